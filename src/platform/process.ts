@@ -1,0 +1,25 @@
+/**
+ * The running process: arguments, environment and exit, on Deno and on Node.
+ *
+ * @module
+ */
+import process from "node:process";
+
+/** The command-line arguments after the script name. */
+export function commandLineArgs(): string[] {
+  return typeof Deno !== "undefined" ? [...Deno.args] : process.argv.slice(2);
+}
+
+/** An environment variable, or `undefined` when unset. */
+export function getEnv(name: string): string | undefined {
+  return typeof Deno !== "undefined" ? Deno.env.get(name) : process.env[name];
+}
+
+/** End the process with the given exit code. */
+export function exitProcess(code: number): never {
+  if (typeof Deno !== "undefined") Deno.exit(code);
+  process.exit(code);
+}
+
+/** Whether this module runs under Deno (as opposed to Node). */
+export const isDeno: boolean = typeof Deno !== "undefined";

@@ -1,0 +1,44 @@
+/**
+ * Connection credentials, as produced by login handlers and consumed by the client.
+ *
+ * @module
+ */
+
+/**
+ * Everything needed to reach and authenticate to a Kubernetes API server.
+ *
+ * Login handlers return it; the credentials vault keeps it; the client turns it into
+ * requests. Certificate and key data are PEM text; paths are read when connecting.
+ */
+export interface ConnectionInfo {
+  /** The API server's base URL, e.g. `https://10.0.0.1:6443`. */
+  readonly server: string;
+  /** A file with the PEM-encoded CA certificate(s) to trust. */
+  readonly caPath?: string;
+  /** PEM-encoded CA certificate(s) to trust. */
+  readonly caData?: string;
+  /** Skip the verification of the server's certificate (`insecure-skip-tls-verify`). */
+  readonly insecure?: boolean;
+  /** The user name for HTTP basic authentication. */
+  readonly username?: string;
+  /** The password for HTTP basic authentication. */
+  readonly password?: string;
+  /** The authorization scheme for the token, `Bearer` when omitted. */
+  readonly scheme?: string;
+  /** The token for the `Authorization` header. */
+  readonly token?: string;
+  /** A file with the PEM-encoded client certificate. */
+  readonly certificatePath?: string;
+  /** The PEM-encoded client certificate. */
+  readonly certificateData?: string;
+  /** A file with the PEM-encoded client private key. */
+  readonly privateKeyPath?: string;
+  /** The PEM-encoded client private key. */
+  readonly privateKeyData?: string;
+  /** The namespace of the context, used when a namespace is needed and none is given. */
+  readonly defaultNamespace?: string;
+  /** Higher-priority credentials are used before lower-priority ones. */
+  readonly priority?: number;
+  /** When the credentials stop being valid; they are dropped from the vault then. */
+  readonly expiration?: Date;
+}

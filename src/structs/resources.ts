@@ -1,0 +1,148 @@
+/**
+ * Resource records: what the cluster serves, as learned from discovery.
+ *
+ * @module
+ */
+
+/** The fields of a {@link Resource}, for constructing one. */
+export interface ResourceInit {
+  /** The API group, `""` for the core group. */
+  group: string;
+  /** The API version within the group, e.g. `v1`. */
+  version: string;
+  /** The plural name used in URLs, e.g. `kopfexamples`. */
+  plural: string;
+  /** The kind, e.g. `KopfExample`; empty when unknown. */
+  kind?: string;
+  /** The singular name; empty when unknown. */
+  singular?: string;
+  /** Short names, e.g. `["kex"]`. */
+  shortcuts?: readonly string[];
+  /** Categories, e.g. `["all"]`. */
+  categories?: readonly string[];
+  /** Subresources served, e.g. `["status", "scale"]`. */
+  subresources?: readonly string[];
+  /** Whether objects live in namespaces. */
+  namespaced?: boolean;
+  /** Whether this is the group's preferred version. */
+  preferred?: boolean;
+  /** The verbs served, e.g. `["get", "list", "watch", "patch"]`. */
+  verbs?: readonly string[];
+}
+
+/** Options for {@link Resource.getUrl}. */
+export interface ResourceUrlOptions {
+  /** The API server's base URL; when omitted, the path alone is returned. */
+  server?: string;
+  /** The namespace, for namespaced resources; omitted means cluster-wide. */
+  namespace?: string;
+  /** The object's name; omitted means the collection. */
+  name?: string;
+  /** A subresource of the named object, e.g. `status`. */
+  subresource?: string;
+  /** Query parameters; `undefined` values are skipped. */
+  params?: Record<string, string | number | boolean | undefined>;
+}
+
+/**
+ * A resource served by the cluster: one group/version/plural with its discovery facts.
+ *
+ * Two resources are the same when group, version and plural are the same.
+ */
+export class Resource {
+  /** The API group, `""` for the core group. */
+  readonly group: string;
+  /** The API version within the group. */
+  readonly version: string;
+  /** The plural name used in URLs. */
+  readonly plural: string;
+  /** The kind; empty when unknown. */
+  readonly kind: string;
+  /** The singular name; empty when unknown. */
+  readonly singular: string;
+  /** Short names. */
+  readonly shortcuts: readonly string[];
+  /** Categories. */
+  readonly categories: readonly string[];
+  /** Subresources served. */
+  readonly subresources: readonly string[];
+  /** Whether objects live in namespaces. */
+  readonly namespaced: boolean;
+  /** Whether this is the group's preferred version. */
+  readonly preferred: boolean;
+  /** The verbs served. */
+  readonly verbs: readonly string[];
+
+  /** Build a resource record from its fields. */
+  constructor(init: ResourceInit) {
+    this.group = init.group;
+    this.version = init.version;
+    this.plural = init.plural;
+    this.kind = init.kind ?? "";
+    this.singular = init.singular ?? "";
+    this.shortcuts = Object.freeze([...(init.shortcuts ?? [])]);
+    this.categories = Object.freeze([...(init.categories ?? [])]);
+    this.subresources = Object.freeze([...(init.subresources ?? [])]);
+    this.namespaced = init.namespaced ?? true;
+    this.preferred = init.preferred ?? true;
+    this.verbs = Object.freeze([...(init.verbs ?? [])]);
+    Object.freeze(this);
+  }
+
+  /** `group/version`, or just `version` for the core group. */
+  get apiVersion(): string {
+    return this.group ? `${this.group}/${this.version}` : this.version;
+  }
+
+  /** `plural.group`, or just `plural` for the core group: how kubectl names it. */
+  get name(): string {
+    return this.group ? `${this.plural}.${this.group}` : this.plural;
+  }
+
+  /** A stable key that identifies the resource: `group/version/plural`. */
+  get key(): string {
+    return `${this.group}/${this.version}/${this.plural}`;
+  }
+
+  /** Whether the resource serves the given subresource, e.g. `status`. */
+  has(subresource: string): boolean {
+    return this.subresources.includes(subresource);
+  }
+
+  /** Whether two records denote the same resource. */
+  equals(other: Resource): boolean {
+    return this.group === other.group && this.version === other.version &&
+      this.plural === other.plural;
+  }
+
+  /** The API path (or full URL with `server`) of the collection, an object or its subresource. */
+  getUrl(options: ResourceUrlOptions = {}): string {
+    const { server, namespace, name, subresource, params } = options;
+    if (subresource !== undefined && name === undefined) {
+      throw new Error(`A subresource (${subresource}) needs an object name.`);
+    }
+    if (namespace !== undefined && !this.namespaced) {
+      throw new Error(`${this.name} is cluster-scoped; do not pass a namespace for it.`);
+    }
+    const parts = [this.group ? `/apis/${this.group}/${this.version}` : `/api/${this.version}`];
+    if (namespace !== undefined) parts.push("namespaces", encodeURIComponent(namespace));
+    parts.push(this.plural);
+    if (name !== undefined) parts.push(encodeURIComponent(name));
+    if (subresource !== undefined) parts.push(subresource);
+    let url = parts.join("/").replace(/^\/+/, "/");
+    const query = new URLSearchParams();
+    for (const [k, v] of Object.entries(params ?? {})) {
+      if (v !== undefined) query.set(k, String(v));
+    }
+    const qs = query.toString();
+    if (qs) url += `?${qs}`;
+    return server ? server.replace(/\/+$/, "") + url : url;
+  }
+
+  /** A human-readable form, e.g. `kopfexamples.v1.kopf.dev`. */
+  toString(): string {
+    return this.group
+      ? `${this.plural}.${this.version}.${this.group}`
+      : `${this.plural}.${this.version}`;
+  }
+}

@@ -1,0 +1,8 @@
+/**
+ * The testing kit: an in-memory Kubernetes API server (`FakeCluster`) and a runner for
+ * operators in tests (`KopfRunner`).
+ *
+ * @module
+ */
+
+export {};

@@ -1,0 +1,29 @@
+/**
+ * Promises about the project itself: one pinned Deno version everywhere.
+ */
+import { assert, assertEquals } from "./assert.ts";
+
+const root = new URL("../", import.meta.url);
+const read = (path: string) => Deno.readTextFile(new URL(path, root));
+
+Deno.test("the README, CI and the running Deno agree on one pinned Deno version", async () => {
+  const ci = await read(".ci/run");
+  const pinned = ci.match(/^DENO_VERSION=([0-9.]+)$/m)?.[1];
+  assert(pinned, ".ci/run must pin DENO_VERSION");
+  assertEquals(Deno.version.deno, pinned);
+  const readme = await read("README.md");
+  const versions = [...readme.matchAll(/npx -y deno@([0-9.]+)/g)].map((m) => m[1]);
+  assert(versions.length >= 2, "the README must show the demo and test commands");
+  assertEquals([...new Set(versions)], [pinned]);
+});
+
+Deno.test("deno.json exports the three entry points of DESIGN §2", async () => {
+  const config = JSON.parse(await read("deno.json"));
+  assertEquals(Object.keys(config.exports).sort(), [".", "./cli", "./testing"]);
+  assertEquals(config.name, "@kopf/kopf");
+  for (
+    const task of ["test", "demo", "check", "lint", "fmt", "bench", "build:npm", "compile", "kopf"]
+  ) {
+    assert(task in config.tasks, `deno.json must define the task ${task}`);
+  }
+});
