@@ -1,0 +1,179 @@
+/**
+ * Kopf's naming conventions for annotation keys, shared by the progress and diff-base
+ * storages, so that a Python Kopf operator and ours read and write the same keys.
+ *
+ * - A handler id becomes an annotation name with `/` → `.` and `<`, `>` → `_`.
+ * - **V2** keys keep the name (after `prefix/`) within 63 characters; **V1** keys keep
+ *   the whole `prefix/name` within 63. A key that must be cut ends with `-` and the
+ *   base64 (with `-` and `.` as the extra letters) of a 4-byte BLAKE2b digest, with
+ *   trailing `=`, `-`, `.` stripped. V2 hashes the raw id, V1 the sanitised one.
+ * - Both forms are written when they differ, read V2 first, and both are purged.
+ * - A prefix not starting with `kopf.` is branded with `<prefix>/kopf-managed: "yes"`,
+ *   so that other Kopf-based operators leave its annotations out of their essences.
+ *
+ * @module
+ */
+
+import type { RawBody } from "../structs/bodies.ts";
+import { blake2b } from "../structs/blake2b.ts";
+import { ensure, isFalsy, isTree, type Tree } from "./field_paths.ts";
+
+/** Kubernetes' limit on the name part of an annotation key. */
+const MAX_NAME_LENGTH = 63;
+/** Kubernetes' limit on a whole annotation key, prefix included. */
+const MAX_KEY_LENGTH = 253;
+
+/** The marker annotation name that brands a prefix as Kopf-managed. */
+export const MANAGED_MARKER = "kopf-managed";
+const KNOWN_MARKERS: ReadonlySet<string> = new Set([MANAGED_MARKER]);
+const KNOWN_PREFIXES: readonly string[] = ["kopf.zalando.org"];
+
+/** The annotation that `kubectl apply` keeps; never part of an essence. */
+export const LAST_APPLIED_ANNOTATION = "kubectl.kubernetes.io/last-applied-configuration";
+
+const encoder = new TextEncoder();
+
+// Python measures and slices strings by code points; JS by UTF-16 units. They differ only
+// when there are surrogate pairs, so the common case stays a plain string operation.
+const SURROGATES = /[\uD800-\uDFFF]/;
+
+function length(text: string): number {
+  return SURROGATES.test(text) ? Array.from(text).length : text.length;
+}
+
+/** Python's `text[:end]`, including its meaning for negative `end`. */
+function head(text: string, end: number): string {
+  return SURROGATES.test(text) ? Array.from(text).slice(0, end).join("") : text.slice(0, end);
+}
+
+/** Replace the characters not allowed in annotation names, as Kopf does. */
+export function makeSafeKey(key: string): string {
+  return key.replaceAll("/", ".").replaceAll("<", "_").replaceAll(">", "_");
+}
+
+/** The hash suffix for a cut key: `-` + base64(blake2b-32 of the UTF-8 text), stripped. */
+export function makeSuffix(key: string): string {
+  const digest = blake2b(encoder.encode(key), 4);
+  const alnums = btoa(String.fromCharCode(...digest)).replaceAll("+", "-").replaceAll("/", ".");
+  return `-${alnums}`.replace(/[=\-.]+$/, "");
+}
+
+/** The V1 annotation key: `prefix/name` as a whole kept within 63 characters. */
+export function makeV1Key(prefix: string, key: string): string {
+  const safeKey = makeSafeKey(key);
+  const fullPrefix = prefix ? `${prefix}/` : "";
+  const fits = length(safeKey) <= MAX_NAME_LENGTH - length(fullPrefix);
+  const suffix = fits ? "" : makeSuffix(safeKey);
+  return `${fullPrefix}${
+    head(safeKey, MAX_NAME_LENGTH - length(fullPrefix) - length(suffix))
+  }${suffix}`;
+}
+
+/** The V2 annotation key: only the name after `prefix/` kept within 63 characters. */
+export function makeV2Key(prefix: string, key: string): string {
+  const fullPrefix = prefix ? `${prefix}/` : "";
+  const suffix = length(key) > MAX_NAME_LENGTH ? makeSuffix(key) : "";
+  const limit = Math.max(0, MAX_NAME_LENGTH - length(suffix));
+  return `${fullPrefix}${head(makeSafeKey(key), limit)}${suffix}`;
+}
+
+/**
+ * Kubernetes copies a Deployment's annotations onto its ReplicaSets, so Kopf gives the
+ * keys of such ReplicaSets a distinct `-ofDRS` ending to keep the two states apart.
+ */
+export function markKey(key: string, body: RawBody): string {
+  const owners = body.metadata?.ownerReferences ?? [];
+  const owned = owners.some((owner) => isTree(owner) && owner.kind === "Deployment");
+  return body.kind === "ReplicaSet" && owned ? `${key}-ofDRS` : key;
+}
+
+/** Check an annotations prefix once, when a storage is configured. */
+export function checkPrefix(prefix: unknown, storage: string): string {
+  if (typeof prefix !== "string" || prefix === "") {
+    throw new Error(
+      `${storage} needs a non-empty annotations prefix, e.g. { prefix: "my-op.example.com" }.`,
+    );
+  }
+  if (prefix.length > MAX_KEY_LENGTH - MAX_NAME_LENGTH - 1) {
+    throw new Error(
+      `${storage}: the prefix ${JSON.stringify(prefix)} is over 189 characters; ` +
+        `annotation keys built on it would exceed Kubernetes' 253; choose a shorter one.`,
+    );
+  }
+  return prefix;
+}
+
+/**
+ * Keys formed from one storage key: the V2 form first, then the V1 form when it differs
+ * (and V1 is enabled). The body, when given, marks keys of Deployment-owned ReplicaSets.
+ */
+export function makeKeys(prefix: string, key: string, v1: boolean, body?: RawBody): string[] {
+  const marked = body === undefined ? key : markKey(key, body);
+  const v2Key = makeV2Key(prefix, marked);
+  const v1Key = v1 ? makeV1Key(prefix, marked) : v2Key;
+  return v1Key === v2Key ? [v2Key] : [v2Key, v1Key];
+}
+
+/** The prefixes (the part before `/`) that belong to any Kopf-based operator. */
+export function detectMarkedPrefixes(keys: Iterable<string>): Set<string> {
+  const prefixes = new Set<string>();
+  for (const key of keys) {
+    const slash = key.indexOf("/");
+    if (slash < 0) continue;
+    const prefix = key.slice(0, slash);
+    const name = key.slice(slash + 1);
+    if (
+      KNOWN_MARKERS.has(name) || KNOWN_PREFIXES.includes(prefix) ||
+      KNOWN_PREFIXES.some((known) => prefix.endsWith(`.${known}`))
+    ) {
+      prefixes.add(prefix);
+    }
+  }
+  return prefixes;
+}
+
+/** Brand a non-`kopf.` prefix as Kopf-managed in the patch, unless it already is. */
+export function storeMarker(prefix: string, patch: Tree, body: RawBody): void {
+  if (!prefix || prefix.startsWith("kopf.")) return;
+  const marker = `${prefix}/${MANAGED_MARKER}`;
+  const inBody = body.metadata?.annotations?.[marker] !== undefined;
+  const patchMeta = patch.metadata;
+  const patchAnnotations = isTree(patchMeta) ? patchMeta.annotations : undefined;
+  const inPatch = isTree(patchAnnotations) && Object.hasOwn(patchAnnotations, marker);
+  if (!inBody && !inPatch) ensure(patch, ["metadata", "annotations", marker], "yes");
+}
+
+/** The `metadata.annotations` of an essence, if it is an object. */
+function essenceAnnotations(essence: Tree): Tree | undefined {
+  const metadata = essence.metadata;
+  const annotations = isTree(metadata) ? metadata.annotations : undefined;
+  return isTree(annotations) ? annotations : undefined;
+}
+
+/** Remove the given annotation keys from an essence (in place). */
+export function removeAnnotations(essence: Tree, keys: Iterable<string>): void {
+  const annotations = essenceAnnotations(essence);
+  if (!annotations) return;
+  for (const key of keys) delete annotations[key];
+}
+
+/** Remove the annotations under the given prefixes (`prefix/...`) from an essence (in place). */
+export function removePrefixedAnnotations(essence: Tree, prefixes: Iterable<string>): void {
+  const annotations = essenceAnnotations(essence);
+  if (!annotations) return;
+  const starts = [...prefixes].map((prefix) => `${prefix}/`);
+  for (const key of Object.keys(annotations)) {
+    if (starts.some((start) => key.startsWith(start))) delete annotations[key];
+  }
+}
+
+/** Drop empty `metadata.annotations`, `metadata.labels`, `metadata`, `status` (in place). */
+export function removeEmptyStanzas(essence: Tree): void {
+  const metadata = essence.metadata;
+  if (isTree(metadata)) {
+    if ("annotations" in metadata && isFalsy(metadata.annotations)) delete metadata.annotations;
+    if ("labels" in metadata && isFalsy(metadata.labels)) delete metadata.labels;
+  }
+  if ("metadata" in essence && isFalsy(essence.metadata)) delete essence.metadata;
+  if ("status" in essence && isFalsy(essence.status)) delete essence.status;
+}

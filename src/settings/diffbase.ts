@@ -1,0 +1,274 @@
+/**
+ * Diff-base storages: the last handled "essence" of each object, against which the next
+ * change is compared — what tells a real change from status or system noise, and what
+ * gives handlers their `old`, `new` and `diff`. Formats match Python Kopf byte for byte.
+ *
+ * @module
+ */
+
+import type { RawBody } from "../structs/bodies.ts";
+import { toCompactJson } from "./compact_json.ts";
+import {
+  checkPrefix,
+  detectMarkedPrefixes,
+  LAST_APPLIED_ANNOTATION,
+  makeKeys,
+  removeAnnotations,
+  removeEmptyStanzas,
+  removePrefixedAnnotations,
+  storeMarker,
+} from "./conventions.ts";
+import {
+  deepCopy,
+  ensure,
+  type FieldSpec,
+  isTree,
+  parseField,
+  remove,
+  resolve,
+  type Tree,
+} from "./field_paths.ts";
+import type { MaybePromise, StoragePatch } from "./progress.ts";
+
+/** The arguments of {@link DiffBaseStorage.build}. */
+export interface DiffBaseBuildArgs {
+  /** The object. */
+  body: RawBody;
+  /** Fields kept even where they would be dropped, e.g. `status.phase` for field handlers. */
+  extraFields?: readonly FieldSpec[];
+}
+
+/** The arguments of {@link DiffBaseStorage.store}. */
+export interface DiffBaseStoreArgs {
+  /** The object as last seen. */
+  body: RawBody;
+  /** The patch to fill. */
+  patch: StoragePatch;
+  /** The essence to keep, as built by {@link DiffBaseStorage.build}. */
+  essence: RawBody;
+}
+
+const ESSENCE_METADATA: readonly (readonly string[])[] = [
+  ["metadata", "labels"],
+  ["metadata", "annotations"],
+];
+
+/** Copy the given fields from `src` into `dst`, skipping the absent ones. */
+function cherrypick(src: RawBody, dst: Tree, fields: readonly (readonly string[])[]): void {
+  const absent = Symbol("absent");
+  for (const path of fields) {
+    const value = resolve(src, path, absent);
+    if (value !== absent) ensure(dst, path, deepCopy(value));
+  }
+}
+
+/**
+ * The base of all diff-base storages. `build` computes the essence; subclass it and
+ * implement `fetch` and `store` (sync or async) for a custom place to keep it.
+ */
+export abstract class DiffBaseStorage {
+  /**
+   * The essence of an object: everything but `apiVersion`, `kind`, `status` and the
+   * system metadata; only labels and annotations stay, minus the annotations of any
+   * Kopf-managed prefix and `kubectl.kubernetes.io/last-applied-configuration`; empty
+   * sections are dropped. Key order follows the body's, with `metadata` moved last.
+   */
+  build({ body, extraFields }: DiffBaseBuildArgs): RawBody {
+    const essence: Tree = {};
+    for (const [key, value] of Object.entries(body)) {
+      if (key !== "apiVersion" && key !== "kind" && key !== "metadata" && key !== "status") {
+        essence[key] = deepCopy(value);
+      }
+    }
+    cherrypick(body, essence, ESSENCE_METADATA);
+    const annotations = resolve(essence, ["metadata", "annotations"], undefined);
+    if (isTree(annotations)) {
+      removePrefixedAnnotations(essence, detectMarkedPrefixes(Object.keys(annotations)));
+      removeAnnotations(essence, [LAST_APPLIED_ANNOTATION]);
+    }
+    cherrypick(body, essence, (extraFields ?? []).map((f) => parseField(f, "extra field")));
+    removeEmptyStanzas(essence);
+    return essence as RawBody;
+  }
+
+  /** The stored essence, or `null` if there is none (the object was never handled). */
+  abstract fetch(args: { body: RawBody }): MaybePromise<RawBody | null>;
+
+  /** Put the essence into the patch (or elsewhere). */
+  abstract store(args: DiffBaseStoreArgs): MaybePromise<void>;
+}
+
+/** Options of {@link AnnotationsDiffBaseStorage}. */
+export interface AnnotationsDiffBaseStorageOptions {
+  /** The annotations prefix; `kopf.zalando.org` by default. */
+  prefix?: string;
+  /** The annotation name; `last-handled-configuration` by default. */
+  key?: string;
+  /** Also write and read the V1 key; on by default, as in Kopf. */
+  v1?: boolean;
+}
+
+function parseEssence(encoded: unknown, where: string, body: RawBody): RawBody | null {
+  if (encoded === undefined || encoded === null) return null;
+  let decoded: unknown;
+  try {
+    decoded = typeof encoded === "string" ? JSON.parse(encoded) : undefined;
+  } catch {
+    decoded = undefined;
+  }
+  if (decoded === null) return null;
+  if (!isTree(decoded)) {
+    const name = [body.metadata?.namespace, body.metadata?.name].filter(Boolean).join("/");
+    throw new Error(
+      `The last-handled configuration at ${where} of ${name || "the object"} is not JSON ` +
+        `of an object; fix or delete it (the object will then be handled as new).`,
+    );
+  }
+  return decoded as RawBody;
+}
+
+/**
+ * The essence in an annotation, `kopf.zalando.org/last-handled-configuration` by default:
+ * compact JSON with a trailing newline (as `kubectl` writes its own).
+ */
+export class AnnotationsDiffBaseStorage extends DiffBaseStorage {
+  /** The annotations prefix. */
+  readonly prefix: string;
+  /** The annotation name. */
+  readonly key: string;
+  /** Whether the V1 key is also written and read. */
+  readonly v1: boolean;
+
+  /** A storage under the given prefix and key. */
+  constructor(options: AnnotationsDiffBaseStorageOptions = {}) {
+    super();
+    this.prefix = checkPrefix(options.prefix ?? "kopf.zalando.org", "AnnotationsDiffBaseStorage");
+    const key = options.key ?? "last-handled-configuration";
+    if (typeof key !== "string" || key === "") {
+      throw new Error('AnnotationsDiffBaseStorage needs a non-empty key, e.g. { key: "last" }.');
+    }
+    this.key = key;
+    this.v1 = options.v1 ?? true;
+  }
+
+  /** The annotation keys: V2 first, then V1 if it differs. */
+  makeKeys(body?: RawBody): string[] {
+    return makeKeys(this.prefix, this.key, this.v1, body);
+  }
+
+  /** The essence, also without this storage's own annotation. */
+  override build(args: DiffBaseBuildArgs): RawBody {
+    const essence = super.build(args) as Tree;
+    removeAnnotations(essence, this.makeKeys(args.body));
+    removeEmptyStanzas(essence);
+    return essence as RawBody;
+  }
+
+  /** The essence from the first key that holds one. */
+  override fetch({ body }: { body: RawBody }): RawBody | null {
+    for (const fullKey of this.makeKeys(body)) {
+      const essence = parseEssence(body.metadata?.annotations?.[fullKey], fullKey, body);
+      if (essence !== null) return essence;
+    }
+    return null;
+  }
+
+  /** Write the compact JSON (plus a newline) under every key. */
+  override store({ body, patch, essence }: DiffBaseStoreArgs): void {
+    const encoded = `${toCompactJson(essence)}\n`;
+    for (const fullKey of this.makeKeys(body)) {
+      ensure(patch as Tree, ["metadata", "annotations", fullKey], encoded);
+    }
+    storeMarker(this.prefix, patch as Tree, body);
+  }
+}
+
+/** Options of {@link StatusDiffBaseStorage}. */
+export interface StatusDiffBaseStorageOptions {
+  /** Substituted for `{name}` in the field; `kopf` by default. */
+  name?: string;
+  /** Where the essence lives; `status.{name}.last-handled-configuration` by default. */
+  field?: FieldSpec;
+}
+
+/** The essence as a compact JSON string in a status field (no trailing newline). */
+export class StatusDiffBaseStorage extends DiffBaseStorage {
+  /** The path of the field. */
+  readonly field: readonly string[];
+
+  /** A storage at the given field. */
+  constructor(options: StatusDiffBaseStorageOptions = {}) {
+    super();
+    const name = options.name ?? "kopf";
+    const field = options.field ?? "status.{name}.last-handled-configuration";
+    this.field = parseField(
+      typeof field === "string" ? field.replaceAll("{name}", name) : field,
+      "diff-base field",
+    );
+  }
+
+  /** The essence, also without this storage's own field. */
+  override build(args: DiffBaseBuildArgs): RawBody {
+    const essence = super.build(args) as Tree;
+    remove(essence, this.field);
+    return essence as RawBody;
+  }
+
+  /** The essence from the field, if any. */
+  override fetch({ body }: { body: RawBody }): RawBody | null {
+    return parseEssence(resolve(body, this.field, null), this.field.join("."), body);
+  }
+
+  /** Write the compact JSON into the field. */
+  override store({ patch, essence }: DiffBaseStoreArgs): void {
+    ensure(patch as Tree, this.field, toCompactJson(essence));
+  }
+}
+
+/**
+ * Several storages kept in sync: all are written; the first one holding an essence wins
+ * on reading. Use it to move from one storage to another without re-handling objects.
+ */
+export class MultiDiffBaseStorage extends DiffBaseStorage {
+  /** The storages, in the order of precedence for reading. */
+  readonly storages: readonly DiffBaseStorage[];
+
+  /** A storage over the given ones (at least one). */
+  constructor(storages: readonly DiffBaseStorage[]) {
+    super();
+    if (!Array.isArray(storages) || storages.length === 0) {
+      throw new Error("MultiDiffBaseStorage needs a non-empty array of diff-base storages.");
+    }
+    for (const storage of storages) {
+      if (!(storage instanceof DiffBaseStorage)) {
+        throw new Error(
+          "MultiDiffBaseStorage accepts only DiffBaseStorage instances (subclass it for custom ones).",
+        );
+      }
+    }
+    this.storages = Object.freeze([...storages]);
+  }
+
+  /** The essence, cleaned by every storage in turn. */
+  override build(args: DiffBaseBuildArgs): RawBody {
+    let essence = super.build(args);
+    for (const storage of this.storages) {
+      essence = storage.build({ body: essence, extraFields: args.extraFields });
+    }
+    return essence;
+  }
+
+  /** The first essence found, in the storages' order. */
+  override async fetch(args: { body: RawBody }): Promise<RawBody | null> {
+    for (const storage of this.storages) {
+      const essence = await storage.fetch(args);
+      if (essence !== null && essence !== undefined) return essence;
+    }
+    return null;
+  }
+
+  /** Store into every storage. */
+  override async store(args: DiffBaseStoreArgs): Promise<void> {
+    for (const storage of this.storages) await storage.store(args);
+  }
+}

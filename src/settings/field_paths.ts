@@ -1,0 +1,88 @@
+/**
+ * Dotted field paths into plain JSON-like objects (bodies, essences, patches): the small
+ * set of operations the storages need — resolve, ensure, remove — with Kopf's semantics.
+ *
+ * @module
+ */
+
+/** A field given as `"status.kopf.progress"` or as `["status", "kopf", "progress"]`. */
+export type FieldSpec = string | readonly string[];
+
+/** A nested mutable object, as bodies, essences and patches are. */
+export type Tree = { [key: string]: unknown };
+
+/** Split a field spec into its path; an empty path is refused with a hint. */
+export function parseField(field: FieldSpec, what = "field"): readonly string[] {
+  const path = typeof field === "string" ? field.split(".") : [...field];
+  if (path.length === 0 || path.some((part) => typeof part !== "string" || part === "")) {
+    throw new Error(
+      `The ${what} ${JSON.stringify(field)} is not a valid path; use e.g. "status.kopf.progress".`,
+    );
+  }
+  return Object.freeze(path);
+}
+
+function isTree(value: unknown): value is Tree {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** The value at `path`, or `fallback` when absent or when a parent is not an object. */
+export function resolve<T>(root: unknown, path: readonly string[], fallback: T): unknown | T {
+  let current: unknown = root;
+  for (const key of path) {
+    if (!isTree(current) || !Object.hasOwn(current, key)) return fallback;
+    current = current[key];
+  }
+  return current;
+}
+
+/** Set the value at `path`, creating missing (or non-object) parents as `{}`. */
+export function ensure(root: Tree, path: readonly string[], value: unknown): void {
+  let current = root;
+  for (const key of path.slice(0, -1)) {
+    let next = current[key];
+    if (!isTree(next)) {
+      next = {};
+      current[key] = next;
+    }
+    current = next as Tree;
+  }
+  current[path[path.length - 1]] = value;
+}
+
+/** Delete the value at `path` and every parent left empty by it (a no-op when absent). */
+export function remove(root: Tree, path: readonly string[]): void {
+  const [head, ...rest] = path;
+  if (!Object.hasOwn(root, head)) return;
+  if (rest.length === 0) {
+    delete root[head];
+    return;
+  }
+  const child = root[head];
+  if (!isTree(child)) return;
+  remove(child, rest);
+  if (Object.keys(child).length === 0) delete root[head];
+}
+
+/** A deep copy of a JSON-like value (plain objects and arrays; other values as they are). */
+export function deepCopy<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(deepCopy) as T;
+  if (isTree(value)) {
+    const copy: Tree = {};
+    for (const [k, v] of Object.entries(value)) copy[k] = deepCopy(v);
+    return copy as T;
+  }
+  return value;
+}
+
+/** Whether Python would consider the value empty/false (`not value`). */
+export function isFalsy(value: unknown): boolean {
+  if (value === null || value === undefined || value === false || value === 0 || value === "") {
+    return true;
+  }
+  if (Array.isArray(value)) return value.length === 0;
+  if (isTree(value)) return Object.keys(value).length === 0;
+  return false;
+}
+
+export { isTree };

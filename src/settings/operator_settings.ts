@@ -1,0 +1,358 @@
+/**
+ * `OperatorSettings`: every tunable of one operator, grouped in sections as in Kopf, in
+ * camelCase, with Kopf's defaults. All durations are in seconds; `null` means "none".
+ * Usually changed in a startup handler: `settings.posting.level = "warning"`.
+ *
+ * @module
+ */
+
+import { AnnotationsDiffBaseStorage, DiffBaseStorage } from "./diffbase.ts";
+import { ProgressStorage, SmartProgressStorage } from "./progress.ts";
+
+/**
+ * A log level: a name, or a number on Python's scale (10 debug, 20 info, 30 warning,
+ * 40 error, 50 critical), so that values copied from a Kopf configuration keep working.
+ */
+export type PostingLevel =
+  | "trace"
+  | "debug"
+  | "info"
+  | "warning"
+  | "error"
+  | "fatal"
+  | "critical"
+  | number;
+
+const LEVEL_NAMES: ReadonlySet<string> = new Set([
+  "trace",
+  "debug",
+  "info",
+  "warning",
+  "error",
+  "fatal",
+  "critical",
+]);
+
+/** Which log records of handlers become Kubernetes Events on the object. */
+export class PostingSettings {
+  /** Whether events are posted at all (also those of `kopf.event()` and friends). */
+  enabled = true;
+  /** The lowest level posted as an event. */
+  level: PostingLevel = "info";
+  /** `source.component` and `reportingComponent` of the events. */
+  reportingComponent = "kopf";
+  /** `reportingInstance` of the events. */
+  reportingInstance = "dev";
+  /** `metadata.generateName` of the events. */
+  eventNamePrefix = "kopf-event-";
+}
+
+/** How watch streams behave (the client's `WatchingOptions`). */
+export class WatchingSettings {
+  /** The server-side limit of one watch request (`timeoutSeconds`); `null` leaves it to the server. */
+  serverTimeout: number | null = null;
+  /** The client-side limit of one watch request; `null` for none. */
+  clientTimeout: number | null = null;
+  /** The connect timeout of watch requests; `null` falls back to `networking.connectTimeout`. */
+  connectTimeout: number | null = null;
+  /** The pause between watch requests, so that errors and disconnects do not flood the API. */
+  reconnectBackoff = 0.1;
+  /**
+   * Reconnect a stream that sent nothing (not even a bookmark) for this long; `null` to wait
+   * forever. The server sends bookmarks about every minute and keeps events for 75 seconds.
+   */
+  inactivityTimeout: number | null = 70;
+}
+
+/** How events of one object are queued and processed by its worker. */
+export class BatchingSettings {
+  /** How many per-object workers may run at once; `null` for no limit. */
+  workerLimit: number | null = null;
+  /** How long an idle worker waits for new events before it exits. */
+  idleTimeout = 5.0;
+  /** Events arriving within this window after the first are coalesced into the last one. */
+  batchWindow = 0.1;
+  /** How long workers may take to finish their queues when the operator exits. */
+  exitTimeout = 2.0;
+  /**
+   * Pauses after consecutive unexpected errors of the framework for one object (not of
+   * handlers); the last one repeats; empty disables throttling. Fibonacci up to 10 minutes.
+   */
+  errorDelays: Iterable<number> = [1, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 233, 377, 610];
+}
+
+/** How regular API requests behave (the client's `NetworkingOptions`). */
+export class NetworkingSettings {
+  /** The longest a regular request (not a watch) may take; `null` for no limit. */
+  requestTimeout: number | null = 300;
+  /** The longest a connection may take to be established; `null` for no separate limit. */
+  connectTimeout: number | null = null;
+  /**
+   * Pauses between attempts on network errors, 5xx and 429; a single number means one
+   * retry; empty disables retries. About a minute in total by default.
+   */
+  errorBackoffs: Iterable<number> | number = [1, 1, 2, 3, 5, 8, 13, 21];
+}
+
+/** Where and how the operator keeps its state on the objects. */
+export class PersistenceSettings {
+  /** The finalizer that blocks deletion while the operator still has work to do. */
+  finalizer = "kopf.zalando.org/KopfFinalizerMarker";
+  /** Where the handlers' progress is kept between handling cycles. */
+  progressStorage: ProgressStorage = new SmartProgressStorage();
+  /** Where the last handled essence of each object is kept. */
+  diffbaseStorage: DiffBaseStorage = new AnnotationsDiffBaseStorage();
+  /** How long to wait for our own patch's resourceVersion to arrive before going on. */
+  consistencyTimeout = 5.0;
+}
+
+/** How daemons and timers are stopped. */
+export class BackgroundSettings {
+  /** How often to re-check a stopping daemon that has no cancellation timeout. */
+  cancellationPolling = 60;
+  /** How long a daemon may take to exit at once before the slower, persisted way is used. */
+  instantExitTimeout: number | null = null;
+  /** How many zero-time turns of the event loop a daemon gets to exit at once. */
+  instantExitZeroTimeCycles: number | null = 10;
+}
+
+/** Whether namespaces and CRDs are observed as they come and go. */
+export class ScanningSettings {
+  /** Serve only what exists at startup: no namespace patterns, no CRDs added later. */
+  disabled = false;
+}
+
+/**
+ * A webhook server or tunnel, e.g. `new kopf.WebhookServer()`; the admission engine
+ * defines what it calls on it.
+ */
+export type AdmissionServerLike = object;
+
+/** How admission requests reach the operator. */
+export class AdmissionSettings {
+  /** The webhook server or tunnel; `null` serves no admission handlers. */
+  server: AdmissionServerLike | null = null;
+  /** The name of the webhook configurations the operator keeps up to date; `null` for none. */
+  managed: string | null = null;
+}
+
+/** How several operators of the same objects see each other. */
+export class PeeringSettings {
+  /** The peering object's name: operators in different peerings do not see each other. */
+  name = "default";
+  /** The priority: lower-priority operators pause while a higher one runs. */
+  priority = 0;
+  /** How long this operator's peering record stays valid without a refresh. */
+  lifetime = 60;
+  /** Fail (rather than run standalone) when the peering object is absent. */
+  mandatory = false;
+  /** Ignore peering entirely, even if a peering object exists. */
+  standalone = false;
+  /** Do not log the regular keep-alives (they are still sent). */
+  stealth = false;
+  /** Use the cluster-scoped peering rather than the namespaced one. */
+  clusterwide = false;
+
+  /** The inverse of `clusterwide`. */
+  get namespaced(): boolean {
+    return !this.clusterwide;
+  }
+  set namespaced(value: boolean) {
+    this.clusterwide = !value;
+  }
+}
+
+/** A partial copy of each section, for {@link OperatorSettings}'s constructor. */
+export interface OperatorSettingsInit {
+  /** Overrides of {@link PostingSettings}. */
+  posting?: Partial<PostingSettings>;
+  /** Overrides of {@link WatchingSettings}. */
+  watching?: Partial<WatchingSettings>;
+  /** Overrides of {@link BatchingSettings}. */
+  batching?: Partial<BatchingSettings>;
+  /** Overrides of {@link NetworkingSettings}. */
+  networking?: Partial<NetworkingSettings>;
+  /** Overrides of {@link PersistenceSettings}. */
+  persistence?: Partial<PersistenceSettings>;
+  /** Overrides of {@link BackgroundSettings}. */
+  background?: Partial<BackgroundSettings>;
+  /** Overrides of {@link ScanningSettings}. */
+  scanning?: Partial<ScanningSettings>;
+  /** Overrides of {@link AdmissionSettings}. */
+  admission?: Partial<AdmissionSettings>;
+  /** Overrides of {@link PeeringSettings}. */
+  peering?: Partial<PeeringSettings>;
+}
+
+type Check = (path: string, value: unknown) => string | undefined;
+
+const seconds: Check = (_, v) =>
+  typeof v === "number" && Number.isFinite(v) && v >= 0 ? undefined : "a number of seconds ≥ 0";
+const optionalSeconds: Check = (p, v) =>
+  v === null ? undefined : seconds(p, v) && "a number of seconds ≥ 0, or null for none";
+const boolean: Check = (_, v) => typeof v === "boolean" ? undefined : "true or false";
+const text: Check = (_, v) => typeof v === "string" && v !== "" ? undefined : "a non-empty string";
+const optionalText: Check = (p, v) => v === null ? undefined : text(p, v) && "a string or null";
+const integer: Check = (_, v) => Number.isSafeInteger(v) ? undefined : "an integer";
+const optionalCount: Check = (_, v) =>
+  v === null || (Number.isSafeInteger(v) && (v as number) > 0)
+    ? undefined
+    : "a positive integer, or null for no limit";
+const optionalCycles: Check = (_, v) =>
+  v === null || (Number.isSafeInteger(v) && (v as number) >= 0)
+    ? undefined
+    : "an integer ≥ 0, or null";
+const level: Check = (_, v) =>
+  (typeof v === "number" && Number.isFinite(v)) || (typeof v === "string" && LEVEL_NAMES.has(v))
+    ? undefined
+    : '"debug", "info", "warning", "error", "critical", or a number like 20';
+const delays: Check = (_, v) => {
+  if (typeof v === "number") return seconds(_, v) && "seconds ≥ 0, or a list of them";
+  if (Array.isArray(v)) {
+    return v.every((d) => seconds(_, d) === undefined) ? undefined : "a list of seconds ≥ 0";
+  }
+  const iterable = typeof v === "object" && v !== null && Symbol.iterator in v;
+  return iterable ? undefined : "a list (or iterable) of seconds ≥ 0";
+};
+const listOfDelays: Check = (p, v) =>
+  typeof v === "number" ? "a list of seconds ≥ 0" : delays(p, v);
+const instance = (cls: abstract new (...args: never[]) => object, name: string): Check => (_, v) =>
+  v instanceof cls ? undefined : `an instance of ${name} (or of a subclass of it)`;
+const objectOrNull: Check = (_, v) =>
+  v === null || typeof v === "object" || typeof v === "function" ? undefined : "a server or null";
+
+/** The checks of every field, by section. */
+const RULES: Record<keyof OperatorSettingsInit, Record<string, Check>> = {
+  posting: {
+    enabled: boolean,
+    level,
+    reportingComponent: text,
+    reportingInstance: text,
+    eventNamePrefix: text,
+  },
+  watching: {
+    serverTimeout: optionalSeconds,
+    clientTimeout: optionalSeconds,
+    connectTimeout: optionalSeconds,
+    reconnectBackoff: seconds,
+    inactivityTimeout: optionalSeconds,
+  },
+  batching: {
+    workerLimit: optionalCount,
+    idleTimeout: seconds,
+    batchWindow: seconds,
+    exitTimeout: seconds,
+    errorDelays: listOfDelays,
+  },
+  networking: {
+    requestTimeout: optionalSeconds,
+    connectTimeout: optionalSeconds,
+    errorBackoffs: delays,
+  },
+  persistence: {
+    finalizer: text,
+    progressStorage: instance(ProgressStorage, "ProgressStorage"),
+    diffbaseStorage: instance(DiffBaseStorage, "DiffBaseStorage"),
+    consistencyTimeout: seconds,
+  },
+  background: {
+    cancellationPolling: seconds,
+    instantExitTimeout: optionalSeconds,
+    instantExitZeroTimeCycles: optionalCycles,
+  },
+  scanning: { disabled: boolean },
+  admission: { server: objectOrNull, managed: optionalText },
+  peering: {
+    name: text,
+    priority: integer,
+    lifetime: seconds,
+    mandatory: boolean,
+    standalone: boolean,
+    stealth: boolean,
+    clusterwide: boolean,
+    namespaced: boolean,
+  },
+};
+
+function describe(value: unknown): string {
+  if (typeof value === "string") return JSON.stringify(value);
+  if (typeof value === "object" && value !== null) {
+    return Array.isArray(value) ? "an array" : `a ${value.constructor?.name ?? "object"}`;
+  }
+  return String(value);
+}
+
+/**
+ * All settings of one operator. Each operator has its own; change them in a startup
+ * handler (`settings.watching.serverTimeout = 600`) or pass overrides to the constructor.
+ * `validate()` names the first bad value and what it should be.
+ */
+export class OperatorSettings {
+  /** Kubernetes Events from log records. */
+  readonly posting: PostingSettings = new PostingSettings();
+  /** Watch streams. */
+  readonly watching: WatchingSettings = new WatchingSettings();
+  /** Per-object queues and workers. */
+  readonly batching: BatchingSettings = new BatchingSettings();
+  /** Regular API requests. */
+  readonly networking: NetworkingSettings = new NetworkingSettings();
+  /** State kept on the objects: finalizer, progress, diff-base. */
+  readonly persistence: PersistenceSettings = new PersistenceSettings();
+  /** Daemons and timers. */
+  readonly background: BackgroundSettings = new BackgroundSettings();
+  /** Observation of namespaces and CRDs. */
+  readonly scanning: ScanningSettings = new ScanningSettings();
+  /** Admission webhooks. */
+  readonly admission: AdmissionSettings = new AdmissionSettings();
+  /** Peering of several operators. */
+  readonly peering: PeeringSettings = new PeeringSettings();
+
+  /** Settings with Kopf's defaults, overridden by `init` (validated). */
+  constructor(init: OperatorSettingsInit = {}) {
+    if (typeof init !== "object" || init === null) {
+      throw new TypeError("OperatorSettings takes an object of sections, e.g. { posting: {...} }.");
+    }
+    for (const [name, overrides] of Object.entries(init)) {
+      const rules = RULES[name as keyof OperatorSettingsInit];
+      if (!rules) {
+        throw new Error(
+          `Unknown settings section ${JSON.stringify(name)}; known: ${
+            Object.keys(RULES).join(", ")
+          }.`,
+        );
+      }
+      if (overrides === undefined) continue;
+      const section = this[name as keyof OperatorSettingsInit] as unknown as Record<
+        string,
+        unknown
+      >;
+      for (const [field, value] of Object.entries(overrides as Record<string, unknown>)) {
+        if (!rules[field]) {
+          throw new Error(
+            `Unknown setting settings.${name}.${field}; known: ${Object.keys(rules).join(", ")}.`,
+          );
+        }
+        if (value !== undefined) section[field] = value;
+      }
+    }
+    this.validate();
+  }
+
+  /** Throw an error naming the first invalid value and what it should be; else return. */
+  validate(): void {
+    for (const [name, rules] of Object.entries(RULES)) {
+      const section = this[name as keyof OperatorSettingsInit] as unknown as Record<
+        string,
+        unknown
+      >;
+      for (const [field, check] of Object.entries(rules)) {
+        const path = `settings.${name}.${field}`;
+        const value = section[field];
+        const expected = check(path, value);
+        if (expected !== undefined) {
+          throw new TypeError(`${path} must be ${expected}; got ${describe(value)}.`);
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,396 @@
+/**
+ * Progress storages: where each handler's state (started, retries, success, ...) is kept
+ * between handling cycles — in annotations, in the status, in both, or anywhere a custom
+ * storage puts it. Records are per handler and independent, so several operators with
+ * different handler ids can share one object. Formats match Python Kopf byte for byte.
+ *
+ * @module
+ */
+
+import type { RawBody } from "../structs/bodies.ts";
+import { toCompactJson } from "./compact_json.ts";
+import { checkPrefix, makeKeys, removeEmptyStanzas, storeMarker } from "./conventions.ts";
+import {
+  deepCopy,
+  ensure,
+  type FieldSpec,
+  isTree,
+  parseField,
+  remove,
+  resolve,
+  type Tree,
+} from "./field_paths.ts";
+
+/** A value, or a promise of it: storages may be synchronous or asynchronous. */
+export type MaybePromise<T> = T | Promise<T>;
+
+/**
+ * The persisted state of one handler. Times are ISO-8601 UTC strings with microseconds
+ * (`2020-12-31T23:59:59.123456+00:00`); absent or `null` fields are unknown.
+ */
+export interface ProgressRecord {
+  /** When the handler was first attempted. */
+  started?: string | null;
+  /** When the handler succeeded or failed for good. */
+  stopped?: string | null;
+  /** When the handler should be attempted again. */
+  delayed?: string | null;
+  /** The reason (create, update, delete, resume) the handler runs for. */
+  purpose?: string | null;
+  /** How many attempts were made so far. */
+  retries?: number | null;
+  /** Whether the handler has succeeded for good. */
+  success?: boolean | null;
+  /** Whether the handler has failed for good. */
+  failure?: boolean | null;
+  /** The message of the last error, if any. */
+  message?: string | null;
+  /** The ids of the sub-handlers, at all depths, for purging them together. */
+  subrefs?: string[] | null;
+}
+
+/** Where storages write their changes: a merge-patch — a plain object or the framework's Patch. */
+export type StoragePatch = object;
+
+/** The arguments of {@link ProgressStorage.fetch}. */
+export interface ProgressFetchArgs {
+  /** The handler id. */
+  key: string;
+  /** The object as last seen. */
+  body: RawBody;
+}
+
+/** The arguments of {@link ProgressStorage.store}. */
+export interface ProgressStoreArgs extends ProgressFetchArgs {
+  /** The record, in Kopf's field order, with `null` for unknown fields. */
+  record: ProgressRecord;
+  /** The patch to fill. */
+  patch: StoragePatch;
+}
+
+/** The arguments of {@link ProgressStorage.purge}. */
+export interface ProgressPurgeArgs extends ProgressFetchArgs {
+  /** The patch to fill. */
+  patch: StoragePatch;
+}
+
+/** The arguments of {@link ProgressStorage.touch}. */
+export interface ProgressTouchArgs {
+  /** The object as last seen. */
+  body: RawBody;
+  /** The patch to fill. */
+  patch: StoragePatch;
+  /** The touch value; `null` removes the touch mark. */
+  value: string | null;
+}
+
+/**
+ * The base of all progress storages. Subclass it for a custom storage (e.g. a database):
+ * implement `fetch`, `store`, `purge` (sync or async) and `touch`; override `clear` if
+ * the storage keeps its data inside the object, and `flush` to write batched records.
+ */
+export abstract class ProgressStorage {
+  /** The record of one handler, or `null` when there is none. */
+  abstract fetch(args: ProgressFetchArgs): MaybePromise<ProgressRecord | null>;
+
+  /** Put the handler's record into the patch (or elsewhere). */
+  abstract store(args: ProgressStoreArgs): MaybePromise<void>;
+
+  /** Remove the handler's record (from the patch, or elsewhere). */
+  abstract purge(args: ProgressPurgeArgs): MaybePromise<void>;
+
+  /**
+   * Put (or with `null`, remove) a dummy mark into the patch, only if it changes the object:
+   * a change that makes the API server send a new watch event, to wake the operator.
+   */
+  abstract touch(args: ProgressTouchArgs): void;
+
+  /** The essence without this storage's own fields (a copy; the input is untouched). */
+  clear(essence: RawBody): RawBody {
+    return deepCopy(essence);
+  }
+
+  /** Write whatever was batched in `store`/`purge`; nothing to do for in-object storages. */
+  flush(): MaybePromise<void> {}
+}
+
+/** Options of {@link AnnotationsProgressStorage}. */
+export interface AnnotationsProgressStorageOptions {
+  /** The annotations prefix; `kopf.zalando.org` by default. */
+  prefix?: string;
+  /** Keep `null` fields in the stored JSON (Kopf's `verbose`); off by default. */
+  verbose?: boolean;
+  /** The name of the touch annotation; `touch-dummy` by default. */
+  touchKey?: string;
+  /** Also write and read the V1 keys (see the conventions); on by default, as in Kopf. */
+  v1?: boolean;
+}
+
+/** Delete a key from the object via the patch (`null`), or drop it from the patch if only there. */
+function purgePath(body: RawBody, patch: StoragePatch, path: readonly string[]): void {
+  const absent = Symbol("absent");
+  if (resolve(body, path, absent) !== absent) {
+    ensure(patch as Tree, path, null);
+  } else if (resolve(patch, path, absent) !== absent) {
+    remove(patch as Tree, path);
+  }
+}
+
+/** Set a value via the patch only when the object does not hold it already. */
+function touchPath(
+  body: RawBody,
+  patch: StoragePatch,
+  path: readonly string[],
+  value: unknown,
+): boolean {
+  const current = resolve(body, path, null);
+  if (current !== value) {
+    ensure(patch as Tree, path, value);
+    return true;
+  }
+  return false;
+}
+
+/**
+ * Progress in `metadata.annotations`, one compact-JSON record per handler:
+ * `kopf.zalando.org/create_fn: '{"started":"…","retries":1,"success":true,"failure":false}'`.
+ */
+export class AnnotationsProgressStorage extends ProgressStorage {
+  /** The annotations prefix. */
+  readonly prefix: string;
+  /** Whether `null` fields are kept in the stored JSON. */
+  readonly verbose: boolean;
+  /** The name of the touch annotation. */
+  readonly touchKey: string;
+  /** Whether the V1 keys are also written and read. */
+  readonly v1: boolean;
+
+  /** A storage under the given prefix (`kopf.zalando.org` by default). */
+  constructor(options: AnnotationsProgressStorageOptions = {}) {
+    super();
+    this.prefix = checkPrefix(options.prefix ?? "kopf.zalando.org", "AnnotationsProgressStorage");
+    this.verbose = options.verbose ?? false;
+    this.touchKey = options.touchKey ?? "touch-dummy";
+    this.v1 = options.v1 ?? true;
+  }
+
+  /** The annotation keys for a handler id: V2 first, then V1 if it differs. */
+  makeKeys(key: string, body?: RawBody): string[] {
+    return makeKeys(this.prefix, key, this.v1, body);
+  }
+
+  /** The first record found under the handler's keys. */
+  override fetch({ key, body }: ProgressFetchArgs): ProgressRecord | null {
+    for (const fullKey of this.makeKeys(key, body)) {
+      const encoded = body.metadata?.annotations?.[fullKey];
+      if (encoded === undefined || encoded === null) continue;
+      const decoded = decodeRecord(encoded, fullKey, body);
+      if (decoded !== null) return decoded;
+    }
+    return null;
+  }
+
+  /** Write the record as compact JSON under every key of the handler. */
+  override store({ key, record, body, patch }: ProgressStoreArgs): void {
+    const clean: Tree = {};
+    for (const [field, value] of Object.entries(record)) {
+      if (value !== undefined && (this.verbose || value !== null)) clean[field] = value;
+    }
+    const encoded = toCompactJson(clean);
+    for (const fullKey of this.makeKeys(key, body)) {
+      ensure(patch as Tree, ["metadata", "annotations", fullKey], encoded);
+    }
+    storeMarker(this.prefix, patch as Tree, body);
+  }
+
+  /** Delete every key of the handler. */
+  override purge({ key, body, patch }: ProgressPurgeArgs): void {
+    for (const fullKey of this.makeKeys(key, body)) {
+      purgePath(body, patch, ["metadata", "annotations", fullKey]);
+    }
+  }
+
+  /** Set (or remove) the touch annotation if it differs. */
+  override touch({ body, patch, value }: ProgressTouchArgs): void {
+    for (const fullKey of this.makeKeys(this.touchKey, body)) {
+      if (touchPath(body, patch, ["metadata", "annotations", fullKey], value)) {
+        storeMarker(this.prefix, patch as Tree, body);
+      }
+    }
+  }
+
+  /** The essence without any annotation under this storage's prefix. */
+  override clear(essence: RawBody): RawBody {
+    const copy = super.clear(essence);
+    const annotations = copy.metadata?.annotations;
+    if (annotations) {
+      for (const key of Object.keys(annotations)) {
+        if (key.startsWith(`${this.prefix}/`)) delete annotations[key];
+      }
+    }
+    removeEmptyStanzas(copy as Tree);
+    return copy;
+  }
+}
+
+function decodeRecord(encoded: string, key: string, body: RawBody): ProgressRecord | null {
+  let decoded: unknown;
+  try {
+    decoded = JSON.parse(encoded);
+  } catch {
+    decoded = undefined;
+  }
+  if (decoded === null) return null;
+  if (!isTree(decoded)) {
+    const where = [body.metadata?.namespace, body.metadata?.name].filter(Boolean).join("/");
+    throw new Error(
+      `The annotation ${key} of ${where || "the object"} is not a JSON progress record; ` +
+        `fix or delete it (kubectl annotate ... ${key}-).`,
+    );
+  }
+  return decoded as ProgressRecord;
+}
+
+/** Options of {@link StatusProgressStorage}. */
+export interface StatusProgressStorageOptions {
+  /** Substituted for `{name}` in the fields; `kopf` by default. */
+  name?: string;
+  /** Where the records live; `status.{name}.progress` by default. */
+  field?: FieldSpec;
+  /** Where the touch mark lives; `status.{name}.dummy` by default. */
+  touchField?: FieldSpec;
+}
+
+function formatField(field: FieldSpec, name: string, what: string): readonly string[] {
+  return parseField(typeof field === "string" ? field.replaceAll("{name}", name) : field, what);
+}
+
+/**
+ * Progress in the status, one object per handler: `status.kopf.progress.<id>`.
+ * Records keep their `null` fields in the patch, so that a merge-patch clears stale ones.
+ */
+export class StatusProgressStorage extends ProgressStorage {
+  /** The path of the records' container. */
+  readonly field: readonly string[];
+  /** The path of the touch mark. */
+  readonly touchField: readonly string[];
+
+  /** A storage at the given field (`status.kopf.progress` by default). */
+  constructor(options: StatusProgressStorageOptions = {}) {
+    super();
+    const name = options.name ?? "kopf";
+    this.field = formatField(options.field ?? "status.{name}.progress", name, "progress field");
+    this.touchField = formatField(
+      options.touchField ?? "status.{name}.dummy",
+      name,
+      "progress touch field",
+    );
+  }
+
+  /** The handler's record from the status, if it is an object. */
+  override fetch({ key, body }: ProgressFetchArgs): ProgressRecord | null {
+    const container = resolve(body, this.field, {});
+    if (!isTree(container)) return null;
+    const record = container[key];
+    return isTree(record) ? record as ProgressRecord : null;
+  }
+
+  /** Put the full record (nulls included) at `<field>.<id>`. */
+  override store({ key, record, patch }: ProgressStoreArgs): void {
+    ensure(patch as Tree, [...this.field, key], { ...record });
+  }
+
+  /** Delete `<field>.<id>`. */
+  override purge({ key, body, patch }: ProgressPurgeArgs): void {
+    purgePath(body, patch, [...this.field, key]);
+  }
+
+  /** Set (or remove) the touch field if it differs. */
+  override touch({ body, patch, value }: ProgressTouchArgs): void {
+    touchPath(body, patch, this.touchField, value);
+  }
+
+  /** The essence without the records' container. */
+  override clear(essence: RawBody): RawBody {
+    const copy = super.clear(essence) as Tree;
+    remove(copy, this.field);
+    removeEmptyStanzas(copy);
+    return copy as RawBody;
+  }
+}
+
+/**
+ * Several storages kept in sync: all are written and purged; the first one holding a
+ * record wins on reading. Use it to move from one storage to another without losing state.
+ */
+export class MultiProgressStorage extends ProgressStorage {
+  /** The storages, in the order of precedence for reading. */
+  readonly storages: readonly ProgressStorage[];
+
+  /** A storage over the given ones (at least one). */
+  constructor(storages: readonly ProgressStorage[]) {
+    super();
+    if (!Array.isArray(storages) || storages.length === 0) {
+      throw new Error("MultiProgressStorage needs a non-empty array of progress storages.");
+    }
+    for (const storage of storages) {
+      if (!(storage instanceof ProgressStorage)) {
+        throw new Error(
+          "MultiProgressStorage accepts only ProgressStorage instances (subclass it for custom ones).",
+        );
+      }
+    }
+    this.storages = Object.freeze([...storages]);
+  }
+
+  /** The first record found, in the storages' order. */
+  override async fetch(args: ProgressFetchArgs): Promise<ProgressRecord | null> {
+    for (const storage of this.storages) {
+      const record = await storage.fetch(args);
+      if (record !== null && record !== undefined) return record;
+    }
+    return null;
+  }
+
+  /** Store into every storage. */
+  override async store(args: ProgressStoreArgs): Promise<void> {
+    for (const storage of this.storages) await storage.store(args);
+  }
+
+  /** Purge from every storage. */
+  override async purge(args: ProgressPurgeArgs): Promise<void> {
+    for (const storage of this.storages) await storage.purge(args);
+  }
+
+  /** Touch every storage. */
+  override touch(args: ProgressTouchArgs): void {
+    for (const storage of this.storages) storage.touch(args);
+  }
+
+  /** Clear the fields of every storage. */
+  override clear(essence: RawBody): RawBody {
+    let result = essence;
+    for (const storage of this.storages) result = storage.clear(result);
+    return result;
+  }
+
+  /** Flush every storage. */
+  override async flush(): Promise<void> {
+    for (const storage of this.storages) await storage.flush();
+  }
+}
+
+/** Options of {@link SmartProgressStorage}: those of both underlying storages. */
+export interface SmartProgressStorageOptions
+  extends AnnotationsProgressStorageOptions, StatusProgressStorageOptions {}
+
+/**
+ * The default: annotations (read first) and `status.kopf.progress` (the older place),
+ * both written and purged — what Python Kopf reads, whichever version it is.
+ */
+export class SmartProgressStorage extends MultiProgressStorage {
+  /** Both storages, configured from one set of options. */
+  constructor(options: SmartProgressStorageOptions = {}) {
+    super([new AnnotationsProgressStorage(options), new StatusProgressStorage(options)]);
+  }
+}

@@ -1,0 +1,133 @@
+import { assert, assertEquals, assertThrows } from "../assert.ts";
+import {
+  AnnotationsDiffBaseStorage,
+  AnnotationsProgressStorage,
+  OperatorSettings,
+  SmartProgressStorage,
+} from "../../mod.ts";
+import type { NetworkingOptions, WatchingOptions } from "../../src/client/options.ts";
+
+Deno.test("settings have Kopf's documented defaults, in seconds", () => {
+  const s = new OperatorSettings();
+  assertEquals(s.posting.enabled, true);
+  assertEquals(s.posting.level, "info");
+  assertEquals(s.posting.reportingComponent, "kopf");
+  assertEquals(s.posting.reportingInstance, "dev");
+  assertEquals(s.watching.serverTimeout, null);
+  assertEquals(s.watching.clientTimeout, null);
+  assertEquals(s.watching.connectTimeout, null);
+  assertEquals(s.watching.reconnectBackoff, 0.1);
+  assertEquals(s.batching.workerLimit, null);
+  assertEquals(s.batching.idleTimeout, 5);
+  assertEquals(s.batching.batchWindow, 0.1);
+  assertEquals(s.batching.exitTimeout, 2);
+  assertEquals([...s.batching.errorDelays], [
+    1,
+    1,
+    2,
+    3,
+    5,
+    8,
+    13,
+    21,
+    34,
+    55,
+    89,
+    144,
+    233,
+    377,
+    610,
+  ]);
+  assertEquals(s.networking.requestTimeout, 300);
+  assertEquals(s.networking.connectTimeout, null);
+  assertEquals(s.networking.errorBackoffs, [1, 1, 2, 3, 5, 8, 13, 21]);
+  assertEquals(s.persistence.finalizer, "kopf.zalando.org/KopfFinalizerMarker");
+  assert(s.persistence.progressStorage instanceof SmartProgressStorage);
+  assert(s.persistence.diffbaseStorage instanceof AnnotationsDiffBaseStorage);
+  assertEquals(s.persistence.consistencyTimeout, 5);
+  assertEquals(s.background.cancellationPolling, 60);
+  assertEquals(s.background.instantExitTimeout, null);
+  assertEquals(s.scanning.disabled, false);
+  assertEquals(s.admission.server, null);
+  assertEquals(s.admission.managed, null);
+  assertEquals(s.peering.name, "default");
+  assertEquals(s.peering.priority, 0);
+  assertEquals(s.peering.lifetime, 60);
+  assertEquals(s.peering.mandatory, false);
+  assertEquals(s.peering.standalone, false);
+  assertEquals(s.peering.stealth, false);
+  assertEquals(s.peering.clusterwide, false);
+});
+
+Deno.test("each operator gets its own settings and storages", () => {
+  const a = new OperatorSettings();
+  const b = new OperatorSettings();
+  a.posting.level = "error";
+  assertEquals(b.posting.level, "info");
+  assert(a.persistence.progressStorage !== b.persistence.progressStorage);
+});
+
+Deno.test("constructor overrides are applied per section and validated", () => {
+  const storage = new AnnotationsProgressStorage({ prefix: "my-op.example.com" });
+  const s = new OperatorSettings({
+    watching: { serverTimeout: 600 },
+    persistence: { progressStorage: storage, finalizer: "my-op.example.com/finalizer" },
+    peering: { priority: 100 },
+  });
+  assertEquals(s.watching.serverTimeout, 600);
+  assertEquals(s.watching.reconnectBackoff, 0.1);
+  assert(s.persistence.progressStorage === storage);
+  assertEquals(s.persistence.finalizer, "my-op.example.com/finalizer");
+  assertEquals(s.peering.priority, 100);
+});
+
+Deno.test("bad settings are refused with the path and what is expected", () => {
+  assertThrows(
+    () => new OperatorSettings({ watching: { serverTimeout: -1 } }),
+    TypeError,
+    "settings.watching.serverTimeout must be a number of seconds ≥ 0, or null for none; got -1.",
+  );
+  assertThrows(
+    () => new OperatorSettings({ posting: { level: "loud" as "info" } }),
+    TypeError,
+    'settings.posting.level must be "debug", "info"',
+  );
+  assertThrows(
+    () => new OperatorSettings({ watching: { serverTimout: 1 } as never }),
+    Error,
+    "Unknown setting settings.watching.serverTimout",
+  );
+  assertThrows(
+    () => new OperatorSettings({ logging: {} } as never),
+    Error,
+    'Unknown settings section "logging"',
+  );
+  const s = new OperatorSettings();
+  (s.persistence as { progressStorage: unknown }).progressStorage = { fetch() {} };
+  assertThrows(() => s.validate(), TypeError, "an instance of ProgressStorage");
+  const t = new OperatorSettings();
+  t.batching.errorDelays = [1, "2" as unknown as number];
+  assertThrows(() => t.validate(), TypeError, "settings.batching.errorDelays must be a list");
+});
+
+Deno.test("numeric Python log levels and iterables of backoffs are accepted", () => {
+  const s = new OperatorSettings({ posting: { level: 30 }, networking: { errorBackoffs: 2 } });
+  assertEquals(s.posting.level, 30);
+  s.networking.errorBackoffs = new Set([1, 2]);
+  s.validate();
+});
+
+Deno.test("peering.namespaced is the inverse of clusterwide", () => {
+  const s = new OperatorSettings();
+  assertEquals(s.peering.namespaced, true);
+  s.peering.namespaced = false;
+  assertEquals(s.peering.clusterwide, true);
+});
+
+Deno.test("networking and watching sections satisfy the client's option shapes", () => {
+  const s = new OperatorSettings();
+  const networking: NetworkingOptions = s.networking;
+  const watching: WatchingOptions = s.watching;
+  assertEquals(networking.requestTimeout, 300);
+  assertEquals(watching.reconnectBackoff, 0.1);
+});
