@@ -18,3 +18,53 @@ export type {
   RawMeta,
   RawStatus,
 } from "./structs/bodies.ts";
+
+// --- settings: operator settings, progress and diff-base storages ---
+export {
+  AdmissionSettings,
+  BackgroundSettings,
+  BatchingSettings,
+  NetworkingSettings,
+  OperatorSettings,
+  PeeringSettings,
+  PersistenceSettings,
+  PostingSettings,
+  ScanningSettings,
+  WatchingSettings,
+} from "./settings/operator_settings.ts";
+export type {
+  AdmissionServerLike,
+  OperatorSettingsInit,
+  PostingLevel,
+} from "./settings/operator_settings.ts";
+export {
+  AnnotationsProgressStorage,
+  MultiProgressStorage,
+  ProgressStorage,
+  SmartProgressStorage,
+  StatusProgressStorage,
+} from "./settings/progress.ts";
+export type {
+  AnnotationsProgressStorageOptions,
+  MaybePromise,
+  ProgressFetchArgs,
+  ProgressPurgeArgs,
+  ProgressRecord,
+  ProgressStoreArgs,
+  ProgressTouchArgs,
+  SmartProgressStorageOptions,
+  StatusProgressStorageOptions,
+  StoragePatch,
+} from "./settings/progress.ts";
+export {
+  AnnotationsDiffBaseStorage,
+  DiffBaseStorage,
+  MultiDiffBaseStorage,
+  StatusDiffBaseStorage,
+} from "./settings/diffbase.ts";
+export type {
+  AnnotationsDiffBaseStorageOptions,
+  DiffBaseBuildArgs,
+  DiffBaseStoreArgs,
+  StatusDiffBaseStorageOptions,
+} from "./settings/diffbase.ts";
