@@ -1,0 +1,99 @@
+/**
+ * The errors that handlers raise to steer retries, and those the framework reports.
+ *
+ * @module
+ */
+
+/** The default delay of a {@link TemporaryError}, in seconds. */
+export const DEFAULT_TEMPORARY_DELAY = 60;
+
+/** Options of a {@link TemporaryError}. */
+export interface TemporaryErrorOptions {
+  /** Seconds to wait before the retry; `null` or `0` retries at once. Default: 60. */
+  delay?: number | null;
+  /** The underlying error, if any. */
+  cause?: unknown;
+}
+
+/** A failure that may heal with time: the handler is retried after `delay` seconds. */
+export class TemporaryError extends Error {
+  override name = "TemporaryError";
+  /** Seconds to wait before the retry, or `null` to retry at once. */
+  readonly delay: number | null;
+
+  /** Raise it to retry the handler later (in `delay` seconds, 60 by default). */
+  constructor(message: string = "", options: TemporaryErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    const delay = options.delay === undefined ? DEFAULT_TEMPORARY_DELAY : options.delay;
+    if (delay !== null && !(typeof delay === "number" && Number.isFinite(delay) && delay >= 0)) {
+      throw new TypeError(
+        `TemporaryError delay must be a number of seconds ≥ 0 or null, got ${String(delay)}.`,
+      );
+    }
+    this.delay = delay;
+  }
+}
+
+/** Options of a {@link PermanentError}. */
+export interface PermanentErrorOptions {
+  /** The underlying error, if any. */
+  cause?: unknown;
+}
+
+/** A failure that will not heal: the handler is not retried and is marked as failed. */
+export class PermanentError extends Error {
+  override name = "PermanentError";
+
+  /** Raise it to fail the handler for good. */
+  constructor(message: string = "", options: PermanentErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+  }
+}
+
+/** The handler ran past its `timeout`; it is failed for good. */
+export class HandlerTimeoutError extends PermanentError {
+  override name = "HandlerTimeoutError";
+}
+
+/** The handler failed more often than its `retries` allow; it is failed for good. */
+export class HandlerRetriesError extends PermanentError {
+  override name = "HandlerRetriesError";
+}
+
+/** Options of an {@link AdmissionError}. */
+export interface AdmissionErrorOptions {
+  /** The HTTP status code returned to the API server. Default: 500. */
+  code?: number;
+  /** The underlying error, if any. */
+  cause?: unknown;
+}
+
+/** Rejects an admission request with this message and status code. */
+export class AdmissionError extends PermanentError {
+  override name = "AdmissionError";
+  /** The HTTP status code of the admission response. */
+  readonly code: number;
+
+  /** Raise it from a validating or mutating handler to deny the request. */
+  constructor(message: string = "", options: AdmissionErrorOptions = {}) {
+    super(message, { cause: options.cause });
+    const code = options.code ?? 500;
+    if (!Number.isInteger(code) || code < 100 || code > 599) {
+      throw new TypeError(`AdmissionError code must be an HTTP status 100–599, got ${code}.`);
+    }
+    this.code = code;
+  }
+}
+
+/** What to do with errors other than {@link TemporaryError} and {@link PermanentError}. */
+export type ErrorsMode = "temporary" | "permanent" | "ignored";
+
+/** The values of {@link ErrorsMode}, by name. */
+export const ErrorsMode: {
+  /** Retry arbitrary errors after the handler's `backoff` (the default). */
+  readonly TEMPORARY: "temporary";
+  /** Fail the handler for good on an arbitrary error. */
+  readonly PERMANENT: "permanent";
+  /** Log arbitrary errors and treat the handler as done. */
+  readonly IGNORED: "ignored";
+} = Object.freeze({ TEMPORARY: "temporary", PERMANENT: "permanent", IGNORED: "ignored" });

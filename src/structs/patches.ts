@@ -1,0 +1,247 @@
+/**
+ * The `patch` handed to handlers: changes accumulate in it and are applied after the
+ * handler, as a JSON merge patch (or, for mutating webhooks, as a JSON Patch).
+ *
+ * @module
+ */
+import type { JsonObject, JsonValue } from "./bodies.ts";
+import { isMapping } from "./dicts.ts";
+
+/** A section of a patch (`spec`, `status`, …): set keys to change them, `null` to delete. */
+export interface PatchSection {
+  [key: string]: unknown;
+}
+
+/** The `metadata` section of a patch, with `labels` and `annotations` auto-vivifying. */
+export interface MetaPatch extends PatchSection {
+  /** Labels to set (a string) or remove (`null`). */
+  labels: Record<string, string | null>;
+  /** Annotations to set (a string) or remove (`null`). */
+  annotations: Record<string, string | null>;
+}
+
+/** One operation of an RFC 6902 JSON Patch. */
+export interface JsonPatchOperation {
+  /** What to do at the path. */
+  op: "add" | "replace" | "remove";
+  /** A JSON Pointer (RFC 6901) into the object. */
+  path: string;
+  /** The new value, for `add` and `replace`. */
+  value?: JsonValue;
+}
+
+/** A node of the patch tree; it joins its parent only when something is written into it. */
+interface SectionNode {
+  obj: Record<string, unknown>;
+  parent: SectionNode | undefined;
+  key: string;
+  vivify: ReadonlySet<string>;
+  children: Map<string, SectionNode>;
+  proxy: PatchSection | undefined;
+}
+
+const ROOT_SECTIONS: ReadonlySet<string> = new Set(["metadata", "spec", "status"]);
+const META_SECTIONS: ReadonlySet<string> = new Set(["labels", "annotations"]);
+const NO_SECTIONS: ReadonlySet<string> = new Set();
+
+function newNode(
+  obj: Record<string, unknown>,
+  parent: SectionNode | undefined,
+  key: string,
+): SectionNode {
+  const vivify = parent === undefined
+    ? ROOT_SECTIONS
+    : parent.parent === undefined && key === "metadata"
+    ? META_SECTIONS
+    : NO_SECTIONS;
+  return { obj, parent, key, vivify, children: new Map(), proxy: undefined };
+}
+
+function attach(node: SectionNode): void {
+  const parent = node.parent;
+  if (parent === undefined || parent.obj[node.key] === node.obj) return;
+  attach(parent);
+  parent.obj[node.key] = node.obj;
+}
+
+/** The section under `key`: the patch's own object if there is one, else a pending one. */
+function childOf(node: SectionNode, key: string): unknown {
+  const value = node.obj[key];
+  if (value === null) return null;
+  if (value !== undefined && !isMapping(value)) return value;
+  let child = node.children.get(key);
+  if (child === undefined || (value !== undefined && child.obj !== value)) {
+    child = newNode(value === undefined ? {} : value, node, key);
+    node.children.set(key, child);
+  }
+  return proxyOf(child);
+}
+
+function proxyOf(node: SectionNode): PatchSection {
+  if (node.proxy !== undefined) return node.proxy;
+  node.proxy = new Proxy(node.obj, {
+    get(target, key, receiver) {
+      if (typeof key === "string" && node.vivify.has(key)) return childOf(node, key);
+      return Reflect.get(target, key, receiver);
+    },
+    set(target, key, value) {
+      if (typeof key !== "string") return Reflect.set(target, key, value);
+      if (value === undefined) {
+        delete target[key];
+      } else {
+        attach(node);
+        target[key] = value;
+      }
+      return true;
+    },
+    deleteProperty(target, key) {
+      return Reflect.deleteProperty(target, key);
+    },
+  });
+  return node.proxy;
+}
+
+/** A deep copy as plain JSON: `undefined` dropped, views and proxies turned into data. */
+function toJson(value: unknown, dropNulls: boolean): JsonValue {
+  if (value === null || typeof value !== "object") {
+    if (typeof value === "number" && !Number.isFinite(value)) {
+      throw new TypeError(`A patch cannot carry the number ${value}; JSON has no such value.`);
+    }
+    if (typeof value === "bigint" || typeof value === "function" || typeof value === "symbol") {
+      throw new TypeError(`A patch can carry only JSON values, not a ${typeof value}.`);
+    }
+    return value as JsonValue;
+  }
+  if (Array.isArray(value)) return value.map((v) => toJson(v ?? null, false));
+  if (value instanceof Date) return value.toISOString();
+  const out: JsonObject = {};
+  for (const key of Object.keys(value)) {
+    const v = (value as Record<string, unknown>)[key];
+    if (v === undefined || (dropNulls && v === null)) continue;
+    out[key] = toJson(v, dropNulls);
+  }
+  return out;
+}
+
+function escapePointer(key: string): string {
+  return key.replace(/~/g, "~0").replace(/\//g, "~1");
+}
+
+function jsonPatchOps(
+  patch: Record<string, unknown>,
+  body: unknown,
+  pointer: string,
+  out: JsonPatchOperation[],
+): void {
+  const existing = isMapping(body) ? body : undefined;
+  for (const key of Object.keys(patch)) {
+    const value = patch[key];
+    if (value === undefined) continue;
+    const path = `${pointer}/${escapePointer(key)}`;
+    const current = existing === undefined ? undefined : existing[key];
+    const exists = current !== undefined && Object.hasOwn(existing!, key);
+    if (value === null) {
+      if (exists) out.push({ op: "remove", path });
+    } else if (isMapping(value) && isMapping(current)) {
+      jsonPatchOps(value, current, path, out);
+    } else {
+      out.push({ op: exists ? "replace" : "add", path, value: toJson(value, true) });
+    }
+  }
+}
+
+/**
+ * Changes to apply to an object after a handler: `patch.spec.x = 1`,
+ * `patch.metadata.labels.k = "v"` (or `patch.meta…`), `patch.status.y = null` (delete).
+ * The sections `metadata`/`meta`, `spec`, `status`, and `labels`/`annotations` inside
+ * the metadata come into being on first write; other top-level keys go via `root`.
+ */
+export class Patch {
+  readonly #root: SectionNode;
+
+  /** A new patch, optionally starting with the given merge-patch content. */
+  constructor(init?: Record<string, unknown>) {
+    this.#root = newNode({}, undefined, "");
+    if (init !== undefined) {
+      if (!isMapping(init)) throw new TypeError("A Patch starts from a plain object, if at all.");
+      Object.assign(this.#root.obj, toJson(init, false) as JsonObject);
+    }
+  }
+
+  /** The whole patch, for top-level keys other than the usual sections (e.g. `data`). */
+  get root(): PatchSection {
+    return proxyOf(this.#root);
+  }
+
+  /** The `metadata` section. */
+  get metadata(): MetaPatch {
+    return childOf(this.#root, "metadata") as MetaPatch;
+  }
+  set metadata(value: Record<string, unknown> | null) {
+    this.#set("metadata", value);
+  }
+
+  /** The `metadata` section (an alias of {@link Patch.metadata}). */
+  get meta(): MetaPatch {
+    return this.metadata;
+  }
+  set meta(value: Record<string, unknown> | null) {
+    this.#set("metadata", value);
+  }
+
+  /** The `spec` section. */
+  get spec(): PatchSection {
+    return childOf(this.#root, "spec") as PatchSection;
+  }
+  set spec(value: Record<string, unknown> | null) {
+    this.#set("spec", value);
+  }
+
+  /** The `status` section. */
+  get status(): PatchSection {
+    return childOf(this.#root, "status") as PatchSection;
+  }
+  set status(value: Record<string, unknown> | null) {
+    this.#set("status", value);
+  }
+
+  #set(key: string, value: unknown): void {
+    if (value === undefined) delete this.#root.obj[key];
+    else this.#root.obj[key] = value;
+  }
+
+  /** Whether nothing has been written into the patch. */
+  get isEmpty(): boolean {
+    for (const key in this.#root.obj) {
+      if (this.#root.obj[key] !== undefined) return false;
+    }
+    return true;
+  }
+
+  /** Forget all accumulated changes. */
+  clear(): void {
+    for (const key of Object.keys(this.#root.obj)) delete this.#root.obj[key];
+    this.#root.children.clear();
+  }
+
+  /** The changes as a JSON merge patch (RFC 7386): a plain object, `null` deletes. */
+  toMergePatch(): JsonObject {
+    return toJson(this.#root.obj, false) as JsonObject;
+  }
+
+  /**
+   * The changes as a JSON Patch (RFC 6902) against `body`: keys that exist are
+   * replaced, new ones added (missing parents included), `null` removes existing keys
+   * and is skipped for absent ones. This is what mutating webhooks return.
+   */
+  toJsonPatch(body: unknown): JsonPatchOperation[] {
+    const out: JsonPatchOperation[] = [];
+    jsonPatchOps(this.#root.obj, body, "", out);
+    return out;
+  }
+
+  /** The merge patch, so that `JSON.stringify(patch)` shows the changes. */
+  toJSON(): JsonObject {
+    return this.toMergePatch();
+  }
+}

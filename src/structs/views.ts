@@ -1,0 +1,164 @@
+/**
+ * Read-only views of an object's body and its parts, and "live" views that always
+ * show the latest body known to a {@link BodyHolder} (for daemons and timers).
+ *
+ * @module
+ */
+import type { RawBody, RawMeta } from "./bodies.ts";
+import { type FieldPath, isMapping, resolve } from "./dicts.ts";
+
+/** A type made read-only all the way down. */
+export type DeepReadonly<T> = T extends (...args: never[]) => unknown ? T
+  : T extends readonly (infer E)[] ? ReadonlyArray<DeepReadonly<E>>
+  : T extends object ? { readonly [K in keyof T]: DeepReadonly<T[K]> }
+  : T;
+
+/** An arbitrary JSON object, read-only. */
+export interface ReadonlyJsonObject {
+  readonly [key: string]: ReadonlyJsonValue;
+}
+
+/** An arbitrary JSON value, read-only. */
+export type ReadonlyJsonValue =
+  | null
+  | boolean
+  | number
+  | string
+  | readonly ReadonlyJsonValue[]
+  | ReadonlyJsonObject;
+
+/** The shape of a body whose `spec` and `status` have known types. */
+export interface BodyShape<S, St> {
+  apiVersion?: string;
+  kind?: string;
+  metadata: RawMeta;
+  spec?: S;
+  status?: St;
+  [key: string]: unknown;
+}
+
+/** The object as a whole, read-only. */
+export type Body<S = ReadonlyJsonObject, St = ReadonlyJsonObject> = DeepReadonly<BodyShape<S, St>>;
+/** The object's `spec`, read-only (empty when absent). */
+export type Spec<S = ReadonlyJsonObject> = DeepReadonly<S>;
+/** The object's `status`, read-only (empty when absent). */
+export type Status<St = ReadonlyJsonObject> = DeepReadonly<St>;
+/** The object's `metadata`, read-only. */
+export type Meta = DeepReadonly<RawMeta>;
+/** The object's labels, read-only (empty when absent). */
+export type Labels = Readonly<Record<string, string>>;
+/** The object's annotations, read-only (empty when absent). */
+export type Annotations = Readonly<Record<string, string>>;
+
+function readOnlyError(what: string): TypeError {
+  return new TypeError(
+    `The ${what} is read-only; put changes into the patch instead (e.g. patch.spec.field = 1).`,
+  );
+}
+
+const views = new WeakMap<object, Map<string, object>>();
+
+/**
+ * A read-only view of the value: reading works as usual (nested objects are views
+ * too), any write or delete throws a clear error.
+ */
+export function readOnlyView<T>(value: T, what: string = "body"): DeepReadonly<T> {
+  if (typeof value !== "object" || value === null) return value as DeepReadonly<T>;
+  let byName = views.get(value);
+  const cached = byName?.get(what);
+  if (cached !== undefined) return cached as DeepReadonly<T>;
+  const proxy = new Proxy(value, {
+    get(target, key, receiver) {
+      const v = Reflect.get(target, key, receiver);
+      return typeof v === "object" && v !== null ? readOnlyView(v, what) : v;
+    },
+    set() {
+      throw readOnlyError(what);
+    },
+    deleteProperty() {
+      throw readOnlyError(what);
+    },
+    defineProperty() {
+      throw readOnlyError(what);
+    },
+    setPrototypeOf() {
+      throw readOnlyError(what);
+    },
+  });
+  if (byName === undefined) views.set(value, byName = new Map());
+  byName.set(what, proxy);
+  return proxy as DeepReadonly<T>;
+}
+
+/** Holds the latest known body of an object; live views read through it. */
+export class BodyHolder {
+  #body: RawBody;
+
+  /** A holder starting with the given body. */
+  constructor(body: RawBody) {
+    this.#body = body;
+  }
+
+  /** The latest body. */
+  get body(): RawBody {
+    return this.#body;
+  }
+
+  /** Replace the body with a newer one; every live view follows. */
+  update(body: RawBody): void {
+    this.#body = body;
+  }
+}
+
+/**
+ * A read-only view of the value at `path` inside the holder's body, as it is *now*:
+ * every read goes to the latest body. A missing value behaves as an empty object.
+ */
+export function liveView<T = ReadonlyJsonObject>(
+  holder: BodyHolder,
+  path: FieldPath,
+  what: string = "body",
+): DeepReadonly<T> {
+  const children = new Map<string, object>();
+  const current = (): Record<string, unknown> => {
+    const v = resolve(holder.body, path);
+    return isMapping(v) ? v : {};
+  };
+  const proxy = new Proxy({} as Record<string, unknown>, {
+    get(_target, key) {
+      const obj = current();
+      const v = Reflect.get(obj, key);
+      if (typeof key !== "string" || typeof v !== "object" || v === null) return v;
+      if (Array.isArray(v)) return readOnlyView(v, what);
+      let child = children.get(key);
+      if (child === undefined) {
+        child = liveView(holder, [...path, key], what) as object;
+        children.set(key, child);
+      }
+      return child;
+    },
+    has(_target, key) {
+      return Reflect.has(current(), key);
+    },
+    ownKeys() {
+      return Reflect.ownKeys(current());
+    },
+    getOwnPropertyDescriptor(_target, key) {
+      const d = Reflect.getOwnPropertyDescriptor(current(), key);
+      return d === undefined ? undefined : { ...d, configurable: true };
+    },
+    set() {
+      throw readOnlyError(what);
+    },
+    deleteProperty() {
+      throw readOnlyError(what);
+    },
+    defineProperty() {
+      throw readOnlyError(what);
+    },
+    setPrototypeOf() {
+      throw readOnlyError(what);
+    },
+  });
+  return proxy as DeepReadonly<T>;
+}
