@@ -1,0 +1,439 @@
+/**
+ * Per-object queueing: the watch streams of all resources are fanned out to one worker
+ * per object, so that the events of one object are processed strictly in order while
+ * different objects are processed concurrently.
+ *
+ * Only the latest state of an object matters (level triggering): while its worker is
+ * busy, a newer event replaces the one still waiting, and a short batch window lets a
+ * burst of events settle before the latest of them is processed. A worker ends after
+ * idling; nothing about the object is kept after that.
+ *
+ * After the processor patched an object, the watch stream still carries the states from
+ * before the patch for a while. The processor reports the `resourceVersion` of its
+ * patch's response, and the worker then holds back older states until the patched one
+ * (or a newer one) arrives, or until the consistency timeout passes, so that a handler
+ * never runs again on a state that it has already changed.
+ *
+ * @module
+ */
+
+import type { RawBody } from "../structs/bodies.ts";
+import type { Resource } from "../structs/resources.ts";
+import { type Clock, realClock } from "./clock.ts";
+import { consoleLogger, describeError, type ReactorLogger } from "./diagnostics.ts";
+
+/** How events are batched and workers are run; all durations in seconds. */
+export interface BatchingSettings {
+  /** How long to wait for more events of an object before processing the latest one. */
+  readonly batchWindow: number;
+  /** How long an object's worker lives without events before it ends. */
+  readonly idleTimeout: number;
+  /** How many objects may be processed at once; `null` for no limit. */
+  readonly workerLimit: number | null;
+  /** How long a shutdown waits for the workers to finish before aborting them. */
+  readonly exitTimeout: number;
+  /**
+   * The pauses after consecutive unexpected processing errors of one object; the last
+   * one repeats; a success starts over. Empty: errors are not retried (the object waits
+   * for its next event).
+   */
+  readonly errorDelays: Iterable<number>;
+}
+
+/** How long to wait for the echo of our own patch; in seconds (0 disables waiting). */
+export interface ConsistencySettings {
+  /** The longest wait for an event carrying the patched `resourceVersion`. */
+  readonly consistencyTimeout: number;
+}
+
+/**
+ * The type of a queued event: the watch event types, or `null` for an object seen in
+ * a full listing (at the start of a watch, and again after its history was lost).
+ */
+export type QueuedEventType = "ADDED" | "MODIFIED" | "DELETED" | null;
+
+/** One state of one object, as delivered to the processor. */
+export interface QueuedEvent {
+  /** What happened; `null` for an object found by listing. */
+  readonly type: QueuedEventType;
+  /** The object's state. */
+  readonly object: RawBody;
+}
+
+/** What the processor gets besides the event. */
+export interface ProcessingContext {
+  /** The resource of the object. */
+  readonly resource: Resource;
+  /** The object's key within the resource: its uid, or `namespace/name` without one. */
+  readonly key: string;
+  /** Aborted when the shutdown stops waiting for the processing: give up now. */
+  readonly signal: AbortSignal;
+  /** Aborted when the shutdown begins: finish soon, do not start long waits. */
+  readonly stopping: AbortSignal;
+  /**
+   * Aborted when a newer event of this object arrives while it is being processed, e.g.
+   * to cut short a wait for a delayed handler: the newer state will be processed next.
+   */
+  readonly pressure: AbortSignal;
+}
+
+/** What the processor may report back. */
+export interface ProcessingResult {
+  /**
+   * The `resourceVersion` from the response of the last patch made to the object. Older
+   * states are then not processed until this one arrives (or the consistency timeout).
+   */
+  readonly expectedResourceVersion?: string;
+}
+
+/** The function that handles one state of one object. */
+export type Processor = (
+  event: QueuedEvent,
+  context: ProcessingContext,
+) => Promise<ProcessingResult | void>;
+
+/** What a {@link Multiplexer} is made of. */
+export interface MultiplexerOptions {
+  /** Handles the events, one object at a time. */
+  readonly processor: Processor;
+  /** Batching and worker settings; read again whenever used, so they may change. */
+  readonly batching: BatchingSettings;
+  /** Consistency settings; without them, patched states are not awaited. */
+  readonly persistence?: ConsistencySettings;
+  /** Time source; the real clock by default. */
+  readonly clock?: Clock;
+  /** Where to report failures and progress; the console (warnings and errors) by default. */
+  readonly logger?: ReactorLogger;
+}
+
+/** The key of an object within its resource: the uid, else `namespace/name`. */
+export function objectKey(body: RawBody): string {
+  const meta = body.metadata ?? {};
+  if (meta.uid) return meta.uid;
+  return `${meta.namespace ?? ""}/${meta.name ?? ""}`;
+}
+
+/** A short human-readable reference to an object, for log messages. */
+export function describeObject(resource: Resource, body: RawBody): string {
+  const meta = body.metadata ?? {};
+  const name = meta.namespace ? `${meta.namespace}/${meta.name}` : `${meta.name}`;
+  return `${resource.plural} ${name}`;
+}
+
+/**
+ * Whether a state is at least as new as the expected `resourceVersion`. Versions are
+ * opaque to clients, but every API server in practice issues growing integers; when they
+ * are not integers, only the exact version counts.
+ */
+export function isAtLeastVersion(actual: string | undefined, expected: string): boolean {
+  if (actual === undefined) return false;
+  if (actual === expected) return true;
+  if (/^\d+$/.test(actual) && /^\d+$/.test(expected)) return BigInt(actual) > BigInt(expected);
+  return false;
+}
+
+type WakeReason = "arrived" | "stopped" | "timeout";
+
+interface Worker {
+  readonly resource: Resource;
+  readonly key: string;
+  readonly mapKey: string;
+  /** The latest state not yet taken for processing. */
+  pending: QueuedEvent | undefined;
+  /** Wakes the worker's current wait, if it waits. */
+  waiter: ((reason: WakeReason) => void) | undefined;
+  /** Aborted when a newer event arrives during the current processing. */
+  pressure: AbortController;
+}
+
+interface Expectation {
+  readonly version: string;
+  readonly deadline: number;
+}
+
+/**
+ * Routes events to one worker per object. Feed it with {@link Multiplexer.push}; stop it
+ * with {@link Multiplexer.shutdown}. One instance can serve all resources of an
+ * operator, which makes `workerLimit` a limit for the whole operator.
+ */
+export class Multiplexer {
+  readonly #processor: Processor;
+  readonly #batching: BatchingSettings;
+  readonly #persistence: ConsistencySettings | undefined;
+  readonly #clock: Clock;
+  readonly #logger: ReactorLogger;
+  readonly #workers = new Map<string, Worker>();
+  readonly #stopping = new AbortController();
+  readonly #cancelled = new AbortController();
+  readonly #limiter: Limiter;
+  #depletionWaiters: (() => void)[] = [];
+
+  /** Create an idle multiplexer; workers start as events arrive. */
+  constructor(options: MultiplexerOptions) {
+    this.#processor = options.processor;
+    this.#batching = options.batching;
+    this.#persistence = options.persistence;
+    this.#clock = options.clock ?? realClock;
+    this.#logger = options.logger ?? consoleLogger;
+    this.#limiter = new Limiter(() => this.#batching.workerLimit);
+  }
+
+  /** How many object workers are alive (busy, waiting or idling). */
+  get size(): number {
+    return this.#workers.size;
+  }
+
+  /** Whether the shutdown has begun. */
+  get stopping(): boolean {
+    return this.#stopping.signal.aborted;
+  }
+
+  /** Whether the object (by its {@link objectKey}) has a live worker. */
+  has(resource: Resource, key: string): boolean {
+    return this.#workers.has(mapKeyOf(resource, key));
+  }
+
+  /**
+   * Queue an event for its object. It replaces the object's event still waiting, if
+   * any. After the shutdown has begun, only objects with a live worker accept events.
+   */
+  push(resource: Resource, event: QueuedEvent): void {
+    const key = objectKey(event.object);
+    const mapKey = mapKeyOf(resource, key);
+    const existing = this.#workers.get(mapKey);
+    if (existing !== undefined) {
+      existing.pending = event;
+      existing.pressure.abort();
+      existing.waiter?.("arrived");
+      return;
+    }
+    if (this.stopping) {
+      this.#logger.debug(
+        `Ignoring an event during the shutdown: ${describeObject(resource, event.object)}`,
+      );
+      return;
+    }
+    const worker: Worker = {
+      resource,
+      key,
+      mapKey,
+      pending: event,
+      waiter: undefined,
+      pressure: new AbortController(),
+    };
+    this.#workers.set(mapKey, worker);
+    void this.#run(worker);
+  }
+
+  /** Resolve when no worker is alive (at once if none is). */
+  depleted(): Promise<void> {
+    if (this.#workers.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#depletionWaiters.push(resolve));
+  }
+
+  /**
+   * Stop: accept no new objects, let the workers finish what they hold for up to
+   * `exitTimeout` seconds, then abort the processing (`context.signal`) and wait as long
+   * again for it to end. Workers still running after that are reported and abandoned.
+   */
+  async shutdown(): Promise<void> {
+    if (!this.stopping) {
+      this.#stopping.abort();
+      for (const worker of this.#workers.values()) worker.waiter?.("stopped");
+    }
+    if (await this.#depletedWithin(this.#batching.exitTimeout)) return;
+    this.#logger.warning(
+      `Aborting the processing of ${this.#workers.size} object(s) unfinished at exit.`,
+    );
+    this.#cancelled.abort();
+    if (await this.#depletedWithin(this.#batching.exitTimeout)) return;
+    const left = [...this.#workers.values()].map((w) => `${w.resource.plural} ${w.key}`);
+    this.#logger.error(`Abandoning the processing that ignored the abort: ${left.join(", ")}.`);
+  }
+
+  async #depletedWithin(seconds: number): Promise<boolean> {
+    if (this.#workers.size === 0) return true;
+    const timer = new AbortController();
+    const done = await Promise.race([
+      this.depleted().then(() => true),
+      this.#clock.sleep(seconds, timer.signal).then(() => false),
+    ]);
+    timer.abort();
+    return done || this.#workers.size === 0;
+  }
+
+  /**
+   * Wait for a wake-up or the timeout. Arrivals of newer events wake the worker only
+   * when `arrivals` is true; the shutdown always does (at once if it has begun).
+   */
+  #wait(worker: Worker, seconds: number, arrivals = true): Promise<WakeReason> {
+    if (this.stopping) return Promise.resolve("stopped");
+    return new Promise((resolve) => {
+      const timer = new AbortController();
+      let settled = false;
+      const settle = (reason: WakeReason) => {
+        if (settled) return;
+        settled = true;
+        worker.waiter = undefined;
+        timer.abort();
+        resolve(reason);
+      };
+      worker.waiter = (reason) => {
+        if (arrivals || reason !== "arrived") settle(reason);
+      };
+      void this.#clock.sleep(Math.max(0, seconds), timer.signal).then(() => settle("timeout"));
+    });
+  }
+
+  async #run(worker: Worker): Promise<void> {
+    const clock = this.#clock;
+    let expected: Expectation | undefined;
+    let delays: Iterator<number> | undefined;
+    let lastDelay: number | undefined;
+    try {
+      for (;;) {
+        // Wait for an event; end after idling, but not while our patch's echo is due.
+        if (worker.pending === undefined) {
+          const idle = this.#batching.idleTimeout;
+          const waitFor = expected ? Math.max(idle, expected.deadline - clock.now()) : idle;
+          await this.#wait(worker, waitFor);
+          if (worker.pending === undefined) return;
+        }
+
+        // Let a burst of events settle: each arrival restarts the window.
+        const window = this.#batching.batchWindow;
+        if (window > 0) { while (await this.#wait(worker, window) === "arrived"); }
+
+        // Hold back states older than our own last patch, until it arrives or time is up.
+        if (expected !== undefined) {
+          while (!isConsistent(worker.pending!, expected)) {
+            if (this.stopping) {
+              this.#logger.debug(`Leaving a stale state unprocessed at exit: ${worker.key}`);
+              return;
+            }
+            const left = expected.deadline - clock.now();
+            if (left <= 0 || await this.#wait(worker, left) === "timeout") break;
+          }
+          expected = undefined;
+        }
+
+        const event = worker.pending!;
+        worker.pending = undefined;
+        worker.pressure = new AbortController();
+        if (!await this.#limiter.acquire(this.#cancelled.signal)) return;
+        let failure: { error: unknown } | undefined;
+        try {
+          const result = await this.#processor(event, {
+            resource: worker.resource,
+            key: worker.key,
+            signal: this.#cancelled.signal,
+            stopping: this.#stopping.signal,
+            pressure: worker.pressure.signal,
+          });
+          delays = lastDelay = undefined;
+          const version = result?.expectedResourceVersion;
+          const timeout = this.#persistence?.consistencyTimeout ?? 0;
+          if (version !== undefined && timeout > 0) {
+            expected = { version, deadline: clock.now() + timeout };
+          }
+        } catch (error) {
+          failure = { error };
+        } finally {
+          this.#limiter.release();
+        }
+
+        if (failure !== undefined) {
+          if (this.#cancelled.signal.aborted) return; // aborted on purpose; nothing to report
+          delays ??= this.#batching.errorDelays[Symbol.iterator]();
+          const next = delays.next();
+          const delay = next.done ? lastDelay : next.value;
+          lastDelay = delay;
+          const what = describeObject(worker.resource, event.object);
+          const why = describeError(failure.error);
+          if (delay === undefined) {
+            this.#logger.error(
+              `Processing failed for ${what}; waiting for its next change: ${why}`,
+            );
+          } else {
+            this.#logger.error(`Processing failed for ${what}; retrying in ${delay}s: ${why}`);
+            if (await this.#wait(worker, delay, false) === "stopped") return;
+            worker.pending ??= event; // retry with the latest known state
+          }
+        }
+
+        // A deleted object sends nothing more: do not keep its worker idling.
+        if (event.type === "DELETED" && worker.pending === undefined && !expected) return;
+      }
+    } catch (error) {
+      // Only a bug of this module can get here; report it rather than lose the worker silently.
+      this.#logger.error(`The worker of ${worker.key} has crashed: ${describeError(error)}`);
+    } finally {
+      // Synchronously after the last check of `pending`: a later push starts a new worker.
+      this.#workers.delete(worker.mapKey);
+      if (this.#workers.size === 0) {
+        const waiters = this.#depletionWaiters;
+        this.#depletionWaiters = [];
+        for (const resolve of waiters) resolve();
+      }
+    }
+  }
+}
+
+function mapKeyOf(resource: Resource, key: string): string {
+  return `${resource.key}\u0000${key}`;
+}
+
+function isConsistent(event: QueuedEvent, expected: Expectation): boolean {
+  // A deletion is the final state, whatever its version says.
+  return event.type === "DELETED" ||
+    isAtLeastVersion(event.object.metadata?.resourceVersion, expected.version);
+}
+
+/** A counting semaphore with a limit read at every acquisition; first come, first served. */
+class Limiter {
+  #active = 0;
+  readonly #queue: { grant: (ok: boolean) => void }[] = [];
+  readonly #limit: () => number | null;
+
+  constructor(limit: () => number | null) {
+    this.#limit = limit;
+  }
+
+  #free(): boolean {
+    const limit = this.#limit();
+    return limit === null || this.#active < Math.max(1, limit);
+  }
+
+  /** Take a slot; resolves `false` (without a slot) if the signal aborts first. */
+  acquire(signal: AbortSignal): Promise<boolean> {
+    if (signal.aborted) return Promise.resolve(false);
+    if (this.#queue.length === 0 && this.#free()) {
+      this.#active++;
+      return Promise.resolve(true);
+    }
+    return new Promise((resolve) => {
+      const entry = {
+        grant: (ok: boolean) => {
+          signal.removeEventListener("abort", onAbort);
+          resolve(ok);
+        },
+      };
+      const onAbort = () => {
+        const index = this.#queue.indexOf(entry);
+        if (index >= 0) this.#queue.splice(index, 1);
+        resolve(false);
+      };
+      signal.addEventListener("abort", onAbort, { once: true });
+      this.#queue.push(entry);
+    });
+  }
+
+  /** Give a slot back, passing it to the longest waiter. */
+  release(): void {
+    this.#active--;
+    while (this.#queue.length > 0 && this.#free()) {
+      this.#active++;
+      this.#queue.shift()!.grant(true);
+    }
+  }
+}

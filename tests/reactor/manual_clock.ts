@@ -1,0 +1,86 @@
+/**
+ * Test helpers for the reactor: a clock that moves only when told to, and deferreds.
+ */
+import type { Clock } from "../../src/reactor/clock.ts";
+
+interface Timer {
+  readonly at: number;
+  readonly seq: number;
+  readonly fire: () => void;
+}
+
+/** Let every piece of code that can run without real I/O or real timers run now. */
+export function settle(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+/** A clock whose time advances only through {@link ManualClock.advance}. */
+export class ManualClock implements Clock {
+  #now = 0;
+  #seq = 0;
+  #timers: Timer[] = [];
+
+  now(): number {
+    return this.#now;
+  }
+
+  sleep(seconds: number, signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      if (signal?.aborted) return resolve();
+      const timer: Timer = {
+        at: this.#now + Math.max(0, seconds),
+        seq: this.#seq++,
+        fire: () => {
+          signal?.removeEventListener("abort", onAbort);
+          resolve();
+        },
+      };
+      const onAbort = () => {
+        this.#timers = this.#timers.filter((t) => t !== timer);
+        resolve();
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      if (timer.at !== Infinity) this.#timers.push(timer);
+    });
+  }
+
+  /** How many sleeps are waiting for the time to come. */
+  get sleepers(): number {
+    return this.#timers.length;
+  }
+
+  /** Move the time forward, waking the due sleepers in order and letting them run. */
+  async advance(seconds: number): Promise<void> {
+    const target = this.#now + seconds;
+    await settle();
+    for (;;) {
+      const due = this.#timers.filter((t) => t.at <= target);
+      if (due.length === 0) break;
+      const next = due.reduce((a, b) => (a.at < b.at || (a.at === b.at && a.seq < b.seq) ? a : b));
+      this.#timers = this.#timers.filter((t) => t !== next);
+      this.#now = Math.max(this.#now, next.at);
+      next.fire();
+      await settle();
+    }
+    this.#now = target;
+    await settle();
+  }
+}
+
+/** A promise with its resolvers exposed. */
+export interface Deferred<T> {
+  readonly promise: Promise<T>;
+  resolve(value: T): void;
+  reject(error: unknown): void;
+}
+
+/** Create a {@link Deferred}. */
+export function deferred<T = void>(): Deferred<T> {
+  let resolve!: (value: T) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}

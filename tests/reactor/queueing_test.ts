@@ -1,0 +1,590 @@
+import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
+import { Resource } from "../../src/structs/resources.ts";
+import type { RawBody } from "../../src/structs/bodies.ts";
+import type { ReactorLogger } from "../../src/reactor/diagnostics.ts";
+import {
+  type BatchingSettings,
+  isAtLeastVersion,
+  Multiplexer,
+  objectKey,
+  type ProcessingContext,
+  type ProcessingResult,
+  type QueuedEvent,
+  type QueuedEventType,
+} from "../../src/reactor/queueing.ts";
+import { deferred, ManualClock, settle } from "./manual_clock.ts";
+
+const KEX = new Resource({ group: "kopf.dev", version: "v1", plural: "kopfexamples" });
+const PODS = new Resource({ group: "", version: "v1", plural: "pods" });
+
+function body(uid: string, rv: string, extra: Record<string, string> = {}): RawBody {
+  return {
+    metadata: { uid, name: `n-${uid}`, namespace: "ns", resourceVersion: rv },
+    spec: { ...extra },
+  };
+}
+
+function ev(uid: string, rv: string, type: QueuedEventType = "MODIFIED"): QueuedEvent {
+  return { type, object: body(uid, rv) };
+}
+
+function settings(overrides: Partial<BatchingSettings> = {}): BatchingSettings {
+  return {
+    batchWindow: 0,
+    idleTimeout: 10,
+    workerLimit: null,
+    exitTimeout: 5,
+    errorDelays: [],
+    ...overrides,
+  };
+}
+
+class RecordingLogger implements ReactorLogger {
+  readonly lines: string[] = [];
+  debug(m: string) {
+    this.lines.push(`debug: ${m}`);
+  }
+  info(m: string) {
+    this.lines.push(`info: ${m}`);
+  }
+  warning(m: string) {
+    this.lines.push(`warning: ${m}`);
+  }
+  error(m: string) {
+    this.lines.push(`error: ${m}`);
+  }
+  count(level: string): number {
+    return this.lines.filter((l) => l.startsWith(`${level}: `)).length;
+  }
+}
+
+/** A processor whose calls are recorded and may be held until released by the test. */
+class Script {
+  readonly seen: string[] = [];
+  readonly contexts: ProcessingContext[] = [];
+  readonly #gates = new Map<string, ReturnType<typeof deferred<ProcessingResult | void>>>();
+  #holding = false;
+  active = 0;
+  maxActive = 0;
+
+  /** From now on, each call waits for {@link release} of its `uid@rv`. */
+  hold(): void {
+    this.#holding = true;
+  }
+
+  release(id: string, result?: ProcessingResult | Error): void {
+    const gate = this.#gate(id);
+    if (result instanceof Error) gate.reject(result);
+    else gate.resolve(result);
+  }
+
+  #gate(id: string) {
+    let gate = this.#gates.get(id);
+    if (gate === undefined) this.#gates.set(id, gate = deferred<ProcessingResult | void>());
+    return gate;
+  }
+
+  readonly processor = async (event: QueuedEvent, ctx: ProcessingContext) => {
+    const id = `${event.object.metadata?.uid}@${event.object.metadata?.resourceVersion}`;
+    this.seen.push(event.type === null ? `${id}:listed` : id);
+    this.contexts.push(ctx);
+    this.active++;
+    this.maxActive = Math.max(this.maxActive, this.active);
+    try {
+      if (this.#holding) return await this.#gate(id).promise;
+    } finally {
+      this.active--;
+    }
+  };
+}
+
+function setup(
+  batching: Partial<BatchingSettings> = {},
+  consistencyTimeout?: number,
+  processor?: (event: QueuedEvent, ctx: ProcessingContext) => Promise<ProcessingResult | void>,
+) {
+  const clock = new ManualClock();
+  const logger = new RecordingLogger();
+  const script = new Script();
+  const mux = new Multiplexer({
+    processor: processor ?? script.processor,
+    batching: settings(batching),
+    persistence: consistencyTimeout === undefined ? undefined : { consistencyTimeout },
+    clock,
+    logger,
+  });
+  return { clock, logger, script, mux };
+}
+
+async function stop(mux: Multiplexer, clock: ManualClock): Promise<void> {
+  const done = mux.shutdown();
+  await clock.advance(100);
+  await done;
+  assertEquals(mux.size, 0);
+}
+
+Deno.test("events of one object are processed in arrival order, one at a time", async () => {
+  const { clock, script, mux } = setup();
+  mux.push(KEX, ev("a", "1"));
+  await settle();
+  mux.push(KEX, ev("a", "2"));
+  await settle();
+  mux.push(KEX, ev("a", "3"));
+  await settle();
+  assertEquals(script.seen, ["a@1", "a@2", "a@3"]);
+  assertEquals(script.maxActive, 1);
+  await stop(mux, clock);
+});
+
+Deno.test("different objects are processed concurrently", async () => {
+  const { clock, script, mux } = setup();
+  script.hold();
+  mux.push(KEX, ev("a", "1"));
+  mux.push(KEX, ev("b", "1"));
+  await settle();
+  assertEquals(script.seen, ["a@1", "b@1"]);
+  assertEquals(script.active, 2, "b does not wait for a");
+  script.release("a@1");
+  script.release("b@1");
+  await stop(mux, clock);
+});
+
+Deno.test("while an object is busy, only its latest event waits; older ones are dropped", async () => {
+  const { clock, script, mux } = setup();
+  script.hold();
+  mux.push(KEX, ev("a", "1"));
+  await settle();
+  mux.push(KEX, ev("a", "2"));
+  mux.push(KEX, ev("a", "3"));
+  mux.push(KEX, ev("a", "4"));
+  script.release("a@1");
+  script.release("a@4");
+  await settle();
+  assertEquals(script.seen, ["a@1", "a@4"]);
+  await stop(mux, clock);
+});
+
+Deno.test("the batch window coalesces a burst and restarts with every arrival", async () => {
+  const { clock, script, mux } = setup({ batchWindow: 1 });
+  mux.push(KEX, ev("a", "1"));
+  mux.push(KEX, ev("a", "2"));
+  await clock.advance(0.5);
+  mux.push(KEX, ev("a", "3"));
+  await clock.advance(0.9);
+  assertEquals(script.seen, [], "the window restarted at 0.5s, so nothing is processed at 1.4s");
+  await clock.advance(0.2);
+  assertEquals(script.seen, ["a@3"]);
+  await stop(mux, clock);
+});
+
+Deno.test("the same uid in two resources are two objects", async () => {
+  const { clock, script, mux } = setup();
+  script.hold();
+  mux.push(KEX, ev("x", "1"));
+  mux.push(PODS, ev("x", "1"));
+  await settle();
+  assertEquals(script.active, 2);
+  assertEquals(mux.size, 2);
+  assert(mux.has(KEX, "x") && mux.has(PODS, "x"));
+  script.release("x@1");
+  await stop(mux, clock);
+});
+
+Deno.test("objects without a uid are told apart by namespace and name", () => {
+  assertEquals(objectKey({ metadata: { uid: "u1", name: "a", namespace: "n" } }), "u1");
+  assertEquals(objectKey({ metadata: { name: "a", namespace: "n" } }), "n/a");
+  assertEquals(objectKey({ metadata: { name: "a" } }), "/a");
+});
+
+Deno.test("a worker ends after idling and leaves nothing behind; a new event starts a new one", async () => {
+  const { clock, script, mux } = setup({ idleTimeout: 3 });
+  mux.push(KEX, ev("a", "1"));
+  await clock.advance(2.9);
+  assertEquals(mux.size, 1);
+  assert(mux.has(KEX, "a"));
+  await clock.advance(0.2);
+  assertEquals(mux.size, 0);
+  assert(!mux.has(KEX, "a"));
+  assertEquals(clock.sleepers, 0, "no timers are left behind");
+  mux.push(KEX, ev("a", "2"));
+  await settle();
+  assertEquals(script.seen, ["a@1", "a@2"]);
+  await stop(mux, clock);
+});
+
+Deno.test("an event arriving during the idle wait keeps the worker alive", async () => {
+  const { clock, script, mux } = setup({ idleTimeout: 3 });
+  mux.push(KEX, ev("a", "1"));
+  await clock.advance(2);
+  mux.push(KEX, ev("a", "2"));
+  await clock.advance(2);
+  assertEquals(mux.size, 1, "the idle time restarted after the second event");
+  await clock.advance(1.1);
+  assertEquals(mux.size, 0);
+  assertEquals(script.seen, ["a@1", "a@2"]);
+});
+
+Deno.test("a deleted object's worker ends at once", async () => {
+  const { clock, script, mux } = setup({ idleTimeout: 100 });
+  mux.push(KEX, ev("a", "1", "DELETED"));
+  await settle();
+  assertEquals(script.seen, ["a@1"]);
+  assertEquals(mux.size, 0);
+  await mux.depleted();
+  await stop(mux, clock);
+});
+
+Deno.test("listed objects are delivered with a null type", async () => {
+  const { clock, script, mux } = setup();
+  mux.push(KEX, ev("a", "1", null));
+  await settle();
+  assertEquals(script.seen, ["a@1:listed"]);
+  await stop(mux, clock);
+});
+
+Deno.test("the worker limit caps concurrent processing, first come first served", async () => {
+  const { clock, script, mux } = setup({ workerLimit: 2 });
+  script.hold();
+  for (const uid of ["a", "b", "c", "d"]) mux.push(KEX, ev(uid, "1"));
+  await settle();
+  assertEquals(script.seen, ["a@1", "b@1"]);
+  script.release("b@1");
+  await settle();
+  assertEquals(script.seen, ["a@1", "b@1", "c@1"]);
+  assertEquals(script.active, 2);
+  script.release("a@1");
+  script.release("c@1");
+  script.release("d@1");
+  await settle();
+  assertEquals(script.seen, ["a@1", "b@1", "c@1", "d@1"]);
+  assertEquals(script.maxActive, 2);
+  await stop(mux, clock);
+});
+
+Deno.test("without a worker limit, all objects are processed at once", async () => {
+  const { clock, script, mux } = setup({ workerLimit: null });
+  script.hold();
+  for (let i = 0; i < 20; i++) mux.push(KEX, ev(`o${i}`, "1"));
+  await settle();
+  assertEquals(script.active, 20);
+  for (let i = 0; i < 20; i++) script.release(`o${i}@1`);
+  await stop(mux, clock);
+});
+
+Deno.test("a newer event aborts the pressure signal of the processing in progress", async () => {
+  const { clock, script, mux } = setup();
+  script.hold();
+  mux.push(KEX, ev("a", "1"));
+  await settle();
+  const first = script.contexts[0];
+  assertEquals(first.pressure.aborted, false);
+  mux.push(KEX, ev("a", "2"));
+  assertEquals(first.pressure.aborted, true);
+  script.release("a@1");
+  await settle();
+  assertEquals(script.contexts[1].pressure.aborted, false, "each processing gets a fresh one");
+  script.release("a@2");
+  await stop(mux, clock);
+});
+
+Deno.test("the shutdown lets busy workers finish within the exit timeout", async () => {
+  const { clock, script, mux } = setup({ exitTimeout: 5 });
+  script.hold();
+  mux.push(KEX, ev("a", "1"));
+  await settle();
+  let stopped = false;
+  const done = mux.shutdown().then(() => stopped = true);
+  await clock.advance(4);
+  assertEquals(stopped, false);
+  assertEquals(script.contexts[0].stopping.aborted, true);
+  assertEquals(script.contexts[0].signal.aborted, false);
+  script.release("a@1");
+  await done;
+  assertEquals(script.contexts[0].signal.aborted, false, "never aborted: it finished in time");
+  assertEquals(mux.size, 0);
+});
+
+Deno.test("the shutdown aborts the processing after the exit timeout", async () => {
+  const logger = new RecordingLogger();
+  const clock = new ManualClock();
+  let aborted = false;
+  const mux = new Multiplexer({
+    batching: settings({ exitTimeout: 5, errorDelays: [1] }),
+    clock,
+    logger,
+    processor: (_event, ctx) =>
+      new Promise((_resolve, reject) => {
+        ctx.signal.addEventListener("abort", () => {
+          aborted = true;
+          reject(new Error("aborted"));
+        });
+      }),
+  });
+  mux.push(KEX, ev("a", "1"));
+  await settle();
+  const done = mux.shutdown();
+  await clock.advance(4.9);
+  assertEquals(aborted, false);
+  await clock.advance(0.2);
+  await done;
+  assertEquals(aborted, true);
+  assertEquals(mux.size, 0);
+  assertEquals(logger.count("warning"), 1);
+  assertEquals(logger.count("error"), 0, "an aborted processing is not reported as a failure");
+});
+
+Deno.test("during the shutdown, workers finish their waiting events but no new objects start", async () => {
+  const { clock, script, mux } = setup({ batchWindow: 1 });
+  script.hold();
+  mux.push(KEX, ev("a", "1"));
+  await clock.advance(1);
+  assertEquals(script.seen, ["a@1"]);
+  mux.push(KEX, ev("a", "2"));
+  const done = mux.shutdown();
+  mux.push(KEX, ev("b", "1"));
+  mux.push(KEX, ev("a", "3"));
+  script.release("a@1");
+  script.release("a@3");
+  await settle();
+  assertEquals(script.seen, ["a@1", "a@3"], "no batch window at exit; b was not started");
+  await done;
+  assertEquals(mux.size, 0);
+});
+
+Deno.test("unexpected errors are retried along the error delays, repeating the last one", async () => {
+  let failing = true;
+  const times: number[] = [];
+  const clock = new ManualClock();
+  const logger = new RecordingLogger();
+  const mux = new Multiplexer({
+    batching: settings({ errorDelays: [1, 2] }),
+    clock,
+    logger,
+    processor: () => {
+      times.push(clock.now());
+      if (failing) return Promise.reject(new Error("boom"));
+      return Promise.resolve();
+    },
+  });
+  mux.push(KEX, ev("a", "1"));
+  await clock.advance(5.5);
+  assertEquals(times, [0, 1, 3, 5]);
+  failing = false;
+  await clock.advance(2);
+  assertEquals(times, [0, 1, 3, 5, 7]);
+  assertEquals(logger.count("error"), 4);
+  assertStringIncludes(logger.lines[0], "retrying in 1s");
+  assertStringIncludes(logger.lines[0], "boom");
+  // A success starts the delays over.
+  failing = true;
+  mux.push(KEX, ev("a", "2"));
+  await clock.advance(1.5);
+  assertEquals(times, [0, 1, 3, 5, 7, 7.5, 8.5], "1s again, then 2s");
+  failing = false;
+  await clock.advance(1.4);
+  assertEquals(times.length, 7);
+  await clock.advance(0.2);
+  assertEquals(times, [0, 1, 3, 5, 7, 7.5, 8.5, 10.5]);
+  await stop(mux, clock);
+});
+
+Deno.test("a newer event during the error delay is retried instead, and not earlier", async () => {
+  const seen: string[] = [];
+  const clock = new ManualClock();
+  const mux = new Multiplexer({
+    batching: settings({ errorDelays: [10] }),
+    clock,
+    logger: new RecordingLogger(),
+    processor: (event) => {
+      seen.push(`${event.object.metadata?.resourceVersion}@${clock.now()}`);
+      return seen.length === 1 ? Promise.reject(new Error("boom")) : Promise.resolve();
+    },
+  });
+  mux.push(KEX, ev("a", "1"));
+  await clock.advance(3);
+  mux.push(KEX, ev("a", "2"));
+  await clock.advance(6);
+  assertEquals(seen, ["1@0"], "the throttling is not cut short by new events");
+  await clock.advance(2);
+  assertEquals(seen, ["1@0", "2@10"]);
+  await stop(mux, clock);
+});
+
+Deno.test("with no error delays, a failed state is not retried; the next event is processed", async () => {
+  const seen: string[] = [];
+  const logger = new RecordingLogger();
+  const clock = new ManualClock();
+  const mux = new Multiplexer({
+    batching: settings({ errorDelays: [] }),
+    clock,
+    logger,
+    processor: (event) => {
+      seen.push(event.object.metadata!.resourceVersion!);
+      return Promise.reject("not an error object");
+    },
+  });
+  mux.push(KEX, ev("a", "1"));
+  await clock.advance(100);
+  assertEquals(seen, ["1"]);
+  assertStringIncludes(logger.lines[0], "waiting for its next change");
+  assertStringIncludes(logger.lines[0], '"not an error object"');
+  mux.push(KEX, ev("a", "2"));
+  await settle();
+  assertEquals(seen, ["1", "2"]);
+  await stop(mux, clock);
+});
+
+Deno.test("a shutdown during the error delay ends the worker without a retry", async () => {
+  let calls = 0;
+  const clock = new ManualClock();
+  const mux = new Multiplexer({
+    batching: settings({ errorDelays: [30] }),
+    clock,
+    logger: new RecordingLogger(),
+    processor: () => {
+      calls++;
+      return Promise.reject(new Error("boom"));
+    },
+  });
+  mux.push(KEX, ev("a", "1"));
+  await clock.advance(1);
+  await mux.shutdown();
+  assertEquals(calls, 1);
+  assertEquals(mux.size, 0);
+});
+
+Deno.test("after a patch, older states wait for the patched version and are then skipped", async () => {
+  const { clock, script, mux } = setup({}, 5);
+  script.hold();
+  mux.push(KEX, ev("a", "3"));
+  await settle();
+  script.release("a@3", { expectedResourceVersion: "5" });
+  await settle();
+  mux.push(KEX, ev("a", "4")); // the state between someone's change and our patch
+  await clock.advance(1);
+  assertEquals(script.seen, ["a@3"]);
+  mux.push(KEX, ev("a", "5"));
+  await settle();
+  assertEquals(script.seen, ["a@3", "a@5"]);
+  script.release("a@5");
+  await stop(mux, clock);
+});
+
+Deno.test("a version newer than the patched one satisfies the wait", async () => {
+  const { clock, script, mux } = setup({}, 5);
+  script.hold();
+  mux.push(KEX, ev("a", "9"));
+  script.release("a@9", { expectedResourceVersion: "10" });
+  await settle();
+  mux.push(KEX, ev("a", "11"));
+  await settle();
+  assertEquals(script.seen, ["a@9", "a@11"]);
+  script.release("a@11");
+  await stop(mux, clock);
+});
+
+Deno.test("without the patched version in time, the latest stale state is processed", async () => {
+  const { clock, script, mux } = setup({}, 5);
+  script.hold();
+  mux.push(KEX, ev("a", "3"));
+  script.release("a@3", { expectedResourceVersion: "5" });
+  await settle();
+  mux.push(KEX, ev("a", "4"));
+  await clock.advance(4.9);
+  assertEquals(script.seen, ["a@3"]);
+  await clock.advance(0.2);
+  assertEquals(script.seen, ["a@3", "a@4"]);
+  script.release("a@4");
+  await stop(mux, clock);
+});
+
+Deno.test("the worker outlives its idle timeout while a patched version is awaited", async () => {
+  const { clock, script, mux } = setup({ idleTimeout: 1 }, 5);
+  script.hold();
+  mux.push(KEX, ev("a", "3"));
+  script.release("a@3", { expectedResourceVersion: "5" });
+  await clock.advance(3);
+  assertEquals(mux.size, 1);
+  mux.push(KEX, ev("a", "4")); // a late stale state: still held back
+  await clock.advance(1);
+  assertEquals(script.seen, ["a@3"]);
+  mux.push(KEX, ev("a", "5"));
+  await settle();
+  assertEquals(script.seen, ["a@3", "a@5"]);
+  script.release("a@5");
+  await clock.advance(1.1);
+  assertEquals(mux.size, 0, "after the expectation is met, the idle timeout applies again");
+});
+
+Deno.test("an expectation with no events at all lapses, and the worker ends", async () => {
+  const { clock, script, mux } = setup({ idleTimeout: 1 }, 5);
+  script.hold();
+  mux.push(KEX, ev("a", "3"));
+  script.release("a@3", { expectedResourceVersion: "5" });
+  await clock.advance(4.9);
+  assertEquals(mux.size, 1);
+  await clock.advance(0.2);
+  assertEquals(mux.size, 0);
+});
+
+Deno.test("a deletion is processed at once even while a patched version is awaited", async () => {
+  const { clock, script, mux } = setup({}, 5);
+  script.hold();
+  mux.push(KEX, ev("a", "3"));
+  script.release("a@3", { expectedResourceVersion: "xyz" });
+  await settle();
+  mux.push(KEX, ev("a", "4", "DELETED"));
+  await settle();
+  assertEquals(script.seen, ["a@3", "a@4"]);
+  script.release("a@4");
+  await stop(mux, clock);
+});
+
+Deno.test("with consistency waiting disabled, the stale states are processed at once", async () => {
+  for (const timeout of [undefined, 0]) {
+    const { clock, script, mux } = setup({}, timeout);
+    mux.push(KEX, ev("a", "3"));
+    await settle();
+    mux.push(KEX, ev("a", "4"));
+    await settle();
+    assertEquals(script.seen, ["a@3", "a@4"]);
+    await stop(mux, clock);
+  }
+});
+
+Deno.test("a stale state is left unprocessed when the shutdown begins", async () => {
+  const { clock, script, mux } = setup({}, 5);
+  script.hold();
+  mux.push(KEX, ev("a", "3"));
+  script.release("a@3", { expectedResourceVersion: "5" });
+  await settle();
+  mux.push(KEX, ev("a", "4"));
+  await settle();
+  await mux.shutdown();
+  assertEquals(script.seen, ["a@3"]);
+  assertEquals(mux.size, 0);
+  await clock.advance(10);
+  assertEquals(script.seen, ["a@3"]);
+});
+
+Deno.test("versions compare as integers when they are integers, else only exactly", () => {
+  assert(isAtLeastVersion("10", "9"));
+  assert(isAtLeastVersion("9", "9"));
+  assert(!isAtLeastVersion("8", "9"));
+  assert(isAtLeastVersion("100000000000000000000001", "100000000000000000000000"));
+  assert(isAtLeastVersion("abc", "abc"));
+  assert(!isAtLeastVersion("abd", "abc"));
+  assert(!isAtLeastVersion(undefined, "1"));
+});
+
+Deno.test("settings are read when used, so a change takes effect for later waits", async () => {
+  const batching = { ...settings({ idleTimeout: 1 }) };
+  const clock = new ManualClock();
+  const mux = new Multiplexer({ batching, clock, processor: () => Promise.resolve() });
+  batching.idleTimeout = 7;
+  mux.push(KEX, ev("a", "1"));
+  await clock.advance(6.9);
+  assertEquals(mux.size, 1);
+  await clock.advance(0.2);
+  assertEquals(mux.size, 0);
+});
