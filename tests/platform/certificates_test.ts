@@ -26,6 +26,7 @@ import {
   smallInteger,
   tlv,
 } from "../../src/platform/der.ts";
+import { run } from "./commands.ts";
 
 let shared: Promise<{ ca: CertificateAuthority; server: CertificatePem }> | undefined;
 
@@ -361,17 +362,3 @@ Deno.test("Node's https accepts the server certificate, and both Node and Deno a
     await Deno.remove(dir, { recursive: true });
   }
 });
-
-async function run(
-  command: string,
-  args: string[],
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  const output = await new Deno.Command(command, { args, stdout: "piped", stderr: "piped" })
-    .output();
-  const decoder = new TextDecoder();
-  return {
-    code: output.code,
-    stdout: decoder.decode(output.stdout),
-    stderr: decoder.decode(output.stderr),
-  };
-}

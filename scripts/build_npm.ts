@@ -1,0 +1,363 @@
+/**
+ * The Node build: `deno task build:npm [--outdir DIR]` writes an npm package (by default
+ * into `dist/npm`) with the same entry points as `deno.json` `exports`.
+ *
+ * - JavaScript: `deno bundle` of the entry points (code-split, so the entry points share
+ *   one copy of each module and its state), npm packages left as bare imports; then
+ *   lowered by TypeScript to ES2022 so that Node 20 runs it (`using` declarations).
+ * - Types: `.d.ts` files emitted by the TypeScript compiler from the sources (which have
+ *   explicit types everywhere, so no type-checking is needed for this), under `types/`.
+ *   `deno bundle --declaration` is not used: it emits only the entry files and flattens
+ *   same-named ones (`mod.ts` and `testing/mod.ts`) onto each other.
+ * - `package.json`: name, version and license from `deno.json`, an `exports` map that
+ *   mirrors it, the npm packages the bundle imports as `dependencies` with the ranges of
+ *   the `deno.json` import map, a `kopf` binary, and the minimal Node version.
+ *
+ * @module
+ */
+import ts from "typescript";
+
+/** The oldest Node that runs the build: undici 7 needs 20.18.1. */
+export const NODE_ENGINES = ">=20.18.1";
+
+/** The parts of `deno.json` the build reads. */
+export interface DenoConfig {
+  /** The package name, e.g. `@kopf/kopf`. */
+  name: string;
+  /** The package version. */
+  version: string;
+  /** The license identifier. */
+  license?: string;
+  /** Entry points: `"."`, `"./testing"`, … → source files. */
+  exports: Record<string, string>;
+  /** The import map: bare names → `npm:` specifiers. */
+  imports?: Record<string, string>;
+}
+
+/** One npm dependency from the import map. */
+export interface NpmDependency {
+  /** The bare name the code imports, e.g. `yaml`. */
+  importName: string;
+  /** The npm package name, e.g. `yaml`. */
+  packageName: string;
+  /** The version range, e.g. `^2.8.1`. */
+  range: string;
+}
+
+/** The generated `package.json`. */
+export interface PackageJson {
+  /** The package name. */
+  name: string;
+  /** The package version. */
+  version: string;
+  /** The license identifier. */
+  license?: string;
+  /** Always `module`: the build is ESM. */
+  type: "module";
+  /** The main entry point, for tools that ignore `exports`. */
+  main: string;
+  /** The main entry point's types, for tools that ignore `exports`. */
+  types: string;
+  /** Entry points → their types and JavaScript. */
+  exports: Record<string, { types: string; default: string }>;
+  /** Command-line programs. */
+  bin: Record<string, string>;
+  /** The Node versions supported. */
+  engines: { node: string };
+  /** Runtime dependencies with their version ranges. */
+  dependencies: Record<string, string>;
+}
+
+/** The npm packages in an import map (bare name → `npm:name@range[/path]`). */
+export function npmDependencies(imports: Record<string, string> = {}): NpmDependency[] {
+  const found: NpmDependency[] = [];
+  for (const [key, target] of Object.entries(imports)) {
+    const m = /^npm:\/?((?:@[^/@]+\/)?[^/@]+)(?:@([^/]+))?(\/.*)?$/.exec(target);
+    if (!m) continue;
+    found.push({
+      importName: key.replace(/\/$/, ""),
+      packageName: m[1],
+      range: m[2] ?? "*",
+    });
+  }
+  return found;
+}
+
+/** The JavaScript path (in the package) for a source entry point, e.g. `./mod.js`. */
+export function jsPathOf(source: string): string {
+  return "./" + source.replace(/^\.\//, "").replace(/\.(m?ts|tsx)$/, ".js");
+}
+
+/** The declaration path (in the package) for a source entry point, e.g. `./types/mod.d.ts`. */
+export function typesPathOf(source: string): string {
+  return "./types/" + source.replace(/^\.\//, "").replace(/\.(m?ts|tsx)$/, ".d.ts");
+}
+
+/**
+ * The `package.json` for the build: `usedImports` are the bare names the bundle imports
+ * (only those become dependencies, so build-only tools stay out).
+ */
+export function packageJsonFor(config: DenoConfig, usedImports: ReadonlySet<string>): PackageJson {
+  const exports: PackageJson["exports"] = {};
+  for (const [entry, source] of Object.entries(config.exports)) {
+    exports[entry] = { types: typesPathOf(source), default: jsPathOf(source) };
+  }
+  const dependencies: Record<string, string> = {};
+  for (const dep of npmDependencies(config.imports)) {
+    if (!usedImports.has(dep.importName)) continue;
+    // An import name that differs from the package name becomes an npm alias.
+    dependencies[dep.importName] = dep.importName === dep.packageName
+      ? dep.range
+      : `npm:${dep.packageName}@${dep.range}`;
+  }
+  const main = exports["."];
+  if (!main) throw new Error('deno.json "exports" has no "." entry; add one pointing at mod.ts.');
+  const pkg: PackageJson = {
+    name: config.name,
+    version: config.version,
+    type: "module",
+    main: main.default,
+    types: main.types,
+    exports,
+    bin: { kopf: "./bin/kopf.js" },
+    engines: { node: NODE_ENGINES },
+    dependencies: Object.fromEntries(Object.entries(dependencies).sort()),
+  };
+  if (config.license) pkg.license = config.license;
+  return pkg;
+}
+
+/** The `deno bundle` arguments for the entry points, with every npm package external. */
+export function bundleArgs(config: DenoConfig, outDir: string): string[] {
+  const externals = npmDependencies(config.imports).map((d) => `--external=${d.importName}`);
+  return [
+    "bundle",
+    "--quiet",
+    "--platform=deno",
+    "--format=esm",
+    "--code-splitting",
+    `--outdir=${outDir}`,
+    ...externals,
+    ...Object.values(config.exports).map((s) => s.replace(/^\.\//, "")),
+  ];
+}
+
+/** The bare package imports in bundled JavaScript (not relative, not `node:`). */
+export function bareImportsOf(js: string): Set<string> {
+  const found = new Set<string>();
+  const re =
+    /(?:^|[\s;}])(?:import|export)\s*(?:[^"'`;]*?\sfrom\s*)?["']([^"'.][^"']*)["']|\bimport\s*\(\s*["']([^"'.][^"']*)["']\s*\)/gm;
+  for (const m of js.matchAll(re)) {
+    const spec = m[1] ?? m[2];
+    if (spec.startsWith("node:")) continue;
+    const parts = spec.split("/");
+    found.add(spec.startsWith("@") ? parts.slice(0, 2).join("/") : parts[0]);
+  }
+  return found;
+}
+
+/** Rewrite relative `.ts` module specifiers to `.js` (for emitted declarations). */
+export function rewriteTsSpecifiers(code: string): string {
+  return code.replace(
+    /((?:from|import)\s*\(?\s*["'])(\.{1,2}\/[^"']*?)\.ts(["'])/g,
+    "$1$2.js$3",
+  );
+}
+
+/** The launcher of the `kopf` binary: Node has no `import.meta.main` to start the CLI. */
+export function binScript(cliJsPath: string): string {
+  return `#!/usr/bin/env node\nimport { main } from "${
+    cliJsPath.replace(/^\.\//, "../")
+  }";\nawait main();\n`;
+}
+
+/** What a build produced. */
+export interface BuildReport {
+  /** The output directory. */
+  outDir: string;
+  /** The generated `package.json`. */
+  packageJson: PackageJson;
+  /** Files written, relative to the output directory, with their sizes in bytes. */
+  files: Map<string, number>;
+}
+
+/** Build the npm package of the project at `root` into `outDir` (replacing it). */
+export async function buildNpm(root: string, outDir: string): Promise<BuildReport> {
+  const config = await readDenoConfig(`${root}/deno.json`);
+  await Deno.remove(outDir, { recursive: true }).catch((e) => {
+    if (!(e instanceof Deno.errors.NotFound)) throw e;
+  });
+  await Deno.mkdir(outDir, { recursive: true });
+
+  const bundled = await new Deno.Command(Deno.execPath(), {
+    args: bundleArgs(config, outDir),
+    cwd: root,
+    stdout: "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1" },
+  }).output();
+  if (!bundled.success) {
+    const stderr = new TextDecoder().decode(bundled.stderr).trim();
+    throw new Error(`deno bundle failed: ${stderr.split("\n").slice(-5).join(" | ")}`);
+  }
+
+  const used = new Set<string>();
+  for (const file of await listFiles(outDir)) {
+    if (!file.endsWith(".js")) continue;
+    const path = `${outDir}/${file}`;
+    const js = lowerForNode(await Deno.readTextFile(path), file);
+    const remote = /(?:\bfrom\s*|\bimport\s*\(\s*)["']((?:npm|jsr|https?):[^"']+)["']/.exec(js);
+    if (remote) {
+      throw new Error(
+        `${file} imports "${
+          remote[1]
+        }"; map it to a bare name in deno.json "imports" and import that.`,
+      );
+    }
+    for (const name of bareImportsOf(js)) used.add(name);
+    await Deno.writeTextFile(path, js);
+  }
+  const known = new Set(npmDependencies(config.imports).map((d) => d.importName));
+  const unknown = [...used].filter((name) => !known.has(name));
+  if (unknown.length > 0) {
+    throw new Error(
+      `The bundle imports ${
+        unknown.join(", ")
+      }, which deno.json "imports" does not map; add them there.`,
+    );
+  }
+
+  emitDeclarations(root, Object.values(config.exports), `${outDir}/types`);
+
+  const packageJson = packageJsonFor(config, used);
+  const cli = config.exports["./cli"];
+  if (cli) {
+    await Deno.mkdir(`${outDir}/bin`, { recursive: true });
+    await Deno.writeTextFile(`${outDir}/bin/kopf.js`, binScript(jsPathOf(cli)), { mode: 0o755 });
+  } else {
+    delete (packageJson as Partial<PackageJson>).bin;
+  }
+  await Deno.writeTextFile(`${outDir}/package.json`, JSON.stringify(packageJson, null, 2) + "\n");
+  for (const name of ["README.md", "LICENSE"]) {
+    await Deno.copyFile(`${root}/${name}`, `${outDir}/${name}`).catch((e) => {
+      if (!(e instanceof Deno.errors.NotFound)) throw e;
+    });
+  }
+
+  const files = new Map<string, number>();
+  for (const file of await listFiles(outDir)) {
+    files.set(file, (await Deno.stat(`${outDir}/${file}`)).size);
+  }
+  for (const [entry, paths] of Object.entries(packageJson.exports)) {
+    for (const path of [paths.default, paths.types]) {
+      if (!files.has(path.slice(2))) {
+        throw new Error(`The build lacks ${path} for the entry point "${entry}".`);
+      }
+    }
+  }
+  return { outDir, packageJson, files };
+}
+
+async function readDenoConfig(path: string): Promise<DenoConfig> {
+  const config = JSON.parse(await Deno.readTextFile(path)) as Partial<DenoConfig>;
+  for (const key of ["name", "version", "exports"] as const) {
+    if (!config[key]) throw new Error(`${path} lacks "${key}", which the npm package needs.`);
+  }
+  const exports = typeof config.exports === "string" ? { ".": config.exports } : config.exports;
+  return { ...config, exports } as DenoConfig;
+}
+
+/** Lower modern syntax (e.g. `using`) to what Node 20 runs; modules stay ESM. */
+export function lowerForNode(js: string, fileName: string): string {
+  const out = ts.transpileModule(js, {
+    fileName,
+    compilerOptions: {
+      target: ts.ScriptTarget.ES2022,
+      module: ts.ModuleKind.ESNext,
+      allowJs: true,
+      removeComments: false,
+    },
+    reportDiagnostics: true,
+  });
+  const errors = (out.diagnostics ?? []).filter((d) => d.category === ts.DiagnosticCategory.Error);
+  if (errors.length > 0) {
+    const text = ts.flattenDiagnosticMessageText(errors[0].messageText, " ");
+    throw new Error(`Lowering ${fileName} for Node failed: ${text}`);
+  }
+  return out.outputText;
+}
+
+/** Emit `.d.ts` for the entry points and everything they import, under `typesDir`. */
+function emitDeclarations(root: string, entries: string[], typesDir: string): void {
+  const options: ts.CompilerOptions = {
+    declaration: true,
+    emitDeclarationOnly: true,
+    noCheck: true,
+    allowImportingTsExtensions: true,
+    module: ts.ModuleKind.ESNext,
+    moduleResolution: ts.ModuleResolutionKind.Bundler,
+    target: ts.ScriptTarget.ES2022,
+    lib: ["lib.esnext.d.ts", "lib.dom.d.ts"],
+    strict: true,
+    skipLibCheck: true,
+    rootDir: root,
+    outDir: typesDir,
+  };
+  const host = ts.createCompilerHost(options);
+  const program = ts.createProgram(
+    entries.map((e) => `${root}/${e.replace(/^\.\//, "")}`),
+    options,
+    host,
+  );
+  const result = program.emit(undefined, (fileName, text) => {
+    ts.sys.writeFile(fileName, rewriteTsSpecifiers(text));
+  });
+  const errors = result.diagnostics.filter((d) => d.category === ts.DiagnosticCategory.Error);
+  if (result.emitSkipped || errors.length > 0) {
+    const first = errors[0];
+    const where = first?.file ? `${first.file.fileName}: ` : "";
+    const text = first ? ts.flattenDiagnosticMessageText(first.messageText, " ") : "emit skipped";
+    throw new Error(`Declaration emit failed: ${where}${text}`);
+  }
+}
+
+async function listFiles(dir: string, prefix = ""): Promise<string[]> {
+  const files: string[] = [];
+  for await (const entry of Deno.readDir(`${dir}/${prefix}`)) {
+    const rel = prefix ? `${prefix}/${entry.name}` : entry.name;
+    if (entry.isDirectory) files.push(...await listFiles(dir, rel));
+    else files.push(rel);
+  }
+  return files.sort();
+}
+
+function parseArgs(args: string[]): { outDir: string } {
+  let outDir = "dist/npm";
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (arg === "--outdir" && args[i + 1]) outDir = args[++i];
+    else if (arg.startsWith("--outdir=")) outDir = arg.slice("--outdir=".length);
+    else {throw new Error(
+        `Unknown argument ${JSON.stringify(arg)}; the only option is --outdir DIR.`,
+      );}
+  }
+  return { outDir };
+}
+
+if (import.meta.main) {
+  try {
+    const root = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
+    const { outDir } = parseArgs(Deno.args);
+    const absolute = outDir.startsWith("/") ? outDir : `${Deno.cwd()}/${outDir}`;
+    const report = await buildNpm(root, absolute);
+    const total = [...report.files.values()].reduce((a, b) => a + b, 0);
+    console.log(
+      `Built ${report.packageJson.name}@${report.packageJson.version} for Node ${NODE_ENGINES} ` +
+        `into ${outDir}: ${report.files.size} files, ${(total / 1024).toFixed(0)} KiB; ` +
+        `dependencies: ${Object.keys(report.packageJson.dependencies).join(", ") || "none"}.`,
+    );
+  } catch (error) {
+    console.error(`build:npm: ${error instanceof Error ? error.message : String(error)}`);
+    Deno.exit(1);
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * The pure parts of scripts/build_npm.ts: the import map → dependencies, the package
+ * manifest, the bundler command line, and the rewriting of emitted code.
+ */
+import {
+  bareImportsOf,
+  binScript,
+  bundleArgs,
+  type DenoConfig,
+  lowerForNode,
+  npmDependencies,
+  packageJsonFor,
+  rewriteTsSpecifiers,
+} from "../../scripts/build_npm.ts";
+import { assert, assertEquals, assertThrows } from "../assert.ts";
+
+const CONFIG: DenoConfig = {
+  name: "@kopf/kopf",
+  version: "1.2.3",
+  license: "MIT",
+  exports: { ".": "./mod.ts", "./testing": "./src/testing/mod.ts", "./cli": "./src/cli/main.ts" },
+  imports: {
+    "yaml": "npm:yaml@^2.8.1",
+    "@logtape/logtape": "npm:@logtape/logtape@^1.0.0",
+    "cmd": "npm:commander@^14.0.0",
+    "std-like/": "npm:/some-pkg@1.0.0/",
+    "typescript": "npm:typescript@~5.9.3",
+    "local": "./src/local.ts",
+  },
+};
+
+Deno.test("npm dependencies are read from the import map, scoped, aliased and bare", () => {
+  assertEquals(npmDependencies(CONFIG.imports), [
+    { importName: "yaml", packageName: "yaml", range: "^2.8.1" },
+    { importName: "@logtape/logtape", packageName: "@logtape/logtape", range: "^1.0.0" },
+    { importName: "cmd", packageName: "commander", range: "^14.0.0" },
+    { importName: "std-like", packageName: "some-pkg", range: "1.0.0" },
+    { importName: "typescript", packageName: "typescript", range: "~5.9.3" },
+  ]);
+  assertEquals(npmDependencies({ "x": "npm:x" }), [
+    { importName: "x", packageName: "x", range: "*" },
+  ]);
+});
+
+Deno.test("package.json mirrors deno.json and lists only the packages the bundle imports", () => {
+  const pkg = packageJsonFor(CONFIG, new Set(["yaml", "cmd", "@logtape/logtape"]));
+  assertEquals(pkg.exports, {
+    ".": { types: "./types/mod.d.ts", default: "./mod.js" },
+    "./testing": { types: "./types/src/testing/mod.d.ts", default: "./src/testing/mod.js" },
+    "./cli": { types: "./types/src/cli/main.d.ts", default: "./src/cli/main.js" },
+  });
+  assertEquals(pkg.main, "./mod.js");
+  assertEquals(pkg.types, "./types/mod.d.ts");
+  assertEquals(pkg.type, "module");
+  assertEquals(pkg.engines, { node: ">=20.18.1" });
+  // An import name that differs from the package becomes an npm alias.
+  assertEquals(pkg.dependencies, {
+    "@logtape/logtape": "^1.0.0",
+    "cmd": "npm:commander@^14.0.0",
+    "yaml": "^2.8.1",
+  });
+  assertThrows(
+    () => packageJsonFor({ ...CONFIG, exports: { "./x": "./x.ts" } }, new Set()),
+    Error,
+    'no "." entry',
+  );
+});
+
+Deno.test("deno bundle gets every npm package as --external=NAME, never swallowing entries", () => {
+  const args = bundleArgs(CONFIG, "/out");
+  // `--external NAME` takes several values and would eat the entry points after it.
+  assert(!args.includes("--external"), "the joined form only");
+  assert(args.includes("--external=yaml") && args.includes("--external=cmd"));
+  assert(args.includes("--code-splitting"), "entry points share one copy of each module");
+  assertEquals(args.slice(-3), ["mod.ts", "src/testing/mod.ts", "src/cli/main.ts"]);
+  assertEquals(args[0], "bundle");
+  assert(args.includes("--outdir=/out"));
+});
+
+Deno.test("bare imports of bundled code are found: static, re-exports, dynamic, subpaths", () => {
+  const js = [
+    'import { a } from "./chunk.js";',
+    'import YAML from "yaml";',
+    'import "side-effect";',
+    'export { x } from "@logtape/logtape/sub";',
+    'const k = await import("@kubernetes/client-node");',
+    'import fs from "node:fs";',
+    'const s = "from \\"not-an-import\\"";',
+  ].join("\n");
+  assertEquals(
+    [...bareImportsOf(js)].sort(),
+    ["@kubernetes/client-node", "@logtape/logtape", "side-effect", "yaml"],
+  );
+});
+
+Deno.test("declarations point at .js siblings instead of .ts sources", () => {
+  assertEquals(
+    rewriteTsSpecifiers('export * from "./src/kopf.ts";\nimport type { A } from "../a.ts";'),
+    'export * from "./src/kopf.js";\nimport type { A } from "../a.js";',
+  );
+  assertEquals(rewriteTsSpecifiers('import("./x.ts")'), 'import("./x.js")');
+  assertEquals(rewriteTsSpecifiers('import "yaml.ts";'), 'import "yaml.ts";');
+});
+
+Deno.test("code is lowered for Node 20: no `using` declarations survive", () => {
+  const lowered = lowerForNode(
+    "export async function f(r) { await using x = r; using y = r; return x === y; }",
+    "a.js",
+  );
+  assert(!/\busing\s+[xy]\b/.test(lowered), lowered);
+  assert(lowered.includes("export async function f"), "stays ESM");
+  assertThrows(() => lowerForNode("export const = ;", "broken.js"), Error, "broken.js");
+});
+
+Deno.test("the kopf binary launcher starts the CLI module", () => {
+  assertEquals(
+    binScript("./src/cli/main.js"),
+    '#!/usr/bin/env node\nimport { main } from "../src/cli/main.js";\nawait main();\n',
+  );
+});
