@@ -26,7 +26,7 @@ import {
   smallInteger,
   tlv,
 } from "../../src/platform/der.ts";
-import { run } from "./commands.ts";
+import { ROOT, run, runDeno } from "./commands.ts";
 
 let shared: Promise<{ ca: CertificateAuthority; server: CertificatePem }> | undefined;
 
@@ -358,6 +358,55 @@ Deno.test("Node's https accepts the server certificate, and both Node and Deno a
     const status = await child.status;
     await child.stderr.cancel();
     assertEquals(status.code, 0);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+/** Generates certificates under Node with the bundled module and serves TLS with them. */
+const NODE_GENERATE_SCRIPT = `
+import https from "node:https";
+import * as certs from "./certificates.js";
+const ca = await certs.generateCertificateAuthority({ commonName: "made-in-node" });
+const server = await certs.issueServerCertificate(ca, { hostnames: ["127.0.0.1"] });
+const client = await certs.issueClientCertificate(ca, { commonName: "dave", organizations: ["g"] });
+const tls = https.createServer({
+  cert: server.certPem, key: server.keyPem, ca: ca.certPem, requestCert: true,
+}, (req, res) => res.end(req.socket.getPeerCertificate().subject.CN));
+tls.listen(0, "127.0.0.1", () => {
+  https.get({
+    host: "127.0.0.1", port: tls.address().port, ca: ca.certPem,
+    cert: client.certPem, key: client.keyPem,
+  }, (res) => {
+    let body = "";
+    res.on("data", (c) => body += c);
+    res.on("end", () => {
+      console.log(JSON.stringify({ body, ca: ca.certPem, server: server.certPem }));
+      tls.close();
+    });
+  }).on("error", (e) => { console.error(e); process.exit(1); });
+});
+`;
+
+Deno.test("certificates generated under Node (its WebCrypto) work with Node's TLS", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const bundled = await runDeno([
+      "bundle",
+      "--quiet",
+      "--platform=deno",
+      `--output=${dir}/certificates.js`,
+      `${ROOT}/src/platform/certificates.ts`,
+    ]);
+    assertEquals(bundled.code, 0, bundled.stderr);
+    await Deno.writeTextFile(`${dir}/generate.mjs`, NODE_GENERATE_SCRIPT);
+    const node = await run("node", [`${dir}/generate.mjs`]);
+    assertEquals(node.code, 0, node.stderr);
+    const report = JSON.parse(node.stdout);
+    assertEquals(report.body, "dave");
+    const info = describeCertificate(report.server);
+    assertEquals(info.issuer.commonName, "made-in-node");
+    assertEquals(info.ipAddresses, ["127.0.0.1"]);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
