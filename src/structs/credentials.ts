@@ -27,6 +27,11 @@ export interface ConnectionInfo {
   readonly scheme?: string;
   /** The token for the `Authorization` header. */
   readonly token?: string;
+  /**
+   * A file with the token, re-read whenever it changes (service-account tokens rotate);
+   * when readable, it wins over `token`.
+   */
+  readonly tokenPath?: string;
   /** A file with the PEM-encoded client certificate. */
   readonly certificatePath?: string;
   /** The PEM-encoded client certificate. */

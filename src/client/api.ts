@@ -1,0 +1,420 @@
+/**
+ * The transport to the Kubernetes API: every request of the framework goes through an
+ * {@link ApiClient}. It takes credentials from the {@link Vault}, speaks native `fetch`
+ * with the credentials' TLS settings, retries network errors, 5xx and 429 along the
+ * error backoffs (honouring `Retry-After`), re-logs in on 401, and turns other 4xx into
+ * typed errors carrying the server's `Status`.
+ *
+ * ```ts
+ * const vault = new Vault({ relogin: async () => ({ kubeconfig: await loginWithKubeconfig() }) });
+ * await using api = new ApiClient(vault, { networking: { requestTimeout: 60 } });
+ * const version = await api.request("GET", "/version");
+ * ```
+ *
+ * @module
+ */
+import { getLogger } from "@logtape/logtape";
+import type { ConnectionInfo } from "../structs/credentials.ts";
+import { LoginError } from "../structs/credentials_errors.ts";
+import { FileNotFoundError, readTextFile } from "../platform/files.ts";
+import {
+  createHttpClient,
+  describeNetworkError,
+  type HttpClient,
+} from "../platform/http_client.ts";
+import { authorizationOf, TokenFiles } from "./authorization.ts";
+import {
+  APICertificateError,
+  APIConnectionError,
+  apiErrorFor,
+  APITimeoutError,
+  statusFromBody,
+} from "./errors.ts";
+import {
+  backoffsOf,
+  DEFAULT_REQUEST_TIMEOUT,
+  type NetworkingOptions,
+  timeoutOf,
+  type WatchingOptions,
+} from "./options.ts";
+import { sleep } from "./sleep.ts";
+import type { Vault, VaultItem } from "./vault.ts";
+
+/** Options of an {@link ApiClient}. */
+export interface ApiClientOptions {
+  /** Timeouts and retries of regular requests (`settings.networking` fits). */
+  networking?: NetworkingOptions;
+  /** Timeouts and pauses of watch streams (`settings.watching` fits). */
+  watching?: WatchingOptions;
+  /** The `User-Agent` header; `kopf` by default. */
+  userAgent?: string;
+}
+
+/** Query parameters; `undefined` values are left out. */
+export type QueryParams = Readonly<Record<string, string | number | boolean | undefined>>;
+
+/** Options of one {@link ApiClient.request}. */
+export interface RequestOptions {
+  /** Query parameters, added to those already in the path. */
+  query?: QueryParams;
+  /** The body, serialised as JSON. */
+  body?: unknown;
+  /** The body's content type; `application/json` by default. */
+  contentType?: string;
+  /** Cancels the request, including its retries and pauses. */
+  signal?: AbortSignal;
+  /** Retry pauses for this request instead of the client's `networking.errorBackoffs`. */
+  errorBackoffs?: Iterable<number> | number;
+}
+
+/** Options of one {@link ApiClient.openStream}. */
+export interface StreamOptions {
+  /** Query parameters, added to those already in the path. */
+  query?: QueryParams;
+  /** Cancels the stream: the connection is closed and reads end. */
+  signal?: AbortSignal;
+}
+
+/** An open streaming response (e.g. a watch) with a successful status. */
+export interface ApiStream {
+  /** The response body; cancel it (or abort the signal) when done. */
+  body: ReadableStream<Uint8Array>;
+  /** The credentials that opened the stream. */
+  item: VaultItem;
+}
+
+/** Which errors a request retries. */
+type Retryable = { retry: true; error: Error; delay?: number } | { retry: false; error: Error };
+
+const traffic = getLogger(["kopf", "traffic"]);
+const logger = getLogger(["kopf", "client", "api"]);
+
+function withQuery(path: string, query: QueryParams | undefined): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query ?? {})) {
+    if (value !== undefined) params.set(key, String(value));
+  }
+  const qs = params.toString();
+  if (!qs) return path;
+  return path + (path.includes("?") ? "&" : "?") + qs;
+}
+
+/** Seconds to wait according to a `Retry-After` header (seconds or an HTTP date). */
+export function parseRetryAfter(
+  value: string | null,
+  now: number = Date.now(),
+): number | undefined {
+  if (value === null || value.trim() === "") return undefined;
+  const seconds = Number(value.trim());
+  if (Number.isFinite(seconds)) return Math.max(0, seconds);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, (date - now) / 1000);
+}
+
+class TimeoutReason extends Error {
+  override name = "TimeoutReason";
+}
+
+/**
+ * The client of the Kubernetes API. One per operator (or per test); close it to release
+ * connections. All the framework's API calls go through {@link request} and
+ * {@link openStream}; the operations (`listObjects`, `patchObject`, `watchObjects`, …)
+ * are built on these two.
+ */
+export class ApiClient {
+  /** The credentials vault the client draws from. */
+  readonly vault: Vault;
+  /** Timeouts and retries of regular requests. */
+  readonly networking: NetworkingOptions;
+  /** Timeouts and pauses of watch streams. */
+  readonly watching: WatchingOptions;
+  readonly #userAgent: string;
+  readonly #tokenFiles = new TokenFiles();
+  readonly #pool = new Map<string, Promise<HttpClient>>();
+  #closed = false;
+
+  /** Make a client that draws credentials from the vault. */
+  constructor(vault: Vault, options: ApiClientOptions = {}) {
+    this.vault = vault;
+    this.networking = options.networking ?? {};
+    this.watching = options.watching ?? {};
+    this.#userAgent = options.userAgent ?? "kopf";
+  }
+
+  /**
+   * Make a request and return the parsed JSON response (`undefined` for an empty body).
+   * Retries network errors, timeouts, 5xx and 429 along the error backoffs; raises a
+   * typed {@link APIError} for other 4xx, and once the retries are exhausted.
+   */
+  async request<T = unknown>(
+    method: string,
+    path: string,
+    options: RequestOptions = {},
+  ): Promise<T> {
+    const fullPath = withQuery(path, options.query);
+    const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+    const timeout = timeoutOf(
+      this.networking.requestTimeout === undefined
+        ? DEFAULT_REQUEST_TIMEOUT
+        : this.networking.requestTimeout,
+    );
+    const connectTimeout = timeoutOf(this.networking.connectTimeout);
+    const backoffs = options.errorBackoffs;
+    const { text } = await this.#exchange(
+      method,
+      fullPath,
+      options.signal,
+      backoffs,
+      async (item, signal) => {
+        const response = await this.#send(item, method, fullPath, {
+          body,
+          contentType: options.contentType ?? "application/json",
+          signal,
+          connectTimeout,
+        });
+        return { response, text: await response.text() };
+      },
+      timeout,
+    );
+    return (text ? JSON.parse(text) : undefined) as T;
+  }
+
+  /**
+   * Open a streaming GET (a watch) and return its body once the status is known to be
+   * successful. Opening is retried like {@link request}; what happens after is the
+   * reader's business. Uses the watching connect timeout (else the networking ones).
+   */
+  async openStream(path: string, options: StreamOptions = {}): Promise<ApiStream> {
+    const fullPath = withQuery(path, options.query);
+    const connectTimeout = timeoutOf(
+      this.watching.connectTimeout ?? this.networking.connectTimeout ??
+        (this.networking.requestTimeout === undefined
+          ? DEFAULT_REQUEST_TIMEOUT
+          : this.networking.requestTimeout),
+    );
+    const { response, item } = await this.#exchange(
+      "GET",
+      fullPath,
+      options.signal,
+      undefined,
+      async (item, signal) => {
+        const response = await this.#send(item, "GET", fullPath, { signal, connectTimeout });
+        return { response, text: response.ok ? undefined : await response.text() };
+      },
+    );
+    return { body: response.body ?? new ReadableStream({ start: (c) => c.close() }), item };
+  }
+
+  /** Close all pooled connections. Requests made after closing fail. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const clients = [...this.#pool.values()];
+    this.#pool.clear();
+    for (const client of clients) {
+      try {
+        await (await client).close();
+      } catch {
+        // A client that failed to be created has nothing to close.
+      }
+    }
+  }
+
+  /** Close the client at the end of an `await using` block. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  /** The retry loop around attempts: credentials, 401s, backoffs, typed errors. */
+  async #exchange(
+    method: string,
+    path: string,
+    outer: AbortSignal | undefined,
+    errorBackoffs: Iterable<number> | number | undefined,
+    attempt: (
+      item: VaultItem,
+      signal: AbortSignal | undefined,
+    ) => Promise<{ response: Response; text: string | undefined }>,
+    timeout?: number,
+  ): Promise<{ response: Response; text: string | undefined; item: VaultItem }> {
+    const backoffs = backoffsOf({ errorBackoffs: errorBackoffs ?? this.networking.errorBackoffs });
+    for (;;) {
+      if (this.#closed) {
+        throw new Error("The API client is closed; make a new one to send requests.");
+      }
+      outer?.throwIfAborted();
+      const item = await this.vault.select();
+      const timer = new AbortController();
+      const handle = timeout === undefined
+        ? undefined
+        : setTimeout(() => timer.abort(new TimeoutReason()), timeout * 1000);
+      const signal = outer ? AbortSignal.any([outer, timer.signal]) : timer.signal;
+      const started = performance.now();
+      let outcome: Retryable;
+      try {
+        const { response, text } = await attempt(item, signal);
+        const status = response.status;
+        this.#logTraffic(method, path, status, started, item);
+        if (response.ok) return { response, text, item };
+        if (status === 401) {
+          this.vault.invalidate(item, `HTTP 401 for ${method} ${path}`);
+          continue;
+        }
+        const error = apiErrorFor(
+          status,
+          statusFromBody(status, response.statusText, text ?? ""),
+          { method, path },
+        );
+        outcome = status >= 500 || status === 429
+          ? { retry: true, error, delay: parseRetryAfter(response.headers.get("retry-after")) }
+          : { retry: false, error };
+      } catch (e) {
+        if (outer?.aborted) throw outer.reason;
+        if (e instanceof LoginError || e instanceof APIConnectionError) throw e;
+        outcome = this.#networkFailure(e, method, path, item, timer.signal.aborted, timeout);
+        this.#logTraffic(method, path, outcome.error.name, started, item);
+      } finally {
+        clearTimeout(handle);
+      }
+      if (!outcome.retry) throw outcome.error;
+      const next = backoffs.next();
+      if (next.done) throw outcome.error;
+      const delay = outcome.delay ?? next.value;
+      logger.debug("Retrying {method} {path} in {delay} s: {error}", {
+        method,
+        path,
+        delay,
+        error: outcome.error.message,
+      });
+      await sleep(delay, outer);
+    }
+  }
+
+  #networkFailure(
+    e: unknown,
+    method: string,
+    path: string,
+    item: VaultItem,
+    timedOut: boolean,
+    timeout: number | undefined,
+  ): Retryable {
+    const context = { method, path };
+    const server = item.info.server;
+    if (timedOut) {
+      const message = `${method} ${path} at ${server} timed out after ${timeout} s.`;
+      return { retry: true, error: new APITimeoutError(message, context, { cause: e }) };
+    }
+    const { kind, detail } = describeNetworkError(e);
+    if (kind === "certificate") {
+      const message = `Cannot verify the certificate of ${server} (${detail}); ` +
+        `set the right CA (caPath/caData, certificate-authority in kubeconfig) or use insecure mode.`;
+      return { retry: false, error: new APICertificateError(message, context, { cause: e }) };
+    }
+    const message = `${method} ${path} at ${server} failed: ${detail}`;
+    const error = kind === "timeout"
+      ? new APITimeoutError(message, context, { cause: e })
+      : new APIConnectionError(message, context, { cause: e });
+    return { retry: true, error };
+  }
+
+  #logTraffic(
+    method: string,
+    path: string,
+    status: number | string,
+    started: number,
+    item: VaultItem,
+  ): void {
+    const duration = Math.round(performance.now() - started);
+    traffic.debug("{method} {path} → {status} in {duration} ms (credentials: {login})", {
+      method,
+      path,
+      status,
+      duration,
+      login: item.id,
+    });
+  }
+
+  /** One HTTP exchange with one set of credentials. */
+  async #send(
+    item: VaultItem,
+    method: string,
+    path: string,
+    options: {
+      body?: string;
+      contentType?: string;
+      signal: AbortSignal | undefined;
+      connectTimeout: number | undefined;
+    },
+  ): Promise<Response> {
+    const info = item.info;
+    const http = await this.#httpClientFor(info, options.connectTimeout);
+    const auth = await authorizationOf(info, this.#tokenFiles);
+    const headers: Record<string, string> = {
+      "Accept": "application/json",
+      "User-Agent": this.#userAgent,
+    };
+    if (auth.header) headers["Authorization"] = auth.header;
+    if (options.body !== undefined) {
+      headers["Content-Type"] = options.contentType ?? "application/json";
+    }
+    const url = info.server.replace(/\/+$/, "") + path;
+    return await http.fetch(url, { method, headers, body: options.body, signal: options.signal });
+  }
+
+  async #httpClientFor(
+    info: ConnectionInfo,
+    connectTimeout: number | undefined,
+  ): Promise<HttpClient> {
+    const key = JSON.stringify([
+      info.caPath ?? null,
+      info.caData ?? null,
+      info.insecure ?? false,
+      info.certificatePath ?? null,
+      info.certificateData ?? null,
+      info.privateKeyPath ?? null,
+      info.privateKeyData ?? null,
+      connectTimeout ?? null,
+    ]);
+    let client = this.#pool.get(key);
+    if (!client) {
+      client = makeHttpClient(info, connectTimeout);
+      this.#pool.set(key, client);
+      client.catch(() => this.#pool.delete(key));
+    }
+    return await client;
+  }
+}
+
+async function readCredentialFile(what: string, path: string): Promise<string> {
+  try {
+    return await readTextFile(path);
+  } catch (e) {
+    const why = e instanceof FileNotFoundError ? "it does not exist" : (e as Error).message;
+    throw new LoginError(`Cannot read the ${what} file ${path}: ${why}.`);
+  }
+}
+
+async function makeHttpClient(
+  info: ConnectionInfo,
+  connectTimeout: number | undefined,
+): Promise<HttpClient> {
+  const ca = info.caData ?? (info.caPath ? await readCredentialFile("CA", info.caPath) : undefined);
+  const certificate = info.certificateData ??
+    (info.certificatePath
+      ? await readCredentialFile("client certificate", info.certificatePath)
+      : undefined);
+  const privateKey = info.privateKeyData ??
+    (info.privateKeyPath ? await readCredentialFile("client key", info.privateKeyPath) : undefined);
+  if ((certificate === undefined) !== (privateKey === undefined)) {
+    throw new LoginError(
+      `The credentials for ${info.server} have a client ${certificate ? "certificate" : "key"} ` +
+        `but no ${certificate ? "key" : "certificate"}; give both or neither.`,
+    );
+  }
+  return await createHttpClient({
+    caCertificates: ca ? [ca] : undefined,
+    certificate,
+    privateKey,
+    insecure: info.insecure,
+    connectTimeout,
+  });
+}

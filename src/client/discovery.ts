@@ -1,0 +1,171 @@
+/**
+ * Discovery: which resources the cluster serves. The answer is cached — events never
+ * trigger a re-discovery — and refreshed explicitly when CRDs come and go.
+ *
+ * @module
+ */
+import { getLogger } from "@logtape/logtape";
+import { Resource } from "../structs/resources.ts";
+import type { ApiClient } from "./api.ts";
+import { APIConnectionError, APIError } from "./errors.ts";
+
+/** The API server's `/version`. */
+export interface ServerVersion {
+  /** The major version, e.g. `1`. */
+  major: string;
+  /** The minor version, e.g. `32`. */
+  minor: string;
+  /** The full version, e.g. `v1.32.2`. */
+  gitVersion: string;
+  /** Other fields, as sent. */
+  [key: string]: unknown;
+}
+
+interface APIResourceEntry {
+  name: string;
+  singularName?: string;
+  namespaced?: boolean;
+  kind?: string;
+  verbs?: string[];
+  shortNames?: string[];
+  categories?: string[];
+}
+
+interface APIResourceList {
+  groupVersion?: string;
+  resources?: APIResourceEntry[];
+}
+
+interface APIGroupList {
+  groups?: {
+    name: string;
+    versions?: { groupVersion: string; version: string }[];
+    preferredVersion?: { groupVersion: string; version: string };
+  }[];
+}
+
+interface APIVersions {
+  versions?: string[];
+}
+
+const logger = getLogger(["kopf", "client", "discovery"]);
+
+/** How many group-versions are fetched at once. */
+const CONCURRENCY = 8;
+
+/** Group-version documents get one quick retry: aggregated APIs are often down. */
+const GROUP_VERSION_BACKOFFS: readonly number[] = [0.5];
+
+/** Turn a group-version's resource list into resource records. */
+export function resourcesFromList(
+  group: string,
+  version: string,
+  list: APIResourceList,
+  preferred: boolean,
+): Resource[] {
+  const entries = list.resources ?? [];
+  const subresources = new Map<string, string[]>();
+  for (const entry of entries) {
+    const [main, sub] = entry.name.split("/", 2);
+    if (sub !== undefined) subresources.set(main, [...(subresources.get(main) ?? []), sub]);
+  }
+  return entries.filter((entry) => !entry.name.includes("/")).map((entry) =>
+    new Resource({
+      group,
+      version,
+      plural: entry.name,
+      kind: entry.kind,
+      singular: entry.singularName || (entry.kind ?? "").toLowerCase(),
+      shortcuts: entry.shortNames,
+      categories: entry.categories,
+      subresources: subresources.get(entry.name),
+      namespaced: entry.namespaced ?? false,
+      preferred,
+      verbs: entry.verbs,
+    })
+  );
+}
+
+/** What the cluster serves, discovered once and kept until {@link Discovery.refresh}. */
+export class Discovery {
+  readonly #api: ApiClient;
+  #resources: Promise<Resource[]> | undefined;
+  #version: Promise<ServerVersion> | undefined;
+
+  /** Discover through the given client. */
+  constructor(api: ApiClient) {
+    this.#api = api;
+  }
+
+  /** The API server's version (cached). */
+  version(signal?: AbortSignal): Promise<ServerVersion> {
+    this.#version ??= this.#api.request<ServerVersion>("GET", "/version", { signal });
+    this.#version.catch(() => (this.#version = undefined));
+    return this.#version;
+  }
+
+  /**
+   * Every resource served by every group-version (cached). Group-versions that cannot be
+   * fetched (an aggregated API that is down) are skipped with a warning.
+   */
+  resources(signal?: AbortSignal): Promise<Resource[]> {
+    if (!this.#resources) {
+      const pending = this.#discover(signal);
+      this.#resources = pending;
+      pending.catch(() => {
+        if (this.#resources === pending) this.#resources = undefined;
+      });
+    }
+    return this.#resources;
+  }
+
+  /** Forget what was discovered; the next call discovers again (after CRD changes). */
+  refresh(): void {
+    this.#resources = undefined;
+    this.#version = undefined;
+  }
+
+  async #discover(signal?: AbortSignal): Promise<Resource[]> {
+    const core = await this.#api.request<APIVersions>("GET", "/api", { signal });
+    const groups = await this.#api.request<APIGroupList>("GET", "/apis", { signal });
+    const jobs: { group: string; version: string; preferred: boolean; path: string }[] = [];
+    for (const version of core.versions ?? []) {
+      jobs.push({ group: "", version, preferred: version === "v1", path: `/api/${version}` });
+    }
+    for (const group of groups.groups ?? []) {
+      const preferred = group.preferredVersion?.version ?? group.versions?.[0]?.version;
+      for (const v of group.versions ?? []) {
+        jobs.push({
+          group: group.name,
+          version: v.version,
+          preferred: v.version === preferred,
+          path: `/apis/${group.name}/${v.version}`,
+        });
+      }
+    }
+    const results: Resource[][] = new Array(jobs.length);
+    let next = 0;
+    const worker = async () => {
+      while (next < jobs.length) {
+        const index = next++;
+        const job = jobs[index];
+        try {
+          const list = await this.#api.request<APIResourceList>("GET", job.path, {
+            signal,
+            errorBackoffs: GROUP_VERSION_BACKOFFS,
+          });
+          results[index] = resourcesFromList(job.group, job.version, list, job.preferred);
+        } catch (e) {
+          if (!(e instanceof APIError || e instanceof APIConnectionError)) throw e;
+          logger.warn("Skipping {path} in discovery: {error}", {
+            path: job.path,
+            error: e.message,
+          });
+          results[index] = [];
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(CONCURRENCY, jobs.length) }, worker));
+    return results.flat();
+  }
+}

@@ -1,0 +1,279 @@
+/**
+ * Operations on objects: list (fully paginated), get, create, replace, patch (merge,
+ * JSON, strategic merge, apply — on the object or a subresource such as `status`) and
+ * delete.
+ *
+ * @module
+ */
+import type { JsonObject, JsonValue, RawBody } from "../structs/bodies.ts";
+import type { Resource } from "../structs/resources.ts";
+import type { ApiClient, QueryParams } from "./api.ts";
+import { APIGoneError } from "./errors.ts";
+
+/** Which object: its name, and its namespace for namespaced resources. */
+export interface ObjectRef {
+  /** The namespace; omit for cluster-scoped resources. */
+  namespace?: string;
+  /** The object's name. */
+  name: string;
+}
+
+/** Options of {@link listObjects}. */
+export interface ListOptions {
+  /** List in this namespace only; omit to list cluster-wide. */
+  namespace?: string;
+  /** A label selector, e.g. `app=web,tier!=db`. */
+  labelSelector?: string;
+  /** A field selector, e.g. `metadata.name=x`. */
+  fieldSelector?: string;
+  /** The page size; all pages are fetched. Default 500. */
+  limit?: number;
+  /** Cancels the listing. */
+  signal?: AbortSignal;
+}
+
+/** A complete listing and the resourceVersion to watch from. */
+export interface ObjectList {
+  /** All objects, each with `apiVersion` and `kind` filled in. */
+  items: RawBody[];
+  /** The collection's resourceVersion at the time of listing. */
+  resourceVersion: string;
+}
+
+/** Options of calls that take only a cancellation signal. */
+export interface CallOptions {
+  /** Cancels the call. */
+  signal?: AbortSignal;
+}
+
+/** Options of {@link createObject} and {@link replaceObject}. */
+export interface WriteOptions extends CallOptions {
+  /** Validate and admit, but do not persist (`dryRun=All`). */
+  dryRun?: boolean;
+  /** The field manager recorded for the change. */
+  fieldManager?: string;
+}
+
+/** The kinds of patches, named as in `kubectl patch --type`. */
+export type PatchType = "merge" | "json" | "strategic" | "apply";
+
+/** The content type of each patch type. */
+export const PATCH_CONTENT_TYPES: Readonly<Record<PatchType, string>> = Object.freeze({
+  merge: "application/merge-patch+json",
+  json: "application/json-patch+json",
+  strategic: "application/strategic-merge-patch+json",
+  apply: "application/apply-patch+yaml",
+});
+
+/** One operation of a JSON Patch (RFC 6902). */
+export interface JsonPatchOperation {
+  /** The operation. */
+  op: "add" | "remove" | "replace" | "move" | "copy" | "test";
+  /** A JSON Pointer to the target. */
+  path: string;
+  /** The value for `add`, `replace` and `test`. */
+  value?: JsonValue;
+  /** The source pointer for `move` and `copy`. */
+  from?: string;
+}
+
+/** Options of {@link patchObject}. */
+export interface PatchOptions extends WriteOptions {
+  /** The patch type; `merge` (JSON merge patch) by default. */
+  type?: PatchType;
+  /** A subresource to patch instead of the object, e.g. `status`. */
+  subresource?: string;
+  /** For `apply`: take over fields owned by other managers. */
+  force?: boolean;
+}
+
+/** Options of {@link deleteObject}. */
+export interface DeleteOptions extends CallOptions {
+  /** What happens to dependents: `Foreground`, `Background` or `Orphan`. */
+  propagationPolicy?: "Foreground" | "Background" | "Orphan";
+  /** Seconds before the object is deleted; 0 means at once. */
+  gracePeriodSeconds?: number;
+  /** Delete only if the object still has this uid and/or resourceVersion. */
+  preconditions?: { uid?: string; resourceVersion?: string };
+  /** Validate, but do not delete (`dryRun=All`). */
+  dryRun?: boolean;
+}
+
+const DEFAULT_PAGE_SIZE = 500;
+
+function objectPath(resource: Resource, ref: ObjectRef, subresource?: string): string {
+  return resource.getUrl({
+    namespace: resource.namespaced ? ref.namespace : undefined,
+    name: ref.name,
+    subresource,
+  });
+}
+
+function requireNamespace(resource: Resource, namespace: string | undefined, what: string): void {
+  if (resource.namespaced && !namespace) {
+    throw new TypeError(
+      `${what} of ${resource.name} needs a namespace: it is a namespaced resource.`,
+    );
+  }
+}
+
+function writeQuery(options: WriteOptions & { force?: boolean }): QueryParams {
+  return {
+    dryRun: options.dryRun ? "All" : undefined,
+    fieldManager: options.fieldManager,
+    force: options.force,
+  };
+}
+
+/**
+ * List all objects of a resource, following `continue` tokens through every page. If the
+ * continuation expires mid-way (410), the listing starts over once.
+ */
+export async function listObjects(
+  api: ApiClient,
+  resource: Resource,
+  options: ListOptions = {},
+): Promise<ObjectList> {
+  try {
+    return await listPages(api, resource, options);
+  } catch (e) {
+    if (!(e instanceof APIGoneError)) throw e;
+    return await listPages(api, resource, options);
+  }
+}
+
+async function listPages(
+  api: ApiClient,
+  resource: Resource,
+  options: ListOptions,
+): Promise<ObjectList> {
+  const path = resource.getUrl({ namespace: resource.namespaced ? options.namespace : undefined });
+  const items: RawBody[] = [];
+  let resourceVersion = "";
+  let token: string | undefined;
+  do {
+    const page = await api.request<{ metadata?: JsonObject; items?: RawBody[] | null }>(
+      "GET",
+      path,
+      {
+        query: {
+          labelSelector: options.labelSelector || undefined,
+          fieldSelector: options.fieldSelector || undefined,
+          limit: options.limit ?? DEFAULT_PAGE_SIZE,
+          continue: token,
+        },
+        signal: options.signal,
+      },
+    );
+    for (const item of page.items ?? []) {
+      // List items come without apiVersion and kind; consumers expect full objects.
+      items.push({ apiVersion: resource.apiVersion, kind: resource.kind || undefined, ...item });
+    }
+    const meta = page.metadata ?? {};
+    if (typeof meta.resourceVersion === "string") resourceVersion = meta.resourceVersion;
+    token = typeof meta.continue === "string" && meta.continue ? meta.continue : undefined;
+  } while (token);
+  return { items, resourceVersion };
+}
+
+/** Get one object; raises `APINotFoundError` when it does not exist. */
+export async function getObject(
+  api: ApiClient,
+  resource: Resource,
+  ref: ObjectRef,
+  options: CallOptions = {},
+): Promise<RawBody> {
+  requireNamespace(resource, ref.namespace, "Getting an object");
+  return await api.request<RawBody>("GET", objectPath(resource, ref), { signal: options.signal });
+}
+
+/** Create an object; the namespace comes from `namespace` or the body's metadata. */
+export async function createObject(
+  api: ApiClient,
+  resource: Resource,
+  body: RawBody,
+  options: WriteOptions & { namespace?: string } = {},
+): Promise<RawBody> {
+  const namespace = resource.namespaced ? options.namespace ?? body.metadata?.namespace : undefined;
+  requireNamespace(resource, namespace, "Creating an object");
+  const path = resource.getUrl({ namespace });
+  return await api.request<RawBody>("POST", path, {
+    body: { apiVersion: resource.apiVersion, kind: resource.kind || undefined, ...body },
+    query: writeQuery(options),
+    signal: options.signal,
+  });
+}
+
+/** Replace an object as a whole (PUT); raises `APIConflictError` if it changed meanwhile. */
+export async function replaceObject(
+  api: ApiClient,
+  resource: Resource,
+  ref: ObjectRef,
+  body: RawBody,
+  options: WriteOptions & { subresource?: string } = {},
+): Promise<RawBody> {
+  requireNamespace(resource, ref.namespace, "Replacing an object");
+  return await api.request<RawBody>("PUT", objectPath(resource, ref, options.subresource), {
+    body,
+    query: writeQuery(options),
+    signal: options.signal,
+  });
+}
+
+/**
+ * Patch an object, or its subresource (`{ subresource: "status" }`). The patch is a
+ * JSON merge patch by default; `type: "json"` takes a list of JSON Patch operations;
+ * `strategic` works for built-in kinds only; `apply` is server-side apply (give a
+ * `fieldManager`). Returns the object as patched.
+ */
+export async function patchObject(
+  api: ApiClient,
+  resource: Resource,
+  ref: ObjectRef,
+  patch: JsonObject | RawBody | readonly JsonPatchOperation[],
+  options: PatchOptions = {},
+): Promise<RawBody> {
+  requireNamespace(resource, ref.namespace, "Patching an object");
+  const type = options.type ?? "merge";
+  if (type === "json" && !Array.isArray(patch)) {
+    throw new TypeError("A JSON Patch must be a list of operations like { op, path, value }.");
+  }
+  if (type !== "json" && Array.isArray(patch)) {
+    throw new TypeError(
+      `A ${type} patch must be an object; for a list of operations use type "json".`,
+    );
+  }
+  if (type === "apply" && !options.fieldManager) {
+    throw new TypeError("Server-side apply needs a fieldManager.");
+  }
+  return await api.request<RawBody>("PATCH", objectPath(resource, ref, options.subresource), {
+    body: patch,
+    contentType: PATCH_CONTENT_TYPES[type],
+    query: writeQuery(options),
+    signal: options.signal,
+  });
+}
+
+/**
+ * Delete an object. Returns what the server answered: the object (still present while
+ * finalizers or foreground deletion hold it) or a `Status`.
+ */
+export async function deleteObject(
+  api: ApiClient,
+  resource: Resource,
+  ref: ObjectRef,
+  options: DeleteOptions = {},
+): Promise<RawBody> {
+  requireNamespace(resource, ref.namespace, "Deleting an object");
+  const body: JsonObject = { apiVersion: "v1", kind: "DeleteOptions" };
+  if (options.propagationPolicy) body.propagationPolicy = options.propagationPolicy;
+  if (options.gracePeriodSeconds !== undefined) {
+    body.gracePeriodSeconds = options.gracePeriodSeconds;
+  }
+  if (options.preconditions) body.preconditions = { ...options.preconditions };
+  if (options.dryRun) body.dryRun = ["All"];
+  return await api.request<RawBody>("DELETE", objectPath(resource, ref), {
+    body,
+    signal: options.signal,
+  });
+}

@@ -1,0 +1,213 @@
+/**
+ * The credentials vault: every set of credentials that the logins produced, for the API
+ * calls to use.
+ *
+ * - Each call takes a random item among those of the highest priority.
+ * - Expired items are dropped when found.
+ * - A call answered with 401 invalidates the item it used and retries with another one.
+ * - When no items are left, calls wait while ONE login round runs for all of them (the
+ *   owner's re-login callback: the login handlers, or a built-in login).
+ * - Credentials once found invalid are never accepted again, so that a login returning
+ *   the same bad token cannot loop forever: the round then yields nothing, and the
+ *   waiting calls fail with {@link LoginError}.
+ *
+ * @module
+ */
+import { getLogger } from "@logtape/logtape";
+import type { ConnectionInfo } from "../structs/credentials.ts";
+import { LoginError } from "../structs/credentials_errors.ts";
+
+/** One set of credentials in the vault, under the id of the login that produced it. */
+export interface VaultItem {
+  /** The id of the login (handler) that produced the credentials. */
+  readonly id: string;
+  /** The credentials. */
+  readonly info: ConnectionInfo;
+}
+
+/**
+ * What a login round yields: credentials keyed by the login's id, as a `Map`, a plain
+ * object or `[id, info]` pairs. Empty values (a login that found nothing) are skipped.
+ */
+export type LoginResults =
+  | ReadonlyMap<string, ConnectionInfo | null | undefined>
+  | Readonly<Record<string, ConnectionInfo | null | undefined>>
+  | Iterable<readonly [string, ConnectionInfo | null | undefined]>;
+
+/** Runs all logins once and returns what they produced. */
+export type ReloginCallback = () => Promise<LoginResults>;
+
+/** Options of a {@link Vault}. */
+export interface VaultOptions {
+  /** Called when the vault is empty and a call needs credentials. */
+  relogin?: ReloginCallback;
+  /** A source of random numbers in [0, 1), for tests; `Math.random` by default. */
+  random?: () => number;
+  /** The clock, for tests; `Date.now` by default. */
+  now?: () => number;
+}
+
+const logger = getLogger(["kopf", "client", "vault"]);
+
+/** The fields that make two credentials the same for the "known to be bad" list. */
+function fingerprint(info: ConnectionInfo): string {
+  return JSON.stringify([
+    info.server,
+    info.scheme ?? null,
+    info.token ?? null,
+    info.tokenPath ?? null,
+    info.username ?? null,
+    info.password ?? null,
+    info.certificatePath ?? null,
+    info.certificateData ?? null,
+    info.privateKeyPath ?? null,
+    info.privateKeyData ?? null,
+  ]);
+}
+
+function entriesOf(results: LoginResults): [string, ConnectionInfo | null | undefined][] {
+  if (results instanceof Map) return [...results.entries()];
+  if (Symbol.iterator in Object(results)) {
+    return [...(results as Iterable<readonly [string, ConnectionInfo | null | undefined]>)]
+      .map(([id, info]) => [id, info]);
+  }
+  return Object.entries(results as Record<string, ConnectionInfo | null | undefined>);
+}
+
+/** Holds the credentials of all logins and hands them out to API calls. */
+export class Vault {
+  #items = new Map<string, VaultItem>();
+  #bad = new Set<string>();
+  #round: Promise<void> | undefined;
+  readonly #relogin: ReloginCallback | undefined;
+  readonly #random: () => number;
+  readonly #now: () => number;
+
+  /** Make an empty vault; the first call that needs credentials starts a login round. */
+  constructor(options: VaultOptions = {}) {
+    this.#relogin = options.relogin;
+    this.#random = options.random ?? Math.random;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /**
+   * Add the results of logins. Credentials known to be invalid are ignored; an id seen
+   * before gets its new credentials. Returns how many items were accepted.
+   */
+  populate(results: LoginResults): number {
+    let accepted = 0;
+    for (const [id, info] of entriesOf(results)) {
+      if (info === null || info === undefined) continue;
+      if (typeof info !== "object" || typeof info.server !== "string" || !info.server) {
+        throw new LoginError(
+          `The login ${
+            JSON.stringify(id)
+          } returned no server URL; return a ConnectionInfo with a server.`,
+        );
+      }
+      if (this.#bad.has(fingerprint(info))) {
+        logger.debug("Ignoring the credentials of {id}: they were rejected before.", { id });
+        continue;
+      }
+      if (this.#isExpired(info)) {
+        logger.debug("Ignoring the credentials of {id}: they have expired.", { id });
+        continue;
+      }
+      this.#items.set(id, Object.freeze({ id, info }));
+      accepted++;
+    }
+    return accepted;
+  }
+
+  /** The number of usable (not expired) items now. */
+  get size(): number {
+    this.#dropExpired();
+    return this.#items.size;
+  }
+
+  /** The usable items now, for inspection. */
+  items(): VaultItem[] {
+    this.#dropExpired();
+    return [...this.#items.values()];
+  }
+
+  /**
+   * Credentials for one API call: a random item of the highest priority. When the vault
+   * is empty, waits for a login round (one for all concurrent callers); raises
+   * {@link LoginError} when the round yields no usable credentials.
+   */
+  async select(): Promise<VaultItem> {
+    for (;;) {
+      this.#dropExpired();
+      if (this.#items.size > 0) return this.#pick();
+      await this.login();
+    }
+  }
+
+  /**
+   * Mark the credentials used by a call as invalid (the API answered 401): the item is
+   * removed and its credentials are never accepted again. A later item under the same id
+   * (from a newer login) is not affected.
+   */
+  invalidate(item: VaultItem, reason?: unknown): void {
+    this.#bad.add(fingerprint(item.info));
+    if (this.#items.get(item.id) === item) {
+      this.#items.delete(item.id);
+      logger.debug("The credentials of {id} are invalidated: {reason}", {
+        id: item.id,
+        reason: reason instanceof Error ? reason.message : String(reason ?? "rejected"),
+      });
+    }
+  }
+
+  /** Whether these credentials were rejected before. */
+  isKnownBad(info: ConnectionInfo): boolean {
+    return this.#bad.has(fingerprint(info));
+  }
+
+  /**
+   * Run a login round now, or join the one already running. Resolves when the vault has
+   * usable credentials; raises {@link LoginError} when the round produced none.
+   */
+  login(): Promise<void> {
+    this.#round ??= this.#runRound().finally(() => {
+      this.#round = undefined;
+    });
+    return this.#round;
+  }
+
+  async #runRound(): Promise<void> {
+    if (!this.#relogin) {
+      throw new LoginError("No credentials are left and no login is configured to get more.");
+    }
+    logger.debug("Logging in: the vault is empty.");
+    const results = await this.#relogin();
+    this.populate(results);
+    this.#dropExpired();
+    if (this.#items.size === 0) {
+      throw new LoginError(
+        "Login produced no usable credentials (none at all, expired, or rejected before).",
+      );
+    }
+  }
+
+  #isExpired(info: ConnectionInfo): boolean {
+    return info.expiration !== undefined && info.expiration.getTime() <= this.#now();
+  }
+
+  #dropExpired(): void {
+    for (const [id, item] of this.#items) {
+      if (this.#isExpired(item.info)) {
+        this.#items.delete(id);
+        logger.debug("The credentials of {id} have expired.", { id });
+      }
+    }
+  }
+
+  #pick(): VaultItem {
+    const items = [...this.#items.values()];
+    const top = Math.max(...items.map((item) => item.info.priority ?? 0));
+    const best = items.filter((item) => (item.info.priority ?? 0) === top);
+    return best[Math.min(best.length - 1, Math.floor(this.#random() * best.length))];
+  }
+}

@@ -1,0 +1,218 @@
+/**
+ * Watching a resource, continuously: list, then watch from the list's resourceVersion.
+ *
+ * - A stream that ends cleanly (server timeout, load balancer) is reopened from the last
+ *   resourceVersion seen, without listing again.
+ * - A 410 Gone — as the HTTP status, or as an `ERROR` event with code 410 — means that
+ *   resourceVersion is too old: the resource is listed afresh.
+ * - Bookmarks move the resourceVersion and are never passed on.
+ * - A stream silent for longer than the inactivity timeout is reopened.
+ * - The body is parsed incrementally, so lines and UTF-8 characters split across network
+ *   chunks are fine.
+ *
+ * After each (re)listing, consumers get a `LISTED` item with the full current state, so
+ * that they can notice objects deleted while the watch was interrupted.
+ *
+ * @module
+ */
+import { getLogger } from "@logtape/logtape";
+import type { RawBody, RawStatus } from "../structs/bodies.ts";
+import type { Resource } from "../structs/resources.ts";
+import type { ApiClient } from "./api.ts";
+import { APIError, apiErrorFor, APIGoneError, APIServerError } from "./errors.ts";
+import { JsonLineError, parseJsonLines } from "./json_lines.ts";
+import { listObjects } from "./objects.ts";
+import { DEFAULT_RECONNECT_BACKOFF, timeoutOf } from "./options.ts";
+import { sleep } from "./sleep.ts";
+
+/** What a watch yields: live events, and the full state after every (re)listing. */
+export type WatchItem =
+  | { type: "ADDED" | "MODIFIED" | "DELETED"; object: RawBody }
+  | { type: "LISTED"; objects: RawBody[]; resourceVersion: string };
+
+/** Options of {@link watchObjects}. */
+export interface WatchObjectsOptions {
+  /** Watch one namespace; omit to watch cluster-wide. */
+  namespace?: string;
+  /** A label selector for both the listing and the watch. */
+  labelSelector?: string;
+  /** A field selector for both the listing and the watch. */
+  fieldSelector?: string;
+  /** The page size of listings. */
+  listLimit?: number;
+  /** Stops the watch: the generator returns promptly. */
+  signal?: AbortSignal;
+}
+
+/** Why one watch request ended. */
+type StreamEnd = "reconnect" | "relist" | "stop";
+
+const logger = getLogger(["kopf", "client", "watch"]);
+
+class WatchTimeout extends Error {
+  override name = "WatchTimeout";
+}
+
+/**
+ * Watch a resource until the signal aborts (or the consumer stops iterating). Yields
+ * `LISTED` first, then live events; again `LISTED` after every re-listing. Failures that
+ * retries cannot heal (403, 404 of a deleted CRD, exhausted retries) are thrown.
+ */
+export async function* watchObjects(
+  api: ApiClient,
+  resource: Resource,
+  options: WatchObjectsOptions = {},
+): AsyncGenerator<WatchItem, void, undefined> {
+  const signal = options.signal;
+  const namespace = resource.namespaced ? options.namespace : undefined;
+  while (!signal?.aborted) {
+    let listed;
+    try {
+      listed = await listObjects(api, resource, {
+        namespace,
+        labelSelector: options.labelSelector,
+        fieldSelector: options.fieldSelector,
+        limit: options.listLimit,
+        signal,
+      });
+    } catch (e) {
+      if (signal?.aborted) return;
+      throw e;
+    }
+    yield { type: "LISTED", objects: listed.items, resourceVersion: listed.resourceVersion };
+    const position = { resourceVersion: listed.resourceVersion };
+    for (;;) {
+      const end: StreamEnd = yield* streamOnce(api, resource, namespace, options, position);
+      if (end === "stop" || signal?.aborted) return;
+      if (end === "relist") break;
+      try {
+        await sleep(api.watching.reconnectBackoff ?? DEFAULT_RECONNECT_BACKOFF, signal);
+      } catch {
+        return;
+      }
+    }
+  }
+}
+
+/** One watch request: yields its events, and tells how it ended. */
+async function* streamOnce(
+  api: ApiClient,
+  resource: Resource,
+  namespace: string | undefined,
+  options: WatchObjectsOptions,
+  position: { resourceVersion: string },
+): AsyncGenerator<WatchItem, StreamEnd, undefined> {
+  const outer = options.signal;
+  const controller = new AbortController();
+  const signal = outer ? AbortSignal.any([outer, controller.signal]) : controller.signal;
+  const watching = api.watching;
+  const clientTimeout = timeoutOf(watching.clientTimeout);
+  const inactivityTimeout = timeoutOf(watching.inactivityTimeout);
+  const serverTimeout = timeoutOf(watching.serverTimeout);
+  const clientTimer = clientTimeout === undefined ? undefined : setTimeout(() => {
+    controller.abort(new WatchTimeout(`the client timeout of ${clientTimeout} s`));
+  }, clientTimeout * 1000);
+  let silenceTimer: ReturnType<typeof setTimeout> | undefined;
+  const resetSilence = () => {
+    if (inactivityTimeout === undefined) return;
+    clearTimeout(silenceTimer);
+    silenceTimer = setTimeout(() => {
+      controller.abort(new WatchTimeout(`no data for ${inactivityTimeout} s`));
+    }, inactivityTimeout * 1000);
+  };
+  const path = resource.getUrl({ namespace });
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  try {
+    const stream = await api.openStream(path, {
+      query: {
+        watch: true,
+        resourceVersion: position.resourceVersion || undefined,
+        allowWatchBookmarks: true,
+        timeoutSeconds: serverTimeout === undefined ? undefined : Math.round(serverTimeout),
+        labelSelector: options.labelSelector || undefined,
+        fieldSelector: options.fieldSelector || undefined,
+      },
+      signal,
+    });
+    reader = stream.body.getReader();
+    resetSilence();
+    const chunks = async function* (source: ReadableStreamDefaultReader<Uint8Array>) {
+      for (;;) {
+        const { done, value } = await source.read();
+        if (done) return;
+        resetSilence();
+        yield value;
+      }
+    };
+    for await (const raw of parseJsonLines(chunks(reader))) {
+      const event = raw as { type?: string; object?: RawBody };
+      const object = event.object ?? {};
+      const rv = object.metadata?.resourceVersion;
+      switch (event.type) {
+        case "ADDED":
+        case "MODIFIED":
+        case "DELETED":
+          if (typeof rv === "string" && rv) position.resourceVersion = rv;
+          yield { type: event.type, object };
+          break;
+        case "BOOKMARK":
+          if (typeof rv === "string" && rv) position.resourceVersion = rv;
+          break;
+        case "ERROR": {
+          const status = object as RawStatus;
+          const code = typeof status.code === "number" ? status.code : 500;
+          const error = apiErrorFor(code, status, { method: "WATCH", path });
+          if (error instanceof APIGoneError) {
+            logger.debug("The watch of {path} is gone ({message}); listing again.", {
+              path,
+              message: status.message ?? "",
+            });
+            return "relist";
+          }
+          if (error instanceof APIServerError) {
+            logger.warn("The watch of {path} sent an error; reconnecting: {message}", {
+              path,
+              message: error.message,
+            });
+            return "reconnect";
+          }
+          throw error;
+        }
+        default:
+          logger.warn("Ignoring a watch event of an unknown type {type} from {path}.", {
+            type: String(event.type),
+            path,
+          });
+      }
+    }
+    logger.debug("The watch of {path} ended; resuming from {resourceVersion}.", {
+      path,
+      resourceVersion: position.resourceVersion,
+    });
+    return "reconnect";
+  } catch (e) {
+    if (outer?.aborted) return "stop";
+    if (e instanceof APIGoneError) return "relist";
+    const reason = controller.signal.reason;
+    if (controller.signal.aborted && reason instanceof WatchTimeout) {
+      logger.debug("Reconnecting the watch of {path} after {why}.", { path, why: reason.message });
+      return "reconnect";
+    }
+    if (e instanceof APIError) throw e;
+    // A stream that breaks mid-way (or sends garbage) resumes like a clean close; failures
+    // to (re)connect have already been retried by the client, so they escalate.
+    if (reader !== undefined || e instanceof JsonLineError) {
+      logger.warn("The watch of {path} broke; reconnecting: {error}", {
+        path,
+        error: e instanceof Error ? e.message : String(e),
+      });
+      return "reconnect";
+    }
+    throw e;
+  } finally {
+    clearTimeout(clientTimer);
+    clearTimeout(silenceTimer);
+    controller.abort();
+    await reader?.cancel().catch(() => {});
+  }
+}

@@ -1,0 +1,114 @@
+/**
+ * Reading files and handling file paths, on Deno and on Node: kubeconfigs, certificates,
+ * token files. Paths are plain strings; only POSIX-style and Windows-style absolute
+ * paths are told apart, which is all that kubeconfig resolution needs.
+ *
+ * @module
+ */
+import { readFile, stat } from "node:fs/promises";
+import { getEnv } from "./process.ts";
+
+/** The error of a file that does not exist, told apart from other read failures. */
+export class FileNotFoundError extends Error {
+  override name = "FileNotFoundError";
+  /** The path that was looked for. */
+  readonly path: string;
+  /** Build the error for a path. */
+  constructor(path: string) {
+    super(`The file ${path} does not exist.`);
+    this.path = path;
+  }
+}
+
+function isNotFound(e: unknown): boolean {
+  if (typeof Deno !== "undefined" && e instanceof Deno.errors.NotFound) return true;
+  return (e as { code?: string } | null)?.code === "ENOENT";
+}
+
+/** Read a whole file as UTF-8 text; a missing file raises {@link FileNotFoundError}. */
+export async function readTextFile(path: string): Promise<string> {
+  try {
+    if (typeof Deno !== "undefined") return await Deno.readTextFile(path);
+    return await readFile(path, "utf8");
+  } catch (e) {
+    if (isNotFound(e)) throw new FileNotFoundError(path);
+    throw e;
+  }
+}
+
+/** Read a whole file as UTF-8 text, or `undefined` when it does not exist. */
+export async function readTextFileIfExists(path: string): Promise<string | undefined> {
+  try {
+    return await readTextFile(path);
+  } catch (e) {
+    if (e instanceof FileNotFoundError) return undefined;
+    throw e;
+  }
+}
+
+/** Whether a file (or directory) exists at the path. */
+export async function pathExists(path: string): Promise<boolean> {
+  return (await modificationStamp(path)) !== undefined;
+}
+
+/**
+ * A stamp that changes whenever the file is replaced or rewritten (modification time,
+ * size and inode), or `undefined` when the file does not exist. Cheap enough to call
+ * before every use of a file that may rotate, such as a service-account token.
+ */
+export async function modificationStamp(path: string): Promise<string | undefined> {
+  try {
+    if (typeof Deno !== "undefined") {
+      const info = await Deno.stat(path);
+      return `${info.mtime?.getTime() ?? 0}:${info.size}:${info.ino ?? 0}`;
+    }
+    const info = await stat(path);
+    return `${info.mtimeMs}:${info.size}:${info.ino}`;
+  } catch (e) {
+    if (isNotFound(e)) return undefined;
+    throw e;
+  }
+}
+
+/** The user's home directory, from `HOME` (or `USERPROFILE` on Windows). */
+export function homeDirectory(): string | undefined {
+  return getEnv("HOME") || getEnv("USERPROFILE") || undefined;
+}
+
+/** Whether the path is absolute (POSIX `/x`, Windows `C:\x` or `\\server\x`). */
+export function isAbsolutePath(path: string): boolean {
+  return path.startsWith("/") || /^[A-Za-z]:[\\/]/.test(path) || path.startsWith("\\\\");
+}
+
+/** The directory part of a path (`.` when there is none). */
+export function directoryOf(path: string): string {
+  const cut = Math.max(path.lastIndexOf("/"), path.lastIndexOf("\\"));
+  if (cut < 0) return ".";
+  return cut === 0 ? path.slice(0, 1) : path.slice(0, cut);
+}
+
+/** Expand a leading `~` to the home directory. */
+export function expandHome(path: string): string {
+  if (path !== "~" && !path.startsWith("~/") && !path.startsWith("~\\")) return path;
+  const home = homeDirectory();
+  return home === undefined ? path : home + path.slice(1);
+}
+
+/** Resolve a path relative to a base directory, leaving absolute paths as they are. */
+export function resolvePath(baseDirectory: string, path: string): string {
+  const expanded = expandHome(path);
+  if (isAbsolutePath(expanded)) return expanded;
+  const sep = baseDirectory.includes("\\") && !baseDirectory.includes("/") ? "\\" : "/";
+  const base = baseDirectory.replace(/[\\/]+$/, "");
+  return expanded.startsWith("./")
+    ? `${base}${sep}${expanded.slice(2)}`
+    : `${base}${sep}${expanded}`;
+}
+
+/** The separator of path lists in environment variables: `;` on Windows, else `:`. */
+export function pathListSeparator(): string {
+  if (typeof Deno !== "undefined") return Deno.build.os === "windows" ? ";" : ":";
+  return (globalThis as { process?: { platform?: string } }).process?.platform === "win32"
+    ? ";"
+    : ":";
+}

@@ -1,0 +1,183 @@
+/**
+ * A `fetch` with TLS settings of its own — a custom CA, a client certificate, insecure
+ * mode — and a connect timeout, on Deno and on Node.
+ *
+ * - Deno: `Deno.createHttpClient` (rustls) for CAs and client certificates. It has no
+ *   switch to skip certificate verification (only the process-wide
+ *   `--unsafely-ignore-certificate-errors` flag), so insecure mode goes through the
+ *   `undici` package on Deno's Node compatibility layer, which honours
+ *   `rejectUnauthorized: false` per connection pool.
+ * - Node: `undici`'s `fetch` with an `Agent` dispatcher for everything.
+ *
+ * `undici` is imported lazily, so Deno programs that never use insecure mode never load it.
+ *
+ * @module
+ */
+
+/** TLS and connection settings of an {@link HttpClient}. */
+export interface HttpClientOptions {
+  /** PEM CA certificates to trust for the server's certificate. */
+  caCertificates?: readonly string[];
+  /** The PEM client certificate (chain) for mutual TLS. */
+  certificate?: string;
+  /** The PEM private key of the client certificate. */
+  privateKey?: string;
+  /** Skip the verification of the server's certificate. */
+  insecure?: boolean;
+  /**
+   * Seconds to wait for a connection. With `undici` (Node, and insecure mode on Deno)
+   * this bounds the TCP and TLS handshake; with Deno's own client, which does not expose
+   * the handshake, it bounds the wait for the response headers.
+   */
+  connectTimeout?: number;
+}
+
+/** A fetch function bound to TLS settings; close it to release its connections. */
+export interface HttpClient {
+  /** Like the global `fetch`, with this client's TLS settings and connect timeout. */
+  fetch(url: string, init?: RequestInit): Promise<Response>;
+  /** Release the pooled connections. */
+  close(): Promise<void>;
+}
+
+/** The connection could not be established within the connect timeout. */
+export class ConnectTimeoutError extends Error {
+  override name = "ConnectTimeoutError";
+}
+
+/** How a failed fetch failed, for error messages and retry decisions. */
+export interface NetworkErrorDescription {
+  /** `certificate`: TLS verification failed (permanent); `timeout`; or other `network`. */
+  kind: "certificate" | "timeout" | "network";
+  /** The messages of the error and its causes, joined into one line. */
+  detail: string;
+}
+
+type UndiciModule = typeof import("undici");
+
+let undiciModule: Promise<UndiciModule> | undefined;
+function loadUndici(): Promise<UndiciModule> {
+  undiciModule ??= import("undici");
+  return undiciModule;
+}
+
+/** Make an HTTP client with the given TLS settings. */
+export async function createHttpClient(options: HttpClientOptions = {}): Promise<HttpClient> {
+  if (typeof Deno !== "undefined" && !options.insecure) return createDenoClient(options);
+  return await createUndiciClient(options);
+}
+
+function createDenoClient(options: HttpClientOptions): HttpClient {
+  const needsClient = (options.caCertificates?.length ?? 0) > 0 ||
+    options.certificate !== undefined;
+  const client = needsClient
+    ? Deno.createHttpClient({
+      ...(options.caCertificates?.length ? { caCerts: [...options.caCertificates] } : {}),
+      ...(options.certificate !== undefined
+        ? { cert: options.certificate, key: options.privateKey ?? "" }
+        : {}),
+    })
+    : undefined;
+  return {
+    fetch: (url, init) => {
+      const request = (signal: AbortSignal | undefined) =>
+        fetch(url, { ...init, signal, ...(client ? { client } : {}) });
+      return withHeadersTimeout(request, init?.signal ?? undefined, options.connectTimeout);
+    },
+    close: () => {
+      client?.close();
+      return Promise.resolve();
+    },
+  };
+}
+
+async function createUndiciClient(options: HttpClientOptions): Promise<HttpClient> {
+  const undici = await loadUndici();
+  const agent = new undici.Agent({
+    connect: {
+      ...(options.caCertificates?.length ? { ca: [...options.caCertificates] } : {}),
+      ...(options.certificate !== undefined ? { cert: options.certificate } : {}),
+      ...(options.privateKey !== undefined ? { key: options.privateKey } : {}),
+      rejectUnauthorized: !options.insecure,
+      ...(options.connectTimeout !== undefined
+        ? { timeout: Math.max(1, Math.round(options.connectTimeout * 1000)) }
+        : {}),
+    },
+  });
+  return {
+    fetch: async (url, init) => {
+      const response = await undici.fetch(url, {
+        ...(init as Parameters<UndiciModule["fetch"]>[1]),
+        dispatcher: agent,
+      });
+      return response as unknown as Response;
+    },
+    close: () => agent.close(),
+  };
+}
+
+/** Abort the request if its response headers do not arrive in time. */
+async function withHeadersTimeout(
+  request: (signal: AbortSignal | undefined) => Promise<Response>,
+  outer: AbortSignal | undefined,
+  timeout: number | undefined,
+): Promise<Response> {
+  if (timeout === undefined) return await request(outer);
+  const controller = new AbortController();
+  const forward = () => controller.abort(outer?.reason);
+  if (outer?.aborted) forward();
+  outer?.addEventListener("abort", forward, { once: true });
+  const timer = setTimeout(() => {
+    controller.abort(new ConnectTimeoutError(`No connection within ${timeout} seconds.`));
+  }, timeout * 1000);
+  try {
+    return await request(controller.signal);
+  } catch (e) {
+    if (controller.signal.reason instanceof ConnectTimeoutError && !outer?.aborted) {
+      throw controller.signal.reason;
+    }
+    throw e;
+  } finally {
+    // The outer signal stays attached: it must still abort the body stream later.
+    clearTimeout(timer);
+  }
+}
+
+const CERTIFICATE_CODES = new Set([
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+  "UNABLE_TO_GET_ISSUER_CERT",
+  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+  "SELF_SIGNED_CERT_IN_CHAIN",
+  "DEPTH_ZERO_SELF_SIGNED_CERT",
+  "CERT_HAS_EXPIRED",
+  "CERT_NOT_YET_VALID",
+  "CERT_UNTRUSTED",
+  "CERT_REJECTED",
+  "ERR_TLS_CERT_ALTNAME_INVALID",
+]);
+
+/** Classify and describe an error thrown by an {@link HttpClient}'s `fetch`. */
+export function describeNetworkError(error: unknown): NetworkErrorDescription {
+  const messages: string[] = [];
+  const codes: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; current !== undefined && current !== null && depth < 5; depth++) {
+    if (current instanceof Error) {
+      const code = (current as { code?: unknown }).code;
+      if (typeof code === "string") codes.push(code);
+      const message = current.message.replace(/\s+/g, " ").trim();
+      if (message && !messages.some((m) => m.includes(message))) messages.push(message);
+      current = (current as { cause?: unknown }).cause;
+    } else {
+      messages.push(String(current));
+      break;
+    }
+  }
+  const detail = messages.filter((m) => m !== "fetch failed").join(": ") || "fetch failed";
+  const isTimeout = error instanceof ConnectTimeoutError ||
+    codes.some((c) => c === "UND_ERR_CONNECT_TIMEOUT" || c === "ETIMEDOUT");
+  const isCertificate = codes.some((c) => CERTIFICATE_CODES.has(c)) ||
+    /invalid peer certificate|certificate verify failed|self[- ]signed certificate|unable to verify/i
+      .test(detail);
+  return { kind: isCertificate ? "certificate" : isTimeout ? "timeout" : "network", detail };
+}
