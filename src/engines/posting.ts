@@ -1,0 +1,201 @@
+/**
+ * Kubernetes Events about objects: `kopf.event()`, `kopf.info()`, `kopf.warn()` and
+ * `kopf.exception()` queue them; the poster engine drains the queue in the background and
+ * creates core v1 Events through the client. Posting failures are logged, never fatal.
+ *
+ * @module
+ */
+import { getLogger } from "@logtape/logtape";
+import type { JsonObject } from "../structs/bodies.ts";
+import { buildEventBody, type K8sEventRequest } from "../structs/k8s_events.ts";
+import { describeValue } from "../structs/log_formats.ts";
+import {
+  buildObjectReference,
+  eachObject,
+  type ObjectLike,
+  type ObjectOrObjects,
+} from "../structs/object_refs.ts";
+import {
+  currentPostingTarget,
+  enqueueEvent,
+  type EventQueue,
+  type PostingSettingsHolder,
+  type PostingTarget,
+} from "../handling/posting_queue.ts";
+
+const logger = getLogger(["kopf", "engines", "posting"]);
+
+/** The namespace of events about cluster-scoped objects. */
+export const CLUSTER_EVENTS_NAMESPACE = "default";
+
+/** The part of the Kubernetes client that the poster needs. */
+export interface EventCreator {
+  /** Create a core v1 Event (`POST /api/v1/namespaces/{namespace}/events`); reject on failure. */
+  createEvent(namespace: string, body: JsonObject, signal?: AbortSignal): Promise<unknown>;
+}
+
+/** Options of {@link runEventPoster}. */
+export interface EventPosterOptions {
+  /** The operator's queue. */
+  readonly queue: EventQueue;
+  /** The operator's settings (`posting` is read at each event, so changes apply at once). */
+  readonly settings: PostingSettingsHolder;
+  /** Where events are created. */
+  readonly creator: EventCreator;
+  /** Stops the poster; what is queued by then is still posted within {@link flushTimeout}. */
+  readonly signal: AbortSignal;
+  /** Seconds to keep posting the remaining events after the stop; 2 by default. */
+  readonly flushTimeout?: number;
+  /** How many events are posted at once; 4 by default. */
+  readonly concurrency?: number;
+  /** The clock, for tests. */
+  readonly now?: () => Date;
+}
+
+/** Post one queued event; failures are logged and swallowed. Returns whether it was created. */
+export async function postEvent(
+  request: K8sEventRequest,
+  settings: PostingSettingsHolder,
+  creator: EventCreator,
+  now: Date,
+  signal?: AbortSignal,
+): Promise<boolean> {
+  const posting = settings.posting;
+  const namespace = request.ref.namespace || CLUSTER_EVENTS_NAMESPACE;
+  const body = buildEventBody(request, {
+    namespace,
+    now,
+    reportingComponent: posting.reportingComponent ?? "kopf",
+    reportingInstance: posting.reportingInstance ?? "dev",
+    generateName: posting.eventNamePrefix ?? "kopf-event-",
+  });
+  try {
+    await creator.createEvent(namespace, body, signal);
+    return true;
+  } catch (error) {
+    logger.warning(
+      "Failed to post an event; continuing without it. Error: {error}. " +
+        "Event: type={type}, reason={reason}, message={message}.",
+      {
+        error: describeValue(error),
+        type: request.type,
+        reason: request.reason,
+        message: JSON.stringify(body.message),
+      },
+    );
+    return false;
+  }
+}
+
+/**
+ * Drain the queue into the cluster until `signal` aborts, then post what is left within the
+ * flush timeout and report (as a warning) how many events could not be posted.
+ */
+export async function runEventPoster(options: EventPosterOptions): Promise<void> {
+  const { queue, settings, creator, signal } = options;
+  const now = options.now ?? (() => new Date());
+  const concurrency = Math.max(1, options.concurrency ?? 4);
+  const postBatch = async (first: K8sEventRequest, postSignal?: AbortSignal) => {
+    const batch = [first];
+    while (batch.length < concurrency && queue.size > 0) batch.push(queue.shift()!);
+    await Promise.all(batch.map((r) => postEvent(r, settings, creator, now(), postSignal)));
+  };
+  while (!signal.aborted) {
+    const request = await queue.next(signal);
+    if (request === undefined) break;
+    await postBatch(request);
+  }
+  const flushSignal = AbortSignal.timeout((options.flushTimeout ?? 2) * 1000);
+  while (queue.size > 0 && !flushSignal.aborted) await postBatch(queue.shift()!, flushSignal);
+  if (queue.size > 0) {
+    logger.warning("{count} events were not posted: the operator stopped before they were.", {
+      count: queue.size,
+    });
+  }
+}
+
+/** Options of {@link event}. */
+export interface EventOptions {
+  /** The event type: `Normal`, `Warning`, or anything else. */
+  readonly type: string;
+  /** A short reason in CamelCase without spaces, e.g. `SomeReason`. */
+  readonly reason: string;
+  /** Free text; keep it on one line (kubectl shows it in a table). */
+  readonly message?: string;
+}
+
+/** Options of {@link info} and {@link warn}. */
+export interface EventReasonOptions {
+  /** A short reason in CamelCase without spaces, e.g. `SomeReason`. */
+  readonly reason: string;
+  /** Free text; keep it on one line (kubectl shows it in a table). */
+  readonly message?: string;
+}
+
+/** Options of {@link exception}. */
+export interface EventExceptionOptions {
+  /** The reason; the error's name (e.g. `TypeError`) by default. */
+  readonly reason?: string;
+  /** Text before the error's message. */
+  readonly message?: string;
+  /** The error to report. */
+  readonly error?: unknown;
+}
+
+function requireTarget(caller: string): PostingTarget {
+  const target = currentPostingTarget();
+  if (target === undefined) {
+    throw new Error(
+      `${caller} needs a running operator to post through: call it from a handler ` +
+        `(or anything started by kopf.operator()/kopf.run()).`,
+    );
+  }
+  return target;
+}
+
+function queueFor(
+  caller: string,
+  objs: ObjectOrObjects,
+  type: string,
+  reason: string,
+  message: string,
+  severity?: "info" | "warning" | "error",
+): void {
+  const target = requireTarget(caller);
+  for (const obj of eachObject<ObjectLike>(objs, caller)) {
+    enqueueEvent(target, { ref: buildObjectReference(obj), type, reason, message }, severity);
+  }
+}
+
+/**
+ * Post an event of any type about one or several objects (any Kubernetes objects, not only the
+ * one being handled). Skipped when posting is disabled, and for Event objects themselves.
+ */
+export function event(objs: ObjectOrObjects, options: EventOptions): void {
+  queueFor("kopf.event()", objs, options.type, options.reason, options.message ?? "");
+}
+
+/** Post a `Normal` event, unless the posting level is above info. */
+export function info(objs: ObjectOrObjects, options: EventReasonOptions): void {
+  queueFor("kopf.info()", objs, "Normal", options.reason, options.message ?? "", "info");
+}
+
+/** Post a `Warning` event, unless the posting level is above warning. */
+export function warn(objs: ObjectOrObjects, options: EventReasonOptions): void {
+  queueFor("kopf.warn()", objs, "Warning", options.reason, options.message ?? "", "warning");
+}
+
+/**
+ * Post an `Error` event about an error: the reason defaults to the error's name, the message is
+ * the given text followed by the error's message.
+ */
+export function exception(objs: ObjectOrObjects, options: EventExceptionOptions = {}): void {
+  const { error } = options;
+  const hasError = error !== undefined && error !== null;
+  const errorText = hasError ? (error instanceof Error ? error.message : describeValue(error)) : "";
+  const errorName = error instanceof Error ? error.name : hasError ? typeof error : "Error";
+  const reason = options.reason || errorName;
+  const text = options.message ?? "";
+  const message = text && hasError ? `${text} ${errorText}` : hasError ? errorText : text;
+  queueFor("kopf.exception()", objs, "Error", reason, message, "error");
+}

@@ -1,0 +1,148 @@
+/**
+ * Per-object loggers and the scope of the object being handled.
+ *
+ * A per-object logger prints through logtape under `kopf.objects` with the object's reference
+ * (so lines start with `[namespace/name]` and JSON lines carry the reference), and queues the
+ * records at the posting level and above as Kubernetes Events about that object.
+ *
+ * The object scope is an async context: inside it, `kopf.adopt()`, `kopf.label()` and friends
+ * default their owner to the object, and every log record knows the object.
+ *
+ * @module
+ */
+import { getLogger, type LogLevel } from "@logtape/logtape";
+import { AsyncContext } from "../platform/async_context.ts";
+import { logContext, OBJECTS_CATEGORY } from "../platform/logging.ts";
+import {
+  describeError,
+  ERROR_PROPERTY,
+  LOCAL_ONLY_PROPERTY,
+  OBJECT_REF_PROPERTY,
+} from "../structs/log_formats.ts";
+import type { LogProperties, ObjectLogger } from "../structs/loggers.ts";
+import {
+  buildObjectReference,
+  type ObjectLike,
+  type ObjectReference,
+} from "../structs/object_refs.ts";
+import { currentPostingTarget, enqueueEvent, type PostingTarget } from "./posting_queue.ts";
+
+/** Options of {@link createObjectLogger}. */
+export interface ObjectLoggerOptions {
+  /**
+   * Where events go. By default, the posting target of the current async flow at the time of
+   * each call (the operator's own).
+   */
+  readonly posting?: PostingTarget;
+  /** Print only, never post events (for chatty framework messages, e.g. of event handlers). */
+  readonly local?: boolean;
+}
+
+const EVENT_TYPES: Record<LogLevel, string> = {
+  trace: "Debug",
+  debug: "Debug",
+  info: "Normal",
+  warning: "Warning",
+  error: "Error",
+  fatal: "Fatal",
+};
+
+const objectsLogger = getLogger([...OBJECTS_CATEGORY]);
+
+/** The per-object logger; see {@link createObjectLogger}. */
+class KopfObjectLogger implements ObjectLogger {
+  readonly #ref: ObjectReference;
+  readonly #posting: PostingTarget | undefined;
+  readonly #local: boolean;
+
+  constructor(ref: ObjectReference, options: ObjectLoggerOptions) {
+    this.#ref = Object.freeze(ref);
+    this.#posting = options.posting;
+    this.#local = options.local ?? false;
+  }
+
+  debug(message: string, properties?: LogProperties): void {
+    this.#log("debug", message, properties);
+  }
+
+  info(message: string, properties?: LogProperties): void {
+    this.#log("info", message, properties);
+  }
+
+  warning(message: string, properties?: LogProperties): void {
+    this.#log("warning", message, properties);
+  }
+
+  error(message: string, properties?: LogProperties): void {
+    this.#log("error", message, properties);
+  }
+
+  exception(message: string, error?: unknown, properties?: LogProperties): void {
+    this.#log("error", message, properties, error, error !== undefined);
+  }
+
+  #log(
+    level: LogLevel,
+    message: string,
+    extra?: LogProperties,
+    error?: unknown,
+    withError = false,
+  ): void {
+    const text = String(message);
+    const properties: Record<string, unknown> = { ...extra, [OBJECT_REF_PROPERTY]: this.#ref };
+    if (withError) properties[ERROR_PROPERTY] = error;
+    if (this.#local) properties[LOCAL_ONLY_PROPERTY] = true;
+    objectsLogger.emit({
+      level,
+      message: [text],
+      rawMessage: text,
+      timestamp: Date.now(),
+      properties,
+    });
+    if (this.#local) return;
+    const target = this.#posting ?? currentPostingTarget();
+    if (target === undefined) return; // no operator runs: there is nowhere to post to
+    enqueueEvent(target, {
+      ref: this.#ref,
+      type: EVENT_TYPES[level],
+      reason: "Logging",
+      message: withError ? `${text}\n${describeError(error)}` : text,
+    }, level);
+  }
+}
+
+/**
+ * A logger for one object. Its identity (apiVersion, kind, name, uid, namespace) is copied at
+ * creation, so later changes of the body do not change what old records say.
+ */
+export function createObjectLogger(
+  body: ObjectLike,
+  options: ObjectLoggerOptions = {},
+): ObjectLogger {
+  return new KopfObjectLogger(buildObjectReference(body), options);
+}
+
+/** What is known about the object being handled in the current async flow. */
+export interface ObjectScope {
+  /** The object's body (usually a read-only view of the latest state). */
+  readonly body: ObjectLike;
+  /** The object's logger. */
+  readonly logger: ObjectLogger;
+}
+
+const objectScope = new AsyncContext<ObjectScope>();
+
+/**
+ * Run `fn` as the handling of one object: helpers called from it default to this object, and
+ * every log record made inside it (by any logger) carries the object's reference.
+ */
+export function runInObjectScope<R>(scope: ObjectScope, fn: () => R): R {
+  const ref = buildObjectReference(scope.body);
+  const logProperties = { ...logContext.get(), [OBJECT_REF_PROPERTY]: ref };
+  return objectScope.run(scope, () => logContext.run(logProperties, fn));
+}
+
+/** The object being handled in the current async flow, if any. */
+export function currentObjectScope(): ObjectScope | undefined {
+  return objectScope.get();
+}

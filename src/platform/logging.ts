@@ -1,0 +1,106 @@
+/**
+ * Where the operator's log lines go and how they look: `configure()` sets the verbosity and
+ * the layout once per process (the command line calls it from its flags), on top of logtape.
+ *
+ * Libraries and the framework log through logtape loggers under the `kopf` category; records
+ * made while an object is being handled carry that object's reference (see {@link logContext}).
+ *
+ * @module
+ */
+import { configureSync, getConfig, type LogRecord } from "@logtape/logtape";
+import {
+  DEFAULT_REFKEY,
+  formatLogRecord,
+  LOG_FORMATS,
+  type LogFormat,
+  type LogLayout,
+} from "../structs/log_formats.ts";
+import { AsyncContext } from "./async_context.ts";
+import { writeStderrLine } from "./stderr.ts";
+
+/** The root category of the framework's own loggers. */
+export const KOPF_CATEGORY: readonly string[] = ["kopf"];
+
+/** The category of messages about individual objects (the per-object loggers). */
+export const OBJECTS_CATEGORY: readonly string[] = ["kopf", "objects"];
+
+/**
+ * The category of low-level API traffic: shown only with `debug`, hidden with `verbose`,
+ * like the internals of the HTTP machinery in Kopf.
+ */
+export const TRAFFIC_CATEGORY: readonly string[] = ["kopf", "traffic"];
+
+/**
+ * Properties added to every record logged inside {@link AsyncContext.run} of this context —
+ * logtape's implicit context. The handling scope puts the object's reference here, so that
+ * any logger used while an object is handled prints `[namespace/name]`.
+ */
+export const logContext: AsyncContext<Record<string, unknown>> = new AsyncContext();
+
+/** The options of {@link configure}, as the command-line flags set them. */
+export interface LoggingOptions {
+  /** Show what the framework is doing (debug level), but not the API traffic. */
+  readonly verbose?: boolean;
+  /** Show everything, the API traffic included. */
+  readonly debug?: boolean;
+  /** Show only warnings and errors. */
+  readonly quiet?: boolean;
+  /** The layout of lines: `full` (the default), `plain` or `json`. */
+  readonly logFormat?: LogFormat;
+  /**
+   * Whether messages about objects start with `[namespace/name]`. By default: yes for `plain`
+   * and `full`, no for `json` (where the reference is under {@link logRefkey} anyway).
+   */
+  readonly logPrefix?: boolean;
+  /** The key of the object reference in JSON lines; `object` by default. */
+  readonly logRefkey?: string;
+  /** Where finished lines go instead of stderr (tests, embedding in another program). */
+  readonly writer?: (line: string) => void;
+}
+
+/**
+ * Configure the process's logging: verbosity and layout. Calling it again replaces the
+ * previous configuration (also one made directly with logtape).
+ */
+export function configure(options: LoggingOptions = {}): void {
+  const format = options.logFormat ?? "full";
+  if (!LOG_FORMATS.includes(format)) {
+    throw new RangeError(
+      `Unknown log format ${JSON.stringify(format)}: use one of ${LOG_FORMATS.join(", ")}.`,
+    );
+  }
+  if (options.logRefkey !== undefined && options.logRefkey.trim() === "") {
+    throw new RangeError("The log refkey must not be empty: give a key such as `object`.");
+  }
+  const layout: LogLayout = {
+    format,
+    prefix: options.logPrefix ?? format !== "json",
+    refkey: options.logRefkey ?? DEFAULT_REFKEY,
+  };
+  const write = options.writer ?? writeStderrLine;
+  const level = options.debug || options.verbose ? "debug" : options.quiet ? "warning" : "info";
+  const sink = (record: LogRecord): void => write(formatLogRecord(record, layout));
+  configureSync({
+    reset: true,
+    sinks: { kopf: sink },
+    contextLocalStorage: logContext,
+    loggers: [
+      { category: [], sinks: ["kopf"], lowestLevel: level },
+      { category: [...TRAFFIC_CATEGORY], lowestLevel: options.debug ? "trace" : "info" },
+      { category: ["logtape", "meta"], lowestLevel: "warning" },
+    ],
+  });
+}
+
+/** Whether logging has been configured in this process (by {@link configure} or directly). */
+export function isLoggingConfigured(): boolean {
+  return getConfig() !== null;
+}
+
+/**
+ * Configure the default logging unless someone already did: operators started from code, not
+ * from the command line, still show their messages.
+ */
+export function ensureLoggingConfigured(): void {
+  if (!isLoggingConfigured()) configure();
+}

@@ -1,0 +1,139 @@
+/**
+ * References to Kubernetes objects: the `involvedObject` of events and the
+ * `metadata.ownerReferences` entries of children, built from plain bodies and from
+ * `@kubernetes/client-node` models alike (both use the API's camelCase field names).
+ *
+ * @module
+ */
+
+/** The metadata fields that references and the hierarchy helpers read. */
+export interface ObjectMetaLike {
+  readonly name?: string;
+  readonly generateName?: string;
+  readonly namespace?: string;
+  readonly uid?: string;
+  readonly labels?: Readonly<Record<string, string>>;
+}
+
+/** Any Kubernetes object: a raw body, a read-only view of one, or a client model. */
+export interface ObjectLike {
+  readonly apiVersion?: string;
+  readonly kind?: string;
+  readonly metadata?: ObjectMetaLike;
+}
+
+/** What identifies an object in events and logs; absent fields are left out. */
+export interface ObjectReference {
+  /** e.g. `kopf.dev/v1`, or `v1` for the core group. */
+  apiVersion?: string;
+  /** e.g. `KopfExample`. */
+  kind?: string;
+  /** The object's name. */
+  name?: string;
+  /** The object's uid. */
+  uid?: string;
+  /** The namespace; absent for cluster-scoped objects. */
+  namespace?: string;
+}
+
+/** An entry of `metadata.ownerReferences`: the owner of a child object. */
+export interface OwnerReference {
+  /** Whether the owner is the managing controller of the child. */
+  controller?: boolean;
+  /** Whether deleting the owner in the foreground waits for this child. */
+  blockOwnerDeletion?: boolean;
+  /** The owner's apiVersion. */
+  apiVersion: string;
+  /** The owner's kind. */
+  kind: string;
+  /** The owner's name. */
+  name: string;
+  /** The owner's uid. */
+  uid: string;
+}
+
+/** Options of {@link buildOwnerReference}; `null` leaves the field out. */
+export interface OwnerReferenceOptions {
+  /** Mark the owner as the child's controller; `true` by default. */
+  readonly controller?: boolean | null;
+  /** Block the owner's foreground deletion until the child is gone; `true` by default. */
+  readonly blockOwnerDeletion?: boolean | null;
+}
+
+/** The reference of an object for events and log records; empty fields are left out. */
+export function buildObjectReference<T extends ObjectLike>(body: T): ObjectReference {
+  const meta = body.metadata ?? {};
+  const ref: ObjectReference = {};
+  if (body.apiVersion) ref.apiVersion = body.apiVersion;
+  if (body.kind) ref.kind = body.kind;
+  if (meta.name) ref.name = meta.name;
+  if (meta.uid) ref.uid = meta.uid;
+  if (meta.namespace) ref.namespace = meta.namespace;
+  return ref;
+}
+
+/**
+ * The owner reference that makes `body` the owner of other objects. The owner must have been
+ * read from the cluster: its apiVersion, kind, name and uid are all required.
+ */
+export function buildOwnerReference<T extends ObjectLike>(
+  body: T,
+  options: OwnerReferenceOptions = {},
+): OwnerReference {
+  const meta = body.metadata ?? {};
+  const fields = {
+    apiVersion: body.apiVersion,
+    kind: body.kind,
+    name: meta.name,
+    uid: meta.uid,
+  };
+  const missing = Object.entries(fields).filter(([, v]) => !v).map(([k]) =>
+    k === "name" || k === "uid" ? `metadata.${k}` : k
+  );
+  if (missing.length > 0) {
+    throw new TypeError(
+      `Cannot reference the owner: it has no ${missing.join(", ")}. ` +
+        `Pass the owner's body as read from the cluster (it needs apiVersion, kind, name, uid).`,
+    );
+  }
+  const ref: Partial<OwnerReference> = {};
+  const controller = options.controller === undefined ? true : options.controller;
+  const block = options.blockOwnerDeletion === undefined ? true : options.blockOwnerDeletion;
+  if (controller !== null) ref.controller = controller;
+  if (block !== null) ref.blockOwnerDeletion = block;
+  return Object.assign(ref, fields) as OwnerReference;
+}
+
+/** Whether a reference points to a core v1 Event (events about events are never made). */
+export function isEventReference(ref: ObjectReference): boolean {
+  return ref.apiVersion === "v1" && ref.kind === "Event";
+}
+
+/**
+ * One Kubernetes object (a plain object or a client model), or several in an array or any
+ * other iterable (nested ones included).
+ */
+export type ObjectOrObjects = object | Iterable<object>;
+
+/**
+ * The objects given as one object or an iterable of them, in order. `caller` names the public
+ * function in the error raised for values that are not objects.
+ */
+export function eachObject<T extends object>(objs: ObjectOrObjects, caller: string): T[] {
+  const found: T[] = [];
+  const visit = (value: unknown): void => {
+    if (typeof value !== "object" || value === null) {
+      throw new TypeError(
+        `${caller} expects Kubernetes objects (plain objects or @kubernetes/client-node ` +
+          `models), or an array of them; got ${value === null ? "null" : typeof value}.`,
+      );
+    }
+    if (Symbol.iterator in value && !("metadata" in value) && !("kind" in value)) {
+      for (const item of value as Iterable<unknown>) visit(item);
+    } else {
+      found.push(value as T);
+    }
+  };
+  visit(objs);
+  return found;
+}

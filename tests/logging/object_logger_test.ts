@@ -1,0 +1,154 @@
+import { assertEquals } from "../assert.ts";
+import { configure } from "../../src/platform/logging.ts";
+import {
+  createObjectLogger,
+  currentObjectScope,
+  runInObjectScope,
+} from "../../src/handling/loggers.ts";
+import {
+  EventQueue,
+  type PostingSettingsLike,
+  type PostingTarget,
+  runWithPostingTarget,
+} from "../../src/handling/posting_queue.ts";
+import type { K8sEventRequest } from "../../src/structs/k8s_events.ts";
+import { OperatorSettings } from "../../src/settings/operator_settings.ts";
+
+const BODY = {
+  apiVersion: "kopf.dev/v1",
+  kind: "KopfExample",
+  metadata: { name: "kopf-example-1", namespace: "default", uid: "uid-1" },
+};
+const REF = {
+  apiVersion: "kopf.dev/v1",
+  kind: "KopfExample",
+  name: "kopf-example-1",
+  uid: "uid-1",
+  namespace: "default",
+};
+
+const lines: string[] = [];
+configure({ logFormat: "plain", verbose: true, writer: (line) => lines.push(line) });
+
+function target(posting: Partial<PostingSettingsLike> = {}): PostingTarget {
+  return {
+    settings: { posting: { enabled: true, level: "info", ...posting } },
+    queue: new EventQueue(),
+  };
+}
+
+function drain(queue: EventQueue): K8sEventRequest[] {
+  const items: K8sEventRequest[] = [];
+  for (let item = queue.shift(); item !== undefined; item = queue.shift()) items.push(item);
+  return items;
+}
+
+Deno.test("records at the posting level and above are queued as events of the matching type", () => {
+  const posting = target();
+  const logger = createObjectLogger(BODY, { posting });
+  logger.debug("debugging");
+  logger.info("informing");
+  logger.warning("warning");
+  logger.error("failing");
+  assertEquals(drain(posting.queue), [
+    { ref: REF, type: "Normal", reason: "Logging", message: "informing" },
+    { ref: REF, type: "Warning", reason: "Logging", message: "warning" },
+    { ref: REF, type: "Error", reason: "Logging", message: "failing" },
+  ]);
+});
+
+Deno.test("a higher posting level (name or number) keeps lower records out of events", () => {
+  for (const level of ["warning", 30] as const) {
+    const posting = target({ level });
+    const logger = createObjectLogger(BODY, { posting });
+    logger.info("informing");
+    logger.warning("warning");
+    assertEquals(drain(posting.queue).map((e) => e.message), ["warning"]);
+  }
+});
+
+Deno.test("a debug posting level posts debug records as Debug events", () => {
+  const posting = target({ level: "debug" });
+  createObjectLogger(BODY, { posting }).debug("details");
+  assertEquals(drain(posting.queue).map((e) => e.type), ["Debug"]);
+});
+
+Deno.test("disabled posting queues nothing, but the records are still printed", () => {
+  lines.length = 0;
+  const posting = target({ enabled: false });
+  createObjectLogger(BODY, { posting }).error("failing");
+  assertEquals(drain(posting.queue), []);
+  assertEquals(lines, ["[default/kopf-example-1] failing"]);
+});
+
+Deno.test("local loggers print but never post", () => {
+  lines.length = 0;
+  const posting = target();
+  createObjectLogger(BODY, { posting, local: true }).error("event handler failed");
+  assertEquals(drain(posting.queue), []);
+  assertEquals(lines, ["[default/kopf-example-1] event handler failed"]);
+});
+
+Deno.test("records about an Event object never become events", () => {
+  const posting = target();
+  const eventBody = { apiVersion: "v1", kind: "Event", metadata: { name: "e1", namespace: "ns" } };
+  createObjectLogger(eventBody, { posting }).error("about an event");
+  assertEquals(drain(posting.queue), []);
+});
+
+Deno.test("exceptions are posted with the error's stack after the message", () => {
+  const posting = target();
+  const error = new TypeError("bad value");
+  error.stack = "TypeError: bad value\n    at handler";
+  createObjectLogger(BODY, { posting }).exception("Handler 'create_fn' failed.", error);
+  assertEquals(drain(posting.queue), [{
+    ref: REF,
+    type: "Error",
+    reason: "Logging",
+    message: "Handler 'create_fn' failed.\nTypeError: bad value\n    at handler",
+  }]);
+});
+
+Deno.test("the logger keeps the identity the object had when it was created", () => {
+  const posting = target();
+  const body = structuredClone(BODY);
+  const logger = createObjectLogger(body, { posting });
+  body.metadata.name = "renamed";
+  logger.info("still the old name");
+  assertEquals(drain(posting.queue)[0].ref.name, "kopf-example-1");
+});
+
+Deno.test("without an explicit target, the logger posts to the operator's target of the flow", async () => {
+  const first = target();
+  const second = target();
+  const logger = createObjectLogger(BODY);
+  await runWithPostingTarget(first, async () => {
+    await Promise.resolve();
+    logger.info("to the first");
+  });
+  runWithPostingTarget(second, () => logger.info("to the second"));
+  logger.info("to nowhere, but printed");
+  assertEquals(drain(first.queue).map((e) => e.message), ["to the first"]);
+  assertEquals(drain(second.queue).map((e) => e.message), ["to the second"]);
+});
+
+Deno.test("OperatorSettings drive posting, and changes to them apply at once", () => {
+  const settings = new OperatorSettings();
+  const posting: PostingTarget = { settings, queue: new EventQueue() };
+  const logger = createObjectLogger(BODY, { posting });
+  logger.info("posted at the default level");
+  settings.posting.level = "error";
+  logger.warning("not posted any more");
+  assertEquals(drain(posting.queue).map((e) => e.message), ["posted at the default level"]);
+});
+
+Deno.test("the object scope is visible to everything awaited inside it, and only there", async () => {
+  const logger = createObjectLogger(BODY);
+  assertEquals(currentObjectScope(), undefined);
+  const seen = await runInObjectScope({ body: BODY, logger }, async () => {
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    return currentObjectScope()?.body;
+  });
+  assertEquals(seen, BODY);
+  assertEquals(currentObjectScope(), undefined);
+});
