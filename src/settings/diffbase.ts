@@ -22,8 +22,10 @@ import {
   deepCopy,
   ensure,
   type FieldSpec,
+  formatField,
   isTree,
   parseField,
+  patchTree,
   remove,
   resolve,
   type Tree,
@@ -86,7 +88,7 @@ export abstract class DiffBaseStorage {
       removePrefixedAnnotations(essence, detectMarkedPrefixes(Object.keys(annotations)));
       removeAnnotations(essence, [LAST_APPLIED_ANNOTATION]);
     }
-    cherrypick(body, essence, (extraFields ?? []).map((f) => parseField(f, "extra field")));
+    cherrypick(body, essence, (extraFields ?? []).map((f) => parseField(f)));
     removeEmptyStanzas(essence);
     return essence as RawBody;
   }
@@ -177,9 +179,9 @@ export class AnnotationsDiffBaseStorage extends DiffBaseStorage {
   override store({ body, patch, essence }: DiffBaseStoreArgs): void {
     const encoded = `${toCompactJson(essence)}\n`;
     for (const fullKey of this.makeKeys(body)) {
-      ensure(patch as Tree, ["metadata", "annotations", fullKey], encoded);
+      ensure(patchTree(patch), ["metadata", "annotations", fullKey], encoded);
     }
-    storeMarker(this.prefix, patch as Tree, body);
+    storeMarker(this.prefix, patchTree(patch), body);
   }
 }
 
@@ -201,10 +203,7 @@ export class StatusDiffBaseStorage extends DiffBaseStorage {
     super();
     const name = options.name ?? "kopf";
     const field = options.field ?? "status.{name}.last-handled-configuration";
-    this.field = parseField(
-      typeof field === "string" ? field.replaceAll("{name}", name) : field,
-      "diff-base field",
-    );
+    this.field = formatField(field, name);
   }
 
   /** The essence, also without this storage's own field. */
@@ -221,7 +220,7 @@ export class StatusDiffBaseStorage extends DiffBaseStorage {
 
   /** Write the compact JSON into the field. */
   override store({ patch, essence }: DiffBaseStoreArgs): void {
-    ensure(patch as Tree, this.field, toCompactJson(essence));
+    ensure(patchTree(patch), this.field, toCompactJson(essence));
   }
 }
 

@@ -1,29 +1,28 @@
 /**
- * Dotted field paths into plain JSON-like objects (bodies, essences, patches): the small
- * set of operations the storages need — resolve, ensure, remove — with Kopf's semantics.
+ * Field paths into JSON-like trees (bodies, essences, patches): the operations the storages
+ * need with Kopf's semantics — presence-aware lookup, ensuring parents, removal that also
+ * drops the parents it empties.
  *
  * @module
  */
 
-/** A field given as `"status.kopf.progress"` or as `["status", "kopf", "progress"]`. */
-export type FieldSpec = string | readonly string[];
+import { isMapping as isTree } from "../structs/dicts.ts";
+import { Patch } from "../structs/patches.ts";
+import { type FieldPath, type FieldSpec, parseField } from "../structs/dicts.ts";
+
+export { type FieldSpec, parseField };
+
+/** Parse a field, substituting `{name}` in the string form (as Kopf's storages do). */
+export function formatField(field: FieldSpec, name: string): FieldPath {
+  return parseField(typeof field === "string" ? field.replaceAll("{name}", name) : field);
+}
 
 /** A nested mutable object, as bodies, essences and patches are. */
 export type Tree = { [key: string]: unknown };
 
-/** Split a field spec into its path; an empty path is refused with a hint. */
-export function parseField(field: FieldSpec, what = "field"): readonly string[] {
-  const path = typeof field === "string" ? field.split(".") : [...field];
-  if (path.length === 0 || path.some((part) => typeof part !== "string" || part === "")) {
-    throw new Error(
-      `The ${what} ${JSON.stringify(field)} is not a valid path; use e.g. "status.kopf.progress".`,
-    );
-  }
-  return Object.freeze(path);
-}
-
-function isTree(value: unknown): value is Tree {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+/** The tree a storage writes into: the framework's Patch (via its root) or a plain object. */
+export function patchTree(patch: Patch | Tree): Tree {
+  return patch instanceof Patch ? patch.root : patch;
 }
 
 /** The value at `path`, or `fallback` when absent or when a parent is not an object. */

@@ -8,14 +8,16 @@
  */
 
 import type { RawBody } from "../structs/bodies.ts";
+import type { Patch } from "../structs/patches.ts";
 import { toCompactJson } from "./compact_json.ts";
 import { checkPrefix, makeKeys, removeEmptyStanzas, storeMarker } from "./conventions.ts";
 import {
   deepCopy,
   ensure,
   type FieldSpec,
+  formatField,
   isTree,
-  parseField,
+  patchTree,
   remove,
   resolve,
   type Tree,
@@ -28,7 +30,7 @@ export type MaybePromise<T> = T | Promise<T>;
  * The persisted state of one handler. Times are ISO-8601 UTC strings with microseconds
  * (`2020-12-31T23:59:59.123456+00:00`); absent or `null` fields are unknown.
  */
-export interface ProgressRecord {
+export type ProgressRecord = {
   /** When the handler was first attempted. */
   started?: string | null;
   /** When the handler succeeded or failed for good. */
@@ -47,10 +49,10 @@ export interface ProgressRecord {
   message?: string | null;
   /** The ids of the sub-handlers, at all depths, for purging them together. */
   subrefs?: string[] | null;
-}
+};
 
-/** Where storages write their changes: a merge-patch — a plain object or the framework's Patch. */
-export type StoragePatch = object;
+/** Where storages write their changes: the framework's {@link Patch} or a plain merge-patch object. */
+export type StoragePatch = Patch | { [key: string]: unknown };
 
 /** The arguments of {@link ProgressStorage.fetch}. */
 export interface ProgressFetchArgs {
@@ -130,9 +132,9 @@ export interface AnnotationsProgressStorageOptions {
 function purgePath(body: RawBody, patch: StoragePatch, path: readonly string[]): void {
   const absent = Symbol("absent");
   if (resolve(body, path, absent) !== absent) {
-    ensure(patch as Tree, path, null);
-  } else if (resolve(patch, path, absent) !== absent) {
-    remove(patch as Tree, path);
+    ensure(patchTree(patch), path, null);
+  } else if (resolve(patchTree(patch), path, absent) !== absent) {
+    remove(patchTree(patch), path);
   }
 }
 
@@ -145,7 +147,7 @@ function touchPath(
 ): boolean {
   const current = resolve(body, path, null);
   if (current !== value) {
-    ensure(patch as Tree, path, value);
+    ensure(patchTree(patch), path, value);
     return true;
   }
   return false;
@@ -198,9 +200,9 @@ export class AnnotationsProgressStorage extends ProgressStorage {
     }
     const encoded = toCompactJson(clean);
     for (const fullKey of this.makeKeys(key, body)) {
-      ensure(patch as Tree, ["metadata", "annotations", fullKey], encoded);
+      ensure(patchTree(patch), ["metadata", "annotations", fullKey], encoded);
     }
-    storeMarker(this.prefix, patch as Tree, body);
+    storeMarker(this.prefix, patchTree(patch), body);
   }
 
   /** Delete every key of the handler. */
@@ -214,7 +216,7 @@ export class AnnotationsProgressStorage extends ProgressStorage {
   override touch({ body, patch, value }: ProgressTouchArgs): void {
     for (const fullKey of this.makeKeys(this.touchKey, body)) {
       if (touchPath(body, patch, ["metadata", "annotations", fullKey], value)) {
-        storeMarker(this.prefix, patch as Tree, body);
+        storeMarker(this.prefix, patchTree(patch), body);
       }
     }
   }
@@ -261,10 +263,6 @@ export interface StatusProgressStorageOptions {
   touchField?: FieldSpec;
 }
 
-function formatField(field: FieldSpec, name: string, what: string): readonly string[] {
-  return parseField(typeof field === "string" ? field.replaceAll("{name}", name) : field, what);
-}
-
 /**
  * Progress in the status, one object per handler: `status.kopf.progress.<id>`.
  * Records keep their `null` fields in the patch, so that a merge-patch clears stale ones.
@@ -279,12 +277,8 @@ export class StatusProgressStorage extends ProgressStorage {
   constructor(options: StatusProgressStorageOptions = {}) {
     super();
     const name = options.name ?? "kopf";
-    this.field = formatField(options.field ?? "status.{name}.progress", name, "progress field");
-    this.touchField = formatField(
-      options.touchField ?? "status.{name}.dummy",
-      name,
-      "progress touch field",
-    );
+    this.field = formatField(options.field ?? "status.{name}.progress", name);
+    this.touchField = formatField(options.touchField ?? "status.{name}.dummy", name);
   }
 
   /** The handler's record from the status, if it is an object. */
@@ -297,7 +291,7 @@ export class StatusProgressStorage extends ProgressStorage {
 
   /** Put the full record (nulls included) at `<field>.<id>`. */
   override store({ key, record, patch }: ProgressStoreArgs): void {
-    ensure(patch as Tree, [...this.field, key], { ...record });
+    ensure(patchTree(patch), [...this.field, key], { ...record });
   }
 
   /** Delete `<field>.<id>`. */

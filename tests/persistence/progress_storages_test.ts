@@ -1,0 +1,211 @@
+import { assert, assertEquals, assertThrows } from "../assert.ts";
+import {
+  AnnotationsProgressStorage,
+  MultiProgressStorage,
+  ProgressStorage,
+  SmartProgressStorage,
+  StatusProgressStorage,
+} from "../../mod.ts";
+import type { ProgressFetchArgs, ProgressRecord, RawBody } from "../../mod.ts";
+import { Patch } from "../../src/structs/patches.ts";
+
+// The record in Kopf's field order, as the state machine produces it (nulls for unknowns).
+const RECORD: ProgressRecord = {
+  started: "2020-12-31T23:59:59.123456+00:00",
+  stopped: null,
+  delayed: "2021-01-01T00:01:00.000000+00:00",
+  purpose: "create",
+  retries: 1,
+  success: false,
+  failure: false,
+  message: "Not ready: ü",
+  subrefs: null,
+};
+// What Python Kopf writes for it: compact, nulls dropped, non-ASCII escaped.
+const RECORD_JSON = '{"started":"2020-12-31T23:59:59.123456+00:00",' +
+  '"delayed":"2021-01-01T00:01:00.000000+00:00","purpose":"create","retries":1,' +
+  '"success":false,"failure":false,"message":"Not ready: \\u00fc"}';
+
+const LONG_ID = "update_fn/spec.field/sub-handler-with-a-long-name";
+const LONG_V2 = "kopf.zalando.org/update_fn.spec.field.sub-handler-with-a-long-name";
+const LONG_V1 = "kopf.zalando.org/update_fn.spec.field.sub-handler-with-a-F08YxQ";
+
+const body = (annotations: Record<string, string> = {}, status?: unknown): RawBody => ({
+  apiVersion: "kopf.dev/v1",
+  kind: "KopfExample",
+  metadata: { name: "kex", namespace: "default", annotations },
+  ...(status === undefined ? {} : { status: status as RawBody["status"] }),
+});
+
+Deno.test("annotations storage writes Kopf's exact compact JSON under V2 and V1 keys", () => {
+  const storage = new AnnotationsProgressStorage();
+  const patch: Record<string, unknown> = {};
+  storage.store({ key: "create_fn", record: RECORD, body: body(), patch });
+  storage.store({ key: LONG_ID, record: RECORD, body: body(), patch });
+  assertEquals(patch, {
+    metadata: {
+      annotations: {
+        "kopf.zalando.org/create_fn": RECORD_JSON,
+        [LONG_V2]: RECORD_JSON,
+        [LONG_V1]: RECORD_JSON,
+      },
+    },
+  });
+});
+
+Deno.test("verbose annotations keep nulls; a custom prefix is branded kopf-managed once", () => {
+  const storage = new AnnotationsProgressStorage({ prefix: "my-op.example.com", verbose: true });
+  const patch = new Patch();
+  storage.store({ key: "fn", record: { started: null, retries: 0 }, body: body(), patch });
+  assertEquals(patch.toMergePatch(), {
+    metadata: {
+      annotations: {
+        "my-op.example.com/fn": '{"started":null,"retries":0}',
+        "my-op.example.com/kopf-managed": "yes",
+      },
+    },
+  });
+  const branded = body({ "my-op.example.com/kopf-managed": "yes" });
+  const again = new Patch();
+  storage.store({ key: "fn", record: { retries: 0 }, body: branded, patch: again });
+  assertEquals(Object.keys(again.toMergePatch().metadata as object), ["annotations"]);
+  assertEquals(
+    Object.keys((again.toMergePatch().metadata as { annotations: object }).annotations),
+    ["my-op.example.com/fn"],
+  );
+});
+
+Deno.test("annotations storage reads records Python Kopf wrote, V2 first, then V1", () => {
+  const storage = new AnnotationsProgressStorage();
+  const written = body({ [LONG_V1]: RECORD_JSON, "kopf.zalando.org/create_fn": '{"retries":2}' });
+  assertEquals(storage.fetch({ key: LONG_ID, body: written })?.message, "Not ready: ü");
+  assertEquals(storage.fetch({ key: "create_fn", body: written }), { retries: 2 });
+  assertEquals(storage.fetch({ key: "absent_fn", body: written }), null);
+  const both = body({ [LONG_V2]: '{"retries":5}', [LONG_V1]: '{"retries":1}' });
+  assertEquals(storage.fetch({ key: LONG_ID, body: both }), { retries: 5 });
+});
+
+Deno.test("a corrupted progress annotation is reported with how to fix it", () => {
+  const storage = new AnnotationsProgressStorage();
+  assertThrows(
+    () => storage.fetch({ key: "fn", body: body({ "kopf.zalando.org/fn": "{oops" }) }),
+    Error,
+    "The annotation kopf.zalando.org/fn of default/kex is not a JSON progress record",
+  );
+});
+
+Deno.test("purging nulls the keys present on the object and drops those only in the patch", () => {
+  const storage = new AnnotationsProgressStorage();
+  const patch = new Patch();
+  storage.store({ key: "other_fn", record: RECORD, body: body(), patch });
+  const current = body({ [LONG_V2]: "{}", [LONG_V1]: "{}", "keep/me": "x" });
+  storage.purge({ key: LONG_ID, body: current, patch });
+  storage.purge({ key: "other_fn", body: current, patch });
+  storage.purge({ key: "never_fn", body: current, patch });
+  assertEquals(patch.toMergePatch(), {
+    metadata: { annotations: { [LONG_V2]: null, [LONG_V1]: null } },
+  });
+});
+
+Deno.test("touching changes the object only when the touch value differs", () => {
+  const storage = new AnnotationsProgressStorage();
+  const patch: Record<string, unknown> = {};
+  storage.touch({ body: body(), patch, value: "2021-01-01T00:00:00" });
+  assertEquals(patch, {
+    metadata: { annotations: { "kopf.zalando.org/touch-dummy": "2021-01-01T00:00:00" } },
+  });
+  const touched = body({ "kopf.zalando.org/touch-dummy": "x" });
+  const same: Record<string, unknown> = {};
+  storage.touch({ body: touched, patch: same, value: "x" });
+  assertEquals(same, {});
+  const untouch: Record<string, unknown> = {};
+  storage.touch({ body: touched, patch: untouch, value: null });
+  assertEquals(untouch, { metadata: { annotations: { "kopf.zalando.org/touch-dummy": null } } });
+  storage.touch({ body: body(), patch: same, value: null });
+  assertEquals(same, {});
+});
+
+Deno.test("status storage keeps full records with nulls under status.kopf.progress", () => {
+  const storage = new StatusProgressStorage();
+  const patch = new Patch();
+  storage.store({ key: "create_fn/sub", record: RECORD, body: body(), patch });
+  assertEquals(patch.toMergePatch(), {
+    status: { kopf: { progress: { "create_fn/sub": RECORD } } },
+  });
+  const stored = body({}, { kopf: { progress: { "create_fn/sub": { retries: 3 } } } });
+  assertEquals(storage.fetch({ key: "create_fn/sub", body: stored }), { retries: 3 });
+  assertEquals(storage.fetch({ key: "x", body: body({}, { kopf: "broken" }) }), null);
+  const purge = new Patch();
+  storage.purge({ key: "create_fn/sub", body: stored, patch: purge });
+  assertEquals(purge.toMergePatch(), { status: { kopf: { progress: { "create_fn/sub": null } } } });
+  const custom = new StatusProgressStorage({ field: "status.my-op", touchField: ["status", "t"] });
+  const touch: Record<string, unknown> = {};
+  custom.touch({ body: body(), patch: touch, value: "now" });
+  custom.store({ key: "fn", record: { retries: 1 }, body: body(), patch: touch });
+  assertEquals(touch, { status: { t: "now", "my-op": { fn: { retries: 1 } } } });
+});
+
+Deno.test("the smart storage writes both places, reads annotations first, purges both", async () => {
+  const storage = new SmartProgressStorage();
+  const patch = new Patch();
+  await storage.store({ key: "fn", record: RECORD, body: body(), patch });
+  assertEquals(patch.toMergePatch(), {
+    metadata: { annotations: { "kopf.zalando.org/fn": RECORD_JSON } },
+    status: { kopf: { progress: { fn: RECORD } } },
+  });
+  const both = body({ "kopf.zalando.org/fn": '{"retries":7}' }, {
+    kopf: { progress: { fn: { retries: 1 }, old_fn: { retries: 2 } } },
+  });
+  assertEquals(await storage.fetch({ key: "fn", body: both }), { retries: 7 });
+  assertEquals(await storage.fetch({ key: "old_fn", body: both }), { retries: 2 });
+  const purge = new Patch();
+  await storage.purge({ key: "fn", body: both, patch: purge });
+  assertEquals(purge.toMergePatch(), {
+    metadata: { annotations: { "kopf.zalando.org/fn": null } },
+    status: { kopf: { progress: { fn: null } } },
+  });
+});
+
+Deno.test("clearing an essence removes each storage's own fields", () => {
+  const storage = new SmartProgressStorage();
+  const essence: RawBody = {
+    spec: { a: 1 },
+    metadata: { annotations: { "kopf.zalando.org/fn": "{}" }, labels: { l: "v" } },
+    status: { kopf: { progress: { fn: {} } } },
+  };
+  assertEquals(storage.clear(essence), { spec: { a: 1 }, metadata: { labels: { l: "v" } } });
+  assertEquals(essence.status, { kopf: { progress: { fn: {} } } }, "the input stays untouched");
+});
+
+Deno.test("custom async storages plug into a multi-storage; non-storages are refused", async () => {
+  const records = new Map<string, ProgressRecord>();
+  class MemoryStorage extends ProgressStorage {
+    override async fetch({ key }: ProgressFetchArgs) {
+      await Promise.resolve();
+      return records.get(key) ?? null;
+    }
+    override async store({ key, record }: { key: string; record: ProgressRecord }) {
+      await Promise.resolve();
+      records.set(key, record);
+    }
+    override purge({ key }: { key: string }) {
+      records.delete(key);
+    }
+    override touch() {}
+  }
+  const multi = new MultiProgressStorage([new MemoryStorage(), new AnnotationsProgressStorage()]);
+  const patch: Record<string, unknown> = {};
+  await multi.store({ key: "fn", record: { retries: 1 }, body: body(), patch });
+  assertEquals(records.get("fn"), { retries: 1 });
+  assert("metadata" in patch);
+  assertEquals(await multi.fetch({ key: "fn", body: body() }), { retries: 1 });
+  await multi.purge({ key: "fn", body: body(), patch });
+  assertEquals(records.size, 0);
+  assertThrows(() => new MultiProgressStorage([]), Error, "non-empty array");
+  assertThrows(
+    () => new MultiProgressStorage([{} as ProgressStorage]),
+    Error,
+    "only ProgressStorage instances",
+  );
+  assertThrows(() => new AnnotationsProgressStorage({ prefix: "" }), Error, "non-empty");
+});
