@@ -1,0 +1,591 @@
+/**
+ * The progress of handlers across handling cycles: which have succeeded, failed, are
+ * retrying or sleeping, and what to persist about them — Kopf's semantics and formats.
+ *
+ * Pure and immutable: every change returns a new {@link State}; storage is reached only
+ * through the given progress storage (which fills a patch), never the API directly.
+ *
+ * A handling cycle uses it so:
+ *
+ * ```ts
+ * let state = await State.fromStorage({ body, storage, handlers });  // what was persisted
+ * state = state.withPurpose(reason).withHandlers(handlers);          // these are in play now
+ * const due = state.selectAwakened(handlers);                        // not finished, not sleeping
+ * // ... invoke some of `due`, collecting an Outcome per handler id ...
+ * state = state.withOutcomes(outcomes);
+ * deliverResults(outcomes, patch);                                   // results → status.<id>
+ * if (state.done) await state.purge({ body, patch, storage, handlers });
+ * else await state.store({ body, patch, storage });                  // and sleep state.delay s
+ * ```
+ *
+ * @module
+ */
+
+import { isMapping, jsonEqual } from "../structs/dicts.ts";
+import type { RawBody } from "../structs/bodies.ts";
+import { Patch } from "../structs/patches.ts";
+import type { ProgressRecord, ProgressStorage, StoragePatch } from "../settings/progress.ts";
+
+/** The current time in milliseconds since the Unix epoch (fractions allowed), like `Date.now`. */
+export type Clock = () => number;
+
+/** Anything with a handler id: handler records, or `{ id }`. */
+export interface HandlerRef {
+  /** The handler id, e.g. `create_fn` or `create_fn/sub1`. */
+  readonly id: string;
+}
+
+/** What one invocation of one handler ended with. */
+export interface Outcome {
+  /** Whether the handler is done for good (succeeded, or failed permanently). */
+  readonly final: boolean;
+  /** Seconds until the next attempt, for non-final outcomes; `null`/absent for "at once". */
+  readonly delay?: number | null;
+  /** The handler's return value; delivered to `status.<id>` unless `undefined`. */
+  readonly result?: unknown;
+  /** The error it raised, if any (its message is persisted). */
+  readonly error?: unknown;
+  /** The ids of sub-handlers it ran, at all depths, so they are purged with it. */
+  readonly subrefs?: readonly string[];
+}
+
+/** Counts of handlers by their fate. */
+export interface StateCounters {
+  /** Succeeded for good. */
+  readonly success: number;
+  /** Failed for good. */
+  readonly failure: number;
+  /** Neither yet. */
+  readonly running: number;
+}
+
+const MICROS_PER_SECOND = 1_000_000;
+
+/** Epoch microseconds from a clock reading in (fractional) milliseconds. */
+function nowMicros(clock: Clock): number {
+  return Math.round(clock() * 1000);
+}
+
+/**
+ * A time as Python's `datetime.isoformat(timespec="microseconds")` prints an aware UTC
+ * time: `2020-12-31T23:59:59.123456+00:00`.
+ */
+export function formatIso8601(micros: number): string {
+  const fraction = ((micros % MICROS_PER_SECOND) + MICROS_PER_SECOND) % MICROS_PER_SECOND;
+  const seconds = (micros - fraction) / MICROS_PER_SECOND;
+  const base = new Date(seconds * 1000).toISOString().slice(0, 19);
+  return `${base}.${String(fraction).padStart(6, "0")}+00:00`;
+}
+
+const ISO8601 =
+  /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
+
+/**
+ * Epoch microseconds of an ISO-8601 time as Kopf writes it (and as older Kopf versions
+ * did: without a zone, meaning UTC), or `null` if the text is not such a time.
+ */
+export function parseIso8601(text: string): number | null {
+  const m = ISO8601.exec(text.trim());
+  if (!m) return null;
+  const [, y, mo, d, h, mi, s, frac, zone] = m;
+  const ms = Date.UTC(+y, +mo - 1, +d, +h, +mi, s ? +s : 0);
+  if (Number.isNaN(ms)) return null;
+  let micros = ms * 1000 + (frac ? Number(frac.slice(0, 6).padEnd(6, "0")) : 0);
+  if (zone && zone.toUpperCase() !== "Z") {
+    const sign = zone[0] === "-" ? -1 : 1;
+    const digits = zone.slice(1).replace(":", "");
+    const offset = Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2) || "0");
+    micros -= sign * offset * 60 * MICROS_PER_SECOND;
+  }
+  return micros;
+}
+
+/** Python's `str(exception)`: the message of an error, or the thrown value as text. */
+function messageOf(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  if (typeof error === "string") return error;
+  try {
+    return JSON.stringify(error) ?? String(error);
+  } catch {
+    return String(error);
+  }
+}
+
+/** Python's sort order of strings: by code points (not UTF-16 units). */
+function compareCodePoints(a: string, b: string): number {
+  const ia = a[Symbol.iterator]();
+  const ib = b[Symbol.iterator]();
+  for (;;) {
+    const ca = ia.next();
+    const cb = ib.next();
+    if (ca.done || cb.done) return ca.done ? (cb.done ? 0 : -1) : 1;
+    const diff = ca.value.codePointAt(0)! - cb.value.codePointAt(0)!;
+    if (diff !== 0) return diff;
+  }
+}
+
+function sortedUnique(ids: Iterable<string>): string[] {
+  return [...new Set(ids)].sort(compareCodePoints);
+}
+
+function readTime(record: ProgressRecord, field: "started" | "stopped" | "delayed", id: string) {
+  const value = record[field];
+  if (value === undefined || value === null) return null;
+  const micros = typeof value === "string" ? parseIso8601(value) : null;
+  if (micros === null) {
+    throw new Error(
+      `The progress record of handler ${JSON.stringify(id)} has a bad ${field} time ` +
+        `${JSON.stringify(value)}; fix or delete the record to let the handler continue.`,
+    );
+  }
+  return micros;
+}
+
+/** The fields of a {@link HandlerState}. */
+export interface HandlerStateFields {
+  /** Whether the handler takes part in this cycle (counts for `done` and delays). */
+  readonly active: boolean;
+  /** When it was first attempted, in epoch microseconds. */
+  readonly started: number;
+  /** When it finished for good, in epoch microseconds; `null` while running. */
+  readonly stopped: number | null;
+  /** When to attempt it next, in epoch microseconds; `null` for "at once" (or finished). */
+  readonly delayed: number | null;
+  /** The reason it runs for (create, update, ...); `null` when unknown. */
+  readonly purpose: string | null;
+  /** Attempts made so far. */
+  readonly retries: number;
+  /** Succeeded for good. */
+  readonly success: boolean;
+  /** Failed for good. */
+  readonly failure: boolean;
+  /** The last error's message. */
+  readonly message: string | null;
+  /** Ids of its sub-handlers at all depths, sorted. */
+  readonly subrefs: readonly string[];
+  /** The record as it was read from storage, to skip writing unchanged ones. */
+  readonly origin: ProgressRecord | null;
+}
+
+/** The state of one handler: immutable; each change returns a new one. */
+export class HandlerState implements HandlerStateFields {
+  readonly active: boolean;
+  readonly started: number;
+  readonly stopped: number | null;
+  readonly delayed: number | null;
+  readonly purpose: string | null;
+  readonly retries: number;
+  readonly success: boolean;
+  readonly failure: boolean;
+  readonly message: string | null;
+  readonly subrefs: readonly string[];
+  readonly origin: ProgressRecord | null;
+  /** The clock that "now" comes from. */
+  readonly clock: Clock;
+
+  /** A state from its fields (see {@link HandlerState.fromScratch} and `fromStorage`). */
+  constructor(fields: HandlerStateFields, clock: Clock) {
+    this.active = fields.active;
+    this.started = fields.started;
+    this.stopped = fields.stopped;
+    this.delayed = fields.delayed;
+    this.purpose = fields.purpose;
+    this.retries = fields.retries;
+    this.success = fields.success;
+    this.failure = fields.failure;
+    this.message = fields.message;
+    this.subrefs = Object.freeze([...fields.subrefs]);
+    this.origin = fields.origin;
+    this.clock = clock;
+    Object.freeze(this);
+  }
+
+  /** A handler about to run for the first time. */
+  static fromScratch(clock: Clock, purpose: string | null = null): HandlerState {
+    return new HandlerState({
+      active: true,
+      started: nowMicros(clock),
+      stopped: null,
+      delayed: null,
+      purpose,
+      retries: 0,
+      success: false,
+      failure: false,
+      message: null,
+      subrefs: [],
+      origin: null,
+    }, clock);
+  }
+
+  /** A handler as persisted (by us or by Python Kopf); inactive until selected. */
+  static fromStorage(record: ProgressRecord, clock: Clock, id = "?"): HandlerState {
+    return new HandlerState({
+      active: false,
+      started: readTime(record, "started", id) ?? nowMicros(clock),
+      stopped: readTime(record, "stopped", id),
+      delayed: readTime(record, "delayed", id),
+      purpose: record.purpose ? String(record.purpose) : null,
+      retries: typeof record.retries === "number" ? record.retries : 0,
+      success: record.success === true,
+      failure: record.failure === true,
+      message: typeof record.message === "string" ? record.message : null,
+      subrefs: Array.isArray(record.subrefs) ? record.subrefs.map(String) : [],
+      origin: record,
+    }, clock);
+  }
+
+  /** Succeeded or failed for good. */
+  get finished(): boolean {
+    return this.success || this.failure;
+  }
+
+  /** Not finished, and its next attempt is in the future. */
+  get sleeping(): boolean {
+    return !this.finished && this.delayed !== null && this.delayed > nowMicros(this.clock);
+  }
+
+  /** Not finished and not sleeping: due to run now. */
+  get awakened(): boolean {
+    return !this.finished && !this.sleeping;
+  }
+
+  /** Seconds since the first attempt. */
+  get runtime(): number {
+    return (nowMicros(this.clock) - this.started) / MICROS_PER_SECOND;
+  }
+
+  /** When the first attempt was, as a `Date` (millisecond precision). */
+  get startedAt(): Date {
+    return new Date(Math.floor(this.started / 1000));
+  }
+
+  /** Seconds until the next attempt: 0 when due now, `null` when finished. */
+  get delay(): number | null {
+    if (this.finished) return null;
+    if (this.delayed === null) return 0;
+    return Math.max(0, (this.delayed - nowMicros(this.clock)) / MICROS_PER_SECOND);
+  }
+
+  /** The record to persist, in Kopf's field order, with `null` for the unknown fields. */
+  forStorage(): ProgressRecord {
+    return {
+      started: formatIso8601(this.started),
+      stopped: this.stopped === null ? null : formatIso8601(this.stopped),
+      delayed: this.delayed === null ? null : formatIso8601(this.delayed),
+      purpose: this.purpose,
+      retries: this.retries,
+      success: this.success,
+      failure: this.failure,
+      message: this.message,
+      subrefs: this.subrefs.length ? [...this.subrefs] : null,
+    };
+  }
+
+  /** The record as the object would hold it after storing (no `null` fields). */
+  asInStorage(): ProgressRecord {
+    const record: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(this.forStorage())) {
+      if (value !== null) record[key] = value;
+    }
+    return record as ProgressRecord;
+  }
+
+  #with(changes: Partial<HandlerStateFields>): HandlerState {
+    return new HandlerState({ ...this, ...changes }, this.clock);
+  }
+
+  /** The same state, taking part in this cycle. */
+  asActive(): HandlerState {
+    return this.active ? this : this.#with({ active: true });
+  }
+
+  /** The same state with another purpose. */
+  withPurpose(purpose: string | null): HandlerState {
+    return this.#with({ purpose });
+  }
+
+  /** The state after one more attempt that ended with `outcome`. */
+  withOutcome(outcome: Outcome): HandlerState {
+    const now = nowMicros(this.clock);
+    const failed = outcome.error !== undefined && outcome.error !== null;
+    const delay = outcome.delay;
+    return this.#with({
+      stopped: this.stopped ?? (outcome.final ? now : null),
+      delayed: delay === undefined || delay === null
+        ? null
+        : now + Math.round(delay * MICROS_PER_SECOND),
+      success: outcome.final && !failed,
+      failure: outcome.final && failed,
+      retries: this.retries + 1,
+      message: failed ? messageOf(outcome.error) : null,
+      subrefs: sortedUnique([...this.subrefs, ...(outcome.subrefs ?? [])]),
+    });
+  }
+}
+
+/** Options of {@link State.fromStorage}. */
+export interface StateLoadOptions {
+  /** The object as last seen. */
+  readonly body: RawBody;
+  /** Where progress is kept (`settings.persistence.progressStorage`). */
+  readonly storage: ProgressStorage;
+  /** The handlers whose records to read (the relevant ones for the cause). */
+  readonly handlers: Iterable<HandlerRef>;
+  /** The clock; `Date.now` by default. */
+  readonly clock?: Clock;
+}
+
+/** Options of {@link State.store} and {@link State.purge}. */
+export interface StateStoreOptions {
+  /** The object as last seen. */
+  readonly body: RawBody;
+  /** The patch to fill. */
+  readonly patch: StoragePatch;
+  /** Where progress is kept. */
+  readonly storage: ProgressStorage;
+}
+
+/** Options of {@link State.purge}. */
+export interface StatePurgeOptions extends StateStoreOptions {
+  /** Our handlers: their records (and their sub-handlers') are removed. */
+  readonly handlers: Iterable<HandlerRef>;
+}
+
+function uniqueIds(handlers: Iterable<HandlerRef>): string[] {
+  return [...new Set(Array.from(handlers, (handler) => handler.id))];
+}
+
+/**
+ * The states of the handlers of one object in one handling cycle: immutable; each change
+ * returns a new state. Iterates as `[id, HandlerState]` pairs in a stable order.
+ */
+export class State implements Iterable<[string, HandlerState]> {
+  readonly #states: ReadonlyMap<string, HandlerState>;
+  /** The reason the current cycle runs for, if set. */
+  readonly purpose: string | null;
+  /** The clock that "now" comes from. */
+  readonly clock: Clock;
+
+  /** A state of the given handler states. */
+  constructor(
+    states: Iterable<[string, HandlerState]> = [],
+    options: { purpose?: string | null; clock?: Clock } = {},
+  ) {
+    this.#states = new Map(states);
+    this.purpose = options.purpose ?? null;
+    this.clock = options.clock ?? Date.now;
+    Object.freeze(this);
+  }
+
+  /** An empty state (nothing persisted, e.g. for event handlers). */
+  static fromScratch(options: { clock?: Clock } = {}): State {
+    return new State([], options);
+  }
+
+  /** The persisted states of the given handlers; those with no record are left out. */
+  static async fromStorage(options: StateLoadOptions): Promise<State> {
+    const clock = options.clock ?? Date.now;
+    const states: [string, HandlerState][] = [];
+    for (const id of uniqueIds(options.handlers)) {
+      const record = await options.storage.fetch({ key: id, body: options.body });
+      if (record !== null && record !== undefined) {
+        states.push([id, HandlerState.fromStorage(record, clock, id)]);
+      }
+    }
+    return new State(states, { clock });
+  }
+
+  #derive(states: Iterable<[string, HandlerState]>, purpose = this.purpose): State {
+    return new State(states, { purpose, clock: this.clock });
+  }
+
+  /** How many handlers have a state. */
+  get size(): number {
+    return this.#states.size;
+  }
+
+  /** The state of a handler, if it has one. */
+  get(id: string): HandlerState | undefined {
+    return this.#states.get(id);
+  }
+
+  /** Whether a handler has a state. */
+  has(id: string): boolean {
+    return this.#states.has(id);
+  }
+
+  /** The handler ids with a state. */
+  ids(): string[] {
+    return [...this.#states.keys()];
+  }
+
+  /** `[id, HandlerState]` pairs. */
+  [Symbol.iterator](): Iterator<[string, HandlerState]> {
+    return this.#states[Symbol.iterator]();
+  }
+
+  /** The same states for a cycle of another purpose; the given handlers take it on too. */
+  withPurpose(purpose: string | null, handlers: Iterable<HandlerRef> = []): State {
+    const states = new Map(this.#states);
+    for (const id of uniqueIds(handlers)) {
+      const state = states.get(id);
+      if (state === undefined) {
+        throw new Error(`Handler ${JSON.stringify(id)} has no state to re-purpose.`);
+      }
+      states.set(id, state.withPurpose(purpose));
+    }
+    return this.#derive(states, purpose);
+  }
+
+  /** The given handlers take part in this cycle: new ones start from scratch. */
+  withHandlers(handlers: Iterable<HandlerRef>): State {
+    const states = new Map(this.#states);
+    for (const id of uniqueIds(handlers)) {
+      const state = states.get(id);
+      states.set(id, state ? state.asActive() : HandlerState.fromScratch(this.clock, this.purpose));
+    }
+    return this.#derive(states);
+  }
+
+  /** The states after the given outcomes (by handler id); unknown ids are a bug. */
+  withOutcomes(outcomes: ReadonlyMap<string, Outcome> | Record<string, Outcome>): State {
+    const entries = outcomes instanceof Map ? [...outcomes] : Object.entries(outcomes);
+    const unknown = entries.map(([id]) => id).filter((id) => !this.#states.has(id));
+    if (unknown.length) {
+      throw new Error(
+        `Outcomes for handlers without a state: ${unknown.join(", ")}; call withHandlers() first.`,
+      );
+    }
+    const byId = new Map(entries);
+    const states: [string, HandlerState][] = [];
+    for (const [id, state] of this.#states) {
+      const outcome = byId.get(id);
+      states.push([id, outcome ? state.withOutcome(outcome) : state]);
+    }
+    return this.#derive(states);
+  }
+
+  /** Only the handlers that have not succeeded (failed, retrying, or not run yet). */
+  withoutSuccesses(): State {
+    return new State([...this.#states].filter(([, state]) => !state.success), {
+      clock: this.clock,
+    });
+  }
+
+  /** The given handlers that are due now: not finished and not sleeping, in their order. */
+  selectAwakened<H extends HandlerRef>(handlers: Iterable<H>): H[] {
+    return Array.from(handlers).filter((handler) => this.#states.get(handler.id)?.awakened);
+  }
+
+  /** Whether every handler taking part in this cycle is finished (true when none are). */
+  get done(): boolean {
+    for (const state of this.#states.values()) {
+      if (state.active && !state.finished) return false;
+    }
+    return true;
+  }
+
+  /** The handlers of this cycle's purpose (or of unknown purpose), counted by fate. */
+  get counts(): StateCounters {
+    const states = [...this.#states.values()].filter((state) =>
+      this.purpose === null || state.purpose === null || state.purpose === this.purpose
+    );
+    return countStates(states);
+  }
+
+  /** The handlers left from cycles of other purposes, counted by fate, by purpose. */
+  get extras(): Map<string, StateCounters> {
+    const byPurpose = new Map<string, HandlerState[]>();
+    for (const state of this.#states.values()) {
+      if (state.purpose !== null && state.purpose !== this.purpose) {
+        byPurpose.set(state.purpose, [...(byPurpose.get(state.purpose) ?? []), state]);
+      }
+    }
+    return new Map([...byPurpose].map(([purpose, states]) => [purpose, countStates(states)]));
+  }
+
+  /** Seconds until each unfinished handler of this cycle is due (0 when due now). */
+  get delays(): number[] {
+    const delays: number[] = [];
+    for (const state of this.#states.values()) {
+      if (state.active && !state.finished) delays.push(state.delay ?? 0);
+    }
+    return delays;
+  }
+
+  /** Seconds until the next handler of this cycle is due; `null` when none is pending. */
+  get delay(): number | null {
+    const delays = this.delays;
+    return delays.length ? Math.min(...delays) : null;
+  }
+
+  /** Put the changed records into the patch (unchanged ones are not rewritten). */
+  async store({ body, patch, storage }: StateStoreOptions): Promise<void> {
+    for (const [id, state] of this.#states) {
+      if (state.origin === null || !jsonEqual(state.asInStorage(), state.origin)) {
+        await storage.store({ key: id, record: state.forStorage(), body, patch });
+      }
+    }
+    await storage.flush();
+  }
+
+  /**
+   * Remove the records of our handlers, of any other handler in this state, and of all
+   * their sub-handlers — and nothing else (other operators' records stay).
+   */
+  async purge({ body, patch, storage, handlers }: StatePurgeOptions): Promise<void> {
+    const purged = new Set<string>();
+    const purge = async (key: string) => {
+      if (purged.has(key)) return;
+      purged.add(key);
+      await storage.purge({ key, body, patch });
+    };
+    for (const id of uniqueIds(handlers)) await purge(id);
+    for (const [id, state] of this.#states) {
+      await purge(id);
+      for (const subref of state.subrefs) await purge(subref);
+    }
+    await storage.flush();
+  }
+}
+
+function countStates(states: readonly HandlerState[]): StateCounters {
+  return {
+    success: states.filter((state) => state.success).length,
+    failure: states.filter((state) => state.failure).length,
+    running: states.filter((state) => !state.finished).length,
+  };
+}
+
+/**
+ * Deliver handlers' results into the patch: a returned object is merged into
+ * `status.<id>`, any other value (except `undefined`) replaces it; failures deliver nothing.
+ */
+export function deliverResults(
+  outcomes: ReadonlyMap<string, Outcome> | Record<string, Outcome>,
+  patch: StoragePatch,
+): void {
+  const entries = outcomes instanceof Map ? [...outcomes] : Object.entries(outcomes);
+  for (const [id, outcome] of entries) {
+    const failed = outcome.error !== undefined && outcome.error !== null;
+    if (failed || outcome.result === undefined) continue;
+    const status = patch instanceof Patch
+      ? patch.status
+      : ((patch as Record<string, unknown>).status ??= {}) as Record<string, unknown>;
+    const result = copyResult(id, outcome.result);
+    const current = status[id];
+    status[id] = isMapping(result) ? { ...(isMapping(current) ? current : {}), ...result } : result;
+  }
+}
+
+/** A deep copy of a result, refusing what cannot be stored with a clear message. */
+function copyResult(id: string, result: unknown): unknown {
+  try {
+    return structuredClone(result);
+  } catch (error) {
+    throw new TypeError(
+      `The result of handler ${JSON.stringify(id)} cannot be stored in the status ` +
+        `(${messageOf(error)}); return plain JSON data (objects, arrays, strings, numbers).`,
+    );
+  }
+}
