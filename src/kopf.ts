@@ -68,3 +68,35 @@ export type {
   DiffBaseStoreArgs,
   StatusDiffBaseStorageOptions,
 } from "./settings/diffbase.ts";
+
+// --- logging, events and hierarchies ---
+export { configure } from "./platform/logging.ts";
+export type { LoggingOptions } from "./platform/logging.ts";
+export type { LogFormat, LogLevelSetting } from "./structs/log_formats.ts";
+export { event, exception, info, warn } from "./engines/posting.ts";
+export type { EventExceptionOptions, EventOptions, EventReasonOptions } from "./engines/posting.ts";
+export {
+  adjustNamespace,
+  adopt,
+  appendOwnerReference,
+  buildObjectReference,
+  buildOwnerReference,
+  harmonizeNaming,
+  label,
+  removeOwnerReference,
+} from "./kits/hierarchies.ts";
+export type {
+  AdjustNamespaceOptions,
+  AdoptOptions,
+  AppendOwnerReferenceOptions,
+  HarmonizeNamingOptions,
+  LabelOptions,
+  NestedPaths,
+  ObjectLike,
+  ObjectMetaLike,
+  ObjectOrObjects,
+  ObjectReference,
+  OwnerReference,
+  OwnerReferenceOptions,
+  RemoveOwnerReferenceOptions,
+} from "./kits/hierarchies.ts";

@@ -6,6 +6,8 @@
  * @module
  */
 import { getLogger } from "@logtape/logtape";
+import type { ApiClient } from "../client/api.ts";
+import { EVENTS_RESOURCE } from "../client/events.ts";
 import type { JsonObject } from "../structs/bodies.ts";
 import { buildEventBody, type K8sEventRequest } from "../structs/k8s_events.ts";
 import { describeValue } from "../structs/log_formats.ts";
@@ -18,9 +20,10 @@ import {
 import {
   currentPostingTarget,
   enqueueEvent,
-  type EventQueue,
+  EventQueue,
   type PostingSettingsHolder,
   type PostingTarget,
+  registerFallbackPostingTarget,
 } from "../handling/posting_queue.ts";
 
 const logger = getLogger(["kopf", "engines", "posting"]);
@@ -112,6 +115,44 @@ export async function runEventPoster(options: EventPosterOptions): Promise<void>
       count: queue.size,
     });
   }
+}
+
+/** An {@link EventCreator} that creates events through the framework's API client. */
+export function apiEventCreator(api: ApiClient): EventCreator {
+  return {
+    createEvent: (namespace, body, signal) =>
+      api.request("POST", EVENTS_RESOURCE.getUrl({ namespace }), { body, signal }),
+  };
+}
+
+/** Options of {@link startEventPoster}. */
+export interface StartEventPosterOptions extends Omit<EventPosterOptions, "queue" | "creator"> {
+  /** Where events are created: an API client, or any {@link EventCreator}. */
+  readonly creator: EventCreator | ApiClient;
+}
+
+/** A running poster: the target to post to, and the end of its work. */
+export interface EventPosting {
+  /** Pass to `runWithPostingTarget()` around the operator's work. */
+  readonly target: PostingTarget;
+  /** Settles when the poster has stopped and flushed (it never rejects). */
+  readonly done: Promise<void>;
+}
+
+/**
+ * Start posting an operator's events: a fresh queue, the poster draining it until `signal`
+ * aborts, and — while it runs — the fallback target for code outside the operator's flow.
+ */
+export function startEventPoster(options: StartEventPosterOptions): EventPosting {
+  const creator = "createEvent" in options.creator
+    ? options.creator
+    : apiEventCreator(options.creator);
+  const target: PostingTarget = { settings: options.settings, queue: new EventQueue() };
+  const unregister = registerFallbackPostingTarget(target);
+  const done = runEventPoster({ ...options, queue: target.queue, creator })
+    .catch((error) => logger.error("The event poster failed: {error}", { error }))
+    .finally(unregister);
+  return { target, done };
 }
 
 /** Options of {@link event}. */

@@ -1,0 +1,280 @@
+/**
+ * Helpers that prepare child objects before they are created: owner references, names,
+ * namespaces and labels taken from the parent. They change the given objects in place and work
+ * the same on plain objects and on `@kubernetes/client-node` models (both use camelCase).
+ *
+ * When called from a handler, the owner defaults to the object being handled.
+ *
+ * @module
+ */
+import { currentObjectScope } from "../handling/loggers.ts";
+import {
+  buildObjectReference,
+  buildOwnerReference,
+  eachObject,
+  type ObjectLike,
+  type ObjectMetaLike,
+  type ObjectOrObjects,
+  type ObjectReference,
+  type OwnerReference,
+  type OwnerReferenceOptions,
+} from "../structs/object_refs.ts";
+
+export { buildObjectReference, buildOwnerReference };
+export type {
+  ObjectLike,
+  ObjectMetaLike,
+  ObjectOrObjects,
+  ObjectReference,
+  OwnerReference,
+  OwnerReferenceOptions,
+};
+
+/** Nested objects to treat like the root ones, e.g. `"spec.template"` or `["spec", "template"]`. */
+export type NestedPaths = string | readonly (string | readonly string[])[];
+
+/** Options of {@link appendOwnerReference}. */
+export interface AppendOwnerReferenceOptions extends OwnerReferenceOptions {
+  /** The owner; by default the object being handled. */
+  readonly owner?: ObjectLike;
+}
+
+/** Options of {@link removeOwnerReference}. */
+export interface RemoveOwnerReferenceOptions {
+  /** The owner; by default the object being handled. */
+  readonly owner?: ObjectLike;
+}
+
+/** Options of {@link label}. */
+export interface LabelOptions {
+  /** Overwrite labels that are already set (by default they are kept). */
+  readonly forced?: boolean;
+  /** Nested objects to label too, where they already exist (e.g. `"spec.template"`). */
+  readonly nested?: NestedPaths;
+}
+
+/** Options of {@link harmonizeNaming}. */
+export interface HarmonizeNamingOptions {
+  /** Replace a name (or generateName) that is already set. */
+  readonly forced?: boolean;
+  /** Use the name as is; by default it becomes a `generateName` prefix (`name-`). */
+  readonly strict?: boolean;
+}
+
+/** Options of {@link adjustNamespace}. */
+export interface AdjustNamespaceOptions {
+  /** Replace a namespace that is already set. */
+  readonly forced?: boolean;
+}
+
+/** Options of {@link adopt}. */
+export interface AdoptOptions {
+  /** The parent; by default the object being handled. */
+  readonly owner?: ObjectLike;
+  /** Overwrite names, namespaces and labels that are already set. */
+  readonly forced?: boolean;
+  /** Name children exactly as the parent (by default: the parent's name as a prefix). */
+  readonly strict?: boolean;
+  /** Nested objects to label too, e.g. `"spec.template"` of Deployments and Jobs. */
+  readonly nested?: NestedPaths;
+}
+
+/** The mutable shape of the metadata these helpers edit. */
+interface MutableMeta {
+  name?: string | null;
+  generateName?: string | null;
+  namespace?: string | null;
+  labels?: Record<string, string> | null;
+  ownerReferences?: Array<{ uid?: string }> | null;
+}
+
+function metaOf(obj: object): MutableMeta {
+  const holder = obj as { metadata?: MutableMeta | null };
+  if (holder.metadata === undefined || holder.metadata === null) holder.metadata = {};
+  return holder.metadata;
+}
+
+function resolveOwner(owner: ObjectLike | undefined, caller: string): ObjectLike {
+  if (owner !== undefined && owner !== null) return owner;
+  const scope = currentObjectScope();
+  if (scope !== undefined) return scope.body;
+  throw new Error(
+    `${caller} needs an owner: pass { owner } explicitly, or call it from a handler, ` +
+      `where the object being handled is the default owner.`,
+  );
+}
+
+function pathParts(path: string | readonly string[]): readonly string[] {
+  return typeof path === "string" ? path.split(".").filter((p) => p !== "") : path;
+}
+
+/** The objects and, after each, its nested objects that exist (missing ones are skipped). */
+function withNested(roots: readonly object[], nested: NestedPaths | undefined): readonly object[] {
+  if (nested === undefined) return roots;
+  const paths = (typeof nested === "string" ? [nested] : nested).map(pathParts);
+  const all: object[] = [];
+  for (const root of roots) {
+    all.push(root);
+    for (const path of paths) {
+      let value: unknown = root;
+      for (const key of path) {
+        value = typeof value === "object" && value !== null
+          ? (value as Record<string, unknown>)[key]
+          : undefined;
+      }
+      if (typeof value === "object" && value !== null && !Array.isArray(value)) all.push(value);
+    }
+  }
+  return all;
+}
+
+/**
+ * Add an owner reference to the objects, unless they already have one with the owner's uid.
+ * `controller` and `blockOwnerDeletion` are `true` unless told otherwise.
+ */
+export function appendOwnerReference(
+  objs: ObjectOrObjects,
+  options: AppendOwnerReferenceOptions = {},
+): void {
+  const caller = "kopf.appendOwnerReference()";
+  const list = eachObject<object>(objs, caller);
+  applyOwnerReference(list, buildOwnerReference(resolveOwner(options.owner, caller), options));
+}
+
+function applyOwnerReference(list: readonly object[], ref: OwnerReference): void {
+  for (const obj of list) {
+    const meta = metaOf(obj);
+    const refs = meta.ownerReferences ??= [];
+    if (!refs.some((r) => r?.uid === ref.uid)) refs.push({ ...ref });
+  }
+}
+
+/** Remove the owner's references (matched by uid) from the objects. */
+export function removeOwnerReference(
+  objs: ObjectOrObjects,
+  options: RemoveOwnerReferenceOptions = {},
+): void {
+  const caller = "kopf.removeOwnerReference()";
+  const list = eachObject<object>(objs, caller);
+  const uid = buildOwnerReference(resolveOwner(options.owner, caller)).uid;
+  for (const obj of list) {
+    const refs = metaOf(obj).ownerReferences;
+    if (!Array.isArray(refs)) continue;
+    // In place, so that a client model's own array stays the one it serialises.
+    for (let i = refs.length - 1; i >= 0; i--) if (refs[i]?.uid === uid) refs.splice(i, 1);
+  }
+}
+
+function applyLabels(
+  list: readonly object[],
+  labels: Readonly<Record<string, string | null>>,
+  options: LabelOptions,
+): void {
+  const entries = Object.entries(labels);
+  for (const obj of withNested(list, options.nested)) {
+    const meta = metaOf(obj);
+    const target = meta.labels ??= {};
+    for (const [key, value] of entries) {
+      if (value === null || value === undefined) {
+        if (options.forced) delete target[key];
+      } else if (options.forced || !(key in target)) {
+        target[key] = value;
+      }
+    }
+  }
+}
+
+/**
+ * Label the objects (and their `nested` objects that exist). Without `labels` (or with `null`),
+ * the owner's labels are used. Existing labels are kept unless `forced`; with `forced`, a
+ * `null` value removes the label.
+ */
+export function label(
+  objs: ObjectOrObjects,
+  labels?: Readonly<Record<string, string | null>> | null,
+  options: LabelOptions = {},
+): void {
+  const caller = "kopf.label()";
+  const list = eachObject<object>(objs, caller);
+  const resolved = labels ?? { ...resolveOwner(undefined, caller).metadata?.labels };
+  applyLabels(list, resolved, options);
+}
+
+function applyName(list: readonly object[], name: string, options: HarmonizeNamingOptions): void {
+  for (const obj of list) {
+    const meta = metaOf(obj);
+    const unnamed = (meta.name === undefined || meta.name === null) &&
+      (meta.generateName === undefined || meta.generateName === null);
+    if (!options.forced && !unnamed) continue;
+    if (options.strict) {
+      meta.name = name;
+      delete meta.generateName;
+    } else {
+      meta.generateName = `${name}-`;
+      delete meta.name;
+    }
+  }
+}
+
+/**
+ * Name the objects that have neither `name` nor `generateName` (all of them with `forced`):
+ * `generateName: "<name>-"`, or exactly `name` with `strict`. Without `name`, the owner's.
+ */
+export function harmonizeNaming(
+  objs: ObjectOrObjects,
+  name?: string | null,
+  options: HarmonizeNamingOptions = {},
+): void {
+  const caller = "kopf.harmonizeNaming()";
+  const list = eachObject<object>(objs, caller);
+  const resolved = name ?? resolveOwner(undefined, caller).metadata?.name;
+  if (!resolved) {
+    throw new Error(`${caller} needs a name: the owner has none, so pass the name explicitly.`);
+  }
+  applyName(list, resolved, options);
+}
+
+function applyNamespace(
+  list: readonly object[],
+  namespace: string | undefined,
+  options: AdjustNamespaceOptions,
+): void {
+  for (const obj of list) {
+    const meta = metaOf(obj);
+    if (!options.forced && meta.namespace !== undefined && meta.namespace !== null) continue;
+    if (namespace) meta.namespace = namespace;
+    else delete meta.namespace; // a cluster-scoped owner: the children get no namespace either
+  }
+}
+
+/**
+ * Put the objects into `namespace` unless they already have one (always with `forced`).
+ * Without `namespace`, the owner's namespace (none for a cluster-scoped owner).
+ */
+export function adjustNamespace(
+  objs: ObjectOrObjects,
+  namespace?: string | null,
+  options: AdjustNamespaceOptions = {},
+): void {
+  const caller = "kopf.adjustNamespace()";
+  const list = eachObject<object>(objs, caller);
+  const resolved = namespace ?? resolveOwner(undefined, caller).metadata?.namespace;
+  applyNamespace(list, resolved ?? undefined, options);
+}
+
+/**
+ * Make the objects children of the owner in one call: an owner reference, a name after the
+ * owner's, the owner's namespace, and the owner's labels (also on `nested` objects).
+ */
+export function adopt(objs: ObjectOrObjects, options: AdoptOptions = {}): void {
+  const caller = "kopf.adopt()";
+  const list = eachObject<object>(objs, caller);
+  const owner = resolveOwner(options.owner, caller);
+  const ref = buildOwnerReference(owner); // validates the owner before anything is changed
+  const meta = owner.metadata ?? {};
+  const flags = { forced: options.forced, strict: options.strict };
+  applyOwnerReference(list, ref);
+  applyName(list, ref.name, flags);
+  applyNamespace(list, meta.namespace, flags);
+  applyLabels(list, { ...meta.labels }, { forced: options.forced, nested: options.nested });
+}
