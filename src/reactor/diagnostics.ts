@@ -1,9 +1,11 @@
 /**
- * Where the reactor reports what it does: a minimal logger shape that any logger of
- * the framework (or `console`) satisfies, and error formatting for its messages.
+ * Where the reactor reports what it does: a minimal logger shape, which the framework's
+ * object loggers also satisfy, and the default one writing through logtape.
  *
  * @module
  */
+import { getLogger, type LogLevel } from "@logtape/logtape";
+import { KOPF_CATEGORY } from "../platform/logging.ts";
 
 /** The logger the reactor writes to: one message string per call. */
 export interface ReactorLogger {
@@ -17,13 +19,25 @@ export interface ReactorLogger {
   error(message: string): void;
 }
 
-/** A logger writing warnings and errors to the console and dropping the rest. */
-export const consoleLogger: ReactorLogger = {
-  debug: () => {},
-  info: () => {},
-  warning: (message) => console.warn(message),
-  error: (message) => console.error(message),
-};
+/** The framework's own logger for the reactor: the `kopf.reactor` logtape category. */
+export function reactorLogger(): ReactorLogger {
+  const logger = getLogger([...KOPF_CATEGORY, "reactor"]);
+  // Emit the text as is: logtape would otherwise read `{...}` in messages as placeholders.
+  const emit = (level: LogLevel, text: string) =>
+    logger.emit({
+      level,
+      message: [text],
+      rawMessage: text,
+      timestamp: Date.now(),
+      properties: {},
+    });
+  return {
+    debug: (message) => emit("debug", message),
+    info: (message) => emit("info", message),
+    warning: (message) => emit("warning", message),
+    error: (message) => emit("error", message),
+  };
+}
 
 /** A logger that drops everything. */
 export const silentLogger: ReactorLogger = {
@@ -32,13 +46,3 @@ export const silentLogger: ReactorLogger = {
   warning: () => {},
   error: () => {},
 };
-
-/** A readable one-block description of anything thrown, with the stack when there is one. */
-export function describeError(error: unknown): string {
-  if (error instanceof Error) return error.stack ?? `${error.name}: ${error.message}`;
-  try {
-    return `a non-error value was thrown: ${JSON.stringify(error)}`;
-  } catch {
-    return `a non-error value was thrown: ${String(error)}`;
-  }
-}

@@ -20,7 +20,8 @@
 import type { RawBody } from "../structs/bodies.ts";
 import type { Resource } from "../structs/resources.ts";
 import { type Clock, realClock } from "./clock.ts";
-import { consoleLogger, describeError, type ReactorLogger } from "./diagnostics.ts";
+import { describeError } from "../structs/log_formats.ts";
+import { type ReactorLogger, reactorLogger } from "./diagnostics.ts";
 
 /** How events are batched and workers are run; all durations in seconds. */
 export interface BatchingSettings {
@@ -102,7 +103,7 @@ export interface MultiplexerOptions {
   readonly persistence?: ConsistencySettings;
   /** Time source; the real clock by default. */
   readonly clock?: Clock;
-  /** Where to report failures and progress; the console (warnings and errors) by default. */
+  /** Where to report failures and progress; the `kopf.reactor` logger by default. */
   readonly logger?: ReactorLogger;
 }
 
@@ -174,7 +175,7 @@ export class Multiplexer {
     this.#batching = options.batching;
     this.#persistence = options.persistence;
     this.#clock = options.clock ?? realClock;
-    this.#logger = options.logger ?? consoleLogger;
+    this.#logger = options.logger ?? reactorLogger();
     this.#limiter = new Limiter(() => this.#batching.workerLimit);
   }
 

@@ -427,7 +427,7 @@ Deno.test("with no error delays, a failed state is not retried; the next event i
   await clock.advance(100);
   assertEquals(seen, ["1"]);
   assertStringIncludes(logger.lines[0], "waiting for its next change");
-  assertStringIncludes(logger.lines[0], '"not an error object"');
+  assertStringIncludes(logger.lines[0], "Non-error thrown: not an error object");
   mux.push(KEX, ev("a", "2"));
   await settle();
   assertEquals(seen, ["1", "2"]);

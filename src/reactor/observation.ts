@@ -1,0 +1,575 @@
+/**
+ * Observation: which resources and namespaces are served right now, and one watch per
+ * served (resource, namespace) — or per resource, cluster-wide — feeding the queueing.
+ *
+ * - Resources come from discovery, narrowed by a selection callback (the registry's
+ *   selectors). CustomResourceDefinitions are watched: when one is created, changed or
+ *   deleted, discovery runs again (once for a burst of changes) and watches start or
+ *   stop accordingly.
+ * - Namespaces come from watching the cluster's namespaces and matching them against the
+ *   scope's patterns; they start and stop being served as they appear and disappear. A
+ *   namespace being deleted is still served until it is gone, so that its objects can be
+ *   finalised. Without the permission to list namespaces (403), the literal names among
+ *   the patterns are served as they are.
+ * - Cluster-scoped resources are watched once, cluster-wide, whatever the namespaces.
+ * - Each watch feeds every event; after each full listing it feeds every listed object
+ *   (on re-listings, only those that changed) and a `DELETED` for every object it knew
+ *   that the listing no longer has — the deletions missed while the watch was broken.
+ *
+ * @module
+ */
+
+import type { RawBody } from "../structs/bodies.ts";
+import { describeError } from "../structs/log_formats.ts";
+import { Resource } from "../structs/resources.ts";
+import type { ApiClient } from "../client/api.ts";
+import { Discovery } from "../client/discovery.ts";
+import { APIForbiddenError } from "../client/errors.ts";
+import { type WatchItem, watchObjects } from "../client/watch.ts";
+import { type Clock, realClock } from "./clock.ts";
+import { type ReactorLogger, reactorLogger } from "./diagnostics.ts";
+import { isServedNamespace, literalNamespaces, type Scope } from "./namespaces.ts";
+import { objectKey, type QueuedEvent } from "./queueing.ts";
+
+/** Core v1 namespaces, watched to know which namespaces exist. */
+export const NAMESPACES: Resource = new Resource({
+  group: "",
+  version: "v1",
+  plural: "namespaces",
+  kind: "Namespace",
+  singular: "namespace",
+  namespaced: false,
+  verbs: ["get", "list", "watch"],
+});
+
+/** CustomResourceDefinitions, watched to notice resources appearing and disappearing. */
+export const CUSTOM_RESOURCE_DEFINITIONS: Resource = new Resource({
+  group: "apiextensions.k8s.io",
+  version: "v1",
+  plural: "customresourcedefinitions",
+  kind: "CustomResourceDefinition",
+  singular: "customresourcedefinition",
+  namespaced: false,
+  verbs: ["get", "list", "watch"],
+});
+
+/** What observation needs from the API: discovery and continuous watching. */
+export interface ObservationClient {
+  /**
+   * The resources the cluster serves. `fresh` asks to bypass any cache (it is set when
+   * CRDs have changed since the last call).
+   */
+  discover(options: { fresh: boolean; signal: AbortSignal }): Promise<readonly Resource[]>;
+  /**
+   * Watch a resource (in one namespace, or cluster-wide when `undefined`) until the signal
+   * aborts: a `LISTED` item first and after every re-listing, live events in between.
+   * Failures that cannot be retried (e.g. 403, or 404 of a deleted CRD) are thrown.
+   */
+  watch(resource: Resource, namespace: string | undefined, signal: AbortSignal): AsyncIterable<
+    WatchItem
+  >;
+}
+
+/** The observation client backed by the framework's API client and discovery. */
+export function observationClient(api: ApiClient, discovery?: Discovery): ObservationClient {
+  const cache = discovery ?? new Discovery(api);
+  return {
+    discover: ({ fresh, signal }) => {
+      if (fresh) cache.refresh();
+      return cache.resources(signal);
+    },
+    watch: (resource, namespace, signal) => watchObjects(api, resource, { namespace, signal }),
+  };
+}
+
+/** One watch: a resource in a namespace, or cluster-wide (`namespace` undefined). */
+export interface WatchedDimension {
+  /** The watched resource. */
+  readonly resource: Resource;
+  /** The namespace, or `undefined` for a cluster-wide watch. */
+  readonly namespace: string | undefined;
+}
+
+/** What an {@link Observer} is made of. */
+export interface ObserverOptions {
+  /** Discovery and watching. */
+  readonly client: ObservationClient;
+  /** Where to look for objects. */
+  readonly scope: Scope;
+  /** Which of the discovered resources to serve (e.g. those the registry's handlers select). */
+  readonly select: (resources: readonly Resource[]) => readonly Resource[];
+  /** Receives the events of all served objects (e.g. `multiplexer.push`). */
+  readonly feed: (resource: Resource, event: QueuedEvent) => void;
+  /**
+   * With `disabled`, neither namespaces nor CRDs are watched: resources are discovered
+   * once, and only the literal namespace names are served (`settings.scanning` fits).
+   */
+  readonly scanning?: { readonly disabled: boolean };
+  /** Called once per watch, when its first full listing has been fed. */
+  readonly onListed?: (dimension: WatchedDimension) => void;
+  /** Pauses before a failed watch or discovery is tried again; the last repeats. */
+  readonly retryDelays?: Iterable<number>;
+  /** Time source; the real clock by default. */
+  readonly clock?: Clock;
+  /** Where to report; the `kopf.reactor` logger by default. */
+  readonly logger?: ReactorLogger;
+}
+
+const DEFAULT_RETRY_DELAYS: readonly number[] = [1, 2, 5, 10, 20, 30];
+
+interface Watcher extends WatchedDimension {
+  readonly id: string;
+  readonly fingerprint: string;
+  readonly controller: AbortController;
+  /** The latest state of every object seen and not deleted, to detect missed deletions. */
+  readonly known: Map<string, RawBody>;
+  listed: boolean;
+  done?: Promise<void>;
+}
+
+/**
+ * Keeps exactly one watch per served (resource, namespace) while it runs. Create it,
+ * call {@link Observer.run} with a signal; it resolves after the signal aborted and all
+ * watches have stopped (or rejects if the initial discovery fails).
+ */
+export class Observer {
+  readonly #client: ObservationClient;
+  readonly #scope: Scope;
+  readonly #select: ObserverOptions["select"];
+  readonly #feed: ObserverOptions["feed"];
+  readonly #scanning: boolean;
+  readonly #onListed: ObserverOptions["onListed"];
+  readonly #retryDelays: Iterable<number>;
+  readonly #clock: Clock;
+  readonly #logger: ReactorLogger;
+
+  /** Served resources by key. */
+  #resources = new Map<string, Resource>();
+  /** Served namespaces; `undefined` until known. Ignored for a cluster-wide scope. */
+  #namespaces: Set<string> | undefined;
+  readonly #watchers = new Map<string, Watcher>();
+  /** Watches told to stop that have not finished yet. */
+  readonly #retiring = new Set<Promise<void>>();
+  /** Whether the watchers may be started (the initial state is known). */
+  #started = false;
+  #running = false;
+  #readyResolve!: () => void;
+  /** Fingerprints of the CRDs seen, to ignore changes that do not affect discovery. */
+  readonly #crds = new Map<string, string>();
+  #rediscovery: { wanted: boolean; loop?: Promise<void> } = { wanted: false };
+
+  /**
+   * Resolves when the initial resources and namespaces are known and their watches are
+   * started. It never rejects; if the run fails first, it stays pending.
+   */
+  readonly ready: Promise<void>;
+
+  /** Create an observer; nothing happens until {@link Observer.run}. */
+  constructor(options: ObserverOptions) {
+    this.#client = options.client;
+    this.#scope = options.scope;
+    this.#select = options.select;
+    this.#feed = options.feed;
+    this.#scanning = !(options.scanning?.disabled ?? false);
+    this.#onListed = options.onListed;
+    this.#retryDelays = options.retryDelays ?? DEFAULT_RETRY_DELAYS;
+    this.#clock = options.clock ?? realClock;
+    this.#logger = options.logger ?? reactorLogger();
+    this.ready = new Promise((resolve) => (this.#readyResolve = resolve));
+  }
+
+  /** The served resources. */
+  get resources(): Resource[] {
+    return [...this.#resources.values()];
+  }
+
+  /** The served namespaces, sorted; `undefined` when serving the whole cluster. */
+  get namespaces(): string[] | undefined {
+    if (this.#scope.clusterwide) return undefined;
+    return [...this.#namespaces ?? []].sort();
+  }
+
+  /** The watches currently running. */
+  get watchers(): WatchedDimension[] {
+    return [...this.#watchers.values()].map(({ resource, namespace }) => ({ resource, namespace }));
+  }
+
+  /** Observe until the signal aborts; see the class docs. */
+  async run(signal: AbortSignal): Promise<void> {
+    if (this.#running) throw new Error("This observer is already running.");
+    this.#running = true;
+    const stop = new AbortController();
+    const onAbort = () => stop.abort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    if (signal.aborted) stop.abort();
+    const background: Promise<void>[] = [];
+    try {
+      // The CRDs are listed before the discovery, so that no change falls between the two.
+      const crdsListed = signalled();
+      if (this.#scanning) background.push(this.#watchCrds(stop.signal, crdsListed.resolve));
+      else crdsListed.resolve();
+
+      const namespacesKnown = signalled();
+      if (this.#scope.clusterwide) {
+        namespacesKnown.resolve();
+      } else if (!this.#scanning) {
+        this.#namespaces = new Set(literalNamespaces(this.#scope.namespaces));
+        namespacesKnown.resolve();
+      } else {
+        background.push(this.#watchNamespaces(stop.signal, namespacesKnown.resolve));
+      }
+
+      if (!await untilAborted(crdsListed.promise, stop.signal)) return;
+      const resources = await this.#discoverPatiently(false, stop.signal, true);
+      if (resources === undefined) return;
+      this.#applyResources(resources);
+      if (!await untilAborted(namespacesKnown.promise, stop.signal)) return;
+
+      this.#started = true;
+      this.#reconcile();
+      this.#readyResolve();
+      await untilAborted(new Promise<void>(() => {}), stop.signal);
+    } finally {
+      stop.abort();
+      signal.removeEventListener("abort", onAbort);
+      this.#started = false;
+      for (const watcher of [...this.#watchers.values()]) void this.#stopWatcher(watcher);
+      await Promise.all([...background, ...this.#retiring, this.#rediscovery.loop]);
+      this.#running = false;
+    }
+  }
+
+  /**
+   * Discover, retrying failures along the retry delays. The initial discovery (`strict`)
+   * fails at once on errors that are not about connectivity: there is nothing to serve.
+   */
+  async #discoverPatiently(
+    fresh: boolean,
+    signal: AbortSignal,
+    strict: boolean,
+  ): Promise<readonly Resource[] | undefined> {
+    const delays = new Backoff(this.#retryDelays);
+    for (;;) {
+      try {
+        return await this.#client.discover({ fresh, signal });
+      } catch (error) {
+        if (signal.aborted) return undefined;
+        if (strict) throw error;
+        const delay = delays.next();
+        this.#logger.error(`Discovery failed; retrying in ${delay}s: ${describeError(error)}`);
+        await this.#clock.sleep(delay, signal);
+        if (signal.aborted) return undefined;
+      }
+    }
+  }
+
+  /** Serve the selected resources among those discovered; restart watches as needed. */
+  #applyResources(discovered: readonly Resource[]): void {
+    const watchable = this.#select(discovered).filter((resource) => {
+      const ok = resource.verbs.length === 0 ||
+        (resource.verbs.includes("list") && resource.verbs.includes("watch"));
+      if (!ok) this.#logger.warning(`Not serving ${resource}: it cannot be listed and watched.`);
+      return ok;
+    });
+    const next = new Map(watchable.map((resource) => [resource.key, resource]));
+    for (const resource of next.values()) {
+      if (!this.#resources.has(resource.key)) this.#logger.debug(`Serving ${resource}.`);
+    }
+    for (const resource of this.#resources.values()) {
+      if (!next.has(resource.key)) this.#logger.info(`Not serving ${resource} any more.`);
+    }
+    this.#resources = next;
+    this.#reconcile();
+  }
+
+  /** Start the missing watches and stop the redundant ones. */
+  #reconcile(): void {
+    if (!this.#started) return;
+    const wanted = new Map<string, WatchedDimension & { fingerprint: string }>();
+    for (const resource of this.#resources.values()) {
+      const fingerprint = JSON.stringify(resource);
+      const namespaces = this.#scope.clusterwide || !resource.namespaced
+        ? [undefined]
+        : [...this.#namespaces ?? []];
+      for (const namespace of namespaces) {
+        wanted.set(watcherId(resource, namespace), { resource, namespace, fingerprint });
+      }
+    }
+    for (const watcher of [...this.#watchers.values()]) {
+      const want = wanted.get(watcher.id);
+      if (want === undefined || want.fingerprint !== watcher.fingerprint) {
+        void this.#stopWatcher(watcher);
+      }
+    }
+    for (const [id, want] of wanted) {
+      if (!this.#watchers.has(id)) this.#startWatcher(id, want);
+    }
+  }
+
+  #startWatcher(id: string, want: WatchedDimension & { fingerprint: string }): void {
+    const watcher: Watcher = {
+      id,
+      resource: want.resource,
+      namespace: want.namespace,
+      fingerprint: want.fingerprint,
+      controller: new AbortController(),
+      known: new Map(),
+      listed: false,
+    };
+    this.#watchers.set(id, watcher);
+    this.#logger.debug(`Watching ${describeDimension(watcher)}.`);
+    watcher.done = this.#consume(
+      watcher,
+      watcher.controller.signal,
+      (item) => this.#onObjectItem(watcher, item),
+    );
+  }
+
+  #stopWatcher(watcher: Watcher): Promise<void> {
+    if (this.#watchers.get(watcher.id) === watcher) this.#watchers.delete(watcher.id);
+    if (!watcher.controller.signal.aborted) {
+      watcher.controller.abort();
+      this.#logger.debug(`Stopping the watch of ${describeDimension(watcher)}.`);
+      const done = watcher.done ?? Promise.resolve();
+      this.#retiring.add(done);
+      void done.finally(() => this.#retiring.delete(done));
+    }
+    return watcher.done ?? Promise.resolve();
+  }
+
+  #onObjectItem(watcher: Watcher, item: WatchItem): void {
+    const { resource, known } = watcher;
+    if (item.type !== "LISTED") {
+      const key = objectKey(item.object);
+      if (item.type === "DELETED") known.delete(key);
+      else known.set(key, item.object);
+      this.#feed(resource, { type: item.type, object: item.object });
+      return;
+    }
+    const first = !watcher.listed;
+    const listed = new Set<string>();
+    for (const object of item.objects) {
+      const key = objectKey(object);
+      listed.add(key);
+      const previous = known.get(key);
+      known.set(key, object);
+      // On re-listings, objects already fed in this very state are not fed again.
+      const unchanged = previous !== undefined &&
+        previous.metadata?.resourceVersion === object.metadata?.resourceVersion;
+      if (first || !unchanged) this.#feed(resource, { type: null, object });
+    }
+    for (const [key, object] of known) {
+      if (!listed.has(key)) {
+        known.delete(key);
+        this.#feed(resource, { type: "DELETED", object });
+      }
+    }
+    if (first) {
+      watcher.listed = true;
+      this.#onListed?.({ resource, namespace: watcher.namespace });
+    }
+  }
+
+  /** Watch the namespaces; `known` is called once the served namespaces are known. */
+  async #watchNamespaces(signal: AbortSignal, known: () => void): Promise<void> {
+    const scope = this.#scope;
+    if (scope.clusterwide) return;
+    const served = (body: RawBody) => {
+      const name = body.metadata?.name;
+      return name !== undefined && isServedNamespace(name, scope) ? name : undefined;
+    };
+    await this.#consume(NAMESPACES, signal, (item) => {
+      if (item.type === "LISTED") {
+        this.#namespaces = new Set(item.objects.map(served).filter((n) => n !== undefined));
+        known();
+      } else {
+        const name = served(item.object);
+        if (name === undefined || this.#namespaces === undefined) return;
+        if (item.type === "DELETED") this.#namespaces.delete(name);
+        else this.#namespaces.add(name);
+      }
+      this.#reconcile();
+    }, (error) => {
+      if (!(error instanceof APIForbiddenError)) return false;
+      if (this.#namespaces === undefined) {
+        const literal = literalNamespaces(scope.namespaces);
+        this.#logger.warning(
+          `No permission to list namespaces; serving the namespaces named literally: ` +
+            `${literal.length ? literal.join(", ") : "none"}.`,
+        );
+        this.#namespaces = new Set(literal);
+        known();
+        this.#reconcile();
+      } else {
+        this.#logger.warning(
+          "No permission to watch namespaces any more; new or deleted namespaces will not " +
+            "be noticed until the operator restarts.",
+        );
+      }
+      return true;
+    });
+  }
+
+  /** Watch the CRDs; `listed` is called after their first listing (or failure). */
+  async #watchCrds(signal: AbortSignal, listed: () => void): Promise<void> {
+    let first = true;
+    await this.#consume(CUSTOM_RESOURCE_DEFINITIONS, signal, (item) => {
+      let changed = false;
+      if (item.type === "LISTED") {
+        const seen = new Set<string>();
+        for (const crd of item.objects) {
+          const key = objectKey(crd);
+          seen.add(key);
+          changed = this.#rememberCrd(key, crd) || changed;
+        }
+        for (const key of [...this.#crds.keys()]) {
+          if (!seen.has(key)) changed = this.#crds.delete(key) || changed;
+        }
+      } else if (item.type === "DELETED") {
+        changed = this.#crds.delete(objectKey(item.object));
+      } else {
+        changed = this.#rememberCrd(objectKey(item.object), item.object);
+      }
+      if (first) {
+        // The initial discovery comes right after this first listing: nothing to redo.
+        first = false;
+        listed();
+      } else if (changed) {
+        this.#requestRediscovery(signal);
+      }
+    }, (error) => {
+      if (first) {
+        first = false;
+        listed(); // do not hold the start; a later listing triggers a fresh discovery
+      }
+      if (!(error instanceof APIForbiddenError)) return false;
+      this.#logger.warning(
+        "No permission to watch CustomResourceDefinitions; resources created or deleted " +
+          "later will not be noticed until the operator restarts.",
+      );
+      return true;
+    });
+  }
+
+  /** Remember a CRD's discovery-relevant state; true if it differs from before. */
+  #rememberCrd(key: string, crd: RawBody): boolean {
+    const status = (crd.status ?? {}) as { acceptedNames?: unknown; conditions?: unknown };
+    const conditions = Array.isArray(status.conditions)
+      ? (status.conditions as { type?: unknown; status?: unknown }[])
+        .map((c) => `${c.type}=${c.status}`).sort()
+      : [];
+    const fingerprint = JSON.stringify([crd.spec, status.acceptedNames, conditions]);
+    if (this.#crds.get(key) === fingerprint) return false;
+    this.#crds.set(key, fingerprint);
+    return true;
+  }
+
+  /** Discover again soon; requests made while a discovery runs lead to one more run. */
+  #requestRediscovery(signal: AbortSignal): void {
+    this.#rediscovery.wanted = true;
+    if (this.#rediscovery.loop !== undefined) return;
+    this.#rediscovery.loop = (async () => {
+      try {
+        while (this.#rediscovery.wanted && !signal.aborted) {
+          this.#rediscovery.wanted = false;
+          const resources = await this.#discoverPatiently(true, signal, false);
+          if (resources === undefined || signal.aborted) return;
+          this.#applyResources(resources);
+        }
+      } finally {
+        this.#rediscovery.loop = undefined;
+      }
+    })();
+  }
+
+  /**
+   * Run one watch until the signal aborts, passing its items on. Failures are retried
+   * along the retry delays, unless `failed` returns true (then the watch ends).
+   */
+  async #consume(
+    target: Resource | Watcher,
+    signal: AbortSignal,
+    onItem: (item: WatchItem) => void,
+    failed?: (error: unknown) => boolean,
+  ): Promise<void> {
+    const resource = target instanceof Resource ? target : target.resource;
+    const namespace = target instanceof Resource ? undefined : target.namespace;
+    const what = describeDimension({ resource, namespace });
+    const delays = new Backoff(this.#retryDelays);
+    while (!signal.aborted) {
+      let problem: string;
+      try {
+        for await (const item of this.#client.watch(resource, namespace, signal)) {
+          if (signal.aborted) return;
+          delays.reset();
+          onItem(item);
+        }
+        if (signal.aborted) return;
+        problem = "the watch ended unexpectedly";
+      } catch (error) {
+        if (signal.aborted) return;
+        if (failed?.(error)) return;
+        problem = error instanceof APIForbiddenError
+          ? `no permission (${error.message})`
+          : describeError(error);
+      }
+      const delay = delays.next();
+      this.#logger.warning(`Watching ${what} failed; retrying in ${delay}s: ${problem}`);
+      await this.#clock.sleep(delay, signal);
+    }
+  }
+}
+
+/** A sequence of pauses that repeats its last one and can start over. */
+class Backoff {
+  readonly #source: Iterable<number>;
+  #iterator: Iterator<number> | undefined;
+  #last = 1;
+
+  constructor(source: Iterable<number>) {
+    this.#source = source;
+  }
+
+  next(): number {
+    this.#iterator ??= this.#source[Symbol.iterator]();
+    const step = this.#iterator.next();
+    if (!step.done) this.#last = step.value;
+    return this.#last;
+  }
+
+  reset(): void {
+    this.#iterator = undefined;
+  }
+}
+
+function watcherId(resource: Resource, namespace: string | undefined): string {
+  return `${resource.key}\u0000${namespace ?? ""}`;
+}
+
+function describeDimension(dimension: WatchedDimension): string {
+  return dimension.namespace === undefined
+    ? `${dimension.resource} cluster-wide`
+    : `${dimension.resource} in ${dimension.namespace}`;
+}
+
+/** A promise with its resolver at hand. */
+function signalled(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+/** Wait for a promise unless the signal aborts first; true if the promise settled first. */
+async function untilAborted(promise: Promise<unknown>, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return false;
+  let onAbort!: () => void;
+  const aborted = new Promise<false>((resolve) => {
+    onAbort = () => resolve(false);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([promise.then(() => true), aborted]);
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+  }
+}

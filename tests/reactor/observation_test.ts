@@ -1,0 +1,498 @@
+import { assert, assertEquals, assertRejects, assertStringIncludes } from "../assert.ts";
+import { Resource } from "../../src/structs/resources.ts";
+import type { RawBody } from "../../src/structs/bodies.ts";
+import { APIForbiddenError, APINotFoundError } from "../../src/client/errors.ts";
+import { makeScope, type NamespacePattern } from "../../src/reactor/namespaces.ts";
+import { Observer, type WatchedDimension } from "../../src/reactor/observation.ts";
+import type { QueuedEvent } from "../../src/reactor/queueing.ts";
+import type { ReactorLogger } from "../../src/reactor/diagnostics.ts";
+import { deferred, ManualClock, settle } from "./manual_clock.ts";
+import { ScriptedClient } from "./scripted_client.ts";
+
+const VERBS = ["list", "watch", "patch", "get"];
+const KEX = new Resource({
+  group: "kopf.dev",
+  version: "v1",
+  plural: "kopfexamples",
+  kind: "KopfExample",
+  verbs: VERBS,
+});
+const PODS = new Resource({ group: "", version: "v1", plural: "pods", kind: "Pod", verbs: VERBS });
+const NODES = new Resource({
+  group: "",
+  version: "v1",
+  plural: "nodes",
+  kind: "Node",
+  namespaced: false,
+  verbs: VERBS,
+});
+const LATER = new Resource({
+  group: "later.dev",
+  version: "v1",
+  plural: "laters",
+  kind: "Later",
+  verbs: VERBS,
+});
+
+function obj(uid: string, rv = "1", namespace = "ns"): RawBody {
+  return { metadata: { uid, name: `n-${uid}`, namespace, resourceVersion: rv } };
+}
+
+function ns(name: string, extra: Record<string, string> = {}): RawBody {
+  return { metadata: { uid: `ns-${name}`, name, ...extra } };
+}
+
+function crd(name: string, rv = "1", established = "True"): RawBody {
+  return {
+    metadata: { uid: `crd-${name}`, name, resourceVersion: rv },
+    spec: { group: name },
+    status: { conditions: [{ type: "Established", status: established }] },
+  };
+}
+
+function forbidden(path: string): APIForbiddenError {
+  return new APIForbiddenError(403, {}, { method: "GET", path });
+}
+
+class Logs implements ReactorLogger {
+  readonly lines: string[] = [];
+  debug(m: string) {
+    this.lines.push(`debug: ${m}`);
+  }
+  info(m: string) {
+    this.lines.push(`info: ${m}`);
+  }
+  warning(m: string) {
+    this.lines.push(`warning: ${m}`);
+  }
+  error(m: string) {
+    this.lines.push(`error: ${m}`);
+  }
+  at(level: string): string[] {
+    return this.lines.filter((l) => l.startsWith(`${level}: `));
+  }
+}
+
+interface Setup {
+  resources?: Resource[];
+  select?: (resources: readonly Resource[]) => readonly Resource[];
+  clusterwide?: boolean;
+  namespaces?: NamespacePattern[];
+  scanningDisabled?: boolean;
+  /** Errors thrown when the named streams are opened first. */
+  openErrors?: Record<string, unknown>;
+}
+
+function start(setup: Setup = {}) {
+  const client = new ScriptedClient(setup.resources ?? [KEX, PODS]);
+  for (const [key, error] of Object.entries(setup.openErrors ?? {})) {
+    client.openErrors.set(key, error);
+  }
+  const clock = new ManualClock();
+  const logs = new Logs();
+  const fed: string[] = [];
+  const feeds: { resource: Resource; event: QueuedEvent }[] = [];
+  const listed: WatchedDimension[] = [];
+  const observer = new Observer({
+    client,
+    scope: makeScope({ clusterwide: setup.clusterwide, namespaces: setup.namespaces }),
+    select: setup.select ?? ((all) => all),
+    feed: (resource, event) => {
+      const meta = event.object.metadata ?? {};
+      fed.push(`${resource.plural}:${event.type ?? "LISTED"}:${meta.uid}@${meta.resourceVersion}`);
+      feeds.push({ resource, event });
+    },
+    onListed: (dimension) => listed.push(dimension),
+    scanning: { disabled: setup.scanningDisabled ?? false },
+    retryDelays: [1, 5],
+    clock,
+    logger: logs,
+  });
+  const controller = new AbortController();
+  const running = observer.run(controller.signal);
+  running.catch(() => {}); // tests that expect a failure await it themselves
+  const stop = async () => {
+    controller.abort();
+    await running;
+    assertEquals(client.openIds(), [], "all watches are closed after the stop");
+  };
+  return { client, clock, logs, fed, feeds, listed, observer, controller, running, stop };
+}
+
+/** Answer the CRD listing, so that the initial discovery runs. */
+async function listCrds(client: ScriptedClient, crds: RawBody[] = []): Promise<void> {
+  (await client.stream("customresourcedefinitions@*")).listed(crds);
+  await settle();
+}
+
+Deno.test("cluster-wide: one cluster-wide watch per served resource, no namespace watch", async () => {
+  const t = start({ clusterwide: true });
+  await listCrds(t.client);
+  await t.observer.ready;
+  assertEquals(t.client.openIds(), ["customresourcedefinitions@*", "kopfexamples@*", "pods@*"]);
+  assertEquals(t.observer.namespaces, undefined);
+  assertEquals(t.client.discoveries, [{ fresh: false }]);
+  await t.stop();
+});
+
+Deno.test("objects are fed: listed ones with a null type, then the live events", async () => {
+  const t = start({ clusterwide: true, resources: [KEX] });
+  await listCrds(t.client);
+  const stream = await t.client.stream("kopfexamples@*");
+  stream.listed([obj("a"), obj("b")]);
+  stream.event("MODIFIED", obj("a", "2"));
+  stream.event("DELETED", obj("b", "3"));
+  stream.event("ADDED", obj("c", "4"));
+  await settle();
+  assertEquals(t.fed, [
+    "kopfexamples:LISTED:a@1",
+    "kopfexamples:LISTED:b@1",
+    "kopfexamples:MODIFIED:a@2",
+    "kopfexamples:DELETED:b@3",
+    "kopfexamples:ADDED:c@4",
+  ]);
+  assertEquals(t.feeds[0].resource, KEX);
+  assertEquals(t.listed, [{ resource: KEX, namespace: undefined }]);
+  await t.stop();
+});
+
+Deno.test("only the resources chosen by the selection are watched", async () => {
+  let offered: readonly Resource[] = [];
+  const t = start({
+    clusterwide: true,
+    resources: [KEX, PODS, NODES],
+    select: (all) => {
+      offered = all;
+      return all.filter((r) => r.plural === "pods");
+    },
+  });
+  await listCrds(t.client);
+  await t.observer.ready;
+  assertEquals(offered.map((r) => r.plural), ["kopfexamples", "pods", "nodes"]);
+  assertEquals(t.client.openIds(), ["customresourcedefinitions@*", "pods@*"]);
+  assertEquals(t.observer.resources, [PODS]);
+  await t.stop();
+});
+
+Deno.test("resources that cannot be listed and watched are not served, with a warning", async () => {
+  const readOnly = new Resource({
+    group: "x.dev",
+    version: "v1",
+    plural: "things",
+    verbs: ["get"],
+  });
+  const t = start({ clusterwide: true, resources: [KEX, readOnly] });
+  await listCrds(t.client);
+  await t.observer.ready;
+  assertEquals(t.client.openIds(), ["customresourcedefinitions@*", "kopfexamples@*"]);
+  assertStringIncludes(t.logs.at("warning").join("\n"), "things.v1.x.dev");
+  await t.stop();
+});
+
+Deno.test("namespaced: namespaces matching the patterns are watched; cluster-scoped resources once", async () => {
+  const t = start({ namespaces: ["team-*,!team-x", "default"], resources: [KEX, NODES] });
+  await listCrds(t.client);
+  (await t.client.stream("namespaces@*")).listed([
+    ns("default"),
+    ns("team-a"),
+    ns("team-x"),
+    ns("kube-system"),
+  ]);
+  await t.observer.ready;
+  assertEquals(t.observer.namespaces, ["default", "team-a"]);
+  assertEquals(t.client.openIds(), [
+    "customresourcedefinitions@*",
+    "kopfexamples@default",
+    "kopfexamples@team-a",
+    "namespaces@*",
+    "nodes@*",
+  ]);
+  await t.stop();
+});
+
+Deno.test("namespaces that appear and disappear start and stop their watches", async () => {
+  const t = start({ namespaces: ["team-*"], resources: [KEX] });
+  await listCrds(t.client);
+  const namespaces = await t.client.stream("namespaces@*");
+  namespaces.listed([ns("team-a")]);
+  await t.observer.ready;
+  namespaces.event("ADDED", ns("team-b"));
+  namespaces.event("ADDED", ns("other"));
+  await settle();
+  assertEquals(t.observer.namespaces, ["team-a", "team-b"]);
+  assert(!t.client.latest("kopfexamples@team-b")!.closed);
+  assertEquals(t.client.latest("kopfexamples@other"), undefined);
+
+  // Being deleted is not gone yet: the objects there still need their finalizers removed.
+  namespaces.event("MODIFIED", ns("team-a", { deletionTimestamp: "2024-01-01T00:00:00Z" }));
+  await settle();
+  assert(!t.client.latest("kopfexamples@team-a")!.closed);
+
+  namespaces.event("DELETED", ns("team-a"));
+  await settle();
+  assert(t.client.latest("kopfexamples@team-a")!.closed);
+  assertEquals(t.observer.namespaces, ["team-b"]);
+  assertEquals(t.observer.watchers.map((w) => w.namespace), ["team-b"]);
+  await t.stop();
+});
+
+Deno.test("a re-listing of namespaces replaces the served set", async () => {
+  const t = start({ namespaces: ["*"], resources: [KEX] });
+  await listCrds(t.client);
+  const namespaces = await t.client.stream("namespaces@*");
+  namespaces.listed([ns("a"), ns("b")]);
+  await t.observer.ready;
+  namespaces.listed([ns("b"), ns("c")]);
+  await settle();
+  assertEquals(t.observer.namespaces, ["b", "c"]);
+  assertEquals(t.client.openIds(), [
+    "customresourcedefinitions@*",
+    "kopfexamples@b",
+    "kopfexamples@c",
+    "namespaces@*",
+  ]);
+  await t.stop();
+});
+
+Deno.test("without permission to list namespaces, only the literal names are served", async () => {
+  const t = start({
+    namespaces: ["default", "team-*", "!x", "prod"],
+    resources: [KEX],
+    openErrors: { "namespaces@*": forbidden("/api/v1/namespaces") },
+  });
+  await listCrds(t.client);
+  await t.observer.ready;
+  assertEquals(t.observer.namespaces, ["default", "prod"]);
+  assertEquals(t.client.openIds(), [
+    "customresourcedefinitions@*",
+    "kopfexamples@default",
+    "kopfexamples@prod",
+  ]);
+  assertStringIncludes(t.logs.at("warning").join("\n"), "serving the namespaces named literally");
+  assertEquals(t.client.opened.get("namespaces@*"), undefined, "the namespaces are not retried");
+  await t.stop();
+});
+
+Deno.test("with scanning disabled, nothing but the objects is watched; literal names only", async () => {
+  const t = start({ namespaces: ["default", "team-*"], resources: [KEX], scanningDisabled: true });
+  await t.observer.ready;
+  assertEquals(t.client.openIds(), ["kopfexamples@default"]);
+  assertEquals(t.client.discoveries, [{ fresh: false }]);
+  await t.stop();
+});
+
+Deno.test("a new CRD leads to a fresh discovery and to watching the new resource", async () => {
+  const t = start({ clusterwide: true, resources: [KEX] });
+  await listCrds(t.client, [crd("kopf.dev")]);
+  await t.observer.ready;
+  const crds = await t.client.stream("customresourcedefinitions@*");
+  t.client.resources = [KEX, LATER];
+  crds.event("ADDED", crd("later.dev"));
+  await settle();
+  assertEquals(t.client.discoveries, [{ fresh: false }, { fresh: true }]);
+  assertEquals(t.client.openIds(), [
+    "customresourcedefinitions@*",
+    "kopfexamples@*",
+    "laters@*",
+  ]);
+
+  // The CRD goes away: so do the resource and its watch.
+  t.client.resources = [KEX];
+  crds.event("DELETED", crd("later.dev"));
+  await settle();
+  assertEquals(t.client.openIds(), ["customresourcedefinitions@*", "kopfexamples@*"]);
+  assertStringIncludes(t.logs.at("info").join("\n"), "Not serving laters.v1.later.dev");
+  await t.stop();
+});
+
+Deno.test("a burst of CRD changes during a discovery leads to one more discovery only", async () => {
+  const t = start({ clusterwide: true, resources: [KEX] });
+  await listCrds(t.client);
+  await t.observer.ready;
+  const crds = await t.client.stream("customresourcedefinitions@*");
+  t.client.discoveryGate = deferred();
+  crds.event("ADDED", crd("one"));
+  await settle();
+  crds.event("ADDED", crd("two"));
+  crds.event("ADDED", crd("three"));
+  crds.event("MODIFIED", crd("one", "2", "False"));
+  await settle();
+  assertEquals(t.client.discoveries.length, 2, "the initial one and the one in progress");
+  t.client.discoveryGate.resolve();
+  t.client.discoveryGate = undefined;
+  await settle();
+  assertEquals(t.client.discoveries.length, 3, "one more for all the changes during it");
+  await t.stop();
+});
+
+Deno.test("CRD changes that do not affect discovery do not trigger it", async () => {
+  const t = start({ clusterwide: true, resources: [KEX] });
+  await listCrds(t.client, [crd("kopf.dev")]);
+  await t.observer.ready;
+  const crds = await t.client.stream("customresourcedefinitions@*");
+  const relabelled = crd("kopf.dev", "7");
+  relabelled.metadata!.labels = { some: "label" };
+  crds.event("MODIFIED", relabelled);
+  await settle();
+  assertEquals(t.client.discoveries.length, 1);
+  crds.event("MODIFIED", crd("kopf.dev", "8", "False"));
+  await settle();
+  assertEquals(t.client.discoveries.length, 2, "the Established condition matters");
+  await t.stop();
+});
+
+Deno.test("a changed resource definition restarts its watch", async () => {
+  const t = start({ clusterwide: true, resources: [KEX] });
+  await listCrds(t.client, [crd("kopf.dev")]);
+  await t.observer.ready;
+  const first = t.client.latest("kopfexamples@*")!;
+  t.client.resources = [new Resource({ ...KEX, subresources: ["status"] })];
+  (await t.client.stream("customresourcedefinitions@*")).event("MODIFIED", {
+    ...crd("kopf.dev", "2"),
+    spec: { group: "kopf.dev", subresources: { status: {} } },
+  });
+  await settle();
+  assert(first.closed);
+  const second = t.client.latest("kopfexamples@*")!;
+  assert(second !== first && !second.closed);
+  assertEquals(t.observer.resources[0].subresources, ["status"]);
+  await t.stop();
+});
+
+Deno.test("without permission to watch CRDs, the operator starts with what it discovered", async () => {
+  const t = start({
+    clusterwide: true,
+    resources: [KEX],
+    openErrors: { "customresourcedefinitions@*": forbidden("/apis/apiextensions.k8s.io") },
+  });
+  await t.observer.ready;
+  assertEquals(t.client.openIds(), ["kopfexamples@*"]);
+  assertStringIncludes(t.logs.at("warning").join("\n"), "CustomResourceDefinitions");
+  await t.stop();
+});
+
+Deno.test("a re-listing feeds changed objects and deletions missed in the gap", async () => {
+  const t = start({ clusterwide: true, resources: [KEX] });
+  await listCrds(t.client);
+  const stream = await t.client.stream("kopfexamples@*");
+  stream.listed([obj("a"), obj("b"), obj("c")]);
+  stream.event("MODIFIED", obj("c", "5"));
+  await settle();
+  t.fed.length = 0;
+  // After a 410, the watch lists again: b changed, c vanished, d is new, a is as it was.
+  stream.listed([obj("a"), obj("b", "7"), obj("d", "8")], "9");
+  await settle();
+  assertEquals(t.fed, [
+    "kopfexamples:LISTED:b@7",
+    "kopfexamples:LISTED:d@8",
+    "kopfexamples:DELETED:c@5",
+  ]);
+  const deleted = t.feeds.at(-1)!.event.object;
+  assertEquals(deleted.metadata?.name, "n-c", "the deletion carries the last known state");
+  assertEquals(t.listed.length, 1, "the listing hook fires once per watch");
+  await t.stop();
+});
+
+Deno.test("a failed watch is retried after a pause, and continues where it was", async () => {
+  const t = start({ clusterwide: true, resources: [KEX] });
+  await listCrds(t.client);
+  const first = await t.client.stream("kopfexamples@*");
+  first.listed([obj("a"), obj("b")]);
+  await settle();
+  const reopened = t.client.next("kopfexamples@*");
+  first.fail(new Error("connection reset"));
+  await settle();
+  assertStringIncludes(t.logs.at("warning").join("\n"), "retrying in 1s: Error: connection reset");
+  await t.clock.advance(0.9);
+  assertEquals(t.client.opened.get("kopfexamples@*")!.length, 1);
+  await t.clock.advance(0.2);
+  const second = await reopened;
+  second.listed([obj("a")]);
+  await settle();
+  assertEquals(t.fed, [
+    "kopfexamples:LISTED:a@1",
+    "kopfexamples:LISTED:b@1",
+    "kopfexamples:DELETED:b@1",
+  ]);
+  await t.stop();
+});
+
+Deno.test("repeated failures back off along the delays; a success starts them over", async () => {
+  const t = start({ clusterwide: true, resources: [KEX] });
+  await listCrds(t.client);
+  const gone = () => new APINotFoundError(404, {}, { method: "GET", path: "/apis/kopf.dev/v1" });
+  (await t.client.stream("kopfexamples@*")).fail(gone());
+  await settle();
+  t.client.openErrors.set("kopfexamples@*", gone());
+  await t.clock.advance(1); // 2nd attempt fails at once
+  await t.clock.advance(4.9);
+  assertEquals(t.client.opened.get("kopfexamples@*")!.length, 1);
+  await t.clock.advance(0.1); // 3rd attempt after 5s opens
+  const third = t.client.latest("kopfexamples@*")!;
+  assertEquals(t.client.opened.get("kopfexamples@*")!.length, 2);
+  third.listed([]);
+  third.fail(gone());
+  await settle();
+  await t.clock.advance(1);
+  assertEquals(t.client.opened.get("kopfexamples@*")!.length, 3, "back to the first delay");
+  await t.stop();
+});
+
+Deno.test("a watch that ends by itself is opened again", async () => {
+  const t = start({ clusterwide: true, resources: [KEX] });
+  await listCrds(t.client);
+  (await t.client.stream("kopfexamples@*")).end();
+  await settle();
+  await t.clock.advance(1);
+  assertEquals(t.client.opened.get("kopfexamples@*")!.length, 2);
+  await t.stop();
+});
+
+Deno.test("a failing initial discovery fails the run", async () => {
+  const t = start({ clusterwide: true });
+  t.client.discoveryError = new Error("no API");
+  await listCrds(t.client);
+  await assertRejects(() => t.running, Error, "no API");
+  assertEquals(t.client.openIds(), []);
+});
+
+Deno.test("a failing rediscovery is retried and the watches stay as they were", async () => {
+  const t = start({ clusterwide: true, resources: [KEX] });
+  await listCrds(t.client);
+  await t.observer.ready;
+  t.client.discoveryError = new Error("flaky");
+  t.client.resources = [KEX, LATER];
+  (await t.client.stream("customresourcedefinitions@*")).event("ADDED", crd("later.dev"));
+  await settle();
+  assertEquals(t.client.openIds(), ["customresourcedefinitions@*", "kopfexamples@*"]);
+  assertStringIncludes(t.logs.at("error").join("\n"), "Discovery failed; retrying in 1s");
+  await t.clock.advance(1);
+  assertEquals(t.client.openIds(), ["customresourcedefinitions@*", "kopfexamples@*", "laters@*"]);
+  await t.stop();
+});
+
+Deno.test("after the stop, nothing more is fed and the run resolves", async () => {
+  const t = start({ clusterwide: true, resources: [KEX] });
+  await listCrds(t.client);
+  const stream = await t.client.stream("kopfexamples@*");
+  stream.listed([obj("a")]);
+  await settle();
+  await t.stop();
+  stream.event("MODIFIED", obj("a", "2"));
+  await settle();
+  assertEquals(t.fed, ["kopfexamples:LISTED:a@1"]);
+  assertEquals(t.observer.watchers, []);
+});
+
+Deno.test("a stop before anything was listed ends the run cleanly", async () => {
+  const t = start({ namespaces: ["a"] });
+  await settle();
+  await t.stop();
+  assertEquals(t.client.discoveries, []);
+});
+
+Deno.test("an observer runs once at a time", async () => {
+  const t = start({ clusterwide: true });
+  await assertRejects(() => t.observer.run(new AbortController().signal), Error, "already");
+  await t.stop();
+});

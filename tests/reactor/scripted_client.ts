@@ -1,0 +1,143 @@
+/**
+ * A scripted, in-memory stand-in for the API as observation sees it: the test decides
+ * what discovery returns and what every watch stream yields, and when.
+ */
+import type { RawBody } from "../../src/structs/bodies.ts";
+import type { Resource } from "../../src/structs/resources.ts";
+import type { WatchItem } from "../../src/client/watch.ts";
+import type { ObservationClient } from "../../src/reactor/observation.ts";
+import { type Deferred, deferred } from "./manual_clock.ts";
+
+/** One open watch stream, fed by the test. */
+export class Stream {
+  readonly resource: Resource;
+  readonly namespace: string | undefined;
+  readonly signal: AbortSignal;
+  readonly #items: (WatchItem | { error: unknown } | { end: true })[] = [];
+  #wake: (() => void) | undefined;
+
+  constructor(resource: Resource, namespace: string | undefined, signal: AbortSignal) {
+    this.resource = resource;
+    this.namespace = namespace;
+    this.signal = signal;
+    signal.addEventListener("abort", () => this.#wake?.(), { once: true });
+  }
+
+  /** Whether the consumer has stopped this stream. */
+  get closed(): boolean {
+    return this.signal.aborted;
+  }
+
+  listed(objects: RawBody[], resourceVersion = "1"): void {
+    this.#put({ type: "LISTED", objects, resourceVersion });
+  }
+
+  event(type: "ADDED" | "MODIFIED" | "DELETED", object: RawBody): void {
+    this.#put({ type, object });
+  }
+
+  fail(error: unknown): void {
+    this.#put({ error });
+  }
+
+  end(): void {
+    this.#put({ end: true });
+  }
+
+  #put(entry: WatchItem | { error: unknown } | { end: true }): void {
+    this.#items.push(entry);
+    this.#wake?.();
+  }
+
+  async *iterate(): AsyncGenerator<WatchItem> {
+    for (;;) {
+      while (this.#items.length === 0 && !this.signal.aborted) {
+        await new Promise<void>((resolve) => (this.#wake = resolve));
+        this.#wake = undefined;
+      }
+      if (this.signal.aborted) return;
+      const entry = this.#items.shift()!;
+      if ("error" in entry) throw entry.error;
+      if ("end" in entry) return;
+      yield entry;
+    }
+  }
+}
+
+function id(resource: Resource, namespace: string | undefined): string {
+  return `${resource.plural}@${namespace ?? "*"}`;
+}
+
+/** The scripted client. Streams are named `plural@namespace` (`plural@*` cluster-wide). */
+export class ScriptedClient implements ObservationClient {
+  resources: Resource[];
+  discoveries: { fresh: boolean }[] = [];
+  /** When set, discovery waits for this before answering. */
+  discoveryGate: Deferred<void> | undefined;
+  /** When set, the next discovery fails with this. */
+  discoveryError: unknown;
+  /** Errors thrown by the next watch() of a stream id, instead of opening it. */
+  readonly openErrors = new Map<string, unknown>();
+  /** All streams ever opened, by id, in order. */
+  readonly opened = new Map<string, Stream[]>();
+  readonly #waiters = new Map<string, Deferred<Stream>[]>();
+
+  constructor(resources: Resource[]) {
+    this.resources = resources;
+  }
+
+  async discover(options: { fresh: boolean; signal: AbortSignal }): Promise<readonly Resource[]> {
+    this.discoveries.push({ fresh: options.fresh });
+    if (this.discoveryGate) await this.discoveryGate.promise;
+    if (this.discoveryError !== undefined) {
+      const error = this.discoveryError;
+      this.discoveryError = undefined;
+      throw error;
+    }
+    return [...this.resources];
+  }
+
+  watch(resource: Resource, namespace: string | undefined, signal: AbortSignal) {
+    const key = id(resource, namespace);
+    const error = this.openErrors.get(key);
+    if (error !== undefined) {
+      this.openErrors.delete(key);
+      // deno-lint-ignore require-yield
+      return (async function* (): AsyncGenerator<WatchItem> {
+        throw error;
+      })();
+    }
+    const stream = new Stream(resource, namespace, signal);
+    this.opened.set(key, [...this.opened.get(key) ?? [], stream]);
+    const waiters = this.#waiters.get(key) ?? [];
+    this.#waiters.delete(key);
+    for (const waiter of waiters) waiter.resolve(stream);
+    return stream.iterate();
+  }
+
+  /** The latest stream of an id, if any. */
+  latest(key: string): Stream | undefined {
+    return this.opened.get(key)?.at(-1);
+  }
+
+  /** The ids of the streams open now, sorted. */
+  openIds(): string[] {
+    const ids: string[] = [];
+    for (const [key, streams] of this.opened) if (streams.some((s) => !s.closed)) ids.push(key);
+    return ids.sort();
+  }
+
+  /** Resolve with the stream of an id: the open one, or the next one opened. */
+  stream(key: string): Promise<Stream> {
+    const current = this.latest(key);
+    if (current && !current.closed) return Promise.resolve(current);
+    return this.next(key);
+  }
+
+  /** Resolve with the next stream opened for an id (not the current one). */
+  next(key: string): Promise<Stream> {
+    const waiter = deferred<Stream>();
+    this.#waiters.set(key, [...this.#waiters.get(key) ?? [], waiter]);
+    return waiter.promise;
+  }
+}
