@@ -2,8 +2,11 @@ import { assertEquals, assertThrows } from "../assert.ts";
 import {
   AnnotationsDiffBaseStorage,
   MultiDiffBaseStorage,
+  OperatorSettings,
   StatusDiffBaseStorage,
+  StatusProgressStorage,
 } from "../../mod.ts";
+import { loadEssences } from "../../src/settings/essences.ts";
 import type { RawBody } from "../../mod.ts";
 import { Patch } from "../../src/structs/patches.ts";
 
@@ -143,4 +146,26 @@ Deno.test("a multi diff-base storage writes to all and reads the first that has 
     }),
   );
   assertThrows(() => new MultiDiffBaseStorage([]), Error, "non-empty array");
+});
+
+Deno.test("old and new essences exclude progress fields and tell a real change", async () => {
+  const settings = new OperatorSettings({
+    persistence: {
+      diffbaseStorage: new StatusDiffBaseStorage({ field: "status.base" }),
+      progressStorage: new StatusProgressStorage({ field: "status.progress" }),
+    },
+  });
+  const body: RawBody = {
+    spec: { a: 2 },
+    status: {
+      phase: "Running",
+      base: '{"spec":{"a":1},"status":{"phase":"Running","progress":{"fn":{}}}}',
+      progress: { fn: { retries: 1 } },
+    },
+  };
+  const { old, new: current } = await loadEssences(settings.persistence, body, ["status"]);
+  assertEquals(old, { spec: { a: 1 }, status: { phase: "Running" } });
+  assertEquals(current, { spec: { a: 2 }, status: { phase: "Running" } });
+  const fresh = await loadEssences(new OperatorSettings().persistence, { spec: {} });
+  assertEquals(fresh, { old: null, new: { spec: {} } });
 });
