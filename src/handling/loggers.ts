@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { getLogger, type LogLevel } from "@logtape/logtape";
+import { getLogger, type Logger, type LogLevel } from "@logtape/logtape";
 import { AsyncContext } from "../platform/async_context.ts";
 import { logContext, OBJECTS_CATEGORY } from "../platform/logging.ts";
 import {
@@ -49,16 +49,24 @@ const EVENT_TYPES: Record<LogLevel, string> = {
 
 const objectsLogger = getLogger([...OBJECTS_CATEGORY]);
 
-/** The per-object logger; see {@link createObjectLogger}. */
+/** The default category of activity loggers. */
+export const ACTIVITIES_CATEGORY: readonly string[] = ["kopf", "activities"];
+
+/**
+ * The per-object logger (see {@link createObjectLogger}); without a reference, the operator's
+ * own logger for activities (see {@link createActivityLogger}), which never posts.
+ */
 class KopfObjectLogger implements ObjectLogger {
-  readonly #ref: ObjectReference;
+  readonly #ref: ObjectReference | undefined;
   readonly #posting: PostingTarget | undefined;
   readonly #local: boolean;
+  readonly #logger: Logger;
 
-  constructor(ref: ObjectReference, options: ObjectLoggerOptions) {
-    this.#ref = Object.freeze(ref);
+  constructor(ref: ObjectReference | undefined, options: ObjectLoggerOptions, logger: Logger) {
+    this.#ref = ref === undefined ? undefined : Object.freeze(ref);
     this.#posting = options.posting;
-    this.#local = options.local ?? false;
+    this.#local = ref === undefined || (options.local ?? false);
+    this.#logger = logger;
   }
 
   debug(message: string, properties?: LogProperties): void {
@@ -89,17 +97,18 @@ class KopfObjectLogger implements ObjectLogger {
     withError = false,
   ): void {
     const text = String(message);
-    const properties: Record<string, unknown> = { ...extra, [OBJECT_REF_PROPERTY]: this.#ref };
+    const properties: Record<string, unknown> = { ...extra };
+    if (this.#ref !== undefined) properties[OBJECT_REF_PROPERTY] = this.#ref;
     if (withError) properties[ERROR_PROPERTY] = error;
     if (this.#local) properties[LOCAL_ONLY_PROPERTY] = true;
-    objectsLogger.emit({
+    this.#logger.emit({
       level,
       message: [text],
       rawMessage: text,
       timestamp: Date.now(),
       properties,
     });
-    if (this.#local) return;
+    if (this.#local || this.#ref === undefined) return;
     const target = this.#posting ?? currentPostingTarget();
     if (target === undefined) return; // no operator runs: there is nowhere to post to
     enqueueEvent(target, {
@@ -119,7 +128,17 @@ export function createObjectLogger(
   body: ObjectLike,
   options: ObjectLoggerOptions = {},
 ): ObjectLogger {
-  return new KopfObjectLogger(buildObjectReference(body), options);
+  return new KopfObjectLogger(buildObjectReference(body), options, objectsLogger);
+}
+
+/**
+ * The operator's own logger with the same methods, for activity handlers (startup, cleanup,
+ * login, probe): printed under `category`, never posted, since there is no object to post about.
+ */
+export function createActivityLogger(
+  category: readonly string[] = ACTIVITIES_CATEGORY,
+): ObjectLogger {
+  return new KopfObjectLogger(undefined, {}, getLogger([...category]));
 }
 
 /** What is known about the object being handled in the current async flow. */

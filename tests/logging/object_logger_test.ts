@@ -1,6 +1,7 @@
 import { assertEquals } from "../assert.ts";
 import { configure } from "../../src/platform/logging.ts";
 import {
+  createActivityLogger,
   createObjectLogger,
   currentObjectScope,
   runInObjectScope,
@@ -151,4 +152,17 @@ Deno.test("the object scope is visible to everything awaited inside it, and only
   });
   assertEquals(seen, BODY);
   assertEquals(currentObjectScope(), undefined);
+});
+
+Deno.test("the activity logger prints without a prefix and never posts", () => {
+  lines.length = 0;
+  const posting = target();
+  runWithPostingTarget(posting, () => {
+    const logger = createActivityLogger();
+    logger.info("Startup handler succeeded.", { handler: "configure" });
+    logger.exception("Login failed.", new Error("no credentials"));
+  });
+  assertEquals(drain(posting.queue), []);
+  assertEquals(lines[0], "Startup handler succeeded.");
+  assertEquals(lines[1].split("\n")[0], "Login failed.");
 });
