@@ -322,6 +322,11 @@ export class OperatorSettings {
         );
       }
       if (overrides === undefined) continue;
+      if (typeof overrides !== "object" || overrides === null || Array.isArray(overrides)) {
+        throw new TypeError(
+          `settings.${name} must be given as an object of fields, e.g. { ${name}: { ... } }.`,
+        );
+      }
       const section = this[name as keyof OperatorSettingsInit] as unknown as Record<
         string,
         unknown

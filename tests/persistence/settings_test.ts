@@ -102,6 +102,11 @@ Deno.test("bad settings are refused with the path and what is expected", () => {
     Error,
     'Unknown settings section "logging"',
   );
+  assertThrows(
+    () => new OperatorSettings({ posting: 5 } as never),
+    TypeError,
+    "settings.posting must be given as an object of fields",
+  );
   const s = new OperatorSettings();
   (s.persistence as { progressStorage: unknown }).progressStorage = { fetch() {} };
   assertThrows(() => s.validate(), TypeError, "an instance of ProgressStorage");
