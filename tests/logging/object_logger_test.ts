@@ -8,11 +8,10 @@ import {
 } from "../../src/handling/loggers.ts";
 import {
   EventQueue,
-  type PostingSettingsLike,
   type PostingTarget,
   runWithPostingTarget,
 } from "../../src/handling/posting_queue.ts";
-import type { K8sEventRequest } from "../../src/structs/k8s_events.ts";
+import { drain, postingTarget } from "../posting/targets.ts";
 import { OperatorSettings } from "../../src/settings/operator_settings.ts";
 
 const BODY = {
@@ -31,21 +30,8 @@ const REF = {
 const lines: string[] = [];
 configure({ logFormat: "plain", verbose: true, writer: (line) => lines.push(line) });
 
-function target(posting: Partial<PostingSettingsLike> = {}): PostingTarget {
-  return {
-    settings: { posting: { enabled: true, level: "info", ...posting } },
-    queue: new EventQueue(),
-  };
-}
-
-function drain(queue: EventQueue): K8sEventRequest[] {
-  const items: K8sEventRequest[] = [];
-  for (let item = queue.shift(); item !== undefined; item = queue.shift()) items.push(item);
-  return items;
-}
-
 Deno.test("records at the posting level and above are queued as events of the matching type", () => {
-  const posting = target();
+  const posting = postingTarget();
   const logger = createObjectLogger(BODY, { posting });
   logger.debug("debugging");
   logger.info("informing");
@@ -60,7 +46,7 @@ Deno.test("records at the posting level and above are queued as events of the ma
 
 Deno.test("a higher posting level (name or number) keeps lower records out of events", () => {
   for (const level of ["warning", 30] as const) {
-    const posting = target({ level });
+    const posting = postingTarget({ level });
     const logger = createObjectLogger(BODY, { posting });
     logger.info("informing");
     logger.warning("warning");
@@ -69,14 +55,14 @@ Deno.test("a higher posting level (name or number) keeps lower records out of ev
 });
 
 Deno.test("a debug posting level posts debug records as Debug events", () => {
-  const posting = target({ level: "debug" });
+  const posting = postingTarget({ level: "debug" });
   createObjectLogger(BODY, { posting }).debug("details");
   assertEquals(drain(posting.queue).map((e) => e.type), ["Debug"]);
 });
 
 Deno.test("disabled posting queues nothing, but the records are still printed", () => {
   lines.length = 0;
-  const posting = target({ enabled: false });
+  const posting = postingTarget({ enabled: false });
   createObjectLogger(BODY, { posting }).error("failing");
   assertEquals(drain(posting.queue), []);
   assertEquals(lines, ["[default/kopf-example-1] failing"]);
@@ -84,21 +70,21 @@ Deno.test("disabled posting queues nothing, but the records are still printed", 
 
 Deno.test("local loggers print but never post", () => {
   lines.length = 0;
-  const posting = target();
+  const posting = postingTarget();
   createObjectLogger(BODY, { posting, local: true }).error("event handler failed");
   assertEquals(drain(posting.queue), []);
   assertEquals(lines, ["[default/kopf-example-1] event handler failed"]);
 });
 
 Deno.test("records about an Event object never become events", () => {
-  const posting = target();
+  const posting = postingTarget();
   const eventBody = { apiVersion: "v1", kind: "Event", metadata: { name: "e1", namespace: "ns" } };
   createObjectLogger(eventBody, { posting }).error("about an event");
   assertEquals(drain(posting.queue), []);
 });
 
 Deno.test("exceptions are posted with the error's stack after the message", () => {
-  const posting = target();
+  const posting = postingTarget();
   const error = new TypeError("bad value");
   error.stack = "TypeError: bad value\n    at handler";
   createObjectLogger(BODY, { posting }).exception("Handler 'create_fn' failed.", error);
@@ -111,7 +97,7 @@ Deno.test("exceptions are posted with the error's stack after the message", () =
 });
 
 Deno.test("the logger keeps the identity the object had when it was created", () => {
-  const posting = target();
+  const posting = postingTarget();
   const body = structuredClone(BODY);
   const logger = createObjectLogger(body, { posting });
   body.metadata.name = "renamed";
@@ -120,8 +106,8 @@ Deno.test("the logger keeps the identity the object had when it was created", ()
 });
 
 Deno.test("without an explicit target, the logger posts to the operator's target of the flow", async () => {
-  const first = target();
-  const second = target();
+  const first = postingTarget();
+  const second = postingTarget();
   const logger = createObjectLogger(BODY);
   await runWithPostingTarget(first, async () => {
     await Promise.resolve();
@@ -156,7 +142,7 @@ Deno.test("the object scope is visible to everything awaited inside it, and only
 
 Deno.test("the activity logger prints without a prefix and never posts", () => {
   lines.length = 0;
-  const posting = target();
+  const posting = postingTarget();
   runWithPostingTarget(posting, () => {
     const logger = createActivityLogger();
     logger.info("Startup handler succeeded.", { handler: "configure" });

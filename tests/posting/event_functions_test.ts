@@ -1,13 +1,12 @@
 import { assertEquals, assertThrows } from "../assert.ts";
 import { event, exception, info, warn } from "../../src/engines/posting.ts";
 import {
-  EventQueue,
   type PostingSettingsLike,
-  type PostingTarget,
   registerFallbackPostingTarget,
   runWithPostingTarget,
 } from "../../src/handling/posting_queue.ts";
 import type { K8sEventRequest } from "../../src/structs/k8s_events.ts";
+import { drain, postingTarget } from "./targets.ts";
 
 const OBJ = {
   apiVersion: "kopf.dev/v1",
@@ -23,14 +22,9 @@ const REF = {
 };
 
 function queued(posting: Partial<PostingSettingsLike>, fn: () => void): K8sEventRequest[] {
-  const target: PostingTarget = {
-    settings: { posting: { enabled: true, level: "info", ...posting } },
-    queue: new EventQueue(),
-  };
+  const target = postingTarget(posting);
   runWithPostingTarget(target, fn);
-  const items: K8sEventRequest[] = [];
-  for (let item = target.queue.shift(); item; item = target.queue.shift()) items.push(item);
-  return items;
+  return drain(target.queue);
 }
 
 Deno.test("kopf.event() queues an event of any type for each given object", () => {
@@ -104,10 +98,7 @@ Deno.test("outside of an operator, the event functions say what is missing", () 
 });
 
 Deno.test("a registered fallback target receives events from outside any operator's flow", () => {
-  const target: PostingTarget = {
-    settings: { posting: { enabled: true, level: "info" } },
-    queue: new EventQueue(),
-  };
+  const target = postingTarget();
   const unregister = registerFallbackPostingTarget(target);
   try {
     warn(OBJ, { reason: "Fallback" });
