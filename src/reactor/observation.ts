@@ -157,6 +157,7 @@ export class Observer {
   /** Fingerprints of the CRDs seen, to ignore changes that do not affect discovery. */
   readonly #crds = new Map<string, string>();
   #rediscovery: { wanted: boolean; loop?: Promise<void> } = { wanted: false };
+  readonly #pause = new PauseState();
 
   /**
    * Resolves when the initial resources and namespaces are known and their watches are
@@ -192,6 +193,26 @@ export class Observer {
   /** The watches currently running. */
   get watchers(): WatchedDimension[] {
     return [...this.#watchers.values()].map(({ resource, namespace }) => ({ resource, namespace }));
+  }
+
+  /** Whether the objects' watches are paused (see {@link Observer.pause}). */
+  get paused(): boolean {
+    return this.#pause.paused;
+  }
+
+  /**
+   * Close the objects' watches and feed nothing until {@link Observer.resume} (e.g. while a
+   * peer with a higher priority serves the cluster). Namespaces and CRDs are still
+   * observed. On resumption, each watch lists again and feeds only what changed meanwhile,
+   * deletions included.
+   */
+  pause(): void {
+    if (this.#pause.pause()) this.#logger.info("Pausing the watching of objects.");
+  }
+
+  /** Reopen the objects' watches after {@link Observer.pause}. */
+  resume(): void {
+    if (this.#pause.resume()) this.#logger.info("Resuming the watching of objects.");
   }
 
   /** Observe until the signal aborts; see the class docs. */
@@ -342,7 +363,7 @@ export class Observer {
     if (item.type !== "LISTED") {
       const key = objectKey(item.object);
       if (item.type === "DELETED") known.delete(key);
-      else known.set(key, item.object);
+      else known.set(key, remembered(item.object));
       this.#feed(resource, { type: item.type, object: item.object });
       return;
     }
@@ -352,7 +373,7 @@ export class Observer {
       const key = objectKey(object);
       listed.add(key);
       const previous = known.get(key);
-      known.set(key, object);
+      known.set(key, remembered(object));
       // On re-listings, objects already fed in this very state are not fed again.
       const unchanged = previous !== undefined &&
         previous.metadata?.resourceVersion === object.metadata?.resourceVersion;
@@ -492,22 +513,29 @@ export class Observer {
     onItem: (item: WatchItem) => void,
     failed?: (error: unknown) => boolean,
   ): Promise<void> {
+    // Only the objects' watches pause; namespaces and CRDs are always observed.
+    const pausable = !(target instanceof Resource);
     const resource = target instanceof Resource ? target : target.resource;
     const namespace = target instanceof Resource ? undefined : target.namespace;
     const what = describeDimension({ resource, namespace });
     const delays = new Backoff(this.#retryDelays);
     while (!signal.aborted) {
+      if (pausable && this.#pause.paused) {
+        await untilAborted(this.#pause.resumed, signal);
+        continue;
+      }
+      const streamSignal = pausable ? AbortSignal.any([signal, this.#pause.signal]) : signal;
       let problem: string;
       try {
-        for await (const item of this.#client.watch(resource, namespace, signal)) {
-          if (signal.aborted) return;
+        for await (const item of this.#client.watch(resource, namespace, streamSignal)) {
+          if (streamSignal.aborted) break;
           delays.reset();
           onItem(item);
         }
-        if (signal.aborted) return;
+        if (streamSignal.aborted) continue;
         problem = "the watch ended unexpectedly";
       } catch (error) {
-        if (signal.aborted) return;
+        if (streamSignal.aborted) continue;
         if (failed?.(error)) return;
         problem = error instanceof APIForbiddenError
           ? `no permission (${error.message})`
@@ -517,6 +545,39 @@ export class Observer {
       this.#logger.warning(`Watching ${what} failed; retrying in ${delay}s: ${problem}`);
       await this.#clock.sleep(delay, signal);
     }
+  }
+}
+
+/** Whether the objects' watches are paused, and the signals to wait for either state. */
+class PauseState {
+  paused = false;
+  #controller = new AbortController();
+  #resumed = signalled();
+
+  /** Aborted when a pause begins (a fresh one after every resumption). */
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  /** Resolves when the current pause ends. */
+  get resumed(): Promise<void> {
+    return this.#resumed.promise;
+  }
+
+  pause(): boolean {
+    if (this.paused) return false;
+    this.paused = true;
+    this.#controller.abort();
+    return true;
+  }
+
+  resume(): boolean {
+    if (!this.paused) return false;
+    this.paused = false;
+    this.#controller = new AbortController();
+    this.#resumed.resolve();
+    this.#resumed = signalled();
+    return true;
   }
 }
 
@@ -540,6 +601,17 @@ class Backoff {
   reset(): void {
     this.#iterator = undefined;
   }
+}
+
+/**
+ * The state kept for a possible deletion notice: the object without its managed fields,
+ * which are often most of its size and no business of a deletion handler.
+ */
+function remembered(object: RawBody): RawBody {
+  const meta = object.metadata;
+  if (meta?.managedFields === undefined) return object;
+  const { managedFields: _, ...rest } = meta;
+  return { ...object, metadata: rest };
 }
 
 function watcherId(resource: Resource, namespace: string | undefined): string {

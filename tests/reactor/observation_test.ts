@@ -496,3 +496,76 @@ Deno.test("an observer runs once at a time", async () => {
   await assertRejects(() => t.observer.run(new AbortController().signal), Error, "already");
   await t.stop();
 });
+
+Deno.test("a pause closes the objects' watches; the resumption feeds only what changed", async () => {
+  const t = start({ namespaces: ["*"], resources: [KEX] });
+  await listCrds(t.client);
+  const namespaces = await t.client.stream("namespaces@*");
+  namespaces.listed([ns("a")]);
+  await t.observer.ready;
+  const first = await t.client.stream("kopfexamples@a");
+  first.listed([obj("x"), obj("y")]);
+  await settle();
+  t.fed.length = 0;
+
+  t.observer.pause();
+  await settle();
+  assert(t.observer.paused);
+  assert(first.closed, "the objects' watch is closed");
+  assert(!namespaces.closed, "the namespaces are still observed");
+  first.event("MODIFIED", obj("x", "2"));
+  await settle();
+  assertEquals(t.fed, [], "nothing is fed while paused");
+
+  const second = t.client.next("kopfexamples@a");
+  t.observer.resume();
+  (await second).listed([obj("x", "3")]);
+  await settle();
+  assertEquals(t.fed, ["kopfexamples:LISTED:x@3", "kopfexamples:DELETED:y@1"]);
+  assertEquals(t.listed.length, 1);
+  await t.stop();
+});
+
+Deno.test("a watch started during a pause opens only on resumption", async () => {
+  const t = start({ namespaces: ["*"], resources: [KEX] });
+  await listCrds(t.client);
+  const namespaces = await t.client.stream("namespaces@*");
+  namespaces.listed([]);
+  await t.observer.ready;
+  t.observer.pause();
+  namespaces.event("ADDED", ns("b"));
+  await settle();
+  assertEquals(t.observer.watchers.map((w) => w.namespace), ["b"]);
+  assertEquals(t.client.latest("kopfexamples@b"), undefined);
+  t.observer.resume();
+  await settle();
+  assert(!t.client.latest("kopfexamples@b")!.closed);
+  await t.stop();
+});
+
+Deno.test("a stop during a pause ends the run", async () => {
+  const t = start({ clusterwide: true, resources: [KEX] });
+  await listCrds(t.client);
+  await t.observer.ready;
+  t.observer.pause();
+  await settle();
+  await t.stop();
+});
+
+Deno.test("deletion notices after a gap carry the last state without managed fields", async () => {
+  const t = start({ clusterwide: true, resources: [KEX] });
+  await listCrds(t.client);
+  const stream = await t.client.stream("kopfexamples@*");
+  const heavy = obj("a");
+  heavy.metadata!.managedFields = [{ manager: "kubectl" }];
+  heavy.spec = { size: 3 };
+  stream.listed([heavy]);
+  stream.listed([]);
+  await settle();
+  const notice = t.feeds.at(-1)!.event;
+  assertEquals(notice.type, "DELETED");
+  assertEquals(notice.object.spec, { size: 3 });
+  assertEquals(notice.object.metadata?.managedFields, undefined);
+  assertEquals(t.feeds[0].event.object.metadata?.managedFields, [{ manager: "kubectl" }]);
+  await t.stop();
+});
