@@ -1,0 +1,321 @@
+/**
+ * The built-in resource types a fresh fake cluster serves, with the discovery facts
+ * (kind, short names, categories, scope) and `kubectl get` columns of a real cluster.
+ *
+ * @module
+ */
+import type { JsonObject, JsonValue } from "../../structs/bodies.ts";
+import { ALL_VERBS, type PrinterColumn, type ResourceType } from "./catalog.ts";
+
+interface BuiltinSpec {
+  kind: string;
+  shortNames?: string[];
+  categories?: string[];
+  namespaced?: boolean;
+  status?: boolean;
+  generation?: boolean;
+  columns?: PrinterColumn[];
+  selectableFields?: string[];
+}
+
+function builtin(group: string, version: string, plural: string, spec: BuiltinSpec): ResourceType {
+  return {
+    group,
+    plural,
+    singular: spec.kind.toLowerCase(),
+    kind: spec.kind,
+    listKind: `${spec.kind}List`,
+    shortNames: spec.shortNames ?? [],
+    categories: spec.categories ?? [],
+    namespaced: spec.namespaced ?? true,
+    verbs: ALL_VERBS,
+    versions: [{
+      name: version,
+      storage: true,
+      status: spec.status ?? false,
+      columns: spec.columns ?? [],
+      selectableFields: spec.selectableFields ?? [],
+    }],
+    builtin: true,
+    generation: spec.generation ?? false,
+  };
+}
+
+function at(object: JsonObject, ...path: string[]): JsonValue | undefined {
+  let cur: JsonValue | undefined = object;
+  for (const key of path) {
+    if (cur === null || typeof cur !== "object" || Array.isArray(cur)) return undefined;
+    cur = cur[key];
+  }
+  return cur;
+}
+
+function count(value: JsonValue | undefined): number {
+  if (Array.isArray(value)) return value.length;
+  if (value && typeof value === "object") return Object.keys(value).length;
+  return 0;
+}
+
+function num(value: JsonValue | undefined): number {
+  return typeof value === "number" ? value : 0;
+}
+
+function col(name: string, jsonPath: string, type = "string"): PrinterColumn {
+  return { name, type, jsonPath };
+}
+
+function computed(
+  name: string,
+  cell: (o: JsonObject) => JsonValue,
+  type = "string",
+): PrinterColumn {
+  return { name, type, jsonPath: "", cell };
+}
+
+const ready = computed(
+  "Ready",
+  (o) => `${num(at(o, "status", "readyReplicas"))}/${num(at(o, "spec", "replicas") ?? 1)}`,
+);
+const dataCount = computed(
+  "Data",
+  (o) => count(at(o, "data")) + count(at(o, "binaryData")),
+  "integer",
+);
+const createdAt = col("Created At", ".metadata.creationTimestamp", "date");
+const workloads = ["all"];
+
+function containerStatuses(o: JsonObject): JsonObject[] {
+  const list = at(o, "status", "containerStatuses");
+  return Array.isArray(list)
+    ? list.filter((c): c is JsonObject => !!c && typeof c === "object" && !Array.isArray(c))
+    : [];
+}
+
+/** A fresh list of the built-in types (callers may keep and change it). */
+export function builtinTypes(): ResourceType[] {
+  return [
+    builtin("", "v1", "namespaces", {
+      kind: "Namespace",
+      shortNames: ["ns"],
+      namespaced: false,
+      status: true,
+      columns: [col("Status", ".status.phase")],
+      selectableFields: ["status.phase"],
+    }),
+    builtin("", "v1", "pods", {
+      kind: "Pod",
+      shortNames: ["po"],
+      categories: workloads,
+      status: true,
+      generation: true,
+      columns: [
+        computed("Ready", (o) => {
+          const statuses = containerStatuses(o);
+          const total = count(at(o, "spec", "containers"));
+          return `${statuses.filter((c) => c.ready === true).length}/${total}`;
+        }),
+        col("Status", ".status.phase"),
+        computed(
+          "Restarts",
+          (o) => containerStatuses(o).reduce((n, c) => n + num(c.restartCount), 0),
+          "integer",
+        ),
+      ],
+      selectableFields: [
+        "spec.nodeName",
+        "spec.restartPolicy",
+        "spec.schedulerName",
+        "spec.serviceAccountName",
+        "spec.hostNetwork",
+        "status.phase",
+        "status.podIP",
+        "status.nominatedNodeName",
+      ],
+    }),
+    builtin("", "v1", "services", {
+      kind: "Service",
+      shortNames: ["svc"],
+      categories: workloads,
+      status: true,
+      columns: [
+        col("Type", ".spec.type"),
+        col("Cluster-IP", ".spec.clusterIP"),
+        computed("Port(s)", (o) => {
+          const ports = at(o, "spec", "ports");
+          if (!Array.isArray(ports) || !ports.length) return "<none>";
+          return ports.map((p) => {
+            const port = p && typeof p === "object" && !Array.isArray(p) ? p : {};
+            return `${port.port ?? ""}/${port.protocol ?? "TCP"}`;
+          }).join(",");
+        }),
+      ],
+    }),
+    builtin("", "v1", "configmaps", {
+      kind: "ConfigMap",
+      shortNames: ["cm"],
+      columns: [dataCount],
+    }),
+    builtin("", "v1", "secrets", {
+      kind: "Secret",
+      columns: [col("Type", ".type"), dataCount],
+      selectableFields: ["type"],
+    }),
+    builtin("", "v1", "serviceaccounts", { kind: "ServiceAccount", shortNames: ["sa"] }),
+    builtin("", "v1", "persistentvolumeclaims", {
+      kind: "PersistentVolumeClaim",
+      shortNames: ["pvc"],
+      status: true,
+      columns: [
+        col("Status", ".status.phase"),
+        col("Volume", ".spec.volumeName"),
+        col("Capacity", ".status.capacity.storage"),
+        col("StorageClass", ".spec.storageClassName"),
+      ],
+    }),
+    builtin("", "v1", "events", {
+      kind: "Event",
+      shortNames: ["ev"],
+      columns: [
+        col("Type", ".type"),
+        col("Reason", ".reason"),
+        computed(
+          "Object",
+          (o) =>
+            `${String(at(o, "involvedObject", "kind") ?? "").toLowerCase()}/${
+              at(o, "involvedObject", "name") ?? ""
+            }`,
+        ),
+        col("Message", ".message"),
+      ],
+      selectableFields: [
+        "involvedObject.kind",
+        "involvedObject.namespace",
+        "involvedObject.name",
+        "involvedObject.uid",
+        "involvedObject.apiVersion",
+        "involvedObject.resourceVersion",
+        "involvedObject.fieldPath",
+        "reason",
+        "reportingComponent",
+        "source",
+        "type",
+      ],
+    }),
+    builtin("apps", "v1", "deployments", {
+      kind: "Deployment",
+      shortNames: ["deploy"],
+      categories: workloads,
+      status: true,
+      generation: true,
+      columns: [
+        ready,
+        col("Up-to-date", ".status.updatedReplicas", "integer"),
+        col("Available", ".status.availableReplicas", "integer"),
+      ],
+    }),
+    builtin("apps", "v1", "replicasets", {
+      kind: "ReplicaSet",
+      shortNames: ["rs"],
+      categories: workloads,
+      status: true,
+      generation: true,
+      columns: [
+        col("Desired", ".spec.replicas", "integer"),
+        col("Current", ".status.replicas", "integer"),
+        col("Ready", ".status.readyReplicas", "integer"),
+      ],
+      selectableFields: ["status.replicas"],
+    }),
+    builtin("apps", "v1", "statefulsets", {
+      kind: "StatefulSet",
+      shortNames: ["sts"],
+      categories: workloads,
+      status: true,
+      generation: true,
+      columns: [ready],
+    }),
+    builtin("apps", "v1", "daemonsets", {
+      kind: "DaemonSet",
+      shortNames: ["ds"],
+      categories: workloads,
+      status: true,
+      generation: true,
+      columns: [
+        col("Desired", ".status.desiredNumberScheduled", "integer"),
+        col("Current", ".status.currentNumberScheduled", "integer"),
+        col("Ready", ".status.numberReady", "integer"),
+        col("Up-to-date", ".status.updatedNumberScheduled", "integer"),
+        col("Available", ".status.numberAvailable", "integer"),
+      ],
+    }),
+    builtin("batch", "v1", "jobs", {
+      kind: "Job",
+      categories: workloads,
+      status: true,
+      generation: true,
+      columns: [
+        computed(
+          "Completions",
+          (o) => `${num(at(o, "status", "succeeded"))}/${num(at(o, "spec", "completions") ?? 1)}`,
+        ),
+      ],
+      selectableFields: ["status.successful"],
+    }),
+    builtin("batch", "v1", "cronjobs", {
+      kind: "CronJob",
+      shortNames: ["cj"],
+      categories: workloads,
+      status: true,
+      generation: true,
+      columns: [
+        col("Schedule", ".spec.schedule"),
+        col("Suspend", ".spec.suspend", "boolean"),
+        computed("Active", (o) => count(at(o, "status", "active")), "integer"),
+        col("Last Schedule", ".status.lastScheduleTime", "date"),
+      ],
+    }),
+    builtin("coordination.k8s.io", "v1", "leases", {
+      kind: "Lease",
+      columns: [col("Holder", ".spec.holderIdentity")],
+    }),
+    builtin("events.k8s.io", "v1", "events", {
+      kind: "Event",
+      shortNames: ["ev"],
+      columns: [col("Type", ".type"), col("Reason", ".reason"), col("Note", ".note")],
+    }),
+    builtin("apiextensions.k8s.io", "v1", "customresourcedefinitions", {
+      kind: "CustomResourceDefinition",
+      shortNames: ["crd", "crds"],
+      categories: ["api-extensions"],
+      namespaced: false,
+      status: true,
+      generation: true,
+      columns: [createdAt],
+    }),
+    ...["ValidatingWebhookConfiguration", "MutatingWebhookConfiguration"].map((kind) =>
+      builtin("admissionregistration.k8s.io", "v1", `${kind.toLowerCase()}s`, {
+        kind,
+        categories: ["api-extensions"],
+        namespaced: false,
+        generation: true,
+        columns: [computed("Webhooks", (o) => count(at(o, "webhooks")), "integer")],
+      })
+    ),
+    ...[["Role", true], ["ClusterRole", false], ["RoleBinding", true], [
+      "ClusterRoleBinding",
+      false,
+    ]]
+      .map(([kind, namespaced]) =>
+        builtin("rbac.authorization.k8s.io", "v1", `${String(kind).toLowerCase()}s`, {
+          kind: String(kind),
+          namespaced: Boolean(namespaced),
+          columns: String(kind).endsWith("Binding")
+            ? [
+              computed("Role", (o) =>
+                `${at(o, "roleRef", "kind") ?? ""}/${at(o, "roleRef", "name") ?? ""}`),
+            ]
+            : [createdAt],
+        })
+      ),
+  ];
+}

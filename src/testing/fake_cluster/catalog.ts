@@ -1,0 +1,153 @@
+/**
+ * The catalog of served resource types: the built-ins at start, plus whatever the
+ * custom resource definitions add. Objects are stored per group and plural, whatever
+ * version they were written in; each type knows which versions it serves.
+ *
+ * @module
+ */
+import type { JsonObject, JsonValue } from "../../structs/bodies.ts";
+
+/** The verbs of an ordinary read-write resource. */
+export const ALL_VERBS: readonly string[] = [
+  "create",
+  "delete",
+  "deletecollection",
+  "get",
+  "list",
+  "patch",
+  "update",
+  "watch",
+];
+
+/** One column of `kubectl get` output, as in CRDs' `additionalPrinterColumns`. */
+export interface PrinterColumn {
+  name: string;
+  type: string;
+  jsonPath: string;
+  description?: string;
+  format?: string;
+  priority?: number;
+  /** Computes the cell when a JSONPath cannot (built-in columns only). */
+  cell?: (object: JsonObject) => JsonValue;
+}
+
+/** One served version of a resource type. */
+export interface ServedVersion {
+  name: string;
+  /** Whether objects are kept in this version (exactly one per type). */
+  storage: boolean;
+  /** The OpenAPI v3 schema (custom resources only). */
+  schema?: JsonObject;
+  /** Whether the `status` subresource is served. */
+  status: boolean;
+  /** Columns for `kubectl get` beyond the name and age. */
+  columns: readonly PrinterColumn[];
+  /** Extra field selectors besides `metadata.name` and `metadata.namespace`. */
+  selectableFields: readonly string[];
+}
+
+/** A resource type known to the fake API server. */
+export interface ResourceType {
+  group: string;
+  plural: string;
+  singular: string;
+  kind: string;
+  listKind: string;
+  shortNames: readonly string[];
+  categories: readonly string[];
+  namespaced: boolean;
+  verbs: readonly string[];
+  /** Served versions, the preferred one first. */
+  versions: readonly ServedVersion[];
+  /** Built-in types accept strategic merge patches; custom resources do not. */
+  builtin: boolean;
+  /** Whether `metadata.generation` is kept and bumped on spec changes. */
+  generation: boolean;
+  /** The CRD's name (`plural.group`) for custom resources. */
+  crd?: string;
+}
+
+/** `group/plural`: the key of a type in the catalog and of its objects in the store. */
+export function typeKey(group: string, plural: string): string {
+  return `${group}/${plural}`;
+}
+
+/** The apiVersion string of a group and version. */
+export function apiVersionOf(group: string, version: string): string {
+  return group ? `${group}/${version}` : version;
+}
+
+/** Every served type, by `group/plural`. */
+export class Catalog {
+  readonly #types = new Map<string, ResourceType>();
+
+  /** Add or replace a type. */
+  put(type: ResourceType): void {
+    this.#types.set(typeKey(type.group, type.plural), type);
+  }
+
+  /** Remove a type. */
+  remove(group: string, plural: string): void {
+    this.#types.delete(typeKey(group, plural));
+  }
+
+  /** The type with this group and plural, if any. */
+  get(group: string, plural: string): ResourceType | undefined {
+    return this.#types.get(typeKey(group, plural));
+  }
+
+  /** The type served at this group/version/plural, with the version record. */
+  lookup(
+    group: string,
+    version: string,
+    plural: string,
+  ): { type: ResourceType; version: ServedVersion } | undefined {
+    const type = this.get(group, plural);
+    const served = type?.versions.find((v) => v.name === version);
+    return type && served ? { type, version: served } : undefined;
+  }
+
+  /** The type of objects with this apiVersion and kind. */
+  byKind(apiVersion: string, kind: string): ResourceType | undefined {
+    const [group, version] = apiVersion.includes("/") ? apiVersion.split("/") : ["", apiVersion];
+    for (const type of this.#types.values()) {
+      if (
+        type.group === group && type.kind === kind && type.versions.some((v) => v.name === version)
+      ) {
+        return type;
+      }
+    }
+    return undefined;
+  }
+
+  /** All types, in insertion order. */
+  all(): ResourceType[] {
+    return [...this.#types.values()];
+  }
+
+  /** The groups served, each with its versions (preferred first), core group excluded. */
+  groups(): Map<string, string[]> {
+    const groups = new Map<string, string[]>();
+    for (const type of this.#types.values()) {
+      if (!type.group) continue;
+      const versions = groups.get(type.group) ?? [];
+      for (const v of type.versions) if (!versions.includes(v.name)) versions.push(v.name);
+      groups.set(type.group, versions);
+    }
+    for (const versions of groups.values()) versions.sort(compareVersions);
+    return groups;
+  }
+}
+
+/** Kubernetes version priority: GA > beta > alpha, higher numbers first. */
+export function compareVersions(a: string, b: string): number {
+  const rank = (v: string): [number, number, number] => {
+    const m = /^v(\d+)(?:(alpha|beta)(\d+))?$/.exec(v);
+    if (!m) return [3, 0, 0];
+    const stage = m[2] === "alpha" ? 2 : m[2] === "beta" ? 1 : 0;
+    return [stage, -Number(m[1]), -Number(m[3] ?? 0)];
+  };
+  const [ra, rb] = [rank(a), rank(b)];
+  for (let i = 0; i < 3; i++) if (ra[i] !== rb[i]) return ra[i] - rb[i];
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,535 @@
+/**
+ * `FakeCluster`: an in-memory Kubernetes API server over real HTTP(S) on 127.0.0.1, for
+ * tests, demos and local development — with kubectl, `@kubernetes/client-node` or an
+ * operator as its clients, fault injection, a request log, and a direct API for
+ * fixtures and assertions that needs no client.
+ *
+ * @module
+ */
+import { stringify as toYaml } from "yaml";
+import type { ConnectionInfo } from "../../structs/credentials.ts";
+import type { JsonObject, JsonValue, RawBody } from "../../structs/bodies.ts";
+import { type HttpServer, startHttpServer } from "../../platform/http_server.ts";
+import { joinPath, makeTempDir, writeTextFileAtomic } from "../../platform/state_files.ts";
+import {
+  generateCertificateAuthority,
+  issueServerCertificate,
+} from "../../platform/certificates.ts";
+import { builtinTypes } from "./builtins.ts";
+import { Catalog, type ResourceType, type ServedVersion, typeKey } from "./catalog.ts";
+import { ApiError } from "./errors.ts";
+import { FakeClusterFaults } from "./faults.ts";
+import { REQUEST_LOG_LIMIT, Router, type ServedRequest } from "./http.ts";
+import { Lifecycle } from "./lifecycle.ts";
+import { type DeleteOptions, Objects, type PatchType, type Target } from "./objects.ts";
+import { readState, restoreState, saveState } from "./persistence.ts";
+import { parseFieldSelector, parseLabelSelector } from "./selectors.ts";
+import { Store } from "./store.ts";
+import { WatchHub } from "./watch.ts";
+
+/** Options of {@link FakeCluster.start}. */
+export interface FakeClusterOptions {
+  /** The port on 127.0.0.1; `0` (the default) picks a free one. */
+  port?: number;
+  /** Serve HTTPS with a certificate authority generated at start. */
+  tls?: boolean;
+  /**
+   * The bearer token clients must send; `false` lets anyone in. By default a random
+   * token with `tls`, none over plain HTTP (kubectl never sends tokens over plain HTTP).
+   */
+  token?: string | false;
+  /** A state file: objects are loaded from it at start and saved to it on stop. */
+  state?: string;
+  /** How many changes the history keeps for watches to resume from (10,000 by default). */
+  historySize?: number;
+  /** Seconds between BOOKMARK events on watches that allow them (10 by default). */
+  bookmarkInterval?: number;
+}
+
+/**
+ * Which resource the direct API addresses: a name as kubectl takes it (`pods`,
+ * `configmap`, `cm`, `kopfexamples.kopf.dev`, `kopfexamples.v1.kopf.dev`), or an
+ * `apiVersion` and `kind` as in manifests.
+ */
+export type FakeResource = string | { apiVersion: string; kind: string };
+
+/** Where a direct call looks: the namespace (`default` for namespaced resources). */
+export interface FakeObjectOptions {
+  /** The namespace; `default` when omitted for namespaced resources. */
+  namespace?: string;
+}
+
+/** Options of {@link FakeCluster.list}. */
+export interface FakeListOptions extends FakeObjectOptions {
+  /** A label selector, e.g. `app=web,tier!=db`. */
+  labelSelector?: string;
+  /** A field selector, e.g. `metadata.name=x`. */
+  fieldSelector?: string;
+  /** List across all namespaces (ignores `namespace`). */
+  allNamespaces?: boolean;
+}
+
+/** Options of {@link FakeCluster.patch}. */
+export interface FakePatchOptions extends FakeObjectOptions {
+  /** The patch format; `merge` by default. */
+  type?: "merge" | "json" | "strategic";
+  /** Patch the `status` subresource instead of the object. */
+  subresource?: "status";
+}
+
+/** Options of {@link FakeCluster.delete}. */
+export interface FakeDeleteOptions extends FakeObjectOptions {
+  /** How dependents are treated: `Background` (default), `Foreground` or `Orphan`. */
+  propagationPolicy?: "Foreground" | "Background" | "Orphan";
+}
+
+/** Options of {@link FakeCluster.waitFor}. */
+export interface FakeWaitOptions extends FakeObjectOptions {
+  /** Give up after so many seconds (10 by default) with an error saying what was awaited. */
+  timeout?: number;
+}
+
+/** A failed direct call: carries the Kubernetes `Status` code and reason. */
+export class FakeApiError extends Error {
+  /** The HTTP status code a client would have received, e.g. 404 or 409. */
+  readonly code: number;
+  /** The `Status` reason, e.g. `NotFound`, `AlreadyExists`, `Conflict`, `Invalid`. */
+  readonly reason: string;
+
+  /** Wrap a server-side error for callers of the direct API. */
+  constructor(code: number, reason: string, message: string) {
+    super(message);
+    this.name = "FakeApiError";
+    this.code = code;
+    this.reason = reason;
+  }
+}
+
+function direct<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (error) {
+    if (error instanceof ApiError) throw new FakeApiError(error.code, error.reason, error.message);
+    throw error;
+  }
+}
+
+function copy<T>(value: T): T {
+  return structuredClone(value);
+}
+
+const INITIAL_NAMESPACES = ["default", "kube-system", "kube-public"];
+
+/**
+ * An in-memory Kubernetes API server on 127.0.0.1, faithful enough for kubectl, client
+ * libraries and operators. Start it with {@link FakeCluster.start}; stop it with
+ * {@link FakeCluster.stop} or `await using`.
+ *
+ * ```ts
+ * await using cluster = await FakeCluster.start();
+ * cluster.create({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "x" }, data: { a: "1" } });
+ * // kopf.operator({ ... }) or kubectl --kubeconfig=(await cluster.writeKubeconfig()) get cm
+ * ```
+ */
+export class FakeCluster implements AsyncDisposable {
+  /** The base URL, e.g. `http://127.0.0.1:43567`. */
+  readonly url: string;
+  /** Fault injection: dropped watches, failing requests, latency, token expiry, compaction. */
+  readonly faults: FakeClusterFaults;
+  /** The PEM certificate of the generated CA (with `tls: true`). */
+  readonly caCertificate: string | undefined;
+
+  readonly #server: HttpServer;
+  readonly #objects: Objects;
+  readonly #lifecycle: Lifecycle;
+  readonly #watches: WatchHub;
+  readonly #state: string | undefined;
+  readonly #log: ServedRequest[];
+  #token: string | undefined;
+  #stopping: Promise<void> | undefined;
+
+  private constructor(parts: {
+    server: HttpServer;
+    objects: Objects;
+    lifecycle: Lifecycle;
+    watches: WatchHub;
+    faults: FakeClusterFaults;
+    token: string | undefined;
+    state: string | undefined;
+    ca: string | undefined;
+    log: ServedRequest[];
+  }) {
+    this.#server = parts.server;
+    this.url = parts.server.url;
+    this.#objects = parts.objects;
+    this.#lifecycle = parts.lifecycle;
+    this.#watches = parts.watches;
+    this.faults = parts.faults;
+    this.#token = parts.token;
+    this.#state = parts.state;
+    this.caCertificate = parts.ca;
+    this.#log = parts.log;
+  }
+
+  /** Start a fake cluster; resolves when it accepts connections. */
+  static async start(options: FakeClusterOptions = {}): Promise<FakeCluster> {
+    const catalog = new Catalog();
+    for (const type of builtinTypes()) catalog.put(type);
+    const saved = options.state ? await readState(options.state) : undefined;
+    const store = new Store({
+      historySize: options.historySize ?? 10_000,
+      resourceVersion: saved?.resourceVersion,
+    });
+    const objects = new Objects(catalog, store);
+    if (saved && options.state) restoreState(objects, saved, options.state);
+    const lifecycle = new Lifecycle(objects);
+    const watches = new WatchHub(store, options.bookmarkInterval ?? 10);
+    const nsType = catalog.get("", "namespaces")!;
+    for (const name of INITIAL_NAMESPACES) {
+      if (!store.get(typeKey("", "namespaces"), "", name)) {
+        objects.create({ type: nsType, version: nsType.versions[0] }, { metadata: { name } });
+      }
+    }
+    let token = options.token === false
+      ? undefined
+      : options.token ?? (options.tls ? crypto.randomUUID().replaceAll("-", "") : undefined);
+    if (token === "") token = undefined;
+    let tls: { certificate: string; privateKey: string } | undefined;
+    let ca: string | undefined;
+    if (options.tls) {
+      const authority = await generateCertificateAuthority({ commonName: "kopf-fake-cluster-ca" });
+      const cert = await issueServerCertificate(authority, {
+        hostnames: ["127.0.0.1", "localhost"],
+      });
+      tls = { certificate: cert.certPem, privateKey: cert.keyPem };
+      ca = authority.certPem;
+    }
+    const log: ServedRequest[] = [];
+    let cluster: FakeCluster | undefined;
+    const faults = new FakeClusterFaults({
+      dropWatches: () => void watches.dropAll(),
+      expireToken: () => {
+        if (!cluster) return undefined;
+        if (cluster.#token !== undefined) cluster.#token = crypto.randomUUID().replaceAll("-", "");
+        return cluster.#token;
+      },
+      compact: () => store.history.compact(store.resourceVersion),
+    });
+    let address = "";
+    const router = new Router({
+      catalog,
+      objects,
+      lifecycle,
+      watches,
+      faults,
+      token: () => (cluster ? cluster.#token : token),
+      serverAddress: () => address,
+      log: (entry) => {
+        log.push(entry);
+        if (log.length > 2 * REQUEST_LOG_LIMIT) log.splice(0, log.length - REQUEST_LOG_LIMIT);
+      },
+    });
+    const server = await startHttpServer({
+      hostname: "127.0.0.1",
+      port: options.port ?? 0,
+      tls,
+      handler: (request) => router.handle(request),
+    });
+    address = `127.0.0.1:${server.port}`;
+    cluster = new FakeCluster({
+      server,
+      objects,
+      lifecycle,
+      watches,
+      faults,
+      token,
+      state: options.state,
+      ca,
+      log,
+    });
+    return cluster;
+  }
+
+  /** The bearer token clients must send now (changes with `faults.expireToken()`). */
+  get token(): string | undefined {
+    return this.#token;
+  }
+
+  /** The port listened on. */
+  get port(): number {
+    return this.#server.port;
+  }
+
+  /** The requests served so far (the last 10,000 at most), oldest first. */
+  get requests(): readonly ServedRequest[] {
+    return this.#log.slice(-REQUEST_LOG_LIMIT);
+  }
+
+  /** How many watch streams are open now. */
+  get openWatches(): number {
+    return this.#watches.size;
+  }
+
+  /** The latest resourceVersion of the cluster. */
+  get resourceVersion(): string {
+    return String(this.#objects.store.resourceVersion);
+  }
+
+  /** Connection credentials for `kopf.operator()` and our client. */
+  get connectionInfo(): ConnectionInfo {
+    return {
+      server: this.url,
+      ...(this.caCertificate ? { caData: this.caCertificate } : {}),
+      ...(this.#token !== undefined ? { token: this.#token, scheme: "Bearer" } : {}),
+      defaultNamespace: "default",
+    };
+  }
+
+  /** A kubeconfig (YAML) for kubectl and client libraries, with the current token. */
+  get kubeconfig(): string {
+    const cluster: Record<string, string> = { server: this.url };
+    if (this.caCertificate) {
+      cluster["certificate-authority-data"] = btoa(this.caCertificate);
+    }
+    return toYaml({
+      apiVersion: "v1",
+      kind: "Config",
+      clusters: [{ name: "fake-cluster", cluster }],
+      users: [{ name: "fake-user", user: this.#token !== undefined ? { token: this.#token } : {} }],
+      contexts: [{
+        name: "fake-cluster",
+        context: { cluster: "fake-cluster", user: "fake-user", namespace: "default" },
+      }],
+      "current-context": "fake-cluster",
+      preferences: {},
+    });
+  }
+
+  /** Write the kubeconfig to a file (a new temporary one by default); returns its path. */
+  async writeKubeconfig(path?: string): Promise<string> {
+    const file = path ?? joinPath(await makeTempDir("kopf-fake-cluster-"), "kubeconfig");
+    await writeTextFileAtomic(file, this.kubeconfig);
+    return file;
+  }
+
+  /** Save the objects to the state file now (also done on stop when `state` is set). */
+  async save(path?: string): Promise<void> {
+    const file = path ?? this.#state;
+    if (!file) throw new Error("save() needs a path: this cluster was started without `state`.");
+    await saveState(this.#objects, file);
+  }
+
+  /** Stop serving: end open watches, close connections, save the state file if any. */
+  stop(): Promise<void> {
+    this.#stopping ??= (async () => {
+      this.faults.clear();
+      this.#watches.closeAll();
+      await this.#server.close();
+      if (this.#state) await saveState(this.#objects, this.#state);
+    })();
+    return this.#stopping;
+  }
+
+  /** Stops the cluster at the end of an `await using` block. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.stop();
+  }
+
+  // --- the direct API: fixtures and assertions without a client ---
+
+  #resolve(resource: FakeResource): { type: ResourceType; version: ServedVersion } {
+    const catalog = this.#objects.catalog;
+    if (typeof resource !== "string") {
+      const type = catalog.byKind(resource.apiVersion, resource.kind);
+      const name = resource.apiVersion.split("/").pop()!;
+      const version = type?.versions.find((v) => v.name === name);
+      if (!type || !version) {
+        throw new FakeApiError(
+          404,
+          "NotFound",
+          `the cluster does not serve ${resource.kind} in ${resource.apiVersion}`,
+        );
+      }
+      return { type, version };
+    }
+    const [name, ...rest] = resource.split(".");
+    const lower = name.toLowerCase();
+    const candidates = catalog.all().filter((t) =>
+      t.plural === lower || t.singular === lower || t.kind.toLowerCase() === lower ||
+      t.shortNames.includes(lower)
+    );
+    for (const take of [rest.length, rest.length - 1]) {
+      if (take < 0) continue;
+      const group = rest.slice(rest.length - take).join(".");
+      const versionName = rest.length - take === 1 ? rest[0] : undefined;
+      const found = candidates.filter((t) => (take === 0 ? true : t.group === group));
+      const chosen = found.find((t) => t.group === "") ??
+        (found.length === 1 ? found[0] : undefined);
+      if (!chosen || (take === 0 && rest.length)) continue;
+      const version = versionName
+        ? chosen.versions.find((v) => v.name === versionName)
+        : chosen.versions[0];
+      if (version) return { type: chosen, version };
+    }
+    throw new FakeApiError(
+      404,
+      "NotFound",
+      `the cluster serves no resource named "${resource}" (use e.g. "pods", "deployments.apps" or "kopfexamples.kopf.dev")`,
+    );
+  }
+
+  #target(resource: FakeResource, options: FakeObjectOptions, name?: string): Target {
+    const { type, version } = this.#resolve(resource);
+    const namespace = type.namespaced ? options.namespace ?? "default" : undefined;
+    return { type, version, namespace, name };
+  }
+
+  #settled<T>(fn: () => T): T {
+    const result = direct(fn);
+    this.#lifecycle.settle();
+    return copy(result);
+  }
+
+  /**
+   * Create an object from a manifest (its `apiVersion`, `kind`, and namespace or
+   * `default`); returns it as stored. Throws {@link FakeApiError} like the API would.
+   */
+  create(body: RawBody, options: { dryRun?: boolean } = {}): RawBody {
+    const resource = { apiVersion: String(body.apiVersion ?? ""), kind: String(body.kind ?? "") };
+    if (!resource.apiVersion || !resource.kind) {
+      throw new FakeApiError(
+        400,
+        "BadRequest",
+        "create() needs a manifest with apiVersion and kind",
+      );
+    }
+    const target = this.#target(resource, { namespace: body.metadata?.namespace });
+    return this.#settled(() =>
+      this.#objects.create(target, body as JsonObject, options.dryRun)
+    ) as RawBody;
+  }
+
+  /** The object, or `undefined` when it does not exist. */
+  get(resource: FakeResource, name: string, options: FakeObjectOptions = {}): RawBody | undefined {
+    const target = this.#target(resource, options, name);
+    try {
+      return copy(this.#objects.get(target)) as RawBody;
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 404) return undefined;
+      throw error;
+    }
+  }
+
+  /** The objects of a resource (in a namespace, or all), filtered by selectors. */
+  list(resource: FakeResource, options: FakeListOptions = {}): RawBody[] {
+    const target = this.#target(resource, options);
+    if (options.allNamespaces || !target.type.namespaced) target.namespace = undefined;
+    return direct(() => {
+      const { type, version } = target;
+      const result = this.#objects.list(target, {
+        labelSelector: parseLabelSelector(options.labelSelector),
+        fieldSelector: parseFieldSelector(
+          options.fieldSelector,
+          version.selectableFields,
+          type.kind,
+        ),
+      });
+      return copy(result.items) as RawBody[];
+    });
+  }
+
+  /** Patch an object (merge patch by default) or its status; returns the result. */
+  patch(
+    resource: FakeResource,
+    name: string,
+    patch: JsonValue,
+    options: FakePatchOptions = {},
+  ): RawBody {
+    const target = this.#target(resource, options, name);
+    target.subresource = options.subresource;
+    const type: PatchType = options.type ?? "merge";
+    return this.#settled(() => this.#objects.patch(target, type, patch)) as RawBody;
+  }
+
+  /** Replace an object (or its status) with this body, as PUT does; returns the result. */
+  replace(body: RawBody, options: { subresource?: "status" } = {}): RawBody {
+    const resource = { apiVersion: String(body.apiVersion ?? ""), kind: String(body.kind ?? "") };
+    const target = this.#target(
+      resource,
+      { namespace: body.metadata?.namespace },
+      String(body.metadata?.name ?? ""),
+    );
+    target.subresource = options.subresource;
+    return this.#settled(() => this.#objects.update(target, body as JsonObject)) as RawBody;
+  }
+
+  /**
+   * Delete an object. Returns its state while finalizers hold it (with
+   * `deletionTimestamp`), or `undefined` once it is gone.
+   */
+  delete(
+    resource: FakeResource,
+    name: string,
+    options: FakeDeleteOptions = {},
+  ): RawBody | undefined {
+    const target = this.#target(resource, options, name);
+    const deleteOptions: DeleteOptions = { propagationPolicy: options.propagationPolicy };
+    const { gone } = this.#settled(() => this.#objects.delete(target, deleteOptions));
+    return gone ? undefined : this.get(resource, name, options);
+  }
+
+  /**
+   * Wait until the object satisfies the predicate (called with `undefined` while it
+   * does not exist); resolves with what the predicate accepted. Checks at once and on
+   * every change — no polling.
+   */
+  waitFor(
+    resource: FakeResource,
+    name: string,
+    predicate: (object: RawBody | undefined) => boolean,
+    options: FakeWaitOptions = {},
+  ): Promise<RawBody | undefined> {
+    const target = this.#target(resource, options, name);
+    const key = typeKey(target.type.group, target.type.plural);
+    const store = this.#objects.store;
+    const current = () => {
+      const object = store.get(key, target.namespace ?? "", name);
+      return object ? copy(object) as RawBody : undefined;
+    };
+    const first = current();
+    if (predicate(first)) return Promise.resolve(first);
+    const seconds = options.timeout ?? 10;
+    return new Promise((resolve, reject) => {
+      const unsubscribe = store.listen((change) => {
+        if (change.typeKey !== key || change.namespace !== (target.namespace ?? "")) return;
+        if ((change.object.metadata as JsonObject).name !== name) return;
+        const now = current();
+        let ok: boolean;
+        try {
+          ok = predicate(now);
+        } catch (error) {
+          finish();
+          reject(error);
+          return;
+        }
+        if (ok) {
+          finish();
+          resolve(now);
+        }
+      });
+      const timer = setTimeout(() => {
+        finish();
+        const where = target.namespace ? ` in namespace ${target.namespace}` : "";
+        reject(
+          new Error(
+            `Timed out after ${seconds}s waiting for ${target.type.plural} "${name}"${where} to satisfy the condition.`,
+          ),
+        );
+      }, seconds * 1000);
+      const finish = () => {
+        unsubscribe();
+        clearTimeout(timer);
+      };
+    });
+  }
+}

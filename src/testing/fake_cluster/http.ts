@@ -1,0 +1,546 @@
+/**
+ * The HTTP face of the fake API server: URL routing to discovery and the verbs,
+ * query parameters, content negotiation (JSON, YAML bodies, Table and metadata-only
+ * renderings), authentication, fault injection and the request log.
+ *
+ * @module
+ */
+import { parse as parseYaml } from "yaml";
+import type { JsonObject, JsonValue } from "../../structs/bodies.ts";
+import { apiVersionOf, type Catalog } from "./catalog.ts";
+import * as discovery from "./discovery.ts";
+import { ApiError, badRequest, statusOf } from "./errors.ts";
+import type { FakeClusterFaults, RequestResource } from "./faults.ts";
+import type { Lifecycle } from "./lifecycle.ts";
+import type { DeleteOptions, ListOptions, Objects, PatchType, Target } from "./objects.ts";
+import { openApiDocument, openApiRoot } from "./openapi.ts";
+import { isObject } from "./patching.ts";
+import { parseFieldSelector, parseLabelSelector } from "./selectors.ts";
+import {
+  columnDefinitions,
+  type IncludeObject,
+  partialMetadata,
+  rowOf,
+  tableOf,
+} from "./tables.ts";
+import type { WatchHub } from "./watch.ts";
+
+/** One request the fake API server answered. */
+export interface ServedRequest {
+  /** The HTTP method. */
+  readonly method: string;
+  /** The URL path, e.g. `/api/v1/namespaces/default/pods`. */
+  readonly path: string;
+  /** The query string without `?`, possibly empty. */
+  readonly query: string;
+  /** The Kubernetes verb (`get`, `list`, `watch`, `create`, …), or `""` for discovery and such. */
+  readonly verb: string;
+  /** The HTTP status answered. */
+  readonly status: number;
+  /** When the request arrived. */
+  readonly time: Date;
+}
+
+/** The request log keeps this many entries, the newest. */
+export const REQUEST_LOG_LIMIT = 10_000;
+
+/** Everything the router needs from the cluster. */
+export interface RouterContext {
+  catalog: Catalog;
+  objects: Objects;
+  lifecycle: Lifecycle;
+  watches: WatchHub;
+  faults: FakeClusterFaults;
+  /** The accepted bearer token, or undefined when anyone may call. */
+  token(): string | undefined;
+  /** The `host:port` clients reach the server at. */
+  serverAddress(): string;
+  /** Record a served request. */
+  log(entry: ServedRequest): void;
+}
+
+const JSON_TYPE = "application/json";
+const MAX_BODY_BYTES = 3 * 1024 * 1024;
+
+function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": JSON_TYPE, ...headers },
+  });
+}
+
+function errorResponse(error: ApiError): Response {
+  return json(error.toStatus(), error.code, error.headers);
+}
+
+function notServed(path: string): ApiError {
+  return new ApiError(404, `the server could not find the requested resource (${path})`, {
+    details: { causes: [{ reason: "UnexpectedServerResponse", message: "404 page not found" }] },
+  });
+}
+
+/** How the client wants objects rendered, from the Accept header. */
+function renderingOf(accept: string): "Table" | "PartialObjectMetadata" | "object" {
+  // The first acceptable media type wins; plain JSON listed first means plain JSON.
+  for (const part of accept.split(",")) {
+    if (/as=Table/.test(part)) return "Table";
+    if (/as=PartialObjectMetadata/.test(part)) return "PartialObjectMetadata";
+    if (/^\s*(application\/json|\*\/\*|application\/\*)\s*(;|$)/.test(part) && !/as=/.test(part)) {
+      return "object";
+    }
+  }
+  return "object";
+}
+
+/** The parsed request body: JSON or YAML. */
+async function bodyOf(request: Request): Promise<JsonValue> {
+  const text = await request.text();
+  if (text.length > MAX_BODY_BYTES) {
+    throw new ApiError(413, `the request is too large: the limit is ${MAX_BODY_BYTES} bytes`);
+  }
+  if (!text.trim()) throw badRequest("the request body is empty; send a JSON object");
+  const type = (request.headers.get("content-type") ?? JSON_TYPE).toLowerCase();
+  try {
+    if (type.includes("yaml")) return parseYaml(text) as JsonValue;
+    return JSON.parse(text) as JsonValue;
+  } catch (error) {
+    throw badRequest(
+      `the request body is not valid ${type.includes("yaml") ? "YAML" : "JSON"}: ${
+        (error as Error).message
+      }`,
+    );
+  }
+}
+
+function patchTypeOf(contentType: string | null): PatchType {
+  const type = (contentType ?? "").split(";")[0].trim().toLowerCase();
+  switch (type) {
+    case "application/merge-patch+json":
+      return "merge";
+    case "application/json-patch+json":
+      return "json";
+    case "application/strategic-merge-patch+json":
+      return "strategic";
+    case "application/apply-patch+yaml":
+    case "application/apply-patch+cbor":
+      throw new ApiError(
+        415,
+        "server-side apply is not supported by the fake cluster; use client-side `kubectl apply` (without --server-side), or a merge/JSON patch",
+      );
+    default:
+      throw new ApiError(
+        415,
+        `the body of the request was in an unknown format (${
+          type || "no Content-Type"
+        }) - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json`,
+      );
+  }
+}
+
+function dryRunOf(params: URLSearchParams): boolean {
+  const values = params.getAll("dryRun");
+  for (const v of values) {
+    if (v !== "All") throw badRequest(`unsupported dryRun value "${v}": only "All" is supported`);
+  }
+  return values.length > 0;
+}
+
+/** A parsed API path. */
+interface Route {
+  group: string;
+  version: string;
+  namespace?: string;
+  plural: string;
+  name?: string;
+  subresource?: string;
+  watchPath: boolean;
+}
+
+function parseResourcePath(segments: string[]): Route | undefined {
+  let group: string;
+  let rest: string[];
+  let version: string;
+  if (segments[0] === "api") {
+    group = "";
+    version = segments[1];
+    rest = segments.slice(2);
+  } else {
+    group = segments[1];
+    version = segments[2];
+    rest = segments.slice(3);
+  }
+  let watchPath = false;
+  if (rest[0] === "watch") {
+    watchPath = true;
+    rest = rest.slice(1);
+  }
+  let namespace: string | undefined;
+  if (
+    rest[0] === "namespaces" && rest.length >= 3 &&
+    !(rest.length === 3 && (rest[2] === "status" || rest[2] === "finalize"))
+  ) {
+    namespace = rest[1];
+    rest = rest.slice(2);
+  }
+  if (!rest.length || rest.length > 3) return undefined;
+  return {
+    group,
+    version,
+    namespace,
+    plural: rest[0],
+    name: rest[1],
+    subresource: rest[2],
+    watchPath,
+  };
+}
+
+/** Turns HTTP requests into API calls. */
+export class Router {
+  constructor(readonly ctx: RouterContext) {}
+
+  /** Answer one request. Never throws: every failure is a `Status`. */
+  async handle(request: Request): Promise<Response> {
+    const time = new Date();
+    const url = new URL(request.url);
+    let verb = "";
+    let response: Response;
+    try {
+      const token = this.ctx.token();
+      if (token !== undefined && request.headers.get("authorization") !== `Bearer ${token}`) {
+        throw new ApiError(401, "Unauthorized");
+      }
+      const latency = this.ctx.faults.currentLatency;
+      if (latency > 0) await new Promise((resolve) => setTimeout(resolve, latency));
+      const result = await this.#route(request, url, (v) => (verb = v));
+      response = result;
+    } catch (error) {
+      response = error instanceof ApiError ? errorResponse(error) : errorResponse(
+        new ApiError(
+          500,
+          `internal error: ${error instanceof Error ? error.message : String(error)}`,
+        ),
+      );
+    }
+    this.ctx.log({
+      method: request.method,
+      path: url.pathname,
+      query: url.search.replace(/^\?/, ""),
+      verb,
+      status: response.status,
+      time,
+    });
+    return response;
+  }
+
+  async #route(request: Request, url: URL, setVerb: (verb: string) => void): Promise<Response> {
+    const path = url.pathname.replace(/\/+$/, "") || "/";
+    const segments = path.split("/").filter(Boolean).map(decodeURIComponent);
+    const method = request.method;
+    const { catalog } = this.ctx;
+    if (method === "GET") {
+      switch (path) {
+        case "/version":
+          return json(discovery.versionInfo());
+        case "/api":
+          return json(discovery.coreVersions(this.ctx.serverAddress()));
+        case "/apis":
+          return json(discovery.groupList(catalog));
+        case "/healthz":
+        case "/livez":
+        case "/readyz":
+          return new Response("ok", { headers: { "content-type": "text/plain" } });
+      }
+      if (path === "/openapi/v3") return json(openApiRoot(catalog));
+      if (segments[0] === "openapi" && segments[1] === "v3" && segments.length >= 4) {
+        const group = segments[2] === "api" ? "" : segments[3];
+        const doc = openApiDocument(catalog, group, segments[segments.length - 1]);
+        if (!doc) throw notServed(path);
+        return json(doc);
+      }
+      if (segments[0] === "apis" && segments.length === 2) {
+        const doc = discovery.group(catalog, segments[1]);
+        if (!doc) throw notServed(path);
+        return json(doc);
+      }
+      if (
+        (segments[0] === "api" && segments.length === 2) ||
+        (segments[0] === "apis" && segments.length === 3)
+      ) {
+        const group = segments[0] === "api" ? "" : segments[1];
+        const doc = discovery.resourceList(catalog, group, segments[segments.length - 1]);
+        if (!doc) throw notServed(path);
+        return json(doc);
+      }
+    }
+    if (segments[0] !== "api" && segments[0] !== "apis") throw notServed(path);
+    const route = parseResourcePath(segments);
+    if (!route) throw notServed(path);
+    const found = catalog.lookup(route.group, route.version, route.plural);
+    if (!found) throw notServed(path);
+    const { type, version } = found;
+    if (route.namespace !== undefined && !type.namespaced) throw notServed(path);
+    const params = url.searchParams;
+    const watch = route.watchPath || params.get("watch") === "true" || params.get("watch") === "1";
+    const verb = this.#verbOf(method, route, watch);
+    setVerb(verb);
+    const resource: RequestResource = { plural: type.plural, group: type.group, kind: type.kind };
+    const failure = this.ctx.faults.failureFor(verb, resource);
+    if (failure) {
+      const retryAfter = failure.retryAfter ?? (failure.status === 429 ? 1 : undefined);
+      throw new ApiError(
+        failure.status,
+        `injected failure: ${failure.status} for ${verb} ${type.plural}`,
+        {
+          details: retryAfter !== undefined ? { retryAfterSeconds: retryAfter } : undefined,
+          headers: retryAfter !== undefined ? { "retry-after": String(retryAfter) } : {},
+        },
+      );
+    }
+    if (type.namespaced && route.namespace === undefined && !["list", "watch"].includes(verb)) {
+      throw notServed(path);
+    }
+    if (route.subresource !== undefined && (route.subresource !== "status" || !version.status)) {
+      throw notServed(path);
+    }
+    const target: Target = {
+      type,
+      version,
+      namespace: route.namespace,
+      name: route.name,
+      subresource: route.subresource,
+    };
+    const rendering = renderingOf(request.headers.get("accept") ?? JSON_TYPE);
+    const include = (params.get("includeObject") ?? "Metadata") as IncludeObject;
+    if (!["None", "Metadata", "Object"].includes(include)) {
+      throw badRequest(`includeObject must be None, Metadata or Object, not "${include}"`);
+    }
+    const render = (object: JsonObject): JsonObject => {
+      if (rendering === "Table") {
+        return tableOf(type, version, [object], include, {
+          resourceVersion: String((object.metadata as JsonObject).resourceVersion ?? ""),
+        });
+      }
+      return rendering === "PartialObjectMetadata" ? partialMetadata(object) : object;
+    };
+    const { objects, lifecycle } = this.ctx;
+    switch (verb) {
+      case "get":
+        return json(render(objects.get(target)));
+      case "list":
+        return this.#list(target, params, rendering, include);
+      case "watch":
+        return this.#watch(target, params, rendering, include);
+      case "create": {
+        const created = objects.create(target, await bodyOf(request), dryRunOf(params));
+        lifecycle.settle();
+        return json(render(created), 201);
+      }
+      case "update": {
+        const updated = objects.update(target, await bodyOf(request), dryRunOf(params));
+        lifecycle.settle();
+        return json(render(updated));
+      }
+      case "patch": {
+        const patchType = patchTypeOf(request.headers.get("content-type"));
+        const patched = objects.patch(target, patchType, await bodyOf(request), dryRunOf(params));
+        lifecycle.settle();
+        return json(render(patched));
+      }
+      case "delete": {
+        const options = await this.#deleteOptions(request, params);
+        const { object, gone } = objects.delete(target, options);
+        lifecycle.settle();
+        if (!gone) return json(render(object));
+        const meta = object.metadata as JsonObject;
+        const details: JsonObject = {
+          name: String(meta.name),
+          kind: type.plural,
+          uid: String(meta.uid),
+        };
+        if (type.group) details.group = type.group;
+        return json(statusOf(200, "", "", details));
+      }
+      case "deletecollection": {
+        const options = await this.#deleteOptions(request, params);
+        const items = objects.deleteCollection(
+          target,
+          this.#selectors(params, type.kind, version.selectableFields),
+          options,
+        );
+        lifecycle.settle();
+        return json({
+          kind: type.listKind,
+          apiVersion: apiVersionOf(type.group, version.name),
+          metadata: { resourceVersion: String(objects.store.resourceVersion) },
+          items,
+        });
+      }
+    }
+    throw new ApiError(405, `the method ${method} is not allowed on ${path}`);
+  }
+
+  #verbOf(method: string, route: Route, watch: boolean): string {
+    const named = route.name !== undefined;
+    switch (method) {
+      case "GET":
+        if (watch) return "watch";
+        return named ? "get" : "list";
+      case "POST":
+        if (named) {
+          throw new ApiError(405, "POST is for collections; to change an object use PUT or PATCH");
+        }
+        return "create";
+      case "PUT":
+        if (!named) throw new ApiError(405, "PUT needs an object name in the URL");
+        return "update";
+      case "PATCH":
+        if (!named) throw new ApiError(405, "PATCH needs an object name in the URL");
+        return "patch";
+      case "DELETE":
+        return named ? "delete" : "deletecollection";
+    }
+    throw new ApiError(405, `the method ${method} is not supported`);
+  }
+
+  #selectors(params: URLSearchParams, kind: string, selectable: readonly string[]): ListOptions {
+    const limit = params.get("limit");
+    if (limit !== null && !/^\d+$/.test(limit)) {
+      throw badRequest(`limit must be a non-negative integer, not "${limit}"`);
+    }
+    return {
+      labelSelector: parseLabelSelector(params.get("labelSelector")),
+      fieldSelector: parseFieldSelector(params.get("fieldSelector"), selectable, kind),
+      limit: limit === null ? undefined : Number(limit),
+      continue: params.get("continue") ?? undefined,
+    };
+  }
+
+  #list(
+    target: Target,
+    params: URLSearchParams,
+    rendering: string,
+    include: IncludeObject,
+  ): Response {
+    const { type, version } = target;
+    const page = this.ctx.objects.list(
+      target,
+      this.#selectors(params, type.kind, version.selectableFields),
+    );
+    const listMeta: JsonObject = { resourceVersion: page.resourceVersion };
+    if (page.continue) listMeta.continue = page.continue;
+    if (page.remainingItemCount !== undefined) {
+      listMeta.remainingItemCount = page.remainingItemCount;
+    }
+    if (rendering === "Table") return json(tableOf(type, version, page.items, include, listMeta));
+    if (rendering === "PartialObjectMetadata") {
+      return json({
+        kind: "PartialObjectMetadataList",
+        apiVersion: "meta.k8s.io/v1",
+        metadata: listMeta,
+        items: page.items.map(partialMetadata),
+      });
+    }
+    return json({
+      kind: type.listKind,
+      apiVersion: apiVersionOf(type.group, version.name),
+      metadata: listMeta,
+      items: page.items,
+    });
+  }
+
+  #watch(
+    target: Target,
+    params: URLSearchParams,
+    rendering: string,
+    include: IncludeObject,
+  ): Response {
+    const { type, version } = target;
+    const selectors = this.#selectors(params, type.kind, version.selectableFields);
+    const timeout = params.get("timeoutSeconds");
+    if (timeout !== null && !/^\d+$/.test(timeout)) {
+      throw badRequest(`timeoutSeconds must be a non-negative integer, not "${timeout}"`);
+    }
+    const nameFilter = target.name;
+    const fieldSelector = nameFilter === undefined
+      ? selectors.fieldSelector!
+      : (o: JsonObject) =>
+        (o.metadata as JsonObject).name === nameFilter && selectors.fieldSelector!(o);
+    let format: ((object: JsonObject, first: boolean) => JsonObject) | undefined;
+    if (rendering === "Table") {
+      format = (object, first) => ({
+        kind: "Table",
+        apiVersion: "meta.k8s.io/v1",
+        metadata: {
+          resourceVersion: String((object.metadata as JsonObject).resourceVersion ?? ""),
+        },
+        columnDefinitions: first ? columnDefinitions(type, version) : [],
+        rows: [rowOf(type, version, object, include)],
+      });
+    } else if (rendering === "PartialObjectMetadata") {
+      format = partialMetadata;
+    }
+    const stream = this.ctx.watches.open(
+      {
+        type,
+        version,
+        namespace: target.namespace,
+        labelSelector: selectors.labelSelector!,
+        fieldSelector,
+        resourceVersion: params.get("resourceVersion") ?? undefined,
+        sendInitialEvents: params.get("sendInitialEvents") === "true",
+        allowBookmarks: params.get("allowWatchBookmarks") === "true",
+        timeoutSeconds: timeout === null ? undefined : Number(timeout),
+        format,
+      },
+      () =>
+        this.ctx.objects.list({ ...target, name: undefined }, {
+          ...selectors,
+          fieldSelector,
+          limit: undefined,
+        })
+          .items,
+    );
+    return new Response(stream, {
+      status: 200,
+      headers: { "content-type": JSON_TYPE, "cache-control": "no-cache, private" },
+    });
+  }
+
+  async #deleteOptions(request: Request, params: URLSearchParams): Promise<DeleteOptions> {
+    let body: JsonObject = {};
+    const text = await request.text();
+    if (text.trim()) {
+      try {
+        const parsed = JSON.parse(text);
+        if (isObject(parsed)) body = parsed;
+      } catch {
+        throw badRequest("the DeleteOptions body is not valid JSON");
+      }
+    }
+    const policy = params.get("propagationPolicy") ?? body.propagationPolicy ??
+      (params.get("orphanDependents") === "true" || body.orphanDependents === true
+        ? "Orphan"
+        : undefined);
+    if (
+      policy !== undefined && policy !== null &&
+      !["Foreground", "Background", "Orphan"].includes(String(policy))
+    ) {
+      throw badRequest(
+        `propagationPolicy must be Foreground, Background or Orphan, not "${policy}"`,
+      );
+    }
+    const dryRunBody = Array.isArray(body.dryRun) ? body.dryRun.map(String) : [];
+    if (dryRunBody.some((v) => v !== "All")) {
+      throw badRequest('unsupported dryRun value: only "All" is supported');
+    }
+    const pre = isObject(body.preconditions) ? body.preconditions : {};
+    return {
+      propagationPolicy: (policy ?? undefined) as DeleteOptions["propagationPolicy"],
+      dryRun: dryRunOf(params) || dryRunBody.length > 0,
+      preconditions: {
+        uid: typeof pre.uid === "string" ? pre.uid : undefined,
+        resourceVersion: typeof pre.resourceVersion === "string" ? pre.resourceVersion : undefined,
+      },
+    };
+  }
+}

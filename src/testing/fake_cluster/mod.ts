@@ -1,0 +1,18 @@
+/**
+ * The fake Kubernetes API server of the testing kit.
+ *
+ * @module
+ */
+export {
+  FakeApiError,
+  FakeCluster,
+  type FakeClusterOptions,
+  type FakeDeleteOptions,
+  type FakeListOptions,
+  type FakeObjectOptions,
+  type FakePatchOptions,
+  type FakeResource,
+  type FakeWaitOptions,
+} from "./cluster.ts";
+export { type FailRequestsOptions, FakeClusterFaults } from "./faults.ts";
+export type { ServedRequest } from "./http.ts";

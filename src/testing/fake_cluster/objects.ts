@@ -1,0 +1,713 @@
+/**
+ * The API verbs on objects — get, list, create, update, patch, delete, deletecollection —
+ * with the rules of a real API server: resourceVersions and conflicts, generateName,
+ * the status subresource, generation bumps, finalizers and `deletionTimestamp`,
+ * dry runs, schema pruning of custom resources. Cascades (garbage collection,
+ * namespace and CRD cleanup) are left to the lifecycle controllers, run after each
+ * request.
+ *
+ * @module
+ */
+import type { JsonObject, JsonValue } from "../../structs/bodies.ts";
+import {
+  apiVersionOf,
+  type Catalog,
+  compareVersions,
+  type ResourceType,
+  type ServedVersion,
+  typeKey,
+} from "./catalog.ts";
+import { checkCrd, CRD_CLEANUP_FINALIZER, crdStatus, crdToType } from "./crds.ts";
+import {
+  alreadyExists,
+  ApiError,
+  badRequest,
+  type Cause,
+  conflict,
+  invalid,
+  notFound,
+  type ObjectIdentity,
+} from "./errors.ts";
+import {
+  clone,
+  isObject,
+  jsonEqual,
+  jsonPatch,
+  mergePatch,
+  strategicMergePatch,
+} from "./patching.ts";
+import { applyDefaults, prune, validate } from "./schema.ts";
+import { EVERYTHING, type Selector } from "./selectors.ts";
+import type { Store } from "./store.ts";
+
+/** What a request addresses: a type in one version, maybe a namespace, name, subresource. */
+export interface Target {
+  type: ResourceType;
+  version: ServedVersion;
+  namespace?: string;
+  name?: string;
+  subresource?: string;
+}
+
+/** The patch formats accepted. */
+export type PatchType = "merge" | "json" | "strategic";
+
+/** Options of deletions, as in the `DeleteOptions` body or query. */
+export interface DeleteOptions {
+  propagationPolicy?: "Foreground" | "Background" | "Orphan";
+  preconditions?: { uid?: string; resourceVersion?: string };
+  dryRun?: boolean;
+}
+
+/** Options of list calls. */
+export interface ListOptions {
+  labelSelector?: Selector;
+  fieldSelector?: Selector;
+  limit?: number;
+  continue?: string;
+}
+
+/** One page of a list. */
+export interface ListResult {
+  items: JsonObject[];
+  resourceVersion: string;
+  continue?: string;
+  remainingItemCount?: number;
+}
+
+const NAMESPACES = typeKey("", "namespaces");
+const CRDS = typeKey("apiextensions.k8s.io", "customresourcedefinitions");
+const SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const LABEL_KEY = /^([a-z0-9]([-a-z0-9.]*[a-z0-9])?\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+const LABEL_VALUE = /^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$/;
+/** The largest object kept, like etcd's request limit. */
+export const MAX_OBJECT_BYTES = 1_572_864;
+
+/** RFC 3339 time with seconds precision, as Kubernetes writes timestamps. */
+export function timestamp(date: Date = new Date()): string {
+  return date.toISOString().replace(/\.\d+Z$/, "Z");
+}
+
+function metaOf(object: JsonObject): JsonObject {
+  return isObject(object.metadata) ? object.metadata : {};
+}
+
+function str(value: JsonValue | undefined): string | undefined {
+  return typeof value === "string" ? value : undefined;
+}
+
+function finalizersOf(object: JsonObject): string[] {
+  const list = metaOf(object).finalizers;
+  return Array.isArray(list) ? list.map(String) : [];
+}
+
+/** The identity of an object for error messages. */
+function identity(type: ResourceType, name: string): ObjectIdentity {
+  return { name, group: type.group, plural: type.plural };
+}
+
+/** Stored objects with their storage apiVersion replaced by the requested one. */
+export function served(object: JsonObject, type: ResourceType, version: ServedVersion): JsonObject {
+  const apiVersion = apiVersionOf(type.group, version.name);
+  return object.apiVersion === apiVersion ? object : { ...object, apiVersion };
+}
+
+/** The verbs on objects, over a catalog and a store. */
+export class Objects {
+  constructor(readonly catalog: Catalog, readonly store: Store) {}
+
+  /** The stored object, or a 404. */
+  get(target: Target): JsonObject {
+    const { type, version } = target;
+    const name = target.name ?? "";
+    const object = this.store.get(typeKey(type.group, type.plural), target.namespace ?? "", name);
+    if (!object) throw notFound(identity(type, name));
+    return served(object, type, version);
+  }
+
+  /** A page of the objects matching the selectors. */
+  list(target: Target, options: ListOptions = {}): ListResult {
+    const { type, version } = target;
+    const labels = options.labelSelector ?? EVERYTHING;
+    const fields = options.fieldSelector ?? EVERYTHING;
+    let start = "";
+    if (options.continue) {
+      try {
+        const token = JSON.parse(atob(options.continue)) as { start?: string };
+        start = String(token.start ?? "");
+      } catch {
+        throw badRequest(`invalid continue token "${options.continue}"; start the list over`);
+      }
+    }
+    const all = this.store.list(typeKey(type.group, type.plural), target.namespace);
+    const matching: JsonObject[] = [];
+    for (const object of all) {
+      const meta = metaOf(object);
+      if (start && `${meta.namespace ?? ""}/${meta.name}` <= start) continue;
+      if (labels(object) && fields(object)) matching.push(object);
+    }
+    const limit = options.limit && options.limit > 0 ? options.limit : Infinity;
+    const page = matching.slice(0, limit).map((o) => served(o, type, version));
+    const result: ListResult = {
+      items: page,
+      resourceVersion: String(this.store.resourceVersion),
+    };
+    if (matching.length > page.length) {
+      const last = metaOf(page[page.length - 1]);
+      result.continue = btoa(JSON.stringify({ start: `${last.namespace ?? ""}/${last.name}` }));
+      result.remainingItemCount = matching.length - page.length;
+    }
+    return result;
+  }
+
+  /** Create an object; returns it as stored (or as it would be, in a dry run). */
+  create(target: Target, body: JsonValue, dryRun = false): JsonObject {
+    const { type, version } = target;
+    if (target.subresource) {
+      throw new ApiError(
+        405,
+        `the ${target.subresource} subresource cannot be created; create the object itself`,
+      );
+    }
+    if (!isObject(body)) throw badRequest("the request body must be a JSON object");
+    const object = this.#checkKind(type, version, clone(body));
+    const meta = { ...metaOf(object) };
+    object.metadata = meta;
+    this.#checkNamespace(type, target.namespace, meta);
+    if (!meta.name && typeof meta.generateName === "string" && meta.generateName) {
+      meta.name = meta.generateName + randomSuffix();
+    }
+    const name = str(meta.name) ?? "";
+    if (!name) {
+      throw invalid(type.kind, identity(type, ""), [{
+        field: "metadata.name",
+        reason: "FieldValueRequired",
+        message: "Required value: name or generateName is required",
+      }]);
+    }
+    const key = typeKey(type.group, type.plural);
+    if (target.namespace !== undefined) {
+      const ns = this.store.get(NAMESPACES, "", target.namespace);
+      if (!ns) throw notFound({ name: target.namespace, group: "", plural: "namespaces" });
+      if (metaOf(ns).deletionTimestamp) {
+        throw new ApiError(
+          403,
+          `${type.plural} "${name}" is forbidden: unable to create new content in namespace ${target.namespace} because it is being terminated`,
+          { details: { name, kind: type.plural, ...(type.group ? { group: type.group } : {}) } },
+        );
+      }
+    }
+    if (this.store.get(key, target.namespace ?? "", name)) {
+      throw alreadyExists(identity(type, name));
+    }
+    if (type.crd && metaOf(this.store.get(CRDS, "", type.crd) ?? {}).deletionTimestamp) {
+      throw new ApiError(
+        405,
+        `create not allowed while custom resource definition ${type.crd} is terminating`,
+      );
+    }
+    for (
+      const field of [
+        "deletionTimestamp",
+        "deletionGracePeriodSeconds",
+        "managedFields",
+        "selfLink",
+      ]
+    ) {
+      delete meta[field];
+    }
+    meta.uid = crypto.randomUUID();
+    meta.creationTimestamp = timestamp();
+    if (type.generation) meta.generation = 1;
+    else delete meta.generation;
+    if (target.namespace !== undefined) meta.namespace = target.namespace;
+    else delete meta.namespace;
+    if (target.version.status) delete object.status;
+    this.#defaultsOnCreate(type, object);
+    const result = this.#admit(type, version, object, undefined);
+    if (dryRun) return served(result, type, version);
+    return served(this.#store(type, result), type, version);
+  }
+
+  /** Replace an object (PUT), or its status with the `status` subresource. */
+  update(target: Target, body: JsonValue, dryRun = false): JsonObject {
+    const { type, version } = target;
+    if (!isObject(body)) throw badRequest("the request body must be a JSON object");
+    const incoming = this.#checkKind(type, version, clone(body));
+    const name = target.name ?? "";
+    const bodyName = str(metaOf(incoming).name);
+    if (bodyName !== undefined && bodyName !== name) {
+      throw badRequest(
+        `the name of the object (${bodyName}) does not match the name on the URL (${name})`,
+      );
+    }
+    this.#checkNamespace(type, target.namespace, metaOf(incoming));
+    const old = this.#existing(target);
+    return this.#write(target, old, incoming, dryRun);
+  }
+
+  /** Patch an object (or its status) in one of the patch formats. */
+  patch(target: Target, patchType: PatchType, patch: JsonValue, dryRun = false): JsonObject {
+    const { type, version } = target;
+    const old = this.#existing(target);
+    const base = served(old, type, version);
+    let patched: JsonValue;
+    if (patchType === "json") patched = jsonPatch(base, patch);
+    else if (!isObject(patch)) throw badRequest("a merge patch must be a JSON object");
+    else if (patchType === "merge") patched = mergePatch(base, patch);
+    else {
+      if (!type.builtin) {
+        throw new ApiError(
+          415,
+          `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml (strategic merge patch is not supported for custom resources; use a merge or JSON patch)`,
+        );
+      }
+      patched = strategicMergePatch(base, patch);
+    }
+    if (!isObject(patched)) throw new ApiError(422, "the patched object is not a JSON object");
+    const incoming = this.#checkKind(type, version, patched);
+    const meta = metaOf(incoming);
+    if (
+      meta.name !== metaOf(old).name || (meta.namespace ?? "") !== (metaOf(old).namespace ?? "")
+    ) {
+      throw badRequest("the patch may not change the object's name or namespace");
+    }
+    return this.#write(target, old, incoming, dryRun);
+  }
+
+  /**
+   * Delete an object: at once when nothing holds it, else mark it with
+   * `deletionTimestamp` and keep it until its finalizers are gone. Returns the object
+   * while it is kept, `undefined` once it is gone.
+   */
+  delete(target: Target, options: DeleteOptions = {}): { object: JsonObject; gone: boolean } {
+    const { type, version } = target;
+    const old = this.#existing(target);
+    const meta = metaOf(old);
+    const pre = options.preconditions ?? {};
+    const id = identity(type, String(meta.name));
+    if (pre.uid && pre.uid !== meta.uid) {
+      throw conflict(
+        id,
+        `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${meta.uid}`,
+      );
+    }
+    if (pre.resourceVersion && pre.resourceVersion !== meta.resourceVersion) {
+      throw conflict(
+        id,
+        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${meta.resourceVersion}`,
+      );
+    }
+    const finalizers = finalizersOf(old);
+    const policy = options.propagationPolicy;
+    if (policy === "Orphan" && !finalizers.includes("orphan")) finalizers.push("orphan");
+    if (policy === "Foreground" && !finalizers.includes("foregroundDeletion")) {
+      finalizers.push("foregroundDeletion");
+    }
+    const key = typeKey(type.group, type.plural);
+    const specFinalizers =
+      key === NAMESPACES && isObject(old.spec) && Array.isArray(old.spec.finalizers)
+        ? old.spec.finalizers
+        : [];
+    if (finalizers.length || specFinalizers.length) {
+      if (meta.deletionTimestamp && jsonEqual(finalizers, finalizersOf(old))) {
+        return { object: served(old, type, version), gone: false };
+      }
+      const marked: JsonObject = {
+        ...old,
+        metadata: {
+          ...meta,
+          finalizers,
+          deletionTimestamp: str(meta.deletionTimestamp) ?? timestamp(),
+          deletionGracePeriodSeconds: 0,
+        },
+      };
+      if (type.generation && !meta.deletionTimestamp) {
+        (marked.metadata as JsonObject).generation = Number(meta.generation ?? 0) + 1;
+      }
+      if (key === NAMESPACES) {
+        marked.status = { ...(isObject(old.status) ? old.status : {}), phase: "Terminating" };
+      }
+      if (options.dryRun) return { object: served(marked, type, version), gone: false };
+      return { object: served(this.#store(type, marked), type, version), gone: false };
+    }
+    if (options.dryRun) return { object: served(old, type, version), gone: true };
+    return { object: served(this.#remove(type, old), type, version), gone: true };
+  }
+
+  /** Delete every object matching the selectors; returns the objects as deleted/marked. */
+  deleteCollection(target: Target, list: ListOptions, options: DeleteOptions = {}): JsonObject[] {
+    const { items } = this.list(target, { ...list, limit: undefined, continue: undefined });
+    return items.map((item) => {
+      const meta = metaOf(item);
+      const one = { ...target, namespace: str(meta.namespace), name: String(meta.name) };
+      return this.delete(one, options).object;
+    });
+  }
+
+  /**
+   * A write by the server's own controllers (finalizers and owner references they
+   * manage): no admission, no generation bump; the object goes when nothing holds it.
+   */
+  system(type: ResourceType, next: JsonObject): void {
+    const meta = metaOf(next);
+    const specFinalizers = isObject(next.spec) && Array.isArray(next.spec.finalizers) &&
+        typeKey(type.group, type.plural) === NAMESPACES
+      ? next.spec.finalizers
+      : [];
+    if (meta.deletionTimestamp && !finalizersOf(next).length && !specFinalizers.length) {
+      this.#remove(type, next);
+    } else {
+      this.#store(type, next);
+    }
+  }
+
+  /** Remove an object for good (its finalizers are gone); the final state, stamped. */
+  #remove(type: ResourceType, old: JsonObject): JsonObject {
+    const last = {
+      ...old,
+      metadata: { ...metaOf(old), resourceVersion: String(this.store.nextResourceVersion()) },
+    };
+    this.store.remove(typeKey(type.group, type.plural), last);
+    if (typeKey(type.group, type.plural) === CRDS) this.#unregister(old);
+    return last;
+  }
+
+  #existing(target: Target): JsonObject {
+    const { type } = target;
+    const name = target.name ?? "";
+    const old = this.store.get(typeKey(type.group, type.plural), target.namespace ?? "", name);
+    if (!old) throw notFound(identity(type, name));
+    return old;
+  }
+
+  /** The update path shared by PUT and PATCH, on the object or its status. */
+  #write(target: Target, old: JsonObject, incoming: JsonObject, dryRun: boolean): JsonObject {
+    const { type, version } = target;
+    const oldMeta = metaOf(old);
+    const id = identity(type, String(oldMeta.name));
+    const givenRv = str(metaOf(incoming).resourceVersion);
+    if (givenRv !== undefined && givenRv !== "" && givenRv !== oldMeta.resourceVersion) {
+      throw conflict(
+        id,
+        "the object has been modified; please apply your changes to the latest version and try again",
+      );
+    }
+    let next: JsonObject;
+    if (target.subresource === "status") {
+      next = { ...old, metadata: oldMeta };
+      if (incoming.status === undefined) delete next.status;
+      else next.status = incoming.status;
+    } else if (target.subresource) {
+      throw new ApiError(
+        404,
+        `the server could not find the requested resource (${target.subresource} of ${type.plural})`,
+      );
+    } else {
+      next = { ...incoming };
+      if (version.status) {
+        if (old.status === undefined) delete next.status;
+        else next.status = old.status;
+      }
+      next.metadata = this.#keptMeta(oldMeta, metaOf(incoming));
+    }
+    next.apiVersion = old.apiVersion ?? next.apiVersion;
+    const finalizers = finalizersOf(next);
+    if (oldMeta.deletionTimestamp) {
+      const before = finalizersOf(old);
+      const added = finalizers.filter((f) => !before.includes(f));
+      if (added.length) {
+        throw invalid(type.kind, id, [{
+          field: "metadata.finalizers",
+          reason: "FieldValueForbidden",
+          message:
+            `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers ${
+              JSON.stringify(added)
+            }`,
+        }]);
+      }
+    }
+    next = this.#admit(type, version, next, old);
+    const nextMeta = metaOf(next);
+    if (type.generation && this.#specChanged(type, old, next)) {
+      nextMeta.generation = Number(oldMeta.generation ?? 0) + 1;
+    }
+    // A write that changes nothing is not a change: no new resourceVersion, no event.
+    if (jsonEqual(next, old)) return served(old, type, version);
+    const specFinalizers = isObject(next.spec) && Array.isArray(next.spec.finalizers) &&
+        typeKey(type.group, type.plural) === NAMESPACES
+      ? next.spec.finalizers
+      : [];
+    if (oldMeta.deletionTimestamp && !finalizers.length && !specFinalizers.length) {
+      if (dryRun) return served(next, type, version);
+      return served(this.#remove(type, next), type, version);
+    }
+    if (dryRun) return served(next, type, version);
+    return served(this.#store(type, next), type, version);
+  }
+
+  /** Metadata after a write: the client's, with the server-owned fields kept. */
+  #keptMeta(old: JsonObject, given: JsonObject): JsonObject {
+    const meta: JsonObject = { ...given };
+    for (
+      const field of [
+        "uid",
+        "creationTimestamp",
+        "deletionTimestamp",
+        "deletionGracePeriodSeconds",
+        "generation",
+        "resourceVersion",
+        "name",
+        "namespace",
+      ]
+    ) {
+      if (old[field] === undefined) delete meta[field];
+      else meta[field] = old[field];
+    }
+    delete meta.managedFields;
+    delete meta.selfLink;
+    return meta;
+  }
+
+  #specChanged(type: ResourceType, old: JsonObject, next: JsonObject): boolean {
+    if (type.builtin && typeKey(type.group, type.plural) !== CRDS) {
+      return !jsonEqual(old.spec, next.spec) ||
+        (type.plural.endsWith("webhookconfigurations") && !jsonEqual(old.webhooks, next.webhooks));
+    }
+    const keys = new Set([...Object.keys(old), ...Object.keys(next)]);
+    for (const key of keys) {
+      if (key === "metadata" || key === "status" || key === "apiVersion" || key === "kind") {
+        continue;
+      }
+      if (!jsonEqual(old[key], next[key])) return true;
+    }
+    return false;
+  }
+
+  /** Check kind/apiVersion; fill them in when absent. */
+  #checkKind(type: ResourceType, version: ServedVersion, object: JsonObject): JsonObject {
+    const apiVersion = apiVersionOf(type.group, version.name);
+    if (object.kind !== undefined && object.kind !== type.kind) {
+      throw badRequest(
+        `the kind of the object (${object.kind}) does not match the resource (${type.kind} of ${type.plural})`,
+      );
+    }
+    if (object.apiVersion !== undefined && object.apiVersion !== apiVersion) {
+      throw badRequest(
+        `the API version of the object (${object.apiVersion}) does not match the URL (${apiVersion})`,
+      );
+    }
+    object.kind = type.kind;
+    object.apiVersion = apiVersion;
+    if (object.metadata !== undefined && !isObject(object.metadata)) {
+      throw badRequest("metadata must be a JSON object");
+    }
+    return object;
+  }
+
+  #checkNamespace(type: ResourceType, namespace: string | undefined, meta: JsonObject): void {
+    if (!type.namespaced) return;
+    if (meta.namespace !== undefined && meta.namespace !== "" && meta.namespace !== namespace) {
+      throw badRequest(
+        "the namespace of the provided object does not match the namespace sent on the request",
+      );
+    }
+  }
+
+  #defaultsOnCreate(type: ResourceType, object: JsonObject): void {
+    const key = typeKey(type.group, type.plural);
+    if (key === NAMESPACES) {
+      object.spec = { finalizers: ["kubernetes"], ...(isObject(object.spec) ? object.spec : {}) };
+      object.status = { phase: "Active" };
+    } else if (key === typeKey("", "pods")) {
+      object.status = { phase: "Pending", ...(isObject(object.status) ? object.status : {}) };
+    } else if (key === CRDS) {
+      const meta = metaOf(object);
+      const finalizers = finalizersOf(object);
+      if (!finalizers.includes(CRD_CLEANUP_FINALIZER)) finalizers.push(CRD_CLEANUP_FINALIZER);
+      meta.finalizers = finalizers;
+    }
+  }
+
+  /**
+   * The checks and transformations of every write: metadata validity, schema pruning,
+   * defaulting and validation (custom resources), CRD registration, size limits.
+   */
+  #admit(
+    type: ResourceType,
+    version: ServedVersion,
+    object: JsonObject,
+    old: JsonObject | undefined,
+  ): JsonObject {
+    const meta = metaOf(object);
+    const name = String(meta.name ?? "");
+    const causes: Cause[] = [...checkMeta(type, meta)];
+    let result = object;
+    if (!type.builtin && version.schema) {
+      const { metadata, ...rest } = object;
+      const pruned = prune(rest, version.schema, true) as JsonObject;
+      result = applyDefaults({ ...pruned, metadata }, version.schema) as JsonObject;
+      causes.push(...validate(result, version.schema));
+    }
+    const key = typeKey(type.group, type.plural);
+    if (key === CRDS) {
+      causes.push(...checkCrd(result));
+      if (!causes.length) {
+        const status = crdStatus(result, timestamp());
+        if (old && isObject(old.status) && Array.isArray(old.status.conditions)) {
+          status.conditions = old.status.conditions;
+        }
+        result = { ...result, status };
+        const existing = this.catalog.get(
+          str((result.spec as JsonObject).group) ?? "",
+          str(((result.spec as JsonObject).names as JsonObject).plural) ?? "",
+        );
+        if (existing && !existing.crd) {
+          causes.push({
+            field: "spec.names.plural",
+            message: `the resource ${existing.plural} of ${existing.group} is built in`,
+          });
+        }
+      }
+    }
+    if (causes.length) throw invalid(type.kind, identity(type, name), causes);
+    if (JSON.stringify(result).length > MAX_OBJECT_BYTES) {
+      throw new ApiError(
+        413,
+        `the object ${name} is too large: the limit is ${MAX_OBJECT_BYTES} bytes`,
+      );
+    }
+    return result;
+  }
+
+  #store(type: ResourceType, object: JsonObject): JsonObject {
+    const stamped: JsonObject = {
+      ...object,
+      metadata: { ...metaOf(object), resourceVersion: String(this.store.nextResourceVersion()) },
+    };
+    const key = typeKey(type.group, type.plural);
+    // Custom resources are kept in their storage version.
+    const storage = type.versions.find((v) => v.storage) ?? type.versions[0];
+    if (storage) stamped.apiVersion = apiVersionOf(type.group, storage.name);
+    this.store.put(key, stamped);
+    if (key === CRDS) this.register(stamped);
+    return stamped;
+  }
+
+  /** Serve the resource a CRD defines (unless it is being deleted). */
+  register(crd: JsonObject): void {
+    const type = crdToType(crd, compareVersions);
+    if (!type.versions.length) this.catalog.remove(type.group, type.plural);
+    else this.catalog.put(type);
+  }
+
+  #unregister(crd: JsonObject): void {
+    const spec = isObject(crd.spec) ? crd.spec : {};
+    const group = str(spec.group) ?? "";
+    const plural = str(isObject(spec.names) ? spec.names.plural : undefined) ?? "";
+    const type = this.catalog.get(group, plural);
+    if (type?.crd) {
+      this.catalog.remove(group, plural);
+      this.store.drop(typeKey(group, plural));
+    }
+  }
+}
+
+/** Problems of the metadata, as a real server reports them. */
+function checkMeta(type: ResourceType, meta: JsonObject): Cause[] {
+  const causes: Cause[] = [];
+  const name = String(meta.name ?? "");
+  const key = typeKey(type.group, type.plural);
+  if (key === NAMESPACES) {
+    if (!DNS_LABEL.test(name) || name.length > 63) {
+      causes.push({
+        field: "metadata.name",
+        message:
+          `Invalid value: "${name}": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character`,
+      });
+    }
+  } else if (type.group === "rbac.authorization.k8s.io") {
+    if (!name || name === "." || name === ".." || /[/%]/.test(name)) {
+      causes.push({
+        field: "metadata.name",
+        message: `Invalid value: "${name}": may not contain '/' or '%'`,
+      });
+    }
+  } else if (!DNS_SUBDOMAIN.test(name) || name.length > 253) {
+    causes.push({
+      field: "metadata.name",
+      message:
+        `Invalid value: "${name}": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character`,
+    });
+  }
+  const labels = meta.labels;
+  if (labels !== undefined && labels !== null) {
+    if (!isObject(labels)) {
+      causes.push({ field: "metadata.labels", message: "must be a map of strings" });
+    } else {
+      for (const [k, v] of Object.entries(labels)) {
+        if (!LABEL_KEY.test(k)) {
+          causes.push({
+            field: "metadata.labels",
+            message:
+              `Invalid value: "${k}": name part must consist of alphanumeric characters, '-', '_' or '.'`,
+          });
+        }
+        if (typeof v !== "string" || !LABEL_VALUE.test(v) || v.length > 63) {
+          causes.push({
+            field: "metadata.labels",
+            message: `Invalid value: ${
+              JSON.stringify(v)
+            }: a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', at most 63 characters`,
+          });
+        }
+      }
+    }
+  }
+  const annotations = meta.annotations;
+  if (annotations !== undefined && annotations !== null) {
+    if (!isObject(annotations)) {
+      causes.push({ field: "metadata.annotations", message: "must be a map of strings" });
+    } else {
+      let size = 0;
+      for (const [k, v] of Object.entries(annotations)) {
+        size += k.length + (typeof v === "string" ? v.length : 0);
+        if (!LABEL_KEY.test(k)) {
+          causes.push({
+            field: "metadata.annotations",
+            message:
+              `Invalid value: "${k}": name part must consist of alphanumeric characters, '-', '_' or '.'`,
+          });
+        }
+        if (typeof v !== "string") {
+          causes.push({
+            field: `metadata.annotations.${k}`,
+            message: `Invalid value: ${JSON.stringify(v)}: must be a string`,
+          });
+        }
+      }
+      if (size > 262144) {
+        causes.push({
+          field: "metadata.annotations",
+          reason: "FieldValueTooLong",
+          message: "Too long: must have at most 262144 bytes",
+        });
+      }
+    }
+  }
+  const finalizers = meta.finalizers;
+  if (
+    finalizers !== undefined && finalizers !== null &&
+    (!Array.isArray(finalizers) || finalizers.some((f) => typeof f !== "string"))
+  ) {
+    causes.push({ field: "metadata.finalizers", message: "must be a list of strings" });
+  }
+  return causes;
+}
+
+function randomSuffix(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(5));
+  return [...bytes].map((b) => SUFFIX_ALPHABET[b % SUFFIX_ALPHABET.length]).join("");
+}

@@ -1,0 +1,311 @@
+/**
+ * The patch formats of the Kubernetes API: JSON merge patch (RFC 7386), JSON patch
+ * (RFC 6902) and strategic merge patch (built-in kinds only). All are pure functions
+ * over JSON values that never change their inputs.
+ *
+ * @module
+ */
+import type { JsonObject, JsonValue } from "../../structs/bodies.ts";
+import { ApiError } from "./errors.ts";
+
+/** Whether a value is a JSON object (not an array, not null). */
+export function isObject(value: JsonValue | undefined): value is JsonObject {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/** A deep copy of a JSON value. */
+export function clone<T extends JsonValue>(value: T): T {
+  return structuredClone(value);
+}
+
+/** Deep equality of JSON values. */
+export function jsonEqual(a: JsonValue | undefined, b: JsonValue | undefined): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || typeof a !== "object" || typeof b !== "object") return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a) && Array.isArray(b)) {
+    return a.length === b.length && a.every((v, i) => jsonEqual(v, b[i]));
+  }
+  const ao = a as JsonObject;
+  const bo = b as JsonObject;
+  const ka = Object.keys(ao);
+  if (ka.length !== Object.keys(bo).length) return false;
+  return ka.every((k) => Object.hasOwn(bo, k) && jsonEqual(ao[k], bo[k]));
+}
+
+/** RFC 7386: objects merge recursively, `null` deletes, anything else replaces. */
+export function mergePatch(target: JsonValue | undefined, patch: JsonValue): JsonValue {
+  if (!isObject(patch)) return clone(patch);
+  const result: JsonObject = isObject(target) ? { ...target } : {};
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete result[key];
+    else result[key] = mergePatch(result[key], value);
+  }
+  return result;
+}
+
+function patchError(message: string): ApiError {
+  return new ApiError(422, message);
+}
+
+function parsePointer(pointer: unknown): string[] {
+  if (typeof pointer !== "string" || (pointer !== "" && !pointer.startsWith("/"))) {
+    throw patchError(`invalid JSON pointer ${JSON.stringify(pointer)} in the JSON patch`);
+  }
+  return pointer === ""
+    ? []
+    : pointer.slice(1).split("/").map((p) => p.replaceAll("~1", "/").replaceAll("~0", "~"));
+}
+
+function getAt(doc: JsonValue, path: string[]): JsonValue | undefined {
+  let cur: JsonValue | undefined = doc;
+  for (const key of path) {
+    if (Array.isArray(cur)) cur = /^\d+$/.test(key) ? cur[Number(key)] : undefined;
+    else if (isObject(cur)) cur = Object.hasOwn(cur, key) ? cur[key] : undefined;
+    else return undefined;
+  }
+  return cur;
+}
+
+/** The container of the last path element, or an error naming the missing part. */
+function parentOf(doc: JsonValue, path: string[], op: string): JsonObject | JsonValue[] {
+  const parent = getAt(doc, path.slice(0, -1));
+  if (!isObject(parent) && !Array.isArray(parent)) {
+    throw patchError(`JSON patch ${op}: the path /${path.join("/")} does not exist`);
+  }
+  return parent;
+}
+
+function arrayIndex(list: JsonValue[], key: string, forInsert: boolean, op: string): number {
+  if (forInsert && key === "-") return list.length;
+  const index = /^(0|[1-9]\d*)$/.test(key) ? Number(key) : NaN;
+  const max = forInsert ? list.length : list.length - 1;
+  if (!(index >= 0 && index <= max)) {
+    throw patchError(`JSON patch ${op}: array index ${key} is out of bounds`);
+  }
+  return index;
+}
+
+function addAt(doc: JsonValue, path: string[], value: JsonValue, op: string): JsonValue {
+  if (!path.length) return value;
+  const parent = parentOf(doc, path, op);
+  const key = path[path.length - 1];
+  if (Array.isArray(parent)) parent.splice(arrayIndex(parent, key, true, op), 0, value);
+  else parent[key] = value;
+  return doc;
+}
+
+function removeAt(doc: JsonValue, path: string[], op: string): JsonValue | undefined {
+  if (!path.length) throw patchError(`JSON patch ${op}: cannot remove the whole document`);
+  const parent = parentOf(doc, path, op);
+  const key = path[path.length - 1];
+  if (Array.isArray(parent)) return parent.splice(arrayIndex(parent, key, false, op), 1)[0];
+  if (!Object.hasOwn(parent, key)) {
+    throw patchError(`JSON patch ${op}: the path /${path.join("/")} does not exist`);
+  }
+  const old = parent[key];
+  delete parent[key];
+  return old;
+}
+
+/** RFC 6902. A failing `test` or a bad path is a 422, like on a real API server. */
+export function jsonPatch(target: JsonValue, operations: JsonValue): JsonValue {
+  if (!Array.isArray(operations)) {
+    throw new ApiError(400, "a JSON patch must be an array of operations");
+  }
+  let doc = clone(target);
+  for (const raw of operations) {
+    if (!isObject(raw) || typeof raw.op !== "string") {
+      throw new ApiError(400, `invalid JSON patch operation: ${JSON.stringify(raw)}`);
+    }
+    const op = raw.op;
+    const path = parsePointer(raw.path);
+    switch (op) {
+      case "add":
+        doc = addAt(doc, path, clone(raw.value ?? null), op);
+        break;
+      case "remove":
+        removeAt(doc, path, op);
+        break;
+      case "replace":
+        if (!path.length) doc = clone(raw.value ?? null);
+        else {
+          removeAt(doc, path, op);
+          doc = addAt(doc, path, clone(raw.value ?? null), op);
+        }
+        break;
+      case "move":
+      case "copy": {
+        const from = parsePointer(raw.from);
+        const value = getAt(doc, from);
+        if (value === undefined) {
+          throw patchError(`JSON patch ${op}: the path /${from.join("/")} does not exist`);
+        }
+        if (op === "move") removeAt(doc, from, op);
+        doc = addAt(doc, path, clone(value), op);
+        break;
+      }
+      case "test":
+        if (!jsonEqual(getAt(doc, path), raw.value ?? null)) {
+          throw patchError(
+            `JSON patch test failed: the value at /${path.join("/")} is not ${
+              JSON.stringify(raw.value)
+            }`,
+          );
+        }
+        break;
+      default:
+        throw new ApiError(400, `unknown JSON patch operation "${op}"`);
+    }
+  }
+  return doc;
+}
+
+// --- strategic merge patch ---
+
+const CONTAINERS = new Set(["containers", "initContainers", "ephemeralContainers"]);
+
+/** Merge keys of the lists that the built-in types merge rather than replace. */
+const MERGE_KEYS: Record<string, string> = {
+  containers: "name",
+  initContainers: "name",
+  ephemeralContainers: "name",
+  volumes: "name",
+  volumeMounts: "mountPath",
+  volumeDevices: "devicePath",
+  env: "name",
+  imagePullSecrets: "name",
+  hostAliases: "ip",
+  ownerReferences: "uid",
+  conditions: "type",
+  resourceClaims: "name",
+  schedulingGates: "name",
+  topologySpreadConstraints: "topologyKey",
+  secrets: "name",
+  webhooks: "name",
+};
+
+/** Lists of scalars that merge as sets. */
+const SET_LISTS = new Set(["finalizers"]);
+
+/** How a list at this path merges: by a key, as a set, or not at all (replaced). */
+function listStrategy(path: string[]): { key?: string; set?: boolean } {
+  const field = path[path.length - 1];
+  if (field === "ports") {
+    return { key: path.some((p) => CONTAINERS.has(p)) ? "containerPort" : "port" };
+  }
+  if (SET_LISTS.has(field) && path[path.length - 2] === "metadata") return { set: true };
+  if (field === "webhooks" && path.length !== 1) return {};
+  const key = MERGE_KEYS[field];
+  return key ? { key } : {};
+}
+
+const ORDER = "$setElementOrder/";
+const DELETE_FROM = "$deleteFromPrimitiveList/";
+
+/** A strategic merge patch, as the API server applies it to built-in kinds. */
+export function strategicMergePatch(target: JsonValue | undefined, patch: JsonValue): JsonValue {
+  if (!isObject(patch)) return clone(patch);
+  return mergeMaps(isObject(target) ? target : {}, patch, []) ?? {};
+}
+
+function mergeMaps(
+  original: JsonObject,
+  patch: JsonObject,
+  path: string[],
+): JsonObject | undefined {
+  const directive = patch["$patch"];
+  if (directive === "delete") return undefined;
+  if (directive === "replace") {
+    const replaced: JsonObject = {};
+    for (const [k, v] of Object.entries(patch)) if (!k.startsWith("$")) replaced[k] = clone(v);
+    return replaced;
+  }
+  if (directive !== undefined && directive !== "merge") {
+    throw new ApiError(422, `unknown strategic merge patch directive "$patch: ${directive}"`);
+  }
+  let result: JsonObject = { ...original };
+  const retain = patch["$retainKeys"];
+  if (Array.isArray(retain)) {
+    const keep = new Set(retain.map(String));
+    result = Object.fromEntries(Object.entries(result).filter(([k]) => keep.has(k)));
+  }
+  for (const [key, value] of Object.entries(patch)) {
+    if (key.startsWith(DELETE_FROM)) {
+      const field = key.slice(DELETE_FROM.length);
+      const list = result[field];
+      if (Array.isArray(list) && Array.isArray(value)) {
+        result[field] = list.filter((item) => !value.some((v) => jsonEqual(v, item)));
+      }
+      continue;
+    }
+    if (key.startsWith("$")) continue;
+    if (value === null) {
+      delete result[key];
+      continue;
+    }
+    const child = [...path, key];
+    const old = result[key];
+    if (isObject(value)) {
+      const merged = mergeMaps(isObject(old) ? old : {}, value, child);
+      if (merged === undefined) delete result[key];
+      else result[key] = merged;
+    } else if (Array.isArray(value)) {
+      result[key] = mergeLists(Array.isArray(old) ? old : [], value, child);
+    } else {
+      result[key] = value;
+    }
+  }
+  for (const [key, order] of Object.entries(patch)) {
+    if (!key.startsWith(ORDER) || !Array.isArray(order)) continue;
+    const field = key.slice(ORDER.length);
+    const list = result[field];
+    if (Array.isArray(list)) {
+      result[field] = reorder(list, order, listStrategy([...path, field]).key);
+    }
+  }
+  return result;
+}
+
+function mergeLists(original: JsonValue[], patch: JsonValue[], path: string[]): JsonValue[] {
+  const { key, set } = listStrategy(path);
+  if (patch.some((item) => isObject(item) && item["$patch"] === "replace")) {
+    return patch.filter((item) => !(isObject(item) && item["$patch"] === "replace")).map(clone);
+  }
+  if (set) {
+    const result = [...original];
+    for (const item of patch) if (!result.some((v) => jsonEqual(v, item))) result.push(item);
+    return result;
+  }
+  if (!key) return patch.map(clone);
+  const result = [...original];
+  for (const item of patch) {
+    if (!isObject(item)) {
+      throw new ApiError(422, `the list ${path.join(".")} holds objects merged by "${key}"`);
+    }
+    const index = result.findIndex((o) => isObject(o) && jsonEqual(o[key], item[key]));
+    if (item["$patch"] === "delete") {
+      if (index >= 0) result.splice(index, 1);
+      continue;
+    }
+    if (index >= 0) {
+      const merged = mergeMaps(result[index] as JsonObject, item, path);
+      if (merged === undefined) result.splice(index, 1);
+      else result[index] = merged;
+    } else {
+      result.push(mergeMaps({}, item, path) ?? {});
+    }
+  }
+  return result;
+}
+
+/** Put list items in the order given by `$setElementOrder`; the rest keep their place after. */
+function reorder(list: JsonValue[], order: JsonValue[], key: string | undefined): JsonValue[] {
+  const identity = (v: JsonValue) => (key && isObject(v) ? v[key] : v);
+  const rank = (v: JsonValue) => {
+    const i = order.findIndex((o) => jsonEqual(identity(o), identity(v)));
+    return i < 0 ? order.length : i;
+  };
+  return list.map((v, i) => ({ v, i, r: rank(v) })).sort((a, b) => a.r - b.r || a.i - b.i)
+    .map((x) => x.v);
+}

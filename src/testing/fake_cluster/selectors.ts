@@ -1,0 +1,145 @@
+/**
+ * Label and field selectors, as in `?labelSelector=` and `?fieldSelector=`: parsed once
+ * per request into predicates over objects.
+ *
+ * @module
+ */
+import type { JsonObject, JsonValue } from "../../structs/bodies.ts";
+import { badRequest } from "./errors.ts";
+
+/** A parsed selector: tells whether an object matches. */
+export type Selector = (object: JsonObject) => boolean;
+
+/** Matches everything. */
+export const EVERYTHING: Selector = () => true;
+
+type LabelRequirement =
+  | { op: "=" | "!="; key: string; value: string }
+  | { op: "in" | "notin"; key: string; values: string[] }
+  | { op: "exists" | "!exists"; key: string };
+
+const KEY = /^([a-z0-9]([-a-z0-9.]*[a-z0-9])?\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+const VALUE = /^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$/;
+
+/** Split on commas that are not inside parentheses. */
+function splitTerms(text: string): string[] {
+  const terms: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (ch === "(") depth++;
+    else if (ch === ")") depth--;
+    else if (ch === "," && depth === 0) {
+      terms.push(text.slice(start, i));
+      start = i + 1;
+    }
+  }
+  terms.push(text.slice(start));
+  return terms.map((t) => t.trim()).filter((t) => t !== "");
+}
+
+function checkKey(key: string, selector: string): string {
+  if (!KEY.test(key) || key.length > 316) {
+    throw badRequest(`unable to parse requirement: invalid label key "${key}" in "${selector}"`);
+  }
+  return key;
+}
+
+function checkValue(value: string, selector: string): string {
+  if (!VALUE.test(value) || value.length > 63) {
+    throw badRequest(
+      `unable to parse requirement: invalid label value "${value}" in "${selector}"`,
+    );
+  }
+  return value;
+}
+
+function parseLabelTerm(term: string, selector: string): LabelRequirement {
+  let m = /^(\S+?)\s+(in|notin)\s*\(([^)]*)\)$/.exec(term);
+  if (m) {
+    const values = m[3].split(",").map((v) => checkValue(v.trim(), selector));
+    return { op: m[2] as "in" | "notin", key: checkKey(m[1], selector), values };
+  }
+  m = /^(\S+?)\s*(==|!=|=)\s*(\S*)$/.exec(term);
+  if (m) {
+    return {
+      op: m[2] === "!=" ? "!=" : "=",
+      key: checkKey(m[1], selector),
+      value: checkValue(m[3], selector),
+    };
+  }
+  m = /^(!?)\s*(\S+)$/.exec(term);
+  if (m) return { op: m[1] ? "!exists" : "exists", key: checkKey(m[2], selector) };
+  throw badRequest(`unable to parse requirement: "${term}" in label selector "${selector}"`);
+}
+
+function labelsOf(object: JsonObject): Record<string, JsonValue> {
+  const meta = object.metadata as JsonObject | undefined;
+  return (meta?.labels as Record<string, JsonValue> | undefined) ?? {};
+}
+
+/** Parse a label selector (`a=b,c!=d,e in (f,g),!h`); an empty one matches everything. */
+export function parseLabelSelector(selector: string | null | undefined): Selector {
+  if (!selector || !selector.trim()) return EVERYTHING;
+  const reqs = splitTerms(selector).map((t) => parseLabelTerm(t, selector));
+  return (object) => {
+    const labels = labelsOf(object);
+    return reqs.every((r) => {
+      const has = Object.hasOwn(labels, r.key);
+      const value = labels[r.key];
+      switch (r.op) {
+        case "=":
+          return has && value === r.value;
+        case "!=":
+          return !has || value !== r.value;
+        case "in":
+          return has && r.values.includes(String(value));
+        case "notin":
+          return !has || !r.values.includes(String(value));
+        case "exists":
+          return has;
+        case "!exists":
+          return !has;
+      }
+    });
+  };
+}
+
+/** The value at a dotted path, as a field selector sees it (strings; absent = ""). */
+export function fieldValue(object: JsonObject, path: string): string {
+  let cur: JsonValue | undefined = object;
+  for (const key of path.split(".")) {
+    if (cur === null || typeof cur !== "object" || Array.isArray(cur)) return "";
+    cur = cur[key];
+  }
+  if (cur === undefined || cur === null) return "";
+  return typeof cur === "object" ? JSON.stringify(cur) : String(cur);
+}
+
+/**
+ * Parse a field selector (`metadata.name=x,status.phase!=Running`). Only the fields in
+ * `supported` (plus `metadata.name` and `metadata.namespace`) may be used, as on a real
+ * server; others are a 400.
+ */
+export function parseFieldSelector(
+  selector: string | null | undefined,
+  supported: readonly string[],
+  kind: string,
+): Selector {
+  if (!selector || !selector.trim()) return EVERYTHING;
+  const reqs = splitTerms(selector).map((term) => {
+    const m = /^([^=!\s]+)\s*(==|!=|=)\s*(.*)$/.exec(term);
+    if (!m) throw badRequest(`invalid field selector: "${term}" in "${selector}"`);
+    const [, field, op, value] = m;
+    if (field !== "metadata.name" && field !== "metadata.namespace" && !supported.includes(field)) {
+      throw badRequest(
+        `field label not supported: ${field} (${kind} supports metadata.name, metadata.namespace${
+          supported.length ? ", " + supported.join(", ") : ""
+        })`,
+      );
+    }
+    return { field, negate: op === "!=", value: value.trim() };
+  });
+  return (object) => reqs.every((r) => (fieldValue(object, r.field) === r.value) !== r.negate);
+}

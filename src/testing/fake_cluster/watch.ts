@@ -1,0 +1,274 @@
+/**
+ * Watch streams: each watch is a stream of JSON lines (`{"type":…,"object":…}`) fed
+ * from the store's changes, after the initial state or a replay of the history.
+ * Serialised lines are shared between watchers; writes are coalesced per tick; a
+ * watcher that falls too far behind is closed, as a real server closes slow watchers.
+ *
+ * @module
+ */
+import type { JsonObject } from "../../structs/bodies.ts";
+import { apiVersionOf, type ResourceType, type ServedVersion, typeKey } from "./catalog.ts";
+import { ApiError } from "./errors.ts";
+import type { Change } from "./history.ts";
+import { served } from "./objects.ts";
+import type { Selector } from "./selectors.ts";
+import type { Store } from "./store.ts";
+
+/** What one watch asks for. */
+export interface WatchRequest {
+  type: ResourceType;
+  version: ServedVersion;
+  /** Only this namespace; all when omitted. */
+  namespace?: string;
+  labelSelector: Selector;
+  fieldSelector: Selector;
+  /** Start after this version; unset or "0" starts with the current objects. */
+  resourceVersion?: string;
+  /** Send the current objects first, then a bookmark marking their end. */
+  sendInitialEvents?: boolean;
+  allowBookmarks: boolean;
+  /** End the watch cleanly after so many seconds. */
+  timeoutSeconds?: number;
+  /** Turns each object into what the client asked for (a Table row, metadata only). */
+  format?: (object: JsonObject, first: boolean) => JsonObject;
+}
+
+/** How far (in bytes) a watcher may fall behind before it is closed. */
+const MAX_BACKLOG = 64 << 20;
+const encoder = new TextEncoder();
+
+function meta(object: JsonObject): JsonObject {
+  return (object.metadata ?? {}) as JsonObject;
+}
+
+/** One open watch stream. */
+class Watcher {
+  readonly key: string;
+  readonly stream: ReadableStream<Uint8Array>;
+  #controller!: ReadableStreamDefaultController<Uint8Array>;
+  #pending: Uint8Array[] = [];
+  #pendingBytes = 0;
+  #flushScheduled = false;
+  #closed = false;
+  #first = true;
+  #timeout?: ReturnType<typeof setTimeout>;
+
+  constructor(readonly request: WatchRequest, readonly onClose: (w: Watcher) => void) {
+    this.key = typeKey(request.type.group, request.type.plural);
+    this.stream = new ReadableStream<Uint8Array>(
+      {
+        start: (controller) => {
+          this.#controller = controller;
+        },
+        cancel: () => this.#finish(),
+      },
+      new ByteLengthQueuingStrategy({ highWaterMark: 1 << 20 }),
+    );
+    if (request.timeoutSeconds && request.timeoutSeconds > 0) {
+      this.#timeout = setTimeout(() => this.close(), request.timeoutSeconds * 1000);
+    }
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  #matches(object: JsonObject): boolean {
+    const r = this.request;
+    if (r.namespace !== undefined && meta(object).namespace !== r.namespace) return false;
+    return r.labelSelector(object) && r.fieldSelector(object);
+  }
+
+  /** The plain (unformatted, unfiltered) line of a change, cached on the change. */
+  #plainLine(change: Change): Uint8Array {
+    const apiVersion = apiVersionOf(this.request.type.group, this.request.version.name);
+    change.lines ??= new Map();
+    let line = change.lines.get(apiVersion);
+    if (!line) {
+      const object = served(change.object, this.request.type, this.request.version);
+      line = encoder.encode(`{"type":"${change.type}","object":${JSON.stringify(object)}}\n`);
+      change.lines.set(apiVersion, line);
+    }
+    return line;
+  }
+
+  /** Send one change if it concerns this watch. */
+  deliver(change: Change): void {
+    if (this.#closed || change.typeKey !== this.key) return;
+    const r = this.request;
+    if (r.namespace !== undefined && change.namespace !== r.namespace) return;
+    const now = this.#matches(change.object);
+    const before = change.type === "MODIFIED" && change.old ? this.#matches(change.old) : now;
+    let type: string = change.type;
+    if (change.type === "MODIFIED" && now !== before) type = now ? "ADDED" : "DELETED";
+    else if (!now) return;
+    if (type === change.type && !r.format) this.#write(this.#plainLine(change));
+    else this.send(type, served(change.object, r.type, r.version));
+  }
+
+  /** Send an event with this object (formatted as the client asked). */
+  send(type: string, object: JsonObject): void {
+    const formatted = this.request.format && type !== "ERROR" && type !== "BOOKMARK"
+      ? this.request.format(object, this.#first)
+      : object;
+    if (formatted !== object) this.#first = false;
+    this.#write(encoder.encode(`{"type":"${type}","object":${JSON.stringify(formatted)}}\n`));
+  }
+
+  /** A BOOKMARK at the given resourceVersion. */
+  bookmark(rv: number, annotations?: Record<string, string>): void {
+    const r = this.request;
+    const metadata: JsonObject = { resourceVersion: String(rv) };
+    if (annotations) metadata.annotations = annotations;
+    this.send("BOOKMARK", {
+      kind: r.type.kind,
+      apiVersion: apiVersionOf(r.type.group, r.version.name),
+      metadata,
+    });
+  }
+
+  #write(line: Uint8Array): void {
+    if (this.#closed) return;
+    this.#pending.push(line);
+    this.#pendingBytes += line.length;
+    if (!this.#flushScheduled) {
+      this.#flushScheduled = true;
+      queueMicrotask(() => this.#flush());
+    }
+  }
+
+  #flush(): void {
+    this.#flushScheduled = false;
+    if (this.#closed || !this.#pending.length) return;
+    let chunk: Uint8Array;
+    if (this.#pending.length === 1) chunk = this.#pending[0];
+    else {
+      chunk = new Uint8Array(this.#pendingBytes);
+      let offset = 0;
+      for (const part of this.#pending) {
+        chunk.set(part, offset);
+        offset += part.length;
+      }
+    }
+    this.#pending = [];
+    this.#pendingBytes = 0;
+    this.#controller.enqueue(chunk);
+    const backlog = -(this.#controller.desiredSize ?? 0);
+    if (backlog > MAX_BACKLOG) this.close();
+  }
+
+  /** End the stream cleanly, after what is already written. */
+  close(): void {
+    if (this.#closed) return;
+    this.#flush();
+    this.#finish();
+    try {
+      this.#controller.close();
+    } catch {
+      // Already cancelled by the client.
+    }
+  }
+
+  /** End the stream abruptly: the client sees the connection break mid-stream. */
+  drop(): void {
+    if (this.#closed) return;
+    this.#finish();
+    try {
+      this.#controller.error(new Error("the watch was dropped"));
+    } catch {
+      // Already cancelled by the client.
+    }
+  }
+
+  #finish(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#pending = [];
+    clearTimeout(this.#timeout);
+    this.onClose(this);
+  }
+}
+
+/** All open watches, fed from the store. */
+export class WatchHub {
+  readonly #watchers = new Set<Watcher>();
+  #bookmarkTimer?: ReturnType<typeof setInterval>;
+
+  /** @param bookmarkInterval seconds between BOOKMARK events on watches that allow them. */
+  constructor(readonly store: Store, readonly bookmarkInterval: number) {
+    store.listen((change) => {
+      for (const watcher of this.#watchers) watcher.deliver(change);
+    });
+  }
+
+  /** How many watches are open. */
+  get size(): number {
+    return this.#watchers.size;
+  }
+
+  /** Open a watch: the initial events or the replay, then live changes. */
+  open(request: WatchRequest, initial: () => JsonObject[]): ReadableStream<Uint8Array> {
+    const rvText = request.resourceVersion;
+    if (rvText !== undefined && rvText !== "" && !/^\d+$/.test(rvText)) {
+      throw new ApiError(
+        400,
+        `invalid resourceVersion "${rvText}": it must be a number from a list or an object`,
+      );
+    }
+    const watcher = new Watcher(request, (w) => {
+      this.#watchers.delete(w);
+      this.#updateTimer();
+    });
+    const rv = Number(rvText || 0);
+    if (request.sendInitialEvents || !rv) {
+      for (const object of initial()) watcher.send("ADDED", object);
+      if (request.sendInitialEvents && request.allowBookmarks) {
+        watcher.bookmark(this.store.resourceVersion, { "k8s.io/initial-events-end": "true" });
+      }
+    } else {
+      const replay = this.store.history.since(rv);
+      if (!replay) {
+        watcher.send("ERROR", {
+          kind: "Status",
+          apiVersion: "v1",
+          metadata: {},
+          status: "Failure",
+          message: `too old resource version: ${rv} (${this.store.history.compactedRv + 1})`,
+          reason: "Expired",
+          code: 410,
+        });
+        watcher.close();
+        return watcher.stream;
+      }
+      for (const change of replay) watcher.deliver(change);
+    }
+    this.#watchers.add(watcher);
+    this.#updateTimer();
+    return watcher.stream;
+  }
+
+  #updateTimer(): void {
+    const wanted = [...this.#watchers].some((w) => w.request.allowBookmarks);
+    if (wanted && !this.#bookmarkTimer) {
+      this.#bookmarkTimer = setInterval(() => {
+        const rv = this.store.resourceVersion;
+        for (const w of this.#watchers) if (w.request.allowBookmarks) w.bookmark(rv);
+      }, this.bookmarkInterval * 1000);
+    } else if (!wanted && this.#bookmarkTimer) {
+      clearInterval(this.#bookmarkTimer);
+      this.#bookmarkTimer = undefined;
+    }
+  }
+
+  /** Break every open watch mid-stream. */
+  dropAll(): number {
+    const all = [...this.#watchers];
+    for (const w of all) w.drop();
+    return all.length;
+  }
+
+  /** End every open watch cleanly (on shutdown). */
+  closeAll(): void {
+    for (const w of [...this.#watchers]) w.close();
+  }
+}
