@@ -100,3 +100,128 @@ export type {
   OwnerReferenceOptions,
   RemoveOwnerReferenceOptions,
 } from "./kits/hierarchies.ts";
+
+// --- intents: handlers, selectors, filters and their arguments ---
+export { ABSENT, EVERYTHING, PRESENT } from "./structs/markers.ts";
+export type { Absent, Everything, Present } from "./structs/markers.ts";
+export {
+  AdmissionError,
+  ErrorsMode,
+  HandlerRetriesError,
+  HandlerTimeoutError,
+  PermanentError,
+  TemporaryError,
+} from "./structs/errors.ts";
+export type {
+  AdmissionErrorOptions,
+  PermanentErrorOptions,
+  TemporaryErrorOptions,
+} from "./structs/errors.ts";
+export type { LogProperties, ObjectLogger } from "./structs/loggers.ts";
+export { Patch } from "./structs/patches.ts";
+export type { JsonPatchOperation, MetaPatch, PatchSection } from "./structs/patches.ts";
+export { diff } from "./structs/diffs.ts";
+export type { Diff, DiffItem, DiffOperation } from "./structs/diffs.ts";
+export type { FieldSpec } from "./structs/dicts.ts";
+export type {
+  Annotations,
+  Body,
+  DeepReadonly,
+  Labels,
+  Meta,
+  ReadonlyJsonObject,
+  ReadonlyJsonValue,
+  Spec,
+  Status,
+} from "./structs/views.ts";
+export { Memo } from "./structs/memos.ts";
+export type { Index, IndexKey, IndexKeyPart, Store } from "./structs/indices.ts";
+export { all, any, none, not } from "./structs/combinators.ts";
+export type { Predicate } from "./structs/combinators.ts";
+export type { DaemonStopped, DaemonStoppingReason } from "./structs/stoppers.ts";
+export { Selector, SelectorError } from "./structs/selectors.ts";
+export type {
+  ResourceName,
+  ResourcePredicate,
+  Selection,
+  SelectorKeywords,
+} from "./structs/selectors.ts";
+export { Reason } from "./intents/reasons.ts";
+export type {
+  Activity,
+  AdmissionOperation,
+  HandlerReason,
+  WebhookType,
+} from "./intents/reasons.ts";
+export type {
+  ActivityKwargs,
+  ChangingKwargs,
+  DaemonKwargs,
+  EventKwargs,
+  IndexingKwargs,
+  ResourceKwargs,
+  RetryKwargs,
+  TimerKwargs,
+  WatchEvent,
+  WatchEventType,
+  WebhookKwargs,
+} from "./intents/kwargs.ts";
+export { RegistrationError } from "./intents/options.ts";
+export type {
+  ActivityOptions,
+  ChangeFilterOptions,
+  CommonOptions,
+  CreateOptions,
+  DaemonOptions,
+  DeleteOptions,
+  EventHandlerOptions,
+  FieldOptions,
+  FilterOptions,
+  IndexOptions,
+  ResumeOptions,
+  RetryOptions,
+  SubhandlerOptions,
+  TimerOptions,
+  UpdateOptions,
+  WebhookOptions,
+} from "./intents/options.ts";
+export type {
+  FieldFilterValue,
+  MetaFilter,
+  MetaFilterValue,
+  ValueCallback,
+  WhenCallback,
+} from "./intents/filters.ts";
+export { daemon, index, on, timer } from "./intents/registration.ts";
+export type {
+  ActivityHandlerFn,
+  ActivityRegistrar,
+  Awaitable,
+  KwargsFamilies,
+  KwargsFamily,
+  NoIndices,
+  OnNamespace,
+  OptionFamilies,
+  OptionFamily,
+  OptionsOf,
+  ResourceHandlerFn,
+  ResourceRegistrar,
+  ResourceRegistrarWithOptions,
+} from "./intents/registration.ts";
+export { execute, register, subhandler } from "./intents/subhandlers.ts";
+export type { ExecuteOptions, SubhandlerFn } from "./intents/subhandlers.ts";
+export { getDefaultRegistry, OperatorRegistry, setDefaultRegistry } from "./intents/registry.ts";
+export type { OperatorRegistryOptions } from "./intents/registry.ts";
+export type {
+  ActivityHandler,
+  BaseHandler,
+  ChangingHandler,
+  DaemonHandler,
+  EventHandler,
+  Handler,
+  HandlerKind,
+  IndexingHandler,
+  RetryPolicy,
+  TimerHandler,
+  WebhookHandler,
+} from "./intents/handlers.ts";

@@ -1,0 +1,319 @@
+/**
+ * The arguments every handler receives as one object ("kwargs"), typed per kind of
+ * handler so that a misspelled name does not compile, and the builder that makes them.
+ *
+ * @module
+ */
+import type { RawBody, RawEventType } from "../structs/bodies.ts";
+import type { Diff } from "../structs/diffs.ts";
+import type { Index } from "../structs/indices.ts";
+import type { ObjectLogger } from "../structs/loggers.ts";
+import { Memo } from "../structs/memos.ts";
+import { Patch } from "../structs/patches.ts";
+import type { Resource } from "../structs/resources.ts";
+import type { DaemonStopped } from "../structs/stoppers.ts";
+import {
+  type Annotations,
+  type Body,
+  type BodyHolder,
+  type Labels,
+  liveView,
+  type Meta,
+  type ReadonlyJsonObject,
+  readOnlyView,
+  type Spec,
+  type Status,
+} from "../structs/views.ts";
+import type { OperatorSettings } from "../settings/operator_settings.ts";
+import type { Activity, AdmissionOperation, Reason } from "./reasons.ts";
+
+/** Arguments of every resource handler. `S`/`St` type the `spec` and `status`. */
+export interface ResourceKwargs<S = ReadonlyJsonObject, St = ReadonlyJsonObject> {
+  /** The resource (group, version, plural, …) of the object. */
+  resource: Resource;
+  /** The whole object, read-only. */
+  body: Body<S, St>;
+  /** The object's `spec`, read-only; empty when absent. */
+  spec: Spec<S>;
+  /** The object's `metadata`, read-only. */
+  meta: Meta;
+  /** The object's `status`, read-only; empty when absent. */
+  status: Status<St>;
+  /** The object's uid. */
+  uid: string | undefined;
+  /** The object's name. */
+  name: string | undefined;
+  /** The object's namespace; `undefined` for cluster-scoped objects. */
+  namespace: string | undefined;
+  /** The object's labels, read-only. */
+  labels: Labels;
+  /** The object's annotations, read-only. */
+  annotations: Annotations;
+  /** Changes to apply to the object after the handler. */
+  patch: Patch;
+  /** A logger that speaks about this object. */
+  logger: ObjectLogger;
+  /** The in-memory container of this object. */
+  memo: Memo;
+  /** The `param` option of the handler's registration. */
+  param: unknown;
+}
+
+/** Arguments of handlers that are retried. */
+export interface RetryKwargs {
+  /** The attempt number: 0 for the first one. */
+  retry: number;
+  /** When the first attempt started. */
+  started: Date;
+  /** Seconds since the first attempt started. */
+  runtime: number;
+}
+
+/** Arguments of resource-changing handlers (create, update, delete, resume, field). */
+export interface ChangingKwargs<S = ReadonlyJsonObject, St = ReadonlyJsonObject>
+  extends ResourceKwargs<S, St>, RetryKwargs {
+  /** What happened to the object. */
+  reason: Reason;
+  /** The old state: of the object's essence, or of the field for field handlers. */
+  old: unknown;
+  /** The new state: of the object's essence, or of the field for field handlers. */
+  new: unknown;
+  /** The changes from `old` to `new`. */
+  diff: Diff;
+}
+
+/** The type of a watch event as handlers see it; `null` for the initial listing. */
+export type WatchEventType = Exclude<RawEventType, "BOOKMARK" | "ERROR"> | null;
+
+/** A watch event as handlers see it. */
+export interface WatchEvent<S = ReadonlyJsonObject, St = ReadonlyJsonObject> {
+  /** The event type; `null` for objects of the initial listing. */
+  readonly type: WatchEventType;
+  /** The object. */
+  readonly object: Body<S, St>;
+}
+
+/** Arguments of event-watching handlers. */
+export interface EventKwargs<S = ReadonlyJsonObject, St = ReadonlyJsonObject>
+  extends ResourceKwargs<S, St> {
+  /** The raw event. */
+  event: WatchEvent<S, St>;
+  /** The event type; `null` for objects of the initial listing. */
+  type: WatchEventType;
+}
+
+/** Arguments of daemons; `body`, `spec`, … always show the latest state. */
+export interface DaemonKwargs<S = ReadonlyJsonObject, St = ReadonlyJsonObject>
+  extends ResourceKwargs<S, St>, RetryKwargs {
+  /** Set when the daemon must stop; its `signal` aborts then. */
+  stopped: DaemonStopped;
+}
+
+/** Arguments of timers; `body`, `spec`, … always show the latest state. */
+export interface TimerKwargs<S = ReadonlyJsonObject, St = ReadonlyJsonObject>
+  extends ResourceKwargs<S, St>, RetryKwargs {}
+
+/** Arguments of indexing functions. */
+export interface IndexingKwargs<S = ReadonlyJsonObject, St = ReadonlyJsonObject>
+  extends ResourceKwargs<S, St>, RetryKwargs {}
+
+/** Arguments of admission (validating and mutating) handlers. */
+export interface WebhookKwargs<S = ReadonlyJsonObject, St = ReadonlyJsonObject>
+  extends ResourceKwargs<S, St> {
+  /** Whether the request is a dry run: do nothing outside the object then. */
+  dryrun: boolean;
+  /** The subresource being admitted (e.g. `status`), `null` for the main body. */
+  subresource: string | null;
+  /** Warnings to return to the client: push strings here. */
+  warnings: string[];
+  /** The requesting user, as the API server describes it. */
+  userinfo: Readonly<Record<string, unknown>>;
+  /** The HTTP headers of the admission request. */
+  headers: Readonly<Record<string, string>>;
+  /** The client certificate of the API server, if it presented a valid one. */
+  sslpeer: Readonly<Record<string, unknown>> | null;
+  /** The operation being admitted. */
+  operation: AdmissionOperation;
+  /** The object before the operation (updates and deletions). */
+  old: Body<S, St> | null;
+  /** The object after the operation (creations and updates). */
+  new: Body<S, St> | null;
+}
+
+/** Arguments of activity handlers (startup, cleanup, login, probe). */
+export interface ActivityKwargs extends RetryKwargs {
+  /** Which activity runs. */
+  activity: Activity;
+  /** The operator's settings; change them in startup handlers. */
+  settings: OperatorSettings;
+  /** The operator's logger. */
+  logger: ObjectLogger;
+  /** The operator's in-memory container. */
+  memo: Memo;
+  /** The `param` option of the handler's registration. */
+  param: unknown;
+}
+
+/** What the builder needs to make the arguments of a resource handler. */
+export interface ResourceKwargsInit {
+  /** The resource of the object. */
+  resource: Resource;
+  /** The object's body; ignored for the views when `holder` is given. */
+  body: RawBody;
+  /** Make `body/spec/meta/status/labels/annotations` live views of this holder. */
+  holder?: BodyHolder;
+  /** The patch to collect changes into; a new one by default. */
+  patch?: Patch;
+  /** The object's logger; one writing to the console by default. */
+  logger?: ObjectLogger;
+  /** The object's memo; a new one by default. */
+  memo?: unknown;
+  /** The handler's `param`. */
+  param?: unknown;
+  /** Declared indices by name; they override framework arguments of the same name. */
+  indices?: Readonly<Record<string, Index>>;
+}
+
+function consoleLogger(prefix: string): ObjectLogger {
+  const say = (fn: (...data: unknown[]) => void) => (message: string, props?: object) =>
+    props === undefined ? fn(`[${prefix}] ${message}`) : fn(`[${prefix}] ${message}`, props);
+  return {
+    debug: say(console.debug),
+    info: say(console.info),
+    warning: say(console.warn),
+    error: say(console.error),
+    exception: (message, error, props) =>
+      console.error(`[${prefix}] ${message}`, ...(error === undefined ? [] : [error]), props ?? ""),
+  };
+}
+
+/**
+ * The arguments common to all resource handlers, plus `extra` (kind-specific keys),
+ * with declared indices put last so that they win over framework keys.
+ */
+export function buildResourceKwargs<E extends object>(
+  init: ResourceKwargsInit,
+  extra: E,
+): ResourceKwargs & E {
+  const body = init.holder?.body ?? init.body;
+  const meta = body.metadata ?? {};
+  const views = init.holder !== undefined
+    ? {
+      body: liveView(init.holder, [], "body"),
+      spec: liveView(init.holder, ["spec"], "spec"),
+      meta: liveView(init.holder, ["metadata"], "meta"),
+      status: liveView(init.holder, ["status"], "status"),
+      labels: liveView(init.holder, ["metadata", "labels"], "labels"),
+      annotations: liveView(init.holder, ["metadata", "annotations"], "annotations"),
+    }
+    : {
+      body: readOnlyView(body, "body"),
+      spec: readOnlyView(body.spec ?? {}, "spec"),
+      meta: readOnlyView(meta, "meta"),
+      status: readOnlyView(body.status ?? {}, "status"),
+      labels: readOnlyView(meta.labels ?? {}, "labels"),
+      annotations: readOnlyView(meta.annotations ?? {}, "annotations"),
+    };
+  const identity = meta.namespace ? `${meta.namespace}/${meta.name}` : String(meta.name);
+  return {
+    resource: init.resource,
+    ...(views as unknown as Pick<
+      ResourceKwargs,
+      "body" | "spec" | "meta" | "status" | "labels" | "annotations"
+    >),
+    uid: meta.uid,
+    name: meta.name,
+    namespace: meta.namespace,
+    patch: init.patch ?? new Patch(),
+    logger: init.logger ?? consoleLogger(identity),
+    memo: (init.memo ?? new Memo()) as Memo,
+    param: init.param,
+    ...extra,
+    ...init.indices,
+  } as ResourceKwargs & E;
+}
+
+/** The arguments of a resource-changing handler. */
+export function buildChangingKwargs(
+  init: ResourceKwargsInit,
+  extra: Pick<ChangingKwargs, "reason" | "old" | "new" | "diff" | "retry" | "started" | "runtime">,
+): ChangingKwargs {
+  return buildResourceKwargs(init, {
+    ...extra,
+    old: readOnlyView(extra.old, "old"),
+    new: readOnlyView(extra.new, "new"),
+  });
+}
+
+/** The arguments of an event-watching handler. */
+export function buildEventKwargs(
+  init: ResourceKwargsInit,
+  event: { type: WatchEventType; object: RawBody },
+): EventKwargs {
+  const object = readOnlyView(event.object, "body") as Body;
+  return buildResourceKwargs(init, { event: { type: event.type, object }, type: event.type });
+}
+
+/** The arguments of a daemon: live views of `init.holder`, plus the stop-flag. */
+export function buildDaemonKwargs(
+  init: ResourceKwargsInit & { holder: BodyHolder },
+  extra: Pick<DaemonKwargs, "stopped" | "retry" | "started" | "runtime">,
+): DaemonKwargs {
+  return buildResourceKwargs(init, extra);
+}
+
+/** The arguments of a timer: live views of `init.holder`. */
+export function buildTimerKwargs(
+  init: ResourceKwargsInit & { holder: BodyHolder },
+  extra: RetryKwargs,
+): TimerKwargs {
+  return buildResourceKwargs(init, extra);
+}
+
+/** The arguments of an indexing function. */
+export function buildIndexingKwargs(init: ResourceKwargsInit, extra: RetryKwargs): IndexingKwargs {
+  return buildResourceKwargs(init, extra);
+}
+
+/** The arguments of an admission handler. */
+export function buildWebhookKwargs(
+  init: ResourceKwargsInit,
+  extra: Omit<WebhookKwargs, keyof ResourceKwargs | "old" | "new"> & {
+    old: RawBody | null;
+    new: RawBody | null;
+  },
+): WebhookKwargs {
+  return buildResourceKwargs(init, {
+    ...extra,
+    old: extra.old === null ? null : readOnlyView(extra.old, "old") as Body,
+    new: extra.new === null ? null : readOnlyView(extra.new, "new") as Body,
+  });
+}
+
+/** What the builder needs to make the arguments of an activity handler. */
+export interface ActivityKwargsInit extends RetryKwargs {
+  /** Which activity runs. */
+  activity: Activity;
+  /** The operator's settings. */
+  settings: OperatorSettings;
+  /** The operator's logger; one writing to the console by default. */
+  logger?: ObjectLogger;
+  /** The operator's memo. */
+  memo: unknown;
+  /** The handler's `param`. */
+  param?: unknown;
+  /** Declared indices by name; they override framework arguments of the same name. */
+  indices?: Readonly<Record<string, Index>>;
+}
+
+/** The arguments of an activity handler. */
+export function buildActivityKwargs(init: ActivityKwargsInit): ActivityKwargs {
+  const { indices, ...rest } = init;
+  return {
+    ...rest,
+    logger: init.logger ?? consoleLogger(`kopf ${init.activity}`),
+    memo: init.memo as Memo,
+    param: init.param,
+    ...indices,
+  } as ActivityKwargs;
+}

@@ -1,0 +1,506 @@
+/**
+ * The registration API: `kopf.on.*`, `kopf.daemon`, `kopf.timer`, `kopf.index`. Each
+ * takes an optional selector, optional options and the function (always last), adds a
+ * handler record to a registry and returns the function.
+ *
+ * @module
+ */
+import type { ConnectionInfo } from "../structs/credentials.ts";
+import { isMapping } from "../structs/dicts.ts";
+import {
+  type ResourceName,
+  type ResourcePredicate,
+  Selector,
+  SelectorError,
+} from "../structs/selectors.ts";
+import type { ReadonlyJsonObject } from "../structs/views.ts";
+import type { HandlerFilters } from "./filters.ts";
+import type { Handler, HandlerFn } from "./handlers.ts";
+import { composeId, functionName, generatedBase } from "./ids.ts";
+import type {
+  ActivityKwargs,
+  ChangingKwargs,
+  DaemonKwargs,
+  EventKwargs,
+  IndexingKwargs,
+  TimerKwargs,
+  WebhookKwargs,
+} from "./kwargs.ts";
+import {
+  type ActivityOptions,
+  type CreateOptions,
+  type DaemonOptions,
+  type DeleteOptions,
+  type EventHandlerOptions,
+  type FieldOptions,
+  type IndexOptions,
+  type NormalizedOptions,
+  normalizeOptions,
+  type Registrar,
+  RegistrationError,
+  type ResumeOptions,
+  show,
+  type TimerOptions,
+  type UpdateOptions,
+  type WebhookOptions,
+} from "./options.ts";
+import type { Activity, HandlerReason } from "./reasons.ts";
+import { getDefaultRegistry, OperatorRegistry } from "./registry.ts";
+
+/** No declared indices: the default for the `I` type parameter of registrations. */
+export type NoIndices = Record<never, never>;
+
+/** A value or a promise of it. */
+export type Awaitable<T> = T | Promise<T>;
+
+/** The arguments of each family of resource handlers, for spec `S` and status `St`. */
+export interface KwargsFamilies<S, St> {
+  /** `on.event`. */
+  event: EventKwargs<S, St>;
+  /** `on.create/update/delete/resume/field`. */
+  changing: ChangingKwargs<S, St>;
+  /** `daemon`. */
+  daemon: DaemonKwargs<S, St>;
+  /** `timer`. */
+  timer: TimerKwargs<S, St>;
+  /** `index`. */
+  index: IndexingKwargs<S, St>;
+  /** `on.validate/mutate`. */
+  webhook: WebhookKwargs<S, St>;
+}
+
+/** A family of resource handlers. */
+export type KwargsFamily = keyof KwargsFamilies<unknown, unknown>;
+
+/** The options of each registration function, for callbacks receiving `K`. */
+export interface OptionFamilies<K> {
+  /** `on.event`. */
+  event: EventHandlerOptions<K>;
+  /** `on.create`. */
+  create: CreateOptions<K>;
+  /** `on.update`. */
+  update: UpdateOptions<K>;
+  /** `on.delete`. */
+  delete: DeleteOptions<K>;
+  /** `on.resume`. */
+  resume: ResumeOptions<K>;
+  /** `on.field`. */
+  field: FieldOptions<K>;
+  /** `daemon`. */
+  daemon: DaemonOptions<K>;
+  /** `timer`. */
+  timer: TimerOptions<K>;
+  /** `index`. */
+  index: IndexOptions<K>;
+  /** `on.validate/mutate`. */
+  webhook: WebhookOptions<K>;
+}
+
+/** A kind of registration options. */
+export type OptionFamily = keyof OptionFamilies<unknown>;
+
+/** A resource handler of family `F`; `I` adds declared indices to its arguments. */
+export type ResourceHandlerFn<F extends KwargsFamily, S, St, I> = (
+  kwargs: KwargsFamilies<S, St>[F] & I,
+) => unknown;
+
+/** The options of family `O` whose callbacks receive the arguments of family `F`. */
+export type OptionsOf<F extends KwargsFamily, O extends OptionFamily, S, St, I> = OptionFamilies<
+  KwargsFamilies<S, St>[F] & I
+>[O];
+
+/**
+ * A registration function for resource handlers. The selector comes first (a name,
+ * group and name, group, version and name, `EVERYTHING`, a predicate, or only keyword
+ * options), then optional options, then the function. `S`/`St` type `spec`/`status`;
+ * `I` declares the indices the handler receives by name.
+ */
+export interface ResourceRegistrar<F extends KwargsFamily, O extends OptionFamily> {
+  /** Register `fn` for resources with this name. */
+  <S = ReadonlyJsonObject, St = ReadonlyJsonObject, I extends object = NoIndices>(
+    name: ResourceName,
+    fn: ResourceHandlerFn<F, S, St, I>,
+  ): ResourceHandlerFn<F, S, St, I>;
+  /** Register `fn` for resources with this name, with options. */
+  <S = ReadonlyJsonObject, St = ReadonlyJsonObject, I extends object = NoIndices>(
+    name: ResourceName,
+    options: OptionsOf<F, O, S, St, I>,
+    fn: ResourceHandlerFn<F, S, St, I>,
+  ): ResourceHandlerFn<F, S, St, I>;
+  /** Register `fn` for resources of the group (or `group/version`) with this name. */
+  <S = ReadonlyJsonObject, St = ReadonlyJsonObject, I extends object = NoIndices>(
+    group: string,
+    name: ResourceName,
+    fn: ResourceHandlerFn<F, S, St, I>,
+  ): ResourceHandlerFn<F, S, St, I>;
+  /** Register `fn` for resources of the group (or `group/version`) with this name, with options. */
+  <S = ReadonlyJsonObject, St = ReadonlyJsonObject, I extends object = NoIndices>(
+    group: string,
+    name: ResourceName,
+    options: OptionsOf<F, O, S, St, I>,
+    fn: ResourceHandlerFn<F, S, St, I>,
+  ): ResourceHandlerFn<F, S, St, I>;
+  /** Register `fn` for resources of the group and version with this name. */
+  <S = ReadonlyJsonObject, St = ReadonlyJsonObject, I extends object = NoIndices>(
+    group: string,
+    version: string,
+    name: ResourceName,
+    fn: ResourceHandlerFn<F, S, St, I>,
+  ): ResourceHandlerFn<F, S, St, I>;
+  /** Register `fn` for resources of the group and version with this name, with options. */
+  <S = ReadonlyJsonObject, St = ReadonlyJsonObject, I extends object = NoIndices>(
+    group: string,
+    version: string,
+    name: ResourceName,
+    options: OptionsOf<F, O, S, St, I>,
+    fn: ResourceHandlerFn<F, S, St, I>,
+  ): ResourceHandlerFn<F, S, St, I>;
+  /** Register `fn` for the resources the predicate accepts. */
+  <S = ReadonlyJsonObject, St = ReadonlyJsonObject, I extends object = NoIndices>(
+    predicate: ResourcePredicate,
+    fn: ResourceHandlerFn<F, S, St, I>,
+  ): ResourceHandlerFn<F, S, St, I>;
+  /** Register `fn` for the resources the predicate accepts, with options. */
+  <S = ReadonlyJsonObject, St = ReadonlyJsonObject, I extends object = NoIndices>(
+    predicate: ResourcePredicate,
+    options: OptionsOf<F, O, S, St, I>,
+    fn: ResourceHandlerFn<F, S, St, I>,
+  ): ResourceHandlerFn<F, S, St, I>;
+  /** Register `fn` for the resources described by keyword options (`kind`, `plural`, …). */
+  <S = ReadonlyJsonObject, St = ReadonlyJsonObject, I extends object = NoIndices>(
+    options: OptionsOf<F, O, S, St, I>,
+    fn: ResourceHandlerFn<F, S, St, I>,
+  ): ResourceHandlerFn<F, S, St, I>;
+}
+
+/** Like {@link ResourceRegistrar}, for functions whose options are required (`field`, `timer`). */
+export interface ResourceRegistrarWithOptions<F extends KwargsFamily, O extends OptionFamily> {
+  /** Register `fn` for resources with this name. */
+  <S = ReadonlyJsonObject, St = ReadonlyJsonObject, I extends object = NoIndices>(
+    name: ResourceName,
+    options: OptionsOf<F, O, S, St, I>,
+    fn: ResourceHandlerFn<F, S, St, I>,
+  ): ResourceHandlerFn<F, S, St, I>;
+  /** Register `fn` for resources of the group (or `group/version`) with this name. */
+  <S = ReadonlyJsonObject, St = ReadonlyJsonObject, I extends object = NoIndices>(
+    group: string,
+    name: ResourceName,
+    options: OptionsOf<F, O, S, St, I>,
+    fn: ResourceHandlerFn<F, S, St, I>,
+  ): ResourceHandlerFn<F, S, St, I>;
+  /** Register `fn` for resources of the group and version with this name. */
+  <S = ReadonlyJsonObject, St = ReadonlyJsonObject, I extends object = NoIndices>(
+    group: string,
+    version: string,
+    name: ResourceName,
+    options: OptionsOf<F, O, S, St, I>,
+    fn: ResourceHandlerFn<F, S, St, I>,
+  ): ResourceHandlerFn<F, S, St, I>;
+  /** Register `fn` for the resources the predicate accepts. */
+  <S = ReadonlyJsonObject, St = ReadonlyJsonObject, I extends object = NoIndices>(
+    predicate: ResourcePredicate,
+    options: OptionsOf<F, O, S, St, I>,
+    fn: ResourceHandlerFn<F, S, St, I>,
+  ): ResourceHandlerFn<F, S, St, I>;
+  /** Register `fn` for the resources described by keyword options. */
+  <S = ReadonlyJsonObject, St = ReadonlyJsonObject, I extends object = NoIndices>(
+    options: OptionsOf<F, O, S, St, I>,
+    fn: ResourceHandlerFn<F, S, St, I>,
+  ): ResourceHandlerFn<F, S, St, I>;
+}
+
+/** An activity handler returning `R`; `I` declares the indices it receives. */
+export type ActivityHandlerFn<R, I> = (kwargs: ActivityKwargs & I) => Awaitable<R>;
+
+/** A registration function for activity handlers: optional options, then the function. */
+export interface ActivityRegistrar<R = unknown> {
+  /** Register `fn`. */
+  <I extends object = NoIndices>(fn: ActivityHandlerFn<R, I>): ActivityHandlerFn<R, I>;
+  /** Register `fn` with options. */
+  <I extends object = NoIndices>(
+    options: ActivityOptions,
+    fn: ActivityHandlerFn<R, I>,
+  ): ActivityHandlerFn<R, I>;
+}
+
+/** The `kopf.on` namespace. */
+export interface OnNamespace {
+  /** Every watch event of the matching objects; never retried. */
+  readonly event: ResourceRegistrar<"event", "event">;
+  /** Objects created (new to the operator). */
+  readonly create: ResourceRegistrar<"changing", "create">;
+  /** Objects whose essence changed. */
+  readonly update: ResourceRegistrar<"changing", "update">;
+  /** Objects marked for deletion; a finalizer blocks the deletion unless `optional`. */
+  readonly delete: ResourceRegistrar<"changing", "delete">;
+  /** Objects found when the operator starts (also mixed into creations and updates). */
+  readonly resume: ResourceRegistrar<"changing", "resume">;
+  /** Changes of one field (option `field`, required). */
+  readonly field: ResourceRegistrarWithOptions<"changing", "field">;
+  /** A long-running function per object. */
+  readonly daemon: ResourceRegistrar<"daemon", "daemon">;
+  /** A function run periodically per object (option `interval` or `idle`, required). */
+  readonly timer: ResourceRegistrarWithOptions<"timer", "timer">;
+  /** An indexing function: its results form the index named by its id. */
+  readonly index: ResourceRegistrar<"index", "index">;
+  /** A validating admission handler. */
+  readonly validate: ResourceRegistrar<"webhook", "webhook">;
+  /** A mutating admission handler: changes go into `patch`. */
+  readonly mutate: ResourceRegistrar<"webhook", "webhook">;
+  /** Runs when the operator starts, before anything is watched. */
+  readonly startup: ActivityRegistrar;
+  /** Runs when the operator stops. */
+  readonly cleanup: ActivityRegistrar;
+  /** Provides credentials: returns a `ConnectionInfo` (or nothing). */
+  readonly login: ActivityRegistrar<ConnectionInfo | null | undefined | void>;
+  /** Contributes to the liveness endpoint's report under its id. */
+  readonly probe: ActivityRegistrar;
+}
+
+interface ParsedCall {
+  readonly selectorArgs: unknown[];
+  readonly options: Record<string, unknown>;
+  readonly fn: HandlerFn;
+  readonly fail: (problem: string) => never;
+}
+
+function describeArgs(args: readonly unknown[]): string {
+  return args.map((a) => typeof a === "function" ? (a.name || "predicate") : show(a)).join(", ");
+}
+
+/** Split `(...selector, options?, fn)` and make a `fail` that names the handler. */
+export function parseCall(registrar: Registrar, args: readonly unknown[]): ParsedCall {
+  const fn = args[args.length - 1];
+  const rest = args.slice(0, -1);
+  const hasOptions = rest.length > 0 && isMapping(rest[rest.length - 1]);
+  const options = (hasOptions ? rest.pop() : {}) as Record<string, unknown>;
+  const where = `kopf.${registrar}(${describeArgs(rest)})`;
+  const fail = (problem: string): never => {
+    const name = typeof options.id === "string"
+      ? options.id
+      : typeof fn === "function"
+      ? functionName(fn as HandlerFn) ?? "(anonymous)"
+      : "";
+    throw new RegistrationError(`${where}${name ? ` handler ${name}` : ""}: ${problem}.`);
+  };
+  if (typeof fn !== "function") {
+    fail(
+      `the handler function must be the last argument, got ${
+        args.length === 0 ? "nothing" : show(fn)
+      }`,
+    );
+  }
+  return { selectorArgs: rest, options, fn: fn as HandlerFn, fail };
+}
+
+function parseSelector(call: ParsedCall, norm: NormalizedOptions): Selector {
+  try {
+    return Selector.parse(call.selectorArgs, norm.keywords);
+  } catch (e) {
+    if (e instanceof SelectorError) call.fail(e.message.replace(/\.$/, ""));
+    throw e;
+  }
+}
+
+function filtersOf(norm: NormalizedOptions): HandlerFilters {
+  return {
+    labels: norm.labels,
+    annotations: norm.annotations,
+    field: norm.field,
+    value: norm.value,
+    old: norm.old,
+    new: norm.new,
+    when: norm.when,
+    fieldNeedsChange: norm.fieldNeedsChange,
+    hasCallbacks: norm.hasCallbacks,
+    hasFilters: norm.hasFilters,
+  };
+}
+
+/** The id of a new handler: explicit, the function's name, or generated (with a warning). */
+export function handlerId(
+  call: ParsedCall,
+  norm: NormalizedOptions,
+  registry: OperatorRegistry,
+  registrar: Registrar,
+  target: string,
+  withField: boolean,
+  parent?: string,
+): string {
+  let base = norm.id ?? functionName(call.fn);
+  if (base === undefined) {
+    base = registry.nextGeneratedId(generatedBase(registrar, target));
+    registry.warn(
+      `kopf.${registrar}(${target}): the handler function has no name, so its id is "${base}"; ` +
+        `give it an explicit id (option "id") so that its progress survives code changes.`,
+    );
+  }
+  return composeId(base, { field: withField ? norm.field : undefined, parent });
+}
+
+function isRegistry(value: unknown): boolean {
+  return value instanceof OperatorRegistry;
+}
+
+type RecordMaker = (
+  base: { fn: HandlerFn; id: string; param: unknown; registrar: string },
+  norm: NormalizedOptions,
+  selector: Selector,
+) => Handler;
+
+function resourceRegistrar(registrar: Registrar, withField: boolean, make: RecordMaker) {
+  return (...args: unknown[]): unknown => {
+    const call = parseCall(registrar, args);
+    const norm = normalizeOptions(registrar, call.options, call.fail, isRegistry);
+    const selector = parseSelector(call, norm);
+    const registry = norm.registry ?? getDefaultRegistry();
+    const id = handlerId(call, norm, registry, registrar, selector.toString(), withField);
+    const base = { fn: call.fn, id, param: norm.param, registrar: `kopf.${registrar}` };
+    registry.add(make(base, norm, selector));
+    return call.fn;
+  };
+}
+
+function retryOf(norm: NormalizedOptions) {
+  return {
+    errors: norm.errors,
+    timeout: norm.timeout,
+    retries: norm.retries,
+    backoff: norm.backoff,
+  };
+}
+
+function changing(registrar: Registrar, reason: HandlerReason | null) {
+  return resourceRegistrar(registrar, true, (base, norm, selector) => ({
+    kind: "changing",
+    ...base,
+    ...filtersOf(norm),
+    ...retryOf(norm),
+    selector,
+    reason,
+    initial: registrar === "on.resume",
+    deleted: norm.extra.deleted === true,
+    requiresFinalizer: registrar === "on.delete" && norm.extra.optional !== true,
+  }));
+}
+
+function activity(registrar: Registrar, which: Activity) {
+  return (...args: unknown[]): unknown => {
+    const call = parseCall(registrar, args);
+    if (call.selectorArgs.length > 0) {
+      call.fail(
+        `activity handlers serve no resources; remove the selector arguments (${
+          describeArgs(call.selectorArgs)
+        })`,
+      );
+    }
+    const norm = normalizeOptions(registrar, call.options, call.fail, isRegistry);
+    const registry = norm.registry ?? getDefaultRegistry();
+    const id = handlerId(call, norm, registry, registrar, which, false);
+    registry.add({
+      kind: "activity",
+      fn: call.fn,
+      id,
+      param: norm.param,
+      registrar: `kopf.${registrar}`,
+      ...retryOf(norm),
+      activity: which,
+    });
+    return call.fn;
+  };
+}
+
+function webhook(registrar: Registrar, type: "validating" | "mutating") {
+  return resourceRegistrar(registrar, false, (base, norm, selector) => ({
+    kind: "webhook",
+    ...base,
+    ...filtersOf(norm),
+    selector,
+    type,
+    operations: norm.extra.operations as WebhookHandlerOps,
+    subresource: norm.extra.subresource as string | null,
+    persistent: norm.extra.persistent === true,
+    sideEffects: norm.extra.sideEffects === true,
+    ignoreFailures: norm.extra.ignoreFailures === true,
+  }));
+}
+
+type WebhookHandlerOps = Extract<Handler, { kind: "webhook" }>["operations"];
+
+const extraNumber = (norm: NormalizedOptions, key: string): number | null =>
+  (norm.extra[key] ?? null) as number | null;
+
+/** Register a daemon: a long-running function per matching object. */
+export const daemon: ResourceRegistrar<"daemon", "daemon"> = resourceRegistrar(
+  "daemon",
+  true,
+  (base, norm, selector) => ({
+    kind: "daemon",
+    ...base,
+    ...filtersOf(norm),
+    ...retryOf(norm),
+    selector,
+    initialDelay: extraNumber(norm, "initialDelay"),
+    cancellationBackoff: extraNumber(norm, "cancellationBackoff"),
+    cancellationTimeout: extraNumber(norm, "cancellationTimeout"),
+    cancellationPolling: extraNumber(norm, "cancellationPolling"),
+    requiresFinalizer: true,
+  }),
+) as ResourceRegistrar<"daemon", "daemon">;
+
+/** Register a timer: a function run every `interval` seconds (or after `idle`) per object. */
+export const timer: ResourceRegistrarWithOptions<"timer", "timer"> = resourceRegistrar(
+  "timer",
+  true,
+  (base, norm, selector) => ({
+    kind: "timer",
+    ...base,
+    ...filtersOf(norm),
+    ...retryOf(norm),
+    selector,
+    interval: extraNumber(norm, "interval"),
+    idle: extraNumber(norm, "idle"),
+    sharp: norm.extra.sharp === true,
+    initialDelay: extraNumber(norm, "initialDelay"),
+    requiresFinalizer: true,
+  }),
+) as ResourceRegistrarWithOptions<"timer", "timer">;
+
+/** Register an indexing function; its id (the function's name by default) names the index. */
+export const index: ResourceRegistrar<"index", "index"> = resourceRegistrar(
+  "index",
+  false,
+  (base, norm, selector) => ({
+    kind: "index",
+    ...base,
+    ...filtersOf(norm),
+    ...retryOf(norm),
+    selector,
+  }),
+) as ResourceRegistrar<"index", "index">;
+
+/** The `kopf.on` namespace: every registration function. */
+export const on: OnNamespace = Object.freeze({
+  event: resourceRegistrar("on.event", true, (base, norm, selector) => ({
+    kind: "event",
+    ...base,
+    ...filtersOf(norm),
+    selector,
+  })) as ResourceRegistrar<"event", "event">,
+  create: changing("on.create", "create") as ResourceRegistrar<"changing", "create">,
+  update: changing("on.update", "update") as ResourceRegistrar<"changing", "update">,
+  delete: changing("on.delete", "delete") as ResourceRegistrar<"changing", "delete">,
+  resume: changing("on.resume", null) as ResourceRegistrar<"changing", "resume">,
+  field: changing("on.field", null) as ResourceRegistrarWithOptions<"changing", "field">,
+  daemon,
+  timer,
+  index,
+  validate: webhook("on.validate", "validating") as ResourceRegistrar<"webhook", "webhook">,
+  mutate: webhook("on.mutate", "mutating") as ResourceRegistrar<"webhook", "webhook">,
+  startup: activity("on.startup", "startup") as ActivityRegistrar,
+  cleanup: activity("on.cleanup", "cleanup") as ActivityRegistrar,
+  login: activity("on.login", "login") as ActivityRegistrar<
+    ConnectionInfo | null | undefined | void
+  >,
+  probe: activity("on.probe", "probe") as ActivityRegistrar,
+});

@@ -1,0 +1,331 @@
+/**
+ * The registry of handlers: what is registered, and which handlers apply to a given
+ * resource, cause, event or admission request.
+ *
+ * @module
+ */
+import type { FieldPath } from "../structs/dicts.ts";
+import type { Resource } from "../structs/resources.ts";
+import type { Selection, Selector } from "../structs/selectors.ts";
+import { KwargsCache, type MatchData, matchesFilters } from "./filters.ts";
+import type {
+  ActivityHandler,
+  ChangingHandler,
+  DaemonHandler,
+  EventHandler,
+  Handler,
+  IndexingHandler,
+  TimerHandler,
+  WebhookHandler,
+} from "./handlers.ts";
+import type { Activity, AdmissionOperation, Reason, WebhookType } from "./reasons.ts";
+
+/** A detected cause of a resource-changing handling round, as plain data. */
+export interface ChangingCause extends MatchData {
+  /** The detected reason. */
+  readonly reason: Reason;
+  /** Whether this is the first handling of the object by this operator process. */
+  readonly initial?: boolean;
+  /** Whether the object is marked for deletion. */
+  readonly deleted?: boolean;
+}
+
+/** An admission request, as plain data. */
+export interface WebhookRequest extends MatchData {
+  /** Validating or mutating. */
+  readonly type: WebhookType;
+  /** The admitted operation. */
+  readonly operation: AdmissionOperation;
+  /** The admitted subresource, `null` for the main body. */
+  readonly subresource: string | null;
+}
+
+/** The handlers of one resource, by kind, in registration order. */
+export interface ResourceHandlers {
+  /** Resource-changing handlers (and, in sub-registries, sub-handlers). */
+  readonly changing: readonly ChangingHandler[];
+  /** Event-watching handlers. */
+  readonly event: readonly EventHandler[];
+  /** Daemons. */
+  readonly daemon: readonly DaemonHandler[];
+  /** Timers. */
+  readonly timer: readonly TimerHandler[];
+  /** Indexing functions. */
+  readonly index: readonly IndexingHandler[];
+  /** Admission handlers. */
+  readonly webhook: readonly WebhookHandler[];
+}
+
+/** Options of an {@link OperatorRegistry}. */
+export interface OperatorRegistryOptions {
+  /** Where warnings go (generated ids, ambiguous selectors); `console.warn` by default. */
+  onWarning?: (message: string) => void;
+}
+
+const hasDuplicates = (list: readonly Handler[]): boolean => {
+  const seen = new Set<string>();
+  const fns = new Map<Handler["fn"], number>();
+  for (const h of list) {
+    let n = fns.get(h.fn);
+    if (n === undefined) fns.set(h.fn, n = fns.size);
+    const key = `${n}\u0000${h.id}`;
+    if (seen.has(key)) return true;
+    seen.add(key);
+  }
+  return false;
+};
+
+interface CachedList<H> {
+  readonly list: readonly H[];
+  readonly duplicates: boolean;
+}
+
+interface Cached {
+  readonly handlers: ResourceHandlers;
+  readonly changing: CachedList<ChangingHandler>;
+  readonly event: CachedList<EventHandler>;
+  readonly spawning: CachedList<DaemonHandler | TimerHandler>;
+  readonly index: CachedList<IndexingHandler>;
+  readonly webhook: CachedList<WebhookHandler>;
+}
+
+function cachedList<H extends Handler>(list: H[]): CachedList<H> {
+  return { list: Object.freeze(list), duplicates: hasDuplicates(list) };
+}
+
+/**
+ * All handlers of an operator. The `kopf.on.*` functions add to the default registry
+ * unless given `registry`. The handling layer asks it which handlers apply, with plain
+ * data: `registry.selectChangingHandlers(resource, { reason, body, old, new, diff })`.
+ */
+export class OperatorRegistry {
+  readonly #handlers: Handler[] = [];
+  readonly #cache: Map<string, Cached> = new Map();
+  readonly #generated: Map<string, number> = new Map();
+  readonly #onWarning: (message: string) => void;
+  /** The warnings issued so far (also passed to `onWarning`). */
+  readonly warnings: string[] = [];
+
+  /** An empty registry. */
+  constructor(options: OperatorRegistryOptions = {}) {
+    this.#onWarning = options.onWarning ?? ((message) => console.warn(message));
+  }
+
+  /** Add a handler record (the `kopf.on.*` functions build and add them). */
+  add(handler: Handler): void {
+    this.#handlers.push(Object.freeze(handler));
+    this.#cache.clear();
+  }
+
+  /** Every handler, in registration order. */
+  get handlers(): readonly Handler[] {
+    return this.#handlers;
+  }
+
+  /** Issue a warning about the registration. */
+  warn(message: string): void {
+    this.warnings.push(message);
+    this.#onWarning(message);
+  }
+
+  /** A generated id from a base: the base itself first, then `base-2`, `base-3`, …. */
+  nextGeneratedId(base: string): string {
+    const n = (this.#generated.get(base) ?? 0) + 1;
+    this.#generated.set(base, n);
+    return n === 1 ? base : `${base}-${n}`;
+  }
+
+  /** The distinct selectors of all resource handlers. */
+  selectors(): readonly Selector[] {
+    const out = new Set<Selector>();
+    for (const h of this.#handlers) {
+      if (h.kind !== "activity" && h.selector !== null) out.add(h.selector);
+    }
+    return [...out];
+  }
+
+  /**
+   * The resources to serve among the discovered ones, for all selectors together,
+   * with the warnings of ambiguous selectors.
+   */
+  resolve(discovered: Iterable<Resource>): Selection {
+    const all = [...discovered];
+    const found = new Map<string, Resource>();
+    const warnings: string[] = [];
+    for (const selector of this.selectors()) {
+      const selection = selector.select(all);
+      for (const r of selection.resources) found.set(r.key, r);
+      warnings.push(...selection.warnings);
+    }
+    return { resources: [...found.values()], warnings };
+  }
+
+  #cached(resource: Resource): Cached {
+    let cached = this.#cache.get(resource.key);
+    if (cached !== undefined) return cached;
+    const changing: ChangingHandler[] = [];
+    const event: EventHandler[] = [];
+    const daemon: DaemonHandler[] = [];
+    const timer: TimerHandler[] = [];
+    const index: IndexingHandler[] = [];
+    const webhook: WebhookHandler[] = [];
+    for (const h of this.#handlers) {
+      if (h.kind === "activity") continue;
+      if (h.selector !== null && !h.selector.check(resource)) continue;
+      if (h.kind === "changing") changing.push(h);
+      else if (h.kind === "event") event.push(h);
+      else if (h.kind === "daemon") daemon.push(h);
+      else if (h.kind === "timer") timer.push(h);
+      else if (h.kind === "index") index.push(h);
+      else webhook.push(h);
+    }
+    cached = {
+      handlers: Object.freeze({ changing, event, daemon, timer, index, webhook }),
+      changing: cachedList(changing),
+      event: cachedList(event),
+      spawning: cachedList<DaemonHandler | TimerHandler>([...daemon, ...timer]),
+      index: cachedList(index),
+      webhook: cachedList(webhook),
+    };
+    this.#cache.set(resource.key, cached);
+    return cached;
+  }
+
+  /** All handlers whose selectors match the resource (filters not checked), by kind. */
+  handlersFor(resource: Resource): ResourceHandlers {
+    return this.#cached(resource).handlers;
+  }
+
+  /** Whether any handler of any kind serves the resource. */
+  hasHandlers(resource: Resource): boolean {
+    const h = this.#cached(resource).handlers;
+    return h.changing.length + h.event.length + h.daemon.length + h.timer.length +
+        h.index.length + h.webhook.length > 0;
+  }
+
+  /** The activity handlers of one activity, in registration order. */
+  activityHandlers(activity: Activity): readonly ActivityHandler[] {
+    return this.#handlers.filter((h): h is ActivityHandler =>
+      h.kind === "activity" && h.activity === activity
+    );
+  }
+
+  /** The names of all declared indices (the ids of the indexing handlers). */
+  indexNames(): readonly string[] {
+    return [...new Set(this.#handlers.filter((h) => h.kind === "index").map((h) => h.id))];
+  }
+
+  /**
+   * The resource-changing handlers to run for a cause: the reason fits (or the handler
+   * takes any), resume handlers only in the initial round and — unless `deleted` — not
+   * for objects being deleted, the filters pass; each (function, id) once.
+   */
+  selectChangingHandlers(resource: Resource, cause: ChangingCause): ChangingHandler[] {
+    const { list, duplicates } = this.#cached(resource).changing;
+    const kwargs = new KwargsCache(cause);
+    const out: ChangingHandler[] = [];
+    for (let i = 0; i < list.length; i++) {
+      const h = list[i];
+      if (h.reason !== null && h.reason !== cause.reason) continue;
+      if (h.initial && !cause.initial) continue;
+      if (h.initial && cause.deleted && !h.deleted) continue;
+      if (!matchesFilters(h, cause, kwargs)) continue;
+      out.push(h);
+    }
+    return duplicates ? deduplicate(out) : out;
+  }
+
+  /** The event-watching handlers whose filters pass for the object; each (function, id) once. */
+  selectEventHandlers(resource: Resource, data: MatchData): EventHandler[] {
+    return select(this.#cached(resource).event, data);
+  }
+
+  /** The daemons and timers whose filters pass for the object now. */
+  selectSpawningHandlers(resource: Resource, data: MatchData): (DaemonHandler | TimerHandler)[] {
+    return select(this.#cached(resource).spawning, data);
+  }
+
+  /** The indexing functions whose filters pass for the object. */
+  selectIndexingHandlers(resource: Resource, data: MatchData): IndexingHandler[] {
+    return select(this.#cached(resource).index, data);
+  }
+
+  /**
+   * The admission handlers for a request: of its type, for its operation and
+   * subresource (`null` in a handler means the main body only, `"*"` any), filters pass.
+   */
+  selectWebhookHandlers(resource: Resource, request: WebhookRequest): WebhookHandler[] {
+    const { list, duplicates } = this.#cached(resource).webhook;
+    const fitting = list.filter((h) =>
+      h.type === request.type &&
+      (h.operations === null || h.operations.includes(request.operation)) &&
+      (h.subresource === "*" || h.subresource === request.subresource)
+    );
+    return select({ list: fitting, duplicates }, request);
+  }
+
+  /**
+   * Whether the object needs the operator's finalizer: a non-optional deletion handler,
+   * a daemon or a timer applies to it.
+   */
+  requiresFinalizer(resource: Resource, data: MatchData): boolean {
+    const cached = this.#cached(resource);
+    const kwargs = new KwargsCache(data);
+    const candidates = [
+      ...cached.changing.list.filter((h) => h.requiresFinalizer),
+      ...cached.spawning.list,
+    ];
+    return candidates.some((h) => matchesFilters({ ...h, fieldNeedsChange: false }, data, kwargs));
+  }
+
+  /**
+   * The fields that resource-changing handlers watch: the diff-base must keep them
+   * even where it normally drops data (e.g. `status`).
+   */
+  extraFields(resource: Resource): readonly FieldPath[] {
+    const out = new Map<string, FieldPath>();
+    for (const h of this.#cached(resource).changing.list) {
+      if (h.field !== undefined) out.set(h.field.join("\u0000"), h.field);
+    }
+    return [...out.values()];
+  }
+}
+
+function select<H extends Handler & Parameters<typeof matchesFilters>[0]>(
+  cached: CachedList<H>,
+  data: MatchData,
+): H[] {
+  const kwargs = new KwargsCache(data);
+  const out: H[] = [];
+  for (let i = 0; i < cached.list.length; i++) {
+    if (matchesFilters(cached.list[i], data, kwargs)) out.push(cached.list[i]);
+  }
+  return cached.duplicates ? deduplicate(out) : out;
+}
+
+/** Keep the first handler of each (function, id) pair. */
+export function deduplicate<H extends Handler>(handlers: readonly H[]): H[] {
+  const seen = new Map<Handler["fn"], Set<string>>();
+  return handlers.filter((h) => {
+    let ids = seen.get(h.fn);
+    if (ids === undefined) seen.set(h.fn, ids = new Set());
+    if (ids.has(h.id)) return false;
+    ids.add(h.id);
+    return true;
+  });
+}
+
+let defaultRegistry = new OperatorRegistry();
+
+/** The registry that `kopf.on.*` use when not given one. */
+export function getDefaultRegistry(): OperatorRegistry {
+  return defaultRegistry;
+}
+
+/** Replace the default registry (e.g. a fresh one per test). */
+export function setDefaultRegistry(registry: OperatorRegistry): void {
+  if (!(registry instanceof OperatorRegistry)) {
+    throw new TypeError("setDefaultRegistry() takes a kopf.OperatorRegistry.");
+  }
+  defaultRegistry = registry;
+}
