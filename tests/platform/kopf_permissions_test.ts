@@ -1,0 +1,248 @@
+/**
+ * `kopf permissions` prints the minimal flags for a kubeconfig written in the test, for
+ * the in-cluster service account, and for listeners; bad configurations give one line.
+ */
+import {
+  FRAMEWORK_ENVIRONMENT,
+  planPermissions,
+  SERVICE_ACCOUNT_DIRECTORY,
+  shellQuote,
+} from "../../src/cli/permissions.ts";
+import { assert, assertEquals, assertRejects, assertStringIncludes } from "../assert.ts";
+import { ROOT, runDeno } from "./commands.ts";
+
+const MAIN_CONFIG = `
+apiVersion: v1
+kind: Config
+current-context: dev
+contexts:
+  - name: dev
+    context: { cluster: dev-cluster, user: dev-user, namespace: team }
+  - name: other
+    context: { cluster: other-cluster, user: token-user }
+users:
+  - name: dev-user
+    user:
+      client-certificate: certs/client.crt
+      client-key: /etc/keys/client.key
+      exec:
+        apiVersion: client.authentication.k8s.io/v1
+        command: ./bin/credentials.sh
+clusters:
+  - name: dev-cluster
+    cluster:
+      server: https://127.0.0.1:6443
+      certificate-authority: certs/ca.crt
+`;
+
+/** A second file in KUBECONFIG: its entries only count when the first lacks them. */
+const EXTRA_CONFIG = `
+apiVersion: v1
+kind: Config
+current-context: other
+clusters:
+  - name: dev-cluster
+    cluster: { server: https://ignored.example:1 }
+  - name: other-cluster
+    cluster: { server: "https://[fd00::1]", proxy-url: "http://proxy.internal:3128" }
+users:
+  - name: token-user
+    user: { tokenFile: ../tokens/token, exec: { command: kubelogin } }
+`;
+
+async function withConfigs<T>(fn: (dir: string, kubeconfig: string) => Promise<T>): Promise<T> {
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.mkdir(`${dir}/a`);
+    await Deno.mkdir(`${dir}/b`);
+    await Deno.writeTextFile(`${dir}/a/config`, MAIN_CONFIG);
+    await Deno.writeTextFile(`${dir}/b/config`, EXTRA_CONFIG);
+    return await fn(dir, `${dir}/a/config:${dir}/missing:${dir}/b/config`);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+function envOf(vars: Record<string, string>): (name: string) => string | undefined {
+  return (name) => vars[name];
+}
+
+Deno.test("the flags for a merged kubeconfig name its server, files, plugin and variables", async () => {
+  await withConfigs(async (dir, kubeconfig) => {
+    const set = await planPermissions({ env: envOf({ KUBECONFIG: kubeconfig, HOME: dir }) });
+    assertEquals(set.flags(), [
+      "--allow-net=127.0.0.1:6443",
+      // Missing files in KUBECONFIG are skipped, as kubectl does, but looked for;
+      // relative paths are relative to the file that holds them.
+      `--allow-read=${dir}/a/config,${dir}/missing,${dir}/b/config,${dir}/a/certs/ca.crt,` +
+      `${dir}/a/certs/client.crt,/etc/keys/client.key`,
+      "--allow-env=KUBECONFIG,KUBERNETES_SERVICE_HOST,KUBERNETES_SERVICE_PORT",
+      "--allow-sys=hostname",
+      `--allow-run=${dir}/a/bin/credentials.sh`,
+    ]);
+  });
+});
+
+Deno.test("another context uses its own cluster, proxy, token file and plugin", async () => {
+  await withConfigs(async (dir, kubeconfig) => {
+    const set = await planPermissions({
+      context: "other",
+      env: envOf({ KUBECONFIG: kubeconfig }),
+    });
+    assertEquals(set.targets("net"), ["[fd00::1]:443", "proxy.internal:3128"]);
+    assertEquals(set.targets("read"), [
+      `${dir}/a/config`,
+      `${dir}/missing`,
+      `${dir}/b/config`,
+      `${dir}/tokens/token`,
+    ]);
+    assertEquals(set.targets("run"), ["kubelogin"]);
+  });
+});
+
+Deno.test("~/.kube/config is used without KUBECONFIG, and HOME is then read", async () => {
+  await withConfigs(async (dir) => {
+    await Deno.mkdir(`${dir}/.kube`);
+    await Deno.copyFile(`${dir}/a/config`, `${dir}/.kube/config`);
+    const set = await planPermissions({ env: envOf({ HOME: dir }) });
+    assertEquals(set.targets("env"), [
+      "KUBECONFIG",
+      "HOME",
+      "KUBERNETES_SERVICE_HOST",
+      "KUBERNETES_SERVICE_PORT",
+    ]);
+    assert((set.targets("read") as string[]).includes(`${dir}/.kube/config`));
+  });
+});
+
+Deno.test("in a pod, the service account's files and the API server from the environment", async () => {
+  const set = await planPermissions({
+    env: envOf({ KUBERNETES_SERVICE_HOST: "10.96.0.1", KUBERNETES_SERVICE_PORT: "443" }),
+  });
+  assertEquals(set.flags(), [
+    "--allow-net=10.96.0.1:443",
+    `--allow-read=${SERVICE_ACCOUNT_DIRECTORY}`,
+    "--allow-env=KUBECONFIG,HOME,USERPROFILE,KUBERNETES_SERVICE_HOST,KUBERNETES_SERVICE_PORT",
+    "--allow-sys=hostname",
+  ]);
+  // With a home directory, the kubeconfig login looks for ~/.kube/config there too.
+  const withHome = await planPermissions({
+    env: envOf({ KUBERNETES_SERVICE_HOST: "10.96.0.1", HOME: "/home/op" }),
+  });
+  assertEquals(withHome.targets("read"), [SERVICE_ACCOUNT_DIRECTORY, "/home/op/.kube/config"]);
+  assertEquals(withHome.targets("net"), ["10.96.0.1:443"]);
+  const v6 = await planPermissions({
+    env: envOf({ KUBERNETES_SERVICE_HOST: "fd00::1", KUBERNETES_SERVICE_PORT: "6443" }),
+  });
+  assertEquals(v6.targets("net"), ["[fd00::1]:6443"]);
+  // Planned from outside the pod, the server's address is not known: any host.
+  const planned = await planPermissions({ inCluster: true, env: envOf({ KUBECONFIG: "/none" }) });
+  assertEquals(planned.targets("net"), true);
+});
+
+Deno.test("listeners, the liveness endpoint and operator modules are added", async () => {
+  await withConfigs(async (dir, kubeconfig) => {
+    const set = await planPermissions({
+      env: envOf({ KUBECONFIG: kubeconfig }),
+      listen: ["0.0.0.0:9443", "[::1]:0"],
+      liveness: "http://0.0.0.0:8080/healthz",
+      operatorFiles: [`${dir}/op/operator.ts`],
+    });
+    assertEquals(set.targets("net"), [
+      "127.0.0.1:6443",
+      "0.0.0.0:9443",
+      "[::1]",
+      "0.0.0.0:8080",
+    ]);
+    assert((set.targets("read") as string[]).includes(`${dir}/op`));
+    await assertRejects(
+      () => planPermissions({ env: envOf({ KUBECONFIG: kubeconfig }), listen: ["9443"] }),
+      Error,
+      "is not host:port",
+    );
+  });
+});
+
+Deno.test("bad configurations fail with one line naming the file and the problem", async () => {
+  await withConfigs(async (dir, kubeconfig) => {
+    const env = envOf({ KUBECONFIG: kubeconfig });
+    await assertRejects(() => planPermissions({ env, context: "nope" }), Error, '"nope" is not in');
+    await Deno.writeTextFile(`${dir}/bad`, "clusters: [unclosed\n");
+    await assertRejects(
+      () => planPermissions({ kubeconfig: `${dir}/bad`, env }),
+      Error,
+      `The kubeconfig ${dir}/bad is not valid YAML`,
+    );
+    await assertRejects(
+      () => planPermissions({ kubeconfig: `${dir}/absent`, env }),
+      Error,
+      `The kubeconfig ${dir}/absent does not exist.`,
+    );
+    await assertRejects(
+      () => planPermissions({ env: envOf({ HOME: `${dir}/nowhere` }) }),
+      Error,
+      "No Kubernetes configuration found",
+    );
+    await Deno.writeTextFile(`${dir}/nouser`, MAIN_CONFIG.replace("user: dev-user", "user: ghost"));
+    await assertRejects(
+      () => planPermissions({ kubeconfig: `${dir}/nouser`, env }),
+      Error,
+      'names the user "ghost", which is not in',
+    );
+  });
+});
+
+Deno.test("every environment variable read in src/ is declared for `kopf permissions`", async () => {
+  const declared = new Set(FRAMEWORK_ENVIRONMENT.map((e) => e.name));
+  const undeclared: string[] = [];
+  const pattern =
+    /(?:getEnv|env\.get|Deno\.env\.has)\(\s*["']([A-Z0-9_]+)["']|process\.env\.([A-Z0-9_]+)|process\.env\[["']([A-Z0-9_]+)["']\]/g;
+  async function scan(dir: string): Promise<void> {
+    for await (const entry of Deno.readDir(dir)) {
+      const path = `${dir}/${entry.name}`;
+      if (entry.isDirectory) await scan(path);
+      else if (entry.name.endsWith(".ts")) {
+        for (const m of (await Deno.readTextFile(path)).matchAll(pattern)) {
+          const name = m[1] ?? m[2] ?? m[3];
+          if (!declared.has(name)) undeclared.push(`${name} in ${path.slice(ROOT.length + 1)}`);
+        }
+      }
+    }
+  }
+  await scan(`${ROOT}/src`);
+  assertEquals(undeclared, [], "add them to FRAMEWORK_ENVIRONMENT in src/cli/permissions.ts");
+});
+
+Deno.test("`kopf permissions` prints the flags, explains them, and fails in one line", async () => {
+  await withConfigs(async (dir, kubeconfig) => {
+    const cli = ["run", "-A", `${ROOT}/src/cli/main.ts`, "permissions"];
+    const plain = await runDeno(cli, { env: { KUBECONFIG: kubeconfig } });
+    assertEquals(plain.code, 0, plain.stderr);
+    const flags = plain.stdout.trim();
+    assert(!flags.includes("\n"), "the flags are one line");
+    assert(flags.startsWith("--allow-net=127.0.0.1:6443 --allow-read="), flags);
+    assertStringIncludes(flags, `--allow-run=${dir}/a/bin/credentials.sh`);
+
+    const explained = await runDeno([...cli, "--explain", "--listen", "0.0.0.0:9443"], {
+      env: { KUBECONFIG: kubeconfig },
+    });
+    assertEquals(explained.code, 0, explained.stderr);
+    assertStringIncludes(explained.stdout, "--allow-net=0.0.0.0:9443");
+    assertStringIncludes(explained.stdout, "# a webhook server listening there");
+    assertStringIncludes(explained.stdout, "# the exec credential plugin");
+
+    const failed = await runDeno([...cli, "--context", "nope"], {
+      env: { KUBECONFIG: kubeconfig },
+    });
+    assertEquals(failed.code, 1);
+    const lines = failed.stderr.trim().split("\n");
+    assertEquals(lines.length, 1, failed.stderr);
+    assertStringIncludes(lines[0], 'kopf permissions: The context "nope" is not in');
+  });
+});
+
+Deno.test("flags with unusual characters are quoted for the shell", () => {
+  assertEquals(shellQuote("--allow-read=/a/b.c,/d"), "--allow-read=/a/b.c,/d");
+  assertEquals(shellQuote("--allow-read=/my dir/x"), "'--allow-read=/my dir/x'");
+  assertEquals(shellQuote("--allow-read=/it's"), "'--allow-read=/it'\\''s'");
+});
