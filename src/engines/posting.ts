@@ -14,6 +14,7 @@ import { describeValue } from "../structs/log_formats.ts";
 import {
   buildObjectReference,
   eachObject,
+  isEventReference,
   type ObjectLike,
   type ObjectOrObjects,
 } from "../structs/object_refs.ts";
@@ -63,6 +64,7 @@ export async function postEvent(
   now: Date,
   signal?: AbortSignal,
 ): Promise<boolean> {
+  if (isEventReference(request.ref)) return false; // also for requests queued by hand
   const posting = settings.posting;
   const namespace = request.ref.namespace || CLUSTER_EVENTS_NAMESPACE;
   const body = buildEventBody(request, {

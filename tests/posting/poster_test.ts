@@ -151,3 +151,19 @@ Deno.test("events that cannot be posted in the flush time are reported, not sile
   });
   assert(lines.some((l) => l.includes("2 events were not posted")), lines.join("\n"));
 });
+
+Deno.test("the poster refuses events about Event objects even if queued directly", async () => {
+  const queue = new EventQueue();
+  const creator = new RecordingCreator();
+  const stop = new AbortController();
+  stop.abort();
+  queue.push({
+    ref: { apiVersion: "v1", kind: "Event", name: "e" },
+    type: "Normal",
+    reason: "R",
+    message: "",
+  });
+  queue.push({ ref: POD, type: "Normal", reason: "Kept", message: "" });
+  await runEventPoster({ queue, settings: SETTINGS, creator, signal: stop.signal });
+  assertEquals(creator.calls.map((c) => c.body.reason), ["Kept"]);
+});
