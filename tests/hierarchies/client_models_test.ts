@@ -8,6 +8,9 @@ import {
 import { assertEquals } from "../assert.ts";
 import { adopt, label, removeOwnerReference } from "../../src/kits/hierarchies.ts";
 import { createObjectLogger, runInObjectScope } from "../../src/handling/loggers.ts";
+import { runWithPostingTarget } from "../../src/handling/posting_queue.ts";
+import { info } from "../../src/engines/posting.ts";
+import { drain, postingTarget } from "../posting/targets.ts";
 
 const OWNER = new V1Pod();
 OWNER.apiVersion = "v1";
@@ -64,4 +67,15 @@ Deno.test("nested templates of client-node models are labelled too", () => {
   label(deployment, { tier: "web" }, { nested: "spec.template" });
   assertEquals(deployment.metadata?.labels, { tier: "web" });
   assertEquals(deployment.spec.template.metadata?.labels, { tier: "web" });
+});
+
+Deno.test("events can be posted about client-node models", () => {
+  const target = postingTarget();
+  runWithPostingTarget(target, () => info([OWNER], { reason: "Seen", message: "a model" }));
+  assertEquals(drain(target.queue), [{
+    ref: { apiVersion: "v1", kind: "Pod", name: "parent", uid: "uid-p", namespace: "team" },
+    type: "Normal",
+    reason: "Seen",
+    message: "a model",
+  }]);
 });
