@@ -1,0 +1,59 @@
+import { BodyHolder, liveView, readOnlyView } from "../../src/structs/views.ts";
+import { assert, assertEquals, assertThrows } from "../assert.ts";
+
+Deno.test("read-only views read like the object and refuse any change", () => {
+  const body = { spec: { field: "x", items: [1, 2], nested: { a: 1 } } };
+  const spec = readOnlyView(body.spec, "spec");
+  assertEquals(spec.field, "x");
+  assertEquals(spec.items.length, 2);
+  assertEquals(Object.keys(spec), ["field", "items", "nested"]);
+  assertEquals(JSON.parse(JSON.stringify(spec)), body.spec);
+  assert("nested" in spec);
+  const s = spec as unknown as Record<string, unknown>;
+  assertThrows(() => (s.field = "y"), TypeError, "The spec is read-only");
+  assertThrows(() => delete s.field, TypeError, "patch.spec.field");
+  assertThrows(() => ((s.nested as Record<string, unknown>).a = 2), TypeError, "read-only");
+  assertThrows(() => (s.items as number[]).push(3), TypeError, "read-only");
+  assertEquals(body.spec.field, "x");
+  assertEquals(body.spec.items, [1, 2]);
+});
+
+Deno.test("the same object gives the same view", () => {
+  const obj = { a: { b: 1 } };
+  const v = readOnlyView(obj, "body");
+  assert(v.a === v.a);
+  assert(readOnlyView(obj, "body") === v);
+});
+
+Deno.test("live views follow the latest body of the holder", () => {
+  const holder = new BodyHolder({
+    metadata: { name: "n", labels: { a: "1" } },
+    spec: { field: 1 },
+  });
+  const spec = liveView<{ field: number; extra?: { deep: string } }>(holder, ["spec"], "spec");
+  const labels = liveView<Record<string, string>>(holder, ["metadata", "labels"], "labels");
+  const status = liveView<Record<string, unknown>>(holder, ["status"], "status");
+  assertEquals(spec.field, 1);
+  assertEquals(Object.keys(status), []);
+  assertEquals(spec.extra, undefined);
+  holder.update({
+    metadata: { name: "n", labels: { b: "2" } },
+    spec: { field: 2, extra: { deep: "yes" } },
+    status: { ok: true },
+  });
+  assertEquals(spec.field, 2);
+  const extra = spec.extra!;
+  assertEquals(extra.deep, "yes");
+  holder.update({ metadata: { name: "n" }, spec: { field: 3, extra: { deep: "later" } } });
+  assertEquals(extra.deep, "later"); // a nested live view follows too
+  assertEquals({ ...labels }, {});
+  holder.update({
+    metadata: { name: "n", labels: { b: "2" } },
+    spec: { field: 2 },
+    status: { ok: true },
+  });
+  assertEquals({ ...labels }, { b: "2" });
+  assertEquals(status.ok, true);
+  assert("ok" in status);
+  assertThrows(() => ((spec as { field: number }).field = 3), TypeError, "read-only");
+});
