@@ -49,7 +49,10 @@ export interface HttpServer {
   readonly port: number;
   /** `http://host:port` or `https://host:port`. */
   readonly url: string;
-  /** Stop listening and close the connections; resolves when the server is down. */
+  /**
+   * Stop listening and close the connections; resolves when the server is down.
+   * Responses still streaming are waited for: end them first.
+   */
   close(): Promise<void>;
 }
 
@@ -65,13 +68,11 @@ function urlOf(scheme: string, hostname: string, port: number): string {
 
 async function startDenoServer(options: HttpServerOptions): Promise<HttpServer> {
   const hostname = options.hostname ?? "127.0.0.1";
-  const controller = new AbortController();
   let resolveListening: (port: number) => void = () => {};
   const listening = new Promise<number>((resolve) => (resolveListening = resolve));
   const serveOptions = {
     hostname,
     port: options.port ?? 0,
-    signal: controller.signal,
     onListen: (addr: { port: number }) => resolveListening(addr.port),
     // Errors thrown by the handler become plain 500s; the handler reports its own.
     onError: (error: unknown) =>
@@ -94,10 +95,8 @@ async function startDenoServer(options: HttpServerOptions): Promise<HttpServer> 
     port,
     url: urlOf(options.tls ? "https" : "http", hostname, port),
     close(): Promise<void> {
-      closing ??= (async () => {
-        controller.abort();
-        await server.finished;
-      })();
+      // A graceful shutdown: responses in flight (e.g. ending watch streams) finish first.
+      closing ??= server.shutdown().then(() => server.finished);
       return closing;
     },
   };

@@ -6,3 +6,4 @@
  */
 
 export {};
+export * from "./fake_cluster/mod.ts";

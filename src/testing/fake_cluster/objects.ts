@@ -351,8 +351,9 @@ export class Objects {
    * A write by the server's own controllers (finalizers and owner references they
    * manage): no admission, no generation bump; the object goes when nothing holds it.
    */
-  system(type: ResourceType, next: JsonObject): void {
-    const meta = metaOf(next);
+  system(type: ResourceType, given: JsonObject): void {
+    const meta = normalizeMeta({ ...metaOf(given) });
+    const next: JsonObject = { ...given, metadata: meta };
     const specFinalizers = isObject(next.spec) && Array.isArray(next.spec.finalizers) &&
         typeKey(type.group, type.plural) === NAMESPACES
       ? next.spec.finalizers
@@ -542,6 +543,7 @@ export class Objects {
     old: JsonObject | undefined,
   ): JsonObject {
     const meta = metaOf(object);
+    normalizeMeta(meta);
     const name = String(meta.name ?? "");
     const causes: Cause[] = [...checkMeta(type, meta)];
     let result = object;
@@ -613,6 +615,20 @@ export class Objects {
       this.store.drop(typeKey(group, plural));
     }
   }
+}
+
+/** Empty lists and maps vanish from metadata, as the API server's `omitempty` does. */
+export function normalizeMeta(meta: JsonObject): JsonObject {
+  for (const key of ["labels", "annotations", "finalizers", "ownerReferences"]) {
+    const value = meta[key];
+    if (
+      value === null || (Array.isArray(value) && !value.length) ||
+      (isObject(value) && !Object.keys(value).length)
+    ) {
+      delete meta[key];
+    }
+  }
+  return meta;
 }
 
 /** Problems of the metadata, as a real server reports them. */
