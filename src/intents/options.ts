@@ -317,7 +317,7 @@ export function normalizeOptions(
     try {
       field = parseField(rawField as FieldSpec);
     } catch (e) {
-      fail(`option "field": ${(e as Error).message}`);
+      fail(`option "field": ${(e as Error).message.replace(/\.$/, "")}`);
     }
   }
   const value = fieldFilter("value", get("value"), fail);
@@ -467,9 +467,14 @@ export function show(value: unknown): string {
   if (typeof value === "string") return JSON.stringify(value);
   if (typeof value === "bigint") return `${value}n`;
   if (value === null || typeof value !== "object") return String(value);
+  const proto = Object.getPrototypeOf(value);
+  if (!Array.isArray(value) && proto !== Object.prototype && proto !== null) {
+    return `a ${proto?.constructor?.name ?? "object"}`;
+  }
   try {
-    return JSON.stringify(value);
+    const text = JSON.stringify(value);
+    return text.length <= 60 ? text : Array.isArray(value) ? "an array" : "an object";
   } catch {
-    return Object.prototype.toString.call(value);
+    return Array.isArray(value) ? "an array" : "an object";
   }
 }

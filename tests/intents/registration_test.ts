@@ -1,0 +1,276 @@
+/**
+ * Registration: records carry what the handling cycle needs; ids, de-duplication,
+ * `param`, default and explicit registries.
+ */
+import { kopf } from "../../mod.ts";
+import type { ChangingHandler, Handler } from "../../src/intents/handlers.ts";
+import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
+import { DISCOVERED, kexV1, pods } from "../fixtures/discovered.ts";
+
+function fresh(): kopf.OperatorRegistry {
+  return new kopf.OperatorRegistry({ onWarning: () => {} });
+}
+
+const only = <H extends Handler>(registry: kopf.OperatorRegistry): H =>
+  registry.handlers[registry.handlers.length - 1] as H;
+
+Deno.test("registration returns the function, so one function can be registered many times", () => {
+  const registry = fresh();
+  function myHandler() {}
+  const returned = kopf.on.resume("kopfexamples", { registry }, myHandler);
+  kopf.on.create("kopfexamples", { registry }, returned);
+  assert(returned === myHandler);
+  assertEquals(registry.handlers.map((h) => h.id), ["myHandler", "myHandler"]);
+});
+
+Deno.test("resource-changing records carry reason, finalizer, retry policy and filters", () => {
+  const registry = fresh();
+  const f = function f() {};
+  kopf.on.create("kex", { registry, errors: "permanent", timeout: 60, retries: 3, backoff: 5 }, f);
+  assertEquals(pick(only(registry)), {
+    kind: "changing",
+    id: "f",
+    reason: "create",
+    initial: false,
+    deleted: false,
+    requiresFinalizer: false,
+    errors: "permanent",
+    timeout: 60,
+    retries: 3,
+    backoff: 5,
+  });
+  kopf.on.update("kex", { registry }, f);
+  assertEquals(pick(only(registry)).errors, "temporary");
+  assertEquals(pick(only(registry)).backoff, 60);
+  kopf.on.delete("kex", { registry }, f);
+  assertEquals(pick(only(registry)).requiresFinalizer, true);
+  kopf.on.delete("kex", { registry, optional: true }, f);
+  assertEquals(pick(only(registry)).requiresFinalizer, false);
+  kopf.on.resume("kex", { registry, deleted: true }, f);
+  assertEquals([only<ChangingHandler>(registry).reason, pick(only(registry)).initial], [
+    null,
+    true,
+  ]);
+  assertEquals(pick(only(registry)).deleted, true);
+  kopf.on.field("kex", { registry, field: "spec.x" }, f);
+  const field = only<ChangingHandler>(registry);
+  assertEquals([field.reason, field.field, field.id, field.fieldNeedsChange], [
+    null,
+    ["spec", "x"],
+    "f/spec.x",
+    true,
+  ]);
+});
+
+function pick(h: Handler): Record<string, unknown> {
+  const keys = [
+    "kind",
+    "id",
+    "reason",
+    "initial",
+    "deleted",
+    "requiresFinalizer",
+    "errors",
+    "timeout",
+    "retries",
+    "backoff",
+  ];
+  return Object.fromEntries(keys.filter((k) => k in h).map((k) => [k, (h as never)[k]]));
+}
+
+Deno.test("daemon, timer, index, webhook and activity records carry their own options", () => {
+  const registry = fresh();
+  function monitor() {}
+  kopf.daemon("kex", {
+    registry,
+    initialDelay: 30,
+    cancellationBackoff: 1,
+    cancellationTimeout: 3,
+    cancellationPolling: 0.5,
+  }, monitor);
+  const d = only<kopf.DaemonHandler>(registry);
+  assertEquals(
+    [d.kind, d.initialDelay, d.cancellationBackoff, d.cancellationTimeout, d.cancellationPolling],
+    ["daemon", 30, 1, 3, 0.5],
+  );
+  assert(d.requiresFinalizer);
+  kopf.on.daemon("kex", { registry }, monitor); // the same function under kopf.on
+  assertEquals(only<kopf.DaemonHandler>(registry).cancellationTimeout, null);
+
+  function ping() {}
+  kopf.timer("kex", { registry, initialDelay: 60, interval: 10, idle: 600, sharp: true }, ping);
+  const t = only<kopf.TimerHandler>(registry);
+  assertEquals([t.interval, t.idle, t.initialDelay, t.sharp], [10, 600, 60, true]);
+  kopf.on.timer("kex", { registry, idle: 10 }, ping);
+  assertEquals(
+    [only<kopf.TimerHandler>(registry).interval, only<kopf.TimerHandler>(registry).idle],
+    [null, 10],
+  );
+
+  function byLabel() {}
+  kopf.index("pods", { registry, field: "spec.nodeName" }, byLabel);
+  const i = only<kopf.IndexingHandler>(registry);
+  assertEquals([i.kind, i.id, i.errors], ["index", "byLabel", "ignored"]); // no field suffix
+  kopf.on.index("pods", { registry, id: "podsByNode" }, byLabel);
+  assertEquals(registry.indexNames(), ["byLabel", "podsByNode"]);
+
+  function check() {}
+  kopf.on.validate("kex", { registry, operation: ["CREATE", "UPDATE"], subresource: "*" }, check);
+  const v = only<kopf.WebhookHandler>(registry);
+  assertEquals(
+    [v.type, v.operations, v.subresource, v.persistent, v.sideEffects, v.ignoreFailures],
+    ["validating", ["CREATE", "UPDATE"], "*", false, false, false],
+  );
+  kopf.on.mutate("kex", {
+    registry,
+    operation: "*",
+    persistent: true,
+    sideEffects: true,
+    ignoreFailures: true,
+  }, check);
+  const m = only<kopf.WebhookHandler>(registry);
+  assertEquals(
+    [m.type, m.operations, m.subresource, m.persistent, m.sideEffects, m.ignoreFailures],
+    [
+      "mutating",
+      null,
+      null,
+      true,
+      true,
+      true,
+    ],
+  );
+
+  function now() {}
+  kopf.on.probe({ registry, id: "now" }, now);
+  kopf.on.startup({ registry, retries: 3 }, now);
+  kopf.on.login({ registry }, now);
+  assertEquals(registry.activityHandlers("probe").map((h) => h.id), ["now"]);
+  assertEquals(registry.activityHandlers("startup").map((h) => [h.id, h.retries]), [["now", 3]]);
+});
+
+Deno.test("the default registry is used unless one is given, and can be replaced", () => {
+  const previous = kopf.getDefaultRegistry();
+  const mine = fresh();
+  kopf.setDefaultRegistry(mine);
+  try {
+    function byDefault() {}
+    kopf.on.login(byDefault);
+    kopf.on.event("pods", byDefault);
+    assertEquals(mine.handlers.map((h) => h.kind), ["activity", "event"]);
+    assertEquals(mine.activityHandlers("login")[0].id, "byDefault");
+  } finally {
+    kopf.setDefaultRegistry(previous);
+  }
+});
+
+Deno.test("ids: explicit id, else the function's name; fields are suffixed", () => {
+  const registry = fresh();
+  const named = async function createFn() {};
+  const arrow = () => {};
+  kopf.on.create("kex", { registry }, named);
+  kopf.on.create("kex", { registry }, arrow); // const-assigned arrows have names
+  kopf.on.create("kex", { registry, id: "explicit" }, named);
+  kopf.on.update("kex", { registry, id: "explicit", field: "spec.items" }, named);
+  kopf.on.update("kex", { registry, field: ["metadata", "labels"] }, named);
+  kopf.on.create("kex", { registry }, named.bind(null));
+  assertEquals(registry.handlers.map((h) => h.id), [
+    "createFn",
+    "arrow",
+    "explicit",
+    "explicit/spec.items",
+    "createFn/metadata.labels",
+    "createFn",
+  ]);
+});
+
+Deno.test("anonymous functions get deterministic ids with ordinals, and a warning", () => {
+  const warnings: string[] = [];
+  const registry = new kopf.OperatorRegistry({ onWarning: (m) => warnings.push(m) });
+  kopf.on.create("kopfexamples", { registry }, (() => () => {})());
+  kopf.on.create("kopfexamples", { registry }, (() => () => {})());
+  kopf.on.update(
+    "kopf.dev",
+    "v1",
+    "kopfexamples",
+    { registry, field: "spec.x" },
+    (() => () => {})(),
+  );
+  kopf.on.probe({ registry }, (() => () => {})());
+  assertEquals(registry.handlers.map((h) => h.id), [
+    "create-kopfexamples",
+    "create-kopfexamples-2",
+    "update-kopfexamples.v1.kopf.dev/spec.x",
+    "probe-probe",
+  ]);
+  assertEquals(warnings.length, 4);
+  assertStringIncludes(warnings[1], 'its id is "create-kopfexamples-2"');
+  assertStringIncludes(warnings[1], 'give it an explicit id (option "id")');
+  assertEquals(registry.warnings, warnings);
+});
+
+Deno.test("handlers are de-duplicated by function and id when selected", () => {
+  const registry = fresh();
+  function fn() {}
+  kopf.on.event("kopfexamples", { registry }, fn);
+  kopf.on.event("kex", { registry }, fn); // an accidental overlap
+  kopf.on.event("v1", "pods", { registry }, fn);
+  const body = { metadata: { name: "x" } };
+  assertEquals(registry.handlersFor(kexV1).event.length, 2);
+  assertEquals(registry.selectEventHandlers(kexV1, { body }).length, 1);
+  assertEquals(registry.selectEventHandlers(pods, { body }).length, 1);
+});
+
+Deno.test("param is stored per registration and overlapping field handlers stay distinct", () => {
+  const registry = fresh();
+  function fn() {}
+  kopf.on.update("KopfExample", { registry, param: 10, field: "spec.field" }, fn);
+  kopf.on.update("KopfExample", { registry, param: 1, field: "spec" }, fn);
+  const cause = {
+    reason: "update" as const,
+    body: { metadata: {}, spec: { field: "b" } },
+    old: { spec: { field: "a" } },
+    new: { spec: { field: "b" } },
+  };
+  const selected = registry.selectChangingHandlers(kexV1, cause);
+  assertEquals(selected.map((h) => [h.id, h.param]), [["fn/spec.field", 10], ["fn/spec", 1]]);
+});
+
+Deno.test("the registry resolves all selectors against discovery, warning about ambiguity", () => {
+  const registry = fresh();
+  function fn() {}
+  kopf.on.event("kopfexamples", { registry }, fn);
+  kopf.on.event("widgets", { registry }, fn);
+  kopf.on.create("pods", { registry }, fn);
+  kopf.on.startup({ registry }, fn);
+  const selection = registry.resolve(DISCOVERED);
+  assertEquals(selection.resources.map(String).sort(), ["kopfexamples.v1.kopf.dev", "pods.v1"]);
+  assertEquals(selection.warnings.length, 1);
+  assertStringIncludes(selection.warnings[0], "widgets");
+  assert(registry.hasHandlers(kexV1) && registry.hasHandlers(pods));
+});
+
+Deno.test("finalizers are required by non-optional deletion handlers, daemons and timers", () => {
+  const body = { metadata: { name: "x", labels: { a: "1" } } };
+  const r1 = fresh();
+  kopf.on.delete("kex", { registry: r1, optional: true }, function d() {});
+  assert(!r1.requiresFinalizer(kexV1, { body }));
+  kopf.on.delete("kex", { registry: r1, labels: { a: "2" } }, function d() {});
+  assert(!r1.requiresFinalizer(kexV1, { body }), "filters decide");
+  kopf.on.delete("kex", { registry: r1, labels: { a: "1" } }, function d() {});
+  assert(r1.requiresFinalizer(kexV1, { body }));
+  assert(!r1.requiresFinalizer(pods, { body }));
+  const r2 = fresh();
+  kopf.timer("kex", { registry: r2, interval: 1 }, function t() {});
+  assert(r2.requiresFinalizer(kexV1, { body }));
+});
+
+Deno.test("fields of changing handlers are reported for the diff-base", () => {
+  const registry = fresh();
+  function fn() {}
+  kopf.on.update("batch/v1", "jobs", { registry, field: "status" }, fn);
+  kopf.on.field("batch/v1", "jobs", { registry, field: "status" }, fn);
+  kopf.on.field("kex", { registry, field: "spec.x" }, fn);
+  const jobs = DISCOVERED.find((r) => r.plural === "jobs")!;
+  assertEquals(registry.extraFields(jobs), [["status"]]);
+});
