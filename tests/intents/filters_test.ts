@@ -394,7 +394,11 @@ Deno.test("objects that match no filters select no handlers (stealth mode)", () 
 
 Deno.test("asynchronous filter callbacks are refused when checked", () => {
   const registry = fresh();
-  kopf.on.create("kopfexamples", { registry, when: (async () => true) as never }, function fn() {});
+  kopf.on.create(
+    "kopfexamples",
+    { registry, when: (() => Promise.resolve(true)) as never },
+    function fn() {},
+  );
   assertThrows(() => created(registry, body()), FilterCallbackError, "must be synchronous");
 });
 

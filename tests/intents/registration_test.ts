@@ -154,7 +154,7 @@ Deno.test("the default registry is used unless one is given, and can be replaced
   const mine = fresh();
   kopf.setDefaultRegistry(mine);
   try {
-    function byDefault() {}
+    const byDefault = function byDefault() {};
     kopf.on.login(byDefault);
     kopf.on.event("pods", byDefault);
     assertEquals(mine.handlers.map((h) => h.kind), ["activity", "event"]);
