@@ -14,7 +14,7 @@ import {
   readTextFileIfExists,
   resolvePath as resolveRawPath,
 } from "../platform/files.ts";
-import { PermissionSet } from "../platform/permissions.ts";
+import { localModuleGraph, PermissionSet } from "../platform/permissions.ts";
 import { getEnv } from "../platform/process.ts";
 
 /** Where the service account's token, CA and namespace are mounted in a pod. */
@@ -94,10 +94,38 @@ export async function planPermissions(options: PermissionPlanOptions = {}): Prom
   if (options.liveness) {
     set.add("net", hostPortOf(options.liveness, "--liveness"), "the liveness endpoint");
   }
-  for (const file of options.operatorFiles ?? []) {
-    set.add("read", directoryOf(file), `loading the operator ${file} and its local imports`);
-  }
+  await addOperatorModules(set, options.operatorFiles ?? []);
   return set;
+}
+
+/**
+ * Operator modules are imported dynamically, so every local file of their import graph
+ * needs read access — except those the CLI itself loaded statically already.
+ */
+async function addOperatorModules(set: PermissionSet, files: readonly string[]): Promise<void> {
+  if (files.length === 0) return;
+  let loaded: Set<string>;
+  try {
+    loaded = new Set(await localModuleGraph(new URL("./main.ts", import.meta.url).href));
+  } catch {
+    // No module graph here (Node, a compiled binary): grant the modules' directories.
+    for (const file of files) {
+      set.add("read", directoryOf(file), `loading the operator ${file} and its local imports`);
+    }
+    return;
+  }
+  for (const file of files) {
+    let graph: string[];
+    try {
+      graph = await localModuleGraph(file);
+    } catch (e) {
+      const reason = e instanceof Error ? e.message : String(e);
+      throw new Error(`Cannot read the operator module ${file}: ${reason}`);
+    }
+    for (const path of graph) {
+      if (!loaded.has(path)) set.add("read", path, `loading the operator ${file}`);
+    }
+  }
 }
 
 function addServiceAccount(set: PermissionSet, env: (name: string) => string | undefined): void {

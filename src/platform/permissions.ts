@@ -195,3 +195,35 @@ export class PermissionSet {
     return flags;
   }
 }
+
+/**
+ * The local files of a module's static import graph (the module included), as reported
+ * by `deno info`. A module loaded with a dynamic `import()` — an operator that `kopf run`
+ * loads — needs read access to each of them. Fails under Node and in compiled binaries,
+ * which have no `deno info`.
+ */
+export async function localModuleGraph(entry: string): Promise<string[]> {
+  if (typeof Deno === "undefined") {
+    throw new Error("module graphs are only known under Deno");
+  }
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["info", "--json", entry],
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1" },
+  }).output();
+  if (!output.success) {
+    const stderr = new TextDecoder().decode(output.stderr).trim().split("\n")[0];
+    throw new Error(`deno info ${entry} failed: ${stderr}`);
+  }
+  const info = JSON.parse(new TextDecoder().decode(output.stdout)) as {
+    modules?: { specifier?: string; local?: string; error?: string }[];
+  };
+  const files: string[] = [];
+  for (const module of info.modules ?? []) {
+    if (module.error) throw new Error(`${module.specifier}: ${module.error}`);
+    if (module.specifier?.startsWith("file:") && module.local) files.push(module.local);
+  }
+  return files;
+}

@@ -140,13 +140,12 @@ Deno.test("in a pod, the service account's files and the API server from the env
   assertEquals(planned.targets("net"), true);
 });
 
-Deno.test("listeners, the liveness endpoint and operator modules are added", async () => {
-  await withConfigs(async (dir, kubeconfig) => {
+Deno.test("listeners and the liveness endpoint are added", async () => {
+  await withConfigs(async (_dir, kubeconfig) => {
     const set = await planPermissions({
       env: envOf({ KUBECONFIG: kubeconfig }),
       listen: ["0.0.0.0:9443", "[::1]:0"],
       liveness: "http://0.0.0.0:8080/healthz",
-      operatorFiles: [`${dir}/op/operator.ts`],
     });
     assertEquals(set.targets("net"), [
       "127.0.0.1:6443",
@@ -154,12 +153,62 @@ Deno.test("listeners, the liveness endpoint and operator modules are added", asy
       "[::1]",
       "0.0.0.0:8080",
     ]);
-    assert((set.targets("read") as string[]).includes(`${dir}/op`));
     await assertRejects(
       () => planPermissions({ env: envOf({ KUBECONFIG: kubeconfig }), listen: ["9443"] }),
       Error,
       "is not host:port",
     );
+  });
+});
+
+Deno.test("an operator module's local imports are granted, and that is enough to load it", async () => {
+  await withConfigs(async (dir, kubeconfig) => {
+    await Deno.mkdir(`${dir}/op`);
+    await Deno.writeTextFile(
+      `${dir}/op/operator.ts`,
+      `import { getEnv } from "${ROOT}/src/platform/process.ts";\n` +
+        `import { answer } from "./lib/answer.ts";\n` +
+        "export const loaded = answer + (getEnv ? 0 : 1);\n",
+    );
+    await Deno.mkdir(`${dir}/op/lib`);
+    await Deno.writeTextFile(`${dir}/op/lib/answer.ts`, "export const answer = 42;\n");
+    const set = await planPermissions({
+      env: envOf({ KUBECONFIG: kubeconfig }),
+      operatorFiles: [`${dir}/op/operator.ts`],
+    });
+    const reads = set.targets("read") as string[];
+    assert(reads.includes(`${dir}/op/operator.ts`) && reads.includes(`${dir}/op/lib/answer.ts`));
+    // Modules the CLI has loaded already need no permission.
+    assert(!reads.includes(`${ROOT}/src/platform/process.ts`), reads.join(", "));
+
+    // Load it the way `kopf run` does — a dynamic import after the CLI's own graph — with
+    // exactly the planned read permission.
+    await Deno.writeTextFile(
+      `${dir}/loader.ts`,
+      `import "${ROOT}/src/cli/main.ts";\n` +
+        "const m = await import(new URL(Deno.args[0], 'file:///').href);\n" +
+        "console.log(m.loaded);\n",
+    );
+    const flag = set.flags().find((f) => f.startsWith("--allow-read="))!;
+    const config = `--config=${ROOT}/deno.json`; // the import map, from outside the project
+    const loaded = await runDeno([
+      "run",
+      "--no-prompt",
+      config,
+      flag,
+      `${dir}/loader.ts`,
+      `${dir}/op/operator.ts`,
+    ]);
+    assertEquals(loaded.stdout.trim(), "42", loaded.stderr);
+    const denied = await runDeno([
+      "run",
+      "--no-prompt",
+      config,
+      `${dir}/loader.ts`,
+      `${dir}/op/operator.ts`,
+    ]);
+    assert(denied.code !== 0, "without the flag, loading fails");
+    assertStringIncludes(denied.stderr, `Requires read access to "${dir}/op/operator.ts"`);
   });
 });
 
