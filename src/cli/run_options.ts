@@ -1,0 +1,230 @@
+/**
+ * The options of `kopf run`, checked and turned into what the operator and the logging
+ * need; and the loading of the operator's files and modules, which register their
+ * handlers on the default registry as they are imported.
+ *
+ * @module
+ */
+import { InvalidArgumentError } from "@commander-js/extra-typings";
+import { fileUrlOf } from "../platform/modules.ts";
+import { pathExists } from "../platform/files.ts";
+import type { LoggingOptions } from "../platform/logging.ts";
+import type { LogFormat } from "../structs/log_formats.ts";
+import {
+  getDefaultRegistry,
+  type OperatorRegistry,
+  setDefaultRegistry,
+} from "../intents/registry.ts";
+
+/** The priority that `--dev` implies, as in Kopf. */
+export const DEV_PRIORITY = 666;
+
+/** The flags of `kopf run` as commander parses them. */
+export interface RunFlags {
+  /** `-m/--module`: import specifiers (repeatable). */
+  readonly module?: readonly string[];
+  /** `-n/--namespace`: namespace names or patterns (repeatable). */
+  readonly namespace?: readonly string[];
+  /** `-A/--all-namespaces`: serve the whole cluster via cluster-wide endpoints. */
+  readonly allNamespaces?: boolean;
+  /** `--standalone`: no peering at all. */
+  readonly standalone?: boolean;
+  /** `--priority`: the priority in peering. */
+  readonly priority?: number;
+  /** `--peering`: the name of the peering object. */
+  readonly peering?: string;
+  /** `--dev`: the development mode (priority 666). */
+  readonly dev?: boolean;
+  /** `--liveness`: the URL of the liveness endpoint. */
+  readonly liveness?: string;
+  /** `--verbose`: debug messages of the framework and handlers. */
+  readonly verbose?: boolean;
+  /** `--debug`: the API traffic too. */
+  readonly debug?: boolean;
+  /** `--quiet`: warnings and errors only. */
+  readonly quiet?: boolean;
+  /** `--log-format`. */
+  readonly logFormat?: LogFormat;
+  /** `--log-prefix` / `--no-log-prefix`. */
+  readonly logPrefix?: boolean;
+  /** `--log-refkey`. */
+  readonly logRefkey?: string;
+}
+
+/** What to import before the operator starts: files by path, modules by specifier. */
+export interface OperatorSource {
+  /** How the user named it (a path or a specifier), for messages. */
+  readonly name: string;
+  /** What `import()` gets: a `file:` URL for files, the specifier for modules. */
+  readonly specifier: string;
+  /** Whether it is a file that must exist. */
+  readonly file: boolean;
+}
+
+/** What `kopf run` will do, with every flag checked. */
+export interface RunPlan {
+  /** The files and modules to import, in the order given (files first). */
+  readonly sources: readonly OperatorSource[];
+  /** Serve the whole cluster via cluster-wide endpoints (`-A`). */
+  readonly clusterwide: boolean;
+  /** The namespace patterns (`-n`); empty with `-A`. */
+  readonly namespaces: readonly string[];
+  /** No peering (`--standalone`). */
+  readonly standalone: boolean;
+  /** The priority in peering (`--priority`, 666 with `--dev`, 0 otherwise). */
+  readonly priority: number;
+  /** The peering object's name, when given. */
+  readonly peeringName?: string;
+  /** The liveness endpoint's URL, when given. */
+  readonly livenessEndpoint?: string;
+  /** How to log. */
+  readonly logging: LoggingOptions;
+  /** A warning to log once logging is configured (e.g. the implied `-A`). */
+  readonly warnings: readonly string[];
+}
+
+/** A wrong command line: printed as one line, exit code 2. */
+export class UsageError extends Error {
+  override name = "UsageError";
+}
+
+/** Parse `--priority`: an integer. */
+export function parsePriority(value: string): number {
+  const n = Number(value);
+  if (value.trim() === "" || !Number.isSafeInteger(n)) {
+    throw new InvalidArgumentError(
+      `the priority must be an integer, not ${JSON.stringify(value)}.`,
+    );
+  }
+  return n;
+}
+
+/** Collect a repeatable option's values. */
+export function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+/** Check a liveness endpoint: an `http://host:port/path` URL. */
+export function checkLivenessUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UsageError(
+      `--liveness needs a URL such as http://0.0.0.0:8080/healthz, not ${JSON.stringify(value)}.`,
+    );
+  }
+  if (url.protocol !== "http:") {
+    throw new UsageError(`--liveness supports only http:// endpoints, not ${url.protocol}//.`);
+  }
+  return value;
+}
+
+/** Check the flags and the files; throws {@link UsageError} with one line on bad input. */
+export function planRun(files: readonly string[], flags: RunFlags): RunPlan {
+  const namespaces = flags.namespace ?? [];
+  const warnings: string[] = [];
+  if (flags.allNamespaces && namespaces.length > 0) {
+    throw new UsageError("Use either -n/--namespace or -A/--all-namespaces, not both.");
+  }
+  for (const pattern of namespaces) {
+    if (pattern.trim() === "") throw new UsageError("-n/--namespace needs a non-empty pattern.");
+  }
+  if (!flags.allNamespaces && namespaces.length === 0) {
+    warnings.push(
+      "Neither -n/--namespace nor -A/--all-namespaces is given: serving the whole cluster " +
+        "as with -A. Pass one of them to make the scope explicit.",
+    );
+  }
+  if (flags.standalone && flags.peering !== undefined) {
+    throw new UsageError("Use either --standalone or --peering, not both.");
+  }
+  if (flags.peering !== undefined && flags.peering.trim() === "") {
+    throw new UsageError("--peering needs the name of a peering object.");
+  }
+  if ([flags.verbose, flags.debug, flags.quiet].filter(Boolean).length > 1) {
+    throw new UsageError("Use only one of --verbose, --debug and --quiet.");
+  }
+  if (flags.logRefkey !== undefined && flags.logRefkey.trim() === "") {
+    throw new UsageError("--log-refkey needs a key, such as `object`.");
+  }
+  const sources: OperatorSource[] = [
+    ...files.map((name) => ({ name, specifier: fileUrlOf(name), file: true })),
+    ...(flags.module ?? []).map((name) => ({
+      name,
+      specifier: moduleSpecifier(name),
+      file: false,
+    })),
+  ];
+  return {
+    sources,
+    clusterwide: !namespaces.length,
+    namespaces: [...namespaces],
+    standalone: Boolean(flags.standalone),
+    priority: flags.priority ?? (flags.dev ? DEV_PRIORITY : 0),
+    peeringName: flags.peering,
+    livenessEndpoint: flags.liveness === undefined ? undefined : checkLivenessUrl(flags.liveness),
+    logging: {
+      verbose: flags.verbose,
+      debug: flags.debug,
+      quiet: flags.quiet,
+      logFormat: flags.logFormat,
+      logPrefix: flags.logPrefix,
+      logRefkey: flags.logRefkey,
+    },
+    warnings,
+  };
+}
+
+/** A module specifier as `-m` takes it: relative paths are resolved like files. */
+function moduleSpecifier(name: string): string {
+  if (name.trim() === "") throw new UsageError("-m/--module needs a module specifier.");
+  return name.startsWith("./") || name.startsWith("../") ? fileUrlOf(name) : name;
+}
+
+/** Options of {@link loadSources}. */
+export interface LoadOptions {
+  /** The registry the imported handlers go to (it is the default one while importing). */
+  readonly registry?: OperatorRegistry;
+  /**
+   * Import files and relative modules afresh even when this process imported them before
+   * (so that each operator in one process registers their handlers again).
+   */
+  readonly fresh?: boolean;
+}
+
+let freshCounter = 0;
+
+/**
+ * Import the operator's files and modules; their `kopf.on.*` calls register handlers on
+ * the registry given (made the default one meanwhile). A missing file or a module that
+ * fails to load ends with a {@link UsageError} naming it.
+ */
+export async function loadSources(
+  sources: readonly OperatorSource[],
+  options: LoadOptions = {},
+): Promise<void> {
+  for (const source of sources) {
+    if (source.file && !(await pathExists(source.name))) {
+      throw new UsageError(`Cannot load ${source.name}: no such file.`);
+    }
+  }
+  const previous = getDefaultRegistry();
+  if (options.registry) setDefaultRegistry(options.registry);
+  try {
+    for (const source of sources) {
+      let specifier = source.specifier;
+      if (options.fresh && specifier.startsWith("file:")) {
+        specifier += `${specifier.includes("?") ? "&" : "?"}kopf-run=${++freshCounter}`;
+      }
+      try {
+        await import(specifier);
+      } catch (error) {
+        const why = error instanceof Error ? error.message.split("\n")[0] : String(error);
+        throw new UsageError(`Cannot load ${source.name}: ${why}`, { cause: error });
+      }
+    }
+  } finally {
+    if (options.registry) setDefaultRegistry(previous);
+  }
+}
