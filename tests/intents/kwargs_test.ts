@@ -1,0 +1,278 @@
+/**
+ * The arguments handlers receive: their shape per kind, read-only and live views,
+ * indices injected by name, and the documented argument examples.
+ */
+import { kopf } from "../../mod.ts";
+import {
+  buildActivityKwargs,
+  buildChangingKwargs,
+  buildDaemonKwargs,
+  buildEventKwargs,
+  buildIndexingKwargs,
+  buildTimerKwargs,
+  buildWebhookKwargs,
+  type ResourceKwargsInit,
+} from "../../src/intents/kwargs.ts";
+import { OperatorSettings } from "../../src/settings/operator_settings.ts";
+import type { RawBody } from "../../src/structs/bodies.ts";
+import { OperatorIndex } from "../../src/structs/indices.ts";
+import { DaemonStopper } from "../../src/structs/stoppers.ts";
+import { BodyHolder } from "../../src/structs/views.ts";
+import { assert, assertEquals, assertThrows } from "../assert.ts";
+import { kexV1 } from "../fixtures/discovered.ts";
+
+const BODY: RawBody = {
+  apiVersion: "kopf.dev/v1",
+  kind: "KopfExample",
+  metadata: {
+    name: "kex-1",
+    namespace: "ns",
+    uid: "uid-1",
+    labels: { app: "a" },
+    annotations: { note: "n" },
+  },
+  spec: { field: "x", items: ["a"] },
+  status: { counter: 5 },
+};
+
+const RESOURCE_KEYS = [
+  "annotations",
+  "body",
+  "labels",
+  "logger",
+  "memo",
+  "meta",
+  "name",
+  "namespace",
+  "param",
+  "patch",
+  "resource",
+  "spec",
+  "status",
+  "uid",
+];
+const RETRY = { retry: 2, started: new Date("2024-01-01T00:00:00Z"), runtime: 1.5 };
+
+function keys(o: object): string[] {
+  return Object.keys(o).sort();
+}
+
+Deno.test("changing handlers get the object, its parts, the change and the retry state", () => {
+  const kw = buildChangingKwargs({ resource: kexV1, body: BODY, param: 10 }, {
+    reason: "update",
+    old: { spec: { field: "w" } },
+    new: { spec: { field: "x" } },
+    diff: kopf.diff({ spec: { field: "w" } }, { spec: { field: "x" } }),
+    ...RETRY,
+  });
+  assertEquals(
+    keys(kw),
+    [...RESOURCE_KEYS, "diff", "new", "old", "reason", "retry", "runtime", "started"].sort(),
+  );
+  assertEquals([kw.name, kw.namespace, kw.uid, kw.param, kw.reason], [
+    "kex-1",
+    "ns",
+    "uid-1",
+    10,
+    "update",
+  ]);
+  assertEquals(kw.spec.field, "x");
+  assertEquals(kw.meta.labels, { app: "a" });
+  assertEquals(kw.labels.app, "a");
+  assertEquals(kw.annotations.note, "n");
+  assertEquals(kw.status.counter, 5);
+  assertEquals(kw.diff, [["change", ["spec", "field"], "w", "x"]]);
+  assertEquals([kw.retry, kw.runtime, kw.started.toISOString()], [
+    2,
+    1.5,
+    "2024-01-01T00:00:00.000Z",
+  ]);
+  assert(kw.resource === kexV1);
+  assert(kw.memo instanceof kopf.Memo && kw.patch instanceof kopf.Patch);
+});
+
+Deno.test("the object's views are read-only: changes go to the patch", () => {
+  const kw = buildChangingKwargs({ resource: kexV1, body: BODY }, {
+    reason: "create",
+    old: null,
+    new: BODY,
+    diff: [],
+    ...RETRY,
+  });
+  assertThrows(() => ((kw.spec as Record<string, unknown>).field = "y"), TypeError, "read-only");
+  assertThrows(() => ((kw.body as Record<string, unknown>).spec = {}), TypeError, "read-only");
+  assertThrows(() => ((kw.labels as Record<string, string>).x = "1"), TypeError, "read-only");
+  assertThrows(() => ((kw.new as Record<string, unknown>).x = "1"), TypeError, "read-only");
+  kw.patch.spec.field = "y";
+  assertEquals(kw.patch.toMergePatch(), { spec: { field: "y" } });
+  assertEquals((BODY.spec as Record<string, unknown>).field, "x");
+});
+
+Deno.test("a missing spec or status reads as empty", () => {
+  const kw = buildIndexingKwargs({ resource: kexV1, body: { metadata: { name: "n" } } }, RETRY);
+  assertEquals([keys(kw.spec), keys(kw.status), keys(kw.labels), kw.namespace], [
+    [],
+    [],
+    [],
+    undefined,
+  ]);
+});
+
+Deno.test("counting updates with param, as in the arguments example", () => {
+  const registry = new kopf.OperatorRegistry({ onWarning: () => {} });
+  function countUpdates(
+    { param, patch, status }: kopf.ChangingKwargs<never, { counter?: number }>,
+  ) {
+    patch.status.counter = (status.counter ?? 0) + (param as number);
+  }
+  kopf.on.create("KopfExample", { registry, param: 1000 }, countUpdates);
+  kopf.on.resume("KopfExample", { registry, param: 100 }, countUpdates);
+  kopf.on.update("KopfExample", { registry, param: 10, field: "spec.field" }, countUpdates);
+  kopf.on.update("KopfExample", { registry, param: 1, field: "spec.items" }, countUpdates);
+  const cause = {
+    reason: "update" as const,
+    body: BODY,
+    old: { spec: { field: "w", items: [] } },
+    new: { spec: BODY.spec },
+  };
+  const patch = new kopf.Patch();
+  let status = BODY.status as { counter: number };
+  for (const h of registry.selectChangingHandlers(kexV1, cause)) {
+    const body = { ...BODY, status };
+    h.fn(buildChangingKwargs({ resource: kexV1, body, patch, param: h.param }, {
+      reason: cause.reason,
+      old: null,
+      new: null,
+      diff: [],
+      ...RETRY,
+    }) as never);
+    status = patch.toMergePatch().status as { counter: number };
+  }
+  assertEquals(status.counter, 5 + 10 + 1);
+});
+
+Deno.test("event handlers get the raw event and its type", () => {
+  const kw = buildEventKwargs({ resource: kexV1, body: BODY }, { type: null, object: BODY });
+  assertEquals(keys(kw), [...RESOURCE_KEYS, "event", "type"].sort());
+  assertEquals([kw.type, kw.event.type, kw.event.object.metadata.name], [null, null, "kex-1"]);
+});
+
+Deno.test("daemons and timers see live views that follow the latest body", () => {
+  const holder = new BodyHolder(BODY);
+  const stopped = new DaemonStopper();
+  const kw = buildDaemonKwargs({ resource: kexV1, body: BODY, holder }, { stopped, ...RETRY });
+  assertEquals(keys(kw), [...RESOURCE_KEYS, "retry", "runtime", "started", "stopped"].sort());
+  assertEquals(kw.spec.field, "x");
+  holder.update({
+    ...BODY,
+    spec: { field: "changed" },
+    metadata: { ...BODY.metadata, labels: { app: "b" } },
+  });
+  assertEquals(kw.spec.field, "changed");
+  assertEquals(kw.labels.app, "b");
+  assertEquals(kw.body.spec?.field, "changed");
+  assert(kw.stopped === stopped && !kw.stopped.isSet);
+  const timer = buildTimerKwargs({ resource: kexV1, body: BODY, holder }, RETRY);
+  assertEquals(timer.spec.field, "changed");
+  assertThrows(() => ((timer.spec as Record<string, unknown>).field = 1), TypeError, "read-only");
+});
+
+Deno.test("admission handlers get the request's details and a mutable warnings list", () => {
+  const warnings: string[] = [];
+  const kw = buildWebhookKwargs({ resource: kexV1, body: BODY }, {
+    dryrun: true,
+    subresource: null,
+    warnings,
+    userinfo: { username: "admin" },
+    headers: { authorization: "Bearer x" },
+    sslpeer: null,
+    operation: "UPDATE",
+    old: { metadata: { name: "kex-1" }, spec: { field: "w" } },
+    new: BODY,
+  });
+  assertEquals(
+    keys(kw),
+    [
+      ...RESOURCE_KEYS,
+      "dryrun",
+      "headers",
+      "new",
+      "old",
+      "operation",
+      "sslpeer",
+      "subresource",
+      "userinfo",
+      "warnings",
+    ]
+      .sort(),
+  );
+  kw.warnings.push("Verified with the operator's hook.");
+  assertEquals(warnings, ["Verified with the operator's hook."]);
+  assertEquals([kw.dryrun, kw.operation, kw.old?.spec?.field, kw.new?.spec?.field], [
+    true,
+    "UPDATE",
+    "w",
+    "x",
+  ]);
+});
+
+Deno.test("activity handlers get settings, logger, memo, param and the retry state", () => {
+  const settings = new OperatorSettings();
+  const memo = new kopf.Memo({ queue: [] });
+  const kw = buildActivityKwargs({ activity: "startup", settings, memo, param: "p", ...RETRY });
+  assertEquals(keys(kw), [
+    "activity",
+    "logger",
+    "memo",
+    "param",
+    "retry",
+    "runtime",
+    "settings",
+    "started",
+  ]);
+  assert(kw.settings === settings && kw.memo === memo);
+  kw.settings.posting.enabled = false; // startup handlers may change the settings
+  assertEquals(settings.posting.enabled, false);
+});
+
+Deno.test("declared indices are injected by name and override framework arguments", () => {
+  const byLabel = new OperatorIndex<readonly [string, string], string>();
+  byLabel.replace("ns/pod1", new Map([[["label2", "value2b"], "pod1"]]));
+  const memoIndex = new OperatorIndex();
+  const init: ResourceKwargsInit = {
+    resource: kexV1,
+    body: BODY,
+    holder: new BodyHolder(BODY),
+    indices: { byLabel: byLabel as kopf.Index, memo: memoIndex },
+  };
+  const kw = buildTimerKwargs({ ...init, holder: init.holder! }, RETRY) as kopf.TimerKwargs & {
+    byLabel: kopf.Index<readonly [string, string], string>;
+  };
+  assertEquals([...(kw.byLabel.get(["label2", "value2b"]) ?? [])], ["pod1"]);
+  assert((kw as unknown as { memo: unknown }).memo === memoIndex, "an index named memo wins");
+  const activity = buildActivityKwargs({
+    activity: "probe",
+    settings: new OperatorSettings(),
+    memo: {},
+    indices: { byLabel: byLabel as kopf.Index },
+    ...RETRY,
+  }) as kopf.ActivityKwargs & { byLabel: kopf.Index };
+  assert(activity.byLabel === byLabel);
+});
+
+Deno.test("a logger and a memo given to the builder are passed through", () => {
+  const lines: string[] = [];
+  const logger: kopf.ObjectLogger = {
+    debug: (m) => lines.push(`debug ${m}`),
+    info: (m) => lines.push(`info ${m}`),
+    warning: (m) => lines.push(`warning ${m}`),
+    error: (m) => lines.push(`error ${m}`),
+    exception: (m) => lines.push(`exception ${m}`),
+  };
+  const memo = new kopf.Memo();
+  const kw = buildIndexingKwargs({ resource: kexV1, body: BODY, logger, memo }, RETRY);
+  kw.logger.info(`FIELD=${kw.spec.field}`);
+  kw.memo.seen = true;
+  assertEquals(lines, ["info FIELD=x"]);
+  assertEquals(memo.seen, true);
+});
