@@ -7,15 +7,7 @@ import ts from "typescript";
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { ROOT, run, runDeno } from "../platform/commands.ts";
 import { FakeCluster } from "../../src/testing/mod.ts";
-
-interface BuiltPackage {
-  name: string;
-  version: string;
-  exports: Record<string, { types: string; default: string }>;
-  bin: Record<string, string>;
-  engines: { node: string };
-  dependencies: Record<string, string>;
-}
+import type { PackageJson } from "../../scripts/build_npm.ts";
 
 Deno.test("the npm build runs under Node with the public API against a live server", async (t) => {
   const denoJson = JSON.parse(await Deno.readTextFile(`${ROOT}/deno.json`));
@@ -24,7 +16,7 @@ Deno.test("the npm build runs under Node with the public API against a live serv
     const built = await runDeno(["run", "-A", `${ROOT}/scripts/build_npm.ts`, "--outdir", out]);
     assertEquals(built.code, 0, built.stderr);
     assertStringIncludes(built.stdout, `Built ${denoJson.name}@${denoJson.version}`);
-    const pkg: BuiltPackage = JSON.parse(await Deno.readTextFile(`${out}/package.json`));
+    const pkg: PackageJson = JSON.parse(await Deno.readTextFile(`${out}/package.json`));
 
     await t.step("package.json mirrors deno.json: name, version, entry points", () => {
       assertEquals(pkg.name, denoJson.name);
