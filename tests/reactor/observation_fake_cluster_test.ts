@@ -224,3 +224,26 @@ Deno.test("over HTTP: a deleted namespace stops being watched", async () => {
     assertEquals(observer.namespaces, []);
   });
 });
+
+Deno.test("over HTTP: without permission for namespaces and CRDs, literal names are served", async () => {
+  await using cluster = await FakeCluster.start();
+  cluster.create(CRD);
+  createNamespace(cluster, "team-a");
+  cluster.faults.failRequests({
+    share: 1,
+    status: 403,
+    verbs: ["list", "watch"],
+    resources: ["namespaces", "customresourcedefinitions"],
+  });
+  await operate(cluster, ["default", "team-*"], async (observer, seen) => {
+    assertEquals(observer.namespaces, ["default"]);
+    assertEquals(observer.watchers.map((w) => `${w.resource.plural}@${w.namespace}`), [
+      "kopfexamples@default",
+    ]);
+    await seen.until("listed kopfexamples@default");
+    cluster.create(kex("x", "default"));
+    cluster.create(kex("y", "team-a"));
+    await seen.until("ADDED default/x");
+    assert(!seen.entries.some((e) => e.includes("team-a/")), "patterns cannot be resolved");
+  });
+});
