@@ -179,6 +179,8 @@ export interface BuildReport {
   packageJson: PackageJson;
   /** Files written, relative to the output directory, with their sizes in bytes. */
   files: Map<string, number>;
+  /** Problems that do not stop the build but would bite Node users. */
+  warnings: string[];
 }
 
 /** Build the npm package of the project at `root` into `outDir` (replacing it). */
@@ -202,6 +204,7 @@ export async function buildNpm(root: string, outDir: string): Promise<BuildRepor
   }
 
   const used = new Set<string>();
+  const warnings: string[] = [];
   for (const file of await listFiles(outDir)) {
     if (!file.endsWith(".js")) continue;
     const path = `${outDir}/${file}`;
@@ -215,6 +218,7 @@ export async function buildNpm(root: string, outDir: string): Promise<BuildRepor
       );
     }
     for (const name of bareImportsOf(js)) used.add(name);
+    warnings.push(...nodeCompatibilityWarnings(js, file));
     await Deno.writeTextFile(path, js);
   }
   const known = new Set(npmDependencies(config.imports).map((d) => d.importName));
@@ -227,7 +231,7 @@ export async function buildNpm(root: string, outDir: string): Promise<BuildRepor
     );
   }
 
-  emitDeclarations(root, Object.values(config.exports), `${outDir}/types`);
+  warnings.push(...emitDeclarations(root, Object.values(config.exports), `${outDir}/types`));
 
   const packageJson = packageJsonFor(config, used);
   const cli = config.exports["./cli"];
@@ -255,7 +259,7 @@ export async function buildNpm(root: string, outDir: string): Promise<BuildRepor
       }
     }
   }
-  return { outDir, packageJson, files };
+  return { outDir, packageJson, files, warnings };
 }
 
 async function readDenoConfig(path: string): Promise<DenoConfig> {
@@ -265,6 +269,34 @@ async function readDenoConfig(path: string): Promise<DenoConfig> {
   }
   const exports = typeof config.exports === "string" ? { ".": config.exports } : config.exports;
   return { ...config, exports } as DenoConfig;
+}
+
+/**
+ * APIs that Node 20.18 lacks (newer than its V8), by the pattern that finds their use.
+ * The build warns about them: use an older API or a fallback instead.
+ */
+const NEWER_THAN_NODE_20: readonly [RegExp, string][] = [
+  [/\bPromise\.withResolvers\b/, "Promise.withResolvers (Node 22)"],
+  [/\bPromise\.try\b/, "Promise.try (Node 23)"],
+  [/\b(?:Object|Map)\.groupBy\b/, "Object.groupBy / Map.groupBy (Node 21)"],
+  [/\bArray\.fromAsync\b/, "Array.fromAsync (Node 22)"],
+  [/\bIterator\.from\b/, "Iterator helpers (Node 22)"],
+  [/\.(?:symmetricDifference|isSubsetOf|isSupersetOf|isDisjointFrom)\(/, "Set methods (Node 22)"],
+  [/\bRegExp\.escape\b/, "RegExp.escape (Node 24)"],
+  [/\bError\.isError\b/, "Error.isError (Node 24)"],
+  [/\bUint8Array\.fromBase64\b|\.toBase64\(/, "Uint8Array base64 methods (Node 25)"],
+];
+
+/** Warnings for uses of APIs that Node 20 lacks in bundled code (comments ignored). */
+export function nodeCompatibilityWarnings(js: string, fileName: string): string[] {
+  const code = stripComments(js);
+  return NEWER_THAN_NODE_20.filter(([pattern]) => pattern.test(code))
+    .map(([, name]) => `${fileName} uses ${name}, which Node 20.18 lacks.`);
+}
+
+/** Code without block and line comments (string contents are left alone). */
+function stripComments(code: string): string {
+  return code.replace(/\/\*[\s\S]*?\*\//g, "").replace(/(^|[^:"'`\\])\/\/.*$/gm, "$1");
 }
 
 /** Lower modern syntax (e.g. `using`) to what Node 20 runs; modules stay ESM. */
@@ -288,7 +320,8 @@ export function lowerForNode(js: string, fileName: string): string {
 }
 
 /** Emit `.d.ts` for the entry points and everything they import, under `typesDir`. */
-function emitDeclarations(root: string, entries: string[], typesDir: string): void {
+function emitDeclarations(root: string, entries: string[], typesDir: string): string[] {
+  const warnings: string[] = [];
   const options: ts.CompilerOptions = {
     declaration: true,
     emitDeclarationOnly: true,
@@ -311,6 +344,10 @@ function emitDeclarations(root: string, entries: string[], typesDir: string): vo
   );
   const result = program.emit(undefined, (fileName, text) => {
     ts.sys.writeFile(fileName, rewriteTsSpecifiers(text));
+    // Node users without skipLibCheck cannot resolve Deno's namespace.
+    if (/\bDeno\.[A-Za-z]/.test(stripComments(text))) {
+      warnings.push(`${fileName.slice(typesDir.length + 1)} mentions the Deno namespace in types.`);
+    }
   });
   const errors = result.diagnostics.filter((d) => d.category === ts.DiagnosticCategory.Error);
   if (result.emitSkipped || errors.length > 0) {
@@ -319,6 +356,7 @@ function emitDeclarations(root: string, entries: string[], typesDir: string): vo
     const text = first ? ts.flattenDiagnosticMessageText(first.messageText, " ") : "emit skipped";
     throw new Error(`Declaration emit failed: ${where}${text}`);
   }
+  return warnings;
 }
 
 async function listFiles(dir: string, prefix = ""): Promise<string[]> {
@@ -351,6 +389,7 @@ if (import.meta.main) {
     const absolute = outDir.startsWith("/") ? outDir : `${Deno.cwd()}/${outDir}`;
     const report = await buildNpm(root, absolute);
     const total = [...report.files.values()].reduce((a, b) => a + b, 0);
+    for (const warning of report.warnings) console.log(`warning: ${warning}`);
     console.log(
       `Built ${report.packageJson.name}@${report.packageJson.version} for Node ${NODE_ENGINES} ` +
         `into ${outDir}: ${report.files.size} files, ${(total / 1024).toFixed(0)} KiB; ` +

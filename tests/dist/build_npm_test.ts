@@ -8,6 +8,7 @@ import {
   bundleArgs,
   type DenoConfig,
   lowerForNode,
+  nodeCompatibilityWarnings,
   npmDependencies,
   packageJsonFor,
   rewriteTsSpecifiers,
@@ -117,4 +118,19 @@ Deno.test("the kopf binary launcher starts the CLI module", () => {
     binScript("./src/cli/main.js"),
     '#!/usr/bin/env node\nimport { main } from "../src/cli/main.js";\nawait main();\n',
   );
+});
+
+Deno.test("APIs newer than Node 20 are reported, comments are not", () => {
+  const js = [
+    "// Promise.withResolvers would be nicer, but Node 20 lacks it.",
+    "/* Object.groupBy too */",
+    "const { promise, resolve } = Promise.withResolvers();",
+    "const both = a.isSubsetOf(b);",
+    'const url = "https://example.com/x"; // a URL in a string is not a comment',
+  ].join("\n");
+  assertEquals(nodeCompatibilityWarnings(js, "chunk.js"), [
+    "chunk.js uses Promise.withResolvers (Node 22), which Node 20.18 lacks.",
+    "chunk.js uses Set methods (Node 22), which Node 20.18 lacks.",
+  ]);
+  assertEquals(nodeCompatibilityWarnings("const x = [3, 1].toSorted();", "ok.js"), []);
 });
