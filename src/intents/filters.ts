@@ -128,6 +128,7 @@ function defaultKwargs(data: MatchData): object {
 }
 
 function call(result: unknown, what: string): boolean {
+  if (typeof result === "boolean") return result;
   if (typeof (result as { then?: unknown } | null)?.then === "function") {
     throw new FilterCallbackError(
       `The ${what} filter callback returned a Promise; filter callbacks must be synchronous.`,

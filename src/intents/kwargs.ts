@@ -16,6 +16,7 @@ import {
   type Annotations,
   type Body,
   type BodyHolder,
+  emptyObject,
   type Labels,
   liveView,
   type Meta,
@@ -196,7 +197,7 @@ export function buildResourceKwargs<E extends object>(
   extra: E,
 ): ResourceKwargs & E {
   const body = init.holder?.body ?? init.body;
-  const meta = body.metadata ?? {};
+  const meta = body.metadata ?? emptyObject();
   const views = init.holder !== undefined
     ? {
       body: liveView(init.holder, [], "body"),
@@ -208,11 +209,11 @@ export function buildResourceKwargs<E extends object>(
     }
     : {
       body: readOnlyView(body, "body"),
-      spec: readOnlyView(body.spec ?? {}, "spec"),
+      spec: readOnlyView(body.spec ?? emptyObject(), "spec"),
       meta: readOnlyView(meta, "meta"),
-      status: readOnlyView(body.status ?? {}, "status"),
-      labels: readOnlyView(meta.labels ?? {}, "labels"),
-      annotations: readOnlyView(meta.annotations ?? {}, "annotations"),
+      status: readOnlyView(body.status ?? emptyObject(), "status"),
+      labels: readOnlyView(meta.labels ?? emptyObject(), "labels"),
+      annotations: readOnlyView(meta.annotations ?? emptyObject(), "annotations"),
     };
   const identity = meta.namespace ? `${meta.namespace}/${meta.name}` : String(meta.name);
   return {

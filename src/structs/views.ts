@@ -56,21 +56,30 @@ function readOnlyError(what: string): TypeError {
   );
 }
 
-const views = new WeakMap<object, Map<string, object>>();
+const EMPTY: Readonly<Record<string, never>> = Object.freeze({});
+
+/** An empty object, for absent parts (spec, status, labels, …): shared, frozen. */
+export function emptyObject(): Readonly<Record<string, never>> {
+  return EMPTY;
+}
 
 /**
  * A read-only view of the value: reading works as usual (nested objects are views
- * too), any write or delete throws a clear error.
+ * too, the same view each time), any write or delete throws a clear error.
  */
 export function readOnlyView<T>(value: T, what: string = "body"): DeepReadonly<T> {
   if (typeof value !== "object" || value === null) return value as DeepReadonly<T>;
-  let byName = views.get(value);
-  const cached = byName?.get(what);
-  if (cached !== undefined) return cached as DeepReadonly<T>;
+  // Nested views are made on first access and kept, so that `v.a === v.a`.
+  let nested: Map<PropertyKey, [object, unknown]> | undefined;
   const proxy = new Proxy(value, {
     get(target, key, receiver) {
       const v = Reflect.get(target, key, receiver);
-      return typeof v === "object" && v !== null ? readOnlyView(v, what) : v;
+      if (typeof v !== "object" || v === null) return v;
+      const known = nested?.get(key);
+      if (known !== undefined && known[0] === v) return known[1];
+      const view = readOnlyView(v, what);
+      (nested ??= new Map()).set(key, [v, view]);
+      return view;
     },
     set() {
       throw readOnlyError(what);
@@ -85,8 +94,6 @@ export function readOnlyView<T>(value: T, what: string = "body"): DeepReadonly<T
       throw readOnlyError(what);
     },
   });
-  if (byName === undefined) views.set(value, byName = new Map());
-  byName.set(what, proxy);
   return proxy as DeepReadonly<T>;
 }
 
