@@ -1,5 +1,5 @@
 /**
- * Time for the reactor: a monotonic clock and interruptible sleeps, replaceable in tests.
+ * Time for the reactor: a monotonic clock with cancellable timers, replaceable in tests.
  *
  * @module
  */
@@ -9,43 +9,50 @@ export interface Clock {
   /** Seconds since an arbitrary origin; never goes backwards. */
   now(): number;
   /**
-   * Resolve after `seconds`, or as soon as `signal` is aborted (resolving, never
-   * rejecting). An infinite duration waits for the signal only.
+   * Call `callback` once after `seconds` (as soon as possible for zero or less, but never
+   * synchronously; never for an infinite duration). Returns a function that cancels the
+   * call if it has not happened yet.
    */
-  sleep(seconds: number, signal?: AbortSignal): Promise<void>;
+  schedule(seconds: number, callback: () => void): () => void;
 }
 
-// setTimeout() overflows above 2^31-1 ms (about 24.8 days): longer sleeps go in steps.
+// setTimeout() overflows above 2^31-1 ms (about 24.8 days): longer timers go in steps.
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** The real clock: `performance.now()` and `setTimeout()`. */
 export const realClock: Clock = {
   now: () => performance.now() / 1000,
-  sleep: async (seconds: number, signal?: AbortSignal): Promise<void> => {
-    const deadline = performance.now() + seconds * 1000;
-    while (!signal?.aborted) {
+  schedule: (seconds: number, callback: () => void): () => void => {
+    if (seconds === Infinity) return () => {};
+    const deadline = performance.now() + Math.max(0, seconds) * 1000;
+    let timer: ReturnType<typeof setTimeout>;
+    const arm = () => {
       const left = deadline - performance.now();
-      if (!(left > 0)) return;
-      await timerOrAbort(Math.min(left, MAX_TIMER_MS), left === Infinity, signal);
-    }
+      timer = setTimeout(
+        left > MAX_TIMER_MS ? arm : callback,
+        Math.min(Math.max(0, left), MAX_TIMER_MS),
+      );
+    };
+    arm();
+    return () => clearTimeout(timer);
   },
 };
 
-function timerOrAbort(ms: number, forever: boolean, signal?: AbortSignal): Promise<void> {
+/**
+ * Resolve after `seconds` on the clock, or as soon as `signal` aborts (resolving, never
+ * rejecting). An infinite duration waits for the signal only.
+ */
+export function sleep(clock: Clock, seconds: number, signal?: AbortSignal): Promise<void> {
+  if (signal?.aborted) return Promise.resolve();
   return new Promise((resolve) => {
-    if (forever) {
-      // Nothing but the signal can end it; without a signal, it never ends (by request).
-      signal?.addEventListener("abort", () => resolve(), { once: true });
-      return;
-    }
     const onAbort = () => {
-      clearTimeout(timer);
+      cancel();
       resolve();
     };
-    const timer = setTimeout(() => {
+    const cancel = clock.schedule(seconds, () => {
       signal?.removeEventListener("abort", onAbort);
       resolve();
-    }, ms);
+    });
     signal?.addEventListener("abort", onAbort, { once: true });
   });
 }

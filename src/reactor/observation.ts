@@ -26,7 +26,7 @@ import type { ApiClient } from "../client/api.ts";
 import { Discovery } from "../client/discovery.ts";
 import { APIForbiddenError } from "../client/errors.ts";
 import { type WatchItem, watchObjects } from "../client/watch.ts";
-import { type Clock, realClock } from "./clock.ts";
+import { type Clock, realClock, sleep } from "./clock.ts";
 import { type ReactorLogger, reactorLogger } from "./diagnostics.ts";
 import { isServedNamespace, literalNamespaces, type Scope } from "./namespaces.ts";
 import { objectKey, type QueuedEvent } from "./queueing.ts";
@@ -278,7 +278,7 @@ export class Observer {
         if (strict) throw error;
         const delay = delays.next();
         this.#logger.error(`Discovery failed; retrying in ${delay}s: ${describeError(error)}`);
-        await this.#clock.sleep(delay, signal);
+        await sleep(this.#clock, delay, signal);
         if (signal.aborted) return undefined;
       }
     }
@@ -543,7 +543,7 @@ export class Observer {
       }
       const delay = delays.next();
       this.#logger.warning(`Watching ${what} failed; retrying in ${delay}s: ${problem}`);
-      await this.#clock.sleep(delay, signal);
+      await sleep(this.#clock, delay, signal);
     }
   }
 }

@@ -14,12 +14,16 @@
  * (or a newer one) arrives, or until the consistency timeout passes, so that a handler
  * never runs again on a state that it has already changed.
  *
+ * The processor may also ask for the object to be processed again after a delay (e.g.
+ * when a handler is to be retried later): the worker then stays and processes the latest
+ * state when the time comes, unless a newer event comes first.
+ *
  * @module
  */
 
 import type { RawBody } from "../structs/bodies.ts";
 import type { Resource } from "../structs/resources.ts";
-import { type Clock, realClock } from "./clock.ts";
+import { type Clock, realClock, sleep } from "./clock.ts";
 import { describeError } from "../structs/log_formats.ts";
 import { type ReactorLogger, reactorLogger } from "./diagnostics.ts";
 
@@ -85,6 +89,12 @@ export interface ProcessingResult {
    * states are then not processed until this one arrives (or the consistency timeout).
    */
   readonly expectedResourceVersion?: string;
+  /**
+   * Seconds after which the object's latest state is processed again even if no newer
+   * event arrives (e.g. when a delayed handler becomes due); a newer event comes first
+   * if it arrives earlier. The worker stays alive until then.
+   */
+  readonly delay?: number;
 }
 
 /** The function that handles one state of one object. */
@@ -143,8 +153,8 @@ interface Worker {
   pending: QueuedEvent | undefined;
   /** Wakes the worker's current wait, if it waits. */
   waiter: ((reason: WakeReason) => void) | undefined;
-  /** Aborted when a newer event arrives during the current processing. */
-  pressure: AbortController;
+  /** Aborted when a newer event arrives during the current processing (made per processing). */
+  pressure: AbortController | undefined;
 }
 
 interface Expectation {
@@ -204,7 +214,7 @@ export class Multiplexer {
     const existing = this.#workers.get(mapKey);
     if (existing !== undefined) {
       existing.pending = event;
-      existing.pressure.abort();
+      existing.pressure?.abort();
       existing.waiter?.("arrived");
       return;
     }
@@ -220,7 +230,7 @@ export class Multiplexer {
       mapKey,
       pending: event,
       waiter: undefined,
-      pressure: new AbortController(),
+      pressure: undefined,
     };
     this.#workers.set(mapKey, worker);
     void this.#run(worker);
@@ -257,7 +267,7 @@ export class Multiplexer {
     const timer = new AbortController();
     const done = await Promise.race([
       this.depleted().then(() => true),
-      this.#clock.sleep(seconds, timer.signal).then(() => false),
+      sleep(this.#clock, seconds, timer.signal).then(() => false),
     ]);
     timer.abort();
     return done || this.#workers.size === 0;
@@ -270,19 +280,18 @@ export class Multiplexer {
   #wait(worker: Worker, seconds: number, arrivals = true): Promise<WakeReason> {
     if (this.stopping) return Promise.resolve("stopped");
     return new Promise((resolve) => {
-      const timer = new AbortController();
       let settled = false;
       const settle = (reason: WakeReason) => {
         if (settled) return;
         settled = true;
         worker.waiter = undefined;
-        timer.abort();
+        cancel();
         resolve(reason);
       };
       worker.waiter = (reason) => {
         if (arrivals || reason !== "arrived") settle(reason);
       };
-      void this.#clock.sleep(Math.max(0, seconds), timer.signal).then(() => settle("timeout"));
+      const cancel = this.#clock.schedule(seconds, () => settle("timeout"));
     });
   }
 
@@ -291,15 +300,22 @@ export class Multiplexer {
     let expected: Expectation | undefined;
     let delays: Iterator<number> | undefined;
     let lastDelay: number | undefined;
+    let revisit: { readonly event: QueuedEvent; readonly at: number } | undefined;
     try {
       for (;;) {
         // Wait for an event; end after idling, but not while our patch's echo is due.
+        // A requested revisit keeps the worker until then, and processes the state again.
         if (worker.pending === undefined) {
           const idle = this.#batching.idleTimeout;
-          const waitFor = expected ? Math.max(idle, expected.deadline - clock.now()) : idle;
-          await this.#wait(worker, waitFor);
-          if (worker.pending === undefined) return;
+          let waitFor = expected ? Math.max(idle, expected.deadline - clock.now()) : idle;
+          if (revisit !== undefined) waitFor = Math.max(0, revisit.at - clock.now());
+          const why = await this.#wait(worker, waitFor);
+          if (worker.pending === undefined) {
+            if (revisit === undefined || why === "stopped") return;
+            worker.pending = revisit.event;
+          }
         }
+        revisit = undefined;
 
         // Let a burst of events settle: each arrival restarts the window.
         const window = this.#batching.batchWindow;
@@ -332,6 +348,9 @@ export class Multiplexer {
             pressure: worker.pressure.signal,
           });
           delays = lastDelay = undefined;
+          if (result?.delay !== undefined && event.type !== "DELETED") {
+            revisit = { event, at: clock.now() + Math.max(0, result.delay) };
+          }
           const version = result?.expectedResourceVersion;
           const timeout = this.#persistence?.consistencyTimeout ?? 0;
           if (version !== undefined && timeout > 0) {
@@ -341,6 +360,7 @@ export class Multiplexer {
           failure = { error };
         } finally {
           this.#limiter.release();
+          worker.pressure = undefined;
         }
 
         if (failure !== undefined) {

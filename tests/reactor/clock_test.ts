@@ -1,16 +1,16 @@
 import { assert, assertEquals } from "../assert.ts";
-import { realClock } from "../../src/reactor/clock.ts";
+import { realClock, sleep } from "../../src/reactor/clock.ts";
 
 Deno.test("the real clock sleeps for the given time", async () => {
   const start = realClock.now();
-  await realClock.sleep(0.02);
+  await sleep(realClock, 0.02);
   assert(realClock.now() - start >= 0.015, "slept at least about 20ms");
 });
 
-Deno.test("the real clock's sleep ends early, without an error, when the signal aborts", async () => {
+Deno.test("a sleep ends early, without an error, when the signal aborts", async () => {
   const controller = new AbortController();
   const start = realClock.now();
-  const sleeping = realClock.sleep(60, controller.signal);
+  const sleeping = sleep(realClock, 60, controller.signal);
   controller.abort();
   await sleeping;
   assert(realClock.now() - start < 1);
@@ -19,7 +19,7 @@ Deno.test("the real clock's sleep ends early, without an error, when the signal 
 Deno.test("an infinite sleep waits for the signal only", async () => {
   const controller = new AbortController();
   let woke = false;
-  const sleeping = realClock.sleep(Infinity, controller.signal).then(() => woke = true);
+  const sleeping = sleep(realClock, Infinity, controller.signal).then(() => woke = true);
   await new Promise((resolve) => setTimeout(resolve, 5));
   assertEquals(woke, false);
   controller.abort();
@@ -28,7 +28,17 @@ Deno.test("an infinite sleep waits for the signal only", async () => {
 });
 
 Deno.test("a sleep with an aborted signal or no time left returns at once", async () => {
-  await realClock.sleep(60, AbortSignal.abort());
-  await realClock.sleep(0);
-  await realClock.sleep(-5);
+  await sleep(realClock, 60, AbortSignal.abort());
+  await sleep(realClock, 0);
+  await sleep(realClock, -5);
+});
+
+Deno.test("a scheduled call can be cancelled and is never synchronous", async () => {
+  const calls: string[] = [];
+  const cancel = realClock.schedule(0, () => calls.push("cancelled"));
+  realClock.schedule(0, () => calls.push("kept"));
+  assertEquals(calls, [], "not called synchronously, even for zero seconds");
+  cancel();
+  await sleep(realClock, 0.01);
+  assertEquals(calls, ["kept"]);
 });

@@ -24,32 +24,21 @@ export class ManualClock implements Clock {
     return this.#now;
   }
 
-  sleep(seconds: number, signal?: AbortSignal): Promise<void> {
-    return new Promise((resolve) => {
-      if (signal?.aborted) return resolve();
-      const timer: Timer = {
-        at: this.#now + Math.max(0, seconds),
-        seq: this.#seq++,
-        fire: () => {
-          signal?.removeEventListener("abort", onAbort);
-          resolve();
-        },
-      };
-      const onAbort = () => {
-        this.#timers = this.#timers.filter((t) => t !== timer);
-        resolve();
-      };
-      signal?.addEventListener("abort", onAbort, { once: true });
-      if (timer.at !== Infinity) this.#timers.push(timer);
-    });
+  schedule(seconds: number, callback: () => void): () => void {
+    if (seconds === Infinity) return () => {};
+    const timer: Timer = { at: this.#now + Math.max(0, seconds), seq: this.#seq++, fire: callback };
+    this.#timers.push(timer);
+    return () => {
+      this.#timers = this.#timers.filter((t) => t !== timer);
+    };
   }
 
-  /** How many sleeps are waiting for the time to come. */
+  /** How many timers are waiting for their time to come. */
   get sleepers(): number {
     return this.#timers.length;
   }
 
-  /** Move the time forward, waking the due sleepers in order and letting them run. */
+  /** Move the time forward, firing the due timers in order and letting their code run. */
   async advance(seconds: number): Promise<void> {
     const target = this.#now + seconds;
     await settle();

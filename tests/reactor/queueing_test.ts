@@ -588,3 +588,74 @@ Deno.test("settings are read when used, so a change takes effect for later waits
   await clock.advance(0.2);
   assertEquals(mux.size, 0);
 });
+
+Deno.test("a requested delay processes the same state again when due, outliving the idle time", async () => {
+  const times: number[] = [];
+  const clock = new ManualClock();
+  const mux = new Multiplexer({
+    batching: settings({ idleTimeout: 1 }),
+    clock,
+    processor: () => {
+      times.push(clock.now());
+      return Promise.resolve(times.length < 3 ? { delay: 3 } : undefined);
+    },
+  });
+  mux.push(KEX, ev("a", "1"));
+  await clock.advance(2.9);
+  assertEquals(times, [0]);
+  assertEquals(mux.size, 1, "kept alive for the revisit");
+  await clock.advance(0.2);
+  assertEquals(times, [0, 3]);
+  await clock.advance(3);
+  assertEquals(times, [0, 3, 6]);
+  await clock.advance(1.1);
+  assertEquals(mux.size, 0, "no more revisits requested: the idle timeout applies");
+});
+
+Deno.test("a newer event comes before a requested delay and replaces the revisit", async () => {
+  const seen: string[] = [];
+  const clock = new ManualClock();
+  const mux = new Multiplexer({
+    batching: settings({ idleTimeout: 1 }),
+    clock,
+    processor: (event) => {
+      seen.push(`${event.object.metadata?.resourceVersion}@${clock.now()}`);
+      return Promise.resolve(seen.length === 1 ? { delay: 10 } : undefined);
+    },
+  });
+  mux.push(KEX, ev("a", "1"));
+  await clock.advance(2);
+  mux.push(KEX, ev("a", "2"));
+  await clock.advance(20);
+  assertEquals(seen, ["1@0", "2@2"]);
+  assertEquals(mux.size, 0);
+});
+
+Deno.test("a shutdown ends a worker waiting for a requested delay", async () => {
+  let calls = 0;
+  const clock = new ManualClock();
+  const mux = new Multiplexer({
+    batching: settings(),
+    clock,
+    processor: () => Promise.resolve(++calls === 1 ? { delay: 60 } : undefined),
+  });
+  mux.push(KEX, ev("a", "1"));
+  await settle();
+  await mux.shutdown();
+  assertEquals(calls, 1);
+  assertEquals(mux.size, 0);
+});
+
+Deno.test("a deleted object is not revisited whatever the processor asks", async () => {
+  let calls = 0;
+  const clock = new ManualClock();
+  const mux = new Multiplexer({
+    batching: settings(),
+    clock,
+    processor: () => Promise.resolve(++calls < 5 ? { delay: 1 } : undefined),
+  });
+  mux.push(KEX, ev("a", "1", "DELETED"));
+  await clock.advance(5);
+  assertEquals(calls, 1);
+  assertEquals(mux.size, 0);
+});
