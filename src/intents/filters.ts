@@ -177,11 +177,15 @@ function matchesMeta(
  * (`fieldNeedsChange`) the field must differ between `data.old` and `data.new`, `value`
  * may match either side, `old`/`new` their own side; other handlers check the field in
  * the current body (`value` defaults to "present").
+ *
+ * With `prematch`, only whether the object is in the handler's scope at all is checked:
+ * changes are ignored, and a field without a `value` criterion passes.
  */
 export function matchesFilters(
   filters: HandlerFilters,
   data: MatchData,
   kwargs: KwargsCache = new KwargsCache(data),
+  prematch: boolean = false,
 ): boolean {
   if (!filters.hasFilters) return true;
   const meta = data.body.metadata;
@@ -192,7 +196,13 @@ export function matchesFilters(
     if (!matchesMeta(filters.annotations, meta?.annotations, kwargs, "annotation")) return false;
   }
   const field = filters.field;
-  if (field !== undefined) {
+  if (field !== undefined && prematch) {
+    // In scope at all: only the value criterion, on the current body.
+    const value = resolve(data.body, field);
+    if (filters.value !== undefined && !matchesValue(filters.value, value, kwargs, "value")) {
+      return false;
+    }
+  } else if (field !== undefined) {
     if (filters.fieldNeedsChange) {
       const oldValue = resolve(data.old, field);
       const newValue = resolve(data.new, field);

@@ -13,7 +13,7 @@ import type { Activity, AdmissionOperation, HandlerReason, WebhookType } from ".
  * A handler function as stored in records: the handling layer calls it with the
  * arguments object it built (see the `build*Kwargs` functions).
  */
-export type HandlerFn = (kwargs: Readonly<Record<string, unknown>>) => unknown;
+export type HandlerFn = (kwargs: object) => unknown;
 
 /** The kinds of handlers. */
 export type HandlerKind =

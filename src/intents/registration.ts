@@ -15,7 +15,7 @@ import {
 } from "../structs/selectors.ts";
 import type { ReadonlyJsonObject } from "../structs/views.ts";
 import type { HandlerFilters } from "./filters.ts";
-import type { Handler, HandlerFn } from "./handlers.ts";
+import type { Handler, HandlerFn, RetryPolicy } from "./handlers.ts";
 import { composeId, functionName, generatedBase } from "./ids.ts";
 import type {
   ActivityKwargs,
@@ -302,7 +302,8 @@ function parseSelector(call: ParsedCall, norm: NormalizedOptions): Selector {
   }
 }
 
-function filtersOf(norm: NormalizedOptions): HandlerFilters {
+/** The filter fields of a handler record, from validated options. */
+export function filtersOf(norm: NormalizedOptions): HandlerFilters {
   return {
     labels: norm.labels,
     annotations: norm.annotations,
@@ -361,7 +362,8 @@ function resourceRegistrar(registrar: Registrar, withField: boolean, make: Recor
   };
 }
 
-function retryOf(norm: NormalizedOptions) {
+/** The retry policy of a handler record, from validated options. */
+export function retryOf(norm: NormalizedOptions): RetryPolicy {
   return {
     errors: norm.errors,
     timeout: norm.timeout,

@@ -235,6 +235,17 @@ export class OperatorRegistry {
     return duplicates ? deduplicate(out) : out;
   }
 
+  /**
+   * Whether the object is in the scope of any resource-changing handler, whatever the
+   * cause: labels, annotations, `when` and field values pass on the current body. When
+   * none is, the object is handled in stealth mode (no diff-base, no progress, no logs).
+   */
+  prematchChanging(resource: Resource, data: MatchData): boolean {
+    const { list } = this.#cached(resource).changing;
+    const kwargs = new KwargsCache(data);
+    return list.some((h) => matchesFilters(h, data, kwargs, true));
+  }
+
   /** The event-watching handlers whose filters pass for the object; each (function, id) once. */
   selectEventHandlers(resource: Resource, data: MatchData): EventHandler[] {
     return select(this.#cached(resource).event, data);

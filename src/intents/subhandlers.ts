@@ -18,7 +18,7 @@ import {
   RegistrationError,
   type SubhandlerOptions,
 } from "./options.ts";
-import { handlerId, type NoIndices, parseCall } from "./registration.ts";
+import { filtersOf, handlerId, type NoIndices, parseCall, retryOf } from "./registration.ts";
 import { OperatorRegistry } from "./registry.ts";
 
 /** What the handling layer provides while a resource-changing handler runs. */
@@ -76,20 +76,8 @@ function registerSub(registrar: Registrar, args: readonly unknown[]): HandlerFn 
     initial: false,
     deleted: false,
     requiresFinalizer: false,
-    errors: norm.errors,
-    timeout: norm.timeout,
-    retries: norm.retries,
-    backoff: norm.backoff,
-    labels: norm.labels,
-    annotations: norm.annotations,
-    field: norm.field,
-    value: norm.value,
-    old: norm.old,
-    new: norm.new,
-    when: norm.when,
-    fieldNeedsChange: norm.fieldNeedsChange,
-    hasCallbacks: norm.hasCallbacks,
-    hasFilters: norm.hasFilters,
+    ...retryOf(norm),
+    ...filtersOf(norm),
   });
   return call.fn;
 }

@@ -9,6 +9,7 @@ import { buildChangingKwargs } from "../../src/intents/kwargs.ts";
 import { assert, assertEquals, assertThrows } from "../assert.ts";
 import { kexV1 } from "../fixtures/discovered.ts";
 import type { RawBody } from "../../src/structs/bodies.ts";
+import { Resource } from "../../src/structs/resources.ts";
 
 function fresh(): kopf.OperatorRegistry {
   return new kopf.OperatorRegistry({ onWarning: () => {} });
@@ -439,4 +440,54 @@ Deno.test("daemons, timers, indices and webhooks check the current body only", (
     ["m"],
   );
   assert(registry.selectWebhookHandlers(kexV1, { ...mutation, subresource: "scale" }).length === 0);
+});
+
+Deno.test("a field handler for a field that never exists keeps every object in scope", () => {
+  const registry = fresh();
+  kopf.on.create("kopfexamples", { registry, labels: { managed: "yes" } }, function fn() {});
+  assert(!registry.prematchChanging(kexV1, { body: body() }), "stealth: no handler's scope");
+  assert(registry.prematchChanging(kexV1, { body: body({ labels: { managed: "yes" } }) }));
+  kopf.on.field("kopfexamples", { registry, field: "spec.never-there" }, function keepInScope() {});
+  assert(registry.prematchChanging(kexV1, { body: body() }));
+  const valued = fresh();
+  kopf.on.update(
+    "kopfexamples",
+    { registry: valued, field: "spec.field", value: "on" },
+    function v() {},
+  );
+  assert(!valued.prematchChanging(kexV1, { body: body({ spec: { field: "off" } }) }));
+  assert(valued.prematchChanging(kexV1, { body: body({ spec: { field: "on" } }) }));
+});
+
+Deno.test("children's status reaching a value notifies with a per-kind param", () => {
+  const registry = fresh();
+  function childUpdated() {}
+  kopf.on.update(
+    "Child1",
+    { registry, param: "first", field: "status.done", new: true },
+    childUpdated,
+  );
+  kopf.on.update(
+    "Child2",
+    { registry, param: "second", field: "status.done", new: true },
+    childUpdated,
+  );
+  const child1 =
+    new (kexV1.constructor as typeof import("../../src/structs/resources.ts").Resource)({
+      group: "example.com",
+      version: "v1",
+      plural: "child1s",
+      kind: "Child1",
+    });
+  const pick = (oldDone: boolean | undefined, newDone: boolean) =>
+    registry.selectChangingHandlers(child1, {
+      reason: "update",
+      body: { metadata: { name: "c" }, status: { done: newDone } },
+      old: { status: { done: oldDone } },
+      new: { status: { done: newDone } },
+    }).map((h) => h.param);
+  assertEquals(pick(false, true), ["first"]);
+  assertEquals(pick(undefined, true), ["first"]);
+  assertEquals(pick(true, false), []);
+  assertEquals(registry.extraFields(child1), [["status", "done"]]);
 });
