@@ -9,6 +9,7 @@ import {
   DEFAULT_OUTPUT,
   explainCompileFailure,
   mergePermissionFlags,
+  operatorEntrySource,
   parseCompileArgs,
 } from "../../scripts/compile.ts";
 import { assert, assertEquals, assertStringIncludes, assertThrows } from "../assert.ts";
@@ -168,4 +169,55 @@ Deno.test("compile failures are summarised from deno's error report", () => {
     explainCompileFailure(typeError, "2.9.6"),
     "deno compile failed: Type checking failed.",
   );
+});
+
+Deno.test("an operator binary compiles the operator's modules in front of `kopf run`", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(`${dir}/op.ts`, 'console.log("operator loaded");\n');
+    const result = await runDeno(
+      ["run", "-A", `${ROOT}/scripts/compile.ts`, "--operator", `${dir}/op.ts`, "-o", `${dir}/op`],
+      { env: { DENORT_BIN: `${dir}/no-denort` } },
+    );
+    const entry = `${dir}/op.entry.ts`;
+    assertEquals(result.stdout.split("\n")[0].split(" ").slice(-1)[0], entry);
+    assertEquals(result.code, 1, "no denort here");
+    assertEquals(
+      await Deno.readTextFile(entry),
+      operatorEntrySource([`file://${dir}/op.ts`], `file://${ROOT}/src/cli/main.ts`),
+    );
+    // What the binary would run, run by Deno with exactly the baked-in permissions: the
+    // operator module loads (compiled in, it needs no read access) and the CLI starts.
+    const run = await runDeno([
+      "run",
+      `--config=${ROOT}/deno.json`,
+      "--no-prompt",
+      ...IN_CLUSTER_FLAGS,
+      entry,
+      "--help",
+    ]);
+    assertEquals(run.stdout.split("\n")[0], "operator loaded", run.stderr);
+    assert(!run.stderr.includes("Requires"), run.stderr);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("operator modules and a custom entry exclude each other", () => {
+  const parsed = parseCompileArgs(["--operator", "a.ts", "--operator=b.ts"]);
+  assertEquals(parsed.operators, ["a.ts", "b.ts"]);
+  assertThrows(
+    () => parseCompileArgs(["--entry", "x.ts", "--operator", "a.ts"]),
+    Error,
+    "Use either --entry or --operator",
+  );
+  const source = operatorEntrySource(["file:///ops/a.ts", "file:///ops/b.ts"], "file:///k/main.ts");
+  assertEquals(source.split("\n").slice(1), [
+    'import "file:///ops/a.ts";',
+    'import "file:///ops/b.ts";',
+    'import { main } from "file:///k/main.ts";',
+    "",
+    'await main(["run", ...Deno.args]);',
+    "",
+  ]);
 });
