@@ -472,13 +472,12 @@ Deno.test("children's status reaching a value notifies with a per-kind param", (
     { registry, param: "second", field: "status.done", new: true },
     childUpdated,
   );
-  const child1 =
-    new (kexV1.constructor as typeof import("../../src/structs/resources.ts").Resource)({
-      group: "example.com",
-      version: "v1",
-      plural: "child1s",
-      kind: "Child1",
-    });
+  const child1 = new Resource({
+    group: "example.com",
+    version: "v1",
+    plural: "child1s",
+    kind: "Child1",
+  });
   const pick = (oldDone: boolean | undefined, newDone: boolean) =>
     registry.selectChangingHandlers(child1, {
       reason: "update",
