@@ -495,7 +495,12 @@ export class Observer {
           this.#rediscovery.wanted = false;
           const resources = await this.#discoverPatiently(true, signal, false);
           if (resources === undefined || signal.aborted) return;
-          this.#applyResources(resources);
+          try {
+            this.#applyResources(resources);
+          } catch (error) {
+            // A failing selection must not end the observation; the next change retries it.
+            this.#logger.error(`Selecting the resources to serve failed: ${describeError(error)}`);
+          }
         }
       } finally {
         this.#rediscovery.loop = undefined;

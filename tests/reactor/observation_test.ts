@@ -569,3 +569,29 @@ Deno.test("deletion notices after a gap carry the last state without managed fie
   assertEquals(t.feeds[0].event.object.metadata?.managedFields, [{ manager: "kubectl" }]);
   await t.stop();
 });
+
+Deno.test("a selection failing after a CRD change is reported and the watches stay", async () => {
+  let failing = false;
+  const t = start({
+    clusterwide: true,
+    resources: [KEX],
+    select: (all) => {
+      if (failing) throw new Error("registry bug");
+      return all;
+    },
+  });
+  await listCrds(t.client);
+  await t.observer.ready;
+  failing = true;
+  const crds = await t.client.stream("customresourcedefinitions@*");
+  crds.event("ADDED", crd("later.dev"));
+  await settle();
+  assertStringIncludes(t.logs.at("error").join("\n"), "registry bug");
+  assertEquals(t.client.openIds(), ["customresourcedefinitions@*", "kopfexamples@*"]);
+  failing = false;
+  t.client.resources = [KEX, LATER];
+  crds.event("ADDED", crd("other.dev"));
+  await settle();
+  assertEquals(t.client.openIds(), ["customresourcedefinitions@*", "kopfexamples@*", "laters@*"]);
+  await t.stop();
+});
