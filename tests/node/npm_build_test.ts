@@ -38,6 +38,25 @@ Deno.test("the npm build runs under Node with the public API against a live serv
       assertEquals(pkg.dependencies.typescript, undefined, "build-only tools stay out");
     });
 
+    await t.step(
+      "npm accepts the package: every entry point and the binary are packed",
+      async () => {
+        const packed = await run("npm", ["pack", "--dry-run", "--json"], { cwd: out });
+        assertEquals(packed.code, 0, packed.stderr);
+        const [summary] = JSON.parse(packed.stdout) as {
+          name: string;
+          files: { path: string }[];
+        }[];
+        assertEquals(summary.name, denoJson.name);
+        const files = new Set(summary.files.map((f) => f.path));
+        for (const entry of Object.values(pkg.exports)) {
+          assert(files.has(entry.default.slice(2)), `${entry.default} is packed`);
+          assert(files.has(entry.types.slice(2)), `${entry.types} is packed`);
+        }
+        assert(files.has("bin/kopf.js"), "the binary is packed");
+      },
+    );
+
     // Install from Deno's npm cache: fast, offline-friendly, and Node resolves the
     // symlinked layout like any node_modules.
     const installed = await runDeno(["install", "--node-modules-dir=auto"], { cwd: out });
