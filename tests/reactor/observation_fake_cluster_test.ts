@@ -17,23 +17,9 @@ import {
 } from "../../src/reactor/observation.ts";
 import { Multiplexer, type QueuedEvent } from "../../src/reactor/queueing.ts";
 import { silentLogger } from "../../src/reactor/diagnostics.ts";
+import { exampleCrd } from "../fake_cluster/helpers.ts";
 
-const CRD: RawBody = {
-  apiVersion: "apiextensions.k8s.io/v1",
-  kind: "CustomResourceDefinition",
-  metadata: { name: "kopfexamples.kopf.dev" },
-  spec: {
-    group: "kopf.dev",
-    scope: "Namespaced",
-    names: { plural: "kopfexamples", singular: "kopfexample", kind: "KopfExample" },
-    versions: [{
-      name: "v1",
-      served: true,
-      storage: true,
-      schema: { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } },
-    }],
-  },
-};
+const CRD = exampleCrd();
 
 function kex(name: string, namespace: string): RawBody {
   return {

@@ -5,9 +5,9 @@ import { APIForbiddenError, APINotFoundError } from "../../src/client/errors.ts"
 import { makeScope, type NamespacePattern } from "../../src/reactor/namespaces.ts";
 import { Observer, type WatchedDimension } from "../../src/reactor/observation.ts";
 import type { QueuedEvent } from "../../src/reactor/queueing.ts";
-import type { ReactorLogger } from "../../src/reactor/diagnostics.ts";
 import { deferred, ManualClock, settle } from "./manual_clock.ts";
 import { ScriptedClient } from "./scripted_client.ts";
+import { RecordingLogger } from "./recording_logger.ts";
 
 const VERBS = ["list", "watch", "patch", "get"];
 const KEX = new Resource({
@@ -54,25 +54,6 @@ function forbidden(path: string): APIForbiddenError {
   return new APIForbiddenError(403, {}, { method: "GET", path });
 }
 
-class Logs implements ReactorLogger {
-  readonly lines: string[] = [];
-  debug(m: string) {
-    this.lines.push(`debug: ${m}`);
-  }
-  info(m: string) {
-    this.lines.push(`info: ${m}`);
-  }
-  warning(m: string) {
-    this.lines.push(`warning: ${m}`);
-  }
-  error(m: string) {
-    this.lines.push(`error: ${m}`);
-  }
-  at(level: string): string[] {
-    return this.lines.filter((l) => l.startsWith(`${level}: `));
-  }
-}
-
 interface Setup {
   resources?: Resource[];
   select?: (resources: readonly Resource[]) => readonly Resource[];
@@ -89,7 +70,7 @@ function start(setup: Setup = {}) {
     client.openErrors.set(key, error);
   }
   const clock = new ManualClock();
-  const logs = new Logs();
+  const logs = new RecordingLogger();
   const fed: string[] = [];
   const feeds: { resource: Resource; event: QueuedEvent }[] = [];
   const listed: WatchedDimension[] = [];

@@ -1,7 +1,6 @@
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { Resource } from "../../src/structs/resources.ts";
 import type { RawBody } from "../../src/structs/bodies.ts";
-import type { ReactorLogger } from "../../src/reactor/diagnostics.ts";
 import {
   type BatchingSettings,
   isAtLeastVersion,
@@ -13,6 +12,7 @@ import {
   type QueuedEventType,
 } from "../../src/reactor/queueing.ts";
 import { deferred, ManualClock, settle } from "./manual_clock.ts";
+import { RecordingLogger } from "./recording_logger.ts";
 
 const KEX = new Resource({ group: "kopf.dev", version: "v1", plural: "kopfexamples" });
 const PODS = new Resource({ group: "", version: "v1", plural: "pods" });
@@ -37,25 +37,6 @@ function settings(overrides: Partial<BatchingSettings> = {}): BatchingSettings {
     errorDelays: [],
     ...overrides,
   };
-}
-
-class RecordingLogger implements ReactorLogger {
-  readonly lines: string[] = [];
-  debug(m: string) {
-    this.lines.push(`debug: ${m}`);
-  }
-  info(m: string) {
-    this.lines.push(`info: ${m}`);
-  }
-  warning(m: string) {
-    this.lines.push(`warning: ${m}`);
-  }
-  error(m: string) {
-    this.lines.push(`error: ${m}`);
-  }
-  count(level: string): number {
-    return this.lines.filter((l) => l.startsWith(`${level}: `)).length;
-  }
 }
 
 /** A processor whose calls are recorded and may be held until released by the test. */
@@ -329,8 +310,8 @@ Deno.test("the shutdown aborts the processing after the exit timeout", async () 
   await done;
   assertEquals(aborted, true);
   assertEquals(mux.size, 0);
-  assertEquals(logger.count("warning"), 1);
-  assertEquals(logger.count("error"), 0, "an aborted processing is not reported as a failure");
+  assertEquals(logger.at("warning").length, 1);
+  assertEquals(logger.at("error").length, 0, "an aborted processing is not reported as a failure");
 });
 
 Deno.test("during the shutdown, workers finish their waiting events but no new objects start", async () => {
@@ -372,7 +353,7 @@ Deno.test("unexpected errors are retried along the error delays, repeating the l
   failing = false;
   await clock.advance(2);
   assertEquals(times, [0, 1, 3, 5, 7]);
-  assertEquals(logger.count("error"), 4);
+  assertEquals(logger.at("error").length, 4);
   assertStringIncludes(logger.lines[0], "retrying in 1s");
   assertStringIncludes(logger.lines[0], "boom");
   // A success starts the delays over.

@@ -1,0 +1,30 @@
+/**
+ * A reactor logger for tests that keeps every line, prefixed with its level.
+ */
+import type { ReactorLogger } from "../../src/reactor/diagnostics.ts";
+
+/** Keeps the lines logged, as `level: message`. */
+export class RecordingLogger implements ReactorLogger {
+  readonly lines: string[] = [];
+
+  debug(message: string): void {
+    this.lines.push(`debug: ${message}`);
+  }
+
+  info(message: string): void {
+    this.lines.push(`info: ${message}`);
+  }
+
+  warning(message: string): void {
+    this.lines.push(`warning: ${message}`);
+  }
+
+  error(message: string): void {
+    this.lines.push(`error: ${message}`);
+  }
+
+  /** The lines of one level. */
+  at(level: "debug" | "info" | "warning" | "error"): string[] {
+    return this.lines.filter((line) => line.startsWith(`${level}: `));
+  }
+}
