@@ -75,6 +75,9 @@ export function readOnlyView<T>(value: T, what: string = "body"): DeepReadonly<T
     get(target, key, receiver) {
       const v = Reflect.get(target, key, receiver);
       if (typeof v !== "object" || v === null) return v;
+      // A frozen object's properties must be returned as they are (a proxy rule);
+      // they cannot be changed anyway.
+      if (Object.isFrozen(target)) return v;
       const known = nested?.get(key);
       if (known !== undefined && known[0] === v) return known[1];
       const view = readOnlyView(v, what);

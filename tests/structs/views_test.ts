@@ -58,3 +58,16 @@ Deno.test("live views follow the latest body of the holder", () => {
   assert("ok" in status);
   assertThrows(() => ((spec as { field: number }).field = 3), TypeError, "read-only");
 });
+
+Deno.test("views of frozen bodies read their nested values without breaking", () => {
+  const frozen = Object.freeze({ spec: Object.freeze({ field: "x", list: Object.freeze([1]) }) });
+  const view = readOnlyView(frozen, "body");
+  assertEquals(view.spec.field, "x");
+  assertEquals(view.spec.list[0], 1);
+  assertThrows(
+    () => ((view as unknown as Record<string, unknown>).spec = {}),
+    TypeError,
+    "read-only",
+  );
+  assertThrows(() => ((view.spec as unknown as Record<string, unknown>).field = 1), TypeError);
+});
