@@ -434,13 +434,26 @@ Deno.test("a shutdown during the error delay ends the worker without a retry", a
   assertEquals(mux.size, 0);
 });
 
+/**
+ * A multiplexer whose first processing (of `uid@rv`) reported a patch with version
+ * `expected`; further processings are held until released.
+ */
+async function afterPatch(
+  rv: string,
+  expected: string,
+  batching: Partial<BatchingSettings> = {},
+) {
+  const parts = setup(batching, 5);
+  parts.script.hold();
+  parts.mux.push(KEX, ev("a", rv));
+  await settle();
+  parts.script.release(`a@${rv}`, { expectedResourceVersion: expected });
+  await settle();
+  return parts;
+}
+
 Deno.test("after a patch, older states wait for the patched version and are then skipped", async () => {
-  const { clock, script, mux } = setup({}, 5);
-  script.hold();
-  mux.push(KEX, ev("a", "3"));
-  await settle();
-  script.release("a@3", { expectedResourceVersion: "5" });
-  await settle();
+  const { clock, script, mux } = await afterPatch("3", "5");
   mux.push(KEX, ev("a", "4")); // the state between someone's change and our patch
   await clock.advance(1);
   assertEquals(script.seen, ["a@3"]);
@@ -452,11 +465,7 @@ Deno.test("after a patch, older states wait for the patched version and are then
 });
 
 Deno.test("a version newer than the patched one satisfies the wait", async () => {
-  const { clock, script, mux } = setup({}, 5);
-  script.hold();
-  mux.push(KEX, ev("a", "9"));
-  script.release("a@9", { expectedResourceVersion: "10" });
-  await settle();
+  const { clock, script, mux } = await afterPatch("9", "10");
   mux.push(KEX, ev("a", "11"));
   await settle();
   assertEquals(script.seen, ["a@9", "a@11"]);
@@ -465,11 +474,7 @@ Deno.test("a version newer than the patched one satisfies the wait", async () =>
 });
 
 Deno.test("without the patched version in time, the latest stale state is processed", async () => {
-  const { clock, script, mux } = setup({}, 5);
-  script.hold();
-  mux.push(KEX, ev("a", "3"));
-  script.release("a@3", { expectedResourceVersion: "5" });
-  await settle();
+  const { clock, script, mux } = await afterPatch("3", "5");
   mux.push(KEX, ev("a", "4"));
   await clock.advance(4.9);
   assertEquals(script.seen, ["a@3"]);
@@ -480,10 +485,7 @@ Deno.test("without the patched version in time, the latest stale state is proces
 });
 
 Deno.test("the worker outlives its idle timeout while a patched version is awaited", async () => {
-  const { clock, script, mux } = setup({ idleTimeout: 1 }, 5);
-  script.hold();
-  mux.push(KEX, ev("a", "3"));
-  script.release("a@3", { expectedResourceVersion: "5" });
+  const { clock, script, mux } = await afterPatch("3", "5", { idleTimeout: 1 });
   await clock.advance(3);
   assertEquals(mux.size, 1);
   mux.push(KEX, ev("a", "4")); // a late stale state: still held back
@@ -498,10 +500,7 @@ Deno.test("the worker outlives its idle timeout while a patched version is await
 });
 
 Deno.test("an expectation with no events at all lapses, and the worker ends", async () => {
-  const { clock, script, mux } = setup({ idleTimeout: 1 }, 5);
-  script.hold();
-  mux.push(KEX, ev("a", "3"));
-  script.release("a@3", { expectedResourceVersion: "5" });
+  const { clock, mux } = await afterPatch("3", "5", { idleTimeout: 1 });
   await clock.advance(4.9);
   assertEquals(mux.size, 1);
   await clock.advance(0.2);
@@ -509,11 +508,7 @@ Deno.test("an expectation with no events at all lapses, and the worker ends", as
 });
 
 Deno.test("a deletion is processed at once even while a patched version is awaited", async () => {
-  const { clock, script, mux } = setup({}, 5);
-  script.hold();
-  mux.push(KEX, ev("a", "3"));
-  script.release("a@3", { expectedResourceVersion: "xyz" });
-  await settle();
+  const { clock, script, mux } = await afterPatch("3", "xyz");
   mux.push(KEX, ev("a", "4", "DELETED"));
   await settle();
   assertEquals(script.seen, ["a@3", "a@4"]);
@@ -534,11 +529,7 @@ Deno.test("with consistency waiting disabled, the stale states are processed at 
 });
 
 Deno.test("a stale state is left unprocessed when the shutdown begins", async () => {
-  const { clock, script, mux } = setup({}, 5);
-  script.hold();
-  mux.push(KEX, ev("a", "3"));
-  script.release("a@3", { expectedResourceVersion: "5" });
-  await settle();
+  const { clock, script, mux } = await afterPatch("3", "5");
   mux.push(KEX, ev("a", "4"));
   await settle();
   await mux.shutdown();
