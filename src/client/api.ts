@@ -37,6 +37,7 @@ import {
   timeoutOf,
   type WatchingOptions,
 } from "./options.ts";
+import { childController } from "./signals.ts";
 import { sleep } from "./sleep.ts";
 import type { Vault, VaultItem } from "./vault.ts";
 
@@ -165,6 +166,7 @@ export class ApiClient {
       fullPath,
       options.signal,
       backoffs,
+      false,
       async (item, signal) => {
         const response = await this.#send(item, method, fullPath, {
           body,
@@ -197,6 +199,7 @@ export class ApiClient {
       fullPath,
       options.signal,
       undefined,
+      true,
       async (item, signal) => {
         const response = await this.#send(item, "GET", fullPath, { signal, connectTimeout });
         return { response, text: response.ok ? undefined : await response.text() };
@@ -230,6 +233,7 @@ export class ApiClient {
     path: string,
     outer: AbortSignal | undefined,
     errorBackoffs: Iterable<number> | number | undefined,
+    keepLinked: boolean,
     attempt: (
       item: VaultItem,
       signal: AbortSignal | undefined,
@@ -243,18 +247,24 @@ export class ApiClient {
       }
       outer?.throwIfAborted();
       const item = await this.vault.select();
-      const timer = new AbortController();
+      // The child follows the caller's signal and also aborts on this attempt's timeout.
+      const child = childController(outer);
       const handle = timeout === undefined
         ? undefined
-        : setTimeout(() => timer.abort(new TimeoutReason()), timeout * 1000);
-      const signal = outer ? AbortSignal.any([outer, timer.signal]) : timer.signal;
+        : setTimeout(() => child.controller.abort(new TimeoutReason()), timeout * 1000);
+      const signal = child.signal;
       const started = performance.now();
       let outcome: Retryable;
       try {
         const { response, text } = await attempt(item, signal);
         const status = response.status;
         this.#logTraffic(method, path, status, started, item);
-        if (response.ok) return { response, text, item };
+        if (response.ok) {
+          // A stream's body outlives this call: it must keep following the caller's signal.
+          if (!keepLinked) child.unlink();
+          return { response, text, item };
+        }
+        child.unlink();
         if (status === 401) {
           this.vault.invalidate(item, `HTTP 401 for ${method} ${path}`);
           continue;
@@ -270,7 +280,9 @@ export class ApiClient {
       } catch (e) {
         if (outer?.aborted) throw outer.reason;
         if (e instanceof LoginError || e instanceof APIConnectionError) throw e;
-        outcome = this.#networkFailure(e, method, path, item, timer.signal.aborted, timeout);
+        child.unlink();
+        const timedOut = signal.reason instanceof TimeoutReason;
+        outcome = this.#networkFailure(e, method, path, item, timedOut, timeout);
         this.#logTraffic(method, path, outcome.error.name, started, item);
       } finally {
         clearTimeout(handle);

@@ -23,6 +23,7 @@ import { APIError, apiErrorFor, APIGoneError, APIServerError } from "./errors.ts
 import { JsonLineError, parseJsonLines } from "./json_lines.ts";
 import { listObjects } from "./objects.ts";
 import { DEFAULT_RECONNECT_BACKOFF, timeoutOf } from "./options.ts";
+import { childController } from "./signals.ts";
 import { sleep } from "./sleep.ts";
 
 /** What a watch yields: live events, and the full state after every (re)listing. */
@@ -103,8 +104,8 @@ async function* streamOnce(
   position: { resourceVersion: string },
 ): AsyncGenerator<WatchItem, StreamEnd, undefined> {
   const outer = options.signal;
-  const controller = new AbortController();
-  const signal = outer ? AbortSignal.any([outer, controller.signal]) : controller.signal;
+  const child = childController(outer);
+  const { controller, signal } = child;
   const watching = api.watching;
   const clientTimeout = timeoutOf(watching.clientTimeout);
   const inactivityTimeout = timeoutOf(watching.inactivityTimeout);
@@ -212,6 +213,7 @@ async function* streamOnce(
   } finally {
     clearTimeout(clientTimer);
     clearTimeout(silenceTimer);
+    child.unlink();
     controller.abort();
     await reader?.cancel().catch(() => {});
   }

@@ -79,10 +79,14 @@ function createDenoClient(options: HttpClientOptions): HttpClient {
     })
     : undefined;
   return {
-    fetch: (url, init) => {
-      const request = (signal: AbortSignal | undefined) =>
-        fetch(url, { ...init, signal, ...(client ? { client } : {}) });
-      return withHeadersTimeout(request, init?.signal ?? undefined, options.connectTimeout);
+    fetch: async (url, init) => {
+      let used: AbortSignal | undefined;
+      const request = (signal: AbortSignal | undefined) => {
+        used = signal;
+        return fetch(url, { ...init, signal, ...(client ? { client } : {}) });
+      };
+      const outer = init?.signal ?? undefined;
+      return guardBody(await withHeadersTimeout(request, outer, options.connectTimeout), used);
     },
     close: () => {
       client?.close();
@@ -114,6 +118,24 @@ async function createUndiciClient(options: HttpClientOptions): Promise<HttpClien
     },
     close: () => agent.close(),
   };
+}
+
+/**
+ * Make the body stream fail when the signal aborts. Deno's fetch stops erroring the body
+ * of an aborted request once its internal request state has been garbage-collected (a
+ * long-lived watch stream hangs forever on `read()`), so the abort is enforced by a pipe
+ * that holds the signal itself.
+ */
+function guardBody(response: Response, signal: AbortSignal | undefined): Response {
+  if (!signal || !response.body) return response;
+  const body = response.body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>(), {
+    signal,
+  });
+  return new Response(body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
 }
 
 /** Abort the request if its response headers do not arrive in time. */

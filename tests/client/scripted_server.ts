@@ -1,0 +1,161 @@
+/**
+ * A scripted HTTP server on 127.0.0.1 for client tests: each test answers requests its
+ * own way and inspects what was asked. Streaming bodies are written chunk by chunk.
+ */
+import type { ConnectionInfo } from "../../src/structs/credentials.ts";
+import type { JsonValue, RawBody } from "../../src/structs/bodies.ts";
+import { ApiClient, type ApiClientOptions } from "../../src/client/api.ts";
+import { Vault } from "../../src/client/vault.ts";
+
+/** One request the server received. */
+export interface Recorded {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  headers: Headers;
+  body: string;
+}
+
+/** Answers one request. */
+export type Script = (request: Recorded, raw: Request) => Response | Promise<Response>;
+
+/** A running scripted server. */
+export class ScriptedServer {
+  readonly requests: Recorded[] = [];
+  readonly url: string;
+  readonly #server: Deno.HttpServer<Deno.NetAddr>;
+  readonly #streams = new Set<ChunkedBody>();
+
+  private constructor(server: Deno.HttpServer<Deno.NetAddr>, requests: Recorded[]) {
+    this.#server = server;
+    this.requests = requests;
+    this.url = `http://127.0.0.1:${server.addr.port}`;
+  }
+
+  static start(
+    script: Script,
+    tls?: { cert: string; key: string; clientCa?: string },
+  ): ScriptedServer {
+    const requests: Recorded[] = [];
+    const server = Deno.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      onListen: () => {},
+      ...(tls ? { cert: tls.cert, key: tls.key } : {}),
+    }, async (raw) => {
+      const url = new URL(raw.url);
+      const recorded: Recorded = {
+        method: raw.method,
+        path: url.pathname,
+        query: url.searchParams,
+        headers: raw.headers,
+        body: await raw.text(),
+      };
+      requests.push(recorded);
+      return await script(recorded, raw);
+    });
+    return new ScriptedServer(server, requests);
+  }
+
+  /** A streaming body to return from a script; write to it, close it, or leave it open. */
+  stream(): ChunkedBody {
+    const body = new ChunkedBody(() => this.#streams.delete(body));
+    this.#streams.add(body);
+    return body;
+  }
+
+  /** Credentials for this server. */
+  info(extra: Partial<ConnectionInfo> = {}): ConnectionInfo {
+    return { server: this.url, token: "test-token", ...extra };
+  }
+
+  /** A client with one login that always returns this server's credentials. */
+  client(options: ApiClientOptions = {}): ApiClient {
+    const vault = new Vault({ relogin: () => Promise.resolve({ test: this.info() }) });
+    return new ApiClient(vault, { networking: { errorBackoffs: [] }, ...options });
+  }
+
+  async close(): Promise<void> {
+    for (const stream of this.#streams) stream.close();
+    await this.#server.shutdown();
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+}
+
+/** A response body written piece by piece by the test. */
+export class ChunkedBody {
+  readonly #encoder = new TextEncoder();
+  #controller!: ReadableStreamDefaultController<Uint8Array>;
+  #closed = false;
+  readonly cancelled: Promise<void>;
+  readonly readable: ReadableStream<Uint8Array>;
+
+  constructor(onDone: () => void) {
+    let cancelled!: () => void;
+    this.cancelled = new Promise((resolve) => (cancelled = resolve));
+    this.readable = new ReadableStream<Uint8Array>({
+      start: (controller) => {
+        this.#controller = controller;
+      },
+      cancel: () => {
+        this.#closed = true;
+        onDone();
+        cancelled();
+      },
+    });
+  }
+
+  /** A 200 response with this body. */
+  response(): Response {
+    return new Response(this.readable, { headers: { "content-type": "application/json" } });
+  }
+
+  /** Write bytes (or text) as one chunk. */
+  write(data: Uint8Array | string): void {
+    if (this.#closed) return;
+    this.#controller.enqueue(typeof data === "string" ? this.#encoder.encode(data) : data);
+  }
+
+  /** Write one watch event as a line. */
+  event(type: string, object: unknown): void {
+    this.write(JSON.stringify({ type, object }) + "\n");
+  }
+
+  /** End the body cleanly. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#controller.close();
+  }
+}
+
+/** A JSON response. */
+export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json", ...headers },
+  });
+}
+
+/** A Kubernetes `Status` error response. */
+export function status(code: number, reason: string, message: string): Response {
+  return json({ kind: "Status", apiVersion: "v1", status: "Failure", code, reason, message }, code);
+}
+
+/** A list response. */
+export function list(items: unknown[], resourceVersion: string, cont?: string): Response {
+  return json({
+    kind: "KopfExampleList",
+    apiVersion: "kopf.dev/v1",
+    metadata: { resourceVersion, ...(cont ? { continue: cont } : {}) },
+    items,
+  });
+}
+
+/** A small object with a name and resourceVersion. */
+export function obj(name: string, resourceVersion: string, spec: JsonValue = {}): RawBody {
+  return { metadata: { name, namespace: "ns", resourceVersion }, spec };
+}

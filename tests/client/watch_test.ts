@@ -1,0 +1,210 @@
+/**
+ * Watch streams against a scripted API server on 127.0.0.1.
+ */
+import { assert, assertEquals, assertRejects } from "../assert.ts";
+import { Resource } from "../../src/structs/resources.ts";
+import type { RawBody } from "../../src/structs/bodies.ts";
+import { type WatchItem, watchObjects } from "../../src/client/watch.ts";
+import { APIForbiddenError } from "../../src/client/errors.ts";
+import {
+  type ChunkedBody,
+  list,
+  obj,
+  type Recorded,
+  ScriptedServer,
+  status,
+} from "./scripted_server.ts";
+
+const KEX = new Resource({
+  group: "kopf.dev",
+  version: "v1",
+  plural: "kopfexamples",
+  kind: "KopfExample",
+  namespaced: true,
+});
+
+const FAST = { reconnectBackoff: 0.01 };
+
+/** A server whose list and watch answers are taken from queues, in order. */
+function scripted(
+  lists: ((r: Recorded) => Response)[],
+  watches: ((r: Recorded, body: ChunkedBody) => void)[],
+): ScriptedServer {
+  const server: ScriptedServer = ScriptedServer.start((request) => {
+    if (request.query.get("watch") === "true") {
+      const script = watches.shift();
+      const body = server.stream();
+      if (script) script(request, body);
+      return body.response();
+    }
+    const script = lists.shift();
+    if (!script) return status(500, "InternalError", "no more lists scripted");
+    return script(request);
+  });
+  return server;
+}
+
+/** Take items from a watch until `count` are collected, then stop it. */
+async function collect(
+  server: ScriptedServer,
+  count: number,
+  watching: Record<string, number> = FAST,
+): Promise<WatchItem[]> {
+  await using api = server.client({ watching });
+  const controller = new AbortController();
+  const items: WatchItem[] = [];
+  for await (const item of watchObjects(api, KEX, { namespace: "ns", signal: controller.signal })) {
+    items.push(item);
+    if (items.length >= count) controller.abort();
+  }
+  return items;
+}
+
+function kinds(server: ScriptedServer): string[] {
+  return server.requests.map((r) =>
+    r.query.get("watch") === "true" ? `watch@${r.query.get("resourceVersion")}` : "list"
+  );
+}
+
+function withKind(o: RawBody): RawBody {
+  return { apiVersion: "kopf.dev/v1", kind: "KopfExample", ...o };
+}
+
+Deno.test("events split at arbitrary bytes, inside UTF-8 characters, arrive exactly as sent", async () => {
+  const sent = Array.from(
+    { length: 6 },
+    (_, i) => obj(`n-${i}`, String(10 + i), { text: "ünïcødé — 日本語 🚀 " + "é".repeat(i), i }),
+  );
+  const bytes = new TextEncoder().encode(
+    sent.map((o, i) => JSON.stringify({ type: i ? "MODIFIED" : "ADDED", object: o }) + "\n").join(
+      "",
+    ),
+  );
+  let splitInsideCharacter = false;
+  await using server = scripted([() => list([], "9")], [(_, body) => {
+    (async () => {
+      const sizes = [1, 2, 3, 5, 7, 11, 13];
+      for (let offset = 0, i = 0; offset < bytes.length; i++) {
+        const end = Math.min(bytes.length, offset + sizes[i % sizes.length]);
+        // A continuation byte (10xxxxxx) right after the cut: the cut is inside a character.
+        if (end < bytes.length && (bytes[end] & 0xc0) === 0x80) splitInsideCharacter = true;
+        body.write(bytes.slice(offset, end));
+        offset = end;
+        await new Promise((resolve) => setTimeout(resolve, 0));
+      }
+    })();
+  }]);
+  const items = await collect(server, 1 + sent.length);
+  assert(splitInsideCharacter, "the script must cut inside a multi-byte character");
+  assertEquals(items, [
+    { type: "LISTED", objects: [], resourceVersion: "9" },
+    ...sent.map((o, i) => ({ type: i ? "MODIFIED" : "ADDED", object: o }) as WatchItem),
+  ]);
+});
+
+Deno.test("an ERROR event with code 410 leads to a fresh list", async () => {
+  await using server = scripted(
+    [() => list([obj("a", "2")], "3"), () => list([obj("b", "4")], "10")],
+    [(_, body) => {
+      body.event("ADDED", obj("b", "4"));
+      body.event("ERROR", { kind: "Status", code: 410, reason: "Expired", message: "too old" });
+    }],
+  );
+  const items = await collect(server, 3);
+  assertEquals(items, [
+    { type: "LISTED", objects: [withKind(obj("a", "2"))], resourceVersion: "3" },
+    { type: "ADDED", object: obj("b", "4") },
+    { type: "LISTED", objects: [withKind(obj("b", "4"))], resourceVersion: "10" },
+  ]);
+  assertEquals(kinds(server), ["list", "watch@3", "list"]);
+});
+
+Deno.test("an HTTP 410 when opening the watch leads to a fresh list", async () => {
+  let watches = 0;
+  const lists = [() => list([], "3"), () => list([obj("c", "11")], "11")];
+  await using server = ScriptedServer.start((request) => {
+    if (request.query.get("watch") !== "true") return lists.shift()!();
+    watches++;
+    return status(410, "Expired", "resourceVersion 3 is too old");
+  });
+  const items = await collect(server, 2);
+  assertEquals(items.map((i) => i.type), ["LISTED", "LISTED"]);
+  assertEquals(watches, 1);
+  assertEquals(kinds(server), ["list", "watch@3", "list"]);
+});
+
+Deno.test("a cleanly closed stream resumes from the last resourceVersion without listing", async () => {
+  await using server = scripted([() => list([], "5")], [
+    (_, body) => {
+      body.event("ADDED", obj("x", "6"));
+      body.event("MODIFIED", obj("x", "7"));
+      body.close();
+    },
+    (_, body) => body.event("ADDED", obj("y", "8")),
+  ]);
+  const items = await collect(server, 4);
+  assertEquals(items.map((i) => i.type), ["LISTED", "ADDED", "MODIFIED", "ADDED"]);
+  assertEquals(kinds(server), ["list", "watch@5", "watch@7"]);
+  const watch = server.requests[1];
+  assertEquals(watch.path, "/apis/kopf.dev/v1/namespaces/ns/kopfexamples");
+  assertEquals(watch.query.get("allowWatchBookmarks"), "true");
+});
+
+Deno.test("a silent stream is reconnected after the inactivity timeout", async () => {
+  let silent: ChunkedBody | undefined;
+  await using server = scripted([() => list([], "5")], [
+    (_, body) => (silent = body), // never writes anything
+    (_, body) => body.event("ADDED", obj("z", "6")),
+  ]);
+  const items = await collect(server, 2, { ...FAST, inactivityTimeout: 0.2 });
+  assertEquals(items, [
+    { type: "LISTED", objects: [], resourceVersion: "5" },
+    { type: "ADDED", object: obj("z", "6") },
+  ]);
+  assertEquals(kinds(server), ["list", "watch@5", "watch@5"]);
+  await silent!.cancelled; // the silent stream was closed by the client
+});
+
+Deno.test("bookmarks move the resourceVersion and never reach consumers", async () => {
+  await using server = scripted([() => list([], "5")], [
+    (_, body) => {
+      body.event("ADDED", obj("a", "6"));
+      body.event("BOOKMARK", { kind: "KopfExample", metadata: { resourceVersion: "9" } });
+      body.close();
+    },
+    (_, body) => body.event("ADDED", obj("b", "10")),
+  ]);
+  const items = await collect(server, 3);
+  assertEquals(items.map((i) => i.type), ["LISTED", "ADDED", "ADDED"]);
+  assertEquals(kinds(server), ["list", "watch@5", "watch@9"]);
+});
+
+Deno.test("the server timeout is asked for and the watch stops promptly on abort", async () => {
+  const opened = Promise.withResolvers<void>();
+  await using server = scripted([() => list([], "5")], [() => opened.resolve()]);
+  await using api = server.client({ watching: { ...FAST, serverTimeout: 600 } });
+  const controller = new AbortController();
+  const iterator = watchObjects(api, KEX, { namespace: "ns", signal: controller.signal });
+  assertEquals((await iterator.next()).value, {
+    type: "LISTED",
+    objects: [],
+    resourceVersion: "5",
+  });
+  const pending = iterator.next(); // blocks on the silent stream
+  await opened.promise;
+  const started = performance.now();
+  controller.abort();
+  assertEquals(await pending, { done: true, value: undefined });
+  assert(performance.now() - started < 1000, "the watch must stop promptly");
+  assertEquals(server.requests[1].query.get("timeoutSeconds"), "600");
+});
+
+Deno.test("an ERROR event with a client error code escalates as a typed error", async () => {
+  await using server = scripted([() => list([], "5")], [(_, body) => {
+    body.event("ERROR", { kind: "Status", code: 403, reason: "Forbidden", message: "no" });
+  }]);
+  await using api = server.client({ watching: FAST });
+  await assertRejects(async () => {
+    for await (const _ of watchObjects(api, KEX, { namespace: "ns" })) { /* drain */ }
+  }, APIForbiddenError);
+});
