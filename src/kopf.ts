@@ -122,10 +122,11 @@ export { Patch } from "./structs/patches.ts";
 export type { JsonPatchOperation, MetaPatch, PatchSection } from "./structs/patches.ts";
 export { diff } from "./structs/diffs.ts";
 export type { Diff, DiffItem, DiffOperation } from "./structs/diffs.ts";
-export type { FieldSpec } from "./structs/dicts.ts";
+export type { FieldPath, FieldSpec } from "./structs/dicts.ts";
 export type {
   Annotations,
   Body,
+  BodyShape,
   DeepReadonly,
   Labels,
   Meta,
@@ -187,6 +188,8 @@ export type {
 } from "./intents/options.ts";
 export type {
   FieldFilterValue,
+  HandlerFilters,
+  MatchData,
   MetaFilter,
   MetaFilterValue,
   ValueCallback,
@@ -211,7 +214,12 @@ export type {
 export { execute, register, subhandler } from "./intents/subhandlers.ts";
 export type { ExecuteOptions, SubhandlerFn } from "./intents/subhandlers.ts";
 export { getDefaultRegistry, OperatorRegistry, setDefaultRegistry } from "./intents/registry.ts";
-export type { OperatorRegistryOptions } from "./intents/registry.ts";
+export type {
+  ChangingCause,
+  OperatorRegistryOptions,
+  ResourceHandlers,
+  WebhookRequest,
+} from "./intents/registry.ts";
 export type {
   ActivityHandler,
   BaseHandler,
@@ -219,8 +227,10 @@ export type {
   DaemonHandler,
   EventHandler,
   Handler,
+  HandlerFn,
   HandlerKind,
   IndexingHandler,
+  ResourceBoundHandler,
   RetryPolicy,
   TimerHandler,
   WebhookHandler,

@@ -85,6 +85,7 @@ export interface MatchData {
 
 /** A filter callback broke the rules (e.g. returned a Promise). */
 export class FilterCallbackError extends TypeError {
+  /** The error class name. */
   override name = "FilterCallbackError";
 }
 

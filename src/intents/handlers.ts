@@ -59,6 +59,7 @@ export interface ResourceBoundHandler extends BaseHandler, HandlerFilters {
 
 /** A resource-changing handler: `on.create/update/delete/resume/field`, or a sub-handler. */
 export interface ChangingHandler extends BaseHandler, HandlerFilters, RetryPolicy {
+  /** The kind of handler. */
   readonly kind: "changing";
   /** Which resources it serves; `null` for sub-handlers (they serve their parent's). */
   readonly selector: Selector | null;
@@ -74,11 +75,13 @@ export interface ChangingHandler extends BaseHandler, HandlerFilters, RetryPolic
 
 /** An event-watching handler: `on.event`. Never retried; errors are logged. */
 export interface EventHandler extends ResourceBoundHandler {
+  /** The kind of handler. */
   readonly kind: "event";
 }
 
 /** A daemon: `daemon` / `on.daemon`. */
 export interface DaemonHandler extends ResourceBoundHandler, RetryPolicy {
+  /** The kind of handler. */
   readonly kind: "daemon";
   /** Seconds to wait before the first start; `null`: none. */
   readonly initialDelay: number | null;
@@ -94,6 +97,7 @@ export interface DaemonHandler extends ResourceBoundHandler, RetryPolicy {
 
 /** A timer: `timer` / `on.timer`. */
 export interface TimerHandler extends ResourceBoundHandler, RetryPolicy {
+  /** The kind of handler. */
   readonly kind: "timer";
   /** Seconds between invocations; `null`: only after idling. */
   readonly interval: number | null;
@@ -109,11 +113,13 @@ export interface TimerHandler extends ResourceBoundHandler, RetryPolicy {
 
 /** An indexing function: `index` / `on.index`. Its id is the index's name. */
 export interface IndexingHandler extends ResourceBoundHandler, RetryPolicy {
+  /** The kind of handler. */
   readonly kind: "index";
 }
 
 /** An admission handler: `on.validate` / `on.mutate`. Never retried. */
 export interface WebhookHandler extends ResourceBoundHandler {
+  /** The kind of handler. */
   readonly kind: "webhook";
   /** Validating or mutating. */
   readonly type: WebhookType;
@@ -131,6 +137,7 @@ export interface WebhookHandler extends ResourceBoundHandler {
 
 /** An activity handler: `on.startup/cleanup/login/probe`. */
 export interface ActivityHandler extends BaseHandler, RetryPolicy {
+  /** The kind of handler. */
   readonly kind: "activity";
   /** The activity it serves. */
   readonly activity: Activity;

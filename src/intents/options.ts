@@ -204,6 +204,7 @@ export const SELECTOR_OPTIONS: readonly string[] = SELECTOR;
 
 /** A registration problem; the message names the handler, the option and the fix. */
 export class RegistrationError extends TypeError {
+  /** The error class name. */
   override name = "RegistrationError";
 }
 

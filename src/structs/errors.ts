@@ -17,6 +17,7 @@ export interface TemporaryErrorOptions {
 
 /** A failure that may heal with time: the handler is retried after `delay` seconds. */
 export class TemporaryError extends Error {
+  /** The error class name. */
   override name = "TemporaryError";
   /** Seconds to wait before the retry, or `null` to retry at once. */
   readonly delay: number | null;
@@ -42,6 +43,7 @@ export interface PermanentErrorOptions {
 
 /** A failure that will not heal: the handler is not retried and is marked as failed. */
 export class PermanentError extends Error {
+  /** The error class name. */
   override name = "PermanentError";
 
   /** Raise it to fail the handler for good. */
@@ -52,11 +54,13 @@ export class PermanentError extends Error {
 
 /** The handler ran past its `timeout`; it is failed for good. */
 export class HandlerTimeoutError extends PermanentError {
+  /** The error class name. */
   override name = "HandlerTimeoutError";
 }
 
 /** The handler failed more often than its `retries` allow; it is failed for good. */
 export class HandlerRetriesError extends PermanentError {
+  /** The error class name. */
   override name = "HandlerRetriesError";
 }
 
@@ -70,6 +74,7 @@ export interface AdmissionErrorOptions {
 
 /** Rejects an admission request with this message and status code. */
 export class AdmissionError extends PermanentError {
+  /** The error class name. */
   override name = "AdmissionError";
   /** The HTTP status code of the admission response. */
   readonly code: number;

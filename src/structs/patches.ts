@@ -9,6 +9,7 @@ import { isMapping } from "./dicts.ts";
 
 /** A section of a patch (`spec`, `status`, …): set keys to change them, `null` to delete. */
 export interface PatchSection {
+  /** Set a key to change it, to `null` to delete it. */
   [key: string]: unknown;
 }
 

@@ -69,6 +69,7 @@ function singularOf(resource: Resource): string {
 
 /** An error in how a resource is specified; the message says what to write instead. */
 export class SelectorError extends TypeError {
+  /** The error class name. */
   override name = "SelectorError";
 }
 

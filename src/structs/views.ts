@@ -15,6 +15,7 @@ export type DeepReadonly<T> = T extends (...args: never[]) => unknown ? T
 
 /** An arbitrary JSON object, read-only. */
 export interface ReadonlyJsonObject {
+  /** Any key leads to a read-only JSON value. */
   readonly [key: string]: ReadonlyJsonValue;
 }
 
@@ -29,11 +30,17 @@ export type ReadonlyJsonValue =
 
 /** The shape of a body whose `spec` and `status` have known types. */
 export interface BodyShape<S, St> {
+  /** The API group and version, e.g. `kopf.dev/v1`. */
   apiVersion?: string;
+  /** The kind, e.g. `KopfExample`. */
   kind?: string;
+  /** The metadata: name, namespace, labels, annotations, …. */
   metadata: RawMeta;
+  /** The desired state. */
   spec?: S;
+  /** The observed state. */
   status?: St;
+  /** Any other top-level field (e.g. `data` of ConfigMaps). */
   [key: string]: unknown;
 }
 
