@@ -631,3 +631,27 @@ Deno.test("a deleted object is not revisited whatever the processor asks", async
   assertEquals(calls, 1);
   assertEquals(mux.size, 0);
 });
+
+Deno.test("with the real clock, a shutdown leaves no timers behind", async () => {
+  const processed = deferred();
+  const seen: string[] = [];
+  const mux = new Multiplexer({
+    batching: settings({ batchWindow: 0.01, idleTimeout: 60, exitTimeout: 1, errorDelays: [30] }),
+    persistence: { consistencyTimeout: 60 },
+    logger: new RecordingLogger(),
+    processor: (event) => {
+      seen.push(event.object.metadata!.uid!);
+      if (seen.length === 3) processed.resolve();
+      // One object awaits its patch's echo, one retries an error later, one idles.
+      if (event.object.metadata!.uid === "b") return Promise.reject(new Error("boom"));
+      return Promise.resolve(
+        event.object.metadata!.uid === "a" ? { expectedResourceVersion: "9" } : undefined,
+      );
+    },
+  });
+  for (const uid of ["a", "b", "c"]) mux.push(KEX, ev(uid, "1"));
+  await processed.promise;
+  assertEquals(seen.sort(), ["a", "b", "c"]);
+  await mux.shutdown();
+  assertEquals(mux.size, 0);
+});
