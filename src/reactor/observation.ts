@@ -262,7 +262,8 @@ export class Observer {
 
   /**
    * Discover, retrying failures along the retry delays. The initial discovery (`strict`)
-   * fails at once on errors that are not about connectivity: there is nothing to serve.
+   * fails at once instead: the client has already retried what can be retried, and
+   * without it there is nothing to serve.
    */
   async #discoverPatiently(
     fresh: boolean,
