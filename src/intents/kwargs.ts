@@ -5,7 +5,8 @@
  * @module
  */
 import type { RawBody, RawEventType } from "../structs/bodies.ts";
-import type { Diff } from "../structs/diffs.ts";
+import { type Diff, reduceDiff } from "../structs/diffs.ts";
+import { type FieldPath, resolve } from "../structs/dicts.ts";
 import type { Index } from "../structs/indices.ts";
 import type { ObjectLogger } from "../structs/loggers.ts";
 import { Memo } from "../structs/memos.ts";
@@ -317,4 +318,31 @@ export function buildActivityKwargs(init: ActivityKwargsInit): ActivityKwargs {
     param: init.param,
     ...indices,
   } as ActivityKwargs;
+}
+
+/** The change as one handler sees it: `old`, `new` and `diff`. */
+export interface HandlerChange {
+  /** The old state (of the field, for field handlers). */
+  readonly old: unknown;
+  /** The new state (of the field, for field handlers). */
+  readonly new: unknown;
+  /** The changes (relative to the field, for field handlers). */
+  readonly diff: Diff;
+}
+
+/**
+ * The cause's change narrowed to the handler's field, if it has one: the field's old
+ * and new values, and the diff with paths relative to the field.
+ */
+export function changeFor(
+  handler: { readonly field: FieldPath | undefined },
+  change: HandlerChange,
+): HandlerChange {
+  const field = handler.field;
+  if (field === undefined) return change;
+  return {
+    old: resolve(change.old, field) ?? null,
+    new: resolve(change.new, field) ?? null,
+    diff: reduceDiff(change.diff, field),
+  };
 }

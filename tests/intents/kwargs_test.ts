@@ -11,6 +11,7 @@ import {
   buildIndexingKwargs,
   buildTimerKwargs,
   buildWebhookKwargs,
+  changeFor,
   type ResourceKwargsInit,
 } from "../../src/intents/kwargs.ts";
 import { OperatorSettings } from "../../src/settings/operator_settings.ts";
@@ -275,4 +276,20 @@ Deno.test("a logger and a memo given to the builder are passed through", () => {
   kw.memo.seen = true;
   assertEquals(lines, ["info FIELD=x"]);
   assertEquals(memo.seen, true);
+});
+
+Deno.test("field handlers see the change narrowed to their field", () => {
+  const old = { metadata: { labels: { label2: "o", label3: "o" } }, spec: { size: "1G" } };
+  const neu = { metadata: { labels: { label1: "n", label2: "n" } }, spec: { size: "1G" } };
+  const change = { old, new: neu, diff: kopf.diff(old, neu) };
+  const narrowed = changeFor({ field: ["metadata", "labels"] }, change);
+  assertEquals(narrowed.old, { label2: "o", label3: "o" });
+  assertEquals(narrowed.new, { label1: "n", label2: "n" });
+  assertEquals(narrowed.diff, [
+    ["remove", ["label3"], "o", null],
+    ["add", ["label1"], null, "n"],
+    ["change", ["label2"], "o", "n"],
+  ]);
+  assert(changeFor({ field: undefined }, change) === change);
+  assertEquals(changeFor({ field: ["spec", "none"] }, change), { old: null, new: null, diff: [] });
 });
