@@ -1,0 +1,257 @@
+/**
+ * The resource-changing handling cycle of one object state: the handlers due for the
+ * detected cause run in declaration order, each inside the object's scope and a
+ * sub-handler scope (so that `kopf.subhandler()`, `kopf.register()` and `kopf.execute()`
+ * work in them); their outcomes update the progress state; results go to the status;
+ * when all are done, the progress is purged and the diff-base is stored.
+ *
+ * Everything is written into the cause's patch; applying it is the caller's job.
+ *
+ * @module
+ */
+
+import type { RawBody } from "../structs/bodies.ts";
+import { type Diff, reduceDiff } from "../structs/diffs.ts";
+import { resolve } from "../structs/dicts.ts";
+import type { ObjectLogger } from "../structs/loggers.ts";
+import { Patch } from "../structs/patches.ts";
+import type { Resource } from "../structs/resources.ts";
+import type { OperatorSettings } from "../settings/operator_settings.ts";
+import type { ChangingHandler } from "../intents/handlers.ts";
+import { matchesFilters } from "../intents/filters.ts";
+import { buildChangingKwargs, type ChangingKwargs } from "../intents/kwargs.ts";
+import type { Reason } from "../intents/reasons.ts";
+import { type ChangingCause, deduplicate, OperatorRegistry } from "../intents/registry.ts";
+import { type SubhandlerScope, subhandlerScope } from "../intents/subhandlers.ts";
+import { capitalize, TITLES } from "./causes.ts";
+import { executeHandlerOnce, HandlerChildrenRetry } from "./execution.ts";
+import { runInObjectScope } from "./loggers.ts";
+import { type Clock, deliverResults, type HandlerState, type Outcome, State } from "./progress.ts";
+
+/** The argument type of handler functions in records. */
+type HandlerArgs = Parameters<ChangingHandler["fn"]>[0];
+
+/** One resource-changing cause of one object state, with everything handlers get. */
+export interface HandlingCause {
+  /** The object's resource. */
+  readonly resource: Resource;
+  /** The object. */
+  readonly body: RawBody;
+  /** Where changes accumulate. */
+  readonly patch: Patch;
+  /** The object's logger. */
+  readonly logger: ObjectLogger;
+  /** The object's memo. */
+  readonly memo: unknown;
+  /** Why the cycle runs. */
+  readonly reason: Reason;
+  /** Whether resume handlers mix in. */
+  readonly initial: boolean;
+  /** Whether the object is marked for deletion. */
+  readonly deleted: boolean;
+  /** The last handled essence (`null` when none). */
+  readonly old: RawBody | null;
+  /** The current essence. */
+  readonly new: RawBody;
+  /** The changes from `old` to `new`. */
+  readonly diff: Diff;
+}
+
+/** What the cycle needs besides the cause. */
+export interface CycleContext {
+  /** The operator's settings (the progress storage is taken from there). */
+  readonly settings: OperatorSettings;
+  /** The clock of progress records; `Date.now` by default. */
+  readonly clock?: Clock;
+}
+
+/** What came of the cycle. */
+export interface CycleResult {
+  /** All handlers of the cause are finished (or there were none). */
+  readonly done: boolean;
+  /** Seconds until each unfinished handler is due. */
+  readonly delays: readonly number[];
+  /**
+   * When the cycle finished handlers: the changes to apply instead of the cause's patch if
+   * the guarded request of a finalizer removal is refused — the progress kept as done
+   * rather than purged, so that the handlers do not run again.
+   */
+  readonly fallback?: Patch;
+}
+
+/** The data that filters of changing handlers look at. */
+export function changingMatchData(cause: HandlingCause): ChangingCause {
+  return {
+    body: cause.body,
+    reason: cause.reason,
+    initial: cause.initial,
+    deleted: cause.deleted,
+    old: cause.old,
+    new: cause.new,
+    diff: cause.diff,
+    kwargs: () => changingKwargs(cause, undefined, undefined),
+  };
+}
+
+function changingKwargs(
+  cause: HandlingCause,
+  handler: ChangingHandler | undefined,
+  state: HandlerState | undefined,
+): ChangingKwargs {
+  const field = handler?.field;
+  return buildChangingKwargs({
+    resource: cause.resource,
+    body: cause.body,
+    patch: cause.patch,
+    logger: cause.logger,
+    memo: cause.memo,
+    param: handler?.param,
+  }, {
+    reason: cause.reason,
+    old: field === undefined ? cause.old : resolve(cause.old, field) ?? null,
+    new: field === undefined ? cause.new : resolve(cause.new, field) ?? null,
+    diff: field === undefined ? cause.diff : reduceDiff(cause.diff, field),
+    retry: state?.retries ?? 0,
+    started: state?.startedAt ?? new Date(),
+    runtime: state?.runtime ?? 0,
+  });
+}
+
+/** Run one handler once, with its sub-handler scope; `chain` collects sub-handler ids. */
+function invokeChangingHandler(
+  handler: ChangingHandler,
+  cause: HandlingCause,
+  state: HandlerState,
+  context: CycleContext,
+  chain: readonly Set<string>[],
+): Promise<Outcome> {
+  const subrefs = new Set<string>();
+  return executeHandlerOnce(handler, state, cause.logger, () => {
+    const registry = new OperatorRegistry({
+      onWarning: (message) => cause.logger.warning(message),
+    });
+    let executed = false;
+    const scope: SubhandlerScope = {
+      parentId: handler.id,
+      registry,
+      execute: async (handlers) => {
+        executed = true;
+        await executeSubhandlers(handlers, cause, context, [...chain, subrefs]);
+      },
+    };
+    const kwargs = changingKwargs(cause, handler, state);
+    return subhandlerScope.run(scope, async () => {
+      const scoped = { body: cause.body, logger: cause.logger };
+      const result = await runInObjectScope(
+        scoped,
+        () => handler.fn(kwargs as unknown as HandlerArgs),
+      );
+      // Sub-handlers registered but not executed explicitly run right after their parent.
+      if (!executed) {
+        const registered = registry.handlers.filter((h): h is ChangingHandler =>
+          h.kind === "changing"
+        );
+        if (registered.length > 0) await scope.execute(registered);
+      }
+      return result;
+    });
+  }, subrefs);
+}
+
+/** Run the due ones of the given handlers in their order; their outcomes by id. */
+async function runDueHandlers(
+  handlers: readonly ChangingHandler[],
+  cause: HandlingCause,
+  state: State,
+  context: CycleContext,
+  chain: readonly Set<string>[],
+): Promise<Map<string, Outcome>> {
+  const outcomes = new Map<string, Outcome>();
+  for (const handler of state.selectAwakened(handlers)) {
+    const handlerState = state.get(handler.id)!;
+    outcomes.set(
+      handler.id,
+      await invokeChangingHandler(handler, cause, handlerState, context, chain),
+    );
+  }
+  return outcomes;
+}
+
+/**
+ * Run sub-handlers to completion as far as possible now (`kopf.execute()`): their progress
+ * is stored like any handler's, their ids are added to every ancestor's subrefs; if some
+ * are not finished, the parent is retried when the first of them is due.
+ */
+async function executeSubhandlers(
+  handlers: readonly ChangingHandler[],
+  cause: HandlingCause,
+  context: CycleContext,
+  chain: readonly Set<string>[],
+): Promise<void> {
+  const storage = context.settings.persistence.progressStorage;
+  const data = changingMatchData(cause);
+  const selected = deduplicate(handlers.filter((h) => matchesFilters(h, data)));
+  let state = await State.fromStorage({
+    body: cause.body,
+    storage,
+    handlers,
+    clock: context.clock,
+  });
+  state = state.withPurpose(cause.reason).withHandlers(selected);
+  const outcomes = await runDueHandlers(selected, cause, state, context, chain);
+  state = state.withOutcomes(outcomes);
+  await state.store({ body: cause.body, patch: cause.patch, storage });
+  deliverResults(outcomes, cause.patch);
+  for (const id of state.ids()) for (const refs of chain) refs.add(id);
+  if (!state.done) throw new HandlerChildrenRetry(state.delay);
+}
+
+/**
+ * The handling cycle for a cause with handler reasons (create, update, delete, resume):
+ * see the module docs. `owned` are all changing handlers of the resource (their records
+ * are purged when done); `handlers` are those selected for this cause.
+ */
+export async function runChangingCycle(
+  cause: HandlingCause,
+  owned: readonly ChangingHandler[],
+  handlers: readonly ChangingHandler[],
+  context: CycleContext,
+): Promise<CycleResult> {
+  const { logger, body, patch } = cause;
+  const storage = context.settings.persistence.progressStorage;
+  const title = TITLES[cause.reason];
+  let state = await State.fromStorage({ body, storage, handlers: owned, clock: context.clock });
+  state = state.withPurpose(cause.reason).withHandlers(handlers);
+
+  // Report the handlers of other causes superseded by this one; those still selected
+  // continue under the current purpose, the others are purged.
+  for (const [purpose, counts] of state.extras) {
+    const extra = TITLES[purpose as Reason] ?? purpose;
+    logger.info(
+      `${capitalize(extra)} is superseded by ${title}: ${counts.success} succeeded; ` +
+        `${counts.failure} failed; ${counts.running} left to the moment.`,
+    );
+    state = state.withPurpose(cause.reason, handlers.filter((h) => state.has(h.id)));
+  }
+  if (state.extras.size > 0) await state.purge({ body, patch, storage, handlers: owned });
+
+  logger.debug(`${capitalize(title)} is in progress.`);
+  if (cause.diff.length > 0 && cause.old !== null) {
+    logger.debug(`${capitalize(title)} diff: ${JSON.stringify(cause.diff)}`);
+  }
+  if (handlers.length === 0) return { done: true, delays: [] };
+
+  const outcomes = await runDueHandlers(handlers, cause, state, context, []);
+  state = state.withOutcomes(outcomes);
+  await state.store({ body, patch, storage });
+  deliverResults(outcomes, patch);
+  if (!state.done) return { done: false, delays: state.delays };
+
+  const counts = state.counts;
+  logger.info(
+    `${capitalize(title)} is processed: ${counts.success} succeeded; ${counts.failure} failed.`,
+  );
+  const fallback = outcomes.size > 0 ? new Patch(patch.toMergePatch()) : undefined;
+  await state.purge({ body, patch, storage, handlers: owned });
+  return { done: true, delays: [], fallback };
+}

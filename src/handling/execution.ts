@@ -1,0 +1,119 @@
+/**
+ * Running one retried handler once: the checks of its `timeout` and `retries`, the call,
+ * and the translation of what it returned or threw into an {@link Outcome} — Kopf's
+ * error semantics, shared by resource-changing handlers, sub-handlers and activities.
+ *
+ * | what the handler did | outcome |
+ * |---|---|
+ * | returned | success (final), the value becomes its result |
+ * | threw `TemporaryError` | retry after the error's `delay` |
+ * | threw `PermanentError` (incl. timeouts and exceeded retries) | failure (final) |
+ * | threw anything else, `errors: "temporary"` | retry after the handler's `backoff` |
+ * | threw anything else, `errors: "permanent"` | failure (final) |
+ * | threw anything else, `errors: "ignored"` | done (final), no result |
+ *
+ * @module
+ */
+
+import {
+  HandlerRetriesError,
+  HandlerTimeoutError,
+  PermanentError,
+  TemporaryError,
+} from "../structs/errors.ts";
+import type { ObjectLogger } from "../structs/loggers.ts";
+import type { RetryPolicy } from "../intents/handlers.ts";
+import type { HandlerState, Outcome } from "./progress.ts";
+
+/** Raised by `kopf.execute()` when sub-handlers are not all done: the parent retries too. */
+export class HandlerChildrenRetry extends TemporaryError {
+  override name = "HandlerChildrenRetry";
+
+  /** Retry the parent after `delay` seconds (`null`: at once). */
+  constructor(delay: number | null) {
+    super("", { delay });
+  }
+}
+
+/** A handler as the executor needs it: an id and a retry policy. */
+export interface RetriedHandler extends RetryPolicy {
+  /** The handler id (used in log messages). */
+  readonly id: string;
+}
+
+/** How a handler is named in log messages: `Handler 'create_fn'`. */
+export function handlerTitle(handler: { readonly id: string }): string {
+  return `Handler '${handler.id}'`;
+}
+
+/** A readable duration for messages: `12.3s`. */
+function seconds(value: number): string {
+  return `${Math.round(value * 1000) / 1000}s`;
+}
+
+/** The message of a thrown value, for log lines. */
+function errorText(error: unknown): string {
+  if (error instanceof Error) return error.message || error.name;
+  return typeof error === "string" ? error : String(error);
+}
+
+/**
+ * Run a handler once with its state (retries so far, when it started): fail it for good
+ * when its `timeout` has passed or its `retries` are used up, else call `invoke` and turn
+ * the result or error into an outcome. Never throws for the handler's own errors.
+ *
+ * `subrefs` collects the ids of sub-handlers that ran inside (see `kopf.execute()`).
+ */
+export async function executeHandlerOnce(
+  handler: RetriedHandler,
+  state: HandlerState,
+  logger: ObjectLogger,
+  invoke: () => unknown,
+  subrefs: ReadonlySet<string> = new Set(),
+): Promise<Outcome> {
+  const title = handlerTitle(handler);
+  const refs = () => [...subrefs];
+  let result: unknown;
+  try {
+    logger.debug(`${title} is invoked.`);
+    if (handler.timeout !== null && state.runtime >= handler.timeout) {
+      throw new HandlerTimeoutError(`${title} has timed out after ${seconds(state.runtime)}.`);
+    }
+    if (handler.retries !== null && state.retries >= handler.retries) {
+      throw new HandlerRetriesError(`${title} has exceeded ${state.retries} retries.`);
+    }
+    result = await invoke();
+  } catch (error) {
+    if (error instanceof HandlerChildrenRetry) {
+      logger.debug(`${title} has unfinished sub-handlers. Will retry soon.`);
+      return { final: false, error, delay: error.delay, subrefs: refs() };
+    }
+    if (error instanceof TemporaryError) {
+      logger.error(`${title} failed temporarily: ${errorText(error)}`);
+      return { final: false, error, delay: error.delay, subrefs: refs() };
+    }
+    if (error instanceof HandlerTimeoutError || error instanceof HandlerRetriesError) {
+      logger.error(error.message);
+      return { final: true, error, subrefs: refs() };
+    }
+    if (error instanceof PermanentError) {
+      logger.error(`${title} failed permanently: ${errorText(error)}`);
+      return { final: true, error, subrefs: refs() };
+    }
+    // A non-Error thrown value still fails the handler; keep it readable in the records.
+    const failure = error ?? new Error("null was thrown");
+    switch (handler.errors) {
+      case "ignored":
+        logger.exception(`${title} failed with an exception. Will ignore.`, error);
+        return { final: true, subrefs: refs() };
+      case "permanent":
+        logger.exception(`${title} failed with an exception. Will stop.`, error);
+        return { final: true, error: failure, subrefs: refs() };
+      default:
+        logger.exception(`${title} failed with an exception. Will retry.`, error);
+        return { final: false, error: failure, delay: handler.backoff, subrefs: refs() };
+    }
+  }
+  logger.info(`${title} succeeded.`);
+  return { final: true, result, subrefs: refs() };
+}

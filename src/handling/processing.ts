@@ -1,0 +1,324 @@
+/**
+ * Processing one state of one object: what the per-object worker calls for every event.
+ *
+ * 1. The object's memory is recalled (and forgotten on `DELETED`).
+ * 2. Event handlers (`kopf.on.event`) run for every event, the initial listing included;
+ *    nothing of them is persisted; their errors are logged and ignored.
+ * 3. The resource-changing cause is detected (see `causes.ts`). Our finalizer is added
+ *    in a cycle of its own, before any handler runs, when a matching handler requires it,
+ *    and removed when none does any more — or when the delete handlers are all done.
+ *    Objects that match no handler's filters are handled in stealth: nothing is written
+ *    and nothing is logged about them.
+ * 4. The handlers due for the cause run (see `changing.ts`); when all are done, the
+ *    diff-base is stored, the progress purged, and the object counts as fully handled.
+ * 5. Everything is applied in as few requests as possible (see `application.ts`).
+ *
+ * The result tells the worker which `resourceVersion` our patch produced (so that older
+ * states are not processed again) and when to process the object again if a handler is
+ * delayed and no newer event comes first.
+ *
+ * @module
+ */
+
+import type { RawBody } from "../structs/bodies.ts";
+import { diff } from "../structs/diffs.ts";
+import { jsonEqual } from "../structs/dicts.ts";
+import type { ObjectLogger } from "../structs/loggers.ts";
+import { Patch } from "../structs/patches.ts";
+import type { Resource } from "../structs/resources.ts";
+import type { ApiClient } from "../client/api.ts";
+import { loadEssences } from "../settings/essences.ts";
+import type { OperatorSettings } from "../settings/operator_settings.ts";
+import { matchesFilters } from "../intents/filters.ts";
+import type { ChangingHandler } from "../intents/handlers.ts";
+import { buildEventKwargs, type WatchEventType } from "../intents/kwargs.ts";
+import type { OperatorRegistry } from "../intents/registry.ts";
+import { applyChanges, type FinalizerChange } from "./application.ts";
+import {
+  capitalize,
+  detectCause,
+  HANDLER_REASONS,
+  hasFinalizer,
+  isDeletionOngoing,
+  TITLES,
+} from "./causes.ts";
+import { changingMatchData, type HandlingCause, runChangingCycle } from "./changing.ts";
+import { handlerTitle } from "./execution.ts";
+import { createObjectLogger, runInObjectScope } from "./loggers.ts";
+import type { ObjectMemories, ObjectMemory } from "./memories.ts";
+import type { Clock } from "./progress.ts";
+
+/** One state of one object, as the worker delivers it. */
+export interface ObjectEvent {
+  /** The watch event type; `null` for an object found by a listing. */
+  readonly type: "ADDED" | "MODIFIED" | "DELETED" | null;
+  /** The object. */
+  readonly object: RawBody;
+}
+
+/** What the worker should know after processing. */
+export interface ObjectProcessingResult {
+  /** The `resourceVersion` our last patch produced, if we patched. */
+  readonly expectedResourceVersion?: string;
+  /** Seconds after which to process the object again if nothing newer arrives. */
+  readonly delay?: number;
+}
+
+/** What processing is made of: one per operator. */
+export interface ObjectProcessorOptions {
+  /** The API client for patching. */
+  readonly api: ApiClient;
+  /** The handlers. */
+  readonly registry: OperatorRegistry;
+  /** The operator's settings. */
+  readonly settings: OperatorSettings;
+  /** The operator's memories of objects. */
+  readonly memories: ObjectMemories;
+  /** The clock of progress records; `Date.now` by default. */
+  readonly clock?: Clock;
+}
+
+/** Whether the version `a` is newer than `b` (integers compared as such). */
+function isNewer(a: string | undefined, b: string | undefined): boolean {
+  if (a === undefined || b === undefined || a === b) return false;
+  if (/^\d+$/.test(a) && /^\d+$/.test(b)) return BigInt(a) > BigInt(b);
+  return false;
+}
+
+/** The resource-changing part of one processing round. */
+interface ChangingOutcome {
+  readonly delays: readonly number[];
+  readonly finalizerChange?: FinalizerChange;
+  readonly fallback?: Patch;
+}
+
+/** The handling of all objects of one operator; call {@link ObjectProcessor.process}. */
+export class ObjectProcessor {
+  readonly #api: ApiClient;
+  readonly #registry: OperatorRegistry;
+  readonly #settings: OperatorSettings;
+  readonly #memories: ObjectMemories;
+  readonly #clock: Clock | undefined;
+
+  /** A processor over the operator's parts. */
+  constructor(options: ObjectProcessorOptions) {
+    this.#api = options.api;
+    this.#registry = options.registry;
+    this.#settings = options.settings;
+    this.#memories = options.memories;
+    this.#clock = options.clock;
+  }
+
+  /** Process one state of one object; see the module docs. */
+  async process(
+    resource: Resource,
+    event: ObjectEvent,
+    signal?: AbortSignal,
+  ): Promise<ObjectProcessingResult> {
+    const memory = this.#memories.recall(resource, event.object, {
+      noticedByListing: event.type === null,
+    });
+    if (event.type === "DELETED") this.#memories.forget(resource, event.object);
+
+    // Our own patch may be newer than what the watch has delivered so far.
+    let body = event.object;
+    const patched = memory.patched;
+    if (patched !== undefined) {
+      const version = body.metadata?.resourceVersion;
+      if (isNewer(patched.metadata?.resourceVersion, version)) body = patched;
+      else memory.patched = undefined;
+    }
+
+    const patch = new Patch();
+    const logger = createObjectLogger(body);
+    await this.#processEvent(resource, event, body, patch, memory);
+    const changing = await this.#processChanging(resource, event, body, patch, logger, memory);
+
+    let expectedResourceVersion: string | undefined;
+    if (event.type !== "DELETED" && (!patch.isEmpty || changing.finalizerChange !== undefined)) {
+      const finalizer = this.#settings.persistence.finalizer;
+      const apply = (p: Patch, finalizerChange?: FinalizerChange) =>
+        applyChanges({
+          api: this.#api,
+          resource,
+          body,
+          patch: p,
+          finalizer,
+          finalizerChange,
+          signal,
+        });
+      let applied = await apply(patch, changing.finalizerChange);
+      if (applied.conflict) {
+        logger.debug("The object has changed meanwhile; the finalizer waits for its new state.");
+        if (changing.fallback !== undefined) applied = await apply(changing.fallback);
+      }
+      if (applied.gone) {
+        logger.debug("The object is gone; nothing to patch.");
+      } else if (applied.body !== undefined) {
+        memory.patched = applied.body;
+        expectedResourceVersion = applied.body.metadata?.resourceVersion;
+      }
+    }
+    const delay = changing.delays.length > 0 ? Math.min(...changing.delays) : undefined;
+    return {
+      ...(expectedResourceVersion === undefined ? {} : { expectedResourceVersion }),
+      ...(delay === undefined ? {} : { delay }),
+    };
+  }
+
+  /** Run the event handlers; their errors are logged and ignored. */
+  async #processEvent(
+    resource: Resource,
+    event: ObjectEvent,
+    body: RawBody,
+    patch: Patch,
+    memory: ObjectMemory,
+  ): Promise<void> {
+    if (this.#registry.handlersFor(resource).event.length === 0) return;
+    const logger = createObjectLogger(body, { local: true });
+    const type: WatchEventType = event.type;
+    const kwargsFor = (param: unknown) =>
+      buildEventKwargs({ resource, body, patch, logger, memo: memory.memo, param }, {
+        type,
+        object: event.object,
+      });
+    const handlers = this.#registry.selectEventHandlers(resource, {
+      body,
+      kwargs: () => kwargsFor(undefined),
+    });
+    for (const handler of handlers) {
+      const title = handlerTitle(handler);
+      try {
+        logger.debug(`${title} is invoked.`);
+        await runInObjectScope(
+          { body, logger },
+          () => handler.fn(kwargsFor(handler.param) as unknown as Parameters<typeof handler.fn>[0]),
+        );
+        logger.debug(`${title} succeeded.`);
+      } catch (error) {
+        logger.exception(`${title} failed with an exception. Will ignore.`, error);
+      }
+    }
+  }
+
+  /** Detect the changing cause and run its cycle; see the module docs. */
+  async #processChanging(
+    resource: Resource,
+    event: ObjectEvent,
+    body: RawBody,
+    patch: Patch,
+    logger: ObjectLogger,
+    memory: ObjectMemory,
+  ): Promise<ChangingOutcome> {
+    const registry = this.#registry;
+    const owned = registry.handlersFor(resource).changing;
+    if (owned.length === 0) return { delays: [] };
+    const persistence = this.#settings.persistence;
+    const finalizer = persistence.finalizer;
+    const essences = await loadEssences(persistence, body, registry.extraFields(resource));
+    const changes = diff(essences.old, essences.new);
+    const initial = memory.noticedByListing && !memory.fullyHandledOnce;
+    const probe = (reason: HandlingCause["reason"], deleted: boolean): HandlingCause => ({
+      resource,
+      body,
+      patch,
+      logger,
+      memo: memory.memo,
+      reason,
+      initial,
+      deleted,
+      old: essences.old,
+      new: essences.new,
+      diff: changes,
+    });
+    const blocked = hasFinalizer(body, finalizer);
+    const optionalDeletion = isDeletionOngoing(body) && !blocked && !memory.deletionHandled &&
+      registry.selectChangingHandlers(resource, changingMatchData(probe("delete", true)))
+          .length > 0;
+    const detected = detectCause({
+      eventType: event.type,
+      body,
+      finalizer,
+      old: essences.old,
+      diff: changes,
+      initial,
+      optionalDeletion,
+    });
+    const cause: HandlingCause = { ...probe(detected.reason, detected.deleted), ...detected };
+
+    if (cause.reason === "gone") {
+      if (this.#prematch(owned, cause)) {
+        logger.debug("Deleted, really deleted, and we are notified.");
+      }
+      return { delays: [] };
+    }
+
+    // The finalizer: added in a cycle of its own, removed when no handler needs it.
+    const data = changingMatchData(cause);
+    if (!cause.deleted) {
+      const required = registry.requiresFinalizer(resource, data);
+      if (required && !blocked) {
+        logger.debug("Adding the finalizer, thus preventing the actual deletion.");
+        return { delays: [], finalizerChange: "add" };
+      }
+      if (!required && blocked) {
+        logger.debug("Removing the finalizer, as there are no handlers requiring it.");
+        return { delays: [], finalizerChange: "remove" };
+      }
+    }
+
+    if (!this.#prematch(owned, cause)) {
+      // Stealth: not ours; but a finalizer we put there earlier must not hold the object.
+      return cause.deleted && blocked ? { delays: [], finalizerChange: "remove" } : { delays: [] };
+    }
+
+    if (!HANDLER_REASONS.has(cause.reason)) {
+      if (cause.reason === "free") {
+        logger.debug("Deletion, but we are done with it; not our concern.");
+      }
+      if (cause.reason === "noop") {
+        logger.debug("Something has changed, but not the essence; nothing to do.");
+      }
+      return { delays: [] };
+    }
+
+    const handlers = registry.selectChangingHandlers(resource, data);
+    const cycle = await runChangingCycle(cause, owned, handlers, {
+      settings: this.#settings,
+      clock: this.#clock,
+    });
+    if (!cycle.done) return { delays: cycle.delays };
+
+    if (!jsonEqual(essences.old, essences.new)) {
+      await persistence.diffbaseStorage.store({ body, patch, essence: essences.new });
+    }
+    memory.fullyHandledOnce = true;
+    if (cause.reason === "delete") {
+      memory.deletionHandled = true;
+      if (blocked) {
+        logger.debug("Removing the finalizer, thus allowing the actual deletion.");
+        return { delays: [], finalizerChange: "remove", fallback: cycle.fallback };
+      }
+      logger.debug(`${capitalize(TITLES.delete)} is done without a finalizer (optional).`);
+    }
+    return { delays: [] };
+  }
+
+  /**
+   * Whether any changing handler of the resource may be interested in the object at all:
+   * its label, annotation and `when` filters pass (reasons and field changes aside).
+   */
+  #prematch(owned: readonly ChangingHandler[], cause: HandlingCause): boolean {
+    const data = changingMatchData(cause);
+    return owned.some((h) =>
+      !h.hasFilters || matchesFilters({
+        ...h,
+        field: undefined,
+        value: undefined,
+        old: undefined,
+        new: undefined,
+        fieldNeedsChange: false,
+      }, data)
+    );
+  }
+}

@@ -1,0 +1,315 @@
+/**
+ * Running an operator: `operator()` for embedding (stopped by an `AbortSignal`), and
+ * `run()` for scripts (stopped by SIGINT/SIGTERM, exiting with a code on failure).
+ *
+ * The order of things:
+ *
+ * 1. The options are checked: anything this version cannot do yet (peering with a name,
+ *    daemons, timers, indices, admission handlers, a liveness endpoint) fails at once
+ *    with one clear line — nothing is silently ignored.
+ * 2. Startup handlers run (they may tune the settings); a permanent failure ends here.
+ * 3. Login: the login handlers (or the default login) fill the credentials vault; they
+ *    run again whenever the vault runs dry.
+ * 4. Discovery, peering detection (without peering resources, or with `standalone`, the
+ *    operator runs alone), then observation: one watch per served resource and namespace,
+ *    feeding one worker per object, which processes each object's latest state.
+ * 5. On the signal: the watches stop, the workers finish within `batching.exitTimeout`
+ *    (then are aborted), cleanup handlers run, pending events are posted, connections
+ *    close; then `operator()` resolves.
+ *
+ * Several operators can run in one process, each with its own registry, settings and
+ * memo: nothing here is global.
+ *
+ * @module
+ */
+
+import { describeError } from "../structs/log_formats.ts";
+import { Memo } from "../structs/memos.ts";
+import type { Resource } from "../structs/resources.ts";
+import { ensureLoggingConfigured } from "../platform/logging.ts";
+import { exitProcess } from "../platform/process.ts";
+import { onTerminationSignals } from "../platform/signals.ts";
+import { ApiClient } from "../client/api.ts";
+import { Discovery } from "../client/discovery.ts";
+import { Vault } from "../client/vault.ts";
+import { OperatorSettings } from "../settings/operator_settings.ts";
+import { getDefaultRegistry, type OperatorRegistry } from "../intents/registry.ts";
+import { ObjectMemories } from "../handling/memories.ts";
+import { runWithPostingTarget } from "../handling/posting_queue.ts";
+import { ObjectProcessor } from "../handling/processing.ts";
+import type { Clock as WallClock } from "../handling/progress.ts";
+import { type DefaultLogin, runActivity, runLogin } from "../engines/activities.ts";
+import { startEventPoster } from "../engines/posting.ts";
+import { type ReactorLogger, reactorLogger } from "./diagnostics.ts";
+import { makeScope, type NamespacePattern, type Scope } from "./namespaces.ts";
+import { observationClient, Observer } from "./observation.ts";
+import { Multiplexer } from "./queueing.ts";
+
+/** Options of {@link operator}. */
+export interface OperatorOptions {
+  /** The handlers; the default registry (where `kopf.on.*` register) if omitted. */
+  readonly registry?: OperatorRegistry;
+  /** The settings; Kopf's defaults if omitted. Startup handlers may change them. */
+  readonly settings?: OperatorSettings;
+  /** The operator's memo; each object gets a shallow copy. A new `Memo` if omitted. */
+  readonly memo?: unknown;
+  /** Serve the whole cluster. */
+  readonly clusterwide?: boolean;
+  /** Serve these namespaces: names, globs, negations (`!kube-*`) or regular expressions. */
+  readonly namespaces?: readonly NamespacePattern[];
+  /** Run without peering even if peering resources exist. */
+  readonly standalone?: boolean;
+  /** The priority among peers (peering is not built yet: giving it is an error). */
+  readonly priority?: number;
+  /** The peering object's name (peering is not built yet: giving it is an error). */
+  readonly peeringName?: string;
+  /** `host:port/path` of the liveness endpoint (not built yet: giving it is an error). */
+  readonly livenessEndpoint?: string;
+  /** Stops the operator gracefully when aborted. */
+  readonly signal?: AbortSignal;
+  /** Called once when the initial watches have started. */
+  readonly onReady?: () => void;
+  /** The login used when no login handlers are registered. */
+  readonly defaultLogin?: DefaultLogin;
+  /** The wall clock of progress records, in epoch milliseconds (for tests); `Date.now`. */
+  readonly clock?: WallClock;
+  /** Where the operator reports what it does; the `kopf.reactor` logger by default. */
+  readonly logger?: ReactorLogger;
+}
+
+/** The options cannot work with this version; the message says why in one line. */
+export class OperatorConfigurationError extends Error {
+  override name = "OperatorConfigurationError";
+}
+
+const UNSUPPORTED_KINDS: Readonly<Record<string, string>> = {
+  daemon: "daemons",
+  timer: "timers",
+  index: "indices",
+  webhook: "admission webhooks",
+};
+
+/** Refuse what this version cannot do, with one clear line. */
+function checkSupported(registry: OperatorRegistry, options: OperatorOptions): void {
+  const fail = (message: string): never => {
+    throw new OperatorConfigurationError(message);
+  };
+  for (const handler of registry.handlers) {
+    const what = UNSUPPORTED_KINDS[handler.kind];
+    if (what !== undefined) {
+      fail(
+        `${handler.registrar} handler ${JSON.stringify(handler.id)} is registered, but ` +
+          `${what} are not supported by this version yet; remove it to run the operator.`,
+      );
+    }
+  }
+  if (options.peeringName !== undefined) {
+    fail(
+      `Peering (peeringName ${JSON.stringify(options.peeringName)}) is not supported by this ` +
+        "version yet; run with standalone: true.",
+    );
+  }
+  if (options.priority !== undefined) {
+    fail("The priority is used by peering, which is not supported by this version yet.");
+  }
+  if (options.livenessEndpoint !== undefined) {
+    fail(
+      `The liveness endpoint (${options.livenessEndpoint}) is not supported by this version ` +
+        "yet; remove the option.",
+    );
+  }
+  if (options.clusterwide && (options.namespaces?.length ?? 0) > 0) {
+    fail("Either serve the whole cluster (clusterwide) or a list of namespaces, not both.");
+  }
+}
+
+/** A promise resolving when the signal aborts (at once if it has). */
+function aborted(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) =>
+    signal.addEventListener("abort", () => resolve(), { once: true })
+  );
+}
+
+const PEERING_PLURALS: ReadonlySet<string> = new Set(["kopfpeerings", "clusterkopfpeerings"]);
+
+/**
+ * Run an operator until `options.signal` aborts; see the module docs. Rejects if it cannot
+ * start (unsupported options, a failing startup handler, no credentials, an unreachable
+ * cluster) or if it fails while running.
+ */
+export async function operator(options: OperatorOptions = {}): Promise<void> {
+  ensureLoggingConfigured();
+  const registry = options.registry ?? getDefaultRegistry();
+  const settings = options.settings ?? new OperatorSettings();
+  const memo = options.memo ?? new Memo();
+  const logger = options.logger ?? reactorLogger();
+  checkSupported(registry, options);
+  let scope: Scope;
+  if (!options.clusterwide && (options.namespaces?.length ?? 0) === 0) {
+    logger.warning("No namespaces are given: serving the whole cluster (clusterwide).");
+    scope = makeScope({ clusterwide: true });
+  } else {
+    scope = makeScope({ clusterwide: options.clusterwide, namespaces: options.namespaces });
+  }
+
+  const stop = new AbortController();
+  const onAbort = () => stop.abort();
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+  if (options.signal?.aborted) stop.abort();
+  const activity = { registry, settings, memo, signal: stop.signal };
+  try {
+    logger.debug("Running the startup handlers.");
+    await runActivity("startup", activity);
+    if (settings.peering.mandatory && !options.standalone) {
+      throw new OperatorConfigurationError(
+        "settings.peering.mandatory is set, but peering is not supported by this version yet.",
+      );
+    }
+    const vault = new Vault({
+      relogin: () => runLogin({ ...activity, defaultLogin: options.defaultLogin }),
+    });
+    await vault.login();
+    await using api = new ApiClient(vault, {
+      networking: settings.networking,
+      watching: settings.watching,
+    });
+    const posterStop = new AbortController();
+    const posting = startEventPoster({ creator: api, settings, signal: posterStop.signal });
+    try {
+      await runWithPostingTarget(
+        posting.target,
+        () =>
+          serve({ ...options, registry, settings, memo, scope, api, logger, stop: stop.signal }),
+      );
+    } finally {
+      try {
+        await runActivity("cleanup", { ...activity, signal: undefined });
+      } catch (error) {
+        logger.error(`Cleanup failed: ${describeError(error)}`);
+      }
+      posterStop.abort();
+      await posting.done;
+    }
+  } finally {
+    options.signal?.removeEventListener("abort", onAbort);
+  }
+}
+
+interface ServeOptions extends OperatorOptions {
+  readonly registry: OperatorRegistry;
+  readonly settings: OperatorSettings;
+  readonly memo: unknown;
+  readonly scope: Scope;
+  readonly api: ApiClient;
+  readonly logger: ReactorLogger;
+  readonly stop: AbortSignal;
+}
+
+/** Observe and process until stopped. */
+async function serve(options: ServeOptions): Promise<void> {
+  const { registry, settings, api, logger, stop } = options;
+  const discovery = new Discovery(api);
+  const standalone = options.standalone || settings.peering.standalone;
+  if (!standalone) {
+    const resources = await discovery.resources(stop);
+    const peering = resources.some((r) => r.group === "kopf.dev" && PEERING_PLURALS.has(r.plural));
+    logger.warning(
+      peering
+        ? "Peering resources exist, but peering is not supported by this version yet: " +
+          "running standalone (pass standalone: true to silence this)."
+        : "No peering resources found: running standalone.",
+    );
+  }
+
+  const processor = new ObjectProcessor({
+    api,
+    registry,
+    settings,
+    memories: new ObjectMemories(options.memo),
+    clock: options.clock,
+  });
+  const multiplexer = new Multiplexer({
+    processor: (event, context) => processor.process(context.resource, event, context.signal),
+    batching: settings.batching,
+    persistence: settings.persistence,
+    logger,
+  });
+  const missing = new Set<string>();
+  const select = (discovered: readonly Resource[]): readonly Resource[] => {
+    for (const selector of registry.selectors()) {
+      const selection = selector.select(discovered);
+      const key = String(selector);
+      if (selection.resources.length === 0 && !missing.has(key)) {
+        missing.add(key);
+        logger.warning(`No served resource matches ${key} yet; it is served once it appears.`);
+      } else if (selection.resources.length > 0 && missing.delete(key)) {
+        logger.info(`Resources matching ${key} have appeared: serving them.`);
+      }
+      for (const warning of selection.warnings) logger.warning(warning);
+    }
+    return registry.resolve(discovered).resources.filter((r) => registry.hasHandlers(r));
+  };
+  const observer = new Observer({
+    client: observationClient(api, discovery),
+    scope: options.scope,
+    select,
+    feed: (resource, event) => multiplexer.push(resource, event),
+    scanning: settings.scanning,
+    logger,
+  });
+  const observing = new AbortController();
+  const running = observer.run(observing.signal);
+  void observer.ready.then(() => {
+    if (stop.aborted) return;
+    logger.debug("The operator is ready: the initial watches have started.");
+    options.onReady?.();
+  });
+  try {
+    await Promise.race([running, aborted(stop)]);
+  } finally {
+    observing.abort();
+    await running.catch((error) => {
+      if (!stop.aborted) throw error;
+    });
+    await multiplexer.shutdown();
+  }
+}
+
+/** Options of {@link run}: those of {@link operator}. */
+export type RunOptions = OperatorOptions;
+
+/**
+ * Run an operator in a script: like {@link operator}, also stopped gracefully by SIGINT or
+ * SIGTERM (a second signal exits at once with code 1). If the operator fails, the error
+ * is logged in one line and the process exits with code 1.
+ */
+export async function run(options: RunOptions = {}): Promise<void> {
+  const controller = new AbortController();
+  const onAbort = () => controller.abort();
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+  if (options.signal?.aborted) controller.abort();
+  const logger = options.logger ?? reactorLogger();
+  let signals = 0;
+  const removeListeners = onTerminationSignals((signal) => {
+    signals++;
+    if (signals === 1) {
+      logger.info(`Signal ${signal} received: the operator is stopping.`);
+      controller.abort();
+    } else {
+      logger.warning(`Signal ${signal} received again: exiting at once.`);
+      exitProcess(1);
+    }
+  });
+  try {
+    ensureLoggingConfigured();
+    await operator({ ...options, logger, signal: controller.signal });
+  } catch (error) {
+    removeListeners();
+    logger.error(`The operator has failed: ${describeError(error)}`);
+    exitProcess(1);
+  } finally {
+    removeListeners();
+    options.signal?.removeEventListener("abort", onAbort);
+  }
+}
