@@ -7,7 +7,13 @@
 import type { FieldPath } from "../structs/dicts.ts";
 import type { Resource } from "../structs/resources.ts";
 import type { Selection, Selector } from "../structs/selectors.ts";
-import { KwargsCache, type MatchData, matchesFilters } from "./filters.ts";
+import {
+  FilterCallbackError,
+  type HandlerFilters,
+  KwargsCache,
+  type MatchData,
+  matchesFilters,
+} from "./filters.ts";
 import type {
   ActivityHandler,
   ChangingHandler,
@@ -229,7 +235,7 @@ export class OperatorRegistry {
       if (h.reason !== null && h.reason !== cause.reason) continue;
       if (h.initial && !cause.initial) continue;
       if (h.initial && cause.deleted && !h.deleted) continue;
-      if (!matchesFilters(h, cause, kwargs)) continue;
+      if (!matchHandler(h, cause, kwargs)) continue;
       out.push(h);
     }
     return duplicates ? deduplicate(out) : out;
@@ -243,7 +249,7 @@ export class OperatorRegistry {
   prematchChanging(resource: Resource, data: MatchData): boolean {
     const { list } = this.#cached(resource).changing;
     const kwargs = new KwargsCache(data);
-    return list.some((h) => matchesFilters(h, data, kwargs, true));
+    return list.some((h) => matchHandler(h, data, kwargs, true));
   }
 
   /** The event-watching handlers whose filters pass for the object; each (function, id) once. */
@@ -286,7 +292,7 @@ export class OperatorRegistry {
       ...cached.changing.list.filter((h) => h.requiresFinalizer),
       ...cached.spawning.list,
     ];
-    return candidates.some((h) => matchesFilters({ ...h, fieldNeedsChange: false }, data, kwargs));
+    return candidates.some((h) => matchHandler({ ...h, fieldNeedsChange: false }, data, kwargs));
   }
 
   /**
@@ -302,14 +308,33 @@ export class OperatorRegistry {
   }
 }
 
-function select<H extends Handler & Parameters<typeof matchesFilters>[0]>(
+/** The filters of one handler; a failing callback is reported with the handler named. */
+function matchHandler(
+  handler: HandlerFilters & { readonly id: string; readonly registrar: string },
+  data: MatchData,
+  kwargs: KwargsCache,
+  prematch = false,
+): boolean {
+  if (!handler.hasCallbacks) return matchesFilters(handler, data, kwargs, prematch);
+  try {
+    return matchesFilters(handler, data, kwargs, prematch);
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    throw new FilterCallbackError(
+      `A filter of ${handler.registrar} handler ${handler.id} failed: ${message}`,
+      { cause: e },
+    );
+  }
+}
+
+function select<H extends Handler & HandlerFilters>(
   cached: CachedList<H>,
   data: MatchData,
 ): H[] {
   const kwargs = new KwargsCache(data);
   const out: H[] = [];
   for (let i = 0; i < cached.list.length; i++) {
-    if (matchesFilters(cached.list[i], data, kwargs)) out.push(cached.list[i]);
+    if (matchHandler(cached.list[i], data, kwargs)) out.push(cached.list[i]);
   }
   return cached.duplicates ? deduplicate(out) : out;
 }

@@ -490,3 +490,16 @@ Deno.test("children's status reaching a value notifies with a per-kind param", (
   assertEquals(pick(true, false), []);
   assertEquals(registry.extraFields(child1), [["status", "done"]]);
 });
+
+Deno.test("a failing filter callback is reported with its handler named", () => {
+  const registry = fresh();
+  kopf.on.create("kopfexamples", {
+    registry,
+    when: () => {
+      throw new Error("boom");
+    },
+  }, function fragile() {});
+  const error = assertThrows(() => created(registry, body()), FilterCallbackError);
+  assertEquals(error.message, "A filter of kopf.on.create handler fragile failed: boom");
+  assert(error.cause instanceof Error);
+});
