@@ -19,6 +19,37 @@ export type {
   RawStatus,
 } from "./structs/bodies.ts";
 
+// --- client: logins and API errors ---
+export { LoginError } from "./structs/credentials_errors.ts";
+export { loginWithKubeconfig } from "./client/kubeconfig.ts";
+export type { KubeconfigLoginOptions } from "./client/kubeconfig.ts";
+export { loginWithServiceAccount } from "./client/service_account.ts";
+export type { ServiceAccountLoginOptions } from "./client/service_account.ts";
+export { loginViaClient } from "./client/piggybacking.ts";
+export type { ClientLoginOptions } from "./client/piggybacking.ts";
+export { loginWithDefaults } from "./client/login.ts";
+export type { DefaultLoginOptions } from "./client/login.ts";
+export {
+  APIBadRequestError,
+  APICertificateError,
+  APIClientError,
+  APIConflictError,
+  APIConnectionError,
+  APIError,
+  APIForbiddenError,
+  APIGoneError,
+  APIMethodNotAllowedError,
+  APINotFoundError,
+  APIServerError,
+  APITimeoutError,
+  APITooManyRequestsError,
+  APIUnauthorizedError,
+  APIUnprocessableError,
+  APIUnsupportedMediaTypeError,
+} from "./client/errors.ts";
+export type { APIErrorContext } from "./client/errors.ts";
+export type { WatchItem } from "./client/watch.ts";
+
 // --- settings: operator settings, progress and diff-base storages ---
 export {
   AdmissionSettings,

@@ -1,0 +1,22 @@
+/**
+ * The default login, used when an operator registers no login handlers: the pod's
+ * service account when running in a cluster, else the kubeconfig.
+ *
+ * @module
+ */
+import type { ConnectionInfo } from "../structs/credentials.ts";
+import { type KubeconfigLoginOptions, loginWithKubeconfig } from "./kubeconfig.ts";
+import { loginWithServiceAccount, type ServiceAccountLoginOptions } from "./service_account.ts";
+
+/** Options of {@link loginWithDefaults}: those of both logins. */
+export type DefaultLoginOptions = KubeconfigLoginOptions & ServiceAccountLoginOptions;
+
+/**
+ * Log in with the service account if running in a pod, else with the kubeconfig.
+ * Returns `undefined` when neither is available.
+ */
+export async function loginWithDefaults(
+  options: DefaultLoginOptions = {},
+): Promise<ConnectionInfo | undefined> {
+  return (await loginWithServiceAccount(options)) ?? (await loginWithKubeconfig(options));
+}

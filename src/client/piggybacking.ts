@@ -1,0 +1,97 @@
+/**
+ * Login by piggybacking on `@kubernetes/client-node`: its kubeconfig loading and
+ * authenticators (cloud providers, OIDC, exec plugins with caching) produce the
+ * credentials; only what the API calls need is taken from it. The package is heavy and
+ * optional, so it is imported only when this login runs.
+ *
+ * @module
+ */
+import type { ConnectionInfo } from "../structs/credentials.ts";
+import { LoginError } from "../structs/credentials_errors.ts";
+
+type ClientNode = typeof import("@kubernetes/client-node");
+type HttpsOptions = Parameters<InstanceType<ClientNode["KubeConfig"]>["applyToHTTPSOptions"]>[0];
+
+/** Options of {@link loginViaClient}; other keys (handler arguments) are ignored. */
+export interface ClientLoginOptions {
+  /** The context to use instead of the current one. */
+  context?: string;
+  /** Other keys, such as the arguments of a login handler, are ignored. */
+  [key: string]: unknown;
+}
+
+function text(value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (Array.isArray(value)) return value.map((v) => String(v)).join("\n");
+  return String(value); // Buffers print as their UTF-8 text (PEM)
+}
+
+/**
+ * Log in the way `@kubernetes/client-node` does (`KubeConfig.loadFromDefault()`: the
+ * in-cluster service account, `KUBECONFIG` or `~/.kube/config`). Returns `undefined`
+ * when it finds no cluster.
+ *
+ * Usable directly as a login handler: `kopf.on.login(loginViaClient)`.
+ */
+export async function loginViaClient(
+  options: ClientLoginOptions = {},
+): Promise<ConnectionInfo | undefined> {
+  let k8s: ClientNode;
+  try {
+    k8s = await import("@kubernetes/client-node");
+  } catch (e) {
+    throw new LoginError(
+      `loginViaClient needs the @kubernetes/client-node package, which cannot be loaded ` +
+        `(${(e as Error).message.split("\n")[0]}); install it or use loginWithKubeconfig.`,
+    );
+  }
+  const config = new k8s.KubeConfig();
+  try {
+    config.loadFromDefault();
+    if (typeof options.context === "string" && options.context) {
+      config.setCurrentContext(options.context);
+    }
+  } catch (e) {
+    throw new LoginError(
+      `@kubernetes/client-node cannot load the kubeconfig: ${(e as Error).message}`,
+    );
+  }
+  const cluster = config.getCurrentCluster();
+  if (!cluster?.server) return undefined;
+  const https: Record<string, unknown> = {};
+  try {
+    await config.applyToHTTPSOptions(https as HttpsOptions);
+  } catch (e) {
+    throw new LoginError(
+      `@kubernetes/client-node cannot authenticate to ${cluster.server}: ${(e as Error).message}`,
+    );
+  }
+  const headers = (https.headers ?? {}) as Record<string, unknown>;
+  const authorization = text(headers["Authorization"] ?? headers["authorization"]);
+  const [scheme, ...rest] = (authorization ?? "").split(" ");
+  const auth = text(https.auth);
+  const colon = auth?.indexOf(":") ?? -1;
+  const namespace = config.getContextObject(config.getCurrentContext())?.namespace;
+  const info: { -readonly [K in keyof ConnectionInfo]: ConnectionInfo[K] } = {
+    server: cluster.server,
+  };
+  const ca = text(https.ca);
+  if (ca) info.caData = ca;
+  if (cluster.skipTLSVerify || https.rejectUnauthorized === false) info.insecure = true;
+  const cert = text(https.cert);
+  const key = text(https.key);
+  if (cert && key) {
+    info.certificateData = cert;
+    info.privateKeyData = key;
+  }
+  if (authorization && rest.length) {
+    info.scheme = scheme;
+    info.token = rest.join(" ");
+  }
+  if (auth && colon >= 0) {
+    info.username = auth.slice(0, colon);
+    info.password = auth.slice(colon + 1);
+  }
+  if (namespace) info.defaultNamespace = namespace;
+  return info;
+}
