@@ -266,3 +266,8 @@ export type {
   TimerHandler,
   WebhookHandler,
 } from "./intents/handlers.ts";
+
+// --- running: the operator itself ---
+export { operator, OperatorConfigurationError, run } from "./reactor/running.ts";
+export type { OperatorOptions, RunOptions } from "./reactor/running.ts";
+export { ActivityError } from "./engines/activities.ts";

@@ -11,15 +11,14 @@
  */
 
 import type { RawBody } from "../structs/bodies.ts";
-import { type Diff, reduceDiff } from "../structs/diffs.ts";
-import { resolve } from "../structs/dicts.ts";
+import type { Diff } from "../structs/diffs.ts";
 import type { ObjectLogger } from "../structs/loggers.ts";
 import { Patch } from "../structs/patches.ts";
 import type { Resource } from "../structs/resources.ts";
 import type { OperatorSettings } from "../settings/operator_settings.ts";
 import type { ChangingHandler } from "../intents/handlers.ts";
 import { matchesFilters } from "../intents/filters.ts";
-import { buildChangingKwargs, type ChangingKwargs } from "../intents/kwargs.ts";
+import { buildChangingKwargs, changeFor, type ChangingKwargs } from "../intents/kwargs.ts";
 import type { Reason } from "../intents/reasons.ts";
 import { type ChangingCause, deduplicate, OperatorRegistry } from "../intents/registry.ts";
 import { type SubhandlerScope, subhandlerScope } from "../intents/subhandlers.ts";
@@ -98,7 +97,7 @@ function changingKwargs(
   handler: ChangingHandler | undefined,
   state: HandlerState | undefined,
 ): ChangingKwargs {
-  const field = handler?.field;
+  const change = handler === undefined ? cause : changeFor(handler, cause);
   return buildChangingKwargs({
     resource: cause.resource,
     body: cause.body,
@@ -108,9 +107,9 @@ function changingKwargs(
     param: handler?.param,
   }, {
     reason: cause.reason,
-    old: field === undefined ? cause.old : resolve(cause.old, field) ?? null,
-    new: field === undefined ? cause.new : resolve(cause.new, field) ?? null,
-    diff: field === undefined ? cause.diff : reduceDiff(cause.diff, field),
+    old: change.old,
+    new: change.new,
+    diff: change.diff,
     retry: state?.retries ?? 0,
     started: state?.startedAt ?? new Date(),
     runtime: state?.runtime ?? 0,

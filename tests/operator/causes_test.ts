@@ -1,0 +1,237 @@
+/**
+ * Every cause over HTTP with the real client against the fake cluster: creation,
+ * updates with diffs, field handlers, deletion with the finalizer, resuming once per
+ * lifetime, deletions during downtime, optional deletion handlers, stealth objects.
+ */
+import { assert, assertEquals } from "../assert.ts";
+import type { RawBody } from "../../src/structs/bodies.ts";
+import { on } from "../../src/intents/registration.ts";
+import {
+  Calls,
+  clusterRegistry,
+  kex,
+  logsOf,
+  patchesOf,
+  startCluster,
+  startOperator,
+} from "./harness.ts";
+
+const DIFFBASE = "kopf.zalando.org/last-handled-configuration";
+const FINALIZER = "kopf.zalando.org/KopfFinalizerMarker";
+
+function handled(body: RawBody | undefined): boolean {
+  return body?.metadata?.annotations?.[DIFFBASE] !== undefined;
+}
+
+Deno.test("create: the handler runs once, its result goes to the status, one patch", async () => {
+  await using cluster = await startCluster();
+  const registry = clusterRegistry(cluster);
+  const calls = new Calls<string>();
+  on.create("kopfexamples", { registry }, function create_fn({ spec, reason, name }) {
+    calls.add(`${reason} ${name} ${spec.field}`);
+    return { message: "hello" };
+  });
+  const op = await startOperator(registry);
+  try {
+    cluster.create(kex("kex1"));
+    const body = await cluster.waitFor("kopfexamples", "kex1", handled);
+    assertEquals(calls.list, ["create kex1 value"]);
+    assertEquals((body?.status as Record<string, unknown>)?.create_fn, { message: "hello" });
+    assertEquals(
+      body?.metadata?.annotations?.[DIFFBASE],
+      '{"spec":{"field":"value"}}\n',
+    );
+    // Progress is purged after the cycle: no progress annotations, no status.kopf.
+    const keys = Object.keys(body?.metadata?.annotations ?? {});
+    assertEquals(keys, [DIFFBASE]);
+    assertEquals(body?.metadata?.finalizers, undefined);
+    assert(logsOf("kex1").some((l) => l.includes("Handler 'create_fn' succeeded.")));
+    assert(logsOf("kex1").some((l) => l.includes("Creation is processed: 1 succeeded; 0 failed.")));
+  } finally {
+    await op.stop();
+  }
+  assertEquals(calls.list.length, 1);
+  assertEquals(patchesOf(cluster, "kex1").length, 1);
+});
+
+Deno.test("update: old/new essences and the diff; field handlers get their field", async () => {
+  await using cluster = await startCluster();
+  const registry = clusterRegistry(cluster);
+  const calls = new Calls<unknown[]>();
+  on.update("kopfexamples", { registry }, function update_fn({ old, new: neu, diff }) {
+    calls.add(["update", old, neu, diff]);
+  });
+  on.field("kopfexamples", { registry, field: "spec.field" }, function field_fn(kwargs) {
+    calls.add([`field ${kwargs.reason}`, kwargs.old, kwargs.new, kwargs.diff]);
+  });
+  const op = await startOperator(registry);
+  try {
+    cluster.create(kex("kex1"));
+    await calls.until(1);
+    await cluster.waitFor("kopfexamples", "kex1", handled);
+    cluster.patch("kopfexamples", "kex1", { spec: { field: "changed" } });
+    await calls.until(3);
+    await cluster.waitFor("kopfexamples", "kex1", (b) =>
+      b?.metadata?.annotations?.[DIFFBASE] === '{"spec":{"field":"changed"}}\n');
+    // A change outside the essence (the status) is not an update.
+    cluster.patch("kopfexamples", "kex1", { status: { x: 1 } });
+    cluster.patch("kopfexamples", "kex1", { metadata: { labels: { a: "b" } } });
+    await calls.until(4);
+  } finally {
+    await op.stop();
+  }
+  assertEquals(JSON.parse(JSON.stringify(calls.list)), [
+    ["field create", null, "value", [["add", [], null, "value"]]],
+    ["update", { spec: { field: "value" } }, { spec: { field: "changed" } }, [[
+      "change",
+      ["spec", "field"],
+      "value",
+      "changed",
+    ]]],
+    ["field update", "value", "changed", [["change", [], "value", "changed"]]],
+    ["update", { spec: { field: "changed" } }, {
+      spec: { field: "changed" },
+      metadata: { labels: { a: "b" } },
+    }, [["add", ["metadata"], null, { labels: { a: "b" } }]]],
+  ]);
+});
+
+Deno.test("delete: the finalizer is added first, the handler runs on deletion, then released", async () => {
+  await using cluster = await startCluster();
+  const registry = clusterRegistry(cluster);
+  const calls = new Calls<string>();
+  on.create("kopfexamples", { registry }, function create_fn({ meta }) {
+    calls.add(`create finalizers=${JSON.stringify(meta.finalizers)}`);
+  });
+  on.delete("kopfexamples", { registry }, function delete_fn({ reason }) {
+    calls.add(reason);
+  });
+  const op = await startOperator(registry);
+  try {
+    cluster.create(kex("kex1"));
+    await cluster.waitFor("kopfexamples", "kex1", handled);
+    cluster.delete("kopfexamples", "kex1");
+    await cluster.waitFor("kopfexamples", "kex1", (b) => b === undefined);
+  } finally {
+    await op.stop();
+  }
+  // The finalizer was in place before the creation handler ran.
+  assertEquals(calls.list, [`create finalizers=${JSON.stringify([FINALIZER])}`, "delete"]);
+  assert(logsOf("kex1").some((l) => l.includes("Deletion is processed: 1 succeeded; 0 failed.")));
+});
+
+Deno.test("delete: other finalizers are kept; objects deleted while down get their handlers", async () => {
+  await using cluster = await startCluster();
+  const registry = clusterRegistry(cluster);
+  const calls = new Calls<string>();
+  on.delete("kopfexamples", { registry }, function delete_fn({ name }) {
+    calls.add(`delete ${name}`);
+  });
+  on.resume("kopfexamples", { registry }, function resume_fn({ name }) {
+    calls.add(`resume ${name}`);
+  });
+  on.resume("kopfexamples", { registry, deleted: true }, function resume_deleted({ name }) {
+    calls.add(`resume-deleted ${name}`);
+  });
+  // Handled by an earlier run of the operator, then deleted while it was down.
+  cluster.create(kex("kex1", {}, {
+    metadata: {
+      annotations: { [DIFFBASE]: '{"spec":{"field":"value"}}\n' },
+      finalizers: ["other.example.com/keep", FINALIZER],
+    },
+  }));
+  cluster.delete("kopfexamples", "kex1");
+  const op = await startOperator(registry);
+  try {
+    await calls.until(2);
+    const body = await cluster.waitFor("kopfexamples", "kex1", (b) =>
+      !b?.metadata?.finalizers?.includes(FINALIZER));
+    assertEquals(body?.metadata?.finalizers, ["other.example.com/keep"]);
+  } finally {
+    await op.stop();
+  }
+  // In declaration order.
+  assertEquals(calls.list, ["delete kex1", "resume-deleted kex1"]);
+});
+
+Deno.test("optional delete handlers add no finalizer", async () => {
+  await using cluster = await startCluster();
+  const registry = clusterRegistry(cluster);
+  on.delete("kopfexamples", { registry, optional: true }, () => {});
+  const op = await startOperator(registry);
+  try {
+    cluster.create(kex("kex1"));
+    const body = await cluster.waitFor("kopfexamples", "kex1", handled);
+    assertEquals(body?.metadata?.finalizers, undefined);
+  } finally {
+    await op.stop();
+  }
+});
+
+Deno.test("resume: once per object per operator lifetime, mixed into updates", async () => {
+  await using cluster = await startCluster();
+  const calls = new Calls<string>();
+  const registry = clusterRegistry(cluster);
+  on.resume("kopfexamples", { registry }, function resume_fn({ reason, name }) {
+    calls.add(`${reason} ${name}`);
+  });
+  on.update("kopfexamples", { registry }, function update_fn({ reason, name }) {
+    calls.add(`${reason} ${name}`);
+  });
+  const annotated = (spec: string) => ({
+    metadata: { annotations: { [DIFFBASE]: `{"spec":{"field":"${spec}"}}\n` } },
+  });
+  cluster.create(kex("same", {}, annotated("value")));
+  cluster.create(kex("changed", { field: "new" }, annotated("value")));
+  let op = await startOperator(registry);
+  try {
+    await calls.until(3);
+    await cluster.waitFor("kopfexamples", "changed", (b) =>
+      b?.metadata?.annotations?.[DIFFBASE] === '{"spec":{"field":"new"}}\n');
+    // Later changes are updates only; resuming does not repeat in this lifetime.
+    cluster.patch("kopfexamples", "same", { spec: { field: "later" } });
+    await calls.until(1, (c) => c === "update same");
+  } finally {
+    await op.stop();
+  }
+  // The changed object: its update and the resume handler mixed in (reason "update").
+  assertEquals(calls.list.toSorted(), [
+    "resume same",
+    "update changed",
+    "update changed",
+    "update same",
+  ]);
+  // A new lifetime resumes again.
+  calls.list.length = 0;
+  op = await startOperator(registry);
+  try {
+    await calls.until(2);
+  } finally {
+    await op.stop();
+  }
+  assertEquals(calls.list.toSorted(), ["resume changed", "resume same"]);
+});
+
+Deno.test("stealth: objects matching no handler's filters are not touched or logged", async () => {
+  await using cluster = await startCluster();
+  const registry = clusterRegistry(cluster);
+  const calls = new Calls<string>();
+  on.create("kopfexamples", { registry, labels: { app: "mine" } }, ({ name }) => {
+    calls.add(String(name));
+  });
+  on.delete("kopfexamples", { registry, labels: { app: "mine" } }, () => {});
+  const op = await startOperator(registry);
+  try {
+    cluster.create(kex("other"));
+    cluster.create(kex("mine", {}, { metadata: { labels: { app: "mine" } } }));
+    await cluster.waitFor("kopfexamples", "mine", handled);
+    assertEquals(calls.list, ["mine"]);
+  } finally {
+    await op.stop();
+  }
+  const other = cluster.get("kopfexamples", "other");
+  assertEquals(other?.metadata?.annotations, undefined);
+  assertEquals(other?.metadata?.finalizers, undefined);
+  assertEquals(patchesOf(cluster, "other"), []);
+  assertEquals(logsOf("other"), []);
+});

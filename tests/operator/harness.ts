@@ -1,0 +1,176 @@
+/**
+ * A harness for integration tests: a FakeCluster with the KopfExample CRD, operators
+ * running against it over HTTP with the real client, captured log lines, and a recorder
+ * of handler calls that can be awaited (no polling, no sleeps).
+ */
+import type { RawBody } from "../../src/structs/bodies.ts";
+import { configure } from "../../src/platform/logging.ts";
+import {
+  OperatorSettings,
+  type OperatorSettingsInit,
+} from "../../src/settings/operator_settings.ts";
+import { OperatorRegistry } from "../../src/intents/registry.ts";
+import { on } from "../../src/intents/registration.ts";
+import { operator, type OperatorOptions } from "../../src/reactor/running.ts";
+import { FakeCluster } from "../../src/testing/mod.ts";
+
+/** The KopfExample CRD, optionally with the status subresource. */
+export function kexCrd(options: { status?: boolean } = {}): RawBody {
+  return {
+    apiVersion: "apiextensions.k8s.io/v1",
+    kind: "CustomResourceDefinition",
+    metadata: { name: "kopfexamples.kopf.dev" },
+    spec: {
+      group: "kopf.dev",
+      scope: "Namespaced",
+      names: {
+        plural: "kopfexamples",
+        singular: "kopfexample",
+        kind: "KopfExample",
+        shortNames: ["kex"],
+      },
+      versions: [{
+        name: "v1",
+        served: true,
+        storage: true,
+        ...(options.status ? { subresources: { status: {} } } : {}),
+        schema: {
+          openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true },
+        },
+      }],
+    },
+  };
+}
+
+/** A KopfExample object. */
+export function kex(
+  name: string,
+  spec: Record<string, unknown> = {},
+  extra: RawBody = {},
+): RawBody {
+  return {
+    apiVersion: "kopf.dev/v1",
+    kind: "KopfExample",
+    ...extra,
+    metadata: { name, namespace: "default", ...extra.metadata },
+    spec: { field: "value", ...spec },
+  };
+}
+
+/** All log lines of this test process (configured once). */
+export const LOGS: string[] = [];
+configure({
+  debug: true,
+  logFormat: "plain",
+  writer: (line) => {
+    LOGS.push(line);
+    if (Deno.env.get("KOPF_TEST_LOGS")) console.error(line);
+  },
+});
+
+/** The log lines about one object (plain format: `[namespace/name] message`). */
+export function logsOf(name: string): string[] {
+  return LOGS.filter((line) => line.includes(`[default/${name}]`));
+}
+
+/** Fast settings for tests. */
+export function testSettings(init: OperatorSettingsInit = {}): OperatorSettings {
+  return new OperatorSettings({
+    ...init,
+    batching: { batchWindow: 0.01, idleTimeout: 5, exitTimeout: 3, ...init.batching },
+    persistence: { consistencyTimeout: 3, ...init.persistence },
+    posting: { enabled: false, ...init.posting },
+  });
+}
+
+/** Records calls and lets a test await a number of them. */
+export class Calls<T = string> {
+  readonly list: T[] = [];
+  #waiters: { check: () => boolean; resolve: () => void }[] = [];
+
+  add(item: T): void {
+    this.list.push(item);
+    this.#waiters = this.#waiters.filter((w) => !(w.check() && (w.resolve(), true)));
+  }
+
+  count(predicate: (item: T) => boolean = () => true): number {
+    return this.list.filter(predicate).length;
+  }
+
+  /** Wait until `predicate` holds for at least `n` calls. */
+  until(n: number, predicate: (item: T) => boolean = () => true, seconds = 10): Promise<void> {
+    const check = () => this.count(predicate) >= n;
+    if (check()) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#waiters = this.#waiters.filter((w) => w !== waiter);
+        reject(new Error(`Timed out: ${n} calls expected; got ${JSON.stringify(this.list)}`));
+      }, seconds * 1000);
+      const waiter = {
+        check,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      };
+      this.#waiters.push(waiter);
+    });
+  }
+}
+
+/** A running operator of a test. */
+export interface RunningOperator {
+  /** Stop it gracefully and wait for the end. */
+  stop(): Promise<void>;
+  /** Settles when the operator ends. */
+  readonly done: Promise<void>;
+}
+
+/** A fresh registry that logs in to the cluster. */
+export function clusterRegistry(cluster: FakeCluster): OperatorRegistry {
+  const registry = new OperatorRegistry({ onWarning: () => {} });
+  on.login({ registry, id: "test-login" }, () => cluster.connectionInfo);
+  return registry;
+}
+
+/** Start an operator and wait until it serves. */
+export async function startOperator(
+  registry: OperatorRegistry,
+  options: Partial<OperatorOptions> = {},
+): Promise<RunningOperator> {
+  const controller = new AbortController();
+  let ready!: () => void;
+  const readiness = new Promise<void>((resolve) => (ready = resolve));
+  const done = operator({
+    registry,
+    settings: testSettings(),
+    namespaces: ["default"],
+    standalone: true,
+    ...options,
+    signal: controller.signal,
+    onReady: ready,
+  });
+  await Promise.race([readiness, done]);
+  return {
+    done,
+    stop: async () => {
+      controller.abort();
+      await done;
+    },
+  };
+}
+
+/** Start a fake cluster with the KopfExample CRD. */
+export async function startCluster(options: { status?: boolean } = {}): Promise<FakeCluster> {
+  const cluster = await FakeCluster.start();
+  cluster.create(kexCrd(options));
+  return cluster;
+}
+
+/** The PATCH requests made to KopfExample objects so far. */
+export function patchesOf(cluster: FakeCluster, name?: string): string[] {
+  return cluster.requests
+    .filter((r) => r.method === "PATCH" && r.path.includes("/kopfexamples/"))
+    .filter((r) => name === undefined || r.path.split("/").includes(name))
+    .map((r) => r.path);
+}
