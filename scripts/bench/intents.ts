@@ -83,6 +83,15 @@ export const section: BenchSection = {
       spec: { f0: 2, f1: 1, size: 3, items: ["a", "b"] },
     };
     const diff = kopf.diff(old, body);
+    // The handling layer makes one logger per object, not per cause.
+    const logger: kopf.ObjectLogger = {
+      debug() {},
+      info() {},
+      warning() {},
+      error() {},
+      exception() {},
+    };
+    const started = new Date();
     const cause: ChangingCause = {
       reason: "update",
       body,
@@ -90,13 +99,13 @@ export const section: BenchSection = {
       new: body,
       diff,
       kwargs: () =>
-        buildChangingKwargs({ resource, body }, {
+        buildChangingKwargs({ resource, body, logger }, {
           reason: "update",
           old,
           new: body,
           diff,
           retry: 0,
-          started: new Date(),
+          started,
           runtime: 0,
         }),
     };

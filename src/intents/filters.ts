@@ -89,9 +89,13 @@ export class FilterCallbackError extends TypeError {
   override name = "FilterCallbackError";
 }
 
-/** Computes the callbacks' arguments once per match round. */
+/**
+ * What one match round computes at most once, however many handlers need it: the
+ * callbacks' arguments, and the old/new values of each field.
+ */
 export class KwargsCache {
   #value: object | undefined;
+  #fields: Map<FieldPath, FieldChange> | undefined;
   readonly #data: MatchData;
 
   /** A cache over the data's `kwargs` (or a minimal default made from the data). */
@@ -107,6 +111,25 @@ export class KwargsCache {
     }
     return this.#value as object;
   }
+
+  /** The field's old and new values in this round, and whether they differ. */
+  fieldChange(field: FieldPath): FieldChange {
+    let change = this.#fields?.get(field);
+    if (change === undefined) {
+      const oldValue = resolve(this.#data.old, field);
+      const newValue = resolve(this.#data.new, field);
+      change = { oldValue, newValue, changed: !jsonEqual(oldValue, newValue) };
+      (this.#fields ??= new Map()).set(field, change);
+    }
+    return change;
+  }
+}
+
+/** A field's values on both sides of a change. */
+interface FieldChange {
+  readonly oldValue: unknown;
+  readonly newValue: unknown;
+  readonly changed: boolean;
 }
 
 function defaultKwargs(data: MatchData): object {
@@ -205,9 +228,8 @@ export function matchesFilters(
     }
   } else if (field !== undefined) {
     if (filters.fieldNeedsChange) {
-      const oldValue = resolve(data.old, field);
-      const newValue = resolve(data.new, field);
-      if (jsonEqual(oldValue, newValue)) return false;
+      const { oldValue, newValue, changed } = kwargs.fieldChange(field);
+      if (!changed) return false;
       if (
         filters.value !== undefined &&
         !matchesValue(filters.value, oldValue, kwargs, "value") &&

@@ -23,8 +23,14 @@ export function parseField(field: FieldSpec): FieldPath {
       }: use a dotted string like "spec.field" or an array of non-empty keys.`,
     );
   }
-  return Object.freeze(parts);
+  // The same field always gives the same frozen array, so that it can key caches.
+  const key = JSON.stringify(parts);
+  let path = interned.get(key);
+  if (path === undefined) interned.set(key, path = Object.freeze(parts));
+  return path;
 }
+
+const interned = new Map<string, FieldPath>();
 
 /** Whether the value is a plain (non-array, non-null) object. */
 export function isMapping(value: unknown): value is Record<string, unknown> {
