@@ -71,8 +71,11 @@ Deno.test("update: old/new essences and the diff; field handlers get their field
     await cluster.waitFor("kopfexamples", "kex1", handled);
     cluster.patch("kopfexamples", "kex1", { spec: { field: "changed" } });
     await calls.until(3);
-    await cluster.waitFor("kopfexamples", "kex1", (b) =>
-      b?.metadata?.annotations?.[DIFFBASE] === '{"spec":{"field":"changed"}}\n');
+    await cluster.waitFor(
+      "kopfexamples",
+      "kex1",
+      (b) => b?.metadata?.annotations?.[DIFFBASE] === '{"spec":{"field":"changed"}}\n',
+    );
     // A change outside the essence (the status) is not an update.
     cluster.patch("kopfexamples", "kex1", { status: { x: 1 } });
     cluster.patch("kopfexamples", "kex1", { metadata: { labels: { a: "b" } } });
@@ -144,8 +147,11 @@ Deno.test("delete: other finalizers are kept; objects deleted while down get the
   const op = await startOperator(registry);
   try {
     await calls.until(2);
-    const body = await cluster.waitFor("kopfexamples", "kex1", (b) =>
-      !b?.metadata?.finalizers?.includes(FINALIZER));
+    const body = await cluster.waitFor(
+      "kopfexamples",
+      "kex1",
+      (b) => !b?.metadata?.finalizers?.includes(FINALIZER),
+    );
     assertEquals(body?.metadata?.finalizers, ["other.example.com/keep"]);
   } finally {
     await op.stop();
@@ -186,8 +192,11 @@ Deno.test("resume: once per object per operator lifetime, mixed into updates", a
   let op = await startOperator(registry);
   try {
     await calls.until(3);
-    await cluster.waitFor("kopfexamples", "changed", (b) =>
-      b?.metadata?.annotations?.[DIFFBASE] === '{"spec":{"field":"new"}}\n');
+    await cluster.waitFor(
+      "kopfexamples",
+      "changed",
+      (b) => b?.metadata?.annotations?.[DIFFBASE] === '{"spec":{"field":"new"}}\n',
+    );
     // Later changes are updates only; resuming does not repeat in this lifetime.
     cluster.patch("kopfexamples", "same", { spec: { field: "later" } });
     await calls.until(1, (c) => c === "update same");

@@ -158,8 +158,11 @@ Deno.test("progress while retrying: Kopf's records byte for byte, long ids hashe
   const op = await startOperator(registry, { clock: () => t0 + 0.456 });
   try {
     cluster.create(kex("kex1"));
-    const body = await cluster.waitFor("kopfexamples", "kex1", (b) =>
-      b?.metadata?.annotations?.[v2Key] !== undefined);
+    const body = await cluster.waitFor(
+      "kopfexamples",
+      "kex1",
+      (b) => b?.metadata?.annotations?.[v2Key] !== undefined,
+    );
     const record = '{"started":"2020-12-31T23:59:59.123456+00:00",' +
       '"delayed":"2021-01-01T00:00:59.123456+00:00","purpose":"create","retries":1,' +
       '"success":false,"failure":false,"message":"later, please"}';

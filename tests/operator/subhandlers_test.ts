@@ -1,0 +1,118 @@
+/**
+ * Sub-handlers (`kopf.execute`, `kopf.subhandler`, `kopf.register`) and event handlers,
+ * over HTTP against the fake cluster.
+ */
+import { assert, assertEquals } from "../assert.ts";
+import type { RawBody } from "../../src/structs/bodies.ts";
+import { TemporaryError } from "../../src/structs/errors.ts";
+import { on } from "../../src/intents/registration.ts";
+import { execute, register, subhandler } from "../../src/intents/subhandlers.ts";
+import { Calls, clusterRegistry, kex, logsOf, startCluster, startOperator } from "./harness.ts";
+
+const DIFFBASE = "kopf.zalando.org/last-handled-configuration";
+
+function handled(body: RawBody | undefined): boolean {
+  return body?.metadata?.annotations?.[DIFFBASE] !== undefined;
+}
+
+Deno.test("kopf.execute: sub-handlers with parent/child ids, retried without re-running the done ones", async () => {
+  await using cluster = await startCluster();
+  const registry = clusterRegistry(cluster);
+  const calls = new Calls<string>();
+  on.create("kopfexamples", { registry }, async function create_fn({ retry }) {
+    calls.add(`parent ${retry}`);
+    await execute({
+      fns: {
+        first: ({ retry }: { retry: number }) => {
+          calls.add(`first ${retry}`);
+          return 1;
+        },
+        second: ({ retry }: { retry: number }) => {
+          calls.add(`second ${retry}`);
+          if (retry === 0) throw new TemporaryError("wait", { delay: 0.05 });
+          return 2;
+        },
+      },
+    });
+    calls.add(`parent after ${retry}`);
+    return "parent";
+  });
+  const op = await startOperator(registry);
+  let body: RawBody | undefined;
+  try {
+    cluster.create(kex("kex1"));
+    body = await cluster.waitFor("kopfexamples", "kex1", handled);
+  } finally {
+    await op.stop();
+  }
+  assertEquals(calls.list, [
+    "parent 0",
+    "first 0",
+    "second 0",
+    "parent 1",
+    "second 1",
+    "parent after 1",
+  ]);
+  const status = body?.status as Record<string, unknown>;
+  assertEquals(status["create_fn/first"], 1);
+  assertEquals(status["create_fn/second"], 2);
+  assertEquals(status.create_fn, "parent");
+  // Everything purged at the end: the sub-handlers' records too.
+  assertEquals(Object.keys(body?.metadata?.annotations ?? {}), [DIFFBASE]);
+  assertEquals(status.kopf, { progress: {} });
+});
+
+Deno.test("kopf.subhandler and kopf.register: run after the parent, nested ids", async () => {
+  await using cluster = await startCluster();
+  const registry = clusterRegistry(cluster);
+  const calls = new Calls<string>();
+  on.create("kopfexamples", { registry }, function create_fn({ spec }) {
+    for (const item of ["a", "b"]) {
+      subhandler({ id: `item-${item}` }, ({ reason }) => {
+        calls.add(`${reason} ${item} ${spec.field}`);
+      });
+    }
+    register(function registered() {
+      calls.add("registered");
+      subhandler({ id: "deeper" }, () => calls.add("deeper"));
+    });
+  });
+  const op = await startOperator(registry);
+  try {
+    cluster.create(kex("kex1"));
+    await cluster.waitFor("kopfexamples", "kex1", handled);
+  } finally {
+    await op.stop();
+  }
+  assertEquals(calls.list, ["create a value", "create b value", "registered", "deeper"]);
+  assert(
+    logsOf("kex1").some((l) => l.includes("Handler 'create_fn/registered/deeper' succeeded.")),
+  );
+});
+
+Deno.test("event handlers: every event incl. the listing, no state, errors ignored", async () => {
+  await using cluster = await startCluster();
+  const registry = clusterRegistry(cluster);
+  const calls = new Calls<string>();
+  on.event("kopfexamples", { registry }, function watcher({ type, event, name }) {
+    calls.add(`${type} ${name} ${event.object.spec?.field}`);
+    throw new Error("ignored");
+  });
+  cluster.create(kex("before"));
+  const op = await startOperator(registry);
+  try {
+    await calls.until(1);
+    cluster.create(kex("kex1"));
+    await calls.until(1, (c) => c.startsWith("ADDED kex1"));
+    cluster.patch("kopfexamples", "kex1", { spec: { field: "x" } });
+    await calls.until(1, (c) => c.startsWith("MODIFIED kex1 x"));
+    cluster.delete("kopfexamples", "kex1");
+    await calls.until(1, (c) => c.startsWith("DELETED kex1"));
+  } finally {
+    await op.stop();
+  }
+  assertEquals(calls.list[0], "null before value");
+  const body = cluster.get("kopfexamples", "before");
+  assertEquals(body?.metadata?.annotations, undefined);
+  assert(logsOf("kex1").some((l) => l.includes("Handler 'watcher' failed with an exception")));
+});
