@@ -228,6 +228,10 @@ function rejection(registrar: Registrar, option: string): string {
     return `option "${option}" is not accepted: event handlers are never retried ` +
       "(use kopf.on.create/update/delete/resume for retried handlers)";
   }
+  if (SELECTOR.includes(option)) {
+    return `option "${option}" selects resources, but kopf.${registrar} handlers serve none; ` +
+      "remove it";
+  }
   if (ADMISSION_ONLY.has(option)) {
     return `option "${option}" is only for admission handlers (kopf.on.validate/mutate)`;
   }

@@ -196,3 +196,11 @@ Deno.test("nothing is registered when registration fails", () => {
   assertThrows(() => kopf.timer("kex", { registry } as never, fn), RegistrationError);
   assertEquals(registry.handlers.length, before);
 });
+
+Deno.test("selector options on handlers that serve no resources are refused", () => {
+  fails(
+    () => kopf.on.startup({ registry, kind: "Pod" } as never, fn),
+    'kopf.on.startup() handler handlerFn: option "kind" selects resources, but kopf.on.startup ' +
+      "handlers serve none; remove it.",
+  );
+});
