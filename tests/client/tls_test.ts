@@ -1,0 +1,68 @@
+/**
+ * TLS through the client layer, on Deno and on Node 20: a generated CA, a server
+ * certificate and a client certificate; the server demands the client certificate.
+ * The same probe (fixtures/tls_probe.ts) runs under both runtimes; under Node it is
+ * bundled with its npm packages (undici, logtape) into one self-contained module.
+ */
+import { assertEquals, assertMatch, assertStringIncludes } from "../assert.ts";
+import { ROOT, run, runDeno } from "../platform/commands.ts";
+
+const PROBE = `${ROOT}/tests/client/fixtures/tls_probe.ts`;
+
+interface Outcome {
+  ok?: { user: string | null };
+  error?: string;
+  message?: string;
+}
+
+interface ProbeResult {
+  runtime: string;
+  withCertificate: Outcome;
+  insecureWithCertificate: Outcome;
+  withoutCertificate: Outcome;
+  wrongCa: Outcome;
+}
+
+function lastJsonLine(stdout: string): ProbeResult {
+  return JSON.parse(stdout.trim().split("\n").pop()!);
+}
+
+function checkOutcomes(result: ProbeResult, runtime: string): void {
+  assertEquals(result.runtime, runtime);
+  // The server saw the client certificate's common name: client-certificate auth works.
+  assertEquals(result.withCertificate, { ok: { user: "alice" } });
+  assertEquals(result.insecureWithCertificate, { ok: { user: "alice" } });
+  // Without a client certificate the server refuses the handshake.
+  assertEquals(result.withoutCertificate.error, "APIConnectionError");
+  // A wrong CA is a certificate error with a one-line explanation of what to fix.
+  assertEquals(result.wrongCa.error, "APICertificateError");
+  assertMatch(
+    result.wrongCa.message!,
+    /^Cannot verify the certificate of https:\/\/127\.0\.0\.1:\d+ /,
+  );
+  assertStringIncludes(result.wrongCa.message!, "set the right CA");
+  assertEquals(result.wrongCa.message!.includes("\n"), false);
+}
+
+Deno.test("on Deno: client certificates authenticate, insecure mode works, a wrong CA fails clearly", async () => {
+  const probe = await runDeno(["run", "--allow-all", PROBE], { cwd: ROOT });
+  assertEquals(probe.code, 0, probe.stderr);
+  checkOutcomes(lastJsonLine(probe.stdout), "deno");
+});
+
+Deno.test("on Node: client certificates authenticate, insecure mode works, a wrong CA fails clearly", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "kopf-tls-node-" });
+  try {
+    const bundle = `${dir}/probe.mjs`;
+    const bundled = await runDeno(
+      ["bundle", "--quiet", "--platform=deno", "--format=esm", `--output=${bundle}`, PROBE],
+      { cwd: ROOT },
+    );
+    assertEquals(bundled.code, 0, bundled.stderr);
+    const probe = await run("node", [bundle], { cwd: dir });
+    assertEquals(probe.code, 0, probe.stderr);
+    checkOutcomes(lastJsonLine(probe.stdout), "node");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
