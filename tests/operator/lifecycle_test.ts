@@ -1,0 +1,158 @@
+/**
+ * The operator's own lifecycle: options refused with one clear line, startup handlers
+ * tuning the settings, a failing startup, cleanup on exit, several operators in one
+ * process, resources whose CRD appears later, and events posted from log messages.
+ */
+import { assert, assertEquals, assertRejects, assertStringIncludes } from "../assert.ts";
+import type { RawBody } from "../../src/structs/bodies.ts";
+import { PermanentError } from "../../src/structs/errors.ts";
+import { OperatorRegistry } from "../../src/intents/registry.ts";
+import { daemon, on } from "../../src/intents/registration.ts";
+import { operator, OperatorConfigurationError } from "../../src/reactor/running.ts";
+import { FakeCluster } from "../../src/testing/mod.ts";
+import {
+  Calls,
+  clusterRegistry,
+  kex,
+  kexCrd,
+  LOGS,
+  startCluster,
+  startOperator,
+  testSettings,
+} from "./harness.ts";
+
+const DIFFBASE = "kopf.zalando.org/last-handled-configuration";
+
+function handled(body: RawBody | undefined): boolean {
+  return body?.metadata?.annotations?.[DIFFBASE] !== undefined;
+}
+
+Deno.test("options not supported yet fail at once with one line", async () => {
+  const registry = new OperatorRegistry({ onWarning: () => {} });
+  on.create("kopfexamples", { registry }, () => {});
+  const cases: [Parameters<typeof operator>[0], string][] = [
+    [{ registry, peeringName: "mine" }, "Peering"],
+    [{ registry, priority: 10 }, "priority"],
+    [{ registry, livenessEndpoint: "http://0.0.0.0:8080/healthz" }, "liveness"],
+    [{ registry, clusterwide: true, namespaces: ["ns"] }, "not both"],
+  ];
+  for (const [options, text] of cases) {
+    const error = await assertRejects(() => operator(options), OperatorConfigurationError);
+    assertStringIncludes(error.message, text);
+    assert(!error.message.includes("\n"));
+  }
+  const withDaemon = new OperatorRegistry({ onWarning: () => {} });
+  daemon("kopfexamples", { registry: withDaemon }, async function monitor() {});
+  const error = await assertRejects(() => operator({ registry: withDaemon }));
+  assertStringIncludes(error.message, '"monitor" is registered, but daemons are not supported');
+});
+
+Deno.test("startup tunes the settings; cleanup runs on exit; a failing startup stops the start", async () => {
+  await using cluster = await startCluster();
+  const registry = clusterRegistry(cluster);
+  const calls = new Calls<string>();
+  on.startup({ registry }, ({ settings, memo }) => {
+    settings.persistence.finalizer = "example.com/custom";
+    (memo as Record<string, unknown>).greeting = "hi";
+    calls.add("startup");
+  });
+  on.cleanup({ registry }, () => calls.add("cleanup"));
+  on.delete("kopfexamples", { registry }, ({ memo }) => {
+    calls.add(`delete ${(memo as Record<string, unknown>).greeting}`);
+  });
+  const op = await startOperator(registry);
+  try {
+    cluster.create(kex("kex1"));
+    const body = await cluster.waitFor("kopfexamples", "kex1", handled);
+    assertEquals(body?.metadata?.finalizers, ["example.com/custom"]);
+    cluster.delete("kopfexamples", "kex1");
+    await cluster.waitFor("kopfexamples", "kex1", (b) => b === undefined);
+  } finally {
+    await op.stop();
+  }
+  assertEquals(calls.list, ["startup", "delete hi", "cleanup"]);
+
+  const failing = clusterRegistry(cluster);
+  on.startup({ registry: failing }, function broken() {
+    throw new PermanentError("no database");
+  });
+  on.create("kopfexamples", { registry: failing }, () => {});
+  const error = await assertRejects(() =>
+    operator({ registry: failing, settings: testSettings(), standalone: true })
+  );
+  assertStringIncludes(error.message, "startup handler(s) broken failed for good: no database");
+});
+
+Deno.test("two operators in one process, each with its own registry", async () => {
+  await using cluster = await startCluster();
+  const calls = new Calls<string>();
+  const one = clusterRegistry(cluster);
+  const two = clusterRegistry(cluster);
+  on.create("kopfexamples", { registry: one, labels: { owner: "one" } }, ({ name }) => {
+    calls.add(`one ${name}`);
+  });
+  on.create("kopfexamples", { registry: two, labels: { owner: "two" } }, ({ name }) => {
+    calls.add(`two ${name}`);
+  });
+  const op1 = await startOperator(one);
+  const op2 = await startOperator(two, {
+    settings: testSettings({ persistence: { finalizer: "two.example.com/finalizer" } }),
+  });
+  try {
+    cluster.create(kex("a", {}, { metadata: { labels: { owner: "one" } } }));
+    cluster.create(kex("b", {}, { metadata: { labels: { owner: "two" } } }));
+    await calls.until(2);
+    await cluster.waitFor("kopfexamples", "a", handled);
+    await cluster.waitFor("kopfexamples", "b", handled);
+  } finally {
+    await Promise.all([op1.stop(), op2.stop()]);
+  }
+  assertEquals(calls.list.toSorted(), ["one a", "two b"]);
+});
+
+Deno.test("a resource whose CRD appears later is served once it appears", async () => {
+  await using cluster = await FakeCluster.start();
+  const registry = clusterRegistry(cluster);
+  const calls = new Calls<string>();
+  on.create("kopfexamples", { registry }, ({ name }) => calls.add(`create ${name}`));
+  const op = await startOperator(registry);
+  try {
+    assert(
+      LOGS.some((l) => l.includes("No served resource matches") && l.includes("kopfexamples")),
+    );
+    cluster.create(kexCrd());
+    // The operator notices the new CRD, discovers again, and starts watching.
+    cluster.create(kex("late"));
+    await calls.until(1);
+  } finally {
+    await op.stop();
+  }
+  assertEquals(calls.list, ["create late"]);
+});
+
+Deno.test("log messages at the posting level become Kubernetes events", async () => {
+  await using cluster = await startCluster();
+  const registry = clusterRegistry(cluster);
+  on.create("kopfexamples", { registry }, function create_fn({ logger }) {
+    logger.info("Hello from the handler.");
+  });
+  const op = await startOperator(registry, {
+    settings: testSettings({ posting: { enabled: true, level: "info" } }),
+  });
+  try {
+    cluster.create(kex("kex1"));
+    await cluster.waitFor("kopfexamples", "kex1", handled);
+  } finally {
+    await op.stop();
+  }
+  const messages = cluster.list("events").map((e) => String(e.message));
+  for (
+    const text of [
+      "Hello from the handler.",
+      "Handler 'create_fn' succeeded.",
+      "Creation is processed: 1 succeeded; 0 failed.",
+    ]
+  ) {
+    assert(messages.includes(text), `no event "${text}" in ${JSON.stringify(messages)}`);
+  }
+});
