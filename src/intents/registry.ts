@@ -20,6 +20,7 @@ import type {
   DaemonHandler,
   EventHandler,
   Handler,
+  HandlerKind,
   IndexingHandler,
   TimerHandler,
   WebhookHandler,
@@ -141,24 +142,40 @@ export class OperatorRegistry {
     return n === 1 ? base : `${base}-${n}`;
   }
 
-  /** The distinct selectors of all resource handlers. */
-  selectors(): readonly Selector[] {
-    const out = new Set<Selector>();
+  /**
+   * The distinct selectors of the resource handlers (of the given kinds only, if
+   * given); equal specifications count once.
+   */
+  selectors(kinds?: readonly HandlerKind[]): readonly Selector[] {
+    const out = new Map<unknown, Selector>();
     for (const h of this.#handlers) {
-      if (h.kind !== "activity" && h.selector !== null) out.add(h.selector);
+      if (h.kind === "activity" || h.selector === null) continue;
+      if (kinds !== undefined && !kinds.includes(h.kind)) continue;
+      const key = h.selector.predicate === undefined
+        ? h.selector.toString()
+        : `${h.selector.toString()}\u0000${this.#predicateKey(h.selector.predicate)}`;
+      if (!out.has(key)) out.set(key, h.selector);
     }
-    return [...out];
+    return [...out.values()];
+  }
+
+  readonly #predicates: Map<unknown, number> = new Map();
+  #predicateKey(predicate: unknown): number {
+    let n = this.#predicates.get(predicate);
+    if (n === undefined) this.#predicates.set(predicate, n = this.#predicates.size);
+    return n;
   }
 
   /**
-   * The resources to serve among the discovered ones, for all selectors together,
-   * with the warnings of ambiguous selectors.
+   * The resources to serve among the discovered ones, for all selectors together (of
+   * handlers of the given kinds only, if given — e.g. without `"webhook"` for what to
+   * watch), with the warnings of ambiguous selectors.
    */
-  resolve(discovered: Iterable<Resource>): Selection {
+  resolve(discovered: Iterable<Resource>, kinds?: readonly HandlerKind[]): Selection {
     const all = [...discovered];
     const found = new Map<string, Resource>();
     const warnings: string[] = [];
-    for (const selector of this.selectors()) {
+    for (const selector of this.selectors(kinds)) {
       const selection = selector.select(all);
       for (const r of selection.resources) found.set(r.key, r);
       warnings.push(...selection.warnings);

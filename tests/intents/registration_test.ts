@@ -274,3 +274,21 @@ Deno.test("fields of changing handlers are reported for the diff-base", () => {
   const jobs = DISCOVERED.find((r) => r.plural === "jobs")!;
   assertEquals(registry.extraFields(jobs), [["status"]]);
 });
+
+Deno.test("selectors count once per specification, and resolve by handler kind", () => {
+  const registry = fresh();
+  function fn() {}
+  kopf.on.event("widgets", { registry }, fn);
+  kopf.on.create("widgets", { registry }, fn);
+  kopf.on.validate("kopfexamples", { registry }, fn);
+  const predicate = (r: { plural: string }) => r.plural === "pods";
+  kopf.on.event(predicate, { registry }, fn);
+  kopf.on.update(predicate, { registry }, fn);
+  assertEquals(registry.selectors().map(String), ["widgets", "kopfexamples", "predicate"]);
+  assertEquals(registry.resolve(DISCOVERED).warnings.length, 1, "one warning per spec");
+  const watched = registry.resolve(DISCOVERED, ["changing", "event", "daemon", "timer", "index"]);
+  assertEquals(watched.resources.map(String), ["pods.v1"]);
+  assertEquals(registry.resolve(DISCOVERED, ["webhook"]).resources.map(String), [
+    "kopfexamples.v1.kopf.dev",
+  ]);
+});
