@@ -281,7 +281,7 @@ Deno.test("selectors count once per specification, and resolve by handler kind",
   kopf.on.event("widgets", { registry }, fn);
   kopf.on.create("widgets", { registry }, fn);
   kopf.on.validate("kopfexamples", { registry }, fn);
-  const predicate = (r: { plural: string }) => r.plural === "pods";
+  const predicate = (r: { plural: string; group: string }) => r.plural === "pods" && r.group === "";
   kopf.on.event(predicate, { registry }, fn);
   kopf.on.update(predicate, { registry }, fn);
   assertEquals(registry.selectors().map(String), ["widgets", "kopfexamples", "predicate"]);
