@@ -86,7 +86,8 @@ export class OperatorIndex<K extends IndexKey = IndexKey, V = unknown> implement
     if (result === undefined) return false;
     const pairs: [unknown, V][] = result instanceof Map
       ? [...result.entries()]
-      : isMapping(result) && Object.getPrototypeOf(result) === Object.prototype
+      : isMapping(result) &&
+          [Object.prototype, null].includes(Object.getPrototypeOf(result))
       ? Object.entries(result) as [string, V][]
       : [[null, result as V]];
     const canonicals = pairs.map(([key]) => canonical(key)); // validate before changing

@@ -56,3 +56,13 @@ Deno.test("unusable keys are refused before anything changes", () => {
   assertThrows(() => index.replace("a", new Map([[{ no: 1 }, 1]])), TypeError, "index key must be");
   assertEquals(contents(index), [["k", [1]]]);
 });
+
+Deno.test("only plain objects are key → value results; class instances are values", () => {
+  class Box {
+    key = "v";
+  }
+  const index = new OperatorIndex();
+  index.replace("a", Object.assign(Object.create(null), { k: 1 }));
+  index.replace("b", new Box());
+  assertEquals([...index.keys()], ["k", null]);
+});
