@@ -7,6 +7,7 @@
 import { Command } from "@commander-js/extra-typings";
 import { commandLineArgs } from "../platform/process.ts";
 import { permissionsCommand } from "./permissions.ts";
+import { runCommand } from "./run.ts";
 
 /** The version reported by `kopf --version`. */
 export const VERSION = "0.1.0";
@@ -16,6 +17,7 @@ export function buildCli(): Command {
   const program = new Command("kopf")
     .description("A Kubernetes operator framework for TypeScript.")
     .version(VERSION);
+  program.addCommand(runCommand());
   program.addCommand(permissionsCommand());
   return program as unknown as Command;
 }

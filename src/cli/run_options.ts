@@ -71,8 +71,8 @@ export interface RunPlan {
   readonly namespaces: readonly string[];
   /** No peering (`--standalone`). */
   readonly standalone: boolean;
-  /** The priority in peering (`--priority`, 666 with `--dev`, 0 otherwise). */
-  readonly priority: number;
+  /** The priority in peering (`--priority`, or 666 with `--dev`); unset otherwise. */
+  readonly priority?: number;
   /** The peering object's name, when given. */
   readonly peeringName?: string;
   /** The liveness endpoint's URL, when given. */
@@ -161,7 +161,7 @@ export function planRun(files: readonly string[], flags: RunFlags): RunPlan {
     clusterwide: !namespaces.length,
     namespaces: [...namespaces],
     standalone: Boolean(flags.standalone),
-    priority: flags.priority ?? (flags.dev ? DEV_PRIORITY : 0),
+    priority: flags.priority ?? (flags.dev ? DEV_PRIORITY : undefined),
     peeringName: flags.peering,
     livenessEndpoint: flags.liveness === undefined ? undefined : checkLivenessUrl(flags.liveness),
     logging: {

@@ -7,3 +7,9 @@
 
 export {};
 export * from "./fake_cluster/mod.ts";
+export {
+  type ConnectionSource,
+  KopfRunner,
+  type KopfRunnerOptions,
+  type WaitForOutputOptions,
+} from "./runner.ts";

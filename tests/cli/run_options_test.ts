@@ -62,7 +62,7 @@ Deno.test("-A is cluster-wide; no scope at all is cluster-wide with a warning", 
 Deno.test("--dev means priority 666 unless --priority says otherwise", () => {
   assertEquals(planRun([], { dev: true, allNamespaces: true }).priority, DEV_PRIORITY);
   assertEquals(planRun([], { dev: true, priority: 3, allNamespaces: true }).priority, 3);
-  assertEquals(planRun([], { allNamespaces: true }).priority, 0);
+  assertEquals(planRun([], { allNamespaces: true }).priority, undefined);
 });
 
 Deno.test("modules: relative specifiers become file URLs, others stay as given", () => {

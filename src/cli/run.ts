@@ -1,0 +1,140 @@
+/**
+ * `kopf run [files…] [-m specifier…]`: import the operator's files and modules (their
+ * `kopf.on.*` calls register handlers), configure the logging from the flags, and run
+ * the operator until it is stopped (SIGINT, SIGTERM, or the signal of an embedding
+ * test via `KopfRunner`).
+ *
+ * @module
+ */
+import { Command, Option } from "@commander-js/extra-typings";
+import { getLogger } from "@logtape/logtape";
+import { configure } from "../platform/logging.ts";
+import { describePermissionError } from "../platform/permissions.ts";
+import { LOG_FORMATS, type LogFormat } from "../structs/log_formats.ts";
+import type { Memo } from "../structs/memos.ts";
+import type { OperatorSettings } from "../settings/operator_settings.ts";
+import { getDefaultRegistry, type OperatorRegistry } from "../intents/registry.ts";
+import { operator, type OperatorOptions, run } from "../reactor/running.ts";
+import { missingCredentials } from "./credentials.ts";
+import {
+  collect,
+  loadSources,
+  parsePriority,
+  planRun,
+  type RunFlags,
+  type RunPlan,
+  UsageError,
+} from "./run_options.ts";
+
+/**
+ * What an embedding program (such as `KopfRunner`) changes about `kopf run`. The command
+ * line itself uses none of it.
+ */
+export interface RunContext {
+  /** The registry for the imported handlers; the default registry otherwise. */
+  readonly registry?: OperatorRegistry;
+  /** The operator's settings; the defaults otherwise. */
+  readonly settings?: OperatorSettings;
+  /** The operator's memo. */
+  readonly memo?: Memo;
+  /**
+   * Stop the operator when this aborts. With a signal, the operator runs embedded: no
+   * process signal handlers, no process exit; errors are thrown to the caller.
+   */
+  readonly signal?: AbortSignal;
+  /** Where log lines go instead of stderr. */
+  readonly writer?: (line: string) => void;
+  /** Import files again even if this process imported them already. */
+  readonly fresh?: boolean;
+  /** Called once the operator has started serving. */
+  readonly onReady?: () => void;
+}
+
+const logger = getLogger(["kopf", "cli"]);
+
+/** Describe an error in one line: permission errors name the flag to add. */
+export function oneLine(error: unknown): string {
+  const permission = describePermissionError(error);
+  if (permission) return permission;
+  const message = error instanceof Error ? error.message : String(error);
+  return message.split("\n")[0];
+}
+
+/** Do what `kopf run` does, with the plan already checked. */
+export async function executeRun(plan: RunPlan, context: RunContext = {}): Promise<void> {
+  configure({ ...plan.logging, ...(context.writer ? { writer: context.writer } : {}) });
+  for (const warning of plan.warnings) logger.warn(warning);
+  const registry = context.registry ?? getDefaultRegistry();
+  await loadSources(plan.sources, { registry, fresh: context.fresh });
+  if (registry.handlers.length === 0) {
+    throw new UsageError(
+      "Nothing to run: no handlers are registered. Give the operator's files or -m modules.",
+    );
+  }
+  const missing = await missingCredentials(registry);
+  if (missing) throw new UsageError(missing);
+  // Options left unset are not passed: the operator refuses what it cannot do yet.
+  const options: OperatorOptions = {
+    registry,
+    settings: context.settings,
+    memo: context.memo,
+    clusterwide: plan.clusterwide,
+    namespaces: [...plan.namespaces],
+    standalone: plan.standalone,
+    onReady: context.onReady,
+    ...(plan.priority !== undefined ? { priority: plan.priority } : {}),
+    ...(plan.peeringName !== undefined ? { peeringName: plan.peeringName } : {}),
+    ...(plan.livenessEndpoint !== undefined ? { livenessEndpoint: plan.livenessEndpoint } : {}),
+  };
+  if (context.signal) {
+    await operator({ ...options, signal: context.signal });
+  } else {
+    await run(options);
+  }
+}
+
+/** The `kopf run` subcommand; `context` is for embedding (see {@link RunContext}). */
+export function runCommand(context: RunContext = {}): Command {
+  const command = new Command("run")
+    .description("Run an operator: import its files and modules, then serve until stopped.")
+    .argument("[files...]", "operator files to import (they register the handlers)")
+    .option(
+      "-m, --module <specifier>",
+      "a module to import, e.g. npm:my-operator (repeatable)",
+      collect,
+    )
+    .option(
+      "-n, --namespace <pattern>",
+      "serve the namespaces matching a pattern (repeatable)",
+      collect,
+    )
+    .option("-A, --all-namespaces", "serve the whole cluster via the cluster-wide endpoints")
+    .option("--standalone", "run as the only instance: no peering")
+    .option("--priority <number>", "the priority in peering (0 by default)", parsePriority)
+    .option("--peering <name>", "the name of the peering object")
+    .option("--dev", "the development mode: priority 666")
+    .option("--liveness <url>", "serve health probes at this URL, e.g. http://0.0.0.0:8080/healthz")
+    .option("--verbose", "show what the framework does (debug messages)")
+    .option("--debug", "show everything, the API traffic included")
+    .option("--quiet", "show warnings and errors only")
+    .addOption(
+      new Option("--log-format <format>", "the layout of log lines").choices(LOG_FORMATS),
+    )
+    .option("--log-prefix", "prefix messages about objects with [namespace/name]")
+    .option("--no-log-prefix", "no [namespace/name] prefix")
+    .option("--log-refkey <key>", "the key of the object reference in JSON lines")
+    .action(async (files, flags, self) => {
+      try {
+        const plan = planRun(files, { ...flags, logFormat: flags.logFormat as LogFormat });
+        await executeRun(plan, context);
+      } catch (error) {
+        if (context.signal) throw error;
+        self.error(`kopf run: ${oneLine(error)}`, {
+          exitCode: error instanceof UsageError ? 2 : 1,
+        });
+      }
+    });
+  return command as unknown as Command;
+}
+
+export type { RunFlags };

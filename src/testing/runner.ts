@@ -1,0 +1,272 @@
+/**
+ * `KopfRunner`: runs an operator in the background of a test, exactly as `kopf run`
+ * would with the same arguments, but inside the test's process — so the test can share
+ * objects, memos and registries with it, and see its output, exit code and error.
+ *
+ * ```ts
+ * await using cluster = await FakeCluster.start();
+ * await using runner = await KopfRunner.start(
+ *   ["run", "-A", "--verbose", "examples/01-minimal/example.ts"],
+ *   { cluster },
+ * );
+ * cluster.create(obj);
+ * await runner.waitForOutput("And here we are!");
+ * await runner.stop();
+ * assertEquals(runner.exitCode, 0);
+ * ```
+ *
+ * @module
+ */
+import { Command, CommanderError } from "@commander-js/extra-typings";
+import { writeStderrLine } from "../platform/stderr.ts";
+import type { ConnectionInfo } from "../structs/credentials.ts";
+import type { Memo } from "../structs/memos.ts";
+import type { OperatorSettings } from "../settings/operator_settings.ts";
+import { OperatorRegistry } from "../intents/registry.ts";
+import { on } from "../intents/registration.ts";
+import { oneLine, runCommand } from "../cli/run.ts";
+import { UsageError } from "../cli/run_options.ts";
+
+/** Where the runner's operator logs in: a `FakeCluster`, or anything with credentials. */
+export interface ConnectionSource {
+  /** The credentials to use now (read again on every login). */
+  readonly connectionInfo: ConnectionInfo;
+}
+
+/** Options of {@link KopfRunner.start}. */
+export interface KopfRunnerOptions {
+  /**
+   * The registry the operator's files register their handlers on, and the operator
+   * serves. A new, empty one by default (files are imported afresh for it).
+   */
+  readonly registry?: OperatorRegistry;
+  /** The operator's settings. */
+  readonly settings?: OperatorSettings;
+  /** The operator's memo. */
+  readonly memo?: Memo;
+  /**
+   * Log into this cluster (e.g. a `FakeCluster`) with a login handler added to the
+   * registry; without it, the operator finds credentials as `kopf run` does.
+   */
+  readonly cluster?: ConnectionSource;
+  /** Seconds to wait for the operator to start or to stop (10 by default). */
+  readonly timeout?: number;
+  /** Whether {@link KopfRunner.stop} throws the operator's error, if any (yes by default). */
+  readonly reraise?: boolean;
+  /** Also print the output to stderr as it comes (for debugging tests). */
+  readonly echo?: boolean;
+}
+
+/** Options of {@link KopfRunner.waitForOutput}. */
+export interface WaitForOutputOptions {
+  /** Give up after so many seconds (10 by default). */
+  readonly timeout?: number;
+}
+
+interface Waiter {
+  readonly matches: (line: string) => boolean;
+  readonly resolve: (line: string) => void;
+}
+
+function describePattern(pattern: string | RegExp): string {
+  return typeof pattern === "string" ? JSON.stringify(pattern) : String(pattern);
+}
+
+/** An operator running in the background of a test; see the module's description. */
+export class KopfRunner implements AsyncDisposable {
+  readonly #lines: string[] = [];
+  readonly #waiters = new Set<Waiter>();
+  readonly #controller = new AbortController();
+  readonly #timeout: number;
+  readonly #reraise: boolean;
+  #done: Promise<void> | undefined;
+  #exitCode: number | undefined;
+  #error: unknown;
+  #finished = false;
+  #ready = false;
+
+  private constructor(options: KopfRunnerOptions) {
+    this.#timeout = options.timeout ?? 10;
+    this.#reraise = options.reraise ?? true;
+    if (!(this.#timeout > 0)) {
+      throw new RangeError(
+        `KopfRunner needs a positive timeout in seconds, not ${options.timeout}`,
+      );
+    }
+  }
+
+  /**
+   * Start `kopf <args>` (e.g. `["run", "-A", "path/to/operator.ts"]`) in the background;
+   * resolves once the operator serves, or once it has ended (look at {@link exitCode}
+   * and {@link error} then). Throws when it does neither within the timeout.
+   */
+  static async start(
+    args: readonly string[],
+    options: KopfRunnerOptions = {},
+  ): Promise<KopfRunner> {
+    if (!Array.isArray(args) || args.some((a) => typeof a !== "string")) {
+      throw new TypeError(
+        'KopfRunner.start() needs the command line as strings, e.g. ["run", "-A", "operator.ts"].',
+      );
+    }
+    const runner = new KopfRunner(options);
+    const registry = options.registry ?? new OperatorRegistry();
+    const cluster = options.cluster;
+    if (cluster) {
+      on.login({ registry, id: "kopf-runner-login" }, () => cluster.connectionInfo);
+    }
+    const echo = options.echo ?? false;
+    const write = (text: string) => {
+      for (const line of text.replace(/\n$/, "").split("\n")) runner.#line(line, echo);
+    };
+    let started!: () => void;
+    const ready = new Promise<void>((resolve) => (started = resolve));
+    const program = new Command("kopf")
+      .exitOverride()
+      .configureOutput({ writeOut: write, writeErr: write });
+    const run = runCommand({
+      registry,
+      settings: options.settings,
+      memo: options.memo,
+      signal: runner.#controller.signal,
+      writer: (line) => runner.#line(line, echo),
+      fresh: options.registry === undefined,
+      onReady: () => {
+        runner.#ready = true;
+        started();
+      },
+    }).exitOverride().configureOutput({ writeOut: write, writeErr: write });
+    program.addCommand(run);
+    runner.#done = program.parseAsync([...args], { from: "user" }).then(
+      () => runner.#finish(0, undefined),
+      (error: unknown) => {
+        if (error instanceof CommanderError) {
+          runner.#finish(error.exitCode, error.exitCode === 0 ? undefined : error);
+        } else {
+          write(`kopf ${args[0] ?? ""}: ${oneLine(error)}`);
+          runner.#finish(error instanceof UsageError ? 2 : 1, error);
+        }
+      },
+    ).finally(started);
+    const timedOut = await runner.#within(ready);
+    if (timedOut && !runner.#finished) {
+      await runner.stop().catch(() => undefined);
+      throw new Error(
+        `The operator did not start within ${runner.#timeout}s (kopf ${args.join(" ")}). ` +
+          `Its output:\n${runner.output}`,
+      );
+    }
+    return runner;
+  }
+
+  /** Every line of output so far: log lines and command-line messages, in order. */
+  get lines(): readonly string[] {
+    return this.#lines;
+  }
+
+  /** The output so far as one text, a line per line. */
+  get output(): string {
+    return this.#lines.map((line) => line + "\n").join("");
+  }
+
+  /** The exit code once the operator has ended (0 for a clean stop); `undefined` before. */
+  get exitCode(): number | undefined {
+    return this.#exitCode;
+  }
+
+  /** The error the operator ended with, if any. */
+  get error(): unknown {
+    return this.#error;
+  }
+
+  /** Whether the operator started serving. */
+  get ready(): boolean {
+    return this.#ready;
+  }
+
+  /** Whether the operator is still running. */
+  get running(): boolean {
+    return !this.#finished;
+  }
+
+  /**
+   * Wait until a line of output contains the text (or matches the expression) — one seen
+   * already or a future one; resolves with that line. Rejects after the timeout, and if
+   * the operator ends without printing it.
+   */
+  waitForOutput(pattern: string | RegExp, options: WaitForOutputOptions = {}): Promise<string> {
+    const matches = typeof pattern === "string"
+      ? (line: string) => line.includes(pattern)
+      : (line: string) => pattern.test(line);
+    const seen = this.#lines.find(matches);
+    if (seen !== undefined) return Promise.resolve(seen);
+    const seconds = options.timeout ?? 10;
+    const what = describePattern(pattern);
+    if (this.#finished) {
+      return Promise.reject(new Error(`The operator has ended without printing ${what}.`));
+    }
+    return new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#waiters.delete(waiter);
+        reject(new Error(`No output line with ${what} within ${seconds}s.`));
+      }, seconds * 1000);
+      const waiter: Waiter = {
+        matches,
+        resolve: (line) => {
+          clearTimeout(timer);
+          this.#waiters.delete(waiter);
+          if (line === "") reject(new Error(`The operator has ended without printing ${what}.`));
+          else resolve(line);
+        },
+      };
+      this.#waiters.add(waiter);
+    });
+  }
+
+  /**
+   * Stop the operator gracefully and wait for it to end. Throws the operator's error (or
+   * a timeout) unless started with `reraise: false`.
+   */
+  async stop(): Promise<void> {
+    this.#controller.abort();
+    const timedOut = await this.#within(this.#done ?? Promise.resolve());
+    if (timedOut) {
+      this.#finish(1, new Error(`The operator did not stop within ${this.#timeout}s.`));
+    }
+    if (this.#reraise && this.#error !== undefined) throw this.#error;
+  }
+
+  /** Stops the operator at the end of an `await using` block. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.stop();
+  }
+
+  #line(line: string, echo: boolean): void {
+    this.#lines.push(line);
+    if (echo) writeStderrLine(line);
+    for (const waiter of [...this.#waiters]) {
+      if (waiter.matches(line)) waiter.resolve(line);
+    }
+  }
+
+  #finish(code: number, error: unknown): void {
+    if (this.#finished) return;
+    this.#finished = true;
+    this.#exitCode = code;
+    this.#error = error;
+    for (const waiter of [...this.#waiters]) waiter.resolve("");
+  }
+
+  /** Wait for the promise at most the timeout; `true` when the time ran out. */
+  async #within(promise: Promise<unknown>): Promise<boolean> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const expired = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(true), this.#timeout * 1000);
+    });
+    try {
+      return await Promise.race([promise.then(() => false, () => false), expired]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

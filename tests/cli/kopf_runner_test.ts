@@ -1,0 +1,74 @@
+/** KopfRunner: `kopf run` in the background of a test, with its output, exit code, error. */
+import { assert, assertEquals, assertRejects, assertStringIncludes } from "../assert.ts";
+import { kopf } from "../../mod.ts";
+import { FakeCluster, KopfRunner } from "../../src/testing/mod.ts";
+
+function cmName(i: number): string {
+  return `cm-${i}`;
+}
+
+Deno.test("a registry of the test's own handlers runs until stopped; exit code 0", async () => {
+  await using cluster = await FakeCluster.start();
+  const registry = new kopf.OperatorRegistry();
+  const seen: string[] = [];
+  kopf.on.create("v1", "configmaps", { registry }, function remember({ name, logger }) {
+    seen.push(name!);
+    logger.info(`Remembered ${name}.`);
+  });
+  const runner = await KopfRunner.start(["run", "--standalone", "-A"], { registry, cluster });
+  assert(runner.ready && runner.running);
+  for (let i = 0; i < 3; i++) {
+    cluster.create({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: cmName(i) } });
+  }
+  await runner.waitForOutput(`[default/${cmName(2)}] Remembered ${cmName(2)}.`);
+  await runner.stop();
+  assertEquals(runner.exitCode, 0);
+  assertEquals(runner.error, undefined);
+  assert(!runner.running);
+  assertEquals(seen.sort(), [cmName(0), cmName(1), cmName(2)]);
+  assertStringIncludes(runner.output, "Handler 'remember' succeeded.");
+});
+
+Deno.test("a usage error ends the run at once: exit code 2 and the line in the output", async () => {
+  const runner = await KopfRunner.start(["run", "-A", "-n", "default"], { reraise: false });
+  assertEquals(runner.running, false);
+  assertEquals(runner.exitCode, 2);
+  assertStringIncludes(runner.output, "either -n/--namespace or -A/--all-namespaces");
+  await assertRejects(() => runner.waitForOutput("never printed"), Error, "has ended");
+  await runner.stop(); // no error: reraise is off
+});
+
+Deno.test("an operator that cannot start: exit code 1, the error kept and re-raised", async () => {
+  await using cluster = await FakeCluster.start();
+  const registry = new kopf.OperatorRegistry();
+  kopf.on.create("v1", "configmaps", { registry }, function noop() {});
+  const runner = await KopfRunner.start(
+    ["run", "--standalone", "-A", "--liveness", "http://0.0.0.0:0/healthz"],
+    { registry, cluster },
+  );
+  assertEquals(runner.exitCode, 1);
+  assert(runner.error instanceof Error);
+  assertStringIncludes((runner.error as Error).message, "liveness");
+  await assertRejects(() => runner.stop(), Error, "liveness");
+});
+
+Deno.test("waiting for output that does not come fails after the timeout", async () => {
+  await using cluster = await FakeCluster.start();
+  const registry = new kopf.OperatorRegistry();
+  kopf.on.create("v1", "configmaps", { registry }, function noop() {});
+  await using runner = await KopfRunner.start(["run", "--standalone", "-A"], { registry, cluster });
+  await assertRejects(
+    () => runner.waitForOutput(/never printed/, { timeout: 0.05 }),
+    Error,
+    "within 0.05s",
+  );
+});
+
+Deno.test("bad arguments of the runner itself are refused", async () => {
+  await assertRejects(
+    () => KopfRunner.start("run -A" as unknown as string[]),
+    TypeError,
+    "command line as strings",
+  );
+  await assertRejects(() => KopfRunner.start(["run"], { timeout: 0 }), RangeError, "timeout");
+});

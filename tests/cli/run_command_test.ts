@@ -1,0 +1,186 @@
+/**
+ * `kopf run` as a user runs it: a separate process, its flags, its one-line errors, its
+ * log formats, and a graceful stop on SIGTERM.
+ */
+import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
+import { FakeCluster } from "../../src/testing/mod.ts";
+
+const MAIN = new URL("../../src/cli/main.ts", import.meta.url).pathname;
+const CRD = new URL("../../examples/crd.yaml", import.meta.url);
+
+interface Spawned {
+  readonly process: Deno.ChildProcess;
+  readonly stderrLines: string[];
+  readonly waitForLine: (text: string) => Promise<string>;
+  readonly finished: Promise<{ code: number; stdout: string; stderr: string }>;
+}
+
+/** The environment without any way to a cluster: no KUBECONFIG, a home without ~/.kube. */
+function isolatedEnv(extra: Record<string, string>): Record<string, string> {
+  const env = Deno.env.toObject();
+  const home = env.HOME ?? "";
+  for (const name of ["KUBECONFIG", "KUBERNETES_SERVICE_HOST", "KUBERNETES_SERVICE_PORT"]) {
+    delete env[name];
+  }
+  // Deno keeps its cache under the home directory unless told otherwise.
+  env.DENO_DIR ??= `${home}/.cache/deno`;
+  return { ...env, HOME: "/nonexistent", NO_COLOR: "1", ...extra };
+}
+
+/** Start `kopf …` in a separate process with no credentials in its environment. */
+function spawnKopf(args: string[], env: Record<string, string> = {}): Spawned {
+  const process = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", MAIN, ...args],
+    clearEnv: true,
+    env: isolatedEnv(env),
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const stderrLines: string[] = [];
+  const waiters: { text: string; resolve: (line: string) => void }[] = [];
+  const collect = async (stream: ReadableStream<Uint8Array>, into: string[]) => {
+    let buffer = "";
+    for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
+      buffer += chunk;
+      let at: number;
+      while ((at = buffer.indexOf("\n")) >= 0) {
+        const line = buffer.slice(0, at);
+        buffer = buffer.slice(at + 1);
+        into.push(line);
+        for (const w of [...waiters]) {
+          if (line.includes(w.text)) {
+            waiters.splice(waiters.indexOf(w), 1);
+            w.resolve(line);
+          }
+        }
+      }
+    }
+    if (buffer) into.push(buffer);
+  };
+  const stdoutLines: string[] = [];
+  const reading = Promise.all([
+    collect(process.stdout, stdoutLines),
+    collect(process.stderr, stderrLines),
+  ]);
+  const finished = (async () => {
+    const status = await process.status;
+    await reading;
+    return { code: status.code, stdout: stdoutLines.join("\n"), stderr: stderrLines.join("\n") };
+  })();
+  const waitForLine = (text: string) => {
+    const seen = stderrLines.find((l) => l.includes(text));
+    if (seen) return Promise.resolve(seen);
+    return new Promise<string>((resolve, reject) => {
+      waiters.push({ text, resolve });
+      finished.then(() =>
+        reject(new Error(`kopf ended without printing ${text}:\n${stderrLines.join("\n")}`))
+      );
+    });
+  };
+  return { process, stderrLines, waitForLine, finished };
+}
+
+Deno.test("kopf --help and kopf run --help list the command and every flag", async () => {
+  const top = await spawnKopf(["--help"]).finished;
+  assertEquals(top.code, 0);
+  assertStringIncludes(top.stdout, "run [options] [files...]");
+  const help = await spawnKopf(["run", "--help"]).finished;
+  assertEquals(help.code, 0);
+  for (
+    const flag of [
+      "-m, --module",
+      "-n, --namespace",
+      "-A, --all-namespaces",
+      "--standalone",
+      "--priority",
+      "--peering",
+      "--dev",
+      "--liveness",
+      "--verbose",
+      "--debug",
+      "--quiet",
+      "--log-format",
+      "--log-prefix",
+      "--no-log-prefix",
+      "--log-refkey",
+    ]
+  ) assertStringIncludes(help.stdout, flag);
+});
+
+Deno.test("without any credentials, kopf run says in one line what it tried", async () => {
+  const example = new URL("../../examples/01-minimal/example.ts", import.meta.url).pathname;
+  const result = await spawnKopf(["run", "-A", example]).finished;
+  assertEquals(result.code, 2);
+  const errors = result.stderr.split("\n").filter((l) => l.trim() !== "");
+  assertEquals(errors.length, 1, result.stderr);
+  for (const text of ["kopf run: No Kubernetes credentials", "KUBECONFIG", "in-cluster", "demo"]) {
+    assertStringIncludes(errors[0], text);
+  }
+});
+
+Deno.test("bad flags and files are refused with one line each", async () => {
+  const cases: [string[], string][] = [
+    [["run", "--log-format", "xml", "x.ts"], "Allowed choices are plain, full, json"],
+    [["run", "-A", "-n", "default", "x.ts"], "either -n/--namespace or -A/--all-namespaces"],
+    [["run", "--priority", "high", "x.ts"], "the priority must be an integer"],
+    [["run", "-A", "absent-operator.ts"], "Cannot load absent-operator.ts: no such file."],
+  ];
+  for (const [args, text] of cases) {
+    const result = await spawnKopf(args).finished;
+    assert(result.code !== 0, args.join(" "));
+    const lines = result.stderr.split("\n").filter((l) => l.trim() !== "");
+    assertEquals(lines.length, 1, result.stderr);
+    assertStringIncludes(lines[0], text);
+  }
+});
+
+Deno.test("kopf run serves a cluster, logs JSON lines, and stops on SIGTERM", async () => {
+  await using cluster = await FakeCluster.start();
+  cluster.create((await import("yaml")).parse(await Deno.readTextFile(CRD)));
+  const dir = await Deno.makeTempDir();
+  try {
+    const mod = new URL("../../mod.ts", import.meta.url).href;
+    const file = `${dir}/operator.ts`;
+    await Deno.writeTextFile(
+      file,
+      [
+        `import { kopf } from ${JSON.stringify(mod)};`,
+        `kopf.on.login({ id: "fake" }, () => ({ server: Deno.env.get("FAKE_URL")! }));`,
+        `kopf.on.create("kopfexamples", function createFn({ logger }) {`,
+        `  logger.info("Seen.", { extra: 42 });`,
+        `  return { done: true };`,
+        `});`,
+        "",
+      ].join("\n"),
+    );
+    const kopf = spawnKopf(
+      ["run", "--standalone", "-A", "--log-format", "json", "--log-refkey", "k8s", file],
+      { FAKE_URL: cluster.url },
+    );
+    // Created before or after the initial listing: handled either way.
+    cluster.create({
+      apiVersion: "kopf.dev/v1",
+      kind: "KopfExample",
+      metadata: { name: "one" },
+      spec: {},
+    });
+    await cluster.waitFor(
+      "kopfexamples.kopf.dev",
+      "one",
+      (o) => (o?.status as { createFn?: unknown } | undefined)?.createFn !== undefined,
+    );
+    const seen = JSON.parse(await kopf.waitForLine('"Seen."'));
+    assertEquals(seen.extra, 42);
+    assertEquals(seen.k8s.name, "one");
+    assertEquals(seen.k8s.namespace, "default");
+    kopf.process.kill("SIGTERM");
+    const result = await kopf.finished;
+    assertEquals(result.code, 0, result.stderr);
+    for (const line of result.stderr.split("\n").filter((l) => l.trim())) {
+      JSON.parse(line); // every line is JSON
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
