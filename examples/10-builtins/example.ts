@@ -59,6 +59,6 @@ function podInSight({ namespace, name, logger }: kopf.ResourceKwargs): void {
 kopf.on.resume("pods", podInSight);
 kopf.on.create("pods", podInSight);
 
-kopf.on.delete("pods", { optional: true }, function podDeleted({ namespace, name }) {
+kopf.on.delete("pods", function podDeleted({ namespace, name }) {
   pending.get(`${namespace}/${name}`)?.abort();
 });

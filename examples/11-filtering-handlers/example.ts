@@ -137,14 +137,3 @@ kopf.on.update(
     logger.info("Field change is satisfied.");
   },
 );
-
-kopf.daemon(
-  "kopfexamples",
-  { field: "spec.field", value: "value" },
-  async function daemonWithField({ stopped, logger }) {
-    while (!stopped.isSet) {
-      logger.info("Field daemon is satisfied.");
-      await stopped.wait(1);
-    }
-  },
-);

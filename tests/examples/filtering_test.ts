@@ -1,0 +1,52 @@
+/** examples/11-filtering-handlers: labels, annotations, fields and callbacks as filters. */
+import { assert } from "../assert.ts";
+import {
+  clusterWithCrd,
+  KIND,
+  LAST_HANDLED,
+  manifest,
+  NAME,
+  runExample,
+  settled,
+} from "./helpers.ts";
+
+Deno.test("11-filtering-handlers: only the handlers whose filters match run", async () => {
+  await using cluster = await clusterWithCrd();
+  const runner = await runExample("11-filtering-handlers", cluster);
+  cluster.create(await manifest("obj.yaml"));
+  await cluster.waitFor(KIND, NAME, settled);
+  cluster.patch(KIND, NAME, { spec: { field: "changed" } });
+  await cluster.waitFor(
+    KIND,
+    NAME,
+    (o) => settled(o) && o!.metadata!.annotations![LAST_HANDLED].includes('"changed"'),
+  );
+  await runner.waitForOutput(`[default/${NAME}] Field change is satisfied.`);
+  cluster.delete(KIND, NAME);
+  await cluster.waitFor(KIND, NAME, (o) => o === undefined);
+  await runner.stop();
+
+  const said = (text: string) => runner.lines.some((l) => l.includes(`[default/${NAME}] ${text}`));
+  for (
+    const text of [
+      "Label is matching.",
+      "Label is present.",
+      "Label is absent.",
+      "Label callback matching.",
+      "Annotation is matching.",
+      "Annotation is present.",
+      "Annotation is absent.",
+      "Filter satisfied.",
+      "Field value is satisfied.",
+      "Field presence is satisfied.",
+    ]
+  ) assert(said(text), `said: ${text}`);
+  for (
+    const text of [
+      "Annotation callback mismatch.",
+      "Filter not satisfied.",
+      "Field value is not satisfied.",
+      "Field presence is not satisfied.",
+    ]
+  ) assert(!said(text), `not said: ${text}`);
+});

@@ -1,0 +1,95 @@
+/**
+ * Shared set-up of the examples' end-to-end tests: a fake cluster with the examples' CRD,
+ * the example object, and `kopf run` of an example in a `KopfRunner`.
+ */
+import { parse as parseYaml } from "yaml";
+import type { RawBody } from "../../mod.ts";
+import { FakeCluster, type FakeClusterOptions } from "../../src/testing/mod.ts";
+import { KopfRunner, type KopfRunnerOptions } from "../../src/testing/runner.ts";
+
+/** The examples' kind, as the fake cluster's direct API takes it. */
+export const KIND = "kopfexamples.kopf.dev";
+/** The name of the object in examples/obj.yaml. */
+export const NAME = "kopf-example-1";
+/** Kopf's finalizer and diff-base annotation. */
+export const FINALIZER = "kopf.zalando.org/KopfFinalizerMarker";
+export const LAST_HANDLED = "kopf.zalando.org/last-handled-configuration";
+
+const EXAMPLES = new URL("../../examples/", import.meta.url);
+
+/** A manifest of the examples folder, parsed. */
+export async function manifest(name: string): Promise<RawBody> {
+  return parseYaml(await Deno.readTextFile(new URL(name, EXAMPLES))) as RawBody;
+}
+
+/** The path of an example's operator file. */
+export function exampleFile(folder: string): string {
+  return new URL(`${folder}/example.ts`, EXAMPLES).pathname;
+}
+
+/** A fake cluster serving the examples' CRD. */
+export async function clusterWithCrd(options: FakeClusterOptions = {}): Promise<FakeCluster> {
+  const cluster = await FakeCluster.start(options);
+  cluster.create(await manifest("crd.yaml"));
+  return cluster;
+}
+
+/** `kopf run --standalone -A --verbose examples/<folder>/example.ts` against the cluster. */
+export function runExample(
+  folder: string,
+  cluster: FakeCluster,
+  options: Omit<KopfRunnerOptions, "cluster"> = {},
+): Promise<KopfRunner> {
+  return KopfRunner.start(
+    ["run", "--standalone", "-A", "--verbose", exampleFile(folder)],
+    { cluster, echo: Deno.env.get("KOPF_TEST_ECHO") === "1", ...options },
+  );
+}
+
+/** Whether the object has been handled to the end: a diff-base and no progress left. */
+export function settled(object: RawBody | undefined): boolean {
+  const annotations = object?.metadata?.annotations ?? {};
+  if (!annotations[LAST_HANDLED]) return false;
+  return !Object.keys(annotations).some((k) =>
+    k.startsWith("kopf.zalando.org/") && k !== LAST_HANDLED
+  );
+}
+
+/** The Events about an object, oldest first, as `type reason: message`. */
+export function eventsAbout(cluster: FakeCluster, name: string): string[] {
+  return cluster.list("events", { fieldSelector: `involvedObject.name=${name}` })
+    .map((e) => `${e.type} ${e.reason}: ${e.message}`);
+}
+
+/** Run `fn` with an environment variable set, restoring it afterwards. */
+export async function withEnv<T>(name: string, value: string, fn: () => Promise<T>): Promise<T> {
+  const previous = Deno.env.get(name);
+  Deno.env.set(name, value);
+  try {
+    return await fn();
+  } finally {
+    if (previous === undefined) Deno.env.delete(name);
+    else Deno.env.set(name, previous);
+  }
+}
+
+/**
+ * Wait until the Events about an object satisfy the predicate. Events get generated
+ * names, so the fake cluster's per-object waiting does not apply: this checks every 20 ms.
+ */
+export async function waitForEvents(
+  cluster: FakeCluster,
+  name: string,
+  predicate: (events: string[]) => boolean,
+  timeout = 10,
+): Promise<string[]> {
+  const deadline = Date.now() + timeout * 1000;
+  for (;;) {
+    const events = eventsAbout(cluster, name);
+    if (predicate(events)) return events;
+    if (Date.now() > deadline) {
+      throw new Error(`The events about ${name} did not come within ${timeout}s: ${events}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
