@@ -1,0 +1,327 @@
+/**
+ * Kubeconfig logins: merging of KUBECONFIG files as kubectl does, contexts, relative
+ * paths, embedded data, exec credential plugins with expiry, the service account, and
+ * one clear line for every broken kubeconfig.
+ */
+import { assert, assertEquals, assertRejects } from "../assert.ts";
+import { LoginError } from "../../src/structs/credentials_errors.ts";
+import { loginWithKubeconfig } from "../../src/client/kubeconfig.ts";
+import { loginWithServiceAccount } from "../../src/client/service_account.ts";
+import { loginWithDefaults } from "../../src/client/login.ts";
+
+/** Run `fn` with environment variables set (or unset with `undefined`), then restore them. */
+async function withEnv<T>(
+  vars: Record<string, string | undefined>,
+  fn: () => Promise<T>,
+): Promise<T> {
+  const saved = Object.fromEntries(Object.keys(vars).map((k) => [k, Deno.env.get(k)]));
+  const apply = (values: Record<string, string | undefined>) => {
+    for (const [k, v] of Object.entries(values)) {
+      v === undefined ? Deno.env.delete(k) : Deno.env.set(k, v);
+    }
+  };
+  apply(vars);
+  try {
+    return await fn();
+  } finally {
+    apply(saved);
+  }
+}
+
+async function withDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
+  const dir = await Deno.makeTempDir({ prefix: "kopf-kubeconfig-" });
+  try {
+    return await fn(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+const b64 = (text: string) => btoa(text);
+
+/** The message of the LoginError that `fn` raises; it must be a single line. */
+async function loginErrorOf(fn: () => Promise<unknown>): Promise<string> {
+  const error = await assertRejects(fn, LoginError);
+  assert(!error.message.includes("\n"), `one line expected: ${error.message}`);
+  return error.message;
+}
+
+Deno.test("KUBECONFIG files merge like kubectl: first definition and first current-context win", async () => {
+  await withDir(async (dir) => {
+    await Deno.writeTextFile(
+      `${dir}/first.yaml`,
+      `
+apiVersion: v1
+kind: Config
+current-context: dev
+clusters:
+- name: main
+  cluster:
+    server: https://first.example:6443
+    certificate-authority: certs/ca.crt
+contexts:
+- name: dev
+  context: { cluster: main, user: alice, namespace: team-a }
+`,
+    );
+    await Deno.writeTextFile(
+      `${dir}/second.yaml`,
+      `
+current-context: prod
+clusters:
+- name: main
+  cluster: { server: https://second.example }
+contexts:
+- name: dev
+  context: { cluster: main, user: nobody }
+users:
+- name: alice
+  user:
+    token: alice-token
+`,
+    );
+    const info = await withEnv(
+      { KUBECONFIG: `${dir}/first.yaml:${dir}/missing.yaml:${dir}/second.yaml` },
+      () => loginWithKubeconfig(),
+    );
+    assertEquals(info, {
+      server: "https://first.example:6443",
+      caPath: `${dir}/certs/ca.crt`, // relative to the file that defines the cluster
+      token: "alice-token",
+      defaultNamespace: "team-a",
+    });
+  });
+});
+
+Deno.test("an explicit context, embedded data, insecure mode, token files and basic auth", async () => {
+  await withDir(async (dir) => {
+    await Deno.writeTextFile(`${dir}/token`, "file-token\n");
+    await Deno.writeTextFile(
+      `${dir}/config`,
+      `
+current-context: one
+clusters:
+- name: c
+  cluster:
+    server: https://c.example
+    certificate-authority-data: ${b64("CA PEM")}
+- name: loose
+  cluster: { server: https://loose.example, insecure-skip-tls-verify: true }
+users:
+- name: cert-user
+  user:
+    client-certificate-data: ${b64("CERT PEM")}
+    client-key-data: ${b64("KEY PEM")}
+- name: file-user
+  user: { tokenFile: token }
+- name: basic-user
+  user: { username: bob, password: secret }
+contexts:
+- { name: one, context: { cluster: c, user: cert-user } }
+- { name: two, context: { cluster: loose, user: file-user } }
+- { name: three, context: { cluster: loose, user: basic-user } }
+- { name: anonymous, context: { cluster: c } }
+`,
+    );
+    const kubeconfig = `${dir}/config`;
+    assertEquals(await loginWithKubeconfig({ kubeconfig }), {
+      server: "https://c.example",
+      caData: "CA PEM",
+      certificateData: "CERT PEM",
+      privateKeyData: "KEY PEM",
+    });
+    assertEquals(await loginWithKubeconfig({ kubeconfig, context: "two" }), {
+      server: "https://loose.example",
+      insecure: true,
+      token: "file-token",
+      tokenPath: `${dir}/token`,
+    });
+    assertEquals(await loginWithKubeconfig({ kubeconfig, context: "three" }), {
+      server: "https://loose.example",
+      insecure: true,
+      username: "bob",
+      password: "secret",
+    });
+    assertEquals(await loginWithKubeconfig({ kubeconfig, context: "anonymous" }), {
+      server: "https://c.example",
+      caData: "CA PEM",
+    });
+  });
+});
+
+Deno.test("an exec credential plugin provides a token with its expiry", async () => {
+  await withDir(async (dir) => {
+    // The plugin echoes what it was given, so the test sees args, env and exec info.
+    await Deno.writeTextFile(
+      `${dir}/plugin.sh`,
+      `#!/bin/sh
+cat <<EOF
+{"apiVersion": "client.authentication.k8s.io/v1", "kind": "ExecCredential",
+ "status": {"token": "exec-$1-$PLUGIN_MODE", "expirationTimestamp": "2031-02-03T04:05:06Z"}}
+EOF
+echo "$KUBERNETES_EXEC_INFO" > "${dir}/exec-info.json"
+`,
+    );
+    await Deno.chmod(`${dir}/plugin.sh`, 0o755);
+    await Deno.writeTextFile(
+      `${dir}/config`,
+      `
+current-context: ctx
+clusters: [{ name: c, cluster: { server: https://exec.example } }]
+contexts: [{ name: ctx, context: { cluster: c, user: u } }]
+users:
+- name: u
+  user:
+    exec:
+      apiVersion: client.authentication.k8s.io/v1
+      command: ./plugin.sh
+      args: [arg1]
+      env: [{ name: PLUGIN_MODE, value: fast }]
+      interactiveMode: Never
+      provideClusterInfo: true
+`,
+    );
+    const info = await loginWithKubeconfig({ kubeconfig: `${dir}/config` });
+    assertEquals(info, {
+      server: "https://exec.example",
+      token: "exec-arg1-fast",
+      expiration: new Date("2031-02-03T04:05:06Z"),
+    });
+    const execInfo = JSON.parse(await Deno.readTextFile(`${dir}/exec-info.json`));
+    assertEquals(execInfo, {
+      apiVersion: "client.authentication.k8s.io/v1",
+      kind: "ExecCredential",
+      spec: { interactive: false, cluster: { server: "https://exec.example" } },
+    });
+  });
+});
+
+Deno.test("a failing or misbehaving exec plugin gives one clear line", async () => {
+  await withDir(async (dir) => {
+    await Deno.writeTextFile(
+      `${dir}/fail.sh`,
+      "#!/bin/sh\necho 'token expired, run sso login' >&2\nexit 3\n",
+    );
+    await Deno.writeTextFile(`${dir}/garbage.sh`, "#!/bin/sh\necho not-json\n");
+    await Deno.chmod(`${dir}/fail.sh`, 0o755);
+    await Deno.chmod(`${dir}/garbage.sh`, 0o755);
+    const config = (command: string, apiVersion = "client.authentication.k8s.io/v1beta1") => `
+current-context: ctx
+clusters: [{ name: c, cluster: { server: https://exec.example } }]
+contexts: [{ name: ctx, context: { cluster: c, user: u } }]
+users: [{ name: u, user: { exec: { apiVersion: ${apiVersion}, command: ${command} } } }]
+`;
+    const file = `${dir}/config`;
+    await Deno.writeTextFile(file, config(`${dir}/fail.sh`));
+    assertEquals(
+      await loginErrorOf(() => loginWithKubeconfig({ kubeconfig: file })),
+      `The exec plugin ${dir}/fail.sh of user "u" in ${file} failed with exit code 3: token expired, run sso login`,
+    );
+    await Deno.writeTextFile(file, config(`${dir}/garbage.sh`));
+    assertEquals(
+      await loginErrorOf(() => loginWithKubeconfig({ kubeconfig: file })),
+      `The output of the exec plugin ${dir}/garbage.sh of user "u" in ${file} is not JSON; it must print an ExecCredential.`,
+    );
+    await Deno.writeTextFile(file, config("kopf-no-such-plugin-binary"));
+    const missing = await loginErrorOf(() => loginWithKubeconfig({ kubeconfig: file }));
+    assert(missing.startsWith(`The exec plugin of user "u" in ${file} cannot run:`), missing);
+    await Deno.writeTextFile(file, config("x", "client.authentication.k8s.io/v1alpha1"));
+    assertEquals(
+      await loginErrorOf(() => loginWithKubeconfig({ kubeconfig: file })),
+      `The exec plugin of user "u" in ${file} has apiVersion "client.authentication.k8s.io/v1alpha1"; ` +
+        "use client.authentication.k8s.io/v1 or client.authentication.k8s.io/v1beta1.",
+    );
+  });
+});
+
+Deno.test("broken kubeconfigs give one line naming the file and the problem", async () => {
+  await withDir(async (dir) => {
+    const file = `${dir}/config`;
+    await Deno.writeTextFile(file, "clusters: [\n  - name: x\n  bad: : :\n");
+    const yaml = await loginErrorOf(() => loginWithKubeconfig({ kubeconfig: file }));
+    assert(yaml.startsWith(`The kubeconfig ${file} is not valid YAML: `), yaml);
+
+    assertEquals(
+      await loginErrorOf(() => loginWithKubeconfig({ kubeconfig: `${dir}/nope` })),
+      `The kubeconfig ${dir}/nope does not exist; give an existing file.`,
+    );
+
+    await Deno.writeTextFile(
+      file,
+      `
+current-context: ghost
+clusters: [{ name: c, cluster: { server: https://x.example } }]
+contexts:
+- { name: ctx, context: { cluster: c, user: missing-user } }
+- { name: no-cluster, context: { cluster: gone, user: missing-user } }
+`,
+    );
+    assertEquals(
+      await loginErrorOf(() => loginWithKubeconfig({ kubeconfig: file })),
+      `The context "ghost" is not defined in the kubeconfig ${file}.`,
+    );
+    assertEquals(
+      await loginErrorOf(() => loginWithKubeconfig({ kubeconfig: file, context: "ctx" })),
+      `The context "ctx" in ${file} refers to the user "missing-user", which is not defined in the kubeconfig ${file}.`,
+    );
+    assertEquals(
+      await loginErrorOf(() => loginWithKubeconfig({ kubeconfig: file, context: "no-cluster" })),
+      `The context "no-cluster" in ${file} refers to the cluster "gone", which is not defined in the kubeconfig ${file}.`,
+    );
+
+    await Deno.writeTextFile(file, "clusters: []\n");
+    assertEquals(
+      await loginErrorOf(() => loginWithKubeconfig({ kubeconfig: file })),
+      `No current-context is set in the kubeconfig ${file}; run "kubectl config use-context NAME" or pass a context.`,
+    );
+
+    assertEquals(
+      await loginErrorOf(() =>
+        withEnv({ KUBECONFIG: `${dir}/a:${dir}/b` }, () => loginWithKubeconfig())
+      ),
+      `The kubeconfig ${dir}/a, ${dir}/b (from KUBECONFIG) does not exist; fix KUBECONFIG or unset it to use ~/.kube/config.`,
+    );
+  });
+});
+
+Deno.test("no kubeconfig at all means no credentials from it, not an error", async () => {
+  await withDir(async (dir) => {
+    const info = await withEnv({ KUBECONFIG: undefined, HOME: dir }, () => loginWithKubeconfig());
+    assertEquals(info, undefined);
+  });
+});
+
+Deno.test("the service account login reads the token, CA and namespace; the default login prefers it", async () => {
+  await withDir(async (dir) => {
+    assertEquals(await loginWithServiceAccount({ directory: dir }), undefined);
+    await Deno.writeTextFile(`${dir}/token`, "sa-token\n");
+    await Deno.writeTextFile(`${dir}/ca.crt`, "CA");
+    await Deno.writeTextFile(`${dir}/namespace`, "operators\n");
+    const expected = {
+      server: "https://10.0.0.1:6443",
+      token: "sa-token",
+      tokenPath: `${dir}/token`,
+      caPath: `${dir}/ca.crt`,
+      defaultNamespace: "operators",
+    };
+    await withEnv(
+      { KUBERNETES_SERVICE_HOST: "10.0.0.1", KUBERNETES_SERVICE_PORT: "6443" },
+      async () => {
+        assertEquals(await loginWithServiceAccount({ directory: dir }), expected);
+        assertEquals(
+          await loginWithDefaults({ directory: dir, kubeconfig: `${dir}/none` }),
+          expected,
+        );
+      },
+    );
+    await withEnv(
+      { KUBERNETES_SERVICE_HOST: "fd00::1", KUBERNETES_SERVICE_PORT: "443" },
+      async () => {
+        assertEquals(
+          (await loginWithServiceAccount({ directory: dir }))?.server,
+          "https://[fd00::1]:443",
+        );
+      },
+    );
+  });
+});
