@@ -1,0 +1,66 @@
+/**
+ * Cause detection by Kopf's rules, and the finalizer's JSON Patch operations.
+ */
+import { assertEquals } from "../assert.ts";
+import type { RawBody } from "../../src/structs/bodies.ts";
+import { diff } from "../../src/structs/diffs.ts";
+import { type CauseInputs, detectCause } from "../../src/handling/causes.ts";
+import { finalizerOperations } from "../../src/handling/application.ts";
+
+const F = "kopf.zalando.org/KopfFinalizerMarker";
+
+function inputs(overrides: Partial<CauseInputs> & { meta?: RawBody["metadata"] }): CauseInputs {
+  const body: RawBody = { metadata: { name: "x", ...overrides.meta }, spec: { a: 1 } };
+  return {
+    eventType: "MODIFIED",
+    body,
+    finalizer: F,
+    old: { spec: { a: 1 } },
+    diff: [],
+    initial: false,
+    ...overrides,
+  };
+}
+
+Deno.test("detectCause: Kopf's rules in their order", () => {
+  const deleting = { deletionTimestamp: "2020-01-01T00:00:00Z" };
+  const cases: [string, Partial<CauseInputs> & { meta?: RawBody["metadata"] }, string][] = [
+    ["a DELETED event", { eventType: "DELETED", meta: { ...deleting, finalizers: [F] } }, "gone"],
+    ["deletion with our finalizer", { meta: { ...deleting, finalizers: ["a/b", F] } }, "delete"],
+    ["deletion without it", { meta: { ...deleting, finalizers: ["a/b"] } }, "free"],
+    ["deletion, optional handlers", { meta: deleting, optionalDeletion: true }, "delete"],
+    ["no diff-base", { old: null, initial: true }, "create"],
+    ["no diff, first listing", { initial: true }, "resume"],
+    ["no diff", {}, "noop"],
+    ["a diff", { diff: diff({ a: 1 }, { a: 2 }) }, "update"],
+    ["a diff, first listing", { diff: diff({ a: 1 }, { a: 2 }), initial: true }, "update"],
+  ];
+  for (const [what, overrides, reason] of cases) {
+    assertEquals(detectCause(inputs(overrides)).reason, reason, what);
+  }
+});
+
+Deno.test("detectCause: creations never mix with resuming; deletions are flagged", () => {
+  assertEquals(detectCause(inputs({ old: null, initial: true })).initial, false);
+  assertEquals(detectCause(inputs({ diff: diff(1, 2), initial: true })).initial, true);
+  const deleting = detectCause(inputs({ meta: { deletionTimestamp: "t", finalizers: [F] } }));
+  assertEquals([deleting.reason, deleting.deleted], ["delete", true]);
+});
+
+Deno.test("finalizer operations keep other finalizers and guard the index", () => {
+  const none: RawBody = { metadata: {} };
+  const some: RawBody = { metadata: { finalizers: ["a/b"] } };
+  const ours: RawBody = { metadata: { finalizers: ["a/b", F, "c/d"] } };
+  assertEquals(finalizerOperations(none, F, "add"), [
+    { op: "add", path: "/metadata/finalizers", value: [F] },
+  ]);
+  assertEquals(finalizerOperations(some, F, "add"), [
+    { op: "add", path: "/metadata/finalizers/-", value: F },
+  ]);
+  assertEquals(finalizerOperations(ours, F, "add"), []);
+  assertEquals(finalizerOperations(ours, F, "remove"), [
+    { op: "test", path: "/metadata/finalizers/1", value: F },
+    { op: "remove", path: "/metadata/finalizers/1" },
+  ]);
+  assertEquals(finalizerOperations(some, F, "remove"), []);
+});
