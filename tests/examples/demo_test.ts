@@ -1,0 +1,34 @@
+/**
+ * The demo (`deno task demo`, the README's first command) runs with the task's own
+ * permission flags — never -A — and shows what the operator did.
+ */
+import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
+import { ROOT, runDeno } from "../platform/commands.ts";
+
+Deno.test("deno task demo: create, change, delete, narrated; exit code 0", async () => {
+  const config = JSON.parse(await Deno.readTextFile(`${ROOT}/deno.json`));
+  const task: string = config.tasks.demo;
+  const words = task.split(/\s+/);
+  assertEquals(words.slice(0, 2), ["deno", "run"]);
+  assert(!words.includes("-A") && !words.includes("--allow-all"), task);
+  const result = await runDeno(words.slice(1), { cwd: ROOT });
+  assertEquals(result.code, 0, result.stderr);
+  const out = result.stdout;
+  for (
+    const text of [
+      "$ kubectl apply -f examples/obj.yaml",
+      "[default/kopf-example-1] Handler 'createFn' succeeded.",
+      'status.createFn: {"message":"hello world"}',
+      'finalizers: ["kopf.zalando.org/KopfFinalizerMarker"]',
+      'spec.field changed: "value" → "changed"',
+      "status.field: changed",
+      "Cleaning up before the object goes away.",
+      'kopfexample "kopf-example-1" deleted',
+      "Greeting   Hello from the demo operator.",
+      "Done.",
+    ]
+  ) assertStringIncludes(out, text);
+  // Each step's handler ran once.
+  assertEquals(out.split("Handler 'createFn' succeeded.").length - 1, 2, "log + event");
+  assertEquals(out.split("Handler 'deleteFn' succeeded.").length - 1, 2, "log + event");
+});
