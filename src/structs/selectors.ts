@@ -237,7 +237,19 @@ export class Selector {
         !resource.shortcuts.includes(name)
       ) return false;
     }
-    return this.predicate === undefined || this.predicate(resource) === true;
+    if (this.predicate === undefined) return true;
+    let verdict: unknown;
+    try {
+      verdict = this.predicate(resource);
+    } catch (e) {
+      throw new SelectorError(
+        `The resource predicate ${this.predicate.name || "(anonymous)"} failed for ${resource}: ${
+          e instanceof Error ? e.message : String(e)
+        }`,
+        { cause: e },
+      );
+    }
+    return verdict === true;
   }
 
   /**

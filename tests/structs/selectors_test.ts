@@ -177,3 +177,14 @@ Deno.test("selectors print readably for messages and generated ids", () => {
   assertEquals(String(Selector.parse([EVERYTHING])), "everything");
   assertEquals(String(Selector.parse([], { kind: "KopfExample" })), "kind=KopfExample");
 });
+
+Deno.test("a failing predicate is reported with the resource it failed for", () => {
+  const selector = Selector.parse([function picky(): boolean {
+    throw new Error("no idea");
+  }]);
+  assertThrows(
+    () => selector.select(DISCOVERED),
+    SelectorError,
+    "The resource predicate picky failed for pods.v1: no idea",
+  );
+});
