@@ -5,9 +5,10 @@
  * The order of things:
  *
  * 1. The options are checked: anything this version cannot do yet (peering with a name,
- *    daemons, timers, indices, admission handlers, a liveness endpoint) fails at once
- *    with one clear line — nothing is silently ignored.
+ *    daemons, timers, indices, admission handlers) fails at once with one clear line —
+ *    nothing is silently ignored.
  * 2. Startup handlers run (they may tune the settings); a permanent failure ends here.
+ *    Then the liveness endpoint starts, if asked for.
  * 3. Login: the login handlers (or the default login) fill the credentials vault; they
  *    run again whenever the vault runs dry.
  * 4. Discovery, peering detection (without peering resources, or with `standalone`, the
@@ -39,6 +40,11 @@ import { runWithPostingTarget } from "../handling/posting_queue.ts";
 import { ObjectProcessor } from "../handling/processing.ts";
 import type { Clock as WallClock } from "../handling/progress.ts";
 import { type DefaultLogin, runActivity, runLogin } from "../engines/activities.ts";
+import {
+  type LivenessOptions,
+  parseLivenessEndpoint,
+  startLivenessEndpoint,
+} from "../engines/liveness.ts";
 import { startEventPoster } from "../engines/posting.ts";
 import { type ReactorLogger, reactorLogger } from "./diagnostics.ts";
 import { makeScope, type NamespacePattern, type Scope } from "./namespaces.ts";
@@ -63,7 +69,7 @@ export interface OperatorOptions {
   readonly priority?: number;
   /** The peering object's name (peering is not built yet: giving it is an error). */
   readonly peeringName?: string;
-  /** `host:port/path` of the liveness endpoint (not built yet: giving it is an error). */
+  /** Answer liveness probes with the probe handlers' results here, e.g. `http://0.0.0.0:8080/healthz`. */
   readonly livenessEndpoint?: string;
   /** Stops the operator gracefully when aborted. */
   readonly signal?: AbortSignal;
@@ -113,10 +119,11 @@ function checkSupported(registry: OperatorRegistry, options: OperatorOptions): v
     fail("The priority is used by peering, which is not supported by this version yet.");
   }
   if (options.livenessEndpoint !== undefined) {
-    fail(
-      `The liveness endpoint (${options.livenessEndpoint}) is not supported by this version ` +
-        "yet; remove the option.",
-    );
+    try {
+      parseLivenessEndpoint(options.livenessEndpoint);
+    } catch (error) {
+      fail((error as Error).message);
+    }
   }
   if (options.clusterwide && (options.namespaces?.length ?? 0) > 0) {
     fail("Either serve the whole cluster (clusterwide) or a list of namespaces, not both.");
@@ -166,6 +173,9 @@ export async function operator(options: OperatorOptions = {}): Promise<void> {
         "settings.peering.mandatory is set, but peering is not supported by this version yet.",
       );
     }
+    await using _liveness = options.livenessEndpoint === undefined
+      ? undefined
+      : await startLiveness(options.livenessEndpoint, activity, logger);
     const vault = new Vault({
       relogin: () => runLogin({ ...activity, defaultLogin: options.defaultLogin }),
     });
@@ -194,6 +204,17 @@ export async function operator(options: OperatorOptions = {}): Promise<void> {
   } finally {
     options.signal?.removeEventListener("abort", onAbort);
   }
+}
+
+/** Start the liveness endpoint, closed when disposed. */
+async function startLiveness(
+  endpoint: string,
+  activity: Omit<LivenessOptions, "endpoint">,
+  logger: ReactorLogger,
+): Promise<AsyncDisposable> {
+  const server = await startLivenessEndpoint({ ...activity, signal: undefined, endpoint });
+  logger.debug(`Answering liveness probes at ${server.url}.`);
+  return { [Symbol.asyncDispose]: () => server.close() };
 }
 
 interface ServeOptions extends OperatorOptions {

@@ -10,6 +10,7 @@ import { OperatorRegistry } from "../../src/intents/registry.ts";
 import { daemon, on } from "../../src/intents/registration.ts";
 import { operator, OperatorConfigurationError } from "../../src/reactor/running.ts";
 import { FakeCluster } from "../../src/testing/mod.ts";
+import { startHttpServer } from "../../src/platform/http_server.ts";
 import {
   Calls,
   clusterRegistry,
@@ -33,7 +34,7 @@ Deno.test("options not supported yet fail at once with one line", async () => {
   const cases: [Parameters<typeof operator>[0], string][] = [
     [{ registry, peeringName: "mine" }, "Peering"],
     [{ registry, priority: 10 }, "priority"],
-    [{ registry, livenessEndpoint: "http://0.0.0.0:8080/healthz" }, "liveness"],
+    [{ registry, livenessEndpoint: "https://0.0.0.0:8080/healthz" }, "only HTTP"],
     [{ registry, clusterwide: true, namespaces: ["ns"] }, "not both"],
   ];
   for (const [options, text] of cases) {
@@ -154,5 +155,31 @@ Deno.test("log messages at the posting level become Kubernetes events", async ()
     ]
   ) {
     assert(messages.includes(text), `no event "${text}" in ${JSON.stringify(messages)}`);
+  }
+});
+
+Deno.test("the liveness endpoint answers with the probe handlers' results", async () => {
+  await using cluster = await startCluster();
+  const registry = clusterRegistry(cluster);
+  let probes = 0;
+  on.probe({ registry, id: "count" }, () => ++probes);
+  on.probe({ registry, id: "fixed" }, () => "ok");
+  on.create("kopfexamples", { registry }, () => {});
+  const free = await startHttpServer({ port: 0, handler: () => new Response() });
+  const port = free.port;
+  await free.close();
+  const op = await startOperator(registry, {
+    livenessEndpoint: `http://127.0.0.1:${port}/healthz`,
+  });
+  try {
+    const first = await fetch(`http://127.0.0.1:${port}/healthz`);
+    assertEquals([first.status, await first.json()], [200, { count: 1, fixed: "ok" }]);
+    const cached = await fetch(`http://127.0.0.1:${port}/healthz`);
+    assertEquals(await cached.json(), { count: 1, fixed: "ok" });
+    const other = await fetch(`http://127.0.0.1:${port}/other`);
+    await other.body?.cancel();
+    assertEquals(other.status, 404);
+  } finally {
+    await op.stop();
   }
 });
