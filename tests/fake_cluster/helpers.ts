@@ -2,6 +2,7 @@
  * Helpers for the FakeCluster tests: raw HTTP calls and watch-stream readers.
  */
 import type { FakeCluster } from "../../src/testing/mod.ts";
+import type { JsonObject } from "../../src/structs/bodies.ts";
 
 /** A decoded JSON response. */
 export interface Reply {
@@ -51,7 +52,7 @@ export function configMap(
 }
 
 /** The KopfExample CRD, namespaced, with a status subresource and a schema. */
-export function exampleCrd(extraVersions: unknown[] = []) {
+export function exampleCrd(extraVersions: JsonObject[] = []) {
   return {
     apiVersion: "apiextensions.k8s.io/v1",
     kind: "CustomResourceDefinition",

@@ -145,6 +145,7 @@ export class FakeCluster implements AsyncDisposable {
   readonly #watches: WatchHub;
   readonly #state: string | undefined;
   readonly #log: ServedRequest[];
+  readonly #requestWaiters: Set<(entry: ServedRequest) => void>;
   #token: string | undefined;
   #stopping: Promise<void> | undefined;
 
@@ -158,6 +159,7 @@ export class FakeCluster implements AsyncDisposable {
     state: string | undefined;
     ca: string | undefined;
     log: ServedRequest[];
+    requestWaiters: Set<(entry: ServedRequest) => void>;
   }) {
     this.#server = parts.server;
     this.url = parts.server.url;
@@ -169,6 +171,7 @@ export class FakeCluster implements AsyncDisposable {
     this.#state = parts.state;
     this.caCertificate = parts.ca;
     this.#log = parts.log;
+    this.#requestWaiters = parts.requestWaiters;
   }
 
   /** Start a fake cluster; resolves when it accepts connections. */
@@ -205,6 +208,7 @@ export class FakeCluster implements AsyncDisposable {
       ca = authority.certPem;
     }
     const log: ServedRequest[] = [];
+    const requestWaiters = new Set<(entry: ServedRequest) => void>();
     let cluster: FakeCluster | undefined;
     const faults = new FakeClusterFaults({
       dropWatches: () => void watches.dropAll(),
@@ -227,6 +231,7 @@ export class FakeCluster implements AsyncDisposable {
       log: (entry) => {
         log.push(entry);
         if (log.length > 2 * REQUEST_LOG_LIMIT) log.splice(0, log.length - REQUEST_LOG_LIMIT);
+        for (const waiter of requestWaiters) waiter(entry);
       },
     });
     const server = await startHttpServer({
@@ -246,6 +251,7 @@ export class FakeCluster implements AsyncDisposable {
       state: options.state,
       ca,
       log,
+      requestWaiters,
     });
     return cluster;
   }
@@ -263,6 +269,33 @@ export class FakeCluster implements AsyncDisposable {
   /** The requests served so far (the last 10,000 at most), oldest first. */
   get requests(): readonly ServedRequest[] {
     return this.#log.slice(-REQUEST_LOG_LIMIT);
+  }
+
+  /**
+   * Wait until a request matching the predicate has been served (including ones served
+   * already), e.g. until an operator has opened its watch:
+   * `await cluster.waitForRequest((r) => r.verb === "watch" && r.path.endsWith("/kopfexamples"))`.
+   */
+  waitForRequest(
+    predicate: (request: ServedRequest) => boolean,
+    options: { timeout?: number } = {},
+  ): Promise<ServedRequest> {
+    const found = this.#log.find(predicate);
+    if (found) return Promise.resolve(found);
+    const seconds = options.timeout ?? 10;
+    return new Promise((resolve, reject) => {
+      const waiter = (entry: ServedRequest) => {
+        if (!predicate(entry)) return;
+        this.#requestWaiters.delete(waiter);
+        clearTimeout(timer);
+        resolve(entry);
+      };
+      const timer = setTimeout(() => {
+        this.#requestWaiters.delete(waiter);
+        reject(new Error(`Timed out after ${seconds}s waiting for a matching request.`));
+      }, seconds * 1000);
+      this.#requestWaiters.add(waiter);
+    });
   }
 
   /** How many watch streams are open now. */

@@ -100,6 +100,12 @@ async function bodyOf(request: Request): Promise<JsonValue> {
   }
   if (!text.trim()) throw badRequest("the request body is empty; send a JSON object");
   const type = (request.headers.get("content-type") ?? JSON_TYPE).toLowerCase();
+  if (type.includes("protobuf") || type.includes("cbor")) {
+    throw new ApiError(
+      415,
+      `the fake cluster reads JSON and YAML bodies only, not ${type}; kubectl's generators (kubectl create configmap/namespace/secret …) send protobuf: use a manifest with kubectl apply/create -f instead`,
+    );
+  }
   try {
     if (type.includes("yaml")) return parseYaml(text) as JsonValue;
     return JSON.parse(text) as JsonValue;
