@@ -9,8 +9,8 @@
  *    nothing is silently ignored.
  * 2. Startup handlers run (they may tune the settings); a permanent failure ends here.
  *    Then the liveness endpoint starts, if asked for.
- * 3. Login: the login handlers (or the default login) fill the credentials vault; they
- *    run again whenever the vault runs dry.
+ * 3. Login: the login handlers (or, without any, the service account in a pod or the
+ *    kubeconfig) fill the credentials vault; they run again whenever the vault runs dry.
  * 4. Discovery, peering detection (without peering resources, or with `standalone`, the
  *    operator runs alone), then observation: one watch per served resource and namespace,
  *    feeding one worker per object, which processes each object's latest state.
@@ -32,6 +32,7 @@ import { exitProcess } from "../platform/process.ts";
 import { onTerminationSignals } from "../platform/signals.ts";
 import { ApiClient } from "../client/api.ts";
 import { Discovery } from "../client/discovery.ts";
+import { loginWithDefaults } from "../client/login.ts";
 import { Vault } from "../client/vault.ts";
 import { OperatorSettings } from "../settings/operator_settings.ts";
 import { getDefaultRegistry, type OperatorRegistry } from "../intents/registry.ts";
@@ -75,7 +76,10 @@ export interface OperatorOptions {
   readonly signal?: AbortSignal;
   /** Called once when the initial watches have started. */
   readonly onReady?: () => void;
-  /** The login used when no login handlers are registered. */
+  /**
+   * The login used when no login handlers are registered; by default the in-cluster
+   * service account when running in a pod, else the kubeconfig (`KUBECONFIG`, `~/.kube/config`).
+   */
   readonly defaultLogin?: DefaultLogin;
   /** The wall clock of progress records, in epoch milliseconds (for tests); `Date.now`. */
   readonly clock?: WallClock;
@@ -177,7 +181,11 @@ export async function operator(options: OperatorOptions = {}): Promise<void> {
       ? undefined
       : await startLiveness(options.livenessEndpoint, activity, logger);
     const vault = new Vault({
-      relogin: () => runLogin({ ...activity, defaultLogin: options.defaultLogin }),
+      relogin: () =>
+        runLogin({
+          ...activity,
+          defaultLogin: options.defaultLogin ?? (() => loginWithDefaults()),
+        }),
     });
     await vault.login();
     await using api = new ApiClient(vault, {

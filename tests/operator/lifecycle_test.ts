@@ -183,3 +183,25 @@ Deno.test("the liveness endpoint answers with the probe handlers' results", asyn
     await op.stop();
   }
 });
+
+Deno.test("without login handlers, the kubeconfig is used", async () => {
+  await using cluster = await startCluster();
+  const registry = new OperatorRegistry({ onWarning: () => {} });
+  const calls = new Calls<string>();
+  on.create("kopfexamples", { registry }, ({ name }) => calls.add(String(name)));
+  const previous = Deno.env.get("KUBECONFIG");
+  Deno.env.set("KUBECONFIG", await cluster.writeKubeconfig());
+  try {
+    const op = await startOperator(registry);
+    try {
+      cluster.create(kex("kex1"));
+      await calls.until(1);
+    } finally {
+      await op.stop();
+    }
+  } finally {
+    if (previous === undefined) Deno.env.delete("KUBECONFIG");
+    else Deno.env.set("KUBECONFIG", previous);
+  }
+  assertEquals(calls.list, ["kex1"]);
+});
