@@ -23,6 +23,7 @@ export type {
 export { LoginError } from "./structs/credentials_errors.ts";
 export { loginWithKubeconfig } from "./client/kubeconfig.ts";
 export type { KubeconfigLoginOptions } from "./client/kubeconfig.ts";
+export type { LoginFunctionOptions } from "./client/options.ts";
 export { loginWithServiceAccount } from "./client/service_account.ts";
 export type { ServiceAccountLoginOptions } from "./client/service_account.ts";
 export { loginViaClient } from "./client/piggybacking.ts";

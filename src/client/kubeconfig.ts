@@ -16,6 +16,7 @@
  *
  * @module
  */
+import type { LoginFunctionOptions } from "./options.ts";
 import { parse as parseYaml } from "yaml";
 import type { ConnectionInfo } from "../structs/credentials.ts";
 import { LoginError } from "../structs/credentials_errors.ts";
@@ -31,14 +32,12 @@ import {
 import { getEnv } from "../platform/process.ts";
 import { type ExecConfig, runExecPlugin } from "./exec_credentials.ts";
 
-/** Options of {@link loginWithKubeconfig}; other keys (handler arguments) are ignored. */
-export interface KubeconfigLoginOptions {
+/** Options of {@link loginWithKubeconfig}; handler arguments are accepted and ignored. */
+export interface KubeconfigLoginOptions extends LoginFunctionOptions {
   /** The kubeconfig file(s), instead of `KUBECONFIG` or `~/.kube/config`. */
   kubeconfig?: string | readonly string[];
   /** The context to use instead of the current one. */
   context?: string;
-  /** Other keys, such as the arguments of a login handler, are ignored. */
-  [key: string]: unknown;
 }
 
 /** A named entry and the file that defined it. */

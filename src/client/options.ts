@@ -56,3 +56,13 @@ export function backoffsOf(options: NetworkingOptions): Iterator<number> {
 export function timeoutOf(value: number | null | undefined): number | undefined {
   return value === null || value === undefined ? undefined : value;
 }
+
+/**
+ * What every built-in login function accepts besides its own options: the arguments of a
+ * login handler (only `logger` is named here, so that the arguments object fits; the rest
+ * is ignored). This lets `kopf.on.login(loginWithKubeconfig)` work as it is.
+ */
+export interface LoginFunctionOptions {
+  /** The handler's logger, when called as a login handler; unused. */
+  logger?: unknown;
+}

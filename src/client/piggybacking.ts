@@ -6,18 +6,17 @@
  *
  * @module
  */
+import type { LoginFunctionOptions } from "./options.ts";
 import type { ConnectionInfo } from "../structs/credentials.ts";
 import { LoginError } from "../structs/credentials_errors.ts";
 
 type ClientNode = typeof import("@kubernetes/client-node");
 type HttpsOptions = Parameters<InstanceType<ClientNode["KubeConfig"]>["applyToHTTPSOptions"]>[0];
 
-/** Options of {@link loginViaClient}; other keys (handler arguments) are ignored. */
-export interface ClientLoginOptions {
+/** Options of {@link loginViaClient}; handler arguments are accepted and ignored. */
+export interface ClientLoginOptions extends LoginFunctionOptions {
   /** The context to use instead of the current one. */
   context?: string;
-  /** Other keys, such as the arguments of a login handler, are ignored. */
-  [key: string]: unknown;
 }
 
 function text(value: unknown): string | undefined {

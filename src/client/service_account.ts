@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { LoginFunctionOptions } from "./options.ts";
 import type { ConnectionInfo } from "../structs/credentials.ts";
 import { LoginError } from "../structs/credentials_errors.ts";
 import { pathExists, readTextFileIfExists, resolvePath } from "../platform/files.ts";
@@ -13,12 +14,10 @@ import { getEnv } from "../platform/process.ts";
 /** Where Kubernetes mounts the service account's token, CA and namespace. */
 export const SERVICE_ACCOUNT_DIRECTORY = "/var/run/secrets/kubernetes.io/serviceaccount";
 
-/** Options of {@link loginWithServiceAccount}; other keys (handler arguments) are ignored. */
-export interface ServiceAccountLoginOptions {
+/** Options of {@link loginWithServiceAccount}; handler arguments are accepted and ignored. */
+export interface ServiceAccountLoginOptions extends LoginFunctionOptions {
   /** The directory with `token`, `ca.crt` and `namespace`, if not the standard one. */
   directory?: string;
-  /** Other keys, such as the arguments of a login handler, are ignored. */
-  [key: string]: unknown;
 }
 
 /**
