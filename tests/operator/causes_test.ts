@@ -5,6 +5,7 @@
  */
 import { assert, assertEquals } from "../assert.ts";
 import type { RawBody } from "../../src/structs/bodies.ts";
+import { TemporaryError } from "../../src/structs/errors.ts";
 import { on } from "../../src/intents/registration.ts";
 import {
   Calls,
@@ -243,4 +244,33 @@ Deno.test("stealth: objects matching no handler's filters are not touched or log
   assertEquals(other?.metadata?.finalizers, undefined);
   assertEquals(patchesOf(cluster, "other"), []);
   assertEquals(logsOf("other"), []);
+});
+
+Deno.test("a deletion supersedes an unfinished creation", async () => {
+  await using cluster = await startCluster();
+  const registry = clusterRegistry(cluster);
+  const calls = new Calls<string>();
+  on.create("kopfexamples", { registry }, function create_fn({ retry }) {
+    calls.add(`create ${retry}`);
+    throw new TemporaryError("never ready", { delay: 0.05 });
+  });
+  on.delete("kopfexamples", { registry }, function delete_fn() {
+    calls.add("delete");
+  });
+  const op = await startOperator(registry);
+  try {
+    cluster.create(kex("kex1"));
+    await calls.until(2);
+    cluster.delete("kopfexamples", "kex1");
+    await cluster.waitFor("kopfexamples", "kex1", (b) => b === undefined);
+  } finally {
+    await op.stop();
+  }
+  assertEquals(calls.list.at(-1), "delete");
+  assertEquals(calls.count((c) => c === "delete"), 1);
+  assert(
+    logsOf("kex1").some((l) =>
+      l.includes("Creation is superseded by deletion: 0 succeeded; 0 failed; 1 left to the moment.")
+    ),
+  );
 });
