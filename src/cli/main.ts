@@ -8,6 +8,7 @@ import { Command } from "@commander-js/extra-typings";
 import { commandLineArgs } from "../platform/process.ts";
 import { permissionsCommand } from "./permissions.ts";
 import { runCommand } from "./run.ts";
+import { fakeClusterCommand } from "./fake_cluster.ts";
 
 /** The version reported by `kopf --version`. */
 export const VERSION = "0.1.0";
@@ -19,6 +20,7 @@ export function buildCli(): Command {
     .version(VERSION);
   program.addCommand(runCommand());
   program.addCommand(permissionsCommand());
+  program.addCommand(fakeClusterCommand());
   return program as unknown as Command;
 }
 
