@@ -4,25 +4,20 @@
  * lifetime, deletions during downtime, optional deletion handlers, stealth objects.
  */
 import { assert, assertEquals } from "../assert.ts";
-import type { RawBody } from "../../src/structs/bodies.ts";
 import { TemporaryError } from "../../src/structs/errors.ts";
 import { on } from "../../src/intents/registration.ts";
 import {
   Calls,
   clusterRegistry,
+  DIFFBASE,
+  FINALIZER,
+  handled,
   kex,
   logsOf,
   patchesOf,
   startCluster,
-  startOperator,
+  whileRunning,
 } from "./harness.ts";
-
-const DIFFBASE = "kopf.zalando.org/last-handled-configuration";
-const FINALIZER = "kopf.zalando.org/KopfFinalizerMarker";
-
-function handled(body: RawBody | undefined): boolean {
-  return body?.metadata?.annotations?.[DIFFBASE] !== undefined;
-}
 
 Deno.test("create: the handler runs once, its result goes to the status, one patch", async () => {
   await using cluster = await startCluster();
@@ -32,8 +27,7 @@ Deno.test("create: the handler runs once, its result goes to the status, one pat
     calls.add(`${reason} ${name} ${spec.field}`);
     return { message: "hello" };
   });
-  const op = await startOperator(registry);
-  try {
+  await whileRunning(registry, async () => {
     cluster.create(kex("kex1"));
     const body = await cluster.waitFor("kopfexamples", "kex1", handled);
     assertEquals(calls.list, ["create kex1 value"]);
@@ -48,9 +42,7 @@ Deno.test("create: the handler runs once, its result goes to the status, one pat
     assertEquals(body?.metadata?.finalizers, undefined);
     assert(logsOf("kex1").some((l) => l.includes("Handler 'create_fn' succeeded.")));
     assert(logsOf("kex1").some((l) => l.includes("Creation is processed: 1 succeeded; 0 failed.")));
-  } finally {
-    await op.stop();
-  }
+  });
   assertEquals(calls.list.length, 1);
   assertEquals(patchesOf(cluster, "kex1").length, 1);
 });
@@ -65,8 +57,7 @@ Deno.test("update: old/new essences and the diff; field handlers get their field
   on.field("kopfexamples", { registry, field: "spec.field" }, function field_fn(kwargs) {
     calls.add([`field ${kwargs.reason}`, kwargs.old, kwargs.new, kwargs.diff]);
   });
-  const op = await startOperator(registry);
-  try {
+  await whileRunning(registry, async () => {
     cluster.create(kex("kex1"));
     await calls.until(1);
     await cluster.waitFor("kopfexamples", "kex1", handled);
@@ -81,9 +72,7 @@ Deno.test("update: old/new essences and the diff; field handlers get their field
     cluster.patch("kopfexamples", "kex1", { status: { x: 1 } });
     cluster.patch("kopfexamples", "kex1", { metadata: { labels: { a: "b" } } });
     await calls.until(4);
-  } finally {
-    await op.stop();
-  }
+  });
   assertEquals(JSON.parse(JSON.stringify(calls.list)), [
     ["field create", null, "value", [["add", [], null, "value"]]],
     ["update", { spec: { field: "value" } }, { spec: { field: "changed" } }, [[
@@ -110,15 +99,12 @@ Deno.test("delete: the finalizer is added first, the handler runs on deletion, t
   on.delete("kopfexamples", { registry }, function delete_fn({ reason }) {
     calls.add(reason);
   });
-  const op = await startOperator(registry);
-  try {
+  await whileRunning(registry, async () => {
     cluster.create(kex("kex1"));
     await cluster.waitFor("kopfexamples", "kex1", handled);
     cluster.delete("kopfexamples", "kex1");
     await cluster.waitFor("kopfexamples", "kex1", (b) => b === undefined);
-  } finally {
-    await op.stop();
-  }
+  });
   // The finalizer was in place before the creation handler ran.
   assertEquals(calls.list, [`create finalizers=${JSON.stringify([FINALIZER])}`, "delete"]);
   assert(logsOf("kex1").some((l) => l.includes("Deletion is processed: 1 succeeded; 0 failed.")));
@@ -145,8 +131,7 @@ Deno.test("delete: other finalizers are kept; objects deleted while down get the
     },
   }));
   cluster.delete("kopfexamples", "kex1");
-  const op = await startOperator(registry);
-  try {
+  await whileRunning(registry, async () => {
     await calls.until(2);
     const body = await cluster.waitFor(
       "kopfexamples",
@@ -154,9 +139,7 @@ Deno.test("delete: other finalizers are kept; objects deleted while down get the
       (b) => !b?.metadata?.finalizers?.includes(FINALIZER),
     );
     assertEquals(body?.metadata?.finalizers, ["other.example.com/keep"]);
-  } finally {
-    await op.stop();
-  }
+  });
   // In declaration order.
   assertEquals(calls.list, ["delete kex1", "resume-deleted kex1"]);
 });
@@ -165,14 +148,11 @@ Deno.test("optional delete handlers add no finalizer", async () => {
   await using cluster = await startCluster();
   const registry = clusterRegistry(cluster);
   on.delete("kopfexamples", { registry, optional: true }, () => {});
-  const op = await startOperator(registry);
-  try {
+  await whileRunning(registry, async () => {
     cluster.create(kex("kex1"));
     const body = await cluster.waitFor("kopfexamples", "kex1", handled);
     assertEquals(body?.metadata?.finalizers, undefined);
-  } finally {
-    await op.stop();
-  }
+  });
 });
 
 Deno.test("resume: once per object per operator lifetime, mixed into updates", async () => {
@@ -190,8 +170,7 @@ Deno.test("resume: once per object per operator lifetime, mixed into updates", a
   });
   cluster.create(kex("same", {}, annotated("value")));
   cluster.create(kex("changed", { field: "new" }, annotated("value")));
-  let op = await startOperator(registry);
-  try {
+  await whileRunning(registry, async () => {
     await calls.until(3);
     await cluster.waitFor(
       "kopfexamples",
@@ -201,9 +180,7 @@ Deno.test("resume: once per object per operator lifetime, mixed into updates", a
     // Later changes are updates only; resuming does not repeat in this lifetime.
     cluster.patch("kopfexamples", "same", { spec: { field: "later" } });
     await calls.until(1, (c) => c === "update same");
-  } finally {
-    await op.stop();
-  }
+  });
   // The changed object: its update and the resume handler mixed in (reason "update").
   assertEquals(calls.list.toSorted(), [
     "resume same",
@@ -213,12 +190,9 @@ Deno.test("resume: once per object per operator lifetime, mixed into updates", a
   ]);
   // A new lifetime resumes again.
   calls.list.length = 0;
-  op = await startOperator(registry);
-  try {
+  await whileRunning(registry, async () => {
     await calls.until(2);
-  } finally {
-    await op.stop();
-  }
+  });
   assertEquals(calls.list.toSorted(), ["resume changed", "resume same"]);
 });
 
@@ -230,15 +204,12 @@ Deno.test("stealth: objects matching no handler's filters are not touched or log
     calls.add(String(name));
   });
   on.delete("kopfexamples", { registry, labels: { app: "mine" } }, () => {});
-  const op = await startOperator(registry);
-  try {
+  await whileRunning(registry, async () => {
     cluster.create(kex("other"));
     cluster.create(kex("mine", {}, { metadata: { labels: { app: "mine" } } }));
     await cluster.waitFor("kopfexamples", "mine", handled);
     assertEquals(calls.list, ["mine"]);
-  } finally {
-    await op.stop();
-  }
+  });
   const other = cluster.get("kopfexamples", "other");
   assertEquals(other?.metadata?.annotations, undefined);
   assertEquals(other?.metadata?.finalizers, undefined);
@@ -257,15 +228,12 @@ Deno.test("a deletion supersedes an unfinished creation", async () => {
   on.delete("kopfexamples", { registry }, function delete_fn() {
     calls.add("delete");
   });
-  const op = await startOperator(registry);
-  try {
+  await whileRunning(registry, async () => {
     cluster.create(kex("kex1"));
     await calls.until(2);
     cluster.delete("kopfexamples", "kex1");
     await cluster.waitFor("kopfexamples", "kex1", (b) => b === undefined);
-  } finally {
-    await op.stop();
-  }
+  });
   assertEquals(calls.list.at(-1), "delete");
   assertEquals(calls.count((c) => c === "delete"), 1);
   assert(

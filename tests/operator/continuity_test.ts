@@ -7,13 +7,16 @@ import { assertEquals } from "../assert.ts";
 import type { RawBody } from "../../src/structs/bodies.ts";
 import { TemporaryError } from "../../src/structs/errors.ts";
 import { on } from "../../src/intents/registration.ts";
-import { Calls, clusterRegistry, kex, patchesOf, startCluster, startOperator } from "./harness.ts";
-
-const DIFFBASE = "kopf.zalando.org/last-handled-configuration";
-
-function handled(body: RawBody | undefined): boolean {
-  return body?.metadata?.annotations?.[DIFFBASE] !== undefined;
-}
+import {
+  Calls,
+  clusterRegistry,
+  DIFFBASE,
+  handled,
+  kex,
+  patchesOf,
+  startCluster,
+  whileRunning,
+} from "./harness.ts";
 
 Deno.test("restart mid-retry: the next operator continues; succeeded handlers do not re-run", async () => {
   await using cluster = await startCluster();
@@ -28,27 +31,21 @@ Deno.test("restart mid-retry: the next operator continues; succeeded handlers do
     return "finally";
   });
   const t0 = Date.now();
-  let op = await startOperator(registry, { clock: () => t0 });
-  try {
+  await whileRunning(registry, async () => {
     cluster.create(kex("kex1"));
     await cluster.waitFor(
       "kopfexamples",
       "kex1",
       (b) => b?.metadata?.annotations?.["kopf.zalando.org/second"] !== undefined,
     );
-  } finally {
-    await op.stop();
-  }
+  }, { clock: () => t0 });
   assertEquals(calls.list, ["first 0", "second 0"]);
 
   // An hour later, another operator process.
-  op = await startOperator(registry, { clock: () => t0 + 3600_500 });
   let body: RawBody | undefined;
-  try {
+  await whileRunning(registry, async () => {
     body = await cluster.waitFor("kopfexamples", "kex1", handled);
-  } finally {
-    await op.stop();
-  }
+  }, { clock: () => t0 + 3600_500 });
   assertEquals(calls.list, ["first 0", "second 0", "second 1"]);
   assertEquals((body?.status as Record<string, unknown>).second, "finally");
   assertEquals(Object.keys(body?.metadata?.annotations ?? {}), [DIFFBASE]);
@@ -63,26 +60,20 @@ Deno.test("changes made while the operator was down are handled at start, once",
     const spec = (x: unknown) => JSON.stringify((x as RawBody).spec);
     calls.add(`update ${name} ${spec(old)} → ${spec(neu)}`);
   });
-  let op = await startOperator(registry);
-  try {
+  await whileRunning(registry, async () => {
     cluster.create(kex("kex1"));
     await cluster.waitFor("kopfexamples", "kex1", handled);
-  } finally {
-    await op.stop();
-  }
+  });
   cluster.patch("kopfexamples", "kex1", { spec: { field: "changed while down" } });
   cluster.create(kex("kex2"));
-  op = await startOperator(registry);
-  try {
+  await whileRunning(registry, async () => {
     await cluster.waitFor("kopfexamples", "kex2", handled);
     await cluster.waitFor(
       "kopfexamples",
       "kex1",
       (b) => b?.metadata?.annotations?.[DIFFBASE]?.includes("changed while down") ?? false,
     );
-  } finally {
-    await op.stop();
-  }
+  });
   assertEquals(calls.list.toSorted(), [
     "create kex1",
     "create kex2",
@@ -116,13 +107,10 @@ Deno.test("an object mid-cycle under Python Kopf is taken over without re-runnin
       },
     },
   }));
-  const op = await startOperator(registry);
   let body: RawBody | undefined;
-  try {
+  await whileRunning(registry, async () => {
     body = await cluster.waitFor("kopfexamples", "kex1", handled);
-  } finally {
-    await op.stop();
-  }
+  });
   assertEquals(calls.list, ["create_fn_2 retry=1 started=2021-03-04T05:06:07.345Z"]);
   // Our records are purged; another operator's record is left alone.
   assertEquals(Object.keys(body?.metadata?.annotations ?? {}).toSorted(), [
@@ -138,9 +126,8 @@ Deno.test("the status subresource: results via /status, the rest in one merge pa
     patch.metadata.labels.touched = "yes";
     return { ok: true };
   });
-  const op = await startOperator(registry);
   let body: RawBody | undefined;
-  try {
+  await whileRunning(registry, async () => {
     cluster.create(kex("kex1"));
     body = await cluster.waitFor(
       "kopfexamples",
@@ -148,9 +135,7 @@ Deno.test("the status subresource: results via /status, the rest in one merge pa
       (b) =>
         handled(b) && (b?.status as Record<string, unknown> | undefined)?.create_fn !== undefined,
     );
-  } finally {
-    await op.stop();
-  }
+  });
   assertEquals((body?.status as Record<string, unknown>).create_fn, { ok: true });
   assertEquals(body?.metadata?.labels, { touched: "yes" });
   assertEquals(patchesOf(cluster, "kex1").toSorted(), [

@@ -4,17 +4,19 @@
  * `timeout` limits, and the progress records left on the object while retrying.
  */
 import { assert, assertEquals } from "../assert.ts";
-import type { RawBody } from "../../src/structs/bodies.ts";
 import { PermanentError, TemporaryError } from "../../src/structs/errors.ts";
 import { on } from "../../src/intents/registration.ts";
 import { KEY_FIXTURES } from "../persistence/key_fixtures.ts";
-import { Calls, clusterRegistry, kex, logsOf, startCluster, startOperator } from "./harness.ts";
-
-const DIFFBASE = "kopf.zalando.org/last-handled-configuration";
-
-function handled(body: RawBody | undefined): boolean {
-  return body?.metadata?.annotations?.[DIFFBASE] !== undefined;
-}
+import {
+  Calls,
+  clusterRegistry,
+  DIFFBASE,
+  handled,
+  kex,
+  logsOf,
+  startCluster,
+  whileRunning,
+} from "./harness.ts";
 
 function logged(name: string, text: string): boolean {
   return logsOf(name).some((line) => line.includes(text));
@@ -29,15 +31,12 @@ Deno.test("TemporaryError: retried after its delay with retry/started/runtime", 
     if (retry < 2) throw new TemporaryError(`not yet ${retry}`, { delay: 0.1 });
     return "done";
   });
-  const op = await startOperator(registry);
-  try {
+  await whileRunning(registry, async () => {
     cluster.create(kex("kex1"));
     const body = await cluster.waitFor("kopfexamples", "kex1", handled);
     assertEquals((body?.status as Record<string, unknown>).create_fn, "done");
     assertEquals(Object.keys(body?.metadata?.annotations ?? {}), [DIFFBASE]);
-  } finally {
-    await op.stop();
-  }
+  });
   assertEquals(calls.list.map((c) => c.retry), [0, 1, 2]);
   assertEquals(new Set(calls.list.map((c) => c.started)).size, 1);
   assert(calls.list[2].runtime >= 0.2, `runtime ${calls.list[2].runtime}`);
@@ -52,14 +51,11 @@ Deno.test("PermanentError: not retried; the cycle ends as failed", async () => {
     count++;
     throw new PermanentError("broken for good");
   });
-  const op = await startOperator(registry);
-  try {
+  await whileRunning(registry, async () => {
     cluster.create(kex("kex1"));
     const body = await cluster.waitFor("kopfexamples", "kex1", handled);
     assertEquals(body?.status, undefined);
-  } finally {
-    await op.stop();
-  }
+  });
   assertEquals(count, 1);
   assert(logged("kex1", "Handler 'create_fn' failed permanently: broken for good"));
   assert(logged("kex1", "Creation is processed: 0 succeeded; 1 failed."));
@@ -73,13 +69,10 @@ Deno.test("arbitrary errors: retried after the backoff by default", async () => 
     calls.add(retry);
     if (retry === 0) throw new Error("flaky");
   });
-  const op = await startOperator(registry);
-  try {
+  await whileRunning(registry, async () => {
     cluster.create(kex("kex1"));
     await cluster.waitFor("kopfexamples", "kex1", handled);
-  } finally {
-    await op.stop();
-  }
+  });
   assertEquals(calls.list, [0, 1]);
   assert(logged("kex1", "Handler 'create_fn' failed with an exception. Will retry."));
 });
@@ -96,13 +89,10 @@ Deno.test("errors: permanent and ignored modes; a thrown non-Error is an error t
     calls.add("lenient");
     throw new Error("whatever");
   });
-  const op = await startOperator(registry);
-  try {
+  await whileRunning(registry, async () => {
     cluster.create(kex("kex1"));
     await cluster.waitFor("kopfexamples", "kex1", handled);
-  } finally {
-    await op.stop();
-  }
+  });
   assertEquals(calls.list, ["strict", "lenient"]);
   assert(logged("kex1", "Handler 'strict_fn' failed with an exception. Will stop."));
   assert(logged("kex1", "Handler 'lenient_fn' failed with an exception. Will ignore."));
@@ -117,13 +107,10 @@ Deno.test("retries: the handler fails for good when its attempts are used up", a
     calls.add(retry);
     throw new TemporaryError("again", { delay: 0 });
   });
-  const op = await startOperator(registry);
-  try {
+  await whileRunning(registry, async () => {
     cluster.create(kex("kex1"));
     await cluster.waitFor("kopfexamples", "kex1", handled);
-  } finally {
-    await op.stop();
-  }
+  });
   assertEquals(calls.list, [0, 1, 2]);
   assert(logged("kex1", "Handler 'create_fn' has exceeded 3 retries."));
 });
@@ -136,13 +123,10 @@ Deno.test("timeout: the handler fails for good once it has run too long", async 
     calls.add(retry);
     throw new TemporaryError("slow", { delay: 0.1 });
   });
-  const op = await startOperator(registry);
-  try {
+  await whileRunning(registry, async () => {
     cluster.create(kex("kex1"));
     await cluster.waitFor("kopfexamples", "kex1", handled);
-  } finally {
-    await op.stop();
-  }
+  });
   assert(calls.list.length >= 2 && calls.list.length <= 4, `calls: ${calls.list}`);
   assert(logged("kex1", "Handler 'create_fn' has timed out after"));
 });
@@ -155,8 +139,7 @@ Deno.test("progress while retrying: Kopf's records byte for byte, long ids hashe
     throw new TemporaryError("later, please", { delay: 60 });
   });
   const t0 = Date.UTC(2020, 11, 31, 23, 59, 59, 123);
-  const op = await startOperator(registry, { clock: () => t0 + 0.456 });
-  try {
+  await whileRunning(registry, async () => {
     cluster.create(kex("kex1"));
     const body = await cluster.waitFor(
       "kopfexamples",
@@ -180,7 +163,5 @@ Deno.test("progress while retrying: Kopf's records byte for byte, long ids hashe
         },
       },
     });
-  } finally {
-    await op.stop();
-  }
+  }, { clock: () => t0 + 0.456 });
 });

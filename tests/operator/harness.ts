@@ -174,3 +174,28 @@ export function patchesOf(cluster: FakeCluster, name?: string): string[] {
     .filter((r) => name === undefined || r.path.split("/").includes(name))
     .map((r) => r.path);
 }
+
+/** Run `body` while an operator serves; the operator is stopped afterwards in any case. */
+export async function whileRunning(
+  registry: OperatorRegistry,
+  body: () => Promise<void>,
+  options: Partial<OperatorOptions> = {},
+): Promise<void> {
+  const op = await startOperator(registry, options);
+  try {
+    await body();
+  } finally {
+    await op.stop();
+  }
+}
+
+/** Kopf's diff-base annotation. */
+export const DIFFBASE = "kopf.zalando.org/last-handled-configuration";
+
+/** Kopf's default finalizer. */
+export const FINALIZER = "kopf.zalando.org/KopfFinalizerMarker";
+
+/** Whether a cycle has finished for the object: its diff-base is stored. */
+export function handled(body: RawBody | undefined): boolean {
+  return body?.metadata?.annotations?.[DIFFBASE] !== undefined;
+}

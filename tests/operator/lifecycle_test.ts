@@ -4,7 +4,6 @@
  * process, resources whose CRD appears later, and events posted from log messages.
  */
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../assert.ts";
-import type { RawBody } from "../../src/structs/bodies.ts";
 import { PermanentError } from "../../src/structs/errors.ts";
 import { OperatorRegistry } from "../../src/intents/registry.ts";
 import { daemon, on } from "../../src/intents/registration.ts";
@@ -14,19 +13,15 @@ import { startHttpServer } from "../../src/platform/http_server.ts";
 import {
   Calls,
   clusterRegistry,
+  handled,
   kex,
   kexCrd,
   LOGS,
   startCluster,
   startOperator,
   testSettings,
+  whileRunning,
 } from "./harness.ts";
-
-const DIFFBASE = "kopf.zalando.org/last-handled-configuration";
-
-function handled(body: RawBody | undefined): boolean {
-  return body?.metadata?.annotations?.[DIFFBASE] !== undefined;
-}
 
 Deno.test("options not supported yet fail at once with one line", async () => {
   const registry = new OperatorRegistry({ onWarning: () => {} });
@@ -61,16 +56,13 @@ Deno.test("startup tunes the settings; cleanup runs on exit; a failing startup s
   on.delete("kopfexamples", { registry }, ({ memo }) => {
     calls.add(`delete ${(memo as Record<string, unknown>).greeting}`);
   });
-  const op = await startOperator(registry);
-  try {
+  await whileRunning(registry, async () => {
     cluster.create(kex("kex1"));
     const body = await cluster.waitFor("kopfexamples", "kex1", handled);
     assertEquals(body?.metadata?.finalizers, ["example.com/custom"]);
     cluster.delete("kopfexamples", "kex1");
     await cluster.waitFor("kopfexamples", "kex1", (b) => b === undefined);
-  } finally {
-    await op.stop();
-  }
+  });
   assertEquals(calls.list, ["startup", "delete hi", "cleanup"]);
 
   const failing = clusterRegistry(cluster);
@@ -116,8 +108,7 @@ Deno.test("a resource whose CRD appears later is served once it appears", async 
   const registry = clusterRegistry(cluster);
   const calls = new Calls<string>();
   on.create("kopfexamples", { registry }, ({ name }) => calls.add(`create ${name}`));
-  const op = await startOperator(registry);
-  try {
+  await whileRunning(registry, async () => {
     assert(
       LOGS.some((l) => l.includes("No served resource matches") && l.includes("kopfexamples")),
     );
@@ -125,9 +116,7 @@ Deno.test("a resource whose CRD appears later is served once it appears", async 
     // The operator notices the new CRD, discovers again, and starts watching.
     cluster.create(kex("late"));
     await calls.until(1);
-  } finally {
-    await op.stop();
-  }
+  });
   assertEquals(calls.list, ["create late"]);
 });
 
@@ -137,15 +126,12 @@ Deno.test("log messages at the posting level become Kubernetes events", async ()
   on.create("kopfexamples", { registry }, function create_fn({ logger }) {
     logger.info("Hello from the handler.");
   });
-  const op = await startOperator(registry, {
-    settings: testSettings({ posting: { enabled: true, level: "info" } }),
-  });
-  try {
+  await whileRunning(registry, async () => {
     cluster.create(kex("kex1"));
     await cluster.waitFor("kopfexamples", "kex1", handled);
-  } finally {
-    await op.stop();
-  }
+  }, {
+    settings: testSettings({ posting: { enabled: true, level: "info" } }),
+  });
   const messages = cluster.list("events").map((e) => String(e.message));
   for (
     const text of [
@@ -168,10 +154,7 @@ Deno.test("the liveness endpoint answers with the probe handlers' results", asyn
   const free = await startHttpServer({ port: 0, handler: () => new Response() });
   const port = free.port;
   await free.close();
-  const op = await startOperator(registry, {
-    livenessEndpoint: `http://127.0.0.1:${port}/healthz`,
-  });
-  try {
+  await whileRunning(registry, async () => {
     const first = await fetch(`http://127.0.0.1:${port}/healthz`);
     assertEquals([first.status, await first.json()], [200, { count: 1, fixed: "ok" }]);
     const cached = await fetch(`http://127.0.0.1:${port}/healthz`);
@@ -179,9 +162,9 @@ Deno.test("the liveness endpoint answers with the probe handlers' results", asyn
     const other = await fetch(`http://127.0.0.1:${port}/other`);
     await other.body?.cancel();
     assertEquals(other.status, 404);
-  } finally {
-    await op.stop();
-  }
+  }, {
+    livenessEndpoint: `http://127.0.0.1:${port}/healthz`,
+  });
 });
 
 Deno.test("without login handlers, the kubeconfig is used", async () => {
@@ -192,13 +175,10 @@ Deno.test("without login handlers, the kubeconfig is used", async () => {
   const previous = Deno.env.get("KUBECONFIG");
   Deno.env.set("KUBECONFIG", await cluster.writeKubeconfig());
   try {
-    const op = await startOperator(registry);
-    try {
+    await whileRunning(registry, async () => {
       cluster.create(kex("kex1"));
       await calls.until(1);
-    } finally {
-      await op.stop();
-    }
+    });
   } finally {
     if (previous === undefined) Deno.env.delete("KUBECONFIG");
     else Deno.env.set("KUBECONFIG", previous);

@@ -7,13 +7,16 @@ import type { RawBody } from "../../src/structs/bodies.ts";
 import { TemporaryError } from "../../src/structs/errors.ts";
 import { on } from "../../src/intents/registration.ts";
 import { execute, register, subhandler } from "../../src/intents/subhandlers.ts";
-import { Calls, clusterRegistry, kex, logsOf, startCluster, startOperator } from "./harness.ts";
-
-const DIFFBASE = "kopf.zalando.org/last-handled-configuration";
-
-function handled(body: RawBody | undefined): boolean {
-  return body?.metadata?.annotations?.[DIFFBASE] !== undefined;
-}
+import {
+  Calls,
+  clusterRegistry,
+  DIFFBASE,
+  handled,
+  kex,
+  logsOf,
+  startCluster,
+  whileRunning,
+} from "./harness.ts";
 
 Deno.test("kopf.execute: sub-handlers with parent/child ids, retried without re-running the done ones", async () => {
   await using cluster = await startCluster();
@@ -37,14 +40,11 @@ Deno.test("kopf.execute: sub-handlers with parent/child ids, retried without re-
     calls.add(`parent after ${retry}`);
     return "parent";
   });
-  const op = await startOperator(registry);
   let body: RawBody | undefined;
-  try {
+  await whileRunning(registry, async () => {
     cluster.create(kex("kex1"));
     body = await cluster.waitFor("kopfexamples", "kex1", handled);
-  } finally {
-    await op.stop();
-  }
+  });
   assertEquals(calls.list, [
     "parent 0",
     "first 0",
@@ -77,13 +77,10 @@ Deno.test("kopf.subhandler and kopf.register: run after the parent, nested ids",
       subhandler({ id: "deeper" }, () => calls.add("deeper"));
     });
   });
-  const op = await startOperator(registry);
-  try {
+  await whileRunning(registry, async () => {
     cluster.create(kex("kex1"));
     await cluster.waitFor("kopfexamples", "kex1", handled);
-  } finally {
-    await op.stop();
-  }
+  });
   assertEquals(calls.list, ["create a value", "create b value", "registered", "deeper"]);
   assert(
     logsOf("kex1").some((l) => l.includes("Handler 'create_fn/registered/deeper' succeeded.")),
@@ -99,8 +96,7 @@ Deno.test("event handlers: every event incl. the listing, no state, errors ignor
     throw new Error("ignored");
   });
   cluster.create(kex("before"));
-  const op = await startOperator(registry);
-  try {
+  await whileRunning(registry, async () => {
     await calls.until(1);
     cluster.create(kex("kex1"));
     await calls.until(1, (c) => c.startsWith("ADDED kex1"));
@@ -108,9 +104,7 @@ Deno.test("event handlers: every event incl. the listing, no state, errors ignor
     await calls.until(1, (c) => c.startsWith("MODIFIED kex1 x"));
     cluster.delete("kopfexamples", "kex1");
     await calls.until(1, (c) => c.startsWith("DELETED kex1"));
-  } finally {
-    await op.stop();
-  }
+  });
   assertEquals(calls.list[0], "null before value");
   const body = cluster.get("kopfexamples", "before");
   assertEquals(body?.metadata?.annotations, undefined);
