@@ -1,13 +1,13 @@
 /**
- * TLS through the client layer, on Deno and on Node 20: a generated CA, a server
- * certificate and a client certificate; the server demands the client certificate.
- * The same probe (fixtures/tls_probe.ts) runs under both runtimes; under Node it is
- * bundled with its npm packages (undici, logtape) into one self-contained module.
+ * The client layer on Deno and on Node 20. TLS: a generated CA, a server certificate and
+ * a client certificate; the server demands the client certificate. Logins: files and an
+ * exec plugin. The same probe (fixtures/runtime_probe.ts) runs under both runtimes; under
+ * Node it is bundled with its npm packages (undici, logtape, yaml) into one module.
  */
 import { assertEquals, assertMatch, assertStringIncludes } from "../assert.ts";
 import { ROOT, run, runDeno } from "../platform/commands.ts";
 
-const PROBE = `${ROOT}/tests/client/fixtures/tls_probe.ts`;
+const PROBE = `${ROOT}/tests/client/fixtures/runtime_probe.ts`;
 
 interface Outcome {
   ok?: { user: string | null };
@@ -21,6 +21,7 @@ interface ProbeResult {
   insecureWithCertificate: Outcome;
   withoutCertificate: Outcome;
   wrongCa: Outcome;
+  kubeconfig: unknown;
 }
 
 function lastJsonLine(stdout: string): ProbeResult {
@@ -42,15 +43,26 @@ function checkOutcomes(result: ProbeResult, runtime: string): void {
   );
   assertStringIncludes(result.wrongCa.message!, "set the right CA");
   assertEquals(result.wrongCa.message!.includes("\n"), false);
+  // Files, relative paths and the exec plugin subprocess work in this runtime too.
+  assertEquals(result.kubeconfig, {
+    exec: {
+      server: "https://probe.example",
+      token: "exec-a1",
+      expiration: "2031-01-01T00:00:00.000Z",
+      defaultNamespace: "ns",
+    },
+    fileToken: "file-token",
+    tokenPathIsAbsolute: true,
+  });
 }
 
-Deno.test("on Deno: client certificates authenticate, insecure mode works, a wrong CA fails clearly", async () => {
+Deno.test("on Deno: client certificates authenticate, insecure mode works, a wrong CA fails clearly, kubeconfig logins run", async () => {
   const probe = await runDeno(["run", "--allow-all", PROBE], { cwd: ROOT });
   assertEquals(probe.code, 0, probe.stderr);
   checkOutcomes(lastJsonLine(probe.stdout), "deno");
 });
 
-Deno.test("on Node: client certificates authenticate, insecure mode works, a wrong CA fails clearly", async () => {
+Deno.test("on Node: client certificates authenticate, insecure mode works, a wrong CA fails clearly, kubeconfig logins run", async () => {
   const dir = await Deno.makeTempDir({ prefix: "kopf-tls-node-" });
   try {
     const bundle = `${dir}/probe.mjs`;
