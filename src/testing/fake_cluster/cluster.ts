@@ -146,7 +146,7 @@ export class FakeCluster implements AsyncDisposable {
   readonly #state: string | undefined;
   readonly #log: ServedRequest[];
   readonly #requestWaiters: Set<(entry: ServedRequest) => void>;
-  #token: string | undefined;
+  readonly #auth: { token: string | undefined };
   #stopping: Promise<void> | undefined;
 
   private constructor(parts: {
@@ -155,7 +155,7 @@ export class FakeCluster implements AsyncDisposable {
     lifecycle: Lifecycle;
     watches: WatchHub;
     faults: FakeClusterFaults;
-    token: string | undefined;
+    auth: { token: string | undefined };
     state: string | undefined;
     ca: string | undefined;
     log: ServedRequest[];
@@ -167,7 +167,7 @@ export class FakeCluster implements AsyncDisposable {
     this.#lifecycle = parts.lifecycle;
     this.#watches = parts.watches;
     this.faults = parts.faults;
-    this.#token = parts.token;
+    this.#auth = parts.auth;
     this.#state = parts.state;
     this.caCertificate = parts.ca;
     this.#log = parts.log;
@@ -209,13 +209,13 @@ export class FakeCluster implements AsyncDisposable {
     }
     const log: ServedRequest[] = [];
     const requestWaiters = new Set<(entry: ServedRequest) => void>();
-    let cluster: FakeCluster | undefined;
+    // Shared with the router and the faults: expiry replaces the token for all of them.
+    const auth = { token };
     const faults = new FakeClusterFaults({
       dropWatches: () => void watches.dropAll(),
       expireToken: () => {
-        if (!cluster) return undefined;
-        if (cluster.#token !== undefined) cluster.#token = crypto.randomUUID().replaceAll("-", "");
-        return cluster.#token;
+        if (auth.token !== undefined) auth.token = crypto.randomUUID().replaceAll("-", "");
+        return auth.token;
       },
       compact: () => store.history.compact(store.resourceVersion),
     });
@@ -226,7 +226,7 @@ export class FakeCluster implements AsyncDisposable {
       lifecycle,
       watches,
       faults,
-      token: () => (cluster ? cluster.#token : token),
+      token: () => auth.token,
       serverAddress: () => address,
       log: (entry) => {
         log.push(entry);
@@ -241,24 +241,23 @@ export class FakeCluster implements AsyncDisposable {
       handler: (request) => router.handle(request),
     });
     address = `127.0.0.1:${server.port}`;
-    cluster = new FakeCluster({
+    return new FakeCluster({
       server,
       objects,
       lifecycle,
       watches,
       faults,
-      token,
+      auth,
       state: options.state,
       ca,
       log,
       requestWaiters,
     });
-    return cluster;
   }
 
   /** The bearer token clients must send now (changes with `faults.expireToken()`). */
   get token(): string | undefined {
-    return this.#token;
+    return this.#auth.token;
   }
 
   /** The port listened on. */
@@ -313,7 +312,7 @@ export class FakeCluster implements AsyncDisposable {
     return {
       server: this.url,
       ...(this.caCertificate ? { caData: this.caCertificate } : {}),
-      ...(this.#token !== undefined ? { token: this.#token, scheme: "Bearer" } : {}),
+      ...(this.#auth.token !== undefined ? { token: this.#auth.token, scheme: "Bearer" } : {}),
       defaultNamespace: "default",
     };
   }
@@ -328,7 +327,10 @@ export class FakeCluster implements AsyncDisposable {
       apiVersion: "v1",
       kind: "Config",
       clusters: [{ name: "fake-cluster", cluster }],
-      users: [{ name: "fake-user", user: this.#token !== undefined ? { token: this.#token } : {} }],
+      users: [{
+        name: "fake-user",
+        user: this.#auth.token !== undefined ? { token: this.#auth.token } : {},
+      }],
       contexts: [{
         name: "fake-cluster",
         context: { cluster: "fake-cluster", user: "fake-user", namespace: "default" },

@@ -322,7 +322,7 @@ export class Router {
     }
     const render = (object: JsonObject): JsonObject => {
       if (rendering === "Table") {
-        return tableOf(type, version, [object], include, {
+        return tableOf(version, [object], include, {
           resourceVersion: String((object.metadata as JsonObject).resourceVersion ?? ""),
         });
       }
@@ -437,7 +437,7 @@ export class Router {
     if (page.remainingItemCount !== undefined) {
       listMeta.remainingItemCount = page.remainingItemCount;
     }
-    if (rendering === "Table") return json(tableOf(type, version, page.items, include, listMeta));
+    if (rendering === "Table") return json(tableOf(version, page.items, include, listMeta));
     if (rendering === "PartialObjectMetadata") {
       return json({
         kind: "PartialObjectMetadataList",
@@ -479,8 +479,8 @@ export class Router {
         metadata: {
           resourceVersion: String((object.metadata as JsonObject).resourceVersion ?? ""),
         },
-        columnDefinitions: first ? columnDefinitions(type, version) : [],
-        rows: [rowOf(type, version, object, include)],
+        columnDefinitions: first ? columnDefinitions(version) : [],
+        rows: [rowOf(version, object, include)],
       });
     } else if (rendering === "PartialObjectMetadata") {
       format = partialMetadata;

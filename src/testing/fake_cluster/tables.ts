@@ -5,7 +5,7 @@
  * @module
  */
 import type { JsonObject, JsonValue } from "../../structs/bodies.ts";
-import type { PrinterColumn, ResourceType, ServedVersion } from "./catalog.ts";
+import type { PrinterColumn, ServedVersion } from "./catalog.ts";
 import { isObject } from "./patching.ts";
 
 /** What to embed in each row: nothing, the metadata only (default), or the object. */
@@ -79,7 +79,7 @@ function cellOf(column: PrinterColumn, object: JsonObject): JsonValue {
 }
 
 /** The column definitions for a type: Name, its own columns, Age. */
-export function columnDefinitions(type: ResourceType, version: ServedVersion): JsonObject[] {
+export function columnDefinitions(version: ServedVersion): JsonObject[] {
   const name = {
     name: "Name",
     type: "string",
@@ -107,7 +107,6 @@ export function columnDefinitions(type: ResourceType, version: ServedVersion): J
 
 /** One table row for an object. */
 export function rowOf(
-  type: ResourceType,
   version: ServedVersion,
   object: JsonObject,
   include: IncludeObject,
@@ -126,7 +125,6 @@ export function rowOf(
 
 /** A Table of objects (columns omitted when `withColumns` is false, as in later watch events). */
 export function tableOf(
-  type: ResourceType,
   version: ServedVersion,
   objects: JsonObject[],
   include: IncludeObject,
@@ -137,8 +135,8 @@ export function tableOf(
     kind: "Table",
     apiVersion: "meta.k8s.io/v1",
     metadata: listMeta,
-    columnDefinitions: withColumns ? columnDefinitions(type, version) : null,
-    rows: objects.map((o) => rowOf(type, version, o, include)),
+    columnDefinitions: withColumns ? columnDefinitions(version) : null,
+    rows: objects.map((o) => rowOf(version, o, include)),
   };
 }
 
