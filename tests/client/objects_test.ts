@@ -4,7 +4,6 @@
  * the incremental JSON-lines parser at every split point.
  */
 import { assert, assertEquals, assertRejects } from "../assert.ts";
-import { Resource } from "../../src/structs/resources.ts";
 import { Discovery } from "../../src/client/discovery.ts";
 import {
   createObject,
@@ -15,16 +14,7 @@ import {
 } from "../../src/client/objects.ts";
 import { buildEvent, createEvent, cutEventMessage } from "../../src/client/events.ts";
 import { JsonLineError, parseJsonLines } from "../../src/client/json_lines.ts";
-import { json, list, obj, ScriptedServer } from "./scripted_server.ts";
-
-const KEX = new Resource({
-  group: "kopf.dev",
-  version: "v1",
-  plural: "kopfexamples",
-  kind: "KopfExample",
-  namespaced: true,
-  subresources: ["status"],
-});
+import { json, KEX, list, obj, ScriptedServer } from "./scripted_server.ts";
 
 function discoveryServer(): ScriptedServer {
   return ScriptedServer.start((request) => {

@@ -6,6 +6,17 @@ import type { ConnectionInfo } from "../../src/structs/credentials.ts";
 import type { JsonValue, RawBody } from "../../src/structs/bodies.ts";
 import { ApiClient, type ApiClientOptions } from "../../src/client/api.ts";
 import { Vault } from "../../src/client/vault.ts";
+import { Resource } from "../../src/structs/resources.ts";
+
+/** The example resource of the tests: namespaced, with a status subresource. */
+export const KEX: Resource = new Resource({
+  group: "kopf.dev",
+  version: "v1",
+  plural: "kopfexamples",
+  kind: "KopfExample",
+  namespaced: true,
+  subresources: ["status"],
+});
 
 /** One request the server received. */
 export interface Recorded {

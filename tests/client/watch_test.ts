@@ -2,26 +2,18 @@
  * Watch streams against a scripted API server on 127.0.0.1.
  */
 import { assert, assertEquals, assertRejects } from "../assert.ts";
-import { Resource } from "../../src/structs/resources.ts";
 import type { RawBody } from "../../src/structs/bodies.ts";
 import { type WatchItem, watchObjects } from "../../src/client/watch.ts";
 import { APIForbiddenError } from "../../src/client/errors.ts";
 import {
   type ChunkedBody,
+  KEX,
   list,
   obj,
   type Recorded,
   ScriptedServer,
   status,
 } from "./scripted_server.ts";
-
-const KEX = new Resource({
-  group: "kopf.dev",
-  version: "v1",
-  plural: "kopfexamples",
-  kind: "KopfExample",
-  namespaced: true,
-});
 
 const FAST = { reconnectBackoff: 0.01 };
 
