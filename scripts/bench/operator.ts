@@ -1,0 +1,245 @@
+/**
+ * The operator end to end: objects are created on a fake cluster while an operator with
+ * one create handler (returning a value, so each object gets a status write) runs in a
+ * separate process — so that its memory is measured apart from the cluster's.
+ *
+ * Figures per run (1,000 and 10,000 objects): objects handled per second from the first
+ * creation to the last status write, latency from creation to the handler's start (p50,
+ * p99), API requests per object (all, and writes) from the fake cluster's request log,
+ * and the operator process's peak RSS.
+ *
+ *     deno task bench operator
+ *
+ * Run with `--child <url> <count>`, this file is that operator process.
+ */
+import { parse as parseYaml } from "yaml";
+import type { BenchFigure, BenchSection } from "./types.ts";
+import { kopf } from "../../mod.ts";
+import { FakeCluster } from "../../src/testing/mod.ts";
+import type { ServedRequest } from "../../src/testing/fake_cluster/mod.ts";
+
+const KIND = "kopfexamples.kopf.dev";
+const SIZES = [1_000, 10_000];
+const RATE_TARGET = 500;
+const WRITES_TARGET = 3;
+const RSS_TARGET_MB = 150;
+const WRITE_VERBS = new Set(["create", "update", "patch", "delete"]);
+
+function now(): number {
+  return performance.timeOrigin + performance.now();
+}
+
+/** The operator process: serves the fake cluster at `url` until SIGTERM. */
+async function child(url: string, count: number): Promise<void> {
+  const registry = new kopf.OperatorRegistry();
+  let started = 0;
+  kopf.on.login({ registry, id: "bench-login" }, () => ({ server: url }));
+  kopf.on.create(KIND, { registry }, function createFn() {
+    const at = now();
+    if (++started === count) console.log("ALL-STARTED");
+    return { started: at };
+  });
+  kopf.configure({ quiet: true });
+  // Events are measured by the logging section; here they would only add a backlog.
+  const settings = new kopf.OperatorSettings({ posting: { enabled: false } });
+  const stop = new AbortController();
+  Deno.addSignalListener("SIGTERM", () => stop.abort());
+  // Asked by the parent once all objects are handled: where the memory is.
+  Deno.addSignalListener(
+    "SIGUSR2",
+    () => console.log(`MEMORY ${JSON.stringify(Deno.memoryUsage())}`),
+  );
+  await kopf.operator({
+    registry,
+    settings,
+    clusterwide: true,
+    standalone: true,
+    signal: stop.signal,
+    onReady: () => console.log("READY"),
+  });
+}
+
+/** Counts the fake cluster's requests as they come (its log keeps only the newest). */
+class RequestCounter {
+  #last: ServedRequest | undefined;
+  readonly byVerb = new Map<string, number>();
+  lastWrite = 0;
+  writesTo = new Map<string, number>();
+
+  constructor(private readonly cluster: FakeCluster) {
+    const log = cluster.requests;
+    this.#last = log[log.length - 1];
+  }
+
+  drain(): void {
+    const log = this.cluster.requests;
+    const from = this.#last ? log.lastIndexOf(this.#last) + 1 : 0;
+    for (const request of log.slice(from)) {
+      this.byVerb.set(request.verb, (this.byVerb.get(request.verb) ?? 0) + 1);
+      if (WRITE_VERBS.has(request.verb)) {
+        const what = request.path.includes("/events") ? "events" : "objects";
+        this.writesTo.set(what, (this.writesTo.get(what) ?? 0) + 1);
+        if (what === "objects") this.lastWrite = Math.max(this.lastWrite, request.time.getTime());
+      }
+    }
+    this.#last = log[log.length - 1] ?? this.#last;
+  }
+
+  get total(): number {
+    return [...this.byVerb.values()].reduce((a, b) => a + b, 0);
+  }
+
+  get writes(): number {
+    return [...this.writesTo.values()].reduce((a, b) => a + b, 0);
+  }
+}
+
+async function* lines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+  let buffer = "";
+  for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
+    buffer += chunk;
+    let at: number;
+    while ((at = buffer.indexOf("\n")) >= 0) {
+      yield buffer.slice(0, at);
+      buffer = buffer.slice(at + 1);
+    }
+  }
+}
+
+function mb(bytes: number): string {
+  return (bytes / 1024 / 1024).toFixed(0);
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))];
+}
+
+/** The process's peak and current resident memory, in MB (Linux). */
+function rssMb(pid: number): { peak: number; now: number } {
+  const status = Deno.readTextFileSync(`/proc/${pid}/status`);
+  const mb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1]) / 1024;
+  return { peak: mb("VmHWM"), now: mb("VmRSS") };
+}
+
+async function measure(count: number): Promise<BenchFigure[]> {
+  await using cluster = await FakeCluster.start({ historySize: 4 * count + 1_000 });
+  const crd = new URL("../../examples/crd.yaml", import.meta.url);
+  cluster.create(parseYaml(await Deno.readTextFile(crd)) as kopf.RawBody);
+
+  const process = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", new URL(import.meta.url).pathname, "--child", cluster.url, String(count)],
+    stdin: "null",
+    stdout: "piped",
+    stderr: "inherit",
+    env: { NO_COLOR: "1" },
+  }).spawn();
+  const output = lines(process.stdout);
+  // Read with next(): leaving a for-await loop early would close the stream.
+  const expectPrefix = async (prefix: string): Promise<string> => {
+    for (let line = await output.next(); !line.done; line = await output.next()) {
+      if (line.value.startsWith(prefix)) return line.value;
+    }
+    throw new Error(`The operator process ended before printing ${prefix}.`);
+  };
+  const expect = (word: string) => expectPrefix(word);
+  try {
+    await expect("READY");
+    const counter = new RequestCounter(cluster);
+    const drainer = setInterval(() => counter.drain(), 50);
+    const created = new Map<string, number>();
+    const allStarted = expect("ALL-STARTED");
+    const first = now();
+    for (let i = 0; i < count; i++) {
+      const name = `bench-${i}`;
+      created.set(name, now());
+      cluster.create({ apiVersion: "kopf.dev/v1", kind: "KopfExample", metadata: { name } });
+      // Let the server stream the events meanwhile, as a real API server would.
+      if (i % 50 === 49) await new Promise((resolve) => setTimeout(resolve, 0));
+    }
+    await allStarted;
+    let objects: kopf.RawBody[] = [];
+    for (;;) {
+      objects = cluster.list(KIND);
+      if (objects.every((o) => (o.status as { createFn?: unknown } | undefined)?.createFn)) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    clearInterval(drainer);
+    counter.drain();
+    const rss = rssMb(process.pid);
+    process.kill("SIGUSR2");
+    const memory = JSON.parse((await expectPrefix("MEMORY ")).slice("MEMORY ".length));
+    const seconds = (counter.lastWrite - first) / 1000;
+    const latencies = objects.map((o) => {
+      const started = (o.status as { createFn: { started: number } }).createFn.started;
+      return started - created.get(String(o.metadata?.name))!;
+    }).sort((a, b) => a - b);
+    const rate = Math.round(count / seconds);
+    const perObject = counter.total / count;
+    const writesPerObject = counter.writes / count;
+    const objectWrites = (counter.writesTo.get("objects") ?? 0) / count;
+    const eventWrites = (counter.writesTo.get("events") ?? 0) / count;
+    const n = count.toLocaleString("en");
+    return [
+      {
+        name: `${n} objects: all handled in`,
+        value: `${seconds.toFixed(2)} s = ${rate.toLocaleString("en")} objects/s`,
+        target: `≥ ${RATE_TARGET} objects/s`,
+        ok: rate >= RATE_TARGET,
+      },
+      {
+        name: `${n} objects: creation → handler start`,
+        value: `p50 ${percentile(latencies, 50).toFixed(0)} ms, p99 ${
+          percentile(latencies, 99).toFixed(0)
+        } ms`,
+      },
+      {
+        name: `${n} objects: API requests per object`,
+        value: `${perObject.toFixed(2)} (${
+          [...counter.byVerb].map(([v, c]) => `${v || "other"} ${c}`).join(", ")
+        })`,
+      },
+      {
+        name: `${n} objects: write requests per object`,
+        value: `${writesPerObject.toFixed(2)} (object ${objectWrites.toFixed(2)}, events ${
+          eventWrites.toFixed(2)
+        })`,
+        target: `≤ ${WRITES_TARGET}`,
+        ok: writesPerObject <= WRITES_TARGET,
+      },
+      {
+        name: `${n} objects: operator process peak RSS`,
+        value: `${rss.peak.toFixed(0)} MB (when all are handled: RSS ${rss.now.toFixed(0)} MB, ` +
+          `JS heap used ${mb(memory.heapUsed)} of ${mb(memory.heapTotal)} MB, ` +
+          `external ${mb(memory.external)} MB)`,
+        target: `≤ ${RSS_TARGET_MB} MB`,
+        ok: rss.peak <= RSS_TARGET_MB,
+      },
+    ];
+  } finally {
+    try {
+      process.kill("SIGTERM");
+    } catch {
+      // already gone
+    }
+    await process.status;
+    for await (const _ of output) { /* drain what is left */ }
+  }
+}
+
+export const section: BenchSection = {
+  title: "Operator end to end (one create handler; operator in its own process)",
+  async run(): Promise<BenchFigure[]> {
+    const figures: BenchFigure[] = [];
+    for (const size of SIZES) figures.push(...await measure(size));
+    return figures;
+  },
+};
+
+if (import.meta.main) {
+  const at = Deno.args.indexOf("--child");
+  if (at < 0) {
+    console.error("Run this through the bench driver: deno task bench operator");
+    Deno.exit(2);
+  }
+  await child(Deno.args[at + 1], Number(Deno.args[at + 2]));
+}
