@@ -246,7 +246,7 @@ export class ApiClient {
         throw new Error("The API client is closed; make a new one to send requests.");
       }
       outer?.throwIfAborted();
-      const item = await this.vault.select();
+      const item = await this.vault.select(outer);
       // The child follows the caller's signal and also aborts on this attempt's timeout.
       const child = childController(outer);
       const handle = timeout === undefined
@@ -422,11 +422,32 @@ async function makeHttpClient(
         `but no ${certificate ? "key" : "certificate"}; give both or neither.`,
     );
   }
-  return await createHttpClient({
-    caCertificates: ca ? [ca] : undefined,
-    certificate,
-    privateKey,
-    insecure: info.insecure,
-    connectTimeout,
-  });
+  for (
+    const [what, pem] of [["CA", ca], ["client certificate", certificate], [
+      "client key",
+      privateKey,
+    ]] as const
+  ) {
+    if (pem !== undefined && !pem.includes("-----BEGIN ")) {
+      throw new LoginError(
+        `The ${what} for ${info.server} is not PEM data (no "-----BEGIN" block); ` +
+          `give PEM text, not base64 or a path.`,
+      );
+    }
+  }
+  try {
+    return await createHttpClient({
+      caCertificates: ca ? [ca] : undefined,
+      certificate,
+      privateKey,
+      insecure: info.insecure,
+      connectTimeout,
+    });
+  } catch (e) {
+    const what = certificate ? "CA or client certificate and key" : "CA";
+    throw new LoginError(
+      `The ${what} for ${info.server} cannot be used (${(e as Error).message}); ` +
+        `give PEM-encoded data.`,
+    );
+  }
 }

@@ -74,6 +74,17 @@ function entriesOf(results: LoginResults): [string, ConnectionInfo | null | unde
   return Object.entries(results as Record<string, ConnectionInfo | null | undefined>);
 }
 
+/** Wait for the promise, or stop waiting (not the work itself) when the signal aborts. */
+function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) return onAbort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
+
 /** Holds the credentials of all logins and hands them out to API calls. */
 export class Vault {
   #items = new Map<string, VaultItem>();
@@ -100,9 +111,14 @@ export class Vault {
       if (info === null || info === undefined) continue;
       if (typeof info !== "object" || typeof info.server !== "string" || !info.server) {
         throw new LoginError(
-          `The login ${
-            JSON.stringify(id)
-          } returned no server URL; return a ConnectionInfo with a server.`,
+          `The login ${JSON.stringify(id)} returned no server URL; ` +
+            `return a ConnectionInfo with a server.`,
+        );
+      }
+      if (!/^https?:\/\/[^/]/.test(info.server) || !URL.canParse(info.server)) {
+        throw new LoginError(
+          `The login ${JSON.stringify(id)} returned the server ${JSON.stringify(info.server)}, ` +
+            `which is not a URL; use the form https://host:port.`,
         );
       }
       if (this.#bad.has(fingerprint(info))) {
@@ -134,13 +150,15 @@ export class Vault {
   /**
    * Credentials for one API call: a random item of the highest priority. When the vault
    * is empty, waits for a login round (one for all concurrent callers); raises
-   * {@link LoginError} when the round yields no usable credentials.
+   * {@link LoginError} when the round yields no usable credentials. The signal stops the
+   * wait (the login round itself goes on for the others).
    */
-  async select(): Promise<VaultItem> {
+  async select(signal?: AbortSignal): Promise<VaultItem> {
     for (;;) {
+      signal?.throwIfAborted();
       this.#dropExpired();
       if (this.#items.size > 0) return this.#pick();
-      await this.login();
+      await abortable(this.login(), signal);
     }
   }
 

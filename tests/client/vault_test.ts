@@ -177,3 +177,43 @@ Deno.test("a 401 from credentials that a re-login returns again ends in LoginErr
   await assertRejects(() => api.request("GET", "/x"), LoginError);
   assertEquals(server.requests.length, 1); // the known-bad token was not sent again
 });
+
+Deno.test("a server that is not a URL is refused with a clear error", () => {
+  const vault = new Vault();
+  let message = "";
+  try {
+    vault.populate({ mine: { server: "localhost:6443", token: "t" } });
+  } catch (e) {
+    message = (e as Error).message;
+  }
+  assertEquals(
+    message,
+    'The login "mine" returned the server "localhost:6443", which is not a URL; use the form https://host:port.',
+  );
+});
+
+Deno.test("a call waiting for a login round stops waiting when its signal aborts", async () => {
+  const gate = Promise.withResolvers<Record<string, ConnectionInfo>>();
+  const vault = new Vault({ relogin: () => gate.promise });
+  const controller = new AbortController();
+  const waiting = vault.select(controller.signal);
+  const other = vault.select();
+  controller.abort(new Error("stopping"));
+  await assertRejects(() => waiting, Error, "stopping");
+  gate.resolve({ late: A });
+  assertEquals((await other).id, "late"); // the round itself went on for the others
+});
+
+Deno.test("unusable certificate data fails the request with one clear LoginError line", async () => {
+  await using server = ScriptedServer.start(() => json({}));
+  const vault = new Vault();
+  vault.populate({ broken: { server: server.url, caData: "not a certificate" } });
+  await using api = new ApiClient(vault, { networking: { errorBackoffs: [] } });
+  const error = await assertRejects(() => api.request("GET", "/api"), LoginError);
+  assertEquals(
+    error.message,
+    `The CA for ${server.url} is not PEM data (no "-----BEGIN" block); give PEM text, not base64 or a path.`,
+  );
+  assert(!error.message.includes("\n"));
+  assertEquals(server.requests.length, 0);
+});
