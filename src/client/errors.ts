@@ -17,6 +17,7 @@ export interface APIErrorContext {
 
 /** A Kubernetes API call answered with an error status. */
 export class APIError extends Error {
+  /** The error class name. */
   override name = "APIError";
   /** The HTTP status code. */
   readonly code: number;
@@ -55,66 +56,79 @@ export class APIError extends Error {
 
 /** A 4xx response: the request itself is wrong and is not retried. */
 export class APIClientError extends APIError {
+  /** The error class name. */
   override name = "APIClientError";
 }
 
 /** HTTP 400: the request is malformed. */
 export class APIBadRequestError extends APIClientError {
+  /** The error class name. */
   override name = "APIBadRequestError";
 }
 
 /** HTTP 401: the credentials were rejected. */
 export class APIUnauthorizedError extends APIClientError {
+  /** The error class name. */
   override name = "APIUnauthorizedError";
 }
 
 /** HTTP 403: the credentials lack the permission (RBAC) for this request. */
 export class APIForbiddenError extends APIClientError {
+  /** The error class name. */
   override name = "APIForbiddenError";
 }
 
 /** HTTP 404: the object, the namespace or the resource does not exist. */
 export class APINotFoundError extends APIClientError {
+  /** The error class name. */
   override name = "APINotFoundError";
 }
 
 /** HTTP 405: the resource does not support this verb. */
 export class APIMethodNotAllowedError extends APIClientError {
+  /** The error class name. */
   override name = "APIMethodNotAllowedError";
 }
 
 /** HTTP 409: a conflict — the object exists already, or was changed meanwhile. */
 export class APIConflictError extends APIClientError {
+  /** The error class name. */
   override name = "APIConflictError";
 }
 
 /** HTTP 410: the requested resourceVersion is too old for a watch or a list. */
 export class APIGoneError extends APIClientError {
+  /** The error class name. */
   override name = "APIGoneError";
 }
 
 /** HTTP 415: the patch type or content type is not supported for this resource. */
 export class APIUnsupportedMediaTypeError extends APIClientError {
+  /** The error class name. */
   override name = "APIUnsupportedMediaTypeError";
 }
 
 /** HTTP 422: the object is invalid (schema validation, immutable fields, admission). */
 export class APIUnprocessableError extends APIClientError {
+  /** The error class name. */
   override name = "APIUnprocessableError";
 }
 
 /** HTTP 429: too many requests, still after all retries. */
 export class APITooManyRequestsError extends APIClientError {
+  /** The error class name. */
   override name = "APITooManyRequestsError";
 }
 
 /** A 5xx response, still after all retries. */
 export class APIServerError extends APIError {
+  /** The error class name. */
   override name = "APIServerError";
 }
 
 /** The API server could not be reached or the connection broke, after all retries. */
 export class APIConnectionError extends Error {
+  /** The error class name. */
   override name = "APIConnectionError";
   /** The HTTP method of the request. */
   readonly method: string;
@@ -130,11 +144,13 @@ export class APIConnectionError extends Error {
 
 /** The API server's certificate could not be verified: a wrong or missing CA. */
 export class APICertificateError extends APIConnectionError {
+  /** The error class name. */
   override name = "APICertificateError";
 }
 
 /** A request did not finish within its timeout, after all retries. */
 export class APITimeoutError extends APIConnectionError {
+  /** The error class name. */
   override name = "APITimeoutError";
 }
 

@@ -10,5 +10,6 @@
  * unreadable kubeconfig), or no login produced usable credentials.
  */
 export class LoginError extends Error {
+  /** The error class name. */
   override name = "LoginError";
 }
