@@ -43,10 +43,10 @@ import {
   TITLES,
 } from "./causes.ts";
 import { changingMatchData, type HandlingCause, runChangingCycle } from "./changing.ts";
-import { handlerTitle } from "./execution.ts";
+import { executeHandlerOnce, type RetriedHandler } from "./execution.ts";
 import { createObjectLogger, runInObjectScope } from "./loggers.ts";
 import type { ObjectMemories, ObjectMemory } from "./memories.ts";
-import type { Clock } from "./progress.ts";
+import { type Clock, deliverResults, HandlerState, type Outcome } from "./progress.ts";
 
 /** One state of one object, as the worker delivers it. */
 export interface ObjectEvent {
@@ -166,7 +166,11 @@ export class ObjectProcessor {
     };
   }
 
-  /** Run the event handlers; their errors are logged and ignored. */
+  /**
+   * Run the event handlers once each: nothing of them is persisted, their errors are logged
+   * and ignored (never retried), their results go to the status like other handlers'.
+   * Their messages are only logged, never posted as Kubernetes events.
+   */
   async #processEvent(
     resource: Resource,
     event: ObjectEvent,
@@ -186,19 +190,24 @@ export class ObjectProcessor {
       body,
       kwargs: () => kwargsFor(undefined),
     });
+    const outcomes = new Map<string, Outcome>();
     for (const handler of handlers) {
-      const title = handlerTitle(handler);
-      try {
-        logger.debug(`${title} is invoked.`);
-        await runInObjectScope(
+      const once: RetriedHandler = {
+        id: handler.id,
+        errors: "ignored",
+        timeout: null,
+        retries: null,
+        backoff: 0,
+      };
+      const state = HandlerState.fromScratch(this.#clock ?? Date.now);
+      const invoke = () =>
+        runInObjectScope(
           { body, logger },
           () => handler.fn(kwargsFor(handler.param) as unknown as Parameters<typeof handler.fn>[0]),
         );
-        logger.debug(`${title} succeeded.`);
-      } catch (error) {
-        logger.exception(`${title} failed with an exception. Will ignore.`, error);
-      }
+      outcomes.set(handler.id, await executeHandlerOnce(once, state, logger, invoke));
     }
+    deliverResults(outcomes, patch);
   }
 
   /** Detect the changing cause and run its cycle; see the module docs. */

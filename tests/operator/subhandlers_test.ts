@@ -95,6 +95,7 @@ Deno.test("event handlers: every event incl. the listing, no state, errors ignor
     calls.add(`${type} ${name} ${event.object.spec?.field}`);
     throw new Error("ignored");
   });
+  on.event("kopfexamples", { registry, id: "marker" }, () => ({ seen: true }));
   cluster.create(kex("before"));
   await whileRunning(registry, async () => {
     await calls.until(1);
@@ -106,7 +107,9 @@ Deno.test("event handlers: every event incl. the listing, no state, errors ignor
     await calls.until(1, (c) => c.startsWith("DELETED kex1"));
   });
   assertEquals(calls.list[0], "null before value");
+  // No state is kept; results go to the status (a repeated result changes nothing).
   const body = cluster.get("kopfexamples", "before");
   assertEquals(body?.metadata?.annotations, undefined);
+  assertEquals(body?.status, { marker: { seen: true } });
   assert(logsOf("kex1").some((l) => l.includes("Handler 'watcher' failed with an exception")));
 });
