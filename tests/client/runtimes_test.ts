@@ -1,7 +1,7 @@
 /**
  * The client layer on Deno and on Node 20. TLS: a generated CA, a server certificate and
  * a client certificate; the server demands the client certificate. Logins: files and an
- * exec plugin. The same probe (fixtures/runtime_probe.ts) runs under both runtimes; under
+ * exec plugin. Watch streams with an inactivity reconnect. The same probe (fixtures/runtime_probe.ts) runs under both runtimes; under
  * Node it is bundled with its npm packages (undici, logtape, yaml) into one module.
  */
 import { assertEquals, assertMatch, assertStringIncludes } from "../assert.ts";
@@ -22,6 +22,7 @@ interface ProbeResult {
   withoutCertificate: Outcome;
   wrongCa: Outcome;
   kubeconfig: unknown;
+  watch: unknown;
 }
 
 function lastJsonLine(stdout: string): ProbeResult {
@@ -54,15 +55,20 @@ function checkOutcomes(result: ProbeResult, runtime: string): void {
     fileToken: "file-token",
     tokenPathIsAbsolute: true,
   });
+  // Watch streams: events arrive, a silent stream is reopened from the last version.
+  assertEquals(result.watch, {
+    items: ["LISTED", "ADDED", "MODIFIED"],
+    seen: ["list", "watch@1", "watch@2"],
+  });
 }
 
-Deno.test("on Deno: client certificates authenticate, insecure mode works, a wrong CA fails clearly, kubeconfig logins run", async () => {
+Deno.test("on Deno: client certificates authenticate, insecure mode works, a wrong CA fails clearly, logins and watches run", async () => {
   const probe = await runDeno(["run", "--allow-all", PROBE], { cwd: ROOT });
   assertEquals(probe.code, 0, probe.stderr);
   checkOutcomes(lastJsonLine(probe.stdout), "deno");
 });
 
-Deno.test("on Node: client certificates authenticate, insecure mode works, a wrong CA fails clearly, kubeconfig logins run", async () => {
+Deno.test("on Node: client certificates authenticate, insecure mode works, a wrong CA fails clearly, logins and watches run", async () => {
   const dir = await Deno.makeTempDir({ prefix: "kopf-tls-node-" });
   try {
     const bundle = `${dir}/probe.mjs`;
