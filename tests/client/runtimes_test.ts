@@ -1,8 +1,9 @@
 /**
  * The client layer on Deno and on Node 20. TLS: a generated CA, a server certificate and
  * a client certificate; the server demands the client certificate. Logins: files and an
- * exec plugin. Watch streams with an inactivity reconnect. The same probe (fixtures/runtime_probe.ts) runs under both runtimes; under
- * Node it is bundled with its npm packages (undici, logtape, yaml) into one module.
+ * exec plugin. Watch streams with an inactivity reconnect. The same probe
+ * (fixtures/runtime_probe.ts) runs under both runtimes; under Node it is bundled with its
+ * npm packages (undici, logtape, yaml) into one module.
  */
 import { assertEquals, assertMatch, assertStringIncludes } from "../assert.ts";
 import { ROOT, run, runDeno } from "../platform/commands.ts";
