@@ -508,3 +508,25 @@ Deno.test("bad bodies are 400 with a clear message; YAML bodies are accepted", a
   );
   assertEquals(badLabel.status, 422);
 });
+
+Deno.test("fieldValidation: Strict refuses unknown fields of custom resources, Warn warns, Ignore drops", async () => {
+  await using cluster = await FakeCluster.start();
+  cluster.create(exampleCrd());
+  const body = (name: string) => ({
+    apiVersion: "kopf.dev/v1",
+    kind: "KopfExample",
+    metadata: { name },
+    spec: { field: "x", typo: 1 },
+  });
+  const strict = await call(cluster, "POST", `${KEX}?fieldValidation=Strict`, body("s"));
+  assertEquals([strict.status, strict.body.reason], [400, "BadRequest"]);
+  assertStringIncludes(strict.body.message, 'unknown field "spec.typo"');
+  const warned = await call(cluster, "POST", `${KEX}?fieldValidation=Warn`, body("w"));
+  assertEquals(warned.status, 201);
+  assertStringIncludes(warned.headers.get("warning") ?? "", "spec.typo");
+  const ignored = await call(cluster, "POST", `${KEX}?fieldValidation=Ignore`, body("i"));
+  assertEquals([ignored.status, ignored.headers.get("warning")], [201, null]);
+  assertEquals(ignored.body.spec, { field: "x", replicas: 1 });
+  const bad = await call(cluster, "POST", `${KEX}?fieldValidation=Loose`, body("b"));
+  assertEquals(bad.status, 400);
+});

@@ -440,7 +440,7 @@ export class FakeCluster implements AsyncDisposable {
     }
     const target = this.#target(resource, { namespace: body.metadata?.namespace });
     return this.#settled(() =>
-      this.#objects.create(target, body as JsonObject, options.dryRun)
+      this.#objects.create(target, body as JsonObject, options)
     ) as RawBody;
   }
 

@@ -12,7 +12,15 @@ import * as discovery from "./discovery.ts";
 import { ApiError, badRequest, statusOf } from "./errors.ts";
 import type { FakeClusterFaults, RequestResource } from "./faults.ts";
 import type { Lifecycle } from "./lifecycle.ts";
-import type { DeleteOptions, ListOptions, Objects, PatchType, Target } from "./objects.ts";
+import type {
+  DeleteOptions,
+  FieldValidation,
+  ListOptions,
+  Objects,
+  PatchType,
+  Target,
+  WriteOptions,
+} from "./objects.ts";
 import { openApiDocument, openApiRoot } from "./openapi.ts";
 import { isObject } from "./patching.ts";
 import { parseFieldSelector, parseLabelSelector } from "./selectors.ts";
@@ -141,6 +149,28 @@ function patchTypeOf(contentType: string | null): PatchType {
         }) - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json`,
       );
   }
+}
+
+/** The write options of a request: dry run, field validation, a place for warnings. */
+function writeOptionsOf(params: URLSearchParams): WriteOptions {
+  const validation = params.get("fieldValidation") ?? "Warn";
+  if (!["Strict", "Warn", "Ignore"].includes(validation)) {
+    throw badRequest(`fieldValidation must be Strict, Warn or Ignore, not "${validation}"`);
+  }
+  return {
+    dryRun: dryRunOf(params),
+    fieldValidation: validation as FieldValidation,
+    warnings: [],
+  };
+}
+
+/** The object as JSON, with the write's warnings as `Warning` headers. */
+function written(body: JsonObject, status: number, options: WriteOptions): Response {
+  const response = json(body, status);
+  for (const warning of options.warnings ?? []) {
+    response.headers.append("warning", `299 - ${JSON.stringify(warning)}`);
+  }
+  return response;
 }
 
 function dryRunOf(params: URLSearchParams): boolean {
@@ -337,20 +367,23 @@ export class Router {
       case "watch":
         return this.#watch(target, params, rendering, include);
       case "create": {
-        const created = objects.create(target, await bodyOf(request), dryRunOf(params));
+        const options = writeOptionsOf(params);
+        const created = objects.create(target, await bodyOf(request), options);
         lifecycle.settle();
-        return json(render(created), 201);
+        return written(render(created), 201, options);
       }
       case "update": {
-        const updated = objects.update(target, await bodyOf(request), dryRunOf(params));
+        const options = writeOptionsOf(params);
+        const updated = objects.update(target, await bodyOf(request), options);
         lifecycle.settle();
-        return json(render(updated));
+        return written(render(updated), 200, options);
       }
       case "patch": {
+        const options = writeOptionsOf(params);
         const patchType = patchTypeOf(request.headers.get("content-type"));
-        const patched = objects.patch(target, patchType, await bodyOf(request), dryRunOf(params));
+        const patched = objects.patch(target, patchType, await bodyOf(request), options);
         lifecycle.settle();
-        return json(render(patched));
+        return written(render(patched), 200, options);
       }
       case "delete": {
         const options = await this.#deleteOptions(request, params);

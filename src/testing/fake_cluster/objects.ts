@@ -59,6 +59,19 @@ export interface DeleteOptions {
   dryRun?: boolean;
 }
 
+/** How unknown fields are treated (the `fieldValidation` query parameter). */
+export type FieldValidation = "Strict" | "Warn" | "Ignore";
+
+/** Options of writes. */
+export interface WriteOptions {
+  /** Check and answer, but store nothing (`dryRun=All`). */
+  dryRun?: boolean;
+  /** Unknown fields of custom resources: fail (Strict), warn (Warn) or drop silently. */
+  fieldValidation?: FieldValidation;
+  /** Collects warnings for the `Warning` response header. */
+  warnings?: string[];
+}
+
 /** Options of list calls. */
 export interface ListOptions {
   labelSelector?: Selector;
@@ -163,7 +176,7 @@ export class Objects {
   }
 
   /** Create an object; returns it as stored (or as it would be, in a dry run). */
-  create(target: Target, body: JsonValue, dryRun = false): JsonObject {
+  create(target: Target, body: JsonValue, options: WriteOptions = {}): JsonObject {
     const { type, version } = target;
     if (target.subresource) {
       throw new ApiError(
@@ -226,13 +239,13 @@ export class Objects {
     else delete meta.namespace;
     if (target.version.status) delete object.status;
     this.#defaultsOnCreate(type, object);
-    const result = this.#admit(type, version, object, undefined);
-    if (dryRun) return served(result, type, version);
+    const result = this.#admit(type, version, object, undefined, options);
+    if (options.dryRun) return served(result, type, version);
     return served(this.#store(type, result), type, version);
   }
 
   /** Replace an object (PUT), or its status with the `status` subresource. */
-  update(target: Target, body: JsonValue, dryRun = false): JsonObject {
+  update(target: Target, body: JsonValue, options: WriteOptions = {}): JsonObject {
     const { type, version } = target;
     if (!isObject(body)) throw badRequest("the request body must be a JSON object");
     const incoming = this.#checkKind(type, version, clone(body));
@@ -245,11 +258,16 @@ export class Objects {
     }
     this.#checkNamespace(type, target.namespace, metaOf(incoming));
     const old = this.#existing(target);
-    return this.#write(target, old, incoming, dryRun);
+    return this.#write(target, old, incoming, options);
   }
 
   /** Patch an object (or its status) in one of the patch formats. */
-  patch(target: Target, patchType: PatchType, patch: JsonValue, dryRun = false): JsonObject {
+  patch(
+    target: Target,
+    patchType: PatchType,
+    patch: JsonValue,
+    options: WriteOptions = {},
+  ): JsonObject {
     const { type, version } = target;
     const old = this.#existing(target);
     const base = served(old, type, version);
@@ -274,7 +292,7 @@ export class Objects {
     ) {
       throw badRequest("the patch may not change the object's name or namespace");
     }
-    return this.#write(target, old, incoming, dryRun);
+    return this.#write(target, old, incoming, options);
   }
 
   /**
@@ -385,7 +403,8 @@ export class Objects {
   }
 
   /** The update path shared by PUT and PATCH, on the object or its status. */
-  #write(target: Target, old: JsonObject, incoming: JsonObject, dryRun: boolean): JsonObject {
+  #write(target: Target, old: JsonObject, incoming: JsonObject, options: WriteOptions): JsonObject {
+    const dryRun = options.dryRun ?? false;
     const { type, version } = target;
     const oldMeta = metaOf(old);
     const id = identity(type, String(oldMeta.name));
@@ -430,7 +449,7 @@ export class Objects {
         }]);
       }
     }
-    next = this.#admit(type, version, next, old);
+    next = this.#admit(type, version, next, old, options);
     const nextMeta = metaOf(next);
     if (type.generation && this.#specChanged(type, old, next)) {
       nextMeta.generation = Number(oldMeta.generation ?? 0) + 1;
@@ -541,6 +560,7 @@ export class Objects {
     version: ServedVersion,
     object: JsonObject,
     old: JsonObject | undefined,
+    options: WriteOptions,
   ): JsonObject {
     const meta = metaOf(object);
     normalizeMeta(meta);
@@ -549,7 +569,15 @@ export class Objects {
     let result = object;
     if (!type.builtin && version.schema) {
       const { metadata, ...rest } = object;
-      const pruned = prune(rest, version.schema, true) as JsonObject;
+      const dropped: string[] = [];
+      const pruned = prune(rest, version.schema, true, dropped) as JsonObject;
+      const unknown = dropped.map((field) => `unknown field "${field}"`);
+      if (unknown.length && options.fieldValidation === "Strict") {
+        throw badRequest(`strict decoding error: ${unknown.join(", ")}`);
+      }
+      if (unknown.length && options.fieldValidation !== "Ignore") {
+        options.warnings?.push(...unknown);
+      }
       result = applyDefaults({ ...pruned, metadata }, version.schema) as JsonObject;
       causes.push(...validate(result, version.schema));
     }

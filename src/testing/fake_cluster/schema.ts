@@ -12,12 +12,21 @@ const PRESERVE = "x-kubernetes-preserve-unknown-fields";
 const EMBEDDED = "x-kubernetes-embedded-resource";
 const INT_OR_STRING = "x-kubernetes-int-or-string";
 
-/** Drop the fields the schema does not declare, unless it preserves unknown fields. */
-export function prune(value: JsonValue, schema: JsonObject | undefined, root = false): JsonValue {
+/**
+ * Drop the fields the schema does not declare, unless it preserves unknown fields. The
+ * dotted paths of dropped fields go to `dropped`, when given (for strict validation).
+ */
+export function prune(
+  value: JsonValue,
+  schema: JsonObject | undefined,
+  root = false,
+  dropped?: string[],
+  path = "",
+): JsonValue {
   if (!schema) return value;
   if (Array.isArray(value)) {
     const items = isObject(schema.items) ? schema.items : undefined;
-    return items ? value.map((v) => prune(v, items)) : value;
+    return items ? value.map((v, i) => prune(v, items, false, dropped, `${path}[${i}]`)) : value;
   }
   if (!isObject(value)) return value;
   const properties = isObject(schema.properties) ? schema.properties : undefined;
@@ -26,14 +35,17 @@ export function prune(value: JsonValue, schema: JsonObject | undefined, root = f
   const keepMeta = root || schema[EMBEDDED] === true;
   const result: JsonObject = {};
   for (const [key, v] of Object.entries(value)) {
+    const at = path ? `${path}.${key}` : key;
     if (keepMeta && (key === "apiVersion" || key === "kind" || key === "metadata")) {
       result[key] = v;
     } else if (properties && Object.hasOwn(properties, key)) {
-      result[key] = prune(v, properties[key] as JsonObject);
+      result[key] = prune(v, properties[key] as JsonObject, false, dropped, at);
     } else if (isObject(additional)) {
-      result[key] = prune(v, additional);
+      result[key] = prune(v, additional, false, dropped, at);
     } else if (preserve) {
       result[key] = v;
+    } else {
+      dropped?.push(at);
     }
   }
   return result;
