@@ -22,6 +22,8 @@ export interface CredentialSource {
 
 /** The environment and files the check looks at; the process's own by default. */
 export interface CredentialProbe {
+  /** The kubeconfig file given on the command line, which replaces KUBECONFIG. */
+  readonly kubeconfig?: string;
   /** Reads an environment variable. */
   readonly env?: (name: string) => string | undefined;
   /** Tells whether a file exists. */
@@ -36,7 +38,14 @@ export async function findCredentialSources(
   const exists = probe.exists ?? pathExists;
   const sources: CredentialSource[] = [];
   const list = env("KUBECONFIG");
-  if (list) {
+  if (probe.kubeconfig !== undefined) {
+    const found = await exists(probe.kubeconfig);
+    sources.push({
+      where: `--kubeconfig ${probe.kubeconfig}`,
+      found,
+      why: found ? undefined : "missing",
+    });
+  } else if (list) {
     for (const path of new Set(list.split(/[:;]/).filter((p) => p !== ""))) {
       const found = await exists(path);
       sources.push({ where: `KUBECONFIG file ${path}`, found, why: found ? undefined : "missing" });
@@ -75,7 +84,7 @@ export async function missingCredentials(
   if (sources.some((s) => s.found)) return undefined;
   const tried = sources.map((s) => `${s.where} (${s.why})`).join(", ");
   return `No Kubernetes credentials found; tried ${tried}. ` +
-    "Set KUBECONFIG to a kubeconfig file, run in a pod with a service account, " +
+    "Set KUBECONFIG or pass --kubeconfig, run in a pod with a service account, " +
     "or add a kopf.on.login() handler — or see it all work on an embedded fake cluster: " +
     "npx -y deno@2.9.6 task demo.";
 }

@@ -13,6 +13,7 @@ import { describePermissionError } from "../platform/permissions.ts";
 import { LOG_FORMATS, type LogFormat } from "../structs/log_formats.ts";
 import type { Memo } from "../structs/memos.ts";
 import type { OperatorSettings } from "../settings/operator_settings.ts";
+import { loginWithDefaults } from "../client/login.ts";
 import { getDefaultRegistry, type OperatorRegistry } from "../intents/registry.ts";
 import { operator, type OperatorOptions, run } from "../reactor/running.ts";
 import { missingCredentials } from "./credentials.ts";
@@ -71,7 +72,7 @@ export async function executeRun(plan: RunPlan, context: RunContext = {}): Promi
       "Nothing to run: no handlers are registered. Give the operator's files or -m modules.",
     );
   }
-  const missing = await missingCredentials(registry);
+  const missing = await missingCredentials(registry, { kubeconfig: plan.kubeconfig });
   if (missing) throw new UsageError(missing);
   // Options left unset are not passed: the operator refuses what it cannot do yet.
   const options: OperatorOptions = {
@@ -82,6 +83,8 @@ export async function executeRun(plan: RunPlan, context: RunContext = {}): Promi
     namespaces: [...plan.namespaces],
     standalone: plan.standalone,
     onReady: context.onReady,
+    // Without login handlers: the pod's service account, else the kubeconfig.
+    defaultLogin: () => loginWithDefaults({ kubeconfig: plan.kubeconfig, context: plan.context }),
     ...(plan.priority !== undefined ? { priority: plan.priority } : {}),
     ...(plan.peeringName !== undefined ? { peeringName: plan.peeringName } : {}),
     ...(plan.livenessEndpoint !== undefined ? { livenessEndpoint: plan.livenessEndpoint } : {}),
@@ -114,6 +117,8 @@ export function runCommand(context: RunContext = {}): Command {
     .option("--peering <name>", "the name of the peering object")
     .option("--dev", "the development mode: priority 666")
     .option("--liveness <url>", "serve health probes at this URL, e.g. http://0.0.0.0:8080/healthz")
+    .option("--kubeconfig <path>", "the kubeconfig file (default: KUBECONFIG or ~/.kube/config)")
+    .option("--context <name>", "the kubeconfig context (default: the current one)")
     .option("--verbose", "show what the framework does (debug messages)")
     .option("--debug", "show everything, the API traffic included")
     .option("--quiet", "show warnings and errors only")

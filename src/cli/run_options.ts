@@ -37,6 +37,10 @@ export interface RunFlags {
   readonly dev?: boolean;
   /** `--liveness`: the URL of the liveness endpoint. */
   readonly liveness?: string;
+  /** `--kubeconfig`: the kubeconfig file instead of `KUBECONFIG` or `~/.kube/config`. */
+  readonly kubeconfig?: string;
+  /** `--context`: the kubeconfig context instead of the current one. */
+  readonly context?: string;
   /** `--verbose`: debug messages of the framework and handlers. */
   readonly verbose?: boolean;
   /** `--debug`: the API traffic too. */
@@ -77,6 +81,10 @@ export interface RunPlan {
   readonly peeringName?: string;
   /** The liveness endpoint's URL, when given. */
   readonly livenessEndpoint?: string;
+  /** The kubeconfig file of the default login, when given. */
+  readonly kubeconfig?: string;
+  /** The kubeconfig context of the default login, when given. */
+  readonly context?: string;
   /** How to log. */
   readonly logging: LoggingOptions;
   /** A warning to log once logging is configured (e.g. the implied `-A`). */
@@ -142,6 +150,9 @@ export function planRun(files: readonly string[], flags: RunFlags): RunPlan {
   if (flags.peering !== undefined && flags.peering.trim() === "") {
     throw new UsageError("--peering needs the name of a peering object.");
   }
+  for (const [flag, value] of [["--kubeconfig", flags.kubeconfig], ["--context", flags.context]]) {
+    if (value !== undefined && value.trim() === "") throw new UsageError(`${flag} needs a value.`);
+  }
   if ([flags.verbose, flags.debug, flags.quiet].filter(Boolean).length > 1) {
     throw new UsageError("Use only one of --verbose, --debug and --quiet.");
   }
@@ -164,6 +175,8 @@ export function planRun(files: readonly string[], flags: RunFlags): RunPlan {
     priority: flags.priority ?? (flags.dev ? DEV_PRIORITY : undefined),
     peeringName: flags.peering,
     livenessEndpoint: flags.liveness === undefined ? undefined : checkLivenessUrl(flags.liveness),
+    kubeconfig: flags.kubeconfig,
+    context: flags.context,
     logging: {
       verbose: flags.verbose,
       debug: flags.debug,

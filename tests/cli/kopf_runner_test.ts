@@ -42,14 +42,14 @@ Deno.test("an operator that cannot start: exit code 1, the error kept and re-rai
   await using cluster = await FakeCluster.start();
   const registry = new kopf.OperatorRegistry();
   kopf.on.create("v1", "configmaps", { registry }, function noop() {});
-  const runner = await KopfRunner.start(
-    ["run", "--standalone", "-A", "--liveness", "http://0.0.0.0:0/healthz"],
-    { registry, cluster },
-  );
+  kopf.on.startup({ registry }, function refuse() {
+    throw new kopf.PermanentError("No database configured.");
+  });
+  const runner = await KopfRunner.start(["run", "--standalone", "-A"], { registry, cluster });
   assertEquals(runner.exitCode, 1);
   assert(runner.error instanceof Error);
-  assertStringIncludes((runner.error as Error).message, "liveness");
-  await assertRejects(() => runner.stop(), Error, "liveness");
+  assertStringIncludes(runner.output, "No database configured.");
+  await assertRejects(() => runner.stop(), Error);
 });
 
 Deno.test("waiting for output that does not come fails after the timeout", async () => {

@@ -7,6 +7,7 @@ import { FakeCluster } from "../../src/testing/mod.ts";
 
 const MAIN = new URL("../../src/cli/main.ts", import.meta.url).pathname;
 const CRD = new URL("../../examples/crd.yaml", import.meta.url);
+const EXAMPLE = new URL("../../examples/01-minimal/example.ts", import.meta.url).pathname;
 
 interface Spawned {
   readonly process: Deno.ChildProcess;
@@ -109,13 +110,29 @@ Deno.test("kopf --help and kopf run --help list the command and every flag", asy
 });
 
 Deno.test("without any credentials, kopf run says in one line what it tried", async () => {
-  const example = new URL("../../examples/01-minimal/example.ts", import.meta.url).pathname;
-  const result = await spawnKopf(["run", "-A", example]).finished;
+  const result = await spawnKopf(["run", "-A", EXAMPLE]).finished;
   assertEquals(result.code, 2);
   const errors = result.stderr.split("\n").filter((l) => l.trim() !== "");
   assertEquals(errors.length, 1, result.stderr);
   for (const text of ["kopf run: No Kubernetes credentials", "KUBECONFIG", "in-cluster", "demo"]) {
     assertStringIncludes(errors[0], text);
+  }
+});
+
+Deno.test("kopf run logs in with the kubeconfig when no login handler is registered", async () => {
+  await using cluster = await FakeCluster.start();
+  cluster.create((await import("yaml")).parse(await Deno.readTextFile(CRD)));
+  const kubeconfig = await cluster.writeKubeconfig();
+  const example = EXAMPLE;
+  for (const how of ["env", "flag"]) {
+    const kopf = how === "env"
+      ? spawnKopf(["run", "--standalone", "-A", example], { KUBECONFIG: kubeconfig })
+      : spawnKopf(["run", "--standalone", "-A", "--kubeconfig", kubeconfig, example]);
+    const name = `by-${how}`;
+    cluster.create({ apiVersion: "kopf.dev/v1", kind: "KopfExample", metadata: { name } });
+    await kopf.waitForLine(`[default/${name}] Handler 'createFn' succeeded.`);
+    kopf.process.kill("SIGTERM");
+    assertEquals((await kopf.finished).code, 0);
   }
 });
 
@@ -125,6 +142,10 @@ Deno.test("bad flags and files are refused with one line each", async () => {
     [["run", "-A", "-n", "default", "x.ts"], "either -n/--namespace or -A/--all-namespaces"],
     [["run", "--priority", "high", "x.ts"], "the priority must be an integer"],
     [["run", "-A", "absent-operator.ts"], "Cannot load absent-operator.ts: no such file."],
+    [
+      ["run", "-A", "--kubeconfig", "/absent/config", EXAMPLE],
+      "--kubeconfig /absent/config (missing)",
+    ],
   ];
   for (const [args, text] of cases) {
     const result = await spawnKopf(args).finished;
