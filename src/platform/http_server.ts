@@ -58,7 +58,7 @@ export interface HttpServer {
 
 /** Start listening; resolves once the port is bound. */
 export function startHttpServer(options: HttpServerOptions): Promise<HttpServer> {
-  return typeof Deno !== "undefined" ? startDenoServer(options) : startNodeServer(options);
+  return typeof Deno !== "undefined" ? startDenoServer(options) : startNodeHttpServer(options);
 }
 
 function urlOf(scheme: string, hostname: string, port: number): string {
@@ -102,7 +102,11 @@ async function startDenoServer(options: HttpServerOptions): Promise<HttpServer> 
   };
 }
 
-async function startNodeServer(options: HttpServerOptions): Promise<HttpServer> {
+/**
+ * The Node implementation (`node:http`/`node:https`); {@link startHttpServer} picks it on
+ * Node. Exported so that both implementations can be tested under Deno too.
+ */
+export async function startNodeHttpServer(options: HttpServerOptions): Promise<HttpServer> {
   const hostname = options.hostname ?? "127.0.0.1";
   const scheme = options.tls ? "https" : "http";
   const sockets = new Set<{ destroy(): void }>();
