@@ -209,9 +209,17 @@ export async function operator(options: OperatorOptions = {}): Promise<void> {
       posterStop.abort();
       await posting.done;
     }
+  } catch (error) {
+    // Stopped while starting (e.g. during retried startup or login handlers): not a failure.
+    if (!(stop.signal.aborted && isAbortError(error))) throw error;
+    logger.info("The operator was stopped while starting.");
   } finally {
     options.signal?.removeEventListener("abort", onAbort);
   }
+}
+
+function isAbortError(error: unknown): boolean {
+  return error instanceof Error && error.name === "AbortError";
 }
 
 /** Start the liveness endpoint, closed when disposed. */
@@ -294,15 +302,13 @@ async function serve(options: ServeOptions): Promise<void> {
     logger.debug("The operator is ready: the initial watches have started.");
     options.onReady?.();
   });
-  try {
-    await Promise.race([running, aborted(stop)]);
-  } finally {
-    observing.abort();
-    await running.catch((error) => {
-      if (!stop.aborted) throw error;
-    });
-    await multiplexer.shutdown();
-  }
+  // The observation ends only when told to, or when it cannot start (e.g. no discovery).
+  let failure: { error: unknown } | undefined;
+  await Promise.race([running, aborted(stop)]).catch(() => {});
+  observing.abort();
+  await running.catch((error) => (failure = { error }));
+  await multiplexer.shutdown();
+  if (failure !== undefined && !stop.aborted) throw failure.error;
 }
 
 /** Options of {@link run}: those of {@link operator}. */

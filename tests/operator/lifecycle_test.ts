@@ -4,7 +4,7 @@
  * process, resources whose CRD appears later, and events posted from log messages.
  */
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../assert.ts";
-import { PermanentError } from "../../src/structs/errors.ts";
+import { PermanentError, TemporaryError } from "../../src/structs/errors.ts";
 import { OperatorRegistry } from "../../src/intents/registry.ts";
 import { daemon, on } from "../../src/intents/registration.ts";
 import { operator, OperatorConfigurationError } from "../../src/reactor/running.ts";
@@ -184,4 +184,25 @@ Deno.test("without login handlers, the kubeconfig is used", async () => {
     else Deno.env.set("KUBECONFIG", previous);
   }
   assertEquals(calls.list, ["kex1"]);
+});
+
+Deno.test("stopping while a startup handler waits for its retry is a clean stop", async () => {
+  const registry = new OperatorRegistry({ onWarning: () => {} });
+  const calls = new Calls<number>();
+  on.startup({ registry }, ({ retry }) => {
+    calls.add(retry);
+    throw new TemporaryError("the database is not up yet", { delay: 60 });
+  });
+  on.create("kopfexamples", { registry }, () => {});
+  const controller = new AbortController();
+  const done = operator({
+    registry,
+    settings: testSettings(),
+    standalone: true,
+    signal: controller.signal,
+  });
+  await calls.until(1);
+  controller.abort();
+  await done;
+  assertEquals(calls.list, [0]);
 });
