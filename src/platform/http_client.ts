@@ -98,6 +98,10 @@ function createDenoClient(options: HttpClientOptions): HttpClient {
 async function createUndiciClient(options: HttpClientOptions): Promise<HttpClient> {
   const undici = await loadUndici();
   const agent = new undici.Agent({
+    // Timeouts are the caller's: a watch may stay silent for long, which undici's default
+    // five-minute body timeout would break.
+    bodyTimeout: 0,
+    headersTimeout: 0,
     connect: {
       ...(options.caCertificates?.length ? { ca: [...options.caCertificates] } : {}),
       ...(options.certificate !== undefined ? { cert: options.certificate } : {}),
