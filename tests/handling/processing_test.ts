@@ -1,0 +1,131 @@
+/**
+ * Processing single object states directly (no watches, no queues) against the fake
+ * cluster: patch application with a vanished object, a refused finalizer removal with its
+ * fallback, and the expected resourceVersion and delays reported to the worker.
+ */
+import { assert, assertEquals } from "../assert.ts";
+import type { RawBody } from "../../src/structs/bodies.ts";
+import { TemporaryError } from "../../src/structs/errors.ts";
+import { Patch } from "../../src/structs/patches.ts";
+import { Resource } from "../../src/structs/resources.ts";
+import { ApiClient } from "../../src/client/api.ts";
+import { Vault } from "../../src/client/vault.ts";
+import { OperatorSettings } from "../../src/settings/operator_settings.ts";
+import { OperatorRegistry } from "../../src/intents/registry.ts";
+import { on } from "../../src/intents/registration.ts";
+import { applyChanges } from "../../src/handling/application.ts";
+import { ObjectMemories } from "../../src/handling/memories.ts";
+import { ObjectProcessor } from "../../src/handling/processing.ts";
+import type { FakeCluster } from "../../src/testing/mod.ts";
+import { FINALIZER, kex, startCluster } from "../operator/harness.ts";
+
+const KEX = new Resource({
+  group: "kopf.dev",
+  version: "v1",
+  plural: "kopfexamples",
+  kind: "KopfExample",
+  namespaced: true,
+});
+
+function client(cluster: FakeCluster): ApiClient {
+  const vault = new Vault();
+  vault.populate({ test: cluster.connectionInfo });
+  return new ApiClient(vault);
+}
+
+Deno.test("applying to a vanished object is not an error", async () => {
+  await using cluster = await startCluster();
+  await using api = client(cluster);
+  const patch = new Patch();
+  patch.metadata.annotations.x = "y";
+  const result = await applyChanges({
+    api,
+    resource: KEX,
+    body: kex("never-existed"),
+    patch,
+    finalizer: FINALIZER,
+  });
+  assertEquals([result.gone, result.conflict, result.body], [true, false, undefined]);
+});
+
+Deno.test("a finalizer change on a stale state is refused, not forced", async () => {
+  await using cluster = await startCluster();
+  await using api = client(cluster);
+  const stale = cluster.create(kex("kex1"));
+  cluster.patch("kopfexamples", "kex1", { metadata: { finalizers: ["other.example.com/x"] } });
+  const result = await applyChanges({
+    api,
+    resource: KEX,
+    body: stale,
+    patch: new Patch(),
+    finalizer: FINALIZER,
+    finalizerChange: "add",
+  });
+  assertEquals(result.conflict, true);
+  assertEquals(cluster.get("kopfexamples", "kex1")?.metadata?.finalizers, [
+    "other.example.com/x",
+  ]);
+});
+
+Deno.test("a refused finalizer removal keeps the delete handlers' success; they do not re-run", async () => {
+  await using cluster = await startCluster();
+  await using api = client(cluster);
+  const registry = new OperatorRegistry({ onWarning: () => {} });
+  const calls: string[] = [];
+  on.delete("kopfexamples", { registry }, function delete_fn() {
+    calls.push("delete");
+    return "bye";
+  });
+  const processor = new ObjectProcessor({
+    api,
+    registry,
+    settings: new OperatorSettings(),
+    memories: new ObjectMemories({}),
+  });
+  cluster.create(kex("kex1", {}, {
+    metadata: {
+      finalizers: [FINALIZER],
+      annotations: {
+        "kopf.zalando.org/last-handled-configuration": '{"spec":{"field":"value"}}\n',
+      },
+    },
+  }));
+  const stale = cluster.delete("kopfexamples", "kex1")!;
+  // Someone changes the object after the state the processor is given.
+  cluster.patch("kopfexamples", "kex1", { metadata: { labels: { late: "change" } } });
+
+  const first = await processor.process(KEX, { type: "MODIFIED", object: stale });
+  assertEquals(calls, ["delete"]);
+  const kept = cluster.get("kopfexamples", "kex1") as RawBody;
+  assertEquals(kept.metadata?.finalizers, [FINALIZER]);
+  assert(kept.metadata?.annotations?.["kopf.zalando.org/delete_fn"]?.includes('"success":true'));
+  assertEquals(first.expectedResourceVersion, kept.metadata?.resourceVersion);
+
+  await processor.process(KEX, { type: "MODIFIED", object: kept });
+  assertEquals(calls, ["delete"]);
+  assertEquals(cluster.get("kopfexamples", "kex1"), undefined);
+});
+
+Deno.test("the worker learns the patched resourceVersion and when to come back", async () => {
+  await using cluster = await startCluster();
+  await using api = client(cluster);
+  const registry = new OperatorRegistry({ onWarning: () => {} });
+  on.create("kopfexamples", { registry }, () => {
+    throw new TemporaryError("later", { delay: 30 });
+  });
+  const t0 = Date.UTC(2024, 0, 1);
+  const processor = new ObjectProcessor({
+    api,
+    registry,
+    settings: new OperatorSettings(),
+    memories: new ObjectMemories({}),
+    clock: () => t0,
+  });
+  const created = cluster.create(kex("kex1"));
+  const result = await processor.process(KEX, { type: "ADDED", object: created });
+  const stored = cluster.get("kopfexamples", "kex1");
+  assertEquals(result, { expectedResourceVersion: stored?.metadata?.resourceVersion, delay: 30 });
+  // The stale state again (e.g. a revisit before the echo): the newer patched state is used.
+  const again = await processor.process(KEX, { type: "ADDED", object: created });
+  assertEquals(again, { delay: 30 });
+});
