@@ -292,3 +292,33 @@ Deno.test({
     assertStringIncludes((await k.run(["get", "ns"])).out, "default");
   },
 });
+
+Deno.test({
+  name: "kubectl: the generators (create namespace, configmap, secret, serviceaccount) work",
+  ignore: !hasKubectl,
+  async fn() {
+    await using cluster = await FakeCluster.start();
+    await using k = await Kubectl.for(cluster);
+    await k.run(["create", "namespace", "gen"]);
+    await k.run([
+      "create",
+      "configmap",
+      "c",
+      "-n",
+      "gen",
+      "--from-literal=a=1",
+      "--from-literal=b=2",
+    ]);
+    await k.run(["create", "secret", "generic", "s", "-n", "gen", "--from-literal=p=pw"]);
+    await k.run(["create", "serviceaccount", "robot", "-n", "gen"]);
+    assertEquals(cluster.get("namespaces", "gen")?.metadata?.labels, {
+      "kubernetes.io/metadata.name": "gen",
+    });
+    assertEquals(cluster.get("configmaps", "c", { namespace: "gen" })?.data, { a: "1", b: "2" });
+    assertEquals(cluster.get("secrets", "s", { namespace: "gen" })?.data, { p: btoa("pw") });
+    assert(cluster.get("serviceaccounts", "robot", { namespace: "gen" }));
+    const refused = await k.run(["create", "deployment", "d", "--image=x"], { allowFailure: true });
+    assert(!refused.ok);
+    assertStringIncludes(refused.err, "send JSON or YAML");
+  },
+});

@@ -22,6 +22,7 @@ import type {
   WriteOptions,
 } from "./objects.ts";
 import { openApiDocument, openApiRoot } from "./openapi.ts";
+import { decodeProtobuf } from "./protobuf.ts";
 import { isObject } from "./patching.ts";
 import { parseFieldSelector, parseLabelSelector } from "./selectors.ts";
 import {
@@ -100,20 +101,22 @@ function renderingOf(accept: string): "Table" | "PartialObjectMetadata" | "objec
   return "object";
 }
 
-/** The parsed request body: JSON or YAML. */
+/** The parsed request body: JSON, YAML, or protobuf for a few simple kinds. */
 async function bodyOf(request: Request): Promise<JsonValue> {
-  const text = await request.text();
-  if (text.length > MAX_BODY_BYTES) {
+  const type = (request.headers.get("content-type") ?? JSON_TYPE).toLowerCase();
+  const bytes = new Uint8Array(await request.arrayBuffer());
+  if (bytes.length > MAX_BODY_BYTES) {
     throw new ApiError(413, `the request is too large: the limit is ${MAX_BODY_BYTES} bytes`);
   }
-  if (!text.trim()) throw badRequest("the request body is empty; send a JSON object");
-  const type = (request.headers.get("content-type") ?? JSON_TYPE).toLowerCase();
-  if (type.includes("protobuf") || type.includes("cbor")) {
+  if (type.includes("protobuf")) return decodeProtobuf(bytes);
+  if (type.includes("cbor")) {
     throw new ApiError(
       415,
-      `the fake cluster reads JSON and YAML bodies only, not ${type}; kubectl's generators (kubectl create configmap/namespace/secret …) send protobuf: use a manifest with kubectl apply/create -f instead`,
+      "the fake cluster reads JSON, YAML and simple protobuf bodies, not CBOR",
     );
   }
+  const text = new TextDecoder().decode(bytes);
+  if (!text.trim()) throw badRequest("the request body is empty; send a JSON object");
   try {
     if (type.includes("yaml")) return parseYaml(text) as JsonValue;
     return JSON.parse(text) as JsonValue;

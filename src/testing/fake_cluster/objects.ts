@@ -539,6 +539,12 @@ export class Objects {
   #defaultsOnCreate(type: ResourceType, object: JsonObject): void {
     const key = typeKey(type.group, type.plural);
     if (key === NAMESPACES) {
+      // Real namespaces carry their name as a label, for namespace selectors.
+      const meta = metaOf(object);
+      meta.labels = {
+        ...(isObject(meta.labels) ? meta.labels : {}),
+        "kubernetes.io/metadata.name": String(meta.name),
+      };
       object.spec = { finalizers: ["kubernetes"], ...(isObject(object.spec) ? object.spec : {}) };
       object.status = { phase: "Active" };
     } else if (key === typeKey("", "pods")) {
