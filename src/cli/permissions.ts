@@ -8,17 +8,18 @@
  * @module
  */
 import { Command } from "@commander-js/extra-typings";
-import { parse as parseYaml } from "yaml";
 import {
   directoryOf,
-  readTextFileIfExists,
+  pathExists,
+  pathListSeparator,
   resolvePath as resolveRawPath,
 } from "../platform/files.ts";
 import { localModuleGraph, PermissionSet } from "../platform/permissions.ts";
 import { getEnv } from "../platform/process.ts";
+import { loadKubeconfig } from "../client/kubeconfig.ts";
+import { SERVICE_ACCOUNT_DIRECTORY } from "../client/service_account.ts";
 
-/** Where the service account's token, CA and namespace are mounted in a pod. */
-export const SERVICE_ACCOUNT_DIRECTORY = "/var/run/secrets/kubernetes.io/serviceaccount";
+export { SERVICE_ACCOUNT_DIRECTORY };
 
 /** An environment variable the framework reads, and when it reads it. */
 export interface EnvironmentRead {
@@ -26,8 +27,20 @@ export interface EnvironmentRead {
   readonly name: string;
   /** Why it is read. */
   readonly reason: string;
-  /** Whether it is read in this environment; always when omitted. */
-  readonly when?: (env: (name: string) => string | undefined) => boolean;
+  /** Whether it is read in this situation; always when omitted. */
+  readonly when?: (situation: EnvironmentSituation) => boolean;
+}
+
+/** What decides whether a variable is read. */
+export interface EnvironmentSituation {
+  /** The environment. */
+  readonly env: (name: string) => string | undefined;
+  /** Whether the operator logs in with a pod's service account. */
+  readonly inCluster: boolean;
+  /** Whether a kubeconfig is read (its YAML parsed). */
+  readonly kubeconfig: boolean;
+  /** Whether TLS verification is off (then the transport runs on undici, also on Deno). */
+  readonly insecure: boolean;
 }
 
 /**
@@ -39,16 +52,57 @@ export const FRAMEWORK_ENVIRONMENT: readonly EnvironmentRead[] = [
   {
     name: "HOME",
     reason: "kubeconfig login: ~/.kube/config when KUBECONFIG is unset",
-    when: (env) => !env("KUBECONFIG"),
+    when: ({ env }) => !env("KUBECONFIG"),
   },
   {
     name: "USERPROFILE",
     reason: "kubeconfig login: the home directory on Windows, where HOME is unset",
-    when: (env) => !env("KUBECONFIG") && !env("HOME"),
+    when: ({ env }) => !env("KUBECONFIG") && !env("HOME"),
   },
   { name: "KUBERNETES_SERVICE_HOST", reason: "service-account login: detecting the cluster" },
-  { name: "KUBERNETES_SERVICE_PORT", reason: "service-account login: the API server's port" },
+  {
+    name: "KUBERNETES_SERVICE_PORT",
+    reason: "service-account login: the API server's port",
+    when: ({ inCluster }) => inCluster,
+  },
 ];
+
+/**
+ * Environment variables that the npm packages the framework uses read on its behalf
+ * (on Deno, through the Node compatibility layer, each read needs the permission).
+ */
+export const LIBRARY_ENVIRONMENT: readonly EnvironmentRead[] = [
+  {
+    name: "LOG_TOKENS",
+    reason: "the yaml package's debug switch, checked while a kubeconfig is parsed",
+    when: ({ kubeconfig }) => kubeconfig,
+  },
+  {
+    name: "LOG_STREAM",
+    reason: "the yaml package's debug switch, checked while a kubeconfig is parsed",
+    when: ({ kubeconfig }) => kubeconfig,
+  },
+  {
+    name: "UNDICI_NO_WASM_SIMD",
+    reason: "undici (insecure-skip-tls-verify) choosing its HTTP parser",
+    when: ({ insecure }) => insecure,
+  },
+];
+
+/** A system-information API the framework calls (`--allow-sys=<name>`), and why. */
+export interface SystemInfoUse {
+  /** Deno's name of the API, e.g. `hostname`. */
+  readonly name: string;
+  /** Why it is called. */
+  readonly reason: string;
+}
+
+/**
+ * The system-information APIs the framework calls (none at the moment). A test keeps
+ * this list in step with the sources: every such call in src/ (Deno's or `node:os`'s
+ * hostname, release, network interfaces and the like) must be listed here.
+ */
+export const FRAMEWORK_SYSTEM_INFO: readonly SystemInfoUse[] = [];
 
 /** Options of {@link planPermissions}, mirroring `kopf permissions`'s flags. */
 export interface PermissionPlanOptions {
@@ -68,21 +122,26 @@ export interface PermissionPlanOptions {
   readonly env?: (name: string) => string | undefined;
 }
 
-type Yaml = Record<string, unknown>;
-
 /** The minimal permissions for the configuration, each with the reason it is needed. */
 export async function planPermissions(options: PermissionPlanOptions = {}): Promise<PermissionSet> {
   const env = options.env ?? getEnv;
   const set = new PermissionSet();
-  for (const read of FRAMEWORK_ENVIRONMENT) {
-    if (!read.when || read.when(env)) set.add("env", read.name, read.reason);
-  }
-  set.add("sys", "hostname", "the operator's identity for peering and event reporting");
-
   const inCluster = options.inCluster || Boolean(env("KUBERNETES_SERVICE_HOST"));
-  if (inCluster) addServiceAccount(set, env);
-  const kubeconfigFound = await addKubeconfig(set, options, env);
-  if (!inCluster && !kubeconfigFound) {
+  for (const use of FRAMEWORK_SYSTEM_INFO) set.add("sys", use.name, use.reason);
+
+  if (inCluster) {
+    addServiceAccount(set, env);
+  } else {
+    // The default login looks for a pod's token first, wherever it runs.
+    const token = `${SERVICE_ACCOUNT_DIRECTORY}/token`;
+    set.add("read", token, "service-account login: looking for a pod's token (absent here)");
+  }
+  const kubeconfig = await addKubeconfig(set, options, env);
+  const situation = { env, inCluster, kubeconfig: kubeconfig.found, insecure: kubeconfig.insecure };
+  for (const read of [...FRAMEWORK_ENVIRONMENT, ...LIBRARY_ENVIRONMENT]) {
+    if (!read.when || read.when(situation)) set.add("env", read.name, read.reason);
+  }
+  if (!inCluster && !kubeconfig.found) {
     throw new Error(
       "No Kubernetes configuration found: set KUBECONFIG, create ~/.kube/config, pass --kubeconfig PATH, or use --in-cluster.",
     );
@@ -106,7 +165,9 @@ async function addOperatorModules(set: PermissionSet, files: readonly string[]):
   if (files.length === 0) return;
   let loaded: Set<string>;
   try {
-    loaded = new Set(await localModuleGraph(new URL("./main.ts", import.meta.url).href));
+    // Only what the CLI loads statically is surely loaded before the operator.
+    const cli = new URL("./main.ts", import.meta.url).href;
+    loaded = new Set(await localModuleGraph(cli, { dynamic: false }));
   } catch {
     // No module graph here (Node, a compiled binary): grant the modules' directories.
     for (const file of files) {
@@ -117,7 +178,7 @@ async function addOperatorModules(set: PermissionSet, files: readonly string[]):
   for (const file of files) {
     let graph: string[];
     try {
-      graph = await localModuleGraph(file);
+      graph = await localModuleGraph(file, { dynamic: true });
     } catch (e) {
       const reason = e instanceof Error ? e.message : String(e);
       throw new Error(`Cannot read the operator module ${file}: ${reason}`);
@@ -141,100 +202,75 @@ function addServiceAccount(set: PermissionSet, env: (name: string) => string | u
   }
 }
 
-/** Add the kubeconfig's needs; `false` when there is no kubeconfig at all. */
+/** Add the kubeconfig's needs; `found: false` when there is no kubeconfig at all. */
 async function addKubeconfig(
   set: PermissionSet,
   options: PermissionPlanOptions,
   env: (name: string) => string | undefined,
-): Promise<boolean> {
-  const paths = kubeconfigPaths(options, env);
-  const files: { path: string; doc: Yaml }[] = [];
-  for (const path of paths) {
-    const text = await readTextFileIfExists(path);
-    if (text === undefined) {
-      if (options.kubeconfig) throw new Error(`The kubeconfig ${path} does not exist.`);
+): Promise<{ found: boolean; insecure: boolean }> {
+  const existing: string[] = [];
+  for (const path of kubeconfigPaths(options, env)) {
+    if (await pathExists(path)) {
+      set.add("read", path, "the kubeconfig");
+      existing.push(path);
+    } else if (options.kubeconfig) {
+      throw new Error(`The kubeconfig ${path} does not exist.`);
+    } else {
       // Like kubectl, the login skips missing files, but it must be allowed to look.
       set.add("read", path, "a kubeconfig candidate (absent now)");
-      continue;
     }
-    let doc: unknown;
-    try {
-      doc = parseYaml(text);
-    } catch (e) {
-      const reason = (e instanceof Error ? e.message : String(e)).split("\n")[0];
-      throw new Error(`The kubeconfig ${path} is not valid YAML: ${reason}`);
-    }
-    if (doc !== null && doc !== undefined && (typeof doc !== "object" || Array.isArray(doc))) {
-      throw new Error(`The kubeconfig ${path} is not a YAML mapping; fix or remove it.`);
-    }
-    set.add("read", path, "the kubeconfig");
-    files.push({ path, doc: (doc ?? {}) as Yaml });
   }
-  if (files.length === 0) return false;
+  if (existing.length === 0) return { found: false, insecure: false };
 
-  const contextName = options.context ?? firstString(files.map((f) => f.doc["current-context"]));
+  // The client's own reading and merging, so that the plan sees what the login sees.
+  const config = await loadKubeconfig(existing);
+  const files = existing.join(", ");
+  const contextName = options.context ?? config.currentContext;
   if (!contextName) {
     throw new Error(
-      `No current context in ${
-        paths.join(", ")
-      }; pass --context NAME or run kubectl config use-context.`,
+      `No current context in ${files}; pass --context NAME or run kubectl config use-context.`,
     );
   }
-  const context = findNamed(files, "contexts", "context", contextName);
-  if (!context) {
-    throw new Error(`The context ${JSON.stringify(contextName)} is not in ${paths.join(", ")}.`);
-  }
-  const clusterName = stringField(context.value, "cluster");
-  const cluster = clusterName ? findNamed(files, "clusters", "cluster", clusterName) : undefined;
+  const context = config.contexts.get(contextName);
+  if (!context) throw new Error(`The context "${contextName}" is not defined in ${files}.`);
+  const clusterName = context.value.cluster ?? "";
+  const cluster = config.clusters.get(clusterName);
   if (!cluster) {
     throw new Error(
-      `The context ${JSON.stringify(contextName)} names the cluster ${
-        JSON.stringify(clusterName ?? "")
-      }, which is not in ${paths.join(", ")}.`,
+      `The context "${contextName}" refers to the cluster "${clusterName}", which is not defined in ${files}.`,
     );
   }
-  const server = stringField(cluster.value, "server");
-  if (!server) {
-    throw new Error(`The cluster ${JSON.stringify(clusterName)} in ${cluster.path} has no server.`);
-  }
+  const server = cluster.value.server;
+  if (!server) throw new Error(`The cluster "${clusterName}" in ${cluster.file} has no server.`);
   set.add("net", hostPortOf(server, `the server of ${clusterName}`), `the API server (${server})`);
-  const proxy = stringField(cluster.value, "proxy-url");
-  if (proxy) set.add("net", hostPortOf(proxy, "proxy-url"), "the proxy to the API server");
-  const ca = stringField(cluster.value, "certificate-authority");
-  if (ca) set.add("read", resolvePath(directoryOf(cluster.path), ca), "the cluster's CA");
+  const ca = cluster.value["certificate-authority"];
+  if (ca) set.add("read", resolvePath(directoryOf(cluster.file), ca), "the cluster's CA");
+  const result = { found: true, insecure: Boolean(cluster.value["insecure-skip-tls-verify"]) };
 
-  const userName = stringField(context.value, "user");
-  const user = userName ? findNamed(files, "users", "user", userName) : undefined;
-  if (userName && !user) {
+  const userName = context.value.user;
+  if (!userName) return result;
+  const user = config.users.get(userName);
+  if (!user) {
     throw new Error(
-      `The context ${JSON.stringify(contextName)} names the user ${
-        JSON.stringify(userName)
-      }, which is not in ${paths.join(", ")}.`,
+      `The context "${contextName}" refers to the user "${userName}", which is not defined in ${files}.`,
     );
   }
-  if (user) addUser(set, user.value, directoryOf(user.path));
-  return true;
-}
-
-function addUser(set: PermissionSet, user: Yaml, base: string): void {
-  const files: [string, string][] = [
-    ["client-certificate", "the client certificate"],
-    ["client-key", "the client key"],
-    ["tokenFile", "the token file"],
+  const base = directoryOf(user.file);
+  const paths: [string | undefined, string][] = [
+    [user.value["client-certificate"], "the client certificate"],
+    [user.value["client-key"], "the client key"],
+    [user.value.tokenFile, "the token file"],
   ];
-  for (const [field, reason] of files) {
-    const path = stringField(user, field);
+  for (const [path, reason] of paths) {
     if (path) set.add("read", resolvePath(base, path), reason);
   }
-  const exec = user["exec"];
-  if (exec && typeof exec === "object" && !Array.isArray(exec)) {
-    const command = stringField(exec as Yaml, "command");
-    if (command) {
-      // Like client-go: a command with a path separator is relative to the kubeconfig.
-      const program = /[\\/]/.test(command) ? resolvePath(base, command) : command;
-      set.add("run", program, "the exec credential plugin");
-    }
+  const command = user.value.exec?.command;
+  if (command) {
+    // Like client-go: a command with a path separator is relative to the kubeconfig.
+    const program = /[\\/]/.test(command) ? resolvePath(base, command) : command;
+    set.add("run", program, "the exec credential plugin");
   }
+  return result;
 }
 
 function kubeconfigPaths(
@@ -243,38 +279,9 @@ function kubeconfigPaths(
 ): string[] {
   if (options.kubeconfig) return [options.kubeconfig];
   const list = env("KUBECONFIG");
-  if (list) return [...new Set(list.split(/[:;]/).filter((p) => p !== ""))];
+  if (list) return [...new Set(list.split(pathListSeparator()).filter((p) => p !== ""))];
   const home = env("HOME") || env("USERPROFILE");
   return home ? [`${home.replace(/[\\/]+$/, "")}/.kube/config`] : [];
-}
-
-function findNamed(
-  files: readonly { path: string; doc: Yaml }[],
-  section: string,
-  field: string,
-  name: string,
-): { path: string; value: Yaml } | undefined {
-  // As kubectl merges: the first file that defines a name wins.
-  for (const { path, doc } of files) {
-    const entries = doc[section];
-    if (!Array.isArray(entries)) continue;
-    for (const entry of entries) {
-      if (entry && typeof entry === "object" && (entry as Yaml)["name"] === name) {
-        const value = (entry as Yaml)[field];
-        return { path, value: value && typeof value === "object" ? value as Yaml : {} };
-      }
-    }
-  }
-  return undefined;
-}
-
-function firstString(values: unknown[]): string | undefined {
-  return values.find((v): v is string => typeof v === "string" && v !== "");
-}
-
-function stringField(object: Yaml, field: string): string | undefined {
-  const value = object[field];
-  return typeof value === "string" && value !== "" ? value : undefined;
 }
 
 /** `host:port` of a URL, with the scheme's default port, as `--allow-net` wants it. */

@@ -196,13 +196,32 @@ export class PermissionSet {
   }
 }
 
+/** Options of {@link localModuleGraph}. */
+export interface ModuleGraphOptions {
+  /** Follow dynamic imports too (modules that may be loaded later); static ones only when false. */
+  readonly dynamic: boolean;
+}
+
+interface ModuleInfo {
+  specifier: string;
+  local?: string;
+  error?: string;
+  dependencies?: {
+    code?: { specifier?: string };
+    isDynamic?: boolean;
+  }[];
+}
+
 /**
- * The local files of a module's static import graph (the module included), as reported
- * by `deno info`. A module loaded with a dynamic `import()` — an operator that `kopf run`
- * loads — needs read access to each of them. Fails under Node and in compiled binaries,
- * which have no `deno info`.
+ * The local files a module loads at run time (the module included), from `deno info`:
+ * imports of code, not type-only ones, which never load. A module loaded with a dynamic
+ * `import()` — an operator that `kopf run` loads — needs read access to each of them.
+ * Fails under Node and in compiled binaries, which have no `deno info`.
  */
-export async function localModuleGraph(entry: string): Promise<string[]> {
+export async function localModuleGraph(
+  entry: string,
+  options: ModuleGraphOptions,
+): Promise<string[]> {
   if (typeof Deno === "undefined") {
     throw new Error("module graphs are only known under Deno");
   }
@@ -218,12 +237,28 @@ export async function localModuleGraph(entry: string): Promise<string[]> {
     throw new Error(`deno info ${entry} failed: ${stderr}`);
   }
   const info = JSON.parse(new TextDecoder().decode(output.stdout)) as {
-    modules?: { specifier?: string; local?: string; error?: string }[];
+    roots?: string[];
+    modules?: ModuleInfo[];
+    redirects?: Record<string, string>;
   };
+  const redirects = info.redirects ?? {};
+  const resolve = (specifier: string) => redirects[specifier] ?? specifier;
+  const modules = new Map((info.modules ?? []).map((m) => [m.specifier, m]));
   const files: string[] = [];
-  for (const module of info.modules ?? []) {
-    if (module.error) throw new Error(`${module.specifier}: ${module.error}`);
-    if (module.specifier?.startsWith("file:") && module.local) files.push(module.local);
+  const seen = new Set<string>();
+  const queue = (info.roots ?? []).map(resolve);
+  while (queue.length > 0) {
+    const specifier = queue.shift()!;
+    if (seen.has(specifier)) continue;
+    seen.add(specifier);
+    const module = modules.get(specifier);
+    if (!module || !specifier.startsWith("file:")) continue;
+    if (module.error) throw new Error(`${specifier}: ${module.error}`);
+    if (module.local) files.push(module.local);
+    for (const dependency of module.dependencies ?? []) {
+      const target = dependency.code?.specifier;
+      if (target && (options.dynamic || !dependency.isDynamic)) queue.push(resolve(target));
+    }
   }
   return files;
 }

@@ -19,7 +19,6 @@ const IN_CLUSTER_FLAGS = [
   "--allow-net",
   "--allow-read=/var/run/secrets/kubernetes.io/serviceaccount",
   "--allow-env=KUBECONFIG,HOME,USERPROFILE,KUBERNETES_SERVICE_HOST,KUBERNETES_SERVICE_PORT",
-  "--allow-sys=hostname",
 ];
 
 Deno.test("the default compile bakes the in-cluster minimal permissions into the kopf CLI", async () => {
@@ -117,7 +116,6 @@ Deno.test("the compile command line carries entry, target, includes, flags and b
     // The given --allow-net replaces the planned one; the rest stay.
     "--allow-read=/var/run/secrets/kubernetes.io/serviceaccount",
     "--allow-env=KUBECONFIG,HOME,USERPROFILE,KUBERNETES_SERVICE_HOST,KUBERNETES_SERVICE_PORT",
-    "--allow-sys=hostname",
     "--allow-net=10.96.0.1:443",
     "--deny-env=AWS_SECRET_ACCESS_KEY",
     "examples/demo.ts",

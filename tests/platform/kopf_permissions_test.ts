@@ -4,12 +4,14 @@
  */
 import {
   FRAMEWORK_ENVIRONMENT,
+  FRAMEWORK_SYSTEM_INFO,
   planPermissions,
   SERVICE_ACCOUNT_DIRECTORY,
   shellQuote,
 } from "../../src/cli/permissions.ts";
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../assert.ts";
 import { ROOT, runDeno } from "./commands.ts";
+import { FakeCluster } from "../../src/testing/mod.ts";
 
 const MAIN_CONFIG = `
 apiVersion: v1
@@ -72,25 +74,28 @@ Deno.test("the flags for a merged kubeconfig name its server, files, plugin and 
     const set = await planPermissions({ env: envOf({ KUBECONFIG: kubeconfig, HOME: dir }) });
     assertEquals(set.flags(), [
       "--allow-net=127.0.0.1:6443",
-      // Missing files in KUBECONFIG are skipped, as kubectl does, but looked for;
-      // relative paths are relative to the file that holds them.
-      `--allow-read=${dir}/a/config,${dir}/missing,${dir}/b/config,${dir}/a/certs/ca.crt,` +
-      `${dir}/a/certs/client.crt,/etc/keys/client.key`,
-      "--allow-env=KUBECONFIG,KUBERNETES_SERVICE_HOST,KUBERNETES_SERVICE_PORT",
-      "--allow-sys=hostname",
+      // The default login looks for a pod's token first. Missing files in KUBECONFIG are
+      // skipped, as kubectl does, but looked for; relative paths are relative to the file
+      // that holds them.
+      `--allow-read=${SERVICE_ACCOUNT_DIRECTORY}/token,${dir}/a/config,${dir}/missing,` +
+      `${dir}/b/config,${dir}/a/certs/ca.crt,${dir}/a/certs/client.crt,/etc/keys/client.key`,
+      // The port is only read in a pod; the yaml package checks its debug switches.
+      "--allow-env=KUBECONFIG,KUBERNETES_SERVICE_HOST,LOG_TOKENS,LOG_STREAM",
       `--allow-run=${dir}/a/bin/credentials.sh`,
     ]);
   });
 });
 
-Deno.test("another context uses its own cluster, proxy, token file and plugin", async () => {
+Deno.test("another context uses its own cluster, token file and plugin", async () => {
   await withConfigs(async (dir, kubeconfig) => {
     const set = await planPermissions({
       context: "other",
       env: envOf({ KUBECONFIG: kubeconfig }),
     });
-    assertEquals(set.targets("net"), ["[fd00::1]:443", "proxy.internal:3128"]);
+    // The client connects to the server directly (no proxy-url support), so no proxy.
+    assertEquals(set.targets("net"), ["[fd00::1]:443"]);
     assertEquals(set.targets("read"), [
+      `${SERVICE_ACCOUNT_DIRECTORY}/token`,
       `${dir}/a/config`,
       `${dir}/missing`,
       `${dir}/b/config`,
@@ -109,7 +114,8 @@ Deno.test("~/.kube/config is used without KUBECONFIG, and HOME is then read", as
       "KUBECONFIG",
       "HOME",
       "KUBERNETES_SERVICE_HOST",
-      "KUBERNETES_SERVICE_PORT",
+      "LOG_TOKENS",
+      "LOG_STREAM",
     ]);
     assert((set.targets("read") as string[]).includes(`${dir}/.kube/config`));
   });
@@ -123,7 +129,6 @@ Deno.test("in a pod, the service account's files and the API server from the env
     "--allow-net=10.96.0.1:443",
     `--allow-read=${SERVICE_ACCOUNT_DIRECTORY}`,
     "--allow-env=KUBECONFIG,HOME,USERPROFILE,KUBERNETES_SERVICE_HOST,KUBERNETES_SERVICE_PORT",
-    "--allow-sys=hostname",
   ]);
   // With a home directory, the kubeconfig login looks for ~/.kube/config there too.
   const withHome = await planPermissions({
@@ -215,7 +220,11 @@ Deno.test("an operator module's local imports are granted, and that is enough to
 Deno.test("bad configurations fail with one line naming the file and the problem", async () => {
   await withConfigs(async (dir, kubeconfig) => {
     const env = envOf({ KUBECONFIG: kubeconfig });
-    await assertRejects(() => planPermissions({ env, context: "nope" }), Error, '"nope" is not in');
+    await assertRejects(
+      () => planPermissions({ env, context: "nope" }),
+      Error,
+      'The context "nope" is not defined in',
+    );
     await Deno.writeTextFile(`${dir}/bad`, "clusters: [unclosed\n");
     await assertRejects(
       () => planPermissions({ kubeconfig: `${dir}/bad`, env }),
@@ -236,30 +245,88 @@ Deno.test("bad configurations fail with one line naming the file and the problem
     await assertRejects(
       () => planPermissions({ kubeconfig: `${dir}/nouser`, env }),
       Error,
-      'names the user "ghost", which is not in',
+      'refers to the user "ghost", which is not defined in',
     );
   });
 });
 
-Deno.test("every environment variable read in src/ is declared for `kopf permissions`", async () => {
-  const declared = new Set(FRAMEWORK_ENVIRONMENT.map((e) => e.name));
-  const undeclared: string[] = [];
-  const pattern =
-    /(?:getEnv|env\.get|Deno\.env\.has)\(\s*["']([A-Z0-9_]+)["']|process\.env\.([A-Z0-9_]+)|process\.env\[["']([A-Z0-9_]+)["']\]/g;
+/** What `extract` finds in each source file under src/, as "<found> in <file>". */
+async function scanSources(extract: (text: string) => string[]): Promise<string[]> {
+  const found: string[] = [];
   async function scan(dir: string): Promise<void> {
     for await (const entry of Deno.readDir(dir)) {
       const path = `${dir}/${entry.name}`;
       if (entry.isDirectory) await scan(path);
       else if (entry.name.endsWith(".ts")) {
-        for (const m of (await Deno.readTextFile(path)).matchAll(pattern)) {
-          const name = m[1] ?? m[2] ?? m[3];
-          if (!declared.has(name)) undeclared.push(`${name} in ${path.slice(ROOT.length + 1)}`);
+        for (const name of extract(await Deno.readTextFile(path))) {
+          found.push(`${name} in ${path.slice(ROOT.length + 1)}`);
         }
       }
     }
   }
   await scan(`${ROOT}/src`);
+  return found;
+}
+
+function environmentReads(text: string): string[] {
+  const pattern =
+    /(?:getEnv|env\.get|Deno\.env\.has)\(\s*["']([A-Z0-9_]+)["']|process\.env\.([A-Z0-9_]+)|process\.env\[["']([A-Z0-9_]+)["']\]/g;
+  return [...text.matchAll(pattern)].map((m) => m[1] ?? m[2] ?? m[3]);
+}
+
+Deno.test("every environment variable read in src/ is declared for `kopf permissions`", async () => {
+  assertEquals(
+    environmentReads('getEnv("A"); Deno.env.get("B"); process.env.C; process.env["D"]'),
+    ["A", "B", "C", "D"],
+  );
+  const declared = new Set(FRAMEWORK_ENVIRONMENT.map((e) => e.name));
+  const undeclared = await scanSources((text) =>
+    environmentReads(text).filter((name) => !declared.has(name))
+  );
   assertEquals(undeclared, [], "add them to FRAMEWORK_ENVIRONMENT in src/cli/permissions.ts");
+});
+
+const SYSTEM_APIS =
+  "hostname|osRelease|osUptime|loadavg|networkInterfaces|systemMemoryInfo|uid|gid|cpus|userInfo";
+
+function systemInfoCalls(text: string): string[] {
+  const calls = [...text.matchAll(new RegExp(`\\b(?:Deno|os)\\.(${SYSTEM_APIS})\\s*\\(`, "g"))]
+    .map((m) => m[1]);
+  const named = /import\s*\{([^}]*)\}\s*from\s*["']node:os["']/g;
+  const nodeNames: Record<string, string> = { release: "osRelease", uptime: "osUptime" };
+  for (const m of text.matchAll(named)) {
+    for (const name of m[1].split(",").map((n) => n.trim().split(/\s+as\s+/)[0])) {
+      if (new RegExp(`^(?:${SYSTEM_APIS}|release|uptime)$`).test(name)) {
+        calls.push(nodeNames[name] ?? name);
+      }
+    }
+  }
+  return calls;
+}
+
+Deno.test("every system-information API called in src/ is declared for `kopf permissions`", async () => {
+  assertEquals(
+    systemInfoCalls('Deno.hostname(); import { release, cpus as c } from "node:os";'),
+    ["hostname", "osRelease", "cpus"],
+  );
+  const declared = new Set(FRAMEWORK_SYSTEM_INFO.map((u) => u.name));
+  const undeclared = await scanSources((text) =>
+    systemInfoCalls(text).filter((name) => !declared.has(name))
+  );
+  assertEquals(undeclared, [], "add them to FRAMEWORK_SYSTEM_INFO in src/cli/permissions.ts");
+});
+
+Deno.test("insecure-skip-tls-verify adds the variable undici reads", async () => {
+  await withConfigs(async (dir) => {
+    const insecure = MAIN_CONFIG.replace(
+      "certificate-authority: certs/ca.crt",
+      "insecure-skip-tls-verify: true",
+    );
+    await Deno.writeTextFile(`${dir}/insecure`, insecure);
+    const set = await planPermissions({ kubeconfig: `${dir}/insecure`, env: envOf({}) });
+    assert((set.targets("env") as string[]).includes("UNDICI_NO_WASM_SIMD"));
+    assert(!(set.targets("read") as string[]).some((p) => p.endsWith("ca.crt")), "no CA file");
+  });
 });
 
 Deno.test("`kopf permissions` prints the flags, explains them, and fails in one line", async () => {
@@ -286,7 +353,7 @@ Deno.test("`kopf permissions` prints the flags, explains them, and fails in one 
     assertEquals(failed.code, 1);
     const lines = failed.stderr.trim().split("\n");
     assertEquals(lines.length, 1, failed.stderr);
-    assertStringIncludes(lines[0], 'kopf permissions: The context "nope" is not in');
+    assertStringIncludes(lines[0], 'kopf permissions: The context "nope" is not defined in');
   });
 });
 
@@ -294,4 +361,111 @@ Deno.test("flags with unusual characters are quoted for the shell", () => {
   assertEquals(shellQuote("--allow-read=/a/b.c,/d"), "--allow-read=/a/b.c,/d");
   assertEquals(shellQuote("--allow-read=/my dir/x"), "'--allow-read=/my dir/x'");
   assertEquals(shellQuote("--allow-read=/it's"), "'--allow-read=/it'\\''s'");
+});
+
+/** Run `kopf run` with exactly the given flags; resolve with the output once `until` shows. */
+async function runOperatorUntil(
+  flags: string[],
+  args: string[],
+  env: Record<string, string>,
+  until: string,
+  onStarted: () => void,
+): Promise<{ stdout: string; stderr: string; code: number }> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--no-prompt",
+      `--config=${ROOT}/deno.json`,
+      ...flags,
+      `${ROOT}/src/cli/main.ts`,
+      "run",
+      ...args,
+    ],
+    env: { NO_COLOR: "1", ...env },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const decoder = new TextDecoder();
+  let stdout = "";
+  let stderr = "";
+  const errors = (async () => {
+    for await (const chunk of child.stderr) stderr += decoder.decode(chunk, { stream: true });
+  })();
+  // A safety net only: the test waits for the output, never for a fixed time.
+  const guard = setTimeout(() => child.kill("SIGKILL"), 60_000);
+  try {
+    let started = false;
+    for await (const chunk of child.stdout) {
+      stdout += decoder.decode(chunk, { stream: true });
+      if (!started && stdout.includes("loaded")) {
+        started = true;
+        onStarted();
+      }
+      if (stdout.includes(until)) {
+        child.kill("SIGTERM");
+        break;
+      }
+    }
+    const { code } = await child.status;
+    await errors;
+    return { stdout, stderr, code };
+  } finally {
+    clearTimeout(guard);
+  }
+}
+
+Deno.test("`kopf run` works with exactly the flags `kopf permissions` prints, and names a missing one", async () => {
+  await using cluster = await FakeCluster.start({ tls: true });
+  const dir = await Deno.makeTempDir();
+  try {
+    const kubeconfig = await cluster.writeKubeconfig(`${dir}/kubeconfig`);
+    await Deno.writeTextFile(
+      `${dir}/operator.ts`,
+      `import { kopf } from "${ROOT}/mod.ts";\n` +
+        'console.log("loaded");\n' +
+        'kopf.on.create("v1", "configmaps", { id: "report" }, ({ name }) => {\n' +
+        "  console.log(`created ${name}`);\n" +
+        "});\n",
+    );
+    const planned = await runDeno([
+      "run",
+      "-A",
+      `${ROOT}/src/cli/main.ts`,
+      "permissions",
+      "operator.ts",
+    ], {
+      cwd: dir,
+      env: { KUBECONFIG: kubeconfig },
+    });
+    assertEquals(planned.code, 0, planned.stderr);
+    const flags = planned.stdout.trim().split(" ");
+    const args = ["--standalone", "--all-namespaces", `${dir}/operator.ts`];
+    const env = { KUBECONFIG: kubeconfig };
+
+    let created = 0;
+    const create = () => {
+      cluster.create({
+        apiVersion: "v1",
+        kind: "ConfigMap",
+        metadata: { name: `cm${++created}`, namespace: "default" },
+      });
+    };
+    const result = await runOperatorUntil(flags, args, env, "created cm1", create);
+    assertStringIncludes(result.stdout, "created cm1", result.stderr);
+    assert(!result.stderr.includes("Requires"), result.stderr);
+    assert(!result.stderr.includes("Missing permission"), result.stderr);
+
+    // Without the kubeconfig's read permission: one line naming the flag.
+    const withoutRead = flags.map((f) =>
+      f.startsWith("--allow-read=") ? f.replace(`${kubeconfig},`, "") : f
+    );
+    const denied = await runOperatorUntil(withoutRead, args, env, "created", () => {});
+    assert(denied.code !== 0, "the operator stops");
+    const lines = denied.stderr.trim().split("\n").filter((l) => l.includes("Missing permission"));
+    assertEquals(lines.length, 1, denied.stderr);
+    assertStringIncludes(lines[0], `Run again with --allow-read=${kubeconfig}`);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
