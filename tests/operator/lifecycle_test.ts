@@ -206,3 +206,35 @@ Deno.test("stopping while a startup handler waits for its retry is a clean stop"
   await done;
   assertEquals(calls.list, [0]);
 });
+
+Deno.test("without standalone, peering resources are looked for; the operator runs alone", async () => {
+  await using cluster = await startCluster();
+  const registry = clusterRegistry(cluster);
+  on.create("kopfexamples", { registry }, () => {});
+  const before = LOGS.length;
+  await whileRunning(registry, async () => {}, { standalone: false });
+  assert(
+    LOGS.slice(before).some((l) => l.includes("No peering resources found: running standalone.")),
+  );
+  cluster.create({
+    apiVersion: "apiextensions.k8s.io/v1",
+    kind: "CustomResourceDefinition",
+    metadata: { name: "kopfpeerings.kopf.dev" },
+    spec: {
+      group: "kopf.dev",
+      scope: "Namespaced",
+      names: { plural: "kopfpeerings", singular: "kopfpeering", kind: "KopfPeering" },
+      versions: [{
+        name: "v1",
+        served: true,
+        storage: true,
+        schema: {
+          openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true },
+        },
+      }],
+    },
+  });
+  const after = LOGS.length;
+  await whileRunning(registry, async () => {}, { standalone: false });
+  assert(LOGS.slice(after).some((l) => l.includes("Peering resources exist, but peering is not")));
+});
