@@ -208,6 +208,14 @@ export class ApiClient {
     return { body: response.body ?? new ReadableStream({ start: (c) => c.close() }), item };
   }
 
+  /**
+   * The default namespace of the credentials (the kubeconfig context's or the pod's),
+   * for calls on namespaced resources that name no namespace.
+   */
+  async defaultNamespace(signal?: AbortSignal): Promise<string | undefined> {
+    return (await this.vault.select(signal)).info.defaultNamespace;
+  }
+
   /** Close all pooled connections. Requests made after closing fail. */
   async close(): Promise<void> {
     this.#closed = true;

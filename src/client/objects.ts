@@ -12,7 +12,7 @@ import { APIGoneError } from "./errors.ts";
 
 /** Which object: its name, and its namespace for namespaced resources. */
 export interface ObjectRef {
-  /** The namespace; omit for cluster-scoped resources. */
+  /** The namespace; omit for cluster-scoped resources (or for the default namespace). */
   namespace?: string;
   /** The object's name. */
   name: string;
@@ -101,20 +101,35 @@ export interface DeleteOptions extends CallOptions {
 
 const DEFAULT_PAGE_SIZE = 500;
 
-function objectPath(resource: Resource, ref: ObjectRef, subresource?: string): string {
-  return resource.getUrl({
-    namespace: resource.namespaced ? ref.namespace : undefined,
-    name: ref.name,
-    subresource,
-  });
+function objectPath(
+  resource: Resource,
+  where: { namespace?: string; name?: string },
+  subresource?: string,
+): string {
+  return resource.getUrl({ namespace: where.namespace, name: where.name, subresource });
 }
 
-function requireNamespace(resource: Resource, namespace: string | undefined, what: string): void {
-  if (resource.namespaced && !namespace) {
+/**
+ * The object's location with its namespace settled: the given one, else the default
+ * namespace of the credentials (the kubeconfig context's, the pod's); cluster-scoped
+ * resources get none.
+ */
+async function locate(
+  api: ApiClient,
+  resource: Resource,
+  ref: { namespace?: string; name?: string },
+  what: string,
+  signal?: AbortSignal,
+): Promise<{ namespace?: string; name?: string }> {
+  if (!resource.namespaced) return { name: ref.name };
+  const namespace = ref.namespace || await api.defaultNamespace(signal);
+  if (!namespace) {
     throw new TypeError(
-      `${what} of ${resource.name} needs a namespace: it is a namespaced resource.`,
+      `${what} of ${resource.name} needs a namespace: it is a namespaced resource ` +
+        `and the credentials have no default namespace.`,
     );
   }
+  return { namespace, name: ref.name };
 }
 
 function writeQuery(options: WriteOptions & { force?: boolean }): QueryParams {
@@ -183,8 +198,8 @@ export async function getObject(
   ref: ObjectRef,
   options: CallOptions = {},
 ): Promise<RawBody> {
-  requireNamespace(resource, ref.namespace, "Getting an object");
-  return await api.request<RawBody>("GET", objectPath(resource, ref), { signal: options.signal });
+  const where = await locate(api, resource, ref, "Getting an object", options.signal);
+  return await api.request<RawBody>("GET", objectPath(resource, where), { signal: options.signal });
 }
 
 /** Create an object; the namespace comes from `namespace` or the body's metadata. */
@@ -194,8 +209,13 @@ export async function createObject(
   body: RawBody,
   options: WriteOptions & { namespace?: string } = {},
 ): Promise<RawBody> {
-  const namespace = resource.namespaced ? options.namespace ?? body.metadata?.namespace : undefined;
-  requireNamespace(resource, namespace, "Creating an object");
+  const { namespace } = await locate(
+    api,
+    resource,
+    { namespace: options.namespace ?? body.metadata?.namespace },
+    "Creating an object",
+    options.signal,
+  );
   const path = resource.getUrl({ namespace });
   return await api.request<RawBody>("POST", path, {
     body: { apiVersion: resource.apiVersion, kind: resource.kind || undefined, ...body },
@@ -212,8 +232,8 @@ export async function replaceObject(
   body: RawBody,
   options: WriteOptions & { subresource?: string } = {},
 ): Promise<RawBody> {
-  requireNamespace(resource, ref.namespace, "Replacing an object");
-  return await api.request<RawBody>("PUT", objectPath(resource, ref, options.subresource), {
+  const where = await locate(api, resource, ref, "Replacing an object", options.signal);
+  return await api.request<RawBody>("PUT", objectPath(resource, where, options.subresource), {
     body,
     query: writeQuery(options),
     signal: options.signal,
@@ -233,7 +253,6 @@ export async function patchObject(
   patch: JsonObject | RawBody | readonly JsonPatchOperation[],
   options: PatchOptions = {},
 ): Promise<RawBody> {
-  requireNamespace(resource, ref.namespace, "Patching an object");
   const type = options.type ?? "merge";
   if (type === "json" && !Array.isArray(patch)) {
     throw new TypeError("A JSON Patch must be a list of operations like { op, path, value }.");
@@ -246,7 +265,8 @@ export async function patchObject(
   if (type === "apply" && !options.fieldManager) {
     throw new TypeError("Server-side apply needs a fieldManager.");
   }
-  return await api.request<RawBody>("PATCH", objectPath(resource, ref, options.subresource), {
+  const where = await locate(api, resource, ref, "Patching an object", options.signal);
+  return await api.request<RawBody>("PATCH", objectPath(resource, where, options.subresource), {
     body: patch,
     contentType: PATCH_CONTENT_TYPES[type],
     query: writeQuery(options),
@@ -264,7 +284,7 @@ export async function deleteObject(
   ref: ObjectRef,
   options: DeleteOptions = {},
 ): Promise<RawBody> {
-  requireNamespace(resource, ref.namespace, "Deleting an object");
+  const where = await locate(api, resource, ref, "Deleting an object", options.signal);
   const body: JsonObject = { apiVersion: "v1", kind: "DeleteOptions" };
   if (options.propagationPolicy) body.propagationPolicy = options.propagationPolicy;
   if (options.gracePeriodSeconds !== undefined) {
@@ -272,7 +292,7 @@ export async function deleteObject(
   }
   if (options.preconditions) body.preconditions = { ...options.preconditions };
   if (options.dryRun) body.dryRun = ["All"];
-  return await api.request<RawBody>("DELETE", objectPath(resource, ref), {
+  return await api.request<RawBody>("DELETE", objectPath(resource, where), {
     body,
     signal: options.signal,
   });

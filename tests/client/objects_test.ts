@@ -14,6 +14,8 @@ import {
 } from "../../src/client/objects.ts";
 import { buildEvent, createEvent, cutEventMessage } from "../../src/client/events.ts";
 import { JsonLineError, parseJsonLines } from "../../src/client/json_lines.ts";
+import { ApiClient } from "../../src/client/api.ts";
+import { Vault } from "../../src/client/vault.ts";
 import { json, KEX, list, obj, ScriptedServer } from "./scripted_server.ts";
 
 function discoveryServer(): ScriptedServer {
@@ -282,3 +284,16 @@ Deno.test("a last line without a newline is parsed; a garbage line is a JsonLine
 async function* toAsync(chunks: Uint8Array[]): AsyncGenerator<Uint8Array> {
   for (const chunk of chunks) yield chunk;
 }
+
+Deno.test("calls without a namespace use the credentials' default namespace", async () => {
+  await using server = ScriptedServer.start(() => json({ metadata: { name: "x" } }));
+  const vault = new Vault();
+  vault.populate({ ctx: { server: server.url, defaultNamespace: "team-a" } });
+  await using api = new ApiClient(vault);
+  await getObject(api, KEX, { name: "x" });
+  await createObject(api, KEX, { metadata: { name: "y" } });
+  assertEquals(server.requests.map((r) => r.path), [
+    "/apis/kopf.dev/v1/namespaces/team-a/kopfexamples/x",
+    "/apis/kopf.dev/v1/namespaces/team-a/kopfexamples",
+  ]);
+});
