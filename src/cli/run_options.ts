@@ -9,7 +9,6 @@ import { InvalidArgumentError } from "@commander-js/extra-typings";
 import { fileUrlOf } from "../platform/modules.ts";
 import { pathExists } from "../platform/files.ts";
 import type { LoggingOptions } from "../platform/logging.ts";
-import type { LogFormat } from "../structs/log_formats.ts";
 import {
   getDefaultRegistry,
   type OperatorRegistry,
@@ -19,8 +18,12 @@ import {
 /** The priority that `--dev` implies, as in Kopf. */
 export const DEV_PRIORITY = 666;
 
-/** The flags of `kopf run` as commander parses them. */
-export interface RunFlags {
+/**
+ * The flags of `kopf run` as commander parses them; the logging flags (`--verbose`,
+ * `--debug`, `--quiet`, `--log-format`, `--[no-]log-prefix`, `--log-refkey`) are the
+ * options of `configure()` by the same names.
+ */
+export interface RunFlags extends Omit<LoggingOptions, "writer"> {
   /** `-m/--module`: import specifiers (repeatable). */
   readonly module?: readonly string[];
   /** `-n/--namespace`: namespace names or patterns (repeatable). */
@@ -41,18 +44,6 @@ export interface RunFlags {
   readonly kubeconfig?: string;
   /** `--context`: the kubeconfig context instead of the current one. */
   readonly context?: string;
-  /** `--verbose`: debug messages of the framework and handlers. */
-  readonly verbose?: boolean;
-  /** `--debug`: the API traffic too. */
-  readonly debug?: boolean;
-  /** `--quiet`: warnings and errors only. */
-  readonly quiet?: boolean;
-  /** `--log-format`. */
-  readonly logFormat?: LogFormat;
-  /** `--log-prefix` / `--no-log-prefix`. */
-  readonly logPrefix?: boolean;
-  /** `--log-refkey`. */
-  readonly logRefkey?: string;
 }
 
 /** What to import before the operator starts: files by path, modules by specifier. */
