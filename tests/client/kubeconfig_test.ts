@@ -8,6 +8,7 @@ import { LoginError } from "../../src/structs/credentials_errors.ts";
 import { loginWithKubeconfig } from "../../src/client/kubeconfig.ts";
 import { loginWithServiceAccount } from "../../src/client/service_account.ts";
 import { loginWithDefaults } from "../../src/client/login.ts";
+import { Vault } from "../../src/client/vault.ts";
 
 /** Run `fn` with environment variables set (or unset with `undefined`), then restore them. */
 async function withEnv<T>(
@@ -323,5 +324,42 @@ Deno.test("the service account login reads the token, CA and namespace; the defa
         );
       },
     );
+  });
+});
+
+Deno.test("exec credentials expire in the vault, and the next call runs the plugin again", async () => {
+  await withDir(async (dir) => {
+    // Each run prints a new token and a later expiry: run-1 until 2031, run-2 until 2032.
+    await Deno.writeTextFile(
+      `${dir}/plugin.sh`,
+      `#!/bin/sh
+n=$(( $(cat "${dir}/runs" 2>/dev/null || echo 0) + 1 ))
+echo $n > "${dir}/runs"
+echo '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential",'\\
+'"status":{"token":"run-'$n'","expirationTimestamp":"203'$n'-01-01T00:00:00Z"}}'
+`,
+    );
+    await Deno.chmod(`${dir}/plugin.sh`, 0o755);
+    await Deno.writeTextFile(
+      `${dir}/config`,
+      `
+current-context: ctx
+clusters: [{ name: c, cluster: { server: https://exec.example } }]
+contexts: [{ name: ctx, context: { cluster: c, user: u } }]
+users: [{ name: u, user: { exec: { apiVersion: client.authentication.k8s.io/v1, command: ./plugin.sh, interactiveMode: Never } } }]
+`,
+    );
+    let now = Date.parse("2030-12-31T23:59:00Z");
+    const vault = new Vault({
+      now: () => now,
+      relogin: async () => ({
+        kubeconfig: await loginWithKubeconfig({ kubeconfig: `${dir}/config` }),
+      }),
+    });
+    assertEquals((await vault.select()).info.token, "run-1");
+    assertEquals((await vault.select()).info.token, "run-1"); // still valid: not re-run
+    now = Date.parse("2031-01-01T00:00:00Z");
+    assertEquals((await vault.select()).info.token, "run-2");
+    assertEquals((await Deno.readTextFile(`${dir}/runs`)).trim(), "2");
   });
 });
