@@ -2,7 +2,7 @@
  * The credentials vault: expiry, invalidation, one login round for concurrent callers,
  * known-bad credentials, and LoginError when a login yields nothing.
  */
-import { assert, assertEquals, assertRejects } from "../assert.ts";
+import { assert, assertEquals, assertRejects, assertThrows } from "../assert.ts";
 import { LoginError } from "../../src/structs/credentials_errors.ts";
 import type { ConnectionInfo } from "../../src/structs/credentials.ts";
 import { Vault } from "../../src/client/vault.ts";
@@ -118,12 +118,7 @@ Deno.test("a vault without a login fails with LoginError when empty", async () =
 Deno.test("login results without a server are refused with a clear error", () => {
   const vault = new Vault();
   const bad = { server: "" } as ConnectionInfo;
-  let message = "";
-  try {
-    vault.populate({ mine: bad });
-  } catch (e) {
-    message = (e as Error).message;
-  }
+  const { message } = assertThrows(() => vault.populate({ mine: bad }), LoginError);
   assertEquals(
     message,
     'The login "mine" returned no server URL; return a ConnectionInfo with a server.',
@@ -180,12 +175,10 @@ Deno.test("a 401 from credentials that a re-login returns again ends in LoginErr
 
 Deno.test("a server that is not a URL is refused with a clear error", () => {
   const vault = new Vault();
-  let message = "";
-  try {
-    vault.populate({ mine: { server: "localhost:6443", token: "t" } });
-  } catch (e) {
-    message = (e as Error).message;
-  }
+  const { message } = assertThrows(
+    () => vault.populate({ mine: { server: "localhost:6443", token: "t" } }),
+    LoginError,
+  );
   assertEquals(
     message,
     'The login "mine" returned the server "localhost:6443", which is not a URL; use the form https://host:port.',
