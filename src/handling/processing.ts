@@ -22,14 +22,15 @@
 
 import type { RawBody } from "../structs/bodies.ts";
 import { diff } from "../structs/diffs.ts";
-import { jsonEqual } from "../structs/dicts.ts";
+import { jsonEqual, resolve } from "../structs/dicts.ts";
+import { PRESENT } from "../structs/markers.ts";
 import type { ObjectLogger } from "../structs/loggers.ts";
 import { Patch } from "../structs/patches.ts";
 import type { Resource } from "../structs/resources.ts";
 import type { ApiClient } from "../client/api.ts";
 import { loadEssences } from "../settings/essences.ts";
 import type { OperatorSettings } from "../settings/operator_settings.ts";
-import { matchesFilters } from "../intents/filters.ts";
+import { KwargsCache, matchesFilters, matchesValue } from "../intents/filters.ts";
 import type { ChangingHandler } from "../intents/handlers.ts";
 import { buildEventKwargs, type WatchEventType } from "../intents/kwargs.ts";
 import type { OperatorRegistry } from "../intents/registry.ts";
@@ -315,19 +316,21 @@ export class ObjectProcessor {
 
   /**
    * Whether any changing handler of the resource may be interested in the object at all:
-   * its label, annotation and `when` filters pass (reasons and field changes aside).
+   * its label, annotation and `when` filters pass, and its field (if any) has a fitting value
+   * on either side of the change — whatever the reason, and whether the field changed.
    */
   #prematch(owned: readonly ChangingHandler[], cause: HandlingCause): boolean {
     const data = changingMatchData(cause);
-    return owned.some((h) =>
-      !h.hasFilters || matchesFilters({
-        ...h,
-        field: undefined,
-        value: undefined,
-        old: undefined,
-        new: undefined,
-        fieldNeedsChange: false,
-      }, data)
-    );
+    const kwargs = new KwargsCache(data);
+    return owned.some((h) => {
+      if (!h.hasFilters) return true;
+      const rest = { ...h, field: undefined, value: undefined, old: undefined, new: undefined };
+      if (!matchesFilters({ ...rest, fieldNeedsChange: false }, data, kwargs)) return false;
+      if (h.field === undefined) return true;
+      const criterion = h.value ?? PRESENT;
+      return [cause.new, cause.old].some((side) =>
+        side !== null && matchesValue(criterion, resolve(side, h.field!), kwargs, "value")
+      );
+    });
   }
 }

@@ -196,7 +196,7 @@ Deno.test("resume: once per object per operator lifetime, mixed into updates", a
   assertEquals(calls.list.toSorted(), ["resume changed", "resume same"]);
 });
 
-Deno.test("stealth: objects matching no handler's filters are not touched or logged", async () => {
+Deno.test("stealth: objects matching no handler's filters (labels, field values) are untouched", async () => {
   await using cluster = await startCluster();
   const registry = clusterRegistry(cluster);
   const calls = new Calls<string>();
@@ -204,11 +204,16 @@ Deno.test("stealth: objects matching no handler's filters are not touched or log
     calls.add(String(name));
   });
   on.delete("kopfexamples", { registry, labels: { app: "mine" } }, () => {});
+  on.field("kopfexamples", { registry, field: "spec.watched" }, ({ name }) => {
+    calls.add(`field ${name}`);
+  });
   await whileRunning(registry, async () => {
     cluster.create(kex("other"));
     cluster.create(kex("mine", {}, { metadata: { labels: { app: "mine" } } }));
+    cluster.create(kex("watched", { watched: 1 }));
+    await cluster.waitFor("kopfexamples", "watched", handled);
     await cluster.waitFor("kopfexamples", "mine", handled);
-    assertEquals(calls.list, ["mine"]);
+    assertEquals(calls.list.toSorted(), ["field watched", "mine"]);
   });
   const other = cluster.get("kopfexamples", "other");
   assertEquals(other?.metadata?.annotations, undefined);
