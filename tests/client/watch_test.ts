@@ -157,6 +157,16 @@ Deno.test("a silent stream is reconnected after the inactivity timeout", async (
   await silent!.cancelled; // the silent stream was closed by the client
 });
 
+Deno.test("a watch request ends at the client timeout and resumes from where it was", async () => {
+  await using server = scripted([() => list([], "5")], [
+    (_, body) => body.event("ADDED", obj("a", "6")), // then silent: no inactivity limit here
+    (_, body) => body.event("ADDED", obj("b", "7")),
+  ]);
+  const items = await collect(server, 3, { ...FAST, clientTimeout: 0.2 });
+  assertEquals(items.map((i) => i.type), ["LISTED", "ADDED", "ADDED"]);
+  assertEquals(kinds(server), ["list", "watch@5", "watch@6"]);
+});
+
 Deno.test("bookmarks move the resourceVersion and never reach consumers", async () => {
   await using server = scripted([() => list([], "5")], [
     (_, body) => {
