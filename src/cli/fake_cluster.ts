@@ -17,6 +17,8 @@ export interface FakeClusterCliOptions {
   tls?: boolean;
   /** The bearer token to require. */
   token?: string;
+  /** Accept client certificates of the generated CA (with `tls`); the kubeconfig gets one. */
+  clientCertificates?: boolean;
   /** Where to write the kubeconfig; a new temporary file by default. */
   kubeconfig?: string;
   /** The state file to load at start and save on stop. */
@@ -46,6 +48,7 @@ export async function serveFakeCluster(
   const cluster = await FakeCluster.start({
     port: options.port ?? 0,
     tls: options.tls ?? false,
+    clientCertificates: options.clientCertificates ?? false,
     token: options.token ?? (options.tls ? undefined : false),
     state: options.state,
   });
@@ -86,6 +89,10 @@ export function fakeClusterCommand(): Command {
     .option("--port <port>", "the port to listen on (0 picks a free one)", parsePort, 0)
     .option("--tls", "serve HTTPS with a certificate authority generated at start")
     .option("--token <token>", "require this bearer token (with --tls)")
+    .option(
+      "--client-certificates",
+      "accept client certificates of the generated CA (with --tls); the kubeconfig gets one",
+    )
     .option("--kubeconfig <path>", "write the kubeconfig here (a temporary file by default)")
     .option("--state <file>", "load objects from this file at start and save them on exit")
     .action(async (options) => {

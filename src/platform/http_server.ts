@@ -9,10 +9,22 @@ import * as nodeHttp from "node:http";
 import * as nodeHttps from "node:https";
 import type { AddressInfo } from "node:net";
 
+/** The client certificate a TLS client presented, as the server saw it. */
+export interface PeerCertificate {
+  /** Whether it was issued by the server's client CA (and is valid now). */
+  readonly authorized: boolean;
+  /** The subject's common name: the user name, for Kubernetes. */
+  readonly commonName?: string;
+  /** The subject's organizations: the user's groups, for Kubernetes. */
+  readonly organizations: readonly string[];
+}
+
 /** Facts about one request's connection. */
 export interface HttpRequestInfo {
   /** The client's address, e.g. `127.0.0.1`. */
   readonly remoteAddress: string;
+  /** The client's certificate, when client certificates are requested and one was sent. */
+  readonly peerCertificate?: PeerCertificate;
 }
 
 /** The function that answers every request. */
@@ -27,6 +39,12 @@ export interface HttpServerTls {
   readonly certificate: string;
   /** The server's private key, PEM. */
   readonly privateKey: string;
+  /**
+   * Ask clients for certificates and check them against this CA (PEM); requests still
+   * come without one. Served by `node:https` (also under Deno, whose `Deno.serve` cannot
+   * ask for client certificates).
+   */
+  readonly clientCa?: string;
 }
 
 /** Options of {@link startHttpServer}. */
@@ -58,7 +76,9 @@ export interface HttpServer {
 
 /** Start listening; resolves once the port is bound. */
 export function startHttpServer(options: HttpServerOptions): Promise<HttpServer> {
-  return typeof Deno !== "undefined" ? startDenoServer(options) : startNodeHttpServer(options);
+  return typeof Deno !== "undefined" && !options.tls?.clientCa
+    ? startDenoServer(options)
+    : startNodeHttpServer(options);
 }
 
 function urlOf(scheme: string, hostname: string, port: number): string {
@@ -115,7 +135,13 @@ export async function startNodeHttpServer(options: HttpServerOptions): Promise<H
   };
   const server: nodeHttp.Server = options.tls
     ? nodeHttps.createServer(
-      { cert: options.tls.certificate, key: options.tls.privateKey },
+      {
+        cert: options.tls.certificate,
+        key: options.tls.privateKey,
+        ...(options.tls.clientCa
+          ? { ca: options.tls.clientCa, requestCert: true, rejectUnauthorized: false }
+          : {}),
+      },
       listener,
     )
     : nodeHttp.createServer(listener);
@@ -167,7 +193,10 @@ async function answerNode(
       body: hasBody ? concat(chunks) : undefined,
       signal: aborter.signal,
     });
-    const response = await handler(request, { remoteAddress: req.socket.remoteAddress ?? "" });
+    const response = await handler(request, {
+      remoteAddress: req.socket.remoteAddress ?? "",
+      peerCertificate: peerOf(req.socket),
+    });
     const outHeaders: Record<string, string | string[]> = {};
     response.headers.forEach((value, name) => (outHeaders[name] = value));
     res.writeHead(response.status, outHeaders);
@@ -197,6 +226,24 @@ async function answerNode(
       res.destroy();
     }
   }
+}
+
+interface TlsSocketLike {
+  authorized?: boolean;
+  getPeerCertificate?: () => { subject?: Record<string, string | string[]> } | undefined;
+}
+
+function peerOf(socket: unknown): PeerCertificate | undefined {
+  const tls = socket as TlsSocketLike;
+  const subject = tls.getPeerCertificate?.()?.subject;
+  if (!subject || !Object.keys(subject).length) return undefined;
+  const cn = subject.CN;
+  const o = subject.O;
+  return {
+    authorized: tls.authorized === true,
+    commonName: Array.isArray(cn) ? cn[0] : cn,
+    organizations: o === undefined ? [] : Array.isArray(o) ? o : [o],
+  };
 }
 
 function concat(chunks: Uint8Array[]): Uint8Array<ArrayBuffer> {

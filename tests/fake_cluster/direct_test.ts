@@ -156,3 +156,36 @@ Deno.test("a state file that is not ours is refused with a clear message", async
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("client certificates from the cluster's CA authenticate; requests without one get 401", async () => {
+  await using cluster = await FakeCluster.start({ tls: true, clientCertificates: true });
+  assertEquals(cluster.token, undefined, "the certificate is the credential");
+  const info = cluster.connectionInfo;
+  assertStringIncludes(info.certificateData!, "BEGIN CERTIFICATE");
+  assertStringIncludes(cluster.kubeconfig, "client-certificate-data:");
+  const withCert = Deno.createHttpClient({
+    caCerts: [info.caData!],
+    cert: info.certificateData!,
+    key: info.privateKeyData!,
+  });
+  const without = Deno.createHttpClient({ caCerts: [info.caData!] });
+  try {
+    const ok = await fetch(`${cluster.url}/api/v1/namespaces`, { client: withCert });
+    assertEquals(ok.status, 200);
+    await ok.body?.cancel();
+    const anonymous = await fetch(`${cluster.url}/api/v1/namespaces`, { client: without });
+    assertEquals(anonymous.status, 401);
+    await anonymous.body?.cancel();
+  } finally {
+    withCert.close();
+    without.close();
+  }
+});
+
+Deno.test("clientCertificates without tls is refused with a clear message", async () => {
+  await assertRejects(
+    () => FakeCluster.start({ clientCertificates: true }),
+    Error,
+    "needs tls: true",
+  );
+});

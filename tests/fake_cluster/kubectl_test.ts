@@ -322,3 +322,16 @@ Deno.test({
     assertStringIncludes(refused.err, "send JSON or YAML");
   },
 });
+
+Deno.test({
+  name: "kubectl: HTTPS with the generated CA, authenticated by token or by client certificate",
+  ignore: !hasKubectl,
+  async fn() {
+    for (const options of [{ tls: true }, { tls: true, clientCertificates: true }]) {
+      await using cluster = await FakeCluster.start(options);
+      await using k = await Kubectl.for(cluster);
+      assertStringIncludes((await k.run(["get", "namespaces"])).out, "kube-system");
+      assert(cluster.requests.every((r) => r.status !== 401), "every request was authenticated");
+    }
+  },
+});

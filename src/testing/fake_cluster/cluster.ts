@@ -9,10 +9,16 @@
 import { stringify as toYaml } from "yaml";
 import type { ConnectionInfo } from "../../structs/credentials.ts";
 import type { JsonObject, JsonValue, RawBody } from "../../structs/bodies.ts";
-import { type HttpServer, startHttpServer } from "../../platform/http_server.ts";
+import {
+  type HttpServer,
+  type HttpServerTls,
+  startHttpServer,
+} from "../../platform/http_server.ts";
 import { joinPath, makeTempDir, writeTextFileAtomic } from "../../platform/state_files.ts";
 import {
+  type CertificatePem,
   generateCertificateAuthority,
+  issueClientCertificate,
   issueServerCertificate,
 } from "../../platform/certificates.ts";
 import { builtinTypes } from "./builtins.ts";
@@ -38,6 +44,12 @@ export interface FakeClusterOptions {
    * token with `tls`, none over plain HTTP (kubectl never sends tokens over plain HTTP).
    */
   token?: string | false;
+  /**
+   * Also accept client certificates issued by the cluster's CA (needs `tls`); the
+   * kubeconfig and connection info then carry one (user `kopf-fake-admin`), and no token
+   * is made up unless `token` is given.
+   */
+  clientCertificates?: boolean;
   /** A state file: objects are loaded from it at start and saved to it on stop. */
   state?: string;
   /** How many changes the history keeps for watches to resume from (10,000 by default). */
@@ -138,6 +150,8 @@ export class FakeCluster implements AsyncDisposable {
   readonly faults: FakeClusterFaults;
   /** The PEM certificate of the generated CA (with `tls: true`). */
   readonly caCertificate: string | undefined;
+  /** The client certificate and key (PEM) the kubeconfig uses, with `clientCertificates`. */
+  readonly clientCertificate: CertificatePem | undefined;
 
   readonly #server: HttpServer;
   readonly #objects: Objects;
@@ -158,6 +172,7 @@ export class FakeCluster implements AsyncDisposable {
     auth: { token: string | undefined };
     state: string | undefined;
     ca: string | undefined;
+    client: CertificatePem | undefined;
     log: ServedRequest[];
     requestWaiters: Set<(entry: ServedRequest) => void>;
   }) {
@@ -170,6 +185,7 @@ export class FakeCluster implements AsyncDisposable {
     this.#auth = parts.auth;
     this.#state = parts.state;
     this.caCertificate = parts.ca;
+    this.clientCertificate = parts.client;
     this.#log = parts.log;
     this.#requestWaiters = parts.requestWaiters;
   }
@@ -193,19 +209,36 @@ export class FakeCluster implements AsyncDisposable {
         objects.create({ type: nsType, version: nsType.versions[0] }, { metadata: { name } });
       }
     }
-    let token = options.token === false
-      ? undefined
-      : options.token ?? (options.tls ? crypto.randomUUID().replaceAll("-", "") : undefined);
+    let token = options.token === false ? undefined : options.token ??
+      (options.tls && !options.clientCertificates
+        ? crypto.randomUUID().replaceAll("-", "")
+        : undefined);
+    if (options.clientCertificates && !options.tls) {
+      throw new Error(
+        "FakeCluster: clientCertificates needs tls: true (certificates travel over TLS).",
+      );
+    }
     if (token === "") token = undefined;
-    let tls: { certificate: string; privateKey: string } | undefined;
+    let tls: HttpServerTls | undefined;
     let ca: string | undefined;
+    let client: CertificatePem | undefined;
     if (options.tls) {
       const authority = await generateCertificateAuthority({ commonName: "kopf-fake-cluster-ca" });
       const cert = await issueServerCertificate(authority, {
         hostnames: ["127.0.0.1", "localhost"],
       });
-      tls = { certificate: cert.certPem, privateKey: cert.keyPem };
       ca = authority.certPem;
+      tls = {
+        certificate: cert.certPem,
+        privateKey: cert.keyPem,
+        ...(options.clientCertificates ? { clientCa: ca } : {}),
+      };
+      if (options.clientCertificates) {
+        client = await issueClientCertificate(authority, {
+          commonName: "kopf-fake-admin",
+          organizations: ["system:masters"],
+        });
+      }
     }
     const log: ServedRequest[] = [];
     const requestWaiters = new Set<(entry: ServedRequest) => void>();
@@ -227,6 +260,7 @@ export class FakeCluster implements AsyncDisposable {
       watches,
       faults,
       token: () => auth.token,
+      clientCertificates: options.clientCertificates ?? false,
       serverAddress: () => address,
       log: (entry) => {
         log.push(entry);
@@ -238,7 +272,7 @@ export class FakeCluster implements AsyncDisposable {
       hostname: "127.0.0.1",
       port: options.port ?? 0,
       tls,
-      handler: (request) => router.handle(request),
+      handler: (request, info) => router.handle(request, info),
     });
     address = `127.0.0.1:${server.port}`;
     return new FakeCluster({
@@ -250,6 +284,7 @@ export class FakeCluster implements AsyncDisposable {
       auth,
       state: options.state,
       ca,
+      client,
       log,
       requestWaiters,
     });
@@ -313,24 +348,33 @@ export class FakeCluster implements AsyncDisposable {
       server: this.url,
       ...(this.caCertificate ? { caData: this.caCertificate } : {}),
       ...(this.#auth.token !== undefined ? { token: this.#auth.token, scheme: "Bearer" } : {}),
+      ...(this.clientCertificate
+        ? {
+          certificateData: this.clientCertificate.certPem,
+          privateKeyData: this.clientCertificate.keyPem,
+        }
+        : {}),
       defaultNamespace: "default",
     };
   }
 
-  /** A kubeconfig (YAML) for kubectl and client libraries, with the current token. */
+  /** A kubeconfig (YAML) for kubectl and client libraries, with the current credentials. */
   get kubeconfig(): string {
     const cluster: Record<string, string> = { server: this.url };
     if (this.caCertificate) {
       cluster["certificate-authority-data"] = btoa(this.caCertificate);
     }
+    const user: Record<string, string> = {};
+    if (this.#auth.token !== undefined) user.token = this.#auth.token;
+    if (this.clientCertificate) {
+      user["client-certificate-data"] = btoa(this.clientCertificate.certPem);
+      user["client-key-data"] = btoa(this.clientCertificate.keyPem);
+    }
     return toYaml({
       apiVersion: "v1",
       kind: "Config",
       clusters: [{ name: "fake-cluster", cluster }],
-      users: [{
-        name: "fake-user",
-        user: this.#auth.token !== undefined ? { token: this.#auth.token } : {},
-      }],
+      users: [{ name: "fake-user", user }],
       contexts: [{
         name: "fake-cluster",
         context: { cluster: "fake-cluster", user: "fake-user", namespace: "default" },

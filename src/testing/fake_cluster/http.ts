@@ -6,6 +6,7 @@
  * @module
  */
 import { parse as parseYaml } from "yaml";
+import type { HttpRequestInfo } from "../../platform/http_server.ts";
 import type { JsonObject, JsonValue } from "../../structs/bodies.ts";
 import { apiVersionOf, type Catalog } from "./catalog.ts";
 import * as discovery from "./discovery.ts";
@@ -60,8 +61,10 @@ export interface RouterContext {
   lifecycle: Lifecycle;
   watches: WatchHub;
   faults: FakeClusterFaults;
-  /** The accepted bearer token, or undefined when anyone may call. */
+  /** The accepted bearer token, or undefined when none is accepted. */
   token(): string | undefined;
+  /** Whether client certificates from the cluster's CA authenticate requests. */
+  clientCertificates: boolean;
   /** The `host:port` clients reach the server at. */
   serverAddress(): string;
   /** Record a served request. */
@@ -238,14 +241,17 @@ export class Router {
   constructor(readonly ctx: RouterContext) {}
 
   /** Answer one request. Never throws: every failure is a `Status`. */
-  async handle(request: Request): Promise<Response> {
+  async handle(request: Request, info?: HttpRequestInfo): Promise<Response> {
     const time = new Date();
     const url = new URL(request.url);
     let verb = "";
     let response: Response;
     try {
       const token = this.ctx.token();
-      if (token !== undefined && request.headers.get("authorization") !== `Bearer ${token}`) {
+      const byCertificate = this.ctx.clientCertificates && info?.peerCertificate?.authorized;
+      const byToken = token !== undefined &&
+        request.headers.get("authorization") === `Bearer ${token}`;
+      if ((token !== undefined || this.ctx.clientCertificates) && !byCertificate && !byToken) {
         throw new ApiError(401, "Unauthorized");
       }
       const latency = this.ctx.faults.currentLatency;
