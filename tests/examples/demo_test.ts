@@ -11,6 +11,9 @@ Deno.test("deno task demo: create, change, delete, narrated; exit code 0", async
   const words = task.split(/\s+/);
   assertEquals(words.slice(0, 2), ["deno", "run"]);
   assert(!words.includes("-A") && !words.includes("--allow-all"), task);
+  // Loopback only: the demo talks to nothing but its own embedded cluster.
+  const net = words.filter((w) => w.startsWith("--allow-net"));
+  assertEquals(net, ["--allow-net=127.0.0.1"]);
   const result = await runDeno(words.slice(1), { cwd: ROOT });
   assertEquals(result.code, 0, result.stderr);
   const out = result.stdout;
