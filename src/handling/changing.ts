@@ -12,6 +12,7 @@
 
 import type { RawBody } from "../structs/bodies.ts";
 import type { Diff } from "../structs/diffs.ts";
+import { PermanentError } from "../structs/errors.ts";
 import type { ObjectLogger } from "../structs/loggers.ts";
 import { Patch } from "../structs/patches.ts";
 import type { Resource } from "../structs/resources.ts";
@@ -152,9 +153,27 @@ function invokeChangingHandler(
         );
         if (registered.length > 0) await scope.execute(registered);
       }
-      return result;
+      return storable(result);
     });
   }, subrefs);
+}
+
+/**
+ * The result if it can be stored in the status; otherwise (e.g. a function or a bigint) the
+ * handler fails for good with a message saying so, rather than failing every cycle after it.
+ */
+function storable(result: unknown): unknown {
+  if (result === undefined) return result;
+  try {
+    structuredClone(result);
+    JSON.stringify(result);
+  } catch {
+    throw new PermanentError(
+      "its result cannot be stored in the status; return plain JSON data " +
+        "(objects, arrays, strings, numbers, booleans, null)",
+    );
+  }
+  return result;
 }
 
 /** Run the due ones of the given handlers in their order; their outcomes by id. */

@@ -165,3 +165,23 @@ Deno.test("progress while retrying: Kopf's records byte for byte, long ids hashe
     });
   }, { clock: () => t0 + 0.456 });
 });
+
+Deno.test("a result that cannot be stored fails the handler once, with a clear message", async () => {
+  await using cluster = await startCluster();
+  const registry = clusterRegistry(cluster);
+  let count = 0;
+  on.create("kopfexamples", { registry }, function create_fn() {
+    count++;
+    return { callback: () => {} };
+  });
+  await whileRunning(registry, async () => {
+    cluster.create(kex("unstorable"));
+    await cluster.waitFor("kopfexamples", "unstorable", handled);
+  });
+  assertEquals(count, 1);
+  assert(
+    logged("unstorable", "Handler 'create_fn' failed permanently: its result cannot be stored"),
+  );
+  assert(!logged("unstorable", "Handler 'create_fn' succeeded."));
+  assert(logged("unstorable", "Creation is processed: 0 succeeded; 1 failed."));
+});
