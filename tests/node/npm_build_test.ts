@@ -86,6 +86,21 @@ Deno.test("the npm build runs under Node with the public API against a live serv
       assertEquals(report.storedData, { runtime: "node" });
     });
 
+    await t.step(
+      "a whole operator runs under Node: login, watch, handler, progress, stop",
+      async () => {
+        await Deno.copyFile(`${ROOT}/tests/node/operator.mjs`, `${out}/operator.mjs`);
+        const operator = await run("node", ["operator.mjs"], { cwd: out });
+        assertEquals(operator.code, 0, operator.stderr);
+        const report = JSON.parse(operator.stdout.trim().split("\n").pop()!);
+        assertEquals(report.handled, "hello");
+        // The diff-base annotation is written only after the handlers succeeded.
+        assertEquals(report.diffBase, { data: { greeting: "hi" } });
+        assertEquals(report.watched, true);
+        assertStringIncludes(operator.stderr, "[default/hello] Handler 'greet' succeeded.");
+      },
+    );
+
     await t.step("the kopf binary runs under Node", async () => {
       const version = await run("node", [`${out}/bin/kopf.js`, "--version"], { cwd: out });
       assertEquals(version.code, 0, version.stderr);
