@@ -178,7 +178,13 @@ export class ApiClient {
       },
       timeout,
     );
-    return (text ? JSON.parse(text) : undefined) as T;
+    if (!text) return undefined as T;
+    try {
+      return JSON.parse(text) as T;
+    } catch {
+      const snippet = text.replace(/\s+/g, " ").trim().slice(0, 120);
+      throw new Error(`${method} ${fullPath} answered with a body that is not JSON: ${snippet}`);
+    }
   }
 
   /**
@@ -249,6 +255,7 @@ export class ApiClient {
     timeout?: number,
   ): Promise<{ response: Response; text: string | undefined; item: VaultItem }> {
     const backoffs = backoffsOf({ errorBackoffs: errorBackoffs ?? this.networking.errorBackoffs });
+    let unauthorized = 0;
     for (;;) {
       if (this.#closed) {
         throw new Error("The API client is closed; make a new one to send requests.");
@@ -273,22 +280,25 @@ export class ApiClient {
           return { response, text, item };
         }
         child.unlink();
-        if (status === 401) {
-          this.vault.invalidate(item, `HTTP 401 for ${method} ${path}`);
-          continue;
-        }
         const error = apiErrorFor(
           status,
           statusFromBody(status, response.statusText, text ?? ""),
           { method, path },
         );
-        outcome = status >= 500 || status === 429
+        if (status === 401) {
+          this.vault.invalidate(item, `HTTP 401 for ${method} ${path}`);
+          // The first rejection switches credentials at once (usually an expired token);
+          // if fresh ones are rejected too, pause along the backoffs instead of hammering
+          // the API server and the logins.
+          if (++unauthorized === 1) continue;
+        }
+        outcome = status >= 500 || status === 429 || status === 401
           ? { retry: true, error, delay: parseRetryAfter(response.headers.get("retry-after")) }
           : { retry: false, error };
       } catch (e) {
+        child.unlink();
         if (outer?.aborted) throw outer.reason;
         if (e instanceof LoginError || e instanceof APIConnectionError) throw e;
-        child.unlink();
         const timedOut = signal.reason instanceof TimeoutReason;
         outcome = this.#networkFailure(e, method, path, item, timedOut, timeout);
         this.#logTraffic(method, path, outcome.error.name, started, item);

@@ -8,6 +8,7 @@ import type { ConnectionInfo } from "../../src/structs/credentials.ts";
 import { Vault } from "../../src/client/vault.ts";
 import { json, ScriptedServer, status } from "./scripted_server.ts";
 import { ApiClient } from "../../src/client/api.ts";
+import { APIUnauthorizedError } from "../../src/client/errors.ts";
 
 const A: ConnectionInfo = { server: "https://a.example", token: "token-a" };
 const B: ConnectionInfo = { server: "https://b.example", token: "token-b" };
@@ -209,4 +210,20 @@ Deno.test("unusable certificate data fails the request with one clear LoginError
   );
   assert(!error.message.includes("\n"));
   assertEquals(server.requests.length, 0);
+});
+
+Deno.test("fresh credentials rejected again make the call pause along the backoffs, then fail", async () => {
+  await using server = ScriptedServer.start(() => status(401, "Unauthorized", "never"));
+  let logins = 0;
+  const vault = new Vault({
+    relogin: () => Promise.resolve({ minted: { server: server.url, token: `t${++logins}` } }),
+  });
+  await using api = new ApiClient(vault, { networking: { errorBackoffs: [0.01] } });
+  await assertRejects(() => api.request("GET", "/x"), APIUnauthorizedError);
+  assertEquals(server.requests.map((r) => r.headers.get("authorization")), [
+    "Bearer t1",
+    "Bearer t2",
+    "Bearer t3",
+  ]);
+  assertEquals(logins, 3);
 });
