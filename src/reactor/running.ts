@@ -24,10 +24,10 @@
  * @module
  */
 
-import { describeError } from "../structs/log_formats.ts";
 import { Memo } from "../structs/memos.ts";
 import type { Resource } from "../structs/resources.ts";
 import { ensureLoggingConfigured } from "../platform/logging.ts";
+import { describePermissionError } from "../platform/permissions.ts";
 import { exitProcess } from "../platform/process.ts";
 import { onTerminationSignals } from "../platform/signals.ts";
 import { ApiClient } from "../client/api.ts";
@@ -204,7 +204,7 @@ export async function operator(options: OperatorOptions = {}): Promise<void> {
       try {
         await runActivity("cleanup", { ...activity, signal: undefined });
       } catch (error) {
-        logger.error(`Cleanup failed: ${describeError(error)}`);
+        logger.error(`Cleanup failed: ${oneLine(error)}`);
       }
       posterStop.abort();
       await posting.done;
@@ -216,6 +216,14 @@ export async function operator(options: OperatorOptions = {}): Promise<void> {
   } finally {
     options.signal?.removeEventListener("abort", onAbort);
   }
+}
+
+/** An error in one line: a missing permission names the flag to add; else the message. */
+function oneLine(error: unknown): string {
+  const permission = describePermissionError(error);
+  if (permission !== undefined) return permission;
+  const text = error instanceof Error ? error.message || error.name : String(error);
+  return text.split("\n")[0];
 }
 
 function isAbortError(error: unknown): boolean {
@@ -341,7 +349,7 @@ export async function run(options: RunOptions = {}): Promise<void> {
     await operator({ ...options, logger, signal: controller.signal });
   } catch (error) {
     removeListeners();
-    logger.error(`The operator has failed: ${describeError(error)}`);
+    logger.error(`The operator has failed: ${oneLine(error)}`);
     exitProcess(1);
   } finally {
     removeListeners();
