@@ -17,6 +17,7 @@
  * @module
  */
 import type { LoginFunctionOptions } from "./options.ts";
+import { getLogger } from "@logtape/logtape";
 import { parse as parseYaml } from "yaml";
 import type { ConnectionInfo } from "../structs/credentials.ts";
 import { LoginError } from "../structs/credentials_errors.ts";
@@ -88,6 +89,8 @@ interface ContextEntry {
   user?: string;
   namespace?: string;
 }
+
+const logger = getLogger(["kopf", "client", "kubeconfig"]);
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
@@ -285,6 +288,15 @@ export async function connectionFromKubeconfig(
     );
   }
   if (c["insecure-skip-tls-verify"]) info.insecure = true;
+  for (const key of ["proxy-url", "tls-server-name"] as const) {
+    if (c[key]) {
+      logger.warn("{where} sets {key}, which is not supported: connecting to {server} directly.", {
+        where: clusterWhere,
+        key,
+        server: c.server,
+      });
+    }
+  }
   if (context.value.namespace) info.defaultNamespace = context.value.namespace;
 
   if (user && userName) {
