@@ -530,3 +530,25 @@ Deno.test("fieldValidation: Strict refuses unknown fields of custom resources, W
   const bad = await call(cluster, "POST", `${KEX}?fieldValidation=Loose`, body("b"));
   assertEquals(bad.status, 400);
 });
+
+Deno.test("services get a type and distinct cluster IPs; ports get their defaults", async () => {
+  await using cluster = await FakeCluster.start();
+  const service = (name: string) => ({
+    apiVersion: "v1",
+    kind: "Service",
+    metadata: { name },
+    spec: { ports: [{ port: 80 }] },
+  });
+  const a = cluster.create(service("a")).spec as Record<string, unknown>;
+  const b = cluster.create(service("b")).spec as Record<string, unknown>;
+  assertEquals(a.type, "ClusterIP");
+  assertMatch(String(a.clusterIP), /^10\.96\.\d+\.\d+$/);
+  assert(a.clusterIP !== b.clusterIP, "each service has its own IP");
+  assertEquals(a.ports, [{ protocol: "TCP", targetPort: 80, port: 80 }]);
+});
+
+Deno.test("a badly encoded path is 400, not a server error", async () => {
+  await using cluster = await FakeCluster.start();
+  const reply = await call(cluster, "GET", "/api/v1/namespaces/%E0%A4%A/configmaps");
+  assertEquals([reply.status, reply.body.reason], [400, "BadRequest"]);
+});

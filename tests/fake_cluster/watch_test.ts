@@ -4,7 +4,7 @@
  */
 import { FakeCluster } from "../../src/testing/mod.ts";
 import { assert, assertEquals, assertRejects } from "../assert.ts";
-import { call, configMap, watch } from "./helpers.ts";
+import { call, configMap, exampleCrd, watch } from "./helpers.ts";
 
 const CMS = "/api/v1/namespaces/default/configmaps";
 const merge = { "content-type": "application/merge-patch+json" };
@@ -183,4 +183,15 @@ Deno.test("watch events go to the right namespace and type only", async () => {
   assertEquals((await stream.take(1))[0].object.metadata.name, "mine");
   await stream.close();
   await call(cluster, "PATCH", `${CMS}/mine`, { data: { a: "b" } }, merge);
+});
+
+Deno.test("deleting a CRD ends the watches of its resource", async () => {
+  await using cluster = await FakeCluster.start();
+  cluster.create(exampleCrd());
+  const stream = await watch(cluster, "/apis/kopf.dev/v1/kopfexamples?watch=true");
+  const other = await watch(cluster, `${CMS}?watch=true`);
+  cluster.delete("customresourcedefinitions", "kopfexamples.kopf.dev");
+  assertEquals(await stream.next(), undefined, "the stream ends cleanly");
+  assertEquals(cluster.openWatches, 1, "other watches stay");
+  await other.close();
 });

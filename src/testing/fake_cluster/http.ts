@@ -279,7 +279,12 @@ export class Router {
 
   async #route(request: Request, url: URL, setVerb: (verb: string) => void): Promise<Response> {
     const path = url.pathname.replace(/\/+$/, "") || "/";
-    const segments = path.split("/").filter(Boolean).map(decodeURIComponent);
+    let segments: string[];
+    try {
+      segments = path.split("/").filter(Boolean).map(decodeURIComponent);
+    } catch {
+      throw badRequest(`the path ${path} is not properly percent-encoded`);
+    }
     const method = request.method;
     const { catalog } = this.ctx;
     if (method === "GET") {

@@ -547,6 +547,8 @@ export class Objects {
       };
       object.spec = { finalizers: ["kubernetes"], ...(isObject(object.spec) ? object.spec : {}) };
       object.status = { phase: "Active" };
+    } else if (key === typeKey("", "services")) {
+      this.#defaultService(object);
     } else if (key === typeKey("", "pods")) {
       object.status = { phase: "Pending", ...(isObject(object.status) ? object.status : {}) };
     } else if (key === CRDS) {
@@ -555,6 +557,28 @@ export class Objects {
       if (!finalizers.includes(CRD_CLEANUP_FINALIZER)) finalizers.push(CRD_CLEANUP_FINALIZER);
       meta.finalizers = finalizers;
     }
+  }
+
+  /** Services get a type and a cluster IP of their own, as the API server allocates them. */
+  #defaultService(object: JsonObject): void {
+    const spec: JsonObject = { ...(isObject(object.spec) ? object.spec : {}) };
+    spec.type ??= "ClusterIP";
+    if (spec.type !== "ExternalName" && (spec.clusterIP === undefined || spec.clusterIP === "")) {
+      const taken = new Set(
+        this.store.list(typeKey("", "services")).map((s) => (s.spec as JsonObject)?.clusterIP),
+      );
+      let ip = "";
+      for (let n = 1; !ip || taken.has(ip); n++) ip = `10.96.${(n >> 8) & 255}.${n & 255}`;
+      spec.clusterIP = ip;
+      spec.clusterIPs = [ip];
+    }
+    if (Array.isArray(spec.ports)) {
+      spec.ports = spec.ports.map((p) =>
+        isObject(p) ? { protocol: "TCP", targetPort: p.port ?? null, ...p } : p
+      );
+    }
+    spec.sessionAffinity ??= "None";
+    object.spec = spec;
   }
 
   /**

@@ -33,6 +33,8 @@ export interface WatchRequest {
   format?: (object: JsonObject, first: boolean) => JsonObject;
 }
 
+const CRDS = typeKey("apiextensions.k8s.io", "customresourcedefinitions");
+
 /** How far (in bytes) a watcher may fall behind before it is closed. */
 const MAX_BACKLOG = 64 << 20;
 const encoder = new TextEncoder();
@@ -198,6 +200,13 @@ export class WatchHub {
   constructor(readonly store: Store, readonly bookmarkInterval: number) {
     store.listen((change) => {
       for (const watcher of this.#watchers) watcher.deliver(change);
+      // A CRD that goes away ends the watches of its resource, as on a real server.
+      if (change.type === "DELETED" && change.typeKey === CRDS) {
+        const spec = (change.object.spec ?? {}) as JsonObject;
+        const names = (spec.names ?? {}) as JsonObject;
+        const key = typeKey(String(spec.group ?? ""), String(names.plural ?? ""));
+        for (const watcher of [...this.#watchers]) if (watcher.key === key) watcher.close();
+      }
     });
   }
 
