@@ -108,7 +108,7 @@ export function runCommand(context: RunContext = {}): Command {
     )
     .option(
       "-n, --namespace <pattern>",
-      "serve the namespaces matching a pattern (repeatable)",
+      "serve namespaces matching a pattern like team-*,!team-b (repeatable)",
       collect,
     )
     .option("-A, --all-namespaces", "serve the whole cluster via the cluster-wide endpoints")

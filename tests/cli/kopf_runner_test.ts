@@ -72,3 +72,45 @@ Deno.test("bad arguments of the runner itself are refused", async () => {
   );
   await assertRejects(() => KopfRunner.start(["run"], { timeout: 0 }), RangeError, "timeout");
 });
+
+Deno.test("-n patterns: globs and negations in one pattern, several -n as alternatives", async () => {
+  await using cluster = await FakeCluster.start();
+  for (const ns of ["team-a", "team-b", "other", "lab"]) {
+    cluster.create({ apiVersion: "v1", kind: "Namespace", metadata: { name: ns } });
+  }
+  const registry = new kopf.OperatorRegistry();
+  const seen: string[] = [];
+  kopf.on.create("v1", "configmaps", { registry }, function remember({ namespace, name }) {
+    seen.push(`${namespace}/${name}`);
+  });
+  const runner = await KopfRunner.start(
+    ["run", "--standalone", "-n", "team-*,!team-b", "-n", "lab"],
+    { registry, cluster },
+  );
+  for (const ns of ["other", "team-b", "team-a", "lab"]) {
+    cluster.create({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "x", namespace: ns } });
+  }
+  await runner.waitForOutput("[team-a/x] Handler 'remember' succeeded.");
+  await runner.waitForOutput("[lab/x] Handler 'remember' succeeded.");
+  await runner.stop();
+  assertEquals(seen.sort(), ["lab/x", "team-a/x"]);
+  const watched = new Set(
+    cluster.requests.filter((r) => r.verb === "watch" && r.path.includes("/configmaps"))
+      .map((r) => r.path.split("/namespaces/")[1]?.split("/")[0] ?? "(cluster)"),
+  );
+  assertEquals([...watched].sort(), ["lab", "team-a"]);
+});
+
+Deno.test("--log-format plain --no-log-prefix: bare messages", async () => {
+  await using cluster = await FakeCluster.start();
+  const registry = new kopf.OperatorRegistry();
+  kopf.on.create("v1", "configmaps", { registry }, function greet({ logger }) {
+    logger.info("Hello there.");
+  });
+  await using runner = await KopfRunner.start(
+    ["run", "--standalone", "-A", "--log-format", "plain", "--no-log-prefix"],
+    { registry, cluster },
+  );
+  cluster.create({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "x" } });
+  assertEquals(await runner.waitForOutput("Hello there."), "Hello there.");
+});
