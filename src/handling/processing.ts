@@ -222,9 +222,14 @@ export class ObjectProcessor {
   ): Promise<ChangingOutcome> {
     const registry = this.#registry;
     const owned = registry.handlersFor(resource).changing;
-    if (owned.length === 0) return { delays: [] };
     const persistence = this.#settings.persistence;
     const finalizer = persistence.finalizer;
+    const blocked = hasFinalizer(body, finalizer);
+    if (owned.length === 0) {
+      // Nothing of ours needs the object any more, e.g. handlers removed since an older version.
+      const stale = blocked && event.type !== "DELETED";
+      return stale ? { delays: [], finalizerChange: "remove" } : { delays: [] };
+    }
     const essences = await loadEssences(persistence, body, registry.extraFields(resource));
     const changes = diff(essences.old, essences.new);
     const initial = memory.noticedByListing && !memory.fullyHandledOnce;
@@ -241,7 +246,6 @@ export class ObjectProcessor {
       new: essences.new,
       diff: changes,
     });
-    const blocked = hasFinalizer(body, finalizer);
     const optionalDeletion = isDeletionOngoing(body) && !blocked && !memory.deletionHandled &&
       registry.selectChangingHandlers(resource, changingMatchData(probe("delete", true)))
           .length > 0;

@@ -129,3 +129,20 @@ Deno.test("the worker learns the patched resourceVersion and when to come back",
   const again = await processor.process(KEX, { type: "ADDED", object: created });
   assertEquals(again, { delay: 30 });
 });
+
+Deno.test("our finalizer is released when no changing handler serves the resource any more", async () => {
+  await using cluster = await startCluster();
+  await using api = client(cluster);
+  const registry = new OperatorRegistry({ onWarning: () => {} });
+  on.event("kopfexamples", { registry }, () => {});
+  const processor = new ObjectProcessor({
+    api,
+    registry,
+    settings: new OperatorSettings(),
+    memories: new ObjectMemories({}),
+  });
+  cluster.create(kex("kex1", {}, { metadata: { finalizers: [FINALIZER, "other.example.com/x"] } }));
+  const deleting = cluster.delete("kopfexamples", "kex1")!;
+  await processor.process(KEX, { type: "MODIFIED", object: deleting });
+  assertEquals(cluster.get("kopfexamples", "kex1")?.metadata?.finalizers, ["other.example.com/x"]);
+});
