@@ -124,7 +124,9 @@ export interface PermissionPlanOptions {
 
 /** The minimal permissions for the configuration, each with the reason it is needed. */
 export async function planPermissions(options: PermissionPlanOptions = {}): Promise<PermissionSet> {
-  const env = options.env ?? getEnv;
+  const own = options.env ?? getEnv;
+  // Planned for a pod from elsewhere, the pod's environment counts, which is unknown here.
+  const env = options.inCluster && !own("KUBERNETES_SERVICE_HOST") ? () => undefined : own;
   const set = new PermissionSet();
   const inCluster = options.inCluster || Boolean(env("KUBERNETES_SERVICE_HOST"));
   for (const use of FRAMEWORK_SYSTEM_INFO) set.add("sys", use.name, use.reason);

@@ -141,8 +141,10 @@ Deno.test("in a pod, the service account's files and the API server from the env
   });
   assertEquals(v6.targets("net"), ["[fd00::1]:6443"]);
   // Planned from outside the pod, the server's address is not known: any host.
-  const planned = await planPermissions({ inCluster: true, env: envOf({ KUBECONFIG: "/none" }) });
+  // Nor is the pod's home directory: this machine's kubeconfig is not the pod's.
+  const planned = await planPermissions({ inCluster: true, env: envOf({ HOME: "/home/dev" }) });
   assertEquals(planned.targets("net"), true);
+  assertEquals(planned.targets("read"), [SERVICE_ACCOUNT_DIRECTORY]);
 });
 
 Deno.test("listeners and the liveness endpoint are added", async () => {
