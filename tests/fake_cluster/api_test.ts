@@ -552,3 +552,51 @@ Deno.test("a badly encoded path is 400, not a server error", async () => {
   const reply = await call(cluster, "GET", "/api/v1/namespaces/%E0%A4%A/configmaps");
   assertEquals([reply.status, reply.body.reason], [400, "BadRequest"]);
 });
+
+Deno.test("the scale subresource of built-in workloads and of CRDs that declare it", async () => {
+  await using cluster = await FakeCluster.start();
+  const path = "/apis/apps/v1/namespaces/default/deployments";
+  await call(cluster, "POST", path, {
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: { name: "d" },
+    spec: { replicas: 1, selector: { matchLabels: { app: "d" } }, template: {} },
+  });
+  const scale = await call(cluster, "GET", `${path}/d/scale`);
+  assertEquals([scale.body.kind, scale.body.apiVersion], ["Scale", "autoscaling/v1"]);
+  assertEquals([scale.body.spec.replicas, scale.body.status.selector], [1, "app=d"]);
+  const patched = await call(cluster, "PATCH", `${path}/d/scale`, { spec: { replicas: 4 } }, {
+    "content-type": "application/merge-patch+json",
+  });
+  assertEquals(patched.body.spec.replicas, 4);
+  const deployment = cluster.get("deployments.apps", "d")!;
+  assertEquals([
+    (deployment.spec as { replicas: number }).replicas,
+    deployment.metadata?.generation,
+  ], [4, 2]);
+  const negative = await call(cluster, "PUT", `${path}/d/scale`, { spec: { replicas: -1 } });
+  assertEquals(negative.status, 422);
+
+  const crd = exampleCrd();
+  (crd.spec.versions[0].subresources as Record<string, unknown>).scale = {
+    specReplicasPath: ".spec.replicas",
+    statusReplicasPath: ".status.replicas",
+  };
+  cluster.create(crd);
+  const apis = await call(cluster, "GET", "/apis/kopf.dev/v1");
+  assert(apis.body.resources.some((r: { name: string }) => r.name === "kopfexamples/scale"));
+  cluster.create({
+    apiVersion: "kopf.dev/v1",
+    kind: "KopfExample",
+    metadata: { name: "e" },
+    spec: {},
+  });
+  const put = await call(cluster, "PUT", `${KEX}/e/scale`, { spec: { replicas: 7 } });
+  assertEquals(put.body.spec.replicas, 7);
+  assertEquals((cluster.get("kex", "e")!.spec as { replicas: number }).replicas, 7);
+  assertEquals(
+    (await call(cluster, "GET", `${CMS}/x/scale`)).status,
+    404,
+    "configmaps have no scale",
+  );
+});

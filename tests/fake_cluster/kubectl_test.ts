@@ -335,3 +335,35 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "kubectl: scale a deployment through its scale subresource",
+  ignore: !hasKubectl,
+  async fn() {
+    await using cluster = await FakeCluster.start();
+    await using k = await Kubectl.for(cluster);
+    await k.run(["apply", "-f", "-"], {
+      stdin: JSON.stringify({
+        apiVersion: "apps/v1",
+        kind: "Deployment",
+        metadata: { name: "web" },
+        spec: {
+          replicas: 1,
+          selector: { matchLabels: { app: "web" } },
+          template: {
+            metadata: { labels: { app: "web" } },
+            spec: { containers: [{ name: "c", image: "nginx" }] },
+          },
+        },
+      }),
+    });
+    assertStringIncludes(
+      (await k.run(["scale", "deployment", "web", "--replicas=3"])).out,
+      "scaled",
+    );
+    assertEquals(
+      (cluster.get("deployments.apps", "web")?.spec as { replicas: number }).replicas,
+      3,
+    );
+  },
+});

@@ -13,6 +13,7 @@ interface BuiltinSpec {
   categories?: string[];
   namespaced?: boolean;
   status?: boolean;
+  scale?: boolean;
   generation?: boolean;
   columns?: PrinterColumn[];
   selectableFields?: string[];
@@ -33,6 +34,13 @@ function builtin(group: string, version: string, plural: string, spec: BuiltinSp
       name: version,
       storage: true,
       status: spec.status ?? false,
+      scale: spec.scale
+        ? {
+          specReplicasPath: ".spec.replicas",
+          statusReplicasPath: ".status.replicas",
+          labelSelectorPath: ".status.selector",
+        }
+        : undefined,
       columns: spec.columns ?? [],
       selectableFields: spec.selectableFields ?? [],
     }],
@@ -203,6 +211,7 @@ export function builtinTypes(): ResourceType[] {
     }),
     builtin("apps", "v1", "deployments", {
       kind: "Deployment",
+      scale: true,
       shortNames: ["deploy"],
       categories: workloads,
       status: true,
@@ -215,6 +224,7 @@ export function builtinTypes(): ResourceType[] {
     }),
     builtin("apps", "v1", "replicasets", {
       kind: "ReplicaSet",
+      scale: true,
       shortNames: ["rs"],
       categories: workloads,
       status: true,
@@ -228,6 +238,7 @@ export function builtinTypes(): ResourceType[] {
     }),
     builtin("apps", "v1", "statefulsets", {
       kind: "StatefulSet",
+      scale: true,
       shortNames: ["sts"],
       categories: workloads,
       status: true,

@@ -31,6 +31,13 @@ export interface PrinterColumn {
   cell?: (object: JsonObject) => JsonValue;
 }
 
+/** Where the `scale` subresource finds its numbers, as JSONPaths like `.spec.replicas`. */
+export interface ScaleSpec {
+  specReplicasPath: string;
+  statusReplicasPath: string;
+  labelSelectorPath?: string;
+}
+
 /** One served version of a resource type. */
 export interface ServedVersion {
   name: string;
@@ -40,6 +47,8 @@ export interface ServedVersion {
   schema?: JsonObject;
   /** Whether the `status` subresource is served. */
   status: boolean;
+  /** The `scale` subresource, when served: where the replica counts live. */
+  scale?: ScaleSpec;
   /** Columns for `kubectl get` beyond the name and age. */
   columns: readonly PrinterColumn[];
   /** Extra field selectors besides `metadata.name` and `metadata.namespace`. */

@@ -119,6 +119,13 @@ export function crdToType(
           ? v.schema.openAPIV3Schema
           : undefined,
         status: isObject(subresources.status),
+        scale: isObject(subresources.scale)
+          ? {
+            specReplicasPath: str(subresources.scale.specReplicasPath),
+            statusReplicasPath: str(subresources.scale.statusReplicasPath),
+            labelSelectorPath: str(subresources.scale.labelSelectorPath) || undefined,
+          }
+          : undefined,
         columns: columnsOf(v),
         selectableFields: selectable.filter(isObject).map((f) =>
           str(f.jsonPath).replace(/^\./, "")

@@ -72,6 +72,17 @@ export function resourceList(
     if (type.shortNames.length) resource.shortNames = [...type.shortNames];
     if (type.categories.length) resource.categories = [...type.categories];
     resources.push(resource);
+    if (served.scale) {
+      resources.push({
+        name: `${type.plural}/scale`,
+        singularName: "",
+        namespaced: type.namespaced,
+        group: "autoscaling",
+        version: "v1",
+        kind: "Scale",
+        verbs: ["get", "patch", "update"],
+      });
+    }
     if (served.status) {
       resources.push({
         name: `${type.plural}/status`,

@@ -349,7 +349,11 @@ export class Router {
     if (type.namespaced && route.namespace === undefined && !["list", "watch"].includes(verb)) {
       throw notServed(path);
     }
-    if (route.subresource !== undefined && (route.subresource !== "status" || !version.status)) {
+    const sub = route.subresource;
+    if (
+      sub !== undefined && !(sub === "status" && version.status) &&
+      !(sub === "scale" && version.scale)
+    ) {
       throw notServed(path);
     }
     const target: Target = {

@@ -137,6 +137,7 @@ export class Objects {
     const name = target.name ?? "";
     const object = this.store.get(typeKey(type.group, type.plural), target.namespace ?? "", name);
     if (!object) throw notFound(identity(type, name));
+    if (target.subresource === "scale") return scaleOf(version, object);
     return served(object, type, version);
   }
 
@@ -248,6 +249,7 @@ export class Objects {
   update(target: Target, body: JsonValue, options: WriteOptions = {}): JsonObject {
     const { type, version } = target;
     if (!isObject(body)) throw badRequest("the request body must be a JSON object");
+    if (target.subresource === "scale") return this.#scale(target, body, options);
     const incoming = this.#checkKind(type, version, clone(body));
     const name = target.name ?? "";
     const bodyName = str(metaOf(incoming).name);
@@ -270,13 +272,14 @@ export class Objects {
   ): JsonObject {
     const { type, version } = target;
     const old = this.#existing(target);
-    const base = served(old, type, version);
+    const scaling = target.subresource === "scale";
+    const base = scaling ? scaleOf(version, old) : served(old, type, version);
     let patched: JsonValue;
     if (patchType === "json") patched = jsonPatch(base, patch);
     else if (!isObject(patch)) throw badRequest("a merge patch must be a JSON object");
     else if (patchType === "merge") patched = mergePatch(base, patch);
     else {
-      if (!type.builtin) {
+      if (!type.builtin && !scaling) {
         throw new ApiError(
           415,
           `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml (strategic merge patch is not supported for custom resources; use a merge or JSON patch)`,
@@ -285,6 +288,7 @@ export class Objects {
       patched = strategicMergePatch(base, patch);
     }
     if (!isObject(patched)) throw new ApiError(422, "the patched object is not a JSON object");
+    if (scaling) return this.#scale(target, patched, options);
     const incoming = this.#checkKind(type, version, patched);
     const meta = metaOf(incoming);
     if (
@@ -381,6 +385,29 @@ export class Objects {
     } else {
       this.#store(type, next);
     }
+  }
+
+  /** Set the replicas from a `Scale` (the `scale` subresource); returns the new `Scale`. */
+  #scale(target: Target, scale: JsonObject, options: WriteOptions): JsonObject {
+    const { type, version } = target;
+    const old = this.#existing(target);
+    const given = isObject(scale.metadata) ? scale.metadata : {};
+    if (given.resourceVersion && given.resourceVersion !== metaOf(old).resourceVersion) {
+      throw conflict(
+        identity(type, String(metaOf(old).name)),
+        "the object has been modified; please apply your changes to the latest version and try again",
+      );
+    }
+    const replicas = isObject(scale.spec) ? scale.spec.replicas : undefined;
+    if (typeof replicas !== "number" || !Number.isInteger(replicas) || replicas < 0) {
+      throw invalid("Scale", identity(type, String(metaOf(old).name)), [{
+        field: "spec.replicas",
+        message: `Invalid value: ${JSON.stringify(replicas)}: must be a non-negative integer`,
+      }]);
+    }
+    const next = setPath(served(old, type, version), version.scale!.specReplicasPath, replicas);
+    const written = this.#write({ ...target, subresource: undefined }, old, next, options);
+    return scaleOf(version, written);
   }
 
   /** Remove an object for good (its finalizers are gone); the final state, stamped. */
@@ -673,6 +700,56 @@ export class Objects {
       this.store.drop(typeKey(group, plural));
     }
   }
+}
+
+function pathOf(jsonPath: string): string[] {
+  return jsonPath.replace(/^\./, "").split(".").filter(Boolean);
+}
+
+function getPath(object: JsonObject, jsonPath: string): JsonValue | undefined {
+  let current: JsonValue | undefined = object;
+  for (const key of pathOf(jsonPath)) current = isObject(current) ? current[key] : undefined;
+  return current;
+}
+
+/** A copy of the object with the value at a simple JSONPath (`.spec.replicas`) set. */
+function setPath(object: JsonObject, jsonPath: string, value: JsonValue): JsonObject {
+  const keys = pathOf(jsonPath);
+  const root = clone(object);
+  let current = root;
+  for (const key of keys.slice(0, -1)) {
+    if (!isObject(current[key])) current[key] = {};
+    current = current[key] as JsonObject;
+  }
+  current[keys[keys.length - 1]] = value;
+  return root;
+}
+
+/** The `autoscaling/v1` `Scale` of an object. */
+function scaleOf(version: ServedVersion, object: JsonObject): JsonObject {
+  const spec = version.scale!;
+  const meta = metaOf(object);
+  let selector = spec.labelSelectorPath ? getPath(object, spec.labelSelectorPath) : undefined;
+  if (typeof selector !== "string") {
+    // Built-in workloads keep a structured selector: render its matchLabels.
+    const match = getPath(object, ".spec.selector.matchLabels");
+    selector = isObject(match) ? Object.entries(match).map(([k, v]) => `${k}=${v}`).join(",") : "";
+  }
+  const status: JsonObject = { replicas: Number(getPath(object, spec.statusReplicasPath) ?? 0) };
+  if (selector) status.selector = selector;
+  return {
+    kind: "Scale",
+    apiVersion: "autoscaling/v1",
+    metadata: {
+      name: meta.name ?? "",
+      ...(meta.namespace !== undefined ? { namespace: meta.namespace } : {}),
+      uid: meta.uid ?? "",
+      resourceVersion: meta.resourceVersion ?? "",
+      creationTimestamp: meta.creationTimestamp ?? "",
+    },
+    spec: { replicas: Number(getPath(object, spec.specReplicasPath) ?? 0) },
+    status,
+  };
 }
 
 /** Empty lists and maps vanish from metadata, as the API server's `omitempty` does. */
