@@ -143,3 +143,28 @@ Deno.test("the status subresource: results via /status, the rest in one merge pa
     "/apis/kopf.dev/v1/namespaces/default/kopfexamples/kex1/status",
   ]);
 });
+
+Deno.test("rapid changes: each state is handled at most once, the latest one always", async () => {
+  await using cluster = await startCluster();
+  const registry = clusterRegistry(cluster);
+  const seen = new Calls<string>();
+  on.create("kopfexamples", { registry }, ({ name, spec }) => seen.add(`${name}=${spec.field}`));
+  on.update("kopfexamples", { registry }, ({ name, spec }) => seen.add(`${name}=${spec.field}`));
+  const names = Array.from({ length: 30 }, (_, i) => `obj${i}`);
+  await whileRunning(registry, async () => {
+    for (const name of names) cluster.create(kex(name, { field: "v0" }));
+    for (let v = 1; v <= 3; v++) {
+      for (const name of names) cluster.patch("kopfexamples", name, { spec: { field: `v${v}` } });
+      await Promise.resolve();
+    }
+    for (const name of names) {
+      await cluster.waitFor(
+        "kopfexamples",
+        name,
+        (b) => b?.metadata?.annotations?.[DIFFBASE] === '{"spec":{"field":"v3"}}\n',
+      );
+    }
+  });
+  assertEquals(new Set(seen.list).size, seen.list.length, `duplicates in ${seen.list}`);
+  for (const name of names) assertEquals(seen.list.includes(`${name}=v3`), true, name);
+});
