@@ -172,10 +172,14 @@ export async function operator(options: OperatorOptions = {}): Promise<void> {
   try {
     logger.debug("Running the startup handlers.");
     await runActivity("startup", activity);
-    if (settings.peering.mandatory && !options.standalone) {
-      throw new OperatorConfigurationError(
-        "settings.peering.mandatory is set, but peering is not supported by this version yet.",
-      );
+    if (!options.standalone && !settings.peering.standalone) {
+      if (settings.peering.mandatory || settings.peering.name !== "default") {
+        throw new OperatorConfigurationError(
+          `Peering (settings.peering: name ${JSON.stringify(settings.peering.name)}, ` +
+            `mandatory ${settings.peering.mandatory}) is not supported by this version yet; ` +
+            "run with standalone: true.",
+        );
+      }
     }
     await using _liveness = options.livenessEndpoint === undefined
       ? undefined

@@ -37,6 +37,9 @@ Deno.test("options not supported yet fail at once with one line", async () => {
     assertStringIncludes(error.message, text);
     assert(!error.message.includes("\n"));
   }
+  const named = testSettings({ peering: { name: "mine" } });
+  const peering = await assertRejects(() => operator({ registry, settings: named }));
+  assertStringIncludes(peering.message, 'name "mine"');
   const withDaemon = new OperatorRegistry({ onWarning: () => {} });
   daemon("kopfexamples", { registry: withDaemon }, async function monitor() {});
   const error = await assertRejects(() => operator({ registry: withDaemon }));
