@@ -128,7 +128,12 @@ export function describePermissionError(error: unknown): string | undefined {
     ? `${missing.kind} access`
     : `${missing.kind} access to ${JSON.stringify(missing.target)}`;
   const base = missing.flag.split("=")[0];
-  const merge = missing.flag.includes("=") ? ` (or add it to an existing ${base}=… list)` : "";
+  // Deno takes one comma-separated list per flag; Node takes the flag once per path.
+  const merge = !missing.flag.includes("=")
+    ? ""
+    : missing.node
+    ? ` (besides any other ${base} flags)`
+    : ` (or add it to an existing ${base}=… list)`;
   const more = missing.node ? "" : "; `kopf permissions` prints the whole minimal set";
   return `Missing permission: ${what}. Run again with ${missing.flag}${merge}${more}.`;
 }

@@ -9,7 +9,7 @@ import {
   PermissionSet,
 } from "../../src/platform/permissions.ts";
 import { assert, assertEquals, assertMatch, assertThrows } from "../assert.ts";
-import { ROOT, runDeno } from "./commands.ts";
+import { ROOT, run, runDeno } from "./commands.ts";
 
 /** A child script doing one guarded action; it prints the permission line or `ok`. */
 const PROBE = `
@@ -142,4 +142,50 @@ Deno.test("a permission set prints one flag per kind, in a stable order", () => 
   assertThrows(() => set.add("read", "/a,b", "x"), Error, "cannot contain one");
   assertEquals(flagFor("net", "0.0.0.0:0"), "--allow-net=0.0.0.0");
   assertEquals(flagFor("env"), "--allow-env");
+});
+
+Deno.test("under Node's permission model the line names Node's flag, and that flag is enough", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const bundled = await runDeno([
+      "bundle",
+      "--quiet",
+      "--platform=deno",
+      `--output=${dir}/permissions.js`,
+      `${ROOT}/src/platform/permissions.ts`,
+    ]);
+    assertEquals(bundled.code, 0, bundled.stderr);
+    await Deno.writeTextFile(`${dir}/config`, "kind: Config\n");
+    await Deno.writeTextFile(
+      `${dir}/probe.mjs`,
+      'import fs from "node:fs";\n' +
+        'import { describePermissionError } from "./permissions.js";\n' +
+        "try {\n" +
+        "  fs.readFileSync(process.argv[2]);\n" +
+        '  console.log("ok");\n' +
+        "} catch (error) {\n" +
+        "  console.log(describePermissionError(error) ?? String(error));\n" +
+        "}\n",
+    );
+    // Node 20.20 takes --allow-fs-read once per path.
+    const own = [`${dir}/probe.mjs`, `${dir}/permissions.js`];
+    const node = (readable: string[]) =>
+      run("node", [
+        "--experimental-permission",
+        ...readable.map((path) => `--allow-fs-read=${path}`),
+        `${dir}/probe.mjs`,
+        `${dir}/config`,
+      ]);
+    const denied = await node(own);
+    const line = denied.stdout.trim();
+    assertEquals(
+      line,
+      `Missing permission: read access to "${dir}/config". Run again with ` +
+        `--allow-fs-read=${dir}/config (besides any other --allow-fs-read flags).`,
+    );
+    const suggested = /Run again with --allow-fs-read=(\S+)/.exec(line)![1];
+    assertEquals((await node([...own, suggested])).stdout.trim(), "ok");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
