@@ -69,8 +69,10 @@ Deno.test({
       increment(created, name!);
       return { created: true };
     });
-    kopf.on.update(KIND, { registry }, function updateFn({ name }) {
+    const diffs = new Set<string>();
+    kopf.on.update(KIND, { registry }, function updateFn({ name, diff }) {
       increment(updated, name!);
+      diffs.add(JSON.stringify(diff));
     });
     kopf.on.delete(KIND, { registry }, function deleteFn({ name }) {
       increment(deleted, name!);
@@ -140,6 +142,11 @@ Deno.test({
         .map((name) => `${name}: ${counts.get(name) ?? 0}`);
       assertEquals(wrong, [], `${what} handlers ran exactly once per object`);
     }
+    assertEquals(
+      [...diffs],
+      ['[["change",["spec","field"],"one","two"]]'],
+      "every update saw its change",
+    );
     assertEquals(cluster.list(KIND).length, 0);
     assert(!lines.some((l) => l.includes(FINALIZER) && l.includes("ERROR")), lines.join("\n"));
   },
