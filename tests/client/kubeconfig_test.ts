@@ -7,26 +7,36 @@ import { assert, assertEquals, assertRejects } from "../assert.ts";
 import { LoginError } from "../../src/structs/credentials_errors.ts";
 import { loginWithKubeconfig } from "../../src/client/kubeconfig.ts";
 import { loginWithServiceAccount } from "../../src/client/service_account.ts";
-import { loginWithDefaults } from "../../src/client/login.ts";
+import { ROOT, runDeno } from "../platform/commands.ts";
 import { Vault } from "../../src/client/vault.ts";
 
-/** Run `fn` with environment variables set (or unset with `undefined`), then restore them. */
-async function withEnv<T>(
-  vars: Record<string, string | undefined>,
-  fn: () => Promise<T>,
-): Promise<T> {
-  const saved = Object.fromEntries(Object.keys(vars).map((k) => [k, Deno.env.get(k)]));
-  const apply = (values: Record<string, string | undefined>) => {
-    for (const [k, v] of Object.entries(values)) {
-      v === undefined ? Deno.env.delete(k) : Deno.env.set(k, v);
-    }
-  };
-  apply(vars);
-  try {
-    return await fn();
-  } finally {
-    apply(saved);
-  }
+const PROBE = `${ROOT}/tests/client/fixtures/login_probe.ts`;
+let denoDir: string | undefined;
+
+/** What a login run in a process of its own produced. */
+interface Elsewhere {
+  info?: Record<string, unknown> | null;
+  error?: string;
+  message?: string;
+}
+
+/**
+ * Run a login in a child process with extra environment variables: parallel test modules
+ * share this process's environment, so it is never changed here.
+ */
+async function loginElsewhere(
+  which: "kubeconfig" | "serviceAccount" | "defaults" | "client",
+  options: Record<string, unknown>,
+  env: Record<string, string>,
+): Promise<Elsewhere> {
+  // The child keeps this Deno's cache even when HOME is changed for it.
+  denoDir ??= JSON.parse((await runDeno(["info", "--json"])).stdout).denoDir as string;
+  const result = await runDeno(["run", "-A", PROBE, which, JSON.stringify(options)], {
+    cwd: ROOT,
+    env: { DENO_DIR: denoDir, ...env },
+  });
+  assertEquals(result.code, 0, result.stderr);
+  return JSON.parse(result.stdout.trim().split("\n").pop()!);
 }
 
 async function withDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
@@ -81,10 +91,9 @@ users:
     token: alice-token
 `,
     );
-    const info = await withEnv(
-      { KUBECONFIG: `${dir}/first.yaml:${dir}/missing.yaml:${dir}/second.yaml` },
-      () => loginWithKubeconfig(),
-    );
+    const { info } = await loginElsewhere("kubeconfig", {}, {
+      KUBECONFIG: `${dir}/first.yaml:${dir}/missing.yaml:${dir}/second.yaml`,
+    });
     assertEquals(info, {
       server: "https://first.example:6443",
       caPath: `${dir}/certs/ca.crt`, // relative to the file that defines the cluster
@@ -276,19 +285,18 @@ contexts:
       `No current-context is set in the kubeconfig ${file}; run "kubectl config use-context NAME" or pass a context.`,
     );
 
-    assertEquals(
-      await loginErrorOf(() =>
-        withEnv({ KUBECONFIG: `${dir}/a:${dir}/b` }, () => loginWithKubeconfig())
-      ),
-      `The kubeconfig ${dir}/a, ${dir}/b (from KUBECONFIG) does not exist; fix KUBECONFIG or unset it to use ~/.kube/config.`,
-    );
+    assertEquals(await loginElsewhere("kubeconfig", {}, { KUBECONFIG: `${dir}/a:${dir}/b` }), {
+      error: "LoginError",
+      message:
+        `The kubeconfig ${dir}/a, ${dir}/b (from KUBECONFIG) does not exist; fix KUBECONFIG or unset it to use ~/.kube/config.`,
+    });
   });
 });
 
 Deno.test("no kubeconfig at all means no credentials from it, not an error", async () => {
   await withDir(async (dir) => {
-    const info = await withEnv({ KUBECONFIG: undefined, HOME: dir }, () => loginWithKubeconfig());
-    assertEquals(info, undefined);
+    const result = await loginElsewhere("kubeconfig", {}, { KUBECONFIG: "", HOME: dir });
+    assertEquals(result, { info: null });
   });
 });
 
@@ -305,25 +313,15 @@ Deno.test("the service account login reads the token, CA and namespace; the defa
       caPath: `${dir}/ca.crt`,
       defaultNamespace: "operators",
     };
-    await withEnv(
-      { KUBERNETES_SERVICE_HOST: "10.0.0.1", KUBERNETES_SERVICE_PORT: "6443" },
-      async () => {
-        assertEquals(await loginWithServiceAccount({ directory: dir }), expected);
-        assertEquals(
-          await loginWithDefaults({ directory: dir, kubeconfig: `${dir}/none` }),
-          expected,
-        );
-      },
-    );
-    await withEnv(
-      { KUBERNETES_SERVICE_HOST: "fd00::1", KUBERNETES_SERVICE_PORT: "443" },
-      async () => {
-        assertEquals(
-          (await loginWithServiceAccount({ directory: dir }))?.server,
-          "https://[fd00::1]:443",
-        );
-      },
-    );
+    const inPod = { KUBERNETES_SERVICE_HOST: "10.0.0.1", KUBERNETES_SERVICE_PORT: "6443" };
+    assertEquals(await loginElsewhere("serviceAccount", { directory: dir }, inPod), {
+      info: expected,
+    });
+    const both = { directory: dir, kubeconfig: `${dir}/none` };
+    assertEquals(await loginElsewhere("defaults", both, inPod), { info: expected });
+    const ipv6 = { KUBERNETES_SERVICE_HOST: "fd00::1", KUBERNETES_SERVICE_PORT: "443" };
+    const { info } = await loginElsewhere("serviceAccount", { directory: dir }, ipv6);
+    assertEquals(info?.server, "https://[fd00::1]:443");
   });
 });
 

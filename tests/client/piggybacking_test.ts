@@ -1,12 +1,14 @@
 /**
  * Piggybacking on @kubernetes/client-node: its kubeconfig loading produces our credentials.
+ * The login runs in a child process, since it reads KUBECONFIG from the environment.
  */
 import { assertEquals } from "../assert.ts";
-import { loginViaClient } from "../../src/client/piggybacking.ts";
+import { ROOT, runDeno } from "../platform/commands.ts";
+
+const PROBE = `${ROOT}/tests/client/fixtures/login_probe.ts`;
 
 Deno.test("loginViaClient takes server, CA, client certificate, token and namespace from client-node", async () => {
   const dir = await Deno.makeTempDir({ prefix: "kopf-piggyback-" });
-  const saved = Deno.env.get("KUBECONFIG");
   try {
     await Deno.writeTextFile(
       `${dir}/config`,
@@ -32,19 +34,27 @@ contexts:
   context: { cluster: c, user: u }
 `,
     );
-    Deno.env.set("KUBECONFIG", `${dir}/config`);
-    assertEquals(await loginViaClient(), {
-      server: "https://piggy.example:6443",
-      caData: "CA PEM",
-      certificateData: "CERT PEM",
-      privateKeyData: "KEY PEM",
-      scheme: "Bearer",
-      token: "piggy-token",
-      defaultNamespace: "piggy-ns",
+    const login = async (options: Record<string, unknown>) => {
+      const result = await runDeno(["run", "-A", PROBE, "client", JSON.stringify(options)], {
+        cwd: ROOT,
+        env: { KUBECONFIG: `${dir}/config` },
+      });
+      assertEquals(result.code, 0, result.stderr);
+      return JSON.parse(result.stdout.trim().split("\n").pop()!);
+    };
+    assertEquals(await login({}), {
+      info: {
+        server: "https://piggy.example:6443",
+        caData: "CA PEM",
+        certificateData: "CERT PEM",
+        privateKeyData: "KEY PEM",
+        scheme: "Bearer",
+        token: "piggy-token",
+        defaultNamespace: "piggy-ns",
+      },
     });
-    assertEquals((await loginViaClient({ context: "other" }))?.defaultNamespace, undefined);
+    assertEquals((await login({ context: "other" })).info.defaultNamespace, undefined);
   } finally {
-    saved === undefined ? Deno.env.delete("KUBECONFIG") : Deno.env.set("KUBECONFIG", saved);
     await Deno.remove(dir, { recursive: true });
   }
 });
