@@ -25,9 +25,11 @@ export async function* parseJsonLines(chunks: AsyncIterable<Uint8Array>): AsyncG
   const decoder = new TextDecoder("utf-8");
   let buffer = "";
   for await (const chunk of chunks) {
+    // The kept tail has no newline: search only the new text (long lines stay linear).
+    const searchFrom = buffer.length;
     buffer += decoder.decode(chunk, { stream: true });
     let start = 0;
-    for (let end = buffer.indexOf("\n"); end >= 0; end = buffer.indexOf("\n", start)) {
+    for (let end = buffer.indexOf("\n", searchFrom); end >= 0; end = buffer.indexOf("\n", start)) {
       const line = buffer.slice(start, end);
       start = end + 1;
       if (line.trim()) yield parseLine(line);
