@@ -199,6 +199,9 @@ export interface LoadOptions {
 
 let freshCounter = 0;
 
+/** The loading in progress: loads wait for each other, since the default registry is global. */
+let loading: Promise<unknown> = Promise.resolve();
+
 /**
  * Import the operator's files and modules; their `kopf.on.*` calls register handlers on
  * the registry given (made the default one meanwhile). A missing file or a module that
@@ -213,6 +216,12 @@ export async function loadSources(
       throw new UsageError(`Cannot load ${source.name}: no such file.`);
     }
   }
+  const turn = loading.then(() => importOnto(sources, options));
+  loading = turn.catch(() => undefined);
+  await turn;
+}
+
+async function importOnto(sources: readonly OperatorSource[], options: LoadOptions): Promise<void> {
   const previous = getDefaultRegistry();
   if (options.registry) setDefaultRegistry(options.registry);
   try {

@@ -111,8 +111,11 @@ Deno.test("operator files register on the given registry, which is default meanw
     const first = new OperatorRegistry();
     const second = new OperatorRegistry();
     const plan = planRun([file], { allNamespaces: true });
-    await loadSources(plan.sources, { registry: first, fresh: true });
-    await loadSources(plan.sources, { registry: second, fresh: true });
+    // Two loads at once (two runners starting together) still keep their registries apart.
+    await Promise.all([
+      loadSources(plan.sources, { registry: first, fresh: true }),
+      loadSources(plan.sources, { registry: second, fresh: true }),
+    ]);
     assertEquals(first.handlers.map((h) => h.id), ["created"]);
     assertEquals(second.handlers.map((h) => h.id), ["created"]);
     assert(getDefaultRegistry() === before, "the default registry is restored");
