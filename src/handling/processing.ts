@@ -26,6 +26,7 @@ import { jsonEqual, resolve } from "../structs/dicts.ts";
 import { PRESENT } from "../structs/markers.ts";
 import type { ObjectLogger } from "../structs/loggers.ts";
 import { Patch } from "../structs/patches.ts";
+import { Semaphore } from "../structs/semaphores.ts";
 import type { Resource } from "../structs/resources.ts";
 import type { ApiClient } from "../client/api.ts";
 import { loadEssences } from "../settings/essences.ts";
@@ -77,7 +78,16 @@ export interface ObjectProcessorOptions {
   readonly memories: ObjectMemories;
   /** The clock of progress records; `Date.now` by default. */
   readonly clock?: Clock;
+  /**
+   * How many objects may be patched at once ({@link DEFAULT_WRITE_LIMIT} by default): with
+   * thousands of objects changing together, unbounded concurrent requests cost far more
+   * memory and time than a queue (Kopf's HTTP client caps its connections likewise).
+   */
+  readonly writeLimit?: number;
 }
+
+/** How many objects are patched at once by default. */
+export const DEFAULT_WRITE_LIMIT = 100;
 
 /** Whether the version `a` is newer than `b` (integers compared as such). */
 function isNewer(a: string | undefined, b: string | undefined): boolean {
@@ -100,6 +110,7 @@ export class ObjectProcessor {
   readonly #settings: OperatorSettings;
   readonly #memories: ObjectMemories;
   readonly #clock: Clock | undefined;
+  readonly #writes: Semaphore;
 
   /** A processor over the operator's parts. */
   constructor(options: ObjectProcessorOptions) {
@@ -108,6 +119,7 @@ export class ObjectProcessor {
     this.#settings = options.settings;
     this.#memories = options.memories;
     this.#clock = options.clock;
+    this.#writes = new Semaphore(options.writeLimit ?? DEFAULT_WRITE_LIMIT);
   }
 
   /** Process one state of one object; see the module docs. */
@@ -139,15 +151,17 @@ export class ObjectProcessor {
     if (event.type !== "DELETED" && (!patch.isEmpty || changing.finalizerChange !== undefined)) {
       const finalizer = this.#settings.persistence.finalizer;
       const apply = (p: Patch, finalizerChange?: FinalizerChange) =>
-        applyChanges({
-          api: this.#api,
-          resource,
-          body,
-          patch: p,
-          finalizer,
-          finalizerChange,
-          signal,
-        });
+        this.#writes.run(() =>
+          applyChanges({
+            api: this.#api,
+            resource,
+            body,
+            patch: p,
+            finalizer,
+            finalizerChange,
+            signal,
+          })
+        );
       let applied = await apply(patch, changing.finalizerChange);
       if (applied.conflict) {
         logger.debug("The object has changed meanwhile; the finalizer waits for its new state.");

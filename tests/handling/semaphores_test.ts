@@ -1,0 +1,38 @@
+/**
+ * The counting semaphore that bounds concurrent writes.
+ */
+import { assertEquals, assertThrows } from "../assert.ts";
+import { Semaphore } from "../../src/structs/semaphores.ts";
+
+Deno.test("at most `limit` holders; the others follow in arrival order", async () => {
+  const semaphore = new Semaphore(2);
+  const order: string[] = [];
+  const gates = new Map<string, () => void>();
+  const task = (name: string) =>
+    semaphore.run(async () => {
+      order.push(`start ${name}`);
+      await new Promise<void>((resolve) => gates.set(name, resolve));
+      order.push(`end ${name}`);
+      return name;
+    });
+  const all = Promise.all(["a", "b", "c", "d"].map(task));
+  await Promise.resolve();
+  assertEquals([semaphore.active, semaphore.waiting], [2, 2]);
+  gates.get("b")!();
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  assertEquals(order, ["start a", "start b", "end b", "start c"]);
+  gates.get("a")!();
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  gates.get("c")!();
+  gates.get("d")!();
+  assertEquals(await all, ["a", "b", "c", "d"]);
+  assertEquals([semaphore.active, semaphore.waiting], [0, 0]);
+});
+
+Deno.test("a failing holder frees its place; bad limits are refused", async () => {
+  const semaphore = new Semaphore(1);
+  await semaphore.run(() => Promise.reject(new Error("x"))).catch(() => {});
+  assertEquals(await semaphore.run(() => Promise.resolve(1)), 1);
+  assertEquals(semaphore.active, 0);
+  assertThrows(() => new Semaphore(0), RangeError);
+});
