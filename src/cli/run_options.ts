@@ -9,6 +9,7 @@ import { InvalidArgumentError } from "@commander-js/extra-typings";
 import { fileUrlOf } from "../platform/modules.ts";
 import { pathExists } from "../platform/files.ts";
 import type { LoggingOptions } from "../platform/logging.ts";
+import { parseLivenessEndpoint } from "../engines/liveness.ts";
 import {
   getDefaultRegistry,
   type OperatorRegistry,
@@ -103,18 +104,12 @@ export function collect(value: string, previous: string[] | undefined): string[]
   return [...(previous ?? []), value];
 }
 
-/** Check a liveness endpoint: an `http://host:port/path` URL. */
+/** Check a liveness endpoint the way the operator will read it: an `http://` URL. */
 export function checkLivenessUrl(value: string): string {
-  let url: URL;
   try {
-    url = new URL(value);
-  } catch {
-    throw new UsageError(
-      `--liveness needs a URL such as http://0.0.0.0:8080/healthz, not ${JSON.stringify(value)}.`,
-    );
-  }
-  if (url.protocol !== "http:") {
-    throw new UsageError(`--liveness supports only http:// endpoints, not ${url.protocol}//.`);
+    parseLivenessEndpoint(value);
+  } catch (error) {
+    throw new UsageError(`--liveness: ${(error as Error).message}`);
   }
   return value;
 }

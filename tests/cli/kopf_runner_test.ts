@@ -114,3 +114,20 @@ Deno.test("--log-format plain --no-log-prefix: bare messages", async () => {
   cluster.create({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "x" } });
   assertEquals(await runner.waitForOutput("Hello there."), "Hello there.");
 });
+
+Deno.test("--liveness serves the probe handlers' results", async () => {
+  await using cluster = await FakeCluster.start();
+  const registry = new kopf.OperatorRegistry();
+  kopf.on.create("v1", "configmaps", { registry }, function noop() {});
+  kopf.on.probe({ registry, id: "answer" }, () => 42);
+  await using runner = await KopfRunner.start(
+    ["run", "--standalone", "-A", "--verbose", "--liveness", "http://127.0.0.1:0/healthz"],
+    { registry, cluster },
+  );
+  const line = await runner.waitForOutput(/Answering liveness probes at http:\/\/\S+/);
+  const url = /(http:\/\/\S+?)\.?$/.exec(line)![1];
+  assert(url.endsWith("/healthz") && !url.includes(":0/"), url);
+  const response = await fetch(url);
+  assertEquals(response.status, 200);
+  assertEquals(await response.json(), { answer: 42 });
+});

@@ -80,8 +80,8 @@ Deno.test("contradicting or empty flags are refused with one line", () => {
     [{ peering: "", allNamespaces: true }, "--peering needs"],
     [{ verbose: true, quiet: true, allNamespaces: true }, "only one of --verbose"],
     [{ logRefkey: " ", allNamespaces: true }, "--log-refkey needs"],
-    [{ liveness: "not a url", allNamespaces: true }, "--liveness needs a URL"],
-    [{ liveness: "https://0.0.0.0:80/", allNamespaces: true }, "only http://"],
+    [{ liveness: "not a url", allNamespaces: true }, "--liveness: The liveness endpoint"],
+    [{ liveness: "https://0.0.0.0:80/", allNamespaces: true }, "must use http://"],
     [{ module: [""], allNamespaces: true }, "-m/--module needs"],
   ];
   for (const [flags, text] of cases) {
