@@ -21,6 +21,7 @@ import {
   issueClientCertificate,
   issueServerCertificate,
 } from "../../platform/certificates.ts";
+import { Admission } from "./admission.ts";
 import { builtinTypes } from "./builtins.ts";
 import { Catalog, type ResourceType, type ServedVersion, typeKey } from "./catalog.ts";
 import { ApiError } from "./errors.ts";
@@ -261,6 +262,7 @@ export class FakeCluster implements AsyncDisposable {
       faults,
       token: () => auth.token,
       clientCertificates: options.clientCertificates ?? false,
+      admission: new Admission(store),
       serverAddress: () => address,
       log: (entry) => {
         log.push(entry);

@@ -23,6 +23,7 @@ import type {
   WriteOptions,
 } from "./objects.ts";
 import { openApiDocument, openApiRoot } from "./openapi.ts";
+import type { Admission, AdmissionAttributes } from "./admission.ts";
 import { decodeProtobuf } from "./protobuf.ts";
 import { isObject } from "./patching.ts";
 import { parseFieldSelector, parseLabelSelector } from "./selectors.ts";
@@ -65,6 +66,8 @@ export interface RouterContext {
   token(): string | undefined;
   /** Whether client certificates from the cluster's CA authenticate requests. */
   clientCertificates: boolean;
+  /** The admission webhooks. */
+  admission: Admission;
   /** The `host:port` clients reach the server at. */
   serverAddress(): string;
   /** Record a served request. */
@@ -256,7 +259,11 @@ export class Router {
       }
       const latency = this.ctx.faults.currentLatency;
       if (latency > 0) await new Promise((resolve) => setTimeout(resolve, latency));
-      const result = await this.#route(request, url, (v) => (verb = v));
+      const peer = info?.peerCertificate;
+      const user = peer?.authorized && peer.commonName
+        ? { username: peer.commonName, groups: [...peer.organizations, "system:authenticated"] }
+        : { username: "admin", groups: ["system:masters", "system:authenticated"] };
+      const result = await this.#route(request, url, user, (v) => (verb = v));
       response = result;
     } catch (error) {
       response = error instanceof ApiError ? errorResponse(error) : errorResponse(
@@ -277,7 +284,12 @@ export class Router {
     return response;
   }
 
-  async #route(request: Request, url: URL, setVerb: (verb: string) => void): Promise<Response> {
+  async #route(
+    request: Request,
+    url: URL,
+    user: AdmissionAttributes["user"],
+    setVerb: (verb: string) => void,
+  ): Promise<Response> {
     const path = url.pathname.replace(/\/+$/, "") || "/";
     let segments: string[];
     try {
@@ -386,25 +398,62 @@ export class Router {
         return this.#watch(target, params, rendering, include);
       case "create": {
         const options = writeOptionsOf(params);
-        const created = objects.create(target, await bodyOf(request), options);
+        let body = await bodyOf(request);
+        if (this.#admits(target)) body = await this.#admitCreate(target, body, options, user);
+        const created = objects.create(target, body, options);
         lifecycle.settle();
         return written(render(created), 201, options);
       }
       case "update": {
         const options = writeOptionsOf(params);
-        const updated = objects.update(target, await bodyOf(request), options);
+        let body = await bodyOf(request);
+        if (this.#admits(target)) {
+          const given = body;
+          body = await this.#admitUpdate(
+            target,
+            (o) => objects.update(target, given, o),
+            options,
+            user,
+          );
+        }
+        const updated = objects.update(target, body, options);
         lifecycle.settle();
         return written(render(updated), 200, options);
       }
       case "patch": {
         const options = writeOptionsOf(params);
         const patchType = patchTypeOf(request.headers.get("content-type"));
-        const patched = objects.patch(target, patchType, await bodyOf(request), options);
+        const patch = await bodyOf(request);
+        let patched: JsonObject;
+        if (!this.#admits(target)) patched = objects.patch(target, patchType, patch, options);
+        else {
+          // Like the API server, retry a patch whose object changed during admission.
+          for (let attempt = 1;; attempt++) {
+            const body = await this.#admitUpdate(
+              target,
+              (o) => objects.patch(target, patchType, patch, o),
+              options,
+              user,
+            );
+            try {
+              patched = objects.update(target, body, options);
+              break;
+            } catch (error) {
+              if (!(error instanceof ApiError && error.code === 409) || attempt >= 3) throw error;
+            }
+          }
+        }
         lifecycle.settle();
         return written(render(patched), 200, options);
       }
       case "delete": {
         const options = await this.#deleteOptions(request, params);
+        if (this.#admits(target)) {
+          const old = objects.get(target);
+          const attributes = this.#attributes("DELETE", target, user, options.dryRun ?? false);
+          await this.ctx.admission.mutate({ ...attributes, oldObject: old });
+          await this.ctx.admission.validate({ ...attributes, oldObject: old });
+        }
         const { object, gone } = objects.delete(target, options);
         lifecycle.settle();
         if (!gone) return json(render(object));
@@ -434,6 +483,89 @@ export class Router {
       }
     }
     throw new ApiError(405, `the method ${method} is not allowed on ${path}`);
+  }
+
+  /** Whether admission webhooks may apply to this write. */
+  #admits(target: Target): boolean {
+    return this.ctx.admission.active && target.subresource !== "scale";
+  }
+
+  #attributes(
+    operation: AdmissionAttributes["operation"],
+    target: Target,
+    user: AdmissionAttributes["user"],
+    dryRun: boolean,
+    name = target.name ?? "",
+  ): AdmissionAttributes {
+    return {
+      operation,
+      type: target.type,
+      version: target.version,
+      subresource: target.subresource,
+      namespace: target.namespace,
+      name,
+      dryRun,
+      user,
+    };
+  }
+
+  /**
+   * Admission of a create: mutating webhooks see the object as it would be created,
+   * validating webhooks the mutated one. Returns the body to create.
+   */
+  async #admitCreate(
+    target: Target,
+    body: JsonValue,
+    options: WriteOptions,
+    user: AdmissionAttributes["user"],
+  ): Promise<JsonObject> {
+    const { objects, admission } = this.ctx;
+    const dry = { ...options, dryRun: true, warnings: [] };
+    const candidate = objects.create(target, body, dry);
+    const meta = { ...(candidate.metadata as JsonObject) };
+    const uid = String(meta.uid);
+    // Mutating webhooks run before the server fills in its own fields.
+    for (const field of ["uid", "creationTimestamp", "resourceVersion", "generation"]) {
+      delete meta[field];
+    }
+    const name = String(meta.name);
+    const attributes = this.#attributes("CREATE", target, user, options.dryRun ?? false, name);
+    const mutated = await admission.mutate({
+      ...attributes,
+      object: { ...candidate, metadata: meta },
+    });
+    options.warnings?.push(...mutated.warnings);
+    const final = mutated.object ?? candidate;
+    (final.metadata as JsonObject).name = name; // generateName is resolved once
+    const checked = objects.create(target, final, { ...dry, uid });
+    options.warnings?.push(...await admission.validate({ ...attributes, object: checked }));
+    options.uid = uid;
+    return final;
+  }
+
+  /**
+   * Admission of an update or patch: returns the whole object to write (with the
+   * resourceVersion it was based on, so a concurrent change is a conflict).
+   */
+  async #admitUpdate(
+    target: Target,
+    compute: (options: WriteOptions) => JsonObject,
+    options: WriteOptions,
+    user: AdmissionAttributes["user"],
+  ): Promise<JsonObject> {
+    const { objects, admission } = this.ctx;
+    const dry = { ...options, dryRun: true, warnings: [] };
+    const old = objects.get({ ...target, subresource: undefined });
+    const candidate = compute(dry);
+    const attributes = this.#attributes("UPDATE", target, user, options.dryRun ?? false);
+    const mutated = await admission.mutate({ ...attributes, object: candidate, oldObject: old });
+    options.warnings?.push(...mutated.warnings);
+    const final = mutated.object ?? candidate;
+    const checked = objects.update(target, final, dry);
+    options.warnings?.push(
+      ...await admission.validate({ ...attributes, object: checked, oldObject: old }),
+    );
+    return final;
   }
 
   #verbOf(method: string, route: Route, watch: boolean): string {

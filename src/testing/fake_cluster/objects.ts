@@ -17,6 +17,7 @@ import {
   type ServedVersion,
   typeKey,
 } from "./catalog.ts";
+import { checkWebhookConfiguration } from "./admission.ts";
 import { checkCrd, CRD_CLEANUP_FINALIZER, crdStatus, crdToType } from "./crds.ts";
 import {
   alreadyExists,
@@ -70,6 +71,8 @@ export interface WriteOptions {
   fieldValidation?: FieldValidation;
   /** Collects warnings for the `Warning` response header. */
   warnings?: string[];
+  /** The uid for a created object (so admission's dry run and the write agree). */
+  uid?: string;
 }
 
 /** Options of list calls. */
@@ -232,7 +235,7 @@ export class Objects {
     ) {
       delete meta[field];
     }
-    meta.uid = crypto.randomUUID();
+    meta.uid = options.uid ?? crypto.randomUUID();
     meta.creationTimestamp = timestamp();
     if (type.generation) meta.generation = 1;
     else delete meta.generation;
@@ -639,6 +642,9 @@ export class Objects {
       causes.push(...validate(result, version.schema));
     }
     const key = typeKey(type.group, type.plural);
+    if (type.group === "admissionregistration.k8s.io") {
+      causes.push(...checkWebhookConfiguration(result));
+    }
     if (key === CRDS) {
       causes.push(...checkCrd(result));
       if (!causes.length) {
