@@ -600,3 +600,25 @@ Deno.test("the scale subresource of built-in workloads and of CRDs that declare 
     "configmaps have no scale",
   );
 });
+
+Deno.test("a PUT of a custom resource must carry its resourceVersion; built-ins may update unconditionally", async () => {
+  await using cluster = await FakeCluster.start();
+  cluster.create(exampleCrd());
+  const body = {
+    apiVersion: "kopf.dev/v1",
+    kind: "KopfExample",
+    metadata: { name: "e" },
+    spec: {},
+  };
+  await call(cluster, "POST", KEX, body);
+  const blind = await call(cluster, "PUT", `${KEX}/e`, { ...body, spec: { field: "x" } });
+  assertEquals([blind.status, blind.body.reason], [422, "Invalid"]);
+  assertStringIncludes(blind.body.message, "metadata.resourceVersion");
+  const rv = cluster.get("kex", "e")?.metadata?.resourceVersion;
+  const ok = await call(cluster, "PUT", `${KEX}/e`, {
+    ...body,
+    metadata: { name: "e", resourceVersion: rv },
+    spec: { field: "x" },
+  });
+  assertEquals(ok.status, 200);
+});

@@ -263,6 +263,13 @@ export class Objects {
     }
     this.#checkNamespace(type, target.namespace, metaOf(incoming));
     const old = this.#existing(target);
+    // Custom resources allow no unconditional updates: a PUT must name its version.
+    if (type.crd && !str(metaOf(incoming).resourceVersion)) {
+      throw invalid(type.kind, identity(type, name), [{
+        field: "metadata.resourceVersion",
+        message: "Invalid value: 0x0: must be specified for an update",
+      }]);
+    }
     return this.#write(target, old, incoming, options);
   }
 
