@@ -17,6 +17,7 @@ import { getLogger } from "@logtape/logtape";
 import type { ConnectionInfo } from "../structs/credentials.ts";
 import { LoginError } from "../structs/credentials_errors.ts";
 import { FileNotFoundError, readTextFile } from "../platform/files.ts";
+import { findMissingPermission } from "../platform/permissions.ts";
 import {
   createHttpClient,
   describeNetworkError,
@@ -299,6 +300,8 @@ export class ApiClient {
         child.unlink();
         if (outer?.aborted) throw outer.reason;
         if (e instanceof LoginError || e instanceof APIConnectionError) throw e;
+        // A missing Deno/Node permission never heals by retrying: let it name its flag.
+        if (findMissingPermission(e)) throw e;
         const timedOut = signal.reason instanceof TimeoutReason;
         outcome = this.#networkFailure(e, method, path, item, timedOut, timeout);
         this.#logTraffic(method, path, outcome.error.name, started, item);
@@ -418,6 +421,7 @@ async function readCredentialFile(what: string, path: string): Promise<string> {
   try {
     return await readTextFile(path);
   } catch (e) {
+    if (findMissingPermission(e)) throw e;
     const why = e instanceof FileNotFoundError ? "it does not exist" : (e as Error).message;
     throw new LoginError(`Cannot read the ${what} file ${path}: ${why}.`);
   }
@@ -462,6 +466,7 @@ async function makeHttpClient(
       connectTimeout,
     });
   } catch (e) {
+    if (findMissingPermission(e)) throw e;
     const what = certificate ? "CA or client certificate and key" : "CA";
     throw new LoginError(
       `The ${what} for ${info.server} cannot be used (${(e as Error).message}); ` +

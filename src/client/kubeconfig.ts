@@ -30,6 +30,7 @@ import {
   readTextFileIfExists,
   resolvePath,
 } from "../platform/files.ts";
+import { findMissingPermission } from "../platform/permissions.ts";
 import { getEnv } from "../platform/process.ts";
 import { type ExecConfig, runExecPlugin } from "./exec_credentials.ts";
 
@@ -172,6 +173,7 @@ export async function loadKubeconfig(files: readonly string[]): Promise<MergedKu
     try {
       text = await readTextFile(file);
     } catch (e) {
+      if (findMissingPermission(e)) throw e;
       throw new LoginError(`Cannot read the kubeconfig ${file}: ${(e as Error).message}`);
     }
     let doc: unknown;

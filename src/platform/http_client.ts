@@ -53,6 +53,15 @@ export interface NetworkErrorDescription {
   detail: string;
 }
 
+/**
+ * The environment variables `undici` reads when it loads (on Deno, only insecure mode
+ * loads it): a program with a narrow `--allow-env=…` list must include them.
+ */
+export const UNDICI_ENV_VARIABLES: readonly string[] = Object.freeze([
+  "JEST_WORKER_ID",
+  "UNDICI_NO_WASM_SIMD",
+]);
+
 type UndiciModule = typeof import("undici");
 
 let undiciModule: Promise<UndiciModule> | undefined;
@@ -96,6 +105,11 @@ function createDenoClient(options: HttpClientOptions): HttpClient {
 }
 
 async function createUndiciClient(options: HttpClientOptions): Promise<HttpClient> {
+  if (typeof Deno !== "undefined") {
+    // Fail now, with Deno's own permission error naming the variable, rather than later
+    // inside undici, where it would surface as a vague network failure.
+    for (const name of UNDICI_ENV_VARIABLES) Deno.env.get(name);
+  }
   const undici = await loadUndici();
   const agent = new undici.Agent({
     // Timeouts are the caller's: a watch may stay silent for long, which undici's default
