@@ -210,3 +210,16 @@ Deno.test("an ERROR event with a client error code escalates as a typed error", 
     for await (const _ of watchObjects(api, KEX, { namespace: "ns" })) { /* drain */ }
   }, APIForbiddenError);
 });
+
+Deno.test("a consumer that stops iterating closes the stream", async () => {
+  let stream: ChunkedBody | undefined;
+  await using server = scripted([() => list([], "5")], [(_, body) => {
+    stream = body;
+    body.event("ADDED", obj("a", "6"));
+  }]);
+  await using api = server.client({ watching: FAST });
+  for await (const item of watchObjects(api, KEX, { namespace: "ns" })) {
+    if (item.type === "ADDED") break;
+  }
+  await stream!.cancelled; // the server saw the client go away
+});
