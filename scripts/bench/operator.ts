@@ -65,6 +65,8 @@ class RequestCounter {
   readonly byVerb = new Map<string, number>();
   lastWrite = 0;
   writesTo = new Map<string, number>();
+  /** Objects whose own body (not only the status) has been patched successfully. */
+  readonly patched = new Set<string>();
 
   constructor(private readonly cluster: FakeCluster) {
     const log = cluster.requests;
@@ -80,6 +82,9 @@ class RequestCounter {
         const what = request.path.includes("/events") ? "events" : "objects";
         this.writesTo.set(what, (this.writesTo.get(what) ?? 0) + 1);
         if (what === "objects") this.lastWrite = Math.max(this.lastWrite, request.time.getTime());
+        if (request.verb === "patch" && request.status < 300 && !request.path.endsWith("/status")) {
+          this.patched.add(request.path.slice(request.path.lastIndexOf("/") + 1));
+        }
       }
     }
     this.#last = log[log.length - 1] ?? this.#last;
@@ -104,6 +109,13 @@ async function* lines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string
       buffer = buffer.slice(at + 1);
     }
   }
+}
+
+const LAST_HANDLED = "kopf.zalando.org/last-handled-configuration";
+
+function handled(o: kopf.RawBody): boolean {
+  const status = o.status as { createFn?: unknown } | undefined;
+  return status?.createFn !== undefined && o.metadata?.annotations?.[LAST_HANDLED] !== undefined;
 }
 
 function mb(bytes: number): string {
@@ -157,11 +169,14 @@ async function measure(count: number): Promise<BenchFigure[]> {
       if (i % 50 === 49) await new Promise((resolve) => setTimeout(resolve, 0));
     }
     await allStarted;
+    // Watch the request log (cheap) until every object's body was patched, then confirm
+    // on the objects: the result in the status and the diff-base in the annotations.
     let objects: kopf.RawBody[] = [];
     for (;;) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      if (counter.patched.size < count) continue;
       objects = cluster.list(KIND);
-      if (objects.every((o) => (o.status as { createFn?: unknown } | undefined)?.createFn)) break;
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      if (objects.every(handled)) break;
     }
     clearInterval(drainer);
     counter.drain();
