@@ -622,3 +622,21 @@ Deno.test("a PUT of a custom resource must carry its resourceVersion; built-ins 
   });
   assertEquals(ok.status, 200);
 });
+
+Deno.test("deletecollection deletes what the selectors match; finalizers still hold; dryRun deletes nothing", async () => {
+  await using cluster = await FakeCluster.start();
+  cluster.create(configMap("a", {}, { labels: { app: "x" } }));
+  cluster.create(configMap("b", {}, { labels: { app: "x" }, finalizers: ["x/y"] }));
+  cluster.create(configMap("c", {}, { labels: { app: "other" } }));
+  const dry = await call(cluster, "DELETE", `${CMS}?labelSelector=app%3Dx&dryRun=All`);
+  assertEquals(dry.status, 200);
+  assertEquals(cluster.list("configmaps").length, 3);
+  const reply = await call(cluster, "DELETE", `${CMS}?labelSelector=app%3Dx`);
+  assertEquals(reply.body.kind, "ConfigMapList");
+  assertEquals(reply.body.items.map((o: { metadata: { name: string } }) => o.metadata.name), [
+    "a",
+    "b",
+  ]);
+  assertEquals(cluster.list("configmaps").map((o) => o.metadata?.name), ["b", "c"]);
+  assert(cluster.get("configmaps", "b")?.metadata?.deletionTimestamp);
+});
