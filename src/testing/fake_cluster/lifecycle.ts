@@ -10,6 +10,7 @@ import type { JsonObject, JsonValue } from "../../structs/bodies.ts";
 import { type ResourceType, typeKey } from "./catalog.ts";
 import { CRD_CLEANUP_FINALIZER } from "./crds.ts";
 import type { Change } from "./history.ts";
+import { finalizersOf, metaOf } from "./metadata.ts";
 import type { Objects } from "./objects.ts";
 import { isObject } from "./patching.ts";
 
@@ -18,22 +19,13 @@ const CRDS = typeKey("apiextensions.k8s.io", "customresourcedefinitions");
 /** Enough rounds for any realistic chain of owners; a guard against cycles. */
 const MAX_ROUNDS = 100;
 
-function meta(object: JsonObject): JsonObject {
-  return isObject(object.metadata) ? object.metadata : {};
-}
-
-function finalizers(object: JsonObject): string[] {
-  const list = meta(object).finalizers;
-  return Array.isArray(list) ? list.map(String) : [];
-}
-
 function ownerRefs(object: JsonObject): JsonObject[] {
-  const refs = meta(object).ownerReferences;
+  const refs = metaOf(object).ownerReferences;
   return Array.isArray(refs) ? refs.filter(isObject) : [];
 }
 
 function without(object: JsonObject, changes: JsonObject): JsonObject {
-  return { ...object, metadata: { ...meta(object), ...changes } };
+  return { ...object, metadata: { ...metaOf(object), ...changes } };
 }
 
 /** Runs the deletion controllers over the objects whenever a change may need them. */
@@ -49,11 +41,11 @@ export class Lifecycle {
 
   #matters(change: Change): boolean {
     if (change.type === "DELETED") return true;
-    const m = meta(change.object);
+    const m = metaOf(change.object);
     if (m.deletionTimestamp) return true;
     const refs = m.ownerReferences;
     if (change.type === "ADDED") return Array.isArray(refs) && refs.length > 0;
-    const oldRefs = change.old ? meta(change.old).ownerReferences : undefined;
+    const oldRefs = change.old ? metaOf(change.old).ownerReferences : undefined;
     return JSON.stringify(refs) !== JSON.stringify(oldRefs);
   }
 
@@ -79,10 +71,10 @@ export class Lifecycle {
   }
 
   #deleteObject(type: ResourceType, object: JsonObject): void {
-    if (meta(object).deletionTimestamp) return;
+    if (metaOf(object).deletionTimestamp) return;
     const version = type.versions.find((v) => v.storage) ?? type.versions[0];
-    const namespace = type.namespaced ? String(meta(object).namespace ?? "") : undefined;
-    this.objects.delete({ type, version, namespace, name: String(meta(object).name) }, {
+    const namespace = type.namespaced ? String(metaOf(object).namespace ?? "") : undefined;
+    this.objects.delete({ type, version, namespace, name: String(metaOf(object).name) }, {
       propagationPolicy: "Background",
     });
   }
@@ -91,8 +83,8 @@ export class Lifecycle {
     const store = this.objects.store;
     const nsType = this.#typeOf(NAMESPACES)!;
     for (const ns of store.list(NAMESPACES)) {
-      if (!meta(ns).deletionTimestamp) continue;
-      const name = String(meta(ns).name);
+      if (!metaOf(ns).deletionTimestamp) continue;
+      const name = String(metaOf(ns).name);
       let remaining = 0;
       for (const key of store.typeKeys()) {
         const type = this.#typeOf(key);
@@ -119,7 +111,7 @@ export class Lifecycle {
     const store = this.objects.store;
     const crdType = this.#typeOf(CRDS)!;
     for (const crd of store.list(CRDS)) {
-      if (!meta(crd).deletionTimestamp || !finalizers(crd).includes(CRD_CLEANUP_FINALIZER)) {
+      if (!metaOf(crd).deletionTimestamp || !finalizersOf(crd).includes(CRD_CLEANUP_FINALIZER)) {
         continue;
       }
       const spec = isObject(crd.spec) ? crd.spec : {};
@@ -128,7 +120,7 @@ export class Lifecycle {
       const type = this.#typeOf(key);
       if (type) { for (const object of store.list(key)) this.#deleteObject(type, object); }
       if (!store.count(key)) {
-        const rest = finalizers(crd).filter((f) => f !== CRD_CLEANUP_FINALIZER);
+        const rest = finalizersOf(crd).filter((f) => f !== CRD_CLEANUP_FINALIZER);
         this.objects.system(crdType, without(crd, { finalizers: rest }));
       }
     }
@@ -140,7 +132,7 @@ export class Lifecycle {
     const all: [string, JsonObject][] = [];
     for (const key of store.typeKeys()) {
       for (const object of store.list(key)) {
-        byUid.set(String(meta(object).uid), object);
+        byUid.set(String(metaOf(object).uid), object);
         all.push([key, object]);
       }
     }
@@ -157,7 +149,7 @@ export class Lifecycle {
       for (const ref of refs) {
         const owner = byUid.get(String(ref.uid));
         if (!owner) continue; // a dangling reference
-        const ownerFinalizers = meta(owner).deletionTimestamp ? finalizers(owner) : [];
+        const ownerFinalizers = metaOf(owner).deletionTimestamp ? finalizersOf(owner) : [];
         if (ownerFinalizers.includes("orphan")) {
           orphaned = true; // the owner goes, this object stays without the reference
           continue;
@@ -169,8 +161,8 @@ export class Lifecycle {
         this.#deleteObject(type, object);
         const current = store.get(
           key,
-          String(meta(object).namespace ?? ""),
-          String(meta(object).name),
+          String(metaOf(object).namespace ?? ""),
+          String(metaOf(object).name),
         );
         if (current) { for (const ref of ownerRefs(current)) owned.add(String(ref.uid)); }
       } else if (kept.length !== refs.length) {
@@ -182,11 +174,11 @@ export class Lifecycle {
     }
     // Owners waiting for their dependents (foreground) or orphans (orphan) to be handled.
     for (const [key, object] of all) {
-      const m = meta(object);
+      const m = metaOf(object);
       if (!m.deletionTimestamp || owned.has(String(m.uid))) continue;
       const current = store.get(key, String(m.namespace ?? ""), String(m.name));
       if (!current) continue;
-      const list = finalizers(current);
+      const list = finalizersOf(current);
       const rest = list.filter((f) => f !== "orphan" && f !== "foregroundDeletion");
       const type = this.#typeOf(key);
       if (type && rest.length !== list.length) {

@@ -37,6 +37,15 @@ import {
   mergePatch,
   strategicMergePatch,
 } from "./patching.ts";
+import {
+  checkMeta,
+  finalizersOf,
+  metaOf,
+  normalizeMeta,
+  randomSuffix,
+  timestamp,
+} from "./metadata.ts";
+import { scaleOf, setPath } from "./scale.ts";
 import { applyDefaults, prune, validate } from "./schema.ts";
 import { EVERYTHING, type Selector } from "./selectors.ts";
 import type { Store } from "./store.ts";
@@ -93,30 +102,11 @@ export interface ListResult {
 
 const NAMESPACES = typeKey("", "namespaces");
 const CRDS = typeKey("apiextensions.k8s.io", "customresourcedefinitions");
-const SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
-const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const LABEL_KEY = /^([a-z0-9]([-a-z0-9.]*[a-z0-9])?\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
-const LABEL_VALUE = /^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$/;
 /** The largest object kept, like etcd's request limit. */
 export const MAX_OBJECT_BYTES = 1_572_864;
 
-/** RFC 3339 time with seconds precision, as Kubernetes writes timestamps. */
-export function timestamp(date: Date = new Date()): string {
-  return date.toISOString().replace(/\.\d+Z$/, "Z");
-}
-
-function metaOf(object: JsonObject): JsonObject {
-  return isObject(object.metadata) ? object.metadata : {};
-}
-
 function str(value: JsonValue | undefined): string | undefined {
   return typeof value === "string" ? value : undefined;
-}
-
-function finalizersOf(object: JsonObject): string[] {
-  const list = metaOf(object).finalizers;
-  return Array.isArray(list) ? list.map(String) : [];
 }
 
 /** The identity of an object for error messages. */
@@ -713,165 +703,4 @@ export class Objects {
       this.store.drop(typeKey(group, plural));
     }
   }
-}
-
-function pathOf(jsonPath: string): string[] {
-  return jsonPath.replace(/^\./, "").split(".").filter(Boolean);
-}
-
-function getPath(object: JsonObject, jsonPath: string): JsonValue | undefined {
-  let current: JsonValue | undefined = object;
-  for (const key of pathOf(jsonPath)) current = isObject(current) ? current[key] : undefined;
-  return current;
-}
-
-/** A copy of the object with the value at a simple JSONPath (`.spec.replicas`) set. */
-function setPath(object: JsonObject, jsonPath: string, value: JsonValue): JsonObject {
-  const keys = pathOf(jsonPath);
-  const root = clone(object);
-  let current = root;
-  for (const key of keys.slice(0, -1)) {
-    if (!isObject(current[key])) current[key] = {};
-    current = current[key] as JsonObject;
-  }
-  current[keys[keys.length - 1]] = value;
-  return root;
-}
-
-/** The `autoscaling/v1` `Scale` of an object. */
-function scaleOf(version: ServedVersion, object: JsonObject): JsonObject {
-  const spec = version.scale!;
-  const meta = metaOf(object);
-  let selector = spec.labelSelectorPath ? getPath(object, spec.labelSelectorPath) : undefined;
-  if (typeof selector !== "string") {
-    // Built-in workloads keep a structured selector: render its matchLabels.
-    const match = getPath(object, ".spec.selector.matchLabels");
-    selector = isObject(match) ? Object.entries(match).map(([k, v]) => `${k}=${v}`).join(",") : "";
-  }
-  const status: JsonObject = { replicas: Number(getPath(object, spec.statusReplicasPath) ?? 0) };
-  if (selector) status.selector = selector;
-  return {
-    kind: "Scale",
-    apiVersion: "autoscaling/v1",
-    metadata: {
-      name: meta.name ?? "",
-      ...(meta.namespace !== undefined ? { namespace: meta.namespace } : {}),
-      uid: meta.uid ?? "",
-      resourceVersion: meta.resourceVersion ?? "",
-      creationTimestamp: meta.creationTimestamp ?? "",
-    },
-    spec: { replicas: Number(getPath(object, spec.specReplicasPath) ?? 0) },
-    status,
-  };
-}
-
-/** Empty lists and maps vanish from metadata, as the API server's `omitempty` does. */
-export function normalizeMeta(meta: JsonObject): JsonObject {
-  for (const key of ["labels", "annotations", "finalizers", "ownerReferences"]) {
-    const value = meta[key];
-    if (
-      value === null || (Array.isArray(value) && !value.length) ||
-      (isObject(value) && !Object.keys(value).length)
-    ) {
-      delete meta[key];
-    }
-  }
-  return meta;
-}
-
-/** Problems of the metadata, as a real server reports them. */
-function checkMeta(type: ResourceType, meta: JsonObject): Cause[] {
-  const causes: Cause[] = [];
-  const name = String(meta.name ?? "");
-  const key = typeKey(type.group, type.plural);
-  if (key === NAMESPACES) {
-    if (!DNS_LABEL.test(name) || name.length > 63) {
-      causes.push({
-        field: "metadata.name",
-        message:
-          `Invalid value: "${name}": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character`,
-      });
-    }
-  } else if (type.group === "rbac.authorization.k8s.io") {
-    if (!name || name === "." || name === ".." || /[/%]/.test(name)) {
-      causes.push({
-        field: "metadata.name",
-        message: `Invalid value: "${name}": may not contain '/' or '%'`,
-      });
-    }
-  } else if (!DNS_SUBDOMAIN.test(name) || name.length > 253) {
-    causes.push({
-      field: "metadata.name",
-      message:
-        `Invalid value: "${name}": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character`,
-    });
-  }
-  const labels = meta.labels;
-  if (labels !== undefined && labels !== null) {
-    if (!isObject(labels)) {
-      causes.push({ field: "metadata.labels", message: "must be a map of strings" });
-    } else {
-      for (const [k, v] of Object.entries(labels)) {
-        if (!LABEL_KEY.test(k)) {
-          causes.push({
-            field: "metadata.labels",
-            message:
-              `Invalid value: "${k}": name part must consist of alphanumeric characters, '-', '_' or '.'`,
-          });
-        }
-        if (typeof v !== "string" || !LABEL_VALUE.test(v) || v.length > 63) {
-          causes.push({
-            field: "metadata.labels",
-            message: `Invalid value: ${
-              JSON.stringify(v)
-            }: a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', at most 63 characters`,
-          });
-        }
-      }
-    }
-  }
-  const annotations = meta.annotations;
-  if (annotations !== undefined && annotations !== null) {
-    if (!isObject(annotations)) {
-      causes.push({ field: "metadata.annotations", message: "must be a map of strings" });
-    } else {
-      let size = 0;
-      for (const [k, v] of Object.entries(annotations)) {
-        size += k.length + (typeof v === "string" ? v.length : 0);
-        if (!LABEL_KEY.test(k)) {
-          causes.push({
-            field: "metadata.annotations",
-            message:
-              `Invalid value: "${k}": name part must consist of alphanumeric characters, '-', '_' or '.'`,
-          });
-        }
-        if (typeof v !== "string") {
-          causes.push({
-            field: `metadata.annotations.${k}`,
-            message: `Invalid value: ${JSON.stringify(v)}: must be a string`,
-          });
-        }
-      }
-      if (size > 262144) {
-        causes.push({
-          field: "metadata.annotations",
-          reason: "FieldValueTooLong",
-          message: "Too long: must have at most 262144 bytes",
-        });
-      }
-    }
-  }
-  const finalizers = meta.finalizers;
-  if (
-    finalizers !== undefined && finalizers !== null &&
-    (!Array.isArray(finalizers) || finalizers.some((f) => typeof f !== "string"))
-  ) {
-    causes.push({ field: "metadata.finalizers", message: "must be a list of strings" });
-  }
-  return causes;
-}
-
-function randomSuffix(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(5));
-  return [...bytes].map((b) => SUFFIX_ALPHABET[b % SUFFIX_ALPHABET.length]).join("");
 }

@@ -6,6 +6,7 @@
  */
 import type { JsonObject, JsonValue } from "../../structs/bodies.ts";
 import { badRequest } from "./errors.ts";
+import { LABEL_KEY, LABEL_VALUE } from "./metadata.ts";
 
 /** A parsed selector: tells whether an object matches. */
 export type Selector = (object: JsonObject) => boolean;
@@ -17,9 +18,6 @@ type LabelRequirement =
   | { op: "=" | "!="; key: string; value: string }
   | { op: "in" | "notin"; key: string; values: string[] }
   | { op: "exists" | "!exists"; key: string };
-
-const KEY = /^([a-z0-9]([-a-z0-9.]*[a-z0-9])?\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
-const VALUE = /^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$/;
 
 /** Split on commas that are not inside parentheses. */
 function splitTerms(text: string): string[] {
@@ -40,14 +38,14 @@ function splitTerms(text: string): string[] {
 }
 
 function checkKey(key: string, selector: string): string {
-  if (!KEY.test(key) || key.length > 316) {
+  if (!LABEL_KEY.test(key) || key.length > 316) {
     throw badRequest(`unable to parse requirement: invalid label key "${key}" in "${selector}"`);
   }
   return key;
 }
 
 function checkValue(value: string, selector: string): string {
-  if (!VALUE.test(value) || value.length > 63) {
+  if (!LABEL_VALUE.test(value) || value.length > 63) {
     throw badRequest(
       `unable to parse requirement: invalid label value "${value}" in "${selector}"`,
     );

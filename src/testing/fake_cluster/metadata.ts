@@ -1,0 +1,148 @@
+/**
+ * Object metadata as the API server treats it: validity of names, labels, annotations
+ * and finalizers, empty fields dropped, timestamps, generated name suffixes.
+ *
+ * @module
+ */
+import type { JsonObject } from "../../structs/bodies.ts";
+import { type ResourceType, typeKey } from "./catalog.ts";
+import type { Cause } from "./errors.ts";
+import { isObject } from "./patching.ts";
+
+const NAMESPACES = typeKey("", "namespaces");
+const SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+/** A label or annotation key: an optional DNS prefix and a name. */
+export const LABEL_KEY: RegExp =
+  /^([a-z0-9]([-a-z0-9.]*[a-z0-9])?\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+/** A label value (empty, or alphanumerics with `-`, `_`, `.` inside). */
+export const LABEL_VALUE: RegExp = /^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$/;
+
+/** RFC 3339 time with seconds precision, as Kubernetes writes timestamps. */
+export function timestamp(date: Date = new Date()): string {
+  return date.toISOString().replace(/\.\d+Z$/, "Z");
+}
+
+/** The object's metadata (an empty object when it has none). */
+export function metaOf(object: JsonObject): JsonObject {
+  return isObject(object.metadata) ? object.metadata : {};
+}
+
+/** The object's finalizers (a fresh array). */
+export function finalizersOf(object: JsonObject): string[] {
+  const list = metaOf(object).finalizers;
+  return Array.isArray(list) ? list.map(String) : [];
+}
+
+/** Empty lists and maps vanish from metadata, as the API server's `omitempty` does. */
+export function normalizeMeta(meta: JsonObject): JsonObject {
+  for (const key of ["labels", "annotations", "finalizers", "ownerReferences"]) {
+    const value = meta[key];
+    if (
+      value === null || (Array.isArray(value) && !value.length) ||
+      (isObject(value) && !Object.keys(value).length)
+    ) {
+      delete meta[key];
+    }
+  }
+  return meta;
+}
+
+/** Problems of the metadata, as a real server reports them. */
+export function checkMeta(type: ResourceType, meta: JsonObject): Cause[] {
+  const causes: Cause[] = [];
+  const name = String(meta.name ?? "");
+  const key = typeKey(type.group, type.plural);
+  if (key === NAMESPACES) {
+    if (!DNS_LABEL.test(name) || name.length > 63) {
+      causes.push({
+        field: "metadata.name",
+        message:
+          `Invalid value: "${name}": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character`,
+      });
+    }
+  } else if (type.group === "rbac.authorization.k8s.io") {
+    if (!name || name === "." || name === ".." || /[/%]/.test(name)) {
+      causes.push({
+        field: "metadata.name",
+        message: `Invalid value: "${name}": may not contain '/' or '%'`,
+      });
+    }
+  } else if (!DNS_SUBDOMAIN.test(name) || name.length > 253) {
+    causes.push({
+      field: "metadata.name",
+      message:
+        `Invalid value: "${name}": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character`,
+    });
+  }
+  const labels = meta.labels;
+  if (labels !== undefined && labels !== null) {
+    if (!isObject(labels)) {
+      causes.push({ field: "metadata.labels", message: "must be a map of strings" });
+    } else {
+      for (const [k, v] of Object.entries(labels)) {
+        if (!LABEL_KEY.test(k)) {
+          causes.push({
+            field: "metadata.labels",
+            message:
+              `Invalid value: "${k}": name part must consist of alphanumeric characters, '-', '_' or '.'`,
+          });
+        }
+        if (typeof v !== "string" || !LABEL_VALUE.test(v) || v.length > 63) {
+          causes.push({
+            field: "metadata.labels",
+            message: `Invalid value: ${
+              JSON.stringify(v)
+            }: a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', at most 63 characters`,
+          });
+        }
+      }
+    }
+  }
+  const annotations = meta.annotations;
+  if (annotations !== undefined && annotations !== null) {
+    if (!isObject(annotations)) {
+      causes.push({ field: "metadata.annotations", message: "must be a map of strings" });
+    } else {
+      let size = 0;
+      for (const [k, v] of Object.entries(annotations)) {
+        size += k.length + (typeof v === "string" ? v.length : 0);
+        if (!LABEL_KEY.test(k)) {
+          causes.push({
+            field: "metadata.annotations",
+            message:
+              `Invalid value: "${k}": name part must consist of alphanumeric characters, '-', '_' or '.'`,
+          });
+        }
+        if (typeof v !== "string") {
+          causes.push({
+            field: `metadata.annotations.${k}`,
+            message: `Invalid value: ${JSON.stringify(v)}: must be a string`,
+          });
+        }
+      }
+      if (size > 262144) {
+        causes.push({
+          field: "metadata.annotations",
+          reason: "FieldValueTooLong",
+          message: "Too long: must have at most 262144 bytes",
+        });
+      }
+    }
+  }
+  const finalizers = meta.finalizers;
+  if (
+    finalizers !== undefined && finalizers !== null &&
+    (!Array.isArray(finalizers) || finalizers.some((f) => typeof f !== "string"))
+  ) {
+    causes.push({ field: "metadata.finalizers", message: "must be a list of strings" });
+  }
+  return causes;
+}
+
+/** Five random characters for `generateName`, from the alphabet the API server uses. */
+export function randomSuffix(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(5));
+  return [...bytes].map((b) => SUFFIX_ALPHABET[b % SUFFIX_ALPHABET.length]).join("");
+}
