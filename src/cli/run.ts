@@ -13,6 +13,7 @@ import { describePermissionError } from "../platform/permissions.ts";
 import { LOG_FORMATS, type LogFormat } from "../structs/log_formats.ts";
 import type { Memo } from "../structs/memos.ts";
 import type { OperatorSettings } from "../settings/operator_settings.ts";
+import { loginWithKubeconfig } from "../client/kubeconfig.ts";
 import { loginWithDefaults } from "../client/login.ts";
 import { getDefaultRegistry, type OperatorRegistry } from "../intents/registry.ts";
 import { operator, type OperatorOptions, run } from "../reactor/running.ts";
@@ -83,8 +84,11 @@ export async function executeRun(plan: RunPlan, context: RunContext = {}): Promi
     namespaces: [...plan.namespaces],
     standalone: plan.standalone,
     onReady: context.onReady,
-    // Without login handlers: the pod's service account, else the kubeconfig.
-    defaultLogin: () => loginWithDefaults({ kubeconfig: plan.kubeconfig, context: plan.context }),
+    // Without login handlers: the kubeconfig given, else the pod's service account, else
+    // the kubeconfig of KUBECONFIG or ~/.kube/config.
+    defaultLogin: plan.kubeconfig !== undefined
+      ? () => loginWithKubeconfig({ kubeconfig: plan.kubeconfig, context: plan.context })
+      : () => loginWithDefaults({ context: plan.context }),
     ...(plan.priority !== undefined ? { priority: plan.priority } : {}),
     ...(plan.peeringName !== undefined ? { peeringName: plan.peeringName } : {}),
     ...(plan.livenessEndpoint !== undefined ? { livenessEndpoint: plan.livenessEndpoint } : {}),
