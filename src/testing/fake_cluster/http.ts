@@ -1,11 +1,10 @@
 /**
- * The HTTP face of the fake API server: URL routing to discovery and the verbs,
- * query parameters, content negotiation (JSON, YAML bodies, Table and metadata-only
- * renderings), authentication, fault injection and the request log.
+ * The HTTP face of the fake API server: routing to discovery and the verbs, responses
+ * in the rendering asked for, authentication, admission, fault injection and the
+ * request log. Reading the requests themselves is in `requests.ts`.
  *
  * @module
  */
-import { parse as parseYaml } from "yaml";
 import type { HttpRequestInfo } from "../../platform/http_server.ts";
 import type { JsonObject, JsonValue } from "../../structs/bodies.ts";
 import { apiVersionOf, type Catalog } from "./catalog.ts";
@@ -13,20 +12,19 @@ import * as discovery from "./discovery.ts";
 import { ApiError, badRequest, statusOf } from "./errors.ts";
 import type { FakeClusterFaults, RequestResource } from "./faults.ts";
 import type { Lifecycle } from "./lifecycle.ts";
-import type {
-  DeleteOptions,
-  FieldValidation,
-  ListOptions,
-  Objects,
-  PatchType,
-  Target,
-  WriteOptions,
-} from "./objects.ts";
+import type { Objects, Target, WriteOptions } from "./objects.ts";
 import { openApiDocument, openApiRoot } from "./openapi.ts";
 import type { Admission, AdmissionAttributes } from "./admission.ts";
-import { decodeProtobuf } from "./protobuf.ts";
-import { isObject } from "./patching.ts";
-import { parseFieldSelector, parseLabelSelector } from "./selectors.ts";
+import {
+  bodyOf,
+  deleteOptionsOf,
+  listOptionsOf,
+  parseResourcePath,
+  patchTypeOf,
+  renderingOf,
+  type Route,
+  writeOptionsOf,
+} from "./requests.ts";
 import {
   columnDefinitions,
   type IncludeObject,
@@ -75,7 +73,6 @@ export interface RouterContext {
 }
 
 const JSON_TYPE = "application/json";
-const MAX_BODY_BYTES = 3 * 1024 * 1024;
 
 function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), {
@@ -94,85 +91,6 @@ function notServed(path: string): ApiError {
   });
 }
 
-/** How the client wants objects rendered, from the Accept header. */
-function renderingOf(accept: string): "Table" | "PartialObjectMetadata" | "object" {
-  // The first acceptable media type wins; plain JSON listed first means plain JSON.
-  for (const part of accept.split(",")) {
-    if (/as=Table/.test(part)) return "Table";
-    if (/as=PartialObjectMetadata/.test(part)) return "PartialObjectMetadata";
-    if (/^\s*(application\/json|\*\/\*|application\/\*)\s*(;|$)/.test(part) && !/as=/.test(part)) {
-      return "object";
-    }
-  }
-  return "object";
-}
-
-/** The parsed request body: JSON, YAML, or protobuf for a few simple kinds. */
-async function bodyOf(request: Request): Promise<JsonValue> {
-  const type = (request.headers.get("content-type") ?? JSON_TYPE).toLowerCase();
-  const bytes = new Uint8Array(await request.arrayBuffer());
-  if (bytes.length > MAX_BODY_BYTES) {
-    throw new ApiError(413, `the request is too large: the limit is ${MAX_BODY_BYTES} bytes`);
-  }
-  if (type.includes("protobuf")) return decodeProtobuf(bytes);
-  if (type.includes("cbor")) {
-    throw new ApiError(
-      415,
-      "the fake cluster reads JSON, YAML and simple protobuf bodies, not CBOR",
-    );
-  }
-  const text = new TextDecoder().decode(bytes);
-  if (!text.trim()) throw badRequest("the request body is empty; send a JSON object");
-  try {
-    if (type.includes("yaml")) return parseYaml(text) as JsonValue;
-    return JSON.parse(text) as JsonValue;
-  } catch (error) {
-    throw badRequest(
-      `the request body is not valid ${type.includes("yaml") ? "YAML" : "JSON"}: ${
-        (error as Error).message
-      }`,
-    );
-  }
-}
-
-function patchTypeOf(contentType: string | null): PatchType {
-  const type = (contentType ?? "").split(";")[0].trim().toLowerCase();
-  switch (type) {
-    case "application/merge-patch+json":
-      return "merge";
-    case "application/json-patch+json":
-      return "json";
-    case "application/strategic-merge-patch+json":
-      return "strategic";
-    case "application/apply-patch+yaml":
-    case "application/apply-patch+cbor":
-      throw new ApiError(
-        415,
-        "server-side apply is not supported by the fake cluster; use client-side `kubectl apply` (without --server-side), or a merge/JSON patch",
-      );
-    default:
-      throw new ApiError(
-        415,
-        `the body of the request was in an unknown format (${
-          type || "no Content-Type"
-        }) - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json`,
-      );
-  }
-}
-
-/** The write options of a request: dry run, field validation, a place for warnings. */
-function writeOptionsOf(params: URLSearchParams): WriteOptions {
-  const validation = params.get("fieldValidation") ?? "Warn";
-  if (!["Strict", "Warn", "Ignore"].includes(validation)) {
-    throw badRequest(`fieldValidation must be Strict, Warn or Ignore, not "${validation}"`);
-  }
-  return {
-    dryRun: dryRunOf(params),
-    fieldValidation: validation as FieldValidation,
-    warnings: [],
-  };
-}
-
 /** The object as JSON, with the write's warnings as `Warning` headers. */
 function written(body: JsonObject, status: number, options: WriteOptions): Response {
   const response = json(body, status);
@@ -180,63 +98,6 @@ function written(body: JsonObject, status: number, options: WriteOptions): Respo
     response.headers.append("warning", `299 - ${JSON.stringify(warning)}`);
   }
   return response;
-}
-
-function dryRunOf(params: URLSearchParams): boolean {
-  const values = params.getAll("dryRun");
-  for (const v of values) {
-    if (v !== "All") throw badRequest(`unsupported dryRun value "${v}": only "All" is supported`);
-  }
-  return values.length > 0;
-}
-
-/** A parsed API path. */
-interface Route {
-  group: string;
-  version: string;
-  namespace?: string;
-  plural: string;
-  name?: string;
-  subresource?: string;
-  watchPath: boolean;
-}
-
-function parseResourcePath(segments: string[]): Route | undefined {
-  let group: string;
-  let rest: string[];
-  let version: string;
-  if (segments[0] === "api") {
-    group = "";
-    version = segments[1];
-    rest = segments.slice(2);
-  } else {
-    group = segments[1];
-    version = segments[2];
-    rest = segments.slice(3);
-  }
-  let watchPath = false;
-  if (rest[0] === "watch") {
-    watchPath = true;
-    rest = rest.slice(1);
-  }
-  let namespace: string | undefined;
-  if (
-    rest[0] === "namespaces" && rest.length >= 3 &&
-    !(rest.length === 3 && (rest[2] === "status" || rest[2] === "finalize"))
-  ) {
-    namespace = rest[1];
-    rest = rest.slice(2);
-  }
-  if (!rest.length || rest.length > 3) return undefined;
-  return {
-    group,
-    version,
-    namespace,
-    plural: rest[0],
-    name: rest[1],
-    subresource: rest[2],
-    watchPath,
-  };
 }
 
 /** Turns HTTP requests into API calls. */
@@ -447,7 +308,7 @@ export class Router {
         return written(render(patched), 200, options);
       }
       case "delete": {
-        const options = await this.#deleteOptions(request, params);
+        const options = await deleteOptionsOf(request, params);
         if (this.#admits(target)) {
           const old = objects.get(target);
           const attributes = this.#attributes("DELETE", target, user, options.dryRun ?? false);
@@ -467,10 +328,10 @@ export class Router {
         return json(statusOf(200, "", "", details));
       }
       case "deletecollection": {
-        const options = await this.#deleteOptions(request, params);
+        const options = await deleteOptionsOf(request, params);
         const items = objects.deleteCollection(
           target,
-          this.#selectors(params, type.kind, version.selectableFields),
+          listOptionsOf(params, type.kind, version.selectableFields),
           options,
         );
         lifecycle.settle();
@@ -591,19 +452,6 @@ export class Router {
     throw new ApiError(405, `the method ${method} is not supported`);
   }
 
-  #selectors(params: URLSearchParams, kind: string, selectable: readonly string[]): ListOptions {
-    const limit = params.get("limit");
-    if (limit !== null && !/^\d+$/.test(limit)) {
-      throw badRequest(`limit must be a non-negative integer, not "${limit}"`);
-    }
-    return {
-      labelSelector: parseLabelSelector(params.get("labelSelector")),
-      fieldSelector: parseFieldSelector(params.get("fieldSelector"), selectable, kind),
-      limit: limit === null ? undefined : Number(limit),
-      continue: params.get("continue") ?? undefined,
-    };
-  }
-
   #list(
     target: Target,
     params: URLSearchParams,
@@ -613,7 +461,7 @@ export class Router {
     const { type, version } = target;
     const page = this.ctx.objects.list(
       target,
-      this.#selectors(params, type.kind, version.selectableFields),
+      listOptionsOf(params, type.kind, version.selectableFields),
     );
     const listMeta: JsonObject = { resourceVersion: page.resourceVersion };
     if (page.continue) listMeta.continue = page.continue;
@@ -644,7 +492,7 @@ export class Router {
     include: IncludeObject,
   ): Response {
     const { type, version } = target;
-    const selectors = this.#selectors(params, type.kind, version.selectableFields);
+    const selectors = listOptionsOf(params, type.kind, version.selectableFields);
     const timeout = params.get("timeoutSeconds");
     if (timeout !== null && !/^\d+$/.test(timeout)) {
       throw badRequest(`timeoutSeconds must be a non-negative integer, not "${timeout}"`);
@@ -693,43 +541,5 @@ export class Router {
       status: 200,
       headers: { "content-type": JSON_TYPE, "cache-control": "no-cache, private" },
     });
-  }
-
-  async #deleteOptions(request: Request, params: URLSearchParams): Promise<DeleteOptions> {
-    let body: JsonObject = {};
-    const text = await request.text();
-    if (text.trim()) {
-      try {
-        const parsed = JSON.parse(text);
-        if (isObject(parsed)) body = parsed;
-      } catch {
-        throw badRequest("the DeleteOptions body is not valid JSON");
-      }
-    }
-    const policy = params.get("propagationPolicy") ?? body.propagationPolicy ??
-      (params.get("orphanDependents") === "true" || body.orphanDependents === true
-        ? "Orphan"
-        : undefined);
-    if (
-      policy !== undefined && policy !== null &&
-      !["Foreground", "Background", "Orphan"].includes(String(policy))
-    ) {
-      throw badRequest(
-        `propagationPolicy must be Foreground, Background or Orphan, not "${policy}"`,
-      );
-    }
-    const dryRunBody = Array.isArray(body.dryRun) ? body.dryRun.map(String) : [];
-    if (dryRunBody.some((v) => v !== "All")) {
-      throw badRequest('unsupported dryRun value: only "All" is supported');
-    }
-    const pre = isObject(body.preconditions) ? body.preconditions : {};
-    return {
-      propagationPolicy: (policy ?? undefined) as DeleteOptions["propagationPolicy"],
-      dryRun: dryRunOf(params) || dryRunBody.length > 0,
-      preconditions: {
-        uid: typeof pre.uid === "string" ? pre.uid : undefined,
-        resourceVersion: typeof pre.resourceVersion === "string" ? pre.resourceVersion : undefined,
-      },
-    };
   }
 }

@@ -1,0 +1,219 @@
+/**
+ * Reading API requests: the resource path, bodies (JSON, YAML, simple protobuf), patch
+ * types, query parameters (dry run, field validation, selectors, paging, deletion
+ * options) and the rendering asked for in `Accept`.
+ *
+ * @module
+ */
+import { parse as parseYaml } from "yaml";
+import type { JsonObject, JsonValue } from "../../structs/bodies.ts";
+import { ApiError, badRequest } from "./errors.ts";
+import type {
+  DeleteOptions,
+  FieldValidation,
+  ListOptions,
+  PatchType,
+  WriteOptions,
+} from "./objects.ts";
+import { isObject } from "./patching.ts";
+import { decodeProtobuf } from "./protobuf.ts";
+import { parseFieldSelector, parseLabelSelector } from "./selectors.ts";
+
+const JSON_TYPE = "application/json";
+const MAX_BODY_BYTES = 3 * 1024 * 1024;
+
+/** How the client wants objects rendered, from the Accept header. */
+export function renderingOf(accept: string): "Table" | "PartialObjectMetadata" | "object" {
+  // The first acceptable media type wins; plain JSON listed first means plain JSON.
+  for (const part of accept.split(",")) {
+    if (/as=Table/.test(part)) return "Table";
+    if (/as=PartialObjectMetadata/.test(part)) return "PartialObjectMetadata";
+    if (/^\s*(application\/json|\*\/\*|application\/\*)\s*(;|$)/.test(part) && !/as=/.test(part)) {
+      return "object";
+    }
+  }
+  return "object";
+}
+
+/** The parsed request body: JSON, YAML, or protobuf for a few simple kinds. */
+export async function bodyOf(request: Request): Promise<JsonValue> {
+  const type = (request.headers.get("content-type") ?? JSON_TYPE).toLowerCase();
+  const bytes = new Uint8Array(await request.arrayBuffer());
+  if (bytes.length > MAX_BODY_BYTES) {
+    throw new ApiError(413, `the request is too large: the limit is ${MAX_BODY_BYTES} bytes`);
+  }
+  if (type.includes("protobuf")) return decodeProtobuf(bytes);
+  if (type.includes("cbor")) {
+    throw new ApiError(
+      415,
+      "the fake cluster reads JSON, YAML and simple protobuf bodies, not CBOR",
+    );
+  }
+  const text = new TextDecoder().decode(bytes);
+  if (!text.trim()) throw badRequest("the request body is empty; send a JSON object");
+  try {
+    if (type.includes("yaml")) return parseYaml(text) as JsonValue;
+    return JSON.parse(text) as JsonValue;
+  } catch (error) {
+    throw badRequest(
+      `the request body is not valid ${type.includes("yaml") ? "YAML" : "JSON"}: ${
+        (error as Error).message
+      }`,
+    );
+  }
+}
+
+export function patchTypeOf(contentType: string | null): PatchType {
+  const type = (contentType ?? "").split(";")[0].trim().toLowerCase();
+  switch (type) {
+    case "application/merge-patch+json":
+      return "merge";
+    case "application/json-patch+json":
+      return "json";
+    case "application/strategic-merge-patch+json":
+      return "strategic";
+    case "application/apply-patch+yaml":
+    case "application/apply-patch+cbor":
+      throw new ApiError(
+        415,
+        "server-side apply is not supported by the fake cluster; use client-side `kubectl apply` (without --server-side), or a merge/JSON patch",
+      );
+    default:
+      throw new ApiError(
+        415,
+        `the body of the request was in an unknown format (${
+          type || "no Content-Type"
+        }) - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json`,
+      );
+  }
+}
+
+/** The write options of a request: dry run, field validation, a place for warnings. */
+export function writeOptionsOf(params: URLSearchParams): WriteOptions {
+  const validation = params.get("fieldValidation") ?? "Warn";
+  if (!["Strict", "Warn", "Ignore"].includes(validation)) {
+    throw badRequest(`fieldValidation must be Strict, Warn or Ignore, not "${validation}"`);
+  }
+  return {
+    dryRun: dryRunOf(params),
+    fieldValidation: validation as FieldValidation,
+    warnings: [],
+  };
+}
+
+export function dryRunOf(params: URLSearchParams): boolean {
+  const values = params.getAll("dryRun");
+  for (const v of values) {
+    if (v !== "All") throw badRequest(`unsupported dryRun value "${v}": only "All" is supported`);
+  }
+  return values.length > 0;
+}
+
+/** A parsed API path. */
+export interface Route {
+  group: string;
+  version: string;
+  namespace?: string;
+  plural: string;
+  name?: string;
+  subresource?: string;
+  watchPath: boolean;
+}
+
+export function parseResourcePath(segments: string[]): Route | undefined {
+  let group: string;
+  let rest: string[];
+  let version: string;
+  if (segments[0] === "api") {
+    group = "";
+    version = segments[1];
+    rest = segments.slice(2);
+  } else {
+    group = segments[1];
+    version = segments[2];
+    rest = segments.slice(3);
+  }
+  let watchPath = false;
+  if (rest[0] === "watch") {
+    watchPath = true;
+    rest = rest.slice(1);
+  }
+  let namespace: string | undefined;
+  if (
+    rest[0] === "namespaces" && rest.length >= 3 &&
+    !(rest.length === 3 && (rest[2] === "status" || rest[2] === "finalize"))
+  ) {
+    namespace = rest[1];
+    rest = rest.slice(2);
+  }
+  if (!rest.length || rest.length > 3) return undefined;
+  return {
+    group,
+    version,
+    namespace,
+    plural: rest[0],
+    name: rest[1],
+    subresource: rest[2],
+    watchPath,
+  };
+}
+
+/** The list options of a request: selectors, `limit`, `continue`. */
+export function listOptionsOf(
+  params: URLSearchParams,
+  kind: string,
+  selectable: readonly string[],
+): ListOptions {
+  const limit = params.get("limit");
+  if (limit !== null && !/^\d+$/.test(limit)) {
+    throw badRequest(`limit must be a non-negative integer, not "${limit}"`);
+  }
+  return {
+    labelSelector: parseLabelSelector(params.get("labelSelector")),
+    fieldSelector: parseFieldSelector(params.get("fieldSelector"), selectable, kind),
+    limit: limit === null ? undefined : Number(limit),
+    continue: params.get("continue") ?? undefined,
+  };
+}
+
+/** The `DeleteOptions` of a request, from its body and query. */
+export async function deleteOptionsOf(
+  request: Request,
+  params: URLSearchParams,
+): Promise<DeleteOptions> {
+  let body: JsonObject = {};
+  const text = await request.text();
+  if (text.trim()) {
+    try {
+      const parsed = JSON.parse(text);
+      if (isObject(parsed)) body = parsed;
+    } catch {
+      throw badRequest("the DeleteOptions body is not valid JSON");
+    }
+  }
+  const policy = params.get("propagationPolicy") ?? body.propagationPolicy ??
+    (params.get("orphanDependents") === "true" || body.orphanDependents === true
+      ? "Orphan"
+      : undefined);
+  if (
+    policy !== undefined && policy !== null &&
+    !["Foreground", "Background", "Orphan"].includes(String(policy))
+  ) {
+    throw badRequest(
+      `propagationPolicy must be Foreground, Background or Orphan, not "${policy}"`,
+    );
+  }
+  const dryRunBody = Array.isArray(body.dryRun) ? body.dryRun.map(String) : [];
+  if (dryRunBody.some((v) => v !== "All")) {
+    throw badRequest('unsupported dryRun value: only "All" is supported');
+  }
+  const pre = isObject(body.preconditions) ? body.preconditions : {};
+  return {
+    propagationPolicy: (policy ?? undefined) as DeleteOptions["propagationPolicy"],
+    dryRun: dryRunOf(params) || dryRunBody.length > 0,
+    preconditions: {
+      uid: typeof pre.uid === "string" ? pre.uid : undefined,
+      resourceVersion: typeof pre.resourceVersion === "string" ? pre.resourceVersion : undefined,
+    },
+  };
+}
