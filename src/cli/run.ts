@@ -11,6 +11,7 @@ import { getLogger } from "@logtape/logtape";
 import { configure } from "../platform/logging.ts";
 import { describePermissionError } from "../platform/permissions.ts";
 import { LOG_FORMATS, type LogFormat } from "../structs/log_formats.ts";
+import type { ConnectionInfo } from "../structs/credentials.ts";
 import type { Memo } from "../structs/memos.ts";
 import type { OperatorSettings } from "../settings/operator_settings.ts";
 import { loginWithKubeconfig } from "../client/kubeconfig.ts";
@@ -50,6 +51,11 @@ export interface RunContext {
   readonly fresh?: boolean;
   /** Called once the operator has started serving. */
   readonly onReady?: () => void;
+  /**
+   * The login to use when the registry has no login handlers, instead of the built-in
+   * ones (service account, kubeconfig) — e.g. the credentials of a test's fake cluster.
+   */
+  readonly login?: () => Promise<ConnectionInfo | undefined>;
 }
 
 const logger = getLogger(["kopf", "cli"]);
@@ -73,8 +79,10 @@ export async function executeRun(plan: RunPlan, context: RunContext = {}): Promi
       "Nothing to run: no handlers are registered. Give the operator's files or -m modules.",
     );
   }
-  const missing = await missingCredentials(registry, { kubeconfig: plan.kubeconfig });
-  if (missing) throw new UsageError(missing);
+  if (!context.login) {
+    const missing = await missingCredentials(registry, { kubeconfig: plan.kubeconfig });
+    if (missing) throw new UsageError(missing);
+  }
   // Options left unset are not passed: the operator refuses what it cannot do yet.
   const options: OperatorOptions = {
     registry,
@@ -86,9 +94,10 @@ export async function executeRun(plan: RunPlan, context: RunContext = {}): Promi
     onReady: context.onReady,
     // Without login handlers: the kubeconfig given, else the pod's service account, else
     // the kubeconfig of KUBECONFIG or ~/.kube/config.
-    defaultLogin: plan.kubeconfig !== undefined
-      ? () => loginWithKubeconfig({ kubeconfig: plan.kubeconfig, context: plan.context })
-      : () => loginWithDefaults({ context: plan.context }),
+    defaultLogin: context.login ??
+      (plan.kubeconfig !== undefined
+        ? () => loginWithKubeconfig({ kubeconfig: plan.kubeconfig, context: plan.context })
+        : () => loginWithDefaults({ context: plan.context })),
     ...(plan.priority !== undefined ? { priority: plan.priority } : {}),
     ...(plan.peeringName !== undefined ? { peeringName: plan.peeringName } : {}),
     ...(plan.livenessEndpoint !== undefined ? { livenessEndpoint: plan.livenessEndpoint } : {}),

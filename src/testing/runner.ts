@@ -23,7 +23,6 @@ import type { ConnectionInfo } from "../structs/credentials.ts";
 import type { Memo } from "../structs/memos.ts";
 import type { OperatorSettings } from "../settings/operator_settings.ts";
 import { OperatorRegistry } from "../intents/registry.ts";
-import { on } from "../intents/registration.ts";
 import { oneLine, runCommand } from "../cli/run.ts";
 import { UsageError } from "../cli/run_options.ts";
 
@@ -45,8 +44,8 @@ export interface KopfRunnerOptions {
   /** The operator's memo. */
   readonly memo?: Memo;
   /**
-   * Log into this cluster (e.g. a `FakeCluster`) with a login handler added to the
-   * registry; without it, the operator finds credentials as `kopf run` does.
+   * Log into this cluster (e.g. a `FakeCluster`) unless the registry has login handlers
+   * of its own; without it, the operator finds credentials as `kopf run` does.
    */
   readonly cluster?: ConnectionSource;
   /** Seconds to wait for the operator to start or to stop (10 by default). */
@@ -112,9 +111,6 @@ export class KopfRunner implements AsyncDisposable {
     const runner = new KopfRunner(options);
     const registry = options.registry ?? new OperatorRegistry();
     const cluster = options.cluster;
-    if (cluster) {
-      on.login({ registry, id: "kopf-runner-login" }, () => cluster.connectionInfo);
-    }
     const echo = options.echo ?? false;
     const write = (text: string) => {
       for (const line of text.replace(/\n$/, "").split("\n")) runner.#line(line, echo);
@@ -131,6 +127,7 @@ export class KopfRunner implements AsyncDisposable {
       signal: runner.#controller.signal,
       writer: (line) => runner.#line(line, echo),
       fresh: options.registry === undefined,
+      login: cluster ? () => Promise.resolve(cluster.connectionInfo) : undefined,
       onReady: () => {
         runner.#ready = true;
         started();

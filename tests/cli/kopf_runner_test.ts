@@ -131,3 +131,18 @@ Deno.test("--liveness serves the probe handlers' results", async () => {
   assertEquals(response.status, 200);
   assertEquals(await response.json(), { answer: 42 });
 });
+
+Deno.test("one registry serves runners against different clusters, one after another", async () => {
+  const registry = new kopf.OperatorRegistry();
+  kopf.on.create("v1", "configmaps", { registry }, function noop() {});
+  for (const name of ["first", "second"]) {
+    await using cluster = await FakeCluster.start();
+    await using runner = await KopfRunner.start(["run", "--standalone", "-A"], {
+      registry,
+      cluster,
+    });
+    cluster.create({ apiVersion: "v1", kind: "ConfigMap", metadata: { name } });
+    await runner.waitForOutput(`[default/${name}] Handler 'noop' succeeded.`);
+  }
+  assertEquals(registry.activityHandlers("login").length, 0, "the registry is left as it was");
+});
