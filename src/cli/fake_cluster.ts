@@ -96,6 +96,9 @@ export function fakeClusterCommand(): Command {
     .option("--kubeconfig <path>", "write the kubeconfig here (a temporary file by default)")
     .option("--state <file>", "load objects from this file at start and save them on exit")
     .action(async (options) => {
+      if (options.clientCertificates && !options.tls) {
+        command.error("error: --client-certificates needs --tls.");
+      }
       await serveFakeCluster(options);
     });
   return command as unknown as Command;

@@ -29,6 +29,17 @@ export async function makeTempDir(prefix: string): Promise<string> {
   return await fs.mkdtemp(path.join(os.tmpdir(), prefix));
 }
 
+/** Remove a directory and everything in it; a missing one is fine. */
+export async function removeDirectory(dir: string): Promise<void> {
+  if (typeof Deno !== "undefined") {
+    await Deno.remove(dir, { recursive: true }).catch((error) => {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+    });
+  } else {
+    await fs.rm(dir, { recursive: true, force: true });
+  }
+}
+
 /** Join path segments with the platform's separator. */
 export function joinPath(...parts: string[]): string {
   return path.join(...parts);

@@ -89,7 +89,8 @@ Deno.test("the kubeconfig and connection info point at the cluster", async () =>
   assertStringIncludes(text, "token: t0k");
   assertEquals(cluster.connectionInfo.server, cluster.url);
   assertEquals(cluster.connectionInfo.token, "t0k");
-  await Deno.remove(path.replace(/\/kubeconfig$/, ""), { recursive: true });
+  await cluster.stop();
+  await assertRejects(() => Deno.stat(path), Deno.errors.NotFound, undefined);
 });
 
 Deno.test("TLS: HTTPS with the generated CA, a token by default, the CA in kubeconfig and connection info", async () => {

@@ -14,7 +14,12 @@ import {
   type HttpServerTls,
   startHttpServer,
 } from "../../platform/http_server.ts";
-import { joinPath, makeTempDir, writeTextFileAtomic } from "../../platform/state_files.ts";
+import {
+  joinPath,
+  makeTempDir,
+  removeDirectory,
+  writeTextFileAtomic,
+} from "../../platform/state_files.ts";
 import {
   type CertificatePem,
   generateCertificateAuthority,
@@ -163,6 +168,7 @@ export class FakeCluster implements AsyncDisposable {
   readonly #requestWaiters: Set<(entry: ServedRequest) => void>;
   readonly #auth: { token: string | undefined };
   #stopping: Promise<void> | undefined;
+  readonly #tempDirs: string[] = [];
 
   private constructor(parts: {
     server: HttpServer;
@@ -386,9 +392,17 @@ export class FakeCluster implements AsyncDisposable {
     });
   }
 
-  /** Write the kubeconfig to a file (a new temporary one by default); returns its path. */
+  /**
+   * Write the kubeconfig to a file; returns its path. Without a path, it goes to a new
+   * temporary directory, which is removed when the cluster stops.
+   */
   async writeKubeconfig(path?: string): Promise<string> {
-    const file = path ?? joinPath(await makeTempDir("kopf-fake-cluster-"), "kubeconfig");
+    let file = path;
+    if (file === undefined) {
+      const dir = await makeTempDir("kopf-fake-cluster-");
+      this.#tempDirs.push(dir);
+      file = joinPath(dir, "kubeconfig");
+    }
     await writeTextFileAtomic(file, this.kubeconfig);
     return file;
   }
@@ -407,6 +421,7 @@ export class FakeCluster implements AsyncDisposable {
       this.#watches.closeAll();
       await this.#server.close();
       if (this.#state) await saveState(this.#objects, this.#state);
+      for (const dir of this.#tempDirs.splice(0)) await removeDirectory(dir);
     })();
     return this.#stopping;
   }
