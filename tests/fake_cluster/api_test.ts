@@ -277,7 +277,7 @@ Deno.test("list: label selectors, field selectors, limit and continue", async ()
   assertEquals(all.body.items.length, 4);
 });
 
-Deno.test("owner references: background deletion collects dependents, orphan keeps them, foreground waits", async () => {
+Deno.test("owner references: background deletion collects dependents, orphan keeps them, foreground waits for blocking ones", async () => {
   await using cluster = await FakeCluster.start();
   const owner = await call(cluster, "POST", CMS, configMap("owner"));
   const ref = { apiVersion: "v1", kind: "ConfigMap", name: "owner", uid: owner.body.metadata.uid };
@@ -300,12 +300,17 @@ Deno.test("owner references: background deletion collects dependents, orphan kee
     cluster,
     "POST",
     CMS,
-    configMap("slow", {}, { ownerReferences: [ref3], finalizers: ["x/y"] }),
+    configMap("slow", {}, {
+      ownerReferences: [{ ...ref3, blockOwnerDeletion: true }],
+      finalizers: ["x/y"],
+    }),
   );
+  await call(cluster, "POST", CMS, configMap("quick", {}, { ownerReferences: [ref3] }));
   await call(cluster, "DELETE", `${CMS}/owner3?propagationPolicy=Foreground`);
   const waiting = await call(cluster, "GET", `${CMS}/owner3`);
   assertEquals(waiting.body.metadata.finalizers, ["foregroundDeletion"]);
   assert((await call(cluster, "GET", `${CMS}/slow`)).body.metadata.deletionTimestamp);
+  assertEquals((await call(cluster, "GET", `${CMS}/quick`)).status, 404, "non-blocking: gone");
   await call(cluster, "PATCH", `${CMS}/slow`, { metadata: { finalizers: null } }, {
     "content-type": "application/merge-patch+json",
   });

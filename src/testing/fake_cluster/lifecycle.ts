@@ -136,8 +136,11 @@ export class Lifecycle {
         all.push([key, object]);
       }
     }
-    /** Owners that still have dependents pointing at them. */
-    const owned = new Set<string>();
+    /** Owners that dependents still block (`blockOwnerDeletion`), for foreground deletion. */
+    const blocked = new Set<string>();
+    const block = (refs: JsonObject[]) => {
+      for (const ref of refs) if (ref.blockOwnerDeletion === true) blocked.add(String(ref.uid));
+    };
     for (const [key, object] of all) {
       const refs = ownerRefs(object);
       if (!refs.length) continue;
@@ -164,18 +167,18 @@ export class Lifecycle {
           String(metaOf(object).namespace ?? ""),
           String(metaOf(object).name),
         );
-        if (current) { for (const ref of ownerRefs(current)) owned.add(String(ref.uid)); }
-      } else if (kept.length !== refs.length) {
-        this.objects.system(type, without(object, { ownerReferences: kept }));
-        for (const ref of kept) owned.add(String(ref.uid));
+        if (current) block(ownerRefs(current));
       } else {
-        for (const ref of kept) owned.add(String(ref.uid));
+        if (kept.length !== refs.length) {
+          this.objects.system(type, without(object, { ownerReferences: kept }));
+        }
+        block(kept);
       }
     }
     // Owners waiting for their dependents (foreground) or orphans (orphan) to be handled.
     for (const [key, object] of all) {
       const m = metaOf(object);
-      if (!m.deletionTimestamp || owned.has(String(m.uid))) continue;
+      if (!m.deletionTimestamp || blocked.has(String(m.uid))) continue;
       const current = store.get(key, String(m.namespace ?? ""), String(m.name));
       if (!current) continue;
       const list = finalizersOf(current);
