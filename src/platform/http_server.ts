@@ -75,10 +75,38 @@ export interface HttpServer {
 }
 
 /** Start listening; resolves once the port is bound. */
-export function startHttpServer(options: HttpServerOptions): Promise<HttpServer> {
-  return typeof Deno !== "undefined" && !options.tls?.clientCa
-    ? startDenoServer(options)
-    : startNodeHttpServer(options);
+export async function startHttpServer(options: HttpServerOptions): Promise<HttpServer> {
+  try {
+    return typeof Deno !== "undefined" && !options.tls?.clientCa
+      ? await startDenoServer(options)
+      : await startNodeHttpServer(options);
+  } catch (error) {
+    throw explainListenError(error, options);
+  }
+}
+
+/** A port in use or not allowed becomes an error that says what to do. */
+function explainListenError(error: unknown, options: HttpServerOptions): unknown {
+  const where = `${options.hostname ?? "127.0.0.1"}:${options.port ?? 0}`;
+  const code = (error as { code?: string }).code;
+  if (
+    (typeof Deno !== "undefined" && error instanceof Deno.errors.AddrInUse) || code === "EADDRINUSE"
+  ) {
+    return new Error(
+      `Cannot listen on ${where}: the port is in use; pick another port, or 0 for any free one.`,
+      { cause: error },
+    );
+  }
+  if (
+    (typeof Deno !== "undefined" && error instanceof Deno.errors.PermissionDenied) ||
+    code === "EACCES"
+  ) {
+    return new Error(
+      `Cannot listen on ${where}: not permitted (a privileged port, or --allow-net is missing).`,
+      { cause: error },
+    );
+  }
+  return error;
 }
 
 function urlOf(scheme: string, hostname: string, port: number): string {

@@ -69,3 +69,17 @@ for (const [name, start] of implementations) {
     }
   });
 }
+
+Deno.test("a port in use is refused with an error that says what to do", async () => {
+  const first = await startHttpServer({ handler: () => new Response("x") });
+  try {
+    const error = await startHttpServer({ port: first.port, handler: () => new Response("y") })
+      .then(() => undefined, (e: Error) => e);
+    assertEquals(
+      error?.message,
+      `Cannot listen on 127.0.0.1:${first.port}: the port is in use; pick another port, or 0 for any free one.`,
+    );
+  } finally {
+    await first.close();
+  }
+});
