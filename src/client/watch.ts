@@ -85,12 +85,13 @@ export async function* watchObjects(
     for (;;) {
       const end: StreamEnd = yield* streamOnce(api, resource, namespace, options, position);
       if (end === "stop" || signal?.aborted) return;
-      if (end === "relist") break;
+      // A pause before reconnecting or re-listing, so a misbehaving server is not flooded.
       try {
         await sleep(api.watching.reconnectBackoff ?? DEFAULT_RECONNECT_BACKOFF, signal);
       } catch {
         return;
       }
+      if (end === "relist") break;
     }
   }
 }
@@ -154,7 +155,10 @@ async function* streamOnce(
         case "MODIFIED":
         case "DELETED":
           if (typeof rv === "string" && rv) position.resourceVersion = rv;
+          // Silence is the server's, not a slow consumer's: no timer while waiting for it.
+          clearTimeout(silenceTimer);
           yield { type: event.type, object };
+          resetSilence();
           break;
         case "BOOKMARK":
           if (typeof rv === "string" && rv) position.resourceVersion = rv;

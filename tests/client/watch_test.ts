@@ -223,3 +223,21 @@ Deno.test("a consumer that stops iterating closes the stream", async () => {
   }
   await stream!.cancelled; // the server saw the client go away
 });
+
+Deno.test("a slow consumer does not count as a silent stream", async () => {
+  await using server = scripted([() => list([], "5")], [(_, body) => {
+    body.event("ADDED", obj("a", "6"));
+    // The next event comes only after the consumer's long pause (and within the limit).
+    setTimeout(() => body.event("ADDED", obj("b", "7")), 550);
+  }, (_, body) => body.event("ADDED", obj("b", "7"))]); // only if it wrongly reconnects
+  await using api = server.client({ watching: { ...FAST, inactivityTimeout: 0.3 } });
+  const controller = new AbortController();
+  const types: string[] = [];
+  for await (const item of watchObjects(api, KEX, { namespace: "ns", signal: controller.signal })) {
+    types.push(item.type);
+    if (types.length === 2) await new Promise((resolve) => setTimeout(resolve, 500)); // slow handler
+    if (types.length === 3) controller.abort();
+  }
+  assertEquals(types, ["LISTED", "ADDED", "ADDED"]);
+  assertEquals(kinds(server), ["list", "watch@5"]); // no reconnect because of the slow consumer
+});
