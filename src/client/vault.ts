@@ -121,6 +121,16 @@ export class Vault {
             `which is not a URL; use the form https://host:port.`,
         );
       }
+      const expiration: unknown = info.expiration;
+      if (
+        expiration !== undefined &&
+        !(expiration instanceof Date && !Number.isNaN(expiration.getTime()))
+      ) {
+        throw new LoginError(
+          `The login ${JSON.stringify(id)} returned the expiration ${String(expiration)}, ` +
+            `which is not a valid Date; return a Date (or no expiration).`,
+        );
+      }
       if (this.#bad.has(fingerprint(info))) {
         logger.debug("Ignoring the credentials of {id}: they were rejected before.", { id });
         continue;

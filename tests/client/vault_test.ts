@@ -227,3 +227,12 @@ Deno.test("fresh credentials rejected again make the call pause along the backof
   ]);
   assertEquals(logins, 3);
 });
+
+Deno.test("an expiration that is not a Date is refused with a clear error", () => {
+  const bad = { ...A, expiration: "tomorrow" } as unknown as ConnectionInfo;
+  const { message } = assertThrows(() => new Vault().populate({ mine: bad }), LoginError);
+  assertEquals(
+    message,
+    'The login "mine" returned the expiration tomorrow, which is not a valid Date; return a Date (or no expiration).',
+  );
+});
