@@ -20,7 +20,6 @@ export type {
 } from "./structs/bodies.ts";
 
 // --- client: logins and API errors ---
-export { LoginError } from "./structs/credentials_errors.ts";
 export { loginWithKubeconfig } from "./client/kubeconfig.ts";
 export type { KubeconfigLoginOptions } from "./client/kubeconfig.ts";
 export type { LoginFunctionOptions } from "./client/options.ts";
@@ -141,6 +140,7 @@ export {
   ErrorsMode,
   HandlerRetriesError,
   HandlerTimeoutError,
+  LoginError,
   PermanentError,
   TemporaryError,
 } from "./structs/errors.ts";

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { LoginError } from "../structs/credentials_errors.ts";
+import { LoginError } from "../structs/errors.ts";
 import { CommandStartError, runCommand } from "../platform/subprocess.ts";
 import { resolvePath } from "../platform/files.ts";
 

@@ -20,7 +20,7 @@ import type { LoginFunctionOptions } from "./options.ts";
 import { getLogger } from "@logtape/logtape";
 import { parse as parseYaml } from "yaml";
 import type { ConnectionInfo } from "../structs/credentials.ts";
-import { LoginError } from "../structs/credentials_errors.ts";
+import { LoginError } from "../structs/errors.ts";
 import {
   directoryOf,
   homeDirectory,

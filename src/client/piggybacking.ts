@@ -8,7 +8,7 @@
  */
 import type { LoginFunctionOptions } from "./options.ts";
 import type { ConnectionInfo } from "../structs/credentials.ts";
-import { LoginError } from "../structs/credentials_errors.ts";
+import { LoginError } from "../structs/errors.ts";
 
 type ClientNode = typeof import("@kubernetes/client-node");
 type HttpsOptions = Parameters<InstanceType<ClientNode["KubeConfig"]>["applyToHTTPSOptions"]>[0];

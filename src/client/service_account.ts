@@ -7,7 +7,7 @@
  */
 import type { LoginFunctionOptions } from "./options.ts";
 import type { ConnectionInfo } from "../structs/credentials.ts";
-import { LoginError } from "../structs/credentials_errors.ts";
+import { LoginError } from "../structs/errors.ts";
 import { pathExists, readTextFileIfExists, resolvePath } from "../platform/files.ts";
 import { getEnv } from "../platform/process.ts";
 

@@ -15,7 +15,7 @@
  */
 import { getLogger } from "@logtape/logtape";
 import type { ConnectionInfo } from "../structs/credentials.ts";
-import { LoginError } from "../structs/credentials_errors.ts";
+import { LoginError } from "../structs/errors.ts";
 
 /** One set of credentials in the vault, under the id of the login that produced it. */
 export interface VaultItem {

@@ -16,7 +16,7 @@
  */
 
 import type { ConnectionInfo } from "../structs/credentials.ts";
-import { LoginError } from "../structs/credentials_errors.ts";
+import { LoginError } from "../structs/errors.ts";
 import type { ObjectLogger } from "../structs/loggers.ts";
 import type { OperatorSettings } from "../settings/operator_settings.ts";
 import type { ActivityHandler } from "../intents/handlers.ts";

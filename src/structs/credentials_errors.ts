@@ -1,15 +1,8 @@
 /**
- * The error of failed authentication, shared by the client (logins, the vault) and the
- * engines that run login handlers.
+ * Kept only so that older imports resolve: {@link LoginError} lives in `errors.ts`, with
+ * the other public errors. Import it from there.
  *
  * @module
  */
 
-/**
- * The operator cannot log in to the Kubernetes API: a login source is broken (e.g. an
- * unreadable kubeconfig), or no login produced usable credentials.
- */
-export class LoginError extends Error {
-  /** The error class name. */
-  override name = "LoginError";
-}
+export { LoginError } from "./errors.ts";

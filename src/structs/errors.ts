@@ -1,5 +1,6 @@
 /**
- * The errors that handlers raise to steer retries, and those the framework reports.
+ * The errors that handlers raise to steer retries, and those the framework reports
+ * (including the failed logins of the client and the login activity).
  *
  * @module
  */
@@ -102,3 +103,12 @@ export const ErrorsMode: {
   /** Log arbitrary errors and treat the handler as done. */
   readonly IGNORED: "ignored";
 } = Object.freeze({ TEMPORARY: "temporary", PERMANENT: "permanent", IGNORED: "ignored" });
+
+/**
+ * The operator cannot log in to the Kubernetes API: a login source is broken (e.g. an
+ * unreadable kubeconfig), or no login produced usable credentials.
+ */
+export class LoginError extends Error {
+  /** The error class name. */
+  override name = "LoginError";
+}

@@ -4,7 +4,7 @@
  * one clear line for every broken kubeconfig.
  */
 import { assert, assertEquals, assertRejects } from "../assert.ts";
-import { LoginError } from "../../src/structs/credentials_errors.ts";
+import { LoginError } from "../../src/structs/errors.ts";
 import { loginWithKubeconfig } from "../../src/client/kubeconfig.ts";
 import { loginWithServiceAccount } from "../../src/client/service_account.ts";
 import { ROOT, runDeno } from "../platform/commands.ts";

@@ -3,7 +3,7 @@
  * known-bad credentials, and LoginError when a login yields nothing.
  */
 import { assert, assertEquals, assertRejects, assertThrows } from "../assert.ts";
-import { LoginError } from "../../src/structs/credentials_errors.ts";
+import { LoginError } from "../../src/structs/errors.ts";
 import type { ConnectionInfo } from "../../src/structs/credentials.ts";
 import { Vault } from "../../src/client/vault.ts";
 import { json, ScriptedServer, status } from "./scripted_server.ts";

@@ -3,8 +3,7 @@
  * failures, and the default login.
  */
 import { assertEquals, assertRejects, assertStringIncludes } from "../assert.ts";
-import { LoginError } from "../../src/structs/credentials_errors.ts";
-import { PermanentError, TemporaryError } from "../../src/structs/errors.ts";
+import { LoginError, PermanentError, TemporaryError } from "../../src/structs/errors.ts";
 import { OperatorSettings } from "../../src/settings/operator_settings.ts";
 import { OperatorRegistry } from "../../src/intents/registry.ts";
 import { on } from "../../src/intents/registration.ts";

@@ -3,9 +3,11 @@ import {
   ErrorsMode,
   HandlerRetriesError,
   HandlerTimeoutError,
+  LoginError,
   PermanentError,
   TemporaryError,
 } from "../../src/structs/errors.ts";
+import * as kopf from "../../mod.ts";
 import { assert, assertEquals, assertThrows } from "../assert.ts";
 
 Deno.test("a temporary error retries in 60 seconds unless told otherwise", () => {
@@ -37,4 +39,11 @@ Deno.test("errors modes are named values", () => {
     "permanent",
     "ignored",
   ]);
+});
+
+Deno.test("the login error lives with the other public errors and is kopf.LoginError", () => {
+  const e = new LoginError("no credentials");
+  assert(e instanceof Error && !(e instanceof PermanentError));
+  assertEquals(e.name, "LoginError");
+  assertEquals(kopf.LoginError, LoginError);
 });
