@@ -7,7 +7,7 @@
  */
 import { getLogger } from "@logtape/logtape";
 import type { ApiClient } from "../client/api.ts";
-import { EVENTS_RESOURCE } from "../client/events.ts";
+import { createEvent } from "../client/events.ts";
 import type { JsonObject } from "../structs/bodies.ts";
 import { buildEventBody, type K8sEventRequest } from "../structs/k8s_events.ts";
 import { describeValue } from "../structs/log_formats.ts";
@@ -122,8 +122,7 @@ export async function runEventPoster(options: EventPosterOptions): Promise<void>
 /** An {@link EventCreator} that creates events through the framework's API client. */
 export function apiEventCreator(api: ApiClient): EventCreator {
   return {
-    createEvent: (namespace, body, signal) =>
-      api.request("POST", EVENTS_RESOURCE.getUrl({ namespace }), { body, signal }),
+    createEvent: (namespace, body, signal) => createEvent(api, namespace, body, signal),
   };
 }
 

@@ -12,7 +12,8 @@ import {
   listObjects,
   patchObject,
 } from "../../src/client/objects.ts";
-import { buildEvent, createEvent, cutEventMessage } from "../../src/client/events.ts";
+import { createEvent } from "../../src/client/events.ts";
+import { buildEventBody } from "../../src/structs/k8s_events.ts";
 import { JsonLineError, parseJsonLines } from "../../src/client/json_lines.ts";
 import { ApiClient } from "../../src/client/api.ts";
 import { Vault } from "../../src/client/vault.ts";
@@ -204,58 +205,36 @@ Deno.test("wrong patch shapes and missing namespaces are refused before any requ
   assertEquals(server.requests.length, 0);
 });
 
-Deno.test("events are created in the object's namespace in Kopf's shape, long messages cut in the middle", async () => {
-  await using server = ScriptedServer.start((request) => json(JSON.parse(request.body), 201));
+Deno.test("an event is created with the given body in the given namespace, and the created one returned", async () => {
+  await using server = ScriptedServer.start((request) =>
+    json({ ...JSON.parse(request.body), kind: "Event", metadata: { name: "kopf-event-x" } }, 201)
+  );
   await using api = server.client();
-  const now = new Date("2030-05-06T07:08:09.123Z");
-  const body = {
-    apiVersion: "kopf.dev/v1",
-    kind: "KopfExample",
-    metadata: { name: "kex", namespace: "ns", uid: "uid-1", resourceVersion: "5" },
-  };
-  await createEvent(api, {
-    involvedObject: body,
-    type: "Normal",
-    reason: "Logging",
-    message: "hi",
-    now,
-  });
-  assertEquals(server.requests[0].path, "/api/v1/namespaces/ns/events");
-  assertEquals(JSON.parse(server.requests[0].body), {
-    apiVersion: "v1",
-    kind: "Event",
-    metadata: { namespace: "ns", generateName: "kopf-event-" },
-    action: "Action",
-    type: "Normal",
-    reason: "Logging",
-    message: "hi",
-    reportingComponent: "kopf",
-    reportingInstance: "dev",
-    source: { component: "kopf" },
-    involvedObject: {
-      apiVersion: "kopf.dev/v1",
-      kind: "KopfExample",
-      name: "kex",
-      namespace: "ns",
-      uid: "uid-1",
-      resourceVersion: "5",
+  const body = buildEventBody(
+    {
+      ref: { apiVersion: "kopf.dev/v1", kind: "KopfExample", name: "kex", uid: "uid-1" },
+      type: "Normal",
+      reason: "Logging",
+      message: "hi",
     },
-    firstTimestamp: "2030-05-06T07:08:09Z",
-    lastTimestamp: "2030-05-06T07:08:09Z",
-    eventTime: "2030-05-06T07:08:09.123000Z",
-    count: 1,
-  });
-  const long = "a".repeat(600) + "b".repeat(600);
-  const cut = cutEventMessage(long);
-  assertEquals(cut.length, 1024);
-  assertEquals(cut, "a".repeat(511) + "..." + "b".repeat(510));
-  const clusterScoped = buildEvent({
-    involvedObject: { apiVersion: "v1", kind: "Namespace", name: "ns" },
-    type: "Warning",
-    reason: "R",
-    message: "m",
-  });
-  assertEquals(clusterScoped.metadata?.namespace, "default");
+    {
+      namespace: "ns",
+      now: new Date("2030-05-06T07:08:09.123Z"),
+      reportingComponent: "kopf",
+      reportingInstance: "dev",
+      generateName: "kopf-event-",
+    },
+  );
+  const created = await createEvent(api, "ns", body);
+  assertEquals(created.metadata, { name: "kopf-event-x" });
+  assertEquals(server.requests.length, 1);
+  assertEquals([server.requests[0].method, server.requests[0].path], [
+    "POST",
+    "/api/v1/namespaces/ns/events",
+  ]);
+  assertEquals(JSON.parse(server.requests[0].body), body); // the body as built, unchanged
+  assertEquals(body.eventTime, "2030-05-06T07:08:09.123000Z");
+  assertEquals(body.firstTimestamp, "2030-05-06T07:08:09.123000Z");
 });
 
 Deno.test("JSON lines split at every possible byte pair parse to the same values", async () => {
