@@ -8,6 +8,7 @@
 import { LoginError } from "../structs/errors.ts";
 import { CommandStartError, runCommand } from "../platform/subprocess.ts";
 import { resolvePath } from "../platform/files.ts";
+import { findMissingPermission } from "../platform/permissions.ts";
 
 /** The API versions of `ExecCredential` that plugins may speak. */
 export const EXEC_API_VERSIONS: readonly string[] = Object.freeze([
@@ -99,6 +100,7 @@ export async function runExecPlugin(
   try {
     output = await runCommand({ command, args: exec.args ?? [], env, timeout: context.timeout });
   } catch (e) {
+    if (findMissingPermission(e)) throw e; // a missing --allow-run is said as such, at the top
     const hint = exec.installHint ? ` ${firstLine(exec.installHint)}` : "";
     const why = e instanceof CommandStartError ? e.message : String(e);
     throw new LoginError(`The exec plugin of ${where} cannot run: ${why}.${hint}`);

@@ -180,6 +180,8 @@ export async function loadKubeconfig(files: readonly string[]): Promise<MergedKu
     try {
       doc = parseYaml(text);
     } catch (e) {
+      // The YAML library reads its debug variables: a missing --allow-env is no YAML error.
+      if (findMissingPermission(e)) throw e;
       throw new LoginError(
         `The kubeconfig ${file} is not valid YAML: ${firstLine((e as Error).message)}`,
       );

@@ -9,6 +9,7 @@
 import type { LoginFunctionOptions } from "./options.ts";
 import type { ConnectionInfo } from "../structs/credentials.ts";
 import { LoginError } from "../structs/errors.ts";
+import { findMissingPermission } from "../platform/permissions.ts";
 
 type ClientNode = typeof import("@kubernetes/client-node");
 type HttpsOptions = Parameters<InstanceType<ClientNode["KubeConfig"]>["applyToHTTPSOptions"]>[0];
@@ -39,6 +40,7 @@ export async function loginViaClient(
   try {
     k8s = await import("@kubernetes/client-node");
   } catch (e) {
+    if (findMissingPermission(e)) throw e; // named at the top, with the flag to add
     throw new LoginError(
       `loginViaClient needs the @kubernetes/client-node package, which cannot be loaded ` +
         `(${(e as Error).message.split("\n")[0]}); install it or use loginWithKubeconfig.`,
@@ -51,6 +53,7 @@ export async function loginViaClient(
       config.setCurrentContext(options.context);
     }
   } catch (e) {
+    if (findMissingPermission(e)) throw e; // named at the top, with the flag to add
     throw new LoginError(
       `@kubernetes/client-node cannot load the kubeconfig: ${(e as Error).message}`,
     );
@@ -61,6 +64,7 @@ export async function loginViaClient(
   try {
     await config.applyToHTTPSOptions(https as HttpsOptions);
   } catch (e) {
+    if (findMissingPermission(e)) throw e; // named at the top, with the flag to add
     throw new LoginError(
       `@kubernetes/client-node cannot authenticate to ${cluster.server}: ${(e as Error).message}`,
     );

@@ -18,6 +18,7 @@ interface Elsewhere {
   info?: Record<string, unknown> | null;
   error?: string;
   message?: string;
+  permission?: string;
 }
 
 /**
@@ -28,10 +29,11 @@ async function loginElsewhere(
   which: "kubeconfig" | "serviceAccount" | "defaults" | "client",
   options: Record<string, unknown>,
   env: Record<string, string>,
+  permissions: string[] = ["-A"],
 ): Promise<Elsewhere> {
   // The child keeps this Deno's cache even when HOME is changed for it.
   denoDir ??= JSON.parse((await runDeno(["info", "--json"])).stdout).denoDir as string;
-  const result = await runDeno(["run", "-A", PROBE, which, JSON.stringify(options)], {
+  const result = await runDeno(["run", ...permissions, PROBE, which, JSON.stringify(options)], {
     cwd: ROOT,
     env: { DENO_DIR: denoDir, ...env },
   });
@@ -359,5 +361,31 @@ users: [{ name: u, user: { exec: { apiVersion: client.authentication.k8s.io/v1, 
     now = Date.parse("2031-01-01T00:00:00Z");
     assertEquals((await vault.select()).info.token, "run-2");
     assertEquals((await Deno.readTextFile(`${dir}/runs`)).trim(), "2");
+  });
+});
+
+Deno.test("a missing --allow-env while reading a kubeconfig is reported as the missing flag, not as bad YAML", async () => {
+  await withDir(async (dir) => {
+    const file = `${dir}/config`;
+    await Deno.writeTextFile(
+      file,
+      `
+current-context: dev
+clusters: [{name: main, cluster: {server: "https://127.0.0.1:6443"}}]
+users: [{name: me, user: {token: abc}}]
+contexts: [{name: dev, context: {cluster: main, user: me}}]
+`,
+    );
+    const result = await loginElsewhere("kubeconfig", { kubeconfig: file }, {}, [
+      `--allow-read=${dir}`,
+    ]);
+    assertEquals(result.info, undefined);
+    assert(!result.message?.includes("YAML"), `not a YAML problem: ${result.message}`);
+    assert(result.error !== "LoginError", `not wrapped in a LoginError: ${result.message}`);
+    assert(
+      result.permission?.startsWith("Missing permission: env access to ") &&
+        result.permission.includes("Run again with --allow-env="),
+      `one line naming the flag: ${result.permission}`,
+    );
   });
 });
