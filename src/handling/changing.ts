@@ -16,6 +16,7 @@ import { PermanentError } from "../structs/errors.ts";
 import type { ObjectLogger } from "../structs/loggers.ts";
 import { Patch } from "../structs/patches.ts";
 import type { Resource } from "../structs/resources.ts";
+import { toPlainData } from "../structs/views.ts";
 import type { OperatorSettings } from "../settings/operator_settings.ts";
 import type { ChangingHandler } from "../intents/handlers.ts";
 import { matchesFilters } from "../intents/filters.ts";
@@ -164,16 +165,18 @@ function invokeChangingHandler(
  */
 function storable(result: unknown): unknown {
   if (result === undefined) return result;
+  let plain: unknown;
   try {
-    structuredClone(result);
-    JSON.stringify(result);
+    plain = toPlainData(result); // views of the body (`return spec`) become data
+    structuredClone(plain);
+    JSON.stringify(plain);
   } catch {
     throw new PermanentError(
       "its result cannot be stored in the status; return plain JSON data " +
         "(objects, arrays, strings, numbers, booleans, null)",
     );
   }
-  return result;
+  return plain;
 }
 
 /** Run the due ones of the given handlers in their order; their outcomes by id. */

@@ -24,6 +24,7 @@
 import { isMapping, jsonEqual } from "../structs/dicts.ts";
 import type { RawBody } from "../structs/bodies.ts";
 import { Patch } from "../structs/patches.ts";
+import { toPlainData } from "../structs/views.ts";
 import type { ProgressRecord, ProgressStorage, StoragePatch } from "../settings/progress.ts";
 
 /** The current time in milliseconds since the Unix epoch (fractions allowed), like `Date.now`. */
@@ -578,10 +579,13 @@ export function deliverResults(
   }
 }
 
-/** A deep copy of a result, refusing what cannot be stored with a clear message. */
+/**
+ * A deep copy of a result as plain data (views of the body included), refusing what
+ * cannot be stored with a clear message.
+ */
 function copyResult(id: string, result: unknown): unknown {
   try {
-    return structuredClone(result);
+    return structuredClone(toPlainData(result));
   } catch (error) {
     throw new TypeError(
       `The result of handler ${JSON.stringify(id)} cannot be stored in the status ` +

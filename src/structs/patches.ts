@@ -6,6 +6,7 @@
  */
 import type { JsonObject, JsonValue } from "./bodies.ts";
 import { isMapping } from "./dicts.ts";
+import { isView, toPlainData } from "./views.ts";
 
 /** A section of a patch (`spec`, `status`, …): set keys to change them, `null` to delete. */
 export interface PatchSection {
@@ -91,7 +92,7 @@ function proxyOf(node: SectionNode): PatchSection {
         delete target[key];
       } else {
         attach(node);
-        target[key] = value;
+        target[key] = plainIfView(value);
       }
       return true;
     },
@@ -100,6 +101,14 @@ function proxyOf(node: SectionNode): PatchSection {
     },
   });
   return node.proxy;
+}
+
+/**
+ * A view (e.g. `spec` given to a handler) as a plain copy of what it shows, so that the
+ * patch neither follows later bodies nor refuses writes into the assigned value.
+ */
+function plainIfView(value: unknown): unknown {
+  return isView(value) ? toPlainData(value) : value;
 }
 
 /** A deep copy as plain JSON: `undefined` dropped, views and proxies turned into data. */
@@ -208,7 +217,7 @@ export class Patch {
 
   #set(key: string, value: unknown): void {
     if (value === undefined) delete this.#root.obj[key];
-    else this.#root.obj[key] = value;
+    else this.#root.obj[key] = plainIfView(value);
   }
 
   /** Whether nothing has been written into the patch. */

@@ -70,6 +70,45 @@ export function emptyObject(): Readonly<Record<string, never>> {
   return EMPTY;
 }
 
+/** The views made here, so that they can be told from the data they show. */
+const VIEWS = new WeakSet<object>();
+
+/** Whether the value is a read-only or live view (of a body or a part of it). */
+export function isView(value: unknown): boolean {
+  return typeof value === "object" && value !== null && VIEWS.has(value);
+}
+
+/**
+ * A deep copy of the value as plain data: views become the plain objects and arrays they
+ * show (as they are now, for live views), plain objects and arrays are copied, anything
+ * else (primitives, dates, class instances, functions) is kept as it is, for the caller
+ * to accept or refuse. Cycles stay cycles. Use it before storing what a handler gives
+ * back, since views cannot be cloned.
+ */
+export function toPlainData<T>(value: T): T {
+  return plainCopy(value, new Map()) as T;
+}
+
+function plainCopy(value: unknown, copies: Map<object, unknown>): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  const known = copies.get(value);
+  if (known !== undefined) return known;
+  if (Array.isArray(value)) {
+    const out: unknown[] = [];
+    copies.set(value, out);
+    for (let i = 0; i < value.length; i++) out.push(plainCopy(value[i], copies));
+    return out;
+  }
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return value;
+  const out: Record<string, unknown> = {};
+  copies.set(value, out);
+  for (const key of Object.keys(value)) {
+    out[key] = plainCopy((value as Record<string, unknown>)[key], copies);
+  }
+  return out;
+}
+
 /**
  * A read-only view of the value: reading works as usual (nested objects are views
  * too, the same view each time), any write or delete throws a clear error.
@@ -104,6 +143,7 @@ export function readOnlyView<T>(value: T, what: string = "body"): DeepReadonly<T
       throw readOnlyError(what);
     },
   });
+  VIEWS.add(proxy);
   return proxy as DeepReadonly<T>;
 }
 
@@ -177,5 +217,6 @@ export function liveView<T = ReadonlyJsonObject>(
       throw readOnlyError(what);
     },
   });
+  VIEWS.add(proxy);
   return proxy as DeepReadonly<T>;
 }

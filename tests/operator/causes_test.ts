@@ -247,3 +247,35 @@ Deno.test("a deletion supersedes an unfinished creation", async () => {
     ),
   );
 });
+
+Deno.test("results and patch values taken from the read-only views are stored as plain data", async () => {
+  await using cluster = await startCluster();
+  const registry = clusterRegistry(cluster);
+  on.create("kopfexamples", { registry }, function whole_fn({ spec }) {
+    return spec;
+  });
+  on.create("kopfexamples", { registry }, function part_fn({ spec, patch }) {
+    patch.status.copy = spec;
+    return { x: spec, list: [spec.field] };
+  });
+  on.event("kopfexamples", { registry }, function event_fn({ spec }) {
+    return spec;
+  });
+  await whileRunning(registry, async () => {
+    cluster.create(kex("kex-views"));
+    const body = await cluster.waitFor(
+      "kopfexamples",
+      "kex-views",
+      (b) => handled(b) && (b?.status as Record<string, unknown>)?.event_fn !== undefined,
+    );
+    assertEquals(body?.status, {
+      whole_fn: { field: "value" },
+      part_fn: { x: { field: "value" }, list: ["value"] },
+      copy: { field: "value" },
+      event_fn: { field: "value" },
+    });
+    const logs = logsOf("kex-views");
+    assert(logs.some((l) => l.includes("Creation is processed: 2 succeeded; 0 failed.")));
+    assert(!logs.some((l) => l.includes("failed permanently")), logs.join("\n"));
+  });
+});

@@ -10,6 +10,7 @@ import {
 } from "../../src/handling/progress.ts";
 import { TemporaryError } from "../../src/structs/errors.ts";
 import { Patch } from "../../src/structs/patches.ts";
+import { readOnlyView } from "../../src/structs/views.ts";
 
 /** A clock fixed at 2020-12-31T23:59:59.123456Z, moved by hand. */
 function fixedClock() {
@@ -226,4 +227,27 @@ Deno.test("results go to status.<id>: objects merged, other values replaced, fai
     TypeError,
     'The result of handler "fn" cannot be stored in the status',
   );
+});
+
+Deno.test("results that are (or hold) read-only views of the body are delivered as plain data", () => {
+  const body = { spec: { field: "value", items: [{ a: 1 }] } };
+  const spec = readOnlyView(body.spec, "spec");
+  const patch = new Patch();
+  deliverResults({
+    whole_fn: { final: true, result: spec },
+    part_fn: { final: true, result: { x: spec.items, n: 1 } },
+    list_fn: { final: true, result: [spec.items[0]] },
+  }, patch);
+  assertEquals(patch.toMergePatch(), {
+    status: {
+      whole_fn: { field: "value", items: [{ a: 1 }] },
+      part_fn: { x: [{ a: 1 }], n: 1 },
+      list_fn: [{ a: 1 }],
+    },
+  });
+  // Plain copies: neither views nor the body's own objects.
+  const status = patch.status as Record<string, Record<string, unknown>>;
+  status.whole_fn.extra = true;
+  (status.part_fn.x as Record<string, unknown>[])[0].a = 2;
+  assertEquals(body.spec, { field: "value", items: [{ a: 1 }] });
 });

@@ -117,3 +117,19 @@ Deno.test("a patch can start from content and be cleared", () => {
   patch.status.c = 3;
   assertEquals(patch.toMergePatch(), { status: { c: 3 } });
 });
+
+Deno.test("a view assigned into the patch becomes a plain copy that can be written into", () => {
+  const body = { spec: { field: "x", nested: { a: 1 } } };
+  const spec = readOnlyView(body.spec, "spec");
+  const patch = new Patch();
+  patch.status.copy = spec;
+  patch.spec = spec as unknown as Record<string, unknown>;
+  (patch.status.copy as Record<string, unknown>).extra = true;
+  (patch.spec.nested as Record<string, unknown>).b = 2;
+  assertEquals(patch.toMergePatch(), {
+    spec: { field: "x", nested: { a: 1, b: 2 } },
+    status: { copy: { field: "x", nested: { a: 1 }, extra: true } },
+  });
+  assertEquals(body.spec, { field: "x", nested: { a: 1 } });
+  assertEquals(structuredClone(patch.toMergePatch()), patch.toMergePatch());
+});

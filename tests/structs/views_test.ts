@@ -1,4 +1,10 @@
-import { BodyHolder, liveView, readOnlyView } from "../../src/structs/views.ts";
+import {
+  BodyHolder,
+  isView,
+  liveView,
+  readOnlyView,
+  toPlainData,
+} from "../../src/structs/views.ts";
 import { assert, assertEquals, assertThrows } from "../assert.ts";
 
 Deno.test("read-only views read like the object and refuse any change", () => {
@@ -70,4 +76,30 @@ Deno.test("views of frozen bodies read their nested values without breaking", ()
     "read-only",
   );
   assertThrows(() => ((view.spec as unknown as Record<string, unknown>).field = 1), TypeError);
+});
+
+Deno.test("plain data from views: copies of what they show, cloneable, with non-plain values kept", () => {
+  const body = { spec: { field: "x", items: [1, { a: 2 }] } };
+  const spec = readOnlyView(body.spec, "spec");
+  assert(isView(spec) && isView(spec.items) && !isView(body.spec));
+  const plain = toPlainData({ whole: spec, part: spec.items, n: 1 });
+  assertEquals(plain, { whole: body.spec, part: body.spec.items, n: 1 });
+  assert(!isView(plain.whole) && !isView(plain.part) && plain.whole !== body.spec);
+  assertEquals(structuredClone(plain), plain); // a view itself cannot be cloned
+  assertThrows(() => structuredClone(spec));
+
+  const holder = new BodyHolder({ metadata: {}, spec: { v: 1 } });
+  const live = liveView(holder, ["spec"], "spec");
+  holder.update({ metadata: {}, spec: { v: 2, w: [3] } });
+  assert(isView(live));
+  assertEquals(toPlainData(live), { v: 2, w: [3] }); // as it is now
+
+  const date = new Date(0);
+  const fn = () => 1;
+  const kept = toPlainData({ date, fn });
+  assert(kept.date === date && kept.fn === fn);
+  const cyclic: Record<string, unknown> = { a: 1 };
+  cyclic.self = cyclic;
+  const copy = toPlainData(cyclic);
+  assert(copy !== cyclic && copy.self === copy);
 });
