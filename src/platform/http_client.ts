@@ -139,21 +139,165 @@ async function createUndiciClient(options: HttpClientOptions): Promise<HttpClien
 }
 
 /**
- * Make the body stream fail when the signal aborts. Deno's fetch stops erroring the body
- * of an aborted request once its internal request state has been garbage-collected (a
- * long-lived watch stream hangs forever on `read()`), so the abort is enforced by a pipe
- * that holds the signal itself.
+ * Make the body fail when the signal aborts. Deno's fetch stops erroring the body of an
+ * aborted request once its internal request state has been garbage-collected (a
+ * long-lived watch stream hangs forever on `read()`), so the abort is enforced by a
+ * response that holds the signal itself.
  */
 function guardBody(response: Response, signal: AbortSignal | undefined): Response {
   if (!signal || !response.body) return response;
-  const body = response.body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>(), {
-    signal,
+  return new GuardedResponse(response, signal);
+}
+
+/**
+ * A response whose body reads end when the signal aborts. Whole-body reads (`text()`, …)
+ * stay Deno's own, which read the body at once into a buffer of its size; only `body`,
+ * for streaming, goes through a stream of ours. (Piping every body, as before, cost a
+ * 64 KiB buffer per chunk of every response — most of an operator's memory at scale.)
+ */
+class GuardedResponse extends Response {
+  readonly #source: Response;
+  readonly #signal: AbortSignal;
+  #body: ReadableStream<Uint8Array<ArrayBuffer>> | undefined;
+
+  constructor(source: Response, signal: AbortSignal) {
+    super(null, { status: source.status, statusText: source.statusText, headers: source.headers });
+    this.#source = source;
+    this.#signal = signal;
+  }
+
+  override get body(): ReadableStream<Uint8Array<ArrayBuffer>> {
+    return this.#body ??= guardStream(this.#source.body!, this.#signal);
+  }
+
+  override get bodyUsed(): boolean {
+    return this.#source.bodyUsed || this.#body !== undefined;
+  }
+
+  override text(): Promise<string> {
+    return untilAborted(this.#source.text(), this.#signal);
+  }
+
+  override async json(): Promise<unknown> {
+    return JSON.parse(await this.text());
+  }
+
+  override arrayBuffer(): Promise<ArrayBuffer> {
+    return untilAborted(this.#source.arrayBuffer(), this.#signal);
+  }
+
+  override bytes(): Promise<Uint8Array<ArrayBuffer>> {
+    return untilAborted(this.#source.bytes(), this.#signal);
+  }
+
+  override blob(): Promise<Blob> {
+    return untilAborted(this.#source.blob(), this.#signal);
+  }
+
+  override formData(): Promise<FormData> {
+    return untilAborted(this.#source.formData(), this.#signal);
+  }
+
+  override clone(): Response {
+    return new GuardedResponse(this.#source.clone(), this.#signal);
+  }
+}
+
+/** The promise's outcome, or the signal's reason if it aborts first. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    promise.catch(() => {}); // its failure, if any, is no longer anyone's business
+    return Promise.reject(signal.reason);
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => {
+      promise.catch(() => {});
+      reject(signal.reason);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
   });
-  return new Response(body, {
-    status: response.status,
-    statusText: response.statusText,
-    headers: response.headers,
-  });
+}
+
+/**
+ * A copy of the stream that errors when the signal aborts (and then cancels the source).
+ *
+ * The source is read into pooled buffers and each chunk is copied out at its exact size:
+ * a plain read of Deno's body allocates a fresh 64 KiB buffer per chunk, however small —
+ * with one watch event per chunk, ~100× the data in garbage outside the JS heap, which V8
+ * collects lazily and the allocator rarely gives back.
+ */
+function guardStream(
+  source: ReadableStream<Uint8Array<ArrayBuffer>>,
+  signal: AbortSignal,
+): ReadableStream<Uint8Array<ArrayBuffer>> {
+  let byob: ReadableStreamBYOBReader | undefined;
+  try {
+    byob = source.getReader({ mode: "byob" });
+  } catch {
+    // Not a byte stream: its chunks are passed on as they come.
+  }
+  const plain = byob ? undefined : source.getReader();
+  const reader = byob ?? plain!;
+  let controller!: ReadableStreamDefaultController<Uint8Array<ArrayBuffer>>;
+  let finished = false;
+  const finish = () => {
+    finished = true;
+    signal.removeEventListener("abort", onAbort);
+  };
+  const onAbort = () => {
+    if (finished) return;
+    finish();
+    controller.error(signal.reason);
+    reader.cancel(signal.reason).catch(() => {});
+  };
+  return new ReadableStream<Uint8Array<ArrayBuffer>>({
+    start(c) {
+      controller = c;
+      if (signal.aborted) onAbort();
+      else signal.addEventListener("abort", onAbort);
+    },
+    async pull(c) {
+      try {
+        const chunk = byob ? await readCopy(byob) : (await plain!.read()).value;
+        if (finished) return;
+        if (chunk === undefined) {
+          finish();
+          c.close();
+        } else {
+          c.enqueue(chunk);
+        }
+      } catch (e) {
+        if (finished) return;
+        finish();
+        c.error(e);
+      }
+    },
+    cancel(reason) {
+      finish();
+      return reader.cancel(reason);
+    },
+  }, { highWaterMark: 0 });
+}
+
+/** Read buffers kept for reuse; one is lent to each read in progress. */
+const readBuffers: ArrayBuffer[] = [];
+const READ_BUFFER_SIZE = 64 * 1024;
+const READ_BUFFERS_KEPT = 16;
+
+/** One read into a pooled buffer; the bytes read are copied out (`undefined` at the end). */
+async function readCopy(
+  reader: ReadableStreamBYOBReader,
+): Promise<Uint8Array<ArrayBuffer> | undefined> {
+  const buffer = readBuffers.pop() ?? new ArrayBuffer(READ_BUFFER_SIZE);
+  // The read transfers the buffer into the stream; it comes back as `value.buffer` (if the
+  // read fails, it is left to the garbage collector).
+  const { done, value } = await reader.read(new Uint8Array(buffer));
+  const copy = done || value === undefined ? undefined : value.slice();
+  if (value !== undefined && readBuffers.length < READ_BUFFERS_KEPT) {
+    readBuffers.push(value.buffer as ArrayBuffer);
+  }
+  return copy;
 }
 
 /** Abort the request if its response headers do not arrive in time. */

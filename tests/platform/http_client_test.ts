@@ -1,0 +1,114 @@
+/**
+ * The HTTP client's response bodies: streamed chunks sized to their data (not to Deno's
+ * 64 KiB read buffers, which an operator at scale pays for in RSS), whole bodies read by
+ * the runtime, and reads in progress ended by an abort — with no resource left open
+ * (the test sanitizers check that).
+ */
+import { assert, assertEquals, assertRejects } from "../assert.ts";
+import { createHttpClient } from "../../src/platform/http_client.ts";
+
+/** A loopback server whose responses stream the given parts, flushed one by one. */
+async function withServer(
+  parts: readonly string[],
+  test: (url: string, release: () => void) => Promise<void>,
+  options: { stall?: boolean } = {},
+): Promise<void> {
+  const encoder = new TextEncoder();
+  const released = Promise.withResolvers<void>();
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, () => {
+    const body = new ReadableStream<Uint8Array>({
+      async start(controller) {
+        for (const part of parts) {
+          controller.enqueue(encoder.encode(part));
+          await new Promise((resolve) => setTimeout(resolve, 5)); // one network chunk each
+        }
+        if (options.stall) await released.promise;
+        controller.close();
+      },
+    });
+    return new Response(body, { headers: { "content-type": "application/json" } });
+  });
+  try {
+    await test(`http://127.0.0.1:${server.addr.port}/`, () => released.resolve());
+  } finally {
+    released.resolve();
+    await server.shutdown();
+  }
+}
+
+const LINES = Array.from({ length: 20 }, (_, i) => `{"type":"ADDED","object":{"n":${i}}}\n`);
+
+Deno.test("streamed chunks are buffers of their own size, not 64 KiB read buffers", async () => {
+  await withServer(LINES, async (url) => {
+    const client = await createHttpClient({});
+    try {
+      const response = await client.fetch(url, { signal: new AbortController().signal });
+      const decoder = new TextDecoder();
+      let text = "";
+      let chunks = 0;
+      for await (const chunk of response.body!) {
+        chunks++;
+        assertEquals(chunk.buffer.byteLength, chunk.byteLength, "a chunk pins a larger buffer");
+        text += decoder.decode(chunk, { stream: true });
+      }
+      assertEquals(text, LINES.join(""));
+      assert(chunks > 1, `the server's flushes should arrive as several chunks, got ${chunks}`);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+Deno.test("whole bodies are read as sent, with the response's status and headers", async () => {
+  await withServer(LINES, async (url) => {
+    const client = await createHttpClient({});
+    try {
+      const signal = new AbortController().signal;
+      const response = await client.fetch(url, { signal });
+      assertEquals(response.status, 200);
+      assertEquals(response.headers.get("content-type"), "application/json");
+      assertEquals(response.bodyUsed, false);
+      assertEquals(await response.text(), LINES.join(""));
+      assertEquals(response.bodyUsed, true);
+      const again = await client.fetch(url, { signal });
+      assertEquals(new TextDecoder().decode(await again.bytes()), LINES.join(""));
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+Deno.test("an abort ends a streamed read waiting for a stalled server", async () => {
+  await withServer(LINES.slice(0, 1), async (url, release) => {
+    const client = await createHttpClient({});
+    try {
+      const controller = new AbortController();
+      const response = await client.fetch(url, { signal: controller.signal });
+      const reader = response.body!.getReader();
+      assertEquals(new TextDecoder().decode((await reader.read()).value), LINES[0]);
+      const pending = reader.read();
+      controller.abort(new Error("enough"));
+      await assertRejects(() => pending, Error, "enough");
+    } finally {
+      release();
+      await client.close();
+    }
+  }, { stall: true });
+});
+
+Deno.test("an abort ends a whole-body read waiting for a stalled server", async () => {
+  await withServer(LINES.slice(0, 1), async (url, release) => {
+    const client = await createHttpClient({});
+    try {
+      const controller = new AbortController();
+      const response = await client.fetch(url, { signal: controller.signal });
+      const pending = response.text();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      controller.abort(new Error("enough"));
+      await assertRejects(() => pending, Error, "enough");
+    } finally {
+      release();
+      await client.close();
+    }
+  }, { stall: true });
+});
