@@ -82,6 +82,25 @@ function spawnKopf(args: string[], env: Record<string, string> = {}): Spawned {
   return { process, stderrLines, waitForLine, finished };
 }
 
+/** SIGTERM, then the result; a process still running after 15 s is killed and fails the test. */
+async function terminate(kopf: Spawned): Promise<{ code: number; stdout: string; stderr: string }> {
+  kopf.process.kill("SIGTERM");
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      kopf.process.kill("SIGKILL");
+      reject(
+        new Error(`kopf did not stop within 15 s of SIGTERM:\n${kopf.stderrLines.join("\n")}`),
+      );
+    }, 15_000);
+  });
+  try {
+    return await Promise.race([kopf.finished, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 Deno.test("kopf --help and kopf run --help list the command and every flag", async () => {
   const top = await spawnKopf(["--help"]).finished;
   assertEquals(top.code, 0);
@@ -131,8 +150,7 @@ Deno.test("kopf run logs in with the kubeconfig when no login handler is registe
     const name = `by-${how}`;
     cluster.create({ apiVersion: "kopf.dev/v1", kind: "KopfExample", metadata: { name } });
     await kopf.waitForLine(`[default/${name}] Handler 'createFn' succeeded.`);
-    kopf.process.kill("SIGTERM");
-    assertEquals((await kopf.finished).code, 0);
+    assertEquals((await terminate(kopf)).code, 0);
   }
 });
 
@@ -195,8 +213,7 @@ Deno.test("kopf run serves a cluster, logs JSON lines, and stops on SIGTERM", as
     assertEquals(seen.extra, 42);
     assertEquals(seen.k8s.name, "one");
     assertEquals(seen.k8s.namespace, "default");
-    kopf.process.kill("SIGTERM");
-    const result = await kopf.finished;
+    const result = await terminate(kopf);
     assertEquals(result.code, 0, result.stderr);
     for (const line of result.stderr.split("\n").filter((l) => l.trim())) {
       JSON.parse(line); // every line is JSON
