@@ -73,10 +73,21 @@ function spawnKopf(args: string[], env: Record<string, string> = {}): Spawned {
     const seen = stderrLines.find((l) => l.includes(text));
     if (seen) return Promise.resolve(seen);
     return new Promise<string>((resolve, reject) => {
-      waiters.push({ text, resolve });
-      finished.then(() =>
-        reject(new Error(`kopf ended without printing ${text}:\n${stderrLines.join("\n")}`))
-      );
+      const timer = setTimeout(() => {
+        process.kill("SIGKILL");
+        reject(new Error(`kopf printed no ${text} within 20 s:\n${stderrLines.join("\n")}`));
+      }, 20_000);
+      waiters.push({
+        text,
+        resolve: (line) => {
+          clearTimeout(timer);
+          resolve(line);
+        },
+      });
+      finished.then(() => {
+        clearTimeout(timer);
+        reject(new Error(`kopf ended without printing ${text}:\n${stderrLines.join("\n")}`));
+      });
     });
   };
   return { process, stderrLines, waitForLine, finished };
