@@ -138,6 +138,55 @@ function purgePath(body: RawBody, patch: StoragePatch, path: readonly string[]):
   }
 }
 
+/** Whether the patch already deletes `path` or one of its parents (with `null`). */
+function deletedByPatch(tree: Tree, path: readonly string[]): boolean {
+  let current: unknown = tree;
+  for (const key of path) {
+    if (!isTree(current) || !Object.hasOwn(current, key)) return false;
+    current = current[key];
+    if (current === null) return true;
+  }
+  return false;
+}
+
+/**
+ * Delete the containers along `path` (deepest first, never the top-level section) that the
+ * patch empties: every key the object holds there is deleted by the patch, and the patch
+ * sets nothing new there. A merge patch that deletes only the keys would leave `{}`.
+ */
+function deleteEmptied(body: RawBody, tree: Tree, path: readonly string[]): void {
+  for (let depth = path.length; depth >= 2; depth--) {
+    const held = resolve(body, path.slice(0, depth), undefined);
+    const parent = resolve(tree, path.slice(0, depth - 1), undefined);
+    const changes = isTree(parent) ? parent[path[depth - 1]] : undefined;
+    if (!isTree(held) || !isTree(changes)) return;
+    const keys = Object.keys(held);
+    const emptied = keys.length > 0 && keys.every((key) => changes[key] === null) &&
+      Object.keys(changes).every((key) => changes[key] === null || changes[key] === undefined);
+    if (!emptied) return;
+    (parent as Tree)[path[depth - 1]] = null;
+  }
+}
+
+/**
+ * Undo {@link deleteEmptied} above `path` before writing there: a container deleted as a
+ * whole becomes the deletion of each key the object holds in it, so that the write does
+ * not revive the keys it was meant to delete.
+ */
+function reopenDeleted(body: RawBody, tree: Tree, path: readonly string[]): void {
+  let held: unknown = body;
+  let current: Tree = tree;
+  for (const key of path.slice(0, -1)) {
+    held = isTree(held) ? held[key] : undefined;
+    if (current[key] === null && isTree(held)) {
+      current[key] = Object.fromEntries(Object.keys(held).map((k) => [k, null]));
+    }
+    const next = current[key];
+    if (!isTree(next)) return;
+    current = next;
+  }
+}
+
 /** Set a value via the patch only when the object does not hold it already. */
 function touchPath(
   body: RawBody,
@@ -290,18 +339,29 @@ export class StatusProgressStorage extends ProgressStorage {
   }
 
   /** Put the full record (nulls included) at `<field>.<id>`. */
-  override store({ key, record, patch }: ProgressStoreArgs): void {
-    ensure(patchTree(patch), [...this.field, key], { ...record });
+  override store({ key, record, body, patch }: ProgressStoreArgs): void {
+    const path = [...this.field, key];
+    reopenDeleted(body, patchTree(patch), path);
+    ensure(patchTree(patch), path, { ...record });
   }
 
-  /** Delete `<field>.<id>`. */
+  /**
+   * Delete `<field>.<id>`; once no record is left there, delete the emptied container
+   * too (and its emptied parents below the top-level section, e.g. `status.kopf`).
+   */
   override purge({ key, body, patch }: ProgressPurgeArgs): void {
-    purgePath(body, patch, [...this.field, key]);
+    const path = [...this.field, key];
+    if (deletedByPatch(patchTree(patch), path)) return;
+    purgePath(body, patch, path);
+    deleteEmptied(body, patchTree(patch), this.field);
   }
 
   /** Set (or remove) the touch field if it differs. */
   override touch({ body, patch, value }: ProgressTouchArgs): void {
+    if (value === null && deletedByPatch(patchTree(patch), this.touchField)) return;
+    reopenDeleted(body, patchTree(patch), this.touchField);
     touchPath(body, patch, this.touchField, value);
+    if (value === null) deleteEmptied(body, patchTree(patch), this.touchField.slice(0, -1));
   }
 
   /** The essence without the records' container. */

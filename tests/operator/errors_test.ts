@@ -43,6 +43,31 @@ Deno.test("TemporaryError: retried after its delay with retry/started/runtime", 
   assert(logged("kex1", "Handler 'create_fn' failed temporarily: not yet 0"));
 });
 
+Deno.test("after a retried handler succeeds, no empty progress stanza is left in the status", async () => {
+  await using cluster = await startCluster();
+  const registry = clusterRegistry(cluster);
+  const calls = new Calls<number>();
+  on.create("kopfexamples", { registry }, function create_fn({ retry }) {
+    calls.add(retry);
+    if (retry < 1) throw new TemporaryError("not yet", { delay: 0.05 });
+    return "done";
+  });
+  await whileRunning(registry, async () => {
+    cluster.create(kex("kex-purged"));
+    // The record was in the status while retrying…
+    await cluster.waitFor(
+      "kopfexamples",
+      "kex-purged",
+      (b) => (b?.status as { kopf?: { progress?: object } })?.kopf?.progress !== undefined,
+    );
+    const body = await cluster.waitFor("kopfexamples", "kex-purged", handled);
+    // …and is gone with its containers, not left as `kopf: { progress: {} }`.
+    assertEquals(body?.status, { create_fn: "done" });
+    assertEquals(Object.keys(body?.metadata?.annotations ?? {}), [DIFFBASE]);
+  });
+  assertEquals(calls.list, [0, 1]);
+});
+
 Deno.test("PermanentError: not retried; the cycle ends as failed", async () => {
   await using cluster = await startCluster();
   const registry = clusterRegistry(cluster);

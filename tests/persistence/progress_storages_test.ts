@@ -135,14 +135,55 @@ Deno.test("status storage keeps full records with nulls under status.kopf.progre
   const stored = body({}, { kopf: { progress: { "create_fn/sub": { retries: 3 } } } });
   assertEquals(storage.fetch({ key: "create_fn/sub", body: stored }), { retries: 3 });
   assertEquals(storage.fetch({ key: "x", body: body({}, { kopf: "broken" }) }), null);
+  const shared = body({}, {
+    kopf: { progress: { "create_fn/sub": { retries: 3 }, "other_fn": { retries: 1 } } },
+  });
   const purge = new Patch();
-  storage.purge({ key: "create_fn/sub", body: stored, patch: purge });
+  storage.purge({ key: "create_fn/sub", body: shared, patch: purge });
   assertEquals(purge.toMergePatch(), { status: { kopf: { progress: { "create_fn/sub": null } } } });
   const custom = new StatusProgressStorage({ field: "status.my-op", touchField: ["status", "t"] });
   const touch: Record<string, unknown> = {};
   custom.touch({ body: body(), patch: touch, value: "now" });
   custom.store({ key: "fn", record: { retries: 1 }, body: body(), patch: touch });
   assertEquals(touch, { status: { t: "now", "my-op": { fn: { retries: 1 } } } });
+});
+
+Deno.test("purging the last records deletes the emptied progress stanza, not leaving {}", () => {
+  const storage = new StatusProgressStorage();
+  const both = { kopf: { progress: { a_fn: { retries: 1 }, b_fn: { retries: 2 } } } };
+  const purge = new Patch();
+  storage.purge({ key: "a_fn", body: body({}, both), patch: purge });
+  assertEquals(purge.toMergePatch(), { status: { kopf: { progress: { a_fn: null } } } });
+  storage.purge({ key: "b_fn", body: body({}, both), patch: purge });
+  assertEquals(purge.toMergePatch(), { status: { kopf: null } });
+  storage.purge({ key: "a_fn", body: body({}, both), patch: purge }); // already gone
+  assertEquals(purge.toMergePatch(), { status: { kopf: null } });
+
+  // Other fields of status.kopf stay; so does the status itself.
+  const touched = { kopf: { progress: { a_fn: {} }, dummy: "x" }, other: 1 };
+  const partial: Record<string, unknown> = {};
+  storage.purge({ key: "a_fn", body: body({}, touched), patch: partial });
+  assertEquals(partial, { status: { kopf: { progress: null } } });
+  storage.touch({ body: body({}, touched), patch: partial, value: null });
+  assertEquals(partial, { status: { kopf: null } });
+
+  // A record stored after the purge in the same patch keeps the other deletions.
+  const revived = new Patch();
+  storage.purge({ key: "a_fn", body: body({}, both), patch: revived });
+  storage.purge({ key: "b_fn", body: body({}, both), patch: revived });
+  storage.store({ key: "c_fn", record: { retries: 0 }, body: body({}, both), patch: revived });
+  assertEquals(revived.toMergePatch(), {
+    status: { kopf: { progress: { a_fn: null, b_fn: null, c_fn: { retries: 0 } } } },
+  });
+  const retouched: Record<string, unknown> = {};
+  storage.purge({ key: "a_fn", body: body({}, touched), patch: retouched });
+  storage.touch({ body: body({}, touched), patch: retouched, value: "y" });
+  assertEquals(retouched, { status: { kopf: { progress: null, dummy: "y" } } });
+
+  // Nothing to purge: no patch at all, even for a stanza left empty by someone else.
+  const none = new Patch();
+  storage.purge({ key: "a_fn", body: body({}, { kopf: { progress: {} } }), patch: none });
+  assert(none.isEmpty);
 });
 
 Deno.test("the smart storage writes both places, reads annotations first, purges both", async () => {
