@@ -110,27 +110,16 @@ export type OptionsOf<F extends KwargsFamily, O extends OptionFamily, S, St, I> 
 >[O];
 
 /**
- * A registration function for resource handlers. The selector comes first (a name,
- * group and name, group, version and name, `EVERYTHING`, a predicate, or only keyword
- * options), then optional options, then the function. `S`/`St` type `spec`/`status`;
- * `I` declares the indices the handler receives by name.
+ * A registration function for resource handlers whose options are required (`on.field`,
+ * `timer`): the selector (a name, group and name, group, version and name, `EVERYTHING`,
+ * a predicate, or only keyword options), then the options, then the function.
+ * `S`/`St` type `spec`/`status`; `I` declares the indices the handler receives by name.
  */
-export interface ResourceRegistrar<F extends KwargsFamily, O extends OptionFamily> {
-  /** Register `fn` for resources with this name. */
-  <S = ReadonlyJsonObject, St = ReadonlyJsonObject, I extends object = NoIndices>(
-    name: ResourceName,
-    fn: ResourceHandlerFn<F, S, St, I>,
-  ): ResourceHandlerFn<F, S, St, I>;
+export interface ResourceRegistrarWithOptions<F extends KwargsFamily, O extends OptionFamily> {
   /** Register `fn` for resources with this name, with options. */
   <S = ReadonlyJsonObject, St = ReadonlyJsonObject, I extends object = NoIndices>(
     name: ResourceName,
     options: OptionsOf<F, O, S, St, I>,
-    fn: ResourceHandlerFn<F, S, St, I>,
-  ): ResourceHandlerFn<F, S, St, I>;
-  /** Register `fn` for resources of the group (or `group/version`) with this name. */
-  <S = ReadonlyJsonObject, St = ReadonlyJsonObject, I extends object = NoIndices>(
-    group: string,
-    name: ResourceName,
     fn: ResourceHandlerFn<F, S, St, I>,
   ): ResourceHandlerFn<F, S, St, I>;
   /** Register `fn` for resources of the group (or `group/version`) with this name, with options. */
@@ -140,24 +129,12 @@ export interface ResourceRegistrar<F extends KwargsFamily, O extends OptionFamil
     options: OptionsOf<F, O, S, St, I>,
     fn: ResourceHandlerFn<F, S, St, I>,
   ): ResourceHandlerFn<F, S, St, I>;
-  /** Register `fn` for resources of the group and version with this name. */
-  <S = ReadonlyJsonObject, St = ReadonlyJsonObject, I extends object = NoIndices>(
-    group: string,
-    version: string,
-    name: ResourceName,
-    fn: ResourceHandlerFn<F, S, St, I>,
-  ): ResourceHandlerFn<F, S, St, I>;
   /** Register `fn` for resources of the group and version with this name, with options. */
   <S = ReadonlyJsonObject, St = ReadonlyJsonObject, I extends object = NoIndices>(
     group: string,
     version: string,
     name: ResourceName,
     options: OptionsOf<F, O, S, St, I>,
-    fn: ResourceHandlerFn<F, S, St, I>,
-  ): ResourceHandlerFn<F, S, St, I>;
-  /** Register `fn` for the resources the predicate accepts. */
-  <S = ReadonlyJsonObject, St = ReadonlyJsonObject, I extends object = NoIndices>(
-    predicate: ResourcePredicate,
     fn: ResourceHandlerFn<F, S, St, I>,
   ): ResourceHandlerFn<F, S, St, I>;
   /** Register `fn` for the resources the predicate accepts, with options. */
@@ -173,19 +150,21 @@ export interface ResourceRegistrar<F extends KwargsFamily, O extends OptionFamil
   ): ResourceHandlerFn<F, S, St, I>;
 }
 
-/** Like {@link ResourceRegistrar}, for functions whose options are required (`field`, `timer`). */
-export interface ResourceRegistrarWithOptions<F extends KwargsFamily, O extends OptionFamily> {
+/**
+ * A registration function for resource handlers: every form of
+ * {@link ResourceRegistrarWithOptions}, and the same selectors without options.
+ */
+export interface ResourceRegistrar<F extends KwargsFamily, O extends OptionFamily>
+  extends ResourceRegistrarWithOptions<F, O> {
   /** Register `fn` for resources with this name. */
   <S = ReadonlyJsonObject, St = ReadonlyJsonObject, I extends object = NoIndices>(
     name: ResourceName,
-    options: OptionsOf<F, O, S, St, I>,
     fn: ResourceHandlerFn<F, S, St, I>,
   ): ResourceHandlerFn<F, S, St, I>;
   /** Register `fn` for resources of the group (or `group/version`) with this name. */
   <S = ReadonlyJsonObject, St = ReadonlyJsonObject, I extends object = NoIndices>(
     group: string,
     name: ResourceName,
-    options: OptionsOf<F, O, S, St, I>,
     fn: ResourceHandlerFn<F, S, St, I>,
   ): ResourceHandlerFn<F, S, St, I>;
   /** Register `fn` for resources of the group and version with this name. */
@@ -193,18 +172,11 @@ export interface ResourceRegistrarWithOptions<F extends KwargsFamily, O extends 
     group: string,
     version: string,
     name: ResourceName,
-    options: OptionsOf<F, O, S, St, I>,
     fn: ResourceHandlerFn<F, S, St, I>,
   ): ResourceHandlerFn<F, S, St, I>;
   /** Register `fn` for the resources the predicate accepts. */
   <S = ReadonlyJsonObject, St = ReadonlyJsonObject, I extends object = NoIndices>(
     predicate: ResourcePredicate,
-    options: OptionsOf<F, O, S, St, I>,
-    fn: ResourceHandlerFn<F, S, St, I>,
-  ): ResourceHandlerFn<F, S, St, I>;
-  /** Register `fn` for the resources described by keyword options. */
-  <S = ReadonlyJsonObject, St = ReadonlyJsonObject, I extends object = NoIndices>(
-    options: OptionsOf<F, O, S, St, I>,
     fn: ResourceHandlerFn<F, S, St, I>,
   ): ResourceHandlerFn<F, S, St, I>;
 }
@@ -343,11 +315,16 @@ function isRegistry(value: unknown): boolean {
   return value instanceof OperatorRegistry;
 }
 
-type RecordMaker = (
-  base: { fn: HandlerFn; id: string; param: unknown; registrar: string },
-  norm: NormalizedOptions,
-  selector: Selector,
-) => Handler;
+/** What every resource handler record holds: the function, its id, filters and selector. */
+type RecordBase =
+  & { fn: HandlerFn; id: string; param: unknown; registrar: string }
+  & HandlerFilters
+  & {
+    selector: Selector;
+  };
+
+/** The record of one kind of resource handler, from the common part and the options. */
+type RecordMaker = (base: RecordBase, norm: NormalizedOptions) => Handler;
 
 function resourceRegistrar(registrar: Registrar, withField: boolean, make: RecordMaker) {
   return (...args: unknown[]): unknown => {
@@ -357,7 +334,7 @@ function resourceRegistrar(registrar: Registrar, withField: boolean, make: Recor
     const registry = norm.registry ?? getDefaultRegistry();
     const id = handlerId(call, norm, registry, registrar, selector.toString(), withField);
     const base = { fn: call.fn, id, param: norm.param, registrar: `kopf.${registrar}` };
-    registry.add(make(base, norm, selector));
+    registry.add(make({ ...base, ...filtersOf(norm), selector }, norm));
     return call.fn;
   };
 }
@@ -373,12 +350,10 @@ export function retryOf(norm: NormalizedOptions): RetryPolicy {
 }
 
 function changing(registrar: Registrar, reason: HandlerReason | null) {
-  return resourceRegistrar(registrar, true, (base, norm, selector) => ({
+  return resourceRegistrar(registrar, true, (base, norm) => ({
     kind: "changing",
     ...base,
-    ...filtersOf(norm),
     ...retryOf(norm),
-    selector,
     reason,
     initial: registrar === "on.resume",
     deleted: norm.extra.deleted === true,
@@ -413,11 +388,9 @@ function activity(registrar: Registrar, which: Activity) {
 }
 
 function webhook(registrar: Registrar, type: "validating" | "mutating") {
-  return resourceRegistrar(registrar, false, (base, norm, selector) => ({
+  return resourceRegistrar(registrar, false, (base, norm) => ({
     kind: "webhook",
     ...base,
-    ...filtersOf(norm),
-    selector,
     type,
     operations: norm.extra.operations as WebhookHandlerOps,
     subresource: norm.extra.subresource as string | null,
@@ -436,12 +409,10 @@ const extraNumber = (norm: NormalizedOptions, key: string): number | null =>
 export const daemon: ResourceRegistrar<"daemon", "daemon"> = resourceRegistrar(
   "daemon",
   true,
-  (base, norm, selector) => ({
+  (base, norm) => ({
     kind: "daemon",
     ...base,
-    ...filtersOf(norm),
     ...retryOf(norm),
-    selector,
     initialDelay: extraNumber(norm, "initialDelay"),
     cancellationBackoff: extraNumber(norm, "cancellationBackoff"),
     cancellationTimeout: extraNumber(norm, "cancellationTimeout"),
@@ -454,12 +425,10 @@ export const daemon: ResourceRegistrar<"daemon", "daemon"> = resourceRegistrar(
 export const timer: ResourceRegistrarWithOptions<"timer", "timer"> = resourceRegistrar(
   "timer",
   true,
-  (base, norm, selector) => ({
+  (base, norm) => ({
     kind: "timer",
     ...base,
-    ...filtersOf(norm),
     ...retryOf(norm),
-    selector,
     interval: extraNumber(norm, "interval"),
     idle: extraNumber(norm, "idle"),
     sharp: norm.extra.sharp === true,
@@ -472,22 +441,18 @@ export const timer: ResourceRegistrarWithOptions<"timer", "timer"> = resourceReg
 export const index: ResourceRegistrar<"index", "index"> = resourceRegistrar(
   "index",
   false,
-  (base, norm, selector) => ({
+  (base, norm) => ({
     kind: "index",
     ...base,
-    ...filtersOf(norm),
     ...retryOf(norm),
-    selector,
   }),
 ) as ResourceRegistrar<"index", "index">;
 
 /** The `kopf.on` namespace: every registration function. */
 export const on: OnNamespace = Object.freeze({
-  event: resourceRegistrar("on.event", true, (base, norm, selector) => ({
+  event: resourceRegistrar("on.event", true, (base) => ({
     kind: "event",
     ...base,
-    ...filtersOf(norm),
-    selector,
   })) as ResourceRegistrar<"event", "event">,
   create: changing("on.create", "create") as ResourceRegistrar<"changing", "create">,
   update: changing("on.update", "update") as ResourceRegistrar<"changing", "update">,
