@@ -63,6 +63,14 @@ function readOnlyError(what: string): TypeError {
   );
 }
 
+/** The proxy traps of a view that refuse every change with a clear error. */
+function refusingTraps(what: string): ProxyHandler<object> {
+  const refuse = (): never => {
+    throw readOnlyError(what);
+  };
+  return { set: refuse, deleteProperty: refuse, defineProperty: refuse, setPrototypeOf: refuse };
+}
+
 const EMPTY: Readonly<Record<string, never>> = Object.freeze({});
 
 /** An empty object, for absent parts (spec, status, labels, …): shared, frozen. */
@@ -130,18 +138,7 @@ export function readOnlyView<T>(value: T, what: string = "body"): DeepReadonly<T
       (nested ??= new Map()).set(key, [v, view]);
       return view;
     },
-    set() {
-      throw readOnlyError(what);
-    },
-    deleteProperty() {
-      throw readOnlyError(what);
-    },
-    defineProperty() {
-      throw readOnlyError(what);
-    },
-    setPrototypeOf() {
-      throw readOnlyError(what);
-    },
+    ...refusingTraps(what),
   });
   VIEWS.add(proxy);
   return proxy as DeepReadonly<T>;
@@ -204,18 +201,7 @@ export function liveView<T = ReadonlyJsonObject>(
       const d = Reflect.getOwnPropertyDescriptor(current(), key);
       return d === undefined ? undefined : { ...d, configurable: true };
     },
-    set() {
-      throw readOnlyError(what);
-    },
-    deleteProperty() {
-      throw readOnlyError(what);
-    },
-    defineProperty() {
-      throw readOnlyError(what);
-    },
-    setPrototypeOf() {
-      throw readOnlyError(what);
-    },
+    ...refusingTraps(what),
   });
   VIEWS.add(proxy);
   return proxy as DeepReadonly<T>;
