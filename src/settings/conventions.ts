@@ -177,3 +177,26 @@ export function removeEmptyStanzas(essence: Tree): void {
   if ("metadata" in essence && isFalsy(essence.metadata)) delete essence.metadata;
   if ("status" in essence && isFalsy(essence.status)) delete essence.status;
 }
+
+/**
+ * The storages of a multi-storage, checked: a non-empty array of instances of `kind`
+ * (custom storages subclass it); frozen. `owner` and `what` name them in the errors.
+ */
+export function checkedStorages<T>(
+  storages: readonly T[],
+  kind: abstract new (...args: never[]) => T,
+  owner: string,
+  what: string,
+): readonly T[] {
+  if (!Array.isArray(storages) || storages.length === 0) {
+    throw new Error(`${owner} needs a non-empty array of ${what} storages.`);
+  }
+  for (const storage of storages) {
+    if (!(storage instanceof kind)) {
+      throw new Error(
+        `${owner} accepts only ${kind.name} instances (subclass it for custom ones).`,
+      );
+    }
+  }
+  return Object.freeze([...storages]);
+}

@@ -9,6 +9,7 @@
 import type { RawBody } from "../structs/bodies.ts";
 import { toCompactJson } from "./compact_json.ts";
 import {
+  checkedStorages,
   checkPrefix,
   detectMarkedPrefixes,
   LAST_APPLIED_ANNOTATION,
@@ -235,17 +236,7 @@ export class MultiDiffBaseStorage extends DiffBaseStorage {
   /** A storage over the given ones (at least one). */
   constructor(storages: readonly DiffBaseStorage[]) {
     super();
-    if (!Array.isArray(storages) || storages.length === 0) {
-      throw new Error("MultiDiffBaseStorage needs a non-empty array of diff-base storages.");
-    }
-    for (const storage of storages) {
-      if (!(storage instanceof DiffBaseStorage)) {
-        throw new Error(
-          "MultiDiffBaseStorage accepts only DiffBaseStorage instances (subclass it for custom ones).",
-        );
-      }
-    }
-    this.storages = Object.freeze([...storages]);
+    this.storages = checkedStorages(storages, DiffBaseStorage, "MultiDiffBaseStorage", "diff-base");
   }
 
   /** The essence, cleaned by every storage in turn. */

@@ -10,7 +10,13 @@
 import type { RawBody } from "../structs/bodies.ts";
 import type { Patch } from "../structs/patches.ts";
 import { toCompactJson } from "./compact_json.ts";
-import { checkPrefix, makeKeys, removeEmptyStanzas, storeMarker } from "./conventions.ts";
+import {
+  checkedStorages,
+  checkPrefix,
+  makeKeys,
+  removeEmptyStanzas,
+  storeMarker,
+} from "./conventions.ts";
 import {
   deepCopy,
   ensure,
@@ -384,17 +390,7 @@ export class MultiProgressStorage extends ProgressStorage {
   /** A storage over the given ones (at least one). */
   constructor(storages: readonly ProgressStorage[]) {
     super();
-    if (!Array.isArray(storages) || storages.length === 0) {
-      throw new Error("MultiProgressStorage needs a non-empty array of progress storages.");
-    }
-    for (const storage of storages) {
-      if (!(storage instanceof ProgressStorage)) {
-        throw new Error(
-          "MultiProgressStorage accepts only ProgressStorage instances (subclass it for custom ones).",
-        );
-      }
-    }
-    this.storages = Object.freeze([...storages]);
+    this.storages = checkedStorages(storages, ProgressStorage, "MultiProgressStorage", "progress");
   }
 
   /** The first record found, in the storages' order. */
