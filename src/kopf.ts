@@ -103,7 +103,7 @@ export type {
 // --- logging, events and hierarchies ---
 export { configure } from "./platform/logging.ts";
 export type { LoggingOptions } from "./platform/logging.ts";
-export type { LogFormat, LogLevelSetting } from "./structs/log_formats.ts";
+export type { LogFormat, LogLevelSetting, LogSeverity } from "./structs/log_formats.ts";
 export { event, exception, info, warn } from "./engines/posting.ts";
 export type { EventExceptionOptions, EventOptions, EventReasonOptions } from "./engines/posting.ts";
 export {
@@ -272,3 +272,8 @@ export type {
 export { operator, OperatorConfigurationError, run } from "./reactor/running.ts";
 export type { OperatorOptions, RunOptions } from "./reactor/running.ts";
 export { ActivityError } from "./engines/activities.ts";
+export type { DefaultLogin } from "./engines/activities.ts";
+export type { Outcome as HandlerOutcome } from "./handling/progress.ts";
+export type { NamespacePattern } from "./reactor/namespaces.ts";
+export type { Clock as WallClock } from "./handling/progress.ts";
+export type { ReactorLogger } from "./reactor/diagnostics.ts";

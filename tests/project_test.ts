@@ -27,3 +27,18 @@ Deno.test("deno.json exports the three entry points of DESIGN §2", async () => 
     assert(task in config.tasks, `deno.json must define the task ${task}`);
   }
 });
+
+Deno.test("the public entry points pass deno doc --lint (JSR-ready docs, no private types)", async () => {
+  const entries = ["mod.ts", "src/testing/mod.ts", "src/cli/main.ts"];
+  const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+    args: ["doc", "--lint", ...entries],
+    cwd: new URL(".", root).pathname,
+    env: { NO_COLOR: "1" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const output = new TextDecoder().decode(stdout) + new TextDecoder().decode(stderr);
+  const problems = output.split("\n").filter((line) => line.startsWith("error"));
+  assertEquals(problems, [], output);
+  assertEquals(code, 0);
+});

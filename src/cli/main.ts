@@ -10,18 +10,28 @@ import { permissionsCommand } from "./permissions.ts";
 import { runCommand } from "./run.ts";
 import { fakeClusterCommand } from "./fake_cluster.ts";
 
+/** The `kopf` command line as {@link buildCli} returns it: enough to run it or print its help. */
+export interface KopfCommandLine {
+  /** The command's name, `kopf`. */
+  name(): string;
+  /** Parse the arguments (`from: "user"`: without the runtime and script) and run the command. */
+  parseAsync(args: readonly string[], options?: { from: "user" | "node" }): Promise<unknown>;
+  /** The help text. */
+  helpInformation(): string;
+}
+
 /** The version reported by `kopf --version`. */
 export const VERSION = "0.1.0";
 
 /** Build the `kopf` command with all its subcommands. */
-export function buildCli(): Command {
+export function buildCli(): KopfCommandLine {
   const program = new Command("kopf")
     .description("A Kubernetes operator framework for TypeScript.")
     .version(VERSION);
   program.addCommand(runCommand());
   program.addCommand(permissionsCommand());
   program.addCommand(fakeClusterCommand());
-  return program as unknown as Command;
+  return program;
 }
 
 /** Run the command line with the given arguments (the process's own by default). */

@@ -32,6 +32,7 @@ const KEEPALIVE_SECONDS = 600;
 
 /** One or more handlers of an activity failed for good. */
 export class ActivityError extends Error {
+  /** The error's name, for logs and stack traces. */
   override name = "ActivityError";
   /** The outcomes of all handlers, by id. */
   readonly outcomes: ReadonlyMap<string, Outcome>;

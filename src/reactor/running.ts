@@ -89,6 +89,7 @@ export interface OperatorOptions {
 
 /** The options cannot work with this version; the message says why in one line. */
 export class OperatorConfigurationError extends Error {
+  /** The error's name, for logs and stack traces. */
   override name = "OperatorConfigurationError";
 }
 

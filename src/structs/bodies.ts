@@ -9,34 +9,55 @@ export type JsonValue = null | boolean | number | string | JsonValue[] | JsonObj
 
 /** A JSON object. */
 export interface JsonObject {
+  /** Any JSON value under any key. */
   [key: string]: JsonValue;
 }
 
 /** The `metadata` of a Kubernetes object, with the commonly used fields typed. */
 export interface RawMeta {
+  /** The object's name, unique within its namespace and resource. */
   name?: string;
+  /** A prefix from which the server generates a name when `name` is absent. */
   generateName?: string;
+  /** The namespace; absent for cluster-scoped objects. */
   namespace?: string;
+  /** The server-assigned unique id of this incarnation of the object. */
   uid?: string;
+  /** An opaque version of the object, changed on every write. */
   resourceVersion?: string;
+  /** A counter of changes to the desired state (the spec). */
   generation?: number;
+  /** When the object was created (RFC 3339). */
   creationTimestamp?: string;
+  /** When the deletion was requested; set while finalizers hold the object. */
   deletionTimestamp?: string;
+  /** The grace period of the requested deletion. */
   deletionGracePeriodSeconds?: number;
+  /** Labels, for selection. */
   labels?: Record<string, string>;
+  /** Annotations, for arbitrary non-identifying data. */
   annotations?: Record<string, string>;
+  /** Finalizers that block the object's removal while present. */
   finalizers?: string[];
+  /** The owners of the object, for garbage collection. */
   ownerReferences?: JsonObject[];
+  /** Any other metadata field. */
   [key: string]: JsonValue | undefined;
 }
 
 /** A Kubernetes object as received from or sent to the API. */
 export interface RawBody {
+  /** The API group and version, e.g. `kopf.dev/v1` or `v1`. */
   apiVersion?: string;
+  /** The kind, e.g. `KopfExample`. */
   kind?: string;
+  /** The object's metadata. */
   metadata?: RawMeta;
+  /** The desired state. */
   spec?: JsonValue;
+  /** The observed state. */
   status?: JsonValue;
+  /** Any other top-level field (e.g. `data` of ConfigMaps). */
   [key: string]: JsonValue | RawMeta | undefined;
 }
 
@@ -53,12 +74,20 @@ export interface RawEvent {
 
 /** A Kubernetes `Status` object, as carried by API errors. */
 export interface RawStatus {
+  /** Always `v1`. */
   apiVersion?: string;
+  /** Always `Status`. */
   kind?: "Status";
+  /** Whether the operation succeeded. */
   status?: "Success" | "Failure";
+  /** A human-readable description of the outcome. */
   message?: string;
+  /** A machine-readable reason, e.g. `NotFound` or `Conflict`. */
   reason?: string;
+  /** The HTTP status code. */
   code?: number;
+  /** Extended data about the reason (name, group, kind, causes). */
   details?: JsonObject;
+  /** List metadata, usually empty. */
   metadata?: JsonObject;
 }

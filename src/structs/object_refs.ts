@@ -8,17 +8,25 @@
 
 /** The metadata fields that references and the hierarchy helpers read. */
 export interface ObjectMetaLike {
+  /** The object's name. */
   readonly name?: string;
+  /** The prefix for a server-generated name, when the name is not set. */
   readonly generateName?: string;
+  /** The namespace; absent for cluster-scoped objects. */
   readonly namespace?: string;
+  /** The object's uid. */
   readonly uid?: string;
+  /** The object's labels. */
   readonly labels?: Readonly<Record<string, string>>;
 }
 
 /** Any Kubernetes object: a raw body, a read-only view of one, or a client model. */
 export interface ObjectLike {
+  /** e.g. `kopf.dev/v1`, or `v1` for the core group. */
   readonly apiVersion?: string;
+  /** e.g. `KopfExample`. */
   readonly kind?: string;
+  /** The object's metadata. */
   readonly metadata?: ObjectMetaLike;
 }
 

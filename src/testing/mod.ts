@@ -5,8 +5,9 @@
  * @module
  */
 
-export {};
 export * from "./fake_cluster/mod.ts";
+export type { RequestResource } from "./fake_cluster/faults.ts";
+export type { CertificatePem } from "../platform/certificates.ts";
 export {
   type ConnectionSource,
   KopfRunner,

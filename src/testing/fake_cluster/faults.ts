@@ -29,8 +29,11 @@ export interface FaultTargets {
 
 /** The resource a request addressed, for matching failure rules. */
 export interface RequestResource {
+  /** The plural name, e.g. `pods`. */
   plural: string;
+  /** The API group, `""` for the core group. */
   group: string;
+  /** The kind, e.g. `Pod`. */
   kind: string;
 }
 
