@@ -15,11 +15,11 @@ Deno.test("10-builtins: a pod is killed after the TTL; a pod deleted earlier is 
   await using cluster = await clusterWithCrd({ tls: true });
   const kubeconfig = await cluster.writeKubeconfig();
   await withEnv("KUBECONFIG", kubeconfig, () =>
-    withEnv("POD_TTL_SECONDS", "1", async () => {
+    withEnv("POD_TTL_SECONDS", "3", async () => {
       const runner = await runExample("10-builtins", cluster);
       cluster.create(pod("doomed"));
       cluster.create(pod("spared"));
-      await runner.waitForOutput("[default/spared] === Pod killing happens in 1s.");
+      await runner.waitForOutput("[default/spared] === Pod killing happens in 3s.");
       cluster.delete("pods", "spared");
       await runner.waitForOutput("[default/spared] === Pod killing is cancelled!");
       await cluster.waitFor("pods", "spared", (o) => o === undefined);
