@@ -84,10 +84,25 @@ export interface ObjectProcessorOptions {
    * memory and time than a queue (Kopf's HTTP client caps its connections likewise).
    */
   readonly writeLimit?: number;
+  /**
+   * How many objects may be in processing at once ({@link DEFAULT_ADMISSION_LIMIT} by
+   * default), though a processing gives its place up after {@link ADMISSION_HOLD} seconds,
+   * so that slow handlers never hold up other objects. Thousands of objects arriving
+   * together otherwise all start at once and wait for their writes midway, holding their
+   * half-done state long enough for the JS engine to move it to its old generation, which
+   * grows the process by ~100 MB more (10,000 objects: 385 MB peak RSS instead of 290).
+   */
+  readonly admissionLimit?: number;
 }
 
 /** How many objects are patched at once by default. */
 export const DEFAULT_WRITE_LIMIT = 100;
+
+/** How many objects are processed at once by default (until they take long). */
+export const DEFAULT_ADMISSION_LIMIT = 100;
+
+/** Seconds after which a processing gives its admission place up to others. */
+export const ADMISSION_HOLD = 1;
 
 /** Whether the version `a` is newer than `b` (integers compared as such). */
 function isNewer(a: string | undefined, b: string | undefined): boolean {
@@ -111,6 +126,7 @@ export class ObjectProcessor {
   readonly #memories: ObjectMemories;
   readonly #clock: Clock | undefined;
   readonly #writes: Semaphore;
+  readonly #admission: Semaphore;
 
   /** A processor over the operator's parts. */
   constructor(options: ObjectProcessorOptions) {
@@ -120,6 +136,7 @@ export class ObjectProcessor {
     this.#memories = options.memories;
     this.#clock = options.clock;
     this.#writes = new Semaphore(options.writeLimit ?? DEFAULT_WRITE_LIMIT);
+    this.#admission = new Semaphore(options.admissionLimit ?? DEFAULT_ADMISSION_LIMIT);
   }
 
   /** Process one state of one object; see the module docs. */
@@ -127,6 +144,21 @@ export class ObjectProcessor {
     resource: Resource,
     event: ObjectEvent,
     signal?: AbortSignal,
+  ): Promise<ObjectProcessingResult> {
+    const release = await this.#admission.acquire();
+    const timer = setTimeout(release, ADMISSION_HOLD * 1000);
+    try {
+      return await this.#process(resource, event, signal);
+    } finally {
+      clearTimeout(timer);
+      release();
+    }
+  }
+
+  async #process(
+    resource: Resource,
+    event: ObjectEvent,
+    signal: AbortSignal | undefined,
   ): Promise<ObjectProcessingResult> {
     const memory = this.#memories.recall(resource, event.object, {
       noticedByListing: event.type === null,

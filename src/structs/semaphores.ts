@@ -30,17 +30,32 @@ export class Semaphore {
 
   /** Run `fn` while holding the semaphore (waiting for a free place first). */
   async run<T>(fn: () => Promise<T>): Promise<T> {
+    const release = await this.acquire();
+    try {
+      return await fn();
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * Take a place (waiting for a free one first). The returned function gives it back; calls
+   * after the first do nothing, so a holder may give its place up early and still call it
+   * again when done.
+   */
+  async acquire(): Promise<() => void> {
     if (this.#active >= this.#limit) {
       await new Promise<void>((resolve) => this.#waiting.push(resolve));
     } else {
       this.#active++;
     }
-    try {
-      return await fn();
-    } finally {
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
       const next = this.#waiting.shift();
       if (next !== undefined) next(); // the place passes on directly: `active` stays
       else this.#active--;
-    }
+    };
   }
 }

@@ -15,7 +15,7 @@ import { OperatorRegistry } from "../../src/intents/registry.ts";
 import { on } from "../../src/intents/registration.ts";
 import { applyChanges } from "../../src/handling/application.ts";
 import { ObjectMemories } from "../../src/handling/memories.ts";
-import { ObjectProcessor } from "../../src/handling/processing.ts";
+import { ADMISSION_HOLD, ObjectProcessor } from "../../src/handling/processing.ts";
 import type { FakeCluster } from "../../src/testing/mod.ts";
 import { FINALIZER, kex, startCluster } from "../operator/harness.ts";
 
@@ -145,4 +145,42 @@ Deno.test("our finalizer is released when no changing handler serves the resourc
   const deleting = cluster.delete("kopfexamples", "kex1")!;
   await processor.process(KEX, { type: "MODIFIED", object: deleting });
   assertEquals(cluster.get("kopfexamples", "kex1")?.metadata?.finalizers, ["other.example.com/x"]);
+});
+
+const LAST_HANDLED = "kopf.zalando.org/last-handled-configuration";
+
+Deno.test("objects beyond the admission limit wait, but not for slow handlers", async () => {
+  await using cluster = await startCluster();
+  await using api = client(cluster);
+  const registry = new OperatorRegistry({ onWarning: () => {} });
+  const started: string[] = [];
+  const finish = Promise.withResolvers<void>();
+  on.create("kopfexamples", { registry }, async ({ name }) => {
+    started.push(String(name));
+    await finish.promise; // slow: only done once the other object's handler has started
+  });
+  const processor = new ObjectProcessor({
+    api,
+    registry,
+    settings: new OperatorSettings(),
+    memories: new ObjectMemories({}),
+    admissionLimit: 1,
+  });
+  const at = performance.now();
+  const first = processor.process(KEX, { type: "ADDED", object: cluster.create(kex("kex1")) });
+  const second = processor.process(KEX, { type: "ADDED", object: cluster.create(kex("kex2")) });
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  assertEquals(started, ["kex1"]); // the second waits for the one place
+  while (started.length < 2) await new Promise((resolve) => setTimeout(resolve, 20));
+  // The slow processing gave its place up after a while, and the other one went on.
+  assert(performance.now() - at >= ADMISSION_HOLD * 1000 - 50);
+  finish.resolve();
+  await Promise.all([first, second]);
+  for (const name of ["kex1", "kex2"]) {
+    const annotations = cluster.get("kopfexamples", name)?.metadata?.annotations ?? {};
+    assert(
+      LAST_HANDLED in annotations,
+      `${name} is not marked as handled: ${Object.keys(annotations)}`,
+    );
+  }
 });

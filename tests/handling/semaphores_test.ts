@@ -36,3 +36,16 @@ Deno.test("a failing holder frees its place; bad limits are refused", async () =
   assertEquals(semaphore.active, 0);
   assertThrows(() => new Semaphore(0), RangeError);
 });
+
+Deno.test("a place taken with acquire() is given back once, however often released", async () => {
+  const semaphore = new Semaphore(1);
+  const release = await semaphore.acquire();
+  const next = semaphore.acquire();
+  assertEquals([semaphore.active, semaphore.waiting], [1, 1]);
+  release();
+  release(); // again, e.g. at the end after an early release: no extra place appears
+  const releaseNext = await next;
+  assertEquals([semaphore.active, semaphore.waiting], [1, 0]);
+  releaseNext();
+  assertEquals(semaphore.active, 0);
+});
