@@ -17,6 +17,7 @@ import { getLogger } from "@logtape/logtape";
 import type { ConnectionInfo } from "../structs/credentials.ts";
 import { LoginError } from "../structs/credentials_errors.ts";
 import { FileNotFoundError, readTextFile } from "../platform/files.ts";
+import { isLogged, TRAFFIC_CATEGORY } from "../platform/logging.ts";
 import { findMissingPermission } from "../platform/permissions.ts";
 import {
   createHttpClient,
@@ -88,7 +89,7 @@ export interface ApiStream {
 /** Which errors a request retries. */
 type Retryable = { retry: true; error: Error; delay?: number } | { retry: false; error: Error };
 
-const traffic = getLogger(["kopf", "traffic"]);
+const traffic = getLogger([...TRAFFIC_CATEGORY]);
 const logger = getLogger(["kopf", "client", "api"]);
 
 function withQuery(path: string, query: QueryParams | undefined): string {
@@ -356,6 +357,7 @@ export class ApiClient {
     started: number,
     item: VaultItem,
   ): void {
+    if (!isLogged(TRAFFIC_CATEGORY, "debug")) return;
     const duration = Math.round(performance.now() - started);
     traffic.debug("{method} {path} → {status} in {duration} ms (credentials: {login})", {
       method,

@@ -12,7 +12,7 @@
  */
 import { getLogger, type Logger, type LogLevel } from "@logtape/logtape";
 import { AsyncContext } from "../platform/async_context.ts";
-import { logContext, OBJECTS_CATEGORY } from "../platform/logging.ts";
+import { isLogged, logContext, OBJECTS_CATEGORY } from "../platform/logging.ts";
 import {
   describeError,
   ERROR_PROPERTY,
@@ -97,17 +97,19 @@ class KopfObjectLogger implements ObjectLogger {
     withError = false,
   ): void {
     const text = String(message);
-    const properties: Record<string, unknown> = { ...extra };
-    if (this.#ref !== undefined) properties[OBJECT_REF_PROPERTY] = this.#ref;
-    if (withError) properties[ERROR_PROPERTY] = error;
-    if (this.#local) properties[LOCAL_ONLY_PROPERTY] = true;
-    this.#logger.emit({
-      level,
-      message: [text],
-      rawMessage: text,
-      timestamp: Date.now(),
-      properties,
-    });
+    if (isLogged(this.#logger.category, level)) {
+      const properties: Record<string, unknown> = { ...extra };
+      if (this.#ref !== undefined) properties[OBJECT_REF_PROPERTY] = this.#ref;
+      if (withError) properties[ERROR_PROPERTY] = error;
+      if (this.#local) properties[LOCAL_ONLY_PROPERTY] = true;
+      this.#logger.emit({
+        level,
+        message: [text],
+        rawMessage: text,
+        timestamp: Date.now(),
+        properties,
+      });
+    }
     if (this.#local || this.#ref === undefined) return;
     const target = this.#posting ?? currentPostingTarget();
     if (target === undefined) return; // no operator runs: there is nowhere to post to

@@ -7,7 +7,13 @@
  *
  * @module
  */
-import { configureSync, getConfig, type LogRecord } from "@logtape/logtape";
+import {
+  type Config,
+  configureSync,
+  getConfig,
+  type LogLevel,
+  type LogRecord,
+} from "@logtape/logtape";
 import {
   DEFAULT_REFKEY,
   formatLogRecord,
@@ -103,4 +109,66 @@ export function isLoggingConfigured(): boolean {
  */
 export function ensureLoggingConfigured(): void {
   if (!isLoggingConfigured()) configure();
+}
+
+const LEVEL_RANKS: Readonly<Record<LogLevel, number>> = {
+  trace: 0,
+  debug: 1,
+  info: 2,
+  warning: 3,
+  error: 4,
+  fatal: 5,
+};
+
+type AnyConfig = Config<string, string>;
+let answers: { config: AnyConfig; byKey: Map<string, boolean> } | undefined;
+
+/**
+ * Whether a record of this category and level would reach any sink under the current
+ * logtape configuration. logtape builds every record (message, properties) before it
+ * checks levels; an operator's debug lines about thousands of objects are garbage the JS
+ * engine must collect even when nothing prints them, so callers check first. When
+ * unsure (no configuration, filters, loggers elsewhere that might get our records under
+ * a category prefix), the answer is yes.
+ */
+export function isLogged(category: readonly string[], level: LogLevel): boolean {
+  const config = getConfig() as AnyConfig | null;
+  if (config === null) return true;
+  if (answers?.config !== config) answers = { config, byKey: new Map() };
+  const key = `${level}\u0000${category.join("\u0000")}`;
+  let answer = answers.byKey.get(key);
+  if (answer === undefined) {
+    answer = computeLogged(config, category, level);
+    answers.byKey.set(key, answer);
+  }
+  return answer;
+}
+
+function computeLogged(config: AnyConfig, category: readonly string[], level: LogLevel): boolean {
+  const loggers = config.loggers.map((logger) => ({
+    ...logger,
+    path: typeof logger.category === "string" ? [logger.category] : [...logger.category],
+  }));
+  const onPath = (path: readonly string[]) =>
+    path.length <= category.length && path.every((part, i) => part === category[i]);
+  for (const logger of loggers) {
+    if (logger.path[0] === "logtape") continue; // logtape's own messages
+    if (!onPath(logger.path) && (logger.sinks?.length ?? 0) > 0) return true;
+    if (onPath(logger.path) && (logger.filters?.length ?? 0) > 0) return true;
+  }
+  // As logtape dispatches: up from the category, every logger on the way must accept the
+  // level, until one with sinks (or one that does not inherit its parents' sinks).
+  for (let depth = category.length; depth >= 0; depth--) {
+    const logger = loggers.find((l) =>
+      l.path.length === depth && l.path.every((part, i) => part === category[i])
+    );
+    if (logger === undefined) continue;
+    if (logger.lowestLevel === null) return false;
+    if (logger.lowestLevel !== undefined && LEVEL_RANKS[level] < LEVEL_RANKS[logger.lowestLevel]) {
+      return false;
+    }
+    if ((logger.sinks?.length ?? 0) > 0) return true;
+    if (logger.parentSinks === "override") return false;
+  }
+  return false;
 }
