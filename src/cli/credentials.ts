@@ -38,6 +38,17 @@ export async function findCredentialSources(
   const exists = probe.exists ?? pathExists;
   const sources: CredentialSource[] = [];
   const list = env("KUBECONFIG");
+  const host = env("KUBERNETES_SERVICE_HOST");
+  const token = `${SERVICE_ACCOUNT_DIRECTORY}/token`;
+  const inCluster = Boolean(host) && await exists(token);
+  const serviceAccount: CredentialSource = {
+    where: "in-cluster service account",
+    found: inCluster,
+    why: inCluster ? undefined : host ? `no ${token}` : "KUBERNETES_SERVICE_HOST unset",
+  };
+  // In a pod, the default login takes the service account first; looking at the home
+  // directory's kubeconfig there would need a read permission the pod never uses.
+  if (inCluster && probe.kubeconfig === undefined && !list) return [serviceAccount];
   if (probe.kubeconfig !== undefined) {
     const found = await exists(probe.kubeconfig);
     sources.push({
@@ -60,14 +71,7 @@ export async function findCredentialSources(
       why: found ? undefined : path ? "missing" : "no home directory",
     });
   }
-  const host = env("KUBERNETES_SERVICE_HOST");
-  const token = `${SERVICE_ACCOUNT_DIRECTORY}/token`;
-  const inCluster = Boolean(host) && await exists(token);
-  sources.push({
-    where: "in-cluster service account",
-    found: inCluster,
-    why: inCluster ? undefined : host ? `no ${token}` : "KUBERNETES_SERVICE_HOST unset",
-  });
+  sources.push(serviceAccount);
   return sources;
 }
 

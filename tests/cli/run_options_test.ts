@@ -178,3 +178,16 @@ Deno.test("credentials: a KUBECONFIG file, the pod's account or a login handler 
     undefined,
   );
 });
+
+Deno.test("credentials: in a pod, the home kubeconfig is not even looked at", async () => {
+  const looked: string[] = [];
+  const env = (name: string) =>
+    ({ KUBERNETES_SERVICE_HOST: "10.0.0.1", HOME: "/home/op" } as Record<string, string>)[name];
+  const exists = (path: string) => {
+    looked.push(path);
+    return Promise.resolve(path.endsWith("/serviceaccount/token"));
+  };
+  const sources = await findCredentialSources({ env, exists });
+  assertEquals(sources.map((s) => [s.where, s.found]), [["in-cluster service account", true]]);
+  assertEquals(looked.some((path) => path.includes(".kube")), false);
+});
