@@ -154,6 +154,9 @@ export class Observer {
   #started = false;
   #running = false;
   #readyResolve!: () => void;
+  #listedResolve!: () => void;
+  /** The initial watches whose first listing is still awaited; `undefined` before start. */
+  #initial: Set<string> | undefined;
   /** Fingerprints of the CRDs seen, to ignore changes that do not affect discovery. */
   readonly #crds = new Map<string, string>();
   #rediscovery: { wanted: boolean; loop?: Promise<void> } = { wanted: false };
@@ -164,6 +167,14 @@ export class Observer {
    * started. It never rejects; if the run fails first, it stays pending.
    */
   readonly ready: Promise<void>;
+
+  /**
+   * Resolves after {@link Observer.ready}, once every watch started then has fed its first
+   * full listing, has failed once, or has been stopped: objects created afterwards arrive
+   * as watch events, not as part of an initial listing. Resources that appear later (e.g.
+   * whose CRD is created later) do not hold it. It never rejects.
+   */
+  readonly listed: Promise<void>;
 
   /** Create an observer; nothing happens until {@link Observer.run}. */
   constructor(options: ObserverOptions) {
@@ -177,6 +188,7 @@ export class Observer {
     this.#clock = options.clock ?? realClock;
     this.#logger = options.logger ?? reactorLogger();
     this.ready = new Promise((resolve) => (this.#readyResolve = resolve));
+    this.listed = new Promise((resolve) => (this.#listedResolve = resolve));
   }
 
   /** The served resources. */
@@ -248,7 +260,9 @@ export class Observer {
 
       this.#started = true;
       this.#reconcile();
+      this.#initial = new Set(this.#watchers.keys());
       this.#readyResolve();
+      this.#settleInitial(undefined);
       await untilAborted(new Promise<void>(() => {}), stop.signal);
     } finally {
       stop.abort();
@@ -344,11 +358,28 @@ export class Observer {
       watcher,
       watcher.controller.signal,
       (item) => this.#onObjectItem(watcher, item),
+      () => {
+        // A failing watch is retried, but must not hold the readiness meanwhile.
+        this.#settleInitial(watcher);
+        return false;
+      },
     );
+  }
+
+  /** Note that an initial watch needs no more waiting for; resolve `listed` after the last. */
+  #settleInitial(watcher: Watcher | undefined): void {
+    const initial = this.#initial;
+    if (initial === undefined) return;
+    if (watcher !== undefined) initial.delete(watcher.id);
+    if (initial.size === 0) {
+      this.#initial = undefined;
+      this.#listedResolve();
+    }
   }
 
   #stopWatcher(watcher: Watcher): Promise<void> {
     if (this.#watchers.get(watcher.id) === watcher) this.#watchers.delete(watcher.id);
+    this.#settleInitial(watcher);
     if (!watcher.controller.signal.aborted) {
       watcher.controller.abort();
       this.#logger.debug(`Stopping the watch of ${describeDimension(watcher)}.`);
@@ -389,6 +420,7 @@ export class Observer {
     if (first) {
       watcher.listed = true;
       this.#onListed?.({ resource, namespace: watcher.namespace });
+      this.#settleInitial(watcher);
     }
   }
 

@@ -74,7 +74,10 @@ export interface OperatorOptions {
   readonly livenessEndpoint?: string;
   /** Stops the operator gracefully when aborted. */
   readonly signal?: AbortSignal;
-  /** Called once when the initial watches have started. */
+  /**
+   * Called once when every watch started at first has listed its objects (or failed once):
+   * objects created afterwards arrive as watch events, not in an initial listing.
+   */
   readonly onReady?: () => void;
   /**
    * The login used when no login handlers are registered; by default the in-cluster
@@ -310,9 +313,10 @@ async function serve(options: ServeOptions): Promise<void> {
   });
   const observing = new AbortController();
   const running = observer.run(observing.signal);
-  void observer.ready.then(() => {
+  // Ready once the initial watches have listed: later objects arrive as watch events.
+  void observer.listed.then(() => {
     if (stop.aborted) return;
-    logger.debug("The operator is ready: the initial watches have started.");
+    logger.debug("The operator is ready: the initial watches have listed their objects.");
     options.onReady?.();
   });
   // The observation ends only when told to, or when it cannot start (e.g. no discovery).

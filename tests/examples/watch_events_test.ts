@@ -6,8 +6,9 @@ Deno.test("08-events: every watch event reaches the handler despite the failing 
   await using cluster = await clusterWithCrd();
   const runner = await runExample("08-events", cluster);
   cluster.create(await manifest("obj.yaml"));
-  // Created right after the start, it comes either in the initial listing or as ADDED.
-  await runner.waitForOutput(new RegExp(`Event received: (ADDED|LISTED) ${NAME}`));
+  // The runner is ready only after the initial listing: an object created then is ADDED.
+  const first = await runner.waitForOutput(new RegExp(`Event received: (ADDED|LISTED) ${NAME}`));
+  assert(first.includes(`Event received: ADDED ${NAME}`), `not a watch event: ${first}`);
   cluster.patch(KIND, NAME, { spec: { field: "changed" } });
   await runner.waitForOutput(`Event received: MODIFIED ${NAME}`);
   cluster.delete(KIND, NAME);

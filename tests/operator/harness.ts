@@ -133,7 +133,10 @@ export function clusterRegistry(cluster: FakeCluster): OperatorRegistry {
   return registry;
 }
 
-/** Start an operator and wait until it serves. */
+/** How long an operator of a test may take to become ready before the test fails. */
+const READY_TIMEOUT_MS = 20_000;
+
+/** Start an operator and wait until it serves (failing after {@link READY_TIMEOUT_MS}). */
 export async function startOperator(
   registry: OperatorRegistry,
   options: Partial<OperatorOptions> = {},
@@ -150,7 +153,16 @@ export async function startOperator(
     signal: controller.signal,
     onReady: ready,
   });
-  await Promise.race([readiness, done]);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<"timeout">((resolve) => {
+    timer = setTimeout(() => resolve("timeout"), READY_TIMEOUT_MS);
+  });
+  const outcome = await Promise.race([readiness, done, timeout]).finally(() => clearTimeout(timer));
+  if (outcome === "timeout") {
+    controller.abort();
+    await done.catch(() => undefined);
+    throw new Error(`The operator was not ready within ${READY_TIMEOUT_MS / 1000}s.`);
+  }
   return {
     done,
     stop: async () => {
