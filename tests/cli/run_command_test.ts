@@ -64,9 +64,18 @@ function spawnKopf(args: string[], env: Record<string, string> = {}): Spawned {
     collect(process.stdout, stdoutLines),
     collect(process.stderr, stderrLines),
   ]);
+  // A safety net only: the tests wait for lines and exits, never for a fixed time.
+  let overdue = false;
+  const guard = setTimeout(() => {
+    overdue = true;
+    process.kill("SIGKILL");
+  }, 60_000);
   const finished = (async () => {
-    const status = await process.status;
+    const status = await process.status.finally(() => clearTimeout(guard));
     await reading;
+    if (overdue) {
+      throw new Error(`kopf ${args.join(" ")} was killed after 60 s:\n${stderrLines.join("\n")}`);
+    }
     return { code: status.code, stdout: stdoutLines.join("\n"), stderr: stderrLines.join("\n") };
   })();
   const waitForLine = (text: string) => {
@@ -87,6 +96,9 @@ function spawnKopf(args: string[], env: Record<string, string> = {}): Spawned {
       finished.then(() => {
         clearTimeout(timer);
         reject(new Error(`kopf ended without printing ${text}:\n${stderrLines.join("\n")}`));
+      }, (error) => {
+        clearTimeout(timer);
+        reject(error);
       });
     });
   };

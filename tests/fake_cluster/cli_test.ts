@@ -13,6 +13,9 @@ async function startCli(args: string[]) {
     stdout: "piped",
     stderr: "piped",
   }).spawn();
+  // A safety net only: the test waits for the output and the exit, never for a fixed time.
+  const guard = setTimeout(() => child.kill("SIGKILL"), 60_000);
+  void child.status.finally(() => clearTimeout(guard));
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   let out = "";
   while (!out.includes("\n")) {

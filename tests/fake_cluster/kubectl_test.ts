@@ -42,7 +42,14 @@ class Kubectl {
       await writer.write(new TextEncoder().encode(options.stdin));
       await writer.close();
     }
-    const output = await child.output();
+    // A safety net only: a kubectl stuck on a request must not hang the suite.
+    let overdue = false;
+    const guard = setTimeout(() => {
+      overdue = true;
+      child.kill("SIGKILL");
+    }, 60_000);
+    const output = await child.output().finally(() => clearTimeout(guard));
+    if (overdue) throw new Error(`kubectl ${args.join(" ")} was killed after 60 s`);
     const result = {
       ok: output.success,
       out: new TextDecoder().decode(output.stdout),

@@ -136,6 +136,9 @@ export function clusterRegistry(cluster: FakeCluster): OperatorRegistry {
 /** How long an operator of a test may take to become ready before the test fails. */
 const READY_TIMEOUT_MS = 20_000;
 
+/** How long an operator of a test may take to stop gracefully before the test fails. */
+const STOP_TIMEOUT_MS = 20_000;
+
 /** Start an operator and wait until it serves (failing after {@link READY_TIMEOUT_MS}). */
 export async function startOperator(
   registry: OperatorRegistry,
@@ -160,14 +163,27 @@ export async function startOperator(
   const outcome = await Promise.race([readiness, done, timeout]).finally(() => clearTimeout(timer));
   if (outcome === "timeout") {
     controller.abort();
-    await done.catch(() => undefined);
+    let stopTimer: ReturnType<typeof setTimeout> | undefined;
+    const stopped = new Promise<void>((
+      resolve,
+    ) => (stopTimer = setTimeout(resolve, STOP_TIMEOUT_MS)));
+    await Promise.race([done.catch(() => undefined), stopped]).finally(() =>
+      clearTimeout(stopTimer)
+    );
     throw new Error(`The operator was not ready within ${READY_TIMEOUT_MS / 1000}s.`);
   }
   return {
     done,
     stop: async () => {
       controller.abort();
-      await done;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`The operator did not stop within ${STOP_TIMEOUT_MS / 1000}s.`)),
+          STOP_TIMEOUT_MS,
+        );
+      });
+      await Promise.race([done, late]).finally(() => clearTimeout(timer));
     },
   };
 }

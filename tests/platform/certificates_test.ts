@@ -324,6 +324,13 @@ Deno.test("Node's https accepts the server certificate, and both Node and Deno a
       stdout: "piped",
       stderr: "piped",
     }).spawn();
+    // A safety net only: the test waits for the output and the exit, never for a fixed time.
+    let overdue = false;
+    const guard = setTimeout(() => {
+      overdue = true;
+      child.kill("SIGKILL");
+    }, 60_000);
+    void child.status.finally(() => clearTimeout(guard));
     const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
     let firstLine = "";
     while (!firstLine.includes("\n")) {
@@ -331,6 +338,7 @@ Deno.test("Node's https accepts the server certificate, and both Node and Deno a
       if (done) break;
       firstLine += value;
     }
+    assert(!overdue, "the Node TLS check was killed after 60s without a report");
     const report = JSON.parse(firstLine);
     assertEquals(report.ok, { cn: "carol", o: "system:masters" });
     // Node's server also sends the CA from its `ca` option, hence either code.
@@ -357,6 +365,7 @@ Deno.test("Node's https accepts the server certificate, and both Node and Deno a
     await lines.cancel();
     const status = await child.status;
     await child.stderr.cancel();
+    assert(!overdue, "the Node TLS check was killed after 60s: it did not exit");
     assertEquals(status.code, 0);
   } finally {
     await Deno.remove(dir, { recursive: true });

@@ -9,12 +9,26 @@ export interface CommandResult {
   stderr: string;
 }
 
-/** Run a command to completion, capturing its output. */
+/** Options of {@link run}. */
+export interface RunOptions {
+  readonly cwd?: string;
+  readonly env?: Record<string, string>;
+  /** Kill the command and fail after so many seconds (300 by default). */
+  readonly timeout?: number;
+}
+
+/**
+ * Run a command to completion, capturing its output. A command still running after the
+ * timeout (e.g. stuck on the network) is killed, and this rejects saying so.
+ */
 export async function run(
   command: string,
   args: string[],
-  options: { cwd?: string; env?: Record<string, string> } = {},
+  options: RunOptions = {},
 ): Promise<CommandResult> {
+  const seconds = options.timeout ?? 300;
+  const controller = new AbortController();
+  const guard = setTimeout(() => controller.abort(), seconds * 1000);
   const output = await new Deno.Command(command, {
     args,
     cwd: options.cwd,
@@ -22,8 +36,15 @@ export async function run(
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
-  }).output();
+    signal: controller.signal,
+  }).output().finally(() => clearTimeout(guard));
   const decoder = new TextDecoder();
+  if (controller.signal.aborted) {
+    throw new Error(
+      `${command} ${args.join(" ")} did not finish within ${seconds}s and was killed; ` +
+        `its error output:\n${decoder.decode(output.stderr)}`,
+    );
+  }
   return {
     code: output.code,
     stdout: decoder.decode(output.stdout),
@@ -34,7 +55,7 @@ export async function run(
 /** Run the Deno that runs the tests, with the given arguments. */
 export function runDeno(
   args: string[],
-  options: { cwd?: string; env?: Record<string, string> } = {},
+  options: RunOptions = {},
 ): Promise<CommandResult> {
   return run(Deno.execPath(), args, options);
 }
