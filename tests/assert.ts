@@ -129,3 +129,26 @@ function checkError(e: unknown, cls?: ErrorClass<Error>, msgIncludes?: string): 
     }
   }
 }
+
+/**
+ * Wait for the promise, failing with `what` if it does not settle within the seconds:
+ * for awaited events that might never come, so that a test fails instead of hanging.
+ */
+export async function assertSettlesWithin<T>(
+  promise: Promise<T>,
+  seconds: number,
+  what: string,
+): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new AssertionError(`${what} did not happen within ${seconds}s`)),
+      seconds * 1000,
+    );
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,7 +1,7 @@
 /**
  * Watch streams against a scripted API server on 127.0.0.1.
  */
-import { assert, assertEquals, assertRejects } from "../assert.ts";
+import { assert, assertEquals, assertRejects, assertSettlesWithin } from "../assert.ts";
 import type { RawBody } from "../../src/structs/bodies.ts";
 import { type WatchItem, watchObjects } from "../../src/client/watch.ts";
 import { APIForbiddenError } from "../../src/client/errors.ts";
@@ -45,10 +45,26 @@ async function collect(
   await using api = server.client({ watching });
   const controller = new AbortController();
   const items: WatchItem[] = [];
-  for await (const item of watchObjects(api, KEX, { namespace: "ns", signal: controller.signal })) {
-    items.push(item);
-    if (items.length >= count) controller.abort();
+  // The items come by themselves; the timer only turns a stuck watch into a failure.
+  let late = false;
+  const timer = setTimeout(() => {
+    late = true;
+    controller.abort();
+  }, 10_000);
+  try {
+    for await (
+      const item of watchObjects(api, KEX, { namespace: "ns", signal: controller.signal })
+    ) {
+      items.push(item);
+      if (items.length >= count) controller.abort();
+    }
+  } finally {
+    clearTimeout(timer);
   }
+  assert(
+    !late,
+    `only ${items.length} of ${count} watch items within 10s: ${JSON.stringify(items)}`,
+  );
   return items;
 }
 
@@ -154,7 +170,7 @@ Deno.test("a silent stream is reconnected after the inactivity timeout", async (
     { type: "ADDED", object: obj("z", "6") },
   ]);
   assertEquals(kinds(server), ["list", "watch@5", "watch@5"]);
-  await silent!.cancelled; // the silent stream was closed by the client
+  await assertSettlesWithin(silent!.cancelled, 10, "closing the silent stream by the client");
 });
 
 Deno.test("a watch request ends at the client timeout and resumes from where it was", async () => {
@@ -221,7 +237,7 @@ Deno.test("a consumer that stops iterating closes the stream", async () => {
   for await (const item of watchObjects(api, KEX, { namespace: "ns" })) {
     if (item.type === "ADDED") break;
   }
-  await stream!.cancelled; // the server saw the client go away
+  await assertSettlesWithin(stream!.cancelled, 10, "the server seeing the client go away");
 });
 
 Deno.test("a slow consumer does not count as a silent stream", async () => {

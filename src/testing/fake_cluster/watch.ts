@@ -195,6 +195,8 @@ class Watcher {
 export class WatchHub {
   readonly #watchers = new Set<Watcher>();
   #bookmarkTimer?: ReturnType<typeof setInterval>;
+  /** Set by {@link WatchHub.closeAll}: watches opened afterwards end at once. */
+  #closed = false;
 
   /** @param bookmarkInterval seconds between BOOKMARK events on watches that allow them. */
   constructor(readonly store: Store, readonly bookmarkInterval: number) {
@@ -228,6 +230,12 @@ export class WatchHub {
       this.#watchers.delete(w);
       this.#updateTimer();
     });
+    if (this.#closed) {
+      // A request that was still on its way when the server began stopping: a stream
+      // left open would hold the graceful shutdown forever.
+      watcher.close();
+      return watcher.stream;
+    }
     const rv = Number(rvText || 0);
     if (request.sendInitialEvents || !rv) {
       for (const object of initial()) watcher.send("ADDED", object);
@@ -278,6 +286,7 @@ export class WatchHub {
 
   /** End every open watch cleanly (on shutdown). */
   closeAll(): void {
+    this.#closed = true;
     for (const w of [...this.#watchers]) w.close();
   }
 }
