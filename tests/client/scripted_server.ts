@@ -36,6 +36,7 @@ export class ScriptedServer {
   readonly url: string;
   readonly #server: Deno.HttpServer<Deno.NetAddr>;
   readonly #streams = new Set<ChunkedBody>();
+  #closing = false;
 
   private constructor(server: Deno.HttpServer<Deno.NetAddr>, requests: Recorded[]) {
     this.#server = server;
@@ -71,7 +72,9 @@ export class ScriptedServer {
   /** A streaming body to return from a script; write to it, close it, or leave it open. */
   stream(): ChunkedBody {
     const body = new ChunkedBody(() => this.#streams.delete(body));
-    this.#streams.add(body);
+    // A stream asked for while the server stops would hold its graceful shutdown forever.
+    if (this.#closing) body.close();
+    else this.#streams.add(body);
     return body;
   }
 
@@ -87,6 +90,7 @@ export class ScriptedServer {
   }
 
   async close(): Promise<void> {
+    this.#closing = true;
     for (const stream of this.#streams) stream.close();
     await this.#server.shutdown();
   }
