@@ -1,13 +1,69 @@
 /**
  * Logging and event posting costs: per-object log records formatted and queued as events,
- * JSON lines, and the poster draining its queue into an in-memory event creator.
+ * JSON lines, the poster draining its queue into an in-memory event creator, and the poster
+ * creating events in a fake cluster over HTTP (10 at once).
  */
 import type { BenchFigure, BenchSection } from "./types.ts";
 import { configure } from "../../src/platform/logging.ts";
 import { createObjectLogger, runInObjectScope } from "../../src/handling/loggers.ts";
 import { EventQueue, type PostingTarget } from "../../src/handling/posting_queue.ts";
-import { runEventPoster } from "../../src/engines/posting.ts";
+import { apiEventCreator, runEventPoster } from "../../src/engines/posting.ts";
 import { OperatorSettings } from "../../src/settings/operator_settings.ts";
+import { ApiClient } from "../../src/client/api.ts";
+import { Vault } from "../../src/client/vault.ts";
+import { FakeCluster } from "../../src/testing/mod.ts";
+
+const POSTED = 5_000;
+const POSTED_TARGET = 1_000; // ≈ 2 events per object at the 500 objects/s the operator aims for
+
+/**
+ * Post `count` events (about 500 objects) to a fake cluster over HTTP, each response delayed
+ * by `latency` ms (a real API server is a round trip away); the figure is events/s.
+ */
+async function postToFakeCluster(
+  settings: OperatorSettings,
+  count: number,
+  latency: number,
+): Promise<BenchFigure> {
+  await using cluster = await FakeCluster.start({ historySize: count + 1_000 });
+  cluster.faults.latency(latency);
+  const vault = new Vault({ relogin: () => Promise.resolve({ fake: cluster.connectionInfo }) });
+  await using api = new ApiClient(vault);
+  const queue = new EventQueue(count);
+  for (let i = 0; i < count; i++) {
+    queue.push({
+      ref: {
+        apiVersion: "kopf.dev/v1",
+        kind: "KopfExample",
+        name: `kex-${i % 500}`,
+        namespace: "default",
+        uid: `uid-${i % 500}`,
+      },
+      type: "Normal",
+      reason: "Logging",
+      message: `Handler 'create_fn' succeeded (${i}).`,
+    });
+  }
+  const stop = new AbortController();
+  stop.abort(); // drain what is queued, then return
+  const started = performance.now();
+  await runEventPoster({
+    queue,
+    settings,
+    signal: stop.signal,
+    flushTimeout: 60,
+    creator: apiEventCreator(api),
+  });
+  const perSecond = rate(count, started);
+  const stored = cluster.list({ apiVersion: "v1", kind: "Event" }, { allNamespaces: true }).length;
+  return {
+    name: `events posted to a fake cluster over HTTP, ${count.toLocaleString("en")} events, ` +
+      `${latency} ms per response (${stored.toLocaleString("en")} stored)`,
+    value: `${perSecond.toLocaleString("en")} events/s`,
+    target: `≥ ${POSTED_TARGET.toLocaleString("en")} events/s, all stored`,
+    ok: perSecond >= POSTED_TARGET && stored === count,
+  };
+}
 
 const RECORDS = 50_000;
 const TARGET = 20_000; // ≈ 40 records per object at the 500 objects/s the operator aims for
@@ -88,6 +144,9 @@ export const section: BenchSection = {
     figures.push(
       figure("event bodies built and handed to the client", rate(created, started), "events"),
     );
+    configure({ logFormat: "full", writer });
+    figures.push(await postToFakeCluster(settings, POSTED, 0));
+    figures.push(await postToFakeCluster(settings, POSTED / 5, 5));
     configure({ logFormat: "full" });
     return figures;
   },

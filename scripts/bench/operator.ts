@@ -9,6 +9,11 @@
  * and the operator process's peak RSS.
  *
  *     deno task bench operator
+ *     KOPF_BENCH_POSTING=1 deno task bench operator   # with Events posted, as by default
+ *
+ * With `KOPF_BENCH_POSTING=1`, the operator posts its log records as Events (as operators do
+ * by default), and a figure tells how many were posted, and how many were lost at the stop
+ * or dropped from the full queue (from the operator's warnings).
  *
  * Run with `--child <url> <count>`, this file is that operator process.
  */
@@ -24,6 +29,7 @@ const RATE_TARGET = 500;
 const WRITES_TARGET = 3;
 const RSS_TARGET_MB = 150;
 const WRITE_VERBS = new Set(["create", "update", "patch", "delete"]);
+const POSTING = Deno.env.get("KOPF_BENCH_POSTING") === "1";
 
 function now(): number {
   return performance.timeOrigin + performance.now();
@@ -40,8 +46,8 @@ async function child(url: string, count: number): Promise<void> {
     return { started: at };
   });
   kopf.configure({ quiet: true });
-  // Events are measured by the logging section; here they would only add a backlog.
-  const settings = new kopf.OperatorSettings({ posting: { enabled: false } });
+  // Events are measured by the logging section; here only with KOPF_BENCH_POSTING=1.
+  const settings = new kopf.OperatorSettings({ posting: { enabled: POSTING } });
   const stop = new AbortController();
   Deno.addSignalListener("SIGTERM", () => stop.abort());
   // Asked by the parent once all objects are handled: where the memory is.
@@ -142,9 +148,25 @@ async function measure(count: number): Promise<BenchFigure[]> {
     args: ["run", "-A", new URL(import.meta.url).pathname, "--child", cluster.url, String(count)],
     stdin: "null",
     stdout: "piped",
-    stderr: "inherit",
-    env: { NO_COLOR: "1" },
+    stderr: POSTING ? "piped" : "inherit",
+    env: { NO_COLOR: "1", KOPF_BENCH_POSTING: POSTING ? "1" : "0" },
   }).spawn();
+  // With posting on, the operator's warnings tell how many events it could not post.
+  const lost = { notPosted: 0, dropped: 0 };
+  const warnings = POSTING
+    ? (async () => {
+      for await (const line of lines(process.stderr)) {
+        const notPosted = /(\d+) events were not posted/.exec(line);
+        const dropped = /(\d+) events were dropped/.exec(line);
+        if (notPosted) lost.notPosted += Number(notPosted[1]);
+        else if (dropped) lost.dropped += Number(dropped[1]);
+        else console.error(line);
+      }
+    })()
+    : Promise.resolve();
+  const events = () =>
+    cluster.list({ apiVersion: "v1", kind: "Event" }, { allNamespaces: true }).length;
+  let afterStop = 0;
   const output = lines(process.stdout);
   // Read with next(): leaving a for-await loop early would close the stream.
   const expectPrefix = async (prefix: string): Promise<string> => {
@@ -194,6 +216,18 @@ async function measure(count: number): Promise<BenchFigure[]> {
     const objectWrites = (counter.writesTo.get("objects") ?? 0) / count;
     const eventWrites = (counter.writesTo.get("events") ?? 0) / count;
     const n = count.toLocaleString("en");
+    const postedWhenHandled = POSTING ? events() : 0;
+    const postingFigures = (): BenchFigure[] =>
+      POSTING
+        ? [{
+          name: `${n} objects: Events (posting on)`,
+          value: `${postedWhenHandled.toLocaleString("en")} posted when all were handled, ` +
+            `${afterStop.toLocaleString("en")} after the stop; ` +
+            `${lost.notPosted.toLocaleString("en")} not posted at the stop, ` +
+            `${lost.dropped.toLocaleString("en")} dropped from the full queue`,
+        }]
+        : [];
+    figuresAfterStop.push(postingFigures);
     return [
       {
         name: `${n} objects: all handled in`,
@@ -238,14 +272,22 @@ async function measure(count: number): Promise<BenchFigure[]> {
     }
     await process.status;
     for await (const _ of output) { /* drain what is left */ }
+    await warnings;
+    if (POSTING) afterStop = events();
   }
 }
+
+/** Figures known only once the operator has stopped (its flush of events at the stop). */
+const figuresAfterStop: Array<() => BenchFigure[]> = [];
 
 export const section: BenchSection = {
   title: "Operator end to end (one create handler; operator in its own process)",
   async run(): Promise<BenchFigure[]> {
     const figures: BenchFigure[] = [];
-    for (const size of SIZES) figures.push(...await measure(size));
+    for (const size of SIZES) {
+      figures.push(...await measure(size));
+      for (const late of figuresAfterStop.splice(0)) figures.push(...late());
+    }
     return figures;
   },
 };

@@ -7,6 +7,7 @@
  */
 import { getLogger } from "@logtape/logtape";
 import type { ApiClient } from "../client/api.ts";
+import { APIError } from "../client/errors.ts";
 import { createEvent } from "../client/events.ts";
 import type { JsonObject } from "../structs/bodies.ts";
 import { buildEventBody, type K8sEventRequest } from "../structs/k8s_events.ts";
@@ -38,6 +39,27 @@ export interface EventCreator {
   createEvent(namespace: string, body: JsonObject, signal?: AbortSignal): Promise<unknown>;
 }
 
+/**
+ * How many events are posted at once by default. Posting one at a time caps the rate at one
+ * event per round trip (≈ 100/s at 10 ms), far below what a busy operator logs; many at once
+ * would crowd the operator's own patches, which share its connection and its API Priority and
+ * Fairness flow (an API server admits 200 mutating requests in flight by default, for all
+ * clients). Ten hides the round trip (≈ 1,000 events/s at 10 ms) and takes a small share.
+ */
+export const DEFAULT_POSTING_CONCURRENCY = 10;
+
+/**
+ * How many times a post is tried again when its generated name was taken (409
+ * AlreadyExists). API servers since 1.31 try 8 names themselves; older ones answer 409 for
+ * one name in 14 million already taken, so two more tries make a loss practically impossible.
+ */
+export const ALREADY_EXISTS_RETRIES = 2;
+
+/** Seconds between two warnings about events dropped from a full queue. */
+export const DROPS_REPORT_INTERVAL = 10;
+
+const ABORT_GRACE_MS = 100;
+
 /** Options of {@link runEventPoster}. */
 export interface EventPosterOptions {
   /** The operator's queue. */
@@ -50,21 +72,29 @@ export interface EventPosterOptions {
   readonly signal: AbortSignal;
   /** Seconds to keep posting the remaining events after the stop; 2 by default. */
   readonly flushTimeout?: number;
-  /** How many events are posted at once; 4 by default. */
+  /** How many events are posted at once; {@link DEFAULT_POSTING_CONCURRENCY} by default. */
   readonly concurrency?: number;
   /** The clock, for tests. */
   readonly now?: () => Date;
 }
 
-/** Post one queued event; failures are logged and swallowed. Returns whether it was created. */
-export async function postEvent(
+type Outcome = "posted" | "failed" | "aborted" | "skipped";
+
+function isGeneratedNameTaken(error: unknown, body: JsonObject): boolean {
+  const meta = body.metadata as JsonObject | undefined;
+  return error instanceof APIError && error.code === 409 && error.reason === "AlreadyExists" &&
+    !meta?.name && typeof meta?.generateName === "string";
+}
+
+async function post(
   request: K8sEventRequest,
   settings: PostingSettingsHolder,
   creator: EventCreator,
   now: Date,
   signal?: AbortSignal,
-): Promise<boolean> {
-  if (isEventReference(request.ref)) return false; // also for requests queued by hand
+): Promise<Outcome> {
+  if (isEventReference(request.ref)) return "skipped"; // also for requests queued by hand
+  if (signal?.aborted) return "aborted";
   const posting = settings.posting;
   const namespace = request.ref.namespace || CLUSTER_EVENTS_NAMESPACE;
   const body = buildEventBody(request, {
@@ -74,47 +104,131 @@ export async function postEvent(
     reportingInstance: posting.reportingInstance ?? "dev",
     generateName: posting.eventNamePrefix ?? "kopf-event-",
   });
-  try {
-    await creator.createEvent(namespace, body, signal);
-    return true;
-  } catch (error) {
-    logger.warning(
-      "Failed to post an event; continuing without it. Error: {error}. " +
-        "Event: type={type}, reason={reason}, message={message}.",
-      {
-        error: describeValue(error),
-        type: request.type,
-        reason: request.reason,
-        message: JSON.stringify(body.message),
-      },
-    );
-    return false;
+  for (let attempt = 0;; attempt++) {
+    try {
+      await creator.createEvent(namespace, body, signal);
+      return "posted";
+    } catch (error) {
+      if (signal?.aborted) return "aborted";
+      if (attempt < ALREADY_EXISTS_RETRIES && isGeneratedNameTaken(error, body)) continue;
+      logger.warning(
+        "Failed to post an event; continuing without it. Error: {error}. " +
+          "Event: type={type}, reason={reason}, message={message}.",
+        {
+          error: describeValue(error),
+          type: request.type,
+          reason: request.reason,
+          message: JSON.stringify(body.message),
+        },
+      );
+      return "failed";
+    }
   }
 }
 
 /**
+ * Post one queued event; failures are logged and swallowed, and a name taken already (409
+ * AlreadyExists for a generated name) is tried again up to {@link ALREADY_EXISTS_RETRIES}
+ * times. Returns whether it was created; an abort by `signal` is not logged.
+ */
+export async function postEvent(
+  request: K8sEventRequest,
+  settings: PostingSettingsHolder,
+  creator: EventCreator,
+  now: Date,
+  signal?: AbortSignal,
+): Promise<boolean> {
+  return (await post(request, settings, creator, now, signal)) === "posted";
+}
+
+/** The object an event is about, as a key: its uid, else its full reference. */
+function objectKey(request: K8sEventRequest): string {
+  const { uid, apiVersion, kind, namespace, name } = request.ref;
+  return uid || `${apiVersion}/${kind}/${namespace ?? ""}/${name}`;
+}
+
+/**
  * Drain the queue into the cluster until `signal` aborts, then post what is left within the
- * flush timeout and report (as a warning) how many events could not be posted.
+ * flush timeout and report (as one warning) how many events could not be posted.
+ *
+ * Up to `concurrency` events are posted at once; events about the same object are created one
+ * after another in the order they were queued (across objects, order does not matter). Events
+ * dropped from a full queue are reported as one warning per {@link DROPS_REPORT_INTERVAL}.
  */
 export async function runEventPoster(options: EventPosterOptions): Promise<void> {
   const { queue, settings, creator, signal } = options;
   const now = options.now ?? (() => new Date());
-  const concurrency = Math.max(1, options.concurrency ?? 4);
-  const postBatch = async (first: K8sEventRequest, postSignal?: AbortSignal) => {
-    const batch = [first];
-    while (batch.length < concurrency && queue.size > 0) batch.push(queue.shift()!);
-    await Promise.all(batch.map((r) => postEvent(r, settings, creator, now(), postSignal)));
+  const concurrency = Math.max(1, Math.floor(options.concurrency ?? DEFAULT_POSTING_CONCURRENCY));
+  const flush = new AbortController(); // ends the posts still running when the flush time is out
+  const running = new Set<Promise<void>>();
+  const tails = new Map<string, Promise<void>>(); // the latest post about each object
+  let aborted = 0;
+  let lastDropsReport = -Infinity;
+
+  const reportDrops = (force: boolean) => {
+    if (queue.dropped === 0) return;
+    const at = Date.now();
+    if (!force && at - lastDropsReport < DROPS_REPORT_INTERVAL * 1000) return;
+    lastDropsReport = at;
+    logger.warning(
+      "{count} events were dropped without posting: more than {capacity} were waiting, " +
+        "so the oldest went first.",
+      { count: queue.takeDropped(), capacity: queue.capacity },
+    );
   };
+  const dispatch = (request: K8sEventRequest) => {
+    const key = objectKey(request);
+    const before = tails.get(key);
+    const start = () => post(request, settings, creator, now(), flush.signal);
+    const posting = (before ? before.then(start) : start()).then((outcome) => {
+      if (outcome === "aborted") aborted++;
+    });
+    tails.set(key, posting);
+    const tracked: Promise<void> = posting.finally(() => {
+      running.delete(tracked);
+      if (tails.get(key) === posting) tails.delete(key);
+    });
+    running.add(tracked);
+  };
+
   while (!signal.aborted) {
+    while (running.size >= concurrency) await Promise.race(running);
     const request = await queue.next(signal);
     if (request === undefined) break;
-    await postBatch(request);
+    reportDrops(false);
+    dispatch(request);
   }
-  const flushSignal = AbortSignal.timeout((options.flushTimeout ?? 2) * 1000);
-  while (queue.size > 0 && !flushSignal.aborted) await postBatch(queue.shift()!, flushSignal);
-  if (queue.size > 0) {
+
+  const timer = setTimeout(() => flush.abort(), (options.flushTimeout ?? 2) * 1000);
+  const flushed = new Promise<void>((resolve) => {
+    if (flush.signal.aborted) resolve();
+    flush.signal.addEventListener("abort", () => resolve(), { once: true });
+  });
+  try {
+    while (queue.size > 0 && !flush.signal.aborted) {
+      if (running.size >= concurrency) await Promise.race([...running, flushed]);
+      else dispatch(queue.shift()!);
+    }
+    await Promise.race([Promise.all(running), flushed]);
+  } finally {
+    clearTimeout(timer);
+    flush.abort();
+  }
+  if (running.size > 0) {
+    // Aborted posts settle at once; a creator that ignores the signal is not waited for
+    // longer than a moment, and what it still holds counts as not posted.
+    let grace: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      Promise.all(running),
+      new Promise((resolve) => grace = setTimeout(resolve, ABORT_GRACE_MS)),
+    ]);
+    clearTimeout(grace);
+  }
+  reportDrops(true);
+  const unposted = queue.size + aborted + running.size;
+  if (unposted > 0) {
     logger.warning("{count} events were not posted: the operator stopped before they were.", {
-      count: queue.size,
+      count: unposted,
     });
   }
 }

@@ -9,7 +9,7 @@
  * @module
  */
 import { AsyncContext } from "../platform/async_context.ts";
-import type { K8sEventRequest } from "../structs/k8s_events.ts";
+import { cutEventMessage, type K8sEventRequest } from "../structs/k8s_events.ts";
 import { type LogLevelSetting, severityRank } from "../structs/log_formats.ts";
 import { isEventReference } from "../structs/object_refs.ts";
 
@@ -33,19 +33,50 @@ export interface PostingSettingsHolder {
   readonly posting: PostingSettingsLike;
 }
 
-/** An unbounded FIFO of event requests with one awaiting consumer. */
+/** How many event requests a queue holds by default before dropping the oldest. */
+export const DEFAULT_EVENT_QUEUE_CAPACITY = 10_000;
+
+/**
+ * A bounded FIFO of event requests with one awaiting consumer. When full, a new request
+ * pushes out the oldest one, which is counted (see {@link EventQueue.takeDropped}) so that
+ * the poster can report the loss once for many events. Pushing never waits.
+ */
 export class EventQueue {
   #items: K8sEventRequest[] = [];
   #head = 0;
   #wake: (() => void) | undefined;
+  #dropped = 0;
+  /** The most requests held at once; the oldest are dropped beyond it. */
+  readonly capacity: number;
+
+  /** A queue holding at most `capacity` requests (10,000 by default). */
+  constructor(capacity: number = DEFAULT_EVENT_QUEUE_CAPACITY) {
+    this.capacity = Math.max(1, Math.floor(capacity));
+  }
 
   /** How many requests wait to be posted. */
   get size(): number {
     return this.#items.length - this.#head;
   }
 
-  /** Add a request; wakes the consumer. */
+  /** How many requests were dropped since the last {@link takeDropped}. */
+  get dropped(): number {
+    return this.#dropped;
+  }
+
+  /** The count of dropped requests since the last call, and reset it to zero. */
+  takeDropped(): number {
+    const dropped = this.#dropped;
+    this.#dropped = 0;
+    return dropped;
+  }
+
+  /** Add a request, dropping the oldest one if the queue is full; wakes the consumer. */
   push(request: K8sEventRequest): void {
+    if (this.size >= this.capacity) {
+      this.shift();
+      this.#dropped++;
+    }
     this.#items.push(request);
     const wake = this.#wake;
     this.#wake = undefined;
@@ -131,6 +162,8 @@ export function enqueueEvent(
   if (!posting.enabled) return false;
   if (severity !== undefined && severityRank(severity) < severityRank(posting.level)) return false;
   if (isEventReference(request.ref)) return false;
-  target.queue.push(request);
+  // Cut long messages now, so that a queued request holds at most 1024 characters of text.
+  const message = cutEventMessage(request.message);
+  target.queue.push(message === request.message ? request : { ...request, message });
   return true;
 }

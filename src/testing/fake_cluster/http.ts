@@ -33,6 +33,15 @@ import {
   tableOf,
 } from "./tables.ts";
 import type { WatchHub } from "./watch.ts";
+import { GENERATE_NAME_ATTEMPTS } from "./metadata.ts";
+
+/** Whether a create's body asks the server for a generated name. */
+function isGenerating(body: JsonValue): boolean {
+  if (body === null || typeof body !== "object" || Array.isArray(body)) return false;
+  const meta = body.metadata;
+  if (meta === null || typeof meta !== "object" || Array.isArray(meta)) return false;
+  return !meta.name && typeof meta.generateName === "string" && meta.generateName !== "";
+}
 
 /** One request the fake API server answered. */
 export interface ServedRequest {
@@ -259,9 +268,24 @@ export class Router {
         return this.#watch(target, params, rendering, include);
       case "create": {
         const options = writeOptionsOf(params);
-        let body = await bodyOf(request);
-        if (this.#admits(target)) body = await this.#admitCreate(target, body, options, user);
-        const created = objects.create(target, body, options);
+        const given = await bodyOf(request);
+        let created: JsonObject;
+        if (!this.#admits(target)) created = objects.create(target, given, options);
+        else {
+          // Admission fixes the generated name; if it is taken by the time the object is
+          // stored, the whole create is tried again with a new name, as a real server does.
+          const generates = isGenerating(given);
+          for (let attempt = 1;; attempt++) {
+            const body = await this.#admitCreate(target, given, options, user);
+            try {
+              created = objects.create(target, body, options);
+              break;
+            } catch (error) {
+              const taken = error instanceof ApiError && error.reason === "AlreadyExists";
+              if (!generates || !taken || attempt >= GENERATE_NAME_ATTEMPTS) throw error;
+            }
+          }
+        }
         lifecycle.settle();
         return written(render(created), 201, options);
       }

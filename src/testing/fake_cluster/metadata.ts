@@ -141,8 +141,33 @@ export function checkMeta(type: ResourceType, meta: JsonObject): Cause[] {
   return causes;
 }
 
-/** Five random characters for `generateName`, from the alphabet the API server uses. */
+/** How long a generated name's prefix may be: 63 characters minus the random suffix. */
+export const MAX_GENERATED_PREFIX_LENGTH = 58;
+
+/**
+ * How many names a create with `generateName` tries before answering 409 AlreadyExists:
+ * API servers since 1.31 (RetryGenerateName, GA in 1.32) try 8 generated names in all.
+ */
+export const GENERATE_NAME_ATTEMPTS = 8;
+
+/**
+ * Five random characters for `generateName`, from the alphabet the API server uses: each
+ * drawn uniformly from crypto-random bytes (bytes above the largest multiple of the
+ * alphabet's size are drawn again, so that no character is more likely than another).
+ */
 export function randomSuffix(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(5));
-  return [...bytes].map((b) => SUFFIX_ALPHABET[b % SUFFIX_ALPHABET.length]).join("");
+  const size = SUFFIX_ALPHABET.length;
+  const limit = 256 - (256 % size);
+  let suffix = "";
+  while (suffix.length < 5) {
+    for (const byte of crypto.getRandomValues(new Uint8Array(8))) {
+      if (byte < limit && suffix.length < 5) suffix += SUFFIX_ALPHABET[byte % size];
+    }
+  }
+  return suffix;
+}
+
+/** A name for `generateName`: the prefix (cut to 58 characters) and a random suffix. */
+export function generatedName(prefix: string, suffix: () => string = randomSuffix): string {
+  return prefix.slice(0, MAX_GENERATED_PREFIX_LENGTH) + suffix();
 }

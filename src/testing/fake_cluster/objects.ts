@@ -40,6 +40,8 @@ import {
 import {
   checkMeta,
   finalizersOf,
+  GENERATE_NAME_ATTEMPTS,
+  generatedName,
   metaOf,
   normalizeMeta,
   randomSuffix,
@@ -122,6 +124,9 @@ export function served(object: JsonObject, type: ResourceType, version: ServedVe
 
 /** The verbs on objects, over a catalog and a store. */
 export class Objects {
+  /** The random suffixes of generated names; tests replace it to make names collide. */
+  nameSuffix: () => string = randomSuffix;
+
   constructor(readonly catalog: Catalog, readonly store: Store) {}
 
   /** The stored object, or a 404. */
@@ -183,8 +188,14 @@ export class Objects {
     const meta = { ...metaOf(object) };
     object.metadata = meta;
     this.#checkNamespace(type, target.namespace, meta);
+    const key = typeKey(type.group, type.plural);
     if (!meta.name && typeof meta.generateName === "string" && meta.generateName) {
-      meta.name = meta.generateName + randomSuffix();
+      // As API servers since 1.31: a generated name that is taken is generated anew, up
+      // to 8 names in all; only then is the create refused as AlreadyExists.
+      for (let attempt = 0; attempt < GENERATE_NAME_ATTEMPTS; attempt++) {
+        meta.name = generatedName(meta.generateName, this.nameSuffix);
+        if (!this.store.get(key, target.namespace ?? "", meta.name)) break;
+      }
     }
     const name = str(meta.name) ?? "";
     if (!name) {
@@ -194,7 +205,6 @@ export class Objects {
         message: "Required value: name or generateName is required",
       }]);
     }
-    const key = typeKey(type.group, type.plural);
     if (target.namespace !== undefined) {
       const ns = this.store.get(NAMESPACES, "", target.namespace);
       if (!ns) throw notFound({ name: target.namespace, group: "", plural: "namespaces" });
