@@ -3,7 +3,7 @@
  * appearing and disappearing, deletions missed during a broken watch, and discovery
  * that runs only when CRDs change.
  */
-import { assert, assertEquals } from "../assert.ts";
+import { assert, assertEquals, assertSettlesWithin } from "../assert.ts";
 import type { RawBody } from "../../src/structs/bodies.ts";
 import type { Resource } from "../../src/structs/resources.ts";
 import { ApiClient } from "../../src/client/api.ts";
@@ -120,11 +120,11 @@ async function operate(
   const controller = new AbortController();
   const running = observer.run(controller.signal);
   try {
-    await Promise.race([observer.ready, running]);
+    await assertSettlesWithin(Promise.race([observer.ready, running]), 10, "the observer's start");
     await body(observer, seen);
   } finally {
     controller.abort();
-    await running;
+    await assertSettlesWithin(running, 10, "the observer's stop");
     await mux.shutdown();
     await api.close();
   }
