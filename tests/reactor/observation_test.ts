@@ -1,4 +1,10 @@
-import { assert, assertEquals, assertRejects, assertStringIncludes } from "../assert.ts";
+import {
+  assert,
+  assertEquals,
+  assertRejects,
+  assertSettlesWithin,
+  assertStringIncludes,
+} from "../assert.ts";
 import { Resource } from "../../src/structs/resources.ts";
 import type { RawBody } from "../../src/structs/bodies.ts";
 import { APIForbiddenError, APINotFoundError } from "../../src/client/errors.ts";
@@ -574,5 +580,21 @@ Deno.test("a selection failing after a CRD change is reported and the watches st
   crds.event("ADDED", crd("other.dev"));
   await settle();
   assertEquals(t.client.openIds(), ["customresourcedefinitions@*", "kopfexamples@*", "laters@*"]);
+  await t.stop();
+});
+
+Deno.test("listed: after every initial watch has listed or failed once, not before", async () => {
+  const t = start({ clusterwide: true });
+  let listed = false;
+  void t.observer.listed.then(() => (listed = true));
+  await listCrds(t.client);
+  await t.observer.ready;
+  (await t.client.stream("kopfexamples@*")).listed([obj("a")]);
+  await settle();
+  assert(!listed, "the pods are not listed yet");
+  (await t.client.stream("pods@*")).fail(new Error("connection reset"));
+  // A failing watch does not hold it (and is retried).
+  await assertSettlesWithin(t.observer.listed, 5, "listed after a failed watch");
+  assertEquals(t.fed, ["kopfexamples:LISTED:a@1"]);
   await t.stop();
 });
