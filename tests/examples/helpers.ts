@@ -61,17 +61,8 @@ export function eventsAbout(cluster: FakeCluster, name: string): string[] {
     .map((e) => `${e.type} ${e.reason}: ${e.message}`);
 }
 
-/** Run `fn` with an environment variable set, restoring it afterwards. */
-export async function withEnv<T>(name: string, value: string, fn: () => Promise<T>): Promise<T> {
-  const previous = Deno.env.get(name);
-  Deno.env.set(name, value);
-  try {
-    return await fn();
-  } finally {
-    if (previous === undefined) Deno.env.delete(name);
-    else Deno.env.set(name, previous);
-  }
-}
+/** Environment variables are shared by the test modules: see tests/env.ts. */
+export { withEnv } from "../env.ts";
 
 /**
  * Wait until the Events about an object satisfy the predicate. Events get generated

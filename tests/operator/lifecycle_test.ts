@@ -22,6 +22,7 @@ import {
   testSettings,
   whileRunning,
 } from "./harness.ts";
+import { withEnv } from "../env.ts";
 
 Deno.test("options not supported yet fail at once with one line", async () => {
   const registry = new OperatorRegistry({ onWarning: () => {} });
@@ -175,17 +176,12 @@ Deno.test("without login handlers, the kubeconfig is used", async () => {
   const registry = new OperatorRegistry({ onWarning: () => {} });
   const calls = new Calls<string>();
   on.create("kopfexamples", { registry }, ({ name }) => calls.add(String(name)));
-  const previous = Deno.env.get("KUBECONFIG");
-  Deno.env.set("KUBECONFIG", await cluster.writeKubeconfig());
-  try {
+  await withEnv("KUBECONFIG", await cluster.writeKubeconfig(), async () => {
     await whileRunning(registry, async () => {
       cluster.create(kex("kex1"));
       await calls.until(1);
     });
-  } finally {
-    if (previous === undefined) Deno.env.delete("KUBECONFIG");
-    else Deno.env.set("KUBECONFIG", previous);
-  }
+  });
   assertEquals(calls.list, ["kex1"]);
 });
 
