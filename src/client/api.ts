@@ -15,7 +15,7 @@
  */
 import { getLogger } from "@logtape/logtape";
 import type { ConnectionInfo } from "../structs/credentials.ts";
-import { LoginError } from "../structs/credentials_errors.ts";
+import { LoginError } from "../structs/errors.ts";
 import { FileNotFoundError, readTextFile } from "../platform/files.ts";
 import { isLogged, TRAFFIC_CATEGORY } from "../platform/logging.ts";
 import { findMissingPermission } from "../platform/permissions.ts";
