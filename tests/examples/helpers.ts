@@ -66,7 +66,8 @@ export { withEnv } from "../env.ts";
 
 /**
  * Wait until the Events about an object satisfy the predicate. Events get generated
- * names, so the fake cluster's per-object waiting does not apply: this checks every 20 ms.
+ * names, so the fake cluster's per-object waiting does not apply: this re-checks after
+ * every request to the events API, as the cluster serves it — no polling.
  */
 export async function waitForEvents(
   cluster: FakeCluster,
@@ -74,13 +75,13 @@ export async function waitForEvents(
   predicate: (events: string[]) => boolean,
   timeout = 10,
 ): Promise<string[]> {
-  const deadline = Date.now() + timeout * 1000;
-  for (;;) {
-    const events = eventsAbout(cluster, name);
-    if (predicate(events)) return events;
-    if (Date.now() > deadline) {
-      throw new Error(`The events about ${name} did not come within ${timeout}s: ${events}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  let events = eventsAbout(cluster, name);
+  if (predicate(events)) return events;
+  await cluster.waitForRequest(
+    (r) => /\/events(\/|$)/.test(r.path) && predicate(events = eventsAbout(cluster, name)),
+    { timeout },
+  ).catch(() => {
+    throw new Error(`The events about ${name} did not come within ${timeout}s: ${events}`);
+  });
+  return events;
 }
