@@ -22,7 +22,7 @@
 
 import type { RawBody } from "../structs/bodies.ts";
 import { diff } from "../structs/diffs.ts";
-import { jsonEqual, resolve } from "../structs/dicts.ts";
+import { resolve } from "../structs/dicts.ts";
 import { PRESENT } from "../structs/markers.ts";
 import type { ObjectLogger } from "../structs/loggers.ts";
 import { Patch } from "../structs/patches.ts";
@@ -349,7 +349,7 @@ export class ObjectProcessor {
     });
     if (!cycle.done) return { delays: cycle.delays };
 
-    if (!jsonEqual(essences.old, essences.new)) {
+    if (changes.length > 0) { // the diff is empty exactly when the essences are equal
       await persistence.diffbaseStorage.store({ body, patch, essence: essences.new });
     }
     memory.fullyHandledOnce = true;
