@@ -31,10 +31,15 @@ import type { Resource } from "../structs/resources.ts";
 import type { ApiClient } from "../client/api.ts";
 import { loadEssences } from "../settings/essences.ts";
 import type { OperatorSettings } from "../settings/operator_settings.ts";
-import { KwargsCache, matchesFilters, matchesValue } from "../intents/filters.ts";
+import {
+  type HandlerFilters,
+  KwargsCache,
+  matchesFilters,
+  matchesValue,
+} from "../intents/filters.ts";
 import type { ChangingHandler } from "../intents/handlers.ts";
 import { buildEventKwargs, type WatchEventType } from "../intents/kwargs.ts";
-import type { OperatorRegistry } from "../intents/registry.ts";
+import type { ChangingCause, OperatorRegistry } from "../intents/registry.ts";
 import { applyChanges, type FinalizerChange } from "./application.ts";
 import {
   capitalize,
@@ -109,6 +114,26 @@ function isNewer(a: string | undefined, b: string | undefined): boolean {
   if (a === undefined || b === undefined || a === b) return false;
   if (/^\d+$/.test(a) && /^\d+$/.test(b)) return BigInt(a) > BigInt(b);
   return false;
+}
+
+/** The label, annotation and `when` filters of each handler, without its field ones. */
+const scopes = new WeakMap<ChangingHandler, HandlerFilters>();
+
+/** The handler's filters but the field's: built once per handler, not per event. */
+function scopeFilters(handler: ChangingHandler): HandlerFilters {
+  let filters = scopes.get(handler);
+  if (filters === undefined) {
+    filters = {
+      ...handler,
+      field: undefined,
+      value: undefined,
+      old: undefined,
+      new: undefined,
+      fieldNeedsChange: false,
+    };
+    scopes.set(handler, filters);
+  }
+  return filters;
 }
 
 /** The resource-changing part of one processing round. */
@@ -327,7 +352,7 @@ export class ObjectProcessor {
       }
     }
 
-    if (!this.#prematch(owned, cause)) {
+    if (!this.#prematch(owned, cause, data)) {
       // Stealth: not ours; but a finalizer we put there earlier must not hold the object.
       return cause.deleted && blocked ? { delays: [], finalizerChange: "remove" } : { delays: [] };
     }
@@ -369,13 +394,15 @@ export class ObjectProcessor {
    * its label, annotation and `when` filters pass, and its field (if any) has a fitting value
    * on either side of the change — whatever the reason, and whether the field changed.
    */
-  #prematch(owned: readonly ChangingHandler[], cause: HandlingCause): boolean {
-    const data = changingMatchData(cause);
+  #prematch(
+    owned: readonly ChangingHandler[],
+    cause: HandlingCause,
+    data: ChangingCause = changingMatchData(cause),
+  ): boolean {
     const kwargs = new KwargsCache(data);
     return owned.some((h) => {
       if (!h.hasFilters) return true;
-      const rest = { ...h, field: undefined, value: undefined, old: undefined, new: undefined };
-      if (!matchesFilters({ ...rest, fieldNeedsChange: false }, data, kwargs)) return false;
+      if (!matchesFilters(scopeFilters(h), data, kwargs)) return false;
       if (h.field === undefined) return true;
       const criterion = h.value ?? PRESENT;
       return [cause.new, cause.old].some((side) =>
