@@ -24,7 +24,7 @@ import {
   describeNetworkError,
   type HttpClient,
 } from "../platform/http_client.ts";
-import { authorizationOf, TokenFiles } from "./authorization.ts";
+import { authorizationOf, staticAuthorization, TokenFiles } from "./authorization.ts";
 import {
   APICertificateError,
   APIConnectionError,
@@ -134,6 +134,8 @@ export class ApiClient {
   readonly #userAgent: string;
   readonly #tokenFiles = new TokenFiles();
   readonly #pool = new Map<string, Promise<HttpClient>>();
+  /** What each set of credentials needs per request, computed once per credentials. */
+  readonly #prepared = new WeakMap<ConnectionInfo, Prepared>();
   #closed = false;
 
   /** Make a client that draws credentials from the vault. */
@@ -381,34 +383,49 @@ export class ApiClient {
     },
   ): Promise<Response> {
     const info = item.info;
-    const http = await this.#httpClientFor(info, options.connectTimeout);
-    const auth = await authorizationOf(info, this.#tokenFiles);
+    const prepared = this.#prepare(info);
+    const http = await this.#httpClientFor(info, prepared.clientKey, options.connectTimeout);
+    // Only a token file can change between requests; other credentials' header is fixed.
+    const header = info.tokenPath ? await authorizationOf(info, this.#tokenFiles) : prepared.header;
     const headers: Record<string, string> = {
       "Accept": "application/json",
       "User-Agent": this.#userAgent,
     };
-    if (auth.header) headers["Authorization"] = auth.header;
+    if (header) headers["Authorization"] = header;
     if (options.body !== undefined) {
       headers["Content-Type"] = options.contentType ?? "application/json";
     }
-    const url = info.server.replace(/\/+$/, "") + path;
+    const url = prepared.base + path;
     return await http.fetch(url, { method, headers, body: options.body, signal: options.signal });
+  }
+
+  #prepare(info: ConnectionInfo): Prepared {
+    let prepared = this.#prepared.get(info);
+    if (!prepared) {
+      prepared = {
+        base: info.server.replace(/\/+$/, ""),
+        clientKey: JSON.stringify([
+          info.caPath ?? null,
+          info.caData ?? null,
+          info.insecure ?? false,
+          info.certificatePath ?? null,
+          info.certificateData ?? null,
+          info.privateKeyPath ?? null,
+          info.privateKeyData ?? null,
+        ]),
+        header: info.tokenPath ? undefined : staticAuthorization(info),
+      };
+      this.#prepared.set(info, prepared);
+    }
+    return prepared;
   }
 
   async #httpClientFor(
     info: ConnectionInfo,
+    clientKey: string,
     connectTimeout: number | undefined,
   ): Promise<HttpClient> {
-    const key = JSON.stringify([
-      info.caPath ?? null,
-      info.caData ?? null,
-      info.insecure ?? false,
-      info.certificatePath ?? null,
-      info.certificateData ?? null,
-      info.privateKeyPath ?? null,
-      info.privateKeyData ?? null,
-      connectTimeout ?? null,
-    ]);
+    const key = `${clientKey}/${connectTimeout ?? ""}`;
     let client = this.#pool.get(key);
     if (!client) {
       client = makeHttpClient(info, connectTimeout);
@@ -417,6 +434,16 @@ export class ApiClient {
     }
     return await client;
   }
+}
+
+/** Per-credentials request parts: they never change for one {@link ConnectionInfo}. */
+interface Prepared {
+  /** The server URL without trailing slashes, to prepend to request paths. */
+  readonly base: string;
+  /** The TLS settings, as the part of the pool key shared by all connect timeouts. */
+  readonly clientKey: string;
+  /** The `Authorization` header when the credentials have no token file. */
+  readonly header: string | undefined;
 }
 
 async function readCredentialFile(what: string, path: string): Promise<string> {

@@ -7,17 +7,6 @@
 import type { ConnectionInfo } from "../structs/credentials.ts";
 import { modificationStamp, readTextFile } from "../platform/files.ts";
 
-/** What kind of authentication a request carries; safe to log (no secrets). */
-export type AuthKind = "token" | "token-file" | "basic" | "client-certificate" | "none";
-
-/** The header value and its loggable kind. */
-export interface Authorization {
-  /** The `Authorization` header value, if any. Secret: never log it. */
-  header?: string;
-  /** The kind, for logs. */
-  kind: AuthKind;
-}
-
 /**
  * Token files, re-read only when they change on disk: a service-account token is
  * replaced by the kubelet long before it expires, and the old one may stop working.
@@ -43,20 +32,30 @@ function base64Utf8(text: string): string {
   return btoa(binary);
 }
 
-/** The authorization of credentials; a readable token file wins over a static token. */
+/**
+ * The `Authorization` header of credentials without a token file (they cannot change, so
+ * callers may keep it); `undefined` for none (client certificates, or nothing).
+ * Secret: never log it.
+ */
+export function staticAuthorization(info: ConnectionInfo): string | undefined {
+  if (info.token) return `${info.scheme || "Bearer"} ${info.token}`;
+  if (info.username !== undefined && info.password !== undefined) {
+    return `Basic ${base64Utf8(`${info.username}:${info.password}`)}`;
+  }
+  return undefined;
+}
+
+/**
+ * The `Authorization` header of credentials; a readable token file wins over the static
+ * header. Secret: never log it.
+ */
 export async function authorizationOf(
   info: ConnectionInfo,
   tokenFiles: TokenFiles,
-): Promise<Authorization> {
-  const scheme = info.scheme || "Bearer";
+): Promise<string | undefined> {
   if (info.tokenPath) {
     const token = await tokenFiles.read(info.tokenPath);
-    if (token) return { header: `${scheme} ${token}`, kind: "token-file" };
+    if (token) return `${info.scheme || "Bearer"} ${token}`;
   }
-  if (info.token) return { header: `${scheme} ${info.token}`, kind: "token" };
-  if (info.username !== undefined && info.password !== undefined) {
-    return { header: `Basic ${base64Utf8(`${info.username}:${info.password}`)}`, kind: "basic" };
-  }
-  if (info.certificateData || info.certificatePath) return { kind: "client-certificate" };
-  return { kind: "none" };
+  return staticAuthorization(info);
 }
