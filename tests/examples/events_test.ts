@@ -1,20 +1,10 @@
 /** examples/04-events: custom Events about the handled object. */
 import { assert } from "../assert.ts";
-import {
-  clusterWithCrd,
-  KIND,
-  manifest,
-  NAME,
-  runExample,
-  settled,
-  waitForEvents,
-} from "./helpers.ts";
+import { clusterWithCrd, NAME, runUntilSettled, waitForEvents } from "./helpers.ts";
 
 Deno.test("04-events: event, info, warn and exception all land as Events", async () => {
   await using cluster = await clusterWithCrd();
-  const runner = await runExample("04-events", cluster);
-  cluster.create(await manifest("obj.yaml"));
-  await cluster.waitFor(KIND, NAME, settled);
+  const runner = await runUntilSettled("04-events", cluster);
   const wanted = [
     "SomeType SomeReason: Some message",
     "Normal SomeReason: Some message",

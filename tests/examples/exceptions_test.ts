@@ -1,20 +1,10 @@
 /** examples/03-exceptions: permanent, temporary and arbitrary errors, and their retries. */
 import { assert, assertEquals } from "../assert.ts";
-import {
-  clusterWithCrd,
-  KIND,
-  manifest,
-  NAME,
-  runExample,
-  settled,
-  waitForEvents,
-} from "./helpers.ts";
+import { clusterWithCrd, NAME, runUntilSettled, waitForEvents } from "./helpers.ts";
 
 Deno.test("03-exceptions: each handler fails or succeeds the way its errors say", async () => {
   await using cluster = await clusterWithCrd();
-  const runner = await runExample("03-exceptions", cluster);
-  cluster.create(await manifest("obj.yaml"));
-  await cluster.waitFor(KIND, NAME, settled, { timeout: 20 });
+  const runner = await runUntilSettled("03-exceptions", cluster, { timeout: 20 });
   await runner.waitForOutput("Creation is processed: 1 succeeded; 3 failed.");
   await runner.stop();
   assertEquals(runner.exitCode, 0);

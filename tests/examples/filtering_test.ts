@@ -1,20 +1,10 @@
 /** examples/11-filtering-handlers: labels, annotations, fields and callbacks as filters. */
 import { assert } from "../assert.ts";
-import {
-  clusterWithCrd,
-  KIND,
-  LAST_HANDLED,
-  manifest,
-  NAME,
-  runExample,
-  settled,
-} from "./helpers.ts";
+import { clusterWithCrd, KIND, LAST_HANDLED, NAME, runUntilSettled, settled } from "./helpers.ts";
 
 Deno.test("11-filtering-handlers: only the handlers whose filters match run", async () => {
   await using cluster = await clusterWithCrd();
-  const runner = await runExample("11-filtering-handlers", cluster);
-  cluster.create(await manifest("obj.yaml"));
-  await cluster.waitFor(KIND, NAME, settled);
+  const runner = await runUntilSettled("11-filtering-handlers", cluster);
   cluster.patch(KIND, NAME, { spec: { field: "changed" } });
   await cluster.waitFor(
     KIND,

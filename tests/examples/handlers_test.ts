@@ -4,9 +4,9 @@ import {
   clusterWithCrd,
   KIND,
   LAST_HANDLED,
-  manifest,
   NAME,
   runExample,
+  runUntilSettled,
   settled,
 } from "./helpers.ts";
 
@@ -18,9 +18,7 @@ function before(lines: readonly string[], first: string, second: string): boolea
 
 Deno.test("05-handlers: every cause runs its handlers in order, once", async () => {
   await using cluster = await clusterWithCrd();
-  const first = await runExample("05-handlers", cluster);
-  cluster.create(await manifest("obj.yaml"));
-  await cluster.waitFor(KIND, NAME, settled);
+  const first = await runUntilSettled("05-handlers", cluster);
   await first.waitForOutput("CREATED 2nd");
   assert(before(first.lines, "CREATED 1st", "CREATED 2nd"), first.output);
 

@@ -46,6 +46,21 @@ export function runExample(
   );
 }
 
+/**
+ * Run an example against the cluster, create the example object (examples/obj.yaml) and
+ * wait until the operator has handled it to the end; returns the running operator.
+ */
+export async function runUntilSettled(
+  folder: string,
+  cluster: FakeCluster,
+  options: { timeout?: number } = {},
+): Promise<KopfRunner> {
+  const runner = await runExample(folder, cluster);
+  cluster.create(await manifest("obj.yaml"));
+  await cluster.waitFor(KIND, NAME, settled, options);
+  return runner;
+}
+
 /** Whether the object has been handled to the end: a diff-base and no progress left. */
 export function settled(object: RawBody | undefined): boolean {
   const annotations = object?.metadata?.annotations ?? {};

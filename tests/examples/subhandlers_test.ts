@@ -1,12 +1,10 @@
 /** examples/07-subhandlers: one sub-handler per item, tracked as `createFn/<item>`. */
 import { assertEquals } from "../assert.ts";
-import { clusterWithCrd, KIND, manifest, NAME, runExample, settled } from "./helpers.ts";
+import { clusterWithCrd, runUntilSettled } from "./helpers.ts";
 
 Deno.test("07-subhandlers: each item gets its own sub-handler, run once", async () => {
   await using cluster = await clusterWithCrd();
-  const runner = await runExample("07-subhandlers", cluster);
-  cluster.create(await manifest("obj.yaml"));
-  await cluster.waitFor(KIND, NAME, settled);
+  const runner = await runUntilSettled("07-subhandlers", cluster);
   await runner.waitForOutput("Handler 'createFn' succeeded.");
   await runner.stop();
   for (const item of ["item1", "item2"]) {
