@@ -61,6 +61,25 @@ class Kubectl {
     return result;
   }
 
+  /** `kubectl apply [args] -f -` of a manifest. */
+  apply(manifest: string, args: string[] = [], options: { allowFailure?: boolean } = {}) {
+    return this.run(["apply", ...args, "-f", "-"], { ...options, stdin: manifest });
+  }
+
+  /** `kubectl patch <resource> <name> --type <type> -p <patch>`. */
+  patch(
+    resource: string,
+    name: string,
+    type: "merge" | "json" | "strategic",
+    patch: unknown,
+    options: { allowFailure?: boolean } = {},
+  ) {
+    return this.run(
+      ["patch", resource, name, "--type", type, "-p", JSON.stringify(patch)],
+      options,
+    );
+  }
+
   async json(args: string[]) {
     return JSON.parse((await this.run([...args, "-o", "json"])).out);
   }
@@ -84,9 +103,9 @@ Deno.test({
   async fn() {
     await using cluster = await FakeCluster.start();
     await using k = await Kubectl.for(cluster);
-    assertStringIncludes((await k.run(["apply", "-f", "-"], { stdin: CRD })).out, "created");
+    assertStringIncludes((await k.apply(CRD)).out, "created");
     assertStringIncludes(
-      (await k.run(["apply", "-f", "-"], { stdin: example({ field: "x" }) })).out,
+      (await k.apply(example({ field: "x" }))).out,
       "kopfexample.kopf.dev/e1 created",
     );
     const got = await k.json(["get", "kopfexamples", "e1"]);
@@ -106,47 +125,31 @@ Deno.test({
   async fn() {
     await using cluster = await FakeCluster.start();
     await using k = await Kubectl.for(cluster);
-    await k.run(["apply", "-f", "-"], { stdin: CRD });
-    await k.run(["apply", "-f", "-"], { stdin: example({ field: "x" }) });
+    await k.apply(CRD);
+    await k.apply(example({ field: "x" }));
     await k.run(["label", "kex", "e1", "color=red"]);
     await k.run(["annotate", "kex", "e1", "note=hello"]);
-    await k.run(["patch", "kex", "e1", "--type", "merge", "-p", '{"spec":{"field":"merged"}}']);
-    await k.run([
-      "patch",
-      "kex",
-      "e1",
-      "--type",
-      "json",
-      "-p",
-      '[{"op":"replace","path":"/spec/replicas","value":3}]',
-    ]);
+    await k.patch("kex", "e1", "merge", { spec: { field: "merged" } });
+    await k.patch("kex", "e1", "json", [{ op: "replace", path: "/spec/replicas", value: 3 }]);
     const obj = cluster.get("kex", "e1")!;
     assertEquals(obj.metadata?.labels, { color: "red" });
     assertEquals(obj.metadata?.annotations?.note, "hello");
     assertEquals(obj.spec, { field: "merged", replicas: 3 });
-    const failed = await k.run([
-      "patch",
-      "kex",
-      "e1",
-      "--type",
-      "json",
-      "-p",
-      '[{"op":"test","path":"/spec/replicas","value":9}]',
-    ], { allowFailure: true });
+    const failed = await k.patch("kex", "e1", "json", [{
+      op: "test",
+      path: "/spec/replicas",
+      value: 9,
+    }], {
+      allowFailure: true,
+    });
     assert(!failed.ok);
     assertStringIncludes(failed.err, "test failed");
-    const refused = await k.run([
-      "patch",
-      "kex",
-      "e1",
-      "--type",
-      "strategic",
-      "-p",
-      '{"spec":{"field":"s"}}',
-    ], { allowFailure: true });
+    const refused = await k.patch("kex", "e1", "strategic", { spec: { field: "s" } }, {
+      allowFailure: true,
+    });
     assert(!refused.ok, "strategic merge is refused for custom resources");
-    await k.run(["apply", "-f", "-"], { stdin: cm({ a: "1" }) });
-    await k.run(["patch", "configmap", "cm", "--type", "strategic", "-p", '{"data":{"b":"2"}}']);
+    await k.apply(cm({ a: "1" }));
+    await k.patch("configmap", "cm", "strategic", { data: { b: "2" } });
     assertEquals(cluster.get("configmaps", "cm")?.data, { a: "1", b: "2" });
     const current = await k.json(["get", "kex", "e1"]);
     current.spec.field = "replaced";
@@ -168,23 +171,23 @@ Deno.test({
   async fn() {
     await using cluster = await FakeCluster.start();
     await using k = await Kubectl.for(cluster);
-    await k.run(["apply", "-f", "-"], { stdin: CRD });
-    await k.run(["apply", "-f", "-"], { stdin: cm({ a: "1", b: "2" }) });
+    await k.apply(CRD);
+    await k.apply(cm({ a: "1", b: "2" }));
     assertStringIncludes(
-      (await k.run(["apply", "-f", "-"], { stdin: cm({ a: "9" }) })).out,
+      (await k.apply(cm({ a: "9" }))).out,
       "configured",
     );
     assertEquals(cluster.get("configmaps", "cm")?.data, { a: "9" });
-    await k.run(["apply", "-f", "-"], { stdin: example({ field: "one" }) });
+    await k.apply(example({ field: "one" }));
     assertStringIncludes(
-      (await k.run(["apply", "-f", "-"], { stdin: example({ field: "two" }) })).out,
+      (await k.apply(example({ field: "two" }))).out,
       "configured",
     );
     assertEquals(specOf(cluster, "e1").field, "two");
     assertEquals(cluster.get("kex", "e1")?.metadata?.generation, 2);
     const rv = cluster.resourceVersion;
     assertStringIncludes(
-      (await k.run(["apply", "--dry-run=server", "-f", "-"], { stdin: cm({ z: "0" }) })).out,
+      (await k.apply(cm({ z: "0" }), ["--dry-run=server"])).out,
       "server dry run",
     );
     await k.run(["delete", "configmap", "cm", "--dry-run=server"]);
@@ -201,31 +204,15 @@ Deno.test({
   async fn() {
     await using cluster = await FakeCluster.start();
     await using k = await Kubectl.for(cluster);
-    await k.run(["apply", "-f", "-"], { stdin: CRD });
-    await k.run(["apply", "-f", "-"], { stdin: example({}) });
-    await k.run([
-      "patch",
-      "kex",
-      "e1",
-      "--type",
-      "merge",
-      "-p",
-      '{"metadata":{"finalizers":["kopf.dev/hold"]}}',
-    ]);
+    await k.apply(CRD);
+    await k.apply(example({}));
+    await k.patch("kex", "e1", "merge", { metadata: { finalizers: ["kopf.dev/hold"] } });
     await k.run(["delete", "kex", "e1", "--wait=false"]);
     assert(cluster.get("kex", "e1")?.metadata?.deletionTimestamp, "marked for deletion");
     const waiting = k.run(["wait", "--for=delete", "kex/e1", "--timeout=20s"]);
     // Release the finalizer once kubectl's watch is open.
     await cluster.waitForRequest((r) => r.verb === "watch", { timeout: 20 });
-    await k.run([
-      "patch",
-      "kex",
-      "e1",
-      "--type",
-      "merge",
-      "-p",
-      '{"metadata":{"finalizers":null}}',
-    ]);
+    await k.patch("kex", "e1", "merge", { metadata: { finalizers: null } });
     const result = await waiting;
     assertStringIncludes(result.out, "condition met");
     assertEquals(cluster.get("kex", "e1"), undefined);
@@ -285,12 +272,10 @@ Deno.test({
   async fn() {
     await using cluster = await FakeCluster.start();
     await using k = await Kubectl.for(cluster);
-    await k.run(["apply", "-f", "-"], { stdin: CRD });
-    await k.run(["apply", "-f", "-"], {
-      stdin: '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"team"}}',
-    });
-    await k.run(["apply", "-n", "team", "-f", "-"], { stdin: cm({ a: "1" }) });
-    await k.run(["apply", "-n", "team", "-f", "-"], { stdin: example({}) });
+    await k.apply(CRD);
+    await k.apply('{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"team"}}');
+    await k.apply(cm({ a: "1" }), ["-n", "team"]);
+    await k.apply(example({}), ["-n", "team"]);
     assertEquals(cluster.list("kex", { namespace: "team" }).length, 1);
     assertStringIncludes((await k.run(["delete", "namespace", "team"])).out, "deleted");
     assertEquals(cluster.get("namespaces", "team"), undefined);
@@ -349,8 +334,8 @@ Deno.test({
   async fn() {
     await using cluster = await FakeCluster.start();
     await using k = await Kubectl.for(cluster);
-    await k.run(["apply", "-f", "-"], {
-      stdin: JSON.stringify({
+    await k.apply(
+      JSON.stringify({
         apiVersion: "apps/v1",
         kind: "Deployment",
         metadata: { name: "web" },
@@ -363,7 +348,7 @@ Deno.test({
           },
         },
       }),
-    });
+    );
     assertStringIncludes(
       (await k.run(["scale", "deployment", "web", "--replicas=3"])).out,
       "scaled",
