@@ -18,6 +18,7 @@
 import type { ConnectionInfo } from "../structs/credentials.ts";
 import { LoginError } from "../structs/errors.ts";
 import type { ObjectLogger } from "../structs/loggers.ts";
+import { sleep as defaultSleep } from "../client/sleep.ts";
 import type { OperatorSettings } from "../settings/operator_settings.ts";
 import type { ActivityHandler } from "../intents/handlers.ts";
 import { buildActivityKwargs } from "../intents/kwargs.ts";
@@ -62,19 +63,6 @@ export interface ActivityOptions {
   readonly sleep?: (seconds: number, signal?: AbortSignal) => Promise<void>;
 }
 
-function defaultSleep(seconds: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, seconds * 1000);
-    signal?.addEventListener("abort", done, { once: true });
-  });
-}
-
 /**
  * Run all handlers of an activity to their end; resolve with their non-`undefined`
  * results by handler id, or reject with an {@link ActivityError} if any failed for good.
@@ -85,7 +73,7 @@ export async function runActivity(
 ): Promise<Map<string, unknown>> {
   const handlers = options.registry.activityHandlers(activity);
   const logger = options.logger ?? createActivityLogger();
-  const sleep = options.sleep ?? defaultSleep;
+  const sleep = options.sleep ?? defaultSleep; // rejects on abort, as throwIfAborted would
   let state = State.fromScratch({ clock: options.clock }).withHandlers(handlers);
   const outcomes = new Map<string, Outcome>();
   while (!state.done) {
