@@ -98,11 +98,6 @@ export function boolean(value: boolean): Uint8Array {
   return tlv(Tag.BOOLEAN, Uint8Array.of(value ? 0xff : 0x00));
 }
 
-/** A NULL. */
-export function nullValue(): Uint8Array {
-  return tlv(Tag.NULL, new Uint8Array(0));
-}
-
 /** An OCTET STRING. */
 export function octetString(content: Uint8Array): Uint8Array {
   return tlv(Tag.OCTET_STRING, content);

@@ -20,6 +20,3 @@ export function exitProcess(code: number): never {
   if (typeof Deno !== "undefined") Deno.exit(code);
   process.exit(code);
 }
-
-/** Whether this module runs under Deno (as opposed to Node). */
-export const isDeno: boolean = typeof Deno !== "undefined";

@@ -20,9 +20,6 @@ export type DiffItem = readonly [
 /** A list of changes between two states. */
 export type Diff = readonly DiffItem[];
 
-/** An empty, frozen diff. */
-export const EMPTY_DIFF: Diff = Object.freeze([]);
-
 function item(op: DiffOperation, path: readonly string[], a: unknown, b: unknown): DiffItem {
   return Object.freeze([op, Object.freeze([...path]), a ?? null, b ?? null] as const);
 }
