@@ -155,8 +155,10 @@ Deno.test("objects beyond the admission limit wait, but not for slow handlers", 
   const registry = new OperatorRegistry({ onWarning: () => {} });
   const started: string[] = [];
   const finish = Promise.withResolvers<void>();
+  const bothStarted = Promise.withResolvers<void>();
   on.create("kopfexamples", { registry }, async ({ name }) => {
     started.push(String(name));
+    if (started.length === 2) bothStarted.resolve();
     await finish.promise; // slow: only done once the other object's handler has started
   });
   const processor = new ObjectProcessor({
@@ -171,7 +173,7 @@ Deno.test("objects beyond the admission limit wait, but not for slow handlers", 
   const second = processor.process(KEX, { type: "ADDED", object: cluster.create(kex("kex2")) });
   await new Promise((resolve) => setTimeout(resolve, 100));
   assertEquals(started, ["kex1"]); // the second waits for the one place
-  while (started.length < 2) await new Promise((resolve) => setTimeout(resolve, 20));
+  await bothStarted.promise;
   // The slow processing gave its place up after a while, and the other one went on.
   assert(performance.now() - at >= ADMISSION_HOLD * 1000 - 50);
   finish.resolve();
