@@ -317,9 +317,13 @@ export class ObjectProcessor {
       new: essences.new,
       diff: changes,
     });
-    const optionalDeletion = isDeletionOngoing(body) && !blocked && !memory.deletionHandled &&
-      registry.selectChangingHandlers(resource, changingMatchData(probe("delete", true)))
-          .length > 0;
+    // Delete handlers without our finalizer (optional ones): selected once, for the cause
+    // detection and, if they apply, for the cycle (the cause is then this very probe).
+    const optionalHandlers = event.type !== "DELETED" && isDeletionOngoing(body) && !blocked &&
+        !memory.deletionHandled
+      ? registry.selectChangingHandlers(resource, changingMatchData(probe("delete", true)))
+      : undefined;
+    const optionalDeletion = optionalHandlers !== undefined && optionalHandlers.length > 0;
     const detected = detectCause({
       eventType: event.type,
       body,
@@ -367,7 +371,7 @@ export class ObjectProcessor {
       return { delays: [] };
     }
 
-    const handlers = registry.selectChangingHandlers(resource, data);
+    const handlers = optionalHandlers ?? registry.selectChangingHandlers(resource, data);
     const cycle = await runChangingCycle(cause, owned, handlers, {
       settings: this.#settings,
       clock: this.#clock,
