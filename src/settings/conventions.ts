@@ -103,15 +103,27 @@ export function checkPrefix(prefix: unknown, storage: string): string {
   return prefix;
 }
 
+/** The keys already formed, by prefix, storage key and V1 flag (bounded: ids are few). */
+const KEYS_MEMO = new Map<string, readonly string[]>();
+const KEYS_MEMO_LIMIT = 10_000;
+
 /**
  * Keys formed from one storage key: the V2 form first, then the V1 form when it differs
  * (and V1 is enabled). The body, when given, marks keys of Deployment-owned ReplicaSets.
  */
 export function makeKeys(prefix: string, key: string, v1: boolean, body?: RawBody): string[] {
   const marked = body === undefined ? key : markKey(key, body);
-  const v2Key = makeV2Key(prefix, marked);
-  const v1Key = v1 ? makeV1Key(prefix, marked) : v2Key;
-  return v1Key === v2Key ? [v2Key] : [v2Key, v1Key];
+  // Storages ask for the same few handler keys on every event; the cut keys need hashing.
+  const memo = `${v1 ? 1 : 0}${prefix}\0${marked}`;
+  let keys = KEYS_MEMO.get(memo);
+  if (keys === undefined) {
+    const v2Key = makeV2Key(prefix, marked);
+    const v1Key = v1 ? makeV1Key(prefix, marked) : v2Key;
+    keys = v1Key === v2Key ? [v2Key] : [v2Key, v1Key];
+    if (KEYS_MEMO.size >= KEYS_MEMO_LIMIT) KEYS_MEMO.clear();
+    KEYS_MEMO.set(memo, keys);
+  }
+  return [...keys];
 }
 
 /** The prefixes (the part before `/`) that belong to any Kopf-based operator. */
