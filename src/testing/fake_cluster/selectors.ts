@@ -5,6 +5,7 @@
  * @module
  */
 import type { JsonObject, JsonValue } from "../../structs/bodies.ts";
+import { resolve } from "../../structs/dicts.ts";
 import { badRequest } from "./errors.ts";
 import { LABEL_KEY, LABEL_VALUE } from "./metadata.ts";
 
@@ -104,15 +105,11 @@ export function parseLabelSelector(selector: string | null | undefined): Selecto
   };
 }
 
-/** The value at a dotted path, as a field selector sees it (strings; absent = ""). */
-export function fieldValue(object: JsonObject, path: string): string {
-  let cur: JsonValue | undefined = object;
-  for (const key of path.split(".")) {
-    if (cur === null || typeof cur !== "object" || Array.isArray(cur)) return "";
-    cur = cur[key];
-  }
-  if (cur === undefined || cur === null) return "";
-  return typeof cur === "object" ? JSON.stringify(cur) : String(cur);
+/** The value at a (split) dotted path, as a field selector sees it (strings; absent = ""). */
+function fieldValue(object: JsonObject, path: readonly string[]): string {
+  const value = resolve(object, path);
+  if (value === undefined || value === null) return "";
+  return typeof value === "object" ? JSON.stringify(value) : String(value);
 }
 
 /**
@@ -137,7 +134,7 @@ export function parseFieldSelector(
         })`,
       );
     }
-    return { field, negate: op === "!=", value: value.trim() };
+    return { path: field.split("."), negate: op === "!=", value: value.trim() };
   });
-  return (object) => reqs.every((r) => (fieldValue(object, r.field) === r.value) !== r.negate);
+  return (object) => reqs.every((r) => (fieldValue(object, r.path) === r.value) !== r.negate);
 }
