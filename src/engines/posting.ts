@@ -86,6 +86,11 @@ function isGeneratedNameTaken(error: unknown, body: JsonObject): boolean {
     !meta?.name && typeof meta?.generateName === "string";
 }
 
+/**
+ * Post one queued event; failures are logged and swallowed, and a name taken already (409
+ * AlreadyExists for a generated name) is tried again up to {@link ALREADY_EXISTS_RETRIES}
+ * times. An abort by `signal` is not logged.
+ */
 async function post(
   request: K8sEventRequest,
   settings: PostingSettingsHolder,
@@ -124,21 +129,6 @@ async function post(
       return "failed";
     }
   }
-}
-
-/**
- * Post one queued event; failures are logged and swallowed, and a name taken already (409
- * AlreadyExists for a generated name) is tried again up to {@link ALREADY_EXISTS_RETRIES}
- * times. Returns whether it was created; an abort by `signal` is not logged.
- */
-export async function postEvent(
-  request: K8sEventRequest,
-  settings: PostingSettingsHolder,
-  creator: EventCreator,
-  now: Date,
-  signal?: AbortSignal,
-): Promise<boolean> {
-  return (await post(request, settings, creator, now, signal)) === "posted";
 }
 
 /** The object an event is about, as a key: its uid, else its full reference. */
