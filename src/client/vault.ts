@@ -88,6 +88,8 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Pro
 /** Holds the credentials of all logins and hands them out to API calls. */
 export class Vault {
   #items = new Map<string, VaultItem>();
+  /** The items of the highest priority, picked from per call; reset when items change. */
+  #best: VaultItem[] | undefined;
   #bad = new Set<string>();
   #round: Promise<void> | undefined;
   readonly #relogin: ReloginCallback | undefined;
@@ -140,6 +142,7 @@ export class Vault {
         continue;
       }
       this.#items.set(id, Object.freeze({ id, info }));
+      this.#best = undefined;
       accepted++;
     }
     return accepted;
@@ -181,6 +184,7 @@ export class Vault {
     this.#bad.add(fingerprint(item.info));
     if (this.#items.get(item.id) === item) {
       this.#items.delete(item.id);
+      this.#best = undefined;
       logger.debug("The credentials of {id} are invalidated: {reason}", {
         id: item.id,
         reason: reason instanceof Error ? reason.message : String(reason ?? "rejected"),
@@ -227,15 +231,20 @@ export class Vault {
     for (const [id, item] of this.#items) {
       if (this.#isExpired(item.info)) {
         this.#items.delete(id);
+        this.#best = undefined;
         logger.debug("The credentials of {id} have expired.", { id });
       }
     }
   }
 
   #pick(): VaultItem {
+    const best = this.#best ??= this.#highestPriority();
+    return best[Math.min(best.length - 1, Math.floor(this.#random() * best.length))];
+  }
+
+  #highestPriority(): VaultItem[] {
     const items = [...this.#items.values()];
     const top = Math.max(...items.map((item) => item.info.priority ?? 0));
-    const best = items.filter((item) => (item.info.priority ?? 0) === top);
-    return best[Math.min(best.length - 1, Math.floor(this.#random() * best.length))];
+    return items.filter((item) => (item.info.priority ?? 0) === top);
   }
 }

@@ -51,6 +51,20 @@ Deno.test("the highest priority wins; equal priorities are chosen at random", as
   assertEquals(await picked(0.99), "high2");
 });
 
+Deno.test("the choice follows the items as they are added, invalidated and expired", async () => {
+  let now = 1_000;
+  const vault = new Vault({ now: () => now });
+  vault.populate({ low: { ...A, priority: 1 }, high: { ...B, priority: 5 } });
+  const high = await vault.select();
+  assertEquals(high.id, "high");
+  vault.invalidate(high);
+  assertEquals((await vault.select()).id, "low");
+  vault.populate({ top: { ...B, token: "t3", priority: 9, expiration: new Date(2_000) } });
+  assertEquals((await vault.select()).id, "top");
+  now = 3_000;
+  assertEquals((await vault.select()).id, "low");
+});
+
 Deno.test("depletion runs one login round while all concurrent calls wait", async () => {
   const gate = Promise.withResolvers<void>();
   let logins = 0;
