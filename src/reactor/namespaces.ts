@@ -87,9 +87,16 @@ function literalNameOf(pattern: NamespacePattern): string | undefined {
   return name === "" || /[,!*?[\]]/.test(name) ? undefined : name;
 }
 
+/** Anchored copies of the scope's regular expressions, whose source and flags never change. */
+const anchoredCopies = new WeakMap<RegExp, RegExp>();
+
 function fullMatch(pattern: RegExp, name: string): boolean {
   // An anchored copy without `g`/`y`, so that the caller's `lastIndex` never matters.
-  const anchored = new RegExp(`^(?:${pattern.source})$`, pattern.flags.replace(/[gy]/g, ""));
+  let anchored = anchoredCopies.get(pattern);
+  if (anchored === undefined) {
+    anchored = new RegExp(`^(?:${pattern.source})$`, pattern.flags.replace(/[gy]/g, ""));
+    anchoredCopies.set(pattern, anchored);
+  }
   return anchored.test(name);
 }
 
