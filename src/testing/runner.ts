@@ -64,7 +64,8 @@ export interface WaitForOutputOptions {
 
 interface Waiter {
   readonly matches: (line: string) => boolean;
-  readonly resolve: (line: string) => void;
+  /** Called with the first matching line, or with `undefined` when the operator ends. */
+  readonly resolve: (line: string | undefined) => void;
 }
 
 function describePattern(pattern: string | RegExp): string {
@@ -212,8 +213,9 @@ export class KopfRunner implements AsyncDisposable {
         resolve: (line) => {
           clearTimeout(timer);
           this.#waiters.delete(waiter);
-          if (line === "") reject(new Error(`The operator has ended without printing ${what}.`));
-          else resolve(line);
+          if (line === undefined) {
+            reject(new Error(`The operator has ended without printing ${what}.`));
+          } else resolve(line);
         },
       };
       this.#waiters.add(waiter);
@@ -251,7 +253,7 @@ export class KopfRunner implements AsyncDisposable {
     this.#finished = true;
     this.#exitCode = code;
     this.#error = error;
-    for (const waiter of [...this.#waiters]) waiter.resolve("");
+    for (const waiter of [...this.#waiters]) waiter.resolve(undefined);
   }
 
   /** Wait for the promise at most the timeout; `true` when the time ran out. */

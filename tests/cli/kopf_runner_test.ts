@@ -146,3 +146,19 @@ Deno.test("one registry serves runners against different clusters, one after ano
   }
   assertEquals(registry.activityHandlers("login").length, 0, "the registry is left as it was");
 });
+
+Deno.test("an empty output line can be waited for: it is not taken for the end", async () => {
+  await using cluster = await FakeCluster.start();
+  const registry = new kopf.OperatorRegistry();
+  kopf.on.create("v1", "configmaps", { registry }, function blank({ logger }) {
+    logger.info("");
+  });
+  await using runner = await KopfRunner.start(
+    ["run", "--standalone", "-A", "--log-format", "plain", "--no-log-prefix"],
+    { registry, cluster },
+  );
+  const waiting = runner.waitForOutput(/^$/);
+  cluster.create({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "x" } });
+  assertEquals(await waiting, "");
+  assert(runner.running);
+});
