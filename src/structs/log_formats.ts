@@ -167,6 +167,11 @@ const RESERVED_PROPERTIES = new Set([
   "timestamp",
 ]);
 
+/** The value itself, or an error's readable string form (JSON would make it `{}`). */
+function errorSafe(value: unknown): unknown {
+  return value instanceof Error ? describeValue(value) : value;
+}
+
 /** The value itself if it survives JSON encoding, else its readable string form. */
 function jsonSafe(value: unknown): unknown {
   if (value instanceof Error) return describeValue(value);
@@ -191,15 +196,23 @@ export function formatLogRecord(record: FormattableRecord, layout: LogLayout): s
     message = `${objectPrefix(ref)} ${message}`;
   }
   if (layout.format === "json") {
-    const line: Record<string, unknown> = { message };
-    if (ref !== undefined && ref !== null && layout.refkey) line[layout.refkey] = ref;
-    for (const [key, value] of Object.entries(record.properties)) {
-      if (!RESERVED_PROPERTIES.has(key) && !(key in line)) line[key] = jsonSafe(value);
+    const line = (safe: (value: unknown) => unknown) => {
+      const fields: Record<string, unknown> = { message };
+      if (ref !== undefined && ref !== null && layout.refkey) fields[layout.refkey] = ref;
+      for (const [key, value] of Object.entries(record.properties)) {
+        if (!RESERVED_PROPERTIES.has(key) && !(key in fields)) fields[key] = safe(value);
+      }
+      fields.severity = JSON_SEVERITIES[record.level];
+      fields.timestamp = new Date(record.timestamp).toISOString();
+      if (error !== undefined) fields.exc_info = describeError(error);
+      return fields;
+    };
+    // Encoded once; only a record with a value JSON cannot encode pays for checking each.
+    try {
+      return JSON.stringify(line(errorSafe));
+    } catch {
+      return JSON.stringify(line(jsonSafe));
     }
-    line.severity = JSON_SEVERITIES[record.level];
-    line.timestamp = new Date(record.timestamp).toISOString();
-    if (error !== undefined) line.exc_info = describeError(error);
-    return JSON.stringify(line);
   }
   if (error !== undefined) message += "\n" + describeError(error);
   if (layout.format === "plain") return message;
