@@ -19,6 +19,7 @@
 import type { LoginFunctionOptions } from "./options.ts";
 import { getLogger } from "@logtape/logtape";
 import type { ConnectionInfo } from "../structs/credentials.ts";
+import { isMapping } from "../structs/dicts.ts";
 import { LoginError } from "../structs/errors.ts";
 import {
   directoryOf,
@@ -93,10 +94,6 @@ interface ContextEntry {
 const logger = getLogger(["kopf", "client", "kubeconfig"]);
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
-
-function isMapping(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function firstLine(text: string): string {
   return text.split("\n").map((l) => l.trim()).find((l) => l) ?? text;
