@@ -12,7 +12,7 @@ import { CRD_CLEANUP_FINALIZER } from "./crds.ts";
 import type { Change } from "./history.ts";
 import { finalizersOf, metaOf } from "./metadata.ts";
 import type { Objects } from "./objects.ts";
-import { isObject } from "./patching.ts";
+import { isObject, jsonEqual } from "./patching.ts";
 
 const NAMESPACES = typeKey("", "namespaces");
 const CRDS = typeKey("apiextensions.k8s.io", "customresourcedefinitions");
@@ -46,7 +46,8 @@ export class Lifecycle {
     const refs = m.ownerReferences;
     if (change.type === "ADDED") return Array.isArray(refs) && refs.length > 0;
     const oldRefs = change.old ? metaOf(change.old).ownerReferences : undefined;
-    return JSON.stringify(refs) !== JSON.stringify(oldRefs);
+    // Most writes keep the stored references as they were: no serialising on every change.
+    return refs !== oldRefs && !jsonEqual(refs, oldRefs);
   }
 
   /** Run the controllers until nothing more changes. */
