@@ -39,10 +39,6 @@ const CRDS = typeKey("apiextensions.k8s.io", "customresourcedefinitions");
 const MAX_BACKLOG = 64 << 20;
 const encoder = new TextEncoder();
 
-function meta(object: JsonObject): JsonObject {
-  return (object.metadata ?? {}) as JsonObject;
-}
-
 /** One open watch stream. */
 class Watcher {
   readonly key: string;
@@ -75,10 +71,9 @@ class Watcher {
     return this.#closed;
   }
 
+  /** Whether the object passes the selectors (the namespace is checked on the change). */
   #matches(object: JsonObject): boolean {
-    const r = this.request;
-    if (r.namespace !== undefined && meta(object).namespace !== r.namespace) return false;
-    return r.labelSelector(object) && r.fieldSelector(object);
+    return this.request.labelSelector(object) && this.request.fieldSelector(object);
   }
 
   /** The plain (unformatted, unfiltered) line of a change, cached on the change. */
