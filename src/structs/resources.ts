@@ -124,18 +124,19 @@ export class Resource {
     if (namespace !== undefined && !this.namespaced) {
       throw new Error(`${this.name} is cluster-scoped; do not pass a namespace for it.`);
     }
-    const parts = [this.group ? `/apis/${this.group}/${this.version}` : `/api/${this.version}`];
-    if (namespace !== undefined) parts.push("namespaces", encodeURIComponent(namespace));
-    parts.push(this.plural);
-    if (name !== undefined) parts.push(encodeURIComponent(name));
-    if (subresource !== undefined) parts.push(subresource);
-    let url = parts.join("/").replace(/^\/+/, "/");
-    const query = new URLSearchParams();
-    for (const [k, v] of Object.entries(params ?? {})) {
-      if (v !== undefined) query.set(k, String(v));
+    let url = this.group ? `/apis/${this.group}/${this.version}` : `/api/${this.version}`;
+    if (namespace !== undefined) url += `/namespaces/${encodeURIComponent(namespace)}`;
+    url += `/${this.plural}`;
+    if (name !== undefined) url += `/${encodeURIComponent(name)}`;
+    if (subresource !== undefined) url += `/${subresource}`;
+    if (params !== undefined) {
+      const query = new URLSearchParams();
+      for (const [k, v] of Object.entries(params)) {
+        if (v !== undefined) query.set(k, String(v));
+      }
+      const qs = query.toString();
+      if (qs) url += `?${qs}`;
     }
-    const qs = query.toString();
-    if (qs) url += `?${qs}`;
     return server ? server.replace(/\/+$/, "") + url : url;
   }
 
