@@ -112,6 +112,10 @@ Deno.test("field selectors: supported fields only, = and !=", () => {
   const sel = parseFieldSelector("metadata.name=x,status.phase!=Running", ["status.phase"], "Pod");
   assertEquals(sel({ metadata: { name: "x" }, status: { phase: "Pending" } }), true);
   assertEquals(sel({ metadata: { name: "x" }, status: { phase: "Running" } }), false);
+  assertEquals(sel({ metadata: { name: "x" } }), true, "an absent field is the empty string");
+  const deep = parseFieldSelector("spec.n=3,spec.list.a=", ["spec.n", "spec.list.a"], "Kind");
+  assertEquals(deep({ spec: { n: 3, list: [{ a: "1" }] } }), true, "numbers as text; no arrays");
+  assertEquals(deep({ spec: { n: 4 } }), false);
   const error = assertThrows(() => parseFieldSelector("spec.x=1", [], "ConfigMap"), ApiError);
   assertEquals(error.code, 400);
 });
