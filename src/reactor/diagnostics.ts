@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { getLogger, type LogLevel } from "@logtape/logtape";
 import { KOPF_CATEGORY } from "../platform/logging.ts";
+import { createActivityLogger } from "../handling/loggers.ts";
 
 /** The logger the reactor writes to: one message string per call. */
 export interface ReactorLogger {
@@ -19,24 +19,12 @@ export interface ReactorLogger {
   error(message: string): void;
 }
 
-/** The framework's own logger for the reactor: the `kopf.reactor` logtape category. */
+/**
+ * The framework's own logger for the reactor: the `kopf.reactor` logtape category, written
+ * through the same adapter as the activities' logger (text as is, never posted).
+ */
 export function reactorLogger(): ReactorLogger {
-  const logger = getLogger([...KOPF_CATEGORY, "reactor"]);
-  // Emit the text as is: logtape would otherwise read `{...}` in messages as placeholders.
-  const emit = (level: LogLevel, text: string) =>
-    logger.emit({
-      level,
-      message: [text],
-      rawMessage: text,
-      timestamp: Date.now(),
-      properties: {},
-    });
-  return {
-    debug: (message) => emit("debug", message),
-    info: (message) => emit("info", message),
-    warning: (message) => emit("warning", message),
-    error: (message) => emit("error", message),
-  };
+  return createActivityLogger([...KOPF_CATEGORY, "reactor"]);
 }
 
 /** A logger that drops everything. */
