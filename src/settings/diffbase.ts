@@ -26,6 +26,7 @@ import {
   formatField,
   isTree,
   parseField,
+  parseStoredObject,
   patchTree,
   remove,
   resolve,
@@ -112,22 +113,13 @@ export interface AnnotationsDiffBaseStorageOptions {
 }
 
 function parseEssence(encoded: unknown, where: string, body: RawBody): RawBody | null {
-  if (encoded === undefined || encoded === null) return null;
-  let decoded: unknown;
-  try {
-    decoded = typeof encoded === "string" ? JSON.parse(encoded) : undefined;
-  } catch {
-    decoded = undefined;
-  }
-  if (decoded === null) return null;
-  if (!isTree(decoded)) {
-    const name = [body.metadata?.namespace, body.metadata?.name].filter(Boolean).join("/");
-    throw new Error(
-      `The last-handled configuration at ${where} of ${name || "the object"} is not JSON ` +
-        `of an object; fix or delete it (the object will then be handled as new).`,
-    );
-  }
-  return decoded as RawBody;
+  return parseStoredObject<RawBody>(
+    encoded,
+    body,
+    (object) =>
+      `The last-handled configuration at ${where} of ${object} is not JSON ` +
+      `of an object; fix or delete it (the object will then be handled as new).`,
+  );
 }
 
 /**

@@ -6,6 +6,7 @@
  * @module
  */
 
+import type { RawBody } from "../structs/bodies.ts";
 import { isMapping as isTree } from "../structs/dicts.ts";
 import { Patch } from "../structs/patches.ts";
 import { type FieldPath, type FieldSpec, parseField } from "../structs/dicts.ts";
@@ -72,6 +73,31 @@ export function deepCopy<T>(value: T): T {
     return copy as T;
   }
   return value;
+}
+
+/**
+ * An object stored as JSON text on a body (an annotation, a status field), decoded:
+ * `null` when nothing (or JSON `null`) is stored. Anything else that is not JSON of an
+ * object raises an error with the text `problem` gives for the object's `namespace/name`.
+ */
+export function parseStoredObject<T extends object = Tree>(
+  encoded: unknown,
+  body: RawBody,
+  problem: (object: string) => string,
+): T | null {
+  if (encoded === undefined || encoded === null) return null;
+  let decoded: unknown;
+  try {
+    decoded = typeof encoded === "string" ? JSON.parse(encoded) : undefined;
+  } catch {
+    decoded = undefined;
+  }
+  if (decoded === null) return null;
+  if (!isTree(decoded)) {
+    const name = [body.metadata?.namespace, body.metadata?.name].filter(Boolean).join("/");
+    throw new Error(problem(name || "the object"));
+  }
+  return decoded as T;
 }
 
 /** Whether Python would consider the value empty/false (`not value`). */

@@ -23,6 +23,7 @@ import {
   type FieldSpec,
   formatField,
   isTree,
+  parseStoredObject,
   patchTree,
   remove,
   resolve,
@@ -291,21 +292,13 @@ export class AnnotationsProgressStorage extends ProgressStorage {
 }
 
 function decodeRecord(encoded: string, key: string, body: RawBody): ProgressRecord | null {
-  let decoded: unknown;
-  try {
-    decoded = JSON.parse(encoded);
-  } catch {
-    decoded = undefined;
-  }
-  if (decoded === null) return null;
-  if (!isTree(decoded)) {
-    const where = [body.metadata?.namespace, body.metadata?.name].filter(Boolean).join("/");
-    throw new Error(
-      `The annotation ${key} of ${where || "the object"} is not a JSON progress record; ` +
-        `fix or delete it (kubectl annotate ... ${key}-).`,
-    );
-  }
-  return decoded as ProgressRecord;
+  return parseStoredObject<ProgressRecord>(
+    encoded,
+    body,
+    (object) =>
+      `The annotation ${key} of ${object} is not a JSON progress record; ` +
+      `fix or delete it (kubectl annotate ... ${key}-).`,
+  );
 }
 
 /** Options of {@link StatusProgressStorage}. */
