@@ -246,15 +246,18 @@ export async function runChangingCycle(
 
   // Report the handlers of other causes superseded by this one; those still selected
   // continue under the current purpose, the others are purged.
-  for (const [purpose, counts] of state.extras) {
+  const superseded = state.extras;
+  for (const [purpose, counts] of superseded) {
     const extra = TITLES[purpose as Reason] ?? purpose;
     logger.info(
       `${capitalize(extra)} is superseded by ${title}: ${counts.success} succeeded; ` +
         `${counts.failure} failed; ${counts.running} left to the moment.`,
     );
-    state = state.withPurpose(cause.reason, handlers.filter((h) => state.has(h.id)));
   }
-  if (state.extras.size > 0) await state.purge({ body, patch, storage, handlers: owned });
+  if (superseded.size > 0) {
+    state = state.withPurpose(cause.reason, handlers.filter((h) => state.has(h.id)));
+    if (state.extras.size > 0) await state.purge({ body, patch, storage, handlers: owned });
+  }
 
   logger.debug(`${capitalize(title)} is in progress.`);
   if (cause.diff.length > 0 && cause.old !== null) {
