@@ -3,7 +3,7 @@
  * others, events about one object kept in order, taken generated names tried again, a
  * bounded queue reporting its losses once, and the flush at stop.
  */
-import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
+import { assert, assertEquals, assertSettlesWithin, assertStringIncludes } from "../assert.ts";
 import { configure } from "../../src/platform/logging.ts";
 import {
   enqueueEvent,
@@ -36,19 +36,6 @@ function request(object: number, reason = "R"): K8sEventRequest {
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/** Fails the test instead of hanging when `promise` does not settle in time. */
-async function within<T>(ms: number, promise: Promise<T>, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: not done in ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /** A creator whose posts take `latency` ms; it records the most posts in flight at once. */
@@ -112,7 +99,7 @@ Deno.test("a post that hangs does not hold up the events queued after it", async
   });
   for (let i = 0; i < 21; i++) queue.push(request(i));
   try {
-    await within(2000, called, "the 20 events behind the hanging one");
+    await assertSettlesWithin(called, 2, "the posting of the 20 events behind the hanging one");
   } finally {
     stop.abort();
     await running;
