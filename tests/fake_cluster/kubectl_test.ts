@@ -62,8 +62,8 @@ class Kubectl {
   }
 
   /** `kubectl apply [args] -f -` of a manifest. */
-  apply(manifest: string, args: string[] = [], options: { allowFailure?: boolean } = {}) {
-    return this.run(["apply", ...args, "-f", "-"], { ...options, stdin: manifest });
+  apply(manifest: string, args: string[] = []) {
+    return this.run(["apply", ...args, "-f", "-"], { stdin: manifest });
   }
 
   /** `kubectl patch <resource> <name> --type <type> -p <patch>`. */
