@@ -9,6 +9,7 @@
 
 import type { RawBody } from "../structs/bodies.ts";
 import { copyMemo } from "../structs/memos.ts";
+import { objectKey } from "../structs/identities.ts";
 import type { Resource } from "../structs/resources.ts";
 
 /** The in-memory state of one object. */
@@ -25,11 +26,9 @@ export interface ObjectMemory {
   patched: RawBody | undefined;
 }
 
-/** The key of an object within its resource: the uid, else `namespace/name`. */
+/** The key of an object among all resources: the resource's key and the object's. */
 export function memoryKey(resource: Resource, body: RawBody): string {
-  const meta = body.metadata ?? {};
-  const id = meta.uid ?? `${meta.namespace ?? ""}/${meta.name ?? ""}`;
-  return `${resource.key}\u0000${id}`;
+  return `${resource.key}\u0000${objectKey(body)}`;
 }
 
 /** The memories of all objects of one operator. */

@@ -27,6 +27,7 @@ import { PRESENT } from "../structs/markers.ts";
 import type { ObjectLogger } from "../structs/loggers.ts";
 import { Patch } from "../structs/patches.ts";
 import { Semaphore } from "../structs/semaphores.ts";
+import { isNewerVersion } from "../structs/identities.ts";
 import type { Resource } from "../structs/resources.ts";
 import type { ApiClient } from "../client/api.ts";
 import { loadEssences } from "../settings/essences.ts";
@@ -109,13 +110,6 @@ export const DEFAULT_ADMISSION_LIMIT = 100;
 /** Seconds after which a processing gives its admission place up to others. */
 export const ADMISSION_HOLD = 1;
 
-/** Whether the version `a` is newer than `b` (integers compared as such). */
-function isNewer(a: string | undefined, b: string | undefined): boolean {
-  if (a === undefined || b === undefined || a === b) return false;
-  if (/^\d+$/.test(a) && /^\d+$/.test(b)) return BigInt(a) > BigInt(b);
-  return false;
-}
-
 /** The label, annotation and `when` filters of each handler, without its field ones. */
 const scopes = new WeakMap<ChangingHandler, HandlerFilters>();
 
@@ -195,7 +189,7 @@ export class ObjectProcessor {
     const patched = memory.patched;
     if (patched !== undefined) {
       const version = body.metadata?.resourceVersion;
-      if (isNewer(patched.metadata?.resourceVersion, version)) body = patched;
+      if (isNewerVersion(patched.metadata?.resourceVersion, version)) body = patched;
       else memory.patched = undefined;
     }
 

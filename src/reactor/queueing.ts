@@ -25,6 +25,9 @@ import type { RawBody } from "../structs/bodies.ts";
 import type { Resource } from "../structs/resources.ts";
 import { type Clock, realClock, sleep } from "./clock.ts";
 import { describeError } from "../structs/log_formats.ts";
+import { isAtLeastVersion, objectKey } from "../structs/identities.ts";
+
+export { isAtLeastVersion, objectKey };
 import { type ReactorLogger, reactorLogger } from "./diagnostics.ts";
 
 /** How events are batched and workers are run; all durations in seconds. */
@@ -117,30 +120,11 @@ export interface MultiplexerOptions {
   readonly logger?: ReactorLogger;
 }
 
-/** The key of an object within its resource: the uid, else `namespace/name`. */
-export function objectKey(body: RawBody): string {
-  const meta = body.metadata ?? {};
-  if (meta.uid) return meta.uid;
-  return `${meta.namespace ?? ""}/${meta.name ?? ""}`;
-}
-
 /** A short human-readable reference to an object, for log messages. */
 export function describeObject(resource: Resource, body: RawBody): string {
   const meta = body.metadata ?? {};
   const name = meta.namespace ? `${meta.namespace}/${meta.name}` : `${meta.name}`;
   return `${resource.plural} ${name}`;
-}
-
-/**
- * Whether a state is at least as new as the expected `resourceVersion`. Versions are
- * opaque to clients, but every API server in practice issues growing integers; when they
- * are not integers, only the exact version counts.
- */
-export function isAtLeastVersion(actual: string | undefined, expected: string): boolean {
-  if (actual === undefined) return false;
-  if (actual === expected) return true;
-  if (/^\d+$/.test(actual) && /^\d+$/.test(expected)) return BigInt(actual) > BigInt(expected);
-  return false;
 }
 
 type WakeReason = "arrived" | "stopped" | "timeout";
