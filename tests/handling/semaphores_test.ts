@@ -1,7 +1,7 @@
 /**
  * The counting semaphore that bounds concurrent writes.
  */
-import { assertEquals, assertThrows } from "../assert.ts";
+import { assertEquals, assertRejects, assertThrows } from "../assert.ts";
 import { Semaphore } from "../../src/structs/semaphores.ts";
 
 Deno.test("at most `limit` holders; the others follow in arrival order", async () => {
@@ -47,5 +47,39 @@ Deno.test("a place taken with acquire() is given back once, however often releas
   const releaseNext = await next;
   assertEquals([semaphore.active, semaphore.waiting], [1, 0]);
   releaseNext();
+  assertEquals(semaphore.active, 0);
+});
+
+Deno.test("a live limit is read again whenever a place is asked for", async () => {
+  let limit: number | null = 1;
+  const semaphore = new Semaphore(() => limit);
+  const first = await semaphore.acquire();
+  const second = semaphore.acquire();
+  assertEquals([semaphore.active, semaphore.waiting], [1, 1]);
+  limit = 3;
+  const third = await semaphore.acquire(); // the raised limit lets the waiter in first
+  await second;
+  assertEquals([semaphore.active, semaphore.waiting], [3, 0]);
+  limit = null;
+  const more = await Promise.all([1, 2, 3].map(() => semaphore.acquire()));
+  assertEquals(semaphore.active, 6);
+  for (const release of [first, third, ...more]) release();
+  (await second)();
+  assertEquals(semaphore.active, 0);
+});
+
+Deno.test("an abandoned wait takes no place and keeps the order of the others", async () => {
+  const semaphore = new Semaphore(1);
+  const release = await semaphore.acquire();
+  const stop = new AbortController();
+  const abandoned = semaphore.acquire(stop.signal);
+  const next = semaphore.acquire();
+  stop.abort(new Error("stopped"));
+  await assertRejects(() => abandoned, Error, "stopped");
+  assertEquals([semaphore.active, semaphore.waiting], [1, 1]);
+  release();
+  (await next)();
+  assertEquals([semaphore.active, semaphore.waiting], [0, 0]);
+  await assertRejects(() => semaphore.acquire(stop.signal), Error, "stopped");
   assertEquals(semaphore.active, 0);
 });
