@@ -21,7 +21,7 @@ import type { Resource } from "../structs/resources.ts";
 import type { ApiClient } from "./api.ts";
 import { APIError, apiErrorFor, APIGoneError, APIServerError } from "./errors.ts";
 import { JsonLineError, parseJsonLines } from "./json_lines.ts";
-import { listObjects } from "./objects.ts";
+import { listObjects, type ObjectList } from "./objects.ts";
 import { DEFAULT_RECONNECT_BACKOFF, timeoutOf } from "./options.ts";
 import { childController } from "./signals.ts";
 import { sleep } from "./sleep.ts";
@@ -67,7 +67,7 @@ export async function* watchObjects(
   const signal = options.signal;
   const namespace = resource.namespaced ? options.namespace : undefined;
   while (!signal?.aborted) {
-    let listed;
+    let listed: ObjectList | undefined;
     try {
       listed = await listObjects(api, resource, {
         namespace,
@@ -80,8 +80,10 @@ export async function* watchObjects(
       if (signal?.aborted) return;
       throw e;
     }
-    yield { type: "LISTED", objects: listed.items, resourceVersion: listed.resourceVersion };
     const position = { resourceVersion: listed.resourceVersion };
+    yield { type: "LISTED", objects: listed.items, resourceVersion: listed.resourceVersion };
+    // The consumer has the listing: it must not stay in memory here while streaming.
+    listed = undefined;
     for (;;) {
       const end: StreamEnd = yield* streamOnce(api, resource, namespace, options, position);
       if (end === "stop" || signal?.aborted) return;
@@ -114,13 +116,25 @@ async function* streamOnce(
   const clientTimer = clientTimeout === undefined ? undefined : setTimeout(() => {
     controller.abort(new WatchTimeout(`the client timeout of ${clientTimeout} s`));
   }, clientTimeout * 1000);
+  // The inactivity timeout: network chunks only note the time, and one timer at a time
+  // checks, when it fires, whether the silence has lasted long enough, or waits for the
+  // rest of it. While the consumer holds an event, the silence is not the server's: the
+  // timer does nothing then, and the silence starts again when the consumer is back.
+  const silenceLimit = inactivityTimeout === undefined ? undefined : inactivityTimeout * 1000;
+  let lastActivity = 0;
+  let consuming = false;
   let silenceTimer: ReturnType<typeof setTimeout> | undefined;
-  const resetSilence = () => {
-    if (inactivityTimeout === undefined) return;
-    clearTimeout(silenceTimer);
-    silenceTimer = setTimeout(() => {
-      controller.abort(new WatchTimeout(`no data for ${inactivityTimeout} s`));
-    }, inactivityTimeout * 1000);
+  const checkSilence = () => {
+    silenceTimer = undefined;
+    if (consuming || silenceLimit === undefined) return;
+    const remaining = lastActivity + silenceLimit - performance.now();
+    if (remaining > 0) silenceTimer = setTimeout(checkSilence, remaining);
+    else controller.abort(new WatchTimeout(`no data for ${inactivityTimeout} s`));
+  };
+  const active = () => {
+    if (silenceLimit === undefined) return;
+    lastActivity = performance.now();
+    silenceTimer ??= setTimeout(checkSilence, silenceLimit);
   };
   const path = resource.getUrl({ namespace });
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
@@ -137,12 +151,12 @@ async function* streamOnce(
       signal,
     });
     reader = stream.body.getReader();
-    resetSilence();
+    active();
     const chunks = async function* (source: ReadableStreamDefaultReader<Uint8Array>) {
       for (;;) {
         const { done, value } = await source.read();
         if (done) return;
-        resetSilence();
+        active();
         yield value;
       }
     };
@@ -155,10 +169,11 @@ async function* streamOnce(
         case "MODIFIED":
         case "DELETED":
           if (typeof rv === "string" && rv) position.resourceVersion = rv;
-          // Silence is the server's, not a slow consumer's: no timer while waiting for it.
-          clearTimeout(silenceTimer);
+          // Silence is the server's, not a slow consumer's: none while waiting for it.
+          consuming = true;
           yield { type: event.type, object };
-          resetSilence();
+          consuming = false;
+          active();
           break;
         case "BOOKMARK":
           if (typeof rv === "string" && rv) position.resourceVersion = rv;

@@ -15,11 +15,19 @@
  * - Each watch feeds every event; after each full listing it feeds every listed object
  *   (on re-listings, only those that changed) and a `DELETED` for every object it knew
  *   that the listing no longer has — the deletions missed while the watch was broken.
+ * - For that, a watch remembers of each object only its resourceVersion and identity
+ *   (name, namespace, uid), and a missed deletion carries a minimal body made of them.
+ *   Resources for which {@link ObserverOptions.keepsLastStates} says so remember each
+ *   object's last full state instead (without its managed fields), and a missed deletion
+ *   carries that state.
+ * - The feed may push back: while the promise it returns is pending, the watch takes no
+ *   further item from its stream, so unread events wait in the connection or on the server
+ *   rather than in memory.
  *
  * @module
  */
 
-import type { RawBody } from "../structs/bodies.ts";
+import type { RawBody, RawMeta } from "../structs/bodies.ts";
 import { describeError } from "../structs/log_formats.ts";
 import { Resource } from "../structs/resources.ts";
 import type { ApiClient } from "../client/api.ts";
@@ -98,8 +106,31 @@ export interface ObserverOptions {
   readonly scope: Scope;
   /** Which of the discovered resources to serve (e.g. those the registry's handlers select). */
   readonly select: (resources: readonly Resource[]) => readonly Resource[];
-  /** Receives the events of all served objects (e.g. `multiplexer.push`). */
-  readonly feed: (resource: Resource, event: QueuedEvent) => void;
+  /**
+   * Receives the events of all served objects (e.g. `multiplexer.push`).
+   *
+   * It may return a promise to push back: until it settles, the watch that fed the event
+   * takes no further item from its stream (the events wait in the connection or on the
+   * server, not in memory). For a full listing, all listed objects and the deletions
+   * missed in the gap are fed first, then the last promise returned is waited for. The
+   * wait ends early when the watch is paused or stopped. A rejection is logged and the
+   * watch goes on. Namespaces and CRDs are watched separately and never wait for it.
+   */
+  readonly feed: (resource: Resource, event: QueuedEvent) => void | Promise<void>;
+  /**
+   * Whether a resource's watches keep the last full state of every object (without its
+   * managed fields), so that a deletion missed while a watch was broken (noticed when a
+   * re-listing no longer has the object) is fed with the object's last known body.
+   *
+   * Otherwise (and when this option is absent), only each object's resourceVersion, name,
+   * namespace and uid are kept — some tens of bytes per object instead of kilobytes — and
+   * such a deletion is fed with a minimal body:
+   * `{ apiVersion, kind, metadata: { name, namespace, uid, resourceVersion } }`.
+   *
+   * Worth it only for resources whose handlers look at the body of a deleted object (event
+   * or deletion handlers). Asked once per watch, when it starts.
+   */
+  readonly keepsLastStates?: (resource: Resource) => boolean;
   /**
    * With `disabled`, neither namespaces nor CRDs are watched: resources are discovered
    * once, and only the literal namespace names are served (`settings.scanning` fits).
@@ -121,10 +152,34 @@ interface Watcher extends WatchedDimension {
   readonly id: string;
   readonly fingerprint: string;
   readonly controller: AbortController;
-  /** The latest state of every object seen and not deleted, to detect missed deletions. */
-  readonly known: Map<string, RawBody>;
+  /**
+   * Every object seen and not deleted, by key, to detect missed deletions: its full last
+   * state if `keeps`, otherwise only its version and identity.
+   */
+  readonly known: Map<string, RawBody | Trace>;
+  /** Whether `known` holds full states (see {@link ObserverOptions.keepsLastStates}). */
+  readonly keeps: boolean;
+  /**
+   * One copy of every namespace name in `known`, shared by the objects there instead of one
+   * copy per object; pruned at every full listing.
+   */
+  readonly namespaceNames: Map<string, string>;
   listed: boolean;
   done?: Promise<void>;
+}
+
+/**
+ * What a watch remembers of an object when it does not keep full states: its version, and
+ * what identifies it in a deletion notice. Its uid is not stored: it is the object's key
+ * (see {@link objectKey}) whenever it has one. With its strings, about a hundred bytes per
+ * object besides its key (measured), against kilobytes for a full state.
+ */
+class Trace {
+  constructor(
+    public resourceVersion: string | undefined,
+    readonly name: string | undefined,
+    readonly namespace: string | undefined,
+  ) {}
 }
 
 /**
@@ -137,6 +192,7 @@ export class Observer {
   readonly #scope: Scope;
   readonly #select: ObserverOptions["select"];
   readonly #feed: ObserverOptions["feed"];
+  readonly #keepsLastStates: ObserverOptions["keepsLastStates"];
   readonly #scanning: boolean;
   readonly #onListed: ObserverOptions["onListed"];
   readonly #retryDelays: Iterable<number>;
@@ -182,6 +238,7 @@ export class Observer {
     this.#scope = options.scope;
     this.#select = options.select;
     this.#feed = options.feed;
+    this.#keepsLastStates = options.keepsLastStates;
     this.#scanning = !(options.scanning?.disabled ?? false);
     this.#onListed = options.onListed;
     this.#retryDelays = options.retryDelays ?? DEFAULT_RETRY_DELAYS;
@@ -350,6 +407,8 @@ export class Observer {
       fingerprint: want.fingerprint,
       controller: new AbortController(),
       known: new Map(),
+      keeps: this.#keepsLastStates?.(want.resource) ?? false,
+      namespaceNames: new Map(),
       listed: false,
     };
     this.#watchers.set(id, watcher);
@@ -390,31 +449,45 @@ export class Observer {
     return watcher.done ?? Promise.resolve();
   }
 
-  #onObjectItem(watcher: Watcher, item: WatchItem): void {
+  /**
+   * Feed a watch's item; return the last promise the feed returned, to wait for before the
+   * next item.
+   */
+  #onObjectItem(watcher: Watcher, item: WatchItem): Promise<void> | undefined {
     const { resource, known } = watcher;
     if (item.type !== "LISTED") {
       const key = objectKey(item.object);
       if (item.type === "DELETED") known.delete(key);
-      else known.set(key, remembered(item.object));
-      this.#feed(resource, { type: item.type, object: item.object });
-      return;
+      else this.#remember(watcher, key, item.object);
+      return promised(this.#feed(resource, { type: item.type, object: item.object }));
     }
     const first = !watcher.listed;
     const listed = new Set<string>();
+    let last: Promise<void> | undefined;
     for (const object of item.objects) {
       const key = objectKey(object);
       listed.add(key);
-      const previous = known.get(key);
-      known.set(key, remembered(object));
       // On re-listings, objects already fed in this very state are not fed again.
-      const unchanged = previous !== undefined &&
-        previous.metadata?.resourceVersion === object.metadata?.resourceVersion;
-      if (first || !unchanged) this.#feed(resource, { type: null, object });
+      const unchanged = this.#remember(watcher, key, object);
+      if (first || !unchanged) {
+        last = promised(this.#feed(resource, { type: null, object })) ?? last;
+      }
     }
-    for (const [key, object] of known) {
+    for (const [key, state] of known) {
       if (!listed.has(key)) {
         known.delete(key);
-        this.#feed(resource, { type: "DELETED", object });
+        const object = state instanceof Trace ? deletionNotice(resource, key, state) : state;
+        last = promised(this.#feed(resource, { type: "DELETED", object })) ?? last;
+      }
+    }
+    if (!watcher.keeps) {
+      // Forget the namespaces that no known object is in any more (e.g. deleted ones).
+      const names = watcher.namespaceNames;
+      names.clear();
+      for (const trace of known.values()) {
+        if (trace instanceof Trace && trace.namespace !== undefined) {
+          names.set(trace.namespace, trace.namespace);
+        }
       }
     }
     if (first) {
@@ -422,6 +495,37 @@ export class Observer {
       this.#onListed?.({ resource, namespace: watcher.namespace });
       this.#settleInitial(watcher);
     }
+    return last;
+  }
+
+  /**
+   * Remember an object's current state as the watch keeps it; true if the watch already
+   * knew it in this very version.
+   */
+  #remember(watcher: Watcher, key: string, object: RawBody): boolean {
+    const meta = object.metadata;
+    const version = meta?.resourceVersion;
+    const previous = watcher.known.get(key);
+    if (watcher.keeps) {
+      watcher.known.set(key, remembered(object));
+      return previous !== undefined && !(previous instanceof Trace) &&
+        previous.metadata?.resourceVersion === version;
+    }
+    if (previous instanceof Trace) {
+      // The same key is the same object: its name and namespace have not changed.
+      const unchanged = previous.resourceVersion === version;
+      previous.resourceVersion = version;
+      return unchanged;
+    }
+    let namespace = meta?.namespace;
+    if (namespace !== undefined) {
+      const names = watcher.namespaceNames;
+      const shared = names.get(namespace);
+      if (shared === undefined) names.set(namespace, namespace);
+      else namespace = shared;
+    }
+    watcher.known.set(key, new Trace(version, meta?.name, namespace));
+    return false;
   }
 
   /** Watch the namespaces; `known` is called once the served namespaces are known. */
@@ -548,7 +652,7 @@ export class Observer {
   async #consume(
     target: Resource | Watcher,
     signal: AbortSignal,
-    onItem: (item: WatchItem) => void,
+    onItem: (item: WatchItem) => Promise<void> | undefined | void,
     failed?: (error: unknown) => boolean,
   ): Promise<void> {
     // Only the objects' watches pause; namespaces and CRDs are always observed.
@@ -565,10 +669,30 @@ export class Observer {
       const streamSignal = pausable ? AbortSignal.any([signal, this.#pause.signal]) : signal;
       let problem: string;
       try {
-        for await (const item of this.#client.watch(resource, namespace, streamSignal)) {
-          if (streamSignal.aborted) break;
-          delays.reset();
-          onItem(item);
+        const items = this.#client.watch(resource, namespace, streamSignal);
+        const iterator = items[Symbol.asyncIterator]();
+        let pending: Promise<void> | undefined;
+        try {
+          for (;;) {
+            // Each item is passed on in this callback, not held in this loop: the last one
+            // (e.g. a full listing) must not stay in memory while the next is awaited.
+            const ended = await iterator.next().then((step) => {
+              if (step.done || streamSignal.aborted) return true;
+              delays.reset();
+              pending = onItem(step.value) ?? undefined;
+              return false;
+            });
+            if (ended) break;
+            // Back-pressure: the next item stays unread until the feed has taken this one.
+            const feeding = pending;
+            pending = undefined;
+            if (feeding !== undefined && !await this.#waitForFeed(feeding, streamSignal, what)) {
+              break;
+            }
+          }
+        } finally {
+          // Close the stream (a no-op if it has ended); failing to close it is no news.
+          await iterator.return?.().catch(() => {});
         }
         if (streamSignal.aborted) continue;
         problem = "the watch ended unexpectedly";
@@ -583,6 +707,17 @@ export class Observer {
       this.#logger.warning(`Watching ${what} failed; retrying in ${delay}s: ${problem}`);
       await sleep(this.#clock, delay, signal);
     }
+  }
+
+  /**
+   * Wait for the feed's promise unless the stream's signal aborts first; true if it
+   * settled first. A rejection is reported, not thrown: the watch itself is fine.
+   */
+  #waitForFeed(pending: Promise<void>, signal: AbortSignal, what: string): Promise<boolean> {
+    const settled = pending.catch((error) => {
+      this.#logger.error(`Feeding an event of ${what} failed: ${describeError(error)}`);
+    });
+    return untilAborted(settled, signal);
   }
 }
 
@@ -650,6 +785,27 @@ function remembered(object: RawBody): RawBody {
   if (meta?.managedFields === undefined) return object;
   const { managedFields: _, ...rest } = meta;
   return { ...object, metadata: rest };
+}
+
+/**
+ * The body fed for a deletion missed in a gap when only a {@link Trace} of the object is
+ * known: its type and identity, and its last known version.
+ */
+function deletionNotice(resource: Resource, key: string, trace: Trace): RawBody {
+  const { name, namespace, resourceVersion } = trace;
+  // Without a uid, the key is `namespace/name` (see objectKey); otherwise it is the uid.
+  const uid = key === `${namespace ?? ""}/${name ?? ""}` ? undefined : key;
+  const metadata: RawMeta = {};
+  if (name !== undefined) metadata.name = name;
+  if (namespace !== undefined) metadata.namespace = namespace;
+  if (uid !== undefined) metadata.uid = uid;
+  if (resourceVersion !== undefined) metadata.resourceVersion = resourceVersion;
+  return { apiVersion: resource.apiVersion, kind: resource.kind, metadata };
+}
+
+/** What a feed returned, if it is a promise to wait for. */
+function promised(result: void | Promise<void>): Promise<void> | undefined {
+  return result instanceof Promise ? result : undefined;
 }
 
 function watcherId(resource: Resource, namespace: string | undefined): string {

@@ -2,7 +2,14 @@
  * The transport: retries along the error backoffs, Retry-After, typed errors carrying
  * the server's Status, timeouts, connection failures, and authorization headers.
  */
-import { assert, assertEquals, assertRejects, assertStringIncludes } from "../assert.ts";
+import { configure, type LogRecord, reset } from "@logtape/logtape";
+import {
+  assert,
+  assertEquals,
+  assertRejects,
+  assertSettlesWithin,
+  assertStringIncludes,
+} from "../assert.ts";
 import { ApiClient, parseRetryAfter } from "../../src/client/api.ts";
 import { Vault } from "../../src/client/vault.ts";
 import {
@@ -122,14 +129,33 @@ Deno.test("an unreachable server is retried, then fails with APIConnectionError"
 });
 
 Deno.test("an abort stops a request during its retry pauses", async () => {
-  await using server = ScriptedServer.start(() => status(503, "ServiceUnavailable", "down"));
-  await using api = clientFor(server.info(), [60]);
-  const controller = new AbortController();
-  const pending = api.request("GET", "/api", { signal: controller.signal });
-  const rejected = assertRejects(() => pending);
-  queueMicrotask(() => setTimeout(() => controller.abort(), 20));
-  await rejected;
-  assertEquals(server.requests.length, 1);
+  // The client reports the retry right before its pause: that is when to abort.
+  const pausing = Promise.withResolvers<void>();
+  await configure({
+    reset: true,
+    sinks: {
+      pause: (record: LogRecord) => {
+        if (String(record.rawMessage).startsWith("Retrying")) pausing.resolve();
+      },
+    },
+    loggers: [
+      { category: ["kopf", "client"], lowestLevel: "debug", sinks: ["pause"] },
+      { category: ["logtape", "meta"], lowestLevel: "warning", sinks: [] },
+    ],
+  });
+  try {
+    await using server = ScriptedServer.start(() => status(503, "ServiceUnavailable", "down"));
+    await using api = clientFor(server.info(), [60]);
+    const controller = new AbortController();
+    const pending = api.request("GET", "/api", { signal: controller.signal });
+    const rejected = assertRejects(() => pending);
+    await assertSettlesWithin(pausing.promise, 10, "the retry pause");
+    controller.abort();
+    await assertSettlesWithin(rejected, 10, "the abort ending the pause");
+    assertEquals(server.requests.length, 1);
+  } finally {
+    await reset();
+  }
 });
 
 Deno.test("tokens, token files (re-read when rotated) and basic auth become Authorization headers", async () => {

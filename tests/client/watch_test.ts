@@ -173,6 +173,37 @@ Deno.test("a silent stream is reconnected after the inactivity timeout", async (
   await assertSettlesWithin(silent!.cancelled, 10, "closing the silent stream by the client");
 });
 
+Deno.test("chunks arriving keep a stream open; the silence after them still reconnects", async () => {
+  const line = JSON.stringify({ type: "ADDED", object: obj("a", "6") }) + "\n";
+  const pieces = 12; // one every 50 ms: 600 ms of trickle, three times the inactivity timeout
+  const size = Math.ceil(line.length / pieces);
+  let lastPiece = 0;
+  let reopened = 0;
+  await using server = scripted([() => list([], "5")], [
+    (_, body) => {
+      (async () => {
+        for (let offset = 0; offset < line.length; offset += size) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          body.write(line.slice(offset, offset + size));
+          lastPiece = performance.now();
+        }
+      })(); // then silent
+    },
+    (_, body) => {
+      reopened = performance.now();
+      body.event("ADDED", obj("b", "7"));
+    },
+  ]);
+  const started = performance.now();
+  const items = await collect(server, 3, { ...FAST, inactivityTimeout: 0.2 });
+  assertEquals(items.map((i) => i.type), ["LISTED", "ADDED", "ADDED"]);
+  assertEquals(kinds(server), ["list", "watch@5", "watch@6"]);
+  assert(lastPiece - started >= 550, "the trickle lasted beyond the inactivity timeout");
+  // Not before 0.2 s of silence after the last chunk (a little slack for timer rounding).
+  const silence = reopened - lastPiece;
+  assert(silence >= 190, `reconnected after ${silence} ms of silence, before the timeout`);
+});
+
 Deno.test("a watch request ends at the client timeout and resumes from where it was", async () => {
   await using server = scripted([() => list([], "5")], [
     (_, body) => body.event("ADDED", obj("a", "6")), // then silent: no inactivity limit here

@@ -87,11 +87,16 @@ async function operate(
   cluster: FakeCluster,
   namespaces: NamespacePattern[] | "clusterwide",
   body: (observer: Observer, seen: Log) => Promise<void>,
+  tuning: {
+    /** What the feed returns after pushing an event to the queue. */
+    hold?: () => Promise<void> | undefined;
+    inactivityTimeout?: number;
+  } = {},
 ): Promise<void> {
   const vault = new Vault({ relogin: () => Promise.resolve({ fake: cluster.connectionInfo }) });
   const api = new ApiClient(vault, {
     networking: { errorBackoffs: [0.05, 0.1] },
-    watching: { reconnectBackoff: 0.05 },
+    watching: { reconnectBackoff: 0.05, inactivityTimeout: tuning.inactivityTimeout },
   });
   const seen = new Log();
   const mux = new Multiplexer({
@@ -111,7 +116,10 @@ async function operate(
       ? makeScope({ clusterwide: true })
       : makeScope({ namespaces }),
     select: (all: readonly Resource[]) => all.filter((r) => r.plural === "kopfexamples"),
-    feed: (resource, event) => mux.push(resource, event),
+    feed: (resource, event) => {
+      mux.push(resource, event);
+      return tuning.hold?.();
+    },
     onListed: ({ resource, namespace }) =>
       seen.add(`listed ${resource.plural}@${namespace ?? "*"}`),
     retryDelays: [0.05],
@@ -232,4 +240,32 @@ Deno.test("over HTTP: without permission for namespaces and CRDs, literal names 
     await seen.until("ADDED default/x");
     assert(!seen.entries.some((e) => e.includes("team-a/")), "patterns cannot be resolved");
   });
+});
+
+Deno.test("over HTTP: a feed that pushes back leaves the events in the stream, not reconnecting", async () => {
+  await using cluster = await FakeCluster.start();
+  cluster.create(CRD);
+  let gate: Promise<void> | undefined;
+  let open!: () => void;
+  const watches = () =>
+    cluster.requests.filter((r) =>
+      r.verb === "watch" && r.path.endsWith("/namespaces/default/kopfexamples")
+    ).length;
+  await operate(cluster, ["default"], async (_observer, seen) => {
+    await seen.until("listed kopfexamples@default");
+    gate = new Promise<void>((resolve) => (open = resolve));
+    cluster.create(kex("a", "default"));
+    cluster.create(kex("b", "default"));
+    cluster.create(kex("c", "default"));
+    await seen.until("ADDED default/a");
+    const opened = watches();
+    // Longer than the inactivity timeout: the wait for the feed is not the server's silence.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    assert(!seen.has("ADDED default/b"), "nothing more is taken while the feed pushes back");
+    assertEquals(watches(), opened, "no reconnection while the feed pushes back");
+    gate = undefined;
+    open();
+    await seen.until("ADDED default/c");
+    assertEquals(watches(), opened);
+  }, { hold: () => gate, inactivityTimeout: 0.2 });
 });

@@ -68,6 +68,9 @@ interface Setup {
   scanningDisabled?: boolean;
   /** Errors thrown when the named streams are opened first. */
   openErrors?: Record<string, unknown>;
+  keepsLastStates?: (resource: Resource) => boolean;
+  /** What the feed returns for every event, after recording it. */
+  feedResult?: (event: QueuedEvent) => void | Promise<void>;
 }
 
 function start(setup: Setup = {}) {
@@ -88,7 +91,9 @@ function start(setup: Setup = {}) {
       const meta = event.object.metadata ?? {};
       fed.push(`${resource.plural}:${event.type ?? "LISTED"}:${meta.uid}@${meta.resourceVersion}`);
       feeds.push({ resource, event });
+      return setup.feedResult?.(event);
     },
+    keepsLastStates: setup.keepsLastStates,
     onListed: (dimension) => listed.push(dimension),
     scanning: { disabled: setup.scanningDisabled ?? false },
     retryDelays: [1, 5],
@@ -375,7 +380,7 @@ Deno.test("a re-listing feeds changed objects and deletions missed in the gap", 
     "kopfexamples:DELETED:c@5",
   ]);
   const deleted = t.feeds.at(-1)!.event.object;
-  assertEquals(deleted.metadata?.name, "n-c", "the deletion carries the last known state");
+  assertEquals(deleted.metadata?.name, "n-c", "the deletion carries the identity");
   assertEquals(t.listed.length, 1, "the listing hook fires once per watch");
   await t.stop();
 });
@@ -540,7 +545,7 @@ Deno.test("a stop during a pause ends the run", async () => {
 });
 
 Deno.test("deletion notices after a gap carry the last state without managed fields", async () => {
-  const t = start({ clusterwide: true, resources: [KEX] });
+  const t = start({ clusterwide: true, resources: [KEX], keepsLastStates: () => true });
   await listCrds(t.client);
   const stream = await t.client.stream("kopfexamples@*");
   const heavy = obj("a");
@@ -596,5 +601,203 @@ Deno.test("listed: after every initial watch has listed or failed once, not befo
   // A failing watch does not hold it (and is retried).
   await assertSettlesWithin(t.observer.listed, 5, "listed after a failed watch");
   assertEquals(t.fed, ["kopfexamples:LISTED:a@1"]);
+  await t.stop();
+});
+
+Deno.test("by default, deletion notices after a gap carry only the type, identity and version", async () => {
+  const t = start({ clusterwide: true, resources: [KEX, NODES] });
+  await listCrds(t.client);
+  const kex = await t.client.stream("kopfexamples@*");
+  const nodes = await t.client.stream("nodes@*");
+  const heavy = { ...obj("a", "3"), spec: { size: 3 }, status: { ok: true } };
+  const uidless: RawBody = { metadata: { name: "plain", namespace: "ns", resourceVersion: "4" } };
+  kex.listed([heavy, uidless]);
+  kex.event("MODIFIED", { ...heavy, metadata: { ...heavy.metadata, resourceVersion: "5" } });
+  nodes.listed([{ metadata: { uid: "node-1", name: "node-1", resourceVersion: "6" } }]);
+  await settle();
+  kex.listed([]);
+  nodes.listed([]);
+  await settle();
+  const notices = t.feeds.filter((f) => f.event.type === "DELETED");
+  assertEquals(notices.map((f) => f.event.object), [
+    {
+      apiVersion: "kopf.dev/v1",
+      kind: "KopfExample",
+      metadata: { name: "n-a", namespace: "ns", uid: "a", resourceVersion: "5" },
+    },
+    {
+      apiVersion: "kopf.dev/v1",
+      kind: "KopfExample",
+      metadata: { name: "plain", namespace: "ns", resourceVersion: "4" },
+    },
+    {
+      apiVersion: "v1",
+      kind: "Node",
+      metadata: { name: "node-1", uid: "node-1", resourceVersion: "6" },
+    },
+  ]);
+  await t.stop();
+});
+
+Deno.test("in both forms, a re-listing does not feed again the objects that did not change", async () => {
+  for (const keeps of [false, true]) {
+    const t = start({ namespaces: ["*"], resources: [KEX], keepsLastStates: () => keeps });
+    await listCrds(t.client);
+    (await t.client.stream("namespaces@*")).listed([ns("ns"), ns("other")]);
+    const stream = await t.client.stream("kopfexamples@ns");
+    stream.listed([obj("a"), obj("b"), obj("c")]);
+    stream.event("MODIFIED", obj("b", "2"));
+    stream.event("ADDED", obj("d", "3"));
+    await settle();
+    t.fed.length = 0;
+    stream.listed([obj("a"), obj("b", "2"), obj("c", "4"), obj("d", "3")], "5");
+    stream.listed([obj("a"), obj("b", "2"), obj("c", "4"), obj("d", "3")], "6");
+    await settle();
+    assertEquals(t.fed, ["kopfexamples:LISTED:c@4"], `keeping full states: ${keeps}`);
+    await t.stop();
+  }
+});
+
+Deno.test("keepsLastStates is asked per resource: full states for some, traces for others", async () => {
+  const asked: string[] = [];
+  const t = start({
+    clusterwide: true,
+    resources: [KEX, PODS],
+    keepsLastStates: (resource) => {
+      asked.push(resource.plural);
+      return resource.plural === "pods";
+    },
+  });
+  await listCrds(t.client);
+  const kex = await t.client.stream("kopfexamples@*");
+  const pods = await t.client.stream("pods@*");
+  kex.listed([{ ...obj("k"), spec: { x: 1 } }]);
+  pods.listed([{ ...obj("p"), spec: { y: 2 } }]);
+  await settle();
+  kex.listed([]);
+  pods.listed([]);
+  await settle();
+  const notices = t.feeds.filter((f) => f.event.type === "DELETED").map((f) => f.event.object);
+  assertEquals(asked.sort(), ["kopfexamples", "pods"]);
+  assertEquals(notices.find((o) => o.metadata?.uid === "k")?.spec, undefined);
+  assertEquals(notices.find((o) => o.metadata?.uid === "p")?.spec, { y: 2 });
+  await t.stop();
+});
+
+Deno.test("back-pressure: while the feed's promise is pending, no further item is taken", async () => {
+  const holds: ReturnType<typeof deferred<void>>[] = [];
+  const t = start({
+    clusterwide: true,
+    resources: [KEX],
+    feedResult: () => {
+      const hold = deferred<void>();
+      holds.push(hold);
+      return hold.promise;
+    },
+  });
+  await listCrds(t.client);
+  const stream = await t.client.stream("kopfexamples@*");
+  stream.listed([]);
+  stream.event("ADDED", obj("a", "2"));
+  stream.event("MODIFIED", obj("a", "3"));
+  stream.event("ADDED", obj("b", "4"));
+  await settle();
+  assertEquals(t.fed, ["kopfexamples:ADDED:a@2"]);
+  assertEquals(stream.unread, 2, "the rest stays in the stream");
+  await settle();
+  assertEquals(t.fed.length, 1, "still waiting");
+  holds[0].resolve();
+  await settle();
+  assertEquals(t.fed, ["kopfexamples:ADDED:a@2", "kopfexamples:MODIFIED:a@3"]);
+  assertEquals(stream.unread, 1);
+  holds[1].resolve();
+  await settle();
+  assertEquals(t.fed.length, 3);
+  assertEquals(stream.unread, 0);
+  await t.stop();
+});
+
+Deno.test("back-pressure: a listing feeds everything first, then waits for the last promise", async () => {
+  const holds = new Map<string, ReturnType<typeof deferred<void>>>();
+  const t = start({
+    clusterwide: true,
+    resources: [KEX],
+    feedResult: (event) => {
+      const meta = event.object.metadata ?? {};
+      const hold = deferred<void>();
+      holds.set(`${event.type ?? "LISTED"}:${meta.uid}`, hold);
+      // Only some events push back: the last promise returned is the one waited for.
+      return meta.uid === "c" ? undefined : hold.promise;
+    },
+  });
+  await listCrds(t.client);
+  const stream = await t.client.stream("kopfexamples@*");
+  stream.listed([obj("a"), obj("b")]);
+  await settle();
+  holds.get("LISTED:b")!.resolve();
+  stream.event("ADDED", obj("c", "2"));
+  await settle();
+  t.fed.length = 0;
+  stream.listed([obj("a", "5"), obj("c", "6")], "7"); // b is gone: a missed deletion
+  stream.event("MODIFIED", obj("a", "8"));
+  await settle();
+  assertEquals(t.fed, [
+    "kopfexamples:LISTED:a@5",
+    "kopfexamples:LISTED:c@6",
+    "kopfexamples:DELETED:b@1",
+  ]);
+  holds.get("LISTED:a")!.resolve();
+  await settle();
+  assertEquals(t.fed.length, 3, "the deletion, fed last, is the one waited for");
+  holds.get("DELETED:b")!.resolve();
+  await settle();
+  assertEquals(t.fed.at(-1), "kopfexamples:MODIFIED:a@8");
+  assertEquals(t.listed.length, 1, "the first listing was reported before its wait");
+  await t.stop();
+});
+
+Deno.test("back-pressure: a stop or a pause ends the wait for the feed at once", async () => {
+  const t = start({
+    namespaces: ["*"],
+    resources: [KEX],
+    feedResult: () => new Promise<void>(() => {}), // never settles
+  });
+  await listCrds(t.client);
+  (await t.client.stream("namespaces@*")).listed([ns("a")]);
+  await t.observer.ready;
+  const first = await t.client.stream("kopfexamples@a");
+  first.listed([obj("x")]);
+  first.event("MODIFIED", obj("x", "2"));
+  await settle();
+  assertEquals(t.fed, ["kopfexamples:LISTED:x@1"]);
+
+  const second = t.client.next("kopfexamples@a");
+  t.observer.pause();
+  await settle();
+  assert(first.closed, "the paused watch is closed despite the pending feed");
+  t.observer.resume();
+  (await second).listed([obj("x", "3")]);
+  await settle();
+  assertEquals(t.fed, ["kopfexamples:LISTED:x@1", "kopfexamples:LISTED:x@3"]);
+
+  await assertSettlesWithin(t.stop(), 1, "the stop while the feed holds the watch");
+});
+
+Deno.test("back-pressure: a failing feed is reported and the watch goes on", async () => {
+  const t = start({
+    clusterwide: true,
+    resources: [KEX],
+    feedResult: (event) =>
+      event.type === "ADDED" ? Promise.reject(new Error("queue broke")) : undefined,
+  });
+  await listCrds(t.client);
+  const stream = await t.client.stream("kopfexamples@*");
+  stream.listed([]);
+  stream.event("ADDED", obj("a", "2"));
+  stream.event("MODIFIED", obj("a", "3"));
+  await settle();
+  assertEquals(t.fed, ["kopfexamples:ADDED:a@2", "kopfexamples:MODIFIED:a@3"]);
+  assertStringIncludes(t.logs.at("error").join("\n"), "queue broke");
+  assertEquals(t.client.opened.get("kopfexamples@*")!.length, 1, "the watch is not restarted");
   await t.stop();
 });

@@ -23,6 +23,11 @@ export class Stream {
     signal.addEventListener("abort", () => this.#wake?.(), { once: true });
   }
 
+  /** How many scripted items the consumer has not taken yet. */
+  get unread(): number {
+    return this.#items.length;
+  }
+
   /** Whether the consumer has stopped this stream. */
   get closed(): boolean {
     return this.signal.aborted;
