@@ -5,8 +5,16 @@
  *
  * Only the latest state of an object matters (level triggering): while its worker is
  * busy, a newer event replaces the one still waiting, and a short batch window lets a
- * burst of events settle before the latest of them is processed. A worker ends after
- * idling; nothing about the object is kept after that.
+ * burst of events settle before the latest of them is processed. An idle worker costs
+ * only a record and a slot on a shared timetable (no timer or suspended function of its
+ * own), and ends after the idle timeout; nothing about the object is kept after that.
+ *
+ * Memory stays bounded when objects arrive faster than they are processed: at most
+ * `admissionLimit` objects start their processing at a time (a processing that takes
+ * long gives its place up after `admissionHold` seconds, so slow handlers never hold the
+ * others up), and once `backlogLimit` objects wait with unprocessed events, `push()`
+ * returns a promise that the feeder should await before pushing more: the events then
+ * stay in the watch streams (and on the server) instead of piling up here.
  *
  * After the processor patched an object, the watch stream still carries the states from
  * before the patch for a while. The processor reports the `resourceVersion` of its
@@ -24,6 +32,8 @@
 import type { RawBody } from "../structs/bodies.ts";
 import type { Resource } from "../structs/resources.ts";
 import { type Clock, realClock, sleep } from "./clock.ts";
+import { Deadlines, type Scheduled } from "./deadlines.ts";
+import { Semaphore } from "../structs/semaphores.ts";
 import { describeError } from "../structs/log_formats.ts";
 import { isAtLeastVersion, objectKey } from "../structs/identities.ts";
 
@@ -78,11 +88,6 @@ export interface ProcessingContext {
   readonly signal: AbortSignal;
   /** Aborted when the shutdown begins: finish soon, do not start long waits. */
   readonly stopping: AbortSignal;
-  /**
-   * Aborted when a newer event of this object arrives while it is being processed, e.g.
-   * to cut short a wait for a delayed handler: the newer state will be processed next.
-   */
-  readonly pressure: AbortSignal;
 }
 
 /** What the processor may report back. */
@@ -118,7 +123,29 @@ export interface MultiplexerOptions {
   readonly clock?: Clock;
   /** Where to report failures and progress; the `kopf.reactor` logger by default. */
   readonly logger?: ReactorLogger;
+  /** How many objects may start processing at a time ({@link DEFAULT_ADMISSION_LIMIT}). */
+  readonly admissionLimit?: number;
+  /** Seconds after which a processing gives its admission place up ({@link ADMISSION_HOLD}). */
+  readonly admissionHold?: number;
+  /**
+   * How many objects may wait with unprocessed events before `push()` asks the feeder to
+   * wait ({@link DEFAULT_BACKLOG_LIMIT}); it asks until half as many are left.
+   */
+  readonly backlogLimit?: number;
 }
+
+/**
+ * How many objects start processing at a time by default: thousands of objects arriving
+ * together otherwise all start at once and hold their half-done states while waiting for
+ * their writes, long enough for the JS engine to move them to its old generation.
+ */
+export const DEFAULT_ADMISSION_LIMIT = 100;
+
+/** Seconds after which a processing gives its admission place up to others. */
+export const ADMISSION_HOLD = 1;
+
+/** How many objects may wait with unprocessed events before the feeding is slowed down. */
+export const DEFAULT_BACKLOG_LIMIT = 1_000;
 
 /** A short human-readable reference to an object, for log messages. */
 export function describeObject(resource: Resource, body: RawBody): string {
@@ -129,7 +156,12 @@ export function describeObject(resource: Resource, body: RawBody): string {
 
 type WakeReason = "arrived" | "stopped" | "timeout";
 
-interface Worker {
+interface Expectation {
+  readonly version: string;
+  readonly deadline: number;
+}
+
+interface Worker extends Scheduled {
   readonly resource: Resource;
   readonly key: string;
   readonly mapKey: string;
@@ -137,13 +169,18 @@ interface Worker {
   pending: QueuedEvent | undefined;
   /** Wakes the worker's current wait, if it waits. */
   waiter: ((reason: WakeReason) => void) | undefined;
-  /** Aborted when a newer event arrives during the current processing (made per processing). */
-  pressure: AbortController | undefined;
-}
-
-interface Expectation {
-  readonly version: string;
-  readonly deadline: number;
+  /** Whether its loop runs; else it is parked on the timetable (idle, or due to revisit). */
+  running: boolean;
+  /** The version of our own last patch, awaited before older states are processed. */
+  expected: Expectation | undefined;
+  /** A state to process again at a time, as the processor asked. */
+  revisit: { readonly event: QueuedEvent; readonly at: number } | undefined;
+  /** Whether it holds back stale states until our patch arrives. */
+  holding: boolean;
+  /** Whether it has taken a state and waits for a place to process it. */
+  admitting: boolean;
+  /** Whether it is counted in the backlog. */
+  queued: boolean;
 }
 
 /**
@@ -158,9 +195,15 @@ export class Multiplexer {
   readonly #clock: Clock;
   readonly #logger: ReactorLogger;
   readonly #workers = new Map<string, Worker>();
+  readonly #parked: Deadlines<Worker>;
   readonly #stopping = new AbortController();
   readonly #cancelled = new AbortController();
-  readonly #limiter: Limiter;
+  readonly #limiter: Semaphore;
+  readonly #admission: Semaphore;
+  readonly #admissionHold: number;
+  readonly #backlogLimit: number;
+  #backlog = 0;
+  #congestion: { promise: Promise<void>; resolve: () => void } | undefined;
   #depletionWaiters: (() => void)[] = [];
 
   /** Create an idle multiplexer; workers start as events arrive. */
@@ -170,12 +213,21 @@ export class Multiplexer {
     this.#persistence = options.persistence;
     this.#clock = options.clock ?? realClock;
     this.#logger = options.logger ?? reactorLogger();
-    this.#limiter = new Limiter(() => this.#batching.workerLimit);
+    this.#parked = new Deadlines(this.#clock, (worker) => this.#wake(worker));
+    this.#limiter = new Semaphore(() => this.#batching.workerLimit);
+    this.#admission = new Semaphore(options.admissionLimit ?? DEFAULT_ADMISSION_LIMIT);
+    this.#admissionHold = options.admissionHold ?? ADMISSION_HOLD;
+    this.#backlogLimit = Math.max(1, options.backlogLimit ?? DEFAULT_BACKLOG_LIMIT);
   }
 
   /** How many object workers are alive (busy, waiting or idling). */
   get size(): number {
     return this.#workers.size;
+  }
+
+  /** How many objects wait with events not yet taken into processing. */
+  get backlog(): number {
+    return this.#backlog;
   }
 
   /** Whether the shutdown has begun. */
@@ -191,33 +243,44 @@ export class Multiplexer {
   /**
    * Queue an event for its object. It replaces the object's event still waiting, if
    * any. After the shutdown has begun, only objects with a live worker accept events.
+   *
+   * Returns a promise when the backlog is full: the feeder should wait for it before
+   * pushing more (it resolves once the backlog is down to half, or at the shutdown).
    */
-  push(resource: Resource, event: QueuedEvent): void {
+  push(resource: Resource, event: QueuedEvent): Promise<void> | undefined {
     const key = objectKey(event.object);
     const mapKey = mapKeyOf(resource, key);
-    const existing = this.#workers.get(mapKey);
-    if (existing !== undefined) {
-      existing.pending = event;
-      existing.pressure?.abort();
-      existing.waiter?.("arrived");
-      return;
+    let worker = this.#workers.get(mapKey);
+    if (worker === undefined) {
+      if (this.stopping) {
+        this.#logger.debug(
+          `Ignoring an event during the shutdown: ${describeObject(resource, event.object)}`,
+        );
+        return undefined;
+      }
+      worker = {
+        resource,
+        key,
+        mapKey,
+        pending: event,
+        waiter: undefined,
+        running: false,
+        expected: undefined,
+        revisit: undefined,
+        holding: false,
+        admitting: false,
+        queued: false,
+        deadline: 0,
+        slot: -1,
+      };
+      this.#workers.set(mapKey, worker);
+    } else {
+      worker.pending = event;
+      worker.waiter?.("arrived");
     }
-    if (this.stopping) {
-      this.#logger.debug(
-        `Ignoring an event during the shutdown: ${describeObject(resource, event.object)}`,
-      );
-      return;
-    }
-    const worker: Worker = {
-      resource,
-      key,
-      mapKey,
-      pending: event,
-      waiter: undefined,
-      pressure: undefined,
-    };
-    this.#workers.set(mapKey, worker);
-    void this.#run(worker);
+    this.#recount(worker);
+    if (!worker.running) this.#start(worker);
+    return this.#congestion?.promise;
   }
 
   /** Resolve when no worker is alive (at once if none is). */
@@ -234,7 +297,11 @@ export class Multiplexer {
   async shutdown(): Promise<void> {
     if (!this.stopping) {
       this.#stopping.abort();
-      for (const worker of this.#workers.values()) worker.waiter?.("stopped");
+      this.#relieve();
+      for (const worker of [...this.#workers.values()]) {
+        if (worker.running) worker.waiter?.("stopped");
+        else this.#end(worker); // idle, or waiting for a revisit: nothing to finish
+      }
     }
     if (await this.#depletedWithin(this.#batching.exitTimeout)) return;
     this.#logger.warning(
@@ -255,6 +322,71 @@ export class Multiplexer {
     ]);
     timer.abort();
     return done || this.#workers.size === 0;
+  }
+
+  /** Keep the backlog count (and the feeder's congestion) in step with a worker's state. */
+  #recount(worker: Worker): void {
+    const queued = !worker.holding && (worker.admitting || worker.pending !== undefined);
+    if (queued === worker.queued) return;
+    worker.queued = queued;
+    this.#backlog += queued ? 1 : -1;
+    if (queued && this.#backlog >= this.#backlogLimit && this.#congestion === undefined) {
+      if (!this.stopping) {
+        let resolve!: () => void;
+        const promise = new Promise<void>((r) => (resolve = r));
+        this.#congestion = { promise, resolve };
+      }
+    } else if (!queued && this.#backlog <= this.#backlogLimit >> 1) {
+      this.#relieve();
+    }
+  }
+
+  #relieve(): void {
+    this.#congestion?.resolve();
+    this.#congestion = undefined;
+  }
+
+  #start(worker: Worker): void {
+    this.#parked.cancel(worker);
+    worker.running = true;
+    void this.#run(worker);
+  }
+
+  /** Park an idle worker: it wakes for a revisit, or ends after idling. */
+  #park(worker: Worker): void {
+    const now = this.#clock.now();
+    let at = now + this.#batching.idleTimeout;
+    // Not ending while our patch's echo is due; a requested revisit comes when it is due.
+    if (worker.expected !== undefined) at = Math.max(at, worker.expected.deadline);
+    if (worker.revisit !== undefined) at = worker.revisit.at;
+    worker.running = false;
+    this.#parked.schedule(worker, at);
+  }
+
+  #wake(worker: Worker): void {
+    if (worker.running || this.#workers.get(worker.mapKey) !== worker) return;
+    if (worker.revisit === undefined || this.stopping) {
+      this.#end(worker);
+      return;
+    }
+    worker.pending = worker.revisit.event;
+    this.#recount(worker);
+    this.#start(worker);
+  }
+
+  /** Forget a worker; after this, a push for its object starts a new one. */
+  #end(worker: Worker): void {
+    this.#parked.cancel(worker);
+    worker.running = false;
+    worker.pending = worker.revisit = worker.expected = undefined;
+    worker.holding = worker.admitting = false;
+    this.#recount(worker);
+    if (this.#workers.get(worker.mapKey) === worker) this.#workers.delete(worker.mapKey);
+    if (this.#workers.size === 0) {
+      const waiters = this.#depletionWaiters;
+      this.#depletionWaiters = [];
+      for (const resolve of waiters) resolve();
+    }
   }
 
   /**
@@ -279,34 +411,51 @@ export class Multiplexer {
     });
   }
 
+  /** Take a place among the processings; `undefined` if aborted meanwhile. */
+  async #admit(): Promise<(() => void) | undefined> {
+    const signal = this.#cancelled.signal;
+    let releaseWorker: (() => void) | undefined;
+    try {
+      releaseWorker = await this.#limiter.acquire(signal);
+      const releaseAdmission = await this.#admission.acquire(signal);
+      const cancelHold = this.#clock.schedule(this.#admissionHold, releaseAdmission);
+      const held = releaseWorker;
+      return () => {
+        cancelHold();
+        releaseAdmission();
+        held();
+      };
+    } catch {
+      releaseWorker?.();
+      return undefined;
+    }
+  }
+
+  /** Process the worker's events until it is idle (then parked) or gone (then ended). */
   async #run(worker: Worker): Promise<void> {
     const clock = this.#clock;
-    let expected: Expectation | undefined;
     let delays: Iterator<number> | undefined;
     let lastDelay: number | undefined;
-    let revisit: { readonly event: QueuedEvent; readonly at: number } | undefined;
+    let parked = false;
     try {
       for (;;) {
-        // Wait for an event; end after idling, but not while our patch's echo is due.
-        // A requested revisit keeps the worker until then, and processes the state again.
         if (worker.pending === undefined) {
-          const idle = this.#batching.idleTimeout;
-          let waitFor = expected ? Math.max(idle, expected.deadline - clock.now()) : idle;
-          if (revisit !== undefined) waitFor = Math.max(0, revisit.at - clock.now());
-          const why = await this.#wait(worker, waitFor);
-          if (worker.pending === undefined) {
-            if (revisit === undefined || why === "stopped") return;
-            worker.pending = revisit.event;
-          }
+          if (this.stopping) return;
+          this.#park(worker);
+          parked = true;
+          return;
         }
-        revisit = undefined;
+        worker.revisit = undefined;
 
         // Let a burst of events settle: each arrival restarts the window.
         const window = this.#batching.batchWindow;
         if (window > 0) { while (await this.#wait(worker, window) === "arrived"); }
 
         // Hold back states older than our own last patch, until it arrives or time is up.
+        const expected = worker.expected;
         if (expected !== undefined) {
+          worker.holding = true;
+          this.#recount(worker);
           while (!isConsistent(worker.pending!, expected)) {
             if (this.stopping) {
               this.#logger.debug(`Leaving a stale state unprocessed at exit: ${worker.key}`);
@@ -315,13 +464,18 @@ export class Multiplexer {
             const left = expected.deadline - clock.now();
             if (left <= 0 || await this.#wait(worker, left) === "timeout") break;
           }
-          expected = undefined;
+          worker.holding = false;
+          worker.expected = undefined;
         }
 
         const event = worker.pending!;
         worker.pending = undefined;
-        worker.pressure = new AbortController();
-        if (!await this.#limiter.acquire(this.#cancelled.signal)) return;
+        worker.admitting = true;
+        this.#recount(worker);
+        const release = await this.#admit();
+        worker.admitting = false;
+        this.#recount(worker);
+        if (release === undefined) return;
         let failure: { error: unknown } | undefined;
         try {
           const result = await this.#processor(event, {
@@ -329,22 +483,20 @@ export class Multiplexer {
             key: worker.key,
             signal: this.#cancelled.signal,
             stopping: this.#stopping.signal,
-            pressure: worker.pressure.signal,
           });
           delays = lastDelay = undefined;
           if (result?.delay !== undefined && event.type !== "DELETED") {
-            revisit = { event, at: clock.now() + Math.max(0, result.delay) };
+            worker.revisit = { event, at: clock.now() + Math.max(0, result.delay) };
           }
           const version = result?.expectedResourceVersion;
           const timeout = this.#persistence?.consistencyTimeout ?? 0;
           if (version !== undefined && timeout > 0) {
-            expected = { version, deadline: clock.now() + timeout };
+            worker.expected = { version, deadline: clock.now() + timeout };
           }
         } catch (error) {
           failure = { error };
         } finally {
-          this.#limiter.release();
-          worker.pressure = undefined;
+          release();
         }
 
         if (failure !== undefined) {
@@ -363,23 +515,19 @@ export class Multiplexer {
             this.#logger.error(`Processing failed for ${what}; retrying in ${delay}s: ${why}`);
             if (await this.#wait(worker, delay, false) === "stopped") return;
             worker.pending ??= event; // retry with the latest known state
+            this.#recount(worker);
           }
         }
 
         // A deleted object sends nothing more: do not keep its worker idling.
-        if (event.type === "DELETED" && worker.pending === undefined && !expected) return;
+        if (event.type === "DELETED" && worker.pending === undefined && !worker.expected) return;
       }
     } catch (error) {
       // Only a bug of this module can get here; report it rather than lose the worker silently.
       this.#logger.error(`The worker of ${worker.key} has crashed: ${describeError(error)}`);
     } finally {
       // Synchronously after the last check of `pending`: a later push starts a new worker.
-      this.#workers.delete(worker.mapKey);
-      if (this.#workers.size === 0) {
-        const waiters = this.#depletionWaiters;
-        this.#depletionWaiters = [];
-        for (const resolve of waiters) resolve();
-      }
+      if (!parked) this.#end(worker);
     }
   }
 }
@@ -392,53 +540,4 @@ function isConsistent(event: QueuedEvent, expected: Expectation): boolean {
   // A deletion is the final state, whatever its version says.
   return event.type === "DELETED" ||
     isAtLeastVersion(event.object.metadata?.resourceVersion, expected.version);
-}
-
-/** A counting semaphore with a limit read at every acquisition; first come, first served. */
-class Limiter {
-  #active = 0;
-  readonly #queue: { grant: (ok: boolean) => void }[] = [];
-  readonly #limit: () => number | null;
-
-  constructor(limit: () => number | null) {
-    this.#limit = limit;
-  }
-
-  #free(): boolean {
-    const limit = this.#limit();
-    return limit === null || this.#active < Math.max(1, limit);
-  }
-
-  /** Take a slot; resolves `false` (without a slot) if the signal aborts first. */
-  acquire(signal: AbortSignal): Promise<boolean> {
-    if (signal.aborted) return Promise.resolve(false);
-    if (this.#queue.length === 0 && this.#free()) {
-      this.#active++;
-      return Promise.resolve(true);
-    }
-    return new Promise((resolve) => {
-      const entry = {
-        grant: (ok: boolean) => {
-          signal.removeEventListener("abort", onAbort);
-          resolve(ok);
-        },
-      };
-      const onAbort = () => {
-        const index = this.#queue.indexOf(entry);
-        if (index >= 0) this.#queue.splice(index, 1);
-        resolve(false);
-      };
-      signal.addEventListener("abort", onAbort, { once: true });
-      this.#queue.push(entry);
-    });
-  }
-
-  /** Give a slot back, passing it to the longest waiter. */
-  release(): void {
-    this.#active--;
-    while (this.#queue.length > 0 && this.#free()) {
-      this.#active++;
-      this.#queue.shift()!.grant(true);
-    }
-  }
 }

@@ -308,6 +308,13 @@ async function serve(options: ServeOptions): Promise<void> {
     scope: options.scope,
     select,
     feed: (resource, event) => multiplexer.push(resource, event),
+    // A deletion missed while a watch was down reaches the handlers with the last known
+    // body only where handlers look at deleted objects; elsewhere, identities suffice.
+    keepsLastStates: (resource) => {
+      const handlers = registry.handlersFor(resource);
+      return handlers.event.length > 0 ||
+        handlers.changing.some((h) => h.reason === "delete" || h.reason === null);
+    },
     scanning: settings.scanning,
     logger,
   });

@@ -242,29 +242,13 @@ Deno.test("the worker limit caps concurrent processing, first come first served"
   await stop(mux, clock);
 });
 
-Deno.test("without a worker limit, all objects are processed at once", async () => {
+Deno.test("without a worker limit, all objects are processed at once (up to the admission limit)", async () => {
   const { clock, script, mux } = setup({ workerLimit: null });
   script.hold();
   for (let i = 0; i < 20; i++) mux.push(KEX, ev(`o${i}`, "1"));
   await settle();
   assertEquals(script.active, 20);
   for (let i = 0; i < 20; i++) script.release(`o${i}@1`);
-  await stop(mux, clock);
-});
-
-Deno.test("a newer event aborts the pressure signal of the processing in progress", async () => {
-  const { clock, script, mux } = setup();
-  script.hold();
-  mux.push(KEX, ev("a", "1"));
-  await settle();
-  const first = script.contexts[0];
-  assertEquals(first.pressure.aborted, false);
-  mux.push(KEX, ev("a", "2"));
-  assertEquals(first.pressure.aborted, true);
-  script.release("a@1");
-  await settle();
-  assertEquals(script.contexts[1].pressure.aborted, false, "each processing gets a fresh one");
-  script.release("a@2");
   await stop(mux, clock);
 });
 
@@ -654,4 +638,106 @@ Deno.test("with the real clock, a shutdown leaves no timers behind", async () =>
   assertEquals(seen.sort(), ["a", "b", "c"]);
   await mux.shutdown();
   assertEquals(mux.size, 0);
+});
+
+function scripted(options: { admissionLimit?: number; backlogLimit?: number } = {}) {
+  const clock = new ManualClock();
+  const script = new Script();
+  const mux = new Multiplexer({
+    processor: script.processor,
+    batching: settings({ idleTimeout: 5 }),
+    clock,
+    logger: new RecordingLogger(),
+    admissionHold: 1,
+    ...options,
+  });
+  return { clock, script, mux };
+}
+
+Deno.test("at most the admission limit of objects start at once; a slow one gives way after the hold", async () => {
+  const { clock, script, mux } = scripted({ admissionLimit: 2 });
+  script.hold();
+  for (const uid of ["a", "b", "c", "d", "e"]) mux.push(KEX, ev(uid, "1"));
+  await settle();
+  assertEquals(script.seen, ["a@1", "b@1"]);
+  script.release("a@1");
+  await settle();
+  assertEquals(script.seen, ["a@1", "b@1", "c@1"], "a finished: the next one starts");
+  await clock.advance(1.1);
+  assertEquals(script.seen, ["a@1", "b@1", "c@1", "d@1", "e@1"], "slow ones gave way");
+  assertEquals(script.active, 4, "the slow ones still run; only their places were given up");
+  for (const id of ["b@1", "c@1", "d@1", "e@1"]) script.release(id);
+  await stop(mux, clock);
+});
+
+Deno.test("a full backlog asks the feeder to wait until half of it is processed", async () => {
+  const { clock, script, mux } = scripted({ admissionLimit: 1, backlogLimit: 4 });
+  script.hold();
+  assertEquals(mux.push(KEX, ev("a", "1")), undefined);
+  await settle();
+  // "a" is processing; b, c, d, e wait: the fourth waiting one fills the backlog.
+  const answers = ["b", "c", "d", "e"].map((uid) => mux.push(KEX, ev(uid, "1")));
+  await settle();
+  assertEquals(answers.slice(0, 3), [undefined, undefined, undefined]);
+  assert(answers[3] instanceof Promise);
+  assertEquals(mux.backlog, 4);
+  let resumed = false;
+  void answers[3].then(() => (resumed = true));
+  // A newer event of an object already waiting does not grow the backlog.
+  assert(mux.push(KEX, ev("d", "2")) instanceof Promise, "still full");
+  assertEquals(mux.backlog, 4);
+  script.release("a@1");
+  await settle();
+  assertEquals([mux.backlog, resumed], [3, false]);
+  script.release("b@1");
+  await settle();
+  assertEquals([mux.backlog, resumed], [2, true], "resumed at half the limit");
+  assertEquals(mux.push(KEX, ev("f", "1")), undefined);
+  for (const id of ["c@1", "d@1", "d@2", "e@1", "f@1"]) script.release(id);
+  await stop(mux, clock);
+});
+
+Deno.test("objects holding back stale states for our patch are not counted in the backlog", async () => {
+  const clock = new ManualClock();
+  const mux = new Multiplexer({
+    processor: () => Promise.resolve({ expectedResourceVersion: "5" }),
+    batching: settings(),
+    persistence: { consistencyTimeout: 10 },
+    clock,
+    backlogLimit: 2,
+  });
+  mux.push(KEX, ev("a", "3"));
+  mux.push(KEX, ev("b", "3"));
+  await settle();
+  assertEquals(mux.backlog, 0);
+  assertEquals(mux.push(KEX, ev("a", "4")), undefined, "a stale state waits, uncounted");
+  assertEquals(mux.push(KEX, ev("b", "4")), undefined);
+  await settle();
+  assertEquals(mux.backlog, 0);
+  await stop(mux, clock);
+});
+
+Deno.test("the shutdown releases a waiting feeder", async () => {
+  const { clock, script, mux } = scripted({ admissionLimit: 1, backlogLimit: 1 });
+  script.hold();
+  mux.push(KEX, ev("a", "1"));
+  await settle();
+  const wait = mux.push(KEX, ev("b", "1"));
+  assert(wait instanceof Promise);
+  const done = mux.shutdown();
+  await wait;
+  script.release("a@1");
+  script.release("b@1");
+  await clock.advance(100);
+  await done;
+});
+
+Deno.test("idle workers share one timer, however many there are", async () => {
+  const { clock, mux } = scripted();
+  for (let i = 0; i < 50; i++) mux.push(KEX, ev(`o${i}`, "1"));
+  await settle();
+  assertEquals(mux.size, 50);
+  assertEquals(clock.sleepers, 1);
+  await clock.advance(5.1);
+  assertEquals([mux.size, clock.sleepers], [0, 0]);
 });
