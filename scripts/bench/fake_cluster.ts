@@ -1,7 +1,10 @@
 /**
  * FakeCluster throughput and memory: PATCH requests per second over HTTP, watch events
- * per second delivered to one watcher, and the RSS of 10,000 objects of about 2 KB
- * (measured in a fresh process so that nothing else counts).
+ * per second delivered to one watcher, the cost of owner references (2,000 owned
+ * ConfigMaps created and collected), of namespaces' deletion among many other objects,
+ * of single-object watches (`fieldSelector=metadata.name=…`) among many objects, and the
+ * RSS of 10,000 objects of about 2 KB (measured in a fresh process so that nothing else
+ * counts).
  */
 import type { BenchFigure, BenchSection } from "./types.ts";
 import { FakeCluster } from "../../src/testing/mod.ts";
@@ -9,6 +12,9 @@ import { FakeCluster } from "../../src/testing/mod.ts";
 const PATCH_TARGET = 2_000;
 const WATCH_TARGET = 20_000;
 const RSS_TARGET_MB = 200;
+const OWNED_TARGET_MS = 250;
+const NAMESPACE_TARGET_MS = 5;
+const NAMED_WATCH_TARGET_MS = 2;
 
 function rate(n: number, ms: number): number {
   return Math.round((n / ms) * 1000);
@@ -53,7 +59,11 @@ async function patchRate(): Promise<BenchFigure> {
   };
 }
 
-async function watchRate(): Promise<BenchFigure> {
+/**
+ * Watch events per second to one watcher, while `idle` other watches (of ConfigMaps in
+ * other namespaces, which none of the changes concern) stay open.
+ */
+async function watchRate(idle = 0): Promise<BenchFigure> {
   await using cluster = await FakeCluster.start({ historySize: 1_000 });
   cluster.create({
     apiVersion: "v1",
@@ -61,6 +71,13 @@ async function watchRate(): Promise<BenchFigure> {
     metadata: { name: "w" },
     data: { n: "0" },
   });
+  const others: ReadableStreamDefaultReader<Uint8Array>[] = [];
+  for (let i = 0; i < idle; i++) {
+    const other = await fetch(
+      `${cluster.url}/api/v1/namespaces/idle-${i}/configmaps?watch=true&resourceVersion=${cluster.resourceVersion}`,
+    );
+    others.push(other.body!.getReader());
+  }
   const total = 50_000;
   const response = await fetch(
     `${cluster.url}/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=${cluster.resourceVersion}`,
@@ -85,11 +102,109 @@ async function watchRate(): Promise<BenchFigure> {
   await Promise.all([produce(), consume()]);
   const perSecond = rate(total, performance.now() - started);
   await reader.cancel();
+  for (const other of others) await other.cancel();
+  const among = idle ? ` among ${fmt(idle)} idle watches of other namespaces` : "";
   return {
-    name: `watch events delivered to one watcher (${fmt(total)} changes, produced meanwhile)`,
+    name: `watch events delivered to one watcher${among} (${
+      fmt(total)
+    } changes, produced meanwhile)`,
     value: `${fmt(perSecond)} events/s`,
     target: `≥ ${fmt(WATCH_TARGET)} events/s`,
     ok: perSecond >= WATCH_TARGET,
+  };
+}
+
+function configMap(name: string, metadata: Record<string, unknown> = {}) {
+  return {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name, ...metadata },
+    data: { n: name },
+  };
+}
+
+/**
+ * 2,000 ConfigMaps created with an owner reference, then collected when their owner is
+ * deleted (in the background); the same 2,000 created without an owner for comparison.
+ */
+async function ownedCollection(): Promise<BenchFigure> {
+  const count = 2_000;
+  const run = async (owned: boolean) => {
+    await using cluster = await FakeCluster.start();
+    const owner = cluster.create(configMap("owner"));
+    const refs = [{ apiVersion: "v1", kind: "ConfigMap", name: "owner", uid: owner.metadata?.uid }];
+    const started = performance.now();
+    for (let i = 0; i < count; i++) {
+      cluster.create(configMap(`cm-${i}`, owned ? { ownerReferences: refs } : {}));
+    }
+    const created = performance.now() - started;
+    cluster.delete("configmaps", "owner");
+    const all = performance.now() - started;
+    const left = cluster.list("configmaps").length;
+    if (left !== (owned ? 0 : count)) throw new Error(`${left} ConfigMaps left after the owner`);
+    return { created, all };
+  };
+  const unowned = await run(false);
+  const owned = await run(true);
+  const ms = Math.round(owned.all);
+  return {
+    name: `${fmt(count)} owned ConfigMaps created, then collected with their owner`,
+    value: `${fmt(ms)} ms (creating them ${fmt(Math.round(owned.created))} ms; ` +
+      `${fmt(Math.round(unowned.created))} ms unowned)`,
+    target: `≤ ${fmt(OWNED_TARGET_MS)} ms`,
+    ok: ms <= OWNED_TARGET_MS,
+  };
+}
+
+/** Namespaces of 100 ConfigMaps each deleted, one after another, beside 10,000 ConfigMaps. */
+async function namespaceDeletion(): Promise<BenchFigure> {
+  await using cluster = await FakeCluster.start();
+  for (let i = 0; i < 10_000; i++) cluster.create(configMap(`cm-${i}`));
+  const namespaces = Array.from({ length: 10 }, (_, i) => `doomed-${i}`);
+  for (const namespace of namespaces) {
+    cluster.create({ apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } });
+    for (let i = 0; i < 100; i++) cluster.create(configMap(`cm-${i}`, { namespace }));
+  }
+  const started = performance.now();
+  for (const namespace of namespaces) cluster.delete("namespaces", namespace);
+  const ms = (performance.now() - started) / namespaces.length;
+  if (cluster.list("namespaces").length !== 3) throw new Error("a namespace is still there");
+  return {
+    name: `namespaces of 100 ConfigMaps deleted beside 10,000 others (${namespaces.length})`,
+    value: `${ms.toFixed(1)} ms per namespace`,
+    target: `≤ ${fmt(NAMESPACE_TARGET_MS)} ms`,
+    ok: ms <= NAMESPACE_TARGET_MS,
+  };
+}
+
+/**
+ * Single-object watches (`fieldSelector=metadata.name=…`, as `kubectl get -w NAME` and
+ * `kubectl wait` open them) among 20,000 ConfigMaps: opened one after another, each
+ * until its initial ADDED event arrives.
+ */
+async function namedWatches(): Promise<BenchFigure> {
+  await using cluster = await FakeCluster.start();
+  for (let i = 0; i < 20_000; i++) cluster.create(configMap(`cm-${i}`));
+  const total = 200;
+  const started = performance.now();
+  for (let i = 0; i < total; i++) {
+    const selector = encodeURIComponent(`metadata.name=cm-${i * 100}`);
+    const response = await fetch(
+      `${cluster.url}/api/v1/namespaces/default/configmaps?watch=true&fieldSelector=${selector}`,
+    );
+    const reader = response.body!.getReader();
+    const { value } = await reader.read();
+    if (!new TextDecoder().decode(value).startsWith('{"type":"ADDED"')) {
+      throw new Error("the watch did not start with the object");
+    }
+    await reader.cancel();
+  }
+  const ms = (performance.now() - started) / total;
+  return {
+    name: `single-object watches among 20,000 objects (${total}, one after another)`,
+    value: `${ms.toFixed(2)} ms per watch to its first event`,
+    target: `≤ ${NAMED_WATCH_TARGET_MS} ms`,
+    ok: ms <= NAMED_WATCH_TARGET_MS,
   };
 }
 
@@ -129,6 +244,14 @@ async function memory(): Promise<BenchFigure> {
 export const section: BenchSection = {
   title: "FakeCluster",
   async run(): Promise<BenchFigure[]> {
-    return [await patchRate(), await watchRate(), await memory()];
+    return [
+      await patchRate(),
+      await watchRate(),
+      await watchRate(1_000),
+      await ownedCollection(),
+      await namespaceDeletion(),
+      await namedWatches(),
+      await memory(),
+    ];
   },
 };

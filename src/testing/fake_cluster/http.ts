@@ -32,6 +32,7 @@ import {
   rowOf,
   tableOf,
 } from "./tables.ts";
+import { withName } from "./selectors.ts";
 import type { WatchHub } from "./watch.ts";
 import { GENERATE_NAME_ATTEMPTS } from "./metadata.ts";
 
@@ -524,8 +525,7 @@ export class Router {
     const nameFilter = target.name;
     const fieldSelector = nameFilter === undefined
       ? selectors.fieldSelector!
-      : (o: JsonObject) =>
-        (o.metadata as JsonObject).name === nameFilter && selectors.fieldSelector!(o);
+      : withName(selectors.fieldSelector!, nameFilter);
     let format: ((object: JsonObject, first: boolean) => JsonObject) | undefined;
     if (rendering === "Table") {
       format = (object, first) => ({

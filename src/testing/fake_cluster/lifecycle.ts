@@ -12,6 +12,7 @@ import { CRD_CLEANUP_FINALIZER } from "./crds.ts";
 import type { Change } from "./history.ts";
 import { finalizersOf, metaOf } from "./metadata.ts";
 import type { Objects } from "./objects.ts";
+import type { Stored } from "./store.ts";
 import { isObject, jsonEqual } from "./patching.ts";
 
 const NAMESPACES = typeKey("", "namespaces");
@@ -22,6 +23,13 @@ const MAX_ROUNDS = 100;
 function ownerRefs(object: JsonObject): JsonObject[] {
   const refs = metaOf(object).ownerReferences;
   return Array.isArray(refs) ? refs.filter(isObject) : [];
+}
+
+/** Orders objects by their `namespace/name` keys, as the store lists them. */
+function byNamespaceAndName(a: JsonObject, b: JsonObject): number {
+  const x = `${metaOf(a).namespace ?? ""}/${metaOf(a).name}`;
+  const y = `${metaOf(b).namespace ?? ""}/${metaOf(b).name}`;
+  return x < y ? -1 : x > y ? 1 : 0;
 }
 
 function without(object: JsonObject, changes: JsonObject): JsonObject {
@@ -80,14 +88,20 @@ export class Lifecycle {
     });
   }
 
+  /** The terminating objects of one type, sorted by name (cluster-scoped types only). */
+  #terminating(key: string): JsonObject[] {
+    const found = this.objects.store.terminating().filter((s) => s.typeKey === key);
+    return found.map((s) => s.object).sort(byNamespaceAndName);
+  }
+
   #namespaces(): void {
     const store = this.objects.store;
     const nsType = this.#typeOf(NAMESPACES)!;
-    for (const ns of store.list(NAMESPACES)) {
-      if (!metaOf(ns).deletionTimestamp) continue;
+    for (const ns of this.#terminating(NAMESPACES)) {
       const name = String(metaOf(ns).name);
       let remaining = 0;
       for (const key of store.typeKeys()) {
+        if (!store.count(key, name)) continue;
         const type = this.#typeOf(key);
         if (!type?.namespaced) continue;
         for (const object of store.list(key, name)) this.#deleteObject(type, object);
@@ -111,10 +125,8 @@ export class Lifecycle {
   #crds(): void {
     const store = this.objects.store;
     const crdType = this.#typeOf(CRDS)!;
-    for (const crd of store.list(CRDS)) {
-      if (!metaOf(crd).deletionTimestamp || !finalizersOf(crd).includes(CRD_CLEANUP_FINALIZER)) {
-        continue;
-      }
+    for (const crd of this.#terminating(CRDS)) {
+      if (!finalizersOf(crd).includes(CRD_CLEANUP_FINALIZER)) continue;
       const spec = isObject(crd.spec) ? crd.spec : {};
       const names = isObject(spec.names) ? spec.names : {};
       const key = typeKey(String(spec.group ?? ""), String(names.plural ?? ""));
@@ -127,22 +139,48 @@ export class Lifecycle {
     }
   }
 
+  /**
+   * The garbage collector. Only the objects it may act on are visited, through the
+   * store's indexes: the dependents of owners that are gone (dangling references) or
+   * that are being deleted with the `orphan` or `foregroundDeletion` finalizer, and
+   * those owners themselves. Any other dependent keeps its references as they are and
+   * blocks none of those owners, so visiting it would change nothing. Everything is
+   * judged as it stood when the pass began, and visited in the store's order (type,
+   * then namespace and name), as a pass over every object would.
+   */
   #collectGarbage(): void {
     const store = this.objects.store;
-    const byUid = new Map<string, JsonObject>();
-    const all: [string, JsonObject][] = [];
-    for (const key of store.typeKeys()) {
-      for (const object of store.list(key)) {
-        byUid.set(String(metaOf(object).uid), object);
-        all.push([key, object]);
+    /** The uids that owner references name but no object has. */
+    const missing = new Set(store.danglingOwners());
+    /** Owners being deleted that orphan their dependents, or wait for them (foreground). */
+    const orphaning = new Set<string>();
+    const foreground = new Set<string>();
+    const holding: Stored[] = [];
+    for (const stored of store.terminating()) {
+      const list = finalizersOf(stored.object);
+      const orphan = list.includes("orphan");
+      const fg = list.includes("foregroundDeletion");
+      if (!orphan && !fg) continue;
+      const uid = String(metaOf(stored.object).uid);
+      if (orphan) orphaning.add(uid);
+      if (fg) foreground.add(uid);
+      holding.push({ typeKey: stored.typeKey, object: stored.object });
+    }
+    if (!missing.size && !holding.length) return;
+    const involved = new Map<JsonObject, Stored>();
+    for (const uid of [...missing, ...orphaning, ...foreground]) {
+      for (const dependent of store.dependents(uid)) {
+        // As the dependent is now: it is written only by its own step below.
+        involved.set(dependent.object, { typeKey: dependent.typeKey, object: dependent.object });
       }
     }
+    const order = this.#storeOrder();
     /** Owners that dependents still block (`blockOwnerDeletion`), for foreground deletion. */
     const blocked = new Set<string>();
     const block = (refs: JsonObject[]) => {
       for (const ref of refs) if (ref.blockOwnerDeletion === true) blocked.add(String(ref.uid));
     };
-    for (const [key, object] of all) {
+    for (const { typeKey: key, object } of [...involved.values()].sort(order)) {
       const refs = ownerRefs(object);
       if (!refs.length) continue;
       const type = this.#typeOf(key);
@@ -151,14 +189,13 @@ export class Lifecycle {
       let doomed = false;
       let orphaned = false;
       for (const ref of refs) {
-        const owner = byUid.get(String(ref.uid));
-        if (!owner) continue; // a dangling reference
-        const ownerFinalizers = metaOf(owner).deletionTimestamp ? finalizersOf(owner) : [];
-        if (ownerFinalizers.includes("orphan")) {
+        const uid = String(ref.uid);
+        if (missing.has(uid)) continue; // a dangling reference
+        if (orphaning.has(uid)) {
           orphaned = true; // the owner goes, this object stays without the reference
           continue;
         }
-        if (ownerFinalizers.includes("foregroundDeletion")) doomed = true;
+        if (foreground.has(uid)) doomed = true;
         kept.push(ref);
       }
       if ((!kept.length && !orphaned) || doomed) {
@@ -177,9 +214,9 @@ export class Lifecycle {
       }
     }
     // Owners waiting for their dependents (foreground) or orphans (orphan) to be handled.
-    for (const [key, object] of all) {
+    for (const { typeKey: key, object } of holding.sort(order)) {
       const m = metaOf(object);
-      if (!m.deletionTimestamp || blocked.has(String(m.uid))) continue;
+      if (blocked.has(String(m.uid))) continue;
       const current = store.get(key, String(m.namespace ?? ""), String(m.name));
       if (!current) continue;
       const list = finalizersOf(current);
@@ -189,5 +226,13 @@ export class Lifecycle {
         this.objects.system(type, without(current, { finalizers: rest }));
       }
     }
+  }
+
+  /** Compares stored objects in the store's order: by type, then namespace and name. */
+  #storeOrder(): (a: Stored, b: Stored) => number {
+    const rank = new Map(this.objects.store.typeKeys().map((key, i) => [key, i]));
+    return (a, b) =>
+      (rank.get(a.typeKey) ?? -1) - (rank.get(b.typeKey) ?? -1) ||
+      byNamespaceAndName(a.object, b.object);
   }
 }

@@ -49,7 +49,7 @@ import {
 } from "./metadata.ts";
 import { scaleOf, setPath } from "./scale.ts";
 import { applyDefaults, prune, validate } from "./schema.ts";
-import { EVERYTHING, type Selector } from "./selectors.ts";
+import { EVERYTHING, pinnedBy, type Selector } from "./selectors.ts";
 import type { Store } from "./store.ts";
 
 /** What a request addresses: a type in one version, maybe a namespace, name, subresource. */
@@ -153,7 +153,14 @@ export class Objects {
         throw badRequest(`invalid continue token "${options.continue}"; start the list over`);
       }
     }
-    const all = this.store.list(typeKey(type.group, type.plural), target.namespace);
+    // Only objects with the name and namespace the field selector requires can match:
+    // a selector of one object (`metadata.name=x`) looks it up rather than listing all.
+    const pinned = pinnedBy(fields);
+    const key = typeKey(type.group, type.plural);
+    const namespace = target.namespace ?? pinned.namespace;
+    const all = pinned.name === undefined
+      ? this.store.list(key, namespace)
+      : this.store.named(key, namespace, pinned.name);
     const matching: JsonObject[] = [];
     for (const object of all) {
       const meta = metaOf(object);

@@ -15,6 +15,32 @@ export type Selector = (object: JsonObject) => boolean;
 /** Matches everything. */
 export const EVERYTHING: Selector = () => true;
 
+/** The name and namespace a field selector requires (`metadata.name=x`), if it does. */
+export interface Pinned {
+  name?: string;
+  namespace?: string;
+}
+
+/** What the parsed field selectors pin, so that lists can look objects up directly. */
+const PINNED = new WeakMap<Selector, Pinned>();
+
+/**
+ * The name and namespace the selector requires, as parsed by {@link parseFieldSelector}
+ * or {@link withName}: only objects with them can match (nothing is known of other
+ * selectors).
+ */
+export function pinnedBy(selector: Selector): Pinned {
+  return PINNED.get(selector) ?? {};
+}
+
+/** The selector, and the object's name must be `name` (a watch of one object's URL). */
+export function withName(selector: Selector, name: string): Selector {
+  const named: Selector = (object) =>
+    (object.metadata as JsonObject | undefined)?.name === name && selector(object);
+  PINNED.set(named, { ...pinnedBy(selector), name });
+  return named;
+}
+
 type LabelRequirement =
   | { op: "=" | "!="; key: string; value: string }
   | { op: "in" | "notin"; key: string; values: string[] }
@@ -134,7 +160,16 @@ export function parseFieldSelector(
         })`,
       );
     }
-    return { path: field.split("."), negate: op === "!=", value: value.trim() };
+    return { field, path: field.split("."), negate: op === "!=", value: value.trim() };
   });
-  return (object) => reqs.every((r) => (fieldValue(object, r.path) === r.value) !== r.negate);
+  const parsed: Selector = (object) =>
+    reqs.every((r) => (fieldValue(object, r.path) === r.value) !== r.negate);
+  const pinned: Pinned = {};
+  for (const r of reqs) {
+    if (r.negate) continue;
+    if (r.field === "metadata.name") pinned.name ??= r.value;
+    if (r.field === "metadata.namespace") pinned.namespace ??= r.value;
+  }
+  if (pinned.name !== undefined || pinned.namespace !== undefined) PINNED.set(parsed, pinned);
+  return parsed;
 }

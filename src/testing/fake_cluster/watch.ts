@@ -189,6 +189,13 @@ class Watcher {
 /** All open watches, fed from the store. */
 export class WatchHub {
   readonly #watchers = new Set<Watcher>();
+  /**
+   * The open watches by type key, then by namespace (`undefined`: all namespaces), so
+   * that a change is offered only to the watches of its type and namespace.
+   */
+  readonly #byType = new Map<string, Map<string | undefined, Set<Watcher>>>();
+  /** How many open watches allow bookmarks. */
+  #bookmarking = 0;
   #bookmarkTimer?: ReturnType<typeof setInterval>;
   /** Set by {@link WatchHub.closeAll}: watches opened afterwards end at once. */
   #closed = false;
@@ -196,15 +203,45 @@ export class WatchHub {
   /** @param bookmarkInterval seconds between BOOKMARK events on watches that allow them. */
   constructor(readonly store: Store, readonly bookmarkInterval: number) {
     store.listen((change) => {
-      for (const watcher of this.#watchers) watcher.deliver(change);
+      const byNamespace = this.#byType.get(change.typeKey);
+      if (byNamespace) {
+        const everywhere = byNamespace.get(undefined);
+        if (everywhere) { for (const watcher of everywhere) watcher.deliver(change); }
+        const here = byNamespace.get(change.namespace);
+        if (here) { for (const watcher of here) watcher.deliver(change); }
+      }
       // A CRD that goes away ends the watches of its resource, as on a real server.
       if (change.type === "DELETED" && change.typeKey === CRDS) {
         const spec = (change.object.spec ?? {}) as JsonObject;
         const names = (spec.names ?? {}) as JsonObject;
         const key = typeKey(String(spec.group ?? ""), String(names.plural ?? ""));
-        for (const watcher of [...this.#watchers]) if (watcher.key === key) watcher.close();
+        for (const watchers of [...(this.#byType.get(key)?.values() ?? [])]) {
+          for (const watcher of [...watchers]) watcher.close();
+        }
       }
     });
+  }
+
+  #add(watcher: Watcher): void {
+    this.#watchers.add(watcher);
+    let byNamespace = this.#byType.get(watcher.key);
+    if (!byNamespace) this.#byType.set(watcher.key, byNamespace = new Map());
+    const namespace = watcher.request.namespace;
+    let set = byNamespace.get(namespace);
+    if (!set) byNamespace.set(namespace, set = new Set());
+    set.add(watcher);
+    if (watcher.request.allowBookmarks) this.#bookmarking++;
+  }
+
+  #remove(watcher: Watcher): void {
+    if (!this.#watchers.delete(watcher)) return;
+    const byNamespace = this.#byType.get(watcher.key);
+    const set = byNamespace?.get(watcher.request.namespace);
+    if (set?.delete(watcher) && !set.size) {
+      byNamespace!.delete(watcher.request.namespace);
+      if (!byNamespace!.size) this.#byType.delete(watcher.key);
+    }
+    if (watcher.request.allowBookmarks) this.#bookmarking--;
   }
 
   /** How many watches are open. */
@@ -222,7 +259,7 @@ export class WatchHub {
       );
     }
     const watcher = new Watcher(request, (w) => {
-      this.#watchers.delete(w);
+      this.#remove(w);
       this.#updateTimer();
     });
     if (this.#closed) {
@@ -254,13 +291,13 @@ export class WatchHub {
       }
       for (const change of replay) watcher.deliver(change);
     }
-    this.#watchers.add(watcher);
+    this.#add(watcher);
     this.#updateTimer();
     return watcher.stream;
   }
 
   #updateTimer(): void {
-    const wanted = [...this.#watchers].some((w) => w.request.allowBookmarks);
+    const wanted = this.#bookmarking > 0;
     if (wanted && !this.#bookmarkTimer) {
       this.#bookmarkTimer = setInterval(() => {
         const rv = this.store.resourceVersion;
