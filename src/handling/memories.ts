@@ -4,6 +4,10 @@
  * handled once (after which resume handlers do not run again), and the newest state
  * known from our own patches.
  *
+ * One memory is kept per object for as long as the object exists, so it is kept small:
+ * three fields (the flags in one number), in a map per resource keyed by the object's key
+ * (its uid, a string the body already holds), and the memo copied only when first read.
+ *
  * @module
  */
 
@@ -12,28 +16,72 @@ import { copyMemo } from "../structs/memos.ts";
 import { objectKey } from "../structs/identities.ts";
 import type { Resource } from "../structs/resources.ts";
 
-/** The in-memory state of one object. */
-export interface ObjectMemory {
-  /** The object's memo: a copy of the operator's memo, made when first seen. */
-  readonly memo: unknown;
-  /** Whether the object was first seen in a listing (at start or after a lost watch). */
-  readonly noticedByListing: boolean;
-  /** Whether a cycle has finished all its handlers (or had none) since first seen. */
-  fullyHandledOnce: boolean;
-  /** Whether optional delete handlers have run for an object without our finalizer. */
-  deletionHandled: boolean;
-  /** The object as returned by our latest patch, if newer than what the watch said. */
-  patched: RawBody | undefined;
-}
+const NOTICED_BY_LISTING = 1;
+const FULLY_HANDLED_ONCE = 2;
+const DELETION_HANDLED = 4;
+const MEMO_COPIED = 8;
 
-/** The key of an object among all resources: the resource's key and the object's. */
-export function memoryKey(resource: Resource, body: RawBody): string {
-  return `${resource.key}\u0000${objectKey(body)}`;
+/** The in-memory state of one object. */
+export class ObjectMemory {
+  /** The operator's memo until the object's own copy is made, then that copy. */
+  #memo: unknown;
+  #flags: number;
+  /**
+   * The object as returned by our latest patch, while newer than what the watch said;
+   * dropped as soon as the watch delivers that version or a newer one.
+   */
+  patched: RawBody | undefined = undefined;
+
+  /** A memory of an object just seen; `memo` is the operator's memo, not yet copied. */
+  constructor(memo: unknown, noticedByListing: boolean) {
+    this.#memo = memo;
+    this.#flags = noticedByListing ? NOTICED_BY_LISTING : 0;
+  }
+
+  /**
+   * The object's memo: its own copy of the operator's memo, made when a handler first needs
+   * it (most objects' handlers never use it, and a copy per object would stay for its life).
+   */
+  get memo(): unknown {
+    if ((this.#flags & MEMO_COPIED) === 0) {
+      this.#memo = copyMemo(this.#memo);
+      this.#flags |= MEMO_COPIED;
+    }
+    return this.#memo;
+  }
+
+  /** Whether the object was first seen in a listing (at start or after a lost watch). */
+  get noticedByListing(): boolean {
+    return (this.#flags & NOTICED_BY_LISTING) !== 0;
+  }
+
+  /** Whether a cycle has finished all its handlers (or had none) since first seen. */
+  get fullyHandledOnce(): boolean {
+    return (this.#flags & FULLY_HANDLED_ONCE) !== 0;
+  }
+
+  set fullyHandledOnce(value: boolean) {
+    this.#set(FULLY_HANDLED_ONCE, value);
+  }
+
+  /** Whether optional delete handlers have run for an object without our finalizer. */
+  get deletionHandled(): boolean {
+    return (this.#flags & DELETION_HANDLED) !== 0;
+  }
+
+  set deletionHandled(value: boolean) {
+    this.#set(DELETION_HANDLED, value);
+  }
+
+  #set(flag: number, value: boolean): void {
+    this.#flags = value ? this.#flags | flag : this.#flags & ~flag;
+  }
 }
 
 /** The memories of all objects of one operator. */
 export class ObjectMemories {
-  readonly #memories = new Map<string, ObjectMemory>();
+  /** By resource key, then by object key: no key strings are made per object. */
+  readonly #memories = new Map<string, Map<string, ObjectMemory>>();
   readonly #memo: unknown;
 
   /** Memories whose memos are copies of the operator's `memo`. */
@@ -43,28 +91,31 @@ export class ObjectMemories {
 
   /** How many objects are remembered. */
   get size(): number {
-    return this.#memories.size;
+    let size = 0;
+    for (const objects of this.#memories.values()) size += objects.size;
+    return size;
   }
 
   /** The memory of an object, made on first sight. */
   recall(resource: Resource, body: RawBody, options: { noticedByListing: boolean }): ObjectMemory {
-    const key = memoryKey(resource, body);
-    let memory = this.#memories.get(key);
+    const key = resource.key;
+    let objects = this.#memories.get(key);
+    if (objects === undefined) this.#memories.set(key, objects = new Map());
+    const object = objectKey(body);
+    let memory = objects.get(object);
     if (memory === undefined) {
-      memory = {
-        memo: copyMemo(this.#memo),
-        noticedByListing: options.noticedByListing,
-        fullyHandledOnce: false,
-        deletionHandled: false,
-        patched: undefined,
-      };
-      this.#memories.set(key, memory);
+      memory = new ObjectMemory(this.#memo, options.noticedByListing);
+      objects.set(object, memory);
     }
     return memory;
   }
 
   /** Forget an object (it is gone from the cluster). */
   forget(resource: Resource, body: RawBody): void {
-    this.#memories.delete(memoryKey(resource, body));
+    const key = resource.key;
+    const objects = this.#memories.get(key);
+    if (objects === undefined) return;
+    objects.delete(objectKey(body));
+    if (objects.size === 0) this.#memories.delete(key);
   }
 }
