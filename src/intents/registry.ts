@@ -87,8 +87,16 @@ interface CachedList<H> {
   readonly duplicates: boolean;
 }
 
+/** A handler's filters as {@link OperatorRegistry.requiresFinalizer} checks them. */
+type FinalizingFilters = HandlerFilters & { readonly id: string; readonly registrar: string };
+
+/** What is derived from the handlers of one resource, until another handler is added. */
 interface Cached {
   readonly handlers: ResourceHandlers;
+  /** The handlers that need the finalizer if they apply, their field's changes ignored. */
+  readonly finalizing: readonly FinalizingFilters[];
+  /** The fields the changing handlers watch, each once. */
+  readonly extraFields: readonly FieldPath[];
   readonly changing: CachedList<ChangingHandler>;
   readonly event: CachedList<EventHandler>;
   readonly spawning: CachedList<DaemonHandler | TimerHandler>;
@@ -108,6 +116,8 @@ function cachedList<H extends Handler>(list: H[]): CachedList<H> {
 export class OperatorRegistry {
   readonly #handlers: Handler[] = [];
   readonly #cache: Map<string, Cached> = new Map();
+  /** The same by resource record: most callers pass the same one, saving its key string. */
+  #cacheByRecord: WeakMap<Resource, Cached> = new WeakMap();
   readonly #generated: Map<string, number> = new Map();
   readonly #onWarning: (message: string) => void;
   /** The warnings issued so far (also passed to `onWarning`). */
@@ -122,6 +132,7 @@ export class OperatorRegistry {
   add(handler: Handler): void {
     this.#handlers.push(Object.freeze(handler));
     this.#cache.clear();
+    this.#cacheByRecord = new WeakMap();
   }
 
   /** Every handler, in registration order. */
@@ -184,8 +195,13 @@ export class OperatorRegistry {
   }
 
   #cached(resource: Resource): Cached {
-    let cached = this.#cache.get(resource.key);
+    let cached = this.#cacheByRecord.get(resource);
     if (cached !== undefined) return cached;
+    cached = this.#cache.get(resource.key);
+    if (cached !== undefined) {
+      this.#cacheByRecord.set(resource, cached);
+      return cached;
+    }
     const changing: ChangingHandler[] = [];
     const event: EventHandler[] = [];
     const daemon: DaemonHandler[] = [];
@@ -202,8 +218,17 @@ export class OperatorRegistry {
       else if (h.kind === "index") index.push(h);
       else webhook.push(h);
     }
+    const fields = new Map<string, FieldPath>();
+    for (const h of changing) {
+      if (h.field !== undefined) fields.set(h.field.join("\u0000"), h.field);
+    }
     cached = {
       handlers: Object.freeze({ changing, event, daemon, timer, index, webhook }),
+      finalizing: Object.freeze(
+        [...changing.filter((h) => h.requiresFinalizer), ...daemon, ...timer]
+          .map((h) => ({ ...h, fieldNeedsChange: false })),
+      ),
+      extraFields: Object.freeze([...fields.values()]),
       changing: cachedList(changing),
       event: cachedList(event),
       spawning: cachedList<DaemonHandler | TimerHandler>([...daemon, ...timer]),
@@ -211,6 +236,7 @@ export class OperatorRegistry {
       webhook: cachedList(webhook),
     };
     this.#cache.set(resource.key, cached);
+    this.#cacheByRecord.set(resource, cached);
     return cached;
   }
 
@@ -303,13 +329,8 @@ export class OperatorRegistry {
    * a daemon or a timer applies to it.
    */
   requiresFinalizer(resource: Resource, data: MatchData): boolean {
-    const cached = this.#cached(resource);
     const kwargs = new KwargsCache(data);
-    const candidates = [
-      ...cached.changing.list.filter((h) => h.requiresFinalizer),
-      ...cached.spawning.list,
-    ];
-    return candidates.some((h) => matchHandler({ ...h, fieldNeedsChange: false }, data, kwargs));
+    return this.#cached(resource).finalizing.some((h) => matchHandler(h, data, kwargs));
   }
 
   /**
@@ -317,11 +338,7 @@ export class OperatorRegistry {
    * even where it normally drops data (e.g. `status`).
    */
   extraFields(resource: Resource): readonly FieldPath[] {
-    const out = new Map<string, FieldPath>();
-    for (const h of this.#cached(resource).changing.list) {
-      if (h.field !== undefined) out.set(h.field.join("\u0000"), h.field);
-    }
-    return [...out.values()];
+    return this.#cached(resource).extraFields;
   }
 }
 

@@ -275,6 +275,27 @@ Deno.test("fields of changing handlers are reported for the diff-base", () => {
   assertEquals(registry.extraFields(jobs), [["status"]]);
 });
 
+Deno.test("what is derived per resource is derived anew when a handler is added later", () => {
+  const registry = fresh();
+  const body = { metadata: { name: "x" }, spec: { x: 1 } };
+  function fn() {}
+  kopf.on.create("kex", { registry }, fn);
+  // Asked as during the handling of a first event: the answers are kept for the resource.
+  assert(!registry.requiresFinalizer(kexV1, { body }));
+  assertEquals(registry.extraFields(kexV1), []);
+  assertEquals(registry.selectChangingHandlers(kexV1, { reason: "update", body }).length, 0);
+  kopf.on.delete("kex", { registry }, fn);
+  kopf.on.field("kex", { registry, field: "spec.x" }, fn);
+  kopf.on.update("kex", { registry }, fn);
+  assert(registry.requiresFinalizer(kexV1, { body }));
+  assertEquals(registry.extraFields(kexV1), [["spec", "x"]]);
+  assertEquals(registry.selectChangingHandlers(kexV1, { reason: "update", body }).length, 1);
+  // An equal resource record of its own gets the same answers.
+  const copy = new kopf.Resource({ ...kexV1 });
+  assert(copy !== kexV1 && registry.requiresFinalizer(copy, { body }));
+  assertEquals(registry.extraFields(copy), [["spec", "x"]]);
+});
+
 Deno.test("selectors count once per specification, and resolve by handler kind", () => {
   const registry = fresh();
   function fn() {}
