@@ -25,7 +25,12 @@ import {
   type ObjectLike,
   type ObjectReference,
 } from "../structs/object_refs.ts";
-import { currentPostingTarget, enqueueEvent, type PostingTarget } from "./posting_queue.ts";
+import {
+  currentPostingTarget,
+  enqueueEvent,
+  isPosted,
+  type PostingTarget,
+} from "./posting_queue.ts";
 
 /** Options of {@link createObjectLogger}. */
 export interface ObjectLoggerOptions {
@@ -69,6 +74,21 @@ class KopfObjectLogger implements ObjectLogger {
     this.#logger = logger;
   }
 
+  /** Whether a record of the level would be printed or posted (else it need not be made). */
+  isUsed(level: LogLevel): boolean {
+    return isLogged(this.#logger.category, level) || this.#target(level) !== undefined;
+  }
+
+  /**
+   * Where a record of the level is posted: nowhere for local loggers, outside any operator,
+   * or below the posting level (then no event request is built just to be dropped).
+   */
+  #target(level: LogLevel): PostingTarget | undefined {
+    if (this.#local || this.#ref === undefined) return undefined;
+    const target = this.#posting ?? currentPostingTarget();
+    return target !== undefined && isPosted(target, level) ? target : undefined;
+  }
+
   debug(message: string, properties?: LogProperties): void {
     this.#log("debug", message, properties);
   }
@@ -110,11 +130,10 @@ class KopfObjectLogger implements ObjectLogger {
         properties,
       });
     }
-    if (this.#local || this.#ref === undefined) return;
-    const target = this.#posting ?? currentPostingTarget();
-    if (target === undefined) return; // no operator runs: there is nowhere to post to
+    const target = this.#target(level);
+    if (target === undefined) return;
     enqueueEvent(target, {
-      ref: this.#ref,
+      ref: this.#ref!,
       type: EVENT_TYPES[level],
       reason: "Logging",
       message: withError ? `${text}\n${describeError(error)}` : text,
@@ -134,6 +153,15 @@ export function createObjectLogger(
 }
 
 /**
+ * Whether a record of the level made with the logger would be printed or posted: when not,
+ * costly messages (e.g. a whole diff as JSON) need not be built. Loggers of other making
+ * are assumed to use all records.
+ */
+export function isLoggedAt(logger: ObjectLogger, level: LogLevel): boolean {
+  return !(logger instanceof KopfObjectLogger) || logger.isUsed(level);
+}
+
+/**
  * The operator's own logger with the same methods, for activity handlers (startup, cleanup,
  * login, probe): printed under `category`, never posted, since there is no object to post about.
  */
@@ -149,6 +177,20 @@ export interface ObjectScope {
   readonly body: ObjectLike;
   /** The object's logger. */
   readonly logger: ObjectLogger;
+  /** The body's reference, if already built: else it is built from the body at every run. */
+  readonly ref?: ObjectReference;
+}
+
+/**
+ * The scope of one object state, for all the handlers run for it: its logger (see
+ * {@link createObjectLogger}) and the scope share one reference, built once (or given).
+ */
+export function createObjectScope(
+  body: ObjectLike,
+  options: ObjectLoggerOptions = {},
+  ref: ObjectReference = buildObjectReference(body),
+): ObjectScope & { readonly ref: ObjectReference } {
+  return { body, ref, logger: new KopfObjectLogger(ref, options, objectsLogger) };
 }
 
 const objectScope = new AsyncContext<ObjectScope>();
@@ -158,7 +200,7 @@ const objectScope = new AsyncContext<ObjectScope>();
  * every log record made inside it (by any logger) carries the object's reference.
  */
 export function runInObjectScope<R>(scope: ObjectScope, fn: () => R): R {
-  const ref = buildObjectReference(scope.body);
+  const ref = scope.ref ?? buildObjectReference(scope.body);
   const logProperties = { ...logContext.get(), [OBJECT_REF_PROPERTY]: ref };
   return objectScope.run(scope, () => logContext.run(logProperties, fn));
 }

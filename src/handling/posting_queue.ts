@@ -150,6 +150,16 @@ export function currentPostingTarget(): PostingTarget | undefined {
 }
 
 /**
+ * Whether the settings let events of `severity` (when given) be posted: posting enabled, and
+ * the severity at or above the posting level. Ask first to skip building those that are not.
+ */
+export function isPosted(target: PostingTarget, severity?: LogLevelSetting): boolean {
+  const posting = target.settings.posting;
+  if (!posting.enabled) return false;
+  return severity === undefined || severityRank(severity) >= severityRank(posting.level);
+}
+
+/**
  * Queue an event if the settings allow it: posting enabled, `severity` (when given) at or above
  * the posting level, and the object not an Event itself. Returns whether it was queued.
  */
@@ -158,10 +168,7 @@ export function enqueueEvent(
   request: K8sEventRequest,
   severity?: LogLevelSetting,
 ): boolean {
-  const posting = target.settings.posting;
-  if (!posting.enabled) return false;
-  if (severity !== undefined && severityRank(severity) < severityRank(posting.level)) return false;
-  if (isEventReference(request.ref)) return false;
+  if (!isPosted(target, severity) || isEventReference(request.ref)) return false;
   // Cut long messages now, so that a queued request holds at most 1024 characters of text.
   const message = cutEventMessage(request.message);
   target.queue.push(message === request.message ? request : { ...request, message });
