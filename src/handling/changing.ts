@@ -14,9 +14,9 @@ import type { RawBody } from "../structs/bodies.ts";
 import type { Diff } from "../structs/diffs.ts";
 import { PermanentError } from "../structs/errors.ts";
 import type { ObjectLogger } from "../structs/loggers.ts";
+import type { ObjectReference } from "../structs/object_refs.ts";
 import { Patch } from "../structs/patches.ts";
 import type { Resource } from "../structs/resources.ts";
-import { toPlainData } from "../structs/views.ts";
 import type { OperatorSettings } from "../settings/operator_settings.ts";
 import type { ChangingHandler } from "../intents/handlers.ts";
 import { matchesFilters } from "../intents/filters.ts";
@@ -26,14 +26,24 @@ import { type ChangingCause, deduplicate, OperatorRegistry } from "../intents/re
 import { type SubhandlerScope, subhandlerScope } from "../intents/subhandlers.ts";
 import { capitalize, TITLES } from "./causes.ts";
 import { executeHandlerOnce, HandlerChildrenRetry } from "./execution.ts";
-import { runInObjectScope } from "./loggers.ts";
-import { type Clock, deliverResults, type HandlerState, type Outcome, State } from "./progress.ts";
+import { isLoggedAt, type ObjectScope, runInObjectScope } from "./loggers.ts";
+import {
+  type Clock,
+  deliverResults,
+  type HandlerState,
+  type Outcome,
+  plainResult,
+  State,
+} from "./progress.ts";
 
 /** The argument type of handler functions in records. */
 type HandlerArgs = Parameters<ChangingHandler["fn"]>[0];
 
-/** One resource-changing cause of one object state, with everything handlers get. */
-export interface HandlingCause {
+/**
+ * One resource-changing cause of one object state, with everything handlers get; it is also
+ * the object scope the handlers run in (one for all of them).
+ */
+export interface HandlingCause extends ObjectScope {
   /** The object's resource. */
   readonly resource: Resource;
   /** The object. */
@@ -42,8 +52,10 @@ export interface HandlingCause {
   readonly patch: Patch;
   /** The object's logger. */
   readonly logger: ObjectLogger;
-  /** The object's memo. */
-  readonly memo: unknown;
+  /** The object's reference, shared by its logger and scope. */
+  readonly ref: ObjectReference;
+  /** Where the object's memo is: read only when a handler's arguments are built. */
+  readonly memory: { readonly memo: unknown };
   /** Why the cycle runs. */
   readonly reason: Reason;
   /** Whether resume handlers mix in. */
@@ -80,8 +92,12 @@ export interface CycleResult {
   readonly fallback?: Patch;
 }
 
-/** The data that filters of changing handlers look at. */
+/**
+ * The data that filters of changing handlers look at. The callbacks' arguments are built
+ * once for all the checks of this data (the finalizer, the pre-match, the selection).
+ */
 export function changingMatchData(cause: HandlingCause): ChangingCause {
+  let kwargs: ChangingKwargs | undefined;
   return {
     body: cause.body,
     reason: cause.reason,
@@ -90,7 +106,7 @@ export function changingMatchData(cause: HandlingCause): ChangingCause {
     old: cause.old,
     new: cause.new,
     diff: cause.diff,
-    kwargs: () => changingKwargs(cause, undefined, undefined),
+    kwargs: () => kwargs ??= changingKwargs(cause, undefined, undefined),
   };
 }
 
@@ -105,7 +121,7 @@ function changingKwargs(
     body: cause.body,
     patch: cause.patch,
     logger: cause.logger,
-    memo: cause.memo,
+    memo: cause.memory.memo,
     param: handler?.param,
   }, {
     reason: cause.reason,
@@ -128,13 +144,16 @@ function invokeChangingHandler(
 ): Promise<Outcome> {
   const subrefs = new Set<string>();
   return executeHandlerOnce(handler, state, cause.logger, () => {
-    const registry = new OperatorRegistry({
-      onWarning: (message) => cause.logger.warning(message),
-    });
+    // Made only if the handler registers sub-handlers: most never do.
+    let registry: OperatorRegistry | undefined;
     let executed = false;
     const scope: SubhandlerScope = {
       parentId: handler.id,
-      registry,
+      get registry() {
+        return registry ??= new OperatorRegistry({
+          onWarning: (message) => cause.logger.warning(message),
+        });
+      },
       execute: async (handlers) => {
         executed = true;
         await executeSubhandlers(handlers, cause, context, [...chain, subrefs]);
@@ -142,13 +161,12 @@ function invokeChangingHandler(
     };
     const kwargs = changingKwargs(cause, handler, state);
     return subhandlerScope.run(scope, async () => {
-      const scoped = { body: cause.body, logger: cause.logger };
       const result = await runInObjectScope(
-        scoped,
+        cause,
         () => handler.fn(kwargs as unknown as HandlerArgs),
       );
       // Sub-handlers registered but not executed explicitly run right after their parent.
-      if (!executed) {
+      if (!executed && registry !== undefined) {
         const registered = registry.handlers.filter((h): h is ChangingHandler =>
           h.kind === "changing"
         );
@@ -160,23 +178,19 @@ function invokeChangingHandler(
 }
 
 /**
- * The result if it can be stored in the status; otherwise (e.g. a function or a bigint) the
- * handler fails for good with a message saying so, rather than failing every cycle after it.
+ * The result as it goes to the status: a private plain copy (made once; the delivery takes
+ * it as it is). When it cannot be stored (e.g. a function or a bigint), the handler fails
+ * for good with a message saying so, rather than failing every cycle after it.
  */
 function storable(result: unknown): unknown {
-  if (result === undefined) return result;
-  let plain: unknown;
   try {
-    plain = toPlainData(result); // views of the body (`return spec`) become data
-    structuredClone(plain);
-    JSON.stringify(plain);
+    return plainResult(result); // views of the body (`return spec`) become data
   } catch {
     throw new PermanentError(
       "its result cannot be stored in the status; return plain JSON data " +
         "(objects, arrays, strings, numbers, booleans, null)",
     );
   }
-  return plain;
 }
 
 /** Run the due ones of the given handlers in their order; their outcomes by id. */
@@ -222,7 +236,7 @@ async function executeSubhandlers(
   const outcomes = await runDueHandlers(selected, cause, state, context, chain);
   state = state.withOutcomes(outcomes);
   await state.store({ body: cause.body, patch: cause.patch, storage });
-  deliverResults(outcomes, cause.patch);
+  deliverResults(outcomes, cause.patch, true);
   for (const id of state.ids()) for (const refs of chain) refs.add(id);
   if (!state.done) throw new HandlerChildrenRetry(state.delay);
 }
@@ -260,7 +274,8 @@ export async function runChangingCycle(
   }
 
   logger.debug(`${capitalize(title)} is in progress.`);
-  if (cause.diff.length > 0 && cause.old !== null) {
+  // The whole diff as JSON is made only if the record is printed or posted.
+  if (cause.diff.length > 0 && cause.old !== null && isLoggedAt(logger, "debug")) {
     logger.debug(`${capitalize(title)} diff: ${JSON.stringify(cause.diff)}`);
   }
   if (handlers.length === 0) return { done: true, delays: [] };
@@ -268,7 +283,7 @@ export async function runChangingCycle(
   const outcomes = await runDueHandlers(handlers, cause, state, context, []);
   state = state.withOutcomes(outcomes);
   await state.store({ body, patch, storage });
-  deliverResults(outcomes, patch);
+  deliverResults(outcomes, patch, true);
   if (!state.done) return { done: false, delays: state.delays };
 
   const counts = state.counts;

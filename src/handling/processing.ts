@@ -24,7 +24,7 @@ import type { RawBody } from "../structs/bodies.ts";
 import { diff } from "../structs/diffs.ts";
 import { resolve } from "../structs/dicts.ts";
 import { PRESENT } from "../structs/markers.ts";
-import type { ObjectLogger } from "../structs/loggers.ts";
+import type { ObjectReference } from "../structs/object_refs.ts";
 import { Patch } from "../structs/patches.ts";
 import { Semaphore } from "../structs/semaphores.ts";
 import { isNewerVersion } from "../structs/identities.ts";
@@ -52,7 +52,7 @@ import {
 } from "./causes.ts";
 import { changingMatchData, type HandlingCause, runChangingCycle } from "./changing.ts";
 import { executeHandlerOnce, type RetriedHandler } from "./execution.ts";
-import { createObjectLogger, runInObjectScope } from "./loggers.ts";
+import { createObjectScope, type ObjectScope, runInObjectScope } from "./loggers.ts";
 import type { ObjectMemories, ObjectMemory } from "./memories.ts";
 import { type Clock, deliverResults, HandlerState, type Outcome } from "./progress.ts";
 
@@ -90,25 +90,10 @@ export interface ObjectProcessorOptions {
    * memory and time than a queue (Kopf's HTTP client caps its connections likewise).
    */
   readonly writeLimit?: number;
-  /**
-   * How many objects may be in processing at once ({@link DEFAULT_ADMISSION_LIMIT} by
-   * default), though a processing gives its place up after {@link ADMISSION_HOLD} seconds,
-   * so that slow handlers never hold up other objects. Thousands of objects arriving
-   * together otherwise all start at once and wait for their writes midway, holding their
-   * half-done state long enough for the JS engine to move it to its old generation, which
-   * grows the process by ~100 MB more (10,000 objects: 385 MB peak RSS instead of 290).
-   */
-  readonly admissionLimit?: number;
 }
 
 /** How many objects are patched at once by default. */
 export const DEFAULT_WRITE_LIMIT = 100;
-
-/** How many objects are processed at once by default (until they take long). */
-export const DEFAULT_ADMISSION_LIMIT = 100;
-
-/** Seconds after which a processing gives its admission place up to others. */
-export const ADMISSION_HOLD = 1;
 
 /** The label, annotation and `when` filters of each handler, without its field ones. */
 const scopes = new WeakMap<ChangingHandler, HandlerFilters>();
@@ -145,7 +130,6 @@ export class ObjectProcessor {
   readonly #memories: ObjectMemories;
   readonly #clock: Clock | undefined;
   readonly #writes: Semaphore;
-  readonly #admission: Semaphore;
 
   /** A processor over the operator's parts. */
   constructor(options: ObjectProcessorOptions) {
@@ -155,7 +139,6 @@ export class ObjectProcessor {
     this.#memories = options.memories;
     this.#clock = options.clock;
     this.#writes = new Semaphore(options.writeLimit ?? DEFAULT_WRITE_LIMIT);
-    this.#admission = new Semaphore(options.admissionLimit ?? DEFAULT_ADMISSION_LIMIT);
   }
 
   /** Process one state of one object; see the module docs. */
@@ -163,21 +146,6 @@ export class ObjectProcessor {
     resource: Resource,
     event: ObjectEvent,
     signal?: AbortSignal,
-  ): Promise<ObjectProcessingResult> {
-    const release = await this.#admission.acquire();
-    const timer = setTimeout(release, ADMISSION_HOLD * 1000);
-    try {
-      return await this.#process(resource, event, signal);
-    } finally {
-      clearTimeout(timer);
-      release();
-    }
-  }
-
-  async #process(
-    resource: Resource,
-    event: ObjectEvent,
-    signal: AbortSignal | undefined,
   ): Promise<ObjectProcessingResult> {
     const memory = this.#memories.recall(resource, event.object, {
       noticedByListing: event.type === null,
@@ -194,9 +162,11 @@ export class ObjectProcessor {
     }
 
     const patch = new Patch();
-    const logger = createObjectLogger(body);
-    await this.#processEvent(resource, event, body, patch, memory);
-    const changing = await this.#processChanging(resource, event, body, patch, logger, memory);
+    // The object's logger and scope, built once for all the handlers run for this state.
+    const scope = createObjectScope(body);
+    const logger = scope.logger;
+    await this.#processEvent(resource, event, body, patch, scope, memory);
+    const changing = await this.#processChanging(resource, event, body, patch, scope, memory);
 
     let expectedResourceVersion: string | undefined;
     if (event.type !== "DELETED" && (!patch.isEmpty || changing.finalizerChange !== undefined)) {
@@ -219,6 +189,7 @@ export class ObjectProcessor {
         if (changing.fallback !== undefined) applied = await apply(changing.fallback);
       }
       if (applied.gone) {
+        memory.patched = undefined;
         logger.debug("The object is gone; nothing to patch.");
       } else if (applied.body !== undefined) {
         memory.patched = applied.body;
@@ -242,10 +213,13 @@ export class ObjectProcessor {
     event: ObjectEvent,
     body: RawBody,
     patch: Patch,
+    objectScope: ObjectScope & { readonly ref: ObjectReference },
     memory: ObjectMemory,
   ): Promise<void> {
     if (this.#registry.handlersFor(resource).event.length === 0) return;
-    const logger = createObjectLogger(body, { local: true });
+    // Their own logger (never posting), on the same object reference.
+    const scope = createObjectScope(body, { local: true }, objectScope.ref);
+    const logger = scope.logger;
     const type: WatchEventType = event.type;
     const kwargsFor = (param: unknown) =>
       buildEventKwargs({ resource, body, patch, logger, memo: memory.memo, param }, {
@@ -268,7 +242,7 @@ export class ObjectProcessor {
       const state = HandlerState.fromScratch(this.#clock ?? Date.now);
       const invoke = () =>
         runInObjectScope(
-          { body, logger },
+          scope,
           () => handler.fn(kwargsFor(handler.param) as unknown as Parameters<typeof handler.fn>[0]),
         );
       outcomes.set(handler.id, await executeHandlerOnce(once, state, logger, invoke));
@@ -282,9 +256,10 @@ export class ObjectProcessor {
     event: ObjectEvent,
     body: RawBody,
     patch: Patch,
-    logger: ObjectLogger,
+    scope: ObjectScope & { readonly ref: ObjectReference },
     memory: ObjectMemory,
   ): Promise<ChangingOutcome> {
+    const { logger, ref } = scope;
     const registry = this.#registry;
     const owned = registry.handlersFor(resource).changing;
     const persistence = this.#settings.persistence;
@@ -303,7 +278,8 @@ export class ObjectProcessor {
       body,
       patch,
       logger,
-      memo: memory.memo,
+      ref,
+      memory,
       reason,
       initial,
       deleted,

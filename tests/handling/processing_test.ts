@@ -15,7 +15,7 @@ import { OperatorRegistry } from "../../src/intents/registry.ts";
 import { on } from "../../src/intents/registration.ts";
 import { applyChanges } from "../../src/handling/application.ts";
 import { ObjectMemories } from "../../src/handling/memories.ts";
-import { ADMISSION_HOLD, ObjectProcessor } from "../../src/handling/processing.ts";
+import { ObjectProcessor } from "../../src/handling/processing.ts";
 import type { FakeCluster } from "../../src/testing/mod.ts";
 import { FINALIZER, kex, startCluster } from "../operator/harness.ts";
 
@@ -147,42 +147,80 @@ Deno.test("our finalizer is released when no changing handler serves the resourc
   assertEquals(cluster.get("kopfexamples", "kex1")?.metadata?.finalizers, ["other.example.com/x"]);
 });
 
-const LAST_HANDLED = "kopf.zalando.org/last-handled-configuration";
+/** A processor over the given parts, with default settings. */
+function processorOf(
+  api: ApiClient,
+  registry: OperatorRegistry,
+  memories = new ObjectMemories({}),
+): ObjectProcessor {
+  return new ObjectProcessor({ api, registry, settings: new OperatorSettings(), memories });
+}
 
-Deno.test("objects beyond the admission limit wait, but not for slow handlers", async () => {
+Deno.test("our patched state is used until the watch delivers it, then dropped", async () => {
   await using cluster = await startCluster();
   await using api = client(cluster);
   const registry = new OperatorRegistry({ onWarning: () => {} });
-  const started: string[] = [];
-  const finish = Promise.withResolvers<void>();
-  const bothStarted = Promise.withResolvers<void>();
-  on.create("kopfexamples", { registry }, async ({ name }) => {
-    started.push(String(name));
-    if (started.length === 2) bothStarted.resolve();
-    await finish.promise; // slow: only done once the other object's handler has started
+  on.create("kopfexamples", { registry }, () => ({ done: true }));
+  const memories = new ObjectMemories({});
+  const processor = processorOf(api, registry, memories);
+  const created = cluster.create(kex("kex1"));
+  const memory = () => memories.recall(KEX, created, { noticedByListing: false });
+  const first = await processor.process(KEX, { type: "ADDED", object: created });
+  assertEquals(memory().patched?.metadata?.resourceVersion, first.expectedResourceVersion);
+  const echo = cluster.get("kopfexamples", "kex1")!;
+  assertEquals(echo.metadata?.resourceVersion, first.expectedResourceVersion);
+  await processor.process(KEX, { type: "MODIFIED", object: echo });
+  assertEquals(memory().patched, undefined, "the watch has caught up: nothing to keep");
+});
+
+Deno.test("objects' memos are copied when a handler first runs for them, one copy each", async () => {
+  await using cluster = await startCluster();
+  await using api = client(cluster);
+  const registry = new OperatorRegistry({ onWarning: () => {} });
+  const memos = new Map<string, Record<string, unknown>>();
+  on.create("kopfexamples", { registry }, ({ name, memo }) => {
+    memos.set(String(name), memo as Record<string, unknown>);
+    (memo as Record<string, unknown>).seen = name;
   });
-  const processor = new ObjectProcessor({
-    api,
-    registry,
-    settings: new OperatorSettings(),
-    memories: new ObjectMemories({}),
-    admissionLimit: 1,
-  });
-  const at = performance.now();
-  const first = processor.process(KEX, { type: "ADDED", object: cluster.create(kex("kex1")) });
-  const second = processor.process(KEX, { type: "ADDED", object: cluster.create(kex("kex2")) });
-  await new Promise((resolve) => setTimeout(resolve, 100));
-  assertEquals(started, ["kex1"]); // the second waits for the one place
-  await bothStarted.promise;
-  // The slow processing gave its place up after a while, and the other one went on.
-  assert(performance.now() - at >= ADMISSION_HOLD * 1000 - 50);
-  finish.resolve();
-  await Promise.all([first, second]);
+  let copies = 0;
+  const operatorMemo = {
+    copy: () => {
+      copies++;
+      return {};
+    },
+  };
+  const memories = new ObjectMemories(operatorMemo);
+  const processor = processorOf(api, registry, memories);
+  const stealth = cluster.create(kex("kex0"));
+  memories.recall(KEX, stealth, { noticedByListing: false });
+  assertEquals(copies, 0, "remembered, but no handler has needed its memo");
   for (const name of ["kex1", "kex2"]) {
-    const annotations = cluster.get("kopfexamples", name)?.metadata?.annotations ?? {};
-    assert(
-      LAST_HANDLED in annotations,
-      `${name} is not marked as handled: ${Object.keys(annotations)}`,
-    );
+    await processor.process(KEX, { type: "ADDED", object: cluster.create(kex(name)) });
   }
+  assertEquals(copies, 2);
+  assertEquals(memos.get("kex1"), { seen: "kex1" });
+  assertEquals(memos.get("kex2"), { seen: "kex2" });
+});
+
+Deno.test("the filters' callbacks of one cause get one set of arguments, built once", async () => {
+  await using cluster = await startCluster();
+  await using api = client(cluster);
+  const registry = new OperatorRegistry({ onWarning: () => {} });
+  const seen: object[] = [];
+  const when = (kwargs: object) => {
+    seen.push(kwargs);
+    return true;
+  };
+  const calls: string[] = [];
+  on.create("kopfexamples", { registry, when }, () => {
+    calls.push("create");
+  });
+  on.delete("kopfexamples", { registry, when }, () => {}); // requires the finalizer
+  const processor = processorOf(api, registry);
+  const created = cluster.create(kex("kex1", {}, { metadata: { finalizers: [FINALIZER] } }));
+  await processor.process(KEX, { type: "ADDED", object: created });
+  assertEquals(calls, ["create"]);
+  // The finalizer check, the pre-match and the selection all asked the callbacks.
+  assert(seen.length >= 3, `only ${seen.length} calls`);
+  assertEquals(new Set(seen).size, 1);
 });
