@@ -165,7 +165,9 @@ export class ObjectProcessor {
     // The object's logger and scope, built once for all the handlers run for this state.
     const scope = createObjectScope(body);
     const logger = scope.logger;
-    await this.#processEvent(resource, event, body, patch, scope, memory);
+    if (this.#registry.handlersFor(resource).event.length > 0) { // no async call for nothing
+      await this.#processEvent(resource, event, body, patch, scope, memory);
+    }
     const changing = await this.#processChanging(resource, event, body, patch, scope, memory);
 
     let expectedResourceVersion: string | undefined;
@@ -206,7 +208,8 @@ export class ObjectProcessor {
   /**
    * Run the event handlers once each: nothing of them is persisted, their errors are logged
    * and ignored (never retried), their results go to the status like other handlers'.
-   * Their messages are only logged, never posted as Kubernetes events.
+   * Their messages are only logged, never posted as Kubernetes events. Called only when
+   * the resource has event handlers.
    */
   async #processEvent(
     resource: Resource,
@@ -216,7 +219,6 @@ export class ObjectProcessor {
     objectScope: ObjectScope & { readonly ref: ObjectReference },
     memory: ObjectMemory,
   ): Promise<void> {
-    if (this.#registry.handlersFor(resource).event.length === 0) return;
     // Their own logger (never posting), on the same object reference.
     const scope = createObjectScope(body, { local: true }, objectScope.ref);
     const logger = scope.logger;

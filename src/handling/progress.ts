@@ -194,7 +194,10 @@ export class HandlerState implements HandlerStateFields {
     this.success = fields.success;
     this.failure = fields.failure;
     this.message = fields.message;
-    this.subrefs = Object.freeze([...fields.subrefs]);
+    // Another state's (frozen) list is shared, not copied: states change often, subrefs rarely.
+    this.subrefs = Object.isFrozen(fields.subrefs)
+      ? fields.subrefs
+      : Object.freeze([...fields.subrefs]);
     this.origin = fields.origin;
     this.clock = clock;
     Object.freeze(this);
@@ -283,11 +286,7 @@ export class HandlerState implements HandlerStateFields {
 
   /** The record as the object would hold it after storing (no `null` fields). */
   asInStorage(): ProgressRecord {
-    const record: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(this.forStorage())) {
-      if (value !== null) record[key] = value;
-    }
-    return record as ProgressRecord;
+    return withoutNulls(this.forStorage());
   }
 
   #with(changes: Partial<HandlerStateFields>): HandlerState {
@@ -318,7 +317,9 @@ export class HandlerState implements HandlerStateFields {
       failure: outcome.final && failed,
       retries: this.retries + 1,
       message: failed ? messageOf(outcome.error) : null,
-      subrefs: sortedUnique([...this.subrefs, ...(outcome.subrefs ?? [])]),
+      subrefs: this.subrefs.length === 0 && !outcome.subrefs?.length
+        ? this.subrefs
+        : sortedUnique([...this.subrefs, ...(outcome.subrefs ?? [])]),
     });
   }
 }
@@ -351,8 +352,23 @@ export interface StatePurgeOptions extends StateStoreOptions {
   readonly handlers: Iterable<HandlerRef>;
 }
 
-function uniqueIds(handlers: Iterable<HandlerRef>): string[] {
-  return [...new Set(Array.from(handlers, (handler) => handler.id))];
+/** Given as the states by {@link State}'s own derivations, which set the map right after. */
+const DERIVED: Iterable<[string, HandlerState]> = Object.freeze([]);
+const NO_STATES: ReadonlyMap<string, HandlerState> = new Map();
+
+function withoutNulls(record: ProgressRecord): ProgressRecord {
+  const out: Record<string, unknown> = {};
+  for (const key in record) {
+    const value = record[key as keyof ProgressRecord];
+    if (value !== null) out[key] = value;
+  }
+  return out as ProgressRecord;
+}
+
+function uniqueIds(handlers: Iterable<HandlerRef>): Set<string> {
+  const ids = new Set<string>();
+  for (const handler of handlers) ids.add(handler.id);
+  return ids;
 }
 
 /**
@@ -360,7 +376,7 @@ function uniqueIds(handlers: Iterable<HandlerRef>): string[] {
  * returns a new state. Iterates as `[id, HandlerState]` pairs in a stable order.
  */
 export class State implements Iterable<[string, HandlerState]> {
-  readonly #states: ReadonlyMap<string, HandlerState>;
+  #states: ReadonlyMap<string, HandlerState>; // set once: by the constructor, or by #derive
   /** The reason the current cycle runs for, if set. */
   readonly purpose: string | null;
   /** The clock that "now" comes from. */
@@ -371,7 +387,7 @@ export class State implements Iterable<[string, HandlerState]> {
     states: Iterable<[string, HandlerState]> = [],
     options: { purpose?: string | null; clock?: Clock } = {},
   ) {
-    this.#states = new Map(states);
+    this.#states = states === DERIVED ? NO_STATES : new Map(states);
     this.purpose = options.purpose ?? null;
     this.clock = options.clock ?? Date.now;
     Object.freeze(this);
@@ -395,8 +411,11 @@ export class State implements Iterable<[string, HandlerState]> {
     return new State(states, { clock });
   }
 
-  #derive(states: Iterable<[string, HandlerState]>, purpose = this.purpose): State {
-    return new State(states, { purpose, clock: this.clock });
+  /** A state of the given states, taking the map over rather than copying it. */
+  #derive(states: Map<string, HandlerState>, purpose = this.purpose): State {
+    const derived = new State(DERIVED, { purpose, clock: this.clock });
+    derived.#states = states;
+    return derived;
   }
 
   /** How many handlers have a state. */
@@ -449,19 +468,17 @@ export class State implements Iterable<[string, HandlerState]> {
 
   /** The states after the given outcomes (by handler id); unknown ids are a bug. */
   withOutcomes(outcomes: ReadonlyMap<string, Outcome> | Record<string, Outcome>): State {
-    const entries = outcomes instanceof Map ? [...outcomes] : Object.entries(outcomes);
-    const unknown = entries.map(([id]) => id).filter((id) => !this.#states.has(id));
+    const byId: ReadonlyMap<string, Outcome> = outcomes instanceof Map
+      ? outcomes
+      : new Map(Object.entries(outcomes));
+    const unknown = [...byId.keys()].filter((id) => !this.#states.has(id));
     if (unknown.length) {
       throw new Error(
         `Outcomes for handlers without a state: ${unknown.join(", ")}; call withHandlers() first.`,
       );
     }
-    const byId = new Map(entries);
-    const states: [string, HandlerState][] = [];
-    for (const [id, state] of this.#states) {
-      const outcome = byId.get(id);
-      states.push([id, outcome ? state.withOutcome(outcome) : state]);
-    }
+    const states = new Map(this.#states);
+    for (const [id, outcome] of byId) states.set(id, states.get(id)!.withOutcome(outcome));
     return this.#derive(states);
   }
 
@@ -474,7 +491,9 @@ export class State implements Iterable<[string, HandlerState]> {
 
   /** The given handlers that are due now: not finished and not sleeping, in their order. */
   selectAwakened<H extends HandlerRef>(handlers: Iterable<H>): H[] {
-    return Array.from(handlers).filter((handler) => this.#states.get(handler.id)?.awakened);
+    const due: H[] = [];
+    for (const handler of handlers) if (this.#states.get(handler.id)?.awakened) due.push(handler);
+    return due;
   }
 
   /** Whether every handler taking part in this cycle is finished (true when none are). */
@@ -487,21 +506,28 @@ export class State implements Iterable<[string, HandlerState]> {
 
   /** The handlers of this cycle's purpose (or of unknown purpose), counted by fate. */
   get counts(): StateCounters {
-    const states = [...this.#states.values()].filter((state) =>
-      this.purpose === null || state.purpose === null || state.purpose === this.purpose
-    );
-    return countStates(states);
+    const counts = { success: 0, failure: 0, running: 0 };
+    for (const state of this.#states.values()) {
+      if (this.purpose === null || state.purpose === null || state.purpose === this.purpose) {
+        count(counts, state);
+      }
+    }
+    return counts;
   }
 
   /** The handlers left from cycles of other purposes, counted by fate, by purpose. */
   get extras(): Map<string, StateCounters> {
-    const byPurpose = new Map<string, HandlerState[]>();
+    const byPurpose = new Map<string, StateCounters>();
     for (const state of this.#states.values()) {
       if (state.purpose !== null && state.purpose !== this.purpose) {
-        byPurpose.set(state.purpose, [...(byPurpose.get(state.purpose) ?? []), state]);
+        let counts = byPurpose.get(state.purpose);
+        if (counts === undefined) {
+          byPurpose.set(state.purpose, counts = { success: 0, failure: 0, running: 0 });
+        }
+        count(counts, state);
       }
     }
-    return new Map([...byPurpose].map(([purpose, states]) => [purpose, countStates(states)]));
+    return byPurpose;
   }
 
   /** Seconds until each unfinished handler of this cycle is due (0 when due now). */
@@ -522,8 +548,9 @@ export class State implements Iterable<[string, HandlerState]> {
   /** Put the changed records into the patch (unchanged ones are not rewritten). */
   async store({ body, patch, storage }: StateStoreOptions): Promise<void> {
     for (const [id, state] of this.#states) {
-      if (state.origin === null || !jsonEqual(state.asInStorage(), state.origin)) {
-        await storage.store({ key: id, record: state.forStorage(), body, patch });
+      const record = state.forStorage();
+      if (state.origin === null || !jsonEqual(withoutNulls(record), state.origin)) {
+        await storage.store({ key: id, record, body, patch });
       }
     }
     await storage.flush();
@@ -534,27 +561,20 @@ export class State implements Iterable<[string, HandlerState]> {
    * their sub-handlers — and nothing else (other operators' records stay).
    */
   async purge({ body, patch, storage, handlers }: StatePurgeOptions): Promise<void> {
-    const purged = new Set<string>();
-    const purge = async (key: string) => {
-      if (purged.has(key)) return;
-      purged.add(key);
-      await storage.purge({ key, body, patch });
-    };
-    for (const id of uniqueIds(handlers)) await purge(id);
+    const keys = uniqueIds(handlers); // in this order, each once
     for (const [id, state] of this.#states) {
-      await purge(id);
-      for (const subref of state.subrefs) await purge(subref);
+      keys.add(id);
+      for (const subref of state.subrefs) keys.add(subref);
     }
+    for (const key of keys) await storage.purge({ key, body, patch });
     await storage.flush();
   }
 }
 
-function countStates(states: readonly HandlerState[]): StateCounters {
-  return {
-    success: states.filter((state) => state.success).length,
-    failure: states.filter((state) => state.failure).length,
-    running: states.filter((state) => !state.finished).length,
-  };
+function count(counts: { success: number; failure: number; running: number }, state: HandlerState) {
+  if (state.success) counts.success++;
+  if (state.failure) counts.failure++;
+  if (!state.finished) counts.running++;
 }
 
 /**
