@@ -52,7 +52,7 @@ export function isDeletionOngoing(body: RawBody): boolean {
 
 /** Whether our finalizer holds the object. */
 export function hasFinalizer(body: RawBody, finalizer: string): boolean {
-  return (body.metadata?.finalizers ?? []).includes(finalizer);
+  return body.metadata?.finalizers?.includes(finalizer) ?? false;
 }
 
 /** What cause detection looks at. */

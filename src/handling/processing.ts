@@ -122,6 +122,11 @@ interface ChangingOutcome {
   readonly fallback?: Patch;
 }
 
+const NO_DELAYS: readonly number[] = Object.freeze([]);
+
+/** The outcome of most rounds: nothing more to do (one for all, not one per event). */
+const IDLE: ChangingOutcome = Object.freeze({ delays: NO_DELAYS });
+
 /** The handling of all objects of one operator; call {@link ObjectProcessor.process}. */
 export class ObjectProcessor {
   readonly #api: ApiClient;
@@ -198,11 +203,12 @@ export class ObjectProcessor {
         expectedResourceVersion = applied.body.metadata?.resourceVersion;
       }
     }
-    const delay = changing.delays.length > 0 ? Math.min(...changing.delays) : undefined;
-    return {
-      ...(expectedResourceVersion === undefined ? {} : { expectedResourceVersion }),
-      ...(delay === undefined ? {} : { delay }),
-    };
+    const result: { expectedResourceVersion?: string; delay?: number } = {};
+    if (expectedResourceVersion !== undefined) {
+      result.expectedResourceVersion = expectedResourceVersion;
+    }
+    if (changing.delays.length > 0) result.delay = Math.min(...changing.delays);
+    return result;
   }
 
   /**
@@ -270,12 +276,16 @@ export class ObjectProcessor {
     if (owned.length === 0) {
       // Nothing of ours needs the object any more, e.g. handlers removed since an older version.
       const stale = blocked && event.type !== "DELETED";
-      return stale ? { delays: [], finalizerChange: "remove" } : { delays: [] };
+      return stale ? { delays: NO_DELAYS, finalizerChange: "remove" } : IDLE;
     }
     const essences = await loadEssences(persistence, body, registry.extraFields(resource));
     const changes = diff(essences.old, essences.new);
     const initial = memory.noticedByListing && !memory.fullyHandledOnce;
-    const probe = (reason: HandlingCause["reason"], deleted: boolean): HandlingCause => ({
+    const probe = (
+      reason: HandlingCause["reason"],
+      deleted: boolean,
+      initialNow: boolean = initial,
+    ): HandlingCause => ({
       resource,
       body,
       patch,
@@ -283,7 +293,7 @@ export class ObjectProcessor {
       ref,
       memory,
       reason,
-      initial,
+      initial: initialNow,
       deleted,
       old: essences.old,
       new: essences.new,
@@ -305,13 +315,13 @@ export class ObjectProcessor {
       initial,
       optionalDeletion,
     });
-    const cause: HandlingCause = { ...probe(detected.reason, detected.deleted), ...detected };
+    const cause = probe(detected.reason, detected.deleted, detected.initial);
 
     if (cause.reason === "gone") {
       if (this.#prematch(owned, cause)) {
         logger.debug("Deleted, really deleted, and we are notified.");
       }
-      return { delays: [] };
+      return IDLE;
     }
 
     // The finalizer: added in a cycle of its own, removed when no handler needs it.
@@ -320,17 +330,17 @@ export class ObjectProcessor {
       const required = registry.requiresFinalizer(resource, data);
       if (required && !blocked) {
         logger.debug("Adding the finalizer, thus preventing the actual deletion.");
-        return { delays: [], finalizerChange: "add" };
+        return { delays: NO_DELAYS, finalizerChange: "add" };
       }
       if (!required && blocked) {
         logger.debug("Removing the finalizer, as there are no handlers requiring it.");
-        return { delays: [], finalizerChange: "remove" };
+        return { delays: NO_DELAYS, finalizerChange: "remove" };
       }
     }
 
     if (!this.#prematch(owned, cause, data)) {
       // Stealth: not ours; but a finalizer we put there earlier must not hold the object.
-      return cause.deleted && blocked ? { delays: [], finalizerChange: "remove" } : { delays: [] };
+      return cause.deleted && blocked ? { delays: NO_DELAYS, finalizerChange: "remove" } : IDLE;
     }
 
     if (!HANDLER_REASONS.has(cause.reason)) {
@@ -340,7 +350,7 @@ export class ObjectProcessor {
       if (cause.reason === "noop") {
         logger.debug("Something has changed, but not the essence; nothing to do.");
       }
-      return { delays: [] };
+      return IDLE;
     }
 
     const handlers = optionalHandlers ?? registry.selectChangingHandlers(resource, data);
@@ -358,11 +368,11 @@ export class ObjectProcessor {
       memory.deletionHandled = true;
       if (blocked) {
         logger.debug("Removing the finalizer, thus allowing the actual deletion.");
-        return { delays: [], finalizerChange: "remove", fallback: cycle.fallback };
+        return { delays: NO_DELAYS, finalizerChange: "remove", fallback: cycle.fallback };
       }
       logger.debug(`${capitalize(TITLES.delete)} is done without a finalizer (optional).`);
     }
-    return { delays: [] };
+    return IDLE;
   }
 
   /**
