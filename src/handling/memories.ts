@@ -1,8 +1,8 @@
 /**
  * What the operator remembers about each object during its lifetime (never persisted):
  * the object's memo, whether it was first seen by a listing, whether it has been fully
- * handled once (after which resume handlers do not run again), and the newest state
- * known from our own patches.
+ * handled once (after which resume handlers do not run again), and the version of our own
+ * latest patch.
  *
  * One memory is kept per object for as long as the object exists, so it is kept small:
  * three fields (the flags in one number), in a map per resource keyed by the object's key
@@ -27,10 +27,12 @@ export class ObjectMemory {
   #memo: unknown;
   #flags: number;
   /**
-   * The object as returned by our latest patch, while newer than what the watch said;
-   * dropped as soon as the watch delivers that version or a newer one.
+   * The `resourceVersion` of our latest patch, while newer than what the watch said;
+   * dropped as soon as the watch delivers that version or a newer one. Only the version is
+   * kept, not the patched body: when an older state has to be processed meanwhile (the
+   * echo is late), the object is read afresh instead.
    */
-  patched: RawBody | undefined = undefined;
+  patchedVersion: string | undefined = undefined;
 
   /** A memory of an object just seen; `memo` is the operator's memo, not yet copied. */
   constructor(memo: unknown, noticedByListing: boolean) {

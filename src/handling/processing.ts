@@ -30,6 +30,8 @@ import { Semaphore } from "../structs/semaphores.ts";
 import { isNewerVersion } from "../structs/identities.ts";
 import type { Resource } from "../structs/resources.ts";
 import type { ApiClient } from "../client/api.ts";
+import { APINotFoundError } from "../client/errors.ts";
+import { getObject } from "../client/objects.ts";
 import { loadEssences } from "../settings/essences.ts";
 import type { OperatorSettings } from "../settings/operator_settings.ts";
 import {
@@ -157,13 +159,22 @@ export class ObjectProcessor {
     });
     if (event.type === "DELETED") this.#memories.forget(resource, event.object);
 
-    // Our own patch may be newer than what the watch has delivered so far.
+    // Our own patch may be newer than what the watch has delivered so far (its echo is late,
+    // or a delayed revisit comes first): then the object is read as it is now, so that no
+    // handler runs again on a state that our patch has already moved on from.
     let body = event.object;
-    const patched = memory.patched;
-    if (patched !== undefined) {
-      const version = body.metadata?.resourceVersion;
-      if (isNewerVersion(patched.metadata?.resourceVersion, version)) body = patched;
-      else memory.patched = undefined;
+    const patchedVersion = memory.patchedVersion;
+    if (patchedVersion !== undefined) {
+      if (
+        event.type !== "DELETED" && isNewerVersion(patchedVersion, body.metadata?.resourceVersion)
+      ) {
+        const fresh = await this.#reread(resource, body, signal);
+        if (fresh === undefined) return {}; // gone: its deletion comes through the watch
+        body = fresh;
+      }
+      if (!isNewerVersion(patchedVersion, body.metadata?.resourceVersion)) {
+        memory.patchedVersion = undefined;
+      }
     }
 
     const patch = new Patch();
@@ -196,11 +207,11 @@ export class ObjectProcessor {
         if (changing.fallback !== undefined) applied = await apply(changing.fallback);
       }
       if (applied.gone) {
-        memory.patched = undefined;
+        memory.patchedVersion = undefined;
         logger.debug("The object is gone; nothing to patch.");
       } else if (applied.body !== undefined) {
-        memory.patched = applied.body;
         expectedResourceVersion = applied.body.metadata?.resourceVersion;
+        memory.patchedVersion = expectedResourceVersion;
       }
     }
     const result: { expectedResourceVersion?: string; delay?: number } = {};
@@ -209,6 +220,21 @@ export class ObjectProcessor {
     }
     if (changing.delays.length > 0) result.delay = Math.min(...changing.delays);
     return result;
+  }
+
+  /** The object as it is now; `undefined` if it is gone. */
+  async #reread(
+    resource: Resource,
+    body: RawBody,
+    signal: AbortSignal | undefined,
+  ): Promise<RawBody | undefined> {
+    const { name, namespace } = body.metadata ?? {};
+    try {
+      return await getObject(this.#api, resource, { name: name ?? "", namespace }, { signal });
+    } catch (error) {
+      if (error instanceof APINotFoundError) return undefined;
+      throw error;
+    }
   }
 
   /**

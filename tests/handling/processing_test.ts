@@ -156,7 +156,7 @@ function processorOf(
   return new ObjectProcessor({ api, registry, settings: new OperatorSettings(), memories });
 }
 
-Deno.test("our patched state is used until the watch delivers it, then dropped", async () => {
+Deno.test("our patch's version is kept until the watch delivers it, then dropped", async () => {
   await using cluster = await startCluster();
   await using api = client(cluster);
   const registry = new OperatorRegistry({ onWarning: () => {} });
@@ -166,11 +166,11 @@ Deno.test("our patched state is used until the watch delivers it, then dropped",
   const created = cluster.create(kex("kex1"));
   const memory = () => memories.recall(KEX, created, { noticedByListing: false });
   const first = await processor.process(KEX, { type: "ADDED", object: created });
-  assertEquals(memory().patched?.metadata?.resourceVersion, first.expectedResourceVersion);
+  assertEquals(memory().patchedVersion, first.expectedResourceVersion);
   const echo = cluster.get("kopfexamples", "kex1")!;
   assertEquals(echo.metadata?.resourceVersion, first.expectedResourceVersion);
   await processor.process(KEX, { type: "MODIFIED", object: echo });
-  assertEquals(memory().patched, undefined, "the watch has caught up: nothing to keep");
+  assertEquals(memory().patchedVersion, undefined, "the watch has caught up: nothing to keep");
 });
 
 Deno.test("objects' memos are copied when a handler first runs for them, one copy each", async () => {
@@ -223,4 +223,34 @@ Deno.test("the filters' callbacks of one cause get one set of arguments, built o
   // The finalizer check, the pre-match and the selection all asked the callbacks.
   assert(seen.length >= 3, `only ${seen.length} calls`);
   assertEquals(new Set(seen).size, 1);
+});
+
+Deno.test("a state older than our patch is processed as the object is now, read afresh", async () => {
+  await using cluster = await startCluster();
+  await using api = client(cluster);
+  const registry = new OperatorRegistry({ onWarning: () => {} });
+  const seen: string[] = [];
+  on.create("kopfexamples", { registry }, ({ name }) => {
+    seen.push(String(name));
+    return { done: true };
+  });
+  const memories = new ObjectMemories({});
+  const processor = processorOf(api, registry, memories);
+  const created = cluster.create(kex("kex1"));
+  await processor.process(KEX, { type: "ADDED", object: created });
+  // The echo is late; the stale state again (e.g. after the consistency timeout).
+  const gets = cluster.requests.filter((r) => r.verb === "get").length;
+  const again = await processor.process(KEX, { type: "ADDED", object: created });
+  assertEquals(seen, ["kex1"], "the handler did not run again on the stale state");
+  assertEquals(again, {});
+  assertEquals(cluster.requests.filter((r) => r.verb === "get").length, gets + 1);
+  const memory = memories.recall(KEX, created, { noticedByListing: false });
+  assertEquals(memory.patchedVersion, undefined, "the fresh state is as new as our patch");
+
+  // Gone meanwhile: nothing is processed; the deletion comes through the watch.
+  const other = cluster.create(kex("kex2"));
+  await processor.process(KEX, { type: "ADDED", object: other });
+  cluster.delete("kopfexamples", "kex2");
+  assertEquals(await processor.process(KEX, { type: "ADDED", object: other }), {});
+  assertEquals(seen, ["kex1", "kex2"]);
 });
