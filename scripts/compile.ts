@@ -22,6 +22,7 @@
  * @module
  */
 import { planPermissions } from "../src/cli/permissions.ts";
+import { v8FlagsArgument } from "../src/cli/runtime_flags.ts";
 
 /** What to compile and how. */
 export interface CompileOptions {
@@ -56,6 +57,8 @@ export function compileArgs(options: CompileOptions): string[] {
     // Only the npm packages the code imports, not build tools from the import map.
     "--exclude-unused-npm",
     `--output=${options.output}`,
+    // The operator's memory profile, baked into the binary like the permissions.
+    v8FlagsArgument(),
     ...(options.target ? [`--target=${options.target}`] : []),
     ...options.includes.map((path) => `--include=${path}`),
     ...options.permissions,

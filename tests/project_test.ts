@@ -2,6 +2,7 @@
  * Promises about the project itself: one pinned Deno version everywhere.
  */
 import { assert, assertEquals } from "./assert.ts";
+import { v8FlagsArgument } from "../src/cli/runtime_flags.ts";
 
 const root = new URL("../", import.meta.url);
 const read = (path: string) => Deno.readTextFile(new URL(path, root));
@@ -26,6 +27,12 @@ Deno.test("deno.json exports the three entry points of DESIGN §2", async () => 
   ) {
     assert(task in config.tasks, `deno.json must define the task ${task}`);
   }
+});
+
+Deno.test("the kopf task runs operators with their V8 memory flags", async () => {
+  const config = JSON.parse(await read("deno.json"));
+  const words = String(config.tasks.kopf).split(" ");
+  assertEquals(words.slice(0, 3), ["deno", "run", v8FlagsArgument()]);
 });
 
 Deno.test("the public entry points pass deno doc --lint (JSR-ready docs, no private types)", async () => {

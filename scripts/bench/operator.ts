@@ -6,7 +6,9 @@
  * Figures per run (1,000 and 10,000 objects): objects handled per second from the first
  * creation to the last status write, latency from creation to the handler's start (p50,
  * p99), API requests per object (all, and writes) from the fake cluster's request log,
- * and the operator process's peak RSS.
+ * and the operator process's peak RSS. The operator runs with the V8 flags that the `kopf`
+ * task and compiled binaries use (`src/cli/runtime_flags.ts`); one more run of 10,000
+ * objects with V8's default heap policy shows what embedding without them costs.
  *
  *     deno task bench operator
  *     KOPF_BENCH_POSTING=1 deno task bench operator   # with Events posted, as by default
@@ -22,6 +24,7 @@ import type { BenchFigure, BenchSection } from "./types.ts";
 import { kopf } from "../../mod.ts";
 import { FakeCluster } from "../../src/testing/mod.ts";
 import type { ServedRequest } from "../../src/testing/fake_cluster/mod.ts";
+import { OPERATOR_V8_FLAGS, v8FlagsArgument } from "../../src/cli/runtime_flags.ts";
 
 const KIND = "kopfexamples.kopf.dev";
 const SIZES = [1_000, 10_000];
@@ -139,13 +142,21 @@ function rssMb(pid: number): { peak: number; now: number } {
   return { peak: mb("VmHWM"), now: mb("VmRSS") };
 }
 
-async function measure(count: number): Promise<BenchFigure[]> {
+async function measure(count: number, v8Flags = OPERATOR_V8_FLAGS): Promise<BenchFigure[]> {
   await using cluster = await FakeCluster.start({ historySize: 4 * count + 1_000 });
   const crd = new URL("../../examples/crd.yaml", import.meta.url);
   cluster.create(parseYaml(await Deno.readTextFile(crd)) as kopf.RawBody);
 
   const process = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", new URL(import.meta.url).pathname, "--child", cluster.url, String(count)],
+    args: [
+      "run",
+      "-A",
+      ...(v8Flags.length > 0 ? [v8FlagsArgument(v8Flags)] : []),
+      new URL(import.meta.url).pathname,
+      "--child",
+      cluster.url,
+      String(count),
+    ],
     stdin: "null",
     stdout: "piped",
     stderr: POSTING ? "piped" : "inherit",
@@ -215,12 +226,13 @@ async function measure(count: number): Promise<BenchFigure[]> {
     const writesPerObject = counter.writes / count;
     const objectWrites = (counter.writesTo.get("objects") ?? 0) / count;
     const eventWrites = (counter.writesTo.get("events") ?? 0) / count;
-    const n = count.toLocaleString("en");
+    const n = `${count.toLocaleString("en")} objects` +
+      (v8Flags.length > 0 ? "" : " with V8's default heap policy");
     const postedWhenHandled = POSTING ? events() : 0;
     const postingFigures = (): BenchFigure[] =>
       POSTING
         ? [{
-          name: `${n} objects: Events (posting on)`,
+          name: `${n}: Events (posting on)`,
           value: `${postedWhenHandled.toLocaleString("en")} posted when all were handled, ` +
             `${afterStop.toLocaleString("en")} after the stop; ` +
             `${lost.notPosted.toLocaleString("en")} not posted at the stop, ` +
@@ -230,25 +242,25 @@ async function measure(count: number): Promise<BenchFigure[]> {
     figuresAfterStop.push(postingFigures);
     return [
       {
-        name: `${n} objects: all handled in`,
+        name: `${n}: all handled in`,
         value: `${seconds.toFixed(2)} s = ${rate.toLocaleString("en")} objects/s`,
         target: `≥ ${RATE_TARGET} objects/s`,
         ok: rate >= RATE_TARGET,
       },
       {
-        name: `${n} objects: creation → handler start`,
+        name: `${n}: creation → handler start`,
         value: `p50 ${percentile(latencies, 50).toFixed(0)} ms, p99 ${
           percentile(latencies, 99).toFixed(0)
         } ms`,
       },
       {
-        name: `${n} objects: API requests per object`,
+        name: `${n}: API requests per object`,
         value: `${perObject.toFixed(2)} (${
           [...counter.byVerb].map(([v, c]) => `${v || "other"} ${c}`).join(", ")
         })`,
       },
       {
-        name: `${n} objects: write requests per object`,
+        name: `${n}: write requests per object`,
         value: `${writesPerObject.toFixed(2)} (object ${objectWrites.toFixed(2)}, events ${
           eventWrites.toFixed(2)
         })`,
@@ -256,7 +268,7 @@ async function measure(count: number): Promise<BenchFigure[]> {
         ok: writesPerObject <= WRITES_TARGET,
       },
       {
-        name: `${n} objects: operator process peak RSS`,
+        name: `${n}: operator process peak RSS`,
         value: `${rss.peak.toFixed(0)} MB (when all are handled: RSS ${rss.now.toFixed(0)} MB, ` +
           `JS heap used ${mb(memory.heapUsed)} of ${mb(memory.heapTotal)} MB, ` +
           `external ${mb(memory.external)} MB)`,
@@ -288,6 +300,15 @@ export const section: BenchSection = {
       figures.push(...await measure(size));
       for (const late of figuresAfterStop.splice(0)) figures.push(...late());
     }
+    // Without the operator's V8 flags: throughput and memory only, for comparison.
+    const plain = await measure(SIZES[SIZES.length - 1], []);
+    figuresAfterStop.splice(0);
+    figures.push(
+      ...plain.filter((f) => /all handled|peak RSS/.test(f.name)).map((f) => ({
+        name: f.name,
+        value: f.value,
+      })),
+    );
     return figures;
   },
 };
