@@ -3,6 +3,7 @@
  * fields, or on any callback. With examples/obj.yaml (label `somelabel: somevalue`,
  * annotation `someannotation: somevalue`, `spec.field: value`), every handler whose
  * message says "satisfied", "matching", "present" or "absent" runs; the others do not.
+ * The daemon at the end runs only while `spec.field` is `value`: the patch below stops it.
  *
  *   kopf run examples/11-filtering-handlers/example.ts --verbose
  *   kubectl apply -f examples/obj.yaml
@@ -135,5 +136,17 @@ kopf.on.update(
   { field: "spec.field", old: "value", new: "changed" },
   function updateWithFieldChangeSatisfied({ logger }) {
     logger.info("Field change is satisfied.");
+  },
+);
+
+kopf.daemon(
+  "kopfexamples",
+  { field: "spec.field", value: "value" },
+  async function daemonWithField({ stopped, logger }) {
+    while (!stopped.isSet) {
+      logger.info("Field daemon is satisfied.");
+      await stopped.wait(1);
+    }
+    logger.info(`Field daemon is stopped: ${stopped.reason}.`);
   },
 );

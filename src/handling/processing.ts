@@ -4,14 +4,18 @@
  * 1. The object's memory is recalled (and forgotten on `DELETED`).
  * 2. Event handlers (`kopf.on.event`) run for every event, the initial listing included;
  *    nothing of them is persisted; their errors are logged and ignored.
- * 3. The resource-changing cause is detected (see `causes.ts`). Our finalizer is added
+ * 3. Daemons and timers (if the resource has any) are told the object's new state (see
+ *    {@link SpawningHook}); while an object marked for deletion still has daemons or timers
+ *    that are exiting, nothing else is done and the object keeps our finalizer: it is
+ *    processed again when they are checked next.
+ * 4. The resource-changing cause is detected (see `causes.ts`). Our finalizer is added
  *    in a cycle of its own, before any handler runs, when a matching handler requires it,
  *    and removed when none does any more — or when the delete handlers are all done.
  *    Objects that match no handler's filters are handled in stealth: nothing is written
  *    and nothing is logged about them.
- * 4. The handlers due for the cause run (see `changing.ts`); when all are done, the
+ * 5. The handlers due for the cause run (see `changing.ts`); when all are done, the
  *    diff-base is stored, the progress purged, and the object counts as fully handled.
- * 5. Everything is applied in as few requests as possible (see `application.ts`).
+ * 6. Everything is applied in as few requests as possible (see `application.ts`).
  *
  * The result tells the worker which `resourceVersion` our patch produced (so that older
  * states are not processed again) and when to process the object again if a handler is
@@ -41,7 +45,7 @@ import {
   matchesValue,
 } from "../intents/filters.ts";
 import type { ChangingHandler } from "../intents/handlers.ts";
-import { buildEventKwargs, type WatchEventType } from "../intents/kwargs.ts";
+import { buildEventKwargs, buildResourceKwargs, type WatchEventType } from "../intents/kwargs.ts";
 import type { ChangingCause, OperatorRegistry } from "../intents/registry.ts";
 import { applyChanges, type FinalizerChange } from "./application.ts";
 import {
@@ -74,6 +78,45 @@ export interface ObjectProcessingResult {
   readonly delay?: number;
 }
 
+/** One state of an object, as the daemons and timers are told about it. */
+export interface SpawningState {
+  /** The object's resource. */
+  readonly resource: Resource;
+  /** The object's latest known body. */
+  readonly body: RawBody;
+  /** The object is marked for deletion: its daemons and timers must stop. */
+  readonly deleted: boolean;
+  /** The object is gone from the cluster (a `DELETED` event). */
+  readonly gone: boolean;
+  /** The object's memory (its memo). */
+  readonly memory: { readonly memo: unknown };
+  /** The object's logger. */
+  readonly logger: ObjectScope["logger"];
+  /** The object's reference. */
+  readonly ref: ObjectReference;
+  /** Aborted when the processing must give up (waits end early). */
+  readonly signal?: AbortSignal;
+}
+
+/** What the daemons and timers report back. */
+export interface SpawningOutcome {
+  /** Daemons or timers of an object marked for deletion are still exiting. */
+  readonly stopping: boolean;
+  /** Seconds until they are checked again, while `stopping`. */
+  readonly delay?: number;
+}
+
+/**
+ * The engine of daemons and timers as the processing sees it (the engine lives in a higher
+ * layer and is given by the operator).
+ */
+export interface SpawningHook {
+  /** Whether the resource has any daemons or timers: objects of others are never told. */
+  serves(resource: Resource): boolean;
+  /** A new state of an object of a served resource. */
+  process(state: SpawningState): Promise<SpawningOutcome>;
+}
+
 /** What processing is made of: one per operator. */
 export interface ObjectProcessorOptions {
   /** The API client for patching. */
@@ -95,6 +138,8 @@ export interface ObjectProcessorOptions {
    * no gain in throughput.
    */
   readonly writeLimit?: number;
+  /** The daemons and timers, if the operator has any. */
+  readonly spawning?: SpawningHook;
 }
 
 /** How many objects are patched at once by default. */
@@ -140,6 +185,7 @@ export class ObjectProcessor {
   readonly #memories: ObjectMemories;
   readonly #clock: Clock | undefined;
   readonly #writes: Semaphore;
+  readonly #spawning: SpawningHook | undefined;
 
   /** A processor over the operator's parts. */
   constructor(options: ObjectProcessorOptions) {
@@ -149,6 +195,7 @@ export class ObjectProcessor {
     this.#memories = options.memories;
     this.#clock = options.clock;
     this.#writes = new Semaphore(options.writeLimit ?? DEFAULT_WRITE_LIMIT);
+    this.#spawning = options.spawning;
   }
 
   /** Process one state of one object; see the module docs. */
@@ -187,7 +234,21 @@ export class ObjectProcessor {
     if (this.#registry.handlersFor(resource).event.length > 0) { // no async call for nothing
       await this.#processEvent(resource, event, body, patch, scope, memory);
     }
-    const changing = await this.#processChanging(resource, event, body, patch, scope, memory);
+    const spawning = this.#spawning?.serves(resource)
+      ? await this.#spawning.process({
+        resource,
+        body,
+        deleted: isDeletionOngoing(body),
+        gone: event.type === "DELETED",
+        memory,
+        logger,
+        ref: scope.ref,
+        signal,
+      })
+      : undefined;
+    const changing = spawning?.stopping
+      ? { delays: [spawning.delay ?? 0] } // the rest waits until they have exited
+      : await this.#processChanging(resource, event, body, patch, scope, memory);
 
     let expectedResourceVersion: string | undefined;
     if (event.type !== "DELETED" && (!patch.isEmpty || changing.finalizerChange !== undefined)) {
@@ -303,6 +364,9 @@ export class ObjectProcessor {
     const finalizer = persistence.finalizer;
     const blocked = hasFinalizer(body, finalizer);
     if (owned.length === 0) {
+      if (this.#spawning?.serves(resource)) {
+        return this.#spawningFinalizer(resource, event, body, blocked, memory, logger);
+      }
       // Nothing of ours needs the object any more, e.g. handlers removed since an older version.
       const stale = blocked && event.type !== "DELETED";
       return stale ? { delays: NO_DELAYS, finalizerChange: "remove" } : IDLE;
@@ -400,6 +464,40 @@ export class ObjectProcessor {
         return { delays: NO_DELAYS, finalizerChange: "remove", fallback: cycle.fallback };
       }
       logger.debug(`${capitalize(TITLES.delete)} is done without a finalizer (optional).`);
+    }
+    return IDLE;
+  }
+
+  /**
+   * Our finalizer on objects of resources with daemons or timers but no changing handlers:
+   * there while any of them applies; removed once the object is marked for deletion (its
+   * daemons and timers have exited by then).
+   */
+  #spawningFinalizer(
+    resource: Resource,
+    event: ObjectEvent,
+    body: RawBody,
+    blocked: boolean,
+    memory: ObjectMemory,
+    logger: ObjectScope["logger"],
+  ): ChangingOutcome {
+    if (event.type === "DELETED") return IDLE;
+    if (isDeletionOngoing(body)) {
+      if (!blocked) return IDLE;
+      logger.debug("Removing the finalizer, thus allowing the actual deletion.");
+      return { delays: NO_DELAYS, finalizerChange: "remove" };
+    }
+    const required = this.#registry.requiresFinalizer(resource, {
+      body,
+      kwargs: () => buildResourceKwargs({ resource, body, memo: memory.memo }, {}),
+    });
+    if (required && !blocked) {
+      logger.debug("Adding the finalizer, thus preventing the actual deletion.");
+      return { delays: NO_DELAYS, finalizerChange: "add" };
+    }
+    if (!required && blocked) {
+      logger.debug("Removing the finalizer, as there are no handlers requiring it.");
+      return { delays: NO_DELAYS, finalizerChange: "remove" };
     }
     return IDLE;
   }

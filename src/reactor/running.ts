@@ -5,16 +5,18 @@
  * The order of things:
  *
  * 1. The options are checked: anything this version cannot do yet (peering with a name,
- *    daemons, timers, indices, admission handlers) fails at once with one clear line —
- *    nothing is silently ignored.
+ *    indices, admission handlers) fails at once with one clear line — nothing is silently
+ *    ignored.
  * 2. Startup handlers run (they may tune the settings); a permanent failure ends here.
  *    Then the liveness endpoint starts, if asked for.
  * 3. Login: the login handlers (or, without any, the service account in a pod or the
  *    kubeconfig) fill the credentials vault; they run again whenever the vault runs dry.
  * 4. Discovery, peering detection (without peering resources, or with `standalone`, the
  *    operator runs alone), then observation: one watch per served resource and namespace,
- *    feeding one worker per object, which processes each object's latest state.
- * 5. On the signal: the watches stop, the workers finish within `batching.exitTimeout`
+ *    feeding one worker per object, which processes each object's latest state (and tells
+ *    the daemons and timers about it, if the operator has any).
+ * 5. On the signal: the watches stop, the daemons and timers are stopped and awaited
+ *    (within `batching.exitTimeout`), the workers finish within `batching.exitTimeout`
  *    (then are aborted), cleanup handlers run, pending events are posted, connections
  *    close; then `operator()` resolves.
  *
@@ -47,6 +49,8 @@ import {
   startLivenessEndpoint,
 } from "../engines/liveness.ts";
 import { startEventPoster } from "../engines/posting.ts";
+import { Spawner } from "../engines/daemons.ts";
+import { realClock } from "./clock.ts";
 import { type ReactorLogger, reactorLogger } from "./diagnostics.ts";
 import { makeScope, type NamespacePattern, type Scope } from "./namespaces.ts";
 import { observationClient, Observer } from "./observation.ts";
@@ -97,8 +101,6 @@ export class OperatorConfigurationError extends Error {
 }
 
 const UNSUPPORTED_KINDS: Readonly<Record<string, string>> = {
-  daemon: "daemons",
-  timer: "timers",
   index: "indices",
   webhook: "admission webhooks",
 };
@@ -275,12 +277,17 @@ async function serve(options: ServeOptions): Promise<void> {
     );
   }
 
+  const hasSpawning = registry.handlers.some((h) => h.kind === "daemon" || h.kind === "timer");
+  const spawner = hasSpawning
+    ? new Spawner({ api, registry, settings, clock: realClock, wallClock: options.clock })
+    : undefined;
   const processor = new ObjectProcessor({
     api,
     registry,
     settings,
     memories: new ObjectMemories(options.memo),
     clock: options.clock,
+    spawning: spawner,
   });
   const multiplexer = new Multiplexer({
     processor: (event, context) => processor.process(context.resource, event, context.signal),
@@ -331,6 +338,7 @@ async function serve(options: ServeOptions): Promise<void> {
   await Promise.race([running, aborted(stop)]).catch(() => {});
   observing.abort();
   await running.catch((error) => (failure = { error }));
+  await spawner?.shutdown();
   await multiplexer.shutdown();
   if (failure !== undefined && !stop.aborted) throw failure.error;
 }

@@ -5,6 +5,7 @@ import { clusterWithCrd, KIND, LAST_HANDLED, NAME, runUntilSettled, settled } fr
 Deno.test("11-filtering-handlers: only the handlers whose filters match run", async () => {
   await using cluster = await clusterWithCrd();
   const runner = await runUntilSettled("11-filtering-handlers", cluster);
+  await runner.waitForOutput(`[default/${NAME}] Field daemon is satisfied.`);
   cluster.patch(KIND, NAME, { spec: { field: "changed" } });
   await cluster.waitFor(
     KIND,
@@ -12,6 +13,8 @@ Deno.test("11-filtering-handlers: only the handlers whose filters match run", as
     (o) => settled(o) && o!.metadata!.annotations![LAST_HANDLED].includes('"changed"'),
   );
   await runner.waitForOutput(`[default/${NAME}] Field change is satisfied.`);
+  // The field no longer has the daemon's value: the daemon is stopped.
+  await runner.waitForOutput(`[default/${NAME}] Field daemon is stopped: filters-mismatch.`);
   cluster.delete(KIND, NAME);
   await cluster.waitFor(KIND, NAME, (o) => o === undefined);
   await runner.stop();
@@ -29,6 +32,7 @@ Deno.test("11-filtering-handlers: only the handlers whose filters match run", as
       "Filter satisfied.",
       "Field value is satisfied.",
       "Field presence is satisfied.",
+      "Field daemon is satisfied.",
     ]
   ) assert(said(text), `said: ${text}`);
   for (

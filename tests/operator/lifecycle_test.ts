@@ -6,7 +6,7 @@
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../assert.ts";
 import { PermanentError, TemporaryError } from "../../src/structs/errors.ts";
 import { OperatorRegistry } from "../../src/intents/registry.ts";
-import { daemon, on } from "../../src/intents/registration.ts";
+import { index, on } from "../../src/intents/registration.ts";
 import { operator, OperatorConfigurationError } from "../../src/reactor/running.ts";
 import { FakeCluster } from "../../src/testing/mod.ts";
 import { startHttpServer } from "../../src/platform/http_server.ts";
@@ -41,10 +41,12 @@ Deno.test("options not supported yet fail at once with one line", async () => {
   const named = testSettings({ peering: { name: "mine" } });
   const peering = await assertRejects(() => operator({ registry, settings: named }));
   assertStringIncludes(peering.message, 'name "mine"');
-  const withDaemon = new OperatorRegistry({ onWarning: () => {} });
-  daemon("kopfexamples", { registry: withDaemon }, async function monitor() {});
-  const error = await assertRejects(() => operator({ registry: withDaemon }));
-  assertStringIncludes(error.message, '"monitor" is registered, but daemons are not supported');
+  const withIndex = new OperatorRegistry({ onWarning: () => {} });
+  index("kopfexamples", { registry: withIndex }, function byName({ name }) {
+    return name;
+  });
+  const error = await assertRejects(() => operator({ registry: withIndex }));
+  assertStringIncludes(error.message, '"byName" is registered, but indices are not supported');
 });
 
 Deno.test("startup tunes the settings; cleanup runs on exit; a failing startup stops the start", async () => {

@@ -1,0 +1,511 @@
+/**
+ * Daemons and timers: long-running tasks that accompany each object for as long as it
+ * exists (and matches the handler's filters), one per object and handler.
+ *
+ * The object processing tells the engine every new state of an object of a resource that
+ * has daemons or timers (see {@link Spawner.process}); objects of other resources are
+ * never seen here, so they cost nothing. For each state:
+ *
+ * - the object's live body is updated: `body`, `spec`, `meta`, `status`, `labels`,
+ *   `annotations` of running daemons and timers show it at once; a new state also
+ *   restarts the quiet period of idling timers;
+ * - daemons and timers whose filters now match are spawned (unless one is still
+ *   running or stopping, or has ended on its own before: then it stays ended for this
+ *   object for the operator's lifetime); running ones whose filters no longer match are
+ *   asked to stop, and can be spawned again once they have exited;
+ * - an object marked for deletion has all its daemons and timers stopped, and the
+ *   processing keeps our finalizer on it until they have exited (see below).
+ *
+ * A daemon runs its function once (after `initialDelay`); when the function returns or
+ * fails for good, the daemon is over and is not restarted. Errors follow the handler's
+ * `errors`, `backoff`, `retries` and `timeout` options like other handlers': a
+ * `TemporaryError` runs the function again after its delay. A timer runs its function on
+ * a schedule (see `timers.ts`). After every run, the result goes to `status.<id>` and the
+ * `patch` is applied in one request (two if the status is a subresource).
+ *
+ * Stopping: the stop-flag (`stopped`) is set and its `signal` aborted at once. JavaScript
+ * cannot cancel a running function, so what Kopf calls forced cancellation is not there:
+ * a daemon with a `cancellationTimeout` is given `cancellationBackoff` plus
+ * `cancellationTimeout` seconds, after which it is abandoned (logged as a warning) and the
+ * object is released; without a timeout, it is waited for as long as it takes, and the
+ * object stays blocked meanwhile. For an object marked for deletion, the processing waits
+ * for the exits itself, so the object is released as soon as the last one has exited; it
+ * reports what is still running every `cancellationPolling` seconds (the daemon's option,
+ * else `settings.background.cancellationPolling`; timers always use the setting) and lets
+ * the object's newer events in between.
+ *
+ * When the operator exits, every daemon and timer is stopped, and they are waited for
+ * up to `settings.batching.exitTimeout` seconds in total; those still running then are
+ * abandoned and reported.
+ *
+ * @module
+ */
+
+import { PermanentError } from "../structs/errors.ts";
+import { objectKey } from "../structs/identities.ts";
+import type { ObjectReference } from "../structs/object_refs.ts";
+import { Patch } from "../structs/patches.ts";
+import type { Resource } from "../structs/resources.ts";
+import { DaemonStopper, type DaemonStoppingReason } from "../structs/stoppers.ts";
+import type { RawBody } from "../structs/bodies.ts";
+import { type Body, BodyHolder, liveView } from "../structs/views.ts";
+import type { ApiClient } from "../client/api.ts";
+import type { OperatorSettings } from "../settings/operator_settings.ts";
+import type { DaemonHandler, TimerHandler } from "../intents/handlers.ts";
+import {
+  buildDaemonKwargs,
+  buildResourceKwargs,
+  buildTimerKwargs,
+  type ResourceKwargs,
+} from "../intents/kwargs.ts";
+import type { OperatorRegistry } from "../intents/registry.ts";
+import { applyChanges } from "../handling/application.ts";
+import { executeHandlerOnce } from "../handling/execution.ts";
+import { createObjectScope, type ObjectScope, runInObjectScope } from "../handling/loggers.ts";
+import type { SpawningHook, SpawningOutcome, SpawningState } from "../handling/processing.ts";
+import {
+  type Clock as WallClock,
+  deliverResults,
+  HandlerState,
+  type Outcome,
+  plainResult,
+} from "../handling/progress.ts";
+import { runTimer } from "./timers.ts";
+
+/** A monotonic source of time in seconds, with cancellable callbacks (the reactor's clock). */
+export interface SpawnerClock {
+  /** Seconds since an arbitrary origin; never goes backwards. */
+  now(): number;
+  /** Call `callback` once after `seconds`; returns a function that cancels the call. */
+  schedule(seconds: number, callback: () => void): () => void;
+}
+
+/** What the engine is made of: one per operator. */
+export interface SpawnerOptions {
+  /** The API client for applying the handlers' patches. */
+  readonly api: ApiClient;
+  /** The handlers. */
+  readonly registry: OperatorRegistry;
+  /** The operator's settings (read when used, so startup handlers may change them). */
+  readonly settings: OperatorSettings;
+  /** The monotonic clock of delays, intervals and idling. */
+  readonly clock: SpawnerClock;
+  /** The wall clock of the `started` and `runtime` arguments; `Date.now` by default. */
+  readonly wallClock?: WallClock;
+}
+
+type SpawningHandler = DaemonHandler | TimerHandler;
+
+/** One running (or stopping) daemon or timer of one object. */
+interface Spawned {
+  readonly handler: SpawningHandler;
+  readonly stopper: DaemonStopper;
+  /** When it was asked to stop, on the monotonic clock. */
+  stoppedAt: number | undefined;
+  /** Settles when its task has exited. */
+  readonly exited: Promise<void>;
+  /** Whether the processing has given up waiting for it. */
+  abandoned: boolean;
+}
+
+/** What the engine keeps about one object with daemons or timers. */
+interface ObjectRecord {
+  readonly resource: Resource;
+  readonly key: string;
+  readonly holder: BodyHolder;
+  readonly scope: ObjectScope & { readonly ref: ObjectReference };
+  readonly memory: { readonly memo: unknown };
+  /** The latest `resourceVersion` seen, to tell a new state from a revisit of the same. */
+  version: string | undefined;
+  /** When the object last changed (or was first seen), on the monotonic clock. */
+  changedAt: number;
+  /** Daemons and timers that run or are stopping, by handler id. */
+  readonly running: Map<string, Spawned>;
+  /** Ids of those that ended on their own: never spawned again for this object. */
+  readonly finished: Set<string>;
+  /** The object is gone from the cluster: forget it once nothing runs. */
+  gone: boolean;
+}
+
+/** The engine of daemons and timers of one operator; see the module docs. */
+export class Spawner implements SpawningHook {
+  readonly #api: ApiClient;
+  readonly #registry: OperatorRegistry;
+  readonly #settings: OperatorSettings;
+  readonly #clock: SpawnerClock;
+  readonly #wallClock: WallClock;
+  readonly #objects = new Map<string, ObjectRecord>();
+  readonly #closing = new AbortController();
+
+  /** An engine over the operator's parts; it spawns nothing until told about objects. */
+  constructor(options: SpawnerOptions) {
+    this.#api = options.api;
+    this.#registry = options.registry;
+    this.#settings = options.settings;
+    this.#clock = options.clock;
+    this.#wallClock = options.wallClock ?? Date.now;
+  }
+
+  /** How many daemons and timers run or are stopping, over all objects. */
+  get size(): number {
+    let size = 0;
+    for (const record of this.#objects.values()) size += record.running.size;
+    return size;
+  }
+
+  /** How many objects the engine keeps anything about. */
+  get objects(): number {
+    return this.#objects.size;
+  }
+
+  /** Whether the resource has any daemons or timers (others are never told about). */
+  serves(resource: Resource): boolean {
+    const handlers = this.#registry.handlersFor(resource);
+    return handlers.daemon.length + handlers.timer.length > 0;
+  }
+
+  /** A new state of an object of a served resource; see the module docs. */
+  async process(state: SpawningState): Promise<SpawningOutcome> {
+    const { resource, body } = state;
+    const key = `${resource.key}\u0000${objectKey(body)}`;
+    let record = this.#objects.get(key);
+    if (record !== undefined) this.#update(record, body);
+
+    if (state.gone) {
+      if (record === undefined) return NOTHING;
+      record.gone = true;
+      for (const spawned of record.running.values()) {
+        this.#stop(record, spawned, "resource-deleted");
+      }
+      this.#forgetIfIdle(record);
+      return NOTHING;
+    }
+    if (state.deleted) {
+      if (record === undefined || record.running.size === 0) return NOTHING;
+      for (const spawned of record.running.values()) {
+        this.#stop(record, spawned, "resource-deleted");
+      }
+      return await this.#awaitExits(record, state.signal);
+    }
+
+    const handlers = this.#closing.signal.aborted
+      ? []
+      : this.#registry.selectSpawningHandlers(resource, {
+        body,
+        kwargs: () => this.#filterKwargs(resource, body, state),
+      });
+    if (record !== undefined) {
+      const wanted = new Set(handlers.map((h) => h.id));
+      for (const spawned of record.running.values()) {
+        if (!wanted.has(spawned.handler.id)) this.#stop(record, spawned, "filters-mismatch");
+      }
+    }
+    for (const handler of handlers) {
+      if (record?.running.has(handler.id) || record?.finished.has(handler.id)) continue;
+      record ??= this.#remember(key, state);
+      this.#spawn(record, handler);
+    }
+    if (record !== undefined) this.#forgetIfIdle(record);
+    return NOTHING;
+  }
+
+  /**
+   * Stop every daemon and timer ("operator-exiting") and wait for them, up to
+   * `settings.batching.exitTimeout` seconds; those still running then are abandoned.
+   * Nothing is spawned afterwards.
+   */
+  async shutdown(): Promise<void> {
+    this.#closing.abort();
+    const all: Spawned[] = [];
+    for (const record of this.#objects.values()) {
+      for (const spawned of record.running.values()) {
+        this.#stop(record, spawned, "operator-exiting");
+        all.push(spawned);
+      }
+    }
+    if (all.length === 0) return;
+    const timeout = this.#settings.batching.exitTimeout;
+    const exited = await this.#within(Promise.all(all.map((s) => s.exited)), timeout);
+    if (exited) return;
+    for (const record of this.#objects.values()) {
+      for (const spawned of record.running.values()) {
+        record.scope.logger.warning(
+          `${title(spawned.handler)} did not exit within ${timeout}s of the operator's exit; ` +
+            "abandoning it.",
+        );
+      }
+    }
+  }
+
+  /** The arguments of filter callbacks: those of the handler, without the run's. */
+  #filterKwargs(resource: Resource, body: RawBody, state: SpawningState): ResourceKwargs {
+    return buildResourceKwargs({
+      resource,
+      body,
+      logger: state.logger,
+      memo: state.memory.memo,
+    }, {});
+  }
+
+  #remember(key: string, state: SpawningState): ObjectRecord {
+    const holder = new BodyHolder(state.body);
+    const live = liveView(holder, [], "body") as unknown as Body;
+    const record: ObjectRecord = {
+      resource: state.resource,
+      key,
+      holder,
+      scope: createObjectScope(live, {}, state.ref),
+      memory: state.memory,
+      version: state.body.metadata?.resourceVersion,
+      changedAt: this.#clock.now(),
+      running: new Map(),
+      finished: new Set(),
+      gone: false,
+    };
+    this.#objects.set(key, record);
+    return record;
+  }
+
+  #update(record: ObjectRecord, body: RawBody): void {
+    record.holder.update(body);
+    const version = body.metadata?.resourceVersion;
+    if (version !== record.version) {
+      record.version = version;
+      record.changedAt = this.#clock.now();
+    }
+  }
+
+  /** Drop the record when nothing of it is needed any more. */
+  #forgetIfIdle(record: ObjectRecord): void {
+    if (record.running.size > 0) return;
+    if (record.gone || record.finished.size === 0) {
+      if (this.#objects.get(record.key) === record) this.#objects.delete(record.key);
+    }
+  }
+
+  #stop(record: ObjectRecord, spawned: Spawned, reason: DaemonStoppingReason): void {
+    if (spawned.stoppedAt !== undefined) return;
+    spawned.stoppedAt = this.#clock.now();
+    record.scope.logger.debug(`${title(spawned.handler)} is asked to stop (${reason}).`);
+    spawned.stopper.stop(reason);
+  }
+
+  #spawn(record: ObjectRecord, handler: SpawningHandler): void {
+    const stopper = new DaemonStopper();
+    let settle!: () => void;
+    const exited = new Promise<void>((resolve) => (settle = resolve));
+    const spawned: Spawned = { handler, stopper, stoppedAt: undefined, exited, abandoned: false };
+    record.running.set(handler.id, spawned);
+    record.scope.logger.debug(`${title(handler)} is spawned.`);
+    const task = handler.kind === "daemon" ? this.#runDaemon(record, handler, stopper) : runTimer({
+      handler,
+      now: () => this.#clock.now(),
+      sleep: (seconds) => this.#sleep(seconds, stopper.signal),
+      get stopped() {
+        return stopper.isSet;
+      },
+      get changedAt() {
+        return record.changedAt;
+      },
+      attempt: (() => {
+        let state: HandlerState | undefined;
+        return async (fresh: boolean) => {
+          if (fresh || state === undefined) state = HandlerState.fromScratch(this.#wallClock);
+          const outcome = await this.#attempt(record, handler, state, stopper);
+          state = state.withOutcome(outcome);
+          return outcome;
+        };
+      })(),
+    });
+    void task.then(
+      (ended) => ended,
+      (error) => {
+        record.scope.logger.exception(`${title(handler)} has crashed.`, error);
+        return true;
+      },
+    ).then((endedOnItsOwn) => {
+      if (endedOnItsOwn && !stopper.isSet) {
+        record.finished.add(handler.id);
+        record.scope.logger.debug(
+          `${title(handler)} has ended on its own; it is not spawned again for this object.`,
+        );
+      } else {
+        record.scope.logger.debug(`${title(handler)} has exited.`);
+      }
+      if (record.running.get(handler.id) === spawned) record.running.delete(handler.id);
+      this.#forgetIfIdle(record);
+      settle();
+    });
+  }
+
+  /** A daemon: its function, run again only after temporary errors. */
+  async #runDaemon(
+    record: ObjectRecord,
+    handler: DaemonHandler,
+    stopper: DaemonStopper,
+  ): Promise<boolean> {
+    if (handler.initialDelay !== null && handler.initialDelay > 0) {
+      await this.#sleep(handler.initialDelay, stopper.signal);
+    }
+    let state = HandlerState.fromScratch(this.#wallClock);
+    while (!stopper.isSet) {
+      const outcome = await this.#attempt(record, handler, state, stopper);
+      state = state.withOutcome(outcome);
+      if (outcome.final) return true;
+      await this.#sleep(outcome.delay ?? 0, stopper.signal);
+    }
+    return false;
+  }
+
+  /** Run the function once; deliver its result and apply its patch. */
+  async #attempt(
+    record: ObjectRecord,
+    handler: SpawningHandler,
+    state: HandlerState,
+    stopper: DaemonStopper,
+  ): Promise<Outcome> {
+    const patch = new Patch();
+    const init = {
+      resource: record.resource,
+      body: record.holder.body,
+      holder: record.holder,
+      patch,
+      logger: record.scope.logger,
+      memo: record.memory.memo,
+      param: handler.param,
+    };
+    const retry = { retry: state.retries, started: state.startedAt, runtime: state.runtime };
+    const kwargs = handler.kind === "daemon"
+      ? buildDaemonKwargs(init, { ...retry, stopped: stopper })
+      : buildTimerKwargs(init, retry);
+    const outcome = await executeHandlerOnce(
+      handler,
+      state,
+      record.scope.logger,
+      () => runInObjectScope(record.scope, async () => storable(await handler.fn(kwargs))),
+    );
+    deliverResults(new Map([[handler.id, outcome]]), patch, true);
+    if (!patch.isEmpty && !record.gone) await this.#apply(record, patch);
+    return outcome;
+  }
+
+  async #apply(record: ObjectRecord, patch: Patch): Promise<void> {
+    try {
+      const applied = await applyChanges({
+        api: this.#api,
+        resource: record.resource,
+        body: record.holder.body,
+        patch,
+        finalizer: this.#settings.persistence.finalizer,
+      });
+      if (applied.gone) record.scope.logger.debug("The object is gone; nothing to patch.");
+    } catch (error) {
+      record.scope.logger.exception("Applying the changes of a daemon or timer failed.", error);
+    }
+  }
+
+  /**
+   * Wait for the object's stopping daemons and timers to exit, checking every polling
+   * interval (or sooner, when a daemon's cancellation time is up: then it is abandoned).
+   * After one such interval without all of them gone, report them as still stopping, so
+   * that the object's newer events get their turn before the next wait.
+   */
+  async #awaitExits(record: ObjectRecord, signal?: AbortSignal): Promise<SpawningOutcome> {
+    const polling = this.#settings.background.cancellationPolling;
+    let waited = false;
+    for (;;) {
+      const now = this.#clock.now();
+      let next: number | undefined;
+      const pending: Promise<void>[] = [];
+      for (const spawned of record.running.values()) {
+        if (spawned.abandoned) continue;
+        const handler = spawned.handler;
+        let check = handler.kind === "daemon" && handler.cancellationPolling !== null
+          ? handler.cancellationPolling
+          : polling;
+        if (handler.kind === "daemon" && handler.cancellationTimeout !== null) {
+          const deadline = spawned.stoppedAt! + (handler.cancellationBackoff ?? 0) +
+            handler.cancellationTimeout;
+          if (now >= deadline) {
+            spawned.abandoned = true;
+            record.scope.logger.warning(
+              `${title(handler)} did not exit in time; leaving it orphaned and releasing ` +
+                "the object.",
+            );
+            continue;
+          }
+          check = Math.min(check, deadline - now);
+        }
+        if (waited) {
+          record.scope.logger.debug(`${title(handler)} is still exiting; waiting ${check}s more.`);
+        }
+        pending.push(spawned.exited);
+        next = Math.min(next ?? Infinity, check);
+      }
+      if (next === undefined) return NOTHING;
+      if (waited || this.#closing.signal.aborted || signal?.aborted) {
+        return { stopping: true, delay: 0 };
+      }
+      await this.#within(Promise.all(pending), next, this.#closing.signal, signal);
+      waited = true;
+    }
+  }
+
+  /**
+   * Whether the promise settles within `seconds` on the engine's clock (the wait also ends,
+   * with `false`, when any of the signals aborts).
+   */
+  async #within(
+    promise: Promise<unknown>,
+    seconds: number,
+    ...signals: (AbortSignal | undefined)[]
+  ): Promise<boolean> {
+    const stop = new AbortController();
+    const onAbort = () => stop.abort();
+    for (const signal of signals) signal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      return await Promise.race([
+        promise.then(() => true),
+        this.#sleep(seconds, stop.signal).then(() => false),
+      ]);
+    } finally {
+      stop.abort();
+      for (const signal of signals) signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  /** Sleep on the engine's clock, waking early when the signal aborts. */
+  #sleep(seconds: number, signal: AbortSignal): Promise<void> {
+    if (signal.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const onAbort = () => {
+        cancel();
+        resolve();
+      };
+      const cancel = this.#clock.schedule(Math.max(0, seconds), () => {
+        signal.removeEventListener("abort", onAbort);
+        resolve();
+      });
+      signal.addEventListener("abort", onAbort, { once: true });
+    });
+  }
+}
+
+const NOTHING: SpawningOutcome = Object.freeze({ stopping: false });
+
+/** How a daemon or timer is named in messages: `Daemon 'monitor'`. */
+function title(handler: SpawningHandler): string {
+  return `${handler.kind === "daemon" ? "Daemon" : "Timer"} '${handler.id}'`;
+}
+
+/** The result as it goes to the status; an unstorable one fails the handler for good. */
+function storable(result: unknown): unknown {
+  try {
+    return plainResult(result);
+  } catch {
+    throw new PermanentError(
+      "its result cannot be stored in the status; return plain JSON data " +
+        "(objects, arrays, strings, numbers, booleans, null)",
+    );
+  }
+}
