@@ -188,12 +188,11 @@ export class Spawner implements SpawningHook {
       return await this.#awaitExits(record, state.signal);
     }
 
-    const handlers = this.#closing.signal.aborted
-      ? []
-      : this.#registry.selectSpawningHandlers(resource, {
-        body,
-        kwargs: () => this.#filterKwargs(resource, body, state),
-      });
+    if (this.#closing.signal.aborted) return NOTHING; // the operator is exiting: all stopped
+    const handlers = this.#registry.selectSpawningHandlers(resource, {
+      body,
+      kwargs: () => this.#filterKwargs(resource, body, state),
+    });
     if (record !== undefined) {
       const wanted = new Set(handlers.map((h) => h.id));
       for (const spawned of record.running.values()) {

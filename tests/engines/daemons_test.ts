@@ -1,0 +1,109 @@
+/**
+ * The engine of daemons and timers on its own: what it keeps per object (nothing for
+ * objects that no daemon or timer applies to; nothing once an object is gone), and that a
+ * daemon that has ended is not spawned again for its object.
+ */
+import { assertEquals } from "../assert.ts";
+import type { RawBody } from "../../src/structs/bodies.ts";
+import { Resource } from "../../src/structs/resources.ts";
+import type { ApiClient } from "../../src/client/api.ts";
+import { OperatorSettings } from "../../src/settings/operator_settings.ts";
+import { OperatorRegistry } from "../../src/intents/registry.ts";
+import { daemon } from "../../src/intents/registration.ts";
+import { createObjectScope } from "../../src/handling/loggers.ts";
+import { Spawner } from "../../src/engines/daemons.ts";
+import { realClock } from "../../src/reactor/clock.ts";
+import { Calls } from "../operator/harness.ts";
+
+const KEX = new Resource({ group: "kopf.dev", version: "v1", plural: "kopfexamples" });
+
+function object(uid: string, labels: Record<string, string> = {}): RawBody {
+  return { metadata: { name: uid, namespace: "default", uid, labels, resourceVersion: "1" } };
+}
+
+function spawner(registry: OperatorRegistry): Spawner {
+  // No API requests are expected: the daemons here patch nothing.
+  return new Spawner({
+    api: {} as ApiClient,
+    registry,
+    settings: new OperatorSettings(),
+    clock: realClock,
+  });
+}
+
+function stateOf(body: RawBody, flags: { deleted?: boolean; gone?: boolean } = {}) {
+  const scope = createObjectScope(body);
+  return {
+    resource: KEX,
+    body,
+    deleted: flags.deleted ?? false,
+    gone: flags.gone ?? false,
+    memory: { memo: {} },
+    logger: scope.logger,
+    ref: scope.ref,
+  };
+}
+
+Deno.test("nothing is kept for objects that no daemon applies to, nor for gone ones", async () => {
+  const registry = new OperatorRegistry({ onWarning: () => {} });
+  const calls = new Calls<string>();
+  daemon(KEX.plural, { registry, labels: { run: "yes" } }, async function watcher({ stopped }) {
+    calls.add("start");
+    await stopped.wait();
+    calls.add(`stop ${stopped.reason}`);
+  });
+  const engine = spawner(registry);
+  await engine.process(stateOf(object("a")));
+  assertEquals([engine.objects, engine.size], [0, 0]);
+
+  const b = object("b", { run: "yes" });
+  await engine.process(stateOf(b));
+  await engine.process(stateOf(b)); // the same state again: never a second daemon
+  await calls.until(1);
+  assertEquals([engine.objects, engine.size], [1, 1]);
+
+  await engine.process(stateOf(b, { gone: true }));
+  await calls.until(1, (c) => c === "stop resource-deleted");
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  assertEquals([engine.objects, engine.size], [0, 0]);
+  assertEquals(calls.list, ["start", "stop resource-deleted"]);
+  await engine.shutdown();
+});
+
+Deno.test("a daemon that has ended is not spawned again for its object", async () => {
+  const registry = new OperatorRegistry({ onWarning: () => {} });
+  const calls = new Calls<string>();
+  daemon(KEX.plural, { registry }, function once() {
+    calls.add("run");
+  });
+  const engine = spawner(registry);
+  const body = object("a");
+  await engine.process(stateOf(body));
+  await calls.until(1);
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  await engine.process(stateOf({ ...body, metadata: { ...body.metadata, resourceVersion: "2" } }));
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  assertEquals(calls.list, ["run"]);
+  assertEquals([engine.objects, engine.size], [1, 0], "its end is remembered while it exists");
+  await engine.process(stateOf(body, { gone: true }));
+  assertEquals(engine.objects, 0);
+  await engine.shutdown();
+});
+
+Deno.test("the operator's exit stops the daemons and spawns no more", async () => {
+  const registry = new OperatorRegistry({ onWarning: () => {} });
+  const calls = new Calls<string>();
+  daemon(KEX.plural, { registry }, async function watcher({ name, stopped }) {
+    calls.add(`start ${name}`);
+    await stopped.wait();
+    calls.add(`stop ${name} ${stopped.reason}`);
+  });
+  const engine = spawner(registry);
+  await engine.process(stateOf(object("a")));
+  await calls.until(1);
+  await engine.shutdown();
+  assertEquals(calls.list, ["start a", "stop a operator-exiting"]);
+  await engine.process(stateOf(object("b")));
+  assertEquals(engine.size, 0);
+  assertEquals(calls.list.length, 2);
+});
