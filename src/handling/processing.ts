@@ -5,9 +5,10 @@
  * 2. Event handlers (`kopf.on.event`) run for every event, the initial listing included;
  *    nothing of them is persisted; their errors are logged and ignored.
  * 3. Daemons and timers (if the resource has any) are told the object's new state (see
- *    {@link SpawningHook}); while an object marked for deletion still has daemons or timers
- *    that are exiting, nothing else is done and the object keeps our finalizer: it is
- *    processed again when they are checked next.
+ *    {@link SpawningHook}). For an object marked for deletion, they are stopped and waited
+ *    for; while some are still exiting, nothing else is done and the object keeps our
+ *    finalizer (it is processed again to wait for them once more). Delete handlers run
+ *    after they have all exited.
  * 4. The resource-changing cause is detected (see `causes.ts`). Our finalizer is added
  *    in a cycle of its own, before any handler runs, when a matching handler requires it,
  *    and removed when none does any more — or when the delete handlers are all done.
