@@ -9,7 +9,6 @@
 import { Command, Option } from "@commander-js/extra-typings";
 import { getLogger } from "@logtape/logtape";
 import { configure } from "../platform/logging.ts";
-import { describePermissionError } from "../platform/permissions.ts";
 import { LOG_FORMATS, type LogFormat } from "../structs/log_formats.ts";
 import type { ConnectionInfo } from "../structs/credentials.ts";
 import type { Memo } from "../structs/memos.ts";
@@ -17,7 +16,9 @@ import type { OperatorSettings } from "../settings/operator_settings.ts";
 import { loginWithKubeconfig } from "../client/kubeconfig.ts";
 import { loginWithDefaults } from "../client/login.ts";
 import { getDefaultRegistry, type OperatorRegistry } from "../intents/registry.ts";
-import { operator, type OperatorOptions, run } from "../reactor/running.ts";
+import { oneLine, operator, type OperatorOptions, run } from "../reactor/running.ts";
+
+export { oneLine };
 import { missingCredentials } from "./credentials.ts";
 import {
   collect,
@@ -59,14 +60,6 @@ export interface RunContext {
 }
 
 const logger = getLogger(["kopf", "cli"]);
-
-/** Describe an error in one line: permission errors name the flag to add. */
-export function oneLine(error: unknown): string {
-  const permission = describePermissionError(error);
-  if (permission) return permission;
-  const message = error instanceof Error ? error.message : String(error);
-  return message.split("\n")[0];
-}
 
 /** Do what `kopf run` does, with the plan already checked. */
 export async function executeRun(plan: RunPlan, context: RunContext = {}): Promise<void> {

@@ -45,6 +45,7 @@ import { PermanentError } from "../structs/errors.ts";
 import { objectKey } from "../structs/identities.ts";
 import type { ObjectReference } from "../structs/object_refs.ts";
 import { Patch } from "../structs/patches.ts";
+import type { Semaphore } from "../structs/semaphores.ts";
 import type { Resource } from "../structs/resources.ts";
 import { DaemonStopper, type DaemonStoppingReason } from "../structs/stoppers.ts";
 import type { RawBody } from "../structs/bodies.ts";
@@ -92,6 +93,8 @@ export interface SpawnerOptions {
   readonly clock: SpawnerClock;
   /** The wall clock of the `started` and `runtime` arguments; `Date.now` by default. */
   readonly wallClock?: WallClock;
+  /** The operator's limit of concurrent writes, shared with the object processing. */
+  readonly writes?: Semaphore;
 }
 
 type SpawningHandler = DaemonHandler | TimerHandler;
@@ -136,6 +139,7 @@ export class Spawner implements SpawningHook {
   readonly #wallClock: WallClock;
   readonly #objects = new Map<string, ObjectRecord>();
   readonly #closing = new AbortController();
+  readonly #writes: Semaphore | undefined;
 
   /** An engine over the operator's parts; it spawns nothing until told about objects. */
   constructor(options: SpawnerOptions) {
@@ -144,6 +148,7 @@ export class Spawner implements SpawningHook {
     this.#settings = options.settings;
     this.#clock = options.clock;
     this.#wallClock = options.wallClock ?? Date.now;
+    this.#writes = options.writes;
   }
 
   /** How many daemons and timers run or are stopping, over all objects. */
@@ -390,13 +395,15 @@ export class Spawner implements SpawningHook {
 
   async #apply(record: ObjectRecord, patch: Patch): Promise<void> {
     try {
-      const applied = await applyChanges({
-        api: this.#api,
-        resource: record.resource,
-        body: record.holder.body,
-        patch,
-        finalizer: this.#settings.persistence.finalizer,
-      });
+      const apply = () =>
+        applyChanges({
+          api: this.#api,
+          resource: record.resource,
+          body: record.holder.body,
+          patch,
+          finalizer: this.#settings.persistence.finalizer,
+        });
+      const applied = await (this.#writes ? this.#writes.run(apply) : apply());
       if (applied.gone) record.scope.logger.debug("The object is gone; nothing to patch.");
     } catch (error) {
       record.scope.logger.exception("Applying the changes of a daemon or timer failed.", error);

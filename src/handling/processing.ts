@@ -139,6 +139,8 @@ export interface ObjectProcessorOptions {
    * no gain in throughput.
    */
   readonly writeLimit?: number;
+  /** The limit of writes shared with the operator's other writers (its daemons and timers). */
+  readonly writes?: Semaphore;
   /** The daemons and timers, if the operator has any. */
   readonly spawning?: SpawningHook;
 }
@@ -195,7 +197,7 @@ export class ObjectProcessor {
     this.#settings = options.settings;
     this.#memories = options.memories;
     this.#clock = options.clock;
-    this.#writes = new Semaphore(options.writeLimit ?? DEFAULT_WRITE_LIMIT);
+    this.#writes = options.writes ?? new Semaphore(options.writeLimit ?? DEFAULT_WRITE_LIMIT);
     this.#spawning = options.spawning;
   }
 

@@ -40,7 +40,8 @@ import { OperatorSettings } from "../settings/operator_settings.ts";
 import { getDefaultRegistry, type OperatorRegistry } from "../intents/registry.ts";
 import { ObjectMemories } from "../handling/memories.ts";
 import { runWithPostingTarget } from "../handling/posting_queue.ts";
-import { ObjectProcessor } from "../handling/processing.ts";
+import { DEFAULT_WRITE_LIMIT, ObjectProcessor } from "../handling/processing.ts";
+import { Semaphore } from "../structs/semaphores.ts";
 import type { Clock as WallClock } from "../handling/progress.ts";
 import { type DefaultLogin, runActivity, runLogin } from "../engines/activities.ts";
 import {
@@ -229,7 +230,8 @@ export async function operator(options: OperatorOptions = {}): Promise<void> {
 }
 
 /** An error in one line: a missing permission names the flag to add; else the message. */
-function oneLine(error: unknown): string {
+/** An error in one line: a missing permission as what to grant, else the first line. */
+export function oneLine(error: unknown): string {
   const permission = describePermissionError(error);
   if (permission !== undefined) return permission;
   const text = error instanceof Error ? error.message || error.name : String(error);
@@ -277,9 +279,24 @@ async function serve(options: ServeOptions): Promise<void> {
     );
   }
 
+  // Kopf's instant-exit tuning has nothing to tune here: say so rather than ignore it.
+  const background = settings.background;
+  const defaults = new OperatorSettings().background;
+  if (
+    background.instantExitTimeout !== defaults.instantExitTimeout ||
+    background.instantExitZeroTimeCycles !== defaults.instantExitZeroTimeCycles
+  ) {
+    logger.warning(
+      "settings.background.instantExitTimeout and instantExitZeroTimeCycles have no effect in " +
+        "this version: the processing of a deleted object waits for its daemons' exits itself.",
+    );
+  }
+
+  // One limit for all the operator's writes: the handling cycles' and the daemons' patches.
+  const writes = new Semaphore(DEFAULT_WRITE_LIMIT);
   const hasSpawning = registry.handlers.some((h) => h.kind === "daemon" || h.kind === "timer");
   const spawner = hasSpawning
-    ? new Spawner({ api, registry, settings, clock: realClock, wallClock: options.clock })
+    ? new Spawner({ api, registry, settings, clock: realClock, wallClock: options.clock, writes })
     : undefined;
   const processor = new ObjectProcessor({
     api,
@@ -288,6 +305,7 @@ async function serve(options: ServeOptions): Promise<void> {
     memories: new ObjectMemories(options.memo),
     clock: options.clock,
     spawning: spawner,
+    writes,
   });
   const multiplexer = new Multiplexer({
     processor: (event, context) => processor.process(context.resource, event, context.signal),

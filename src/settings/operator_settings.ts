@@ -110,9 +110,13 @@ export class PersistenceSettings {
 export class BackgroundSettings {
   /** How often to re-check a stopping daemon that has no cancellation timeout. */
   cancellationPolling = 60;
-  /** How long a daemon may take to exit at once before the slower, persisted way is used. */
+  /**
+   * Kopf's time for a daemon to exit at once before the slower, persisted way is used.
+   * Accepted for compatibility, with no effect (a warning says so when set): here the
+   * processing of a deleted object waits for its daemons' exits itself.
+   */
   instantExitTimeout: number | null = null;
-  /** How many zero-time turns of the event loop a daemon gets to exit at once. */
+  /** Kopf's zero-time event-loop turns for a daemon to exit at once; as above, no effect. */
   instantExitZeroTimeCycles: number | null = 10;
 }
 

@@ -239,3 +239,17 @@ Deno.test("without standalone, peering resources are looked for; the operator ru
   await whileRunning(registry, async () => {}, { standalone: false });
   assert(LOGS.slice(after).some((l) => l.includes("Peering resources exist, but peering is not")));
 });
+
+Deno.test("Kopf's instant-exit settings are accepted but said to have no effect", async () => {
+  await using cluster = await startCluster();
+  const registry = clusterRegistry(cluster);
+  on.create("kopfexamples", { registry }, () => {});
+  const warning = "instantExitTimeout and instantExitZeroTimeCycles have no effect";
+  const before = LOGS.length;
+  await whileRunning(registry, async () => {});
+  assert(!LOGS.slice(before).some((l) => l.includes(warning)), "not with the defaults");
+  const after = LOGS.length;
+  const settings = testSettings({ background: { instantExitTimeout: 2 } });
+  await whileRunning(registry, async () => {}, { settings });
+  assert(LOGS.slice(after).some((l) => l.includes(warning)));
+});
