@@ -29,6 +29,11 @@ export interface EnvironmentRead {
   readonly reason: string;
   /** Whether it is read in this situation; always when omitted. */
   readonly when?: (situation: EnvironmentSituation) => boolean;
+  /**
+   * Read only if already granted (never prompting), with a stand-in otherwise: left out
+   * of the minimal flags.
+   */
+  readonly optional?: boolean;
 }
 
 /** What decides whether a variable is read. */
@@ -65,6 +70,16 @@ export const FRAMEWORK_ENVIRONMENT: readonly EnvironmentRead[] = [
     reason: "service-account login: the API server's port",
     when: ({ inCluster }) => inCluster,
   },
+  {
+    name: "POD_ID",
+    reason: "peering: the pod's name as the operator's identity, if granted and set",
+    optional: true,
+  },
+  {
+    name: "USER",
+    reason: "peering: the user name in the operator's identity, if granted",
+    optional: true,
+  },
 ];
 
 /**
@@ -95,14 +110,25 @@ export interface SystemInfoUse {
   readonly name: string;
   /** Why it is called. */
   readonly reason: string;
+  /**
+   * Called only if already granted (never prompting), with a stand-in otherwise: left out
+   * of the minimal flags.
+   */
+  readonly optional?: boolean;
 }
 
 /**
- * The system-information APIs the framework calls (none at the moment). A test keeps
- * this list in step with the sources: every such call in src/ (Deno's or `node:os`'s
- * hostname, release, network interfaces and the like) must be listed here.
+ * The system-information APIs the framework calls. A test keeps this list in step with
+ * the sources: every such call in src/ (Deno's or `node:os`'s hostname, release, network
+ * interfaces and the like) must be listed here.
  */
-export const FRAMEWORK_SYSTEM_INFO: readonly SystemInfoUse[] = [];
+export const FRAMEWORK_SYSTEM_INFO: readonly SystemInfoUse[] = [
+  {
+    name: "hostname",
+    reason: "peering: the host name in the operator's identity, if granted",
+    optional: true,
+  },
+];
 
 /** Options of {@link planPermissions}, mirroring `kopf permissions`'s flags. */
 export interface PermissionPlanOptions {
@@ -129,7 +155,9 @@ export async function planPermissions(options: PermissionPlanOptions = {}): Prom
   const env = options.inCluster && !own("KUBERNETES_SERVICE_HOST") ? () => undefined : own;
   const set = new PermissionSet();
   const inCluster = options.inCluster || Boolean(env("KUBERNETES_SERVICE_HOST"));
-  for (const use of FRAMEWORK_SYSTEM_INFO) set.add("sys", use.name, use.reason);
+  for (const use of FRAMEWORK_SYSTEM_INFO) {
+    if (!use.optional) set.add("sys", use.name, use.reason);
+  }
 
   if (inCluster) {
     addServiceAccount(set, env);
@@ -141,6 +169,7 @@ export async function planPermissions(options: PermissionPlanOptions = {}): Prom
   const kubeconfig = await addKubeconfig(set, options, env);
   const situation = { env, inCluster, kubeconfig: kubeconfig.found, insecure: kubeconfig.insecure };
   for (const read of [...FRAMEWORK_ENVIRONMENT, ...LIBRARY_ENVIRONMENT]) {
+    if (read.optional) continue;
     if (!read.when || read.when(situation)) set.add("env", read.name, read.reason);
   }
   if (!inCluster && !kubeconfig.found) {

@@ -4,21 +4,23 @@
  *
  * The order of things:
  *
- * 1. The options are checked: anything this version cannot do yet (peering with a name,
- *    indices, admission handlers) fails at once with one clear line — nothing is silently
+ * 1. The options are checked: anything this version cannot do yet (indices,
+ *    admission handlers) fails at once with one clear line — nothing is silently
  *    ignored.
  * 2. Startup handlers run (they may tune the settings); a permanent failure ends here.
  *    Then the liveness endpoint starts, if asked for.
  * 3. Login: the login handlers (or, without any, the service account in a pod or the
  *    kubeconfig) fill the credentials vault; they run again whenever the vault runs dry.
- * 4. Discovery, peering detection (without peering resources, or with `standalone`, the
- *    operator runs alone), then observation: one watch per served resource and namespace,
- *    feeding one worker per object, which processes each object's latest state (and tells
- *    the daemons and timers about it, if the operator has any).
+ * 4. Discovery, peering (without a peering object, or with `standalone`, the operator runs
+ *    alone; else it keeps its record in the peering object alive, and its watches of
+ *    objects pause while a peer with a higher or the same priority is alive), then
+ *    observation: one watch per served resource and namespace, feeding one worker per
+ *    object, which processes each object's latest state (and tells the daemons and timers
+ *    about it, if the operator has any).
  * 5. On the signal: the watches stop, the daemons and timers are stopped and awaited
  *    (within `batching.exitTimeout`), the workers finish within `batching.exitTimeout`
- *    (then are aborted), cleanup handlers run, pending events are posted, connections
- *    close; then `operator()` resolves.
+ *    (then are aborted), the operator leaves the peering, cleanup handlers run, pending
+ *    events are posted, connections close; then `operator()` resolves.
  *
  * Several operators can run in one process, each with its own registry, settings and
  * memo: nothing here is global.
@@ -51,9 +53,17 @@ import {
 } from "../engines/liveness.ts";
 import { startEventPoster } from "../engines/posting.ts";
 import { Spawner } from "../engines/daemons.ts";
+import { startPeering } from "../engines/peering.ts";
 import { realClock } from "./clock.ts";
 import { type ReactorLogger, reactorLogger } from "./diagnostics.ts";
-import { makeScope, type NamespacePattern, type Scope } from "./namespaces.ts";
+import {
+  isServedNamespace,
+  literalNamespaces,
+  makeScope,
+  type NamespacePattern,
+  needsNamespaceWatching,
+  type Scope,
+} from "./namespaces.ts";
 import { observationClient, Observer } from "./observation.ts";
 import { Multiplexer } from "./queueing.ts";
 
@@ -71,9 +81,12 @@ export interface OperatorOptions {
   readonly namespaces?: readonly NamespacePattern[];
   /** Run without peering even if peering resources exist. */
   readonly standalone?: boolean;
-  /** The priority among peers (peering is not built yet: giving it is an error). */
+  /** The priority among peers (`settings.peering.priority`; 0 by default). */
   readonly priority?: number;
-  /** The peering object's name (peering is not built yet: giving it is an error). */
+  /**
+   * The peering object's name (`settings.peering.name`); giving it makes the peering
+   * mandatory: the operator pauses until that object exists.
+   */
   readonly peeringName?: string;
   /** Answer liveness probes with the probe handlers' results here, e.g. `http://0.0.0.0:8080/healthz`. */
   readonly livenessEndpoint?: string;
@@ -120,14 +133,11 @@ function checkSupported(registry: OperatorRegistry, options: OperatorOptions): v
       );
     }
   }
-  if (options.peeringName !== undefined) {
-    fail(
-      `Peering (peeringName ${JSON.stringify(options.peeringName)}) is not supported by this ` +
-        "version yet; run with standalone: true.",
-    );
+  if (options.peeringName !== undefined && options.peeringName.trim() === "") {
+    fail("peeringName must be the name of a peering object, not an empty string.");
   }
-  if (options.priority !== undefined) {
-    fail("The priority is used by peering, which is not supported by this version yet.");
+  if (options.priority !== undefined && !Number.isSafeInteger(options.priority)) {
+    fail(`The priority must be an integer, not ${JSON.stringify(options.priority)}.`);
   }
   if (options.livenessEndpoint !== undefined) {
     try {
@@ -148,8 +158,6 @@ function aborted(signal: AbortSignal): Promise<void> {
     signal.addEventListener("abort", () => resolve(), { once: true })
   );
 }
-
-const PEERING_PLURALS: ReadonlySet<string> = new Set(["kopfpeerings", "clusterkopfpeerings"]);
 
 /**
  * Run an operator until `options.signal` aborts; see the module docs. Rejects if it cannot
@@ -176,18 +184,17 @@ export async function operator(options: OperatorOptions = {}): Promise<void> {
   options.signal?.addEventListener("abort", onAbort, { once: true });
   if (options.signal?.aborted) stop.abort();
   const activity = { registry, settings, memo, signal: stop.signal };
+  // As in Kopf, the options go into the settings before the startup handlers can tune them.
+  settings.peering.clusterwide = scope.clusterwide;
+  if (options.peeringName !== undefined) {
+    settings.peering.name = options.peeringName;
+    settings.peering.mandatory = true;
+  }
+  if (options.priority !== undefined) settings.peering.priority = options.priority;
+  if (options.standalone) settings.peering.standalone = true;
   try {
     logger.debug("Running the startup handlers.");
     await runActivity("startup", activity);
-    if (!options.standalone && !settings.peering.standalone) {
-      if (settings.peering.mandatory || settings.peering.name !== "default") {
-        throw new OperatorConfigurationError(
-          `Peering (settings.peering: name ${JSON.stringify(settings.peering.name)}, ` +
-            `mandatory ${settings.peering.mandatory}) is not supported by this version yet; ` +
-            "run with standalone: true.",
-        );
-      }
-    }
     await using _liveness = options.livenessEndpoint === undefined
       ? undefined
       : await startLiveness(options.livenessEndpoint, activity, logger);
@@ -267,17 +274,17 @@ interface ServeOptions extends OperatorOptions {
 async function serve(options: ServeOptions): Promise<void> {
   const { registry, settings, api, logger, stop } = options;
   const discovery = new Discovery(api);
-  const standalone = options.standalone || settings.peering.standalone;
-  if (!standalone) {
-    const resources = await discovery.resources(stop);
-    const peering = resources.some((r) => r.group === "kopf.dev" && PEERING_PLURALS.has(r.plural));
-    logger.warning(
-      peering
-        ? "Peering resources exist, but peering is not supported by this version yet: " +
-          "running standalone (pass standalone: true to silence this)."
-        : "No peering resources found: running standalone.",
-    );
-  }
+  // Peering: joined before the objects are watched, so that a paused operator never starts.
+  const peering = options.standalone || settings.peering.standalone
+    ? undefined
+    : await startPeering({
+      api,
+      resources: await discovery.resources(stop),
+      settings: settings.peering,
+      namespaces: peeringNamespaces(options.scope),
+      logger,
+      signal: stop,
+    });
 
   // Kopf's instant-exit tuning has nothing to tune here: say so rather than ignore it.
   const background = settings.background;
@@ -343,10 +350,12 @@ async function serve(options: ServeOptions): Promise<void> {
     scanning: settings.scanning,
     logger,
   });
+  peering?.subscribe((paused) => paused ? observer.pause() : observer.resume());
   const observing = new AbortController();
   const running = observer.run(observing.signal);
   // Ready once the initial watches have listed: later objects arrive as watch events.
-  void observer.listed.then(() => {
+  // Paused by a peer from the start, the watches do not list: ready once they are set up.
+  void (peering?.paused ? observer.ready : observer.listed).then(() => {
     if (stop.aborted) return;
     logger.debug("The operator is ready: the initial watches have listed their objects.");
     options.onReady?.();
@@ -358,7 +367,15 @@ async function serve(options: ServeOptions): Promise<void> {
   await running.catch((error) => (failure = { error }));
   await spawner?.shutdown();
   await multiplexer.shutdown();
+  await peering?.stop();
   if (failure !== undefined && !stop.aborted) throw failure.error;
+}
+
+/** Where a namespaced peering lives: the scope's literal namespaces, or any served one. */
+function peeringNamespaces(scope: Scope): readonly string[] | ((namespace: string) => boolean) {
+  if (scope.clusterwide) return [];
+  if (needsNamespaceWatching(scope)) return (namespace) => isServedNamespace(namespace, scope);
+  return literalNamespaces(scope.namespaces);
 }
 
 /** Options of {@link run}: those of {@link operator}. */

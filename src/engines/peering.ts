@@ -1,0 +1,610 @@
+/**
+ * Peering: operators serving the same objects know about each other through a peering
+ * object and make way for the one with the highest priority, as Kopf's operators do —
+ * and with them, since the persisted format is Kopf's.
+ *
+ * The peering object is a `ClusterKopfPeering` for an operator serving the whole cluster,
+ * else a `KopfPeering` in each served namespace (both of the `kopf.dev` group, or of the
+ * older `kopf.zalando.org`). Its `status` holds one record per operator, keyed by the
+ * operator's identity: `{ priority, lifetime, lastseen }` — the priority an integer, the
+ * lifetime in whole seconds, `lastseen` the UTC time of the last keep-alive as ISO-8601
+ * without a zone (as Python's `datetime.utcnow().isoformat()` writes it). A record whose
+ * `lastseen + lifetime` has passed belongs to a dead operator; any operator removes such
+ * records when it sees them.
+ *
+ * Each operator refreshes its own record well before it expires (a JSON merge patch of
+ * the object), watches the peering objects, and pauses while another live operator has a
+ * higher priority — or the same priority: then every one of them warns and pauses, since
+ * neither can tell which one should serve. A mandatory peering (given by name) whose
+ * object is absent also pauses the operator until the object exists. On exit, the
+ * operator removes its own record, so that the next one takes over at once.
+ *
+ * @module
+ */
+import type { JsonObject, RawBody } from "../structs/bodies.ts";
+import type { Resource } from "../structs/resources.ts";
+import { hostIdentity } from "../platform/host_identity.ts";
+import type { ApiClient } from "../client/api.ts";
+import { APINotFoundError } from "../client/errors.ts";
+import { patchObject } from "../client/objects.ts";
+import { sleep } from "../client/sleep.ts";
+import { watchObjects } from "../client/watch.ts";
+import type { PeeringSettings } from "../settings/operator_settings.ts";
+
+/** The API groups of the peering resources: the current one first, then Kopf's older one. */
+export const PEERING_GROUPS: readonly string[] = ["kopf.dev", "kopf.zalando.org"];
+
+/** The plural of the cluster-scoped peering resource. */
+export const CLUSTER_PEERING_PLURAL = "clusterkopfpeerings";
+
+/** The plural of the namespaced peering resource. */
+export const NAMESPACED_PEERING_PLURAL = "kopfpeerings";
+
+/** The record an operator keeps about itself in the peering object's status. */
+export interface PeerRecord {
+  /** The operator's priority. */
+  readonly priority: number;
+  /** How many seconds after `lastseen` the record expires. */
+  readonly lifetime: number;
+  /** The UTC time of the last keep-alive, ISO-8601 without a zone. */
+  readonly lastseen: string;
+}
+
+/** An operator as read from a peering object. */
+export interface Peer {
+  /** Its identity: the key of its record. */
+  readonly identity: string;
+  /** Its priority (0 if unset). */
+  readonly priority: number;
+  /** Its lifetime in seconds (60 if unset). */
+  readonly lifetime: number;
+  /** Its last keep-alive, in epoch milliseconds (now if unset or unreadable). */
+  readonly lastseen: number;
+  /** When its record expires, in epoch milliseconds. */
+  readonly deadline: number;
+}
+
+/**
+ * A new identity for this operator, as Kopf makes it: the pod's name from `POD_ID` when
+ * set, else `user@host/<UTC start time>/<3 random characters>`.
+ */
+export function detectOwnIdentity(now: number = Date.now()): string {
+  const { pod, user, host } = hostIdentity();
+  if (pod !== undefined) return pod;
+  const alphabet = "abcdefhijklmnopqrstuvwxyz0123456789";
+  let random = "";
+  for (let i = 0; i < 3; i++) random += alphabet[Math.floor(Math.random() * alphabet.length)];
+  return `${user}@${host}/${formatLastseen(now)}/${random}`;
+}
+
+/** A time as Kopf writes `lastseen`: UTC, ISO-8601 with microseconds and no zone. */
+export function formatLastseen(epochMs: number): string {
+  return new Date(epochMs).toISOString().slice(0, 23) + "000";
+}
+
+const TIMESTAMP =
+  /^(\d{4}-\d{2}-\d{2})[T ](\d{2}):(\d{2})(?::(\d{2}))?(?:[.,](\d+))?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
+
+/**
+ * Read a `lastseen` time into epoch milliseconds: ISO-8601 with or without fractions; a
+ * time without a zone is UTC. `undefined` if it cannot be read.
+ */
+export function parseLastseen(value: unknown): number | undefined {
+  if (typeof value !== "string") return undefined;
+  const m = TIMESTAMP.exec(value.trim());
+  if (m === null) return undefined;
+  const [, date, hours, minutes, seconds = "00", fraction = "", zone = "Z"] = m;
+  let offset = "Z";
+  if (zone.toUpperCase() !== "Z") {
+    const digits = zone.slice(1).replace(":", "");
+    offset = `${zone[0]}${digits.slice(0, 2)}:${digits.slice(2, 4) || "00"}`;
+  }
+  const base = Date.parse(`${date}T${hours}:${minutes}:${seconds}${offset}`);
+  if (Number.isNaN(base)) return undefined;
+  const millis = fraction === "" ? 0 : Math.floor(Number(`0.${fraction}`) * 1000);
+  return base + millis;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function integerOf(value: unknown, fallback: number): number {
+  const n = typeof value === "number" ? value : typeof value === "string" ? Number(value) : NaN;
+  return Number.isFinite(n) ? Math.trunc(n) : fallback;
+}
+
+/** The operators recorded in a peering object's status (entries that are not records skipped). */
+export function parsePeers(status: unknown, now: number): Peer[] {
+  if (!isRecord(status)) return [];
+  const peers: Peer[] = [];
+  for (const [identity, info] of Object.entries(status)) {
+    if (!isRecord(info)) continue;
+    const priority = integerOf(info.priority, 0);
+    const lifetime = integerOf(info.lifetime, 60);
+    const lastseen = parseLastseen(info.lastseen) ?? now;
+    peers.push({ identity, priority, lifetime, lastseen, deadline: lastseen + lifetime * 1000 });
+  }
+  return peers;
+}
+
+/** Whether a peer's record has expired. */
+export function isDead(peer: Peer, now: number): boolean {
+  return peer.deadline <= now;
+}
+
+/** The lifetime written to the records: whole seconds (Kopf reads it as an integer), ≥ 1. */
+export function recordLifetime(settings: Pick<PeeringSettings, "lifetime">): number {
+  return Math.max(1, Math.ceil(settings.lifetime));
+}
+
+/**
+ * Seconds between keep-alives: well before the record expires — 5 to 10 seconds early
+ * (at random, to spread the keep-alives of many operators) for long lifetimes, as Kopf
+ * does; half the lifetime for short ones.
+ */
+export function keepAliveInterval(lifetime: number, random: number = Math.random()): number {
+  return lifetime > 20 ? lifetime - 5 - 5 * random : lifetime / 2;
+}
+
+/** What this operator makes of the peers it sees. */
+export interface PeeringVerdict {
+  /** Live peers with a higher priority: this operator must pause. */
+  readonly higher: readonly Peer[];
+  /** Live peers with the same priority: all of them pause. */
+  readonly same: readonly Peer[];
+  /** Dead peers, whose records are to be removed. */
+  readonly dead: readonly Peer[];
+}
+
+/** Sort the peers (other than this operator) into those that pause it and the dead. */
+export function judgePeers(
+  peers: readonly Peer[],
+  self: { readonly identity: string; readonly priority: number },
+  now: number,
+): PeeringVerdict {
+  const others = peers.filter((peer) => peer.identity !== self.identity);
+  const live = others.filter((peer) => !isDead(peer, now));
+  return {
+    higher: live.filter((peer) => peer.priority > self.priority),
+    same: live.filter((peer) => peer.priority === self.priority),
+    dead: others.filter((peer) => isDead(peer, now)),
+  };
+}
+
+/** The peering cannot work as configured; the message says what to do, in one line. */
+export class PeeringConfigurationError extends Error {
+  /** The error's name, for logs and stack traces. */
+  override name = "PeeringConfigurationError";
+}
+
+/** Where the peering engine reports what it does: one message string per call. */
+export interface PeeringLogger {
+  /** Details (keep-alives). */
+  debug(message: string): void;
+  /** Pausing and resuming. */
+  info(message: string): void;
+  /** Conflicts, absent objects, failed requests. */
+  warning(message: string): void;
+}
+
+/** Options of {@link Peering}. */
+export interface PeeringOptions {
+  /** The API client. */
+  readonly api: ApiClient;
+  /** The peering resource: `ClusterKopfPeering` or `KopfPeering`. */
+  readonly resource: Resource;
+  /**
+   * For a namespaced peering resource: the namespaces to peer in, or a predicate of the
+   * served namespaces (then the peering objects are watched cluster-wide and those in the
+   * served namespaces count). Ignored for the cluster-scoped resource.
+   */
+  readonly namespaces?: readonly string[] | ((namespace: string) => boolean);
+  /** The peering settings: name, priority, lifetime, mandatory, stealth (read when used). */
+  readonly settings: PeeringSettings;
+  /** This operator's identity; a new one (see {@link detectOwnIdentity}) if omitted. */
+  readonly identity?: string;
+  /** Where to report. */
+  readonly logger: PeeringLogger;
+  /** The clock, in epoch milliseconds; `Date.now` by default. */
+  readonly now?: () => number;
+}
+
+/** Seconds to wait before a failed watch of the peering objects is tried again. */
+const WATCH_RETRY_DELAYS = [1, 2, 5, 10];
+
+/** How long the removal of the own record may take on exit, in seconds. */
+const FAREWELL_TIMEOUT = 10;
+
+/**
+ * One operator's part in a peering: the watch of the peering objects (from
+ * {@link Peering.start}), the keep-alives (from {@link Peering.engage}), and the removal
+ * of the own record (in {@link Peering.stop}). {@link Peering.paused} tells whether the
+ * operator must pause; {@link Peering.subscribe} reports every change.
+ */
+export class Peering {
+  /** This operator's identity: the key of its record. */
+  readonly identity: string;
+  readonly #api: ApiClient;
+  readonly #resource: Resource;
+  readonly #settings: PeeringSettings;
+  readonly #logger: PeeringLogger;
+  readonly #now: () => number;
+  /** Fixed namespaces (or `[undefined]` for the cluster-scoped object); else a filter. */
+  readonly #fixed: readonly (string | undefined)[] | undefined;
+  readonly #served: ((namespace: string) => boolean) | undefined;
+  /** The statuses of the peering objects that exist, by namespace ("" when cluster-scoped). */
+  readonly #objects = new Map<string, unknown>();
+  readonly #cleaning = new Set<string>();
+  readonly #stop = new AbortController();
+  readonly #tasks: Promise<void>[] = [];
+  readonly #listeners: ((paused: boolean) => void)[] = [];
+  #unlisted = 0;
+  #listedResolve!: () => void;
+  #paused = false;
+  #reasons = "";
+  #wakeup: ReturnType<typeof setTimeout> | undefined;
+  #engaged = false;
+  #stopped: Promise<void> | undefined;
+
+  /** Resolves once every peering watch has listed its objects for the first time. */
+  readonly listed: Promise<void>;
+
+  /** Set up; nothing happens until {@link Peering.start}. */
+  constructor(options: PeeringOptions) {
+    this.#api = options.api;
+    this.#resource = options.resource;
+    this.#settings = options.settings;
+    this.#logger = options.logger;
+    this.#now = options.now ?? Date.now;
+    this.identity = options.identity ?? detectOwnIdentity(this.#now());
+    const namespaces = options.namespaces;
+    if (!this.#resource.namespaced) this.#fixed = [undefined];
+    else if (typeof namespaces === "function") this.#served = namespaces;
+    else this.#fixed = [...namespaces ?? []];
+    this.listed = new Promise((resolve) => (this.#listedResolve = resolve));
+  }
+
+  /** The peering object's name. */
+  get name(): string {
+    return this.#settings.name;
+  }
+
+  /** Whether the operator must pause now. */
+  get paused(): boolean {
+    return this.#paused;
+  }
+
+  /** Whether any peering object was seen (after {@link Peering.listed}). */
+  get found(): boolean {
+    return this.#objects.size > 0;
+  }
+
+  /** Be told of every change of {@link Peering.paused}, starting with the current state. */
+  subscribe(listener: (paused: boolean) => void): void {
+    this.#listeners.push(listener);
+    listener(this.#paused);
+  }
+
+  /** Start watching the peering objects. */
+  start(): void {
+    const watches: readonly (string | undefined)[] = this.#fixed ?? [undefined];
+    this.#unlisted = watches.length;
+    if (this.#unlisted === 0) this.#listedResolve();
+    for (const namespace of watches) this.#tasks.push(this.#watch(namespace));
+  }
+
+  /** Start the keep-alives (and the decisions): the operator takes part in the peering. */
+  engage(): void {
+    if (this.#engaged) return;
+    this.#engaged = true;
+    this.#evaluate();
+    this.#tasks.push(this.#keepAlive());
+  }
+
+  /**
+   * Stop watching and keeping alive; if engaged, remove the own record from the peering
+   * objects, so that others need not wait for it to expire.
+   */
+  stop(): Promise<void> {
+    this.#stopped ??= (async () => {
+      this.#stop.abort();
+      clearTimeout(this.#wakeup);
+      await Promise.all(this.#tasks);
+      if (this.#engaged) await this.#touch(null, AbortSignal.timeout(FAREWELL_TIMEOUT * 1000));
+    })();
+    return this.#stopped;
+  }
+
+  /** Where the own record goes: the fixed places, or where peering objects were seen. */
+  #places(): (string | undefined)[] {
+    if (this.#fixed !== undefined) return [...this.#fixed];
+    return [...this.#objects.keys()];
+  }
+
+  #describe(namespace: string | undefined): string {
+    const name = JSON.stringify(this.#settings.name);
+    return namespace === undefined || namespace === ""
+      ? `${this.#resource.kind} ${name}`
+      : `${this.#resource.kind} ${name} in ${JSON.stringify(namespace)}`;
+  }
+
+  async #watch(namespace: string | undefined): Promise<void> {
+    const signal = this.#stop.signal;
+    let listed = false;
+    let failures = 0;
+    while (!signal.aborted) {
+      try {
+        const items = watchObjects(this.#api, this.#resource, {
+          namespace,
+          fieldSelector: `metadata.name=${this.#settings.name}`,
+          signal,
+        });
+        for await (const item of items) {
+          if (signal.aborted) break;
+          failures = 0;
+          if (item.type === "LISTED") {
+            for (const key of [...this.#objects.keys()]) {
+              if (namespace === undefined || key === namespace) this.#objects.delete(key);
+            }
+            for (const object of item.objects) this.#store(object, false);
+            if (!listed) {
+              listed = true;
+              if (--this.#unlisted === 0) this.#listedResolve();
+            }
+          } else {
+            this.#store(item.object, item.type === "DELETED");
+          }
+          if (this.#engaged) this.#evaluate();
+        }
+      } catch (error) {
+        if (signal.aborted) break;
+        const delay = WATCH_RETRY_DELAYS[Math.min(failures++, WATCH_RETRY_DELAYS.length - 1)];
+        this.#logger.warning(
+          `Watching the peering ${this.#describe(namespace)} failed; retrying in ${delay}s: ` +
+            `${error instanceof Error ? error.message : String(error)}`,
+        );
+        if (!listed) {
+          // An unwatchable peering must not hold the start: it counts as absent meanwhile.
+          listed = true;
+          if (--this.#unlisted === 0) this.#listedResolve();
+        }
+        await sleep(delay, signal).catch(() => {});
+      }
+    }
+  }
+
+  #store(object: RawBody, deleted: boolean): void {
+    const meta = object.metadata ?? {};
+    if (meta.name !== this.#settings.name) return;
+    const key = this.#resource.namespaced ? meta.namespace ?? "" : "";
+    if (this.#served !== undefined && !this.#served(key)) return;
+    if (deleted) this.#objects.delete(key);
+    else this.#objects.set(key, (object as JsonObject).status ?? {});
+  }
+
+  /** Decide whether to pause; remove dead peers' records; wake up when a blocker expires. */
+  #evaluate(): void {
+    if (this.#stop.signal.aborted) return;
+    const now = this.#now();
+    const self = { identity: this.identity, priority: this.#settings.priority };
+    const higher: Peer[] = [];
+    const same: Peer[] = [];
+    for (const [namespace, status] of this.#objects) {
+      const verdict = judgePeers(parsePeers(status, now), self, now);
+      higher.push(...verdict.higher);
+      same.push(...verdict.same);
+      const dead = verdict.dead.filter((p) => !this.#cleaning.has(`${namespace}\0${p.identity}`));
+      if (dead.length > 0) void this.#clean(namespace, dead);
+    }
+    const absent = !this.#settings.mandatory
+      ? []
+      : this.#fixed !== undefined
+      ? this.#fixed.filter((ns) => !this.#objects.has(ns ?? ""))
+      : this.#objects.size === 0
+      ? [undefined]
+      : [];
+
+    const names = (peers: Peer[]) =>
+      [...new Set(peers.map((p) => `${p.identity} (priority ${p.priority})`))].sort().join(", ");
+    const reasons = [
+      higher.length ? `higher: ${names(higher)}` : "",
+      same.length ? `same: ${names(same)}` : "",
+      absent.length ? `absent: ${absent.join(",")}` : "",
+    ].filter(Boolean).join("; ");
+    if (reasons !== this.#reasons) {
+      this.#reasons = reasons;
+      if (higher.length) {
+        this.#logger.info(
+          `Pausing operations in favour of operators with a higher priority: ${names(higher)}.`,
+        );
+      }
+      if (same.length) {
+        this.#logger.warning(
+          `Operators with the same priority (${self.priority}) are running: ${names(same)}; ` +
+            "all of them pause to avoid conflicting changes. Give each a distinct priority.",
+        );
+      }
+      for (const namespace of absent) {
+        this.#logger.warning(
+          `The mandatory peering object ${this.#describe(namespace)} does not exist: ` +
+            `pausing until it does. Create it: ${this.#manifestOf(namespace)}`,
+        );
+      }
+    }
+    const paused = reasons !== "";
+    if (paused !== this.#paused) {
+      this.#paused = paused;
+      if (!paused) this.#logger.info("Resuming operations: no peer stands in the way any more.");
+      for (const listener of this.#listeners) listener(paused);
+    }
+
+    clearTimeout(this.#wakeup);
+    this.#wakeup = undefined;
+    const deadlines = [...higher, ...same].map((p) => p.deadline);
+    if (deadlines.length > 0) {
+      const delay = Math.max(0, Math.min(...deadlines) - now) + 10;
+      this.#wakeup = setTimeout(() => this.#evaluate(), delay);
+    }
+  }
+
+  /** A one-line manifest of the peering object, for `kubectl apply -f -`. */
+  #manifestOf(namespace: string | undefined): string {
+    const metadata = namespace === undefined
+      ? { name: this.#settings.name }
+      : { namespace, name: this.#settings.name };
+    const manifest = { apiVersion: this.#resource.apiVersion, kind: this.#resource.kind, metadata };
+    return `echo '${JSON.stringify(manifest)}' | kubectl apply -f -`;
+  }
+
+  async #clean(namespace: string, dead: readonly Peer[]): Promise<void> {
+    const keys = dead.map((p) => `${namespace}\0${p.identity}`);
+    for (const key of keys) this.#cleaning.add(key);
+    try {
+      const status: JsonObject = {};
+      for (const peer of dead) status[peer.identity] = null;
+      await this.#patchStatus(namespace === "" ? undefined : namespace, status, this.#stop.signal);
+      this.#logger.debug(
+        `Removed the expired peers from the peering ${this.#describe(namespace)}: ` +
+          `${dead.map((p) => p.identity).join(", ")}.`,
+      );
+    } catch (error) {
+      if (!this.#stop.signal.aborted && !(error instanceof APINotFoundError)) {
+        this.#logger.warning(
+          `Removing the expired peers from the peering ${this.#describe(namespace)} failed: ` +
+            `${error instanceof Error ? error.message : String(error)}`,
+        );
+      }
+    } finally {
+      for (const key of keys) this.#cleaning.delete(key);
+    }
+  }
+
+  async #keepAlive(): Promise<void> {
+    const signal = this.#stop.signal;
+    while (!signal.aborted) {
+      const lifetime = recordLifetime(this.#settings);
+      await this.#touch({
+        priority: this.#settings.priority,
+        lifetime,
+        lastseen: formatLastseen(this.#now()),
+      }, signal);
+      await sleep(keepAliveInterval(lifetime), signal).catch(() => {});
+    }
+  }
+
+  /** Write (or with `null`, remove) the own record in every peering object. */
+  async #touch(record: PeerRecord | null, signal: AbortSignal): Promise<void> {
+    const places = this.#places();
+    await Promise.all(places.map(async (namespace) => {
+      const where = this.#describe(namespace);
+      try {
+        const entry: JsonObject | null = record === null ? null : { ...record };
+        await this.#patchStatus(namespace, { [this.identity]: entry }, signal);
+        if (!this.#settings.stealth) {
+          this.#logger.debug(
+            record === null ? `Left the peering ${where}.` : `Keep-alive in the peering ${where}.`,
+          );
+        }
+      } catch (error) {
+        if (error instanceof APINotFoundError) {
+          this.#logger.debug(`Keep-alive in the peering ${where}: not found.`);
+        } else if (!(signal.aborted && record !== null)) {
+          this.#logger.warning(
+            `${record === null ? "Leaving" : "Keep-alive in"} the peering ${where} failed: ` +
+              `${error instanceof Error ? error.message : String(error)}`,
+          );
+        }
+      }
+    }));
+  }
+
+  async #patchStatus(
+    namespace: string | undefined,
+    status: JsonObject,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const viaSubresource = this.#resource.subresources.includes("status");
+    await patchObject(
+      this.#api,
+      this.#resource,
+      { namespace, name: this.#settings.name },
+      { status },
+      { signal, ...(viaSubresource ? { subresource: "status" } : {}) },
+    );
+  }
+}
+
+/** Options of {@link startPeering}. */
+export interface StartPeeringOptions extends Omit<PeeringOptions, "resource"> {
+  /** The resources the cluster serves (from discovery). */
+  readonly resources: readonly Resource[];
+  /** Stops a start that waits for the initial listings. */
+  readonly signal: AbortSignal;
+}
+
+/** The peering resource for the settings' scope, of the first group that is served. */
+export function findPeeringResource(
+  resources: readonly Resource[],
+  clusterwide: boolean,
+): Resource | undefined {
+  const plural = clusterwide ? CLUSTER_PEERING_PLURAL : NAMESPACED_PEERING_PLURAL;
+  for (const group of PEERING_GROUPS) {
+    const found = resources.find((r) => r.group === group && r.plural === plural && r.preferred);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/**
+ * Join the peering the settings describe, or say why the operator runs alone:
+ *
+ * - without the peering resource, a mandatory peering fails with one line saying what to
+ *   install; else the operator runs alone;
+ * - without the peering object, a peering that is not mandatory runs alone; a mandatory
+ *   one pauses the operator until the object exists;
+ * - else the operator takes part: it keeps its record alive and pauses as its peers tell.
+ *
+ * Returns the engaged {@link Peering}, or `undefined` to run alone.
+ */
+export async function startPeering(options: StartPeeringOptions): Promise<Peering | undefined> {
+  const { settings, logger } = options;
+  const name = JSON.stringify(settings.name);
+  const resource = findPeeringResource(options.resources, settings.clusterwide);
+  if (resource === undefined) {
+    const kind = settings.clusterwide ? "ClusterKopfPeering" : "KopfPeering";
+    if (settings.mandatory) {
+      throw new PeeringConfigurationError(
+        `The peering ${name} is mandatory, but the ${kind} resource is not served: apply ` +
+          "Kopf's peering CRDs (examples/peering.yaml), then create the peering object, " +
+          "or run standalone.",
+      );
+    }
+    logger.warning("No peering resources found: running standalone.");
+    return undefined;
+  }
+  const peering = new Peering({ ...options, resource });
+  peering.start();
+  const stopped = new Promise<void>((resolve) => {
+    if (options.signal.aborted) resolve();
+    options.signal.addEventListener("abort", () => resolve(), { once: true });
+  });
+  await Promise.race([peering.listed, stopped]);
+  if (options.signal.aborted) {
+    await peering.stop();
+    return undefined;
+  }
+  if (!peering.found && !settings.mandatory) {
+    await peering.stop();
+    logger.warning(
+      `The peering object ${name} (${resource.kind}) is not found: running standalone.`,
+    );
+    return undefined;
+  }
+  peering.engage();
+  logger.debug(
+    `Peering as ${JSON.stringify(peering.identity)} with priority ${settings.priority} ` +
+      `in ${resource.kind} ${name}.`,
+  );
+  return peering;
+}
