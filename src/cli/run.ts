@@ -76,7 +76,7 @@ export async function executeRun(plan: RunPlan, context: RunContext = {}): Promi
     const missing = await missingCredentials(registry, { kubeconfig: plan.kubeconfig });
     if (missing) throw new UsageError(missing);
   }
-  // Options left unset are not passed: the operator refuses what it cannot do yet.
+  // Options left unset are not passed: the settings (and startup handlers) decide them.
   const options: OperatorOptions = {
     registry,
     settings: context.settings,
