@@ -17,6 +17,7 @@
 
 import type { ConnectionInfo } from "../structs/credentials.ts";
 import { LoginError } from "../structs/errors.ts";
+import type { Index } from "../structs/indices.ts";
 import type { ObjectLogger } from "../structs/loggers.ts";
 import { sleep as defaultSleep } from "../client/sleep.ts";
 import type { OperatorSettings } from "../settings/operator_settings.ts";
@@ -61,6 +62,8 @@ export interface ActivityOptions {
   readonly clock?: Clock;
   /** How to wait between retries (seconds); a timer by default. */
   readonly sleep?: (seconds: number, signal?: AbortSignal) => Promise<void>;
+  /** The operator's declared indices by name (possibly still filling up). */
+  readonly indices?: Readonly<Record<string, Index>>;
 }
 
 /**
@@ -134,6 +137,7 @@ function invoke(
     logger,
     memo: options.memo,
     param: handler.param,
+    indices: options.indices,
     ...retry,
   });
   return handler.fn(kwargs as unknown as Parameters<typeof handler.fn>[0]);

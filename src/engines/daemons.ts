@@ -43,6 +43,7 @@
 
 import { PermanentError } from "../structs/errors.ts";
 import { objectKey } from "../structs/identities.ts";
+import type { Index } from "../structs/indices.ts";
 import type { ObjectReference } from "../structs/object_refs.ts";
 import { Patch } from "../structs/patches.ts";
 import type { Semaphore } from "../structs/semaphores.ts";
@@ -95,6 +96,8 @@ export interface SpawnerOptions {
   readonly wallClock?: WallClock;
   /** The operator's limit of concurrent writes, shared with the object processing. */
   readonly writes?: Semaphore;
+  /** The operator's declared indices by name, given to the daemons, timers and filters. */
+  readonly indices?: Readonly<Record<string, Index>>;
 }
 
 type SpawningHandler = DaemonHandler | TimerHandler;
@@ -140,6 +143,7 @@ export class Spawner implements SpawningHook {
   readonly #objects = new Map<string, ObjectRecord>();
   readonly #closing = new AbortController();
   readonly #writes: Semaphore | undefined;
+  readonly #indices: Readonly<Record<string, Index>> | undefined;
 
   /** An engine over the operator's parts; it spawns nothing until told about objects. */
   constructor(options: SpawnerOptions) {
@@ -149,6 +153,7 @@ export class Spawner implements SpawningHook {
     this.#clock = options.clock;
     this.#wallClock = options.wallClock ?? Date.now;
     this.#writes = options.writes;
+    this.#indices = options.indices;
   }
 
   /** How many daemons and timers run or are stopping, over all objects. */
@@ -248,6 +253,7 @@ export class Spawner implements SpawningHook {
       body,
       logger: state.logger,
       memo: state.memory.memo,
+      indices: this.#indices,
     }, {});
   }
 
@@ -377,6 +383,7 @@ export class Spawner implements SpawningHook {
       logger: record.scope.logger,
       memo: record.memory.memo,
       param: handler.param,
+      indices: this.#indices,
     };
     const retry = { retry: state.retries, started: state.startedAt, runtime: state.runtime };
     const kwargs = handler.kind === "daemon"

@@ -13,6 +13,7 @@
 import type { RawBody } from "../structs/bodies.ts";
 import type { Diff } from "../structs/diffs.ts";
 import { PermanentError } from "../structs/errors.ts";
+import type { Index } from "../structs/indices.ts";
 import type { ObjectLogger } from "../structs/loggers.ts";
 import type { ObjectReference } from "../structs/object_refs.ts";
 import { Patch } from "../structs/patches.ts";
@@ -46,6 +47,8 @@ type HandlerArgs = Parameters<ChangingHandler["fn"]>[0];
 export interface HandlingCause extends ObjectScope {
   /** The object's resource. */
   readonly resource: Resource;
+  /** The operator's declared indices by name, given to the handlers. */
+  readonly indices?: Readonly<Record<string, Index>>;
   /** The object. */
   readonly body: RawBody;
   /** Where changes accumulate. */
@@ -123,6 +126,7 @@ function changingKwargs(
     logger: cause.logger,
     memo: cause.memory.memo,
     param: handler?.param,
+    indices: cause.indices,
   }, {
     reason: cause.reason,
     old: change.old,

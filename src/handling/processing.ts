@@ -2,21 +2,25 @@
  * Processing one state of one object: what the per-object worker calls for every event.
  *
  * 1. The object's memory is recalled (and forgotten on `DELETED`).
- * 2. Event handlers (`kopf.on.event`) run for every event, the initial listing included;
+ * 2. The indices are updated from this state (if the resource has indexing functions;
+ *    see {@link IndexingHook}). While the operator's initial listings are not all indexed
+ *    yet, everything else waits (without holding a place among the processings), so that
+ *    every other handler sees complete indices.
+ * 3. Event handlers (`kopf.on.event`) run for every event, the initial listing included;
  *    nothing of them is persisted; their errors are logged and ignored.
- * 3. Daemons and timers (if the resource has any) are told the object's new state (see
+ * 4. Daemons and timers (if the resource has any) are told the object's new state (see
  *    {@link SpawningHook}). For an object marked for deletion, they are stopped and waited
  *    for; while some are still exiting, nothing else is done and the object keeps our
  *    finalizer (it is processed again to wait for them once more). Delete handlers run
  *    after they have all exited.
- * 4. The resource-changing cause is detected (see `causes.ts`). Our finalizer is added
+ * 5. The resource-changing cause is detected (see `causes.ts`). Our finalizer is added
  *    in a cycle of its own, before any handler runs, when a matching handler requires it,
  *    and removed when none does any more — or when the delete handlers are all done.
  *    Objects that match no handler's filters are handled in stealth: nothing is written
  *    and nothing is logged about them.
- * 5. The handlers due for the cause run (see `changing.ts`); when all are done, the
+ * 6. The handlers due for the cause run (see `changing.ts`); when all are done, the
  *    diff-base is stored, the progress purged, and the object counts as fully handled.
- * 6. Everything is applied in as few requests as possible (see `application.ts`).
+ * 7. Everything is applied in as few requests as possible (see `application.ts`).
  *
  * The result tells the worker which `resourceVersion` our patch produced (so that older
  * states are not processed again) and when to process the object again if a handler is
@@ -33,6 +37,7 @@ import type { ObjectReference } from "../structs/object_refs.ts";
 import { Patch } from "../structs/patches.ts";
 import { Semaphore } from "../structs/semaphores.ts";
 import { isNewerVersion } from "../structs/identities.ts";
+import type { Index } from "../structs/indices.ts";
 import type { Resource } from "../structs/resources.ts";
 import type { ApiClient } from "../client/api.ts";
 import { APINotFoundError } from "../client/errors.ts";
@@ -118,6 +123,50 @@ export interface SpawningHook {
   process(state: SpawningState): Promise<SpawningOutcome>;
 }
 
+/** One state of an object, as the indexing is told about it. */
+export interface IndexingState {
+  /** The object's resource. */
+  readonly resource: Resource;
+  /** The object's state. */
+  readonly body: RawBody;
+  /** The object is gone from the cluster (a `DELETED` event): its values go. */
+  readonly gone: boolean;
+  /** The object's memory (its memo). */
+  readonly memory: { readonly memo: unknown };
+  /** The object's reference. */
+  readonly ref: ObjectReference;
+}
+
+/** What the indexing reports back. */
+export interface IndexingOutcome {
+  /** Seconds until an indexing function excluded for a while may index the object again. */
+  readonly delay?: number;
+}
+
+/**
+ * The indexing engine as the processing sees it (the engine lives in a higher layer and
+ * is given by the operator).
+ */
+export interface IndexingHook {
+  /** The declared indices by name, as every handler receives them. */
+  readonly indices: Readonly<Record<string, Index>>;
+  /** Whether the resource has indexing functions: objects of others are never told. */
+  serves(resource: Resource): boolean;
+  /** Index a new state of an object of a served resource (or forget a gone one). */
+  process(state: IndexingState): Promise<IndexingOutcome>;
+  /**
+   * While the initial listings are not all indexed: a promise that settles when they are
+   * (or when the operator stops first); `undefined` afterwards.
+   */
+  readonly populating: Promise<void> | undefined;
+}
+
+/**
+ * Waits for a promise without holding a place among the processings; given by the
+ * worker that runs the processing.
+ */
+export type AsideWait = (promise: Promise<void>) => Promise<void>;
+
 /** What processing is made of: one per operator. */
 export interface ObjectProcessorOptions {
   /** The API client for patching. */
@@ -143,6 +192,8 @@ export interface ObjectProcessorOptions {
   readonly writes?: Semaphore;
   /** The daemons and timers, if the operator has any. */
   readonly spawning?: SpawningHook;
+  /** The indexing functions, if the operator has any. */
+  readonly indexing?: IndexingHook;
 }
 
 /** How many objects are patched at once by default. */
@@ -189,6 +240,8 @@ export class ObjectProcessor {
   readonly #clock: Clock | undefined;
   readonly #writes: Semaphore;
   readonly #spawning: SpawningHook | undefined;
+  readonly #indexing: IndexingHook | undefined;
+  readonly #indices: Readonly<Record<string, Index>> | undefined;
 
   /** A processor over the operator's parts. */
   constructor(options: ObjectProcessorOptions) {
@@ -199,13 +252,19 @@ export class ObjectProcessor {
     this.#clock = options.clock;
     this.#writes = options.writes ?? new Semaphore(options.writeLimit ?? DEFAULT_WRITE_LIMIT);
     this.#spawning = options.spawning;
+    this.#indexing = options.indexing;
+    this.#indices = options.indexing?.indices;
   }
 
-  /** Process one state of one object; see the module docs. */
+  /**
+   * Process one state of one object; see the module docs. `aside` waits for the indices
+   * to be populated without holding the worker's place (the wait simply holds it without).
+   */
   async process(
     resource: Resource,
     event: ObjectEvent,
     signal?: AbortSignal,
+    aside?: AsideWait,
   ): Promise<ObjectProcessingResult> {
     const memory = this.#memories.recall(resource, event.object, {
       noticedByListing: event.type === null,
@@ -234,6 +293,25 @@ export class ObjectProcessor {
     // The object's logger and scope, built once for all the handlers run for this state.
     const scope = createObjectScope(body);
     const logger = scope.logger;
+    let indexingDelay: number | undefined;
+    const indexing = this.#indexing;
+    if (indexing !== undefined) {
+      if (indexing.serves(resource)) {
+        const gone = event.type === "DELETED";
+        ({ delay: indexingDelay } = await indexing.process({
+          resource,
+          body,
+          gone,
+          memory,
+          ref: scope.ref,
+        }));
+      }
+      const populating = indexing.populating;
+      if (populating !== undefined) {
+        await (aside ?? ((promise) => promise))(populating);
+        if (indexing.populating !== undefined) return {}; // stopped before the indices filled
+      }
+    }
     if (this.#registry.handlersFor(resource).event.length > 0) { // no async call for nothing
       await this.#processEvent(resource, event, body, patch, scope, memory);
     }
@@ -286,6 +364,9 @@ export class ObjectProcessor {
       result.expectedResourceVersion = expectedResourceVersion;
     }
     if (changing.delays.length > 0) result.delay = Math.min(...changing.delays);
+    if (indexingDelay !== undefined) {
+      result.delay = Math.min(result.delay ?? Infinity, indexingDelay);
+    }
     return result;
   }
 
@@ -323,7 +404,15 @@ export class ObjectProcessor {
     const logger = scope.logger;
     const type: WatchEventType = event.type;
     const kwargsFor = (param: unknown) =>
-      buildEventKwargs({ resource, body, patch, logger, memo: memory.memo, param }, {
+      buildEventKwargs({
+        resource,
+        body,
+        patch,
+        logger,
+        memo: memory.memo,
+        param,
+        indices: this.#indices,
+      }, {
         type,
         object: event.object,
       });
@@ -383,6 +472,7 @@ export class ObjectProcessor {
       initialNow: boolean = initial,
     ): HandlingCause => ({
       resource,
+      indices: this.#indices,
       body,
       patch,
       logger,
@@ -492,7 +582,8 @@ export class ObjectProcessor {
     }
     const required = this.#registry.requiresFinalizer(resource, {
       body,
-      kwargs: () => buildResourceKwargs({ resource, body, memo: memory.memo }, {}),
+      kwargs: () =>
+        buildResourceKwargs({ resource, body, memo: memory.memo, indices: this.#indices }, {}),
     });
     if (required && !blocked) {
       logger.debug("Adding the finalizer, thus preventing the actual deletion.");

@@ -88,6 +88,11 @@ export interface ProcessingContext {
   readonly signal: AbortSignal;
   /** Aborted when the shutdown begins: finish soon, do not start long waits. */
   readonly stopping: AbortSignal;
+  /**
+   * Wait for the promise without holding a place among the processings (e.g. for other
+   * objects to be processed first); the place is taken again afterwards.
+   */
+  readonly aside: (promise: Promise<void>) => Promise<void>;
 }
 
 /** What the processor may report back. */
@@ -472,17 +477,28 @@ export class Multiplexer {
         worker.pending = undefined;
         worker.admitting = true;
         this.#recount(worker);
-        const release = await this.#admit();
+        let release = await this.#admit();
         worker.admitting = false;
         this.#recount(worker);
         if (release === undefined) return;
         let failure: { error: unknown } | undefined;
+        const aside = async (promise: Promise<void>): Promise<void> => {
+          release!();
+          try {
+            await promise;
+          } finally {
+            const again = await this.#admit();
+            if (again === undefined) this.#cancelled.signal.throwIfAborted();
+            release = again;
+          }
+        };
         try {
           const result = await this.#processor(event, {
             resource: worker.resource,
             key: worker.key,
             signal: this.#cancelled.signal,
             stopping: this.#stopping.signal,
+            aside,
           });
           delays = lastDelay = undefined;
           if (result?.delay !== undefined && event.type !== "DELETED") {
@@ -496,7 +512,7 @@ export class Multiplexer {
         } catch (error) {
           failure = { error };
         } finally {
-          release();
+          release?.();
         }
 
         if (failure !== undefined) {

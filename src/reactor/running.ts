@@ -4,8 +4,8 @@
  *
  * The order of things:
  *
- * 1. The options are checked: anything this version cannot do yet (indices,
- *    admission handlers) fails at once with one clear line — nothing is silently
+ * 1. The options are checked: anything this version cannot do yet (admission
+ *    handlers) fails at once with one clear line — nothing is silently
  *    ignored.
  * 2. Startup handlers run (they may tune the settings); a permanent failure ends here.
  *    Then the liveness endpoint starts, if asked for.
@@ -54,6 +54,7 @@ import {
 import { startEventPoster } from "../engines/posting.ts";
 import { Spawner } from "../engines/daemons.ts";
 import { startPeering } from "../engines/peering.ts";
+import { OperatorIndexers } from "../engines/indexing.ts";
 import { realClock } from "./clock.ts";
 import { type ReactorLogger, reactorLogger } from "./diagnostics.ts";
 import {
@@ -115,7 +116,6 @@ export class OperatorConfigurationError extends Error {
 }
 
 const UNSUPPORTED_KINDS: Readonly<Record<string, string>> = {
-  index: "indices",
   webhook: "admission webhooks",
 };
 
@@ -183,7 +183,11 @@ export async function operator(options: OperatorOptions = {}): Promise<void> {
   const onAbort = () => stop.abort();
   options.signal?.addEventListener("abort", onAbort, { once: true });
   if (options.signal?.aborted) stop.abort();
-  const activity = { registry, settings, memo, signal: stop.signal };
+  // The indices exist from the start: activities get them too (possibly still filling up).
+  const indexers = registry.indexNames().length > 0
+    ? new OperatorIndexers({ registry, clock: options.clock })
+    : undefined;
+  const activity = { registry, settings, memo, signal: stop.signal, indices: indexers?.indices };
   // As in Kopf, the options go into the settings before the startup handlers can tune them.
   settings.peering.clusterwide = scope.clusterwide;
   if (options.peeringName !== undefined) {
@@ -216,7 +220,17 @@ export async function operator(options: OperatorOptions = {}): Promise<void> {
       await runWithPostingTarget(
         posting.target,
         () =>
-          serve({ ...options, registry, settings, memo, scope, api, logger, stop: stop.signal }),
+          serve({
+            ...options,
+            registry,
+            settings,
+            memo,
+            scope,
+            api,
+            logger,
+            stop: stop.signal,
+            indexers,
+          }),
       );
     } finally {
       try {
@@ -268,6 +282,7 @@ interface ServeOptions extends OperatorOptions {
   readonly api: ApiClient;
   readonly logger: ReactorLogger;
   readonly stop: AbortSignal;
+  readonly indexers: OperatorIndexers | undefined;
 }
 
 /** Observe and process until stopped. */
@@ -303,7 +318,15 @@ async function serve(options: ServeOptions): Promise<void> {
   const writes = new Semaphore(DEFAULT_WRITE_LIMIT);
   const hasSpawning = registry.handlers.some((h) => h.kind === "daemon" || h.kind === "timer");
   const spawner = hasSpawning
-    ? new Spawner({ api, registry, settings, clock: realClock, wallClock: options.clock, writes })
+    ? new Spawner({
+      api,
+      registry,
+      settings,
+      clock: realClock,
+      wallClock: options.clock,
+      writes,
+      indices: options.indexers?.indices,
+    })
     : undefined;
   const processor = new ObjectProcessor({
     api,
@@ -312,10 +335,12 @@ async function serve(options: ServeOptions): Promise<void> {
     memories: new ObjectMemories(options.memo),
     clock: options.clock,
     spawning: spawner,
+    indexing: options.indexers,
     writes,
   });
   const multiplexer = new Multiplexer({
-    processor: (event, context) => processor.process(context.resource, event, context.signal),
+    processor: (event, context) =>
+      processor.process(context.resource, event, context.signal, context.aside),
     batching: settings.batching,
     persistence: settings.persistence,
     logger,
@@ -339,7 +364,10 @@ async function serve(options: ServeOptions): Promise<void> {
     client: observationClient(api, discovery),
     scope: options.scope,
     select,
-    feed: (resource, event) => multiplexer.push(resource, event),
+    feed: (resource, event) => {
+      options.indexers?.expect(resource, event); // the handling waits for the listed ones
+      return multiplexer.push(resource, event);
+    },
     // A deletion missed while a watch was down reaches the handlers with the last known
     // body only where handlers look at deleted objects; elsewhere, identities suffice.
     keepsLastStates: (resource) => {
@@ -354,6 +382,7 @@ async function serve(options: ServeOptions): Promise<void> {
   const observing = new AbortController();
   const running = observer.run(observing.signal);
   // Ready once the initial watches have listed: later objects arrive as watch events.
+  void observer.listed.then(() => options.indexers?.listingsFed());
   // Paused by a peer from the start, the watches do not list: ready once they are set up.
   void (peering?.paused ? observer.ready : observer.listed).then(() => {
     if (stop.aborted) return;
@@ -365,6 +394,7 @@ async function serve(options: ServeOptions): Promise<void> {
   await Promise.race([running, aborted(stop)]).catch(() => {});
   observing.abort();
   await running.catch((error) => (failure = { error }));
+  options.indexers?.halt(); // nothing waits for the indices any longer
   await spawner?.shutdown();
   await multiplexer.shutdown();
   await peering?.stop();

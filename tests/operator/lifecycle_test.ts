@@ -6,7 +6,7 @@
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../assert.ts";
 import { PermanentError, TemporaryError } from "../../src/structs/errors.ts";
 import { OperatorRegistry } from "../../src/intents/registry.ts";
-import { index, on } from "../../src/intents/registration.ts";
+import { on } from "../../src/intents/registration.ts";
 import { operator, OperatorConfigurationError } from "../../src/reactor/running.ts";
 import { FakeCluster } from "../../src/testing/mod.ts";
 import { startHttpServer } from "../../src/platform/http_server.ts";
@@ -38,12 +38,10 @@ Deno.test("options not supported yet or invalid fail at once with one line", asy
     assertStringIncludes(error.message, text);
     assert(!error.message.includes("\n"));
   }
-  const withIndex = new OperatorRegistry({ onWarning: () => {} });
-  index("kopfexamples", { registry: withIndex }, function byName({ name }) {
-    return name;
-  });
-  const error = await assertRejects(() => operator({ registry: withIndex }));
-  assertStringIncludes(error.message, '"byName" is registered, but indices are not supported');
+  const withWebhook = new OperatorRegistry({ onWarning: () => {} });
+  on.validate("kopfexamples", { registry: withWebhook }, function check() {});
+  const error = await assertRejects(() => operator({ registry: withWebhook }));
+  assertStringIncludes(error.message, '"check" is registered, but admission webhooks are not');
 });
 
 Deno.test("startup tunes the settings; cleanup runs on exit; a failing startup stops the start", async () => {
