@@ -9,7 +9,14 @@ import type { RawBody } from "../../src/structs/bodies.ts";
 import { PermanentError, TemporaryError } from "../../src/structs/errors.ts";
 import type { Index } from "../../src/structs/indices.ts";
 import { index, on, timer } from "../../src/intents/registration.ts";
-import { Calls, clusterRegistry, kex, startCluster, startOperator } from "./harness.ts";
+import {
+  Calls,
+  clusterRegistry,
+  kex,
+  startCluster,
+  startOperator,
+  testSettings,
+} from "./harness.ts";
 
 const KEX = "kopfexamples";
 
@@ -102,6 +109,27 @@ Deno.test("handlers of the indexed resource see all objects listed at start alre
   try {
     await sizes.until(names.length);
     assertEquals(new Set(sizes.list), new Set([names.length]));
+  } finally {
+    await op.stop();
+  }
+});
+
+Deno.test("with one worker at a time, the objects waiting for the indices let the others in", async () => {
+  await using cluster = await startCluster();
+  for (let i = 0; i < 5; i++) cluster.create(kex(`kex${i}`));
+  const registry = clusterRegistry(cluster);
+  index(KEX, { registry }, function allKexes({ name }) {
+    return name;
+  });
+  const sizes = new Calls<number>();
+  on.event(KEX, { registry }, function watch({ allKexes }: { allKexes: Index<null, string> }) {
+    sizes.add(allKexes.get(null)?.size ?? 0);
+  });
+  const settings = testSettings({ batching: { workerLimit: 1 } });
+  const op = await startOperator(registry, { settings });
+  try {
+    await sizes.until(5);
+    assertEquals(sizes.list, [5, 5, 5, 5, 5]);
   } finally {
     await op.stop();
   }

@@ -741,3 +741,22 @@ Deno.test("idle workers share one timer, however many there are", async () => {
   await clock.advance(5.1);
   assertEquals([mux.size, clock.sleepers], [0, 0]);
 });
+
+Deno.test("a processing waiting aside gives its place up and takes one again afterwards", async () => {
+  const { clock, mux } = setup({ workerLimit: 1 }, undefined, async (event, ctx) => {
+    const uid = event.object.metadata?.uid;
+    order.push(`${uid} starts`);
+    if (uid === "a") await ctx.aside(bIsDone.promise); // with the only place held: a deadlock
+    order.push(`${uid} ends`);
+    if (uid === "b") bIsDone.resolve();
+  });
+  const order: string[] = [];
+  const bIsDone = deferred<void>();
+  mux.push(KEX, ev("a", "1"));
+  mux.push(KEX, ev("b", "1"));
+  await settle();
+  await bIsDone.promise;
+  await settle();
+  assertEquals(order, ["a starts", "b starts", "b ends", "a ends"]);
+  await stop(mux, clock);
+});
