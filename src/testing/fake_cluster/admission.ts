@@ -10,7 +10,7 @@
  * @module
  */
 import type { JsonObject, JsonValue } from "../../structs/bodies.ts";
-import { createHttpClient } from "../../platform/http_client.ts";
+import { ConnectTimeoutError, createHttpClient } from "../../platform/http_client.ts";
 import { type ResourceType, type ServedVersion, typeKey } from "./catalog.ts";
 import { ApiError, type Cause } from "./errors.ts";
 import { isObject, jsonPatch } from "./patching.ts";
@@ -111,36 +111,114 @@ export function checkWebhookConfiguration(object: JsonObject): Cause[] {
   return causes;
 }
 
-/** Calls the admission webhooks configured in the store. */
-export class Admission {
-  constructor(readonly store: Store) {}
+/** One call of an admission webhook, as {@link Admission.calls} records it. */
+export interface AdmissionCall {
+  /** When the call started. */
+  time: Date;
+  /** `mutating` or `validating`. */
+  phase: "mutating" | "validating";
+  /** The name of the webhook configuration. */
+  configuration: string;
+  /** The name of the webhook within it. */
+  webhook: string;
+  /** The URL posted to (with the `timeout` parameter), if the webhook has one. */
+  url?: string;
+  /** What was admitted. */
+  operation: "CREATE" | "UPDATE" | "DELETE";
+  /** The resource: group, version, plural name. */
+  resource: { group: string; version: string; resource: string };
+  /** The subresource, e.g. `status`, when one was written. */
+  subResource?: string;
+  /** The object's namespace (none for cluster-scoped objects). */
+  namespace?: string;
+  /** The object's name. */
+  name: string;
+  /** Whether the request was a dry run. */
+  dryRun: boolean;
+  /**
+   * How it ended: `allowed` (without a patch), `patched`, `denied`, `failed` (the request
+   * failed with it), `ignored` (a failure let through by `failurePolicy: Ignore`), or
+   * `refused` (not called: it has side effects and the request is a dry run).
+   */
+  outcome: "allowed" | "patched" | "denied" | "failed" | "ignored" | "refused";
+  /** The denial's or failure's message. */
+  message?: string;
+  /** The webhook's warnings. */
+  warnings: string[];
+}
 
-  /** Whether any webhook configuration exists (admission is skipped when none does). */
-  get active(): boolean {
-    return this.store.count(MUTATING) > 0 || this.store.count(VALIDATING) > 0;
+/** How many calls {@link Admission.calls} keeps. */
+const CALL_LOG_LIMIT = 10_000;
+
+/** A webhook with the configuration it belongs to. */
+interface Hook {
+  configuration: string;
+  hook: JsonObject;
+  rules: JsonObject[];
+}
+
+/** A failed call (not a denial): `failurePolicy` decides whether it fails the request. */
+class CallFailure extends Error {}
+
+/**
+ * Calls the admission webhooks configured in the store. The configurations are indexed
+ * (rebuilt only after one of them changes), so a cluster without any costs nothing.
+ */
+export class Admission {
+  #index: Map<string, Hook[]> | undefined;
+  readonly #calls: AdmissionCall[] = [];
+
+  constructor(readonly store: Store) {
+    store.listen((change) => {
+      if (change.typeKey === MUTATING || change.typeKey === VALIDATING) this.#index = undefined;
+    });
   }
 
-  #webhooks(key: string, a: AdmissionAttributes): JsonObject[] {
+  /** The webhook calls so far (the last 10,000 at most), oldest first. */
+  get calls(): readonly AdmissionCall[] {
+    return this.#calls.slice(-CALL_LOG_LIMIT);
+  }
+
+  #hooks(): Map<string, Hook[]> {
+    if (this.#index) return this.#index;
+    const index = new Map<string, Hook[]>();
+    for (const key of [MUTATING, VALIDATING]) {
+      const hooks: Hook[] = [];
+      // Configurations in name order (the store lists them so), webhooks in their order.
+      for (const config of this.store.list(key)) {
+        const configuration = String((config.metadata as JsonObject).name);
+        for (const hook of Array.isArray(config.webhooks) ? config.webhooks : []) {
+          if (!isObject(hook)) continue;
+          const rules = Array.isArray(hook.rules) ? hook.rules.filter(isObject) : [];
+          hooks.push({ configuration, hook, rules });
+        }
+      }
+      if (hooks.length) index.set(key, hooks);
+    }
+    this.#index = index;
+    return index;
+  }
+
+  /** Whether any webhook exists (admission is skipped when none does). */
+  get active(): boolean {
+    return this.#hooks().size > 0;
+  }
+
+  #webhooks(key: string, a: AdmissionAttributes): Hook[] {
     // Configurations about webhook configurations are never called, as on a real server.
     if (a.type.group === "admissionregistration.k8s.io") return [];
-    const found: JsonObject[] = [];
-    for (const config of this.store.list(key)) {
-      const hooks = Array.isArray(config.webhooks) ? config.webhooks.filter(isObject) : [];
-      for (const hook of hooks) {
-        const rules = Array.isArray(hook.rules) ? hook.rules.filter(isObject) : [];
-        if (!rules.some((rule) => ruleMatches(rule, a))) continue;
-        if (!this.#selectorsMatch(hook, a)) continue;
-        found.push(hook);
-      }
-    }
-    return found;
+    return (this.#hooks().get(key) ?? []).filter((h) =>
+      h.rules.some((rule) => ruleMatches(rule, a)) && this.#selectorsMatch(h.hook, a)
+    );
   }
 
   #selectorsMatch(hook: JsonObject, a: AdmissionAttributes): boolean {
     const objectSelector = hook.objectSelector;
+    // As the API server does: the new or the old object must match, an absent one never does.
     if (
-      !selectorMatches(objectSelector, labelsOf(a.object)) &&
-      !selectorMatches(objectSelector, labelsOf(a.oldObject))
+      isObject(objectSelector) && Object.keys(objectSelector).length &&
+      !(a.object && selectorMatches(objectSelector, labelsOf(a.object))) &&
+      !(a.oldObject && selectorMatches(objectSelector, labelsOf(a.oldObject)))
     ) return false;
     let nsLabels: Record<string, string> | undefined;
     if (typeKey(a.type.group, a.type.plural) === NAMESPACES) {
@@ -156,7 +234,7 @@ export class Admission {
     let object = a.object;
     const warnings: string[] = [];
     for (const hook of this.#webhooks(MUTATING, a)) {
-      const response = await this.#call(hook, { ...a, object });
+      const response = await this.#call("mutating", hook, { ...a, object });
       if (!response) continue;
       warnings.push(...strings(response.warnings));
       if (typeof response.patch === "string" && object && a.operation !== "DELETE") {
@@ -164,58 +242,125 @@ export class Admission {
         try {
           operations = JSON.parse(atob(response.patch));
         } catch {
-          throw this.#failure(hook, "the webhook's patch is not base64-encoded JSON");
+          throw new ApiError(
+            500,
+            `Internal error occurred: the patch of webhook "${hook.hook.name}" is not base64-encoded JSON`,
+          );
         }
-        object = jsonPatch(object, operations) as JsonObject;
+        try {
+          object = jsonPatch(object, operations) as JsonObject;
+        } catch (error) {
+          if (error instanceof ApiError) {
+            throw new ApiError(
+              500,
+              `Internal error occurred: the patch of webhook "${hook.hook.name}" does not apply: ${error.message}`,
+            );
+          }
+          throw error;
+        }
       }
     }
     return { object, warnings };
   }
 
-  /** Run the validating webhooks; returns their warnings, throws on a denial. */
+  /** Run the validating webhooks (in parallel); returns their warnings, throws on a denial. */
   async validate(a: AdmissionAttributes): Promise<string[]> {
-    const responses = await Promise.all(
-      this.#webhooks(VALIDATING, a).map((hook) => this.#call(hook, a)),
+    const results = await Promise.allSettled(
+      this.#webhooks(VALIDATING, a).map((hook) => this.#call("validating", hook, a)),
     );
-    return responses.flatMap((r) => strings(r?.warnings));
-  }
-
-  #failure(hook: JsonObject, why: string): ApiError {
-    return new ApiError(
-      500,
-      `Internal error occurred: failed calling webhook "${hook.name}": ${why}`,
-    );
+    const rejected = results.find((r) => r.status === "rejected");
+    if (rejected) throw rejected.reason;
+    return results.flatMap((r) => r.status === "fulfilled" ? strings(r.value?.warnings) : []);
   }
 
   /** Call one webhook; `undefined` when its failure is ignored by `failurePolicy`. */
-  async #call(hook: JsonObject, a: AdmissionAttributes): Promise<JsonObject | undefined> {
-    const ignore = hook.failurePolicy === "Ignore";
+  async #call(
+    phase: AdmissionCall["phase"],
+    { configuration, hook }: Hook,
+    a: AdmissionAttributes,
+  ): Promise<JsonObject | undefined> {
+    const name = String(hook.name);
+    const config = isObject(hook.clientConfig) ? hook.clientConfig : {};
+    const seconds = typeof hook.timeoutSeconds === "number" ? hook.timeoutSeconds : 10;
+    let url: string | undefined;
+    if (typeof config.url === "string") {
+      try {
+        const parsed = new URL(config.url);
+        parsed.searchParams.set("timeout", `${seconds}s`);
+        url = parsed.href;
+      } catch {
+        url = config.url;
+      }
+    }
+    const record: AdmissionCall = {
+      time: new Date(),
+      phase,
+      configuration,
+      webhook: name,
+      ...(url ? { url } : {}),
+      operation: a.operation,
+      resource: { group: a.type.group, version: a.version.name, resource: a.type.plural },
+      ...(a.subresource ? { subResource: a.subresource } : {}),
+      ...(a.namespace ? { namespace: a.namespace } : {}),
+      name: a.name,
+      dryRun: a.dryRun,
+      outcome: "allowed",
+      warnings: [],
+    };
+    this.#calls.push(record);
+    if (this.#calls.length > 2 * CALL_LOG_LIMIT) {
+      this.#calls.splice(0, this.#calls.length - CALL_LOG_LIMIT);
+    }
     const sideEffects = String(hook.sideEffects ?? "Unknown");
     if (a.dryRun && sideEffects !== "None" && sideEffects !== "NoneOnDryRun") {
-      throw new ApiError(
-        400,
-        `admission webhook "${hook.name}" does not support dry run (sideEffects: ${sideEffects})`,
-      );
+      record.outcome = "refused";
+      record.message = `admission webhook "${name}" does not support dry run`;
+      throw new ApiError(400, record.message);
     }
     try {
-      return this.#judge(hook, await this.#post(hook, a));
+      if (url === undefined) {
+        throw new CallFailure(
+          "the fake cluster has no service network to reach clientConfig.service: give the webhook a clientConfig.url",
+        );
+      }
+      const answer = await this.#post(phase, url, seconds, config, a);
+      record.warnings = strings(answer.warnings);
+      if (answer.allowed !== true) {
+        const denial = this.#denial(name, answer);
+        record.outcome = "denied";
+        record.message = denial.message;
+        throw denial;
+      }
+      if (typeof answer.patch === "string" && answer.patch) record.outcome = "patched";
+      return answer;
     } catch (error) {
-      if (error instanceof ApiError) throw error;
-      if (ignore) return undefined;
-      throw this.#failure(hook, error instanceof Error ? error.message : String(error));
+      if (!(error instanceof CallFailure)) throw error;
+      record.message = `failed calling webhook "${name}": ${error.message}`;
+      if (hook.failurePolicy === "Ignore") {
+        record.outcome = "ignored";
+        return undefined;
+      }
+      record.outcome = "failed";
+      throw new ApiError(500, `Internal error occurred: ${record.message}`);
     }
   }
 
-  async #post(hook: JsonObject, a: AdmissionAttributes): Promise<JsonObject> {
-    const config = isObject(hook.clientConfig) ? hook.clientConfig : {};
-    if (typeof config.url !== "string") {
-      throw new Error(
-        "the fake cluster has no service network: give the webhook a clientConfig.url",
-      );
+  /** Post the review; every way this can fail is a {@link CallFailure}. */
+  async #post(
+    phase: AdmissionCall["phase"],
+    url: string,
+    seconds: number,
+    config: JsonObject,
+    a: AdmissionAttributes,
+  ): Promise<JsonObject> {
+    let ca: string | undefined;
+    if (typeof config.caBundle === "string" && config.caBundle) {
+      try {
+        ca = atob(config.caBundle);
+      } catch {
+        throw new CallFailure("the webhook's caBundle is not base64");
+      }
     }
-    const ca = typeof config.caBundle === "string" && config.caBundle
-      ? atob(config.caBundle)
-      : undefined;
     const uid = crypto.randomUUID();
     const gvk = { group: a.type.group, version: a.version.name, kind: a.type.kind };
     const gvr = { group: a.type.group, version: a.version.name, resource: a.type.plural };
@@ -229,6 +374,7 @@ export class Admission {
         ...(a.subresource ? { subResource: a.subresource } : {}),
         requestKind: gvk,
         requestResource: gvr,
+        ...(a.subresource ? { requestSubResource: a.subresource } : {}),
         name: a.name,
         ...(a.namespace ? { namespace: a.namespace } : {}),
         operation: a.operation,
@@ -239,47 +385,93 @@ export class Admission {
         options: {
           apiVersion: "meta.k8s.io/v1",
           kind: `${a.operation[0]}${a.operation.slice(1).toLowerCase()}Options`,
+          ...(a.dryRun ? { dryRun: ["All"] } : {}),
         },
       },
     };
-    const seconds = typeof hook.timeoutSeconds === "number" ? hook.timeoutSeconds : 10;
-    const client = await createHttpClient({
-      caCertificates: ca ? [ca] : [],
-      connectTimeout: seconds,
-    });
+    const signal = AbortSignal.timeout(seconds * 1000);
+    let text: string;
+    let status: number;
+    let client;
     try {
-      const response = await client.fetch(config.url, {
+      client = await createHttpClient({
+        caCertificates: ca ? [ca] : [],
+        connectTimeout: seconds,
+      });
+      const response = await client.fetch(url, {
         method: "POST",
         headers: { "content-type": "application/json", accept: "application/json" },
         body: JSON.stringify(review),
-        signal: AbortSignal.timeout(seconds * 1000),
+        signal,
       });
-      const text = await response.text();
-      if (response.status !== 200) {
-        throw new Error(`the webhook answered HTTP ${response.status}: ${text.slice(0, 200)}`);
-      }
-      const parsed = JSON.parse(text) as JsonValue;
-      const answer = isObject(parsed) && isObject(parsed.response) ? parsed.response : undefined;
-      if (!answer) throw new Error("the webhook's answer has no response");
-      if (answer.uid !== uid) {
-        throw new Error(
-          `the response's uid ${JSON.stringify(answer.uid)} is not the request's ${uid}`,
-        );
-      }
-      return answer;
+      status = response.status;
+      text = await response.text();
+    } catch (error) {
+      const why = signal.aborted || error instanceof ConnectTimeoutError
+        ? "context deadline exceeded"
+        : error instanceof Error
+        ? error.message
+        : String(error);
+      throw new CallFailure(`failed to call webhook: Post ${JSON.stringify(url)}: ${why}`);
     } finally {
-      await client.close();
+      await client?.close();
     }
+    if (status !== 200) {
+      throw new CallFailure(
+        `failed to call webhook: the server responded with the status code ${status}: ${
+          text.slice(0, 200)
+        }`,
+      );
+    }
+    const invalid = (why: string) => new CallFailure(`received invalid webhook response: ${why}`);
+    let parsed: JsonValue;
+    try {
+      parsed = JSON.parse(text) as JsonValue;
+    } catch {
+      throw invalid("the body is not JSON");
+    }
+    if (
+      !isObject(parsed) || parsed.apiVersion !== "admission.k8s.io/v1" ||
+      parsed.kind !== "AdmissionReview"
+    ) {
+      const got = isObject(parsed) ? `${parsed.apiVersion}, Kind=${parsed.kind}` : typeof parsed;
+      throw invalid(
+        `expected webhook response of admission.k8s.io/v1, Kind=AdmissionReview, got ${got}`,
+      );
+    }
+    const answer = isObject(parsed.response) ? parsed.response : undefined;
+    if (!answer) throw invalid("response is missing");
+    if (answer.uid !== uid) {
+      throw invalid(
+        `expected response.uid=${JSON.stringify(uid)}, got ${JSON.stringify(answer.uid)}`,
+      );
+    }
+    const patched = typeof answer.patch === "string" && answer.patch.length > 0;
+    if (patched && phase === "validating") {
+      throw invalid("validating webhook may not return response.patch");
+    }
+    if (patched && answer.patchType === undefined) {
+      throw invalid("webhook returned response.patch but not response.patchType");
+    }
+    if (patched && answer.patchType !== "JSONPatch") {
+      throw invalid(
+        `webhook returned invalid response.patchType of ${JSON.stringify(answer.patchType)}`,
+      );
+    }
+    return answer;
   }
 
-  /** A denial becomes the API error the client sees; an allowance passes through. */
-  #judge(hook: JsonObject, answer: JsonObject): JsonObject {
-    if (answer.allowed === true) return answer;
+  /** A denial as kube-apiserver words it: the webhook's status, 400 at least. */
+  #denial(name: string, answer: JsonObject): ApiError {
     const result = isObject(answer.status) ? answer.status : {};
     const code = typeof result.code === "number" && result.code >= 400 ? result.code : 400;
-    const message = typeof result.message === "string" ? `: ${result.message}` : "";
-    throw new ApiError(code, `admission webhook "${hook.name}" denied the request${message}`, {
-      reason: typeof result.reason === "string" && result.reason ? result.reason : undefined,
-    });
+    const reason = typeof result.reason === "string" && result.reason ? result.reason : undefined;
+    const deniedBy = `admission webhook "${name}" denied the request`;
+    const message = typeof result.message === "string" && result.message
+      ? `${deniedBy}: ${result.message}`
+      : reason
+      ? `${deniedBy}: ${reason}`
+      : `${deniedBy} without explanation`;
+    return new ApiError(code, message, { reason });
   }
 }

@@ -26,7 +26,7 @@ import {
   issueClientCertificate,
   issueServerCertificate,
 } from "../../platform/certificates.ts";
-import { Admission } from "./admission.ts";
+import { Admission, type AdmissionCall } from "./admission.ts";
 import { builtinTypes } from "./builtins.ts";
 import { Catalog, type ResourceType, type ServedVersion, typeKey } from "./catalog.ts";
 import { ApiError } from "./errors.ts";
@@ -167,6 +167,7 @@ export class FakeCluster implements AsyncDisposable {
   readonly #log: ServedRequest[];
   readonly #requestWaiters: Set<(entry: ServedRequest) => void>;
   readonly #auth: { token: string | undefined };
+  readonly #admission: Admission;
   #stopping: Promise<void> | undefined;
   readonly #tempDirs: string[] = [];
 
@@ -177,6 +178,7 @@ export class FakeCluster implements AsyncDisposable {
     watches: WatchHub;
     faults: FakeClusterFaults;
     auth: { token: string | undefined };
+    admission: Admission;
     state: string | undefined;
     ca: string | undefined;
     client: CertificatePem | undefined;
@@ -190,6 +192,7 @@ export class FakeCluster implements AsyncDisposable {
     this.#watches = parts.watches;
     this.faults = parts.faults;
     this.#auth = parts.auth;
+    this.#admission = parts.admission;
     this.#state = parts.state;
     this.caCertificate = parts.ca;
     this.clientCertificate = parts.client;
@@ -260,6 +263,7 @@ export class FakeCluster implements AsyncDisposable {
       compact: () => store.history.compact(store.resourceVersion),
     });
     let address = "";
+    const admission = new Admission(store);
     const router = new Router({
       catalog,
       objects,
@@ -268,7 +272,7 @@ export class FakeCluster implements AsyncDisposable {
       faults,
       token: () => auth.token,
       clientCertificates: options.clientCertificates ?? false,
-      admission: new Admission(store),
+      admission,
       serverAddress: () => address,
       log: (entry) => {
         log.push(entry);
@@ -290,6 +294,7 @@ export class FakeCluster implements AsyncDisposable {
       watches,
       faults,
       auth,
+      admission,
       state: options.state,
       ca,
       client,
@@ -311,6 +316,15 @@ export class FakeCluster implements AsyncDisposable {
   /** The requests served so far (the last 10,000 at most), oldest first. */
   get requests(): readonly ServedRequest[] {
     return this.#log.slice(-REQUEST_LOG_LIMIT);
+  }
+
+  /**
+   * The admission webhook calls made so far (the last 10,000 at most), oldest first: which
+   * webhook was asked about what, and how it ended (`allowed`, `patched`, `denied`,
+   * `failed`, `ignored` by `failurePolicy`, or `refused` for a dry run).
+   */
+  get admissionCalls(): readonly AdmissionCall[] {
+    return this.#admission.calls;
   }
 
   /**

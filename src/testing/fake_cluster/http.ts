@@ -12,7 +12,7 @@ import * as discovery from "./discovery.ts";
 import { ApiError, badRequest, statusOf } from "./errors.ts";
 import type { FakeClusterFaults, RequestResource } from "./faults.ts";
 import type { Lifecycle } from "./lifecycle.ts";
-import type { Objects, Target, WriteOptions } from "./objects.ts";
+import type { DeleteOptions, Objects, Target, WriteOptions } from "./objects.ts";
 import { openApiDocument, openApiRoot } from "./openapi.ts";
 import type { Admission, AdmissionAttributes } from "./admission.ts";
 import {
@@ -334,15 +334,13 @@ export class Router {
       }
       case "delete": {
         const options = await deleteOptionsOf(request, params);
+        const warnings: string[] = [];
         if (this.#admits(target)) {
-          const old = objects.get(target);
-          const attributes = this.#attributes("DELETE", target, user, options.dryRun ?? false);
-          await this.ctx.admission.mutate({ ...attributes, oldObject: old });
-          await this.ctx.admission.validate({ ...attributes, oldObject: old });
+          warnings.push(...await this.#admitDelete(target, objects.get(target), options, user));
         }
         const { object, gone } = objects.delete(target, options);
         lifecycle.settle();
-        if (!gone) return json(render(object));
+        if (!gone) return written(render(object), 200, { warnings });
         const meta = object.metadata as JsonObject;
         const details: JsonObject = {
           name: String(meta.name),
@@ -350,22 +348,44 @@ export class Router {
           uid: String(meta.uid),
         };
         if (type.group) details.group = type.group;
-        return json(statusOf(200, "", "", details));
+        return written(statusOf(200, "", "", details) as unknown as JsonObject, 200, { warnings });
       }
       case "deletecollection": {
         const options = await deleteOptionsOf(request, params);
+        const warnings: string[] = [];
+        if (this.#admits(target)) {
+          // Each object's deletion is admitted (all before any is deleted, a simplification).
+          const { items } = objects.list(target, {
+            ...listOptionsOf(params, type.kind, version.selectableFields),
+            limit: undefined,
+            continue: undefined,
+          });
+          for (const item of items) {
+            const meta = item.metadata as JsonObject;
+            const one = {
+              ...target,
+              namespace: typeof meta.namespace === "string" ? meta.namespace : undefined,
+              name: String(meta.name),
+            };
+            warnings.push(...await this.#admitDelete(one, item, options, user));
+          }
+        }
         const items = objects.deleteCollection(
           target,
           listOptionsOf(params, type.kind, version.selectableFields),
           options,
         );
         lifecycle.settle();
-        return json({
-          kind: type.listKind,
-          apiVersion: apiVersionOf(type.group, version.name),
-          metadata: { resourceVersion: String(objects.store.resourceVersion) },
-          items,
-        });
+        return written(
+          {
+            kind: type.listKind,
+            apiVersion: apiVersionOf(type.group, version.name),
+            metadata: { resourceVersion: String(objects.store.resourceVersion) },
+            items,
+          },
+          200,
+          { warnings },
+        );
       }
     }
     throw new ApiError(405, `the method ${method} is not allowed on ${path}`);
@@ -374,6 +394,19 @@ export class Router {
   /** Whether admission webhooks may apply to this write. */
   #admits(target: Target): boolean {
     return this.ctx.admission.active && target.subresource !== "scale";
+  }
+
+  /** Admission of a deletion: the webhooks see the object as `oldObject`; returns warnings. */
+  async #admitDelete(
+    target: Target,
+    old: JsonObject,
+    options: DeleteOptions,
+    user: AdmissionAttributes["user"],
+  ): Promise<string[]> {
+    const { admission } = this.ctx;
+    const attributes = this.#attributes("DELETE", target, user, options.dryRun ?? false);
+    const { warnings } = await admission.mutate({ ...attributes, oldObject: old });
+    return [...warnings, ...await admission.validate({ ...attributes, oldObject: old })];
   }
 
   #attributes(

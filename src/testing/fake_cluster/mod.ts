@@ -14,5 +14,6 @@ export {
   type FakeResource,
   type FakeWaitOptions,
 } from "./cluster.ts";
+export type { AdmissionCall } from "./admission.ts";
 export { type FailRequestsOptions, FakeClusterFaults } from "./faults.ts";
 export type { ServedRequest } from "./http.ts";
