@@ -277,3 +277,32 @@ export type { Outcome as HandlerOutcome } from "./handling/progress.ts";
 export type { NamespacePattern } from "./reactor/namespaces.ts";
 export type { Clock as WallClock } from "./handling/progress.ts";
 export type { ReactorLogger } from "./reactor/diagnostics.ts";
+
+// --- admission: webhook servers and what custom servers implement ---
+export {
+  DEFAULT_WEBHOOK_PORT,
+  detectLocalCluster,
+  K3D_HOST,
+  MINIKUBE_HOST,
+  WebhookAutoServer,
+  WebhookAutoTunnel,
+  WebhookK3dServer,
+  WebhookMinikubeServer,
+  WebhookNgrokTunnel,
+  WebhookServer,
+} from "./kits/webhooks.ts";
+export type {
+  AdmissionLogger,
+  AdmissionReviewResponse,
+  AdmissionServer,
+  AdmissionServerContext,
+  AdmissionServerFn,
+  ClusterFacts,
+  WebhookAutoTunnelOptions,
+  WebhookClientConfig,
+  WebhookFn,
+  WebhookNgrokTunnelOptions,
+  WebhookRequestInfo,
+  WebhookServerOptions,
+} from "./kits/webhooks.ts";
+export { AdmissionRequestError } from "./engines/admission.ts";

@@ -112,6 +112,11 @@ export class ObjectMemories {
     return memory;
   }
 
+  /** The memory of an object if it has been seen, without making one. */
+  peek(resource: Resource, body: RawBody): ObjectMemory | undefined {
+    return this.#memories.get(resource.key)?.get(objectKey(body));
+  }
+
   /** Forget an object (it is gone from the cluster). */
   forget(resource: Resource, body: RawBody): void {
     const key = resource.key;

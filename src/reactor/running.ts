@@ -4,18 +4,19 @@
  *
  * The order of things:
  *
- * 1. The options are checked: anything this version cannot do yet (admission
- *    handlers) fails at once with one clear line — nothing is silently
- *    ignored.
+ * 1. The options are checked: anything this version cannot do fails at once with one
+ *    clear line — nothing is silently ignored.
  * 2. Startup handlers run (they may tune the settings); a permanent failure ends here.
+ *    Admission handlers then need `settings.admission.server`, else the operator fails.
  *    Then the liveness endpoint starts, if asked for.
  * 3. Login: the login handlers (or, without any, the service account in a pod or the
  *    kubeconfig) fill the credentials vault; they run again whenever the vault runs dry.
  * 4. Discovery, peering (without a peering object, or with `standalone`, the operator runs
  *    alone; else it keeps its record in the peering object alive, and its watches of
- *    objects pause while a peer with a higher or the same priority is alive), then
- *    observation: one watch per served resource and namespace, feeding one worker per
- *    object, which processes each object's latest state (and tells the daemons and timers
+ *    objects pause while a peer with a higher or the same priority is alive), the
+ *    webhook server (with admission handlers; it also keeps the managed webhook
+ *    configurations), then observation: one watch per served resource and namespace,
+ *    feeding one worker per object, which processes each object's latest state (and tells the daemons and timers
  *    about it, if the operator has any).
  * 5. On the signal: the watches stop, the daemons and timers are stopped and awaited
  *    (within `batching.exitTimeout`), the workers finish within `batching.exitTimeout`
@@ -55,6 +56,8 @@ import { startEventPoster } from "../engines/posting.ts";
 import { Spawner } from "../engines/daemons.ts";
 import { startPeering } from "../engines/peering.ts";
 import { OperatorIndexers } from "../engines/indexing.ts";
+import { type RunningAdmission, startAdmission } from "../engines/admission.ts";
+import type { HandlerKind } from "../intents/handlers.ts";
 import { realClock } from "./clock.ts";
 import { type ReactorLogger, reactorLogger } from "./diagnostics.ts";
 import {
@@ -115,9 +118,23 @@ export class OperatorConfigurationError extends Error {
   override name = "OperatorConfigurationError";
 }
 
-const UNSUPPORTED_KINDS: Readonly<Record<string, string>> = {
-  webhook: "admission webhooks",
-};
+/** Kinds of handlers this version cannot run, with what to call them; none at present. */
+const UNSUPPORTED_KINDS: Readonly<Record<string, string>> = {};
+
+/** The kinds of handlers served by watching objects (admission handlers are called instead). */
+const WATCHED_KINDS: readonly HandlerKind[] = ["changing", "event", "daemon", "timer", "index"];
+
+/** Admission handlers need a webhook server; Kopf fails at startup without one, and so here. */
+function checkAdmission(registry: OperatorRegistry, settings: OperatorSettings): void {
+  const handler = registry.handlers.find((h) => h.kind === "webhook");
+  if (handler !== undefined && settings.admission.server === null) {
+    throw new OperatorConfigurationError(
+      `${handler.registrar} handler ${JSON.stringify(handler.id)} is registered, but no ` +
+        "webhook server is configured: set settings.admission.server (e.g. new " +
+        "kopf.WebhookServer()) in a startup handler.",
+    );
+  }
+}
 
 /** Refuse what this version cannot do, with one clear line. */
 function checkSupported(registry: OperatorRegistry, options: OperatorOptions): void {
@@ -199,6 +216,7 @@ export async function operator(options: OperatorOptions = {}): Promise<void> {
   try {
     logger.debug("Running the startup handlers.");
     await runActivity("startup", activity);
+    checkAdmission(registry, settings);
     await using _liveness = options.livenessEndpoint === undefined
       ? undefined
       : await startLiveness(options.livenessEndpoint, activity, logger);
@@ -301,6 +319,27 @@ async function serve(options: ServeOptions): Promise<void> {
       signal: stop,
     });
 
+  // Admission: the webhook server answers while the objects are observed.
+  const memories = new ObjectMemories(options.memo);
+  let admission: RunningAdmission | undefined;
+  try {
+    admission = registry.handlers.some((h) => h.kind === "webhook")
+      ? await startAdmission({
+        api,
+        registry,
+        settings,
+        resources: () => discovery.resources(stop),
+        memo: options.memo,
+        memoOf: (resource, body) => memories.peek(resource, body)?.memo,
+        indices: options.indexers?.indices,
+        logger,
+      })
+      : undefined;
+  } catch (error) {
+    await peering?.stop();
+    throw error;
+  }
+
   // Kopf's instant-exit tuning has nothing to tune here: say so rather than ignore it.
   const background = settings.background;
   const defaults = new OperatorSettings().background;
@@ -332,7 +371,7 @@ async function serve(options: ServeOptions): Promise<void> {
     api,
     registry,
     settings,
-    memories: new ObjectMemories(options.memo),
+    memories,
     clock: options.clock,
     spawning: spawner,
     indexing: options.indexers,
@@ -347,7 +386,8 @@ async function serve(options: ServeOptions): Promise<void> {
   });
   const missing = new Set<string>();
   const select = (discovered: readonly Resource[]): readonly Resource[] => {
-    for (const selector of registry.selectors()) {
+    admission?.resourcesChanged(discovered); // the managed webhooks' rules follow
+    for (const selector of registry.selectors(WATCHED_KINDS)) {
       const selection = selector.select(discovered);
       const key = String(selector);
       if (selection.resources.length === 0 && !missing.has(key)) {
@@ -358,7 +398,9 @@ async function serve(options: ServeOptions): Promise<void> {
       }
       for (const warning of selection.warnings) logger.warning(warning);
     }
-    return registry.resolve(discovered).resources.filter((r) => registry.hasHandlers(r));
+    return registry.resolve(discovered, WATCHED_KINDS).resources.filter((r) =>
+      registry.hasHandlers(r)
+    );
   };
   const observer = new Observer({
     client: observationClient(api, discovery),
@@ -391,12 +433,15 @@ async function serve(options: ServeOptions): Promise<void> {
   });
   // The observation ends only when told to, or when it cannot start (e.g. no discovery).
   let failure: { error: unknown } | undefined;
-  await Promise.race([running, aborted(stop)]).catch(() => {});
+  const admissionFailed = admission?.failed.catch((error) => void (failure ??= { error }));
+  await Promise.race([running, aborted(stop), ...(admissionFailed ? [admissionFailed] : [])])
+    .catch(() => {});
   observing.abort();
-  await running.catch((error) => (failure = { error }));
+  await running.catch((error) => (failure ??= { error }));
   options.indexers?.halt(); // nothing waits for the indices any longer
   await spawner?.shutdown();
   await multiplexer.shutdown();
+  await admission?.stop();
   await peering?.stop();
   if (failure !== undefined && !stop.aborted) throw failure.error;
 }

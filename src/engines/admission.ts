@@ -1,0 +1,649 @@
+/**
+ * Admission control: answering `AdmissionReview` requests with the validating and
+ * mutating handlers, and keeping the managed webhook configurations in the cluster.
+ *
+ * - {@link serveAdmissionReview} takes one review request (parsed JSON) and answers the
+ *   review response: the handlers of the webhook named in the request's URL (or all of
+ *   them, when none is named) run for the object; the first error by priority denies
+ *   the request (an `AdmissionError` with its message and code; any other error with
+ *   code 500); the handlers' warnings are returned; the mutating handlers' `patch`
+ *   becomes a base64-encoded JSON Patch against the admitted object.
+ * - A webhook server (see {@link AdmissionServer}) receives the HTTP requests and calls
+ *   the {@link WebhookFn} it is given; it yields the client configs (URL, CA bundle) under
+ *   which the cluster can reach it. The servers themselves live in the kits.
+ * - {@link startAdmission} runs the server, and with a managed configuration name keeps
+ *   one `ValidatingWebhookConfiguration` and one `MutatingWebhookConfiguration` of that
+ *   name up to date with one webhook per handler; on exit only the handlers registered
+ *   with `persistent` stay there.
+ *
+ * @module
+ */
+import type { JsonObject, RawBody } from "../structs/bodies.ts";
+import { AdmissionError, PermanentError, TemporaryError } from "../structs/errors.ts";
+import type { Index } from "../structs/indices.ts";
+import { ABSENT, PRESENT } from "../structs/markers.ts";
+import { copyMemo, Memo } from "../structs/memos.ts";
+import { Patch } from "../structs/patches.ts";
+import { Resource } from "../structs/resources.ts";
+import type { ApiClient } from "../client/api.ts";
+import { APINotFoundError } from "../client/errors.ts";
+import { createObject, getObject, listObjects, patchObject } from "../client/objects.ts";
+import type { OperatorSettings } from "../settings/operator_settings.ts";
+import type { WebhookHandler } from "../intents/handlers.ts";
+import { buildResourceKwargs, buildWebhookKwargs } from "../intents/kwargs.ts";
+import type { AdmissionOperation, WebhookType } from "../intents/reasons.ts";
+import type { OperatorRegistry } from "../intents/registry.ts";
+import { createObjectScope, runInObjectScope } from "../handling/loggers.ts";
+
+/** How the cluster reaches a webhook server: what goes to `webhooks[].clientConfig`. */
+export interface WebhookClientConfig {
+  /** The HTTPS URL of the server; the handler's id is appended as the last path segment. */
+  url?: string;
+  /** The PEM CA bundle that signed the server's certificate, base64-encoded. */
+  caBundle?: string;
+  /** An in-cluster service in front of the server; the handler's id is appended to its path. */
+  service?: {
+    /** The service's namespace. */
+    namespace: string;
+    /** The service's name. */
+    name: string;
+    /** The path prefix. */
+    path?: string;
+    /** The service port; 443 by default. */
+    port?: number;
+  };
+}
+
+/** What a webhook server passes along with a review request. */
+export interface WebhookRequestInfo {
+  /** The webhook (handler id) named by the request's URL; all handlers when omitted. */
+  readonly webhook?: string;
+  /** The HTTP headers of the request, names in lowercase. */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** The client certificate of the caller, when it presented one the server trusts. */
+  readonly sslpeer?: Readonly<Record<string, unknown>> | null;
+}
+
+/** An `AdmissionReview` response, as returned to the API server. */
+export interface AdmissionReviewResponse {
+  /** `admission.k8s.io/v1`, or as in the request. */
+  apiVersion: string;
+  /** `AdmissionReview`. */
+  kind: string;
+  /** The verdict. */
+  response: {
+    /** The request's uid. */
+    uid: string;
+    /** Whether the request is admitted. */
+    allowed: boolean;
+    /** Why not: the message and HTTP code shown to the client. */
+    status?: { message: string; code: number };
+    /** Warnings shown to the client. */
+    warnings?: string[];
+    /** The base64-encoded JSON Patch of a mutating webhook. */
+    patch?: string;
+    /** `JSONPatch` when there is a patch. */
+    patchType?: "JSONPatch";
+  };
+}
+
+/**
+ * Answers one review request: what the framework gives to a webhook server. It rejects
+ * ({@link AdmissionRequestError}) only when the request is not a review request at all.
+ */
+export type WebhookFn = (
+  request: unknown,
+  info?: WebhookRequestInfo,
+) => Promise<AdmissionReviewResponse>;
+
+/** Where the admission engine and the servers say what they do. */
+export interface AdmissionLogger {
+  /** Details. */
+  debug(message: string): void;
+  /** Notable normal events. */
+  info(message: string): void;
+  /** Something is wrong but serving goes on. */
+  warning(message: string): void;
+  /** Something failed. */
+  error(message: string): void;
+}
+
+/** What a webhook server gets when it starts. */
+export interface AdmissionServerContext {
+  /** Aborted when the operator stops: close the server and end the iteration then. */
+  readonly signal: AbortSignal;
+  /** Where the server says what it does. */
+  readonly logger: AdmissionLogger;
+  /**
+   * Facts about the cluster, for servers that adapt to it (e.g. the auto-detecting ones);
+   * `undefined` when there is no cluster to ask.
+   */
+  readonly cluster?: ClusterFacts;
+}
+
+/** What can be learned about the cluster the operator runs against. */
+export interface ClusterFacts {
+  /** The API server's version string, e.g. `v1.31.1+k3s1`. */
+  gitVersion(): Promise<string | undefined>;
+  /** The labels of the cluster's nodes (empty when they cannot be listed). */
+  nodeLabels(): Promise<readonly Readonly<Record<string, string>>[]>;
+}
+
+/**
+ * A webhook server or tunnel: `serve` starts it and yields the client config under which
+ * the cluster reaches it (again whenever that changes); it calls `fn` for each review
+ * request and ends when `context.signal` aborts. An iteration that ends or fails
+ * before that stops the operator.
+ */
+export interface AdmissionServer {
+  /** Start serving; see the interface docs. */
+  serve(fn: WebhookFn, context: AdmissionServerContext): AsyncIterable<WebhookClientConfig>;
+}
+
+/** A plain function that serves like {@link AdmissionServer.serve}. */
+export type AdmissionServerFn = (
+  fn: WebhookFn,
+  context: AdmissionServerContext,
+) => AsyncIterable<WebhookClientConfig>;
+
+/** The request is not an `AdmissionReview` request; servers answer it with HTTP 400. */
+export class AdmissionRequestError extends Error {
+  /** The error's name. */
+  override name = "AdmissionRequestError";
+}
+
+/** Options of {@link serveAdmissionReview}. */
+export interface AdmissionReviewOptions extends WebhookRequestInfo {
+  /** The handlers. */
+  readonly registry: OperatorRegistry;
+  /**
+   * The resource record of the request's group, version and plural, e.g. from discovery
+   * (short names and categories then match too); one built from the request otherwise.
+   */
+  readonly resolve?: (group: string, version: string, plural: string) => Resource | undefined;
+  /** The operator's memo: each request gets its own copy. */
+  readonly memo?: unknown;
+  /**
+   * The memo of an object already known to the operator (for updates and deletions);
+   * `undefined` for others, which get a copy of `memo` that is then discarded.
+   */
+  readonly memoOf?: (resource: Resource, body: RawBody) => unknown;
+  /** Declared indices by name, passed to the handlers. */
+  readonly indices?: Readonly<Record<string, Index>>;
+}
+
+const OPERATIONS: ReadonlySet<string> = new Set(["CREATE", "UPDATE", "DELETE", "CONNECT"]);
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function base64(text: string): string {
+  const bytes = new TextEncoder().encode(text);
+  let binary = "";
+  for (let i = 0; i < bytes.length; i++) binary += String.fromCharCode(bytes[i]);
+  return btoa(binary);
+}
+
+/** The priority of an error when choosing the one to report: lower wins. */
+function errorRank(error: unknown): number {
+  if (error instanceof AdmissionError) return 0;
+  if (error instanceof PermanentError) return 1;
+  if (error instanceof TemporaryError) return 2;
+  return 9;
+}
+
+function errorMessage(error: unknown): string {
+  if (error instanceof Error) return error.message || error.name;
+  return String(error);
+}
+
+/**
+ * Answer one `AdmissionReview` request (v1, parsed JSON) with the registry's admission
+ * handlers; see the module docs. Handler errors deny the request; they never reject.
+ */
+export async function serveAdmissionReview(
+  review: unknown,
+  options: AdmissionReviewOptions,
+): Promise<AdmissionReviewResponse> {
+  if (!isObject(review) || !isObject(review.request)) {
+    throw new AdmissionRequestError("The body is not an AdmissionReview with a request.");
+  }
+  const request = review.request;
+  const uid = typeof request.uid === "string" ? request.uid : "";
+  const gvr = isObject(request.resource) ? request.resource : {};
+  const group = typeof gvr.group === "string" ? gvr.group : "";
+  const version = typeof gvr.version === "string" ? gvr.version : "";
+  const plural = typeof gvr.resource === "string" ? gvr.resource : "";
+  const operation = String(request.operation ?? "");
+  if (!uid || !version || !plural || !OPERATIONS.has(operation)) {
+    throw new AdmissionRequestError(
+      "The AdmissionReview request lacks its uid, resource or a known operation.",
+    );
+  }
+  const kind = isObject(request.kind) && typeof request.kind.kind === "string"
+    ? request.kind.kind
+    : undefined;
+  const resource = options.resolve?.(group, version, plural) ??
+    new Resource({ group, version, plural, kind, namespaced: request.namespace !== undefined });
+  const newBody = isObject(request.object) ? request.object as RawBody : null;
+  const oldBody = isObject(request.oldObject) ? request.oldObject as RawBody : null;
+  const body: RawBody = newBody ?? oldBody ?? {};
+  const subresource = typeof request.subResource === "string" && request.subResource
+    ? request.subResource
+    : null;
+  const dryrun = request.dryRun === true;
+  const userinfo = isObject(request.userInfo) ? request.userInfo : {};
+
+  const scope = createObjectScope(body, { local: true });
+  const patch = new Patch();
+  const warnings: string[] = [];
+  const known = operation === "CREATE" ? undefined : options.memoOf?.(resource, body);
+  const memo = known ?? (options.memo === undefined ? new Memo() : copyMemo(options.memo));
+  const init = {
+    resource,
+    body,
+    patch,
+    logger: scope.logger,
+    memo,
+    indices: options.indices,
+  };
+  const extra = {
+    dryrun,
+    subresource,
+    warnings,
+    userinfo,
+    headers: options.headers ?? {},
+    sslpeer: options.sslpeer ?? null,
+    operation: operation as AdmissionOperation,
+    old: oldBody,
+    new: newBody,
+  };
+  const errors: unknown[] = [];
+  let mutated = false;
+  try {
+    const types: WebhookType[] = ["validating", "mutating"];
+    for (const type of types) {
+      const handlers = options.registry.selectWebhookHandlers(resource, {
+        type,
+        operation: operation as AdmissionOperation,
+        subresource,
+        body,
+        old: oldBody,
+        new: newBody,
+        kwargs: () => buildResourceKwargs(init, extra),
+      }).filter((h) => options.webhook === undefined || h.id === options.webhook);
+      for (const handler of handlers) {
+        const error = await runHandler(
+          handler,
+          buildWebhookKwargs(
+            { ...init, param: handler.param },
+            extra,
+          ) as object,
+          scope,
+        );
+        if (error !== undefined) errors.push(error);
+        if (type === "mutating") mutated = true;
+      }
+    }
+  } catch (error) {
+    // A failing filter callback: the request cannot be judged, so it is denied.
+    scope.logger.error(`The admission filters failed: ${errorMessage(error)}`);
+    errors.push(error);
+  }
+
+  const response: AdmissionReviewResponse["response"] = { uid, allowed: true };
+  if (warnings.length > 0) response.warnings = warnings.map(String);
+  if (errors.length > 0) {
+    errors.sort((a, b) => errorRank(a) - errorRank(b));
+    const first = errors[0];
+    response.allowed = false;
+    response.status = {
+      message: errorMessage(first),
+      code: first instanceof AdmissionError ? first.code : 500,
+    };
+  } else if (mutated) {
+    const operations = patch.toJsonPatch(body);
+    if (operations.length > 0) {
+      response.patch = base64(JSON.stringify(operations));
+      response.patchType = "JSONPatch";
+    }
+  }
+  return {
+    apiVersion: typeof review.apiVersion === "string" ? review.apiVersion : "admission.k8s.io/v1",
+    kind: typeof review.kind === "string" ? review.kind : "AdmissionReview",
+    response,
+  };
+}
+
+/** Run one admission handler; returns its error, if any (logged). */
+async function runHandler(
+  handler: WebhookHandler,
+  kwargs: object,
+  scope: ReturnType<typeof createObjectScope>,
+): Promise<unknown> {
+  const title = `Handler '${handler.id}'`;
+  try {
+    scope.logger.debug(`${title} is invoked.`);
+    await runInObjectScope(scope, () => handler.fn(kwargs));
+    scope.logger.debug(`${title} succeeded.`);
+    return undefined;
+  } catch (error) {
+    const failure = error ?? new Error("null was thrown");
+    if (error instanceof AdmissionError) {
+      scope.logger.info(`${title} denied the request: ${errorMessage(error)}`);
+    } else {
+      scope.logger.exception(`${title} failed with an exception.`, error);
+    }
+    return failure;
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Managed webhook configurations.
+
+/** The webhook configurations' resources. */
+export const VALIDATING_CONFIGURATIONS: Resource = new Resource({
+  group: "admissionregistration.k8s.io",
+  version: "v1",
+  plural: "validatingwebhookconfigurations",
+  kind: "ValidatingWebhookConfiguration",
+  namespaced: false,
+});
+
+/** The mutating webhook configurations' resource. */
+export const MUTATING_CONFIGURATIONS: Resource = new Resource({
+  group: "admissionregistration.k8s.io",
+  version: "v1",
+  plural: "mutatingwebhookconfigurations",
+  kind: "MutatingWebhookConfiguration",
+  namespaced: false,
+});
+
+/** Seconds the API server waits for a webhook: the most Kubernetes permits. */
+export const WEBHOOK_TIMEOUT = 30;
+
+/** The webhook's name in a configuration: the handler id made a DNS name, then the suffix. */
+export function webhookName(id: string, suffix: string): string {
+  let name = id.toLowerCase().replace(/[^a-z0-9.-]+/g, "-").replace(/^[^a-z0-9]+|[^a-z0-9]+$/g, "");
+  if (!name) name = "webhook";
+  const full = `${name}.${suffix}`;
+  return full.length <= 253 ? full : `${name.slice(0, 253 - suffix.length - 1)}.${suffix}`;
+}
+
+/** The client config with the handler id appended to the URL's (or service's) path. */
+export function clientConfigFor(config: WebhookClientConfig, id: string): WebhookClientConfig {
+  const segment = encodeURIComponent(id);
+  const out: WebhookClientConfig = { ...config };
+  if (config.url !== undefined) out.url = `${config.url.replace(/\/+$/, "")}/${segment}`;
+  if (config.service !== undefined) {
+    const path = (config.service.path ?? "").replace(/\/+$/, "");
+    out.service = { ...config.service, path: `${path}/${segment}` };
+  }
+  return out;
+}
+
+/** The label selector the API server can check itself: strings and the markers. */
+function objectSelector(labels: WebhookHandler["labels"]): JsonObject | undefined {
+  if (labels === undefined) return undefined;
+  const expressions: JsonObject[] = [];
+  for (const [key, value] of Object.entries(labels)) {
+    if (value === PRESENT) expressions.push({ key, operator: "Exists" });
+    else if (value === ABSENT) expressions.push({ key, operator: "DoesNotExist" });
+    else if (typeof value === "string") expressions.push({ key, operator: "In", values: [value] });
+  }
+  return expressions.length > 0 ? { matchExpressions: expressions } : undefined;
+}
+
+/**
+ * The webhooks of one configuration: one per handler of the type (only the persistent
+ * ones if asked), with rules for each served resource its selector matches.
+ */
+export function buildWebhooks(
+  handlers: readonly WebhookHandler[],
+  options: {
+    resources: readonly Resource[];
+    suffix: string;
+    clientConfig: WebhookClientConfig;
+    persistentOnly?: boolean;
+  },
+): JsonObject[] {
+  const out: JsonObject[] = [];
+  const seen = new Set<string>();
+  for (const handler of handlers) {
+    if (options.persistentOnly && !handler.persistent) continue;
+    if (seen.has(handler.id)) continue;
+    seen.add(handler.id);
+    const rules = options.resources.filter((r) => handler.selector.check(r)).map((r) => ({
+      apiGroups: [r.group],
+      apiVersions: [r.version],
+      resources: [handler.subresource === null ? r.plural : `${r.plural}/${handler.subresource}`],
+      operations: handler.operations === null ? ["*"] : [...handler.operations],
+      scope: "*",
+    }));
+    const selector = objectSelector(handler.labels);
+    out.push({
+      name: webhookName(handler.id, options.suffix),
+      sideEffects: handler.sideEffects ? "NoneOnDryRun" : "None",
+      failurePolicy: handler.ignoreFailures ? "Ignore" : "Fail",
+      matchPolicy: "Equivalent",
+      rules,
+      ...(selector === undefined ? {} : { objectSelector: selector }),
+      clientConfig: clientConfigFor(options.clientConfig, handler.id) as JsonObject,
+      timeoutSeconds: WEBHOOK_TIMEOUT,
+      admissionReviewVersions: ["v1"],
+    });
+  }
+  return out;
+}
+
+/** Options of {@link startAdmission}. */
+export interface AdmissionOptions {
+  /** The API client: for the managed configurations and the cluster facts. */
+  readonly api: ApiClient;
+  /** The handlers. */
+  readonly registry: OperatorRegistry;
+  /** `settings.admission` says which server and which managed configuration. */
+  readonly settings: OperatorSettings;
+  /** The served resources (from discovery). */
+  readonly resources: () => Promise<readonly Resource[]>;
+  /** The operator's memo: each request gets a copy. */
+  readonly memo?: unknown;
+  /** The memo of an object already known to the operator; see {@link AdmissionReviewOptions}. */
+  readonly memoOf?: (resource: Resource, body: RawBody) => unknown;
+  /** Declared indices by name. */
+  readonly indices?: Readonly<Record<string, Index>>;
+  /** Where the engine and the server say what they do. */
+  readonly logger: AdmissionLogger;
+}
+
+/** A running admission engine. */
+export interface RunningAdmission {
+  /** Rejects if the server fails or ends while the operator runs. */
+  readonly failed: Promise<never>;
+  /**
+   * The served resources have changed (e.g. a CRD appeared): the managed webhooks' rules
+   * follow, if the resources of the admission handlers are among the changes.
+   */
+  resourcesChanged(resources: readonly Resource[]): void;
+  /** Stop the server; unmanage the non-persistent webhooks. */
+  stop(): Promise<void>;
+}
+
+/** Whether the value can serve admission requests. */
+export function isAdmissionServer(value: unknown): value is AdmissionServer | AdmissionServerFn {
+  return typeof value === "function" ||
+    (isObject(value) && typeof (value as { serve?: unknown }).serve === "function");
+}
+
+/**
+ * Start the configured webhook server and, with `settings.admission.managed`, keep the
+ * managed configurations in line with its client config. Resolves once the server has
+ * yielded its first client config (and the configurations were written).
+ */
+export async function startAdmission(options: AdmissionOptions): Promise<RunningAdmission> {
+  const { api, registry, settings, logger } = options;
+  const server = settings.admission.server;
+  if (!isAdmissionServer(server)) {
+    throw new TypeError(
+      "settings.admission.server must be a webhook server (e.g. new kopf.WebhookServer()), " +
+        "or a function yielding client configs.",
+    );
+  }
+  let discovered: readonly Resource[] = await options.resources();
+  const resolve = (group: string, version: string, plural: string) =>
+    discovered.find((r) => r.group === group && r.version === version && r.plural === plural);
+  const fn: WebhookFn = (request, info = {}) =>
+    serveAdmissionReview(request, {
+      ...info,
+      registry,
+      resolve,
+      memo: options.memo,
+      memoOf: options.memoOf,
+      indices: options.indices,
+    });
+  const controller = new AbortController();
+  const context: AdmissionServerContext = {
+    signal: controller.signal,
+    logger,
+    cluster: clusterFacts(api),
+  };
+  const iterable = typeof server === "function"
+    ? (server as AdmissionServerFn)(fn, context)
+    : (server as AdmissionServer).serve(fn, context);
+  const iterator = iterable[Symbol.asyncIterator]();
+  const managed = settings.admission.managed;
+  const handlers = registry.handlers.filter((h): h is WebhookHandler => h.kind === "webhook");
+  let lastConfig: WebhookClientConfig | undefined;
+  /** The resources the admission handlers serve, as a comparable key. */
+  const relevance = (resources: readonly Resource[]) =>
+    resources.filter((r) => r.preferred && handlers.some((h) => h.selector.check(r)))
+      .map((r) => r.key).sort().join(" ");
+  let relevant = relevance(discovered);
+  let writing: Promise<void> = Promise.resolve();
+  const configure = async (config: WebhookClientConfig, persistentOnly: boolean) => {
+    if (!managed) return;
+    for (const [resource, type] of MANAGED) {
+      const webhooks = buildWebhooks(handlers.filter((h) => h.type === type), {
+        resources: discovered.filter((r) => r.preferred),
+        suffix: managed,
+        clientConfig: config,
+        persistentOnly,
+      });
+      await writeConfiguration(api, resource, managed, webhooks);
+    }
+  };
+
+  const first = await iterator.next();
+  if (first.done) {
+    throw new Error("The webhook server ended before it said where it listens.");
+  }
+  lastConfig = first.value;
+  logger.debug(`Admission webhooks are served at ${JSON.stringify(lastConfig)}.`);
+  await configure(lastConfig, false);
+  if (managed) {
+    logger.info(`The webhook configurations ${JSON.stringify(managed)} are managed.`);
+  }
+
+  let stopping = false;
+  const failed = new Promise<never>((_, reject) => {
+    void (async () => {
+      try {
+        while (true) {
+          const next = await iterator.next();
+          if (next.done) break;
+          lastConfig = next.value;
+          await (writing = writing.then(() => configure(lastConfig!, false)));
+        }
+        if (!stopping) reject(new Error("The webhook server has stopped unexpectedly."));
+      } catch (error) {
+        if (!stopping) reject(error);
+      }
+    })();
+  });
+  failed.catch(() => {}); // observed by the operator, unless it stops first
+  return {
+    failed,
+    resourcesChanged(resources) {
+      const now = relevance(resources);
+      discovered = resources;
+      if (now === relevant || stopping || lastConfig === undefined) return;
+      relevant = now;
+      const config = lastConfig;
+      writing = writing.then(() => configure(config, false)).catch((error) =>
+        logger.warning(`The webhook configurations could not be updated: ${errorMessage(error)}`)
+      );
+    },
+    async stop() {
+      stopping = true;
+      controller.abort();
+      await iterator.return?.().catch(() => {});
+      await writing.catch(() => {});
+      if (managed && lastConfig !== undefined) {
+        try {
+          await configure(lastConfig, true);
+        } catch (error) {
+          logger.warning(
+            `The non-persistent webhooks could not be removed: ${errorMessage(error)}`,
+          );
+        }
+      }
+    },
+  };
+}
+
+const MANAGED: readonly [Resource, WebhookType][] = [
+  [VALIDATING_CONFIGURATIONS, "validating"],
+  [MUTATING_CONFIGURATIONS, "mutating"],
+];
+
+/** Create the configuration if absent, then replace its webhooks. */
+async function writeConfiguration(
+  api: ApiClient,
+  resource: Resource,
+  name: string,
+  webhooks: JsonObject[],
+): Promise<void> {
+  try {
+    await getObject(api, resource, { name });
+  } catch (error) {
+    if (!(error instanceof APINotFoundError)) throw error;
+    await createObject(api, resource, {
+      apiVersion: resource.apiVersion,
+      kind: resource.kind,
+      metadata: { name },
+      webhooks,
+    } as RawBody);
+    return;
+  }
+  await patchObject(api, resource, { name }, { webhooks } as JsonObject);
+}
+
+/** Cluster facts from the API: the version, the nodes' labels. */
+function clusterFacts(api: ApiClient): ClusterFacts {
+  const nodes = new Resource({
+    group: "",
+    version: "v1",
+    plural: "nodes",
+    kind: "Node",
+    namespaced: false,
+  });
+  return {
+    async gitVersion() {
+      try {
+        const info = await api.request<{ gitVersion?: string }>("GET", "/version");
+        return typeof info?.gitVersion === "string" ? info.gitVersion : undefined;
+      } catch {
+        return undefined;
+      }
+    },
+    async nodeLabels() {
+      try {
+        const listed = await listObjects(api, nodes);
+        return listed.items.map((n) => (n.metadata?.labels ?? {}) as Record<string, string>);
+      } catch {
+        return [];
+      }
+    },
+  };
+}

@@ -1,0 +1,185 @@
+/**
+ * Admission control in a running operator against the FakeCluster: the webhook server
+ * starts, the managed webhook configurations are written and trimmed to the persistent
+ * webhooks on exit, and objects created through the fake cluster's HTTP API are denied
+ * or mutated by the operator's handlers (the fake API server calls the webhooks).
+ */
+import { AdmissionError } from "../../src/structs/errors.ts";
+import type { RawBody } from "../../src/structs/bodies.ts";
+import { on } from "../../src/intents/registration.ts";
+import { operator, OperatorConfigurationError } from "../../src/reactor/running.ts";
+import { WebhookNgrokTunnel, WebhookServer } from "../../src/kits/webhooks.ts";
+import { FakeCluster } from "../../src/testing/mod.ts";
+import { assert, assertEquals, assertRejects, assertStringIncludes } from "../assert.ts";
+import { call } from "../fake_cluster/helpers.ts";
+import {
+  clusterRegistry,
+  kex,
+  kexCrd,
+  startCluster,
+  startOperator,
+  testSettings,
+} from "./harness.ts";
+
+const VALIDATING = {
+  apiVersion: "admissionregistration.k8s.io/v1",
+  kind: "ValidatingWebhookConfiguration",
+};
+const MUTATING = {
+  apiVersion: "admissionregistration.k8s.io/v1",
+  kind: "MutatingWebhookConfiguration",
+};
+const KEXES = "/apis/kopf.dev/v1/namespaces/default/kopfexamples";
+
+interface Hook {
+  name: string;
+  clientConfig: { url: string; caBundle?: string };
+  rules: { resources: string[]; operations: string[] }[];
+  failurePolicy: string;
+}
+
+function hooksOf(cluster: FakeCluster, kind: typeof VALIDATING, name: string): Hook[] {
+  const config = cluster.get(kind, name) as RawBody & { webhooks?: Hook[] } | undefined;
+  assert(config !== undefined, `${kind.kind} ${name} is absent`);
+  return config.webhooks ?? [];
+}
+
+/** Kopf's admission example, as handlers on a registry. */
+function admissionRegistry(cluster: FakeCluster, managed: string) {
+  const registry = clusterRegistry(cluster);
+  on.startup({ registry }, ({ settings }) => {
+    settings.admission.server = new WebhookServer({ port: 0 });
+    settings.admission.managed = managed;
+  });
+  on.validate("kex", { registry }, function numbersRange({ spec, warnings }) {
+    const numbers = spec.numbers;
+    if (numbers === undefined) return;
+    if (!Array.isArray(numbers)) throw new AdmissionError("Numbers must be a list if present.");
+    if (!numbers.every((n) => Number(n) >= 0 && Number(n) <= 100)) {
+      throw new AdmissionError("Numbers must be within 0..100.", { code: 499 });
+    }
+    warnings.push("Verified by the operator.");
+  });
+  on.mutate("kex", { registry, persistent: true }, function defaultNumbers({ spec, patch }) {
+    if (spec.numbers === undefined) patch.spec.numbers = [1, 2, 3];
+  });
+  return registry;
+}
+
+Deno.test("the managed configurations get one webhook per handler, and keep the persistent ones on exit", async () => {
+  await using cluster = await startCluster();
+  const registry = admissionRegistry(cluster, "auto.kopf.dev");
+  const op = await startOperator(registry);
+  try {
+    const validating = hooksOf(cluster, VALIDATING, "auto.kopf.dev");
+    const mutating = hooksOf(cluster, MUTATING, "auto.kopf.dev");
+    assertEquals(validating.map((h) => h.name), ["numbersrange.auto.kopf.dev"]);
+    assertEquals(mutating.map((h) => h.name), ["defaultnumbers.auto.kopf.dev"]);
+    const hook = validating[0];
+    assert(hook.clientConfig.url.startsWith("https://127.0.0.1:"));
+    assert(hook.clientConfig.url.endsWith("/numbersRange"));
+    assert(atob(hook.clientConfig.caBundle!).includes("BEGIN CERTIFICATE"));
+    assertEquals(hook.rules[0].resources, ["kopfexamples"]);
+    assertEquals(hook.rules[0].operations, ["*"]);
+    assertEquals(hook.failurePolicy, "Fail");
+  } finally {
+    await op.stop();
+  }
+  assertEquals(hooksOf(cluster, VALIDATING, "auto.kopf.dev"), []);
+  assertEquals(hooksOf(cluster, MUTATING, "auto.kopf.dev").map((h) => h.name), [
+    "defaultnumbers.auto.kopf.dev",
+  ]);
+});
+
+Deno.test("objects created through the API are denied or mutated by the operator's handlers", async () => {
+  await using cluster = await startCluster();
+  const registry = admissionRegistry(cluster, "auto.kopf.dev");
+  const op = await startOperator(registry);
+  try {
+    const denied = await call(cluster, "POST", KEXES, kex("bad", { numbers: [1, 500] }));
+    assertEquals(denied.status, 499, JSON.stringify(denied.body));
+    assertStringIncludes(denied.body.message, "Numbers must be within 0..100.");
+    assertStringIncludes(denied.body.message, "numbersrange.auto.kopf.dev");
+    assertEquals(cluster.get({ apiVersion: "kopf.dev/v1", kind: "KopfExample" }, "bad"), undefined);
+
+    const notAList = await call(cluster, "POST", KEXES, kex("odd", { numbers: "x" }));
+    assertEquals(notAList.status, 500, JSON.stringify(notAList.body));
+    assertStringIncludes(notAList.body.message, "Numbers must be a list if present.");
+
+    const created = await call(cluster, "POST", KEXES, kex("good"));
+    assertEquals(created.status, 201, JSON.stringify(created.body));
+    assertEquals(created.body.spec.numbers, [1, 2, 3]);
+    assertStringIncludes(created.headers.get("warning") ?? "", "Verified by the operator.");
+    const stored = cluster.get({ apiVersion: "kopf.dev/v1", kind: "KopfExample" }, "good");
+    assertEquals((stored?.spec as { numbers?: unknown } | undefined)?.numbers, [1, 2, 3]);
+  } finally {
+    await op.stop();
+  }
+});
+
+Deno.test("admission handlers without a webhook server fail the start after the startup handlers", async () => {
+  await using cluster = await startCluster();
+  const registry = clusterRegistry(cluster);
+  on.validate("kex", { registry }, function check() {});
+  const error = await assertRejects(
+    () => operator({ registry, settings: testSettings(), standalone: true }),
+    OperatorConfigurationError,
+  );
+  assertStringIncludes(error.message, "settings.admission.server");
+  assert(!error.message.includes("\n"));
+});
+
+Deno.test("a tunnel fails the operator's start with one line saying what to use instead", async () => {
+  await using cluster = await startCluster();
+  const registry = clusterRegistry(cluster);
+  on.validate("kex", { registry }, function check() {});
+  const settings = testSettings();
+  settings.admission.server = new WebhookNgrokTunnel();
+  const error = await assertRejects(() =>
+    operator({ registry, settings, standalone: true, namespaces: ["default"] })
+  );
+  assertStringIncludes(error.message, "not supported by this version");
+  assertStringIncludes(error.message, "kopf.WebhookServer");
+});
+
+Deno.test("the managed webhooks' rules follow resources that appear after the start", async () => {
+  await using cluster = await FakeCluster.start();
+  const registry = admissionRegistry(cluster, "late.kopf.dev");
+  const op = await startOperator(registry);
+  try {
+    assertEquals(hooksOf(cluster, VALIDATING, "late.kopf.dev")[0].rules, []);
+    cluster.create(kexCrd());
+    await cluster.waitForRequest((r) =>
+      r.method === "PATCH" && r.path.endsWith("/validatingwebhookconfigurations/late.kopf.dev") &&
+      hooksOf(cluster, VALIDATING, "late.kopf.dev")[0].rules.length > 0
+    );
+    assertEquals(hooksOf(cluster, VALIDATING, "late.kopf.dev")[0].rules[0].resources, [
+      "kopfexamples",
+    ]);
+  } finally {
+    await op.stop();
+  }
+});
+
+Deno.test("a custom server function is served; when it ends unexpectedly, the operator fails", async () => {
+  await using cluster = await startCluster();
+  const registry = clusterRegistry(cluster);
+  on.validate("kex", { registry }, function check() {});
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const settings = testSettings();
+  settings.admission.managed = "custom.kopf.dev";
+  settings.admission.server = async function* custom() {
+    yield { url: "https://webhooks.example.com/base" };
+    await released;
+  };
+  const op = operator({ registry, settings, standalone: true, namespaces: ["default"] });
+  await cluster.waitForRequest((r) =>
+    r.method === "POST" && r.path.endsWith("/mutatingwebhookconfigurations")
+  );
+  const hooks = hooksOf(cluster, VALIDATING, "custom.kopf.dev");
+  assertEquals(hooks[0].clientConfig, { url: "https://webhooks.example.com/base/check" });
+  release();
+  const error = await assertRejects(() => op);
+  assertStringIncludes(error.message, "The webhook server has stopped unexpectedly.");
+});
