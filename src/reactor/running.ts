@@ -16,8 +16,8 @@
  *    objects pause while a peer with a higher or the same priority is alive), the
  *    webhook server (with admission handlers; it also keeps the managed webhook
  *    configurations), then observation: one watch per served resource and namespace,
- *    feeding one worker per object, which processes each object's latest state (and tells the daemons and timers
- *    about it, if the operator has any).
+ *    feeding one worker per object, which processes each object's latest state (and
+ *    tells the daemons and timers about it, if the operator has any).
  * 5. On the signal: the watches stop, the daemons and timers are stopped and awaited
  *    (within `batching.exitTimeout`), the workers finish within `batching.exitTimeout`
  *    (then are aborted), the operator leaves the peering, cleanup handlers run, pending
@@ -119,8 +119,6 @@ export class OperatorConfigurationError extends Error {
 }
 
 /** Kinds of handlers this version cannot run, with what to call them; none at present. */
-const UNSUPPORTED_KINDS: Readonly<Record<string, string>> = {};
-
 /** The kinds of handlers served by watching objects (admission handlers are called instead). */
 const WATCHED_KINDS: readonly HandlerKind[] = ["changing", "event", "daemon", "timer", "index"];
 
@@ -136,20 +134,11 @@ function checkAdmission(registry: OperatorRegistry, settings: OperatorSettings):
   }
 }
 
-/** Refuse what this version cannot do, with one clear line. */
-function checkSupported(registry: OperatorRegistry, options: OperatorOptions): void {
+/** Refuse options that cannot work, with one clear line. */
+function checkOptions(options: OperatorOptions): void {
   const fail = (message: string): never => {
     throw new OperatorConfigurationError(message);
   };
-  for (const handler of registry.handlers) {
-    const what = UNSUPPORTED_KINDS[handler.kind];
-    if (what !== undefined) {
-      fail(
-        `${handler.registrar} handler ${JSON.stringify(handler.id)} is registered, but ` +
-          `${what} are not supported by this version yet; remove it to run the operator.`,
-      );
-    }
-  }
   if (options.peeringName !== undefined && options.peeringName.trim() === "") {
     fail("peeringName must be the name of a peering object, not an empty string.");
   }
@@ -187,7 +176,7 @@ export async function operator(options: OperatorOptions = {}): Promise<void> {
   const settings = options.settings ?? new OperatorSettings();
   const memo = options.memo ?? new Memo();
   const logger = options.logger ?? reactorLogger();
-  checkSupported(registry, options);
+  checkOptions(options);
   let scope: Scope;
   if (!options.clusterwide && (options.namespaces?.length ?? 0) === 0) {
     logger.warning("No namespaces are given: serving the whole cluster (clusterwide).");
