@@ -33,6 +33,7 @@ import type { RawBody } from "../structs/bodies.ts";
 import { diff } from "../structs/diffs.ts";
 import { resolve } from "../structs/dicts.ts";
 import { PRESENT } from "../structs/markers.ts";
+import type { ObjectLogger } from "../structs/loggers.ts";
 import type { ObjectReference } from "../structs/object_refs.ts";
 import { Patch } from "../structs/patches.ts";
 import { Semaphore } from "../structs/semaphores.ts";
@@ -513,15 +514,8 @@ export class ObjectProcessor {
     // The finalizer: added in a cycle of its own, removed when no handler needs it.
     const data = changingMatchData(cause);
     if (!cause.deleted) {
-      const required = registry.requiresFinalizer(resource, data);
-      if (required && !blocked) {
-        logger.debug("Adding the finalizer, thus preventing the actual deletion.");
-        return { delays: NO_DELAYS, finalizerChange: "add" };
-      }
-      if (!required && blocked) {
-        logger.debug("Removing the finalizer, as there are no handlers requiring it.");
-        return { delays: NO_DELAYS, finalizerChange: "remove" };
-      }
+      const change = finalizerChangeOf(registry.requiresFinalizer(resource, data), blocked, logger);
+      if (change !== undefined) return change;
     }
 
     if (!this.#prematch(owned, cause, data)) {
@@ -585,15 +579,7 @@ export class ObjectProcessor {
       kwargs: () =>
         buildResourceKwargs({ resource, body, memo: memory.memo, indices: this.#indices }, {}),
     });
-    if (required && !blocked) {
-      logger.debug("Adding the finalizer, thus preventing the actual deletion.");
-      return { delays: NO_DELAYS, finalizerChange: "add" };
-    }
-    if (!required && blocked) {
-      logger.debug("Removing the finalizer, as there are no handlers requiring it.");
-      return { delays: NO_DELAYS, finalizerChange: "remove" };
-    }
-    return IDLE;
+    return finalizerChangeOf(required, blocked, logger) ?? IDLE;
   }
 
   /**
@@ -617,4 +603,21 @@ export class ObjectProcessor {
       );
     });
   }
+}
+
+/** A round of its own to add or remove our finalizer, if it is needed or held for nothing. */
+function finalizerChangeOf(
+  required: boolean,
+  blocked: boolean,
+  logger: ObjectLogger,
+): ChangingOutcome | undefined {
+  if (required && !blocked) {
+    logger.debug("Adding the finalizer, thus preventing the actual deletion.");
+    return { delays: NO_DELAYS, finalizerChange: "add" };
+  }
+  if (!required && blocked) {
+    logger.debug("Removing the finalizer, as there are no handlers requiring it.");
+    return { delays: NO_DELAYS, finalizerChange: "remove" };
+  }
+  return undefined;
 }
