@@ -456,10 +456,12 @@ export class Spawner implements SpawningHook {
         next = Math.min(next ?? Infinity, check);
       }
       if (next === undefined) return NOTHING;
-      if (waited || this.#closing.signal.aborted || signal?.aborted) {
-        return { stopping: true, delay: 0 };
-      }
-      await this.#within(Promise.all(pending), next, this.#closing.signal, signal);
+      // The operator's exit does not end this wait: the exits it has asked for are waited
+      // for here as at any other time, so that the object is released as soon as they are
+      // over (returning at once instead would have the object processed again at once,
+      // over and over, until they are).
+      if (waited || signal?.aborted) return { stopping: true, delay: 0 };
+      await this.#within(Promise.all(pending), next, signal);
       waited = true;
     }
   }

@@ -107,3 +107,26 @@ Deno.test("the operator's exit stops the daemons and spawns no more", async () =
   assertEquals(engine.size, 0);
   assertEquals(calls.list.length, 2);
 });
+
+Deno.test("at the operator's exit, a deleted object's processing still waits for its daemons' exits", async () => {
+  // Returning at once while they still run would have the object processed again at once,
+  // over and over, for as long as they take to exit.
+  const registry = new OperatorRegistry({ onWarning: () => {} });
+  const calls = new Calls<string>();
+  daemon(KEX.plural, { registry }, async function slow({ stopped }) {
+    calls.add("start");
+    await stopped.wait();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    calls.add(`exit ${stopped.reason}`);
+  });
+  const engine = spawner(registry);
+  const body = object("a");
+  await engine.process(stateOf(body));
+  await calls.until(1);
+  const exiting = engine.shutdown();
+  const outcome = await engine.process(stateOf(body, { deleted: true }));
+  assertEquals(outcome, { stopping: false });
+  assertEquals(calls.list, ["start", "exit operator-exiting"]);
+  await exiting;
+  assertEquals([engine.objects, engine.size], [0, 0]);
+});
