@@ -534,13 +534,44 @@ export async function startAdmission(options: AdmissionOptions): Promise<Running
     }
   };
 
-  const first = await iterator.next();
-  if (first.done) {
-    throw new Error("The webhook server ended before it said where it listens.");
+  /** Tell the server to stop and wait for it, but never forever (it may ignore the signal). */
+  const closeServer = async () => {
+    controller.abort();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const grace = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), SERVER_CLOSE_TIMEOUT * 1000);
+    });
+    const closed = Promise.resolve(iterator.return?.()).then(() => true, () => true);
+    const done = await Promise.race([closed, grace]);
+    clearTimeout(timer);
+    if (!done) {
+      logger.warning(
+        `The webhook server did not stop within ${SERVER_CLOSE_TIMEOUT}s of being told to ` +
+          "(it must end when its context's signal aborts); leaving it behind.",
+      );
+    }
+  };
+
+  try {
+    const first = await iterator.next();
+    if (first.done) {
+      throw new Error("The webhook server ended before it said where it listens.");
+    }
+    lastConfig = first.value;
+    logger.debug(`Admission webhooks are served at ${JSON.stringify(lastConfig)}.`);
+    await configure(lastConfig, false);
+  } catch (error) {
+    // The start fails: the server must not go on listening, nor its webhooks stay behind.
+    await closeServer();
+    if (managed && lastConfig !== undefined) {
+      await configure(lastConfig, true).catch((cleanup) =>
+        logger.warning(
+          `The non-persistent webhooks could not be removed: ${errorMessage(cleanup)}`,
+        )
+      );
+    }
+    throw error;
   }
-  lastConfig = first.value;
-  logger.debug(`Admission webhooks are served at ${JSON.stringify(lastConfig)}.`);
-  await configure(lastConfig, false);
   if (managed) {
     logger.info(`The webhook configurations ${JSON.stringify(managed)} are managed.`);
   }
@@ -576,8 +607,7 @@ export async function startAdmission(options: AdmissionOptions): Promise<Running
     },
     async stop() {
       stopping = true;
-      controller.abort();
-      await iterator.return?.().catch(() => {});
+      await closeServer();
       await writing.catch(() => {});
       if (managed && lastConfig !== undefined) {
         try {
@@ -591,6 +621,9 @@ export async function startAdmission(options: AdmissionOptions): Promise<Running
     },
   };
 }
+
+/** Seconds a webhook server may take to stop once told to. */
+const SERVER_CLOSE_TIMEOUT = 5;
 
 const MANAGED: readonly [Resource, WebhookType][] = [
   [VALIDATING_CONFIGURATIONS, "validating"],

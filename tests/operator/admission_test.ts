@@ -8,7 +8,12 @@ import { AdmissionError } from "../../src/structs/errors.ts";
 import type { RawBody } from "../../src/structs/bodies.ts";
 import { on } from "../../src/intents/registration.ts";
 import { operator, OperatorConfigurationError } from "../../src/reactor/running.ts";
-import { WebhookNgrokTunnel, WebhookServer } from "../../src/kits/webhooks.ts";
+import {
+  type AdmissionServerContext,
+  type WebhookFn,
+  WebhookNgrokTunnel,
+  WebhookServer,
+} from "../../src/kits/webhooks.ts";
 import { FakeCluster } from "../../src/testing/mod.ts";
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../assert.ts";
 import { call } from "../fake_cluster/helpers.ts";
@@ -182,4 +187,54 @@ Deno.test("a custom server function is served; when it ends unexpectedly, the op
   release();
   const error = await assertRejects(() => op);
   assertStringIncludes(error.message, "The webhook server has stopped unexpectedly.");
+});
+
+Deno.test("a refused write of the managed configurations fails the start, stops the server and removes its webhooks", async () => {
+  await using cluster = await startCluster();
+  const registry = clusterRegistry(cluster);
+  on.validate("kex", { registry }, function check() {});
+  on.mutate("kex", { registry }, function change() {});
+  const settings = testSettings();
+  settings.admission.managed = "refused.kopf.dev";
+  let closed = false;
+  settings.admission.server = async function* custom(
+    _fn: WebhookFn,
+    context: AdmissionServerContext,
+  ) {
+    try {
+      yield { url: "https://webhooks.example.com/base" };
+      await new Promise<void>((resolve) =>
+        context.signal.addEventListener("abort", () => resolve())
+      );
+    } finally {
+      closed = true;
+    }
+  };
+  cluster.faults.failRequests({
+    share: 1,
+    status: 403,
+    verbs: ["create"],
+    resources: ["mutatingwebhookconfigurations"],
+  });
+  const error = await assertRejects(() =>
+    operator({ registry, settings, standalone: true, namespaces: ["default"] })
+  );
+  assertStringIncludes(error.message, "403");
+  assert(closed, "the webhook server is left listening");
+  assertEquals(hooksOf(cluster, VALIDATING, "refused.kopf.dev"), []);
+});
+
+Deno.test("a server that ignores the stop signal does not hold the operator's exit", async () => {
+  await using cluster = await startCluster();
+  const registry = clusterRegistry(cluster);
+  on.validate("kex", { registry }, function check() {});
+  const settings = testSettings();
+  settings.admission.managed = "deaf.kopf.dev";
+  settings.admission.server = async function* deaf() {
+    yield { url: "https://webhooks.example.com/base" };
+    await new Promise<void>(() => {}); // as Kopf's examples do: wait forever
+  };
+  const op = await startOperator(registry, { settings });
+  await op.stop(); // fails if the operator does not stop in time
+  assertEquals(hooksOf(cluster, VALIDATING, "deaf.kopf.dev"), []);
 });
