@@ -163,6 +163,7 @@ export class WebhookServer implements AdmissionServer {
           path,
           request,
           info.peerCertificate?.authorized ? info.peerCertificate : undefined,
+          context,
         ),
     });
     try {
@@ -222,6 +223,7 @@ export class WebhookServer implements AdmissionServer {
     path: string,
     request: Request,
     peer: { commonName?: string; organizations: readonly string[] } | undefined,
+    context: AdmissionServerContext,
   ): Promise<Response> {
     const pathname = new URL(request.url).pathname;
     if (pathname !== path && !pathname.startsWith(`${path}/`)) {
@@ -248,7 +250,10 @@ export class WebhookServer implements AdmissionServer {
       return json(200, await fn(review, { webhook, headers, sslpeer }));
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      return json(error instanceof AdmissionRequestError ? 400 : 500, { message });
+      if (error instanceof AdmissionRequestError) return json(400, { message });
+      // The cluster only sees a failed call: the operator's log must say why.
+      context.logger.error(`The admission review at ${pathname} failed: ${message}`);
+      return json(500, { message });
     }
   }
 }

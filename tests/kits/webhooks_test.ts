@@ -239,3 +239,26 @@ Deno.test("tunnels are refused in one line saying what to use; the auto tunnel s
   await using running = await start(new WebhookAutoTunnel({ port: 0 }), fn, facts("v1.3+k3s1"));
   assertEquals(new URL(running.config.url!).hostname, "host.k3d.internal");
 });
+
+Deno.test("a review that fails in the framework is answered with 500 and logged", async () => {
+  const errors: string[] = [];
+  const logger = { ...quiet, error: (message: string) => void errors.push(message) };
+  const controller = new AbortController();
+  const fn: WebhookFn = () => Promise.reject(new Error("the memo exploded"));
+  const iterator = new WebhookServer({ port: 0, insecure: true }).serve(fn, {
+    signal: controller.signal,
+    logger,
+  });
+  try {
+    const first = await iterator.next();
+    assert(!first.done);
+    const answer = await post(`${first.value.url}/check`, { request: {} });
+    assertEquals(answer.status, 500);
+    assertStringIncludes(answer.body.message, "the memo exploded");
+    assertEquals(errors.length, 1, "the failure is not logged");
+    assertStringIncludes(errors[0], "the memo exploded");
+  } finally {
+    controller.abort();
+    await iterator.return(undefined);
+  }
+});
