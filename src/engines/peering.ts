@@ -237,6 +237,8 @@ export class Peering {
   readonly #objects = new Map<string, unknown>();
   readonly #cleaning = new Set<string>();
   readonly #stop = new AbortController();
+  /** Aborts an in-flight keep-alive: only after it had its time to finish on exit. */
+  readonly #keepAliveAbort = new AbortController();
   readonly #tasks: Promise<void>[] = [];
   readonly #listeners: ((paused: boolean) => void)[] = [];
   #unlisted = 0;
@@ -310,7 +312,12 @@ export class Peering {
     this.#stopped ??= (async () => {
       this.#stop.abort();
       clearTimeout(this.#wakeup);
+      // A keep-alive already sent is let to finish: were it abandoned, the server could
+      // still apply it after the farewell below, and the record would outlive the operator.
+      const grace = setTimeout(() => this.#keepAliveAbort.abort(), FAREWELL_TIMEOUT * 1000);
       await Promise.all(this.#tasks);
+      clearTimeout(grace);
+      this.#keepAliveAbort.abort();
       if (this.#engaged) await this.#touch(null, AbortSignal.timeout(FAREWELL_TIMEOUT * 1000));
     })();
     return this.#stopped;
@@ -488,7 +495,7 @@ export class Peering {
         priority: this.#settings.priority,
         lifetime,
         lastseen: formatLastseen(this.#now()),
-      }, signal);
+      }, this.#keepAliveAbort.signal);
       await sleep(keepAliveInterval(lifetime), signal).catch(() => {});
     }
   }

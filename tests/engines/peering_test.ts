@@ -1,8 +1,14 @@
 /**
  * The pure parts of peering: Kopf's record format (times without a zone, whole-second
- * lifetimes, defaults for missing fields), who pauses whom, and the keep-alive timing.
+ * lifetimes, defaults for missing fields), who pauses whom, and the keep-alive timing;
+ * and the order of the last keep-alive and the farewell at exit.
  */
+import { parseAllDocuments } from "yaml";
 import { assert, assertEquals, assertMatch } from "../assert.ts";
+import { ApiClient, type RequestOptions } from "../../src/client/api.ts";
+import { Vault } from "../../src/client/vault.ts";
+import { OperatorSettings } from "../../src/settings/operator_settings.ts";
+import { FakeCluster } from "../../src/testing/mod.ts";
 import {
   detectOwnIdentity,
   findPeeringResource,
@@ -12,6 +18,7 @@ import {
   keepAliveInterval,
   parseLastseen,
   parsePeers,
+  Peering,
   recordLifetime,
 } from "../../src/engines/peering.ts";
 import { Resource } from "../../src/structs/resources.ts";
@@ -118,4 +125,76 @@ Deno.test("the peering resource follows the scope; kopf.dev is preferred over ko
   assertEquals(findPeeringResource(resources, false)?.group, "kopf.dev");
   assertEquals(findPeeringResource(resources, true)?.group, "kopf.zalando.org");
   assertEquals(findPeeringResource(resources.slice(0, 2), true), undefined);
+});
+
+Deno.test("a keep-alive in flight at exit finishes before the farewell, so no record outlives the operator", async () => {
+  await using cluster = await FakeCluster.start();
+  const manifest = await Deno.readTextFile(new URL("../../examples/peering.yaml", import.meta.url));
+  for (const document of parseAllDocuments(manifest)) cluster.create(document.toJSON());
+  const where = { namespace: "default" };
+  cluster.create({
+    apiVersion: "kopf.dev/v1",
+    kind: "KopfPeering",
+    metadata: { namespace: "default", name: "default" },
+  });
+  const vault = new Vault({ relogin: () => Promise.resolve({ fake: cluster.connectionInfo }) });
+  await using real = new ApiClient(vault);
+  // Once `slow` is set, keep-alives reach the server late — after a client that gave up on
+  // them has gone on (as on a busy API server): the server applies them all the same.
+  let slow = false;
+  const late: Promise<unknown>[] = [];
+  const request = (method: string, path: string, options: RequestOptions = {}) => {
+    const status = (options.body as { status?: Record<string, unknown> } | undefined)?.status;
+    const keepAlive = method === "PATCH" && Object.values(status ?? {}).some((v) => v !== null);
+    if (!slow || !keepAlive) return real.request(method, path, options);
+    const { signal, ...rest } = options;
+    const applied = new Promise((resolve) => setTimeout(resolve, 300))
+      .then(() => real.request(method, path, rest));
+    late.push(applied.catch(() => {}));
+    return new Promise((resolve, reject) => {
+      signal?.addEventListener("abort", () => reject(signal.reason), { once: true });
+      applied.then(resolve, reject);
+    });
+  };
+  const api = new Proxy(real, {
+    get(target, property) {
+      if (property === "request") return request;
+      const value = Reflect.get(target, property, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  const settings = new OperatorSettings().peering;
+  settings.lifetime = 2;
+  const quiet = { debug() {}, info() {}, warning() {} };
+  const peering = new Peering({
+    api,
+    resource: new Resource({
+      group: "kopf.dev",
+      version: "v1",
+      plural: "kopfpeerings",
+      kind: "KopfPeering",
+      namespaced: true,
+    }),
+    namespaces: ["default"],
+    settings,
+    logger: quiet,
+  });
+  const records = () =>
+    Object.keys((cluster.get("kopfpeerings", "default", where)?.status ?? {}) as object);
+  try {
+    peering.start();
+    await peering.listed;
+    peering.engage();
+    await cluster.waitFor("kopfpeerings", "default", () => records().length === 1, where);
+    slow = true;
+    const deadline = Date.now() + 5000;
+    while (late.length === 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    assertEquals(late.length, 1, "no keep-alive was sent");
+  } finally {
+    await peering.stop();
+  }
+  await Promise.all(late);
+  assertEquals(records(), []);
 });
