@@ -14,7 +14,8 @@
  *   the error's delay (or the `backoff`) has passed — then the object is indexed again,
  *   with `retry`, `started` and `runtime` counting since the first failure, until its
  *   `retries` or `timeout` are used up (then it is excluded for good). A success forgets
- *   all of that. Only failures are remembered, per object and function.
+ *   all of that. Only failures are remembered, per object and function, until the object
+ *   is gone (not when it stops matching the filters for a while).
  * - The operator holds all other handling until the objects of the initial listings are
  *   indexed ({@link OperatorIndexers.populating}): the feed tells which objects are
  *   listed ({@link OperatorIndexers.expect}), the observation when the listings are over
@@ -131,8 +132,8 @@ export class OperatorIndexers implements IndexingHook {
       for (const handler of handlers) {
         const index = this.#indices.get(handler.id)!;
         if (!matching.includes(handler)) { // stopped matching (or never did)
+          // Its failures stay: matching again lifts neither an exclusion nor its delay.
           index.discard(ref);
-          this.#forget(ref, handler.id);
           continue;
         }
         const failed = this.#failures.get(ref)?.get(handler.id);

@@ -6,7 +6,7 @@
  */
 import { assert, assertEquals } from "../assert.ts";
 import type { RawBody } from "../../src/structs/bodies.ts";
-import { TemporaryError } from "../../src/structs/errors.ts";
+import { PermanentError, TemporaryError } from "../../src/structs/errors.ts";
 import type { Index } from "../../src/structs/indices.ts";
 import { Resource } from "../../src/structs/resources.ts";
 import { OperatorRegistry } from "../../src/intents/registry.ts";
@@ -117,4 +117,34 @@ Deno.test("halting releases the waiters but the indices do not count as populate
   indexers.halt();
   await populating;
   assert(indexers.populating !== undefined);
+});
+
+Deno.test("an object excluded after a failure stays excluded when it stops and starts matching again", async () => {
+  const registry = new OperatorRegistry({ onWarning: () => {} });
+  const runs: string[] = [];
+  let now = 1_000_000;
+  index(KEX.plural, { registry, labels: { on: "yes" } }, function strict({ name }) {
+    runs.push(`strict ${name}`);
+    throw new PermanentError("never again");
+  });
+  index(KEX.plural, { registry, labels: { on: "yes" } }, function flaky({ name, retry }) {
+    runs.push(`flaky ${name} ${retry}`);
+    throw new TemporaryError("later", { delay: 10 });
+  });
+  const indexers = new OperatorIndexers({ registry, clock: () => now });
+  assertEquals(await indexers.process(stateOf(object("a", { on: "yes" }))), { delay: 10 });
+  assertEquals(await indexers.process(stateOf(object("a", { on: "no" }))), {});
+  // A flip of the labels neither lifts the permanent exclusion nor shortens the delay.
+  now += 1_000;
+  assertEquals(await indexers.process(stateOf(object("a", { on: "yes" }))), { delay: 9 });
+  assertEquals(runs, ["strict a", "flaky a 0"]);
+  // Once due, the temporary failure is retried with its count; the permanent one never.
+  now += 9_000;
+  assertEquals(await indexers.process(stateOf(object("a", { on: "yes" }))), { delay: 10 });
+  assertEquals(runs, ["strict a", "flaky a 0", "flaky a 1"]);
+  assertEquals([contents(indexers.indices.strict), contents(indexers.indices.flaky)], [[], []]);
+  // A gone object leaves nothing behind: a new one of the same name starts afresh.
+  await indexers.process(stateOf(object("a"), true));
+  assertEquals(await indexers.process(stateOf(object("a", { on: "yes" }))), { delay: 10 });
+  assertEquals(runs.slice(3), ["strict a", "flaky a 0"]);
 });
