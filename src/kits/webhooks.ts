@@ -54,7 +54,10 @@ export interface WebhookServerOptions {
   readonly path?: string;
   /** The host name in the webhook URLs; the address by default. */
   readonly host?: string;
-  /** The CA bundle (PEM) to give the cluster for the server's certificate. */
+  /**
+   * The CA bundle (PEM) to give the cluster for the given server certificate; with a
+   * generated certificate, its generated CA is given instead.
+   */
   readonly cadata?: string;
   /** A file with the CA bundle (PEM) to give the cluster. */
   readonly cafile?: string;
@@ -209,7 +212,9 @@ export class WebhookServer implements AdmissionServer {
       const issued = await issueServerCertificate(authority, { hostnames });
       certificate = issued.certPem;
       privateKey = issued.keyPem;
-      ca ??= authority.certPem;
+      // Only the generated CA verifies the generated certificate: a given cadata/cafile
+      // would send the cluster a bundle that cannot verify this server.
+      ca = authority.certPem;
     }
     this.caBundle = ca;
     if (o.cadump !== undefined && ca !== undefined) {

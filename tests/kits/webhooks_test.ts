@@ -262,3 +262,16 @@ Deno.test("a review that fails in the framework is answered with 500 and logged"
     await iterator.return(undefined);
   }
 });
+
+Deno.test("with a generated certificate, the client config carries its CA even if another one is given", async () => {
+  const other = await generateCertificateAuthority({ commonName: "unrelated-ca" });
+  const dir = await Deno.makeTempDir();
+  const { fn } = engine();
+  const server = new WebhookServer({ port: 0, cadata: other.certPem, cadump: `${dir}/ca.pem` });
+  await using running = await start(server, fn);
+  const ca = atob(running.config.caBundle!);
+  assert(ca !== other.certPem, "the given CA did not sign the generated certificate");
+  assertEquals((await post(`${running.config.url}/x`, {}, { ca })).status, 200);
+  assertEquals(await Deno.readTextFile(`${dir}/ca.pem`), ca);
+  await Deno.remove(dir, { recursive: true });
+});
