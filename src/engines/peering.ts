@@ -213,6 +213,9 @@ export interface PeeringOptions {
 /** Seconds to wait before a failed watch of the peering objects is tried again. */
 const WATCH_RETRY_DELAYS = [1, 2, 5, 10];
 
+/** The longest delay a timer takes, in milliseconds. */
+const MAX_TIMER_DELAY = 2 ** 31 - 1;
+
 /** How long the removal of the own record may take on exit, in seconds. */
 const FAREWELL_TIMEOUT = 10;
 
@@ -450,7 +453,9 @@ export class Peering {
     this.#wakeup = undefined;
     const deadlines = [...higher, ...same].map((p) => p.deadline);
     if (deadlines.length > 0) {
-      const delay = Math.max(0, Math.min(...deadlines) - now) + 10;
+      // Timers take at most 2^31-1 ms (longer ones fire at once): a far deadline is
+      // looked at again then.
+      const delay = Math.min(Math.max(0, Math.min(...deadlines) - now) + 10, MAX_TIMER_DELAY);
       this.#wakeup = setTimeout(() => this.#evaluate(), delay);
     }
   }

@@ -198,3 +198,45 @@ Deno.test("a keep-alive in flight at exit finishes before the farewell, so no re
   await Promise.all(late);
   assertEquals(records(), []);
 });
+
+Deno.test("a peer whose record lives for years pauses the operator without a busy loop", async () => {
+  await using cluster = await FakeCluster.start();
+  const manifest = await Deno.readTextFile(new URL("../../examples/peering.yaml", import.meta.url));
+  for (const document of parseAllDocuments(manifest)) cluster.create(document.toJSON());
+  cluster.create({
+    apiVersion: "kopf.dev/v1",
+    kind: "KopfPeering",
+    metadata: { namespace: "default", name: "default" },
+    status: {
+      "other@host": { priority: 100, lifetime: 100_000_000, lastseen: formatLastseen(Date.now()) },
+    },
+  });
+  const vault = new Vault({ relogin: () => Promise.resolve({ fake: cluster.connectionInfo }) });
+  await using api = new ApiClient(vault);
+  let looks = 0;
+  const peering = new Peering({
+    api,
+    resource: new Resource({
+      group: "kopf.dev",
+      version: "v1",
+      plural: "kopfpeerings",
+      kind: "KopfPeering",
+      namespaced: true,
+    }),
+    namespaces: ["default"],
+    settings: new OperatorSettings().peering,
+    logger: { debug() {}, info() {}, warning() {} },
+    now: () => (looks++, Date.now()),
+  });
+  try {
+    peering.start();
+    await peering.listed;
+    peering.engage();
+    assert(peering.paused);
+    const before = looks;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert(looks - before < 10, `the peers were looked at ${looks - before} times in 300ms`);
+  } finally {
+    await peering.stop();
+  }
+});
