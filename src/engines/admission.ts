@@ -365,10 +365,14 @@ export const WEBHOOK_TIMEOUT = 30;
 
 /** The webhook's name in a configuration: the handler id made a DNS name, then the suffix. */
 export function webhookName(id: string, suffix: string): string {
-  let name = id.toLowerCase().replace(/[^a-z0-9.-]+/g, "-").replace(/^[^a-z0-9]+|[^a-z0-9]+$/g, "");
+  // A DNS subdomain: each dot-separated label starts and ends with a letter or digit.
+  const dns = (text: string) =>
+    text.split(".").map((label) => label.replace(/^[^a-z0-9]+|[^a-z0-9]+$/g, ""))
+      .filter(Boolean).join(".");
+  let name = dns(id.toLowerCase().replace(/[^a-z0-9.-]+/g, "-"));
   if (!name) name = "webhook";
   const full = `${name}.${suffix}`;
-  return full.length <= 253 ? full : `${name.slice(0, 253 - suffix.length - 1)}.${suffix}`;
+  return full.length <= 253 ? full : `${dns(name.slice(0, 253 - suffix.length - 1))}.${suffix}`;
 }
 
 /** The client config with the handler id appended to the URL's (or service's) path. */

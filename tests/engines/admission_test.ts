@@ -344,6 +344,13 @@ Deno.test("managed webhooks: one per handler with rules, policies, selectors and
 Deno.test("webhook names are DNS names; service paths get the id too", () => {
   assertEquals(webhookName("check/sub", "auto.kopf.dev"), "check-sub.auto.kopf.dev");
   assertEquals(webhookName("__x__", "a.b"), "x.a.b");
+  // Every label of the name starts and ends with a letter or digit, even when cut short.
+  const dns = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+  for (const id of ["x_.y", "Fn..x", "a._b", `${"a".repeat(238)}_b`, `${"a".repeat(239)}.b`]) {
+    const name = webhookName(id, "auto.kopf.dev");
+    assert(dns.test(name) && name.length <= 253, `${name} is not a DNS subdomain`);
+  }
+  assertEquals(webhookName("x_.y", "auto.kopf.dev"), "x.y.auto.kopf.dev");
   assertEquals(
     clientConfigFor({ service: { namespace: "ns", name: "svc", path: "/p/" } }, "id1"),
     { service: { namespace: "ns", name: "svc", path: "/p/id1" } },
