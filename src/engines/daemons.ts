@@ -34,6 +34,10 @@
  * else `settings.background.cancellationPolling`; timers always use the setting) and lets
  * the object's newer events in between.
  *
+ * While the operator is paused (see {@link Spawner.pause}), its daemons and timers are
+ * stopped ("operator-pausing") and none are spawned; on resumption, those of the objects
+ * still known are spawned again (once they have exited, if they were still stopping).
+ *
  * When the operator exits, every daemon and timer is stopped, and they are waited for
  * up to `settings.batching.exitTimeout` seconds in total; those still running then are
  * abandoned and reported.
@@ -62,6 +66,7 @@ import {
 } from "../intents/kwargs.ts";
 import type { OperatorRegistry } from "../intents/registry.ts";
 import { applyChanges } from "../handling/application.ts";
+import { isDeletionOngoing } from "../handling/causes.ts";
 import { executeHandlerOnce } from "../handling/execution.ts";
 import { createObjectScope, type ObjectScope, runInObjectScope } from "../handling/loggers.ts";
 import type { SpawningHook, SpawningOutcome, SpawningState } from "../handling/processing.ts";
@@ -142,6 +147,7 @@ export class Spawner implements SpawningHook {
   readonly #wallClock: WallClock;
   readonly #objects = new Map<string, ObjectRecord>();
   readonly #closing = new AbortController();
+  #paused = false;
   readonly #writes: Semaphore | undefined;
   readonly #indices: Readonly<Record<string, Index>> | undefined;
 
@@ -203,6 +209,10 @@ export class Spawner implements SpawningHook {
       body,
       kwargs: () => this.#filterKwargs(resource, body, state),
     });
+    if (this.#paused) { // all stopped; remember the object to spawn its own on resumption
+      if (record === undefined && handlers.length > 0) this.#remember(key, state);
+      return NOTHING;
+    }
     if (record !== undefined) {
       const wanted = new Set(handlers.map((h) => h.id));
       for (const spawned of record.running.values()) {
@@ -216,6 +226,62 @@ export class Spawner implements SpawningHook {
     }
     if (record !== undefined) this.#forgetIfIdle(record);
     return NOTHING;
+  }
+
+  /**
+   * The operator pauses (e.g. for a peer of a higher priority): stop every daemon and timer
+   * ("operator-pausing") and spawn none until {@link Spawner.resume}; the objects are kept
+   * meanwhile.
+   */
+  pause(): void {
+    if (this.#paused || this.#closing.signal.aborted) return;
+    this.#paused = true;
+    for (const record of this.#objects.values()) {
+      for (const spawned of record.running.values()) {
+        this.#stop(record, spawned, "operator-pausing");
+      }
+    }
+  }
+
+  /**
+   * The operator resumes after {@link Spawner.pause}: spawn again the daemons and timers of
+   * the known objects (those still stopping, once they have exited).
+   */
+  resume(): void {
+    if (!this.#paused) return;
+    this.#paused = false;
+    for (const record of [...this.#objects.values()]) this.#respawn(record);
+  }
+
+  /** Spawn what applies to the object's latest known state and does not run; see `resume`. */
+  #respawn(record: ObjectRecord): void {
+    const body = record.holder.body;
+    const wanted = !this.#paused && !this.#closing.signal.aborted && !record.gone &&
+      !isDeletionOngoing(body);
+    try {
+      const handlers = !wanted ? [] : this.#registry.selectSpawningHandlers(record.resource, {
+        body,
+        kwargs: () =>
+          buildResourceKwargs({
+            resource: record.resource,
+            body,
+            logger: record.scope.logger,
+            memo: record.memory.memo,
+            indices: this.#indices,
+          }, {}),
+      });
+      for (const handler of handlers) {
+        if (record.running.has(handler.id) || record.finished.has(handler.id)) continue;
+        this.#spawn(record, handler);
+      }
+    } catch (error) {
+      record.scope.logger.exception(
+        "Spawning the daemons and timers again after the pause failed; they are spawned " +
+          "with the object's next change.",
+        error,
+      );
+    }
+    this.#forgetIfIdle(record);
   }
 
   /**
@@ -288,6 +354,7 @@ export class Spawner implements SpawningHook {
   /** Drop the record when nothing of it is needed any more. */
   #forgetIfIdle(record: ObjectRecord): void {
     if (record.running.size > 0) return;
+    if (this.#paused && !record.gone) return; // kept to be spawned again on resumption
     if (record.gone || record.finished.size === 0) {
       if (this.#objects.get(record.key) === record) this.#objects.delete(record.key);
     }
@@ -343,7 +410,11 @@ export class Spawner implements SpawningHook {
         record.scope.logger.debug(`${title(handler)} has exited.`);
       }
       if (record.running.get(handler.id) === spawned) record.running.delete(handler.id);
-      this.#forgetIfIdle(record);
+      if (stopper.reason === "operator-pausing" && !this.#paused) {
+        this.#respawn(record); // resumed while it was still stopping
+      } else {
+        this.#forgetIfIdle(record);
+      }
       settle();
     });
   }

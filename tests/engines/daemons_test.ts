@@ -130,3 +130,31 @@ Deno.test("at the operator's exit, a deleted object's processing still waits for
   await exiting;
   assertEquals([engine.objects, engine.size], [0, 0]);
 });
+
+Deno.test("a paused operator's daemons are stopped and spawned again on resumption", async () => {
+  const registry = new OperatorRegistry({ onWarning: () => {} });
+  const calls = new Calls<string>();
+  daemon(KEX.plural, { registry }, async function watcher({ name, stopped }) {
+    calls.add(`start ${name}`);
+    await stopped.wait();
+    if (name === "slow") await new Promise((resolve) => setTimeout(resolve, 50));
+    calls.add(`stop ${name} ${stopped.reason}`);
+  });
+  const engine = spawner(registry);
+  await engine.process(stateOf(object("a")));
+  await engine.process(stateOf(object("slow")));
+  await calls.until(2);
+  engine.pause();
+  await calls.until(1, (c) => c === "stop a operator-pausing");
+  await engine.process(stateOf(object("b"))); // seen while paused: nothing is spawned
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  assertEquals(calls.count((c) => c.startsWith("start")), 2);
+  engine.resume(); // "slow" is still stopping: it is spawned again once it has exited
+  await calls.until(1, (c) => c === "start b");
+  await calls.until(2, (c) => c === "start a");
+  await calls.until(2, (c) => c === "start slow");
+  assertEquals(calls.count((c) => c === "stop slow operator-pausing"), 1);
+  assertEquals([engine.objects, engine.size], [3, 3]);
+  await engine.shutdown();
+  assertEquals(calls.count((c) => c.endsWith("operator-exiting")), 3);
+});
