@@ -375,6 +375,13 @@ export function webhookName(id: string, suffix: string): string {
   return full.length <= 253 ? full : `${dns(name.slice(0, 253 - suffix.length - 1))}.${suffix}`;
 }
 
+/** A short, stable hash of a handler id (FNV-1a, 8 hex digits). */
+function idHash(id: string): string {
+  let hash = 0x811c9dc5;
+  for (const byte of new TextEncoder().encode(id)) hash = Math.imul(hash ^ byte, 0x01000193);
+  return (hash >>> 0).toString(16).padStart(8, "0");
+}
+
 /** The client config with the handler id appended to the URL's (or service's) path. */
 export function clientConfigFor(config: WebhookClientConfig, id: string): WebhookClientConfig {
   const segment = encodeURIComponent(id);
@@ -414,20 +421,31 @@ export function buildWebhooks(
 ): JsonObject[] {
   const out: JsonObject[] = [];
   const seen = new Set<string>();
+  const names = new Set<string>();
   for (const handler of handlers) {
-    if (options.persistentOnly && !handler.persistent) continue;
     if (seen.has(handler.id)) continue;
     seen.add(handler.id);
+    // Names must be unique in a configuration: ids that read alike (`a_b`, `a-b`, `A-b`)
+    // are told apart by a hash of the id.
+    let name = webhookName(handler.id, options.suffix);
+    if (names.has(name)) name = webhookName(`${handler.id}-${idHash(handler.id)}`, options.suffix);
+    names.add(name);
+    if (options.persistentOnly && !handler.persistent) continue;
     const rules = options.resources.filter((r) => handler.selector.check(r)).map((r) => ({
       apiGroups: [r.group],
       apiVersions: [r.version],
-      resources: [handler.subresource === null ? r.plural : `${r.plural}/${handler.subresource}`],
+      // `plural/*` matches only the subresources: "*" means the main body too.
+      resources: handler.subresource === null
+        ? [r.plural]
+        : handler.subresource === "*"
+        ? [r.plural, `${r.plural}/*`]
+        : [`${r.plural}/${handler.subresource}`],
       operations: handler.operations === null ? ["*"] : [...handler.operations],
       scope: "*",
     }));
     const selector = objectSelector(handler.labels);
     out.push({
-      name: webhookName(handler.id, options.suffix),
+      name,
       sideEffects: handler.sideEffects ? "NoneOnDryRun" : "None",
       failurePolicy: handler.ignoreFailures ? "Ignore" : "Fail",
       matchPolicy: "Equivalent",

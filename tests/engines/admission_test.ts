@@ -341,6 +341,38 @@ Deno.test("managed webhooks: one per handler with rules, policies, selectors and
   assertEquals(persistent.map((w) => w.name), ["status.auto.kopf.dev"]);
 });
 
+Deno.test("a handler of any subresource gets the main body too: plural/* alone matches only subresources", () => {
+  const r = registry();
+  on.validate("kex", { registry: r, id: "any", subresource: "*" }, () => {});
+  const [webhook] = buildWebhooks(r.handlers as WebhookHandler[], {
+    resources: [KEX],
+    suffix: "auto.kopf.dev",
+    clientConfig: { url: "https://host" },
+  });
+  assertEquals((webhook.rules as { resources: string[] }[])[0].resources, [
+    "kopfexamples",
+    "kopfexamples/*",
+  ]);
+});
+
+Deno.test("handler ids that read alike get distinct webhook names, the same at every start", () => {
+  const r = registry();
+  for (const id of ["check_a", "check-a", "Check-A"]) {
+    on.validate("kex", { registry: r, id }, () => {});
+  }
+  const build = (persistentOnly: boolean) =>
+    buildWebhooks(r.handlers as WebhookHandler[], {
+      resources: [KEX],
+      suffix: "auto.kopf.dev",
+      clientConfig: { url: "https://host" },
+      persistentOnly,
+    }).map((w) => w.name as string);
+  const names = build(false);
+  assertEquals(names[0], "check-a.auto.kopf.dev");
+  assertEquals(new Set(names).size, 3, names.join(", "));
+  assertEquals(build(false), names);
+});
+
 Deno.test("webhook names are DNS names; service paths get the id too", () => {
   assertEquals(webhookName("check/sub", "auto.kopf.dev"), "check-sub.auto.kopf.dev");
   assertEquals(webhookName("__x__", "a.b"), "x.a.b");
