@@ -409,7 +409,16 @@ async function serve(options: ServeOptions): Promise<void> {
     scanning: settings.scanning,
     logger,
   });
-  peering?.subscribe((paused) => paused ? observer.pause() : observer.resume());
+  // A paused operator neither watches nor keeps its daemons and timers running.
+  peering?.subscribe((paused) => {
+    if (paused) {
+      observer.pause();
+      spawner?.pause();
+    } else {
+      observer.resume();
+      spawner?.resume();
+    }
+  });
   const observing = new AbortController();
   const running = observer.run(observing.signal);
   // Ready once the initial watches have listed: later objects arrive as watch events.
