@@ -588,10 +588,11 @@ function title(handler: SpawningHandler): string {
 function storable(result: unknown): unknown {
   try {
     return plainResult(result);
-  } catch {
+  } catch (error) {
     throw new PermanentError(
-      "its result cannot be stored in the status; return plain JSON data " +
-        "(objects, arrays, strings, numbers, booleans, null)",
+      `its result cannot be stored in the status (${
+        error instanceof Error ? error.message : String(error)
+      }); return plain JSON data (objects, arrays, strings, numbers, booleans, null)`,
     );
   }
 }

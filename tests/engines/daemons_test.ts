@@ -3,7 +3,7 @@
  * objects that no daemon or timer applies to; nothing once an object is gone), and that a
  * daemon that has ended is not spawned again for its object.
  */
-import { assertEquals } from "../assert.ts";
+import { assert, assertEquals } from "../assert.ts";
 import type { RawBody } from "../../src/structs/bodies.ts";
 import { Resource } from "../../src/structs/resources.ts";
 import type { ApiClient } from "../../src/client/api.ts";
@@ -13,7 +13,7 @@ import { daemon } from "../../src/intents/registration.ts";
 import { createObjectScope } from "../../src/handling/loggers.ts";
 import { Spawner } from "../../src/engines/daemons.ts";
 import { realClock } from "../../src/reactor/clock.ts";
-import { Calls } from "../operator/harness.ts";
+import { Calls, logsOf } from "../operator/harness.ts";
 
 const KEX = new Resource({ group: "kopf.dev", version: "v1", plural: "kopfexamples" });
 
@@ -157,4 +157,23 @@ Deno.test("a paused operator's daemons are stopped and spawned again on resumpti
   assertEquals([engine.objects, engine.size], [3, 3]);
   await engine.shutdown();
   assertEquals(calls.count((c) => c.endsWith("operator-exiting")), 3);
+});
+
+Deno.test("a result that cannot be stored fails the daemon with the reason why", async () => {
+  const registry = new OperatorRegistry({ onWarning: () => {} });
+  const calls = new Calls<string>();
+  daemon(KEX.plural, { registry }, function unstorable() {
+    calls.add("run");
+    return { callback: () => 1 };
+  });
+  const engine = spawner(registry);
+  const body = object("unstorable-result");
+  await engine.process(stateOf(body));
+  await calls.until(1);
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  const failure = logsOf("unstorable-result").find((l) => l.includes("failed permanently"));
+  assert(failure?.includes("a function cannot be stored"), `the reason is told: ${failure}`);
+  assertEquals(calls.list, ["run"], "a permanent failure: not run again");
+  await engine.process(stateOf(body, { gone: true }));
+  await engine.shutdown();
 });
