@@ -353,6 +353,7 @@ export class Peering {
         for await (const item of items) {
           if (signal.aborted) break;
           failures = 0;
+          const known = new Set(this.#objects.keys());
           if (item.type === "LISTED") {
             for (const key of [...this.#objects.keys()]) {
               if (namespace === undefined || key === namespace) this.#objects.delete(key);
@@ -365,6 +366,10 @@ export class Peering {
           } else {
             this.#store(item.object, item.type === "DELETED");
           }
+          // A peering object that appears gets the own record at once, not only with the
+          // next keep-alive: else the peers it pauses would run side by side until then.
+          const appeared = [...this.#objects.keys()].filter((key) => !known.has(key));
+          if (this.#engaged && appeared.length > 0) this.#announce(appeared);
           if (this.#engaged) this.#evaluate();
         }
       } catch (error) {
@@ -492,22 +497,37 @@ export class Peering {
     }
   }
 
+  /** The own record as of now. */
+  #record(): PeerRecord {
+    return {
+      priority: this.#settings.priority,
+      lifetime: recordLifetime(this.#settings),
+      lastseen: formatLastseen(this.#now()),
+    };
+  }
+
   async #keepAlive(): Promise<void> {
     const signal = this.#stop.signal;
     while (!signal.aborted) {
-      const lifetime = recordLifetime(this.#settings);
-      await this.#touch({
-        priority: this.#settings.priority,
-        lifetime,
-        lastseen: formatLastseen(this.#now()),
-      }, this.#keepAliveAbort.signal);
-      await sleep(keepAliveInterval(lifetime), signal).catch(() => {});
+      const record = this.#record();
+      await this.#touch(record, this.#keepAliveAbort.signal);
+      await sleep(keepAliveInterval(record.lifetime), signal).catch(() => {});
     }
   }
 
+  /** Write the own record into peering objects that have just appeared (by their keys). */
+  #announce(keys: readonly string[]): void {
+    if (this.#stop.signal.aborted) return;
+    const places = keys.map((key) => this.#resource.namespaced ? key : undefined);
+    this.#tasks.push(this.#touch(this.#record(), this.#keepAliveAbort.signal, places));
+  }
+
   /** Write (or with `null`, remove) the own record in every peering object. */
-  async #touch(record: PeerRecord | null, signal: AbortSignal): Promise<void> {
-    const places = this.#places();
+  async #touch(
+    record: PeerRecord | null,
+    signal: AbortSignal,
+    places: readonly (string | undefined)[] = this.#places(),
+  ): Promise<void> {
     await Promise.all(places.map(async (namespace) => {
       const where = this.#describe(namespace);
       try {

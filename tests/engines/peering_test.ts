@@ -240,3 +240,51 @@ Deno.test("a peer whose record lives for years pauses the operator without a bus
     await peering.stop();
   }
 });
+
+Deno.test("a peering object that appears gets the own record at once, not with the next keep-alive", async () => {
+  await using cluster = await FakeCluster.start();
+  const manifest = await Deno.readTextFile(new URL("../../examples/peering.yaml", import.meta.url));
+  for (const document of parseAllDocuments(manifest)) cluster.create(document.toJSON());
+  const vault = new Vault({ relogin: () => Promise.resolve({ fake: cluster.connectionInfo }) });
+  await using api = new ApiClient(vault);
+  const settings = new OperatorSettings().peering;
+  settings.mandatory = true; // 60 seconds of lifetime: the next keep-alive is ~50s away
+  const peering = new Peering({
+    api,
+    resource: new Resource({
+      group: "kopf.dev",
+      version: "v1",
+      plural: "kopfpeerings",
+      kind: "KopfPeering",
+      namespaced: true,
+    }),
+    namespaces: ["default"],
+    settings,
+    logger: { debug() {}, info() {}, warning() {} },
+  });
+  try {
+    peering.start();
+    await peering.listed;
+    peering.engage();
+    assert(peering.paused, "paused while the mandatory object is absent");
+    // The first keep-alive found nothing to write to.
+    await cluster.waitForRequest((r) => r.method === "PATCH" && r.status === 404);
+    cluster.create({
+      apiVersion: "kopf.dev/v1",
+      kind: "KopfPeering",
+      metadata: { namespace: "default", name: "default" },
+    });
+    const deadline = Date.now() + 3000;
+    const recorded = () =>
+      Object.keys(
+        (cluster.get("kopfpeerings", "default", { namespace: "default" })?.status ?? {}) as object,
+      );
+    while (recorded().length === 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assertEquals(recorded(), [peering.identity]);
+    assert(!peering.paused);
+  } finally {
+    await peering.stop();
+  }
+});
