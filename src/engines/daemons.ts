@@ -69,7 +69,12 @@ import { applyChanges } from "../handling/application.ts";
 import { isDeletionOngoing } from "../handling/causes.ts";
 import { executeHandlerOnce } from "../handling/execution.ts";
 import { createObjectScope, type ObjectScope, runInObjectScope } from "../handling/loggers.ts";
-import type { SpawningHook, SpawningOutcome, SpawningState } from "../handling/processing.ts";
+import type {
+  AsideWait,
+  SpawningHook,
+  SpawningOutcome,
+  SpawningState,
+} from "../handling/processing.ts";
 import {
   type Clock as WallClock,
   deliverResults,
@@ -201,7 +206,7 @@ export class Spawner implements SpawningHook {
       for (const spawned of record.running.values()) {
         this.#stop(record, spawned, "resource-deleted");
       }
-      return await this.#awaitExits(record, state.signal);
+      return await this.#awaitExits(record, state.signal, state.aside);
     }
 
     if (this.#closing.signal.aborted) return NOTHING; // the operator is exiting: all stopped
@@ -494,7 +499,11 @@ export class Spawner implements SpawningHook {
    * After one such interval without all of them gone, report them as still stopping, so
    * that the object's newer events get their turn before the next wait.
    */
-  async #awaitExits(record: ObjectRecord, signal?: AbortSignal): Promise<SpawningOutcome> {
+  async #awaitExits(
+    record: ObjectRecord,
+    signal?: AbortSignal,
+    aside: AsideWait = (promise) => promise,
+  ): Promise<SpawningOutcome> {
     const polling = this.#settings.background.cancellationPolling;
     let waited = false;
     for (;;) {
@@ -532,7 +541,8 @@ export class Spawner implements SpawningHook {
       // over (returning at once instead would have the object processed again at once,
       // over and over, until they are).
       if (waited || signal?.aborted) return { stopping: true, delay: 0 };
-      await this.#within(Promise.all(pending), next, signal);
+      // Other objects go on meanwhile: the wait may last as long as a daemon takes to exit.
+      await aside(this.#within(Promise.all(pending), next, signal).then(() => {}));
       waited = true;
     }
   }

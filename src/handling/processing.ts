@@ -103,6 +103,8 @@ export interface SpawningState {
   readonly ref: ObjectReference;
   /** Aborted when the processing must give up (waits end early). */
   readonly signal?: AbortSignal;
+  /** Waits without holding the worker's place (the wait as it is without). */
+  readonly aside?: AsideWait;
 }
 
 /** What the daemons and timers report back. */
@@ -326,6 +328,7 @@ export class ObjectProcessor {
         logger,
         ref: scope.ref,
         signal,
+        aside,
       })
       : undefined;
     const changing = spawning?.stopping

@@ -125,7 +125,7 @@ Deno.test("a daemon stops when the labels stop matching, and starts again when t
     await cluster.waitFor(KEX, "kex1", (b) => !(b?.metadata?.finalizers ?? []).includes(FINALIZER));
 
     cluster.patch(KEX, "kex1", { metadata: { labels: { run: "yes" } } });
-    await calls.until(2, (c) => c === "start");
+    await calls.until(1, (c) => c === "start");
     await cluster.waitFor(
       KEX,
       "kex1",
@@ -202,6 +202,46 @@ Deno.test("a daemon that ignores the stop-flag is abandoned after its cancellati
     assert(took >= 290, `released after the backoff and the timeout (${took} ms)`);
     assertEquals(calls.list, ["start"], "released while the daemon still runs");
     assert(LOGS.some((l) => l.includes("Daemon 'stubborn' did not exit in time")));
+  } finally {
+    release();
+    await op.stop();
+  }
+});
+
+Deno.test("waiting for a deleted object's daemons does not hold the only worker's place", async () => {
+  await using cluster = await startCluster();
+  const registry = clusterRegistry(cluster);
+  const calls = new Calls<string>();
+  let release!: () => void;
+  const slowExit = new Promise<void>((resolve) => (release = resolve));
+  daemon(KEX, { registry, labels: { slow: "yes" } }, async function slow({ stopped }) {
+    calls.add("start");
+    await stopped.wait();
+    await slowExit; // exits only when the test says so
+    calls.add("exit");
+  });
+  on.create(KEX, { registry }, ({ name }) => calls.add(`created ${name}`));
+  const settings = testSettings({
+    batching: { workerLimit: 1 },
+    background: { cancellationPolling: 30 },
+  });
+  const op = await startOperator(registry, { settings });
+  try {
+    cluster.create(kex("slow", {}, { metadata: { labels: { slow: "yes" } } }));
+    await calls.until(1, (c) => c === "start");
+    await cluster.waitFor(
+      KEX,
+      "slow",
+      (b) => b?.metadata?.finalizers?.includes(FINALIZER) ?? false,
+    );
+    cluster.delete(KEX, "slow");
+    await new Promise((resolve) => setTimeout(resolve, 100)); // the deletion is being processed
+    cluster.create(kex("other"));
+    await calls.until(1, (c) => c === "created other", 5); // long before the 30 s polling
+    assert(cluster.get(KEX, "slow") !== undefined, "still held while its daemon exits");
+    release();
+    await cluster.waitFor(KEX, "slow", (b) => b === undefined);
+    assert(calls.list.includes("exit"));
   } finally {
     release();
     await op.stop();
