@@ -217,6 +217,7 @@ Deno.test("waiting for a deleted object's daemons does not hold the only worker'
   daemon(KEX, { registry, labels: { slow: "yes" } }, async function slow({ stopped }) {
     calls.add("start");
     await stopped.wait();
+    calls.add("stopping");
     await slowExit; // exits only when the test says so
     calls.add("exit");
   });
@@ -235,7 +236,7 @@ Deno.test("waiting for a deleted object's daemons does not hold the only worker'
       (b) => b?.metadata?.finalizers?.includes(FINALIZER) ?? false,
     );
     cluster.delete(KEX, "slow");
-    await new Promise((resolve) => setTimeout(resolve, 100)); // the deletion is being processed
+    await calls.until(1, (c) => c === "stopping"); // the deletion's processing waits for it
     cluster.create(kex("other"));
     await calls.until(1, (c) => c === "created other", 5); // long before the 30 s polling
     assert(cluster.get(KEX, "slow") !== undefined, "still held while its daemon exits");
