@@ -25,6 +25,15 @@ import { Resource } from "../../src/structs/resources.ts";
 
 const NOW = Date.parse("2026-03-04T05:06:07.890Z");
 
+/** The namespaced peering resource of examples/peering.yaml. */
+const KOPF_PEERINGS = new Resource({
+  group: "kopf.dev",
+  version: "v1",
+  plural: "kopfpeerings",
+  kind: "KopfPeering",
+  namespaced: true,
+});
+
 Deno.test("lastseen is written as Python's utcnow().isoformat(): UTC, microseconds, no zone", () => {
   assertEquals(formatLastseen(NOW), "2026-03-04T05:06:07.890000");
   assertEquals(formatLastseen(Date.parse("2026-03-04T05:06:07Z")), "2026-03-04T05:06:07.000000");
@@ -168,13 +177,7 @@ Deno.test("a keep-alive in flight at exit finishes before the farewell, so no re
   const quiet = { debug() {}, info() {}, warning() {} };
   const peering = new Peering({
     api,
-    resource: new Resource({
-      group: "kopf.dev",
-      version: "v1",
-      plural: "kopfpeerings",
-      kind: "KopfPeering",
-      namespaced: true,
-    }),
+    resource: KOPF_PEERINGS,
     namespaces: ["default"],
     settings,
     logger: quiet,
@@ -216,13 +219,7 @@ Deno.test("a peer whose record lives for years pauses the operator without a bus
   let looks = 0;
   const peering = new Peering({
     api,
-    resource: new Resource({
-      group: "kopf.dev",
-      version: "v1",
-      plural: "kopfpeerings",
-      kind: "KopfPeering",
-      namespaced: true,
-    }),
+    resource: KOPF_PEERINGS,
     namespaces: ["default"],
     settings: new OperatorSettings().peering,
     logger: { debug() {}, info() {}, warning() {} },
@@ -251,13 +248,7 @@ Deno.test("a peering object that appears gets the own record at once, not with t
   settings.mandatory = true; // 60 seconds of lifetime: the next keep-alive is ~50s away
   const peering = new Peering({
     api,
-    resource: new Resource({
-      group: "kopf.dev",
-      version: "v1",
-      plural: "kopfpeerings",
-      kind: "KopfPeering",
-      namespaced: true,
-    }),
+    resource: KOPF_PEERINGS,
     namespaces: ["default"],
     settings,
     logger: { debug() {}, info() {}, warning() {} },

@@ -3,6 +3,7 @@
  * running against it over HTTP with the real client, captured log lines, and a recorder
  * of handler calls that can be awaited (no polling, no sleeps).
  */
+import { parseAllDocuments } from "yaml";
 import type { RawBody } from "../../src/structs/bodies.ts";
 import { configure } from "../../src/platform/logging.ts";
 import {
@@ -226,4 +227,19 @@ export const FINALIZER = "kopf.zalando.org/KopfFinalizerMarker";
 /** Whether a cycle has finished for the object: its diff-base is stored. */
 export function handled(body: RawBody | undefined): boolean {
   return body?.metadata?.annotations?.[DIFFBASE] !== undefined;
+}
+
+/** A cluster with KopfExamples, the peering CRDs of examples/peering.yaml and, unless told not to, the default KopfPeering. */
+export async function peeringCluster(options: { object?: boolean } = {}): Promise<FakeCluster> {
+  const cluster = await startCluster();
+  const manifest = await Deno.readTextFile(new URL("../../examples/peering.yaml", import.meta.url));
+  for (const document of parseAllDocuments(manifest)) cluster.create(document.toJSON());
+  if (options.object ?? true) {
+    cluster.create({
+      apiVersion: "kopf.dev/v1",
+      kind: "KopfPeering",
+      metadata: { namespace: "default", name: "default" },
+    });
+  }
+  return cluster;
 }

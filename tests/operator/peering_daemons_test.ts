@@ -2,10 +2,9 @@
  * Peering and daemons: an operator paused for a peer of a higher priority stops its
  * daemons, and spawns them again when it resumes.
  */
-import { parseAllDocuments } from "yaml";
 import { assert } from "../assert.ts";
 import { daemon, on } from "../../src/intents/registration.ts";
-import { clusterRegistry, kex, startCluster, startOperator, testSettings } from "./harness.ts";
+import { clusterRegistry, kex, peeringCluster, startOperator, testSettings } from "./harness.ts";
 
 async function until(what: string, check: () => boolean, seconds = 10): Promise<void> {
   const deadline = Date.now() + seconds * 1000;
@@ -16,14 +15,7 @@ async function until(what: string, check: () => boolean, seconds = 10): Promise<
 }
 
 Deno.test("a paused operator stops its daemons and spawns them again when it resumes", async () => {
-  await using cluster = await startCluster();
-  const manifest = await Deno.readTextFile(new URL("../../examples/peering.yaml", import.meta.url));
-  for (const document of parseAllDocuments(manifest)) cluster.create(document.toJSON());
-  cluster.create({
-    apiVersion: "kopf.dev/v1",
-    kind: "KopfPeering",
-    metadata: { namespace: "default", name: "default" },
-  });
+  await using cluster = await peeringCluster();
   cluster.create(kex("accompanied"));
 
   const events: string[] = [];

@@ -5,7 +5,6 @@
  * all; a mandatory peering without its object pausing until it exists, and without its
  * resource failing in one line; standalone ignoring all of it.
  */
-import { parseAllDocuments } from "yaml";
 import {
   assert,
   assertEquals,
@@ -26,6 +25,7 @@ import {
   clusterRegistry,
   handled,
   kex,
+  peeringCluster,
   type RunningOperator,
   startCluster,
   startOperator,
@@ -35,21 +35,6 @@ import {
 const PEERING = "kopfpeerings";
 const IN_DEFAULT = { namespace: "default" };
 const LASTSEEN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}$/;
-
-/** A cluster with KopfExamples, the peering CRDs of examples/peering.yaml and, unless told not to, the default KopfPeering. */
-async function peeringCluster(options: { object?: boolean } = {}): Promise<FakeCluster> {
-  const cluster = await startCluster();
-  const manifest = await Deno.readTextFile(new URL("../../examples/peering.yaml", import.meta.url));
-  for (const document of parseAllDocuments(manifest)) cluster.create(document.toJSON());
-  if (options.object ?? true) {
-    cluster.create({
-      apiVersion: "kopf.dev/v1",
-      kind: "KopfPeering",
-      metadata: { namespace: "default", name: "default" },
-    });
-  }
-  return cluster;
-}
 
 /** The records in the default peering object. */
 function records(body: RawBody | undefined): Record<string, Record<string, unknown>> {
