@@ -292,17 +292,19 @@ export {
   WebhookServer,
 } from "./kits/webhooks.ts";
 export type {
+  WebhookAutoTunnelOptions,
+  WebhookNgrokTunnelOptions,
+  WebhookServerOptions,
+} from "./kits/webhooks.ts";
+export { AdmissionRequestError } from "./engines/admission.ts";
+export type {
   AdmissionLogger,
   AdmissionReviewResponse,
   AdmissionServer,
   AdmissionServerContext,
   AdmissionServerFn,
   ClusterFacts,
-  WebhookAutoTunnelOptions,
   WebhookClientConfig,
   WebhookFn,
-  WebhookNgrokTunnelOptions,
   WebhookRequestInfo,
-  WebhookServerOptions,
-} from "./kits/webhooks.ts";
-export { AdmissionRequestError } from "./engines/admission.ts";
+} from "./engines/admission.ts";

@@ -32,18 +32,6 @@ import {
   type WebhookFn,
 } from "../engines/admission.ts";
 
-export type {
-  AdmissionLogger,
-  AdmissionReviewResponse,
-  AdmissionServer,
-  AdmissionServerContext,
-  AdmissionServerFn,
-  ClusterFacts,
-  WebhookClientConfig,
-  WebhookFn,
-  WebhookRequestInfo,
-} from "../engines/admission.ts";
-
 /** Options of {@link WebhookServer} and the servers derived from it. */
 export interface WebhookServerOptions {
   /** The address to listen on: `127.0.0.1` by default (`0.0.0.0` for K3d and Minikube). */

@@ -11,19 +11,22 @@ import {
 } from "../../src/platform/certificates.ts";
 import { createHttpClient } from "../../src/platform/http_client.ts";
 import {
-  type AdmissionServerContext,
-  type ClusterFacts,
   WebhookAutoServer,
   WebhookAutoTunnel,
-  type WebhookClientConfig,
-  type WebhookFn,
   WebhookK3dServer,
   WebhookMinikubeServer,
   WebhookNgrokTunnel,
   WebhookServer,
   type WebhookServerOptions,
 } from "../../src/kits/webhooks.ts";
-import { AdmissionRequestError, type WebhookRequestInfo } from "../../src/engines/admission.ts";
+import {
+  AdmissionRequestError,
+  type AdmissionServerContext,
+  type ClusterFacts,
+  type WebhookClientConfig,
+  type WebhookFn,
+  type WebhookRequestInfo,
+} from "../../src/engines/admission.ts";
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../assert.ts";
 
 const quiet = { debug() {}, info() {}, warning() {}, error() {} };

@@ -8,12 +8,8 @@ import { AdmissionError } from "../../src/structs/errors.ts";
 import type { RawBody } from "../../src/structs/bodies.ts";
 import { on } from "../../src/intents/registration.ts";
 import { operator, OperatorConfigurationError } from "../../src/reactor/running.ts";
-import {
-  type AdmissionServerContext,
-  type WebhookFn,
-  WebhookNgrokTunnel,
-  WebhookServer,
-} from "../../src/kits/webhooks.ts";
+import { WebhookNgrokTunnel, WebhookServer } from "../../src/kits/webhooks.ts";
+import type { AdmissionServerContext, WebhookFn } from "../../src/engines/admission.ts";
 import { FakeCluster } from "../../src/testing/mod.ts";
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../assert.ts";
 import { call } from "../fake_cluster/helpers.ts";
