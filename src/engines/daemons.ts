@@ -46,7 +46,7 @@
  */
 
 import { PermanentError } from "../structs/errors.ts";
-import { objectKey } from "../structs/identities.ts";
+import { objectKey, resourceObjectKey } from "../structs/identities.ts";
 import type { Index } from "../structs/indices.ts";
 import type { ObjectReference } from "../structs/object_refs.ts";
 import { Patch } from "../structs/patches.ts";
@@ -188,7 +188,7 @@ export class Spawner implements SpawningHook {
   /** A new state of an object of a served resource; see the module docs. */
   async process(state: SpawningState): Promise<SpawningOutcome> {
     const { resource, body } = state;
-    const key = `${resource.key}\u0000${objectKey(body)}`;
+    const key = resourceObjectKey(resource, objectKey(body));
     let record = this.#objects.get(key);
     if (record !== undefined) this.#update(record, body);
 

@@ -26,7 +26,7 @@
  * @module
  */
 import type { RawBody } from "../structs/bodies.ts";
-import { objectKey } from "../structs/identities.ts";
+import { objectKey, resourceObjectKey } from "../structs/identities.ts";
 import { type Index, OperatorIndex } from "../structs/indices.ts";
 import type { ObjectLogger } from "../structs/loggers.ts";
 import type { Resource } from "../structs/resources.ts";
@@ -90,7 +90,9 @@ export class OperatorIndexers implements IndexingHook {
   /** An object fed to the processing: if it comes from an initial listing, await it. */
   expect(resource: Resource, event: { readonly type: unknown; readonly object: RawBody }): void {
     if (this.#pending === undefined || this.#listingsFed || event.type !== null) return;
-    if (this.serves(resource)) this.#pending.add(refOf(resource, event.object));
+    if (this.serves(resource)) {
+      this.#pending.add(resourceObjectKey(resource, objectKey(event.object)));
+    }
   }
 
   /** The initial listings have all been fed: the indices are populated once those are indexed. */
@@ -107,7 +109,7 @@ export class OperatorIndexers implements IndexingHook {
   /** Index one state of an object (or forget a gone object); see the module docs. */
   async process(state: IndexingState): Promise<IndexingOutcome> {
     const { resource, body } = state;
-    const ref = refOf(resource, body);
+    const ref = resourceObjectKey(resource, objectKey(body));
     try {
       const handlers = this.#registry.handlersFor(resource).index;
       if (state.gone) {
@@ -208,11 +210,6 @@ export class OperatorIndexers implements IndexingHook {
       this.#resolve();
     }
   }
-}
-
-/** An object's identity across all resources. */
-function refOf(resource: Resource, body: RawBody): string {
-  return `${resource.key}\u0000${objectKey(body)}`;
 }
 
 /**

@@ -37,7 +37,8 @@ import { type WatchItem, watchObjects } from "../client/watch.ts";
 import { type Clock, realClock, sleep } from "./clock.ts";
 import { type ReactorLogger, reactorLogger } from "./diagnostics.ts";
 import { isServedNamespace, literalNamespaces, type Scope } from "./namespaces.ts";
-import { objectKey, type QueuedEvent } from "./queueing.ts";
+import { objectKey } from "../structs/identities.ts";
+import type { QueuedEvent } from "./queueing.ts";
 
 /** Core v1 namespaces, watched to know which namespaces exist. */
 export const NAMESPACES: Resource = new Resource({

@@ -35,9 +35,7 @@ import { type Clock, realClock, sleep } from "./clock.ts";
 import { Deadlines, type Scheduled } from "./deadlines.ts";
 import { Semaphore } from "../structs/semaphores.ts";
 import { describeError } from "../structs/log_formats.ts";
-import { isAtLeastVersion, objectKey } from "../structs/identities.ts";
-
-export { isAtLeastVersion, objectKey };
+import { isAtLeastVersion, objectKey, resourceObjectKey } from "../structs/identities.ts";
 import { type ReactorLogger, reactorLogger } from "./diagnostics.ts";
 
 /** How events are batched and workers are run; all durations in seconds. */
@@ -242,7 +240,7 @@ export class Multiplexer {
 
   /** Whether the object (by its {@link objectKey}) has a live worker. */
   has(resource: Resource, key: string): boolean {
-    return this.#workers.has(mapKeyOf(resource, key));
+    return this.#workers.has(resourceObjectKey(resource, key));
   }
 
   /**
@@ -254,7 +252,7 @@ export class Multiplexer {
    */
   push(resource: Resource, event: QueuedEvent): Promise<void> | undefined {
     const key = objectKey(event.object);
-    const mapKey = mapKeyOf(resource, key);
+    const mapKey = resourceObjectKey(resource, key);
     let worker = this.#workers.get(mapKey);
     if (worker === undefined) {
       if (this.stopping) {
@@ -546,10 +544,6 @@ export class Multiplexer {
       if (!parked) this.#end(worker);
     }
   }
-}
-
-function mapKeyOf(resource: Resource, key: string): string {
-  return `${resource.key}\u0000${key}`;
 }
 
 function isConsistent(event: QueuedEvent, expected: Expectation): boolean {

@@ -6,6 +6,7 @@
  */
 
 import type { RawBody } from "./bodies.ts";
+import type { Resource } from "./resources.ts";
 
 /**
  * The key of an object within its resource: its uid, or `namespace/name` when it has none
@@ -15,6 +16,11 @@ export function objectKey(body: RawBody): string {
   const meta = body.metadata;
   if (meta?.uid) return meta.uid;
   return `${meta?.namespace ?? ""}/${meta?.name ?? ""}`;
+}
+
+/** The key of an object among all resources: its resource's key, then its own key. */
+export function resourceObjectKey(resource: Resource, key: string): string {
+  return `${resource.key}\u0000${key}`;
 }
 
 const INTEGER = /^\d+$/;

@@ -3,9 +3,7 @@ import { Resource } from "../../src/structs/resources.ts";
 import type { RawBody } from "../../src/structs/bodies.ts";
 import {
   type BatchingSettings,
-  isAtLeastVersion,
   Multiplexer,
-  objectKey,
   type ProcessingContext,
   type ProcessingResult,
   type QueuedEvent,
@@ -169,12 +167,6 @@ Deno.test("the same uid in two resources are two objects", async () => {
   assert(mux.has(KEX, "x") && mux.has(PODS, "x"));
   script.release("x@1");
   await stop(mux, clock);
-});
-
-Deno.test("objects without a uid are told apart by namespace and name", () => {
-  assertEquals(objectKey({ metadata: { uid: "u1", name: "a", namespace: "n" } }), "u1");
-  assertEquals(objectKey({ metadata: { name: "a", namespace: "n" } }), "n/a");
-  assertEquals(objectKey({ metadata: { name: "a" } }), "/a");
 });
 
 Deno.test("a worker ends after idling and leaves nothing behind; a new event starts a new one", async () => {
@@ -521,16 +513,6 @@ Deno.test("a stale state is left unprocessed when the shutdown begins", async ()
   assertEquals(mux.size, 0);
   await clock.advance(10);
   assertEquals(script.seen, ["a@3"]);
-});
-
-Deno.test("versions compare as integers when they are integers, else only exactly", () => {
-  assert(isAtLeastVersion("10", "9"));
-  assert(isAtLeastVersion("9", "9"));
-  assert(!isAtLeastVersion("8", "9"));
-  assert(isAtLeastVersion("100000000000000000000001", "100000000000000000000000"));
-  assert(isAtLeastVersion("abc", "abc"));
-  assert(!isAtLeastVersion("abd", "abc"));
-  assert(!isAtLeastVersion(undefined, "1"));
 });
 
 Deno.test("settings are read when used, so a change takes effect for later waits", async () => {

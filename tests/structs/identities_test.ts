@@ -1,5 +1,11 @@
 import { assert, assertEquals } from "../assert.ts";
-import { isAtLeastVersion, isNewerVersion, objectKey } from "../../src/structs/identities.ts";
+import {
+  isAtLeastVersion,
+  isNewerVersion,
+  objectKey,
+  resourceObjectKey,
+} from "../../src/structs/identities.ts";
+import { Resource } from "../../src/structs/resources.ts";
 
 Deno.test("an object's key is its uid, else namespace/name (an empty uid counts as none)", () => {
   assertEquals(objectKey({ metadata: { uid: "u1", name: "a", namespace: "n" } }), "u1");
@@ -27,4 +33,11 @@ Deno.test("versions that are not integers are only ever equal", () => {
   assert(!isAtLeastVersion("abd", "abc"));
   assert(isAtLeastVersion("11", "9"));
   assert(!isAtLeastVersion(undefined, "1"));
+});
+
+Deno.test("objects of different resources with one uid have different keys among all", () => {
+  const pods = new Resource({ group: "", version: "v1", plural: "pods" });
+  const kex = new Resource({ group: "kopf.dev", version: "v1", plural: "kopfexamples" });
+  assert(resourceObjectKey(pods, "u1") !== resourceObjectKey(kex, "u1"));
+  assertEquals(resourceObjectKey(pods, "u1"), resourceObjectKey(pods, "u1"));
 });
