@@ -152,3 +152,19 @@ export async function assertSettlesWithin<T>(
     clearTimeout(timer);
   }
 }
+
+/**
+ * Wait until the condition holds (checked every 10 ms), failing with `what` after the
+ * seconds: for states that no event announces.
+ */
+export async function assertEventually(
+  what: string,
+  check: () => boolean,
+  seconds = 10,
+): Promise<void> {
+  const deadline = Date.now() + seconds * 1000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new AssertionError(`Timed out waiting for ${what}.`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

@@ -3,7 +3,7 @@
  * objects that no daemon or timer applies to; nothing once an object is gone), and that a
  * daemon that has ended is not spawned again for its object.
  */
-import { assert, assertEquals } from "../assert.ts";
+import { assert, assertEquals, assertEventually } from "../assert.ts";
 import type { RawBody } from "../../src/structs/bodies.ts";
 import { Resource } from "../../src/structs/resources.ts";
 import type { ApiClient } from "../../src/client/api.ts";
@@ -80,7 +80,7 @@ Deno.test("a daemon that has ended is not spawned again for its object", async (
   const body = object("a");
   await engine.process(stateOf(body));
   await calls.until(1);
-  await new Promise((resolve) => setTimeout(resolve, 10));
+  await assertEventually("the daemon's end", () => engine.size === 0);
   await engine.process(stateOf({ ...body, metadata: { ...body.metadata, resourceVersion: "2" } }));
   await new Promise((resolve) => setTimeout(resolve, 10));
   assertEquals(calls.list, ["run"]);

@@ -2,17 +2,9 @@
  * Peering and daemons: an operator paused for a peer of a higher priority stops its
  * daemons, and spawns them again when it resumes.
  */
-import { assert } from "../assert.ts";
+import { assert, assertEventually } from "../assert.ts";
 import { daemon, on } from "../../src/intents/registration.ts";
 import { clusterRegistry, kex, peeringCluster, startOperator, testSettings } from "./harness.ts";
-
-async function until(what: string, check: () => boolean, seconds = 10): Promise<void> {
-  const deadline = Date.now() + seconds * 1000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}.`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 Deno.test("a paused operator stops its daemons and spawns them again when it resumes", async () => {
   await using cluster = await peeringCluster();
@@ -29,18 +21,21 @@ Deno.test("a paused operator stops its daemons and spawns them again when it res
     testSettings({ peering: { lifetime: 2, priority }, batching: { exitTimeout: 1 } });
   const low = await startOperator(lowRegistry, { standalone: false, settings: settings(5) });
   try {
-    await until("the daemon to start", () => events.includes("started accompanied"));
+    await assertEventually("the daemon to start", () => events.includes("started accompanied"));
 
     const highRegistry = clusterRegistry(cluster);
     on.create("kopfexamples", { registry: highRegistry }, () => {});
     const high = await startOperator(highRegistry, { standalone: false, settings: settings(10) });
     try {
-      await until("the daemon to stop", () => events.some((e) => e.startsWith("stopped")));
+      await assertEventually(
+        "the daemon to stop",
+        () => events.some((e) => e.startsWith("stopped")),
+      );
       assert(events[1].includes("pausing"), events.join("; "));
     } finally {
       await high.stop();
     }
-    await until("the daemon to start again", () => events.length >= 3);
+    await assertEventually("the daemon to start again", () => events.length >= 3);
     assert(events[2] === "started accompanied", events.join("; "));
   } finally {
     await low.stop();

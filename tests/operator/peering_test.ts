@@ -8,6 +8,7 @@
 import {
   assert,
   assertEquals,
+  assertEventually,
   assertMatch,
   assertRejects,
   assertStringIncludes,
@@ -51,15 +52,6 @@ function captured(): ReactorLogger & { lines: string[] } {
     warning: (m) => lines.push(`WARNING ${m}`),
     error: (m) => lines.push(`ERROR ${m}`),
   };
-}
-
-/** Wait until a condition holds, checking it every few milliseconds. */
-async function until(what: string, check: () => boolean, seconds = 10): Promise<void> {
-  const deadline = Date.now() + seconds * 1000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}.`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 /** An operator recording the names of the objects its creation handler saw. */
@@ -161,7 +153,10 @@ Deno.test("the lower priority pauses while the higher one runs, and resumes when
 
     await high.op.stop();
     await low.calls.until(0); // nothing pending
-    await until("the low one to resume", () => lowLines.some((l) => l.includes("Resuming")));
+    await assertEventually(
+      "the low one to resume",
+      () => lowLines.some((l) => l.includes("Resuming")),
+    );
     cluster.create(kex("after-high"));
     await low.calls.until(1, (name) => name === "after-high");
     assertEquals(low.calls.list, ["after-high"], "what the high one handled stays handled");
@@ -213,12 +208,12 @@ Deno.test("equal priorities warn and pause all of them, as Kopf does; a distinct
     second = await peerOperator(cluster, { priority: 3 });
     const both = [first, second];
     for (const { logger } of both) {
-      await until(
+      await assertEventually(
         "a warning about the same priority",
         () =>
           logger.lines.some((l) => l.startsWith("WARNING Operators with the same priority (3)")),
       );
-      await until(
+      await assertEventually(
         "the pause",
         () => logger.lines.includes("INFO Pausing the watching of objects."),
       );
