@@ -17,6 +17,7 @@ export type {
   RawEventType,
   RawMeta,
   RawStatus,
+  WatchEventType,
 } from "./structs/bodies.ts";
 
 // --- client: logins and API errors ---
@@ -196,7 +197,6 @@ export type {
   RetryKwargs,
   TimerKwargs,
   WatchEvent,
-  WatchEventType,
   WebhookKwargs,
 } from "./intents/kwargs.ts";
 export { RegistrationError } from "./intents/options.ts";
@@ -275,7 +275,7 @@ export { ActivityError } from "./engines/activities.ts";
 export type { DefaultLogin } from "./engines/activities.ts";
 export type { Outcome as HandlerOutcome } from "./handling/progress.ts";
 export type { NamespacePattern } from "./reactor/namespaces.ts";
-export type { Clock as WallClock } from "./handling/progress.ts";
+export type { Clock } from "./structs/clock.ts";
 export type { ReactorLogger } from "./reactor/diagnostics.ts";
 
 // --- admission: webhook servers and what custom servers implement ---

@@ -4,12 +4,13 @@
  */
 import type { BenchFigure, BenchSection } from "./types.ts";
 import { Resource } from "../../src/structs/resources.ts";
-import { Multiplexer, type QueuedEvent } from "../../src/reactor/queueing.ts";
+import type { ObjectEvent } from "../../src/structs/bodies.ts";
+import { Multiplexer } from "../../src/reactor/queueing.ts";
 import { silentLogger } from "../../src/reactor/diagnostics.ts";
 
 const RESOURCE = new Resource({ group: "kopf.dev", version: "v1", plural: "kopfexamples" });
 
-function event(i: number, rv: number): QueuedEvent {
+function event(i: number, rv: number): ObjectEvent {
   return {
     type: rv === 1 ? "ADDED" : "MODIFIED",
     object: {

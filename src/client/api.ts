@@ -40,7 +40,7 @@ import {
   type WatchingOptions,
 } from "./options.ts";
 import { childController } from "./signals.ts";
-import { sleep } from "./sleep.ts";
+import { realClock, sleep } from "../structs/clock.ts";
 import type { Vault, VaultItem } from "./vault.ts";
 
 /** Options of an {@link ApiClient}. */
@@ -105,7 +105,7 @@ function withQuery(path: string, query: QueryParams | undefined): string {
 /** Seconds to wait according to a `Retry-After` header (seconds or an HTTP date). */
 export function parseRetryAfter(
   value: string | null,
-  now: number = Date.now(),
+  now: number = realClock.wall(),
 ): number | undefined {
   if (value === null || value.trim() === "") return undefined;
   const seconds = Number(value.trim());
@@ -272,7 +272,7 @@ export class ApiClient {
         ? undefined
         : setTimeout(() => child.controller.abort(new TimeoutReason()), timeout * 1000);
       const signal = child.signal;
-      const started = performance.now();
+      const started = realClock.now();
       let outcome: Retryable;
       try {
         const { response, text } = await attempt(item, signal);
@@ -321,7 +321,7 @@ export class ApiClient {
         delay,
         error: outcome.error.message,
       });
-      await sleep(delay, outer);
+      if (!(await sleep(delay, outer))) outer!.throwIfAborted();
     }
   }
 
@@ -360,7 +360,7 @@ export class ApiClient {
     item: VaultItem,
   ): void {
     if (!isLogged(TRAFFIC_CATEGORY, "debug")) return;
-    const duration = Math.round(performance.now() - started);
+    const duration = Math.round((realClock.now() - started) * 1000);
     traffic.debug("{method} {path} → {status} in {duration} ms (credentials: {login})", {
       method,
       path,

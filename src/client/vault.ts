@@ -14,6 +14,7 @@
  * @module
  */
 import { getLogger } from "@logtape/logtape";
+import { type Clock, realClock } from "../structs/clock.ts";
 import type { ConnectionInfo } from "../structs/credentials.ts";
 import { LoginError } from "../structs/errors.ts";
 
@@ -43,8 +44,8 @@ export interface VaultOptions {
   relogin?: ReloginCallback;
   /** A source of random numbers in [0, 1), for tests; `Math.random` by default. */
   random?: () => number;
-  /** The clock, for tests; `Date.now` by default. */
-  now?: () => number;
+  /** The clock of the credentials' expiration; the real one by default. */
+  clock?: Clock;
 }
 
 const logger = getLogger(["kopf", "client", "vault"]);
@@ -94,13 +95,13 @@ export class Vault {
   #round: Promise<void> | undefined;
   readonly #relogin: ReloginCallback | undefined;
   readonly #random: () => number;
-  readonly #now: () => number;
+  readonly #clock: Clock;
 
   /** Make an empty vault; the first call that needs credentials starts a login round. */
   constructor(options: VaultOptions = {}) {
     this.#relogin = options.relogin;
     this.#random = options.random ?? Math.random;
-    this.#now = options.now ?? Date.now;
+    this.#clock = options.clock ?? realClock;
   }
 
   /**
@@ -224,7 +225,7 @@ export class Vault {
   }
 
   #isExpired(info: ConnectionInfo): boolean {
-    return info.expiration !== undefined && info.expiration.getTime() <= this.#now();
+    return info.expiration !== undefined && info.expiration.getTime() <= this.#clock.wall();
   }
 
   #dropExpired(): void {

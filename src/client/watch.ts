@@ -24,7 +24,7 @@ import { JsonLineError, parseJsonLines } from "./json_lines.ts";
 import { listObjects, type ObjectList } from "./objects.ts";
 import { DEFAULT_RECONNECT_BACKOFF, timeoutOf } from "./options.ts";
 import { childController } from "./signals.ts";
-import { sleep } from "./sleep.ts";
+import { realClock, sleep } from "../structs/clock.ts";
 
 /** What a watch yields: live events, and the full state after every (re)listing. */
 export type WatchItem =
@@ -88,9 +88,7 @@ export async function* watchObjects(
       const end: StreamEnd = yield* streamOnce(api, resource, namespace, options, position);
       if (end === "stop" || signal?.aborted) return;
       // A pause before reconnecting or re-listing, so a misbehaving server is not flooded.
-      try {
-        await sleep(api.watching.reconnectBackoff ?? DEFAULT_RECONNECT_BACKOFF, signal);
-      } catch {
+      if (!(await sleep(api.watching.reconnectBackoff ?? DEFAULT_RECONNECT_BACKOFF, signal))) {
         return;
       }
       if (end === "relist") break;
@@ -127,13 +125,13 @@ async function* streamOnce(
   const checkSilence = () => {
     silenceTimer = undefined;
     if (consuming || silenceLimit === undefined) return;
-    const remaining = lastActivity + silenceLimit - performance.now();
+    const remaining = lastActivity + silenceLimit - realClock.now() * 1000;
     if (remaining > 0) silenceTimer = setTimeout(checkSilence, remaining);
     else controller.abort(new WatchTimeout(`no data for ${inactivityTimeout} s`));
   };
   const active = () => {
     if (silenceLimit === undefined) return;
-    lastActivity = performance.now();
+    lastActivity = realClock.now() * 1000;
     silenceTimer ??= setTimeout(checkSilence, silenceLimit);
   };
   const path = resource.getUrl({ namespace });

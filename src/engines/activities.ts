@@ -19,7 +19,7 @@ import type { ConnectionInfo } from "../structs/credentials.ts";
 import { LoginError } from "../structs/errors.ts";
 import type { Index } from "../structs/indices.ts";
 import type { ObjectLogger } from "../structs/loggers.ts";
-import { sleep as defaultSleep } from "../client/sleep.ts";
+import { type Clock, realClock, sleep } from "../structs/clock.ts";
 import type { OperatorSettings } from "../settings/operator_settings.ts";
 import type { ActivityHandler } from "../intents/handlers.ts";
 import { buildActivityKwargs } from "../intents/kwargs.ts";
@@ -27,7 +27,7 @@ import type { Activity } from "../intents/reasons.ts";
 import type { OperatorRegistry } from "../intents/registry.ts";
 import { executeHandlerOnce } from "../handling/execution.ts";
 import { createActivityLogger } from "../handling/loggers.ts";
-import { type Clock, type Outcome, State } from "../handling/progress.ts";
+import { type Outcome, State } from "../handling/progress.ts";
 
 /** The longest single sleep between retries; the loop re-checks the state afterwards. */
 const KEEPALIVE_SECONDS = 600;
@@ -58,10 +58,8 @@ export interface ActivityOptions {
   readonly signal?: AbortSignal;
   /** The activities' logger; the `kopf.activities` logger by default. */
   readonly logger?: ObjectLogger;
-  /** The clock of the retry state; `Date.now` by default. */
+  /** The clock of the retry state and of the waits between retries; the real one by default. */
   readonly clock?: Clock;
-  /** How to wait between retries (seconds); a timer by default. */
-  readonly sleep?: (seconds: number, signal?: AbortSignal) => Promise<void>;
   /** The operator's declared indices by name (possibly still filling up). */
   readonly indices?: Readonly<Record<string, Index>>;
 }
@@ -76,8 +74,8 @@ export async function runActivity(
 ): Promise<Map<string, unknown>> {
   const handlers = options.registry.activityHandlers(activity);
   const logger = options.logger ?? createActivityLogger();
-  const sleep = options.sleep ?? defaultSleep; // rejects on abort, as throwIfAborted would
-  let state = State.fromScratch({ clock: options.clock }).withHandlers(handlers);
+  const clock = options.clock ?? realClock;
+  let state = State.fromScratch({ clock }).withHandlers(handlers);
   const outcomes = new Map<string, Outcome>();
   while (!state.done) {
     options.signal?.throwIfAborted();
@@ -103,7 +101,7 @@ export async function runActivity(
     state = state.withOutcomes(current);
     const delay = state.delay;
     if (delay !== null && delay > 0) {
-      await sleep(Math.min(delay, KEEPALIVE_SECONDS), options.signal);
+      await sleep(Math.min(delay, KEEPALIVE_SECONDS), options.signal, clock);
     }
   }
   const failures = [...outcomes].filter(([, o]) => o.final && o.error !== undefined);

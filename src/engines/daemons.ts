@@ -45,6 +45,7 @@
  * @module
  */
 
+import { type Clock, realClock, sleep } from "../structs/clock.ts";
 import { PermanentError } from "../structs/errors.ts";
 import { objectKey, resourceObjectKey } from "../structs/identities.ts";
 import type { Index } from "../structs/indices.ts";
@@ -69,28 +70,9 @@ import { applyChanges } from "../handling/application.ts";
 import { isDeletionOngoing } from "../handling/causes.ts";
 import { executeHandlerOnce } from "../handling/execution.ts";
 import { createObjectScope, type ObjectScope, runInObjectScope } from "../handling/loggers.ts";
-import type {
-  AsideWait,
-  SpawningHook,
-  SpawningOutcome,
-  SpawningState,
-} from "../handling/processing.ts";
-import {
-  type Clock as WallClock,
-  deliverResults,
-  HandlerState,
-  type Outcome,
-  plainResult,
-} from "../handling/progress.ts";
+import type { ObjectMemory } from "../handling/memories.ts";
+import { deliverResults, HandlerState, type Outcome, plainResult } from "../handling/progress.ts";
 import { runTimer } from "./timers.ts";
-
-/** A monotonic source of time in seconds, with cancellable callbacks (the reactor's clock). */
-export interface SpawnerClock {
-  /** Seconds since an arbitrary origin; never goes backwards. */
-  now(): number;
-  /** Call `callback` once after `seconds`; returns a function that cancels the call. */
-  schedule(seconds: number, callback: () => void): () => void;
-}
 
 /** What the engine is made of: one per operator. */
 export interface SpawnerOptions {
@@ -100,14 +82,51 @@ export interface SpawnerOptions {
   readonly registry: OperatorRegistry;
   /** The operator's settings (read when used, so startup handlers may change them). */
   readonly settings: OperatorSettings;
-  /** The monotonic clock of delays, intervals and idling. */
-  readonly clock: SpawnerClock;
-  /** The wall clock of the `started` and `runtime` arguments; `Date.now` by default. */
-  readonly wallClock?: WallClock;
+  /**
+   * The clock of delays, intervals and idling, and of the `started` and `runtime`
+   * arguments; the real one by default.
+   */
+  readonly clock?: Clock;
   /** The operator's limit of concurrent writes, shared with the object processing. */
   readonly writes?: Semaphore;
   /** The operator's declared indices by name, given to the daemons, timers and filters. */
   readonly indices?: Readonly<Record<string, Index>>;
+}
+
+/**
+ * Waits for a promise without holding a place among the processings of objects (the
+ * queueing gives it; a plain wait without).
+ */
+export type AsideWait = (promise: Promise<void>) => Promise<void>;
+
+/** One state of an object, as the processing tells the engine about it. */
+export interface SpawningState {
+  /** The object's resource. */
+  readonly resource: Resource;
+  /** The object's latest known body. */
+  readonly body: RawBody;
+  /** The object is marked for deletion: its daemons and timers must stop. */
+  readonly deleted: boolean;
+  /** The object is gone from the cluster (a `DELETED` event). */
+  readonly gone: boolean;
+  /** The object's memory (its memo). */
+  readonly memory: Pick<ObjectMemory, "memo">;
+  /** The object's logger. */
+  readonly logger: ObjectScope["logger"];
+  /** The object's reference. */
+  readonly ref: ObjectReference;
+  /** Aborted when the processing must give up (waits end early). */
+  readonly signal?: AbortSignal;
+  /** Waits without holding the worker's place (the wait as it is without). */
+  readonly aside?: AsideWait;
+}
+
+/** What the engine reports back to the processing. */
+export interface SpawningOutcome {
+  /** Daemons or timers of an object marked for deletion are still exiting. */
+  readonly stopping: boolean;
+  /** Seconds until they are checked again, while `stopping`. */
+  readonly delay?: number;
 }
 
 type SpawningHandler = DaemonHandler | TimerHandler;
@@ -144,12 +163,11 @@ interface ObjectRecord {
 }
 
 /** The engine of daemons and timers of one operator; see the module docs. */
-export class Spawner implements SpawningHook {
+export class Spawner {
   readonly #api: ApiClient;
   readonly #registry: OperatorRegistry;
   readonly #settings: OperatorSettings;
-  readonly #clock: SpawnerClock;
-  readonly #wallClock: WallClock;
+  readonly #clock: Clock;
   readonly #objects = new Map<string, ObjectRecord>();
   readonly #closing = new AbortController();
   #paused = false;
@@ -161,8 +179,7 @@ export class Spawner implements SpawningHook {
     this.#api = options.api;
     this.#registry = options.registry;
     this.#settings = options.settings;
-    this.#clock = options.clock;
-    this.#wallClock = options.wallClock ?? Date.now;
+    this.#clock = options.clock ?? realClock;
     this.#writes = options.writes;
     this.#indices = options.indices;
   }
@@ -392,7 +409,7 @@ export class Spawner implements SpawningHook {
       attempt: (() => {
         let state: HandlerState | undefined;
         return async (fresh: boolean) => {
-          if (fresh || state === undefined) state = HandlerState.fromScratch(this.#wallClock);
+          if (fresh || state === undefined) state = HandlerState.fromScratch(this.#clock);
           const outcome = await this.#attempt(record, handler, state, stopper);
           state = state.withOutcome(outcome);
           return outcome;
@@ -433,7 +450,7 @@ export class Spawner implements SpawningHook {
     if (handler.initialDelay !== null && handler.initialDelay > 0) {
       await this.#sleep(handler.initialDelay, stopper.signal);
     }
-    let state = HandlerState.fromScratch(this.#wallClock);
+    let state = HandlerState.fromScratch(this.#clock);
     while (!stopper.isSet) {
       const outcome = await this.#attempt(record, handler, state, stopper);
       state = state.withOutcome(outcome);
@@ -571,19 +588,8 @@ export class Spawner implements SpawningHook {
   }
 
   /** Sleep on the engine's clock, waking early when the signal aborts. */
-  #sleep(seconds: number, signal: AbortSignal): Promise<void> {
-    if (signal.aborted) return Promise.resolve();
-    return new Promise((resolve) => {
-      const onAbort = () => {
-        cancel();
-        resolve();
-      };
-      const cancel = this.#clock.schedule(Math.max(0, seconds), () => {
-        signal.removeEventListener("abort", onAbort);
-        resolve();
-      });
-      signal.addEventListener("abort", onAbort, { once: true });
-    });
+  async #sleep(seconds: number, signal: AbortSignal): Promise<void> {
+    await sleep(Math.max(0, seconds), signal, this.#clock);
   }
 }
 

@@ -25,31 +25,53 @@
  *
  * @module
  */
-import type { RawBody } from "../structs/bodies.ts";
+import type { ObjectEvent, RawBody } from "../structs/bodies.ts";
+import { type Clock, realClock } from "../structs/clock.ts";
 import { objectKey, resourceObjectKey } from "../structs/identities.ts";
 import { type Index, OperatorIndex } from "../structs/indices.ts";
 import type { ObjectLogger } from "../structs/loggers.ts";
+import type { ObjectReference } from "../structs/object_refs.ts";
 import type { Resource } from "../structs/resources.ts";
 import type { IndexingHandler } from "../intents/handlers.ts";
 import { buildIndexingKwargs, buildResourceKwargs } from "../intents/kwargs.ts";
 import type { OperatorRegistry } from "../intents/registry.ts";
 import { executeHandlerOnce } from "../handling/execution.ts";
 import { createObjectScope, runInObjectScope } from "../handling/loggers.ts";
-import type { IndexingHook, IndexingOutcome, IndexingState } from "../handling/processing.ts";
-import { type Clock, HandlerState } from "../handling/progress.ts";
+import type { ObjectMemory } from "../handling/memories.ts";
+import { HandlerState } from "../handling/progress.ts";
 
 /** What the indexing engine is made of: one per operator. */
 export interface OperatorIndexersOptions {
   /** The handlers: the indexing functions among them declare the indices. */
   readonly registry: OperatorRegistry;
-  /** The clock of the failures' retry state; `Date.now` by default. */
+  /** The clock of the failures' retry state; the real one by default. */
   readonly clock?: Clock;
+}
+
+/** One state of an object, as the processing tells the indexing about it. */
+export interface IndexingState {
+  /** The object's resource. */
+  readonly resource: Resource;
+  /** The object's state. */
+  readonly body: RawBody;
+  /** The object is gone from the cluster (a `DELETED` event): its values go. */
+  readonly gone: boolean;
+  /** The object's memory (its memo). */
+  readonly memory: Pick<ObjectMemory, "memo">;
+  /** The object's reference. */
+  readonly ref: ObjectReference;
+}
+
+/** What the indexing reports back to the processing. */
+export interface IndexingOutcome {
+  /** Seconds until an indexing function excluded for a while may index the object again. */
+  readonly delay?: number;
 }
 
 const NOTHING: IndexingOutcome = Object.freeze({});
 
 /** The operator's indices and the engine that fills them; see the module docs. */
-export class OperatorIndexers implements IndexingHook {
+export class OperatorIndexers {
   /** The declared indices by name, read-only, as every handler receives them. */
   readonly indices: Readonly<Record<string, Index>>;
   readonly #indices: ReadonlyMap<string, OperatorIndex>;
@@ -66,7 +88,7 @@ export class OperatorIndexers implements IndexingHook {
   /** The indices of the registry's indexing functions, empty at first. */
   constructor(options: OperatorIndexersOptions) {
     this.#registry = options.registry;
-    this.#clock = options.clock ?? Date.now;
+    this.#clock = options.clock ?? realClock;
     const indices = new Map<string, OperatorIndex>();
     for (const name of options.registry.indexNames()) indices.set(name, new OperatorIndex());
     this.#indices = indices;
@@ -88,7 +110,7 @@ export class OperatorIndexers implements IndexingHook {
   }
 
   /** An object fed to the processing: if it comes from an initial listing, await it. */
-  expect(resource: Resource, event: { readonly type: unknown; readonly object: RawBody }): void {
+  expect(resource: Resource, event: ObjectEvent): void {
     if (this.#pending === undefined || this.#listingsFed || event.type !== null) return;
     if (this.serves(resource)) {
       this.#pending.add(resourceObjectKey(resource, objectKey(event.object)));

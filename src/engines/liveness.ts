@@ -7,6 +7,7 @@
  * @module
  */
 
+import { realClock } from "../structs/clock.ts";
 import { describeError } from "../structs/log_formats.ts";
 import { type HttpServer, startHttpServer } from "../platform/http_server.ts";
 import { type ActivityOptions, runProbes } from "./activities.ts";
@@ -57,7 +58,7 @@ export async function startLivenessEndpoint(options: LivenessOptions): Promise<L
   const cacheMs = (options.cacheSeconds ?? 10) * 1000;
   let cached: { at: number; body: Promise<string> } | undefined;
   const probe = (): Promise<string> => {
-    const now = Date.now();
+    const now = realClock.now() * 1000;
     if (cached === undefined || now - cached.at >= cacheMs) {
       const body = runProbes(options).then((results) => JSON.stringify(results));
       cached = { at: now, body };

@@ -22,12 +22,12 @@
  * @module
  */
 import type { JsonObject, RawBody } from "../structs/bodies.ts";
+import { type Clock, realClock, sleep } from "../structs/clock.ts";
 import type { Resource } from "../structs/resources.ts";
 import { hostIdentity } from "../platform/host_identity.ts";
 import type { ApiClient } from "../client/api.ts";
 import { APINotFoundError } from "../client/errors.ts";
 import { patchObject } from "../client/objects.ts";
-import { sleep } from "../client/sleep.ts";
 import { watchObjects } from "../client/watch.ts";
 import type { PeeringSettings } from "../settings/operator_settings.ts";
 
@@ -206,15 +206,12 @@ export interface PeeringOptions {
   readonly identity?: string;
   /** Where to report. */
   readonly logger: PeeringLogger;
-  /** The clock, in epoch milliseconds; `Date.now` by default. */
-  readonly now?: () => number;
+  /** The clock of the records' times and of the waits; the real one by default. */
+  readonly clock?: Clock;
 }
 
 /** Seconds to wait before a failed watch of the peering objects is tried again. */
 const WATCH_RETRY_DELAYS = [1, 2, 5, 10];
-
-/** The longest delay a timer takes, in milliseconds. */
-const MAX_TIMER_DELAY = 2 ** 31 - 1;
 
 /** How long the removal of the own record may take on exit, in seconds. */
 const FAREWELL_TIMEOUT = 10;
@@ -232,7 +229,7 @@ export class Peering {
   readonly #resource: Resource;
   readonly #settings: PeeringSettings;
   readonly #logger: PeeringLogger;
-  readonly #now: () => number;
+  readonly #clock: Clock;
   /** Fixed namespaces (or `[undefined]` for the cluster-scoped object); else a filter. */
   readonly #fixed: readonly (string | undefined)[] | undefined;
   readonly #served: ((namespace: string) => boolean) | undefined;
@@ -248,7 +245,7 @@ export class Peering {
   #listedResolve!: () => void;
   #paused = false;
   #reasons = "";
-  #wakeup: ReturnType<typeof setTimeout> | undefined;
+  #cancelWakeup: (() => void) | undefined;
   #engaged = false;
   #stopped: Promise<void> | undefined;
 
@@ -261,8 +258,8 @@ export class Peering {
     this.#resource = options.resource;
     this.#settings = options.settings;
     this.#logger = options.logger;
-    this.#now = options.now ?? Date.now;
-    this.identity = options.identity ?? detectOwnIdentity(this.#now());
+    this.#clock = options.clock ?? realClock;
+    this.identity = options.identity ?? detectOwnIdentity(this.#clock.wall());
     const namespaces = options.namespaces;
     if (!this.#resource.namespaced) this.#fixed = [undefined];
     else if (typeof namespaces === "function") this.#served = namespaces;
@@ -314,7 +311,7 @@ export class Peering {
   stop(): Promise<void> {
     this.#stopped ??= (async () => {
       this.#stop.abort();
-      clearTimeout(this.#wakeup);
+      this.#cancelWakeup?.();
       // A keep-alive already sent is let to finish: were it abandoned, the server could
       // still apply it after the farewell below, and the record would outlive the operator.
       const grace = setTimeout(() => this.#keepAliveAbort.abort(), FAREWELL_TIMEOUT * 1000);
@@ -384,7 +381,7 @@ export class Peering {
           listed = true;
           if (--this.#unlisted === 0) this.#listedResolve();
         }
-        await sleep(delay, signal).catch(() => {});
+        await sleep(delay, signal, this.#clock);
       }
     }
   }
@@ -401,7 +398,7 @@ export class Peering {
   /** Decide whether to pause; remove dead peers' records; wake up when a blocker expires. */
   #evaluate(): void {
     if (this.#stop.signal.aborted) return;
-    const now = this.#now();
+    const now = this.#clock.wall();
     const self = { identity: this.identity, priority: this.#settings.priority };
     const higher: Peer[] = [];
     const same: Peer[] = [];
@@ -454,14 +451,12 @@ export class Peering {
       for (const listener of this.#listeners) listener(paused);
     }
 
-    clearTimeout(this.#wakeup);
-    this.#wakeup = undefined;
+    this.#cancelWakeup?.();
+    this.#cancelWakeup = undefined;
     const deadlines = [...higher, ...same].map((p) => p.deadline);
     if (deadlines.length > 0) {
-      // Timers take at most 2^31-1 ms (longer ones fire at once): a far deadline is
-      // looked at again then.
-      const delay = Math.min(Math.max(0, Math.min(...deadlines) - now) + 10, MAX_TIMER_DELAY);
-      this.#wakeup = setTimeout(() => this.#evaluate(), delay);
+      const delay = (Math.max(0, Math.min(...deadlines) - now) + 10) / 1000;
+      this.#cancelWakeup = this.#clock.schedule(delay, () => this.#evaluate());
     }
   }
 
@@ -502,7 +497,7 @@ export class Peering {
     return {
       priority: this.#settings.priority,
       lifetime: recordLifetime(this.#settings),
-      lastseen: formatLastseen(this.#now()),
+      lastseen: formatLastseen(this.#clock.wall()),
     };
   }
 
@@ -511,7 +506,7 @@ export class Peering {
     while (!signal.aborted) {
       const record = this.#record();
       await this.#touch(record, this.#keepAliveAbort.signal);
-      await sleep(keepAliveInterval(record.lifetime), signal).catch(() => {});
+      await sleep(keepAliveInterval(record.lifetime), signal, this.#clock);
     }
   }
 

@@ -10,6 +10,7 @@ import type { ApiClient } from "../client/api.ts";
 import { APIError } from "../client/errors.ts";
 import { createEvent } from "../client/events.ts";
 import type { JsonObject } from "../structs/bodies.ts";
+import { type Clock, realClock } from "../structs/clock.ts";
 import { buildEventBody, type K8sEventRequest } from "../structs/k8s_events.ts";
 import { describeValue } from "../structs/log_formats.ts";
 import {
@@ -74,8 +75,8 @@ export interface EventPosterOptions {
   readonly flushTimeout?: number;
   /** How many events are posted at once; {@link DEFAULT_POSTING_CONCURRENCY} by default. */
   readonly concurrency?: number;
-  /** The clock, for tests. */
-  readonly now?: () => Date;
+  /** The clock of the events' times and of the drop reports; the real one by default. */
+  readonly clock?: Clock;
 }
 
 type Outcome = "posted" | "failed" | "aborted" | "skipped";
@@ -147,7 +148,7 @@ function objectKey(request: K8sEventRequest): string {
  */
 export async function runEventPoster(options: EventPosterOptions): Promise<void> {
   const { queue, settings, creator, signal } = options;
-  const now = options.now ?? (() => new Date());
+  const clock = options.clock ?? realClock;
   const concurrency = Math.max(1, Math.floor(options.concurrency ?? DEFAULT_POSTING_CONCURRENCY));
   const flush = new AbortController(); // ends the posts still running when the flush time is out
   const running = new Set<Promise<void>>();
@@ -157,7 +158,7 @@ export async function runEventPoster(options: EventPosterOptions): Promise<void>
 
   const reportDrops = (force: boolean) => {
     if (queue.dropped === 0) return;
-    const at = Date.now();
+    const at = clock.now() * 1000;
     if (!force && at - lastDropsReport < DROPS_REPORT_INTERVAL * 1000) return;
     lastDropsReport = at;
     logger.warning(
@@ -169,7 +170,7 @@ export async function runEventPoster(options: EventPosterOptions): Promise<void>
   const dispatch = (request: K8sEventRequest) => {
     const key = objectKey(request);
     const before = tails.get(key);
-    const start = () => post(request, settings, creator, now(), flush.signal);
+    const start = () => post(request, settings, creator, new Date(clock.wall()), flush.signal);
     const posting = (before ? before.then(start) : start()).then((outcome) => {
       if (outcome === "aborted") aborted++;
     });

@@ -23,19 +23,13 @@ import type { ChangingHandler } from "../intents/handlers.ts";
 import { matchesFilters } from "../intents/filters.ts";
 import { buildChangingKwargs, changeFor, type ChangingKwargs } from "../intents/kwargs.ts";
 import type { Reason } from "../intents/reasons.ts";
+import type { Clock } from "../structs/clock.ts";
 import { type ChangingCause, deduplicate, OperatorRegistry } from "../intents/registry.ts";
 import { type SubhandlerScope, subhandlerScope } from "../intents/subhandlers.ts";
 import { capitalize, TITLES } from "./causes.ts";
 import { executeHandlerOnce, HandlerChildrenRetry } from "./execution.ts";
 import { isLoggedAt, type ObjectScope, runInObjectScope } from "./loggers.ts";
-import {
-  type Clock,
-  deliverResults,
-  type HandlerState,
-  type Outcome,
-  plainResult,
-  State,
-} from "./progress.ts";
+import { deliverResults, type HandlerState, type Outcome, plainResult, State } from "./progress.ts";
 
 /** The argument type of handler functions in records. */
 type HandlerArgs = Parameters<ChangingHandler["fn"]>[0];
@@ -77,7 +71,7 @@ export interface HandlingCause extends ObjectScope {
 export interface CycleContext {
   /** The operator's settings (the progress storage is taken from there). */
   readonly settings: OperatorSettings;
-  /** The clock of progress records; `Date.now` by default. */
+  /** The clock of progress records; the real one by default. */
   readonly clock?: Clock;
 }
 

@@ -23,11 +23,9 @@
 
 import { isMapping, jsonEqual } from "../structs/dicts.ts";
 import type { RawBody } from "../structs/bodies.ts";
+import { type Clock, realClock } from "../structs/clock.ts";
 import { Patch } from "../structs/patches.ts";
 import type { ProgressRecord, ProgressStorage, StoragePatch } from "../settings/progress.ts";
-
-/** The current time in milliseconds since the Unix epoch (fractions allowed), like `Date.now`. */
-export type Clock = () => number;
 
 /** Anything with a handler id: handler records, or `{ id }`. */
 export interface HandlerRef {
@@ -61,9 +59,9 @@ export interface StateCounters {
 
 const MICROS_PER_SECOND = 1_000_000;
 
-/** Epoch microseconds from a clock reading in (fractional) milliseconds. */
+/** Epoch microseconds from the clock's wall time (in fractional milliseconds). */
 function nowMicros(clock: Clock): number {
-  return Math.round(clock() * 1000);
+  return Math.round(clock.wall() * 1000);
 }
 
 /**
@@ -332,7 +330,7 @@ export interface StateLoadOptions {
   readonly storage: ProgressStorage;
   /** The handlers whose records to read (the relevant ones for the cause). */
   readonly handlers: Iterable<HandlerRef>;
-  /** The clock; `Date.now` by default. */
+  /** The clock; the real one by default. */
   readonly clock?: Clock;
 }
 
@@ -389,7 +387,7 @@ export class State implements Iterable<[string, HandlerState]> {
   ) {
     this.#states = states === DERIVED ? NO_STATES : new Map(states);
     this.purpose = options.purpose ?? null;
-    this.clock = options.clock ?? Date.now;
+    this.clock = options.clock ?? realClock;
     Object.freeze(this);
   }
 
@@ -400,7 +398,7 @@ export class State implements Iterable<[string, HandlerState]> {
 
   /** The persisted states of the given handlers; those with no record are left out. */
   static async fromStorage(options: StateLoadOptions): Promise<State> {
-    const clock = options.clock ?? Date.now;
+    const clock = options.clock ?? realClock;
     const states: [string, HandlerState][] = [];
     for (const id of uniqueIds(options.handlers)) {
       const record = await options.storage.fetch({ key: id, body: options.body });

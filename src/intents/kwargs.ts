@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { RawBody, RawEventType } from "../structs/bodies.ts";
+import type { ObjectEvent, RawBody, WatchEventType } from "../structs/bodies.ts";
 import { type Diff, reduceDiff } from "../structs/diffs.ts";
 import { type FieldPath, resolve } from "../structs/dicts.ts";
 import type { Index } from "../structs/indices.ts";
@@ -83,9 +83,6 @@ export interface ChangingKwargs<S = ReadonlyJsonObject, St = ReadonlyJsonObject>
   /** The changes from `old` to `new`. */
   diff: Diff;
 }
-
-/** The type of a watch event as handlers see it; `null` for the initial listing. */
-export type WatchEventType = Exclude<RawEventType, "BOOKMARK" | "ERROR"> | null;
 
 /** A watch event as handlers see it. */
 export interface WatchEvent<S = ReadonlyJsonObject, St = ReadonlyJsonObject> {
@@ -250,7 +247,7 @@ export function buildChangingKwargs(
 /** The arguments of an event-watching handler. */
 export function buildEventKwargs(
   init: ResourceKwargsInit,
-  event: { type: WatchEventType; object: RawBody },
+  event: ObjectEvent,
 ): EventKwargs {
   const object = readOnlyView(event.object, "body") as Body;
   return buildResourceKwargs(init, { event: { type: event.type, object }, type: event.type });

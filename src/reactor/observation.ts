@@ -27,18 +27,17 @@
  * @module
  */
 
-import type { RawBody, RawMeta } from "../structs/bodies.ts";
+import type { ObjectEvent, RawBody, RawMeta } from "../structs/bodies.ts";
 import { describeError } from "../structs/log_formats.ts";
 import { Resource } from "../structs/resources.ts";
 import type { ApiClient } from "../client/api.ts";
 import { Discovery } from "../client/discovery.ts";
 import { APIForbiddenError } from "../client/errors.ts";
 import { type WatchItem, watchObjects } from "../client/watch.ts";
-import { type Clock, realClock, sleep } from "./clock.ts";
+import { type Clock, realClock, sleep } from "../structs/clock.ts";
 import { type ReactorLogger, reactorLogger } from "./diagnostics.ts";
 import { isServedNamespace, literalNamespaces, type Scope } from "./namespaces.ts";
 import { objectKey } from "../structs/identities.ts";
-import type { QueuedEvent } from "./queueing.ts";
 
 /** Core v1 namespaces, watched to know which namespaces exist. */
 export const NAMESPACES: Resource = new Resource({
@@ -117,7 +116,7 @@ export interface ObserverOptions {
    * wait ends early when the watch is paused or stopped. A rejection is logged and the
    * watch goes on. Namespaces and CRDs are watched separately and never wait for it.
    */
-  readonly feed: (resource: Resource, event: QueuedEvent) => void | Promise<void>;
+  readonly feed: (resource: Resource, event: ObjectEvent) => void | Promise<void>;
   /**
    * Whether a resource's watches keep the last full state of every object (without its
    * managed fields), so that a deletion missed while a watch was broken (noticed when a
@@ -351,7 +350,7 @@ export class Observer {
         if (strict) throw error;
         const delay = delays.next();
         this.#logger.error(`Discovery failed; retrying in ${delay}s: ${describeError(error)}`);
-        await sleep(this.#clock, delay, signal);
+        await sleep(delay, signal, this.#clock);
         if (signal.aborted) return undefined;
       }
     }
@@ -706,7 +705,7 @@ export class Observer {
       }
       const delay = delays.next();
       this.#logger.warning(`Watching ${what} failed; retrying in ${delay}s: ${problem}`);
-      await sleep(this.#clock, delay, signal);
+      await sleep(delay, signal, this.#clock);
     }
   }
 

@@ -29,52 +29,15 @@
  * @module
  */
 
-import type { RawBody } from "../structs/bodies.ts";
+import type { ObjectEvent, RawBody } from "../structs/bodies.ts";
 import type { Resource } from "../structs/resources.ts";
-import { type Clock, realClock, sleep } from "./clock.ts";
+import { type Clock, realClock, sleep } from "../structs/clock.ts";
 import { Deadlines, type Scheduled } from "./deadlines.ts";
 import { Semaphore } from "../structs/semaphores.ts";
 import { describeError } from "../structs/log_formats.ts";
 import { isAtLeastVersion, objectKey, resourceObjectKey } from "../structs/identities.ts";
+import type { BatchingSettings, PersistenceSettings } from "../settings/operator_settings.ts";
 import { type ReactorLogger, reactorLogger } from "./diagnostics.ts";
-
-/** How events are batched and workers are run; all durations in seconds. */
-export interface BatchingSettings {
-  /** How long to wait for more events of an object before processing the latest one. */
-  readonly batchWindow: number;
-  /** How long an object's worker lives without events before it ends. */
-  readonly idleTimeout: number;
-  /** How many objects may be processed at once; `null` for no limit. */
-  readonly workerLimit: number | null;
-  /** How long a shutdown waits for the workers to finish before aborting them. */
-  readonly exitTimeout: number;
-  /**
-   * The pauses after consecutive unexpected processing errors of one object; the last
-   * one repeats; a success starts over. Empty: errors are not retried (the object waits
-   * for its next event).
-   */
-  readonly errorDelays: Iterable<number>;
-}
-
-/** How long to wait for the echo of our own patch; in seconds (0 disables waiting). */
-export interface ConsistencySettings {
-  /** The longest wait for an event carrying the patched `resourceVersion`. */
-  readonly consistencyTimeout: number;
-}
-
-/**
- * The type of a queued event: the watch event types, or `null` for an object seen in
- * a full listing (at the start of a watch, and again after its history was lost).
- */
-export type QueuedEventType = "ADDED" | "MODIFIED" | "DELETED" | null;
-
-/** One state of one object, as delivered to the processor. */
-export interface QueuedEvent {
-  /** What happened; `null` for an object found by listing. */
-  readonly type: QueuedEventType;
-  /** The object's state. */
-  readonly object: RawBody;
-}
 
 /** What the processor gets besides the event. */
 export interface ProcessingContext {
@@ -110,7 +73,7 @@ export interface ProcessingResult {
 
 /** The function that handles one state of one object. */
 export type Processor = (
-  event: QueuedEvent,
+  event: ObjectEvent,
   context: ProcessingContext,
 ) => Promise<ProcessingResult | void>;
 
@@ -120,8 +83,11 @@ export interface MultiplexerOptions {
   readonly processor: Processor;
   /** Batching and worker settings; read again whenever used, so they may change. */
   readonly batching: BatchingSettings;
-  /** Consistency settings; without them, patched states are not awaited. */
-  readonly persistence?: ConsistencySettings;
+  /**
+   * How long to wait for the echo of our own patch (`consistencyTimeout`, in seconds; 0
+   * disables waiting); without it, patched states are not awaited.
+   */
+  readonly persistence?: Pick<PersistenceSettings, "consistencyTimeout">;
   /** Time source; the real clock by default. */
   readonly clock?: Clock;
   /** Where to report failures and progress; the `kopf.reactor` logger by default. */
@@ -169,7 +135,7 @@ interface Worker extends Scheduled {
   readonly key: string;
   readonly mapKey: string;
   /** The latest state not yet taken for processing. */
-  pending: QueuedEvent | undefined;
+  pending: ObjectEvent | undefined;
   /** Wakes the worker's current wait, if it waits. */
   waiter: ((reason: WakeReason) => void) | undefined;
   /** Whether its loop runs; else it is parked on the timetable (idle, or due to revisit). */
@@ -177,7 +143,7 @@ interface Worker extends Scheduled {
   /** The version of our own last patch, awaited before older states are processed. */
   expected: Expectation | undefined;
   /** A state to process again at a time, as the processor asked. */
-  revisit: { readonly event: QueuedEvent; readonly at: number } | undefined;
+  revisit: { readonly event: ObjectEvent; readonly at: number } | undefined;
   /** Whether it holds back stale states until our patch arrives. */
   holding: boolean;
   /** Whether it has taken a state and waits for a place to process it. */
@@ -194,7 +160,7 @@ interface Worker extends Scheduled {
 export class Multiplexer {
   readonly #processor: Processor;
   readonly #batching: BatchingSettings;
-  readonly #persistence: ConsistencySettings | undefined;
+  readonly #persistence: Pick<PersistenceSettings, "consistencyTimeout"> | undefined;
   readonly #clock: Clock;
   readonly #logger: ReactorLogger;
   readonly #workers = new Map<string, Worker>();
@@ -250,7 +216,7 @@ export class Multiplexer {
    * Returns a promise when the backlog is full: the feeder should wait for it before
    * pushing more (it resolves once the backlog is down to half, or at the shutdown).
    */
-  push(resource: Resource, event: QueuedEvent): Promise<void> | undefined {
+  push(resource: Resource, event: ObjectEvent): Promise<void> | undefined {
     const key = objectKey(event.object);
     const mapKey = resourceObjectKey(resource, key);
     let worker = this.#workers.get(mapKey);
@@ -321,7 +287,7 @@ export class Multiplexer {
     const timer = new AbortController();
     const done = await Promise.race([
       this.depleted().then(() => true),
-      sleep(this.#clock, seconds, timer.signal).then(() => false),
+      sleep(seconds, timer.signal, this.#clock).then(() => false),
     ]);
     timer.abort();
     return done || this.#workers.size === 0;
@@ -546,7 +512,7 @@ export class Multiplexer {
   }
 }
 
-function isConsistent(event: QueuedEvent, expected: Expectation): boolean {
+function isConsistent(event: ObjectEvent, expected: Expectation): boolean {
   // A deletion is the final state, whatever its version says.
   return event.type === "DELETED" ||
     isAtLeastVersion(event.object.metadata?.resourceVersion, expected.version);

@@ -29,6 +29,7 @@
  * @module
  */
 
+import { type Clock, realClock } from "../structs/clock.ts";
 import { Memo } from "../structs/memos.ts";
 import type { Resource } from "../structs/resources.ts";
 import { ensureLoggingConfigured } from "../platform/logging.ts";
@@ -43,9 +44,7 @@ import { OperatorSettings } from "../settings/operator_settings.ts";
 import { getDefaultRegistry, type OperatorRegistry } from "../intents/registry.ts";
 import { ObjectMemories } from "../handling/memories.ts";
 import { runWithPostingTarget } from "../handling/posting_queue.ts";
-import { DEFAULT_WRITE_LIMIT, ObjectProcessor } from "../handling/processing.ts";
 import { Semaphore } from "../structs/semaphores.ts";
-import type { Clock as WallClock } from "../handling/progress.ts";
 import { type DefaultLogin, runActivity, runLogin } from "../engines/activities.ts";
 import {
   type LivenessOptions,
@@ -58,7 +57,6 @@ import { startPeering } from "../engines/peering.ts";
 import { OperatorIndexers } from "../engines/indexing.ts";
 import { type RunningAdmission, startAdmission } from "../engines/admission.ts";
 import type { HandlerKind } from "../intents/handlers.ts";
-import { realClock } from "./clock.ts";
 import { type ReactorLogger, reactorLogger } from "./diagnostics.ts";
 import {
   isServedNamespace,
@@ -69,6 +67,7 @@ import {
   type Scope,
 } from "./namespaces.ts";
 import { observationClient, Observer } from "./observation.ts";
+import { DEFAULT_WRITE_LIMIT, ObjectProcessor } from "./processing.ts";
 import { Multiplexer } from "./queueing.ts";
 
 /** Options of {@link operator}. */
@@ -106,8 +105,11 @@ export interface OperatorOptions {
    * service account when running in a pod, else the kubeconfig (`KUBECONFIG`, `~/.kube/config`).
    */
   readonly defaultLogin?: DefaultLogin;
-  /** The wall clock of progress records, in epoch milliseconds (for tests); `Date.now`. */
-  readonly clock?: WallClock;
+  /**
+   * The operator's time: its timers and delays, and the wall time it writes on objects
+   * and gives to handlers. The real clock by default; tests may fix or move it.
+   */
+  readonly clock?: Clock;
   /** Where the operator reports what it does; the `kopf.reactor` logger by default. */
   readonly logger?: ReactorLogger;
 }
@@ -176,6 +178,7 @@ export async function operator(options: OperatorOptions = {}): Promise<void> {
   const settings = options.settings ?? new OperatorSettings();
   const memo = options.memo ?? new Memo();
   const logger = options.logger ?? reactorLogger();
+  const clock = options.clock ?? realClock;
   checkOptions(options);
   let scope: Scope;
   if (!options.clusterwide && (options.namespaces?.length ?? 0) === 0) {
@@ -191,9 +194,16 @@ export async function operator(options: OperatorOptions = {}): Promise<void> {
   if (options.signal?.aborted) stop.abort();
   // The indices exist from the start: activities get them too (possibly still filling up).
   const indexers = registry.indexNames().length > 0
-    ? new OperatorIndexers({ registry, clock: options.clock })
+    ? new OperatorIndexers({ registry, clock })
     : undefined;
-  const activity = { registry, settings, memo, signal: stop.signal, indices: indexers?.indices };
+  const activity = {
+    registry,
+    settings,
+    memo,
+    clock,
+    signal: stop.signal,
+    indices: indexers?.indices,
+  };
   // As in Kopf, the options go into the settings before the startup handlers can tune them.
   settings.peering.clusterwide = scope.clusterwide;
   if (options.peeringName !== undefined) {
@@ -222,7 +232,12 @@ export async function operator(options: OperatorOptions = {}): Promise<void> {
       watching: settings.watching,
     });
     const posterStop = new AbortController();
-    const posting = startEventPoster({ creator: api, settings, signal: posterStop.signal });
+    const posting = startEventPoster({
+      creator: api,
+      settings,
+      clock,
+      signal: posterStop.signal,
+    });
     try {
       await runWithPostingTarget(
         posting.target,
@@ -235,6 +250,7 @@ export async function operator(options: OperatorOptions = {}): Promise<void> {
             scope,
             api,
             logger,
+            clock,
             stop: stop.signal,
             indexers,
           }),
@@ -288,13 +304,14 @@ interface ServeOptions extends OperatorOptions {
   readonly scope: Scope;
   readonly api: ApiClient;
   readonly logger: ReactorLogger;
+  readonly clock: Clock;
   readonly stop: AbortSignal;
   readonly indexers: OperatorIndexers | undefined;
 }
 
 /** Observe and process until stopped. */
 async function serve(options: ServeOptions): Promise<void> {
-  const { registry, settings, api, logger, stop } = options;
+  const { registry, settings, api, logger, clock, stop } = options;
   const discovery = new Discovery(api);
   // Peering: joined before the objects are watched, so that a paused operator never starts.
   const peering = options.standalone || settings.peering.standalone
@@ -305,6 +322,7 @@ async function serve(options: ServeOptions): Promise<void> {
       settings: settings.peering,
       namespaces: peeringNamespaces(options.scope),
       logger,
+      clock,
       signal: stop,
     });
 
@@ -350,8 +368,7 @@ async function serve(options: ServeOptions): Promise<void> {
       api,
       registry,
       settings,
-      clock: realClock,
-      wallClock: options.clock,
+      clock,
       writes,
       indices: options.indexers?.indices,
     })
@@ -361,9 +378,9 @@ async function serve(options: ServeOptions): Promise<void> {
     registry,
     settings,
     memories,
-    clock: options.clock,
-    spawning: spawner,
-    indexing: options.indexers,
+    clock,
+    spawner,
+    indexers: options.indexers,
     writes,
   });
   const multiplexer = new Multiplexer({
@@ -371,6 +388,7 @@ async function serve(options: ServeOptions): Promise<void> {
       processor.process(context.resource, event, context.signal, context.aside),
     batching: settings.batching,
     persistence: settings.persistence,
+    clock,
     logger,
   });
   const missing = new Set<string>();
@@ -394,9 +412,10 @@ async function serve(options: ServeOptions): Promise<void> {
   const observer = new Observer({
     client: observationClient(api, discovery),
     scope: options.scope,
+    clock,
     select,
     feed: (resource, event) => {
-      options.indexers?.expect(resource, event); // the handling waits for the listed ones
+      processor.expect(resource, event); // the handling waits for the listed ones' indexing
       return multiplexer.push(resource, event);
     },
     // A deletion missed while a watch was down reaches the handlers with the last known
@@ -422,7 +441,7 @@ async function serve(options: ServeOptions): Promise<void> {
   const observing = new AbortController();
   const running = observer.run(observing.signal);
   // Ready once the initial watches have listed: later objects arrive as watch events.
-  void observer.listed.then(() => options.indexers?.listingsFed());
+  void observer.listed.then(() => processor.listingsQueued());
   // Paused by a peer from the start, the watches do not list: ready once they are set up.
   void (peering?.paused ? observer.ready : observer.listed).then(() => {
     if (stop.aborted) return;
@@ -436,7 +455,7 @@ async function serve(options: ServeOptions): Promise<void> {
     .catch(() => {});
   observing.abort();
   await running.catch((error) => (failure ??= { error }));
-  options.indexers?.halt(); // nothing waits for the indices any longer
+  processor.halt(); // nothing waits for the indices any longer
   await spawner?.shutdown();
   await multiplexer.shutdown();
   await admission?.stop();

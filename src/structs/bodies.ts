@@ -72,6 +72,21 @@ export interface RawEvent {
   object: RawBody;
 }
 
+/**
+ * What happened to an object, as the operator processes it: the type of a watch event,
+ * or `null` for an object found by a listing (at the start of a watch, and again when the
+ * watch's history was lost).
+ */
+export type WatchEventType = "ADDED" | "MODIFIED" | "DELETED" | null;
+
+/** One state of one object, on its way from the watch to the handlers. */
+export interface ObjectEvent {
+  /** What happened; `null` for an object found by a listing. */
+  readonly type: WatchEventType;
+  /** The object's state. */
+  readonly object: RawBody;
+}
+
 /** A Kubernetes `Status` object, as carried by API errors. */
 export interface RawStatus {
   /** Always `v1`. */

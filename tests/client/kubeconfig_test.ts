@@ -9,6 +9,7 @@ import { loginWithKubeconfig } from "../../src/client/kubeconfig.ts";
 import { loginWithServiceAccount } from "../../src/client/service_account.ts";
 import { ROOT, runDeno } from "../platform/commands.ts";
 import { Vault } from "../../src/client/vault.ts";
+import { wallClockAt } from "../clocks.ts";
 
 const PROBE = `${ROOT}/tests/client/fixtures/login_probe.ts`;
 let denoDir: string | undefined;
@@ -351,7 +352,7 @@ users: [{ name: u, user: { exec: { apiVersion: client.authentication.k8s.io/v1, 
     );
     let now = Date.parse("2030-12-31T23:59:00Z");
     const vault = new Vault({
-      now: () => now,
+      clock: wallClockAt(() => now),
       relogin: async () => ({
         kubeconfig: await loginWithKubeconfig({ kubeconfig: `${dir}/config` }),
       }),

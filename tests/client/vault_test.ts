@@ -9,6 +9,7 @@ import { Vault } from "../../src/client/vault.ts";
 import { json, ScriptedServer, status } from "./scripted_server.ts";
 import { ApiClient } from "../../src/client/api.ts";
 import { APIUnauthorizedError } from "../../src/client/errors.ts";
+import { wallClockAt } from "../clocks.ts";
 
 const A: ConnectionInfo = { server: "https://a.example", token: "token-a" };
 const B: ConnectionInfo = { server: "https://b.example", token: "token-b" };
@@ -17,7 +18,7 @@ Deno.test("expired credentials are dropped and the next call logs in again", asy
   let now = 1_000_000;
   let logins = 0;
   const vault = new Vault({
-    now: () => now,
+    clock: wallClockAt(() => now),
     relogin: () => {
       logins++;
       return Promise.resolve({ fresh: { ...B, expiration: new Date(now + 60_000) } });
@@ -32,7 +33,7 @@ Deno.test("expired credentials are dropped and the next call logs in again", asy
 });
 
 Deno.test("already expired credentials are not even accepted", () => {
-  const vault = new Vault({ now: () => 5_000 });
+  const vault = new Vault({ clock: wallClockAt(5_000) });
   assertEquals(vault.populate({ a: { ...A, expiration: new Date(4_999) }, b: B }), 1);
   assertEquals(vault.items().map((i) => i.id), ["b"]);
 });
@@ -53,7 +54,7 @@ Deno.test("the highest priority wins; equal priorities are chosen at random", as
 
 Deno.test("the choice follows the items as they are added, invalidated and expired", async () => {
   let now = 1_000;
-  const vault = new Vault({ now: () => now });
+  const vault = new Vault({ clock: wallClockAt(() => now) });
   vault.populate({ low: { ...A, priority: 1 }, high: { ...B, priority: 5 } });
   const high = await vault.select();
   assertEquals(high.id, "high");

@@ -12,7 +12,7 @@ import { OperatorRegistry } from "../../src/intents/registry.ts";
 import { daemon } from "../../src/intents/registration.ts";
 import { createObjectScope } from "../../src/handling/loggers.ts";
 import { Spawner } from "../../src/engines/daemons.ts";
-import { realClock } from "../../src/reactor/clock.ts";
+import { realClock } from "../../src/structs/clock.ts";
 import { Calls, logsOf } from "../operator/harness.ts";
 
 const KEX = new Resource({ group: "kopf.dev", version: "v1", plural: "kopfexamples" });

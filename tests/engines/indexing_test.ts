@@ -13,6 +13,7 @@ import { OperatorRegistry } from "../../src/intents/registry.ts";
 import { index } from "../../src/intents/registration.ts";
 import { createObjectScope } from "../../src/handling/loggers.ts";
 import { OperatorIndexers } from "../../src/engines/indexing.ts";
+import { wallClockAt } from "../clocks.ts";
 
 const KEX = new Resource({ group: "kopf.dev", version: "v1", plural: "kopfexamples" });
 const PODS = new Resource({ group: "", version: "v1", plural: "pods" });
@@ -75,7 +76,7 @@ Deno.test("a temporary failure excludes the object until due, then retries with 
     if (retry < 2) throw new TemporaryError("later", { delay: 10 });
     return name;
   });
-  const indexers = new OperatorIndexers({ registry, clock: () => now });
+  const indexers = new OperatorIndexers({ registry, clock: wallClockAt(() => now) });
   assertEquals(await indexers.process(stateOf(object("a"))), { delay: 10 });
   assertEquals(await indexers.process(stateOf(object("a"))), { delay: 10 }, "not invoked yet");
   assertEquals(retries, [0]);
@@ -131,7 +132,7 @@ Deno.test("an object excluded after a failure stays excluded when it stops and s
     runs.push(`flaky ${name} ${retry}`);
     throw new TemporaryError("later", { delay: 10 });
   });
-  const indexers = new OperatorIndexers({ registry, clock: () => now });
+  const indexers = new OperatorIndexers({ registry, clock: wallClockAt(() => now) });
   assertEquals(await indexers.process(stateOf(object("a", { on: "yes" }))), { delay: 10 });
   assertEquals(await indexers.process(stateOf(object("a", { on: "no" }))), {});
   // A flip of the labels neither lifts the permanent exclusion nor shortens the delay.

@@ -22,6 +22,7 @@ import {
   recordLifetime,
 } from "../../src/engines/peering.ts";
 import { Resource } from "../../src/structs/resources.ts";
+import { wallClockAt } from "../clocks.ts";
 
 const NOW = Date.parse("2026-03-04T05:06:07.890Z");
 
@@ -223,7 +224,7 @@ Deno.test("a peer whose record lives for years pauses the operator without a bus
     namespaces: ["default"],
     settings: new OperatorSettings().peering,
     logger: { debug() {}, info() {}, warning() {} },
-    now: () => (looks++, Date.now()),
+    clock: wallClockAt(() => (looks++, Date.now())),
   });
   try {
     peering.start();

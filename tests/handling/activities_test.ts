@@ -14,21 +14,28 @@ import {
   runLogin,
   runProbes,
 } from "../../src/engines/activities.ts";
+import type { Clock } from "../../src/structs/clock.ts";
 
 function setup(): ActivityOptions & { registry: OperatorRegistry; slept: number[] } {
   const slept: number[] = [];
   let now = 1_600_000_000_000;
+  // Every wait passes at once, moving the time on by as much as was asked for.
+  const clock: Clock = {
+    now: () => now / 1000,
+    wall: () => now,
+    schedule: (seconds, callback) => {
+      slept.push(seconds);
+      now += seconds * 1000;
+      const timer = setTimeout(callback, 0);
+      return () => clearTimeout(timer);
+    },
+  };
   return {
-    clock: () => now,
+    clock,
     registry: new OperatorRegistry({ onWarning: () => {} }),
     settings: new OperatorSettings(),
     memo: { shared: true },
     slept,
-    sleep: (seconds) => {
-      slept.push(seconds);
-      now += seconds * 1000;
-      return Promise.resolve();
-    },
   };
 }
 

@@ -13,6 +13,7 @@ import type { ObjectLogger } from "../../src/structs/loggers.ts";
 import type { ErrorsMode } from "../../src/structs/errors.ts";
 import { executeHandlerOnce, HandlerChildrenRetry } from "../../src/handling/execution.ts";
 import { HandlerState } from "../../src/handling/progress.ts";
+import { wallClockAt } from "../clocks.ts";
 
 function recorder(): ObjectLogger & { lines: string[] } {
   const lines: string[] = [];
@@ -40,7 +41,7 @@ function handler(
 }
 
 const T0 = 1_600_000_000_000;
-const fresh = () => HandlerState.fromScratch(() => T0);
+const fresh = () => HandlerState.fromScratch(wallClockAt(T0));
 
 Deno.test("a return is a final success with the result", async () => {
   const logger = recorder();
@@ -79,8 +80,8 @@ Deno.test("errors become outcomes by their kind and the errors mode", async () =
 Deno.test("timeout and retries fail for good before calling the handler", async () => {
   let called = 0;
   const invoke = () => called++;
-  const started = HandlerState.fromScratch(() => T0);
-  const later = new HandlerState({ ...started, retries: 3 }, () => T0 + 10_000);
+  const started = HandlerState.fromScratch(wallClockAt(T0));
+  const later = new HandlerState({ ...started, retries: 3 }, wallClockAt(T0 + 10_000));
   const timedOut = await executeHandlerOnce(handler({ timeout: 5 }), later, recorder(), invoke);
   assert(timedOut.final && timedOut.error instanceof HandlerTimeoutError);
   const exhausted = await executeHandlerOnce(handler({ retries: 3 }), later, recorder(), invoke);

@@ -17,6 +17,7 @@ import {
   startCluster,
   whileRunning,
 } from "./harness.ts";
+import { wallClockAt } from "../clocks.ts";
 
 Deno.test("restart mid-retry: the next operator continues; succeeded handlers do not re-run", async () => {
   await using cluster = await startCluster();
@@ -38,14 +39,14 @@ Deno.test("restart mid-retry: the next operator continues; succeeded handlers do
       "kex1",
       (b) => b?.metadata?.annotations?.["kopf.zalando.org/second"] !== undefined,
     );
-  }, { clock: () => t0 });
+  }, { clock: wallClockAt(t0) });
   assertEquals(calls.list, ["first 0", "second 0"]);
 
   // An hour later, another operator process.
   let body: RawBody | undefined;
   await whileRunning(registry, async () => {
     body = await cluster.waitFor("kopfexamples", "kex1", handled);
-  }, { clock: () => t0 + 3600_500 });
+  }, { clock: wallClockAt(t0 + 3600_500) });
   assertEquals(calls.list, ["first 0", "second 0", "second 1"]);
   assertEquals((body?.status as Record<string, unknown>).second, "finally");
   assertEquals(Object.keys(body?.metadata?.annotations ?? {}), [DIFFBASE]);

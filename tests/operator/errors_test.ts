@@ -17,6 +17,7 @@ import {
   startCluster,
   whileRunning,
 } from "./harness.ts";
+import { wallClockAt } from "../clocks.ts";
 
 function logged(name: string, text: string): boolean {
   return logsOf(name).some((line) => line.includes(text));
@@ -155,7 +156,7 @@ Deno.test("timeout: the handler fails for good once it has run too long", async 
   await whileRunning(registry, async () => {
     cluster.create(kex("kex1"));
     await cluster.waitFor("kopfexamples", "kex1", handled);
-  }, { clock: () => now });
+  }, { clock: wallClockAt(() => now) });
   assertEquals(calls.list, [0, 1, 2]);
   assert(logged("kex1", "Handler 'create_fn' has timed out after 0.3s."));
 });
@@ -192,7 +193,7 @@ Deno.test("progress while retrying: Kopf's records byte for byte, long ids hashe
         },
       },
     });
-  }, { clock: () => t0 + 0.456 });
+  }, { clock: wallClockAt(t0 + 0.456) });
 });
 
 Deno.test("a result that cannot be stored fails the handler once, with a clear message", async () => {

@@ -11,11 +11,12 @@ import {
 import { TemporaryError } from "../../src/structs/errors.ts";
 import { Patch } from "../../src/structs/patches.ts";
 import { readOnlyView } from "../../src/structs/views.ts";
+import { wallClockAt } from "../clocks.ts";
 
-/** A clock fixed at 2020-12-31T23:59:59.123456Z, moved by hand. */
+/** A clock whose wall time is fixed at 2020-12-31T23:59:59.123456Z, moved by hand. */
 function fixedClock() {
   let now = Date.UTC(2020, 11, 31, 23, 59, 59, 123) + 0.456;
-  const clock = () => now;
+  const clock = wallClockAt(() => now);
   return Object.assign(clock, { advance: (seconds: number) => (now += seconds * 1000) });
 }
 
@@ -191,7 +192,7 @@ Deno.test("misuse and corrupted records fail with a clear message", async () => 
   }
   assert(error instanceof Error && error.message.includes('bad started time "yesterday"'));
   // A record that lost its start time counts as started now.
-  assertEquals(HandlerState.fromStorage({}, clock).started, Math.round(clock() * 1000));
+  assertEquals(HandlerState.fromStorage({}, clock).started, Math.round(clock.wall() * 1000));
 });
 
 Deno.test("ISO-8601 times parse in every form Kopf has written and format like Python", () => {

@@ -3,6 +3,7 @@ import { configure } from "../../src/platform/logging.ts";
 import { EventQueue, type PostingSettingsHolder } from "../../src/handling/posting_queue.ts";
 import { type EventCreator, runEventPoster } from "../../src/engines/posting.ts";
 import type { JsonObject } from "../../src/structs/bodies.ts";
+import { wallClockAt } from "../clocks.ts";
 
 const lines: string[] = [];
 configure({ logFormat: "plain", writer: (line) => lines.push(line) });
@@ -50,7 +51,7 @@ Deno.test("the poster creates queued events in the object's namespace with the s
     settings: SETTINGS,
     creator,
     signal: stop.signal,
-    now: () => NOW,
+    clock: wallClockAt(NOW.getTime()),
   });
   queue.push({ ref: POD, type: "Normal", reason: "Created", message: "made it" });
   await creator.called(1);

@@ -15,7 +15,8 @@ import {
   observationClient,
   Observer,
 } from "../../src/reactor/observation.ts";
-import { Multiplexer, type QueuedEvent } from "../../src/reactor/queueing.ts";
+import type { ObjectEvent } from "../../src/structs/bodies.ts";
+import { Multiplexer } from "../../src/reactor/queueing.ts";
 import { silentLogger } from "../../src/reactor/diagnostics.ts";
 import { exampleCrd } from "../fake_cluster/helpers.ts";
 
@@ -78,7 +79,7 @@ function tracked(client: ObservationClient, log: Log): ObservationClient {
   };
 }
 
-function describe(event: QueuedEvent): string {
+function describe(event: ObjectEvent): string {
   const meta = event.object.metadata ?? {};
   return `${event.type ?? "LISTED"} ${meta.namespace}/${meta.name}`;
 }

@@ -10,8 +10,8 @@ import type { RawBody } from "../../src/structs/bodies.ts";
 import { APIForbiddenError, APINotFoundError } from "../../src/client/errors.ts";
 import { makeScope, type NamespacePattern } from "../../src/reactor/namespaces.ts";
 import { Observer, type WatchedDimension } from "../../src/reactor/observation.ts";
-import type { QueuedEvent } from "../../src/reactor/queueing.ts";
-import { deferred, ManualClock, settle } from "./manual_clock.ts";
+import type { ObjectEvent } from "../../src/structs/bodies.ts";
+import { deferred, ManualClock, settle } from "../clocks.ts";
 import { ScriptedClient } from "./scripted_client.ts";
 import { RecordingLogger } from "./recording_logger.ts";
 
@@ -70,7 +70,7 @@ interface Setup {
   openErrors?: Record<string, unknown>;
   keepsLastStates?: (resource: Resource) => boolean;
   /** What the feed returns for every event, after recording it. */
-  feedResult?: (event: QueuedEvent) => void | Promise<void>;
+  feedResult?: (event: ObjectEvent) => void | Promise<void>;
 }
 
 function start(setup: Setup = {}) {
@@ -81,7 +81,7 @@ function start(setup: Setup = {}) {
   const clock = new ManualClock();
   const logs = new RecordingLogger();
   const fed: string[] = [];
-  const feeds: { resource: Resource; event: QueuedEvent }[] = [];
+  const feeds: { resource: Resource; event: ObjectEvent }[] = [];
   const listed: WatchedDimension[] = [];
   const observer = new Observer({
     client,

@@ -1,15 +1,13 @@
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { Resource } from "../../src/structs/resources.ts";
-import type { RawBody } from "../../src/structs/bodies.ts";
+import type { ObjectEvent, RawBody, WatchEventType } from "../../src/structs/bodies.ts";
+import type { BatchingSettings } from "../../src/settings/operator_settings.ts";
 import {
-  type BatchingSettings,
   Multiplexer,
   type ProcessingContext,
   type ProcessingResult,
-  type QueuedEvent,
-  type QueuedEventType,
 } from "../../src/reactor/queueing.ts";
-import { deferred, ManualClock, settle } from "./manual_clock.ts";
+import { deferred, ManualClock, settle } from "../clocks.ts";
 import { RecordingLogger } from "./recording_logger.ts";
 
 const KEX = new Resource({ group: "kopf.dev", version: "v1", plural: "kopfexamples" });
@@ -22,7 +20,7 @@ function body(uid: string, rv: string, extra: Record<string, string> = {}): RawB
   };
 }
 
-function ev(uid: string, rv: string, type: QueuedEventType = "MODIFIED"): QueuedEvent {
+function ev(uid: string, rv: string, type: WatchEventType = "MODIFIED"): ObjectEvent {
   return { type, object: body(uid, rv) };
 }
 
@@ -63,7 +61,7 @@ class Script {
     return gate;
   }
 
-  readonly processor = async (event: QueuedEvent, ctx: ProcessingContext) => {
+  readonly processor = async (event: ObjectEvent, ctx: ProcessingContext) => {
     const id = `${event.object.metadata?.uid}@${event.object.metadata?.resourceVersion}`;
     this.seen.push(event.type === null ? `${id}:listed` : id);
     this.contexts.push(ctx);
@@ -80,7 +78,7 @@ class Script {
 function setup(
   batching: Partial<BatchingSettings> = {},
   consistencyTimeout?: number,
-  processor?: (event: QueuedEvent, ctx: ProcessingContext) => Promise<ProcessingResult | void>,
+  processor?: (event: ObjectEvent, ctx: ProcessingContext) => Promise<ProcessingResult | void>,
 ) {
   const clock = new ManualClock();
   const logger = new RecordingLogger();

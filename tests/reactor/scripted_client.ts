@@ -6,7 +6,7 @@ import type { RawBody } from "../../src/structs/bodies.ts";
 import type { Resource } from "../../src/structs/resources.ts";
 import type { WatchItem } from "../../src/client/watch.ts";
 import type { ObservationClient } from "../../src/reactor/observation.ts";
-import { type Deferred, deferred } from "./manual_clock.ts";
+import { type Deferred, deferred } from "../clocks.ts";
 
 /** One open watch stream, fed by the test. */
 export class Stream {

@@ -1,25 +1,26 @@
 import { assert, assertEquals } from "../assert.ts";
-import { realClock, sleep } from "../../src/reactor/clock.ts";
+import { realClock, sleep } from "../../src/structs/clock.ts";
+import { ManualClock } from "../clocks.ts";
 
-Deno.test("the real clock sleeps for the given time", async () => {
+Deno.test("the real clock sleeps for the given time and says it slept", async () => {
   const start = realClock.now();
-  await sleep(realClock, 0.02);
+  assertEquals(await sleep(0.02), true);
   assert(realClock.now() - start >= 0.015, "slept at least about 20ms");
 });
 
 Deno.test("a sleep ends early, without an error, when the signal aborts", async () => {
   const controller = new AbortController();
   const start = realClock.now();
-  const sleeping = sleep(realClock, 60, controller.signal);
+  const sleeping = sleep(60, controller.signal);
   controller.abort();
-  await sleeping;
+  assertEquals(await sleeping, false);
   assert(realClock.now() - start < 1);
 });
 
 Deno.test("an infinite sleep waits for the signal only", async () => {
   const controller = new AbortController();
   let woke = false;
-  const sleeping = sleep(realClock, Infinity, controller.signal).then(() => woke = true);
+  const sleeping = sleep(Infinity, controller.signal).then(() => woke = true);
   await new Promise((resolve) => setTimeout(resolve, 5));
   assertEquals(woke, false);
   controller.abort();
@@ -29,9 +30,9 @@ Deno.test("an infinite sleep waits for the signal only", async () => {
 
 Deno.test("a sleep with an aborted signal or no time left returns at once", async () => {
   const start = realClock.now();
-  await sleep(realClock, 60, AbortSignal.abort());
-  await sleep(realClock, 0);
-  await sleep(realClock, -5);
+  assertEquals(await sleep(60, AbortSignal.abort()), false);
+  assertEquals(await sleep(0), true);
+  assertEquals(await sleep(-5), true);
   assert(realClock.now() - start < 1, "none of them waited");
 });
 
@@ -41,6 +42,24 @@ Deno.test("a scheduled call can be cancelled and is never synchronous", async ()
   realClock.schedule(0, () => calls.push("kept"));
   assertEquals(calls, [], "not called synchronously, even for zero seconds");
   cancel();
-  await sleep(realClock, 0.01);
+  await sleep(0.01);
   assertEquals(calls, ["kept"]);
+});
+
+Deno.test("the real clock's wall time is the epoch time", () => {
+  const before = Date.now();
+  const wall = realClock.wall();
+  assert(before <= wall && wall <= Date.now());
+});
+
+Deno.test("a sleep runs on the clock it is given, wall time included", async () => {
+  const clock = new ManualClock(Date.UTC(2020, 0, 1));
+  let slept: boolean | undefined;
+  const sleeping = sleep(30, undefined, clock).then((done) => (slept = done));
+  await clock.advance(29);
+  assertEquals(slept, undefined, "not before its time on that clock");
+  await clock.advance(1);
+  await sleeping;
+  assertEquals(slept, true);
+  assertEquals(clock.wall(), Date.UTC(2020, 0, 1, 0, 0, 30));
 });

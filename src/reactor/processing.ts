@@ -1,26 +1,31 @@
 /**
- * Processing one state of one object: what the per-object worker calls for every event.
+ * Processing one state of one object: what the per-object worker of the queueing calls for
+ * every event. The steps, in order, each a call into the layer that knows how:
  *
  * 1. The object's memory is recalled (and forgotten on `DELETED`).
- * 2. The indices are updated from this state (if the resource has indexing functions;
- *    see {@link IndexingHook}). While the operator's initial listings are not all indexed
- *    yet, everything else waits (without holding a place among the processings), so that
- *    every other handler sees complete indices.
+ * 2. The indices are updated from this state (the indexing engine, if the resource has
+ *    indexing functions). While the operator's initial listings are not all indexed yet,
+ *    everything else waits (without holding a place among the processings), so that every
+ *    other handler sees complete indices. This module is the one place that coordinates
+ *    the indexing: it is told which listed objects to wait for
+ *    ({@link ObjectProcessor.expect}), when the listings are all queued
+ *    ({@link ObjectProcessor.listingsQueued}), and when to stop waiting
+ *    ({@link ObjectProcessor.halt}).
  * 3. Event handlers (`kopf.on.event`) run for every event, the initial listing included;
  *    nothing of them is persisted; their errors are logged and ignored.
- * 4. Daemons and timers (if the resource has any) are told the object's new state (see
- *    {@link SpawningHook}). For an object marked for deletion, they are stopped and waited
+ * 4. Daemons and timers (the daemons engine, if the resource has any) are told the
+ *    object's new state. For an object marked for deletion, they are stopped and waited
  *    for; while some are still exiting, nothing else is done and the object keeps our
  *    finalizer (it is processed again to wait for them once more). Delete handlers run
  *    after they have all exited.
- * 5. The resource-changing cause is detected (see `causes.ts`). Our finalizer is added
- *    in a cycle of its own, before any handler runs, when a matching handler requires it,
- *    and removed when none does any more — or when the delete handlers are all done.
- *    Objects that match no handler's filters are handled in stealth: nothing is written
- *    and nothing is logged about them.
- * 6. The handlers due for the cause run (see `changing.ts`); when all are done, the
+ * 5. The resource-changing cause is detected (`handling/causes.ts`). Our finalizer is
+ *    added in a cycle of its own, before any handler runs, when a matching handler
+ *    requires it, and removed when none does any more — or when the delete handlers are
+ *    all done. Objects that match no handler's filters are handled in stealth: nothing is
+ *    written and nothing is logged about them.
+ * 6. The handlers due for the cause run (`handling/changing.ts`); when all are done, the
  *    diff-base is stored, the progress purged, and the object counts as fully handled.
- * 7. Everything is applied in as few requests as possible (see `application.ts`).
+ * 7. Everything is applied in as few requests as possible (`handling/application.ts`).
  *
  * The result tells the worker which `resourceVersion` our patch produced (so that older
  * states are not processed again) and when to process the object again if a handler is
@@ -29,7 +34,8 @@
  * @module
  */
 
-import type { RawBody } from "../structs/bodies.ts";
+import type { ObjectEvent, RawBody } from "../structs/bodies.ts";
+import { type Clock, realClock } from "../structs/clock.ts";
 import { diff } from "../structs/diffs.ts";
 import { resolve } from "../structs/dicts.ts";
 import { PRESENT } from "../structs/markers.ts";
@@ -52,9 +58,9 @@ import {
   matchesValue,
 } from "../intents/filters.ts";
 import type { ChangingHandler } from "../intents/handlers.ts";
-import { buildEventKwargs, buildResourceKwargs, type WatchEventType } from "../intents/kwargs.ts";
+import { buildEventKwargs, buildResourceKwargs } from "../intents/kwargs.ts";
 import type { ChangingCause, OperatorRegistry } from "../intents/registry.ts";
-import { applyChanges, type FinalizerChange } from "./application.ts";
+import { applyChanges, type FinalizerChange } from "../handling/application.ts";
 import {
   capitalize,
   detectCause,
@@ -62,113 +68,15 @@ import {
   hasFinalizer,
   isDeletionOngoing,
   TITLES,
-} from "./causes.ts";
-import { changingMatchData, type HandlingCause, runChangingCycle } from "./changing.ts";
-import { executeHandlerOnce, type RetriedHandler } from "./execution.ts";
-import { createObjectScope, type ObjectScope, runInObjectScope } from "./loggers.ts";
-import type { ObjectMemories, ObjectMemory } from "./memories.ts";
-import { type Clock, deliverResults, HandlerState, type Outcome } from "./progress.ts";
-
-/** One state of one object, as the worker delivers it. */
-export interface ObjectEvent {
-  /** The watch event type; `null` for an object found by a listing. */
-  readonly type: "ADDED" | "MODIFIED" | "DELETED" | null;
-  /** The object. */
-  readonly object: RawBody;
-}
-
-/** What the worker should know after processing. */
-export interface ObjectProcessingResult {
-  /** The `resourceVersion` our last patch produced, if we patched. */
-  readonly expectedResourceVersion?: string;
-  /** Seconds after which to process the object again if nothing newer arrives. */
-  readonly delay?: number;
-}
-
-/** One state of an object, as the daemons and timers are told about it. */
-export interface SpawningState {
-  /** The object's resource. */
-  readonly resource: Resource;
-  /** The object's latest known body. */
-  readonly body: RawBody;
-  /** The object is marked for deletion: its daemons and timers must stop. */
-  readonly deleted: boolean;
-  /** The object is gone from the cluster (a `DELETED` event). */
-  readonly gone: boolean;
-  /** The object's memory (its memo). */
-  readonly memory: { readonly memo: unknown };
-  /** The object's logger. */
-  readonly logger: ObjectScope["logger"];
-  /** The object's reference. */
-  readonly ref: ObjectReference;
-  /** Aborted when the processing must give up (waits end early). */
-  readonly signal?: AbortSignal;
-  /** Waits without holding the worker's place (the wait as it is without). */
-  readonly aside?: AsideWait;
-}
-
-/** What the daemons and timers report back. */
-export interface SpawningOutcome {
-  /** Daemons or timers of an object marked for deletion are still exiting. */
-  readonly stopping: boolean;
-  /** Seconds until they are checked again, while `stopping`. */
-  readonly delay?: number;
-}
-
-/**
- * The engine of daemons and timers as the processing sees it (the engine lives in a higher
- * layer and is given by the operator).
- */
-export interface SpawningHook {
-  /** Whether the resource has any daemons or timers: objects of others are never told. */
-  serves(resource: Resource): boolean;
-  /** A new state of an object of a served resource. */
-  process(state: SpawningState): Promise<SpawningOutcome>;
-}
-
-/** One state of an object, as the indexing is told about it. */
-export interface IndexingState {
-  /** The object's resource. */
-  readonly resource: Resource;
-  /** The object's state. */
-  readonly body: RawBody;
-  /** The object is gone from the cluster (a `DELETED` event): its values go. */
-  readonly gone: boolean;
-  /** The object's memory (its memo). */
-  readonly memory: { readonly memo: unknown };
-  /** The object's reference. */
-  readonly ref: ObjectReference;
-}
-
-/** What the indexing reports back. */
-export interface IndexingOutcome {
-  /** Seconds until an indexing function excluded for a while may index the object again. */
-  readonly delay?: number;
-}
-
-/**
- * The indexing engine as the processing sees it (the engine lives in a higher layer and
- * is given by the operator).
- */
-export interface IndexingHook {
-  /** The declared indices by name, as every handler receives them. */
-  readonly indices: Readonly<Record<string, Index>>;
-  /** Whether the resource has indexing functions: objects of others are never told. */
-  serves(resource: Resource): boolean;
-  /** Index a new state of an object of a served resource (or forget a gone one). */
-  process(state: IndexingState): Promise<IndexingOutcome>;
-  /**
-   * While the initial listings are not all indexed: a promise that settles when they are
-   * (or when the operator stops first); `undefined` afterwards.
-   */
-  readonly populating: Promise<void> | undefined;
-}
-
-/**
- * Waits for a promise without holding a place among the processings; given by the
- * worker that runs the processing.
- */
-export type AsideWait = (promise: Promise<void>) => Promise<void>;
+} from "../handling/causes.ts";
+import { changingMatchData, type HandlingCause, runChangingCycle } from "../handling/changing.ts";
+import { executeHandlerOnce, type RetriedHandler } from "../handling/execution.ts";
+import { createObjectScope, type ObjectScope, runInObjectScope } from "../handling/loggers.ts";
+import type { ObjectMemories, ObjectMemory } from "../handling/memories.ts";
+import { deliverResults, HandlerState, type Outcome } from "../handling/progress.ts";
+import type { AsideWait, Spawner } from "../engines/daemons.ts";
+import type { OperatorIndexers } from "../engines/indexing.ts";
+import type { ProcessingResult } from "./queueing.ts";
 
 /** What processing is made of: one per operator. */
 export interface ObjectProcessorOptions {
@@ -180,7 +88,7 @@ export interface ObjectProcessorOptions {
   readonly settings: OperatorSettings;
   /** The operator's memories of objects. */
   readonly memories: ObjectMemories;
-  /** The clock of progress records; `Date.now` by default. */
+  /** The clock of progress records; the real one by default. */
   readonly clock?: Clock;
   /**
    * How many objects may be patched at once ({@link DEFAULT_WRITE_LIMIT} by default): with
@@ -194,9 +102,9 @@ export interface ObjectProcessorOptions {
   /** The limit of writes shared with the operator's other writers (its daemons and timers). */
   readonly writes?: Semaphore;
   /** The daemons and timers, if the operator has any. */
-  readonly spawning?: SpawningHook;
+  readonly spawner?: Spawner;
   /** The indexing functions, if the operator has any. */
-  readonly indexing?: IndexingHook;
+  readonly indexers?: OperatorIndexers;
 }
 
 /** How many objects are patched at once by default. */
@@ -240,10 +148,10 @@ export class ObjectProcessor {
   readonly #registry: OperatorRegistry;
   readonly #settings: OperatorSettings;
   readonly #memories: ObjectMemories;
-  readonly #clock: Clock | undefined;
+  readonly #clock: Clock;
   readonly #writes: Semaphore;
-  readonly #spawning: SpawningHook | undefined;
-  readonly #indexing: IndexingHook | undefined;
+  readonly #spawner: Spawner | undefined;
+  readonly #indexers: OperatorIndexers | undefined;
   readonly #indices: Readonly<Record<string, Index>> | undefined;
 
   /** A processor over the operator's parts. */
@@ -252,11 +160,33 @@ export class ObjectProcessor {
     this.#registry = options.registry;
     this.#settings = options.settings;
     this.#memories = options.memories;
-    this.#clock = options.clock;
+    this.#clock = options.clock ?? realClock;
     this.#writes = options.writes ?? new Semaphore(options.writeLimit ?? DEFAULT_WRITE_LIMIT);
-    this.#spawning = options.spawning;
-    this.#indexing = options.indexing;
-    this.#indices = options.indexing?.indices;
+    this.#spawner = options.spawner;
+    this.#indexers = options.indexers;
+    this.#indices = options.indexers?.indices;
+  }
+
+  /**
+   * An object state has been queued for processing: if it comes from an initial listing
+   * of a resource with indexing functions, the handling of all objects waits for it to be
+   * indexed.
+   */
+  expect(resource: Resource, event: ObjectEvent): void {
+    this.#indexers?.expect(resource, event);
+  }
+
+  /**
+   * The initial listings have all been queued: the handling begins once the objects
+   * expected so far are indexed.
+   */
+  listingsQueued(): void {
+    this.#indexers?.listingsFed();
+  }
+
+  /** The operator stops: nothing waits for the indices any longer. */
+  halt(): void {
+    this.#indexers?.halt();
   }
 
   /**
@@ -268,7 +198,7 @@ export class ObjectProcessor {
     event: ObjectEvent,
     signal?: AbortSignal,
     aside?: AsideWait,
-  ): Promise<ObjectProcessingResult> {
+  ): Promise<ProcessingResult> {
     const memory = this.#memories.recall(resource, event.object, {
       noticedByListing: event.type === null,
     });
@@ -297,7 +227,7 @@ export class ObjectProcessor {
     const scope = createObjectScope(body);
     const logger = scope.logger;
     let indexingDelay: number | undefined;
-    const indexing = this.#indexing;
+    const indexing = this.#indexers;
     if (indexing !== undefined) {
       if (indexing.serves(resource)) {
         const gone = event.type === "DELETED";
@@ -318,8 +248,8 @@ export class ObjectProcessor {
     if (this.#registry.handlersFor(resource).event.length > 0) { // no async call for nothing
       await this.#processEvent(resource, event, body, patch, scope, memory);
     }
-    const spawning = this.#spawning?.serves(resource)
-      ? await this.#spawning.process({
+    const spawning = this.#spawner?.serves(resource)
+      ? await this.#spawner.process({
         resource,
         body,
         deleted: isDeletionOngoing(body),
@@ -406,7 +336,6 @@ export class ObjectProcessor {
     // Their own logger (never posting), on the same object reference.
     const scope = createObjectScope(body, { local: true }, objectScope.ref);
     const logger = scope.logger;
-    const type: WatchEventType = event.type;
     const kwargsFor = (param: unknown) =>
       buildEventKwargs({
         resource,
@@ -416,10 +345,7 @@ export class ObjectProcessor {
         memo: memory.memo,
         param,
         indices: this.#indices,
-      }, {
-        type,
-        object: event.object,
-      });
+      }, event);
     const handlers = this.#registry.selectEventHandlers(resource, {
       body,
       kwargs: () => kwargsFor(undefined),
@@ -433,7 +359,7 @@ export class ObjectProcessor {
         retries: null,
         backoff: 0,
       };
-      const state = HandlerState.fromScratch(this.#clock ?? Date.now);
+      const state = HandlerState.fromScratch(this.#clock);
       const invoke = () =>
         runInObjectScope(
           scope,
@@ -460,7 +386,7 @@ export class ObjectProcessor {
     const finalizer = persistence.finalizer;
     const blocked = hasFinalizer(body, finalizer);
     if (owned.length === 0) {
-      if (this.#spawning?.serves(resource)) {
+      if (this.#spawner?.serves(resource)) {
         return this.#spawningFinalizer(resource, event, body, blocked, memory, logger);
       }
       // Nothing of ours needs the object any more, e.g. handlers removed since an older version.

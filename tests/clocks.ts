@@ -1,7 +1,16 @@
 /**
- * Test helpers for the reactor: a clock that moves only when told to, and deferreds.
+ * Clocks for tests: one that moves only when told to, one that runs in real time with its
+ * wall time set by the test, and deferreds to drive code step by step.
  */
-import type { Clock } from "../../src/reactor/clock.ts";
+import { type Clock, realClock } from "../src/structs/clock.ts";
+
+/**
+ * The real clock (real timers, real durations) with the wall time given by the test: a
+ * fixed epoch-milliseconds value or a function of the test's own.
+ */
+export function wallClockAt(wall: number | (() => number)): Clock {
+  return { ...realClock, wall: typeof wall === "number" ? () => wall : wall };
+}
 
 interface Timer {
   readonly at: number;
@@ -14,14 +23,26 @@ export function settle(): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, 0));
 }
 
-/** A clock whose time advances only through {@link ManualClock.advance}. */
+/**
+ * A clock whose time advances only through {@link ManualClock.advance}; its wall time
+ * moves along from `epoch` (epoch milliseconds; 2024-01-01T00:00:00Z by default).
+ */
 export class ManualClock implements Clock {
   #now = 0;
   #seq = 0;
   #timers: Timer[] = [];
+  readonly #epoch: number;
+
+  constructor(epoch: number = Date.UTC(2024, 0, 1)) {
+    this.#epoch = epoch;
+  }
 
   now(): number {
     return this.#now;
+  }
+
+  wall(): number {
+    return this.#epoch + this.#now * 1000;
   }
 
   schedule(seconds: number, callback: () => void): () => void {

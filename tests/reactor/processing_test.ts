@@ -15,9 +15,10 @@ import { OperatorRegistry } from "../../src/intents/registry.ts";
 import { on } from "../../src/intents/registration.ts";
 import { applyChanges } from "../../src/handling/application.ts";
 import { ObjectMemories } from "../../src/handling/memories.ts";
-import { ObjectProcessor } from "../../src/handling/processing.ts";
+import { ObjectProcessor } from "../../src/reactor/processing.ts";
 import type { FakeCluster } from "../../src/testing/mod.ts";
 import { FINALIZER, kex, startCluster } from "../operator/harness.ts";
+import { wallClockAt } from "../clocks.ts";
 
 const KEX = new Resource({
   group: "kopf.dev",
@@ -119,7 +120,7 @@ Deno.test("the worker learns the patched resourceVersion and when to come back",
     registry,
     settings: new OperatorSettings(),
     memories: new ObjectMemories({}),
-    clock: () => t0,
+    clock: wallClockAt(t0),
   });
   const created = cluster.create(kex("kex1"));
   const result = await processor.process(KEX, { type: "ADDED", object: created });
