@@ -150,7 +150,7 @@ export type {
   PermanentErrorOptions,
   TemporaryErrorOptions,
 } from "./structs/errors.ts";
-export type { LogProperties, ObjectLogger } from "./structs/loggers.ts";
+export type { Logger, LogProperties, ObjectLogger } from "./structs/loggers.ts";
 export { Patch } from "./structs/patches.ts";
 export type { JsonPatchOperation, MetaPatch, PatchSection } from "./structs/patches.ts";
 export { diff } from "./structs/diffs.ts";
@@ -181,12 +181,7 @@ export type {
   SelectorKeywords,
 } from "./structs/selectors.ts";
 export { Reason } from "./intents/reasons.ts";
-export type {
-  Activity,
-  AdmissionOperation,
-  HandlerReason,
-  WebhookType,
-} from "./intents/reasons.ts";
+export type { Activity, HandlerReason, WebhookType } from "./intents/reasons.ts";
 export type {
   ActivityKwargs,
   ChangingKwargs,
@@ -276,7 +271,6 @@ export type { DefaultLogin } from "./engines/activities.ts";
 export type { Outcome as HandlerOutcome } from "./handling/progress.ts";
 export type { NamespacePattern } from "./reactor/namespaces.ts";
 export type { Clock } from "./structs/clock.ts";
-export type { ReactorLogger } from "./reactor/diagnostics.ts";
 
 // --- admission: webhook servers and what custom servers implement ---
 export {
@@ -298,8 +292,11 @@ export type {
 } from "./kits/webhooks.ts";
 export { AdmissionRequestError } from "./engines/admission.ts";
 export type {
-  AdmissionLogger,
+  AdmissionOperation,
   AdmissionReviewResponse,
+  AdmissionReviewVerdict,
+} from "./structs/admission_reviews.ts";
+export type {
   AdmissionServer,
   AdmissionServerContext,
   AdmissionServerFn,

@@ -1,5 +1,5 @@
 /**
- * Architecture rules of DESIGN §2: lower layers never import higher ones; only
+ * Architecture rules (docs/architecture.md): lower layers never import higher ones; only
  * `src/platform/` touches `Deno.*` or `node:*`; only `src/client/` talks to the API.
  */
 import { assertEquals } from "./assert.ts";
@@ -14,14 +14,13 @@ const LAYERS = [
   "engines",
   "reactor",
   "kits",
+  "commands",
   "testing",
   "cli",
 ] as const;
 
-/** The rank of each layer; the user-facing kits share the top rank. */
-const RANK: Record<string, number> = Object.fromEntries(
-  LAYERS.map((layer, i) => [layer, Math.min(i, LAYERS.indexOf("kits"))]),
-);
+/** The rank of each layer: a module may import from its own rank and lower ones only. */
+const RANK: Record<string, number> = Object.fromEntries(LAYERS.map((layer, i) => [layer, i]));
 
 const SRC = new URL("../src/", import.meta.url);
 
@@ -54,19 +53,23 @@ function codeOf(text: string): string {
     .replace(/`(?:[^`\\]|\\.)*`|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'/g, '""');
 }
 
+/** What is wrong with one import of a module in src/, if anything. */
+function violationOf(file: URL, spec: string): string | undefined {
+  const layer = layerOf(file);
+  if (layer === undefined || !spec.startsWith(".")) return undefined;
+  const target = layerOf(new URL(spec, file));
+  if (target === undefined) return `${file.pathname} imports the top ${spec}`;
+  if (!(target in RANK) || !(layer in RANK)) return undefined;
+  if (RANK[target] > RANK[layer]) return `${layer} → ${target}: ${file.pathname}`;
+  return undefined;
+}
+
 Deno.test("lower layers never import higher layers", async () => {
   const violations: string[] = [];
   for await (const file of walk(SRC)) {
-    const layer = layerOf(file);
-    if (layer === undefined) continue;
     for (const spec of importsOf(await Deno.readTextFile(file))) {
-      if (!spec.startsWith(".")) continue;
-      const target = layerOf(new URL(spec, file));
-      if (target === undefined || !(target in RANK) || !(layer in RANK)) {
-        if (target === undefined) violations.push(`${file.pathname} imports the top ${spec}`);
-        continue;
-      }
-      if (RANK[target] > RANK[layer]) violations.push(`${layer} → ${target}: ${file.pathname}`);
+      const violation = violationOf(file, spec);
+      if (violation !== undefined) violations.push(violation);
     }
   }
   assertEquals(violations, []);
@@ -97,6 +100,15 @@ Deno.test("the layer test itself catches a violation", () => {
   // A test that cannot fail is a defect: prove the import scanner sees imports.
   const sample = 'import { x } from "../reactor/running.ts";\nexport { y } from "./z.ts";';
   assertEquals(importsOf(sample), ["../reactor/running.ts", "./z.ts"]);
+  const runner = new URL("testing/runner.ts", SRC);
+  assertEquals(violationOf(runner, "../cli/main.ts"), `testing → cli: ${runner.pathname}`);
+  assertEquals(violationOf(runner, "../commands/run.ts"), undefined);
+  const processing = new URL("reactor/processing.ts", SRC);
+  assertEquals(violationOf(processing, "../engines/daemons.ts"), undefined);
+  assertEquals(
+    violationOf(new URL("handling/changing.ts", SRC), "../reactor/processing.ts"),
+    `handling → reactor: ${new URL("handling/changing.ts", SRC).pathname}`,
+  );
   assertEquals(/\bDeno\s*\.\s*[A-Za-z]/.test(codeOf("const a = Deno.env.get('X');")), true);
   assertEquals(/\bDeno\s*\.\s*[A-Za-z]/.test(codeOf("const a = 'Deno.env';")), false);
 });

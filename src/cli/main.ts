@@ -7,7 +7,7 @@
 import { Command } from "@commander-js/extra-typings";
 import { commandLineArgs } from "../platform/process.ts";
 import { permissionsCommand } from "./permissions.ts";
-import { runCommand } from "./run.ts";
+import { runCommand } from "../commands/run.ts";
 import { fakeClusterCommand } from "./fake_cluster.ts";
 
 /** The `kopf` command line as {@link buildCli} returns it: enough to run it or print its help. */

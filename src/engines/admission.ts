@@ -18,9 +18,16 @@
  *
  * @module
  */
+import {
+  ADMISSION_REVIEW_API_VERSION,
+  type AdmissionOperation,
+  type AdmissionReviewResponse,
+  type AdmissionReviewVerdict,
+} from "../structs/admission_reviews.ts";
 import type { JsonObject, RawBody } from "../structs/bodies.ts";
 import { AdmissionError, PermanentError, TemporaryError } from "../structs/errors.ts";
 import type { Index } from "../structs/indices.ts";
+import type { Logger } from "../structs/loggers.ts";
 import { ABSENT, PRESENT } from "../structs/markers.ts";
 import { copyMemo, Memo } from "../structs/memos.ts";
 import { Patch } from "../structs/patches.ts";
@@ -31,7 +38,7 @@ import { createObject, getObject, listObjects, patchObject } from "../client/obj
 import type { OperatorSettings } from "../settings/operator_settings.ts";
 import type { WebhookHandler } from "../intents/handlers.ts";
 import { buildResourceKwargs, buildWebhookKwargs } from "../intents/kwargs.ts";
-import type { AdmissionOperation, WebhookType } from "../intents/reasons.ts";
+import type { WebhookType } from "../intents/reasons.ts";
 import type { OperatorRegistry } from "../intents/registry.ts";
 import { createObjectScope, runInObjectScope } from "../handling/loggers.ts";
 
@@ -64,29 +71,6 @@ export interface WebhookRequestInfo {
   readonly sslpeer?: Readonly<Record<string, unknown>> | null;
 }
 
-/** An `AdmissionReview` response, as returned to the API server. */
-export interface AdmissionReviewResponse {
-  /** `admission.k8s.io/v1`, or as in the request. */
-  apiVersion: string;
-  /** `AdmissionReview`. */
-  kind: string;
-  /** The verdict. */
-  response: {
-    /** The request's uid. */
-    uid: string;
-    /** Whether the request is admitted. */
-    allowed: boolean;
-    /** Why not: the message and HTTP code shown to the client. */
-    status?: { message: string; code: number };
-    /** Warnings shown to the client. */
-    warnings?: string[];
-    /** The base64-encoded JSON Patch of a mutating webhook. */
-    patch?: string;
-    /** `JSONPatch` when there is a patch. */
-    patchType?: "JSONPatch";
-  };
-}
-
 /**
  * Answers one review request: what the framework gives to a webhook server. It rejects
  * ({@link AdmissionRequestError}) only when the request is not a review request at all.
@@ -96,24 +80,12 @@ export type WebhookFn = (
   info?: WebhookRequestInfo,
 ) => Promise<AdmissionReviewResponse>;
 
-/** Where the admission engine and the servers say what they do. */
-export interface AdmissionLogger {
-  /** Details. */
-  debug(message: string): void;
-  /** Notable normal events. */
-  info(message: string): void;
-  /** Something is wrong but serving goes on. */
-  warning(message: string): void;
-  /** Something failed. */
-  error(message: string): void;
-}
-
 /** What a webhook server gets when it starts. */
 export interface AdmissionServerContext {
   /** Aborted when the operator stops: close the server and end the iteration then. */
   readonly signal: AbortSignal;
   /** Where the server says what it does. */
-  readonly logger: AdmissionLogger;
+  readonly logger: Logger;
   /**
    * Facts about the cluster, for servers that adapt to it (e.g. the auto-detecting ones);
    * `undefined` when there is no cluster to ask.
@@ -292,7 +264,7 @@ export async function serveAdmissionReview(
     errors.push(error);
   }
 
-  const response: AdmissionReviewResponse["response"] = { uid, allowed: true };
+  const response: AdmissionReviewVerdict = { uid, allowed: true };
   if (warnings.length > 0) response.warnings = warnings.map(String);
   if (errors.length > 0) {
     errors.sort((a, b) => errorRank(a) - errorRank(b));
@@ -310,7 +282,9 @@ export async function serveAdmissionReview(
     }
   }
   return {
-    apiVersion: typeof review.apiVersion === "string" ? review.apiVersion : "admission.k8s.io/v1",
+    apiVersion: typeof review.apiVersion === "string"
+      ? review.apiVersion
+      : ADMISSION_REVIEW_API_VERSION,
     kind: typeof review.kind === "string" ? review.kind : "AdmissionReview",
     response,
   };
@@ -476,7 +450,7 @@ export interface AdmissionOptions {
   /** Declared indices by name. */
   readonly indices?: Readonly<Record<string, Index>>;
   /** Where the engine and the server say what they do. */
-  readonly logger: AdmissionLogger;
+  readonly logger: Logger;
 }
 
 /** A running admission engine. */

@@ -29,6 +29,7 @@ import type { ApiClient } from "../client/api.ts";
 import { APINotFoundError } from "../client/errors.ts";
 import { patchObject } from "../client/objects.ts";
 import { watchObjects } from "../client/watch.ts";
+import type { Logger } from "../structs/loggers.ts";
 import type { PeeringSettings } from "../settings/operator_settings.ts";
 
 /** The API groups of the peering resources: the current one first, then Kopf's older one. */
@@ -178,16 +179,6 @@ export class PeeringConfigurationError extends Error {
   override name = "PeeringConfigurationError";
 }
 
-/** Where the peering engine reports what it does: one message string per call. */
-export interface PeeringLogger {
-  /** Details (keep-alives). */
-  debug(message: string): void;
-  /** Pausing and resuming. */
-  info(message: string): void;
-  /** Conflicts, absent objects, failed requests. */
-  warning(message: string): void;
-}
-
 /** Options of {@link Peering}. */
 export interface PeeringOptions {
   /** The API client. */
@@ -205,7 +196,7 @@ export interface PeeringOptions {
   /** This operator's identity; a new one (see {@link detectOwnIdentity}) if omitted. */
   readonly identity?: string;
   /** Where to report. */
-  readonly logger: PeeringLogger;
+  readonly logger: Logger;
   /** The clock of the records' times and of the waits; the real one by default. */
   readonly clock?: Clock;
 }
@@ -228,7 +219,7 @@ export class Peering {
   readonly #api: ApiClient;
   readonly #resource: Resource;
   readonly #settings: PeeringSettings;
-  readonly #logger: PeeringLogger;
+  readonly #logger: Logger;
   readonly #clock: Clock;
   /** Fixed namespaces (or `[undefined]` for the cluster-scoped object); else a filter. */
   readonly #fixed: readonly (string | undefined)[] | undefined;

@@ -7,7 +7,8 @@
 import type { ErrorsMode } from "../structs/errors.ts";
 import type { Selector } from "../structs/selectors.ts";
 import type { HandlerFilters } from "./filters.ts";
-import type { Activity, AdmissionOperation, HandlerReason, WebhookType } from "./reasons.ts";
+import type { AdmissionOperation } from "../structs/admission_reviews.ts";
+import type { Activity, HandlerReason, WebhookType } from "./reasons.ts";
 
 /**
  * A handler function as stored in records: the handling layer calls it with the

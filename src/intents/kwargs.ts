@@ -27,7 +27,8 @@ import {
   type Status,
 } from "../structs/views.ts";
 import type { OperatorSettings } from "../settings/operator_settings.ts";
-import type { Activity, AdmissionOperation, Reason } from "./reasons.ts";
+import type { AdmissionOperation } from "../structs/admission_reviews.ts";
+import type { Activity, Reason } from "./reasons.ts";
 
 /** Arguments of every resource handler. `S`/`St` type the `spec` and `status`. */
 export interface ResourceKwargs<S = ReadonlyJsonObject, St = ReadonlyJsonObject> {

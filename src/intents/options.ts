@@ -16,7 +16,7 @@ import type {
   WhenCallback,
 } from "./filters.ts";
 import type { RetryPolicy } from "./handlers.ts";
-import type { AdmissionOperation } from "./reasons.ts";
+import type { AdmissionOperation } from "../structs/admission_reviews.ts";
 import type { OperatorRegistry } from "./registry.ts";
 
 /** Options of every registration. */

@@ -42,6 +42,3 @@ export type Activity = "startup" | "cleanup" | "login" | "probe";
 
 /** The two kinds of admission webhooks. */
 export type WebhookType = "validating" | "mutating";
-
-/** An admission operation, as sent by the API server. */
-export type AdmissionOperation = "CREATE" | "UPDATE" | "DELETE" | "CONNECT";

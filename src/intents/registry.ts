@@ -25,7 +25,8 @@ import type {
   TimerHandler,
   WebhookHandler,
 } from "./handlers.ts";
-import type { Activity, AdmissionOperation, Reason, WebhookType } from "./reasons.ts";
+import type { AdmissionOperation } from "../structs/admission_reviews.ts";
+import type { Activity, Reason, WebhookType } from "./reasons.ts";
 
 /** A detected cause of a resource-changing handling round, as plain data. */
 export interface ChangingCause extends MatchData {

@@ -35,7 +35,8 @@ import { Discovery } from "../client/discovery.ts";
 import { APIForbiddenError } from "../client/errors.ts";
 import { type WatchItem, watchObjects } from "../client/watch.ts";
 import { type Clock, realClock, sleep } from "../structs/clock.ts";
-import { type ReactorLogger, reactorLogger } from "./diagnostics.ts";
+import type { Logger } from "../structs/loggers.ts";
+import { reactorLogger } from "./diagnostics.ts";
 import { isServedNamespace, literalNamespaces, type Scope } from "./namespaces.ts";
 import { objectKey } from "../structs/identities.ts";
 
@@ -143,7 +144,7 @@ export interface ObserverOptions {
   /** Time source; the real clock by default. */
   readonly clock?: Clock;
   /** Where to report; the `kopf.reactor` logger by default. */
-  readonly logger?: ReactorLogger;
+  readonly logger?: Logger;
 }
 
 const DEFAULT_RETRY_DELAYS: readonly number[] = [1, 2, 5, 10, 20, 30];
@@ -197,7 +198,7 @@ export class Observer {
   readonly #onListed: ObserverOptions["onListed"];
   readonly #retryDelays: Iterable<number>;
   readonly #clock: Clock;
-  readonly #logger: ReactorLogger;
+  readonly #logger: Logger;
 
   /** Served resources by key. */
   #resources = new Map<string, Resource>();

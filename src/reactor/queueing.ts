@@ -37,7 +37,8 @@ import { Semaphore } from "../structs/semaphores.ts";
 import { describeError } from "../structs/log_formats.ts";
 import { isAtLeastVersion, objectKey, resourceObjectKey } from "../structs/identities.ts";
 import type { BatchingSettings, PersistenceSettings } from "../settings/operator_settings.ts";
-import { type ReactorLogger, reactorLogger } from "./diagnostics.ts";
+import type { Logger } from "../structs/loggers.ts";
+import { reactorLogger } from "./diagnostics.ts";
 
 /** What the processor gets besides the event. */
 export interface ProcessingContext {
@@ -91,7 +92,7 @@ export interface MultiplexerOptions {
   /** Time source; the real clock by default. */
   readonly clock?: Clock;
   /** Where to report failures and progress; the `kopf.reactor` logger by default. */
-  readonly logger?: ReactorLogger;
+  readonly logger?: Logger;
   /** How many objects may start processing at a time ({@link DEFAULT_ADMISSION_LIMIT}). */
   readonly admissionLimit?: number;
   /** Seconds after which a processing gives its admission place up ({@link ADMISSION_HOLD}). */
@@ -162,7 +163,7 @@ export class Multiplexer {
   readonly #batching: BatchingSettings;
   readonly #persistence: Pick<PersistenceSettings, "consistencyTimeout"> | undefined;
   readonly #clock: Clock;
-  readonly #logger: ReactorLogger;
+  readonly #logger: Logger;
   readonly #workers = new Map<string, Worker>();
   readonly #parked: Deadlines<Worker>;
   readonly #stopping = new AbortController();

@@ -57,7 +57,8 @@ import { startPeering } from "../engines/peering.ts";
 import { OperatorIndexers } from "../engines/indexing.ts";
 import { type RunningAdmission, startAdmission } from "../engines/admission.ts";
 import type { HandlerKind } from "../intents/handlers.ts";
-import { type ReactorLogger, reactorLogger } from "./diagnostics.ts";
+import type { Logger } from "../structs/loggers.ts";
+import { reactorLogger } from "./diagnostics.ts";
 import {
   isServedNamespace,
   literalNamespaces,
@@ -111,7 +112,7 @@ export interface OperatorOptions {
    */
   readonly clock?: Clock;
   /** Where the operator reports what it does; the `kopf.reactor` logger by default. */
-  readonly logger?: ReactorLogger;
+  readonly logger?: Logger;
 }
 
 /** The options cannot work with this version; the message says why in one line. */
@@ -290,7 +291,7 @@ function isAbortError(error: unknown): boolean {
 async function startLiveness(
   endpoint: string,
   activity: Omit<LivenessOptions, "endpoint">,
-  logger: ReactorLogger,
+  logger: Logger,
 ): Promise<AsyncDisposable> {
   const server = await startLivenessEndpoint({ ...activity, signal: undefined, endpoint });
   logger.debug(`Answering liveness probes at ${server.url}.`);
@@ -303,7 +304,7 @@ interface ServeOptions extends OperatorOptions {
   readonly memo: unknown;
   readonly scope: Scope;
   readonly api: ApiClient;
-  readonly logger: ReactorLogger;
+  readonly logger: Logger;
   readonly clock: Clock;
   readonly stop: AbortSignal;
   readonly indexers: OperatorIndexers | undefined;

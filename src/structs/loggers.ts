@@ -1,5 +1,7 @@
 /**
- * The logger given to handlers: it knows which object it speaks about.
+ * The loggers of the framework: one shape for every part that reports what it does (the
+ * reactor, the engines, webhook servers), and the object logger given to handlers, which
+ * also knows which object it speaks about.
  *
  * @module
  */
@@ -7,13 +9,8 @@
 /** Extra structured fields attached to one log record. */
 export type LogProperties = Record<string, unknown>;
 
-/**
- * A logger bound to one object (or to the operator, for activities).
- *
- * Messages carry the object's identity; those at the posting level and above also
- * become Kubernetes Events on the object.
- */
-export interface ObjectLogger {
+/** Where a part of the framework reports what it does: one message per call. */
+export interface Logger {
   /** Details useful when debugging. */
   debug(message: string, properties?: LogProperties): void;
   /** Normal progress. */
@@ -22,6 +19,15 @@ export interface ObjectLogger {
   warning(message: string, properties?: LogProperties): void;
   /** A failure. */
   error(message: string, properties?: LogProperties): void;
+}
+
+/**
+ * A logger bound to one object (or to the operator, for activities).
+ *
+ * Messages carry the object's identity; those at the posting level and above also
+ * become Kubernetes Events on the object.
+ */
+export interface ObjectLogger extends Logger {
   /** A failure with its error (and stack trace). */
   exception(message: string, error?: unknown, properties?: LogProperties): void;
 }

@@ -23,8 +23,9 @@ import type { ConnectionInfo } from "../structs/credentials.ts";
 import type { Memo } from "../structs/memos.ts";
 import type { OperatorSettings } from "../settings/operator_settings.ts";
 import { OperatorRegistry } from "../intents/registry.ts";
-import { oneLine, runCommand } from "../cli/run.ts";
-import { UsageError } from "../cli/run_options.ts";
+import { oneLine } from "../reactor/running.ts";
+import { runCommand } from "../commands/run.ts";
+import { UsageError } from "../commands/run_options.ts";
 
 /** Where the runner's operator logs in: a `FakeCluster`, or anything with credentials. */
 export interface ConnectionSource {

@@ -23,6 +23,7 @@ import {
 } from "../../src/engines/peering.ts";
 import { Resource } from "../../src/structs/resources.ts";
 import { wallClockAt } from "../clocks.ts";
+import { silentLogger } from "../../src/reactor/diagnostics.ts";
 
 const NOW = Date.parse("2026-03-04T05:06:07.890Z");
 
@@ -175,13 +176,12 @@ Deno.test("a keep-alive in flight at exit finishes before the farewell, so no re
   });
   const settings = new OperatorSettings().peering;
   settings.lifetime = 2;
-  const quiet = { debug() {}, info() {}, warning() {} };
   const peering = new Peering({
     api,
     resource: KOPF_PEERINGS,
     namespaces: ["default"],
     settings,
-    logger: quiet,
+    logger: silentLogger,
   });
   const records = () =>
     Object.keys((cluster.get("kopfpeerings", "default", where)?.status ?? {}) as object);
@@ -223,7 +223,7 @@ Deno.test("a peer whose record lives for years pauses the operator without a bus
     resource: KOPF_PEERINGS,
     namespaces: ["default"],
     settings: new OperatorSettings().peering,
-    logger: { debug() {}, info() {}, warning() {} },
+    logger: silentLogger,
     clock: wallClockAt(() => (looks++, Date.now())),
   });
   try {
@@ -252,7 +252,7 @@ Deno.test("a peering object that appears gets the own record at once, not with t
     resource: KOPF_PEERINGS,
     namespaces: ["default"],
     settings,
-    logger: { debug() {}, info() {}, warning() {} },
+    logger: silentLogger,
   });
   try {
     peering.start();

@@ -18,7 +18,7 @@ import type { OperatorSettingsInit } from "../../src/settings/operator_settings.
 import { on } from "../../src/intents/registration.ts";
 import type { OperatorRegistry } from "../../src/intents/registry.ts";
 import { formatLastseen } from "../../src/engines/peering.ts";
-import type { ReactorLogger } from "../../src/reactor/diagnostics.ts";
+import type { Logger } from "../../src/structs/loggers.ts";
 import type { OperatorOptions } from "../../src/reactor/running.ts";
 import type { FakeCluster } from "../../src/testing/mod.ts";
 import {
@@ -43,7 +43,7 @@ function records(body: RawBody | undefined): Record<string, Record<string, unkno
 }
 
 /** A logger keeping the lines of one operator. */
-function captured(): ReactorLogger & { lines: string[] } {
+function captured(): Logger & { lines: string[] } {
   const lines: string[] = [];
   return {
     lines,

@@ -1,10 +1,10 @@
 /**
  * A reactor logger for tests that keeps every line, prefixed with its level.
  */
-import type { ReactorLogger } from "../../src/reactor/diagnostics.ts";
+import type { Logger } from "../../src/structs/loggers.ts";
 
 /** Keeps the lines logged, as `level: message`. */
-export class RecordingLogger implements ReactorLogger {
+export class RecordingLogger implements Logger {
   readonly lines: string[] = [];
 
   debug(message: string): void {

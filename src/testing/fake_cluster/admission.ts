@@ -9,6 +9,10 @@
  *
  * @module
  */
+import {
+  ADMISSION_REVIEW_API_VERSION,
+  type AdmissionReviewRequestBody,
+} from "../../structs/admission_reviews.ts";
 import type { JsonObject, JsonValue } from "../../structs/bodies.ts";
 import { ConnectTimeoutError, createHttpClient } from "../../platform/http_client.ts";
 import { type ResourceType, type ServedVersion, typeKey } from "./catalog.ts";
@@ -364,8 +368,8 @@ export class Admission {
     const uid = crypto.randomUUID();
     const gvk = { group: a.type.group, version: a.version.name, kind: a.type.kind };
     const gvr = { group: a.type.group, version: a.version.name, resource: a.type.plural };
-    const review = {
-      apiVersion: "admission.k8s.io/v1",
+    const review: AdmissionReviewRequestBody = {
+      apiVersion: ADMISSION_REVIEW_API_VERSION,
       kind: "AdmissionReview",
       request: {
         uid,
@@ -431,7 +435,7 @@ export class Admission {
       throw invalid("the body is not JSON");
     }
     if (
-      !isObject(parsed) || parsed.apiVersion !== "admission.k8s.io/v1" ||
+      !isObject(parsed) || parsed.apiVersion !== ADMISSION_REVIEW_API_VERSION ||
       parsed.kind !== "AdmissionReview"
     ) {
       const got = isObject(parsed) ? `${parsed.apiVersion}, Kind=${parsed.kind}` : typeof parsed;

@@ -17,8 +17,6 @@ import { loginWithKubeconfig } from "../client/kubeconfig.ts";
 import { loginWithDefaults } from "../client/login.ts";
 import { getDefaultRegistry, type OperatorRegistry } from "../intents/registry.ts";
 import { oneLine, operator, type OperatorOptions, run } from "../reactor/running.ts";
-
-export { oneLine };
 import { missingCredentials } from "./credentials.ts";
 import {
   collect,

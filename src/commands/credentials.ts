@@ -8,7 +8,7 @@
 import { pathExists } from "../platform/files.ts";
 import { getEnv } from "../platform/process.ts";
 import type { OperatorRegistry } from "../intents/registry.ts";
-import { SERVICE_ACCOUNT_DIRECTORY } from "./permissions.ts";
+import { SERVICE_ACCOUNT_DIRECTORY } from "../client/service_account.ts";
 
 /** One place where credentials were looked for, and whether it has them. */
 export interface CredentialSource {

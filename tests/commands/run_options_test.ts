@@ -9,8 +9,8 @@ import {
   parsePriority,
   planRun,
   UsageError,
-} from "../../src/cli/run_options.ts";
-import { findCredentialSources, missingCredentials } from "../../src/cli/credentials.ts";
+} from "../../src/commands/run_options.ts";
+import { findCredentialSources, missingCredentials } from "../../src/commands/credentials.ts";
 import { getDefaultRegistry, OperatorRegistry } from "../../src/intents/registry.ts";
 import { on } from "../../src/intents/registration.ts";
 
