@@ -22,6 +22,7 @@
  * @module
  */
 import type { JsonObject, RawBody } from "../structs/bodies.ts";
+import { ConfigurationError } from "../structs/errors.ts";
 import type { Resource } from "../structs/resources.ts";
 import { hostIdentity } from "../platform/host_identity.ts";
 import type { ApiClient } from "../client/api.ts";
@@ -173,7 +174,7 @@ export function judgePeers(
 }
 
 /** The peering cannot work as configured; the message says what to do, in one line. */
-export class PeeringConfigurationError extends Error {
+export class PeeringConfigurationError extends ConfigurationError {
   /** The error's name, for logs and stack traces. */
   override name = "PeeringConfigurationError";
 }

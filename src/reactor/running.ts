@@ -29,6 +29,7 @@
  * @module
  */
 
+import { ConfigurationError } from "../structs/errors.ts";
 import { Memo } from "../structs/memos.ts";
 import type { Resource } from "../structs/resources.ts";
 import { ensureLoggingConfigured } from "../platform/logging.ts";
@@ -113,7 +114,7 @@ export interface OperatorOptions {
 }
 
 /** The options cannot work with this version; the message says why in one line. */
-export class OperatorConfigurationError extends Error {
+export class OperatorConfigurationError extends ConfigurationError {
   /** The error's name, for logs and stack traces. */
   override name = "OperatorConfigurationError";
 }
