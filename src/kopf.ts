@@ -41,6 +41,7 @@ export {
   APIGoneError,
   APIMethodNotAllowedError,
   APINotFoundError,
+  APIResponseError,
   APIServerError,
   APITimeoutError,
   APITooManyRequestsError,
@@ -138,12 +139,17 @@ export { ABSENT, EVERYTHING, PRESENT } from "./structs/markers.ts";
 export type { Absent, Everything, Present } from "./structs/markers.ts";
 export {
   AdmissionError,
+  CertificateError,
+  ConfigurationError,
   ErrorsMode,
   HandlerRetriesError,
   HandlerTimeoutError,
+  KopfError,
   LoginError,
   PermanentError,
+  StoredStateError,
   TemporaryError,
+  UsageError,
 } from "./structs/errors.ts";
 export type {
   AdmissionErrorOptions,

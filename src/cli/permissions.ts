@@ -8,6 +8,7 @@
  * @module
  */
 import { Command } from "@commander-js/extra-typings";
+import { ConfigurationError, LoginError, UsageError } from "../structs/errors.ts";
 import {
   directoryOf,
   pathExists,
@@ -16,7 +17,7 @@ import {
 } from "../platform/files.ts";
 import { localModuleGraph, PermissionSet } from "../platform/permissions.ts";
 import { getEnv } from "../platform/process.ts";
-import { loadKubeconfig } from "../client/kubeconfig.ts";
+import { loadKubeconfig, type MergedKubeconfig } from "../client/kubeconfig.ts";
 import { SERVICE_ACCOUNT_DIRECTORY } from "../client/service_account.ts";
 
 export { SERVICE_ACCOUNT_DIRECTORY };
@@ -173,7 +174,7 @@ export async function planPermissions(options: PermissionPlanOptions = {}): Prom
     if (!read.when || read.when(situation)) set.add("env", read.name, read.reason);
   }
   if (!inCluster && !kubeconfig.found) {
-    throw new Error(
+    throw new ConfigurationError(
       "No Kubernetes configuration found: set KUBECONFIG, create ~/.kube/config, pass --kubeconfig PATH, or use --in-cluster.",
     );
   }
@@ -182,7 +183,15 @@ export async function planPermissions(options: PermissionPlanOptions = {}): Prom
     set.add("net", parseListener(listener), "a webhook server listening there");
   }
   if (options.liveness) {
-    set.add("net", hostPortOf(options.liveness, "--liveness"), "the liveness endpoint");
+    const endpoint = hostPortOf(options.liveness);
+    if (endpoint === undefined) {
+      throw new UsageError(
+        `--liveness is not a URL: ${
+          JSON.stringify(options.liveness)
+        }; use e.g. http://0.0.0.0:8080/healthz.`,
+      );
+    }
+    set.add("net", endpoint, "the liveness endpoint");
   }
   await addOperatorModules(set, options.operatorFiles ?? []);
   return set;
@@ -212,7 +221,9 @@ async function addOperatorModules(set: PermissionSet, files: readonly string[]):
       graph = await localModuleGraph(file, { dynamic: true });
     } catch (e) {
       const reason = e instanceof Error ? e.message : String(e);
-      throw new Error(`Cannot read the operator module ${file}: ${reason}`);
+      throw new ConfigurationError(`Cannot read the operator module ${file}: ${reason}`, {
+        cause: e,
+      });
     }
     for (const path of graph) {
       if (!loaded.has(path)) set.add("read", path, `loading the operator ${file}`);
@@ -245,7 +256,9 @@ async function addKubeconfig(
       set.add("read", path, "the kubeconfig");
       existing.push(path);
     } else if (options.kubeconfig) {
-      throw new Error(`The kubeconfig ${path} does not exist.`);
+      throw new ConfigurationError(
+        `The kubeconfig ${path} does not exist; give an existing file.`,
+      );
     } else {
       // Like kubectl, the login skips missing files, but it must be allowed to look.
       set.add("read", path, "a kubeconfig candidate (absent now)");
@@ -254,26 +267,45 @@ async function addKubeconfig(
   if (existing.length === 0) return { found: false, insecure: false };
 
   // The client's own reading and merging, so that the plan sees what the login sees.
-  const config = await loadKubeconfig(existing);
+  let config: MergedKubeconfig;
+  try {
+    config = await loadKubeconfig(existing);
+  } catch (error) {
+    // The login's words for a broken file; here it is the configuration being planned for.
+    if (error instanceof LoginError) throw new ConfigurationError(error.message, { cause: error });
+    throw error;
+  }
   const files = existing.join(", ");
   const contextName = options.context ?? config.currentContext;
   if (!contextName) {
-    throw new Error(
+    throw new ConfigurationError(
       `No current context in ${files}; pass --context NAME or run kubectl config use-context.`,
     );
   }
   const context = config.contexts.get(contextName);
-  if (!context) throw new Error(`The context "${contextName}" is not defined in ${files}.`);
+  if (!context) {
+    throw new ConfigurationError(`The context "${contextName}" is not defined in ${files}.`);
+  }
   const clusterName = context.value.cluster ?? "";
   const cluster = config.clusters.get(clusterName);
   if (!cluster) {
-    throw new Error(
+    throw new ConfigurationError(
       `The context "${contextName}" refers to the cluster "${clusterName}", which is not defined in ${files}.`,
     );
   }
   const server = cluster.value.server;
-  if (!server) throw new Error(`The cluster "${clusterName}" in ${cluster.file} has no server.`);
-  set.add("net", hostPortOf(server, `the server of ${clusterName}`), `the API server (${server})`);
+  if (!server) {
+    throw new ConfigurationError(`The cluster "${clusterName}" in ${cluster.file} has no server.`);
+  }
+  const serverHost = hostPortOf(server);
+  if (serverHost === undefined) {
+    throw new ConfigurationError(
+      `The server of ${clusterName} is not a URL: ${
+        JSON.stringify(server)
+      }; use e.g. https://host:6443.`,
+    );
+  }
+  set.add("net", serverHost, `the API server (${server})`);
   const ca = cluster.value["certificate-authority"];
   if (ca) set.add("read", resolvePath(directoryOf(cluster.file), ca), "the cluster's CA");
   const result = { found: true, insecure: Boolean(cluster.value["insecure-skip-tls-verify"]) };
@@ -282,7 +314,7 @@ async function addKubeconfig(
   if (!userName) return result;
   const user = config.users.get(userName);
   if (!user) {
-    throw new Error(
+    throw new ConfigurationError(
       `The context "${contextName}" refers to the user "${userName}", which is not defined in ${files}.`,
     );
   }
@@ -315,13 +347,16 @@ function kubeconfigPaths(
   return home ? [`${home.replace(/[\\/]+$/, "")}/.kube/config`] : [];
 }
 
-/** `host:port` of a URL, with the scheme's default port, as `--allow-net` wants it. */
-function hostPortOf(url: string, what: string): string {
+/**
+ * `host:port` of a URL, with the scheme's default port, as `--allow-net` wants it;
+ * `undefined` when it is not a URL (the callers say which value is wrong, and how).
+ */
+function hostPortOf(url: string): string | undefined {
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    throw new Error(`${what} is not a URL: ${JSON.stringify(url)}; use e.g. https://host:6443.`);
+    return undefined;
   }
   const port = parsed.port || (parsed.protocol === "http:" ? "80" : "443");
   return `${parsed.hostname}:${port}`;
@@ -330,7 +365,7 @@ function hostPortOf(url: string, what: string): string {
 function parseListener(listener: string): string {
   const m = /^(\[[0-9A-Fa-f:.]+\]|[^:[\]]+):(\d{1,5})$/.exec(listener);
   if (!m || Number(m[2]) > 65535) {
-    throw new Error(
+    throw new UsageError(
       `--listen ${JSON.stringify(listener)} is not host:port; use e.g. 0.0.0.0:9443 or [::]:9443.`,
     );
   }

@@ -15,7 +15,7 @@
  */
 import { getLogger } from "@logtape/logtape";
 import type { ConnectionInfo } from "../structs/credentials.ts";
-import { LoginError } from "../structs/errors.ts";
+import { LoginError, UsageError } from "../structs/errors.ts";
 import { FileNotFoundError, readTextFile } from "../platform/files.ts";
 import { isLogged, TRAFFIC_CATEGORY } from "../platform/logging.ts";
 import { findMissingPermission } from "../platform/permissions.ts";
@@ -29,6 +29,7 @@ import {
   APICertificateError,
   APIConnectionError,
   apiErrorFor,
+  APIResponseError,
   APITimeoutError,
   statusFromBody,
 } from "./errors.ts";
@@ -165,7 +166,7 @@ export class ApiClient {
     );
     const connectTimeout = timeoutOf(this.networking.connectTimeout);
     const backoffs = options.errorBackoffs;
-    const { text } = await this.#exchange(
+    const { response, text } = await this.#exchange(
       method,
       fullPath,
       options.signal,
@@ -185,9 +186,10 @@ export class ApiClient {
     if (!text) return undefined as T;
     try {
       return JSON.parse(text) as T;
-    } catch {
-      const snippet = text.replace(/\s+/g, " ").trim().slice(0, 120);
-      throw new Error(`${method} ${fullPath} answered with a body that is not JSON: ${snippet}`);
+    } catch (error) {
+      throw new APIResponseError(response.status, text, { method, path: fullPath }, {
+        cause: error,
+      });
     }
   }
 
@@ -262,7 +264,7 @@ export class ApiClient {
     let unauthorized = 0;
     for (;;) {
       if (this.#closed) {
-        throw new Error("The API client is closed; make a new one to send requests.");
+        throw new UsageError("The API client is closed; make a new one to send requests.");
       }
       outer?.throwIfAborted();
       const item = await this.vault.select(outer);

@@ -142,6 +142,42 @@ export class APIConnectionError extends Error {
   }
 }
 
+/**
+ * A successful response whose body is not JSON: the server is not (only) the Kubernetes
+ * API, e.g. a proxy or a login page in front of it answers instead. Not retried.
+ */
+export class APIResponseError extends Error {
+  /** The error class name. */
+  override name = "APIResponseError";
+  /** The HTTP status code of the response. */
+  readonly code: number;
+  /** The response body as received. */
+  readonly body: string;
+  /** The HTTP method of the request. */
+  readonly method: string;
+  /** The path and query of the request. */
+  readonly path: string;
+
+  /** Build the error from the response; the parsing failure goes into `cause`. */
+  constructor(
+    code: number,
+    body: string,
+    context: APIErrorContext,
+    options?: { cause?: unknown },
+  ) {
+    const snippet = body.replace(/\s+/g, " ").trim().slice(0, 120);
+    super(
+      `${context.method} ${context.path} answered with a body that is not JSON: ${snippet}; ` +
+        "check that the server URL points at the Kubernetes API itself, not at a proxy or a web page.",
+      options,
+    );
+    this.code = code;
+    this.body = body;
+    this.method = context.method;
+    this.path = context.path;
+  }
+}
+
 /** The API server's certificate could not be verified: a wrong or missing CA. */
 export class APICertificateError extends APIConnectionError {
   /** The error class name. */

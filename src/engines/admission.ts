@@ -25,7 +25,12 @@ import {
   type AdmissionReviewVerdict,
 } from "../structs/admission_reviews.ts";
 import type { JsonObject, RawBody } from "../structs/bodies.ts";
-import { AdmissionError, PermanentError, TemporaryError } from "../structs/errors.ts";
+import {
+  AdmissionError,
+  ConfigurationError,
+  PermanentError,
+  TemporaryError,
+} from "../structs/errors.ts";
 import type { Index } from "../structs/indices.ts";
 import type { Logger } from "../structs/loggers.ts";
 import { ABSENT, PRESENT } from "../structs/markers.ts";
@@ -551,7 +556,10 @@ export async function startAdmission(options: AdmissionOptions): Promise<Running
   try {
     const first = await iterator.next();
     if (first.done) {
-      throw new Error("The webhook server ended before it said where it listens.");
+      throw new ConfigurationError(
+        "The webhook server ended before it said where it listens: a server must yield " +
+          "its client config first, then serve until its context's signal aborts.",
+      );
     }
     lastConfig = first.value;
     logger.debug(`Admission webhooks are served at ${JSON.stringify(lastConfig)}.`);
@@ -582,7 +590,14 @@ export async function startAdmission(options: AdmissionOptions): Promise<Running
           lastConfig = next.value;
           await (writing = writing.then(() => configure(lastConfig!, false)));
         }
-        if (!stopping) reject(new Error("The webhook server has stopped unexpectedly."));
+        if (!stopping) {
+          reject(
+            new ConfigurationError(
+              "The webhook server has stopped unexpectedly; a server must serve until its " +
+                "context's signal aborts.",
+            ),
+          );
+        }
       } catch (error) {
         if (!stopping) reject(error);
       }

@@ -23,6 +23,7 @@
  */
 import type { JsonObject, RawBody } from "../structs/bodies.ts";
 import { type Clock, realClock, sleep } from "../structs/clock.ts";
+import { ConfigurationError } from "../structs/errors.ts";
 import type { Resource } from "../structs/resources.ts";
 import { hostIdentity } from "../platform/host_identity.ts";
 import type { ApiClient } from "../client/api.ts";
@@ -174,7 +175,7 @@ export function judgePeers(
 }
 
 /** The peering cannot work as configured; the message says what to do, in one line. */
-export class PeeringConfigurationError extends Error {
+export class PeeringConfigurationError extends ConfigurationError {
   /** The error's name, for logs and stack traces. */
   override name = "PeeringConfigurationError";
 }

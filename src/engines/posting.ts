@@ -11,6 +11,7 @@ import { APIError } from "../client/errors.ts";
 import { createEvent } from "../client/events.ts";
 import type { JsonObject } from "../structs/bodies.ts";
 import { type Clock, realClock } from "../structs/clock.ts";
+import { UsageError } from "../structs/errors.ts";
 import { buildEventBody, type K8sEventRequest } from "../structs/k8s_events.ts";
 import { describeValue } from "../structs/log_formats.ts";
 import {
@@ -292,7 +293,7 @@ export interface EventExceptionOptions {
 function requireTarget(caller: string): PostingTarget {
   const target = currentPostingTarget();
   if (target === undefined) {
-    throw new Error(
+    throw new UsageError(
       `${caller} needs a running operator to post through: call it from a handler ` +
         `(or anything started by kopf.operator()/kopf.run()).`,
     );

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { UsageError } from "../structs/errors.ts";
 import { currentObjectScope } from "../handling/loggers.ts";
 import {
   buildObjectReference,
@@ -98,7 +99,7 @@ function resolveOwner(owner: ObjectLike | undefined, caller: string): ObjectLike
   if (owner !== undefined && owner !== null) return owner;
   const scope = currentObjectScope();
   if (scope !== undefined) return scope.body;
-  throw new Error(
+  throw new UsageError(
     `${caller} needs an owner: pass { owner } explicitly, or call it from a handler, ` +
       `where the object being handled is the default owner.`,
   );
@@ -229,7 +230,9 @@ export function harmonizeNaming(
   const list = eachObject<object>(objs, caller);
   const resolved = name ?? resolveOwner(undefined, caller).metadata?.name;
   if (!resolved) {
-    throw new Error(`${caller} needs a name: the owner has none, so pass the name explicitly.`);
+    throw new UsageError(
+      `${caller} needs a name: the owner has none, so pass the name explicitly.`,
+    );
   }
   applyName(list, resolved, options);
 }

@@ -20,6 +20,7 @@
  *
  * @module
  */
+import { ConfigurationError } from "../structs/errors.ts";
 import { type HttpServer, startHttpServer } from "../platform/http_server.ts";
 import { generateCertificateAuthority, issueServerCertificate } from "../platform/certificates.ts";
 import { readTextFile } from "../platform/files.ts";
@@ -134,7 +135,7 @@ export class WebhookServer implements AdmissionServer {
   ): AsyncGenerator<WebhookClientConfig, void, undefined> {
     const o = this.options;
     if (o.password !== undefined) {
-      throw new Error(
+      throw new ConfigurationError(
         "Encrypted private keys (the webhook server's password) are not supported by this " +
           "version: give an unencrypted PEM key in pkeyfile or pkeydata.",
       );
@@ -183,7 +184,7 @@ export class WebhookServer implements AdmissionServer {
     let ca = await read(o.cadata, o.cafile);
     const clientCa = await read(o.verifyCadata, o.verifyCafile);
     if ((certificate === undefined) !== (privateKey === undefined)) {
-      throw new Error(
+      throw new ConfigurationError(
         "The webhook server needs both a certificate (certfile/certdata) and its private " +
           "key (pkeyfile/pkeydata), or neither (then a self-signed one is made).",
       );
@@ -377,7 +378,7 @@ export class WebhookNgrokTunnel implements AdmissionServer {
     _fn: WebhookFn,
     _context: AdmissionServerContext,
   ): AsyncGenerator<WebhookClientConfig, void, undefined> {
-    throw new Error(NO_TUNNELS);
+    throw new ConfigurationError(NO_TUNNELS);
   }
 }
 
@@ -411,7 +412,7 @@ export class WebhookAutoTunnel implements AdmissionServer {
     context: AdmissionServerContext,
   ): AsyncGenerator<WebhookClientConfig, void, undefined> {
     const detected = await detectLocalCluster(context);
-    if (detected === undefined) throw new Error(NO_TUNNELS);
+    if (detected === undefined) throw new ConfigurationError(NO_TUNNELS);
     const server = detected === "k3d"
       ? new WebhookK3dServer(this.options)
       : new WebhookMinikubeServer(this.options);

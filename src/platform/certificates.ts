@@ -18,6 +18,7 @@
  *
  * @module
  */
+import { CertificateError } from "../structs/errors.ts";
 import {
   base64Decode,
   bitString,
@@ -193,7 +194,7 @@ export async function issueServerCertificate(
 ): Promise<CertificatePem> {
   const hostnames = options.hostnames ?? [];
   if (hostnames.length === 0) {
-    throw new Error(
+    throw new CertificateError(
       'A server certificate needs at least one hostname or IP address, e.g. ["localhost", "127.0.0.1"].',
     );
   }
@@ -214,7 +215,7 @@ export async function issueClientCertificate(
   options: ClientCertificateOptions,
 ): Promise<CertificatePem> {
   if (!options.commonName) {
-    throw new Error(
+    throw new CertificateError(
       'A client certificate needs a commonName: the user name, e.g. { commonName: "alice" }.',
     );
   }
@@ -226,34 +227,36 @@ export async function issueClientCertificate(
 /** Read back what a PEM certificate says: names, validity, SANs, CA flag, key usages. */
 export function describeCertificate(certPem: string): CertificateDescription {
   const tbs = parseTbs(firstCertificate(certPem, "the certificate"));
-  const extensions = tbs.extensions;
-  const sans = extensions.get(OID.subjectAltName);
-  const dnsNames: string[] = [];
-  const ipAddresses: string[] = [];
-  if (sans) {
-    for (const san of readChildren(readElement(sans).content)) {
-      if (san.tag === 0x82) dnsNames.push(new TextDecoder().decode(san.content));
-      if (san.tag === 0x87) ipAddresses.push(formatIp(san.content));
+  return readingX509(() => {
+    const extensions = tbs.extensions;
+    const sans = extensions.get(OID.subjectAltName);
+    const dnsNames: string[] = [];
+    const ipAddresses: string[] = [];
+    if (sans) {
+      for (const san of readChildren(readElement(sans).content)) {
+        if (san.tag === 0x82) dnsNames.push(new TextDecoder().decode(san.content));
+        if (san.tag === 0x87) ipAddresses.push(formatIp(san.content));
+      }
     }
-  }
-  const eku = extensions.get(OID.extKeyUsage);
-  const extendedKeyUsages = eku
-    ? readChildren(readElement(eku).content).map((e) => {
-      const dotted = decodeOid(e.content);
-      return EKU_NAMES[dotted] ?? dotted;
-    })
-    : [];
-  return {
-    serialNumber: hex(tbs.serial),
-    subject: decodeName(tbs.subject),
-    issuer: decodeName(tbs.issuer),
-    notBefore: tbs.notBefore,
-    notAfter: tbs.notAfter,
-    isCa: isCaConstraint(extensions.get(OID.basicConstraints)),
-    dnsNames,
-    ipAddresses,
-    extendedKeyUsages,
-  };
+    const eku = extensions.get(OID.extKeyUsage);
+    const extendedKeyUsages = eku
+      ? readChildren(readElement(eku).content).map((e) => {
+        const dotted = decodeOid(e.content);
+        return EKU_NAMES[dotted] ?? dotted;
+      })
+      : [];
+    return {
+      serialNumber: hex(tbs.serial),
+      subject: decodeName(tbs.subject),
+      issuer: decodeName(tbs.issuer),
+      notBefore: tbs.notBefore,
+      notAfter: tbs.notAfter,
+      isCa: isCaConstraint(extensions.get(OID.basicConstraints)),
+      dnsNames,
+      ipAddresses,
+      extendedKeyUsages,
+    };
+  });
 }
 
 // --- issuing ---
@@ -320,12 +323,16 @@ async function keyIdentifier(publicKeyBits: Uint8Array): Promise<Uint8Array> {
 function validity(options: { readonly days?: number; readonly notBefore?: Date }): Uint8Array {
   const days = options.days ?? DEFAULT_DAYS;
   if (typeof days !== "number" || !Number.isFinite(days) || days <= 0) {
-    throw new Error(`Certificate validity must be a positive number of days, got ${String(days)}.`);
+    throw new CertificateError(
+      `Certificate validity must be a positive number of days, got ${String(days)}.`,
+    );
   }
   const now = Date.now();
   const notBefore = options.notBefore ?? new Date(now - CLOCK_SKEW_MS);
   if (Number.isNaN(notBefore.getTime())) {
-    throw new Error("Certificate notBefore is an invalid Date; pass a valid Date or omit it.");
+    throw new CertificateError(
+      "Certificate notBefore is an invalid Date; pass a valid Date or omit it.",
+    );
   }
   const notAfter = new Date(Math.max(now, notBefore.getTime()) + days * DAY_MS);
   return sequence(time(notBefore), time(notAfter));
@@ -388,7 +395,7 @@ function encodeAltName(hostname: string): Uint8Array {
   const dnsName =
     /^(\*\.)?([A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?\.)*[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?$/;
   if (typeof hostname !== "string" || hostname.length > 253 || !dnsName.test(hostname)) {
-    throw new Error(
+    throw new CertificateError(
       `${
         JSON.stringify(hostname)
       } is neither a DNS name nor an IP address; use names like "localhost" or "svc.ns.svc" and addresses like "127.0.0.1" or "::1".`,
@@ -465,17 +472,41 @@ interface Tbs {
 }
 
 function firstCertificate(pem: string, what: string): Uint8Array {
-  const [der] = pemBlocks(typeof pem === "string" ? pem : "", "CERTIFICATE");
+  let der: Uint8Array | undefined;
+  try {
+    [der] = pemBlocks(typeof pem === "string" ? pem : "", "CERTIFICATE");
+  } catch (error) {
+    throw new CertificateError(
+      `${what} holds a CERTIFICATE block that is not base64; pass the PEM text of the certificate.`,
+      { cause: error },
+    );
+  }
   if (!der) {
-    throw new Error(
+    throw new CertificateError(
       `${what} holds no "-----BEGIN CERTIFICATE-----" block; pass the PEM text of the certificate.`,
     );
   }
   return der;
 }
 
-function parseTbs(certDer: Uint8Array): Tbs {
+/**
+ * Read certificate DER: the reader's own failures on malformed input (truncation, odd
+ * encodings, missing fields) become one CertificateError, as that is what they mean here.
+ */
+function readingX509<T>(read: () => T): T {
   try {
+    return read();
+  } catch (error) {
+    if (error instanceof CertificateError) throw error;
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new CertificateError(`The certificate is not a valid X.509 certificate (${reason}).`, {
+      cause: error,
+    });
+  }
+}
+
+function parseTbs(certDer: Uint8Array): Tbs {
+  return readingX509(() => {
     const [tbs] = readChildren(readElement(certDer).content);
     const fields = readChildren(tbs.content);
     const rest = fields[0].tag === 0xa0 ? fields.slice(1) : fields;
@@ -499,10 +530,7 @@ function parseTbs(certDer: Uint8Array): Tbs {
       spki,
       extensions,
     };
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new Error(`The certificate is not a valid X.509 certificate (${reason}).`);
-  }
+  });
 }
 
 function decodeName(name: DerElement): CertificateName {
@@ -534,18 +562,22 @@ interface Issuer {
 
 async function loadIssuer(ca: CertificateAuthority): Promise<Issuer> {
   if (!ca || typeof ca !== "object") {
-    throw new Error("The CA must be { certPem, keyPem }, as generateCertificateAuthority returns.");
+    throw new CertificateError(
+      "The CA must be { certPem, keyPem }, as generateCertificateAuthority returns.",
+    );
   }
   const tbs = parseTbs(firstCertificate(ca.certPem, "The CA's certPem"));
-  if (!isCaConstraint(tbs.extensions.get(OID.basicConstraints))) {
-    throw new Error(
+  if (!readingX509(() => isCaConstraint(tbs.extensions.get(OID.basicConstraints)))) {
+    throw new CertificateError(
       "The CA's certPem is not a CA certificate (basicConstraints cA is not set); pass a CA certificate.",
     );
   }
-  const [keyDer] = pemBlocks(typeof ca.keyPem === "string" ? ca.keyPem : "", "PRIVATE KEY");
+  const keyProblem =
+    'The CA\'s keyPem must be a PKCS#8 "-----BEGIN PRIVATE KEY-----" block with an ECDSA P-256 key, as generateCertificateAuthority makes.';
   let privateKey: CryptoKey;
   try {
-    if (!keyDer) throw new Error("no PRIVATE KEY block");
+    const [keyDer] = pemBlocks(typeof ca.keyPem === "string" ? ca.keyPem : "", "PRIVATE KEY");
+    if (!keyDer) throw new CertificateError(keyProblem);
     privateKey = await crypto.subtle.importKey(
       "pkcs8",
       keyDer as BufferSource,
@@ -553,15 +585,16 @@ async function loadIssuer(ca: CertificateAuthority): Promise<Issuer> {
       false,
       ["sign"],
     );
-  } catch {
-    throw new Error(
-      'The CA\'s keyPem must be a PKCS#8 "-----BEGIN PRIVATE KEY-----" block with an ECDSA P-256 key, as generateCertificateAuthority makes.',
-    );
+  } catch (error) {
+    if (error instanceof CertificateError) throw error;
+    throw new CertificateError(keyProblem, { cause: error });
   }
   const existingKeyId = tbs.extensions.get(OID.subjectKeyIdentifier);
   const keyId = existingKeyId
-    ? readElement(existingKeyId).content
-    : await keyIdentifier(readChildren(tbs.spki.content)[1].content.subarray(1));
+    ? readingX509(() => readElement(existingKeyId).content)
+    : await keyIdentifier(
+      readingX509(() => readChildren(tbs.spki.content)[1].content.subarray(1)),
+    );
   return { subject: tbs.subject.raw, keyId, privateKey };
 }
 

@@ -8,6 +8,7 @@
 import * as nodeHttp from "node:http";
 import * as nodeHttps from "node:https";
 import type { AddressInfo } from "node:net";
+import { ConfigurationError } from "../structs/errors.ts";
 
 /** The client certificate a TLS client presented, as the server saw it. */
 export interface PeerCertificate {
@@ -92,7 +93,7 @@ function explainListenError(error: unknown, options: HttpServerOptions): unknown
   if (
     (typeof Deno !== "undefined" && error instanceof Deno.errors.AddrInUse) || code === "EADDRINUSE"
   ) {
-    return new Error(
+    return new ConfigurationError(
       `Cannot listen on ${where}: the port is in use; pick another port, or 0 for any free one.`,
       { cause: error },
     );
@@ -101,7 +102,7 @@ function explainListenError(error: unknown, options: HttpServerOptions): unknown
     (typeof Deno !== "undefined" && error instanceof Deno.errors.PermissionDenied) ||
     code === "EACCES"
   ) {
-    return new Error(
+    return new ConfigurationError(
       `Cannot listen on ${where}: not permitted (a privileged port, or --allow-net is missing).`,
       { cause: error },
     );

@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { ConfigurationError } from "../structs/errors.ts";
 
 /** The kinds of Deno permissions, in the order flags are printed. */
 export const PERMISSION_KINDS = [
@@ -158,10 +159,11 @@ export class PermissionSet {
   /** Grant `kind` for `target` (or the whole kind when `target` is omitted). */
   add(kind: PermissionKind, target: string | undefined, reason: string): this {
     if (target !== undefined && target.includes(",")) {
-      throw new Error(
+      throw new ConfigurationError(
         `Cannot grant ${kind} access to ${
           JSON.stringify(target)
-        }: Deno's flags separate entries with commas, so a target cannot contain one.`,
+        }: Deno's flags separate entries with commas, so a target cannot contain one; ` +
+          "rename or move it.",
       );
     }
     const same = this.#grants.find((g) => g.kind === kind && g.target === target);

@@ -14,6 +14,8 @@
  * @module
  */
 
+import { ConfigurationError } from "../structs/errors.ts";
+
 /** A namespace pattern: a glob list as described in the module docs, or a `RegExp`. */
 export type NamespacePattern = string | RegExp;
 
@@ -28,7 +30,9 @@ export function makeScope(
 ): Scope {
   const namespaces = options.namespaces ?? [];
   if (options.clusterwide && namespaces.length > 0) {
-    throw new Error("Either serve the whole cluster or a list of namespaces, not both.");
+    throw new ConfigurationError(
+      "Either serve the whole cluster (clusterwide) or a list of namespaces, not both.",
+    );
   }
   if (options.clusterwide) return { clusterwide: true };
   return { clusterwide: false, namespaces: [...namespaces] };

@@ -30,6 +30,7 @@
  */
 
 import { type Clock, realClock } from "../structs/clock.ts";
+import { ConfigurationError } from "../structs/errors.ts";
 import { Memo } from "../structs/memos.ts";
 import type { Resource } from "../structs/resources.ts";
 import { ensureLoggingConfigured } from "../platform/logging.ts";
@@ -116,7 +117,7 @@ export interface OperatorOptions {
 }
 
 /** The options cannot work with this version; the message says why in one line. */
-export class OperatorConfigurationError extends Error {
+export class OperatorConfigurationError extends ConfigurationError {
   /** The error's name, for logs and stack traces. */
   override name = "OperatorConfigurationError";
 }

@@ -16,6 +16,7 @@
 
 import type { RawBody } from "../structs/bodies.ts";
 import { blake2b } from "../structs/blake2b.ts";
+import { ConfigurationError } from "../structs/errors.ts";
 import { ensure, isFalsy, isTree, type Tree } from "./field_paths.ts";
 
 /** Kubernetes' limit on the name part of an annotation key. */
@@ -90,12 +91,12 @@ export function markKey(key: string, body: RawBody): string {
 /** Check an annotations prefix once, when a storage is configured. */
 export function checkPrefix(prefix: unknown, storage: string): string {
   if (typeof prefix !== "string" || prefix === "") {
-    throw new Error(
+    throw new ConfigurationError(
       `${storage} needs a non-empty annotations prefix, e.g. { prefix: "my-op.example.com" }.`,
     );
   }
   if (prefix.length > MAX_KEY_LENGTH - MAX_NAME_LENGTH - 1) {
-    throw new Error(
+    throw new ConfigurationError(
       `${storage}: the prefix ${JSON.stringify(prefix)} is over 189 characters; ` +
         `annotation keys built on it would exceed Kubernetes' 253; choose a shorter one.`,
     );
@@ -201,11 +202,11 @@ export function checkedStorages<T>(
   what: string,
 ): readonly T[] {
   if (!Array.isArray(storages) || storages.length === 0) {
-    throw new Error(`${owner} needs a non-empty array of ${what} storages.`);
+    throw new ConfigurationError(`${owner} needs a non-empty array of ${what} storages.`);
   }
   for (const storage of storages) {
     if (!(storage instanceof kind)) {
-      throw new Error(
+      throw new ConfigurationError(
         `${owner} accepts only ${kind.name} instances (subclass it for custom ones).`,
       );
     }

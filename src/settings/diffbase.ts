@@ -7,6 +7,7 @@
  */
 
 import type { RawBody } from "../structs/bodies.ts";
+import { ConfigurationError } from "../structs/errors.ts";
 import { toCompactJson } from "./compact_json.ts";
 import {
   checkedStorages,
@@ -140,7 +141,9 @@ export class AnnotationsDiffBaseStorage extends DiffBaseStorage {
     this.prefix = checkPrefix(options.prefix ?? "kopf.zalando.org", "AnnotationsDiffBaseStorage");
     const key = options.key ?? "last-handled-configuration";
     if (typeof key !== "string" || key === "") {
-      throw new Error('AnnotationsDiffBaseStorage needs a non-empty key, e.g. { key: "last" }.');
+      throw new ConfigurationError(
+        'AnnotationsDiffBaseStorage needs a non-empty key, e.g. { key: "last" }.',
+      );
     }
     this.key = key;
     this.v1 = options.v1 ?? true;

@@ -8,6 +8,7 @@
 
 import type { RawBody } from "../structs/bodies.ts";
 import { isMapping as isTree } from "../structs/dicts.ts";
+import { StoredStateError } from "../structs/errors.ts";
 import { Patch } from "../structs/patches.ts";
 import { type FieldPath, type FieldSpec, parseField } from "../structs/dicts.ts";
 
@@ -78,7 +79,8 @@ export function deepCopy<T>(value: T): T {
 /**
  * An object stored as JSON text on a body (an annotation, a status field), decoded:
  * `null` when nothing (or JSON `null`) is stored. Anything else that is not JSON of an
- * object raises an error with the text `problem` gives for the object's `namespace/name`.
+ * object raises a StoredStateError with the text `problem` gives for the object's
+ * `namespace/name`.
  */
 export function parseStoredObject<T extends object = Tree>(
   encoded: unknown,
@@ -95,7 +97,7 @@ export function parseStoredObject<T extends object = Tree>(
   if (decoded === null) return null;
   if (!isTree(decoded)) {
     const name = [body.metadata?.namespace, body.metadata?.name].filter(Boolean).join("/");
-    throw new Error(problem(name || "the object"));
+    throw new StoredStateError(problem(name || "the object"));
   }
   return decoded as T;
 }

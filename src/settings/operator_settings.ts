@@ -6,6 +6,7 @@
  * @module
  */
 
+import { ConfigurationError } from "../structs/errors.ts";
 import { AnnotationsDiffBaseStorage, DiffBaseStorage } from "./diffbase.ts";
 import { ProgressStorage, SmartProgressStorage } from "./progress.ts";
 
@@ -319,7 +320,7 @@ export class OperatorSettings {
     for (const [name, overrides] of Object.entries(init)) {
       const rules = RULES[name as keyof OperatorSettingsInit];
       if (!rules) {
-        throw new Error(
+        throw new ConfigurationError(
           `Unknown settings section ${JSON.stringify(name)}; known: ${
             Object.keys(RULES).join(", ")
           }.`,
@@ -337,7 +338,7 @@ export class OperatorSettings {
       >;
       for (const [field, value] of Object.entries(overrides as Record<string, unknown>)) {
         if (!rules[field]) {
-          throw new Error(
+          throw new ConfigurationError(
             `Unknown setting settings.${name}.${field}; known: ${Object.keys(rules).join(", ")}.`,
           );
         }

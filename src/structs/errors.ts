@@ -1,6 +1,7 @@
 /**
  * The errors that handlers raise to steer retries, and those the framework reports
- * (including the failed logins of the client and the login activity).
+ * (including the failed logins of the client and the login activity, and the
+ * {@link KopfError} family about the framework's own configuration and use).
  *
  * @module
  */
@@ -111,4 +112,54 @@ export const ErrorsMode: {
 export class LoginError extends Error {
   /** The error class name. */
   override name = "LoginError";
+}
+
+/**
+ * The base of the errors the framework raises about its own use: bad configuration,
+ * calls where they cannot work, unreadable state. Catch it to tell them apart from
+ * failures of the handlers' own code and of the cluster; the handler-steering errors
+ * ({@link TemporaryError}, {@link PermanentError}) are not among them.
+ */
+export class KopfError extends Error {
+  /** The error class name. */
+  override name = "KopfError";
+}
+
+/**
+ * The framework is configured in a way that cannot work: settings, options, storages,
+ * certificates, webhook servers, kubeconfig contents, state files. The message names
+ * the value and what to give instead.
+ */
+export class ConfigurationError extends KopfError {
+  /** The error class name. */
+  override name = "ConfigurationError";
+}
+
+/**
+ * A framework function is called where it cannot work (e.g. posting an event outside
+ * a running operator, adopting without an owner outside a handler), or the command
+ * line is wrong. The message says where or how to call it instead.
+ */
+export class UsageError extends KopfError {
+  /** The error class name. */
+  override name = "UsageError";
+}
+
+/**
+ * A certificate, key or CA given as PEM (or the options to issue one) cannot be used:
+ * not PEM, not X.509, not a CA, not an ECDSA P-256 PKCS#8 key, bad names or validity.
+ */
+export class CertificateError extends ConfigurationError {
+  /** The error class name. */
+  override name = "CertificateError";
+}
+
+/**
+ * State the framework keeps on an object (a progress record, the last-handled
+ * configuration) cannot be read back, e.g. an annotation edited by hand. The message
+ * names the object and the field to fix or delete.
+ */
+export class StoredStateError extends KopfError {
+  /** The error class name. */
+  override name = "StoredStateError";
 }

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { UsageError } from "./errors.ts";
 
 /** The fields of a {@link Resource}, for constructing one. */
 export interface ResourceInit {
@@ -119,10 +120,10 @@ export class Resource {
   getUrl(options: ResourceUrlOptions = {}): string {
     const { server, namespace, name, subresource, params } = options;
     if (subresource !== undefined && name === undefined) {
-      throw new Error(`A subresource (${subresource}) needs an object name.`);
+      throw new UsageError(`A subresource (${subresource}) needs an object name.`);
     }
     if (namespace !== undefined && !this.namespaced) {
-      throw new Error(`${this.name} is cluster-scoped; do not pass a namespace for it.`);
+      throw new UsageError(`${this.name} is cluster-scoped; do not pass a namespace for it.`);
     }
     let url = this.group ? `/apis/${this.group}/${this.version}` : `/api/${this.version}`;
     if (namespace !== undefined) url += `/namespaces/${encodeURIComponent(namespace)}`;

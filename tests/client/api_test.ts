@@ -17,12 +17,14 @@ import {
   APIConnectionError,
   APIError,
   APINotFoundError,
+  APIResponseError,
   APIServerError,
   APITimeoutError,
   APITooManyRequestsError,
   APIUnprocessableError,
 } from "../../src/client/errors.ts";
 import type { ConnectionInfo } from "../../src/structs/credentials.ts";
+import { UsageError } from "../../src/structs/errors.ts";
 import { json, ScriptedServer, status } from "./scripted_server.ts";
 
 function clientFor(info: ConnectionInfo, errorBackoffs: number[] = [], requestTimeout?: number) {
@@ -104,6 +106,26 @@ Deno.test("an error response that is not a Status keeps the status line and a te
   const error = await assertRejects(() => api.request("GET", "/x"), APINotFoundError);
   assertEquals(error.status.reason, "Not Found");
   assertStringIncludes(error.message, "Bad gateway");
+});
+
+Deno.test("a successful response that is not JSON is an APIResponseError with the body", async () => {
+  const page = "<html><body>Sign in to continue</body></html>";
+  await using server = ScriptedServer.start(() => new Response(page, { status: 200 }));
+  await using api = clientFor(server.info(), [0.01]);
+  const error = await assertRejects(() => api.request("GET", "/x"), APIResponseError);
+  assertEquals([error.code, error.body, error.method, error.path], [200, page, "GET", "/x"]);
+  assertStringIncludes(error.message, "GET /x answered with a body that is not JSON: <html>");
+  assertStringIncludes(error.message, "check that the server URL points at the Kubernetes API");
+  assert(error.cause instanceof SyntaxError);
+  assertEquals(server.requests.length, 1); // not retried: the server will say the same again
+});
+
+Deno.test("a closed client refuses requests with a UsageError", async () => {
+  await using server = ScriptedServer.start(() => json({ ok: true }));
+  const api = clientFor(server.info());
+  await api.close();
+  await assertRejects(() => api.request("GET", "/api"), UsageError, "make a new one");
+  assertEquals(server.requests.length, 0);
 });
 
 Deno.test("a request slower than the request timeout fails with APITimeoutError after retries", async () => {

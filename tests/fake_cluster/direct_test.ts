@@ -11,6 +11,7 @@ import {
   assertThrows,
 } from "../assert.ts";
 import { configMap, exampleCrd } from "./helpers.ts";
+import { ConfigurationError } from "../../src/structs/errors.ts";
 
 Deno.test("direct create/get/list/patch/replace/delete work without a client", async () => {
   await using cluster = await FakeCluster.start();
@@ -150,7 +151,7 @@ Deno.test("a state file that is not ours is refused with a clear message", async
     await Deno.writeTextFile(`${dir}/s.json`, '{"hello": 1}');
     await assertRejects(
       () => FakeCluster.start({ state: `${dir}/s.json` }),
-      Error,
+      ConfigurationError,
       "not a fake cluster state file",
     );
   } finally {
@@ -186,7 +187,7 @@ Deno.test("client certificates from the cluster's CA authenticate; requests with
 Deno.test("clientCertificates without tls is refused with a clear message", async () => {
   await assertRejects(
     () => FakeCluster.start({ clientCertificates: true }),
-    Error,
+    ConfigurationError,
     "needs tls: true",
   );
 });

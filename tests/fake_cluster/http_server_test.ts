@@ -7,7 +7,8 @@ import {
   startHttpServer,
   startNodeHttpServer,
 } from "../../src/platform/http_server.ts";
-import { assertEquals } from "../assert.ts";
+import { assert, assertEquals } from "../assert.ts";
+import { ConfigurationError } from "../../src/structs/errors.ts";
 
 const implementations = [
   ["Deno.serve", startHttpServer],
@@ -75,6 +76,7 @@ Deno.test("a port in use is refused with an error that says what to do", async (
   try {
     const error = await startHttpServer({ port: first.port, handler: () => new Response("y") })
       .then(() => undefined, (e: Error) => e);
+    assert(error instanceof ConfigurationError, `a ConfigurationError: ${error}`);
     assertEquals(
       error?.message,
       `Cannot listen on 127.0.0.1:${first.port}: the port is in use; pick another port, or 0 for any free one.`,

@@ -11,6 +11,7 @@ import {
 } from "../../src/kits/hierarchies.ts";
 import { createObjectLogger, runInObjectScope } from "../../src/handling/loggers.ts";
 import type { JsonObject } from "../../src/structs/bodies.ts";
+import { UsageError } from "../../src/structs/errors.ts";
 
 const OWNER = {
   apiVersion: "kopf.dev/v1",
@@ -106,10 +107,14 @@ Deno.test("inside a handler, the owner defaults to the object being handled", as
 });
 
 Deno.test("outside a handler, helpers without an explicit owner say how to fix the call", () => {
-  assertThrows(() => adopt({}), Error, "kopf.adopt() needs an owner: pass { owner } explicitly");
-  assertThrows(() => label({}), Error, "kopf.label() needs an owner");
-  assertThrows(() => harmonizeNaming({}), Error, "kopf.harmonizeNaming() needs an owner");
-  assertThrows(() => adjustNamespace({}), Error, "kopf.adjustNamespace() needs an owner");
+  assertThrows(
+    () => adopt({}),
+    UsageError,
+    "kopf.adopt() needs an owner: pass { owner } explicitly",
+  );
+  assertThrows(() => label({}), UsageError, "kopf.label() needs an owner");
+  assertThrows(() => harmonizeNaming({}), UsageError, "kopf.harmonizeNaming() needs an owner");
+  assertThrows(() => adjustNamespace({}), UsageError, "kopf.adjustNamespace() needs an owner");
 });
 
 Deno.test("label() adds labels but keeps existing ones unless forced", () => {
@@ -200,7 +205,7 @@ Deno.test("harmonizeNaming() without a name follows the object being handled", (
 Deno.test("harmonizeNaming() with no name anywhere fails clearly", () => {
   const nameless = { apiVersion: "v1", kind: "X", metadata: { uid: "u" } };
   runInObjectScope({ body: nameless, logger: createObjectLogger(nameless) }, () => {
-    assertThrows(() => harmonizeNaming({}), Error, "pass the name explicitly");
+    assertThrows(() => harmonizeNaming({}), UsageError, "pass the name explicitly");
   });
 });
 

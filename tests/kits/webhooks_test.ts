@@ -28,6 +28,7 @@ import {
   type WebhookRequestInfo,
 } from "../../src/engines/admission.ts";
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../assert.ts";
+import { ConfigurationError } from "../../src/structs/errors.ts";
 
 const quiet = { debug() {}, info() {}, warning() {}, error() {} };
 
@@ -188,7 +189,10 @@ Deno.test("an encrypted key or half a certificate fails the start with one line"
     [{ port: 0, certdata: "x" }, "both a certificate"],
   ];
   for (const [options, text] of cases) {
-    const error = await assertRejects(() => start(new WebhookServer(options), fn));
+    const error = await assertRejects(
+      () => start(new WebhookServer(options), fn),
+      ConfigurationError,
+    );
     assertStringIncludes(error.message, text);
     assert(!error.message.includes("\n"));
   }
@@ -234,7 +238,10 @@ Deno.test("the auto server recognises K3s and Minikube, else serves locally", as
 Deno.test("tunnels are refused in one line saying what to use; the auto tunnel serves local clusters", async () => {
   const { fn } = engine();
   for (const tunnel of [new WebhookNgrokTunnel({ token: "x" }), new WebhookAutoTunnel()]) {
-    const error = await assertRejects(() => start(tunnel, fn, facts("v1.31.0")));
+    const error = await assertRejects(
+      () => start(tunnel, fn, facts("v1.31.0")),
+      ConfigurationError,
+    );
     assertStringIncludes(error.message, "tunnels (ngrok) are not supported by this version");
     assertStringIncludes(error.message, "kopf.WebhookServer");
     assert(!error.message.includes("\n"));

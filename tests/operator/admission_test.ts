@@ -4,7 +4,7 @@
  * webhooks on exit, and objects created through the fake cluster's HTTP API are denied
  * or mutated by the operator's handlers (the fake API server calls the webhooks).
  */
-import { AdmissionError } from "../../src/structs/errors.ts";
+import { AdmissionError, ConfigurationError } from "../../src/structs/errors.ts";
 import type { RawBody } from "../../src/structs/bodies.ts";
 import { on } from "../../src/intents/registration.ts";
 import { operator, OperatorConfigurationError } from "../../src/reactor/running.ts";
@@ -136,8 +136,9 @@ Deno.test("a tunnel fails the operator's start with one line saying what to use 
   on.validate("kex", { registry }, function check() {});
   const settings = testSettings();
   settings.admission.server = new WebhookNgrokTunnel();
-  const error = await assertRejects(() =>
-    operator({ registry, settings, standalone: true, namespaces: ["default"] })
+  const error = await assertRejects(
+    () => operator({ registry, settings, standalone: true, namespaces: ["default"] }),
+    ConfigurationError,
   );
   assertStringIncludes(error.message, "not supported by this version");
   assertStringIncludes(error.message, "kopf.WebhookServer");
@@ -181,8 +182,21 @@ Deno.test("a custom server function is served; when it ends unexpectedly, the op
   const hooks = hooksOf(cluster, VALIDATING, "custom.kopf.dev");
   assertEquals(hooks[0].clientConfig, { url: "https://webhooks.example.com/base/check" });
   release();
-  const error = await assertRejects(() => op);
-  assertStringIncludes(error.message, "The webhook server has stopped unexpectedly.");
+  const error = await assertRejects(() => op, ConfigurationError);
+  assertStringIncludes(error.message, "The webhook server has stopped unexpectedly;");
+});
+
+Deno.test("a server that ends before yielding its client config fails the start with a ConfigurationError", async () => {
+  await using cluster = await startCluster();
+  const registry = clusterRegistry(cluster);
+  on.validate("kex", { registry }, function check() {});
+  const settings = testSettings();
+  settings.admission.server = async function* silent() {};
+  await assertRejects(
+    () => operator({ registry, settings, standalone: true, namespaces: ["default"] }),
+    ConfigurationError,
+    "The webhook server ended before it said where it listens",
+  );
 });
 
 Deno.test("a refused write of the managed configurations fails the start, stops the server and removes its webhooks", async () => {

@@ -1,10 +1,12 @@
 import { assertEquals, assertThrows } from "../assert.ts";
 import {
   AnnotationsDiffBaseStorage,
+  ConfigurationError,
   MultiDiffBaseStorage,
   OperatorSettings,
   StatusDiffBaseStorage,
   StatusProgressStorage,
+  StoredStateError,
 } from "../../mod.ts";
 import { loadEssences } from "../../src/settings/essences.ts";
 import type { RawBody } from "../../mod.ts";
@@ -105,7 +107,7 @@ Deno.test("the stored essence is read back from annotations Python Kopf wrote", 
       storage.fetch({
         body: { metadata: { annotations: { "kopf.zalando.org/last-handled-configuration": "[" } } },
       }),
-    Error,
+    StoredStateError,
     "is not JSON of an object",
   );
 });
@@ -145,7 +147,7 @@ Deno.test("a multi diff-base storage writes to all and reads the first that has 
       body: BODY,
     }),
   );
-  assertThrows(() => new MultiDiffBaseStorage([]), Error, "non-empty array");
+  assertThrows(() => new MultiDiffBaseStorage([]), ConfigurationError, "non-empty array");
 });
 
 Deno.test("old and new essences exclude progress fields and tell a real change", async () => {

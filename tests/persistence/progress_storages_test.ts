@@ -1,10 +1,12 @@
 import { assert, assertEquals, assertThrows } from "../assert.ts";
 import {
   AnnotationsProgressStorage,
+  ConfigurationError,
   MultiProgressStorage,
   ProgressStorage,
   SmartProgressStorage,
   StatusProgressStorage,
+  StoredStateError,
 } from "../../mod.ts";
 import type { ProgressFetchArgs, ProgressRecord, RawBody } from "../../mod.ts";
 import { Patch } from "../../src/structs/patches.ts";
@@ -89,7 +91,7 @@ Deno.test("a corrupted progress annotation is reported with how to fix it", () =
   const storage = new AnnotationsProgressStorage();
   assertThrows(
     () => storage.fetch({ key: "fn", body: body({ "kopf.zalando.org/fn": "{oops" }) }),
-    Error,
+    StoredStateError,
     "The annotation kopf.zalando.org/fn of default/kex is not a JSON progress record",
   );
 });
@@ -242,11 +244,15 @@ Deno.test("custom async storages plug into a multi-storage; non-storages are ref
   assertEquals(await multi.fetch({ key: "fn", body: body() }), { retries: 1 });
   await multi.purge({ key: "fn", body: body(), patch });
   assertEquals(records.size, 0);
-  assertThrows(() => new MultiProgressStorage([]), Error, "non-empty array");
+  assertThrows(() => new MultiProgressStorage([]), ConfigurationError, "non-empty array");
   assertThrows(
     () => new MultiProgressStorage([{} as ProgressStorage]),
-    Error,
+    ConfigurationError,
     "only ProgressStorage instances",
   );
-  assertThrows(() => new AnnotationsProgressStorage({ prefix: "" }), Error, "non-empty");
+  assertThrows(
+    () => new AnnotationsProgressStorage({ prefix: "" }),
+    ConfigurationError,
+    "non-empty",
+  );
 });

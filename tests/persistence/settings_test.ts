@@ -2,6 +2,7 @@ import { assert, assertEquals, assertThrows } from "../assert.ts";
 import {
   AnnotationsDiffBaseStorage,
   AnnotationsProgressStorage,
+  ConfigurationError,
   OperatorSettings,
   SmartProgressStorage,
 } from "../../mod.ts";
@@ -94,12 +95,12 @@ Deno.test("bad settings are refused with the path and what is expected", () => {
   );
   assertThrows(
     () => new OperatorSettings({ watching: { serverTimout: 1 } as never }),
-    Error,
+    ConfigurationError,
     "Unknown setting settings.watching.serverTimout",
   );
   assertThrows(
     () => new OperatorSettings({ logging: {} } as never),
-    Error,
+    ConfigurationError,
     'Unknown settings section "logging"',
   );
   assertThrows(

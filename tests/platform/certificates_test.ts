@@ -27,6 +27,7 @@ import {
   tlv,
 } from "../../src/platform/der.ts";
 import { ROOT, run, runDeno } from "./commands.ts";
+import { CertificateError } from "../../src/structs/errors.ts";
 
 let shared: Promise<{ ca: CertificateAuthority; server: CertificatePem }> | undefined;
 
@@ -166,7 +167,7 @@ Deno.test("bad input to the certificate functions fails with one clear line", as
   const { ca, server } = await sharedPki();
   const lines: string[] = [];
   const capture = async (fn: () => Promise<unknown>, fragment: string) => {
-    const error = await assertRejects(fn, Error, fragment);
+    const error = await assertRejects(fn, CertificateError, fragment);
     lines.push(error.message);
   };
   await capture(() => issueServerCertificate(ca, { hostnames: [] }), "at least one hostname");
@@ -193,7 +194,7 @@ Deno.test("bad input to the certificate functions fails with one clear line", as
     () => issueClientCertificate({ certPem: "garbage", keyPem: ca.keyPem }, { commonName: "x" }),
     'no "-----BEGIN CERTIFICATE-----" block',
   );
-  assertThrows(() => describeCertificate("nothing here"), Error, "BEGIN CERTIFICATE");
+  assertThrows(() => describeCertificate("nothing here"), CertificateError, "BEGIN CERTIFICATE");
   for (const line of lines) assert(!line.includes("\n"), `one line: ${line}`);
 });
 

@@ -11,6 +11,7 @@ import {
 } from "../../src/cli/permissions.ts";
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../assert.ts";
 import { ROOT, runDeno } from "./commands.ts";
+import { ConfigurationError, UsageError } from "../../src/structs/errors.ts";
 import { FakeCluster } from "../../src/testing/mod.ts";
 
 const MAIN_CONFIG = `
@@ -162,8 +163,13 @@ Deno.test("listeners and the liveness endpoint are added", async () => {
     ]);
     await assertRejects(
       () => planPermissions({ env: envOf({ KUBECONFIG: kubeconfig }), listen: ["9443"] }),
-      Error,
+      UsageError,
       "is not host:port",
+    );
+    await assertRejects(
+      () => planPermissions({ env: envOf({ KUBECONFIG: kubeconfig }), liveness: "healthz" }),
+      UsageError,
+      '--liveness is not a URL: "healthz"; use e.g. http://0.0.0.0:8080/healthz.',
     );
   });
 });
@@ -224,29 +230,35 @@ Deno.test("bad configurations fail with one line naming the file and the problem
     const env = envOf({ KUBECONFIG: kubeconfig });
     await assertRejects(
       () => planPermissions({ env, context: "nope" }),
-      Error,
+      ConfigurationError,
       'The context "nope" is not defined in',
     );
     await Deno.writeTextFile(`${dir}/bad`, "clusters: [unclosed\n");
     await assertRejects(
       () => planPermissions({ kubeconfig: `${dir}/bad`, env }),
-      Error,
+      ConfigurationError,
       `The kubeconfig ${dir}/bad is not valid YAML`,
     );
     await assertRejects(
       () => planPermissions({ kubeconfig: `${dir}/absent`, env }),
-      Error,
-      `The kubeconfig ${dir}/absent does not exist.`,
+      ConfigurationError,
+      `The kubeconfig ${dir}/absent does not exist; give an existing file.`,
     );
     await assertRejects(
       () => planPermissions({ env: envOf({ HOME: `${dir}/nowhere` }) }),
-      Error,
+      ConfigurationError,
       "No Kubernetes configuration found",
+    );
+    await Deno.writeTextFile(`${dir}/noserver`, MAIN_CONFIG.replace("https://127", "127"));
+    await assertRejects(
+      () => planPermissions({ kubeconfig: `${dir}/noserver`, env }),
+      ConfigurationError,
+      'The server of dev-cluster is not a URL: "127.0.0.1:6443"; use e.g. https://host:6443.',
     );
     await Deno.writeTextFile(`${dir}/nouser`, MAIN_CONFIG.replace("user: dev-user", "user: ghost"));
     await assertRejects(
       () => planPermissions({ kubeconfig: `${dir}/nouser`, env }),
-      Error,
+      ConfigurationError,
       'refers to the user "ghost", which is not defined in',
     );
   });

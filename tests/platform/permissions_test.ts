@@ -10,6 +10,7 @@ import {
 } from "../../src/platform/permissions.ts";
 import { assert, assertEquals, assertMatch, assertThrows } from "../assert.ts";
 import { ROOT, run, runDeno } from "./commands.ts";
+import { ConfigurationError } from "../../src/structs/errors.ts";
 
 /** A child script doing one guarded action; it prints the permission line or `ok`. */
 const PROBE = `
@@ -139,7 +140,7 @@ Deno.test("a permission set prints one flag per kind, in a stable order", () => 
   set.add("net", undefined, "somewhere unknown");
   assertEquals(set.flags()[0], "--allow-net", "a whole-kind grant covers the targets");
   assertEquals(new PermissionSet().merge(set).flags(), set.flags());
-  assertThrows(() => set.add("read", "/a,b", "x"), Error, "cannot contain one");
+  assertThrows(() => set.add("read", "/a,b", "x"), ConfigurationError, "cannot contain one");
   assertEquals(flagFor("net", "0.0.0.0:0"), "--allow-net=0.0.0.0");
   assertEquals(flagFor("env"), "--allow-env");
 });

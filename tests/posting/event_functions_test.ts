@@ -6,6 +6,7 @@ import {
   runWithPostingTarget,
 } from "../../src/handling/posting_queue.ts";
 import type { K8sEventRequest } from "../../src/structs/k8s_events.ts";
+import { UsageError } from "../../src/structs/errors.ts";
 import { drain, postingTarget } from "./targets.ts";
 
 const OBJ = {
@@ -94,7 +95,11 @@ Deno.test("events about Event objects are silently skipped", () => {
 });
 
 Deno.test("outside of an operator, the event functions say what is missing", () => {
-  assertThrows(() => info(OBJ, { reason: "R" }), Error, "kopf.info() needs a running operator");
+  assertThrows(
+    () => info(OBJ, { reason: "R" }),
+    UsageError,
+    "kopf.info() needs a running operator",
+  );
 });
 
 Deno.test("a registered fallback target receives events from outside any operator's flow", () => {
@@ -106,7 +111,7 @@ Deno.test("a registered fallback target receives events from outside any operato
     unregister();
   }
   assertEquals(target.queue.shift()?.reason, "Fallback");
-  assertThrows(() => warn(OBJ, { reason: "R" }), Error, "needs a running operator");
+  assertThrows(() => warn(OBJ, { reason: "R" }), UsageError, "needs a running operator");
 });
 
 Deno.test("values that are not objects are rejected with a hint", () => {

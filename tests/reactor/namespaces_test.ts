@@ -1,4 +1,5 @@
 import { assert, assertEquals, assertThrows } from "../assert.ts";
+import { ConfigurationError } from "../../src/structs/errors.ts";
 import {
   compileGlob,
   isServedNamespace,
@@ -113,7 +114,11 @@ Deno.test("a cluster-wide scope serves every namespace and watches none", () => 
 });
 
 Deno.test("a scope cannot be both cluster-wide and restricted to namespaces", () => {
-  assertThrows(() => makeScope({ clusterwide: true, namespaces: ["a"] }), Error, "not both");
+  assertThrows(
+    () => makeScope({ clusterwide: true, namespaces: ["a"] }),
+    ConfigurationError,
+    "not both",
+  );
 });
 
 Deno.test("only real patterns need the cluster's namespaces to be watched", () => {

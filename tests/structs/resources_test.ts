@@ -1,5 +1,6 @@
 import { assertEquals, assertThrows } from "../assert.ts";
 import { Resource } from "../../src/structs/resources.ts";
+import { UsageError } from "../../src/structs/errors.ts";
 
 const KEX = new Resource({
   group: "kopf.dev",
@@ -34,6 +35,6 @@ Deno.test("resource URLs: query parameters without undefined ones, and a server 
 });
 
 Deno.test("resource URLs: a subresource needs a name; cluster-scoped ones take no namespace", () => {
-  assertThrows(() => KEX.getUrl({ subresource: "status" }), Error, "needs an object name");
-  assertThrows(() => NODES.getUrl({ namespace: "ns" }), Error, "cluster-scoped");
+  assertThrows(() => KEX.getUrl({ subresource: "status" }), UsageError, "needs an object name");
+  assertThrows(() => NODES.getUrl({ namespace: "ns" }), UsageError, "cluster-scoped");
 });

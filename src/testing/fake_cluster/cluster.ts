@@ -9,6 +9,7 @@
 import { stringify as toYaml } from "yaml";
 import type { ConnectionInfo } from "../../structs/credentials.ts";
 import type { JsonObject, JsonValue, RawBody } from "../../structs/bodies.ts";
+import { ConfigurationError, UsageError } from "../../structs/errors.ts";
 import {
   type HttpServer,
   type HttpServerTls,
@@ -224,7 +225,7 @@ export class FakeCluster implements AsyncDisposable {
         ? crypto.randomUUID().replaceAll("-", "")
         : undefined);
     if (options.clientCertificates && !options.tls) {
-      throw new Error(
+      throw new ConfigurationError(
         "FakeCluster: clientCertificates needs tls: true (certificates travel over TLS).",
       );
     }
@@ -424,7 +425,9 @@ export class FakeCluster implements AsyncDisposable {
   /** Save the objects to the state file now (also done on stop when `state` is set). */
   async save(path?: string): Promise<void> {
     const file = path ?? this.#state;
-    if (!file) throw new Error("save() needs a path: this cluster was started without `state`.");
+    if (!file) {
+      throw new UsageError("save() needs a path: this cluster was started without `state`.");
+    }
     await saveState(this.#objects, file);
   }
 

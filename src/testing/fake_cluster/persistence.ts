@@ -6,6 +6,7 @@
  * @module
  */
 import type { JsonObject, JsonValue } from "../../structs/bodies.ts";
+import { ConfigurationError } from "../../structs/errors.ts";
 import { writeTextFileAtomic } from "../../platform/state_files.ts";
 import { readTextFileIfExists } from "../../platform/files.ts";
 import { typeKey } from "./catalog.ts";
@@ -48,12 +49,13 @@ export async function readState(file: string): Promise<StateFile | undefined> {
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw new Error(
+    throw new ConfigurationError(
       `The state file ${file} is not valid JSON (${(error as Error).message}); fix or remove it.`,
+      { cause: error },
     );
   }
   if (!isObject(parsed) || parsed.format !== FORMAT || !Array.isArray(parsed.objects)) {
-    throw new Error(
+    throw new ConfigurationError(
       `The file ${file} is not a fake cluster state file (format ${FORMAT}); pass another --state path.`,
     );
   }
@@ -73,7 +75,7 @@ export function restoreState(objects: Objects, state: StateFile, file: string): 
   for (const object of ordered) {
     const type = objects.catalog.byKind(String(object.apiVersion ?? ""), String(object.kind ?? ""));
     if (!type) {
-      throw new Error(
+      throw new ConfigurationError(
         `The state file ${file} holds a ${object.apiVersion}/${object.kind} object, which this cluster does not serve; is its CRD missing from the file?`,
       );
     }
