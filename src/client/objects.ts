@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { UsageError } from "../structs/errors.ts";
 import type { JsonObject, JsonValue, RawBody } from "../structs/bodies.ts";
 import type { Resource } from "../structs/resources.ts";
 import type { ApiClient, QueryParams } from "./api.ts";
@@ -124,7 +125,7 @@ async function locate(
   if (!resource.namespaced) return { name: ref.name };
   const namespace = ref.namespace || await api.defaultNamespace(signal);
   if (!namespace) {
-    throw new TypeError(
+    throw new UsageError(
       `${what} of ${resource.name} needs a namespace: it is a namespaced resource ` +
         `and the credentials have no default namespace.`,
     );
@@ -255,15 +256,15 @@ export async function patchObject(
 ): Promise<RawBody> {
   const type = options.type ?? "merge";
   if (type === "json" && !Array.isArray(patch)) {
-    throw new TypeError("A JSON Patch must be a list of operations like { op, path, value }.");
+    throw new UsageError("A JSON Patch must be a list of operations like { op, path, value }.");
   }
   if (type !== "json" && Array.isArray(patch)) {
-    throw new TypeError(
+    throw new UsageError(
       `A ${type} patch must be an object; for a list of operations use type "json".`,
     );
   }
   if (type === "apply" && !options.fieldManager) {
-    throw new TypeError("Server-side apply needs a fieldManager.");
+    throw new UsageError("Server-side apply needs a fieldManager.");
   }
   const where = await locate(api, resource, ref, "Patching an object", options.signal);
   return await api.request<RawBody>("PATCH", objectPath(resource, where, options.subresource), {

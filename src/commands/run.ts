@@ -20,12 +20,12 @@ import { oneLine, operator, type OperatorOptions, run } from "../reactor/running
 import { missingCredentials } from "./credentials.ts";
 import {
   collect,
+  CommandLineError,
   loadSources,
   parsePriority,
   planRun,
   type RunFlags,
   type RunPlan,
-  UsageError,
 } from "./run_options.ts";
 
 /**
@@ -66,13 +66,13 @@ export async function executeRun(plan: RunPlan, context: RunContext = {}): Promi
   const registry = context.registry ?? getDefaultRegistry();
   await loadSources(plan.sources, { registry, fresh: context.fresh });
   if (registry.handlers.length === 0) {
-    throw new UsageError(
+    throw new CommandLineError(
       "Nothing to run: no handlers are registered. Give the operator's files or -m modules.",
     );
   }
   if (!context.login) {
     const missing = await missingCredentials(registry, { kubeconfig: plan.kubeconfig });
-    if (missing) throw new UsageError(missing);
+    if (missing) throw new CommandLineError(missing);
   }
   // Options left unset are not passed: the settings (and startup handlers) decide them.
   const options: OperatorOptions = {
@@ -139,7 +139,7 @@ export function runCommand(context: RunContext = {}): Command {
       } catch (error) {
         if (context.signal) throw error;
         self.error(`kopf run: ${oneLine(error)}`, {
-          exitCode: error instanceof UsageError ? 2 : 1,
+          exitCode: error instanceof CommandLineError ? 2 : 1,
         });
       }
     });

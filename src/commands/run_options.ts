@@ -6,6 +6,7 @@
  * @module
  */
 import { InvalidArgumentError } from "@commander-js/extra-typings";
+import { UsageError } from "../structs/errors.ts";
 import { fileUrlOf } from "../platform/modules.ts";
 import { pathExists } from "../platform/files.ts";
 import type { LoggingOptions } from "../platform/logging.ts";
@@ -84,8 +85,9 @@ export interface RunPlan {
 }
 
 /** A wrong command line: printed as one line, exit code 2. */
-export class UsageError extends Error {
-  override name = "UsageError";
+export class CommandLineError extends UsageError {
+  /** The error's name. */
+  override name = "CommandLineError";
 }
 
 /** Parse `--priority`: an integer. */
@@ -109,20 +111,22 @@ export function checkLivenessUrl(value: string): string {
   try {
     parseLivenessEndpoint(value);
   } catch (error) {
-    throw new UsageError(`--liveness: ${(error as Error).message}`);
+    throw new CommandLineError(`--liveness: ${(error as Error).message}`);
   }
   return value;
 }
 
-/** Check the flags and the files; throws {@link UsageError} with one line on bad input. */
+/** Check the flags and the files; throws {@link CommandLineError} with one line on bad input. */
 export function planRun(files: readonly string[], flags: RunFlags): RunPlan {
   const namespaces = flags.namespace ?? [];
   const warnings: string[] = [];
   if (flags.allNamespaces && namespaces.length > 0) {
-    throw new UsageError("Use either -n/--namespace or -A/--all-namespaces, not both.");
+    throw new CommandLineError("Use either -n/--namespace or -A/--all-namespaces, not both.");
   }
   for (const pattern of namespaces) {
-    if (pattern.trim() === "") throw new UsageError("-n/--namespace needs a non-empty pattern.");
+    if (pattern.trim() === "") {
+      throw new CommandLineError("-n/--namespace needs a non-empty pattern.");
+    }
   }
   if (!flags.allNamespaces && namespaces.length === 0) {
     warnings.push(
@@ -131,19 +135,21 @@ export function planRun(files: readonly string[], flags: RunFlags): RunPlan {
     );
   }
   if (flags.standalone && flags.peering !== undefined) {
-    throw new UsageError("Use either --standalone or --peering, not both.");
+    throw new CommandLineError("Use either --standalone or --peering, not both.");
   }
   if (flags.peering !== undefined && flags.peering.trim() === "") {
-    throw new UsageError("--peering needs the name of a peering object.");
+    throw new CommandLineError("--peering needs the name of a peering object.");
   }
   for (const [flag, value] of [["--kubeconfig", flags.kubeconfig], ["--context", flags.context]]) {
-    if (value !== undefined && value.trim() === "") throw new UsageError(`${flag} needs a value.`);
+    if (value !== undefined && value.trim() === "") {
+      throw new CommandLineError(`${flag} needs a value.`);
+    }
   }
   if ([flags.verbose, flags.debug, flags.quiet].filter(Boolean).length > 1) {
-    throw new UsageError("Use only one of --verbose, --debug and --quiet.");
+    throw new CommandLineError("Use only one of --verbose, --debug and --quiet.");
   }
   if (flags.logRefkey !== undefined && flags.logRefkey.trim() === "") {
-    throw new UsageError("--log-refkey needs a key, such as `object`.");
+    throw new CommandLineError("--log-refkey needs a key, such as `object`.");
   }
   const sources: OperatorSource[] = [
     ...files.map((name) => ({ name, specifier: fileUrlOf(name), file: true })),
@@ -177,7 +183,7 @@ export function planRun(files: readonly string[], flags: RunFlags): RunPlan {
 
 /** A module specifier as `-m` takes it: relative paths are resolved like files. */
 function moduleSpecifier(name: string): string {
-  if (name.trim() === "") throw new UsageError("-m/--module needs a module specifier.");
+  if (name.trim() === "") throw new CommandLineError("-m/--module needs a module specifier.");
   return name.startsWith("./") || name.startsWith("../") ? fileUrlOf(name) : name;
 }
 
@@ -200,7 +206,7 @@ let loading: Promise<unknown> = Promise.resolve();
 /**
  * Import the operator's files and modules; their `kopf.on.*` calls register handlers on
  * the registry given (made the default one meanwhile). A missing file or a module that
- * fails to load ends with a {@link UsageError} naming it.
+ * fails to load ends with a {@link CommandLineError} naming it.
  */
 export async function loadSources(
   sources: readonly OperatorSource[],
@@ -208,7 +214,7 @@ export async function loadSources(
 ): Promise<void> {
   for (const source of sources) {
     if (source.file && !(await pathExists(source.name))) {
-      throw new UsageError(`Cannot load ${source.name}: no such file.`);
+      throw new CommandLineError(`Cannot load ${source.name}: no such file.`);
     }
   }
   const turn = loading.then(() => importOnto(sources, options));
@@ -229,7 +235,7 @@ async function importOnto(sources: readonly OperatorSource[], options: LoadOptio
         await import(specifier);
       } catch (error) {
         const why = error instanceof Error ? error.message.split("\n")[0] : String(error);
-        throw new UsageError(`Cannot load ${source.name}: ${why}`, { cause: error });
+        throw new CommandLineError(`Cannot load ${source.name}: ${why}`, { cause: error });
       }
     }
   } finally {

@@ -486,7 +486,7 @@ export async function startAdmission(options: AdmissionOptions): Promise<Running
   const { api, registry, settings, logger } = options;
   const server = settings.admission.server;
   if (!isAdmissionServer(server)) {
-    throw new TypeError(
+    throw new ConfigurationError(
       "settings.admission.server must be a webhook server (e.g. new kopf.WebhookServer()), " +
         "or a function yielding client configs.",
     );

@@ -7,6 +7,7 @@
  * @module
  */
 
+import { ConfigurationError } from "../structs/errors.ts";
 import { realClock } from "../structs/clock.ts";
 import { describeError } from "../structs/log_formats.ts";
 import { type HttpServer, startHttpServer } from "../platform/http_server.ts";
@@ -36,13 +37,13 @@ export function parseLivenessEndpoint(
   try {
     url = new URL(endpoint);
   } catch {
-    throw new TypeError(
+    throw new ConfigurationError(
       `The liveness endpoint ${JSON.stringify(endpoint)} is not a URL; ` +
         "give one like http://0.0.0.0:8080/healthz.",
     );
   }
   if (url.protocol !== "http:") {
-    throw new TypeError(
+    throw new ConfigurationError(
       `The liveness endpoint ${
         JSON.stringify(endpoint)
       } must use http:// (only HTTP is supported).`,

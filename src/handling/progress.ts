@@ -22,6 +22,7 @@
  */
 
 import { isMapping, jsonEqual } from "../structs/dicts.ts";
+import { StoredStateError } from "../structs/errors.ts";
 import type { RawBody } from "../structs/bodies.ts";
 import { type Clock, realClock } from "../structs/clock.ts";
 import { Patch } from "../structs/patches.ts";
@@ -131,7 +132,7 @@ function readTime(record: ProgressRecord, field: "started" | "stopped" | "delaye
   if (value === undefined || value === null) return null;
   const micros = typeof value === "string" ? parseIso8601(value) : null;
   if (micros === null) {
-    throw new Error(
+    throw new StoredStateError(
       `The progress record of handler ${JSON.stringify(id)} has a bad ${field} time ` +
         `${JSON.stringify(value)}; fix or delete the record to let the handler continue.`,
     );

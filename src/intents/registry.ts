@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { UsageError } from "../structs/errors.ts";
 import type { FieldPath } from "../structs/dicts.ts";
 import type { Resource } from "../structs/resources.ts";
 import type { Selection, Selector } from "../structs/selectors.ts";
@@ -396,7 +397,7 @@ export function getDefaultRegistry(): OperatorRegistry {
 /** Replace the default registry (e.g. a fresh one per test). */
 export function setDefaultRegistry(registry: OperatorRegistry): void {
   if (!(registry instanceof OperatorRegistry)) {
-    throw new TypeError("setDefaultRegistry() takes a kopf.OperatorRegistry.");
+    throw new UsageError("setDefaultRegistry() takes a kopf.OperatorRegistry.");
   }
   defaultRegistry = registry;
 }

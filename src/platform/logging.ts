@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { ConfigurationError } from "../structs/errors.ts";
 import {
   type Config,
   configureSync,
@@ -71,12 +72,12 @@ export interface LoggingOptions {
 export function configure(options: LoggingOptions = {}): void {
   const format = options.logFormat ?? "full";
   if (!LOG_FORMATS.includes(format)) {
-    throw new RangeError(
+    throw new ConfigurationError(
       `Unknown log format ${JSON.stringify(format)}: use one of ${LOG_FORMATS.join(", ")}.`,
     );
   }
   if (options.logRefkey !== undefined && options.logRefkey.trim() === "") {
-    throw new RangeError("The log refkey must not be empty: give a key such as `object`.");
+    throw new ConfigurationError("The log refkey must not be empty: give a key such as `object`.");
   }
   const layout: LogLayout = {
     format,

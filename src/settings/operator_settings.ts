@@ -315,7 +315,9 @@ export class OperatorSettings {
   /** Settings with Kopf's defaults, overridden by `init` (validated). */
   constructor(init: OperatorSettingsInit = {}) {
     if (typeof init !== "object" || init === null) {
-      throw new TypeError("OperatorSettings takes an object of sections, e.g. { posting: {...} }.");
+      throw new ConfigurationError(
+        "OperatorSettings takes an object of sections, e.g. { posting: {...} }.",
+      );
     }
     for (const [name, overrides] of Object.entries(init)) {
       const rules = RULES[name as keyof OperatorSettingsInit];
@@ -328,7 +330,7 @@ export class OperatorSettings {
       }
       if (overrides === undefined) continue;
       if (typeof overrides !== "object" || overrides === null || Array.isArray(overrides)) {
-        throw new TypeError(
+        throw new ConfigurationError(
           `settings.${name} must be given as an object of fields, e.g. { ${name}: { ... } }.`,
         );
       }
@@ -360,7 +362,7 @@ export class OperatorSettings {
         const value = section[field];
         const expected = check(path, value);
         if (expected !== undefined) {
-          throw new TypeError(`${path} must be ${expected}; got ${describe(value)}.`);
+          throw new ConfigurationError(`${path} must be ${expected}; got ${describe(value)}.`);
         }
       }
     }

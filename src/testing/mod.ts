@@ -11,6 +11,7 @@ export type { CertificatePem } from "../platform/certificates.ts";
 export {
   type ConnectionSource,
   KopfRunner,
+  KopfRunnerError,
   type KopfRunnerOptions,
   type WaitForOutputOptions,
 } from "./runner.ts";

@@ -17,6 +17,7 @@
  *
  * @module
  */
+import { KopfError, UsageError } from "../structs/errors.ts";
 import { Command, CommanderError } from "@commander-js/extra-typings";
 import { writeStderrLine } from "../platform/stderr.ts";
 import type { ConnectionInfo } from "../structs/credentials.ts";
@@ -25,7 +26,7 @@ import type { OperatorSettings } from "../settings/operator_settings.ts";
 import { OperatorRegistry } from "../intents/registry.ts";
 import { oneLine } from "../reactor/running.ts";
 import { runCommand } from "../commands/run.ts";
-import { UsageError } from "../commands/run_options.ts";
+import { CommandLineError } from "../commands/run_options.ts";
 
 /** Where the runner's operator logs in: a `FakeCluster`, or anything with credentials. */
 export interface ConnectionSource {
@@ -55,6 +56,15 @@ export interface KopfRunnerOptions {
   readonly reraise?: boolean;
   /** Also print the output to stderr as it comes (for debugging tests). */
   readonly echo?: boolean;
+}
+
+/**
+ * The runner's operator did not do what the test waited for in time: it did not start,
+ * print an expected line, or stop.
+ */
+export class KopfRunnerError extends KopfError {
+  /** The error's name. */
+  override name = "KopfRunnerError";
 }
 
 /** Options of {@link KopfRunner.waitForOutput}. */
@@ -90,7 +100,7 @@ export class KopfRunner implements AsyncDisposable {
     this.#timeout = options.timeout ?? 10;
     this.#reraise = options.reraise ?? true;
     if (!(this.#timeout > 0)) {
-      throw new RangeError(
+      throw new UsageError(
         `KopfRunner needs a positive timeout in seconds, not ${options.timeout}`,
       );
     }
@@ -106,7 +116,7 @@ export class KopfRunner implements AsyncDisposable {
     options: KopfRunnerOptions = {},
   ): Promise<KopfRunner> {
     if (!Array.isArray(args) || args.some((a) => typeof a !== "string")) {
-      throw new TypeError(
+      throw new UsageError(
         'KopfRunner.start() needs the command line as strings, e.g. ["run", "-A", "operator.ts"].',
       );
     }
@@ -143,14 +153,14 @@ export class KopfRunner implements AsyncDisposable {
           runner.#finish(error.exitCode, error.exitCode === 0 ? undefined : error);
         } else {
           write(`kopf ${args[0] ?? ""}: ${oneLine(error)}`);
-          runner.#finish(error instanceof UsageError ? 2 : 1, error);
+          runner.#finish(error instanceof CommandLineError ? 2 : 1, error);
         }
       },
     ).finally(started);
     const timedOut = await runner.#within(ready);
     if (timedOut && !runner.#finished) {
       await runner.stop().catch(() => undefined);
-      throw new Error(
+      throw new KopfRunnerError(
         `The operator did not start within ${runner.#timeout}s (kopf ${args.join(" ")}). ` +
           `Its output:\n${runner.output}`,
       );
@@ -202,12 +212,14 @@ export class KopfRunner implements AsyncDisposable {
     const seconds = options.timeout ?? 10;
     const what = describePattern(pattern);
     if (this.#finished) {
-      return Promise.reject(new Error(`The operator has ended without printing ${what}.`));
+      return Promise.reject(
+        new KopfRunnerError(`The operator has ended without printing ${what}.`),
+      );
     }
     return new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.#waiters.delete(waiter);
-        reject(new Error(`No output line with ${what} within ${seconds}s.`));
+        reject(new KopfRunnerError(`No output line with ${what} within ${seconds}s.`));
       }, seconds * 1000);
       const waiter: Waiter = {
         matches,
@@ -215,7 +227,7 @@ export class KopfRunner implements AsyncDisposable {
           clearTimeout(timer);
           this.#waiters.delete(waiter);
           if (line === undefined) {
-            reject(new Error(`The operator has ended without printing ${what}.`));
+            reject(new KopfRunnerError(`The operator has ended without printing ${what}.`));
           } else resolve(line);
         },
       };
@@ -231,7 +243,7 @@ export class KopfRunner implements AsyncDisposable {
     this.#controller.abort();
     const timedOut = await this.#within(this.#done ?? Promise.resolve());
     if (timedOut) {
-      this.#finish(1, new Error(`The operator did not stop within ${this.#timeout}s.`));
+      this.#finish(1, new KopfRunnerError(`The operator did not stop within ${this.#timeout}s.`));
     }
     if (this.#reraise && this.#error !== undefined) throw this.#error;
   }

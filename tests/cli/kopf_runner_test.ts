@@ -2,6 +2,7 @@
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../assert.ts";
 import { kopf } from "../../mod.ts";
 import { FakeCluster, KopfRunner } from "../../src/testing/mod.ts";
+import { UsageError } from "../../src/structs/errors.ts";
 
 function cmName(i: number): string {
   return `cm-${i}`;
@@ -67,10 +68,10 @@ Deno.test("waiting for output that does not come fails after the timeout", async
 Deno.test("bad arguments of the runner itself are refused", async () => {
   await assertRejects(
     () => KopfRunner.start("run -A" as unknown as string[]),
-    TypeError,
+    UsageError,
     "command line as strings",
   );
-  await assertRejects(() => KopfRunner.start(["run"], { timeout: 0 }), RangeError, "timeout");
+  await assertRejects(() => KopfRunner.start(["run"], { timeout: 0 }), UsageError, "timeout");
 });
 
 Deno.test("-n patterns: globs and negations in one pattern, several -n as alternatives", async () => {

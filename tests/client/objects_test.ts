@@ -18,6 +18,7 @@ import { JsonLineError, parseJsonLines } from "../../src/client/json_lines.ts";
 import { ApiClient } from "../../src/client/api.ts";
 import { Vault } from "../../src/client/vault.ts";
 import { json, KEX, list, obj, ScriptedServer } from "./scripted_server.ts";
+import { UsageError } from "../../src/structs/errors.ts";
 
 function discoveryServer(): ScriptedServer {
   return ScriptedServer.start((request) => {
@@ -198,10 +199,10 @@ Deno.test("wrong patch shapes and missing namespaces are refused before any requ
   await using api = server.client();
   await assertRejects(
     () => patchObject(api, KEX, { namespace: "ns", name: "x" }, { a: 1 }, { type: "json" }),
-    TypeError,
+    UsageError,
     "list of operations",
   );
-  await assertRejects(() => getObject(api, KEX, { name: "x" }), TypeError, "needs a namespace");
+  await assertRejects(() => getObject(api, KEX, { name: "x" }), UsageError, "needs a namespace");
   assertEquals(server.requests.length, 0);
 });
 

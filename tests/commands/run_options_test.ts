@@ -4,11 +4,11 @@
  */
 import { assert, assertEquals, assertRejects, assertThrows } from "../assert.ts";
 import {
+  CommandLineError,
   DEV_PRIORITY,
   loadSources,
   parsePriority,
   planRun,
-  UsageError,
 } from "../../src/commands/run_options.ts";
 import { findCredentialSources, missingCredentials } from "../../src/commands/credentials.ts";
 import { getDefaultRegistry, OperatorRegistry } from "../../src/intents/registry.ts";
@@ -85,7 +85,7 @@ Deno.test("contradicting or empty flags are refused with one line", () => {
     [{ module: [""], allNamespaces: true }, "-m/--module needs"],
   ];
   for (const [flags, text] of cases) {
-    const error = assertThrows(() => planRun([], flags), UsageError, text);
+    const error = assertThrows(() => planRun([], flags), CommandLineError, text);
     assert(!error.message.includes("\n"), `one line: ${error.message}`);
   }
 });
@@ -129,13 +129,13 @@ Deno.test("a missing file or a failing module is named in one line", async () =>
   try {
     await assertRejects(
       () => loadSources(planRun([`${dir}/absent.ts`], {}).sources),
-      UsageError,
+      CommandLineError,
       "absent.ts: no such file",
     );
     await Deno.writeTextFile(`${dir}/broken.ts`, `throw new Error("bad handler file");\n`);
     await assertRejects(
       () => loadSources(planRun([`${dir}/broken.ts`], {}).sources),
-      UsageError,
+      CommandLineError,
       "broken.ts: bad handler file",
     );
   } finally {

@@ -4,6 +4,7 @@
 import { FakeCluster } from "../../src/testing/mod.ts";
 import { assert, assertEquals, assertThrows } from "../assert.ts";
 import { call, configMap, watch } from "./helpers.ts";
+import { UsageError } from "../../src/structs/errors.ts";
 
 const CMS = "/api/v1/namespaces/default/configmaps";
 
@@ -38,10 +39,10 @@ Deno.test("failRequests with a share fails about that share of requests", async 
 
 Deno.test("bad fault settings are refused with a clear message", async () => {
   await using cluster = await FakeCluster.start();
-  assertThrows(() => cluster.faults.failRequests({ share: 2, status: 500 }), RangeError, "share");
-  assertThrows(() => cluster.faults.failRequests({ share: 1, status: 200 }), RangeError, "status");
-  assertThrows(() => cluster.faults.latency(-1), RangeError, "latency");
-  assertThrows(() => cluster.faults.dropWatchesEvery(0), RangeError, "seconds");
+  assertThrows(() => cluster.faults.failRequests({ share: 2, status: 500 }), UsageError, "share");
+  assertThrows(() => cluster.faults.failRequests({ share: 1, status: 200 }), UsageError, "status");
+  assertThrows(() => cluster.faults.latency(-1), UsageError, "latency");
+  assertThrows(() => cluster.faults.dropWatchesEvery(0), UsageError, "seconds");
 });
 
 Deno.test("latency delays every response", async () => {

@@ -7,6 +7,7 @@ import {
   TRAFFIC_CATEGORY,
 } from "../../src/platform/logging.ts";
 import { createObjectLogger, runInObjectScope } from "../../src/handling/loggers.ts";
+import { ConfigurationError } from "../../src/structs/errors.ts";
 
 const BODY = {
   apiVersion: "kopf.dev/v1",
@@ -111,8 +112,12 @@ Deno.test("messages with braces are printed as they are, not as templates", () =
 });
 
 Deno.test("bad logging options are rejected with a hint", () => {
-  assertThrows(() => configure({ logFormat: "xml" as "json" }), RangeError, "plain, full, json");
-  assertThrows(() => configure({ logRefkey: " " }), RangeError, "refkey");
+  assertThrows(
+    () => configure({ logFormat: "xml" as "json" }),
+    ConfigurationError,
+    "plain, full, json",
+  );
+  assertThrows(() => configure({ logRefkey: " " }), ConfigurationError, "refkey");
 });
 
 Deno.test("the default configuration does not replace one made before", () => {

@@ -85,12 +85,12 @@ Deno.test("constructor overrides are applied per section and validated", () => {
 Deno.test("bad settings are refused with the path and what is expected", () => {
   assertThrows(
     () => new OperatorSettings({ watching: { serverTimeout: -1 } }),
-    TypeError,
+    ConfigurationError,
     "settings.watching.serverTimeout must be a number of seconds ≥ 0, or null for none; got -1.",
   );
   assertThrows(
     () => new OperatorSettings({ posting: { level: "loud" as "info" } }),
-    TypeError,
+    ConfigurationError,
     'settings.posting.level must be "debug", "info"',
   );
   assertThrows(
@@ -105,15 +105,19 @@ Deno.test("bad settings are refused with the path and what is expected", () => {
   );
   assertThrows(
     () => new OperatorSettings({ posting: 5 } as never),
-    TypeError,
+    ConfigurationError,
     "settings.posting must be given as an object of fields",
   );
   const s = new OperatorSettings();
   (s.persistence as { progressStorage: unknown }).progressStorage = { fetch() {} };
-  assertThrows(() => s.validate(), TypeError, "an instance of ProgressStorage");
+  assertThrows(() => s.validate(), ConfigurationError, "an instance of ProgressStorage");
   const t = new OperatorSettings();
   t.batching.errorDelays = [1, "2" as unknown as number];
-  assertThrows(() => t.validate(), TypeError, "settings.batching.errorDelays must be a list");
+  assertThrows(
+    () => t.validate(),
+    ConfigurationError,
+    "settings.batching.errorDelays must be a list",
+  );
 });
 
 Deno.test("numeric Python log levels and iterables of backoffs are accepted", () => {

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { UsageError } from "../../structs/errors.ts";
 
 /** Which requests fail, and how. */
 export interface FailRequestsOptions {
@@ -60,7 +61,7 @@ export class FakeClusterFaults {
     this.#dropTimer = undefined;
     if (seconds === null) return;
     if (!(seconds > 0)) {
-      throw new RangeError(
+      throw new UsageError(
         `dropWatchesEvery() needs a positive number of seconds or null, not ${seconds}`,
       );
     }
@@ -70,10 +71,10 @@ export class FakeClusterFaults {
   /** Fail a share of the matching requests with a Kubernetes `Status` of that code. */
   failRequests(options: FailRequestsOptions): void {
     if (!(options.share >= 0 && options.share <= 1)) {
-      throw new RangeError(`failRequests() needs a share between 0 and 1, not ${options.share}`);
+      throw new UsageError(`failRequests() needs a share between 0 and 1, not ${options.share}`);
     }
     if (!(options.status >= 400 && options.status <= 599)) {
-      throw new RangeError(
+      throw new UsageError(
         `failRequests() needs an HTTP error status (400–599), not ${options.status}`,
       );
     }
@@ -83,7 +84,7 @@ export class FakeClusterFaults {
   /** Delay every response by so many milliseconds (0 removes the delay). */
   latency(ms: number): void {
     if (!(ms >= 0)) {
-      throw new RangeError(`latency() needs a non-negative number of milliseconds, not ${ms}`);
+      throw new UsageError(`latency() needs a non-negative number of milliseconds, not ${ms}`);
     }
     this.#latency = ms;
   }
