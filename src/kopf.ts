@@ -23,7 +23,7 @@ export type {
 // --- client: logins and API errors ---
 export { loginWithKubeconfig } from "./client/kubeconfig.ts";
 export type { KubeconfigLoginOptions } from "./client/kubeconfig.ts";
-export type { LoginFunctionOptions } from "./client/options.ts";
+export type { LoginFunctionOptions } from "./structs/credentials.ts";
 export { loginWithServiceAccount } from "./client/service_account.ts";
 export type { ServiceAccountLoginOptions } from "./client/service_account.ts";
 export { loginViaClient } from "./client/piggybacking.ts";
@@ -48,8 +48,8 @@ export {
   APIUnauthorizedError,
   APIUnprocessableError,
   APIUnsupportedMediaTypeError,
-} from "./client/errors.ts";
-export type { APIErrorContext } from "./client/errors.ts";
+} from "./client/api_errors.ts";
+export type { APIErrorContext } from "./client/api_errors.ts";
 export type { WatchItem } from "./client/watch.ts";
 
 // --- settings: operator settings, progress and diff-base storages ---
@@ -76,7 +76,7 @@ export {
   ProgressStorage,
   SmartProgressStorage,
   StatusProgressStorage,
-} from "./settings/progress.ts";
+} from "./settings/progress_storages.ts";
 export type {
   AnnotationsProgressStorageOptions,
   MaybePromise,
@@ -88,19 +88,19 @@ export type {
   SmartProgressStorageOptions,
   StatusProgressStorageOptions,
   StoragePatch,
-} from "./settings/progress.ts";
+} from "./settings/progress_storages.ts";
 export {
   AnnotationsDiffBaseStorage,
   DiffBaseStorage,
   MultiDiffBaseStorage,
   StatusDiffBaseStorage,
-} from "./settings/diffbase.ts";
+} from "./settings/diffbase_storages.ts";
 export type {
   AnnotationsDiffBaseStorageOptions,
   DiffBaseBuildArgs,
   DiffBaseStoreArgs,
   StatusDiffBaseStorageOptions,
-} from "./settings/diffbase.ts";
+} from "./settings/diffbase_storages.ts";
 
 // --- logging, events and hierarchies ---
 export { configure } from "./platform/logging.ts";
@@ -200,7 +200,7 @@ export type {
   WatchEvent,
   WebhookKwargs,
 } from "./intents/kwargs.ts";
-export { RegistrationError } from "./intents/options.ts";
+export { RegistrationError } from "./intents/handler_options.ts";
 export type {
   ActivityOptions,
   ChangeFilterOptions,
@@ -218,7 +218,7 @@ export type {
   TimerOptions,
   UpdateOptions,
   WebhookOptions,
-} from "./intents/options.ts";
+} from "./intents/handler_options.ts";
 export type {
   FieldFilterValue,
   HandlerFilters,
@@ -274,7 +274,7 @@ export { operator, OperatorConfigurationError, run } from "./reactor/running.ts"
 export type { OperatorOptions, RunOptions } from "./reactor/running.ts";
 export { ActivityError } from "./engines/activities.ts";
 export type { DefaultLogin } from "./engines/activities.ts";
-export type { Outcome as HandlerOutcome } from "./handling/progress.ts";
+export type { Outcome as HandlerOutcome } from "./handling/handler_states.ts";
 export type { NamespacePattern } from "./reactor/namespaces.ts";
 export type { Clock } from "./structs/clock.ts";
 

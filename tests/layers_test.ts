@@ -7,8 +7,8 @@ import { assertEquals } from "./assert.ts";
 const LAYERS = [
   "structs",
   "platform",
-  "client",
   "settings",
+  "client",
   "intents",
   "handling",
   "engines",

@@ -5,7 +5,7 @@
  */
 import type { BenchFigure, BenchSection } from "./types.ts";
 import { configure } from "../../src/platform/logging.ts";
-import { createObjectLogger, runInObjectScope } from "../../src/handling/loggers.ts";
+import { createObjectLogger, runInObjectScope } from "../../src/handling/object_loggers.ts";
 import { EventQueue, type PostingTarget } from "../../src/handling/posting_queue.ts";
 import { apiEventCreator, runEventPoster } from "../../src/engines/posting.ts";
 import { OperatorSettings } from "../../src/settings/operator_settings.ts";

@@ -5,7 +5,7 @@
 import type { BenchFigure, BenchSection } from "./types.ts";
 import { OperatorSettings } from "../../src/settings/operator_settings.ts";
 import { loadEssences } from "../../src/settings/essences.ts";
-import { State } from "../../src/handling/progress.ts";
+import { State } from "../../src/handling/handler_states.ts";
 import { Patch } from "../../src/structs/patches.ts";
 import type { RawBody } from "../../src/structs/bodies.ts";
 

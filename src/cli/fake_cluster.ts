@@ -6,7 +6,7 @@
  * @module
  */
 import { Command, InvalidArgumentError } from "@commander-js/extra-typings";
-import { onTerminationSignals } from "../platform/signals.ts";
+import { onTerminationSignals } from "../platform/termination_signals.ts";
 import { FakeCluster } from "../testing/fake_cluster/cluster.ts";
 
 /** Options of {@link serveFakeCluster}, as the command line gives them. */

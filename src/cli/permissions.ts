@@ -15,7 +15,7 @@ import {
   pathListSeparator,
   resolvePath as resolveRawPath,
 } from "../platform/files.ts";
-import { localModuleGraph, PermissionSet } from "../platform/permissions.ts";
+import { localModuleGraph, PermissionSet } from "../platform/permission_flags.ts";
 import { getEnv } from "../platform/process.ts";
 import { loadKubeconfig, type MergedKubeconfig } from "../client/kubeconfig.ts";
 import { SERVICE_ACCOUNT_DIRECTORY } from "../client/service_account.ts";

@@ -18,7 +18,7 @@ import type { ConnectionInfo } from "../structs/credentials.ts";
 import { LoginError, UsageError } from "../structs/errors.ts";
 import { FileNotFoundError, readTextFile } from "../platform/files.ts";
 import { isLogged, TRAFFIC_CATEGORY } from "../platform/logging.ts";
-import { findMissingPermission } from "../platform/permissions.ts";
+import { findMissingPermission } from "../platform/permission_flags.ts";
 import {
   createHttpClient,
   describeNetworkError,
@@ -32,24 +32,27 @@ import {
   APIResponseError,
   APITimeoutError,
   statusFromBody,
-} from "./errors.ts";
+} from "./api_errors.ts";
 import {
   backoffsOf,
-  DEFAULT_REQUEST_TIMEOUT,
-  type NetworkingOptions,
+  type NetworkingTuning,
+  requestTimeoutOf,
   timeoutOf,
-  type WatchingOptions,
-} from "./options.ts";
-import { childController } from "./signals.ts";
+  type WatchingTuning,
+} from "./tuning.ts";
+import { childController } from "./abort_controllers.ts";
 import { realClock, sleep } from "../structs/clock.ts";
 import type { Vault, VaultItem } from "./vault.ts";
 
 /** Options of an {@link ApiClient}. */
 export interface ApiClientOptions {
-  /** Timeouts and retries of regular requests (`settings.networking` fits). */
-  networking?: NetworkingOptions;
-  /** Timeouts and pauses of watch streams (`settings.watching` fits). */
-  watching?: WatchingOptions;
+  /**
+   * Timeouts and retries of regular requests: `settings.networking`, or some of its
+   * fields (the others take their defaults). Read when used, so changes apply at once.
+   */
+  networking?: NetworkingTuning;
+  /** Timeouts and pauses of watch streams: `settings.watching`, or some of its fields. */
+  watching?: WatchingTuning;
   /** The `User-Agent` header; `kopf` by default. */
   userAgent?: string;
 }
@@ -129,9 +132,9 @@ export class ApiClient {
   /** The credentials vault the client draws from. */
   readonly vault: Vault;
   /** Timeouts and retries of regular requests. */
-  readonly networking: NetworkingOptions;
+  readonly networking: NetworkingTuning;
   /** Timeouts and pauses of watch streams. */
-  readonly watching: WatchingOptions;
+  readonly watching: WatchingTuning;
   readonly #userAgent: string;
   readonly #tokenFiles = new TokenFiles();
   readonly #pool = new Map<string, Promise<HttpClient>>();
@@ -159,11 +162,7 @@ export class ApiClient {
   ): Promise<T> {
     const fullPath = withQuery(path, options.query);
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
-    const timeout = timeoutOf(
-      this.networking.requestTimeout === undefined
-        ? DEFAULT_REQUEST_TIMEOUT
-        : this.networking.requestTimeout,
-    );
+    const timeout = requestTimeoutOf(this.networking);
     const connectTimeout = timeoutOf(this.networking.connectTimeout);
     const backoffs = options.errorBackoffs;
     const { response, text } = await this.#exchange(
@@ -201,11 +200,8 @@ export class ApiClient {
   async openStream(path: string, options: StreamOptions = {}): Promise<ApiStream> {
     const fullPath = withQuery(path, options.query);
     const connectTimeout = timeoutOf(
-      this.watching.connectTimeout ?? this.networking.connectTimeout ??
-        (this.networking.requestTimeout === undefined
-          ? DEFAULT_REQUEST_TIMEOUT
-          : this.networking.requestTimeout),
-    );
+      this.watching.connectTimeout ?? this.networking.connectTimeout,
+    ) ?? requestTimeoutOf(this.networking);
     const { response, item } = await this.#exchange(
       "GET",
       fullPath,
@@ -260,7 +256,7 @@ export class ApiClient {
     ) => Promise<{ response: Response; text: string | undefined }>,
     timeout?: number,
   ): Promise<{ response: Response; text: string | undefined; item: VaultItem }> {
-    const backoffs = backoffsOf({ errorBackoffs: errorBackoffs ?? this.networking.errorBackoffs });
+    const backoffs = backoffsOf(errorBackoffs ?? this.networking.errorBackoffs);
     let unauthorized = 0;
     for (;;) {
       if (this.#closed) {

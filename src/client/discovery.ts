@@ -7,7 +7,7 @@
 import { getLogger } from "@logtape/logtape";
 import { Resource } from "../structs/resources.ts";
 import type { ApiClient } from "./api.ts";
-import { APIConnectionError, APIError } from "./errors.ts";
+import { APIConnectionError, APIError } from "./api_errors.ts";
 
 /** The API server's `/version`. */
 export interface ServerVersion {

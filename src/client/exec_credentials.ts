@@ -8,7 +8,7 @@
 import { LoginError } from "../structs/errors.ts";
 import { CommandStartError, runCommand } from "../platform/subprocess.ts";
 import { resolvePath } from "../platform/files.ts";
-import { findMissingPermission } from "../platform/permissions.ts";
+import { findMissingPermission } from "../platform/permission_flags.ts";
 
 /** The API versions of `ExecCredential` that plugins may speak. */
 export const EXEC_API_VERSIONS: readonly string[] = Object.freeze([

@@ -16,7 +16,7 @@
  *
  * @module
  */
-import type { LoginFunctionOptions } from "./options.ts";
+import type { LoginFunctionOptions } from "../structs/credentials.ts";
 import { getLogger } from "@logtape/logtape";
 import type { ConnectionInfo } from "../structs/credentials.ts";
 import { isMapping } from "../structs/dicts.ts";
@@ -30,7 +30,7 @@ import {
   readTextFileIfExists,
   resolvePath,
 } from "../platform/files.ts";
-import { findMissingPermission } from "../platform/permissions.ts";
+import { findMissingPermission } from "../platform/permission_flags.ts";
 import { getEnv } from "../platform/process.ts";
 import { type ExecConfig, runExecPlugin } from "./exec_credentials.ts";
 

@@ -9,7 +9,7 @@ import { UsageError } from "../structs/errors.ts";
 import type { JsonObject, JsonValue, RawBody } from "../structs/bodies.ts";
 import type { Resource } from "../structs/resources.ts";
 import type { ApiClient, QueryParams } from "./api.ts";
-import { APIGoneError } from "./errors.ts";
+import { APIGoneError } from "./api_errors.ts";
 
 /** Which object: its name, and its namespace for namespaced resources. */
 export interface ObjectRef {

@@ -6,10 +6,10 @@
  *
  * @module
  */
-import type { LoginFunctionOptions } from "./options.ts";
+import type { LoginFunctionOptions } from "../structs/credentials.ts";
 import type { ConnectionInfo } from "../structs/credentials.ts";
 import { LoginError } from "../structs/errors.ts";
-import { findMissingPermission } from "../platform/permissions.ts";
+import { findMissingPermission } from "../platform/permission_flags.ts";
 
 type ClientNode = typeof import("@kubernetes/client-node");
 type HttpsOptions = Parameters<InstanceType<ClientNode["KubeConfig"]>["applyToHTTPSOptions"]>[0];

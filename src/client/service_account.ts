@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { LoginFunctionOptions } from "./options.ts";
+import type { LoginFunctionOptions } from "../structs/credentials.ts";
 import type { ConnectionInfo } from "../structs/credentials.ts";
 import { LoginError } from "../structs/errors.ts";
 import { pathExists, readTextFileIfExists, resolvePath } from "../platform/files.ts";

@@ -19,11 +19,11 @@ import { getLogger } from "@logtape/logtape";
 import type { RawBody, RawStatus } from "../structs/bodies.ts";
 import type { Resource } from "../structs/resources.ts";
 import type { ApiClient } from "./api.ts";
-import { APIError, apiErrorFor, APIGoneError, APIServerError } from "./errors.ts";
+import { APIError, apiErrorFor, APIGoneError, APIServerError } from "./api_errors.ts";
 import { JsonLineError, parseJsonLines } from "./json_lines.ts";
 import { listObjects, type ObjectList } from "./objects.ts";
-import { DEFAULT_RECONNECT_BACKOFF, timeoutOf } from "./options.ts";
-import { childController } from "./signals.ts";
+import { inactivityTimeoutOf, reconnectBackoffOf, timeoutOf } from "./tuning.ts";
+import { childController } from "./abort_controllers.ts";
 import { realClock, sleep } from "../structs/clock.ts";
 
 /** What a watch yields: live events, and the full state after every (re)listing. */
@@ -88,7 +88,7 @@ export async function* watchObjects(
       const end: StreamEnd = yield* streamOnce(api, resource, namespace, options, position);
       if (end === "stop" || signal?.aborted) return;
       // A pause before reconnecting or re-listing, so a misbehaving server is not flooded.
-      if (!(await sleep(api.watching.reconnectBackoff ?? DEFAULT_RECONNECT_BACKOFF, signal))) {
+      if (!(await sleep(reconnectBackoffOf(api.watching), signal))) {
         return;
       }
       if (end === "relist") break;
@@ -109,7 +109,7 @@ async function* streamOnce(
   const { controller, signal } = child;
   const watching = api.watching;
   const clientTimeout = timeoutOf(watching.clientTimeout);
-  const inactivityTimeout = timeoutOf(watching.inactivityTimeout);
+  const inactivityTimeout = inactivityTimeoutOf(watching);
   const serverTimeout = timeoutOf(watching.serverTimeout);
   const clientTimer = clientTimeout === undefined ? undefined : setTimeout(() => {
     controller.abort(new WatchTimeout(`the client timeout of ${clientTimeout} s`));

@@ -17,7 +17,7 @@ import { loginWithKubeconfig } from "../client/kubeconfig.ts";
 import { loginWithDefaults } from "../client/login.ts";
 import { getDefaultRegistry, type OperatorRegistry } from "../intents/registry.ts";
 import { oneLine, operator, type OperatorOptions, run } from "../reactor/running.ts";
-import { missingCredentials } from "./credentials.ts";
+import { missingCredentials } from "./credential_sources.ts";
 import {
   collect,
   CommandLineError,

@@ -26,8 +26,8 @@ import { buildActivityKwargs } from "../intents/kwargs.ts";
 import type { Activity } from "../intents/reasons.ts";
 import type { OperatorRegistry } from "../intents/registry.ts";
 import { executeHandlerOnce } from "../handling/execution.ts";
-import { createActivityLogger } from "../handling/loggers.ts";
-import { type Outcome, State } from "../handling/progress.ts";
+import { createActivityLogger } from "../handling/object_loggers.ts";
+import { type Outcome, State } from "../handling/handler_states.ts";
 
 /** The longest single sleep between retries; the loop re-checks the state afterwards. */
 const KEEPALIVE_SECONDS = 600;

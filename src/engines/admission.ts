@@ -38,14 +38,14 @@ import { copyMemo, Memo } from "../structs/memos.ts";
 import { Patch } from "../structs/patches.ts";
 import { Resource } from "../structs/resources.ts";
 import type { ApiClient } from "../client/api.ts";
-import { APINotFoundError } from "../client/errors.ts";
+import { APINotFoundError } from "../client/api_errors.ts";
 import { createObject, getObject, listObjects, patchObject } from "../client/objects.ts";
 import type { OperatorSettings } from "../settings/operator_settings.ts";
 import type { WebhookHandler } from "../intents/handlers.ts";
 import { buildResourceKwargs, buildWebhookKwargs } from "../intents/kwargs.ts";
 import type { WebhookType } from "../intents/reasons.ts";
 import type { OperatorRegistry } from "../intents/registry.ts";
-import { createObjectScope, runInObjectScope } from "../handling/loggers.ts";
+import { createObjectScope, runInObjectScope } from "../handling/object_loggers.ts";
 
 /** How the cluster reaches a webhook server: what goes to `webhooks[].clientConfig`. */
 export interface WebhookClientConfig {

@@ -69,9 +69,18 @@ import type { OperatorRegistry } from "../intents/registry.ts";
 import { applyChanges } from "../handling/application.ts";
 import { isDeletionOngoing } from "../handling/causes.ts";
 import { executeHandlerOnce } from "../handling/execution.ts";
-import { createObjectScope, type ObjectScope, runInObjectScope } from "../handling/loggers.ts";
+import {
+  createObjectScope,
+  type ObjectScope,
+  runInObjectScope,
+} from "../handling/object_loggers.ts";
 import type { ObjectMemory } from "../handling/memories.ts";
-import { deliverResults, HandlerState, type Outcome, plainResult } from "../handling/progress.ts";
+import {
+  deliverResults,
+  HandlerState,
+  type Outcome,
+  plainResult,
+} from "../handling/handler_states.ts";
 import { runTimer } from "./timers.ts";
 
 /** What the engine is made of: one per operator. */

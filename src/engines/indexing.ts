@@ -36,9 +36,9 @@ import type { IndexingHandler } from "../intents/handlers.ts";
 import { buildIndexingKwargs, buildResourceKwargs } from "../intents/kwargs.ts";
 import type { OperatorRegistry } from "../intents/registry.ts";
 import { executeHandlerOnce } from "../handling/execution.ts";
-import { createObjectScope, runInObjectScope } from "../handling/loggers.ts";
+import { createObjectScope, runInObjectScope } from "../handling/object_loggers.ts";
 import type { ObjectMemory } from "../handling/memories.ts";
-import { HandlerState } from "../handling/progress.ts";
+import { HandlerState } from "../handling/handler_states.ts";
 
 /** What the indexing engine is made of: one per operator. */
 export interface OperatorIndexersOptions {

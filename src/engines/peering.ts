@@ -27,7 +27,7 @@ import { ConfigurationError } from "../structs/errors.ts";
 import type { Resource } from "../structs/resources.ts";
 import { hostIdentity } from "../platform/host_identity.ts";
 import type { ApiClient } from "../client/api.ts";
-import { APINotFoundError } from "../client/errors.ts";
+import { APINotFoundError } from "../client/api_errors.ts";
 import { patchObject } from "../client/objects.ts";
 import { watchObjects } from "../client/watch.ts";
 import type { Logger } from "../structs/loggers.ts";

@@ -7,7 +7,7 @@
  */
 import { getLogger } from "@logtape/logtape";
 import type { ApiClient } from "../client/api.ts";
-import { APIError } from "../client/errors.ts";
+import { APIError } from "../client/api_errors.ts";
 import { createEvent } from "../client/events.ts";
 import type { JsonObject } from "../structs/bodies.ts";
 import { type Clock, realClock } from "../structs/clock.ts";

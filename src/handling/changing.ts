@@ -28,8 +28,14 @@ import { type ChangingCause, deduplicate, OperatorRegistry } from "../intents/re
 import { type SubhandlerScope, subhandlerScope } from "../intents/subhandlers.ts";
 import { capitalize, TITLES } from "./causes.ts";
 import { executeHandlerOnce, HandlerChildrenRetry } from "./execution.ts";
-import { isLoggedAt, type ObjectScope, runInObjectScope } from "./loggers.ts";
-import { deliverResults, type HandlerState, type Outcome, plainResult, State } from "./progress.ts";
+import { isLoggedAt, type ObjectScope, runInObjectScope } from "./object_loggers.ts";
+import {
+  deliverResults,
+  type HandlerState,
+  type Outcome,
+  plainResult,
+  State,
+} from "./handler_states.ts";
 
 /** The argument type of handler functions in records. */
 type HandlerArgs = Parameters<ChangingHandler["fn"]>[0];

@@ -23,7 +23,7 @@ import {
 } from "../structs/errors.ts";
 import type { ObjectLogger } from "../structs/loggers.ts";
 import type { RetryPolicy } from "../intents/handlers.ts";
-import type { HandlerState, Outcome } from "./progress.ts";
+import type { HandlerState, Outcome } from "./handler_states.ts";
 
 /** Raised by `kopf.execute()` when sub-handlers are not all done: the parent retries too. */
 export class HandlerChildrenRetry extends TemporaryError {

@@ -43,7 +43,7 @@ import {
   type TimerOptions,
   type UpdateOptions,
   type WebhookOptions,
-} from "./options.ts";
+} from "./handler_options.ts";
 import type { Activity, HandlerReason } from "./reasons.ts";
 import { getDefaultRegistry, OperatorRegistry } from "./registry.ts";
 

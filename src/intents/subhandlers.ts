@@ -17,7 +17,7 @@ import {
   type Registrar,
   RegistrationError,
   type SubhandlerOptions,
-} from "./options.ts";
+} from "./handler_options.ts";
 import { filtersOf, handlerId, type NoIndices, parseCall, retryOf } from "./registration.ts";
 import { OperatorRegistry } from "./registry.ts";
 

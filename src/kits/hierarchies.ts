@@ -8,7 +8,7 @@
  * @module
  */
 import { UsageError } from "../structs/errors.ts";
-import { currentObjectScope } from "../handling/loggers.ts";
+import { currentObjectScope } from "../handling/object_loggers.ts";
 import {
   buildObjectReference,
   buildOwnerReference,

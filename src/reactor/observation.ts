@@ -32,11 +32,11 @@ import { describeError } from "../structs/log_formats.ts";
 import { Resource } from "../structs/resources.ts";
 import type { ApiClient } from "../client/api.ts";
 import { Discovery } from "../client/discovery.ts";
-import { APIForbiddenError } from "../client/errors.ts";
+import { APIForbiddenError } from "../client/api_errors.ts";
 import { type WatchItem, watchObjects } from "../client/watch.ts";
 import { type Clock, realClock, sleep } from "../structs/clock.ts";
 import type { Logger } from "../structs/loggers.ts";
-import { reactorLogger } from "./diagnostics.ts";
+import { reactorLogger } from "./default_logger.ts";
 import { isServedNamespace, literalNamespaces, type Scope } from "./namespaces.ts";
 import { objectKey } from "../structs/identities.ts";
 

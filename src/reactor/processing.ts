@@ -47,7 +47,7 @@ import { isNewerVersion } from "../structs/identities.ts";
 import type { Index } from "../structs/indices.ts";
 import type { Resource } from "../structs/resources.ts";
 import type { ApiClient } from "../client/api.ts";
-import { APINotFoundError } from "../client/errors.ts";
+import { APINotFoundError } from "../client/api_errors.ts";
 import { getObject } from "../client/objects.ts";
 import { loadEssences } from "../settings/essences.ts";
 import type { OperatorSettings } from "../settings/operator_settings.ts";
@@ -71,9 +71,13 @@ import {
 } from "../handling/causes.ts";
 import { changingMatchData, type HandlingCause, runChangingCycle } from "../handling/changing.ts";
 import { executeHandlerOnce, type RetriedHandler } from "../handling/execution.ts";
-import { createObjectScope, type ObjectScope, runInObjectScope } from "../handling/loggers.ts";
+import {
+  createObjectScope,
+  type ObjectScope,
+  runInObjectScope,
+} from "../handling/object_loggers.ts";
 import type { ObjectMemories, ObjectMemory } from "../handling/memories.ts";
-import { deliverResults, HandlerState, type Outcome } from "../handling/progress.ts";
+import { deliverResults, HandlerState, type Outcome } from "../handling/handler_states.ts";
 import type { AsideWait, Spawner } from "../engines/daemons.ts";
 import type { OperatorIndexers } from "../engines/indexing.ts";
 import type { ProcessingResult } from "./queueing.ts";

@@ -38,7 +38,7 @@ import { describeError } from "../structs/log_formats.ts";
 import { isAtLeastVersion, objectKey, resourceObjectKey } from "../structs/identities.ts";
 import type { BatchingSettings, PersistenceSettings } from "../settings/operator_settings.ts";
 import type { Logger } from "../structs/loggers.ts";
-import { reactorLogger } from "./diagnostics.ts";
+import { reactorLogger } from "./default_logger.ts";
 
 /** What the processor gets besides the event. */
 export interface ProcessingContext {

@@ -34,9 +34,9 @@ import { ConfigurationError } from "../structs/errors.ts";
 import { Memo } from "../structs/memos.ts";
 import type { Resource } from "../structs/resources.ts";
 import { ensureLoggingConfigured } from "../platform/logging.ts";
-import { describePermissionError } from "../platform/permissions.ts";
+import { describePermissionError } from "../platform/permission_flags.ts";
 import { exitProcess } from "../platform/process.ts";
-import { onTerminationSignals } from "../platform/signals.ts";
+import { onTerminationSignals } from "../platform/termination_signals.ts";
 import { ApiClient } from "../client/api.ts";
 import { Discovery } from "../client/discovery.ts";
 import { loginWithDefaults } from "../client/login.ts";
@@ -59,7 +59,7 @@ import { OperatorIndexers } from "../engines/indexing.ts";
 import { type RunningAdmission, startAdmission } from "../engines/admission.ts";
 import type { HandlerKind } from "../intents/handlers.ts";
 import type { Logger } from "../structs/loggers.ts";
-import { reactorLogger } from "./diagnostics.ts";
+import { reactorLogger } from "./default_logger.ts";
 import {
   isServedNamespace,
   literalNamespaces,

@@ -6,9 +6,9 @@
  */
 
 import type { RawBody } from "../structs/bodies.ts";
-import type { DiffBaseStorage } from "./diffbase.ts";
+import type { DiffBaseStorage } from "./diffbase_storages.ts";
 import type { FieldSpec } from "./field_paths.ts";
-import type { ProgressStorage } from "./progress.ts";
+import type { ProgressStorage } from "./progress_storages.ts";
 
 /** The storages involved (`settings.persistence`, or any object with both). */
 export interface EssenceStorages {

@@ -7,8 +7,8 @@
  */
 
 import { ConfigurationError } from "../structs/errors.ts";
-import { AnnotationsDiffBaseStorage, DiffBaseStorage } from "./diffbase.ts";
-import { ProgressStorage, SmartProgressStorage } from "./progress.ts";
+import { AnnotationsDiffBaseStorage, DiffBaseStorage } from "./diffbase_storages.ts";
+import { ProgressStorage, SmartProgressStorage } from "./progress_storages.ts";
 
 /**
  * A log level: a name, or a number on Python's scale (10 debug, 20 info, 30 warning,

@@ -47,3 +47,13 @@ export interface ConnectionInfo {
   /** When the credentials stop being valid; they are dropped from the vault then. */
   readonly expiration?: Date;
 }
+
+/**
+ * What every built-in login function accepts besides its own options: the arguments of a
+ * login handler (only `logger` is named here, so that the arguments object fits; the rest
+ * is ignored). This lets `kopf.on.login(loginWithKubeconfig)` work as it is.
+ */
+export interface LoginFunctionOptions {
+  /** The handler's logger, when called as a login handler; unused. */
+  logger?: unknown;
+}

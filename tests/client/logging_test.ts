@@ -9,7 +9,7 @@ import { Vault } from "../../src/client/vault.ts";
 import { Discovery } from "../../src/client/discovery.ts";
 import { watchObjects } from "../../src/client/watch.ts";
 import { loginWithKubeconfig } from "../../src/client/kubeconfig.ts";
-import { APINotFoundError } from "../../src/client/errors.ts";
+import { APINotFoundError } from "../../src/client/api_errors.ts";
 import { Resource } from "../../src/structs/resources.ts";
 import { json, list, ScriptedServer, status } from "./scripted_server.ts";
 

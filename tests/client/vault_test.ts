@@ -8,7 +8,7 @@ import type { ConnectionInfo } from "../../src/structs/credentials.ts";
 import { Vault } from "../../src/client/vault.ts";
 import { json, ScriptedServer, status } from "./scripted_server.ts";
 import { ApiClient } from "../../src/client/api.ts";
-import { APIUnauthorizedError } from "../../src/client/errors.ts";
+import { APIUnauthorizedError } from "../../src/client/api_errors.ts";
 import { wallClockAt } from "../clocks.ts";
 
 const A: ConnectionInfo = { server: "https://a.example", token: "token-a" };

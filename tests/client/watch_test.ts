@@ -4,7 +4,7 @@
 import { assert, assertEquals, assertRejects, assertSettlesWithin } from "../assert.ts";
 import type { RawBody } from "../../src/structs/bodies.ts";
 import { type WatchItem, watchObjects } from "../../src/client/watch.ts";
-import { APIForbiddenError } from "../../src/client/errors.ts";
+import { APIForbiddenError } from "../../src/client/api_errors.ts";
 import {
   type ChunkedBody,
   KEX,

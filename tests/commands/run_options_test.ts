@@ -10,7 +10,10 @@ import {
   parsePriority,
   planRun,
 } from "../../src/commands/run_options.ts";
-import { findCredentialSources, missingCredentials } from "../../src/commands/credentials.ts";
+import {
+  findCredentialSources,
+  missingCredentials,
+} from "../../src/commands/credential_sources.ts";
 import { getDefaultRegistry, OperatorRegistry } from "../../src/intents/registry.ts";
 import { on } from "../../src/intents/registration.ts";
 

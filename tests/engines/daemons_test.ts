@@ -10,7 +10,7 @@ import type { ApiClient } from "../../src/client/api.ts";
 import { OperatorSettings } from "../../src/settings/operator_settings.ts";
 import { OperatorRegistry } from "../../src/intents/registry.ts";
 import { daemon } from "../../src/intents/registration.ts";
-import { createObjectScope } from "../../src/handling/loggers.ts";
+import { createObjectScope } from "../../src/handling/object_loggers.ts";
 import { Spawner } from "../../src/engines/daemons.ts";
 import { realClock } from "../../src/structs/clock.ts";
 import { Calls, logsOf } from "../operator/harness.ts";

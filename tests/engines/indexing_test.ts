@@ -11,7 +11,7 @@ import type { Index } from "../../src/structs/indices.ts";
 import { Resource } from "../../src/structs/resources.ts";
 import { OperatorRegistry } from "../../src/intents/registry.ts";
 import { index } from "../../src/intents/registration.ts";
-import { createObjectScope } from "../../src/handling/loggers.ts";
+import { createObjectScope } from "../../src/handling/object_loggers.ts";
 import { OperatorIndexers } from "../../src/engines/indexing.ts";
 import { wallClockAt } from "../clocks.ts";
 

@@ -23,7 +23,7 @@ import {
 } from "../../src/engines/peering.ts";
 import { Resource } from "../../src/structs/resources.ts";
 import { wallClockAt } from "../clocks.ts";
-import { silentLogger } from "../../src/reactor/diagnostics.ts";
+import { silentLogger } from "../../src/reactor/default_logger.ts";
 
 const NOW = Date.parse("2026-03-04T05:06:07.890Z");
 

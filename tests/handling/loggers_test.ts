@@ -13,7 +13,7 @@ import {
   currentObjectScope,
   isLoggedAt,
   runInObjectScope,
-} from "../../src/handling/loggers.ts";
+} from "../../src/handling/object_loggers.ts";
 import { isPosted } from "../../src/handling/posting_queue.ts";
 import { drain, postingTarget } from "../posting/targets.ts";
 

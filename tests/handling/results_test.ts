@@ -5,7 +5,7 @@
 import { assert, assertEquals, assertThrows } from "../assert.ts";
 import { Patch } from "../../src/structs/patches.ts";
 import { readOnlyView } from "../../src/structs/views.ts";
-import { deliverResults, plainResult } from "../../src/handling/progress.ts";
+import { deliverResults, plainResult } from "../../src/handling/handler_states.ts";
 
 Deno.test("a result is copied as plain data: views unwrapped, nothing shared", () => {
   const body = { spec: { items: [{ a: 1 }] } };

@@ -7,7 +7,7 @@ import {
 } from "@kubernetes/client-node";
 import { assertEquals } from "../assert.ts";
 import { adopt, label, removeOwnerReference } from "../../src/kits/hierarchies.ts";
-import { createObjectLogger, runInObjectScope } from "../../src/handling/loggers.ts";
+import { createObjectLogger, runInObjectScope } from "../../src/handling/object_loggers.ts";
 import { runWithPostingTarget } from "../../src/handling/posting_queue.ts";
 import { info } from "../../src/engines/posting.ts";
 import { drain, postingTarget } from "../posting/targets.ts";

@@ -9,7 +9,7 @@ import {
   label,
   removeOwnerReference,
 } from "../../src/kits/hierarchies.ts";
-import { createObjectLogger, runInObjectScope } from "../../src/handling/loggers.ts";
+import { createObjectLogger, runInObjectScope } from "../../src/handling/object_loggers.ts";
 import type { JsonObject } from "../../src/structs/bodies.ts";
 import { UsageError } from "../../src/structs/errors.ts";
 

@@ -5,7 +5,7 @@
 import { kopf } from "../../mod.ts";
 import type { ChangingHandler } from "../../src/intents/handlers.ts";
 import { buildChangingKwargs } from "../../src/intents/kwargs.ts";
-import { RegistrationError } from "../../src/intents/options.ts";
+import { RegistrationError } from "../../src/intents/handler_options.ts";
 import { type SubhandlerScope, subhandlerScope } from "../../src/intents/subhandlers.ts";
 import type { RawBody } from "../../src/structs/bodies.ts";
 import { assert, assertEquals, assertRejects, assertThrows } from "../assert.ts";

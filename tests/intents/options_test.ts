@@ -3,7 +3,7 @@
  * handler and the option, and says what to do.
  */
 import { kopf } from "../../mod.ts";
-import { RegistrationError } from "../../src/intents/options.ts";
+import { RegistrationError } from "../../src/intents/handler_options.ts";
 import { assertEquals, assertThrows } from "../assert.ts";
 
 const registry = new kopf.OperatorRegistry({ onWarning: () => {} });

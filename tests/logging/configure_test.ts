@@ -6,7 +6,7 @@ import {
   type LoggingOptions,
   TRAFFIC_CATEGORY,
 } from "../../src/platform/logging.ts";
-import { createObjectLogger, runInObjectScope } from "../../src/handling/loggers.ts";
+import { createObjectLogger, runInObjectScope } from "../../src/handling/object_loggers.ts";
 import { ConfigurationError } from "../../src/structs/errors.ts";
 
 const BODY = {

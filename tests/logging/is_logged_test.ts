@@ -10,7 +10,7 @@ import {
   OBJECTS_CATEGORY,
   TRAFFIC_CATEGORY,
 } from "../../src/platform/logging.ts";
-import { createObjectLogger } from "../../src/handling/loggers.ts";
+import { createObjectLogger } from "../../src/handling/object_loggers.ts";
 
 const BODY = {
   apiVersion: "kopf.dev/v1",

@@ -5,7 +5,7 @@ import {
   createObjectLogger,
   currentObjectScope,
   runInObjectScope,
-} from "../../src/handling/loggers.ts";
+} from "../../src/handling/object_loggers.ts";
 import {
   EventQueue,
   type PostingTarget,

@@ -7,7 +7,7 @@ import {
   HandlerState,
   parseIso8601,
   State,
-} from "../../src/handling/progress.ts";
+} from "../../src/handling/handler_states.ts";
 import { TemporaryError } from "../../src/structs/errors.ts";
 import { Patch } from "../../src/structs/patches.ts";
 import { readOnlyView } from "../../src/structs/views.ts";

@@ -6,7 +6,6 @@ import {
   OperatorSettings,
   SmartProgressStorage,
 } from "../../mod.ts";
-import type { NetworkingOptions, WatchingOptions } from "../../src/client/options.ts";
 
 Deno.test("settings have Kopf's documented defaults, in seconds", () => {
   const s = new OperatorSettings();
@@ -132,12 +131,4 @@ Deno.test("peering.namespaced is the inverse of clusterwide", () => {
   assertEquals(s.peering.namespaced, true);
   s.peering.namespaced = false;
   assertEquals(s.peering.clusterwide, true);
-});
-
-Deno.test("networking and watching sections satisfy the client's option shapes", () => {
-  const s = new OperatorSettings();
-  const networking: NetworkingOptions = s.networking;
-  const watching: WatchingOptions = s.watching;
-  assertEquals(networking.requestTimeout, 300);
-  assertEquals(watching.reconnectBackoff, 0.1);
 });

@@ -7,14 +7,14 @@ import {
   findMissingPermission,
   flagFor,
   PermissionSet,
-} from "../../src/platform/permissions.ts";
+} from "../../src/platform/permission_flags.ts";
 import { assert, assertEquals, assertMatch, assertThrows } from "../assert.ts";
 import { ROOT, run, runDeno } from "./commands.ts";
 import { ConfigurationError } from "../../src/structs/errors.ts";
 
 /** A child script doing one guarded action; it prints the permission line or `ok`. */
 const PROBE = `
-import { describePermissionError } from "${ROOT}/src/platform/permissions.ts";
+import { describePermissionError } from "${ROOT}/src/platform/permission_flags.ts";
 const [action, arg] = Deno.args;
 const actions = {
   read: () => Deno.readTextFile(arg),
@@ -153,7 +153,7 @@ Deno.test("under Node's permission model the line names Node's flag, and that fl
       "--quiet",
       "--platform=deno",
       `--output=${dir}/permissions.js`,
-      `${ROOT}/src/platform/permissions.ts`,
+      `${ROOT}/src/platform/permission_flags.ts`,
     ]);
     assertEquals(bundled.code, 0, bundled.stderr);
     await Deno.writeTextFile(`${dir}/config`, "kind: Config\n");

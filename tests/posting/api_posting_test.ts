@@ -2,7 +2,7 @@ import { assertEquals } from "../assert.ts";
 import { json, ScriptedServer, status } from "../client/scripted_server.ts";
 import { configure } from "../../src/platform/logging.ts";
 import { startEventPoster } from "../../src/engines/posting.ts";
-import { createObjectLogger } from "../../src/handling/loggers.ts";
+import { createObjectLogger } from "../../src/handling/object_loggers.ts";
 import { runWithPostingTarget } from "../../src/handling/posting_queue.ts";
 import { OperatorSettings } from "../../src/settings/operator_settings.ts";
 

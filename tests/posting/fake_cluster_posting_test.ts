@@ -7,7 +7,7 @@ import { Vault } from "../../src/client/vault.ts";
 import { FakeCluster } from "../../src/testing/fake_cluster/mod.ts";
 import { configure } from "../../src/platform/logging.ts";
 import { info, startEventPoster } from "../../src/engines/posting.ts";
-import { createObjectLogger, runInObjectScope } from "../../src/handling/loggers.ts";
+import { createObjectLogger, runInObjectScope } from "../../src/handling/object_loggers.ts";
 import { runWithPostingTarget } from "../../src/handling/posting_queue.ts";
 import { OperatorSettings } from "../../src/settings/operator_settings.ts";
 

@@ -16,7 +16,7 @@ import {
   type EventCreator,
   runEventPoster,
 } from "../../src/engines/posting.ts";
-import { apiErrorFor } from "../../src/client/errors.ts";
+import { apiErrorFor } from "../../src/client/api_errors.ts";
 import type { JsonObject } from "../../src/structs/bodies.ts";
 import type { K8sEventRequest } from "../../src/structs/k8s_events.ts";
 

@@ -17,7 +17,7 @@ import {
 } from "../../src/reactor/observation.ts";
 import type { ObjectEvent } from "../../src/structs/bodies.ts";
 import { Multiplexer } from "../../src/reactor/queueing.ts";
-import { silentLogger } from "../../src/reactor/diagnostics.ts";
+import { silentLogger } from "../../src/reactor/default_logger.ts";
 import { exampleCrd } from "../fake_cluster/helpers.ts";
 
 const CRD = exampleCrd();

@@ -7,7 +7,7 @@ import {
 } from "../assert.ts";
 import { Resource } from "../../src/structs/resources.ts";
 import type { RawBody } from "../../src/structs/bodies.ts";
-import { APIForbiddenError, APINotFoundError } from "../../src/client/errors.ts";
+import { APIForbiddenError, APINotFoundError } from "../../src/client/api_errors.ts";
 import { makeScope, type NamespacePattern } from "../../src/reactor/namespaces.ts";
 import { Observer, type WatchedDimension } from "../../src/reactor/observation.ts";
 import type { ObjectEvent } from "../../src/structs/bodies.ts";

@@ -33,7 +33,7 @@ import {
   resolve,
   type Tree,
 } from "./field_paths.ts";
-import type { MaybePromise, StoragePatch } from "./progress.ts";
+import type { MaybePromise, StoragePatch } from "./progress_storages.ts";
 
 /** The arguments of {@link DiffBaseStorage.build}. */
 export interface DiffBaseBuildArgs {

@@ -5,7 +5,7 @@
  */
 import type { Logger } from "../structs/loggers.ts";
 import { KOPF_CATEGORY } from "../platform/logging.ts";
-import { createActivityLogger } from "../handling/loggers.ts";
+import { createActivityLogger } from "../handling/object_loggers.ts";
 
 /**
  * The framework's own logger for the reactor: the `kopf.reactor` logtape category, written

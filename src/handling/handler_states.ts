@@ -26,7 +26,11 @@ import { StoredStateError } from "../structs/errors.ts";
 import type { RawBody } from "../structs/bodies.ts";
 import { type Clock, realClock } from "../structs/clock.ts";
 import { Patch } from "../structs/patches.ts";
-import type { ProgressRecord, ProgressStorage, StoragePatch } from "../settings/progress.ts";
+import type {
+  ProgressRecord,
+  ProgressStorage,
+  StoragePatch,
+} from "../settings/progress_storages.ts";
 
 /** Anything with a handler id: handler records, or `{ id }`. */
 export interface HandlerRef {
