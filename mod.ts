@@ -5,17 +5,280 @@
  * operator; the framework watches the cluster, detects changes, calls the handlers,
  * retries them and persists their progress on the objects.
  *
- * ```ts
- * import { kopf } from "@kopf/kopf";
+ * Each public name is reached one way: values (functions, classes, markers) through
+ * `kopf`, types by name — a class is both, constructed as `new kopf.X()` and written as
+ * the type `X`.
  *
- * kopf.on.create("kopfexamples", async ({ spec, logger }) => {
+ * ```ts
+ * import { kopf, type ChangingKwargs } from "@kopf/kopf";
+ *
+ * kopf.on.create("kopfexamples", async ({ spec, logger }: ChangingKwargs) => {
  *   logger.info(`Created with ${JSON.stringify(spec)}`);
  *   return { message: "hello" };
  * });
  * ```
  *
+ * More entry points: `@kopf/kopf/testing` (the fake cluster and the operator runner for
+ * tests), `@kopf/kopf/client` (the Kubernetes API client on its own), `@kopf/kopf/cli`
+ * (the `kopf` command line).
+ *
  * @module
  */
 
 export * as kopf from "./src/kopf.ts";
-export * from "./src/kopf.ts";
+
+// --- registering handlers ---
+export type { OperatorRegistry } from "./src/intents/registry.ts";
+export type {
+  ActivityHandlerFn,
+  ActivityRegistrar,
+  Awaitable,
+  KwargsFamilies,
+  KwargsFamily,
+  NoIndices,
+  OnNamespace,
+  OptionFamilies,
+  OptionFamily,
+  OptionsOf,
+  ResourceHandlerFn,
+  ResourceRegistrar,
+  ResourceRegistrarWithOptions,
+} from "./src/intents/registration.ts";
+export type { ExecuteOptions, SubhandlerFn } from "./src/intents/subhandlers.ts";
+export type {
+  ActivityOptions,
+  ChangeFilterOptions,
+  CommonOptions,
+  CreateOptions,
+  DaemonOptions,
+  DeleteOptions,
+  EventHandlerOptions,
+  FieldOptions,
+  FilterOptions,
+  IndexOptions,
+  ResumeOptions,
+  RetryOptions,
+  SubhandlerOptions,
+  TimerOptions,
+  UpdateOptions,
+  WebhookOptions,
+} from "./src/intents/handler_options.ts";
+export type {
+  FieldFilterValue,
+  MetaFilter,
+  MetaFilterValue,
+  ValueCallback,
+  WhenCallback,
+} from "./src/intents/filters.ts";
+export type { ResourceName, ResourcePredicate, SelectorKeywords } from "./src/structs/selectors.ts";
+export type { Absent, Everything, Present } from "./src/structs/markers.ts";
+export type { Predicate } from "./src/structs/combinators.ts";
+export type { OperatorRegistryOptions } from "./src/intents/registry.ts";
+
+// --- what handlers receive ---
+export type { Resource } from "./src/structs/resources.ts";
+export type { Memo } from "./src/structs/memos.ts";
+export type {
+  ActivityKwargs,
+  ChangingKwargs,
+  DaemonKwargs,
+  EventKwargs,
+  IndexingKwargs,
+  ResourceKwargs,
+  RetryKwargs,
+  TimerKwargs,
+  WatchEvent,
+  WebhookKwargs,
+} from "./src/intents/kwargs.ts";
+export type { Activity, HandlerReason, Reason, WebhookType } from "./src/intents/reasons.ts";
+export type { ResourceInit, ResourceUrlOptions } from "./src/structs/resources.ts";
+export type {
+  JsonObject,
+  JsonValue,
+  RawBody,
+  RawMeta,
+  RawStatus,
+  WatchEventType,
+} from "./src/structs/bodies.ts";
+export type {
+  Annotations,
+  Body,
+  BodyShape,
+  DeepReadonly,
+  Labels,
+  Meta,
+  ReadonlyJsonObject,
+  ReadonlyJsonValue,
+  Spec,
+  Status,
+} from "./src/structs/views.ts";
+export type { JsonPatchOperation, MetaPatch, Patch, PatchSection } from "./src/structs/patches.ts";
+export type { Diff, DiffItem, DiffOperation } from "./src/structs/diffs.ts";
+export type { FieldPath, FieldSpec } from "./src/structs/dicts.ts";
+export type { Index, IndexKey, IndexKeyPart, Store } from "./src/structs/indices.ts";
+export type { DaemonStopped, DaemonStoppingReason } from "./src/structs/stoppers.ts";
+export type { Logger, LogProperties, ObjectLogger } from "./src/structs/loggers.ts";
+export type { AdmissionOperation } from "./src/structs/admission_reviews.ts";
+
+// --- errors: those handlers raise, and those the framework reports ---
+export type {
+  AdmissionError,
+  CertificateError,
+  ConfigurationError,
+  ErrorsMode,
+  HandlerRetriesError,
+  HandlerTimeoutError,
+  KopfError,
+  LoginError,
+  PermanentError,
+  StoredStateError,
+  TemporaryError,
+  UsageError,
+} from "./src/structs/errors.ts";
+export type { SelectorError } from "./src/structs/selectors.ts";
+export type { RegistrationError } from "./src/intents/handler_options.ts";
+export type {
+  APIBadRequestError,
+  APICertificateError,
+  APIClientError,
+  APIConflictError,
+  APIConnectionError,
+  APIError,
+  APIForbiddenError,
+  APIGoneError,
+  APIMethodNotAllowedError,
+  APINotFoundError,
+  APIResponseError,
+  APIServerError,
+  APITimeoutError,
+  APITooManyRequestsError,
+  APIUnauthorizedError,
+  APIUnprocessableError,
+  APIUnsupportedMediaTypeError,
+} from "./src/client/api_errors.ts";
+export type { ActivityError } from "./src/engines/activities.ts";
+export type { PeeringConfigurationError } from "./src/engines/peering.ts";
+export type { OperatorConfigurationError } from "./src/reactor/running.ts";
+export type {
+  AdmissionErrorOptions,
+  PermanentErrorOptions,
+  TemporaryErrorOptions,
+} from "./src/structs/errors.ts";
+export type { APIErrorContext } from "./src/client/api_errors.ts";
+export type { Outcome } from "./src/handling/handler_states.ts";
+
+// --- settings and storages ---
+export type {
+  AdmissionSettings,
+  BackgroundSettings,
+  BatchingSettings,
+  NetworkingSettings,
+  OperatorSettings,
+  PeeringSettings,
+  PersistenceSettings,
+  PostingSettings,
+  ScanningSettings,
+  WatchingSettings,
+} from "./src/settings/operator_settings.ts";
+export type {
+  AnnotationsProgressStorage,
+  MultiProgressStorage,
+  ProgressStorage,
+  SmartProgressStorage,
+  StatusProgressStorage,
+} from "./src/settings/progress_storages.ts";
+export type {
+  AnnotationsDiffBaseStorage,
+  DiffBaseStorage,
+  MultiDiffBaseStorage,
+  StatusDiffBaseStorage,
+} from "./src/settings/diffbase_storages.ts";
+export type {
+  AdmissionServerLike,
+  OperatorSettingsInit,
+  PostingLevel,
+} from "./src/settings/operator_settings.ts";
+export type {
+  AnnotationsProgressStorageOptions,
+  MaybePromise,
+  ProgressFetchArgs,
+  ProgressPurgeArgs,
+  ProgressRecord,
+  ProgressStoreArgs,
+  ProgressTouchArgs,
+  SmartProgressStorageOptions,
+  StatusProgressStorageOptions,
+  StoragePatch,
+} from "./src/settings/progress_storages.ts";
+export type {
+  AnnotationsDiffBaseStorageOptions,
+  DiffBaseBuildArgs,
+  DiffBaseStoreArgs,
+  StatusDiffBaseStorageOptions,
+} from "./src/settings/diffbase_storages.ts";
+
+// --- running an operator ---
+export type { OperatorOptions, RunOptions } from "./src/reactor/running.ts";
+export type { NamespacePattern } from "./src/reactor/namespaces.ts";
+export type { DefaultLogin } from "./src/engines/activities.ts";
+export type { Clock } from "./src/structs/clock.ts";
+export type { LoggingOptions } from "./src/platform/logging.ts";
+export type { LogFormat, LogLevelSetting, LogSeverity } from "./src/structs/log_formats.ts";
+
+// --- logging in ---
+export type { ConnectionInfo, LoginFunctionOptions } from "./src/structs/credentials.ts";
+export type { KubeconfigLoginOptions } from "./src/client/kubeconfig.ts";
+export type { ServiceAccountLoginOptions } from "./src/client/service_account.ts";
+export type { ClientLoginOptions } from "./src/client/piggybacking.ts";
+export type { DefaultLoginOptions } from "./src/client/login.ts";
+
+// --- events and hierarchies ---
+export type {
+  EventExceptionOptions,
+  EventOptions,
+  EventReasonOptions,
+} from "./src/engines/posting.ts";
+export type {
+  AdjustNamespaceOptions,
+  AdoptOptions,
+  AppendOwnerReferenceOptions,
+  HarmonizeNamingOptions,
+  LabelOptions,
+  NestedPaths,
+  ObjectLike,
+  ObjectMetaLike,
+  ObjectOrObjects,
+  ObjectReference,
+  OwnerReference,
+  OwnerReferenceOptions,
+  RemoveOwnerReferenceOptions,
+} from "./src/kits/hierarchies.ts";
+
+// --- admission webhooks: the servers, and what custom servers implement ---
+export type {
+  WebhookAutoServer,
+  WebhookAutoTunnel,
+  WebhookK3dServer,
+  WebhookMinikubeServer,
+  WebhookNgrokTunnel,
+  WebhookServer,
+} from "./src/kits/webhooks.ts";
+export type { AdmissionRequestError } from "./src/engines/admission.ts";
+export type {
+  WebhookAutoTunnelOptions,
+  WebhookNgrokTunnelOptions,
+  WebhookServerOptions,
+} from "./src/kits/webhooks.ts";
+export type {
+  AdmissionServer,
+  AdmissionServerContext,
+  AdmissionServerFn,
+  ClusterFacts,
+  WebhookClientConfig,
+  WebhookFn,
+  WebhookRequestInfo,
+} from "./src/engines/admission.ts";
+export type {
+  AdmissionReviewResponse,
+  AdmissionReviewVerdict,
+} from "./src/structs/admission_reviews.ts";

@@ -10,6 +10,7 @@
  */
 import { parse as parseYaml } from "yaml";
 import { kopf } from "../mod.ts";
+import type { RawBody } from "../mod.ts";
 import { FakeCluster } from "../src/testing/mod.ts";
 
 const FINALIZER = "kopf.zalando.org/KopfFinalizerMarker";
@@ -33,8 +34,8 @@ function show(label: string, value: unknown): void {
   say(`  ${label}: ${typeof value === "string" ? value : JSON.stringify(value)}`);
 }
 
-async function readManifest(name: string): Promise<kopf.RawBody> {
-  return parseYaml(await Deno.readTextFile(new URL(name, import.meta.url))) as kopf.RawBody;
+async function readManifest(name: string): Promise<RawBody> {
+  return parseYaml(await Deno.readTextFile(new URL(name, import.meta.url))) as RawBody;
 }
 
 // --- the operator: its handlers live on a registry of their own ---

@@ -1,35 +1,47 @@
 /**
- * Everything public, gathered in one module: `mod.ts` exposes it both as the `kopf`
- * namespace object and as named exports. Each area adds its own section here.
+ * The runtime values of `@kopf/kopf`: what `mod.ts` exposes as the `kopf` namespace
+ * object — the registration functions, markers, errors, settings and storages, the
+ * operator itself, logins, events, hierarchies and webhook servers. The types that an
+ * operator author writes in signatures are exported by name from `mod.ts` instead, so
+ * each public name is reached one way: a value as `kopf.<name>`, a type as `<Name>`
+ * (a class is both: `new kopf.OperatorSettings()`, `settings: OperatorSettings`).
+ *
+ * Internals stay out: the processing, queueing and observation, the handler records and
+ * the registry's matching, the client's building blocks (behind `@kopf/kopf/client`) and
+ * the fake cluster's (behind `@kopf/kopf/testing`).
  *
  * @module
  */
 
-// --- structs: shared data shapes ---
-export { Resource } from "./structs/resources.ts";
-export type { ResourceInit, ResourceUrlOptions } from "./structs/resources.ts";
-export type { ConnectionInfo } from "./structs/credentials.ts";
-export type {
-  JsonObject,
-  JsonValue,
-  RawBody,
-  RawEvent,
-  RawEventType,
-  RawMeta,
-  RawStatus,
-  WatchEventType,
-} from "./structs/bodies.ts";
+// --- registering handlers ---
+export { daemon, index, on, timer } from "./intents/registration.ts";
+export { execute, register, subhandler } from "./intents/subhandlers.ts";
+export { ABSENT, EVERYTHING, PRESENT } from "./structs/markers.ts";
+export { all, any, none, not } from "./structs/combinators.ts";
+export { getDefaultRegistry, OperatorRegistry, setDefaultRegistry } from "./intents/registry.ts";
 
-// --- client: logins and API errors ---
-export { loginWithKubeconfig } from "./client/kubeconfig.ts";
-export type { KubeconfigLoginOptions } from "./client/kubeconfig.ts";
-export type { LoginFunctionOptions } from "./structs/credentials.ts";
-export { loginWithServiceAccount } from "./client/service_account.ts";
-export type { ServiceAccountLoginOptions } from "./client/service_account.ts";
-export { loginViaClient } from "./client/piggybacking.ts";
-export type { ClientLoginOptions } from "./client/piggybacking.ts";
-export { loginWithDefaults } from "./client/login.ts";
-export type { DefaultLoginOptions } from "./client/login.ts";
+// --- what handlers receive ---
+export { Reason } from "./intents/reasons.ts";
+export { Resource } from "./structs/resources.ts";
+export { Memo } from "./structs/memos.ts";
+
+// --- errors: those handlers raise, and those the framework reports ---
+export {
+  AdmissionError,
+  CertificateError,
+  ConfigurationError,
+  ErrorsMode,
+  HandlerRetriesError,
+  HandlerTimeoutError,
+  KopfError,
+  LoginError,
+  PermanentError,
+  StoredStateError,
+  TemporaryError,
+  UsageError,
+} from "./structs/errors.ts";
+export { SelectorError } from "./structs/selectors.ts";
+export { RegistrationError } from "./intents/handler_options.ts";
 export {
   APIBadRequestError,
   APICertificateError,
@@ -49,10 +61,11 @@ export {
   APIUnprocessableError,
   APIUnsupportedMediaTypeError,
 } from "./client/api_errors.ts";
-export type { APIErrorContext } from "./client/api_errors.ts";
-export type { WatchItem } from "./client/watch.ts";
+export { ActivityError } from "./engines/activities.ts";
+export { PeeringConfigurationError } from "./engines/peering.ts";
+export { OperatorConfigurationError } from "./reactor/running.ts";
 
-// --- settings: operator settings, progress and diff-base storages ---
+// --- settings and storages ---
 export {
   AdmissionSettings,
   BackgroundSettings,
@@ -65,11 +78,6 @@ export {
   ScanningSettings,
   WatchingSettings,
 } from "./settings/operator_settings.ts";
-export type {
-  AdmissionServerLike,
-  OperatorSettingsInit,
-  PostingLevel,
-} from "./settings/operator_settings.ts";
 export {
   AnnotationsProgressStorage,
   MultiProgressStorage,
@@ -77,37 +85,25 @@ export {
   SmartProgressStorage,
   StatusProgressStorage,
 } from "./settings/progress_storages.ts";
-export type {
-  AnnotationsProgressStorageOptions,
-  MaybePromise,
-  ProgressFetchArgs,
-  ProgressPurgeArgs,
-  ProgressRecord,
-  ProgressStoreArgs,
-  ProgressTouchArgs,
-  SmartProgressStorageOptions,
-  StatusProgressStorageOptions,
-  StoragePatch,
-} from "./settings/progress_storages.ts";
 export {
   AnnotationsDiffBaseStorage,
   DiffBaseStorage,
   MultiDiffBaseStorage,
   StatusDiffBaseStorage,
 } from "./settings/diffbase_storages.ts";
-export type {
-  AnnotationsDiffBaseStorageOptions,
-  DiffBaseBuildArgs,
-  DiffBaseStoreArgs,
-  StatusDiffBaseStorageOptions,
-} from "./settings/diffbase_storages.ts";
 
-// --- logging, events and hierarchies ---
+// --- running an operator ---
+export { operator, run } from "./reactor/running.ts";
 export { configure } from "./platform/logging.ts";
-export type { LoggingOptions } from "./platform/logging.ts";
-export type { LogFormat, LogLevelSetting, LogSeverity } from "./structs/log_formats.ts";
+
+// --- logging in ---
+export { loginWithKubeconfig } from "./client/kubeconfig.ts";
+export { loginWithServiceAccount } from "./client/service_account.ts";
+export { loginViaClient } from "./client/piggybacking.ts";
+export { loginWithDefaults } from "./client/login.ts";
+
+// --- events and hierarchies ---
 export { event, exception, info, warn } from "./engines/posting.ts";
-export type { EventExceptionOptions, EventOptions, EventReasonOptions } from "./engines/posting.ts";
 export {
   adjustNamespace,
   adopt,
@@ -118,172 +114,9 @@ export {
   label,
   removeOwnerReference,
 } from "./kits/hierarchies.ts";
-export type {
-  AdjustNamespaceOptions,
-  AdoptOptions,
-  AppendOwnerReferenceOptions,
-  HarmonizeNamingOptions,
-  LabelOptions,
-  NestedPaths,
-  ObjectLike,
-  ObjectMetaLike,
-  ObjectOrObjects,
-  ObjectReference,
-  OwnerReference,
-  OwnerReferenceOptions,
-  RemoveOwnerReferenceOptions,
-} from "./kits/hierarchies.ts";
 
-// --- intents: handlers, selectors, filters and their arguments ---
-export { ABSENT, EVERYTHING, PRESENT } from "./structs/markers.ts";
-export type { Absent, Everything, Present } from "./structs/markers.ts";
+// --- admission webhooks: the servers, and what custom servers implement ---
 export {
-  AdmissionError,
-  CertificateError,
-  ConfigurationError,
-  ErrorsMode,
-  HandlerRetriesError,
-  HandlerTimeoutError,
-  KopfError,
-  LoginError,
-  PermanentError,
-  StoredStateError,
-  TemporaryError,
-  UsageError,
-} from "./structs/errors.ts";
-export type {
-  AdmissionErrorOptions,
-  PermanentErrorOptions,
-  TemporaryErrorOptions,
-} from "./structs/errors.ts";
-export type { Logger, LogProperties, ObjectLogger } from "./structs/loggers.ts";
-export { Patch } from "./structs/patches.ts";
-export type { JsonPatchOperation, MetaPatch, PatchSection } from "./structs/patches.ts";
-export { diff } from "./structs/diffs.ts";
-export type { Diff, DiffItem, DiffOperation } from "./structs/diffs.ts";
-export type { FieldPath, FieldSpec } from "./structs/dicts.ts";
-export type {
-  Annotations,
-  Body,
-  BodyShape,
-  DeepReadonly,
-  Labels,
-  Meta,
-  ReadonlyJsonObject,
-  ReadonlyJsonValue,
-  Spec,
-  Status,
-} from "./structs/views.ts";
-export { Memo } from "./structs/memos.ts";
-export type { Index, IndexKey, IndexKeyPart, Store } from "./structs/indices.ts";
-export { all, any, none, not } from "./structs/combinators.ts";
-export type { Predicate } from "./structs/combinators.ts";
-export type { DaemonStopped, DaemonStoppingReason } from "./structs/stoppers.ts";
-export { Selector, SelectorError } from "./structs/selectors.ts";
-export type {
-  ResourceName,
-  ResourcePredicate,
-  Selection,
-  SelectorKeywords,
-} from "./structs/selectors.ts";
-export { Reason } from "./intents/reasons.ts";
-export type { Activity, HandlerReason, WebhookType } from "./intents/reasons.ts";
-export type {
-  ActivityKwargs,
-  ChangingKwargs,
-  DaemonKwargs,
-  EventKwargs,
-  IndexingKwargs,
-  ResourceKwargs,
-  RetryKwargs,
-  TimerKwargs,
-  WatchEvent,
-  WebhookKwargs,
-} from "./intents/kwargs.ts";
-export { RegistrationError } from "./intents/handler_options.ts";
-export type {
-  ActivityOptions,
-  ChangeFilterOptions,
-  CommonOptions,
-  CreateOptions,
-  DaemonOptions,
-  DeleteOptions,
-  EventHandlerOptions,
-  FieldOptions,
-  FilterOptions,
-  IndexOptions,
-  ResumeOptions,
-  RetryOptions,
-  SubhandlerOptions,
-  TimerOptions,
-  UpdateOptions,
-  WebhookOptions,
-} from "./intents/handler_options.ts";
-export type {
-  FieldFilterValue,
-  HandlerFilters,
-  MatchData,
-  MetaFilter,
-  MetaFilterValue,
-  ValueCallback,
-  WhenCallback,
-} from "./intents/filters.ts";
-export { daemon, index, on, timer } from "./intents/registration.ts";
-export type {
-  ActivityHandlerFn,
-  ActivityRegistrar,
-  Awaitable,
-  KwargsFamilies,
-  KwargsFamily,
-  NoIndices,
-  OnNamespace,
-  OptionFamilies,
-  OptionFamily,
-  OptionsOf,
-  ResourceHandlerFn,
-  ResourceRegistrar,
-  ResourceRegistrarWithOptions,
-} from "./intents/registration.ts";
-export { execute, register, subhandler } from "./intents/subhandlers.ts";
-export type { ExecuteOptions, SubhandlerFn } from "./intents/subhandlers.ts";
-export { getDefaultRegistry, OperatorRegistry, setDefaultRegistry } from "./intents/registry.ts";
-export type {
-  ChangingCause,
-  OperatorRegistryOptions,
-  ResourceHandlers,
-  WebhookRequest,
-} from "./intents/registry.ts";
-export type {
-  ActivityHandler,
-  BaseHandler,
-  ChangingHandler,
-  DaemonHandler,
-  EventHandler,
-  Handler,
-  HandlerFn,
-  HandlerKind,
-  IndexingHandler,
-  ResourceBoundHandler,
-  RetryPolicy,
-  TimerHandler,
-  WebhookHandler,
-} from "./intents/handlers.ts";
-
-// --- running: the operator itself ---
-export { operator, OperatorConfigurationError, run } from "./reactor/running.ts";
-export type { OperatorOptions, RunOptions } from "./reactor/running.ts";
-export { ActivityError } from "./engines/activities.ts";
-export type { DefaultLogin } from "./engines/activities.ts";
-export type { Outcome as HandlerOutcome } from "./handling/handler_states.ts";
-export type { NamespacePattern } from "./reactor/namespaces.ts";
-export type { Clock } from "./structs/clock.ts";
-
-// --- admission: webhook servers and what custom servers implement ---
-export {
-  DEFAULT_WEBHOOK_PORT,
-  detectLocalCluster,
-  K3D_HOST,
-  MINIKUBE_HOST,
   WebhookAutoServer,
   WebhookAutoTunnel,
   WebhookK3dServer,
@@ -291,23 +124,4 @@ export {
   WebhookNgrokTunnel,
   WebhookServer,
 } from "./kits/webhooks.ts";
-export type {
-  WebhookAutoTunnelOptions,
-  WebhookNgrokTunnelOptions,
-  WebhookServerOptions,
-} from "./kits/webhooks.ts";
 export { AdmissionRequestError } from "./engines/admission.ts";
-export type {
-  AdmissionOperation,
-  AdmissionReviewResponse,
-  AdmissionReviewVerdict,
-} from "./structs/admission_reviews.ts";
-export type {
-  AdmissionServer,
-  AdmissionServerContext,
-  AdmissionServerFn,
-  ClusterFacts,
-  WebhookClientConfig,
-  WebhookFn,
-  WebhookRequestInfo,
-} from "./engines/admission.ts";

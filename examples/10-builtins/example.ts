@@ -8,6 +8,7 @@
  */
 import * as k8s from "@kubernetes/client-node";
 import { kopf } from "../../mod.ts";
+import type { ObjectLogger, ResourceKwargs } from "../../mod.ts";
 
 const ttl = Number(Deno.env.get("POD_TTL_SECONDS") ?? "30");
 if (!(ttl >= 0)) throw new RangeError(`POD_TTL_SECONDS must be a number of seconds, not ${ttl}`);
@@ -27,7 +28,7 @@ function podsApi(): k8s.CoreV1Api {
   return core;
 }
 
-async function killLater(namespace: string, name: string, logger: kopf.ObjectLogger) {
+async function killLater(namespace: string, name: string, logger: ObjectLogger) {
   const key = `${namespace}/${name}`;
   const controller = new AbortController();
   pending.set(key, controller);
@@ -50,7 +51,7 @@ async function killLater(namespace: string, name: string, logger: kopf.ObjectLog
   }
 }
 
-function podInSight({ namespace, name, logger }: kopf.ResourceKwargs): void {
+function podInSight({ namespace, name, logger }: ResourceKwargs): void {
   if (!namespace || !name || namespace.startsWith("kube-")) return;
   if (pending.has(`${namespace}/${name}`)) return;
   void killLater(namespace, name, logger);

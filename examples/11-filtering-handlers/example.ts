@@ -10,12 +10,13 @@
  *   kubectl patch kex kopf-example-1 --type merge -p '{"spec":{"field":"changed"}}'
  */
 import { kopf } from "../../mod.ts";
+import type { Spec } from "../../mod.ts";
 
-function sayYes(value: unknown, { spec }: { spec: kopf.Spec }): boolean {
+function sayYes(value: unknown, { spec }: { spec: Spec }): boolean {
   return value === "somevalue" && spec.field !== undefined;
 }
 
-function sayNo(value: unknown, { spec }: { spec: kopf.Spec }): boolean {
+function sayNo(value: unknown, { spec }: { spec: Spec }): boolean {
   return value === "somevalue" && spec.field === "not-this-value-for-sure";
 }
 

@@ -10,6 +10,7 @@
  *   curl http://localhost:8080/healthz
  */
 import { kopf } from "../../mod.ts";
+import type { Index, ReadonlyJsonObject } from "../../mod.ts";
 
 type PodKey = readonly [string | null, string | null];
 
@@ -24,24 +25,24 @@ kopf.index("pods", function podsByLabel({ labels, name }) {
   return new Map(Object.entries(labels).map(([label, value]) => [[label, value], name]));
 });
 
-kopf.on.probe<{ runningPods: kopf.Index<PodKey, boolean> }>(
+kopf.on.probe<{ runningPods: Index<PodKey, boolean> }>(
   function podCount({ runningPods }) {
     return runningPods.size;
   },
 );
 
-kopf.on.probe<{ runningPods: kopf.Index<PodKey, boolean> }>(
+kopf.on.probe<{ runningPods: Index<PodKey, boolean> }>(
   function podNames({ runningPods }) {
     return [...runningPods.keys()].map(([namespace, name]) => `${namespace}/${name}`).sort();
   },
 );
 
 kopf.timer<
-  kopf.ReadonlyJsonObject,
-  kopf.ReadonlyJsonObject,
+  ReadonlyJsonObject,
+  ReadonlyJsonObject,
   {
-    runningPods: kopf.Index<PodKey, boolean>;
-    podsByLabel: kopf.Index<readonly [string, string], string>;
+    runningPods: Index<PodKey, boolean>;
+    podsByLabel: Index<readonly [string, string], string>;
   }
 >(
   "kopfexamples",

@@ -4,10 +4,13 @@
  */
 import type { BenchFigure, BenchSection } from "./types.ts";
 import { kopf } from "../../mod.ts";
+import type { ChangingKwargs, ObjectLogger } from "../../mod.ts";
 import { buildChangingKwargs } from "../../src/intents/kwargs.ts";
 import type { ChangingCause } from "../../src/intents/registry.ts";
 import type { RawBody } from "../../src/structs/bodies.ts";
 import { Resource } from "../../src/structs/resources.ts";
+import { diff as diffOf } from "../../src/structs/diffs.ts";
+import { Patch } from "../../src/structs/patches.ts";
 
 const TARGET = 200_000;
 
@@ -45,7 +48,7 @@ function registry(): kopf.OperatorRegistry {
       ...opts,
       id: `${id}-when`,
       labels: { tier: kopf.PRESENT },
-      when: ({ spec }: kopf.ChangingKwargs) => spec.size !== 0,
+      when: ({ spec }: ChangingKwargs) => spec.size !== 0,
     }, () => {});
   }
   return r;
@@ -82,9 +85,9 @@ export const section: BenchSection = {
       metadata: { name: "kex-1", namespace: "ns", labels: { app: "demo", tier: "db" } },
       spec: { f0: 2, f1: 1, size: 3, items: ["a", "b"] },
     };
-    const diff = kopf.diff(old, body);
+    const diff = diffOf(old, body);
     // The handling layer makes one logger per object, not per cause.
-    const logger: kopf.ObjectLogger = {
+    const logger: ObjectLogger = {
       debug() {},
       info() {},
       warning() {},
@@ -113,9 +116,9 @@ export const section: BenchSection = {
     if (expected === 0) throw new Error("The bench cause selects no handlers; fix the bench.");
     const [changing, changingMs] = measure(() => r.selectChangingHandlers(resource, cause));
     const [events, eventsMs] = measure(() => r.selectSpawningHandlers(resource, { body }));
-    const [diffs, diffsMs] = measure(() => kopf.diff(old, body));
+    const [diffs, diffsMs] = measure(() => diffOf(old, body));
     const [patches, patchesMs] = measure(() => {
-      const patch = new kopf.Patch();
+      const patch = new Patch();
       patch.status.h0 = { done: true };
       patch.metadata.annotations["kopf.zalando.org/h0"] = '{"success":true}';
       return patch.toMergePatch();

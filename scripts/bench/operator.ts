@@ -22,6 +22,7 @@
 import { parse as parseYaml } from "yaml";
 import type { BenchFigure, BenchSection } from "./types.ts";
 import { kopf } from "../../mod.ts";
+import type { RawBody } from "../../mod.ts";
 import { FakeCluster } from "../../src/testing/mod.ts";
 import type { ServedRequest } from "../../src/testing/fake_cluster/mod.ts";
 import { OPERATOR_V8_FLAGS, v8FlagsArgument } from "../../src/cli/runtime_flags.ts";
@@ -122,7 +123,7 @@ async function* lines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string
 
 const LAST_HANDLED = "kopf.zalando.org/last-handled-configuration";
 
-function handled(o: kopf.RawBody): boolean {
+function handled(o: RawBody): boolean {
   const status = o.status as { createFn?: unknown } | undefined;
   return status?.createFn !== undefined && o.metadata?.annotations?.[LAST_HANDLED] !== undefined;
 }
@@ -145,7 +146,7 @@ function rssMb(pid: number): { peak: number; now: number } {
 async function measure(count: number, v8Flags = OPERATOR_V8_FLAGS): Promise<BenchFigure[]> {
   await using cluster = await FakeCluster.start({ historySize: 4 * count + 1_000 });
   const crd = new URL("../../examples/crd.yaml", import.meta.url);
-  cluster.create(parseYaml(await Deno.readTextFile(crd)) as kopf.RawBody);
+  cluster.create(parseYaml(await Deno.readTextFile(crd)) as RawBody);
 
   const process = new Deno.Command(Deno.execPath(), {
     args: [
@@ -204,7 +205,7 @@ async function measure(count: number, v8Flags = OPERATOR_V8_FLAGS): Promise<Benc
     await allStarted;
     // Watch the request log (cheap) until every object's body was patched, then confirm
     // on the objects: the result in the status and the diff-base in the annotations.
-    let objects: kopf.RawBody[] = [];
+    let objects: RawBody[] = [];
     for (;;) {
       await new Promise((resolve) => setTimeout(resolve, 50));
       if (counter.patched.size < count) continue;

@@ -6,7 +6,10 @@
  * typed errors carrying the server's `Status`.
  *
  * ```ts
- * const vault = new Vault({ relogin: async () => ({ kubeconfig: await loginWithKubeconfig() }) });
+ * import { kopf } from "@kopf/kopf";
+ * import { ApiClient, Vault } from "@kopf/kopf/client";
+ *
+ * const vault = new Vault({ relogin: async () => ({ kubeconfig: await kopf.loginWithKubeconfig() }) });
  * await using api = new ApiClient(vault, { networking: { requestTimeout: 60 } });
  * const version = await api.request("GET", "/version");
  * ```

@@ -8,6 +8,7 @@
 import { UsageError } from "../structs/errors.ts";
 import type { JsonObject, JsonValue, RawBody } from "../structs/bodies.ts";
 import type { Resource } from "../structs/resources.ts";
+import type { JsonPatchOperation } from "../structs/patches.ts";
 import type { ApiClient, QueryParams } from "./api.ts";
 import { APIGoneError } from "./api_errors.ts";
 
@@ -65,18 +66,6 @@ export const PATCH_CONTENT_TYPES: Readonly<Record<PatchType, string>> = Object.f
   strategic: "application/strategic-merge-patch+json",
   apply: "application/apply-patch+yaml",
 });
-
-/** One operation of a JSON Patch (RFC 6902). */
-export interface JsonPatchOperation {
-  /** The operation. */
-  op: "add" | "remove" | "replace" | "move" | "copy" | "test";
-  /** A JSON Pointer to the target. */
-  path: string;
-  /** The value for `add`, `replace` and `test`. */
-  value?: JsonValue;
-  /** The source pointer for `move` and `copy`. */
-  from?: string;
-}
 
 /** Options of {@link patchObject}. */
 export interface PatchOptions extends WriteOptions {

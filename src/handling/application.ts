@@ -15,11 +15,11 @@
  */
 
 import type { JsonObject, JsonValue, RawBody } from "../structs/bodies.ts";
-import { Patch } from "../structs/patches.ts";
+import { type JsonPatchOperation, Patch } from "../structs/patches.ts";
 import type { Resource } from "../structs/resources.ts";
 import type { ApiClient } from "../client/api.ts";
 import { APIConflictError, APINotFoundError, APIUnprocessableError } from "../client/api_errors.ts";
-import { type JsonPatchOperation, patchObject } from "../client/objects.ts";
+import { patchObject } from "../client/objects.ts";
 
 /** A change of our finalizer on the object. */
 export type FinalizerChange = "add" | "remove";

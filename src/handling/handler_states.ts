@@ -5,9 +5,9 @@
  * Pure and immutable: every change returns a new {@link State}; storage is reached only
  * through the given progress storage (which fills a patch), never the API directly.
  *
- * A handling cycle uses it so:
+ * A handling cycle uses it so (a sketch; the names stand for the cycle's own values):
  *
- * ```ts
+ * ```ts ignore
  * let state = await State.fromStorage({ body, storage, handlers });  // what was persisted
  * state = state.withPurpose(reason).withHandlers(handlers);          // these are in play now
  * const due = state.selectAwakened(handlers);                        // not finished, not sleeping

@@ -405,7 +405,23 @@ type WebhookHandlerOps = Extract<Handler, { kind: "webhook" }>["operations"];
 const extraNumber = (norm: NormalizedOptions, key: string): number | null =>
   (norm.extra[key] ?? null) as number | null;
 
-/** Register a daemon: a long-running function per matching object. */
+/**
+ * Register a daemon: a long-running function per matching object, from when the object is
+ * seen until it is deleted, stops matching the filters, or the operator exits. Also
+ * reachable as `kopf.on.daemon`.
+ *
+ * @example Watch an external system for each object until told to stop
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ *
+ * kopf.daemon("kopfexamples", { cancellationTimeout: 5 }, async ({ name, stopped, logger }) => {
+ *   while (!stopped.isSet) {
+ *     logger.info(`${name} is still there`);
+ *     await stopped.wait(30); // wakes at once when the daemon must stop
+ *   }
+ * });
+ * ```
+ */
 export const daemon: ResourceRegistrar<"daemon", "daemon"> = resourceRegistrar(
   "daemon",
   true,
@@ -421,7 +437,19 @@ export const daemon: ResourceRegistrar<"daemon", "daemon"> = resourceRegistrar(
   }),
 ) as ResourceRegistrar<"daemon", "daemon">;
 
-/** Register a timer: a function run every `interval` seconds (or after `idle`) per object. */
+/**
+ * Register a timer: a function run every `interval` seconds (or once the object has been
+ * unchanged for `idle` seconds) per matching object. Also reachable as `kopf.on.timer`.
+ *
+ * @example Report on each object every minute, once it has been quiet for 10 seconds
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ *
+ * kopf.timer("kopfexamples", { interval: 60, idle: 10 }, ({ spec, patch }) => {
+ *   patch.status.checkedSpec = JSON.stringify(spec);
+ * });
+ * ```
+ */
 export const timer: ResourceRegistrarWithOptions<"timer", "timer"> = resourceRegistrar(
   "timer",
   true,
@@ -437,7 +465,27 @@ export const timer: ResourceRegistrarWithOptions<"timer", "timer"> = resourceReg
   }),
 ) as ResourceRegistrarWithOptions<"timer", "timer">;
 
-/** Register an indexing function; its id (the function's name by default) names the index. */
+/**
+ * Register an indexing function; its id (the function's name by default) names the index
+ * that every handler then receives as an argument. Also reachable as `kopf.on.index`.
+ *
+ * @example Index pods by namespace, and read the index in a timer
+ * ```ts
+ * import { kopf, type Index } from "@kopf/kopf";
+ *
+ * kopf.index("pods", function podsByNamespace({ namespace, name }) {
+ *   return { [namespace ?? ""]: name };
+ * });
+ * kopf.timer<unknown, unknown, { podsByNamespace: Index<string, string> }>(
+ *   "kopfexamples",
+ *   { interval: 60 },
+ *   ({ namespace, podsByNamespace, logger }) => {
+ *     const pods = podsByNamespace.get(namespace ?? "") ?? [];
+ *     logger.info(`${[...pods].length} pods beside this object`);
+ *   },
+ * );
+ * ```
+ */
 export const index: ResourceRegistrar<"index", "index"> = resourceRegistrar(
   "index",
   false,
@@ -448,7 +496,37 @@ export const index: ResourceRegistrar<"index", "index"> = resourceRegistrar(
   }),
 ) as ResourceRegistrar<"index", "index">;
 
-/** The `kopf.on` namespace: every registration function. */
+/**
+ * The `kopf.on` namespace: every registration function. Each takes a resource selector,
+ * optional options, and the handler function last, and returns the function.
+ *
+ * @example Handle the creation, update and deletion of custom resources
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ *
+ * kopf.on.create("kopfexamples", ({ spec, logger }) => {
+ *   logger.info(`Created with ${JSON.stringify(spec)}`);
+ *   return { message: "created" }; // stored as status.<handler id>
+ * });
+ * kopf.on.update("kopfexamples", { field: "spec.replicas" }, ({ old, new: now }) => {
+ *   console.log(`replicas: ${old} → ${now}`);
+ * });
+ * kopf.on.delete("kopfexamples", async ({ name }) => {
+ *   await fetch(`https://example.com/cleanup/${name}`, { method: "POST" });
+ * });
+ * ```
+ *
+ * @example Tune the settings at startup, and log in with a token of one's own
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ *
+ * kopf.on.startup(({ settings }) => {
+ *   settings.posting.level = "warning";
+ *   settings.batching.workerLimit = 20;
+ * });
+ * kopf.on.login(() => ({ server: "https://k8s.example.com:6443", token: "a-token" }));
+ * ```
+ */
 export const on: OnNamespace = Object.freeze({
   event: resourceRegistrar("on.event", true, (base) => ({
     kind: "event",

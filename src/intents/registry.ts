@@ -130,25 +130,41 @@ export class OperatorRegistry {
     this.#onWarning = options.onWarning ?? ((message) => console.warn(message));
   }
 
-  /** Add a handler record (the `kopf.on.*` functions build and add them). */
+  /**
+   * Add a handler record (the `kopf.on.*` functions build and add them).
+   *
+   * @internal the framework's own; not part of the public API.
+   */
   add(handler: Handler): void {
     this.#handlers.push(Object.freeze(handler));
     this.#cache.clear();
     this.#cacheByRecord = new WeakMap();
   }
 
-  /** Every handler, in registration order. */
+  /**
+   * Every handler, in registration order.
+   *
+   * @internal the framework's own; not part of the public API.
+   */
   get handlers(): readonly Handler[] {
     return this.#handlers;
   }
 
-  /** Issue a warning about the registration. */
+  /**
+   * Issue a warning about the registration.
+   *
+   * @internal the framework's own; not part of the public API.
+   */
   warn(message: string): void {
     this.warnings.push(message);
     this.#onWarning(message);
   }
 
-  /** A generated id from a base: the base itself first, then `base-2`, `base-3`, …. */
+  /**
+   * A generated id from a base: the base itself first, then `base-2`, `base-3`, ….
+   *
+   * @internal the framework's own; not part of the public API.
+   */
   nextGeneratedId(base: string): string {
     const n = (this.#generated.get(base) ?? 0) + 1;
     this.#generated.set(base, n);
@@ -158,6 +174,8 @@ export class OperatorRegistry {
   /**
    * The distinct selectors of the resource handlers (of the given kinds only, if
    * given); equal specifications count once.
+   *
+   * @internal the framework's own; not part of the public API.
    */
   selectors(kinds?: readonly HandlerKind[]): readonly Selector[] {
     const out = new Map<unknown, Selector>();
@@ -183,6 +201,8 @@ export class OperatorRegistry {
    * The resources to serve among the discovered ones, for all selectors together (of
    * handlers of the given kinds only, if given — e.g. without `"webhook"` for what to
    * watch), with the warnings of ambiguous selectors.
+   *
+   * @internal the framework's own; not part of the public API.
    */
   resolve(discovered: Iterable<Resource>, kinds?: readonly HandlerKind[]): Selection {
     const all = [...discovered];
@@ -242,26 +262,42 @@ export class OperatorRegistry {
     return cached;
   }
 
-  /** All handlers whose selectors match the resource (filters not checked), by kind. */
+  /**
+   * All handlers whose selectors match the resource (filters not checked), by kind.
+   *
+   * @internal the framework's own; not part of the public API.
+   */
   handlersFor(resource: Resource): ResourceHandlers {
     return this.#cached(resource).handlers;
   }
 
-  /** Whether any handler of any kind serves the resource. */
+  /**
+   * Whether any handler of any kind serves the resource.
+   *
+   * @internal the framework's own; not part of the public API.
+   */
   hasHandlers(resource: Resource): boolean {
     const h = this.#cached(resource).handlers;
     return h.changing.length + h.event.length + h.daemon.length + h.timer.length +
         h.index.length + h.webhook.length > 0;
   }
 
-  /** The activity handlers of one activity, in registration order. */
+  /**
+   * The activity handlers of one activity, in registration order.
+   *
+   * @internal the framework's own; not part of the public API.
+   */
   activityHandlers(activity: Activity): readonly ActivityHandler[] {
     return this.#handlers.filter((h): h is ActivityHandler =>
       h.kind === "activity" && h.activity === activity
     );
   }
 
-  /** The names of all declared indices (the ids of the indexing handlers). */
+  /**
+   * The names of all declared indices (the ids of the indexing handlers).
+   *
+   * @internal the framework's own; not part of the public API.
+   */
   indexNames(): readonly string[] {
     return [...new Set(this.#handlers.filter((h) => h.kind === "index").map((h) => h.id))];
   }
@@ -270,6 +306,8 @@ export class OperatorRegistry {
    * The resource-changing handlers to run for a cause: the reason fits (or the handler
    * takes any), resume handlers only in the initial round and — unless `deleted` — not
    * for objects being deleted, the filters pass; each (function, id) once.
+   *
+   * @internal the framework's own; not part of the public API.
    */
   selectChangingHandlers(resource: Resource, cause: ChangingCause): ChangingHandler[] {
     const { list, duplicates } = this.#cached(resource).changing;
@@ -290,6 +328,8 @@ export class OperatorRegistry {
    * Whether the object is in the scope of any resource-changing handler, whatever the
    * cause: labels, annotations, `when` and field values pass on the current body. When
    * none is, the object is handled in stealth mode (no diff-base, no progress, no logs).
+   *
+   * @internal the framework's own; not part of the public API.
    */
   prematchChanging(resource: Resource, data: MatchData): boolean {
     const { list } = this.#cached(resource).changing;
@@ -297,17 +337,29 @@ export class OperatorRegistry {
     return list.some((h) => matchHandler(h, data, kwargs, true));
   }
 
-  /** The event-watching handlers whose filters pass for the object; each (function, id) once. */
+  /**
+   * The event-watching handlers whose filters pass for the object; each (function, id) once.
+   *
+   * @internal the framework's own; not part of the public API.
+   */
   selectEventHandlers(resource: Resource, data: MatchData): EventHandler[] {
     return select(this.#cached(resource).event, data);
   }
 
-  /** The daemons and timers whose filters pass for the object now. */
+  /**
+   * The daemons and timers whose filters pass for the object now.
+   *
+   * @internal the framework's own; not part of the public API.
+   */
   selectSpawningHandlers(resource: Resource, data: MatchData): (DaemonHandler | TimerHandler)[] {
     return select(this.#cached(resource).spawning, data);
   }
 
-  /** The indexing functions whose filters pass for the object. */
+  /**
+   * The indexing functions whose filters pass for the object.
+   *
+   * @internal the framework's own; not part of the public API.
+   */
   selectIndexingHandlers(resource: Resource, data: MatchData): IndexingHandler[] {
     return select(this.#cached(resource).index, data);
   }
@@ -315,6 +367,8 @@ export class OperatorRegistry {
   /**
    * The admission handlers for a request: of its type, for its operation and
    * subresource (`null` in a handler means the main body only, `"*"` any), filters pass.
+   *
+   * @internal the framework's own; not part of the public API.
    */
   selectWebhookHandlers(resource: Resource, request: WebhookRequest): WebhookHandler[] {
     const { list, duplicates } = this.#cached(resource).webhook;
@@ -329,6 +383,8 @@ export class OperatorRegistry {
   /**
    * Whether the object needs the operator's finalizer: a non-optional deletion handler,
    * a daemon or a timer applies to it.
+   *
+   * @internal the framework's own; not part of the public API.
    */
   requiresFinalizer(resource: Resource, data: MatchData): boolean {
     const kwargs = new KwargsCache(data);
@@ -338,6 +394,8 @@ export class OperatorRegistry {
   /**
    * The fields that resource-changing handlers watch: the diff-base must keep them
    * even where it normally drops data (e.g. `status`).
+   *
+   * @internal the framework's own; not part of the public API.
    */
   extraFields(resource: Resource): readonly FieldPath[] {
     return this.#cached(resource).extraFields;

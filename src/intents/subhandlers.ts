@@ -118,7 +118,11 @@ export interface ExecuteOptions {
     | Readonly<Record<string, SubhandlerFn<never, never, NoIndices>>>
     | ReadonlyMap<string, SubhandlerFn<never, never, NoIndices>>
     | readonly SubhandlerFn<never, never, NoIndices>[];
-  /** Ready handler records (their ids are prefixed with the parent's). */
+  /**
+   * Ready handler records (their ids are prefixed with the parent's).
+   *
+   * @internal handler records are the framework's own; pass `fns` or a `registry`.
+   */
   handlers?: readonly ChangingHandler[];
   /** A registry whose resource-changing handlers run as sub-handlers. */
   registry?: OperatorRegistry;

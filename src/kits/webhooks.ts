@@ -4,6 +4,8 @@
  * given to the operator):
  *
  * ```ts
+ * import { kopf } from "@kopf/kopf";
+ *
  * kopf.on.startup(({ settings }) => {
  *   settings.admission.server = new kopf.WebhookServer({ port: 9443 });
  *   settings.admission.managed = "auto.kopf.dev";

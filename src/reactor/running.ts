@@ -173,6 +173,17 @@ function aborted(signal: AbortSignal): Promise<void> {
  * Run an operator until `options.signal` aborts; see the module docs. Rejects if it cannot
  * start (unsupported options, a failing startup handler, no credentials, an unreachable
  * cluster) or if it fails while running.
+ *
+ * @example Embed an operator in a program of one's own, and stop it after a while
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ *
+ * const registry = new kopf.OperatorRegistry();
+ * kopf.on.create("kopfexamples", { registry }, ({ name }) => console.log(`created ${name}`));
+ * const stop = new AbortController();
+ * setTimeout(() => stop.abort(), 60_000);
+ * await kopf.operator({ registry, namespaces: ["default"], signal: stop.signal });
+ * ```
  */
 export async function operator(options: OperatorOptions = {}): Promise<void> {
   ensureLoggingConfigured();
@@ -479,6 +490,14 @@ export type RunOptions = OperatorOptions;
  * Run an operator in a script: like {@link operator}, also stopped gracefully by SIGINT or
  * SIGTERM (a second signal exits at once with code 1). If the operator fails, the error
  * is logged in one line and the process exits with code 1.
+ *
+ * @example A self-contained operator script (`deno run operator.ts`)
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ *
+ * kopf.on.create("kopfexamples", ({ logger }) => logger.info("hello"));
+ * await kopf.run({ clusterwide: true, livenessEndpoint: "http://0.0.0.0:8080/healthz" });
+ * ```
  */
 export async function run(options: RunOptions = {}): Promise<void> {
   const controller = new AbortController();

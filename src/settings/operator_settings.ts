@@ -291,6 +291,18 @@ function describe(value: unknown): string {
  * All settings of one operator. Each operator has its own; change them in a startup
  * handler (`settings.watching.serverTimeout = 600`) or pass overrides to the constructor.
  * `validate()` names the first bad value and what it should be.
+ *
+ * @example Settings given to an embedded operator, with progress kept in the status
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ *
+ * const settings = new kopf.OperatorSettings({
+ *   posting: { level: "warning" },
+ *   batching: { workerLimit: 50 },
+ * });
+ * settings.persistence.progressStorage = new kopf.StatusProgressStorage({ field: "status.op" });
+ * await kopf.operator({ settings, clusterwide: true, signal: AbortSignal.timeout(60_000) });
+ * ```
  */
 export class OperatorSettings {
   /** Kubernetes Events from log records. */

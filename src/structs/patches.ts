@@ -24,12 +24,14 @@ export interface MetaPatch extends PatchSection {
 
 /** One operation of an RFC 6902 JSON Patch. */
 export interface JsonPatchOperation {
-  /** What to do at the path. */
-  op: "add" | "replace" | "remove";
+  /** What to do at the path (a {@link Patch} makes only `add`, `replace` and `remove`). */
+  op: "add" | "remove" | "replace" | "move" | "copy" | "test";
   /** A JSON Pointer (RFC 6901) into the object. */
   path: string;
-  /** The new value, for `add` and `replace`. */
+  /** The value, for `add`, `replace` and `test`. */
   value?: JsonValue;
+  /** The source pointer, for `move` and `copy`. */
+  from?: string;
 }
 
 /** A node of the patch tree; it joins its parent only when something is written into it. */

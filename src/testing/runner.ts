@@ -4,15 +4,21 @@
  * objects, memos and registries with it, and see its output, exit code and error.
  *
  * ```ts
- * await using cluster = await FakeCluster.start();
- * await using runner = await KopfRunner.start(
- *   ["run", "-A", "--verbose", "examples/01-minimal/example.ts"],
- *   { cluster },
- * );
- * cluster.create(obj);
- * await runner.waitForOutput("And here we are!");
- * await runner.stop();
- * assertEquals(runner.exitCode, 0);
+ * import { FakeCluster, KopfRunner } from "@kopf/kopf/testing";
+ *
+ * // operator.ts: kopf.on.create("configmaps", ({ name, logger }) => logger.info(`Seen ${name}`));
+ * Deno.test("the operator handles a new object", async () => {
+ *   await using cluster = await FakeCluster.start();
+ *   await using runner = await KopfRunner.start(["run", "-A", "operator.ts"], { cluster });
+ *   cluster.create({
+ *     apiVersion: "v1",
+ *     kind: "ConfigMap",
+ *     metadata: { name: "example", namespace: "default" },
+ *   });
+ *   await runner.waitForOutput("Seen example");
+ *   await runner.stop();
+ *   if (runner.exitCode !== 0) throw new Error(runner.output);
+ * });
  * ```
  *
  * @module
@@ -83,7 +89,21 @@ function describePattern(pattern: string | RegExp): string {
   return typeof pattern === "string" ? JSON.stringify(pattern) : String(pattern);
 }
 
-/** An operator running in the background of a test; see the module's description. */
+/**
+ * An operator running in the background of a test; see the module's description.
+ *
+ * @example Run an operator file as `kopf run` would, and wait for what it logs
+ * ```ts
+ * import { FakeCluster, KopfRunner } from "@kopf/kopf/testing";
+ *
+ * Deno.test("the operator greets new config maps", async () => {
+ *   await using cluster = await FakeCluster.start();
+ *   await using runner = await KopfRunner.start(["run", "-A", "operator.ts"], { cluster });
+ *   cluster.create({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "hello" } });
+ *   await runner.waitForOutput(/Handler '.+' succeeded/);
+ * });
+ * ```
+ */
 export class KopfRunner implements AsyncDisposable {
   readonly #lines: string[] = [];
   readonly #waiters = new Set<Waiter>();

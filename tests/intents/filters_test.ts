@@ -3,6 +3,7 @@
  * filters, value callbacks, whole-object callbacks and their combinators.
  */
 import { kopf } from "../../mod.ts";
+import type { ChangingKwargs } from "../../mod.ts";
 import { FilterCallbackError } from "../../src/intents/filters.ts";
 import type { ChangingCause } from "../../src/intents/registry.ts";
 import { buildChangingKwargs } from "../../src/intents/kwargs.ts";
@@ -10,6 +11,7 @@ import { assert, assertEquals, assertThrows } from "../assert.ts";
 import { kexV1 } from "../fixtures/discovered.ts";
 import type { RawBody } from "../../src/structs/bodies.ts";
 import { Resource } from "../../src/structs/resources.ts";
+import { diff } from "../../src/structs/diffs.ts";
 
 function fresh(): kopf.OperatorRegistry {
   return new kopf.OperatorRegistry({ onWarning: () => {} });
@@ -55,7 +57,7 @@ function updated(registry: kopf.OperatorRegistry, oldSpec: object, newSpec: obje
         reason: "update",
         old: { spec: oldSpec },
         new: { spec: newSpec },
-        diff: kopf.diff({ spec: oldSpec }, { spec: newSpec }),
+        diff: diff({ spec: oldSpec }, { spec: newSpec }),
         retry: 0,
         started: new Date(),
         runtime: 0,
@@ -284,7 +286,7 @@ Deno.test("only new or only old: the other side is not checked", () => {
 Deno.test("value callbacks get the value (null when absent) and the handler's arguments", () => {
   const registry = fresh();
   const seen: unknown[] = [];
-  const checkValue = (value: string | null, { spec }: kopf.ChangingKwargs) => {
+  const checkValue = (value: string | null, { spec }: ChangingKwargs) => {
     seen.push(value);
     return value === "some-value" && spec.field !== undefined;
   };
@@ -323,7 +325,7 @@ Deno.test("value callbacks get the value (null when absent) and the handler's ar
 
 Deno.test("whole-object callbacks: a named function and an inline one", () => {
   const registry = fresh();
-  const isGoodEnough = ({ spec }: kopf.ChangingKwargs<{ field?: string; items?: string[] }>) =>
+  const isGoodEnough = ({ spec }: ChangingKwargs<{ field?: string; items?: string[] }>) =>
     (spec.items ?? []).includes(spec.field ?? "");
   kopf.on.create<{ field?: string; items?: string[] }>("kopfexamples", {
     registry,
@@ -358,8 +360,8 @@ Deno.test("callbacks may filter by any argument: the reason, the memo", () => {
 
 Deno.test("callback helpers: all and any, for whole objects and for values", () => {
   const registry = fresh();
-  const wholeFn1 = ({ name }: kopf.ChangingKwargs) => (name ?? "").startsWith("kopf-");
-  const wholeFn2 = ({ spec }: kopf.ChangingKwargs) => spec.field === "value";
+  const wholeFn1 = ({ name }: ChangingKwargs) => (name ?? "").startsWith("kopf-");
+  const wholeFn2 = ({ spec }: ChangingKwargs) => spec.field === "value";
   const valueFn1 = (value: string | null) => value !== null && value.startsWith("some");
   const valueFn2 = (value: string | null) => value !== null && value.endsWith("label");
   kopf.on.create("kopfexamples", {

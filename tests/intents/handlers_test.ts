@@ -3,6 +3,7 @@
  * field handlers and sub-handlers (registration side).
  */
 import { kopf } from "../../mod.ts";
+import type { ChangingKwargs, EventKwargs } from "../../mod.ts";
 import type { ChangingHandler } from "../../src/intents/handlers.ts";
 import { buildChangingKwargs } from "../../src/intents/kwargs.ts";
 import { RegistrationError } from "../../src/intents/handler_options.ts";
@@ -22,7 +23,7 @@ const BODY: RawBody = {
 
 Deno.test("a handler registers with a decorator-free call and serves its resource", () => {
   const registry = fresh();
-  kopf.on.create("kopfexamples", { registry }, function myHandler({ spec }: kopf.ChangingKwargs) {
+  kopf.on.create("kopfexamples", { registry }, function myHandler({ spec }: ChangingKwargs) {
     return spec;
   });
   assertEquals(registry.resolve(DISCOVERED).resources.map(String), ["kopfexamples.v1.kopf.dev"]);
@@ -33,7 +34,7 @@ Deno.test("an instance's method registers explicitly, bound to that instance", (
   const registry = fresh();
   class MyCls {
     seen: string[] = [];
-    myHandler({ name }: kopf.ChangingKwargs): void {
+    myHandler({ name }: ChangingKwargs): void {
       this.seen.push(String(name));
     }
   }
@@ -55,7 +56,7 @@ Deno.test("an instance's method registers explicitly, bound to that instance", (
 
 Deno.test("event-watching handlers are selected for every event of their resource", () => {
   const registry = fresh();
-  kopf.on.event("kopfexamples", { registry }, function myHandler({ event }: kopf.EventKwargs) {
+  kopf.on.event("kopfexamples", { registry }, function myHandler({ event }: EventKwargs) {
     return event.type;
   });
   assertEquals(registry.selectEventHandlers(kexV1, { body: BODY }).map((h) => h.kind), ["event"]);

@@ -3,6 +3,13 @@
  * indices injected by name, and the documented argument examples.
  */
 import { kopf } from "../../mod.ts";
+import type {
+  ActivityKwargs,
+  ChangingKwargs,
+  Index,
+  ObjectLogger,
+  TimerKwargs,
+} from "../../mod.ts";
 import {
   buildActivityKwargs,
   buildChangingKwargs,
@@ -21,6 +28,8 @@ import { DaemonStopper } from "../../src/structs/stoppers.ts";
 import { BodyHolder } from "../../src/structs/views.ts";
 import { assert, assertEquals, assertThrows } from "../assert.ts";
 import { kexV1 } from "../fixtures/discovered.ts";
+import { diff } from "../../src/structs/diffs.ts";
+import { Patch } from "../../src/structs/patches.ts";
 
 const BODY: RawBody = {
   apiVersion: "kopf.dev/v1",
@@ -63,7 +72,7 @@ Deno.test("changing handlers get the object, its parts, the change and the retry
     reason: "update",
     old: { spec: { field: "w" } },
     new: { spec: { field: "x" } },
-    diff: kopf.diff({ spec: { field: "w" } }, { spec: { field: "x" } }),
+    diff: diff({ spec: { field: "w" } }, { spec: { field: "x" } }),
     ...RETRY,
   });
   assertEquals(
@@ -89,7 +98,7 @@ Deno.test("changing handlers get the object, its parts, the change and the retry
     "2024-01-01T00:00:00.000Z",
   ]);
   assert(kw.resource === kexV1);
-  assert(kw.memo instanceof kopf.Memo && kw.patch instanceof kopf.Patch);
+  assert(kw.memo instanceof kopf.Memo && kw.patch instanceof Patch);
 });
 
 Deno.test("the object's views are read-only: changes go to the patch", () => {
@@ -122,7 +131,7 @@ Deno.test("a missing spec or status reads as empty", () => {
 Deno.test("counting updates with param, as in the arguments example", () => {
   const registry = new kopf.OperatorRegistry({ onWarning: () => {} });
   function countUpdates(
-    { param, patch, status }: kopf.ChangingKwargs<never, { counter?: number }>,
+    { param, patch, status }: ChangingKwargs<never, { counter?: number }>,
   ) {
     patch.status.counter = (status.counter ?? 0) + (param as number);
   }
@@ -136,7 +145,7 @@ Deno.test("counting updates with param, as in the arguments example", () => {
     old: { spec: { field: "w", items: [] } },
     new: { spec: BODY.spec },
   };
-  const patch = new kopf.Patch();
+  const patch = new Patch();
   let status = BODY.status as { counter: number };
   for (const h of registry.selectChangingHandlers(kexV1, cause)) {
     const body = { ...BODY, status };
@@ -244,10 +253,10 @@ Deno.test("declared indices are injected by name and override framework argument
     resource: kexV1,
     body: BODY,
     holder: new BodyHolder(BODY),
-    indices: { byLabel: byLabel as kopf.Index, memo: memoIndex },
+    indices: { byLabel: byLabel as Index, memo: memoIndex },
   };
-  const kw = buildTimerKwargs({ ...init, holder: init.holder! }, RETRY) as kopf.TimerKwargs & {
-    byLabel: kopf.Index<readonly [string, string], string>;
+  const kw = buildTimerKwargs({ ...init, holder: init.holder! }, RETRY) as TimerKwargs & {
+    byLabel: Index<readonly [string, string], string>;
   };
   assertEquals([...(kw.byLabel.get(["label2", "value2b"]) ?? [])], ["pod1"]);
   assert((kw as unknown as { memo: unknown }).memo === memoIndex, "an index named memo wins");
@@ -255,15 +264,15 @@ Deno.test("declared indices are injected by name and override framework argument
     activity: "probe",
     settings: new OperatorSettings(),
     memo: {},
-    indices: { byLabel: byLabel as kopf.Index },
+    indices: { byLabel: byLabel as Index },
     ...RETRY,
-  }) as kopf.ActivityKwargs & { byLabel: kopf.Index };
+  }) as ActivityKwargs & { byLabel: Index };
   assert(activity.byLabel === byLabel);
 });
 
 Deno.test("a logger and a memo given to the builder are passed through", () => {
   const lines: string[] = [];
-  const logger: kopf.ObjectLogger = {
+  const logger: ObjectLogger = {
     debug: (m) => lines.push(`debug ${m}`),
     info: (m) => lines.push(`info ${m}`),
     warning: (m) => lines.push(`warning ${m}`),
@@ -281,7 +290,7 @@ Deno.test("a logger and a memo given to the builder are passed through", () => {
 Deno.test("field handlers see the change narrowed to their field", () => {
   const old = { metadata: { labels: { label2: "o", label3: "o" } }, spec: { size: "1G" } };
   const neu = { metadata: { labels: { label1: "n", label2: "n" } }, spec: { size: "1G" } };
-  const change = { old, new: neu, diff: kopf.diff(old, neu) };
+  const change = { old, new: neu, diff: diff(old, neu) };
   const narrowed = changeFor({ field: ["metadata", "labels"] }, change);
   assertEquals(narrowed.old, { label2: "o", label3: "o" });
   assertEquals(narrowed.new, { label1: "n", label2: "n" });

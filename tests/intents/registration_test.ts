@@ -3,7 +3,14 @@
  * `param`, default and explicit registries.
  */
 import { kopf } from "../../mod.ts";
-import type { ChangingHandler, Handler } from "../../src/intents/handlers.ts";
+import type {
+  ChangingHandler,
+  DaemonHandler,
+  Handler,
+  IndexingHandler,
+  TimerHandler,
+  WebhookHandler,
+} from "../../src/intents/handlers.ts";
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { DISCOVERED, kexV1, pods } from "../fixtures/discovered.ts";
 
@@ -88,35 +95,35 @@ Deno.test("daemon, timer, index, webhook and activity records carry their own op
     cancellationTimeout: 3,
     cancellationPolling: 0.5,
   }, monitor);
-  const d = only<kopf.DaemonHandler>(registry);
+  const d = only<DaemonHandler>(registry);
   assertEquals(
     [d.kind, d.initialDelay, d.cancellationBackoff, d.cancellationTimeout, d.cancellationPolling],
     ["daemon", 30, 1, 3, 0.5],
   );
   assert(d.requiresFinalizer);
   kopf.on.daemon("kex", { registry }, monitor); // the same function under kopf.on
-  assertEquals(only<kopf.DaemonHandler>(registry).cancellationTimeout, null);
+  assertEquals(only<DaemonHandler>(registry).cancellationTimeout, null);
 
   function ping() {}
   kopf.timer("kex", { registry, initialDelay: 60, interval: 10, idle: 600, sharp: true }, ping);
-  const t = only<kopf.TimerHandler>(registry);
+  const t = only<TimerHandler>(registry);
   assertEquals([t.interval, t.idle, t.initialDelay, t.sharp], [10, 600, 60, true]);
   kopf.on.timer("kex", { registry, idle: 10 }, ping);
   assertEquals(
-    [only<kopf.TimerHandler>(registry).interval, only<kopf.TimerHandler>(registry).idle],
+    [only<TimerHandler>(registry).interval, only<TimerHandler>(registry).idle],
     [null, 10],
   );
 
   function byLabel() {}
   kopf.index("pods", { registry, field: "spec.nodeName" }, byLabel);
-  const i = only<kopf.IndexingHandler>(registry);
+  const i = only<IndexingHandler>(registry);
   assertEquals([i.kind, i.id, i.errors], ["index", "byLabel", "ignored"]); // no field suffix
   kopf.on.index("pods", { registry, id: "podsByNode" }, byLabel);
   assertEquals(registry.indexNames(), ["byLabel", "podsByNode"]);
 
   function check() {}
   kopf.on.validate("kex", { registry, operation: ["CREATE", "UPDATE"], subresource: "*" }, check);
-  const v = only<kopf.WebhookHandler>(registry);
+  const v = only<WebhookHandler>(registry);
   assertEquals(
     [v.type, v.operations, v.subresource, v.persistent, v.sideEffects, v.ignoreFailures],
     ["validating", ["CREATE", "UPDATE"], "*", false, false, false],
@@ -128,7 +135,7 @@ Deno.test("daemon, timer, index, webhook and activity records carry their own op
     sideEffects: true,
     ignoreFailures: true,
   }, check);
-  const m = only<kopf.WebhookHandler>(registry);
+  const m = only<WebhookHandler>(registry);
   assertEquals(
     [m.type, m.operations, m.subresource, m.persistent, m.sideEffects, m.ignoreFailures],
     [

@@ -7,7 +7,7 @@ import {
   StatusDiffBaseStorage,
   StatusProgressStorage,
   StoredStateError,
-} from "../../mod.ts";
+} from "../../src/kopf.ts";
 import { loadEssences } from "../../src/settings/essences.ts";
 import type { RawBody } from "../../mod.ts";
 import { Patch } from "../../src/structs/patches.ts";

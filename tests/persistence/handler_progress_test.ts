@@ -1,5 +1,5 @@
 import { assert, assertEquals, assertThrows } from "../assert.ts";
-import { AnnotationsProgressStorage, SmartProgressStorage } from "../../mod.ts";
+import { AnnotationsProgressStorage, SmartProgressStorage } from "../../src/kopf.ts";
 import type { RawBody } from "../../mod.ts";
 import {
   deliverResults,

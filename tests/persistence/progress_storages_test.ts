@@ -7,7 +7,7 @@ import {
   SmartProgressStorage,
   StatusProgressStorage,
   StoredStateError,
-} from "../../mod.ts";
+} from "../../src/kopf.ts";
 import type { ProgressFetchArgs, ProgressRecord, RawBody } from "../../mod.ts";
 import { Patch } from "../../src/structs/patches.ts";
 

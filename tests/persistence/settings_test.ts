@@ -5,7 +5,7 @@ import {
   ConfigurationError,
   OperatorSettings,
   SmartProgressStorage,
-} from "../../mod.ts";
+} from "../../src/kopf.ts";
 
 Deno.test("settings have Kopf's documented defaults, in seconds", () => {
   const s = new OperatorSettings();

@@ -7,6 +7,7 @@
 import { parse as parseYaml } from "yaml";
 import { assert, assertEquals } from "../assert.ts";
 import { kopf } from "../../mod.ts";
+import type { RawBody } from "../../mod.ts";
 import { FakeCluster } from "../../src/testing/mod.ts";
 
 const COUNT = 500;
@@ -37,13 +38,13 @@ function increment(counts: Map<string, number>, key: string): void {
 /** Wait until every object satisfies the predicate; event-driven, no polling. */
 async function waitForAll(
   cluster: FakeCluster,
-  predicate: (o: kopf.RawBody | undefined) => boolean,
+  predicate: (o: RawBody | undefined) => boolean,
 ): Promise<void> {
   await Promise.all(names().map((name) => cluster.waitFor(KIND, name, predicate, { timeout: 90 })));
 }
 
 function handled(value: string) {
-  return (o: kopf.RawBody | undefined) => {
+  return (o: RawBody | undefined) => {
     const annotations = o?.metadata?.annotations ?? {};
     const progress = Object.keys(annotations).filter((k) =>
       k.startsWith("kopf.zalando.org/") && k !== LAST_HANDLED
@@ -58,7 +59,7 @@ Deno.test({
   async fn() {
     await using cluster = await FakeCluster.start({ historySize: 100_000 });
     const crdUrl = new URL("../../examples/crd.yaml", import.meta.url);
-    cluster.create(parseYaml(await Deno.readTextFile(crdUrl)) as kopf.RawBody);
+    cluster.create(parseYaml(await Deno.readTextFile(crdUrl)) as RawBody);
 
     const created = new Map<string, number>();
     const updated = new Map<string, number>();

@@ -12,7 +12,7 @@ import {
   TemporaryError,
   UsageError,
 } from "../../src/structs/errors.ts";
-import * as kopf from "../../mod.ts";
+import { kopf } from "../../mod.ts";
 import { assert, assertEquals, assertRejects, assertThrows } from "../assert.ts";
 import { OperatorConfigurationError } from "../../src/reactor/running.ts";
 import { PeeringConfigurationError } from "../../src/engines/peering.ts";

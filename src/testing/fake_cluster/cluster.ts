@@ -144,10 +144,32 @@ const INITIAL_NAMESPACES = ["default", "kube-system", "kube-public"];
  * libraries and operators. Start it with {@link FakeCluster.start}; stop it with
  * {@link FakeCluster.stop} or `await using`.
  *
+ * @example Serve an embedded operator and check what its handler wrote
  * ```ts
+ * import { kopf } from "@kopf/kopf";
+ * import { FakeCluster } from "@kopf/kopf/testing";
+ *
  * await using cluster = await FakeCluster.start();
- * cluster.create({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "x" }, data: { a: "1" } });
- * // kopf.operator({ ... }) or kubectl --kubeconfig=(await cluster.writeKubeconfig()) get cm
+ * const registry = new kopf.OperatorRegistry();
+ * kopf.on.login({ registry }, () => cluster.connectionInfo);
+ * kopf.on.create("configmaps", { registry }, ({ patch }) => {
+ *   patch.metadata.labels.seen = "yes";
+ * });
+ * const stop = new AbortController();
+ * const running = kopf.operator({ registry, clusterwide: true, signal: stop.signal });
+ * cluster.create({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "x" }, data: {} });
+ * await cluster.waitFor("configmaps", "x", (cm) => cm?.metadata?.labels?.seen === "yes");
+ * stop.abort();
+ * await running;
+ * ```
+ *
+ * @example Drive it with kubectl through the kubeconfig it writes
+ * ```ts
+ * import { FakeCluster } from "@kopf/kopf/testing";
+ *
+ * await using cluster = await FakeCluster.start();
+ * const kubeconfig = await cluster.writeKubeconfig();
+ * console.log(`kubectl --kubeconfig=${kubeconfig} get configmaps -A`);
  * ```
  */
 export class FakeCluster implements AsyncDisposable {
