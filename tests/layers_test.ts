@@ -1,6 +1,7 @@
 /**
  * Architecture rules (docs/architecture.md): lower layers never import higher ones; only
- * `src/platform/` touches `Deno.*` or `node:*`; only `src/client/` talks to the API.
+ * `src/platform/` touches `Deno.*` or `node:*`; only `src/client/` talks to the API; and
+ * every unit test sits where the module it tests lives.
  */
 import { assertEquals } from "./assert.ts";
 
@@ -111,4 +112,56 @@ Deno.test("the layer test itself catches a violation", () => {
   );
   assertEquals(/\bDeno\s*\.\s*[A-Za-z]/.test(codeOf("const a = Deno.env.get('X');")), true);
   assertEquals(/\bDeno\s*\.\s*[A-Za-z]/.test(codeOf("const a = 'Deno.env';")), false);
+});
+
+/** Folders of tests of the whole product, which mirror nothing in src/. */
+const WHOLE_PRODUCT = ["operator", "examples", "dist", "soak"];
+
+const TESTS = new URL("./", import.meta.url);
+
+/**
+ * What is wrong with where a test file is, if anything: `path` is relative to tests/, and
+ * `modules` are the modules of src/ as `dir/module` (no `.ts`). A unit test of
+ * `src/<dir>/<module>.ts` is `tests/<dir>/<module>_test.ts` or `<module>_<aspect>_test.ts`.
+ */
+function misplacementOf(path: string, modules: ReadonlySet<string>): string | undefined {
+  const slash = path.lastIndexOf("/");
+  if (slash < 0 || WHOLE_PRODUCT.includes(path.slice(0, path.indexOf("/")))) return undefined;
+  const dir = path.slice(0, slash);
+  const stem = path.slice(slash + 1).replace(/_test\.ts$/, "");
+  for (let at = stem.length; at > 0; at = stem.lastIndexOf("_", at - 1)) {
+    if (modules.has(`${dir}/${stem.slice(0, at)}`)) return undefined;
+  }
+  return `tests/${path} tests no module of src/${dir}/`;
+}
+
+Deno.test("every unit test sits at the path of the module it tests", async () => {
+  const modules = new Set<string>();
+  for await (const file of walk(SRC)) {
+    modules.add(file.pathname.slice(SRC.pathname.length).replace(/\.ts$/, ""));
+  }
+  const misplaced: string[] = [];
+  for await (const file of walk(TESTS)) {
+    const path = file.pathname.slice(TESTS.pathname.length);
+    if (!path.endsWith("_test.ts")) continue;
+    const misplacement = misplacementOf(path, modules);
+    if (misplacement !== undefined) misplaced.push(misplacement);
+  }
+  assertEquals(misplaced, []);
+});
+
+Deno.test("the placement test itself catches a misplaced test", () => {
+  const modules = new Set(["structs/blake2b", "handling/handler_states", "testing/runner"]);
+  assertEquals(
+    misplacementOf("persistence/blake2b_test.ts", modules),
+    "tests/persistence/blake2b_test.ts tests no module of src/persistence/",
+  );
+  assertEquals(
+    misplacementOf("handling/states_test.ts", modules),
+    "tests/handling/states_test.ts tests no module of src/handling/",
+  );
+  assertEquals(misplacementOf("structs/blake2b_test.ts", modules), undefined);
+  assertEquals(misplacementOf("handling/handler_states_results_test.ts", modules), undefined);
+  assertEquals(misplacementOf("operator/anything_test.ts", modules), undefined);
+  assertEquals(misplacementOf("layers_test.ts", modules), undefined);
 });

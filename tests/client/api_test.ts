@@ -25,13 +25,6 @@ import {
 } from "../../src/client/api_errors.ts";
 import type { ConnectionInfo } from "../../src/structs/credentials.ts";
 import { UsageError } from "../../src/structs/errors.ts";
-import { OperatorSettings } from "../../src/settings/operator_settings.ts";
-import {
-  backoffsOf,
-  inactivityTimeoutOf,
-  reconnectBackoffOf,
-  requestTimeoutOf,
-} from "../../src/client/tuning.ts";
 import { json, ScriptedServer, status } from "./scripted_server.ts";
 
 function clientFor(info: ConnectionInfo, errorBackoffs: number[] = [], requestTimeout?: number) {
@@ -235,24 +228,3 @@ Deno.test("Retry-After is read as seconds or as an HTTP date", () => {
   const now = Date.parse("2030-01-01T00:00:00Z");
   assertEquals(parseRetryAfter("Tue, 01 Jan 2030 00:00:05 GMT", now), 5);
 });
-
-Deno.test("the client's tuning is the settings' sections: fields left out take their defaults", () => {
-  const defaults = new OperatorSettings();
-  assertEquals(requestTimeoutOf({}), defaults.networking.requestTimeout);
-  assertEquals(requestTimeoutOf({ requestTimeout: null }), undefined);
-  assertEquals([...iterate(backoffsOf(undefined))], [
-    ...defaults.networking.errorBackoffs as number[],
-  ]);
-  assertEquals([...iterate(backoffsOf(2))], [2]);
-  assertEquals(reconnectBackoffOf({}), defaults.watching.reconnectBackoff);
-  assertEquals(inactivityTimeoutOf({}), defaults.watching.inactivityTimeout);
-  assertEquals(inactivityTimeoutOf({ inactivityTimeout: null }), undefined);
-  // The live sections themselves fit, so changes in startup handlers apply at once.
-  const api = new ApiClient(new Vault(), defaults);
-  defaults.networking.requestTimeout = 7;
-  assertEquals(requestTimeoutOf(api.networking), 7);
-});
-
-function* iterate<T>(iterator: Iterator<T>): Generator<T> {
-  for (let next = iterator.next(); !next.done; next = iterator.next()) yield next.value;
-}

@@ -1,10 +1,8 @@
 /**
- * Operations on a scripted API server: discovery (cached, refreshable), paginated lists,
- * get/create/patch/delete on objects and the status subresource, event creation, and
- * the incremental JSON-lines parser at every split point.
+ * Operations on a scripted API server: paginated lists, get/create/patch/delete on
+ * objects and the status subresource, and the default namespace of the credentials.
  */
-import { assert, assertEquals, assertRejects } from "../assert.ts";
-import { Discovery } from "../../src/client/discovery.ts";
+import { assertEquals, assertRejects } from "../assert.ts";
 import {
   createObject,
   deleteObject,
@@ -12,124 +10,10 @@ import {
   listObjects,
   patchObject,
 } from "../../src/client/objects.ts";
-import { createEvent } from "../../src/client/events.ts";
-import { buildEventBody } from "../../src/structs/k8s_events.ts";
-import { JsonLineError, parseJsonLines } from "../../src/client/json_lines.ts";
 import { ApiClient } from "../../src/client/api.ts";
 import { Vault } from "../../src/client/vault.ts";
 import { json, KEX, list, obj, ScriptedServer } from "./scripted_server.ts";
 import { UsageError } from "../../src/structs/errors.ts";
-
-function discoveryServer(): ScriptedServer {
-  return ScriptedServer.start((request) => {
-    switch (request.path) {
-      case "/version":
-        return json({ major: "1", minor: "32", gitVersion: "v1.32.0" });
-      case "/api":
-        return json({ kind: "APIVersions", versions: ["v1"] });
-      case "/apis":
-        return json({
-          kind: "APIGroupList",
-          groups: [{
-            name: "kopf.dev",
-            versions: [{ groupVersion: "kopf.dev/v1", version: "v1" }, {
-              groupVersion: "kopf.dev/v1beta1",
-              version: "v1beta1",
-            }],
-            preferredVersion: { groupVersion: "kopf.dev/v1", version: "v1" },
-          }, {
-            name: "metrics.k8s.io",
-            versions: [{ groupVersion: "metrics.k8s.io/v1beta1", version: "v1beta1" }],
-          }],
-        });
-      case "/api/v1":
-        return json({
-          groupVersion: "v1",
-          resources: [
-            {
-              name: "pods",
-              singularName: "pod",
-              namespaced: true,
-              kind: "Pod",
-              verbs: ["get", "list", "watch"],
-              shortNames: ["po"],
-              categories: ["all"],
-            },
-            {
-              name: "pods/status",
-              singularName: "",
-              namespaced: true,
-              kind: "Pod",
-              verbs: ["get", "patch"],
-            },
-            { name: "pods/log", singularName: "", namespaced: true, kind: "Pod", verbs: ["get"] },
-            {
-              name: "namespaces",
-              singularName: "namespace",
-              namespaced: false,
-              kind: "Namespace",
-              verbs: ["list"],
-            },
-          ],
-        });
-      case "/apis/kopf.dev/v1":
-      case "/apis/kopf.dev/v1beta1":
-        return json({
-          groupVersion: request.path.slice(6),
-          resources: [
-            {
-              name: "kopfexamples",
-              singularName: "kopfexample",
-              namespaced: true,
-              kind: "KopfExample",
-              verbs: ["list", "watch", "patch"],
-              shortNames: ["kex"],
-            },
-            {
-              name: "kopfexamples/status",
-              singularName: "",
-              namespaced: true,
-              kind: "KopfExample",
-              verbs: ["patch"],
-            },
-          ],
-        });
-      default: // an aggregated API that is down
-        return json({ kind: "Status", code: 503, reason: "ServiceUnavailable" }, 503);
-    }
-  });
-}
-
-Deno.test("discovery yields resource records with subresources and preferred versions, cached until refreshed", async () => {
-  await using server = discoveryServer();
-  await using api = server.client();
-  const discovery = new Discovery(api);
-  assertEquals((await discovery.version()).gitVersion, "v1.32.0");
-  const resources = await discovery.resources();
-  assertEquals(resources.map((r) => r.toString()), [
-    "pods.v1",
-    "namespaces.v1",
-    "kopfexamples.v1.kopf.dev",
-    "kopfexamples.v1beta1.kopf.dev",
-  ]);
-  const pods = resources[0];
-  assertEquals(
-    [pods.kind, pods.singular, pods.shortcuts, pods.categories, pods.subresources, pods.namespaced],
-    ["Pod", "pod", ["po"], ["all"], ["status", "log"], true],
-  );
-  assertEquals(pods.verbs, ["get", "list", "watch"]);
-  assertEquals(resources[1].namespaced, false);
-  assertEquals(resources.filter((r) => r.group === "kopf.dev").map((r) => r.preferred), [
-    true,
-    false,
-  ]);
-  const served = server.requests.length;
-  await discovery.resources();
-  assertEquals(server.requests.length, served, "cached: no re-discovery");
-  discovery.refresh();
-  await discovery.resources();
-  assert(server.requests.length > served, "refresh discovers again");
-});
 
 Deno.test("a list follows continue tokens through all pages and fills apiVersion and kind", async () => {
   await using server = ScriptedServer.start((request) => {
@@ -205,65 +89,6 @@ Deno.test("wrong patch shapes and missing namespaces are refused before any requ
   await assertRejects(() => getObject(api, KEX, { name: "x" }), UsageError, "needs a namespace");
   assertEquals(server.requests.length, 0);
 });
-
-Deno.test("an event is created with the given body in the given namespace, and the created one returned", async () => {
-  await using server = ScriptedServer.start((request) =>
-    json({ ...JSON.parse(request.body), kind: "Event", metadata: { name: "kopf-event-x" } }, 201)
-  );
-  await using api = server.client();
-  const body = buildEventBody(
-    {
-      ref: { apiVersion: "kopf.dev/v1", kind: "KopfExample", name: "kex", uid: "uid-1" },
-      type: "Normal",
-      reason: "Logging",
-      message: "hi",
-    },
-    {
-      namespace: "ns",
-      now: new Date("2030-05-06T07:08:09.123Z"),
-      reportingComponent: "kopf",
-      reportingInstance: "dev",
-      generateName: "kopf-event-",
-    },
-  );
-  const created = await createEvent(api, "ns", body);
-  assertEquals(created.metadata, { name: "kopf-event-x" });
-  assertEquals(server.requests.length, 1);
-  assertEquals([server.requests[0].method, server.requests[0].path], [
-    "POST",
-    "/api/v1/namespaces/ns/events",
-  ]);
-  assertEquals(JSON.parse(server.requests[0].body), body); // the body as built, unchanged
-  assertEquals(body.eventTime, "2030-05-06T07:08:09.123000Z");
-  assertEquals(body.firstTimestamp, "2030-05-06T07:08:09.123000Z");
-});
-
-Deno.test("JSON lines split at every possible byte pair parse to the same values", async () => {
-  const values = [{ a: "é日本🚀" }, { b: [1, 2, { c: "ü" }] }, { d: null }];
-  const bytes = new TextEncoder().encode(values.map((v) => JSON.stringify(v)).join("\n") + "\n");
-  for (let i = 1; i < bytes.length; i++) {
-    for (let j = i; j < bytes.length; j += 3) {
-      const chunks = [bytes.slice(0, i), bytes.slice(i, j), bytes.slice(j)];
-      const parsed: unknown[] = [];
-      for await (const value of parseJsonLines(toAsync(chunks))) parsed.push(value);
-      assertEquals(parsed, values, `split at ${i} and ${j}`);
-    }
-  }
-});
-
-Deno.test("a last line without a newline is parsed; a garbage line is a JsonLineError", async () => {
-  const enc = new TextEncoder();
-  const parsed: unknown[] = [];
-  for await (const v of parseJsonLines(toAsync([enc.encode('{"x":1}\n\n{"y":2}')]))) parsed.push(v);
-  assertEquals(parsed, [{ x: 1 }, { y: 2 }]);
-  await assertRejects(async () => {
-    for await (const _ of parseJsonLines(toAsync([enc.encode("{oops}\n")]))) { /* drain */ }
-  }, JsonLineError);
-});
-
-async function* toAsync(chunks: Uint8Array[]): AsyncGenerator<Uint8Array> {
-  for (const chunk of chunks) yield chunk;
-}
 
 Deno.test("calls without a namespace use the credentials' default namespace", async () => {
   await using server = ScriptedServer.start(() => json({ metadata: { name: "x" } }));

@@ -1,6 +1,6 @@
 /** examples/17-admission: the operator's webhooks deny and mutate objects written through the API. */
 import { assertEquals, assertStringIncludes } from "../assert.ts";
-import { call } from "../fake_cluster/helpers.ts";
+import { call } from "../testing/fake_cluster/helpers.ts";
 import { clusterWithCrd, KIND, manifest, runExample } from "./helpers.ts";
 
 const KEXES = "/apis/kopf.dev/v1/namespaces/default/kopfexamples";

@@ -1,11 +1,10 @@
 /**
- * Cause detection by Kopf's rules, and the finalizer's JSON Patch operations.
+ * Cause detection by Kopf's rules.
  */
 import { assertEquals } from "../assert.ts";
 import type { RawBody } from "../../src/structs/bodies.ts";
 import { diff } from "../../src/structs/diffs.ts";
 import { type CauseInputs, detectCause } from "../../src/handling/causes.ts";
-import { finalizerOperations } from "../../src/handling/application.ts";
 
 const F = "kopf.zalando.org/KopfFinalizerMarker";
 
@@ -45,22 +44,4 @@ Deno.test("detectCause: creations never mix with resuming; deletions are flagged
   assertEquals(detectCause(inputs({ diff: diff(1, 2), initial: true })).initial, true);
   const deleting = detectCause(inputs({ meta: { deletionTimestamp: "t", finalizers: [F] } }));
   assertEquals([deleting.reason, deleting.deleted], ["delete", true]);
-});
-
-Deno.test("finalizer operations keep other finalizers and guard the index", () => {
-  const none: RawBody = { metadata: {} };
-  const some: RawBody = { metadata: { finalizers: ["a/b"] } };
-  const ours: RawBody = { metadata: { finalizers: ["a/b", F, "c/d"] } };
-  assertEquals(finalizerOperations(none, F, "add"), [
-    { op: "add", path: "/metadata/finalizers", value: [F] },
-  ]);
-  assertEquals(finalizerOperations(some, F, "add"), [
-    { op: "add", path: "/metadata/finalizers/-", value: F },
-  ]);
-  assertEquals(finalizerOperations(ours, F, "add"), []);
-  assertEquals(finalizerOperations(ours, F, "remove"), [
-    { op: "test", path: "/metadata/finalizers/1", value: F },
-    { op: "remove", path: "/metadata/finalizers/1" },
-  ]);
-  assertEquals(finalizerOperations(some, F, "remove"), []);
 });

@@ -12,7 +12,7 @@ import { WebhookNgrokTunnel, WebhookServer } from "../../src/kits/webhooks.ts";
 import type { AdmissionServerContext, WebhookFn } from "../../src/engines/admission.ts";
 import { FakeCluster } from "../../src/testing/mod.ts";
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../assert.ts";
-import { call } from "../fake_cluster/helpers.ts";
+import { call } from "../testing/fake_cluster/helpers.ts";
 import {
   clusterRegistry,
   kex,

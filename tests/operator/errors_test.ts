@@ -6,7 +6,7 @@
 import { assert, assertEquals } from "../assert.ts";
 import { PermanentError, TemporaryError } from "../../src/structs/errors.ts";
 import { on } from "../../src/intents/registration.ts";
-import { KEY_FIXTURES } from "../persistence/key_fixtures.ts";
+import { KEY_FIXTURES } from "../settings/key_fixtures.ts";
 import {
   Calls,
   clusterRegistry,

@@ -18,14 +18,6 @@ import {
   assertStringIncludes,
   assertThrows,
 } from "../assert.ts";
-import {
-  decodeOid,
-  namedBits,
-  oid,
-  readElement,
-  smallInteger,
-  tlv,
-} from "../../src/platform/der.ts";
 import { ROOT, run, runDeno } from "./commands.ts";
 import { CertificateError } from "../../src/structs/errors.ts";
 
@@ -196,20 +188,6 @@ Deno.test("bad input to the certificate functions fails with one clear line", as
   );
   assertThrows(() => describeCertificate("nothing here"), CertificateError, "BEGIN CERTIFICATE");
   for (const line of lines) assert(!line.includes("\n"), `one line: ${line}`);
-});
-
-Deno.test("the DER encoder produces the canonical encodings", () => {
-  const hex = (b: Uint8Array) => [...b].map((x) => x.toString(16).padStart(2, "0")).join("");
-  assertEquals(hex(oid("1.2.840.10045.4.3.2")), "06082a8648ce3d040302");
-  assertEquals(decodeOid(readElement(oid("2.5.29.17")).content), "2.5.29.17");
-  assertEquals(hex(smallInteger(0)), "020100");
-  assertEquals(hex(smallInteger(128)), "02020080"); // a leading zero keeps it positive
-  assertEquals(hex(namedBits([0, 5, 6])), "03020186"); // keyUsage: 1 unused bit
-  assertEquals(hex(namedBits([0])), "03020780");
-  const long = tlv(0x04, new Uint8Array(300));
-  assertEquals(hex(long.subarray(0, 4)), "0482012c");
-  assertEquals(readElement(long).content.length, 300);
-  assertThrows(() => readElement(long.subarray(0, 100)), Error, "longer than the data");
 });
 
 Deno.test("openssl agrees with what the certificates claim (skipped without openssl)", async () => {

@@ -18,7 +18,7 @@ import {
 import type { ObjectEvent } from "../../src/structs/bodies.ts";
 import { Multiplexer } from "../../src/reactor/queueing.ts";
 import { silentLogger } from "../../src/reactor/default_logger.ts";
-import { exampleCrd } from "../fake_cluster/helpers.ts";
+import { exampleCrd } from "../testing/fake_cluster/helpers.ts";
 
 const CRD = exampleCrd();
 

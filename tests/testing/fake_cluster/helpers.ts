@@ -1,0 +1,164 @@
+/**
+ * Helpers for the FakeCluster tests: raw HTTP calls and watch-stream readers.
+ */
+import type { FakeCluster } from "../../../src/testing/mod.ts";
+import type { JsonObject } from "../../../src/structs/bodies.ts";
+
+/** A decoded JSON response. */
+export interface Reply {
+  status: number;
+  headers: Headers;
+  // deno-lint-ignore no-explicit-any
+  body: any;
+}
+
+/** Call the fake API server over HTTP with JSON in and out. */
+export async function call(
+  cluster: FakeCluster,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Reply> {
+  const auth: Record<string, string> = cluster.token
+    ? { authorization: `Bearer ${cluster.token}` }
+    : {};
+  const response = await fetch(cluster.url + path, {
+    method,
+    headers: {
+      ...auth,
+      ...(body !== undefined ? { "content-type": "application/json" } : {}),
+      ...headers,
+    },
+    body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+  });
+  const text = await response.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // Not JSON: keep the text.
+  }
+  return { status: response.status, headers: response.headers, body: parsed };
+}
+
+/** A ConfigMap manifest. */
+export function configMap(
+  name: string,
+  data: Record<string, string> = {},
+  extra: Record<string, unknown> = {},
+) {
+  return { apiVersion: "v1", kind: "ConfigMap", metadata: { name, ...extra }, data };
+}
+
+/** The KopfExample CRD, namespaced, with a status subresource and a schema. */
+export function exampleCrd(extraVersions: JsonObject[] = []) {
+  return {
+    apiVersion: "apiextensions.k8s.io/v1",
+    kind: "CustomResourceDefinition",
+    metadata: { name: "kopfexamples.kopf.dev" },
+    spec: {
+      group: "kopf.dev",
+      scope: "Namespaced",
+      names: {
+        kind: "KopfExample",
+        plural: "kopfexamples",
+        singular: "kopfexample",
+        shortNames: ["kex"],
+        categories: ["all", "kopf"],
+      },
+      versions: [
+        {
+          name: "v1",
+          served: true,
+          storage: true,
+          subresources: { status: {} },
+          additionalPrinterColumns: [{ name: "Field", type: "string", jsonPath: ".spec.field" }],
+          schema: {
+            openAPIV3Schema: {
+              type: "object",
+              properties: {
+                spec: {
+                  type: "object",
+                  properties: {
+                    field: { type: "string" },
+                    replicas: { type: "integer", default: 1, minimum: 0 },
+                    free: { type: "object", "x-kubernetes-preserve-unknown-fields": true },
+                  },
+                },
+                status: { type: "object", "x-kubernetes-preserve-unknown-fields": true },
+              },
+            },
+          },
+        },
+        ...extraVersions,
+      ],
+    },
+  };
+}
+
+/** A parsed watch event. */
+export interface WatchEvent {
+  type: string;
+  // deno-lint-ignore no-explicit-any
+  object: any;
+}
+
+/** Reads a watch stream event by event. */
+export class WatchReader {
+  readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
+  readonly #decoder = new TextDecoder();
+  #buffer = "";
+
+  constructor(readonly response: Response) {
+    this.#reader = response.body!.getReader();
+  }
+
+  /** The next event, or `undefined` when the stream ended cleanly. Rejects if it broke. */
+  async next(): Promise<WatchEvent | undefined> {
+    while (true) {
+      const newline = this.#buffer.indexOf("\n");
+      if (newline >= 0) {
+        const line = this.#buffer.slice(0, newline);
+        this.#buffer = this.#buffer.slice(newline + 1);
+        if (line.trim()) return JSON.parse(line);
+        continue;
+      }
+      const { done, value } = await this.#reader.read();
+      if (done) return undefined;
+      this.#buffer += this.#decoder.decode(value, { stream: true });
+    }
+  }
+
+  /** The next `n` events. */
+  async take(n: number): Promise<WatchEvent[]> {
+    const events: WatchEvent[] = [];
+    for (let i = 0; i < n; i++) {
+      const event = await this.next();
+      if (!event) throw new Error(`the watch ended after ${i} of ${n} events`);
+      events.push(event);
+    }
+    return events;
+  }
+
+  /** Stop reading and close the connection. */
+  async close(): Promise<void> {
+    await this.#reader.cancel().catch(() => {});
+  }
+}
+
+/** Open a watch over HTTP. */
+export async function watch(
+  cluster: FakeCluster,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<WatchReader> {
+  const auth: Record<string, string> = cluster.token
+    ? { authorization: `Bearer ${cluster.token}` }
+    : {};
+  const response = await fetch(cluster.url + path, { headers: { ...auth, ...headers } });
+  if (response.status !== 200) {
+    throw new Error(`watch ${path}: HTTP ${response.status}: ${await response.text()}`);
+  }
+  return new WatchReader(response);
+}

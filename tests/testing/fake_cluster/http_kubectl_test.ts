@@ -1,0 +1,361 @@
+/**
+ * End to end with the real kubectl: FakeCluster must satisfy a client nobody here wrote.
+ * Skipped when kubectl is not installed.
+ */
+import { FakeCluster } from "../../../src/testing/mod.ts";
+import { assert, assertEquals, assertStringIncludes } from "../../assert.ts";
+import { exampleCrd } from "./helpers.ts";
+
+const hasKubectl = await new Deno.Command("kubectl", {
+  args: ["version", "--client"],
+  stdout: "null",
+  stderr: "null",
+})
+  .output().then((o) => o.success).catch(() => false);
+
+/** A kubectl bound to one cluster, with its own kubeconfig and discovery cache. */
+class Kubectl {
+  private constructor(readonly dir: string, readonly kubeconfig: string) {}
+
+  static async for(cluster: FakeCluster): Promise<Kubectl> {
+    const dir = await Deno.makeTempDir({ prefix: "kubectl-e2e-" });
+    return new Kubectl(dir, await cluster.writeKubeconfig(`${dir}/kubeconfig`));
+  }
+
+  get args(): string[] {
+    return [`--kubeconfig=${this.kubeconfig}`, `--cache-dir=${this.dir}/cache`];
+  }
+
+  /** Run kubectl; returns stdout, throws with stderr on failure unless `allowFailure`. */
+  async run(
+    args: string[],
+    options: { stdin?: string; allowFailure?: boolean } = {},
+  ): Promise<{ ok: boolean; out: string; err: string }> {
+    const child = new Deno.Command("kubectl", {
+      args: [...this.args, ...args],
+      stdin: options.stdin === undefined ? "null" : "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    if (options.stdin !== undefined) {
+      const writer = child.stdin.getWriter();
+      await writer.write(new TextEncoder().encode(options.stdin));
+      await writer.close();
+    }
+    // A safety net only: a kubectl stuck on a request must not hang the suite.
+    let overdue = false;
+    const guard = setTimeout(() => {
+      overdue = true;
+      child.kill("SIGKILL");
+    }, 60_000);
+    const output = await child.output().finally(() => clearTimeout(guard));
+    if (overdue) throw new Error(`kubectl ${args.join(" ")} was killed after 60 s`);
+    const result = {
+      ok: output.success,
+      out: new TextDecoder().decode(output.stdout),
+      err: new TextDecoder().decode(output.stderr),
+    };
+    if (!result.ok && !options.allowFailure) {
+      throw new Error(`kubectl ${args.join(" ")} failed: ${result.err}`);
+    }
+    return result;
+  }
+
+  /** `kubectl apply [args] -f -` of a manifest. */
+  apply(manifest: string, args: string[] = []) {
+    return this.run(["apply", ...args, "-f", "-"], { stdin: manifest });
+  }
+
+  /** `kubectl patch <resource> <name> --type <type> -p <patch>`. */
+  patch(
+    resource: string,
+    name: string,
+    type: "merge" | "json" | "strategic",
+    patch: unknown,
+    options: { allowFailure?: boolean } = {},
+  ) {
+    return this.run(
+      ["patch", resource, name, "--type", type, "-p", JSON.stringify(patch)],
+      options,
+    );
+  }
+
+  async json(args: string[]) {
+    return JSON.parse((await this.run([...args, "-o", "json"])).out);
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await Deno.remove(this.dir, { recursive: true });
+  }
+}
+
+const CRD = JSON.stringify(exampleCrd());
+// deno-lint-ignore no-explicit-any
+const specOf = (cluster: FakeCluster, name: string): any => cluster.get("kex", name)?.spec;
+const example = (spec: Record<string, unknown>, name = "e1") =>
+  JSON.stringify({ apiVersion: "kopf.dev/v1", kind: "KopfExample", metadata: { name }, spec });
+const cm = (data: Record<string, string>) =>
+  JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "cm" }, data });
+
+Deno.test({
+  name: "kubectl: apply a CRD and its objects; get by name, short name, category, as JSON and YAML",
+  ignore: !hasKubectl,
+  async fn() {
+    await using cluster = await FakeCluster.start();
+    await using k = await Kubectl.for(cluster);
+    assertStringIncludes((await k.apply(CRD)).out, "created");
+    assertStringIncludes(
+      (await k.apply(example({ field: "x" }))).out,
+      "kopfexample.kopf.dev/e1 created",
+    );
+    const got = await k.json(["get", "kopfexamples", "e1"]);
+    assertEquals(got.spec, { field: "x", replicas: 1 });
+    assertStringIncludes((await k.run(["get", "kex", "e1", "-o", "yaml"])).out, "field: x");
+    const table = (await k.run(["get", "kopf"])).out;
+    assertStringIncludes(table, "FIELD");
+    assertStringIncludes(table, "e1");
+    assertStringIncludes((await k.run(["get", "all"])).out, "kopfexample.kopf.dev/e1");
+    assertStringIncludes((await k.run(["get", "crd"])).out, "kopfexamples.kopf.dev");
+  },
+});
+
+Deno.test({
+  name: "kubectl: label, annotate, patch as merge, json and strategic, replace",
+  ignore: !hasKubectl,
+  async fn() {
+    await using cluster = await FakeCluster.start();
+    await using k = await Kubectl.for(cluster);
+    await k.apply(CRD);
+    await k.apply(example({ field: "x" }));
+    await k.run(["label", "kex", "e1", "color=red"]);
+    await k.run(["annotate", "kex", "e1", "note=hello"]);
+    await k.patch("kex", "e1", "merge", { spec: { field: "merged" } });
+    await k.patch("kex", "e1", "json", [{ op: "replace", path: "/spec/replicas", value: 3 }]);
+    const obj = cluster.get("kex", "e1")!;
+    assertEquals(obj.metadata?.labels, { color: "red" });
+    assertEquals(obj.metadata?.annotations?.note, "hello");
+    assertEquals(obj.spec, { field: "merged", replicas: 3 });
+    const failed = await k.patch("kex", "e1", "json", [{
+      op: "test",
+      path: "/spec/replicas",
+      value: 9,
+    }], {
+      allowFailure: true,
+    });
+    assert(!failed.ok);
+    assertStringIncludes(failed.err, "test failed");
+    const refused = await k.patch("kex", "e1", "strategic", { spec: { field: "s" } }, {
+      allowFailure: true,
+    });
+    assert(!refused.ok, "strategic merge is refused for custom resources");
+    await k.apply(cm({ a: "1" }));
+    await k.patch("configmap", "cm", "strategic", { data: { b: "2" } });
+    assertEquals(cluster.get("configmaps", "cm")?.data, { a: "1", b: "2" });
+    const current = await k.json(["get", "kex", "e1"]);
+    current.spec.field = "replaced";
+    await k.run(["replace", "-f", "-"], { stdin: JSON.stringify(current) });
+    assertEquals(specOf(cluster, "e1").field, "replaced");
+    const stale = await k.run(["replace", "-f", "-"], {
+      stdin: JSON.stringify(current),
+      allowFailure: true,
+    });
+    assert(!stale.ok);
+    assertStringIncludes(stale.err, "the object has been modified");
+  },
+});
+
+Deno.test({
+  name:
+    "kubectl: apply twice updates a ConfigMap and a custom resource; --dry-run=server changes nothing",
+  ignore: !hasKubectl,
+  async fn() {
+    await using cluster = await FakeCluster.start();
+    await using k = await Kubectl.for(cluster);
+    await k.apply(CRD);
+    await k.apply(cm({ a: "1", b: "2" }));
+    assertStringIncludes(
+      (await k.apply(cm({ a: "9" }))).out,
+      "configured",
+    );
+    assertEquals(cluster.get("configmaps", "cm")?.data, { a: "9" });
+    await k.apply(example({ field: "one" }));
+    assertStringIncludes(
+      (await k.apply(example({ field: "two" }))).out,
+      "configured",
+    );
+    assertEquals(specOf(cluster, "e1").field, "two");
+    assertEquals(cluster.get("kex", "e1")?.metadata?.generation, 2);
+    const rv = cluster.resourceVersion;
+    assertStringIncludes(
+      (await k.apply(cm({ z: "0" }), ["--dry-run=server"])).out,
+      "server dry run",
+    );
+    await k.run(["delete", "configmap", "cm", "--dry-run=server"]);
+    await k.run(["create", "--dry-run=server", "-f", "-"], { stdin: example({}, "e2") });
+    assertEquals(cluster.get("configmaps", "cm")?.data, { a: "9" });
+    assertEquals(cluster.get("kex", "e2"), undefined);
+    assertEquals(cluster.resourceVersion, rv);
+  },
+});
+
+Deno.test({
+  name: "kubectl: delete waits for a finalizer; wait --for=delete returns once it is patched away",
+  ignore: !hasKubectl,
+  async fn() {
+    await using cluster = await FakeCluster.start();
+    await using k = await Kubectl.for(cluster);
+    await k.apply(CRD);
+    await k.apply(example({}));
+    await k.patch("kex", "e1", "merge", { metadata: { finalizers: ["kopf.dev/hold"] } });
+    await k.run(["delete", "kex", "e1", "--wait=false"]);
+    assert(cluster.get("kex", "e1")?.metadata?.deletionTimestamp, "marked for deletion");
+    const waiting = k.run(["wait", "--for=delete", "kex/e1", "--timeout=20s"]);
+    // Release the finalizer once kubectl's watch is open.
+    await cluster.waitForRequest((r) => r.verb === "watch", { timeout: 20 });
+    await k.patch("kex", "e1", "merge", { metadata: { finalizers: null } });
+    const result = await waiting;
+    assertStringIncludes(result.out, "condition met");
+    assertEquals(cluster.get("kex", "e1"), undefined);
+  },
+});
+
+Deno.test({
+  name: "kubectl: get --watch receives changes as they happen",
+  ignore: !hasKubectl,
+  async fn() {
+    await using cluster = await FakeCluster.start();
+    await using k = await Kubectl.for(cluster);
+    const child = new Deno.Command("kubectl", {
+      args: [...k.args, "get", "configmaps", "--watch", "--output-watch-events"],
+      stdout: "piped",
+      stderr: "null",
+    }).spawn();
+    const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    let seen = "";
+    const until = async (pattern: RegExp) => {
+      while (!pattern.test(seen)) {
+        const { value, done } = await lines.read();
+        if (done) {
+          throw new Error(`kubectl get --watch ended before printing ${pattern}; got ${seen}`);
+        }
+        seen += value;
+      }
+    };
+    // A hung kubectl must not hang the suite.
+    const guard = setTimeout(() => child.kill(), 20_000);
+    try {
+      // The list comes first, then the watch: wait for the watch before changing things.
+      await cluster.waitForRequest((r) => r.verb === "watch", { timeout: 20 });
+      cluster.create({
+        apiVersion: "v1",
+        kind: "ConfigMap",
+        metadata: { name: "w1" },
+        data: { v: "1" },
+      });
+      await until(/ADDED\s+w1\s+1/);
+      cluster.patch("configmaps", "w1", { data: { v: "1", w: "2" } });
+      await until(/MODIFIED\s+w1\s+2/);
+      cluster.delete("configmaps", "w1");
+      await until(/DELETED\s+w1/);
+    } finally {
+      clearTimeout(guard);
+      child.kill();
+      await lines.cancel();
+      await child.status;
+    }
+  },
+});
+
+Deno.test({
+  name: "kubectl: deleting a namespace removes its objects",
+  ignore: !hasKubectl,
+  async fn() {
+    await using cluster = await FakeCluster.start();
+    await using k = await Kubectl.for(cluster);
+    await k.apply(CRD);
+    await k.apply('{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"team"}}');
+    await k.apply(cm({ a: "1" }), ["-n", "team"]);
+    await k.apply(example({}), ["-n", "team"]);
+    assertEquals(cluster.list("kex", { namespace: "team" }).length, 1);
+    assertStringIncludes((await k.run(["delete", "namespace", "team"])).out, "deleted");
+    assertEquals(cluster.get("namespaces", "team"), undefined);
+    assertEquals(cluster.list("configmaps", { namespace: "team" }), []);
+    assertEquals(cluster.list("kex", { namespace: "team" }), []);
+    assertStringIncludes((await k.run(["get", "ns"])).out, "default");
+  },
+});
+
+Deno.test({
+  name: "kubectl: the generators (create namespace, configmap, secret, serviceaccount) work",
+  ignore: !hasKubectl,
+  async fn() {
+    await using cluster = await FakeCluster.start();
+    await using k = await Kubectl.for(cluster);
+    await k.run(["create", "namespace", "gen"]);
+    await k.run([
+      "create",
+      "configmap",
+      "c",
+      "-n",
+      "gen",
+      "--from-literal=a=1",
+      "--from-literal=b=2",
+    ]);
+    await k.run(["create", "secret", "generic", "s", "-n", "gen", "--from-literal=p=pw"]);
+    await k.run(["create", "serviceaccount", "robot", "-n", "gen"]);
+    assertEquals(cluster.get("namespaces", "gen")?.metadata?.labels, {
+      "kubernetes.io/metadata.name": "gen",
+    });
+    assertEquals(cluster.get("configmaps", "c", { namespace: "gen" })?.data, { a: "1", b: "2" });
+    assertEquals(cluster.get("secrets", "s", { namespace: "gen" })?.data, { p: btoa("pw") });
+    assert(cluster.get("serviceaccounts", "robot", { namespace: "gen" }));
+    const refused = await k.run(["create", "deployment", "d", "--image=x"], { allowFailure: true });
+    assert(!refused.ok);
+    assertStringIncludes(refused.err, "send JSON or YAML");
+  },
+});
+
+Deno.test({
+  name: "kubectl: HTTPS with the generated CA, authenticated by token or by client certificate",
+  ignore: !hasKubectl,
+  async fn() {
+    for (const options of [{ tls: true }, { tls: true, clientCertificates: true }]) {
+      await using cluster = await FakeCluster.start(options);
+      await using k = await Kubectl.for(cluster);
+      assertStringIncludes((await k.run(["get", "namespaces"])).out, "kube-system");
+      assert(cluster.requests.every((r) => r.status !== 401), "every request was authenticated");
+    }
+  },
+});
+
+Deno.test({
+  name: "kubectl: scale a deployment through its scale subresource",
+  ignore: !hasKubectl,
+  async fn() {
+    await using cluster = await FakeCluster.start();
+    await using k = await Kubectl.for(cluster);
+    await k.apply(
+      JSON.stringify({
+        apiVersion: "apps/v1",
+        kind: "Deployment",
+        metadata: { name: "web" },
+        spec: {
+          replicas: 1,
+          selector: { matchLabels: { app: "web" } },
+          template: {
+            metadata: { labels: { app: "web" } },
+            spec: { containers: [{ name: "c", image: "nginx" }] },
+          },
+        },
+      }),
+    );
+    assertStringIncludes(
+      (await k.run(["scale", "deployment", "web", "--replicas=3"])).out,
+      "scaled",
+    );
+    assertEquals(
+      (cluster.get("deployments.apps", "web")?.spec as { replicas: number }).replicas,
+      3,
+    );
+  },
+});
