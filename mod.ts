@@ -196,7 +196,6 @@ export type {
 export type {
   AdmissionServerLike,
   OperatorSettingsInit,
-  PostingLevel,
 } from "./src/settings/operator_settings.ts";
 export type {
   AnnotationsProgressStorageOptions,

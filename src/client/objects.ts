@@ -6,7 +6,7 @@
  * @module
  */
 import { UsageError } from "../structs/errors.ts";
-import type { JsonObject, JsonValue, RawBody } from "../structs/bodies.ts";
+import type { JsonObject, RawBody } from "../structs/bodies.ts";
 import type { Resource } from "../structs/resources.ts";
 import type { JsonPatchOperation } from "../structs/patches.ts";
 import type { ApiClient, QueryParams } from "./api.ts";

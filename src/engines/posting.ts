@@ -107,9 +107,9 @@ async function post(
   const body = buildEventBody(request, {
     namespace,
     now,
-    reportingComponent: posting.reportingComponent ?? "kopf",
-    reportingInstance: posting.reportingInstance ?? "dev",
-    generateName: posting.eventNamePrefix ?? "kopf-event-",
+    reportingComponent: posting.reportingComponent,
+    reportingInstance: posting.reportingInstance,
+    generateName: posting.eventNamePrefix,
   });
   for (let attempt = 0;; attempt++) {
     try {

@@ -12,26 +12,10 @@ import { AsyncContext } from "../platform/async_context.ts";
 import { cutEventMessage, type K8sEventRequest } from "../structs/k8s_events.ts";
 import { type LogLevelSetting, severityRank } from "../structs/log_formats.ts";
 import { isEventReference } from "../structs/object_refs.ts";
+import type { OperatorSettings } from "../settings/operator_settings.ts";
 
-/** The posting settings (`settings.posting`), as far as posting needs them. */
-export interface PostingSettingsLike {
-  /** Whether events are posted at all (also those of `kopf.event()`). */
-  readonly enabled: boolean;
-  /** The lowest level of log records (and of `kopf.info/warn/exception`) that is posted. */
-  readonly level: LogLevelSetting;
-  /** `source.component` and `reportingComponent` of the events; `kopf` if unset. */
-  readonly reportingComponent?: string;
-  /** `reportingInstance` of the events; `dev` if unset. */
-  readonly reportingInstance?: string;
-  /** `metadata.generateName` of the events; `kopf-event-` if unset. */
-  readonly eventNamePrefix?: string;
-}
-
-/** Settings that hold posting settings: `OperatorSettings` or any object shaped like it. */
-export interface PostingSettingsHolder {
-  /** The posting settings. */
-  readonly posting: PostingSettingsLike;
-}
+/** What posting reads of the operator's settings: `settings.posting`, read when used. */
+export type PostingSettingsHolder = Pick<OperatorSettings, "posting">;
 
 /** How many event requests a queue holds by default before dropping the oldest. */
 export const DEFAULT_EVENT_QUEUE_CAPACITY = 10_000;

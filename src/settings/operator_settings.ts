@@ -7,22 +7,9 @@
  */
 
 import { ConfigurationError } from "../structs/errors.ts";
+import type { LogLevelSetting } from "../structs/log_formats.ts";
 import { AnnotationsDiffBaseStorage, DiffBaseStorage } from "./diffbase_storages.ts";
 import { ProgressStorage, SmartProgressStorage } from "./progress_storages.ts";
-
-/**
- * A log level: a name, or a number on Python's scale (10 debug, 20 info, 30 warning,
- * 40 error, 50 critical), so that values copied from a Kopf configuration keep working.
- */
-export type PostingLevel =
-  | "trace"
-  | "debug"
-  | "info"
-  | "warning"
-  | "error"
-  | "fatal"
-  | "critical"
-  | number;
 
 const LEVEL_NAMES: ReadonlySet<string> = new Set([
   "trace",
@@ -39,7 +26,7 @@ export class PostingSettings {
   /** Whether events are posted at all (also those of `kopf.event()` and friends). */
   enabled = true;
   /** The lowest level posted as an event. */
-  level: PostingLevel = "info";
+  level: LogLevelSetting = "info";
   /** `source.component` and `reportingComponent` of the events. */
   reportingComponent = "kopf";
   /** `reportingInstance` of the events. */

@@ -1,13 +1,13 @@
 import { assertEquals, assertThrows } from "../assert.ts";
 import { event, exception, info, warn } from "../../src/engines/posting.ts";
 import {
-  type PostingSettingsLike,
   registerFallbackPostingTarget,
   runWithPostingTarget,
 } from "../../src/handling/posting_queue.ts";
 import type { K8sEventRequest } from "../../src/structs/k8s_events.ts";
 import { UsageError } from "../../src/structs/errors.ts";
 import { drain, postingTarget } from "../handling/posting_targets.ts";
+import type { PostingSettings } from "../../src/settings/operator_settings.ts";
 
 const OBJ = {
   apiVersion: "kopf.dev/v1",
@@ -22,7 +22,7 @@ const REF = {
   namespace: "ns",
 };
 
-function queued(posting: Partial<PostingSettingsLike>, fn: () => void): K8sEventRequest[] {
+function queued(posting: Partial<PostingSettings>, fn: () => void): K8sEventRequest[] {
   const target = postingTarget(posting);
   runWithPostingTarget(target, fn);
   return drain(target.queue);

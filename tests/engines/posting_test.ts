@@ -4,18 +4,17 @@ import { EventQueue, type PostingSettingsHolder } from "../../src/handling/posti
 import { type EventCreator, runEventPoster } from "../../src/engines/posting.ts";
 import type { JsonObject } from "../../src/structs/bodies.ts";
 import { wallClockAt } from "../clocks.ts";
+import { PostingSettings } from "../../src/settings/operator_settings.ts";
 
 const lines: string[] = [];
 configure({ logFormat: "plain", writer: (line) => lines.push(line) });
 
 const NOW = new Date(Date.UTC(2021, 5, 1, 12, 0, 0, 5));
 const SETTINGS: PostingSettingsHolder = {
-  posting: {
-    enabled: true,
-    level: "info",
+  posting: Object.assign(new PostingSettings(), {
     reportingComponent: "my-op",
     reportingInstance: "pod-1",
-  },
+  }),
 };
 const POD = { apiVersion: "v1", kind: "Pod", name: "p1", uid: "u1", namespace: "ns1" };
 

@@ -15,11 +15,12 @@ import {
 import { apiErrorFor } from "../../src/client/api_errors.ts";
 import type { JsonObject } from "../../src/structs/bodies.ts";
 import type { K8sEventRequest } from "../../src/structs/k8s_events.ts";
+import { PostingSettings } from "../../src/settings/operator_settings.ts";
 
 const lines: string[] = [];
 configure({ logFormat: "plain", writer: (line) => lines.push(line) });
 
-const SETTINGS: PostingSettingsHolder = { posting: { enabled: true, level: "info" } };
+const SETTINGS: PostingSettingsHolder = { posting: new PostingSettings() };
 
 function request(object: number, reason = "R"): K8sEventRequest {
   return {

@@ -8,8 +8,9 @@ import {
   type PostingSettingsHolder,
 } from "../../src/handling/posting_queue.ts";
 import type { K8sEventRequest } from "../../src/structs/k8s_events.ts";
+import { PostingSettings } from "../../src/settings/operator_settings.ts";
 
-const SETTINGS: PostingSettingsHolder = { posting: { enabled: true, level: "info" } };
+const SETTINGS: PostingSettingsHolder = { posting: new PostingSettings() };
 
 function request(object: number, reason = "R"): K8sEventRequest {
   return {

@@ -2,17 +2,14 @@
  * Helpers for tests of event posting: posting targets with given settings, and draining a
  * queue into a list.
  */
-import {
-  EventQueue,
-  type PostingSettingsLike,
-  type PostingTarget,
-} from "../../src/handling/posting_queue.ts";
+import { EventQueue, type PostingTarget } from "../../src/handling/posting_queue.ts";
 import type { K8sEventRequest } from "../../src/structs/k8s_events.ts";
+import { PostingSettings } from "../../src/settings/operator_settings.ts";
 
 /** A posting target with a fresh queue; posting enabled at the info level unless overridden. */
-export function postingTarget(posting: Partial<PostingSettingsLike> = {}): PostingTarget {
+export function postingTarget(posting: Partial<PostingSettings> = {}): PostingTarget {
   return {
-    settings: { posting: { enabled: true, level: "info", ...posting } },
+    settings: { posting: Object.assign(new PostingSettings(), posting) },
     queue: new EventQueue(),
   };
 }
