@@ -89,6 +89,38 @@ Deno.test("Deno.* and node:* appear only in src/platform/", async () => {
   assertEquals(violations, []);
 });
 
+/**
+ * Whether a module sends HTTP requests of its own: it calls the global `fetch()` or makes
+ * an HTTP client. Only the client (to the Kubernetes API), the platform (which provides
+ * the transport) and the fake cluster (calling admission webhooks, as an API server does)
+ * may.
+ */
+function sendsRequests(file: URL, text: string): boolean {
+  const layer = layerOf(file);
+  if (layer === "client" || layer === "platform") return false;
+  if (file.pathname.includes("/src/testing/fake_cluster/")) return false;
+  const code = codeOf(text);
+  // A call of the global fetch, not a method named fetch being declared (a storage's).
+  const call = /(?<![.\w])(?<!(?:override|abstract|async)\s+)(?<!^[ \t]*)fetch\s*\(/m;
+  return call.test(code) ||
+    importsOf(text).some((spec) => spec.endsWith("/platform/http_client.ts"));
+}
+
+Deno.test("only src/client/ talks to the Kubernetes API", async () => {
+  const violations: string[] = [];
+  for await (const file of walk(SRC)) {
+    if (sendsRequests(file, await Deno.readTextFile(file))) violations.push(file.pathname);
+  }
+  assertEquals(violations, []);
+  // And the check sees a request where there is one, and none in a storage's fetch().
+  const engine = new URL("engines/posting.ts", SRC);
+  assertEquals(sendsRequests(engine, "const r = await fetch(url);"), true);
+  assertEquals(sendsRequests(engine, 'import { x } from "../platform/http_client.ts";'), true);
+  assertEquals(sendsRequests(engine, "await storage.fetch({ body });"), false);
+  assertEquals(sendsRequests(engine, "  override fetch(args: X): Y {"), false);
+  assertEquals(sendsRequests(new URL("client/api.ts", SRC), "await fetch(url);"), false);
+});
+
 Deno.test("every src/ directory is a known layer", async () => {
   const unknown: string[] = [];
   for await (const entry of Deno.readDir(SRC)) {
