@@ -221,6 +221,7 @@ export type { OperatorOptions, RunOptions } from "./src/reactor/running.ts";
 export type { NamespacePattern } from "./src/reactor/namespaces.ts";
 export type { DefaultLogin } from "./src/engines/activities.ts";
 export type { Clock } from "./src/structs/clock.ts";
+export type { BackoffOptions } from "./src/structs/backoffs.ts";
 export type { LoggingOptions } from "./src/platform/logging.ts";
 export type { LogFormat, LogLevelSetting, LogSeverity } from "./src/structs/log_formats.ts";
 

@@ -7,6 +7,12 @@
  *   resourceVersion is too old: the resource is listed afresh.
  * - Bookmarks move the resourceVersion and are never passed on.
  * - A stream silent for longer than the inactivity timeout is reopened.
+ * - A stream that breaks (mid-line, garbage, an `ERROR` event of the server), and one that
+ *   ends within a second without a single event, count as failures: the next attempt waits
+ *   along a capped exponential backoff with jitter (client-go's: 0.8 s doubling up to
+ *   30 s, reset after two healthy minutes), so a misbehaving server is never hammered.
+ *   The first failure of a streak is a WARNING, escalations again, the recovery an INFO;
+ *   the attempts between them are logged at DEBUG only.
  * - The body is parsed incrementally, so lines and UTF-8 characters split across network
  *   chunks are fine.
  *
@@ -25,6 +31,10 @@ import { listObjects, type ObjectList } from "./objects.ts";
 import { inactivityTimeoutOf, reconnectBackoffOf, timeoutOf } from "./tuning.ts";
 import { childController } from "./abort_controllers.ts";
 import { realClock, sleep } from "../structs/clock.ts";
+import { Backoff, type BackoffOptions } from "../structs/backoffs.ts";
+import { FailureStreak } from "../structs/failure_streaks.ts";
+import type { Logger } from "../structs/loggers.ts";
+import { categoryLogger } from "../platform/logging.ts";
 
 /** What a watch yields: live events, and the full state after every (re)listing. */
 export type WatchItem =
@@ -43,10 +53,23 @@ export interface WatchObjectsOptions {
   listLimit?: number;
   /** Stops the watch: the generator returns promptly. */
   signal?: AbortSignal;
+  /** The pauses after failed streams; client-go's reflector backoff by default. */
+  backoff?: BackoffOptions;
+  /** Where failures and recoveries are reported; the `kopf.client.watch` logger by default. */
+  logger?: Logger;
 }
 
-/** Why one watch request ended. */
-type StreamEnd = "reconnect" | "relist" | "stop";
+/** Why one watch request ended, and whether that was a failure (then: why). */
+interface StreamEnd {
+  readonly next: "reconnect" | "relist" | "stop";
+  readonly failure?: string;
+}
+
+/** A stream shorter than this, without a single event, is a failure: a healthy one lasts. */
+const SHORTEST_HEALTHY_STREAM = 1;
+
+/** A stream that has delivered events for this long proves that a failure streak is over. */
+const PROVEN_HEALTHY_STREAM = 10;
 
 const logger = getLogger(["kopf", "client", "watch"]);
 
@@ -66,6 +89,13 @@ export async function* watchObjects(
 ): AsyncGenerator<WatchItem, void, undefined> {
   const signal = options.signal;
   const namespace = resource.namespaced ? options.namespace : undefined;
+  const path = resource.getUrl({ namespace });
+  const backoff = new Backoff(options.backoff);
+  const streak = new FailureStreak({
+    logger: options.logger ?? categoryLogger(["kopf", "client", "watch"]),
+    what: `The watch of ${path}`,
+  });
+  const health: StreamHealth = { streak, backoff };
   while (!signal?.aborted) {
     let listed: ObjectList | undefined;
     try {
@@ -85,15 +115,25 @@ export async function* watchObjects(
     // The consumer has the listing: it must not stay in memory here while streaming.
     listed = undefined;
     for (;;) {
-      const end: StreamEnd = yield* streamOnce(api, resource, namespace, options, position);
-      if (end === "stop" || signal?.aborted) return;
-      // A pause before reconnecting or re-listing, so a misbehaving server is not flooded.
-      if (!(await sleep(reconnectBackoffOf(api.watching), signal))) {
-        return;
+      const end = yield* streamOnce(api, resource, namespace, options, position, health);
+      if (end.next === "stop" || signal?.aborted) return;
+      // A pause before reconnecting or re-listing: a short one after a stream that worked,
+      // a growing one after failures, so that a misbehaving server is never flooded.
+      let pause = reconnectBackoffOf(api.watching);
+      if (end.failure !== undefined) {
+        pause = Math.max(pause, backoff.next());
+        streak.failed({ reason: end.failure, retryIn: pause });
       }
-      if (end === "relist") break;
+      if (!(await sleep(pause, signal))) return;
+      if (end.next === "relist") break;
     }
   }
+}
+
+/** The watch's record of failures, shared by its streams. */
+interface StreamHealth {
+  readonly streak: FailureStreak;
+  readonly backoff: Backoff;
 }
 
 /** One watch request: yields its events, and tells how it ended. */
@@ -103,7 +143,18 @@ async function* streamOnce(
   namespace: string | undefined,
   options: WatchObjectsOptions,
   position: { resourceVersion: string },
+  health: StreamHealth,
 ): AsyncGenerator<WatchItem, StreamEnd, undefined> {
+  const openedAt = realClock.now();
+  let events = 0;
+  /** A clean end: a failure if the stream was too short to have been of any use. */
+  const ended = (next: "reconnect" | "relist", why: string): StreamEnd => {
+    if (events === 0 && realClock.now() - openedAt < SHORTEST_HEALTHY_STREAM) {
+      return { next, failure: `${why} within ${SHORTEST_HEALTHY_STREAM}s and without events` };
+    }
+    if (events > 0) health.streak.succeeded();
+    return { next };
+  };
   const outer = options.signal;
   const child = childController(outer);
   const { controller, signal } = child;
@@ -167,6 +218,9 @@ async function* streamOnce(
         case "MODIFIED":
         case "DELETED":
           if (typeof rv === "string" && rv) position.resourceVersion = rv;
+          // Events for a while prove the watch healthy again (a clean end proves it too).
+          events++;
+          if (realClock.now() - openedAt >= PROVEN_HEALTHY_STREAM) health.streak.succeeded();
           // Silence is the server's, not a slow consumer's: none while waiting for it.
           consuming = true;
           yield { type: event.type, object };
@@ -185,14 +239,10 @@ async function* streamOnce(
               path,
               message: status.message ?? "",
             });
-            return "relist";
+            return ended("relist", "the watch's history was gone (410)");
           }
           if (error instanceof APIServerError) {
-            logger.warn("The watch of {path} sent an error; reconnecting: {message}", {
-              path,
-              message: error.message,
-            });
-            return "reconnect";
+            return { next: "reconnect", failure: `the server sent an error: ${error.message}` };
           }
           throw error;
         }
@@ -207,24 +257,21 @@ async function* streamOnce(
       path,
       resourceVersion: position.resourceVersion,
     });
-    return "reconnect";
+    return ended("reconnect", "the stream ended");
   } catch (e) {
-    if (outer?.aborted) return "stop";
-    if (e instanceof APIGoneError) return "relist";
+    if (outer?.aborted) return { next: "stop" };
+    if (e instanceof APIGoneError) return ended("relist", "the watch's history was gone (410)");
     const reason = controller.signal.reason;
     if (controller.signal.aborted && reason instanceof WatchTimeout) {
       logger.debug("Reconnecting the watch of {path} after {why}.", { path, why: reason.message });
-      return "reconnect";
+      return { next: "reconnect" };
     }
     if (e instanceof APIError) throw e;
-    // A stream that breaks mid-way (or sends garbage) resumes like a clean close; failures
-    // to (re)connect have already been retried by the client, so they escalate.
+    // A stream that breaks mid-way (or sends garbage) resumes like a clean close, after a
+    // pause; failures to (re)connect have already been retried by the client: they escalate.
     if (reader !== undefined || e instanceof JsonLineError) {
-      logger.warn("The watch of {path} broke; reconnecting: {error}", {
-        path,
-        error: e instanceof Error ? e.message : String(e),
-      });
-      return "reconnect";
+      const why = e instanceof Error ? e.message : String(e);
+      return { next: "reconnect", failure: `the stream broke: ${why}` };
     }
     throw e;
   } finally {

@@ -8,10 +8,12 @@
  * @module
  */
 import { ConfigurationError } from "../structs/errors.ts";
+import type { Logger } from "../structs/loggers.ts";
 import {
   type Config,
   configureSync,
   getConfig,
+  getLogger,
   type LogLevel,
   type LogRecord,
 } from "@logtape/logtape";
@@ -172,4 +174,25 @@ function computeLogged(config: AnyConfig, category: readonly string[], level: Lo
     if (logger.parentSinks === "override") return false;
   }
   return false;
+}
+
+/**
+ * A framework logger of a category, in the framework's `Logger` shape: messages are taken
+ * verbatim (never as logtape templates, so braces in a URL or a reason print as they are),
+ * with the properties given.
+ */
+export function categoryLogger(category: readonly string[]): Logger {
+  const logger = getLogger([...category]);
+  const log = (level: LogLevel) => (message: string, properties?: Record<string, unknown>) => {
+    if (!isLogged(category, level)) return;
+    const text = String(message);
+    logger.emit({
+      level,
+      message: [text],
+      rawMessage: text,
+      timestamp: Date.now(),
+      properties: { ...properties },
+    });
+  };
+  return { debug: log("debug"), info: log("info"), warning: log("warning"), error: log("error") };
 }

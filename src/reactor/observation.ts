@@ -28,13 +28,15 @@
  */
 
 import type { ObjectEvent, RawBody, RawMeta } from "../structs/bodies.ts";
-import { describeError } from "../structs/log_formats.ts";
+import { describeError, summarizeError } from "../structs/log_formats.ts";
 import { Resource } from "../structs/resources.ts";
 import type { ApiClient } from "../client/api.ts";
 import { Discovery } from "../client/discovery.ts";
 import { APIForbiddenError } from "../client/api_errors.ts";
 import { type WatchItem, watchObjects } from "../client/watch.ts";
 import { type Clock, realClock, sleep } from "../structs/clock.ts";
+import { Backoff, type BackoffOptions } from "../structs/backoffs.ts";
+import { FailureStreak } from "../structs/failure_streaks.ts";
 import type { Logger } from "../structs/loggers.ts";
 import { reactorLogger } from "./default_logger.ts";
 import { isServedNamespace, literalNamespaces, type Scope } from "./namespaces.ts";
@@ -139,15 +141,16 @@ export interface ObserverOptions {
   readonly scanning?: { readonly disabled: boolean };
   /** Called once per watch, when its first full listing has been fed. */
   readonly onListed?: (dimension: WatchedDimension) => void;
-  /** Pauses before a failed watch or discovery is tried again; the last repeats. */
-  readonly retryDelays?: Iterable<number>;
+  /**
+   * The pauses before a failed watch or discovery is tried again: capped exponential
+   * backoff with jitter (client-go's reflector defaults unless given).
+   */
+  readonly backoff?: BackoffOptions;
   /** Time source; the real clock by default. */
   readonly clock?: Clock;
   /** Where to report; the `kopf.reactor` logger by default. */
   readonly logger?: Logger;
 }
-
-const DEFAULT_RETRY_DELAYS: readonly number[] = [1, 2, 5, 10, 20, 30];
 
 interface Watcher extends WatchedDimension {
   readonly id: string;
@@ -196,7 +199,7 @@ export class Observer {
   readonly #keepsLastStates: ObserverOptions["keepsLastStates"];
   readonly #scanning: boolean;
   readonly #onListed: ObserverOptions["onListed"];
-  readonly #retryDelays: Iterable<number>;
+  readonly #backoff: BackoffOptions;
   readonly #clock: Clock;
   readonly #logger: Logger;
 
@@ -242,8 +245,8 @@ export class Observer {
     this.#keepsLastStates = options.keepsLastStates;
     this.#scanning = !(options.scanning?.disabled ?? false);
     this.#onListed = options.onListed;
-    this.#retryDelays = options.retryDelays ?? DEFAULT_RETRY_DELAYS;
     this.#clock = options.clock ?? realClock;
+    this.#backoff = { clock: this.#clock, ...options.backoff };
     this.#logger = options.logger ?? reactorLogger();
     this.ready = new Promise((resolve) => (this.#readyResolve = resolve));
     this.listed = new Promise((resolve) => (this.#listedResolve = resolve));
@@ -342,15 +345,22 @@ export class Observer {
     signal: AbortSignal,
     strict: boolean,
   ): Promise<readonly Resource[] | undefined> {
-    const delays = new Backoff(this.#retryDelays);
+    const delays = new Backoff(this.#backoff);
+    const streak = new FailureStreak({
+      logger: this.#logger,
+      what: "Discovery",
+      clock: this.#clock,
+    });
     for (;;) {
       try {
-        return await this.#client.discover({ fresh, signal });
+        const resources = await this.#client.discover({ fresh, signal });
+        streak.succeeded();
+        return resources;
       } catch (error) {
         if (signal.aborted) return undefined;
         if (strict) throw error;
         const delay = delays.next();
-        this.#logger.error(`Discovery failed; retrying in ${delay}s: ${describeError(error)}`);
+        streak.failed({ reason: summarizeError(error), retryIn: delay });
         await sleep(delay, signal, this.#clock);
         if (signal.aborted) return undefined;
       }
@@ -661,7 +671,12 @@ export class Observer {
     const resource = target instanceof Resource ? target : target.resource;
     const namespace = target instanceof Resource ? undefined : target.namespace;
     const what = describeDimension({ resource, namespace });
-    const delays = new Backoff(this.#retryDelays);
+    const delays = new Backoff(this.#backoff);
+    const streak = new FailureStreak({
+      logger: this.#logger,
+      what: `Watching ${what}`,
+      clock: this.#clock,
+    });
     while (!signal.aborted) {
       if (pausable && this.#pause.paused) {
         await untilAborted(this.#pause.resumed, signal);
@@ -680,6 +695,7 @@ export class Observer {
             const ended = await iterator.next().then((step) => {
               if (step.done || streamSignal.aborted) return true;
               delays.reset();
+              streak.succeeded();
               pending = onItem(step.value) ?? undefined;
               return false;
             });
@@ -702,10 +718,10 @@ export class Observer {
         if (failed?.(error)) return;
         problem = error instanceof APIForbiddenError
           ? `no permission (${error.message})`
-          : describeError(error);
+          : summarizeError(error);
       }
       const delay = delays.next();
-      this.#logger.warning(`Watching ${what} failed; retrying in ${delay}s: ${problem}`);
+      streak.failed({ reason: problem, retryIn: delay });
       await sleep(delay, signal, this.#clock);
     }
   }
@@ -756,26 +772,6 @@ class PauseState {
 }
 
 /** A sequence of pauses that repeats its last one and can start over. */
-class Backoff {
-  readonly #source: Iterable<number>;
-  #iterator: Iterator<number> | undefined;
-  #last = 1;
-
-  constructor(source: Iterable<number>) {
-    this.#source = source;
-  }
-
-  next(): number {
-    this.#iterator ??= this.#source[Symbol.iterator]();
-    const step = this.#iterator.next();
-    if (!step.done) this.#last = step.value;
-    return this.#last;
-  }
-
-  reset(): void {
-    this.#iterator = undefined;
-  }
-}
 
 /**
  * The state kept for a possible deletion notice: the object without its managed fields,

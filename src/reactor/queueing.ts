@@ -34,7 +34,7 @@ import type { Resource } from "../structs/resources.ts";
 import { type Clock, realClock, sleep } from "../structs/clock.ts";
 import { Deadlines, type Scheduled } from "./deadlines.ts";
 import { Semaphore } from "../structs/semaphores.ts";
-import { describeError } from "../structs/log_formats.ts";
+import { describeError, summarizeError } from "../structs/log_formats.ts";
 import { isAtLeastVersion, objectKey, resourceObjectKey } from "../structs/identities.ts";
 import type { BatchingSettings, PersistenceSettings } from "../settings/operator_settings.ts";
 import type { Logger } from "../structs/loggers.ts";
@@ -487,7 +487,9 @@ export class Multiplexer {
           const delay = next.done ? lastDelay : next.value;
           lastDelay = delay;
           const what = describeObject(worker.resource, event.object);
-          const why = describeError(failure.error);
+          const why = summarizeError(failure.error);
+          // The stack is for those who debug the framework; the line says what failed.
+          this.#logger.debug(`Processing failed for ${what}: ${describeError(failure.error)}`);
           if (delay === undefined) {
             this.#logger.error(
               `Processing failed for ${what}; waiting for its next change: ${why}`,

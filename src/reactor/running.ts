@@ -32,6 +32,7 @@
 import { type Clock, realClock } from "../structs/clock.ts";
 import { ConfigurationError } from "../structs/errors.ts";
 import { Memo } from "../structs/memos.ts";
+import { summarizeError } from "../structs/log_formats.ts";
 import type { Resource } from "../structs/resources.ts";
 import { ensureLoggingConfigured } from "../platform/logging.ts";
 import { describePermissionError } from "../platform/permission_flags.ts";
@@ -286,13 +287,9 @@ export async function operator(options: OperatorOptions = {}): Promise<void> {
   }
 }
 
-/** An error in one line: a missing permission names the flag to add; else the message. */
-/** An error in one line: a missing permission as what to grant, else the first line. */
+/** An error in one line: a missing permission as what to grant, else its first line. */
 export function oneLine(error: unknown): string {
-  const permission = describePermissionError(error);
-  if (permission !== undefined) return permission;
-  const text = error instanceof Error ? error.message || error.name : String(error);
-  return text.split("\n")[0];
+  return describePermissionError(error) ?? summarizeError(error);
 }
 
 function isAbortError(error: unknown): boolean {

@@ -143,7 +143,18 @@ export function describeValue(value: unknown): string {
 /** The text of an error for logs: its stack when it has one, else its string form. */
 export function describeError(error: unknown): string {
   if (error instanceof Error) return error.stack ?? `${error.name}: ${error.message}`;
-  return `Non-error thrown: ${describeValue(error)}`;
+  return summarizeError(error);
+}
+
+/**
+ * An error in one line, for messages that go on: the first line of its message (its name
+ * when it has none), or a thrown value that is not an error as it reads (a string as is).
+ * No stack trace: those belong to DEBUG, or to a handler's own exceptions.
+ */
+export function summarizeError(error: unknown): string {
+  if (error instanceof Error) return (error.message || error.name).split("\n")[0];
+  if (typeof error === "string") return error.split("\n")[0] || "an empty string was thrown";
+  return describeValue(error).split("\n")[0];
 }
 
 function pad2(n: number): string {

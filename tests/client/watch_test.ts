@@ -288,3 +288,88 @@ Deno.test("a slow consumer does not count as a silent stream", async () => {
   assertEquals(types, ["LISTED", "ADDED", "ADDED"]);
   assertEquals(kinds(server), ["list", "watch@5"]); // no reconnect because of the slow consumer
 });
+
+Deno.test("a stream that breaks mid-line again and again is retried along a growing backoff, reported once", async () => {
+  let watches = 0;
+  await using server = ScriptedServer.start((request) => {
+    if (request.query.get("watch") !== "true") return list([], "5");
+    watches++;
+    const body = server.stream();
+    body.event("ADDED", obj(`x${watches}`, `${5 + watches}`));
+    body.write('{"type":"MODIFIED","object":{"metadata":'); // cut off mid-line
+    body.close();
+    return body.response();
+  });
+  const lines: string[] = [];
+  const at = (level: string) => (message: string) => lines.push(`${level}: ${message}`);
+  const logger = {
+    debug: at("debug"),
+    info: at("info"),
+    warning: at("warning"),
+    error: at("error"),
+  };
+  await using api = server.client({ watching: FAST });
+  const controller = new AbortController();
+  const started = Date.now();
+  const watching = (async () => {
+    for await (
+      const _ of watchObjects(api, KEX, {
+        namespace: "ns",
+        signal: controller.signal,
+        backoff: { initial: 0.05, cap: 0.4, jitter: 0 },
+        logger,
+      })
+    ) { /* consume */ }
+  })();
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  controller.abort();
+  await watching;
+  // Pauses of 0.05, 0.1, 0.2, 0.4, 0.4, …: about 6 streams in 1.5 s, not hundreds.
+  assert(watches >= 4 && watches <= 8, `${watches} streams in ${Date.now() - started} ms`);
+  const loud = lines.filter((line) => !line.startsWith("debug"));
+  assertEquals(loud.length, 1, loud.join("\n"));
+  assert(loud[0].startsWith("warning: The watch of /apis/kopf.dev/v1/namespaces/ns/kopfexamples"));
+  assert(loud[0].includes("the stream broke") && loud[0].includes("keeps trying"), loud[0]);
+});
+
+Deno.test("a watch that works again after failures says so once", async () => {
+  let watches = 0;
+  await using server = ScriptedServer.start((request) => {
+    if (request.query.get("watch") !== "true") return list([], "5");
+    const body = server.stream();
+    if (++watches <= 2) {
+      body.write("garbage\n");
+      body.close();
+    } else if (watches === 3) {
+      body.event("ADDED", obj("x", "6"));
+      body.close(); // a clean end with events: healthy
+    } else {
+      body.event("ADDED", obj("y", "7"));
+    }
+    return body.response();
+  });
+  const lines: string[] = [];
+  const at = (level: string) => (message: string) => lines.push(`${level}: ${message}`);
+  const logger = {
+    debug: at("debug"),
+    info: at("info"),
+    warning: at("warning"),
+    error: at("error"),
+  };
+  await using api = server.client({ watching: FAST });
+  const controller = new AbortController();
+  for await (
+    const item of watchObjects(api, KEX, {
+      namespace: "ns",
+      signal: controller.signal,
+      backoff: { initial: 0.01, jitter: 0 },
+      logger,
+    })
+  ) {
+    if (item.type === "ADDED" && item.object.metadata?.name === "y") controller.abort();
+  }
+  const loud = lines.filter((line) => !line.startsWith("debug"));
+  assertEquals(loud.length, 2, loud.join("\n"));
+  assert(loud[0].startsWith("warning: ") && loud[0].includes("not valid JSON"), loud[0]);
+  assert(loud[1].startsWith("info: ") && loud[1].includes("works again, after 2 failed"), loud[1]);
+});

@@ -123,7 +123,7 @@ async function operate(
     },
     onListed: ({ resource, namespace }) =>
       seen.add(`listed ${resource.plural}@${namespace ?? "*"}`),
-    retryDelays: [0.05],
+    backoff: { initial: 0.05, cap: 0.05, jitter: 0 },
     logger: silentLogger,
   });
   const controller = new AbortController();

@@ -96,7 +96,7 @@ function start(setup: Setup = {}) {
     keepsLastStates: setup.keepsLastStates,
     onListed: (dimension) => listed.push(dimension),
     scanning: { disabled: setup.scanningDisabled ?? false },
-    retryDelays: [1, 5],
+    backoff: { initial: 1, factor: 5, cap: 5, jitter: 0 },
     clock,
     logger: logs,
   });
@@ -394,7 +394,7 @@ Deno.test("a failed watch is retried after a pause, and continues where it was",
   const reopened = t.client.next("kopfexamples@*");
   first.fail(new Error("connection reset"));
   await settle();
-  assertStringIncludes(t.logs.at("warning").join("\n"), "retrying in 1s: Error: connection reset");
+  assertStringIncludes(t.logs.at("warning").join("\n"), "failed: connection reset; retrying in 1s");
   await t.clock.advance(0.9);
   assertEquals(t.client.opened.get("kopfexamples@*")!.length, 1);
   await t.clock.advance(0.2);
@@ -457,7 +457,7 @@ Deno.test("a failing rediscovery is retried and the watches stay as they were", 
   (await t.client.stream("customresourcedefinitions@*")).event("ADDED", crd("later.dev"));
   await settle();
   assertEquals(t.client.openIds(), ["customresourcedefinitions@*", "kopfexamples@*"]);
-  assertStringIncludes(t.logs.at("error").join("\n"), "Discovery failed; retrying in 1s");
+  assertStringIncludes(t.logs.at("warning").join("\n"), "Discovery failed: flaky; retrying in 1s");
   await t.clock.advance(1);
   assertEquals(t.client.openIds(), ["customresourcedefinitions@*", "kopfexamples@*", "laters@*"]);
   await t.stop();
