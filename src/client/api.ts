@@ -20,7 +20,8 @@ import { getLogger } from "@logtape/logtape";
 import type { ConnectionInfo } from "../structs/credentials.ts";
 import { LoginError, UsageError } from "../structs/errors.ts";
 import { FileNotFoundError, readTextFile } from "../platform/files.ts";
-import { isLogged, TRAFFIC_CATEGORY } from "../platform/logging.ts";
+import { categoryLogger, isLogged, TRAFFIC_CATEGORY } from "../platform/logging.ts";
+import { FailureStreak } from "../structs/failure_streaks.ts";
 import { findMissingPermission } from "../platform/permission_flags.ts";
 import {
   createHttpClient,
@@ -94,10 +95,14 @@ export interface ApiStream {
 }
 
 /** Which errors a request retries. */
-type Retryable = { retry: true; error: Error; delay?: number } | { retry: false; error: Error };
+/** What one attempt came to: retried (with what the failure streak reports) or final. */
+type Retryable =
+  | { retry: true; error: Error; delay?: number; reason: string; kind: string }
+  | { retry: false; error: Error };
 
 const traffic = getLogger([...TRAFFIC_CATEGORY]);
 const logger = getLogger(["kopf", "client", "api"]);
+const clientLogger = categoryLogger(["kopf", "client"]);
 
 function withQuery(path: string, query: QueryParams | undefined): string {
   const params = new URLSearchParams();
@@ -143,6 +148,8 @@ export class ApiClient {
   readonly #pool = new Map<string, Promise<HttpClient>>();
   /** What each set of credentials needs per request, computed once per credentials. */
   readonly #prepared = new WeakMap<ConnectionInfo, Prepared>();
+  /** The failures of each API server in a row, reported once each (not per attempt). */
+  readonly #streaks = new Map<string, FailureStreak>();
   #closed = false;
 
   /** Make a client that draws credentials from the vault. */
@@ -279,6 +286,9 @@ export class ApiClient {
         const { response, text } = await attempt(item, signal);
         const status = response.status;
         this.#logTraffic(method, path, status, started, item);
+        if (response.ok || (status < 500 && status !== 429 && status !== 401)) {
+          this.#streakOf(item.info.server).succeeded(); // it answers, whatever it says
+        }
         if (response.ok) {
           // A stream's body outlives this call: it must keep following the caller's signal.
           if (!keepLinked) child.unlink();
@@ -291,14 +301,20 @@ export class ApiClient {
           { method, path },
         );
         if (status === 401) {
-          this.vault.invalidate(item, `HTTP 401 for ${method} ${path}`);
+          this.vault.invalidate(item, `HTTP 401: ${error.message}`);
           // The first rejection switches credentials at once (usually an expired token);
           // if fresh ones are rejected too, pause along the backoffs instead of hammering
           // the API server and the logins.
           if (++unauthorized === 1) continue;
         }
         outcome = status >= 500 || status === 429 || status === 401
-          ? { retry: true, error, delay: parseRetryAfter(response.headers.get("retry-after")) }
+          ? {
+            retry: true,
+            error,
+            delay: parseRetryAfter(response.headers.get("retry-after")),
+            reason: `HTTP ${status}: ${error.message}`,
+            kind: String(status),
+          }
           : { retry: false, error };
       } catch (e) {
         child.unlink();
@@ -314,8 +330,15 @@ export class ApiClient {
       }
       if (!outcome.retry) throw outcome.error;
       const next = backoffs.next();
-      if (next.done) throw outcome.error;
-      const delay = outcome.delay ?? next.value;
+      const delay = next.done ? undefined : outcome.delay ?? next.value;
+      // Reported per server, once for many requests and attempts: a server that cannot
+      // be reached is said within the first attempt, not after all the retries.
+      this.#streakOf(item.info.server).failed({
+        reason: outcome.reason,
+        kind: outcome.kind,
+        retryIn: delay,
+      });
+      if (delay === undefined) throw outcome.error;
       logger.debug("Retrying {method} {path} in {delay} s: {error}", {
         method,
         path,
@@ -338,7 +361,8 @@ export class ApiClient {
     const server = item.info.server;
     if (timedOut) {
       const message = `${method} ${path} at ${server} timed out after ${timeout} s.`;
-      return { retry: true, error: new APITimeoutError(message, context, { cause: e }) };
+      const error = new APITimeoutError(message, context, { cause: e });
+      return { retry: true, error, reason: `no answer within ${timeout}s`, kind: "timeout" };
     }
     const { kind, detail } = describeNetworkError(e);
     if (kind === "certificate") {
@@ -350,7 +374,16 @@ export class ApiClient {
     const error = kind === "timeout"
       ? new APITimeoutError(message, context, { cause: e })
       : new APIConnectionError(message, context, { cause: e });
-    return { retry: true, error };
+    return { retry: true, error, reason: `cannot connect: ${detail}`, kind };
+  }
+
+  #streakOf(server: string): FailureStreak {
+    let streak = this.#streaks.get(server);
+    if (streak === undefined) {
+      streak = new FailureStreak({ logger: clientLogger, what: `The API server ${server}` });
+      this.#streaks.set(server, streak);
+    }
+    return streak;
   }
 
   #logTraffic(

@@ -279,7 +279,10 @@ export async function connectionFromKubeconfig(
     clusterWhere,
   );
   const clusterDir = directoryOf(cluster.file);
-  const info: Mutable<ConnectionInfo> = { server: c.server };
+  const info: Mutable<ConnectionInfo> = {
+    server: c.server,
+    source: `the context "${name}"${userName ? ` (user "${userName}")` : ""} of ${context.file}`,
+  };
   if (c["certificate-authority"]) {
     info.caPath = resolvePath(clusterDir, c["certificate-authority"]);
   }

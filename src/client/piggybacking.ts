@@ -77,6 +77,7 @@ export async function loginViaClient(
   const namespace = config.getContextObject(config.getCurrentContext())?.namespace;
   const info: { -readonly [K in keyof ConnectionInfo]: ConnectionInfo[K] } = {
     server: cluster.server,
+    source: `the context "${config.getCurrentContext()}" of @kubernetes/client-node`,
   };
   const ca = text(https.ca);
   if (ca) info.caData = ca;

@@ -48,6 +48,7 @@ export async function loginWithServiceAccount(
     server,
     token,
     tokenPath,
+    source: `the pod's service account (${tokenPath})`,
     ...((await pathExists(caPath)) ? { caPath } : {}),
     ...(namespace ? { defaultNamespace: namespace } : {}),
   };

@@ -17,6 +17,7 @@ import { getLogger } from "@logtape/logtape";
 import { type Clock, realClock } from "../structs/clock.ts";
 import type { ConnectionInfo } from "../structs/credentials.ts";
 import { LoginError } from "../structs/errors.ts";
+import { categoryLogger } from "../platform/logging.ts";
 
 /** One set of credentials in the vault, under the id of the login that produced it. */
 export interface VaultItem {
@@ -49,6 +50,33 @@ export interface VaultOptions {
 }
 
 const logger = getLogger(["kopf", "client", "vault"]);
+const reporter = categoryLogger(["kopf", "client", "vault"]);
+
+/** Credentials that an API server refused, as messages name them (never the secret). */
+interface Refusal {
+  readonly server: string;
+  readonly source: string;
+  readonly why: string;
+}
+
+/** Where credentials come from, for messages: their own `source`, else the login's id. */
+function sourceOf(item: VaultItem): string {
+  return item.info.source ?? `the login ${JSON.stringify(item.id)}`;
+}
+
+/** Why a login round brought nothing usable, and what to do about it. */
+function noCredentialsMessage(refused: readonly Refusal[]): string {
+  if (refused.length === 0) {
+    return "Logging in produced no usable credentials (none at all, or only expired ones): " +
+      "check the kubeconfig (KUBECONFIG, --kubeconfig, --context), the pod's service " +
+      "account, or the login handlers.";
+  }
+  const first = refused[0];
+  return `The API server ${first.server} refused the credentials of ${first.source} ` +
+    `(${first.why}), and logging in again brought no others: renew them (e.g. log in ` +
+    "again with your cloud's CLI, or refresh the token or certificate), choose other " +
+    "credentials (--context, KUBECONFIG, --kubeconfig), or fix the login handlers.";
+}
 
 /** The fields that make two credentials the same for the "known to be bad" list. */
 function fingerprint(info: ConnectionInfo): string {
@@ -92,6 +120,8 @@ export class Vault {
   /** The items of the highest priority, picked from per call; reset when items change. */
   #best: VaultItem[] | undefined;
   #bad = new Set<string>();
+  /** Why the known-bad credentials were refused, for the messages about them. */
+  readonly #refusals = new Map<string, Refusal>();
   #round: Promise<void> | undefined;
   readonly #relogin: ReloginCallback | undefined;
   readonly #random: () => number;
@@ -182,14 +212,20 @@ export class Vault {
    * (from a newer login) is not affected.
    */
   invalidate(item: VaultItem, reason?: unknown): void {
-    this.#bad.add(fingerprint(item.info));
+    const key = fingerprint(item.info);
+    const why = reason instanceof Error ? reason.message : String(reason ?? "rejected");
+    if (!this.#bad.has(key)) {
+      this.#bad.add(key);
+      const refusal = { server: item.info.server, source: sourceOf(item), why };
+      this.#refusals.set(key, refusal);
+      reporter.warning(
+        `The API server ${refusal.server} refused the credentials of ${refusal.source} ` +
+          `(${why}); trying other credentials or logging in again.`,
+      );
+    }
     if (this.#items.get(item.id) === item) {
       this.#items.delete(item.id);
       this.#best = undefined;
-      logger.debug("The credentials of {id} are invalidated: {reason}", {
-        id: item.id,
-        reason: reason instanceof Error ? reason.message : String(reason ?? "rejected"),
-      });
     }
   }
 
@@ -215,13 +251,12 @@ export class Vault {
     }
     logger.debug("Logging in: the vault is empty.");
     const results = await this.#relogin();
+    const refused = [...entriesOf(results)].flatMap(([, info]) =>
+      info ? [this.#refusals.get(fingerprint(info))].filter((r) => r !== undefined) : []
+    );
     this.populate(results);
     this.#dropExpired();
-    if (this.#items.size === 0) {
-      throw new LoginError(
-        "Login produced no usable credentials (none at all, expired, or rejected before).",
-      );
-    }
+    if (this.#items.size === 0) throw new LoginError(noCredentialsMessage(refused));
   }
 
   #isExpired(info: ConnectionInfo): boolean {

@@ -188,3 +188,10 @@ function escapeChar(c: string): string {
 function escapeClassChar(c: string): string {
   return /[\\\]^[-]/.test(c) ? `\\${c}` : c;
 }
+
+/** The scope as a log line says it: `the whole cluster`, `the namespaces default, team-*`. */
+export function describeScope(scope: Scope): string {
+  if (scope.clusterwide) return "the whole cluster";
+  const names = scope.namespaces.map((pattern) => String(pattern));
+  return `the namespace${names.length === 1 ? "" : "s"} ${names.join(", ")}`;
+}

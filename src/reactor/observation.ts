@@ -717,7 +717,7 @@ export class Observer {
         if (streamSignal.aborted) continue;
         if (failed?.(error)) return;
         problem = error instanceof APIForbiddenError
-          ? `no permission (${error.message})`
+          ? forbiddenWatch(resource, namespace, error)
           : summarizeError(error);
       }
       const delay = delays.next();
@@ -835,4 +835,21 @@ async function untilAborted(promise: Promise<unknown>, signal: AbortSignal): Pro
   } finally {
     signal.removeEventListener("abort", onAbort);
   }
+}
+
+/**
+ * A refused list or watch, as the operator's user reads it: what it may not do, where,
+ * and the RBAC rule that grants it (the server's own words in brackets).
+ */
+function forbiddenWatch(
+  resource: Resource,
+  namespace: string | undefined,
+  error: APIForbiddenError,
+): string {
+  const where = namespace === undefined ? "cluster-wide" : `in the namespace ${namespace}`;
+  const role = namespace === undefined ? "ClusterRole" : `Role in ${namespace}`;
+  const rule = `{ apiGroups: ["${resource.group}"], resources: ["${resource.plural}"], ` +
+    `verbs: ["list", "watch", "patch"] }`;
+  return `no permission to list and watch ${resource.plural} ${where} (${error.message}); ` +
+    `grant the operator's service account a ${role} with the rule ${rule}`;
 }

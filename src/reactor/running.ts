@@ -31,6 +31,7 @@
 
 import { type Clock, realClock } from "../structs/clock.ts";
 import { ConfigurationError } from "../structs/errors.ts";
+import type { ConnectionInfo } from "../structs/credentials.ts";
 import { Memo } from "../structs/memos.ts";
 import { summarizeError } from "../structs/log_formats.ts";
 import type { Resource } from "../structs/resources.ts";
@@ -62,6 +63,7 @@ import type { HandlerKind } from "../intents/handlers.ts";
 import type { Logger } from "../structs/loggers.ts";
 import { reactorLogger } from "./default_logger.ts";
 import {
+  describeScope,
   isServedNamespace,
   literalNamespaces,
   makeScope,
@@ -241,6 +243,10 @@ export async function operator(options: OperatorOptions = {}): Promise<void> {
         }),
     });
     await vault.login();
+    // Which cluster, with which credentials, and where: the first thing to check when an
+    // operator does not do what it should.
+    const servers = [...new Set(vault.items().map((item) => describeCredentials(item.info)))];
+    logger.info(`Serving ${describeScope(scope)} at ${servers.join("; ")}.`);
     await using api = new ApiClient(vault, {
       networking: settings.networking,
       watching: settings.watching,
@@ -285,6 +291,11 @@ export async function operator(options: OperatorOptions = {}): Promise<void> {
   } finally {
     options.signal?.removeEventListener("abort", onAbort);
   }
+}
+
+/** A server and where its credentials come from: `https://k:6443 (the context "dev" …)`. */
+function describeCredentials(info: ConnectionInfo): string {
+  return info.source === undefined ? info.server : `${info.server} (${info.source})`;
 }
 
 /** An error in one line: a missing permission as what to grant, else its first line. */

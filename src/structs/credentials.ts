@@ -46,6 +46,11 @@ export interface ConnectionInfo {
   readonly priority?: number;
   /** When the credentials stop being valid; they are dropped from the vault then. */
   readonly expiration?: Date;
+  /**
+   * Where the credentials come from, for messages when they are refused: e.g. `the
+   * context "dev" (user "alice") of /home/alice/.kube/config`. Never a secret.
+   */
+  readonly source?: string;
 }
 
 /**

@@ -52,6 +52,9 @@ function checkOutcomes(result: ProbeResult, runtime: string): void {
       token: "exec-a1",
       expiration: "2031-01-01T00:00:00.000Z",
       defaultNamespace: "ns",
+      source: `the context "exec" (user "plugin") of ${
+        (result.kubeconfig as { exec: { source: string } }).exec.source.split(" of ")[1]
+      }`,
     },
     fileToken: "file-token",
     tokenPathIsAbsolute: true,

@@ -102,6 +102,7 @@ users:
       caPath: `${dir}/certs/ca.crt`, // relative to the file that defines the cluster
       token: "alice-token",
       defaultNamespace: "team-a",
+      source: `the context "dev" (user "alice") of ${dir}/first.yaml`,
     });
   });
 });
@@ -142,22 +143,26 @@ contexts:
       caData: "CA PEM",
       certificateData: "CERT PEM",
       privateKeyData: "KEY PEM",
+      source: `the context "one" (user "cert-user") of ${dir}/config`,
     });
     assertEquals(await loginWithKubeconfig({ kubeconfig, context: "two" }), {
       server: "https://loose.example",
       insecure: true,
       token: "file-token",
       tokenPath: `${dir}/token`,
+      source: `the context "two" (user "file-user") of ${dir}/config`,
     });
     assertEquals(await loginWithKubeconfig({ kubeconfig, context: "three" }), {
       server: "https://loose.example",
       insecure: true,
       username: "bob",
       password: "secret",
+      source: `the context "three" (user "basic-user") of ${dir}/config`,
     });
     assertEquals(await loginWithKubeconfig({ kubeconfig, context: "anonymous" }), {
       server: "https://c.example",
       caData: "CA PEM",
+      source: `the context "anonymous" of ${dir}/config`,
     });
   });
 });
@@ -197,6 +202,7 @@ users:
     const info = await loginWithKubeconfig({ kubeconfig: `${dir}/config` });
     assertEquals(info, {
       server: "https://exec.example",
+      source: `the context "ctx" (user "u") of ${dir}/config`,
       token: "exec-arg1-fast",
       expiration: new Date("2031-02-03T04:05:06Z"),
     });
@@ -315,6 +321,7 @@ Deno.test("the service account login reads the token, CA and namespace; the defa
       tokenPath: `${dir}/token`,
       caPath: `${dir}/ca.crt`,
       defaultNamespace: "operators",
+      source: `the pod's service account (${dir}/token)`,
     };
     const inPod = { KUBERNETES_SERVICE_HOST: "10.0.0.1", KUBERNETES_SERVICE_PORT: "6443" };
     assertEquals(await loginElsewhere("serviceAccount", { directory: dir }, inPod), {

@@ -51,6 +51,7 @@ contexts:
         scheme: "Bearer",
         token: "piggy-token",
         defaultNamespace: "piggy-ns",
+        source: 'the context "main" of @kubernetes/client-node',
       },
     });
     assertEquals((await login({ context: "other" })).info.defaultNamespace, undefined);

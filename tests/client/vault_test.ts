@@ -2,7 +2,13 @@
  * The credentials vault: expiry, invalidation, one login round for concurrent callers,
  * known-bad credentials, and LoginError when a login yields nothing.
  */
-import { assert, assertEquals, assertRejects, assertThrows } from "../assert.ts";
+import {
+  assert,
+  assertEquals,
+  assertRejects,
+  assertStringIncludes,
+  assertThrows,
+} from "../assert.ts";
 import { LoginError } from "../../src/structs/errors.ts";
 import type { ConnectionInfo } from "../../src/structs/credentials.ts";
 import { Vault } from "../../src/client/vault.ts";
@@ -98,7 +104,31 @@ Deno.test("credentials known to be bad are never reused, and a login of only tho
   vault.invalidate(item, "HTTP 401");
   assert(vault.isKnownBad(A));
   assertEquals(vault.populate({ again: A }), 0);
-  await assertRejects(() => vault.select(), LoginError, "no usable credentials");
+  const error = await assertRejects(() => vault.select(), LoginError);
+  // It names the server, where the credentials come from, why, and what to do.
+  assertEquals(
+    error.message,
+    'The API server https://a.example refused the credentials of the login "first" (HTTP 401), ' +
+      "and logging in again brought no others: renew them (e.g. log in again with your cloud's CLI, or refresh the token or certificate), choose other credentials (--context, KUBECONFIG, --kubeconfig), or fix the login handlers.",
+  );
+});
+
+Deno.test("refused credentials are named by their source, never by their secret", async () => {
+  const info = { ...A, source: 'the context "dev" (user "alice") of /k/config' };
+  const vault = new Vault({ relogin: () => Promise.resolve({ again: info }) });
+  vault.populate({ first: info });
+  vault.invalidate(await vault.select(), "HTTP 401: Unauthorized");
+  const error = await assertRejects(() => vault.select(), LoginError);
+  assertStringIncludes(error.message, 'the context "dev" (user "alice") of /k/config');
+  assertStringIncludes(error.message, "(HTTP 401: Unauthorized)");
+  assert(!error.message.includes(String(A.token)), "no token in the message");
+});
+
+Deno.test("a login that brings nothing says where to look", async () => {
+  const vault = new Vault({ relogin: () => Promise.resolve({}) });
+  const error = await assertRejects(() => vault.select(), LoginError);
+  assertStringIncludes(error.message, "no usable credentials");
+  assertStringIncludes(error.message, "KUBECONFIG");
 });
 
 Deno.test("invalidating old credentials leaves newer ones under the same id alone", async () => {

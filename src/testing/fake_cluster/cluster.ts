@@ -400,6 +400,7 @@ export class FakeCluster implements AsyncDisposable {
         }
         : {}),
       defaultNamespace: "default",
+      source: "the fake cluster's own credentials",
     };
   }
 
