@@ -9,7 +9,10 @@
  *   by a `test` of `/metadata/resourceVersion`, so that other parties' finalizers are never
  *   clobbered; if the object has changed meanwhile (409/422), nothing is applied and the
  *   caller waits for the next event, which brings the newer state;
- * - an object that is gone (404) is not an error: there is nothing left to patch.
+ * - an object that is gone (404) is not an error: there is nothing left to patch;
+ * - what the API server would refuse for its size (annotations over 256 KB in total, an
+ *   object over what etcd stores) is not sent: {@link OutcomeTooLargeError} says which
+ *   storage setting to change.
  *
  * @module
  */
@@ -17,8 +20,16 @@
 import type { JsonObject, JsonValue, RawBody } from "../structs/bodies.ts";
 import { type JsonPatchOperation, Patch } from "../structs/patches.ts";
 import type { Resource } from "../structs/resources.ts";
+import { ConfigurationError } from "../structs/errors.ts";
 import type { ApiClient } from "../client/api.ts";
-import { APIConflictError, APINotFoundError, APIUnprocessableError } from "../client/api_errors.ts";
+import {
+  APIClientError,
+  APIConflictError,
+  APINotFoundError,
+  APITooManyRequestsError,
+  APIUnauthorizedError,
+  APIUnprocessableError,
+} from "../client/api_errors.ts";
 import { patchObject } from "../client/objects.ts";
 
 /** A change of our finalizer on the object. */
@@ -74,10 +85,106 @@ export function finalizerOperations(
   return [{ op: "test", path, value: finalizer }, { op: "remove", path }];
 }
 
+/** What Kubernetes allows for all annotations of an object together, in bytes. */
+export const ANNOTATIONS_LIMIT = 262_144;
+
+/** What etcd stores of one object by default (its request size limit), in bytes. */
+export const OBJECT_SIZE_LIMIT = 1_572_864;
+
+/** The changes would make the object larger than the API server accepts; nothing was sent. */
+export class OutcomeTooLargeError extends ConfigurationError {
+  /** The error's name. */
+  override name = "OutcomeTooLargeError";
+}
+
+/**
+ * Whether storing failed because the API server refused what was sent, for good: a 4xx
+ * other than 404 (gone), 409 (a conflict: a newer state comes), 401 (credentials) and
+ * 429 (throttling), or a size it would refuse. Sending the same again would fail again.
+ */
+export function isRefusedOutcome(error: unknown): boolean {
+  if (error instanceof OutcomeTooLargeError) return true;
+  return error instanceof APIClientError && !(error instanceof APINotFoundError) &&
+    !(error instanceof APIConflictError) && !(error instanceof APIUnauthorizedError) &&
+    !(error instanceof APITooManyRequestsError);
+}
+
+const encoder = new TextEncoder();
+const bytes = (text: string) => encoder.encode(text).length;
+
+/**
+ * Refuse what the API server would refuse for its size, naming the setting to change.
+ * Cheap for the usual small changes: sizes are measured exactly only when an estimate
+ * (at most 3 bytes per UTF-16 unit) comes near a limit.
+ */
+function checkSizes(body: RawBody, merge: Record<string, unknown>, where: string): void {
+  const patchedMeta = (merge.metadata ?? {}) as Record<string, unknown>;
+  const patched = (patchedMeta.annotations ?? {}) as Record<string, unknown>;
+  if (Object.keys(patched).length > 0) checkAnnotations(body, patched, where);
+  const patchText = JSON.stringify(merge);
+  if (patchText.length * 3 < OBJECT_SIZE_LIMIT / 2) return; // a large object grows by little
+  const size = bytes(JSON.stringify(body)) + bytes(patchText);
+  if (size > OBJECT_SIZE_LIMIT) {
+    const biggest = Object.entries(merge.status ?? {})
+      .map(([field, value]) => [field, bytes(JSON.stringify(value) ?? "")] as const)
+      .sort((a, b) => b[1] - a[1])[0];
+    throw new OutcomeTooLargeError(
+      `${where} would be about ${kb(size)} with the changes, over the ${kb(OBJECT_SIZE_LIMIT)} ` +
+        "that the API server stores" +
+        (biggest ? ` (the largest change: status.${biggest[0]}, ${kb(biggest[1])})` : "") +
+        ": return smaller results from the handlers, or keep large data elsewhere.",
+    );
+  }
+}
+
+function checkAnnotations(
+  body: RawBody,
+  patched: Record<string, unknown>,
+  where: string,
+): void {
+  const annotations: Record<string, string> = { ...body.metadata?.annotations };
+  for (const [key, value] of Object.entries(patched)) {
+    if (value === null) delete annotations[key];
+    else annotations[key] = String(value);
+  }
+  let estimate = 0;
+  for (const [key, value] of Object.entries(annotations)) estimate += key.length + value.length;
+  if (estimate * 3 <= ANNOTATIONS_LIMIT) return;
+  let total = 0;
+  let largest: [string, number] = ["", 0];
+  for (const [key, value] of Object.entries(annotations)) {
+    const size = bytes(key) + bytes(value);
+    total += size;
+    if (size > largest[1]) largest = [key, size];
+  }
+  if (total > ANNOTATIONS_LIMIT) {
+    const [key, size] = largest;
+    const advice = key.endsWith("/last-handled-configuration")
+      ? "keep the diff-base in the status instead " +
+        "(settings.persistence.diffbaseStorage = new kopf.StatusDiffBaseStorage())"
+      : key in patched
+      ? "keep the handlers' progress in the status instead " +
+        "(settings.persistence.progressStorage = new kopf.StatusProgressStorage())"
+      : "make the annotations smaller";
+    throw new OutcomeTooLargeError(
+      `The annotations of ${where} would take ${kb(total)}, over the ${kb(ANNOTATIONS_LIMIT)} ` +
+        `that Kubernetes allows in total (the largest: ${key}, ${kb(size)}): ${advice}.`,
+    );
+  }
+}
+
+function kb(size: number): string {
+  return `${Math.round(size / 1024)} KB`;
+}
+
 /** Apply the changes; see the module docs for how they are split into requests. */
 export async function applyChanges(options: ApplyOptions): Promise<ApplyResult> {
   const { api, resource, body, signal } = options;
   const merge = options.patch.toMergePatch();
+  const where = `${resource.plural} ${
+    body.metadata?.namespace ? `${body.metadata.namespace}/` : ""
+  }${body.metadata?.name ?? ""}`;
+  checkSizes(body, merge as Record<string, unknown>, where);
   let status: JsonValue | undefined;
   if (resource.has("status") && merge.status !== undefined) {
     status = merge.status;

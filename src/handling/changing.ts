@@ -93,6 +93,8 @@ export interface CycleResult {
    * rather than purged, so that the handlers do not run again.
    */
   readonly fallback?: Patch;
+  /** The ids of the handlers run in this cycle (their outcomes are in the patch). */
+  readonly ran: readonly string[];
 }
 
 /**
@@ -282,13 +284,14 @@ export async function runChangingCycle(
   if (cause.diff.length > 0 && cause.old !== null && isLoggedAt(logger, "debug")) {
     logger.debug(`${capitalize(title)} diff: ${JSON.stringify(cause.diff)}`);
   }
-  if (handlers.length === 0) return { done: true, delays: [] };
+  if (handlers.length === 0) return { done: true, delays: [], ran: [] };
 
   const outcomes = await runDueHandlers(handlers, cause, state, context, []);
+  const ran = [...outcomes.keys()];
   state = state.withOutcomes(outcomes);
   await state.store({ body, patch, storage });
   deliverResults(outcomes, patch, true);
-  if (!state.done) return { done: false, delays: state.delays };
+  if (!state.done) return { done: false, delays: state.delays, ran };
 
   const counts = state.counts;
   logger.info(
@@ -296,5 +299,5 @@ export async function runChangingCycle(
   );
   const fallback = outcomes.size > 0 ? new Patch(patch.toMergePatch()) : undefined;
   await state.purge({ body, patch, storage, handlers: owned });
-  return { done: true, delays: [], fallback };
+  return { done: true, delays: [], fallback, ran };
 }

@@ -15,11 +15,27 @@ import type { RawBody } from "../structs/bodies.ts";
 import { copyMemo } from "../structs/memos.ts";
 import { objectKey } from "../structs/identities.ts";
 import type { Resource } from "../structs/resources.ts";
+import type { Patch } from "../structs/patches.ts";
+import type { FinalizerChange } from "./application.ts";
 
 const NOTICED_BY_LISTING = 1;
 const FULLY_HANDLED_ONCE = 2;
 const DELETION_HANDLED = 4;
 const MEMO_COPIED = 8;
+
+/** An outcome that the API server refused to store; see {@link ObjectMemory.unstored}. */
+export interface UnstoredOutcome {
+  /** The changes to store: results, progress, diff-base. */
+  readonly patch: Patch;
+  /** The finalizer change that went with them, if any. */
+  readonly finalizerChange?: FinalizerChange;
+  /** What to store instead if the finalizer change is refused as a conflict. */
+  readonly fallback?: Patch;
+  /** The ids of the handlers whose outcome it holds, for messages. */
+  readonly handlers: readonly string[];
+  /** How many times storing it was refused. */
+  refusals: number;
+}
 
 /** The in-memory state of one object. */
 export class ObjectMemory {
@@ -33,6 +49,13 @@ export class ObjectMemory {
    * echo is late), the object is read afresh instead.
    */
   patchedVersion: string | undefined = undefined;
+
+  /**
+   * The outcome of handlers that the API server refused to store (a 4xx other than 404
+   * and 409, or a size it would refuse): kept to be stored again, so that handlers that
+   * have succeeded are not run again meanwhile. Set only while that lasts.
+   */
+  unstored: UnstoredOutcome | undefined = undefined;
 
   /** A memory of an object just seen; `memo` is the operator's memo, not yet copied. */
   constructor(memo: unknown, noticedByListing: boolean) {

@@ -40,6 +40,7 @@ import { diff } from "../structs/diffs.ts";
 import { resolve } from "../structs/dicts.ts";
 import { PRESENT } from "../structs/markers.ts";
 import type { ObjectLogger } from "../structs/loggers.ts";
+import { summarizeError as oneLineOf } from "../structs/log_formats.ts";
 import type { ObjectReference } from "../structs/object_refs.ts";
 import { Patch } from "../structs/patches.ts";
 import { Semaphore } from "../structs/semaphores.ts";
@@ -47,7 +48,7 @@ import { isNewerVersion } from "../structs/identities.ts";
 import type { Index } from "../structs/indices.ts";
 import type { Resource } from "../structs/resources.ts";
 import type { ApiClient } from "../client/api.ts";
-import { APINotFoundError } from "../client/api_errors.ts";
+import { APIError, APINotFoundError } from "../client/api_errors.ts";
 import { getObject } from "../client/objects.ts";
 import { loadEssences } from "../settings/essences.ts";
 import type { OperatorSettings } from "../settings/operator_settings.ts";
@@ -60,7 +61,7 @@ import {
 import type { ChangingHandler } from "../intents/handlers.ts";
 import { buildEventKwargs, buildResourceKwargs } from "../intents/kwargs.ts";
 import type { ChangingCause, OperatorRegistry } from "../intents/registry.ts";
-import { applyChanges, type FinalizerChange } from "../handling/application.ts";
+import { applyChanges, type FinalizerChange, isRefusedOutcome } from "../handling/application.ts";
 import {
   capitalize,
   detectCause,
@@ -76,7 +77,7 @@ import {
   type ObjectScope,
   runInObjectScope,
 } from "../handling/object_loggers.ts";
-import type { ObjectMemories, ObjectMemory } from "../handling/memories.ts";
+import type { ObjectMemories, ObjectMemory, UnstoredOutcome } from "../handling/memories.ts";
 import { deliverResults, HandlerState, type Outcome } from "../handling/handler_states.ts";
 import type { AsideWait, Spawner } from "../engines/daemons.ts";
 import type { OperatorIndexers } from "../engines/indexing.ts";
@@ -139,6 +140,8 @@ interface ChangingOutcome {
   readonly delays: readonly number[];
   readonly finalizerChange?: FinalizerChange;
   readonly fallback?: Patch;
+  /** The handlers run in the cycle, whose outcomes the patch holds. */
+  readonly ran?: readonly string[];
 }
 
 const NO_DELAYS: readonly number[] = Object.freeze([]);
@@ -230,6 +233,22 @@ export class ObjectProcessor {
     // The object's logger and scope, built once for all the handlers run for this state.
     const scope = createObjectScope(body);
     const logger = scope.logger;
+
+    // An outcome that the API server refused to store goes first: until it is stored,
+    // nothing runs for the object, so that handlers that have succeeded do not run again.
+    const unstored = memory.unstored;
+    if (unstored !== undefined) {
+      if (event.type === "DELETED") {
+        memory.unstored = undefined;
+      } else {
+        const stored = await this.#store(resource, body, unstored, memory, logger, signal);
+        if (memory.unstored !== undefined) {
+          return stored.retryIn === undefined ? {} : { delay: stored.retryIn };
+        }
+        // Stored: the state it produced is processed next, with the progress on it.
+        return stored.version === undefined ? {} : { expectedResourceVersion: stored.version };
+      }
+    }
     let indexingDelay: number | undefined;
     const indexing = this.#indexers;
     if (indexing !== undefined) {
@@ -271,31 +290,18 @@ export class ObjectProcessor {
 
     let expectedResourceVersion: string | undefined;
     if (event.type !== "DELETED" && (!patch.isEmpty || changing.finalizerChange !== undefined)) {
-      const finalizer = this.#settings.persistence.finalizer;
-      const apply = (p: Patch, finalizerChange?: FinalizerChange) =>
-        this.#writes.run(() =>
-          applyChanges({
-            api: this.#api,
-            resource,
-            body,
-            patch: p,
-            finalizer,
-            finalizerChange,
-            signal,
-          })
-        );
-      let applied = await apply(patch, changing.finalizerChange);
-      if (applied.conflict) {
-        logger.debug("The object has changed meanwhile; the finalizer waits for its new state.");
-        if (changing.fallback !== undefined) applied = await apply(changing.fallback);
+      const outcome: UnstoredOutcome = {
+        patch,
+        finalizerChange: changing.finalizerChange,
+        fallback: changing.fallback,
+        handlers: changing.ran ?? [],
+        refusals: 0,
+      };
+      const stored = await this.#store(resource, body, outcome, memory, logger, signal);
+      if (stored.retryIn !== undefined || memory.unstored !== undefined) {
+        return stored.retryIn === undefined ? {} : { delay: stored.retryIn };
       }
-      if (applied.gone) {
-        memory.patchedVersion = undefined;
-        logger.debug("The object is gone; nothing to patch.");
-      } else if (applied.body !== undefined) {
-        expectedResourceVersion = applied.body.metadata?.resourceVersion;
-        memory.patchedVersion = expectedResourceVersion;
-      }
+      expectedResourceVersion = stored.version;
     }
     const result: { expectedResourceVersion?: string; delay?: number } = {};
     if (expectedResourceVersion !== undefined) {
@@ -306,6 +312,81 @@ export class ObjectProcessor {
       result.delay = Math.min(result.delay ?? Infinity, indexingDelay);
     }
     return result;
+  }
+
+  /**
+   * Store the outcome of a cycle. When the API server refuses it for good (see
+   * `isRefusedOutcome`), the handlers are not run again: the outcome is kept in the
+   * object's memory and stored again after the operator's error delays (Kopf's
+   * throttling), before anything else is done with the object. The first refusal is an
+   * ERROR (posted as an Event on the object); the retries are DEBUG; success is INFO.
+   */
+  async #store(
+    resource: Resource,
+    body: RawBody,
+    outcome: UnstoredOutcome,
+    memory: ObjectMemory,
+    logger: ObjectLogger,
+    signal: AbortSignal | undefined,
+  ): Promise<{ version?: string; retryIn?: number }> {
+    const finalizer = this.#settings.persistence.finalizer;
+    const apply = (p: Patch, finalizerChange?: FinalizerChange) =>
+      this.#writes.run(() =>
+        applyChanges({
+          api: this.#api,
+          resource,
+          body,
+          patch: p,
+          finalizer,
+          finalizerChange,
+          signal,
+        })
+      );
+    const handlers = outcome.handlers.length > 0
+      ? `of ${outcome.handlers.map((id) => `'${id}'`).join(", ")}`
+      : "of the handling";
+    let applied;
+    try {
+      applied = await apply(outcome.patch, outcome.finalizerChange);
+      if (applied.conflict) {
+        logger.debug("The object has changed meanwhile; the finalizer waits for its new state.");
+        if (outcome.fallback !== undefined) applied = await apply(outcome.fallback);
+      }
+    } catch (error) {
+      if (!isRefusedOutcome(error)) throw error;
+      memory.unstored = outcome;
+      const delays = [...this.#settings.batching.errorDelays];
+      const retryIn = delays.length === 0
+        ? undefined
+        : delays[Math.min(outcome.refusals, delays.length - 1)];
+      const when = retryIn === undefined ? "with the object's next change" : `in ${retryIn}s`;
+      const why = error instanceof APIError
+        ? `HTTP ${error.code}: ${error.statusMessage ?? error.reason ?? error.message}`
+        : oneLineOf(error);
+      if (outcome.refusals++ === 0) {
+        logger.error(
+          `The API server refused to store the outcome ${handlers} (${why}); they are not ` +
+            `run again, and storing is retried ${when}.`,
+        );
+      } else {
+        logger.debug(
+          `Storing the outcome ${handlers} was refused again (${why}); retrying ${when}.`,
+        );
+      }
+      return { retryIn };
+    }
+    if (outcome.refusals > 0) {
+      logger.info(`The outcome ${handlers} is stored at last, after ${outcome.refusals} refusals.`);
+    }
+    memory.unstored = undefined;
+    if (applied.gone) {
+      memory.patchedVersion = undefined;
+      logger.debug("The object is gone; nothing to patch.");
+      return {};
+    }
+    const version = applied.body?.metadata?.resourceVersion;
+    if (version !== undefined) memory.patchedVersion = version;
+    return { version };
   }
 
   /** The object as it is now; `undefined` if it is gone. */
@@ -471,7 +552,7 @@ export class ObjectProcessor {
       settings: this.#settings,
       clock: this.#clock,
     });
-    if (!cycle.done) return { delays: cycle.delays };
+    if (!cycle.done) return { delays: cycle.delays, ran: cycle.ran };
 
     if (changes.length > 0) { // the diff is empty exactly when the essences are equal
       await persistence.diffbaseStorage.store({ body, patch, essence: essences.new });
@@ -481,11 +562,16 @@ export class ObjectProcessor {
       memory.deletionHandled = true;
       if (blocked) {
         logger.debug("Removing the finalizer, thus allowing the actual deletion.");
-        return { delays: NO_DELAYS, finalizerChange: "remove", fallback: cycle.fallback };
+        return {
+          delays: NO_DELAYS,
+          finalizerChange: "remove",
+          fallback: cycle.fallback,
+          ran: cycle.ran,
+        };
       }
       logger.debug(`${capitalize(TITLES.delete)} is done without a finalizer (optional).`);
     }
-    return IDLE;
+    return cycle.ran.length > 0 ? { delays: NO_DELAYS, ran: cycle.ran } : IDLE;
   }
 
   /**

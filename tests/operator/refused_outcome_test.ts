@@ -1,0 +1,115 @@
+/**
+ * When the API server refuses to store what a handler achieved (a 4xx other than 404/409,
+ * or a size it would refuse), the handler that succeeded is not run again: one ERROR line
+ * (and an Event on the object) says what was refused and why, and the store is retried
+ * along the operator's error delays until it succeeds.
+ */
+import { assert, assertEquals, assertEventually, assertStringIncludes } from "../assert.ts";
+import type { RawBody } from "../../src/structs/bodies.ts";
+import { on } from "../../src/intents/registration.ts";
+import {
+  Calls,
+  clusterRegistry,
+  handled,
+  kex,
+  logsOf,
+  patchesOf,
+  startCluster,
+  testSettings,
+  whileRunning,
+} from "./harness.ts";
+
+/** Settings with quick error delays and events posted (to see the Event about the refusal). */
+function settings() {
+  return testSettings({
+    batching: { errorDelays: [0.1, 0.2, 0.3] },
+    posting: { enabled: true, level: "error" },
+  });
+}
+
+Deno.test("an invalid label set by a handler: refused (422), not run again, one ERROR and an Event", async () => {
+  await using cluster = await startCluster();
+  const registry = clusterRegistry(cluster);
+  const calls = new Calls<string>();
+  on.create("kopfexamples", { registry }, function labeller({ name, patch }) {
+    calls.add(name!);
+    patch.metadata.labels["not a valid key!"] = "x";
+    return "labelled";
+  });
+  await whileRunning(registry, async () => {
+    cluster.create(kex("kex1"));
+    await calls.until(1);
+    // The store is retried along the error delays: three more PATCHes, all refused.
+    await assertEventually("stores retried", () => patchesOf(cluster, "kex1").length >= 4);
+  }, { settings: settings() });
+  assertEquals(calls.list, ["kex1"], "the handler that succeeded ran once");
+  const errors = logsOf("kex1").filter((line) => line.includes("refused to store the outcome"));
+  assertEquals(errors.length, 1, logsOf("kex1").join("\n"));
+  assertStringIncludes(errors[0], "of 'labeller'");
+  assertStringIncludes(errors[0], "HTTP 422");
+  assertStringIncludes(errors[0], "not a valid key!");
+  assertStringIncludes(errors[0], "they are not run again, and storing is retried in 0.1s");
+  const events = cluster.list("events", { namespace: "default" }).filter((e: RawBody) =>
+    (e.involvedObject as Record<string, unknown>)?.name === "kex1"
+  );
+  assert(
+    events.some((e: RawBody) => String(e.message).includes("refused to store the outcome")),
+    "an Event on the object says so",
+  );
+});
+
+Deno.test("a refusal that passes (403 for a while) stores the outcome at last; the handler ran once", async () => {
+  await using cluster = await startCluster();
+  const registry = clusterRegistry(cluster);
+  const calls = new Calls<string>();
+  on.create("kopfexamples", { registry }, function creator({ name }) {
+    calls.add(name!);
+    return "created";
+  });
+  cluster.faults.failRequests({ share: 1, status: 403, verbs: ["patch"] });
+  await whileRunning(registry, async () => {
+    cluster.create(kex("kex2"));
+    await calls.until(1);
+    await assertEventually("refused twice", () => patchesOf(cluster, "kex2").length >= 2);
+    cluster.faults.clear();
+    const body = await cluster.waitFor("kopfexamples", "kex2", handled);
+    assertEquals((body?.status as Record<string, unknown>).creator, "created");
+  }, { settings: settings() });
+  assertEquals(calls.list, ["kex2"]);
+  assert(
+    logsOf("kex2").some((line) => line.includes("The outcome of 'creator' is stored at last")),
+    logsOf("kex2").join("\n"),
+  );
+});
+
+Deno.test("a diff-base over the annotations limit is not sent; the error names the setting to change", async () => {
+  await using cluster = await startCluster();
+  const registry = clusterRegistry(cluster);
+  const calls = new Calls<string>();
+  on.create("kopfexamples", { registry }, function creator({ name }) {
+    calls.add(name!);
+  });
+  const big = "x".repeat(300_000);
+  await whileRunning(registry, async () => {
+    cluster.create(kex("kex3", { field: big }));
+    await calls.until(1);
+    await assertEventually(
+      "the refusal is reported",
+      () => logsOf("kex3").some((line) => line.includes("refused to store the outcome")),
+    );
+  }, { settings: settings() });
+  assertEquals(calls.list, ["kex3"]);
+  const error = logsOf("kex3").find((line) => line.includes("refused to store the outcome"))!;
+  assertStringIncludes(error, "over the 256 KB that Kubernetes allows in total");
+  assertStringIncludes(error, "kopf.zalando.org/last-handled-configuration");
+  assertStringIncludes(
+    error,
+    "settings.persistence.diffbaseStorage = new kopf.StatusDiffBaseStorage()",
+  );
+  assertEquals(patchesOf(cluster, "kex3").length, 0, "nothing the server would refuse is sent");
+  assertEquals(
+    logsOf("kex3").filter((line) => line.includes("refused to store the outcome")).length,
+    1,
+    "one ERROR; the retries are DEBUG",
+  );
+});
