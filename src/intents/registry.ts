@@ -5,6 +5,7 @@
  * @module
  */
 import { UsageError } from "../structs/errors.ts";
+import { categoryLogger, isLoggingConfigured } from "../platform/logging.ts";
 import type { FieldPath } from "../structs/dicts.ts";
 import type { Resource } from "../structs/resources.ts";
 import type { Selection, Selector } from "../structs/selectors.ts";
@@ -67,7 +68,11 @@ export interface ResourceHandlers {
 
 /** Options of an {@link OperatorRegistry}. */
 export interface OperatorRegistryOptions {
-  /** Where warnings go (generated ids, ambiguous selectors); `console.warn` by default. */
+  /**
+   * Where warnings go (generated ids, ambiguous selectors); by default the `kopf.registry`
+   * logger, in the configured format (JSON lines too), or `console.warn` before logging is
+   * configured (handlers are often registered at import, before `kopf.run()`).
+   */
   onWarning?: (message: string) => void;
 }
 
@@ -127,7 +132,7 @@ export class OperatorRegistry {
 
   /** An empty registry. */
   constructor(options: OperatorRegistryOptions = {}) {
-    this.#onWarning = options.onWarning ?? ((message) => console.warn(message));
+    this.#onWarning = options.onWarning ?? warnAboutRegistration;
   }
 
   /**
@@ -458,4 +463,11 @@ export function setDefaultRegistry(registry: OperatorRegistry): void {
     throw new UsageError("setDefaultRegistry() takes a kopf.OperatorRegistry.");
   }
   defaultRegistry = registry;
+}
+
+const registryLogger = categoryLogger(["kopf", "registry"]);
+
+function warnAboutRegistration(message: string): void {
+  if (isLoggingConfigured()) registryLogger.warning(message);
+  else console.warn(message);
 }

@@ -1,0 +1,359 @@
+/**
+ * The soak: an operator (`scripts/soak/operator.ts`, run by `kopf run` under the minimal
+ * Deno permissions that `kopf permissions` plans) against a fake cluster with its faults
+ * on — watches dropped, 5xx errors, 429 storms with `Retry-After`, latency, expiring
+ * tokens, replies lost after the write — and SIGKILLed every 20 s, while this driver
+ * creates, updates and deletes N objects, one phase after another.
+ *
+ *     deno task soak                        # 10,000 objects, kills every 20 s
+ *     deno task soak --objects 2000         # fewer objects
+ *     deno task soak --kill-every 0 --duration 1800   # 30 minutes without kills: memory
+ *
+ * It prints a table: the changes made, handled, lost (never handled), the runs of handlers
+ * that had succeeded (after a SIGKILL: at least once, as expected; otherwise: a defect),
+ * stuck finalizers, crashes (exits that were not our kills), and the operator's peak RSS.
+ * With `--duration`, it keeps changing the objects for that long and reports the RSS over
+ * time. Exit code 1 when anything was lost or stuck, or a handler ran twice without a kill.
+ *
+ * @module
+ */
+import { parse as parseYaml } from "yaml";
+import { FakeCluster } from "../src/testing/mod.ts";
+import type { RawBody } from "../src/structs/bodies.ts";
+import { planPermissions } from "../src/cli/permissions.ts";
+import { v8FlagsArgument } from "../src/cli/runtime_flags.ts";
+
+const KIND = "kopfexamples.kopf.dev";
+const LAST_HANDLED = "kopf.zalando.org/last-handled-configuration";
+const OPERATOR = new URL("./soak/operator.ts", import.meta.url).pathname;
+const MAIN = new URL("../src/cli/main.ts", import.meta.url).pathname;
+
+interface Options {
+  objects: number;
+  killEvery: number;
+  duration: number;
+  phaseTimeout: number;
+}
+
+function parseOptions(args: readonly string[]): Options {
+  const options: Options = { objects: 10_000, killEvery: 20, duration: 0, phaseTimeout: 900 };
+  const keys: Record<string, keyof Options> = {
+    "--objects": "objects",
+    "--kill-every": "killEvery",
+    "--duration": "duration",
+    "--phase-timeout": "phaseTimeout",
+  };
+  for (let i = 0; i < args.length; i += 2) {
+    const key = keys[args[i]];
+    const value = Number(args[i + 1]);
+    if (key === undefined || !Number.isFinite(value) || value < 0) {
+      console.error(
+        `Unknown or bad option ${args[i]} ${args[i + 1] ?? ""}; use --objects N, ` +
+          "--kill-every SECONDS (0: never), --duration SECONDS, --phase-timeout SECONDS.",
+      );
+      Deno.exit(2);
+    }
+    options[key] = value;
+  }
+  return options;
+}
+
+/** One run of a handler, as the operator printed it. */
+interface Run {
+  readonly what: string;
+  readonly name: string;
+  readonly value: string;
+  readonly incarnation: number;
+}
+
+/** The operator process, restarted after each kill; its runs and memory are recorded. */
+class OperatorProcess {
+  readonly runs: Run[] = [];
+  readonly rss: { at: number; mb: number }[] = [];
+  incarnations = 0;
+  kills = 0;
+  crashes = 0;
+  peakRssMb = 0;
+  #child: Deno.ChildProcess | undefined;
+  #killedOnPurpose = false;
+  #stopping = false;
+  #exited: Promise<void> = Promise.resolve();
+  #sampler: ReturnType<typeof setInterval> | undefined;
+
+  constructor(
+    private readonly flags: readonly string[],
+    private readonly env: Record<string, string>,
+  ) {}
+
+  start(): void {
+    const incarnation = ++this.incarnations;
+    this.#killedOnPurpose = false;
+    const child = new Deno.Command(Deno.execPath(), {
+      args: ["run", v8FlagsArgument(), ...this.flags, MAIN, "run", "-A", "--standalone", OPERATOR],
+      env: this.env,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    this.#child = child;
+    const reading = (async () => {
+      let buffer = "";
+      for await (const chunk of child.stdout.pipeThrough(new TextDecoderStream())) {
+        buffer += chunk;
+        let at: number;
+        while ((at = buffer.indexOf("\n")) >= 0) {
+          const [tag, what, name, value] = buffer.slice(0, at).split(" ");
+          buffer = buffer.slice(at + 1);
+          if (tag === "RUN") this.runs.push({ what, name, value, incarnation });
+        }
+      }
+    })();
+    const errors: string[] = [];
+    const stderr = (async () => {
+      for await (const chunk of child.stderr.pipeThrough(new TextDecoderStream())) {
+        errors.push(chunk);
+        if (errors.length > 200) errors.splice(0, 100);
+      }
+    })();
+    this.#exited = (async () => {
+      const status = await child.status;
+      await Promise.all([reading, stderr]);
+      if (!this.#killedOnPurpose && !this.#stopping) {
+        this.crashes++;
+        console.error(`The operator exited by itself (code ${status.code}):\n${errors.join("")}`);
+        this.start();
+      }
+    })();
+    clearInterval(this.#sampler);
+    this.#sampler = setInterval(() => this.#sample(child.pid), 1000);
+  }
+
+  async #sample(pid: number): Promise<void> {
+    try {
+      const status = await Deno.readTextFile(`/proc/${pid}/status`);
+      const rss = Number(status.match(/VmRSS:\s+(\d+)/)?.[1] ?? 0) / 1024;
+      const hwm = Number(status.match(/VmHWM:\s+(\d+)/)?.[1] ?? 0) / 1024;
+      this.peakRssMb = Math.max(this.peakRssMb, hwm);
+      this.rss.push({ at: performance.now() / 1000, mb: rss });
+    } catch {
+      // The process has just ended (or /proc is not there): nothing to sample.
+    }
+  }
+
+  async kill(): Promise<void> {
+    this.#killedOnPurpose = true;
+    this.kills++;
+    try {
+      this.#child?.kill("SIGKILL");
+    } catch {
+      // Already gone.
+    }
+    await this.#exited;
+    this.start();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopping = true;
+    clearInterval(this.#sampler);
+    try {
+      this.#child?.kill("SIGTERM");
+    } catch {
+      // Already gone.
+    }
+    await this.#exited;
+  }
+}
+
+function objectName(i: number): string {
+  return `soak-${String(i).padStart(5, "0")}`;
+}
+
+function kex(name: string, value: number): RawBody {
+  return {
+    apiVersion: "kopf.dev/v1",
+    kind: "KopfExample",
+    metadata: { name, namespace: "default" },
+    spec: { value },
+  };
+}
+
+/** Fully handled at this value: the diff-base holds it and no progress is left. */
+function handledAt(value: number) {
+  return (o: RawBody | undefined) => {
+    const annotations = o?.metadata?.annotations ?? {};
+    const busy = Object.keys(annotations).some((k) =>
+      k.startsWith("kopf.zalando.org/") && k !== LAST_HANDLED
+    );
+    return !busy && (annotations[LAST_HANDLED] ?? "").includes(`"value":${value}`);
+  };
+}
+
+/** Do something to every object at a steady pace (about 500 per second). */
+async function paced(count: number, action: (name: string) => void): Promise<void> {
+  for (let i = 0; i < count; i++) {
+    action(objectName(i));
+    if (i % 50 === 49) await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Wait until every object satisfies the predicate or the timeout passes; the laggards. */
+async function waitForAll(
+  cluster: FakeCluster,
+  count: number,
+  predicate: (o: RawBody | undefined) => boolean,
+  timeout: number,
+): Promise<string[]> {
+  const late: string[] = [];
+  await Promise.all(
+    Array.from({ length: count }, (_, i) => objectName(i)).map((name) =>
+      cluster.waitFor(KIND, name, predicate, { timeout }).catch(() => late.push(name))
+    ),
+  );
+  return late;
+}
+
+async function main(): Promise<void> {
+  const options = parseOptions(Deno.args);
+  const n = options.objects;
+  const started = performance.now();
+  await using cluster = await FakeCluster.start({ token: "soak-0", historySize: 200_000 });
+  cluster.create(
+    parseYaml(await Deno.readTextFile(new URL("../examples/crd.yaml", import.meta.url))),
+  );
+  const kubeconfig = await cluster.writeKubeconfig();
+  const permissions = await planPermissions({ kubeconfig, operatorFiles: [OPERATOR] });
+  const flags = permissions.flags();
+  console.log(`Operator flags: ${flags.join(" ")}`);
+
+  // The faults: all of them at once, all the time (429 storms come and go).
+  cluster.faults.dropWatchesEvery(7);
+  cluster.faults.failRequests({ share: 0.03, status: 500 });
+  cluster.faults.failRequests({ share: 0.02, status: 503, verbs: ["patch"] });
+  cluster.faults.latency(2);
+  if ("loseReplies" in cluster.faults) {
+    (cluster.faults as unknown as { loseReplies(share: number): void }).loseReplies(0.01);
+  }
+  let storm = false;
+  const storms = setInterval(() => {
+    storm = !storm;
+    if (storm) cluster.faults.failRequests({ share: 0.3, status: 429, retryAfter: 1 });
+    else {
+      cluster.faults.clear();
+      cluster.faults.failRequests({ share: 0.03, status: 500 });
+      cluster.faults.failRequests({ share: 0.02, status: 503, verbs: ["patch"] });
+    }
+  }, 15_000);
+  let tokens = 0;
+  const expiry = setInterval(async () => {
+    cluster.faults.expireToken();
+    tokens++;
+    await cluster.writeKubeconfig(kubeconfig); // the operator logs in again from it
+  }, 45_000);
+
+  const env = { ...Deno.env.toObject(), KUBECONFIG: kubeconfig, NO_COLOR: "1" };
+  const operator = new OperatorProcess(flags, env);
+  operator.start();
+  const killer = options.killEvery > 0
+    ? setInterval(() => void operator.kill(), options.killEvery * 1000)
+    : undefined;
+
+  const lost: string[] = [];
+  const stuck: string[] = [];
+  let changes = 0;
+  try {
+    // Phase 1: create; wait until each is handled at value 1.
+    await paced(n, (name) => (cluster.create(kex(name, 1)), changes++));
+    lost.push(...(await waitForAll(cluster, n, handledAt(1), options.phaseTimeout))
+      .map((name) => `create ${name}`));
+    console.log(`Created and handled: ${n - lost.length} of ${n}.`);
+    // Phase 2: update; wait until each is handled at value 2.
+    await paced(n, (name) => (cluster.patch(KIND, name, { spec: { value: 2 } }), changes++));
+    lost.push(...(await waitForAll(cluster, n, handledAt(2), options.phaseTimeout))
+      .map((name) => `update ${name}`));
+    console.log("Updated and handled.");
+    // With a duration: keep changing the objects (without deleting) for that long.
+    let value = 2;
+    const deadline = started / 1000 + options.duration;
+    while (performance.now() / 1000 < deadline) {
+      value++;
+      const now = value;
+      await paced(n, (name) => (cluster.patch(KIND, name, { spec: { value: now } }), changes++));
+      await waitForAll(cluster, n, handledAt(now), options.phaseTimeout);
+      console.log(
+        `Round ${now - 2} handled at ${Math.round(performance.now() / 1000 - started / 1000)} s.`,
+      );
+    }
+    // Phase 3: delete; wait until each is gone (its finalizer released).
+    await paced(n, (name) => (cluster.delete(KIND, name), changes++));
+    stuck.push(...await waitForAll(cluster, n, (o) => o === undefined, options.phaseTimeout));
+    console.log("Deleted.");
+  } finally {
+    clearInterval(killer);
+    clearInterval(storms);
+    clearInterval(expiry);
+    await operator.stop();
+  }
+
+  // What ran, how often, and in which incarnation.
+  const byChange = new Map<string, Run[]>();
+  for (const run of operator.runs) {
+    const key = `${run.what} ${run.name} ${run.what === "delete" ? "-" : run.value}`;
+    byChange.set(key, [...(byChange.get(key) ?? []), run]);
+  }
+  let afterKill = 0;
+  let unexplained = 0;
+  for (const runs of byChange.values()) {
+    for (let i = 1; i < runs.length; i++) {
+      // A rerun in a new incarnation: the one before was killed before it stored the outcome.
+      if (runs[i].incarnation !== runs[i - 1].incarnation) afterKill++;
+      else unexplained++;
+    }
+  }
+  const expected = n * 2 + n; // creates, first updates, deletes (later rounds are extra)
+  const neverRan = [];
+  for (let i = 0; i < n; i++) {
+    const name = objectName(i);
+    for (const key of [`create ${name} 1`, `update ${name} 2`, `delete ${name} -`]) {
+      if (!byChange.has(key)) neverRan.push(key);
+    }
+  }
+  const minutes = (performance.now() - started) / 60_000;
+  const table: [string, string][] = [
+    ["objects", String(n)],
+    ["changes made", String(changes)],
+    ["changes handled (create, first update, delete)", String(expected - neverRan.length)],
+    ["lost (never handled)", String(neverRan.length)],
+    ["not converged in time", String(lost.length)],
+    ["duplicate runs right after a SIGKILL (at least once)", String(afterKill)],
+    ["duplicate runs without a kill", String(unexplained)],
+    ["stuck finalizers", String(stuck.length)],
+    ["crashes", String(operator.crashes)],
+    ["SIGKILLs", String(operator.kills)],
+    ["tokens expired", String(tokens)],
+    ["operator peak RSS", `${Math.round(operator.peakRssMb)} MB`],
+    ["wall time", `${minutes.toFixed(1)} min`],
+  ];
+  if (options.duration > 0 && options.killEvery === 0) {
+    const rss = operator.rss;
+    const t0 = rss[0]?.at ?? 0;
+    const window = (from: number, to: number) => {
+      const mbs = rss.filter((r) => r.at - t0 >= from && r.at - t0 < to).map((r) => r.mb);
+      return mbs.length === 0 ? 0 : mbs.reduce((a, b) => a + b, 0) / mbs.length;
+    };
+    const total = (rss.at(-1)?.at ?? t0) - t0;
+    const early = window(300, 600);
+    const late = window(total - 300, total + 1);
+    table.push(["RSS, average of minutes 5–10", `${Math.round(early)} MB`]);
+    table.push(["RSS, average of the last 5 minutes", `${Math.round(late)} MB`]);
+    table.push(["RSS growth after warm-up", `${Math.round((late / early - 1) * 100)}%`]);
+  }
+  console.log("\n| figure | value |\n|---|---|");
+  for (const [name, value] of table) console.log(`| ${name} | ${value} |`);
+  if (neverRan.length > 0) {
+    console.log(`Never handled (first 10): ${neverRan.slice(0, 10).join(", ")}`);
+  }
+  const failed = neverRan.length > 0 || stuck.length > 0 || unexplained > 0 || lost.length > 0;
+  Deno.exit(failed ? 1 : 0);
+}
+
+if (import.meta.main) await main();
