@@ -109,7 +109,8 @@ export async function runExecPlugin(
     throw new LoginError(`The exec plugin ${exec.command} of ${where} did not finish in time.`);
   }
   if (output.code !== 0) {
-    const detail = firstLine(output.stderr) || firstLine(output.stdout);
+    // Only its stderr: what a plugin prints on stdout may hold credentials, even on failure.
+    const detail = firstLine(output.stderr);
     throw new LoginError(
       `The exec plugin ${exec.command} of ${where} failed with exit code ${output.code}` +
         (detail ? `: ${detail}` : "."),
