@@ -22,6 +22,7 @@ import { LoginError, UsageError } from "../structs/errors.ts";
 import { FileNotFoundError, readTextFile } from "../platform/files.ts";
 import { categoryLogger, isLogged, TRAFFIC_CATEGORY } from "../platform/logging.ts";
 import { FailureStreak } from "../structs/failure_streaks.ts";
+import { type OperatorMetrics, requestLabels } from "../structs/operator_metrics.ts";
 import { findMissingPermission } from "../platform/permission_flags.ts";
 import {
   createHttpClient,
@@ -59,6 +60,12 @@ export interface ApiClientOptions {
   watching?: WatchingTuning;
   /** The `User-Agent` header; `kopf` by default. */
   userAgent?: string;
+  /**
+   * Where requests, their durations and retries are counted; nowhere by default.
+   *
+   * @internal the operator's own metrics.
+   */
+  metrics?: OperatorMetrics;
 }
 
 /** Query parameters; `undefined` values are left out. */
@@ -150,6 +157,7 @@ export class ApiClient {
   readonly #prepared = new WeakMap<ConnectionInfo, Prepared>();
   /** The failures of each API server in a row, reported once each (not per attempt). */
   readonly #streaks = new Map<string, FailureStreak>();
+  readonly #metrics: OperatorMetrics | undefined;
   #closed = false;
 
   /** Make a client that draws credentials from the vault. */
@@ -157,6 +165,7 @@ export class ApiClient {
     this.vault = vault;
     this.networking = options.networking ?? {};
     this.watching = options.watching ?? {};
+    this.#metrics = options.metrics;
     this.#userAgent = options.userAgent ?? "kopf";
   }
 
@@ -286,6 +295,7 @@ export class ApiClient {
         const { response, text } = await attempt(item, signal);
         const status = response.status;
         this.#logTraffic(method, path, status, started, item);
+        this.#count(method, path, String(status), started);
         if (response.ok || (status < 500 && status !== 429 && status !== 401)) {
           this.#streakOf(item.info.server).succeeded(); // it answers, whatever it says
         }
@@ -325,6 +335,7 @@ export class ApiClient {
         const timedOut = signal.reason instanceof TimeoutReason;
         outcome = this.#networkFailure(e, method, path, item, timedOut, timeout);
         this.#logTraffic(method, path, outcome.error.name, started, item);
+        this.#count(method, path, "error", started);
       } finally {
         clearTimeout(handle);
       }
@@ -339,6 +350,10 @@ export class ApiClient {
         retryIn: delay,
       });
       if (delay === undefined) throw outcome.error;
+      if (this.#metrics !== undefined) {
+        const [verb, resource] = requestLabels(method, path);
+        this.#metrics.apiRetries.inc([verb, resource, outcome.kind]);
+      }
       logger.debug("Retrying {method} {path} in {delay} s: {error}", {
         method,
         path,
@@ -375,6 +390,24 @@ export class ApiClient {
       ? new APITimeoutError(message, context, { cause: e })
       : new APIConnectionError(message, context, { cause: e });
     return { retry: true, error, reason: `cannot connect: ${detail}`, kind };
+  }
+
+  /**
+   * Where requests are counted, if anywhere (the watches count theirs there too).
+   *
+   * @internal the operator's own metrics.
+   */
+  get metrics(): OperatorMetrics | undefined {
+    return this.#metrics;
+  }
+
+  /** Count a request and its duration, if metrics are kept. */
+  #count(method: string, path: string, code: string, started: number): void {
+    const metrics = this.#metrics;
+    if (metrics === undefined) return;
+    const [verb, resource] = requestLabels(method, path);
+    metrics.apiRequests.inc([verb, resource, code]);
+    if (verb !== "watch") metrics.apiDuration.observe([verb, resource], realClock.now() - started);
   }
 
   #streakOf(server: string): FailureStreak {

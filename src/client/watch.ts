@@ -34,6 +34,7 @@ import { realClock, sleep } from "../structs/clock.ts";
 import { Backoff, type BackoffOptions } from "../structs/backoffs.ts";
 import { FailureStreak } from "../structs/failure_streaks.ts";
 import type { Logger } from "../structs/loggers.ts";
+import { resourceLabel } from "../structs/operator_metrics.ts";
 import { categoryLogger } from "../platform/logging.ts";
 
 /** What a watch yields: live events, and the full state after every (re)listing. */
@@ -95,45 +96,59 @@ export async function* watchObjects(
     logger: options.logger ?? categoryLogger(["kopf", "client", "watch"]),
     what: `The watch of ${path}`,
   });
-  const health: StreamHealth = { streak, backoff };
-  while (!signal?.aborted) {
-    let listed: ObjectList | undefined;
-    try {
-      listed = await listObjects(api, resource, {
-        namespace,
-        labelSelector: options.labelSelector,
-        fieldSelector: options.fieldSelector,
-        limit: options.listLimit,
-        signal,
-      });
-    } catch (e) {
-      if (signal?.aborted) return;
-      throw e;
-    }
-    const position = { resourceVersion: listed.resourceVersion };
-    yield { type: "LISTED", objects: listed.items, resourceVersion: listed.resourceVersion };
-    // The consumer has the listing: it must not stay in memory here while streaming.
-    listed = undefined;
-    for (;;) {
-      const end = yield* streamOnce(api, resource, namespace, options, position, health);
-      if (end.next === "stop" || signal?.aborted) return;
-      // A pause before reconnecting or re-listing: a short one after a stream that worked,
-      // a growing one after failures, so that a misbehaving server is never flooded.
-      let pause = reconnectBackoffOf(api.watching);
-      if (end.failure !== undefined) {
-        pause = Math.max(pause, backoff.next());
-        streak.failed({ reason: end.failure, retryIn: pause });
+  const metrics = api.metrics;
+  const label = resourceLabel(resource);
+  const heard = { resource: label, heardAt: realClock.now() };
+  const health: StreamHealth = { streak, backoff, heard };
+  metrics?.watches.set(heard, heard);
+  try {
+    while (!signal?.aborted) {
+      let listed: ObjectList | undefined;
+      try {
+        listed = await listObjects(api, resource, {
+          namespace,
+          labelSelector: options.labelSelector,
+          fieldSelector: options.fieldSelector,
+          limit: options.listLimit,
+          signal,
+        });
+      } catch (e) {
+        if (signal?.aborted) return;
+        throw e;
       }
-      if (!(await sleep(pause, signal))) return;
-      if (end.next === "relist") break;
+      const position = { resourceVersion: listed.resourceVersion };
+      yield { type: "LISTED", objects: listed.items, resourceVersion: listed.resourceVersion };
+      // The consumer has the listing: it must not stay in memory here while streaming.
+      listed = undefined;
+      for (;;) {
+        const end = yield* streamOnce(api, resource, namespace, options, position, health);
+        if (end.next === "stop" || signal?.aborted) return;
+        // A pause before reconnecting or re-listing: a short one after a stream that worked,
+        // a growing one after failures, so that a misbehaving server is never flooded.
+        let pause = reconnectBackoffOf(api.watching);
+        if (end.failure !== undefined) {
+          pause = Math.max(pause, backoff.next());
+          streak.failed({ reason: end.failure, retryIn: pause });
+          metrics?.watchErrors.inc([label]);
+        }
+        if (!(await sleep(pause, signal))) return;
+        if (end.next === "relist") {
+          metrics?.watchRelists.inc([label]);
+          break;
+        }
+        metrics?.watchReconnects.inc([label]);
+      }
     }
+  } finally {
+    metrics?.watches.delete(heard);
   }
 }
 
-/** The watch's record of failures, shared by its streams. */
+/** The watch's record of failures, shared by its streams, and when it last heard anything. */
 interface StreamHealth {
   readonly streak: FailureStreak;
   readonly backoff: Backoff;
+  readonly heard: { heardAt: number };
 }
 
 /** One watch request: yields its events, and tells how it ended. */
@@ -200,6 +215,8 @@ async function* streamOnce(
       signal,
     });
     reader = stream.body.getReader();
+    api.metrics?.watchConnects.inc([resourceLabel(resource)]);
+    health.heard.heardAt = realClock.now();
     active();
     const chunks = async function* (source: ReadableStreamDefaultReader<Uint8Array>) {
       for (;;) {
@@ -213,6 +230,7 @@ async function* streamOnce(
       const event = raw as { type?: string; object?: RawBody };
       const object = event.object ?? {};
       const rv = object.metadata?.resourceVersion;
+      health.heard.heardAt = realClock.now();
       switch (event.type) {
         case "ADDED":
         case "MODIFIED":

@@ -92,6 +92,7 @@ export async function executeRun(plan: RunPlan, context: RunContext = {}): Promi
     ...(plan.priority !== undefined ? { priority: plan.priority } : {}),
     ...(plan.peeringName !== undefined ? { peeringName: plan.peeringName } : {}),
     ...(plan.livenessEndpoint !== undefined ? { livenessEndpoint: plan.livenessEndpoint } : {}),
+    ...(plan.metricsEndpoint !== undefined ? { metricsEndpoint: plan.metricsEndpoint } : {}),
   };
   if (context.signal) {
     await operator({ ...options, signal: context.signal });
@@ -121,6 +122,10 @@ export function runCommand(context: RunContext = {}): Command {
     .option("--peering <name>", "the name of the peering object")
     .option("--dev", "the development mode: priority 666")
     .option("--liveness <url>", "serve health probes at this URL, e.g. http://0.0.0.0:8080/healthz")
+    .option(
+      "--metrics <host:port>",
+      "serve Prometheus metrics at http://<host:port>/metrics (and /readyz beside)",
+    )
     .option("--kubeconfig <path>", "the kubeconfig file (default: KUBECONFIG or ~/.kube/config)")
     .option("--context <name>", "the kubeconfig context (default: the current one)")
     .option("--verbose", "show what the framework does (debug messages)")

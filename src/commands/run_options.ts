@@ -10,7 +10,7 @@ import { UsageError } from "../structs/errors.ts";
 import { fileUrlOf } from "../platform/modules.ts";
 import { pathExists } from "../platform/files.ts";
 import type { LoggingOptions } from "../platform/logging.ts";
-import { parseLivenessEndpoint } from "../engines/liveness.ts";
+import { parseEndpoint } from "../engines/endpoints.ts";
 import {
   getDefaultRegistry,
   type OperatorRegistry,
@@ -42,6 +42,8 @@ export interface RunFlags extends Omit<LoggingOptions, "writer"> {
   readonly dev?: boolean;
   /** `--liveness`: the URL of the liveness endpoint. */
   readonly liveness?: string;
+  /** `--metrics`: where to serve metrics: `host:port` (path `/metrics`), or a URL. */
+  readonly metrics?: string;
   /** `--kubeconfig`: the kubeconfig file instead of `KUBECONFIG` or `~/.kube/config`. */
   readonly kubeconfig?: string;
   /** `--context`: the kubeconfig context instead of the current one. */
@@ -74,6 +76,8 @@ export interface RunPlan {
   readonly peeringName?: string;
   /** The liveness endpoint's URL, when given. */
   readonly livenessEndpoint?: string;
+  /** The metrics endpoint's URL, when given. */
+  readonly metricsEndpoint?: string;
   /** The kubeconfig file of the default login, when given. */
   readonly kubeconfig?: string;
   /** The kubeconfig context of the default login, when given. */
@@ -106,10 +110,23 @@ export function collect(value: string, previous: string[] | undefined): string[]
   return [...(previous ?? []), value];
 }
 
+/** The metrics endpoint of `--metrics`: `host:port` means `http://host:port/metrics`. */
+export function metricsUrl(value: string): string {
+  const url = /^[a-z]+:\/\//i.test(value) ? value : `http://${value}/metrics`;
+  try {
+    parseEndpoint(url, "metrics");
+  } catch (error) {
+    throw new CommandLineError(
+      `--metrics: ${(error as Error).message} Give host:port, e.g. 0.0.0.0:9090.`,
+    );
+  }
+  return url;
+}
+
 /** Check a liveness endpoint the way the operator will read it: an `http://` URL. */
 export function checkLivenessUrl(value: string): string {
   try {
-    parseLivenessEndpoint(value);
+    parseEndpoint(value);
   } catch (error) {
     throw new CommandLineError(`--liveness: ${(error as Error).message}`);
   }
@@ -167,6 +184,7 @@ export function planRun(files: readonly string[], flags: RunFlags): RunPlan {
     priority: flags.priority ?? (flags.dev ? DEV_PRIORITY : undefined),
     peeringName: flags.peering,
     livenessEndpoint: flags.liveness === undefined ? undefined : checkLivenessUrl(flags.liveness),
+    metricsEndpoint: flags.metrics === undefined ? undefined : metricsUrl(flags.metrics),
     kubeconfig: flags.kubeconfig,
     context: flags.context,
     logging: {

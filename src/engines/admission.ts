@@ -33,6 +33,7 @@ import {
 } from "../structs/errors.ts";
 import type { Index } from "../structs/indices.ts";
 import type { Logger } from "../structs/loggers.ts";
+import type { OperatorMetrics } from "../structs/operator_metrics.ts";
 import { ABSENT, PRESENT } from "../structs/markers.ts";
 import { copyMemo, Memo } from "../structs/memos.ts";
 import { Patch } from "../structs/patches.ts";
@@ -456,6 +457,8 @@ export interface AdmissionOptions {
   readonly indices?: Readonly<Record<string, Index>>;
   /** Where the engine and the server say what they do. */
   readonly logger: Logger;
+  /** Where reviews and their durations are counted; nowhere by default. */
+  readonly metrics?: OperatorMetrics;
 }
 
 /** A running admission engine. */
@@ -494,7 +497,7 @@ export async function startAdmission(options: AdmissionOptions): Promise<Running
   let discovered: readonly Resource[] = await options.resources();
   const resolve = (group: string, version: string, plural: string) =>
     discovered.find((r) => r.group === group && r.version === version && r.plural === plural);
-  const fn: WebhookFn = (request, info = {}) =>
+  const serve: WebhookFn = (request, info = {}) =>
     serveAdmissionReview(request, {
       ...info,
       registry,
@@ -503,6 +506,28 @@ export async function startAdmission(options: AdmissionOptions): Promise<Running
       memoOf: options.memoOf,
       indices: options.indices,
     });
+  const metrics = options.metrics;
+  const fn: WebhookFn = metrics === undefined ? serve : async (request, info = {}) => {
+    const started = performance.now();
+    const webhook = info.webhook ?? "all";
+    const operation = isObject(request) && isObject(request.request)
+      ? String(request.request.operation ?? "UNKNOWN")
+      : "UNKNOWN";
+    let outcome = "invalid";
+    try {
+      const response = await serve(request, info);
+      const verdict = response.response;
+      outcome = verdict.allowed
+        ? (verdict.patch ? "patched" : "allowed")
+        : verdict.status?.code === 500
+        ? "error"
+        : "denied";
+      return response;
+    } finally {
+      metrics.admissionReviews.inc([webhook, operation, outcome]);
+      metrics.admissionDuration.observe([webhook], (performance.now() - started) / 1000);
+    }
+  };
   const controller = new AbortController();
   const context: AdmissionServerContext = {
     signal: controller.signal,

@@ -68,7 +68,8 @@ import {
 import type { OperatorRegistry } from "../intents/registry.ts";
 import { applyChanges } from "../handling/application.ts";
 import { isDeletionOngoing } from "../handling/causes.ts";
-import { executeHandlerOnce } from "../handling/execution.ts";
+import { executeHandlerOnce, handlerRunObserver } from "../handling/execution.ts";
+import type { OperatorMetrics } from "../structs/operator_metrics.ts";
 import {
   createObjectScope,
   type ObjectScope,
@@ -100,6 +101,8 @@ export interface SpawnerOptions {
   readonly writes?: Semaphore;
   /** The operator's declared indices by name, given to the daemons, timers and filters. */
   readonly indices?: Readonly<Record<string, Index>>;
+  /** Where the runs of daemons and timers are counted; nowhere by default. */
+  readonly metrics?: OperatorMetrics;
 }
 
 /**
@@ -182,6 +185,7 @@ export class Spawner {
   #paused = false;
   readonly #writes: Semaphore | undefined;
   readonly #indices: Readonly<Record<string, Index>> | undefined;
+  readonly #metrics: OperatorMetrics | undefined;
 
   /** An engine over the operator's parts; it spawns nothing until told about objects. */
   constructor(options: SpawnerOptions) {
@@ -191,6 +195,7 @@ export class Spawner {
     this.#clock = options.clock ?? realClock;
     this.#writes = options.writes;
     this.#indices = options.indices;
+    this.#metrics = options.metrics;
   }
 
   /** How many daemons and timers run or are stopping, over all objects. */
@@ -198,6 +203,15 @@ export class Spawner {
     let size = 0;
     for (const record of this.#objects.values()) size += record.running.size;
     return size;
+  }
+
+  /** How many daemons and how many timers run or are stopping now. */
+  running(): { daemon: number; timer: number } {
+    const running = { daemon: 0, timer: 0 };
+    for (const record of this.#objects.values()) {
+      for (const spawned of record.running.values()) running[spawned.handler.kind]++;
+    }
+    return running;
   }
 
   /** How many objects the engine keeps anything about. */
@@ -496,6 +510,7 @@ export class Spawner {
       state,
       record.scope.logger,
       () => runInObjectScope(record.scope, async () => storable(await handler.fn(kwargs))),
+      { onRun: handlerRunObserver(this.#metrics, record.resource, handler.id) },
     );
     deliverResults(new Map([[handler.id, outcome]]), patch, true);
     if (!patch.isEmpty && !record.gone) await this.#apply(record, patch);

@@ -35,7 +35,8 @@ import type { Resource } from "../structs/resources.ts";
 import type { IndexingHandler } from "../intents/handlers.ts";
 import { buildIndexingKwargs, buildResourceKwargs } from "../intents/kwargs.ts";
 import type { OperatorRegistry } from "../intents/registry.ts";
-import { executeHandlerOnce } from "../handling/execution.ts";
+import { executeHandlerOnce, handlerRunObserver } from "../handling/execution.ts";
+import type { OperatorMetrics } from "../structs/operator_metrics.ts";
 import { createObjectScope, runInObjectScope } from "../handling/object_loggers.ts";
 import type { ObjectMemory } from "../handling/memories.ts";
 import { HandlerState } from "../handling/handler_states.ts";
@@ -46,6 +47,8 @@ export interface OperatorIndexersOptions {
   readonly registry: OperatorRegistry;
   /** The clock of the failures' retry state; the real one by default. */
   readonly clock?: Clock;
+  /** Where the runs of indexing functions are counted; nowhere by default. */
+  readonly metrics?: OperatorMetrics;
 }
 
 /** One state of an object, as the processing tells the indexing about it. */
@@ -77,6 +80,7 @@ export class OperatorIndexers {
   readonly #indices: ReadonlyMap<string, OperatorIndex>;
   readonly #registry: OperatorRegistry;
   readonly #clock: Clock;
+  readonly #metrics: OperatorMetrics | undefined;
   /** The failed indexing functions of each object (by its ref), by handler id. */
   readonly #failures: Map<string, Map<string, HandlerState>> = new Map();
   /** The listed objects not indexed yet; `undefined` once the indices are populated. */
@@ -89,6 +93,7 @@ export class OperatorIndexers {
   constructor(options: OperatorIndexersOptions) {
     this.#registry = options.registry;
     this.#clock = options.clock ?? realClock;
+    this.#metrics = options.metrics;
     const indices = new Map<string, OperatorIndex>();
     for (const name of options.registry.indexNames()) indices.set(name, new OperatorIndex());
     this.#indices = indices;
@@ -177,6 +182,7 @@ export class OperatorIndexers {
           attempt,
           quiet(scope.logger),
           () => runInObjectScope(scope, () => handler.fn(kwargs)),
+          { onRun: handlerRunObserver(this.#metrics, resource, handler.id) },
         );
         if (outcome.error === undefined || outcome.error === null) {
           // A success, or an ignored error: the values stay unless there are new ones.

@@ -27,7 +27,8 @@ import type { Clock } from "../structs/clock.ts";
 import { type ChangingCause, deduplicate, OperatorRegistry } from "../intents/registry.ts";
 import { type SubhandlerScope, subhandlerScope } from "../intents/subhandlers.ts";
 import { capitalize, TITLES } from "./causes.ts";
-import { executeHandlerOnce, HandlerChildrenRetry } from "./execution.ts";
+import { executeHandlerOnce, HandlerChildrenRetry, handlerRunObserver } from "./execution.ts";
+import type { OperatorMetrics } from "../structs/operator_metrics.ts";
 import { isLoggedAt, type ObjectScope, runInObjectScope } from "./object_loggers.ts";
 import {
   deliverResults,
@@ -79,6 +80,8 @@ export interface CycleContext {
   readonly settings: OperatorSettings;
   /** The clock of progress records; the real one by default. */
   readonly clock?: Clock;
+  /** Where handler runs are counted; nowhere by default. */
+  readonly metrics?: OperatorMetrics;
 }
 
 /** What came of the cycle. */
@@ -180,7 +183,7 @@ function invokeChangingHandler(
       }
       return storable(result);
     });
-  }, subrefs);
+  }, { subrefs, onRun: handlerRunObserver(context.metrics, cause.resource, handler.id) });
 }
 
 /**

@@ -22,6 +22,11 @@ import {
   TemporaryError,
 } from "../structs/errors.ts";
 import type { ObjectLogger } from "../structs/loggers.ts";
+import {
+  type HandlerRunOutcome,
+  type OperatorMetrics,
+  resourceLabel,
+} from "../structs/operator_metrics.ts";
 import type { RetryPolicy } from "../intents/handlers.ts";
 import type { HandlerState, Outcome } from "./handler_states.ts";
 
@@ -64,15 +69,46 @@ function errorText(error: unknown): string {
  *
  * `subrefs` collects the ids of sub-handlers that ran inside (see `kopf.execute()`).
  */
+/** Told how each run of a handler ended, and how long it took (seconds). */
+export type HandlerRunObserver = (outcome: HandlerRunOutcome, seconds: number) => void;
+
+/** What {@link executeHandlerOnce} may be given besides the handler and its state. */
+export interface HandlerRunExtras {
+  /** The ids of the sub-handlers it ran, at all depths, to be purged with it. */
+  readonly subrefs?: ReadonlySet<string>;
+  /** Told how the run ended (for metrics). */
+  readonly onRun?: HandlerRunObserver;
+}
+
+const NO_SUBREFS: ReadonlySet<string> = new Set();
+
+/** An observer that counts the runs of one handler of a resource, if metrics are kept. */
+export function handlerRunObserver(
+  metrics: OperatorMetrics | undefined,
+  resource: { readonly plural: string; readonly group: string },
+  id: string,
+): HandlerRunObserver | undefined {
+  if (metrics === undefined) return undefined;
+  const labels = [resourceLabel(resource), id];
+  return (outcome, seconds) => {
+    metrics.handlerRuns.inc([...labels, outcome]);
+    metrics.handlerDuration.observe(labels, seconds);
+  };
+}
+
 export async function executeHandlerOnce(
   handler: RetriedHandler,
   state: HandlerState,
   logger: ObjectLogger,
   invoke: () => unknown,
-  subrefs: ReadonlySet<string> = new Set(),
+  extras: HandlerRunExtras = {},
 ): Promise<Outcome> {
   const title = handlerTitle(handler);
+  const subrefs = extras.subrefs ?? NO_SUBREFS;
   const refs = () => [...subrefs];
+  const started = performance.now();
+  const ran = (outcome: HandlerRunOutcome) =>
+    extras.onRun?.(outcome, (performance.now() - started) / 1000);
   let result: unknown;
   try {
     logger.debug(`${title} is invoked.`);
@@ -89,19 +125,23 @@ export async function executeHandlerOnce(
       return { final: false, error, delay: error.delay, subrefs: refs() };
     }
     if (error instanceof TemporaryError) {
+      ran("temporary_error");
       logger.error(`${title} failed temporarily: ${errorText(error)}`);
       return { final: false, error, delay: error.delay, subrefs: refs() };
     }
     if (error instanceof HandlerTimeoutError || error instanceof HandlerRetriesError) {
+      ran(error instanceof HandlerTimeoutError ? "timeout" : "retries_exhausted");
       logger.error(error.message);
       return { final: true, error, subrefs: refs() };
     }
     if (error instanceof PermanentError) {
+      ran("permanent_error");
       logger.error(`${title} failed permanently: ${errorText(error)}`);
       return { final: true, error, subrefs: refs() };
     }
     // A non-Error thrown value still fails the handler; keep it readable in the records.
     const failure = error ?? new Error("null was thrown");
+    ran("exception");
     switch (handler.errors) {
       case "ignored":
         logger.exception(`${title} failed with an exception. Will ignore.`, error);
@@ -114,6 +154,7 @@ export async function executeHandlerOnce(
         return { final: false, error: failure, delay: handler.backoff, subrefs: refs() };
     }
   }
+  ran("success");
   logger.info(`${title} succeeded.`);
   return { final: true, result, subrefs: refs() };
 }

@@ -107,6 +107,8 @@ export class ObjectMemory {
 export class ObjectMemories {
   /** By resource key, then by object key: no key strings are made per object. */
   readonly #memories = new Map<string, Map<string, ObjectMemory>>();
+  /** The resource of each key, to tell the counts by resource. */
+  readonly #resources = new Map<string, Resource>();
   readonly #memo: unknown;
 
   /** Memories whose memos are copies of the operator's `memo`. */
@@ -121,11 +123,21 @@ export class ObjectMemories {
     return size;
   }
 
+  /** How many objects are remembered, by resource. */
+  sizes(): Map<Resource, number> {
+    const sizes = new Map<Resource, number>();
+    for (const [key, objects] of this.#memories) sizes.set(this.#resources.get(key)!, objects.size);
+    return sizes;
+  }
+
   /** The memory of an object, made on first sight. */
   recall(resource: Resource, body: RawBody, options: { noticedByListing: boolean }): ObjectMemory {
     const key = resource.key;
     let objects = this.#memories.get(key);
-    if (objects === undefined) this.#memories.set(key, objects = new Map());
+    if (objects === undefined) {
+      this.#memories.set(key, objects = new Map());
+      this.#resources.set(key, resource);
+    }
     const object = objectKey(body);
     let memory = objects.get(object);
     if (memory === undefined) {
@@ -146,6 +158,9 @@ export class ObjectMemories {
     const objects = this.#memories.get(key);
     if (objects === undefined) return;
     objects.delete(objectKey(body));
-    if (objects.size === 0) this.#memories.delete(key);
+    if (objects.size === 0) {
+      this.#memories.delete(key);
+      this.#resources.delete(key);
+    }
   }
 }

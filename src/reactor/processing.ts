@@ -71,7 +71,12 @@ import {
   TITLES,
 } from "../handling/causes.ts";
 import { changingMatchData, type HandlingCause, runChangingCycle } from "../handling/changing.ts";
-import { executeHandlerOnce, type RetriedHandler } from "../handling/execution.ts";
+import {
+  executeHandlerOnce,
+  handlerRunObserver,
+  type RetriedHandler,
+} from "../handling/execution.ts";
+import { type OperatorMetrics, resourceLabel } from "../structs/operator_metrics.ts";
 import {
   createObjectScope,
   type ObjectScope,
@@ -110,6 +115,8 @@ export interface ObjectProcessorOptions {
   readonly spawner?: Spawner;
   /** The indexing functions, if the operator has any. */
   readonly indexers?: OperatorIndexers;
+  /** Where cycles, patches and handler runs are counted; nowhere by default. */
+  readonly metrics?: OperatorMetrics;
 }
 
 /** How many objects are patched at once by default. */
@@ -159,6 +166,7 @@ export class ObjectProcessor {
   readonly #writes: Semaphore;
   readonly #spawner: Spawner | undefined;
   readonly #indexers: OperatorIndexers | undefined;
+  readonly #metrics: OperatorMetrics | undefined;
   readonly #indices: Readonly<Record<string, Index>> | undefined;
 
   /** A processor over the operator's parts. */
@@ -171,6 +179,7 @@ export class ObjectProcessor {
     this.#writes = options.writes ?? new Semaphore(options.writeLimit ?? DEFAULT_WRITE_LIMIT);
     this.#spawner = options.spawner;
     this.#indexers = options.indexers;
+    this.#metrics = options.metrics;
     this.#indices = options.indexers?.indices;
   }
 
@@ -206,6 +215,7 @@ export class ObjectProcessor {
     signal?: AbortSignal,
     aside?: AsideWait,
   ): Promise<ProcessingResult> {
+    this.#metrics?.processingCycles.inc([resourceLabel(resource)]);
     const memory = this.#memories.recall(resource, event.object, {
       noticedByListing: event.type === null,
     });
@@ -375,6 +385,9 @@ export class ObjectProcessor {
       }
       return { retryIn };
     }
+    if (applied.requests > 0) {
+      this.#metrics?.patches.inc([resourceLabel(resource)], applied.requests);
+    }
     if (outcome.refusals > 0) {
       logger.info(`The outcome ${handlers} is stored at last, after ${outcome.refusals} refusals.`);
     }
@@ -450,7 +463,8 @@ export class ObjectProcessor {
           scope,
           () => handler.fn(kwargsFor(handler.param) as unknown as Parameters<typeof handler.fn>[0]),
         );
-      outcomes.set(handler.id, await executeHandlerOnce(once, state, logger, invoke));
+      const onRun = handlerRunObserver(this.#metrics, resource, handler.id);
+      outcomes.set(handler.id, await executeHandlerOnce(once, state, logger, invoke, { onRun }));
     }
     deliverResults(outcomes, patch);
   }
@@ -551,6 +565,7 @@ export class ObjectProcessor {
     const cycle = await runChangingCycle(cause, owned, handlers, {
       settings: this.#settings,
       clock: this.#clock,
+      metrics: this.#metrics,
     });
     if (!cycle.done) return { delays: cycle.delays, ran: cycle.ran };
 

@@ -137,6 +137,8 @@ interface Worker extends Scheduled {
   readonly mapKey: string;
   /** The latest state not yet taken for processing. */
   pending: ObjectEvent | undefined;
+  /** Since when (the clock's seconds) a state has been waiting, for the queue's metrics. */
+  waitingSince: number;
   /** Wakes the worker's current wait, if it waits. */
   waiter: ((reason: WakeReason) => void) | undefined;
   /** Whether its loop runs; else it is parked on the timetable (idle, or due to revisit). */
@@ -173,6 +175,7 @@ export class Multiplexer {
   readonly #admissionHold: number;
   readonly #backlogLimit: number;
   #backlog = 0;
+  #busy = 0;
   #congestion: { promise: Promise<void>; resolve: () => void } | undefined;
   #depletionWaiters: (() => void)[] = [];
 
@@ -198,6 +201,28 @@ export class Multiplexer {
   /** How many objects wait with events not yet taken into processing. */
   get backlog(): number {
     return this.#backlog;
+  }
+
+  /** How many objects are being processed now. */
+  get busy(): number {
+    return this.#busy;
+  }
+
+  /**
+   * The objects waiting with unprocessed states, and how long the oldest has waited (in
+   * seconds), per resource: what the queue's metrics show. Walks all workers: for scrapes.
+   */
+  waiting(): Map<Resource, { depth: number; oldest: number }> {
+    const now = this.#clock.now();
+    const result = new Map<Resource, { depth: number; oldest: number }>();
+    for (const worker of this.#workers.values()) {
+      if (worker.pending === undefined && !worker.admitting) continue;
+      let entry = result.get(worker.resource);
+      if (entry === undefined) result.set(worker.resource, entry = { depth: 0, oldest: 0 });
+      entry.depth++;
+      entry.oldest = Math.max(entry.oldest, now - worker.waitingSince);
+    }
+    return result;
   }
 
   /** Whether the shutdown has begun. */
@@ -233,6 +258,7 @@ export class Multiplexer {
         key,
         mapKey,
         pending: event,
+        waitingSince: this.#clock.now(),
         waiter: undefined,
         running: false,
         expected: undefined,
@@ -245,6 +271,7 @@ export class Multiplexer {
       };
       this.#workers.set(mapKey, worker);
     } else {
+      if (worker.pending === undefined) worker.waitingSince = this.#clock.now();
       worker.pending = event;
       worker.waiter?.("arrived");
     }
@@ -340,6 +367,7 @@ export class Multiplexer {
       return;
     }
     worker.pending = worker.revisit.event;
+    worker.waitingSince = this.#clock.now();
     this.#recount(worker);
     this.#start(worker);
   }
@@ -446,6 +474,7 @@ export class Multiplexer {
         worker.admitting = false;
         this.#recount(worker);
         if (release === undefined) return;
+        this.#busy++;
         let failure: { error: unknown } | undefined;
         const aside = async (promise: Promise<void>): Promise<void> => {
           release!();
@@ -478,6 +507,7 @@ export class Multiplexer {
           failure = { error };
         } finally {
           release?.();
+          this.#busy--;
         }
 
         if (failure !== undefined) {
@@ -497,7 +527,10 @@ export class Multiplexer {
           } else {
             this.#logger.error(`Processing failed for ${what}; retrying in ${delay}s: ${why}`);
             if (await this.#wait(worker, delay, false) === "stopped") return;
-            worker.pending ??= event; // retry with the latest known state
+            if (worker.pending === undefined) {
+              worker.pending = event; // retry with the latest known state
+              worker.waitingSince = this.#clock.now();
+            }
             this.#recount(worker);
           }
         }

@@ -8,7 +8,8 @@
  *    clear line — nothing is silently ignored.
  * 2. Startup handlers run (they may tune the settings); a permanent failure ends here.
  *    Admission handlers then need `settings.admission.server`, else the operator fails.
- *    Then the liveness endpoint starts, if asked for.
+ *    Then the endpoints start, if asked for: liveness (probe handlers), metrics
+ *    (Prometheus), and `/readyz` beside them.
  * 3. Login: the login handlers (or, without any, the service account in a pod or the
  *    kubeconfig) fill the credentials vault; they run again whenever the vault runs dry.
  * 4. Discovery, peering (without a peering object, or with `standalone`, the operator runs
@@ -50,10 +51,15 @@ import { runWithPostingTarget } from "../handling/posting_queue.ts";
 import { Semaphore } from "../structs/semaphores.ts";
 import { type DefaultLogin, runActivity, runLogin } from "../engines/activities.ts";
 import {
-  type LivenessOptions,
-  parseLivenessEndpoint,
-  startLivenessEndpoint,
-} from "../engines/liveness.ts";
+  type EndpointRoute,
+  livenessRoute,
+  metricsRoute,
+  parseEndpoint,
+  readinessRoute,
+  startEndpoints,
+} from "../engines/endpoints.ts";
+import { OperatorMetrics, resourceLabel } from "../structs/operator_metrics.ts";
+import { watchProcessMetrics } from "../platform/process_metrics.ts";
 import { startEventPoster } from "../engines/posting.ts";
 import { Spawner } from "../engines/daemons.ts";
 import { startPeering } from "../engines/peering.ts";
@@ -98,6 +104,11 @@ export interface OperatorOptions {
   readonly peeringName?: string;
   /** Answer liveness probes with the probe handlers' results here, e.g. `http://0.0.0.0:8080/healthz`. */
   readonly livenessEndpoint?: string;
+  /**
+   * Expose Prometheus metrics here, e.g. `http://0.0.0.0:9090/metrics` (the same host and
+   * port as the liveness endpoint share its server). `/readyz` is answered beside both.
+   */
+  readonly metricsEndpoint?: string;
   /** Stops the operator gracefully when aborted. */
   readonly signal?: AbortSignal;
   /**
@@ -152,9 +163,15 @@ function checkOptions(options: OperatorOptions): void {
   if (options.priority !== undefined && !Number.isSafeInteger(options.priority)) {
     fail(`The priority must be an integer, not ${JSON.stringify(options.priority)}.`);
   }
-  if (options.livenessEndpoint !== undefined) {
+  for (
+    const [endpoint, what] of [[options.livenessEndpoint, "liveness"], [
+      options.metricsEndpoint,
+      "metrics",
+    ]] as const
+  ) {
+    if (endpoint === undefined) continue;
     try {
-      parseLivenessEndpoint(options.livenessEndpoint);
+      parseEndpoint(endpoint, what);
     } catch (error) {
       fail((error as Error).message);
     }
@@ -209,8 +226,12 @@ export async function operator(options: OperatorOptions = {}): Promise<void> {
   options.signal?.addEventListener("abort", onAbort, { once: true });
   if (options.signal?.aborted) stop.abort();
   // The indices exist from the start: activities get them too (possibly still filling up).
+  // Metrics only when asked for: nothing is counted otherwise.
+  const metrics = options.metricsEndpoint === undefined ? undefined : new OperatorMetrics();
+  const status: OperatorStatus = { metrics, ready: false, paused: false, stopping: false };
+  stop.signal.addEventListener("abort", () => (status.stopping = true), { once: true });
   const indexers = registry.indexNames().length > 0
-    ? new OperatorIndexers({ registry, clock })
+    ? new OperatorIndexers({ registry, clock, metrics })
     : undefined;
   const activity = {
     registry,
@@ -232,9 +253,7 @@ export async function operator(options: OperatorOptions = {}): Promise<void> {
     logger.debug("Running the startup handlers.");
     await runActivity("startup", activity);
     checkAdmission(registry, settings);
-    await using _liveness = options.livenessEndpoint === undefined
-      ? undefined
-      : await startLiveness(options.livenessEndpoint, activity, logger);
+    await using _endpoints = await startOperatorEndpoints(options, activity, status, logger);
     const vault = new Vault({
       relogin: () =>
         runLogin({
@@ -250,6 +269,7 @@ export async function operator(options: OperatorOptions = {}): Promise<void> {
     await using api = new ApiClient(vault, {
       networking: settings.networking,
       watching: settings.watching,
+      metrics,
     });
     const posterStop = new AbortController();
     const posting = startEventPoster({
@@ -273,6 +293,7 @@ export async function operator(options: OperatorOptions = {}): Promise<void> {
             clock,
             stop: stop.signal,
             indexers,
+            status,
           }),
       );
     } finally {
@@ -307,15 +328,59 @@ function isAbortError(error: unknown): boolean {
   return error instanceof Error && error.name === "AbortError";
 }
 
-/** Start the liveness endpoint, closed when disposed. */
-async function startLiveness(
-  endpoint: string,
-  activity: Omit<LivenessOptions, "endpoint">,
+/** What the readiness probe and the metrics tell about the operator as a whole. */
+interface OperatorStatus {
+  /** The metrics, if asked for. */
+  readonly metrics: OperatorMetrics | undefined;
+  /** The initial listings are in and the indices populated. */
+  ready: boolean;
+  /** A peer of a higher priority pauses the operator. */
+  paused: boolean;
+  /** The operator is stopping. */
+  stopping: boolean;
+}
+
+function readiness(status: OperatorStatus): string | true {
+  if (status.stopping) return "stopping";
+  if (status.paused) return "paused by a peer of a higher priority";
+  if (!status.ready) return "starting: the initial listings are not all in";
+  return true;
+}
+
+/** Start the endpoints asked for (none: nothing to start), closed when disposed. */
+async function startOperatorEndpoints(
+  options: OperatorOptions,
+  activity: Parameters<typeof livenessRoute>[0],
+  status: OperatorStatus,
   logger: Logger,
-): Promise<AsyncDisposable> {
-  const server = await startLivenessEndpoint({ ...activity, signal: undefined, endpoint });
-  logger.debug(`Answering liveness probes at ${server.url}.`);
-  return { [Symbol.asyncDispose]: () => server.close() };
+): Promise<AsyncDisposable | undefined> {
+  const routes = new Map<string, EndpointRoute>();
+  if (options.livenessEndpoint !== undefined) {
+    routes.set(options.livenessEndpoint, livenessRoute({ ...activity, signal: undefined }));
+  }
+  const metrics = status.metrics;
+  if (options.metricsEndpoint !== undefined && metrics !== undefined) {
+    routes.set(options.metricsEndpoint, metricsRoute(() => metrics.registry.expose()));
+  }
+  if (routes.size === 0) return undefined;
+  const endpoints = await startEndpoints(routes, readinessRoute(() => readiness(status)));
+  const process = metrics === undefined ? undefined : watchProcessMetrics(metrics.registry);
+  for (const url of endpoints.urls) {
+    const path = new URL(url).pathname;
+    const what = options.livenessEndpoint !== undefined &&
+        new URL(options.livenessEndpoint).pathname === path
+      ? "liveness probes"
+      : options.metricsEndpoint !== undefined && new URL(options.metricsEndpoint).pathname === path
+      ? "metrics scrapes"
+      : "readiness probes";
+    logger.debug(`Answering ${what} at ${url}.`);
+  }
+  return {
+    [Symbol.asyncDispose]: async () => {
+      process?.stop();
+      await endpoints.close();
+    },
+  };
 }
 
 interface ServeOptions extends OperatorOptions {
@@ -328,6 +393,7 @@ interface ServeOptions extends OperatorOptions {
   readonly clock: Clock;
   readonly stop: AbortSignal;
   readonly indexers: OperatorIndexers | undefined;
+  readonly status: OperatorStatus;
 }
 
 /** Observe and process until stopped. */
@@ -361,6 +427,7 @@ async function serve(options: ServeOptions): Promise<void> {
         memoOf: (resource, body) => memories.peek(resource, body)?.memo,
         indices: options.indexers?.indices,
         logger,
+        metrics: options.status.metrics,
       })
       : undefined;
   } catch (error) {
@@ -392,6 +459,7 @@ async function serve(options: ServeOptions): Promise<void> {
       clock,
       writes,
       indices: options.indexers?.indices,
+      metrics: options.status.metrics,
     })
     : undefined;
   const processor = new ObjectProcessor({
@@ -403,6 +471,7 @@ async function serve(options: ServeOptions): Promise<void> {
     spawner,
     indexers: options.indexers,
     writes,
+    metrics: options.status.metrics,
   });
   const multiplexer = new Multiplexer({
     processor: (event, context) =>
@@ -437,6 +506,7 @@ async function serve(options: ServeOptions): Promise<void> {
     select,
     feed: (resource, event) => {
       processor.expect(resource, event); // the handling waits for the listed ones' indexing
+      metrics?.eventsReceived.inc([resourceLabel(resource), event.type ?? "LISTED"]);
       return multiplexer.push(resource, event);
     },
     // A deletion missed while a watch was down reaches the handlers with the last known
@@ -449,8 +519,17 @@ async function serve(options: ServeOptions): Promise<void> {
     scanning: settings.scanning,
     logger,
   });
+  const metrics = options.status.metrics;
+  if (metrics !== undefined) {
+    collectOperatorMetrics(metrics, { memories, multiplexer, spawner, indexers: options.indexers });
+  }
+  const status = options.status;
+  status.paused = peering?.paused ?? false;
+  metrics?.peeringPaused.set([], status.paused ? 1 : 0);
   // A paused operator neither watches nor keeps its daemons and timers running.
   peering?.subscribe((paused) => {
+    status.paused = paused;
+    metrics?.peeringPaused.set([], paused ? 1 : 0);
     if (paused) {
       observer.pause();
       spawner?.pause();
@@ -463,6 +542,12 @@ async function serve(options: ServeOptions): Promise<void> {
   const running = observer.run(observing.signal);
   // Ready once the initial watches have listed: later objects arrive as watch events.
   void observer.listed.then(() => processor.listingsQueued());
+  // Ready for the readiness probe once they are also indexed (handling has begun).
+  void observer.listed.then(() => options.indexers?.populating).then(() => {
+    if (stop.aborted) return;
+    status.ready = true;
+    metrics?.ready.set([], 1);
+  });
   // Paused by a peer from the start, the watches do not list: ready once they are set up.
   void (peering?.paused ? observer.ready : observer.listed).then(() => {
     if (stop.aborted) return;
@@ -482,6 +567,42 @@ async function serve(options: ServeOptions): Promise<void> {
   await admission?.stop();
   await peering?.stop();
   if (failure !== undefined && !stop.aborted) throw failure.error;
+}
+
+/** The gauges read when scraped: the objects known, the queue, daemons, timers, indices. */
+function collectOperatorMetrics(
+  metrics: OperatorMetrics,
+  parts: {
+    readonly memories: ObjectMemories;
+    readonly multiplexer: Multiplexer;
+    readonly spawner: Spawner | undefined;
+    readonly indexers: OperatorIndexers | undefined;
+  },
+): void {
+  metrics.objects.collectWith((set) => {
+    for (const [resource, count] of parts.memories.sizes()) set([resourceLabel(resource)], count);
+  });
+  metrics.queueDepth.collectWith((set) => {
+    for (const [resource, { depth }] of parts.multiplexer.waiting()) {
+      set([resourceLabel(resource)], depth);
+    }
+  });
+  metrics.queueOldestAge.collectWith((set) => {
+    for (const [resource, { oldest }] of parts.multiplexer.waiting()) {
+      set([resourceLabel(resource)], oldest);
+    }
+  });
+  metrics.workersBusy.collectWith((set) => set([], parts.multiplexer.busy));
+  metrics.spawned.collectWith((set) => {
+    const running = parts.spawner?.running() ?? { daemon: 0, timer: 0 };
+    set(["daemon"], running.daemon);
+    set(["timer"], running.timer);
+  });
+  metrics.indexSize.collectWith((set) => {
+    for (const [name, index] of Object.entries(parts.indexers?.indices ?? {})) {
+      set([name], index.size);
+    }
+  });
 }
 
 /** Where a namespaced peering lives: the scope's literal namespaces, or any served one. */

@@ -1,0 +1,155 @@
+/**
+ * The operator's HTTP endpoints, for the orchestrator and for monitoring:
+ *
+ * - liveness (e.g. `http://0.0.0.0:8080/healthz`, as in Kopf): the results of the probe
+ *   handlers as JSON — `{}` when there are none — cached for a few seconds, so that
+ *   frequent probing does not overload the operator; a failing probe answers 500;
+ * - readiness (`/readyz` beside every other endpoint): 200 once the initial listings are
+ *   in and the indices populated, 503 while the operator starts, is paused by a peer, or
+ *   stops;
+ * - metrics (e.g. `http://0.0.0.0:9090/metrics`): the Prometheus text format.
+ *
+ * Endpoints on the same host and port share one server; others get one each.
+ *
+ * @module
+ */
+
+import { ConfigurationError } from "../structs/errors.ts";
+import { realClock } from "../structs/clock.ts";
+import { describeError } from "../structs/log_formats.ts";
+import { type HttpServer, startHttpServer } from "../platform/http_server.ts";
+import { METRICS_CONTENT_TYPE } from "../structs/metrics.ts";
+import { type ActivityOptions, runProbes } from "./activities.ts";
+
+/** Answers the requests of one path. */
+export type EndpointRoute = () => Response | Promise<Response>;
+
+/** The operator's endpoints: routes by URL (`http://host:port/path`). */
+export type EndpointRoutes = ReadonlyMap<string, EndpointRoute>;
+
+/** The running endpoints. */
+export interface RunningEndpoints {
+  /** The URLs answered at (with the real ports when port 0 was asked for). */
+  readonly urls: readonly string[];
+  /** Stop listening. */
+  close(): Promise<void>;
+}
+
+/** The path of the readiness probe, served beside every other endpoint. */
+export const READINESS_PATH = "/readyz";
+
+/** The parts of an endpoint URL; only plain HTTP is supported. */
+export function parseEndpoint(
+  endpoint: string,
+  what = "liveness",
+): { hostname: string; port: number; path: string } {
+  let url: URL;
+  try {
+    url = new URL(endpoint);
+  } catch {
+    throw new ConfigurationError(
+      `The ${what} endpoint ${JSON.stringify(endpoint)} is not a URL; ` +
+        `give one like http://0.0.0.0:8080/${what === "metrics" ? "metrics" : "healthz"}.`,
+    );
+  }
+  if (url.protocol !== "http:") {
+    throw new ConfigurationError(
+      `The ${what} endpoint ${JSON.stringify(endpoint)} must use http:// (only HTTP is supported).`,
+    );
+  }
+  const hostname = url.hostname.replace(/^\[(.*)\]$/, "$1");
+  return { hostname, port: url.port === "" ? 80 : Number(url.port), path: url.pathname || "/" };
+}
+
+/**
+ * The liveness probe: the probe handlers' results as JSON, reused for `cacheSeconds` (10
+ * by default); 500 with the error when a probe fails.
+ */
+export function livenessRoute(
+  options: ActivityOptions & { readonly cacheSeconds?: number },
+): EndpointRoute {
+  const cacheMs = (options.cacheSeconds ?? 10) * 1000;
+  let cached: { at: number; body: Promise<string> } | undefined;
+  const probe = (): Promise<string> => {
+    const now = realClock.now() * 1000;
+    if (cached === undefined || now - cached.at >= cacheMs) {
+      const body = runProbes(options).then((results) => JSON.stringify(results));
+      cached = { at: now, body };
+      body.catch(() => (cached = undefined)); // failures are not cached
+    }
+    return cached.body;
+  };
+  return async () => {
+    try {
+      return new Response(await probe(), { headers: { "content-type": "application/json" } });
+    } catch (error) {
+      return new Response(JSON.stringify({ error: describeError(error) }), {
+        status: 500,
+        headers: { "content-type": "application/json" },
+      });
+    }
+  };
+}
+
+/** The readiness probe: 200 when `ready()` says so, else 503 with the reason. */
+export function readinessRoute(ready: () => string | true): EndpointRoute {
+  return () => {
+    const state = ready();
+    return state === true
+      ? new Response("ready\n", { headers: { "content-type": "text/plain" } })
+      : new Response(`not ready: ${state}\n`, {
+        status: 503,
+        headers: { "content-type": "text/plain" },
+      });
+  };
+}
+
+/** The metrics: the registry's exposition in the Prometheus text format. */
+export function metricsRoute(expose: () => string): EndpointRoute {
+  return () => new Response(expose(), { headers: { "content-type": METRICS_CONTENT_TYPE } });
+}
+
+/**
+ * Listen for the routes: one server per host and port; `/readyz` (if given) is added to
+ * each server that does not route it otherwise.
+ */
+export async function startEndpoints(
+  routes: EndpointRoutes,
+  readiness?: EndpointRoute,
+): Promise<RunningEndpoints> {
+  const servers = new Map<
+    string,
+    { hostname: string; port: number; paths: Map<string, EndpointRoute> }
+  >();
+  for (const [url, route] of routes) {
+    const { hostname, port, path } = parseEndpoint(url);
+    const key = `${hostname}:${port}`;
+    let server = servers.get(key);
+    if (server === undefined) servers.set(key, server = { hostname, port, paths: new Map() });
+    server.paths.set(path, route);
+  }
+  const started: HttpServer[] = [];
+  const urls: string[] = [];
+  try {
+    for (const { hostname, port, paths } of servers.values()) {
+      if (readiness !== undefined && !paths.has(READINESS_PATH)) {
+        paths.set(READINESS_PATH, readiness);
+      }
+      const server = await startHttpServer({
+        hostname,
+        port,
+        handler: (request) => {
+          const route = paths.get(new URL(request.url).pathname);
+          return route === undefined ? new Response(null, { status: 404 }) : route();
+        },
+      });
+      started.push(server);
+      const host = server.hostname.includes(":") ? `[${server.hostname}]` : server.hostname;
+      for (const path of paths.keys()) urls.push(`http://${host}:${server.port}${path}`);
+    }
+  } catch (error) {
+    await Promise.all(started.map((server) => server.close()));
+    throw error;
+  }
+  return { urls, close: async () => void await Promise.all(started.map((s) => s.close())) };
+}

@@ -1,0 +1,267 @@
+/**
+ * The operator's metrics, named and labelled in one place, as Prometheus' conventions
+ * want them: the `kopf_` prefix, base units (seconds, bytes), `_total` for counters,
+ * histograms for durations, and labels of bounded cardinality (resources, handler ids,
+ * verbs, codes, outcomes — never object names or uids).
+ *
+ * Each part of the operator records into the one {@link OperatorMetrics} it is given;
+ * parts that are given none record nothing.
+ *
+ * @module
+ */
+import { type Counter, type Gauge, type Histogram, MetricsRegistry } from "./metrics.ts";
+import { realClock } from "./clock.ts";
+
+/** How one run of a handler ended, as `kopf_handler_runs_total` counts it. */
+export type HandlerRunOutcome =
+  | "success"
+  | "temporary_error"
+  | "permanent_error"
+  | "exception"
+  | "timeout"
+  | "retries_exhausted";
+
+/** Buckets for the duration of API requests and admission reviews, in seconds. */
+const FAST_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/** Buckets for the duration of handlers, in seconds (they may run for minutes). */
+const HANDLER_BUCKETS = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300];
+
+/** The metrics of one operator; see the module docs. */
+export class OperatorMetrics {
+  /** Where they are kept and exposed from. */
+  readonly registry: MetricsRegistry;
+
+  /** Handler runs by resource, handler id and outcome. */
+  readonly handlerRuns: Counter;
+  /** How long handler runs took, by resource and handler id. */
+  readonly handlerDuration: Histogram;
+  /** Processing cycles (one state of one object) by resource. */
+  readonly processingCycles: Counter;
+  /** PATCH requests that stored outcomes, by resource. */
+  readonly patches: Counter;
+  /** Watch events received, by resource and type (`LISTED` for listed objects). */
+  readonly eventsReceived: Counter;
+  /** Objects with events waiting to be processed, by resource. */
+  readonly queueDepth: Gauge;
+  /** How long the oldest waiting event has waited, by resource, in seconds. */
+  readonly queueOldestAge: Gauge;
+  /** Objects being processed now. */
+  readonly workersBusy: Gauge;
+  /** Watch requests opened, by resource. */
+  readonly watchConnects: Counter;
+  /** Watch streams that ended and were opened again, by resource. */
+  readonly watchReconnects: Counter;
+  /** Watch streams that failed (broke, or the server sent an error), by resource. */
+  readonly watchErrors: Counter;
+  /** Full listings after the watch's history was gone (410), by resource. */
+  readonly watchRelists: Counter;
+  /** Seconds since a watch last heard from the server (an event or a bookmark), by resource. */
+  readonly watchSilence: Gauge;
+  /** API requests by verb, resource and status code (`error` when none came). */
+  readonly apiRequests: Counter;
+  /** How long API requests took, by verb and resource. */
+  readonly apiDuration: Histogram;
+  /** API requests retried, by verb, resource and reason (a code, or `network`, `timeout`). */
+  readonly apiRetries: Counter;
+  /** Objects the operator knows, by resource. */
+  readonly objects: Gauge;
+  /** Daemons and timers running, by kind (`daemon`, `timer`). */
+  readonly spawned: Gauge;
+  /** Keys in each index, by index. */
+  readonly indexSize: Gauge;
+  /** Admission reviews by webhook (handler id or `all`), operation and outcome. */
+  readonly admissionReviews: Counter;
+  /** How long admission reviews took, by webhook. */
+  readonly admissionDuration: Histogram;
+  /** 1 while the operator is paused by a peer of a higher priority, else 0. */
+  readonly peeringPaused: Gauge;
+  /** 1 once the operator is ready (initial listings in, indices populated), else 0. */
+  readonly ready: Gauge;
+  /** The open watches: when each last heard from the server (for `kopf_watch_silence_seconds`). */
+  readonly watches: Map<object, { readonly resource: string; heardAt: number }> = new Map();
+
+  /** The operator's metrics in a registry of their own (or the one given). */
+  constructor(registry: MetricsRegistry = new MetricsRegistry()) {
+    this.registry = registry;
+    const r = registry;
+    this.handlerRuns = r.counter({
+      name: "kopf_handler_runs_total",
+      help: "Handler runs by resource, handler id and outcome.",
+      labels: ["resource", "handler", "outcome"],
+    });
+    this.handlerDuration = r.histogram({
+      name: "kopf_handler_duration_seconds",
+      help: "How long handler runs took.",
+      labels: ["resource", "handler"],
+      buckets: HANDLER_BUCKETS,
+    });
+    this.processingCycles = r.counter({
+      name: "kopf_processing_cycles_total",
+      help: "Object states processed, by resource.",
+      labels: ["resource"],
+    });
+    this.patches = r.counter({
+      name: "kopf_patches_total",
+      help: "Patch requests that stored handling outcomes, by resource.",
+      labels: ["resource"],
+    });
+    this.eventsReceived = r.counter({
+      name: "kopf_events_received_total",
+      help: "Watch events received, by resource and type (LISTED for listed objects).",
+      labels: ["resource", "type"],
+    });
+    this.queueDepth = r.gauge({
+      name: "kopf_queue_depth",
+      help: "Objects with events waiting to be processed, by resource.",
+      labels: ["resource"],
+    });
+    this.queueOldestAge = r.gauge({
+      name: "kopf_queue_oldest_event_age_seconds",
+      help: "How long the oldest waiting event has waited, by resource.",
+      labels: ["resource"],
+    });
+    this.workersBusy = r.gauge({
+      name: "kopf_workers_busy",
+      help: "Objects being processed now.",
+    });
+    this.watchConnects = r.counter({
+      name: "kopf_watch_connects_total",
+      help: "Watch requests opened, by resource.",
+      labels: ["resource"],
+    });
+    this.watchReconnects = r.counter({
+      name: "kopf_watch_reconnects_total",
+      help: "Watch streams that ended and were opened again, by resource.",
+      labels: ["resource"],
+    });
+    this.watchErrors = r.counter({
+      name: "kopf_watch_errors_total",
+      help: "Watch streams that failed (broke, or the server sent an error), by resource.",
+      labels: ["resource"],
+    });
+    this.watchRelists = r.counter({
+      name: "kopf_watch_relists_total",
+      help: "Full listings after a watch's history was gone (410), by resource.",
+      labels: ["resource"],
+    });
+    this.watchSilence = r.gauge({
+      name: "kopf_watch_silence_seconds",
+      help: "Seconds since a watch last heard from the server (event or bookmark).",
+      labels: ["resource"],
+    }).collectWith((set) => {
+      const now = realClock.now();
+      const longest = new Map<string, number>();
+      for (const { resource, heardAt } of this.watches.values()) {
+        longest.set(resource, Math.max(longest.get(resource) ?? 0, now - heardAt));
+      }
+      for (const [resource, seconds] of longest) set([resource], seconds);
+    });
+    this.apiRequests = r.counter({
+      name: "kopf_api_requests_total",
+      help: "Kubernetes API requests by verb, resource and status code.",
+      labels: ["verb", "resource", "code"],
+    });
+    this.apiDuration = r.histogram({
+      name: "kopf_api_request_duration_seconds",
+      help: "How long Kubernetes API requests took.",
+      labels: ["verb", "resource"],
+      buckets: FAST_BUCKETS,
+    });
+    this.apiRetries = r.counter({
+      name: "kopf_api_retries_total",
+      help: "Kubernetes API requests retried, by verb, resource and reason.",
+      labels: ["verb", "resource", "reason"],
+    });
+    this.objects = r.gauge({
+      name: "kopf_objects",
+      help: "Objects the operator knows, by resource.",
+      labels: ["resource"],
+    });
+    this.spawned = r.gauge({
+      name: "kopf_spawned_running",
+      help: "Daemons and timers running, by kind.",
+      labels: ["kind"],
+    });
+    this.indexSize = r.gauge({
+      name: "kopf_index_keys",
+      help: "Keys in each index.",
+      labels: ["index"],
+    });
+    this.admissionReviews = r.counter({
+      name: "kopf_admission_reviews_total",
+      help: "Admission reviews by webhook, operation and outcome.",
+      labels: ["webhook", "operation", "outcome"],
+    });
+    this.admissionDuration = r.histogram({
+      name: "kopf_admission_review_duration_seconds",
+      help: "How long admission reviews took.",
+      labels: ["webhook"],
+      buckets: FAST_BUCKETS,
+    });
+    this.peeringPaused = r.gauge({
+      name: "kopf_peering_paused",
+      help: "1 while a peer of a higher priority pauses the operator, else 0.",
+    });
+    this.ready = r.gauge({
+      name: "kopf_ready",
+      help: "1 once the initial listings are in and the indices populated, else 0.",
+    });
+  }
+}
+
+/**
+ * The verb and resource of an API request from its method and path: `GET
+ * /apis/kopf.dev/v1/namespaces/ns/kopfexamples/x` is `get` of `kopfexamples.kopf.dev`.
+ */
+export function requestLabels(method: string, path: string): [verb: string, resource: string] {
+  const [route, query = ""] = path.split("?", 2);
+  const parts = route.split("/").filter((part) => part !== "");
+  let group = "";
+  let rest: string[];
+  if (parts[0] === "api") rest = parts.slice(2);
+  else if (parts[0] === "apis") {
+    group = parts[1] ?? "";
+    rest = parts.slice(3);
+  } else return [method.toLowerCase(), "nonresource"];
+  if (rest[0] === "namespaces" && rest.length >= 3) rest = rest.slice(2);
+  const plural = rest[0] ?? "";
+  const named = rest.length >= 2;
+  const resource = plural === "" ? "discovery" : group ? `${plural}.${group}` : plural;
+  const subresource = rest.length >= 3 ? `/${rest[2]}` : "";
+  let verb: string;
+  switch (method.toUpperCase()) {
+    case "GET":
+      verb = /(^|&)watch=(true|1)(&|$)/.test(query) ? "watch" : named ? "get" : "list";
+      break;
+    case "POST":
+      verb = "create";
+      break;
+    case "PUT":
+      verb = "update";
+      break;
+    case "PATCH":
+      verb = "patch";
+      break;
+    case "DELETE":
+      verb = named ? "delete" : "deletecollection";
+      break;
+    default:
+      verb = method.toLowerCase();
+  }
+  return [verb, `${resource}${subresource}`];
+}
+
+const labels = new WeakMap<object, string>();
+
+/** A resource as the metrics label it: `kopfexamples.kopf.dev`, or `pods` in the core group. */
+export function resourceLabel(
+  resource: { readonly plural: string; readonly group: string },
+): string {
+  let label = labels.get(resource);
+  if (label === undefined) {
+    label = resource.group ? `${resource.plural}.${resource.group}` : resource.plural;
+    labels.set(resource, label);
+  }
+  return label;
+}

@@ -1,0 +1,26 @@
+/**
+ * Prometheus' own checker of the metrics text format, when installed (Debian package
+ * `prometheus`; CI installs it).
+ */
+
+/** `promtool check metrics` on the text; `undefined` when promtool is not installed. */
+export async function promtool(
+  text: string,
+): Promise<{ code: number; output: string } | undefined> {
+  let child;
+  try {
+    child = new Deno.Command("promtool", {
+      args: ["check", "metrics"],
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+  } catch {
+    return undefined;
+  }
+  const writer = child.stdin.getWriter();
+  await writer.write(new TextEncoder().encode(text));
+  await writer.close();
+  const { code, stdout, stderr } = await child.output();
+  return { code, output: new TextDecoder().decode(stdout) + new TextDecoder().decode(stderr) };
+}
