@@ -22,6 +22,7 @@ import { LoginError, UsageError } from "../structs/errors.ts";
 import { FileNotFoundError, readTextFile } from "../platform/files.ts";
 import { categoryLogger, isLogged, TRAFFIC_CATEGORY } from "../platform/logging.ts";
 import { FailureStreak } from "../structs/failure_streaks.ts";
+import { inSpan, isTracing } from "../platform/tracing.ts";
 import { type OperatorMetrics, requestLabels } from "../structs/operator_metrics.ts";
 import { findMissingPermission } from "../platform/permission_flags.ts";
 import {
@@ -262,8 +263,40 @@ export class ApiClient {
     await this.close();
   }
 
+  /** The retry loop of a request, in a span of its own when traced. */
+  #exchange(
+    method: string,
+    path: string,
+    outer: AbortSignal | undefined,
+    errorBackoffs: Iterable<number> | number | undefined,
+    keepLinked: boolean,
+    attempt: (
+      item: VaultItem,
+      signal: AbortSignal | undefined,
+    ) => Promise<{ response: Response; text: string | undefined }>,
+    timeout?: number,
+  ): Promise<{ response: Response; text: string | undefined; item: VaultItem }> {
+    const exchange = () =>
+      this.#attempts(method, path, outer, errorBackoffs, keepLinked, attempt, timeout);
+    if (!isTracing()) return exchange();
+    const [verb, resource] = requestLabels(method, path);
+    return inSpan(`kopf api ${verb} ${resource}`, {
+      "http.request.method": method,
+      "url.path": path.split("?")[0],
+      "kopf.api.verb": verb,
+      "kopf.resource": resource,
+    }, async (annotate) => {
+      const result = await exchange();
+      annotate({
+        "http.response.status_code": result.response.status,
+        "server.address": result.item.info.server,
+      });
+      return result;
+    }, "client");
+  }
+
   /** The retry loop around attempts: credentials, 401s, backoffs, typed errors. */
-  async #exchange(
+  async #attempts(
     method: string,
     path: string,
     outer: AbortSignal | undefined,

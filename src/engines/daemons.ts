@@ -68,7 +68,7 @@ import {
 import type { OperatorRegistry } from "../intents/registry.ts";
 import { applyChanges } from "../handling/application.ts";
 import { isDeletionOngoing } from "../handling/causes.ts";
-import { executeHandlerOnce, handlerRunObserver } from "../handling/execution.ts";
+import { executeHandlerOnce, observeRuns } from "../handling/execution.ts";
 import type { OperatorMetrics } from "../structs/operator_metrics.ts";
 import {
   createObjectScope,
@@ -510,7 +510,7 @@ export class Spawner {
       state,
       record.scope.logger,
       () => runInObjectScope(record.scope, async () => storable(await handler.fn(kwargs))),
-      { onRun: handlerRunObserver(this.#metrics, record.resource, handler.id) },
+      observeRuns(this.#metrics, record.resource, handler.id, record.holder.body),
     );
     deliverResults(new Map([[handler.id, outcome]]), patch, true);
     if (!patch.isEmpty && !record.gone) await this.#apply(record, patch);

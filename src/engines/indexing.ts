@@ -35,7 +35,7 @@ import type { Resource } from "../structs/resources.ts";
 import type { IndexingHandler } from "../intents/handlers.ts";
 import { buildIndexingKwargs, buildResourceKwargs } from "../intents/kwargs.ts";
 import type { OperatorRegistry } from "../intents/registry.ts";
-import { executeHandlerOnce, handlerRunObserver } from "../handling/execution.ts";
+import { executeHandlerOnce, observeRuns } from "../handling/execution.ts";
 import type { OperatorMetrics } from "../structs/operator_metrics.ts";
 import { createObjectScope, runInObjectScope } from "../handling/object_loggers.ts";
 import type { ObjectMemory } from "../handling/memories.ts";
@@ -182,7 +182,7 @@ export class OperatorIndexers {
           attempt,
           quiet(scope.logger),
           () => runInObjectScope(scope, () => handler.fn(kwargs)),
-          { onRun: handlerRunObserver(this.#metrics, resource, handler.id) },
+          observeRuns(this.#metrics, resource, handler.id, body),
         );
         if (outcome.error === undefined || outcome.error === null) {
           // A success, or an ignored error: the values stay unless there are new ones.

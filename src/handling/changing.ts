@@ -27,7 +27,7 @@ import type { Clock } from "../structs/clock.ts";
 import { type ChangingCause, deduplicate, OperatorRegistry } from "../intents/registry.ts";
 import { type SubhandlerScope, subhandlerScope } from "../intents/subhandlers.ts";
 import { capitalize, TITLES } from "./causes.ts";
-import { executeHandlerOnce, HandlerChildrenRetry, handlerRunObserver } from "./execution.ts";
+import { executeHandlerOnce, HandlerChildrenRetry, observeRuns } from "./execution.ts";
 import type { OperatorMetrics } from "../structs/operator_metrics.ts";
 import { isLoggedAt, type ObjectScope, runInObjectScope } from "./object_loggers.ts";
 import {
@@ -183,7 +183,7 @@ function invokeChangingHandler(
       }
       return storable(result);
     });
-  }, { subrefs, onRun: handlerRunObserver(context.metrics, cause.resource, handler.id) });
+  }, { subrefs, ...observeRuns(context.metrics, cause.resource, handler.id, cause.body) });
 }
 
 /**

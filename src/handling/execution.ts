@@ -22,6 +22,8 @@ import {
   TemporaryError,
 } from "../structs/errors.ts";
 import type { ObjectLogger } from "../structs/loggers.ts";
+import type { RawBody } from "../structs/bodies.ts";
+import { type Attributes, inSpan, isTracing } from "../platform/tracing.ts";
 import {
   type HandlerRunOutcome,
   type OperatorMetrics,
@@ -78,21 +80,45 @@ export interface HandlerRunExtras {
   readonly subrefs?: ReadonlySet<string>;
   /** Told how the run ended (for metrics). */
   readonly onRun?: HandlerRunObserver;
+  /** The attributes of the run's span (the object's reference); traced only with these. */
+  readonly traced?: Attributes;
 }
 
 const NO_SUBREFS: ReadonlySet<string> = new Set();
 
-/** An observer that counts the runs of one handler of a resource, if metrics are kept. */
-export function handlerRunObserver(
+/** How a run that threw ended, as spans tell it. */
+function outcomeOf(error: unknown): string {
+  if (error instanceof HandlerChildrenRetry) return "sub-handlers_pending";
+  if (error instanceof TemporaryError) return "temporary_error";
+  if (error instanceof PermanentError) return "permanent_error";
+  return "exception";
+}
+
+/**
+ * What watches the runs of one handler of a resource about one object: the metrics that
+ * count them (if kept) and the attributes of their spans (if traced).
+ */
+export function observeRuns(
   metrics: OperatorMetrics | undefined,
   resource: { readonly plural: string; readonly group: string },
   id: string,
-): HandlerRunObserver | undefined {
-  if (metrics === undefined) return undefined;
-  const labels = [resourceLabel(resource), id];
-  return (outcome, seconds) => {
-    metrics.handlerRuns.inc([...labels, outcome]);
-    metrics.handlerDuration.observe(labels, seconds);
+  body: RawBody,
+): Pick<HandlerRunExtras, "onRun" | "traced"> {
+  const resourceName = resourceLabel(resource);
+  const labels = [resourceName, id];
+  const meta = body.metadata;
+  return {
+    onRun: metrics === undefined ? undefined : (outcome, seconds) => {
+      metrics.handlerRuns.inc([...labels, outcome]);
+      metrics.handlerDuration.observe(labels, seconds);
+    },
+    traced: !isTracing() ? undefined : {
+      "kopf.handler.id": id,
+      "kopf.resource": resourceName,
+      "k8s.namespace.name": meta?.namespace ?? "",
+      "kopf.object.name": meta?.name ?? "",
+      "kopf.object.uid": meta?.uid ?? "",
+    },
   };
 }
 
@@ -118,7 +144,20 @@ export async function executeHandlerOnce(
     if (handler.retries !== null && state.retries >= handler.retries) {
       throw new HandlerRetriesError(`${title} has exceeded ${state.retries} retries.`);
     }
-    result = await invoke();
+    result = extras.traced === undefined ? await invoke() : await inSpan(
+      `kopf handler ${handler.id}`,
+      extras.traced,
+      async (annotate) => {
+        try {
+          const value = await invoke();
+          annotate({ "kopf.handler.outcome": "success" });
+          return value;
+        } catch (error) {
+          annotate({ "kopf.handler.outcome": outcomeOf(error) });
+          throw error;
+        }
+      },
+    );
   } catch (error) {
     if (error instanceof HandlerChildrenRetry) {
       logger.debug(`${title} has unfinished sub-handlers. Will retry soon.`);

@@ -71,12 +71,9 @@ import {
   TITLES,
 } from "../handling/causes.ts";
 import { changingMatchData, type HandlingCause, runChangingCycle } from "../handling/changing.ts";
-import {
-  executeHandlerOnce,
-  handlerRunObserver,
-  type RetriedHandler,
-} from "../handling/execution.ts";
+import { executeHandlerOnce, observeRuns, type RetriedHandler } from "../handling/execution.ts";
 import { type OperatorMetrics, resourceLabel } from "../structs/operator_metrics.ts";
+import { inSpan, isTracing } from "../platform/tracing.ts";
 import {
   createObjectScope,
   type ObjectScope,
@@ -209,13 +206,31 @@ export class ObjectProcessor {
    * Process one state of one object; see the module docs. `aside` waits for the indices
    * to be populated without holding the worker's place (the wait simply holds it without).
    */
-  async process(
+  process(
     resource: Resource,
     event: ObjectEvent,
     signal?: AbortSignal,
     aside?: AsideWait,
   ): Promise<ProcessingResult> {
     this.#metrics?.processingCycles.inc([resourceLabel(resource)]);
+    if (!isTracing()) return this.#process(resource, event, signal, aside);
+    // Traced: one span per processed state, the parent of its handler runs and requests.
+    const meta = event.object.metadata;
+    return inSpan(`kopf process ${resourceLabel(resource)}`, {
+      "kopf.resource": resourceLabel(resource),
+      "kopf.event.type": event.type ?? "LISTED",
+      "k8s.namespace.name": meta?.namespace ?? "",
+      "kopf.object.name": meta?.name ?? "",
+      "kopf.object.uid": meta?.uid ?? "",
+    }, () => this.#process(resource, event, signal, aside));
+  }
+
+  async #process(
+    resource: Resource,
+    event: ObjectEvent,
+    signal?: AbortSignal,
+    aside?: AsideWait,
+  ): Promise<ProcessingResult> {
     const memory = this.#memories.recall(resource, event.object, {
       noticedByListing: event.type === null,
     });
@@ -463,8 +478,8 @@ export class ObjectProcessor {
           scope,
           () => handler.fn(kwargsFor(handler.param) as unknown as Parameters<typeof handler.fn>[0]),
         );
-      const onRun = handlerRunObserver(this.#metrics, resource, handler.id);
-      outcomes.set(handler.id, await executeHandlerOnce(once, state, logger, invoke, { onRun }));
+      const observers = observeRuns(this.#metrics, resource, handler.id, body);
+      outcomes.set(handler.id, await executeHandlerOnce(once, state, logger, invoke, observers));
     }
     deliverResults(outcomes, patch);
   }

@@ -60,6 +60,7 @@ import {
 } from "../engines/endpoints.ts";
 import { OperatorMetrics, resourceLabel } from "../structs/operator_metrics.ts";
 import { watchProcessMetrics } from "../platform/process_metrics.ts";
+import { refreshTracing } from "../platform/tracing.ts";
 import { startEventPoster } from "../engines/posting.ts";
 import { Spawner } from "../engines/daemons.ts";
 import { startPeering } from "../engines/peering.ts";
@@ -226,6 +227,8 @@ export async function operator(options: OperatorOptions = {}): Promise<void> {
   options.signal?.addEventListener("abort", onAbort, { once: true });
   if (options.signal?.aborted) stop.abort();
   // The indices exist from the start: activities get them too (possibly still filling up).
+  // Tracing only with an SDK registered by now: nothing of it runs otherwise.
+  if (refreshTracing()) logger.debug("Tracing through OpenTelemetry: a tracer provider records.");
   // Metrics only when asked for: nothing is counted otherwise.
   const metrics = options.metricsEndpoint === undefined ? undefined : new OperatorMetrics();
   const status: OperatorStatus = { metrics, ready: false, paused: false, stopping: false };
