@@ -8,6 +8,7 @@ import { Command } from "@commander-js/extra-typings";
 import { commandLineArgs } from "../platform/process.ts";
 import { permissionsCommand } from "./permissions.ts";
 import { runCommand } from "../commands/run.ts";
+import { typesCommand } from "../commands/types.ts";
 import { fakeClusterCommand } from "./fake_cluster.ts";
 
 /** The `kopf` command line as {@link buildCli} returns it: enough to run it or print its help. */
@@ -31,6 +32,7 @@ export function buildCli(): KopfCommandLine {
   program.addCommand(runCommand());
   program.addCommand(permissionsCommand());
   program.addCommand(fakeClusterCommand());
+  program.addCommand(typesCommand());
   return program;
 }
 
