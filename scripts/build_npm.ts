@@ -333,6 +333,9 @@ function emitDeclarations(root: string, entries: string[], typesDir: string): st
     lib: ["lib.esnext.d.ts", "lib.dom.d.ts"],
     strict: true,
     skipLibCheck: true,
+    // JSON modules (deno.json, for the version) have no declarations to emit, and would
+    // skip the whole emit; what the code takes from them is typed explicitly.
+    resolveJsonModule: false,
     rootDir: root,
     outDir: typesDir,
   };
