@@ -251,7 +251,13 @@ interface ParsedCall {
 }
 
 function describeArgs(args: readonly unknown[]): string {
-  return args.map((a) => typeof a === "function" ? (a.name || "predicate") : show(a)).join(", ");
+  return args.map((a) =>
+    typeof a === "function"
+      ? (a.name || "predicate")
+      : a instanceof TypedResource
+      ? String(a)
+      : show(a)
+  ).join(", ");
 }
 
 /** Split `(...selector, options?, fn)` and make a `fail` that names the handler. */
