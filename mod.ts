@@ -70,7 +70,14 @@ export type {
   ValueCallback,
   WhenCallback,
 } from "./src/intents/filters.ts";
-export type { ResourceName, ResourcePredicate, SelectorKeywords } from "./src/structs/selectors.ts";
+export type {
+  ResourceName,
+  ResourcePredicate,
+  SelectorKeywords,
+  SpecOf,
+  StatusOf,
+  TypedResource,
+} from "./src/structs/selectors.ts";
 export type { Absent, Everything, Present } from "./src/structs/markers.ts";
 export type { Predicate } from "./src/structs/combinators.ts";
 export type { OperatorRegistryOptions } from "./src/intents/registry.ts";
@@ -112,7 +119,14 @@ export type {
   Spec,
   Status,
 } from "./src/structs/views.ts";
-export type { JsonPatchOperation, MetaPatch, Patch, PatchSection } from "./src/structs/patches.ts";
+export type {
+  JsonPatchOperation,
+  MergePatch,
+  MetaPatch,
+  Patch,
+  PatchSection,
+  PatchSectionOf,
+} from "./src/structs/patches.ts";
 export type { Diff, DiffItem, DiffOperation } from "./src/structs/diffs.ts";
 export type { FieldPath, FieldSpec } from "./src/structs/dicts.ts";
 export type { Index, IndexKey, IndexKeyPart, Store } from "./src/structs/indices.ts";

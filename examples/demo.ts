@@ -65,6 +65,14 @@ kopf.on.delete(KIND, { registry }, function deleteFn({ logger }) {
 // --- the run ---
 
 say(bold("kopf for TypeScript — a demo operator on an embedded fake cluster"));
+// Say what is about to happen before it happens, so that the output reads as a story.
+say("What it does, in this process, with no real cluster and no kubectl:");
+say("  1. start a fake Kubernetes API server and install the examples' CRD;");
+say("  2. start a small operator: a create, a field and a delete handler for KopfExamples;");
+say("  3. create, change and delete a KopfExample as kubectl would, showing after each step");
+say("     the operator's log lines and what it wrote: the status, its finalizer, its events;");
+say("  4. stop the operator gracefully. It ends by itself within seconds.");
+say("");
 await using cluster = await FakeCluster.start();
 say(dim(`A fake Kubernetes API server listens at ${cluster.url}.`));
 

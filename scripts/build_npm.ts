@@ -9,9 +9,11 @@
  *   explicit types everywhere, so no type-checking is needed for this), under `types/`.
  *   `deno bundle --declaration` is not used: it emits only the entry files and flattens
  *   same-named ones (`mod.ts` and `testing/mod.ts`) onto each other.
- * - `package.json`: name, version and license from `deno.json`, an `exports` map that
- *   mirrors it, the npm packages the bundle imports as `dependencies` with the ranges of
- *   the `deno.json` import map, a `kopf` binary, and the minimal Node version.
+ * - `package.json`: name, version and license from `deno.json`, a description, keywords
+ *   and the repository, an `exports` map that mirrors it, the npm packages the bundle
+ *   imports as `dependencies` with the ranges of the `deno.json` import map — except the
+ *   optional ones, which become optional `peerDependencies` — a `kopf` binary, and the
+ *   minimal Node version.
  *
  * @module
  */
@@ -19,6 +21,24 @@ import ts from "typescript";
 
 /** The oldest Node that runs the build: undici 7 needs 20.18.1. */
 export const NODE_ENGINES = ">=20.18.1";
+
+/** What npm shows about the package (deno.json has no place for it). */
+export const NPM_METADATA: Pick<PackageJson, "description" | "keywords" | "repository"> = {
+  description: "A Kubernetes operator framework for TypeScript, modelled on Kopf: " +
+    "register handlers, and the framework watches, retries and keeps their progress.",
+  keywords: ["kubernetes", "k8s", "operator", "kopf", "controller", "crd", "typescript", "deno"],
+  repository: { type: "git", url: "git+https://github.com/kopf-ts/kopf.git" },
+};
+
+/**
+ * Packages that only some features need, imported dynamically where those features run:
+ * optional peer dependencies rather than dependencies, so that installing the framework
+ * does not pull them in. The feature that needs each says how to install it when it is
+ * missing.
+ */
+export const OPTIONAL_PEERS: Readonly<Record<string, string>> = {
+  "@kubernetes/client-node": "loginViaClient (the login of @kubernetes/client-node)",
+};
 
 /** The parts of `deno.json` the build reads. */
 export interface DenoConfig {
@@ -50,6 +70,12 @@ export interface PackageJson {
   name: string;
   /** The package version. */
   version: string;
+  /** What the package is. */
+  description: string;
+  /** Words to find it by. */
+  keywords: string[];
+  /** Where its sources are. */
+  repository: { type: "git"; url: string };
   /** The license identifier. */
   license?: string;
   /** Always `module`: the build is ESM. */
@@ -66,6 +92,10 @@ export interface PackageJson {
   engines: { node: string };
   /** Runtime dependencies with their version ranges. */
   dependencies: Record<string, string>;
+  /** Packages that the user installs when using a feature that needs them. */
+  peerDependencies?: Record<string, string>;
+  /** Which peer dependencies are optional: all of them. */
+  peerDependenciesMeta?: Record<string, { optional: true }>;
 }
 
 /** The npm packages in an import map (bare name → `npm:name@range[/path]`). */
@@ -103,18 +133,23 @@ export function packageJsonFor(config: DenoConfig, usedImports: ReadonlySet<stri
     exports[entry] = { types: typesPathOf(source), default: jsPathOf(source) };
   }
   const dependencies: Record<string, string> = {};
+  const peers: Record<string, string> = {};
   for (const dep of npmDependencies(config.imports)) {
     if (!usedImports.has(dep.importName)) continue;
     // An import name that differs from the package name becomes an npm alias.
-    dependencies[dep.importName] = dep.importName === dep.packageName
+    const range = dep.importName === dep.packageName
       ? dep.range
       : `npm:${dep.packageName}@${dep.range}`;
+    if (dep.importName in OPTIONAL_PEERS) peers[dep.importName] = range;
+    else dependencies[dep.importName] = range;
   }
   const main = exports["."];
   if (!main) throw new Error('deno.json "exports" has no "." entry; add one pointing at mod.ts.');
   const pkg: PackageJson = {
     name: config.name,
     version: config.version,
+    ...NPM_METADATA,
+    ...(config.license ? { license: config.license } : {}),
     type: "module",
     main: main.default,
     types: main.types,
@@ -123,7 +158,13 @@ export function packageJsonFor(config: DenoConfig, usedImports: ReadonlySet<stri
     engines: { node: NODE_ENGINES },
     dependencies: Object.fromEntries(Object.entries(dependencies).sort()),
   };
-  if (config.license) pkg.license = config.license;
+  const peerNames = Object.keys(peers).sort();
+  if (peerNames.length > 0) {
+    pkg.peerDependencies = Object.fromEntries(peerNames.map((name) => [name, peers[name]]));
+    pkg.peerDependenciesMeta = Object.fromEntries(
+      peerNames.map((name) => [name, { optional: true as const }]),
+    );
+  }
   return pkg;
 }
 
@@ -154,6 +195,26 @@ export function bareImportsOf(js: string): Set<string> {
     found.add(spec.startsWith("@") ? parts.slice(0, 2).join("/") : parts[0]);
   }
   return found;
+}
+
+/**
+ * The bare packages that bundled JavaScript imports statically (`import … from`, bare
+ * `import "…"`, `export … from`), which must be installed for the module to load at all.
+ */
+export function staticImportsOf(js: string): Set<string> {
+  const withoutDynamic = js.replace(/\bimport\s*\(\s*["'][^"']*["']\s*\)/g, "");
+  return bareImportsOf(withoutDynamic);
+}
+
+/**
+ * Problems with optional peer dependencies in bundled JavaScript: a static import of one
+ * would fail for every user without it, so they may only be imported dynamically.
+ */
+export function optionalPeerProblems(js: string, fileName: string): string[] {
+  return [...staticImportsOf(js)].filter((name) => name in OPTIONAL_PEERS).map((name) =>
+    `${fileName} imports the optional package ${name} statically; import it dynamically ` +
+    `where ${OPTIONAL_PEERS[name].split(" (")[0]} needs it.`
+  );
 }
 
 /** Rewrite relative `.ts` module specifiers to `.js` (for emitted declarations). */
@@ -218,6 +279,8 @@ export async function buildNpm(root: string, outDir: string): Promise<BuildRepor
       );
     }
     for (const name of bareImportsOf(js)) used.add(name);
+    const problems = optionalPeerProblems(js, file);
+    if (problems.length > 0) throw new Error(problems[0]);
     warnings.push(...nodeCompatibilityWarnings(js, file));
     await Deno.writeTextFile(path, js);
   }
@@ -333,6 +396,9 @@ function emitDeclarations(root: string, entries: string[], typesDir: string): st
     lib: ["lib.esnext.d.ts", "lib.dom.d.ts"],
     strict: true,
     skipLibCheck: true,
+    // JSON modules (deno.json, for the version) have no declarations to emit, and would
+    // skip the whole emit; what the code takes from them is typed explicitly.
+    resolveJsonModule: false,
     rootDir: root,
     outDir: typesDir,
   };
@@ -393,7 +459,8 @@ if (import.meta.main) {
     console.log(
       `Built ${report.packageJson.name}@${report.packageJson.version} for Node ${NODE_ENGINES} ` +
         `into ${outDir}: ${report.files.size} files, ${(total / 1024).toFixed(0)} KiB; ` +
-        `dependencies: ${Object.keys(report.packageJson.dependencies).join(", ") || "none"}.`,
+        `dependencies: ${Object.keys(report.packageJson.dependencies).join(", ") || "none"}; ` +
+        `optional: ${Object.keys(report.packageJson.peerDependencies ?? {}).join(", ") || "none"}.`,
     );
   } catch (error) {
     console.error(`build:npm: ${error instanceof Error ? error.message : String(error)}`);

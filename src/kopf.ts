@@ -17,6 +17,7 @@
 export { daemon, index, on, timer } from "./intents/registration.ts";
 export { execute, register, subhandler } from "./intents/subhandlers.ts";
 export { ABSENT, EVERYTHING, PRESENT } from "./structs/markers.ts";
+export { resource } from "./structs/selectors.ts";
 export { all, any, none, not } from "./structs/combinators.ts";
 export { getDefaultRegistry, OperatorRegistry, setDefaultRegistry } from "./intents/registry.ts";
 

@@ -54,11 +54,18 @@ function codeOf(text: string): string {
     .replace(/`(?:[^`\\]|\\.)*`|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'/g, '""');
 }
 
+/** The package manifest: the one file outside src/ that src/ reads (for the version). */
+const MANIFEST = new URL("../deno.json", import.meta.url).href;
+
 /** What is wrong with one import of a module in src/, if anything. */
 function violationOf(file: URL, spec: string): string | undefined {
   const layer = layerOf(file);
   if (layer === undefined || !spec.startsWith(".")) return undefined;
-  const target = layerOf(new URL(spec, file));
+  const url = new URL(spec, file);
+  if (!url.href.startsWith(SRC.href)) {
+    return url.href === MANIFEST ? undefined : `${file.pathname} imports ${spec}, outside src/`;
+  }
+  const target = layerOf(url);
   if (target === undefined) return `${file.pathname} imports the top ${spec}`;
   if (!(target in RANK) || !(layer in RANK)) return undefined;
   if (RANK[target] > RANK[layer]) return `${layer} → ${target}: ${file.pathname}`;
@@ -136,6 +143,12 @@ Deno.test("the layer test itself catches a violation", () => {
   const runner = new URL("testing/runner.ts", SRC);
   assertEquals(violationOf(runner, "../cli/main.ts"), `testing → cli: ${runner.pathname}`);
   assertEquals(violationOf(runner, "../commands/run.ts"), undefined);
+  const main = new URL("cli/main.ts", SRC);
+  assertEquals(violationOf(main, "../../deno.json"), undefined);
+  assertEquals(
+    violationOf(main, "../../tests/assert.ts"),
+    `${main.pathname} imports ../../tests/assert.ts, outside src/`,
+  );
   const processing = new URL("reactor/processing.ts", SRC);
   assertEquals(violationOf(processing, "../engines/daemons.ts"), undefined);
   assertEquals(

@@ -7,6 +7,7 @@
  */
 import { Command, InvalidArgumentError } from "@commander-js/extra-typings";
 import { onTerminationSignals } from "../platform/termination_signals.ts";
+import { oneLine } from "../reactor/running.ts";
 import { FakeCluster } from "../testing/fake_cluster/cluster.ts";
 
 /** Options of {@link serveFakeCluster}, as the command line gives them. */
@@ -95,11 +96,15 @@ export function fakeClusterCommand(): Command {
     )
     .option("--kubeconfig <path>", "write the kubeconfig here (a temporary file by default)")
     .option("--state <file>", "load objects from this file at start and save them on exit")
-    .action(async (options) => {
+    .action(async (options, self) => {
       if (options.clientCertificates && !options.tls) {
-        command.error("error: --client-certificates needs --tls.");
+        self.error("kopf fake-cluster: --client-certificates needs --tls.", { exitCode: 2 });
       }
-      await serveFakeCluster(options);
+      try {
+        await serveFakeCluster(options);
+      } catch (error) {
+        self.error(`kopf fake-cluster: ${oneLine(error)}`, { exitCode: 1 });
+      }
     });
   return command as unknown as Command;
 }

@@ -1,13 +1,19 @@
 /**
  * The `kopf` command line. Each subcommand lives in a module of its own and is added
- * here.
+ * here, where they all get the same conventions: usage errors exit with code 2 after a
+ * hint at the help, other failures with code 1 after one line.
  *
  * @module
  */
-import { Command } from "@commander-js/extra-typings";
-import { commandLineArgs } from "../platform/process.ts";
-import { permissionsCommand } from "./permissions.ts";
+import { Command, CommanderError } from "@commander-js/extra-typings";
+import denoConfig from "../../deno.json" with { type: "json" };
+import { commandLineArgs, exitProcess } from "../platform/process.ts";
+import { writeStderrLine } from "../platform/stderr.ts";
+import { oneLine } from "../reactor/running.ts";
 import { runCommand } from "../commands/run.ts";
+import { typesCommand } from "../commands/types.ts";
+import { followUsageConventions } from "../commands/usage.ts";
+import { permissionsCommand } from "./permissions.ts";
 import { fakeClusterCommand } from "./fake_cluster.ts";
 
 /** The `kopf` command line as {@link buildCli} returns it: enough to run it or print its help. */
@@ -20,10 +26,13 @@ export interface KopfCommandLine {
   helpInformation(): string;
 }
 
-/** The version reported by `kopf --version`. */
-export const VERSION = "0.1.0";
+/** The version reported by `kopf --version`: the package's own, from `deno.json`. */
+export const VERSION: string = denoConfig.version;
 
-/** Build the `kopf` command with all its subcommands. */
+/**
+ * Build the `kopf` command with all its subcommands. Instead of exiting, it throws a
+ * `CommanderError` whose `exitCode` is the one to exit with (see {@link main}).
+ */
 export function buildCli(): KopfCommandLine {
   const program = new Command("kopf")
     .description("A Kubernetes operator framework for TypeScript.")
@@ -31,12 +40,21 @@ export function buildCli(): KopfCommandLine {
   program.addCommand(runCommand());
   program.addCommand(permissionsCommand());
   program.addCommand(fakeClusterCommand());
+  program.addCommand(typesCommand());
+  followUsageConventions(program as unknown as Command);
   return program;
 }
 
 /** Run the command line with the given arguments (the process's own by default). */
 export async function main(args: string[] = commandLineArgs()): Promise<void> {
-  await buildCli().parseAsync(args, { from: "user" });
+  try {
+    await buildCli().parseAsync(args, { from: "user" });
+  } catch (error) {
+    // The commands have printed their messages already; only the exit code is left.
+    if (error instanceof CommanderError) exitProcess(error.exitCode);
+    writeStderrLine(`kopf: ${oneLine(error)}`);
+    exitProcess(1);
+  }
 }
 
 if (import.meta.main) {

@@ -434,7 +434,9 @@ export function permissionsCommand(): Command {
         });
         console.log(formatPermissions(set, Boolean(opts.explain)));
       } catch (e) {
-        self.error(`kopf permissions: ${e instanceof Error ? e.message : String(e)}`);
+        self.error(`kopf permissions: ${e instanceof Error ? e.message : String(e)}`, {
+          exitCode: e instanceof UsageError ? 2 : 1,
+        });
       }
     });
   return command as unknown as Command;

@@ -10,6 +10,7 @@ import type { LoginFunctionOptions } from "../structs/credentials.ts";
 import type { ConnectionInfo } from "../structs/credentials.ts";
 import { LoginError } from "../structs/errors.ts";
 import { findMissingPermission } from "../platform/permission_flags.ts";
+import { optionalPackageMessage } from "../platform/modules.ts";
 
 type ClientNode = typeof import("@kubernetes/client-node");
 type HttpsOptions = Parameters<InstanceType<ClientNode["KubeConfig"]>["applyToHTTPSOptions"]>[0];
@@ -42,8 +43,8 @@ export async function loginViaClient(
   } catch (e) {
     if (findMissingPermission(e)) throw e; // named at the top, with the flag to add
     throw new LoginError(
-      `loginViaClient needs the @kubernetes/client-node package, which cannot be loaded ` +
-        `(${(e as Error).message.split("\n")[0]}); install it or use loginWithKubeconfig.`,
+      optionalPackageMessage("loginViaClient", "@kubernetes/client-node", e, "loginWithKubeconfig"),
+      { cause: e },
     );
   }
   const config = new k8s.KubeConfig();

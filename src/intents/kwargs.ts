@@ -52,8 +52,8 @@ export interface ResourceKwargs<S = ReadonlyJsonObject, St = ReadonlyJsonObject>
   labels: Labels;
   /** The object's annotations, read-only. */
   annotations: Annotations;
-  /** Changes to apply to the object after the handler. */
-  patch: Patch;
+  /** Changes to apply to the object after the handler; `spec`/`status` typed as `S`/`St`. */
+  patch: Patch<S, St>;
   /** A logger that speaks about this object. */
   logger: ObjectLogger;
   /** The in-memory container of this object. */

@@ -12,6 +12,9 @@ import {
   type ResourcePredicate,
   Selector,
   SelectorError,
+  type SpecOf,
+  type StatusOf,
+  TypedResource,
 } from "../structs/selectors.ts";
 import type { ReadonlyJsonObject } from "../structs/views.ts";
 import type { HandlerFilters } from "./filters.ts";
@@ -116,6 +119,12 @@ export type OptionsOf<F extends KwargsFamily, O extends OptionFamily, S, St, I> 
  * `S`/`St` type `spec`/`status`; `I` declares the indices the handler receives by name.
  */
 export interface ResourceRegistrarWithOptions<F extends KwargsFamily, O extends OptionFamily> {
+  /** Register `fn` for a typed resource (`kopf.resource<T>(…)`), with options. */
+  <T, I extends object = NoIndices>(
+    resource: TypedResource<T>,
+    options: OptionsOf<F, O, SpecOf<T>, StatusOf<T>, I>,
+    fn: ResourceHandlerFn<F, SpecOf<T>, StatusOf<T>, I>,
+  ): ResourceHandlerFn<F, SpecOf<T>, StatusOf<T>, I>;
   /** Register `fn` for resources with this name, with options. */
   <S = ReadonlyJsonObject, St = ReadonlyJsonObject, I extends object = NoIndices>(
     name: ResourceName,
@@ -156,6 +165,11 @@ export interface ResourceRegistrarWithOptions<F extends KwargsFamily, O extends 
  */
 export interface ResourceRegistrar<F extends KwargsFamily, O extends OptionFamily>
   extends ResourceRegistrarWithOptions<F, O> {
+  /** Register `fn` for a typed resource (`kopf.resource<T>(…)`): `spec`/`status` typed from `T`. */
+  <T, I extends object = NoIndices>(
+    resource: TypedResource<T>,
+    fn: ResourceHandlerFn<F, SpecOf<T>, StatusOf<T>, I>,
+  ): ResourceHandlerFn<F, SpecOf<T>, StatusOf<T>, I>;
   /** Register `fn` for resources with this name. */
   <S = ReadonlyJsonObject, St = ReadonlyJsonObject, I extends object = NoIndices>(
     name: ResourceName,
@@ -237,15 +251,24 @@ interface ParsedCall {
 }
 
 function describeArgs(args: readonly unknown[]): string {
-  return args.map((a) => typeof a === "function" ? (a.name || "predicate") : show(a)).join(", ");
+  return args.map((a) =>
+    typeof a === "function"
+      ? (a.name || "predicate")
+      : a instanceof TypedResource
+      ? String(a)
+      : show(a)
+  ).join(", ");
 }
 
 /** Split `(...selector, options?, fn)` and make a `fail` that names the handler. */
 export function parseCall(registrar: Registrar, args: readonly unknown[]): ParsedCall {
   const fn = args[args.length - 1];
-  const rest = args.slice(0, -1);
-  const hasOptions = rest.length > 0 && isMapping(rest[rest.length - 1]);
+  let rest = args.slice(0, -1);
+  const last = rest[rest.length - 1];
+  const hasOptions = rest.length > 0 && isMapping(last) && !(last instanceof TypedResource);
   const options = (hasOptions ? rest.pop() : {}) as Record<string, unknown>;
+  // A typed resource stands for its names; its type matters to the compiler only.
+  if (rest.length === 1 && rest[0] instanceof TypedResource) rest = [...rest[0].args];
   const where = `kopf.${registrar}(${describeArgs(rest)})`;
   const fail = (problem: string): never => {
     const name = typeof options.id === "string"

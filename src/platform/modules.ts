@@ -17,3 +17,40 @@ export function currentDirectory(): string {
 export function fileUrlOf(path: string): string {
   return pathToFileURL(resolve(currentDirectory(), path)).href;
 }
+
+/**
+ * Whether an error of `import()` says that the package is not installed (rather than that
+ * it is there and failed to load): Node's `ERR_MODULE_NOT_FOUND`, or Deno's words for a
+ * package it cannot find or resolve.
+ */
+export function isModuleNotFound(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND") return true;
+  const message = error instanceof Error ? error.message : String(error);
+  return /(cannot|could not) (find|resolve)|not a dependency|package .* (was )?not found/i
+    .test(message);
+}
+
+/**
+ * The one line to say when an optional npm package that a feature needs cannot be loaded:
+ * which feature needs which package, and how to install it on this runtime — or, when it
+ * is installed but fails, why. `alternative` names what works without it, if anything.
+ */
+export function optionalPackageMessage(
+  feature: string,
+  packageName: string,
+  error: unknown,
+  alternative?: string,
+): string {
+  const install = typeof Deno !== "undefined"
+    ? `deno add npm:${packageName}`
+    : `npm install ${packageName}`;
+  const instead = alternative ? `, or use ${alternative} instead` : "";
+  if (isModuleNotFound(error)) {
+    return `${feature} needs the optional package ${packageName}, which is not installed: ` +
+      `install it with \`${install}\`${instead}.`;
+  }
+  const why = error instanceof Error ? error.message.split("\n")[0] : String(error);
+  return `${feature} needs the optional package ${packageName}, which fails to load ` +
+    `(${why}); reinstall it with \`${install}\`${instead}.`;
+}

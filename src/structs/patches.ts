@@ -6,13 +6,34 @@
  */
 import type { JsonObject, JsonValue } from "./bodies.ts";
 import { isMapping } from "./dicts.ts";
-import { isView, toPlainData } from "./views.ts";
+import { isView, type ReadonlyJsonObject, toPlainData } from "./views.ts";
 
 /** A section of a patch (`spec`, `status`, …): set keys to change them, `null` to delete. */
 export interface PatchSection {
   /** Set a key to change it, to `null` to delete it. */
   [key: string]: unknown;
 }
+
+/**
+ * What a JSON merge patch (RFC 7386) of a `T` may hold: every field optional, `null` to
+ * delete it, nested objects merged field by field, arrays replaced as a whole (and dates,
+ * which a patch writes as ISO strings, as they are).
+ */
+export type MergePatch<T> = T extends readonly unknown[] | Date ? T
+  : T extends object ? { -readonly [K in keyof T]?: MergePatch<T[K]> | null }
+  : T;
+
+/**
+ * The patch section for a part typed `T` (a handler's `S` or `St`): a {@link MergePatch}
+ * of it, or the untyped {@link PatchSection} when `T` is the default (`ReadonlyJsonObject`),
+ * `unknown` or `any`, so that handlers without types write any key as before.
+ */
+export type PatchSectionOf<T> = unknown extends T ? PatchSection
+  // Exactly the default, not merely assignable both ways as a type with only optional
+  // fields is: the comparison of these generic functions is exact.
+  : (<G>() => G extends T ? 1 : 2) extends (<G>() => G extends ReadonlyJsonObject ? 1 : 2)
+    ? PatchSection
+  : MergePatch<T>;
 
 /** The `metadata` section of a patch, with `labels` and `annotations` auto-vivifying. */
 export interface MetaPatch extends PatchSection {
@@ -167,8 +188,11 @@ function jsonPatchOps(
  * `patch.metadata.labels.k = "v"` (or `patch.meta…`), `patch.status.y = null` (delete).
  * The sections `metadata`/`meta`, `spec`, `status`, and `labels`/`annotations` inside
  * the metadata come into being on first write; other top-level keys go via `root`.
+ *
+ * `S` and `St` type the `spec` and `status` sections (see {@link PatchSectionOf}); a
+ * handler typed with `kopf.on.create<Spec, Status>` gets a `Patch<Spec, Status>`.
  */
-export class Patch {
+export class Patch<S = ReadonlyJsonObject, St = ReadonlyJsonObject> {
   readonly #root: SectionNode;
 
   /** A new patch, optionally starting with the given merge-patch content. */
@@ -202,18 +226,18 @@ export class Patch {
   }
 
   /** The `spec` section. */
-  get spec(): PatchSection {
-    return childOf(this.#root, "spec") as PatchSection;
+  get spec(): PatchSectionOf<S> {
+    return childOf(this.#root, "spec") as PatchSectionOf<S>;
   }
-  set spec(value: Record<string, unknown> | null) {
+  set spec(value: PatchSectionOf<S> | null) {
     this.#set("spec", value);
   }
 
   /** The `status` section. */
-  get status(): PatchSection {
-    return childOf(this.#root, "status") as PatchSection;
+  get status(): PatchSectionOf<St> {
+    return childOf(this.#root, "status") as PatchSectionOf<St>;
   }
-  set status(value: Record<string, unknown> | null) {
+  set status(value: PatchSectionOf<St> | null) {
     this.#set("status", value);
   }
 

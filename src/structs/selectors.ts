@@ -7,6 +7,7 @@
  */
 import { EVERYTHING, type Everything } from "./markers.ts";
 import type { Resource } from "./resources.ts";
+import type { ReadonlyJsonObject } from "./views.ts";
 
 /** A predicate deciding whether a discovered resource is served. */
 export type ResourcePredicate = (resource: Resource) => boolean;
@@ -294,4 +295,83 @@ function describe(value: unknown): string {
   if (typeof value === "string") return JSON.stringify(value);
   if (value === null || typeof value !== "object") return String(value);
   return Array.isArray(value) ? "an array" : "an object";
+}
+
+/**
+ * The type of `spec` for objects typed `T`: `T["spec"]` without `undefined`, since handlers
+ * get an empty `spec` when it is absent; the untyped default when `T` has no `spec`.
+ */
+export type SpecOf<T> = "spec" extends keyof T ? NonNullable<T[Extract<keyof T, "spec">]>
+  : ReadonlyJsonObject;
+
+/**
+ * The type of `status` for objects typed `T`: `T["status"]` without `undefined`, since
+ * handlers get an empty `status` when it is absent; the untyped default when `T` has none.
+ */
+export type StatusOf<T> = "status" extends keyof T ? NonNullable<T[Extract<keyof T, "status">]>
+  : ReadonlyJsonObject;
+
+/**
+ * A resource selector that carries the type of its objects; `kopf.resource<T>(…)` makes
+ * it. Handlers registered with it get `spec`, `status`, `patch` and `body` typed from `T`
+ * (see {@link SpecOf} and {@link StatusOf}), with no type arguments at each registration.
+ */
+export class TypedResource<T = unknown> {
+  /** The selector's positional arguments: `[name]`, `[group, name]` or `[group, version, name]`. */
+  readonly args: readonly string[];
+  /** Never set: the property only carries the type `T` to the registration functions. */
+  declare readonly type?: T;
+
+  /** A typed selector; the arguments are checked as any selector's are. */
+  constructor(args: readonly string[]) {
+    if (args.length === 0 || args.some((arg) => typeof arg !== "string")) {
+      throw new SelectorError(
+        `kopf.resource() takes a resource name, optionally preceded by the group and version ` +
+          `(e.g. "kopf.dev", "v1", "kopfexamples"); got ${args.length} argument(s) of other types.`,
+      );
+    }
+    Selector.parse(args); // fail here, where the resource is declared, not at each use
+    this.args = Object.freeze([...args]);
+    Object.freeze(this);
+  }
+
+  /** How it was made, e.g. `kopf.resource("kopf.dev", "v1", "kopfexamples")`. */
+  toString(): string {
+    return `kopf.resource(${this.args.map((arg) => JSON.stringify(arg)).join(", ")})`;
+  }
+}
+
+/**
+ * A resource selector typed with `T`, the type of its objects (such as what `kopf types`
+ * generates from a CRD, or a model of `@kubernetes/client-node`): pass it to `kopf.on.*`
+ * instead of the names, and the handlers' `spec`, `status`, `patch` and `body` are typed.
+ * The arguments are those of any selector: a name, a group and a name, or a group, a
+ * version and a name.
+ *
+ * @example Type the handlers of a custom resource once
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ *
+ * interface KopfExampleV1 {
+ *   spec?: { duration: string; replicas?: number };
+ *   status?: { ready?: boolean };
+ * }
+ * const kex = kopf.resource<KopfExampleV1>("kopf.dev", "v1", "kopfexamples");
+ *
+ * kopf.on.create(kex, ({ spec, patch }) => {
+ *   patch.status.ready = (spec.replicas ?? 1) > 0; // a misspelt field does not compile
+ * });
+ * ```
+ */
+export function resource<T = unknown>(name: string): TypedResource<T>;
+/** A typed selector of the resource with this name in the group (or `group/version`). */
+export function resource<T = unknown>(group: string, name: string): TypedResource<T>;
+/** A typed selector of the resource with this name in the group and version. */
+export function resource<T = unknown>(
+  group: string,
+  version: string,
+  name: string,
+): TypedResource<T>;
+export function resource<T = unknown>(...args: string[]): TypedResource<T> {
+  return new TypedResource<T>(args);
 }

@@ -32,6 +32,7 @@ import type { OperatorSettings } from "../settings/operator_settings.ts";
 import { OperatorRegistry } from "../intents/registry.ts";
 import { oneLine } from "../reactor/running.ts";
 import { runCommand } from "../commands/run.ts";
+import { exitCodeOf } from "../commands/usage.ts";
 import { CommandLineError } from "../commands/run_options.ts";
 
 /** Where the runner's operator logs in: a `FakeCluster`, or anything with credentials. */
@@ -170,7 +171,9 @@ export class KopfRunner implements AsyncDisposable {
       () => runner.#finish(0, undefined),
       (error: unknown) => {
         if (error instanceof CommanderError) {
-          runner.#finish(error.exitCode, error.exitCode === 0 ? undefined : error);
+          // commander's own usage errors (an unknown flag, …) are usage errors too: code 2.
+          const code = exitCodeOf(error);
+          runner.#finish(code, code === 0 ? undefined : error);
         } else {
           write(`kopf ${args[0] ?? ""}: ${oneLine(error)}`);
           runner.#finish(error instanceof CommandLineError ? 2 : 1, error);

@@ -2,7 +2,7 @@
  * `kopf run` as a user runs it: a separate process, its flags, its one-line errors, its
  * log formats, and a graceful stop on SIGTERM.
  */
-import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
+import { assertEquals, assertStringIncludes } from "../assert.ts";
 import { FakeCluster } from "../../src/testing/mod.ts";
 import { spawnKopf, terminate } from "./kopf_process.ts";
 
@@ -40,7 +40,9 @@ Deno.test("without any credentials, kopf run says in one line what it tried", as
   const result = await spawnKopf(["run", "-A", EXAMPLE]).finished;
   assertEquals(result.code, 2);
   const errors = result.stderr.split("\n").filter((l) => l.trim() !== "");
-  assertEquals(errors.length, 1, result.stderr);
+  // The line, then the hint that follows every usage error.
+  assertEquals(errors.length, 2, result.stderr);
+  assertEquals(errors[1], "See 'kopf run --help'.");
   for (const text of ["kopf run: No Kubernetes credentials", "KUBECONFIG", "in-cluster", "demo"]) {
     assertStringIncludes(errors[0], text);
   }
@@ -62,7 +64,7 @@ Deno.test("kopf run logs in with the kubeconfig when no login handler is registe
   }
 });
 
-Deno.test("bad flags and files are refused with one line each", async () => {
+Deno.test("bad flags and files are refused with one line each, and the usage hint", async () => {
   const cases: [string[], string][] = [
     [["run", "--log-format", "xml", "x.ts"], "Allowed choices are plain, full, json"],
     [["run", "-A", "-n", "default", "x.ts"], "either -n/--namespace or -A/--all-namespaces"],
@@ -75,10 +77,11 @@ Deno.test("bad flags and files are refused with one line each", async () => {
   ];
   for (const [args, text] of cases) {
     const result = await spawnKopf(args).finished;
-    assert(result.code !== 0, args.join(" "));
+    assertEquals(result.code, 2, args.join(" "));
     const lines = result.stderr.split("\n").filter((l) => l.trim() !== "");
-    assertEquals(lines.length, 1, result.stderr);
+    assertEquals(lines.length, 2, result.stderr);
     assertStringIncludes(lines[0], text);
+    assertEquals(lines[1], "See 'kopf run --help'.");
   }
 });
 

@@ -9,9 +9,13 @@ import {
   type DenoConfig,
   lowerForNode,
   nodeCompatibilityWarnings,
+  NPM_METADATA,
   npmDependencies,
+  OPTIONAL_PEERS,
+  optionalPeerProblems,
   packageJsonFor,
   rewriteTsSpecifiers,
+  staticImportsOf,
 } from "../../scripts/build_npm.ts";
 import { assert, assertEquals, assertThrows } from "../assert.ts";
 
@@ -65,6 +69,40 @@ Deno.test("package.json mirrors deno.json and lists only the packages the bundle
     Error,
     'no "." entry',
   );
+});
+
+Deno.test("optional packages become optional peer dependencies, not dependencies", () => {
+  const config = {
+    ...CONFIG,
+    imports: { ...CONFIG.imports, "@kubernetes/client-node": "npm:@kubernetes/client-node@^1.3.0" },
+  };
+  const pkg = packageJsonFor(config, new Set(["yaml", "@kubernetes/client-node"]));
+  assertEquals(pkg.dependencies, { "yaml": "^2.8.1" });
+  assertEquals(pkg.peerDependencies, { "@kubernetes/client-node": "^1.3.0" });
+  assertEquals(pkg.peerDependenciesMeta, { "@kubernetes/client-node": { optional: true } });
+  assert(Object.keys(OPTIONAL_PEERS).includes("@kubernetes/client-node"));
+  // Not imported by the bundle: not listed at all.
+  const without = packageJsonFor(config, new Set(["yaml"]));
+  assertEquals([without.peerDependencies, without.peerDependenciesMeta], [undefined, undefined]);
+  // The npm metadata: what the package is, where it comes from, its license.
+  assertEquals(pkg.license, "MIT");
+  assertEquals([pkg.description, pkg.keywords, pkg.repository], [
+    NPM_METADATA.description,
+    NPM_METADATA.keywords,
+    NPM_METADATA.repository,
+  ]);
+});
+
+Deno.test("an optional package may be imported only dynamically, or the build fails", () => {
+  const dynamic = 'export async function f() { return await import("@kubernetes/client-node"); }';
+  assertEquals([...staticImportsOf(dynamic)], []);
+  assertEquals(optionalPeerProblems(dynamic, "mod.js"), []);
+  const eager = 'import { KubeConfig } from "@kubernetes/client-node";\nimport "yaml";';
+  assertEquals([...staticImportsOf(eager)].sort(), ["@kubernetes/client-node", "yaml"]);
+  assertEquals(optionalPeerProblems(eager, "mod.js"), [
+    "mod.js imports the optional package @kubernetes/client-node statically; import it " +
+    "dynamically where loginViaClient needs it.",
+  ]);
 });
 
 Deno.test("deno bundle gets every npm package as --external=NAME, never swallowing entries", () => {

@@ -71,7 +71,8 @@ Deno.test("without the runtime download, compile fails with one line saying what
     if (result.code === 0) {
       // A denort already in Deno's cache needs no download: then the binary must work.
       const version = await new Deno.Command(`${dir}/kopf`, { args: ["--version"] }).output();
-      assertEquals(new TextDecoder().decode(version.stdout).trim(), "0.1.0");
+      const { version: expected } = JSON.parse(await Deno.readTextFile(`${ROOT}/deno.json`));
+      assertEquals(new TextDecoder().decode(version.stdout).trim(), expected);
       return;
     }
     assertEquals(result.code, 1);

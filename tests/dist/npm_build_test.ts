@@ -1,13 +1,15 @@
 /**
- * The Node build (scripts/build_npm.ts) is built, its dependencies installed, and run
- * under Node: imported by package name, talking to a live API server on loopback, its
- * `kopf` binary started, and its declarations used by a type-checked Node consumer.
+ * The Node build (scripts/build_npm.ts) is built, its dependencies installed (the
+ * optional ones not), and run under Node: imported by package name, talking to a live API
+ * server on loopback, its `kopf` binary started, and its declarations used by a
+ * type-checked Node consumer.
  */
 import ts from "typescript";
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { ROOT, run, runDeno } from "../platform/commands.ts";
 import { FakeCluster } from "../../src/testing/mod.ts";
 import type { PackageJson } from "../../scripts/build_npm.ts";
+import { generateTypesFromYaml } from "../../src/commands/types.ts";
 
 Deno.test("the npm build runs under Node with the public API against a live server", async (t) => {
   const denoJson = JSON.parse(await Deno.readTextFile(`${ROOT}/deno.json`));
@@ -28,6 +30,15 @@ Deno.test("the npm build runs under Node with the public API against a live serv
       assertEquals(pkg.engines, { node: ">=20.18.1" });
     });
 
+    await t.step("package.json describes the package for npm: license, types, links", () => {
+      assertEquals(pkg.license, denoJson.license);
+      assertEquals(pkg.types, "./types/mod.d.ts");
+      assertStringIncludes(pkg.description, "Kubernetes operator framework");
+      assert(pkg.keywords.includes("kubernetes") && pkg.keywords.includes("operator"));
+      assertEquals(pkg.repository.type, "git");
+      assert(/^git\+https:\/\/.+\.git$/.test(pkg.repository.url), pkg.repository.url);
+    });
+
     await t.step("dependencies are the imported npm packages with deno.json's ranges", () => {
       assert(Object.keys(pkg.dependencies).length > 0, "the CLI needs at least commander");
       for (const [name, range] of Object.entries(pkg.dependencies)) {
@@ -36,6 +47,15 @@ Deno.test("the npm build runs under Node with the public API against a live serv
         assertEquals(mapped.replace(/^npm:/, ""), `${name}@${range}`);
       }
       assertEquals(pkg.dependencies.typescript, undefined, "build-only tools stay out");
+      // Only loginViaClient needs client-node: an optional peer, not a dependency.
+      assertEquals(pkg.dependencies["@kubernetes/client-node"], undefined);
+      assertEquals(pkg.peerDependencies, {
+        "@kubernetes/client-node": denoJson.imports["@kubernetes/client-node"].replace(
+          /^npm:@kubernetes\/client-node@/,
+          "",
+        ),
+      });
+      assertEquals(pkg.peerDependenciesMeta, { "@kubernetes/client-node": { optional: true } });
     });
 
     await t.step(
@@ -101,12 +121,45 @@ Deno.test("the npm build runs under Node with the public API against a live serv
       },
     );
 
+    await t.step(
+      "without the optional client-node, loginViaClient says how to install it",
+      async () => {
+        const script = [
+          'import { kopf } from "@kopf/kopf";',
+          "try {",
+          "  await kopf.loginViaClient();",
+          "} catch (error) {",
+          "  console.log(JSON.stringify({ name: error.name, message: error.message }));",
+          "}",
+        ].join("\n");
+        await Deno.writeTextFile(`${out}/peer.mjs`, script);
+        const peer = await run("node", ["peer.mjs"], { cwd: out });
+        assertEquals(peer.code, 0, peer.stderr);
+        assertEquals(JSON.parse(peer.stdout.trim()), {
+          name: "LoginError",
+          message: "loginViaClient needs the optional package @kubernetes/client-node, which is " +
+            "not installed: install it with `npm install @kubernetes/client-node`, or use " +
+            "loginWithKubeconfig instead.",
+        });
+      },
+    );
+
     await t.step("the kopf binary runs under Node", async () => {
       const version = await run("node", [`${out}/bin/kopf.js`, "--version"], { cwd: out });
       assertEquals(version.code, 0, version.stderr);
       assertEquals(version.stdout.trim(), denoJson.version);
       const help = await run("node", [`${out}/bin/kopf.js`, "--help"], { cwd: out });
       assertStringIncludes(help.stdout, "Usage: kopf");
+      // kopf types: from a file and from the standard input, the same bytes as on Deno.
+      const crd = `${ROOT}/examples/crd.yaml`;
+      const expected = generateTypesFromYaml(await Deno.readTextFile(crd), "crd.yaml");
+      const fromFile = await run("node", [`${out}/bin/kopf.js`, "types", crd], { cwd: out });
+      assertEquals([fromFile.code, fromFile.stdout, fromFile.stderr], [0, expected, ""]);
+      const piped = await run("sh", ["-c", `node bin/kopf.js types - < '${crd}'`], { cwd: out });
+      assertEquals([piped.code, piped.stdout], [0, expected]);
+      const usage = await run("node", [`${out}/bin/kopf.js`, "types"], { cwd: out });
+      assertEquals(usage.code, 2);
+      assertStringIncludes(usage.stderr, "See 'kopf types --help'.");
     });
 
     await t.step("the declarations give a Node TypeScript consumer real types", async () => {

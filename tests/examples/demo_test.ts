@@ -17,6 +17,15 @@ Deno.test("deno task demo: create, change, delete, narrated; exit code 0", async
   const result = await runDeno(words.slice(1), { cwd: ROOT });
   assertEquals(result.code, 0, result.stderr);
   const out = result.stdout;
+  // The first lines say what the demo does, before it does anything.
+  const lines = out.split("\n");
+  assertStringIncludes(lines[0], "a demo operator on an embedded fake cluster");
+  assertStringIncludes(lines[1], "What it does");
+  const intro = lines.slice(0, lines.findIndex((l) => l.trim() === ""));
+  for (const step of ["fake Kubernetes API server", "operator", "create, change and delete"]) {
+    assert(intro.some((l) => l.includes(step)), `the intro mentions ${step}:\n${intro.join("\n")}`);
+  }
+  assert(out.indexOf("What it does") < out.indexOf("listens at"), "the intro comes first");
   for (
     const text of [
       "$ kubectl apply -f examples/obj.yaml",

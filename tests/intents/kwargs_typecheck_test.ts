@@ -1,7 +1,9 @@
 /**
  * The handler argument types catch mistakes at compile time: the fixture with
  * misspelled arguments compiles only because each mistake is marked as expected, and
- * without the markers the compiler reports every one of them.
+ * without the markers the compiler reports every one of them. Typed `spec`/`status`
+ * (by generics, by `kopf.resource<T>()`, by `@kubernetes/client-node` models) type
+ * `patch.spec`/`patch.status` too.
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 
@@ -43,11 +45,14 @@ Deno.test("typed handlers compile; misspelled arguments and options do not", asy
         "Property 'diff' does not exist on type 'TimerKwargs<",
         "Property 'spec' does not exist on type 'ActivityKwargs",
         "No overload matches this call",
+        "Property 'countr' does not exist on type '{ counter?: number | null | undefined; }'",
+        "Type 'string' is not assignable to type 'number'",
+        "Property 'contaners' does not exist",
       ]
     ) {
       assertStringIncludes(unmarked.output, diagnostic);
     }
-    assertEquals(unmarked.output.match(/\[ERROR\]/g)?.length, 6);
+    assertEquals(unmarked.output.match(/\[ERROR\]/g)?.length, 9);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

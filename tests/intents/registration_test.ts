@@ -320,3 +320,42 @@ Deno.test("selectors count once per specification, and resolve by handler kind",
     "kopfexamples.v1.kopf.dev",
   ]);
 });
+
+Deno.test("a typed resource selects what its names select, with or without options", () => {
+  const registry = fresh();
+  const kex = kopf.resource<{ spec?: { field: string } }>("kopf.dev", "v1", "kopfexamples");
+  function fn() {}
+  kopf.on.create(kex, { registry, id: "with-options" }, fn);
+  kopf.timer(kex, { registry, interval: 1 }, fn);
+  kopf.daemon(kopf.resource("pods"), { registry }, fn);
+  assertEquals(registry.handlers.map((h) => h.id), ["with-options", "fn", "fn"]);
+  assertEquals(registry.resolve(DISCOVERED).resources.map(String).sort(), [
+    "kopfexamples.v1.kopf.dev",
+    "pods.v1",
+  ]);
+  // Without the registry option, the typed resource is not mistaken for options.
+  const previous = kopf.getDefaultRegistry();
+  kopf.setDefaultRegistry(registry);
+  try {
+    kopf.on.update(kex, function typed() {});
+  } finally {
+    kopf.setDefaultRegistry(previous);
+  }
+  assertEquals(only(registry).id, "typed");
+  assert(registry.hasHandlers(kexV1));
+});
+
+Deno.test("a typed resource is the only positional selector; extra names are refused", () => {
+  const kex = kopf.resource("kopf.dev", "v1", "kopfexamples");
+  let message = "";
+  try {
+    // @ts-expect-error: the types forbid it too.
+    kopf.on.create(kex, "pods", { registry: fresh() }, function fn() {});
+  } catch (error) {
+    message = (error as Error).message;
+  }
+  assertStringIncludes(
+    message,
+    'kopf.on.create(kopf.resource("kopf.dev", "v1", "kopfexamples"), "pods") handler fn: ',
+  );
+});

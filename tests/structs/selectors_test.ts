@@ -1,6 +1,6 @@
 import { EVERYTHING } from "../../src/structs/markers.ts";
 import type { Resource } from "../../src/structs/resources.ts";
-import { Selector, SelectorError } from "../../src/structs/selectors.ts";
+import { resource, Selector, SelectorError, TypedResource } from "../../src/structs/selectors.ts";
 import { assert, assertEquals, assertStringIncludes, assertThrows } from "../assert.ts";
 import {
   configmaps,
@@ -187,4 +187,20 @@ Deno.test("a failing predicate is reported with the resource it failed for", () 
     SelectorError,
     "The resource predicate picky failed for pods.v1: no idea",
   );
+});
+
+Deno.test("kopf.resource() keeps its selector's arguments, checked where it is declared", () => {
+  const kex = resource("kopf.dev", "v1", "kopfexamples");
+  assert(kex instanceof TypedResource);
+  assertEquals(kex.args, ["kopf.dev", "v1", "kopfexamples"]);
+  assertEquals(String(kex), 'kopf.resource("kopf.dev", "v1", "kopfexamples")');
+  assertEquals(served([...kex.args]), names(kexV1));
+  assertEquals(resource("v1", "pods").args, ["v1", "pods"]);
+  assert(Object.isFrozen(kex) && Object.isFrozen(kex.args));
+  assertThrows(() => resource(""), SelectorError, "must not be empty");
+  assertThrows(() => resource("a/b/c", "x"), SelectorError, "Invalid API group");
+  // @ts-expect-error: names only; kopf.EVERYTHING and predicates select no one type.
+  assertThrows(() => resource(EVERYTHING), SelectorError, "kopf.resource() takes a resource name");
+  // @ts-expect-error: at least a name.
+  assertThrows(() => resource(), SelectorError, "kopf.resource() takes a resource name");
 });

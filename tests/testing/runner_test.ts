@@ -39,6 +39,13 @@ Deno.test("a usage error ends the run at once: exit code 2 and the line in the o
   await runner.stop(); // no error: reraise is off
 });
 
+Deno.test("commander's own usage errors are usage errors too: exit code 2", async () => {
+  const runner = await KopfRunner.start(["run", "--bogus"], { reraise: false });
+  assertEquals(runner.exitCode, 2);
+  assertStringIncludes(runner.output, "unknown option '--bogus'");
+  await runner.stop();
+});
+
 Deno.test("an operator that cannot start: exit code 1, the error kept and re-raised", async () => {
   await using cluster = await FakeCluster.start();
   const registry = new kopf.OperatorRegistry();

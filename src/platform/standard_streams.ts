@@ -1,0 +1,34 @@
+/**
+ * Reading the process's standard input and writing its standard output as text, on Deno
+ * and on Node — for commands that filter (`kopf types -`) rather than log.
+ *
+ * @module
+ */
+import process from "node:process";
+
+const encoder = new TextEncoder();
+
+/** The whole standard input as UTF-8 text, once it has ended. */
+export async function readStandardInput(): Promise<string> {
+  if (typeof Deno !== "undefined") {
+    return await new Response(Deno.stdin.readable).text();
+  }
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of process.stdin) {
+    chunks.push(typeof chunk === "string" ? encoder.encode(chunk) : chunk);
+  }
+  return await new Response(new Blob(chunks as BlobPart[])).text();
+}
+
+/** Write text to standard output as it is (no newline added), all of it before returning. */
+export async function writeStandardOutput(text: string): Promise<void> {
+  if (typeof Deno !== "undefined") {
+    const bytes = encoder.encode(text);
+    let written = 0;
+    while (written < bytes.length) written += await Deno.stdout.write(bytes.subarray(written));
+    return;
+  }
+  await new Promise<void>((resolve, reject) => {
+    process.stdout.write(text, (error) => (error ? reject(error) : resolve()));
+  });
+}

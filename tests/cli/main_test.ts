@@ -1,0 +1,94 @@
+/**
+ * The `kopf` command line as a user runs it: every subcommand answers a wrong command line
+ * the same way (its message, a hint at its help, exit code 2), failures exit with 1, and
+ * `kopf --version` is the package's version.
+ */
+import { assertEquals, assertStringIncludes } from "../assert.ts";
+
+const ROOT = new URL("../../", import.meta.url);
+const MAIN = new URL("src/cli/main.ts", ROOT).pathname;
+
+interface Result {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** `kopf …` in a process of its own, without credentials; `stdin` is piped in if given. */
+async function kopf(args: string[], stdin?: string): Promise<Result> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", MAIN, ...args],
+    cwd: ROOT.pathname,
+    // No kubeconfig: the commands that look for one find none.
+    env: { NO_COLOR: "1", KUBECONFIG: "/nonexistent/kubeconfig" },
+    stdin: stdin === undefined ? "null" : "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  if (stdin !== undefined) {
+    const writer = child.stdin.getWriter();
+    await writer.write(new TextEncoder().encode(stdin));
+    await writer.close();
+  }
+  const { code, stdout, stderr } = await child.output();
+  const text = new TextDecoder();
+  return { code, stdout: text.decode(stdout), stderr: text.decode(stderr) };
+}
+
+Deno.test("every subcommand answers a usage error with its message, its help hint and exit code 2", async () => {
+  const cases: [string[], string, string][] = [
+    [["run", "--bogus"], "error: unknown option '--bogus'", "kopf run"],
+    [["run", "-A", "-n", "default", "x.ts"], "either -n/--namespace or -A", "kopf run"],
+    [["run", "--priority", "high", "x.ts"], "the priority must be an integer", "kopf run"],
+    [["permissions", "--bogus"], "error: unknown option '--bogus'", "kopf permissions"],
+    [
+      ["permissions", "--in-cluster", "--listen", "nowhere"],
+      "is not host:port",
+      "kopf permissions",
+    ],
+    [["fake-cluster", "--port", "http"], "the port must be a number", "kopf fake-cluster"],
+    [
+      ["fake-cluster", "--client-certificates"],
+      "--client-certificates needs --tls",
+      "kopf fake-cluster",
+    ],
+    [["types"], "error: missing required argument 'files'", "kopf types"],
+    [["types", "absent.yaml"], "Cannot read absent.yaml: no such file", "kopf types"],
+    [["types", "examples/obj.yaml"], "holds no CustomResourceDefinition", "kopf types"],
+    [["bogus"], "error: unknown command 'bogus'", "kopf"],
+  ];
+  const results = await Promise.all(cases.map(([args]) => kopf(args)));
+  cases.forEach(([args, message, command], i) => {
+    const { code, stdout, stderr } = results[i];
+    const lines = stderr.trimEnd().split("\n");
+    assertEquals([code, lines.length, stdout], [2, 2, ""], `kopf ${args.join(" ")}:\n${stderr}`);
+    assertStringIncludes(lines[0], message);
+    assertEquals(lines[1], `See '${command} --help'.`);
+  });
+});
+
+Deno.test("failures that are not about the command line exit with 1 in one line, no hint", async () => {
+  const [types, permissions] = await Promise.all([
+    kopf(["types", "-"], "kind: CustomResourceDefinition\napiVersion: apiextensions.k8s.io/v1\n"),
+    kopf(["permissions"]),
+  ]);
+  assertEquals(types.code, 1, types.stderr);
+  assertEquals(
+    types.stderr,
+    "kopf types: the standard input: the CRD has no spec.names.kind; give a complete CRD, " +
+      "e.g. from kubectl get crd NAME -o yaml.\n",
+  );
+  assertEquals(permissions.code, 1, permissions.stderr);
+  assertEquals(permissions.stderr.trimEnd().split("\n").length, 1, permissions.stderr);
+  assertStringIncludes(permissions.stderr, "kopf permissions: No Kubernetes configuration found");
+});
+
+Deno.test("kopf --version prints the version of deno.json; kopf types reads the standard input", async () => {
+  const config = JSON.parse(await Deno.readTextFile(new URL("deno.json", ROOT)));
+  const crd = await Deno.readTextFile(new URL("examples/crd.yaml", ROOT));
+  const [version, types] = await Promise.all([kopf(["--version"]), kopf(["types", "-"], crd)]);
+  assertEquals(version, { code: 0, stdout: `${config.version}\n`, stderr: "" });
+  assertEquals(types.code, 0, types.stderr);
+  assertStringIncludes(types.stdout, "export interface KopfExampleV1 {");
+  assertEquals(types.stderr, "");
+});
