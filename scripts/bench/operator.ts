@@ -13,6 +13,9 @@
  *     deno task bench operator
  *     KOPF_BENCH_POSTING=1 deno task bench operator   # with Events posted, as by default
  *
+ * One more run of 10,000 objects keeps every metric (`metricsEndpoint`), to show what
+ * metrics cost beside the same run without them.
+ *
  * With `KOPF_BENCH_POSTING=1`, the operator posts its log records as Events (as operators do
  * by default), and a figure tells how many were posted, and how many were lost at the stop
  * or dropped from the full queue (from the operator's warnings).
@@ -64,6 +67,9 @@ async function child(url: string, count: number): Promise<void> {
     settings,
     clusterwide: true,
     standalone: true,
+    ...(Deno.env.get("KOPF_BENCH_METRICS") === "1"
+      ? { metricsEndpoint: "http://127.0.0.1:0/metrics" }
+      : {}),
     signal: stop.signal,
     onReady: () => console.log("READY"),
   });
@@ -143,7 +149,11 @@ function rssMb(pid: number): { peak: number; now: number } {
   return { peak: mb("VmHWM"), now: mb("VmRSS") };
 }
 
-async function measure(count: number, v8Flags = OPERATOR_V8_FLAGS): Promise<BenchFigure[]> {
+async function measure(
+  count: number,
+  v8Flags = OPERATOR_V8_FLAGS,
+  metrics = false,
+): Promise<BenchFigure[]> {
   await using cluster = await FakeCluster.start({ historySize: 4 * count + 1_000 });
   const crd = new URL("../../examples/crd.yaml", import.meta.url);
   cluster.create(parseYaml(await Deno.readTextFile(crd)) as RawBody);
@@ -161,7 +171,11 @@ async function measure(count: number, v8Flags = OPERATOR_V8_FLAGS): Promise<Benc
     stdin: "null",
     stdout: "piped",
     stderr: POSTING ? "piped" : "inherit",
-    env: { NO_COLOR: "1", KOPF_BENCH_POSTING: POSTING ? "1" : "0" },
+    env: {
+      NO_COLOR: "1",
+      KOPF_BENCH_POSTING: POSTING ? "1" : "0",
+      KOPF_BENCH_METRICS: metrics ? "1" : "0",
+    },
   }).spawn();
   // With posting on, the operator's warnings tell how many events it could not post.
   const lost = { notPosted: 0, dropped: 0 };
@@ -228,7 +242,8 @@ async function measure(count: number, v8Flags = OPERATOR_V8_FLAGS): Promise<Benc
     const objectWrites = (counter.writesTo.get("objects") ?? 0) / count;
     const eventWrites = (counter.writesTo.get("events") ?? 0) / count;
     const n = `${count.toLocaleString("en")} objects` +
-      (v8Flags.length > 0 ? "" : " with V8's default heap policy");
+      (v8Flags.length > 0 ? "" : " with V8's default heap policy") +
+      (metrics ? " with metrics on" : "");
     const postedWhenHandled = POSTING ? events() : 0;
     const postingFigures = (): BenchFigure[] =>
       POSTING
@@ -301,6 +316,15 @@ export const section: BenchSection = {
       figures.push(...await measure(size));
       for (const late of figuresAfterStop.splice(0)) figures.push(...late());
     }
+    // With metrics on (all of them recorded), for comparison with the same size without.
+    const metered = await measure(SIZES[SIZES.length - 1], OPERATOR_V8_FLAGS, true);
+    figuresAfterStop.splice(0);
+    figures.push(
+      ...metered.filter((f) => /all handled|peak RSS/.test(f.name)).map((f) => ({
+        name: f.name,
+        value: f.value,
+      })),
+    );
     // Without the operator's V8 flags: throughput and memory only, for comparison.
     const plain = await measure(SIZES[SIZES.length - 1], []);
     figuresAfterStop.splice(0);

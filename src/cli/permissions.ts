@@ -143,6 +143,8 @@ export interface PermissionPlanOptions {
   readonly listen?: readonly string[];
   /** The liveness endpoint URL, e.g. `http://0.0.0.0:8080/healthz`. */
   readonly liveness?: string;
+  /** The metrics endpoint, `host:port` or a URL, e.g. `0.0.0.0:9090`. */
+  readonly metrics?: string;
   /** Operator modules that `kopf run` loads. */
   readonly operatorFiles?: readonly string[];
   /** The environment; the process's own when omitted. */
@@ -192,6 +194,18 @@ export async function planPermissions(options: PermissionPlanOptions = {}): Prom
       );
     }
     set.add("net", endpoint, "the liveness endpoint");
+  }
+  if (options.metrics) {
+    const url = /^[a-z]+:\/\//i.test(options.metrics)
+      ? options.metrics
+      : `http://${options.metrics}/metrics`;
+    const endpoint = hostPortOf(url);
+    if (endpoint === undefined) {
+      throw new UsageError(
+        `--metrics is not host:port: ${JSON.stringify(options.metrics)}; use e.g. 0.0.0.0:9090.`,
+      );
+    }
+    set.add("net", endpoint, "the metrics endpoint");
   }
   await addOperatorModules(set, options.operatorFiles ?? []);
   return set;
@@ -421,6 +435,7 @@ export function permissionsCommand(): Command {
       [] as string[],
     )
     .option("--liveness <url>", "the liveness endpoint, e.g. http://0.0.0.0:8080/healthz")
+    .option("--metrics <host:port>", "the metrics endpoint, e.g. 0.0.0.0:9090")
     .option("--explain", "one flag per line, with the reason for each")
     .action(async (files, opts, self) => {
       try {
@@ -430,6 +445,7 @@ export function permissionsCommand(): Command {
           inCluster: opts.inCluster,
           listen: opts.listen,
           liveness: opts.liveness,
+          metrics: opts.metrics,
           operatorFiles: files,
         });
         console.log(formatPermissions(set, Boolean(opts.explain)));

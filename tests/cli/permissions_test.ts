@@ -148,18 +148,20 @@ Deno.test("in a pod, the service account's files and the API server from the env
   assertEquals(planned.targets("read"), [SERVICE_ACCOUNT_DIRECTORY]);
 });
 
-Deno.test("listeners and the liveness endpoint are added", async () => {
+Deno.test("listeners, the liveness and the metrics endpoints are added", async () => {
   await withConfigs(async (_dir, kubeconfig) => {
     const set = await planPermissions({
       env: envOf({ KUBECONFIG: kubeconfig }),
       listen: ["0.0.0.0:9443", "[::1]:0"],
       liveness: "http://0.0.0.0:8080/healthz",
+      metrics: "0.0.0.0:9090",
     });
     assertEquals(set.targets("net"), [
       "127.0.0.1:6443",
       "0.0.0.0:9443",
       "[::1]",
       "0.0.0.0:8080",
+      "0.0.0.0:9090",
     ]);
     await assertRejects(
       () => planPermissions({ env: envOf({ KUBECONFIG: kubeconfig }), listen: ["9443"] }),
