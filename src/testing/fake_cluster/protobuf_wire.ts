@@ -90,33 +90,40 @@ const encoder = new TextEncoder();
 
 /** Builds one message; nested messages are written by their own writer. */
 export class ProtobufWriter {
-  #parts: Uint8Array[] = [];
-  #length = 0;
+  #bytes: number[] = [];
 
   #push(bytes: Uint8Array): void {
-    this.#parts.push(bytes);
-    this.#length += bytes.length;
+    for (const b of bytes) this.#bytes.push(b);
   }
 
-  #varint(value: bigint): void {
-    let v = value < 0n ? value + TWO_64 : value;
-    const out: number[] = [];
+  #varint(value: number | bigint): void {
+    if (typeof value === "number" && value >= 0 && value < 0x80000000) {
+      let v = value;
+      while (v > 0x7f) {
+        this.#bytes.push((v & 0x7f) | 0x80);
+        v >>>= 7;
+      }
+      this.#bytes.push(v);
+      return;
+    }
+    // Large or negative: ten-byte two's complement for negatives, as protobuf does.
+    let v = BigInt(value);
+    if (v < 0n) v += TWO_64;
     do {
       const low = Number(v & 0x7fn);
       v >>= 7n;
-      out.push(v ? low | 0x80 : low);
+      this.#bytes.push(v ? low | 0x80 : low);
     } while (v);
-    this.#push(Uint8Array.from(out));
   }
 
   #key(field: number, wireType: number): void {
-    this.#varint(BigInt(field) * 8n + BigInt(wireType));
+    this.#varint(field * 8 + wireType);
   }
 
   /** A varint field (int32, int64, enum). */
   int(field: number, value: number | bigint): this {
     this.#key(field, 0);
-    this.#varint(BigInt(value));
+    this.#varint(value);
     return this;
   }
 
@@ -128,7 +135,7 @@ export class ProtobufWriter {
   /** A length-delimited field of raw bytes. */
   bytes(field: number, value: Uint8Array): this {
     this.#key(field, 2);
-    this.#varint(BigInt(value.length));
+    this.#varint(value.length);
     this.#push(value);
     return this;
   }
@@ -140,7 +147,10 @@ export class ProtobufWriter {
 
   /** A nested message field. */
   message(field: number, value: ProtobufWriter): this {
-    return this.bytes(field, value.finish());
+    this.#key(field, 2);
+    this.#varint(value.#bytes.length);
+    for (const b of value.#bytes) this.#bytes.push(b);
+    return this;
   }
 
   /** A double field (fixed 64 bits, little-endian). */
@@ -153,13 +163,7 @@ export class ProtobufWriter {
   }
 
   /** The message's bytes. */
-  finish(): Uint8Array {
-    const out = new Uint8Array(this.#length);
-    let pos = 0;
-    for (const part of this.#parts) {
-      out.set(part, pos);
-      pos += part.length;
-    }
-    return out;
+  finish(): Uint8Array<ArrayBuffer> {
+    return Uint8Array.from(this.#bytes);
   }
 }

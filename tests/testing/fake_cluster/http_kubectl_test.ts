@@ -358,6 +358,61 @@ Deno.test({
 });
 
 Deno.test({
+  name:
+    "kubectl: OpenAPI — explain from v3 and v2; apply --validate=true patches with /openapi/v2's merge keys",
+  ignore: !hasKubectl,
+  async fn() {
+    await using cluster = await FakeCluster.start();
+    await using k = await Kubectl.for(cluster);
+    const explained = (await k.run(["explain", "deployment.spec.template.spec.containers.ports"]))
+      .out;
+    assertStringIncludes(explained, "containerPort");
+    const v2 =
+      (await k.run(["explain", "deployment.spec.strategy", "--output=plaintext-openapiv2"]))
+        .out;
+    assertStringIncludes(v2, "rollingUpdate");
+    const manifest = (env: Record<string, string>, image: string) =>
+      JSON.stringify({
+        apiVersion: "apps/v1",
+        kind: "Deployment",
+        metadata: { name: "web" },
+        spec: {
+          replicas: 2,
+          selector: { matchLabels: { app: "web" } },
+          template: {
+            metadata: { labels: { app: "web" } },
+            spec: {
+              containers: [{
+                name: "nginx",
+                image,
+                env: Object.entries(env).map(([name, value]) => ({ name, value })),
+              }],
+            },
+          },
+        },
+      });
+    await k.apply(manifest({ A: "1", B: "2" }, "nginx"), ["--validate=true"]);
+    // The second apply computes a strategic merge patch from the OpenAPI v2 definitions.
+    const applied = await k.apply(manifest({ A: "1", C: "3" }, "nginx:1.27"), [
+      "--validate=true",
+      "-v=6",
+    ]);
+    assert(!/warning: error calculating patch/.test(applied.err), applied.err);
+    assert(
+      cluster.requests.some((r) => r.path === "/openapi/v2" && r.status === 200),
+      "kubectl read /openapi/v2",
+    );
+    const web = await k.json(["get", "deployment", "web"]);
+    assertEquals(web.spec.replicas, 2);
+    assertEquals(web.spec.template.spec.containers[0].image, "nginx:1.27");
+    assertEquals(web.spec.template.spec.containers[0].env, [
+      { name: "A", value: "1" },
+      { name: "C", value: "3" },
+    ]);
+  },
+});
+
+Deno.test({
   name: "kubectl: HTTPS with the generated CA, authenticated by token or by client certificate",
   ignore: !hasKubectl,
   async fn() {
