@@ -345,7 +345,7 @@ Deno.test("protobuf: a Pod's quantities, packed numbers and downward API divisor
   });
 });
 
-Deno.test("protobuf: bytes in base64, microsecond times, and the kinds it knew before", () => {
+Deno.test("protobuf: the core kinds it knew before — ConfigMap, Secret, Namespace, ServiceAccount — and Event", () => {
   const cm = envelope(
     "v1",
     "ConfigMap",
@@ -380,6 +380,44 @@ Deno.test("protobuf: bytes in base64, microsecond times, and the kinds it knew b
     eventTime: "2023-11-14T22:13:20.123456Z",
     reportingComponent: "",
     reportingInstance: "",
+  });
+  // `kubectl create secret generic sec --from-literal=a=b`, as kubectl sent it.
+  const secret = fromBase64(
+    "azhzAAoMCgJ2MRIGU2VjcmV0Eh8KEwoDc2VjEgAaACIAKgAyADgAQgASBgoBYRIBYhoAGgAiAA==",
+  );
+  assertEquals(decodeProtobuf(secret), {
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata: { name: "sec", creationTimestamp: null },
+    data: { a: "Yg==" },
+  });
+  const typed = envelope(
+    "v1",
+    "Secret",
+    W().message(1, meta("tls")).message(4, entry("user", "admin")).string(3, "kubernetes.io/tls")
+      .bool(5, true),
+  );
+  assertEquals(decodeProtobuf(typed), {
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata: { name: "tls" },
+    stringData: { user: "admin" },
+    type: "kubernetes.io/tls",
+    immutable: true,
+  });
+  const namespace = envelope(
+    "v1",
+    "Namespace",
+    W().message(1, meta("team").message(11, entry("tier", "gold")))
+      .message(2, W().string(1, "kubernetes"))
+      .message(3, W().string(1, "")),
+  );
+  assertEquals(decodeProtobuf(namespace), {
+    apiVersion: "v1",
+    kind: "Namespace",
+    metadata: { name: "team", labels: { tier: "gold" } },
+    spec: { finalizers: ["kubernetes"] },
+    status: {},
   });
   const sa = envelope(
     "v1",
