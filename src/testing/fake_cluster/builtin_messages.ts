@@ -500,7 +500,11 @@ function collectNames(message: Message, into: Map<string, MessageField>): void {
     else collectNames(messageNamed(field.type), into);
   }
 }
+// A typo in a table would decode garbage silently: refuse it when the module loads.
 for (const message of messages.values()) {
+  if (message.byNumber.size !== message.fields.length) {
+    throw new Error(`builtin_messages: ${message.name} uses a field number twice`);
+  }
   for (const field of message.fields) {
     if (field.message && !messages.has(field.type)) {
       throw new Error(`builtin_messages: ${message.name} refers to unknown ${field.type}`);
@@ -518,19 +522,7 @@ export function messageNamed(name: string): Message {
   return message;
 }
 
-/** Every message the tables declare. */
-export function allMessages(): Iterable<Message> {
-  return messages.values();
-}
-
 /** The message of a kind the tables describe, e.g. `("apps/v1", "Deployment")`. */
 export function kindMessage(apiVersion: string, kind: string): Message | undefined {
   return KINDS[apiVersion]?.includes(kind) ? messages.get(kind) : undefined;
-}
-
-/** Every kind the tables describe, as `[apiVersion, kind]`. */
-export function describedKinds(): [string, string][] {
-  return Object.entries(KINDS).flatMap(([apiVersion, kinds]) =>
-    kinds.map((kind): [string, string] => [apiVersion, kind])
-  );
 }

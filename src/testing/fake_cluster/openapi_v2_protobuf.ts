@@ -37,7 +37,7 @@ function strings(w: ProtobufWriter, field: number, value: JsonValue | undefined)
 }
 
 /** A JSON schema as gnostic's `Schema`. */
-export function encodeSchema(schema: JsonObject): ProtobufWriter {
+function encodeSchema(schema: JsonObject): ProtobufWriter {
   const w = W();
   const str = (field: number, key: string) => {
     if (typeof schema[key] === "string") w.string(field, schema[key] as string);
