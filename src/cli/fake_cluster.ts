@@ -1,6 +1,8 @@
 /**
  * `kopf fake-cluster`: serve an in-memory Kubernetes API server on 127.0.0.1 until
- * SIGINT/SIGTERM, with a kubeconfig written for kubectl and operators. With `--state`,
+ * SIGINT/SIGTERM, with a kubeconfig written for kubectl and operators. It serves HTTPS
+ * with a CA generated at start and a bearer token by default, so that the kubeconfig is
+ * one every client takes as it is; `--http` serves plain HTTP instead. With `--state`,
  * the objects survive restarts.
  *
  * @module
@@ -14,9 +16,9 @@ import { FakeCluster } from "../testing/fake_cluster/cluster.ts";
 export interface FakeClusterCliOptions {
   /** The port; 0 or omitted picks a free one. */
   port?: number;
-  /** Serve HTTPS with a generated CA. */
+  /** Serve HTTPS with a generated CA (`true` by default); `false` serves plain HTTP. */
   tls?: boolean;
-  /** The bearer token to require. */
+  /** The bearer token to require (a random one over HTTPS by default). */
   token?: string;
   /** Accept client certificates of the generated CA (with `tls`); the kubeconfig gets one. */
   clientCertificates?: boolean;
@@ -43,14 +45,15 @@ export async function serveFakeCluster(
 ): Promise<void> {
   const print = io.print ?? ((line: string) => console.log(line));
   const warn = io.warn ?? ((line: string) => console.error(line));
-  if (options.token && !options.tls) {
-    warn("Warning: kubectl sends tokens over HTTPS only; add --tls to use --token with kubectl.");
+  const tls = options.tls ?? true;
+  if (options.token && !tls) {
+    warn("Warning: kubectl sends tokens over HTTPS only; drop --http to use --token with kubectl.");
   }
   const cluster = await FakeCluster.start({
     port: options.port ?? 0,
-    tls: options.tls ?? false,
+    tls,
     clientCertificates: options.clientCertificates ?? false,
-    token: options.token ?? (options.tls ? undefined : false),
+    token: options.token ?? (tls ? undefined : false),
     state: options.state,
   });
   let stopped!: () => void;
@@ -88,20 +91,29 @@ export function fakeClusterCommand(): Command {
       "Serve an in-memory Kubernetes API server on 127.0.0.1 for tests and local development.",
     )
     .option("--port <port>", "the port to listen on (0 picks a free one)", parsePort, 0)
-    .option("--tls", "serve HTTPS with a certificate authority generated at start")
-    .option("--token <token>", "require this bearer token (with --tls)")
+    .option("--tls", "serve HTTPS with a certificate authority generated at start (the default)")
+    .option(
+      "--http",
+      "serve plain HTTP instead (the kubeconfig then skips TLS verification, which every client needs to accept plain HTTP)",
+    )
+    .option("--token <token>", "require this bearer token (a random one by default over HTTPS)")
     .option(
       "--client-certificates",
-      "accept client certificates of the generated CA (with --tls); the kubeconfig gets one",
+      "also accept client certificates of the generated CA; the kubeconfig gets one",
     )
     .option("--kubeconfig <path>", "write the kubeconfig here (a temporary file by default)")
     .option("--state <file>", "load objects from this file at start and save them on exit")
     .action(async (options, self) => {
-      if (options.clientCertificates && !options.tls) {
-        self.error("kopf fake-cluster: --client-certificates needs --tls.", { exitCode: 2 });
+      if (options.http && options.tls) {
+        self.error("kopf fake-cluster: --http and --tls exclude each other.", { exitCode: 2 });
+      }
+      if (options.clientCertificates && options.http) {
+        self.error("kopf fake-cluster: --client-certificates needs HTTPS; drop --http.", {
+          exitCode: 2,
+        });
       }
       try {
-        await serveFakeCluster(options);
+        await serveFakeCluster({ ...options, tls: !options.http });
       } catch (error) {
         self.error(`kopf fake-cluster: ${oneLine(error)}`, { exitCode: 1 });
       }

@@ -4,9 +4,9 @@
  *
  * - Deno: `Deno.createHttpClient` (rustls) for CAs and client certificates. It has no
  *   switch to skip certificate verification (only the process-wide
- *   `--unsafely-ignore-certificate-errors` flag), so insecure mode goes through the
- *   `undici` package on Deno's Node compatibility layer, which honours
- *   `rejectUnauthorized: false` per connection pool.
+ *   `--unsafely-ignore-certificate-errors` flag), so insecure mode sends https:// requests
+ *   through the `undici` package on Deno's Node compatibility layer, which honours
+ *   `rejectUnauthorized: false` per connection pool; http:// ones stay on Deno's client.
  * - Node: `undici`'s `fetch` with an `Agent` dispatcher for everything.
  *
  * `undici` is imported lazily, so Deno programs that never use insecure mode never load it.
@@ -72,8 +72,20 @@ function loadUndici(): Promise<UndiciModule> {
 
 /** Make an HTTP client with the given TLS settings. */
 export async function createHttpClient(options: HttpClientOptions = {}): Promise<HttpClient> {
-  if (typeof Deno !== "undefined" && !options.insecure) return createDenoClient(options);
-  return await createUndiciClient(options);
+  if (typeof Deno === "undefined") return await createUndiciClient(options);
+  if (!options.insecure) return createDenoClient(options);
+  // Skipping verification concerns TLS only: a plain-HTTP server (kubeconfigs say
+  // insecure-skip-tls-verify for those, as @kubernetes/client-node demands) stays on Deno's
+  // own client, and only https:// requests take undici.
+  const tls = await createUndiciClient(options);
+  const plain = createDenoClient(options);
+  return {
+    fetch: (url, init) => (url.startsWith("http:") ? plain : tls).fetch(url, init),
+    close: async () => {
+      await plain.close();
+      await tls.close();
+    },
+  };
 }
 
 function createDenoClient(options: HttpClientOptions): HttpClient {

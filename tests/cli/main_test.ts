@@ -30,7 +30,9 @@ async function kopf(args: string[], stdin?: string): Promise<Result> {
     await writer.write(new TextEncoder().encode(stdin));
     await writer.close();
   }
-  const { code, stdout, stderr } = await child.output();
+  // A safety net only: a command that never ends fails the test instead of stalling the suite.
+  const guard = setTimeout(() => child.kill("SIGKILL"), 60_000);
+  const { code, stdout, stderr } = await child.output().finally(() => clearTimeout(guard));
   const text = new TextDecoder();
   return { code, stdout: text.decode(stdout), stderr: text.decode(stderr) };
 }
@@ -48,8 +50,13 @@ Deno.test("every subcommand answers a usage error with its message, its help hin
     ],
     [["fake-cluster", "--port", "http"], "the port must be a number", "kopf fake-cluster"],
     [
-      ["fake-cluster", "--client-certificates"],
-      "--client-certificates needs --tls",
+      ["fake-cluster", "--client-certificates", "--http"],
+      "--client-certificates needs HTTPS",
+      "kopf fake-cluster",
+    ],
+    [
+      ["fake-cluster", "--http", "--tls"],
+      "--http and --tls exclude each other",
       "kopf fake-cluster",
     ],
     [["types"], "error: missing required argument 'files'", "kopf types"],

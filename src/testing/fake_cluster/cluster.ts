@@ -44,7 +44,11 @@ import { WatchHub } from "./watch.ts";
 export interface FakeClusterOptions {
   /** The port on 127.0.0.1; `0` (the default) picks a free one. */
   port?: number;
-  /** Serve HTTPS with a certificate authority generated at start. */
+  /**
+   * Serve HTTPS with a certificate authority generated at start. Off by default: plain
+   * HTTP keeps tests simple (any `fetch()` reaches the cluster), and the kubeconfig it
+   * writes is accepted by every client all the same.
+   */
   tls?: boolean;
   /**
    * The bearer token clients must send; `false` lets anyone in. By default a random
@@ -404,11 +408,19 @@ export class FakeCluster implements AsyncDisposable {
     };
   }
 
-  /** A kubeconfig (YAML) for kubectl and client libraries, with the current credentials. */
+  /**
+   * A kubeconfig (YAML) for kubectl and client libraries, with the current credentials,
+   * that kubectl, `@kubernetes/client-node` and Python's `kubernetes` client take as it
+   * is: over HTTPS it carries the generated CA; over plain HTTP it says
+   * `insecure-skip-tls-verify: true`, without which `@kubernetes/client-node` refuses
+   * plain-HTTP servers (there is no TLS to verify either way).
+   */
   get kubeconfig(): string {
-    const cluster: Record<string, string> = { server: this.url };
+    const cluster: Record<string, string | boolean> = { server: this.url };
     if (this.caCertificate) {
       cluster["certificate-authority-data"] = btoa(this.caCertificate);
+    } else {
+      cluster["insecure-skip-tls-verify"] = true;
     }
     const user: Record<string, string> = {};
     if (this.#auth.token !== undefined) user.token = this.#auth.token;

@@ -13,7 +13,8 @@ import { ApiError, badRequest, statusOf } from "./errors.ts";
 import type { FakeClusterFaults, RequestResource } from "./faults.ts";
 import type { Lifecycle } from "./lifecycle.ts";
 import type { DeleteOptions, Objects, Target, WriteOptions } from "./objects.ts";
-import { openApiDocument, openApiRoot } from "./openapi.ts";
+import { openApiDocument, openApiRoot, openApiV2Document } from "./openapi.ts";
+import { encodeOpenApiV2, OPENAPI_V2_PROTOBUF } from "./openapi_v2_protobuf.ts";
 import type { Admission, AdmissionAttributes } from "./admission.ts";
 import {
   bodyOf,
@@ -184,6 +185,15 @@ export class Router {
           return new Response("ok", { headers: { "content-type": "text/plain" } });
       }
       if (path === "/openapi/v3") return json(openApiRoot(catalog));
+      if (path === "/openapi/v2") {
+        const doc = openApiV2Document(catalog);
+        // kubectl (through client-go) asks for gnostic's protobuf form only.
+        const accept = request.headers.get("accept") ?? "";
+        if (!accept.includes("com.github.proto-openapi.spec.v2")) return json(doc);
+        return new Response(encodeOpenApiV2(doc), {
+          headers: { "content-type": OPENAPI_V2_PROTOBUF },
+        });
+      }
       if (segments[0] === "openapi" && segments[1] === "v3" && segments.length >= 4) {
         const group = segments[2] === "api" ? "" : segments[3];
         const doc = openApiDocument(catalog, group, segments[segments.length - 1]);

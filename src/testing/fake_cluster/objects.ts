@@ -29,14 +29,9 @@ import {
   notFound,
   type ObjectIdentity,
 } from "./errors.ts";
-import {
-  clone,
-  isObject,
-  jsonEqual,
-  jsonPatch,
-  mergePatch,
-  strategicMergePatch,
-} from "./patching.ts";
+import { clone, isObject, jsonEqual, jsonPatch, mergePatch } from "./patching.ts";
+import { strategicMergePatch } from "./strategic_merge_patch.ts";
+import { kindMessage } from "./builtin_messages.ts";
 import {
   checkMeta,
   finalizersOf,
@@ -302,7 +297,10 @@ export class Objects {
           `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml (strategic merge patch is not supported for custom resources; use a merge or JSON patch)`,
         );
       }
-      patched = strategicMergePatch(base, patch);
+      const root = scaling
+        ? undefined
+        : kindMessage(apiVersionOf(type.group, version.name), type.kind);
+      patched = strategicMergePatch(base, patch, root);
     }
     if (!isObject(patched)) throw new ApiError(422, "the patched object is not a JSON object");
     if (scaling) return this.#scale(target, patched, options);

@@ -1,211 +1,237 @@
 /**
- * Reading the Kubernetes protobuf encoding for the few simple kinds that kubectl's
- * generators send as protobuf (`kubectl create namespace|configmap|secret|serviceaccount`).
- * Anything else in protobuf is refused with 415 and a hint to send JSON or YAML.
+ * Reading request bodies in the Kubernetes protobuf encoding, which kubectl's generators
+ * (`kubectl create deployment|job|cronjob|service|role|…`) and Go clients send for
+ * built-in kinds. The body is `k8s\0` + `runtime.Unknown { typeMeta{apiVersion, kind}, raw }`;
+ * `raw` is the object's message, read with the field tables of `builtin_messages.ts` into
+ * the JSON the API server would store: camelCase names, int-or-string as a number or a
+ * string, quantities as strings, timestamps in RFC 3339, bytes in base64.
  *
- * The envelope is `k8s\0` + `runtime.Unknown { typeMeta{apiVersion, kind}, raw }`; `raw`
- * is the object's message, whose field numbers come from Kubernetes' `generated.proto`.
+ * What the tables do not know is refused, never dropped: another kind is a 415 (as a real
+ * server answers for custom resources), and so is a field the tables lack when it is set.
  *
  * @module
  */
 import type { JsonObject, JsonValue } from "../../structs/bodies.ts";
-import { ApiError } from "./errors.ts";
-
-/** How to read one field: a scalar, a nested message, a map, or repeated of those. */
-type Field =
-  | { name: string; type: "string" | "bytes" | "int" | "bool" | "time"; repeated?: boolean }
-  | { name: string; type: "message"; schema: Schema; repeated?: boolean }
-  | { name: string; type: "map"; value: "string" | "bytes" };
-
-type Schema = Record<number, Field>;
-
-const OWNER_REFERENCE: Schema = {
-  1: { name: "kind", type: "string" },
-  3: { name: "name", type: "string" },
-  4: { name: "uid", type: "string" },
-  5: { name: "apiVersion", type: "string" },
-  6: { name: "controller", type: "bool" },
-  7: { name: "blockOwnerDeletion", type: "bool" },
-};
-
-const OBJECT_META: Schema = {
-  1: { name: "name", type: "string" },
-  2: { name: "generateName", type: "string" },
-  3: { name: "namespace", type: "string" },
-  6: { name: "resourceVersion", type: "string" },
-  11: { name: "labels", type: "map", value: "string" },
-  12: { name: "annotations", type: "map", value: "string" },
-  13: { name: "ownerReferences", type: "message", schema: OWNER_REFERENCE, repeated: true },
-  14: { name: "finalizers", type: "string", repeated: true },
-};
-
-const LOCAL_REFERENCE: Schema = { 1: { name: "name", type: "string" } };
-
-const KINDS: Record<string, Schema> = {
-  "v1/Namespace": {
-    1: { name: "metadata", type: "message", schema: OBJECT_META },
-    2: {
-      name: "spec",
-      type: "message",
-      schema: { 1: { name: "finalizers", type: "string", repeated: true } },
-    },
-  },
-  "v1/ConfigMap": {
-    1: { name: "metadata", type: "message", schema: OBJECT_META },
-    2: { name: "data", type: "map", value: "string" },
-    3: { name: "binaryData", type: "map", value: "bytes" },
-    4: { name: "immutable", type: "bool" },
-  },
-  "v1/Secret": {
-    1: { name: "metadata", type: "message", schema: OBJECT_META },
-    2: { name: "data", type: "map", value: "bytes" },
-    3: { name: "type", type: "string" },
-    4: { name: "stringData", type: "map", value: "string" },
-    5: { name: "immutable", type: "bool" },
-  },
-  "v1/ServiceAccount": {
-    1: { name: "metadata", type: "message", schema: OBJECT_META },
-    3: { name: "imagePullSecrets", type: "message", schema: LOCAL_REFERENCE, repeated: true },
-    4: { name: "automountServiceAccountToken", type: "bool" },
-  },
-};
+import { ApiError, badRequest } from "./errors.ts";
+import { kindMessage, type Message, type MessageField, messageNamed } from "./builtin_messages.ts";
+import { ProtobufReader, WireError } from "./protobuf_wire.ts";
 
 const MAGIC = [0x6b, 0x38, 0x73, 0x00]; // "k8s\0"
-const decoder = new TextDecoder();
+const text = new TextDecoder("utf-8", { fatal: true });
 
-/** A protobuf wire-format reader over one message's bytes. */
-class Reader {
-  #pos = 0;
-  constructor(readonly bytes: Uint8Array) {}
-
-  get done(): boolean {
-    return this.#pos >= this.bytes.length;
-  }
-
-  varint(): number {
-    let result = 0;
-    let shift = 0;
-    while (true) {
-      if (this.#pos >= this.bytes.length) throw new Error("truncated varint");
-      const byte = this.bytes[this.#pos++];
-      result += (byte & 0x7f) * 2 ** shift;
-      if (!(byte & 0x80)) return result;
-      shift += 7;
-    }
-  }
-
-  chunk(): Uint8Array {
-    const length = this.varint();
-    const end = this.#pos + length;
-    if (end > this.bytes.length) throw new Error("truncated field");
-    const out = this.bytes.subarray(this.#pos, end);
-    this.#pos = end;
-    return out;
-  }
-
-  skip(wireType: number): void {
-    if (wireType === 0) this.varint();
-    else if (wireType === 2) this.chunk();
-    else if (wireType === 1) this.#pos += 8;
-    else if (wireType === 5) this.#pos += 4;
-    else throw new Error(`unsupported wire type ${wireType}`);
-  }
-
-  /** Each field as [number, wire type]; the value is read by the caller. */
-  *fields(): Generator<[number, number]> {
-    while (!this.done) {
-      const key = this.varint();
-      yield [Math.floor(key / 8), key & 7];
-    }
-  }
-}
+/** A field the tables lack, set in the body: the fake cluster cannot read it. */
+class UnknownField extends Error {}
 
 function base64(bytes: Uint8Array): string {
-  let text = "";
-  for (const b of bytes) text += String.fromCharCode(b);
-  return btoa(text);
+  let out = "";
+  for (const b of bytes) out += String.fromCharCode(b);
+  return btoa(out);
 }
 
-function readMessage(bytes: Uint8Array, schema: Schema): JsonObject {
-  const reader = new Reader(bytes);
-  const out: JsonObject = {};
+function string(bytes: Uint8Array): string {
+  try {
+    return text.decode(bytes);
+  } catch {
+    throw new WireError("a string field is not valid UTF-8");
+  }
+}
+
+/** The scalar fields of a small well-known message, e.g. a Time's seconds and nanos. */
+function smallMessage(bytes: Uint8Array): Map<number, bigint | Uint8Array> {
+  const reader = new ProtobufReader(bytes);
+  const out = new Map<number, bigint | Uint8Array>();
   for (const [number, wireType] of reader.fields()) {
-    const field = schema[number];
-    if (!field) {
-      reader.skip(wireType);
-      continue;
-    }
-    let value: JsonValue;
-    switch (field.type) {
-      case "string":
-        value = decoder.decode(reader.chunk());
-        break;
-      case "bytes":
-        value = base64(reader.chunk());
-        break;
-      case "int":
-        value = reader.varint();
-        break;
-      case "bool":
-        value = reader.varint() !== 0;
-        break;
-      case "time": {
-        const seconds = readMessage(reader.chunk(), { 1: { name: "s", type: "int" } }).s;
-        value = new Date(Number(seconds) * 1000).toISOString().replace(/\.\d+Z$/, "Z");
-        break;
-      }
-      case "message":
-        value = readMessage(reader.chunk(), field.schema);
-        break;
-      case "map": {
-        const entry = readMessage(reader.chunk(), {
-          1: { name: "key", type: "string" },
-          2: { name: "value", type: field.value },
-        });
-        const map = (out[field.name] ??= {}) as JsonObject;
-        map[String(entry.key ?? "")] = entry.value ?? "";
-        continue;
-      }
-    }
-    if ("repeated" in field && field.repeated) {
-      ((out[field.name] ??= []) as JsonValue[]).push(value);
-    } else {
-      out[field.name] = value;
-    }
+    if (wireType === 0) out.set(number, reader.uvarint());
+    else if (wireType === 2) out.set(number, reader.chunk());
+    else reader.skip(wireType);
   }
   return out;
 }
 
-/** Decode a protobuf request body of a supported kind into its JSON form. */
-export function decodeProtobuf(bytes: Uint8Array): JsonObject {
-  const refuse = (why: string) =>
-    new ApiError(
-      415,
-      `the fake cluster cannot read this protobuf body (${why}); send JSON or YAML, e.g. with kubectl apply -f`,
-    );
-  if (bytes.length < 4 || MAGIC.some((b, i) => bytes[i] !== b)) throw refuse("no k8s envelope");
-  let envelope: JsonObject;
-  try {
-    envelope = readMessage(bytes.subarray(4), {
-      1: {
-        name: "typeMeta",
-        type: "message",
-        schema: { 1: { name: "apiVersion", type: "string" }, 2: { name: "kind", type: "string" } },
-      },
-      2: { name: "raw", type: "bytes" },
-    });
-  } catch (error) {
-    throw refuse((error as Error).message);
+function signed(value: bigint | Uint8Array | undefined): number {
+  if (typeof value !== "bigint") return 0;
+  return Number(value >= 2n ** 63n ? value - 2n ** 64n : value);
+}
+
+function bytesOf(value: bigint | Uint8Array | undefined): Uint8Array {
+  return value instanceof Uint8Array ? value : new Uint8Array();
+}
+
+/** A Time (seconds) or MicroTime (microseconds) as Go writes it in JSON; zero is null. */
+function timestamp(bytes: Uint8Array, micro: boolean): string | null {
+  const fields = smallMessage(bytes);
+  const seconds = signed(fields.get(1));
+  const nanos = signed(fields.get(2));
+  if (seconds === 0 && nanos === 0) return null;
+  const iso = new Date(seconds * 1000).toISOString().slice(0, 19);
+  if (!micro) return `${iso}Z`;
+  return `${iso}.${String(Math.floor(nanos / 1000)).padStart(6, "0")}Z`;
+}
+
+/** One value of a field whose wire type has been read. */
+function readValue(
+  reader: ProtobufReader,
+  wireType: number,
+  type: string,
+  path: string,
+): JsonValue {
+  const expect = (wanted: number) => {
+    if (wireType !== wanted) {
+      throw new WireError(`${path} has wire type ${wireType}, not ${wanted}`);
+    }
+  };
+  switch (type) {
+    case "int":
+      expect(0);
+      return reader.int();
+    case "bool":
+      expect(0);
+      return reader.uvarint() !== 0n;
   }
-  const typeMeta = (envelope.typeMeta ?? {}) as JsonObject;
-  const apiVersion = String(typeMeta.apiVersion ?? "");
-  const kind = String(typeMeta.kind ?? "");
-  const schema = KINDS[`${apiVersion}/${kind}`];
-  if (!schema) throw refuse(`${apiVersion} ${kind} is not one of the kinds it reads`);
-  const raw = Uint8Array.from(atob(String(envelope.raw ?? "")), (c) => c.charCodeAt(0));
+  expect(2);
+  const bytes = reader.chunk();
+  switch (type) {
+    case "string":
+      return string(bytes);
+    case "bytes":
+      return base64(bytes);
+    case "time":
+    case "microtime":
+      return timestamp(bytes, type === "microtime");
+    case "quantity":
+      // A Quantity travels as its canonical string; an empty one is Go's zero, "0".
+      return string(bytesOf(smallMessage(bytes).get(1))) || "0";
+    case "intstr": {
+      const fields = smallMessage(bytes);
+      return signed(fields.get(1)) === 1 ? string(bytesOf(fields.get(3))) : signed(fields.get(2));
+    }
+    case "fieldsV1": {
+      const raw = string(bytesOf(smallMessage(bytes).get(1)));
+      try {
+        return raw ? JSON.parse(raw) as JsonValue : {};
+      } catch {
+        throw new WireError(`${path} holds no valid JSON`);
+      }
+    }
+  }
+  if (type.startsWith("map<")) {
+    const entry = new ProtobufReader(bytes);
+    let key = "";
+    let value: JsonValue = type === "map<quantity>" ? "0" : "";
+    for (const [number, entryWire] of entry.fields()) {
+      if (number === 1) key = readValue(entry, entryWire, "string", path) as string;
+      else if (number === 2) {
+        value = readValue(entry, entryWire, type.slice(4, -1), `${path}[${key}]`);
+      } else entry.skip(entryWire);
+    }
+    return { [key]: value };
+  }
+  return decodeMessage(bytes, messageNamed(type), path);
+}
+
+function isZero(value: JsonValue): boolean {
+  return value === "" || value === 0 || value === false;
+}
+
+/** Decode one message into `out` (inline messages share their parent's object). */
+function decodeInto(out: JsonObject, bytes: Uint8Array, message: Message, path: string): void {
+  const reader = new ProtobufReader(bytes);
+  for (const [number, wireType] of reader.fields()) {
+    const field: MessageField | undefined = message.byNumber.get(number);
+    if (!field) {
+      // Go writes every plain field even when it is zero, so newer clients send fields
+      // this table lacks; only a set one would be lost.
+      if (!reader.skip(wireType)) {
+        throw new UnknownField(
+          `field ${number} of ${message.definition}${path ? ` (at ${path})` : ""}`,
+        );
+      }
+      continue;
+    }
+    if (!field.name) {
+      expectChunk(wireType, path);
+      decodeInto(out, reader.chunk(), messageNamed(field.type), path);
+      continue;
+    }
+    const where = path ? `${path}.${field.name}` : field.name;
+    if (field.repeated && field.type === "int" && wireType === 2) {
+      // A packed list of numbers: all values in one chunk.
+      const packed = new ProtobufReader(reader.chunk());
+      const list = (out[field.name] ??= []) as JsonValue[];
+      while (!packed.done) list.push(packed.int());
+      continue;
+    }
+    const value = readValue(reader, wireType, field.type, where);
+    if (field.type.startsWith("map<")) {
+      Object.assign((out[field.name] ??= {}) as JsonObject, value as JsonObject);
+    } else if (field.repeated) {
+      ((out[field.name] ??= []) as JsonValue[]).push(value);
+    } else if (field.keepZero || field.message || !isZero(value)) {
+      out[field.name] = value;
+    }
+  }
+}
+
+function expectChunk(wireType: number, path: string): void {
+  if (wireType !== 2) throw new WireError(`${path || "the object"} is not a nested message`);
+}
+
+function decodeMessage(bytes: Uint8Array, message: Message, path: string): JsonObject {
+  const out: JsonObject = {};
+  decodeInto(out, bytes, message, path);
+  return out;
+}
+
+/** Decode a protobuf request body of a built-in kind into its JSON form. */
+export function decodeProtobuf(bytes: Uint8Array): JsonObject {
+  if (bytes.length < 4 || MAGIC.some((b, i) => bytes[i] !== b)) {
+    throw badRequest(
+      'the request body is not a Kubernetes protobuf message: it lacks the "k8s\\0" prefix',
+    );
+  }
+  let apiVersion = "";
+  let kind = "";
+  let raw: Uint8Array = new Uint8Array();
+  let encoding = "";
   try {
-    return { apiVersion, kind, ...readMessage(raw, schema) };
+    const envelope = new ProtobufReader(bytes.subarray(4));
+    for (const [number, wireType] of envelope.fields()) {
+      if (number === 1 && wireType === 2) {
+        const typeMeta = smallMessage(envelope.chunk());
+        apiVersion = string(bytesOf(typeMeta.get(1)));
+        kind = string(bytesOf(typeMeta.get(2)));
+      } else if (number === 2 && wireType === 2) raw = envelope.chunk();
+      else if (number === 3 && wireType === 2) encoding = string(envelope.chunk());
+      else envelope.skip(wireType);
+    }
   } catch (error) {
-    throw refuse((error as Error).message);
+    throw badRequest(`the protobuf request body is malformed: ${(error as Error).message}`);
+  }
+  if (encoding) {
+    throw new ApiError(415, `the protobuf request body is ${encoding}-encoded; send it plain`);
+  }
+  const message = kindMessage(apiVersion, kind);
+  if (!message) {
+    throw new ApiError(
+      415,
+      `the body of the request was in an unknown format - the fake cluster reads protobuf ` +
+        `only for built-in kinds it knows, not ${apiVersion || "(no apiVersion)"} ` +
+        `${kind || "(no kind)"}; accepted media types include: application/json, application/yaml`,
+    );
+  }
+  try {
+    return { apiVersion, kind, ...decodeMessage(raw, message, "") };
+  } catch (error) {
+    if (error instanceof UnknownField) {
+      throw new ApiError(
+        415,
+        `the fake cluster cannot read ${error.message} of this ${kind} in protobuf; ` +
+          `send it as JSON or YAML (e.g. kubectl apply -f)`,
+      );
+    }
+    if (error instanceof WireError) {
+      throw badRequest(`the protobuf ${kind} is malformed: ${error.message}`);
+    }
+    throw error;
   }
 }

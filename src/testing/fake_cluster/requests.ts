@@ -1,7 +1,7 @@
 /**
- * Reading API requests: the resource path, bodies (JSON, YAML, simple protobuf), patch
- * types, query parameters (dry run, field validation, selectors, paging, deletion
- * options) and the rendering asked for in `Accept`.
+ * Reading API requests: the resource path, bodies (JSON, YAML, protobuf of built-in
+ * kinds), patch types, query parameters (dry run, field validation, selectors, paging,
+ * deletion options) and the rendering asked for in `Accept`.
  *
  * @module
  */
@@ -35,7 +35,7 @@ export function renderingOf(accept: string): "Table" | "PartialObjectMetadata" |
   return "object";
 }
 
-/** The parsed request body: JSON, YAML, or protobuf for a few simple kinds. */
+/** The parsed request body: JSON, YAML, or protobuf for the built-in kinds it knows. */
 export async function bodyOf(request: Request): Promise<JsonValue> {
   const type = (request.headers.get("content-type") ?? JSON_TYPE).toLowerCase();
   const bytes = new Uint8Array(await request.arrayBuffer());
@@ -46,7 +46,7 @@ export async function bodyOf(request: Request): Promise<JsonValue> {
   if (type.includes("cbor")) {
     throw new ApiError(
       415,
-      "the fake cluster reads JSON, YAML and simple protobuf bodies, not CBOR",
+      "the fake cluster reads JSON, YAML and protobuf bodies, not CBOR",
     );
   }
   const text = new TextDecoder().decode(bytes);

@@ -309,9 +309,106 @@ Deno.test({
     assertEquals(cluster.get("configmaps", "c", { namespace: "gen" })?.data, { a: "1", b: "2" });
     assertEquals(cluster.get("secrets", "s", { namespace: "gen" })?.data, { p: btoa("pw") });
     assert(cluster.get("serviceaccounts", "robot", { namespace: "gen" }));
-    const refused = await k.run(["create", "deployment", "d", "--image=x"], { allowFailure: true });
-    assert(!refused.ok);
-    assertStringIncludes(refused.err, "send JSON or YAML");
+  },
+});
+
+Deno.test({
+  name:
+    "kubectl: the workload generators send protobuf: deployment, job (also from a cronjob), cronjob, service, role",
+  ignore: !hasKubectl,
+  async fn() {
+    await using cluster = await FakeCluster.start();
+    await using k = await Kubectl.for(cluster);
+    await k.run(["create", "deployment", "web", "--image=nginx", "--replicas=2", "--port=80"]);
+    const web = await k.json(["get", "deployment", "web"]);
+    assertEquals(web.spec.replicas, 2);
+    assertEquals(web.spec.selector, { matchLabels: { app: "web" } });
+    assertEquals(web.spec.template.spec.containers, [
+      { name: "nginx", image: "nginx", ports: [{ containerPort: 80 }], resources: {} },
+    ]);
+
+    await k.run(["create", "job", "once", "--image=busybox", "--", "echo", "hi"]);
+    const job = await k.json(["get", "job", "once"]);
+    assertEquals(job.spec.template.spec.containers[0].command, ["echo", "hi"]);
+    assertEquals(job.spec.template.spec.restartPolicy, "Never");
+
+    await k.run(["create", "cronjob", "tick", "--image=busybox", "--schedule=*/5 * * * *"]);
+    const cron = await k.json(["get", "cronjob", "tick"]);
+    assertEquals(cron.spec.schedule, "*/5 * * * *");
+    assertEquals(cron.spec.jobTemplate.spec.template.spec.restartPolicy, "OnFailure");
+    await k.run(["create", "job", "manual", "--from=cronjob/tick"]);
+    const manual = await k.json(["get", "job", "manual"]);
+    assertEquals(manual.metadata.ownerReferences[0].name, "tick");
+    assertEquals(manual.metadata.annotations, { "cronjob.kubernetes.io/instantiate": "manual" });
+
+    await k.run(["create", "service", "clusterip", "web", "--tcp=80:8080"]);
+    assertEquals((await k.json(["get", "service", "web"])).spec.ports, [
+      { name: "80-8080", protocol: "TCP", port: 80, targetPort: 8080 },
+    ]);
+    await k.run(["create", "role", "reader", "--verb=get,list", "--resource=pods"]);
+    await k.run(["create", "rolebinding", "readers", "--role=reader", "--user=me"]);
+    assertEquals((await k.json(["get", "role", "reader"])).rules, [
+      { verbs: ["get", "list"], apiGroups: [""], resources: ["pods"] },
+    ]);
+    assertEquals((await k.json(["get", "rolebinding", "readers"])).roleRef.name, "reader");
+    assert(
+      cluster.requests.some((r) => r.verb === "create" && r.path.endsWith("/deployments")),
+    );
+  },
+});
+
+Deno.test({
+  name:
+    "kubectl: OpenAPI — explain from v3 and v2; apply --validate=true patches with /openapi/v2's merge keys",
+  ignore: !hasKubectl,
+  async fn() {
+    await using cluster = await FakeCluster.start();
+    await using k = await Kubectl.for(cluster);
+    const explained = (await k.run(["explain", "deployment.spec.template.spec.containers.ports"]))
+      .out;
+    assertStringIncludes(explained, "containerPort");
+    const v2 =
+      (await k.run(["explain", "deployment.spec.strategy", "--output=plaintext-openapiv2"]))
+        .out;
+    assertStringIncludes(v2, "rollingUpdate");
+    const manifest = (env: Record<string, string>, image: string) =>
+      JSON.stringify({
+        apiVersion: "apps/v1",
+        kind: "Deployment",
+        metadata: { name: "web" },
+        spec: {
+          replicas: 2,
+          selector: { matchLabels: { app: "web" } },
+          template: {
+            metadata: { labels: { app: "web" } },
+            spec: {
+              containers: [{
+                name: "nginx",
+                image,
+                env: Object.entries(env).map(([name, value]) => ({ name, value })),
+              }],
+            },
+          },
+        },
+      });
+    await k.apply(manifest({ A: "1", B: "2" }, "nginx"), ["--validate=true"]);
+    // The second apply computes a strategic merge patch from the OpenAPI v2 definitions.
+    const applied = await k.apply(manifest({ A: "1", C: "3" }, "nginx:1.27"), [
+      "--validate=true",
+      "-v=6",
+    ]);
+    assert(!/warning: error calculating patch/.test(applied.err), applied.err);
+    assert(
+      cluster.requests.some((r) => r.path === "/openapi/v2" && r.status === 200),
+      "kubectl read /openapi/v2",
+    );
+    const web = await k.json(["get", "deployment", "web"]);
+    assertEquals(web.spec.replicas, 2);
+    assertEquals(web.spec.template.spec.containers[0].image, "nginx:1.27");
+    assertEquals(web.spec.template.spec.containers[0].env, [
+      { name: "A", value: "1" },
+      { name: "C", value: "3" },
+    ]);
   },
 });
 

@@ -94,9 +94,10 @@ Deno.test("merge, JSON and strategic patches; a failing JSON-patch test is 422",
     },
   }, { "content-type": "application/strategic-merge-patch+json" });
   assertEquals(smp.status, 200);
-  assertEquals(smp.body.metadata.finalizers, ["a/b", "c/d"]);
+  // Items new to a merged list come first, as in Kubernetes' strategic merge.
+  assertEquals(smp.body.metadata.finalizers, ["c/d", "a/b"]);
   assertEquals(smp.body.spec.template.spec.containers, [
-    { name: "main", image: "x:1", env: [{ name: "A", value: "1" }, { name: "B", value: "2" }] },
+    { name: "main", image: "x:1", env: [{ name: "B", value: "2" }, { name: "A", value: "1" }] },
   ]);
   const merge = await call(cluster, "PATCH", path, { spec: { replicas: 3 } }, {
     "content-type": "application/merge-patch+json",

@@ -1,13 +1,8 @@
 /**
- * The patch formats of the fake API server: merge, JSON and strategic merge patches.
+ * The generic patch formats of the fake API server: merge and JSON patches.
  */
-import {
-  jsonPatch,
-  mergePatch,
-  strategicMergePatch,
-} from "../../../src/testing/fake_cluster/patching.ts";
+import { jsonPatch, mergePatch } from "../../../src/testing/fake_cluster/patching.ts";
 import { ApiError } from "../../../src/testing/fake_cluster/errors.ts";
-import type { JsonObject } from "../../../src/structs/bodies.ts";
 import { assertEquals, assertThrows } from "../../assert.ts";
 
 Deno.test("merge patch: objects merge, null deletes, arrays replace, inputs stay untouched", () => {
@@ -44,47 +39,4 @@ Deno.test("JSON patch: add (also at -), remove, replace, move, copy, test; escap
     400,
   );
   assertEquals(assertThrows(() => jsonPatch(doc, { op: "add" }), ApiError).code, 400);
-});
-
-Deno.test("strategic merge: merge keys, $patch delete/replace, $retainKeys, $deleteFromPrimitiveList, $setElementOrder", () => {
-  const pod: JsonObject = {
-    metadata: { finalizers: ["a", "b"], labels: { x: "1", y: "2" } },
-    spec: {
-      containers: [
-        { name: "a", image: "a:1", ports: [{ containerPort: 80, name: "http" }] },
-        { name: "b", image: "b:1" },
-      ],
-      tolerations: [{ key: "t1" }],
-    },
-  };
-  const result = strategicMergePatch(pod, {
-    metadata: {
-      "$deleteFromPrimitiveList/finalizers": ["a"],
-      labels: { $patch: "replace", z: "3" },
-    },
-    spec: {
-      "$setElementOrder/containers": [{ name: "c" }, { name: "b" }, { name: "a" }],
-      containers: [
-        { name: "a", ports: [{ containerPort: 443, name: "https" }] },
-        { name: "c", image: "c:1" },
-      ],
-      tolerations: [{ key: "t2" }],
-    },
-  }) as JsonObject;
-  assertEquals(result.metadata, { finalizers: ["b"], labels: { z: "3" } });
-  const spec = result.spec as JsonObject;
-  assertEquals((spec.containers as JsonObject[]).map((c) => c.name), ["c", "b", "a"]);
-  assertEquals((spec.containers as JsonObject[])[2].ports, [
-    { containerPort: 80, name: "http" },
-    { containerPort: 443, name: "https" },
-  ]);
-  assertEquals(spec.tolerations, [{ key: "t2" }], "lists without a merge key are replaced");
-  const retained = strategicMergePatch({ spec: { a: 1, b: 2, c: 3 } }, {
-    spec: { $retainKeys: ["a", "c"], c: 4 },
-  });
-  assertEquals(retained, { spec: { a: 1, c: 4 } });
-  const replacedList = strategicMergePatch(pod, {
-    spec: { containers: [{ $patch: "replace" }, { name: "only" }] },
-  }) as JsonObject;
-  assertEquals((replacedList.spec as JsonObject).containers, [{ name: "only" }]);
 });

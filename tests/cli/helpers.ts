@@ -1,0 +1,78 @@
+/**
+ * Helpers for the command-line tests: `kopf fake-cluster` in a subprocess.
+ */
+
+const MAIN = new URL("../../src/cli/main.ts", import.meta.url).pathname;
+
+/** A `kopf fake-cluster` subprocess and what it printed first. */
+export interface CliCluster {
+  child: Deno.ChildProcess;
+  reader: ReadableStreamDefaultReader<string>;
+  /** The ready line. */
+  out: string;
+  /** The URL it serves, from the ready line. */
+  url: string | undefined;
+  /** Stop it with SIGTERM and wait for it to exit; returns its exit code. */
+  stop(): Promise<number>;
+}
+
+/** Start `kopf fake-cluster` in a subprocess; resolves with its ready line. */
+export async function startCli(args: string[]): Promise<CliCluster> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", MAIN, "fake-cluster", ...args],
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  // A safety net only: the test waits for the output and the exit, never for a fixed time.
+  const guard = setTimeout(() => child.kill("SIGKILL"), 60_000);
+  void child.status.finally(() => clearTimeout(guard));
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let out = "";
+  while (!out.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    out += value;
+  }
+  const url = /ready at (\S+):/.exec(out)?.[1];
+  return {
+    child,
+    reader,
+    out,
+    url,
+    async stop() {
+      child.kill("SIGTERM");
+      const { code } = await child.status;
+      await reader.cancel();
+      await child.stderr.cancel();
+      return code;
+    },
+  };
+}
+
+/** Run a program to its end; its stdout, stderr and whether it succeeded. */
+export async function run(
+  program: string,
+  args: string[],
+  options: { stdin?: string; env?: Record<string, string> } = {},
+): Promise<{ ok: boolean; out: string; err: string }> {
+  const child = new Deno.Command(program, {
+    args,
+    env: options.env,
+    stdin: options.stdin === undefined ? "null" : "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  if (options.stdin !== undefined) {
+    const writer = child.stdin.getWriter();
+    await writer.write(new TextEncoder().encode(options.stdin));
+    await writer.close();
+  }
+  // A safety net only: a client stuck on a request must not hang the suite.
+  const guard = setTimeout(() => child.kill("SIGKILL"), 60_000);
+  const output = await child.output().finally(() => clearTimeout(guard));
+  return {
+    ok: output.success,
+    out: new TextDecoder().decode(output.stdout),
+    err: new TextDecoder().decode(output.stderr),
+  };
+}
