@@ -1,8 +1,9 @@
 /**
  * The soak: an operator (`scripts/soak/operator.ts`, run by `kopf run` under the minimal
  * Deno permissions that `kopf permissions` plans) against a fake cluster with its faults
- * on — watches dropped, 5xx errors, 429 storms with `Retry-After`, latency, expiring
- * tokens, replies lost after the write — and SIGKILLed every 20 s, while this driver
+ * on — watches dropped every 7 s, 3% of requests failing with 500 and 2% of patches with
+ * 503, 429 storms (30% of requests, every other 15 s) with `Retry-After`, 2 ms latency,
+ * tokens expiring every 45 s, 1% of the writes' replies lost — and SIGKILLed every 20 s, while this driver
  * creates, updates and deletes N objects, one phase after another.
  *
  *     deno task soak                        # 10,000 objects, kills every 20 s
@@ -230,15 +231,16 @@ async function main(): Promise<void> {
   cluster.faults.failRequests({ share: 0.03, status: 500 });
   cluster.faults.failRequests({ share: 0.02, status: 503, verbs: ["patch"] });
   cluster.faults.latency(2);
-  if ("loseReplies" in cluster.faults) {
-    (cluster.faults as unknown as { loseReplies(share: number): void }).loseReplies(0.01);
-  }
+  cluster.faults.loseReplies({ share: 0.01 });
   let storm = false;
   const storms = setInterval(() => {
     storm = !storm;
     if (storm) cluster.faults.failRequests({ share: 0.3, status: 429, retryAfter: 1 });
     else {
-      cluster.faults.clear();
+      cluster.faults.clear(); // all rules go: put back those that are always on
+      cluster.faults.dropWatchesEvery(7);
+      cluster.faults.latency(2);
+      cluster.faults.loseReplies({ share: 0.01 });
       cluster.faults.failRequests({ share: 0.03, status: 500 });
       cluster.faults.failRequests({ share: 0.02, status: 503, verbs: ["patch"] });
     }

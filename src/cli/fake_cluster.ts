@@ -5,6 +5,11 @@
  * one every client takes as it is; `--http` serves plain HTTP instead. With `--state`,
  * the objects survive restarts.
  *
+ * The fault flags inject the trouble a real cluster gives operators, so that one can soak
+ * an operator of one's own: dropped watches, failing requests, 429 bursts with
+ * `Retry-After`, latency, expiring tokens (the kubeconfig is rewritten with each new one),
+ * and replies lost after the write.
+ *
  * @module
  */
 import { Command, InvalidArgumentError } from "@commander-js/extra-typings";
@@ -26,6 +31,22 @@ export interface FakeClusterCliOptions {
   kubeconfig?: string;
   /** The state file to load at start and save on stop. */
   state?: string;
+  /** Break every open watch every so many seconds. */
+  dropWatchesEvery?: number;
+  /** Fail this share of all requests with `errorStatus` (500 by default). */
+  errorRate?: number;
+  /** The status of the failures of `errorRate`. */
+  errorStatus?: number;
+  /** Every so many seconds, throttle for as long: a share of 30% of requests get 429. */
+  throttleEvery?: number;
+  /** The `Retry-After` seconds of the 429s (1 by default). */
+  retryAfter?: number;
+  /** Delay every response by so many milliseconds. */
+  latency?: number;
+  /** Issue a new token every so many seconds (the kubeconfig is rewritten with it). */
+  expireTokenEvery?: number;
+  /** Lose the reply of this share of writes (the write is done, the answer never comes). */
+  loseReplies?: number;
 }
 
 /** Where {@link serveFakeCluster} reports, and what stops it. */
@@ -61,17 +82,82 @@ export async function serveFakeCluster(
   const removeSignals = onTerminationSignals(() => stopped());
   io.signal?.addEventListener("abort", () => stopped(), { once: true });
   if (io.signal?.aborted) stopped();
+  let path = "";
+  const timers = injectFaults(cluster, options, () => cluster.writeKubeconfig(path));
   try {
-    const path = await cluster.writeKubeconfig(options.kubeconfig);
+    path = await cluster.writeKubeconfig(options.kubeconfig);
     const saving = options.state ? `; objects are saved to ${options.state} on exit` : "";
     print(
       `Fake cluster ready at ${cluster.url}: kubectl --kubeconfig=${path} get all (or export KUBECONFIG=${path})${saving}. Stop with Ctrl+C.`,
     );
     await stopping;
   } finally {
+    for (const timer of timers) clearInterval(timer);
     removeSignals();
     await cluster.stop();
   }
+}
+
+/** Set up the faults the options ask for; returns the timers to clear at the stop. */
+function injectFaults(
+  cluster: FakeCluster,
+  options: FakeClusterCliOptions,
+  rewriteKubeconfig: () => Promise<string>,
+): ReturnType<typeof setInterval>[] {
+  const faults = cluster.faults;
+  const timers: ReturnType<typeof setInterval>[] = [];
+  if (options.dropWatchesEvery) faults.dropWatchesEvery(options.dropWatchesEvery);
+  if (options.latency) faults.latency(options.latency);
+  if (options.loseReplies) faults.loseReplies({ share: options.loseReplies });
+  const steady = () => {
+    if (options.errorRate) {
+      faults.failRequests({ share: options.errorRate, status: options.errorStatus ?? 500 });
+    }
+  };
+  steady();
+  if (options.throttleEvery) {
+    let storm = false;
+    timers.push(setInterval(() => {
+      storm = !storm;
+      if (storm) {
+        faults.failRequests({ share: 0.3, status: 429, retryAfter: options.retryAfter ?? 1 });
+      } else {
+        // Clearing removes every rule: put back what is always on.
+        faults.clear();
+        if (options.dropWatchesEvery) faults.dropWatchesEvery(options.dropWatchesEvery);
+        if (options.latency) faults.latency(options.latency);
+        if (options.loseReplies) faults.loseReplies({ share: options.loseReplies });
+        steady();
+      }
+    }, options.throttleEvery * 1000));
+  }
+  if (options.expireTokenEvery) {
+    timers.push(setInterval(() => {
+      faults.expireToken();
+      void rewriteKubeconfig();
+    }, options.expireTokenEvery * 1000));
+  }
+  return timers;
+}
+
+/** A number of seconds (or milliseconds) that must be positive. */
+function positive(what: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!(n > 0) || !Number.isFinite(n)) {
+      throw new InvalidArgumentError(`${what} must be a positive number, not ${value}.`);
+    }
+    return n;
+  };
+}
+
+/** A share of requests, from 0 to 1. */
+function share(value: string): number {
+  const n = Number(value);
+  if (!(n >= 0 && n <= 1)) {
+    throw new InvalidArgumentError(`the share must be from 0 to 1 (e.g. 0.05), not ${value}.`);
+  }
+  return n;
 }
 
 function parsePort(value: string): number {
@@ -103,6 +189,34 @@ export function fakeClusterCommand(): Command {
     )
     .option("--kubeconfig <path>", "write the kubeconfig here (a temporary file by default)")
     .option("--state <file>", "load objects from this file at start and save them on exit")
+    .option(
+      "--drop-watches-every <seconds>",
+      "fault: break every watch this often",
+      positive("seconds"),
+    )
+    .option("--error-rate <share>", "fault: fail this share of requests (e.g. 0.05)", share)
+    .option(
+      "--error-status <code>",
+      "the status of those failures (500 by default)",
+      positive("the status"),
+    )
+    .option(
+      "--throttle-every <seconds>",
+      "fault: every so often, for as long, answer 30% of requests with 429",
+      positive("seconds"),
+    )
+    .option(
+      "--retry-after <seconds>",
+      "the Retry-After of the 429s (1 by default)",
+      positive("seconds"),
+    )
+    .option("--latency <ms>", "fault: delay every response", positive("the latency"))
+    .option(
+      "--expire-token-every <seconds>",
+      "fault: issue a new token this often (the kubeconfig is rewritten with it)",
+      positive("seconds"),
+    )
+    .option("--lose-replies <share>", "fault: lose the reply of this share of writes", share)
     .action(async (options, self) => {
       if (options.http && options.tls) {
         self.error("kopf fake-cluster: --http and --tls exclude each other.", { exitCode: 2 });

@@ -95,3 +95,61 @@ Deno.test("serveFakeCluster prints one ready line, warns about tokens over HTTP,
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("the fault flags inject failures, lost replies, latency, watch drops and token expiry", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const failing = await startCli([
+      "--http",
+      "--error-rate=1",
+      "--error-status=503",
+      "--latency=150",
+    ]);
+    const started = performance.now();
+    const refused = await fetch(`${failing.url}/api/v1/namespaces/default/configmaps`);
+    assertEquals(refused.status, 503);
+    await refused.body?.cancel();
+    assert(performance.now() - started >= 140, "the latency delays the answer");
+    assertEquals(await failing.stop(), 0);
+
+    const losing = await startCli(["--http", "--lose-replies=1", "--drop-watches-every=0.3"]);
+    const post = await fetch(`${losing.url}/api/v1/namespaces/default/configmaps`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ metadata: { name: "written" } }),
+    });
+    let broken = false;
+    await post.text().catch(() => (broken = true));
+    assert(broken, "the reply is lost");
+    const kept = await fetch(`${losing.url}/api/v1/namespaces/default/configmaps/written`);
+    assertEquals(kept.status, 200, "the write was done");
+    await kept.body?.cancel();
+    const watch = await fetch(`${losing.url}/api/v1/namespaces/default/configmaps?watch=true`);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const ended = await Promise.race([
+      watch.text().then(() => true, () => true), // cut within 0.3 s
+      new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), 5000))),
+    ]);
+    clearTimeout(timer);
+    assert(ended, "the watch is dropped");
+    assertEquals(await losing.stop(), 0);
+
+    const expiring = await startCli([`--kubeconfig=${dir}/kc`, "--expire-token-every=0.3"]);
+    const token = () => Deno.readTextFile(`${dir}/kc`).then((t) => /token: (\S+)/.exec(t)?.[1]);
+    const first = await token();
+    let next = first;
+    for (let i = 0; i < 50 && next === first; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      next = await token();
+    }
+    assert(first !== undefined && next !== first, "the kubeconfig gets the new token");
+    assertEquals(await expiring.stop(), 0);
+
+    const bad = await startCli(["--error-rate=2"]);
+    assertEquals((await bad.child.status).code, 2, "a share over 1 is a usage error");
+    await bad.reader.cancel();
+    await bad.child.stderr.cancel();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

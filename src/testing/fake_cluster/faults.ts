@@ -21,6 +21,25 @@ export interface FailRequestsOptions {
   retryAfter?: number;
 }
 
+/** Which write replies are lost, and how often; see {@link FakeClusterFaults.loseReplies}. */
+export interface LoseRepliesOptions {
+  /** The share of matching writes whose reply is lost, from 0 to 1 (1 = all). */
+  share: number;
+  /** Only these verbs (`create`, `update`, `patch`, `delete`); all writes by default. */
+  verbs?: readonly string[];
+  /** Only these resources: plural (`pods`), `plural.group` or kind. */
+  resources?: readonly string[];
+}
+
+/** The verbs that write. */
+const WRITE_VERBS: ReadonlySet<string> = new Set([
+  "create",
+  "update",
+  "patch",
+  "delete",
+  "deletecollection",
+]);
+
 /** What the faults act upon: the running cluster. */
 export interface FaultTargets {
   dropWatches(): void;
@@ -42,6 +61,7 @@ export interface RequestResource {
 export class FakeClusterFaults {
   readonly #targets: FaultTargets;
   #rules: FailRequestsOptions[] = [];
+  #lostReplies: LoseRepliesOptions[] = [];
   #latency = 0;
   #dropTimer?: ReturnType<typeof setInterval>;
 
@@ -81,6 +101,18 @@ export class FakeClusterFaults {
     this.#rules.push({ ...options });
   }
 
+  /**
+   * Lose the reply of a share of the matching writes: the write is applied, then the
+   * connection breaks before the client reads the answer — as when a load balancer or the
+   * network drops it. The client cannot tell whether its write was done.
+   */
+  loseReplies(options: LoseRepliesOptions): void {
+    if (!(options.share >= 0 && options.share <= 1)) {
+      throw new UsageError(`loseReplies() needs a share between 0 and 1, not ${options.share}`);
+    }
+    this.#lostReplies.push({ ...options });
+  }
+
   /** Delay every response by so many milliseconds (0 removes the delay). */
   latency(ms: number): void {
     if (!(ms >= 0)) {
@@ -102,6 +134,7 @@ export class FakeClusterFaults {
   /** Remove all failure rules, the latency and the periodic watch drops. */
   clear(): void {
     this.#rules = [];
+    this.#lostReplies = [];
     this.#latency = 0;
     this.dropWatchesEvery(null);
   }
@@ -113,15 +146,29 @@ export class FakeClusterFaults {
 
   /** The failure rule hitting this request, if any (decided by chance per `share`). */
   failureFor(verb: string, resource: RequestResource | undefined): FailRequestsOptions | undefined {
-    for (const rule of this.#rules) {
-      if (rule.verbs && !rule.verbs.includes(verb)) continue;
-      if (rule.resources) {
-        if (!resource) continue;
-        const names = [resource.plural, `${resource.plural}.${resource.group}`, resource.kind];
-        if (!rule.resources.some((r) => names.includes(r))) continue;
-      }
-      if (rule.share >= 1 || Math.random() < rule.share) return rule;
-    }
-    return undefined;
+    return pick(this.#rules, verb, resource);
   }
+
+  /** Whether the reply to this (written) request is to be lost (decided by chance). */
+  losesReply(verb: string, resource: RequestResource | undefined): boolean {
+    return WRITE_VERBS.has(verb) && pick(this.#lostReplies, verb, resource) !== undefined;
+  }
+}
+
+/** The first rule that matches the request, decided by chance per its `share`. */
+function pick<T extends { share: number; verbs?: readonly string[]; resources?: readonly string[] }>(
+  rules: readonly T[],
+  verb: string,
+  resource: RequestResource | undefined,
+): T | undefined {
+  for (const rule of rules) {
+    if (rule.verbs && !rule.verbs.includes(verb)) continue;
+    if (rule.resources) {
+      if (!resource) continue;
+      const names = [resource.plural, `${resource.plural}.${resource.group}`, resource.kind];
+      if (!rule.resources.some((r) => names.includes(r))) continue;
+    }
+    if (rule.share >= 1 || Math.random() < rule.share) return rule;
+  }
+  return undefined;
 }

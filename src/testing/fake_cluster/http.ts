@@ -120,6 +120,7 @@ export class Router {
     const time = new Date();
     const url = new URL(request.url);
     let verb = "";
+    let resource: RequestResource | undefined;
     let response: Response;
     try {
       const token = this.ctx.token();
@@ -135,8 +136,19 @@ export class Router {
       const user = peer?.authorized && peer.commonName
         ? { username: peer.commonName, groups: [...peer.organizations, "system:authenticated"] }
         : { username: "admin", groups: ["system:masters", "system:authenticated"] };
-      const result = await this.#route(request, url, user, (v) => (verb = v));
+      const result = await this.#route(request, url, user, (v, r) => {
+        verb = v;
+        resource = r;
+      });
       response = result;
+      if (result.ok && this.ctx.faults.losesReply(verb, resource)) {
+        // The write is done; its reply breaks before a byte of the body, like a cut line.
+        await result.body?.cancel();
+        response = new Response(
+          new ReadableStream({ start: (controller) => controller.error(new Error("reply lost")) }),
+          { status: result.status, headers: result.headers },
+        );
+      }
     } catch (error) {
       response = error instanceof ApiError ? errorResponse(error) : errorResponse(
         new ApiError(
@@ -160,7 +172,7 @@ export class Router {
     request: Request,
     url: URL,
     user: AdmissionAttributes["user"],
-    setVerb: (verb: string) => void,
+    setVerb: (verb: string, resource?: RequestResource) => void,
   ): Promise<Response> {
     const path = url.pathname.replace(/\/+$/, "") || "/";
     let segments: string[];
@@ -225,8 +237,8 @@ export class Router {
     const params = url.searchParams;
     const watch = route.watchPath || params.get("watch") === "true" || params.get("watch") === "1";
     const verb = this.#verbOf(method, route, watch);
-    setVerb(verb);
     const resource: RequestResource = { plural: type.plural, group: type.group, kind: type.kind };
+    setVerb(verb, resource);
     const failure = this.ctx.faults.failureFor(verb, resource);
     if (failure) {
       const retryAfter = failure.retryAfter ?? (failure.status === 429 ? 1 : undefined);

@@ -15,5 +15,5 @@ export {
   type FakeWaitOptions,
 } from "./cluster.ts";
 export type { AdmissionCall } from "./admission.ts";
-export { type FailRequestsOptions, FakeClusterFaults } from "./faults.ts";
+export { type FailRequestsOptions, FakeClusterFaults, type LoseRepliesOptions } from "./faults.ts";
 export type { ServedRequest } from "./http.ts";

@@ -97,3 +97,25 @@ Deno.test("the request log records method, path, verb, status and time", async (
   assertEquals([missing.verb, missing.status, missing.query], ["get", 404, "x=1"]);
   assert(created.time >= new Date(before.getTime() - 1));
 });
+
+Deno.test("loseReplies applies the write, then breaks its reply; reads and clear() are untouched", async () => {
+  await using cluster = await FakeCluster.start();
+  cluster.faults.loseReplies({ share: 1, verbs: ["create", "patch"] });
+  const response = await fetch(`${cluster.url}${CMS}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(configMap("lost")),
+  });
+  let broken = false;
+  try {
+    await response.text();
+  } catch {
+    broken = true;
+  }
+  assert(broken, "the reply's body breaks");
+  assertEquals(cluster.get("configmaps", "lost")?.metadata?.name, "lost", "but the write is done");
+  assertEquals((await call(cluster, "GET", `${CMS}/lost`)).status, 200, "reads answer");
+  cluster.faults.clear();
+  assertEquals((await call(cluster, "POST", CMS, configMap("kept"))).status, 201);
+  assertThrows(() => cluster.faults.loseReplies({ share: 2 }), UsageError, "share");
+});
