@@ -9,7 +9,8 @@
 import { Command, Option } from "@commander-js/extra-typings";
 import { getLogger } from "@logtape/logtape";
 import { configure } from "../platform/logging.ts";
-import { LOG_FORMATS, type LogFormat } from "../structs/log_formats.ts";
+import { formatLogRecord, LOG_FORMATS, type LogFormat } from "../structs/log_formats.ts";
+import { writeStderrLine } from "../platform/stderr.ts";
 import type { ConnectionInfo } from "../structs/credentials.ts";
 import type { Memo } from "../structs/memos.ts";
 import type { OperatorSettings } from "../settings/operator_settings.ts";
@@ -148,6 +149,27 @@ export function runCommand(context: RunContext = {}): Command {
         });
       }
     });
+  // In JSON mode, the command's own messages (a wrong command line, a failure to start)
+  // are JSON lines too, like every log line.
+  command.configureOutput({
+    writeErr: (text) => {
+      const lines = text.replace(/\n$/, "").split("\n");
+      if (command.opts().logFormat !== "json") {
+        for (const line of lines) writeStderrLine(line);
+        return;
+      }
+      const layout = { format: "json", prefix: false, refkey: "object" } as const;
+      for (const line of lines) {
+        writeStderrLine(formatLogRecord({
+          category: ["kopf", "cli"],
+          level: "error",
+          message: [line],
+          timestamp: Date.now(),
+          properties: {},
+        }, layout));
+      }
+    },
+  });
   return command as unknown as Command;
 }
 

@@ -2,7 +2,7 @@
  * `kopf run` as a user runs it: a separate process, its flags, its one-line errors, its
  * log formats, and a graceful stop on SIGTERM.
  */
-import { assertEquals, assertStringIncludes } from "../assert.ts";
+import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { FakeCluster } from "../../src/testing/mod.ts";
 import { spawnKopf, terminate } from "./kopf_process.ts";
 
@@ -131,5 +131,25 @@ Deno.test("kopf run serves a cluster, logs JSON lines, and stops on SIGTERM", as
     }
   } finally {
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("in JSON mode the command's own messages are JSON lines too, usage errors included", async () => {
+  for (
+    const args of [["--log-format", "json", "-A", "/nonexistent/op.ts"], [
+      "--log-format=json",
+      "--bogus",
+    ]]
+  ) {
+    const { code, stderr } = await spawnKopf(["run", ...args]).finished;
+    assertEquals(code, 2);
+    const lines = stderr.trim().split("\n");
+    assertEquals(lines.length, 2, stderr);
+    for (const line of lines) {
+      const record = JSON.parse(line);
+      assertEquals(record.severity, "error");
+      assert(typeof record.message === "string" && typeof record.timestamp === "string");
+    }
+    assertEquals(JSON.parse(lines[1]).message, "See 'kopf run --help'.");
   }
 });
