@@ -122,7 +122,13 @@ class OperatorProcess {
       if (!this.#killedOnPurpose && !this.#stopping) {
         this.crashes++;
         console.error(`The operator exited by itself (code ${status.code}):\n${errors.join("")}`);
-        this.start();
+        if (this.crashes >= 10) {
+          console.error("It crashed 10 times: the soak stops here.");
+          Deno.exit(1);
+        }
+        // A pause, as an orchestrator makes one: a crash loop must not spin.
+        await new Promise((resolve) => setTimeout(resolve, 2000));
+        if (!this.#stopping) this.start();
       }
     })();
     clearInterval(this.#sampler);

@@ -17,6 +17,7 @@ import {
 } from "../platform/files.ts";
 import { localModuleGraph, PermissionSet } from "../platform/permission_flags.ts";
 import { getEnv } from "../platform/process.ts";
+import { UNDICI_ENV_VARIABLES } from "../platform/http_client.ts";
 import { loadKubeconfig, type MergedKubeconfig } from "../client/kubeconfig.ts";
 import { SERVICE_ACCOUNT_DIRECTORY } from "../client/service_account.ts";
 
@@ -98,11 +99,11 @@ export const LIBRARY_ENVIRONMENT: readonly EnvironmentRead[] = [
     reason: "the yaml package's debug switch, checked while a kubeconfig is parsed",
     when: ({ kubeconfig }) => kubeconfig,
   },
-  {
-    name: "UNDICI_NO_WASM_SIMD",
-    reason: "undici (insecure-skip-tls-verify) choosing its HTTP parser",
+  ...UNDICI_ENV_VARIABLES.map((name): EnvironmentRead => ({
+    name,
+    reason: "undici (insecure-skip-tls-verify over HTTPS), read when it loads",
     when: ({ insecure }) => insecure,
-  },
+  })),
 ];
 
 /** A system-information API the framework calls (`--allow-sys=<name>`), and why. */
@@ -322,7 +323,11 @@ async function addKubeconfig(
   set.add("net", serverHost, `the API server (${server})`);
   const ca = cluster.value["certificate-authority"];
   if (ca) set.add("read", resolvePath(directoryOf(cluster.file), ca), "the cluster's CA");
-  const result = { found: true, insecure: Boolean(cluster.value["insecure-skip-tls-verify"]) };
+  // Skipping verification matters for HTTPS only: plain HTTP never loads undici.
+  const result = {
+    found: true,
+    insecure: Boolean(cluster.value["insecure-skip-tls-verify"]) && server.startsWith("https:"),
+  };
 
   const userName = context.value.user;
   if (!userName) return result;

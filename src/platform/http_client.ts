@@ -77,13 +77,18 @@ export async function createHttpClient(options: HttpClientOptions = {}): Promise
   // Skipping verification concerns TLS only: a plain-HTTP server (kubeconfigs say
   // insecure-skip-tls-verify for those, as @kubernetes/client-node demands) stays on Deno's
   // own client, and only https:// requests take undici.
-  const tls = await createUndiciClient(options);
+  // undici is loaded with the first https:// request, not before: a program that only
+  // speaks plain HTTP never needs it (nor the environment variables it reads).
+  let tls: Promise<HttpClient> | undefined;
   const plain = createDenoClient(options);
   return {
-    fetch: (url, init) => (url.startsWith("http:") ? plain : tls).fetch(url, init),
+    fetch: async (url, init) =>
+      url.startsWith("http:")
+        ? plain.fetch(url, init)
+        : (await (tls ??= createUndiciClient(options))).fetch(url, init),
     close: async () => {
       await plain.close();
-      await tls.close();
+      await (await tls?.catch(() => undefined))?.close();
     },
   };
 }

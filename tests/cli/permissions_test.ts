@@ -332,7 +332,7 @@ Deno.test("every system-information API called in src/ is declared for `kopf per
   assertEquals(undeclared, [], "add them to FRAMEWORK_SYSTEM_INFO in src/cli/permissions.ts");
 });
 
-Deno.test("insecure-skip-tls-verify adds the variable undici reads", async () => {
+Deno.test("insecure-skip-tls-verify over HTTPS adds the variables undici reads; over HTTP none", async () => {
   await withConfigs(async (dir) => {
     const insecure = MAIN_CONFIG.replace(
       "certificate-authority: certs/ca.crt",
@@ -340,8 +340,14 @@ Deno.test("insecure-skip-tls-verify adds the variable undici reads", async () =>
     );
     await Deno.writeTextFile(`${dir}/insecure`, insecure);
     const set = await planPermissions({ kubeconfig: `${dir}/insecure`, env: envOf({}) });
-    assert((set.targets("env") as string[]).includes("UNDICI_NO_WASM_SIMD"));
+    for (const name of ["JEST_WORKER_ID", "UNDICI_NO_WASM_SIMD"]) {
+      assert((set.targets("env") as string[]).includes(name), name);
+    }
     assert(!(set.targets("read") as string[]).some((p) => p.endsWith("ca.crt")), "no CA file");
+    // Plain HTTP never loads undici: e.g. the fake cluster's kubeconfig with --http.
+    await Deno.writeTextFile(`${dir}/plain`, insecure.replace("https://", "http://"));
+    const plain = await planPermissions({ kubeconfig: `${dir}/plain`, env: envOf({}) });
+    assert(!(plain.targets("env") as string[]).includes("JEST_WORKER_ID"), "nothing of undici");
   });
 });
 

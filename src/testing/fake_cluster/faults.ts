@@ -156,7 +156,9 @@ export class FakeClusterFaults {
 }
 
 /** The first rule that matches the request, decided by chance per its `share`. */
-function pick<T extends { share: number; verbs?: readonly string[]; resources?: readonly string[] }>(
+function pick<
+  T extends { share: number; verbs?: readonly string[]; resources?: readonly string[] },
+>(
   rules: readonly T[],
   verb: string,
   resource: RequestResource | undefined,
