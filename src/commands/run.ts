@@ -13,7 +13,7 @@ import { formatLogRecord, LOG_FORMATS, type LogFormat } from "../structs/log_for
 import { writeStderrLine } from "../platform/stderr.ts";
 import type { ConnectionInfo } from "../structs/credentials.ts";
 import type { Memo } from "../structs/memos.ts";
-import type { OperatorSettings } from "../settings/operator_settings.ts";
+import { OperatorSettings } from "../settings/operator_settings.ts";
 import { loginWithKubeconfig } from "../client/kubeconfig.ts";
 import { loginWithDefaults } from "../client/login.ts";
 import { getDefaultRegistry, type OperatorRegistry } from "../intents/registry.ts";
@@ -24,6 +24,7 @@ import {
   CommandLineError,
   loadSources,
   parsePriority,
+  parseSeconds,
   planRun,
   type RunFlags,
   type RunPlan,
@@ -75,10 +76,16 @@ export async function executeRun(plan: RunPlan, context: RunContext = {}): Promi
     const missing = await missingCredentials(registry, { kubeconfig: plan.kubeconfig });
     if (missing) throw new CommandLineError(missing);
   }
+  // The grace period goes into the settings (startup handlers may still change it).
+  let settings = context.settings;
+  if (plan.gracePeriod !== undefined) {
+    settings ??= new OperatorSettings();
+    settings.batching.exitTimeout = plan.gracePeriod;
+  }
   // Options left unset are not passed: the settings (and startup handlers) decide them.
   const options: OperatorOptions = {
     registry,
-    settings: context.settings,
+    settings,
     memo: context.memo,
     clusterwide: plan.clusterwide,
     namespaces: [...plan.namespaces],
@@ -126,6 +133,11 @@ export function runCommand(context: RunContext = {}): Command {
     .option(
       "--metrics <host:port>",
       "serve Prometheus metrics at http://<host:port>/metrics (and /readyz beside)",
+    )
+    .option(
+      "--grace-period <seconds>",
+      "how long running handlers may take to finish after SIGTERM (settings.batching.exitTimeout)",
+      parseSeconds,
     )
     .option("--kubeconfig <path>", "the kubeconfig file (default: KUBECONFIG or ~/.kube/config)")
     .option("--context <name>", "the kubeconfig context (default: the current one)")

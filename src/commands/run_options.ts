@@ -44,6 +44,8 @@ export interface RunFlags extends Omit<LoggingOptions, "writer"> {
   readonly liveness?: string;
   /** `--metrics`: where to serve metrics: `host:port` (path `/metrics`), or a URL. */
   readonly metrics?: string;
+  /** `--grace-period`: seconds for running handlers to finish after SIGTERM. */
+  readonly gracePeriod?: number;
   /** `--kubeconfig`: the kubeconfig file instead of `KUBECONFIG` or `~/.kube/config`. */
   readonly kubeconfig?: string;
   /** `--context`: the kubeconfig context instead of the current one. */
@@ -78,6 +80,8 @@ export interface RunPlan {
   readonly livenessEndpoint?: string;
   /** The metrics endpoint's URL, when given. */
   readonly metricsEndpoint?: string;
+  /** Seconds for running handlers to finish at a stop (`settings.batching.exitTimeout`). */
+  readonly gracePeriod?: number;
   /** The kubeconfig file of the default login, when given. */
   readonly kubeconfig?: string;
   /** The kubeconfig context of the default login, when given. */
@@ -92,6 +96,15 @@ export interface RunPlan {
 export class CommandLineError extends UsageError {
   /** The error's name. */
   override name = "CommandLineError";
+}
+
+/** Parse `--grace-period`: a number of seconds, zero or more. */
+export function parseSeconds(value: string): number {
+  const n = Number(value);
+  if (value.trim() === "" || !(n >= 0) || !Number.isFinite(n)) {
+    throw new InvalidArgumentError(`it must be a number of seconds, not ${JSON.stringify(value)}.`);
+  }
+  return n;
 }
 
 /** Parse `--priority`: an integer. */
@@ -185,6 +198,7 @@ export function planRun(files: readonly string[], flags: RunFlags): RunPlan {
     peeringName: flags.peering,
     livenessEndpoint: flags.liveness === undefined ? undefined : checkLivenessUrl(flags.liveness),
     metricsEndpoint: flags.metrics === undefined ? undefined : metricsUrl(flags.metrics),
+    gracePeriod: flags.gracePeriod,
     kubeconfig: flags.kubeconfig,
     context: flags.context,
     logging: {

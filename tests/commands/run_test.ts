@@ -153,3 +153,71 @@ Deno.test("in JSON mode the command's own messages are JSON lines too, usage err
     assertEquals(JSON.parse(lines[1]).message, "See 'kopf run --help'.");
   }
 });
+
+/** An operator file whose create handler takes `seconds` and says when it starts and ends. */
+async function slowOperator(dir: string, seconds: number): Promise<string> {
+  const mod = new URL("../../mod.ts", import.meta.url).href;
+  const file = `${dir}/operator.ts`;
+  await Deno.writeTextFile(
+    file,
+    [
+      `import { kopf } from ${JSON.stringify(mod)};`,
+      `kopf.on.login({ id: "fake" }, () => ({ server: Deno.env.get("FAKE_URL")! }));`,
+      `kopf.on.create("kopfexamples", async function slow({ logger }) {`,
+      `  logger.info("Slow handler started.");`,
+      `  await new Promise((resolve) => setTimeout(resolve, ${seconds * 1000}));`,
+      `  logger.info("Slow handler finishing.");`,
+      `  return { done: true };`,
+      `});`,
+      "",
+    ].join("\n"),
+  );
+  return file;
+}
+
+Deno.test("SIGTERM during a slow handler lets it finish, stores its outcome, and exits 0", async () => {
+  await using cluster = await FakeCluster.start();
+  cluster.create((await import("yaml")).parse(await Deno.readTextFile(CRD)));
+  const dir = await Deno.makeTempDir();
+  try {
+    const file = await slowOperator(dir, 3);
+    const kopf = spawnKopf(["run", "--standalone", "-A", "--grace-period", "10", file], {
+      FAKE_URL: cluster.url,
+    });
+    await kopf.waitForLine("Serving the whole cluster");
+    cluster.create({ apiVersion: "kopf.dev/v1", kind: "KopfExample", metadata: { name: "s" } });
+    await kopf.waitForLine("Slow handler started.");
+    const result = await terminate(kopf);
+    assertEquals(result.code, 0, result.stderr);
+    assertStringIncludes(result.stderr, "Slow handler finishing.");
+    const stored = cluster.get("kopfexamples.kopf.dev", "s");
+    assertEquals((stored?.status as Record<string, unknown>).slow, { done: true });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a second signal during the graceful stop exits at once", async () => {
+  await using cluster = await FakeCluster.start();
+  cluster.create((await import("yaml")).parse(await Deno.readTextFile(CRD)));
+  const dir = await Deno.makeTempDir();
+  try {
+    const file = await slowOperator(dir, 30);
+    const kopf = spawnKopf(["run", "--standalone", "-A", "--grace-period", "60", file], {
+      FAKE_URL: cluster.url,
+    });
+    await kopf.waitForLine("Serving the whole cluster");
+    cluster.create({ apiVersion: "kopf.dev/v1", kind: "KopfExample", metadata: { name: "s" } });
+    await kopf.waitForLine("Slow handler started.");
+    kopf.process.kill("SIGTERM");
+    await kopf.waitForLine("the operator is stopping");
+    const started = performance.now();
+    kopf.process.kill("SIGINT");
+    const result = await kopf.finished;
+    assert(performance.now() - started < 5000, "it did not wait for the handler");
+    assertEquals(result.code, 1);
+    assertStringIncludes(result.stderr, "exiting at once");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
