@@ -310,11 +310,12 @@ async function main(): Promise<void> {
   }
   let afterKill = 0;
   let unexplained = 0;
-  for (const runs of byChange.values()) {
+  const twice: string[] = [];
+  for (const [key, runs] of byChange) {
     for (let i = 1; i < runs.length; i++) {
       // A rerun in a new incarnation: the one before was killed before it stored the outcome.
       if (runs[i].incarnation !== runs[i - 1].incarnation) afterKill++;
-      else unexplained++;
+      else unexplained++, twice.push(key);
     }
   }
   const expected = n * 2 + n; // creates, first updates, deletes (later rounds are extra)
@@ -359,6 +360,9 @@ async function main(): Promise<void> {
   for (const [name, value] of table) console.log(`| ${name} | ${value} |`);
   if (neverRan.length > 0) {
     console.log(`Never handled (first 10): ${neverRan.slice(0, 10).join(", ")}`);
+  }
+  if (twice.length > 0) {
+    console.log(`Run twice without a kill (first 10): ${twice.slice(0, 10).join(", ")}`);
   }
   const failed = neverRan.length > 0 || stuck.length > 0 || unexplained > 0 || lost.length > 0;
   Deno.exit(failed ? 1 : 0);

@@ -23,7 +23,7 @@ const FULLY_HANDLED_ONCE = 2;
 const DELETION_HANDLED = 4;
 const MEMO_COPIED = 8;
 
-/** An outcome that the API server refused to store; see {@link ObjectMemory.unstored}. */
+/** An outcome that could not be stored yet; see {@link ObjectMemory.unstored}. */
 export interface UnstoredOutcome {
   /** The changes to store: results, progress, diff-base. */
   readonly patch: Patch;
@@ -33,8 +33,8 @@ export interface UnstoredOutcome {
   readonly fallback?: Patch;
   /** The ids of the handlers whose outcome it holds, for messages. */
   readonly handlers: readonly string[];
-  /** How many times storing it was refused. */
-  refusals: number;
+  /** How many times storing it has failed. */
+  failures: number;
 }
 
 /** The in-memory state of one object. */
@@ -51,9 +51,10 @@ export class ObjectMemory {
   patchedVersion: string | undefined = undefined;
 
   /**
-   * The outcome of handlers that the API server refused to store (a 4xx other than 404
-   * and 409, or a size it would refuse): kept to be stored again, so that handlers that
-   * have succeeded are not run again meanwhile. Set only while that lasts.
+   * The outcome of handlers that could not be stored: refused by the API server (a 4xx
+   * other than 404 and 409, or a size it would refuse) or failed after the client's own
+   * retries (5xx, throttling, a lost connection). Kept to be stored again, so that
+   * handlers that have succeeded are not run again meanwhile. Set only while that lasts.
    */
   unstored: UnstoredOutcome | undefined = undefined;
 

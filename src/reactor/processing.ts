@@ -320,7 +320,7 @@ export class ObjectProcessor {
         finalizerChange: changing.finalizerChange,
         fallback: changing.fallback,
         handlers: changing.ran ?? [],
-        refusals: 0,
+        failures: 0,
       };
       const stored = await this.#store(resource, body, outcome, memory, logger, signal);
       if (stored.retryIn !== undefined || memory.unstored !== undefined) {
@@ -340,11 +340,12 @@ export class ObjectProcessor {
   }
 
   /**
-   * Store the outcome of a cycle. When the API server refuses it for good (see
-   * `isRefusedOutcome`), the handlers are not run again: the outcome is kept in the
-   * object's memory and stored again after the operator's error delays (Kopf's
-   * throttling), before anything else is done with the object. The first refusal is an
-   * ERROR (posted as an Event on the object); the retries are DEBUG; success is INFO.
+   * Store the outcome of a cycle. When storing fails, the handlers are not run again: the
+   * outcome is kept in the object's memory and stored again after the operator's error
+   * delays (Kopf's throttling), before anything else is done with the object. A refusal
+   * for good (see `isRefusedOutcome`) is an ERROR, posted as an Event on the object; a
+   * failure that outlasted the client's retries (5xx, throttling, a lost connection) is a
+   * WARNING; the retries are DEBUG; success after failures is INFO.
    */
   async #store(
     resource: Resource,
@@ -378,24 +379,27 @@ export class ObjectProcessor {
         if (outcome.fallback !== undefined) applied = await apply(outcome.fallback);
       }
     } catch (error) {
-      if (!isRefusedOutcome(error)) throw error;
+      if (signal?.aborted) throw error; // stopping: the stop itself reports what is left
       memory.unstored = outcome;
       const delays = [...this.#settings.batching.errorDelays];
       const retryIn = delays.length === 0
         ? undefined
-        : delays[Math.min(outcome.refusals, delays.length - 1)];
+        : delays[Math.min(outcome.failures, delays.length - 1)];
       const when = retryIn === undefined ? "with the object's next change" : `in ${retryIn}s`;
       const why = error instanceof APIError
         ? `HTTP ${error.code}: ${error.statusMessage ?? error.reason ?? error.message}`
         : oneLineOf(error);
-      if (outcome.refusals++ === 0) {
+      if (outcome.failures++ > 0) {
+        logger.debug(`Storing the outcome ${handlers} failed again (${why}); retrying ${when}.`);
+      } else if (isRefusedOutcome(error)) {
         logger.error(
           `The API server refused to store the outcome ${handlers} (${why}); they are not ` +
             `run again, and storing is retried ${when}.`,
         );
       } else {
-        logger.debug(
-          `Storing the outcome ${handlers} was refused again (${why}); retrying ${when}.`,
+        logger.warning(
+          `Storing the outcome ${handlers} failed (${why}); they are not run again, and ` +
+            `storing is retried ${when}.`,
         );
       }
       return { retryIn };
@@ -403,8 +407,11 @@ export class ObjectProcessor {
     if (applied.requests > 0) {
       this.#metrics?.patches.inc([resourceLabel(resource)], applied.requests);
     }
-    if (outcome.refusals > 0) {
-      logger.info(`The outcome ${handlers} is stored at last, after ${outcome.refusals} refusals.`);
+    if (outcome.failures > 0) {
+      const times = outcome.failures === 1
+        ? "1 failed attempt"
+        : `${outcome.failures} failed attempts`;
+      logger.info(`The outcome ${handlers} is stored at last, after ${times}.`);
     }
     memory.unstored = undefined;
     if (applied.gone) {

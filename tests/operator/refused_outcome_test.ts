@@ -2,7 +2,8 @@
  * When the API server refuses to store what a handler achieved (a 4xx other than 404/409,
  * or a size it would refuse), the handler that succeeded is not run again: one ERROR line
  * (and an Event on the object) says what was refused and why, and the store is retried
- * along the operator's error delays until it succeeds.
+ * along the operator's error delays until it succeeds. The same holds when storing fails
+ * for a while past the client's own retries (5xx, throttling), with a WARNING instead.
  */
 import { assert, assertEquals, assertEventually, assertStringIncludes } from "../assert.ts";
 import type { RawBody } from "../../src/structs/bodies.ts";
@@ -19,10 +20,14 @@ import {
   whileRunning,
 } from "./harness.ts";
 
-/** Settings with quick error delays and events posted (to see the Event about the refusal). */
+/**
+ * Settings with quick error delays and events posted (to see the Event about the refusal);
+ * the client retries a failed request once, quickly.
+ */
 function settings() {
   return testSettings({
     batching: { errorDelays: [0.1, 0.2, 0.3] },
+    networking: { errorBackoffs: [0.05] },
     posting: { enabled: true, level: "error" },
   });
 }
@@ -79,6 +84,37 @@ Deno.test("a refusal that passes (403 for a while) stores the outcome at last; t
   assert(
     logsOf("kex2").some((line) => line.includes("The outcome of 'creator' is stored at last")),
     logsOf("kex2").join("\n"),
+  );
+});
+
+Deno.test("a store that fails past the client's retries (503 for a while): one WARNING, the handler ran once", async () => {
+  await using cluster = await startCluster();
+  const registry = clusterRegistry(cluster);
+  const calls = new Calls<string>();
+  on.create("kopfexamples", { registry }, function creator({ name }) {
+    calls.add(name!);
+    return "created";
+  });
+  cluster.faults.failRequests({ share: 1, status: 503, verbs: ["patch"] });
+  await whileRunning(registry, async () => {
+    cluster.create(kex("kex4"));
+    await calls.until(1);
+    await assertEventually(
+      "the failure is reported",
+      () => logsOf("kex4").some((line) => line.includes("Storing the outcome of 'creator' failed")),
+    );
+    cluster.faults.clear();
+    const body = await cluster.waitFor("kopfexamples", "kex4", handled);
+    assertEquals((body?.status as Record<string, unknown>).creator, "created");
+  }, { settings: settings() });
+  assertEquals(calls.list, ["kex4"], "the handler that succeeded ran once");
+  const warnings = logsOf("kex4").filter((line) => line.includes("Storing the outcome"));
+  assertEquals(warnings.length, 1, logsOf("kex4").join("\n"));
+  assertStringIncludes(warnings[0], "HTTP 503");
+  assertStringIncludes(warnings[0], "they are not run again, and storing is retried in 0.1s");
+  assert(
+    logsOf("kex4").some((line) => line.includes("The outcome of 'creator' is stored at last")),
+    logsOf("kex4").join("\n"),
   );
 });
 
