@@ -17,7 +17,7 @@ import {
 } from "../platform/files.ts";
 import { localModuleGraph, PermissionSet } from "../platform/permission_flags.ts";
 import { getEnv } from "../platform/process.ts";
-import { UNDICI_ENV_VARIABLES } from "../platform/http_client.ts";
+import { UNDICI_ENV_VARIABLES } from "../platform/undici_environment.ts";
 import { loadKubeconfig, type MergedKubeconfig } from "../client/kubeconfig.ts";
 import { SERVICE_ACCOUNT_DIRECTORY } from "../client/service_account.ts";
 

@@ -13,6 +13,7 @@
  *
  * @module
  */
+import { UNDICI_ENV_VARIABLES } from "./undici_environment.ts";
 
 /** TLS and connection settings of an {@link HttpClient}. */
 export interface HttpClientOptions {
@@ -52,15 +53,6 @@ export interface NetworkErrorDescription {
   /** The messages of the error and its causes, joined into one line. */
   detail: string;
 }
-
-/**
- * The environment variables `undici` reads when it loads (on Deno, only insecure mode
- * loads it): a program with a narrow `--allow-env=…` list must include them.
- */
-export const UNDICI_ENV_VARIABLES: readonly string[] = Object.freeze([
-  "JEST_WORKER_ID",
-  "UNDICI_NO_WASM_SIMD",
-]);
 
 type UndiciModule = typeof import("undici");
 

@@ -4,7 +4,7 @@
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { ROOT, runDeno } from "../platform/commands.ts";
-import { UNDICI_ENV_VARIABLES } from "../../src/platform/http_client.ts";
+import { UNDICI_ENV_VARIABLES } from "../../src/platform/undici_environment.ts";
 
 const PROBE = `${ROOT}/tests/client/fixtures/insecure_probe.ts`;
 
