@@ -6,7 +6,6 @@
  * @module
  */
 import { Command, CommanderError } from "@commander-js/extra-typings";
-import denoConfig from "../../deno.json" with { type: "json" };
 import { commandLineArgs, exitProcess } from "../platform/process.ts";
 import { writeStderrLine } from "../platform/stderr.ts";
 import { oneLine } from "../reactor/running.ts";
@@ -15,6 +14,8 @@ import { typesCommand } from "../commands/types.ts";
 import { followUsageConventions } from "../commands/usage.ts";
 import { permissionsCommand } from "./permissions.ts";
 import { fakeClusterCommand } from "./fake_cluster.ts";
+import { manifestsCommand } from "./manifests.ts";
+import { VERSION } from "./version.ts";
 
 /** The `kopf` command line as {@link buildCli} returns it: enough to run it or print its help. */
 export interface KopfCommandLine {
@@ -26,8 +27,7 @@ export interface KopfCommandLine {
   helpInformation(): string;
 }
 
-/** The version reported by `kopf --version`: the package's own, from `deno.json`. */
-export const VERSION: string = denoConfig.version;
+export { VERSION };
 
 /**
  * Build the `kopf` command with all its subcommands. Instead of exiting, it throws a
@@ -41,6 +41,7 @@ export function buildCli(): KopfCommandLine {
   program.addCommand(permissionsCommand());
   program.addCommand(fakeClusterCommand());
   program.addCommand(typesCommand());
+  program.addCommand(manifestsCommand());
   followUsageConventions(program as unknown as Command);
   return program;
 }

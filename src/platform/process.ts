@@ -20,3 +20,8 @@ export function exitProcess(code: number): never {
   if (typeof Deno !== "undefined") Deno.exit(code);
   process.exit(code);
 }
+
+/** The version of Deno running this process; `undefined` on Node. */
+export function denoVersion(): string | undefined {
+  return typeof Deno !== "undefined" ? Deno.version.deno : undefined;
+}

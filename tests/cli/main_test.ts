@@ -62,6 +62,57 @@ Deno.test("every subcommand answers a usage error with its message, its help hin
     [["types"], "error: missing required argument 'files'", "kopf types"],
     [["types", "absent.yaml"], "Cannot read absent.yaml: no such file", "kopf types"],
     [["types", "examples/obj.yaml"], "holds no CustomResourceDefinition", "kopf types"],
+    [
+      ["manifests", "examples/01-minimal/example.ts"],
+      "Say what the operator serves",
+      "kopf manifests",
+    ],
+    [
+      ["manifests", "-n", "default", "examples/01-minimal/example.ts"],
+      "serve kopfexamples, which is neither a built-in resource nor in a --crd file",
+      "kopf manifests",
+    ],
+    [
+      [
+        "manifests",
+        "-A",
+        "--crd",
+        "examples/crd.yaml",
+        "--rule",
+        "pods",
+        "examples/01-minimal/example.ts",
+      ],
+      "is not RESOURCE:VERBS",
+      "kopf manifests",
+    ],
+    [
+      [
+        "manifests",
+        "-A",
+        "--crd",
+        "examples/crd.yaml",
+        "--rule",
+        "widgets:get",
+        "examples/01-minimal/example.ts",
+      ],
+      "widgets is neither a built-in resource nor in a --crd file",
+      "kopf manifests",
+    ],
+    [
+      ["manifests", "-A", "--crd", "absent.yaml", "x.ts"],
+      "Cannot load x.ts: no such file",
+      "kopf manifests",
+    ],
+    [
+      ["manifests", "-A", "--crd", "absent.yaml", "examples/01-minimal/example.ts"],
+      "--crd absent.yaml: no such file",
+      "kopf manifests",
+    ],
+    [
+      ["manifests", "-A", "--metrics", "http", "x.ts"],
+      "it needs a port number",
+      "kopf manifests",
+    ],
     [["bogus"], "error: unknown command 'bogus'", "kopf"],
   ];
   const results = await Promise.all(cases.map(([args]) => kopf(args)));

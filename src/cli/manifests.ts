@@ -1,0 +1,317 @@
+/**
+ * `kopf manifests [files…]`: what it takes to run the operator in a cluster, printed as
+ * one YAML stream to apply (a ServiceAccount, the RBAC its handlers need, a Deployment,
+ * and the peering objects when a peering is named), or with `--dockerfile` the recipe of
+ * the image the Deployment runs.
+ *
+ * The operator's files are imported (as `kopf run` does) to see what their handlers
+ * serve; the selectors are resolved against the built-in resources of Kubernetes and the
+ * CRDs given with `--crd`. The handlers' own API calls (children they create, objects
+ * they read) are invisible from here: `--rule` declares what they need. Settings are the
+ * defaults (startup handlers do not run here), but for `--grace-period`.
+ *
+ * @module
+ */
+import { Command, InvalidArgumentError } from "@commander-js/extra-typings";
+import type { JsonObject } from "../structs/bodies.ts";
+import { Resource } from "../structs/resources.ts";
+import { FileNotFoundError, readTextFile } from "../platform/files.ts";
+import { writeStandardOutput } from "../platform/standard_streams.ts";
+import { denoVersion } from "../platform/process.ts";
+import { OperatorRegistry } from "../intents/registry.ts";
+import { OperatorSettings } from "../settings/operator_settings.ts";
+import { oneLine } from "../reactor/running.ts";
+import {
+  buildManifests,
+  dockerfile,
+  type ManifestInput,
+  manifestNotes,
+  manifestsYaml,
+  PROBES_PORT,
+  type ScopedRule,
+} from "../commands/manifests.ts";
+import {
+  collect,
+  CommandLineError,
+  loadSources,
+  parseSeconds,
+  planRun,
+} from "../commands/run_options.ts";
+import { parseDocuments } from "../commands/types.ts";
+import { v8FlagsArgument } from "./runtime_flags.ts";
+import { planPermissions } from "./permissions.ts";
+import { builtinTypes } from "../testing/fake_cluster/builtins.ts";
+import { compareVersions, type ResourceType } from "../testing/fake_cluster/catalog.ts";
+import { checkCrd, crdToType } from "../testing/fake_cluster/crds.ts";
+import { VERSION } from "./version.ts";
+
+/** The flags of `kopf manifests`. */
+export interface ManifestsFlags {
+  /** `-m/--module`: import specifiers (repeatable). */
+  readonly module?: readonly string[];
+  /** `-n/--namespace`: namespace names or patterns (repeatable). */
+  readonly namespace?: readonly string[];
+  /** `-A/--all-namespaces`. */
+  readonly allNamespaces?: boolean;
+  /** `--peering`: the peering object's name; standalone otherwise. */
+  readonly peering?: string;
+  /** `--crd`: files with the CRDs of the resources served (repeatable). */
+  readonly crd?: readonly string[];
+  /** `--rule`: `RESOURCE:VERBS` for the handlers' own API calls (repeatable). */
+  readonly rule?: readonly string[];
+  /** `--name`: of the ServiceAccount, the roles, their bindings and the Deployment. */
+  readonly name?: string;
+  /** `--operator-namespace`: where the ServiceAccount and the Deployment go. */
+  readonly operatorNamespace?: string;
+  /** `--image`: the operator's image. */
+  readonly image?: string;
+  /** `--metrics`: the port to serve metrics at. */
+  readonly metrics?: number;
+  /** `--grace-period`: seconds for running handlers to finish after SIGTERM. */
+  readonly gracePeriod?: number;
+  /** `--webhook-config`: the webhook configurations the operator manages. */
+  readonly webhookConfig?: string;
+  /** `--dockerfile`: print the image's recipe instead of the manifests. */
+  readonly dockerfile?: boolean;
+  /** `--deno-version`: the Deno image of the recipe's build stage. */
+  readonly denoVersion?: string;
+  /** `--cli`: the `kopf` command line module the recipe compiles in. */
+  readonly cli?: string;
+}
+
+/**
+ * The Deno version of the recipe's build image unless `--deno-version` says otherwise:
+ * the one running this command (what the operator was tried with), else the one the
+ * project is tested with.
+ */
+export const DEFAULT_DENO_VERSION: string = denoVersion() ?? "2.9.6";
+
+/** The module of the `kopf` command line that the recipe compiles in, by default. */
+export const DEFAULT_CLI_MODULE = `jsr:@kopf/kopf@^${VERSION}/cli`;
+
+/** Where the probes listen in the pod. */
+const LIVENESS_URL = `http://0.0.0.0:${PROBES_PORT}/healthz`;
+
+/** Every version of each type as a resource, the preferred version first. */
+export function resourcesOf(types: readonly ResourceType[]): Resource[] {
+  return types.flatMap((type) =>
+    type.versions.map((version, index) =>
+      new Resource({
+        group: type.group,
+        version: version.name,
+        plural: type.plural,
+        kind: type.kind,
+        singular: type.singular,
+        shortcuts: type.shortNames,
+        categories: type.categories,
+        subresources: [
+          ...(version.status ? ["status"] : []),
+          ...(version.scale ? ["scale"] : []),
+        ],
+        namespaced: type.namespaced,
+        preferred: index === 0,
+        verbs: type.verbs,
+      })
+    )
+  );
+}
+
+/** The resource types of the CRDs in the files; one line naming the file if one is wrong. */
+async function crdTypes(files: readonly string[]): Promise<ResourceType[]> {
+  const types: ResourceType[] = [];
+  for (const file of files) {
+    let text: string;
+    try {
+      text = await readTextFile(file);
+    } catch (error) {
+      if (error instanceof FileNotFoundError) {
+        throw new CommandLineError(`--crd ${file}: no such file.`);
+      }
+      throw error;
+    }
+    const crds = parseDocuments(text, file).filter((d) =>
+      (d.content as JsonObject | null)?.kind === "CustomResourceDefinition"
+    );
+    if (crds.length === 0) {
+      throw new CommandLineError(
+        `--crd ${file} holds no CustomResourceDefinition; give the CRDs of the resources served.`,
+      );
+    }
+    for (const { content, where } of crds) {
+      const problems = checkCrd(content as JsonObject);
+      if (problems.length > 0) {
+        const { field, message } = problems[0];
+        throw new CommandLineError(`${where}: ${field}: ${message}; fix the CRD.`);
+      }
+      types.push(crdToType(content as JsonObject, compareVersions));
+    }
+  }
+  return types;
+}
+
+/**
+ * Parse a `--rule`: `RESOURCE:VERB[,VERB…]`, the resource as kubectl names it
+ * (`pods`, `deployments.apps`, `pods/log`), checked against the known resources for its
+ * scope.
+ */
+export function parseRule(text: string, resources: readonly Resource[]): ScopedRule {
+  const match = /^([a-z0-9.-]+?)(?:\/([a-z]+))?:([a-z*]+(?:,[a-z*]+)*)$/.exec(text.trim());
+  if (!match) {
+    throw new CommandLineError(
+      `--rule ${JSON.stringify(text)} is not RESOURCE:VERBS; use e.g. ` +
+        `pods:create,delete or deployments.apps:get,patch.`,
+    );
+  }
+  const [, name, subresource, verbs] = match;
+  const dot = name.indexOf(".");
+  const plural = dot < 0 ? name : name.slice(0, dot);
+  const group = dot < 0 ? "" : name.slice(dot + 1);
+  const resource = resources.find((r) => r.plural === plural && r.group === group);
+  if (resource === undefined) {
+    throw new CommandLineError(
+      `--rule ${text}: ${name} is neither a built-in resource nor in a --crd file; ` +
+        `name it as kubectl does (e.g. deployments.apps), or give its CRD with --crd.`,
+    );
+  }
+  return {
+    apiGroups: [group],
+    resources: [subresource ? `${plural}/${subresource}` : plural],
+    verbs: verbs.split(","),
+    namespaced: resource.namespaced,
+  };
+}
+
+/** What `kopf manifests` prints for the files and flags. */
+export async function manifestsOf(
+  files: readonly string[],
+  flags: ManifestsFlags,
+): Promise<string> {
+  if (flags.allNamespaces && (flags.namespace ?? []).length > 0) {
+    throw new CommandLineError("Use either -n/--namespace or -A/--all-namespaces, not both.");
+  }
+  if (!flags.allNamespaces && (flags.namespace ?? []).length === 0) {
+    throw new CommandLineError(
+      "Say what the operator serves: -n/--namespace NAME (repeatable) or -A/--all-namespaces.",
+    );
+  }
+  const plan = planRun(files, {
+    module: flags.module,
+    namespace: flags.namespace,
+    allNamespaces: flags.allNamespaces,
+    peering: flags.peering,
+  });
+  const settings = new OperatorSettings();
+  if (flags.gracePeriod !== undefined) settings.batching.exitTimeout = flags.gracePeriod;
+  if (flags.webhookConfig !== undefined) settings.admission.managed = flags.webhookConfig;
+  const registry = new OperatorRegistry();
+  await loadSources(plan.sources, { registry, fresh: true });
+  if (registry.handlers.length === 0) {
+    throw new CommandLineError(
+      "No handlers are registered: give the operator's files or -m modules.",
+    );
+  }
+  const resources = resourcesOf([...builtinTypes(), ...await crdTypes(flags.crd ?? [])]);
+  for (const selector of registry.selectors()) {
+    if (selector.select(resources).resources.length === 0) {
+      throw new CommandLineError(
+        `The handlers serve ${selector}, which is neither a built-in resource nor in a ` +
+          `--crd file; give its CRD with --crd FILE.`,
+      );
+    }
+  }
+  const sources = [...files, ...(flags.module ?? [])];
+  if (flags.dockerfile) {
+    const permissions = await planPermissions({
+      inCluster: true,
+      liveness: LIVENESS_URL,
+      metrics: flags.metrics === undefined ? undefined : `0.0.0.0:${flags.metrics}`,
+      env: () => undefined,
+    });
+    return dockerfile({
+      operatorFiles: sources,
+      denoVersion: flags.denoVersion ?? DEFAULT_DENO_VERSION,
+      cli: flags.cli ?? DEFAULT_CLI_MODULE,
+      permissions: permissions.flags(),
+      v8Flags: v8FlagsArgument(),
+    });
+  }
+  const name = flags.name ?? "kopf-operator";
+  const input: ManifestInput = {
+    registry,
+    settings,
+    resources,
+    clusterwide: plan.clusterwide,
+    namespaces: plan.namespaces,
+    standalone: flags.peering === undefined,
+    peeringName: flags.peering,
+    image: flags.image ?? `${name}:latest`,
+    name,
+    namespace: flags.operatorNamespace ?? "default",
+    metricsPort: flags.metrics,
+    rules: (flags.rule ?? []).map((rule) => parseRule(rule, resources)),
+  };
+  return manifestsYaml(buildManifests(input), manifestNotes(input));
+}
+
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) {
+    throw new InvalidArgumentError(`it needs a port number, not ${JSON.stringify(value)}.`);
+  }
+  return port;
+}
+
+/** The `kopf manifests` subcommand; `write` replaces the standard output (for tests). */
+export function manifestsCommand(
+  write: (text: string) => Promise<void> = writeStandardOutput,
+): Command {
+  const command = new Command("manifests")
+    .summary("Print the RBAC and Deployment to run the operator in a cluster.")
+    .description(
+      "Print what it takes to run the operator in a cluster, derived from what its handlers " +
+        "serve: a ServiceAccount, the RBAC rules it needs and no more, a Deployment (non-root, " +
+        "read-only, with probes), and the peering objects with --peering. With --dockerfile, " +
+        "the recipe of the image instead. Apply with: kopf manifests … | kubectl apply -f -",
+    )
+    .argument("[files...]", "the operator's files (they register the handlers)")
+    .option("-m, --module <specifier>", "a module of the operator (repeatable)", collect)
+    .option("-n, --namespace <pattern>", "a namespace the operator serves (repeatable)", collect)
+    .option("-A, --all-namespaces", "the operator serves the whole cluster")
+    .option("--peering <name>", "run with this peering object (standalone otherwise)")
+    .option("--crd <file>", "CRDs of the resources the handlers serve (repeatable)", collect)
+    .option(
+      "--rule <resource:verbs>",
+      "what the handlers' own API calls need, e.g. pods:create,delete (repeatable)",
+      collect,
+    )
+    .option(
+      "--name <name>",
+      "the name of the ServiceAccount, roles and Deployment",
+      "kopf-operator",
+    )
+    .option("--operator-namespace <namespace>", "where the operator runs", "default")
+    .option("--image <image>", "the operator's image (default: <name>:latest)")
+    .option("--metrics <port>", "serve Prometheus metrics at this port", parsePort)
+    .option(
+      "--grace-period <seconds>",
+      "how long running handlers may take to finish after SIGTERM",
+      parseSeconds,
+    )
+    .option(
+      "--webhook-config <name>",
+      "the webhook configurations the operator manages (settings.admission.managed)",
+    )
+    .option("--dockerfile", "print the Dockerfile of the operator's image instead")
+    .option("--deno-version <version>", "the Deno image to build with", DEFAULT_DENO_VERSION)
+    .option("--cli <module>", "the kopf command line module to compile in", DEFAULT_CLI_MODULE)
+    .action(async (files, flags, self) => {
+      try {
+        await write(await manifestsOf(files, flags));
+      } catch (error) {
+        self.error(`kopf manifests: ${oneLine(error)}`, {
+          exitCode: error instanceof CommandLineError ? 2 : 1,
+        });
+      }
+    });
+  return command as unknown as Command;
+}

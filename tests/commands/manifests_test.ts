@@ -1,0 +1,281 @@
+/**
+ * The manifests of `kopf manifests`, from registries built here: the RBAC rules follow
+ * what the handlers serve and the operator's scope, no more; the output is stable; the
+ * Dockerfile recipe compiles the operator's files in with the permissions given.
+ */
+import { parseAllDocuments } from "yaml";
+import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
+import type { JsonObject } from "../../src/structs/bodies.ts";
+import { OperatorRegistry } from "../../src/intents/registry.ts";
+import { daemon, index, on } from "../../src/intents/registration.ts";
+import { OperatorSettings } from "../../src/settings/operator_settings.ts";
+import {
+  buildManifests,
+  dockerfile,
+  entrySource,
+  type ManifestInput,
+  manifestNotes,
+  manifestsYaml,
+  peeringCrds,
+  type RbacRule,
+  rbacRules,
+  runArgs,
+  terminationGracePeriod,
+} from "../../src/commands/manifests.ts";
+import { resourcesOf } from "../../src/cli/manifests.ts";
+import { builtinTypes } from "../../src/testing/fake_cluster/builtins.ts";
+import { compareVersions } from "../../src/testing/fake_cluster/catalog.ts";
+import { crdToType } from "../../src/testing/fake_cluster/crds.ts";
+
+const EXAMPLES = new URL("../../examples/", import.meta.url);
+
+async function exampleCrd(): Promise<JsonObject> {
+  const text = await Deno.readTextFile(new URL("crd.yaml", EXAMPLES));
+  return parseAllDocuments(text).map((d) => d.toJS())
+    .find((d) => d?.kind === "CustomResourceDefinition") as JsonObject;
+}
+
+const RESOURCES = resourcesOf([
+  ...builtinTypes(),
+  crdToType(await exampleCrd(), compareVersions),
+]);
+
+function inputOf(registry: OperatorRegistry, over: Partial<ManifestInput> = {}): ManifestInput {
+  return {
+    registry,
+    settings: new OperatorSettings(),
+    resources: RESOURCES,
+    clusterwide: false,
+    namespaces: ["default"],
+    standalone: true,
+    image: "example:1",
+    name: "example",
+    namespace: "operators",
+    ...over,
+  };
+}
+
+/** One registry with a creation handler for KopfExamples. */
+function kexRegistry(): OperatorRegistry {
+  const registry = new OperatorRegistry();
+  on.create("kopf.dev", "v1", "kopfexamples", { registry }, function creator() {});
+  return registry;
+}
+
+const find = (rules: readonly RbacRule[], resource: string) =>
+  rules.filter((r) => r.resources.includes(resource));
+
+Deno.test("one namespace: the served resource, its status and events in a Role; CRDs cluster-wide", () => {
+  const { namespaced, cluster } = rbacRules(inputOf(kexRegistry()));
+  assertEquals(find(namespaced, "kopfexamples"), [{
+    apiGroups: ["kopf.dev"],
+    resources: ["kopfexamples"],
+    verbs: ["get", "list", "patch", "watch"],
+  }]);
+  assertEquals(find(namespaced, "kopfexamples/status")[0].verbs, ["patch"]);
+  assertEquals(find(namespaced, "events")[0].verbs, ["create"]);
+  assertEquals(cluster, [{
+    apiGroups: ["apiextensions.k8s.io"],
+    resources: ["customresourcedefinitions"],
+    verbs: ["list", "watch"],
+  }]);
+  const objects = buildManifests(inputOf(kexRegistry(), { namespaces: ["b", "a"] }));
+  assertEquals(objects.map((o) => `${o.kind} ${(o.metadata as JsonObject).namespace ?? ""}`), [
+    "ServiceAccount operators",
+    "ClusterRole ",
+    "ClusterRoleBinding ",
+    "Role a",
+    "RoleBinding a",
+    "Role b",
+    "RoleBinding b",
+    "Deployment operators",
+  ]);
+  const binding = objects.find((o) => o.kind === "RoleBinding")!;
+  assertEquals(binding.subjects, [
+    { kind: "ServiceAccount", name: "example", namespace: "operators" },
+  ]);
+});
+
+Deno.test("the whole cluster, or patterns: one ClusterRole; patterns also watch namespaces", () => {
+  const whole = buildManifests(inputOf(kexRegistry(), { clusterwide: true, namespaces: [] }));
+  assertEquals(whole.filter((o) => o.kind === "Role").length, 0);
+  const role = whole.find((o) => o.kind === "ClusterRole")!;
+  const rules = role.rules as unknown as RbacRule[];
+  assert(find(rules, "kopfexamples").length === 1);
+  assertEquals(find(rules, "namespaces"), [], "no namespace watching for the whole cluster");
+
+  const patterns = buildManifests(inputOf(kexRegistry(), { namespaces: ["team-*"] }));
+  const patternRules = patterns.find((o) => o.kind === "ClusterRole")!
+    .rules as unknown as RbacRule[];
+  assertEquals(find(patternRules, "namespaces")[0].verbs, ["list", "watch"]);
+  assert(find(patternRules, "kopfexamples").length === 1);
+  assertEquals(patterns.filter((o) => o.kind === "Role").length, 0);
+
+  // Without scanning, patterns serve only the names they spell out: Roles there.
+  const settings = new OperatorSettings();
+  settings.scanning.disabled = true;
+  const literal = buildManifests(
+    inputOf(kexRegistry(), { settings, namespaces: ["team-*", "ops"] }),
+  );
+  assertEquals(literal.filter((o) => o.kind === "ClusterRole").length, 0);
+  assertEquals(
+    literal.filter((o) => o.kind === "Role").map((o) => (o.metadata as JsonObject).namespace),
+    ["ops"],
+  );
+});
+
+Deno.test("indexed only: list and watch; cluster-scoped resources go cluster-wide", () => {
+  const registry = new OperatorRegistry();
+  index("pods", { registry }, function byName({ name }) {
+    return name;
+  });
+  daemon("namespaces", { registry }, function watcher() {});
+  const { namespaced, cluster } = rbacRules(inputOf(registry));
+  assertEquals(find(namespaced, "pods")[0].verbs, ["list", "watch"]);
+  assertEquals(find(namespaced, "pods/status"), [], "nothing is stored on indexed objects");
+  assertEquals(find(cluster, "namespaces")[0].verbs, ["get", "list", "patch", "watch"]);
+  assertEquals(find(cluster, "namespaces/status")[0].verbs, ["patch"]);
+  // Events about cluster-scoped objects go to the default namespace, which a Role for
+  // another namespace does not cover.
+  assertEquals(find(cluster, "events")[0].verbs, ["create"]);
+});
+
+Deno.test("settings and declared rules: posting off, scanning off, --rule, webhooks, peering", () => {
+  const settings = new OperatorSettings();
+  settings.posting.enabled = false;
+  settings.scanning.disabled = true;
+  settings.admission.managed = "example.kopf.dev";
+  const registry = kexRegistry();
+  on.validate("kopfexamples", { registry }, function validator() {});
+  const { namespaced, cluster } = rbacRules(inputOf(registry, {
+    settings,
+    standalone: false,
+    peeringName: "example",
+    rules: [
+      { apiGroups: [""], resources: ["pods"], verbs: ["create", "delete"], namespaced: true },
+      { apiGroups: [""], resources: ["namespaces"], verbs: ["get"], namespaced: false },
+    ],
+  }));
+  assertEquals(find(namespaced, "events"), []);
+  assertEquals(find(cluster, "customresourcedefinitions"), []);
+  assertEquals(find(namespaced, "pods")[0].verbs, ["create", "delete"]);
+  assertEquals(find(cluster, "namespaces")[0].verbs, ["get"]);
+  assertEquals(find(namespaced, "kopfpeerings")[0].verbs, ["get", "list", "patch", "watch"]);
+  assertEquals(find(cluster, "validatingwebhookconfigurations"), [{
+    apiGroups: ["admissionregistration.k8s.io"],
+    resources: ["mutatingwebhookconfigurations", "validatingwebhookconfigurations"],
+    verbs: ["create", "list", "watch"],
+  }, {
+    apiGroups: ["admissionregistration.k8s.io"],
+    resources: ["mutatingwebhookconfigurations", "validatingwebhookconfigurations"],
+    verbs: ["get", "patch"],
+    resourceNames: ["example.kopf.dev"],
+  }]);
+});
+
+Deno.test("peering: the CRDs and the peering objects; a note for namespaces of patterns", () => {
+  const input = inputOf(kexRegistry(), {
+    standalone: false,
+    peeringName: "example",
+    namespaces: ["default", "team-*"],
+  });
+  const objects = buildManifests(input);
+  assertEquals(
+    objects.filter((o) => o.kind === "KopfPeering").map((o) => o.metadata),
+    [{ name: "example", namespace: "default" }],
+  );
+  assertEquals(objects.filter((o) => o.kind === "CustomResourceDefinition").length, 2);
+  assertEquals(runArgs(input).slice(0, 6), [
+    "--namespace",
+    "default",
+    "--namespace",
+    "team-*",
+    "--peering",
+    "example",
+  ]);
+  assertStringIncludes(manifestNotes(input)[0], "KopfPeering named example");
+  assertStringIncludes(manifestNotes(input)[0], "team-*");
+  const clusterwide = buildManifests({ ...input, clusterwide: true, namespaces: [] });
+  assertEquals(clusterwide.filter((o) => o.kind === "ClusterKopfPeering").length, 1);
+  const rules = clusterwide.find((o) => o.kind === "ClusterRole")!.rules as unknown as RbacRule[];
+  assert(find(rules, "clusterkopfpeerings").length === 1);
+});
+
+Deno.test("examples/peering.yaml holds exactly the peering CRDs of kopf manifests", async () => {
+  const text = await Deno.readTextFile(new URL("peering.yaml", EXAMPLES));
+  const documents = parseAllDocuments(text).map((d) => d.toJS());
+  assertEquals(documents, peeringCrds());
+});
+
+Deno.test("the Deployment: non-root, read-only, probes, the grace period, metrics when asked", () => {
+  const settings = new OperatorSettings();
+  settings.batching.exitTimeout = 60;
+  const input = inputOf(kexRegistry(), { settings, metricsPort: 9090 });
+  const deployment = buildManifests(input).find((o) => o.kind === "Deployment")!;
+  const pod = ((deployment.spec as JsonObject).template as JsonObject).spec as JsonObject;
+  const [container] = pod.containers as JsonObject[];
+  assertEquals(pod.terminationGracePeriodSeconds, 130);
+  assertEquals(terminationGracePeriod(new OperatorSettings()), 30, "at least the default");
+  assertEquals(pod.serviceAccountName, "example");
+  assertEquals((pod.securityContext as JsonObject).runAsNonRoot, true);
+  assertEquals((container.securityContext as JsonObject).readOnlyRootFilesystem, true);
+  assertEquals((container.securityContext as JsonObject).allowPrivilegeEscalation, false);
+  assertEquals(container.image, "example:1");
+  assertEquals(container.args, [
+    "--namespace",
+    "default",
+    "--standalone",
+    "--liveness",
+    "http://0.0.0.0:8080/healthz",
+    "--metrics",
+    "0.0.0.0:9090",
+    "--grace-period",
+    "60",
+  ]);
+  assertEquals(((container.livenessProbe as JsonObject).httpGet as JsonObject).path, "/healthz");
+  assertEquals(((container.readinessProbe as JsonObject).httpGet as JsonObject).path, "/readyz");
+  assertEquals(
+    (container.ports as JsonObject[]).map((p) => p.containerPort),
+    [8080, 9090],
+  );
+});
+
+Deno.test("the output is stable: the same handlers in another order, the same bytes", () => {
+  const one = new OperatorRegistry();
+  const options = (registry: OperatorRegistry, id: string) => ({ registry, id });
+  on.create("kopfexamples", options(one, "a"), () => {});
+  index("pods", options(one, "b"), () => 1);
+  on.update("deployments", options(one, "c"), () => {});
+  const two = new OperatorRegistry();
+  on.update("deployments", options(two, "c"), () => {});
+  index("pods", options(two, "b"), () => 1);
+  on.create("kopfexamples", options(two, "a"), () => {});
+  const text = manifestsYaml(buildManifests(inputOf(one)));
+  assertEquals(manifestsYaml(buildManifests(inputOf(two))), text);
+  assert(!/[&*]a\d/.test(text), "no YAML anchors or aliases");
+  const documents = parseAllDocuments(text).map((d) => d.toJS());
+  assertEquals(documents, buildManifests(inputOf(one)));
+});
+
+Deno.test("the Dockerfile recipe: the files imported statically, the permissions baked in", () => {
+  const text = dockerfile({
+    operatorFiles: ["operator.ts", "./handlers/more.ts", "npm:some-operator"],
+    denoVersion: "2.9.6",
+    cli: "jsr:@kopf/kopf@^0.1.0/cli",
+    permissions: ["--allow-net", "--allow-read=/var/run/secrets/kubernetes.io/serviceaccount"],
+    v8Flags: "--v8-flags=--max-semi-space-size=4",
+  });
+  assertStringIncludes(text, "FROM denoland/deno:2.9.6 AS build");
+  assertStringIncludes(text, `'import "./operator.ts";'`);
+  assertStringIncludes(text, `'import "./handlers/more.ts";'`);
+  assertStringIncludes(text, `'import "npm:some-operator";'`);
+  assertStringIncludes(text, "--allow-read=/var/run/secrets/kubernetes.io/serviceaccount \\");
+  assertStringIncludes(text, "--v8-flags=--max-semi-space-size=4");
+  assertStringIncludes(text, "USER 65532:65532");
+  assert(!text.includes("--allow-all"));
+  assertEquals(
+    entrySource(["operator.ts"], "jsr:@kopf/kopf/cli"),
+    'import "./operator.ts";\nimport { main } from "jsr:@kopf/kopf/cli";\n' +
+      'await main(["run", ...Deno.args]);\n',
+  );
+});
