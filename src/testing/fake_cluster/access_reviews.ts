@@ -191,7 +191,13 @@ export function answerReview(
           }
           : {}),
       };
-      const { attributes, causes } = attributesOf(spec, subject);
+      const asked = attributesOf(spec, subject);
+      const causes = asked.causes;
+      let attributes = asked.attributes;
+      // A local review's empty namespace means the one it was posted to.
+      if (type.kind === "LocalSubjectAccessReview" && attributes?.resourceRequest) {
+        if (!attributes.namespace) attributes = { ...attributes, namespace: namespace ?? "" };
+      }
       if (!subject.username && !subject.groups.length) {
         causes.push({
           field: "spec.user",

@@ -105,6 +105,10 @@ Deno.test("reviews: SubjectAccessReview and LocalSubjectAccessReview ask about a
     spec: { user: "alice", resourceAttributes: { ...attrs, namespace: "kube-system" } },
   });
   assertEquals(elsewhere.status, 422);
+  const defaulted = await call(cluster, "POST", local, {
+    spec: { user: "alice", resourceAttributes: { ...attrs, namespace: "" } },
+  });
+  assertEquals(defaulted.body.status.allowed, true, "an empty namespace is the review's own");
   // Only those allowed to create SubjectAccessReviews may ask about others.
   const alice = { authorization: `Bearer ${cluster.tokenFor({ user: "alice" })}` };
   const denied = await call(cluster, "POST", `${AUTHZ}/subjectaccessreviews`, {
