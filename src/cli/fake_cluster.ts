@@ -10,6 +10,10 @@
  * `Retry-After`, latency, expiring tokens (the kubeconfig is rewritten with each new one),
  * and replies lost after the write.
  *
+ * With `--rbac`, requests are authorized by Roles, ClusterRoles and their bindings, as on
+ * a real cluster; the kubeconfig is the admin's, and `kubectl create token` gives other
+ * identities (service accounts) their tokens.
+ *
  * @module
  */
 import { Command, InvalidArgumentError } from "@commander-js/extra-typings";
@@ -31,6 +35,8 @@ export interface FakeClusterCliOptions {
   kubeconfig?: string;
   /** The state file to load at start and save on stop. */
   state?: string;
+  /** Authorize requests with RBAC (the kubeconfig's token stays an admin). */
+  rbac?: boolean;
   /** Break every open watch every so many seconds. */
   dropWatchesEvery?: number;
   /** Fail this share of all requests with `errorStatus` (500 by default). */
@@ -70,12 +76,18 @@ export async function serveFakeCluster(
   if (options.token && !tls) {
     warn("Warning: kubectl sends tokens over HTTPS only; drop --http to use --token with kubectl.");
   }
+  if (options.rbac && !tls) {
+    warn(
+      "Warning: kubectl sends tokens over HTTPS only, so with --rbac over --http it is anonymous and mostly forbidden; drop --http to use kubectl.",
+    );
+  }
   const cluster = await FakeCluster.start({
     port: options.port ?? 0,
     tls,
     clientCertificates: options.clientCertificates ?? false,
-    token: options.token ?? (tls ? undefined : false),
+    token: options.token ?? (tls || options.rbac ? undefined : false),
     state: options.state,
+    rbac: options.rbac ?? false,
   });
   let stopped!: () => void;
   const stopping = new Promise<void>((resolve) => (stopped = resolve));
@@ -87,8 +99,11 @@ export async function serveFakeCluster(
   try {
     path = await cluster.writeKubeconfig(options.kubeconfig);
     const saving = options.state ? `; objects are saved to ${options.state} on exit` : "";
+    const rbac = options.rbac
+      ? "; RBAC is on: the kubeconfig is the admin's, `kubectl create token NAME` gives a service account a token"
+      : "";
     print(
-      `Fake cluster ready at ${cluster.url}: kubectl --kubeconfig=${path} get all (or export KUBECONFIG=${path})${saving}. Stop with Ctrl+C.`,
+      `Fake cluster ready at ${cluster.url}: kubectl --kubeconfig=${path} get all (or export KUBECONFIG=${path})${saving}${rbac}. Stop with Ctrl+C.`,
     );
     await stopping;
   } finally {
@@ -189,6 +204,10 @@ export function fakeClusterCommand(): Command {
     )
     .option("--kubeconfig <path>", "write the kubeconfig here (a temporary file by default)")
     .option("--state <file>", "load objects from this file at start and save them on exit")
+    .option(
+      "--rbac",
+      "authorize requests with RBAC (Roles, ClusterRoles, bindings); the kubeconfig stays an admin",
+    )
     .option(
       "--drop-watches-every <seconds>",
       "fault: break every watch this often",

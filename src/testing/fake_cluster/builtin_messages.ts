@@ -373,6 +373,50 @@ const CORE: Record<string, string> = {
   PortStatus: "port=1:int protocol=2 error=3?",
 };
 
+/**
+ * The review kinds and `TokenRequest`, as clients send them (kubectl sends protobuf,
+ * with an empty `status`; `extra` fields of users are not described).
+ */
+const AUTHORIZATION: Record<string, string> = {
+  SelfSubjectAccessReview: "metadata=1:ObjectMeta spec=2:SelfSubjectAccessReviewSpec " +
+    "status=3:SubjectAccessReviewStatus",
+  SelfSubjectAccessReviewSpec:
+    "resourceAttributes=1:ResourceAttributes nonResourceAttributes=2:NonResourceAttributes",
+  ResourceAttributes: "namespace=1 verb=2 group=3 version=4 resource=5 subresource=6 name=7 " +
+    "fieldSelector=8:FieldSelectorAttributes labelSelector=9:LabelSelectorAttributes",
+  FieldSelectorAttributes: "rawSelector=1 requirements=2:FieldSelectorRequirement[]",
+  FieldSelectorRequirement: "key=1 operator=2 values=3[]",
+  LabelSelectorAttributes: "rawSelector=1 requirements=2:LabelSelectorRequirement[]",
+  NonResourceAttributes: "path=1 verb=2",
+  SubjectAccessReview: "metadata=1:ObjectMeta spec=2:SubjectAccessReviewSpec " +
+    "status=3:SubjectAccessReviewStatus",
+  LocalSubjectAccessReview: "metadata=1:ObjectMeta spec=2:SubjectAccessReviewSpec " +
+    "status=3:SubjectAccessReviewStatus",
+  SubjectAccessReviewSpec: "resourceAttributes=1:ResourceAttributes " +
+    "nonResourceAttributes=2:NonResourceAttributes user=3 groups=4[] uid=6",
+  SubjectAccessReviewStatus: "allowed=1:bool denied=4:bool reason=2 evaluationError=3",
+  SelfSubjectRulesReview: "metadata=1:ObjectMeta spec=2:SelfSubjectRulesReviewSpec " +
+    "status=3:SubjectRulesReviewStatus",
+  SelfSubjectRulesReviewSpec: "namespace=1",
+  SubjectRulesReviewStatus: "resourceRules=1:ResourceRule[] nonResourceRules=2:NonResourceRule[] " +
+    "incomplete=3:bool evaluationError=4",
+  ResourceRule: "verbs=1[] apiGroups=2[] resources=3[] resourceNames=4[]",
+  NonResourceRule: "verbs=1[] nonResourceURLs=2[]",
+};
+
+const AUTHENTICATION: Record<string, string> = {
+  TokenRequest: "metadata=1:ObjectMeta spec=2:TokenRequestSpec status=3:TokenRequestStatus",
+  TokenRequestSpec: "audiences=1[] expirationSeconds=4:int? boundObjectRef=3:BoundObjectReference",
+  BoundObjectReference: "kind=1 apiVersion=2 name=3 uid=4",
+  TokenRequestStatus: "token=1 expirationTimestamp=2:time",
+  TokenReview: "metadata=1:ObjectMeta spec=2:TokenReviewSpec status=3:TokenReviewStatus",
+  TokenReviewSpec: "token=1 audiences=2[]",
+  TokenReviewStatus: "authenticated=1:bool user=2:UserInfo error=3 audiences=4[]",
+  UserInfo: "username=1 uid=2 groups=3[]",
+  SelfSubjectReview: "metadata=1:ObjectMeta status=2:SelfSubjectReviewStatus",
+  SelfSubjectReviewStatus: "userInfo=1:UserInfo",
+};
+
 /** Where each table's messages live, by their OpenAPI definition prefix. */
 const PACKAGES: Record<string, Record<string, string>> = {
   "io.k8s.apimachinery.pkg.apis.meta.v1": META,
@@ -380,6 +424,8 @@ const PACKAGES: Record<string, Record<string, string>> = {
   "io.k8s.api.apps.v1": APPS,
   "io.k8s.api.batch.v1": BATCH,
   "io.k8s.api.rbac.v1": RBAC,
+  "io.k8s.api.authorization.v1": AUTHORIZATION,
+  "io.k8s.api.authentication.v1": AUTHENTICATION,
 };
 
 /** The kinds whose objects the tables describe whole, by `apiVersion/kind`. */
@@ -397,6 +443,13 @@ const KINDS: Record<string, string[]> = {
   "apps/v1": ["Deployment", "StatefulSet", "DaemonSet", "ReplicaSet"],
   "batch/v1": ["Job", "CronJob"],
   "rbac.authorization.k8s.io/v1": ["Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding"],
+  "authorization.k8s.io/v1": [
+    "SelfSubjectAccessReview",
+    "SubjectAccessReview",
+    "LocalSubjectAccessReview",
+    "SelfSubjectRulesReview",
+  ],
+  "authentication.k8s.io/v1": ["TokenRequest", "TokenReview", "SelfSubjectReview"],
 };
 
 /** The scalar and well-known types a field can have besides a message. */

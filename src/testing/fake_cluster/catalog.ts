@@ -74,6 +74,19 @@ export interface ResourceType {
   generation: boolean;
   /** The CRD's name (`plural.group`) for custom resources. */
   crd?: string;
+  /** Served by a handler of its own and never stored, like the access reviews. */
+  virtual?: boolean;
+  /** Subresources served by handlers of their own, for discovery (e.g. `token`). */
+  extraSubresources?: readonly ExtraSubresource[];
+}
+
+/** A subresource that discovery lists with a kind of its own, e.g. `serviceaccounts/token`. */
+export interface ExtraSubresource {
+  name: string;
+  group: string;
+  version: string;
+  kind: string;
+  verbs: readonly string[];
 }
 
 /** `group/plural`: the key of a type in the catalog and of its objects in the store. */

@@ -27,7 +27,9 @@ import {
   issueClientCertificate,
   issueServerCertificate,
 } from "../../platform/certificates.ts";
+import { reviewTypes } from "./access_reviews.ts";
 import { Admission, type AdmissionCall } from "./admission.ts";
+import { Authenticator } from "./authentication.ts";
 import { builtinTypes } from "./builtins.ts";
 import { Catalog, type ResourceType, type ServedVersion, typeKey } from "./catalog.ts";
 import { ApiError } from "./errors.ts";
@@ -36,7 +38,10 @@ import { REQUEST_LOG_LIMIT, Router, type ServedRequest } from "./http.ts";
 import { Lifecycle } from "./lifecycle.ts";
 import { type DeleteOptions, Objects, type PatchType, type Target } from "./objects.ts";
 import { readState, restoreState, saveState } from "./persistence.ts";
+import { RbacAuthorizer, storePolicies } from "./rbac.ts";
+import { defaultClusterRoleBindings, defaultClusterRoles } from "./rbac_defaults.ts";
 import { parseFieldSelector, parseLabelSelector } from "./selectors.ts";
+import { ServiceAccountTokens, TOKEN_SUBRESOURCE } from "./service_accounts.ts";
 import { Store } from "./store.ts";
 import { WatchHub } from "./watch.ts";
 
@@ -67,6 +72,32 @@ export interface FakeClusterOptions {
   historySize?: number;
   /** Seconds between BOOKMARK events on watches that allow them (10 by default). */
   bookmarkInterval?: number;
+  /**
+   * Authorize every request with RBAC, as a real cluster does: Roles, ClusterRoles and
+   * their bindings decide what each user may do, and the rest is a 403. The cluster's
+   * own token (always made up with RBAC, unless `token` is given) and client certificate
+   * stay admins (`system:masters`); {@link FakeCluster.tokenFor} and
+   * {@link FakeCluster.serviceAccountToken} make tokens for others, and requests without
+   * credentials are `system:anonymous`. Also serves the access reviews (`kubectl auth
+   * can-i`), `TokenRequest`s, and the default discovery roles.
+   */
+  rbac?: boolean;
+}
+
+/** Who {@link FakeCluster.tokenFor} makes a token for. */
+export interface FakeUser {
+  /** The user name, e.g. `alice` or `system:serviceaccount:default:op`. */
+  user: string;
+  /** The groups (`system:authenticated` is added). */
+  groups?: readonly string[];
+}
+
+/** Options of {@link FakeCluster.serviceAccountToken}. */
+export interface FakeTokenOptions {
+  /** How long the token is valid, in seconds (3600 by default, at least 600). */
+  expirationSeconds?: number;
+  /** Whom the token is for; the API server by default. */
+  audiences?: readonly string[];
 }
 
 /**
@@ -194,6 +225,8 @@ export class FakeCluster implements AsyncDisposable {
   readonly #log: ServedRequest[];
   readonly #requestWaiters: Set<(entry: ServedRequest) => void>;
   readonly #auth: { token: string | undefined };
+  readonly #authenticator: Authenticator;
+  readonly #rbac: boolean;
   readonly #admission: Admission;
   #stopping: Promise<void> | undefined;
   readonly #tempDirs: string[] = [];
@@ -205,6 +238,8 @@ export class FakeCluster implements AsyncDisposable {
     watches: WatchHub;
     faults: FakeClusterFaults;
     auth: { token: string | undefined };
+    authenticator: Authenticator;
+    rbac: boolean;
     admission: Admission;
     state: string | undefined;
     ca: string | undefined;
@@ -219,6 +254,8 @@ export class FakeCluster implements AsyncDisposable {
     this.#watches = parts.watches;
     this.faults = parts.faults;
     this.#auth = parts.auth;
+    this.#authenticator = parts.authenticator;
+    this.#rbac = parts.rbac;
     this.#admission = parts.admission;
     this.#state = parts.state;
     this.caCertificate = parts.ca;
@@ -229,8 +266,15 @@ export class FakeCluster implements AsyncDisposable {
 
   /** Start a fake cluster; resolves when it accepts connections. */
   static async start(options: FakeClusterOptions = {}): Promise<FakeCluster> {
+    const rbac = options.rbac ?? false;
     const catalog = new Catalog();
-    for (const type of builtinTypes()) catalog.put(type);
+    for (const type of builtinTypes()) {
+      if (rbac && type.group === "" && type.plural === "serviceaccounts") {
+        type.extraSubresources = [TOKEN_SUBRESOURCE];
+      }
+      catalog.put(type);
+    }
+    if (rbac) { for (const type of reviewTypes()) catalog.put(type); }
     const saved = options.state ? await readState(options.state) : undefined;
     const store = new Store({
       historySize: options.historySize ?? 10_000,
@@ -238,7 +282,6 @@ export class FakeCluster implements AsyncDisposable {
     });
     const objects = new Objects(catalog, store);
     if (saved && options.state) restoreState(objects, saved, options.state);
-    const lifecycle = new Lifecycle(objects);
     const watches = new WatchHub(store, options.bookmarkInterval ?? 10);
     const nsType = catalog.get("", "namespaces")!;
     for (const name of INITIAL_NAMESPACES) {
@@ -246,8 +289,23 @@ export class FakeCluster implements AsyncDisposable {
         objects.create({ type: nsType, version: nsType.versions[0] }, { metadata: { name } });
       }
     }
+    if (rbac) {
+      // The default roles, made again where missing, as kube-apiserver keeps them.
+      for (const role of [...defaultClusterRoles(), ...defaultClusterRoleBindings()]) {
+        const type = catalog.byKind(String(role.apiVersion), String(role.kind))!;
+        const name = String((role.metadata as JsonObject).name);
+        if (!store.get(typeKey(type.group, type.plural), "", name)) {
+          objects.create({ type, version: type.versions[0] }, role);
+        }
+      }
+    }
+    if (rbac && options.token === false && !options.clientCertificates) {
+      throw new ConfigurationError(
+        "FakeCluster: rbac needs the admin to be told from others: keep a token (drop token: false) or use clientCertificates.",
+      );
+    }
     let token = options.token === false ? undefined : options.token ??
-      (options.tls && !options.clientCertificates
+      ((options.tls && !options.clientCertificates) || rbac
         ? crypto.randomUUID().replaceAll("-", "")
         : undefined);
     if (options.clientCertificates && !options.tls) {
@@ -291,14 +349,23 @@ export class FakeCluster implements AsyncDisposable {
     });
     let address = "";
     const admission = new Admission(store);
+    const authenticator = new Authenticator(store, {
+      adminToken: () => auth.token,
+      clientCertificates: options.clientCertificates ?? false,
+      anonymous: rbac,
+    });
+    const lifecycle = new Lifecycle(
+      objects,
+      rbac ? [new ServiceAccountTokens(objects, authenticator, ca)] : [],
+    );
     const router = new Router({
       catalog,
       objects,
       lifecycle,
       watches,
       faults,
-      token: () => auth.token,
-      clientCertificates: options.clientCertificates ?? false,
+      authenticator,
+      authorizer: rbac ? new RbacAuthorizer(storePolicies(store)) : undefined,
       admission,
       serverAddress: () => address,
       log: (entry) => {
@@ -321,6 +388,8 @@ export class FakeCluster implements AsyncDisposable {
       watches,
       faults,
       auth,
+      authenticator,
+      rbac,
       admission,
       state: options.state,
       ca,
@@ -391,7 +460,7 @@ export class FakeCluster implements AsyncDisposable {
     return String(this.#objects.store.resourceVersion);
   }
 
-  /** Connection credentials for `kopf.operator()` and our client. */
+  /** Connection credentials for `kopf.operator()` and our client: the admin's. */
   get connectionInfo(): ConnectionInfo {
     return {
       server: this.url,
@@ -409,6 +478,22 @@ export class FakeCluster implements AsyncDisposable {
   }
 
   /**
+   * Connection credentials that log in with this token (and nothing else), e.g. one of
+   * {@link FakeCluster.serviceAccountToken}, for an operator that runs as that user:
+   * `kopf.on.login({ registry }, () => cluster.connectionInfoFor(token))`.
+   */
+  connectionInfoFor(token: string): ConnectionInfo {
+    return {
+      server: this.url,
+      ...(this.caCertificate ? { caData: this.caCertificate } : {}),
+      token,
+      scheme: "Bearer",
+      defaultNamespace: "default",
+      source: "a token of the fake cluster",
+    };
+  }
+
+  /**
    * A kubeconfig (YAML) for kubectl and client libraries, with the current credentials,
    * that kubectl, `@kubernetes/client-node` and Python's `kubernetes` client take as it
    * is: over HTTPS it carries the generated CA; over plain HTTP it says
@@ -416,17 +501,29 @@ export class FakeCluster implements AsyncDisposable {
    * plain-HTTP servers (there is no TLS to verify either way).
    */
   get kubeconfig(): string {
-    const cluster: Record<string, string | boolean> = { server: this.url };
-    if (this.caCertificate) {
-      cluster["certificate-authority-data"] = btoa(this.caCertificate);
-    } else {
-      cluster["insecure-skip-tls-verify"] = true;
-    }
     const user: Record<string, string> = {};
     if (this.#auth.token !== undefined) user.token = this.#auth.token;
     if (this.clientCertificate) {
       user["client-certificate-data"] = btoa(this.clientCertificate.certPem);
       user["client-key-data"] = btoa(this.clientCertificate.keyPem);
+    }
+    return this.#kubeconfigWith(user);
+  }
+
+  /**
+   * A kubeconfig that logs in with this token only, e.g. a service account's (kubectl
+   * sends tokens over HTTPS only: start the cluster with `tls: true` for kubectl).
+   */
+  kubeconfigFor(token: string): string {
+    return this.#kubeconfigWith({ token });
+  }
+
+  #kubeconfigWith(user: Record<string, string>): string {
+    const cluster: Record<string, string | boolean> = { server: this.url };
+    if (this.caCertificate) {
+      cluster["certificate-authority-data"] = btoa(this.caCertificate);
+    } else {
+      cluster["insecure-skip-tls-verify"] = true;
     }
     return toYaml({
       apiVersion: "v1",
@@ -444,17 +541,69 @@ export class FakeCluster implements AsyncDisposable {
 
   /**
    * Write the kubeconfig to a file; returns its path. Without a path, it goes to a new
-   * temporary directory, which is removed when the cluster stops.
+   * temporary directory, which is removed when the cluster stops. With `token`, it is
+   * the kubeconfig of that token ({@link FakeCluster.kubeconfigFor}).
    */
-  async writeKubeconfig(path?: string): Promise<string> {
+  async writeKubeconfig(path?: string, options: { token?: string } = {}): Promise<string> {
     let file = path;
     if (file === undefined) {
       const dir = await makeTempDir("kopf-fake-cluster-");
       this.#tempDirs.push(dir);
       file = joinPath(dir, "kubeconfig");
     }
-    await writeTextFileAtomic(file, this.kubeconfig);
+    const text = options.token === undefined ? this.kubeconfig : this.kubeconfigFor(options.token);
+    await writeTextFileAtomic(file, text);
     return file;
+  }
+
+  /** Whether requests are authorized with RBAC ({@link FakeClusterOptions.rbac}). */
+  get rbac(): boolean {
+    return this.#rbac;
+  }
+
+  /**
+   * A bearer token that authenticates as this user with these groups (and
+   * `system:authenticated`), for tests that act as someone other than the admin. It is
+   * valid until the cluster stops. What the user may do is up to RBAC (`rbac: true`);
+   * without RBAC, every user may do anything.
+   */
+  tokenFor(user: FakeUser): string {
+    if (!user.user) throw new UsageError("tokenFor() needs a user name.");
+    return this.#authenticator.issueUserToken({
+      username: user.user,
+      groups: [...(user.groups ?? [])],
+    });
+  }
+
+  /**
+   * A token of the service account, as a `TokenRequest` (`kubectl create token`) makes
+   * it: it authenticates as `system:serviceaccount:<namespace>:<name>` in the groups
+   * `system:serviceaccounts`, `system:serviceaccounts:<namespace>` and
+   * `system:authenticated`, until it expires or the account is deleted. The account
+   * must exist. Throws {@link FakeApiError} like the API would.
+   */
+  serviceAccountToken(namespace: string, name: string, options: FakeTokenOptions = {}): string {
+    const type = this.#objects.catalog.get("", "serviceaccounts")!;
+    const account = this.#objects.store.get(typeKey("", "serviceaccounts"), namespace, name);
+    if (!account) {
+      throw new FakeApiError(
+        404,
+        "NotFound",
+        `serviceaccounts "${name}" not found in the namespace "${namespace}": create it first, e.g. cluster.create({ apiVersion: "v1", kind: "${type.kind}", metadata: { name: "${name}", namespace: "${namespace}" } })`,
+      );
+    }
+    const seconds = options.expirationSeconds ?? 3600;
+    if (!Number.isInteger(seconds) || seconds < 600) {
+      throw new FakeApiError(
+        422,
+        "Invalid",
+        `expirationSeconds must be a whole number of seconds, at least 600, not ${seconds}`,
+      );
+    }
+    return this.#authenticator.issueServiceAccountToken(account, {
+      expirationSeconds: seconds,
+      audiences: options.audiences,
+    }).token;
   }
 
   /** Save the objects to the state file now (also done on stop when `state` is set). */

@@ -83,6 +83,17 @@ export function resourceList(
         verbs: ["get", "patch", "update"],
       });
     }
+    for (const sub of type.extraSubresources ?? []) {
+      resources.push({
+        name: `${type.plural}/${sub.name}`,
+        singularName: "",
+        namespaced: type.namespaced,
+        group: sub.group,
+        version: sub.version,
+        kind: sub.kind,
+        verbs: [...sub.verbs],
+      });
+    }
     if (served.status) {
       resources.push({
         name: `${type.plural}/status`,

@@ -36,6 +36,18 @@ import {
 import { withName } from "./selectors.ts";
 import type { WatchHub } from "./watch.ts";
 import { GENERATE_NAME_ATTEMPTS } from "./metadata.ts";
+import { answerReview } from "./access_reviews.ts";
+import { type Authenticator, impersonate } from "./authentication.ts";
+import {
+  forbidden,
+  PRIVILEGED_GROUP,
+  RBAC_GROUP,
+  type RbacAuthorizer,
+  type UserInfo,
+} from "./rbac.ts";
+import { checkEscalation } from "./rbac_escalation.ts";
+import { requestAttributes } from "./request_info.ts";
+import { requestToken } from "./service_accounts.ts";
 
 /** Whether a create's body asks the server for a generated name. */
 function isGenerating(body: JsonValue): boolean {
@@ -71,10 +83,10 @@ export interface RouterContext {
   lifecycle: Lifecycle;
   watches: WatchHub;
   faults: FakeClusterFaults;
-  /** The accepted bearer token, or undefined when none is accepted. */
-  token(): string | undefined;
-  /** Whether client certificates from the cluster's CA authenticate requests. */
-  clientCertificates: boolean;
+  /** Who sends each request. */
+  authenticator: Authenticator;
+  /** The RBAC authorizer, when RBAC is on; without it, every request is allowed. */
+  authorizer?: RbacAuthorizer;
   /** The admission webhooks. */
   admission: Admission;
   /** The `host:port` clients reach the server at. */
@@ -96,10 +108,19 @@ function errorResponse(error: ApiError): Response {
   return json(error.toStatus(), error.code, error.headers);
 }
 
+function methodNotAllowed(): ApiError {
+  return new ApiError(405, "the server does not allow this method on the requested resource");
+}
+
 function notServed(path: string): ApiError {
   return new ApiError(404, `the server could not find the requested resource (${path})`, {
     details: { causes: [{ reason: "UnexpectedServerResponse", message: "404 page not found" }] },
   });
+}
+
+/** The options of a dry run of a write with these options. */
+function dryRun(options: WriteOptions): WriteOptions {
+  return { ...options, dryRun: true, warnings: [] };
 }
 
 /** The object as JSON, with the write's warnings as `Warning` headers. */
@@ -123,19 +144,19 @@ export class Router {
     let resource: RequestResource | undefined;
     let response: Response;
     try {
-      const token = this.ctx.token();
-      const byCertificate = this.ctx.clientCertificates && info?.peerCertificate?.authorized;
-      const byToken = token !== undefined &&
-        request.headers.get("authorization") === `Bearer ${token}`;
-      if ((token !== undefined || this.ctx.clientCertificates) && !byCertificate && !byToken) {
-        throw new ApiError(401, "Unauthorized");
-      }
+      let user = this.ctx.authenticator.authenticate(request, info);
       const latency = this.ctx.faults.currentLatency;
       if (latency > 0) await new Promise((resolve) => setTimeout(resolve, latency));
-      const peer = info?.peerCertificate;
-      const user = peer?.authorized && peer.commonName
-        ? { username: peer.commonName, groups: [...peer.organizations, "system:authenticated"] }
-        : { username: "admin", groups: ["system:masters", "system:authenticated"] };
+      const authorizer = this.ctx.authorizer;
+      if (authorizer) {
+        user = impersonate(user, request.headers, (a) => authorizer.authorize(a));
+        const attributes = requestAttributes(request.method, url, user);
+        const decision = authorizer.authorize(attributes);
+        if (!decision.allowed) {
+          if (attributes.resourceRequest) verb = attributes.verb;
+          throw forbidden(attributes, decision.reason);
+        }
+      }
       const result = await this.#route(request, url, user, (v, r) => {
         verb = v;
         resource = r;
@@ -171,7 +192,7 @@ export class Router {
   async #route(
     request: Request,
     url: URL,
-    user: AdmissionAttributes["user"],
+    user: UserInfo,
     setVerb: (verb: string, resource?: RequestResource) => void,
   ): Promise<Response> {
     const path = url.pathname.replace(/\/+$/, "") || "/";
@@ -234,10 +255,33 @@ export class Router {
     if (!found) throw notServed(path);
     const { type, version } = found;
     if (route.namespace !== undefined && !type.namespaced) throw notServed(path);
+    const resource: RequestResource = { plural: type.plural, group: type.group, kind: type.kind };
+    if (type.virtual) {
+      if (type.namespaced && route.namespace === undefined) throw notServed(path);
+      if (method !== "POST" || route.name !== undefined) throw methodNotAllowed();
+      setVerb("create", resource);
+      const reviews = { authorizer: this.ctx.authorizer!, authenticator: this.ctx.authenticator };
+      const body = await bodyOf(request);
+      return json(answerReview(type, route.namespace, body, user, reviews), 201);
+    }
+    if (
+      route.subresource !== undefined && route.name !== undefined &&
+      type.extraSubresources?.some((s) => s.name === route.subresource)
+    ) {
+      // The only such subresource is `serviceaccounts/token`.
+      if (method !== "POST") throw methodNotAllowed();
+      setVerb("create", resource);
+      const account = this.ctx.objects.get({
+        type,
+        version,
+        namespace: route.namespace,
+        name: route.name,
+      });
+      return json(requestToken(account, await bodyOf(request), this.ctx.authenticator), 201);
+    }
     const params = url.searchParams;
     const watch = route.watchPath || params.get("watch") === "true" || params.get("watch") === "1";
     const verb = this.#verbOf(method, route, watch);
-    const resource: RequestResource = { plural: type.plural, group: type.group, kind: type.kind };
     setVerb(verb, resource);
     const failure = this.ctx.faults.failureFor(verb, resource);
     if (failure) {
@@ -292,6 +336,7 @@ export class Router {
       case "create": {
         const options = writeOptionsOf(params);
         const given = await bodyOf(request);
+        this.#checkGrant(target, user, () => objects.create(target, given, dryRun(options)));
         let created: JsonObject;
         if (!this.#admits(target)) created = objects.create(target, given, options);
         else {
@@ -315,6 +360,8 @@ export class Router {
       case "update": {
         const options = writeOptionsOf(params);
         let body = await bodyOf(request);
+        const given = body;
+        this.#checkGrant(target, user, () => objects.update(target, given, dryRun(options)));
         if (this.#admits(target)) {
           const given = body;
           body = await this.#admitUpdate(
@@ -332,6 +379,11 @@ export class Router {
         const options = writeOptionsOf(params);
         const patchType = patchTypeOf(request.headers.get("content-type"));
         const patch = await bodyOf(request);
+        this.#checkGrant(
+          target,
+          user,
+          () => objects.patch(target, patchType, patch, dryRun(options)),
+        );
         let patched: JsonObject;
         if (!this.#admits(target)) patched = objects.patch(target, patchType, patch, options);
         else {
@@ -413,6 +465,18 @@ export class Router {
     throw new ApiError(405, `the method ${method} is not allowed on ${path}`);
   }
 
+  /**
+   * With RBAC, a write of a role or binding may grant only what the user holds itself
+   * (escalation prevention): checked on the object as the write would store it.
+   */
+  #checkGrant(target: Target, user: UserInfo, compute: () => JsonObject): void {
+    const authorizer = this.ctx.authorizer;
+    if (!authorizer || target.type.group !== RBAC_GROUP || target.subresource) return;
+    if (user.groups.includes(PRIVILEGED_GROUP)) return;
+    const old = target.name !== undefined ? this.ctx.objects.get(target) : undefined;
+    checkEscalation(authorizer, user, target.type, compute(), old);
+  }
+
   /** Whether admission webhooks may apply to this write. */
   #admits(target: Target): boolean {
     return this.ctx.admission.active && target.subresource !== "scale";
@@ -423,7 +487,7 @@ export class Router {
     target: Target,
     old: JsonObject,
     options: DeleteOptions,
-    user: AdmissionAttributes["user"],
+    user: UserInfo,
   ): Promise<string[]> {
     const { admission } = this.ctx;
     const attributes = this.#attributes("DELETE", target, user, options.dryRun ?? false);
@@ -434,7 +498,7 @@ export class Router {
   #attributes(
     operation: AdmissionAttributes["operation"],
     target: Target,
-    user: AdmissionAttributes["user"],
+    user: UserInfo,
     dryRun: boolean,
     name = target.name ?? "",
   ): AdmissionAttributes {
@@ -446,7 +510,7 @@ export class Router {
       namespace: target.namespace,
       name,
       dryRun,
-      user,
+      user: { username: user.username, groups: [...user.groups] },
     };
   }
 
@@ -458,7 +522,7 @@ export class Router {
     target: Target,
     body: JsonValue,
     options: WriteOptions,
-    user: AdmissionAttributes["user"],
+    user: UserInfo,
   ): Promise<JsonObject> {
     const { objects, admission } = this.ctx;
     const dry = { ...options, dryRun: true, warnings: [] };
@@ -492,7 +556,7 @@ export class Router {
     target: Target,
     compute: (options: WriteOptions) => JsonObject,
     options: WriteOptions,
-    user: AdmissionAttributes["user"],
+    user: UserInfo,
   ): Promise<JsonObject> {
     const { objects, admission } = this.ctx;
     const dry = { ...options, dryRun: true, warnings: [] };

@@ -36,14 +36,25 @@ function without(object: JsonObject, changes: JsonObject): JsonObject {
   return { ...object, metadata: { ...metaOf(object), ...changes } };
 }
 
+/** Another controller run with the deletion controllers, e.g. the token controller. */
+export interface Controller {
+  /** Whether the change may give the controller work (it may note what). */
+  matters(change: Change): boolean;
+  /** Do the work the changes gave it. */
+  run(): void;
+}
+
 /** Runs the deletion controllers over the objects whenever a change may need them. */
 export class Lifecycle {
   #dirty = false;
   #running = false;
 
-  constructor(readonly objects: Objects) {
+  constructor(readonly objects: Objects, readonly controllers: readonly Controller[] = []) {
     objects.store.listen((change) => {
-      if (this.#matters(change)) this.#dirty = true;
+      // Every controller sees every change: each notes its own work.
+      let matters = this.#matters(change);
+      for (const controller of controllers) matters = controller.matters(change) || matters;
+      if (matters) this.#dirty = true;
     });
   }
 
@@ -68,6 +79,7 @@ export class Lifecycle {
         this.#namespaces();
         this.#crds();
         this.#collectGarbage();
+        for (const controller of this.controllers) controller.run();
       }
     } finally {
       this.#running = false;

@@ -12,6 +12,8 @@ export {
   type FakeObjectOptions,
   type FakePatchOptions,
   type FakeResource,
+  type FakeTokenOptions,
+  type FakeUser,
   type FakeWaitOptions,
 } from "./cluster.ts";
 export type { AdmissionCall } from "./admission.ts";

@@ -117,6 +117,11 @@ export function openApiDocument(
       "x-kubernetes-action": action,
       "x-kubernetes-group-version-kind": s.gvk,
     });
+    if (s.type.virtual) {
+      // The reviews: create-only, nothing to read back.
+      paths[basePath(s)] = { post: operation("post") };
+      continue;
+    }
     paths[basePath(s)] = {
       get: operation("list"),
       post: operation("post"),
@@ -181,6 +186,10 @@ export function openApiV2Document(catalog: Catalog): JsonObject {
       "x-kubernetes-action": action,
       "x-kubernetes-group-version-kind": s.gvk,
     });
+    if (s.type.virtual) {
+      paths[basePath(s)] = { post: operation("post"), parameters: namespaced };
+      continue;
+    }
     paths[basePath(s)] = {
       get: operation("list"),
       post: operation("post"),

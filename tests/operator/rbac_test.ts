@@ -1,0 +1,126 @@
+/**
+ * An operator logged in as a service account of a fake cluster with RBAC: it works under
+ * a Role that grants what it needs (list, watch and patch of its resource, patch of its
+ * status subresource where the CRD has one, events), and a missing rule fails its
+ * requests with the API server's 403, which names the rule.
+ */
+import { parseAllDocuments } from "yaml";
+import type { JsonObject } from "../../src/structs/bodies.ts";
+import { on } from "../../src/intents/registration.ts";
+import { OperatorRegistry } from "../../src/intents/registry.ts";
+import { FakeCluster } from "../../src/testing/mod.ts";
+import { assert, assertEquals, assertEventually } from "../assert.ts";
+import { Calls, handled, kex, LOGS, startOperator, testSettings } from "./harness.ts";
+
+const RBAC = "rbac.authorization.k8s.io";
+const OPERATOR = "system:serviceaccount:default:op";
+
+/** A fake cluster with RBAC, the examples' CRD, and a service account `op` with a Role. */
+async function clusterFor(verbs: string[], statusVerbs: string[] = []): Promise<FakeCluster> {
+  const cluster = await FakeCluster.start({ rbac: true });
+  const manifest = await Deno.readTextFile(new URL("../../examples/crd.yaml", import.meta.url));
+  for (const document of parseAllDocuments(manifest)) cluster.create(document.toJSON());
+  cluster.create({ apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "op" } });
+  cluster.create({
+    apiVersion: `${RBAC}/v1`,
+    kind: "Role",
+    metadata: { name: "operator", namespace: "default" },
+    rules: [
+      { apiGroups: ["kopf.dev"], resources: ["kopfexamples"], verbs } as JsonObject,
+      // The CRD has the status subresource: the handlers' outcome goes there.
+      { apiGroups: ["kopf.dev"], resources: ["kopfexamples/status"], verbs: statusVerbs },
+      { apiGroups: [""], resources: ["events"], verbs: ["create"] },
+    ],
+  });
+  cluster.create({
+    apiVersion: `${RBAC}/v1`,
+    kind: "RoleBinding",
+    metadata: { name: "operator", namespace: "default" },
+    roleRef: { apiGroup: RBAC, kind: "Role", name: "operator" },
+    subjects: [{ kind: "ServiceAccount", name: "op", namespace: "default" }],
+  });
+  return cluster;
+}
+
+/** A registry that logs in with the service account's token, and a create handler. */
+function operatorAs(cluster: FakeCluster, calls: Calls): OperatorRegistry {
+  const registry = new OperatorRegistry({ onWarning: () => {} });
+  const token = cluster.serviceAccountToken("default", "op");
+  on.login({ registry, id: "service-account" }, () => cluster.connectionInfoFor(token));
+  on.create("kopfexamples", { registry }, function create_fn({ name }) {
+    calls.add(String(name));
+    return "created";
+  });
+  return registry;
+}
+
+Deno.test("an operator runs as a service account under a Role that grants what it needs", async () => {
+  await using cluster = await clusterFor(["list", "watch", "patch"], ["patch"]);
+  const calls = new Calls();
+  const registry = operatorAs(cluster, calls);
+  const op = await startOperator(registry, {
+    settings: testSettings({ posting: { enabled: true } }),
+  });
+  try {
+    cluster.create(kex("e1"));
+    const body = await cluster.waitFor("kopfexamples", "e1", handled);
+    assertEquals((body?.status as Record<string, unknown>).create_fn, "created");
+    const posted = await cluster.waitForRequest((r) =>
+      r.method === "POST" && r.path === "/api/v1/namespaces/default/events"
+    );
+    assertEquals(posted.status, 201, "the operator posts events");
+  } finally {
+    await op.stop();
+  }
+  assertEquals(calls.list, ["e1"]);
+  // Only what the operator can do without is refused: watching CRDs and listing
+  // namespaces (it warns and serves the namespace it was given).
+  const refused = cluster.requests.filter((r) => r.status === 403).map((r) => r.path);
+  assertEquals([...new Set(refused)].sort(), [
+    "/api/v1/namespaces",
+    "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+  ]);
+});
+
+Deno.test("an operator without the status rule fails with a 403 that names the missing rule", async () => {
+  await using cluster = await clusterFor(["list", "watch", "patch"]);
+  const calls = new Calls();
+  const registry = operatorAs(cluster, calls);
+  const op = await startOperator(registry);
+  try {
+    cluster.create(kex("e2"));
+    await calls.until(1);
+    const forbidden =
+      `kopfexamples.kopf.dev "e2" is forbidden: User "${OPERATOR}" cannot patch resource "kopfexamples/status" in API group "kopf.dev" in the namespace "default"`;
+    await assertEventually(
+      "the operator to log the API server's refusal",
+      () => LOGS.some((line) => line.includes(forbidden)),
+    );
+  } finally {
+    await op.stop();
+  }
+  assert(!handled(cluster.get("kopfexamples", "e2")), "the outcome could not be stored");
+  assert(
+    cluster.requests.some((r) => r.status === 403 && r.verb === "patch"),
+    "the patch was refused",
+  );
+});
+
+Deno.test("an operator without the watch rule says which Role rule to grant", async () => {
+  await using cluster = await clusterFor(["list", "patch"], ["patch"]);
+  const registry = operatorAs(cluster, new Calls());
+  const op = await startOperator(registry);
+  try {
+    await assertEventually(
+      "the refused watch to be reported with the rule to grant",
+      () =>
+        LOGS.some((line) =>
+          line.includes(
+            `cannot watch resource "kopfexamples" in API group "kopf.dev" in the namespace "default"`,
+          ) && line.includes("grant the operator's service account a Role in default")
+        ),
+    );
+  } finally {
+    await op.stop();
+  }
+});
