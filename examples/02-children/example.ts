@@ -23,7 +23,10 @@ function podsApi(): k8s.CoreV1Api {
   return core;
 }
 
-kopf.on.create("kopf.dev", "v1", "kopfexamples", async function createFn({ spec, logger }) {
+// The pod is the handler's own API call: `rbac` declares it for the RBAC of `kopf manifests`.
+kopf.on.create("kopf.dev", "v1", "kopfexamples", {
+  rbac: ["pods:create"],
+}, async function createFn({ spec, logger }) {
   const duration = String(spec.duration ?? "0");
   const field = String(spec.field ?? "default-value");
   const pod: k8s.V1Pod = {

@@ -57,8 +57,9 @@ function podInSight({ namespace, name, logger }: ResourceKwargs): void {
   void killLater(namespace, name, logger);
 }
 
-kopf.on.resume("pods", podInSight);
-kopf.on.create("pods", podInSight);
+// Deleting the pod later is the handlers' own API call, declared for `kopf manifests`.
+kopf.on.resume("pods", { rbac: ["pods:delete"] }, podInSight);
+kopf.on.create("pods", { rbac: ["pods:delete"] }, podInSight);
 
 kopf.on.delete("pods", function podDeleted({ namespace, name }) {
   pending.get(`${namespace}/${name}`)?.abort();

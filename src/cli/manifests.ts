@@ -38,6 +38,7 @@ import {
   planRun,
 } from "../commands/run_options.ts";
 import { parseDocuments } from "../commands/types.ts";
+import { parseDeclaredRule, RULE_EXAMPLE } from "../structs/rbac_rules.ts";
 import { v8FlagsArgument } from "./runtime_flags.ts";
 import { planPermissions } from "./permissions.ts";
 import { builtinTypes } from "../testing/fake_cluster/builtins.ts";
@@ -61,8 +62,8 @@ export interface ManifestsFlags {
   readonly rule?: readonly string[];
   /** `--name`: of the ServiceAccount, the roles, their bindings and the Deployment. */
   readonly name?: string;
-  /** `--operator-namespace`: where the ServiceAccount and the Deployment go. */
-  readonly operatorNamespace?: string;
+  /** `--deploy-namespace`: where the ServiceAccount and the Deployment go. */
+  readonly deployNamespace?: string;
   /** `--image`: the operator's image. */
   readonly image?: string;
   /** `--metrics`: the port to serve metrics at. */
@@ -71,6 +72,8 @@ export interface ManifestsFlags {
   readonly gracePeriod?: number;
   /** `--webhook-config`: the webhook configurations the operator manages. */
   readonly webhookConfig?: string;
+  /** `--webhook-port`: where the webhook server listens in the pod. */
+  readonly webhookPort?: number;
   /** `--dockerfile`: print the image's recipe instead of the manifests. */
   readonly dockerfile?: boolean;
   /** `--deno-version`: the Deno image of the recipe's build stage. */
@@ -150,35 +153,47 @@ async function crdTypes(files: readonly string[]): Promise<ResourceType[]> {
 }
 
 /**
- * Parse a `--rule`: `RESOURCE:VERB[,VERB…]`, the resource as kubectl names it
- * (`pods`, `deployments.apps`, `pods/log`), checked against the known resources for its
- * scope.
+ * A declared rule (`RESOURCE:VERB[,VERB…]`, the resource as kubectl names it: `pods`,
+ * `deployments.apps`, `pods/log`) with the scope of its resource, which must be known;
+ * `where` names the declaration in messages (`--rule …`, or the handler's option).
  */
-export function parseRule(text: string, resources: readonly Resource[]): ScopedRule {
-  const match = /^([a-z0-9.-]+?)(?:\/([a-z]+))?:([a-z*]+(?:,[a-z*]+)*)$/.exec(text.trim());
-  if (!match) {
+export function parseRule(text: string, resources: readonly Resource[], where: string): ScopedRule {
+  const rule = parseDeclaredRule(text);
+  if (rule === undefined) {
     throw new CommandLineError(
-      `--rule ${JSON.stringify(text)} is not RESOURCE:VERBS; use e.g. ` +
-        `pods:create,delete or deployments.apps:get,patch.`,
+      `${where} ${JSON.stringify(text)} is not RESOURCE:VERBS; use e.g. ${RULE_EXAMPLE}.`,
     );
   }
-  const [, name, subresource, verbs] = match;
-  const dot = name.indexOf(".");
-  const plural = dot < 0 ? name : name.slice(0, dot);
-  const group = dot < 0 ? "" : name.slice(dot + 1);
+  const { group, plural, subresource, verbs } = rule;
   const resource = resources.find((r) => r.plural === plural && r.group === group);
   if (resource === undefined) {
+    const name = group ? `${plural}.${group}` : plural;
     throw new CommandLineError(
-      `--rule ${text}: ${name} is neither a built-in resource nor in a --crd file; ` +
+      `${where} ${text}: ${name} is neither a built-in resource nor in a --crd file; ` +
         `name it as kubectl does (e.g. deployments.apps), or give its CRD with --crd.`,
     );
   }
   return {
     apiGroups: [group],
     resources: [subresource ? `${plural}/${subresource}` : plural],
-    verbs: verbs.split(","),
+    verbs,
     namespaced: resource.namespaced,
   };
+}
+
+/** The rules the handlers declare (their `rbac` option) and those of `--rule`. */
+function declaredRules(
+  registry: OperatorRegistry,
+  flags: readonly string[],
+  resources: readonly Resource[],
+): ScopedRule[] {
+  const rules: ScopedRule[] = [];
+  for (const handler of registry.handlers) {
+    const where = `The option "rbac" of ${handler.registrar} '${handler.id}':`;
+    for (const text of handler.rbac ?? []) rules.push(parseRule(text, resources, where));
+  }
+  for (const text of flags) rules.push(parseRule(text, resources, "--rule"));
+  return rules;
 }
 
 /** What `kopf manifests` prints for the files and flags. */
@@ -246,9 +261,10 @@ export async function manifestsOf(
     peeringName: flags.peering,
     image: flags.image ?? `${name}:latest`,
     name,
-    namespace: flags.operatorNamespace ?? "default",
+    namespace: flags.deployNamespace ?? "default",
     metricsPort: flags.metrics,
-    rules: (flags.rule ?? []).map((rule) => parseRule(rule, resources)),
+    webhookPort: flags.webhookPort,
+    rules: declaredRules(registry, flags.rule ?? [], resources),
   };
   return manifestsYaml(buildManifests(input), manifestNotes(input));
 }
@@ -289,7 +305,7 @@ export function manifestsCommand(
       "the name of the ServiceAccount, roles and Deployment",
       "kopf-operator",
     )
-    .option("--operator-namespace <namespace>", "where the operator runs", "default")
+    .option("--deploy-namespace <namespace>", "where the operator runs", "default")
     .option("--image <image>", "the operator's image (default: <name>:latest)")
     .option("--metrics <port>", "serve Prometheus metrics at this port", parsePort)
     .option(
@@ -300,6 +316,11 @@ export function manifestsCommand(
     .option(
       "--webhook-config <name>",
       "the webhook configurations the operator manages (settings.admission.managed)",
+    )
+    .option(
+      "--webhook-port <port>",
+      "where the webhook server listens, for admission handlers (default 9443)",
+      (value) => parsePort(value),
     )
     .option("--dockerfile", "print the Dockerfile of the operator's image instead")
     .option("--deno-version <version>", "the Deno image to build with", DEFAULT_DENO_VERSION)

@@ -32,6 +32,7 @@ import type { Resource } from "../structs/resources.ts";
 import type { OperatorRegistry } from "../intents/registry.ts";
 import type { OperatorSettings } from "../settings/operator_settings.ts";
 import { literalNamespaces, makeScope, needsNamespaceWatching } from "../reactor/namespaces.ts";
+import { DEFAULT_WEBHOOK_PORT } from "../kits/webhooks.ts";
 
 /** An RBAC rule, as in a Role. */
 export interface RbacRule {
@@ -75,6 +76,11 @@ export interface ManifestInput {
   readonly namespace: string;
   /** Serve metrics at this port (and declare it), if asked for. */
   readonly metricsPort?: number;
+  /**
+   * The port of the webhook server, for operators with admission handlers: a Service
+   * reaches it there (9443 by default).
+   */
+  readonly webhookPort?: number;
   /**
    * Rules for the handlers' own API calls (what they create, read or change beyond the
    * objects they serve), as `--rule` declares them; namespaced or cluster-wide by the
@@ -298,8 +304,37 @@ export function buildManifests(input: ManifestInput): JsonObject[] {
       });
     }
   }
+  const webhooks = webhookService(input, labels);
+  if (webhooks !== undefined) objects.push(webhooks);
   objects.push(deployment(input, labels));
   return objects;
+}
+
+/** Whether the operator has admission handlers. */
+function hasWebhooks(input: ManifestInput): boolean {
+  return input.registry.handlers.some((h) => h.kind === "webhook");
+}
+
+/** The name of the webhook Service: the cluster calls the admission handlers through it. */
+export function webhookServiceName(input: Pick<ManifestInput, "name">): string {
+  return `${input.name}-webhook`;
+}
+
+function webhookService(
+  input: ManifestInput,
+  labels: Record<string, string>,
+): JsonObject | undefined {
+  if (!hasWebhooks(input)) return undefined;
+  const port = input.webhookPort ?? DEFAULT_WEBHOOK_PORT;
+  return {
+    apiVersion: "v1",
+    kind: "Service",
+    metadata: { name: webhookServiceName(input), namespace: input.namespace, labels },
+    spec: {
+      selector: { "app.kubernetes.io/name": input.name },
+      ports: [{ name: "webhook", port, targetPort: "webhook" }],
+    },
+  };
 }
 
 /** Kopf's peering resources, as in Python Kopf: one record per operator in their status. */
@@ -361,6 +396,17 @@ function peeringObjects(input: ManifestInput): JsonObject[] {
  */
 export function manifestNotes(input: ManifestInput): string[] {
   const notes: string[] = [];
+  if (hasWebhooks(input)) {
+    const port = input.webhookPort ?? DEFAULT_WEBHOOK_PORT;
+    const host = `${webhookServiceName(input)}.${input.namespace}.svc`;
+    notes.push(
+      `The cluster reaches the admission handlers through the Service ${
+        webhookServiceName(input)
+      }: ` +
+        `configure settings.admission.server = new kopf.WebhookServer({ addr: "0.0.0.0", ` +
+        `port: ${port}, host: "${host}" }) in a startup handler.`,
+    );
+  }
   if (input.peeringName !== undefined && !input.clusterwide) {
     const patterns = input.namespaces.filter((n) => literalNamespaces([n]).length === 0);
     if (patterns.length > 0) {
@@ -384,6 +430,9 @@ export function terminationGracePeriod(settings: OperatorSettings): number {
 
 function deployment(input: ManifestInput, labels: Record<string, string>): JsonObject {
   const ports: JsonObject[] = [{ name: "probes", containerPort: PROBES_PORT }];
+  if (hasWebhooks(input)) {
+    ports.push({ name: "webhook", containerPort: input.webhookPort ?? DEFAULT_WEBHOOK_PORT });
+  }
   if (input.metricsPort !== undefined) {
     ports.push({ name: "metrics", containerPort: input.metricsPort });
   }

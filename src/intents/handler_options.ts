@@ -18,6 +18,7 @@ import type {
 import type { RetryPolicy } from "./handlers.ts";
 import type { AdmissionOperation } from "../structs/admission_reviews.ts";
 import type { OperatorRegistry } from "./registry.ts";
+import { parseDeclaredRule, RULE_EXAMPLE } from "../structs/rbac_rules.ts";
 
 /** Options of every registration. */
 export interface CommonOptions {
@@ -27,6 +28,12 @@ export interface CommonOptions {
   param?: unknown;
   /** The registry to add the handler to; the default registry otherwise. */
   registry?: OperatorRegistry;
+  /**
+   * What the handler's own API calls need beyond what the framework does with the objects
+   * it serves, as `RESOURCE:VERBS` — e.g. `["pods:create,delete", "deployments.apps:get"]`
+   * — for the RBAC that `kopf manifests` generates.
+   */
+  rbac?: readonly string[];
 }
 
 /** Error handling of retried handlers (all durations in seconds). */
@@ -163,6 +170,8 @@ export type Registrar =
   | "register";
 
 const COMMON = ["id", "param", "registry"];
+/** Options of the top-level registrations only (sub-handlers run in their parent's calls). */
+const TOP = [...COMMON, "rbac"];
 const SELECTOR = ["group", "version", "kind", "plural", "singular", "shortcut", "category"];
 const RETRY = ["errors", "timeout", "retries", "backoff"];
 const FILTERS = ["labels", "annotations", "field", "value", "when"];
@@ -175,12 +184,12 @@ const DAEMON = [
   "cancellationPolling",
 ];
 const TIMER = ["interval", "idle", "sharp", "initialDelay"];
-const CHANGING = [...COMMON, ...SELECTOR, ...RETRY, ...FILTERS];
-const ACTIVITY = [...COMMON, ...RETRY];
+const CHANGING = [...TOP, ...SELECTOR, ...RETRY, ...FILTERS];
+const ACTIVITY = [...TOP, ...RETRY];
 
 /** The options each registration function accepts. */
 export const ALLOWED_OPTIONS: Readonly<Record<Registrar, readonly string[]>> = {
-  "on.event": [...COMMON, ...SELECTOR, ...FILTERS],
+  "on.event": [...TOP, ...SELECTOR, ...FILTERS],
   "on.create": CHANGING,
   "on.update": [...CHANGING, ...CHANGE],
   "on.delete": [...CHANGING, "optional"],
@@ -189,8 +198,8 @@ export const ALLOWED_OPTIONS: Readonly<Record<Registrar, readonly string[]>> = {
   "daemon": [...CHANGING, ...DAEMON],
   "timer": [...CHANGING, ...TIMER],
   "index": CHANGING,
-  "on.validate": [...COMMON, ...SELECTOR, ...FILTERS, ...WEBHOOK],
-  "on.mutate": [...COMMON, ...SELECTOR, ...FILTERS, ...WEBHOOK],
+  "on.validate": [...TOP, ...SELECTOR, ...FILTERS, ...WEBHOOK],
+  "on.mutate": [...TOP, ...SELECTOR, ...FILTERS, ...WEBHOOK],
   "on.startup": ACTIVITY,
   "on.cleanup": ACTIVITY,
   "on.login": ACTIVITY,
@@ -228,6 +237,10 @@ function rejection(registrar: Registrar, option: string): string {
     return `option "${option}" is not accepted: event handlers are never retried ` +
       "(use kopf.on.create/update/delete/resume for retried handlers)";
   }
+  if (option === "rbac" && (registrar === "subhandler" || registrar === "register")) {
+    return 'option "rbac" is not accepted for sub-handlers, which run inside their parent: ' +
+      "declare the rules on the parent handler";
+  }
   if (SELECTOR.includes(option)) {
     return `option "${option}" selects resources, but kopf.${registrar} handlers serve none; ` +
       "remove it";
@@ -252,6 +265,8 @@ export interface NormalizedOptions extends HandlerFilters, RetryPolicy {
   readonly param: unknown;
   /** The explicit registry, if any. */
   readonly registry: OperatorRegistry | undefined;
+  /** The `rbac` option: the rules the handler's own API calls need. */
+  readonly rbac: readonly string[];
   /** The selector keywords found among the options. */
   readonly keywords: SelectorKeywords;
   /** All other options by name, validated (booleans, durations, …). */
@@ -296,6 +311,18 @@ export function normalizeOptions(
   const registry = get("registry");
   if (registry !== undefined && !isRegistry(registry)) {
     fail(`option "registry" must be a kopf.OperatorRegistry, got ${show(registry)}`);
+  }
+
+  const rbac = get("rbac") ?? [];
+  if (!Array.isArray(rbac)) {
+    fail(
+      `option "rbac" must be a list like ["${RULE_EXAMPLE.split(" or ")[0]}"], got ${show(rbac)}`,
+    );
+  }
+  for (const rule of rbac) {
+    if (typeof rule !== "string" || parseDeclaredRule(rule) === undefined) {
+      fail(`option "rbac": ${show(rule)} is not RESOURCE:VERBS; use e.g. ${RULE_EXAMPLE}`);
+    }
   }
 
   const errors = get("errors") ?? (registrar === "index" ? "ignored" : "temporary");
@@ -382,6 +409,7 @@ export function normalizeOptions(
   return {
     id: id as string | undefined,
     param: get("param"),
+    rbac: Object.freeze([...rbac as string[]]),
     registry: registry as OperatorRegistry | undefined,
     keywords: keywords as SelectorKeywords,
     extra,

@@ -38,6 +38,8 @@ export interface BaseHandler {
   readonly param: unknown;
   /** How it was registered, e.g. `kopf.on.create`; for messages. */
   readonly registrar: string;
+  /** What its own API calls need, as `RESOURCE:VERBS` (the `rbac` option), if declared. */
+  readonly rbac?: readonly string[];
 }
 
 /** Error handling of retried handlers. */

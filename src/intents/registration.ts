@@ -340,7 +340,7 @@ function isRegistry(value: unknown): boolean {
 
 /** What every resource handler record holds: the function, its id, filters and selector. */
 type RecordBase =
-  & { fn: HandlerFn; id: string; param: unknown; registrar: string }
+  & { fn: HandlerFn; id: string; param: unknown; registrar: string; rbac: readonly string[] }
   & HandlerFilters
   & {
     selector: Selector;
@@ -356,7 +356,13 @@ function resourceRegistrar(registrar: Registrar, withField: boolean, make: Recor
     const selector = parseSelector(call, norm);
     const registry = norm.registry ?? getDefaultRegistry();
     const id = handlerId(call, norm, registry, registrar, selector.toString(), withField);
-    const base = { fn: call.fn, id, param: norm.param, registrar: `kopf.${registrar}` };
+    const base = {
+      fn: call.fn,
+      id,
+      param: norm.param,
+      registrar: `kopf.${registrar}`,
+      rbac: norm.rbac,
+    };
     registry.add(make({ ...base, ...filtersOf(norm), selector }, norm));
     return call.fn;
   };
@@ -403,6 +409,7 @@ function activity(registrar: Registrar, which: Activity) {
       id,
       param: norm.param,
       registrar: `kopf.${registrar}`,
+      rbac: norm.rbac,
       ...retryOf(norm),
       activity: which,
     });

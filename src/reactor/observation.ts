@@ -6,8 +6,9 @@
  *   selectors). CustomResourceDefinitions are watched: when one is created, changed or
  *   deleted, discovery runs again (once for a burst of changes) and watches start or
  *   stop accordingly.
- * - Namespaces come from watching the cluster's namespaces and matching them against the
- *   scope's patterns; they start and stop being served as they appear and disappear. A
+ * - Namespaces given by name only are served as they are. With patterns, namespaces come
+ *   from watching the cluster's namespaces and matching them against the scope's
+ *   patterns; they start and stop being served as they appear and disappear. A
  *   namespace being deleted is still served until it is gone, so that its objects can be
  *   finalised. Without the permission to list namespaces (403), the literal names among
  *   the patterns are served as they are.
@@ -39,7 +40,12 @@ import { Backoff, type BackoffOptions } from "../structs/backoffs.ts";
 import { FailureStreak } from "../structs/failure_streaks.ts";
 import type { Logger } from "../structs/loggers.ts";
 import { reactorLogger } from "./default_logger.ts";
-import { isServedNamespace, literalNamespaces, type Scope } from "./namespaces.ts";
+import {
+  isServedNamespace,
+  literalNamespaces,
+  needsNamespaceWatching,
+  type Scope,
+} from "./namespaces.ts";
 import { objectKey } from "../structs/identities.ts";
 
 /** Core v1 namespaces, watched to know which namespaces exist. */
@@ -306,7 +312,9 @@ export class Observer {
       const namespacesKnown = signalled();
       if (this.#scope.clusterwide) {
         namespacesKnown.resolve();
-      } else if (!this.#scanning) {
+      } else if (!this.#scanning || !needsNamespaceWatching(this.#scope)) {
+        // Names only (no patterns): served as they are, without the cluster-wide permission
+        // to list namespaces (a namespace that does not exist has no objects to watch).
         this.#namespaces = new Set(literalNamespaces(this.#scope.namespaces));
         namespacesKnown.resolve();
       } else {

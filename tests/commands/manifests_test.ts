@@ -173,6 +173,34 @@ Deno.test("settings and declared rules: posting off, scanning off, --rule, webho
   }]);
 });
 
+Deno.test("admission handlers: a Service to the webhook port, and a note on the server to set", () => {
+  const registry = kexRegistry();
+  on.mutate("kopfexamples", { registry }, function mutator() {});
+  const input = inputOf(registry, { webhookPort: 8443 });
+  const objects = buildManifests(input);
+  const service = objects.find((o) => o.kind === "Service")!;
+  assertEquals(service.metadata, {
+    name: "example-webhook",
+    namespace: "operators",
+    labels: { "app.kubernetes.io/name": "example", "app.kubernetes.io/managed-by": "kopf" },
+  });
+  assertEquals(service.spec, {
+    selector: { "app.kubernetes.io/name": "example" },
+    ports: [{ name: "webhook", port: 8443, targetPort: "webhook" }],
+  });
+  const deployment = objects.find((o) => o.kind === "Deployment")!;
+  const pod = ((deployment.spec as JsonObject).template as JsonObject).spec as JsonObject;
+  assertEquals(((pod.containers as JsonObject[])[0].ports as JsonObject[])[1], {
+    name: "webhook",
+    containerPort: 8443,
+  });
+  assertStringIncludes(
+    manifestNotes(input)[0],
+    'new kopf.WebhookServer({ addr: "0.0.0.0", port: 8443, host: "example-webhook.operators.svc" })',
+  );
+  assertEquals(buildManifests(inputOf(kexRegistry())).filter((o) => o.kind === "Service"), []);
+});
+
 Deno.test("peering: the CRDs and the peering objects; a note for namespaces of patterns", () => {
   const input = inputOf(kexRegistry(), {
     standalone: false,

@@ -1,6 +1,6 @@
 /** examples/10-builtins: pods are deleted after their time, unless deleted before. */
 import { assert } from "../assert.ts";
-import { clusterWithCrd, runExample, withEnv } from "./helpers.ts";
+import { clusterWithCrd, exampleKubeconfig, runExample, withEnv } from "./helpers.ts";
 
 function pod(name: string) {
   return {
@@ -13,7 +13,7 @@ function pod(name: string) {
 
 Deno.test("10-builtins: a pod is killed after the TTL; a pod deleted earlier is spared", async () => {
   await using cluster = await clusterWithCrd({ tls: true });
-  const kubeconfig = await cluster.writeKubeconfig();
+  const kubeconfig = await exampleKubeconfig("10-builtins", cluster);
   await withEnv("KUBECONFIG", kubeconfig, () =>
     withEnv("POD_TTL_SECONDS", "3", async () => {
       const runner = await runExample("10-builtins", cluster);

@@ -1,11 +1,20 @@
 /** examples/02-children: a pod per object, adopted by it, gone with it. */
 import { assert, assertEquals } from "../assert.ts";
-import { clusterWithCrd, KIND, manifest, NAME, runExample, settled, withEnv } from "./helpers.ts";
+import {
+  clusterWithCrd,
+  exampleKubeconfig,
+  KIND,
+  manifest,
+  NAME,
+  runExample,
+  settled,
+  withEnv,
+} from "./helpers.ts";
 
 Deno.test("02-children: the child pod is owned, labelled, named and listed in status", async () => {
   // @kubernetes/client-node (used by the example) insists on TLS.
   await using cluster = await clusterWithCrd({ tls: true });
-  const kubeconfig = await cluster.writeKubeconfig();
+  const kubeconfig = await exampleKubeconfig("02-children", cluster);
   await withEnv("KUBECONFIG", kubeconfig, async () => {
     const runner = await runExample("02-children", cluster);
     const parent = cluster.create(await manifest("obj.yaml"));

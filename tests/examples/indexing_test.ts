@@ -1,8 +1,7 @@
 /** examples/16-indexing: indices of pods, seen by a timer of KopfExamples and by the probes. */
 import { assertEquals } from "../assert.ts";
 import type { RawBody } from "../../mod.ts";
-import { KopfRunner } from "../../src/testing/runner.ts";
-import { clusterWithCrd, exampleFile, KIND, manifest, NAME } from "./helpers.ts";
+import { clusterWithCrd, KIND, manifest, NAME, runExample } from "./helpers.ts";
 
 function pod(name: string, labels: Record<string, string>): RawBody {
   return {
@@ -25,14 +24,9 @@ Deno.test("16-indexing: the timer sees the pods listed at start, indexed, and th
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 }); // a free port
   const port = listener.addr.port;
   listener.close();
-  const runner = await KopfRunner.start([
-    "run",
-    "--standalone",
-    "-A",
-    "--verbose",
-    `--liveness=http://127.0.0.1:${port}/healthz`,
-    exampleFile("16-indexing"),
-  ], { cluster });
+  const runner = await runExample("16-indexing", cluster, {
+    args: [`--liveness=http://127.0.0.1:${port}/healthz`],
+  });
   try {
     await runner.waitForOutput(
       `[default/${NAME}] Pods by label: app=web: pod-a, pod-b; tier=front: pod-b`,

@@ -18,8 +18,31 @@ Deno.test("an unknown option lists the valid ones", () => {
   fails(
     () => kopf.on.create("kopfexamples", { registry, labelz: {} } as never, fn),
     'kopf.on.create("kopfexamples") handler handlerFn: unknown option "labelz"; valid options ' +
-      "are: id, param, registry, group, version, kind, plural, singular, shortcut, category, " +
+      "are: id, param, registry, rbac, group, version, kind, plural, singular, shortcut, category, " +
       "errors, timeout, retries, backoff, labels, annotations, field, value, when.",
+  );
+});
+
+Deno.test("the rbac option: a list of RESOURCE:VERBS, kept on the handler", () => {
+  const own = new kopf.OperatorRegistry();
+  kopf.on.create("kopfexamples", {
+    registry: own,
+    rbac: ["pods:create,delete", "deployments.apps:get", "pods/log:get"],
+  }, fn);
+  kopf.on.startup({ registry: own, rbac: ["configmaps:get"] }, function starter() {});
+  assertEquals(own.handlers.map((h) => h.rbac), [
+    ["pods:create,delete", "deployments.apps:get", "pods/log:get"],
+    ["configmaps:get"],
+  ]);
+  fails(
+    () => kopf.on.create("kex", { registry, rbac: "pods:get" } as never, fn),
+    'kopf.on.create("kex") handler handlerFn: option "rbac" must be a list like ' +
+      '["pods:create,delete"], got "pods:get".',
+  );
+  fails(
+    () => kopf.on.create("kex", { registry, rbac: ["pods"] }, fn),
+    'kopf.on.create("kex") handler handlerFn: option "rbac": "pods" is not RESOURCE:VERBS; use ' +
+      "e.g. pods:create,delete or deployments.apps:get,patch.",
   );
 });
 

@@ -7,7 +7,7 @@ import type { ChangingHandler } from "../../src/intents/handlers.ts";
 import { RegistrationError } from "../../src/intents/handler_options.ts";
 import { type SubhandlerScope, subhandlerScope } from "../../src/intents/subhandlers.ts";
 import type { RawBody } from "../../src/structs/bodies.ts";
-import { assertEquals, assertRejects, assertThrows } from "../assert.ts";
+import { assertEquals, assertRejects, assertStringIncludes, assertThrows } from "../assert.ts";
 import { kexV1 } from "../fixtures/discovered.ts";
 
 function fresh(): kopf.OperatorRegistry {
@@ -53,6 +53,20 @@ Deno.test("declarative sub-handlers get ids under their parent's", () => {
     new: BODY,
   });
   assertEquals(selected.length, 3, "sub-handlers serve their parent's object, any reason");
+});
+
+Deno.test("sub-handlers take no rbac option: their parent declares what they need", () => {
+  const s = scope("create_fn");
+  const error = assertThrows(() =>
+    subhandlerScope.run(s, () => {
+      kopf.subhandler({ id: "item", rbac: ["pods:get"] } as never, () => {});
+    })
+  );
+  assertStringIncludes(
+    (error as Error).message,
+    'option "rbac" is not accepted for sub-handlers, which run inside their parent: declare ' +
+      "the rules on the parent handler",
+  );
 });
 
 Deno.test("imperative sub-handlers are passed to the handling layer to run", async () => {

@@ -15,6 +15,8 @@ export interface RunOptions {
   readonly env?: Record<string, string>;
   /** Kill the command and fail after so many seconds (300 by default). */
   readonly timeout?: number;
+  /** Text for the command's standard input; none when omitted. */
+  readonly stdin?: string;
 }
 
 /**
@@ -29,15 +31,21 @@ export async function run(
   const seconds = options.timeout ?? 300;
   const controller = new AbortController();
   const guard = setTimeout(() => controller.abort(), seconds * 1000);
-  const output = await new Deno.Command(command, {
+  const child = new Deno.Command(command, {
     args,
     cwd: options.cwd,
     env: { NO_COLOR: "1", ...options.env },
-    stdin: "null",
+    stdin: options.stdin === undefined ? "null" : "piped",
     stdout: "piped",
     stderr: "piped",
     signal: controller.signal,
-  }).output().finally(() => clearTimeout(guard));
+  }).spawn();
+  if (options.stdin !== undefined) {
+    const writer = child.stdin.getWriter();
+    await writer.write(new TextEncoder().encode(options.stdin));
+    await writer.close();
+  }
+  const output = await child.output().finally(() => clearTimeout(guard));
   const decoder = new TextDecoder();
   if (controller.signal.aborted) {
     throw new Error(
