@@ -44,7 +44,15 @@ export type {
   ResourceRegistrar,
   ResourceRegistrarWithOptions,
 } from "./src/intents/registration.ts";
-export type { ExecuteOptions, SubhandlerFn } from "./src/intents/subhandlers.ts";
+export type { ExecuteCause, ExecuteOptions, SubhandlerFn } from "./src/intents/subhandlers.ts";
+export type {
+  HandlerProgress,
+  LifeCycleContext,
+  LifeCycleFn,
+  LifeCycleHandler,
+  Lifecycles,
+  LifeCycleState,
+} from "./src/intents/lifecycles.ts";
 export type {
   ActivityOptions,
   ChangeFilterOptions,

@@ -16,6 +16,7 @@
 // --- registering handlers ---
 export { daemon, index, on, timer } from "./intents/registration.ts";
 export { execute, register, subhandler } from "./intents/subhandlers.ts";
+export { lifecycles, setDefaultLifecycle } from "./intents/lifecycles.ts";
 export { ABSENT, EVERYTHING, PRESENT } from "./structs/markers.ts";
 export { resource } from "./structs/selectors.ts";
 export { all, any, none, not } from "./structs/combinators.ts";
