@@ -140,6 +140,7 @@ export type { FieldPath, FieldSpec } from "./src/structs/dicts.ts";
 export type { Index, IndexKey, IndexKeyPart, Store } from "./src/structs/indices.ts";
 export type { DaemonStopped, DaemonStoppingReason } from "./src/structs/stoppers.ts";
 export type { Logger, LogProperties, ObjectLogger } from "./src/structs/loggers.ts";
+export type { LocalObjectLogger, LocalObjectLoggerOptions } from "./src/handling/object_loggers.ts";
 export type { AdmissionOperation } from "./src/structs/admission_reviews.ts";
 
 // --- errors: those handlers raise, and those the framework reports ---

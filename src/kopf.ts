@@ -26,6 +26,7 @@ export { getDefaultRegistry, OperatorRegistry, setDefaultRegistry } from "./inte
 export { Reason } from "./intents/reasons.ts";
 export { Resource } from "./structs/resources.ts";
 export { Memo } from "./structs/memos.ts";
+export { LocalObjectLogger } from "./handling/object_loggers.ts";
 
 // --- errors: those handlers raise, and those the framework reports ---
 export {

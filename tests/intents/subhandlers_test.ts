@@ -129,3 +129,20 @@ Deno.test("kopf.execute() without arguments: the registered sub-handlers, once",
   assertEquals(s.executed.map((list) => list.map((h) => h.id)), [["create_fn/one"]]);
   assertEquals(s.subexecuted, true);
 });
+
+Deno.test("kopf.on.subhandler and kopf.on.register: Kopf's aliases of the sub-handler registrars", () => {
+  const s = scope("create_fn");
+  subhandlerScope.run(s, () => {
+    kopf.on.subhandler({ id: "viaOn" }, () => {});
+    kopf.on.register(function registeredViaOn() {}, { retries: 3 });
+  });
+  assertEquals(s.registry.handlers.map((h) => h.id), [
+    "create_fn/viaOn",
+    "create_fn/registeredViaOn",
+  ]);
+  assertThrows(
+    () => kopf.on.subhandler(() => {}),
+    RegistrationError,
+    "kopf.subhandler() works only inside a resource-changing handler",
+  );
+});
