@@ -241,6 +241,7 @@ export type {
 
 // --- running an operator ---
 export type { OperatorOptions, RunOptions } from "./src/reactor/running.ts";
+export type { OperatorTasks, RunTasksOptions } from "./src/reactor/embedding.ts";
 export type { NamespacePattern } from "./src/reactor/namespaces.ts";
 export type { DefaultLogin } from "./src/engines/activities.ts";
 export type { Clock } from "./src/structs/clock.ts";

@@ -97,6 +97,7 @@ export {
 
 // --- running an operator ---
 export { operator, run } from "./reactor/running.ts";
+export { runTasks, spawnTasks } from "./reactor/embedding.ts";
 export { configure } from "./platform/logging.ts";
 
 // --- logging in ---
