@@ -110,6 +110,11 @@ export interface PeeringCommandContext {
   readonly login?: () => Promise<ConnectionInfo | undefined>;
   /** Where log lines go instead of stderr. */
   readonly writer?: (line: string) => void;
+  /**
+   * Whether to configure the logging from the flags (yes by default); `false` leaves the
+   * process's logging as it is, e.g. beside an operator running in the same process.
+   */
+  readonly configureLogging?: boolean;
   /** Stops waiting for the API when aborted. */
   readonly signal?: AbortSignal;
   /** Errors are thrown to the caller instead of ending the command with an exit code. */
@@ -204,7 +209,9 @@ export async function executePeeringCommand(
   plan: PeeringCommandPlan,
   context: PeeringCommandContext = {},
 ): Promise<void> {
-  configure({ ...plan.logging, ...(context.writer ? { writer: context.writer } : {}) });
+  if (context.configureLogging ?? true) {
+    configure({ ...plan.logging, ...(context.writer ? { writer: context.writer } : {}) });
+  }
   for (const warning of plan.warnings) logger.warn(warning);
   if (!context.login) {
     const missing = await missingCredentials(new OperatorRegistry(), {
