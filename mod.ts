@@ -44,7 +44,15 @@ export type {
   ResourceRegistrar,
   ResourceRegistrarWithOptions,
 } from "./src/intents/registration.ts";
-export type { ExecuteOptions, SubhandlerFn } from "./src/intents/subhandlers.ts";
+export type { ExecuteCause, ExecuteOptions, SubhandlerFn } from "./src/intents/subhandlers.ts";
+export type {
+  HandlerProgress,
+  LifeCycleContext,
+  LifeCycleFn,
+  LifeCycleHandler,
+  Lifecycles,
+  LifeCycleState,
+} from "./src/intents/lifecycles.ts";
 export type {
   ActivityOptions,
   ChangeFilterOptions,
@@ -132,6 +140,7 @@ export type { FieldPath, FieldSpec } from "./src/structs/dicts.ts";
 export type { Index, IndexKey, IndexKeyPart, Store } from "./src/structs/indices.ts";
 export type { DaemonStopped, DaemonStoppingReason } from "./src/structs/stoppers.ts";
 export type { Logger, LogProperties, ObjectLogger } from "./src/structs/loggers.ts";
+export type { LocalObjectLogger, LocalObjectLoggerOptions } from "./src/handling/object_loggers.ts";
 export type { AdmissionOperation } from "./src/structs/admission_reviews.ts";
 
 // --- errors: those handlers raise, and those the framework reports ---
@@ -232,6 +241,7 @@ export type {
 
 // --- running an operator ---
 export type { OperatorOptions, RunOptions } from "./src/reactor/running.ts";
+export type { OperatorTasks, RunTasksOptions } from "./src/reactor/embedding.ts";
 export type { NamespacePattern } from "./src/reactor/namespaces.ts";
 export type { DefaultLogin } from "./src/engines/activities.ts";
 export type { Clock } from "./src/structs/clock.ts";

@@ -16,6 +16,7 @@
 // --- registering handlers ---
 export { daemon, index, on, timer } from "./intents/registration.ts";
 export { execute, register, subhandler } from "./intents/subhandlers.ts";
+export { lifecycles, setDefaultLifecycle } from "./intents/lifecycles.ts";
 export { ABSENT, EVERYTHING, PRESENT } from "./structs/markers.ts";
 export { resource } from "./structs/selectors.ts";
 export { all, any, none, not } from "./structs/combinators.ts";
@@ -25,6 +26,7 @@ export { getDefaultRegistry, OperatorRegistry, setDefaultRegistry } from "./inte
 export { Reason } from "./intents/reasons.ts";
 export { Resource } from "./structs/resources.ts";
 export { Memo } from "./structs/memos.ts";
+export { LocalObjectLogger } from "./handling/object_loggers.ts";
 
 // --- errors: those handlers raise, and those the framework reports ---
 export {
@@ -95,6 +97,7 @@ export {
 
 // --- running an operator ---
 export { operator, run } from "./reactor/running.ts";
+export { runTasks, spawnTasks } from "./reactor/embedding.ts";
 export { configure } from "./platform/logging.ts";
 
 // --- logging in ---

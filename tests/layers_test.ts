@@ -109,8 +109,23 @@ function sendsRequests(file: URL, text: string): boolean {
   const code = codeOf(text);
   // A call of the global fetch, not a method named fetch being declared (a storage's).
   const call = /(?<![.\w])(?<!(?:override|abstract|async)\s+)(?<!^[ \t]*)fetch\s*\(/m;
-  return call.test(code) ||
-    importsOf(text).some((spec) => spec.endsWith("/platform/http_client.ts"));
+  return call.test(code) || importsHttpClient(text);
+}
+
+/**
+ * Whether a module imports what makes HTTP clients from the platform: anything but types
+ * and constants (e.g. the list of environment variables the HTTP library reads).
+ */
+function importsHttpClient(text: string): boolean {
+  const code = text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
+  const re = /(import|export)\s+(type\s+)?([^;]*?)\s*from\s*["']([^"']+)["']/g;
+  for (const m of code.matchAll(re)) {
+    if (!m[4].endsWith("/platform/http_client.ts") || m[2] !== undefined) continue;
+    const names = /^\{([^}]*)\}$/.exec(m[3].trim())?.[1].split(",").map((n) => n.trim());
+    const constantsOnly = names?.every((n) => n === "" || /^(type\s+\w+|[A-Z][A-Z0-9_]*)$/.test(n));
+    if (!constantsOnly) return true;
+  }
+  return false;
 }
 
 Deno.test("only src/client/ talks to the Kubernetes API", async () => {
@@ -123,6 +138,18 @@ Deno.test("only src/client/ talks to the Kubernetes API", async () => {
   const engine = new URL("engines/posting.ts", SRC);
   assertEquals(sendsRequests(engine, "const r = await fetch(url);"), true);
   assertEquals(sendsRequests(engine, 'import { x } from "../platform/http_client.ts";'), true);
+  assertEquals(
+    sendsRequests(engine, 'import { createHttpClient, X } from "../platform/http_client.ts";'),
+    true,
+  );
+  assertEquals(
+    sendsRequests(engine, 'import { A_LIST } from "../platform/http_client.ts";'),
+    false,
+  );
+  assertEquals(
+    sendsRequests(engine, 'import type { H } from "../platform/http_client.ts";'),
+    false,
+  );
   assertEquals(sendsRequests(engine, "await storage.fetch({ body });"), false);
   assertEquals(sendsRequests(engine, "  override fetch(args: X): Y {"), false);
   assertEquals(sendsRequests(new URL("client/api.ts", SRC), "await fetch(url);"), false);

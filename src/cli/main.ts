@@ -11,6 +11,7 @@ import { writeStderrLine } from "../platform/stderr.ts";
 import { oneLine } from "../reactor/running.ts";
 import { runCommand } from "../commands/run.ts";
 import { typesCommand } from "../commands/types.ts";
+import { freezeCommand, resumeCommand } from "../commands/freeze.ts";
 import { followUsageConventions } from "../commands/usage.ts";
 import { permissionsCommand } from "./permissions.ts";
 import { fakeClusterCommand } from "./fake_cluster.ts";
@@ -38,6 +39,8 @@ export function buildCli(): KopfCommandLine {
     .description("A Kubernetes operator framework for TypeScript.")
     .version(VERSION);
   program.addCommand(runCommand());
+  program.addCommand(freezeCommand());
+  program.addCommand(resumeCommand());
   program.addCommand(permissionsCommand());
   program.addCommand(fakeClusterCommand());
   program.addCommand(typesCommand());

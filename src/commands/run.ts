@@ -141,9 +141,9 @@ export function runCommand(context: RunContext = {}): Command {
     )
     .option("--kubeconfig <path>", "the kubeconfig file (default: KUBECONFIG or ~/.kube/config)")
     .option("--context <name>", "the kubeconfig context (default: the current one)")
-    .option("--verbose", "show what the framework does (debug messages)")
-    .option("--debug", "show everything, the API traffic included")
-    .option("--quiet", "show warnings and errors only")
+    .option("-v, --verbose", "show what the framework does (debug messages)")
+    .option("-d, --debug", "show everything, the API traffic included")
+    .option("-q, --quiet", "show warnings and errors only")
     .addOption(
       new Option("--log-format <format>", "the layout of log lines").choices(LOG_FORMATS),
     )

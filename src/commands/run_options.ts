@@ -175,12 +175,6 @@ export function planRun(files: readonly string[], flags: RunFlags): RunPlan {
       throw new CommandLineError(`${flag} needs a value.`);
     }
   }
-  if ([flags.verbose, flags.debug, flags.quiet].filter(Boolean).length > 1) {
-    throw new CommandLineError("Use only one of --verbose, --debug and --quiet.");
-  }
-  if (flags.logRefkey !== undefined && flags.logRefkey.trim() === "") {
-    throw new CommandLineError("--log-refkey needs a key, such as `object`.");
-  }
   const sources: OperatorSource[] = [
     ...files.map((name) => ({ name, specifier: fileUrlOf(name), file: true })),
     ...(flags.module ?? []).map((name) => ({
@@ -201,15 +195,29 @@ export function planRun(files: readonly string[], flags: RunFlags): RunPlan {
     gracePeriod: flags.gracePeriod,
     kubeconfig: flags.kubeconfig,
     context: flags.context,
-    logging: {
-      verbose: flags.verbose,
-      debug: flags.debug,
-      quiet: flags.quiet,
-      logFormat: flags.logFormat,
-      logPrefix: flags.logPrefix,
-      logRefkey: flags.logRefkey,
-    },
+    logging: planLogging(flags),
     warnings,
+  };
+}
+
+/**
+ * The logging of the flags shared by the subcommands (`-v/--verbose`, `-d/--debug`,
+ * `-q/--quiet`, `--log-format`, `--[no-]log-prefix`, `--log-refkey`), checked.
+ */
+export function planLogging(flags: Omit<LoggingOptions, "writer">): LoggingOptions {
+  if ([flags.verbose, flags.debug, flags.quiet].filter(Boolean).length > 1) {
+    throw new CommandLineError("Use only one of --verbose, --debug and --quiet.");
+  }
+  if (flags.logRefkey !== undefined && flags.logRefkey.trim() === "") {
+    throw new CommandLineError("--log-refkey needs a key, such as `object`.");
+  }
+  return {
+    verbose: flags.verbose,
+    debug: flags.debug,
+    quiet: flags.quiet,
+    logFormat: flags.logFormat,
+    logPrefix: flags.logPrefix,
+    logRefkey: flags.logRefkey,
   };
 }
 

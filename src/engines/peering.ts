@@ -50,6 +50,11 @@ export interface PeerRecord {
   readonly lifetime: number;
   /** The UTC time of the last keep-alive, ISO-8601 without a zone. */
   readonly lastseen: string;
+  /**
+   * Why the record is there, for records written by `kopf freeze --message` (Kopf ignores
+   * the field; operators of this framework say it when they pause).
+   */
+  readonly message?: string;
 }
 
 /** An operator as read from a peering object. */
@@ -64,6 +69,8 @@ export interface Peer {
   readonly lastseen: number;
   /** When its record expires, in epoch milliseconds. */
   readonly deadline: number;
+  /** The message of its record, if it has one (see {@link PeerRecord.message}). */
+  readonly message?: string;
 }
 
 /**
@@ -77,6 +84,16 @@ export function detectOwnIdentity(now: number = Date.now()): string {
   let random = "";
   for (let i = 0; i < 3; i++) random += alphabet[Math.floor(Math.random() * alphabet.length)];
   return `${user}@${host}/${formatLastseen(now)}/${random}`;
+}
+
+/**
+ * The identity of a person or script pausing operators by hand (`kopf freeze`), as Kopf
+ * makes it: the pod's name from `POD_ID` when set, else `user@host` — the same for
+ * every call from one place, so that `kopf resume` finds what `kopf freeze` wrote.
+ */
+export function manualIdentity(): string {
+  const { pod, user, host } = hostIdentity();
+  return pod ?? `${user}@${host}`;
 }
 
 /** A time as Kopf writes `lastseen`: UTC, ISO-8601 with microseconds and no zone. */
@@ -125,7 +142,9 @@ export function parsePeers(status: unknown, now: number): Peer[] {
     const priority = integerOf(info.priority, 0);
     const lifetime = integerOf(info.lifetime, 60);
     const lastseen = parseLastseen(info.lastseen) ?? now;
-    peers.push({ identity, priority, lifetime, lastseen, deadline: lastseen + lifetime * 1000 });
+    const deadline = lastseen + lifetime * 1000;
+    const peer: Peer = { identity, priority, lifetime, lastseen, deadline };
+    peers.push(typeof info.message === "string" ? { ...peer, message: info.message } : peer);
   }
   return peers;
 }
@@ -410,7 +429,13 @@ export class Peering {
       : [];
 
     const names = (peers: Peer[]) =>
-      [...new Set(peers.map((p) => `${p.identity} (priority ${p.priority})`))].sort().join(", ");
+      [
+        ...new Set(peers.map((p) =>
+          `${p.identity} (priority ${p.priority}${
+            p.message === undefined ? "" : `: ${JSON.stringify(p.message)}`
+          })`
+        )),
+      ].sort().join(", ");
     const reasons = [
       higher.length ? `higher: ${names(higher)}` : "",
       same.length ? `same: ${names(same)}` : "",
@@ -543,15 +568,33 @@ export class Peering {
     status: JsonObject,
     signal: AbortSignal,
   ): Promise<void> {
-    const viaSubresource = this.#resource.subresources.includes("status");
-    await patchObject(
-      this.#api,
-      this.#resource,
-      { namespace, name: this.#settings.name },
-      { status },
-      { signal, ...(viaSubresource ? { subresource: "status" } : {}) },
-    );
+    await patchPeeringStatus(this.#api, this.#resource, this.#settings.name, namespace, status, {
+      signal,
+    });
   }
+}
+
+/**
+ * Merge `status` into the status of a peering object (through its `status` subresource
+ * when it has one): `{ identity: record }` writes a record, `{ identity: null }` removes it.
+ * Throws `APINotFoundError` when the object does not exist.
+ */
+export async function patchPeeringStatus(
+  api: ApiClient,
+  resource: Resource,
+  name: string,
+  namespace: string | undefined,
+  status: JsonObject,
+  options: { readonly signal?: AbortSignal } = {},
+): Promise<void> {
+  const viaSubresource = resource.subresources.includes("status");
+  await patchObject(
+    api,
+    resource,
+    { namespace, name },
+    { status },
+    { signal: options.signal, ...(viaSubresource ? { subresource: "status" } : {}) },
+  );
 }
 
 /** Options of {@link startPeering}. */

@@ -25,7 +25,12 @@ import { buildChangingKwargs, changeFor, type ChangingKwargs } from "../intents/
 import type { Reason } from "../intents/reasons.ts";
 import type { Clock } from "../structs/clock.ts";
 import { type ChangingCause, deduplicate, OperatorRegistry } from "../intents/registry.ts";
-import { type SubhandlerScope, subhandlerScope } from "../intents/subhandlers.ts";
+import {
+  type SubhandlerRun,
+  type SubhandlerScope,
+  subhandlerScope,
+} from "../intents/subhandlers.ts";
+import { getDefaultLifecycle, type LifeCycleFn, planHandlers } from "../intents/lifecycles.ts";
 import { capitalize, TITLES } from "./causes.ts";
 import { executeHandlerOnce, HandlerChildrenRetry, observeRuns } from "./execution.ts";
 import type { OperatorMetrics } from "../structs/operator_metrics.ts";
@@ -82,6 +87,11 @@ export interface CycleContext {
   readonly clock?: Clock;
   /** Where handler runs are counted; nowhere by default. */
   readonly metrics?: OperatorMetrics;
+  /**
+   * Which of the due handlers run in a cycle (and, unless `kopf.execute()` says otherwise,
+   * of the due sub-handlers); the process's default lifecycle if omitted.
+   */
+  readonly lifecycle?: LifeCycleFn;
 }
 
 /** What came of the cycle. */
@@ -155,17 +165,16 @@ function invokeChangingHandler(
   return executeHandlerOnce(handler, state, cause.logger, () => {
     // Made only if the handler registers sub-handlers: most never do.
     let registry: OperatorRegistry | undefined;
-    let executed = false;
     const scope: SubhandlerScope = {
       parentId: handler.id,
+      subexecuted: false,
       get registry() {
         return registry ??= new OperatorRegistry({
           onWarning: (message) => cause.logger.warning(message),
         });
       },
-      execute: async (handlers) => {
-        executed = true;
-        await executeSubhandlers(handlers, cause, context, [...chain, subrefs]);
+      execute: async (handlers, run) => {
+        await executeSubhandlers(handlers, cause, context, [...chain, subrefs], run);
       },
     };
     const kwargs = changingKwargs(cause, handler, state);
@@ -174,8 +183,9 @@ function invokeChangingHandler(
         cause,
         () => handler.fn(kwargs as unknown as HandlerArgs),
       );
-      // Sub-handlers registered but not executed explicitly run right after their parent.
-      if (!executed && registry !== undefined) {
+      // Sub-handlers registered but not executed by kopf.execute() run right after their parent.
+      if (!scope.subexecuted && registry !== undefined) {
+        scope.subexecuted = true;
         const registered = registry.handlers.filter((h): h is ChangingHandler =>
           h.kind === "changing"
         );
@@ -202,16 +212,20 @@ function storable(result: unknown): unknown {
   }
 }
 
-/** Run the due ones of the given handlers in their order; their outcomes by id. */
+/**
+ * Run those of the due handlers that the lifecycle chooses, in its order; their outcomes
+ * by id.
+ */
 async function runDueHandlers(
   handlers: readonly ChangingHandler[],
   cause: HandlingCause,
   state: State,
   context: CycleContext,
   chain: readonly Set<string>[],
+  lifecycle: LifeCycleFn,
 ): Promise<Map<string, Outcome>> {
   const outcomes = new Map<string, Outcome>();
-  for (const handler of state.selectAwakened(handlers)) {
+  for (const handler of planHandlers(lifecycle, state.selectAwakened(handlers), state)) {
     const handlerState = state.get(handler.id)!;
     outcomes.set(
       handler.id,
@@ -221,6 +235,13 @@ async function runDueHandlers(
   return outcomes;
 }
 
+/** The fields of an object that are not `undefined` (so that they override). */
+function definedOnly<T extends object>(fields: T): Partial<T> {
+  return Object.fromEntries(
+    Object.entries(fields).filter(([, value]) => value !== undefined),
+  ) as Partial<T>;
+}
+
 /**
  * Run sub-handlers to completion as far as possible now (`kopf.execute()`): their progress
  * is stored like any handler's, their ids are added to every ancestor's subrefs; if some
@@ -228,11 +249,16 @@ async function runDueHandlers(
  */
 async function executeSubhandlers(
   handlers: readonly ChangingHandler[],
-  cause: HandlingCause,
+  parentCause: HandlingCause,
   context: CycleContext,
   chain: readonly Set<string>[],
+  run: SubhandlerRun = {},
 ): Promise<void> {
   const storage = context.settings.persistence.progressStorage;
+  const cause: HandlingCause = run.cause === undefined
+    ? parentCause
+    : { ...parentCause, ...definedOnly(run.cause) as Partial<HandlingCause> };
+  const lifecycle = run.lifecycle ?? context.lifecycle ?? getDefaultLifecycle();
   const data = changingMatchData(cause);
   const selected = deduplicate(handlers.filter((h) => matchesFilters(h, data)));
   let state = await State.fromStorage({
@@ -242,7 +268,7 @@ async function executeSubhandlers(
     clock: context.clock,
   });
   state = state.withPurpose(cause.reason).withHandlers(selected);
-  const outcomes = await runDueHandlers(selected, cause, state, context, chain);
+  const outcomes = await runDueHandlers(selected, cause, state, context, chain, lifecycle);
   state = state.withOutcomes(outcomes);
   await state.store({ body: cause.body, patch: cause.patch, storage });
   deliverResults(outcomes, cause.patch, true);
@@ -289,7 +315,8 @@ export async function runChangingCycle(
   }
   if (handlers.length === 0) return { done: true, delays: [], ran: [] };
 
-  const outcomes = await runDueHandlers(handlers, cause, state, context, []);
+  const lifecycle = context.lifecycle ?? getDefaultLifecycle();
+  const outcomes = await runDueHandlers(handlers, cause, state, context, [], lifecycle);
   const ran = [...outcomes.keys()];
   state = state.withOutcomes(outcomes);
   await state.store({ body, patch, storage });

@@ -19,6 +19,7 @@ import {
   LOCAL_ONLY_PROPERTY,
   OBJECT_REF_PROPERTY,
 } from "../structs/log_formats.ts";
+import { UsageError } from "../structs/errors.ts";
 import type { LogProperties, ObjectLogger } from "../structs/loggers.ts";
 import {
   buildObjectReference,
@@ -150,6 +151,70 @@ export function createObjectLogger(
   options: ObjectLoggerOptions = {},
 ): ObjectLogger {
   return new KopfObjectLogger(buildObjectReference(body), options, objectsLogger);
+}
+
+/** Options of {@link LocalObjectLogger}. */
+export interface LocalObjectLoggerOptions {
+  /** The object the records are about: any body, view or client model. */
+  readonly body: ObjectLike;
+}
+
+/**
+ * Kopf's `LocalObjectLogger`: a logger about one object that only prints — under
+ * `kopf.objects`, with the object's `[namespace/name]` prefix and, in JSON lines, its
+ * reference — and never posts Kubernetes Events, whatever the posting level. Handlers'
+ * own `logger` posts at `settings.posting.level`; use this one for chatty or sensitive
+ * messages about the object, e.g. from a daemon's loop.
+ *
+ * @example Log every tick of a timer without flooding the object's events
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ *
+ * kopf.timer("kopfexamples", { interval: 10 }, ({ body }) => {
+ *   const logger = new kopf.LocalObjectLogger({ body });
+ *   logger.info("Still here."); // printed, never an Event
+ * });
+ * ```
+ */
+export class LocalObjectLogger implements ObjectLogger {
+  readonly #logger: KopfObjectLogger;
+
+  /** A logger about the object of `options.body` (its identity is copied now). */
+  constructor(options: LocalObjectLoggerOptions) {
+    if (typeof options !== "object" || options === null || typeof options.body !== "object") {
+      throw new UsageError("new kopf.LocalObjectLogger() takes { body }: the object to log about.");
+    }
+    this.#logger = new KopfObjectLogger(
+      buildObjectReference(options.body),
+      { local: true },
+      objectsLogger,
+    );
+  }
+
+  /** Details useful when debugging. */
+  debug(message: string, properties?: LogProperties): void {
+    this.#logger.debug(message, properties);
+  }
+
+  /** Normal progress. */
+  info(message: string, properties?: LogProperties): void {
+    this.#logger.info(message, properties);
+  }
+
+  /** Something unexpected that does not stop the work. */
+  warning(message: string, properties?: LogProperties): void {
+    this.#logger.warning(message, properties);
+  }
+
+  /** A failure. */
+  error(message: string, properties?: LogProperties): void {
+    this.#logger.error(message, properties);
+  }
+
+  /** A failure with its error (and stack trace). */
+  exception(message: string, error?: unknown, properties?: LogProperties): void {
+    this.#logger.exception(message, error, properties);
+  }
 }
 
 /**

@@ -49,6 +49,7 @@ import {
 } from "./handler_options.ts";
 import type { Activity, HandlerReason } from "./reasons.ts";
 import { getDefaultRegistry, OperatorRegistry } from "./registry.ts";
+import { register, subhandler } from "./subhandlers.ts";
 
 /** No declared indices: the default for the `I` type parameter of registrations. */
 export type NoIndices = Record<never, never>;
@@ -241,6 +242,16 @@ export interface OnNamespace {
   readonly login: ActivityRegistrar<ConnectionInfo | null | undefined | void>;
   /** Contributes to the liveness endpoint's report under its id. */
   readonly probe: ActivityRegistrar;
+  /**
+   * Kopf's `kopf.on.subhandler`: a sub-handler of the running handler, the same as
+   * `kopf.subhandler`.
+   */
+  readonly subhandler: typeof subhandler;
+  /**
+   * Kopf's `kopf.on.register`: a sub-handler of the running handler, function first, the
+   * same as `kopf.register`.
+   */
+  readonly register: typeof register;
 }
 
 interface ParsedCall {
@@ -578,4 +589,8 @@ export const on: OnNamespace = Object.freeze({
     ConnectionInfo | null | undefined | void
   >,
   probe: activity("on.probe", "probe") as ActivityRegistrar,
+  // Looked up when called: the sub-handlers' module imports this one.
+  subhandler: ((...args: Parameters<typeof subhandler>) =>
+    subhandler(...args)) as typeof subhandler,
+  register: ((...args: Parameters<typeof register>) => register(...args)) as typeof register,
 });

@@ -71,6 +71,7 @@ import {
   TITLES,
 } from "../handling/causes.ts";
 import { changingMatchData, type HandlingCause, runChangingCycle } from "../handling/changing.ts";
+import type { LifeCycleFn } from "../intents/lifecycles.ts";
 import { executeHandlerOnce, observeRuns, type RetriedHandler } from "../handling/execution.ts";
 import { type OperatorMetrics, resourceLabel } from "../structs/operator_metrics.ts";
 import { inSpan, isTracing } from "../platform/tracing.ts";
@@ -114,6 +115,8 @@ export interface ObjectProcessorOptions {
   readonly indexers?: OperatorIndexers;
   /** Where cycles, patches and handler runs are counted; nowhere by default. */
   readonly metrics?: OperatorMetrics;
+  /** Which due handlers run per cycle; the process's default lifecycle if omitted. */
+  readonly lifecycle?: LifeCycleFn;
 }
 
 /** How many objects are patched at once by default. */
@@ -165,6 +168,7 @@ export class ObjectProcessor {
   readonly #indexers: OperatorIndexers | undefined;
   readonly #metrics: OperatorMetrics | undefined;
   readonly #indices: Readonly<Record<string, Index>> | undefined;
+  readonly #lifecycle: LifeCycleFn | undefined;
 
   /** A processor over the operator's parts. */
   constructor(options: ObjectProcessorOptions) {
@@ -178,6 +182,7 @@ export class ObjectProcessor {
     this.#indexers = options.indexers;
     this.#metrics = options.metrics;
     this.#indices = options.indexers?.indices;
+    this.#lifecycle = options.lifecycle;
   }
 
   /**
@@ -588,6 +593,7 @@ export class ObjectProcessor {
       settings: this.#settings,
       clock: this.#clock,
       metrics: this.#metrics,
+      lifecycle: this.#lifecycle,
     });
     if (!cycle.done) return { delays: cycle.delays, ran: cycle.ran };
 

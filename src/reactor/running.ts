@@ -46,6 +46,7 @@ import { loginWithDefaults } from "../client/login.ts";
 import { Vault } from "../client/vault.ts";
 import { OperatorSettings } from "../settings/operator_settings.ts";
 import { getDefaultRegistry, type OperatorRegistry } from "../intents/registry.ts";
+import { checkLifecycle, getDefaultLifecycle, type LifeCycleFn } from "../intents/lifecycles.ts";
 import { ObjectMemories } from "../handling/memories.ts";
 import { runWithPostingTarget } from "../handling/posting_queue.ts";
 import { Semaphore } from "../structs/semaphores.ts";
@@ -129,6 +130,11 @@ export interface OperatorOptions {
   readonly clock?: Clock;
   /** Where the operator reports what it does; the `kopf.reactor` logger by default. */
   readonly logger?: Logger;
+  /**
+   * Which of the due handlers run in each handling cycle, e.g. `kopf.lifecycles.allAtOnce`;
+   * the default lifecycle (`kopf.setDefaultLifecycle()`, else `asap`: one per cycle).
+   */
+  readonly lifecycle?: LifeCycleFn;
 }
 
 /** The options cannot work with this version; the message says why in one line. */
@@ -173,6 +179,13 @@ function checkOptions(options: OperatorOptions): void {
     if (endpoint === undefined) continue;
     try {
       parseEndpoint(endpoint, what);
+    } catch (error) {
+      fail((error as Error).message);
+    }
+  }
+  if (options.lifecycle !== undefined) {
+    try {
+      checkLifecycle(options.lifecycle, "The lifecycle option");
     } catch (error) {
       fail((error as Error).message);
     }
@@ -475,6 +488,7 @@ async function serve(options: ServeOptions): Promise<void> {
     indexers: options.indexers,
     writes,
     metrics: options.status.metrics,
+    lifecycle: options.lifecycle ?? getDefaultLifecycle(),
   });
   const multiplexer = new Multiplexer({
     processor: (event, context) =>

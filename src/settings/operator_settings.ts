@@ -266,6 +266,24 @@ const RULES: Record<keyof OperatorSettingsInit, Record<string, Check>> = {
   },
 };
 
+/**
+ * Kopf's sections that have no counterpart here, and what to do instead: read (as
+ * `settings.execution.maxWorkers = 20` does) or given to the constructor, they fail with
+ * this message rather than a `TypeError` about `undefined`.
+ */
+const SECTIONS_NOT_APPLICABLE: Readonly<Record<string, string>> = Object.freeze({
+  execution: "settings.execution (Kopf's thread pool for synchronous handlers: executor, " +
+    "max_workers) does not exist in TypeScript: there are no threads for handlers — " +
+    "synchronous handlers run on the event loop like async ones, so keep them short or " +
+    "await in them; move CPU-heavy work to a Worker or a child process of your own. " +
+    "Remove the setting.",
+  process: "settings.process (Kopf's ultimate_exiting_timeout, the time before a stopping " +
+    "process kills itself) does not exist in TypeScript: the graceful stop is bounded by " +
+    "settings.batching.exitTimeout and the daemons' cancellationTimeout, a second " +
+    "SIGINT/SIGTERM exits at once, and a pod's terminationGracePeriodSeconds ends the rest. " +
+    "Remove the setting.",
+});
+
 function describe(value: unknown): string {
   if (typeof value === "string") return JSON.stringify(value);
   if (typeof value === "object" && value !== null) {
@@ -311,6 +329,28 @@ export class OperatorSettings {
   /** Peering of several operators. */
   readonly peering: PeeringSettings = new PeeringSettings();
 
+  /**
+   * Kopf's `settings.execution` (a thread pool for synchronous handlers) has no equivalent:
+   * reading it throws a {@link ConfigurationError} that says what to do instead.
+   *
+   * @deprecated Not applicable in TypeScript: synchronous handlers run on the event loop;
+   * move CPU-heavy work to a Worker. Remove the setting.
+   */
+  get execution(): never {
+    throw new ConfigurationError(SECTIONS_NOT_APPLICABLE.execution);
+  }
+
+  /**
+   * Kopf's `settings.process` (`ultimate_exiting_timeout`) has no equivalent: reading it
+   * throws a {@link ConfigurationError} that says what to do instead.
+   *
+   * @deprecated Not applicable in TypeScript: the stop is bounded by
+   * `settings.batching.exitTimeout`, and a second signal exits at once. Remove the setting.
+   */
+  get process(): never {
+    throw new ConfigurationError(SECTIONS_NOT_APPLICABLE.process);
+  }
+
   /** Settings with Kopf's defaults, overridden by `init` (validated). */
   constructor(init: OperatorSettingsInit = {}) {
     if (typeof init !== "object" || init === null) {
@@ -320,6 +360,9 @@ export class OperatorSettings {
     }
     for (const [name, overrides] of Object.entries(init)) {
       const rules = RULES[name as keyof OperatorSettingsInit];
+      if (Object.hasOwn(SECTIONS_NOT_APPLICABLE, name)) {
+        throw new ConfigurationError(SECTIONS_NOT_APPLICABLE[name]);
+      }
       if (!rules) {
         throw new ConfigurationError(
           `Unknown settings section ${JSON.stringify(name)}; known: ${

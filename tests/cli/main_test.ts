@@ -42,6 +42,11 @@ Deno.test("every subcommand answers a usage error with its message, its help hin
     [["run", "--bogus"], "error: unknown option '--bogus'", "kopf run"],
     [["run", "-A", "-n", "default", "x.ts"], "either -n/--namespace or -A", "kopf run"],
     [["run", "--priority", "high", "x.ts"], "the priority must be an integer", "kopf run"],
+    [["run", "-v", "-d", "x.ts"], "Use only one of --verbose, --debug and --quiet.", "kopf run"],
+    [["run", "-q", "-v", "x.ts"], "Use only one of --verbose, --debug and --quiet.", "kopf run"],
+    [["freeze", "-A"], "kopf freeze needs --lifetime", "kopf freeze"],
+    [["freeze", "-t", "0"], "the lifetime must be a whole number of seconds", "kopf freeze"],
+    [["resume", "--bogus"], "error: unknown option '--bogus'", "kopf resume"],
     [["permissions", "--bogus"], "error: unknown option '--bogus'", "kopf permissions"],
     [
       ["permissions", "--in-cluster", "--listen", "nowhere"],

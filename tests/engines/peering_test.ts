@@ -73,6 +73,16 @@ Deno.test("peers are read from the status with Kopf's defaults; non-records are 
   assertEquals(parsePeers(["x"], NOW), []);
 });
 
+Deno.test("a freeze's message is read with its record; other fields stay ignored", () => {
+  const [frozen, other] = parsePeers({
+    "admin@laptop": { priority: 100, lifetime: 600, lastseen: "2026-03-04T05:06:00", message: "x" },
+    "future@host/1": { priority: 1, message: 42, unknown: true },
+  }, NOW);
+  assertEquals([frozen.priority, frozen.message], [100, "x"]);
+  assertEquals(other.message, undefined);
+  assertEquals(Object.keys(other).includes("unknown"), false);
+});
+
 Deno.test("a peer is dead once lastseen + lifetime has passed", () => {
   const [peer] = parsePeers({ p: { lifetime: 10, lastseen: "2026-03-04T05:06:00" } }, NOW);
   assert(!isDead(peer, Date.parse("2026-03-04T05:06:09.999Z")));

@@ -1,9 +1,11 @@
-import { assertEquals } from "../assert.ts";
+import { assertEquals, assertThrows } from "../assert.ts";
+import { UsageError } from "../../src/structs/errors.ts";
 import { configure } from "../../src/platform/logging.ts";
 import {
   createActivityLogger,
   createObjectLogger,
   currentObjectScope,
+  LocalObjectLogger,
   runInObjectScope,
 } from "../../src/handling/object_loggers.ts";
 import {
@@ -151,4 +153,33 @@ Deno.test("the activity logger prints without a prefix and never posts", () => {
   assertEquals(drain(posting.queue), []);
   assertEquals(lines[0], "Startup handler succeeded.");
   assertEquals(lines[1].split("\n")[0], "Login failed.");
+});
+
+Deno.test("kopf.LocalObjectLogger prints about its object and never posts, inside an operator too", () => {
+  lines.length = 0;
+  const posting = postingTarget({ level: "debug" });
+  const logger = new LocalObjectLogger({ body: BODY });
+  runWithPostingTarget(posting, () => {
+    logger.debug("details");
+    logger.info("progress");
+    logger.warning("odd");
+    logger.error("failed");
+    logger.exception("crashed", new RangeError("bad size"));
+  });
+  assertEquals(drain(posting.queue), []);
+  assertEquals(lines.slice(0, 4), [
+    "[default/kopf-example-1] details",
+    "[default/kopf-example-1] progress",
+    "[default/kopf-example-1] odd",
+    "[default/kopf-example-1] failed",
+  ]);
+  assertEquals(lines[4].split("\n")[0], "[default/kopf-example-1] crashed");
+  // The same object's regular logger, in the same flow, posts.
+  runWithPostingTarget(posting, () => createObjectLogger(BODY).info("posted"));
+  assertEquals(drain(posting.queue).map((e) => e.message), ["posted"]);
+  assertThrows(
+    () => new LocalObjectLogger(undefined as never),
+    UsageError,
+    "new kopf.LocalObjectLogger() takes { body }",
+  );
 });

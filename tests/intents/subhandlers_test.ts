@@ -25,6 +25,7 @@ function scope(parentId: string): SubhandlerScope & { executed: ChangingHandler[
   return {
     parentId,
     registry: fresh(),
+    subexecuted: false,
     executed,
     execute(handlers) {
       executed.push([...handlers]);
@@ -95,7 +96,11 @@ Deno.test("sub-handlers outside a running handler fail with a clear message", as
     RegistrationError,
     "kopf.execute() works only inside a resource-changing handler",
   );
-  await assertRejects(() => kopf.execute({}), RegistrationError, "give fns, handlers or registry");
+  await assertRejects(
+    () => kopf.execute(),
+    RegistrationError,
+    "kopf.execute() works only inside a resource-changing handler",
+  );
   const s = scope("p");
   await assertRejects(
     () => subhandlerScope.run(s, () => kopf.execute({ fns: [() => {}] })),
@@ -106,5 +111,52 @@ Deno.test("sub-handlers outside a running handler fail with a clear message", as
     () => subhandlerScope.run(s, () => kopf.subhandler({ interval: 1 } as never, () => {})),
     RegistrationError,
     'option "interval" is not accepted here',
+  );
+});
+
+Deno.test("kopf.execute() refuses a wrong lifecycle or cause with a clear message", async () => {
+  const s = scope("p");
+  await assertRejects(
+    () => subhandlerScope.run(s, () => kopf.execute({ lifecycle: "asap" as never })),
+    Error,
+    "kopf.execute()'s lifecycle must be a lifecycle function such as kopf.lifecycles.asap",
+  );
+  await assertRejects(
+    () => subhandlerScope.run(s, () => kopf.execute({ cause: { body: {} } as never })),
+    RegistrationError,
+    "cause.body is not accepted; give reason, old, new or diff",
+  );
+  await assertRejects(
+    () => subhandlerScope.run(s, () => kopf.execute({ cause: { reason: "gone" as never } })),
+    RegistrationError,
+    'cause.reason must be "create", "update", "delete" or "resume", not "gone"',
+  );
+});
+
+Deno.test("kopf.execute() without arguments: the registered sub-handlers, once", async () => {
+  const s = scope("create_fn");
+  await subhandlerScope.run(s, async () => {
+    kopf.subhandler({ id: "one" }, () => {});
+    await kopf.execute({ cause: { reason: "update", old: null, new: BODY } });
+    await kopf.execute();
+  });
+  assertEquals(s.executed.map((list) => list.map((h) => h.id)), [["create_fn/one"]]);
+  assertEquals(s.subexecuted, true);
+});
+
+Deno.test("kopf.on.subhandler and kopf.on.register: Kopf's aliases of the sub-handler registrars", () => {
+  const s = scope("create_fn");
+  subhandlerScope.run(s, () => {
+    kopf.on.subhandler({ id: "viaOn" }, () => {});
+    kopf.on.register(function registeredViaOn() {}, { retries: 3 });
+  });
+  assertEquals(s.registry.handlers.map((h) => h.id), [
+    "create_fn/viaOn",
+    "create_fn/registeredViaOn",
+  ]);
+  assertThrows(
+    () => kopf.on.subhandler(() => {}),
+    RegistrationError,
+    "kopf.subhandler() works only inside a resource-changing handler",
   );
 });

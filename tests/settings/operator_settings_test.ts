@@ -132,3 +132,35 @@ Deno.test("peering.namespaced is the inverse of clusterwide", () => {
   s.peering.namespaced = false;
   assertEquals(s.peering.clusterwide, true);
 });
+
+Deno.test("Kopf's settings.execution and settings.process fail with what to do instead", () => {
+  const settings = new OperatorSettings();
+  const untyped = settings as unknown as Record<string, Record<string, unknown>>;
+  assertThrows(
+    () => (untyped.execution.maxWorkers = 20),
+    ConfigurationError,
+    "settings.execution (Kopf's thread pool for synchronous handlers: executor, max_workers) " +
+      "does not exist in TypeScript",
+  );
+  assertThrows(
+    () => untyped.execution.executor,
+    ConfigurationError,
+    "move CPU-heavy work to a Worker",
+  );
+  assertThrows(
+    () => (untyped.process.ultimateExitingTimeout = 60),
+    ConfigurationError,
+    "settings.process (Kopf's ultimate_exiting_timeout",
+  );
+  assertThrows(() => untyped.process, ConfigurationError, "settings.batching.exitTimeout");
+  for (const section of ["execution", "process"]) {
+    assertThrows(
+      () => new OperatorSettings({ [section]: {} } as never),
+      ConfigurationError,
+      `settings.${section} (Kopf's`,
+    );
+  }
+  // The other sections are untouched by it, and the settings still validate.
+  settings.validate();
+  assertEquals(Object.keys(settings).includes("execution"), false);
+});
