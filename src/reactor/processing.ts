@@ -261,8 +261,8 @@ export class ObjectProcessor {
 
     const patch = new Patch();
     // The object's logger and scope, built once for all the handlers run for this state.
-    const scope = createObjectScope(body);
-    const logger = scope.logger;
+    let scope = createObjectScope(body);
+    let logger = scope.logger;
 
     // An outcome that the API server refused to store goes first: until it is stored,
     // nothing runs for the object, so that handlers that have succeeded do not run again.
@@ -275,8 +275,14 @@ export class ObjectProcessor {
         if (memory.unstored !== undefined) {
           return stored.retryIn === undefined ? {} : { delay: stored.retryIn };
         }
-        // Stored: the state it produced is processed next, with the progress on it.
-        return stored.version === undefined ? {} : { expectedResourceVersion: stored.version };
+        if (stored.gone) return {}; // its deletion comes through the watch
+        // Stored: the processing goes on with the state it produced, progress included —
+        // not with the next event, since a store that changed nothing sends none.
+        if (stored.body !== undefined) {
+          body = stored.body;
+          scope = createObjectScope(body);
+          logger = scope.logger;
+        }
       }
     }
     let indexingDelay: number | undefined;
@@ -359,7 +365,7 @@ export class ObjectProcessor {
     memory: ObjectMemory,
     logger: ObjectLogger,
     signal: AbortSignal | undefined,
-  ): Promise<{ version?: string; retryIn?: number }> {
+  ): Promise<{ version?: string; body?: RawBody; gone?: boolean; retryIn?: number }> {
     const finalizer = this.#settings.persistence.finalizer;
     const apply = (p: Patch, finalizerChange?: FinalizerChange) =>
       this.#writes.run(() =>
@@ -422,11 +428,11 @@ export class ObjectProcessor {
     if (applied.gone) {
       memory.patchedVersion = undefined;
       logger.debug("The object is gone; nothing to patch.");
-      return {};
+      return { gone: true };
     }
     const version = applied.body?.metadata?.resourceVersion;
     if (version !== undefined) memory.patchedVersion = version;
-    return { version };
+    return { version, body: applied.body };
   }
 
   /** The object as it is now; `undefined` if it is gone. */
