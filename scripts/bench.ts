@@ -1,7 +1,7 @@
 /**
  * The benchmarks. Each area keeps its section in `scripts/bench/<area>.ts`, exporting
  * `section: BenchSection`; this driver runs them in name order (or only those named on
- * the command line) and prints a table of figures.
+ * the command line) and prints a table of figures, and what a section adds after them.
  *
  *     deno task bench               # every section
  *     deno task bench client        # only the named sections
@@ -37,6 +37,8 @@ for (const name of wanted) {
     const target = figure.target === undefined ? "" : `  target ${figure.target}`;
     console.log(`- ${figure.name}: ${figure.value}${target}${verdict}`);
   }
+  const footer = section.footer?.();
+  if (footer) console.log(`\n${footer}`);
 }
 console.log(`\nDeno ${Deno.version.deno}, ${navigator.hardwareConcurrency} cores`);
 if (failed) Deno.exit(1);

@@ -27,20 +27,17 @@ import type { BenchFigure, BenchSection } from "./types.ts";
 import { kopf } from "../../mod.ts";
 import type { RawBody } from "../../mod.ts";
 import { FakeCluster } from "../../src/testing/mod.ts";
-import type { ServedRequest } from "../../src/testing/fake_cluster/mod.ts";
 import { OPERATOR_V8_FLAGS, v8FlagsArgument } from "../../src/cli/runtime_flags.ts";
+import { ChildProcess, lines, now, rssMb } from "./support/process.ts";
+import { RequestCounter } from "./support/requests.ts";
+import { mb, percentile } from "./support/stats.ts";
 
 const KIND = "kopfexamples.kopf.dev";
 const SIZES = [1_000, 10_000];
 const RATE_TARGET = 500;
 const WRITES_TARGET = 3;
 const RSS_TARGET_MB = 150;
-const WRITE_VERBS = new Set(["create", "update", "patch", "delete"]);
 const POSTING = Deno.env.get("KOPF_BENCH_POSTING") === "1";
-
-function now(): number {
-  return performance.timeOrigin + performance.now();
-}
 
 /** The operator process: serves the fake cluster at `url` until SIGTERM. */
 async function child(url: string, count: number): Promise<void> {
@@ -75,78 +72,11 @@ async function child(url: string, count: number): Promise<void> {
   });
 }
 
-/** Counts the fake cluster's requests as they come (its log keeps only the newest). */
-class RequestCounter {
-  #last: ServedRequest | undefined;
-  readonly byVerb = new Map<string, number>();
-  lastWrite = 0;
-  writesTo = new Map<string, number>();
-  /** Objects whose own body (not only the status) has been patched successfully. */
-  readonly patched = new Set<string>();
-
-  constructor(private readonly cluster: FakeCluster) {
-    const log = cluster.requests;
-    this.#last = log[log.length - 1];
-  }
-
-  drain(): void {
-    const log = this.cluster.requests;
-    const from = this.#last ? log.lastIndexOf(this.#last) + 1 : 0;
-    for (const request of log.slice(from)) {
-      this.byVerb.set(request.verb, (this.byVerb.get(request.verb) ?? 0) + 1);
-      if (WRITE_VERBS.has(request.verb)) {
-        const what = request.path.includes("/events") ? "events" : "objects";
-        this.writesTo.set(what, (this.writesTo.get(what) ?? 0) + 1);
-        if (what === "objects") this.lastWrite = Math.max(this.lastWrite, request.time.getTime());
-        if (request.verb === "patch" && request.status < 300 && !request.path.endsWith("/status")) {
-          this.patched.add(request.path.slice(request.path.lastIndexOf("/") + 1));
-        }
-      }
-    }
-    this.#last = log[log.length - 1] ?? this.#last;
-  }
-
-  get total(): number {
-    return [...this.byVerb.values()].reduce((a, b) => a + b, 0);
-  }
-
-  get writes(): number {
-    return [...this.writesTo.values()].reduce((a, b) => a + b, 0);
-  }
-}
-
-async function* lines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
-  let buffer = "";
-  for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
-    buffer += chunk;
-    let at: number;
-    while ((at = buffer.indexOf("\n")) >= 0) {
-      yield buffer.slice(0, at);
-      buffer = buffer.slice(at + 1);
-    }
-  }
-}
-
 const LAST_HANDLED = "kopf.zalando.org/last-handled-configuration";
 
 function handled(o: RawBody): boolean {
   const status = o.status as { createFn?: unknown } | undefined;
   return status?.createFn !== undefined && o.metadata?.annotations?.[LAST_HANDLED] !== undefined;
-}
-
-function mb(bytes: number): string {
-  return (bytes / 1024 / 1024).toFixed(0);
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))];
-}
-
-/** The process's peak and current resident memory, in MB (Linux). */
-function rssMb(pid: number): { peak: number; now: number } {
-  const status = Deno.readTextFileSync(`/proc/${pid}/status`);
-  const mb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1]) / 1024;
-  return { peak: mb("VmHWM"), now: mb("VmRSS") };
 }
 
 async function measure(
@@ -158,30 +88,24 @@ async function measure(
   const crd = new URL("../../examples/crd.yaml", import.meta.url);
   cluster.create(parseYaml(await Deno.readTextFile(crd)) as RawBody);
 
-  const process = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "-A",
-      ...(v8Flags.length > 0 ? [v8FlagsArgument(v8Flags)] : []),
-      new URL(import.meta.url).pathname,
-      "--child",
-      cluster.url,
-      String(count),
-    ],
-    stdin: "null",
-    stdout: "piped",
+  const child = new ChildProcess([
+    ...(v8Flags.length > 0 ? [v8FlagsArgument(v8Flags)] : []),
+    new URL(import.meta.url).pathname,
+    "--child",
+    cluster.url,
+    String(count),
+  ], {
     stderr: POSTING ? "piped" : "inherit",
     env: {
-      NO_COLOR: "1",
       KOPF_BENCH_POSTING: POSTING ? "1" : "0",
       KOPF_BENCH_METRICS: metrics ? "1" : "0",
     },
-  }).spawn();
+  });
   // With posting on, the operator's warnings tell how many events it could not post.
   const lost = { notPosted: 0, dropped: 0 };
   const warnings = POSTING
     ? (async () => {
-      for await (const line of lines(process.stderr)) {
+      for await (const line of lines(child.process.stderr)) {
         const notPosted = /(\d+) events were not posted/.exec(line);
         const dropped = /(\d+) events were dropped/.exec(line);
         if (notPosted) lost.notPosted += Number(notPosted[1]);
@@ -193,21 +117,12 @@ async function measure(
   const events = () =>
     cluster.list({ apiVersion: "v1", kind: "Event" }, { allNamespaces: true }).length;
   let afterStop = 0;
-  const output = lines(process.stdout);
-  // Read with next(): leaving a for-await loop early would close the stream.
-  const expectPrefix = async (prefix: string): Promise<string> => {
-    for (let line = await output.next(); !line.done; line = await output.next()) {
-      if (line.value.startsWith(prefix)) return line.value;
-    }
-    throw new Error(`The operator process ended before printing ${prefix}.`);
-  };
-  const expect = (word: string) => expectPrefix(word);
   try {
-    await expect("READY");
+    await child.expect("READY");
     const counter = new RequestCounter(cluster);
     const drainer = setInterval(() => counter.drain(), 50);
     const created = new Map<string, number>();
-    const allStarted = expect("ALL-STARTED");
+    const allStarted = child.expect("ALL-STARTED");
     const first = now();
     for (let i = 0; i < count; i++) {
       const name = `bench-${i}`;
@@ -228,9 +143,9 @@ async function measure(
     }
     clearInterval(drainer);
     counter.drain();
-    const rss = rssMb(process.pid);
-    process.kill("SIGUSR2");
-    const memory = JSON.parse((await expectPrefix("MEMORY ")).slice("MEMORY ".length));
+    const rss = rssMb(child.pid);
+    child.kill("SIGUSR2");
+    const memory = JSON.parse((await child.expect("MEMORY ")).slice("MEMORY ".length));
     const seconds = (counter.lastWrite - first) / 1000;
     const latencies = objects.map((o) => {
       const started = (o.status as { createFn: { started: number } }).createFn.started;
@@ -271,9 +186,7 @@ async function measure(
       },
       {
         name: `${n}: API requests per object`,
-        value: `${perObject.toFixed(2)} (${
-          [...counter.byVerb].map(([v, c]) => `${v || "other"} ${c}`).join(", ")
-        })`,
+        value: `${perObject.toFixed(2)} (${counter.describe()})`,
       },
       {
         name: `${n}: write requests per object`,
@@ -293,13 +206,7 @@ async function measure(
       },
     ];
   } finally {
-    try {
-      process.kill("SIGTERM");
-    } catch {
-      // already gone
-    }
-    await process.status;
-    for await (const _ of output) { /* drain what is left */ }
+    await child.stop();
     await warnings;
     if (POSTING) afterStop = events();
   }

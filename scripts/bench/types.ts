@@ -16,4 +16,6 @@ export interface BenchSection {
   title: string;
   /** Run the measurements and return the figures. */
   run(): Promise<BenchFigure[]>;
+  /** Text printed after the figures, e.g. a markdown table of them, once they are run. */
+  footer?(): string;
 }

@@ -1,0 +1,334 @@
+/**
+ * The framework beside two other ways to write the same controller, on the fake cluster,
+ * side by side in one run: for every KopfExample created (examples/crd.yaml), write one
+ * status PATCH saying when handling started.
+ *
+ * - (a) floor: plain `fetch` — one LIST, one WATCH, one merge PATCH of the status per new
+ *   object, 16 at a time (`compare/floor.ts`);
+ * - (b) client-node: `@kubernetes/client-node`'s informer and
+ *   `CustomObjectsApi.patchNamespacedCustomObjectStatus` (a merge patch), 16 at a time
+ *   (`compare/client_node.ts`). It makes a new `http.Agent` for every request, so each PATCH
+ *   opens a TCP connection of its own (the others keep theirs alive); that is part of what
+ *   it costs. (Its node-fetch prints a DeprecationWarning about `punycode` to stderr.)
+ * - (c) kopf: this framework's operator, standalone and cluster-wide, with one create
+ *   handler returning a result, no batching window, no Events posted (`compare/kopf.ts`).
+ *   It writes twice per object: the result to the status, and its diff-base annotation
+ *   (`last-handled-configuration`) to the body, which the others do not keep.
+ *
+ * Each controller runs in its own child process (so that memory and CPU are its own), one
+ * after another, each against a fresh FakeCluster started the same way in this process (so
+ * that none sees the objects, history or load of another); the objects are created in the
+ * cluster's process, as fast as it takes them (yielding every 50 so that it serves the
+ * controller meanwhile), the same way for all three. Per controller and size:
+ *
+ * - wall time: from the first creation to the last write request to an object (the
+ *   cluster's request log), when every object is seen handled;
+ * - CPU per object: the child's user + system CPU time (`/proc/<pid>/stat` utime + stime,
+ *   all its threads, in clock ticks of `getconf CLK_TCK`, usually 10 ms) spent from when it
+ *   said READY (start-up and its first, empty LIST excluded) until all objects are handled,
+ *   divided by the objects — at 1,000 objects only some 15–60 ticks, so ±1 tick is a few %;
+ * - API requests and writes per object, from the cluster's request log (only that
+ *   controller talks to its cluster);
+ * - peak RSS: the child's VmHWM (`/proc/<pid>/status`), start-up included; its RSS at
+ *   READY is shown beside it;
+ * - latency from an object's creation (in this process) to the start of its handling in the
+ *   child (the handler's call, or a pool worker taking it up), both clocks being
+ *   `performance.timeOrigin + performance.now()`; p50 and p99;
+ * - (b) and (c) as multiples of (a): wall time and CPU per object. The floor's wall time is
+ *   close to how long creating the objects takes (shown beside it): the cluster's pace.
+ *
+ * All three children run with the V8 flags of the `kopf` task and compiled binaries
+ * (`src/cli/runtime_flags.ts`), so that the runtime is the same; `KOPF_BENCH_COMPARE_V8=default`
+ * runs all three with V8's defaults instead. A markdown table of the figures ends the output.
+ *
+ *     deno task bench compare                                          # 1,000 and 10,000
+ *     KOPF_BENCH_COMPARE_SIZES=1000,10000,100000 deno task bench compare   # 100k takes long
+ *     KOPF_BENCH_COMPARE_CONTROLLERS=floor,kopf deno task bench compare    # only these
+ *     KOPF_BENCH_COMPARE_POOL=32 deno task bench compare   # the plain controllers' PATCH pool
+ */
+import { parse as parseYaml } from "yaml";
+import type { BenchFigure, BenchSection } from "./types.ts";
+import type { RawBody } from "../../mod.ts";
+import { FakeCluster } from "../../src/testing/mod.ts";
+import { OPERATOR_V8_FLAGS, v8FlagsArgument } from "../../src/cli/runtime_flags.ts";
+import { ChildProcess, cpuSeconds, now, rssMb } from "./support/process.ts";
+import { RequestCounter } from "./support/requests.ts";
+import { percentile } from "./support/stats.ts";
+
+const KIND = "kopfexamples.kopf.dev";
+const LAST_HANDLED = "kopf.zalando.org/last-handled-configuration";
+/** Give up when no object got handled for this long. */
+const STALL_MS = 60_000;
+
+function envList(name: string, fallback: string): string[] {
+  return (Deno.env.get(name) ?? fallback).split(",").map((s) => s.trim()).filter(Boolean);
+}
+
+const SIZES = envList("KOPF_BENCH_COMPARE_SIZES", "1000,10000").map((s) => {
+  const n = Number(s.replaceAll("_", ""));
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`Not a size: ${s}`);
+  return n;
+});
+const V8_FLAGS = Deno.env.get("KOPF_BENCH_COMPARE_V8") === "default" ? [] : OPERATOR_V8_FLAGS;
+
+/** One of the controllers compared. */
+interface Controller {
+  key: string;
+  label: string;
+  /** The child's module, next to this one. */
+  module: string;
+  /** Whether the request log says that every object may be handled (then it is checked). */
+  mayBeDone(counter: RequestCounter, count: number): boolean;
+  /** When the child started handling the object, if it has handled it. */
+  started(object: RawBody): number | undefined;
+}
+
+function handledAt(object: RawBody): number | undefined {
+  return (object.status as { handled?: number } | undefined)?.handled;
+}
+
+const CONTROLLERS: Controller[] = [
+  {
+    key: "floor",
+    label: "(a) floor: plain fetch",
+    module: "compare/floor.ts",
+    mayBeDone: (counter, count) => counter.statusPatched.size >= count,
+    started: handledAt,
+  },
+  {
+    key: "client-node",
+    label: "(b) @kubernetes/client-node informer",
+    module: "compare/client_node.ts",
+    mayBeDone: (counter, count) => counter.statusPatched.size >= count,
+    started: handledAt,
+  },
+  {
+    key: "kopf",
+    label: "(c) kopf operator",
+    module: "compare/kopf.ts",
+    // The result goes to the status, the diff-base annotation to the body: two patches.
+    mayBeDone: (counter, count) =>
+      counter.statusPatched.size >= count && counter.patched.size >= count,
+    started: (object) => {
+      const result = (object.status as { createFn?: { started?: number } } | undefined)?.createFn;
+      const annotated = object.metadata?.annotations?.[LAST_HANDLED] !== undefined;
+      return annotated ? result?.started : undefined;
+    },
+  },
+];
+
+const WANTED = envList("KOPF_BENCH_COMPARE_CONTROLLERS", CONTROLLERS.map((c) => c.key).join(","));
+for (const key of WANTED) {
+  if (!CONTROLLERS.some((c) => c.key === key)) {
+    throw new Error(`Unknown controller ${key}; known: ${CONTROLLERS.map((c) => c.key)}`);
+  }
+}
+
+/** The figures of one controller at one size. */
+interface Row {
+  controller: Controller;
+  count: number;
+  seconds: number;
+  /** Seconds that creating the objects took (the cluster's pace). */
+  creation: number;
+  /** CPU seconds from READY to all handled. */
+  cpu: number;
+  /** CPU seconds before READY (start-up). */
+  startupCpu: number;
+  requests: number;
+  writes: number;
+  verbs: string;
+  peakRss: number;
+  readyRss: number;
+  p50: number;
+  p99: number;
+}
+
+async function measure(controller: Controller, count: number): Promise<Row> {
+  await using cluster = await FakeCluster.start({ historySize: 4 * count + 1_000 });
+  const crd = new URL("../../examples/crd.yaml", import.meta.url);
+  cluster.create(parseYaml(await Deno.readTextFile(crd)) as RawBody);
+  const kubeconfig = await cluster.writeKubeconfig();
+  // Every request of the controller counts, its start-up's (LIST, WATCH, …) too.
+  const counter = new RequestCounter(cluster);
+  const drainer = setInterval(() => counter.drain(), 50);
+  using _drainer = { [Symbol.dispose]: () => clearInterval(drainer) };
+
+  await using child = new ChildProcess([
+    "--config",
+    new URL("../../deno.json", import.meta.url).pathname,
+    ...(V8_FLAGS.length > 0 ? [v8FlagsArgument(V8_FLAGS)] : []),
+    new URL(controller.module, import.meta.url).pathname,
+    cluster.url,
+    kubeconfig,
+  ]);
+  const exited = child.process.status.then((status) => {
+    throw new Error(`The ${controller.key} controller exited with code ${status.code}.`);
+  });
+  exited.catch(() => {}); // raised only while awaited
+  await Promise.race([child.expect("READY"), exited]);
+  const startupCpu = await cpuSeconds(child.pid);
+  const readyRss = rssMb(child.pid).now;
+
+  const created = new Map<string, number>();
+  const first = now();
+  for (let i = 0; i < count; i++) {
+    const name = `bench-${i}`;
+    created.set(name, now());
+    cluster.create({ apiVersion: "kopf.dev/v1", kind: "KopfExample", metadata: { name } });
+    // Let the server stream the events meanwhile, as a real API server would.
+    if (i % 50 === 49) await new Promise((resolve) => setTimeout(resolve, 0));
+  }
+  const creation = (now() - first) / 1000;
+  // Watch the request log (cheap) until it says all may be handled, then confirm on the
+  // objects themselves.
+  let objects: RawBody[] = [];
+  let progress = { handled: -1, at: now() };
+  for (;;) {
+    await Promise.race([new Promise((resolve) => setTimeout(resolve, 50)), exited]);
+    const written = Math.max(counter.patched.size, counter.statusPatched.size);
+    if (written > progress.handled) progress = { handled: written, at: now() };
+    if (now() - progress.at > STALL_MS) {
+      throw new Error(`The ${controller.key} controller stalled at ${written} of ${count}.`);
+    }
+    if (!controller.mayBeDone(counter, count)) continue;
+    objects = cluster.list(KIND);
+    if (objects.every((o) => controller.started(o) !== undefined)) break;
+  }
+  const cpu = await cpuSeconds(child.pid) - startupCpu;
+  const rss = rssMb(child.pid);
+  counter.drain();
+  const latencies = objects.map((o) =>
+    controller.started(o)! - created.get(String(o.metadata?.name))!
+  ).sort((a, b) => a - b);
+  return {
+    controller,
+    count,
+    seconds: (counter.lastWrite - first) / 1000,
+    creation,
+    cpu,
+    startupCpu,
+    requests: counter.total,
+    writes: counter.writes,
+    verbs: counter.describe(),
+    peakRss: rss.peak,
+    readyRss,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+  };
+}
+
+function fmt(n: number, digits = 0): string {
+  return n.toLocaleString("en", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+}
+
+function cpuPerObjectMs(row: Row): number {
+  return (row.cpu / row.count) * 1000;
+}
+
+function figuresOf(row: Row, floor: Row | undefined): BenchFigure[] {
+  const n = `${fmt(row.count)} objects, ${row.controller.label}`;
+  const figures: BenchFigure[] = [
+    {
+      name: `${n}: wall time`,
+      value: `${row.seconds.toFixed(2)} s = ${fmt(row.count / row.seconds)} objects/s ` +
+        `(creating them took ${row.creation.toFixed(2)} s)`,
+    },
+    {
+      name: `${n}: CPU per object`,
+      value: `${cpuPerObjectMs(row).toFixed(3)} ms (${row.cpu.toFixed(2)} s in all; ` +
+        `${row.startupCpu.toFixed(2)} s of start-up before it)`,
+    },
+    {
+      name: `${n}: writes per object`,
+      value: `${(row.writes / row.count).toFixed(2)} (API requests ${
+        (row.requests / row.count).toFixed(2)
+      } per object: ${row.verbs})`,
+    },
+    {
+      name: `${n}: peak RSS`,
+      value: `${row.peakRss.toFixed(0)} MB (${row.readyRss.toFixed(0)} MB when ready)`,
+    },
+    {
+      name: `${n}: creation → start of handling`,
+      value: `p50 ${row.p50.toFixed(0)} ms, p99 ${row.p99.toFixed(0)} ms`,
+    },
+  ];
+  if (floor && floor !== row) {
+    figures.push({
+      name: `${n}: compared with the floor`,
+      value: `wall time ×${(row.seconds / floor.seconds).toFixed(2)}, CPU per object ×${
+        (cpuPerObjectMs(row) / cpuPerObjectMs(floor)).toFixed(2)
+      }`,
+    });
+  }
+  return figures;
+}
+
+function ratio(row: Row, floor: Row | undefined, of: (r: Row) => number): string {
+  return floor ? `×${(of(row) / of(floor)).toFixed(2)}` : "–";
+}
+
+/** The figures as a markdown table, for the README. */
+function table(rows: Row[], floors: Map<number, Row>): string {
+  const head = [
+    "Objects",
+    "Controller",
+    "Wall time",
+    "Objects/s",
+    "CPU/object",
+    "Writes/object",
+    "Peak RSS",
+    "Latency p50 / p99",
+    "Time vs floor",
+    "CPU vs floor",
+  ];
+  const lines = [`| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`];
+  for (const row of rows) {
+    const floor = floors.get(row.count);
+    lines.push(
+      `| ${
+        [
+          fmt(row.count),
+          row.controller.key,
+          `${row.seconds.toFixed(2)} s`,
+          fmt(row.count / row.seconds),
+          `${cpuPerObjectMs(row).toFixed(3)} ms`,
+          (row.writes / row.count).toFixed(2),
+          `${row.peakRss.toFixed(0)} MB`,
+          `${row.p50.toFixed(0)} / ${row.p99.toFixed(0)} ms`,
+          ratio(row, floor, (r) => r.seconds),
+          ratio(row, floor, cpuPerObjectMs),
+        ].join(" | ")
+      } |`,
+    );
+  }
+  return lines.join("\n");
+}
+
+const rows: Row[] = [];
+const floors = new Map<number, Row>();
+
+export const section: BenchSection = {
+  title: "Compared: plain fetch, @kubernetes/client-node, kopf (same job, each in its own process)",
+  async run(): Promise<BenchFigure[]> {
+    const figures: BenchFigure[] = [];
+    for (const count of SIZES) {
+      for (const controller of CONTROLLERS.filter((c) => WANTED.includes(c.key))) {
+        const row = await measure(controller, count);
+        if (controller.key === "floor") floors.set(count, row);
+        rows.push(row);
+        figures.push(...figuresOf(row, floors.get(count)));
+      }
+    }
+    return figures;
+  },
+  footer(): string {
+    const cpus = navigator.hardwareConcurrency;
+    const v8 = V8_FLAGS.length > 0 ? `V8 flags ${V8_FLAGS.join(" ")}` : "V8's default flags";
+    return `${table(rows, floors)}\n\n(${cpus} cores; ${v8}; each controller in its own ` +
+      "process against a fresh fake cluster; wall time from the first creation to the last " +
+      "write; CPU = the controller process's user + system time while handling; latency = " +
+      "creation → start of handling.)";
+  },
+};

@@ -1,0 +1,101 @@
+/**
+ * The floor of the comparison (`scripts/bench/compare.ts`): a controller with plain `fetch`
+ * and nothing else. One LIST, then one WATCH from the list's resourceVersion, its
+ * newline-delimited JSON parsed as it streams; one merge PATCH of the status per newly
+ * seen object (`status.handled`: when it started handling the object, in ms since the
+ * epoch), at most `KOPF_BENCH_COMPARE_POOL` (16) at a time. A watch that ends resumes from
+ * the last resourceVersion seen; 410 Gone (as a status or as an ERROR event) relists.
+ *
+ *     deno run -A scripts/bench/compare/floor.ts <server-url>
+ *
+ * Prints READY once its watch is open; runs until killed.
+ */
+import { lines, now } from "../support/process.ts";
+import { poolSize, WorkPool } from "./pool.ts";
+
+interface Meta {
+  name: string;
+  namespace: string;
+  uid: string;
+  resourceVersion: string;
+}
+interface Item {
+  metadata: Meta;
+  status?: { handled?: number };
+}
+
+const server = Deno.args[0];
+const PATH = "/apis/kopf.dev/v1/kopfexamples";
+const seen = new Set<string>();
+let resourceVersion = "";
+let ready = false;
+
+const pool = new WorkPool<Meta>(poolSize(), async (meta) => {
+  const at = now();
+  const url = `${server}/apis/kopf.dev/v1/namespaces/${meta.namespace}/kopfexamples/${meta.name}` +
+    "/status";
+  for (let attempt = 1;; attempt++) {
+    try {
+      const response = await fetch(url, {
+        method: "PATCH",
+        headers: { "content-type": "application/merge-patch+json" },
+        body: JSON.stringify({ status: { handled: at } }),
+      });
+      await response.body?.cancel();
+      if (response.ok || response.status === 404) return;
+      if (attempt === 5) throw new Error(`PATCH answered ${response.status}`);
+    } catch (error) {
+      if (attempt === 5) throw error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+  }
+});
+
+function consider(item: Item): void {
+  if (seen.has(item.metadata.uid)) return;
+  seen.add(item.metadata.uid);
+  if (item.status?.handled === undefined) pool.push(item.metadata);
+}
+
+async function list(): Promise<string> {
+  const response = await fetch(`${server}${PATH}`);
+  if (!response.ok) throw new Error(`LIST answered ${response.status}`);
+  const body = await response.json() as { metadata: { resourceVersion: string }; items: Item[] };
+  for (const item of body.items) consider(item);
+  return body.metadata.resourceVersion;
+}
+
+/** Follow one watch request; whether it ended with 410 Gone (then relist). */
+async function watch(): Promise<boolean> {
+  const response = await fetch(
+    `${server}${PATH}?watch=true&allowWatchBookmarks=true&resourceVersion=${resourceVersion}`,
+  );
+  if (!response.ok || !response.body) {
+    await response.body?.cancel();
+    if (response.status === 410) return true;
+    throw new Error(`WATCH answered ${response.status}`);
+  }
+  if (!ready) {
+    ready = true;
+    console.log("READY");
+  }
+  for await (const line of lines(response.body)) {
+    if (!line) continue;
+    const event = JSON.parse(line) as { type: string; object: Item & { code?: number } };
+    if (event.type === "ERROR") return event.object.code === 410;
+    resourceVersion = event.object.metadata.resourceVersion;
+    if (event.type === "ADDED" || event.type === "MODIFIED") consider(event.object);
+  }
+  return false;
+}
+
+resourceVersion = await list();
+for (;;) {
+  try {
+    // A watch that ends (or breaks) resumes from the last resourceVersion seen.
+    if (await watch()) resourceVersion = await list();
+  } catch (error) {
+    console.error(`The watch failed: ${error}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

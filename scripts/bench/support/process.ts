@@ -1,0 +1,130 @@
+/**
+ * Helpers for benchmarks that run a controller in a child process: its output line by line,
+ * its memory and CPU time from `/proc` (Linux), and timestamps comparable across processes.
+ *
+ * Kept in a folder of its own so that the bench driver, which takes every file directly in
+ * `scripts/bench/` for a section, does not take it for one.
+ */
+
+/** Milliseconds since the epoch, sub-millisecond and comparable across processes. */
+export function now(): number {
+  return performance.timeOrigin + performance.now();
+}
+
+/** The lines of a text stream, as they come; a last line without a newline too. */
+export async function* lines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+  let rest = "";
+  for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
+    const text = rest + chunk;
+    let start = 0;
+    for (let at = text.indexOf("\n"); at >= 0; at = text.indexOf("\n", start)) {
+      yield text.slice(start, at);
+      start = at + 1;
+    }
+    rest = text.slice(start);
+  }
+  if (rest) yield rest;
+}
+
+/** The process's peak (VmHWM) and current (VmRSS) resident memory, in MB (Linux). */
+export function rssMb(pid: number): { peak: number; now: number } {
+  const status = Deno.readTextFileSync(`/proc/${pid}/status`);
+  const mb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1]) / 1024;
+  return { peak: mb("VmHWM"), now: mb("VmRSS") };
+}
+
+/**
+ * The user and system CPU time of `/proc/<pid>/stat` (fields 14 and 15, all threads of the
+ * process, in clock ticks). The command name (field 2) is in parentheses and may hold spaces
+ * and parentheses itself, so the fields are counted from the last `)`.
+ */
+export function parseProcStat(text: string): { utime: number; stime: number } {
+  const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
+  // fields[0] is field 3 (the state), so field n is fields[n - 3].
+  return { utime: Number(fields[11]), stime: Number(fields[12]) };
+}
+
+let ticks: number | undefined;
+
+/** Clock ticks per second (`getconf CLK_TCK`; 100, the Linux default, if it cannot be asked). */
+export async function clockTicks(): Promise<number> {
+  if (ticks === undefined) {
+    try {
+      const output = await new Deno.Command("getconf", { args: ["CLK_TCK"], stderr: "null" })
+        .output();
+      const value = Number(new TextDecoder().decode(output.stdout).trim());
+      ticks = output.success && value > 0 ? value : 100;
+    } catch {
+      ticks = 100;
+    }
+  }
+  return ticks;
+}
+
+/** The process's CPU time so far (user + system, all threads), in seconds (Linux). */
+export async function cpuSeconds(pid: number): Promise<number> {
+  const { utime, stime } = parseProcStat(await Deno.readTextFile(`/proc/${pid}/stat`));
+  return (utime + stime) / await clockTicks();
+}
+
+/** Options of {@link ChildProcess}. */
+export interface ChildProcessOptions {
+  /** Environment variables added to the child's. */
+  env?: Record<string, string>;
+  /** Where the child's stderr goes: ours (the default), or a pipe read by the caller. */
+  stderr?: "inherit" | "piped";
+}
+
+/**
+ * A `deno run -A` child process whose stdout is read line by line, for the words it
+ * prints at milestones (`READY`, …). Stopped with SIGTERM when disposed.
+ */
+export class ChildProcess implements AsyncDisposable {
+  readonly process: Deno.ChildProcess;
+  readonly #output: AsyncGenerator<string>;
+
+  /** Run `deno run -A <args…>` (`args` include the module and its arguments). */
+  constructor(args: string[], options: ChildProcessOptions = {}) {
+    this.process = new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", ...args],
+      stdin: "null",
+      stdout: "piped",
+      stderr: options.stderr ?? "inherit",
+      env: { NO_COLOR: "1", ...options.env },
+    }).spawn();
+    this.#output = lines(this.process.stdout);
+  }
+
+  get pid(): number {
+    return this.process.pid;
+  }
+
+  /** Wait for a line of stdout starting with `prefix` (earlier lines are skipped); return it. */
+  async expect(prefix: string): Promise<string> {
+    // Read with next(): leaving a for-await loop early would close the stream.
+    for (let line = await this.#output.next(); !line.done; line = await this.#output.next()) {
+      if (line.value.startsWith(prefix)) return line.value;
+    }
+    throw new Error(`The child process ended before printing ${prefix}.`);
+  }
+
+  /** Send a signal, if the process is still there. */
+  kill(signal: Deno.Signal): void {
+    try {
+      this.process.kill(signal);
+    } catch {
+      // already gone
+    }
+  }
+
+  /** Stop it with SIGTERM and wait until it has exited and its output is read. */
+  async stop(): Promise<void> {
+    this.kill("SIGTERM");
+    await this.process.status;
+    for await (const _ of this.#output) { /* drain what is left */ }
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.stop();
+  }
+}
