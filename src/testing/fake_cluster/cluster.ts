@@ -73,6 +73,14 @@ export interface FakeClusterOptions {
   /** Seconds between BOOKMARK events on watches that allow them (10 by default). */
   bookmarkInterval?: number;
   /**
+   * Whether watches may begin with the current objects, ended by a bookmark
+   * (`sendInitialEvents=true`), as Kubernetes 1.32+ does by default (true by default).
+   * `false` answers like an older server (or one with the WatchList feature off): such a
+   * watch is refused with a 422 (`resourceVersionMatch` is forbidden for watches), so that
+   * clients fall back to paginated lists.
+   */
+  streamingLists?: boolean;
+  /**
    * Authorize every request with RBAC, as a real cluster does: Roles, ClusterRoles and
    * their bindings decide what each user may do, and the rest is a 403. The cluster's
    * own token (always made up with RBAC, unless `token` is given) and client certificate
@@ -282,7 +290,11 @@ export class FakeCluster implements AsyncDisposable {
     });
     const objects = new Objects(catalog, store);
     if (saved && options.state) restoreState(objects, saved, options.state);
-    const watches = new WatchHub(store, options.bookmarkInterval ?? 10);
+    const watches = new WatchHub(
+      store,
+      options.bookmarkInterval ?? 10,
+      options.streamingLists ?? true,
+    );
     const nsType = catalog.get("", "namespaces")!;
     for (const name of INITIAL_NAMESPACES) {
       if (!store.get(typeKey("", "namespaces"), "", name)) {

@@ -7,7 +7,7 @@
  */
 import type { HttpRequestInfo } from "../../platform/http_server.ts";
 import type { JsonObject, JsonValue } from "../../structs/bodies.ts";
-import { apiVersionOf, type Catalog } from "./catalog.ts";
+import { apiVersionOf, type Catalog, type ResourceType, type ServedVersion } from "./catalog.ts";
 import * as discovery from "./discovery.ts";
 import { ApiError, badRequest, statusOf } from "./errors.ts";
 import type { FakeClusterFaults, RequestResource } from "./faults.ts";
@@ -71,6 +71,8 @@ export interface ServedRequest {
   readonly status: number;
   /** When the request arrived. */
   readonly time: Date;
+  /** How many objects a list answered (one page of them, with `limit`). */
+  readonly items?: number;
 }
 
 /** The request log keeps this many entries, the newest. */
@@ -96,6 +98,18 @@ export interface RouterContext {
 }
 
 const JSON_TYPE = "application/json";
+
+/** A 422 for a list option that cannot be combined with the others. */
+function invalidListOptions(field: string, why: string): ApiError {
+  return new ApiError(422, `ListOptions.meta.k8s.io "" is invalid: ${field}: Forbidden: ${why}`, {
+    reason: "Invalid",
+    details: {
+      group: "meta.k8s.io",
+      kind: "ListOptions",
+      causes: [{ reason: "FieldValueForbidden", message: `Forbidden: ${why}`, field }],
+    },
+  });
+}
 
 function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), {
@@ -135,6 +149,9 @@ function written(body: JsonObject, status: number, options: WriteOptions): Respo
 /** Turns HTTP requests into API calls. */
 export class Router {
   constructor(readonly ctx: RouterContext) {}
+
+  /** How many objects each list response holds, for the request log. */
+  readonly #listed = new WeakMap<Response, number>();
 
   /** Answer one request. Never throws: every failure is a `Status`. */
   async handle(request: Request, info?: HttpRequestInfo): Promise<Response> {
@@ -185,6 +202,7 @@ export class Router {
       verb,
       status: response.status,
       time,
+      items: this.#listed.get(response),
     });
     return response;
   }
@@ -612,20 +630,33 @@ export class Router {
     if (page.remainingItemCount !== undefined) {
       listMeta.remainingItemCount = page.remainingItemCount;
     }
-    if (rendering === "Table") return json(tableOf(version, page.items, include, listMeta));
+    const response = this.#listResponse(type, version, page.items, listMeta, rendering, include);
+    this.#listed.set(response, page.items.length);
+    return response;
+  }
+
+  #listResponse(
+    type: ResourceType,
+    version: ServedVersion,
+    items: JsonObject[],
+    listMeta: JsonObject,
+    rendering: string,
+    include: IncludeObject,
+  ): Response {
+    if (rendering === "Table") return json(tableOf(version, items, include, listMeta));
     if (rendering === "PartialObjectMetadata") {
       return json({
         kind: "PartialObjectMetadataList",
         apiVersion: "meta.k8s.io/v1",
         metadata: listMeta,
-        items: page.items.map(partialMetadata),
+        items: items.map(partialMetadata),
       });
     }
     return json({
       kind: type.listKind,
       apiVersion: apiVersionOf(type.group, version.name),
       metadata: listMeta,
-      items: page.items,
+      items: items,
     });
   }
 
@@ -640,6 +671,32 @@ export class Router {
     const timeout = params.get("timeoutSeconds");
     if (timeout !== null && !/^\d+$/.test(timeout)) {
       throw badRequest(`timeoutSeconds must be a non-negative integer, not "${timeout}"`);
+    }
+    // As kube-apiserver validates a watch's list options; a server without streaming lists
+    // (before 1.27, or with the WatchList feature off) drops `sendInitialEvents` first.
+    const streaming = this.ctx.watches.streamingLists;
+    const sendInitialEvents = streaming ? params.get("sendInitialEvents") : null;
+    const match = params.get("resourceVersionMatch");
+    if (sendInitialEvents !== null) {
+      if (match !== "NotOlderThan") {
+        throw invalidListOptions(
+          "resourceVersionMatch",
+          "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
+        );
+      }
+      if (params.get("allowWatchBookmarks") !== "true") {
+        throw invalidListOptions(
+          "allowWatchBookmarks",
+          "sendInitialEvents requires setting allowWatchBookmarks to true",
+        );
+      }
+    } else if (match) {
+      throw invalidListOptions(
+        "resourceVersionMatch",
+        streaming
+          ? "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"
+          : "resourceVersionMatch is forbidden for watch",
+      );
     }
     const nameFilter = target.name;
     const fieldSelector = nameFilter === undefined
@@ -667,7 +724,7 @@ export class Router {
         labelSelector: selectors.labelSelector!,
         fieldSelector,
         resourceVersion: params.get("resourceVersion") ?? undefined,
-        sendInitialEvents: params.get("sendInitialEvents") === "true",
+        sendInitialEvents: sendInitialEvents === "true",
         allowBookmarks: params.get("allowWatchBookmarks") === "true",
         timeoutSeconds: timeout === null ? undefined : Number(timeout),
         format,

@@ -99,6 +99,18 @@ export interface ListResult {
 
 const NAMESPACES = typeKey("", "namespaces");
 const CRDS = typeKey("apiextensions.k8s.io", "customresourcedefinitions");
+/** How many listings' snapshots are kept for their continuations. */
+const KEPT_SNAPSHOTS = 32;
+/** The message of a real API server for a continuation whose snapshot is compacted. */
+const CONTINUE_EXPIRED = "The provided continue parameter is too old to display a consistent " +
+  "list result. You can start a new list without the continue parameter.";
+
+/** The key a listing is sorted and continued by: `namespace/name`. */
+function keyOf(object: JsonObject): string {
+  const meta = metaOf(object);
+  return `${meta.namespace ?? ""}/${meta.name}`;
+}
+
 /** The largest object kept, like etcd's request limit. */
 export const MAX_OBJECT_BYTES = 1_572_864;
 
@@ -134,16 +146,24 @@ export class Objects {
     return served(object, type, version);
   }
 
-  /** A page of the objects matching the selectors. */
+  /**
+   * A page of the objects matching the selectors. As with etcd, a listing with a `limit`
+   * is a consistent snapshot: the first page's resourceVersion is every page's, and the
+   * `continue` token of each page leads to the next page of that same snapshot. The
+   * snapshots of the last listings are kept for their continuations; one whose
+   * resourceVersion the history has compacted away (or that is no longer kept) is
+   * `410 Expired`, as a real server answers a continuation that etcd has compacted.
+   */
   list(target: Target, options: ListOptions = {}): ListResult {
     const { type, version } = target;
     const labels = options.labelSelector ?? EVERYTHING;
     const fields = options.fieldSelector ?? EVERYTHING;
-    let start = "";
+    let token: { rv: number; start: string } | undefined;
     if (options.continue) {
       try {
-        const token = JSON.parse(atob(options.continue)) as { start?: string };
-        start = String(token.start ?? "");
+        const parsed = JSON.parse(atob(options.continue)) as { rv?: unknown; start?: unknown };
+        if (typeof parsed.rv !== "number" || typeof parsed.start !== "string") throw new Error();
+        token = { rv: parsed.rv, start: parsed.start };
       } catch {
         throw badRequest(`invalid continue token "${options.continue}"; start the list over`);
       }
@@ -153,27 +173,68 @@ export class Objects {
     const pinned = pinnedBy(fields);
     const key = typeKey(type.group, type.plural);
     const namespace = target.namespace ?? pinned.namespace;
-    const all = pinned.name === undefined
-      ? this.store.list(key, namespace)
-      : this.store.named(key, namespace, pinned.name);
-    const matching: JsonObject[] = [];
-    for (const object of all) {
-      const meta = metaOf(object);
-      if (start && `${meta.namespace ?? ""}/${meta.name}` <= start) continue;
-      if (labels(object) && fields(object)) matching.push(object);
+    const snapshotKey = `${key}\u0000${namespace ?? "\u0000"}\u0000${pinned.name ?? "\u0000"}`;
+    const rv = token?.rv ?? this.store.resourceVersion;
+    let all = this.#snapshots.get(snapshotKey)?.get(rv);
+    if (token !== undefined && (all === undefined || rv < this.store.history.compactedRv)) {
+      throw new ApiError(410, CONTINUE_EXPIRED, { reason: "Expired" });
+    }
+    if (all === undefined) {
+      all = pinned.name === undefined
+        ? this.store.list(key, namespace)
+        : this.store.named(key, namespace, pinned.name);
     }
     const limit = options.limit && options.limit > 0 ? options.limit : Infinity;
-    const page = matching.slice(0, limit).map((o) => served(o, type, version));
-    const result: ListResult = {
-      items: page,
-      resourceVersion: String(this.store.resourceVersion),
-    };
-    if (matching.length > page.length) {
-      const last = metaOf(page[page.length - 1]);
-      result.continue = btoa(JSON.stringify({ start: `${last.namespace ?? ""}/${last.name}` }));
-      result.remainingItemCount = matching.length - page.length;
+    // The first object after the token's key: the snapshot is sorted by `namespace/name`.
+    let index = 0;
+    if (token !== undefined) {
+      let hi = all.length;
+      while (index < hi) {
+        const mid = (index + hi) >> 1;
+        if (keyOf(all[mid]) <= token.start) index = mid + 1;
+        else hi = mid;
+      }
+    }
+    const page: JsonObject[] = [];
+    for (; index < all.length && page.length < limit; index++) {
+      const object = all[index];
+      if (labels(object) && fields(object)) page.push(served(object, type, version));
+    }
+    const result: ListResult = { items: page, resourceVersion: String(rv) };
+    if (index < all.length) {
+      // More may follow: keep the snapshot for the continuation (the latest few only).
+      this.#keepSnapshot(snapshotKey, rv, all);
+      result.continue = btoa(JSON.stringify({ rv, start: keyOf(all[index - 1]) }));
+      // As a real server, the count of the rest only when it is exact (no selectors).
+      if (labels === EVERYTHING && fields === EVERYTHING) {
+        result.remainingItemCount = all.length - index;
+      }
     }
     return result;
+  }
+
+  /** The snapshots of listings that have pages to come: by scope, then by resourceVersion. */
+  readonly #snapshots = new Map<string, Map<number, JsonObject[]>>();
+  #snapshotCount = 0;
+
+  #keepSnapshot(scope: string, rv: number, objects: JsonObject[]): void {
+    let byRv = this.#snapshots.get(scope);
+    if (byRv?.has(rv)) return;
+    if (!byRv) this.#snapshots.set(scope, byRv = new Map());
+    byRv.set(rv, objects);
+    this.#snapshotCount++;
+    // Forget the oldest beyond the limit: their continuations expire early (410).
+    while (this.#snapshotCount > KEPT_SNAPSHOTS) {
+      let oldest: [string, number] | undefined;
+      for (const [s, versions] of this.#snapshots) {
+        for (const v of versions.keys()) if (!oldest || v < oldest[1]) oldest = [s, v];
+      }
+      if (!oldest) break;
+      const versions = this.#snapshots.get(oldest[0])!;
+      versions.delete(oldest[1]);
+      if (!versions.size) this.#snapshots.delete(oldest[0]);
+      this.#snapshotCount--;
+    }
   }
 
   /** Create an object; returns it as stored (or as it would be, in a dry run). */

@@ -37,6 +37,8 @@ const CRDS = typeKey("apiextensions.k8s.io", "customresourcedefinitions");
 
 /** How far (in bytes) a watcher may fall behind before it is closed. */
 const MAX_BACKLOG = 64 << 20;
+/** How many bytes of initial events are written at a time, as the client reads them. */
+const INITIAL_CHUNK = 256 << 10;
 const encoder = new TextEncoder();
 
 /** One open watch stream. */
@@ -50,6 +52,13 @@ class Watcher {
   #closed = false;
   #first = true;
   #timeout?: ReturnType<typeof setTimeout>;
+  /**
+   * The initial events still to send, written as the client reads (never all at once, as a
+   * real server's flow control): the objects, the next one's index, and the resourceVersion
+   * of the bookmark that ends them (if one is wanted). Live changes wait in `#deferred`.
+   */
+  #initial?: { objects: JsonObject[]; next: number; bookmark?: number };
+  #deferred: Uint8Array[] = [];
 
   constructor(readonly request: WatchRequest, readonly onClose: (w: Watcher) => void) {
     this.key = typeKey(request.type.group, request.type.plural);
@@ -58,6 +67,7 @@ class Watcher {
         start: (controller) => {
           this.#controller = controller;
         },
+        pull: () => this.#pullInitial(),
         cancel: () => this.#finish(),
       },
       new ByteLengthQueuingStrategy({ highWaterMark: 1 << 20 }),
@@ -104,16 +114,55 @@ class Watcher {
   }
 
   /** Send an event with this object (formatted as the client asked). */
-  send(type: string, object: JsonObject): void {
+  send(type: string, object: JsonObject, initial = false): void {
     const formatted = this.request.format && type !== "ERROR" && type !== "BOOKMARK"
       ? this.request.format(object, this.#first)
       : object;
     if (formatted !== object) this.#first = false;
-    this.#write(encoder.encode(`{"type":"${type}","object":${JSON.stringify(formatted)}}\n`));
+    const line = encoder.encode(`{"type":"${type}","object":${JSON.stringify(formatted)}}\n`);
+    this.#write(line, initial);
   }
 
-  /** A BOOKMARK at the given resourceVersion. */
-  bookmark(rv: number, annotations?: Record<string, string>): void {
+  /**
+   * Begin with these objects as `ADDED` events, then (if `bookmark` is given) a bookmark at
+   * that resourceVersion marked as the end of the initial events.
+   */
+  startWith(objects: JsonObject[], bookmark?: number): void {
+    this.#initial = { objects, next: 0, bookmark };
+    this.#pullInitial();
+  }
+
+  /** Write initial events while the client has room for them; then the deferred changes. */
+  #pullInitial(): void {
+    const initial = this.#initial;
+    if (initial === undefined || this.#closed) return;
+    let written = 0;
+    while (initial.next < initial.objects.length && written < INITIAL_CHUNK) {
+      const before = this.#pendingBytes;
+      this.send("ADDED", initial.objects[initial.next++], true);
+      written += this.#pendingBytes - before;
+    }
+    if (initial.next < initial.objects.length) {
+      this.#flush(); // the stream pulls again when the client has read this
+      return;
+    }
+    if (initial.bookmark !== undefined) {
+      this.#bookmarkAt(initial.bookmark, { "k8s.io/initial-events-end": "true" }, true);
+    }
+    this.#initial = undefined;
+    const deferred = this.#deferred;
+    this.#deferred = [];
+    for (const line of deferred) this.#write(line);
+    this.#flush();
+  }
+
+  /** A BOOKMARK at the given resourceVersion (none while the initial events are sent). */
+  bookmark(rv: number): void {
+    if (this.#initial !== undefined) return;
+    this.#bookmarkAt(rv);
+  }
+
+  #bookmarkAt(rv: number, annotations?: Record<string, string>, initial = false): void {
     const r = this.request;
     const metadata: JsonObject = { resourceVersion: String(rv) };
     if (annotations) metadata.annotations = annotations;
@@ -121,11 +170,15 @@ class Watcher {
       kind: r.type.kind,
       apiVersion: apiVersionOf(r.type.group, r.version.name),
       metadata,
-    });
+    }, initial);
   }
 
-  #write(line: Uint8Array): void {
+  #write(line: Uint8Array, initial = false): void {
     if (this.#closed) return;
+    if (this.#initial !== undefined && !initial) {
+      this.#deferred.push(line);
+      return;
+    }
     this.#pending.push(line);
     this.#pendingBytes += line.length;
     if (!this.#flushScheduled) {
@@ -181,6 +234,8 @@ class Watcher {
     if (this.#closed) return;
     this.#closed = true;
     this.#pending = [];
+    this.#initial = undefined;
+    this.#deferred = [];
     clearTimeout(this.#timeout);
     this.onClose(this);
   }
@@ -200,8 +255,16 @@ export class WatchHub {
   /** Set by {@link WatchHub.closeAll}: watches opened afterwards end at once. */
   #closed = false;
 
-  /** @param bookmarkInterval seconds between BOOKMARK events on watches that allow them. */
-  constructor(readonly store: Store, readonly bookmarkInterval: number) {
+  /**
+   * @param bookmarkInterval seconds between BOOKMARK events on watches that allow them.
+   * @param streamingLists whether watches may begin with the current objects and a bookmark
+   * (`sendInitialEvents`), as Kubernetes 1.32+ by default; without, like older servers.
+   */
+  constructor(
+    readonly store: Store,
+    readonly bookmarkInterval: number,
+    readonly streamingLists = true,
+  ) {
     store.listen((change) => {
       const byNamespace = this.#byType.get(change.typeKey);
       if (byNamespace) {
@@ -270,10 +333,8 @@ export class WatchHub {
     }
     const rv = Number(rvText || 0);
     if (request.sendInitialEvents || !rv) {
-      for (const object of initial()) watcher.send("ADDED", object);
-      if (request.sendInitialEvents && request.allowBookmarks) {
-        watcher.bookmark(this.store.resourceVersion, { "k8s.io/initial-events-end": "true" });
-      }
+      const marked = request.sendInitialEvents && request.allowBookmarks;
+      watcher.startWith(initial(), marked ? this.store.resourceVersion : undefined);
     } else {
       const replay = this.store.history.since(rv);
       if (!replay) {

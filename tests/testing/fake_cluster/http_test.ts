@@ -6,6 +6,9 @@ import { FakeCluster } from "../../../src/testing/mod.ts";
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../../assert.ts";
 import { call, configMap, exampleCrd } from "./helpers.ts";
 
+// deno-lint-ignore no-explicit-any
+type Body = any;
+
 const CMS = "/api/v1/namespaces/default/configmaps";
 const KEX = "/apis/kopf.dev/v1/namespaces/default/kopfexamples";
 
@@ -235,6 +238,54 @@ Deno.test("dryRun=All validates and answers, but changes nothing", async () => {
   assertEquals(cluster.resourceVersion, rv);
   const bad = await call(cluster, "POST", `${CMS}?dryRun=Some`, configMap("c"));
   assertEquals(bad.status, 400);
+});
+
+Deno.test("list pages are one snapshot: later changes stay out, every page has its version", async () => {
+  await using cluster = await FakeCluster.start();
+  for (const name of ["a", "b", "c", "d", "e"]) await call(cluster, "POST", CMS, configMap(name));
+  const page1 = await call(cluster, "GET", `${CMS}?limit=2`);
+  const rv = page1.body.metadata.resourceVersion;
+  // After the first page: one object deleted, one changed, one created.
+  await call(cluster, "DELETE", `${CMS}/c`);
+  await call(cluster, "PATCH", `${CMS}/d`, { data: { x: "1" } }, {
+    "content-type": "application/merge-patch+json",
+  });
+  await call(cluster, "POST", CMS, configMap("bb"));
+  const names: string[] = page1.body.items.map((o: Body) => o.metadata.name);
+  let token = page1.body.metadata.continue;
+  while (token) {
+    const page = await call(cluster, "GET", `${CMS}?limit=2&continue=${encodeURIComponent(token)}`);
+    assertEquals(page.status, 200);
+    assertEquals(page.body.metadata.resourceVersion, rv);
+    assert(page.body.items.length <= 2);
+    names.push(...page.body.items.map((o: Body) => o.metadata.name));
+    for (const o of page.body.items) {
+      if (o.metadata.name === "d") assertEquals(o.data?.x, undefined);
+    }
+    token = page.body.metadata.continue;
+  }
+  assertEquals(names, ["a", "b", "c", "d", "e"]);
+  const fresh = await call(cluster, "GET", CMS);
+  assertEquals(fresh.body.items.map((o: Body) => o.metadata.name), ["a", "b", "bb", "d", "e"]);
+});
+
+Deno.test("a continuation whose version is compacted away is 410 Expired", async () => {
+  await using cluster = await FakeCluster.start();
+  for (const name of ["a", "b", "c"]) await call(cluster, "POST", CMS, configMap(name));
+  const page1 = await call(cluster, "GET", `${CMS}?limit=1`);
+  await call(cluster, "POST", CMS, configMap("d"));
+  cluster.faults.compact();
+  const expired = await call(
+    cluster,
+    "GET",
+    `${CMS}?limit=1&continue=${encodeURIComponent(page1.body.metadata.continue)}`,
+  );
+  assertEquals([expired.status, expired.body.reason, expired.body.code], [410, "Expired", 410]);
+  const garbage = await call(cluster, "GET", `${CMS}?limit=1&continue=nonsense`);
+  assertEquals(garbage.status, 400);
+  // The request log tells how many objects each list answered.
+  const lists = cluster.requests.filter((r) => r.verb === "list" && r.status === 200);
+  assertEquals(lists.map((r) => r.items), [1]);
 });
 
 Deno.test("list: label selectors, field selectors, limit and continue", async () => {

@@ -136,6 +136,47 @@ Deno.test("sendInitialEvents ends the initial objects with a marked bookmark", a
   await stream.close();
 });
 
+Deno.test("initial events go out as the client reads; changes meanwhile follow the bookmark", async () => {
+  await using cluster = await FakeCluster.start({ historySize: 10 });
+  const bulky = "x".repeat(10_000);
+  for (let i = 0; i < 300; i++) {
+    cluster.create(configMap(`cm-${String(i).padStart(3, "0")}`, { bulky }));
+  }
+  const rv = cluster.resourceVersion;
+  const stream = await watch(
+    cluster,
+    `${CMS}?watch=true&sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan`,
+  );
+  const first = await stream.take(10);
+  assertEquals(first.map((e) => e.type), Array(10).fill("ADDED"));
+  cluster.create(configMap("late"));
+  const rest = await stream.take(291);
+  assertEquals(rest.slice(0, 290).every((e) => e.type === "ADDED"), true);
+  assertEquals(rest[290].type, "BOOKMARK");
+  assertEquals(rest[290].object.metadata.resourceVersion, rv);
+  const [late] = await stream.take(1);
+  assertEquals([late.type, late.object.metadata.name], ["ADDED", "late"]);
+  await stream.close();
+});
+
+Deno.test("streaming lists: the options are validated; an older server refuses them with 422", async () => {
+  const query = "watch=true&sendInitialEvents=true&allowWatchBookmarks=true";
+  {
+    await using cluster = await FakeCluster.start();
+    const noMatch = (await call(cluster, "GET", `${CMS}?${query}`)).status;
+    assertEquals(noMatch, 422);
+    const matchOnly =
+      (await call(cluster, "GET", `${CMS}?watch=true&resourceVersionMatch=NotOlderThan`)).status;
+    assertEquals(matchOnly, 422);
+  }
+  {
+    await using cluster = await FakeCluster.start({ streamingLists: false });
+    const old =
+      (await call(cluster, "GET", `${CMS}?${query}&resourceVersionMatch=NotOlderThan`)).status;
+    assertEquals(old, 422);
+  }
+});
+
 Deno.test("dropped watches break mid-stream; the client sees an error, not a clean end", async () => {
   await using cluster = await FakeCluster.start();
   cluster.create(configMap("a"));
