@@ -45,6 +45,7 @@ export {
   deleteObject,
   getObject,
   listObjects,
+  listPages,
   patchObject,
   replaceObject,
 } from "./objects.ts";
@@ -52,11 +53,13 @@ export type {
   CallOptions,
   DeleteOptions,
   ListOptions,
+  ListPagesOptions,
   ObjectList,
+  ObjectPage,
   ObjectRef,
   PatchOptions,
   PatchType,
   WriteOptions,
 } from "./objects.ts";
 export { watchObjects } from "./watch.ts";
-export type { WatchItem, WatchObjectsOptions } from "./watch.ts";
+export type { WatchItem, WatchObjectsOptions, WholeWatchItem } from "./watch.ts";

@@ -11,6 +11,8 @@ import type { Resource } from "../structs/resources.ts";
 import type { JsonPatchOperation } from "../structs/patches.ts";
 import type { ApiClient, QueryParams } from "./api.ts";
 import { APIGoneError } from "./api_errors.ts";
+import { Backoff, type BackoffOptions } from "../structs/backoffs.ts";
+import { sleep } from "../structs/clock.ts";
 
 /** Which object: its name, and its namespace for namespaced resources. */
 export interface ObjectRef {
@@ -130,55 +132,113 @@ function writeQuery(options: WriteOptions & { force?: boolean }): QueryParams {
   };
 }
 
+/** One page of a listing, as {@link listPages} yields it. */
+export interface ObjectPage {
+  /** The page's objects, each with `apiVersion` and `kind` filled in. */
+  items: RawBody[];
+  /** The listing's resourceVersion (the same on every page of one listing). */
+  resourceVersion: string;
+  /** False on the first page of a listing: one begun anew drops the pages before it. */
+  continued: boolean;
+  /** Whether this is the listing's last page. */
+  last: boolean;
+}
+
+/** Options of {@link listPages}. */
+export interface ListPagesOptions extends ListOptions {
+  /** The pauses before a listing begins anew after its continuation expired. */
+  backoff?: BackoffOptions;
+}
+
+/**
+ * How many times a paginated listing whose continuation expired (410) begins anew, page by
+ * page, before the last attempt lists everything in one response, as client-go does then.
+ */
+const EXPIRED_LISTING_RETRIES = 3;
+
 /**
  * List all objects of a resource, following `continue` tokens through every page. If the
- * continuation expires mid-way (410), the listing starts over once.
+ * continuation expires mid-way (410), the listing starts over (see {@link listPages}).
  */
 export async function listObjects(
   api: ApiClient,
   resource: Resource,
-  options: ListOptions = {},
+  options: ListPagesOptions = {},
 ): Promise<ObjectList> {
-  try {
-    return await listPages(api, resource, options);
-  } catch (e) {
-    if (!(e instanceof APIGoneError)) throw e;
-    return await listPages(api, resource, options);
+  let items: RawBody[] = [];
+  for await (const page of listPages(api, resource, options)) {
+    if (!page.continued) items = [];
+    for (const item of page.items) items.push(item);
+    if (page.last) return { items, resourceVersion: page.resourceVersion };
   }
+  // Only an abort ends the pages without the last one.
+  options.signal?.throwIfAborted();
+  throw new Error("The listing ended without its last page.");
 }
 
-async function listPages(
+/**
+ * List all objects of a resource page by page (`limit`, 500 by default, and `continue`),
+ * yielding each page as it arrives, so that a big collection is never in one response.
+ * All pages of one listing are one snapshot, at the first page's resourceVersion, which
+ * is where a watch continues from.
+ *
+ * A continuation can expire (410 Gone: etcd compacted the snapshot's revision, after about
+ * five minutes on a real cluster): the listing then begins anew after a pause, and the
+ * next page says so (`continued: false`). After {@link EXPIRED_LISTING_RETRIES} expiries
+ * in a row, the last attempt asks for everything at once, as client-go's pager does, so
+ * that a listing slower than the compaction still completes.
+ */
+export async function* listPages(
   api: ApiClient,
   resource: Resource,
-  options: ListOptions,
-): Promise<ObjectList> {
+  options: ListPagesOptions = {},
+): AsyncGenerator<ObjectPage, void, undefined> {
   const path = resource.getUrl({ namespace: resource.namespaced ? options.namespace : undefined });
-  const items: RawBody[] = [];
-  let resourceVersion = "";
-  let token: string | undefined;
-  do {
-    const page = await api.request<{ metadata?: JsonObject; items?: RawBody[] | null }>(
-      "GET",
-      path,
-      {
-        query: {
-          labelSelector: options.labelSelector || undefined,
-          fieldSelector: options.fieldSelector || undefined,
-          limit: options.limit ?? DEFAULT_PAGE_SIZE,
-          continue: token,
-        },
-        signal: options.signal,
-      },
-    );
-    for (const item of page.items ?? []) {
-      // List items come without apiVersion and kind; consumers expect full objects.
-      items.push({ apiVersion: resource.apiVersion, kind: resource.kind || undefined, ...item });
+  const backoff = new Backoff(options.backoff);
+  const limit = options.limit ?? DEFAULT_PAGE_SIZE;
+  for (let attempt = 0;; attempt++) {
+    let token: string | undefined;
+    let continued = false;
+    try {
+      do {
+        const page = await api.request<{ metadata?: JsonObject; items?: RawBody[] | null }>(
+          "GET",
+          path,
+          {
+            query: {
+              labelSelector: options.labelSelector || undefined,
+              fieldSelector: options.fieldSelector || undefined,
+              limit: attempt < EXPIRED_LISTING_RETRIES ? limit : undefined,
+              continue: token,
+            },
+            signal: options.signal,
+          },
+        );
+        const raw = page.items ?? [];
+        const items: RawBody[] = new Array(raw.length);
+        for (let i = 0; i < raw.length; i++) {
+          // List items come without apiVersion and kind; consumers expect full objects.
+          items[i] = {
+            apiVersion: resource.apiVersion,
+            kind: resource.kind || undefined,
+            ...raw[i],
+          };
+        }
+        const meta = page.metadata ?? {};
+        const resourceVersion = typeof meta.resourceVersion === "string"
+          ? meta.resourceVersion
+          : "";
+        token = typeof meta.continue === "string" && meta.continue ? meta.continue : undefined;
+        yield { items, resourceVersion, continued, last: token === undefined };
+        continued = true;
+      } while (token);
+      return;
+    } catch (e) {
+      // Only an expired continuation is retried here; a first page's 410 is the caller's.
+      if (!(e instanceof APIGoneError) || token === undefined) throw e;
+      if (!(await sleep(backoff.next(), options.signal))) return;
     }
-    const meta = page.metadata ?? {};
-    if (typeof meta.resourceVersion === "string") resourceVersion = meta.resourceVersion;
-    token = typeof meta.continue === "string" && meta.continue ? meta.continue : undefined;
-  } while (token);
-  return { items, resourceVersion };
+  }
 }
 
 /** Get one object; raises `APINotFoundError` when it does not exist. */

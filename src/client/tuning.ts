@@ -46,3 +46,13 @@ export function inactivityTimeoutOf(watching: WatchingTuning): number | undefine
       : watching.inactivityTimeout,
   );
 }
+
+/** How listings are fetched: streamed, paginated, or streamed where the server supports it. */
+export function listModeOf(watching: WatchingTuning): "auto" | "stream" | "paginate" {
+  return watching.listMode ?? WATCHING.listMode;
+}
+
+/** The page size of listings (and the batch size of streamed listings). */
+export function listPageSizeOf(watching: WatchingTuning): number {
+  return watching.listPageSize ?? WATCHING.listPageSize;
+}

@@ -19,16 +19,49 @@
  * After each (re)listing, consumers get a `LISTED` item with the full current state, so
  * that they can notice objects deleted while the watch was interrupted.
  *
+ * Listings come in one of two ways (`settings.watching.listMode`):
+ *
+ * - Streamed (Kubernetes 1.27+, on by default since 1.32): one watch request with
+ *   `sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true`
+ *   sends the current objects as `ADDED` events, then a bookmark annotated
+ *   `k8s.io/initial-events-end: "true"` at the listing's resourceVersion, then live events
+ *   on the same stream. A stream that breaks before that bookmark is listed again.
+ * - Paginated: list requests of `listPageSize` objects (`limit`, `continue`), one consistent
+ *   snapshot; the watch starts at the resourceVersion of its pages. An expired continuation
+ *   (410) begins the listing anew.
+ *
+ * In the `auto` mode, streaming is tried first; a server that refuses it (400 or 422: an
+ * older server, or one with the WatchList feature off), or that sends live events or a
+ * plain bookmark before the initial-events-end one, or ends the stream without it, gets
+ * paginated listings from then on, for the life of this watch.
+ *
+ * With `listParts`, a listing comes in parts as it arrives — `LISTING` items of up to a
+ * page each, then `LISTED` with the rest — so that neither the client nor the consumer
+ * need hold all the objects at once; otherwise in one `LISTED` item.
+ *
  * @module
  */
 import { getLogger } from "@logtape/logtape";
 import type { RawBody, RawStatus } from "../structs/bodies.ts";
 import type { Resource } from "../structs/resources.ts";
 import type { ApiClient } from "./api.ts";
-import { APIError, apiErrorFor, APIGoneError, APIServerError } from "./api_errors.ts";
+import {
+  APIBadRequestError,
+  APIError,
+  apiErrorFor,
+  APIGoneError,
+  APIServerError,
+  APIUnprocessableError,
+} from "./api_errors.ts";
 import { JsonLineError, parseJsonLines } from "./json_lines.ts";
-import { listObjects, type ObjectList } from "./objects.ts";
-import { inactivityTimeoutOf, reconnectBackoffOf, timeoutOf } from "./tuning.ts";
+import { listPages } from "./objects.ts";
+import {
+  inactivityTimeoutOf,
+  listModeOf,
+  listPageSizeOf,
+  reconnectBackoffOf,
+  timeoutOf,
+} from "./tuning.ts";
 import { childController } from "./abort_controllers.ts";
 import { realClock, sleep } from "../structs/clock.ts";
 import { Backoff, type BackoffOptions } from "../structs/backoffs.ts";
@@ -37,10 +70,27 @@ import type { Logger } from "../structs/loggers.ts";
 import { resourceLabel } from "../structs/operator_metrics.ts";
 import { categoryLogger } from "../platform/logging.ts";
 
-/** What a watch yields: live events, and the full state after every (re)listing. */
+/**
+ * What a watch yields: live events, and the full state after every (re)listing — in one
+ * `LISTED` item, or (with `listParts`) in `LISTING` parts completed by a `LISTED` item.
+ */
 export type WatchItem =
   | { type: "ADDED" | "MODIFIED" | "DELETED"; object: RawBody }
-  | { type: "LISTED"; objects: RawBody[]; resourceVersion: string };
+  | {
+    /** A part of a listing in progress (only with `listParts`). */
+    type: "LISTING";
+    objects: RawBody[];
+    /** False when this part begins a listing: parts of an unfinished one are void. */
+    continued: boolean;
+  }
+  | {
+    /** A listing is complete: the objects of its `LISTING` parts and these are all there are. */
+    type: "LISTED";
+    objects: RawBody[];
+    resourceVersion: string;
+    /** True when `LISTING` parts of this listing came before; false or absent otherwise. */
+    continued?: boolean;
+  };
 
 /** Options of {@link watchObjects}. */
 export interface WatchObjectsOptions {
@@ -50,8 +100,12 @@ export interface WatchObjectsOptions {
   labelSelector?: string;
   /** A field selector for both the listing and the watch. */
   fieldSelector?: string;
-  /** The page size of listings. */
+  /** The page size of listings; `settings.watching.listPageSize` (500) by default. */
   listLimit?: number;
+  /** How listings are fetched; `settings.watching.listMode` (`auto`) by default. */
+  listMode?: "auto" | "stream" | "paginate";
+  /** Yield listings in parts as they arrive (`LISTING` items), not whole. */
+  listParts?: boolean;
   /** Stops the watch: the generator returns promptly. */
   signal?: AbortSignal;
   /** The pauses after failed streams; client-go's reflector backoff by default. */
@@ -60,11 +114,22 @@ export interface WatchObjectsOptions {
   logger?: Logger;
 }
 
-/** Why one watch request ended, and whether that was a failure (then: why). */
+/**
+ * Why one watch request ended, and whether that was a failure (then: why); `paginate`
+ * when a streamed listing is not supported by the server.
+ */
 interface StreamEnd {
-  readonly next: "reconnect" | "relist" | "stop";
+  readonly next: "reconnect" | "relist" | "stop" | "paginate";
   readonly failure?: string;
+  /** A streamed listing ended before its initial-events-end bookmark. */
+  readonly unfinished?: boolean;
 }
+
+/** After this many streamed listings in a row end unfinished, `auto` lists in pages. */
+const UNFINISHED_STREAMED_LISTINGS = 2;
+
+/** The annotation of the bookmark that ends a streamed listing's initial events. */
+const INITIAL_EVENTS_END = "k8s.io/initial-events-end";
 
 /** A stream shorter than this, without a single event, is a failure: a healthy one lasts. */
 const SHORTEST_HEALTHY_STREAM = 1;
@@ -78,15 +143,68 @@ class WatchTimeout extends Error {
   override name = "WatchTimeout";
 }
 
+/** What a watch yields when listings come whole: no `LISTING` parts. */
+export type WholeWatchItem = Exclude<WatchItem, { type: "LISTING" }>;
+
+/**
+ * Watch a resource until the signal aborts (or the consumer stops iterating). Yields
+ * `LISTING` parts and `LISTED` first, then live events; again after every re-listing.
+ * Failures that retries cannot heal (403, 404 of a deleted CRD, exhausted retries) are
+ * thrown.
+ */
+export function watchObjects(
+  api: ApiClient,
+  resource: Resource,
+  options: WatchObjectsOptions & { listParts: true },
+): AsyncGenerator<WatchItem, void, undefined>;
 /**
  * Watch a resource until the signal aborts (or the consumer stops iterating). Yields
  * `LISTED` first, then live events; again `LISTED` after every re-listing. Failures that
  * retries cannot heal (403, 404 of a deleted CRD, exhausted retries) are thrown.
  */
-export async function* watchObjects(
+export function watchObjects(
+  api: ApiClient,
+  resource: Resource,
+  options?: WatchObjectsOptions & { listParts?: false },
+): AsyncGenerator<WholeWatchItem, void, undefined>;
+/** Watch a resource; listings in parts or whole as `options.listParts` says. */
+export function watchObjects(
+  api: ApiClient,
+  resource: Resource,
+  options?: WatchObjectsOptions,
+): AsyncGenerator<WatchItem, void, undefined>;
+export function watchObjects(
   api: ApiClient,
   resource: Resource,
   options: WatchObjectsOptions = {},
+): AsyncGenerator<WatchItem, void, undefined> {
+  const items = watchInParts(api, resource, options);
+  return options.listParts ? items : wholeListings(items);
+}
+
+/** The items with each listing's parts joined into its `LISTED` item. */
+async function* wholeListings(
+  items: AsyncGenerator<WatchItem, void, undefined>,
+): AsyncGenerator<WholeWatchItem, void, undefined> {
+  let parts: RawBody[][] = [];
+  for await (const item of items) {
+    if (item.type === "LISTING") {
+      if (!item.continued) parts = [];
+      parts.push(item.objects);
+    } else if (item.type === "LISTED") {
+      const objects = item.continued ? [...parts.flat(), ...item.objects] : item.objects;
+      parts = [];
+      yield { type: "LISTED", objects, resourceVersion: item.resourceVersion };
+    } else {
+      yield item;
+    }
+  }
+}
+
+async function* watchInParts(
+  api: ApiClient,
+  resource: Resource,
+  options: WatchObjectsOptions,
 ): AsyncGenerator<WatchItem, void, undefined> {
   const signal = options.signal;
   const namespace = resource.namespaced ? options.namespace : undefined;
@@ -100,28 +218,38 @@ export async function* watchObjects(
   const label = resourceLabel(resource);
   const heard = { resource: label, heardAt: realClock.now() };
   const health: StreamHealth = { streak, backoff, heard };
+  /** Whether listings are streamed; `auto` falls back to pages for good when refused. */
+  let streaming = (options.listMode ?? listModeOf(api.watching)) !== "paginate";
+  /** How many streamed listings in a row have ended before their end. */
+  let unfinished = 0;
   metrics?.watches.set(heard, heard);
   try {
-    while (!signal?.aborted) {
-      let listed: ObjectList | undefined;
-      try {
-        listed = await listObjects(api, resource, {
-          namespace,
-          labelSelector: options.labelSelector,
-          fieldSelector: options.fieldSelector,
-          limit: options.listLimit,
-          signal,
-        });
-      } catch (e) {
-        if (signal?.aborted) return;
-        throw e;
+    relisting: while (!signal?.aborted) {
+      const mode = options.listMode ?? listModeOf(api.watching);
+      const pageSize = options.listLimit ?? listPageSizeOf(api.watching);
+      const position = { resourceVersion: "" };
+      let end: StreamEnd | undefined;
+      if (streaming && mode !== "paginate") {
+        const listing: StreamedListing = { pageSize, strict: mode === "stream" };
+        end = yield* streamOnce(api, resource, namespace, options, position, health, listing);
+        if (end.next === "paginate") {
+          streaming = false;
+          logger.info(
+            "The server does not stream the listing of {path} ({why}); listing it in pages.",
+            { path, why: end.failure ?? "" },
+          );
+          continue;
+        }
+      } else {
+        try {
+          yield* listInParts(api, resource, namespace, options, pageSize, position);
+        } catch (e) {
+          if (signal?.aborted) return;
+          throw e;
+        }
       }
-      const position = { resourceVersion: listed.resourceVersion };
-      yield { type: "LISTED", objects: listed.items, resourceVersion: listed.resourceVersion };
-      // The consumer has the listing: it must not stay in memory here while streaming.
-      listed = undefined;
       for (;;) {
-        const end = yield* streamOnce(api, resource, namespace, options, position, health);
+        end ??= yield* streamOnce(api, resource, namespace, options, position, health);
         if (end.next === "stop" || signal?.aborted) return;
         // A pause before reconnecting or re-listing: a short one after a stream that worked,
         // a growing one after failures, so that a misbehaving server is never flooded.
@@ -131,17 +259,65 @@ export async function* watchObjects(
           streak.failed({ reason: end.failure, retryIn: pause });
           metrics?.watchErrors.inc([label]);
         }
+        if (end.unfinished && ++unfinished >= UNFINISHED_STREAMED_LISTINGS && mode === "auto") {
+          // A server that ignores the parameters streams no end of the initial events.
+          streaming = false;
+          logger.info(
+            "The streamed listings of {path} ended unfinished {count} times in a row; listing " +
+              "it in pages.",
+            { path, count: unfinished },
+          );
+        }
+        if (!end.unfinished) unfinished = 0;
         if (!(await sleep(pause, signal))) return;
-        if (end.next === "relist") {
+        if (end.next === "relist" || end.next === "paginate") {
           metrics?.watchRelists.inc([label]);
-          break;
+          continue relisting;
         }
         metrics?.watchReconnects.inc([label]);
+        end = undefined;
       }
     }
   } finally {
     metrics?.watches.delete(heard);
   }
+}
+
+/** A paginated listing, yielded in parts: `LISTING` per page, `LISTED` with the last. */
+async function* listInParts(
+  api: ApiClient,
+  resource: Resource,
+  namespace: string | undefined,
+  options: WatchObjectsOptions,
+  pageSize: number,
+  position: { resourceVersion: string },
+): AsyncGenerator<WatchItem, void, undefined> {
+  const pages = listPages(api, resource, {
+    namespace,
+    labelSelector: options.labelSelector,
+    fieldSelector: options.fieldSelector,
+    limit: pageSize,
+    signal: options.signal,
+    backoff: options.backoff,
+  });
+  for await (const page of pages) {
+    if (!page.last) {
+      yield { type: "LISTING", objects: page.items, continued: page.continued };
+      continue;
+    }
+    position.resourceVersion = page.resourceVersion;
+    const { items: objects, resourceVersion, continued } = page;
+    yield { type: "LISTED", objects, resourceVersion, continued };
+    return;
+  }
+}
+
+/** How a watch request that streams a listing passes it on, and how strictly. */
+interface StreamedListing {
+  /** The most objects in one `LISTING` part. */
+  readonly pageSize: number;
+  /** True if the listing must be streamed: no fallback to pages when the server refuses. */
+  readonly strict: boolean;
 }
 
 /** The watch's record of failures, shared by its streams, and when it last heard anything. */
@@ -159,11 +335,34 @@ async function* streamOnce(
   options: WatchObjectsOptions,
   position: { resourceVersion: string },
   health: StreamHealth,
+  listing?: StreamedListing,
 ): AsyncGenerator<WatchItem, StreamEnd, undefined> {
   const openedAt = realClock.now();
   let events = 0;
+  /** The streamed listing's objects not yet passed on, and how many parts were. */
+  let part: RawBody[] = [];
+  let parts = 0;
+  /** Whether the initial events are over (or were not asked for). */
+  let listed = listing === undefined;
+  /** The server sent what a streamed listing does not: pages then, unless streaming is a must. */
+  const notStreamed = (why: string): StreamEnd =>
+    listing?.strict ? { next: "relist", failure: why } : { next: "paginate", failure: why };
+  /** A failure after which the stream resumes, or a listing unfinished begins anew. */
+  const resumed = (failure: string): StreamEnd =>
+    listed ? { next: "reconnect", failure } : {
+      next: "relist",
+      failure: `${failure} before the end of the initial events`,
+      unfinished: true,
+    };
   /** A clean end: a failure if the stream was too short to have been of any use. */
   const ended = (next: "reconnect" | "relist", why: string): StreamEnd => {
+    if (!listed) {
+      return {
+        next: "relist",
+        failure: `${why} before the end of the initial events`,
+        unfinished: true,
+      };
+    }
     if (events === 0 && realClock.now() - openedAt < SHORTEST_HEALTHY_STREAM) {
       return { next, failure: `${why} within ${SHORTEST_HEALTHY_STREAM}s and without events` };
     }
@@ -206,7 +405,9 @@ async function* streamOnce(
     const stream = await api.openStream(path, {
       query: {
         watch: true,
-        resourceVersion: position.resourceVersion || undefined,
+        resourceVersion: listing ? undefined : position.resourceVersion || undefined,
+        sendInitialEvents: listing ? true : undefined,
+        resourceVersionMatch: listing ? "NotOlderThan" : undefined,
         allowWatchBookmarks: true,
         timeoutSeconds: serverTimeout === undefined ? undefined : Math.round(serverTimeout),
         labelSelector: options.labelSelector || undefined,
@@ -231,6 +432,39 @@ async function* streamOnce(
       const object = event.object ?? {};
       const rv = object.metadata?.resourceVersion;
       health.heard.heardAt = realClock.now();
+      if (!listed && listing !== undefined) {
+        // The initial events: passed on in parts of up to a page, until the bookmark.
+        const annotations = object.metadata?.annotations;
+        if (event.type === "ADDED") {
+          events++;
+          part.push(object);
+          if (part.length < listing.pageSize) continue;
+          const objects = part;
+          part = [];
+          consuming = true;
+          yield { type: "LISTING", objects, continued: parts++ > 0 };
+          consuming = false;
+          active();
+          continue;
+        } else if (event.type === "BOOKMARK" && annotations?.[INITIAL_EVENTS_END] === "true") {
+          if (typeof rv === "string" && rv) position.resourceVersion = rv;
+          listed = true;
+          const objects = part;
+          part = [];
+          consuming = true;
+          const resourceVersion = position.resourceVersion;
+          yield { type: "LISTED", objects, resourceVersion, continued: parts > 0 };
+          consuming = false;
+          active();
+          continue;
+        } else if (
+          event.type === "BOOKMARK" || event.type === "MODIFIED" || event.type === "DELETED"
+        ) {
+          return notStreamed(
+            `a ${event.type} event came before the bookmark that ends the initial events`,
+          );
+        }
+      }
       switch (event.type) {
         case "ADDED":
         case "MODIFIED":
@@ -260,7 +494,7 @@ async function* streamOnce(
             return ended("relist", "the watch's history was gone (410)");
           }
           if (error instanceof APIServerError) {
-            return { next: "reconnect", failure: `the server sent an error: ${error.message}` };
+            return resumed(`the server sent an error: ${error.message}`);
           }
           throw error;
         }
@@ -282,14 +516,23 @@ async function* streamOnce(
     const reason = controller.signal.reason;
     if (controller.signal.aborted && reason instanceof WatchTimeout) {
       logger.debug("Reconnecting the watch of {path} after {why}.", { path, why: reason.message });
-      return { next: "reconnect" };
+      return listed ? { next: "reconnect" } : resumed(reason.message);
+    }
+    if (
+      listing !== undefined && !listed &&
+      (e instanceof APIBadRequestError || e instanceof APIUnprocessableError)
+    ) {
+      // Older servers refuse the streaming list's parameters (422), as do odd proxies (400);
+      // where streaming is a must, that is an error for the caller.
+      if (listing.strict) throw e;
+      return notStreamed(`the server refused it: ${e.message}`);
     }
     if (e instanceof APIError) throw e;
     // A stream that breaks mid-way (or sends garbage) resumes like a clean close, after a
     // pause; failures to (re)connect have already been retried by the client: they escalate.
     if (reader !== undefined || e instanceof JsonLineError) {
       const why = e instanceof Error ? e.message : String(e);
-      return { next: "reconnect", failure: `the stream broke: ${why}` };
+      return resumed(`the stream broke: ${why}`);
     }
     throw e;
   } finally {

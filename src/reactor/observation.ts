@@ -80,11 +80,16 @@ export interface ObservationClient {
   /**
    * Watch a resource (in one namespace, or cluster-wide when `undefined`) until the signal
    * aborts: a `LISTED` item first and after every re-listing, live events in between.
+   * With `parts`, a listing may come in `LISTING` parts before its `LISTED` item, as it
+   * arrives (the objects' watches ask for that; namespaces and CRDs take whole listings).
    * Failures that cannot be retried (e.g. 403, or 404 of a deleted CRD) are thrown.
    */
-  watch(resource: Resource, namespace: string | undefined, signal: AbortSignal): AsyncIterable<
-    WatchItem
-  >;
+  watch(
+    resource: Resource,
+    namespace: string | undefined,
+    signal: AbortSignal,
+    parts?: boolean,
+  ): AsyncIterable<WatchItem>;
 }
 
 /** The observation client backed by the framework's API client and discovery. */
@@ -95,7 +100,8 @@ export function observationClient(api: ApiClient, discovery?: Discovery): Observ
       if (fresh) cache.refresh();
       return cache.resources(signal);
     },
-    watch: (resource, namespace, signal) => watchObjects(api, resource, { namespace, signal }),
+    watch: (resource, namespace, signal, parts) =>
+      watchObjects(api, resource, { namespace, signal, listParts: parts }),
   };
 }
 
@@ -174,6 +180,8 @@ interface Watcher extends WatchedDimension {
    * copy per object; pruned at every full listing.
    */
   readonly namespaceNames: Map<string, string>;
+  /** The keys of the objects of the listing in progress, which comes in parts. */
+  listing?: Set<string>;
   listed: boolean;
   done?: Promise<void>;
 }
@@ -474,24 +482,28 @@ export class Observer {
    */
   #onObjectItem(watcher: Watcher, item: WatchItem): Promise<void> | undefined {
     const { resource, known } = watcher;
-    if (item.type !== "LISTED") {
+    if (item.type !== "LISTED" && item.type !== "LISTING") {
       const key = objectKey(item.object);
       if (item.type === "DELETED") known.delete(key);
       else this.#remember(watcher, key, item.object);
       return promised(this.#feed(resource, { type: item.type, object: item.object }));
     }
-    const first = !watcher.listed;
-    const listed = new Set<string>();
+    // A listing comes whole, or in parts: the objects of each part are fed as it arrives,
+    // and the keys noted, so that the last part can tell which known objects are gone.
+    if (!item.continued || watcher.listing === undefined) watcher.listing = new Set();
+    const listed = watcher.listing;
     let last: Promise<void> | undefined;
     for (const object of item.objects) {
       const key = objectKey(object);
       listed.add(key);
-      // On re-listings, objects already fed in this very state are not fed again.
+      // Objects already fed in this very state (on re-listings, or in the parts of a listing
+      // that broke off and began anew) are not fed again.
       const unchanged = this.#remember(watcher, key, object);
-      if (first || !unchanged) {
-        last = promised(this.#feed(resource, { type: null, object })) ?? last;
-      }
+      if (!unchanged) last = promised(this.#feed(resource, { type: null, object })) ?? last;
     }
+    if (item.type === "LISTING") return last;
+    watcher.listing = undefined;
+    const first = !watcher.listed;
     for (const [key, state] of known) {
       if (!listed.has(key)) {
         known.delete(key);
@@ -556,6 +568,7 @@ export class Observer {
       return name !== undefined && isServedNamespace(name, scope) ? name : undefined;
     };
     await this.#consume(NAMESPACES, signal, (item) => {
+      if (item.type === "LISTING") return; // never asked for: namespaces are listed whole
       if (item.type === "LISTED") {
         this.#namespaces = new Set(item.objects.map(served).filter((n) => n !== undefined));
         known();
@@ -591,6 +604,7 @@ export class Observer {
   async #watchCrds(signal: AbortSignal, listed: () => void): Promise<void> {
     let first = true;
     await this.#consume(CUSTOM_RESOURCE_DEFINITIONS, signal, (item) => {
+      if (item.type === "LISTING") return; // never asked for: CRDs are listed whole
       let changed = false;
       if (item.type === "LISTED") {
         const seen = new Set<string>();
@@ -693,7 +707,7 @@ export class Observer {
       const streamSignal = pausable ? AbortSignal.any([signal, this.#pause.signal]) : signal;
       let problem: string;
       try {
-        const items = this.#client.watch(resource, namespace, streamSignal);
+        const items = this.#client.watch(resource, namespace, streamSignal, pausable);
         const iterator = items[Symbol.asyncIterator]();
         let pending: Promise<void> | undefined;
         try {

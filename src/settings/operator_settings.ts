@@ -50,6 +50,20 @@ export class WatchingSettings {
    * forever. The server sends bookmarks about every minute and keeps events for 75 seconds.
    */
   inactivityTimeout: number | null = 70;
+  /**
+   * How the initial (and every later) listing of a watched resource is fetched:
+   * `"stream"` as a watch that begins with the current objects and ends them with a
+   * bookmark (`sendInitialEvents`, Kubernetes 1.27+, on by default since 1.32); `"paginate"`
+   * as list requests of {@link listPageSize} objects each, following `continue` tokens;
+   * `"auto"` streams where the server supports it and paginates elsewhere, remembering
+   * the fallback per watched resource.
+   */
+  listMode: "auto" | "stream" | "paginate" = "auto";
+  /**
+   * The most objects one list request returns (`limit`), and the most objects of a streamed
+   * listing passed on at once; client-go's page size by default.
+   */
+  listPageSize = 500;
 }
 
 /** How events of one object are queued and processed by its worker. */
@@ -186,6 +200,8 @@ const boolean: Check = (_, v) => typeof v === "boolean" ? undefined : "true or f
 const text: Check = (_, v) => typeof v === "string" && v !== "" ? undefined : "a non-empty string";
 const optionalText: Check = (p, v) => v === null ? undefined : text(p, v) && "a string or null";
 const integer: Check = (_, v) => Number.isSafeInteger(v) ? undefined : "an integer";
+const count: Check = (_, v) =>
+  Number.isSafeInteger(v) && (v as number) > 0 ? undefined : "a positive integer";
 const optionalCount: Check = (_, v) =>
   v === null || (Number.isSafeInteger(v) && (v as number) > 0)
     ? undefined
@@ -228,6 +244,11 @@ const RULES: Record<keyof OperatorSettingsInit, Record<string, Check>> = {
     connectTimeout: optionalSeconds,
     reconnectBackoff: seconds,
     inactivityTimeout: optionalSeconds,
+    listMode: (_, v) =>
+      v === "auto" || v === "stream" || v === "paginate"
+        ? undefined
+        : '"auto", "stream" or "paginate"',
+    listPageSize: count,
   },
   batching: {
     workerLimit: optionalCount,

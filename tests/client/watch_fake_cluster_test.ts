@@ -12,7 +12,15 @@ import { loginWithKubeconfig } from "../../src/client/kubeconfig.ts";
 import { createObject, deleteObject, patchObject } from "../../src/client/objects.ts";
 import { type WatchItem, watchObjects } from "../../src/client/watch.ts";
 
-Deno.test("a watch on the fake cluster survives dropped streams, 410 Gone and a rotated token", async () => {
+for (const listMode of ["paginate", "stream"] as const) {
+  Deno.test(`a watch on the fake cluster survives dropped streams, 410 Gone and a rotated token (${listMode})`, async () => {
+    await survives(listMode);
+  });
+}
+
+const streamed = (query: string) => query.includes("sendInitialEvents=true");
+
+async function survives(listMode: "paginate" | "stream"): Promise<void> {
   await using cluster = await FakeCluster.start({ tls: true });
   const dir = await Deno.makeTempDir({ prefix: "kopf-client-fake-" });
   try {
@@ -26,7 +34,7 @@ Deno.test("a watch on the fake cluster survives dropped streams, 410 Gone and a 
     });
     await using api = new ApiClient(vault, {
       networking: { errorBackoffs: [0.05, 0.05] },
-      watching: { reconnectBackoff: 0.01 },
+      watching: { reconnectBackoff: 0.01, listMode },
     });
     const resources = await new Discovery(api).resources();
     const configmaps = resources.find((r) => r.group === "" && r.plural === "configmaps");
@@ -39,11 +47,14 @@ Deno.test("a watch on the fake cluster survives dropped streams, 410 Gone and a 
     });
     const next = async (): Promise<WatchItem> => (await iterator.next()).value as WatchItem;
     const describe = (item: WatchItem) =>
-      item.type === "LISTED"
-        ? `LISTED ${item.objects.map((o) => o.metadata?.name).join(",")}`
+      item.type === "LISTED" || item.type === "LISTING"
+        ? `${item.type} ${item.objects.map((o) => o.metadata?.name).join(",")}`
         : `${item.type} ${item.object.metadata?.name}`;
     const watchesOpened = () => cluster.requests.filter((r) => r.verb === "watch").length;
-    const listings = () => cluster.requests.filter((r) => r.verb === "list").length;
+    const listings = () =>
+      cluster.requests.filter((r) =>
+        listMode === "paginate" ? r.verb === "list" : r.verb === "watch" && streamed(r.query)
+      ).length;
 
     assertEquals(describe(await next()), "LISTED ");
     const ref = { namespace: "default", name: "one" };
@@ -85,4 +96,9 @@ Deno.test("a watch on the fake cluster survives dropped streams, 410 Gone and a 
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
-});
+  // The other way of listing was never used.
+  const other = cluster.requests.filter((r) =>
+    listMode === "paginate" ? r.verb === "watch" && streamed(r.query) : r.verb === "list"
+  );
+  assertEquals(other.length, 0);
+}

@@ -5,6 +5,7 @@ import { assert, assertEquals, assertRejects, assertSettlesWithin } from "../ass
 import type { RawBody } from "../../src/structs/bodies.ts";
 import { type WatchItem, watchObjects } from "../../src/client/watch.ts";
 import { APIForbiddenError } from "../../src/client/api_errors.ts";
+import type { WatchingTuning } from "../../src/client/tuning.ts";
 import {
   type ChunkedBody,
   KEX,
@@ -15,7 +16,7 @@ import {
   status,
 } from "./scripted_server.ts";
 
-const FAST = { reconnectBackoff: 0.01 };
+const FAST = { reconnectBackoff: 0.01, listMode: "paginate" as const };
 
 /** A server whose list and watch answers are taken from queues, in order. */
 function scripted(
@@ -40,7 +41,7 @@ function scripted(
 async function collect(
   server: ScriptedServer,
   count: number,
-  watching: Record<string, number> = FAST,
+  watching: WatchingTuning = FAST,
 ): Promise<WatchItem[]> {
   await using api = server.client({ watching });
   const controller = new AbortController();

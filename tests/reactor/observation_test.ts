@@ -489,6 +489,59 @@ Deno.test("an observer runs once at a time", async () => {
   await t.stop();
 });
 
+Deno.test("a listing in parts: objects are fed as parts arrive; it is complete only at LISTED", async () => {
+  const t = start({ namespaces: ["*"], resources: [KEX] });
+  await listCrds(t.client);
+  (await t.client.stream("namespaces@*")).listed([ns("a")]);
+  await t.observer.ready;
+  const first = await t.client.stream("kopfexamples@a");
+  first.listed([obj("x"), obj("y"), obj("z")]);
+  await settle();
+  t.fed.length = 0;
+  t.listed.length = 0;
+
+  // A re-listing in parts that breaks off and begins anew: what it fed is not fed again,
+  // and only the objects missing from the complete listing are deleted.
+  const second = t.client.next("kopfexamples@a");
+  first.fail(new Error("the stream broke"));
+  await settle();
+  await t.clock.advance(1.1);
+  const relisting = await second;
+  relisting.listing([obj("x", "2"), obj("y")], false);
+  await settle();
+  assertEquals(t.fed, ["kopfexamples:LISTED:x@2"], "fed as the part arrived");
+  relisting.listing([obj("x", "2")], false); // begun anew: y is not in this listing yet
+  relisting.listing([obj("w", "5")], true);
+  await settle();
+  assertEquals(t.fed, ["kopfexamples:LISTED:x@2", "kopfexamples:LISTED:w@5"]);
+  relisting.listedAfterParts([obj("z")]);
+  await settle();
+  assertEquals(t.fed, [
+    "kopfexamples:LISTED:x@2",
+    "kopfexamples:LISTED:w@5",
+    "kopfexamples:DELETED:y@1",
+  ]);
+  assertEquals(t.listed.length, 0, "the first listing was the one that counted");
+  await t.stop();
+});
+
+Deno.test("a first listing in parts counts as listed only at its end", async () => {
+  const t = start({ namespaces: ["*"], resources: [KEX] });
+  await listCrds(t.client);
+  (await t.client.stream("namespaces@*")).listed([ns("a")]);
+  await t.observer.ready;
+  const stream = await t.client.stream("kopfexamples@a");
+  stream.listing([obj("x"), obj("y")], false);
+  await settle();
+  assertEquals(t.fed, ["kopfexamples:LISTED:x@1", "kopfexamples:LISTED:y@1"]);
+  assertEquals(t.listed.length, 0);
+  stream.listedAfterParts([obj("z")], "7");
+  await settle();
+  assertEquals(t.fed.length, 3);
+  assertEquals(t.listed.length, 1);
+  await t.stop();
+});
+
 Deno.test("a pause closes the objects' watches; the resumption feeds only what changed", async () => {
   const t = start({ namespaces: ["*"], resources: [KEX] });
   await listCrds(t.client);

@@ -37,6 +37,16 @@ export class Stream {
     this.#put({ type: "LISTED", objects, resourceVersion });
   }
 
+  /** A part of a listing; `continued: false` begins a listing anew. */
+  listing(objects: RawBody[], continued: boolean): void {
+    this.#put({ type: "LISTING", objects, continued });
+  }
+
+  /** The last part of a listing that came in parts. */
+  listedAfterParts(objects: RawBody[], resourceVersion = "1"): void {
+    this.#put({ type: "LISTED", objects, resourceVersion, continued: true });
+  }
+
   event(type: "ADDED" | "MODIFIED" | "DELETED", object: RawBody): void {
     this.#put({ type, object });
   }
