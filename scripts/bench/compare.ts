@@ -52,6 +52,8 @@
  *     KOPF_BENCH_COMPARE_CONTROLLERS=floor,kopf deno task bench compare    # only these
  *     KOPF_BENCH_COMPARE_POOL=32 deno task bench compare   # the plain controllers' PATCH pool
  *     KOPF_BENCH_COMPARE_EXISTING=1 KOPF_BENCH_COMPARE_SIZES=100000 deno task bench compare
+ *     KOPF_BENCH_COMPARE_HEAP=1 deno task bench compare    # + the heap the operator keeps
+ *     KOPF_BENCH_COMPARE_LIST_MODE=paginate deno task bench compare   # the operator's listMode
  */
 import { parse as parseYaml } from "yaml";
 import type { BenchFigure, BenchSection } from "./types.ts";
@@ -79,6 +81,17 @@ const SIZES = envList("KOPF_BENCH_COMPARE_SIZES", "1000,10000").map((s) => {
 const V8_FLAGS = Deno.env.get("KOPF_BENCH_COMPARE_V8") === "default" ? [] : OPERATOR_V8_FLAGS;
 /** Whether the objects exist before the controller starts (its initial listing is measured). */
 const EXISTING = Deno.env.get("KOPF_BENCH_COMPARE_EXISTING") === "1";
+/**
+ * Whether to measure the JS heap that the kopf operator keeps once all is handled and its
+ * workers have ended (after a full GC; the child runs with `--expose-gc`).
+ */
+const HEAP = Deno.env.get("KOPF_BENCH_COMPARE_HEAP") === "1";
+/**
+ * How long to wait after the last write before measuring the kept heap: the operator's idle
+ * workers live 5 s (`settings.batching.idleTimeout`) after the echoes of its own patches,
+ * which may still be on their way; a margin for those.
+ */
+const IDLE_WORKERS_MS = 5_000 + 15_000;
 
 /** One of the controllers compared. */
 interface Controller {
@@ -151,6 +164,8 @@ interface Row {
   readyRss: number;
   p50: number;
   p99: number;
+  /** The JS heap kept after handling, beyond the one before the operator (bytes). */
+  retained?: number;
 }
 
 async function measure(controller: Controller, count: number): Promise<Row> {
@@ -186,7 +201,9 @@ async function measure(controller: Controller, count: number): Promise<Row> {
   await using child = new ChildProcess([
     "--config",
     new URL("../../deno.json", import.meta.url).pathname,
-    ...(V8_FLAGS.length > 0 ? [v8FlagsArgument(V8_FLAGS)] : []),
+    ...(V8_FLAGS.length > 0 || heapToo(controller)
+      ? [v8FlagsArgument([...V8_FLAGS, ...(heapToo(controller) ? ["--expose-gc"] : [])])]
+      : []),
     new URL(controller.module, import.meta.url).pathname,
     cluster.url,
     kubeconfig,
@@ -225,6 +242,13 @@ async function measure(controller: Controller, count: number): Promise<Row> {
   const cpu = await cpuSeconds(child.pid) - (EXISTING ? 0 : startupCpu);
   const rss = rssMb(child.pid);
   counter.drain();
+  let retained: number | undefined;
+  if (heapToo(controller)) {
+    await new Promise((resolve) => setTimeout(resolve, IDLE_WORKERS_MS));
+    child.kill("SIGUSR2");
+    const heap = JSON.parse((await child.expect("HEAP")).slice(5)) as { base: number; now: number };
+    retained = heap.now - heap.base;
+  }
   const latencies = objects.map((o) =>
     controller.started(o)! - created.get(String(o.metadata?.name))!
   ).sort((a, b) => a - b);
@@ -242,7 +266,13 @@ async function measure(controller: Controller, count: number): Promise<Row> {
     readyRss,
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
+    retained,
   };
+}
+
+/** Whether the kept heap is measured for this controller (only the operator reports it). */
+function heapToo(controller: Controller): boolean {
+  return HEAP && controller.key === "kopf";
 }
 
 function fmt(n: number, digits = 0): string {
@@ -278,6 +308,11 @@ function figuresOf(row: Row, floor: Row | undefined): BenchFigure[] {
       name: `${n}: peak RSS`,
       value: `${row.peakRss.toFixed(0)} MB (${row.readyRss.toFixed(0)} MB when ready)`,
     },
+    ...(row.retained === undefined ? [] : [{
+      name: `${n}: JS heap kept after handling`,
+      value: `${(row.retained / 1e6).toFixed(1)} MB = ${fmt(row.retained / row.count)} bytes ` +
+        "per object (after a full GC, idle workers ended, beyond the heap before the start)",
+    }]),
     {
       name: EXISTING ? `${n}: spawn → start of handling` : `${n}: creation → start of handling`,
       value: `p50 ${row.p50.toFixed(0)} ms, p99 ${row.p99.toFixed(0)} ms`,

@@ -7,7 +7,9 @@
  *
  *     deno run -A scripts/bench/compare/kopf.ts <server-url>
  *
- * Prints READY once the operator is ready; runs until SIGTERM.
+ * Prints READY once the operator is ready; runs until SIGTERM. With `--expose-gc`, prints
+ * `HEAP {"base":…,"now":…}` on SIGUSR2: the JS heap after a full GC before the operator
+ * started and now. `KOPF_BENCH_COMPARE_LIST_MODE` sets `settings.watching.listMode`.
  */
 import { kopf } from "../../../mod.ts";
 import { now } from "../support/process.ts";
@@ -19,10 +21,25 @@ kopf.on.create("kopfexamples.kopf.dev", { registry }, function createFn() {
   return { started: now() };
 });
 kopf.configure({ quiet: true });
+const listMode = Deno.env.get("KOPF_BENCH_COMPARE_LIST_MODE");
 const settings = new kopf.OperatorSettings({
   posting: { enabled: false },
   batching: { batchWindow: 0 },
+  ...(listMode ? { watching: { listMode: listMode as "auto" | "stream" | "paginate" } } : {}),
 });
+// With --expose-gc: the JS heap that stays, before the operator and when asked (SIGUSR2).
+const gc = (globalThis as { gc?: () => void }).gc;
+const heap = () => {
+  gc?.();
+  gc?.();
+  return Deno.memoryUsage().heapUsed;
+};
+const base = gc ? heap() : 0;
+if (gc) {
+  Deno.addSignalListener("SIGUSR2", () => {
+    console.log(`HEAP ${JSON.stringify({ base, now: heap() })}`);
+  });
+}
 const stop = new AbortController();
 Deno.addSignalListener("SIGTERM", () => stop.abort());
 await kopf.operator({
