@@ -218,8 +218,8 @@ async function* watchInParts(
   const label = resourceLabel(resource);
   const heard = { resource: label, heardAt: realClock.now() };
   const health: StreamHealth = { streak, backoff, heard };
-  /** Whether listings are streamed; `auto` falls back to pages for good when refused. */
-  let streaming = (options.listMode ?? listModeOf(api.watching)) !== "paginate";
+  /** Whether `auto` has fallen back to pages, for good: the server does not stream. */
+  let fellBack = false;
   /** How many streamed listings in a row have ended before their end. */
   let unfinished = 0;
   metrics?.watches.set(heard, heard);
@@ -229,11 +229,11 @@ async function* watchInParts(
       const pageSize = options.listLimit ?? listPageSizeOf(api.watching);
       const position = { resourceVersion: "" };
       let end: StreamEnd | undefined;
-      if (streaming && mode !== "paginate") {
+      if (mode === "stream" || (mode === "auto" && !fellBack)) {
         const listing: StreamedListing = { pageSize, strict: mode === "stream" };
         end = yield* streamOnce(api, resource, namespace, options, position, health, listing);
         if (end.next === "paginate") {
-          streaming = false;
+          fellBack = true;
           logger.info(
             "The server does not stream the listing of {path} ({why}); listing it in pages.",
             { path, why: end.failure ?? "" },
@@ -261,7 +261,7 @@ async function* watchInParts(
         }
         if (end.unfinished && ++unfinished >= UNFINISHED_STREAMED_LISTINGS && mode === "auto") {
           // A server that ignores the parameters streams no end of the initial events.
-          streaming = false;
+          fellBack = true;
           logger.info(
             "The streamed listings of {path} ended unfinished {count} times in a row; listing " +
               "it in pages.",
@@ -449,6 +449,7 @@ async function* streamOnce(
         } else if (event.type === "BOOKMARK" && annotations?.[INITIAL_EVENTS_END] === "true") {
           if (typeof rv === "string" && rv) position.resourceVersion = rv;
           listed = true;
+          health.streak.succeeded();
           const objects = part;
           part = [];
           consuming = true;

@@ -13,9 +13,10 @@
  *   finalised. Without the permission to list namespaces (403), the literal names among
  *   the patterns are served as they are.
  * - Cluster-scoped resources are watched once, cluster-wide, whatever the namespaces.
- * - Each watch feeds every event; after each full listing it feeds every listed object
- *   (on re-listings, only those that changed) and a `DELETED` for every object it knew
- *   that the listing no longer has — the deletions missed while the watch was broken.
+ * - Each watch feeds every event, and every listed object as the listing's parts (pages,
+ *   or batches of a streamed listing) arrive — on re-listings only those that changed —
+ *   and once the listing is complete, a `DELETED` for every object it knew that the
+ *   listing no longer has: the deletions missed while the watch was broken.
  * - For that, a watch remembers of each object only its resourceVersion and identity
  *   (name, namespace, uid), and a missed deletion carries a minimal body made of them.
  *   Resources for which {@link ObserverOptions.keepsLastStates} says so remember each
@@ -23,7 +24,7 @@
  *   carries that state.
  * - The feed may push back: while the promise it returns is pending, the watch takes no
  *   further item from its stream, so unread events wait in the connection or on the server
- *   rather than in memory.
+ *   rather than in memory — within a listing, for {@link LISTING_PATIENCE} seconds only.
  *
  * @module
  */
@@ -47,6 +48,14 @@ import {
   type Scope,
 } from "./namespaces.ts";
 import { objectKey } from "../structs/identities.ts";
+
+/**
+ * Seconds for which a listing's parts wait for the feed's back-pressure; afterwards they are
+ * fed as they come. Continuations expire when etcd compacts their revision (every five
+ * minutes by default), and servers end watches after their timeout: a listing held longer
+ * would have to begin anew.
+ */
+export const LISTING_PATIENCE = 120;
 
 /** Core v1 namespaces, watched to know which namespaces exist. */
 export const NAMESPACES: Resource = new Resource({
@@ -182,6 +191,8 @@ interface Watcher extends WatchedDimension {
   readonly namespaceNames: Map<string, string>;
   /** The keys of the objects of the listing in progress, which comes in parts. */
   listing?: Set<string>;
+  /** When the listing in progress began (the clock's seconds). */
+  listingSince?: number;
   listed: boolean;
   done?: Promise<void>;
 }
@@ -490,7 +501,10 @@ export class Observer {
     }
     // A listing comes whole, or in parts: the objects of each part are fed as it arrives,
     // and the keys noted, so that the last part can tell which known objects are gone.
-    if (!item.continued || watcher.listing === undefined) watcher.listing = new Set();
+    if (!item.continued || watcher.listing === undefined) {
+      watcher.listing = new Set();
+      watcher.listingSince = this.#clock.now();
+    }
     const listed = watcher.listing;
     let last: Promise<void> | undefined;
     for (const object of item.objects) {
@@ -501,8 +515,15 @@ export class Observer {
       const unchanged = this.#remember(watcher, key, object);
       if (!unchanged) last = promised(this.#feed(resource, { type: null, object })) ?? last;
     }
-    if (item.type === "LISTING") return last;
+    if (item.type === "LISTING") {
+      // Back-pressure within a listing only for so long: a continuation expires and a
+      // server's watch ends (timeoutSeconds) while a listing is held, so a listing that has
+      // taken longer is fed at once from then on; the feed's queues hold the rest.
+      const patience = this.#clock.now() - (watcher.listingSince ?? 0) < LISTING_PATIENCE;
+      return patience ? last : undefined;
+    }
     watcher.listing = undefined;
+    watcher.listingSince = undefined;
     const first = !watcher.listed;
     for (const [key, state] of known) {
       if (!listed.has(key)) {

@@ -9,7 +9,11 @@ import { Resource } from "../../src/structs/resources.ts";
 import type { RawBody } from "../../src/structs/bodies.ts";
 import { APIForbiddenError, APINotFoundError } from "../../src/client/api_errors.ts";
 import { makeScope, type NamespacePattern } from "../../src/reactor/namespaces.ts";
-import { Observer, type WatchedDimension } from "../../src/reactor/observation.ts";
+import {
+  LISTING_PATIENCE,
+  Observer,
+  type WatchedDimension,
+} from "../../src/reactor/observation.ts";
 import type { ObjectEvent } from "../../src/structs/bodies.ts";
 import { deferred, ManualClock, settle } from "../clocks.ts";
 import { ScriptedClient } from "./scripted_client.ts";
@@ -767,6 +771,39 @@ Deno.test("back-pressure: while the feed's promise is pending, no further item i
   await settle();
   assertEquals(t.fed.length, 3);
   assertEquals(stream.unread, 0);
+  await t.stop();
+});
+
+Deno.test("back-pressure: a listing in parts waits for each part, for so long only", async () => {
+  const holds: ReturnType<typeof deferred<void>>[] = [];
+  const t = start({
+    clusterwide: true,
+    resources: [KEX],
+    feedResult: () => {
+      const hold = deferred<void>();
+      holds.push(hold);
+      return hold.promise;
+    },
+  });
+  await listCrds(t.client);
+  const stream = await t.client.stream("kopfexamples@*");
+  stream.listing([obj("a")], false);
+  stream.listing([obj("b")], true);
+  stream.listing([obj("c")], true);
+  stream.listing([obj("d")], true);
+  stream.listedAfterParts([obj("e")]);
+  await settle();
+  assertEquals(t.fed, ["kopfexamples:LISTED:a@1"]);
+  assertEquals(stream.unread, 4, "the next parts stay in the stream");
+  holds[0].resolve();
+  await settle();
+  assertEquals(t.fed.length, 2);
+  await t.clock.advance(LISTING_PATIENCE);
+  holds[1].resolve();
+  await settle();
+  // The listing has taken its time: the rest is fed at once, the feed's promises aside.
+  assertEquals(t.fed.length, 5);
+  assertEquals(t.listed.length, 1);
   await t.stop();
 });
 
