@@ -139,7 +139,7 @@ function changingKwargs(
     body: cause.body,
     patch: cause.patch,
     logger: cause.logger,
-    memo: cause.memory.memo,
+    memoOf: () => cause.memory.memo,
     param: handler?.param,
     indices: cause.indices,
   }, {

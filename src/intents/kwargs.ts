@@ -168,6 +168,12 @@ export interface ResourceKwargsInit {
   logger?: ObjectLogger;
   /** The object's memo; a new one by default. */
   memo?: unknown;
+  /**
+   * Where the object's memo comes from, read only if a handler reads `memo` (instead of
+   * `memo`): an object's own copy of the operator's memo is then made only for the objects
+   * whose handlers use it.
+   */
+  memoOf?: () => unknown;
   /** The handler's `param`. */
   param?: unknown;
   /** Declared indices by name; they override framework arguments of the same name. */
@@ -215,6 +221,8 @@ export function buildResourceKwargs<E extends object>(
       annotations: readOnlyView(meta.annotations ?? emptyObject(), "annotations"),
     };
   const identity = meta.namespace ? `${meta.namespace}/${meta.name}` : String(meta.name);
+  let memo = init.memo;
+  const memoOf = init.memoOf;
   return {
     resource: init.resource,
     ...(views as unknown as Pick<
@@ -226,7 +234,12 @@ export function buildResourceKwargs<E extends object>(
     namespace: meta.namespace,
     patch: init.patch ?? new Patch(),
     logger: init.logger ?? consoleLogger(identity),
-    memo: (init.memo ?? new Memo()) as Memo,
+    get memo(): Memo {
+      return (memo ??= memoOf?.() ?? new Memo()) as Memo;
+    },
+    set memo(value: Memo) {
+      memo = value;
+    },
     param: init.param,
     ...extra,
     ...init.indices,

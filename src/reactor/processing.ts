@@ -473,7 +473,7 @@ export class ObjectProcessor {
         body,
         patch,
         logger,
-        memo: memory.memo,
+        memoOf: () => memory.memo,
         param,
         indices: this.#indices,
       }, event);
@@ -645,7 +645,12 @@ export class ObjectProcessor {
     const required = this.#registry.requiresFinalizer(resource, {
       body,
       kwargs: () =>
-        buildResourceKwargs({ resource, body, memo: memory.memo, indices: this.#indices }, {}),
+        buildResourceKwargs({
+          resource,
+          body,
+          memoOf: () => memory.memo,
+          indices: this.#indices,
+        }, {}),
     });
     return finalizerChangeOf(required, blocked, logger) ?? IDLE;
   }

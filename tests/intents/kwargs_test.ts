@@ -245,6 +245,24 @@ Deno.test("activity handlers get settings, logger, memo, param and the retry sta
   assertEquals(settings.posting.enabled, false);
 });
 
+Deno.test("the object's memo is fetched only when a handler reads it, once", () => {
+  let fetched = 0;
+  const memo = new kopf.Memo({ seen: 1 });
+  const kw = buildChangingKwargs({
+    resource: kexV1,
+    body: BODY,
+    memoOf: () => {
+      fetched++;
+      return memo;
+    },
+  }, { reason: "create", old: null, new: null, diff: [], ...RETRY });
+  const { name, spec } = kw;
+  assertEquals([name, spec.field, fetched], ["kex-1", "x", 0]);
+  assert(kw.memo === memo && kw.memo === memo);
+  assertEquals(fetched, 1);
+  assertEquals(Object.keys(kw).includes("memo"), true);
+});
+
 Deno.test("declared indices are injected by name and override framework arguments", () => {
   const byLabel = new OperatorIndex<readonly [string, string], string>();
   byLabel.replace("ns/pod1", new Map([[["label2", "value2b"], "pod1"]]));
