@@ -37,6 +37,8 @@ export interface FakeClusterCliOptions {
   state?: string;
   /** Authorize requests with RBAC (the kubeconfig's token stays an admin). */
   rbac?: boolean;
+  /** Refuse streamed listings (`sendInitialEvents`) as servers before 1.27 do; on by default. */
+  streamingLists?: boolean;
   /** Break every open watch every so many seconds. */
   dropWatchesEvery?: number;
   /** Fail this share of all requests with `errorStatus` (500 by default). */
@@ -88,6 +90,7 @@ export async function serveFakeCluster(
     token: options.token ?? (tls || options.rbac ? undefined : false),
     state: options.state,
     rbac: options.rbac ?? false,
+    streamingLists: options.streamingLists ?? true,
   });
   let stopped!: () => void;
   const stopping = new Promise<void>((resolve) => (stopped = resolve));
@@ -204,6 +207,10 @@ export function fakeClusterCommand(): Command {
     )
     .option("--kubeconfig <path>", "write the kubeconfig here (a temporary file by default)")
     .option("--state <file>", "load objects from this file at start and save them on exit")
+    .option(
+      "--no-streaming-lists",
+      "refuse watches with sendInitialEvents (422), as servers before Kubernetes 1.27 do",
+    )
     .option(
       "--rbac",
       "authorize requests with RBAC (Roles, ClusterRoles, bindings); the kubeconfig stays an admin",

@@ -96,6 +96,23 @@ Deno.test("serveFakeCluster prints one ready line, warns about tokens over HTTP,
   }
 });
 
+Deno.test("kopf fake-cluster --no-streaming-lists refuses streamed listings like an older server", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const streamed = "/api/v1/namespaces/default/configmaps?watch=true&sendInitialEvents=true" +
+      "&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan&timeoutSeconds=1";
+    for (const [flags, status] of [[[], 200], [["--no-streaming-lists"], 422]] as const) {
+      const cli = await startCli(["--http", `--kubeconfig=${dir}/kubeconfig`, ...flags]);
+      const response = await fetch(`${cli.url}${streamed}`);
+      await response.body?.cancel();
+      assertEquals(response.status, status, flags.join(" "));
+      assertEquals(await cli.stop(), 0);
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("the fault flags inject failures, lost replies, latency, watch drops and token expiry", async () => {
   const dir = await Deno.makeTempDir();
   try {
