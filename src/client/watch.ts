@@ -356,13 +356,7 @@ async function* streamOnce(
     };
   /** A clean end: a failure if the stream was too short to have been of any use. */
   const ended = (next: "reconnect" | "relist", why: string): StreamEnd => {
-    if (!listed) {
-      return {
-        next: "relist",
-        failure: `${why} before the end of the initial events`,
-        unfinished: true,
-      };
-    }
+    if (!listed) return resumed(why);
     if (events === 0 && realClock.now() - openedAt < SHORTEST_HEALTHY_STREAM) {
       return { next, failure: `${why} within ${SHORTEST_HEALTHY_STREAM}s and without events` };
     }
