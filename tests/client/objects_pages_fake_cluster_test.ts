@@ -68,6 +68,28 @@ Deno.test("a listing comes in pages of the limit, one snapshot at the first page
   assertEquals(all.items.length, 12);
 });
 
+Deno.test("the next page is asked for only when the consumer wants it: one page in hand at a time", async () => {
+  await using cluster = await FakeCluster.start({ streamingLists: false });
+  fill(cluster, 10);
+  await using api = client(cluster, { listPageSize: 3 });
+  const controller = new AbortController();
+  const watch = watchObjects(api, CONFIGMAPS, {
+    namespace: "default",
+    signal: controller.signal,
+    listParts: true,
+  });
+  const seen: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    const item = await watch.next();
+    assert(!item.done && item.value.type === "LISTING");
+    seen.push(lists(cluster).filter((l) => l.status === 200).length);
+    await new Promise((resolve) => setTimeout(resolve, 20)); // a slow consumer
+  }
+  assertEquals(seen, [1, 2, 3]);
+  controller.abort();
+  await watch.return();
+});
+
 Deno.test("an expired continuation (410) begins the listing anew; the new first page says so", async () => {
   await using cluster = await FakeCluster.start();
   fill(cluster, 7);
