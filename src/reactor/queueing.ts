@@ -153,6 +153,10 @@ interface Worker extends Scheduled {
   admitting: boolean;
   /** Whether it is counted in the backlog. */
   queued: boolean;
+  /** The state being processed now, if any. */
+  current: ObjectEvent | undefined;
+  /** Called once the current processing ends (see {@link Multiplexer.drain}). */
+  idle: (() => void)[];
 }
 
 /**
@@ -266,6 +270,8 @@ export class Multiplexer {
         holding: false,
         admitting: false,
         queued: false,
+        current: undefined,
+        idle: [],
         deadline: 0,
         slot: -1,
       };
@@ -278,6 +284,23 @@ export class Multiplexer {
     this.#recount(worker);
     if (!worker.running) this.#start(worker);
     return this.#congestion?.promise;
+  }
+
+  /**
+   * Resolve once the objects that `picks` chooses are not being processed any more: the
+   * processing running now for them ends (states waiting are left to the processor, which
+   * decides what to do with them). E.g. after a lease is lost: nothing may still run for
+   * the objects it covered before another replica takes them.
+   */
+  async drain(picks: (resource: Resource, body: RawBody) => boolean): Promise<void> {
+    const waits: Promise<void>[] = [];
+    for (const worker of this.#workers.values()) {
+      const current = worker.current;
+      if (current !== undefined && picks(worker.resource, current.object)) {
+        waits.push(new Promise((resolve) => worker.idle.push(resolve)));
+      }
+    }
+    await Promise.all(waits);
   }
 
   /** Resolve when no worker is alive (at once if none is). */
@@ -486,6 +509,7 @@ export class Multiplexer {
             release = again;
           }
         };
+        worker.current = event;
         try {
           const result = await this.#processor(event, {
             resource: worker.resource,
@@ -508,6 +532,8 @@ export class Multiplexer {
         } finally {
           release?.();
           this.#busy--;
+          worker.current = undefined;
+          for (const resolve of worker.idle.splice(0)) resolve();
         }
 
         if (failure !== undefined) {

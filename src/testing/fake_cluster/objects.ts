@@ -18,6 +18,7 @@ import {
   typeKey,
 } from "./catalog.ts";
 import { checkWebhookConfiguration } from "./admission.ts";
+import { checkLease } from "./leases.ts";
 import { checkCrd, CRD_CLEANUP_FINALIZER, crdStatus, crdToType } from "./crds.ts";
 import {
   alreadyExists,
@@ -99,6 +100,7 @@ export interface ListResult {
 
 const NAMESPACES = typeKey("", "namespaces");
 const CRDS = typeKey("apiextensions.k8s.io", "customresourcedefinitions");
+const LEASES = typeKey("coordination.k8s.io", "leases");
 /** The largest object kept, like etcd's request limit. */
 export const MAX_OBJECT_BYTES = 1_572_864;
 
@@ -657,6 +659,7 @@ export class Objects {
     if (type.group === "admissionregistration.k8s.io") {
       causes.push(...checkWebhookConfiguration(result));
     }
+    if (key === LEASES) causes.push(...checkLease(result));
     if (key === CRDS) {
       causes.push(...checkCrd(result));
       if (!causes.length) {
