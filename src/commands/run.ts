@@ -156,9 +156,12 @@ export function runCommand(context: RunContext = {}): Command {
       "run as one of several replicas sharing the objects in this many shards",
       parseShards,
     )
-    .option("--lease <name>", "the Lease of the replicas (the shards' prefix); kopf-operator")
     .option(
-      "--lease-namespace <namespace>",
+      "--leader-election-id <name>",
+      "the Lease of the replicas (with --shards, the prefix of theirs); kopf-operator",
+    )
+    .option(
+      "--leader-election-namespace <namespace>",
       "where the Leases live (default: the pod's namespace, else default)",
     )
     .option("--kubeconfig <path>", "the kubeconfig file (default: KUBECONFIG or ~/.kube/config)")

@@ -50,10 +50,10 @@ export interface RunFlags extends Omit<LoggingOptions, "writer"> {
   readonly leaderElection?: boolean;
   /** `--shards`: the objects are split among the replicas into this many shards. */
   readonly shards?: number;
-  /** `--lease`: the Lease's name (the prefix of the shards' Leases). */
-  readonly lease?: string;
-  /** `--lease-namespace`: where the Leases live. */
-  readonly leaseNamespace?: string;
+  /** `--leader-election-id`: the Lease's name (the prefix of the shards' Leases). */
+  readonly leaderElectionId?: string;
+  /** `--leader-election-namespace`: where the Leases live. */
+  readonly leaderElectionNamespace?: string;
   /** `--kubeconfig`: the kubeconfig file instead of `KUBECONFIG` or `~/.kube/config`. */
   readonly kubeconfig?: string;
   /** `--context`: the kubeconfig context instead of the current one. */
@@ -143,7 +143,7 @@ export function parseShards(value: string): number {
 /** The coordination the flags ask for; `undefined` for a single replica. */
 function planLeadership(flags: RunFlags): LeadershipPlan | undefined {
   const shards = flags.shards ?? 1;
-  const named = flags.lease !== undefined || flags.leaseNamespace !== undefined;
+  const named = flags.leaderElectionId !== undefined || flags.leaderElectionNamespace !== undefined;
   if (flags.leaderElection && shards > 1) {
     throw new CommandLineError(
       "Use either --leader-election or --shards, not both (a leader holds the only shard).",
@@ -152,7 +152,7 @@ function planLeadership(flags: RunFlags): LeadershipPlan | undefined {
   if (!flags.leaderElection && shards === 1) {
     if (named) {
       throw new CommandLineError(
-        "--lease and --lease-namespace need --leader-election or --shards.",
+        "--leader-election-id and --leader-election-namespace need --leader-election or --shards.",
       );
     }
     return undefined;
@@ -164,7 +164,10 @@ function planLeadership(flags: RunFlags): LeadershipPlan | undefined {
     );
   }
   for (
-    const [flag, value] of [["--lease", flags.lease], ["--lease-namespace", flags.leaseNamespace]]
+    const [flag, value] of [
+      ["--leader-election-id", flags.leaderElectionId],
+      ["--leader-election-namespace", flags.leaderElectionNamespace],
+    ]
   ) {
     if (value !== undefined && !/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(value)) {
       throw new CommandLineError(
@@ -175,8 +178,10 @@ function planLeadership(flags: RunFlags): LeadershipPlan | undefined {
   return {
     leaderElection: Boolean(flags.leaderElection),
     shards,
-    ...(flags.lease !== undefined ? { name: flags.lease } : {}),
-    ...(flags.leaseNamespace !== undefined ? { namespace: flags.leaseNamespace } : {}),
+    ...(flags.leaderElectionId !== undefined ? { name: flags.leaderElectionId } : {}),
+    ...(flags.leaderElectionNamespace !== undefined
+      ? { namespace: flags.leaderElectionNamespace }
+      : {}),
   };
 }
 

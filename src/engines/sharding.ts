@@ -6,9 +6,9 @@
  * - Each replica keeps a membership Lease of its own (`<name>-member-<hash>`), renewed like
  *   a leader's. The live members are those whose Lease has changed within its duration
  *   (by this replica's clock).
- * - Each shard's owner is chosen among the live members by rendezvous hashing: every
- *   replica computes the same choice, and when a member comes or goes, only the shards it
- *   takes or leaves move.
+ * - Each shard's owner is chosen among the live members by rendezvous hashing with
+ *   bounded loads ({@link assignShards}): every replica computes the same choice, the
+ *   shares are even, and a member coming or going moves few shards besides its own.
  * - A replica acquires the Leases of the shards it should own (`<name>-shard-<n>`) when
  *   they are free or expired, and renews them. A shard it should no longer own is handed
  *   over: its objects stop being handled here first (running handlers finish, daemons and
@@ -52,6 +52,19 @@ export function fnv1a(text: string): number {
   return hash >>> 0;
 }
 
+/**
+ * MurmurHash3's finalizer: FNV-1a alone barely mixes a change in the last characters
+ * (member names often differ only there), which would skew the rendezvous choice.
+ */
+function mix(hash: number): number {
+  hash ^= hash >>> 16;
+  hash = Math.imul(hash, 0x85ebca6b);
+  hash ^= hash >>> 13;
+  hash = Math.imul(hash, 0xc2b2ae35);
+  hash ^= hash >>> 16;
+  return hash >>> 0;
+}
+
 /** The shard of an object: by its uid (by its namespace and name if it has none yet). */
 export function shardOf(body: RawBody, shards: number): number {
   const meta = body.metadata ?? {};
@@ -59,18 +72,40 @@ export function shardOf(body: RawBody, shards: number): number {
   return fnv1a(key) % shards;
 }
 
-/** The owner of a shard among the members: the highest rendezvous hash (`undefined`: none). */
-export function ownerOf(shard: number, members: readonly string[]): string | undefined {
-  let best: string | undefined;
-  let bestScore = -1;
-  for (const member of members) {
-    const score = fnv1a(`${shard}\u0000${member}`);
-    if (score > bestScore || (score === bestScore && best !== undefined && member < best)) {
-      best = member;
-      bestScore = score;
+/**
+ * The owner of each shard among the members (by index; empty without members): rendezvous
+ * hashing with bounded loads — each shard goes to the member that scores highest for it
+ * among those below their fair share (the count divided by the members, some rounded up
+ * so that the shares add up). Every replica computes the same from the same members, whatever their order; the
+ * shares stay even (3 shards over 3 replicas: one each, which plain rendezvous hashing
+ * does not promise), and a member coming or going moves few shards besides its own.
+ */
+export function assignShards(count: number, members: readonly string[]): string[] {
+  if (members.length === 0) return [];
+  const sorted = [...new Set(members)].sort();
+  // Each member takes `base` shards, and `extra` of them one more.
+  const base = Math.floor(count / sorted.length);
+  let extra = count % sorted.length;
+  const load = new Map(sorted.map((member) => [member, 0]));
+  const owners: string[] = [];
+  for (let shard = 0; shard < count; shard++) {
+    let best: string | undefined;
+    let bestScore = -1;
+    for (const member of sorted) {
+      const taken = load.get(member)!;
+      if (taken > base || (taken === base && extra === 0)) continue;
+      const score = mix(fnv1a(`${shard}\u0000${member}`));
+      if (score > bestScore) {
+        best = member;
+        bestScore = score;
+      }
     }
+    owners.push(best!);
+    const taken = load.get(best!)! + 1;
+    load.set(best!, taken);
+    if (taken > base) extra--;
   }
-  return best;
+  return owners;
 }
 
 /** Options of {@link ShardCoordinator}. */
@@ -231,8 +266,9 @@ export class ShardCoordinator implements Coordination {
       // The first round only announces this replica: the others are seen before choosing.
       if (round === 0) return;
       let gained = false;
+      const owners = assignShards(this.#count, members);
       for (const shard of this.#shards) {
-        const wanted = ownerOf(shard.index, members) === this.#identity;
+        const wanted = owners[shard.index] === this.#identity;
         gained = await this.#step(shard, wanted, attempt) || gained;
       }
       if (gained) this.#hooks.gained();

@@ -106,6 +106,17 @@ export interface OperatorOptions {
    * mandatory: the operator pauses until that object exists.
    */
   readonly peeringName?: string;
+  /**
+   * Run as one of several replicas of which one leads and handles the objects, the others
+   * standing by (`settings.leadership.leaderElection`; the Lease is
+   * `settings.leadership.name`). Peering is then off.
+   */
+  readonly leaderElection?: boolean;
+  /**
+   * Run as one of several replicas sharing the objects in this many shards
+   * (`settings.leadership.shards`). Peering is then off.
+   */
+  readonly shards?: number;
   /** Answer liveness probes with the probe handlers' results here, e.g. `http://0.0.0.0:8080/healthz`. */
   readonly livenessEndpoint?: string;
   /**
@@ -192,6 +203,11 @@ function checkOptions(options: OperatorOptions): void {
       fail((error as Error).message);
     }
   }
+  if (
+    options.shards !== undefined && !(Number.isSafeInteger(options.shards) && options.shards >= 1)
+  ) {
+    fail(`The shards must be an integer of 1 or more, not ${JSON.stringify(options.shards)}.`);
+  }
   if (options.clusterwide && (options.namespaces?.length ?? 0) > 0) {
     fail("Either serve the whole cluster (clusterwide) or a list of namespaces, not both.");
   }
@@ -267,6 +283,10 @@ export async function operator(options: OperatorOptions = {}): Promise<void> {
   }
   if (options.priority !== undefined) settings.peering.priority = options.priority;
   if (options.standalone) settings.peering.standalone = true;
+  if (options.leaderElection !== undefined) {
+    settings.leadership.leaderElection = options.leaderElection;
+  }
+  if (options.shards !== undefined) settings.leadership.shards = options.shards;
   try {
     logger.debug("Running the startup handlers.");
     await runActivity("startup", activity);
