@@ -379,10 +379,12 @@ kubectl get ${r.plural}
 ## Deploy
 
 \`deno task manifests\` prints a ServiceAccount, the RBAC that the handlers need and
-a Deployment; add \`--dockerfile\` to the task's command for the image's recipe.
+a Deployment; with \`--dockerfile\`, the recipe of the operator's image.
 
 \`\`\`sh
-deno task manifests > deploy.yaml
+deno task manifests --dockerfile > Dockerfile
+docker build -t my-operator:1 .
+deno task manifests --image my-operator:1 > deploy.yaml
 kubectl apply -f crd.yaml -f deploy.yaml
 \`\`\`
 `;
