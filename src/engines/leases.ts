@@ -164,14 +164,8 @@ export class LeaseLock {
    */
   async tryAcquireOrRenew(signal?: AbortSignal): Promise<boolean> {
     const now = formatMicroTime(this.#clock.wall());
-    let current: RawBody;
-    try {
-      current = await getObject(this.#api, LEASES, {
-        name: this.name,
-        namespace: this.#namespace,
-      }, { signal });
-    } catch (error) {
-      if (!(error instanceof APINotFoundError)) throw error;
+    const current = await this.#read(signal);
+    if (current === undefined) {
       const record: LeaseRecord = {
         holderIdentity: this.identity,
         leaseDurationSeconds: this.leaseDuration,
@@ -218,16 +212,8 @@ export class LeaseLock {
    */
   async release(signal?: AbortSignal): Promise<boolean> {
     if (!this.held) return true;
-    let current: RawBody;
-    try {
-      current = await getObject(this.#api, LEASES, {
-        name: this.name,
-        namespace: this.#namespace,
-      }, { signal });
-    } catch (error) {
-      if (error instanceof APINotFoundError) return true;
-      throw error;
-    }
+    const current = await this.#read(signal);
+    if (current === undefined) return true;
     const old = recordOf(current);
     this.#observe(old, current.metadata?.resourceVersion);
     if (old.holderIdentity !== this.identity) return true; // taken over already
@@ -239,6 +225,18 @@ export class LeaseLock {
       renewTime: now,
       leaseTransitions: old.leaseTransitions,
     }, signal);
+  }
+
+  /** The Lease as it is now; `undefined` if there is none. */
+  async #read(signal?: AbortSignal): Promise<RawBody | undefined> {
+    try {
+      return await getObject(this.#api, LEASES, { name: this.name, namespace: this.#namespace }, {
+        signal,
+      });
+    } catch (error) {
+      if (error instanceof APINotFoundError) return undefined;
+      throw error;
+    }
   }
 
   async #write(current: RawBody, record: LeaseRecord, signal?: AbortSignal): Promise<boolean> {

@@ -23,16 +23,31 @@ function lockOf(api: ApiClient, identity: string, clock: ManualClock, name = "op
   return new LeaseLock({ api, namespace: "default", name, identity, leaseDuration: 15, clock });
 }
 
+/** A fake cluster, a client of it, a manual clock, and locks "a" and "b" of the Lease "op". */
+async function setUp() {
+  const cluster = await FakeCluster.start();
+  const api = apiOf(cluster);
+  const clock = new ManualClock();
+  return {
+    cluster,
+    api,
+    clock,
+    a: lockOf(api, "a", clock),
+    b: lockOf(api, "b", clock),
+    async [Symbol.asyncDispose]() {
+      await api[Symbol.asyncDispose]();
+      await cluster[Symbol.asyncDispose]();
+    },
+  };
+}
+
 Deno.test("MicroTime has six fractional digits in UTC, as client-go writes it", () => {
   assertEquals(formatMicroTime(Date.UTC(2026, 10, 26, 1, 2, 3, 45)), "2026-11-26T01:02:03.045000Z");
 });
 
 Deno.test("a Lease is created by the first, kept from others, renewed with its acquire time", async () => {
-  await using cluster = await FakeCluster.start();
-  await using api = apiOf(cluster);
-  const clock = new ManualClock();
-  const a = lockOf(api, "a", clock);
-  const b = lockOf(api, "b", clock);
+  await using setup = await setUp();
+  const { cluster, a, b, clock } = setup;
   assert(await a.tryAcquireOrRenew());
   const created = recordOf(cluster.get(LEASE, "op")!);
   assertEquals(created.holderIdentity, "a");
@@ -51,11 +66,8 @@ Deno.test("a Lease is created by the first, kept from others, renewed with its a
 });
 
 Deno.test("expiry counts from when the record was last seen to change, by the local clock", async () => {
-  await using cluster = await FakeCluster.start();
-  await using api = apiOf(cluster);
-  const clock = new ManualClock();
-  const a = lockOf(api, "a", clock);
-  const b = lockOf(api, "b", clock);
+  await using setup = await setUp();
+  const { cluster, a, b, clock } = setup;
   assert(await a.tryAcquireOrRenew());
   assert(!await b.tryAcquireOrRenew()); // b sees the record now
   await clock.advance(14);
@@ -70,10 +82,8 @@ Deno.test("expiry counts from when the record was last seen to change, by the lo
 });
 
 Deno.test("of candidates taking over an expired Lease at once, the stale writes get 409s", async () => {
-  await using cluster = await FakeCluster.start();
-  await using api = apiOf(cluster);
-  const clock = new ManualClock();
-  const a = lockOf(api, "a", clock);
+  await using setup = await setUp();
+  const { cluster, api, a, clock } = setup;
   assert(await a.tryAcquireOrRenew());
   const candidates = ["b", "c", "d"].map((id) => lockOf(api, id, clock));
   for (const lock of candidates) assert(!await lock.tryAcquireOrRenew());
@@ -90,9 +100,8 @@ Deno.test("of candidates taking over an expired Lease at once, the stale writes 
 });
 
 Deno.test("of candidates racing for a free Lease, exactly one gets it", async () => {
-  await using cluster = await FakeCluster.start();
-  await using api = apiOf(cluster);
-  const clock = new ManualClock();
+  await using setup = await setUp();
+  const { cluster, api, clock } = setup;
   const locks = ["a", "b", "c", "d"].map((id) => lockOf(api, id, clock));
   const results = await Promise.all(locks.map((lock) => lock.tryAcquireOrRenew()));
   assertEquals(results.filter(Boolean).length, 1, String(results));
@@ -101,11 +110,8 @@ Deno.test("of candidates racing for a free Lease, exactly one gets it", async ()
 });
 
 Deno.test("a released Lease is free at once: another takes it without waiting", async () => {
-  await using cluster = await FakeCluster.start();
-  await using api = apiOf(cluster);
-  const clock = new ManualClock();
-  const a = lockOf(api, "a", clock);
-  const b = lockOf(api, "b", clock);
+  await using setup = await setUp();
+  const { cluster, a, b } = setup;
   assert(await a.tryAcquireOrRenew());
   assert(!await b.tryAcquireOrRenew());
   assert(await a.release());
@@ -119,10 +125,8 @@ Deno.test("a released Lease is free at once: another takes it without waiting", 
 });
 
 Deno.test("a Lease is deleted only if unchanged since last seen", async () => {
-  await using cluster = await FakeCluster.start();
-  await using api = apiOf(cluster);
-  const clock = new ManualClock();
-  const a = lockOf(api, "a", clock);
+  await using setup = await setUp();
+  const { cluster, api, a, clock } = setup;
   const observer = lockOf(api, "", clock);
   assert(await a.tryAcquireOrRenew());
   observer.observe(cluster.get(LEASE, "op")!);
