@@ -229,7 +229,11 @@ export class ApiClient {
       undefined,
       true,
       async (item, signal) => {
-        const response = await this.#send(item, "GET", fullPath, { signal, connectTimeout });
+        const response = await this.#send(item, "GET", fullPath, {
+          signal,
+          connectTimeout,
+          stream: true,
+        });
         return { response, text: response.ok ? undefined : await response.text() };
       },
     );
@@ -480,6 +484,7 @@ export class ApiClient {
       contentType?: string;
       signal: AbortSignal | undefined;
       connectTimeout: number | undefined;
+      stream?: boolean;
     },
   ): Promise<Response> {
     const info = item.info;
@@ -496,7 +501,13 @@ export class ApiClient {
       headers["Content-Type"] = options.contentType ?? "application/json";
     }
     const url = prepared.base + path;
-    return await http.fetch(url, { method, headers, body: options.body, signal: options.signal });
+    return await http.fetch(url, {
+      method,
+      headers,
+      body: options.body,
+      signal: options.signal,
+      stream: options.stream,
+    });
   }
 
   #prepare(info: ConnectionInfo): Prepared {
