@@ -65,6 +65,29 @@ export function remove(root: Tree, path: readonly string[]): void {
   if (Object.keys(child).length === 0) delete root[head];
 }
 
+/**
+ * `root` without the value at `path` and the parents its removal empties (as {@link remove}
+ * does), leaving `root` untouched: only the objects along the path are copied, the rest is
+ * shared with `root`. It is `root` itself when there is nothing at `path`.
+ */
+export function without(root: Tree, path: readonly string[], depth: number = 0): Tree {
+  const key = path[depth];
+  if (!Object.hasOwn(root, key)) return root;
+  if (depth === path.length - 1) {
+    const copy = { ...root };
+    delete copy[key];
+    return copy;
+  }
+  const child = root[key];
+  if (!isTree(child)) return root;
+  const reduced = without(child, path, depth + 1);
+  if (reduced === child) return root;
+  const copy = { ...root };
+  if (Object.keys(reduced).length === 0) delete copy[key];
+  else copy[key] = reduced;
+  return copy;
+}
+
 /** A deep copy of a JSON-like value (plain objects and arrays; other values as they are). */
 export function deepCopy<T>(value: T): T {
   if (Array.isArray(value)) return value.map(deepCopy) as T;

@@ -14,8 +14,8 @@ import {
   checkedStorages,
   checkPrefix,
   makeKeys,
-  removeEmptyStanzas,
   storeMarker,
+  withoutEmptyStanzas,
 } from "./conventions.ts";
 import {
   deepCopy,
@@ -28,6 +28,7 @@ import {
   remove,
   resolve,
   type Tree,
+  without,
 } from "./field_paths.ts";
 
 /** A value, or a promise of it: storages may be synchronous or asynchronous. */
@@ -277,17 +278,23 @@ export class AnnotationsProgressStorage extends ProgressStorage {
     }
   }
 
-  /** The essence without any annotation under this storage's prefix. */
+  /**
+   * The essence without any annotation under this storage's prefix. The input is left
+   * untouched and not copied: the result shares what it does not change with it.
+   */
   override clear(essence: RawBody): RawBody {
-    const copy = super.clear(essence);
-    const annotations = copy.metadata?.annotations;
+    let result = essence;
+    const annotations = essence.metadata?.annotations;
     if (annotations) {
-      for (const key of Object.keys(annotations)) {
-        if (key.startsWith(`${this.prefix}/`)) delete annotations[key];
+      const start = `${this.prefix}/`;
+      const keys = Object.keys(annotations);
+      if (keys.some((key) => key.startsWith(start))) {
+        const kept: Record<string, string> = {};
+        for (const key of keys) if (!key.startsWith(start)) kept[key] = annotations[key];
+        result = { ...essence, metadata: { ...essence.metadata, annotations: kept } };
       }
     }
-    removeEmptyStanzas(copy as Tree);
-    return copy;
+    return withoutEmptyStanzas(result as Tree) as RawBody;
   }
 }
 
@@ -363,12 +370,12 @@ export class StatusProgressStorage extends ProgressStorage {
     if (value === null) deleteEmptied(body, patchTree(patch), this.touchField.slice(0, -1));
   }
 
-  /** The essence without the records' container. */
+  /**
+   * The essence without the records' container. The input is left untouched and not
+   * copied: the result shares what it does not change with it.
+   */
   override clear(essence: RawBody): RawBody {
-    const copy = super.clear(essence) as Tree;
-    remove(copy, this.field);
-    removeEmptyStanzas(copy);
-    return copy as RawBody;
+    return withoutEmptyStanzas(without(essence as Tree, this.field)) as RawBody;
   }
 }
 

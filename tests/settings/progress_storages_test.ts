@@ -216,8 +216,18 @@ Deno.test("clearing an essence removes each storage's own fields", () => {
     metadata: { annotations: { "kopf.zalando.org/fn": "{}" }, labels: { l: "v" } },
     status: { kopf: { progress: { fn: {} } } },
   };
-  assertEquals(storage.clear(essence), { spec: { a: 1 }, metadata: { labels: { l: "v" } } });
-  assertEquals(essence.status, { kopf: { progress: { fn: {} } } }, "the input stays untouched");
+  const before = structuredClone(essence);
+  const cleared = storage.clear(essence);
+  assertEquals(cleared, { spec: { a: 1 }, metadata: { labels: { l: "v" } } });
+  assertEquals(essence, before, "the input stays untouched");
+  // Nothing is copied that needs no change: the spec is the input's own.
+  assertEquals(cleared.spec === essence.spec, true);
+  const plain: RawBody = { spec: { a: 1 }, metadata: { labels: { l: "v" } } };
+  assertEquals(storage.clear(plain) === plain, true, "nothing to clear, nothing copied");
+  // Emptied stanzas go as before: annotations only of ours leave no metadata behind.
+  const ours: RawBody = { spec: {}, metadata: { annotations: { "kopf.zalando.org/fn": "{}" } } };
+  assertEquals(storage.clear(ours), { spec: {} });
+  assertEquals(ours.metadata?.annotations, { "kopf.zalando.org/fn": "{}" });
 });
 
 Deno.test("custom async storages plug into a multi-storage; non-storages are refused", async () => {
