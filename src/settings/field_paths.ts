@@ -88,6 +88,26 @@ export function without(root: Tree, path: readonly string[], depth: number = 0):
   return copy;
 }
 
+/**
+ * Undo a deletion of a container above `path` (a `null` in the patch, as purging leaves
+ * when it empties one) before writing there: a container deleted as a
+ * whole becomes the deletion of each key the object holds in it, so that the write does
+ * not revive the keys it was meant to delete.
+ */
+export function reopenDeleted(body: RawBody, tree: Tree, path: readonly string[]): void {
+  let held: unknown = body;
+  let current: Tree = tree;
+  for (const key of path.slice(0, -1)) {
+    held = isTree(held) ? held[key] : undefined;
+    if (current[key] === null && isTree(held)) {
+      current[key] = Object.fromEntries(Object.keys(held).map((k) => [k, null]));
+    }
+    const next = current[key];
+    if (!isTree(next)) return;
+    current = next;
+  }
+}
+
 /** A deep copy of a JSON-like value (plain objects and arrays; other values as they are). */
 export function deepCopy<T>(value: T): T {
   if (Array.isArray(value)) return value.map(deepCopy) as T;

@@ -26,6 +26,7 @@ import {
   parseStoredObject,
   patchTree,
   remove,
+  reopenDeleted,
   resolve,
   type Tree,
   without,
@@ -173,25 +174,6 @@ function deleteEmptied(body: RawBody, tree: Tree, path: readonly string[]): void
       Object.keys(changes).every((key) => changes[key] === null || changes[key] === undefined);
     if (!emptied) return;
     (parent as Tree)[path[depth - 1]] = null;
-  }
-}
-
-/**
- * Undo {@link deleteEmptied} above `path` before writing there: a container deleted as a
- * whole becomes the deletion of each key the object holds in it, so that the write does
- * not revive the keys it was meant to delete.
- */
-function reopenDeleted(body: RawBody, tree: Tree, path: readonly string[]): void {
-  let held: unknown = body;
-  let current: Tree = tree;
-  for (const key of path.slice(0, -1)) {
-    held = isTree(held) ? held[key] : undefined;
-    if (current[key] === null && isTree(held)) {
-      current[key] = Object.fromEntries(Object.keys(held).map((k) => [k, null]));
-    }
-    const next = current[key];
-    if (!isTree(next)) return;
-    current = next;
   }
 }
 
