@@ -113,10 +113,13 @@ const logger = getLogger(["kopf", "client", "api"]);
 const clientLogger = categoryLogger(["kopf", "client"]);
 
 function withQuery(path: string, query: QueryParams | undefined): string {
-  const params = new URLSearchParams();
-  for (const [key, value] of Object.entries(query ?? {})) {
-    if (value !== undefined) params.set(key, String(value));
+  let params: URLSearchParams | undefined;
+  // Most writes carry only undefined parameters (no dry run, no field manager): no URL work.
+  for (const key in query) {
+    const value = query[key];
+    if (value !== undefined) (params ??= new URLSearchParams()).set(key, String(value));
   }
+  if (params === undefined) return path;
   const qs = params.toString();
   if (!qs) return path;
   return path + (path.includes("?") ? "&" : "?") + qs;

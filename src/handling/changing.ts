@@ -101,8 +101,8 @@ export interface CycleResult {
   /** Seconds until each unfinished handler is due. */
   readonly delays: readonly number[];
   /**
-   * When the cycle finished handlers: the changes to apply instead of the cause's patch if
-   * the guarded request of a finalizer removal is refused — the progress kept as done
+   * When a deletion's cycle finished handlers: the changes to apply instead of the cause's
+   * patch if the guarded request of a finalizer removal is refused — the progress kept as done
    * rather than purged, so that the handlers do not run again.
    */
   readonly fallback?: Patch;
@@ -327,7 +327,11 @@ export async function runChangingCycle(
   logger.info(
     `${capitalize(title)} is processed: ${counts.success} succeeded; ${counts.failure} failed.`,
   );
-  const fallback = outcomes.size > 0 ? new Patch(patch.toMergePatch()) : undefined;
+  // Only a deletion removes our finalizer along with its outcome (and may be refused for a
+  // conflict, then stores the outcome alone): no other cycle needs the copy.
+  const fallback = outcomes.size > 0 && cause.reason === "delete"
+    ? new Patch(patch.toMergePatch())
+    : undefined;
   await state.purge({ body, patch, storage, handlers: owned });
   return { done: true, delays: [], fallback, ran };
 }

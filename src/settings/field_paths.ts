@@ -53,16 +53,26 @@ export function ensure(root: Tree, path: readonly string[], value: unknown): voi
 
 /** Delete the value at `path` and every parent left empty by it (a no-op when absent). */
 export function remove(root: Tree, path: readonly string[]): void {
-  const [head, ...rest] = path;
-  if (!Object.hasOwn(root, head)) return;
-  if (rest.length === 0) {
-    delete root[head];
+  removeFrom(root, path, 0);
+}
+
+function removeFrom(root: Tree, path: readonly string[], depth: number): void {
+  const key = path[depth];
+  if (!Object.hasOwn(root, key)) return;
+  if (depth === path.length - 1) {
+    delete root[key];
     return;
   }
-  const child = root[head];
+  const child = root[key];
   if (!isTree(child)) return;
-  remove(child, rest);
-  if (Object.keys(child).length === 0) delete root[head];
+  removeFrom(child, path, depth + 1);
+  if (isEmpty(child)) delete root[key];
+}
+
+/** Whether the object has no own enumerable keys (without listing them). */
+function isEmpty(tree: Tree): boolean {
+  for (const key in tree) if (Object.hasOwn(tree, key)) return false;
+  return true;
 }
 
 /**
@@ -70,7 +80,11 @@ export function remove(root: Tree, path: readonly string[]): void {
  * does), leaving `root` untouched: only the objects along the path are copied, the rest is
  * shared with `root`. It is `root` itself when there is nothing at `path`.
  */
-export function without(root: Tree, path: readonly string[], depth: number = 0): Tree {
+export function without(root: Tree, path: readonly string[]): Tree {
+  return withoutFrom(root, path, 0);
+}
+
+function withoutFrom(root: Tree, path: readonly string[], depth: number): Tree {
   const key = path[depth];
   if (!Object.hasOwn(root, key)) return root;
   if (depth === path.length - 1) {
@@ -80,10 +94,10 @@ export function without(root: Tree, path: readonly string[], depth: number = 0):
   }
   const child = root[key];
   if (!isTree(child)) return root;
-  const reduced = without(child, path, depth + 1);
+  const reduced = withoutFrom(child, path, depth + 1);
   if (reduced === child) return root;
   const copy = { ...root };
-  if (Object.keys(reduced).length === 0) delete copy[key];
+  if (isEmpty(reduced)) delete copy[key];
   else copy[key] = reduced;
   return copy;
 }
