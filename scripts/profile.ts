@@ -15,7 +15,9 @@
  *     deno task profile --no-status
  *
  * `--no-status` serves the example CRD (`examples/crd.yaml`) without its status subresource;
- * `--interval` is the sampling interval in µs (200).
+ * `--interval` is the sampling interval in µs (200); `--heap <path>` also samples the
+ * allocations (collected ones included), writes them there as a `.heapprofile` and prints
+ * the functions that allocated most.
  */
 import { parse as parseYaml } from "yaml";
 import type { RawBody } from "../mod.ts";
@@ -30,6 +32,7 @@ const args: Record<string, string | boolean> = {
   out: "kopf.cpuprofile",
   module: "bench/compare/kopf.ts",
   interval: "200",
+  heap: "",
   "no-status": false,
 };
 for (let i = 0; i < Deno.args.length; i++) {
@@ -132,6 +135,7 @@ await using child = new ChildProcess([
   env: {
     KOPF_CPU_PROFILE: String(args.out),
     KOPF_CPU_PROFILE_INTERVAL: String(args.interval),
+    ...(args.heap ? { KOPF_HEAP_PROFILE: String(args.heap) } : {}),
     // The plain controllers patch the object itself then (see scripts/bench/compare.ts).
     ...(args["no-status"] ? { KOPF_BENCH_COMPARE_STATUS: "none" } : {}),
   },
@@ -168,3 +172,34 @@ console.log(
     `profile in ${args.out}`,
 );
 summarize(profile, Number(args.top));
+if (args.heap) await summarizeHeap(String(args.heap), Number(args.top));
+
+interface HeapNode {
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  selfSize: number;
+  children: HeapNode[];
+}
+
+/** The functions that allocated most, by sampled bytes, of a sampling heap profile. */
+async function summarizeHeap(path: string, top: number): Promise<void> {
+  const { head } = JSON.parse(await Deno.readTextFile(path)) as { head: HeapNode };
+  const bytes = new Map<string, number>();
+  let total = 0;
+  const walk = (node: HeapNode) => {
+    const frame = node.callFrame;
+    const file = frame.url.replace(/^.*\/(src|scripts)\//, "$1/") || "(native)";
+    const name = `${frame.functionName || "(anonymous)"} ${file}:${frame.lineNumber + 1}`;
+    bytes.set(name, (bytes.get(name) ?? 0) + node.selfSize);
+    total += node.selfSize;
+    node.children.forEach(walk);
+  };
+  walk(head);
+  console.log(`\nAllocations (sampled, ${(total / 2 ** 20).toFixed(0)} MB in all), by function:`);
+  for (const [name, size] of [...bytes].sort((a, b) => b[1] - a[1]).slice(0, top)) {
+    console.log(
+      `${(size / 2 ** 20).toFixed(1).padStart(7)} MB ${
+        (100 * size / total).toFixed(1).padStart(5)
+      }%  ${name}`,
+    );
+  }
+}
