@@ -48,6 +48,7 @@ import {
 } from "./tuning.ts";
 import { childController } from "./abort_controllers.ts";
 import { realClock, sleep } from "../structs/clock.ts";
+import { DeadlineQueue } from "../structs/deadline_queues.ts";
 import type { Vault, VaultItem } from "./vault.ts";
 
 /** Options of an {@link ApiClient}. */
@@ -162,6 +163,8 @@ export class ApiClient {
   /** The failures of each API server in a row, reported once each (not per attempt). */
   readonly #streaks = new Map<string, FailureStreak>();
   readonly #metrics: OperatorMetrics | undefined;
+  /** The requests' timeouts, one queue (and one timer) per length of timeout. */
+  readonly #timeouts = new Map<number, DeadlineQueue>();
   #closed = false;
 
   /** Make a client that draws credentials from the vault. */
@@ -302,6 +305,16 @@ export class ApiClient {
     }, "client");
   }
 
+  /** The timeouts of the given length: a timer per length, not per request. */
+  #deadlines(seconds: number): DeadlineQueue {
+    let queue = this.#timeouts.get(seconds);
+    if (queue === undefined) {
+      queue = new DeadlineQueue(seconds);
+      this.#timeouts.set(seconds, queue);
+    }
+    return queue;
+  }
+
   /** The retry loop around attempts: credentials, 401s, backoffs, typed errors. */
   async #attempts(
     method: string,
@@ -325,9 +338,9 @@ export class ApiClient {
       const item = await this.vault.select(outer);
       // The child follows the caller's signal and also aborts on this attempt's timeout.
       const child = childController(outer);
-      const handle = timeout === undefined
+      const cancelTimeout = timeout === undefined
         ? undefined
-        : setTimeout(() => child.controller.abort(new TimeoutReason()), timeout * 1000);
+        : this.#deadlines(timeout).add(() => child.controller.abort(new TimeoutReason()));
       const signal = child.signal;
       const started = realClock.now();
       let outcome: Retryable;
@@ -377,7 +390,7 @@ export class ApiClient {
         this.#logTraffic(method, path, outcome.error.name, started, item);
         this.#count(method, path, "error", started);
       } finally {
-        clearTimeout(handle);
+        cancelTimeout?.();
       }
       if (!outcome.retry) throw outcome.error;
       const next = backoffs.next();
