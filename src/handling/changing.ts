@@ -19,6 +19,7 @@ import type { ObjectReference } from "../structs/object_refs.ts";
 import { Patch } from "../structs/patches.ts";
 import type { Resource } from "../structs/resources.ts";
 import type { OperatorSettings } from "../settings/operator_settings.ts";
+import { storingIsUndoneByPurging } from "../settings/progress_storages.ts";
 import type { ChangingHandler } from "../intents/handlers.ts";
 import { matchesFilters } from "../intents/filters.ts";
 import { buildChangingKwargs, changeFor, type ChangingKwargs } from "../intents/kwargs.ts";
@@ -319,7 +320,11 @@ export async function runChangingCycle(
   const outcomes = await runDueHandlers(handlers, cause, state, context, [], lifecycle);
   const ran = [...outcomes.keys()];
   state = state.withOutcomes(outcomes);
-  await state.store({ body, patch, storage });
+  // A cycle that finishes its cause purges every record right after (a deletion's keeps
+  // them for its fallback): with the built-in storages, storing them first changes nothing.
+  if (!(state.done && cause.reason !== "delete" && storingIsUndoneByPurging(storage))) {
+    await state.store({ body, patch, storage });
+  }
   deliverResults(outcomes, patch, true);
   if (!state.done) return { done: false, delays: state.delays, ran };
 

@@ -426,3 +426,22 @@ export class SmartProgressStorage extends MultiProgressStorage {
     super([new AnnotationsProgressStorage(options), new StatusProgressStorage(options)]);
   }
 }
+
+/**
+ * Whether records stored into a patch and purged from it again before it is applied leave
+ * the patch as the purge alone would: so for the built-in storages (exactly those, not
+ * subclasses, which may keep records elsewhere), which write nothing but the records —
+ * except the prefix marker of an annotations prefix outside `kopf.`, hence not those. A
+ * cycle that finishes its cause skips storing what it is about to purge.
+ */
+export function storingIsUndoneByPurging(storage: ProgressStorage): boolean {
+  const kind = storage.constructor;
+  if (kind === StatusProgressStorage) return true;
+  if (kind === AnnotationsProgressStorage) {
+    return (storage as AnnotationsProgressStorage).prefix.startsWith("kopf.");
+  }
+  if (kind === SmartProgressStorage || kind === MultiProgressStorage) {
+    return (storage as MultiProgressStorage).storages.every(storingIsUndoneByPurging);
+  }
+  return false;
+}
