@@ -47,6 +47,7 @@
  *     KOPF_BENCH_COMPARE_POOL=32 deno task bench compare   # the plain controllers' PATCH pool
  *     KOPF_BENCH_COMPARE_STATUS=none deno task bench compare  # the CRD without /status
  *     KOPF_BENCH_COMPARE_BASELINE=../other-checkout deno task bench compare
+ *     KOPF_BENCH_COMPARE_PACE=20 KOPF_BENCH_COMPARE_SIZES=200 deno task bench compare
  *
  * `KOPF_BENCH_COMPARE_STATUS=none` serves the CRD without its status subresource: the plain
  * controllers then patch the object itself, and kopf writes its result and diff-base in one
@@ -54,6 +55,8 @@
  * `KOPF_BENCH_COMPARE_BASELINE` names another checkout of this project: its kopf controller
  * runs too, as `baseline`, just before this one's, for a before/after comparison in one run
  * (on a shared machine, runs minutes apart are not comparable).
+ * `KOPF_BENCH_COMPARE_PACE=<ms>` creates the objects that many milliseconds apart instead
+ * of in a burst: the latency then is a handling's own, not a backlog's.
  */
 import { parse as parseYaml } from "yaml";
 import type { BenchFigure, BenchSection } from "./types.ts";
@@ -82,6 +85,7 @@ const SIZES = envList("KOPF_BENCH_COMPARE_SIZES", "1000,10000").map((s) => {
 const V8_FLAGS = Deno.env.get("KOPF_BENCH_COMPARE_V8") === "default" ? [] : OPERATOR_V8_FLAGS;
 const STATUS_SUBRESOURCE = statusSubresource();
 const BASELINE = Deno.env.get("KOPF_BENCH_COMPARE_BASELINE");
+const PACE_MS = Number(Deno.env.get("KOPF_BENCH_COMPARE_PACE") ?? 0);
 
 /** One of the controllers compared. */
 interface Controller {
@@ -214,8 +218,12 @@ async function measure(controller: Controller, count: number): Promise<Row> {
     const name = `bench-${i}`;
     created.set(name, now());
     cluster.create({ apiVersion: "kopf.dev/v1", kind: "KopfExample", metadata: { name } });
-    // Let the server stream the events meanwhile, as a real API server would.
-    if (i % 50 === 49) await new Promise((resolve) => setTimeout(resolve, 0));
+    if (PACE_MS > 0) {
+      await new Promise((resolve) => setTimeout(resolve, PACE_MS));
+    } else if (i % 50 === 49) {
+      // Let the server stream the events meanwhile, as a real API server would.
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    }
   }
   const creation = (now() - first) / 1000;
   // Watch the request log (cheap) until it says all may be handled, then confirm on the
@@ -364,10 +372,13 @@ export const section: BenchSection = {
   footer(): string {
     const cpus = navigator.hardwareConcurrency;
     const v8 = V8_FLAGS.length > 0 ? `V8 flags ${V8_FLAGS.join(" ")}` : "V8's default flags";
+    const pace = PACE_MS > 0 ? `; objects created ${PACE_MS} ms apart` : "";
     const crd = STATUS_SUBRESOURCE
       ? "the CRD with its status subresource"
       : "the CRD without a status subresource";
-    return `${table(rows, floors)}\n\n(${cpus} cores; ${v8}; ${crd}; each controller in its own ` +
+    return `${
+      table(rows, floors)
+    }\n\n(${cpus} cores; ${v8}; ${crd}${pace}; each controller in its own ` +
       "process against a fresh fake cluster; wall time from the first creation to the last " +
       "write; CPU = the controller process's user + system time while handling; latency = " +
       "creation → start of handling.)";
