@@ -34,6 +34,7 @@ import type { Resource } from "../structs/resources.ts";
 import { type Clock, realClock, sleep } from "../structs/clock.ts";
 import { Deadlines, type Scheduled } from "./deadlines.ts";
 import { Semaphore } from "../structs/semaphores.ts";
+import { DeadlineQueue } from "../structs/deadline_queues.ts";
 import { describeError, summarizeError } from "../structs/log_formats.ts";
 import { isAtLeastVersion, objectKey, resourceObjectKey } from "../structs/identities.ts";
 import type { BatchingSettings, PersistenceSettings } from "../settings/operator_settings.ts";
@@ -176,7 +177,8 @@ export class Multiplexer {
   readonly #cancelled = new AbortController();
   readonly #limiter: Semaphore;
   readonly #admission: Semaphore;
-  readonly #admissionHold: number;
+  /** The admission holds: one timer for all (they are all of one length), not one each. */
+  readonly #holds: DeadlineQueue;
   readonly #backlogLimit: number;
   #backlog = 0;
   #busy = 0;
@@ -193,7 +195,7 @@ export class Multiplexer {
     this.#parked = new Deadlines(this.#clock, (worker) => this.#wake(worker));
     this.#limiter = new Semaphore(() => this.#batching.workerLimit);
     this.#admission = new Semaphore(options.admissionLimit ?? DEFAULT_ADMISSION_LIMIT);
-    this.#admissionHold = options.admissionHold ?? ADMISSION_HOLD;
+    this.#holds = new DeadlineQueue(options.admissionHold ?? ADMISSION_HOLD, this.#clock);
     this.#backlogLimit = Math.max(1, options.backlogLimit ?? DEFAULT_BACKLOG_LIMIT);
   }
 
@@ -439,7 +441,7 @@ export class Multiplexer {
     try {
       releaseWorker = await this.#limiter.acquire(signal);
       const releaseAdmission = await this.#admission.acquire(signal);
-      const cancelHold = this.#clock.schedule(this.#admissionHold, releaseAdmission);
+      const cancelHold = this.#holds.add(releaseAdmission);
       const held = releaseWorker;
       return () => {
         cancelHold();
