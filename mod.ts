@@ -195,6 +195,7 @@ export type {
   AdmissionSettings,
   BackgroundSettings,
   BatchingSettings,
+  LeadershipSettings,
   NetworkingSettings,
   OperatorSettings,
   PeeringSettings,

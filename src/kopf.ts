@@ -73,6 +73,7 @@ export {
   AdmissionSettings,
   BackgroundSettings,
   BatchingSettings,
+  LeadershipSettings,
   NetworkingSettings,
   OperatorSettings,
   PeeringSettings,

@@ -7,7 +7,7 @@ import { v8FlagsArgument } from "../src/cli/runtime_flags.ts";
 const root = new URL("../", import.meta.url);
 const read = (path: string) => Deno.readTextFile(new URL(path, root));
 
-Deno.test("the README, CI and the running Deno agree on one pinned Deno version", async () => {
+Deno.test("the README, the guides, CI and the running Deno agree on one pinned Deno version", async () => {
   const ci = await read(".ci/run");
   const pinned = ci.match(/^DENO_VERSION=([0-9.]+)$/m)?.[1];
   assert(pinned, ".ci/run must pin DENO_VERSION");
@@ -16,6 +16,13 @@ Deno.test("the README, CI and the running Deno agree on one pinned Deno version"
   const versions = [...readme.matchAll(/npx -y deno@([0-9.]+)/g)].map((m) => m[1]);
   assert(versions.length >= 2, "the README must show the demo and test commands");
   assertEquals([...new Set(versions)], [pinned]);
+  // The guides show commands with the same version, when they show one.
+  for await (const entry of Deno.readDir(new URL("docs/", root))) {
+    const text = await read(`docs/${entry.name}`);
+    for (const m of text.matchAll(/npx -y deno@([0-9.]+)/g)) {
+      assertEquals(m[1], pinned, `docs/${entry.name} shows deno@${m[1]}`);
+    }
+  }
 });
 
 Deno.test("deno.json exports the four entry points", async () => {
@@ -110,5 +117,33 @@ Deno.test("the main entry points carry an @example", async () => {
     // Only the doc comment right before the declaration counts.
     const match = text.match(pattern);
     assert(match && !match[0].slice(match[0].lastIndexOf("@example")).includes("\n}\n"), path);
+  }
+});
+
+Deno.test("deno task docs builds the HTML API reference of every entry point", async () => {
+  const config = JSON.parse(await read("deno.json"));
+  const words = String(config.tasks.docs).split(" ");
+  assertEquals(words.slice(0, 3), ["deno", "doc", "--html"]);
+  const entries = words.filter((word) => !word.startsWith("-")).slice(2);
+  const exported = Object.values(config.exports as Record<string, string>)
+    .map((path) => path.replace(/^\.\//, ""));
+  assertEquals(entries.sort(), exported.sort(), "the docs task must document the exports");
+  assert(words.includes("--output=dist/docs"), "the docs task writes into dist/docs");
+  const output = await Deno.makeTempDir({ prefix: "api-docs-" });
+  try {
+    const args = words.slice(1).map((w) => (w === "--output=dist/docs" ? `--output=${output}` : w));
+    const { code, stderr } = await new Deno.Command(Deno.execPath(), {
+      args,
+      cwd: new URL(".", root).pathname,
+      env: { NO_COLOR: "1" },
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    assertEquals(code, 0, new TextDecoder().decode(stderr));
+    const index = await Deno.readTextFile(`${output}/index.html`);
+    assert(index.includes("@kopf/kopf"), "the reference is named @kopf/kopf");
+    await Deno.stat(`${output}/testing/index.html`);
+  } finally {
+    await Deno.remove(output, { recursive: true });
   }
 });

@@ -37,12 +37,6 @@
  * - (b) and (c) as multiples of (a): wall time and CPU per object. The floor's wall time is
  *   close to how long creating the objects takes (shown beside it): the cluster's pace.
  *
- * With `KOPF_BENCH_COMPARE_EXISTING=1`, the objects are all created before the controller
- * starts instead, so that its start-up (the initial listing of a big cluster) is what is
- * measured: wall time from spawning the child to the last write; CPU from spawning it
- * (start-up included, its part until READY shown beside); latency from spawning it to the
- * start of each object's handling.
- *
  * All three children run with the V8 flags of the `kopf` task and compiled binaries
  * (`src/cli/runtime_flags.ts`), so that the runtime is the same; `KOPF_BENCH_COMPARE_V8=default`
  * runs all three with V8's defaults instead. A markdown table of the figures ends the output.
@@ -51,9 +45,29 @@
  *     KOPF_BENCH_COMPARE_SIZES=1000,10000,100000 deno task bench compare   # 100k takes long
  *     KOPF_BENCH_COMPARE_CONTROLLERS=floor,kopf deno task bench compare    # only these
  *     KOPF_BENCH_COMPARE_POOL=32 deno task bench compare   # the plain controllers' PATCH pool
+ *     KOPF_BENCH_COMPARE_STATUS=none deno task bench compare  # the CRD without /status
+ *     KOPF_BENCH_COMPARE_BASELINE=../other-checkout deno task bench compare
+ *     KOPF_BENCH_COMPARE_PACE=20 KOPF_BENCH_COMPARE_SIZES=200 deno task bench compare
  *     KOPF_BENCH_COMPARE_EXISTING=1 KOPF_BENCH_COMPARE_SIZES=100000 deno task bench compare
  *     KOPF_BENCH_COMPARE_HEAP=1 deno task bench compare    # + the heap the operator keeps
  *     KOPF_BENCH_COMPARE_LIST_MODE=paginate deno task bench compare   # the operator's listMode
+ *
+ * `KOPF_BENCH_COMPARE_STATUS=none` serves the CRD without its status subresource: the plain
+ * controllers then patch the object itself, and kopf writes its result and diff-base in one
+ * request (with the subresource, they are two: see docs/writes.md).
+ * `KOPF_BENCH_COMPARE_BASELINE` names another checkout of this project: its kopf controller
+ * runs too, as `baseline`, just before this one's, for a before/after comparison in one run
+ * (on a shared machine, runs minutes apart are not comparable).
+ * `KOPF_BENCH_COMPARE_PACE=<ms>` creates the objects that many milliseconds apart instead
+ * of in a burst: the latency then is a handling's own, not a backlog's.
+ *
+ * With `KOPF_BENCH_COMPARE_EXISTING=1`, the objects are all created before the controller
+ * starts instead, so that its start-up (the initial listing of a big cluster) is what is
+ * measured: wall time from spawning the child to the last write; CPU from spawning it
+ * (start-up included, its part until READY shown beside); latency from spawning it to the
+ * start of each object's handling. `KOPF_BENCH_COMPARE_HEAP=1` reports the JS heap that the
+ * kopf operator keeps per object once all is handled (see below);
+ * `KOPF_BENCH_COMPARE_LIST_MODE` sets its `settings.watching.listMode`.
  */
 import { parse as parseYaml } from "yaml";
 import type { BenchFigure, BenchSection } from "./types.ts";
@@ -63,6 +77,7 @@ import { OPERATOR_V8_FLAGS, v8FlagsArgument } from "../../src/cli/runtime_flags.
 import { ChildProcess, cpuSeconds, now, rssMb } from "./support/process.ts";
 import { RequestCounter } from "./support/requests.ts";
 import { percentile } from "./support/stats.ts";
+import { statusSubresource } from "./compare/pool.ts";
 
 const KIND = "kopfexamples.kopf.dev";
 const LAST_HANDLED = "kopf.zalando.org/last-handled-configuration";
@@ -79,6 +94,9 @@ const SIZES = envList("KOPF_BENCH_COMPARE_SIZES", "1000,10000").map((s) => {
   return n;
 });
 const V8_FLAGS = Deno.env.get("KOPF_BENCH_COMPARE_V8") === "default" ? [] : OPERATOR_V8_FLAGS;
+const STATUS_SUBRESOURCE = statusSubresource();
+const BASELINE = Deno.env.get("KOPF_BENCH_COMPARE_BASELINE");
+const PACE_MS = Number(Deno.env.get("KOPF_BENCH_COMPARE_PACE") ?? 0);
 /** Whether the objects exist before the controller starts (its initial listing is measured). */
 const EXISTING = Deno.env.get("KOPF_BENCH_COMPARE_EXISTING") === "1";
 /**
@@ -99,6 +117,8 @@ interface Controller {
   label: string;
   /** The child's module, next to this one. */
   module: string;
+  /** The checkout it runs from: this one by default. */
+  root?: URL;
   /** Whether the request log says that every object may be handled (then it is checked). */
   mayBeDone(counter: RequestCounter, count: number): boolean;
   /** When the child started handling the object, if it has handled it. */
@@ -114,30 +134,48 @@ const CONTROLLERS: Controller[] = [
     key: "floor",
     label: "(a) floor: plain fetch",
     module: "compare/floor.ts",
-    mayBeDone: (counter, count) => counter.statusPatched.size >= count,
+    mayBeDone: (counter, count) => statusWritten(counter) >= count,
     started: handledAt,
   },
   {
     key: "client-node",
     label: "(b) @kubernetes/client-node informer",
     module: "compare/client_node.ts",
-    mayBeDone: (counter, count) => counter.statusPatched.size >= count,
+    mayBeDone: (counter, count) => statusWritten(counter) >= count,
     started: handledAt,
   },
-  {
-    key: "kopf",
-    label: "(c) kopf operator",
+  kopfController("kopf", "(c) kopf operator"),
+];
+if (BASELINE !== undefined) {
+  const root = new URL(`${BASELINE.replace(/\/*$/, "/")}`, `file://${Deno.cwd()}/`);
+  CONTROLLERS.splice(2, 0, {
+    ...kopfController("baseline", `(c0) kopf operator of ${BASELINE}`),
+    root,
+  });
+}
+
+/** How many objects have had their status written: to `…/status`, or to the object. */
+function statusWritten(counter: RequestCounter): number {
+  return (STATUS_SUBRESOURCE ? counter.statusPatched : counter.patched).size;
+}
+
+function kopfController(key: string, label: string): Controller {
+  return {
+    key,
+    label,
     module: "compare/kopf.ts",
-    // The result goes to the status, the diff-base annotation to the body: two patches.
+    // The result goes to the status, the diff-base annotation to the body: two patches
+    // with a status subresource, one without.
     mayBeDone: (counter, count) =>
-      counter.statusPatched.size >= count && counter.patched.size >= count,
+      (!STATUS_SUBRESOURCE || counter.statusPatched.size >= count) &&
+      counter.patched.size >= count,
     started: (object) => {
       const result = (object.status as { createFn?: { started?: number } } | undefined)?.createFn;
       const annotated = object.metadata?.annotations?.[LAST_HANDLED] !== undefined;
       return annotated ? result?.started : undefined;
     },
-  },
-];
+  };
+}
 
 const WANTED = envList("KOPF_BENCH_COMPARE_CONTROLLERS", CONTROLLERS.map((c) => c.key).join(","));
 for (const key of WANTED) {
@@ -170,8 +208,13 @@ interface Row {
 
 async function measure(controller: Controller, count: number): Promise<Row> {
   await using cluster = await FakeCluster.start({ historySize: 4 * count + 1_000 });
-  const crd = new URL("../../examples/crd.yaml", import.meta.url);
-  cluster.create(parseYaml(await Deno.readTextFile(crd)) as RawBody);
+  const crd = parseYaml(
+    await Deno.readTextFile(new URL("../../examples/crd.yaml", import.meta.url)),
+  ) as RawBody & { spec: { versions: Array<{ subresources?: Record<string, unknown> }> } };
+  if (!STATUS_SUBRESOURCE) {
+    for (const version of crd.spec.versions) delete version.subresources?.status;
+  }
+  cluster.create(crd);
   const kubeconfig = await cluster.writeKubeconfig();
   // Every request of the controller counts, its start-up's (LIST, WATCH, …) too.
   const counter = new RequestCounter(cluster);
@@ -179,15 +222,19 @@ async function measure(controller: Controller, count: number): Promise<Row> {
   using _drainer = { [Symbol.dispose]: () => clearInterval(drainer) };
 
   const created = new Map<string, number>();
-  /** Create the objects as fast as the cluster takes them; returns when it started. */
+  /** Create the objects (in a burst, or paced); returns when it started. */
   const createAll = async (): Promise<number> => {
     const first = now();
     for (let i = 0; i < count; i++) {
       const name = `bench-${i}`;
       created.set(name, now());
       cluster.create({ apiVersion: "kopf.dev/v1", kind: "KopfExample", metadata: { name } });
-      // Let the server stream the events meanwhile, as a real API server would.
-      if (i % 50 === 49) await new Promise((resolve) => setTimeout(resolve, 0));
+      if (PACE_MS > 0) {
+        await new Promise((resolve) => setTimeout(resolve, PACE_MS));
+      } else if (i % 50 === 49) {
+        // Let the server stream the events meanwhile, as a real API server would.
+        await new Promise((resolve) => setTimeout(resolve, 0));
+      }
     }
     return first;
   };
@@ -198,13 +245,13 @@ async function measure(controller: Controller, count: number): Promise<Row> {
     creation = (now() - began) / 1000;
   }
   const spawned = now();
+  const flags = [...V8_FLAGS, ...(heapToo(controller) ? ["--expose-gc"] : [])];
+  const root = controller.root ?? new URL("../../", import.meta.url);
   await using child = new ChildProcess([
     "--config",
-    new URL("../../deno.json", import.meta.url).pathname,
-    ...(V8_FLAGS.length > 0 || heapToo(controller)
-      ? [v8FlagsArgument([...V8_FLAGS, ...(heapToo(controller) ? ["--expose-gc"] : [])])]
-      : []),
-    new URL(controller.module, import.meta.url).pathname,
+    new URL("deno.json", root).pathname,
+    ...(flags.length > 0 ? [v8FlagsArgument(flags)] : []),
+    new URL(`scripts/bench/${controller.module}`, root).pathname,
     cluster.url,
     kubeconfig,
   ]);
@@ -270,7 +317,7 @@ async function measure(controller: Controller, count: number): Promise<Row> {
   };
 }
 
-/** Whether the kept heap is measured for this controller (only the operator reports it). */
+/** Whether the kept heap is measured for this controller (only this operator reports it). */
 function heapToo(controller: Controller): boolean {
   return HEAP && controller.key === "kopf";
 }
@@ -390,13 +437,17 @@ export const section: BenchSection = {
   footer(): string {
     const cpus = navigator.hardwareConcurrency;
     const v8 = V8_FLAGS.length > 0 ? `V8 flags ${V8_FLAGS.join(" ")}` : "V8's default flags";
+    const pace = PACE_MS > 0 ? `; objects created ${PACE_MS} ms apart` : "";
+    const crd = STATUS_SUBRESOURCE
+      ? "the CRD with its status subresource"
+      : "the CRD without a status subresource";
     const how = EXISTING
       ? "the objects created before the controller starts; wall time from its spawn to the " +
         "last write; CPU = the controller process's user + system time from its spawn; " +
         "latency = spawn → start of handling"
       : "wall time from the first creation to the last write; CPU = the controller " +
         "process's user + system time while handling; latency = creation → start of handling";
-    return `${table(rows, floors)}\n\n(${cpus} cores; ${v8}; each controller in its own ` +
-      `process against a fresh fake cluster; ${how}.)`;
+    return `${table(rows, floors)}\n\n(${cpus} cores; ${v8}; ${crd}${pace}; each controller ` +
+      `in its own process against a fresh fake cluster; ${how}.)`;
   },
 };

@@ -16,6 +16,7 @@ import { followUsageConventions } from "../commands/usage.ts";
 import { permissionsCommand } from "./permissions.ts";
 import { fakeClusterCommand } from "./fake_cluster.ts";
 import { manifestsCommand } from "./manifests.ts";
+import { initCommand } from "./init.ts";
 import { VERSION } from "./version.ts";
 
 /** The `kopf` command line as {@link buildCli} returns it: enough to run it or print its help. */
@@ -45,6 +46,7 @@ export function buildCli(): KopfCommandLine {
   program.addCommand(fakeClusterCommand());
   program.addCommand(typesCommand());
   program.addCommand(manifestsCommand());
+  program.addCommand(initCommand());
   followUsageConventions(program as unknown as Command);
   return program;
 }

@@ -35,6 +35,7 @@ import {
   CommandLineError,
   loadSources,
   parseSeconds,
+  parseShards,
   planRun,
 } from "../commands/run_options.ts";
 import { parseDocuments } from "../commands/types.ts";
@@ -56,6 +57,12 @@ export interface ManifestsFlags {
   readonly allNamespaces?: boolean;
   /** `--peering`: the peering object's name; standalone otherwise. */
   readonly peering?: string;
+  /** `--leader-election`: replicas of which one leads. */
+  readonly leaderElection?: boolean;
+  /** `--shards`: replicas sharing the objects in this many shards. */
+  readonly shards?: number;
+  /** `--replicas`: the Deployment's replicas. */
+  readonly replicas?: number;
   /** `--crd`: files with the CRDs of the resources served (repeatable). */
   readonly crd?: readonly string[];
   /** `--rule`: `RESOURCE:VERBS` for the handlers' own API calls (repeatable). */
@@ -214,6 +221,8 @@ export async function manifestsOf(
     namespace: flags.namespace,
     allNamespaces: flags.allNamespaces,
     peering: flags.peering,
+    leaderElection: flags.leaderElection,
+    shards: flags.shards,
   });
   const settings = new OperatorSettings();
   if (flags.gracePeriod !== undefined) settings.batching.exitTimeout = flags.gracePeriod;
@@ -265,6 +274,15 @@ export async function manifestsOf(
     metricsPort: flags.metrics,
     webhookPort: flags.webhookPort,
     rules: declaredRules(registry, flags.rule ?? [], resources),
+    ...(plan.leadership !== undefined
+      ? {
+        leadership: {
+          leaderElection: plan.leadership.leaderElection,
+          shards: plan.leadership.shards,
+        },
+      }
+      : {}),
+    ...(flags.replicas !== undefined ? { replicas: flags.replicas } : {}),
   };
   return manifestsYaml(buildManifests(input), manifestNotes(input));
 }
@@ -294,6 +312,9 @@ export function manifestsCommand(
     .option("-n, --namespace <pattern>", "a namespace the operator serves (repeatable)", collect)
     .option("-A, --all-namespaces", "the operator serves the whole cluster")
     .option("--peering <name>", "run with this peering object (standalone otherwise)")
+    .option("--leader-election", "run replicas of which one leads (2 replicas by default)")
+    .option("--shards <count>", "run replicas sharing the objects in shards", parseShards)
+    .option("--replicas <count>", "the Deployment's replicas", parseShards)
     .option("--crd <file>", "CRDs of the resources the handlers serve (repeatable)", collect)
     .option(
       "--rule <resource:verbs>",

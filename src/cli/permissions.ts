@@ -36,6 +36,8 @@ export interface EnvironmentRead {
    * of the minimal flags.
    */
   readonly optional?: boolean;
+  /** Granted in a pod even if optional: the generated Deployment sets it there. */
+  readonly inPods?: boolean;
 }
 
 /** What decides whether a variable is read. */
@@ -74,8 +76,9 @@ export const FRAMEWORK_ENVIRONMENT: readonly EnvironmentRead[] = [
   },
   {
     name: "POD_ID",
-    reason: "peering: the pod's name as the operator's identity, if granted and set",
+    reason: "peering, leader election: the pod's name as the operator's identity, if set",
     optional: true,
+    inPods: true,
   },
   {
     name: "USER",
@@ -173,7 +176,7 @@ export async function planPermissions(options: PermissionPlanOptions = {}): Prom
   const kubeconfig = await addKubeconfig(set, options, env);
   const situation = { env, inCluster, kubeconfig: kubeconfig.found, insecure: kubeconfig.insecure };
   for (const read of [...FRAMEWORK_ENVIRONMENT, ...LIBRARY_ENVIRONMENT]) {
-    if (read.optional) continue;
+    if (read.optional && !(read.inPods && inCluster)) continue;
     if (!read.when || read.when(situation)) set.add("env", read.name, read.reason);
   }
   if (!inCluster && !kubeconfig.found) {

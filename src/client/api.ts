@@ -48,6 +48,7 @@ import {
 } from "./tuning.ts";
 import { childController } from "./abort_controllers.ts";
 import { realClock, sleep } from "../structs/clock.ts";
+import { DeadlineQueue } from "../structs/deadline_queues.ts";
 import type { Vault, VaultItem } from "./vault.ts";
 
 /** Options of an {@link ApiClient}. */
@@ -113,10 +114,13 @@ const logger = getLogger(["kopf", "client", "api"]);
 const clientLogger = categoryLogger(["kopf", "client"]);
 
 function withQuery(path: string, query: QueryParams | undefined): string {
-  const params = new URLSearchParams();
-  for (const [key, value] of Object.entries(query ?? {})) {
-    if (value !== undefined) params.set(key, String(value));
+  let params: URLSearchParams | undefined;
+  // Most writes carry only undefined parameters (no dry run, no field manager): no URL work.
+  for (const key in query) {
+    const value = query[key];
+    if (value !== undefined) (params ??= new URLSearchParams()).set(key, String(value));
   }
+  if (params === undefined) return path;
   const qs = params.toString();
   if (!qs) return path;
   return path + (path.includes("?") ? "&" : "?") + qs;
@@ -159,6 +163,8 @@ export class ApiClient {
   /** The failures of each API server in a row, reported once each (not per attempt). */
   readonly #streaks = new Map<string, FailureStreak>();
   readonly #metrics: OperatorMetrics | undefined;
+  /** The requests' timeouts, one queue (and one timer) per length of timeout. */
+  readonly #timeouts = new Map<number, DeadlineQueue>();
   #closed = false;
 
   /** Make a client that draws credentials from the vault. */
@@ -229,7 +235,11 @@ export class ApiClient {
       undefined,
       true,
       async (item, signal) => {
-        const response = await this.#send(item, "GET", fullPath, { signal, connectTimeout });
+        const response = await this.#send(item, "GET", fullPath, {
+          signal,
+          connectTimeout,
+          stream: true,
+        });
         return { response, text: response.ok ? undefined : await response.text() };
       },
     );
@@ -295,6 +305,16 @@ export class ApiClient {
     }, "client");
   }
 
+  /** The timeouts of the given length: a timer per length, not per request. */
+  #deadlines(seconds: number): DeadlineQueue {
+    let queue = this.#timeouts.get(seconds);
+    if (queue === undefined) {
+      queue = new DeadlineQueue(seconds);
+      this.#timeouts.set(seconds, queue);
+    }
+    return queue;
+  }
+
   /** The retry loop around attempts: credentials, 401s, backoffs, typed errors. */
   async #attempts(
     method: string,
@@ -318,9 +338,9 @@ export class ApiClient {
       const item = await this.vault.select(outer);
       // The child follows the caller's signal and also aborts on this attempt's timeout.
       const child = childController(outer);
-      const handle = timeout === undefined
+      const cancelTimeout = timeout === undefined
         ? undefined
-        : setTimeout(() => child.controller.abort(new TimeoutReason()), timeout * 1000);
+        : this.#deadlines(timeout).add(() => child.controller.abort(new TimeoutReason()));
       const signal = child.signal;
       const started = realClock.now();
       let outcome: Retryable;
@@ -370,7 +390,7 @@ export class ApiClient {
         this.#logTraffic(method, path, outcome.error.name, started, item);
         this.#count(method, path, "error", started);
       } finally {
-        clearTimeout(handle);
+        cancelTimeout?.();
       }
       if (!outcome.retry) throw outcome.error;
       const next = backoffs.next();
@@ -480,6 +500,7 @@ export class ApiClient {
       contentType?: string;
       signal: AbortSignal | undefined;
       connectTimeout: number | undefined;
+      stream?: boolean;
     },
   ): Promise<Response> {
     const info = item.info;
@@ -496,7 +517,13 @@ export class ApiClient {
       headers["Content-Type"] = options.contentType ?? "application/json";
     }
     const url = prepared.base + path;
-    return await http.fetch(url, { method, headers, body: options.body, signal: options.signal });
+    return await http.fetch(url, {
+      method,
+      headers,
+      body: options.body,
+      signal: options.signal,
+      stream: options.stream,
+    });
   }
 
   #prepare(info: ConnectionInfo): Prepared {

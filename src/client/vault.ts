@@ -17,6 +17,7 @@ import { getLogger } from "@logtape/logtape";
 import { type Clock, realClock } from "../structs/clock.ts";
 import type { ConnectionInfo } from "../structs/credentials.ts";
 import { LoginError } from "../structs/errors.ts";
+import { onAbort } from "../structs/abort_listeners.ts";
 import { categoryLogger } from "../platform/logging.ts";
 
 /** One set of credentials in the vault, under the id of the login that produced it. */
@@ -107,10 +108,9 @@ function entriesOf(results: LoginResults): [string, ConnectionInfo | null | unde
 function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return promise;
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    if (signal.aborted) return onAbort();
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+    if (signal.aborted) return reject(signal.reason);
+    const unlisten = onAbort(signal, () => reject(signal.reason));
+    promise.then(resolve, reject).finally(unlisten);
   });
 }
 

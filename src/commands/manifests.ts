@@ -87,6 +87,53 @@ export interface ManifestInput {
    * resource's scope.
    */
   readonly rules?: readonly ScopedRule[];
+  /**
+   * How several replicas share the work, if they do: leader election, or a number of
+   * shards (`kopf run --leader-election` / `--shards`). The Lease is named after the
+   * Deployment and lives in its namespace.
+   */
+  readonly leadership?: { readonly leaderElection: boolean; readonly shards: number };
+  /** The Deployment's replicas: 2 with leader election, the shards with sharding, else 1. */
+  readonly replicas?: number;
+}
+
+/** Whether the replicas coordinate through Leases. */
+function coordinated(input: ManifestInput): boolean {
+  return input.leadership !== undefined &&
+    (input.leadership.leaderElection || input.leadership.shards > 1);
+}
+
+/** How many replicas the Deployment runs. */
+export function replicasOf(input: ManifestInput): number {
+  if (input.replicas !== undefined) return input.replicas;
+  if (!coordinated(input)) return 1;
+  return input.leadership!.leaderElection ? 2 : input.leadership!.shards;
+}
+
+/**
+ * The rules of the replicas' Leases, in the Deployment's namespace: a leader's one Lease
+ * by its name; with sharding, the shards' and members' Leases (their names vary, and
+ * members' Leases of pods long gone are deleted).
+ */
+export function leaseRules(input: ManifestInput): RbacRule[] {
+  if (!coordinated(input)) return [];
+  const group = ["coordination.k8s.io"];
+  if (input.leadership!.leaderElection) {
+    return [
+      { apiGroups: group, resources: ["leases"], verbs: ["create"] },
+      {
+        apiGroups: group,
+        resources: ["leases"],
+        verbs: ["get", "update"],
+        resourceNames: [input.name],
+      },
+    ];
+  }
+  return [{
+    apiGroups: group,
+    resources: ["leases"],
+    verbs: ["create", "delete", "get", "list", "update"],
+  }];
 }
 
 /** The port of the liveness and readiness probes in the Deployment. */
@@ -237,8 +284,13 @@ export function runArgs(input: ManifestInput): string[] {
   const args: string[] = [];
   if (input.clusterwide) args.push("--all-namespaces");
   for (const namespace of input.namespaces) args.push("--namespace", namespace);
-  if (input.standalone) args.push("--standalone");
+  if (input.standalone && !coordinated(input)) args.push("--standalone");
   if (input.peeringName !== undefined) args.push("--peering", input.peeringName);
+  if (coordinated(input)) {
+    const { leaderElection, shards } = input.leadership!;
+    args.push(...(leaderElection ? ["--leader-election"] : ["--shards", String(shards)]));
+    args.push("--leader-election-id", input.name);
+  }
   args.push("--liveness", `http://0.0.0.0:${PROBES_PORT}/healthz`);
   if (input.metricsPort !== undefined) args.push("--metrics", `0.0.0.0:${input.metricsPort}`);
   args.push("--grace-period", String(input.settings.batching.exitTimeout));
@@ -303,6 +355,24 @@ export function buildManifests(input: ManifestInput): JsonObject[] {
         subjects: [subject(input)],
       });
     }
+  }
+  const leases = leaseRules(input);
+  if (leases.length > 0) {
+    // Apart from the served namespaces' Role: the Leases are only in the operator's own.
+    const name = `${input.name}-leases`;
+    const namespace = input.namespace;
+    objects.push({
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "Role",
+      metadata: { name, namespace, labels },
+      rules: rulesYaml(leases),
+    }, {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "RoleBinding",
+      metadata: { name, namespace, labels },
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name },
+      subjects: [subject(input)],
+    });
   }
   const webhooks = webhookService(input, labels);
   if (webhooks !== undefined) objects.push(webhooks);
@@ -441,9 +511,13 @@ function deployment(input: ManifestInput, labels: Record<string, string>): JsonO
     kind: "Deployment",
     metadata: { name: input.name, namespace: input.namespace, labels },
     spec: {
-      replicas: 1,
-      // One operator at a time: the old one stops before the new one starts.
-      strategy: { type: "Recreate" },
+      replicas: replicasOf(input),
+      // One operator at a time: the old one stops before the new one starts. Replicas
+      // coordinated by Leases roll instead: a new pod waits on standby, and the old one
+      // hands its Leases over when it stops.
+      strategy: coordinated(input)
+        ? { type: "RollingUpdate", rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } }
+        : { type: "Recreate" },
       selector: { matchLabels: { "app.kubernetes.io/name": input.name } },
       template: {
         metadata: {
@@ -471,6 +545,8 @@ function deployment(input: ManifestInput, labels: Record<string, string>): JsonO
             name: "operator",
             image: input.image,
             args: runArgs(input),
+            // The pod's name is the operator's identity (in peering records and Leases).
+            env: [{ name: "POD_ID", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } }],
             ports,
             // Sized from the benchmarks: about 130 MB at 10,000 objects, little CPU at rest.
             resources: {

@@ -25,6 +25,7 @@ import {
   loadSources,
   parsePriority,
   parseSeconds,
+  parseShards,
   planRun,
   type RunFlags,
   type RunPlan,
@@ -82,6 +83,13 @@ export async function executeRun(plan: RunPlan, context: RunContext = {}): Promi
     settings ??= new OperatorSettings();
     settings.batching.exitTimeout = plan.gracePeriod;
   }
+  if (plan.leadership !== undefined) {
+    settings ??= new OperatorSettings();
+    const { leaderElection, shards, name, namespace } = plan.leadership;
+    Object.assign(settings.leadership, { leaderElection, shards });
+    if (name !== undefined) settings.leadership.name = name;
+    if (namespace !== undefined) settings.leadership.namespace = namespace;
+  }
   // Options left unset are not passed: the settings (and startup handlers) decide them.
   const options: OperatorOptions = {
     registry,
@@ -138,6 +146,23 @@ export function runCommand(context: RunContext = {}): Command {
       "--grace-period <seconds>",
       "how long running handlers may take to finish after SIGTERM (settings.batching.exitTimeout)",
       parseSeconds,
+    )
+    .option(
+      "--leader-election",
+      "run as one of several replicas: one leads and handles the objects, the others stand by",
+    )
+    .option(
+      "--shards <count>",
+      "run as one of several replicas sharing the objects in this many shards",
+      parseShards,
+    )
+    .option(
+      "--leader-election-id <name>",
+      "the Lease of the replicas (with --shards, the prefix of theirs); kopf-operator",
+    )
+    .option(
+      "--leader-election-namespace <namespace>",
+      "where the Leases live (default: the pod's namespace, else default)",
     )
     .option("--kubeconfig <path>", "the kubeconfig file (default: KUBECONFIG or ~/.kube/config)")
     .option("--context <name>", "the kubeconfig context (default: the current one)")

@@ -46,6 +46,14 @@ export interface RunFlags extends Omit<LoggingOptions, "writer"> {
   readonly metrics?: string;
   /** `--grace-period`: seconds for running handlers to finish after SIGTERM. */
   readonly gracePeriod?: number;
+  /** `--leader-election`: one replica of several handles the objects at a time. */
+  readonly leaderElection?: boolean;
+  /** `--shards`: the objects are split among the replicas into this many shards. */
+  readonly shards?: number;
+  /** `--leader-election-id`: the Lease's name (the prefix of the shards' Leases). */
+  readonly leaderElectionId?: string;
+  /** `--leader-election-namespace`: where the Leases live. */
+  readonly leaderElectionNamespace?: string;
   /** `--kubeconfig`: the kubeconfig file instead of `KUBECONFIG` or `~/.kube/config`. */
   readonly kubeconfig?: string;
   /** `--context`: the kubeconfig context instead of the current one. */
@@ -82,6 +90,8 @@ export interface RunPlan {
   readonly metricsEndpoint?: string;
   /** Seconds for running handlers to finish at a stop (`settings.batching.exitTimeout`). */
   readonly gracePeriod?: number;
+  /** How the replicas share the work (`settings.leadership`), when asked for. */
+  readonly leadership?: LeadershipPlan;
   /** The kubeconfig file of the default login, when given. */
   readonly kubeconfig?: string;
   /** The kubeconfig context of the default login, when given. */
@@ -90,6 +100,18 @@ export interface RunPlan {
   readonly logging: LoggingOptions;
   /** A warning to log once logging is configured (e.g. the implied `-A`). */
   readonly warnings: readonly string[];
+}
+
+/** The replicas' coordination of `kopf run`'s flags (see `settings.leadership`). */
+export interface LeadershipPlan {
+  /** One leader at a time (`--leader-election`). */
+  readonly leaderElection: boolean;
+  /** Shards (`--shards`); 1 with leader election. */
+  readonly shards: number;
+  /** The Lease's name, when given. */
+  readonly name?: string;
+  /** The Leases' namespace, when given. */
+  readonly namespace?: string;
 }
 
 /** A wrong command line: printed as one line, exit code 2. */
@@ -105,6 +127,62 @@ export function parseSeconds(value: string): number {
     throw new InvalidArgumentError(`it must be a number of seconds, not ${JSON.stringify(value)}.`);
   }
   return n;
+}
+
+/** Parse `--shards`: an integer of 1 or more. */
+export function parseShards(value: string): number {
+  const n = Number(value);
+  if (value.trim() === "" || !Number.isSafeInteger(n) || n < 1) {
+    throw new InvalidArgumentError(
+      `the number of shards must be an integer of 1 or more, not ${JSON.stringify(value)}.`,
+    );
+  }
+  return n;
+}
+
+/** The coordination the flags ask for; `undefined` for a single replica. */
+function planLeadership(flags: RunFlags): LeadershipPlan | undefined {
+  const shards = flags.shards ?? 1;
+  const named = flags.leaderElectionId !== undefined || flags.leaderElectionNamespace !== undefined;
+  if (flags.leaderElection && shards > 1) {
+    throw new CommandLineError(
+      "Use either --leader-election or --shards, not both (a leader holds the only shard).",
+    );
+  }
+  if (!flags.leaderElection && shards === 1) {
+    if (named) {
+      throw new CommandLineError(
+        "--leader-election-id and --leader-election-namespace need --leader-election or --shards.",
+      );
+    }
+    return undefined;
+  }
+  if (flags.peering !== undefined) {
+    throw new CommandLineError(
+      `Use either --peering or ${flags.leaderElection ? "--leader-election" : "--shards"}, not ` +
+        "both: the replicas would be peers of the same priority and all pause.",
+    );
+  }
+  for (
+    const [flag, value] of [
+      ["--leader-election-id", flags.leaderElectionId],
+      ["--leader-election-namespace", flags.leaderElectionNamespace],
+    ]
+  ) {
+    if (value !== undefined && !/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(value)) {
+      throw new CommandLineError(
+        `${flag} needs a lowercase DNS name like kopf-operator, not ${JSON.stringify(value)}.`,
+      );
+    }
+  }
+  return {
+    leaderElection: Boolean(flags.leaderElection),
+    shards,
+    ...(flags.leaderElectionId !== undefined ? { name: flags.leaderElectionId } : {}),
+    ...(flags.leaderElectionNamespace !== undefined
+      ? { namespace: flags.leaderElectionNamespace }
+      : {}),
+  };
 }
 
 /** Parse `--priority`: an integer. */
@@ -175,6 +253,7 @@ export function planRun(files: readonly string[], flags: RunFlags): RunPlan {
       throw new CommandLineError(`${flag} needs a value.`);
     }
   }
+  const leadership = planLeadership(flags);
   const sources: OperatorSource[] = [
     ...files.map((name) => ({ name, specifier: fileUrlOf(name), file: true })),
     ...(flags.module ?? []).map((name) => ({
@@ -187,12 +266,14 @@ export function planRun(files: readonly string[], flags: RunFlags): RunPlan {
     sources,
     clusterwide: !namespaces.length,
     namespaces: [...namespaces],
-    standalone: Boolean(flags.standalone),
+    // Replicas coordinated by Leases do not peer (they would all pause each other).
+    standalone: Boolean(flags.standalone) || leadership !== undefined,
     priority: flags.priority ?? (flags.dev ? DEV_PRIORITY : undefined),
     peeringName: flags.peering,
     livenessEndpoint: flags.liveness === undefined ? undefined : checkLivenessUrl(flags.liveness),
     metricsEndpoint: flags.metrics === undefined ? undefined : metricsUrl(flags.metrics),
     gracePeriod: flags.gracePeriod,
+    ...(leadership !== undefined ? { leadership } : {}),
     kubeconfig: flags.kubeconfig,
     context: flags.context,
     logging: planLogging(flags),

@@ -103,6 +103,11 @@ export interface SpawnerOptions {
   readonly indices?: Readonly<Record<string, Index>>;
   /** Where the runs of daemons and timers are counted; nowhere by default. */
   readonly metrics?: OperatorMetrics;
+  /**
+   * Whether this replica handles the object now (leader election, sharding): daemons and
+   * timers run only for its objects. All objects are its own when omitted.
+   */
+  readonly owns?: (body: RawBody) => boolean;
 }
 
 /**
@@ -186,6 +191,7 @@ export class Spawner {
   readonly #writes: Semaphore | undefined;
   readonly #indices: Readonly<Record<string, Index>> | undefined;
   readonly #metrics: OperatorMetrics | undefined;
+  readonly #owns: ((body: RawBody) => boolean) | undefined;
 
   /** An engine over the operator's parts; it spawns nothing until told about objects. */
   constructor(options: SpawnerOptions) {
@@ -196,6 +202,7 @@ export class Spawner {
     this.#writes = options.writes;
     this.#indices = options.indices;
     this.#metrics = options.metrics;
+    this.#owns = options.owns;
   }
 
   /** How many daemons and timers run or are stopping, over all objects. */
@@ -250,6 +257,7 @@ export class Spawner {
     }
 
     if (this.#closing.signal.aborted) return NOTHING; // the operator is exiting: all stopped
+    if (this.#owns !== undefined && !this.#owns(body)) return NOTHING; // another replica's
     const handlers = this.#registry.selectSpawningHandlers(resource, {
       body,
       kwargs: () => this.#filterKwargs(resource, body, state),
@@ -298,11 +306,45 @@ export class Spawner {
     for (const record of [...this.#objects.values()]) this.#respawn(record);
   }
 
+  /**
+   * Objects stopped being this replica's (a lease lost or given up): stop their daemons
+   * and timers ("operator-pausing") and resolve once they have exited, or at the deadline
+   * (on the clock's `now()` scale) — those still running then are reported.
+   */
+  async revoke(deadline: number): Promise<void> {
+    const stopping: [ObjectRecord, Spawned][] = [];
+    for (const record of this.#objects.values()) {
+      if (this.#owns?.(record.holder.body) ?? true) continue;
+      for (const spawned of record.running.values()) {
+        this.#stop(record, spawned, "operator-pausing");
+        stopping.push([record, spawned]);
+      }
+    }
+    if (stopping.length > 0) {
+      const left = Math.max(0, deadline - this.#clock.now());
+      const exited = await this.#within(Promise.all(stopping.map(([, s]) => s.exited)), left);
+      if (!exited) {
+        for (const [record, spawned] of stopping) {
+          if (!record.running.has(spawned.handler.id)) continue;
+          record.scope.logger.error(
+            `${title(spawned.handler)} did not exit in time after the object stopped being ` +
+              "this replica's; another replica may start its own meanwhile.",
+          );
+        }
+      }
+    }
+    for (const record of [...this.#objects.values()]) {
+      if (!(this.#owns?.(record.holder.body) ?? true) && record.running.size === 0) {
+        if (this.#objects.get(record.key) === record) this.#objects.delete(record.key);
+      }
+    }
+  }
+
   /** Spawn what applies to the object's latest known state and does not run; see `resume`. */
   #respawn(record: ObjectRecord): void {
     const body = record.holder.body;
     const wanted = !this.#paused && !this.#closing.signal.aborted && !record.gone &&
-      !isDeletionOngoing(body);
+      !isDeletionOngoing(body) && (this.#owns?.(body) ?? true);
     try {
       const handlers = !wanted ? [] : this.#registry.selectSpawningHandlers(record.resource, {
         body,

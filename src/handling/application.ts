@@ -142,14 +142,22 @@ function checkAnnotations(
   patched: Record<string, unknown>,
   where: string,
 ): void {
-  const annotations: Record<string, string> = { ...body.metadata?.annotations };
+  // The estimate, without merging: what stays of the object's, and what the patch sets.
+  const held: Record<string, string> = body.metadata?.annotations ?? {};
+  let estimate = 0;
+  for (const key in held) {
+    if (!Object.hasOwn(patched, key)) estimate += key.length + String(held[key]).length;
+  }
+  for (const key in patched) {
+    const value = patched[key];
+    if (value !== null) estimate += key.length + String(value).length;
+  }
+  if (estimate * 3 <= ANNOTATIONS_LIMIT) return;
+  const annotations: Record<string, string> = { ...held };
   for (const [key, value] of Object.entries(patched)) {
     if (value === null) delete annotations[key];
     else annotations[key] = String(value);
   }
-  let estimate = 0;
-  for (const [key, value] of Object.entries(annotations)) estimate += key.length + value.length;
-  if (estimate * 3 <= ANNOTATIONS_LIMIT) return;
   let total = 0;
   let largest: [string, number] = ["", 0];
   for (const [key, value] of Object.entries(annotations)) {

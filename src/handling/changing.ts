@@ -19,6 +19,7 @@ import type { ObjectReference } from "../structs/object_refs.ts";
 import { Patch } from "../structs/patches.ts";
 import type { Resource } from "../structs/resources.ts";
 import type { OperatorSettings } from "../settings/operator_settings.ts";
+import { storingIsUndoneByPurging } from "../settings/progress_storages.ts";
 import type { ChangingHandler } from "../intents/handlers.ts";
 import { matchesFilters } from "../intents/filters.ts";
 import { buildChangingKwargs, changeFor, type ChangingKwargs } from "../intents/kwargs.ts";
@@ -101,8 +102,8 @@ export interface CycleResult {
   /** Seconds until each unfinished handler is due. */
   readonly delays: readonly number[];
   /**
-   * When the cycle finished handlers: the changes to apply instead of the cause's patch if
-   * the guarded request of a finalizer removal is refused — the progress kept as done
+   * When a deletion's cycle finished handlers: the changes to apply instead of the cause's
+   * patch if the guarded request of a finalizer removal is refused — the progress kept as done
    * rather than purged, so that the handlers do not run again.
    */
   readonly fallback?: Patch;
@@ -319,7 +320,11 @@ export async function runChangingCycle(
   const outcomes = await runDueHandlers(handlers, cause, state, context, [], lifecycle);
   const ran = [...outcomes.keys()];
   state = state.withOutcomes(outcomes);
-  await state.store({ body, patch, storage });
+  // A cycle that finishes its cause purges every record right after (a deletion's keeps
+  // them for its fallback): with the built-in storages, storing them first changes nothing.
+  if (!(state.done && cause.reason !== "delete" && storingIsUndoneByPurging(storage))) {
+    await state.store({ body, patch, storage });
+  }
   deliverResults(outcomes, patch, true);
   if (!state.done) return { done: false, delays: state.delays, ran };
 
@@ -327,7 +332,11 @@ export async function runChangingCycle(
   logger.info(
     `${capitalize(title)} is processed: ${counts.success} succeeded; ${counts.failure} failed.`,
   );
-  const fallback = outcomes.size > 0 ? new Patch(patch.toMergePatch()) : undefined;
+  // Only a deletion removes our finalizer along with its outcome (and may be refused for a
+  // conflict, then stores the outcome alone): no other cycle needs the copy.
+  const fallback = outcomes.size > 0 && cause.reason === "delete"
+    ? new Patch(patch.toMergePatch())
+    : undefined;
   await state.purge({ body, patch, storage, handlers: owned });
   return { done: true, delays: [], fallback, ran };
 }

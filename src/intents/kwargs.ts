@@ -203,32 +203,31 @@ export function buildResourceKwargs<E extends object>(
 ): ResourceKwargs & E {
   const body = init.holder?.body ?? init.body;
   const meta = body.metadata ?? emptyObject();
-  const views = init.holder !== undefined
-    ? {
-      body: liveView(init.holder, [], "body"),
-      spec: liveView(init.holder, ["spec"], "spec"),
-      meta: liveView(init.holder, ["metadata"], "meta"),
-      status: liveView(init.holder, ["status"], "status"),
-      labels: liveView(init.holder, ["metadata", "labels"], "labels"),
-      annotations: liveView(init.holder, ["metadata", "annotations"], "annotations"),
-    }
-    : {
-      body: readOnlyView(body, "body"),
-      spec: readOnlyView(body.spec ?? emptyObject(), "spec"),
-      meta: readOnlyView(meta, "meta"),
-      status: readOnlyView(body.status ?? emptyObject(), "status"),
-      labels: readOnlyView(meta.labels ?? emptyObject(), "labels"),
-      annotations: readOnlyView(meta.annotations ?? emptyObject(), "annotations"),
-    };
+  const holder = init.holder;
   const identity = meta.namespace ? `${meta.namespace}/${meta.name}` : String(meta.name);
   let memo = init.memo;
   const memoOf = init.memoOf;
-  return {
+  // One object, written key by key in the order handlers see them (no intermediate objects
+  // spread into it: this runs for every handler call of every object). The memo is fetched
+  // when read: an object's own copy is made only for the objects whose handlers use it.
+  const kwargs: Record<string, unknown> = {
     resource: init.resource,
-    ...(views as unknown as Pick<
-      ResourceKwargs,
-      "body" | "spec" | "meta" | "status" | "labels" | "annotations"
-    >),
+    body: holder !== undefined ? liveView(holder, [], "body") : readOnlyView(body, "body"),
+    spec: holder !== undefined
+      ? liveView(holder, ["spec"], "spec")
+      : readOnlyView(body.spec ?? emptyObject(), "spec"),
+    meta: holder !== undefined
+      ? liveView(holder, ["metadata"], "meta")
+      : readOnlyView(meta, "meta"),
+    status: holder !== undefined
+      ? liveView(holder, ["status"], "status")
+      : readOnlyView(body.status ?? emptyObject(), "status"),
+    labels: holder !== undefined
+      ? liveView(holder, ["metadata", "labels"], "labels")
+      : readOnlyView(meta.labels ?? emptyObject(), "labels"),
+    annotations: holder !== undefined
+      ? liveView(holder, ["metadata", "annotations"], "annotations")
+      : readOnlyView(meta.annotations ?? emptyObject(), "annotations"),
     uid: meta.uid,
     name: meta.name,
     namespace: meta.namespace,
@@ -241,9 +240,11 @@ export function buildResourceKwargs<E extends object>(
       memo = value;
     },
     param: init.param,
-    ...extra,
-    ...init.indices,
-  } as ResourceKwargs & E;
+  };
+  // As a spread would: the extra keys, then the indices, each winning over what is before.
+  Object.assign(kwargs, extra);
+  if (init.indices !== undefined) Object.assign(kwargs, init.indices);
+  return kwargs as unknown as ResourceKwargs & E;
 }
 
 /** The arguments of a resource-changing handler. */

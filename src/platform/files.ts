@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { readFile, stat } from "node:fs/promises";
+import { mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import process from "node:process";
 import { getEnv } from "./process.ts";
 
 /** The error of a file that does not exist, told apart from other read failures. */
@@ -44,6 +45,46 @@ export async function readTextFileIfExists(path: string): Promise<string | undef
     if (e instanceof FileNotFoundError) return undefined;
     throw e;
   }
+}
+
+/** Write a whole file as UTF-8 text, replacing what it held. */
+export async function writeTextFile(path: string, text: string): Promise<void> {
+  if (typeof Deno !== "undefined") return await Deno.writeTextFile(path, text);
+  await writeFile(path, text, "utf8");
+}
+
+/** Make a directory and any missing parents; an existing directory is fine. */
+export async function makeDirectory(path: string): Promise<void> {
+  if (typeof Deno !== "undefined") return await Deno.mkdir(path, { recursive: true });
+  await mkdir(path, { recursive: true });
+}
+
+/** What is at the path: a `"directory"`, a `"file"` (anything else), or `undefined`. */
+export async function pathKind(path: string): Promise<"directory" | "file" | undefined> {
+  try {
+    if (typeof Deno !== "undefined") {
+      return (await Deno.stat(path)).isDirectory ? "directory" : "file";
+    }
+    return (await stat(path)).isDirectory() ? "directory" : "file";
+  } catch (e) {
+    if (isNotFound(e)) return undefined;
+    throw e;
+  }
+}
+
+/** The names of a directory's entries. */
+export async function directoryEntries(path: string): Promise<string[]> {
+  if (typeof Deno !== "undefined") {
+    const names: string[] = [];
+    for await (const entry of Deno.readDir(path)) names.push(entry.name);
+    return names;
+  }
+  return await readdir(path);
+}
+
+/** The process's current working directory. */
+export function currentDirectory(): string {
+  return typeof Deno !== "undefined" ? Deno.cwd() : process.cwd();
 }
 
 /** Whether a file (or directory) exists at the path. */

@@ -33,10 +33,20 @@ export interface HttpClientOptions {
   connectTimeout?: number;
 }
 
+/** The options of one {@link HttpClient.fetch}: those of the global `fetch`, and more. */
+export interface HttpRequestInit extends RequestInit {
+  /**
+   * The body will be read as a stream for long (a watch): make its reads fail when the
+   * signal aborts, which Deno's own stream stops doing once the request is collected.
+   * Other bodies are returned as they come, to be read at once (`text()`, `json()`).
+   */
+  stream?: boolean;
+}
+
 /** A fetch function bound to TLS settings; close it to release its connections. */
 export interface HttpClient {
   /** Like the global `fetch`, with this client's TLS settings and connect timeout. */
-  fetch(url: string, init?: RequestInit): Promise<Response>;
+  fetch(url: string, init?: HttpRequestInit): Promise<Response>;
   /** Release the pooled connections. */
   close(): Promise<void>;
 }
@@ -99,12 +109,16 @@ function createDenoClient(options: HttpClientOptions): HttpClient {
   return {
     fetch: async (url, init) => {
       let used: AbortSignal | undefined;
+      const { stream, ...plain } = init ?? {};
       const request = (signal: AbortSignal | undefined) => {
         used = signal;
-        return fetch(url, { ...init, signal, ...(client ? { client } : {}) });
+        return fetch(url, { ...plain, signal, ...(client ? { client } : {}) });
       };
       const outer = init?.signal ?? undefined;
-      return guardBody(await withHeadersTimeout(request, outer, options.connectTimeout), used);
+      const response = await withHeadersTimeout(request, outer, options.connectTimeout);
+      // A body read at once ends with the request (and fails with its abort): only a
+      // stream needs the guard, whose wrapping costs a Response and a copy of the headers.
+      return stream ? guardBody(response, used) : response;
     },
     close: () => {
       client?.close();
@@ -137,8 +151,9 @@ async function createUndiciClient(options: HttpClientOptions): Promise<HttpClien
   });
   return {
     fetch: async (url, init) => {
+      const { stream: _stream, ...plain } = init ?? {};
       const response = await undici.fetch(url, {
-        ...(init as Parameters<UndiciModule["fetch"]>[1]),
+        ...(plain as Parameters<UndiciModule["fetch"]>[1]),
         dispatcher: agent,
       });
       return response as unknown as Response;

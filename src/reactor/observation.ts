@@ -313,6 +313,17 @@ export class Observer {
     if (this.#pause.resume()) this.#logger.info("Resuming the watching of objects.");
   }
 
+  /**
+   * List every object again and feed them all, as at the start: e.g. when this replica
+   * becomes the leader, since it only indexed the objects while on standby. Before the
+   * watches have started, there is nothing to do (their first listing feeds everything).
+   */
+  refeed(): void {
+    if (!this.#started) return;
+    for (const watcher of [...this.#watchers.values()]) void this.#stopWatcher(watcher);
+    this.#reconcile();
+  }
+
   /** Observe until the signal aborts; see the class docs. */
   async run(signal: AbortSignal): Promise<void> {
     if (this.#running) throw new Error("This observer is already running.");

@@ -117,6 +117,12 @@ export interface ObjectProcessorOptions {
   readonly metrics?: OperatorMetrics;
   /** Which due handlers run per cycle; the process's default lifecycle if omitted. */
   readonly lifecycle?: LifeCycleFn;
+  /**
+   * Whether this replica handles the object now (leader election, sharding). Objects of
+   * other replicas are only indexed: the indices stay whole, nothing runs and nothing is
+   * written. All objects are this replica's when omitted.
+   */
+  readonly owns?: (body: RawBody) => boolean;
 }
 
 /** How many objects are patched at once by default. */
@@ -169,6 +175,7 @@ export class ObjectProcessor {
   readonly #metrics: OperatorMetrics | undefined;
   readonly #indices: Readonly<Record<string, Index>> | undefined;
   readonly #lifecycle: LifeCycleFn | undefined;
+  readonly #owns: ((body: RawBody) => boolean) | undefined;
 
   /** A processor over the operator's parts. */
   constructor(options: ObjectProcessorOptions) {
@@ -183,6 +190,7 @@ export class ObjectProcessor {
     this.#metrics = options.metrics;
     this.#indices = options.indexers?.indices;
     this.#lifecycle = options.lifecycle;
+    this.#owns = options.owns;
   }
 
   /**
@@ -266,8 +274,17 @@ export class ObjectProcessor {
 
     // An outcome that the API server refused to store goes first: until it is stored,
     // nothing runs for the object, so that handlers that have succeeded do not run again.
+    const owned = this.#owns?.(body) ?? true;
     const unstored = memory.unstored;
-    if (unstored !== undefined) {
+    if (unstored !== undefined && !owned) {
+      // Another replica handles it now: writing an older outcome could undo its work.
+      memory.unstored = undefined;
+      logger.warning(
+        `The outcome of ${unstored.handlers.map((id) => `'${id}'`).join(", ")} was not stored ` +
+          "before the object stopped being this replica's; the replica that handles it now " +
+          "runs them again.",
+      );
+    } else if (unstored !== undefined) {
       if (event.type === "DELETED") {
         memory.unstored = undefined;
       } else {
@@ -304,6 +321,7 @@ export class ObjectProcessor {
         if (indexing.populating !== undefined) return {}; // stopped before the indices filled
       }
     }
+    if (!owned) return indexingDelay === undefined ? {} : { delay: indexingDelay };
     if (this.#registry.handlersFor(resource).event.length > 0) { // no async call for nothing
       await this.#processEvent(resource, event, body, patch, scope, memory);
     }

@@ -34,6 +34,7 @@ import type { Resource } from "../structs/resources.ts";
 import { type Clock, realClock, sleep } from "../structs/clock.ts";
 import { Deadlines, type Scheduled } from "./deadlines.ts";
 import { Semaphore } from "../structs/semaphores.ts";
+import { DeadlineQueue } from "../structs/deadline_queues.ts";
 import { describeError, summarizeError } from "../structs/log_formats.ts";
 import { isAtLeastVersion, objectKey, resourceObjectKey } from "../structs/identities.ts";
 import type { BatchingSettings, PersistenceSettings } from "../settings/operator_settings.ts";
@@ -153,6 +154,10 @@ interface Worker extends Scheduled {
   admitting: boolean;
   /** Whether it is counted in the backlog. */
   queued: boolean;
+  /** The state being processed now, if any. */
+  current: ObjectEvent | undefined;
+  /** Called once the current processing ends (see {@link Multiplexer.drain}). */
+  idle: (() => void)[];
 }
 
 /**
@@ -172,7 +177,8 @@ export class Multiplexer {
   readonly #cancelled = new AbortController();
   readonly #limiter: Semaphore;
   readonly #admission: Semaphore;
-  readonly #admissionHold: number;
+  /** The admission holds: one timer for all (they are all of one length), not one each. */
+  readonly #holds: DeadlineQueue;
   readonly #backlogLimit: number;
   #backlog = 0;
   #busy = 0;
@@ -189,7 +195,7 @@ export class Multiplexer {
     this.#parked = new Deadlines(this.#clock, (worker) => this.#wake(worker));
     this.#limiter = new Semaphore(() => this.#batching.workerLimit);
     this.#admission = new Semaphore(options.admissionLimit ?? DEFAULT_ADMISSION_LIMIT);
-    this.#admissionHold = options.admissionHold ?? ADMISSION_HOLD;
+    this.#holds = new DeadlineQueue(options.admissionHold ?? ADMISSION_HOLD, this.#clock);
     this.#backlogLimit = Math.max(1, options.backlogLimit ?? DEFAULT_BACKLOG_LIMIT);
   }
 
@@ -266,6 +272,8 @@ export class Multiplexer {
         holding: false,
         admitting: false,
         queued: false,
+        current: undefined,
+        idle: [],
         deadline: 0,
         slot: -1,
       };
@@ -278,6 +286,23 @@ export class Multiplexer {
     this.#recount(worker);
     if (!worker.running) this.#start(worker);
     return this.#congestion?.promise;
+  }
+
+  /**
+   * Resolve once the objects that `picks` chooses are not being processed any more: the
+   * processing running now for them ends (states waiting are left to the processor, which
+   * decides what to do with them). E.g. after a lease is lost: nothing may still run for
+   * the objects it covered before another replica takes them.
+   */
+  async drain(picks: (resource: Resource, body: RawBody) => boolean): Promise<void> {
+    const waits: Promise<void>[] = [];
+    for (const worker of this.#workers.values()) {
+      const current = worker.current;
+      if (current !== undefined && picks(worker.resource, current.object)) {
+        waits.push(new Promise((resolve) => worker.idle.push(resolve)));
+      }
+    }
+    await Promise.all(waits);
   }
 
   /** Resolve when no worker is alive (at once if none is). */
@@ -416,7 +441,7 @@ export class Multiplexer {
     try {
       releaseWorker = await this.#limiter.acquire(signal);
       const releaseAdmission = await this.#admission.acquire(signal);
-      const cancelHold = this.#clock.schedule(this.#admissionHold, releaseAdmission);
+      const cancelHold = this.#holds.add(releaseAdmission);
       const held = releaseWorker;
       return () => {
         cancelHold();
@@ -486,6 +511,7 @@ export class Multiplexer {
             release = again;
           }
         };
+        worker.current = event;
         try {
           const result = await this.#processor(event, {
             resource: worker.resource,
@@ -508,6 +534,8 @@ export class Multiplexer {
         } finally {
           release?.();
           this.#busy--;
+          worker.current = undefined;
+          for (const resolve of worker.idle.splice(0)) resolve();
         }
 
         if (failure !== undefined) {

@@ -36,6 +36,7 @@ import type { ConnectionInfo } from "../structs/credentials.ts";
 import { Memo } from "../structs/memos.ts";
 import { summarizeError } from "../structs/log_formats.ts";
 import type { Resource } from "../structs/resources.ts";
+import type { ObjectEvent, RawBody } from "../structs/bodies.ts";
 import { ensureLoggingConfigured } from "../platform/logging.ts";
 import { describePermissionError } from "../platform/permission_flags.ts";
 import { exitProcess } from "../platform/process.ts";
@@ -80,6 +81,7 @@ import {
   type Scope,
 } from "./namespaces.ts";
 import { observationClient, Observer } from "./observation.ts";
+import { type Coordination, createCoordination, until } from "./coordination.ts";
 import { DEFAULT_WRITE_LIMIT, ObjectProcessor } from "./processing.ts";
 import { Multiplexer } from "./queueing.ts";
 
@@ -104,6 +106,17 @@ export interface OperatorOptions {
    * mandatory: the operator pauses until that object exists.
    */
   readonly peeringName?: string;
+  /**
+   * Run as one of several replicas of which one leads and handles the objects, the others
+   * standing by (`settings.leadership.leaderElection`; the Lease is
+   * `settings.leadership.name`). Peering is then off.
+   */
+  readonly leaderElection?: boolean;
+  /**
+   * Run as one of several replicas sharing the objects in this many shards
+   * (`settings.leadership.shards`). Peering is then off.
+   */
+  readonly shards?: number;
   /** Answer liveness probes with the probe handlers' results here, e.g. `http://0.0.0.0:8080/healthz`. */
   readonly livenessEndpoint?: string;
   /**
@@ -190,6 +203,11 @@ function checkOptions(options: OperatorOptions): void {
       fail((error as Error).message);
     }
   }
+  if (
+    options.shards !== undefined && !(Number.isSafeInteger(options.shards) && options.shards >= 1)
+  ) {
+    fail(`The shards must be an integer of 1 or more, not ${JSON.stringify(options.shards)}.`);
+  }
   if (options.clusterwide && (options.namespaces?.length ?? 0) > 0) {
     fail("Either serve the whole cluster (clusterwide) or a list of namespaces, not both.");
   }
@@ -265,9 +283,14 @@ export async function operator(options: OperatorOptions = {}): Promise<void> {
   }
   if (options.priority !== undefined) settings.peering.priority = options.priority;
   if (options.standalone) settings.peering.standalone = true;
+  if (options.leaderElection !== undefined) {
+    settings.leadership.leaderElection = options.leaderElection;
+  }
+  if (options.shards !== undefined) settings.leadership.shards = options.shards;
   try {
     logger.debug("Running the startup handlers.");
     await runActivity("startup", activity);
+    settings.validate(); // as the startup handlers left them
     checkAdmission(registry, settings);
     await using _endpoints = await startOperatorEndpoints(options, activity, status, logger);
     const vault = new Vault({
@@ -354,11 +377,17 @@ interface OperatorStatus {
   paused: boolean;
   /** The operator is stopping. */
   stopping: boolean;
+  /** Another replica handles the objects (leader election), or no shard is held. */
+  standby?: boolean;
+  /** Whether the operator answers admission reviews. */
+  webhooks?: boolean;
 }
 
 function readiness(status: OperatorStatus): string | true {
   if (status.stopping) return "stopping";
   if (status.paused) return "paused by a peer of a higher priority";
+  // A standby's webhook server is down: the Service must send reviews to the leader only.
+  if (status.standby && status.webhooks) return "on standby: another replica leads";
   if (!status.ready) return "starting: the initial listings are not all in";
   return true;
 }
@@ -417,39 +446,110 @@ async function serve(options: ServeOptions): Promise<void> {
   const { registry, settings, api, logger, clock, stop } = options;
   const discovery = new Discovery(api);
   // Peering: joined before the objects are watched, so that a paused operator never starts.
-  const peering = options.standalone || settings.peering.standalone
-    ? undefined
-    : await startPeering({
-      api,
-      resources: await discovery.resources(stop),
-      settings: settings.peering,
-      namespaces: peeringNamespaces(options.scope),
-      logger,
-      clock,
-      signal: stop,
-    });
+  // Replicas coordinated by Leases would be peers of one priority, and all pause: no peering.
+  const coordinated = settings.leadership.enabled;
+  const standalone = options.standalone || settings.peering.standalone;
+  if (coordinated && !standalone && settings.peering.mandatory) {
+    throw new OperatorConfigurationError(
+      `The peering ${JSON.stringify(settings.peering.name)} and ` +
+        `${settings.leadership.leaderElection ? "leader election" : "sharding"} exclude each ` +
+        "other: the replicas would be peers of the same priority and all pause. Drop one.",
+    );
+  }
+  const peering = standalone || coordinated ? undefined : await startPeering({
+    api,
+    resources: await discovery.resources(stop),
+    settings: settings.peering,
+    namespaces: peeringNamespaces(options.scope),
+    logger,
+    clock,
+    signal: stop,
+  });
 
-  // Admission: the webhook server answers while the objects are observed.
   const memories = new ObjectMemories(options.memo);
+  const status = options.status;
+  const metrics = status.metrics;
+  status.webhooks = registry.handlers.some((h) => h.kind === "webhook");
+  // A failure that ends the operator while it runs (e.g. the webhook server's).
+  let failure: { error: unknown } | undefined;
+  const failing = new AbortController();
+  const fail = (error: unknown) => {
+    failure ??= { error };
+    failing.abort();
+  };
+
+  // Admission: the webhook server answers while the objects are observed — with leader
+  // election, only while leading, since the managed webhook configuration and the Service
+  // point at one replica's server.
+  const admissionFollowsLeader = status.webhooks && settings.leadership.leaderElection;
   let admission: RunningAdmission | undefined;
+  let admitting: Promise<void> = Promise.resolve();
+  const startAdmissionEngine = () =>
+    startAdmission({
+      api,
+      registry,
+      settings,
+      resources: () => discovery.resources(stop),
+      memo: options.memo,
+      memoOf: (resource, body) => memories.peek(resource, body)?.memo,
+      indices: options.indexers?.indices,
+      logger,
+      metrics,
+    });
+  const adopt = (running: RunningAdmission) => {
+    admission = running;
+    running.failed.catch(fail);
+  };
   try {
-    admission = registry.handlers.some((h) => h.kind === "webhook")
-      ? await startAdmission({
-        api,
-        registry,
-        settings,
-        resources: () => discovery.resources(stop),
-        memo: options.memo,
-        memoOf: (resource, body) => memories.peek(resource, body)?.memo,
-        indices: options.indexers?.indices,
-        logger,
-        metrics: options.status.metrics,
-      })
-      : undefined;
+    if (status.webhooks && !admissionFollowsLeader) adopt(await startAdmissionEngine());
   } catch (error) {
     await peering?.stop();
     throw error;
   }
+
+  // Leader election or sharding: which objects this replica handles now. The hooks run
+  // only once the coordination runs, after everything below exists.
+  const coordination: Coordination | undefined = await createCoordination({
+    api,
+    settings: settings.leadership,
+    logger,
+    clock,
+    hooks: {
+      gained: () => {
+        setStandby(false);
+        if (admissionFollowsLeader && admission === undefined) {
+          admitting = admitting.then(() => startAdmissionEngine()).then(adopt, fail);
+        }
+        observer.refeed(); // the objects seen on standby were only indexed
+      },
+      revoke: async (deadline) => {
+        setStandby(!(coordination?.active ?? false));
+        if (admissionFollowsLeader) {
+          await admitting;
+          const stopping = admission;
+          admission = undefined;
+          await stopping?.stop();
+        }
+        const lost = (body: RawBody) => !(coordination?.owns(body) ?? true);
+        const finished = Promise.all([
+          multiplexer.drain((_resource, body) => lost(body)),
+          spawner?.revoke(deadline),
+        ]);
+        if (!await until(finished, deadline, clock)) {
+          logger.error(
+            "The handling of objects that stopped being this replica's did not finish in " +
+              "time; another replica may handle them meanwhile.",
+          );
+        }
+      },
+    },
+  });
+  const setStandby = (standby: boolean) => {
+    status.standby = standby;
+    metrics?.leading.set([], standby ? 0 : 1);
+  };
+  if (coordination !== undefined) setStandby(true);
+  const owns = coordination === undefined ? undefined : (body: RawBody) => coordination.owns(body);
 
   // Kopf's instant-exit tuning has nothing to tune here: say so rather than ignore it.
   const background = settings.background;
@@ -475,7 +575,8 @@ async function serve(options: ServeOptions): Promise<void> {
       clock,
       writes,
       indices: options.indexers?.indices,
-      metrics: options.status.metrics,
+      metrics,
+      owns,
     })
     : undefined;
   const processor = new ObjectProcessor({
@@ -487,8 +588,9 @@ async function serve(options: ServeOptions): Promise<void> {
     spawner,
     indexers: options.indexers,
     writes,
-    metrics: options.status.metrics,
+    metrics,
     lifecycle: options.lifecycle ?? getDefaultLifecycle(),
+    owns,
   });
   const multiplexer = new Multiplexer({
     processor: (event, context) =>
@@ -516,14 +618,26 @@ async function serve(options: ServeOptions): Promise<void> {
       registry.hasHandlers(r)
     );
   };
+  // Another replica's objects go no further than here unless there is something to do
+  // with them: indexing them, or an outcome of this replica's to drop (see processing).
+  const skipsOthers = (resource: Resource, event: ObjectEvent) => {
+    if (registry.handlersFor(resource).index.length > 0) return false;
+    const memory = memories.peek(resource, event.object);
+    if (memory?.unstored !== undefined) return false;
+    if (memory !== undefined && event.type === "DELETED") memories.forget(resource, event.object);
+    return true;
+  };
   const observer = new Observer({
     client: observationClient(api, discovery),
     scope: options.scope,
     clock,
     select,
     feed: (resource, event) => {
-      processor.expect(resource, event); // the handling waits for the listed ones' indexing
       metrics?.eventsReceived.inc([resourceLabel(resource), event.type ?? "LISTED"]);
+      if (owns !== undefined && !owns(event.object) && skipsOthers(resource, event)) {
+        return undefined;
+      }
+      processor.expect(resource, event); // the handling waits for the listed ones' indexing
       return multiplexer.push(resource, event);
     },
     // A deletion missed while a watch was down reaches the handlers with the last known
@@ -536,11 +650,9 @@ async function serve(options: ServeOptions): Promise<void> {
     scanning: settings.scanning,
     logger,
   });
-  const metrics = options.status.metrics;
   if (metrics !== undefined) {
     collectOperatorMetrics(metrics, { memories, multiplexer, spawner, indexers: options.indexers });
   }
-  const status = options.status;
   status.paused = peering?.paused ?? false;
   metrics?.peeringPaused.set([], status.paused ? 1 : 0);
   // A paused operator neither watches nor keeps its daemons and timers running.
@@ -557,6 +669,10 @@ async function serve(options: ServeOptions): Promise<void> {
   });
   const observing = new AbortController();
   const running = observer.run(observing.signal);
+  // The leases are held until the very end: the work of a stopping leader is finished
+  // and stored under its lease, then the lease is given back.
+  const leasing = new AbortController();
+  const coordinating = coordination?.run(leasing.signal).catch(fail);
   // Ready once the initial watches have listed: later objects arrive as watch events.
   void observer.listed.then(() => processor.listingsQueued());
   // Ready for the readiness probe once they are also indexed (handling has begun).
@@ -572,17 +688,18 @@ async function serve(options: ServeOptions): Promise<void> {
     options.onReady?.();
   });
   // The observation ends only when told to, or when it cannot start (e.g. no discovery).
-  let failure: { error: unknown } | undefined;
-  const admissionFailed = admission?.failed.catch((error) => void (failure ??= { error }));
-  await Promise.race([running, aborted(stop), ...(admissionFailed ? [admissionFailed] : [])])
-    .catch(() => {});
+  await Promise.race([running, aborted(stop), aborted(failing.signal)]).catch(() => {});
   observing.abort();
   await running.catch((error) => (failure ??= { error }));
   processor.halt(); // nothing waits for the indices any longer
   await spawner?.shutdown();
   await multiplexer.shutdown();
+  await admitting;
   await admission?.stop();
   await peering?.stop();
+  leasing.abort();
+  await coordinating;
+  await coordination?.release();
   if (failure !== undefined && !stop.aborted) throw failure.error;
 }
 

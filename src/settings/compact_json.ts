@@ -9,27 +9,22 @@
  * @module
  */
 
-const SHORT_ESCAPES: Record<string, string> = {
-  '"': '\\"',
-  "\\": "\\\\",
-  "\n": "\\n",
-  "\r": "\\r",
-  "\t": "\\t",
-  "\b": "\\b",
-  "\f": "\\f",
-};
+// What JSON.stringify leaves unescaped that Python escapes: DEL and everything beyond ASCII.
+const BEYOND_ASCII = /[^\x20-\x7e]/;
+const BEYOND_ASCII_ALL = /[^\x20-\x7e]/g;
 
-// Everything outside the printable ASCII range, plus the quote and the backslash.
-const NEEDS_ESCAPE = /["\\]|[^\x20-\x7e]/g;
-
-function escapeChar(ch: string): string {
-  return SHORT_ESCAPES[ch] ?? `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`;
+function escapeCodeUnit(ch: string): string {
+  return `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`;
 }
 
 /** A string as a JSON literal with Python's `ensure_ascii=True` escaping. */
 export function quoteString(text: string): string {
-  // Code units, not code points: astral characters become two surrogate escapes, as in Python.
-  return `"${text.replace(NEEDS_ESCAPE, escapeChar)}"`;
+  // JSON.stringify escapes the quote, the backslash and the control characters as Python
+  // does (short forms where there are, else lowercase \u00XX; lone surrogates as \udXXX);
+  // what it leaves, DEL and beyond ASCII, is escaped here code unit by code unit (astral
+  // characters become two surrogate escapes, as in Python).
+  const quoted = JSON.stringify(text);
+  return BEYOND_ASCII.test(quoted) ? quoted.replace(BEYOND_ASCII_ALL, escapeCodeUnit) : quoted;
 }
 
 /** A number as Python's `json.dumps` would print it: integers in full, floats via `repr`. */
@@ -71,11 +66,17 @@ export function toCompactJson(value: unknown): string {
       return value ? "true" : "false";
     case "object": {
       if (Array.isArray(value)) return `[${value.map(toCompactJson).join(",")}]`;
-      const parts: string[] = [];
-      for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
-        if (item !== undefined) parts.push(`${quoteString(key)}:${toCompactJson(item)}`);
+      // One string grown in place: no entry pairs, no parts array per object.
+      const object = value as Record<string, unknown>;
+      let text = "{";
+      for (const key in object) {
+        if (!Object.hasOwn(object, key)) continue;
+        const item = object[key];
+        if (item === undefined) continue;
+        if (text.length > 1) text += ",";
+        text += `${quoteString(key)}:${toCompactJson(item)}`;
       }
-      return `{${parts.join(",")}}`;
+      return `${text}}`;
     }
     default:
       throw new TypeError(

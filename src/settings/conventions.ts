@@ -192,6 +192,33 @@ export function removeEmptyStanzas(essence: Tree): void {
 }
 
 /**
+ * The essence without empty `metadata.annotations`, `metadata.labels`, `metadata`, `status`
+ * (as {@link removeEmptyStanzas} drops them), leaving the input untouched: the objects that
+ * change are copied, the rest is shared. The input itself when nothing is dropped.
+ */
+export function withoutEmptyStanzas(essence: Tree): Tree {
+  let result = essence;
+  const metadata = essence.metadata;
+  if (isTree(metadata)) {
+    const annotations = "annotations" in metadata && isFalsy(metadata.annotations);
+    const labels = "labels" in metadata && isFalsy(metadata.labels);
+    if (annotations || labels) {
+      const copy = { ...metadata };
+      if (annotations) delete copy.annotations;
+      if (labels) delete copy.labels;
+      result = { ...essence, metadata: copy };
+    }
+  }
+  for (const key of ["metadata", "status"]) {
+    if (key in result && isFalsy(result[key])) {
+      if (result === essence) result = { ...essence };
+      delete result[key];
+    }
+  }
+  return result;
+}
+
+/**
  * The storages of a multi-storage, checked: a non-empty array of instances of `kind`
  * (custom storages subclass it); frozen. `owner` and `what` name them in the errors.
  */

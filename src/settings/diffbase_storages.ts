@@ -30,6 +30,7 @@ import {
   parseStoredObject,
   patchTree,
   remove,
+  reopenDeleted,
   resolve,
   type Tree,
 } from "./field_paths.ts";
@@ -215,7 +216,10 @@ export class StatusDiffBaseStorage extends DiffBaseStorage {
   }
 
   /** Write the compact JSON into the field. */
-  override store({ patch, essence }: DiffBaseStoreArgs): void {
+  override store({ body, patch, essence }: DiffBaseStoreArgs): void {
+    // Purged progress may have deleted a container on the way as a whole (`status.kopf`):
+    // reopened, the write keeps the deletion of what else it held.
+    reopenDeleted(body, patchTree(patch), this.field);
     ensure(patchTree(patch), this.field, toCompactJson(essence));
   }
 }

@@ -53,16 +53,73 @@ export function ensure(root: Tree, path: readonly string[], value: unknown): voi
 
 /** Delete the value at `path` and every parent left empty by it (a no-op when absent). */
 export function remove(root: Tree, path: readonly string[]): void {
-  const [head, ...rest] = path;
-  if (!Object.hasOwn(root, head)) return;
-  if (rest.length === 0) {
-    delete root[head];
+  removeFrom(root, path, 0);
+}
+
+function removeFrom(root: Tree, path: readonly string[], depth: number): void {
+  const key = path[depth];
+  if (!Object.hasOwn(root, key)) return;
+  if (depth === path.length - 1) {
+    delete root[key];
     return;
   }
-  const child = root[head];
+  const child = root[key];
   if (!isTree(child)) return;
-  remove(child, rest);
-  if (Object.keys(child).length === 0) delete root[head];
+  removeFrom(child, path, depth + 1);
+  if (isEmpty(child)) delete root[key];
+}
+
+/** Whether the object has no own enumerable keys (without listing them). */
+function isEmpty(tree: Tree): boolean {
+  for (const key in tree) if (Object.hasOwn(tree, key)) return false;
+  return true;
+}
+
+/**
+ * `root` without the value at `path` and the parents its removal empties (as {@link remove}
+ * does), leaving `root` untouched: only the objects along the path are copied, the rest is
+ * shared with `root`. It is `root` itself when there is nothing at `path`.
+ */
+export function without(root: Tree, path: readonly string[]): Tree {
+  return withoutFrom(root, path, 0);
+}
+
+function withoutFrom(root: Tree, path: readonly string[], depth: number): Tree {
+  const key = path[depth];
+  if (!Object.hasOwn(root, key)) return root;
+  if (depth === path.length - 1) {
+    const copy = { ...root };
+    delete copy[key];
+    return copy;
+  }
+  const child = root[key];
+  if (!isTree(child)) return root;
+  const reduced = withoutFrom(child, path, depth + 1);
+  if (reduced === child) return root;
+  const copy = { ...root };
+  if (isEmpty(reduced)) delete copy[key];
+  else copy[key] = reduced;
+  return copy;
+}
+
+/**
+ * Undo a deletion of a container above `path` (a `null` in the patch, as purging leaves
+ * when it empties one) before writing there: a container deleted as a
+ * whole becomes the deletion of each key the object holds in it, so that the write does
+ * not revive the keys it was meant to delete.
+ */
+export function reopenDeleted(body: RawBody, tree: Tree, path: readonly string[]): void {
+  let held: unknown = body;
+  let current: Tree = tree;
+  for (const key of path.slice(0, -1)) {
+    held = isTree(held) ? held[key] : undefined;
+    if (current[key] === null && isTree(held)) {
+      current[key] = Object.fromEntries(Object.keys(held).map((k) => [k, null]));
+    }
+    const next = current[key];
+    if (!isTree(next)) return;
+    current = next;
+  }
 }
 
 /** A deep copy of a JSON-like value (plain objects and arrays; other values as they are). */

@@ -168,6 +168,36 @@ export class PeeringSettings {
   }
 }
 
+/**
+ * How several replicas of the operator share the work through Leases
+ * (`coordination.k8s.io/v1`), as client-go's leader election does: either one leader
+ * handles everything while the others wait on standby (`leaderElection`), or the objects
+ * are split into `shards`, each handled by the one replica that holds its Lease. The
+ * timings are client-go's: a holder renews every `retryPeriod`, gives up if it could not
+ * renew for `renewDeadline`, and others take over `leaseDuration` after its last renewal.
+ */
+export class LeadershipSettings {
+  /** Elect one leader among the replicas; the others keep their watches warm on standby. */
+  leaderElection = false;
+  /** Split the objects into this many shards by their uid; 1 for no sharding. */
+  shards = 1;
+  /** The Lease's name (with sharding, the prefix of the shards' and members' Leases). */
+  name = "kopf-operator";
+  /** The Leases' namespace; `null`: the credentials' (a pod's own), else `default`. */
+  namespace: string | null = null;
+  /** Seconds a holder may go without renewing before another replica takes over. */
+  leaseDuration = 15;
+  /** Seconds a holder keeps trying to renew before it gives up handling. */
+  renewDeadline = 10;
+  /** Seconds between attempts to acquire or renew. */
+  retryPeriod = 2;
+
+  /** Whether the replicas coordinate through Leases at all. */
+  get enabled(): boolean {
+    return this.leaderElection || this.shards > 1;
+  }
+}
+
 /** A partial copy of each section, for {@link OperatorSettings}'s constructor. */
 export interface OperatorSettingsInit {
   /** Overrides of {@link PostingSettings}. */
@@ -188,6 +218,8 @@ export interface OperatorSettingsInit {
   admission?: Partial<AdmissionSettings>;
   /** Overrides of {@link PeeringSettings}. */
   peering?: Partial<PeeringSettings>;
+  /** Overrides of {@link LeadershipSettings}. */
+  leadership?: Partial<Omit<LeadershipSettings, "enabled">>;
 }
 
 type Check = (path: string, value: unknown) => string | undefined;
@@ -196,6 +228,8 @@ const seconds: Check = (_, v) =>
   typeof v === "number" && Number.isFinite(v) && v >= 0 ? undefined : "a number of seconds ≥ 0";
 const optionalSeconds: Check = (p, v) =>
   v === null ? undefined : seconds(p, v) && "a number of seconds ≥ 0, or null for none";
+const positiveSeconds: Check = (_, v) =>
+  typeof v === "number" && Number.isFinite(v) && v > 0 ? undefined : "a number of seconds > 0";
 const boolean: Check = (_, v) => typeof v === "boolean" ? undefined : "true or false";
 const text: Check = (_, v) => typeof v === "string" && v !== "" ? undefined : "a non-empty string";
 const optionalText: Check = (p, v) => v === null ? undefined : text(p, v) && "a string or null";
@@ -285,6 +319,18 @@ const RULES: Record<keyof OperatorSettingsInit, Record<string, Check>> = {
     clusterwide: boolean,
     namespaced: boolean,
   },
+  leadership: {
+    leaderElection: boolean,
+    shards: (_, v) => Number.isSafeInteger(v) && (v as number) >= 1 ? undefined : "an integer ≥ 1",
+    name: (_, v) =>
+      typeof v === "string" && /^[a-z0-9]([-a-z0-9.]{0,200}[a-z0-9])?$/.test(v)
+        ? undefined
+        : "a Lease name: lowercase letters, digits, '-' and '.'",
+    namespace: optionalText,
+    leaseDuration: positiveSeconds,
+    renewDeadline: positiveSeconds,
+    retryPeriod: positiveSeconds,
+  },
 };
 
 /**
@@ -349,6 +395,8 @@ export class OperatorSettings {
   readonly admission: AdmissionSettings = new AdmissionSettings();
   /** Peering of several operators. */
   readonly peering: PeeringSettings = new PeeringSettings();
+  /** Leader election and sharding across replicas. */
+  readonly leadership: LeadershipSettings = new LeadershipSettings();
 
   /**
    * Kopf's `settings.execution` (a thread pool for synchronous handlers) has no equivalent:
@@ -428,6 +476,27 @@ export class OperatorSettings {
           throw new ConfigurationError(`${path} must be ${expected}; got ${describe(value)}.`);
         }
       }
+    }
+    const leadership = this.leadership;
+    if (leadership.leaderElection && leadership.shards > 1) {
+      throw new ConfigurationError(
+        "settings.leadership: use either leaderElection or shards > 1, not both (one shard " +
+          "is what a leader holds).",
+      );
+    }
+    // As client-go requires: a holder gives up before others may take over, and tries
+    // more than once before it gives up.
+    if (!(leadership.renewDeadline < leadership.leaseDuration)) {
+      throw new ConfigurationError(
+        `settings.leadership.renewDeadline (${leadership.renewDeadline}s) must be shorter than ` +
+          `leaseDuration (${leadership.leaseDuration}s).`,
+      );
+    }
+    if (!(leadership.retryPeriod * 1.2 < leadership.renewDeadline)) {
+      throw new ConfigurationError(
+        `settings.leadership.retryPeriod (${leadership.retryPeriod}s) must be shorter than ` +
+          `renewDeadline / 1.2 (${leadership.renewDeadline}s / 1.2).`,
+      );
     }
   }
 }

@@ -14,8 +14,8 @@ import {
   checkedStorages,
   checkPrefix,
   makeKeys,
-  removeEmptyStanzas,
   storeMarker,
+  withoutEmptyStanzas,
 } from "./conventions.ts";
 import {
   deepCopy,
@@ -26,8 +26,10 @@ import {
   parseStoredObject,
   patchTree,
   remove,
+  reopenDeleted,
   resolve,
   type Tree,
+  without,
 } from "./field_paths.ts";
 
 /** A value, or a promise of it: storages may be synchronous or asynchronous. */
@@ -175,25 +177,6 @@ function deleteEmptied(body: RawBody, tree: Tree, path: readonly string[]): void
   }
 }
 
-/**
- * Undo {@link deleteEmptied} above `path` before writing there: a container deleted as a
- * whole becomes the deletion of each key the object holds in it, so that the write does
- * not revive the keys it was meant to delete.
- */
-function reopenDeleted(body: RawBody, tree: Tree, path: readonly string[]): void {
-  let held: unknown = body;
-  let current: Tree = tree;
-  for (const key of path.slice(0, -1)) {
-    held = isTree(held) ? held[key] : undefined;
-    if (current[key] === null && isTree(held)) {
-      current[key] = Object.fromEntries(Object.keys(held).map((k) => [k, null]));
-    }
-    const next = current[key];
-    if (!isTree(next)) return;
-    current = next;
-  }
-}
-
 /** Set a value via the patch only when the object does not hold it already. */
 function touchPath(
   body: RawBody,
@@ -277,17 +260,23 @@ export class AnnotationsProgressStorage extends ProgressStorage {
     }
   }
 
-  /** The essence without any annotation under this storage's prefix. */
+  /**
+   * The essence without any annotation under this storage's prefix. The input is left
+   * untouched and not copied: the result shares what it does not change with it.
+   */
   override clear(essence: RawBody): RawBody {
-    const copy = super.clear(essence);
-    const annotations = copy.metadata?.annotations;
+    let result = essence;
+    const annotations = essence.metadata?.annotations;
     if (annotations) {
-      for (const key of Object.keys(annotations)) {
-        if (key.startsWith(`${this.prefix}/`)) delete annotations[key];
+      const start = `${this.prefix}/`;
+      const keys = Object.keys(annotations);
+      if (keys.some((key) => key.startsWith(start))) {
+        const kept: Record<string, string> = {};
+        for (const key of keys) if (!key.startsWith(start)) kept[key] = annotations[key];
+        result = { ...essence, metadata: { ...essence.metadata, annotations: kept } };
       }
     }
-    removeEmptyStanzas(copy as Tree);
-    return copy;
+    return withoutEmptyStanzas(result as Tree) as RawBody;
   }
 }
 
@@ -363,12 +352,12 @@ export class StatusProgressStorage extends ProgressStorage {
     if (value === null) deleteEmptied(body, patchTree(patch), this.touchField.slice(0, -1));
   }
 
-  /** The essence without the records' container. */
+  /**
+   * The essence without the records' container. The input is left untouched and not
+   * copied: the result shares what it does not change with it.
+   */
   override clear(essence: RawBody): RawBody {
-    const copy = super.clear(essence) as Tree;
-    remove(copy, this.field);
-    removeEmptyStanzas(copy);
-    return copy as RawBody;
+    return withoutEmptyStanzas(without(essence as Tree, this.field)) as RawBody;
   }
 }
 
@@ -436,4 +425,23 @@ export class SmartProgressStorage extends MultiProgressStorage {
   constructor(options: SmartProgressStorageOptions = {}) {
     super([new AnnotationsProgressStorage(options), new StatusProgressStorage(options)]);
   }
+}
+
+/**
+ * Whether records stored into a patch and purged from it again before it is applied leave
+ * the patch as the purge alone would: so for the built-in storages (exactly those, not
+ * subclasses, which may keep records elsewhere), which write nothing but the records —
+ * except the prefix marker of an annotations prefix outside `kopf.`, hence not those. A
+ * cycle that finishes its cause skips storing what it is about to purge.
+ */
+export function storingIsUndoneByPurging(storage: ProgressStorage): boolean {
+  const kind = storage.constructor;
+  if (kind === StatusProgressStorage) return true;
+  if (kind === AnnotationsProgressStorage) {
+    return (storage as AnnotationsProgressStorage).prefix.startsWith("kopf.");
+  }
+  if (kind === SmartProgressStorage || kind === MultiProgressStorage) {
+    return (storage as MultiProgressStorage).storages.every(storingIsUndoneByPurging);
+  }
+  return false;
 }

@@ -11,6 +11,8 @@
  * @module
  */
 
+import { onAbort } from "./abort_listeners.ts";
+
 /** A source of time with cancellable timers. */
 export interface Clock {
   /** Seconds since an arbitrary origin, for durations and deadlines; never goes backwards. */
@@ -61,14 +63,13 @@ export function sleep(
 ): Promise<boolean> {
   if (signal?.aborted) return Promise.resolve(false);
   return new Promise((resolve) => {
-    const onAbort = () => {
-      cancel();
-      resolve(false);
-    };
     const cancel = clock.schedule(seconds, () => {
-      signal?.removeEventListener("abort", onAbort);
+      unlisten?.();
       resolve(true);
     });
-    signal?.addEventListener("abort", onAbort, { once: true });
+    const unlisten = signal === undefined ? undefined : onAbort(signal, () => {
+      cancel();
+      resolve(false);
+    });
   });
 }

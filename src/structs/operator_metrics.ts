@@ -76,6 +76,8 @@ export class OperatorMetrics {
   readonly admissionDuration: Histogram;
   /** 1 while the operator is paused by a peer of a higher priority, else 0. */
   readonly peeringPaused: Gauge;
+  /** 1 while this replica handles objects under leader election or sharding. */
+  readonly leading: Gauge;
   /** 1 once the operator is ready (initial listings in, indices populated), else 0. */
   readonly ready: Gauge;
   /** The open watches: when each last heard from the server (for `kopf_watch_silence_seconds`). */
@@ -202,6 +204,10 @@ export class OperatorMetrics {
     this.peeringPaused = r.gauge({
       name: "kopf_peering_paused",
       help: "1 while a peer of a higher priority pauses the operator, else 0.",
+    });
+    this.leading = r.gauge({
+      name: "kopf_leading",
+      help: "1 while this replica leads (leader election) or holds a shard (sharding), else 0.",
     });
     this.ready = r.gauge({
       name: "kopf_ready",

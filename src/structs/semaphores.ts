@@ -6,6 +6,8 @@
  * @module
  */
 
+import { onAbort } from "./abort_listeners.ts";
+
 /** A limit: a number of places, or a function returning it (`null` for no limit). */
 export type SemaphoreLimit = number | (() => number | null);
 
@@ -85,20 +87,20 @@ export class Semaphore {
 
   #enqueue(signal: AbortSignal | undefined): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      const onAbort = () => {
-        waiter.gone = true; // skipped when its turn comes
-        this.#waiting--;
-        reject(signal!.reason);
-      };
       const waiter: Waiter = {
         grant: () => {
-          signal?.removeEventListener("abort", onAbort);
+          unlisten?.();
           resolve();
         },
         next: undefined,
         gone: false,
       };
-      signal?.addEventListener("abort", onAbort, { once: true });
+      // One listener per signal: thousands of waiters may wait with the same one.
+      const unlisten = signal === undefined ? undefined : onAbort(signal, () => {
+        waiter.gone = true; // skipped when its turn comes
+        this.#waiting--;
+        reject(signal.reason);
+      });
       if (this.#tail === undefined) this.#head = waiter;
       else this.#tail.next = waiter;
       this.#tail = waiter;

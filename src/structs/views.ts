@@ -123,25 +123,45 @@ function plainCopy(value: unknown, copies: Map<object, unknown>): unknown {
  */
 export function readOnlyView<T>(value: T, what: string = "body"): DeepReadonly<T> {
   if (typeof value !== "object" || value === null) return value as DeepReadonly<T>;
-  // Nested views are made on first access and kept, so that `v.a === v.a`.
-  let nested: Map<PropertyKey, [object, unknown]> | undefined;
-  const proxy = new Proxy(value, {
-    get(target, key, receiver) {
-      const v = Reflect.get(target, key, receiver);
-      if (typeof v !== "object" || v === null) return v;
-      // A frozen object's properties must be returned as they are (a proxy rule);
-      // they cannot be changed anyway.
-      if (Object.isFrozen(target)) return v;
-      const known = nested?.get(key);
-      if (known !== undefined && known[0] === v) return known[1];
-      const view = readOnlyView(v, what);
-      (nested ??= new Map()).set(key, [v, view]);
-      return view;
-    },
-    ...refusingTraps(what),
-  });
+  const proxy = new Proxy(value, readOnlyTraps(what));
   VIEWS.add(proxy);
   return proxy as DeepReadonly<T>;
+}
+
+/**
+ * The traps of read-only views, one set per `what` for all views of it: a view costs its
+ * proxy only (handlers get several per call, for every object).
+ */
+const READ_ONLY_TRAPS = new Map<string, ProxyHandler<object>>();
+const READ_ONLY_TRAPS_LIMIT = 1_000;
+
+function readOnlyTraps(what: string): ProxyHandler<object> {
+  let traps = READ_ONLY_TRAPS.get(what);
+  if (traps === undefined) {
+    // Nested views are made on first access and kept, so that `v.a === v.a`: per viewed
+    // object, which holds them only as long as it lives.
+    const nested = new WeakMap<object, Map<PropertyKey, [object, unknown]>>();
+    traps = {
+      get(target, key, receiver) {
+        const v = Reflect.get(target, key, receiver);
+        if (typeof v !== "object" || v === null) return v;
+        // A frozen object's properties must be returned as they are (a proxy rule);
+        // they cannot be changed anyway.
+        if (Object.isFrozen(target)) return v;
+        let views = nested.get(target);
+        const known = views?.get(key);
+        if (known !== undefined && known[0] === v) return known[1];
+        const view = readOnlyView(v, what);
+        if (views === undefined) nested.set(target, views = new Map());
+        views.set(key, [v, view]);
+        return view;
+      },
+      ...refusingTraps(what),
+    };
+    if (READ_ONLY_TRAPS.size >= READ_ONLY_TRAPS_LIMIT) READ_ONLY_TRAPS.clear();
+    READ_ONLY_TRAPS.set(what, traps);
+  }
+  return traps;
 }
 
 /** Holds the latest known body of an object; live views read through it. */

@@ -129,7 +129,7 @@ Deno.test("in a pod, the service account's files and the API server from the env
   assertEquals(set.flags(), [
     "--allow-net=10.96.0.1:443",
     `--allow-read=${SERVICE_ACCOUNT_DIRECTORY}`,
-    "--allow-env=KUBECONFIG,HOME,USERPROFILE,KUBERNETES_SERVICE_HOST,KUBERNETES_SERVICE_PORT",
+    "--allow-env=KUBECONFIG,HOME,USERPROFILE,KUBERNETES_SERVICE_HOST,KUBERNETES_SERVICE_PORT,POD_ID",
   ]);
   // With a home directory, the kubeconfig login looks for ~/.kube/config there too.
   const withHome = await planPermissions({

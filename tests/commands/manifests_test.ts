@@ -19,6 +19,7 @@ import {
   peeringCrds,
   type RbacRule,
   rbacRules,
+  replicasOf,
   runArgs,
   terminationGracePeriod,
 } from "../../src/commands/manifests.ts";
@@ -266,6 +267,60 @@ Deno.test("the Deployment: non-root, read-only, probes, the grace period, metric
     (container.ports as JsonObject[]).map((p) => p.containerPort),
     [8080, 9090],
   );
+});
+
+const nameOf = (o: JsonObject) => (o.metadata as JsonObject | undefined)?.name;
+
+Deno.test("leader election and sharding: replicas, a rolling update, the Leases' Role, POD_ID", () => {
+  const elected = inputOf(kexRegistry(), { leadership: { leaderElection: true, shards: 1 } });
+  const objects = buildManifests(elected);
+  const deployment = objects.find((o) => o.kind === "Deployment")!;
+  const spec = deployment.spec as JsonObject;
+  assertEquals(spec.replicas, 2);
+  assertEquals((spec.strategy as JsonObject).type, "RollingUpdate");
+  const [container] = ((spec.template as JsonObject).spec as JsonObject).containers as JsonObject[];
+  const args = container.args as string[];
+  assert(!args.includes("--standalone"), "coordinated replicas do not peer anyway");
+  assertEquals(args.slice(2, 5), ["--leader-election", "--leader-election-id", "example"]);
+  assertEquals(container.env, [{
+    name: "POD_ID",
+    valueFrom: { fieldRef: { fieldPath: "metadata.name" } },
+  }]);
+  const role = objects.find((o) => o.kind === "Role" && nameOf(o) === "example-leases")!;
+  assertEquals(
+    (role.metadata as JsonObject).namespace,
+    "operators",
+    "in the operator's own namespace",
+  );
+  assertEquals(role.rules, [
+    { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["create"] },
+    {
+      apiGroups: ["coordination.k8s.io"],
+      resources: ["leases"],
+      resourceNames: ["example"],
+      verbs: ["get", "update"],
+    },
+  ]);
+  assert(objects.some((o) => o.kind === "RoleBinding" && nameOf(o) === "example-leases"));
+
+  const sharded = inputOf(kexRegistry(), { leadership: { leaderElection: false, shards: 3 } });
+  assertEquals(replicasOf(sharded), 3);
+  assertEquals(replicasOf({ ...sharded, replicas: 5 }), 5);
+  assertEquals(runArgs(sharded).slice(2, 6), ["--shards", "3", "--leader-election-id", "example"]);
+  const shardRole = buildManifests(sharded).find((o) => nameOf(o) === "example-leases")!;
+  assertEquals((shardRole.rules as JsonObject[])[0].verbs, [
+    "create",
+    "delete",
+    "get",
+    "list",
+    "update",
+  ]);
+
+  const single = buildManifests(inputOf(kexRegistry()));
+  assertEquals(replicasOf(inputOf(kexRegistry())), 1);
+  assert(!single.some((o) => nameOf(o) === "example-leases"));
+  const recreate = single.find((o) => o.kind === "Deployment")!.spec as JsonObject;
+  assertEquals((recreate.strategy as JsonObject).type, "Recreate");
 });
 
 Deno.test("the output is stable: the same handlers in another order, the same bytes", () => {

@@ -8,6 +8,7 @@ import {
   DEV_PRIORITY,
   loadSources,
   parsePriority,
+  parseShards,
   planRun,
 } from "../../src/commands/run_options.ts";
 import {
@@ -193,4 +194,40 @@ Deno.test("credentials: in a pod, the home kubeconfig is not even looked at", as
   const sources = await findCredentialSources({ env, exists });
   assertEquals(sources.map((s) => [s.where, s.found]), [["in-cluster service account", true]]);
   assertEquals(looked.some((path) => path.includes(".kube")), false);
+});
+
+Deno.test("--leader-election and --shards become settings.leadership; no peering with them", () => {
+  const elected = planRun([], {
+    namespace: ["default"],
+    leaderElection: true,
+    leaderElectionId: "my-op",
+    leaderElectionNamespace: "operators",
+  });
+  assertEquals(elected.leadership, {
+    leaderElection: true,
+    shards: 1,
+    name: "my-op",
+    namespace: "operators",
+  });
+  assert(elected.standalone, "coordinated replicas do not peer");
+  const sharded = planRun([], { namespace: ["default"], shards: 4 });
+  assertEquals(sharded.leadership, { leaderElection: false, shards: 4 });
+  assertEquals(planRun([], { namespace: ["default"] }).leadership, undefined);
+  assertEquals(planRun([], { namespace: ["default"], shards: 1 }).leadership, undefined);
+
+  for (
+    const [flags, text] of [
+      [{ leaderElection: true, shards: 2 }, "either --leader-election or --shards"],
+      [{ leaderElection: true, peering: "p" }, "either --peering or --leader-election"],
+      [{ shards: 3, peering: "p" }, "either --peering or --shards"],
+      [{ leaderElectionId: "x" }, "need --leader-election or --shards"],
+      [{ leaderElection: true, leaderElectionId: "Not_A_Name" }, "lowercase DNS name"],
+    ] as const
+  ) {
+    assertThrows(() => planRun([], { namespace: ["default"], ...flags }), CommandLineError, text);
+  }
+  for (const bad of ["0", "-1", "1.5", "x", ""]) {
+    assertThrows(() => parseShards(bad), Error, "an integer of 1 or more");
+  }
+  assertEquals(parseShards("3"), 3);
 });

@@ -15,6 +15,7 @@ import { assert, assertEquals, assertRejects, assertStringIncludes } from "../as
 import { call } from "../testing/fake_cluster/helpers.ts";
 import {
   clusterRegistry,
+  freePort,
   kex,
   kexCrd,
   startCluster,
@@ -247,4 +248,67 @@ Deno.test("a server that ignores the stop signal does not hold the operator's ex
   const op = await startOperator(registry, { settings });
   await op.stop(); // fails if the operator does not stop in time
   assertEquals(hooksOf(cluster, VALIDATING, "deaf.kopf.dev"), []);
+});
+
+Deno.test("with leader election, only the leader serves admission; the next leader takes it over", async () => {
+  await using cluster = await startCluster();
+  const settings = () =>
+    testSettings({
+      leadership: {
+        leaderElection: true,
+        name: "admission",
+        leaseDuration: 2,
+        renewDeadline: 1.5,
+        retryPeriod: 0.2,
+      },
+    });
+  const ports = [freePort(), freePort()];
+  const endpoint = (i: number) => `http://127.0.0.1:${ports[i]}/metrics`;
+  const probe = async (i: number) => {
+    const ready = await fetch(`http://127.0.0.1:${ports[i]}/readyz`);
+    const metrics = await (await fetch(endpoint(i))).text();
+    const leading = metrics.split("\n").find((line) => line.startsWith("kopf_leading "));
+    return [ready.status, (await ready.text()).trim(), leading];
+  };
+  const one = await startOperator(admissionRegistry(cluster, "auto.kopf.dev"), {
+    settings: settings(),
+    metricsEndpoint: endpoint(0),
+  });
+  let two: Awaited<ReturnType<typeof startOperator>> | undefined;
+  try {
+    const first = await cluster.waitFor(VALIDATING, "auto.kopf.dev", (c) => c !== undefined);
+    const leaderUrl = (first as RawBody & { webhooks: Hook[] }).webhooks[0].clientConfig.url;
+    const leaderHost = new URL(leaderUrl).host;
+    two = await startOperator(admissionRegistry(cluster, "auto.kopf.dev"), {
+      settings: settings(),
+      metricsEndpoint: endpoint(1),
+    });
+    // The standby has not written its own server's address, and is not ready: a Service
+    // sends the reviews to the leader only.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    assertEquals(hooksOf(cluster, VALIDATING, "auto.kopf.dev")[0].clientConfig.url, leaderUrl);
+    assertEquals(await probe(0), [200, "ready", "kopf_leading 1"]);
+    assertEquals(await probe(1), [
+      503,
+      "not ready: on standby: another replica leads",
+      "kopf_leading 0",
+    ]);
+
+    await one.stop();
+    // Both configurations point at the new leader's server (here, unlike behind a
+    // Service, each server has an address of its own).
+    for (const kind of [VALIDATING, MUTATING]) {
+      await cluster.waitFor(kind, "auto.kopf.dev", (c) => {
+        const hooks = (c as RawBody & { webhooks?: Hook[] } | undefined)?.webhooks ?? [];
+        return hooks.length > 0 && new URL(hooks[0].clientConfig.url).host !== leaderHost;
+      }, { timeout: 10 });
+    }
+    const denied = await call(cluster, "POST", KEXES, kex("bad", { numbers: [1000] }));
+    assertEquals(denied.status, 499, JSON.stringify(denied.body));
+    assertEquals(await probe(1), [200, "ready", "kopf_leading 1"]);
+    assertStringIncludes(JSON.stringify(denied.body), "Numbers must be within 0..100.");
+  } finally {
+    await one.stop().catch(() => {});
+    await two?.stop();
+  }
 });

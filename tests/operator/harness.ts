@@ -218,6 +218,14 @@ export async function whileRunning(
   }
 }
 
+/** A TCP port free right now on 127.0.0.1 (for endpoints that need one known beforehand). */
+export function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  return port;
+}
+
 /** Kopf's diff-base annotation. */
 export const DIFFBASE = "kopf.zalando.org/last-handled-configuration";
 

@@ -6,15 +6,16 @@
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { TemporaryError } from "../../src/structs/errors.ts";
 import { on } from "../../src/intents/registration.ts";
-import { Calls, clusterRegistry, handled, kex, startCluster, startOperator } from "./harness.ts";
+import {
+  Calls,
+  clusterRegistry,
+  freePort,
+  handled,
+  kex,
+  startCluster,
+  startOperator,
+} from "./harness.ts";
 import { promtool } from "../promtool.ts";
-
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close();
-  return port;
-}
 
 /** The value of one sample, or undefined when the series does not exist. */
 function sample(text: string, series: string): number | undefined {

@@ -1,5 +1,5 @@
 import { assertEquals, assertThrows } from "../assert.ts";
-import { formatNumber, toCompactJson } from "../../src/settings/compact_json.ts";
+import { formatNumber, quoteString, toCompactJson } from "../../src/settings/compact_json.ts";
 
 // Expected texts from Python: json.dumps(value, separators=(",", ":")).
 Deno.test("compact JSON escapes non-ASCII and control characters exactly as Python does", () => {
@@ -38,4 +38,24 @@ Deno.test("compact JSON keeps key order, skips undefined, refuses what JSON cann
   assertEquals(toCompactJson({ b: 1, a: undefined, c: [null] }), '{"b":1,"c":[null]}');
   assertThrows(() => toCompactJson({ x: NaN }), RangeError, "finite number");
   assertThrows(() => toCompactJson({ x: () => 1 }), TypeError, "Cannot persist a function");
+});
+
+Deno.test("every UTF-16 code unit is escaped as Python's ensure_ascii escapes it", () => {
+  const short: Record<string, string> = {
+    '"': '\\"',
+    "\\": "\\\\",
+    "\n": "\\n",
+    "\r": "\\r",
+    "\t": "\\t",
+    "\b": "\\b",
+    "\f": "\\f",
+  };
+  for (let code = 0; code < 0x10000; code++) {
+    const ch = String.fromCharCode(code);
+    const python = short[ch] ??
+      (code >= 0x20 && code <= 0x7e ? ch : `\\u${code.toString(16).padStart(4, "0")}`);
+    assertEquals(quoteString(`a${ch}b`), `"a${python}b"`, `U+${code.toString(16)}`);
+  }
+  // An astral character: two surrogate escapes.
+  assertEquals(quoteString("😀"), '"\\ud83d\\ude00"');
 });

@@ -4,6 +4,7 @@ import {
   ConfigurationError,
   MultiDiffBaseStorage,
   StatusDiffBaseStorage,
+  StatusProgressStorage,
   StoredStateError,
 } from "../../src/kopf.ts";
 import type { RawBody } from "../../mod.ts";
@@ -145,4 +146,20 @@ Deno.test("a multi diff-base storage writes to all and reads the first that has 
     }),
   );
   assertThrows(() => new MultiDiffBaseStorage([]), ConfigurationError, "non-empty array");
+});
+
+Deno.test("a diff-base stored beside purged status progress keeps the purge", async () => {
+  // The progress was the only thing in status.kopf: purging it deletes status.kopf as a
+  // whole; the diff-base written there afterwards must not bring the records back.
+  const body: RawBody = {
+    spec: { a: 1 },
+    status: { kopf: { progress: { fn: { retries: 1, success: true } } } },
+  };
+  const patch = new Patch();
+  await new StatusProgressStorage().purge({ key: "fn", body, patch });
+  assertEquals(patch.toMergePatch(), { status: { kopf: null } });
+  new StatusDiffBaseStorage().store({ body, patch, essence: { spec: { a: 1 } } as RawBody });
+  assertEquals(patch.toMergePatch(), {
+    status: { kopf: { progress: null, "last-handled-configuration": '{"spec":{"a":1}}' } },
+  });
 });

@@ -10,6 +10,7 @@ import {
 } from "../../src/kopf.ts";
 import type { ProgressFetchArgs, ProgressRecord, RawBody } from "../../mod.ts";
 import { Patch } from "../../src/structs/patches.ts";
+import { storingIsUndoneByPurging } from "../../src/settings/progress_storages.ts";
 
 // The record in Kopf's field order, as the state machine produces it (nulls for unknowns).
 const RECORD: ProgressRecord = {
@@ -216,8 +217,18 @@ Deno.test("clearing an essence removes each storage's own fields", () => {
     metadata: { annotations: { "kopf.zalando.org/fn": "{}" }, labels: { l: "v" } },
     status: { kopf: { progress: { fn: {} } } },
   };
-  assertEquals(storage.clear(essence), { spec: { a: 1 }, metadata: { labels: { l: "v" } } });
-  assertEquals(essence.status, { kopf: { progress: { fn: {} } } }, "the input stays untouched");
+  const before = structuredClone(essence);
+  const cleared = storage.clear(essence);
+  assertEquals(cleared, { spec: { a: 1 }, metadata: { labels: { l: "v" } } });
+  assertEquals(essence, before, "the input stays untouched");
+  // Nothing is copied that needs no change: the spec is the input's own.
+  assertEquals(cleared.spec === essence.spec, true);
+  const plain: RawBody = { spec: { a: 1 }, metadata: { labels: { l: "v" } } };
+  assertEquals(storage.clear(plain) === plain, true, "nothing to clear, nothing copied");
+  // Emptied stanzas go as before: annotations only of ours leave no metadata behind.
+  const ours: RawBody = { spec: {}, metadata: { annotations: { "kopf.zalando.org/fn": "{}" } } };
+  assertEquals(storage.clear(ours), { spec: {} });
+  assertEquals(ours.metadata?.annotations, { "kopf.zalando.org/fn": "{}" });
 });
 
 Deno.test("custom async storages plug into a multi-storage; non-storages are refused", async () => {
@@ -254,5 +265,65 @@ Deno.test("custom async storages plug into a multi-storage; non-storages are ref
     () => new AnnotationsProgressStorage({ prefix: "" }),
     ConfigurationError,
     "non-empty",
+  );
+});
+
+Deno.test("built-in storages: records stored and purged again leave the patch as purging alone", async () => {
+  const record: ProgressRecord = {
+    started: "2024-01-01T00:00:00.000000+00:00",
+    purpose: "create",
+    retries: 1,
+    success: true,
+    failure: false,
+  };
+  const stored = '{"started":"2024-01-01T00:00:00.000000+00:00","retries":0}';
+  const bodies: RawBody[] = [
+    { spec: {} },
+    { metadata: { annotations: { "kopf.zalando.org/a": stored, other: "x" } }, spec: {} },
+    { status: { kopf: { progress: { a: { retries: 0 } } }, phase: "Running" } },
+    { status: { kopf: { progress: { a: { retries: 0 }, z: {} }, dummy: "x" } } },
+    {
+      metadata: { annotations: { "kopf.zalando.org/a": stored, "kopf.zalando.org/b": stored } },
+      status: { kopf: { progress: { a: {}, b: {} } } },
+    },
+  ];
+  const storages: ProgressStorage[] = [
+    new AnnotationsProgressStorage(),
+    new StatusProgressStorage(),
+    new SmartProgressStorage(),
+    new MultiProgressStorage([new StatusProgressStorage(), new AnnotationsProgressStorage()]),
+  ];
+  for (const storage of storages) {
+    assert(storingIsUndoneByPurging(storage), storage.constructor.name);
+    for (const body of bodies) {
+      for (
+        const before of [{}, { status: { a: { result: 1 } }, metadata: { labels: { l: "v" } } }]
+      ) {
+        const both = new Patch(structuredClone(before));
+        const purged = new Patch(structuredClone(before));
+        for (const key of ["a", "b"]) await storage.store({ key, record, body, patch: both });
+        for (const key of ["a", "b"]) await storage.purge({ key, body, patch: both });
+        for (const key of ["a", "b"]) await storage.purge({ key, body, patch: purged });
+        assertEquals(
+          both.toMergePatch(),
+          purged.toMergePatch(),
+          `${storage.constructor.name} on ${JSON.stringify(body)}`,
+        );
+      }
+    }
+  }
+  // Not so where storing writes more than the records: a marker of a foreign prefix, or
+  // whatever a custom storage (a subclass too) does with them.
+  const foreign = new AnnotationsProgressStorage({ prefix: "my-op.example.com" });
+  assertEquals(storingIsUndoneByPurging(foreign), false);
+  const marked = new Patch();
+  await foreign.store({ key: "a", record, body: { spec: {} }, patch: marked });
+  await foreign.purge({ key: "a", body: { spec: {} }, patch: marked });
+  assert(Object.keys(marked.toMergePatch()).length > 0, "the marker stays");
+  class Subclass extends StatusProgressStorage {}
+  assertEquals(storingIsUndoneByPurging(new Subclass()), false);
+  assertEquals(
+    storingIsUndoneByPurging(new SmartProgressStorage({ prefix: "my-op.example.com" })),
+    false,
   );
 });

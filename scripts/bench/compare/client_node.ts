@@ -3,7 +3,8 @@
  * an informer (`makeInformer`, a ListWatch: one LIST, then a WATCH from its
  * resourceVersion, relisting on 410 Gone), and for each object it adds, one merge PATCH of
  * the status (`status.handled`: when it started handling the object, in ms since the epoch)
- * with `CustomObjectsApi.patchNamespacedCustomObjectStatus`, at most
+ * with `CustomObjectsApi.patchNamespacedCustomObjectStatus` (`patchNamespacedCustomObject`
+ * when the bench serves the CRD without its status subresource), at most
  * `KOPF_BENCH_COMPARE_POOL` (16) at a time — as the floor does.
  *
  *     deno run -A scripts/bench/compare/client_node.ts <server-url> <kubeconfig>
@@ -12,7 +13,7 @@
  */
 import * as k8s from "@kubernetes/client-node";
 import { now } from "../support/process.ts";
-import { poolSize, WorkPool } from "./pool.ts";
+import { poolSize, statusSubresource, WorkPool } from "./pool.ts";
 
 interface Example extends k8s.KubernetesObject {
   status?: { handled?: number };
@@ -23,6 +24,7 @@ kubeconfig.loadFromFile(Deno.args[1]);
 const api = kubeconfig.makeApiClient(k8s.CustomObjectsApi);
 const group = "kopf.dev", version = "v1", plural = "kopfexamples";
 // client-node's patches are JSON patches unless the content type is set for the call.
+const subresource = statusSubresource();
 const mergePatch = k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch);
 
 const pool = new WorkPool<Example>(poolSize(), async (object) => {
@@ -30,14 +32,17 @@ const pool = new WorkPool<Example>(poolSize(), async (object) => {
   const { name, namespace } = object.metadata!;
   for (let attempt = 1;; attempt++) {
     try {
-      await api.patchNamespacedCustomObjectStatus({
+      const request = {
         group,
         version,
         plural,
         namespace: namespace!,
         name: name!,
         body: { status: { handled: at } },
-      }, mergePatch);
+      };
+      await (subresource
+        ? api.patchNamespacedCustomObjectStatus(request, mergePatch)
+        : api.patchNamespacedCustomObject(request, mergePatch));
       return;
     } catch (error) {
       if ((error as { code?: number }).code === 404 || attempt === 5) throw error;

@@ -3,7 +3,8 @@
  * and nothing else. One LIST, then one WATCH from the list's resourceVersion, its
  * newline-delimited JSON parsed as it streams; one merge PATCH of the status per newly
  * seen object (`status.handled`: when it started handling the object, in ms since the
- * epoch), at most `KOPF_BENCH_COMPARE_POOL` (16) at a time. A watch that ends resumes from
+ * epoch; to `…/status`, or to the object when the bench serves the CRD without its status
+ * subresource), at most `KOPF_BENCH_COMPARE_POOL` (16) at a time. A watch that ends resumes from
  * the last resourceVersion seen; 410 Gone (as a status or as an ERROR event) relists.
  *
  *     deno run -A scripts/bench/compare/floor.ts <server-url>
@@ -11,7 +12,7 @@
  * Prints READY once its watch is open; runs until killed.
  */
 import { lines, now } from "../support/process.ts";
-import { poolSize, WorkPool } from "./pool.ts";
+import { poolSize, statusSubresource, WorkPool } from "./pool.ts";
 
 interface Meta {
   name: string;
@@ -27,13 +28,14 @@ interface Item {
 const server = Deno.args[0];
 const PATH = "/apis/kopf.dev/v1/kopfexamples";
 const seen = new Set<string>();
+const subresource = statusSubresource();
 let resourceVersion = "";
 let ready = false;
 
 const pool = new WorkPool<Meta>(poolSize(), async (meta) => {
   const at = now();
   const url = `${server}/apis/kopf.dev/v1/namespaces/${meta.namespace}/kopfexamples/${meta.name}` +
-    "/status";
+    (subresource ? "/status" : "");
   for (let attempt = 1;; attempt++) {
     try {
       const response = await fetch(url, {

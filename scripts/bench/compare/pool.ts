@@ -41,3 +41,11 @@ export class WorkPool<T> {
 export function poolSize(): number {
   return Number(Deno.env.get("KOPF_BENCH_COMPARE_POOL") ?? 16);
 }
+
+/**
+ * Whether the bench serves the CRD with its status subresource (`KOPF_BENCH_COMPARE_STATUS`
+ * is not `none`): then the plain controllers patch `…/status`, else the object itself.
+ */
+export function statusSubresource(): boolean {
+  return Deno.env.get("KOPF_BENCH_COMPARE_STATUS") !== "none";
+}

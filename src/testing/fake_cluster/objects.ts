@@ -18,6 +18,7 @@ import {
   typeKey,
 } from "./catalog.ts";
 import { checkWebhookConfiguration } from "./admission.ts";
+import { checkLease } from "./leases.ts";
 import { checkCrd, CRD_CLEANUP_FINALIZER, crdStatus, crdToType } from "./crds.ts";
 import {
   alreadyExists,
@@ -99,6 +100,7 @@ export interface ListResult {
 
 const NAMESPACES = typeKey("", "namespaces");
 const CRDS = typeKey("apiextensions.k8s.io", "customresourcedefinitions");
+const LEASES = typeKey("coordination.k8s.io", "leases");
 /** How many listings' snapshots are kept for their continuations. */
 const KEPT_SNAPSHOTS = 32;
 /** The message of a real API server for a continuation whose snapshot is compacted. */
@@ -718,6 +720,7 @@ export class Objects {
     if (type.group === "admissionregistration.k8s.io") {
       causes.push(...checkWebhookConfiguration(result));
     }
+    if (key === LEASES) causes.push(...checkLease(result));
     if (key === CRDS) {
       causes.push(...checkCrd(result));
       if (!causes.length) {

@@ -1,0 +1,57 @@
+/**
+ * `kopf init [dir]`: the command line of {@link initProject} — a new operator project,
+ * taking the framework from JSR at this package's version, or from a local checkout.
+ *
+ * @module
+ */
+import { Command } from "@commander-js/extra-typings";
+import denoConfig from "../../deno.json" with { type: "json" };
+import { writeStandardOutput } from "../platform/standard_streams.ts";
+import { oneLine } from "../reactor/running.ts";
+import { INIT_DEFAULTS, type InitIo, initProject } from "../commands/init.ts";
+import { CommandLineError } from "../commands/run_options.ts";
+import { v8FlagsArgument } from "./runtime_flags.ts";
+import { VERSION } from "./version.ts";
+
+/** The `kopf init` subcommand. */
+export function initCommand(io: InitIo = {}): Command {
+  const command = new Command("init")
+    .summary("Write a new operator project: handlers, CRD, types, a test and tasks.")
+    .description(
+      "Write a new operator project into DIR (new or empty; the current directory by " +
+        "default): operator.ts with a create/update handler and a timer for a custom " +
+        "resource, its CRD (crd.yaml) and TypeScript types (types.ts), a test on a fake " +
+        "cluster (operator_test.ts), deno.json with the tasks run, test, manifests and " +
+        "types, and a README. The framework comes from JSR unless --local names a checkout.",
+    )
+    .argument("[dir]", "the project's directory", ".")
+    .option("--group <group>", "the custom resource's API group", INIT_DEFAULTS.group)
+    .option("--kind <kind>", "the custom resource's kind", INIT_DEFAULTS.kind)
+    .option("--plural <plural>", "the custom resource's plural (default: from the kind)")
+    .option(
+      "--local <checkout>",
+      "take @kopf/kopf from this checkout's modules instead of JSR (to develop both)",
+    )
+    .action(async (dir, flags, self) => {
+      try {
+        await initProject(dir, {
+          group: flags.group,
+          kind: flags.kind,
+          plural: flags.plural,
+          local: flags.local,
+          kopfVersion: VERSION,
+          yamlSpecifier: denoConfig.imports.yaml,
+          v8Flags: v8FlagsArgument(),
+        }, io);
+        const where = dir === "." ? "" : `cd ${dir} && `;
+        await writeStandardOutput(
+          `Wrote a new operator project into ${dir}. Next: ${where}deno task test\n`,
+        );
+      } catch (error) {
+        self.error(`kopf init: ${oneLine(error)}`, {
+          exitCode: error instanceof CommandLineError ? 2 : 1,
+        });
+      }
+    });
+  return command as unknown as Command;
+}

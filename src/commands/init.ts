@@ -1,0 +1,475 @@
+/**
+ * `kopf init [dir]`: a new operator project that works from its first minute — an
+ * operator serving one custom resource with a create/update handler and a timer, the
+ * resource's CRD, its TypeScript types (made by the generator of `kopf types`), a test
+ * that runs the operator on a fake cluster with `KopfRunner`, a `deno.json` with the
+ * tasks to run, test and deploy it, and a README saying how.
+ *
+ * The framework comes from JSR (`jsr:@kopf/kopf@^VERSION`) unless a local checkout of it
+ * is named, for developing the framework and a project side by side: the project's
+ * import map then points `@kopf/kopf` (and its other entry points) at the checkout's
+ * modules, and carries the checkout's own imports, which those modules need.
+ *
+ * @module
+ */
+import {
+  currentDirectory,
+  directoryEntries,
+  FileNotFoundError,
+  makeDirectory,
+  pathKind,
+  readTextFile,
+  resolvePath,
+  writeTextFile,
+} from "../platform/files.ts";
+import { CommandLineError } from "./run_options.ts";
+import { generateTypesFromYaml, pascal } from "./types.ts";
+
+/** What the new project serves and where it takes the framework from. */
+export interface InitOptions {
+  /** The API group of the custom resource, e.g. `example.com`. */
+  readonly group?: string;
+  /** The kind of the custom resource, e.g. `Widget`. */
+  readonly kind?: string;
+  /** The plural of the custom resource, e.g. `widgets`; made from the kind by default. */
+  readonly plural?: string;
+  /** The framework's version: the JSR specifier is `jsr:@kopf/kopf@^VERSION`. */
+  readonly kopfVersion: string;
+  /** The specifier of the `yaml` package, which the project's test reads the CRD with. */
+  readonly yamlSpecifier: string;
+  /** The V8 flags argument of the tasks that run the operator (`--v8-flags=…`). */
+  readonly v8Flags?: string;
+  /** A checkout of the framework to use instead of JSR: its directory. */
+  readonly local?: string;
+}
+
+/** One file of the new project: its path relative to the project's directory, and text. */
+export interface ProjectFile {
+  /** The path relative to the project's directory, with `/` separators. */
+  readonly path: string;
+  /** The file's content. */
+  readonly text: string;
+}
+
+/** A local checkout of the framework, as the project's import map refers to it. */
+export interface LocalCheckout {
+  /** The checkout's directory as a `file:` URL ending in `/`. */
+  readonly url: string;
+  /** The checkout's `deno.json` `exports`: entry point (`.`, `./testing`, …) → path. */
+  readonly exports: Readonly<Record<string, string>>;
+  /** The checkout's `deno.json` `imports`, which its modules need. */
+  readonly imports: Readonly<Record<string, string>>;
+}
+
+/** The defaults of {@link InitOptions}: the resource every new project starts with. */
+export const INIT_DEFAULTS = { group: "example.com", kind: "Widget", version: "v1" } as const;
+
+/** `Widget` → `widgets`, `Policy` → `policies`, `Box` → `boxes`: English plurals, roughly. */
+export function pluralOf(kind: string): string {
+  const lower = kind.toLowerCase();
+  if (/[^aeiou]y$/.test(lower)) return `${lower.slice(0, -1)}ies`;
+  if (/(s|x|z|ch|sh)$/.test(lower)) return `${lower}es`;
+  return `${lower}s`;
+}
+
+/** The resource of a project, its names checked. */
+interface ResourceNames {
+  readonly group: string;
+  readonly version: string;
+  readonly kind: string;
+  readonly plural: string;
+  readonly singular: string;
+  /** The name of the resource type that `kopf types` makes, e.g. `WidgetV1`. */
+  readonly type: string;
+}
+
+function resourceNames(options: InitOptions): ResourceNames {
+  const group = options.group ?? INIT_DEFAULTS.group;
+  const kind = options.kind ?? INIT_DEFAULTS.kind;
+  const version = INIT_DEFAULTS.version;
+  if (!/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$/.test(group)) {
+    throw new CommandLineError(
+      `--group ${group} is not an API group; give a lowercase DNS name with a dot, e.g. example.com.`,
+    );
+  }
+  if (!/^[A-Z][A-Za-z0-9]*$/.test(kind)) {
+    throw new CommandLineError(
+      `--kind ${kind} is not a kind; give a capitalised word of letters and digits, e.g. Widget.`,
+    );
+  }
+  const plural = options.plural ?? pluralOf(kind);
+  if (!/^[a-z][a-z0-9]*$/.test(plural) || plural === kind.toLowerCase()) {
+    throw new CommandLineError(
+      `--plural ${plural} is not a plural; give lowercase letters and digits other than the ` +
+        `singular, e.g. widgets.`,
+    );
+  }
+  return {
+    group,
+    version,
+    kind,
+    plural,
+    singular: kind.toLowerCase(),
+    type: `${pascal(kind)}${pascal(version)}`,
+  };
+}
+
+/** The CRD of the project's resource: a spec to act on, a status to report in. */
+function crdYaml(r: ResourceNames): string {
+  return `# The custom resource that the operator serves. Apply it once per cluster:
+#   kubectl apply -f crd.yaml
+# After changing the schema, run \`deno task types\` to update types.ts.
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: ${r.plural}.${r.group}
+spec:
+  group: ${r.group}
+  scope: Namespaced
+  names:
+    kind: ${r.kind}
+    plural: ${r.plural}
+    singular: ${r.singular}
+  versions:
+    - name: ${r.version}
+      served: true
+      storage: true
+      subresources:
+        status: {}
+      schema:
+        openAPIV3Schema:
+          type: object
+          properties:
+            spec:
+              type: object
+              required: [name]
+              properties:
+                name:
+                  type: string
+                  description: Whom the operator greets.
+            status:
+              type: object
+              # The operator also keeps its own records here.
+              x-kubernetes-preserve-unknown-fields: true
+              properties:
+                greeting:
+                  type: string
+                  description: The greeting, written by the operator.
+                checkedAt:
+                  type: string
+                  format: date-time
+                  description: When the operator's timer last looked at the object.
+      additionalPrinterColumns:
+        - name: Greeting
+          type: string
+          jsonPath: .status.greeting
+`;
+}
+
+/**
+ * A module specifier in double quotes. The templates' import lines quote their bare
+ * specifiers through this, so that the text of this module holds no import statement of
+ * a package: the npm build reads the bundle's imports from its text, and would take the
+ * templates' `@kopf/kopf` and `yaml` for dependencies of the bundle itself.
+ */
+const quoted = (specifier: string): string => JSON.stringify(specifier);
+
+function operatorTs(r: ResourceNames): string {
+  return `/**
+ * The operator: it serves the ${r.kind} resources of crd.yaml, typed by types.ts.
+ *
+ *     deno task run    # against the cluster of KUBECONFIG or ~/.kube/config
+ *     deno task test   # on a fake cluster: no real one needed
+ *
+ * @module
+ */
+import { kopf } from ${quoted("@kopf/kopf")};
+import type { ${r.type} } from "./types.ts";
+
+/** The resource, typed: a misspelt field of its spec or status does not compile. */
+const ${r.plural} = kopf.resource<${r.type}>(
+  "${r.group}",
+  "${r.version}",
+  "${r.plural}",
+);
+
+/** Greet an object when it is created, and again whenever its spec changes. */
+const greet = kopf.on.create(
+  ${r.plural},
+  function greet({ spec, patch, logger }) {
+    const greeting = \`Hello, \${spec.name}!\`;
+    patch.status.greeting = greeting;
+    logger.info(greeting);
+  },
+);
+kopf.on.update(${r.plural}, greet);
+
+/** Look at every object once a minute, whether it changes or not. */
+kopf.timer(
+  ${r.plural},
+  { interval: 60 },
+  function check({ patch }) {
+    patch.status.checkedAt = new Date().toISOString();
+  },
+);
+`;
+}
+
+function operatorTestTs(r: ResourceNames): string {
+  return `/**
+ * The operator's test: a fake cluster (an in-memory API server) and the operator
+ * running in the background of the test, as \`kopf run\` runs it. No sleeps: the
+ * cluster says when an object has changed.
+ *
+ *     deno task test
+ */
+import { parse } from ${quoted("yaml")};
+import { FakeCluster, KopfRunner } from ${quoted("@kopf/kopf/testing")};
+import type { RawBody } from ${quoted("@kopf/kopf")};
+import type { ${r.type} } from "./types.ts";
+
+const here = (path: string) => new URL(path, import.meta.url);
+const crd = parse(await Deno.readTextFile(here("crd.yaml"))) as RawBody;
+const resource = "${r.plural}.${r.group}";
+
+function status(object: RawBody | undefined) {
+  return (object as ${r.type} | undefined)?.status;
+}
+
+Deno.test("the operator greets, greets again after a change, and checks", async () => {
+  await using cluster = await FakeCluster.start();
+  cluster.create(crd);
+  await using runner = await KopfRunner.start(
+    ["run", "--all-namespaces", "--standalone", here("operator.ts").pathname],
+    { cluster },
+  );
+
+  cluster.create({
+    apiVersion: "${r.group}/${r.version}",
+    kind: "${r.kind}",
+    metadata: { name: "example", namespace: "default" },
+    spec: { name: "world" },
+  });
+  await cluster.waitFor(resource, "example", (o) => {
+    return status(o)?.greeting === "Hello, world!" && !!status(o)?.checkedAt;
+  });
+
+  cluster.patch(resource, "example", { spec: { name: "tests" } });
+  await cluster.waitFor(
+    resource,
+    "example",
+    (o) => status(o)?.greeting === "Hello, tests!",
+  );
+  await runner.waitForOutput("[default/example] Hello, tests!");
+
+  await runner.stop();
+  if (runner.exitCode !== 0) {
+    throw new Error(\`The operator failed: \${runner.error}\\n\${runner.output}\`);
+  }
+});
+`;
+}
+
+/** The specifier of the `kopf` command line that the tasks run. */
+function cliSpecifier(options: InitOptions, local: LocalCheckout | undefined): string {
+  if (local === undefined) return `jsr:@kopf/kopf@^${options.kopfVersion}/cli`;
+  const path = local.exports["./cli"];
+  if (path === undefined) {
+    throw new CommandLineError(`--local: the checkout's deno.json exports no ./cli.`);
+  }
+  return new URL(path, local.url).href;
+}
+
+/** The project's import map: the framework (from JSR or the checkout) and `yaml`. */
+function importMap(
+  options: InitOptions,
+  local: LocalCheckout | undefined,
+): Record<string, string> {
+  if (local === undefined) {
+    return {
+      "@kopf/kopf": `jsr:@kopf/kopf@^${options.kopfVersion}`,
+      yaml: options.yamlSpecifier,
+    };
+  }
+  const imports: Record<string, string> = {};
+  for (const [entry, path] of Object.entries(local.exports)) {
+    imports[`@kopf/kopf${entry.slice(1)}`] = new URL(path, local.url).href;
+  }
+  return { ...imports, yaml: options.yamlSpecifier, ...local.imports };
+}
+
+function denoJson(options: InitOptions, local: LocalCheckout | undefined): string {
+  const cli = cliSpecifier(options, local);
+  const v8 = options.v8Flags === undefined ? "" : ` ${options.v8Flags}`;
+  const kopf = `deno run${v8} --allow-net --allow-env --allow-read --allow-run ` +
+    `--allow-sys=hostname ${cli}`;
+  const config = {
+    tasks: {
+      run: `${kopf} run --all-namespaces --verbose operator.ts`,
+      test: "deno check operator.ts && deno test --allow-all",
+      manifests: `${kopf} manifests --all-namespaces --crd crd.yaml operator.ts`,
+      types: `${kopf} types crd.yaml > types.ts`,
+    },
+    imports: importMap(options, local),
+    // The README's lines stay as they are written, whatever the names in them.
+    fmt: { proseWrap: "preserve" },
+  };
+  return `${JSON.stringify(config, null, 2)}\n`;
+}
+
+/** A markdown table as \`deno fmt\` lays it out: the first row is the header. */
+function table(rows: readonly (readonly string[])[]): string {
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => row[i].length)));
+  const line = (cells: readonly string[]) =>
+    `| ${cells.map((cell, i) => cell.padEnd(widths[i])).join(" | ")} |\n`;
+  return line(rows[0]) + line(widths.map((w) => "-".repeat(w))) +
+    rows.slice(1).map(line).join("");
+}
+
+function readme(r: ResourceNames, local: LocalCheckout | undefined): string {
+  const source = local === undefined
+    ? "The framework, `@kopf/kopf`, comes from JSR (see `imports` in `deno.json`)."
+    : "The framework, `@kopf/kopf`, comes from a local checkout (see `imports` in " +
+      "`deno.json`); point it at `jsr:@kopf/kopf` to use the published package.";
+  return `# An operator for ${r.kind} resources
+
+A Kubernetes operator made with \`kopf init\`. It serves the \`${r.kind}\` resources
+(\`${r.plural}.${r.group}\`) of \`crd.yaml\`: when one is created, or its spec changes,
+it writes a greeting into its status, and once a minute its timer notes the time.
+${source}
+
+${
+    table([
+      ["file", "what it is"],
+      ["`operator.ts`", "the handlers"],
+      ["`operator_test.ts`", "the operator on a fake cluster, with `KopfRunner`"],
+      ["`crd.yaml`", "the CustomResourceDefinition"],
+      ["`types.ts`", "the resource's types, made from the CRD: `deno task types`"],
+    ])
+  }
+## Test
+
+\`\`\`sh
+deno task test
+\`\`\`
+
+## Run
+
+Against the cluster that \`KUBECONFIG\` (or \`~/.kube/config\`) points to:
+
+\`\`\`sh
+kubectl apply -f crd.yaml
+deno task run
+\`\`\`
+
+Then, in another terminal:
+
+\`\`\`sh
+kubectl apply -f - <<EOF
+apiVersion: ${r.group}/${r.version}
+kind: ${r.kind}
+metadata:
+  name: example
+spec:
+  name: world
+EOF
+kubectl get ${r.plural}
+\`\`\`
+
+## Deploy
+
+\`deno task manifests\` prints a ServiceAccount, the RBAC that the handlers need and
+a Deployment; with \`--dockerfile\`, the recipe of the operator's image.
+
+\`\`\`sh
+deno task manifests --dockerfile > Dockerfile
+docker build -t my-operator:1 .
+deno task manifests --image my-operator:1 > deploy.yaml
+kubectl apply -f crd.yaml -f deploy.yaml
+\`\`\`
+`;
+}
+
+/**
+ * The files of a new project, in the order they are written. `local` is the checkout to
+ * use instead of JSR, already read (see {@link readLocalCheckout}).
+ */
+export function projectFiles(options: InitOptions, local?: LocalCheckout): ProjectFile[] {
+  const names = resourceNames(options);
+  const crd = crdYaml(names);
+  return [
+    { path: "deno.json", text: denoJson(options, local) },
+    { path: "crd.yaml", text: crd },
+    { path: "types.ts", text: generateTypesFromYaml(crd, "crd.yaml") },
+    { path: "operator.ts", text: operatorTs(names) },
+    { path: "operator_test.ts", text: operatorTestTs(names) },
+    { path: "README.md", text: readme(names, local) },
+  ];
+}
+
+/** A path as a `file:` URL of a directory (ending in `/`). */
+function directoryUrl(path: string): string {
+  const absolute = resolvePath(currentDirectory(), path).replace(/\\/g, "/");
+  const url = new URL(absolute.startsWith("/") ? absolute : `/${absolute}`, "file:///").href;
+  return url.endsWith("/") ? url : `${url}/`;
+}
+
+/** Read a checkout of the framework: its `deno.json` must be `@kopf/kopf`'s. */
+export async function readLocalCheckout(path: string): Promise<LocalCheckout> {
+  const url = directoryUrl(path);
+  let config: { name?: unknown; exports?: unknown; imports?: unknown };
+  try {
+    config = JSON.parse(await readTextFile(resolvePath(currentDirectory(), `${path}/deno.json`)));
+  } catch (error) {
+    const why = error instanceof FileNotFoundError ? "has no deno.json" : "has a broken deno.json";
+    throw new CommandLineError(
+      `--local ${path} ${why}; give the directory of a checkout of @kopf/kopf.`,
+    );
+  }
+  const exports = config.exports;
+  if (config.name !== "@kopf/kopf" || typeof exports !== "object" || exports === null) {
+    throw new CommandLineError(
+      `--local ${path} is not a checkout of @kopf/kopf (its deno.json names another ` +
+        `package or exports nothing); give the directory of one.`,
+    );
+  }
+  const imports = typeof config.imports === "object" && config.imports !== null
+    ? config.imports as Record<string, string>
+    : {};
+  return { url, exports: exports as Record<string, string>, imports };
+}
+
+/** Where {@link initProject} writes (the file system by default; tests may record). */
+export interface InitIo {
+  /** Write a file, its directory existing. */
+  readonly writeFile?: (path: string, text: string) => Promise<void>;
+}
+
+/**
+ * Write a new project into `dir`, which must not exist or be empty. Returns the files
+ * written, relative to `dir`. Usage errors (a non-empty directory, bad names, a local
+ * path that is no checkout) are a `CommandLineError`.
+ */
+export async function initProject(
+  dir: string,
+  options: InitOptions,
+  io: InitIo = {},
+): Promise<ProjectFile[]> {
+  const kind = await pathKind(dir);
+  if (kind === "file") {
+    throw new CommandLineError(`${dir} is a file; give a new or empty directory.`);
+  }
+  if (kind === "directory" && (await directoryEntries(dir)).length > 0) {
+    throw new CommandLineError(
+      `${dir} is not empty; give a new or empty directory, so that nothing is overwritten.`,
+    );
+  }
+  const local = options.local === undefined ? undefined : await readLocalCheckout(options.local);
+  const files = projectFiles(options, local);
+  await makeDirectory(dir);
+  const write = io.writeFile ?? writeTextFile;
+  for (const file of files) {
+    await write(`${dir.replace(/[\\/]+$/, "") || "/"}/${file.path}`, file.text);
+  }
+  return files;
+}

@@ -1,0 +1,133 @@
+/**
+ * `kopf init`: the files of a new project, the framework from JSR by default or from a
+ * local checkout, names checked, and nothing ever overwritten.
+ */
+import {
+  initProject,
+  pluralOf,
+  type ProjectFile,
+  projectFiles,
+  readLocalCheckout,
+} from "../../src/commands/init.ts";
+import { CommandLineError } from "../../src/commands/run_options.ts";
+import { generateTypesFromYaml } from "../../src/commands/types.ts";
+import {
+  assert,
+  assertEquals,
+  assertRejects,
+  assertStringIncludes,
+  assertThrows,
+} from "../assert.ts";
+
+const ROOT = new URL("../../", import.meta.url);
+const BASE = { kopfVersion: "1.2.3", yamlSpecifier: "npm:yaml@^2.8.1" };
+
+function file(files: readonly ProjectFile[], path: string): string {
+  const found = files.find((f) => f.path === path);
+  assert(found !== undefined, `${path} is not among the files`);
+  return found.text;
+}
+
+Deno.test("a project has its operator, test, CRD, types, tasks and README", () => {
+  const files = projectFiles(BASE);
+  assertEquals(files.map((f) => f.path).sort(), [
+    "README.md",
+    "crd.yaml",
+    "deno.json",
+    "operator.ts",
+    "operator_test.ts",
+    "types.ts",
+  ]);
+  const operator = file(files, "operator.ts");
+  assertStringIncludes(operator, 'import { kopf } from "@kopf/kopf";');
+  assertStringIncludes(operator, "kopf.resource<WidgetV1>(");
+  assertStringIncludes(operator, "kopf.on.create(");
+  assertStringIncludes(operator, "kopf.on.update(widgets, greet);");
+  assertStringIncludes(operator, "kopf.timer(");
+  assertStringIncludes(file(files, "operator_test.ts"), "KopfRunner.start(");
+  // The types are what `kopf types` makes of the CRD, byte for byte.
+  assertEquals(file(files, "types.ts"), generateTypesFromYaml(file(files, "crd.yaml"), "crd.yaml"));
+  const tasks = JSON.parse(file(files, "deno.json")).tasks;
+  assertEquals(Object.keys(tasks).sort(), ["manifests", "run", "test", "types"]);
+  assertStringIncludes(tasks.manifests, " manifests ");
+  assertStringIncludes(tasks.manifests, "--crd crd.yaml operator.ts");
+  assertStringIncludes(file(files, "README.md"), "deno task test");
+});
+
+Deno.test("by default the framework comes from JSR, at this version", () => {
+  const config = JSON.parse(file(projectFiles(BASE), "deno.json"));
+  assertEquals(config.imports, { "@kopf/kopf": "jsr:@kopf/kopf@^1.2.3", yaml: "npm:yaml@^2.8.1" });
+  for (const task of ["run", "manifests", "types"]) {
+    assertStringIncludes(config.tasks[task], " jsr:@kopf/kopf@^1.2.3/cli ");
+  }
+});
+
+Deno.test("a local checkout maps every entry point and brings its own imports", async () => {
+  const local = await readLocalCheckout(ROOT.pathname);
+  const config = JSON.parse(file(projectFiles(BASE, local), "deno.json"));
+  assertEquals(config.imports["@kopf/kopf"], new URL("mod.ts", ROOT).href);
+  assertEquals(config.imports["@kopf/kopf/testing"], new URL("src/testing/mod.ts", ROOT).href);
+  assertEquals(config.imports["@kopf/kopf/cli"], new URL("src/cli/main.ts", ROOT).href);
+  assertEquals(config.imports.commander, local.imports.commander);
+  assert(!JSON.stringify(config).includes("jsr:"), "nothing may come from JSR");
+  assertStringIncludes(config.tasks.run, ` ${new URL("src/cli/main.ts", ROOT).href} run `);
+});
+
+Deno.test("group, kind and plural name the resource; the plural follows the kind", () => {
+  const files = projectFiles({ ...BASE, group: "acme.io", kind: "Policy" });
+  const crd = file(files, "crd.yaml");
+  assertStringIncludes(crd, "name: policies.acme.io");
+  assertStringIncludes(crd, "kind: Policy");
+  assertStringIncludes(file(files, "operator.ts"), 'kopf.resource<PolicyV1>(\n  "acme.io",');
+  const plural = projectFiles({ ...BASE, kind: "Box", plural: "boxen" });
+  assertStringIncludes(file(plural, "crd.yaml"), "plural: boxen");
+  assertEquals(["Widget", "Policy", "Box", "Day", "Match"].map(pluralOf), [
+    "widgets",
+    "policies",
+    "boxes",
+    "days",
+    "matches",
+  ]);
+});
+
+Deno.test("bad names are usage errors naming the option", () => {
+  assertThrows(() => projectFiles({ ...BASE, kind: "widget" }), CommandLineError, "--kind widget");
+  assertThrows(() => projectFiles({ ...BASE, group: "example" }), CommandLineError, "--group");
+  assertThrows(() => projectFiles({ ...BASE, plural: "Widgets" }), CommandLineError, "--plural");
+});
+
+Deno.test("a directory that is not empty, or a file, is never written to", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(`${dir}/keep.txt`, "mine");
+    const written: string[] = [];
+    const io = { writeFile: (path: string) => Promise.resolve(void written.push(path)) };
+    await assertRejects(() => initProject(dir, BASE, io), CommandLineError, "is not empty");
+    await assertRejects(
+      () => initProject(`${dir}/keep.txt`, BASE, io),
+      CommandLineError,
+      "is a file",
+    );
+    assertEquals(written, []);
+    assertEquals(await Deno.readTextFile(`${dir}/keep.txt`), "mine");
+    // A new directory, and an empty one, are fine.
+    await initProject(`${dir}/new/op`, BASE);
+    assertEquals((await Deno.readTextFile(`${dir}/new/op/operator.ts`)).length > 0, true);
+    await Deno.mkdir(`${dir}/empty`);
+    await initProject(`${dir}/empty`, BASE, io);
+    assertEquals(written.length, 6);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a local path that is not a checkout of the framework is a usage error", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await assertRejects(() => readLocalCheckout(dir), CommandLineError, "has no deno.json");
+    await Deno.writeTextFile(`${dir}/deno.json`, '{"name": "@other/pkg", "exports": "./mod.ts"}');
+    await assertRejects(() => readLocalCheckout(dir), CommandLineError, "not a checkout");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -1,0 +1,261 @@
+/**
+ * The TypeScript in the documentation compiles: every ```ts (or ```typescript) block of
+ * README.md and docs/*.md is type-checked with `deno check`, and a failure names the
+ * markdown file and line of the failing code.
+ *
+ * The convention for the blocks:
+ *
+ * - A block is a complete module, checked on its own: it imports what it uses.
+ * - `@kopf/kopf` and its entry points (`@kopf/kopf/testing`, `/client`, `/cli`) are this
+ *   checkout's modules; the packages of deno.json's `imports` (`yaml`, …) are there too.
+ * - `./types.ts` is what `kopf types examples/crd.yaml` prints (`KopfExampleV1`, …), and
+ *   `./crd.yaml` and `./operator.ts` exist beside the block (for tests reading them).
+ * - A block that is only a fragment says so in its info string, ```ts ignore, and is not
+ *   checked; there may be at most {@link MAX_IGNORED} of them in all, so they stay rare.
+ */
+import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
+import { generateTypesFromYaml } from "../src/commands/types.ts";
+
+const ROOT = new URL("../", import.meta.url);
+
+/** How many blocks may be marked `ts ignore` across all the documentation. */
+const MAX_IGNORED = 3;
+
+/** A TypeScript block of a markdown file. */
+interface Block {
+  /** The markdown file, relative to the repository, e.g. `docs/testing.md`. */
+  readonly file: string;
+  /** The line of the opening fence (1-based). */
+  readonly line: number;
+  /** The code. */
+  readonly code: string;
+  /** Whether it is marked as a fragment (`ts ignore`). */
+  readonly ignored: boolean;
+}
+
+/** The TypeScript blocks of a markdown text, in order. */
+function blocksOf(file: string, markdown: string): Block[] {
+  const blocks: Block[] = [];
+  const lines = markdown.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const open = /^(\s*)(`{3,}|~{3,})\s*([^`\s]*)\s*(.*)$/.exec(lines[i]);
+    if (!open) continue;
+    const [, indent, fence, language, rest] = open;
+    const body: string[] = [];
+    let j = i + 1;
+    while (j < lines.length && !lines[j].trimStart().startsWith(fence)) {
+      body.push(lines[j].startsWith(indent) ? lines[j].slice(indent.length) : lines[j]);
+      j++;
+    }
+    if (language === "ts" || language === "typescript") {
+      const ignored = rest.split(/\s+/).includes("ignore");
+      blocks.push({ file, line: i + 1, code: body.join("\n") + "\n", ignored });
+    }
+    i = j;
+  }
+  return blocks;
+}
+
+/** The markdown files of the documentation, relative to the repository. */
+async function markdownFiles(): Promise<string[]> {
+  const files = ["README.md"];
+  for await (const entry of Deno.readDir(new URL("docs/", ROOT))) {
+    if (entry.isFile && entry.name.endsWith(".md")) files.push(`docs/${entry.name}`);
+  }
+  return files.sort();
+}
+
+/** A failure of `deno check`, mapped back to the markdown. */
+interface Failure {
+  /** `file:line` of the failing code in the markdown. */
+  readonly where: string;
+  /** The compiler's message. */
+  readonly message: string;
+}
+
+/** The import map under which the blocks are checked: this checkout as `@kopf/kopf`. */
+async function checkConfig(): Promise<Record<string, unknown>> {
+  const config = JSON.parse(await Deno.readTextFile(new URL("deno.json", ROOT)));
+  const imports: Record<string, string> = { ...config.imports };
+  for (const [entry, path] of Object.entries(config.exports as Record<string, string>)) {
+    imports[`@kopf/kopf${entry.slice(1)}`] = new URL(path, ROOT).href;
+  }
+  return { imports, compilerOptions: config.compilerOptions, lock: false };
+}
+
+/**
+ * Type-check the blocks (those not ignored) in one `deno check` in a directory of their
+ * own; the failures, each naming the markdown line of the code it is about.
+ */
+async function checkBlocks(blocks: readonly Block[]): Promise<Failure[]> {
+  const dir = await Deno.makeTempDir({ prefix: "docs-blocks-" });
+  try {
+    await Deno.writeTextFile(`${dir}/deno.json`, JSON.stringify(await checkConfig()));
+    const crd = await Deno.readTextFile(new URL("examples/crd.yaml", ROOT));
+    await Deno.writeTextFile(`${dir}/crd.yaml`, crd);
+    await Deno.writeTextFile(`${dir}/types.ts`, generateTypesFromYaml(crd, "crd.yaml"));
+    await Deno.writeTextFile(`${dir}/operator.ts`, "export {};\n");
+    const byName = new Map<string, Block>();
+    for (const block of blocks) {
+      if (block.ignored) continue;
+      const name = `${block.file.replace(/[^A-Za-z0-9]+/g, "_")}_${block.line}.ts`;
+      byName.set(name, block);
+      await Deno.writeTextFile(`${dir}/${name}`, block.code);
+    }
+    if (byName.size === 0) return [];
+    const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+      args: ["check", "--quiet", "--config", `${dir}/deno.json`, ...byName.keys()],
+      cwd: dir,
+      env: { NO_COLOR: "1" },
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const output = new TextDecoder().decode(stdout) + new TextDecoder().decode(stderr);
+    const failures: Failure[] = [];
+    let message = "";
+    for (const line of output.split("\n")) {
+      if (/^TS\d+ \[ERROR\]/.test(line) || /^error: /.test(line)) message = line;
+      const at = /at file:\/\/\S*\/([^/\s]+\.ts):(\d+):\d+/.exec(line);
+      const block = at ? byName.get(at[1]) : undefined;
+      if (at && block) {
+        failures.push({ where: `${block.file}:${block.line + Number(at[2])}`, message });
+      }
+    }
+    if (code !== 0 && failures.length === 0) {
+      failures.push({ where: "(unknown)", message: output.trim() });
+    }
+    return failures;
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+function report(failures: readonly Failure[]): string {
+  return failures.map((f) => `${f.where}: ${f.message}`).join("\n");
+}
+
+Deno.test("every TypeScript block of README.md and docs/*.md type-checks", async () => {
+  const blocks: Block[] = [];
+  for (const file of await markdownFiles()) {
+    blocks.push(...blocksOf(file, await Deno.readTextFile(new URL(file, ROOT))));
+  }
+  const checked = blocks.filter((b) => !b.ignored);
+  assert(checked.length >= 15, `only ${checked.length} blocks found: is the extraction broken?`);
+  const ignored = blocks.filter((b) => b.ignored).map((b) => `${b.file}:${b.line}`);
+  assert(
+    ignored.length <= MAX_IGNORED,
+    `${ignored.length} blocks are marked "ts ignore" (at most ${MAX_IGNORED}): ` +
+      `make them complete modules instead: ${ignored.join(", ")}`,
+  );
+  const failures = await checkBlocks(blocks);
+  assertEquals(failures, [], `\n${report(failures)}`);
+});
+
+Deno.test("the block check names the file and line of a failing block, and skips fragments", async () => {
+  const sample = [
+    "# Sample", //                                              line 1
+    "", //                                                      line 2
+    "```ts", //                                                 line 3
+    'import { kopf } from "@kopf/kopf";', //                   line 4
+    'kopf.on.create("kopfexamples", ({ spec }) => spec);', //  line 5
+    "```", //                                                   line 6
+    "", //                                                      line 7
+    "```typescript", //                                         line 8
+    'import { kopf } from "@kopf/kopf";', //                   line 9
+    "", //                                                      line 10
+    'kopf.on.create("kopfexamples", ({ spex }) => spex);', //  line 11
+    "```", //                                                   line 12
+    "", //                                                      line 13
+    "```ts ignore", //                                          line 14
+    "this is not TypeScript at all", //                        line 15
+    "```", //                                                   line 16
+    "", //                                                      line 17
+    "```sh", //                                                 line 18
+    "echo not checked", //                                      line 19
+    "```", //                                                   line 20
+  ].join("\n");
+  const blocks = blocksOf("sample.md", sample);
+  assertEquals(blocks.map((b) => [b.line, b.ignored]), [[3, false], [8, false], [14, true]]);
+  const failures = await checkBlocks(blocks);
+  assertEquals(failures.map((f) => f.where), ["sample.md:11"], report(failures));
+  assertStringIncludes(failures[0].message, "spex");
+});
+
+/** The anchor GitHub gives a heading: lowercase, punctuation dropped, spaces to dashes. */
+function slugOf(heading: string): string {
+  return heading.trim().toLowerCase().replace(/`/g, "").replace(/[^\p{L}\p{N} _-]/gu, "")
+    .replace(/ /g, "-");
+}
+
+/** The anchors of a markdown text's headings. */
+function anchorsOf(markdown: string): Set<string> {
+  const anchors = new Set<string>();
+  let fenced = false;
+  for (const line of markdown.split("\n")) {
+    if (/^\s*(`{3,}|~{3,})/.test(line)) fenced = !fenced;
+    const heading = fenced ? null : /^#{1,6}\s+(.*)$/.exec(line);
+    if (heading) anchors.add(slugOf(heading[1]));
+  }
+  return anchors;
+}
+
+/**
+ * The broken links among the relative links of the markdown files (`[text](path#anchor)`)
+ * and the mentions of `README.md#…`/`docs/….md#…` in the sources: each as `file: link`.
+ */
+async function brokenLinks(files: readonly string[], root: URL = ROOT): Promise<string[]> {
+  const broken: string[] = [];
+  const texts = new Map<string, string>();
+  const read = async (path: string) => {
+    if (!texts.has(path)) {
+      texts.set(path, await Deno.readTextFile(new URL(path, root)).catch(() => ""));
+    }
+    return texts.get(path)!;
+  };
+  for (const file of files) {
+    const text = await read(file);
+    const links = file.endsWith(".md")
+      ? [...text.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1])
+      : [...text.matchAll(/(?:README|docs\/[\w-]+)\.md#[\w-]+/g)].map((m) => m[0]);
+    for (const link of links) {
+      if (/^[a-z]+:/.test(link)) continue; // https:, mailto:
+      const [path, anchor] = link.split("#");
+      const base = file.endsWith(".md") ? new URL(file, root) : root;
+      const target = path === "" ? file : new URL(path, base).href.slice(root.href.length);
+      const content = await read(target);
+      if (content === "") broken.push(`${file}: ${link} (no such file)`);
+      else if (anchor && target.endsWith(".md") && !anchorsOf(content).has(anchor)) {
+        broken.push(`${file}: ${link} (no such heading)`);
+      }
+    }
+  }
+  return broken;
+}
+
+Deno.test("every relative link of the documentation, and of the sources, resolves", async () => {
+  const sources: string[] = [];
+  for (const dir of ["src", "scripts", "examples"]) {
+    const walk = async (path: string) => {
+      for await (const entry of Deno.readDir(new URL(path, ROOT))) {
+        const child = `${path}/${entry.name}`;
+        if (entry.isDirectory) await walk(child);
+        else if (entry.name.endsWith(".ts")) sources.push(child);
+      }
+    };
+    await walk(dir);
+  }
+  assertEquals(await brokenLinks([...await markdownFiles(), ...sources]), []);
+  // And the check sees a broken link where there is one.
+  assertEquals(slugOf("Metrics, readiness and tracing"), "metrics-readiness-and-tracing");
+  assertEquals(slugOf("`kopf init`"), "kopf-init");
+  const dir = await Deno.makeTempDir({ prefix: "links-" });
+  try {
+    await Deno.writeTextFile(`${dir}/a.md`, "# Top\n\n[ok](#top) [bad](#nowhere) [gone](b.md)\n");
+    assertEquals(await brokenLinks(["a.md"], new URL(`file://${dir}/`)), [
+      "a.md: #nowhere (no such heading)",
+      "a.md: b.md (no such file)",
+    ]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -1,0 +1,155 @@
+/**
+ * How many write requests a handling cycle costs, in each storage configuration, with and
+ * without the status subresource (docs/writes.md says the same): the fake cluster counts
+ * the PATCH requests to the object and to its `/status`.
+ *
+ * Two create handlers, one per cycle (the default lifecycle): `once` succeeds in the first
+ * cycle; `twice` fails temporarily in the second and succeeds in the third, which also
+ * purges the progress and stores the diff-base. Each cycle writes one request per place
+ * that it changes: the status (a subresource of its own, when the CRD says so) and the
+ * rest of the object.
+ */
+import { assertEquals } from "../assert.ts";
+import { on } from "../../src/intents/registration.ts";
+import { TemporaryError } from "../../src/structs/errors.ts";
+import type { RawBody } from "../../src/structs/bodies.ts";
+import type { FakeCluster } from "../../src/testing/mod.ts";
+import {
+  AnnotationsProgressStorage,
+  type ProgressStorage,
+  SmartProgressStorage,
+  StatusProgressStorage,
+} from "../../src/settings/progress_storages.ts";
+import {
+  AnnotationsDiffBaseStorage,
+  type DiffBaseStorage,
+  StatusDiffBaseStorage,
+} from "../../src/settings/diffbase_storages.ts";
+import { clusterRegistry, kex, startCluster, testSettings, whileRunning } from "./harness.ts";
+
+/**
+ * The writes per cycle, `[main, status]`: cycle 1 stores `once`'s result (status) and its
+ * progress; cycle 2 the progress of `twice`; cycle 3 `twice`'s result, the purge of the
+ * progress and the diff-base.
+ */
+const WITH_SUBRESOURCE: Record<string, Record<string, [number, number][]>> = {
+  annotations: {
+    annotations: [[1, 1], [1, 0], [1, 1]],
+    status: [[1, 1], [1, 0], [1, 1]],
+  },
+  status: {
+    annotations: [[0, 1], [0, 1], [1, 1]],
+    status: [[0, 1], [0, 1], [0, 1]],
+  },
+  smart: {
+    annotations: [[1, 1], [1, 1], [1, 1]],
+    status: [[1, 1], [1, 1], [1, 1]],
+  },
+};
+
+/** The PATCH requests to the object: to its main endpoint and to its status. */
+function writesTo(cluster: FakeCluster, name: string): { main: number; status: number } {
+  const patches = cluster.requests.filter((r) =>
+    r.method === "PATCH" && r.path.includes(`/kopfexamples/${name}`)
+  );
+  const status = patches.filter((r) => r.path.endsWith("/status")).length;
+  return { main: patches.length - status, status };
+}
+
+const PROGRESS: Record<string, () => ProgressStorage> = {
+  annotations: () => new AnnotationsProgressStorage(),
+  status: () => new StatusProgressStorage(),
+  smart: () => new SmartProgressStorage(),
+};
+const DIFFBASE: Record<string, () => DiffBaseStorage> = {
+  annotations: () => new AnnotationsDiffBaseStorage(),
+  status: () => new StatusDiffBaseStorage(),
+};
+
+function diffbaseOf(body: RawBody | undefined): unknown {
+  return body?.metadata?.annotations?.["kopf.zalando.org/last-handled-configuration"] ??
+    (body?.status as { kopf?: Record<string, unknown> } | undefined)?.kopf
+      ?.["last-handled-configuration"];
+}
+
+for (const subresource of [true, false]) {
+  for (const [progressName, progress] of Object.entries(PROGRESS)) {
+    for (const [diffbaseName, diffbase] of Object.entries(DIFFBASE)) {
+      const where = `progress in ${progressName}, diff-base in ${diffbaseName}, ` +
+        `${subresource ? "with" : "without"} the status subresource`;
+      Deno.test(`writes per cycle: ${where}`, async () => {
+        await using cluster = await startCluster({ status: subresource });
+        const registry = clusterRegistry(cluster);
+        let attempts = 0;
+        on.create("kopfexamples", { registry }, function once() {
+          return { done: true };
+        });
+        on.create("kopfexamples", { registry }, function twice() {
+          if (attempts++ === 0) throw new TemporaryError("not yet", { delay: 0.2 });
+          return { done: true };
+        });
+        const settings = testSettings({
+          persistence: { progressStorage: progress(), diffbaseStorage: diffbase() },
+        });
+        await whileRunning(registry, async () => {
+          cluster.create(kex("w"));
+          await cluster.waitFor("kopfexamples", "w", (o) => diffbaseOf(o) !== undefined);
+          await new Promise((resolve) => setTimeout(resolve, 300)); // nothing more comes
+        }, { settings });
+        console.log(
+          where,
+          JSON.stringify(writesTo(cluster, "w")),
+          JSON.stringify(cluster.get("kopfexamples", "w", { namespace: "default" })),
+        );
+      });
+    }
+  }
+}
+
+/** One create handler that succeeds at once: one cycle, the common case. */
+for (const subresource of [true, false]) {
+  for (const result of [true, false]) {
+    for (const storages of ["default", "status"] as const) {
+      const where = `${storages} storages, ${result ? "a result" : "no result"}, ` +
+        `${subresource ? "with" : "without"} the status subresource`;
+      Deno.test(`writes of a single-handler cycle: ${where}`, async () => {
+        await using cluster = await startCluster({ status: subresource });
+        const registry = clusterRegistry(cluster);
+        on.create("kopfexamples", { registry }, function only() {
+          return result ? { done: true } : undefined;
+        });
+        const settings = testSettings(
+          storages === "status"
+            ? {
+              persistence: {
+                progressStorage: new StatusProgressStorage(),
+                diffbaseStorage: new StatusDiffBaseStorage(),
+              },
+            }
+            : {},
+        );
+        await whileRunning(registry, async () => {
+          cluster.create(kex("w"));
+          await cluster.waitFor("kopfexamples", "w", (o) => diffbaseOf(o) !== undefined);
+          await new Promise((resolve) => setTimeout(resolve, 300)); // nothing more comes
+        }, { settings });
+        const writes = writesTo(cluster, "w");
+        // The diff-base and the result: two places only with the default storages, when
+        // the status is a subresource and the handler returned something for it.
+        const expected = !subresource
+          ? { main: 1, status: 0 }
+          : storages === "status"
+          ? { main: 0, status: 1 }
+          : result
+          ? { main: 1, status: 1 }
+          : { main: 1, status: 0 };
+        assertEquals(writes, expected);
+        const body = cluster.get("kopfexamples", "w", { namespace: "default" });
+        assertEquals(
+          (body?.status as { only?: unknown } | undefined)?.only,
+          result ? { done: true } : undefined,
+        );
+      });
+    }
+  }
+}
