@@ -24,7 +24,8 @@
  *   carries that state.
  * - The feed may push back: while the promise it returns is pending, the watch takes no
  *   further item from its stream, so unread events wait in the connection or on the server
- *   rather than in memory — within a listing, for {@link LISTING_PATIENCE} seconds only.
+ *   rather than in memory — within a listing, for `settings.watching.listPatience` seconds
+ *   only ({@link ObserverOptions.watching}).
  *
  * @module
  */
@@ -49,13 +50,8 @@ import {
 } from "./namespaces.ts";
 import { objectKey } from "../structs/identities.ts";
 
-/**
- * Seconds for which a listing's parts wait for the feed's back-pressure; afterwards they are
- * fed as they come. Continuations expire when etcd compacts their revision (every five
- * minutes by default), and servers end watches after their timeout: a listing held longer
- * would have to begin anew.
- */
-export const LISTING_PATIENCE = 120;
+/** `settings.watching.listPatience` when no settings are given. */
+const DEFAULT_LIST_PATIENCE = 120;
 
 /** Core v1 namespaces, watched to know which namespaces exist. */
 export const NAMESPACES: Resource = new Resource({
@@ -160,6 +156,11 @@ export interface ObserverOptions {
    * once, and only the literal namespace names are served (`settings.scanning` fits).
    */
   readonly scanning?: { readonly disabled: boolean };
+  /**
+   * `listPatience`: seconds for which a listing's parts wait for the feed's back-pressure;
+   * afterwards they are fed as they come (120 by default; read at every listing part).
+   */
+  readonly watching?: { readonly listPatience: number };
   /** Called once per watch, when its first full listing has been fed. */
   readonly onListed?: (dimension: WatchedDimension) => void;
   /**
@@ -223,6 +224,7 @@ export class Observer {
   readonly #feed: ObserverOptions["feed"];
   readonly #keepsLastStates: ObserverOptions["keepsLastStates"];
   readonly #scanning: boolean;
+  readonly #watching: { readonly listPatience: number } | undefined;
   readonly #onListed: ObserverOptions["onListed"];
   readonly #backoff: BackoffOptions;
   readonly #clock: Clock;
@@ -269,6 +271,7 @@ export class Observer {
     this.#feed = options.feed;
     this.#keepsLastStates = options.keepsLastStates;
     this.#scanning = !(options.scanning?.disabled ?? false);
+    this.#watching = options.watching;
     this.#onListed = options.onListed;
     this.#clock = options.clock ?? realClock;
     this.#backoff = { clock: this.#clock, ...options.backoff };
@@ -530,8 +533,8 @@ export class Observer {
       // Back-pressure within a listing only for so long: a continuation expires and a
       // server's watch ends (timeoutSeconds) while a listing is held, so a listing that has
       // taken longer is fed at once from then on; the feed's queues hold the rest.
-      const patience = this.#clock.now() - (watcher.listingSince ?? 0) < LISTING_PATIENCE;
-      return patience ? last : undefined;
+      const patience = this.#watching?.listPatience ?? DEFAULT_LIST_PATIENCE;
+      return this.#clock.now() - (watcher.listingSince ?? 0) < patience ? last : undefined;
     }
     watcher.listing = undefined;
     watcher.listingSince = undefined;

@@ -648,6 +648,7 @@ async function serve(options: ServeOptions): Promise<void> {
         handlers.changing.some((h) => h.reason === "delete" || h.reason === null);
     },
     scanning: settings.scanning,
+    watching: settings.watching,
     logger,
   });
   if (metrics !== undefined) {

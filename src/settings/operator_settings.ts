@@ -64,6 +64,15 @@ export class WatchingSettings {
    * listing passed on at once; client-go's page size by default.
    */
   listPageSize = 500;
+  /**
+   * Seconds for which a listing waits for the processing to catch up (back-pressure: the
+   * rest of the listing stays on the server); afterwards the rest is passed on as it comes
+   * and waits in the per-object queues. Waiting keeps the memory low at the start against
+   * a big cluster, but the events after the listing (the echoes of the operator's own
+   * patches among them) wait behind it. `0` never waits. A listing held for minutes would
+   * have to begin anew (continuations expire), hence the bound.
+   */
+  listPatience = 120;
 }
 
 /** How events of one object are queued and processed by its worker. */
@@ -283,6 +292,7 @@ const RULES: Record<keyof OperatorSettingsInit, Record<string, Check>> = {
         ? undefined
         : '"auto", "stream" or "paginate"',
     listPageSize: count,
+    listPatience: seconds,
   },
   batching: {
     workerLimit: optionalCount,

@@ -9,11 +9,7 @@ import { Resource } from "../../src/structs/resources.ts";
 import type { RawBody } from "../../src/structs/bodies.ts";
 import { APIForbiddenError, APINotFoundError } from "../../src/client/api_errors.ts";
 import { makeScope, type NamespacePattern } from "../../src/reactor/namespaces.ts";
-import {
-  LISTING_PATIENCE,
-  Observer,
-  type WatchedDimension,
-} from "../../src/reactor/observation.ts";
+import { Observer, type WatchedDimension } from "../../src/reactor/observation.ts";
 import type { ObjectEvent } from "../../src/structs/bodies.ts";
 import { deferred, ManualClock, settle } from "../clocks.ts";
 import { ScriptedClient } from "./scripted_client.ts";
@@ -75,6 +71,8 @@ interface Setup {
   keepsLastStates?: (resource: Resource) => boolean;
   /** What the feed returns for every event, after recording it. */
   feedResult?: (event: ObjectEvent) => void | Promise<void>;
+  /** `settings.watching`, or what of it observation reads. */
+  watching?: { listPatience: number };
 }
 
 function start(setup: Setup = {}) {
@@ -100,6 +98,7 @@ function start(setup: Setup = {}) {
     keepsLastStates: setup.keepsLastStates,
     onListed: (dimension) => listed.push(dimension),
     scanning: { disabled: setup.scanningDisabled ?? false },
+    watching: setup.watching,
     backoff: { initial: 1, factor: 5, cap: 5, jitter: 0 },
     clock,
     logger: logs,
@@ -798,11 +797,29 @@ Deno.test("back-pressure: a listing in parts waits for each part, for so long on
   holds[0].resolve();
   await settle();
   assertEquals(t.fed.length, 2);
-  await t.clock.advance(LISTING_PATIENCE);
+  await t.clock.advance(120); // settings.watching.listPatience by default
   holds[1].resolve();
   await settle();
   // The listing has taken its time: the rest is fed at once, the feed's promises aside.
   assertEquals(t.fed.length, 5);
+  assertEquals(t.listed.length, 1);
+  await t.stop();
+});
+
+Deno.test("back-pressure: with no patience for listings, their parts are fed as they come", async () => {
+  const t = start({
+    clusterwide: true,
+    resources: [KEX],
+    feedResult: () => new Promise<void>(() => {}), // never settles
+    watching: { listPatience: 0 },
+  });
+  await listCrds(t.client);
+  const stream = await t.client.stream("kopfexamples@*");
+  stream.listing([obj("a")], false);
+  stream.listing([obj("b")], true);
+  stream.listedAfterParts([obj("c")]);
+  await settle();
+  assertEquals(t.fed.length, 3);
   assertEquals(t.listed.length, 1);
   await t.stop();
 });
