@@ -289,6 +289,9 @@ async function measure(controller: Controller, count: number): Promise<Row> {
   const cpu = await cpuSeconds(child.pid) - (EXISTING ? 0 : startupCpu);
   const rss = rssMb(child.pid);
   counter.drain();
+  // The requests and the last write so far: the kept-heap measurement waits after them.
+  const requests = { total: counter.total, writes: counter.writes, verbs: counter.describe() };
+  const lastWrite = counter.lastWrite;
   let retained: number | undefined;
   if (heapToo(controller)) {
     await new Promise((resolve) => setTimeout(resolve, IDLE_WORKERS_MS));
@@ -302,13 +305,13 @@ async function measure(controller: Controller, count: number): Promise<Row> {
   return {
     controller,
     count,
-    seconds: (counter.lastWrite - first) / 1000,
+    seconds: (lastWrite - first) / 1000,
     creation,
     cpu,
     startupCpu,
-    requests: counter.total,
-    writes: counter.writes,
-    verbs: counter.describe(),
+    requests: requests.total,
+    writes: requests.writes,
+    verbs: requests.verbs,
     peakRss: rss.peak,
     readyRss,
     p50: percentile(latencies, 50),
