@@ -9,6 +9,7 @@
  *     deno task soak                        # 10,000 objects, kills every 20 s
  *     deno task soak --objects 2000         # fewer objects
  *     deno task soak --kill-every 0 --duration 1800   # 30 minutes without kills: memory
+ *     KOPF_SOAK_LOG=soak.log deno task soak …        # the operator's log kept in a file
  *
  * It prints a table: the changes made, handled, lost (never handled), the runs of handlers
  * that had succeeded (after a SIGKILL: at least once, as expected; otherwise: a defect),
@@ -64,6 +65,10 @@ interface Run {
   readonly what: string;
   readonly name: string;
   readonly value: string;
+  /** The `resourceVersion` of the state it ran on. */
+  readonly version: string;
+  /** The handler's retry count. */
+  readonly retry: string;
   readonly incarnation: number;
 }
 
@@ -90,7 +95,18 @@ class OperatorProcess {
     const incarnation = ++this.incarnations;
     this.#killedOnPurpose = false;
     const child = new Deno.Command(Deno.execPath(), {
-      args: ["run", v8FlagsArgument(), ...this.flags, MAIN, "run", "-A", "--standalone", OPERATOR],
+      args: [
+        "run",
+        v8FlagsArgument(),
+        ...this.flags,
+        MAIN,
+        "run",
+        "-A",
+        "--standalone",
+        // With KOPF_SOAK_LOG, KOPF_SOAK_VERBOSE=1 keeps the debug messages too.
+        ...(Deno.env.get("KOPF_SOAK_VERBOSE") === "1" ? ["--verbose"] : []),
+        OPERATOR,
+      ],
       env: this.env,
       stdin: "null",
       stdout: "piped",
@@ -103,15 +119,18 @@ class OperatorProcess {
         buffer += chunk;
         let at: number;
         while ((at = buffer.indexOf("\n")) >= 0) {
-          const [tag, what, name, value] = buffer.slice(0, at).split(" ");
+          const [tag, what, name, value, version, retry] = buffer.slice(0, at).split(" ");
           buffer = buffer.slice(at + 1);
-          if (tag === "RUN") this.runs.push({ what, name, value, incarnation });
+          if (tag === "RUN") this.runs.push({ what, name, value, version, retry, incarnation });
         }
       }
     })();
     const errors: string[] = [];
+    // KOPF_SOAK_LOG=FILE keeps the operator's whole log there, to look into what went wrong.
+    const keep = Deno.env.get("KOPF_SOAK_LOG");
     const stderr = (async () => {
       for await (const chunk of child.stderr.pipeThrough(new TextDecoderStream())) {
+        if (keep) await Deno.writeTextFile(keep, chunk, { append: true });
         errors.push(chunk);
         if (errors.length > 200) errors.splice(0, 100);
       }
@@ -315,7 +334,10 @@ async function main(): Promise<void> {
     for (let i = 1; i < runs.length; i++) {
       // A rerun in a new incarnation: the one before was killed before it stored the outcome.
       if (runs[i].incarnation !== runs[i - 1].incarnation) afterKill++;
-      else unexplained++, twice.push(key);
+      else {
+        unexplained++;
+        twice.push(`${key} (on versions ${runs.map((r) => `${r.version}#${r.retry}`).join(", ")})`);
+      }
     }
   }
   const expected = n * 2 + n; // creates, first updates, deletes (later rounds are extra)
@@ -342,7 +364,8 @@ async function main(): Promise<void> {
     ["operator peak RSS", `${Math.round(operator.peakRssMb)} MB`],
     ["wall time", `${minutes.toFixed(1)} min`],
   ];
-  if (options.duration > 0 && options.killEvery === 0) {
+  // The RSS over time, for runs long enough to compare minutes 5–10 with the last five.
+  if (options.duration >= 900 && options.killEvery === 0) {
     const rss = operator.rss;
     const t0 = rss[0]?.at ?? 0;
     const window = (from: number, to: number) => {

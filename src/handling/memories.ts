@@ -43,12 +43,14 @@ export class ObjectMemory {
   #memo: unknown;
   #flags: number;
   /**
-   * The `resourceVersion` of our latest patch, while newer than what the watch said;
-   * dropped as soon as the watch delivers that version or a newer one. Only the version is
-   * kept, not the patched body: when an older state has to be processed meanwhile (the
-   * echo is late), the object is read afresh instead.
+   * The newest `resourceVersion` of the object known here: of the latest state processed
+   * (from the watch, or read afresh) or of our latest patch. A state older than it — the
+   * echo of our patch is late, or the watch, resumed after a break, delivers a state that
+   * a fresh read had already shown — is never processed as it is: the object is read
+   * afresh instead, so that no handler runs again on a state that has moved on. Only the
+   * version is kept, not the body.
    */
-  patchedVersion: string | undefined = undefined;
+  newestVersion: string | undefined = undefined;
 
   /**
    * The outcome of handlers that could not be stored: refused by the API server (a 4xx

@@ -249,22 +249,22 @@ export class ObjectProcessor {
     });
     if (event.type === "DELETED") this.#memories.forget(resource, event.object);
 
-    // Our own patch may be newer than what the watch has delivered so far (its echo is late,
-    // or a delayed revisit comes first): then the object is read as it is now, so that no
-    // handler runs again on a state that our patch has already moved on from.
+    // A newer state may be known already (our own patch, whose echo is late; a state read
+    // afresh before a resumed watch delivers it again; a delayed revisit): then the object
+    // is read as it is now, so that no handler runs again on a state that has moved on.
     let body = event.object;
-    const patchedVersion = memory.patchedVersion;
-    if (patchedVersion !== undefined) {
-      if (
-        event.type !== "DELETED" && isNewerVersion(patchedVersion, body.metadata?.resourceVersion)
-      ) {
-        const fresh = await this.#reread(resource, body, signal);
-        if (fresh === undefined) return {}; // gone: its deletion comes through the watch
-        body = fresh;
-      }
-      if (!isNewerVersion(patchedVersion, body.metadata?.resourceVersion)) {
-        memory.patchedVersion = undefined;
-      }
+    const newest = memory.newestVersion;
+    if (
+      newest !== undefined && event.type !== "DELETED" &&
+      isNewerVersion(newest, body.metadata?.resourceVersion)
+    ) {
+      const fresh = await this.#reread(resource, body, signal);
+      if (fresh === undefined) return {}; // gone: its deletion comes through the watch
+      body = fresh;
+    }
+    const version = body.metadata?.resourceVersion;
+    if (version !== undefined && (newest === undefined || isNewerVersion(version, newest))) {
+      memory.newestVersion = version;
     }
 
     const patch = new Patch();
@@ -444,12 +444,13 @@ export class ObjectProcessor {
     }
     memory.unstored = undefined;
     if (applied.gone) {
-      memory.patchedVersion = undefined;
       logger.debug("The object is gone; nothing to patch.");
       return { gone: true };
     }
     const version = applied.body?.metadata?.resourceVersion;
-    if (version !== undefined) memory.patchedVersion = version;
+    if (version !== undefined && !isNewerVersion(memory.newestVersion, version)) {
+      memory.newestVersion = version;
+    }
     return { version, body: applied.body };
   }
 

@@ -86,13 +86,13 @@ Deno.test("a forgotten object starts afresh when seen again", () => {
   const memories = new ObjectMemories({});
   const first = memories.recall(KEX, body("a"), { noticedByListing: true });
   first.fullyHandledOnce = true;
-  first.patchedVersion = "7";
+  first.newestVersion = "7";
   memories.forget(KEX, body("a"));
   memories.forget(PODS, body("a")); // unknown: nothing happens
   assertEquals(memories.size, 0);
   const again = memories.recall(KEX, body("a"), { noticedByListing: false });
   assert(again !== first);
-  assertEquals([again.fullyHandledOnce, again.noticedByListing, again.patchedVersion], [
+  assertEquals([again.fullyHandledOnce, again.noticedByListing, again.newestVersion], [
     false,
     false,
     undefined,

@@ -157,7 +157,7 @@ function processorOf(
   return new ObjectProcessor({ api, registry, settings: new OperatorSettings(), memories });
 }
 
-Deno.test("our patch's version is kept until the watch delivers it, then dropped", async () => {
+Deno.test("the newest version known is kept: our patch's, then the echo's", async () => {
   await using cluster = await startCluster();
   await using api = client(cluster);
   const registry = new OperatorRegistry({ onWarning: () => {} });
@@ -167,11 +167,11 @@ Deno.test("our patch's version is kept until the watch delivers it, then dropped
   const created = cluster.create(kex("kex1"));
   const memory = () => memories.recall(KEX, created, { noticedByListing: false });
   const first = await processor.process(KEX, { type: "ADDED", object: created });
-  assertEquals(memory().patchedVersion, first.expectedResourceVersion);
+  assertEquals(memory().newestVersion, first.expectedResourceVersion);
   const echo = cluster.get("kopfexamples", "kex1")!;
   assertEquals(echo.metadata?.resourceVersion, first.expectedResourceVersion);
   await processor.process(KEX, { type: "MODIFIED", object: echo });
-  assertEquals(memory().patchedVersion, undefined, "the watch has caught up: nothing to keep");
+  assertEquals(memory().newestVersion, echo.metadata?.resourceVersion);
 });
 
 Deno.test("objects' memos are copied when a handler first runs for them, one copy each", async () => {
@@ -246,7 +246,11 @@ Deno.test("a state older than our patch is processed as the object is now, read 
   assertEquals(again, {});
   assertEquals(cluster.requests.filter((r) => r.verb === "get").length, gets + 1);
   const memory = memories.recall(KEX, created, { noticedByListing: false });
-  assertEquals(memory.patchedVersion, undefined, "the fresh state is as new as our patch");
+  assertEquals(
+    memory.newestVersion,
+    cluster.get("kopfexamples", "kex1")!.metadata?.resourceVersion,
+    "the fresh state is as new as our patch",
+  );
 
   // Gone meanwhile: nothing is processed; the deletion comes through the watch.
   const other = cluster.create(kex("kex2"));
@@ -254,4 +258,33 @@ Deno.test("a state older than our patch is processed as the object is now, read 
   cluster.delete("kopfexamples", "kex2");
   assertEquals(await processor.process(KEX, { type: "ADDED", object: other }), {});
   assertEquals(seen, ["kex1", "kex2"]);
+});
+
+Deno.test("a state that a fresh read had shown already, delivered again later, runs nothing again", async () => {
+  await using cluster = await startCluster();
+  await using api = client(cluster);
+  const registry = new OperatorRegistry({ onWarning: () => {} });
+  const runs: string[] = [];
+  on.create("kopfexamples", { registry }, () => {
+    runs.push("create");
+    return { done: true };
+  });
+  on.update("kopfexamples", { registry, field: "spec.value" }, ({ new: value }) => {
+    runs.push(`update ${value}`);
+    return { done: true };
+  });
+  const memories = new ObjectMemories({});
+  const processor = processorOf(api, registry, memories);
+  const created = cluster.create(kex("kex1", { value: 1 }));
+  await processor.process(KEX, { type: "ADDED", object: created });
+  // The user changes the object while the watch is down; a stale state is processed
+  // meanwhile (a revisit, a late echo): it is read afresh, and the change is handled.
+  const updated = cluster.patch("kopfexamples", "kex1", { spec: { value: 2 } });
+  await processor.process(KEX, { type: "ADDED", object: created });
+  assertEquals(runs, ["create", "update 2"]);
+  const echo = cluster.get("kopfexamples", "kex1")!;
+  await processor.process(KEX, { type: "MODIFIED", object: echo });
+  // The watch resumes and delivers the user's change, older than what was processed.
+  await processor.process(KEX, { type: "MODIFIED", object: updated });
+  assertEquals(runs, ["create", "update 2"], "not run again on a state that has moved on");
 });
