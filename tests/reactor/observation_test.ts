@@ -740,7 +740,8 @@ Deno.test("keepsLastStates is asked per resource: full states for some, traces f
   await t.stop();
 });
 
-Deno.test("back-pressure: while the feed's promise is pending, no further item is taken", async () => {
+/** An observation whose feed holds each item until the test resolves its hold. */
+function startHolding() {
   const holds: ReturnType<typeof deferred<void>>[] = [];
   const t = start({
     clusterwide: true,
@@ -751,6 +752,11 @@ Deno.test("back-pressure: while the feed's promise is pending, no further item i
       return hold.promise;
     },
   });
+  return { t, holds };
+}
+
+Deno.test("back-pressure: while the feed's promise is pending, no further item is taken", async () => {
+  const { t, holds } = startHolding();
   await listCrds(t.client);
   const stream = await t.client.stream("kopfexamples@*");
   stream.listed([]);
@@ -774,16 +780,7 @@ Deno.test("back-pressure: while the feed's promise is pending, no further item i
 });
 
 Deno.test("back-pressure: a listing in parts waits for each part, for so long only", async () => {
-  const holds: ReturnType<typeof deferred<void>>[] = [];
-  const t = start({
-    clusterwide: true,
-    resources: [KEX],
-    feedResult: () => {
-      const hold = deferred<void>();
-      holds.push(hold);
-      return hold.promise;
-    },
-  });
+  const { t, holds } = startHolding();
   await listCrds(t.client);
   const stream = await t.client.stream("kopfexamples@*");
   stream.listing([obj("a")], false);
