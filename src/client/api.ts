@@ -142,6 +142,19 @@ class TimeoutReason extends Error {
   override name = "TimeoutReason";
 }
 
+/** One attempt of a request with the credentials given: the response and its text, if read. */
+type Attempt = (
+  item: VaultItem,
+  signal: AbortSignal | undefined,
+) => Promise<{ response: Response; text: string | undefined }>;
+
+/** What a request's retry loop ends with: the last response, and whose credentials it used. */
+interface Exchanged {
+  readonly response: Response;
+  readonly text: string | undefined;
+  readonly item: VaultItem;
+}
+
 /**
  * The client of the Kubernetes API. One per operator (or per test); close it to release
  * connections. All the framework's API calls go through {@link request} and
@@ -280,12 +293,9 @@ export class ApiClient {
     outer: AbortSignal | undefined,
     errorBackoffs: Iterable<number> | number | undefined,
     keepLinked: boolean,
-    attempt: (
-      item: VaultItem,
-      signal: AbortSignal | undefined,
-    ) => Promise<{ response: Response; text: string | undefined }>,
+    attempt: Attempt,
     timeout?: number,
-  ): Promise<{ response: Response; text: string | undefined; item: VaultItem }> {
+  ): Promise<Exchanged> {
     const exchange = () =>
       this.#attempts(method, path, outer, errorBackoffs, keepLinked, attempt, timeout);
     if (!isTracing()) return exchange();
@@ -322,12 +332,9 @@ export class ApiClient {
     outer: AbortSignal | undefined,
     errorBackoffs: Iterable<number> | number | undefined,
     keepLinked: boolean,
-    attempt: (
-      item: VaultItem,
-      signal: AbortSignal | undefined,
-    ) => Promise<{ response: Response; text: string | undefined }>,
+    attempt: Attempt,
     timeout?: number,
-  ): Promise<{ response: Response; text: string | undefined; item: VaultItem }> {
+  ): Promise<Exchanged> {
     const backoffs = backoffsOf(errorBackoffs ?? this.networking.errorBackoffs);
     let unauthorized = 0;
     for (;;) {
