@@ -45,7 +45,7 @@
  * @module
  */
 
-import { type Clock, realClock, sleep } from "../structs/clock.ts";
+import { type Clock, realClock, settlesWithin, sleep } from "../structs/clock.ts";
 import { PermanentError } from "../structs/errors.ts";
 import { objectKey, resourceObjectKey } from "../structs/identities.ts";
 import type { Index } from "../structs/indices.ts";
@@ -634,23 +634,12 @@ export class Spawner {
    * Whether the promise settles within `seconds` on the engine's clock (the wait also ends,
    * with `false`, when any of the signals aborts).
    */
-  async #within(
+  #within(
     promise: Promise<unknown>,
     seconds: number,
     ...signals: (AbortSignal | undefined)[]
   ): Promise<boolean> {
-    const stop = new AbortController();
-    const onAbort = () => stop.abort();
-    for (const signal of signals) signal?.addEventListener("abort", onAbort, { once: true });
-    try {
-      return await Promise.race([
-        promise.then(() => true),
-        this.#sleep(seconds, stop.signal).then(() => false),
-      ]);
-    } finally {
-      stop.abort();
-      for (const signal of signals) signal?.removeEventListener("abort", onAbort);
-    }
+    return settlesWithin(promise, seconds, this.#clock, ...signals);
   }
 
   /** Sleep on the engine's clock, waking early when the signal aborts. */

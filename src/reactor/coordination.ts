@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { type Clock, sleep } from "../structs/clock.ts";
+import { type Clock, settlesWithin } from "../structs/clock.ts";
 import type { Logger } from "../structs/loggers.ts";
 import type { LeadershipSettings } from "../settings/operator_settings.ts";
 import type { ApiClient } from "../client/api.ts";
@@ -91,18 +91,6 @@ export async function createCoordination(
  * Wait for `done` until `deadline` (on the clock's `now()` scale); false if the deadline
  * came first.
  */
-export async function until(
-  done: Promise<unknown>,
-  deadline: number,
-  clock: Clock,
-): Promise<boolean> {
-  const timer = new AbortController();
-  try {
-    return await Promise.race([
-      done.then(() => true),
-      sleep(Math.max(0, deadline - clock.now()), timer.signal, clock).then(() => false),
-    ]);
-  } finally {
-    timer.abort();
-  }
+export function until(done: Promise<unknown>, deadline: number, clock: Clock): Promise<boolean> {
+  return settlesWithin(done, deadline - clock.now(), clock);
 }

@@ -73,3 +73,27 @@ export function sleep(
     });
   });
 }
+
+/**
+ * Whether the promise settles within `seconds` on the clock: false when the time is up
+ * first, or when any of the signals aborts first. A rejection of the promise is passed on.
+ */
+export async function settlesWithin(
+  promise: Promise<unknown>,
+  seconds: number,
+  clock: Clock = realClock,
+  ...signals: (AbortSignal | undefined)[]
+): Promise<boolean> {
+  const stop = new AbortController();
+  const unlisten = signals.map((signal) => signal && onAbort(signal, () => stop.abort()));
+  if (signals.some((signal) => signal?.aborted)) stop.abort();
+  try {
+    return await Promise.race([
+      promise.then(() => true),
+      sleep(Math.max(0, seconds), stop.signal, clock).then(() => false),
+    ]);
+  } finally {
+    stop.abort();
+    for (const remove of unlisten) remove?.();
+  }
+}

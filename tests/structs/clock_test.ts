@@ -1,5 +1,5 @@
 import { assert, assertEquals } from "../assert.ts";
-import { realClock, sleep } from "../../src/structs/clock.ts";
+import { realClock, settlesWithin, sleep } from "../../src/structs/clock.ts";
 import { ManualClock } from "../clocks.ts";
 
 Deno.test("the real clock sleeps for the given time and says it slept", async () => {
@@ -62,4 +62,22 @@ Deno.test("a sleep runs on the clock it is given, wall time included", async () 
   await sleeping;
   assertEquals(slept, true);
   assertEquals(clock.wall(), Date.UTC(2020, 0, 1, 0, 0, 30));
+});
+
+Deno.test("settlesWithin: true when the promise settles in time, false when the time or a signal comes first", async () => {
+  const clock = new ManualClock();
+  let resolve!: () => void;
+  const late = new Promise<void>((r) => (resolve = r));
+  const timed = settlesWithin(late, 5, clock);
+  await clock.advance(5);
+  assertEquals(await timed, false);
+  const early = settlesWithin(late, 5, clock);
+  resolve();
+  assertEquals(await early, true);
+  const stop = new AbortController();
+  const stopped = settlesWithin(new Promise(() => {}), 5, clock, stop.signal);
+  stop.abort();
+  assertEquals(await stopped, false);
+  assertEquals(await settlesWithin(new Promise(() => {}), 5, clock, stop.signal), false);
+  assertEquals(clock.sleepers, 0, "no timer is left behind");
 });
