@@ -203,6 +203,23 @@ export class ObjectProcessor {
   }
 
   /**
+   * Whether a state needs no processing here at all: its object is another replica's
+   * (see `owns`), no index handler looks at it, and no outcome of this replica's waits to
+   * be dropped for it (see below, in the processing). Such states go no further than the
+   * feed — no worker, no queueing — and a deletion among them forgets the object here.
+   */
+  skips(resource: Resource, event: ObjectEvent): boolean {
+    if (this.#owns === undefined || this.#owns(event.object)) return false;
+    if (this.#registry.handlersFor(resource).index.length > 0) return false;
+    const memory = this.#memories.peek(resource, event.object);
+    if (memory?.unstored !== undefined) return false;
+    if (memory !== undefined && event.type === "DELETED") {
+      this.#memories.forget(resource, event.object);
+    }
+    return true;
+  }
+
+  /**
    * The initial listings have all been queued: the handling begins once the objects
    * expected so far are indexed.
    */

@@ -36,7 +36,7 @@ import type { ConnectionInfo } from "../structs/credentials.ts";
 import { Memo } from "../structs/memos.ts";
 import { summarizeError } from "../structs/log_formats.ts";
 import type { Resource } from "../structs/resources.ts";
-import type { ObjectEvent, RawBody } from "../structs/bodies.ts";
+import type { RawBody } from "../structs/bodies.ts";
 import { ensureLoggingConfigured } from "../platform/logging.ts";
 import { describePermissionError } from "../platform/permission_flags.ts";
 import { exitProcess } from "../platform/process.ts";
@@ -618,15 +618,6 @@ async function serve(options: ServeOptions): Promise<void> {
       registry.hasHandlers(r)
     );
   };
-  // Another replica's objects go no further than here unless there is something to do
-  // with them: indexing them, or an outcome of this replica's to drop (see processing).
-  const skipsOthers = (resource: Resource, event: ObjectEvent) => {
-    if (registry.handlersFor(resource).index.length > 0) return false;
-    const memory = memories.peek(resource, event.object);
-    if (memory?.unstored !== undefined) return false;
-    if (memory !== undefined && event.type === "DELETED") memories.forget(resource, event.object);
-    return true;
-  };
   const observer = new Observer({
     client: observationClient(api, discovery),
     scope: options.scope,
@@ -634,9 +625,7 @@ async function serve(options: ServeOptions): Promise<void> {
     select,
     feed: (resource, event) => {
       metrics?.eventsReceived.inc([resourceLabel(resource), event.type ?? "LISTED"]);
-      if (owns !== undefined && !owns(event.object) && skipsOthers(resource, event)) {
-        return undefined;
-      }
+      if (processor.skips(resource, event)) return undefined; // another replica's object
       processor.expect(resource, event); // the handling waits for the listed ones' indexing
       return multiplexer.push(resource, event);
     },

@@ -12,7 +12,7 @@ import { ApiClient } from "../../src/client/api.ts";
 import { Vault } from "../../src/client/vault.ts";
 import { OperatorSettings } from "../../src/settings/operator_settings.ts";
 import { OperatorRegistry } from "../../src/intents/registry.ts";
-import { on } from "../../src/intents/registration.ts";
+import { index, on } from "../../src/intents/registration.ts";
 import { applyChanges } from "../../src/handling/application.ts";
 import { ObjectMemories } from "../../src/handling/memories.ts";
 import { ObjectProcessor } from "../../src/reactor/processing.ts";
@@ -287,4 +287,25 @@ Deno.test("a state that a fresh read had shown already, delivered again later, r
   // The watch resumes and delivers the user's change, older than what was processed.
   await processor.process(KEX, { type: "MODIFIED", object: updated });
   assertEquals(runs, ["create", "update 2"], "not run again on a state that has moved on");
+});
+
+Deno.test("another replica's objects are skipped at the feed unless indexed here", async () => {
+  await using cluster = await startCluster();
+  await using api = client(cluster);
+  const body = cluster.create(kex("kex1"));
+  const event = { type: "MODIFIED" as const, object: body };
+  const plain = new OperatorRegistry({ onWarning: () => {} });
+  on.create("kopfexamples", { registry: plain }, () => {});
+  const settings = new OperatorSettings();
+  const memories = new ObjectMemories({});
+  const of = (registry: OperatorRegistry, owns?: () => boolean) =>
+    new ObjectProcessor({ api, registry, settings, memories, owns });
+  assertEquals(of(plain).skips(KEX, event), false, "no replicas: every object is ours");
+  assertEquals(of(plain, () => true).skips(KEX, event), false, "ours");
+  assertEquals(of(plain, () => false).skips(KEX, event), true, "another's");
+  const indexed = new OperatorRegistry({ onWarning: () => {} });
+  index("kopfexamples", { registry: indexed }, function names({ name }) {
+    return name;
+  });
+  assertEquals(of(indexed, () => false).skips(KEX, event), false, "indexed here");
 });
