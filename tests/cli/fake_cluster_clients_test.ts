@@ -6,16 +6,17 @@
  */
 import * as k8s from "@kubernetes/client-node";
 import { assert, assertEquals } from "../assert.ts";
-import { run, startCli } from "./helpers.ts";
+import { startCli } from "./helpers.ts";
+import { available, run } from "../platform/commands.ts";
 
-const hasKubectl = await run("kubectl", ["version", "--client"]).then((r) => r.ok, () => false);
+const hasKubectl = await available("kubectl", ["version", "--client"]);
 
 /** The first python3 on PATH that can import the kubernetes client, if any. */
 async function pythonWithKubernetes(): Promise<string | undefined> {
   for (const dir of (Deno.env.get("PATH") ?? "").split(":").filter(Boolean)) {
     const python = `${dir}/python3`;
     const probe = await run(python, ["-c", "import kubernetes"]).catch(() => undefined);
-    if (probe?.ok) return python;
+    if (probe?.code === 0) return python;
   }
   return undefined;
 }
@@ -52,8 +53,8 @@ Deno.test({
     await withCli("https", async (kubeconfig) => {
       const kubectl = async (...args: string[]) => {
         const result = await run("kubectl", [`--kubeconfig=${kubeconfig}`, ...args]);
-        assert(result.ok, `kubectl ${args.join(" ")} failed: ${result.err}`);
-        return result.out;
+        assert(result.code === 0, `kubectl ${args.join(" ")} failed: ${result.stderr}`);
+        return result.stdout;
       };
       await kubectl("create", "deployment", "web", "--image=nginx", "--replicas=2");
       // The container is merged by name: its image changes, the list is not replaced.
@@ -121,8 +122,8 @@ for (const mode of ["https", "http"]) {
           "print(json.dumps(names))",
         ].join("\n");
         const result = await run(python!, ["-c", script, kubeconfig]);
-        assert(result.ok, `python failed: ${result.err}`);
-        assertEquals(JSON.parse(result.out), ["from-python"]);
+        assert(result.code === 0, `python failed: ${result.stderr}`);
+        assertEquals(JSON.parse(result.stdout), ["from-python"]);
       });
     },
   });

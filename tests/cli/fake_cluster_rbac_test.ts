@@ -5,9 +5,10 @@
  */
 import { serveFakeCluster } from "../../src/cli/fake_cluster.ts";
 import { assertEquals, assertStringIncludes } from "../assert.ts";
-import { run, startCli } from "./helpers.ts";
+import { startCli } from "./helpers.ts";
+import { available, run } from "../platform/commands.ts";
 
-const hasKubectl = await run("kubectl", ["version", "--client"]).then((r) => r.ok, () => false);
+const hasKubectl = await available("kubectl", ["version", "--client"]);
 
 const POLICY = `
 apiVersion: v1
@@ -55,23 +56,23 @@ Deno.test({
     try {
       const admin = [`--kubeconfig=${dir}/admin`, `--cache-dir=${dir}/cache`];
       const applied = await run("kubectl", [...admin, "apply", "-f", "-"], { stdin: POLICY });
-      assertEquals(applied.ok, true, applied.err);
+      assertEquals(applied.code === 0, true, applied.stderr);
       const token = await run("kubectl", [...admin, "create", "token", "op"]);
-      assertEquals(token.ok, true, token.err);
+      assertEquals(token.code === 0, true, token.stderr);
       const config = (await Deno.readTextFile(`${dir}/admin`)).replace(
         /token: \S+/,
-        `token: ${token.out.trim()}`,
+        `token: ${token.stdout.trim()}`,
       );
       await Deno.writeTextFile(`${dir}/op`, config);
       const op = [`--kubeconfig=${dir}/op`, `--cache-dir=${dir}/cache-op`];
       const yes = await run("kubectl", [...op, "auth", "can-i", "list", "configmaps"]);
-      assertEquals(yes.out.trim(), "yes");
+      assertEquals(yes.stdout.trim(), "yes");
       const no = await run("kubectl", [...op, "auth", "can-i", "create", "configmaps"]);
-      assertEquals([no.ok, no.out.trim()], [false, "no"]);
+      assertEquals([no.code === 0, no.stdout.trim()], [false, "no"]);
       const created = await run("kubectl", [...op, "create", "configmap", "x"]);
-      assertEquals(created.ok, false);
+      assertEquals(created.code === 0, false);
       assertStringIncludes(
-        created.err,
+        created.stderr,
         'configmaps is forbidden: User "system:serviceaccount:default:op" cannot create resource "configmaps" in API group "" in the namespace "default"',
       );
     } finally {

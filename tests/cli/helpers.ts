@@ -48,31 +48,3 @@ export async function startCli(args: string[]): Promise<CliCluster> {
     },
   };
 }
-
-/** Run a program to its end; its stdout, stderr and whether it succeeded. */
-export async function run(
-  program: string,
-  args: string[],
-  options: { stdin?: string; env?: Record<string, string> } = {},
-): Promise<{ ok: boolean; out: string; err: string }> {
-  const child = new Deno.Command(program, {
-    args,
-    env: options.env,
-    stdin: options.stdin === undefined ? "null" : "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  if (options.stdin !== undefined) {
-    const writer = child.stdin.getWriter();
-    await writer.write(new TextEncoder().encode(options.stdin));
-    await writer.close();
-  }
-  // A safety net only: a client stuck on a request must not hang the suite.
-  const guard = setTimeout(() => child.kill("SIGKILL"), 60_000);
-  const output = await child.output().finally(() => clearTimeout(guard));
-  return {
-    ok: output.success,
-    out: new TextDecoder().decode(output.stdout),
-    err: new TextDecoder().decode(output.stderr),
-  };
-}

@@ -10,7 +10,7 @@ import { assert, assertEquals, assertEventually, assertStringIncludes } from "..
 import type { RawBody } from "../../mod.ts";
 import { FakeCluster } from "../../src/testing/mod.ts";
 import { KopfRunner } from "../../src/testing/runner.ts";
-import { run } from "../platform/commands.ts";
+import { available, run } from "../platform/commands.ts";
 import {
   deployExample,
   exampleFile,
@@ -25,8 +25,7 @@ import {
 const ROOT = new URL("../../", import.meta.url);
 const MAIN = new URL("src/cli/main.ts", ROOT).pathname;
 const CRD = new URL("examples/crd.yaml", ROOT).pathname;
-const hasKubectl = await run("kubectl", ["version", "--client"])
-  .then((r) => r.code === 0, () => false);
+const hasKubectl = await available("kubectl", ["version", "--client"]);
 
 /** `kopf …` in a process of its own; its output and exit code. */
 async function kopf(args: string[], env: Record<string, string> = {}) {

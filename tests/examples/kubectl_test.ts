@@ -4,14 +4,13 @@
  * also proves that examples/crd.yaml and examples/obj.yaml are what kubectl accepts.
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { run } from "../platform/commands.ts";
+import { available, run } from "../platform/commands.ts";
 import { FakeCluster } from "../../src/testing/mod.ts";
 import { exampleFile, KIND, NAME, settled } from "./helpers.ts";
 import { KopfRunner } from "../../src/testing/runner.ts";
 
 const EXAMPLES = new URL("../../examples/", import.meta.url).pathname;
-const hasKubectl = await run("kubectl", ["version", "--client"])
-  .then((r) => r.code === 0, () => false);
+const hasKubectl = await available("kubectl", ["version", "--client"]);
 
 Deno.test({
   name: "kubectl apply/get/delete against kopf run of 01-minimal",

@@ -70,3 +70,8 @@ export function runDeno(
 
 /** The project's root directory. */
 export const ROOT: string = new URL("../../", import.meta.url).pathname.replace(/\/$/, "");
+
+/** Whether a program answers `<program> <args>` with success (e.g. kubectl is installed). */
+export function available(program: string, args: string[]): Promise<boolean> {
+  return run(program, args).then((r) => r.code === 0, () => false);
+}
