@@ -148,6 +148,21 @@ type Attempt = (
   signal: AbortSignal | undefined,
 ) => Promise<{ response: Response; text: string | undefined }>;
 
+/**
+ * A request's retry loop: the method and path, the caller's signal, the retry pauses (the
+ * client's when undefined), whether a streamed response stays linked to the caller's
+ * signal, the attempt, and each attempt's timeout in seconds.
+ */
+type ExchangeArgs = [
+  method: string,
+  path: string,
+  outer: AbortSignal | undefined,
+  errorBackoffs: Iterable<number> | number | undefined,
+  keepLinked: boolean,
+  attempt: Attempt,
+  timeout?: number,
+];
+
 /** What a request's retry loop ends with: the last response, and whose credentials it used. */
 interface Exchanged {
   readonly response: Response;
@@ -287,17 +302,9 @@ export class ApiClient {
   }
 
   /** The retry loop of a request, in a span of its own when traced. */
-  #exchange(
-    method: string,
-    path: string,
-    outer: AbortSignal | undefined,
-    errorBackoffs: Iterable<number> | number | undefined,
-    keepLinked: boolean,
-    attempt: Attempt,
-    timeout?: number,
-  ): Promise<Exchanged> {
-    const exchange = () =>
-      this.#attempts(method, path, outer, errorBackoffs, keepLinked, attempt, timeout);
+  #exchange(...args: ExchangeArgs): Promise<Exchanged> {
+    const [method, path] = args;
+    const exchange = () => this.#attempts(...args);
     if (!isTracing()) return exchange();
     const [verb, resource] = requestLabels(method, path);
     return inSpan(`kopf api ${verb} ${resource}`, {
@@ -327,13 +334,7 @@ export class ApiClient {
 
   /** The retry loop around attempts: credentials, 401s, backoffs, typed errors. */
   async #attempts(
-    method: string,
-    path: string,
-    outer: AbortSignal | undefined,
-    errorBackoffs: Iterable<number> | number | undefined,
-    keepLinked: boolean,
-    attempt: Attempt,
-    timeout?: number,
+    ...[method, path, outer, errorBackoffs, keepLinked, attempt, timeout]: ExchangeArgs
   ): Promise<Exchanged> {
     const backoffs = backoffsOf(errorBackoffs ?? this.networking.errorBackoffs);
     let unauthorized = 0;
