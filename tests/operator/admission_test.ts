@@ -13,11 +13,13 @@ import type { AdmissionServerContext, WebhookFn } from "../../src/engines/admiss
 import { FakeCluster } from "../../src/testing/mod.ts";
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../assert.ts";
 import { call } from "../testing/fake_cluster/helpers.ts";
+import { until } from "./replicas.ts";
 import {
   clusterRegistry,
   freePort,
   kex,
   kexCrd,
+  LOGS,
   startCluster,
   startOperator,
   testSettings,
@@ -283,9 +285,11 @@ Deno.test("with leader election, only the leader serves admission; the next lead
       settings: settings(),
       metricsEndpoint: endpoint(1),
     });
-    // The standby has not written its own server's address, and is not ready: a Service
-    // sends the reviews to the leader only.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Once the standby has seen the leader's Lease, it has not written its own server's
+    // address, and is not ready: a Service sends the reviews to the leader only.
+    await until("the standby to see the leader", () => {
+      return LOGS.some((line) => line.includes("On standby: the Lease admission is held by"));
+    }, 10);
     assertEquals(hooksOf(cluster, VALIDATING, "auto.kopf.dev")[0].clientConfig.url, leaderUrl);
     assertEquals(await probe(0), [200, "ready", "kopf_leading 1"]);
     assertEquals(await probe(1), [
