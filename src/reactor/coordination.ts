@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { type Clock, settlesWithin } from "../structs/clock.ts";
+import type { Clock } from "../structs/clock.ts";
 import type { Logger } from "../structs/loggers.ts";
 import type { LeadershipSettings } from "../settings/operator_settings.ts";
 import type { ApiClient } from "../client/api.ts";
@@ -85,12 +85,4 @@ export async function createCoordination(
     clock,
     ...hooks,
   });
-}
-
-/**
- * Wait for `done` until `deadline` (on the clock's `now()` scale); false if the deadline
- * came first.
- */
-export function until(done: Promise<unknown>, deadline: number, clock: Clock): Promise<boolean> {
-  return settlesWithin(done, deadline - clock.now(), clock);
 }

@@ -30,7 +30,7 @@
  * @module
  */
 
-import { type Clock, realClock } from "../structs/clock.ts";
+import { type Clock, realClock, settlesWithin } from "../structs/clock.ts";
 import { ConfigurationError } from "../structs/errors.ts";
 import type { ConnectionInfo } from "../structs/credentials.ts";
 import { Memo } from "../structs/memos.ts";
@@ -81,7 +81,7 @@ import {
   type Scope,
 } from "./namespaces.ts";
 import { observationClient, Observer } from "./observation.ts";
-import { type Coordination, createCoordination, until } from "./coordination.ts";
+import { type Coordination, createCoordination } from "./coordination.ts";
 import { DEFAULT_WRITE_LIMIT, ObjectProcessor } from "./processing.ts";
 import { Multiplexer } from "./queueing.ts";
 
@@ -535,7 +535,7 @@ async function serve(options: ServeOptions): Promise<void> {
           multiplexer.drain((_resource, body) => lost(body)),
           spawner?.revoke(deadline),
         ]);
-        if (!await until(finished, deadline, clock)) {
+        if (!await settlesWithin(finished, deadline - clock.now(), clock)) {
           logger.error(
             "The handling of objects that stopped being this replica's did not finish in " +
               "time; another replica may handle them meanwhile.",
