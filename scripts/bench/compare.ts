@@ -39,7 +39,8 @@
  *
  * All three children run with the V8 flags of the `kopf` task and compiled binaries
  * (`src/cli/runtime_flags.ts`), so that the runtime is the same; `KOPF_BENCH_COMPARE_V8=default`
- * runs all three with V8's defaults instead. A markdown table of the figures ends the output.
+ * runs all three with V8's defaults instead, and `KOPF_BENCH_COMPARE_V8=--flag,--flag` with
+ * those flags. A markdown table of the figures ends the output.
  *
  *     deno task bench compare                                          # 1,000 and 10,000
  *     KOPF_BENCH_COMPARE_SIZES=1000,10000,100000 deno task bench compare   # 100k takes long
@@ -93,7 +94,12 @@ const SIZES = envList("KOPF_BENCH_COMPARE_SIZES", "1000,10000").map((s) => {
   if (!Number.isInteger(n) || n <= 0) throw new Error(`Not a size: ${s}`);
   return n;
 });
-const V8_FLAGS = Deno.env.get("KOPF_BENCH_COMPARE_V8") === "default" ? [] : OPERATOR_V8_FLAGS;
+const V8_SETTING = Deno.env.get("KOPF_BENCH_COMPARE_V8");
+const V8_FLAGS = V8_SETTING === "default"
+  ? []
+  : V8_SETTING
+  ? V8_SETTING.split(",").map((flag) => flag.trim()).filter((flag) => flag !== "")
+  : OPERATOR_V8_FLAGS;
 const STATUS_SUBRESOURCE = statusSubresource();
 const BASELINE = Deno.env.get("KOPF_BENCH_COMPARE_BASELINE");
 const PACE_MS = Number(Deno.env.get("KOPF_BENCH_COMPARE_PACE") ?? 0);

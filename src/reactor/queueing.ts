@@ -108,9 +108,11 @@ export interface MultiplexerOptions {
 /**
  * How many objects start processing at a time by default: thousands of objects arriving
  * together otherwise all start at once and hold their half-done states while waiting for
- * their writes, long enough for the JS engine to move them to its old generation.
+ * their writes, long enough for the JS engine to move them to its old generation. As many
+ * as the writes that may be in flight at once (the processor's write limit): more started
+ * processings would only wait for a write, and every young collection copies each of them.
  */
-export const DEFAULT_ADMISSION_LIMIT = 100;
+export const DEFAULT_ADMISSION_LIMIT = 32;
 
 /** Seconds after which a processing gives its admission place up to others. */
 export const ADMISSION_HOLD = 1;
