@@ -9,7 +9,7 @@
 import type { RawBody } from "../structs/bodies.ts";
 import { isMapping as isTree } from "../structs/dicts.ts";
 import { StoredStateError } from "../structs/errors.ts";
-import { Patch } from "../structs/patches.ts";
+import { Patch, patchContent, setInPatch } from "../structs/patches.ts";
 import { type FieldPath, type FieldSpec, parseField } from "../structs/dicts.ts";
 
 export { type FieldSpec, parseField };
@@ -27,6 +27,20 @@ export function patchTree(patch: Patch | Tree): Tree {
   return patch instanceof Patch ? patch.root : patch;
 }
 
+/**
+ * What the patch holds, for reading only: unlike {@link patchTree}, reading a Patch this
+ * way makes none of the sections that its proxies make on access.
+ */
+export function patchContents(patch: Patch | Tree): Readonly<Tree> {
+  return patch instanceof Patch ? patchContent(patch) : patch;
+}
+
+/** {@link ensure} on {@link patchTree}, without a Patch's proxies. */
+export function ensureInPatch(patch: Patch | Tree, path: readonly string[], value: unknown): void {
+  if (patch instanceof Patch) setInPatch(patch, path, value);
+  else ensure(patch, path, value);
+}
+
 /** The value at `path`, or `fallback` when absent or when a parent is not an object. */
 export function resolve<T>(root: unknown, path: readonly string[], fallback: T): unknown | T {
   let current: unknown = root;
@@ -40,7 +54,8 @@ export function resolve<T>(root: unknown, path: readonly string[], fallback: T):
 /** Set the value at `path`, creating missing (or non-object) parents as `{}`. */
 export function ensure(root: Tree, path: readonly string[], value: unknown): void {
   let current = root;
-  for (const key of path.slice(0, -1)) {
+  for (let i = 0; i < path.length - 1; i++) {
+    const key = path[i];
     let next = current[key];
     if (!isTree(next)) {
       next = {};
@@ -165,7 +180,7 @@ export function isFalsy(value: unknown): boolean {
     return true;
   }
   if (Array.isArray(value)) return value.length === 0;
-  if (isTree(value)) return Object.keys(value).length === 0;
+  if (isTree(value)) return isEmpty(value);
   return false;
 }
 

@@ -61,7 +61,8 @@ interface SectionNode {
   parent: SectionNode | undefined;
   key: string;
   vivify: ReadonlySet<string>;
-  children: Map<string, SectionNode>;
+  // Made on the first section asked for: most nodes never have one.
+  children: Map<string, SectionNode> | undefined;
   proxy: PatchSection | undefined;
 }
 
@@ -79,7 +80,7 @@ function newNode(
     : parent.parent === undefined && key === "metadata"
     ? META_SECTIONS
     : NO_SECTIONS;
-  return { obj, parent, key, vivify, children: new Map(), proxy: undefined };
+  return { obj, parent, key, vivify, children: undefined, proxy: undefined };
 }
 
 function attach(node: SectionNode): void {
@@ -94,36 +95,96 @@ function childOf(node: SectionNode, key: string): unknown {
   const value = node.obj[key];
   if (value === null) return null;
   if (value !== undefined && !isMapping(value)) return value;
-  let child = node.children.get(key);
+  return proxyOf(childNode(node, key, value));
+}
+
+/** The node of the section under `key`, whose value is a mapping or absent. */
+function childNode(
+  node: SectionNode,
+  key: string,
+  value: Record<string, unknown> | undefined,
+): SectionNode {
+  const children = node.children ??= new Map();
+  let child = children.get(key);
   if (child === undefined || (value !== undefined && child.obj !== value)) {
     child = newNode(value === undefined ? {} : value, node, key);
-    node.children.set(key, child);
+    children.set(key, child);
   }
-  return proxyOf(child);
+  return child;
+}
+
+/** The traps of a section's proxy: an object per section, its methods shared. */
+class SectionTraps implements ProxyHandler<Record<string, unknown>> {
+  constructor(readonly node: SectionNode) {}
+
+  get(target: Record<string, unknown>, key: string | symbol, receiver: unknown): unknown {
+    if (typeof key === "string" && this.node.vivify.has(key)) return childOf(this.node, key);
+    return Reflect.get(target, key, receiver);
+  }
+
+  set(target: Record<string, unknown>, key: string | symbol, value: unknown): boolean {
+    if (typeof key !== "string") return Reflect.set(target, key, value);
+    if (value === undefined) {
+      delete target[key];
+    } else {
+      attach(this.node);
+      target[key] = plainIfView(value);
+    }
+    return true;
+  }
+
+  deleteProperty(target: Record<string, unknown>, key: string | symbol): boolean {
+    return Reflect.deleteProperty(target, key);
+  }
 }
 
 function proxyOf(node: SectionNode): PatchSection {
-  if (node.proxy !== undefined) return node.proxy;
-  node.proxy = new Proxy(node.obj, {
-    get(target, key, receiver) {
-      if (typeof key === "string" && node.vivify.has(key)) return childOf(node, key);
-      return Reflect.get(target, key, receiver);
-    },
-    set(target, key, value) {
-      if (typeof key !== "string") return Reflect.set(target, key, value);
-      if (value === undefined) {
-        delete target[key];
-      } else {
-        attach(node);
-        target[key] = plainIfView(value);
-      }
-      return true;
-    },
-    deleteProperty(target, key) {
-      return Reflect.deleteProperty(target, key);
-    },
-  });
-  return node.proxy;
+  return node.proxy ??= new Proxy(node.obj, new SectionTraps(node));
+}
+
+/**
+ * The accumulated merge patch as the patch holds it, for reading only: what
+ * {@link Patch.toMergePatch} would copy, without the proxies (nor the sections they make).
+ */
+export function patchContent(patch: Patch): Readonly<Record<string, unknown>> {
+  return rootOf(patch).obj;
+}
+
+/**
+ * Set `value` at `path` in the patch as writing it through the sections would
+ * (`ensure` on {@link Patch.root}): missing (or non-object) parents become `{}`, the
+ * sections the path goes through join the patch; but without their proxies.
+ */
+export function setInPatch(patch: Patch, path: readonly string[], value: unknown): void {
+  let node: SectionNode | undefined = rootOf(patch);
+  let obj = node.obj;
+  const last = path.length - 1;
+  for (let i = 0; i < last; i++) {
+    const key = path[i];
+    const next = obj[key];
+    if (node !== undefined && node.vivify.has(key) && (next === undefined || isMapping(next))) {
+      node = childNode(node, key, next);
+      obj = node.obj;
+    } else if (isMapping(next)) {
+      node = undefined;
+      obj = next;
+    } else {
+      if (node !== undefined) attach(node);
+      const fresh: Record<string, unknown> = {};
+      obj[key] = fresh;
+      node = undefined;
+      obj = fresh;
+    }
+  }
+  const key = path[last];
+  if (node === undefined) {
+    obj[key] = value;
+  } else if (value === undefined) {
+    delete obj[key];
+  } else {
+    attach(node);
+    obj[key] = plainIfView(value);
+  }
 }
 
 /**
@@ -155,6 +216,8 @@ function toJson(value: unknown, dropNulls: boolean): JsonValue {
   }
   return out;
 }
+
+let rootOf: (patch: Patch) => SectionNode;
 
 function escapePointer(key: string): string {
   return key.replace(/~/g, "~0").replace(/\//g, "~1");
@@ -194,6 +257,10 @@ function jsonPatchOps(
  */
 export class Patch<S = ReadonlyJsonObject, St = ReadonlyJsonObject> {
   readonly #root: SectionNode;
+
+  static {
+    rootOf = (patch) => patch.#root;
+  }
 
   /** A new patch, optionally starting with the given merge-patch content. */
   constructor(init?: Record<string, unknown>) {
@@ -257,7 +324,7 @@ export class Patch<S = ReadonlyJsonObject, St = ReadonlyJsonObject> {
   /** Forget all accumulated changes. */
   clear(): void {
     for (const key of Object.keys(this.#root.obj)) delete this.#root.obj[key];
-    this.#root.children.clear();
+    this.#root.children = undefined;
   }
 
   /** The changes as a JSON merge patch (RFC 7386): a plain object, `null` deletes. */
