@@ -17,7 +17,8 @@
 import type { RawBody } from "../structs/bodies.ts";
 import { blake2b } from "../structs/blake2b.ts";
 import { ConfigurationError } from "../structs/errors.ts";
-import { ensure, isFalsy, isTree, type Tree } from "./field_paths.ts";
+import type { Patch } from "../structs/patches.ts";
+import { ensureInPatch, isFalsy, isTree, patchContents, type Tree } from "./field_paths.ts";
 
 /** Kubernetes' limit on the name part of an annotation key. */
 const MAX_NAME_LENGTH = 63;
@@ -83,9 +84,14 @@ export function makeV2Key(prefix: string, key: string): string {
  * keys of such ReplicaSets a distinct `-ofDRS` ending to keep the two states apart.
  */
 export function markKey(key: string, body: RawBody): string {
-  const owners = body.metadata?.ownerReferences ?? [];
-  const owned = owners.some((owner) => isTree(owner) && owner.kind === "Deployment");
-  return body.kind === "ReplicaSet" && owned ? `${key}-ofDRS` : key;
+  return body.kind === "ReplicaSet" && ownedByDeployment(body) ? `${key}-ofDRS` : key;
+}
+
+function ownedByDeployment(body: RawBody): boolean {
+  const owners = body.metadata?.ownerReferences;
+  if (owners === undefined || owners === null) return false;
+  for (const owner of owners) if (isTree(owner) && owner.kind === "Deployment") return true;
+  return false;
 }
 
 /** Check an annotations prefix once, when a storage is configured. */
@@ -104,56 +110,91 @@ export function checkPrefix(prefix: unknown, storage: string): string {
   return prefix;
 }
 
-/** The keys already formed, by prefix, storage key and V1 flag (bounded: ids are few). */
-const KEYS_MEMO = new Map<string, readonly string[]>();
+/** The keys already formed, by V1 flag, prefix and storage key (bounded: ids are few). */
+const KEYS_MEMO: readonly Map<string, Map<string, readonly string[]>>[] = [new Map(), new Map()];
 const KEYS_MEMO_LIMIT = 10_000;
+let keysMemoSize = 0;
 
 /**
  * Keys formed from one storage key: the V2 form first, then the V1 form when it differs
  * (and V1 is enabled). The body, when given, marks keys of Deployment-owned ReplicaSets.
  */
 export function makeKeys(prefix: string, key: string, v1: boolean, body?: RawBody): string[] {
+  return [...sharedKeys(prefix, key, v1, body)];
+}
+
+/**
+ * The keys of {@link makeKeys}, shared between calls: read them, never change them.
+ * Storages ask for the same few handler keys on every event; the cut keys need hashing.
+ */
+export function sharedKeys(
+  prefix: string,
+  key: string,
+  v1: boolean,
+  body?: RawBody,
+): readonly string[] {
   const marked = body === undefined ? key : markKey(key, body);
-  // Storages ask for the same few handler keys on every event; the cut keys need hashing.
-  const memo = `${v1 ? 1 : 0}${prefix}\0${marked}`;
-  let keys = KEYS_MEMO.get(memo);
+  const memo = KEYS_MEMO[v1 ? 1 : 0];
+  let byKey = memo.get(prefix);
+  let keys = byKey?.get(marked);
   if (keys === undefined) {
     const v2Key = makeV2Key(prefix, marked);
     const v1Key = v1 ? makeV1Key(prefix, marked) : v2Key;
-    keys = v1Key === v2Key ? [v2Key] : [v2Key, v1Key];
-    if (KEYS_MEMO.size >= KEYS_MEMO_LIMIT) KEYS_MEMO.clear();
-    KEYS_MEMO.set(memo, keys);
+    keys = Object.freeze(v1Key === v2Key ? [v2Key] : [v2Key, v1Key]);
+    if (keysMemoSize >= KEYS_MEMO_LIMIT) {
+      for (const map of KEYS_MEMO) map.clear();
+      keysMemoSize = 0;
+      byKey = undefined;
+    }
+    if (byKey === undefined) memo.set(prefix, byKey = new Map());
+    byKey.set(marked, keys);
+    keysMemoSize++;
   }
-  return [...keys];
+  return keys;
 }
 
-/** The prefixes (the part before `/`) that belong to any Kopf-based operator. */
-export function detectMarkedPrefixes(keys: Iterable<string>): Set<string> {
-  const prefixes = new Set<string>();
-  for (const key of keys) {
+/** Whether the key (with its first `/` at `slash`) marks its prefix as Kopf-managed. */
+function isMarking(key: string, slash: number): boolean {
+  if (KNOWN_MARKERS.has(key.slice(slash + 1))) return true;
+  const prefix = key.slice(0, slash);
+  for (const known of KNOWN_PREFIXES) {
+    if (prefix === known || prefix.endsWith(`.${known}`)) return true;
+  }
+  return false;
+}
+
+/**
+ * The prefixes (the part before `/`) of the annotations' keys that belong to any
+ * Kopf-based operator,
+ * or `undefined` when there are none — no set is made for the usual few annotations.
+ */
+export function markedPrefixes(annotations: Tree): ReadonlySet<string> | undefined {
+  let prefixes: Set<string> | undefined;
+  for (const key in annotations) {
+    if (!Object.hasOwn(annotations, key)) continue;
     const slash = key.indexOf("/");
-    if (slash < 0) continue;
-    const prefix = key.slice(0, slash);
-    const name = key.slice(slash + 1);
-    if (
-      KNOWN_MARKERS.has(name) || KNOWN_PREFIXES.includes(prefix) ||
-      KNOWN_PREFIXES.some((known) => prefix.endsWith(`.${known}`))
-    ) {
-      prefixes.add(prefix);
-    }
+    if (slash >= 0 && isMarking(key, slash)) (prefixes ??= new Set()).add(key.slice(0, slash));
   }
   return prefixes;
 }
 
+/** Whether the key is under one of the prefixes (`prefix/...`). */
+export function isMarkedKey(key: string, prefixes: ReadonlySet<string> | undefined): boolean {
+  if (prefixes === undefined) return false;
+  const slash = key.indexOf("/");
+  // Prefixes hold no `/`: a key starts with `prefix/` exactly when its first `/` ends one.
+  return slash >= 0 && prefixes.has(key.slice(0, slash));
+}
+
 /** Brand a non-`kopf.` prefix as Kopf-managed in the patch, unless it already is. */
-export function storeMarker(prefix: string, patch: Tree, body: RawBody): void {
+export function storeMarker(prefix: string, patch: Patch | Tree, body: RawBody): void {
   if (!prefix || prefix.startsWith("kopf.")) return;
   const marker = `${prefix}/${MANAGED_MARKER}`;
   const inBody = body.metadata?.annotations?.[marker] !== undefined;
-  const patchMeta = patch.metadata;
+  const patchMeta = patchContents(patch).metadata;
   const patchAnnotations = isTree(patchMeta) ? patchMeta.annotations : undefined;
   const inPatch = isTree(patchAnnotations) && Object.hasOwn(patchAnnotations, marker);
-  if (!inBody && !inPatch) ensure(patch, ["metadata", "annotations", marker], "yes");
+  if (!inBody && !inPatch) ensureInPatch(patch, ["metadata", "annotations", marker], "yes");
 }
 
 /** The `metadata.annotations` of an essence, if it is an object. */
@@ -170,16 +211,6 @@ export function removeAnnotations(essence: Tree, keys: Iterable<string>): void {
   for (const key of keys) delete annotations[key];
 }
 
-/** Remove the annotations under the given prefixes (`prefix/...`) from an essence (in place). */
-export function removePrefixedAnnotations(essence: Tree, prefixes: Iterable<string>): void {
-  const annotations = essenceAnnotations(essence);
-  if (!annotations) return;
-  const starts = [...prefixes].map((prefix) => `${prefix}/`);
-  for (const key of Object.keys(annotations)) {
-    if (starts.some((start) => key.startsWith(start))) delete annotations[key];
-  }
-}
-
 /** Drop empty `metadata.annotations`, `metadata.labels`, `metadata`, `status` (in place). */
 export function removeEmptyStanzas(essence: Tree): void {
   const metadata = essence.metadata;
@@ -190,6 +221,8 @@ export function removeEmptyStanzas(essence: Tree): void {
   if ("metadata" in essence && isFalsy(essence.metadata)) delete essence.metadata;
   if ("status" in essence && isFalsy(essence.status)) delete essence.status;
 }
+
+const STANZAS: readonly string[] = ["metadata", "status"];
 
 /**
  * The essence without empty `metadata.annotations`, `metadata.labels`, `metadata`, `status`
@@ -209,7 +242,7 @@ export function withoutEmptyStanzas(essence: Tree): Tree {
       result = { ...essence, metadata: copy };
     }
   }
-  for (const key of ["metadata", "status"]) {
+  for (const key of STANZAS) {
     if (key in result && isFalsy(result[key])) {
       if (result === essence) result = { ...essence };
       delete result[key];

@@ -12,29 +12,31 @@ import { toCompactJson } from "./compact_json.ts";
 import {
   checkedStorages,
   checkPrefix,
-  detectMarkedPrefixes,
+  isMarkedKey,
   LAST_APPLIED_ANNOTATION,
   makeKeys,
+  markedPrefixes,
   removeAnnotations,
   removeEmptyStanzas,
-  removePrefixedAnnotations,
+  sharedKeys,
   storeMarker,
 } from "./conventions.ts";
 import {
   deepCopy,
   ensure,
+  ensureInPatch,
   type FieldSpec,
   formatField,
   isTree,
   parseField,
   parseStoredObject,
-  patchTree,
+  patchContents,
   remove,
   reopenDeleted,
   resolve,
   type Tree,
 } from "./field_paths.ts";
-import type { MaybePromise, StoragePatch } from "./progress_storages.ts";
+import { isPending, type MaybePromise, type StoragePatch } from "./progress_storages.ts";
 
 /** The arguments of {@link DiffBaseStorage.build}. */
 export interface DiffBaseBuildArgs {
@@ -54,18 +56,28 @@ export interface DiffBaseStoreArgs {
   essence: RawBody;
 }
 
-const ESSENCE_METADATA: readonly (readonly string[])[] = [
-  ["metadata", "labels"],
-  ["metadata", "annotations"],
-];
+const ABSENT = Symbol("absent");
 
-/** Copy the given fields from `src` into `dst`, skipping the absent ones. */
-function cherrypick(src: RawBody, dst: Tree, fields: readonly (readonly string[])[]): void {
-  const absent = Symbol("absent");
-  for (const path of fields) {
-    const value = resolve(src, path, absent);
-    if (value !== absent) ensure(dst, path, deepCopy(value));
+/** Copy the given field from `src` into `dst`, unless it is absent. */
+function cherrypick(src: RawBody, dst: Tree, path: readonly string[]): void {
+  const value = resolve(src, path, ABSENT);
+  if (value !== ABSENT) ensure(dst, path, deepCopy(value));
+}
+
+/**
+ * The annotations of an essence: a copy without those of any Kopf-managed prefix and
+ * without `kubectl`'s last applied configuration, made in one pass over the kept ones.
+ */
+function essenceAnnotations(annotations: unknown): unknown {
+  if (!isTree(annotations)) return deepCopy(annotations);
+  const marked = markedPrefixes(annotations);
+  const kept: Tree = {};
+  for (const key in annotations) {
+    if (!Object.hasOwn(annotations, key)) continue;
+    if (key === LAST_APPLIED_ANNOTATION || isMarkedKey(key, marked)) continue;
+    kept[key] = deepCopy(annotations[key]);
   }
+  return kept;
 }
 
 /**
@@ -80,19 +92,28 @@ export abstract class DiffBaseStorage {
    * sections are dropped. Key order follows the body's, with `metadata` moved last.
    */
   build({ body, extraFields }: DiffBaseBuildArgs): RawBody {
+    // Only what is kept is copied: the dropped fields and annotations are skipped.
     const essence: Tree = {};
-    for (const [key, value] of Object.entries(body)) {
+    for (const key in body) {
+      if (!Object.hasOwn(body, key)) continue;
       if (key !== "apiVersion" && key !== "kind" && key !== "metadata" && key !== "status") {
-        essence[key] = deepCopy(value);
+        essence[key] = deepCopy(body[key]);
       }
     }
-    cherrypick(body, essence, ESSENCE_METADATA);
-    const annotations = resolve(essence, ["metadata", "annotations"], undefined);
-    if (isTree(annotations)) {
-      removePrefixedAnnotations(essence, detectMarkedPrefixes(Object.keys(annotations)));
-      removeAnnotations(essence, [LAST_APPLIED_ANNOTATION]);
+    const metadata = body.metadata as unknown;
+    if (isTree(metadata)) {
+      const hasLabels = Object.hasOwn(metadata, "labels");
+      const hasAnnotations = Object.hasOwn(metadata, "annotations");
+      if (hasLabels || hasAnnotations) {
+        const kept: Tree = {};
+        if (hasLabels) kept.labels = deepCopy(metadata.labels);
+        if (hasAnnotations) kept.annotations = essenceAnnotations(metadata.annotations);
+        essence.metadata = kept;
+      }
     }
-    cherrypick(body, essence, (extraFields ?? []).map((f) => parseField(f)));
+    if (extraFields !== undefined) {
+      for (const field of extraFields) cherrypick(body, essence, parseField(field));
+    }
     removeEmptyStanzas(essence);
     return essence as RawBody;
   }
@@ -155,17 +176,24 @@ export class AnnotationsDiffBaseStorage extends DiffBaseStorage {
     return makeKeys(this.prefix, this.key, this.v1, body);
   }
 
+  /** The keys of {@link makeKeys}, shared between calls unless a subclass forms its own. */
+  #keys(body: RawBody): readonly string[] {
+    return this.makeKeys === AnnotationsDiffBaseStorage.prototype.makeKeys
+      ? sharedKeys(this.prefix, this.key, this.v1, body)
+      : this.makeKeys(body);
+  }
+
   /** The essence, also without this storage's own annotation. */
   override build(args: DiffBaseBuildArgs): RawBody {
     const essence = super.build(args) as Tree;
-    removeAnnotations(essence, this.makeKeys(args.body));
+    removeAnnotations(essence, this.#keys(args.body));
     removeEmptyStanzas(essence);
     return essence as RawBody;
   }
 
   /** The essence from the first key that holds one. */
   override fetch({ body }: { body: RawBody }): RawBody | null {
-    for (const fullKey of this.makeKeys(body)) {
+    for (const fullKey of this.#keys(body)) {
       const essence = parseEssence(body.metadata?.annotations?.[fullKey], fullKey, body);
       if (essence !== null) return essence;
     }
@@ -175,10 +203,10 @@ export class AnnotationsDiffBaseStorage extends DiffBaseStorage {
   /** Write the compact JSON (plus a newline) under every key. */
   override store({ body, patch, essence }: DiffBaseStoreArgs): void {
     const encoded = `${toCompactJson(essence)}\n`;
-    for (const fullKey of this.makeKeys(body)) {
-      ensure(patchTree(patch), ["metadata", "annotations", fullKey], encoded);
+    for (const fullKey of this.#keys(body)) {
+      ensureInPatch(patch, ["metadata", "annotations", fullKey], encoded);
     }
-    storeMarker(this.prefix, patchTree(patch), body);
+    storeMarker(this.prefix, patch, body);
   }
 }
 
@@ -219,8 +247,8 @@ export class StatusDiffBaseStorage extends DiffBaseStorage {
   override store({ body, patch, essence }: DiffBaseStoreArgs): void {
     // Purged progress may have deleted a container on the way as a whole (`status.kopf`):
     // reopened, the write keeps the deletion of what else it held.
-    reopenDeleted(body, patchTree(patch), this.field);
-    ensure(patchTree(patch), this.field, toCompactJson(essence));
+    reopenDeleted(body, patchContents(patch) as Tree, this.field);
+    ensureInPatch(patch, this.field, toCompactJson(essence));
   }
 }
 
@@ -250,7 +278,8 @@ export class MultiDiffBaseStorage extends DiffBaseStorage {
   /** The first essence found, in the storages' order. */
   override async fetch(args: { body: RawBody }): Promise<RawBody | null> {
     for (const storage of this.storages) {
-      const essence = await storage.fetch(args);
+      const fetched = storage.fetch(args);
+      const essence = isPending(fetched) ? await fetched : fetched;
       if (essence !== null && essence !== undefined) return essence;
     }
     return null;
@@ -258,6 +287,9 @@ export class MultiDiffBaseStorage extends DiffBaseStorage {
 
   /** Store into every storage. */
   override async store(args: DiffBaseStoreArgs): Promise<void> {
-    for (const storage of this.storages) await storage.store(args);
+    for (const storage of this.storages) {
+      const stored = storage.store(args);
+      if (isPending(stored)) await stored;
+    }
   }
 }

@@ -8,7 +8,7 @@
 import type { RawBody } from "../structs/bodies.ts";
 import type { DiffBaseStorage } from "./diffbase_storages.ts";
 import type { FieldSpec } from "./field_paths.ts";
-import type { ProgressStorage } from "./progress_storages.ts";
+import { isPending, type ProgressStorage } from "./progress_storages.ts";
 
 /** The storages involved (`settings.persistence`, or any object with both). */
 export interface EssenceStorages {
@@ -35,7 +35,8 @@ export async function loadEssences(
   body: RawBody,
   extraFields: readonly FieldSpec[] = [],
 ): Promise<Essences> {
-  const stored = await persistence.diffbaseStorage.fetch({ body });
+  const fetched = persistence.diffbaseStorage.fetch({ body });
+  const stored = isPending(fetched) ? await fetched : fetched;
   const current = persistence.diffbaseStorage.build({ body, extraFields });
   return {
     old: stored === null ? null : persistence.progressStorage.clear(stored),

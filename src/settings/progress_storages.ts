@@ -14,17 +14,18 @@ import {
   checkedStorages,
   checkPrefix,
   makeKeys,
+  sharedKeys,
   storeMarker,
   withoutEmptyStanzas,
 } from "./conventions.ts";
 import {
   deepCopy,
-  ensure,
+  ensureInPatch,
   type FieldSpec,
   formatField,
   isTree,
   parseStoredObject,
-  patchTree,
+  patchContents,
   remove,
   reopenDeleted,
   resolve,
@@ -137,22 +138,56 @@ export interface AnnotationsProgressStorageOptions {
   v1?: boolean;
 }
 
-/** Delete a key from the object via the patch (`null`), or drop it from the patch if only there. */
-function purgePath(body: RawBody, patch: StoragePatch, path: readonly string[]): void {
-  const absent = Symbol("absent");
-  if (resolve(body, path, absent) !== absent) {
-    ensure(patchTree(patch), path, null);
-  } else if (resolve(patchTree(patch), path, absent) !== absent) {
-    remove(patchTree(patch), path);
+/**
+ * The value of a storage's possibly asynchronous call, unless it is pending: sync storages
+ * are then not awaited, which would cost a promise and a turn for each of them.
+ */
+export function isPending<T>(value: MaybePromise<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown } | null | undefined)?.then === "function";
+}
+
+/** The object at `path` (the first `length` keys of it), or `undefined`. */
+function treeAt(
+  root: unknown,
+  path: readonly string[],
+  length: number = path.length,
+): Tree | undefined {
+  let current = root;
+  for (let i = 0; i < length; i++) {
+    if (!isTree(current)) return undefined;
+    current = Object.hasOwn(current, path[i]) ? current[path[i]] : undefined;
+  }
+  return isTree(current) ? current : undefined;
+}
+
+/** Whether the object at `path` holds `key` (as {@link resolve} finds it present). */
+function holds(root: unknown, path: readonly string[], key: string): boolean {
+  const tree = treeAt(root, path);
+  return tree !== undefined && Object.hasOwn(tree, key);
+}
+
+/**
+ * Delete `key` of the object at `path` via the patch (`null`), or drop it from the patch
+ * if only there. The full path is made only when there is something to do.
+ */
+function purgePath(body: RawBody, patch: StoragePatch, path: readonly string[], key: string): void {
+  if (holds(body, path, key)) {
+    ensureInPatch(patch, [...path, key], null);
+  } else if (holds(patchContents(patch), path, key)) {
+    remove(patchContents(patch) as Tree, [...path, key]);
   }
 }
 
-/** Whether the patch already deletes `path` or one of its parents (with `null`). */
-function deletedByPatch(tree: Tree, path: readonly string[]): boolean {
+const ANNOTATIONS: readonly string[] = ["metadata", "annotations"];
+
+/** Whether the patch already deletes `path` (or `path.key`) or one of its parents (with `null`). */
+function deletedByPatch(tree: Readonly<Tree>, path: readonly string[], key?: string): boolean {
   let current: unknown = tree;
-  for (const key of path) {
-    if (!isTree(current) || !Object.hasOwn(current, key)) return false;
-    current = current[key];
+  const length = key === undefined ? path.length : path.length + 1;
+  for (let i = 0; i < length; i++) {
+    const step = i < path.length ? path[i] : key!;
+    if (!isTree(current) || !Object.hasOwn(current, step)) return false;
+    current = current[step];
     if (current === null) return true;
   }
   return false;
@@ -163,18 +198,31 @@ function deletedByPatch(tree: Tree, path: readonly string[]): boolean {
  * patch empties: every key the object holds there is deleted by the patch, and the patch
  * sets nothing new there. A merge patch that deletes only the keys would leave `{}`.
  */
-function deleteEmptied(body: RawBody, tree: Tree, path: readonly string[]): void {
+function deleteEmptied(body: RawBody, tree: Readonly<Tree>, path: readonly string[]): void {
   for (let depth = path.length; depth >= 2; depth--) {
-    const held = resolve(body, path.slice(0, depth), undefined);
-    const parent = resolve(tree, path.slice(0, depth - 1), undefined);
-    const changes = isTree(parent) ? parent[path[depth - 1]] : undefined;
-    if (!isTree(held) || !isTree(changes)) return;
-    const keys = Object.keys(held);
-    const emptied = keys.length > 0 && keys.every((key) => changes[key] === null) &&
-      Object.keys(changes).every((key) => changes[key] === null || changes[key] === undefined);
-    if (!emptied) return;
-    (parent as Tree)[path[depth - 1]] = null;
+    const held = treeAt(body, path, depth);
+    const parent = treeAt(tree, path, depth - 1);
+    const changes = parent === undefined ? undefined : parent[path[depth - 1]];
+    if (held === undefined || !isTree(changes)) return;
+    if (!emptiedBy(held, changes)) return;
+    parent![path[depth - 1]] = null;
   }
+}
+
+/** Whether the changes delete every key the object holds (at least one) and set nothing. */
+function emptiedBy(held: Tree, changes: Tree): boolean {
+  let any = false;
+  for (const key in held) {
+    if (!Object.hasOwn(held, key)) continue;
+    if (changes[key] !== null) return false;
+    any = true;
+  }
+  if (!any) return false;
+  for (const key in changes) {
+    if (!Object.hasOwn(changes, key)) continue;
+    if (changes[key] !== null && changes[key] !== undefined) return false;
+  }
+  return true;
 }
 
 /** Set a value via the patch only when the object does not hold it already. */
@@ -186,7 +234,7 @@ function touchPath(
 ): boolean {
   const current = resolve(body, path, null);
   if (current !== value) {
-    ensure(patchTree(patch), path, value);
+    ensureInPatch(patch, path, value);
     return true;
   }
   return false;
@@ -205,6 +253,8 @@ export class AnnotationsProgressStorage extends ProgressStorage {
   readonly touchKey: string;
   /** Whether the V1 keys are also written and read. */
   readonly v1: boolean;
+  /** The start of this storage's annotation keys: `prefix/`. */
+  readonly #start: string;
 
   /** A storage under the given prefix (`kopf.zalando.org` by default). */
   constructor(options: AnnotationsProgressStorageOptions = {}) {
@@ -213,6 +263,7 @@ export class AnnotationsProgressStorage extends ProgressStorage {
     this.verbose = options.verbose ?? false;
     this.touchKey = options.touchKey ?? "touch-dummy";
     this.v1 = options.v1 ?? true;
+    this.#start = `${this.prefix}/`;
   }
 
   /** The annotation keys for a handler id: V2 first, then V1 if it differs. */
@@ -220,9 +271,16 @@ export class AnnotationsProgressStorage extends ProgressStorage {
     return makeKeys(this.prefix, key, this.v1, body);
   }
 
+  /** The keys of {@link makeKeys}, shared between calls unless a subclass forms its own. */
+  #keys(key: string, body: RawBody): readonly string[] {
+    return this.makeKeys === AnnotationsProgressStorage.prototype.makeKeys
+      ? sharedKeys(this.prefix, key, this.v1, body)
+      : this.makeKeys(key, body);
+  }
+
   /** The first record found under the handler's keys. */
   override fetch({ key, body }: ProgressFetchArgs): ProgressRecord | null {
-    for (const fullKey of this.makeKeys(key, body)) {
+    for (const fullKey of this.#keys(key, body)) {
       const encoded = body.metadata?.annotations?.[fullKey];
       if (encoded === undefined || encoded === null) continue;
       const decoded = decodeRecord(encoded, fullKey, body);
@@ -234,28 +292,28 @@ export class AnnotationsProgressStorage extends ProgressStorage {
   /** Write the record as compact JSON under every key of the handler. */
   override store({ key, record, body, patch }: ProgressStoreArgs): void {
     const clean: Tree = {};
-    for (const [field, value] of Object.entries(record)) {
+    for (const field in record) {
+      if (!Object.hasOwn(record, field)) continue;
+      const value = record[field as keyof ProgressRecord];
       if (value !== undefined && (this.verbose || value !== null)) clean[field] = value;
     }
     const encoded = toCompactJson(clean);
-    for (const fullKey of this.makeKeys(key, body)) {
-      ensure(patchTree(patch), ["metadata", "annotations", fullKey], encoded);
+    for (const fullKey of this.#keys(key, body)) {
+      ensureInPatch(patch, ["metadata", "annotations", fullKey], encoded);
     }
-    storeMarker(this.prefix, patchTree(patch), body);
+    storeMarker(this.prefix, patch, body);
   }
 
   /** Delete every key of the handler. */
   override purge({ key, body, patch }: ProgressPurgeArgs): void {
-    for (const fullKey of this.makeKeys(key, body)) {
-      purgePath(body, patch, ["metadata", "annotations", fullKey]);
-    }
+    for (const fullKey of this.#keys(key, body)) purgePath(body, patch, ANNOTATIONS, fullKey);
   }
 
   /** Set (or remove) the touch annotation if it differs. */
   override touch({ body, patch, value }: ProgressTouchArgs): void {
-    for (const fullKey of this.makeKeys(this.touchKey, body)) {
+    for (const fullKey of this.#keys(this.touchKey, body)) {
       if (touchPath(body, patch, ["metadata", "annotations", fullKey], value)) {
-        storeMarker(this.prefix, patchTree(patch), body);
+        storeMarker(this.prefix, patch, body);
       }
     }
   }
@@ -267,17 +325,23 @@ export class AnnotationsProgressStorage extends ProgressStorage {
   override clear(essence: RawBody): RawBody {
     let result = essence;
     const annotations = essence.metadata?.annotations;
-    if (annotations) {
-      const start = `${this.prefix}/`;
-      const keys = Object.keys(annotations);
-      if (keys.some((key) => key.startsWith(start))) {
-        const kept: Record<string, string> = {};
-        for (const key of keys) if (!key.startsWith(start)) kept[key] = annotations[key];
-        result = { ...essence, metadata: { ...essence.metadata, annotations: kept } };
+    if (annotations && hasPrefixed(annotations, this.#start)) {
+      const kept: Record<string, string> = {};
+      for (const key of Object.keys(annotations)) {
+        if (!key.startsWith(this.#start)) kept[key] = annotations[key];
       }
+      result = { ...essence, metadata: { ...essence.metadata, annotations: kept } };
     }
     return withoutEmptyStanzas(result as Tree) as RawBody;
   }
+}
+
+/** Whether any own key of the annotations starts with `start`. */
+function hasPrefixed(annotations: Record<string, string>, start: string): boolean {
+  for (const key in annotations) {
+    if (Object.hasOwn(annotations, key) && key.startsWith(start)) return true;
+  }
+  return false;
 }
 
 function decodeRecord(encoded: string, key: string, body: RawBody): ProgressRecord | null {
@@ -329,8 +393,8 @@ export class StatusProgressStorage extends ProgressStorage {
   /** Put the full record (nulls included) at `<field>.<id>`. */
   override store({ key, record, body, patch }: ProgressStoreArgs): void {
     const path = [...this.field, key];
-    reopenDeleted(body, patchTree(patch), path);
-    ensure(patchTree(patch), path, { ...record });
+    reopenDeleted(body, patchContents(patch) as Tree, path);
+    ensureInPatch(patch, path, { ...record });
   }
 
   /**
@@ -338,18 +402,17 @@ export class StatusProgressStorage extends ProgressStorage {
    * too (and its emptied parents below the top-level section, e.g. `status.kopf`).
    */
   override purge({ key, body, patch }: ProgressPurgeArgs): void {
-    const path = [...this.field, key];
-    if (deletedByPatch(patchTree(patch), path)) return;
-    purgePath(body, patch, path);
-    deleteEmptied(body, patchTree(patch), this.field);
+    if (deletedByPatch(patchContents(patch), this.field, key)) return;
+    purgePath(body, patch, this.field, key);
+    deleteEmptied(body, patchContents(patch), this.field);
   }
 
   /** Set (or remove) the touch field if it differs. */
   override touch({ body, patch, value }: ProgressTouchArgs): void {
-    if (value === null && deletedByPatch(patchTree(patch), this.touchField)) return;
-    reopenDeleted(body, patchTree(patch), this.touchField);
+    if (value === null && deletedByPatch(patchContents(patch), this.touchField)) return;
+    reopenDeleted(body, patchContents(patch) as Tree, this.touchField);
     touchPath(body, patch, this.touchField, value);
-    if (value === null) deleteEmptied(body, patchTree(patch), this.touchField.slice(0, -1));
+    if (value === null) deleteEmptied(body, patchContents(patch), this.touchField.slice(0, -1));
   }
 
   /**
@@ -378,7 +441,8 @@ export class MultiProgressStorage extends ProgressStorage {
   /** The first record found, in the storages' order. */
   override async fetch(args: ProgressFetchArgs): Promise<ProgressRecord | null> {
     for (const storage of this.storages) {
-      const record = await storage.fetch(args);
+      const fetched = storage.fetch(args);
+      const record = isPending(fetched) ? await fetched : fetched;
       if (record !== null && record !== undefined) return record;
     }
     return null;
@@ -386,12 +450,18 @@ export class MultiProgressStorage extends ProgressStorage {
 
   /** Store into every storage. */
   override async store(args: ProgressStoreArgs): Promise<void> {
-    for (const storage of this.storages) await storage.store(args);
+    for (const storage of this.storages) {
+      const stored = storage.store(args);
+      if (isPending(stored)) await stored;
+    }
   }
 
   /** Purge from every storage. */
   override async purge(args: ProgressPurgeArgs): Promise<void> {
-    for (const storage of this.storages) await storage.purge(args);
+    for (const storage of this.storages) {
+      const purged = storage.purge(args);
+      if (isPending(purged)) await purged;
+    }
   }
 
   /** Touch every storage. */
@@ -408,7 +478,10 @@ export class MultiProgressStorage extends ProgressStorage {
 
   /** Flush every storage. */
   override async flush(): Promise<void> {
-    for (const storage of this.storages) await storage.flush();
+    for (const storage of this.storages) {
+      const flushed = storage.flush();
+      if (isPending(flushed)) await flushed;
+    }
   }
 }
 
