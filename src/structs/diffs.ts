@@ -24,33 +24,50 @@ function item(op: DiffOperation, path: readonly string[], a: unknown, b: unknown
   return Object.freeze([op, Object.freeze([...path]), a ?? null, b ?? null] as const);
 }
 
-function* diffIter(a: unknown, b: unknown, path: string[]): Generator<DiffItem> {
+/**
+ * Push the changes from `a` to `b` at `path` (a stack: keys are pushed and popped around
+ * the recursion; items copy it) onto `out`. A loop rather than a generator: no iterator
+ * objects and no path copies per level.
+ */
+function diffInto(a: unknown, b: unknown, path: string[], out: DiffItem[]): void {
   if (jsonEqual(a, b)) return;
   if (a === undefined || a === null) {
-    yield item("add", path, null, b);
+    out.push(item("add", path, null, b));
   } else if (b === undefined || b === null) {
-    yield item("remove", path, a, null);
+    out.push(item("remove", path, a, null));
   } else if (isMapping(a) && isMapping(b)) {
     for (const key of Object.keys(a)) {
-      if (!(key in b)) yield* diffIter(a[key], undefined, [...path, key]);
+      if (!(key in b)) diffAt(a[key], undefined, path, key, out);
     }
     for (const key of Object.keys(b)) {
-      if (!(key in a)) yield* diffIter(undefined, b[key], [...path, key]);
+      if (!(key in a)) diffAt(undefined, b[key], path, key, out);
     }
     for (const key of Object.keys(a)) {
-      if (key in b) yield* diffIter(a[key], b[key], [...path, key]);
+      if (key in b) diffAt(a[key], b[key], path, key, out);
     }
   } else {
-    yield item("change", path, a, b);
+    out.push(item("change", path, a, b));
   }
 }
+
+function diffAt(a: unknown, b: unknown, path: string[], key: string, out: DiffItem[]): void {
+  path.push(key);
+  diffInto(a, b, path, out);
+  path.pop();
+}
+
+const NO_CHANGES: Diff = Object.freeze([]);
 
 /**
  * The changes from `a` to `b`: removed keys first, then added, then changed ones.
  * An absent or `null` side makes a single `add`/`remove` of the whole value.
  */
 export function diff(a: unknown, b: unknown): Diff {
-  return Object.freeze([...diffIter(a, b, [])]);
+  // Equal states (most events) share one frozen empty diff.
+  if (jsonEqual(a, b)) return NO_CHANGES;
+  const out: DiffItem[] = [];
+  diffInto(a, b, [], out);
+  return Object.freeze(out);
 }
 
 function startsWith(path: readonly string[], prefix: readonly string[]): boolean {
@@ -71,7 +88,7 @@ export function reduceDiff(d: Diff, field: FieldPath): Diff {
       out.push(item(op, path.slice(field.length), oldValue, newValue));
     } else if (startsWith(field, path)) {
       const rest = field.slice(path.length);
-      out.push(...diffIter(resolve(oldValue, rest), resolve(newValue, rest), []));
+      diffInto(resolve(oldValue, rest), resolve(newValue, rest), [], out);
     }
   }
   return Object.freeze(out);
