@@ -36,7 +36,7 @@ import {
   resolve,
   type Tree,
 } from "./field_paths.ts";
-import { isPending, type MaybePromise, type StoragePatch } from "./progress_storages.ts";
+import { callEach, firstFound, type MaybePromise, type StoragePatch } from "./progress_storages.ts";
 
 /** The arguments of {@link DiffBaseStorage.build}. */
 export interface DiffBaseBuildArgs {
@@ -276,20 +276,12 @@ export class MultiDiffBaseStorage extends DiffBaseStorage {
   }
 
   /** The first essence found, in the storages' order. */
-  override async fetch(args: { body: RawBody }): Promise<RawBody | null> {
-    for (const storage of this.storages) {
-      const fetched = storage.fetch(args);
-      const essence = isPending(fetched) ? await fetched : fetched;
-      if (essence !== null && essence !== undefined) return essence;
-    }
-    return null;
+  override fetch(args: { body: RawBody }): Promise<RawBody | null> {
+    return firstFound(this.storages, "fetch", args);
   }
 
   /** Store into every storage. */
-  override async store(args: DiffBaseStoreArgs): Promise<void> {
-    for (const storage of this.storages) {
-      const stored = storage.store(args);
-      if (isPending(stored)) await stored;
-    }
+  override store(args: DiffBaseStoreArgs): Promise<void> {
+    return callEach(this.storages, "store", args);
   }
 }

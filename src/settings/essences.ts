@@ -30,13 +30,31 @@ export interface Essences {
  * The stored and the current essence of `body`. `extraFields` are fields the handlers
  * watch beyond the essence (e.g. `status.phase` for field handlers on the status).
  */
-export async function loadEssences(
+export function loadEssences(
   persistence: EssenceStorages,
   body: RawBody,
   extraFields: readonly FieldSpec[] = [],
 ): Promise<Essences> {
-  const fetched = persistence.diffbaseStorage.fetch({ body });
-  const stored = isPending(fetched) ? await fetched : fetched;
+  // Not an async function: a sync diff-base storage (the built-in ones) costs no turn.
+  try {
+    const fetched = persistence.diffbaseStorage.fetch({ body });
+    if (isPending(fetched)) {
+      return Promise.resolve(fetched).then((stored) =>
+        essences(persistence, body, extraFields, stored)
+      );
+    }
+    return Promise.resolve(essences(persistence, body, extraFields, fetched));
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+function essences(
+  persistence: EssenceStorages,
+  body: RawBody,
+  extraFields: readonly FieldSpec[],
+  stored: RawBody | null,
+): Essences {
   const current = persistence.diffbaseStorage.build({ body, extraFields });
   return {
     old: stored === null ? null : persistence.progressStorage.clear(stored),

@@ -146,6 +146,95 @@ export function isPending<T>(value: MaybePromise<T>): value is Promise<T> {
   return typeof (value as { then?: unknown } | null | undefined)?.then === "function";
 }
 
+/** A promise of nothing, done: what a call to sync storages only gives back. */
+const DONE: Promise<void> = Promise.resolve();
+
+type Method<S, R> = {
+  [M in keyof S]: S[M] extends (args: never) => MaybePromise<R> ? M : never;
+}[keyof S];
+
+/**
+ * Call the method of each storage in turn with the same arguments, waiting for those
+ * that are asynchronous. Not an async function: when all are sync (the built-in ones),
+ * it costs no promise but a shared settled one and yields no turn, as `await` would.
+ */
+export function callEach<S, A>(
+  storages: readonly S[],
+  method: Method<S, void>,
+  args: A,
+): Promise<void> {
+  try {
+    for (let i = 0; i < storages.length; i++) {
+      const result = (storages[i][method] as (args: A) => MaybePromise<void>).call(
+        storages[i],
+        args,
+      );
+      if (isPending(result)) return callRest(storages, method, args, i + 1, result);
+    }
+    return DONE;
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+async function callRest<S, A>(
+  storages: readonly S[],
+  method: Method<S, void>,
+  args: A,
+  from: number,
+  pending: Promise<void>,
+): Promise<void> {
+  await pending;
+  for (let i = from; i < storages.length; i++) {
+    const result = (storages[i][method] as (args: A) => MaybePromise<void>).call(storages[i], args);
+    if (isPending(result)) await result;
+  }
+}
+
+/**
+ * The first result other than `null`/`undefined` of the method of the storages, in their
+ * order, or `null`; as {@link callEach}, waiting only for the asynchronous ones.
+ */
+export function firstFound<S, A, R>(
+  storages: readonly S[],
+  method: Method<S, R | null>,
+  args: A,
+): Promise<R | null> {
+  try {
+    for (let i = 0; i < storages.length; i++) {
+      const found = (storages[i][method] as (args: A) => MaybePromise<R | null>).call(
+        storages[i],
+        args,
+      );
+      if (isPending(found)) return findRest(storages, method, args, i + 1, found);
+      if (found !== null && found !== undefined) return Promise.resolve(found);
+    }
+    return Promise.resolve(null);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+async function findRest<S, A, R>(
+  storages: readonly S[],
+  method: Method<S, R | null>,
+  args: A,
+  from: number,
+  pending: Promise<R | null>,
+): Promise<R | null> {
+  const first = await pending;
+  if (first !== null && first !== undefined) return first;
+  for (let i = from; i < storages.length; i++) {
+    const fetched = (storages[i][method] as (args: A) => MaybePromise<R | null>).call(
+      storages[i],
+      args,
+    );
+    const found = isPending(fetched) ? await fetched : fetched;
+    if (found !== null && found !== undefined) return found;
+  }
+  return null;
+}
+
 /** The object at `path` (the first `length` keys of it), or `undefined`. */
 function treeAt(
   root: unknown,
@@ -439,49 +528,37 @@ export class MultiProgressStorage extends ProgressStorage {
   }
 
   /** The first record found, in the storages' order. */
-  override async fetch(args: ProgressFetchArgs): Promise<ProgressRecord | null> {
-    for (const storage of this.storages) {
-      const fetched = storage.fetch(args);
-      const record = isPending(fetched) ? await fetched : fetched;
-      if (record !== null && record !== undefined) return record;
-    }
-    return null;
+  override fetch(args: ProgressFetchArgs): Promise<ProgressRecord | null> {
+    return firstFound(this.storages, "fetch", args);
   }
 
   /** Store into every storage. */
-  override async store(args: ProgressStoreArgs): Promise<void> {
-    for (const storage of this.storages) {
-      const stored = storage.store(args);
-      if (isPending(stored)) await stored;
-    }
+  override store(args: ProgressStoreArgs): Promise<void> {
+    return callEach(this.storages, "store", args);
   }
 
   /** Purge from every storage. */
-  override async purge(args: ProgressPurgeArgs): Promise<void> {
-    for (const storage of this.storages) {
-      const purged = storage.purge(args);
-      if (isPending(purged)) await purged;
-    }
+  override purge(args: ProgressPurgeArgs): Promise<void> {
+    return callEach(this.storages, "purge", args);
   }
 
   /** Touch every storage. */
   override touch(args: ProgressTouchArgs): void {
-    for (const storage of this.storages) storage.touch(args);
+    const storages = this.storages;
+    for (let i = 0; i < storages.length; i++) storages[i].touch(args);
   }
 
   /** Clear the fields of every storage. */
   override clear(essence: RawBody): RawBody {
+    const storages = this.storages;
     let result = essence;
-    for (const storage of this.storages) result = storage.clear(result);
+    for (let i = 0; i < storages.length; i++) result = storages[i].clear(result);
     return result;
   }
 
   /** Flush every storage. */
-  override async flush(): Promise<void> {
-    for (const storage of this.storages) {
-      const flushed = storage.flush();
-      if (isPending(flushed)) await flushed;
-    }
+  override flush(): Promise<void> {
+    return callEach(this.storages, "flush", undefined);
   }
 }
 
