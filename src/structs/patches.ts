@@ -61,8 +61,8 @@ interface SectionNode {
   parent: SectionNode | undefined;
   key: string;
   vivify: ReadonlySet<string>;
-  // Made on the first section asked for: most nodes never have one.
-  children: Map<string, SectionNode> | undefined;
+  // At most the few sections of `vivify`, so a list; made on the first one asked for.
+  children: SectionNode[] | undefined;
   proxy: PatchSection | undefined;
 }
 
@@ -104,11 +104,13 @@ function childNode(
   key: string,
   value: Record<string, unknown> | undefined,
 ): SectionNode {
-  const children = node.children ??= new Map();
-  let child = children.get(key);
+  const children = node.children ??= [];
+  let index = 0;
+  while (index < children.length && children[index].key !== key) index++;
+  let child: SectionNode | undefined = children[index];
   if (child === undefined || (value !== undefined && child.obj !== value)) {
     child = newNode(value === undefined ? {} : value, node, key);
-    children.set(key, child);
+    children[index] = child;
   }
   return child;
 }
@@ -209,7 +211,8 @@ function toJson(value: unknown, dropNulls: boolean): JsonValue {
   if (Array.isArray(value)) return value.map((v) => toJson(v ?? null, false));
   if (value instanceof Date) return value.toISOString();
   const out: JsonObject = {};
-  for (const key of Object.keys(value)) {
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
     const v = (value as Record<string, unknown>)[key];
     if (v === undefined || (dropNulls && v === null)) continue;
     out[key] = toJson(v, dropNulls);
