@@ -136,13 +136,12 @@ export interface AnnotationsDiffBaseStorageOptions {
 }
 
 function parseEssence(encoded: unknown, where: string, body: RawBody): RawBody | null {
-  return parseStoredObject<RawBody>(
-    encoded,
-    body,
-    (object) =>
-      `The last-handled configuration at ${where} of ${object} is not JSON ` +
-      `of an object; fix or delete it (the object will then be handled as new).`,
-  );
+  return parseStoredObject<RawBody, string>(encoded, body, essenceProblem, where);
+}
+
+function essenceProblem(object: string, where: string): string {
+  return `The last-handled configuration at ${where} of ${object} is not JSON ` +
+    `of an object; fix or delete it (the object will then be handled as new).`;
 }
 
 /**
@@ -229,7 +228,11 @@ export class StatusDiffBaseStorage extends DiffBaseStorage {
     const name = options.name ?? "kopf";
     const field = options.field ?? "status.{name}.last-handled-configuration";
     this.field = formatField(field, name);
+    this.#where = this.field.join(".");
   }
+
+  /** The field as errors name it. */
+  readonly #where: string;
 
   /** The essence, also without this storage's own field. */
   override build(args: DiffBaseBuildArgs): RawBody {
@@ -240,7 +243,7 @@ export class StatusDiffBaseStorage extends DiffBaseStorage {
 
   /** The essence from the field, if any. */
   override fetch({ body }: { body: RawBody }): RawBody | null {
-    return parseEssence(resolve(body, this.field, null), this.field.join("."), body);
+    return parseEssence(resolve(body, this.field, null), this.#where, body);
   }
 
   /** Write the compact JSON into the field. */

@@ -152,12 +152,14 @@ export function deepCopy<T>(value: T): T {
  * An object stored as JSON text on a body (an annotation, a status field), decoded:
  * `null` when nothing (or JSON `null`) is stored. Anything else that is not JSON of an
  * object raises a StoredStateError with the text `problem` gives for the object's
- * `namespace/name`.
+ * `namespace/name` and the `context` (passed on, so that `problem` needs no closure made
+ * for each call).
  */
-export function parseStoredObject<T extends object = Tree>(
+export function parseStoredObject<T extends object = Tree, C = undefined>(
   encoded: unknown,
   body: RawBody,
-  problem: (object: string) => string,
+  problem: (object: string, context: C) => string,
+  context?: C,
 ): T | null {
   if (encoded === undefined || encoded === null) return null;
   let decoded: unknown;
@@ -169,7 +171,7 @@ export function parseStoredObject<T extends object = Tree>(
   if (decoded === null) return null;
   if (!isTree(decoded)) {
     const name = [body.metadata?.namespace, body.metadata?.name].filter(Boolean).join("/");
-    throw new StoredStateError(problem(name || "the object"));
+    throw new StoredStateError(problem(name || "the object", context as C));
   }
   return decoded as T;
 }

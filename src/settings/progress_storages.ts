@@ -434,13 +434,12 @@ function hasPrefixed(annotations: Record<string, string>, start: string): boolea
 }
 
 function decodeRecord(encoded: string, key: string, body: RawBody): ProgressRecord | null {
-  return parseStoredObject<ProgressRecord>(
-    encoded,
-    body,
-    (object) =>
-      `The annotation ${key} of ${object} is not a JSON progress record; ` +
-      `fix or delete it (kubectl annotate ... ${key}-).`,
-  );
+  return parseStoredObject<ProgressRecord, string>(encoded, body, recordProblem, key);
+}
+
+function recordProblem(object: string, key: string): string {
+  return `The annotation ${key} of ${object} is not a JSON progress record; ` +
+    `fix or delete it (kubectl annotate ... ${key}-).`;
 }
 
 /** Options of {@link StatusProgressStorage}. */
