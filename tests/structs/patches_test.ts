@@ -1,4 +1,5 @@
-import { Patch } from "../../src/structs/patches.ts";
+import { ensure } from "../../src/settings/field_paths.ts";
+import { Patch, patchContent, setInPatch } from "../../src/structs/patches.ts";
 import { readOnlyView } from "../../src/structs/views.ts";
 import { assert, assertEquals, assertThrows } from "../assert.ts";
 
@@ -132,4 +133,36 @@ Deno.test("a view assigned into the patch becomes a plain copy that can be writt
   });
   assertEquals(body.spec, { field: "x", nested: { a: 1 } });
   assertEquals(structuredClone(patch.toMergePatch()), patch.toMergePatch());
+});
+
+Deno.test("setInPatch writes as ensure through the sections does, and keeps held sections", () => {
+  const paths: (readonly string[])[] = [
+    ["metadata", "annotations", "a/b"],
+    ["status", "kopf", "progress", "fn"],
+    ["spec", "x"],
+    ["data", "k"],
+  ];
+  for (const path of paths) {
+    for (const start of [{}, { status: null, spec: "text", metadata: { labels: { l: "1" } } }]) {
+      const viaProxies = new Patch(start);
+      const direct = new Patch(start);
+      ensure(viaProxies.root, path, { v: 1 });
+      setInPatch(direct, path, { v: 1 });
+      assertEquals(direct.toMergePatch(), viaProxies.toMergePatch());
+      assertEquals(patchContent(direct), direct.toMergePatch());
+    }
+  }
+  // A section asked for before (pending) and written after a direct write keeps both.
+  const patch = new Patch();
+  const metadata = patch.metadata;
+  setInPatch(patch, ["metadata", "annotations", "k"], "v");
+  metadata.labels.l = "1";
+  assertEquals(patch.toMergePatch(), { metadata: { annotations: { k: "v" }, labels: { l: "1" } } });
+});
+
+Deno.test("patchContent reads the patch without making its sections", () => {
+  const patch = new Patch();
+  assertEquals(patchContent(patch).metadata, undefined);
+  void patch.metadata;
+  assertEquals(patchContent(patch), {});
 });
