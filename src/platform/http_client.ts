@@ -106,25 +106,41 @@ function createDenoClient(options: HttpClientOptions): HttpClient {
         : {}),
     })
     : undefined;
+  const connectTimeout = options.connectTimeout;
   return {
-    fetch: async (url, init) => {
-      let used: AbortSignal | undefined;
-      const { stream, ...plain } = init ?? {};
-      const request = (signal: AbortSignal | undefined) => {
-        used = signal;
-        return fetch(url, { ...plain, signal, ...(client ? { client } : {}) });
-      };
-      const outer = init?.signal ?? undefined;
-      const response = await withHeadersTimeout(request, outer, options.connectTimeout);
-      // A body read at once ends with the request (and fails with its abort): only a
-      // stream needs the guard, whose wrapping costs a Response and a copy of the headers.
-      return stream ? guardBody(response, used) : response;
+    fetch: (url, init) => {
+      // Without a connect timeout or a stream to guard, the request goes as it is: `fetch`
+      // ignores the `stream` field, and nothing per request is wrapped or copied.
+      if (connectTimeout === undefined && !init?.stream) {
+        return fetch(url, client ? { ...init, client } : init);
+      }
+      return fetchGuarded(url, init, client, connectTimeout);
     },
     close: () => {
       client?.close();
       return Promise.resolve();
     },
   };
+}
+
+/** A fetch within the connect timeout, and a stream's body guarded by the signal. */
+async function fetchGuarded(
+  url: string,
+  init: HttpRequestInit | undefined,
+  client: Deno.HttpClient | undefined,
+  connectTimeout: number | undefined,
+): Promise<Response> {
+  let used: AbortSignal | undefined;
+  const { stream, ...plain } = init ?? {};
+  const request = (signal: AbortSignal | undefined) => {
+    used = signal;
+    return fetch(url, { ...plain, signal, ...(client ? { client } : {}) });
+  };
+  const outer = init?.signal ?? undefined;
+  const response = await withHeadersTimeout(request, outer, connectTimeout);
+  // A body read at once ends with the request (and fails with its abort): only a
+  // stream needs the guard, whose wrapping costs a Response and a copy of the headers.
+  return stream ? guardBody(response, used) : response;
 }
 
 async function createUndiciClient(options: HttpClientOptions): Promise<HttpClient> {
