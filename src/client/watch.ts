@@ -69,6 +69,7 @@ import { FailureStreak } from "../structs/failure_streaks.ts";
 import type { Logger } from "../structs/loggers.ts";
 import { resourceLabel } from "../structs/operator_metrics.ts";
 import { categoryLogger } from "../platform/logging.ts";
+import { type ChunkReader, chunkReaderOf } from "../platform/http_client.ts";
 
 /**
  * What a watch yields: live events, and the full state after every (re)listing — in one
@@ -394,7 +395,7 @@ async function* streamOnce(
     silenceTimer ??= setTimeout(checkSilence, silenceLimit);
   };
   const path = resource.getUrl({ namespace });
-  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  let reader: ChunkReader | undefined;
   try {
     const stream = await api.openStream(path, {
       query: {
@@ -409,7 +410,7 @@ async function* streamOnce(
       },
       signal,
     });
-    reader = stream.body.getReader();
+    reader = chunkReaderOf(stream.body);
     api.metrics?.watchConnects.inc([resourceLabel(resource)]);
     health.heard.heardAt = realClock.now();
     active();
@@ -417,13 +418,13 @@ async function* streamOnce(
     const lines = new JsonLines();
     let done = false;
     while (!done) {
-      const read = await reader.read();
-      done = read.done;
-      if (done) {
+      const chunk = await reader.read();
+      done = chunk === undefined;
+      if (chunk === undefined) {
         lines.end();
       } else {
         active();
-        lines.push(read.value!);
+        lines.push(chunk);
       }
       for (let raw = lines.next(); raw !== NO_LINE; raw = lines.next()) {
         const event = raw as { type?: string; object?: RawBody };
