@@ -44,7 +44,12 @@ const STREAMING: TextDecodeOptions = Object.freeze({ stream: true });
  * needs no async generator (and its promises) between the bytes and the values.
  */
 export class JsonLines {
-  readonly #decoder = new TextDecoder("utf-8");
+  // A BOM is dropped here, at the stream's start only: chunks are decoded alone at times.
+  readonly #decoder = new TextDecoder("utf-8", { ignoreBOM: true });
+  /** Whether any text has come: a BOM before it is dropped. */
+  #begun = false;
+  /** Whether the decoder may hold the first bytes of a character split across chunks. */
+  #pending = false;
   /** The text not yet split, from {@link #start} on. */
   #buffer = "";
   #start = 0;
@@ -54,7 +59,15 @@ export class JsonLines {
 
   /** Add a chunk of the stream. */
   push(chunk: Uint8Array): void {
-    this.#append(this.#decoder.decode(chunk, STREAMING));
+    if (chunk.length === 0) return;
+    // A chunk that ends with an ASCII byte (a newline, usually) ends a character: with
+    // nothing pending before it, it decodes alone, without converting streaming options.
+    const split = chunk[chunk.length - 1] >= 0x80;
+    const text = this.#pending || split
+      ? this.#decoder.decode(chunk, STREAMING)
+      : this.#decoder.decode(chunk);
+    this.#pending = split;
+    this.#append(text);
   }
 
   /** The stream is over: its last line, if it has no newline, is parsed too. */
@@ -64,6 +77,10 @@ export class JsonLines {
   }
 
   #append(text: string): void {
+    if (!this.#begun && text) {
+      this.#begun = true;
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    }
     if (this.#start >= this.#buffer.length) {
       // All split (the usual end of a chunk: a newline): the new text is the buffer as it is.
       this.#buffer = text;

@@ -45,6 +45,17 @@ Deno.test("the synchronous splitter skips blank lines and keeps lines pushed bef
   assertEquals(drain(), [{ d: 4 }]);
 });
 
+Deno.test("a BOM is dropped at the stream's start only, even split, and kept inside a line", () => {
+  const enc = new TextEncoder();
+  const lines = new JsonLines();
+  const bom = enc.encode("\uFEFF");
+  lines.push(bom.slice(0, 2));
+  lines.push(new Uint8Array([...bom.slice(2), ...enc.encode('{"a":"')]));
+  lines.push(enc.encode('\uFEFFx"}\n'));
+  assertEquals(lines.next(), { a: "\uFEFFx" });
+  assertEquals(lines.next(), NO_LINE);
+});
+
 async function* toAsync(chunks: Uint8Array[]): AsyncGenerator<Uint8Array> {
   for (const chunk of chunks) yield chunk;
 }
