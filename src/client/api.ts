@@ -142,32 +142,36 @@ class TimeoutReason extends Error {
   override name = "TimeoutReason";
 }
 
-/** One attempt of a request with the credentials given: the response and its text, if read. */
-type Attempt = (
-  item: VaultItem,
-  signal: AbortSignal | undefined,
-) => Promise<{ response: Response; text: string | undefined }>;
-
 /**
- * A request's retry loop: the method and path, the caller's signal, the retry pauses (the
- * client's when undefined), whether a streamed response stays linked to the caller's
- * signal, the attempt, and each attempt's timeout in seconds.
+ * One request through its retry loop: what is sent, how long each attempt may take, and
+ * (once done) the last response, its text if read, and whose credentials it used. One
+ * object per request carries all of it: the loop runs once per object handled.
  */
-type ExchangeArgs = [
-  method: string,
-  path: string,
-  outer: AbortSignal | undefined,
-  errorBackoffs: Iterable<number> | number | undefined,
-  keepLinked: boolean,
-  attempt: Attempt,
-  timeout?: number,
-];
+class Exchange {
+  response!: Response;
+  text: string | undefined;
+  item!: VaultItem;
 
-/** What a request's retry loop ends with: the last response, and whose credentials it used. */
-interface Exchanged {
-  readonly response: Response;
-  readonly text: string | undefined;
-  readonly item: VaultItem;
+  constructor(
+    readonly method: string,
+    readonly path: string,
+    /** The JSON text to send, if any. */
+    readonly body: string | undefined,
+    /** The body's content type. */
+    readonly contentType: string,
+    /** The caller's signal. */
+    readonly outer: AbortSignal | undefined,
+    /** The retry pauses; the client's when undefined. */
+    readonly errorBackoffs: Iterable<number> | number | undefined,
+    readonly connectTimeout: number | undefined,
+    /** Each attempt's timeout in seconds. */
+    readonly timeout: number | undefined,
+    /**
+     * A stream (a watch): its body is left to the caller, so it stays linked to the
+     * caller's signal, and is read here only if the status is an error.
+     */
+    readonly stream: boolean,
+  ) {}
 }
 
 /**
@@ -215,26 +219,18 @@ export class ApiClient {
     options: RequestOptions = {},
   ): Promise<T> {
     const fullPath = withQuery(path, options.query);
-    const body = options.body === undefined ? undefined : JSON.stringify(options.body);
-    const timeout = requestTimeoutOf(this.networking);
-    const connectTimeout = timeoutOf(this.networking.connectTimeout);
-    const backoffs = options.errorBackoffs;
     const { response, text } = await this.#exchange(
-      method,
-      fullPath,
-      options.signal,
-      backoffs,
-      false,
-      async (item, signal) => {
-        const response = await this.#send(item, method, fullPath, {
-          body,
-          contentType: options.contentType ?? "application/json",
-          signal,
-          connectTimeout,
-        });
-        return { response, text: await response.text() };
-      },
-      timeout,
+      new Exchange(
+        method,
+        fullPath,
+        options.body === undefined ? undefined : JSON.stringify(options.body),
+        options.contentType ?? "application/json",
+        options.signal,
+        options.errorBackoffs,
+        timeoutOf(this.networking.connectTimeout),
+        requestTimeoutOf(this.networking),
+        false,
+      ),
     );
     if (!text) return undefined as T;
     try {
@@ -257,19 +253,17 @@ export class ApiClient {
       this.watching.connectTimeout ?? this.networking.connectTimeout,
     ) ?? requestTimeoutOf(this.networking);
     const { response, item } = await this.#exchange(
-      "GET",
-      fullPath,
-      options.signal,
-      undefined,
-      true,
-      async (item, signal) => {
-        const response = await this.#send(item, "GET", fullPath, {
-          signal,
-          connectTimeout,
-          stream: true,
-        });
-        return { response, text: response.ok ? undefined : await response.text() };
-      },
+      new Exchange(
+        "GET",
+        fullPath,
+        undefined,
+        "application/json",
+        options.signal,
+        undefined,
+        connectTimeout,
+        undefined,
+        true,
+      ),
     );
     return { body: response.body ?? new ReadableStream({ start: (c) => c.close() }), item };
   }
@@ -302,10 +296,9 @@ export class ApiClient {
   }
 
   /** The retry loop of a request, in a span of its own when traced. */
-  #exchange(...args: ExchangeArgs): Promise<Exchanged> {
-    const [method, path] = args;
-    const exchange = () => this.#attempts(...args);
-    if (!isTracing()) return exchange();
+  #exchange(exchange: Exchange): Promise<Exchange> {
+    if (!isTracing()) return this.#attempts(exchange);
+    const { method, path } = exchange;
     const [verb, resource] = requestLabels(method, path);
     return inSpan(`kopf api ${verb} ${resource}`, {
       "http.request.method": method,
@@ -313,7 +306,7 @@ export class ApiClient {
       "kopf.api.verb": verb,
       "kopf.resource": resource,
     }, async (annotate) => {
-      const result = await exchange();
+      const result = await this.#attempts(exchange);
       annotate({
         "http.response.status_code": result.response.status,
         "server.address": result.item.info.server,
@@ -333,10 +326,10 @@ export class ApiClient {
   }
 
   /** The retry loop around attempts: credentials, 401s, backoffs, typed errors. */
-  async #attempts(
-    ...[method, path, outer, errorBackoffs, keepLinked, attempt, timeout]: ExchangeArgs
-  ): Promise<Exchanged> {
-    const backoffs = backoffsOf(errorBackoffs ?? this.networking.errorBackoffs);
+  async #attempts(exchange: Exchange): Promise<Exchange> {
+    const { method, path, outer, timeout } = exchange;
+    // Made at the first retry: the first attempt usually succeeds.
+    let backoffs: Iterator<number> | undefined;
     let unauthorized = 0;
     for (;;) {
       if (this.#closed) {
@@ -353,7 +346,8 @@ export class ApiClient {
       const started = realClock.now();
       let outcome: Retryable;
       try {
-        const { response, text } = await attempt(item, signal);
+        const response = await this.#send(item, exchange, signal);
+        const text = exchange.stream && response.ok ? undefined : await response.text();
         const status = response.status;
         this.#logTraffic(method, path, status, started, item);
         this.#count(method, path, String(status), started);
@@ -362,8 +356,11 @@ export class ApiClient {
         }
         if (response.ok) {
           // A stream's body outlives this call: it must keep following the caller's signal.
-          if (!keepLinked) child.unlink();
-          return { response, text, item };
+          if (!exchange.stream) child.unlink();
+          exchange.response = response;
+          exchange.text = text;
+          exchange.item = item;
+          return exchange;
         }
         child.unlink();
         const error = apiErrorFor(
@@ -401,6 +398,7 @@ export class ApiClient {
         cancelTimeout?.();
       }
       if (!outcome.retry) throw outcome.error;
+      backoffs ??= backoffsOf(exchange.errorBackoffs ?? this.networking.errorBackoffs);
       const next = backoffs.next();
       const delay = next.done ? undefined : outcome.delay ?? next.value;
       // Reported per server, once for many requests and attempts: a server that cannot
@@ -499,39 +497,60 @@ export class ApiClient {
   }
 
   /** One HTTP exchange with one set of credentials. */
-  async #send(
-    item: VaultItem,
-    method: string,
-    path: string,
-    options: {
-      body?: string;
-      contentType?: string;
-      signal: AbortSignal | undefined;
-      connectTimeout: number | undefined;
-      stream?: boolean;
-    },
-  ): Promise<Response> {
+  #send(item: VaultItem, exchange: Exchange, signal: AbortSignal): Promise<Response> {
     const info = item.info;
     const prepared = this.#prepare(info);
-    const http = await this.#httpClientFor(info, prepared.clientKey, options.connectTimeout);
-    // Only a token file can change between requests; other credentials' header is fixed.
+    const http = prepared.clients.get(exchange.connectTimeout);
+    // Only a token file can change between requests; other credentials' headers are fixed.
+    if (http === undefined || info.tokenPath) return this.#sendSlowly(info, exchange, signal);
+    return http.fetch(prepared.base + exchange.path, {
+      method: exchange.method,
+      headers: this.#headersOf(prepared, exchange),
+      body: exchange.body,
+      signal,
+      stream: exchange.stream,
+    });
+  }
+
+  /** {@link #send} with the HTTP client still to make, or the token file to read. */
+  async #sendSlowly(
+    info: ConnectionInfo,
+    exchange: Exchange,
+    signal: AbortSignal,
+  ): Promise<Response> {
+    const prepared = this.#prepare(info);
+    const connectTimeout = exchange.connectTimeout;
+    const http = await this.#httpClientFor(info, prepared.clientKey, connectTimeout);
+    prepared.clients.set(connectTimeout, http);
     const header = info.tokenPath ? await authorizationOf(info, this.#tokenFiles) : prepared.header;
+    return await http.fetch(prepared.base + exchange.path, {
+      method: exchange.method,
+      headers: this.#headers(header, exchange),
+      body: exchange.body,
+      signal,
+      stream: exchange.stream,
+    });
+  }
+
+  /** The request headers of fixed credentials: made once per content type, then reused. */
+  #headersOf(prepared: Prepared, exchange: Exchange): Record<string, string> {
+    const key = exchange.body === undefined ? "" : exchange.contentType;
+    let headers = prepared.headers.get(key);
+    if (headers === undefined) {
+      headers = Object.freeze(this.#headers(prepared.header, exchange));
+      prepared.headers.set(key, headers);
+    }
+    return headers;
+  }
+
+  #headers(authorization: string | undefined, exchange: Exchange): Record<string, string> {
     const headers: Record<string, string> = {
       "Accept": "application/json",
       "User-Agent": this.#userAgent,
     };
-    if (header) headers["Authorization"] = header;
-    if (options.body !== undefined) {
-      headers["Content-Type"] = options.contentType ?? "application/json";
-    }
-    const url = prepared.base + path;
-    return await http.fetch(url, {
-      method,
-      headers,
-      body: options.body,
-      signal: options.signal,
-      stream: options.stream,
-    });
+    if (authorization) headers["Authorization"] = authorization;
+    if (exchange.body !== undefined) headers["Content-Type"] = exchange.contentType;
+    return headers;
   }
 
   #prepare(info: ConnectionInfo): Prepared {
@@ -549,6 +568,8 @@ export class ApiClient {
           info.privateKeyData ?? null,
         ]),
         header: info.tokenPath ? undefined : staticAuthorization(info),
+        clients: new Map(),
+        headers: new Map(),
       };
       this.#prepared.set(info, prepared);
     }
@@ -579,6 +600,13 @@ interface Prepared {
   readonly clientKey: string;
   /** The `Authorization` header when the credentials have no token file. */
   readonly header: string | undefined;
+  /**
+   * The HTTP clients made, by connect timeout: no pool key to build per request. A client
+   * that fails to be made never gets here, and a closed API client sends nothing more.
+   */
+  readonly clients: Map<number | undefined, HttpClient>;
+  /** The request headers of fixed credentials, by content type (`""` without a body). */
+  readonly headers: Map<string, Readonly<Record<string, string>>>;
 }
 
 async function readCredentialFile(what: string, path: string): Promise<string> {

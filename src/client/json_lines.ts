@@ -20,22 +20,105 @@ function parseLine(line: string): unknown {
   }
 }
 
+/** Whether the text between the offsets is only whitespace (as `trim()` sees it). */
+function isBlank(text: string, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const code = text.charCodeAt(i);
+    // The common case, a JSON value's first character, answers at once.
+    if (code > 32 && code < 127) return false;
+    if (text[i].trim() !== "") return false;
+  }
+  return true;
+}
+
+/** What {@link JsonLines.next} returns when no complete line is left. */
+export const NO_LINE: unique symbol = Symbol("no line");
+
+/** The decoding options of all chunks but the last: made once, not per chunk. */
+const STREAMING: TextDecodeOptions = Object.freeze({ stream: true });
+
+/**
+ * A synchronous splitter of a byte stream into parsed JSON lines: {@link push} chunks,
+ * take the values of the complete lines with {@link next}, and {@link end} the stream to
+ * have its last line (one without a newline) parsed too. A reader that parses as it reads
+ * needs no async generator (and its promises) between the bytes and the values.
+ */
+export class JsonLines {
+  // A BOM is dropped here, at the stream's start only: chunks are decoded alone at times.
+  readonly #decoder = new TextDecoder("utf-8", { ignoreBOM: true });
+  /** Whether any text has come: a BOM before it is dropped. */
+  #begun = false;
+  /** Whether the decoder may hold the first bytes of a character split across chunks. */
+  #pending = false;
+  /** The text not yet split, from {@link #start} on. */
+  #buffer = "";
+  #start = 0;
+  /** Where to look for the next newline: the text before it, from {@link #start}, has none. */
+  #searchFrom = 0;
+  #ended = false;
+
+  /** Add a chunk of the stream. */
+  push(chunk: Uint8Array): void {
+    if (chunk.length === 0) return;
+    // A chunk that ends with an ASCII byte (a newline, usually) ends a character: with
+    // nothing pending before it, it decodes alone, without converting streaming options.
+    const split = chunk[chunk.length - 1] >= 0x80;
+    const text = this.#pending || split
+      ? this.#decoder.decode(chunk, STREAMING)
+      : this.#decoder.decode(chunk);
+    this.#pending = split;
+    this.#append(text);
+  }
+
+  /** The stream is over: its last line, if it has no newline, is parsed too. */
+  end(): void {
+    this.#append(this.#decoder.decode());
+    this.#ended = true;
+  }
+
+  #append(text: string): void {
+    if (!this.#begun && text) {
+      this.#begun = true;
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    }
+    if (this.#start >= this.#buffer.length) {
+      // All split (the usual end of a chunk: a newline): the new text is the buffer as it is.
+      this.#buffer = text;
+      this.#searchFrom = 0;
+    } else {
+      this.#buffer = this.#buffer.slice(this.#start) + text;
+      this.#searchFrom = Math.max(0, this.#searchFrom - this.#start);
+    }
+    this.#start = 0;
+  }
+
+  /** The next complete line's value, or {@link NO_LINE}; a bad line throws a JsonLineError. */
+  next(): unknown {
+    const buffer = this.#buffer;
+    for (;;) {
+      const start = this.#start;
+      if (start >= buffer.length) return NO_LINE;
+      let end = buffer.indexOf("\n", Math.max(start, this.#searchFrom));
+      if (end < 0) {
+        if (!this.#ended) {
+          this.#searchFrom = buffer.length;
+          return NO_LINE;
+        }
+        end = buffer.length;
+      }
+      this.#start = end + 1;
+      if (!isBlank(buffer, start, end)) return parseLine(buffer.slice(start, end));
+    }
+  }
+}
+
 /** Yield one parsed value per non-empty line of a byte stream. */
 export async function* parseJsonLines(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<unknown> {
-  const decoder = new TextDecoder("utf-8");
-  let buffer = "";
+  const lines = new JsonLines();
   for await (const chunk of chunks) {
-    // The kept tail has no newline: search only the new text (long lines stay linear).
-    const searchFrom = buffer.length;
-    buffer += decoder.decode(chunk, { stream: true });
-    let start = 0;
-    for (let end = buffer.indexOf("\n", searchFrom); end >= 0; end = buffer.indexOf("\n", start)) {
-      const line = buffer.slice(start, end);
-      start = end + 1;
-      if (line.trim()) yield parseLine(line);
-    }
-    buffer = start ? buffer.slice(start) : buffer;
+    lines.push(chunk);
+    for (let value = lines.next(); value !== NO_LINE; value = lines.next()) yield value;
   }
-  buffer += decoder.decode();
-  if (buffer.trim()) yield parseLine(buffer);
+  lines.end();
+  for (let value = lines.next(); value !== NO_LINE; value = lines.next()) yield value;
 }

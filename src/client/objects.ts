@@ -124,7 +124,11 @@ async function locate(
   return { namespace, name: ref.name };
 }
 
-function writeQuery(options: WriteOptions & { force?: boolean }): QueryParams {
+function writeQuery(options: WriteOptions & { force?: boolean }): QueryParams | undefined {
+  // Most writes have none: no query object to make and look through.
+  if (!options.dryRun && options.fieldManager === undefined && options.force === undefined) {
+    return undefined;
+  }
   return {
     dryRun: options.dryRun ? "All" : undefined,
     fieldManager: options.fieldManager,
@@ -315,7 +319,10 @@ export async function patchObject(
   if (type === "apply" && !options.fieldManager) {
     throw new UsageError("Server-side apply needs a fieldManager.");
   }
-  const where = await locate(api, resource, ref, "Patching an object", options.signal);
+  // The namespace is usually given: no lookup, no location object of its own then.
+  const where = resource.namespaced && ref.namespace
+    ? ref
+    : await locate(api, resource, ref, "Patching an object", options.signal);
   return await api.request<RawBody>("PATCH", objectPath(resource, where, options.subresource), {
     body: patch,
     contentType: PATCH_CONTENT_TYPES[type],

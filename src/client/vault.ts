@@ -117,6 +117,11 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Pro
 /** Holds the credentials of all logins and hands them out to API calls. */
 export class Vault {
   #items = new Map<string, VaultItem>();
+  /**
+   * No item expires before this wall-clock time (ms): until then, a selection need not look
+   * for expired items. May be early (an item that set it is gone), never late.
+   */
+  #nextExpiry = Infinity;
   /** The items of the highest priority, picked from per call; reset when items change. */
   #best: VaultItem[] | undefined;
   #bad = new Set<string>();
@@ -173,6 +178,9 @@ export class Vault {
         continue;
       }
       this.#items.set(id, Object.freeze({ id, info }));
+      if (info.expiration !== undefined) {
+        this.#nextExpiry = Math.min(this.#nextExpiry, info.expiration.getTime());
+      }
       this.#best = undefined;
       accepted++;
     }
@@ -197,7 +205,16 @@ export class Vault {
    * {@link LoginError} when the round yields no usable credentials. The signal stops the
    * wait (the login round itself goes on for the others).
    */
-  async select(signal?: AbortSignal): Promise<VaultItem> {
+  select(signal?: AbortSignal): Promise<VaultItem> {
+    // Credentials at hand (every request but the first ones) need no async function.
+    if (!signal?.aborted) {
+      this.#dropExpired();
+      if (this.#items.size > 0) return Promise.resolve(this.#pick());
+    }
+    return this.#selectAfterLogin(signal);
+  }
+
+  async #selectAfterLogin(signal: AbortSignal | undefined): Promise<VaultItem> {
     for (;;) {
       signal?.throwIfAborted();
       this.#dropExpired();
@@ -264,13 +281,19 @@ export class Vault {
   }
 
   #dropExpired(): void {
+    // Called for every request: most credentials never expire, the others rarely.
+    if (this.#nextExpiry === Infinity || this.#nextExpiry > this.#clock.wall()) return;
+    let next = Infinity;
     for (const [id, item] of this.#items) {
       if (this.#isExpired(item.info)) {
         this.#items.delete(id);
         this.#best = undefined;
         logger.debug("The credentials of {id} have expired.", { id });
+      } else if (item.info.expiration !== undefined) {
+        next = Math.min(next, item.info.expiration.getTime());
       }
     }
+    this.#nextExpiry = next;
   }
 
   #pick(): VaultItem {

@@ -53,7 +53,7 @@ import {
   APIServerError,
   APIUnprocessableError,
 } from "./api_errors.ts";
-import { JsonLineError, parseJsonLines } from "./json_lines.ts";
+import { JsonLineError, JsonLines, NO_LINE } from "./json_lines.ts";
 import { listPages } from "./objects.ts";
 import {
   inactivityTimeoutOf,
@@ -69,6 +69,7 @@ import { FailureStreak } from "../structs/failure_streaks.ts";
 import type { Logger } from "../structs/loggers.ts";
 import { resourceLabel } from "../structs/operator_metrics.ts";
 import { categoryLogger } from "../platform/logging.ts";
+import { type ChunkReader, chunkReaderOf } from "../platform/http_client.ts";
 
 /**
  * What a watch yields: live events, and the full state after every (re)listing — in one
@@ -394,7 +395,7 @@ async function* streamOnce(
     silenceTimer ??= setTimeout(checkSilence, silenceLimit);
   };
   const path = resource.getUrl({ namespace });
-  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  let reader: ChunkReader | undefined;
   try {
     const stream = await api.openStream(path, {
       query: {
@@ -409,95 +410,100 @@ async function* streamOnce(
       },
       signal,
     });
-    reader = stream.body.getReader();
+    reader = chunkReaderOf(stream.body);
     api.metrics?.watchConnects.inc([resourceLabel(resource)]);
     health.heard.heardAt = realClock.now();
     active();
-    const chunks = async function* (source: ReadableStreamDefaultReader<Uint8Array>) {
-      for (;;) {
-        const { done, value } = await source.read();
-        if (done) return;
+    // Lines are parsed as chunks arrive, without generators between the reads and here.
+    const lines = new JsonLines();
+    let done = false;
+    while (!done) {
+      const chunk = await reader.read();
+      done = chunk === undefined;
+      if (chunk === undefined) {
+        lines.end();
+      } else {
         active();
-        yield value;
+        lines.push(chunk);
       }
-    };
-    for await (const raw of parseJsonLines(chunks(reader))) {
-      const event = raw as { type?: string; object?: RawBody };
-      const object = event.object ?? {};
-      const rv = object.metadata?.resourceVersion;
-      health.heard.heardAt = realClock.now();
-      if (!listed && listing !== undefined) {
-        // The initial events: passed on in parts of up to a page, until the bookmark.
-        const annotations = object.metadata?.annotations;
-        if (event.type === "ADDED") {
-          events++;
-          part.push(object);
-          if (part.length < listing.pageSize) continue;
-          const objects = part;
-          part = [];
-          consuming = true;
-          yield { type: "LISTING", objects, continued: parts++ > 0 };
-          consuming = false;
-          active();
-          continue;
-        } else if (event.type === "BOOKMARK" && annotations?.[INITIAL_EVENTS_END] === "true") {
-          if (typeof rv === "string" && rv) position.resourceVersion = rv;
-          listed = true;
-          health.streak.succeeded();
-          const objects = part;
-          part = [];
-          consuming = true;
-          const resourceVersion = position.resourceVersion;
-          yield { type: "LISTED", objects, resourceVersion, continued: parts > 0 };
-          consuming = false;
-          active();
-          continue;
-        } else if (
-          event.type === "BOOKMARK" || event.type === "MODIFIED" || event.type === "DELETED"
-        ) {
-          return notStreamed(
-            `a ${event.type} event came before the bookmark that ends the initial events`,
-          );
+      for (let raw = lines.next(); raw !== NO_LINE; raw = lines.next()) {
+        const event = raw as { type?: string; object?: RawBody };
+        const object = event.object ?? {};
+        const rv = object.metadata?.resourceVersion;
+        health.heard.heardAt = realClock.now();
+        if (!listed && listing !== undefined) {
+          // The initial events: passed on in parts of up to a page, until the bookmark.
+          const annotations = object.metadata?.annotations;
+          if (event.type === "ADDED") {
+            events++;
+            part.push(object);
+            if (part.length < listing.pageSize) continue;
+            const objects = part;
+            part = [];
+            consuming = true;
+            yield { type: "LISTING", objects, continued: parts++ > 0 };
+            consuming = false;
+            active();
+            continue;
+          } else if (event.type === "BOOKMARK" && annotations?.[INITIAL_EVENTS_END] === "true") {
+            if (typeof rv === "string" && rv) position.resourceVersion = rv;
+            listed = true;
+            health.streak.succeeded();
+            const objects = part;
+            part = [];
+            consuming = true;
+            const resourceVersion = position.resourceVersion;
+            yield { type: "LISTED", objects, resourceVersion, continued: parts > 0 };
+            consuming = false;
+            active();
+            continue;
+          } else if (
+            event.type === "BOOKMARK" || event.type === "MODIFIED" || event.type === "DELETED"
+          ) {
+            return notStreamed(
+              `a ${event.type} event came before the bookmark that ends the initial events`,
+            );
+          }
         }
-      }
-      switch (event.type) {
-        case "ADDED":
-        case "MODIFIED":
-        case "DELETED":
-          if (typeof rv === "string" && rv) position.resourceVersion = rv;
-          // Events for a while prove the watch healthy again (a clean end proves it too).
-          events++;
-          if (realClock.now() - openedAt >= PROVEN_HEALTHY_STREAM) health.streak.succeeded();
-          // Silence is the server's, not a slow consumer's: none while waiting for it.
-          consuming = true;
-          yield { type: event.type, object };
-          consuming = false;
-          active();
-          break;
-        case "BOOKMARK":
-          if (typeof rv === "string" && rv) position.resourceVersion = rv;
-          break;
-        case "ERROR": {
-          const status = object as RawStatus;
-          const code = typeof status.code === "number" ? status.code : 500;
-          const error = apiErrorFor(code, status, { method: "WATCH", path });
-          if (error instanceof APIGoneError) {
-            logger.debug("The watch of {path} is gone ({message}); listing again.", {
+        switch (event.type) {
+          case "ADDED":
+          case "MODIFIED":
+          case "DELETED":
+            if (typeof rv === "string" && rv) position.resourceVersion = rv;
+            // Events for a while prove the watch healthy again (a clean end proves it too).
+            events++;
+            if (realClock.now() - openedAt >= PROVEN_HEALTHY_STREAM) health.streak.succeeded();
+            // Silence is the server's, not a slow consumer's: none while waiting for it.
+            consuming = true;
+            yield { type: event.type, object };
+            consuming = false;
+            active();
+            break;
+          case "BOOKMARK":
+            if (typeof rv === "string" && rv) position.resourceVersion = rv;
+            break;
+          case "ERROR": {
+            const status = object as RawStatus;
+            const code = typeof status.code === "number" ? status.code : 500;
+            const error = apiErrorFor(code, status, { method: "WATCH", path });
+            if (error instanceof APIGoneError) {
+              logger.debug("The watch of {path} is gone ({message}); listing again.", {
+                path,
+                message: status.message ?? "",
+              });
+              return ended("relist", "the watch's history was gone (410)");
+            }
+            if (error instanceof APIServerError) {
+              return resumed(`the server sent an error: ${error.message}`);
+            }
+            throw error;
+          }
+          default:
+            logger.warn("Ignoring a watch event of an unknown type {type} from {path}.", {
+              type: String(event.type),
               path,
-              message: status.message ?? "",
             });
-            return ended("relist", "the watch's history was gone (410)");
-          }
-          if (error instanceof APIServerError) {
-            return resumed(`the server sent an error: ${error.message}`);
-          }
-          throw error;
         }
-        default:
-          logger.warn("Ignoring a watch event of an unknown type {type} from {path}.", {
-            type: String(event.type),
-            path,
-          });
       }
     }
     logger.debug("The watch of {path} ended; resuming from {resourceVersion}.", {

@@ -106,25 +106,41 @@ function createDenoClient(options: HttpClientOptions): HttpClient {
         : {}),
     })
     : undefined;
+  const connectTimeout = options.connectTimeout;
   return {
-    fetch: async (url, init) => {
-      let used: AbortSignal | undefined;
-      const { stream, ...plain } = init ?? {};
-      const request = (signal: AbortSignal | undefined) => {
-        used = signal;
-        return fetch(url, { ...plain, signal, ...(client ? { client } : {}) });
-      };
-      const outer = init?.signal ?? undefined;
-      const response = await withHeadersTimeout(request, outer, options.connectTimeout);
-      // A body read at once ends with the request (and fails with its abort): only a
-      // stream needs the guard, whose wrapping costs a Response and a copy of the headers.
-      return stream ? guardBody(response, used) : response;
+    fetch: (url, init) => {
+      // Without a connect timeout or a stream to guard, the request goes as it is: `fetch`
+      // ignores the `stream` field, and nothing per request is wrapped or copied.
+      if (connectTimeout === undefined && !init?.stream) {
+        return fetch(url, client ? { ...init, client } : init);
+      }
+      return fetchGuarded(url, init, client, connectTimeout);
     },
     close: () => {
       client?.close();
       return Promise.resolve();
     },
   };
+}
+
+/** A fetch within the connect timeout, and a stream's body guarded by the signal. */
+async function fetchGuarded(
+  url: string,
+  init: HttpRequestInit | undefined,
+  client: Deno.HttpClient | undefined,
+  connectTimeout: number | undefined,
+): Promise<Response> {
+  let used: AbortSignal | undefined;
+  const { stream, ...plain } = init ?? {};
+  const request = (signal: AbortSignal | undefined) => {
+    used = signal;
+    return fetch(url, { ...plain, signal, ...(client ? { client } : {}) });
+  };
+  const outer = init?.signal ?? undefined;
+  const response = await withHeadersTimeout(request, outer, connectTimeout);
+  // A body read at once ends with the request (and fails with its abort): only a
+  // stream needs the guard, whose wrapping costs a Response and a copy of the headers.
+  return stream ? guardBody(response, used) : response;
 }
 
 async function createUndiciClient(options: HttpClientOptions): Promise<HttpClient> {
@@ -243,6 +259,41 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
+/** Takes the chunks of a stream one by one; see {@link chunkReaderOf}. */
+export interface ChunkReader {
+  /** The next chunk; `undefined` at the end. Rejects as the stream's reads would. */
+  read(): Promise<Uint8Array | undefined>;
+  /** Stop reading: the source is cancelled. */
+  cancel(reason?: unknown): Promise<void>;
+}
+
+/** The direct readers of guarded streams, until taken by {@link chunkReaderOf}. */
+const directReaders = new WeakMap<ReadableStream<Uint8Array>, ChunkReader>();
+
+/**
+ * A reader of the stream's chunks. For a guarded body (a stream's, see
+ * {@link HttpRequestInit.stream}), the chunks come from the source as the stream's pulls
+ * would take them, without the stream's machinery in between — a read request, its
+ * promises and result, an enqueue — for each of a long watch's many chunks; the stream
+ * itself is locked. Any other stream is read through its own reader.
+ */
+export function chunkReaderOf(stream: ReadableStream<Uint8Array>): ChunkReader {
+  const direct = directReaders.get(stream);
+  if (direct !== undefined && !stream.locked) {
+    directReaders.delete(stream);
+    stream.getReader(); // locked: its chunks are taken here, never by its pulls
+    return direct;
+  }
+  const reader = stream.getReader();
+  return {
+    read: async () => {
+      const { done, value } = await reader.read();
+      return done ? undefined : value;
+    },
+    cancel: (reason) => reader.cancel(reason),
+  };
+}
+
 /**
  * A copy of the stream that errors when the signal aborts (and then cancels the source).
  *
@@ -250,6 +301,9 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
  * a plain read of Deno's body allocates a fresh 64 KiB buffer per chunk, however small —
  * with one watch event per chunk, ~100× the data in garbage outside the JS heap, which V8
  * collects lazily and the allocator rarely gives back.
+ *
+ * The copy's chunks can also be taken directly (see {@link chunkReaderOf}), with the same
+ * outcomes: the chunks, then the end, or the source's error, or the signal's reason.
  */
 function guardStream(
   source: ReadableStream<Uint8Array<ArrayBuffer>>,
@@ -265,43 +319,62 @@ function guardStream(
   const reader = byob ?? plain!;
   let controller!: ReadableStreamDefaultController<Uint8Array<ArrayBuffer>>;
   let finished = false;
+  /** How the reads failed, if they did: the source's error or the signal's reason. */
+  let failure: { error: unknown } | undefined;
   const finish = () => {
     finished = true;
     signal.removeEventListener("abort", onAbort);
   };
+  const fail = (error: unknown) => {
+    finish();
+    failure = { error };
+    controller.error(error);
+  };
   const onAbort = () => {
     if (finished) return;
-    finish();
-    controller.error(signal.reason);
+    fail(signal.reason);
     reader.cancel(signal.reason).catch(() => {});
   };
-  return new ReadableStream<Uint8Array<ArrayBuffer>>({
+  /** The next chunk, or `undefined` at the end; nothing once finished. */
+  const next = async (): Promise<Uint8Array<ArrayBuffer> | undefined> => {
+    if (finished) return undefined;
+    try {
+      const chunk = byob ? await readCopy(byob) : (await plain!.read()).value;
+      if (chunk === undefined && !finished) {
+        finish();
+        controller.close();
+      }
+      return finished && chunk !== undefined ? undefined : chunk;
+    } catch (e) {
+      if (!finished) fail(e);
+      return undefined;
+    }
+  };
+  const cancel = (reason: unknown) => {
+    finish();
+    return reader.cancel(reason);
+  };
+  const stream = new ReadableStream<Uint8Array<ArrayBuffer>>({
     start(c) {
       controller = c;
       if (signal.aborted) onAbort();
       else signal.addEventListener("abort", onAbort);
     },
     async pull(c) {
-      try {
-        const chunk = byob ? await readCopy(byob) : (await plain!.read()).value;
-        if (finished) return;
-        if (chunk === undefined) {
-          finish();
-          c.close();
-        } else {
-          c.enqueue(chunk);
-        }
-      } catch (e) {
-        if (finished) return;
-        finish();
-        c.error(e);
-      }
+      const chunk = await next();
+      if (chunk !== undefined) c.enqueue(chunk);
     },
-    cancel(reason) {
-      finish();
-      return reader.cancel(reason);
-    },
+    cancel,
   }, { highWaterMark: 0 });
+  directReaders.set(stream, {
+    read: async () => {
+      const chunk = await next();
+      if (chunk === undefined && failure !== undefined) throw failure.error;
+      return chunk;
+    },
+    cancel,
+  });
+  return stream;
 }
 
 /** Read buffers kept for reuse; one is lent to each read in progress. */

@@ -24,6 +24,8 @@ export class DeadlineQueue {
   #tail: Entry | undefined;
   #cancelTimer: (() => void) | undefined;
   #size = 0;
+  /** The timer's callback, made once: the timer is armed again whenever the queue refills. */
+  readonly #onTimer = () => this.#fire();
 
   /** A queue of timeouts of `seconds` each, on the given clock (the real one by default). */
   constructor(seconds: number, clock: Clock = realClock) {
@@ -64,7 +66,7 @@ export class DeadlineQueue {
   #arm(): void {
     const head = this.#head;
     if (head === undefined) return;
-    this.#cancelTimer = this.#clock.schedule(head.at - this.#clock.now(), () => this.#fire());
+    this.#cancelTimer = this.#clock.schedule(head.at - this.#clock.now(), this.#onTimer);
   }
 
   #disarm(): void {

@@ -12,7 +12,10 @@ import { onAbort } from "./abort_listeners.ts";
 export type SemaphoreLimit = number | (() => number | null);
 
 interface Waiter {
-  readonly grant: () => void;
+  readonly resolve: (release: (() => void) | undefined) => void;
+  /** Whether the waiter is given a release function (`acquire`) or not (`run`). */
+  readonly releasable: boolean;
+  unlisten: (() => void) | undefined;
   next: Waiter | undefined;
   gone: boolean;
 }
@@ -50,11 +53,13 @@ export class Semaphore {
 
   /** Run `fn` while holding the semaphore (waiting for a free place first). */
   async run<T>(fn: () => Promise<T>): Promise<T> {
-    const release = await this.acquire();
+    // The place is counted here, not through a release function: one closure less per run.
+    if (!this.#take()) await this.#enqueue(undefined, false);
     try {
       return await fn();
     } finally {
-      release();
+      this.#active--;
+      this.#pass();
     }
   }
 
@@ -63,14 +68,23 @@ export class Semaphore {
    * after the first do nothing, so a holder may give its place up early and still call it
    * again when done. If `signal` aborts first, the wait ends with its reason, placeless.
    */
-  async acquire(signal?: AbortSignal): Promise<() => void> {
-    signal?.throwIfAborted();
+  acquire(signal?: AbortSignal): Promise<() => void> {
+    // Not async: a free place costs a resolved promise, not an async function's machinery.
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    if (this.#take()) return Promise.resolve(this.#releaser());
+    return this.#enqueue(signal, true) as Promise<() => void>;
+  }
+
+  /** Count a place taken if one is free and nobody waits for it. */
+  #take(): boolean {
     this.#pass(); // a raised limit, or waiters gone meanwhile, may have freed places
-    if (this.#head === undefined && this.#free()) {
-      this.#active++;
-    } else {
-      await this.#enqueue(signal);
-    }
+    if (this.#head !== undefined || !this.#free()) return false;
+    this.#active++;
+    return true;
+  }
+
+  /** The function that gives a place back, once. */
+  #releaser(): () => void {
     let held = true;
     return () => {
       if (!held) return;
@@ -85,22 +99,27 @@ export class Semaphore {
     return limit === null || this.#active < Math.max(1, limit);
   }
 
-  #enqueue(signal: AbortSignal | undefined): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
+  /** Wait in the queue; resolves once a place is counted for this waiter. */
+  #enqueue(
+    signal: AbortSignal | undefined,
+    releasable: boolean,
+  ): Promise<(() => void) | undefined> {
+    return new Promise((resolve, reject) => {
       const waiter: Waiter = {
-        grant: () => {
-          unlisten?.();
-          resolve();
-        },
+        resolve,
+        releasable,
+        unlisten: undefined,
         next: undefined,
         gone: false,
       };
       // One listener per signal: thousands of waiters may wait with the same one.
-      const unlisten = signal === undefined ? undefined : onAbort(signal, () => {
-        waiter.gone = true; // skipped when its turn comes
-        this.#waiting--;
-        reject(signal.reason);
-      });
+      if (signal !== undefined) {
+        waiter.unlisten = onAbort(signal, () => {
+          waiter.gone = true; // skipped when its turn comes
+          this.#waiting--;
+          reject(signal.reason);
+        });
+      }
       if (this.#tail === undefined) this.#head = waiter;
       else this.#tail.next = waiter;
       this.#tail = waiter;
@@ -117,7 +136,8 @@ export class Semaphore {
       if (waiter.gone) continue;
       this.#waiting--;
       this.#active++;
-      waiter.grant();
+      waiter.unlisten?.();
+      waiter.resolve(waiter.releasable ? this.#releaser() : undefined);
     }
   }
 }

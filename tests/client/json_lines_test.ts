@@ -2,7 +2,7 @@
  * The incremental JSON-lines parser at every split point.
  */
 import { assertEquals, assertRejects } from "../assert.ts";
-import { JsonLineError, parseJsonLines } from "../../src/client/json_lines.ts";
+import { JsonLineError, JsonLines, NO_LINE, parseJsonLines } from "../../src/client/json_lines.ts";
 
 Deno.test("JSON lines split at every possible byte pair parse to the same values", async () => {
   const values = [{ a: "é日本🚀" }, { b: [1, 2, { c: "ü" }] }, { d: null }];
@@ -25,6 +25,35 @@ Deno.test("a last line without a newline is parsed; a garbage line is a JsonLine
   await assertRejects(async () => {
     for await (const _ of parseJsonLines(toAsync([enc.encode("{oops}\n")]))) { /* drain */ }
   }, JsonLineError);
+});
+
+Deno.test("the synchronous splitter skips blank lines and keeps lines pushed before draining", () => {
+  const enc = new TextEncoder();
+  const lines = new JsonLines();
+  const drain = () => {
+    const values: unknown[] = [];
+    for (let v = lines.next(); v !== NO_LINE; v = lines.next()) values.push(v);
+    return values;
+  };
+  lines.push(enc.encode('\uFEFF{"a":1}\r\n \t\n\u00a0\n{"b"'));
+  lines.push(enc.encode(':2}\n{"c":3}\n{"d"'));
+  assertEquals(drain(), [{ a: 1 }, { b: 2 }, { c: 3 }]);
+  assertEquals(drain(), []);
+  lines.push(enc.encode(":4}"));
+  assertEquals(drain(), []);
+  lines.end();
+  assertEquals(drain(), [{ d: 4 }]);
+});
+
+Deno.test("a BOM is dropped at the stream's start only, even split, and kept inside a line", () => {
+  const enc = new TextEncoder();
+  const lines = new JsonLines();
+  const bom = enc.encode("\uFEFF");
+  lines.push(bom.slice(0, 2));
+  lines.push(new Uint8Array([...bom.slice(2), ...enc.encode('{"a":"')]));
+  lines.push(enc.encode('\uFEFFx"}\n'));
+  assertEquals(lines.next(), { a: "\uFEFFx" });
+  assertEquals(lines.next(), NO_LINE);
 });
 
 async function* toAsync(chunks: Uint8Array[]): AsyncGenerator<Uint8Array> {

@@ -5,7 +5,7 @@
  * (the test sanitizers check that).
  */
 import { assert, assertEquals, assertRejects } from "../assert.ts";
-import { createHttpClient } from "../../src/platform/http_client.ts";
+import { chunkReaderOf, createHttpClient } from "../../src/platform/http_client.ts";
 
 /** A loopback server whose responses stream the given parts, flushed one by one. */
 async function withServer(
@@ -62,6 +62,31 @@ Deno.test("streamed chunks are buffers of their own size, not 64 KiB read buffer
   });
 });
 
+Deno.test("a streamed body's chunks taken directly are the same, then its end", async () => {
+  await withServer(LINES, async (url) => {
+    const client = await createHttpClient({});
+    try {
+      const response = await client.fetch(url, {
+        signal: new AbortController().signal,
+        stream: true,
+      });
+      const body = response.body!;
+      const reader = chunkReaderOf(body);
+      assert(body.locked, "the stream is locked once its chunks are taken directly");
+      const decoder = new TextDecoder();
+      let text = "";
+      for (let chunk = await reader.read(); chunk !== undefined; chunk = await reader.read()) {
+        assertEquals(chunk.buffer.byteLength, chunk.byteLength, "a chunk pins a larger buffer");
+        text += decoder.decode(chunk, { stream: true });
+      }
+      assertEquals(text, LINES.join(""));
+      assertEquals(await reader.read(), undefined);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
 Deno.test("whole bodies are read as sent, with the response's status and headers", async () => {
   await withServer(LINES, async (url) => {
     const client = await createHttpClient({});
@@ -94,6 +119,25 @@ Deno.test("an abort ends a streamed read waiting for a stalled server", async ()
       const pending = reader.read();
       controller.abort(new Error("enough"));
       await assertRejects(() => pending, Error, "enough");
+    } finally {
+      release();
+      await client.close();
+    }
+  }, { stall: true });
+});
+
+Deno.test("an abort ends a direct read of a stream waiting for a stalled server", async () => {
+  await withServer(LINES.slice(0, 1), async (url, release) => {
+    const client = await createHttpClient({});
+    try {
+      const controller = new AbortController();
+      const response = await client.fetch(url, { signal: controller.signal, stream: true });
+      const reader = chunkReaderOf(response.body!);
+      assertEquals(new TextDecoder().decode(await reader.read()), LINES[0]);
+      const pending = reader.read();
+      controller.abort(new Error("enough"));
+      await assertRejects(() => pending, Error, "enough");
+      await assertRejects(() => reader.read(), Error, "enough");
     } finally {
       release();
       await client.close();
