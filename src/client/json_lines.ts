@@ -111,14 +111,3 @@ export class JsonLines {
     }
   }
 }
-
-/** Yield one parsed value per non-empty line of a byte stream. */
-export async function* parseJsonLines(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<unknown> {
-  const lines = new JsonLines();
-  for await (const chunk of chunks) {
-    lines.push(chunk);
-    for (let value = lines.next(); value !== NO_LINE; value = lines.next()) yield value;
-  }
-  lines.end();
-  for (let value = lines.next(); value !== NO_LINE; value = lines.next()) yield value;
-}

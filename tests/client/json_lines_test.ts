@@ -2,7 +2,18 @@
  * The incremental JSON-lines parser at every split point.
  */
 import { assertEquals, assertRejects } from "../assert.ts";
-import { JsonLineError, JsonLines, NO_LINE, parseJsonLines } from "../../src/client/json_lines.ts";
+import { JsonLineError, JsonLines, NO_LINE } from "../../src/client/json_lines.ts";
+
+/** Each value of a byte stream's lines, as the watch takes them from its chunks. */
+async function* parseJsonLines(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<unknown> {
+  const lines = new JsonLines();
+  for await (const chunk of chunks) {
+    lines.push(chunk);
+    for (let value = lines.next(); value !== NO_LINE; value = lines.next()) yield value;
+  }
+  lines.end();
+  for (let value = lines.next(); value !== NO_LINE; value = lines.next()) yield value;
+}
 
 Deno.test("JSON lines split at every possible byte pair parse to the same values", async () => {
   const values = [{ a: "é日本🚀" }, { b: [1, 2, { c: "ü" }] }, { d: null }];
