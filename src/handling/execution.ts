@@ -31,6 +31,7 @@ import {
 } from "../structs/operator_metrics.ts";
 import type { RetryPolicy } from "../intents/handlers.ts";
 import type { HandlerState, Outcome } from "./handler_states.ts";
+import { isLoggedAt } from "./object_loggers.ts";
 
 /** Raised by `kopf.execute()` when sub-handlers are not all done: the parent retries too. */
 export class HandlerChildrenRetry extends TemporaryError {
@@ -85,6 +86,16 @@ export interface HandlerRunExtras {
 }
 
 const NO_SUBREFS: ReadonlySet<string> = new Set();
+const NO_REFS: readonly string[] = Object.freeze([]);
+const UNOBSERVED: Pick<HandlerRunExtras, "onRun" | "traced"> = Object.freeze({
+  onRun: undefined,
+  traced: undefined,
+});
+
+/** The ids of the sub-handlers run, as an outcome keeps them (no new list for none). */
+function refsOf(subrefs: ReadonlySet<string>): readonly string[] {
+  return subrefs.size === 0 ? NO_REFS : [...subrefs];
+}
 
 /** How a run that threw ended, as spans tell it. */
 function outcomeOf(error: unknown): string {
@@ -104,6 +115,9 @@ export function observeRuns(
   id: string,
   body: RawBody,
 ): Pick<HandlerRunExtras, "onRun" | "traced"> {
+  // Most operators neither keep metrics nor trace: then nothing is built per run.
+  const tracing = isTracing();
+  if (metrics === undefined && !tracing) return UNOBSERVED;
   const resourceName = resourceLabel(resource);
   const labels = [resourceName, id];
   const meta = body.metadata;
@@ -112,7 +126,7 @@ export function observeRuns(
       metrics.handlerRuns.inc([...labels, outcome]);
       metrics.handlerDuration.observe(labels, seconds);
     },
-    traced: !isTracing() ? undefined : {
+    traced: !tracing ? undefined : {
       "kopf.handler.id": id,
       "kopf.resource": resourceName,
       "k8s.namespace.name": meta?.namespace ?? "",
@@ -129,20 +143,24 @@ export async function executeHandlerOnce(
   invoke: () => unknown,
   extras: HandlerRunExtras = {},
 ): Promise<Outcome> {
-  const title = handlerTitle(handler);
   const subrefs = extras.subrefs ?? NO_SUBREFS;
-  const refs = () => [...subrefs];
-  const started = performance.now();
+  const onRun = extras.onRun;
+  const started = onRun === undefined ? 0 : performance.now();
   const ran = (outcome: HandlerRunOutcome) =>
-    extras.onRun?.(outcome, (performance.now() - started) / 1000);
+    onRun?.(outcome, (performance.now() - started) / 1000);
   let result: unknown;
   try {
-    logger.debug(`${title} is invoked.`);
+    // The message is made only if the record is printed or posted: this runs per handler call.
+    if (isLoggedAt(logger, "debug")) logger.debug(`${handlerTitle(handler)} is invoked.`);
     if (handler.timeout !== null && state.runtime >= handler.timeout) {
-      throw new HandlerTimeoutError(`${title} has timed out after ${seconds(state.runtime)}.`);
+      throw new HandlerTimeoutError(
+        `${handlerTitle(handler)} has timed out after ${seconds(state.runtime)}.`,
+      );
     }
     if (handler.retries !== null && state.retries >= handler.retries) {
-      throw new HandlerRetriesError(`${title} has exceeded ${state.retries} retries.`);
+      throw new HandlerRetriesError(
+        `${handlerTitle(handler)} has exceeded ${state.retries} retries.`,
+      );
     }
     result = extras.traced === undefined ? await invoke() : await inSpan(
       `kopf handler ${handler.id}`,
@@ -159,24 +177,25 @@ export async function executeHandlerOnce(
       },
     );
   } catch (error) {
+    const title = handlerTitle(handler);
     if (error instanceof HandlerChildrenRetry) {
       logger.debug(`${title} has unfinished sub-handlers. Will retry soon.`);
-      return { final: false, error, delay: error.delay, subrefs: refs() };
+      return { final: false, error, delay: error.delay, subrefs: refsOf(subrefs) };
     }
     if (error instanceof TemporaryError) {
       ran("temporary_error");
       logger.error(`${title} failed temporarily: ${errorText(error)}`);
-      return { final: false, error, delay: error.delay, subrefs: refs() };
+      return { final: false, error, delay: error.delay, subrefs: refsOf(subrefs) };
     }
     if (error instanceof HandlerTimeoutError || error instanceof HandlerRetriesError) {
       ran(error instanceof HandlerTimeoutError ? "timeout" : "retries_exhausted");
       logger.error(error.message);
-      return { final: true, error, subrefs: refs() };
+      return { final: true, error, subrefs: refsOf(subrefs) };
     }
     if (error instanceof PermanentError) {
       ran("permanent_error");
       logger.error(`${title} failed permanently: ${errorText(error)}`);
-      return { final: true, error, subrefs: refs() };
+      return { final: true, error, subrefs: refsOf(subrefs) };
     }
     // A non-Error thrown value still fails the handler; keep it readable in the records.
     const failure = error ?? new Error("null was thrown");
@@ -184,16 +203,16 @@ export async function executeHandlerOnce(
     switch (handler.errors) {
       case "ignored":
         logger.exception(`${title} failed with an exception. Will ignore.`, error);
-        return { final: true, subrefs: refs() };
+        return { final: true, subrefs: refsOf(subrefs) };
       case "permanent":
         logger.exception(`${title} failed with an exception. Will stop.`, error);
-        return { final: true, error: failure, subrefs: refs() };
+        return { final: true, error: failure, subrefs: refsOf(subrefs) };
       default:
         logger.exception(`${title} failed with an exception. Will retry.`, error);
-        return { final: false, error: failure, delay: handler.backoff, subrefs: refs() };
+        return { final: false, error: failure, delay: handler.backoff, subrefs: refsOf(subrefs) };
     }
   }
   ran("success");
-  logger.info(`${title} succeeded.`);
-  return { final: true, result, subrefs: refs() };
+  if (isLoggedAt(logger, "info")) logger.info(`${handlerTitle(handler)} succeeded.`);
+  return { final: true, result, subrefs: refsOf(subrefs) };
 }

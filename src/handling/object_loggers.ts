@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { getLogger, type Logger, type LogLevel } from "@logtape/logtape";
+import { getConfig, getLogger, type Logger, type LogLevel } from "@logtape/logtape";
 import { AsyncContext } from "../platform/async_context.ts";
 import { isLogged, logContext, OBJECTS_CATEGORY } from "../platform/logging.ts";
 import {
@@ -55,6 +55,25 @@ const EVENT_TYPES: Record<LogLevel, string> = {
 
 const objectsLogger = getLogger([...OBJECTS_CATEGORY]);
 
+/** Whether object records are printed, by level, under the logtape configuration asked. */
+let objectsPrinted: { config: unknown; levels: Map<LogLevel, boolean> } | undefined;
+
+/**
+ * Whether the logger's records of the level are printed: {@link isLogged}, with the answers
+ * for object loggers kept at hand (asked at every record and check of every object's logger).
+ */
+function isPrinted(logger: Logger, level: LogLevel): boolean {
+  if (logger !== objectsLogger) return isLogged(logger.category, level);
+  const config = getConfig();
+  if (objectsPrinted?.config !== config) objectsPrinted = { config, levels: new Map() };
+  let answer = objectsPrinted.levels.get(level);
+  if (answer === undefined) {
+    answer = isLogged(logger.category, level);
+    objectsPrinted.levels.set(level, answer);
+  }
+  return answer;
+}
+
 /** The default category of activity loggers. */
 export const ACTIVITIES_CATEGORY: readonly string[] = ["kopf", "activities"];
 
@@ -77,7 +96,7 @@ class KopfObjectLogger implements ObjectLogger {
 
   /** Whether a record of the level would be printed or posted (else it need not be made). */
   isUsed(level: LogLevel): boolean {
-    return isLogged(this.#logger.category, level) || this.#target(level) !== undefined;
+    return isPrinted(this.#logger, level) || this.#target(level) !== undefined;
   }
 
   /**
@@ -118,7 +137,7 @@ class KopfObjectLogger implements ObjectLogger {
     withError = false,
   ): void {
     const text = String(message);
-    if (isLogged(this.#logger.category, level)) {
+    if (isPrinted(this.#logger, level)) {
       const properties: Record<string, unknown> = { ...extra };
       if (this.#ref !== undefined) properties[OBJECT_REF_PROPERTY] = this.#ref;
       if (withError) properties[ERROR_PROPERTY] = error;
