@@ -33,7 +33,12 @@ import {
 } from "../intents/subhandlers.ts";
 import { getDefaultLifecycle, type LifeCycleFn, planHandlers } from "../intents/lifecycles.ts";
 import { capitalize, TITLES } from "./causes.ts";
-import { executeHandlerOnce, HandlerChildrenRetry, observeRuns } from "./execution.ts";
+import {
+  executeHandlerOnce,
+  HandlerChildrenRetry,
+  type HandlerRunExtras,
+  observeRuns,
+} from "./execution.ts";
 import type { OperatorMetrics } from "../structs/operator_metrics.ts";
 import { isLoggedAt, type ObjectScope, runInObjectScope } from "./object_loggers.ts";
 import {
@@ -163,7 +168,7 @@ function invokeChangingHandler(
   chain: readonly Set<string>[],
 ): Promise<Outcome> {
   const subrefs = new Set<string>();
-  return executeHandlerOnce(handler, state, cause.logger, () => {
+  return executeHandlerOnce(handler, state, cause.logger, async () => {
     // Made only if the handler registers sub-handlers: most never do.
     let registry: OperatorRegistry | undefined;
     const scope: SubhandlerScope = {
@@ -179,22 +184,31 @@ function invokeChangingHandler(
       },
     };
     const kwargs = changingKwargs(cause, handler, state);
-    return subhandlerScope.run(scope, async () => {
-      const result = await runInObjectScope(
-        cause,
-        () => handler.fn(kwargs as unknown as HandlerArgs),
+    // The sub-handler scope is set along with the object's, in one switch of contexts.
+    const result = await runInObjectScope(
+      cause,
+      () => handler.fn(kwargs as unknown as HandlerArgs),
+      [subhandlerScope, scope],
+    );
+    // Sub-handlers registered but not executed by kopf.execute() run right after their parent
+    // (in its sub-handler scope, outside the object's, as the handler's own code after it).
+    if (!scope.subexecuted && registry !== undefined) {
+      scope.subexecuted = true;
+      const registered = registry.handlers.filter((h): h is ChangingHandler =>
+        h.kind === "changing"
       );
-      // Sub-handlers registered but not executed by kopf.execute() run right after their parent.
-      if (!scope.subexecuted && registry !== undefined) {
-        scope.subexecuted = true;
-        const registered = registry.handlers.filter((h): h is ChangingHandler =>
-          h.kind === "changing"
-        );
-        if (registered.length > 0) await scope.execute(registered);
-      }
-      return storable(result);
-    });
-  }, { subrefs, ...observeRuns(context.metrics, cause.resource, handler.id, cause.body) });
+      if (registered.length > 0) await subhandlerScope.run(scope, () => scope.execute(registered));
+    }
+    return storable(result);
+  }, withSubrefs(subrefs, observeRuns(context.metrics, cause.resource, handler.id, cause.body)));
+}
+
+/** The extras of a handler's run: its observers, and where its sub-handlers' ids go. */
+function withSubrefs(
+  subrefs: ReadonlySet<string>,
+  observers: Pick<HandlerRunExtras, "onRun" | "traced">,
+): HandlerRunExtras {
+  return { subrefs, onRun: observers.onRun, traced: observers.traced };
 }
 
 /**

@@ -11,7 +11,7 @@
  * @module
  */
 import { getConfig, getLogger, type Logger, type LogLevel } from "@logtape/logtape";
-import { AsyncContext } from "../platform/async_context.ts";
+import { AsyncContext, type Binding } from "../platform/async_context.ts";
 import { isLogged, logContext, OBJECTS_CATEGORY } from "../platform/logging.ts";
 import {
   describeError,
@@ -281,12 +281,18 @@ const objectScope = new AsyncContext<ObjectScope>();
 
 /**
  * Run `fn` as the handling of one object: helpers called from it default to this object, and
- * every log record made inside it (by any logger) carries the object's reference.
+ * every log record made inside it (by any logger) carries the object's reference. `also`
+ * sets one more context for `fn` (in the same switch of contexts: this runs per handler call).
  */
-export function runInObjectScope<R>(scope: ObjectScope, fn: () => R): R {
+export function runInObjectScope<R>(scope: ObjectScope, fn: () => R, also?: Binding): R {
   const ref = scope.ref ?? buildObjectReference(scope.body);
   const logProperties = { ...logContext.get(), [OBJECT_REF_PROPERTY]: ref };
-  return objectScope.run(scope, () => logContext.run(logProperties, fn));
+  return AsyncContext.runAll(
+    also === undefined
+      ? [[objectScope, scope], [logContext, logProperties]]
+      : [also, [objectScope, scope], [logContext, logProperties]],
+    fn,
+  );
 }
 
 /** The object being handled in the current async flow, if any. */
