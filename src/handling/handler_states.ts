@@ -358,6 +358,8 @@ export interface StatePurgeOptions extends StateStoreOptions {
 /** Given as the states by {@link State}'s own derivations, which set the map right after. */
 const DERIVED: Iterable<[string, HandlerState]> = Object.freeze([]);
 const NO_STATES: ReadonlyMap<string, HandlerState> = new Map();
+/** The default of {@link State.withPurpose}: no handlers to re-purpose. */
+const NO_HANDLERS: Iterable<HandlerRef> = Object.freeze([]);
 
 function withoutNulls(record: ProgressRecord): ProgressRecord {
   const out: Record<string, unknown> = {};
@@ -366,6 +368,11 @@ function withoutNulls(record: ProgressRecord): ProgressRecord {
     if (value !== null) out[key] = value;
   }
   return out as ProgressRecord;
+}
+
+/** Whether the value is a promise (or another thenable), to await; else it is used as is. */
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as { then?: unknown } | null | undefined)?.then === "function";
 }
 
 function uniqueIds(handlers: Iterable<HandlerRef>): Set<string> {
@@ -379,7 +386,7 @@ function uniqueIds(handlers: Iterable<HandlerRef>): Set<string> {
  * returns a new state. Iterates as `[id, HandlerState]` pairs in a stable order.
  */
 export class State implements Iterable<[string, HandlerState]> {
-  #states: ReadonlyMap<string, HandlerState>; // set once: by the constructor, or by #derive
+  #states: ReadonlyMap<string, HandlerState>; // set once: by the constructor, or right after
   /** The reason the current cycle runs for, if set. */
   readonly purpose: string | null;
   /** The clock that "now" comes from. */
@@ -404,18 +411,23 @@ export class State implements Iterable<[string, HandlerState]> {
   /** The persisted states of the given handlers; those with no record are left out. */
   static async fromStorage(options: StateLoadOptions): Promise<State> {
     const clock = options.clock ?? realClock;
-    const states: [string, HandlerState][] = [];
+    const { storage, body } = options;
+    const states = new Map<string, HandlerState>();
     for (const id of uniqueIds(options.handlers)) {
-      const record = await options.storage.fetch({ key: id, body: options.body });
+      // The built-in storages answer at once: only promises are awaited (a turn per handler).
+      const fetched = storage.fetch({ key: id, body });
+      const record = isThenable(fetched) ? await fetched : fetched;
       if (record !== null && record !== undefined) {
-        states.push([id, HandlerState.fromStorage(record, clock, id)]);
+        states.set(id, HandlerState.fromStorage(record, clock, id));
       }
     }
-    return new State(states, { clock });
+    const state = new State(DERIVED, { clock });
+    state.#states = states;
+    return state;
   }
 
   /** A state of the given states, taking the map over rather than copying it. */
-  #derive(states: Map<string, HandlerState>, purpose = this.purpose): State {
+  #derive(states: ReadonlyMap<string, HandlerState>, purpose = this.purpose): State {
     const derived = new State(DERIVED, { purpose, clock: this.clock });
     derived.#states = states;
     return derived;
@@ -447,9 +459,12 @@ export class State implements Iterable<[string, HandlerState]> {
   }
 
   /** The same states for a cycle of another purpose; the given handlers take it on too. */
-  withPurpose(purpose: string | null, handlers: Iterable<HandlerRef> = []): State {
+  withPurpose(purpose: string | null, handlers: Iterable<HandlerRef> = NO_HANDLERS): State {
+    // The map is never changed once set: a new purpose alone shares it.
+    if (handlers === NO_HANDLERS) return this.#derive(this.#states, purpose);
     const states = new Map(this.#states);
-    for (const id of uniqueIds(handlers)) {
+    // An id given twice is re-purposed twice, to the same.
+    for (const { id } of handlers) {
       const state = states.get(id);
       if (state === undefined) {
         throw new Error(`Handler ${JSON.stringify(id)} has no state to re-purpose.`);
@@ -462,7 +477,8 @@ export class State implements Iterable<[string, HandlerState]> {
   /** The given handlers take part in this cycle: new ones start from scratch. */
   withHandlers(handlers: Iterable<HandlerRef>): State {
     const states = new Map(this.#states);
-    for (const id of uniqueIds(handlers)) {
+    // An id given twice finds its state active already: nothing changes the second time.
+    for (const { id } of handlers) {
       const state = states.get(id);
       states.set(id, state ? state.asActive() : HandlerState.fromScratch(this.clock, this.purpose));
     }
@@ -474,7 +490,8 @@ export class State implements Iterable<[string, HandlerState]> {
     const byId: ReadonlyMap<string, Outcome> = outcomes instanceof Map
       ? outcomes
       : new Map(Object.entries(outcomes));
-    const unknown = [...byId.keys()].filter((id) => !this.#states.has(id));
+    const unknown: string[] = [];
+    for (const id of byId.keys()) if (!this.#states.has(id)) unknown.push(id);
     if (unknown.length) {
       throw new Error(
         `Outcomes for handlers without a state: ${unknown.join(", ")}; call withHandlers() first.`,
@@ -550,13 +567,16 @@ export class State implements Iterable<[string, HandlerState]> {
 
   /** Put the changed records into the patch (unchanged ones are not rewritten). */
   async store({ body, patch, storage }: StateStoreOptions): Promise<void> {
+    // The built-in storages write at once: only promises are awaited (a turn per handler).
     for (const [id, state] of this.#states) {
       const record = state.forStorage();
       if (state.origin === null || !jsonEqual(withoutNulls(record), state.origin)) {
-        await storage.store({ key: id, record, body, patch });
+        const stored = storage.store({ key: id, record, body, patch });
+        if (isThenable(stored)) await stored;
       }
     }
-    await storage.flush();
+    const flushed = storage.flush();
+    if (isThenable(flushed)) await flushed;
   }
 
   /**
@@ -569,8 +589,13 @@ export class State implements Iterable<[string, HandlerState]> {
       keys.add(id);
       for (const subref of state.subrefs) keys.add(subref);
     }
-    for (const key of keys) await storage.purge({ key, body, patch });
-    await storage.flush();
+    // The built-in storages purge at once: only promises are awaited (a turn per key).
+    for (const key of keys) {
+      const purged = storage.purge({ key, body, patch });
+      if (isThenable(purged)) await purged;
+    }
+    const flushed = storage.flush();
+    if (isThenable(flushed)) await flushed;
   }
 }
 
