@@ -37,8 +37,10 @@ import {
   executeHandlerOnce,
   HandlerChildrenRetry,
   type HandlerRunExtras,
+  type HandlerRunObserver,
   observeRuns,
 } from "./execution.ts";
+import type { Attributes } from "../platform/tracing.ts";
 import type { OperatorMetrics } from "../structs/operator_metrics.ts";
 import { isLoggedAt, type ObjectScope, runInObjectScope } from "./object_loggers.ts";
 import {
@@ -159,6 +161,60 @@ function changingKwargs(
   });
 }
 
+/**
+ * One run of one handler: its sub-handler scope (what `kopf.subhandler()`, `kopf.register()`
+ * and `kopf.execute()` use inside it) and the extras of its run. One object with its methods
+ * on the prototype, rather than closures and objects per run: this is made per handler call.
+ */
+class ChangingRun implements SubhandlerScope, HandlerRunExtras {
+  readonly parentId: string;
+  subexecuted = false;
+  readonly onRun: HandlerRunObserver | undefined;
+  readonly traced: Attributes | undefined;
+  readonly #cause: HandlingCause;
+  readonly #context: CycleContext;
+  readonly #chain: readonly Set<string>[];
+  // Made only if the handler registers or executes sub-handlers: most never do.
+  #registry: OperatorRegistry | undefined;
+  #subrefs: Set<string> | undefined;
+
+  constructor(
+    handler: ChangingHandler,
+    cause: HandlingCause,
+    context: CycleContext,
+    chain: readonly Set<string>[],
+  ) {
+    this.parentId = handler.id;
+    const observers = observeRuns(context.metrics, cause.resource, handler.id, cause.body);
+    this.onRun = observers.onRun;
+    this.traced = observers.traced;
+    this.#cause = cause;
+    this.#context = context;
+    this.#chain = chain;
+  }
+
+  get registry(): OperatorRegistry {
+    return this.#registry ??= new OperatorRegistry({
+      onWarning: (message) => this.#cause.logger.warning(message),
+    });
+  }
+
+  /** Whether the handler has registered sub-handlers (without making a registry for it). */
+  get registered(): boolean {
+    return this.#registry !== undefined;
+  }
+
+  /** The ids of the sub-handlers run, at all depths (none until some are executed). */
+  get subrefs(): ReadonlySet<string> | undefined {
+    return this.#subrefs;
+  }
+
+  async execute(handlers: readonly ChangingHandler[], run?: SubhandlerRun): Promise<void> {
+    const subrefs = this.#subrefs ??= new Set();
+    await executeSubhandlers(handlers, this.#cause, this.#context, [...this.#chain, subrefs], run);
+  }
+}
+
 /** Run one handler once, with its sub-handler scope; `chain` collects sub-handler ids. */
 function invokeChangingHandler(
   handler: ChangingHandler,
@@ -167,22 +223,8 @@ function invokeChangingHandler(
   context: CycleContext,
   chain: readonly Set<string>[],
 ): Promise<Outcome> {
-  const subrefs = new Set<string>();
+  const scope = new ChangingRun(handler, cause, context, chain);
   return executeHandlerOnce(handler, state, cause.logger, async () => {
-    // Made only if the handler registers sub-handlers: most never do.
-    let registry: OperatorRegistry | undefined;
-    const scope: SubhandlerScope = {
-      parentId: handler.id,
-      subexecuted: false,
-      get registry() {
-        return registry ??= new OperatorRegistry({
-          onWarning: (message) => cause.logger.warning(message),
-        });
-      },
-      execute: async (handlers, run) => {
-        await executeSubhandlers(handlers, cause, context, [...chain, subrefs], run);
-      },
-    };
     const kwargs = changingKwargs(cause, handler, state);
     // The sub-handler scope is set along with the object's, in one switch of contexts.
     const result = await runInObjectScope(
@@ -192,23 +234,15 @@ function invokeChangingHandler(
     );
     // Sub-handlers registered but not executed by kopf.execute() run right after their parent
     // (in its sub-handler scope, outside the object's, as the handler's own code after it).
-    if (!scope.subexecuted && registry !== undefined) {
+    if (!scope.subexecuted && scope.registered) {
       scope.subexecuted = true;
-      const registered = registry.handlers.filter((h): h is ChangingHandler =>
+      const registered = scope.registry.handlers.filter((h): h is ChangingHandler =>
         h.kind === "changing"
       );
       if (registered.length > 0) await subhandlerScope.run(scope, () => scope.execute(registered));
     }
     return storable(result);
-  }, withSubrefs(subrefs, observeRuns(context.metrics, cause.resource, handler.id, cause.body)));
-}
-
-/** The extras of a handler's run: its observers, and where its sub-handlers' ids go. */
-function withSubrefs(
-  subrefs: ReadonlySet<string>,
-  observers: Pick<HandlerRunExtras, "onRun" | "traced">,
-): HandlerRunExtras {
-  return { subrefs, onRun: observers.onRun, traced: observers.traced };
+  }, scope);
 }
 
 /**

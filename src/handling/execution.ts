@@ -77,7 +77,10 @@ export type HandlerRunObserver = (outcome: HandlerRunOutcome, seconds: number) =
 
 /** What {@link executeHandlerOnce} may be given besides the handler and its state. */
 export interface HandlerRunExtras {
-  /** The ids of the sub-handlers it ran, at all depths, to be purged with it. */
+  /**
+   * The ids of the sub-handlers it ran, at all depths, to be purged with it (read when the
+   * run ends, so that it can be made by the run).
+   */
   readonly subrefs?: ReadonlySet<string>;
   /** Told how the run ended (for metrics). */
   readonly onRun?: HandlerRunObserver;
@@ -85,7 +88,6 @@ export interface HandlerRunExtras {
   readonly traced?: Attributes;
 }
 
-const NO_SUBREFS: ReadonlySet<string> = new Set();
 const NO_REFS: readonly string[] = Object.freeze([]);
 const UNOBSERVED: Pick<HandlerRunExtras, "onRun" | "traced"> = Object.freeze({
   onRun: undefined,
@@ -93,8 +95,17 @@ const UNOBSERVED: Pick<HandlerRunExtras, "onRun" | "traced"> = Object.freeze({
 });
 
 /** The ids of the sub-handlers run, as an outcome keeps them (no new list for none). */
-function refsOf(subrefs: ReadonlySet<string>): readonly string[] {
-  return subrefs.size === 0 ? NO_REFS : [...subrefs];
+function refsOf(subrefs: ReadonlySet<string> | undefined): readonly string[] {
+  return subrefs === undefined || subrefs.size === 0 ? NO_REFS : [...subrefs];
+}
+
+/** Tell the observer, if any, how the run ended and how long it took. */
+function report(
+  onRun: HandlerRunObserver | undefined,
+  outcome: HandlerRunOutcome,
+  started: number,
+): void {
+  onRun?.(outcome, (performance.now() - started) / 1000);
 }
 
 /** How a run that threw ended, as spans tell it. */
@@ -143,11 +154,8 @@ export async function executeHandlerOnce(
   invoke: () => unknown,
   extras: HandlerRunExtras = {},
 ): Promise<Outcome> {
-  const subrefs = extras.subrefs ?? NO_SUBREFS;
   const onRun = extras.onRun;
   const started = onRun === undefined ? 0 : performance.now();
-  const ran = (outcome: HandlerRunOutcome) =>
-    onRun?.(outcome, (performance.now() - started) / 1000);
   let result: unknown;
   try {
     // The message is made only if the record is printed or posted: this runs per handler call.
@@ -180,39 +188,48 @@ export async function executeHandlerOnce(
     const title = handlerTitle(handler);
     if (error instanceof HandlerChildrenRetry) {
       logger.debug(`${title} has unfinished sub-handlers. Will retry soon.`);
-      return { final: false, error, delay: error.delay, subrefs: refsOf(subrefs) };
+      return { final: false, error, delay: error.delay, subrefs: refsOf(extras.subrefs) };
     }
     if (error instanceof TemporaryError) {
-      ran("temporary_error");
+      report(onRun, "temporary_error", started);
       logger.error(`${title} failed temporarily: ${errorText(error)}`);
-      return { final: false, error, delay: error.delay, subrefs: refsOf(subrefs) };
+      return { final: false, error, delay: error.delay, subrefs: refsOf(extras.subrefs) };
     }
     if (error instanceof HandlerTimeoutError || error instanceof HandlerRetriesError) {
-      ran(error instanceof HandlerTimeoutError ? "timeout" : "retries_exhausted");
+      report(
+        onRun,
+        error instanceof HandlerTimeoutError ? "timeout" : "retries_exhausted",
+        started,
+      );
       logger.error(error.message);
-      return { final: true, error, subrefs: refsOf(subrefs) };
+      return { final: true, error, subrefs: refsOf(extras.subrefs) };
     }
     if (error instanceof PermanentError) {
-      ran("permanent_error");
+      report(onRun, "permanent_error", started);
       logger.error(`${title} failed permanently: ${errorText(error)}`);
-      return { final: true, error, subrefs: refsOf(subrefs) };
+      return { final: true, error, subrefs: refsOf(extras.subrefs) };
     }
     // A non-Error thrown value still fails the handler; keep it readable in the records.
     const failure = error ?? new Error("null was thrown");
-    ran("exception");
+    report(onRun, "exception", started);
     switch (handler.errors) {
       case "ignored":
         logger.exception(`${title} failed with an exception. Will ignore.`, error);
-        return { final: true, subrefs: refsOf(subrefs) };
+        return { final: true, subrefs: refsOf(extras.subrefs) };
       case "permanent":
         logger.exception(`${title} failed with an exception. Will stop.`, error);
-        return { final: true, error: failure, subrefs: refsOf(subrefs) };
+        return { final: true, error: failure, subrefs: refsOf(extras.subrefs) };
       default:
         logger.exception(`${title} failed with an exception. Will retry.`, error);
-        return { final: false, error: failure, delay: handler.backoff, subrefs: refsOf(subrefs) };
+        return {
+          final: false,
+          error: failure,
+          delay: handler.backoff,
+          subrefs: refsOf(extras.subrefs),
+        };
     }
   }
-  ran("success");
+  report(onRun, "success", started);
   if (isLoggedAt(logger, "info")) logger.info(`${handlerTitle(handler)} succeeded.`);
-  return { final: true, result, subrefs: refsOf(subrefs) };
+  return { final: true, result, subrefs: refsOf(extras.subrefs) };
 }
