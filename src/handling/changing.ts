@@ -357,10 +357,13 @@ export async function runChangingCycle(
     if (state.extras.size > 0) await state.purge({ body, patch, storage, handlers: owned });
   }
 
-  logger.debug(`${capitalize(title)} is in progress.`);
-  // The whole diff as JSON is made only if the record is printed or posted.
-  if (cause.diff.length > 0 && cause.old !== null && isLoggedAt(logger, "debug")) {
-    logger.debug(`${capitalize(title)} diff: ${JSON.stringify(cause.diff)}`);
+  // The messages (the whole diff as JSON too) are made only if the records are printed or
+  // posted: this runs for every object.
+  if (isLoggedAt(logger, "debug")) {
+    logger.debug(`${capitalize(title)} is in progress.`);
+    if (cause.diff.length > 0 && cause.old !== null) {
+      logger.debug(`${capitalize(title)} diff: ${JSON.stringify(cause.diff)}`);
+    }
   }
   if (handlers.length === 0) return { done: true, delays: [], ran: [] };
 
@@ -376,10 +379,12 @@ export async function runChangingCycle(
   deliverResults(outcomes, patch, true);
   if (!state.done) return { done: false, delays: state.delays, ran };
 
-  const counts = state.counts;
-  logger.info(
-    `${capitalize(title)} is processed: ${counts.success} succeeded; ${counts.failure} failed.`,
-  );
+  if (isLoggedAt(logger, "info")) {
+    const counts = state.counts;
+    logger.info(
+      `${capitalize(title)} is processed: ${counts.success} succeeded; ${counts.failure} failed.`,
+    );
+  }
   // Only a deletion removes our finalizer along with its outcome (and may be refused for a
   // conflict, then stores the outcome alone): no other cycle needs the copy.
   const fallback = outcomes.size > 0 && cause.reason === "delete"
