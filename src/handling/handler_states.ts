@@ -64,6 +64,9 @@ export interface StateCounters {
 
 const MICROS_PER_SECOND = 1_000_000;
 
+/** No sub-handlers: shared by the states without any (frozen, as states keep their lists). */
+const NO_SUBREFS: readonly string[] = Object.freeze([]);
+
 /** Epoch microseconds from the clock's wall time (in fractional milliseconds). */
 function nowMicros(clock: Clock): number {
   return Math.round(clock.wall() * 1000);
@@ -218,7 +221,7 @@ export class HandlerState implements HandlerStateFields {
       success: false,
       failure: false,
       message: null,
-      subrefs: [],
+      subrefs: NO_SUBREFS,
       origin: null,
     }, clock);
   }
@@ -235,7 +238,9 @@ export class HandlerState implements HandlerStateFields {
       success: record.success === true,
       failure: record.failure === true,
       message: typeof record.message === "string" ? record.message : null,
-      subrefs: Array.isArray(record.subrefs) ? record.subrefs.map(String) : [],
+      subrefs: Array.isArray(record.subrefs)
+        ? Object.freeze(record.subrefs.map(String))
+        : NO_SUBREFS,
       origin: record,
     }, clock);
   }
@@ -311,19 +316,24 @@ export class HandlerState implements HandlerStateFields {
     const now = nowMicros(this.clock);
     const failed = outcome.error !== undefined && outcome.error !== null;
     const delay = outcome.delay;
-    return this.#with({
+    // All the fields in one literal, not a spread of this state: this runs per handler call.
+    return new HandlerState({
+      active: this.active,
+      started: this.started,
       stopped: this.stopped ?? (outcome.final ? now : null),
       delayed: delay === undefined || delay === null
         ? null
         : now + Math.round(delay * MICROS_PER_SECOND),
+      purpose: this.purpose,
+      retries: this.retries + 1,
       success: outcome.final && !failed,
       failure: outcome.final && failed,
-      retries: this.retries + 1,
       message: failed ? messageOf(outcome.error) : null,
       subrefs: this.subrefs.length === 0 && !outcome.subrefs?.length
         ? this.subrefs
-        : sortedUnique([...this.subrefs, ...(outcome.subrefs ?? [])]),
-    });
+        : Object.freeze(sortedUnique([...this.subrefs, ...(outcome.subrefs ?? [])])),
+      origin: this.origin,
+    }, this.clock);
   }
 }
 
