@@ -38,6 +38,7 @@ import {
   HandlerChildrenRetry,
   type HandlerRunExtras,
   type HandlerRunObserver,
+  isThenable,
   observeRuns,
 } from "./execution.ts";
 import type { Attributes } from "../platform/tracing.ts";
@@ -224,25 +225,35 @@ function invokeChangingHandler(
   chain: readonly Set<string>[],
 ): Promise<Outcome> {
   const scope = new ChangingRun(handler, cause, context, chain);
-  return executeHandlerOnce(handler, state, cause.logger, async () => {
+  return executeHandlerOnce(handler, state, cause.logger, () => {
     const kwargs = changingKwargs(cause, handler, state);
     // The sub-handler scope is set along with the object's, in one switch of contexts.
-    const result = await runInObjectScope(
+    const result = runInObjectScope(
       cause,
       () => handler.fn(kwargs as unknown as HandlerArgs),
       [subhandlerScope, scope],
     );
-    // Sub-handlers registered but not executed by kopf.execute() run right after their parent
-    // (in its sub-handler scope, outside the object's, as the handler's own code after it).
-    if (!scope.subexecuted && scope.registered) {
-      scope.subexecuted = true;
-      const registered = scope.registry.handlers.filter((h): h is ChangingHandler =>
-        h.kind === "changing"
-      );
-      if (registered.length > 0) await subhandlerScope.run(scope, () => scope.execute(registered));
-    }
-    return storable(result);
+    // A handler that returns a value, with no sub-handlers left to run, is done at once.
+    if (!isThenable(result) && (scope.subexecuted || !scope.registered)) return storable(result);
+    return finishRun(scope, result);
   }, scope);
+}
+
+/**
+ * The rest of a handler's run: its result when it comes, then the sub-handlers registered
+ * but not executed by `kopf.execute()`, which run right after their parent (in its
+ * sub-handler scope, outside the object's, as the handler's own code after it).
+ */
+async function finishRun(scope: ChangingRun, pending: unknown): Promise<unknown> {
+  const result = await pending;
+  if (!scope.subexecuted && scope.registered) {
+    scope.subexecuted = true;
+    const registered = scope.registry.handlers.filter((h): h is ChangingHandler =>
+      h.kind === "changing"
+    );
+    if (registered.length > 0) await subhandlerScope.run(scope, () => scope.execute(registered));
+  }
+  return storable(result);
 }
 
 /**

@@ -99,6 +99,11 @@ function refsOf(subrefs: ReadonlySet<string> | undefined): readonly string[] {
   return subrefs === undefined || subrefs.size === 0 ? NO_REFS : [...subrefs];
 }
 
+/** Whether the value is a promise (or another thenable), to await; else it is used as is. */
+export function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as { then?: unknown } | null | undefined)?.then === "function";
+}
+
 /** Tell the observer, if any, how the run ended and how long it took. */
 function report(
   onRun: HandlerRunObserver | undefined,
@@ -170,20 +175,26 @@ export async function executeHandlerOnce(
         `${handlerTitle(handler)} has exceeded ${state.retries} retries.`,
       );
     }
-    result = extras.traced === undefined ? await invoke() : await inSpan(
-      `kopf handler ${handler.id}`,
-      extras.traced,
-      async (annotate) => {
-        try {
-          const value = await invoke();
-          annotate({ "kopf.handler.outcome": "success" });
-          return value;
-        } catch (error) {
-          annotate({ "kopf.handler.outcome": outcomeOf(error) });
-          throw error;
-        }
-      },
-    );
+    if (extras.traced === undefined) {
+      // What is there at once is taken so: a handler that returns a value takes no turn.
+      const value = invoke();
+      result = isThenable(value) ? await value : value;
+    } else {
+      result = await inSpan(
+        `kopf handler ${handler.id}`,
+        extras.traced,
+        async (annotate) => {
+          try {
+            const value = await invoke();
+            annotate({ "kopf.handler.outcome": "success" });
+            return value;
+          } catch (error) {
+            annotate({ "kopf.handler.outcome": outcomeOf(error) });
+            throw error;
+          }
+        },
+      );
+    }
   } catch (error) {
     const title = handlerTitle(handler);
     if (error instanceof HandlerChildrenRetry) {
