@@ -355,17 +355,17 @@ export async function runChangingCycle(
 
   // Report the handlers of other causes superseded by this one; those still selected
   // continue under the current purpose, the others are purged.
-  const superseded = state.extras;
-  for (const [purpose, counts] of superseded) {
-    const extra = TITLES[purpose as Reason] ?? purpose;
-    logger.info(
-      `${capitalize(extra)} is superseded by ${title}: ${counts.success} succeeded; ` +
-        `${counts.failure} failed; ${counts.running} left to the moment.`,
-    );
-  }
-  if (superseded.size > 0) {
+  // (Counted only if there are any: most cycles have none.)
+  if (state.hasExtras) {
+    for (const [purpose, counts] of state.extras) {
+      const extra = TITLES[purpose as Reason] ?? purpose;
+      logger.info(
+        `${capitalize(extra)} is superseded by ${title}: ${counts.success} succeeded; ` +
+          `${counts.failure} failed; ${counts.running} left to the moment.`,
+      );
+    }
     state = state.withPurpose(cause.reason, handlers.filter((h) => state.has(h.id)));
-    if (state.extras.size > 0) await state.purge({ body, patch, storage, handlers: owned });
+    if (state.hasExtras) await state.purge({ body, patch, storage, handlers: owned });
   }
 
   // The messages (the whole diff as JSON too) are made only if the records are printed or

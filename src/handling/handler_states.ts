@@ -541,6 +541,14 @@ export class State implements Iterable<[string, HandlerState]> {
     return counts;
   }
 
+  /** Whether there are handlers left from cycles of other purposes (see {@link extras}). */
+  get hasExtras(): boolean {
+    for (const state of this.#states.values()) {
+      if (state.purpose !== null && state.purpose !== this.purpose) return true;
+    }
+    return false;
+  }
+
   /** The handlers left from cycles of other purposes, counted by fate, by purpose. */
   get extras(): Map<string, StateCounters> {
     const byPurpose = new Map<string, StateCounters>();
