@@ -247,14 +247,19 @@ class ResourceKwargsObject {
     this.logger = init.logger ?? consoleLogger(identityOf(meta));
     Object.defineProperty(this, "memo", MEMO_PROPERTY);
     this.param = init.param;
-    // As a spread would: the extra keys, each winning over what is before (`old` and `new`
-    // as read-only views when asked).
+    // As Object.assign() would: the extra keys, each winning over what is before (`old` and
+    // `new` as read-only views when asked), then its symbols.
     for (const key in extra) {
       if (!Object.hasOwn(extra, key)) continue;
       const value = (extra as Record<string, unknown>)[key];
       this[key] = changeViews && (key === "old" || key === "new")
         ? readOnlyView(value, key)
         : value;
+    }
+    for (const symbol of Object.getOwnPropertySymbols(extra)) {
+      if (Object.prototype.propertyIsEnumerable.call(extra, symbol)) {
+        (this as Record<symbol, unknown>)[symbol] = (extra as Record<symbol, unknown>)[symbol];
+      }
     }
   }
 
