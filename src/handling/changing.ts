@@ -38,7 +38,6 @@ import {
   HandlerChildrenRetry,
   type HandlerRunExtras,
   type HandlerRunObserver,
-  isThenable,
   observeRuns,
 } from "./execution.ts";
 import type { Attributes } from "../platform/tracing.ts";
@@ -47,6 +46,7 @@ import { isLoggedAt, type ObjectScope, runInObjectScope } from "./object_loggers
 import {
   deliverResults,
   type HandlerState,
+  isThenable,
   type Outcome,
   plainResult,
   State,

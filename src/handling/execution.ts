@@ -30,7 +30,7 @@ import {
   resourceLabel,
 } from "../structs/operator_metrics.ts";
 import type { RetryPolicy } from "../intents/handlers.ts";
-import type { HandlerState, Outcome } from "./handler_states.ts";
+import { type HandlerState, isThenable, type Outcome } from "./handler_states.ts";
 import { isLoggedAt } from "./object_loggers.ts";
 
 /** Raised by `kopf.execute()` when sub-handlers are not all done: the parent retries too. */
@@ -97,11 +97,6 @@ const UNOBSERVED: Pick<HandlerRunExtras, "onRun" | "traced"> = Object.freeze({
 /** The ids of the sub-handlers run, as an outcome keeps them (no new list for none). */
 function refsOf(subrefs: ReadonlySet<string> | undefined): readonly string[] {
   return subrefs === undefined || subrefs.size === 0 ? NO_REFS : [...subrefs];
-}
-
-/** Whether the value is a promise (or another thenable), to await; else it is used as is. */
-export function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof (value as { then?: unknown } | null | undefined)?.then === "function";
 }
 
 /** Tell the observer, if any, how the run ended and how long it took. */
