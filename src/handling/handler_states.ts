@@ -385,9 +385,24 @@ export function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof (value as { then?: unknown } | null | undefined)?.then === "function";
 }
 
-function uniqueIds(handlers: Iterable<HandlerRef>): Set<string> {
-  const ids = new Set<string>();
-  for (const handler of handlers) ids.add(handler.id);
+/**
+ * Add the id to the list unless it is there: a search while the list is short (a set costs
+ * more for the few handlers an object usually has), then the set given back (kept by the
+ * caller for the next ids).
+ */
+function addId(ids: string[], seen: Set<string> | undefined, id: string): Set<string> | undefined {
+  if (seen === undefined ? ids.includes(id) : seen.has(id)) return seen;
+  ids.push(id);
+  if (seen !== undefined) seen.add(id);
+  else if (ids.length > 16) return new Set(ids);
+  return seen;
+}
+
+/** The handlers' ids, each once, in their order. */
+function uniqueIds(handlers: Iterable<HandlerRef>): string[] {
+  const ids: string[] = [];
+  let seen: Set<string> | undefined;
+  for (const handler of handlers) seen = addId(ids, seen, handler.id);
   return ids;
 }
 
@@ -423,7 +438,9 @@ export class State implements Iterable<[string, HandlerState]> {
     const clock = options.clock ?? realClock;
     const { storage, body } = options;
     const states = new Map<string, HandlerState>();
-    for (const id of uniqueIds(options.handlers)) {
+    const ids = uniqueIds(options.handlers);
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i];
       // The built-in storages answer at once: only promises are awaited (a turn per handler).
       const fetched = storage.fetch({ key: id, body });
       const record = isThenable(fetched) ? await fetched : fetched;
@@ -603,13 +620,16 @@ export class State implements Iterable<[string, HandlerState]> {
    */
   async purge({ body, patch, storage, handlers }: StatePurgeOptions): Promise<void> {
     const keys = uniqueIds(handlers); // in this order, each once
-    for (const [id, state] of this.#states) {
-      keys.add(id);
-      for (const subref of state.subrefs) keys.add(subref);
-    }
+    let seen = keys.length > 16 ? new Set(keys) : undefined;
+    // No iterator and pair per state (this runs per object).
+    this.#states.forEach((state, id) => {
+      seen = addId(keys, seen, id);
+      const subrefs = state.subrefs;
+      for (let i = 0; i < subrefs.length; i++) seen = addId(keys, seen, subrefs[i]);
+    });
     // The built-in storages purge at once: only promises are awaited (a turn per key).
-    for (const key of keys) {
-      const purged = storage.purge({ key, body, patch });
+    for (let i = 0; i < keys.length; i++) {
+      const purged = storage.purge({ key: keys[i], body, patch });
       if (isThenable(purged)) await purged;
     }
     const flushed = storage.flush();
