@@ -117,10 +117,10 @@ const bytes = (text: string) => encoder.encode(text).length;
  * Cheap for the usual small changes: sizes are measured exactly only when an estimate
  * (at most 3 bytes per UTF-16 unit) comes near a limit.
  */
-function checkSizes(body: RawBody, merge: Record<string, unknown>, where: string): void {
-  const patchedMeta = (merge.metadata ?? {}) as Record<string, unknown>;
-  const patched = (patchedMeta.annotations ?? {}) as Record<string, unknown>;
-  if (Object.keys(patched).length > 0) checkAnnotations(body, patched, where);
+function checkSizes(body: RawBody, merge: Record<string, unknown>, resource: Resource): void {
+  const patchedMeta = (merge.metadata ?? NOTHING) as Record<string, unknown>;
+  const patched = (patchedMeta.annotations ?? NOTHING) as Record<string, unknown>;
+  if (hasKeys(patched)) checkAnnotations(body, patched, resource);
   const patchText = JSON.stringify(merge);
   if (patchText.length * 3 < OBJECT_SIZE_LIMIT / 2) return; // a large object grows by little
   const size = bytes(JSON.stringify(body)) + bytes(patchText);
@@ -129,7 +129,9 @@ function checkSizes(body: RawBody, merge: Record<string, unknown>, where: string
       .map(([field, value]) => [field, bytes(JSON.stringify(value) ?? "")] as const)
       .sort((a, b) => b[1] - a[1])[0];
     throw new OutcomeTooLargeError(
-      `${where} would be about ${kb(size)} with the changes, over the ${kb(OBJECT_SIZE_LIMIT)} ` +
+      `${describe(resource, body)} would be about ${kb(size)} with the changes, over the ${
+        kb(OBJECT_SIZE_LIMIT)
+      } ` +
         "that the API server stores" +
         (biggest ? ` (the largest change: status.${biggest[0]}, ${kb(biggest[1])})` : "") +
         ": return smaller results from the handlers, or keep large data elsewhere.",
@@ -140,7 +142,7 @@ function checkSizes(body: RawBody, merge: Record<string, unknown>, where: string
 function checkAnnotations(
   body: RawBody,
   patched: Record<string, unknown>,
-  where: string,
+  resource: Resource,
 ): void {
   // The estimate, without merging: what stays of the object's, and what the patch sets.
   const held: Record<string, string> = body.metadata?.annotations ?? {};
@@ -175,10 +177,31 @@ function checkAnnotations(
         "(settings.persistence.progressStorage = new kopf.StatusProgressStorage())"
       : "make the annotations smaller";
     throw new OutcomeTooLargeError(
-      `The annotations of ${where} would take ${kb(total)}, over the ${kb(ANNOTATIONS_LIMIT)} ` +
+      `The annotations of ${describe(resource, body)} would take ${kb(total)}, over the ${
+        kb(ANNOTATIONS_LIMIT)
+      } ` +
         `that Kubernetes allows in total (the largest: ${key}, ${kb(size)}): ${advice}.`,
     );
   }
+}
+
+/** No keys: what an absent part of a patch reads as. */
+const NOTHING: Readonly<Record<string, unknown>> = Object.freeze({});
+
+/** No JSON Patch operations. */
+const NO_OPERATIONS: readonly JsonPatchOperation[] = Object.freeze([]);
+
+/** Whether the object has own enumerable keys (as `Object.keys()`, without the list). */
+function hasKeys(object: object): boolean {
+  for (const key in object) if (Object.hasOwn(object, key)) return true;
+  return false;
+}
+
+/** How messages name the object: `kopfexamples ns/name`. */
+function describe(resource: Resource, body: RawBody): string {
+  return `${resource.plural} ${body.metadata?.namespace ? `${body.metadata.namespace}/` : ""}${
+    body.metadata?.name ?? ""
+  }`;
 }
 
 function kb(size: number): string {
@@ -189,28 +212,18 @@ function kb(size: number): string {
 export async function applyChanges(options: ApplyOptions): Promise<ApplyResult> {
   const { api, resource, body, signal } = options;
   const merge = options.patch.toMergePatch();
-  const where = `${resource.plural} ${
-    body.metadata?.namespace ? `${body.metadata.namespace}/` : ""
-  }${body.metadata?.name ?? ""}`;
-  checkSizes(body, merge as Record<string, unknown>, where);
+  checkSizes(body, merge as Record<string, unknown>, resource);
   let status: JsonValue | undefined;
   if (resource.has("status") && merge.status !== undefined) {
     status = merge.status;
     delete merge.status;
   }
-  const finalizerOps = options.finalizerChange === undefined
-    ? []
+  const finalizerOps: readonly JsonPatchOperation[] = options.finalizerChange === undefined
+    ? NO_OPERATIONS
     : finalizerOperations(body, options.finalizer, options.finalizerChange);
   const ref = { name: body.metadata?.name ?? "", namespace: body.metadata?.namespace };
   let latest: RawBody | undefined;
   let requests = 0;
-  const result = (extra: Partial<ApplyResult> = {}): ApplyResult => ({
-    body: latest,
-    requests,
-    gone: false,
-    conflict: false,
-    ...extra,
-  });
   try {
     if (status !== undefined) {
       requests++;
@@ -232,10 +245,14 @@ export async function applyChanges(options: ApplyOptions): Promise<ApplyResult> 
       latest = await patchObject(api, resource, ref, merge as JsonObject, { signal });
     }
   } catch (error) {
-    if (error instanceof APINotFoundError) return result({ gone: true });
+    if (error instanceof APINotFoundError) {
+      return { body: latest, requests, gone: true, conflict: false };
+    }
     const refused = error instanceof APIConflictError || error instanceof APIUnprocessableError;
-    if (refused && finalizerOps.length > 0) return result({ conflict: true });
+    if (refused && finalizerOps.length > 0) {
+      return { body: latest, requests, gone: false, conflict: true };
+    }
     throw error;
   }
-  return result();
+  return { body: latest, requests, gone: false, conflict: false };
 }

@@ -33,12 +33,20 @@ import {
 } from "../intents/subhandlers.ts";
 import { getDefaultLifecycle, type LifeCycleFn, planHandlers } from "../intents/lifecycles.ts";
 import { capitalize, TITLES } from "./causes.ts";
-import { executeHandlerOnce, HandlerChildrenRetry, observeRuns } from "./execution.ts";
+import {
+  executeHandlerOnce,
+  HandlerChildrenRetry,
+  type HandlerRunExtras,
+  type HandlerRunObserver,
+  observeRuns,
+} from "./execution.ts";
+import type { Attributes } from "../platform/tracing.ts";
 import type { OperatorMetrics } from "../structs/operator_metrics.ts";
 import { isLoggedAt, type ObjectScope, runInObjectScope } from "./object_loggers.ts";
 import {
   deliverResults,
   type HandlerState,
+  isThenable,
   type Outcome,
   plainResult,
   State,
@@ -154,6 +162,60 @@ function changingKwargs(
   });
 }
 
+/**
+ * One run of one handler: its sub-handler scope (what `kopf.subhandler()`, `kopf.register()`
+ * and `kopf.execute()` use inside it) and the extras of its run. One object with its methods
+ * on the prototype, rather than closures and objects per run: this is made per handler call.
+ */
+class ChangingRun implements SubhandlerScope, HandlerRunExtras {
+  readonly parentId: string;
+  subexecuted = false;
+  readonly onRun: HandlerRunObserver | undefined;
+  readonly traced: Attributes | undefined;
+  readonly #cause: HandlingCause;
+  readonly #context: CycleContext;
+  readonly #chain: readonly Set<string>[];
+  // Made only if the handler registers or executes sub-handlers: most never do.
+  #registry: OperatorRegistry | undefined;
+  #subrefs: Set<string> | undefined;
+
+  constructor(
+    handler: ChangingHandler,
+    cause: HandlingCause,
+    context: CycleContext,
+    chain: readonly Set<string>[],
+  ) {
+    this.parentId = handler.id;
+    const observers = observeRuns(context.metrics, cause.resource, handler.id, cause.body);
+    this.onRun = observers.onRun;
+    this.traced = observers.traced;
+    this.#cause = cause;
+    this.#context = context;
+    this.#chain = chain;
+  }
+
+  get registry(): OperatorRegistry {
+    return this.#registry ??= new OperatorRegistry({
+      onWarning: (message) => this.#cause.logger.warning(message),
+    });
+  }
+
+  /** Whether the handler has registered sub-handlers (without making a registry for it). */
+  get registered(): boolean {
+    return this.#registry !== undefined;
+  }
+
+  /** The ids of the sub-handlers run, at all depths (none until some are executed). */
+  get subrefs(): ReadonlySet<string> | undefined {
+    return this.#subrefs;
+  }
+
+  async execute(handlers: readonly ChangingHandler[], run?: SubhandlerRun): Promise<void> {
+    const subrefs = this.#subrefs ??= new Set();
+    await executeSubhandlers(handlers, this.#cause, this.#context, [...this.#chain, subrefs], run);
+  }
+}
+
 /** Run one handler once, with its sub-handler scope; `chain` collects sub-handler ids. */
 function invokeChangingHandler(
   handler: ChangingHandler,
@@ -162,39 +224,36 @@ function invokeChangingHandler(
   context: CycleContext,
   chain: readonly Set<string>[],
 ): Promise<Outcome> {
-  const subrefs = new Set<string>();
+  const scope = new ChangingRun(handler, cause, context, chain);
   return executeHandlerOnce(handler, state, cause.logger, () => {
-    // Made only if the handler registers sub-handlers: most never do.
-    let registry: OperatorRegistry | undefined;
-    const scope: SubhandlerScope = {
-      parentId: handler.id,
-      subexecuted: false,
-      get registry() {
-        return registry ??= new OperatorRegistry({
-          onWarning: (message) => cause.logger.warning(message),
-        });
-      },
-      execute: async (handlers, run) => {
-        await executeSubhandlers(handlers, cause, context, [...chain, subrefs], run);
-      },
-    };
     const kwargs = changingKwargs(cause, handler, state);
-    return subhandlerScope.run(scope, async () => {
-      const result = await runInObjectScope(
-        cause,
-        () => handler.fn(kwargs as unknown as HandlerArgs),
-      );
-      // Sub-handlers registered but not executed by kopf.execute() run right after their parent.
-      if (!scope.subexecuted && registry !== undefined) {
-        scope.subexecuted = true;
-        const registered = registry.handlers.filter((h): h is ChangingHandler =>
-          h.kind === "changing"
-        );
-        if (registered.length > 0) await scope.execute(registered);
-      }
-      return storable(result);
-    });
-  }, { subrefs, ...observeRuns(context.metrics, cause.resource, handler.id, cause.body) });
+    // The sub-handler scope is set along with the object's, in one switch of contexts.
+    const result = runInObjectScope(
+      cause,
+      () => handler.fn(kwargs as unknown as HandlerArgs),
+      [subhandlerScope, scope],
+    );
+    // A handler that returns a value, with no sub-handlers left to run, is done at once.
+    if (!isThenable(result) && (scope.subexecuted || !scope.registered)) return storable(result);
+    return finishRun(scope, result);
+  }, scope);
+}
+
+/**
+ * The rest of a handler's run: its result when it comes, then the sub-handlers registered
+ * but not executed by `kopf.execute()`, which run right after their parent (in its
+ * sub-handler scope, outside the object's, as the handler's own code after it).
+ */
+async function finishRun(scope: ChangingRun, pending: unknown): Promise<unknown> {
+  const result = await pending;
+  if (!scope.subexecuted && scope.registered) {
+    scope.subexecuted = true;
+    const registered = scope.registry.handlers.filter((h): h is ChangingHandler =>
+      h.kind === "changing"
+    );
+    if (registered.length > 0) await subhandlerScope.run(scope, () => scope.execute(registered));
+  }
+  return storable(result);
 }
 
 /**
@@ -296,23 +355,26 @@ export async function runChangingCycle(
 
   // Report the handlers of other causes superseded by this one; those still selected
   // continue under the current purpose, the others are purged.
-  const superseded = state.extras;
-  for (const [purpose, counts] of superseded) {
-    const extra = TITLES[purpose as Reason] ?? purpose;
-    logger.info(
-      `${capitalize(extra)} is superseded by ${title}: ${counts.success} succeeded; ` +
-        `${counts.failure} failed; ${counts.running} left to the moment.`,
-    );
-  }
-  if (superseded.size > 0) {
+  // (Counted only if there are any: most cycles have none.)
+  if (state.hasExtras) {
+    for (const [purpose, counts] of state.extras) {
+      const extra = TITLES[purpose as Reason] ?? purpose;
+      logger.info(
+        `${capitalize(extra)} is superseded by ${title}: ${counts.success} succeeded; ` +
+          `${counts.failure} failed; ${counts.running} left to the moment.`,
+      );
+    }
     state = state.withPurpose(cause.reason, handlers.filter((h) => state.has(h.id)));
-    if (state.extras.size > 0) await state.purge({ body, patch, storage, handlers: owned });
+    if (state.hasExtras) await state.purge({ body, patch, storage, handlers: owned });
   }
 
-  logger.debug(`${capitalize(title)} is in progress.`);
-  // The whole diff as JSON is made only if the record is printed or posted.
-  if (cause.diff.length > 0 && cause.old !== null && isLoggedAt(logger, "debug")) {
-    logger.debug(`${capitalize(title)} diff: ${JSON.stringify(cause.diff)}`);
+  // The messages (the whole diff as JSON too) are made only if the records are printed or
+  // posted: this runs for every object.
+  if (isLoggedAt(logger, "debug")) {
+    logger.debug(`${capitalize(title)} is in progress.`);
+    if (cause.diff.length > 0 && cause.old !== null) {
+      logger.debug(`${capitalize(title)} diff: ${JSON.stringify(cause.diff)}`);
+    }
   }
   if (handlers.length === 0) return { done: true, delays: [], ran: [] };
 
@@ -328,10 +390,12 @@ export async function runChangingCycle(
   deliverResults(outcomes, patch, true);
   if (!state.done) return { done: false, delays: state.delays, ran };
 
-  const counts = state.counts;
-  logger.info(
-    `${capitalize(title)} is processed: ${counts.success} succeeded; ${counts.failure} failed.`,
-  );
+  if (isLoggedAt(logger, "info")) {
+    const counts = state.counts;
+    logger.info(
+      `${capitalize(title)} is processed: ${counts.success} succeeded; ${counts.failure} failed.`,
+    );
+  }
   // Only a deletion removes our finalizer along with its outcome (and may be refused for a
   // conflict, then stores the outcome alone): no other cycle needs the copy.
   const fallback = outcomes.size > 0 && cause.reason === "delete"

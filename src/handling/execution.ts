@@ -30,7 +30,8 @@ import {
   resourceLabel,
 } from "../structs/operator_metrics.ts";
 import type { RetryPolicy } from "../intents/handlers.ts";
-import type { HandlerState, Outcome } from "./handler_states.ts";
+import { type HandlerState, isThenable, type Outcome } from "./handler_states.ts";
+import { isLoggedAt } from "./object_loggers.ts";
 
 /** Raised by `kopf.execute()` when sub-handlers are not all done: the parent retries too. */
 export class HandlerChildrenRetry extends TemporaryError {
@@ -76,7 +77,10 @@ export type HandlerRunObserver = (outcome: HandlerRunOutcome, seconds: number) =
 
 /** What {@link executeHandlerOnce} may be given besides the handler and its state. */
 export interface HandlerRunExtras {
-  /** The ids of the sub-handlers it ran, at all depths, to be purged with it. */
+  /**
+   * The ids of the sub-handlers it ran, at all depths, to be purged with it (read when the
+   * run ends, so that it can be made by the run).
+   */
   readonly subrefs?: ReadonlySet<string>;
   /** Told how the run ended (for metrics). */
   readonly onRun?: HandlerRunObserver;
@@ -84,7 +88,25 @@ export interface HandlerRunExtras {
   readonly traced?: Attributes;
 }
 
-const NO_SUBREFS: ReadonlySet<string> = new Set();
+const NO_REFS: readonly string[] = Object.freeze([]);
+const UNOBSERVED: Pick<HandlerRunExtras, "onRun" | "traced"> = Object.freeze({
+  onRun: undefined,
+  traced: undefined,
+});
+
+/** The ids of the sub-handlers run, as an outcome keeps them (no new list for none). */
+function refsOf(subrefs: ReadonlySet<string> | undefined): readonly string[] {
+  return subrefs === undefined || subrefs.size === 0 ? NO_REFS : [...subrefs];
+}
+
+/** Tell the observer, if any, how the run ended and how long it took. */
+function report(
+  onRun: HandlerRunObserver | undefined,
+  outcome: HandlerRunOutcome,
+  started: number,
+): void {
+  onRun?.(outcome, (performance.now() - started) / 1000);
+}
 
 /** How a run that threw ended, as spans tell it. */
 function outcomeOf(error: unknown): string {
@@ -104,6 +126,9 @@ export function observeRuns(
   id: string,
   body: RawBody,
 ): Pick<HandlerRunExtras, "onRun" | "traced"> {
+  // Most operators neither keep metrics nor trace: then nothing is built per run.
+  const tracing = isTracing();
+  if (metrics === undefined && !tracing) return UNOBSERVED;
   const resourceName = resourceLabel(resource);
   const labels = [resourceName, id];
   const meta = body.metadata;
@@ -112,7 +137,7 @@ export function observeRuns(
       metrics.handlerRuns.inc([...labels, outcome]);
       metrics.handlerDuration.observe(labels, seconds);
     },
-    traced: !isTracing() ? undefined : {
+    traced: !tracing ? undefined : {
       "kopf.handler.id": id,
       "kopf.resource": resourceName,
       "k8s.namespace.name": meta?.namespace ?? "",
@@ -129,71 +154,88 @@ export async function executeHandlerOnce(
   invoke: () => unknown,
   extras: HandlerRunExtras = {},
 ): Promise<Outcome> {
-  const title = handlerTitle(handler);
-  const subrefs = extras.subrefs ?? NO_SUBREFS;
-  const refs = () => [...subrefs];
-  const started = performance.now();
-  const ran = (outcome: HandlerRunOutcome) =>
-    extras.onRun?.(outcome, (performance.now() - started) / 1000);
+  const onRun = extras.onRun;
+  const started = onRun === undefined ? 0 : performance.now();
   let result: unknown;
   try {
-    logger.debug(`${title} is invoked.`);
+    // The message is made only if the record is printed or posted: this runs per handler call.
+    if (isLoggedAt(logger, "debug")) logger.debug(`${handlerTitle(handler)} is invoked.`);
     if (handler.timeout !== null && state.runtime >= handler.timeout) {
-      throw new HandlerTimeoutError(`${title} has timed out after ${seconds(state.runtime)}.`);
+      throw new HandlerTimeoutError(
+        `${handlerTitle(handler)} has timed out after ${seconds(state.runtime)}.`,
+      );
     }
     if (handler.retries !== null && state.retries >= handler.retries) {
-      throw new HandlerRetriesError(`${title} has exceeded ${state.retries} retries.`);
+      throw new HandlerRetriesError(
+        `${handlerTitle(handler)} has exceeded ${state.retries} retries.`,
+      );
     }
-    result = extras.traced === undefined ? await invoke() : await inSpan(
-      `kopf handler ${handler.id}`,
-      extras.traced,
-      async (annotate) => {
-        try {
-          const value = await invoke();
-          annotate({ "kopf.handler.outcome": "success" });
-          return value;
-        } catch (error) {
-          annotate({ "kopf.handler.outcome": outcomeOf(error) });
-          throw error;
-        }
-      },
-    );
+    if (extras.traced === undefined) {
+      // What is there at once is taken so: a handler that returns a value takes no turn.
+      const value = invoke();
+      result = isThenable(value) ? await value : value;
+    } else {
+      result = await inSpan(
+        `kopf handler ${handler.id}`,
+        extras.traced,
+        async (annotate) => {
+          try {
+            const value = await invoke();
+            annotate({ "kopf.handler.outcome": "success" });
+            return value;
+          } catch (error) {
+            annotate({ "kopf.handler.outcome": outcomeOf(error) });
+            throw error;
+          }
+        },
+      );
+    }
   } catch (error) {
+    const title = handlerTitle(handler);
     if (error instanceof HandlerChildrenRetry) {
       logger.debug(`${title} has unfinished sub-handlers. Will retry soon.`);
-      return { final: false, error, delay: error.delay, subrefs: refs() };
+      return { final: false, error, delay: error.delay, subrefs: refsOf(extras.subrefs) };
     }
     if (error instanceof TemporaryError) {
-      ran("temporary_error");
+      report(onRun, "temporary_error", started);
       logger.error(`${title} failed temporarily: ${errorText(error)}`);
-      return { final: false, error, delay: error.delay, subrefs: refs() };
+      return { final: false, error, delay: error.delay, subrefs: refsOf(extras.subrefs) };
     }
     if (error instanceof HandlerTimeoutError || error instanceof HandlerRetriesError) {
-      ran(error instanceof HandlerTimeoutError ? "timeout" : "retries_exhausted");
+      report(
+        onRun,
+        error instanceof HandlerTimeoutError ? "timeout" : "retries_exhausted",
+        started,
+      );
       logger.error(error.message);
-      return { final: true, error, subrefs: refs() };
+      return { final: true, error, subrefs: refsOf(extras.subrefs) };
     }
     if (error instanceof PermanentError) {
-      ran("permanent_error");
+      report(onRun, "permanent_error", started);
       logger.error(`${title} failed permanently: ${errorText(error)}`);
-      return { final: true, error, subrefs: refs() };
+      return { final: true, error, subrefs: refsOf(extras.subrefs) };
     }
     // A non-Error thrown value still fails the handler; keep it readable in the records.
     const failure = error ?? new Error("null was thrown");
-    ran("exception");
+    report(onRun, "exception", started);
     switch (handler.errors) {
       case "ignored":
         logger.exception(`${title} failed with an exception. Will ignore.`, error);
-        return { final: true, subrefs: refs() };
+        return { final: true, subrefs: refsOf(extras.subrefs) };
       case "permanent":
         logger.exception(`${title} failed with an exception. Will stop.`, error);
-        return { final: true, error: failure, subrefs: refs() };
+        return { final: true, error: failure, subrefs: refsOf(extras.subrefs) };
       default:
         logger.exception(`${title} failed with an exception. Will retry.`, error);
-        return { final: false, error: failure, delay: handler.backoff, subrefs: refs() };
+        return {
+          final: false,
+          error: failure,
+          delay: handler.backoff,
+          subrefs: refsOf(extras.subrefs),
+        };
     }
   }
-  ran("success");
-  logger.info(`${title} succeeded.`);
-  return { final: true, result, subrefs: refs() };
+  report(onRun, "success", started);
+  if (isLoggedAt(logger, "info")) logger.info(`${handlerTitle(handler)} succeeded.`);
+  return { final: true, result, subrefs: refsOf(extras.subrefs) };
 }

@@ -64,6 +64,9 @@ export interface StateCounters {
 
 const MICROS_PER_SECOND = 1_000_000;
 
+/** No sub-handlers: shared by the states without any (frozen, as states keep their lists). */
+const NO_SUBREFS: readonly string[] = Object.freeze([]);
+
 /** Epoch microseconds from the clock's wall time (in fractional milliseconds). */
 function nowMicros(clock: Clock): number {
   return Math.round(clock.wall() * 1000);
@@ -218,7 +221,7 @@ export class HandlerState implements HandlerStateFields {
       success: false,
       failure: false,
       message: null,
-      subrefs: [],
+      subrefs: NO_SUBREFS,
       origin: null,
     }, clock);
   }
@@ -235,7 +238,9 @@ export class HandlerState implements HandlerStateFields {
       success: record.success === true,
       failure: record.failure === true,
       message: typeof record.message === "string" ? record.message : null,
-      subrefs: Array.isArray(record.subrefs) ? record.subrefs.map(String) : [],
+      subrefs: Array.isArray(record.subrefs)
+        ? Object.freeze(record.subrefs.map(String))
+        : NO_SUBREFS,
       origin: record,
     }, clock);
   }
@@ -311,19 +316,24 @@ export class HandlerState implements HandlerStateFields {
     const now = nowMicros(this.clock);
     const failed = outcome.error !== undefined && outcome.error !== null;
     const delay = outcome.delay;
-    return this.#with({
+    // All the fields in one literal, not a spread of this state: this runs per handler call.
+    return new HandlerState({
+      active: this.active,
+      started: this.started,
       stopped: this.stopped ?? (outcome.final ? now : null),
       delayed: delay === undefined || delay === null
         ? null
         : now + Math.round(delay * MICROS_PER_SECOND),
+      purpose: this.purpose,
+      retries: this.retries + 1,
       success: outcome.final && !failed,
       failure: outcome.final && failed,
-      retries: this.retries + 1,
       message: failed ? messageOf(outcome.error) : null,
       subrefs: this.subrefs.length === 0 && !outcome.subrefs?.length
         ? this.subrefs
-        : sortedUnique([...this.subrefs, ...(outcome.subrefs ?? [])]),
-    });
+        : Object.freeze(sortedUnique([...this.subrefs, ...(outcome.subrefs ?? [])])),
+      origin: this.origin,
+    }, this.clock);
   }
 }
 
@@ -358,6 +368,8 @@ export interface StatePurgeOptions extends StateStoreOptions {
 /** Given as the states by {@link State}'s own derivations, which set the map right after. */
 const DERIVED: Iterable<[string, HandlerState]> = Object.freeze([]);
 const NO_STATES: ReadonlyMap<string, HandlerState> = new Map();
+/** The default of {@link State.withPurpose}: no handlers to re-purpose. */
+const NO_HANDLERS: Iterable<HandlerRef> = Object.freeze([]);
 
 function withoutNulls(record: ProgressRecord): ProgressRecord {
   const out: Record<string, unknown> = {};
@@ -368,9 +380,29 @@ function withoutNulls(record: ProgressRecord): ProgressRecord {
   return out as ProgressRecord;
 }
 
-function uniqueIds(handlers: Iterable<HandlerRef>): Set<string> {
-  const ids = new Set<string>();
-  for (const handler of handlers) ids.add(handler.id);
+/** Whether the value is a promise (or another thenable), to await; else it is used as is. */
+export function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as { then?: unknown } | null | undefined)?.then === "function";
+}
+
+/**
+ * Add the id to the list unless it is there: a search while the list is short (a set costs
+ * more for the few handlers an object usually has), then the set given back (kept by the
+ * caller for the next ids).
+ */
+function addId(ids: string[], seen: Set<string> | undefined, id: string): Set<string> | undefined {
+  if (seen === undefined ? ids.includes(id) : seen.has(id)) return seen;
+  ids.push(id);
+  if (seen !== undefined) seen.add(id);
+  else if (ids.length > 16) return new Set(ids);
+  return seen;
+}
+
+/** The handlers' ids, each once, in their order. */
+function uniqueIds(handlers: Iterable<HandlerRef>): string[] {
+  const ids: string[] = [];
+  let seen: Set<string> | undefined;
+  for (const handler of handlers) seen = addId(ids, seen, handler.id);
   return ids;
 }
 
@@ -379,7 +411,7 @@ function uniqueIds(handlers: Iterable<HandlerRef>): Set<string> {
  * returns a new state. Iterates as `[id, HandlerState]` pairs in a stable order.
  */
 export class State implements Iterable<[string, HandlerState]> {
-  #states: ReadonlyMap<string, HandlerState>; // set once: by the constructor, or by #derive
+  #states: ReadonlyMap<string, HandlerState>; // set once: by the constructor, or right after
   /** The reason the current cycle runs for, if set. */
   readonly purpose: string | null;
   /** The clock that "now" comes from. */
@@ -404,18 +436,25 @@ export class State implements Iterable<[string, HandlerState]> {
   /** The persisted states of the given handlers; those with no record are left out. */
   static async fromStorage(options: StateLoadOptions): Promise<State> {
     const clock = options.clock ?? realClock;
-    const states: [string, HandlerState][] = [];
-    for (const id of uniqueIds(options.handlers)) {
-      const record = await options.storage.fetch({ key: id, body: options.body });
+    const { storage, body } = options;
+    const states = new Map<string, HandlerState>();
+    const ids = uniqueIds(options.handlers);
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i];
+      // The built-in storages answer at once: only promises are awaited (a turn per handler).
+      const fetched = storage.fetch({ key: id, body });
+      const record = isThenable(fetched) ? await fetched : fetched;
       if (record !== null && record !== undefined) {
-        states.push([id, HandlerState.fromStorage(record, clock, id)]);
+        states.set(id, HandlerState.fromStorage(record, clock, id));
       }
     }
-    return new State(states, { clock });
+    const state = new State(DERIVED, { clock });
+    state.#states = states;
+    return state;
   }
 
   /** A state of the given states, taking the map over rather than copying it. */
-  #derive(states: Map<string, HandlerState>, purpose = this.purpose): State {
+  #derive(states: ReadonlyMap<string, HandlerState>, purpose = this.purpose): State {
     const derived = new State(DERIVED, { purpose, clock: this.clock });
     derived.#states = states;
     return derived;
@@ -447,9 +486,12 @@ export class State implements Iterable<[string, HandlerState]> {
   }
 
   /** The same states for a cycle of another purpose; the given handlers take it on too. */
-  withPurpose(purpose: string | null, handlers: Iterable<HandlerRef> = []): State {
+  withPurpose(purpose: string | null, handlers: Iterable<HandlerRef> = NO_HANDLERS): State {
+    // The map is never changed once set: a new purpose alone shares it.
+    if (handlers === NO_HANDLERS) return this.#derive(this.#states, purpose);
     const states = new Map(this.#states);
-    for (const id of uniqueIds(handlers)) {
+    // An id given twice is re-purposed twice, to the same.
+    for (const { id } of handlers) {
       const state = states.get(id);
       if (state === undefined) {
         throw new Error(`Handler ${JSON.stringify(id)} has no state to re-purpose.`);
@@ -462,7 +504,8 @@ export class State implements Iterable<[string, HandlerState]> {
   /** The given handlers take part in this cycle: new ones start from scratch. */
   withHandlers(handlers: Iterable<HandlerRef>): State {
     const states = new Map(this.#states);
-    for (const id of uniqueIds(handlers)) {
+    // An id given twice finds its state active already: nothing changes the second time.
+    for (const { id } of handlers) {
       const state = states.get(id);
       states.set(id, state ? state.asActive() : HandlerState.fromScratch(this.clock, this.purpose));
     }
@@ -474,7 +517,8 @@ export class State implements Iterable<[string, HandlerState]> {
     const byId: ReadonlyMap<string, Outcome> = outcomes instanceof Map
       ? outcomes
       : new Map(Object.entries(outcomes));
-    const unknown = [...byId.keys()].filter((id) => !this.#states.has(id));
+    const unknown: string[] = [];
+    for (const id of byId.keys()) if (!this.#states.has(id)) unknown.push(id);
     if (unknown.length) {
       throw new Error(
         `Outcomes for handlers without a state: ${unknown.join(", ")}; call withHandlers() first.`,
@@ -518,6 +562,14 @@ export class State implements Iterable<[string, HandlerState]> {
     return counts;
   }
 
+  /** Whether there are handlers left from cycles of other purposes (see {@link extras}). */
+  get hasExtras(): boolean {
+    for (const state of this.#states.values()) {
+      if (state.purpose !== null && state.purpose !== this.purpose) return true;
+    }
+    return false;
+  }
+
   /** The handlers left from cycles of other purposes, counted by fate, by purpose. */
   get extras(): Map<string, StateCounters> {
     const byPurpose = new Map<string, StateCounters>();
@@ -550,13 +602,16 @@ export class State implements Iterable<[string, HandlerState]> {
 
   /** Put the changed records into the patch (unchanged ones are not rewritten). */
   async store({ body, patch, storage }: StateStoreOptions): Promise<void> {
+    // The built-in storages write at once: only promises are awaited (a turn per handler).
     for (const [id, state] of this.#states) {
       const record = state.forStorage();
       if (state.origin === null || !jsonEqual(withoutNulls(record), state.origin)) {
-        await storage.store({ key: id, record, body, patch });
+        const stored = storage.store({ key: id, record, body, patch });
+        if (isThenable(stored)) await stored;
       }
     }
-    await storage.flush();
+    const flushed = storage.flush();
+    if (isThenable(flushed)) await flushed;
   }
 
   /**
@@ -565,12 +620,20 @@ export class State implements Iterable<[string, HandlerState]> {
    */
   async purge({ body, patch, storage, handlers }: StatePurgeOptions): Promise<void> {
     const keys = uniqueIds(handlers); // in this order, each once
-    for (const [id, state] of this.#states) {
-      keys.add(id);
-      for (const subref of state.subrefs) keys.add(subref);
+    let seen = keys.length > 16 ? new Set(keys) : undefined;
+    // No iterator and pair per state (this runs per object).
+    this.#states.forEach((state, id) => {
+      seen = addId(keys, seen, id);
+      const subrefs = state.subrefs;
+      for (let i = 0; i < subrefs.length; i++) seen = addId(keys, seen, subrefs[i]);
+    });
+    // The built-in storages purge at once: only promises are awaited (a turn per key).
+    for (let i = 0; i < keys.length; i++) {
+      const purged = storage.purge({ key: keys[i], body, patch });
+      if (isThenable(purged)) await purged;
     }
-    for (const key of keys) await storage.purge({ key, body, patch });
-    await storage.flush();
+    const flushed = storage.flush();
+    if (isThenable(flushed)) await flushed;
   }
 }
 

@@ -10,8 +10,8 @@
  *
  * @module
  */
-import { getLogger, type Logger, type LogLevel } from "@logtape/logtape";
-import { AsyncContext } from "../platform/async_context.ts";
+import { getConfig, getLogger, type Logger, type LogLevel } from "@logtape/logtape";
+import { AsyncContext, type Binding } from "../platform/async_context.ts";
 import { isLogged, logContext, OBJECTS_CATEGORY } from "../platform/logging.ts";
 import {
   describeError,
@@ -55,6 +55,25 @@ const EVENT_TYPES: Record<LogLevel, string> = {
 
 const objectsLogger = getLogger([...OBJECTS_CATEGORY]);
 
+/** Whether object records are printed, by level, under the logtape configuration asked. */
+let objectsPrinted: { config: unknown; levels: Map<LogLevel, boolean> } | undefined;
+
+/**
+ * Whether the logger's records of the level are printed: {@link isLogged}, with the answers
+ * for object loggers kept at hand (asked at every record and check of every object's logger).
+ */
+function isPrinted(logger: Logger, level: LogLevel): boolean {
+  if (logger !== objectsLogger) return isLogged(logger.category, level);
+  const config = getConfig();
+  if (objectsPrinted?.config !== config) objectsPrinted = { config, levels: new Map() };
+  let answer = objectsPrinted.levels.get(level);
+  if (answer === undefined) {
+    answer = isLogged(logger.category, level);
+    objectsPrinted.levels.set(level, answer);
+  }
+  return answer;
+}
+
 /** The default category of activity loggers. */
 export const ACTIVITIES_CATEGORY: readonly string[] = ["kopf", "activities"];
 
@@ -77,7 +96,7 @@ class KopfObjectLogger implements ObjectLogger {
 
   /** Whether a record of the level would be printed or posted (else it need not be made). */
   isUsed(level: LogLevel): boolean {
-    return isLogged(this.#logger.category, level) || this.#target(level) !== undefined;
+    return isPrinted(this.#logger, level) || this.#target(level) !== undefined;
   }
 
   /**
@@ -118,7 +137,7 @@ class KopfObjectLogger implements ObjectLogger {
     withError = false,
   ): void {
     const text = String(message);
-    if (isLogged(this.#logger.category, level)) {
+    if (isPrinted(this.#logger, level)) {
       const properties: Record<string, unknown> = { ...extra };
       if (this.#ref !== undefined) properties[OBJECT_REF_PROPERTY] = this.#ref;
       if (withError) properties[ERROR_PROPERTY] = error;
@@ -262,12 +281,18 @@ const objectScope = new AsyncContext<ObjectScope>();
 
 /**
  * Run `fn` as the handling of one object: helpers called from it default to this object, and
- * every log record made inside it (by any logger) carries the object's reference.
+ * every log record made inside it (by any logger) carries the object's reference. `also`
+ * sets one more context for `fn` (in the same switch of contexts: this runs per handler call).
  */
-export function runInObjectScope<R>(scope: ObjectScope, fn: () => R): R {
+export function runInObjectScope<R>(scope: ObjectScope, fn: () => R, also?: Binding): R {
   const ref = scope.ref ?? buildObjectReference(scope.body);
   const logProperties = { ...logContext.get(), [OBJECT_REF_PROPERTY]: ref };
-  return objectScope.run(scope, () => logContext.run(logProperties, fn));
+  return AsyncContext.runAll(
+    also === undefined
+      ? [[objectScope, scope], [logContext, logProperties]]
+      : [also, [objectScope, scope], [logContext, logProperties]],
+    fn,
+  );
 }
 
 /** The object being handled in the current async flow, if any. */

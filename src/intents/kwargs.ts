@@ -193,6 +193,106 @@ function consoleLogger(prefix: string): ObjectLogger {
   };
 }
 
+/** How the console logger names the object: `namespace/name`, or `name`. */
+function identityOf(meta: { readonly namespace?: string; readonly name?: string }): string {
+  return meta.namespace ? `${meta.namespace}/${meta.name}` : String(meta.name);
+}
+
+/**
+ * A constructor of plain objects: with it as the `new.target`, the arguments below are
+ * plain objects (`Object.prototype`, printed as such), as handlers have always got them.
+ */
+function PlainObject(): void {}
+PlainObject.prototype = Object.prototype;
+
+/**
+ * The arguments of a resource handler, made key by key in the order handlers see them.
+ * The memo is fetched when read (an object's own copy is made only for the objects whose
+ * handlers use it), by an accessor that all of them share: an accessor of an object's
+ * own — as `get memo()` in an object literal makes — gives each object a shape of its own,
+ * which takes several times the memory of the object; this runs for every handler call.
+ */
+class ResourceKwargsObject {
+  [key: string]: unknown;
+  #memo: unknown;
+  readonly #memoOf: (() => unknown) | undefined;
+
+  constructor(init: ResourceKwargsInit, extra: object, changeViews: boolean) {
+    const holder = init.holder;
+    const body = holder?.body ?? init.body;
+    const meta = body.metadata ?? emptyObject();
+    this.#memo = init.memo;
+    this.#memoOf = init.memoOf;
+    this.resource = init.resource;
+    this.body = holder !== undefined ? liveView(holder, [], "body") : readOnlyView(body, "body");
+    this.spec = holder !== undefined
+      ? liveView(holder, ["spec"], "spec")
+      : readOnlyView(body.spec ?? emptyObject(), "spec");
+    this.meta = holder !== undefined
+      ? liveView(holder, ["metadata"], "meta")
+      : readOnlyView(meta, "meta");
+    this.status = holder !== undefined
+      ? liveView(holder, ["status"], "status")
+      : readOnlyView(body.status ?? emptyObject(), "status");
+    this.labels = holder !== undefined
+      ? liveView(holder, ["metadata", "labels"], "labels")
+      : readOnlyView(meta.labels ?? emptyObject(), "labels");
+    this.annotations = holder !== undefined
+      ? liveView(holder, ["metadata", "annotations"], "annotations")
+      : readOnlyView(meta.annotations ?? emptyObject(), "annotations");
+    this.uid = meta.uid;
+    this.name = meta.name;
+    this.namespace = meta.namespace;
+    this.patch = init.patch ?? new Patch();
+    this.logger = init.logger ?? consoleLogger(identityOf(meta));
+    Object.defineProperty(this, "memo", MEMO_PROPERTY);
+    this.param = init.param;
+    // As Object.assign() would: the extra keys, each winning over what is before (`old` and
+    // `new` as read-only views when asked), then its symbols.
+    for (const key in extra) {
+      if (!Object.hasOwn(extra, key)) continue;
+      const value = (extra as Record<string, unknown>)[key];
+      this[key] = changeViews && (key === "old" || key === "new")
+        ? readOnlyView(value, key)
+        : value;
+    }
+    for (const symbol of Object.getOwnPropertySymbols(extra)) {
+      if (Object.prototype.propertyIsEnumerable.call(extra, symbol)) {
+        (this as Record<symbol, unknown>)[symbol] = (extra as Record<symbol, unknown>)[symbol];
+      }
+    }
+  }
+
+  /** The memo of the arguments: fetched (or made) when first read. */
+  static memoOf(kwargs: ResourceKwargsObject): Memo {
+    return (kwargs.#memo ??= kwargs.#memoOf?.() ?? new Memo()) as Memo;
+  }
+
+  /** Replace the memo of the arguments. */
+  static setMemo(kwargs: ResourceKwargsObject, value: unknown): void {
+    kwargs.#memo = value;
+  }
+}
+
+const MEMO_PROPERTY: PropertyDescriptor = Object.freeze({
+  get(this: ResourceKwargsObject): Memo {
+    return ResourceKwargsObject.memoOf(this);
+  },
+  set(this: ResourceKwargsObject, value: Memo): void {
+    ResourceKwargsObject.setMemo(this, value);
+  },
+  enumerable: true,
+  configurable: true,
+});
+
+/** The arguments of a resource handler (see {@link ResourceKwargsObject}), plus the indices. */
+function resourceKwargs(init: ResourceKwargsInit, extra: object, changeViews: boolean): object {
+  const kwargs = Reflect.construct(ResourceKwargsObject, [init, extra, changeViews], PlainObject);
+  // Declared indices last, so that they win over framework keys.
+  if (init.indices !== undefined) Object.assign(kwargs, init.indices);
+  return kwargs;
+}
+
 /**
  * The arguments common to all resource handlers, plus `extra` (kind-specific keys),
  * with declared indices put last so that they win over framework keys.
@@ -201,50 +301,7 @@ export function buildResourceKwargs<E extends object>(
   init: ResourceKwargsInit,
   extra: E,
 ): ResourceKwargs & E {
-  const body = init.holder?.body ?? init.body;
-  const meta = body.metadata ?? emptyObject();
-  const holder = init.holder;
-  const identity = meta.namespace ? `${meta.namespace}/${meta.name}` : String(meta.name);
-  let memo = init.memo;
-  const memoOf = init.memoOf;
-  // One object, written key by key in the order handlers see them (no intermediate objects
-  // spread into it: this runs for every handler call of every object). The memo is fetched
-  // when read: an object's own copy is made only for the objects whose handlers use it.
-  const kwargs: Record<string, unknown> = {
-    resource: init.resource,
-    body: holder !== undefined ? liveView(holder, [], "body") : readOnlyView(body, "body"),
-    spec: holder !== undefined
-      ? liveView(holder, ["spec"], "spec")
-      : readOnlyView(body.spec ?? emptyObject(), "spec"),
-    meta: holder !== undefined
-      ? liveView(holder, ["metadata"], "meta")
-      : readOnlyView(meta, "meta"),
-    status: holder !== undefined
-      ? liveView(holder, ["status"], "status")
-      : readOnlyView(body.status ?? emptyObject(), "status"),
-    labels: holder !== undefined
-      ? liveView(holder, ["metadata", "labels"], "labels")
-      : readOnlyView(meta.labels ?? emptyObject(), "labels"),
-    annotations: holder !== undefined
-      ? liveView(holder, ["metadata", "annotations"], "annotations")
-      : readOnlyView(meta.annotations ?? emptyObject(), "annotations"),
-    uid: meta.uid,
-    name: meta.name,
-    namespace: meta.namespace,
-    patch: init.patch ?? new Patch(),
-    logger: init.logger ?? consoleLogger(identity),
-    get memo(): Memo {
-      return (memo ??= memoOf?.() ?? new Memo()) as Memo;
-    },
-    set memo(value: Memo) {
-      memo = value;
-    },
-    param: init.param,
-  };
-  // As a spread would: the extra keys, then the indices, each winning over what is before.
-  Object.assign(kwargs, extra);
-  if (init.indices !== undefined) Object.assign(kwargs, init.indices);
-  return kwargs as unknown as ResourceKwargs & E;
+  return resourceKwargs(init, extra, false) as ResourceKwargs & E;
 }
 
 /** The arguments of a resource-changing handler. */
@@ -252,11 +309,7 @@ export function buildChangingKwargs(
   init: ResourceKwargsInit,
   extra: Pick<ChangingKwargs, "reason" | "old" | "new" | "diff" | "retry" | "started" | "runtime">,
 ): ChangingKwargs {
-  return buildResourceKwargs(init, {
-    ...extra,
-    old: readOnlyView(extra.old, "old"),
-    new: readOnlyView(extra.new, "new"),
-  });
+  return resourceKwargs(init, extra, true) as ChangingKwargs;
 }
 
 /** The arguments of an event-watching handler. */

@@ -127,7 +127,10 @@ export const lifecycles: Lifecycles = Object.freeze({
     let fewest = Infinity;
     for (const handler of handlers) {
       const retries = state.get(handler.id)?.retries ?? 0;
-      if (retries < fewest) [best, fewest] = [handler, retries];
+      if (retries < fewest) {
+        best = handler;
+        fewest = retries;
+      }
     }
     return best === undefined ? [] : [best];
   },
@@ -162,6 +165,11 @@ export function getDefaultLifecycle(): LifeCycleFn {
   return defaultLifecycle;
 }
 
+/** Whether the handler is one of the due ones and not planned yet. */
+function isNew(handler: unknown, due: readonly unknown[], plan: readonly unknown[]): boolean {
+  return due.includes(handler) && !plan.includes(handler);
+}
+
 /**
  * The handlers to run now: what the lifecycle returns of the due ones, each once, in its
  * order. Fails with a {@link ConfigurationError} if it returns something else than a list,
@@ -180,10 +188,13 @@ export function planHandlers<H extends LifeCycleHandler>(
         "of the handlers it was given.",
     );
   }
-  const given = new Set<unknown>(due);
   const plan: H[] = [];
+  // Each of the due ones once: few are due, so a set of them would cost more than a search.
+  const given = due.length > 16 ? new Set<unknown>(due) : undefined;
   for (const handler of chosen as unknown[]) {
-    if (given.delete(handler)) plan.push(handler as H);
+    if (given !== undefined ? given.delete(handler) : isNew(handler, due, plan)) {
+      plan.push(handler as H);
+    }
   }
   if (plan.length === 0) {
     throw new ConfigurationError(

@@ -9,22 +9,89 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 
+/**
+ * The values of all contexts in the current flow, as `[context, value, context, value, …]`
+ * (each context once). One storage holds them all: the runtime copies the values of every
+ * storage at each run, so a run costs less with one storage than with one per context, and
+ * several contexts are set with one run (see {@link AsyncContext.runAll}).
+ */
+type Frame = readonly unknown[];
+
+const frames = new AsyncLocalStorage<Frame>();
+
+/** A context and the value to give it, for {@link AsyncContext.runAll}. */
+export type Binding = readonly [context: AsyncContext<unknown>, value: unknown];
+
+/** Where the context's value is in the frame, or -1. */
+function indexIn(frame: Frame | undefined, context: unknown): number {
+  if (frame !== undefined) {
+    for (let i = 0; i < frame.length; i += 2) if (frame[i] === context) return i + 1;
+  }
+  return -1;
+}
+
+/** The frame with the context set to the value, as a copy: flows share frames, unchanged. */
+function frameWith(frame: Frame | undefined, context: unknown, value: unknown): unknown[] {
+  if (frame === undefined) return [context, value];
+  const index = indexIn(frame, context);
+  const copy = frame.slice();
+  if (index >= 0) copy[index] = value;
+  else copy.push(context, value);
+  return copy;
+}
+
+/** Whether the context of the binding at `index` is given by an earlier one too. */
+function givenBefore(bindings: readonly Binding[], index: number): boolean {
+  for (let i = 0; i < index; i++) if (bindings[i][0] === bindings[index][0]) return true;
+  return false;
+}
+
 /** A slot whose value is set for the duration of a call and everything it awaits. */
 export class AsyncContext<T> {
-  readonly #storage = new AsyncLocalStorage<T>();
-
   /** Run `fn` with `value` as the current value; nested calls see it until `fn` settles. */
   run<R>(value: T, fn: () => R): R {
-    return this.#storage.run(value, fn);
+    return frames.run(frameWith(frames.getStore(), this, value), fn);
   }
 
   /** The current value, or `undefined` outside of any {@link run}. */
   get(): T | undefined {
-    return this.#storage.getStore();
+    const frame = frames.getStore();
+    const index = indexIn(frame, this);
+    return index < 0 ? undefined : frame![index] as T;
   }
 
   /** The same as {@link get}: the name `ContextLocalStorage` users (e.g. logtape) expect. */
   getStore(): T | undefined {
-    return this.#storage.getStore();
+    return this.get();
+  }
+
+  /**
+   * Run `fn` with several contexts set at once, as nested {@link run}s would (a context
+   * given twice takes the later value), in one switch of the flow's values.
+   */
+  static runAll<R>(bindings: readonly Binding[], fn: () => R): R {
+    // Indexed loops, no destructuring: this runs per handler call, often before optimisation.
+    // The frame is made at its final size (growing a copy would allocate twice).
+    const current = frames.getStore();
+    const length = current === undefined ? 0 : current.length;
+    let added = 0;
+    for (let i = 0; i < bindings.length; i++) {
+      if (indexIn(current, bindings[i][0]) < 0 && !givenBefore(bindings, i)) added += 2;
+    }
+    const frame: unknown[] = new Array(length + added);
+    for (let i = 0; i < length; i++) frame[i] = current![i];
+    let end = length;
+    for (let i = 0; i < bindings.length; i++) {
+      const binding = bindings[i];
+      const index = indexIn(frame, binding[0]);
+      if (index >= 0 && index < end) {
+        frame[index] = binding[1];
+      } else {
+        frame[end] = binding[0];
+        frame[end + 1] = binding[1];
+        end += 2;
+      }
+    }
+    return frames.run(frame, fn);
   }
 }
