@@ -17,6 +17,7 @@ import type { Index } from "../structs/indices.ts";
 import type { ObjectLogger } from "../structs/loggers.ts";
 import type { ObjectReference } from "../structs/object_refs.ts";
 import { Patch } from "../structs/patches.ts";
+import { isThenable } from "../structs/thenables.ts";
 import type { Resource } from "../structs/resources.ts";
 import type { OperatorSettings } from "../settings/operator_settings.ts";
 import { storingIsUndoneByPurging } from "../settings/progress_storages.ts";
@@ -46,7 +47,6 @@ import { isLoggedAt, type ObjectScope, runInObjectScope } from "./object_loggers
 import {
   deliverResults,
   type HandlerState,
-  isThenable,
   type Outcome,
   plainResult,
   State,

@@ -30,7 +30,8 @@ import {
   resourceLabel,
 } from "../structs/operator_metrics.ts";
 import type { RetryPolicy } from "../intents/handlers.ts";
-import { type HandlerState, isThenable, type Outcome } from "./handler_states.ts";
+import type { HandlerState, Outcome } from "./handler_states.ts";
+import { isThenable } from "../structs/thenables.ts";
 import { isLoggedAt } from "./object_loggers.ts";
 
 /** Raised by `kopf.execute()` when sub-handlers are not all done: the parent retries too. */

@@ -26,6 +26,7 @@ import { StoredStateError } from "../structs/errors.ts";
 import type { RawBody } from "../structs/bodies.ts";
 import { type Clock, realClock } from "../structs/clock.ts";
 import { Patch } from "../structs/patches.ts";
+import { isThenable } from "../structs/thenables.ts";
 import type {
   ProgressRecord,
   ProgressStorage,
@@ -378,11 +379,6 @@ function withoutNulls(record: ProgressRecord): ProgressRecord {
     if (value !== null) out[key] = value;
   }
   return out as ProgressRecord;
-}
-
-/** Whether the value is a promise (or another thenable), to await; else it is used as is. */
-export function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof (value as { then?: unknown } | null | undefined)?.then === "function";
 }
 
 /**

@@ -8,7 +8,8 @@
 import type { RawBody } from "../structs/bodies.ts";
 import type { DiffBaseStorage } from "./diffbase_storages.ts";
 import type { FieldSpec } from "./field_paths.ts";
-import { isPending, type ProgressStorage } from "./progress_storages.ts";
+import type { ProgressStorage } from "./progress_storages.ts";
+import { isThenable } from "../structs/thenables.ts";
 
 /** The storages involved (`settings.persistence`, or any object with both). */
 export interface EssenceStorages {
@@ -38,7 +39,7 @@ export function loadEssences(
   // Not an async function: a sync diff-base storage (the built-in ones) costs no turn.
   try {
     const fetched = persistence.diffbaseStorage.fetch({ body });
-    if (isPending(fetched)) {
+    if (isThenable(fetched)) {
       return Promise.resolve(fetched).then((stored) =>
         essences(persistence, body, extraFields, stored)
       );

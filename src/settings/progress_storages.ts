@@ -9,6 +9,7 @@
 
 import type { RawBody } from "../structs/bodies.ts";
 import type { Patch } from "../structs/patches.ts";
+import { isThenable } from "../structs/thenables.ts";
 import { toCompactJson } from "./compact_json.ts";
 import {
   checkedStorages,
@@ -138,14 +139,6 @@ export interface AnnotationsProgressStorageOptions {
   v1?: boolean;
 }
 
-/**
- * The value of a storage's possibly asynchronous call, unless it is pending: sync storages
- * are then not awaited, which would cost a promise and a turn for each of them.
- */
-export function isPending<T>(value: MaybePromise<T>): value is Promise<T> {
-  return typeof (value as { then?: unknown } | null | undefined)?.then === "function";
-}
-
 /** A promise of nothing, done: what a call to sync storages only gives back. */
 const DONE: Promise<void> = Promise.resolve();
 
@@ -169,7 +162,7 @@ export function callEach<S, A>(
         storages[i],
         args,
       );
-      if (isPending(result)) return callRest(storages, method, args, i + 1, result);
+      if (isThenable(result)) return callRest(storages, method, args, i + 1, result);
     }
     return DONE;
   } catch (error) {
@@ -187,7 +180,7 @@ async function callRest<S, A>(
   await pending;
   for (let i = from; i < storages.length; i++) {
     const result = (storages[i][method] as (args: A) => MaybePromise<void>).call(storages[i], args);
-    if (isPending(result)) await result;
+    if (isThenable(result)) await result;
   }
 }
 
@@ -206,7 +199,7 @@ export function firstFound<S, A, R>(
         storages[i],
         args,
       );
-      if (isPending(found)) return findRest(storages, method, args, i + 1, found);
+      if (isThenable(found)) return findRest(storages, method, args, i + 1, found);
       if (found !== null && found !== undefined) return Promise.resolve(found);
     }
     return Promise.resolve(null);
@@ -229,7 +222,7 @@ async function findRest<S, A, R>(
       storages[i],
       args,
     );
-    const found = isPending(fetched) ? await fetched : fetched;
+    const found = isThenable(fetched) ? await fetched : fetched;
     if (found !== null && found !== undefined) return found;
   }
   return null;
