@@ -261,7 +261,11 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
 
 /** Takes the chunks of a stream one by one; see {@link chunkReaderOf}. */
 export interface ChunkReader {
-  /** The next chunk; `undefined` at the end. Rejects as the stream's reads would. */
+  /**
+   * The next chunk; `undefined` at the end. Rejects as the stream's reads would. The chunk
+   * may be lent: its bytes are valid until the next `read()` or `cancel()` (decode or copy
+   * them before).
+   */
   read(): Promise<Uint8Array | undefined>;
   /** Stop reading: the source is cancelled. */
   cancel(reason?: unknown): Promise<void>;
@@ -274,8 +278,9 @@ const directReaders = new WeakMap<ReadableStream<Uint8Array>, ChunkReader>();
  * A reader of the stream's chunks. For a guarded body (a stream's, see
  * {@link HttpRequestInit.stream}), the chunks come from the source as the stream's pulls
  * would take them, without the stream's machinery in between — a read request, its
- * promises and result, an enqueue — for each of a long watch's many chunks; the stream
- * itself is locked. Any other stream is read through its own reader.
+ * promises and result, an enqueue — for each of a long watch's many chunks, and without
+ * their copies: each is lent in the pooled buffer it was read into; the stream itself is
+ * locked. Any other stream is read through its own reader.
  */
 export function chunkReaderOf(stream: ReadableStream<Uint8Array>): ChunkReader {
   const direct = directReaders.get(stream);
@@ -303,7 +308,9 @@ export function chunkReaderOf(stream: ReadableStream<Uint8Array>): ChunkReader {
  * collects lazily and the allocator rarely gives back.
  *
  * The copy's chunks can also be taken directly (see {@link chunkReaderOf}), with the same
- * outcomes: the chunks, then the end, or the source's error, or the signal's reason.
+ * outcomes: the chunks, then the end, or the source's error, or the signal's reason. Those
+ * are not copied: each is lent in its read buffer until the next read (or the cancel), and
+ * that buffer is read into next, so a watch decoding its chunks as they come copies none.
  */
 function guardStream(
   source: ReadableStream<Uint8Array<ArrayBuffer>>,
@@ -335,11 +342,32 @@ function guardStream(
     fail(signal.reason);
     reader.cancel(signal.reason).catch(() => {});
   };
-  /** The next chunk, or `undefined` at the end; nothing once finished. */
-  const next = async (): Promise<Uint8Array<ArrayBuffer> | undefined> => {
-    if (finished) return undefined;
+  /** The buffer of the chunk last taken directly, lent to its reader until the next read. */
+  let lent: ArrayBuffer | undefined;
+  /**
+   * The next chunk, or `undefined` at the end; nothing once finished. Copied out of its
+   * read buffer, unless `lend`: then the chunk is a view of the buffer, kept as `lent`.
+   */
+  const next = async (lend: boolean): Promise<Uint8Array<ArrayBuffer> | undefined> => {
+    const buffer = lent;
+    lent = undefined;
+    if (finished) {
+      if (buffer !== undefined) releaseBuffer(buffer);
+      return undefined;
+    }
     try {
-      const chunk = byob ? await readCopy(byob) : (await plain!.read()).value;
+      let chunk: Uint8Array<ArrayBuffer> | undefined;
+      if (byob === undefined) chunk = (await plain!.read()).value;
+      else if (!lend) chunk = await readCopy(byob);
+      else {
+        // The read transfers the buffer into the stream; it comes back as `value.buffer`.
+        const { done, value } = await byob.read(new Uint8Array(buffer ?? takeBuffer()));
+        chunk = done ? undefined : value;
+        if (value !== undefined) {
+          if (chunk === undefined) releaseBuffer(value.buffer);
+          else lent = value.buffer;
+        }
+      }
       if (chunk === undefined && !finished) {
         finish();
         controller.close();
@@ -352,6 +380,8 @@ function guardStream(
   };
   const cancel = (reason: unknown) => {
     finish();
+    if (lent !== undefined) releaseBuffer(lent);
+    lent = undefined;
     return reader.cancel(reason);
   };
   const stream = new ReadableStream<Uint8Array<ArrayBuffer>>({
@@ -361,14 +391,14 @@ function guardStream(
       else signal.addEventListener("abort", onAbort);
     },
     async pull(c) {
-      const chunk = await next();
+      const chunk = await next(false);
       if (chunk !== undefined) c.enqueue(chunk);
     },
     cancel,
   }, { highWaterMark: 0 });
   directReaders.set(stream, {
     read: async () => {
-      const chunk = await next();
+      const chunk = await next(true);
       if (chunk === undefined && failure !== undefined) throw failure.error;
       return chunk;
     },
@@ -382,18 +412,25 @@ const readBuffers: ArrayBuffer[] = [];
 const READ_BUFFER_SIZE = 64 * 1024;
 const READ_BUFFERS_KEPT = 16;
 
+/** A read buffer from the pool, or a new one. */
+function takeBuffer(): ArrayBuffer {
+  return readBuffers.pop() ?? new ArrayBuffer(READ_BUFFER_SIZE);
+}
+
+/** Give a read buffer back to the pool (or to the garbage collector if it is full). */
+function releaseBuffer(buffer: ArrayBuffer): void {
+  if (readBuffers.length < READ_BUFFERS_KEPT) readBuffers.push(buffer);
+}
+
 /** One read into a pooled buffer; the bytes read are copied out (`undefined` at the end). */
 async function readCopy(
   reader: ReadableStreamBYOBReader,
 ): Promise<Uint8Array<ArrayBuffer> | undefined> {
-  const buffer = readBuffers.pop() ?? new ArrayBuffer(READ_BUFFER_SIZE);
   // The read transfers the buffer into the stream; it comes back as `value.buffer` (if the
   // read fails, it is left to the garbage collector).
-  const { done, value } = await reader.read(new Uint8Array(buffer));
+  const { done, value } = await reader.read(new Uint8Array(takeBuffer()));
   const copy = done || value === undefined ? undefined : value.slice();
-  if (value !== undefined && readBuffers.length < READ_BUFFERS_KEPT) {
-    readBuffers.push(value.buffer as ArrayBuffer);
-  }
+  if (value !== undefined) releaseBuffer(value.buffer as ArrayBuffer);
   return copy;
 }
 
