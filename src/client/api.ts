@@ -46,9 +46,9 @@ import {
   timeoutOf,
   type WatchingTuning,
 } from "./tuning.ts";
-import { childController } from "./abort_controllers.ts";
+import { type AbortListener, listenAbort, unlistenAbort } from "../structs/abort_listeners.ts";
 import { realClock, sleep } from "../structs/clock.ts";
-import { DeadlineQueue } from "../structs/deadline_queues.ts";
+import { type Deadline, DeadlineQueue, type Expiring } from "../structs/deadline_queues.ts";
 import type { Vault, VaultItem } from "./vault.ts";
 
 /** Options of an {@link ApiClient}. */
@@ -140,6 +140,55 @@ export function parseRetryAfter(
 
 class TimeoutReason extends Error {
   override name = "TimeoutReason";
+}
+
+/**
+ * The abort of one attempt: it follows the caller's signal, and aborts on the attempt's
+ * timeout. The controller itself listens to both, with no closures made per attempt.
+ */
+class Attempt extends AbortController implements AbortListener, Expiring {
+  /** The caller's signal, while followed. */
+  #outer: AbortSignal | undefined;
+  #timeouts: DeadlineQueue | undefined;
+  #deadline: Deadline | undefined;
+
+  constructor(outer: AbortSignal | undefined, timeouts: DeadlineQueue | undefined) {
+    super();
+    if (outer?.aborted) this.abort(outer.reason);
+    else if (outer !== undefined) {
+      this.#outer = outer;
+      listenAbort(outer, this);
+    }
+    if (timeouts !== undefined) {
+      this.#timeouts = timeouts;
+      this.#deadline = timeouts.enter(this);
+    }
+  }
+
+  /** The caller's signal aborted. */
+  handleAbort(): void {
+    this.abort(this.#outer!.reason);
+  }
+
+  /** The attempt's time is up. */
+  expire(): void {
+    this.#deadline = undefined;
+    this.abort(new TimeoutReason());
+  }
+
+  /** Stop following the caller's signal: the attempt's work is over. */
+  unlink(): void {
+    if (this.#outer === undefined) return;
+    unlistenAbort(this.#outer, this);
+    this.#outer = undefined;
+  }
+
+  /** The attempt has its answer (or has failed): its timeout is over. */
+  settle(): void {
+    if (this.#deadline === undefined) return;
+    this.#timeouts!.cancel(this.#deadline);
+    this.#deadline = undefined;
+  }
 }
 
 /**
@@ -337,12 +386,12 @@ export class ApiClient {
       }
       outer?.throwIfAborted();
       const item = await this.vault.select(outer);
-      // The child follows the caller's signal and also aborts on this attempt's timeout.
-      const child = childController(outer);
-      const cancelTimeout = timeout === undefined
-        ? undefined
-        : this.#deadlines(timeout).add(() => child.controller.abort(new TimeoutReason()));
-      const signal = child.signal;
+      // Follows the caller's signal, and aborts on this attempt's timeout.
+      const attempt = new Attempt(
+        outer,
+        timeout === undefined ? undefined : this.#deadlines(timeout),
+      );
+      const signal = attempt.signal;
       const started = realClock.now();
       let outcome: Retryable;
       try {
@@ -356,13 +405,13 @@ export class ApiClient {
         }
         if (response.ok) {
           // A stream's body outlives this call: it must keep following the caller's signal.
-          if (!exchange.stream) child.unlink();
+          if (!exchange.stream) attempt.unlink();
           exchange.response = response;
           exchange.text = text;
           exchange.item = item;
           return exchange;
         }
-        child.unlink();
+        attempt.unlink();
         const error = apiErrorFor(
           status,
           statusFromBody(status, response.statusText, text ?? ""),
@@ -385,7 +434,7 @@ export class ApiClient {
           }
           : { retry: false, error };
       } catch (e) {
-        child.unlink();
+        attempt.unlink();
         if (outer?.aborted) throw outer.reason;
         if (e instanceof LoginError || e instanceof APIConnectionError) throw e;
         // A missing Deno/Node permission never heals by retrying: let it name its flag.
@@ -395,7 +444,7 @@ export class ApiClient {
         this.#logTraffic(method, path, outcome.error.name, started, item);
         this.#count(method, path, "error", started);
       } finally {
-        cancelTimeout?.();
+        attempt.settle();
       }
       if (!outcome.retry) throw outcome.error;
       backoffs ??= backoffsOf(exchange.errorBackoffs ?? this.networking.errorBackoffs);

@@ -11,19 +11,22 @@
  * @module
  */
 
-/** The listeners of each signal that has any (or had: the set stays, empty, once made). */
-const fanOuts = new WeakMap<AbortSignal, Set<() => void>>();
-
 /**
- * Call `listener` once when the signal aborts (not at all if it has aborted already: check
- * `signal.aborted` first). Returns the function that removes it. The listeners of one
- * signal are called in the order they were added; one that throws does not stop the
- * others (its error is rethrown in a microtask, as an event listener's would be reported).
+ * A listener object: its `handleAbort()` is called. An object that has its own state to
+ * act on (a request's attempt, a waiter) listens as it is, with no closure made to bind it.
  */
-export function onAbort(signal: AbortSignal, listener: () => void): () => void {
+export interface AbortListener {
+  handleAbort(): void;
+}
+
+/** The listeners of each signal that has any (or had: the set stays, empty, once made). */
+const fanOuts = new WeakMap<AbortSignal, Set<(() => void) | AbortListener>>();
+
+/** The listeners of the signal, made (and followed) at the first. */
+function listenersOf(signal: AbortSignal): Set<(() => void) | AbortListener> {
   let listeners = fanOuts.get(signal);
   if (listeners === undefined) {
-    const set = new Set<() => void>();
+    const set = new Set<(() => void) | AbortListener>();
     listeners = set;
     fanOuts.set(signal, set);
     signal.addEventListener("abort", () => {
@@ -31,7 +34,8 @@ export function onAbort(signal: AbortSignal, listener: () => void): () => void {
       set.clear();
       for (const each of called) {
         try {
-          each();
+          if (typeof each === "function") each();
+          else each.handleAbort();
         } catch (error) {
           queueMicrotask(() => {
             throw error;
@@ -40,9 +44,34 @@ export function onAbort(signal: AbortSignal, listener: () => void): () => void {
       }
     }, { once: true });
   }
+  return listeners;
+}
+
+/**
+ * Call `listener` once when the signal aborts (not at all if it has aborted already: check
+ * `signal.aborted` first). Returns the function that removes it. The listeners of one
+ * signal are called in the order they were added; one that throws does not stop the
+ * others (its error is rethrown in a microtask, as an event listener's would be reported).
+ */
+export function onAbort(signal: AbortSignal, listener: () => void): () => void {
+  const listeners = listenersOf(signal);
   const own = () => listener();
   listeners.add(own);
   return () => {
     listeners.delete(own);
   };
+}
+
+/**
+ * Call `listener.handleAbort()` once when the signal aborts, as {@link onAbort} does, until
+ * {@link unlistenAbort} removes it: no closures are made for either. An object listens to
+ * one signal once at most (adding it again changes nothing).
+ */
+export function listenAbort(signal: AbortSignal, listener: AbortListener): void {
+  listenersOf(signal).add(listener);
+}
+
+/** Stop calling the listener when the signal aborts (nothing if it is not listening). */
+export function unlistenAbort(signal: AbortSignal, listener: AbortListener): void {
+  fanOuts.get(signal)?.delete(listener);
 }

@@ -10,9 +10,24 @@
 
 import { type Clock, realClock } from "./clock.ts";
 
+/**
+ * What a deadline calls when it passes: an object's `expire()`. An object with its own
+ * state to act on (a request's attempt) waits as it is, with no closure made to bind it.
+ */
+export interface Expiring {
+  expire(): void;
+}
+
+declare const deadlineBrand: unique symbol;
+
+/** A deadline waiting in a queue, for {@link DeadlineQueue.cancel}. */
+export interface Deadline {
+  readonly [deadlineBrand]: true;
+}
+
 interface Entry {
   readonly at: number;
-  callback: (() => void) | undefined; // undefined once called or cancelled
+  callback: (() => void) | Expiring | undefined; // undefined once called or cancelled
   next: Entry | undefined;
 }
 
@@ -40,19 +55,39 @@ export class DeadlineQueue {
 
   /** Call `callback` after the queue's seconds; returns the function that cancels it. */
   add(callback: () => void): () => void {
+    const entry = this.#push(callback);
+    return () => this.#cancel(entry);
+  }
+
+  /**
+   * Call `target.expire()` after the queue's seconds, unless {@link cancel}led: an entry
+   * of the queue is all it costs, where {@link add} also makes a function to cancel it.
+   */
+  enter(target: Expiring): Deadline {
+    return this.#push(target) as unknown as Deadline;
+  }
+
+  /** Cancel a deadline of this queue (nothing if it has passed or was cancelled). */
+  cancel(deadline: Deadline): void {
+    this.#cancel(deadline as unknown as Entry);
+  }
+
+  #push(callback: (() => void) | Expiring): Entry {
     const entry: Entry = { at: this.#clock.now() + this.#seconds, callback, next: undefined };
     if (this.#tail === undefined) this.#head = entry;
     else this.#tail.next = entry;
     this.#tail = entry;
     this.#size++;
     if (this.#cancelTimer === undefined) this.#arm();
-    return () => {
-      if (entry.callback === undefined) return;
-      entry.callback = undefined;
-      this.#size--;
-      this.#drop();
-      if (this.#head === undefined) this.#disarm();
-    };
+    return entry;
+  }
+
+  #cancel(entry: Entry): void {
+    if (entry.callback === undefined) return;
+    entry.callback = undefined;
+    this.#size--;
+    this.#drop();
+    if (this.#head === undefined) this.#disarm();
   }
 
   /** Forget the cancelled entries at the front. */
@@ -85,7 +120,8 @@ export class DeadlineQueue {
       if (callback === undefined) continue;
       entry.callback = undefined;
       this.#size--;
-      callback();
+      if (typeof callback === "function") callback();
+      else callback.expire();
     }
     this.#drop();
     if (this.#cancelTimer === undefined) this.#arm(); // a callback may have added and armed

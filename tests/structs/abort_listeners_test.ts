@@ -3,7 +3,7 @@
  * aborts; removable; one failing does not stop the others.
  */
 import { assertEquals } from "../assert.ts";
-import { onAbort } from "../../src/structs/abort_listeners.ts";
+import { listenAbort, onAbort, unlistenAbort } from "../../src/structs/abort_listeners.ts";
 
 Deno.test("the listeners are called once each, in the order they were added", () => {
   const controller = new AbortController();
@@ -73,4 +73,22 @@ Deno.test("a listener that throws does not stop the others; its error is rethrow
   } finally {
     globalThis.removeEventListener("error", onError);
   }
+});
+
+Deno.test("listener objects are called among the functions, once each, until unlistened", () => {
+  const controller = new AbortController();
+  const calls: string[] = [];
+  const object = (name: string) => ({ handleAbort: () => calls.push(name) });
+  const kept = object("kept");
+  const removed = object("removed");
+  onAbort(controller.signal, () => calls.push("function"));
+  listenAbort(controller.signal, kept);
+  listenAbort(controller.signal, kept); // an object listens once
+  listenAbort(controller.signal, removed);
+  unlistenAbort(controller.signal, removed);
+  unlistenAbort(controller.signal, removed); // twice is harmless
+  unlistenAbort(new AbortController().signal, kept); // and so is a signal never listened to
+  controller.abort();
+  controller.abort();
+  assertEquals(calls, ["function", "kept"]);
 });

@@ -65,3 +65,24 @@ Deno.test("a callback may add more; each is still called once, at its time", asy
   assertEquals(calls, [1, 2, 3]);
   assertEquals([queue.size, clock.sleepers], [0, 0]);
 });
+
+Deno.test("entered objects expire when due among the callbacks, unless cancelled", async () => {
+  const clock = new ManualClock();
+  const queue = new DeadlineQueue(5, clock);
+  const calls: string[] = [];
+  const expiring = (name: string) => ({ expire: () => calls.push(name) });
+  const a = queue.enter(expiring("a"));
+  queue.add(() => calls.push("b"));
+  const c = queue.enter(expiring("c"));
+  queue.cancel(c);
+  queue.cancel(c); // twice is harmless
+  assertEquals(queue.size, 2);
+  await clock.advance(5);
+  assertEquals(calls, ["a", "b"]);
+  queue.cancel(a); // after it has expired: nothing
+  assertEquals([queue.size, clock.sleepers], [0, 0]);
+  queue.cancel(queue.enter(expiring("d"))); // the only one: the timer goes with it
+  assertEquals([queue.size, clock.sleepers], [0, 0]);
+  await clock.advance(10);
+  assertEquals(calls, ["a", "b"]);
+});
