@@ -6,18 +6,32 @@
  * @module
  */
 
-import { onAbort } from "./abort_listeners.ts";
+import { type AbortListener, listenAbort, unlistenAbort } from "./abort_listeners.ts";
 
 /** A limit: a number of places, or a function returning it (`null` for no limit). */
 export type SemaphoreLimit = number | (() => number | null);
 
-interface Waiter {
-  readonly resolve: (release: (() => void) | undefined) => void;
-  /** Whether the waiter is given a release function (`acquire`) or not (`run`). */
-  readonly releasable: boolean;
-  unlisten: (() => void) | undefined;
-  next: Waiter | undefined;
-  gone: boolean;
+/** A wait for a place; with a signal, it listens to it itself (no closures per waiter). */
+class Waiter implements AbortListener {
+  next: Waiter | undefined = undefined;
+  /** Abandoned: skipped when its turn comes. */
+  gone = false;
+
+  constructor(
+    readonly resolve: (release: (() => void) | undefined) => void,
+    readonly reject: (reason: unknown) => void,
+    /** Whether the waiter is given a release function (`acquire`) or not (`run`). */
+    readonly releasable: boolean,
+    readonly signal: AbortSignal | undefined,
+    /** Uncounts an abandoned waiter: one function per semaphore. */
+    readonly abandoned: () => void,
+  ) {}
+
+  handleAbort(): void {
+    this.gone = true;
+    this.abandoned();
+    this.reject(this.signal!.reason);
+  }
 }
 
 /** A counting semaphore; see the module docs. */
@@ -28,6 +42,9 @@ export class Semaphore {
   // A linked queue: thousands of objects may wait at once, and arrays shift in O(n).
   #head: Waiter | undefined;
   #tail: Waiter | undefined;
+  readonly #abandoned = () => {
+    this.#waiting--;
+  };
 
   /** A semaphore for at most `limit` (≥ 1) holders at a time. */
   constructor(limit: SemaphoreLimit) {
@@ -105,21 +122,9 @@ export class Semaphore {
     releasable: boolean,
   ): Promise<(() => void) | undefined> {
     return new Promise((resolve, reject) => {
-      const waiter: Waiter = {
-        resolve,
-        releasable,
-        unlisten: undefined,
-        next: undefined,
-        gone: false,
-      };
+      const waiter = new Waiter(resolve, reject, releasable, signal, this.#abandoned);
       // One listener per signal: thousands of waiters may wait with the same one.
-      if (signal !== undefined) {
-        waiter.unlisten = onAbort(signal, () => {
-          waiter.gone = true; // skipped when its turn comes
-          this.#waiting--;
-          reject(signal.reason);
-        });
-      }
+      if (signal !== undefined) listenAbort(signal, waiter);
       if (this.#tail === undefined) this.#head = waiter;
       else this.#tail.next = waiter;
       this.#tail = waiter;
@@ -136,7 +141,7 @@ export class Semaphore {
       if (waiter.gone) continue;
       this.#waiting--;
       this.#active++;
-      waiter.unlisten?.();
+      if (waiter.signal !== undefined) unlistenAbort(waiter.signal, waiter);
       waiter.resolve(waiter.releasable ? this.#releaser() : undefined);
     }
   }
