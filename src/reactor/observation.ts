@@ -745,18 +745,19 @@ export class Observer {
         const items = this.#client.watch(resource, namespace, streamSignal, pausable);
         const iterator = items[Symbol.asyncIterator]();
         let pending: Promise<void> | undefined;
+        // Each item is passed on in this callback, not held in the loop: the last one (e.g.
+        // a full listing) must not stay in memory while the next is awaited. Made once per
+        // stream, not once per item.
+        const take = (step: IteratorResult<WatchItem>): boolean => {
+          if (step.done || streamSignal.aborted) return true;
+          delays.reset();
+          streak.succeeded();
+          pending = onItem(step.value) ?? undefined;
+          return false;
+        };
         try {
           for (;;) {
-            // Each item is passed on in this callback, not held in this loop: the last one
-            // (e.g. a full listing) must not stay in memory while the next is awaited.
-            const ended = await iterator.next().then((step) => {
-              if (step.done || streamSignal.aborted) return true;
-              delays.reset();
-              streak.succeeded();
-              pending = onItem(step.value) ?? undefined;
-              return false;
-            });
-            if (ended) break;
+            if (await iterator.next().then(take)) break;
             // Back-pressure: the next item stays unread until the feed has taken this one.
             const feeding = pending;
             pending = undefined;

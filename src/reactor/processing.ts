@@ -402,27 +402,25 @@ export class ObjectProcessor {
     signal: AbortSignal | undefined,
   ): Promise<{ version?: string; body?: RawBody; gone?: boolean; retryIn?: number }> {
     const finalizer = this.#settings.persistence.finalizer;
-    const apply = (p: Patch, finalizerChange?: FinalizerChange) =>
-      this.#writes.run(() =>
-        applyChanges({
-          api: this.#api,
-          resource,
-          body,
-          patch: p,
-          finalizer,
-          finalizerChange,
-          signal,
-        })
-      );
-    const handlers = outcome.handlers.length > 0
-      ? `of ${outcome.handlers.map((id) => `'${id}'`).join(", ")}`
-      : "of the handling";
+    // The request's options are made once, before waiting for a place among the writes.
+    const request = {
+      api: this.#api,
+      resource,
+      body,
+      patch: outcome.patch,
+      finalizer,
+      finalizerChange: outcome.finalizerChange,
+      signal,
+    };
     let applied;
     try {
-      applied = await apply(outcome.patch, outcome.finalizerChange);
+      applied = await this.#writes.run(() => applyChanges(request));
       if (applied.conflict) {
         logger.debug("The object has changed meanwhile; the finalizer waits for its new state.");
-        if (outcome.fallback !== undefined) applied = await apply(outcome.fallback);
+        if (outcome.fallback !== undefined) {
+          const fallback = { ...request, patch: outcome.fallback, finalizerChange: undefined };
+          applied = await this.#writes.run(() => applyChanges(fallback));
+        }
       }
     } catch (error) {
       if (signal?.aborted) throw error; // stopping: the stop itself reports what is left
@@ -436,15 +434,17 @@ export class ObjectProcessor {
         ? `HTTP ${error.code}: ${error.statusMessage ?? error.reason ?? error.message}`
         : oneLineOf(error);
       if (outcome.failures++ > 0) {
-        logger.debug(`Storing the outcome ${handlers} failed again (${why}); retrying ${when}.`);
+        logger.debug(
+          `Storing the outcome ${whose(outcome)} failed again (${why}); retrying ${when}.`,
+        );
       } else if (isRefusedOutcome(error)) {
         logger.error(
-          `The API server refused to store the outcome ${handlers} (${why}); they are not ` +
+          `The API server refused to store the outcome ${whose(outcome)} (${why}); they are not ` +
             `run again, and storing is retried ${when}.`,
         );
       } else {
         logger.warning(
-          `Storing the outcome ${handlers} failed (${why}); they are not run again, and ` +
+          `Storing the outcome ${whose(outcome)} failed (${why}); they are not run again, and ` +
             `storing is retried ${when}.`,
         );
       }
@@ -457,7 +457,7 @@ export class ObjectProcessor {
       const times = outcome.failures === 1
         ? "1 failed attempt"
         : `${outcome.failures} failed attempts`;
-      logger.info(`The outcome ${handlers} is stored at last, after ${times}.`);
+      logger.info(`The outcome ${whose(outcome)} is stored at last, after ${times}.`);
     }
     memory.unstored = undefined;
     if (applied.gone) {
@@ -712,6 +712,13 @@ export class ObjectProcessor {
       );
     });
   }
+}
+
+/** Whose outcome it is, for the messages: built only when one is logged, which is rare. */
+function whose(outcome: UnstoredOutcome): string {
+  return outcome.handlers.length > 0
+    ? `of ${outcome.handlers.map((id) => `'${id}'`).join(", ")}`
+    : "of the handling";
 }
 
 /** A round of its own to add or remove our finalizer, if it is needed or held for nothing. */

@@ -34,9 +34,8 @@ import type { Resource } from "../structs/resources.ts";
 import { type Clock, realClock, sleep } from "../structs/clock.ts";
 import { Deadlines, type Scheduled } from "./deadlines.ts";
 import { Semaphore } from "../structs/semaphores.ts";
-import { DeadlineQueue } from "../structs/deadline_queues.ts";
 import { describeError, summarizeError } from "../structs/log_formats.ts";
-import { isAtLeastVersion, objectKey, resourceObjectKey } from "../structs/identities.ts";
+import { isAtLeastVersion, objectKey } from "../structs/identities.ts";
 import type { BatchingSettings, PersistenceSettings } from "../settings/operator_settings.ts";
 import type { Logger } from "../structs/loggers.ts";
 import { reactorLogger } from "./default_logger.ts";
@@ -134,10 +133,26 @@ interface Expectation {
   readonly deadline: number;
 }
 
+/**
+ * A place among the processings. Made once per admission, in place of closures: it gives
+ * the places back, and waits in the queue of admission holds until given back or due.
+ */
+interface Admission {
+  /** When it gives its admission place up (the clock's seconds). */
+  readonly at: number;
+  /** Gives the worker place back; `undefined` once given back. */
+  worker: (() => void) | undefined;
+  /** Gives the admission place back; `undefined` once given back or given up. */
+  admission: (() => void) | undefined;
+  /** The next younger admission in the queue of holds. */
+  next: Admission | undefined;
+}
+
 interface Worker extends Scheduled {
   readonly resource: Resource;
   readonly key: string;
-  readonly mapKey: string;
+  /** The workers of its resource, where it is kept while alive. */
+  readonly siblings: Map<string, Worker>;
   /** The latest state not yet taken for processing. */
   pending: ObjectEvent | undefined;
   /** Since when (the clock's seconds) a state has been waiting, for the queue's metrics. */
@@ -159,7 +174,11 @@ interface Worker extends Scheduled {
   /** The state being processed now, if any. */
   current: ObjectEvent | undefined;
   /** Called once the current processing ends (see {@link Multiplexer.drain}). */
-  idle: (() => void)[];
+  idle: (() => void)[] | undefined;
+  /** The places it holds while processing. */
+  admission: Admission | undefined;
+  /** What its processings get: made at its first one, not for every event. */
+  context: ProcessingContext | undefined;
 }
 
 /**
@@ -173,14 +192,23 @@ export class Multiplexer {
   readonly #persistence: Pick<PersistenceSettings, "consistencyTimeout"> | undefined;
   readonly #clock: Clock;
   readonly #logger: Logger;
-  readonly #workers = new Map<string, Worker>();
+  /** The workers per resource (by its key), then per object: no joint key built per event. */
+  readonly #workers = new Map<string, Map<string, Worker>>();
+  #size = 0;
   readonly #parked: Deadlines<Worker>;
   readonly #stopping = new AbortController();
   readonly #cancelled = new AbortController();
   readonly #limiter: Semaphore;
   readonly #admission: Semaphore;
-  /** The admission holds: one timer for all (they are all of one length), not one each. */
-  readonly #holds: DeadlineQueue;
+  /**
+   * The admissions in the order they were made (so by their hold's end), given back or
+   * not: one timer for all, armed again only when it fires, not for every admission.
+   */
+  #holdsHead: Admission | undefined;
+  #holdsTail: Admission | undefined;
+  #holdsTimer: (() => void) | undefined;
+  readonly #admissionHold: number;
+  readonly #onHoldsDue = () => this.#releaseHolds();
   readonly #backlogLimit: number;
   #backlog = 0;
   #busy = 0;
@@ -197,13 +225,13 @@ export class Multiplexer {
     this.#parked = new Deadlines(this.#clock, (worker) => this.#wake(worker));
     this.#limiter = new Semaphore(() => this.#batching.workerLimit);
     this.#admission = new Semaphore(options.admissionLimit ?? DEFAULT_ADMISSION_LIMIT);
-    this.#holds = new DeadlineQueue(options.admissionHold ?? ADMISSION_HOLD, this.#clock);
+    this.#admissionHold = options.admissionHold ?? ADMISSION_HOLD;
     this.#backlogLimit = Math.max(1, options.backlogLimit ?? DEFAULT_BACKLOG_LIMIT);
   }
 
   /** How many object workers are alive (busy, waiting or idling). */
   get size(): number {
-    return this.#workers.size;
+    return this.#size;
   }
 
   /** How many objects wait with events not yet taken into processing. */
@@ -223,7 +251,7 @@ export class Multiplexer {
   waiting(): Map<Resource, { depth: number; oldest: number }> {
     const now = this.#clock.now();
     const result = new Map<Resource, { depth: number; oldest: number }>();
-    for (const worker of this.#workers.values()) {
+    for (const worker of this.#all()) {
       if (worker.pending === undefined && !worker.admitting) continue;
       let entry = result.get(worker.resource);
       if (entry === undefined) result.set(worker.resource, entry = { depth: 0, oldest: 0 });
@@ -240,7 +268,16 @@ export class Multiplexer {
 
   /** Whether the object (by its {@link objectKey}) has a live worker. */
   has(resource: Resource, key: string): boolean {
-    return this.#workers.has(resourceObjectKey(resource, key));
+    return this.#workers.get(resource.key)?.has(key) ?? false;
+  }
+
+  /** All live workers, as a list: the callers may end some while going through it. */
+  #all(): Worker[] {
+    const all: Worker[] = [];
+    for (const siblings of this.#workers.values()) {
+      for (const worker of siblings.values()) all.push(worker);
+    }
+    return all;
   }
 
   /**
@@ -252,8 +289,8 @@ export class Multiplexer {
    */
   push(resource: Resource, event: ObjectEvent): Promise<void> | undefined {
     const key = objectKey(event.object);
-    const mapKey = resourceObjectKey(resource, key);
-    let worker = this.#workers.get(mapKey);
+    let siblings = this.#workers.get(resource.key);
+    let worker = siblings?.get(key);
     if (worker === undefined) {
       if (this.stopping) {
         this.#logger.debug(
@@ -261,10 +298,11 @@ export class Multiplexer {
         );
         return undefined;
       }
+      if (siblings === undefined) this.#workers.set(resource.key, siblings = new Map());
       worker = {
         resource,
         key,
-        mapKey,
+        siblings,
         pending: event,
         waitingSince: this.#clock.now(),
         waiter: undefined,
@@ -275,11 +313,14 @@ export class Multiplexer {
         admitting: false,
         queued: false,
         current: undefined,
-        idle: [],
+        idle: undefined,
+        admission: undefined,
+        context: undefined,
         deadline: 0,
         slot: -1,
       };
-      this.#workers.set(mapKey, worker);
+      siblings.set(key, worker);
+      this.#size++;
     } else {
       if (worker.pending === undefined) worker.waitingSince = this.#clock.now();
       worker.pending = event;
@@ -298,10 +339,10 @@ export class Multiplexer {
    */
   async drain(picks: (resource: Resource, body: RawBody) => boolean): Promise<void> {
     const waits: Promise<void>[] = [];
-    for (const worker of this.#workers.values()) {
+    for (const worker of this.#all()) {
       const current = worker.current;
       if (current !== undefined && picks(worker.resource, current.object)) {
-        waits.push(new Promise((resolve) => worker.idle.push(resolve)));
+        waits.push(new Promise((resolve) => (worker.idle ??= []).push(resolve)));
       }
     }
     await Promise.all(waits);
@@ -309,7 +350,7 @@ export class Multiplexer {
 
   /** Resolve when no worker is alive (at once if none is). */
   depleted(): Promise<void> {
-    if (this.#workers.size === 0) return Promise.resolve();
+    if (this.#size === 0) return Promise.resolve();
     return new Promise((resolve) => this.#depletionWaiters.push(resolve));
   }
 
@@ -322,30 +363,30 @@ export class Multiplexer {
     if (!this.stopping) {
       this.#stopping.abort();
       this.#relieve();
-      for (const worker of [...this.#workers.values()]) {
+      for (const worker of this.#all()) {
         if (worker.running) worker.waiter?.("stopped");
         else this.#end(worker); // idle, or waiting for a revisit: nothing to finish
       }
     }
     if (await this.#depletedWithin(this.#batching.exitTimeout)) return;
     this.#logger.warning(
-      `Aborting the processing of ${this.#workers.size} object(s) unfinished at exit.`,
+      `Aborting the processing of ${this.#size} object(s) unfinished at exit.`,
     );
     this.#cancelled.abort();
     if (await this.#depletedWithin(this.#batching.exitTimeout)) return;
-    const left = [...this.#workers.values()].map((w) => `${w.resource.plural} ${w.key}`);
+    const left = this.#all().map((w) => `${w.resource.plural} ${w.key}`);
     this.#logger.error(`Abandoning the processing that ignored the abort: ${left.join(", ")}.`);
   }
 
   async #depletedWithin(seconds: number): Promise<boolean> {
-    if (this.#workers.size === 0) return true;
+    if (this.#size === 0) return true;
     const timer = new AbortController();
     const done = await Promise.race([
       this.depleted().then(() => true),
       sleep(seconds, timer.signal, this.#clock).then(() => false),
     ]);
     timer.abort();
-    return done || this.#workers.size === 0;
+    return done || this.#size === 0;
   }
 
   /** Keep the backlog count (and the feeder's congestion) in step with a worker's state. */
@@ -388,7 +429,7 @@ export class Multiplexer {
   }
 
   #wake(worker: Worker): void {
-    if (worker.running || this.#workers.get(worker.mapKey) !== worker) return;
+    if (worker.running || worker.siblings.get(worker.key) !== worker) return;
     if (worker.revisit === undefined || this.stopping) {
       this.#end(worker);
       return;
@@ -406,8 +447,16 @@ export class Multiplexer {
     worker.pending = worker.revisit = worker.expected = undefined;
     worker.holding = worker.admitting = false;
     this.#recount(worker);
-    if (this.#workers.get(worker.mapKey) === worker) this.#workers.delete(worker.mapKey);
-    if (this.#workers.size === 0) {
+    if (worker.siblings.get(worker.key) === worker) {
+      worker.siblings.delete(worker.key);
+      this.#size--;
+      if (
+        worker.siblings.size === 0 && this.#workers.get(worker.resource.key) === worker.siblings
+      ) {
+        this.#workers.delete(worker.resource.key);
+      }
+    }
+    if (this.#size === 0) {
       const waiters = this.#depletionWaiters;
       this.#depletionWaiters = [];
       for (const resolve of waiters) resolve();
@@ -437,23 +486,92 @@ export class Multiplexer {
   }
 
   /** Take a place among the processings; `undefined` if aborted meanwhile. */
-  async #admit(): Promise<(() => void) | undefined> {
+  async #admit(): Promise<Admission | undefined> {
     const signal = this.#cancelled.signal;
     let releaseWorker: (() => void) | undefined;
     try {
       releaseWorker = await this.#limiter.acquire(signal);
       const releaseAdmission = await this.#admission.acquire(signal);
-      const cancelHold = this.#holds.add(releaseAdmission);
-      const held = releaseWorker;
-      return () => {
-        cancelHold();
-        releaseAdmission();
-        held();
+      const admission: Admission = {
+        at: this.#clock.now() + this.#admissionHold,
+        worker: releaseWorker,
+        admission: releaseAdmission,
+        next: undefined,
       };
+      if (this.#holdsTail === undefined) this.#holdsHead = admission;
+      else this.#holdsTail.next = admission;
+      this.#holdsTail = admission;
+      if (this.#holdsTimer === undefined) this.#armHolds(this.#admissionHold);
+      return admission;
     } catch {
       releaseWorker?.();
       return undefined;
     }
+  }
+
+  /** Give the places of an admission back (again: nothing happens). */
+  #leave(admission: Admission): void {
+    const releaseAdmission = admission.admission;
+    const releaseWorker = admission.worker;
+    admission.admission = admission.worker = undefined;
+    releaseAdmission?.();
+    releaseWorker?.();
+    this.#dropHolds();
+  }
+
+  /** Forget the admissions at the front of the holds that hold nothing any more. */
+  #dropHolds(): void {
+    let head = this.#holdsHead;
+    while (head !== undefined && head.admission === undefined) head = head.next;
+    this.#holdsHead = head;
+    if (head === undefined) this.#holdsTail = undefined;
+  }
+
+  /** Nothing is processed nor waits: no admission is held, and no timer may linger. */
+  #clearHolds(): void {
+    this.#holdsTimer?.();
+    this.#holdsTimer = undefined;
+    this.#holdsHead = this.#holdsTail = undefined;
+  }
+
+  #armHolds(seconds: number): void {
+    this.#holdsTimer = this.#clock.schedule(seconds, this.#onHoldsDue);
+  }
+
+  /** The holds' timer: the admissions held long enough give their admission places up. */
+  #releaseHolds(): void {
+    this.#holdsTimer = undefined;
+    const now = this.#clock.now();
+    let head = this.#holdsHead;
+    while (head !== undefined && (head.admission === undefined || head.at <= now)) {
+      const release = head.admission;
+      head.admission = undefined;
+      release?.();
+      head = head.next;
+    }
+    this.#holdsHead = head;
+    if (head === undefined) this.#holdsTail = undefined;
+    else this.#armHolds(head.at - now);
+  }
+
+  /** What the worker's processings get; the same for all of them. */
+  #context(worker: Worker): ProcessingContext {
+    return {
+      resource: worker.resource,
+      key: worker.key,
+      signal: this.#cancelled.signal,
+      stopping: this.#stopping.signal,
+      aside: async (promise: Promise<void>): Promise<void> => {
+        if (worker.admission !== undefined) this.#leave(worker.admission);
+        worker.admission = undefined;
+        try {
+          await promise;
+        } finally {
+          worker.admission = await this.#admit();
+          if (worker.admission === undefined) this.#cancelled.signal.throwIfAborted();
+        }
+      },
+    };
   }
 
   /** Process the worker's events until it is idle (then parked) or gone (then ended). */
@@ -497,31 +615,15 @@ export class Multiplexer {
         worker.pending = undefined;
         worker.admitting = true;
         this.#recount(worker);
-        let release = await this.#admit();
+        worker.admission = await this.#admit();
         worker.admitting = false;
         this.#recount(worker);
-        if (release === undefined) return;
+        if (worker.admission === undefined) return;
         this.#busy++;
         let failure: { error: unknown } | undefined;
-        const aside = async (promise: Promise<void>): Promise<void> => {
-          release!();
-          try {
-            await promise;
-          } finally {
-            const again = await this.#admit();
-            if (again === undefined) this.#cancelled.signal.throwIfAborted();
-            release = again;
-          }
-        };
         worker.current = event;
         try {
-          const result = await this.#processor(event, {
-            resource: worker.resource,
-            key: worker.key,
-            signal: this.#cancelled.signal,
-            stopping: this.#stopping.signal,
-            aside,
-          });
+          const result = await this.#processor(event, worker.context ??= this.#context(worker));
           delays = lastDelay = undefined;
           if (result?.delay !== undefined && event.type !== "DELETED") {
             worker.revisit = { event, at: clock.now() + Math.max(0, result.delay) };
@@ -534,10 +636,17 @@ export class Multiplexer {
         } catch (error) {
           failure = { error };
         } finally {
-          release?.();
-          this.#busy--;
+          if (worker.admission !== undefined) this.#leave(worker.admission);
+          worker.admission = undefined;
+          // With more to process, the timer is kept for the next admissions: not re-armed
+          // for each of them when they come one at a time.
+          if (--this.#busy === 0 && this.#backlog === 0) this.#clearHolds();
           worker.current = undefined;
-          for (const resolve of worker.idle.splice(0)) resolve();
+          const idle = worker.idle;
+          if (idle !== undefined) {
+            worker.idle = undefined;
+            for (const resolve of idle) resolve();
+          }
         }
 
         if (failure !== undefined) {

@@ -73,6 +73,8 @@ export class Resource {
   readonly preferred: boolean;
   /** The verbs served. */
   readonly verbs: readonly string[];
+  // Built once: the key is read for every event (queues, indices), a string each time else.
+  readonly #key: string;
 
   /** Build a resource record from its fields. */
   constructor(init: ResourceInit) {
@@ -87,6 +89,7 @@ export class Resource {
     this.namespaced = init.namespaced ?? true;
     this.preferred = init.preferred ?? true;
     this.verbs = Object.freeze([...(init.verbs ?? [])]);
+    this.#key = `${this.group}/${this.version}/${this.plural}`;
     Object.freeze(this);
   }
 
@@ -102,7 +105,7 @@ export class Resource {
 
   /** A stable key that identifies the resource: `group/version/plural`. */
   get key(): string {
-    return `${this.group}/${this.version}/${this.plural}`;
+    return this.#key;
   }
 
   /** Whether the resource serves the given subresource, e.g. `status`. */
