@@ -398,8 +398,20 @@ function addId(ids: string[], seen: Set<string> | undefined, id: string): Set<st
 function uniqueIds(handlers: Iterable<HandlerRef>): string[] {
   const ids: string[] = [];
   let seen: Set<string> | undefined;
-  for (const handler of handlers) seen = addId(ids, seen, handler.id);
+  // Indexed when a list (as always in the cycles): no iterator and result per handler.
+  if (Array.isArray(handlers)) {
+    for (let i = 0; i < handlers.length; i++) seen = addId(ids, seen, handlers[i].id);
+  } else {
+    for (const handler of handlers) seen = addId(ids, seen, handler.id);
+  }
   return ids;
+}
+
+/** A copy of the map, without an iterator and a pair per entry as `new Map(map)` makes. */
+function copyOf<K, V>(map: ReadonlyMap<K, V>): Map<K, V> {
+  const copy = new Map<K, V>();
+  map.forEach((value, key) => copy.set(key, value));
+  return copy;
 }
 
 /**
@@ -485,7 +497,7 @@ export class State implements Iterable<[string, HandlerState]> {
   withPurpose(purpose: string | null, handlers: Iterable<HandlerRef> = NO_HANDLERS): State {
     // The map is never changed once set: a new purpose alone shares it.
     if (handlers === NO_HANDLERS) return this.#derive(this.#states, purpose);
-    const states = new Map(this.#states);
+    const states = copyOf(this.#states);
     // An id given twice is re-purposed twice, to the same.
     for (const { id } of handlers) {
       const state = states.get(id);
@@ -499,13 +511,20 @@ export class State implements Iterable<[string, HandlerState]> {
 
   /** The given handlers take part in this cycle: new ones start from scratch. */
   withHandlers(handlers: Iterable<HandlerRef>): State {
-    const states = new Map(this.#states);
+    const states = copyOf(this.#states);
     // An id given twice finds its state active already: nothing changes the second time.
-    for (const { id } of handlers) {
-      const state = states.get(id);
-      states.set(id, state ? state.asActive() : HandlerState.fromScratch(this.clock, this.purpose));
+    // Indexed when a list (as always in the cycles): no iterator and result per handler.
+    if (Array.isArray(handlers)) {
+      for (let i = 0; i < handlers.length; i++) this.#activate(states, handlers[i].id);
+    } else {
+      for (const { id } of handlers) this.#activate(states, id);
     }
     return this.#derive(states);
+  }
+
+  #activate(states: Map<string, HandlerState>, id: string): void {
+    const state = states.get(id);
+    states.set(id, state ? state.asActive() : HandlerState.fromScratch(this.clock, this.purpose));
   }
 
   /** The states after the given outcomes (by handler id); unknown ids are a bug. */
@@ -513,15 +532,19 @@ export class State implements Iterable<[string, HandlerState]> {
     const byId: ReadonlyMap<string, Outcome> = outcomes instanceof Map
       ? outcomes
       : new Map(Object.entries(outcomes));
-    const unknown: string[] = [];
-    for (const id of byId.keys()) if (!this.#states.has(id)) unknown.push(id);
-    if (unknown.length) {
+    const states = copyOf(this.#states);
+    let unknown: string[] | undefined;
+    // No iterator and pair per outcome (this runs per object).
+    byId.forEach((outcome, id) => {
+      const state = states.get(id);
+      if (state === undefined) (unknown ??= []).push(id);
+      else states.set(id, state.withOutcome(outcome));
+    });
+    if (unknown !== undefined) {
       throw new Error(
         `Outcomes for handlers without a state: ${unknown.join(", ")}; call withHandlers() first.`,
       );
     }
-    const states = new Map(this.#states);
-    for (const [id, outcome] of byId) states.set(id, states.get(id)!.withOutcome(outcome));
     return this.#derive(states);
   }
 
