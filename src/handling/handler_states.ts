@@ -414,6 +414,18 @@ function copyOf<K, V>(map: ReadonlyMap<K, V>): Map<K, V> {
   return copy;
 }
 
+/** Add the record read for the handler, if there is one, as its state. */
+function addLoaded(
+  states: Map<string, HandlerState>,
+  id: string,
+  record: ProgressRecord | null | undefined,
+  clock: Clock,
+): void {
+  if (record !== null && record !== undefined) {
+    states.set(id, HandlerState.fromStorage(record, clock, id));
+  }
+}
+
 /**
  * The states of the handlers of one object in one handling cycle: immutable; each change
  * returns a new state. Iterates as `[id, HandlerState]` pairs in a stable order.
@@ -443,19 +455,44 @@ export class State implements Iterable<[string, HandlerState]> {
 
   /** The persisted states of the given handlers; those with no record are left out. */
   static async fromStorage(options: StateLoadOptions): Promise<State> {
+    return await State.loadNow(options);
+  }
+
+  /**
+   * The same as {@link fromStorage}, but the state itself when the storage answers at once
+   * (as the built-in ones do): a cycle then takes no turn of the event loop for it.
+   */
+  static loadNow(options: StateLoadOptions): State | Promise<State> {
     const clock = options.clock ?? realClock;
     const { storage, body } = options;
     const states = new Map<string, HandlerState>();
     const ids = uniqueIds(options.handlers);
     for (let i = 0; i < ids.length; i++) {
-      const id = ids[i];
-      // The built-in storages answer at once: only promises are awaited (a turn per handler).
-      const fetched = storage.fetch({ key: id, body });
-      const record = isThenable(fetched) ? await fetched : fetched;
-      if (record !== null && record !== undefined) {
-        states.set(id, HandlerState.fromStorage(record, clock, id));
-      }
+      const fetched = storage.fetch({ key: ids[i], body });
+      if (isThenable(fetched)) return State.#loadRest(options, states, ids, i, fetched);
+      addLoaded(states, ids[i], fetched, clock);
     }
+    return State.#loaded(states, clock);
+  }
+
+  /** The rest of {@link loadNow} once a storage has answered with a promise. */
+  static async #loadRest(
+    options: StateLoadOptions,
+    states: Map<string, HandlerState>,
+    ids: readonly string[],
+    from: number,
+    pending: PromiseLike<ProgressRecord | null>,
+  ): Promise<State> {
+    const clock = options.clock ?? realClock;
+    addLoaded(states, ids[from], await pending, clock);
+    for (let i = from + 1; i < ids.length; i++) {
+      const fetched = options.storage.fetch({ key: ids[i], body: options.body });
+      addLoaded(states, ids[i], isThenable(fetched) ? await fetched : fetched, clock);
+    }
+    return State.#loaded(states, clock);
+  }
+
+  static #loaded(states: Map<string, HandlerState>, clock: Clock): State {
     const state = new State(DERIVED, { clock });
     state.#states = states;
     return state;
@@ -620,24 +657,45 @@ export class State implements Iterable<[string, HandlerState]> {
   }
 
   /** Put the changed records into the patch (unchanged ones are not rewritten). */
-  async store({ body, patch, storage }: StateStoreOptions): Promise<void> {
-    // The built-in storages write at once: only promises are awaited (a turn per handler).
-    for (const [id, state] of this.#states) {
+  async store(options: StateStoreOptions): Promise<void> {
+    await this.storeNow(options);
+  }
+
+  /**
+   * The same as {@link store}, done at once (no promise) when the storage writes at once,
+   * as the built-in ones do: a cycle then takes no turn of the event loop for it.
+   */
+  storeNow(options: StateStoreOptions): void | Promise<void> {
+    let pending: Promise<void> | undefined;
+    this.#states.forEach((state, id) => {
       const record = state.forStorage();
-      if (state.origin === null || !jsonEqual(withoutNulls(record), state.origin)) {
-        const stored = storage.store({ key: id, record, body, patch });
-        if (isThenable(stored)) await stored;
+      if (state.origin !== null && jsonEqual(withoutNulls(record), state.origin)) return;
+      // Once a storage answers with a promise, the rest is written after it, in order.
+      if (pending !== undefined) {
+        pending = pending.then(() => storeRecord(options, id, record));
+      } else {
+        const stored = storeRecord(options, id, record);
+        if (isThenable(stored)) pending = Promise.resolve(stored as PromiseLike<void>);
       }
-    }
-    const flushed = storage.flush();
-    if (isThenable(flushed)) await flushed;
+    });
+    return pending === undefined
+      ? flush(options.storage)
+      : pending.then(() => flush(options.storage));
   }
 
   /**
    * Remove the records of our handlers, of any other handler in this state, and of all
    * their sub-handlers — and nothing else (other operators' records stay).
    */
-  async purge({ body, patch, storage, handlers }: StatePurgeOptions): Promise<void> {
+  async purge(options: StatePurgeOptions): Promise<void> {
+    await this.purgeNow(options);
+  }
+
+  /**
+   * The same as {@link purge}, done at once (no promise) when the storage purges at once,
+   * as the built-in ones do: a cycle then takes no turn of the event loop for it.
+   */
+  purgeNow({ body, patch, storage, handlers }: StatePurgeOptions): void | Promise<void> {
     const keys = uniqueIds(handlers); // in this order, each once
     let seen = keys.length > 16 ? new Set(keys) : undefined;
     // No iterator and pair per state (this runs per object).
@@ -649,11 +707,40 @@ export class State implements Iterable<[string, HandlerState]> {
     // The built-in storages purge at once: only promises are awaited (a turn per key).
     for (let i = 0; i < keys.length; i++) {
       const purged = storage.purge({ key: keys[i], body, patch });
-      if (isThenable(purged)) await purged;
+      if (isThenable(purged)) return purgeRest(purged, keys, i + 1, { body, patch, storage });
     }
-    const flushed = storage.flush();
-    if (isThenable(flushed)) await flushed;
+    return flush(storage);
   }
+}
+
+/** Write one handler's record (see {@link State.storeNow}). */
+function storeRecord(
+  { body, patch, storage }: StateStoreOptions,
+  key: string,
+  record: ProgressRecord,
+): void | PromiseLike<void> {
+  return storage.store({ key, record, body, patch });
+}
+
+/** Flush the storage: a promise only if the storage gives one. */
+function flush(storage: ProgressStorage): void | Promise<void> {
+  const flushed = storage.flush();
+  if (isThenable(flushed)) return Promise.resolve(flushed).then(() => {});
+}
+
+/** The rest of {@link State.purgeNow} once a storage has answered with a promise. */
+async function purgeRest(
+  pending: unknown,
+  keys: readonly string[],
+  from: number,
+  { body, patch, storage }: StateStoreOptions,
+): Promise<void> {
+  await pending;
+  for (let i = from; i < keys.length; i++) {
+    const purged = storage.purge({ key: keys[i], body, patch });
+    if (isThenable(purged)) await purged;
+  }
+  await flush(storage);
 }
 
 function count(counts: { success: number; failure: number; running: number }, state: HandlerState) {
