@@ -350,7 +350,9 @@ export async function runChangingCycle(
   const { logger, body, patch } = cause;
   const storage = context.settings.persistence.progressStorage;
   const title = TITLES[cause.reason];
-  let state = await State.fromStorage({ body, storage, handlers: owned, clock: context.clock });
+  // The built-in storages answer at once: only promises are awaited (each takes a turn).
+  const loaded = State.loadNow({ body, storage, handlers: owned, clock: context.clock });
+  let state = isThenable(loaded) ? await loaded : loaded;
   state = state.withPurpose(cause.reason).withHandlers(handlers);
 
   // Report the handlers of other causes superseded by this one; those still selected
@@ -365,7 +367,10 @@ export async function runChangingCycle(
       );
     }
     state = state.withPurpose(cause.reason, handlers.filter((h) => state.has(h.id)));
-    if (state.hasExtras) await state.purge({ body, patch, storage, handlers: owned });
+    if (state.hasExtras) {
+      const purged = state.purgeNow({ body, patch, storage, handlers: owned });
+      if (isThenable(purged)) await purged;
+    }
   }
 
   // The messages (the whole diff as JSON too) are made only if the records are printed or
@@ -385,7 +390,8 @@ export async function runChangingCycle(
   // A cycle that finishes its cause purges every record right after (a deletion's keeps
   // them for its fallback): with the built-in storages, storing them first changes nothing.
   if (!(state.done && cause.reason !== "delete" && storingIsUndoneByPurging(storage))) {
-    await state.store({ body, patch, storage });
+    const stored = state.storeNow({ body, patch, storage });
+    if (isThenable(stored)) await stored;
   }
   deliverResults(outcomes, patch, true);
   if (!state.done) return { done: false, delays: state.delays, ran };
@@ -401,6 +407,7 @@ export async function runChangingCycle(
   const fallback = outcomes.size > 0 && cause.reason === "delete"
     ? new Patch(patch.toMergePatch())
     : undefined;
-  await state.purge({ body, patch, storage, handlers: owned });
+  const purged = state.purgeNow({ body, patch, storage, handlers: owned });
+  if (isThenable(purged)) await purged;
   return { done: true, delays: [], fallback, ran };
 }

@@ -398,8 +398,32 @@ function addId(ids: string[], seen: Set<string> | undefined, id: string): Set<st
 function uniqueIds(handlers: Iterable<HandlerRef>): string[] {
   const ids: string[] = [];
   let seen: Set<string> | undefined;
-  for (const handler of handlers) seen = addId(ids, seen, handler.id);
+  // Indexed when a list (as always in the cycles): no iterator and result per handler.
+  if (Array.isArray(handlers)) {
+    for (let i = 0; i < handlers.length; i++) seen = addId(ids, seen, handlers[i].id);
+  } else {
+    for (const handler of handlers) seen = addId(ids, seen, handler.id);
+  }
   return ids;
+}
+
+/** A copy of the map, without an iterator and a pair per entry as `new Map(map)` makes. */
+function copyOf<K, V>(map: ReadonlyMap<K, V>): Map<K, V> {
+  const copy = new Map<K, V>();
+  map.forEach((value, key) => copy.set(key, value));
+  return copy;
+}
+
+/** Add the record read for the handler, if there is one, as its state. */
+function addLoaded(
+  states: Map<string, HandlerState>,
+  id: string,
+  record: ProgressRecord | null | undefined,
+  clock: Clock,
+): void {
+  if (record !== null && record !== undefined) {
+    states.set(id, HandlerState.fromStorage(record, clock, id));
+  }
 }
 
 /**
@@ -431,19 +455,44 @@ export class State implements Iterable<[string, HandlerState]> {
 
   /** The persisted states of the given handlers; those with no record are left out. */
   static async fromStorage(options: StateLoadOptions): Promise<State> {
+    return await State.loadNow(options);
+  }
+
+  /**
+   * The same as {@link fromStorage}, but the state itself when the storage answers at once
+   * (as the built-in ones do): a cycle then takes no turn of the event loop for it.
+   */
+  static loadNow(options: StateLoadOptions): State | Promise<State> {
     const clock = options.clock ?? realClock;
     const { storage, body } = options;
     const states = new Map<string, HandlerState>();
     const ids = uniqueIds(options.handlers);
     for (let i = 0; i < ids.length; i++) {
-      const id = ids[i];
-      // The built-in storages answer at once: only promises are awaited (a turn per handler).
-      const fetched = storage.fetch({ key: id, body });
-      const record = isThenable(fetched) ? await fetched : fetched;
-      if (record !== null && record !== undefined) {
-        states.set(id, HandlerState.fromStorage(record, clock, id));
-      }
+      const fetched = storage.fetch({ key: ids[i], body });
+      if (isThenable(fetched)) return State.#loadRest(options, states, ids, i, fetched);
+      addLoaded(states, ids[i], fetched, clock);
     }
+    return State.#loaded(states, clock);
+  }
+
+  /** The rest of {@link loadNow} once a storage has answered with a promise. */
+  static async #loadRest(
+    options: StateLoadOptions,
+    states: Map<string, HandlerState>,
+    ids: readonly string[],
+    from: number,
+    pending: PromiseLike<ProgressRecord | null>,
+  ): Promise<State> {
+    const clock = options.clock ?? realClock;
+    addLoaded(states, ids[from], await pending, clock);
+    for (let i = from + 1; i < ids.length; i++) {
+      const fetched = options.storage.fetch({ key: ids[i], body: options.body });
+      addLoaded(states, ids[i], isThenable(fetched) ? await fetched : fetched, clock);
+    }
+    return State.#loaded(states, clock);
+  }
+
+  static #loaded(states: Map<string, HandlerState>, clock: Clock): State {
     const state = new State(DERIVED, { clock });
     state.#states = states;
     return state;
@@ -485,7 +534,7 @@ export class State implements Iterable<[string, HandlerState]> {
   withPurpose(purpose: string | null, handlers: Iterable<HandlerRef> = NO_HANDLERS): State {
     // The map is never changed once set: a new purpose alone shares it.
     if (handlers === NO_HANDLERS) return this.#derive(this.#states, purpose);
-    const states = new Map(this.#states);
+    const states = copyOf(this.#states);
     // An id given twice is re-purposed twice, to the same.
     for (const { id } of handlers) {
       const state = states.get(id);
@@ -499,13 +548,20 @@ export class State implements Iterable<[string, HandlerState]> {
 
   /** The given handlers take part in this cycle: new ones start from scratch. */
   withHandlers(handlers: Iterable<HandlerRef>): State {
-    const states = new Map(this.#states);
+    const states = copyOf(this.#states);
     // An id given twice finds its state active already: nothing changes the second time.
-    for (const { id } of handlers) {
-      const state = states.get(id);
-      states.set(id, state ? state.asActive() : HandlerState.fromScratch(this.clock, this.purpose));
+    // Indexed when a list (as always in the cycles): no iterator and result per handler.
+    if (Array.isArray(handlers)) {
+      for (let i = 0; i < handlers.length; i++) this.#activate(states, handlers[i].id);
+    } else {
+      for (const { id } of handlers) this.#activate(states, id);
     }
     return this.#derive(states);
+  }
+
+  #activate(states: Map<string, HandlerState>, id: string): void {
+    const state = states.get(id);
+    states.set(id, state ? state.asActive() : HandlerState.fromScratch(this.clock, this.purpose));
   }
 
   /** The states after the given outcomes (by handler id); unknown ids are a bug. */
@@ -513,15 +569,19 @@ export class State implements Iterable<[string, HandlerState]> {
     const byId: ReadonlyMap<string, Outcome> = outcomes instanceof Map
       ? outcomes
       : new Map(Object.entries(outcomes));
-    const unknown: string[] = [];
-    for (const id of byId.keys()) if (!this.#states.has(id)) unknown.push(id);
-    if (unknown.length) {
+    const states = copyOf(this.#states);
+    let unknown: string[] | undefined;
+    // No iterator and pair per outcome (this runs per object).
+    byId.forEach((outcome, id) => {
+      const state = states.get(id);
+      if (state === undefined) (unknown ??= []).push(id);
+      else states.set(id, state.withOutcome(outcome));
+    });
+    if (unknown !== undefined) {
       throw new Error(
         `Outcomes for handlers without a state: ${unknown.join(", ")}; call withHandlers() first.`,
       );
     }
-    const states = new Map(this.#states);
-    for (const [id, outcome] of byId) states.set(id, states.get(id)!.withOutcome(outcome));
     return this.#derive(states);
   }
 
@@ -597,24 +657,45 @@ export class State implements Iterable<[string, HandlerState]> {
   }
 
   /** Put the changed records into the patch (unchanged ones are not rewritten). */
-  async store({ body, patch, storage }: StateStoreOptions): Promise<void> {
-    // The built-in storages write at once: only promises are awaited (a turn per handler).
-    for (const [id, state] of this.#states) {
+  async store(options: StateStoreOptions): Promise<void> {
+    await this.storeNow(options);
+  }
+
+  /**
+   * The same as {@link store}, done at once (no promise) when the storage writes at once,
+   * as the built-in ones do: a cycle then takes no turn of the event loop for it.
+   */
+  storeNow(options: StateStoreOptions): void | Promise<void> {
+    let pending: Promise<void> | undefined;
+    this.#states.forEach((state, id) => {
       const record = state.forStorage();
-      if (state.origin === null || !jsonEqual(withoutNulls(record), state.origin)) {
-        const stored = storage.store({ key: id, record, body, patch });
-        if (isThenable(stored)) await stored;
+      if (state.origin !== null && jsonEqual(withoutNulls(record), state.origin)) return;
+      // Once a storage answers with a promise, the rest is written after it, in order.
+      if (pending !== undefined) {
+        pending = pending.then(() => storeRecord(options, id, record));
+      } else {
+        const stored = storeRecord(options, id, record);
+        if (isThenable(stored)) pending = Promise.resolve(stored as PromiseLike<void>);
       }
-    }
-    const flushed = storage.flush();
-    if (isThenable(flushed)) await flushed;
+    });
+    return pending === undefined
+      ? flush(options.storage)
+      : pending.then(() => flush(options.storage));
   }
 
   /**
    * Remove the records of our handlers, of any other handler in this state, and of all
    * their sub-handlers — and nothing else (other operators' records stay).
    */
-  async purge({ body, patch, storage, handlers }: StatePurgeOptions): Promise<void> {
+  async purge(options: StatePurgeOptions): Promise<void> {
+    await this.purgeNow(options);
+  }
+
+  /**
+   * The same as {@link purge}, done at once (no promise) when the storage purges at once,
+   * as the built-in ones do: a cycle then takes no turn of the event loop for it.
+   */
+  purgeNow({ body, patch, storage, handlers }: StatePurgeOptions): void | Promise<void> {
     const keys = uniqueIds(handlers); // in this order, each once
     let seen = keys.length > 16 ? new Set(keys) : undefined;
     // No iterator and pair per state (this runs per object).
@@ -626,11 +707,40 @@ export class State implements Iterable<[string, HandlerState]> {
     // The built-in storages purge at once: only promises are awaited (a turn per key).
     for (let i = 0; i < keys.length; i++) {
       const purged = storage.purge({ key: keys[i], body, patch });
-      if (isThenable(purged)) await purged;
+      if (isThenable(purged)) return purgeRest(purged, keys, i + 1, { body, patch, storage });
     }
-    const flushed = storage.flush();
-    if (isThenable(flushed)) await flushed;
+    return flush(storage);
   }
+}
+
+/** Write one handler's record (see {@link State.storeNow}). */
+function storeRecord(
+  { body, patch, storage }: StateStoreOptions,
+  key: string,
+  record: ProgressRecord,
+): void | PromiseLike<void> {
+  return storage.store({ key, record, body, patch });
+}
+
+/** Flush the storage: a promise only if the storage gives one. */
+function flush(storage: ProgressStorage): void | Promise<void> {
+  const flushed = storage.flush();
+  if (isThenable(flushed)) return Promise.resolve(flushed).then(() => {});
+}
+
+/** The rest of {@link State.purgeNow} once a storage has answered with a promise. */
+async function purgeRest(
+  pending: unknown,
+  keys: readonly string[],
+  from: number,
+  { body, patch, storage }: StateStoreOptions,
+): Promise<void> {
+  await pending;
+  for (let i = from; i < keys.length; i++) {
+    const purged = storage.purge({ key: keys[i], body, patch });
+    if (isThenable(purged)) await purged;
+  }
+  await flush(storage);
 }
 
 function count(counts: { success: number; failure: number; running: number }, state: HandlerState) {

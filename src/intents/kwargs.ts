@@ -205,17 +205,38 @@ function identityOf(meta: { readonly namespace?: string; readonly name?: string 
 function PlainObject(): void {}
 PlainObject.prototype = Object.prototype;
 
+/** The keys whose values are views, made when first read. */
+type ViewKey = "body" | "spec" | "meta" | "status" | "labels" | "annotations" | "old" | "new";
+
+/** Not made yet (a view's slot): distinct from any value a handler could assign. */
+const UNMADE: unique symbol = Symbol("unmade");
+
 /**
  * The arguments of a resource handler, made key by key in the order handlers see them.
- * The memo is fetched when read (an object's own copy is made only for the objects whose
- * handlers use it), by an accessor that all of them share: an accessor of an object's
- * own — as `get memo()` in an object literal makes — gives each object a shape of its own,
- * which takes several times the memory of the object; this runs for every handler call.
+ * The views (`body`, `spec`, …, `old`, `new`) are made when first read, and the memo is
+ * fetched then (an object's own copy is made only for the objects whose handlers use it):
+ * most handlers read few of them, and a view is a proxy. Each such key is an accessor that
+ * all arguments share: an accessor of an object's own — as `get memo()` in an object
+ * literal makes — gives each object a shape of its own, which takes several times the
+ * memory of the object; this runs for every handler call.
  */
 class ResourceKwargsObject {
   [key: string]: unknown;
   #memo: unknown;
   readonly #memoOf: (() => unknown) | undefined;
+  readonly #body: RawBody;
+  readonly #holder: BodyHolder | undefined;
+  #rawOld: unknown;
+  #rawNew: unknown;
+  // The views once made, or what was assigned to their keys.
+  #bodyView: unknown = UNMADE;
+  #specView: unknown = UNMADE;
+  #metaView: unknown = UNMADE;
+  #statusView: unknown = UNMADE;
+  #labelsView: unknown = UNMADE;
+  #annotationsView: unknown = UNMADE;
+  #oldView: unknown = UNMADE;
+  #newView: unknown = UNMADE;
 
   constructor(init: ResourceKwargsInit, extra: object, changeViews: boolean) {
     const holder = init.holder;
@@ -223,23 +244,15 @@ class ResourceKwargsObject {
     const meta = body.metadata ?? emptyObject();
     this.#memo = init.memo;
     this.#memoOf = init.memoOf;
+    this.#body = body;
+    this.#holder = holder;
     this.resource = init.resource;
-    this.body = holder !== undefined ? liveView(holder, [], "body") : readOnlyView(body, "body");
-    this.spec = holder !== undefined
-      ? liveView(holder, ["spec"], "spec")
-      : readOnlyView(body.spec ?? emptyObject(), "spec");
-    this.meta = holder !== undefined
-      ? liveView(holder, ["metadata"], "meta")
-      : readOnlyView(meta, "meta");
-    this.status = holder !== undefined
-      ? liveView(holder, ["status"], "status")
-      : readOnlyView(body.status ?? emptyObject(), "status");
-    this.labels = holder !== undefined
-      ? liveView(holder, ["metadata", "labels"], "labels")
-      : readOnlyView(meta.labels ?? emptyObject(), "labels");
-    this.annotations = holder !== undefined
-      ? liveView(holder, ["metadata", "annotations"], "annotations")
-      : readOnlyView(meta.annotations ?? emptyObject(), "annotations");
+    Object.defineProperty(this, "body", VIEW_PROPERTIES.body);
+    Object.defineProperty(this, "spec", VIEW_PROPERTIES.spec);
+    Object.defineProperty(this, "meta", VIEW_PROPERTIES.meta);
+    Object.defineProperty(this, "status", VIEW_PROPERTIES.status);
+    Object.defineProperty(this, "labels", VIEW_PROPERTIES.labels);
+    Object.defineProperty(this, "annotations", VIEW_PROPERTIES.annotations);
     this.uid = meta.uid;
     this.name = meta.name;
     this.namespace = meta.namespace;
@@ -252,9 +265,15 @@ class ResourceKwargsObject {
     for (const key in extra) {
       if (!Object.hasOwn(extra, key)) continue;
       const value = (extra as Record<string, unknown>)[key];
-      this[key] = changeViews && (key === "old" || key === "new")
-        ? readOnlyView(value, key)
-        : value;
+      if (changeViews && key === "old") {
+        this.#rawOld = value;
+        Object.defineProperty(this, key, VIEW_PROPERTIES.old);
+      } else if (changeViews && key === "new") {
+        this.#rawNew = value;
+        Object.defineProperty(this, key, VIEW_PROPERTIES.new);
+      } else {
+        this[key] = value;
+      }
     }
     for (const symbol of Object.getOwnPropertySymbols(extra)) {
       if (Object.prototype.propertyIsEnumerable.call(extra, symbol)) {
@@ -272,6 +291,87 @@ class ResourceKwargsObject {
   static setMemo(kwargs: ResourceKwargsObject, value: unknown): void {
     kwargs.#memo = value;
   }
+
+  /** The value of a view's key: the view, made when first read, or what was assigned. */
+  static viewOf(kwargs: ResourceKwargsObject, key: ViewKey): unknown {
+    switch (key) {
+      case "body":
+        return kwargs.#bodyView === UNMADE
+          ? kwargs.#bodyView = kwargs.#view(key, [])
+          : kwargs.#bodyView;
+      case "spec":
+        return kwargs.#specView === UNMADE
+          ? kwargs.#specView = kwargs.#view(key, ["spec"])
+          : kwargs.#specView;
+      case "meta":
+        return kwargs.#metaView === UNMADE
+          ? kwargs.#metaView = kwargs.#view(key, ["metadata"])
+          : kwargs.#metaView;
+      case "status":
+        return kwargs.#statusView === UNMADE
+          ? kwargs.#statusView = kwargs.#view(key, ["status"])
+          : kwargs.#statusView;
+      case "labels":
+        return kwargs.#labelsView === UNMADE
+          ? kwargs.#labelsView = kwargs.#view(key, ["metadata", "labels"])
+          : kwargs.#labelsView;
+      case "annotations":
+        return kwargs.#annotationsView === UNMADE
+          ? kwargs.#annotationsView = kwargs.#view(key, ["metadata", "annotations"])
+          : kwargs.#annotationsView;
+      case "old":
+        return kwargs.#oldView === UNMADE
+          ? kwargs.#oldView = readOnlyView(kwargs.#rawOld, key)
+          : kwargs.#oldView;
+      case "new":
+        return kwargs.#newView === UNMADE
+          ? kwargs.#newView = readOnlyView(kwargs.#rawNew, key)
+          : kwargs.#newView;
+    }
+  }
+
+  /** Assign a view's key, as assigning a plain key would. */
+  static setView(kwargs: ResourceKwargsObject, key: ViewKey, value: unknown): void {
+    switch (key) {
+      case "body":
+        kwargs.#bodyView = value;
+        break;
+      case "spec":
+        kwargs.#specView = value;
+        break;
+      case "meta":
+        kwargs.#metaView = value;
+        break;
+      case "status":
+        kwargs.#statusView = value;
+        break;
+      case "labels":
+        kwargs.#labelsView = value;
+        break;
+      case "annotations":
+        kwargs.#annotationsView = value;
+        break;
+      case "old":
+        kwargs.#oldView = value;
+        break;
+      case "new":
+        kwargs.#newView = value;
+        break;
+    }
+  }
+
+  /**
+   * A view of the body's part at `path` (an empty object when absent): a live one when
+   * the arguments follow a holder.
+   */
+  #view(what: string, path: FieldPath): unknown {
+    if (this.#holder !== undefined) return liveView(this.#holder, path, what);
+    let value: unknown = this.#body;
+    for (let i = 0; i < path.length; i++) {
+      value = (value as Record<string, unknown> | undefined)?.[path[i]];
+    }
+    return readOnlyView(value ?? emptyObject(), what);
+  }
 }
 
 const MEMO_PROPERTY: PropertyDescriptor = Object.freeze({
@@ -284,6 +384,31 @@ const MEMO_PROPERTY: PropertyDescriptor = Object.freeze({
   enumerable: true,
   configurable: true,
 });
+
+/** The accessors of the views' keys, shared by all arguments (see {@link ResourceKwargsObject}). */
+const VIEW_PROPERTIES: Readonly<Record<ViewKey, PropertyDescriptor>> = Object.freeze({
+  body: viewProperty("body"),
+  spec: viewProperty("spec"),
+  meta: viewProperty("meta"),
+  status: viewProperty("status"),
+  labels: viewProperty("labels"),
+  annotations: viewProperty("annotations"),
+  old: viewProperty("old"),
+  new: viewProperty("new"),
+});
+
+function viewProperty(key: ViewKey): PropertyDescriptor {
+  return Object.freeze({
+    get(this: ResourceKwargsObject): unknown {
+      return ResourceKwargsObject.viewOf(this, key);
+    },
+    set(this: ResourceKwargsObject, value: unknown): void {
+      ResourceKwargsObject.setView(this, key, value);
+    },
+    enumerable: true,
+    configurable: true,
+  });
+}
 
 /** The arguments of a resource handler (see {@link ResourceKwargsObject}), plus the indices. */
 function resourceKwargs(init: ResourceKwargsInit, extra: object, changeViews: boolean): object {

@@ -78,12 +78,30 @@ export function emptyObject(): Readonly<Record<string, never>> {
   return EMPTY;
 }
 
-/** The views made here, so that they can be told from the data they show. */
-const VIEWS = new WeakSet<object>();
+/**
+ * The key that only the views made here answer (from their own get trap), so that they can
+ * be told from the data they show: a set of all views would cost many times the proxies
+ * themselves, at every garbage collection, and handlers get views for every object.
+ */
+const VIEW_MARK: unique symbol = Symbol("view");
 
 /** Whether the value is a read-only or live view (of a body or a part of it). */
 export function isView(value: unknown): boolean {
-  return typeof value === "object" && value !== null && VIEWS.has(value);
+  if (typeof value !== "object" || value === null) return false;
+  try {
+    return (value as { readonly [VIEW_MARK]?: unknown })[VIEW_MARK] === true;
+  } catch {
+    return false; // another proxy, refusing a key it does not know
+  }
+}
+
+/**
+ * Whether a view's get trap is asked about the view itself, not about an object that
+ * inherits from it (whose prototype is the view, not the viewed object's prototype).
+ */
+function asksItself(target: object, receiver: unknown): boolean {
+  return typeof receiver === "object" && receiver !== null &&
+    Reflect.getPrototypeOf(receiver) === Reflect.getPrototypeOf(target);
 }
 
 /**
@@ -123,9 +141,7 @@ function plainCopy(value: unknown, copies: Map<object, unknown>): unknown {
  */
 export function readOnlyView<T>(value: T, what: string = "body"): DeepReadonly<T> {
   if (typeof value !== "object" || value === null) return value as DeepReadonly<T>;
-  const proxy = new Proxy(value, readOnlyTraps(what));
-  VIEWS.add(proxy);
-  return proxy as DeepReadonly<T>;
+  return new Proxy(value, readOnlyTraps(what)) as DeepReadonly<T>;
 }
 
 /**
@@ -143,6 +159,7 @@ function readOnlyTraps(what: string): ProxyHandler<object> {
     const nested = new WeakMap<object, Map<PropertyKey, [object, unknown]>>();
     traps = {
       get(target, key, receiver) {
+        if (key === VIEW_MARK) return asksItself(target, receiver);
         const v = Reflect.get(target, key, receiver);
         if (typeof v !== "object" || v === null) return v;
         // A frozen object's properties must be returned as they are (a proxy rule);
@@ -199,7 +216,8 @@ export function liveView<T = ReadonlyJsonObject>(
     return isMapping(v) ? v : {};
   };
   const proxy = new Proxy({} as Record<string, unknown>, {
-    get(_target, key) {
+    get(_target, key, receiver) {
+      if (key === VIEW_MARK) return receiver === proxy;
       const obj = current();
       const v = Reflect.get(obj, key);
       if (typeof key !== "string" || typeof v !== "object" || v === null) return v;
@@ -223,6 +241,5 @@ export function liveView<T = ReadonlyJsonObject>(
     },
     ...refusingTraps(what),
   });
-  VIEWS.add(proxy);
   return proxy as DeepReadonly<T>;
 }

@@ -25,7 +25,7 @@ import { OperatorSettings } from "../../src/settings/operator_settings.ts";
 import type { RawBody } from "../../src/structs/bodies.ts";
 import { OperatorIndex } from "../../src/structs/indices.ts";
 import { DaemonStopper } from "../../src/structs/stoppers.ts";
-import { BodyHolder } from "../../src/structs/views.ts";
+import { BodyHolder, isView } from "../../src/structs/views.ts";
 import { assert, assertEquals, assertThrows } from "../assert.ts";
 import { kexV1 } from "../fixtures/discovered.ts";
 import { diff } from "../../src/structs/diffs.ts";
@@ -319,4 +319,55 @@ Deno.test("field handlers see the change narrowed to their field", () => {
   ]);
   assert(changeFor({ field: undefined }, change) === change);
   assertEquals(changeFor({ field: ["spec", "none"] }, change), { old: null, new: null, diff: [] });
+});
+
+Deno.test("views are made when read: plain keys in order, the same view each time", () => {
+  const old = { spec: { field: "w" } };
+  const kw = buildChangingKwargs({ resource: kexV1, body: BODY }, {
+    reason: "update",
+    old,
+    new: { spec: BODY.spec },
+    diff: [],
+    ...RETRY,
+  });
+  assert(Object.getPrototypeOf(kw) === Object.prototype);
+  assertEquals(Object.keys(kw), [
+    "resource",
+    "body",
+    "spec",
+    "meta",
+    "status",
+    "labels",
+    "annotations",
+    "uid",
+    "name",
+    "namespace",
+    "patch",
+    "logger",
+    "memo",
+    "param",
+    "reason",
+    "old",
+    "new",
+    "diff",
+    "retry",
+    "started",
+    "runtime",
+  ]);
+  assert(kw.spec === kw.spec && kw.body === kw.body && kw.old === kw.old);
+  assert(isView(kw.body) && isView(kw.spec) && isView(kw.meta) && isView(kw.old));
+  assert((kw.old as typeof old).spec === (kw.old as typeof old).spec);
+  assertEquals({ ...kw }.spec as unknown, BODY.spec);
+  // Assigned keys hold what is assigned, as plain keys would.
+  const spec = { replaced: true };
+  (kw as { spec: unknown }).spec = spec;
+  assert(kw.spec === (spec as unknown));
+  const prim = buildChangingKwargs({ resource: kexV1, body: BODY }, {
+    reason: "update",
+    old: "a",
+    new: null,
+    diff: [],
+    ...RETRY,
+  });
+  assertEquals([prim.old, prim.new], ["a", null]);
 });

@@ -103,3 +103,27 @@ Deno.test("plain data from views: copies of what they show, cloneable, with non-
   const copy = toPlainData(cyclic);
   assert(copy !== cyclic && copy.self === copy);
 });
+
+Deno.test("views are told from anything else, without asking other objects' getters", () => {
+  const frozen = readOnlyView(Object.freeze({ a: Object.freeze({ b: 1 }) }), "spec");
+  const bare = readOnlyView(Object.assign(Object.create(null), { a: { b: 1 } }), "spec");
+  const list = readOnlyView([{ a: 1 }], "spec");
+  const live = liveView(new BodyHolder({ metadata: {}, spec: { a: { b: 1 } } }), ["spec"]);
+  for (const view of [frozen, bare, bare.a, list, list[0], live, live.a]) assert(isView(view));
+  // Objects that inherit from a view are not views, nor are the data they show.
+  for (const view of [frozen, bare, list, live]) assert(!isView(Object.create(view)));
+  let read = 0;
+  const withGetter = {
+    get x() {
+      return ++read;
+    },
+  };
+  assert(!isView(withGetter) && !isView(bare.a.b) && !isView([]) && read === 0);
+  // Another proxy that refuses keys it does not know is not a view either.
+  const strict = new Proxy({}, {
+    get(_target, key) {
+      throw new Error(`unknown key ${String(key)}`);
+    },
+  });
+  assert(!isView(strict));
+});
