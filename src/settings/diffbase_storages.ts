@@ -279,12 +279,12 @@ export class MultiDiffBaseStorage extends DiffBaseStorage {
   }
 
   /** The first essence found, in the storages' order. */
-  override fetch(args: { body: RawBody }): Promise<RawBody | null> {
+  override fetch(args: { body: RawBody }): MaybePromise<RawBody | null> {
     return firstFound(this.storages, "fetch", args);
   }
 
   /** Store into every storage. */
-  override store(args: DiffBaseStoreArgs): Promise<void> {
+  override store(args: DiffBaseStoreArgs): MaybePromise<void> {
     return callEach(this.storages, "store", args);
   }
 }

@@ -139,9 +139,6 @@ export interface AnnotationsProgressStorageOptions {
   v1?: boolean;
 }
 
-/** A promise of nothing, done: what a call to sync storages only gives back. */
-const DONE: Promise<void> = Promise.resolve();
-
 type Method<S, R> = {
   [M in keyof S]: S[M] extends (args: never) => MaybePromise<R> ? M : never;
 }[keyof S];
@@ -149,24 +146,19 @@ type Method<S, R> = {
 /**
  * Call the method of each storage in turn with the same arguments, waiting for those
  * that are asynchronous. Not an async function: when all are sync (the built-in ones),
- * it costs no promise but a shared settled one and yields no turn, as `await` would.
+ * it answers at once, with no promise and no turn, as storages may (`MaybePromise`).
  */
 export function callEach<S, A>(
   storages: readonly S[],
   method: Method<S, void>,
   args: A,
-): Promise<void> {
-  try {
-    for (let i = 0; i < storages.length; i++) {
-      const result = (storages[i][method] as (args: A) => MaybePromise<void>).call(
-        storages[i],
-        args,
-      );
-      if (isThenable(result)) return callRest(storages, method, args, i + 1, result);
-    }
-    return DONE;
-  } catch (error) {
-    return Promise.reject(error);
+): MaybePromise<void> {
+  for (let i = 0; i < storages.length; i++) {
+    const result = (storages[i][method] as (args: A) => MaybePromise<void>).call(
+      storages[i],
+      args,
+    );
+    if (isThenable(result)) return callRest(storages, method, args, i + 1, result);
   }
 }
 
@@ -192,20 +184,16 @@ export function firstFound<S, A, R>(
   storages: readonly S[],
   method: Method<S, R | null>,
   args: A,
-): Promise<R | null> {
-  try {
-    for (let i = 0; i < storages.length; i++) {
-      const found = (storages[i][method] as (args: A) => MaybePromise<R | null>).call(
-        storages[i],
-        args,
-      );
-      if (isThenable(found)) return findRest(storages, method, args, i + 1, found);
-      if (found !== null && found !== undefined) return Promise.resolve(found);
-    }
-    return Promise.resolve(null);
-  } catch (error) {
-    return Promise.reject(error);
+): MaybePromise<R | null> {
+  for (let i = 0; i < storages.length; i++) {
+    const found = (storages[i][method] as (args: A) => MaybePromise<R | null>).call(
+      storages[i],
+      args,
+    );
+    if (isThenable(found)) return findRest(storages, method, args, i + 1, found);
+    if (found !== null && found !== undefined) return found;
   }
+  return null;
 }
 
 async function findRest<S, A, R>(
@@ -520,17 +508,17 @@ export class MultiProgressStorage extends ProgressStorage {
   }
 
   /** The first record found, in the storages' order. */
-  override fetch(args: ProgressFetchArgs): Promise<ProgressRecord | null> {
+  override fetch(args: ProgressFetchArgs): MaybePromise<ProgressRecord | null> {
     return firstFound(this.storages, "fetch", args);
   }
 
   /** Store into every storage. */
-  override store(args: ProgressStoreArgs): Promise<void> {
+  override store(args: ProgressStoreArgs): MaybePromise<void> {
     return callEach(this.storages, "store", args);
   }
 
   /** Purge from every storage. */
-  override purge(args: ProgressPurgeArgs): Promise<void> {
+  override purge(args: ProgressPurgeArgs): MaybePromise<void> {
     return callEach(this.storages, "purge", args);
   }
 
@@ -549,7 +537,7 @@ export class MultiProgressStorage extends ProgressStorage {
   }
 
   /** Flush every storage. */
-  override flush(): Promise<void> {
+  override flush(): MaybePromise<void> {
     return callEach(this.storages, "flush", undefined);
   }
 }

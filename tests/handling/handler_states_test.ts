@@ -268,19 +268,20 @@ Deno.test("loading, storing and purging are done at once with a storage that ans
     annotations: { "kopf.zalando.org/create_fn": null },
   });
 
-  // A storage that answers with promises is waited for, key by key, in order.
+  // A storage that answers with promises is waited for, key by key, in order (the built-in
+  // ones answer at once; this one wraps each answer in a promise).
   const smart = new SmartProgressStorage();
   const calls: string[] = [];
   const slow = Object.assign(Object.create(smart), {
     fetch: (
       args: { key: string; body: RawBody },
-    ) => (calls.push(`fetch ${args.key}`), smart.fetch(args)),
+    ) => (calls.push(`fetch ${args.key}`), Promise.resolve(smart.fetch(args))),
     store: (
       args: Parameters<typeof smart.store>[0],
-    ) => (calls.push(`store ${args.key}`), smart.store(args)),
+    ) => (calls.push(`store ${args.key}`), Promise.resolve(smart.store(args))),
     purge: (
       args: Parameters<typeof smart.purge>[0],
-    ) => (calls.push(`purge ${args.key}`), smart.purge(args)),
+    ) => (calls.push(`purge ${args.key}`), Promise.resolve(smart.purge(args))),
   }) as SmartProgressStorage;
   const pending = State.loadNow({ body, storage: slow, handlers: HANDLERS, clock });
   assert(!(pending instanceof State));

@@ -327,3 +327,24 @@ Deno.test("built-in storages: records stored and purged again leave the patch as
     false,
   );
 });
+
+Deno.test("multi storages answer at once over storages that do, with a promise over any that waits", async () => {
+  const body = { metadata: { name: "x", annotations: {} } } as RawBody;
+  const record: ProgressRecord = { started: "2020-01-01T00:00:00.000000Z", success: true };
+  const smart = new SmartProgressStorage();
+  const patch = new Patch();
+  assertEquals(smart.store({ key: "fn", record, body, patch }), undefined);
+  const stored = patch.toMergePatch() as RawBody;
+  const fetched = smart.fetch({ key: "fn", body: stored });
+  assert(!(fetched instanceof Promise), "the built-in storages answer without a promise");
+  assertEquals(fetched, record);
+
+  const annotations = new AnnotationsProgressStorage();
+  const waiting = Object.assign(Object.create(annotations), {
+    fetch: (args: ProgressFetchArgs) => Promise.resolve(annotations.fetch(args)),
+  }) as ProgressStorage;
+  const mixed = new MultiProgressStorage([waiting, new StatusProgressStorage()]);
+  const pending = mixed.fetch({ key: "fn", body: stored });
+  assert(pending instanceof Promise, "a storage that waits makes the answer a promise");
+  assertEquals(await pending, record);
+});
