@@ -208,8 +208,15 @@ PlainObject.prototype = Object.prototype;
 /** The keys whose values are views, made when first read. */
 type ViewKey = "body" | "spec" | "meta" | "status" | "labels" | "annotations" | "old" | "new";
 
-/** Not made yet (a view's slot): distinct from any value a handler could assign. */
-const UNMADE: unique symbol = Symbol("unmade");
+/** Where in the body each view of the body looks (`old` and `new` are views of their own). */
+const VIEW_PATHS: Readonly<Record<Exclude<ViewKey, "old" | "new">, FieldPath>> = {
+  body: [],
+  spec: ["spec"],
+  meta: ["metadata"],
+  status: ["status"],
+  labels: ["metadata", "labels"],
+  annotations: ["metadata", "annotations"],
+};
 
 /**
  * The arguments of a resource handler, made key by key in the order handlers see them.
@@ -228,15 +235,8 @@ class ResourceKwargsObject {
   readonly #holder: BodyHolder | undefined;
   #rawOld: unknown;
   #rawNew: unknown;
-  // The views once made, or what was assigned to their keys.
-  #bodyView: unknown = UNMADE;
-  #specView: unknown = UNMADE;
-  #metaView: unknown = UNMADE;
-  #statusView: unknown = UNMADE;
-  #labelsView: unknown = UNMADE;
-  #annotationsView: unknown = UNMADE;
-  #oldView: unknown = UNMADE;
-  #newView: unknown = UNMADE;
+  /** The views once made, or what was assigned to their keys: none until one is read. */
+  #views: Map<ViewKey, unknown> | undefined;
 
   constructor(init: ResourceKwargsInit, extra: object, changeViews: boolean) {
     const holder = init.holder;
@@ -294,70 +294,20 @@ class ResourceKwargsObject {
 
   /** The value of a view's key: the view, made when first read, or what was assigned. */
   static viewOf(kwargs: ResourceKwargsObject, key: ViewKey): unknown {
-    switch (key) {
-      case "body":
-        return kwargs.#bodyView === UNMADE
-          ? kwargs.#bodyView = kwargs.#view(key, [])
-          : kwargs.#bodyView;
-      case "spec":
-        return kwargs.#specView === UNMADE
-          ? kwargs.#specView = kwargs.#view(key, ["spec"])
-          : kwargs.#specView;
-      case "meta":
-        return kwargs.#metaView === UNMADE
-          ? kwargs.#metaView = kwargs.#view(key, ["metadata"])
-          : kwargs.#metaView;
-      case "status":
-        return kwargs.#statusView === UNMADE
-          ? kwargs.#statusView = kwargs.#view(key, ["status"])
-          : kwargs.#statusView;
-      case "labels":
-        return kwargs.#labelsView === UNMADE
-          ? kwargs.#labelsView = kwargs.#view(key, ["metadata", "labels"])
-          : kwargs.#labelsView;
-      case "annotations":
-        return kwargs.#annotationsView === UNMADE
-          ? kwargs.#annotationsView = kwargs.#view(key, ["metadata", "annotations"])
-          : kwargs.#annotationsView;
-      case "old":
-        return kwargs.#oldView === UNMADE
-          ? kwargs.#oldView = readOnlyView(kwargs.#rawOld, key)
-          : kwargs.#oldView;
-      case "new":
-        return kwargs.#newView === UNMADE
-          ? kwargs.#newView = readOnlyView(kwargs.#rawNew, key)
-          : kwargs.#newView;
-    }
+    const views = kwargs.#views ??= new Map();
+    if (views.has(key)) return views.get(key);
+    const view = key === "old"
+      ? readOnlyView(kwargs.#rawOld, key)
+      : key === "new"
+      ? readOnlyView(kwargs.#rawNew, key)
+      : kwargs.#view(key, VIEW_PATHS[key]);
+    views.set(key, view);
+    return view;
   }
 
   /** Assign a view's key, as assigning a plain key would. */
   static setView(kwargs: ResourceKwargsObject, key: ViewKey, value: unknown): void {
-    switch (key) {
-      case "body":
-        kwargs.#bodyView = value;
-        break;
-      case "spec":
-        kwargs.#specView = value;
-        break;
-      case "meta":
-        kwargs.#metaView = value;
-        break;
-      case "status":
-        kwargs.#statusView = value;
-        break;
-      case "labels":
-        kwargs.#labelsView = value;
-        break;
-      case "annotations":
-        kwargs.#annotationsView = value;
-        break;
-      case "old":
-        kwargs.#oldView = value;
-        break;
-      case "new":
-        kwargs.#newView = value;
-        break;
-    }
+    (kwargs.#views ??= new Map()).set(key, value);
   }
 
   /**
