@@ -38,59 +38,53 @@ async function withServer(
 
 const LINES = Array.from({ length: 20 }, (_, i) => `{"type":"ADDED","object":{"n":${i}}}\n`);
 
-Deno.test("streamed chunks are buffers of their own size, not 64 KiB read buffers", async () => {
+/** Run `test` with the response of a streamed request for the lines. */
+async function withStream(test: (response: Response) => Promise<void>): Promise<void> {
   await withServer(LINES, async (url) => {
     const client = await createHttpClient({});
     try {
-      const response = await client.fetch(url, {
-        signal: new AbortController().signal,
-        stream: true,
-      });
-      const decoder = new TextDecoder();
-      let text = "";
-      let chunks = 0;
-      for await (const chunk of response.body!) {
-        chunks++;
-        assertEquals(chunk.buffer.byteLength, chunk.byteLength, "a chunk pins a larger buffer");
-        text += decoder.decode(chunk, { stream: true });
-      }
-      assertEquals(text, LINES.join(""));
-      assert(chunks > 1, `the server's flushes should arrive as several chunks, got ${chunks}`);
+      await test(await client.fetch(url, { signal: new AbortController().signal, stream: true }));
     } finally {
       await client.close();
     }
   });
+}
+
+Deno.test("streamed chunks are buffers of their own size, not 64 KiB read buffers", async () => {
+  await withStream(async (response) => {
+    const decoder = new TextDecoder();
+    let text = "";
+    let chunks = 0;
+    for await (const chunk of response.body!) {
+      chunks++;
+      assertEquals(chunk.buffer.byteLength, chunk.byteLength, "a chunk pins a larger buffer");
+      text += decoder.decode(chunk, { stream: true });
+    }
+    assertEquals(text, LINES.join(""));
+    assert(chunks > 1, `the server's flushes should arrive as several chunks, got ${chunks}`);
+  });
 });
 
 Deno.test("a streamed body's chunks taken directly are the same, lent in their read buffers", async () => {
-  await withServer(LINES, async (url) => {
-    const client = await createHttpClient({});
-    try {
-      const response = await client.fetch(url, {
-        signal: new AbortController().signal,
-        stream: true,
-      });
-      const body = response.body!;
-      const reader = chunkReaderOf(body);
-      assert(body.locked, "the stream is locked once its chunks are taken directly");
-      const decoder = new TextDecoder();
-      let text = "";
-      const buffers = new Set<number>();
-      let chunks = 0;
-      for (let chunk = await reader.read(); chunk !== undefined; chunk = await reader.read()) {
-        // Not copied out: a view of the read buffer, which the next read reuses.
-        chunks++;
-        buffers.add(chunk.buffer.byteLength);
-        assertEquals(chunk.byteOffset, 0);
-        text += decoder.decode(chunk, { stream: true });
-      }
-      assertEquals(text, LINES.join(""));
-      assert(chunks > 1, `the server's flushes should arrive as several chunks, got ${chunks}`);
-      assertEquals([...buffers], [64 * 1024], "the chunks are lent in pooled read buffers");
-      assertEquals(await reader.read(), undefined);
-    } finally {
-      await client.close();
+  await withStream(async (response) => {
+    const body = response.body!;
+    const reader = chunkReaderOf(body);
+    assert(body.locked, "the stream is locked once its chunks are taken directly");
+    const decoder = new TextDecoder();
+    let text = "";
+    const buffers = new Set<number>();
+    let chunks = 0;
+    for (let chunk = await reader.read(); chunk !== undefined; chunk = await reader.read()) {
+      // Not copied out: a view of the read buffer, which the next read reuses.
+      chunks++;
+      buffers.add(chunk.buffer.byteLength);
+      assertEquals(chunk.byteOffset, 0);
+      text += decoder.decode(chunk, { stream: true });
     }
+    assertEquals(text, LINES.join(""));
+    assert(chunks > 1, `the server's flushes should arrive as several chunks, got ${chunks}`);
+    assertEquals([...buffers], [64 * 1024], "the chunks are lent in pooled read buffers");
+    assertEquals(await reader.read(), undefined);
   });
 });
 
