@@ -7,6 +7,9 @@ import type { JsonValue, RawBody } from "../../src/structs/bodies.ts";
 import { ApiClient, type ApiClientOptions } from "../../src/client/api.ts";
 import { Vault } from "../../src/client/vault.ts";
 import { Resource } from "../../src/structs/resources.ts";
+import type { WatchingTuning } from "../../src/client/tuning.ts";
+import { type WatchItem, watchObjects, type WatchObjectsOptions } from "../../src/client/watch.ts";
+import { assertEquals } from "../assert.ts";
 
 /** The example resource of the tests: namespaced, with a status subresource. */
 export const KEX: Resource = new Resource({
@@ -173,4 +176,35 @@ export function list(items: unknown[], resourceVersion: string, cont?: string): 
 /** A small object with a name and resourceVersion. */
 export function obj(name: string, resourceVersion: string, spec: JsonValue = {}): RawBody {
   return { metadata: { name, namespace: "ns", resourceVersion }, spec };
+}
+
+/**
+ * Take `count` items of a watch of KopfExamples in `ns` (with the options given), then stop
+ * it. The items come by themselves; the timer only turns a stuck watch into a failure.
+ */
+export async function collectWatch(
+  server: ScriptedServer,
+  count: number,
+  watching: WatchingTuning,
+  options: Partial<WatchObjectsOptions> = {},
+): Promise<WatchItem[]> {
+  await using api = server.client({ watching });
+  const controller = new AbortController();
+  const items: WatchItem[] = [];
+  const timer = setTimeout(() => controller.abort(), 10_000);
+  try {
+    const watch = watchObjects(api, KEX, {
+      ...options,
+      namespace: "ns",
+      signal: controller.signal,
+    });
+    for await (const item of watch) {
+      items.push(item);
+      if (items.length >= count) controller.abort();
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+  assertEquals(items.length, count, `watch items within 10s: ${JSON.stringify(items)}`);
+  return items;
 }

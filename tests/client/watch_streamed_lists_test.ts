@@ -9,13 +9,14 @@ import { APIUnprocessableError } from "../../src/client/api_errors.ts";
 import type { WatchingTuning } from "../../src/client/tuning.ts";
 import {
   type ChunkedBody,
+  collectWatch,
+  KEX,
   list,
   obj,
   type Recorded,
   ScriptedServer,
   status,
 } from "./scripted_server.ts";
-import { KEX } from "./scripted_server.ts";
 
 const FAST: WatchingTuning = { reconnectBackoff: 0.01, listPageSize: 2 };
 const BACKOFF = { initial: 0.01, cap: 0.02 };
@@ -51,31 +52,12 @@ function bookmark(rv: string, annotations?: Record<string, string>): unknown {
 }
 
 /** Take `count` items of a watch with listings in parts, then stop it. */
-async function collect(
+function collect(
   server: ScriptedServer,
   count: number,
   watching: WatchingTuning = FAST,
 ): Promise<WatchItem[]> {
-  await using api = server.client({ watching });
-  const controller = new AbortController();
-  const items: WatchItem[] = [];
-  const timer = setTimeout(() => controller.abort(), 10_000);
-  try {
-    const watch = watchObjects(api, KEX, {
-      namespace: "ns",
-      signal: controller.signal,
-      listParts: true,
-      backoff: BACKOFF,
-    });
-    for await (const item of watch) {
-      items.push(item);
-      if (items.length >= count) controller.abort();
-    }
-  } finally {
-    clearTimeout(timer);
-  }
-  assertEquals(items.length, count, `watch items within 10s: ${JSON.stringify(items)}`);
-  return items;
+  return collectWatch(server, count, watching, { listParts: true, backoff: BACKOFF });
 }
 
 /** The items in short: `LISTING a,b`, `LISTED c @5`, `MODIFIED a`. */

@@ -8,6 +8,7 @@ import { APIForbiddenError } from "../../src/client/api_errors.ts";
 import type { WatchingTuning } from "../../src/client/tuning.ts";
 import {
   type ChunkedBody,
+  collectWatch,
   KEX,
   list,
   obj,
@@ -38,35 +39,12 @@ function scripted(
 }
 
 /** Take items from a watch until `count` are collected, then stop it. */
-async function collect(
+function collect(
   server: ScriptedServer,
   count: number,
   watching: WatchingTuning = FAST,
 ): Promise<WatchItem[]> {
-  await using api = server.client({ watching });
-  const controller = new AbortController();
-  const items: WatchItem[] = [];
-  // The items come by themselves; the timer only turns a stuck watch into a failure.
-  let late = false;
-  const timer = setTimeout(() => {
-    late = true;
-    controller.abort();
-  }, 10_000);
-  try {
-    for await (
-      const item of watchObjects(api, KEX, { namespace: "ns", signal: controller.signal })
-    ) {
-      items.push(item);
-      if (items.length >= count) controller.abort();
-    }
-  } finally {
-    clearTimeout(timer);
-  }
-  assert(
-    !late,
-    `only ${items.length} of ${count} watch items within 10s: ${JSON.stringify(items)}`,
-  );
-  return items;
+  return collectWatch(server, count, watching);
 }
 
 function kinds(server: ScriptedServer): string[] {
