@@ -3,6 +3,7 @@
  * denials, failure policies, selectors, rules, timeouts, dry runs, DELETE reviews, warnings
  * (also through kubectl), and the record of calls.
  */
+import { available } from "../../platform/commands.ts";
 import { FakeCluster } from "../../../src/testing/mod.ts";
 import { startHttpServer } from "../../../src/platform/http_server.ts";
 import {
@@ -458,11 +459,7 @@ Deno.test("dry runs call webhooks without side effects (told dryRun) and refuse 
   assertEquals(hook.reviews[1].dryRun, false);
 });
 
-const hasKubectl = await new Deno.Command("kubectl", {
-  args: ["version", "--client"],
-  stdout: "null",
-  stderr: "null",
-}).output().then((o) => o.success).catch(() => false);
+const hasKubectl = await available("kubectl", ["version", "--client"]);
 
 Deno.test({
   name: "kubectl shows the webhooks' warnings and denials",

@@ -3,15 +3,11 @@
  * `--as`, and with a service account's token), `can-i --list`, `whoami`, `create token`,
  * legacy token Secrets, and Kubernetes' wording of a 403. Skipped without kubectl.
  */
+import { available } from "../../platform/commands.ts";
 import { FakeCluster } from "../../../src/testing/mod.ts";
 import { assertEquals, assertStringIncludes } from "../../assert.ts";
 
-const hasKubectl = await new Deno.Command("kubectl", {
-  args: ["version", "--client"],
-  stdout: "null",
-  stderr: "null",
-})
-  .output().then((o) => o.success).catch(() => false);
+const hasKubectl = await available("kubectl", ["version", "--client"]);
 
 interface Result {
   ok: boolean;

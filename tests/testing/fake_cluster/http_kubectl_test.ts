@@ -2,16 +2,12 @@
  * End to end with the real kubectl: FakeCluster must satisfy a client nobody here wrote.
  * Skipped when kubectl is not installed.
  */
+import { available } from "../../platform/commands.ts";
 import { FakeCluster } from "../../../src/testing/mod.ts";
 import { assert, assertEquals, assertStringIncludes } from "../../assert.ts";
 import { exampleCrd } from "./helpers.ts";
 
-const hasKubectl = await new Deno.Command("kubectl", {
-  args: ["version", "--client"],
-  stdout: "null",
-  stderr: "null",
-})
-  .output().then((o) => o.success).catch(() => false);
+const hasKubectl = await available("kubectl", ["version", "--client"]);
 
 /** A kubectl bound to one cluster, with its own kubeconfig and discovery cache. */
 class Kubectl {

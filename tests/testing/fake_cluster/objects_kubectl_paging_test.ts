@@ -2,15 +2,12 @@
  * The fake cluster's paginated lists with a client nobody here wrote: `kubectl get
  * --chunk-size=N` follows the `continue` tokens, page by page, to the full listing.
  */
+import { available } from "../../platform/commands.ts";
 import { FakeCluster } from "../../../src/testing/mod.ts";
 import { assert, assertEquals } from "../../assert.ts";
 import { configMap } from "./helpers.ts";
 
-const hasKubectl = await new Deno.Command("kubectl", {
-  args: ["version", "--client"],
-  stdout: "null",
-  stderr: "null",
-}).output().then((o) => o.success).catch(() => false);
+const hasKubectl = await available("kubectl", ["version", "--client"]);
 
 Deno.test({
   name: "kubectl get --chunk-size pages through the listing with limit and continue",
