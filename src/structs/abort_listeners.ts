@@ -20,13 +20,13 @@ export interface AbortListener {
 }
 
 /** The listeners of each signal that has any (or had: the set stays, empty, once made). */
-const fanOuts = new WeakMap<AbortSignal, Set<(() => void) | AbortListener>>();
+const fanOuts = new WeakMap<AbortSignal, Set<AbortListener>>();
 
 /** The listeners of the signal, made (and followed) at the first. */
-function listenersOf(signal: AbortSignal): Set<(() => void) | AbortListener> {
+function listenersOf(signal: AbortSignal): Set<AbortListener> {
   let listeners = fanOuts.get(signal);
   if (listeners === undefined) {
-    const set = new Set<(() => void) | AbortListener>();
+    const set = new Set<AbortListener>();
     listeners = set;
     fanOuts.set(signal, set);
     signal.addEventListener("abort", () => {
@@ -34,8 +34,7 @@ function listenersOf(signal: AbortSignal): Set<(() => void) | AbortListener> {
       set.clear();
       for (const each of called) {
         try {
-          if (typeof each === "function") each();
-          else each.handleAbort();
+          each.handleAbort();
         } catch (error) {
           queueMicrotask(() => {
             throw error;
@@ -55,7 +54,7 @@ function listenersOf(signal: AbortSignal): Set<(() => void) | AbortListener> {
  */
 export function onAbort(signal: AbortSignal, listener: () => void): () => void {
   const listeners = listenersOf(signal);
-  const own = () => listener();
+  const own: AbortListener = { handleAbort: listener }; // its own entry, even if added twice
   listeners.add(own);
   return () => {
     listeners.delete(own);

@@ -27,7 +27,7 @@ export interface Deadline {
 
 interface Entry {
   readonly at: number;
-  callback: (() => void) | Expiring | undefined; // undefined once called or cancelled
+  target: Expiring | undefined; // undefined once called or cancelled
   next: Entry | undefined;
 }
 
@@ -55,7 +55,7 @@ export class DeadlineQueue {
 
   /** Call `callback` after the queue's seconds; returns the function that cancels it. */
   add(callback: () => void): () => void {
-    const entry = this.#push(callback);
+    const entry = this.#push({ expire: callback });
     return () => this.#cancel(entry);
   }
 
@@ -72,8 +72,8 @@ export class DeadlineQueue {
     this.#cancel(deadline as unknown as Entry);
   }
 
-  #push(callback: (() => void) | Expiring): Entry {
-    const entry: Entry = { at: this.#clock.now() + this.#seconds, callback, next: undefined };
+  #push(target: Expiring): Entry {
+    const entry: Entry = { at: this.#clock.now() + this.#seconds, target, next: undefined };
     if (this.#tail === undefined) this.#head = entry;
     else this.#tail.next = entry;
     this.#tail = entry;
@@ -83,8 +83,8 @@ export class DeadlineQueue {
   }
 
   #cancel(entry: Entry): void {
-    if (entry.callback === undefined) return;
-    entry.callback = undefined;
+    if (entry.target === undefined) return;
+    entry.target = undefined;
     this.#size--;
     this.#drop();
     if (this.#head === undefined) this.#disarm();
@@ -92,7 +92,7 @@ export class DeadlineQueue {
 
   /** Forget the cancelled entries at the front. */
   #drop(): void {
-    while (this.#head !== undefined && this.#head.callback === undefined) {
+    while (this.#head !== undefined && this.#head.target === undefined) {
       this.#head = this.#head.next;
     }
     if (this.#head === undefined) this.#tail = undefined;
@@ -116,12 +116,11 @@ export class DeadlineQueue {
       const entry = this.#head;
       this.#head = entry.next;
       if (this.#head === undefined) this.#tail = undefined;
-      const callback = entry.callback;
-      if (callback === undefined) continue;
-      entry.callback = undefined;
+      const target = entry.target;
+      if (target === undefined) continue;
+      entry.target = undefined;
       this.#size--;
-      if (typeof callback === "function") callback();
-      else callback.expire();
+      target.expire();
     }
     this.#drop();
     if (this.#cancelTimer === undefined) this.#arm(); // a callback may have added and armed
