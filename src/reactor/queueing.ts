@@ -35,6 +35,7 @@ import { type Clock, realClock, sleep } from "../structs/clock.ts";
 import { Deadlines, type Scheduled } from "./deadlines.ts";
 import { Semaphore } from "../structs/semaphores.ts";
 import { describeError, summarizeError } from "../structs/log_formats.ts";
+import { type Deadline, DeadlineQueue, type Expiring } from "../structs/deadline_queues.ts";
 import { isAtLeastVersion, objectKey } from "../structs/identities.ts";
 import type { BatchingSettings, PersistenceSettings } from "../settings/operator_settings.ts";
 import type { Logger } from "../structs/loggers.ts";
@@ -137,15 +138,23 @@ interface Expectation {
  * A place among the processings. Made once per admission, in place of closures: it gives
  * the places back, and waits in the queue of admission holds until given back or due.
  */
-interface Admission {
-  /** When it gives its admission place up (the clock's seconds). */
-  readonly at: number;
-  /** Gives the worker place back; `undefined` once given back. */
-  worker: (() => void) | undefined;
-  /** Gives the admission place back; `undefined` once given back or given up. */
-  admission: (() => void) | undefined;
-  /** The next younger admission in the queue of holds. */
-  next: Admission | undefined;
+class Admission implements Expiring {
+  /** Its hold in the queue of holds; `undefined` once given back or given up. */
+  hold: Deadline | undefined;
+
+  constructor(
+    /** Gives the worker place back; `undefined` once given back. */
+    public worker: (() => void) | undefined,
+    /** Gives the admission place back; `undefined` once given back or given up. */
+    public admission: (() => void) | undefined,
+  ) {}
+
+  /** Held long enough: the admission place is given up to others. */
+  expire(): void {
+    const release = this.admission;
+    this.admission = this.hold = undefined;
+    release?.();
+  }
 }
 
 interface Worker extends Scheduled {
@@ -201,14 +210,10 @@ export class Multiplexer {
   readonly #limiter: Semaphore;
   readonly #admission: Semaphore;
   /**
-   * The admissions in the order they were made (so by their hold's end), given back or
-   * not: one timer for all, armed again only when it fires, not for every admission.
+   * The admission holds: one timer for all (they are all of one length), kept while
+   * admissions come one after another rather than armed again for each of them.
    */
-  #holdsHead: Admission | undefined;
-  #holdsTail: Admission | undefined;
-  #holdsTimer: (() => void) | undefined;
-  readonly #admissionHold: number;
-  readonly #onHoldsDue = () => this.#releaseHolds();
+  readonly #holds: DeadlineQueue;
   readonly #backlogLimit: number;
   #backlog = 0;
   #busy = 0;
@@ -225,7 +230,9 @@ export class Multiplexer {
     this.#parked = new Deadlines(this.#clock, (worker) => this.#wake(worker));
     this.#limiter = new Semaphore(() => this.#batching.workerLimit);
     this.#admission = new Semaphore(options.admissionLimit ?? DEFAULT_ADMISSION_LIMIT);
-    this.#admissionHold = options.admissionHold ?? ADMISSION_HOLD;
+    this.#holds = new DeadlineQueue(options.admissionHold ?? ADMISSION_HOLD, this.#clock, {
+      keepTimer: true,
+    });
     this.#backlogLimit = Math.max(1, options.backlogLimit ?? DEFAULT_BACKLOG_LIMIT);
   }
 
@@ -492,16 +499,8 @@ export class Multiplexer {
     try {
       releaseWorker = await this.#limiter.acquire(signal);
       const releaseAdmission = await this.#admission.acquire(signal);
-      const admission: Admission = {
-        at: this.#clock.now() + this.#admissionHold,
-        worker: releaseWorker,
-        admission: releaseAdmission,
-        next: undefined,
-      };
-      if (this.#holdsTail === undefined) this.#holdsHead = admission;
-      else this.#holdsTail.next = admission;
-      this.#holdsTail = admission;
-      if (this.#holdsTimer === undefined) this.#armHolds(this.#admissionHold);
+      const admission = new Admission(releaseWorker, releaseAdmission);
+      admission.hold = this.#holds.enter(admission);
       return admission;
     } catch {
       releaseWorker?.();
@@ -511,47 +510,12 @@ export class Multiplexer {
 
   /** Give the places of an admission back (again: nothing happens). */
   #leave(admission: Admission): void {
+    if (admission.hold !== undefined) this.#holds.cancel(admission.hold);
     const releaseAdmission = admission.admission;
     const releaseWorker = admission.worker;
-    admission.admission = admission.worker = undefined;
+    admission.admission = admission.worker = admission.hold = undefined;
     releaseAdmission?.();
     releaseWorker?.();
-    this.#dropHolds();
-  }
-
-  /** Forget the admissions at the front of the holds that hold nothing any more. */
-  #dropHolds(): void {
-    let head = this.#holdsHead;
-    while (head !== undefined && head.admission === undefined) head = head.next;
-    this.#holdsHead = head;
-    if (head === undefined) this.#holdsTail = undefined;
-  }
-
-  /** Nothing is processed nor waits: no admission is held, and no timer may linger. */
-  #clearHolds(): void {
-    this.#holdsTimer?.();
-    this.#holdsTimer = undefined;
-    this.#holdsHead = this.#holdsTail = undefined;
-  }
-
-  #armHolds(seconds: number): void {
-    this.#holdsTimer = this.#clock.schedule(seconds, this.#onHoldsDue);
-  }
-
-  /** The holds' timer: the admissions held long enough give their admission places up. */
-  #releaseHolds(): void {
-    this.#holdsTimer = undefined;
-    const now = this.#clock.now();
-    let head = this.#holdsHead;
-    while (head !== undefined && (head.admission === undefined || head.at <= now)) {
-      const release = head.admission;
-      head.admission = undefined;
-      release?.();
-      head = head.next;
-    }
-    this.#holdsHead = head;
-    if (head === undefined) this.#holdsTail = undefined;
-    else this.#armHolds(head.at - now);
   }
 
   /** What the worker's processings get; the same for all of them. */
@@ -640,7 +604,7 @@ export class Multiplexer {
           worker.admission = undefined;
           // With more to process, the timer is kept for the next admissions: not re-armed
           // for each of them when they come one at a time.
-          if (--this.#busy === 0 && this.#backlog === 0) this.#clearHolds();
+          if (--this.#busy === 0 && this.#backlog === 0) this.#holds.clear();
           worker.current = undefined;
           const idle = worker.idle;
           if (idle !== undefined) {

@@ -31,10 +31,22 @@ interface Entry {
   next: Entry | undefined;
 }
 
+/** How a {@link DeadlineQueue} treats its timer. */
+export interface DeadlineQueueOptions {
+  /**
+   * When cancellations empty the queue, leave the timer to fire (at most the queue's
+   * seconds later, then not armed again) instead of cancelling it and arming a new one for
+   * the next deadline: for a queue that empties and refills for every one of many things
+   * processed one after another. {@link DeadlineQueue.clear} drops it at once.
+   */
+  readonly keepTimer?: boolean;
+}
+
 /** Callbacks called a fixed number of seconds after each was added, unless cancelled. */
 export class DeadlineQueue {
   readonly #seconds: number;
   readonly #clock: Clock;
+  readonly #keepTimer: boolean;
   #head: Entry | undefined;
   #tail: Entry | undefined;
   #cancelTimer: (() => void) | undefined;
@@ -43,9 +55,10 @@ export class DeadlineQueue {
   readonly #onTimer = () => this.#fire();
 
   /** A queue of timeouts of `seconds` each, on the given clock (the real one by default). */
-  constructor(seconds: number, clock: Clock = realClock) {
+  constructor(seconds: number, clock: Clock = realClock, options: DeadlineQueueOptions = {}) {
     this.#seconds = seconds;
     this.#clock = clock;
+    this.#keepTimer = options.keepTimer ?? false;
   }
 
   /** How many callbacks wait (neither called nor cancelled). */
@@ -87,7 +100,15 @@ export class DeadlineQueue {
     entry.target = undefined;
     this.#size--;
     this.#drop();
-    if (this.#head === undefined) this.#disarm();
+    if (this.#head === undefined && !this.#keepTimer) this.#disarm();
+  }
+
+  /** Cancel every deadline, and the timer. */
+  clear(): void {
+    for (let entry = this.#head; entry !== undefined; entry = entry.next) entry.target = undefined;
+    this.#head = this.#tail = undefined;
+    this.#size = 0;
+    this.#disarm();
   }
 
   /** Forget the cancelled entries at the front. */

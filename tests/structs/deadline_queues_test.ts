@@ -86,3 +86,25 @@ Deno.test("entered objects expire when due among the callbacks, unless cancelled
   await clock.advance(10);
   assertEquals(calls, ["a", "b"]);
 });
+
+Deno.test("a queue that keeps its timer leaves it to fire when emptied; clear drops all", async () => {
+  const clock = new ManualClock();
+  const queue = new DeadlineQueue(5, clock, { keepTimer: true });
+  const calls: string[] = [];
+  const cancelA = queue.add(() => calls.push("a"));
+  cancelA();
+  assertEquals([queue.size, clock.sleepers], [0, 1], "emptied, the timer stays");
+  await clock.advance(2);
+  queue.add(() => calls.push("b")); // due at 7: the same timer serves, fires at 5, re-arms
+  assertEquals(clock.sleepers, 1);
+  await clock.advance(3);
+  assertEquals([calls, clock.sleepers], [[], 1]);
+  await clock.advance(2);
+  assertEquals([calls, queue.size, clock.sleepers], [["b"], 0, 0], "no timer once it fired");
+  queue.add(() => calls.push("c"));
+  queue.add(() => calls.push("d"));
+  queue.clear();
+  assertEquals([queue.size, clock.sleepers], [0, 0]);
+  await clock.advance(10);
+  assertEquals(calls, ["b"]);
+});
