@@ -351,7 +351,7 @@ export async function runChangingCycle(
   const storage = context.settings.persistence.progressStorage;
   const title = TITLES[cause.reason];
   // The built-in storages answer at once: only promises are awaited (each takes a turn).
-  const loaded = State.loadNow({ body, storage, handlers: owned, clock: context.clock });
+  const loaded = State.fromStorage({ body, storage, handlers: owned, clock: context.clock });
   let state = isThenable(loaded) ? await loaded : loaded;
   state = state.withPurpose(cause.reason).withHandlers(handlers);
 
@@ -368,7 +368,7 @@ export async function runChangingCycle(
     }
     state = state.withPurpose(cause.reason, handlers.filter((h) => state.has(h.id)));
     if (state.hasExtras) {
-      const purged = state.purgeNow({ body, patch, storage, handlers: owned });
+      const purged = state.purge({ body, patch, storage, handlers: owned });
       if (isThenable(purged)) await purged;
     }
   }
@@ -390,7 +390,7 @@ export async function runChangingCycle(
   // A cycle that finishes its cause purges every record right after (a deletion's keeps
   // them for its fallback): with the built-in storages, storing them first changes nothing.
   if (!(state.done && cause.reason !== "delete" && storingIsUndoneByPurging(storage))) {
-    const stored = state.storeNow({ body, patch, storage });
+    const stored = state.store({ body, patch, storage });
     if (isThenable(stored)) await stored;
   }
   deliverResults(outcomes, patch, true);
@@ -407,7 +407,7 @@ export async function runChangingCycle(
   const fallback = outcomes.size > 0 && cause.reason === "delete"
     ? new Patch(patch.toMergePatch())
     : undefined;
-  const purged = state.purgeNow({ body, patch, storage, handlers: owned });
+  const purged = state.purge({ body, patch, storage, handlers: owned });
   if (isThenable(purged)) await purged;
   return { done: true, delays: [], fallback, ran };
 }

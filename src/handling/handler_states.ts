@@ -453,16 +453,12 @@ export class State implements Iterable<[string, HandlerState]> {
     return new State([], options);
   }
 
-  /** The persisted states of the given handlers; those with no record are left out. */
-  static async fromStorage(options: StateLoadOptions): Promise<State> {
-    return await State.loadNow(options);
-  }
-
   /**
-   * The same as {@link fromStorage}, but the state itself when the storage answers at once
-   * (as the built-in ones do): a cycle then takes no turn of the event loop for it.
+   * The persisted states of the given handlers; those with no record are left out. The
+   * state itself when the storage answers at once (as the built-in ones do), so that a
+   * cycle takes no turn of the event loop for it; else a promise of it.
    */
-  static loadNow(options: StateLoadOptions): State | Promise<State> {
+  static fromStorage(options: StateLoadOptions): State | Promise<State> {
     const clock = options.clock ?? realClock;
     const { storage, body } = options;
     const states = new Map<string, HandlerState>();
@@ -475,7 +471,7 @@ export class State implements Iterable<[string, HandlerState]> {
     return State.#loaded(states, clock);
   }
 
-  /** The rest of {@link loadNow} once a storage has answered with a promise. */
+  /** The rest of {@link fromStorage} once a storage has answered with a promise. */
   static async #loadRest(
     options: StateLoadOptions,
     states: Map<string, HandlerState>,
@@ -656,16 +652,11 @@ export class State implements Iterable<[string, HandlerState]> {
     return delays.length ? Math.min(...delays) : null;
   }
 
-  /** Put the changed records into the patch (unchanged ones are not rewritten). */
-  async store(options: StateStoreOptions): Promise<void> {
-    await this.storeNow(options);
-  }
-
   /**
-   * The same as {@link store}, done at once (no promise) when the storage writes at once,
-   * as the built-in ones do: a cycle then takes no turn of the event loop for it.
+   * Put the changed records into the patch (unchanged ones are not rewritten): at once (no
+   * promise) when the storage writes at once, as the built-in ones do.
    */
-  storeNow(options: StateStoreOptions): void | Promise<void> {
+  store(options: StateStoreOptions): void | Promise<void> {
     let pending: Promise<void> | undefined;
     this.#states.forEach((state, id) => {
       const record = state.forStorage();
@@ -685,17 +676,10 @@ export class State implements Iterable<[string, HandlerState]> {
 
   /**
    * Remove the records of our handlers, of any other handler in this state, and of all
-   * their sub-handlers — and nothing else (other operators' records stay).
+   * their sub-handlers — and nothing else (other operators' records stay): at once (no
+   * promise) when the storage purges at once, as the built-in ones do.
    */
-  async purge(options: StatePurgeOptions): Promise<void> {
-    await this.purgeNow(options);
-  }
-
-  /**
-   * The same as {@link purge}, done at once (no promise) when the storage purges at once,
-   * as the built-in ones do: a cycle then takes no turn of the event loop for it.
-   */
-  purgeNow({ body, patch, storage, handlers }: StatePurgeOptions): void | Promise<void> {
+  purge({ body, patch, storage, handlers }: StatePurgeOptions): void | Promise<void> {
     const keys = uniqueIds(handlers); // in this order, each once
     let seen = keys.length > 16 ? new Set(keys) : undefined;
     // No iterator and pair per state (this runs per object).
@@ -713,7 +697,7 @@ export class State implements Iterable<[string, HandlerState]> {
   }
 }
 
-/** Write one handler's record (see {@link State.storeNow}). */
+/** Write one handler's record (see {@link State.store}). */
 function storeRecord(
   { body, patch, storage }: StateStoreOptions,
   key: string,
@@ -728,7 +712,7 @@ function flush(storage: ProgressStorage): void | Promise<void> {
   if (isThenable(flushed)) return Promise.resolve(flushed).then(() => {});
 }
 
-/** The rest of {@link State.purgeNow} once a storage has answered with a promise. */
+/** The rest of {@link State.purge} once a storage has answered with a promise. */
 async function purgeRest(
   pending: unknown,
   keys: readonly string[],

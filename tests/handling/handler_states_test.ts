@@ -256,14 +256,14 @@ Deno.test("results that are (or hold) read-only views of the body are delivered 
 Deno.test("loading, storing and purging are done at once with a storage that answers at once", async () => {
   const clock = fixedClock();
   const body = bodyWith({ "kopf.zalando.org/create_fn": AFTER_RETRY });
-  const loaded = State.loadNow({ body, storage, handlers: HANDLERS, clock });
+  const loaded = State.fromStorage({ body, storage, handlers: HANDLERS, clock });
   assert(loaded instanceof State && loaded.has("create_fn") && !loaded.has("other_fn"));
   const state = loaded.withPurpose("create").withHandlers(HANDLERS)
     .withOutcomes({ other_fn: { final: true } });
   const patch = new Patch();
-  assertEquals(state.storeNow({ body, patch, storage }), undefined);
+  assertEquals(state.store({ body, patch, storage }), undefined);
   assertEquals(Object.keys(patch.metadata.annotations), ["kopf.zalando.org/other_fn"]);
-  assertEquals(state.purgeNow({ body, patch, storage, handlers: HANDLERS }), undefined);
+  assertEquals(state.purge({ body, patch, storage, handlers: HANDLERS }), undefined);
   assertEquals(patch.toMergePatch().metadata, {
     annotations: { "kopf.zalando.org/create_fn": null },
   });
@@ -283,13 +283,13 @@ Deno.test("loading, storing and purging are done at once with a storage that ans
       args: Parameters<typeof smart.purge>[0],
     ) => (calls.push(`purge ${args.key}`), Promise.resolve(smart.purge(args))),
   }) as SmartProgressStorage;
-  const pending = State.loadNow({ body, storage: slow, handlers: HANDLERS, clock });
+  const pending = State.fromStorage({ body, storage: slow, handlers: HANDLERS, clock });
   assert(!(pending instanceof State));
   const again = (await pending).withPurpose("create").withHandlers(HANDLERS)
     .withOutcomes({ create_fn: { final: true }, other_fn: { final: true } });
   const patch2 = new Patch();
-  await again.storeNow({ body, patch: patch2, storage: slow });
-  await again.purgeNow({ body, patch: patch2, storage: slow, handlers: HANDLERS });
+  await again.store({ body, patch: patch2, storage: slow });
+  await again.purge({ body, patch: patch2, storage: slow, handlers: HANDLERS });
   assertEquals(calls, [
     "fetch create_fn",
     "fetch other_fn",
