@@ -40,12 +40,6 @@ function frameWith(frame: Frame | undefined, context: unknown, value: unknown): 
   return copy;
 }
 
-/** Whether the context of the binding at `index` is given by an earlier one too. */
-function givenBefore(bindings: readonly Binding[], index: number): boolean {
-  for (let i = 0; i < index; i++) if (bindings[i][0] === bindings[index][0]) return true;
-  return false;
-}
-
 /** A slot whose value is set for the duration of a call and everything it awaits. */
 export class AsyncContext<T> {
   /** Run `fn` with `value` as the current value; nested calls see it until `fn` settles. */
@@ -70,27 +64,11 @@ export class AsyncContext<T> {
    * given twice takes the later value), in one switch of the flow's values.
    */
   static runAll<R>(bindings: readonly Binding[], fn: () => R): R {
-    // Indexed loops, no destructuring: this runs per handler call, often before optimisation.
-    // The frame is made at its final size (growing a copy would allocate twice).
-    const current = frames.getStore();
-    const length = current === undefined ? 0 : current.length;
-    let added = 0;
+    const frame = frames.getStore()?.slice() ?? [];
     for (let i = 0; i < bindings.length; i++) {
-      if (indexIn(current, bindings[i][0]) < 0 && !givenBefore(bindings, i)) added += 2;
-    }
-    const frame: unknown[] = new Array(length + added);
-    for (let i = 0; i < length; i++) frame[i] = current![i];
-    let end = length;
-    for (let i = 0; i < bindings.length; i++) {
-      const binding = bindings[i];
-      const index = indexIn(frame, binding[0]);
-      if (index >= 0 && index < end) {
-        frame[index] = binding[1];
-      } else {
-        frame[end] = binding[0];
-        frame[end + 1] = binding[1];
-        end += 2;
-      }
+      const index = indexIn(frame, bindings[i][0]);
+      if (index >= 0) frame[index] = bindings[i][1];
+      else frame.push(bindings[i][0], bindings[i][1]);
     }
     return frames.run(frame, fn);
   }
