@@ -5,6 +5,10 @@
  *
  * - (a) floor: plain `fetch` — one LIST, one WATCH, one merge PATCH of the status per new
  *   object, 16 at a time (`compare/floor.ts`);
+ * - (a2) floor-twice: the floor, writing also an annotation to the object before the
+ *   status, as the operator does with its default storages: two requests per object with a
+ *   status subresource (so run by default only then), which tells what that second write
+ *   costs apart from what the framework does;
  * - (b) client-node: `@kubernetes/client-node`'s informer and
  *   `CustomObjectsApi.patchNamespacedCustomObjectStatus` (a merge patch), 16 at a time
  *   (`compare/client_node.ts`). It makes a new `http.Agent` for every request, so each PATCH
@@ -13,7 +17,8 @@
  * - (c) kopf: this framework's operator, standalone and cluster-wide, with one create
  *   handler returning a result, no batching window, no Events posted (`compare/kopf.ts`).
  *   It writes twice per object: the result to the status, and its diff-base annotation
- *   (`last-handled-configuration`) to the body, which the others do not keep.
+ *   (`last-handled-configuration`) to the body, which the others do not keep; once with
+ *   `KOPF_BENCH_COMPARE_STORAGE=status` or without the status subresource.
  *
  * Each controller runs in its own child process (so that memory and CPU are its own), one
  * after another, each against a fresh FakeCluster started the same way in this process (so
@@ -52,10 +57,14 @@
  *     KOPF_BENCH_COMPARE_EXISTING=1 KOPF_BENCH_COMPARE_SIZES=100000 deno task bench compare
  *     KOPF_BENCH_COMPARE_HEAP=1 deno task bench compare    # + the heap the operator keeps
  *     KOPF_BENCH_COMPARE_LIST_MODE=paginate deno task bench compare   # the operator's listMode
+ *     KOPF_BENCH_COMPARE_STORAGE=status deno task bench compare   # the operator's storages
  *
  * `KOPF_BENCH_COMPARE_STATUS=none` serves the CRD without its status subresource: the plain
  * controllers then patch the object itself, and kopf writes its result and diff-base in one
  * request (with the subresource, they are two: see docs/writes.md).
+ * `KOPF_BENCH_COMPARE_STORAGE=status` gives the operator `StatusProgressStorage` and
+ * `StatusDiffBaseStorage`: it then keeps everything in the status, in one write per object
+ * with the subresource too.
  * `KOPF_BENCH_COMPARE_BASELINE` names another checkout of this project: its kopf controller
  * runs too, as `baseline`, just before this one's, for a before/after comparison in one run
  * (on a shared machine, runs minutes apart are not comparable).
@@ -82,6 +91,8 @@ import { statusSubresource } from "./compare/pool.ts";
 
 const KIND = "kopfexamples.kopf.dev";
 const LAST_HANDLED = "kopf.zalando.org/last-handled-configuration";
+/** Whether the operator keeps its progress and diff-base in the status (one write per object). */
+const IN_STATUS = Deno.env.get("KOPF_BENCH_COMPARE_STORAGE") === "status";
 /** Give up when no object got handled for this long. */
 const STALL_MS = 60_000;
 
@@ -125,6 +136,8 @@ interface Controller {
   module: string;
   /** The checkout it runs from: this one by default. */
   root?: URL;
+  /** Arguments of the child after the server's URL and the kubeconfig. */
+  args?: string[];
   /** Whether the request log says that every object may be handled (then it is checked). */
   mayBeDone(counter: RequestCounter, count: number): boolean;
   /** When the child started handling the object, if it has handled it. */
@@ -141,6 +154,15 @@ const CONTROLLERS: Controller[] = [
     label: "(a) floor: plain fetch",
     module: "compare/floor.ts",
     mayBeDone: (counter, count) => statusWritten(counter) >= count,
+    started: handledAt,
+  },
+  {
+    key: "floor-twice",
+    label: "(a2) floor writing twice: an annotation, then the status",
+    module: "compare/floor.ts",
+    args: ["--twice"],
+    mayBeDone: (counter, count) =>
+      statusWritten(counter) >= count && (!STATUS_SUBRESOURCE || counter.patched.size >= count),
     started: handledAt,
   },
   {
@@ -171,19 +193,31 @@ function kopfController(key: string, label: string): Controller {
     label,
     module: "compare/kopf.ts",
     // The result goes to the status, the diff-base annotation to the body: two patches
-    // with a status subresource, one without.
+    // with a status subresource, one without; one in both cases with the diff-base in the
+    // status.
     mayBeDone: (counter, count) =>
-      (!STATUS_SUBRESOURCE || counter.statusPatched.size >= count) &&
-      counter.patched.size >= count,
+      IN_STATUS ? statusWritten(counter) >= count : (!STATUS_SUBRESOURCE ||
+        counter.statusPatched.size >= count) && counter.patched.size >= count,
     started: (object) => {
-      const result = (object.status as { createFn?: { started?: number } } | undefined)?.createFn;
-      const annotated = object.metadata?.annotations?.[LAST_HANDLED] !== undefined;
-      return annotated ? result?.started : undefined;
+      const status = object.status as {
+        createFn?: { started?: number };
+        kopf?: Record<string, unknown>;
+      } | undefined;
+      const stored = IN_STATUS
+        ? status?.kopf?.["last-handled-configuration"]
+        : object.metadata?.annotations?.[LAST_HANDLED];
+      return stored !== undefined ? status?.createFn?.started : undefined;
     },
   };
 }
 
-const WANTED = envList("KOPF_BENCH_COMPARE_CONTROLLERS", CONTROLLERS.map((c) => c.key).join(","));
+// The floor that writes twice tells apart, with a status subresource, what the operator's
+// second write costs from what the framework does; without one it is the floor again.
+const WANTED = envList(
+  "KOPF_BENCH_COMPARE_CONTROLLERS",
+  CONTROLLERS.filter((c) => c.key !== "floor-twice" || (STATUS_SUBRESOURCE && !IN_STATUS))
+    .map((c) => c.key).join(","),
+);
 for (const key of WANTED) {
   if (!CONTROLLERS.some((c) => c.key === key)) {
     throw new Error(`Unknown controller ${key}; known: ${CONTROLLERS.map((c) => c.key)}`);
@@ -260,6 +294,7 @@ async function measure(controller: Controller, count: number): Promise<Row> {
     new URL(`scripts/bench/${controller.module}`, root).pathname,
     cluster.url,
     kubeconfig,
+    ...controller.args ?? [],
   ]);
   const exited = child.process.status.then((status) => {
     throw new Error(`The ${controller.key} controller exited with code ${status.code}.`);
@@ -450,13 +485,16 @@ export const section: BenchSection = {
     const crd = STATUS_SUBRESOURCE
       ? "the CRD with its status subresource"
       : "the CRD without a status subresource";
+    const storages = IN_STATUS ? "; the operator's progress and diff-base in the status" : "";
     const how = EXISTING
       ? "the objects created before the controller starts; wall time from its spawn to the " +
         "last write; CPU = the controller process's user + system time from its spawn; " +
         "latency = spawn → start of handling"
       : "wall time from the first creation to the last write; CPU = the controller " +
         "process's user + system time while handling; latency = creation → start of handling";
-    return `${table(rows, floors)}\n\n(${cpus} cores; ${v8}; ${crd}${pace}; each controller ` +
+    return `${
+      table(rows, floors)
+    }\n\n(${cpus} cores; ${v8}; ${crd}${storages}${pace}; each controller ` +
       `in its own process against a fresh fake cluster; ${how}.)`;
   },
 };

@@ -7,7 +7,12 @@
  * subresource), at most `KOPF_BENCH_COMPARE_POOL` (16) at a time. A watch that ends resumes from
  * the last resourceVersion seen; 410 Gone (as a status or as an ERROR event) relists.
  *
- *     deno run -A scripts/bench/compare/floor.ts <server-url>
+ * With `--twice`, it also writes what the operator keeps in the object's metadata with its
+ * default storages: before the status, a merge PATCH of the object that sets an
+ * annotation (the size of the operator's diff-base). With a status subresource that is a
+ * second request per object, as the operator's; without one, it goes in the same request.
+ *
+ *     deno run -A scripts/bench/compare/floor.ts <server-url> [<kubeconfig>] [--twice]
  *
  * Prints READY once its watch is open; runs until killed.
  */
@@ -29,19 +34,30 @@ const server = Deno.args[0];
 const PATH = "/apis/kopf.dev/v1/kopfexamples";
 const seen = new Set<string>();
 const subresource = statusSubresource();
+const twice = Deno.args.includes("--twice");
+/** As long as the operator's diff-base annotation of the bench's objects. */
+const ANNOTATION = JSON.stringify({ apiVersion: "kopf.dev/v1", kind: "KopfExample" });
 let resourceVersion = "";
 let ready = false;
 
 const pool = new WorkPool<Meta>(poolSize(), async (meta) => {
   const at = now();
-  const url = `${server}/apis/kopf.dev/v1/namespaces/${meta.namespace}/kopfexamples/${meta.name}` +
-    (subresource ? "/status" : "");
+  const url = `${server}/apis/kopf.dev/v1/namespaces/${meta.namespace}/kopfexamples/${meta.name}`;
+  const annotations = twice ? { metadata: { annotations: { "bench/handled": ANNOTATION } } } : {};
+  if (twice && subresource) await patch(url, annotations);
+  await patch(
+    subresource ? `${url}/status` : url,
+    subresource ? { status: { handled: at } } : { ...annotations, status: { handled: at } },
+  );
+});
+
+async function patch(url: string, body: unknown): Promise<void> {
   for (let attempt = 1;; attempt++) {
     try {
       const response = await fetch(url, {
         method: "PATCH",
         headers: { "content-type": "application/merge-patch+json" },
-        body: JSON.stringify({ status: { handled: at } }),
+        body: JSON.stringify(body),
       });
       await response.body?.cancel();
       if (response.ok || response.status === 404) return;
@@ -51,7 +67,7 @@ const pool = new WorkPool<Meta>(poolSize(), async (meta) => {
     }
     await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
   }
-});
+}
 
 function consider(item: Item): void {
   if (seen.has(item.metadata.uid)) return;

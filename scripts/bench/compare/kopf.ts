@@ -9,7 +9,9 @@
  *
  * Prints READY once the operator is ready; runs until SIGTERM. With `--expose-gc`, prints
  * `HEAP {"base":…,"now":…}` on SIGUSR2: the JS heap after a full GC before the operator
- * started and now. `KOPF_BENCH_COMPARE_LIST_MODE` sets `settings.watching.listMode`.
+ * started and now. `KOPF_BENCH_COMPARE_LIST_MODE` sets `settings.watching.listMode`;
+ * `KOPF_BENCH_COMPARE_STORAGE=status` keeps the progress and the diff-base in the status
+ * (`StatusProgressStorage`, `StatusDiffBaseStorage`) instead of the default storages.
  */
 import { kopf } from "../../../mod.ts";
 import { now } from "../support/process.ts";
@@ -22,10 +24,19 @@ kopf.on.create("kopfexamples.kopf.dev", { registry }, function createFn() {
 });
 kopf.configure({ quiet: true });
 const listMode = Deno.env.get("KOPF_BENCH_COMPARE_LIST_MODE");
+const inStatus = Deno.env.get("KOPF_BENCH_COMPARE_STORAGE") === "status";
 const settings = new kopf.OperatorSettings({
   posting: { enabled: false },
   batching: { batchWindow: 0 },
   ...(listMode ? { watching: { listMode: listMode as "auto" | "stream" | "paginate" } } : {}),
+  ...(inStatus
+    ? {
+      persistence: {
+        progressStorage: new kopf.StatusProgressStorage(),
+        diffbaseStorage: new kopf.StatusDiffBaseStorage(),
+      },
+    }
+    : {}),
 });
 // With --expose-gc: the JS heap that stays, before the operator and when asked (SIGUSR2).
 const gc = (globalThis as { gc?: () => void }).gc;
