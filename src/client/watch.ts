@@ -11,6 +11,10 @@
  *   ends within a second without a single event, count as failures: the next attempt waits
  *   along a capped exponential backoff with jitter (client-go's: 0.8 s doubling up to
  *   30 s, reset after two healthy minutes), so a misbehaving server is never hammered.
+ *   A stream that stayed up longer than the pause before it (and a second at least)
+ *   starts the backoff over: connections cut every few seconds (a load balancer, a flaky
+ *   network) cost a short pause each, not 30 s of blindness after every few seconds of
+ *   watching.
  *   The first failure of a streak is a WARNING, escalations again, the recovery an INFO;
  *   the attempts between them are logged at DEBUG only.
  * - The body is parsed incrementally, so lines and UTF-8 characters split across network
@@ -223,6 +227,9 @@ async function* watchInParts(
   let fellBack = false;
   /** How many streamed listings in a row have ended before their end. */
   let unfinished = 0;
+  /** The last pause before a stream, and how long the last stream was open (seconds). */
+  let lastPause = 0;
+  let lasted = 0;
   metrics?.watches.set(heard, heard);
   try {
     relisting: while (!signal?.aborted) {
@@ -232,7 +239,9 @@ async function* watchInParts(
       let end: StreamEnd | undefined;
       if (mode === "stream" || (mode === "auto" && !fellBack)) {
         const listing: StreamedListing = { pageSize, strict: mode === "stream" };
+        const opened = realClock.now();
         end = yield* streamOnce(api, resource, namespace, options, position, health, listing);
+        lasted = realClock.now() - opened;
         if (end.next === "paginate") {
           fellBack = true;
           logger.info(
@@ -250,12 +259,24 @@ async function* watchInParts(
         }
       }
       for (;;) {
-        end ??= yield* streamOnce(api, resource, namespace, options, position, health);
+        if (end === undefined) {
+          const opened = realClock.now();
+          end = yield* streamOnce(api, resource, namespace, options, position, health);
+          lasted = realClock.now() - opened;
+        }
         if (end.next === "stop" || signal?.aborted) return;
         // A pause before reconnecting or re-listing: a short one after a stream that worked,
         // a growing one after failures, so that a misbehaving server is never flooded.
         let pause = reconnectBackoffOf(api.watching);
         if (end.failure !== undefined) {
+          // A stream that stayed up longer than the pause before it (a second at least) was
+          // of use: the pauses start over. So a connection cut now and then (by a load
+          // balancer, say) costs a short pause each time, never the cap, while streams that
+          // break at once still wait longer each time. Not for unfinished listings: each
+          // attempt lists everything again.
+          if (!end.unfinished && lasted >= Math.max(SHORTEST_HEALTHY_STREAM, lastPause)) {
+            backoff.reset();
+          }
           pause = Math.max(pause, backoff.next());
           streak.failed({ reason: end.failure, retryIn: pause });
           metrics?.watchErrors.inc([label]);
@@ -270,6 +291,7 @@ async function* watchInParts(
           );
         }
         if (!end.unfinished) unfinished = 0;
+        lastPause = pause;
         if (!(await sleep(pause, signal))) return;
         if (end.next === "relist" || end.next === "paginate") {
           metrics?.watchRelists.inc([label]);

@@ -311,6 +311,44 @@ Deno.test("a stream that breaks mid-line again and again is retried along a grow
   assert(loud[0].includes("the stream broke") && loud[0].includes("keeps trying"), loud[0]);
 });
 
+Deno.test("streams cut after working a while start the backoff over, not wait longer each time", async () => {
+  // Like a load balancer that cuts every connection after a while: each stream delivers an
+  // event, stays up for longer than a second (and than the pause before it), then breaks.
+  const opened: number[] = [];
+  const broken: number[] = [];
+  await using server = ScriptedServer.start((request) => {
+    if (request.query.get("watch") !== "true") return list([], "5");
+    opened.push(Date.now());
+    const body = server.stream();
+    body.event("ADDED", obj(`x${opened.length}`, `${5 + opened.length}`));
+    setTimeout(() => {
+      broken.push(Date.now());
+      body.write('{"type":"MODIFIED","object":{"metadata":'); // cut off mid-line
+      body.close();
+    }, 1100);
+    return body.response();
+  });
+  await using api = server.client({ watching: FAST });
+  const controller = new AbortController();
+  const watching = (async () => {
+    for await (
+      const _ of watchObjects(api, KEX, {
+        namespace: "ns",
+        signal: controller.signal,
+        // Growing, the pauses would be 0.2, 0.4, 0.8 s.
+        backoff: { initial: 0.2, cap: 5, jitter: 0 },
+        logger: { debug() {}, info() {}, warning() {}, error() {} },
+      })
+    ) { /* consume */ }
+  })();
+  while (opened.length < 4) await new Promise((resolve) => setTimeout(resolve, 50));
+  controller.abort();
+  await watching;
+  const pauses = [1, 2, 3].map((i) => (opened[i] - broken[i - 1]) / 1000);
+  // The first pause follows the first stream: 0.2 s. Each later one too, not 0.4, 0.8.
+  for (const pause of pauses) assert(pause >= 0.15 && pause < 0.35, `pauses ${pauses}`);
+});
+
 Deno.test("a watch that works again after failures says so once", async () => {
   let watches = 0;
   await using server = ScriptedServer.start((request) => {
