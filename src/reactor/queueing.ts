@@ -117,8 +117,14 @@ export const DEFAULT_ADMISSION_LIMIT = 32;
 /** Seconds after which a processing gives its admission place up to others. */
 export const ADMISSION_HOLD = 1;
 
-/** How many objects may wait with unprocessed events before the feeding is slowed down. */
-export const DEFAULT_BACKLOG_LIMIT = 1_000;
+/**
+ * How many objects may wait with unprocessed events before the feeding is slowed down: a
+ * few times the admission limit, so that when the feeding resumes (at half of it) more
+ * objects still wait than may start, and the processings never run dry meanwhile. More only
+ * keeps parsed states in memory for longer, long enough for the JS engine to move them to
+ * its old generation: with 1,000, a burst of 10,000 objects cost 9% more CPU.
+ */
+export const DEFAULT_BACKLOG_LIMIT = 100;
 
 /** A short human-readable reference to an object, for log messages. */
 export function describeObject(resource: Resource, body: RawBody): string {
