@@ -182,6 +182,8 @@ interface Worker extends Scheduled {
   revisit: { readonly event: ObjectEvent; readonly at: number } | undefined;
   /** Whether it holds back stale states until our patch arrives. */
   holding: boolean;
+  /** Whether it waits out the batch window (not yet ready to be processed). */
+  batching: boolean;
   /** Whether it has taken a state and waits for a place to process it. */
   admitting: boolean;
   /** Whether it is counted in the backlog. */
@@ -323,6 +325,7 @@ export class Multiplexer {
         expected: undefined,
         revisit: undefined,
         holding: false,
+        batching: false,
         admitting: false,
         queued: false,
         current: undefined,
@@ -339,8 +342,9 @@ export class Multiplexer {
       worker.pending = event;
       worker.waiter?.("arrived");
     }
-    this.#recount(worker);
+    // Started first: a worker that begins its batch window is not counted in the backlog.
     if (!worker.running) this.#start(worker);
+    this.#recount(worker);
     return this.#congestion?.promise;
   }
 
@@ -404,7 +408,8 @@ export class Multiplexer {
 
   /** Keep the backlog count (and the feeder's congestion) in step with a worker's state. */
   #recount(worker: Worker): void {
-    const queued = !worker.holding && (worker.admitting || worker.pending !== undefined);
+    const queued = !worker.holding && !worker.batching &&
+      (worker.admitting || worker.pending !== undefined);
     if (queued === worker.queued) return;
     worker.queued = queued;
     this.#backlog += queued ? 1 : -1;
@@ -449,8 +454,8 @@ export class Multiplexer {
     }
     worker.pending = worker.revisit.event;
     worker.waitingSince = this.#clock.now();
-    this.#recount(worker);
     this.#start(worker);
+    this.#recount(worker);
   }
 
   /** Forget a worker; after this, a push for its object starts a new one. */
@@ -458,7 +463,7 @@ export class Multiplexer {
     this.#parked.cancel(worker);
     worker.running = false;
     worker.pending = worker.revisit = worker.expected = undefined;
-    worker.holding = worker.admitting = false;
+    worker.holding = worker.batching = worker.admitting = false;
     this.#recount(worker);
     if (worker.siblings.get(worker.key) === worker) {
       worker.siblings.delete(worker.key);
@@ -560,9 +565,16 @@ export class Multiplexer {
         }
         worker.revisit = undefined;
 
-        // Let a burst of events settle: each arrival restarts the window.
+        // Let a burst of events settle: each arrival restarts the window. Meanwhile the
+        // object is not in the backlog: it waits for time, not for a place, and counting it
+        // would cap the feeding at the backlog limit per window.
         const window = this.#batching.batchWindow;
-        if (window > 0) { while (await this.#wait(worker, window) === "arrived"); }
+        if (window > 0) {
+          worker.batching = true;
+          this.#recount(worker);
+          while (await this.#wait(worker, window) === "arrived");
+          worker.batching = false;
+        }
 
         // Hold back states older than our own last patch, until it arrives or time is up.
         const expected = worker.expected;

@@ -678,6 +678,32 @@ Deno.test("a full backlog asks the feeder to wait until half of it is processed"
   await stop(mux, clock);
 });
 
+Deno.test("objects in their batch window are not counted in the backlog until it has passed", async () => {
+  const clock = new ManualClock();
+  const script = new Script();
+  script.hold();
+  const mux = new Multiplexer({
+    processor: script.processor,
+    batching: settings({ batchWindow: 0.1 }),
+    clock,
+    admissionLimit: 1,
+    backlogLimit: 2,
+  });
+  // More objects than the backlog limit arrive within one window: the feeding goes on, or it
+  // would be capped at the limit per window.
+  const answers = ["a", "b", "c", "d"].map((uid) => mux.push(KEX, ev(uid, "1")));
+  await settle();
+  assertEquals(answers, [undefined, undefined, undefined, undefined]);
+  assertEquals(mux.backlog, 0);
+  // Once the windows have passed, those waiting for a place count: the feeder waits.
+  await clock.advance(0.2);
+  assertEquals(script.seen, ["a@1"]);
+  assertEquals(mux.backlog, 3);
+  assert(mux.push(KEX, ev("e", "1")) instanceof Promise, "a full backlog");
+  for (const uid of ["a", "b", "c", "d", "e"]) script.release(`${uid}@1`);
+  await stop(mux, clock);
+});
+
 Deno.test("objects holding back stale states for our patch are not counted in the backlog", async () => {
   const clock = new ManualClock();
   const mux = new Multiplexer({
