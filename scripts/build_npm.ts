@@ -10,7 +10,8 @@
  *   `deno bundle --declaration` is not used: it emits only the entry files and flattens
  *   same-named ones (`mod.ts` and `testing/mod.ts`) onto each other.
  * - `package.json`: name, version and license from `deno.json`, a description, keywords
- *   and the repository, an `exports` map that mirrors it, the npm packages the bundle
+ *   and the repository (`KOPF_NPM_REPOSITORY`, else the git remote `origin`, else none:
+ *   no address is made up), an `exports` map that mirrors it, the npm packages the bundle
  *   imports as `dependencies` with the ranges of the `deno.json` import map — except the
  *   optional ones, which become optional `peerDependencies` — a `kopf` binary, and the
  *   minimal Node version.
@@ -23,12 +24,29 @@ import ts from "typescript";
 export const NODE_ENGINES = ">=20.18.1";
 
 /** What npm shows about the package (deno.json has no place for it). */
-export const NPM_METADATA: Pick<PackageJson, "description" | "keywords" | "repository"> = {
+export const NPM_METADATA: Pick<PackageJson, "description" | "keywords"> = {
   description: "A Kubernetes operator framework for TypeScript, modelled on Kopf: " +
     "register handlers, and the framework watches, retries and keeps their progress.",
   keywords: ["kubernetes", "k8s", "operator", "kopf", "controller", "crd", "typescript", "deno"],
-  repository: { type: "git", url: "git+https://github.com/kopf-ts/kopf.git" },
 };
+
+/**
+ * The `repository` of `package.json` for a git remote's address, as npm writes it
+ * (`git+https://host/owner/name.git`): from `https://…`, `ssh://git@host/…` or scp-like
+ * `git@host:owner/name` addresses; `undefined` for anything else (a local path, none).
+ */
+export function repositoryOf(remote: string | undefined): PackageJson["repository"] {
+  const address = remote?.trim() ?? "";
+  const scpLike = /^[\w.-]+@([\w.-]+):(?!\/)(.+)$/.exec(address);
+  const url = /^(?:git\+)?(?:https?|ssh|git):\/\/(?:[^@/]+@)?([^/:]+)(?::\d+)?\/(.+)$/.exec(
+    address,
+  );
+  const match = scpLike ?? url;
+  if (match === null) return undefined;
+  const path = match[2].replace(/\/+$/, "").replace(/\.git$/, "");
+  if (!/^[\w.-]+(\/[\w.-]+)+$/.test(path)) return undefined;
+  return { type: "git", url: `git+https://${match[1]}/${path}.git` };
+}
 
 /**
  * Packages that only some features need, imported dynamically where those features run:
@@ -74,8 +92,8 @@ export interface PackageJson {
   description: string;
   /** Words to find it by. */
   keywords: string[];
-  /** Where its sources are. */
-  repository: { type: "git"; url: string };
+  /** Where its sources are, when known. */
+  repository?: { type: "git"; url: string };
   /** The license identifier. */
   license?: string;
   /** Always `module`: the build is ESM. */
@@ -127,7 +145,11 @@ export function typesPathOf(source: string): string {
  * The `package.json` for the build: `usedImports` are the bare names the bundle imports
  * (only those become dependencies, so build-only tools stay out).
  */
-export function packageJsonFor(config: DenoConfig, usedImports: ReadonlySet<string>): PackageJson {
+export function packageJsonFor(
+  config: DenoConfig,
+  usedImports: ReadonlySet<string>,
+  repository?: PackageJson["repository"],
+): PackageJson {
   const exports: PackageJson["exports"] = {};
   for (const [entry, source] of Object.entries(config.exports)) {
     exports[entry] = { types: typesPathOf(source), default: jsPathOf(source) };
@@ -149,6 +171,7 @@ export function packageJsonFor(config: DenoConfig, usedImports: ReadonlySet<stri
     name: config.name,
     version: config.version,
     ...NPM_METADATA,
+    ...(repository ? { repository } : {}),
     ...(config.license ? { license: config.license } : {}),
     type: "module",
     main: main.default,
@@ -244,8 +267,15 @@ export interface BuildReport {
   warnings: string[];
 }
 
-/** Build the npm package of the project at `root` into `outDir` (replacing it). */
-export async function buildNpm(root: string, outDir: string): Promise<BuildReport> {
+/**
+ * Build the npm package of the project at `root` into `outDir` (replacing it); its
+ * `repository` is `repository` when given (see {@link repositoryOf}).
+ */
+export async function buildNpm(
+  root: string,
+  outDir: string,
+  repository?: PackageJson["repository"],
+): Promise<BuildReport> {
   const config = await readDenoConfig(`${root}/deno.json`);
   await Deno.remove(outDir, { recursive: true }).catch((e) => {
     if (!(e instanceof Deno.errors.NotFound)) throw e;
@@ -296,7 +326,7 @@ export async function buildNpm(root: string, outDir: string): Promise<BuildRepor
 
   warnings.push(...emitDeclarations(root, Object.values(config.exports), `${outDir}/types`));
 
-  const packageJson = packageJsonFor(config, used);
+  const packageJson = packageJsonFor(config, used, repository);
   const cli = config.exports["./cli"];
   if (cli) {
     await Deno.mkdir(`${outDir}/bin`, { recursive: true });
@@ -448,12 +478,30 @@ function parseArgs(args: string[]): { outDir: string } {
   return { outDir };
 }
 
+/** The address of the git remote of the checkout at `root`; `undefined` without one. */
+async function gitRemote(root: string, name: string): Promise<string | undefined> {
+  try {
+    const out = await new Deno.Command("git", {
+      args: ["remote", "get-url", name],
+      cwd: root,
+      stdout: "piped",
+      stderr: "null",
+    }).output();
+    return out.success ? new TextDecoder().decode(out.stdout).trim() : undefined;
+  } catch {
+    return undefined; // no git
+  }
+}
+
 if (import.meta.main) {
   try {
     const root = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
     const { outDir } = parseArgs(Deno.args);
     const absolute = outDir.startsWith("/") ? outDir : `${Deno.cwd()}/${outDir}`;
-    const report = await buildNpm(root, absolute);
+    const repository = repositoryOf(
+      Deno.env.get("KOPF_NPM_REPOSITORY") ?? await gitRemote(root, "origin"),
+    );
+    const report = await buildNpm(root, absolute, repository);
     const total = [...report.files.values()].reduce((a, b) => a + b, 0);
     for (const warning of report.warnings) console.log(`warning: ${warning}`);
     console.log(
@@ -462,6 +510,12 @@ if (import.meta.main) {
         `dependencies: ${Object.keys(report.packageJson.dependencies).join(", ") || "none"}; ` +
         `optional: ${Object.keys(report.packageJson.peerDependencies ?? {}).join(", ") || "none"}.`,
     );
+    if (repository === undefined) {
+      console.log(
+        "note: package.json names no repository: set KOPF_NPM_REPOSITORY to its address, or " +
+          "add a git remote named origin, before publishing.",
+      );
+    }
   } catch (error) {
     console.error(`build:npm: ${error instanceof Error ? error.message : String(error)}`);
     Deno.exit(1);

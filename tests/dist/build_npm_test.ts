@@ -14,6 +14,7 @@ import {
   OPTIONAL_PEERS,
   optionalPeerProblems,
   packageJsonFor,
+  repositoryOf,
   rewriteTsSpecifiers,
   staticImportsOf,
 } from "../../scripts/build_npm.ts";
@@ -86,11 +87,36 @@ Deno.test("optional packages become optional peer dependencies, not dependencies
   assertEquals([without.peerDependencies, without.peerDependenciesMeta], [undefined, undefined]);
   // The npm metadata: what the package is, where it comes from, its license.
   assertEquals(pkg.license, "MIT");
-  assertEquals([pkg.description, pkg.keywords, pkg.repository], [
-    NPM_METADATA.description,
-    NPM_METADATA.keywords,
-    NPM_METADATA.repository,
-  ]);
+  assertEquals([pkg.description, pkg.keywords], [NPM_METADATA.description, NPM_METADATA.keywords]);
+  // No address is made up: the repository only when one is known.
+  assertEquals("repository" in pkg, false);
+  const repository = repositoryOf("git@github.com:someone/kopf-ts.git");
+  assertEquals(packageJsonFor(config, new Set(["yaml"]), repository).repository, repository);
+});
+
+Deno.test("the npm repository is the git remote's address as npm writes it, or none", () => {
+  const npm = "git+https://github.com/someone/kopf-ts.git";
+  for (
+    const remote of [
+      "git@github.com:someone/kopf-ts.git",
+      "git@github.com:someone/kopf-ts",
+      "https://github.com/someone/kopf-ts.git",
+      "https://github.com/someone/kopf-ts/",
+      "https://token@github.com/someone/kopf-ts.git",
+      "ssh://git@github.com:22/someone/kopf-ts.git",
+      "git+https://github.com/someone/kopf-ts.git",
+      " https://github.com/someone/kopf-ts\n",
+    ]
+  ) {
+    assertEquals(repositoryOf(remote), { type: "git", url: npm }, remote);
+  }
+  assertEquals(
+    repositoryOf("https://gitlab.example.com/group/sub/kopf.git")?.url,
+    "git+https://gitlab.example.com/group/sub/kopf.git",
+  );
+  for (const remote of [undefined, "", "/srv/git/kopf", "../kopf", "file:///srv/git/kopf"]) {
+    assertEquals(repositoryOf(remote), undefined, String(remote));
+  }
 });
 
 Deno.test("an optional package may be imported only dynamically, or the build fails", () => {
