@@ -3,7 +3,8 @@
  */
 import { assert, assertEquals, assertRejects, assertSettlesWithin } from "../assert.ts";
 import type { RawBody } from "../../src/structs/bodies.ts";
-import { type WatchItem, watchObjects } from "../../src/client/watch.ts";
+import { type WatchItem, watchObjects, type WatchObjectsOptions } from "../../src/client/watch.ts";
+import type { ApiClient } from "../../src/client/api.ts";
 import { APIForbiddenError } from "../../src/client/api_errors.ts";
 import type { WatchingTuning } from "../../src/client/tuning.ts";
 import {
@@ -18,6 +19,26 @@ import {
 } from "./scripted_server.ts";
 
 const FAST = { reconnectBackoff: 0.01, listMode: "paginate" as const };
+
+/** Consume a watch of `ns` in the background; the function returned stops it and waits. */
+function consumeInBackground(
+  api: ApiClient,
+  options: Pick<WatchObjectsOptions, "backoff" | "logger">,
+): () => Promise<void> {
+  const controller = new AbortController();
+  const watching = (async () => {
+    const items = watchObjects(api, KEX, {
+      namespace: "ns",
+      signal: controller.signal,
+      ...options,
+    });
+    for await (const _ of items) { /* consume */ }
+  })();
+  return async () => {
+    controller.abort();
+    await watching;
+  };
+}
 
 /** A server whose list and watch answers are taken from queues, in order. */
 function scripted(
@@ -288,21 +309,13 @@ Deno.test("a stream that breaks mid-line again and again is retried along a grow
     error: at("error"),
   };
   await using api = server.client({ watching: FAST });
-  const controller = new AbortController();
   const started = Date.now();
-  const watching = (async () => {
-    for await (
-      const _ of watchObjects(api, KEX, {
-        namespace: "ns",
-        signal: controller.signal,
-        backoff: { initial: 0.05, cap: 0.4, jitter: 0 },
-        logger,
-      })
-    ) { /* consume */ }
-  })();
+  const stop = consumeInBackground(api, {
+    backoff: { initial: 0.05, cap: 0.4, jitter: 0 },
+    logger,
+  });
   await new Promise((resolve) => setTimeout(resolve, 1500));
-  controller.abort();
-  await watching;
+  await stop();
   // Pauses of 0.05, 0.1, 0.2, 0.4, 0.4, …: about 6 streams in 1.5 s, not hundreds.
   assert(watches >= 4 && watches <= 8, `${watches} streams in ${Date.now() - started} ms`);
   const loud = lines.filter((line) => !line.startsWith("debug"));
@@ -329,21 +342,12 @@ Deno.test("streams cut after working a while start the backoff over, not wait lo
     return body.response();
   });
   await using api = server.client({ watching: FAST });
-  const controller = new AbortController();
-  const watching = (async () => {
-    for await (
-      const _ of watchObjects(api, KEX, {
-        namespace: "ns",
-        signal: controller.signal,
-        // Growing, the pauses would be 0.2, 0.4, 0.8 s.
-        backoff: { initial: 0.2, cap: 5, jitter: 0 },
-        logger: { debug() {}, info() {}, warning() {}, error() {} },
-      })
-    ) { /* consume */ }
-  })();
+  const stop = consumeInBackground(api, {
+    backoff: { initial: 0.2, cap: 5, jitter: 0 }, // growing: 0.2, 0.4, 0.8 s
+    logger: { debug() {}, info() {}, warning() {}, error() {} },
+  });
   while (opened.length < 4) await new Promise((resolve) => setTimeout(resolve, 50));
-  controller.abort();
-  await watching;
+  await stop();
   const pauses = [1, 2, 3].map((i) => (opened[i] - broken[i - 1]) / 1000);
   // The first pause follows the first stream: 0.2 s. Each later one too, not 0.4, 0.8.
   for (const pause of pauses) assert(pause >= 0.15 && pause < 0.35, `pauses ${pauses}`);
