@@ -392,8 +392,10 @@ export class OperatorRegistry {
    * @internal the framework's own; not part of the public API.
    */
   requiresFinalizer(resource: Resource, data: MatchData): boolean {
+    const finalizing = this.#cached(resource).finalizing;
+    if (finalizing.length === 0) return false; // checked for every event: nothing made then
     const kwargs = new KwargsCache(data);
-    return this.#cached(resource).finalizing.some((h) => matchHandler(h, data, kwargs));
+    return finalizing.some((h) => matchHandler(h, data, kwargs));
   }
 
   /**

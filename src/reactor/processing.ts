@@ -701,9 +701,10 @@ export class ObjectProcessor {
     cause: HandlingCause,
     data: ChangingCause = changingMatchData(cause),
   ): boolean {
+    // Checked for every event: handlers without filters need no arguments built.
+    if (owned.some((h) => !h.hasFilters)) return true;
     const kwargs = new KwargsCache(data);
     return owned.some((h) => {
-      if (!h.hasFilters) return true;
       if (!matchesFilters(scopeFilters(h), data, kwargs)) return false;
       if (h.field === undefined) return true;
       const criterion = h.value ?? PRESENT;
