@@ -12,9 +12,10 @@
  * Memory stays bounded when objects arrive faster than they are processed: at most
  * `admissionLimit` objects start their processing at a time (a processing that takes
  * long gives its place up after `admissionHold` seconds, so slow handlers never hold the
- * others up), and once `backlogLimit` objects wait with unprocessed events, `push()`
- * returns a promise that the feeder should await before pushing more: the events then
- * stay in the watch streams (and on the server) instead of piling up here.
+ * others up), and once `backlogLimit` objects wait with unprocessed events (past their
+ * batch window: objects within it wait for time, not for a place), `push()` returns a
+ * promise that the feeder should await before pushing more: the events then stay in the
+ * watch streams (and on the server) instead of piling up here.
  *
  * After the processor patched an object, the watch stream still carries the states from
  * before the patch for a while. The processor reports the `resourceVersion` of its
@@ -99,8 +100,9 @@ export interface MultiplexerOptions {
   /** Seconds after which a processing gives its admission place up ({@link ADMISSION_HOLD}). */
   readonly admissionHold?: number;
   /**
-   * How many objects may wait with unprocessed events before `push()` asks the feeder to
-   * wait ({@link DEFAULT_BACKLOG_LIMIT}); it asks until half as many are left.
+   * How many objects may wait with unprocessed events, past their batch window, before
+   * `push()` asks the feeder to wait ({@link DEFAULT_BACKLOG_LIMIT}); it asks until half
+   * as many are left.
    */
   readonly backlogLimit?: number;
 }
