@@ -109,56 +109,53 @@ Deno.test("whole bodies are read as sent, with the response's status and headers
   });
 });
 
-Deno.test("an abort ends a streamed read waiting for a stalled server", async () => {
+/**
+ * A response from a server that sends the first line and then stalls; `abort` aborts its
+ * request with the error given.
+ */
+async function withStalledResponse(
+  stream: boolean,
+  check: (response: Response, abort: (reason: Error) => void) => Promise<void>,
+): Promise<void> {
   await withServer(LINES.slice(0, 1), async (url, release) => {
     const client = await createHttpClient({});
     try {
       const controller = new AbortController();
-      const response = await client.fetch(url, { signal: controller.signal, stream: true });
-      const reader = response.body!.getReader();
-      assertEquals(new TextDecoder().decode((await reader.read()).value), LINES[0]);
-      const pending = reader.read();
-      controller.abort(new Error("enough"));
-      await assertRejects(() => pending, Error, "enough");
+      const response = await client.fetch(url, { signal: controller.signal, stream });
+      await check(response, (reason) => controller.abort(reason));
     } finally {
       release();
       await client.close();
     }
   }, { stall: true });
+}
+
+Deno.test("an abort ends a streamed read waiting for a stalled server", async () => {
+  await withStalledResponse(true, async (response, abort) => {
+    const reader = response.body!.getReader();
+    assertEquals(new TextDecoder().decode((await reader.read()).value), LINES[0]);
+    const pending = reader.read();
+    abort(new Error("enough"));
+    await assertRejects(() => pending, Error, "enough");
+  });
 });
 
 Deno.test("an abort ends a direct read of a stream waiting for a stalled server", async () => {
-  await withServer(LINES.slice(0, 1), async (url, release) => {
-    const client = await createHttpClient({});
-    try {
-      const controller = new AbortController();
-      const response = await client.fetch(url, { signal: controller.signal, stream: true });
-      const reader = chunkReaderOf(response.body!);
-      assertEquals(new TextDecoder().decode(await reader.read()), LINES[0]);
-      const pending = reader.read();
-      controller.abort(new Error("enough"));
-      await assertRejects(() => pending, Error, "enough");
-      await assertRejects(() => reader.read(), Error, "enough");
-    } finally {
-      release();
-      await client.close();
-    }
-  }, { stall: true });
+  await withStalledResponse(true, async (response, abort) => {
+    const reader = chunkReaderOf(response.body!);
+    assertEquals(new TextDecoder().decode(await reader.read()), LINES[0]);
+    const pending = reader.read();
+    abort(new Error("enough"));
+    await assertRejects(() => pending, Error, "enough");
+    await assertRejects(() => reader.read(), Error, "enough");
+  });
 });
 
 Deno.test("an abort ends a whole-body read waiting for a stalled server", async () => {
-  await withServer(LINES.slice(0, 1), async (url, release) => {
-    const client = await createHttpClient({});
-    try {
-      const controller = new AbortController();
-      const response = await client.fetch(url, { signal: controller.signal });
-      const pending = response.text();
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      controller.abort(new Error("enough"));
-      await assertRejects(() => pending, Error, "enough");
-    } finally {
-      release();
-      await client.close();
-    }
-  }, { stall: true });
+  await withStalledResponse(false, async (response, abort) => {
+    const pending = response.text();
+    await new Promise((resolve) => setTimeout(resolve, 20)); // the read waits on the server
+    abort(new Error("enough"));
+    await assertRejects(() => pending, Error, "enough");
+  });
 });
