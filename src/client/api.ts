@@ -551,34 +551,24 @@ export class ApiClient {
     const prepared = this.#prepare(info);
     const http = prepared.clients.get(exchange.connectTimeout);
     // Only a token file can change between requests; other credentials' headers are fixed.
-    if (http === undefined || info.tokenPath) return this.#sendSlowly(info, exchange, signal);
-    return http.fetch(prepared.base + exchange.path, {
-      method: exchange.method,
-      headers: this.#headersOf(prepared, exchange),
-      body: exchange.body,
-      signal,
-      stream: exchange.stream,
-    });
+    if (http === undefined || info.tokenPath) {
+      return this.#sendSlowly(info, prepared, exchange, signal);
+    }
+    return fetchOf(http, prepared, this.#headersOf(prepared, exchange), exchange, signal);
   }
 
   /** {@link #send} with the HTTP client still to make, or the token file to read. */
   async #sendSlowly(
     info: ConnectionInfo,
+    prepared: Prepared,
     exchange: Exchange,
     signal: AbortSignal,
   ): Promise<Response> {
-    const prepared = this.#prepare(info);
     const connectTimeout = exchange.connectTimeout;
     const http = await this.#httpClientFor(info, prepared.clientKey, connectTimeout);
     prepared.clients.set(connectTimeout, http);
     const header = info.tokenPath ? await authorizationOf(info, this.#tokenFiles) : prepared.header;
-    return await http.fetch(prepared.base + exchange.path, {
-      method: exchange.method,
-      headers: this.#headers(header, exchange),
-      body: exchange.body,
-      signal,
-      stream: exchange.stream,
-    });
+    return await fetchOf(http, prepared, this.#headers(header, exchange), exchange, signal);
   }
 
   /** The request headers of fixed credentials: made once per content type, then reused. */
@@ -656,6 +646,23 @@ interface Prepared {
   readonly clients: Map<number | undefined, HttpClient>;
   /** The request headers of fixed credentials, by content type (`""` without a body). */
   readonly headers: Map<string, Readonly<Record<string, string>>>;
+}
+
+/** The request of an exchange, sent with the given headers. */
+function fetchOf(
+  http: HttpClient,
+  prepared: Prepared,
+  headers: Record<string, string>,
+  exchange: Exchange,
+  signal: AbortSignal,
+): Promise<Response> {
+  return http.fetch(prepared.base + exchange.path, {
+    method: exchange.method,
+    headers,
+    body: exchange.body,
+    signal,
+    stream: exchange.stream,
+  });
 }
 
 async function readCredentialFile(what: string, path: string): Promise<string> {

@@ -104,17 +104,28 @@ function objectPath(
 /**
  * The object's location with its namespace settled: the given one, else the default
  * namespace of the credentials (the kubeconfig context's, the pod's); cluster-scoped
- * resources get none.
+ * resources get none. Answered at once when nothing needs looking up (most calls).
  */
-async function locate(
+function locate(
   api: ApiClient,
   resource: Resource,
   ref: { namespace?: string; name?: string },
   what: string,
   signal?: AbortSignal,
-): Promise<{ namespace?: string; name?: string }> {
+): { namespace?: string; name?: string } | Promise<{ namespace?: string; name?: string }> {
   if (!resource.namespaced) return { name: ref.name };
-  const namespace = ref.namespace || await api.defaultNamespace(signal);
+  if (ref.namespace) return ref;
+  return locateInDefault(api, resource, ref, what, signal);
+}
+
+async function locateInDefault(
+  api: ApiClient,
+  resource: Resource,
+  ref: { name?: string },
+  what: string,
+  signal?: AbortSignal,
+): Promise<{ namespace?: string; name?: string }> {
+  const namespace = await api.defaultNamespace(signal);
   if (!namespace) {
     throw new UsageError(
       `${what} of ${resource.name} needs a namespace: it is a namespaced resource ` +
@@ -319,10 +330,7 @@ export async function patchObject(
   if (type === "apply" && !options.fieldManager) {
     throw new UsageError("Server-side apply needs a fieldManager.");
   }
-  // The namespace is usually given: no lookup, no location object of its own then.
-  const where = resource.namespaced && ref.namespace
-    ? ref
-    : await locate(api, resource, ref, "Patching an object", options.signal);
+  const where = await locate(api, resource, ref, "Patching an object", options.signal);
   return await api.request<RawBody>("PATCH", objectPath(resource, where, options.subresource), {
     body: patch,
     contentType: PATCH_CONTENT_TYPES[type],
