@@ -30,21 +30,20 @@ function indexIn(frame: Frame | undefined, context: unknown): number {
   return -1;
 }
 
-/** The frame with the context set to the value, as a copy: flows share frames, unchanged. */
-function frameWith(frame: Frame | undefined, context: unknown, value: unknown): unknown[] {
-  if (frame === undefined) return [context, value];
+/** Set the context's value in a frame of one's own (flows share frames: copy them first). */
+function setIn(frame: unknown[], context: unknown, value: unknown): void {
   const index = indexIn(frame, context);
-  const copy = frame.slice();
-  if (index >= 0) copy[index] = value;
-  else copy.push(context, value);
-  return copy;
+  if (index >= 0) frame[index] = value;
+  else frame.push(context, value);
 }
 
 /** A slot whose value is set for the duration of a call and everything it awaits. */
 export class AsyncContext<T> {
   /** Run `fn` with `value` as the current value; nested calls see it until `fn` settles. */
   run<R>(value: T, fn: () => R): R {
-    return frames.run(frameWith(frames.getStore(), this, value), fn);
+    const frame = frames.getStore()?.slice() ?? [];
+    setIn(frame, this, value);
+    return frames.run(frame, fn);
   }
 
   /** The current value, or `undefined` outside of any {@link run}. */
@@ -65,11 +64,7 @@ export class AsyncContext<T> {
    */
   static runAll<R>(bindings: readonly Binding[], fn: () => R): R {
     const frame = frames.getStore()?.slice() ?? [];
-    for (let i = 0; i < bindings.length; i++) {
-      const index = indexIn(frame, bindings[i][0]);
-      if (index >= 0) frame[index] = bindings[i][1];
-      else frame.push(bindings[i][0], bindings[i][1]);
-    }
+    for (let i = 0; i < bindings.length; i++) setIn(frame, bindings[i][0], bindings[i][1]);
     return frames.run(frame, fn);
   }
 }
