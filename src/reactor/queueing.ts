@@ -32,7 +32,7 @@
 
 import type { ObjectEvent, RawBody } from "../structs/bodies.ts";
 import type { Resource } from "../structs/resources.ts";
-import { type Clock, realClock, sleep } from "../structs/clock.ts";
+import { type Clock, realClock, settlesWithin } from "../structs/clock.ts";
 import { Deadlines, type Scheduled } from "./deadlines.ts";
 import { Semaphore } from "../structs/semaphores.ts";
 import { describeError, summarizeError } from "../structs/log_formats.ts";
@@ -399,13 +399,7 @@ export class Multiplexer {
 
   async #depletedWithin(seconds: number): Promise<boolean> {
     if (this.#size === 0) return true;
-    const timer = new AbortController();
-    const done = await Promise.race([
-      this.depleted().then(() => true),
-      sleep(seconds, timer.signal, this.#clock).then(() => false),
-    ]);
-    timer.abort();
-    return done || this.#size === 0;
+    return await settlesWithin(this.depleted(), seconds, this.#clock) || this.#size === 0;
   }
 
   /** Keep the backlog count (and the feeder's congestion) in step with a worker's state. */
