@@ -245,14 +245,19 @@ export async function applyChanges(options: ApplyOptions): Promise<ApplyResult> 
       latest = await patchObject(api, resource, ref, merge as JsonObject, { signal });
     }
   } catch (error) {
-    if (error instanceof APINotFoundError) {
-      return { body: latest, requests, gone: true, conflict: false };
-    }
+    if (error instanceof APINotFoundError) return applied(latest, requests, true, false);
     const refused = error instanceof APIConflictError || error instanceof APIUnprocessableError;
-    if (refused && finalizerOps.length > 0) {
-      return { body: latest, requests, gone: false, conflict: true };
-    }
+    if (refused && finalizerOps.length > 0) return applied(latest, requests, false, true);
     throw error;
   }
-  return { body: latest, requests, gone: false, conflict: false };
+  return applied(latest, requests, false, false);
+}
+
+function applied(
+  body: RawBody | undefined,
+  requests: number,
+  gone: boolean,
+  conflict: boolean,
+): ApplyResult {
+  return { body, requests, gone, conflict };
 }

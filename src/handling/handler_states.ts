@@ -390,9 +390,12 @@ function addId(ids: string[], seen: Set<string> | undefined, id: string): Set<st
   if (seen === undefined ? ids.includes(id) : seen.has(id)) return seen;
   ids.push(id);
   if (seen !== undefined) seen.add(id);
-  else if (ids.length > 16) return new Set(ids);
+  else if (ids.length > SHORT_LIST) return new Set(ids);
   return seen;
 }
+
+/** Up to this many ids, a search of the list costs less than a set of them. */
+const SHORT_LIST = 16;
 
 /** The handlers' ids, each once, in their order. */
 function uniqueIds(handlers: Iterable<HandlerRef>): string[] {
@@ -681,7 +684,7 @@ export class State implements Iterable<[string, HandlerState]> {
    */
   purge({ body, patch, storage, handlers }: StatePurgeOptions): void | Promise<void> {
     const keys = uniqueIds(handlers); // in this order, each once
-    let seen = keys.length > 16 ? new Set(keys) : undefined;
+    let seen = keys.length > SHORT_LIST ? new Set(keys) : undefined;
     // No iterator and pair per state (this runs per object).
     this.#states.forEach((state, id) => {
       seen = addId(keys, seen, id);

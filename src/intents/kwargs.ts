@@ -218,6 +218,9 @@ const VIEW_PATHS: Readonly<Record<Exclude<ViewKey, "old" | "new">, FieldPath>> =
   annotations: ["metadata", "annotations"],
 };
 
+/** The views of the body, in the order handlers see their keys. */
+const BODY_VIEWS = Object.freeze(Object.keys(VIEW_PATHS)) as readonly (keyof typeof VIEW_PATHS)[];
+
 /**
  * The arguments of a resource handler, made key by key in the order handlers see them.
  * The views (`body`, `spec`, …, `old`, `new`) are made when first read, and the memo is
@@ -247,12 +250,9 @@ class ResourceKwargsObject {
     this.#body = body;
     this.#holder = holder;
     this.resource = init.resource;
-    Object.defineProperty(this, "body", VIEW_PROPERTIES.body);
-    Object.defineProperty(this, "spec", VIEW_PROPERTIES.spec);
-    Object.defineProperty(this, "meta", VIEW_PROPERTIES.meta);
-    Object.defineProperty(this, "status", VIEW_PROPERTIES.status);
-    Object.defineProperty(this, "labels", VIEW_PROPERTIES.labels);
-    Object.defineProperty(this, "annotations", VIEW_PROPERTIES.annotations);
+    for (let i = 0; i < BODY_VIEWS.length; i++) {
+      Object.defineProperty(this, BODY_VIEWS[i], VIEW_PROPERTIES[BODY_VIEWS[i]]);
+    }
     this.uid = meta.uid;
     this.name = meta.name;
     this.namespace = meta.namespace;
