@@ -85,6 +85,15 @@ export const FRAMEWORK_ENVIRONMENT: readonly EnvironmentRead[] = [
     reason: "peering: the user name in the operator's identity, if granted",
     optional: true,
   },
+  // Deno's fetch reads these itself, without a permission; the framework reads them to
+  // know whether its own (faster) transport of writes would bypass a proxy.
+  ...["HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"].map(
+    (name): EnvironmentRead => ({
+      name,
+      reason: "the API client: writes use fetch (slower) unless granted and unset",
+      optional: true,
+    }),
+  ),
 ];
 
 /**

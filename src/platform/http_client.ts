@@ -13,6 +13,9 @@
  *
  * @module
  */
+import { ConnectTimeoutError } from "./connect_timeout.ts";
+import { Http1Agent } from "./http1_agent.ts";
+import { getEnv } from "./process.ts";
 import { UNDICI_ENV_VARIABLES } from "./undici_environment.ts";
 
 /** TLS and connection settings of an {@link HttpClient}. */
@@ -49,11 +52,6 @@ export interface HttpClient {
   fetch(url: string, init?: HttpRequestInit): Promise<Response>;
   /** Release the pooled connections. */
   close(): Promise<void>;
-}
-
-/** The connection could not be established within the connect timeout. */
-export class ConnectTimeoutError extends Error {
-  override name = "ConnectTimeoutError";
 }
 
 /** How a failed fetch failed, for error messages and retry decisions. */
@@ -107,8 +105,17 @@ function createDenoClient(options: HttpClientOptions): HttpClient {
     })
     : undefined;
   const connectTimeout = options.connectTimeout;
+  // Writes go over sockets of our own, unless a proxy may be configured for fetch.
+  const direct = proxyMaybeConfigured() ? undefined : new Http1Agent({
+    ...options,
+    ...(connectTimeout === undefined ? {} : { connectTimeout }),
+  });
   return {
     fetch: (url, init) => {
+      if (direct !== undefined && init !== undefined && !init.stream) {
+        const sent = direct.fetch(url, init);
+        if (sent !== undefined) return sent;
+      }
       // Without a connect timeout or a stream to guard, the request goes as it is: `fetch`
       // ignores the `stream` field, and nothing per request is wrapped or copied.
       if (connectTimeout === undefined && !init?.stream) {
@@ -117,10 +124,34 @@ function createDenoClient(options: HttpClientOptions): HttpClient {
       return fetchGuarded(url, init, client, connectTimeout);
     },
     close: () => {
+      direct?.close();
       client?.close();
       return Promise.resolve();
     },
   };
+}
+
+/**
+ * Whether Deno's `fetch` may send requests through a proxy: one of the variables it reads
+ * is set, or cannot be read without asking for the permission (which is never asked).
+ */
+function proxyMaybeConfigured(): boolean {
+  const set = (name: string, read: () => string | undefined) => {
+    try {
+      if (Deno.permissions.querySync({ name: "env", variable: name }).state !== "granted") {
+        return true;
+      }
+      return (read() ?? "") !== "";
+    } catch {
+      return true;
+    }
+  };
+  return set("HTTP_PROXY", () => getEnv("HTTP_PROXY")) ||
+    set("HTTPS_PROXY", () => getEnv("HTTPS_PROXY")) ||
+    set("ALL_PROXY", () => getEnv("ALL_PROXY")) ||
+    set("http_proxy", () => getEnv("http_proxy")) ||
+    set("https_proxy", () => getEnv("https_proxy")) ||
+    set("all_proxy", () => getEnv("all_proxy"));
 }
 
 /** A fetch within the connect timeout, and a stream's body guarded by the signal. */

@@ -14,7 +14,8 @@ import {
   type AdmissionReviewRequestBody,
 } from "../../structs/admission_reviews.ts";
 import type { JsonObject, JsonValue } from "../../structs/bodies.ts";
-import { ConnectTimeoutError, createHttpClient } from "../../platform/http_client.ts";
+import { ConnectTimeoutError } from "../../platform/connect_timeout.ts";
+import { createHttpClient } from "../../platform/http_client.ts";
 import { type ResourceType, type ServedVersion, typeKey } from "./catalog.ts";
 import { ApiError, type Cause } from "./errors.ts";
 import { isObject, jsonPatch } from "./patching.ts";

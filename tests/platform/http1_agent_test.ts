@@ -1,0 +1,494 @@
+/**
+ * The HTTP/1.1 transport of writes: what it sends and how it reads every shape of response
+ * (lengths, chunks, interim answers, bodies ending with the connection), how it keeps,
+ * reuses and drops connections, and how it fails (aborts, timeouts, certificates, refusals,
+ * malformed answers) — in the same errors as `fetch`, so the API client's retry decisions
+ * do not change. Requests it does not take are left to `fetch`, and so is everything when
+ * a proxy is configured.
+ */
+import { assert, assertEquals, assertMatch, assertRejects } from "../assert.ts";
+import { Http1Agent } from "../../src/platform/http1_agent.ts";
+import { ConnectTimeoutError } from "../../src/platform/connect_timeout.ts";
+import { createHttpClient, describeNetworkError } from "../../src/platform/http_client.ts";
+import {
+  generateCertificateAuthority,
+  issueServerCertificate,
+} from "../../src/platform/certificates.ts";
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** A request as a scripted server read it. */
+interface Received {
+  head: string;
+  body: string;
+  /** The connection it came on, counted from 0. */
+  connection: number;
+}
+
+/** What a scripted server sends back: bytes, then maybe the end of the connection. */
+interface Answer {
+  bytes: string | Uint8Array;
+  close?: boolean;
+  /** Wait before answering (an answer never sent while this stays unresolved). */
+  until?: Promise<void>;
+}
+
+/** A TCP server that answers each request as the script says, and records them. */
+async function withScriptedServer(
+  script: (request: Received, index: number) => Answer,
+  test: (url: string, received: Received[], connections: () => number) => Promise<void>,
+): Promise<void> {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const received: Received[] = [];
+  const open = new Set<Deno.Conn>();
+  let connections = 0;
+  const serving: Promise<void>[] = [];
+  const accepting = (async () => {
+    for await (const conn of listener) {
+      open.add(conn);
+      serving.push(serve(conn, connections++).finally(() => open.delete(conn)));
+    }
+  })();
+  async function serve(conn: Deno.Conn, connection: number): Promise<void> {
+    let buffer = new Uint8Array(0);
+    const read = async () => {
+      const chunk = new Uint8Array(65536);
+      const n = await conn.read(chunk).catch(() => null);
+      if (n === null) return false;
+      const next = new Uint8Array(buffer.length + n);
+      next.set(buffer);
+      next.set(chunk.subarray(0, n), buffer.length);
+      buffer = next;
+      return true;
+    };
+    try {
+      for (;;) {
+        let end: number;
+        while ((end = decoder.decode(buffer).indexOf("\r\n\r\n")) < 0) {
+          if (!(await read())) return;
+        }
+        const head = decoder.decode(buffer).slice(0, end);
+        const length = Number(/content-length: (\d+)/i.exec(head)?.[1] ?? 0);
+        const start = encoder.encode(head).length + 4;
+        while (buffer.length < start + length) if (!(await read())) return;
+        const request = {
+          head,
+          body: decoder.decode(buffer.subarray(start, start + length)),
+          connection,
+        };
+        buffer = buffer.slice(start + length);
+        received.push(request);
+        const answer = script(request, received.length - 1);
+        await answer.until;
+        const bytes = typeof answer.bytes === "string"
+          ? encoder.encode(answer.bytes)
+          : answer.bytes;
+        await conn.write(bytes).catch(() => {});
+        if (answer.close) return;
+      }
+    } finally {
+      closeQuietly(conn);
+    }
+  }
+  try {
+    await test(`http://127.0.0.1:${listener.addr.port}`, received, () => connections);
+  } finally {
+    listener.close();
+    for (const conn of open) closeQuietly(conn);
+    await accepting.catch(() => {});
+    await Promise.allSettled(serving);
+  }
+}
+
+/** Close the connection unless already closed. */
+function closeQuietly(conn: Deno.Conn): void {
+  try {
+    conn.close();
+  } catch {
+    // Closed already, by its other end of the test.
+  }
+}
+
+/** A plain answer with a length. */
+function ok(body: string, extra = ""): Answer {
+  return {
+    bytes: `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n${extra}` +
+      `content-length: ${encoder.encode(body).length}\r\n\r\n${body}`,
+  };
+}
+
+/** Send a PATCH through the agent (which must take it). */
+function patch(agent: Http1Agent, url: string, body = "{}", signal?: AbortSignal) {
+  const sent = agent.fetch(url, {
+    method: "PATCH",
+    headers: Object.freeze({
+      "content-type": "application/merge-patch+json",
+      "user-agent": "kopf",
+    }),
+    body,
+    ...(signal ? { signal } : {}),
+  });
+  assert(sent !== undefined, "the agent should take a PATCH");
+  return sent;
+}
+
+Deno.test("writes go over one kept connection, and read as fetch would read them", async () => {
+  const ports = new Set<number>();
+  const seen: { method: string; type: string | null; host: string | null; body: string }[] = [];
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    async (request, info) => {
+      ports.add(info.remoteAddr.port);
+      seen.push({
+        method: request.method,
+        type: request.headers.get("content-type"),
+        host: request.headers.get("host"),
+        body: await request.text(),
+      });
+      return new Response(JSON.stringify({ said: "héllo ✓" }), {
+        status: 201,
+        statusText: "Created",
+        headers: { "content-type": "application/json", "x-kopf": "one", "retry-after": "3" },
+      });
+    },
+  );
+  const agent = new Http1Agent();
+  try {
+    const base = `http://127.0.0.1:${server.addr.port}`;
+    for (let i = 0; i < 5; i++) {
+      const response = await patch(
+        agent,
+        `${base}/apis/x/v1/things/t${i}?fieldManager=kopf`,
+        `{"n":"ü${i}"}`,
+      );
+      assertEquals(response.status, 201);
+      assertEquals(response.statusText, "Created");
+      assert(response.ok);
+      assertEquals(response.headers.get("x-kopf"), "one");
+      assertEquals(response.headers.get("retry-after"), "3");
+      assertEquals(await response.json(), { said: "héllo ✓" });
+    }
+    assertEquals(ports.size, 1, "sequential requests should share one connection");
+    assertEquals(seen[4], {
+      method: "PATCH",
+      type: "application/merge-patch+json",
+      host: `127.0.0.1:${server.addr.port}`,
+      body: '{"n":"ü4"}',
+    });
+    // Reads, streams and what fetch must encode are fetch's.
+    assertEquals(agent.fetch(`${base}/x`, { method: "GET" }), undefined);
+    assertEquals(agent.fetch(`${base}/x`, { method: "PATCH", headers: new Headers() }), undefined);
+    assertEquals(agent.fetch(`${base}/x`, { method: "PATCH", headers: { a: "é" } }), undefined);
+    assertEquals(agent.fetch(`${base}/x y`, { method: "PATCH" }), undefined);
+    assertEquals(agent.fetch(`${base}/x#y`, { method: "PATCH" }), undefined);
+    assertEquals(agent.fetch(`${base}/x`, { method: "PATCH", body: new Uint8Array(1) }), undefined);
+    assertEquals(agent.fetch(`ftp://127.0.0.1/x`, { method: "PATCH" }), undefined);
+    assertEquals(agent.fetch(`http://u:p@127.0.0.1/x`, { method: "PATCH" }), undefined);
+  } finally {
+    agent.close();
+    await server.shutdown();
+  }
+});
+
+Deno.test("concurrent writes open connections as needed and reuse them after", async () => {
+  const ports = new Set<number>();
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    async (request, info) => {
+      ports.add(info.remoteAddr.port);
+      return new Response(await request.text());
+    },
+  );
+  const agent = new Http1Agent();
+  try {
+    const url = `http://127.0.0.1:${server.addr.port}/`;
+    for (let round = 0; round < 3; round++) {
+      const texts = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => patch(agent, url, `{"i":${i}}`).then((r) => r.text())),
+      );
+      assertEquals(texts, Array.from({ length: 8 }, (_, i) => `{"i":${i}}`));
+    }
+    assert(ports.size <= 8, `8 at a time need at most 8 connections, used ${ports.size}`);
+  } finally {
+    agent.close();
+    await server.shutdown();
+  }
+});
+
+Deno.test("chunked bodies, interim answers, trailers and multi-byte text split across chunks", async () => {
+  const text = JSON.stringify({ name: "ünïcødé ✓ ".repeat(50) });
+  const bytes = encoder.encode(text);
+  const cut = bytes.indexOf(0xc3) + 1; // inside a two-byte character
+  const hex = (n: number) => n.toString(16);
+  const chunked = new Uint8Array([
+    ...encoder.encode(
+      "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nlink: </x>\r\n\r\n",
+    ),
+    ...encoder.encode(`HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n${hex(cut)};ext=1\r\n`),
+    ...bytes.subarray(0, cut),
+    ...encoder.encode(`\r\n${hex(bytes.length - cut).toUpperCase()}\r\n`),
+    ...bytes.subarray(cut),
+    ...encoder.encode("\r\n0\r\nx-trailer: yes\r\n\r\n"),
+  ]);
+  await withScriptedServer(() => ({ bytes: chunked }), async (url, received, connections) => {
+    const agent = new Http1Agent();
+    try {
+      assertEquals(await (await patch(agent, `${url}/a`)).text(), text);
+      assertEquals(await (await patch(agent, `${url}/b`)).text(), text);
+      assertEquals(received.length, 2);
+      assertEquals(connections(), 1, "a chunked response keeps the connection");
+      assertMatch(received[0].head, /^PATCH \/a HTTP\/1\.1\r\nhost: 127\.0\.0\.1:\d+\r\n/);
+      assertMatch(received[0].head, /\r\ncontent-length: 2$/);
+    } finally {
+      agent.close();
+    }
+  });
+});
+
+Deno.test("bodies that end with the connection, closing answers, large bodies", async () => {
+  const large = "x".repeat(3 * 1024 * 1024 + 7);
+  await withScriptedServer((request) => {
+    if (request.head.startsWith("PATCH /until-closed")) {
+      return { bytes: "HTTP/1.0 200 OK\r\n\r\nthe rest", close: true };
+    }
+    if (request.head.startsWith("PATCH /closing")) {
+      return { ...ok("{}", "connection: close\r\n"), close: true };
+    }
+    return ok(large);
+  }, async (url, _received, connections) => {
+    const agent = new Http1Agent();
+    try {
+      assertEquals(await (await patch(agent, `${url}/until-closed`)).text(), "the rest");
+      assertEquals(await (await patch(agent, `${url}/closing`)).text(), "{}");
+      assertEquals((await (await patch(agent, `${url}/large`)).text()).length, large.length);
+      assertEquals((await (await patch(agent, `${url}/large`)).text()).length, large.length);
+      assertEquals(connections(), 3, "closed after the first two; the last two share one");
+    } finally {
+      agent.close();
+    }
+  });
+});
+
+Deno.test("a kept connection the server lets go is dropped, and the next write opens another", async () => {
+  await withScriptedServer(
+    (_request) => ({ ...ok("{}"), close: true }), // closes without saying so
+    async (url, received, connections) => {
+      const agent = new Http1Agent();
+      try {
+        assertEquals(await (await patch(agent, `${url}/1`)).text(), "{}");
+        // The server's end reaches the idle connection, which leaves the pool.
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        assertEquals(await (await patch(agent, `${url}/2`)).text(), "{}");
+        assertEquals(received.map((r) => r.connection), [0, 1]);
+        assertEquals(connections(), 2);
+      } finally {
+        agent.close();
+      }
+    },
+  );
+});
+
+Deno.test("malformed answers fail the request like a network error, and the connection closes", async () => {
+  const answers = [
+    "HTTP/1.1 2OO OK\r\n\r\n",
+    "HTTP/1.1 200 OK\r\nno colon here\r\n\r\n",
+    "HTTP/1.1 200 OK\r\ncontent-length: 5, 6\r\n\r\nhello",
+    "HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\nzz\r\n",
+    "HTTP/1.1 200 OK\r\ncontent-length: 10\r\n\r\nshort",
+  ];
+  await withScriptedServer((_r, i) => ({ bytes: answers[i], close: true }), async (url) => {
+    const agent = new Http1Agent();
+    try {
+      const messages = [];
+      for (let i = 0; i < answers.length; i++) {
+        const error = await assertRejects(() => patch(agent, `${url}/${i}`), TypeError);
+        assertEquals(describeNetworkError(error).kind, "network");
+        messages.push(error.message.replace(/^.*\): /, ""));
+      }
+      assertEquals(messages, [
+        'malformed status line "HTTP/1.1 2OO OK"',
+        'malformed response header "no colon here"',
+        'malformed Content-Length "5, 6"',
+        'malformed chunk size "zz"',
+        "the connection closed in the response body",
+      ]);
+    } finally {
+      agent.close();
+    }
+  });
+});
+
+Deno.test("an abort ends a write waiting for its answer, with the signal's reason", async () => {
+  const never = Promise.withResolvers<void>();
+  const arrived = Promise.withResolvers<void>();
+  await withScriptedServer(() => {
+    arrived.resolve();
+    return { ...ok("{}"), until: never.promise };
+  }, async (url) => {
+    const agent = new Http1Agent();
+    try {
+      const controller = new AbortController();
+      const sent = patch(agent, `${url}/`, "{}", controller.signal);
+      await arrived.promise;
+      const reason = new Error("stop now");
+      controller.abort(reason);
+      assertEquals(await sent.catch((e) => e), reason);
+      // Aborted before sending: at once, without a connection.
+      assertEquals(await patch(agent, `${url}/`, "{}", controller.signal).catch((e) => e), reason);
+    } finally {
+      never.resolve();
+      agent.close();
+    }
+  });
+});
+
+Deno.test("refused connections are network errors; a silent TLS server times out the connect", async () => {
+  const closed = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = closed.addr.port;
+  closed.close();
+  const agent = new Http1Agent({ connectTimeout: 0.2 });
+  const silent = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const accepted: Deno.Conn[] = [];
+  const accepting = (async () => {
+    for await (const conn of silent) accepted.push(conn); // never answers the handshake
+  })();
+  try {
+    const refused = await assertRejects(() => patch(agent, `http://127.0.0.1:${port}/`), TypeError);
+    assertEquals(describeNetworkError(refused).kind, "network");
+    assertMatch(refused.message, /refused/i);
+    const timedOut = await assertRejects(
+      () => patch(agent, `https://127.0.0.1:${silent.addr.port}/`),
+      ConnectTimeoutError,
+    );
+    assertEquals(describeNetworkError(timedOut).kind, "timeout");
+  } finally {
+    agent.close();
+    silent.close();
+    await accepting.catch(() => {});
+    for (const conn of accepted) conn.close();
+  }
+});
+
+Deno.test("TLS: a trusted CA is used; an unknown one is a certificate error", async () => {
+  const ca = await generateCertificateAuthority();
+  const other = await generateCertificateAuthority();
+  const { certPem, keyPem } = await issueServerCertificate(ca, { hostnames: ["127.0.0.1"] });
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, cert: certPem, key: keyPem, onListen: () => {} },
+    async (request) => new Response(`secure ${await request.text()}`),
+  );
+  const url = `https://127.0.0.1:${server.addr.port}/`;
+  const trusting = new Http1Agent({ caCertificates: [ca.certPem] });
+  const doubting = new Http1Agent({ caCertificates: [other.certPem] });
+  try {
+    assertEquals(await (await patch(trusting, url, "{}")).text(), "secure {}");
+    assertEquals(await (await patch(trusting, url, "[]")).text(), "secure []");
+    const error = await assertRejects(() => patch(doubting, url), TypeError);
+    assertEquals(describeNetworkError(error).kind, "certificate", error.message);
+  } finally {
+    trusting.close();
+    doubting.close();
+    await server.shutdown();
+  }
+});
+
+Deno.test("the HTTP client sends writes itself, and leaves reads to fetch", async () => {
+  const agents = new Set<string | null>();
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (request) => {
+    // fetch asks for compression; the agent does not.
+    agents.add(`${request.method} ${request.headers.get("accept-encoding")}`);
+    return new Response("{}");
+  });
+  const client = await createHttpClient({ connectTimeout: 5 });
+  try {
+    const url = `http://127.0.0.1:${server.addr.port}/`;
+    await (await client.fetch(url, { method: "PATCH", headers: {}, body: "{}" })).text();
+    await (await client.fetch(url, { method: "GET", headers: {} })).text();
+    const expected = Deno.env.get("HTTP_PROXY") || Deno.env.get("http_proxy")
+      ? ["PATCH gzip,br", "GET gzip,br"]
+      : ["PATCH null", "GET gzip,br"];
+    assertEquals([...agents], expected);
+  } finally {
+    await client.close();
+    await server.shutdown();
+  }
+});
+
+/** Run a script in a child Deno with the environment given; its standard output. */
+async function runScript(script: string, env: Record<string, string>): Promise<string> {
+  const file = await Deno.makeTempFile({ suffix: ".ts" });
+  try {
+    await Deno.writeTextFile(file, script);
+    const output = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", "--no-config", file],
+      env,
+      stdout: "piped",
+      stderr: "piped",
+      signal: AbortSignal.timeout(20_000), // a program kept running by a connection is killed
+    }).output();
+    const stderr = decoder.decode(output.stderr);
+    assert(output.success, `the script failed: ${stderr}`);
+    return decoder.decode(output.stdout);
+  } finally {
+    await Deno.remove(file);
+  }
+}
+
+const CLIENT_MODULE = new URL("../../src/platform/http_client.ts", import.meta.url).href;
+
+Deno.test("with a proxy configured, writes stay with fetch, which sends them through it", async () => {
+  await withScriptedServer(
+    () => ({ ...ok('{"via":"proxy"}'), close: true }),
+    async (url, received) => {
+      const script = `
+      import { createHttpClient } from ${JSON.stringify(CLIENT_MODULE)};
+      const client = await createHttpClient({});
+      const response = await client.fetch("http://api.example.invalid/x", { method: "PATCH", headers: {}, body: "{}" });
+      console.log(await response.text());
+      await client.close();
+    `;
+      const output = await runScript(script, { HTTP_PROXY: url, NO_PROXY: "" });
+      assertEquals(output.trim(), '{"via":"proxy"}');
+      assertMatch(received[0].head, /^PATCH http:\/\/api\.example\.invalid\/x HTTP\/1\.1/);
+    },
+  );
+});
+
+Deno.test("kept connections do not keep a program running", async () => {
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    () => new Response("{}"),
+  );
+  try {
+    const script = `
+      import { createHttpClient } from ${JSON.stringify(CLIENT_MODULE)};
+      const client = await createHttpClient({});
+      const response = await client.fetch("http://127.0.0.1:${server.addr.port}/", { method: "PATCH", headers: {}, body: "{}" });
+      console.log(await response.text());
+    `;
+    assertEquals((await runScript(script, {})).trim(), "{}");
+  } finally {
+    await server.shutdown();
+  }
+});
+
+Deno.test("closing the agent closes its connections and ends writes under way", async () => {
+  const arrived = Promise.withResolvers<void>();
+  const never = Promise.withResolvers<void>();
+  await withScriptedServer(() => {
+    arrived.resolve();
+    return { ...ok("{}"), until: never.promise };
+  }, async (url) => {
+    const agent = new Http1Agent();
+    try {
+      const sent = patch(agent, `${url}/`);
+      await arrived.promise;
+      agent.close();
+      assert((await sent.catch((e) => e)) instanceof TypeError, "the write should fail");
+      assertEquals(agent.fetch(`${url}/`, { method: "PATCH" }), undefined);
+    } finally {
+      never.resolve();
+    }
+  });
+});
