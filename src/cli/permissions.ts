@@ -86,12 +86,12 @@ export const FRAMEWORK_ENVIRONMENT: readonly EnvironmentRead[] = [
     optional: true,
   },
   // Deno's fetch reads these itself, without a permission; the framework reads them to
-  // know whether its own (faster) transport of writes would bypass a proxy.
+  // know whether its own (faster) transport of writes would bypass a proxy. Not granted,
+  // writes go through fetch: slower, but they work.
   ...["HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"].map(
     (name): EnvironmentRead => ({
       name,
-      reason: "the API client: writes use fetch (slower) unless granted and unset",
-      optional: true,
+      reason: "the API client: a proxy, if set, keeps writes on fetch, which uses it",
     }),
   ),
 ];

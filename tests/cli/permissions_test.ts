@@ -70,6 +70,15 @@ function envOf(vars: Record<string, string>): (name: string) => string | undefin
   return (name) => vars[name];
 }
 
+const PROXY_VARIABLES = [
+  "HTTP_PROXY",
+  "HTTPS_PROXY",
+  "ALL_PROXY",
+  "http_proxy",
+  "https_proxy",
+  "all_proxy",
+];
+
 Deno.test("the flags for a merged kubeconfig name its server, files, plugin and variables", async () => {
   await withConfigs(async (dir, kubeconfig) => {
     const set = await planPermissions({ env: envOf({ KUBECONFIG: kubeconfig, HOME: dir }) });
@@ -80,8 +89,9 @@ Deno.test("the flags for a merged kubeconfig name its server, files, plugin and 
       // that holds them.
       `--allow-read=${SERVICE_ACCOUNT_DIRECTORY}/token,${dir}/a/config,${dir}/missing,` +
       `${dir}/b/config,${dir}/a/certs/ca.crt,${dir}/a/certs/client.crt,/etc/keys/client.key`,
-      // The port is only read in a pod; the yaml package checks its debug switches.
-      "--allow-env=KUBECONFIG,KUBERNETES_SERVICE_HOST,LOG_TOKENS,LOG_STREAM",
+      // The port is only read in a pod; the proxy variables decide the transport of writes;
+      // the yaml package checks its debug switches.
+      "--allow-env=KUBECONFIG,KUBERNETES_SERVICE_HOST,HTTP_PROXY,HTTPS_PROXY,ALL_PROXY,http_proxy,https_proxy,all_proxy,LOG_TOKENS,LOG_STREAM",
       `--allow-run=${dir}/a/bin/credentials.sh`,
     ]);
   });
@@ -115,6 +125,7 @@ Deno.test("~/.kube/config is used without KUBECONFIG, and HOME is then read", as
       "KUBECONFIG",
       "HOME",
       "KUBERNETES_SERVICE_HOST",
+      ...PROXY_VARIABLES,
       "LOG_TOKENS",
       "LOG_STREAM",
     ]);
@@ -129,7 +140,8 @@ Deno.test("in a pod, the service account's files and the API server from the env
   assertEquals(set.flags(), [
     "--allow-net=10.96.0.1:443",
     `--allow-read=${SERVICE_ACCOUNT_DIRECTORY}`,
-    "--allow-env=KUBECONFIG,HOME,USERPROFILE,KUBERNETES_SERVICE_HOST,KUBERNETES_SERVICE_PORT,POD_ID",
+    "--allow-env=KUBECONFIG,HOME,USERPROFILE,KUBERNETES_SERVICE_HOST,KUBERNETES_SERVICE_PORT,POD_ID," +
+    PROXY_VARIABLES.join(","),
   ]);
   // With a home directory, the kubeconfig login looks for ~/.kube/config there too.
   const withHome = await planPermissions({
