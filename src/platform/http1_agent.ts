@@ -31,6 +31,18 @@ export interface Http1AgentOptions {
   connectTimeout?: number;
 }
 
+/** Deno's TLS options (for `fetch`'s clients and for sockets alike) of the settings. */
+export function denoTlsOptions(
+  options: Http1AgentOptions,
+): { caCerts?: string[]; cert?: string; key?: string } {
+  return {
+    ...(options.caCertificates?.length ? { caCerts: [...options.caCertificates] } : {}),
+    ...(options.certificate !== undefined
+      ? { cert: options.certificate, key: options.privateKey ?? "" }
+      : {}),
+  };
+}
+
 /** The methods sent here: writes, with small bodies and responses. */
 const METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 /** Header names `fetch` sets itself and refuses from callers. */
@@ -48,8 +60,14 @@ const RESERVED_HEADERS = new Set([
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** Visible ASCII, space and tab: anything else in a header value goes through `fetch`. */
 const PLAIN_VALUE = /^[\t\x20-\x7e]*$/;
-/** A request target sent as it is: visible ASCII, no fragment. */
-const PLAIN_PATH = /^\/[\x21-\x22\x24-\x7e]*$/;
+/**
+ * A request target that the URL parser would leave as it is: unreserved and reserved
+ * characters and percent escapes, no fragment (and no dot segments, see below). Anything
+ * else goes through `fetch`.
+ */
+const PLAIN_PATH = /^\/[A-Za-z0-9\-._~:/?@!$&()*+,;=%[\]]*$/;
+/** Dot segments, which the URL parser would resolve. */
+const DOT_SEGMENT = /\/\.\.?(?:[/?]|$)/;
 const NON_ASCII = /[\u0080-\uffff]/;
 /** Frozen header records already checked: the API client reuses one per credentials. */
 const checkedHeaders = new WeakSet<object>();
@@ -101,7 +119,7 @@ export class Http1Agent {
     ) return undefined;
     const originEnd = url.indexOf("/", url.indexOf("//") + 2);
     const path = originEnd < 0 ? "/" : url.slice(originEnd);
-    if (!PLAIN_PATH.test(path)) return undefined;
+    if (!PLAIN_PATH.test(path) || DOT_SEGMENT.test(path)) return undefined;
     const origin = this.#origin(originEnd < 0 ? url : url.slice(0, originEnd));
     if (origin === undefined) return undefined;
     return this.#send(
@@ -176,15 +194,20 @@ export class Http1Agent {
         origin.busy.add(connection);
         try {
           if (!(await connection.write(request))) {
-            // The server closed the kept connection before it got the request (nothing
-            // of it was processed): send it on a new one, as browsers and Go's client do.
-            if (reused) continue;
-            throw new Error("the connection closed while the request was being sent");
+            throw new ConnectionLost("the connection closed while the request was being sent");
           }
           const response = await connection.response(method);
           if (response.keepAlive && !this.#closed) this.#release(origin, connection);
           else connection.close();
           return response.response;
+        } catch (e) {
+          // A kept connection lost before any answer was let go by the server or by
+          // something between (a load balancer's idle timeout): the others kept as long
+          // are likely gone too. The request goes once more, on a new connection; the API
+          // client would send it again anyway, only later and with a warning.
+          if (!reused || connection.answered || !isConnectionLoss(e) || signal?.aborted) throw e;
+          connection.close();
+          for (const stale of origin.idle.splice(0)) stale.close();
         } finally {
           origin.busy.delete(connection);
         }
@@ -209,10 +232,7 @@ export class Http1Agent {
         hostname: origin.hostname,
         port: origin.port,
         alpnProtocols: ["http/1.1"],
-        ...(options.caCertificates?.length ? { caCerts: [...options.caCertificates] } : {}),
-        ...(options.certificate !== undefined
-          ? { cert: options.certificate, key: options.privateKey ?? "" }
-          : {}),
+        ...denoTlsOptions(options),
       });
       try {
         await socket.handshake(); // certificate errors surface here, as connection errors
@@ -373,6 +393,7 @@ class Connection {
   #reading: Promise<number | null> | undefined;
   #idle = false;
   #closed = false;
+  #answered = false;
   /** When it last went idle (`performance.now()`). */
   idleSince = 0;
 
@@ -380,9 +401,15 @@ class Connection {
     this.#socket = socket;
   }
 
+  /** Whether any byte of the current request's response has come. */
+  get answered(): boolean {
+    return this.#answered;
+  }
+
   /** Put the connection to work: it keeps the program running again. */
   take(): void {
     this.#idle = false;
+    this.#answered = false;
     this.#socket.ref();
   }
 
@@ -557,7 +584,7 @@ class Connection {
   /** Read more bytes; fail if the connection ends. */
   async #more(where: string, want = 0): Promise<void> {
     if ((await this.#read(want)) === null) {
-      throw new Error(`the connection closed ${where}`);
+      throw new ConnectionLost(`the connection closed ${where}`);
     }
   }
 
@@ -579,7 +606,10 @@ class Connection {
     const reading = this.#socket.read(this.#buffer.subarray(this.#end)).then(
       (read) => {
         this.#reading = undefined;
-        if (read !== null) this.#end += read;
+        if (read !== null) {
+          this.#end += read;
+          this.#answered ||= !this.#idle && read > 0;
+        }
         return read;
       },
       (error) => {
@@ -607,9 +637,12 @@ class Connection {
   }
 }
 
+/** The connection ended before the response did. */
+class ConnectionLost extends Error {}
+
 /** Errors of a socket the peer closed or reset. */
 function isConnectionLoss(error: unknown): boolean {
-  return error instanceof Deno.errors.BrokenPipe ||
+  return error instanceof ConnectionLost || error instanceof Deno.errors.BrokenPipe ||
     error instanceof Deno.errors.ConnectionReset ||
     error instanceof Deno.errors.ConnectionAborted ||
     error instanceof Deno.errors.NotConnected ||

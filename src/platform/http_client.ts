@@ -14,7 +14,7 @@
  * @module
  */
 import { ConnectTimeoutError } from "./connect_timeout.ts";
-import { Http1Agent } from "./http1_agent.ts";
+import { denoTlsOptions, Http1Agent } from "./http1_agent.ts";
 import { getEnv } from "./process.ts";
 import { UNDICI_ENV_VARIABLES } from "./undici_environment.ts";
 
@@ -96,14 +96,7 @@ export async function createHttpClient(options: HttpClientOptions = {}): Promise
 function createDenoClient(options: HttpClientOptions): HttpClient {
   const needsClient = (options.caCertificates?.length ?? 0) > 0 ||
     options.certificate !== undefined;
-  const client = needsClient
-    ? Deno.createHttpClient({
-      ...(options.caCertificates?.length ? { caCerts: [...options.caCertificates] } : {}),
-      ...(options.certificate !== undefined
-        ? { cert: options.certificate, key: options.privateKey ?? "" }
-        : {}),
-    })
-    : undefined;
+  const client = needsClient ? Deno.createHttpClient(denoTlsOptions(options)) : undefined;
   const connectTimeout = options.connectTimeout;
   // Writes go over sockets of our own, unless a proxy may be configured for fetch.
   const direct = proxyMaybeConfigured() ? undefined : new Http1Agent({

@@ -18,7 +18,8 @@ import { ROOT, runDeno } from "../platform/commands.ts";
 const IN_CLUSTER_FLAGS = [
   "--allow-net",
   "--allow-read=/var/run/secrets/kubernetes.io/serviceaccount",
-  "--allow-env=KUBECONFIG,HOME,USERPROFILE,KUBERNETES_SERVICE_HOST,KUBERNETES_SERVICE_PORT,POD_ID",
+  "--allow-env=KUBECONFIG,HOME,USERPROFILE,KUBERNETES_SERVICE_HOST,KUBERNETES_SERVICE_PORT,POD_ID," +
+  "HTTP_PROXY,HTTPS_PROXY,ALL_PROXY,http_proxy,https_proxy,all_proxy",
 ];
 
 Deno.test("the default compile bakes the in-cluster minimal permissions into the kopf CLI", async () => {
@@ -118,7 +119,7 @@ Deno.test("the compile command line carries entry, target, includes, flags and b
     "--include=assets/banner.txt",
     // The given --allow-net replaces the planned one; the rest stay.
     "--allow-read=/var/run/secrets/kubernetes.io/serviceaccount",
-    "--allow-env=KUBECONFIG,HOME,USERPROFILE,KUBERNETES_SERVICE_HOST,KUBERNETES_SERVICE_PORT,POD_ID",
+    IN_CLUSTER_FLAGS[2],
     "--allow-net=10.96.0.1:443",
     "--deny-env=AWS_SECRET_ACCESS_KEY",
     "examples/demo.ts",

@@ -182,6 +182,8 @@ Deno.test("writes go over one kept connection, and read as fetch would read them
     assertEquals(agent.fetch(`${base}/x`, { method: "PATCH", headers: { a: "é" } }), undefined);
     assertEquals(agent.fetch(`${base}/x y`, { method: "PATCH" }), undefined);
     assertEquals(agent.fetch(`${base}/x#y`, { method: "PATCH" }), undefined);
+    assertEquals(agent.fetch(`${base}/x/../y`, { method: "PATCH" }), undefined);
+    assertEquals(agent.fetch(`${base}/x|y`, { method: "PATCH" }), undefined);
     assertEquals(agent.fetch(`${base}/x`, { method: "PATCH", body: new Uint8Array(1) }), undefined);
     assertEquals(agent.fetch(`ftp://127.0.0.1/x`, { method: "PATCH" }), undefined);
     assertEquals(agent.fetch(`http://u:p@127.0.0.1/x`, { method: "PATCH" }), undefined);
@@ -289,6 +291,35 @@ Deno.test("a kept connection the server lets go is dropped, and the next write o
   );
 });
 
+Deno.test("a kept connection lost without an answer: the write goes once more, on a new one", async () => {
+  // The second request on each connection meets its end, as when a load balancer dropped the
+  // idle connection unannounced.
+  const served = new Map<number, number>();
+  await withScriptedServer((request) => {
+    const count = (served.get(request.connection) ?? 0) + 1;
+    served.set(request.connection, count);
+    const fails = count > 1 || request.head.startsWith("PATCH /fail");
+    return fails ? { bytes: "", close: true } : ok(`{"on":${request.connection}}`);
+  }, async (url, received) => {
+    const agent = new Http1Agent();
+    try {
+      assertEquals(await (await patch(agent, `${url}/1`)).json(), { on: 0 });
+      assertEquals(await (await patch(agent, `${url}/2`)).json(), { on: 1 });
+      assertEquals(received.map((r) => [r.head.split(" ")[1], r.connection]), [
+        ["/1", 0],
+        ["/2", 0],
+        ["/2", 1],
+      ]);
+      // A new connection lost so is a failure: the API client decides about retrying.
+      const error = await assertRejects(() => patch(agent, `${url}/fail`), TypeError);
+      assertMatch(error.message, /the connection closed before the response/);
+      assertEquals(received.slice(3).map((r) => r.connection), [1, 2], "kept, then new");
+    } finally {
+      agent.close();
+    }
+  });
+});
+
 Deno.test("malformed answers fail the request like a network error, and the connection closes", async () => {
   const answers = [
     "HTTP/1.1 2OO OK\r\n\r\n",
@@ -319,25 +350,37 @@ Deno.test("malformed answers fail the request like a network error, and the conn
   });
 });
 
-Deno.test("an abort ends a write waiting for its answer, with the signal's reason", async () => {
+/** A server that takes requests and never answers; `arrived` once the first came. */
+async function withSilentServer(
+  test: (url: string, arrived: Promise<void>) => Promise<void>,
+): Promise<void> {
   const never = Promise.withResolvers<void>();
   const arrived = Promise.withResolvers<void>();
   await withScriptedServer(() => {
     arrived.resolve();
     return { ...ok("{}"), until: never.promise };
   }, async (url) => {
+    try {
+      await test(url, arrived.promise);
+    } finally {
+      never.resolve();
+    }
+  });
+}
+
+Deno.test("an abort ends a write waiting for its answer, with the signal's reason", async () => {
+  await withSilentServer(async (url, arrived) => {
     const agent = new Http1Agent();
     try {
       const controller = new AbortController();
       const sent = patch(agent, `${url}/`, "{}", controller.signal);
-      await arrived.promise;
+      await arrived;
       const reason = new Error("stop now");
       controller.abort(reason);
       assertEquals(await sent.catch((e) => e), reason);
       // Aborted before sending: at once, without a connection.
       assertEquals(await patch(agent, `${url}/`, "{}", controller.signal).catch((e) => e), reason);
     } finally {
-      never.resolve();
       agent.close();
     }
   });
@@ -474,21 +517,12 @@ Deno.test("kept connections do not keep a program running", async () => {
 });
 
 Deno.test("closing the agent closes its connections and ends writes under way", async () => {
-  const arrived = Promise.withResolvers<void>();
-  const never = Promise.withResolvers<void>();
-  await withScriptedServer(() => {
-    arrived.resolve();
-    return { ...ok("{}"), until: never.promise };
-  }, async (url) => {
+  await withSilentServer(async (url, arrived) => {
     const agent = new Http1Agent();
-    try {
-      const sent = patch(agent, `${url}/`);
-      await arrived.promise;
-      agent.close();
-      assert((await sent.catch((e) => e)) instanceof TypeError, "the write should fail");
-      assertEquals(agent.fetch(`${url}/`, { method: "PATCH" }), undefined);
-    } finally {
-      never.resolve();
-    }
+    const sent = patch(agent, `${url}/`);
+    await arrived;
+    agent.close();
+    assert((await sent.catch((e) => e)) instanceof TypeError, "the write should fail");
+    assertEquals(agent.fetch(`${url}/`, { method: "PATCH" }), undefined);
   });
 });
