@@ -16,12 +16,18 @@ interface Outcome {
   message?: string;
 }
 
+/** The outcomes of a GET and of a POST. */
+interface Outcomes {
+  read: Outcome;
+  write: Outcome;
+}
+
 interface ProbeResult {
   runtime: string;
-  withCertificate: Outcome;
-  insecureWithCertificate: Outcome;
-  withoutCertificate: Outcome;
-  wrongCa: Outcome;
+  withCertificate: Outcomes;
+  insecureWithCertificate: Outcomes;
+  withoutCertificate: Outcomes;
+  wrongCa: Outcomes;
   kubeconfig: unknown;
   watch: unknown;
 }
@@ -32,19 +38,19 @@ function lastJsonLine(stdout: string): ProbeResult {
 
 function checkOutcomes(result: ProbeResult, runtime: string): void {
   assertEquals(result.runtime, runtime);
-  // The server saw the client certificate's common name: client-certificate auth works.
-  assertEquals(result.withCertificate, { ok: { user: "alice" } });
-  assertEquals(result.insecureWithCertificate, { ok: { user: "alice" } });
-  // Without a client certificate the server refuses the handshake.
-  assertEquals(result.withoutCertificate.error, "APIConnectionError");
-  // A wrong CA is a certificate error with a one-line explanation of what to fix.
-  assertEquals(result.wrongCa.error, "APICertificateError");
-  assertMatch(
-    result.wrongCa.message!,
-    /^Cannot verify the certificate of https:\/\/127\.0\.0\.1:\d+ /,
-  );
-  assertStringIncludes(result.wrongCa.message!, "set the right CA");
-  assertEquals(result.wrongCa.message!.includes("\n"), false);
+  for (const kind of ["read", "write"] as const) {
+    // The server saw the client certificate's common name: client-certificate auth works.
+    assertEquals(result.withCertificate[kind], { ok: { user: "alice" } }, kind);
+    assertEquals(result.insecureWithCertificate[kind], { ok: { user: "alice" } }, kind);
+    // Without a client certificate the server refuses the handshake.
+    assertEquals(result.withoutCertificate[kind].error, "APIConnectionError", kind);
+    // A wrong CA is a certificate error with a one-line explanation of what to fix.
+    const wrongCa = result.wrongCa[kind];
+    assertEquals(wrongCa.error, "APICertificateError", kind);
+    assertMatch(wrongCa.message!, /^Cannot verify the certificate of https:\/\/127\.0\.0\.1:\d+ /);
+    assertStringIncludes(wrongCa.message!, "set the right CA");
+    assertEquals(wrongCa.message!.includes("\n"), false);
+  }
   // Files, relative paths and the exec plugin subprocess work in this runtime too.
   assertEquals(result.kubeconfig, {
     exec: {
