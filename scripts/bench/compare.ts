@@ -18,7 +18,9 @@
  *   handler returning a result, no batching window, no Events posted (`compare/kopf.ts`).
  *   It writes twice per object: the result to the status, and its diff-base annotation
  *   (`last-handled-configuration`) to the body, which the others do not keep; once with
- *   `KOPF_BENCH_COMPARE_STORAGE=status` or without the status subresource.
+ *   `KOPF_BENCH_COMPARE_STORAGE=status` or without the status subresource. Its writes go
+ *   over the framework's own HTTP/1.1 connections (`src/platform/http1_agent.ts`), not
+ *   `fetch`: that is part of the framework, and part of what is compared.
  *
  * Each controller runs in its own child process (so that memory and CPU are its own), one
  * after another, each against a fresh FakeCluster started the same way in this process (so
