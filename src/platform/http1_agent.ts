@@ -380,6 +380,8 @@ interface ResponseHead {
   contentLength: number | undefined;
   /** The `Transfer-Encoding` header, lower-case, if any. */
   transferEncoding: string | undefined;
+  /** The `Content-Encoding` header, lower-case, if any. */
+  contentEncoding: string | undefined;
 }
 
 /** One socket and its read buffer; it serves one request at a time. */
@@ -466,16 +468,19 @@ class Connection {
     if (head.status === 101 || head.status > 599) {
       throw new Error(`unexpected HTTP status ${head.status} in the response`);
     }
+    if (head.contentEncoding !== undefined && head.contentEncoding !== "identity") {
+      throw new Error(`unexpected Content-Encoding "${head.contentEncoding}" in the response`);
+    }
     let body: string | null;
     let keepAlive = !head.closes;
     if (method === "HEAD" || head.status === 204 || head.status === 205 || head.status === 304) {
       body = null;
     } else if (head.transferEncoding !== undefined) {
-      if (/(^|,)\s*chunked\s*$/.test(head.transferEncoding)) body = await this.#chunked();
-      else {
-        body = await this.#untilClosed();
-        keepAlive = false;
+      // Nothing but chunking was asked for (no TE header), nor any compression.
+      if (head.transferEncoding !== "chunked") {
+        throw new Error(`unexpected Transfer-Encoding "${head.transferEncoding}" in the response`);
       }
+      body = await this.#chunked();
     } else if (head.contentLength !== undefined) body = await this.#exactly(head.contentLength);
     else {
       body = await this.#untilClosed();
@@ -660,6 +665,7 @@ function parseHead(text: string): ResponseHead {
   let closes = status[1] === "0";
   let contentLength: number | undefined;
   let transferEncoding: string | undefined;
+  let contentEncoding: string | undefined;
   for (let i = 1; i < lines.length; i++) {
     const line = lines[i];
     const colon = line.indexOf(":");
@@ -679,8 +685,11 @@ function parseHead(text: string): ResponseHead {
         throw new Error(`malformed Content-Length ${JSON.stringify(value)}`);
       }
       contentLength = Number(only);
-    } else if (name === "transfer-encoding") {
-      transferEncoding = transferEncoding === undefined ? value : `${transferEncoding}, ${value}`;
+    } else if (name === "transfer-encoding" || name === "content-encoding") {
+      const joined = (known: string | undefined) =>
+        known === undefined ? value : `${known}, ${value}`;
+      if (name === "transfer-encoding") transferEncoding = joined(transferEncoding);
+      else contentEncoding = joined(contentEncoding);
     } else if (name === "connection") {
       const tokens = value.toLowerCase().split(",").map((v) => v.trim());
       if (tokens.includes("close")) closes = true;
@@ -694,6 +703,7 @@ function parseHead(text: string): ResponseHead {
     closes,
     contentLength,
     transferEncoding: transferEncoding?.toLowerCase(),
+    contentEncoding: contentEncoding?.toLowerCase(),
   };
 }
 

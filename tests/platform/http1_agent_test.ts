@@ -327,6 +327,8 @@ Deno.test("malformed answers fail the request like a network error, and the conn
     "HTTP/1.1 200 OK\r\ncontent-length: 5, 6\r\n\r\nhello",
     "HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\nzz\r\n",
     "HTTP/1.1 200 OK\r\ncontent-length: 10\r\n\r\nshort",
+    "HTTP/1.1 200 OK\r\ntransfer-encoding: gzip, chunked\r\n\r\n0\r\n\r\n",
+    "HTTP/1.1 200 OK\r\ncontent-encoding: gzip\r\ncontent-length: 0\r\n\r\n",
   ];
   await withScriptedServer((_r, i) => ({ bytes: answers[i], close: true }), async (url) => {
     const agent = new Http1Agent();
@@ -343,6 +345,8 @@ Deno.test("malformed answers fail the request like a network error, and the conn
         'malformed Content-Length "5, 6"',
         'malformed chunk size "zz"',
         "the connection closed in the response body",
+        'unexpected Transfer-Encoding "gzip, chunked" in the response',
+        'unexpected Content-Encoding "gzip" in the response',
       ]);
     } finally {
       agent.close();
