@@ -36,7 +36,7 @@ Deno.test("the default compile bakes the in-cluster minimal permissions into the
       [
         "deno compile --no-prompt --exclude-unused-npm",
         `--output=${dir}/kopf`,
-        "--v8-flags=--max-semi-space-size=4,--heap-growing-percent=30",
+        "--v8-flags=--max-semi-space-size=4,--heap-growing-percent=30,--efficiency-mode",
         ...IN_CLUSTER_FLAGS,
         DEFAULT_ENTRY,
       ].join(" "),
@@ -113,7 +113,7 @@ Deno.test("the compile command line carries entry, target, includes, flags and b
     "--no-prompt",
     "--exclude-unused-npm",
     "--output=out/demo",
-    "--v8-flags=--max-semi-space-size=4,--heap-growing-percent=30",
+    "--v8-flags=--max-semi-space-size=4,--heap-growing-percent=30,--efficiency-mode",
     "--target=aarch64-unknown-linux-gnu",
     "--include=crds/",
     "--include=assets/banner.txt",
