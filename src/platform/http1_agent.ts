@@ -29,6 +29,8 @@ export interface Http1AgentOptions {
   privateKey?: string;
   /** Seconds to wait for a new connection (TCP, then the TLS handshake). */
   connectTimeout?: number;
+  /** Seconds an unused connection is kept; 90 (Go's and client-go's) by default. */
+  idleTimeout?: number;
 }
 
 /** Deno's TLS options (for `fetch`'s clients and for sockets alike) of the settings. */
@@ -282,15 +284,16 @@ export class Http1Agent {
     });
     origin.idle.push(connection);
     if (this.#sweeper === undefined) {
-      const sweeper = setInterval(() => this.#sweep(), IDLE_SECONDS * 1000 / 3);
+      const idle = this.#options.idleTimeout ?? IDLE_SECONDS;
+      const sweeper = setInterval(() => this.#sweep(idle), idle * 1000 / 3);
       Deno.unrefTimer(sweeper); // idle connections never keep a program running
       this.#sweeper = sweeper;
     }
   }
 
   /** Close the connections idle for too long. */
-  #sweep(): void {
-    const oldest = performance.now() - IDLE_SECONDS * 1000;
+  #sweep(idle: number): void {
+    const oldest = performance.now() - idle * 1000;
     let kept = 0;
     for (const origin of this.#origins.values()) {
       origin.idle = origin.idle.filter((c) => c.idleSince > oldest || (c.close(), false));

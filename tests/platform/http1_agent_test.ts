@@ -6,7 +6,13 @@
  * do not change. Requests it does not take are left to `fetch`, and so is everything when
  * a proxy is configured.
  */
-import { assert, assertEquals, assertMatch, assertRejects } from "../assert.ts";
+import {
+  assert,
+  assertEquals,
+  assertMatch,
+  assertRejects,
+  assertSettlesWithin,
+} from "../assert.ts";
 import { Http1Agent } from "../../src/platform/http1_agent.ts";
 import { ConnectTimeoutError } from "../../src/platform/connect_timeout.ts";
 import { createHttpClient, describeNetworkError } from "../../src/platform/http_client.ts";
@@ -34,14 +40,28 @@ interface Answer {
   until?: Promise<void>;
 }
 
-/** A TCP server that answers each request as the script says, and records them. */
+/**
+ * A TCP server that answers each request as the script says, and records them; `ended(n)`
+ * settles once the client has closed connection `n` (or the script did).
+ */
 async function withScriptedServer(
   script: (request: Received, index: number) => Answer,
-  test: (url: string, received: Received[], connections: () => number) => Promise<void>,
+  test: (
+    url: string,
+    received: Received[],
+    connections: () => number,
+    ended: (connection: number) => Promise<void>,
+  ) => Promise<void>,
 ): Promise<void> {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const received: Received[] = [];
   const open = new Set<Deno.Conn>();
+  const endings = new Map<number, PromiseWithResolvers<void>>();
+  const ending = (connection: number) => {
+    let known = endings.get(connection);
+    if (known === undefined) endings.set(connection, known = Promise.withResolvers<void>());
+    return known;
+  };
   let connections = 0;
   const serving: Promise<void>[] = [];
   const accepting = (async () => {
@@ -89,10 +109,16 @@ async function withScriptedServer(
       }
     } finally {
       closeQuietly(conn);
+      ending(connection).resolve();
     }
   }
   try {
-    await test(`http://127.0.0.1:${listener.addr.port}`, received, () => connections);
+    await test(
+      `http://127.0.0.1:${listener.addr.port}`,
+      received,
+      () => connections,
+      (connection) => ending(connection).promise,
+    );
   } finally {
     listener.close();
     for (const conn of open) closeQuietly(conn);
@@ -275,12 +301,13 @@ Deno.test("bodies that end with the connection, closing answers, large bodies", 
 Deno.test("a kept connection the server lets go is dropped, and the next write opens another", async () => {
   await withScriptedServer(
     (_request) => ({ ...ok("{}"), close: true }), // closes without saying so
-    async (url, received, connections) => {
+    async (url, received, connections, ended) => {
       const agent = new Http1Agent();
       try {
         assertEquals(await (await patch(agent, `${url}/1`)).text(), "{}");
-        // The server's end reaches the idle connection, which leaves the pool.
-        await new Promise((resolve) => setTimeout(resolve, 50));
+        // The server's end reaches the idle connection, which leaves the pool (or, if the
+        // next write comes first, that write goes again on a new connection).
+        await assertSettlesWithin(ended(0), 5, "the server's close");
         assertEquals(await (await patch(agent, `${url}/2`)).text(), "{}");
         assertEquals(received.map((r) => r.connection), [0, 1]);
         assertEquals(connections(), 2);
@@ -289,6 +316,23 @@ Deno.test("a kept connection the server lets go is dropped, and the next write o
       }
     },
   );
+});
+
+Deno.test("a connection unused for the idle timeout is closed; the next write opens another", async () => {
+  await withScriptedServer(() => ok("{}"), async (url, received, connections, ended) => {
+    const agent = new Http1Agent({ idleTimeout: 0.15 });
+    try {
+      await (await patch(agent, `${url}/1`)).text();
+      await (await patch(agent, `${url}/2`)).text();
+      assertEquals(connections(), 1, "kept while in use");
+      // Swept between one and four thirds of the timeout after its last use.
+      await assertSettlesWithin(ended(0), 5, "the close of the idle connection");
+      await (await patch(agent, `${url}/3`)).text();
+      assertEquals(received.map((r) => r.connection), [0, 0, 1]);
+    } finally {
+      agent.close();
+    }
+  });
 });
 
 Deno.test("a kept connection lost without an answer: the write goes once more, on a new one", async () => {
