@@ -102,10 +102,7 @@ function createDenoClient(options: HttpClientOptions): HttpClient {
   const client = needsClient ? Deno.createHttpClient(denoTlsOptions(options)) : undefined;
   const connectTimeout = options.connectTimeout;
   // Writes go over sockets of our own, unless a proxy may be configured for fetch.
-  const direct = proxyMaybeConfigured() ? undefined : new Http1Agent({
-    ...options,
-    ...(connectTimeout === undefined ? {} : { connectTimeout }),
-  });
+  const direct = proxyMaybeConfigured() ? undefined : new Http1Agent(options);
   return {
     fetch: (url, init) => {
       if (direct !== undefined && init !== undefined && !init.stream) {
