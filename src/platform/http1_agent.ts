@@ -17,6 +17,7 @@
  *
  * @module
  */
+import { realClock, settlesWithin } from "../structs/clock.ts";
 import { ConnectTimeoutError } from "./connect_timeout.ts";
 
 /** The TLS and connection settings of an {@link Http1Agent}. */
@@ -133,6 +134,13 @@ export class Http1Agent {
     );
   }
 
+  /** How many connections wait, idle, for the next request. */
+  get kept(): number {
+    let kept = 0;
+    for (const origin of this.#origins.values()) kept += origin.idle.length;
+    return kept;
+  }
+
   /** Close every connection; requests still running fail, and later ones go to `fetch`. */
   close(): void {
     this.#closed = true;
@@ -245,35 +253,12 @@ export class Http1Agent {
       return socket;
     })();
     const timeout = options.connectTimeout;
-    if (timeout === undefined && signal === undefined) return new Connection(await connecting);
-    // A connection made too late is closed as soon as it is made.
-    let late = false;
-    connecting.then((socket) => late && socket.close(), () => {});
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let onAbort: (() => void) | undefined;
-    try {
-      return new Connection(
-        await Promise.race([
-          connecting,
-          new Promise<never>((_, reject) => {
-            if (timeout !== undefined) {
-              timer = setTimeout(
-                () => reject(new ConnectTimeoutError(`No connection within ${timeout} seconds.`)),
-                timeout * 1000,
-              );
-            }
-            onAbort = () => reject(signal!.reason);
-            signal?.addEventListener("abort", onAbort, { once: true });
-          }),
-        ]),
-      );
-    } catch (e) {
-      late = true;
-      throw e;
-    } finally {
-      clearTimeout(timer);
-      if (onAbort !== undefined) signal?.removeEventListener("abort", onAbort);
+    if (await settlesWithin(connecting, timeout ?? Infinity, realClock, signal)) {
+      return new Connection(await connecting);
     }
+    connecting.then((socket) => socket.close(), () => {}); // made too late: not wanted
+    signal?.throwIfAborted();
+    throw new ConnectTimeoutError(`No connection within ${timeout} seconds.`);
   }
 
   /** Keep the connection for the next request, watching it while it waits. */
@@ -294,12 +279,10 @@ export class Http1Agent {
   /** Close the connections idle for too long. */
   #sweep(idle: number): void {
     const oldest = performance.now() - idle * 1000;
-    let kept = 0;
     for (const origin of this.#origins.values()) {
       origin.idle = origin.idle.filter((c) => c.idleSince > oldest || (c.close(), false));
-      kept += origin.idle.length;
     }
-    if (kept === 0) {
+    if (this.kept === 0) {
       clearInterval(this.#sweeper);
       this.#sweeper = undefined;
     }
@@ -452,6 +435,8 @@ class Connection {
    * response came (on a kept connection: the server had let it go).
    */
   async write(bytes: Uint8Array): Promise<boolean> {
+    // Bytes unread before a request: they came while it rested, and its watch is about to
+    // close it.
     if (this.#closed || (this.#reading === undefined && this.#end > this.#start)) return false;
     try {
       for (let written = 0; written < bytes.length;) {
@@ -658,6 +643,7 @@ function isConnectionLoss(error: unknown): boolean {
 }
 
 const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: (.*))?$/;
+const DIGITS = /^\d{1,15}$/;
 
 /** Parse a response's status line and headers. */
 function parseHead(text: string): ResponseHead {
@@ -678,11 +664,13 @@ function parseHead(text: string): ResponseHead {
     const name = line.slice(0, colon).toLowerCase();
     const value = line.slice(colon + 1).trim();
     fields.push(name, value);
-    if (name === "content-length") {
+    if (name === "content-length" && contentLength === undefined && DIGITS.test(value)) {
+      contentLength = Number(value); // the usual case: one plain number
+    } else if (name === "content-length") {
       const values = new Set(value.split(",").map((v) => v.trim()));
       const [only] = values;
       if (
-        values.size !== 1 || !/^\d{1,15}$/.test(only) ||
+        values.size !== 1 || !DIGITS.test(only) ||
         (contentLength !== undefined && contentLength !== Number(only))
       ) {
         throw new Error(`malformed Content-Length ${JSON.stringify(value)}`);
