@@ -9,11 +9,13 @@
 import {
   assert,
   assertEquals,
+  assertEventually,
   assertMatch,
   assertRejects,
   assertSettlesWithin,
 } from "../assert.ts";
 import { Http1Agent } from "../../src/platform/http1_agent.ts";
+import { runDeno } from "./commands.ts";
 import { ConnectTimeoutError } from "../../src/platform/connect_timeout.ts";
 import { createHttpClient, describeNetworkError } from "../../src/platform/http_client.ts";
 import {
@@ -305,9 +307,9 @@ Deno.test("a kept connection the server lets go is dropped, and the next write o
       const agent = new Http1Agent();
       try {
         assertEquals(await (await patch(agent, `${url}/1`)).text(), "{}");
-        // The server's end reaches the idle connection, which leaves the pool (or, if the
-        // next write comes first, that write goes again on a new connection).
+        // The server's end reaches the idle connection, which leaves the pool.
         await assertSettlesWithin(ended(0), 5, "the server's close");
+        await assertEventually("the connection left the pool", () => agent.kept === 0, 5);
         assertEquals(await (await patch(agent, `${url}/2`)).text(), "{}");
         assertEquals(received.map((r) => r.connection), [0, 1]);
         assertEquals(connections(), 2);
@@ -325,6 +327,7 @@ Deno.test("a connection unused for the idle timeout is closed; the next write op
       await (await patch(agent, `${url}/1`)).text();
       await (await patch(agent, `${url}/2`)).text();
       assertEquals(connections(), 1, "kept while in use");
+      assertEquals(agent.kept, 1);
       // Swept between one and four thirds of the timeout after its last use.
       await assertSettlesWithin(ended(0), 5, "the close of the idle connection");
       await (await patch(agent, `${url}/3`)).text();
@@ -453,6 +456,17 @@ Deno.test("refused connections are network errors; a silent TLS server times out
       ConnectTimeoutError,
     );
     assertEquals(describeNetworkError(timedOut).kind, "timeout");
+    // An abort ends the wait for the connection before its timeout, with the reason.
+    const controller = new AbortController();
+    const reason = new Error("stop connecting");
+    const connecting = patch(
+      agent,
+      `https://127.0.0.1:${silent.addr.port}/`,
+      "{}",
+      controller.signal,
+    );
+    controller.abort(reason);
+    assertEquals(await connecting.catch((e) => e), reason);
   } finally {
     agent.close();
     silent.close();
@@ -511,16 +525,13 @@ async function runScript(script: string, env: Record<string, string>): Promise<s
   const file = await Deno.makeTempFile({ suffix: ".ts" });
   try {
     await Deno.writeTextFile(file, script);
-    const output = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", "--no-config", file],
+    // A program kept running by a connection is killed, and fails the test.
+    const { code, stdout, stderr } = await runDeno(["run", "-A", "--no-config", file], {
       env,
-      stdout: "piped",
-      stderr: "piped",
-      signal: AbortSignal.timeout(20_000), // a program kept running by a connection is killed
-    }).output();
-    const stderr = decoder.decode(output.stderr);
-    assert(output.success, `the script failed: ${stderr}`);
-    return decoder.decode(output.stdout);
+      timeout: 20,
+    });
+    assertEquals(code, 0, `the script failed: ${stderr}`);
+    return stdout;
   } finally {
     await Deno.remove(file);
   }
