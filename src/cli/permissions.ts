@@ -17,6 +17,7 @@ import {
 } from "../platform/files.ts";
 import { localModuleGraph, PermissionSet } from "../platform/permission_flags.ts";
 import { getEnv } from "../platform/process.ts";
+import { PROXY_ENV_VARIABLES } from "../platform/proxy_environment.ts";
 import { UNDICI_ENV_VARIABLES } from "../platform/undici_environment.ts";
 import { loadKubeconfig, type MergedKubeconfig } from "../client/kubeconfig.ts";
 import { SERVICE_ACCOUNT_DIRECTORY } from "../client/service_account.ts";
@@ -88,12 +89,10 @@ export const FRAMEWORK_ENVIRONMENT: readonly EnvironmentRead[] = [
   // Deno's fetch reads these itself, without a permission; the framework reads them to
   // know whether its own (faster) transport of writes would bypass a proxy. Not granted,
   // writes go through fetch: slower, but they work.
-  ...["HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"].map(
-    (name): EnvironmentRead => ({
-      name,
-      reason: "the API client: a proxy, if set, keeps writes on fetch, which uses it",
-    }),
-  ),
+  ...PROXY_ENV_VARIABLES.map((name): EnvironmentRead => ({
+    name,
+    reason: "the API client: a proxy, if set, keeps writes on fetch, which uses it",
+  })),
 ];
 
 /**

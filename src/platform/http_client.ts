@@ -18,6 +18,7 @@
 import { ConnectTimeoutError } from "./connect_timeout.ts";
 import { denoTlsOptions, Http1Agent } from "./http1_agent.ts";
 import { getEnv } from "./process.ts";
+import { PROXY_ENV_VARIABLES } from "./proxy_environment.ts";
 import { UNDICI_ENV_VARIABLES } from "./undici_environment.ts";
 
 /** TLS and connection settings of an {@link HttpClient}. */
@@ -129,22 +130,14 @@ function createDenoClient(options: HttpClientOptions): HttpClient {
  * is set, or cannot be read without asking for the permission (which is never asked).
  */
 function proxyMaybeConfigured(): boolean {
-  const set = (name: string, read: () => string | undefined) => {
+  return PROXY_ENV_VARIABLES.some((name) => {
     try {
-      if (Deno.permissions.querySync({ name: "env", variable: name }).state !== "granted") {
-        return true;
-      }
-      return (read() ?? "") !== "";
+      return Deno.permissions.querySync({ name: "env", variable: name }).state !== "granted" ||
+        (getEnv(name) ?? "") !== "";
     } catch {
       return true;
     }
-  };
-  return set("HTTP_PROXY", () => getEnv("HTTP_PROXY")) ||
-    set("HTTPS_PROXY", () => getEnv("HTTPS_PROXY")) ||
-    set("ALL_PROXY", () => getEnv("ALL_PROXY")) ||
-    set("http_proxy", () => getEnv("http_proxy")) ||
-    set("https_proxy", () => getEnv("https_proxy")) ||
-    set("all_proxy", () => getEnv("all_proxy"));
+  });
 }
 
 /** A fetch within the connect timeout, and a stream's body guarded by the signal. */
