@@ -85,7 +85,7 @@ export type {
   SpecOf,
   StatusOf,
   TypedResource,
-} from "./src/structs/selectors.ts";
+} from "./src/structs/resource_selectors.ts";
 export type { Absent, Everything, Present } from "./src/structs/markers.ts";
 export type { Predicate } from "./src/structs/combinators.ts";
 export type { OperatorRegistryOptions } from "./src/intents/registry.ts";
@@ -158,7 +158,7 @@ export type {
   TemporaryError,
   UsageError,
 } from "./src/structs/errors.ts";
-export type { SelectorError } from "./src/structs/selectors.ts";
+export type { SelectorError } from "./src/structs/resource_selectors.ts";
 export type { RegistrationError } from "./src/intents/handler_options.ts";
 export type {
   APIBadRequestError,

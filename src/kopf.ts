@@ -18,7 +18,7 @@ export { daemon, index, on, timer } from "./intents/registration.ts";
 export { execute, register, subhandler } from "./intents/subhandlers.ts";
 export { lifecycles, setDefaultLifecycle } from "./intents/lifecycles.ts";
 export { ABSENT, EVERYTHING, PRESENT } from "./structs/markers.ts";
-export { resource } from "./structs/selectors.ts";
+export { resource } from "./structs/resource_selectors.ts";
 export { all, any, none, not } from "./structs/combinators.ts";
 export { getDefaultRegistry, OperatorRegistry, setDefaultRegistry } from "./intents/registry.ts";
 
@@ -43,7 +43,7 @@ export {
   TemporaryError,
   UsageError,
 } from "./structs/errors.ts";
-export { SelectorError } from "./structs/selectors.ts";
+export { SelectorError } from "./structs/resource_selectors.ts";
 export { RegistrationError } from "./intents/handler_options.ts";
 export {
   APIBadRequestError,

@@ -8,7 +8,7 @@ import { Command } from "@commander-js/extra-typings";
 import denoConfig from "../../deno.json" with { type: "json" };
 import { writeStandardOutput } from "../platform/standard_streams.ts";
 import { oneLine } from "../reactor/running.ts";
-import { INIT_DEFAULTS, type InitIo, initProject } from "../commands/init.ts";
+import { INIT_DEFAULTS, type InitIo, initProject } from "../commands/new_project.ts";
 import { CommandLineError } from "../commands/run_options.ts";
 import { v8FlagsArgument } from "./runtime_flags.ts";
 import { VERSION } from "./version.ts";

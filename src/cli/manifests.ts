@@ -14,7 +14,7 @@
  */
 import { Command, InvalidArgumentError } from "@commander-js/extra-typings";
 import type { JsonObject } from "../structs/bodies.ts";
-import { Resource } from "../structs/resources.ts";
+import type { Resource } from "../structs/resources.ts";
 import { FileNotFoundError, readTextFile } from "../platform/files.ts";
 import { writeStandardOutput } from "../platform/standard_streams.ts";
 import { denoVersion } from "../platform/process.ts";
@@ -29,7 +29,7 @@ import {
   manifestsYaml,
   PROBES_PORT,
   type ScopedRule,
-} from "../commands/manifests.ts";
+} from "../commands/deployment_manifests.ts";
 import {
   collect,
   CommandLineError,
@@ -42,9 +42,9 @@ import { parseDocuments } from "../commands/types.ts";
 import { parseDeclaredRule, RULE_EXAMPLE } from "../structs/rbac_rules.ts";
 import { v8FlagsArgument } from "./runtime_flags.ts";
 import { planPermissions } from "./permissions.ts";
-import { builtinTypes } from "../testing/fake_cluster/builtins.ts";
-import { compareVersions, type ResourceType } from "../testing/fake_cluster/catalog.ts";
-import { checkCrd, crdToType } from "../testing/fake_cluster/crds.ts";
+import { builtinTypes } from "../catalog/builtin_types.ts";
+import { compareVersions, resourcesOf, type ResourceType } from "../catalog/resource_types.ts";
+import { checkCrd, crdToType } from "../catalog/custom_resource_definitions.ts";
 import { VERSION } from "./version.ts";
 
 /** The flags of `kopf manifests`. */
@@ -101,30 +101,6 @@ export const DEFAULT_CLI_MODULE = `jsr:@kopf/kopf@^${VERSION}/cli`;
 
 /** Where the probes listen in the pod. */
 const LIVENESS_URL = `http://0.0.0.0:${PROBES_PORT}/healthz`;
-
-/** Every version of each type as a resource, the preferred version first. */
-export function resourcesOf(types: readonly ResourceType[]): Resource[] {
-  return types.flatMap((type) =>
-    type.versions.map((version, index) =>
-      new Resource({
-        group: type.group,
-        version: version.name,
-        plural: type.plural,
-        kind: type.kind,
-        singular: type.singular,
-        shortcuts: type.shortNames,
-        categories: type.categories,
-        subresources: [
-          ...(version.status ? ["status"] : []),
-          ...(version.scale ? ["scale"] : []),
-        ],
-        namespaced: type.namespaced,
-        preferred: index === 0,
-        verbs: type.verbs,
-      })
-    )
-  );
-}
 
 /** The resource types of the CRDs in the files; one line naming the file if one is wrong. */
 async function crdTypes(files: readonly string[]): Promise<ResourceType[]> {

@@ -7,7 +7,7 @@
 import { ErrorsMode } from "../structs/errors.ts";
 import { type FieldSpec, isMapping, parseField } from "../structs/dicts.ts";
 import { ABSENT, PRESENT } from "../structs/markers.ts";
-import type { SelectorKeywords } from "../structs/selectors.ts";
+import type { SelectorKeywords } from "../structs/resource_selectors.ts";
 import type {
   FieldFilterValue,
   HandlerFilters,

@@ -5,7 +5,7 @@
  * @module
  */
 import type { ErrorsMode } from "../structs/errors.ts";
-import type { Selector } from "../structs/selectors.ts";
+import type { Selector } from "../structs/resource_selectors.ts";
 import type { HandlerFilters } from "./filters.ts";
 import type { AdmissionOperation } from "../structs/admission_reviews.ts";
 import type { Activity, HandlerReason, WebhookType } from "./reasons.ts";

@@ -15,7 +15,7 @@ import {
   type SpecOf,
   type StatusOf,
   TypedResource,
-} from "../structs/selectors.ts";
+} from "../structs/resource_selectors.ts";
 import type { ReadonlyJsonObject } from "../structs/views.ts";
 import type { HandlerFilters } from "./filters.ts";
 import type { Handler, HandlerFn, RetryPolicy } from "./handlers.ts";

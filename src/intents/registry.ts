@@ -8,7 +8,7 @@ import { UsageError } from "../structs/errors.ts";
 import { categoryLogger, isLoggingConfigured } from "../platform/logging.ts";
 import type { FieldPath } from "../structs/dicts.ts";
 import type { Resource } from "../structs/resources.ts";
-import type { Selection, Selector } from "../structs/selectors.ts";
+import type { Selection, Selector } from "../structs/resource_selectors.ts";
 import {
   FilterCallbackError,
   type HandlerFilters,

@@ -9,7 +9,7 @@
  */
 import type { JsonObject, JsonValue } from "../../structs/bodies.ts";
 import type { Authenticator } from "./authentication.ts";
-import type { ResourceType } from "./catalog.ts";
+import type { ResourceType } from "../../catalog/resource_types.ts";
 import { badRequest, type Cause, invalid } from "./errors.ts";
 import { isObject } from "./patching.ts";
 import type { Attributes, PolicyRule, RbacAuthorizer, UserInfo } from "./rbac.ts";

@@ -16,7 +16,7 @@ import {
 import type { JsonObject, JsonValue } from "../../structs/bodies.ts";
 import { ConnectTimeoutError } from "../../platform/connect_timeout.ts";
 import { createHttpClient } from "../../platform/http_client.ts";
-import { type ResourceType, type ServedVersion, typeKey } from "./catalog.ts";
+import { type ResourceType, type ServedVersion, typeKey } from "../../catalog/resource_types.ts";
 import { ApiError, type Cause } from "./errors.ts";
 import { isObject, jsonPatch } from "./patching.ts";
 import type { Store } from "./store.ts";

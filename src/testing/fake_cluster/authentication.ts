@@ -9,7 +9,7 @@
  */
 import type { HttpRequestInfo } from "../../platform/http_server.ts";
 import type { JsonObject } from "../../structs/bodies.ts";
-import { typeKey } from "./catalog.ts";
+import { typeKey } from "../../catalog/resource_types.ts";
 import { ApiError, badRequest } from "./errors.ts";
 import { metaOf } from "./metadata.ts";
 import { isObject } from "./patching.ts";

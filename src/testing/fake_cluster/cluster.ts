@@ -30,8 +30,9 @@ import {
 import { reviewTypes } from "./access_reviews.ts";
 import { Admission, type AdmissionCall } from "./admission.ts";
 import { Authenticator } from "./authentication.ts";
-import { builtinTypes } from "./builtins.ts";
-import { Catalog, type ResourceType, type ServedVersion, typeKey } from "./catalog.ts";
+import { builtinTypes } from "../../catalog/builtin_types.ts";
+import { type ResourceType, type ServedVersion, typeKey } from "../../catalog/resource_types.ts";
+import { Catalog } from "./catalog.ts";
 import { ApiError } from "./errors.ts";
 import { FakeClusterFaults } from "./faults.ts";
 import { REQUEST_LOG_LIMIT, Router, type ServedRequest } from "./http.ts";

@@ -5,7 +5,8 @@
  * @module
  */
 import type { JsonObject } from "../../structs/bodies.ts";
-import { apiVersionOf, type Catalog } from "./catalog.ts";
+import { apiVersionOf } from "../../catalog/resource_types.ts";
+import type { Catalog } from "./catalog.ts";
 
 /** The Kubernetes version the fake cluster claims to be. */
 export const KUBERNETES_VERSION = { major: "1", minor: "32", gitVersion: "v1.32.0" };

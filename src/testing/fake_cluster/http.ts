@@ -7,7 +7,12 @@
  */
 import type { HttpRequestInfo } from "../../platform/http_server.ts";
 import type { JsonObject, JsonValue } from "../../structs/bodies.ts";
-import { apiVersionOf, type Catalog, type ResourceType, type ServedVersion } from "./catalog.ts";
+import {
+  apiVersionOf,
+  type ResourceType,
+  type ServedVersion,
+} from "../../catalog/resource_types.ts";
+import type { Catalog } from "./catalog.ts";
 import * as discovery from "./discovery.ts";
 import { ApiError, badRequest, statusOf } from "./errors.ts";
 import type { FakeClusterFaults, RequestResource } from "./faults.ts";

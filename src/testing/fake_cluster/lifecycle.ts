@@ -7,7 +7,7 @@
  * @module
  */
 import type { JsonObject, JsonValue } from "../../structs/bodies.ts";
-import { type ResourceType, typeKey } from "./catalog.ts";
+import { type ResourceType, typeKey } from "../../catalog/resource_types.ts";
 import { CRD_CLEANUP_FINALIZER } from "./crds.ts";
 import type { Change } from "./history.ts";
 import { finalizersOf, metaOf } from "./metadata.ts";

@@ -5,7 +5,7 @@
  * @module
  */
 import type { JsonObject } from "../../structs/bodies.ts";
-import { type ResourceType, typeKey } from "./catalog.ts";
+import { type ResourceType, typeKey } from "../../catalog/resource_types.ts";
 import type { Cause } from "./errors.ts";
 import { isObject } from "./patching.ts";
 

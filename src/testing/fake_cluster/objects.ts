@@ -11,15 +11,16 @@
 import type { JsonObject, JsonValue } from "../../structs/bodies.ts";
 import {
   apiVersionOf,
-  type Catalog,
   compareVersions,
   type ResourceType,
   type ServedVersion,
   typeKey,
-} from "./catalog.ts";
+} from "../../catalog/resource_types.ts";
+import type { Catalog } from "./catalog.ts";
 import { checkWebhookConfiguration } from "./admission.ts";
 import { checkLease } from "./leases.ts";
-import { checkCrd, CRD_CLEANUP_FINALIZER, crdStatus, crdToType } from "./crds.ts";
+import { checkCrd, crdToType } from "../../catalog/custom_resource_definitions.ts";
+import { CRD_CLEANUP_FINALIZER, crdStatus } from "./crds.ts";
 import {
   alreadyExists,
   ApiError,

@@ -14,7 +14,12 @@
  * @module
  */
 import type { JsonObject } from "../../structs/bodies.ts";
-import { apiVersionOf, type Catalog, type ResourceType, type ServedVersion } from "./catalog.ts";
+import {
+  apiVersionOf,
+  type ResourceType,
+  type ServedVersion,
+} from "../../catalog/resource_types.ts";
+import type { Catalog } from "./catalog.ts";
 import { kindMessage } from "./builtin_messages.ts";
 import {
   builtinDefinitions,

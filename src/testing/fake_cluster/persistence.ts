@@ -9,7 +9,7 @@ import type { JsonObject, JsonValue } from "../../structs/bodies.ts";
 import { ConfigurationError } from "../../structs/errors.ts";
 import { writeTextFileAtomic } from "../../platform/state_files.ts";
 import { readTextFileIfExists } from "../../platform/files.ts";
-import { typeKey } from "./catalog.ts";
+import { typeKey } from "../../catalog/resource_types.ts";
 import type { Objects } from "./objects.ts";
 import { isObject } from "./patching.ts";
 

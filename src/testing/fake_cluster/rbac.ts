@@ -7,7 +7,7 @@
  * @module
  */
 import type { JsonObject, JsonValue } from "../../structs/bodies.ts";
-import { typeKey } from "./catalog.ts";
+import { typeKey } from "../../catalog/resource_types.ts";
 import { ApiError } from "./errors.ts";
 import { isObject } from "./patching.ts";
 import type { Store } from "./store.ts";

@@ -7,7 +7,7 @@
  * @module
  */
 import type { JsonObject } from "../../structs/bodies.ts";
-import type { ResourceType } from "./catalog.ts";
+import type { ResourceType } from "../../catalog/resource_types.ts";
 import { ApiError } from "./errors.ts";
 import { metaOf } from "./metadata.ts";
 import { isObject, jsonEqual } from "./patching.ts";

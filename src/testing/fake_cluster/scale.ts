@@ -5,7 +5,7 @@
  * @module
  */
 import type { JsonObject, JsonValue } from "../../structs/bodies.ts";
-import type { ServedVersion } from "./catalog.ts";
+import type { ServedVersion } from "../../catalog/resource_types.ts";
 import { metaOf } from "./metadata.ts";
 import { clone, isObject } from "./patching.ts";
 

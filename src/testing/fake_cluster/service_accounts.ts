@@ -14,7 +14,7 @@ import {
   SERVICE_ACCOUNT_TOKEN_TYPE,
   SERVICE_ACCOUNT_UID_ANNOTATION,
 } from "./authentication.ts";
-import { type ExtraSubresource, typeKey } from "./catalog.ts";
+import { type ExtraSubresource, typeKey } from "../../catalog/resource_types.ts";
 import { badRequest, invalid } from "./errors.ts";
 import type { Change } from "./history.ts";
 import { metaOf, timestamp } from "./metadata.ts";

@@ -5,7 +5,7 @@
  * @module
  */
 import type { JsonObject, JsonValue } from "../../structs/bodies.ts";
-import type { PrinterColumn, ServedVersion } from "./catalog.ts";
+import type { PrinterColumn, ServedVersion } from "../../catalog/resource_types.ts";
 import { isObject } from "./patching.ts";
 
 /** What to embed in each row: nothing, the metadata only (default), or the object. */

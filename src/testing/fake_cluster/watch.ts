@@ -7,7 +7,12 @@
  * @module
  */
 import type { JsonObject } from "../../structs/bodies.ts";
-import { apiVersionOf, type ResourceType, type ServedVersion, typeKey } from "./catalog.ts";
+import {
+  apiVersionOf,
+  type ResourceType,
+  type ServedVersion,
+  typeKey,
+} from "../../catalog/resource_types.ts";
 import { ApiError } from "./errors.ts";
 import type { Change } from "./history.ts";
 import { served } from "./objects.ts";

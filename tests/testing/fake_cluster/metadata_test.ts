@@ -4,7 +4,7 @@
  * 1.31 do) before a create is refused as AlreadyExists.
  */
 import { FakeCluster } from "../../../src/testing/mod.ts";
-import { builtinTypes } from "../../../src/testing/fake_cluster/builtins.ts";
+import { builtinTypes } from "../../../src/catalog/builtin_types.ts";
 import { Catalog } from "../../../src/testing/fake_cluster/catalog.ts";
 import { ApiError } from "../../../src/testing/fake_cluster/errors.ts";
 import {

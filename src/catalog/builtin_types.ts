@@ -4,8 +4,8 @@
  *
  * @module
  */
-import type { JsonObject, JsonValue } from "../../structs/bodies.ts";
-import { ALL_VERBS, type PrinterColumn, type ResourceType } from "./catalog.ts";
+import type { JsonObject, JsonValue } from "../structs/bodies.ts";
+import { ALL_VERBS, type PrinterColumn, type ResourceType } from "./resource_types.ts";
 
 interface BuiltinSpec {
   kind: string;

@@ -22,11 +22,11 @@ import {
   replicasOf,
   runArgs,
   terminationGracePeriod,
-} from "../../src/commands/manifests.ts";
-import { resourcesOf } from "../../src/cli/manifests.ts";
-import { builtinTypes } from "../../src/testing/fake_cluster/builtins.ts";
-import { compareVersions } from "../../src/testing/fake_cluster/catalog.ts";
-import { crdToType } from "../../src/testing/fake_cluster/crds.ts";
+} from "../../src/commands/deployment_manifests.ts";
+import { resourcesOf } from "../../src/catalog/resource_types.ts";
+import { builtinTypes } from "../../src/catalog/builtin_types.ts";
+import { compareVersions } from "../../src/catalog/resource_types.ts";
+import { crdToType } from "../../src/catalog/custom_resource_definitions.ts";
 
 const EXAMPLES = new URL("../../examples/", import.meta.url);
 

@@ -1,6 +1,11 @@
 import { EVERYTHING } from "../../src/structs/markers.ts";
 import type { Resource } from "../../src/structs/resources.ts";
-import { resource, Selector, SelectorError, TypedResource } from "../../src/structs/selectors.ts";
+import {
+  resource,
+  Selector,
+  SelectorError,
+  TypedResource,
+} from "../../src/structs/resource_selectors.ts";
 import { assert, assertEquals, assertStringIncludes, assertThrows } from "../assert.ts";
 import {
   configmaps,

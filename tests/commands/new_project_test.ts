@@ -8,7 +8,7 @@ import {
   type ProjectFile,
   projectFiles,
   readLocalCheckout,
-} from "../../src/commands/init.ts";
+} from "../../src/commands/new_project.ts";
 import { CommandLineError } from "../../src/commands/run_options.ts";
 import { generateTypesFromYaml } from "../../src/commands/types.ts";
 import {
