@@ -181,7 +181,7 @@ export type {
 } from "./src/client/api_errors.ts";
 export type { ActivityError } from "./src/engines/activities.ts";
 export type { PeeringConfigurationError } from "./src/engines/peering.ts";
-export type { OperatorConfigurationError } from "./src/reactor/running.ts";
+export type { OperatorConfigurationError } from "./src/reactor/operator_options.ts";
 export type {
   AdmissionErrorOptions,
   PermanentErrorOptions,
@@ -241,9 +241,10 @@ export type {
 } from "./src/settings/diffbase_storages.ts";
 
 // --- running an operator ---
-export type { OperatorOptions, RunOptions } from "./src/reactor/running.ts";
+export type { OperatorOptions } from "./src/reactor/operator_options.ts";
+export type { RunOptions } from "./src/reactor/running.ts";
 export type { OperatorTasks, RunTasksOptions } from "./src/reactor/embedding.ts";
-export type { NamespacePattern } from "./src/reactor/namespaces.ts";
+export type { NamespacePattern } from "./src/structs/namespace_scopes.ts";
 export type { DefaultLogin } from "./src/engines/activities.ts";
 export type { Clock } from "./src/structs/clock.ts";
 export type { BackoffOptions } from "./src/structs/backoffs.ts";

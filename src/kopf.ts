@@ -66,7 +66,7 @@ export {
 } from "./client/api_errors.ts";
 export { ActivityError } from "./engines/activities.ts";
 export { PeeringConfigurationError } from "./engines/peering.ts";
-export { OperatorConfigurationError } from "./reactor/running.ts";
+export { OperatorConfigurationError } from "./reactor/operator_options.ts";
 
 // --- settings and storages ---
 export {

@@ -31,8 +31,6 @@ const KNOWN_LONG: ReadonlySet<string> = new Set([
   "reactor/processing.ts #processChanging",
   "reactor/queueing.ts class Multiplexer",
   "reactor/queueing.ts #run",
-  "reactor/running.ts operator",
-  "reactor/running.ts serve",
   "structs/operator_metrics.ts <anonymous>",
   "testing/fake_cluster/access_reviews.ts answerReview",
   "testing/fake_cluster/admission.ts #post",

@@ -52,7 +52,7 @@ async function throughput(objects: number, eventsPerObject: number): Promise<num
   }
   await finished;
   const seconds = (performance.now() - start) / 1000;
-  await mux.shutdown();
+  await mux.shutdown(1);
   return (objects * eventsPerObject) / seconds;
 }
 
@@ -75,7 +75,7 @@ async function workerMemory(objects: number): Promise<number> {
   await new Promise((resolve) => setTimeout(resolve, 50));
   gc?.();
   const after = Deno.memoryUsage().heapUsed;
-  await mux.shutdown();
+  await mux.shutdown(1);
   return (after - before) / objects;
 }
 

@@ -31,7 +31,11 @@ import type { JsonObject } from "../structs/bodies.ts";
 import type { Resource } from "../structs/resources.ts";
 import type { OperatorRegistry } from "../intents/registry.ts";
 import type { OperatorSettings } from "../settings/operator_settings.ts";
-import { literalNamespaces, makeScope, needsNamespaceWatching } from "../reactor/namespaces.ts";
+import {
+  literalNamespaces,
+  makeScope,
+  needsNamespaceWatching,
+} from "../structs/namespace_scopes.ts";
 import { DEFAULT_WEBHOOK_PORT } from "../kits/webhooks.ts";
 
 /** An RBAC rule, as in a Role. */

@@ -38,7 +38,7 @@ import {
   PeeringConfigurationError,
   type PeerRecord,
 } from "../engines/peering.ts";
-import { isServedNamespace, literalNamespaces, makeScope } from "../reactor/namespaces.ts";
+import { isServedNamespace, literalNamespaces, makeScope } from "../structs/namespace_scopes.ts";
 import { oneLine } from "../reactor/running.ts";
 import { missingCredentials } from "./credential_sources.ts";
 import {

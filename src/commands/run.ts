@@ -17,7 +17,8 @@ import { OperatorSettings } from "../settings/operator_settings.ts";
 import { loginWithKubeconfig } from "../client/kubeconfig.ts";
 import { loginWithDefaults } from "../client/login.ts";
 import { getDefaultRegistry, type OperatorRegistry } from "../intents/registry.ts";
-import { oneLine, operator, type OperatorOptions, run } from "../reactor/running.ts";
+import { oneLine, operator, run } from "../reactor/running.ts";
+import type { OperatorOptions } from "../reactor/operator_options.ts";
 import { missingCredentials } from "./credential_sources.ts";
 import {
   collect,

@@ -38,9 +38,9 @@
  * stopped ("operator-pausing") and none are spawned; on resumption, those of the objects
  * still known are spawned again (once they have exited, if they were still stopping).
  *
- * When the operator exits, every daemon and timer is stopped, and they are waited for
- * up to `settings.batching.exitTimeout` seconds in total; those still running then are
- * abandoned and reported.
+ * When the operator exits, every daemon and timer is stopped ({@link Spawner.halt}), and
+ * they are waited for up to the operator's exit timeout ({@link Spawner.shutdown}); those
+ * still running then are abandoned and reported.
  *
  * @module
  */
@@ -82,6 +82,7 @@ import {
   type Outcome,
   plainResult,
 } from "../handling/handler_states.ts";
+import type { Ownership } from "./leader_election.ts";
 import { runTimer } from "./timers.ts";
 
 /** What the engine is made of: one per operator. */
@@ -104,17 +105,11 @@ export interface SpawnerOptions {
   /** Where the runs of daemons and timers are counted; nowhere by default. */
   readonly metrics?: OperatorMetrics;
   /**
-   * Whether this replica handles the object now (leader election, sharding): daemons and
-   * timers run only for its objects. All objects are its own when omitted.
+   * Which objects this replica handles now (leader election, sharding): daemons and timers
+   * run only for its objects. All objects are its own when omitted.
    */
-  readonly owns?: (body: RawBody) => boolean;
+  readonly ownership?: Ownership;
 }
-
-/**
- * Waits for a promise without holding a place among the processings of objects (the
- * queueing gives it; a plain wait without).
- */
-export type AsideWait = (promise: Promise<void>) => Promise<void>;
 
 /** One state of an object, as the processing tells the engine about it. */
 export interface SpawningState {
@@ -134,8 +129,6 @@ export interface SpawningState {
   readonly ref: ObjectReference;
   /** Aborted when the processing must give up (waits end early). */
   readonly signal?: AbortSignal;
-  /** Waits without holding the worker's place (the wait as it is without). */
-  readonly aside?: AsideWait;
 }
 
 /** What the engine reports back to the processing. */
@@ -144,6 +137,12 @@ export interface SpawningOutcome {
   readonly stopping: boolean;
   /** Seconds until they are checked again, while `stopping`. */
   readonly delay?: number;
+  /**
+   * While `stopping`: settles when they have exited or it is time to check again. The
+   * processing waits for it (it may last as long as a daemon takes to exit, so without
+   * holding a place that other objects need), then asks {@link Spawner.recheck}.
+   */
+  readonly exits?: Promise<void>;
 }
 
 type SpawningHandler = DaemonHandler | TimerHandler;
@@ -191,7 +190,7 @@ export class Spawner {
   readonly #writes: Semaphore | undefined;
   readonly #indices: Readonly<Record<string, Index>> | undefined;
   readonly #metrics: OperatorMetrics | undefined;
-  readonly #owns: ((body: RawBody) => boolean) | undefined;
+  readonly #ownership: Ownership | undefined;
 
   /** An engine over the operator's parts; it spawns nothing until told about objects. */
   constructor(options: SpawnerOptions) {
@@ -202,7 +201,7 @@ export class Spawner {
     this.#writes = options.writes;
     this.#indices = options.indices;
     this.#metrics = options.metrics;
-    this.#owns = options.owns;
+    this.#ownership = options.ownership;
   }
 
   /** How many daemons and timers run or are stopping, over all objects. */
@@ -233,7 +232,7 @@ export class Spawner {
   }
 
   /** A new state of an object of a served resource; see the module docs. */
-  async process(state: SpawningState): Promise<SpawningOutcome> {
+  process(state: SpawningState): SpawningOutcome {
     const { resource, body } = state;
     const key = resourceObjectKey(resource, objectKey(body));
     let record = this.#objects.get(key);
@@ -253,11 +252,11 @@ export class Spawner {
       for (const spawned of record.running.values()) {
         this.#stop(record, spawned, "resource-deleted");
       }
-      return await this.#awaitExits(record, state.signal, state.aside);
+      return this.#awaitExits(record, state.signal);
     }
 
     if (this.#closing.signal.aborted) return NOTHING; // the operator is exiting: all stopped
-    if (this.#owns !== undefined && !this.#owns(body)) return NOTHING; // another replica's
+    if (this.#ownership !== undefined && !this.#ownership.owns(body)) return NOTHING; // not ours
     const handlers = this.#registry.selectSpawningHandlers(resource, {
       body,
       kwargs: () => this.#filterKwargs(resource, body, state),
@@ -314,7 +313,7 @@ export class Spawner {
   async revoke(deadline: number): Promise<void> {
     const stopping: [ObjectRecord, Spawned][] = [];
     for (const record of this.#objects.values()) {
-      if (this.#owns?.(record.holder.body) ?? true) continue;
+      if (this.#ownership?.owns(record.holder.body) ?? true) continue;
       for (const spawned of record.running.values()) {
         this.#stop(record, spawned, "operator-pausing");
         stopping.push([record, spawned]);
@@ -334,7 +333,7 @@ export class Spawner {
       }
     }
     for (const record of [...this.#objects.values()]) {
-      if (!(this.#owns?.(record.holder.body) ?? true) && record.running.size === 0) {
+      if (!(this.#ownership?.owns(record.holder.body) ?? true) && record.running.size === 0) {
         if (this.#objects.get(record.key) === record) this.#objects.delete(record.key);
       }
     }
@@ -344,7 +343,7 @@ export class Spawner {
   #respawn(record: ObjectRecord): void {
     const body = record.holder.body;
     const wanted = !this.#paused && !this.#closing.signal.aborted && !record.gone &&
-      !isDeletionOngoing(body) && (this.#owns?.(body) ?? true);
+      !isDeletionOngoing(body) && (this.#ownership?.owns(body) ?? true);
     try {
       const handlers = !wanted ? [] : this.#registry.selectSpawningHandlers(record.resource, {
         body,
@@ -372,21 +371,28 @@ export class Spawner {
   }
 
   /**
-   * Stop every daemon and timer ("operator-exiting") and wait for them, up to
-   * `settings.batching.exitTimeout` seconds; those still running then are abandoned.
-   * Nothing is spawned afterwards.
+   * The operator stops: ask every daemon and timer to stop ("operator-exiting"); nothing is
+   * spawned afterwards. {@link Spawner.shutdown} waits for them.
    */
-  async shutdown(): Promise<void> {
+  halt(): void {
+    if (this.#closing.signal.aborted) return;
     this.#closing.abort();
-    const all: Spawned[] = [];
     for (const record of this.#objects.values()) {
       for (const spawned of record.running.values()) {
         this.#stop(record, spawned, "operator-exiting");
-        all.push(spawned);
       }
     }
+  }
+
+  /**
+   * Stop every daemon and timer ({@link Spawner.halt}) and wait for them, up to `timeout`
+   * seconds; those still running then are abandoned.
+   */
+  async shutdown(timeout: number): Promise<void> {
+    this.halt();
+    const all: Spawned[] = [];
+    for (const record of this.#objects.values()) all.push(...record.running.values());
     if (all.length === 0) return;
-    const timeout = this.#settings.batching.exitTimeout;
     const exited = await this.#within(Promise.all(all.map((s) => s.exited)), timeout);
     if (exited) return;
     for (const record of this.#objects.values()) {
@@ -577,57 +583,71 @@ export class Spawner {
   }
 
   /**
-   * Wait for the object's stopping daemons and timers to exit, checking every polling
-   * interval (or sooner, when a daemon's cancellation time is up: then it is abandoned).
-   * After one such interval without all of them gone, report them as still stopping, so
-   * that the object's newer events get their turn before the next wait.
+   * After waiting for {@link SpawningOutcome.exits}: whether the object's daemons and
+   * timers are still exiting. If so, they are reported, so that the object's newer events
+   * get their turn before the next wait.
    */
-  async #awaitExits(
+  recheck(resource: Resource, body: RawBody): SpawningOutcome {
+    const record = this.#objects.get(resourceObjectKey(resource, objectKey(body)));
+    if (record === undefined) return NOTHING;
+    return this.#pendingExits(record, true) === undefined ? NOTHING : STILL_STOPPING;
+  }
+
+  /**
+   * The object's stopping daemons and timers: a wait for their exits until the next check
+   * (every polling interval, or sooner when a daemon's cancellation time is up).
+   */
+  #awaitExits(record: ObjectRecord, signal?: AbortSignal): SpawningOutcome {
+    const pending = this.#pendingExits(record, false);
+    if (pending === undefined) return NOTHING;
+    // The operator's exit does not end this wait: the exits it has asked for are waited
+    // for here as at any other time, so that the object is released as soon as they are
+    // over (returning at once instead would have the object processed again at once,
+    // over and over, until they are).
+    if (signal?.aborted) return STILL_STOPPING;
+    const exits = this.#within(Promise.all(pending.exits), pending.next, signal).then(() => {});
+    return { stopping: true, delay: 0, exits };
+  }
+
+  /**
+   * The exits still awaited and the seconds until the next check; `undefined` when none is.
+   * Daemons whose cancellation time is up are abandoned (and the object released). After a
+   * wait (`waited`), those still exiting are reported.
+   */
+  #pendingExits(
     record: ObjectRecord,
-    signal?: AbortSignal,
-    aside: AsideWait = (promise) => promise,
-  ): Promise<SpawningOutcome> {
+    waited: boolean,
+  ): { readonly exits: Promise<void>[]; readonly next: number } | undefined {
     const polling = this.#settings.background.cancellationPolling;
-    let waited = false;
-    for (;;) {
-      const now = this.#clock.now();
-      let next: number | undefined;
-      const pending: Promise<void>[] = [];
-      for (const spawned of record.running.values()) {
-        if (spawned.abandoned) continue;
-        const handler = spawned.handler;
-        let check = handler.kind === "daemon" && handler.cancellationPolling !== null
-          ? handler.cancellationPolling
-          : polling;
-        if (handler.kind === "daemon" && handler.cancellationTimeout !== null) {
-          const deadline = spawned.stoppedAt! + (handler.cancellationBackoff ?? 0) +
-            handler.cancellationTimeout;
-          if (now >= deadline) {
-            spawned.abandoned = true;
-            record.scope.logger.warning(
-              `${title(handler)} did not exit in time; leaving it orphaned and releasing ` +
-                "the object.",
-            );
-            continue;
-          }
-          check = Math.min(check, deadline - now);
+    const now = this.#clock.now();
+    let next: number | undefined;
+    const exits: Promise<void>[] = [];
+    for (const spawned of record.running.values()) {
+      if (spawned.abandoned) continue;
+      const handler = spawned.handler;
+      let check = handler.kind === "daemon" && handler.cancellationPolling !== null
+        ? handler.cancellationPolling
+        : polling;
+      if (handler.kind === "daemon" && handler.cancellationTimeout !== null) {
+        const deadline = spawned.stoppedAt! + (handler.cancellationBackoff ?? 0) +
+          handler.cancellationTimeout;
+        if (now >= deadline) {
+          spawned.abandoned = true;
+          record.scope.logger.warning(
+            `${title(handler)} did not exit in time; leaving it orphaned and releasing ` +
+              "the object.",
+          );
+          continue;
         }
-        if (waited) {
-          record.scope.logger.debug(`${title(handler)} is still exiting; waiting ${check}s more.`);
-        }
-        pending.push(spawned.exited);
-        next = Math.min(next ?? Infinity, check);
+        check = Math.min(check, deadline - now);
       }
-      if (next === undefined) return NOTHING;
-      // The operator's exit does not end this wait: the exits it has asked for are waited
-      // for here as at any other time, so that the object is released as soon as they are
-      // over (returning at once instead would have the object processed again at once,
-      // over and over, until they are).
-      if (waited || signal?.aborted) return { stopping: true, delay: 0 };
-      // Other objects go on meanwhile: the wait may last as long as a daemon takes to exit.
-      await aside(this.#within(Promise.all(pending), next, signal).then(() => {}));
-      waited = true;
+      if (waited) {
+        record.scope.logger.debug(`${title(handler)} is still exiting; waiting ${check}s more.`);
+      }
+      exits.push(spawned.exited);
+      next = Math.min(next ?? Infinity, check);
     }
+    return next === undefined ? undefined : { exits, next };
   }
 
   /**
@@ -649,6 +669,8 @@ export class Spawner {
 }
 
 const NOTHING: SpawningOutcome = Object.freeze({ stopping: false });
+
+const STILL_STOPPING: SpawningOutcome = Object.freeze({ stopping: true, delay: 0 });
 
 /** How a daemon or timer is named in messages: `Daemon 'monitor'`. */
 function title(handler: SpawningHandler): string {

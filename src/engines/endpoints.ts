@@ -18,7 +18,7 @@ import { ConfigurationError } from "../structs/errors.ts";
 import { realClock } from "../structs/clock.ts";
 import { describeError } from "../structs/log_formats.ts";
 import { type HttpServer, startHttpServer } from "../platform/http_server.ts";
-import { METRICS_CONTENT_TYPE } from "../structs/metrics.ts";
+import { METRICS_CONTENT_TYPE, type MetricsRegistry } from "../structs/metrics.ts";
 import { type ActivityOptions, runProbes } from "./activities.ts";
 
 /** Answers the requests of one path. */
@@ -91,10 +91,37 @@ export function livenessRoute(
   };
 }
 
-/** The readiness probe: 200 when `ready()` says so, else 503 with the reason. */
-export function readinessRoute(ready: () => string | true): EndpointRoute {
+/**
+ * What the readiness probe tells about the operator as a whole: the operator keeps it up
+ * to date as its state changes, and the probe reads it when asked.
+ */
+export class Readiness {
+  /** The initial listings are in and the indices populated. */
+  ready = false;
+  /** A peer of a higher priority pauses the operator. */
+  paused = false;
+  /** The operator is stopping. */
+  stopping = false;
+  /** Another replica handles the objects (leader election), or no shard is held. */
+  standby = false;
+  /** Whether the operator answers admission reviews (then a standby is not ready). */
+  webhooks = false;
+
+  /** `true` when ready, else why not. */
+  verdict(): string | true {
+    if (this.stopping) return "stopping";
+    if (this.paused) return "paused by a peer of a higher priority";
+    // A standby's webhook server is down: the Service must send reviews to the leader only.
+    if (this.standby && this.webhooks) return "on standby: another replica leads";
+    if (!this.ready) return "starting: the initial listings are not all in";
+    return true;
+  }
+}
+
+/** The readiness probe: 200 when ready, else 503 with the reason. */
+export function readinessRoute(readiness: Readiness): EndpointRoute {
   return () => {
-    const state = ready();
+    const state = readiness.verdict();
     return state === true
       ? new Response("ready\n", { headers: { "content-type": "text/plain" } })
       : new Response(`not ready: ${state}\n`, {
@@ -105,8 +132,9 @@ export function readinessRoute(ready: () => string | true): EndpointRoute {
 }
 
 /** The metrics: the registry's exposition in the Prometheus text format. */
-export function metricsRoute(expose: () => string): EndpointRoute {
-  return () => new Response(expose(), { headers: { "content-type": METRICS_CONTENT_TYPE } });
+export function metricsRoute(registry: MetricsRegistry): EndpointRoute {
+  return () =>
+    new Response(registry.expose(), { headers: { "content-type": METRICS_CONTENT_TYPE } });
 }
 
 /**

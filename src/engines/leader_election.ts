@@ -12,14 +12,16 @@
  *   its work is finished and stored, so that a standby takes over at once rather than
  *   after the lease duration.
  *
- * What leading means is the caller's: it is told when leadership starts (`gained`) and
- * when it ends (`revoke`, awaited before trying again); the lease keeps being renewed
- * until {@link Coordination.release}, so that the work of a stopping leader finishes under
- * its lease.
+ * What leading means is the caller's: the elector announces when leadership starts
+ * (`gained`) and when it ends (`losing`, with a {@link Handover} that the caller completes
+ * once nothing runs any more for the objects; the elector waits for that before trying
+ * again). The lease keeps being renewed until {@link Coordination.release}, so that the
+ * work of a stopping leader finishes under its lease.
  *
  * @module
  */
 import type { RawBody } from "../structs/bodies.ts";
+import { Channel } from "../structs/channels.ts";
 import { type Clock, realClock, sleep } from "../structs/clock.ts";
 import { FailureStreak } from "../structs/failure_streaks.ts";
 import type { Logger } from "../structs/loggers.ts";
@@ -37,33 +39,66 @@ export interface LeaseTimings {
 }
 
 /**
- * How replicas share the work, as the reactor sees it: whether this replica handles an
- * object now, running until stopped, and giving the leases back at the very end.
+ * Whether this replica handles an object now: what the engines that run things for objects
+ * (the daemons) and the reactor ask for every object.
  */
-export interface Coordination {
+export interface Ownership {
   /** Whether this replica handles the object now (called for every event: cheap). */
   owns(body: RawBody): boolean;
+}
+
+/**
+ * How replicas share the work, as the reactor sees it: whether this replica handles an
+ * object now, its changes as they happen, running until stopped, and giving the leases
+ * back at the very end.
+ */
+export interface Coordination extends Ownership {
   /** Whether this replica handles anything now (a leader, or a holder of some shard). */
   readonly active: boolean;
+  /**
+   * The changes of what this replica handles, in order; the iteration ends after
+   * {@link Coordination.release}. Every `losing` change must be completed by its consumer.
+   */
+  readonly changes: AsyncIterable<CoordinationChange>;
   /** Acquire and renew until the signal aborts; the leases stay held after that. */
   run(signal: AbortSignal): Promise<void>;
   /** Give back every lease held: the last step of a graceful stop. */
   release(): Promise<void>;
 }
 
-/** What the coordination tells the reactor. */
-export interface CoordinationHooks {
+/** A change of what this replica handles. */
+export type CoordinationChange =
   /** Leases were gained: objects seen on standby must be handled now. */
-  gained(): void;
-  /**
-   * Objects stop being this replica's (a lease lost or given up): stop handling them, and
-   * resolve once nothing runs for them any more. `owns` already answers false for them.
-   */
-  revoke(deadline: number): Promise<void>;
+  | { readonly type: "gained" }
+  /** Objects stop being this replica's; see {@link Handover}. */
+  | { readonly type: "losing"; readonly handover: Handover };
+
+/**
+ * Objects stop being this replica's (a lease lost or given up; `owns` already answers false
+ * for them): whoever handles them stops, and then calls {@link Handover.complete}. The
+ * coordination waits for that before it tries for the lease again or releases it.
+ */
+export class Handover {
+  /** When another replica may take the objects over, on the clock's `now()` scale. */
+  readonly deadline: number;
+  /** Resolves once {@link Handover.complete} is called. */
+  readonly completed: Promise<void>;
+  #resolve!: () => void;
+
+  /** A handover due by the deadline. */
+  constructor(deadline: number) {
+    this.deadline = deadline;
+    this.completed = new Promise((resolve) => (this.#resolve = resolve));
+  }
+
+  /** Nothing runs any more for the objects let go. */
+  complete(): void {
+    this.#resolve();
+  }
 }
 
 /** Options of {@link LeaderElector}. */
-export interface LeaderElectorOptions extends CoordinationHooks {
+export interface LeaderElectorOptions {
   /** The Lease to hold. */
   readonly lock: LeaseLock;
   /** The timings. */
@@ -86,7 +121,7 @@ export class LeaderElector implements Coordination {
   readonly #logger: Logger;
   readonly #clock: Clock;
   readonly #random: () => number;
-  readonly #hooks: CoordinationHooks;
+  readonly #changes = new Channel<CoordinationChange>();
   #leading = false;
   #running: Promise<void> | undefined;
 
@@ -97,7 +132,11 @@ export class LeaderElector implements Coordination {
     this.#logger = options.logger;
     this.#clock = options.clock ?? realClock;
     this.#random = options.random ?? Math.random;
-    this.#hooks = options;
+  }
+
+  /** The changes of leadership; see {@link Coordination.changes}. */
+  get changes(): AsyncIterable<CoordinationChange> {
+    return this.#changes;
   }
 
   /** Whether this replica leads now. */
@@ -122,7 +161,7 @@ export class LeaderElector implements Coordination {
       if (!await this.#acquire(signal)) return;
       this.#leading = true;
       this.#logger.info(`Leading: ${lease} is acquired by ${this.#lock.identity}.`);
-      this.#hooks.gained();
+      this.#changes.send({ type: "gained" });
       const lost = await this.#renew(signal);
       if (!lost) return; // stopping: leading until the release
       this.#leading = false;
@@ -133,7 +172,9 @@ export class LeaderElector implements Coordination {
           `${this.#timings.renewDeadline}s; handling stops, and the operator waits on ` +
           `standby for the leadership again.`,
       );
-      await this.#hooks.revoke(deadline);
+      const handover = new Handover(deadline);
+      this.#changes.send({ type: "losing", handover });
+      await handover.completed;
     }
   }
 
@@ -221,6 +262,7 @@ export class LeaderElector implements Coordination {
    */
   async release(): Promise<void> {
     this.#leading = false;
+    this.#changes.close();
     if (!this.#lock.held) return;
     const timeout = new AbortController();
     const cancel = this.#clock.schedule(this.#timings.renewDeadline, () => timeout.abort());

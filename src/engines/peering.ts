@@ -21,6 +21,13 @@
  *
  * @module
  */
+import {
+  isServedNamespace,
+  literalNamespaces,
+  needsNamespaceWatching,
+  type Scope,
+} from "../structs/namespace_scopes.ts";
+import { Channel } from "../structs/channels.ts";
 import type { JsonObject, RawBody } from "../structs/bodies.ts";
 import { type Clock, realClock, sleep } from "../structs/clock.ts";
 import { ConfigurationError } from "../structs/errors.ts";
@@ -206,11 +213,11 @@ export interface PeeringOptions {
   /** The peering resource: `ClusterKopfPeering` or `KopfPeering`. */
   readonly resource: Resource;
   /**
-   * For a namespaced peering resource: the namespaces to peer in, or a predicate of the
-   * served namespaces (then the peering objects are watched cluster-wide and those in the
-   * served namespaces count). Ignored for the cluster-scoped resource.
+   * For a namespaced peering resource: the namespaces to peer in, or the operator's scope
+   * (its literal namespaces; with patterns, the peering objects are watched cluster-wide
+   * and those in the served namespaces count). Ignored for the cluster-scoped resource.
    */
-  readonly namespaces?: readonly string[] | ((namespace: string) => boolean);
+  readonly namespaces?: readonly string[] | Scope;
   /** The peering settings: name, priority, lifetime, mandatory, stealth (read when used). */
   readonly settings: PeeringSettings;
   /** This operator's identity; a new one (see {@link detectOwnIdentity}) if omitted. */
@@ -231,7 +238,7 @@ const FAREWELL_TIMEOUT = 10;
  * One operator's part in a peering: the watch of the peering objects (from
  * {@link Peering.start}), the keep-alives (from {@link Peering.engage}), and the removal
  * of the own record (in {@link Peering.stop}). {@link Peering.paused} tells whether the
- * operator must pause; {@link Peering.subscribe} reports every change.
+ * operator must pause; {@link Peering.changes} announces every change.
  */
 export class Peering {
   /** This operator's identity: the key of its record. */
@@ -251,7 +258,7 @@ export class Peering {
   /** Aborts an in-flight keep-alive: only after it had its time to finish on exit. */
   readonly #keepAliveAbort = new AbortController();
   readonly #tasks: Promise<void>[] = [];
-  readonly #listeners: ((paused: boolean) => void)[] = [];
+  readonly #changes = new Channel<boolean>();
   #unlisted = 0;
   #listedResolve!: () => void;
   #paused = false;
@@ -273,8 +280,12 @@ export class Peering {
     this.identity = options.identity ?? detectOwnIdentity(this.#clock.wall());
     const namespaces = options.namespaces;
     if (!this.#resource.namespaced) this.#fixed = [undefined];
-    else if (typeof namespaces === "function") this.#served = namespaces;
-    else this.#fixed = [...namespaces ?? []];
+    else if (namespaces === undefined || !("clusterwide" in namespaces)) {
+      this.#fixed = [...namespaces ?? []];
+    } else if (namespaces.clusterwide) this.#fixed = [];
+    else if (!needsNamespaceWatching(namespaces)) {
+      this.#fixed = literalNamespaces(namespaces.namespaces);
+    } else this.#served = (namespace) => isServedNamespace(namespace, namespaces);
     this.listed = new Promise((resolve) => (this.#listedResolve = resolve));
   }
 
@@ -293,10 +304,12 @@ export class Peering {
     return this.#objects.size > 0;
   }
 
-  /** Be told of every change of {@link Peering.paused}, starting with the current state. */
-  subscribe(listener: (paused: boolean) => void): void {
-    this.#listeners.push(listener);
-    listener(this.#paused);
+  /**
+   * Every change of {@link Peering.paused} (the new value), from the creation on; the
+   * iteration ends once the peering has stopped.
+   */
+  get changes(): AsyncIterable<boolean> {
+    return this.#changes;
   }
 
   /** Start watching the peering objects. */
@@ -322,6 +335,7 @@ export class Peering {
   stop(): Promise<void> {
     this.#stopped ??= (async () => {
       this.#stop.abort();
+      this.#changes.close();
       this.#cancelWakeup?.();
       // A keep-alive already sent is let to finish: were it abandoned, the server could
       // still apply it after the farewell below, and the record would outlive the operator.
@@ -465,7 +479,7 @@ export class Peering {
     if (paused !== this.#paused) {
       this.#paused = paused;
       if (!paused) this.#logger.info("Resuming operations: no peer stands in the way any more.");
-      for (const listener of this.#listeners) listener(paused);
+      this.#changes.send(paused);
     }
 
     this.#cancelWakeup?.();

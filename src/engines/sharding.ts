@@ -27,6 +27,7 @@
  *
  * @module
  */
+import { Channel } from "../structs/channels.ts";
 import type { RawBody } from "../structs/bodies.ts";
 import { type Clock, realClock, sleep } from "../structs/clock.ts";
 import { FailureStreak } from "../structs/failure_streaks.ts";
@@ -35,7 +36,12 @@ import { summarizeError } from "../structs/log_formats.ts";
 import type { ApiClient } from "../client/api.ts";
 import { listObjects } from "../client/objects.ts";
 import { LeaseLock, LEASES } from "./leases.ts";
-import type { Coordination, CoordinationHooks, LeaseTimings } from "./leader_election.ts";
+import {
+  type Coordination,
+  type CoordinationChange,
+  Handover,
+  type LeaseTimings,
+} from "./leader_election.ts";
 
 /** The label of the Leases of one coordination: its name. */
 export const COORDINATION_LABEL = "kopf.dev/coordination";
@@ -109,7 +115,7 @@ export function assignShards(count: number, members: readonly string[]): string[
 }
 
 /** Options of {@link ShardCoordinator}. */
-export interface ShardCoordinatorOptions extends CoordinationHooks {
+export interface ShardCoordinatorOptions {
   /** The API client. */
   readonly api: ApiClient;
   /** The Leases' namespace. */
@@ -156,7 +162,7 @@ export class ShardCoordinator implements Coordination {
   readonly #logger: Logger;
   readonly #clock: Clock;
   readonly #random: () => number;
-  readonly #hooks: CoordinationHooks;
+  readonly #changes = new Channel<CoordinationChange>();
   readonly #member: LeaseLock;
   readonly #shards: Shard[];
   /** The shards whose objects are handled here: the hot path's set. */
@@ -177,7 +183,6 @@ export class ShardCoordinator implements Coordination {
     this.#logger = options.logger;
     this.#clock = options.clock ?? realClock;
     this.#random = options.random ?? Math.random;
-    this.#hooks = options;
     this.#member = this.#lock(
       `${options.name}-member-${fnv1a(options.identity).toString(16)}`,
       "member",
@@ -188,6 +193,11 @@ export class ShardCoordinator implements Coordination {
       state: "free" as ShardState,
       renewedAt: 0,
     }));
+  }
+
+  /** The changes of the shards held; see {@link Coordination.changes}. */
+  get changes(): AsyncIterable<CoordinationChange> {
+    return this.#changes;
   }
 
   #lock(name: string, role: string, identity = this.#identity): LeaseLock {
@@ -271,7 +281,7 @@ export class ShardCoordinator implements Coordination {
         const wanted = owners[shard.index] === this.#identity;
         gained = await this.#step(shard, wanted, attempt) || gained;
       }
-      if (gained) this.#hooks.gained();
+      if (gained) this.#changes.send({ type: "gained" });
     } finally {
       cancel();
     }
@@ -374,7 +384,7 @@ export class ShardCoordinator implements Coordination {
       );
       if (!handing) {
         const deadline = shard.renewedAt + this.#timings.leaseDuration;
-        this.#background(this.#hooks.revoke(deadline).finally(() => (shard.state = "free")));
+        this.#background(this.#letGo(deadline).finally(() => (shard.state = "free")));
       }
     }
   }
@@ -389,7 +399,7 @@ export class ShardCoordinator implements Coordination {
     );
     const deadline = this.#clock.now() + this.#timings.leaseDuration;
     this.#background((async () => {
-      await this.#hooks.revoke(deadline);
+      await this.#letGo(deadline);
       if (shard.state !== "handing-over") return; // lost meanwhile: nothing to release
       try {
         await shard.lock.release();
@@ -403,6 +413,13 @@ export class ShardCoordinator implements Coordination {
     })());
   }
 
+  /** Announce that objects stop being this replica's; resolve once they are let go. */
+  #letGo(deadline: number): Promise<void> {
+    const handover = new Handover(deadline);
+    this.#changes.send({ type: "losing", handover });
+    return handover.completed;
+  }
+
   #background(task: Promise<void>): void {
     this.#handovers.add(task);
     void task.finally(() => this.#handovers.delete(task));
@@ -412,6 +429,7 @@ export class ShardCoordinator implements Coordination {
   async release(): Promise<void> {
     this.#owned.clear();
     await Promise.all([...this.#handovers]);
+    this.#changes.close();
     const timeout = new AbortController();
     const cancel = this.#clock.schedule(this.#timings.renewDeadline, () => timeout.abort());
     try {

@@ -13,7 +13,8 @@
  */
 
 import { KopfError } from "../structs/errors.ts";
-import { oneLine, operator, type OperatorOptions } from "./running.ts";
+import { oneLine, operator } from "./running.ts";
+import type { OperatorOptions } from "./operator_options.ts";
 import { reactorLogger } from "./default_logger.ts";
 
 /** A running operator, as {@link spawnTasks} returns it. */

@@ -47,7 +47,7 @@ import {
   literalNamespaces,
   needsNamespaceWatching,
   type Scope,
-} from "./namespaces.ts";
+} from "../structs/namespace_scopes.ts";
 import { objectKey } from "../structs/identities.ts";
 
 /** `settings.watching.listPatience` when no settings are given. */

@@ -82,9 +82,10 @@ import {
 } from "../handling/object_loggers.ts";
 import type { ObjectMemories, ObjectMemory, UnstoredOutcome } from "../handling/memories.ts";
 import { deliverResults, HandlerState, type Outcome } from "../handling/handler_states.ts";
-import type { AsideWait, Spawner } from "../engines/daemons.ts";
+import type { Spawner } from "../engines/daemons.ts";
+import type { Ownership } from "../engines/leader_election.ts";
 import type { OperatorIndexers } from "../engines/indexing.ts";
-import type { ProcessingResult } from "./queueing.ts";
+import type { AsideWait, ProcessingResult } from "./queueing.ts";
 
 /** What processing is made of: one per operator. */
 export interface ObjectProcessorOptions {
@@ -118,11 +119,11 @@ export interface ObjectProcessorOptions {
   /** Which due handlers run per cycle; the process's default lifecycle if omitted. */
   readonly lifecycle?: LifeCycleFn;
   /**
-   * Whether this replica handles the object now (leader election, sharding). Objects of
-   * other replicas are only indexed: the indices stay whole, nothing runs and nothing is
+   * Which objects this replica handles now (leader election, sharding). Objects of other
+   * replicas are only indexed: the indices stay whole, nothing runs and nothing is
    * written. All objects are this replica's when omitted.
    */
-  readonly owns?: (body: RawBody) => boolean;
+  readonly ownership?: Ownership;
 }
 
 /** How many objects are patched at once by default. */
@@ -175,7 +176,7 @@ export class ObjectProcessor {
   readonly #metrics: OperatorMetrics | undefined;
   readonly #indices: Readonly<Record<string, Index>> | undefined;
   readonly #lifecycle: LifeCycleFn | undefined;
-  readonly #owns: ((body: RawBody) => boolean) | undefined;
+  readonly #ownership: Ownership | undefined;
 
   /** A processor over the operator's parts. */
   constructor(options: ObjectProcessorOptions) {
@@ -190,7 +191,7 @@ export class ObjectProcessor {
     this.#metrics = options.metrics;
     this.#indices = options.indexers?.indices;
     this.#lifecycle = options.lifecycle;
-    this.#owns = options.owns;
+    this.#ownership = options.ownership;
   }
 
   /**
@@ -209,7 +210,7 @@ export class ObjectProcessor {
    * feed — no worker, no queueing — and a deletion among them forgets the object here.
    */
   skips(resource: Resource, event: ObjectEvent): boolean {
-    if (this.#owns === undefined || this.#owns(event.object)) return false;
+    if (this.#ownership === undefined || this.#ownership.owns(event.object)) return false;
     if (this.#registry.handlersFor(resource).index.length > 0) return false;
     const memory = this.#memories.peek(resource, event.object);
     if (memory?.unstored !== undefined) return false;
@@ -291,7 +292,7 @@ export class ObjectProcessor {
 
     // An outcome that the API server refused to store goes first: until it is stored,
     // nothing runs for the object, so that handlers that have succeeded do not run again.
-    const owned = this.#owns?.(body) ?? true;
+    const owned = this.#ownership?.owns(body) ?? true;
     const unstored = memory.unstored;
     if (unstored !== undefined && !owned) {
       // Another replica handles it now: writing an older outcome could undo its work.
@@ -334,7 +335,7 @@ export class ObjectProcessor {
       }
       const populating = indexing.populating;
       if (populating !== undefined) {
-        await (aside ?? ((promise) => promise))(populating);
+        await (aside ?? waitInPlace)(populating);
         if (indexing.populating !== undefined) return {}; // stopped before the indices filled
       }
     }
@@ -342,8 +343,8 @@ export class ObjectProcessor {
     if (this.#registry.handlersFor(resource).event.length > 0) { // no async call for nothing
       await this.#processEvent(resource, event, body, patch, scope, memory);
     }
-    const spawning = this.#spawner?.serves(resource)
-      ? await this.#spawner.process({
+    let spawning = this.#spawner?.serves(resource)
+      ? this.#spawner.process({
         resource,
         body,
         deleted: isDeletionOngoing(body),
@@ -352,9 +353,13 @@ export class ObjectProcessor {
         logger,
         ref: scope.ref,
         signal,
-        aside,
       })
       : undefined;
+    if (spawning?.exits !== undefined) {
+      // Other objects go on meanwhile: the wait may last as long as a daemon takes to exit.
+      await (aside ?? waitInPlace)(spawning.exits);
+      spawning = this.#spawner!.recheck(resource, body);
+    }
     const changing = spawning?.stopping
       ? { delays: [spawning.delay ?? 0] } // the rest waits until they have exited
       : await this.#processChanging(resource, event, body, patch, scope, memory);
@@ -714,6 +719,9 @@ export class ObjectProcessor {
     });
   }
 }
+
+/** A wait that keeps the worker's place: when no queueing gives a way to wait aside. */
+const waitInPlace: AsideWait = (promise) => promise;
 
 /** Whose outcome it is, for the messages: built only when one is logged, which is rare. */
 function whose(outcome: UnstoredOutcome): string {

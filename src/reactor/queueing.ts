@@ -42,6 +42,12 @@ import type { BatchingSettings, PersistenceSettings } from "../settings/operator
 import type { Logger } from "../structs/loggers.ts";
 import { reactorLogger } from "./default_logger.ts";
 
+/**
+ * Waits for a promise without holding a place among the processings of objects (e.g. for
+ * other objects to be processed first); the place is taken again afterwards.
+ */
+export type AsideWait = (promise: Promise<void>) => Promise<void>;
+
 /** What the processor gets besides the event. */
 export interface ProcessingContext {
   /** The resource of the object. */
@@ -52,11 +58,8 @@ export interface ProcessingContext {
   readonly signal: AbortSignal;
   /** Aborted when the shutdown begins: finish soon, do not start long waits. */
   readonly stopping: AbortSignal;
-  /**
-   * Wait for the promise without holding a place among the processings (e.g. for other
-   * objects to be processed first); the place is taken again afterwards.
-   */
-  readonly aside: (promise: Promise<void>) => Promise<void>;
+  /** See {@link AsideWait}. */
+  readonly aside: AsideWait;
 }
 
 /** What the processor may report back. */
@@ -374,25 +377,32 @@ export class Multiplexer {
   }
 
   /**
-   * Stop: accept no new objects, let the workers finish what they hold for up to
-   * `exitTimeout` seconds, then abort the processing (`context.signal`) and wait as long
-   * again for it to end. Workers still running after that are reported and abandoned.
+   * The stop begins: accept no new objects, wake the workers that wait (for a batch window,
+   * an echo, a retry) and end the idle ones. {@link Multiplexer.shutdown} waits for the rest.
    */
-  async shutdown(): Promise<void> {
-    if (!this.stopping) {
-      this.#stopping.abort();
-      this.#relieve();
-      for (const worker of this.#all()) {
-        if (worker.running) worker.waiter?.("stopped");
-        else this.#end(worker); // idle, or waiting for a revisit: nothing to finish
-      }
+  halt(): void {
+    if (this.stopping) return;
+    this.#stopping.abort();
+    this.#relieve();
+    for (const worker of this.#all()) {
+      if (worker.running) worker.waiter?.("stopped");
+      else this.#end(worker); // idle, or waiting for a revisit: nothing to finish
     }
-    if (await this.#depletedWithin(this.#batching.exitTimeout)) return;
+  }
+
+  /**
+   * Stop ({@link Multiplexer.halt}), let the workers finish what they hold for up to
+   * `timeout` seconds, then abort the processing (`context.signal`) and wait as long again
+   * for it to end. Workers still running after that are reported and abandoned.
+   */
+  async shutdown(timeout: number): Promise<void> {
+    this.halt();
+    if (await this.#depletedWithin(timeout)) return;
     this.#logger.warning(
       `Aborting the processing of ${this.#size} object(s) unfinished at exit.`,
     );
     this.#cancelled.abort();
-    if (await this.#depletedWithin(this.#batching.exitTimeout)) return;
+    if (await this.#depletedWithin(timeout)) return;
     const left = this.#all().map((w) => `${w.resource.plural} ${w.key}`);
     this.#logger.error(`Abandoning the processing that ignored the abort: ${left.join(", ")}.`);
   }

@@ -21,6 +21,9 @@ function object(uid: string, labels: Record<string, string> = {}): RawBody {
   return { metadata: { name: uid, namespace: "default", uid, labels, resourceVersion: "1" } };
 }
 
+/** The stop budget the operator's manager gives the engine by default. */
+const EXIT_TIMEOUT = new OperatorSettings().batching.exitTimeout;
+
 function spawner(registry: OperatorRegistry): Spawner {
   // No API requests are expected: the daemons here patch nothing.
   return new Spawner({
@@ -67,7 +70,7 @@ Deno.test("nothing is kept for objects that no daemon applies to, nor for gone o
   await new Promise((resolve) => setTimeout(resolve, 0));
   assertEquals([engine.objects, engine.size], [0, 0]);
   assertEquals(calls.list, ["start", "stop resource-deleted"]);
-  await engine.shutdown();
+  await engine.shutdown(EXIT_TIMEOUT);
 });
 
 Deno.test("a daemon that has ended is not spawned again for its object", async () => {
@@ -87,7 +90,7 @@ Deno.test("a daemon that has ended is not spawned again for its object", async (
   assertEquals([engine.objects, engine.size], [1, 0], "its end is remembered while it exists");
   await engine.process(stateOf(body, { gone: true }));
   assertEquals(engine.objects, 0);
-  await engine.shutdown();
+  await engine.shutdown(EXIT_TIMEOUT);
 });
 
 Deno.test("the operator's exit stops the daemons and spawns no more", async () => {
@@ -101,7 +104,7 @@ Deno.test("the operator's exit stops the daemons and spawns no more", async () =
   const engine = spawner(registry);
   await engine.process(stateOf(object("a")));
   await calls.until(1);
-  await engine.shutdown();
+  await engine.shutdown(EXIT_TIMEOUT);
   assertEquals(calls.list, ["start a", "stop a operator-exiting"]);
   await engine.process(stateOf(object("b")));
   assertEquals(engine.size, 0);
@@ -123,9 +126,13 @@ Deno.test("at the operator's exit, a deleted object's processing still waits for
   const body = object("a");
   await engine.process(stateOf(body));
   await calls.until(1);
-  const exiting = engine.shutdown();
-  const outcome = await engine.process(stateOf(body, { deleted: true }));
-  assertEquals(outcome, { stopping: false });
+  const exiting = engine.shutdown(EXIT_TIMEOUT);
+  // The processing waits for the exits it is given (aside, in the queueing), then asks again.
+  const outcome = engine.process(stateOf(body, { deleted: true }));
+  assertEquals(outcome.stopping, true);
+  assert(outcome.exits !== undefined, "the exits to wait for");
+  await outcome.exits;
+  assertEquals(engine.recheck(KEX, body), { stopping: false });
   assertEquals(calls.list, ["start", "exit operator-exiting"]);
   await exiting;
   assertEquals([engine.objects, engine.size], [0, 0]);
@@ -155,7 +162,7 @@ Deno.test("a paused operator's daemons are stopped and spawned again on resumpti
   await calls.until(2, (c) => c === "start slow");
   assertEquals(calls.count((c) => c === "stop slow operator-pausing"), 1);
   assertEquals([engine.objects, engine.size], [3, 3]);
-  await engine.shutdown();
+  await engine.shutdown(EXIT_TIMEOUT);
   assertEquals(calls.count((c) => c.endsWith("operator-exiting")), 3);
 });
 
@@ -175,5 +182,5 @@ Deno.test("a result that cannot be stored fails the daemon with the reason why",
   assert(failure?.includes("a function cannot be stored"), `the reason is told: ${failure}`);
   assertEquals(calls.list, ["run"], "a permanent failure: not run again");
   await engine.process(stateOf(body, { gone: true }));
-  await engine.shutdown();
+  await engine.shutdown(EXIT_TIMEOUT);
 });

@@ -7,7 +7,8 @@
 import { AdmissionError, ConfigurationError } from "../../src/structs/errors.ts";
 import type { RawBody } from "../../src/structs/bodies.ts";
 import { on } from "../../src/intents/registration.ts";
-import { operator, OperatorConfigurationError } from "../../src/reactor/running.ts";
+import { operator } from "../../src/reactor/running.ts";
+import { OperatorConfigurationError } from "../../src/reactor/operator_options.ts";
 import { WebhookNgrokTunnel, WebhookServer } from "../../src/kits/webhooks.ts";
 import type { AdmissionServerContext, WebhookFn } from "../../src/engines/admission.ts";
 import { FakeCluster } from "../../src/testing/mod.ts";

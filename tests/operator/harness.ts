@@ -12,7 +12,8 @@ import {
 } from "../../src/settings/operator_settings.ts";
 import { OperatorRegistry } from "../../src/intents/registry.ts";
 import { on } from "../../src/intents/registration.ts";
-import { operator, type OperatorOptions } from "../../src/reactor/running.ts";
+import { operator } from "../../src/reactor/running.ts";
+import type { OperatorOptions } from "../../src/reactor/operator_options.ts";
 import { FakeCluster } from "../../src/testing/mod.ts";
 
 /** The KopfExample CRD, optionally with the status subresource. */

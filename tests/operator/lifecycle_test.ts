@@ -7,7 +7,8 @@ import { assert, assertEquals, assertRejects, assertStringIncludes } from "../as
 import { PermanentError, TemporaryError } from "../../src/structs/errors.ts";
 import { OperatorRegistry } from "../../src/intents/registry.ts";
 import { on } from "../../src/intents/registration.ts";
-import { operator, OperatorConfigurationError } from "../../src/reactor/running.ts";
+import { operator } from "../../src/reactor/running.ts";
+import { OperatorConfigurationError } from "../../src/reactor/operator_options.ts";
 import { FakeCluster } from "../../src/testing/mod.ts";
 import { startHttpServer } from "../../src/platform/http_server.ts";
 import {

@@ -9,7 +9,8 @@ import { TemporaryError } from "../../src/structs/errors.ts";
 import { on } from "../../src/intents/registration.ts";
 import { OperatorRegistry } from "../../src/intents/registry.ts";
 import { type LifeCycleFn, lifecycles, setDefaultLifecycle } from "../../src/intents/lifecycles.ts";
-import { operator, OperatorConfigurationError } from "../../src/reactor/running.ts";
+import { operator } from "../../src/reactor/running.ts";
+import { OperatorConfigurationError } from "../../src/reactor/operator_options.ts";
 import {
   Calls,
   clusterRegistry,

@@ -19,7 +19,7 @@ import { on } from "../../src/intents/registration.ts";
 import type { OperatorRegistry } from "../../src/intents/registry.ts";
 import { formatLastseen } from "../../src/engines/peering.ts";
 import type { Logger } from "../../src/structs/loggers.ts";
-import type { OperatorOptions } from "../../src/reactor/running.ts";
+import type { OperatorOptions } from "../../src/reactor/operator_options.ts";
 import type { FakeCluster } from "../../src/testing/mod.ts";
 import {
   Calls,

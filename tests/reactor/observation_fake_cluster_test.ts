@@ -9,7 +9,7 @@ import type { Resource } from "../../src/structs/resources.ts";
 import { ApiClient } from "../../src/client/api.ts";
 import { Vault } from "../../src/client/vault.ts";
 import { FakeCluster } from "../../src/testing/fake_cluster/mod.ts";
-import { makeScope, type NamespacePattern } from "../../src/reactor/namespaces.ts";
+import { makeScope, type NamespacePattern } from "../../src/structs/namespace_scopes.ts";
 import {
   type ObservationClient,
   observationClient,
@@ -134,7 +134,7 @@ async function operate(
   } finally {
     controller.abort();
     await assertSettlesWithin(running, 10, "the observer's stop");
-    await mux.shutdown();
+    await mux.shutdown(1);
     await api.close();
   }
 }

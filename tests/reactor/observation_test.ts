@@ -8,7 +8,7 @@ import {
 import { Resource } from "../../src/structs/resources.ts";
 import type { RawBody } from "../../src/structs/bodies.ts";
 import { APIForbiddenError, APINotFoundError } from "../../src/client/api_errors.ts";
-import { makeScope, type NamespacePattern } from "../../src/reactor/namespaces.ts";
+import { makeScope, type NamespacePattern } from "../../src/structs/namespace_scopes.ts";
 import { Observer, type WatchedDimension } from "../../src/reactor/observation.ts";
 import type { ObjectEvent } from "../../src/structs/bodies.ts";
 import { deferred, ManualClock, settle } from "../clocks.ts";

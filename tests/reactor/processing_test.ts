@@ -299,7 +299,13 @@ Deno.test("another replica's objects are skipped at the feed unless indexed here
   const settings = new OperatorSettings();
   const memories = new ObjectMemories({});
   const of = (registry: OperatorRegistry, owns?: () => boolean) =>
-    new ObjectProcessor({ api, registry, settings, memories, owns });
+    new ObjectProcessor({
+      api,
+      registry,
+      settings,
+      memories,
+      ownership: owns === undefined ? undefined : { owns },
+    });
   assertEquals(of(plain).skips(KEX, event), false, "no replicas: every object is ours");
   assertEquals(of(plain, () => true).skips(KEX, event), false, "ours");
   assertEquals(of(plain, () => false).skips(KEX, event), true, "another's");

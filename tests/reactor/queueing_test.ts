@@ -24,12 +24,15 @@ function ev(uid: string, rv: string, type: WatchEventType = "MODIFIED"): ObjectE
   return { type, object: body(uid, rv) };
 }
 
+/** The exit timeout the operator's manager gives the queueing's shutdown here. */
+const EXIT_TIMEOUT = 5;
+
 function settings(overrides: Partial<BatchingSettings> = {}): BatchingSettings {
   return {
     batchWindow: 0,
     idleTimeout: 10,
     workerLimit: null,
-    exitTimeout: 5,
+    exitTimeout: EXIT_TIMEOUT,
     errorDelays: [],
     ...overrides,
   };
@@ -94,7 +97,7 @@ function setup(
 }
 
 async function stop(mux: Multiplexer, clock: ManualClock): Promise<void> {
-  const done = mux.shutdown();
+  const done = mux.shutdown(EXIT_TIMEOUT);
   await clock.advance(100);
   await done;
   assertEquals(mux.size, 0);
@@ -248,7 +251,7 @@ Deno.test("the shutdown lets busy workers finish within the exit timeout", async
   mux.push(KEX, ev("a", "1"));
   await settle();
   let stopped = false;
-  const done = mux.shutdown().then(() => stopped = true);
+  const done = mux.shutdown(EXIT_TIMEOUT).then(() => stopped = true);
   await clock.advance(4);
   assertEquals(stopped, false);
   assertEquals(script.contexts[0].stopping.aborted, true);
@@ -277,7 +280,7 @@ Deno.test("the shutdown aborts the processing after the exit timeout", async () 
   });
   mux.push(KEX, ev("a", "1"));
   await settle();
-  const done = mux.shutdown();
+  const done = mux.shutdown(EXIT_TIMEOUT);
   await clock.advance(4.9);
   assertEquals(aborted, false);
   await clock.advance(0.2);
@@ -295,7 +298,7 @@ Deno.test("during the shutdown, workers finish their waiting events but no new o
   await clock.advance(1);
   assertEquals(script.seen, ["a@1"]);
   mux.push(KEX, ev("a", "2"));
-  const done = mux.shutdown();
+  const done = mux.shutdown(EXIT_TIMEOUT);
   mux.push(KEX, ev("b", "1"));
   mux.push(KEX, ev("a", "3"));
   script.release("a@1");
@@ -404,7 +407,7 @@ Deno.test("a shutdown during the error delay ends the worker without a retry", a
   });
   mux.push(KEX, ev("a", "1"));
   await clock.advance(1);
-  await mux.shutdown();
+  await mux.shutdown(EXIT_TIMEOUT);
   assertEquals(calls, 1);
   assertEquals(mux.size, 0);
 });
@@ -507,7 +510,7 @@ Deno.test("a stale state is left unprocessed when the shutdown begins", async ()
   const { clock, script, mux } = await afterPatch("3", "5");
   mux.push(KEX, ev("a", "4"));
   await settle();
-  await mux.shutdown();
+  await mux.shutdown(EXIT_TIMEOUT);
   assertEquals(script.seen, ["a@3"]);
   assertEquals(mux.size, 0);
   await clock.advance(10);
@@ -578,7 +581,7 @@ Deno.test("a shutdown ends a worker waiting for a requested delay", async () => 
   });
   mux.push(KEX, ev("a", "1"));
   await settle();
-  await mux.shutdown();
+  await mux.shutdown(EXIT_TIMEOUT);
   assertEquals(calls, 1);
   assertEquals(mux.size, 0);
 });
@@ -617,7 +620,7 @@ Deno.test("with the real clock, a shutdown leaves no timers behind", async () =>
   for (const uid of ["a", "b", "c"]) mux.push(KEX, ev(uid, "1"));
   await processed.promise;
   assertEquals(seen.sort(), ["a", "b", "c"]);
-  await mux.shutdown();
+  await mux.shutdown(1);
   assertEquals(mux.size, 0);
 });
 
@@ -731,7 +734,7 @@ Deno.test("the shutdown releases a waiting feeder", async () => {
   await settle();
   const wait = mux.push(KEX, ev("b", "1"));
   assert(wait instanceof Promise);
-  const done = mux.shutdown();
+  const done = mux.shutdown(EXIT_TIMEOUT);
   await wait;
   script.release("a@1");
   script.release("b@1");

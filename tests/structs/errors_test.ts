@@ -14,7 +14,7 @@ import {
 } from "../../src/structs/errors.ts";
 import { kopf } from "../../mod.ts";
 import { assert, assertEquals, assertRejects, assertThrows } from "../assert.ts";
-import { OperatorConfigurationError } from "../../src/reactor/running.ts";
+import { OperatorConfigurationError } from "../../src/reactor/operator_options.ts";
 import { PeeringConfigurationError } from "../../src/engines/peering.ts";
 import {
   describeCertificate,

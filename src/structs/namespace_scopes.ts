@@ -14,7 +14,7 @@
  * @module
  */
 
-import { ConfigurationError } from "../structs/errors.ts";
+import { ConfigurationError } from "./errors.ts";
 
 /** A namespace pattern: a glob list as described in the module docs, or a `RegExp`. */
 export type NamespacePattern = string | RegExp;

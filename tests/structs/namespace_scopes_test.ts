@@ -7,7 +7,7 @@ import {
   makeScope,
   matchNamespace,
   needsNamespaceWatching,
-} from "../../src/reactor/namespaces.ts";
+} from "../../src/structs/namespace_scopes.ts";
 
 function served(pattern: string | RegExp, names: string[]): string[] {
   return names.filter((name) => matchNamespace(name, pattern));

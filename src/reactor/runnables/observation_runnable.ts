@@ -1,0 +1,158 @@
+/**
+ * The observation as a runnable: one watch per served resource and namespace (and a watch
+ * of namespaces or CRDs where needed) feeds every event into the queueing. It pauses while
+ * a peer pauses the operator, feeds again what was seen on standby once Leases are gained,
+ * and announces `listed` (the initial watches have listed their objects; for an operator
+ * paused from the start, which does not list: once they are set up) and `ready` (listed and
+ * indexed). The observation ends only when told to; a failure to start it (e.g. no
+ * discovery) ends the operator.
+ *
+ * @module
+ */
+
+import type { ObjectEvent } from "../../structs/bodies.ts";
+import type { Resource } from "../../structs/resources.ts";
+import { resourceLabel } from "../../structs/operator_metrics.ts";
+import type { HandlerKind } from "../../intents/handlers.ts";
+import { observationClient, Observer } from "../observation.ts";
+import type { OperatorParts } from "../operator_parts.ts";
+import type { Reactions, RunContext, Runnable } from "../manager.ts";
+import type { AdmissionRunnable } from "./admission_runnable.ts";
+import type { ClientRunnable } from "./client_runnable.ts";
+import type { PeeringRunnable } from "./peering_runnable.ts";
+import type { ProcessingRunnable } from "./processing_runnable.ts";
+import type { QueueingRunnable } from "./queueing_runnable.ts";
+
+/** The kinds of handlers served by watching objects (admission handlers are called instead). */
+const WATCHED_KINDS: readonly HandlerKind[] = ["changing", "event", "daemon", "timer", "index"];
+
+/** What the observation feeds and consults. */
+export interface ObservationNeeds {
+  /** The API client and discovery. */
+  readonly client: ClientRunnable;
+  /** The peering: a paused operator does not watch. */
+  readonly peering: PeeringRunnable;
+  /** The admission: its managed webhooks follow the discovered resources. */
+  readonly admission: AdmissionRunnable;
+  /** The processing: which states it skips, which listed ones it awaits indexed. */
+  readonly processing: ProcessingRunnable;
+  /** The queueing, fed with every event. */
+  readonly queueing: QueueingRunnable;
+}
+
+/** The watches of the served resources; see the module docs. */
+export class ObservationRunnable implements Runnable {
+  readonly name = "observation";
+  readonly after: readonly Runnable[];
+  readonly #parts: OperatorParts;
+  readonly #needs: ObservationNeeds;
+  readonly #observing = new AbortController();
+  /** The selectors that matched no served resource yet, warned of once each. */
+  readonly #missing = new Set<string>();
+  #observer: Observer | undefined;
+  #running: Promise<void> | undefined;
+
+  /** The observation of the operator, feeding the queueing. */
+  constructor(parts: OperatorParts, needs: ObservationNeeds) {
+    this.#parts = parts;
+    this.#needs = needs;
+    this.after = [needs.client, needs.peering, needs.admission, needs.processing, needs.queueing];
+  }
+
+  /** Pause and resume with the peering; feed again what was seen on standby. */
+  readonly reactions: Reactions = {
+    paused: () => this.#observer?.pause(),
+    resumed: () => this.#observer?.resume(),
+    gained: () => this.#observer?.refeed(), // the objects seen on standby were only indexed
+  };
+
+  /** Start watching; announce `listed` and `ready` as they come. */
+  start(context: RunContext): void {
+    const observer = this.#observer = this.#makeObserver();
+    if (this.#needs.peering.paused) observer.pause();
+    const processor = this.#needs.processing.processor;
+    const running = this.#running = observer.run(this.#observing.signal);
+    running.then(
+      () => {
+        if (!this.#observing.signal.aborted) {
+          context.fail(new Error("The observation has ended by itself."));
+        }
+      },
+      (error) => context.fail(error),
+    );
+    const stopped = () => context.signal.aborted;
+    // Listed: later objects arrive as watch events.
+    void observer.listed.then(() => processor.listingsQueued());
+    // Ready for the readiness probe once they are also indexed (the handling has begun).
+    void observer.listed.then(() => this.#parts.indexers?.populating).then(() => {
+      if (!stopped()) return context.announce({ type: "ready" });
+    });
+    // Paused by a peer from the start, the watches do not list: "listed" once set up.
+    void (this.#needs.peering.paused ? observer.ready : observer.listed).then(() => {
+      if (stopped()) return;
+      this.#parts.logger.debug(
+        "The operator is ready: the initial watches have listed their objects.",
+      );
+      return context.announce({ type: "listed" });
+    });
+  }
+
+  /** Stop watching. */
+  halt(): void {
+    this.#observing.abort();
+  }
+
+  /** Wait for the watches to end. */
+  async stop(): Promise<void> {
+    await this.#running?.catch(() => {}); // a failure is reported through the context
+  }
+
+  #makeObserver(): Observer {
+    const { registry, settings, clock, logger, metrics, scope } = this.#parts;
+    const { client, processing, queueing } = this.#needs;
+    const processor = processing.processor;
+    const multiplexer = queueing.multiplexer;
+    return new Observer({
+      client: observationClient(client.api, client.discovery),
+      scope,
+      clock,
+      select: (discovered) => this.#select(discovered),
+      feed: (resource: Resource, event: ObjectEvent) => {
+        metrics?.eventsReceived.inc([resourceLabel(resource), event.type ?? "LISTED"]);
+        if (processor.skips(resource, event)) return undefined; // another replica's object
+        processor.expect(resource, event); // the handling waits for the listed ones' indexing
+        return multiplexer.push(resource, event);
+      },
+      // A deletion missed while a watch was down reaches the handlers with the last known
+      // body only where handlers look at deleted objects; elsewhere, identities suffice.
+      keepsLastStates: (resource) => {
+        const handlers = registry.handlersFor(resource);
+        return handlers.event.length > 0 ||
+          handlers.changing.some((h) => h.reason === "delete" || h.reason === null);
+      },
+      scanning: settings.scanning,
+      watching: settings.watching,
+      logger,
+    });
+  }
+
+  /** The served resources that the handlers select; warns of selectors matching none. */
+  #select(discovered: readonly Resource[]): readonly Resource[] {
+    const { registry, logger } = this.#parts;
+    this.#needs.admission.resourcesChanged(discovered); // the managed webhooks' rules follow
+    for (const selector of registry.selectors(WATCHED_KINDS)) {
+      const selection = selector.select(discovered);
+      const key = String(selector);
+      if (selection.resources.length === 0 && !this.#missing.has(key)) {
+        this.#missing.add(key);
+        logger.warning(`No served resource matches ${key} yet; it is served once it appears.`);
+      } else if (selection.resources.length > 0 && this.#missing.delete(key)) {
+        logger.info(`Resources matching ${key} have appeared: serving them.`);
+      }
+      for (const warning of selection.warnings) logger.warning(warning);
+    }
+    return registry.resolve(discovered, WATCHED_KINDS).resources.filter((r) =>
+      registry.hasHandlers(r)
+    );
+  }
+}
