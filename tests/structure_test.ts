@@ -29,8 +29,6 @@ const KNOWN_LONG: ReadonlySet<string> = new Set([
   "reactor/processing.ts class ObjectProcessor",
   "reactor/processing.ts #process",
   "reactor/processing.ts #processChanging",
-  "reactor/queueing.ts class Multiplexer",
-  "reactor/queueing.ts #run",
   "structs/operator_metrics.ts <anonymous>",
   "testing/fake_cluster/access_reviews.ts answerReview",
   "testing/fake_cluster/admission.ts #post",

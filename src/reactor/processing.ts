@@ -51,7 +51,7 @@ import type { ApiClient } from "../client/api.ts";
 import { APIError, APINotFoundError } from "../client/api_errors.ts";
 import { getObject } from "../client/objects.ts";
 import { loadEssences } from "../settings/essences.ts";
-import type { OperatorSettings } from "../settings/operator_settings.ts";
+import { errorDelayAfter, type OperatorSettings } from "../settings/operator_settings.ts";
 import {
   type HandlerFilters,
   KwargsCache,
@@ -430,10 +430,7 @@ export class ObjectProcessor {
     } catch (error) {
       if (signal?.aborted) throw error; // stopping: the stop itself reports what is left
       memory.unstored = outcome;
-      const delays = [...this.#settings.batching.errorDelays];
-      const retryIn = delays.length === 0
-        ? undefined
-        : delays[Math.min(outcome.failures, delays.length - 1)];
+      const retryIn = errorDelayAfter(this.#settings.batching.errorDelays, outcome.failures);
       const when = retryIn === undefined ? "with the object's next change" : `in ${retryIn}s`;
       const why = error instanceof APIError
         ? `HTTP ${error.code}: ${error.statusMessage ?? error.reason ?? error.message}`

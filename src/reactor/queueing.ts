@@ -34,13 +34,18 @@ import type { ObjectEvent, RawBody } from "../structs/bodies.ts";
 import type { Resource } from "../structs/resources.ts";
 import { type Clock, realClock, settlesWithin } from "../structs/clock.ts";
 import { Deadlines, type Scheduled } from "./deadlines.ts";
-import { Semaphore } from "../structs/semaphores.ts";
 import { describeError, summarizeError } from "../structs/log_formats.ts";
-import { type Deadline, DeadlineQueue, type Expiring } from "../structs/deadline_queues.ts";
 import { isAtLeastVersion, objectKey } from "../structs/identities.ts";
-import type { BatchingSettings, PersistenceSettings } from "../settings/operator_settings.ts";
+import {
+  type BatchingSettings,
+  errorDelayAfter,
+  type PersistenceSettings,
+} from "../settings/operator_settings.ts";
 import type { Logger } from "../structs/loggers.ts";
 import { reactorLogger } from "./default_logger.ts";
+import { type Admission, Admissions } from "./admissions.ts";
+import { Backlog } from "./backlog.ts";
+import { WorkerTable } from "./worker_table.ts";
 
 /**
  * Waits for a promise without holding a place among the processings of objects (e.g. for
@@ -146,51 +151,40 @@ interface Expectation {
 }
 
 /**
- * A place among the processings. Made once per admission, in place of closures: it gives
- * the places back, and waits in the queue of admission holds until given back or due.
+ * Where a worker is in its loop (see `Multiplexer.#run`). Only a parked worker has no loop
+ * running: it sits on the timetable until its idle timeout ends it or a revisit is due.
  */
-class Admission implements Expiring {
-  /** Its hold in the queue of holds; `undefined` once given back or given up. */
-  hold: Deadline | undefined;
-
-  constructor(
-    /** Gives the worker place back; `undefined` once given back. */
-    public worker: (() => void) | undefined,
-    /** Gives the admission place back; `undefined` once given back or given up. */
-    public admission: (() => void) | undefined,
-  ) {}
-
-  /** Held long enough: the admission place is given up to others. */
-  expire(): void {
-    const release = this.admission;
-    this.admission = this.hold = undefined;
-    release?.();
-  }
-}
+type Phase =
+  /** No loop runs: idle, or waiting for a revisit. */
+  | "parked"
+  /** Running, between the steps below. */
+  | "running"
+  /** Waits out the batch window: a burst of events settles first. */
+  | "batching"
+  /** Holds back states older than our own last patch, until it arrives or time is up. */
+  | "holding"
+  /** Has taken a state and waits for a place among the processings. */
+  | "admitting"
+  /** Processes a state. */
+  | "processing"
+  /** Waits after a failed processing before it tries again. */
+  | "backing-off";
 
 interface Worker extends Scheduled {
   readonly resource: Resource;
   readonly key: string;
-  /** The workers of its resource, where it is kept while alive. */
-  readonly siblings: Map<string, Worker>;
   /** The latest state not yet taken for processing. */
   pending: ObjectEvent | undefined;
   /** Since when (the clock's seconds) a state has been waiting, for the queue's metrics. */
   waitingSince: number;
   /** Wakes the worker's current wait, if it waits. */
   waiter: ((reason: WakeReason) => void) | undefined;
-  /** Whether its loop runs; else it is parked on the timetable (idle, or due to revisit). */
-  running: boolean;
+  /** Where it is in its loop. */
+  phase: Phase;
   /** The version of our own last patch, awaited before older states are processed. */
   expected: Expectation | undefined;
   /** A state to process again at a time, as the processor asked. */
   revisit: { readonly event: ObjectEvent; readonly at: number } | undefined;
-  /** Whether it holds back stale states until our patch arrives. */
-  holding: boolean;
-  /** Whether it waits out the batch window (not yet ready to be processed). */
-  batching: boolean;
-  /** Whether it has taken a state and waits for a place to process it. */
-  admitting: boolean;
   /** Whether it is counted in the backlog. */
   queued: boolean;
   /** The state being processed now, if any. */
@@ -214,24 +208,13 @@ export class Multiplexer {
   readonly #persistence: Pick<PersistenceSettings, "consistencyTimeout"> | undefined;
   readonly #clock: Clock;
   readonly #logger: Logger;
-  /** The workers per resource (by its key), then per object: no joint key built per event. */
-  readonly #workers = new Map<string, Map<string, Worker>>();
-  #size = 0;
+  readonly #workers = new WorkerTable<Worker>();
   readonly #parked: Deadlines<Worker>;
   readonly #stopping = new AbortController();
   readonly #cancelled = new AbortController();
-  readonly #limiter: Semaphore;
-  readonly #admission: Semaphore;
-  /**
-   * The admission holds: one timer for all (they are all of one length), kept while
-   * admissions come one after another rather than armed again for each of them.
-   */
-  readonly #holds: DeadlineQueue;
-  readonly #backlogLimit: number;
-  #backlog = 0;
+  readonly #admissions: Admissions;
+  readonly #backlog: Backlog;
   #busy = 0;
-  #congestion: { promise: Promise<void>; resolve: () => void } | undefined;
-  #depletionWaiters: (() => void)[] = [];
 
   /** Create an idle multiplexer; workers start as events arrive. */
   constructor(options: MultiplexerOptions) {
@@ -241,22 +224,23 @@ export class Multiplexer {
     this.#clock = options.clock ?? realClock;
     this.#logger = options.logger ?? reactorLogger();
     this.#parked = new Deadlines(this.#clock, (worker) => this.#wake(worker));
-    this.#limiter = new Semaphore(() => this.#batching.workerLimit);
-    this.#admission = new Semaphore(options.admissionLimit ?? DEFAULT_ADMISSION_LIMIT);
-    this.#holds = new DeadlineQueue(options.admissionHold ?? ADMISSION_HOLD, this.#clock, {
-      keepTimer: true,
+    this.#admissions = new Admissions({
+      workerLimit: () => this.#batching.workerLimit,
+      admissionLimit: options.admissionLimit ?? DEFAULT_ADMISSION_LIMIT,
+      admissionHold: options.admissionHold ?? ADMISSION_HOLD,
+      clock: this.#clock,
     });
-    this.#backlogLimit = Math.max(1, options.backlogLimit ?? DEFAULT_BACKLOG_LIMIT);
+    this.#backlog = new Backlog(options.backlogLimit ?? DEFAULT_BACKLOG_LIMIT);
   }
 
   /** How many object workers are alive (busy, waiting or idling). */
   get size(): number {
-    return this.#size;
+    return this.#workers.size;
   }
 
   /** How many objects wait with events not yet taken into processing. */
   get backlog(): number {
-    return this.#backlog;
+    return this.#backlog.size;
   }
 
   /** How many objects are being processed now. */
@@ -271,8 +255,8 @@ export class Multiplexer {
   waiting(): Map<Resource, { depth: number; oldest: number }> {
     const now = this.#clock.now();
     const result = new Map<Resource, { depth: number; oldest: number }>();
-    for (const worker of this.#all()) {
-      if (worker.pending === undefined && !worker.admitting) continue;
+    for (const worker of this.#workers.all()) {
+      if (worker.pending === undefined && worker.phase !== "admitting") continue;
       let entry = result.get(worker.resource);
       if (entry === undefined) result.set(worker.resource, entry = { depth: 0, oldest: 0 });
       entry.depth++;
@@ -288,16 +272,7 @@ export class Multiplexer {
 
   /** Whether the object (by its {@link objectKey}) has a live worker. */
   has(resource: Resource, key: string): boolean {
-    return this.#workers.get(resource.key)?.has(key) ?? false;
-  }
-
-  /** All live workers, as a list: the callers may end some while going through it. */
-  #all(): Worker[] {
-    const all: Worker[] = [];
-    for (const siblings of this.#workers.values()) {
-      for (const worker of siblings.values()) all.push(worker);
-    }
-    return all;
+    return this.#workers.get(resource, key) !== undefined;
   }
 
   /**
@@ -309,8 +284,7 @@ export class Multiplexer {
    */
   push(resource: Resource, event: ObjectEvent): Promise<void> | undefined {
     const key = objectKey(event.object);
-    let siblings = this.#workers.get(resource.key);
-    let worker = siblings?.get(key);
+    let worker = this.#workers.get(resource, key);
     if (worker === undefined) {
       if (this.stopping) {
         this.#logger.debug(
@@ -318,39 +292,17 @@ export class Multiplexer {
         );
         return undefined;
       }
-      if (siblings === undefined) this.#workers.set(resource.key, siblings = new Map());
-      worker = {
-        resource,
-        key,
-        siblings,
-        pending: event,
-        waitingSince: this.#clock.now(),
-        waiter: undefined,
-        running: false,
-        expected: undefined,
-        revisit: undefined,
-        holding: false,
-        batching: false,
-        admitting: false,
-        queued: false,
-        current: undefined,
-        idle: undefined,
-        admission: undefined,
-        context: undefined,
-        deadline: 0,
-        slot: -1,
-      };
-      siblings.set(key, worker);
-      this.#size++;
+      worker = newWorker(resource, key, event, this.#clock.now());
+      this.#workers.add(worker);
     } else {
       if (worker.pending === undefined) worker.waitingSince = this.#clock.now();
       worker.pending = event;
       worker.waiter?.("arrived");
     }
     // Started first: a worker that begins its batch window is not counted in the backlog.
-    if (!worker.running) this.#start(worker);
+    if (worker.phase === "parked") this.#start(worker);
     this.#recount(worker);
-    return this.#congestion?.promise;
+    return this.#backlog.congestion;
   }
 
   /**
@@ -361,7 +313,7 @@ export class Multiplexer {
    */
   async drain(picks: (resource: Resource, body: RawBody) => boolean): Promise<void> {
     const waits: Promise<void>[] = [];
-    for (const worker of this.#all()) {
+    for (const worker of this.#workers.all()) {
       const current = worker.current;
       if (current !== undefined && picks(worker.resource, current.object)) {
         waits.push(new Promise((resolve) => (worker.idle ??= []).push(resolve)));
@@ -372,8 +324,7 @@ export class Multiplexer {
 
   /** Resolve when no worker is alive (at once if none is). */
   depleted(): Promise<void> {
-    if (this.#size === 0) return Promise.resolve();
-    return new Promise((resolve) => this.#depletionWaiters.push(resolve));
+    return this.#workers.depleted();
   }
 
   /**
@@ -383,9 +334,9 @@ export class Multiplexer {
   halt(): void {
     if (this.stopping) return;
     this.#stopping.abort();
-    this.#relieve();
-    for (const worker of this.#all()) {
-      if (worker.running) worker.waiter?.("stopped");
+    this.#backlog.relieve();
+    for (const worker of this.#workers.all()) {
+      if (worker.phase !== "parked") worker.waiter?.("stopped");
       else this.#end(worker); // idle, or waiting for a revisit: nothing to finish
     }
   }
@@ -399,45 +350,38 @@ export class Multiplexer {
     this.halt();
     if (await this.#depletedWithin(timeout)) return;
     this.#logger.warning(
-      `Aborting the processing of ${this.#size} object(s) unfinished at exit.`,
+      `Aborting the processing of ${this.#workers.size} object(s) unfinished at exit.`,
     );
     this.#cancelled.abort();
     if (await this.#depletedWithin(timeout)) return;
-    const left = this.#all().map((w) => `${w.resource.plural} ${w.key}`);
+    const left = this.#workers.all().map((w) => `${w.resource.plural} ${w.key}`);
     this.#logger.error(`Abandoning the processing that ignored the abort: ${left.join(", ")}.`);
   }
 
   async #depletedWithin(seconds: number): Promise<boolean> {
-    if (this.#size === 0) return true;
-    return await settlesWithin(this.depleted(), seconds, this.#clock) || this.#size === 0;
+    if (this.#workers.size === 0) return true;
+    return await settlesWithin(this.depleted(), seconds, this.#clock) || this.#workers.size === 0;
   }
 
   /** Keep the backlog count (and the feeder's congestion) in step with a worker's state. */
   #recount(worker: Worker): void {
-    const queued = !worker.holding && !worker.batching &&
-      (worker.admitting || worker.pending !== undefined);
+    const phase = worker.phase;
+    const queued = phase === "admitting" ||
+      (worker.pending !== undefined && phase !== "holding" && phase !== "batching");
     if (queued === worker.queued) return;
     worker.queued = queued;
-    this.#backlog += queued ? 1 : -1;
-    if (queued && this.#backlog >= this.#backlogLimit && this.#congestion === undefined) {
-      if (!this.stopping) {
-        let resolve!: () => void;
-        const promise = new Promise<void>((r) => (resolve = r));
-        this.#congestion = { promise, resolve };
-      }
-    } else if (!queued && this.#backlog <= this.#backlogLimit >> 1) {
-      this.#relieve();
-    }
+    this.#backlog.count(queued, this.stopping);
   }
 
-  #relieve(): void {
-    this.#congestion?.resolve();
-    this.#congestion = undefined;
+  /** Move the worker to another phase of its loop, and count it as it is then. */
+  #enter(worker: Worker, phase: Phase): void {
+    worker.phase = phase;
+    this.#recount(worker);
   }
 
   #start(worker: Worker): void {
     this.#parked.cancel(worker);
-    worker.running = true;
+    worker.phase = "running";
     void this.#run(worker);
   }
 
@@ -448,12 +392,12 @@ export class Multiplexer {
     // Not ending while our patch's echo is due; a requested revisit comes when it is due.
     if (worker.expected !== undefined) at = Math.max(at, worker.expected.deadline);
     if (worker.revisit !== undefined) at = worker.revisit.at;
-    worker.running = false;
+    worker.phase = "parked";
     this.#parked.schedule(worker, at);
   }
 
   #wake(worker: Worker): void {
-    if (worker.running || worker.siblings.get(worker.key) !== worker) return;
+    if (worker.phase !== "parked" || !this.#workers.holds(worker)) return;
     if (worker.revisit === undefined || this.stopping) {
       this.#end(worker);
       return;
@@ -467,24 +411,9 @@ export class Multiplexer {
   /** Forget a worker; after this, a push for its object starts a new one. */
   #end(worker: Worker): void {
     this.#parked.cancel(worker);
-    worker.running = false;
     worker.pending = worker.revisit = worker.expected = undefined;
-    worker.holding = worker.batching = worker.admitting = false;
-    this.#recount(worker);
-    if (worker.siblings.get(worker.key) === worker) {
-      worker.siblings.delete(worker.key);
-      this.#size--;
-      if (
-        worker.siblings.size === 0 && this.#workers.get(worker.resource.key) === worker.siblings
-      ) {
-        this.#workers.delete(worker.resource.key);
-      }
-    }
-    if (this.#size === 0) {
-      const waiters = this.#depletionWaiters;
-      this.#depletionWaiters = [];
-      for (const resolve of waiters) resolve();
-    }
+    this.#enter(worker, "parked");
+    this.#workers.delete(worker);
   }
 
   /**
@@ -493,73 +422,25 @@ export class Multiplexer {
    */
   #wait(worker: Worker, seconds: number, arrivals = true): Promise<WakeReason> {
     if (this.stopping) return Promise.resolve("stopped");
-    return new Promise((resolve) => {
-      let settled = false;
-      const settle = (reason: WakeReason) => {
-        if (settled) return;
-        settled = true;
-        worker.waiter = undefined;
-        cancel();
-        resolve(reason);
-      };
-      worker.waiter = (reason) => {
-        if (arrivals || reason !== "arrived") settle(reason);
-      };
-      const cancel = this.#clock.schedule(seconds, () => settle("timeout"));
-    });
-  }
-
-  /** Take a place among the processings; `undefined` if aborted meanwhile. */
-  async #admit(): Promise<Admission | undefined> {
-    const signal = this.#cancelled.signal;
-    let releaseWorker: (() => void) | undefined;
-    try {
-      releaseWorker = await this.#limiter.acquire(signal);
-      const releaseAdmission = await this.#admission.acquire(signal);
-      const admission = new Admission(releaseWorker, releaseAdmission);
-      admission.hold = this.#holds.enter(admission);
-      return admission;
-    } catch {
-      releaseWorker?.();
-      return undefined;
-    }
-  }
-
-  /** Give the places of an admission back (again: nothing happens). */
-  #leave(admission: Admission): void {
-    if (admission.hold !== undefined) this.#holds.cancel(admission.hold);
-    const releaseAdmission = admission.admission;
-    const releaseWorker = admission.worker;
-    admission.admission = admission.worker = admission.hold = undefined;
-    releaseAdmission?.();
-    releaseWorker?.();
+    return wakeOrTimeout(worker, this.#clock, seconds, arrivals);
   }
 
   /** What the worker's processings get; the same for all of them. */
   #context(worker: Worker): ProcessingContext {
+    const cancelled = this.#cancelled.signal;
+    const admissions = this.#admissions;
     return {
       resource: worker.resource,
       key: worker.key,
-      signal: this.#cancelled.signal,
+      signal: cancelled,
       stopping: this.#stopping.signal,
-      aside: async (promise: Promise<void>): Promise<void> => {
-        if (worker.admission !== undefined) this.#leave(worker.admission);
-        worker.admission = undefined;
-        try {
-          await promise;
-        } finally {
-          worker.admission = await this.#admit();
-          if (worker.admission === undefined) this.#cancelled.signal.throwIfAborted();
-        }
-      },
+      aside: (promise) => waitAside(worker, promise, admissions, cancelled),
     };
   }
 
   /** Process the worker's events until it is idle (then parked) or gone (then ended). */
   async #run(worker: Worker): Promise<void> {
-    const clock = this.#clock;
-    let delays: Iterator<number> | undefined;
-    let lastDelay: number | undefined;
+    let failures = 0; // in a row, for the error delays
     let parked = false;
     try {
       for (;;) {
@@ -570,98 +451,21 @@ export class Multiplexer {
           return;
         }
         worker.revisit = undefined;
-
-        // Let a burst of events settle: each arrival restarts the window. Meanwhile the
-        // object is not in the backlog: it waits for time, not for a place, and counting it
-        // would cap the feeding at the backlog limit per window.
-        const window = this.#batching.batchWindow;
-        if (window > 0) {
-          worker.batching = true;
-          this.#recount(worker);
-          while (await this.#wait(worker, window) === "arrived");
-          worker.batching = false;
-        }
-
-        // Hold back states older than our own last patch, until it arrives or time is up.
-        const expected = worker.expected;
-        if (expected !== undefined) {
-          worker.holding = true;
-          this.#recount(worker);
-          while (!isConsistent(worker.pending!, expected)) {
-            if (this.stopping) {
-              this.#logger.debug(`Leaving a stale state unprocessed at exit: ${worker.key}`);
-              return;
-            }
-            const left = expected.deadline - clock.now();
-            if (left <= 0 || await this.#wait(worker, left) === "timeout") break;
-          }
-          worker.holding = false;
-          worker.expected = undefined;
-        }
-
+        // Each step is entered synchronously when it applies (a push that starts a worker
+        // counts it as it then is), and costs no await when it does not.
+        if (this.#batching.batchWindow > 0) await this.#settle(worker);
+        if (worker.expected !== undefined && !await this.#awaitEcho(worker)) return;
         const event = worker.pending!;
         worker.pending = undefined;
-        worker.admitting = true;
-        this.#recount(worker);
-        worker.admission = await this.#admit();
-        worker.admitting = false;
-        this.#recount(worker);
-        if (worker.admission === undefined) return;
-        this.#busy++;
-        let failure: { error: unknown } | undefined;
-        worker.current = event;
-        try {
-          const result = await this.#processor(event, worker.context ??= this.#context(worker));
-          delays = lastDelay = undefined;
-          if (result?.delay !== undefined && event.type !== "DELETED") {
-            worker.revisit = { event, at: clock.now() + Math.max(0, result.delay) };
-          }
-          const version = result?.expectedResourceVersion;
-          const timeout = this.#persistence?.consistencyTimeout ?? 0;
-          if (version !== undefined && timeout > 0) {
-            worker.expected = { version, deadline: clock.now() + timeout };
-          }
-        } catch (error) {
-          failure = { error };
-        } finally {
-          if (worker.admission !== undefined) this.#leave(worker.admission);
-          worker.admission = undefined;
-          // With more to process, the timer is kept for the next admissions: not re-armed
-          // for each of them when they come one at a time.
-          if (--this.#busy === 0 && this.#backlog === 0) this.#holds.clear();
-          worker.current = undefined;
-          const idle = worker.idle;
-          if (idle !== undefined) {
-            worker.idle = undefined;
-            for (const resolve of idle) resolve();
-          }
-        }
-
-        if (failure !== undefined) {
+        const failure = await this.#processOne(worker, event);
+        if (failure === ABORTED) return;
+        if (failure === undefined) {
+          failures = 0;
+        } else {
           if (this.#cancelled.signal.aborted) return; // aborted on purpose; nothing to report
-          delays ??= this.#batching.errorDelays[Symbol.iterator]();
-          const next = delays.next();
-          const delay = next.done ? lastDelay : next.value;
-          lastDelay = delay;
-          const what = describeObject(worker.resource, event.object);
-          const why = summarizeError(failure.error);
-          // The stack is for those who debug the framework; the line says what failed.
-          this.#logger.debug(`Processing failed for ${what}: ${describeError(failure.error)}`);
-          if (delay === undefined) {
-            this.#logger.error(
-              `Processing failed for ${what}; waiting for its next change: ${why}`,
-            );
-          } else {
-            this.#logger.error(`Processing failed for ${what}; retrying in ${delay}s: ${why}`);
-            if (await this.#wait(worker, delay, false) === "stopped") return;
-            if (worker.pending === undefined) {
-              worker.pending = event; // retry with the latest known state
-              worker.waitingSince = this.#clock.now();
-            }
-            this.#recount(worker);
-          }
+          const delay = errorDelayAfter(this.#batching.errorDelays, failures++);
+          if (!await this.#backOff(worker, event, failure.error, delay)) return;
         }
-
         // A deleted object sends nothing more: do not keep its worker idling.
         if (event.type === "DELETED" && worker.pending === undefined && !worker.expected) return;
       }
@@ -673,7 +477,181 @@ export class Multiplexer {
       if (!parked) this.#end(worker);
     }
   }
+
+  /**
+   * Let a burst of events settle: each arrival restarts the window. Meanwhile the object is
+   * not in the backlog: it waits for time, not for a place, and counting it would cap the
+   * feeding at the backlog limit per window.
+   */
+  async #settle(worker: Worker): Promise<void> {
+    const window = this.#batching.batchWindow;
+    this.#enter(worker, "batching");
+    while (await this.#wait(worker, window) === "arrived");
+    this.#enter(worker, "running");
+  }
+
+  /**
+   * Hold back states older than our own last patch, until it arrives or time is up; false
+   * when the operator stops meanwhile (the stale state is left unprocessed).
+   */
+  async #awaitEcho(worker: Worker): Promise<boolean> {
+    const expected = worker.expected!;
+    this.#enter(worker, "holding");
+    while (!isConsistent(worker.pending!, expected)) {
+      if (this.stopping) {
+        this.#logger.debug(`Leaving a stale state unprocessed at exit: ${worker.key}`);
+        return false;
+      }
+      const left = expected.deadline - this.#clock.now();
+      if (left <= 0 || await this.#wait(worker, left) === "timeout") break;
+    }
+    worker.expected = undefined;
+    this.#enter(worker, "running");
+    return true;
+  }
+
+  /**
+   * Take a place and process the state; what the processor asks (a revisit, our patch's
+   * echo) is noted. Resolves with its failure, if any, or {@link ABORTED} when the
+   * operator's stop took the place away before the processing began.
+   */
+  async #processOne(
+    worker: Worker,
+    event: ObjectEvent,
+  ): Promise<{ readonly error: unknown } | typeof ABORTED | undefined> {
+    this.#enter(worker, "admitting");
+    worker.admission = await this.#admissions.take(this.#cancelled.signal);
+    this.#enter(worker, "processing");
+    if (worker.admission === undefined) return ABORTED;
+    this.#busy++;
+    worker.current = event;
+    try {
+      const result = await this.#processor(event, worker.context ??= this.#context(worker));
+      const now = this.#clock.now();
+      if (result?.delay !== undefined && event.type !== "DELETED") {
+        worker.revisit = { event, at: now + Math.max(0, result.delay) };
+      }
+      const version = result?.expectedResourceVersion;
+      const timeout = this.#persistence?.consistencyTimeout ?? 0;
+      if (version !== undefined && timeout > 0) {
+        worker.expected = { version, deadline: now + timeout };
+      }
+      return undefined;
+    } catch (error) {
+      return { error };
+    } finally {
+      this.#leaveProcessing(worker);
+    }
+  }
+
+  /** The processing has ended: the places go back, and whoever waited for it is told. */
+  #leaveProcessing(worker: Worker): void {
+    if (worker.admission !== undefined) this.#admissions.give(worker.admission);
+    worker.admission = undefined;
+    if (--this.#busy === 0 && this.#backlog.size === 0) this.#admissions.idle();
+    worker.current = undefined;
+    this.#enter(worker, "running");
+    const idle = worker.idle;
+    if (idle !== undefined) {
+      worker.idle = undefined;
+      for (const resolve of idle) resolve();
+    }
+  }
+
+  /**
+   * Report a failed processing and wait the error delay before the latest known state is
+   * processed again; without a delay, the next change is waited for. False when the
+   * operator stops meanwhile.
+   */
+  async #backOff(
+    worker: Worker,
+    event: ObjectEvent,
+    error: unknown,
+    delay: number | undefined,
+  ): Promise<boolean> {
+    const what = describeObject(worker.resource, event.object);
+    const why = summarizeError(error);
+    // The stack is for those who debug the framework; the line says what failed.
+    this.#logger.debug(`Processing failed for ${what}: ${describeError(error)}`);
+    if (delay === undefined) {
+      this.#logger.error(`Processing failed for ${what}; waiting for its next change: ${why}`);
+      return true;
+    }
+    this.#logger.error(`Processing failed for ${what}; retrying in ${delay}s: ${why}`);
+    this.#enter(worker, "backing-off");
+    if (await this.#wait(worker, delay, false) === "stopped") return false;
+    if (worker.pending === undefined) {
+      worker.pending = event; // retry with the latest known state
+      worker.waitingSince = this.#clock.now();
+    }
+    this.#enter(worker, "running");
+    return true;
+  }
 }
+
+/** A worker for an object, with its first state waiting; parked until started. */
+function newWorker(resource: Resource, key: string, event: ObjectEvent, now: number): Worker {
+  return {
+    resource,
+    key,
+    pending: event,
+    waitingSince: now,
+    waiter: undefined,
+    phase: "parked",
+    expected: undefined,
+    revisit: undefined,
+    queued: false,
+    current: undefined,
+    idle: undefined,
+    admission: undefined,
+    context: undefined,
+    deadline: 0,
+    slot: -1,
+  };
+}
+
+/** Wait for a wake-up of the worker (`arrivals` too, or only others) or the timeout. */
+function wakeOrTimeout(
+  worker: Worker,
+  clock: Clock,
+  seconds: number,
+  arrivals: boolean,
+): Promise<WakeReason> {
+  return new Promise((resolve) => {
+    let settled = false;
+    const settle = (reason: WakeReason) => {
+      if (settled) return;
+      settled = true;
+      worker.waiter = undefined;
+      cancel();
+      resolve(reason);
+    };
+    worker.waiter = (reason) => {
+      if (arrivals || reason !== "arrived") settle(reason);
+    };
+    const cancel = clock.schedule(seconds, () => settle("timeout"));
+  });
+}
+
+/** See {@link AsideWait}: the worker's places go back while it waits, then are taken again. */
+async function waitAside(
+  worker: Worker,
+  promise: Promise<void>,
+  admissions: Admissions,
+  cancelled: AbortSignal,
+): Promise<void> {
+  if (worker.admission !== undefined) admissions.give(worker.admission);
+  worker.admission = undefined;
+  try {
+    await promise;
+  } finally {
+    worker.admission = await admissions.take(cancelled);
+    if (worker.admission === undefined) cancelled.throwIfAborted();
+  }
+}
+
+/** The processing did not begin: the operator's stop took its place away. */
+const ABORTED = Symbol("aborted");
 
 function isConsistent(event: ObjectEvent, expected: Expectation): boolean {
   // A deletion is the final state, whatever its version says.

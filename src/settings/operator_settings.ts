@@ -92,6 +92,22 @@ export class BatchingSettings {
   errorDelays: Iterable<number> = [1, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 233, 377, 610];
 }
 
+/**
+ * The pause after the `failures`-th consecutive failure (counted from 0) along the error
+ * delays: their values in order, then the last one again; `undefined` when there are none
+ * (then nothing is retried before the object's next change). The one rule of the
+ * framework's own retries for an object: its processing, and the storing of its outcome.
+ */
+export function errorDelayAfter(delays: Iterable<number>, failures: number): number | undefined {
+  let delay: number | undefined;
+  let step = 0;
+  for (const value of delays) {
+    delay = value;
+    if (step++ >= failures) break;
+  }
+  return delay;
+}
+
 /** How regular API requests behave (the client's `NetworkingOptions`). */
 export class NetworkingSettings {
   /** The longest a regular request (not a watch) may take; `null` for no limit. */
