@@ -23,7 +23,6 @@ const KNOWN_LONG: ReadonlySet<string> = new Set([
   "client/watch.ts streamOnce",
   "engines/admission.ts serveAdmissionReview",
   "engines/admission.ts startAdmission",
-  "engines/daemons.ts class Spawner",
   "intents/handler_options.ts normalizeOptions",
   "reactor/observation.ts class Observer",
   "reactor/processing.ts class ObjectProcessor",

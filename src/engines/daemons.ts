@@ -45,12 +45,10 @@
  * @module
  */
 
-import { type Clock, realClock, settlesWithin, sleep } from "../structs/clock.ts";
-import { PermanentError } from "../structs/errors.ts";
+import { type Clock, realClock, settlesWithin } from "../structs/clock.ts";
 import { objectKey, resourceObjectKey } from "../structs/identities.ts";
 import type { Index } from "../structs/indices.ts";
 import type { ObjectReference } from "../structs/object_refs.ts";
-import { Patch } from "../structs/patches.ts";
 import type { Semaphore } from "../structs/semaphores.ts";
 import type { Resource } from "../structs/resources.ts";
 import { DaemonStopper, type DaemonStoppingReason } from "../structs/stoppers.ts";
@@ -58,32 +56,20 @@ import type { RawBody } from "../structs/bodies.ts";
 import { type Body, BodyHolder, liveView } from "../structs/views.ts";
 import type { ApiClient } from "../client/api.ts";
 import type { OperatorSettings } from "../settings/operator_settings.ts";
-import type { DaemonHandler, TimerHandler } from "../intents/handlers.ts";
-import {
-  buildDaemonKwargs,
-  buildResourceKwargs,
-  buildTimerKwargs,
-  type ResourceKwargs,
-} from "../intents/kwargs.ts";
+import { buildResourceKwargs, type ResourceKwargs } from "../intents/kwargs.ts";
 import type { OperatorRegistry } from "../intents/registry.ts";
-import { applyChanges } from "../handling/application.ts";
 import { isDeletionOngoing } from "../handling/causes.ts";
-import { executeHandlerOnce, observeRuns } from "../handling/execution.ts";
 import type { OperatorMetrics } from "../structs/operator_metrics.ts";
-import {
-  createObjectScope,
-  type ObjectScope,
-  runInObjectScope,
-} from "../handling/object_loggers.ts";
+import { createObjectScope, type ObjectScope } from "../handling/object_loggers.ts";
 import type { ObjectMemory } from "../handling/memories.ts";
-import {
-  deliverResults,
-  HandlerState,
-  type Outcome,
-  plainResult,
-} from "../handling/handler_states.ts";
 import type { Ownership } from "./leader_election.ts";
-import { runTimer } from "./timers.ts";
+import {
+  DaemonRunner,
+  type ObjectRecord,
+  type Spawned,
+  type SpawningHandler,
+  title,
+} from "./daemon_runs.ts";
 
 /** What the engine is made of: one per operator. */
 export interface SpawnerOptions {
@@ -145,62 +131,25 @@ export interface SpawningOutcome {
   readonly exits?: Promise<void>;
 }
 
-type SpawningHandler = DaemonHandler | TimerHandler;
-
-/** One running (or stopping) daemon or timer of one object. */
-interface Spawned {
-  readonly handler: SpawningHandler;
-  readonly stopper: DaemonStopper;
-  /** When it was asked to stop, on the monotonic clock. */
-  stoppedAt: number | undefined;
-  /** Settles when its task has exited. */
-  readonly exited: Promise<void>;
-  /** Whether the processing has given up waiting for it. */
-  abandoned: boolean;
-}
-
-/** What the engine keeps about one object with daemons or timers. */
-interface ObjectRecord {
-  readonly resource: Resource;
-  readonly key: string;
-  readonly holder: BodyHolder;
-  readonly scope: ObjectScope & { readonly ref: ObjectReference };
-  readonly memory: { readonly memo: unknown };
-  /** The latest `resourceVersion` seen, to tell a new state from a revisit of the same. */
-  version: string | undefined;
-  /** When the object last changed (or was first seen), on the monotonic clock. */
-  changedAt: number;
-  /** Daemons and timers that run or are stopping, by handler id. */
-  readonly running: Map<string, Spawned>;
-  /** Ids of those that ended on their own: never spawned again for this object. */
-  readonly finished: Set<string>;
-  /** The object is gone from the cluster: forget it once nothing runs. */
-  gone: boolean;
-}
-
 /** The engine of daemons and timers of one operator; see the module docs. */
 export class Spawner {
-  readonly #api: ApiClient;
   readonly #registry: OperatorRegistry;
   readonly #settings: OperatorSettings;
   readonly #clock: Clock;
   readonly #objects = new Map<string, ObjectRecord>();
   readonly #closing = new AbortController();
   #paused = false;
-  readonly #writes: Semaphore | undefined;
   readonly #indices: Readonly<Record<string, Index>> | undefined;
-  readonly #metrics: OperatorMetrics | undefined;
   readonly #ownership: Ownership | undefined;
+  readonly #runner: DaemonRunner;
 
   /** An engine over the operator's parts; it spawns nothing until told about objects. */
   constructor(options: SpawnerOptions) {
-    this.#api = options.api;
     this.#registry = options.registry;
     this.#settings = options.settings;
     this.#clock = options.clock ?? realClock;
-    this.#writes = options.writes;
     this.#indices = options.indices;
-    this.#metrics = options.metrics;
+    this.#runner = new DaemonRunner({ ...options, clock: this.#clock });
     this.#ownership = options.ownership;
   }
 
@@ -467,26 +416,7 @@ export class Spawner {
     const spawned: Spawned = { handler, stopper, stoppedAt: undefined, exited, abandoned: false };
     record.running.set(handler.id, spawned);
     record.scope.logger.debug(`${title(handler)} is spawned.`);
-    const task = handler.kind === "daemon" ? this.#runDaemon(record, handler, stopper) : runTimer({
-      handler,
-      now: () => this.#clock.now(),
-      sleep: (seconds) => this.#sleep(seconds, stopper.signal),
-      get stopped() {
-        return stopper.isSet;
-      },
-      get changedAt() {
-        return record.changedAt;
-      },
-      attempt: (() => {
-        let state: HandlerState | undefined;
-        return async (fresh: boolean) => {
-          if (fresh || state === undefined) state = HandlerState.fromScratch(this.#clock);
-          const outcome = await this.#attempt(record, handler, state, stopper);
-          state = state.withOutcome(outcome);
-          return outcome;
-        };
-      })(),
-    });
+    const task = this.#runner.run(record, handler, stopper);
     void task.then(
       (ended) => ended,
       (error) => {
@@ -510,76 +440,6 @@ export class Spawner {
       }
       settle();
     });
-  }
-
-  /** A daemon: its function, run again only after temporary errors. */
-  async #runDaemon(
-    record: ObjectRecord,
-    handler: DaemonHandler,
-    stopper: DaemonStopper,
-  ): Promise<boolean> {
-    if (handler.initialDelay !== null && handler.initialDelay > 0) {
-      await this.#sleep(handler.initialDelay, stopper.signal);
-    }
-    let state = HandlerState.fromScratch(this.#clock);
-    while (!stopper.isSet) {
-      const outcome = await this.#attempt(record, handler, state, stopper);
-      state = state.withOutcome(outcome);
-      if (outcome.final) return true;
-      await this.#sleep(outcome.delay ?? 0, stopper.signal);
-    }
-    return false;
-  }
-
-  /** Run the function once; deliver its result and apply its patch. */
-  async #attempt(
-    record: ObjectRecord,
-    handler: SpawningHandler,
-    state: HandlerState,
-    stopper: DaemonStopper,
-  ): Promise<Outcome> {
-    const patch = new Patch();
-    const init = {
-      resource: record.resource,
-      body: record.holder.body,
-      holder: record.holder,
-      patch,
-      logger: record.scope.logger,
-      memo: record.memory.memo,
-      param: handler.param,
-      indices: this.#indices,
-    };
-    const retry = { retry: state.retries, started: state.startedAt, runtime: state.runtime };
-    const kwargs = handler.kind === "daemon"
-      ? buildDaemonKwargs(init, { ...retry, stopped: stopper })
-      : buildTimerKwargs(init, retry);
-    const outcome = await executeHandlerOnce(
-      handler,
-      state,
-      record.scope.logger,
-      () => runInObjectScope(record.scope, async () => storable(await handler.fn(kwargs))),
-      observeRuns(this.#metrics, record.resource, handler.id, record.holder.body),
-    );
-    deliverResults(new Map([[handler.id, outcome]]), patch, true);
-    if (!patch.isEmpty && !record.gone) await this.#apply(record, patch);
-    return outcome;
-  }
-
-  async #apply(record: ObjectRecord, patch: Patch): Promise<void> {
-    try {
-      const apply = () =>
-        applyChanges({
-          api: this.#api,
-          resource: record.resource,
-          body: record.holder.body,
-          patch,
-          finalizer: this.#settings.persistence.finalizer,
-        });
-      const applied = await (this.#writes ? this.#writes.run(apply) : apply());
-      if (applied.gone) record.scope.logger.debug("The object is gone; nothing to patch.");
-    } catch (error) {
-      record.scope.logger.exception("Applying the changes of a daemon or timer failed.", error);
-    }
   }
 
   /**
@@ -661,31 +521,8 @@ export class Spawner {
   ): Promise<boolean> {
     return settlesWithin(promise, seconds, this.#clock, ...signals);
   }
-
-  /** Sleep on the engine's clock, waking early when the signal aborts. */
-  async #sleep(seconds: number, signal: AbortSignal): Promise<void> {
-    await sleep(Math.max(0, seconds), signal, this.#clock);
-  }
 }
 
 const NOTHING: SpawningOutcome = Object.freeze({ stopping: false });
 
 const STILL_STOPPING: SpawningOutcome = Object.freeze({ stopping: true, delay: 0 });
-
-/** How a daemon or timer is named in messages: `Daemon 'monitor'`. */
-function title(handler: SpawningHandler): string {
-  return `${handler.kind === "daemon" ? "Daemon" : "Timer"} '${handler.id}'`;
-}
-
-/** The result as it goes to the status; an unstorable one fails the handler for good. */
-function storable(result: unknown): unknown {
-  try {
-    return plainResult(result);
-  } catch (error) {
-    throw new PermanentError(
-      `its result cannot be stored in the status (${
-        error instanceof Error ? error.message : String(error)
-      }); return plain JSON data (objects, arrays, strings, numbers, booleans, null)`,
-    );
-  }
-}
