@@ -34,9 +34,6 @@ const KNOWN_LONG: ReadonlySet<string> = new Set([
   "reactor/running.ts operator",
   "reactor/running.ts serve",
   "structs/operator_metrics.ts <anonymous>",
-  "testing/fake_cluster/access_reviews.ts answerReview",
-  "testing/fake_cluster/admission.ts #post",
-  "testing/fake_cluster/objects.ts class Objects",
 ]);
 
 async function* walk(dir: URL): AsyncGenerator<URL> {

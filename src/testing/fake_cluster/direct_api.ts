@@ -10,7 +10,8 @@ import type { JsonObject, JsonValue, RawBody } from "../../structs/bodies.ts";
 import { type ResourceType, type ServedVersion, typeKey } from "../../catalog/resource_types.ts";
 import { ApiError } from "./errors.ts";
 import type { Lifecycle } from "./lifecycle.ts";
-import type { DeleteOptions, Objects, PatchType, Target } from "./objects.ts";
+import type { Objects } from "./objects.ts";
+import type { DeleteOptions, PatchType, Target } from "./targets.ts";
 import { parseFieldSelector, parseLabelSelector } from "./selectors.ts";
 
 /**

@@ -8,7 +8,7 @@
 import type { JsonObject, JsonValue } from "../../structs/bodies.ts";
 import type { AdmissionAttributes } from "./admission.ts";
 import type { RouterContext } from "./http_context.ts";
-import type { DeleteOptions, Target, WriteOptions } from "./objects.ts";
+import type { DeleteOptions, Target, WriteOptions } from "./targets.ts";
 import { PRIVILEGED_GROUP, RBAC_GROUP, type UserInfo } from "./rbac.ts";
 import { checkEscalation } from "./rbac_escalation.ts";
 

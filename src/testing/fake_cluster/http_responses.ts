@@ -6,7 +6,7 @@
  */
 import type { JsonObject } from "../../structs/bodies.ts";
 import { ApiError } from "./errors.ts";
-import type { WriteOptions } from "./objects.ts";
+import type { WriteOptions } from "./targets.ts";
 
 /** The media type of every JSON response. */
 export const JSON_TYPE = "application/json";

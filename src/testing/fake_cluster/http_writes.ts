@@ -10,7 +10,7 @@ import { admitCreate, admits, admitUpdate, checkGrant, dryRun } from "./http_adm
 import type { ResourceCall } from "./http_context.ts";
 import { written } from "./http_responses.ts";
 import { GENERATE_NAME_ATTEMPTS } from "./metadata.ts";
-import type { WriteOptions } from "./objects.ts";
+import type { WriteOptions } from "./targets.ts";
 import { bodyOf, patchTypeOf, writeOptionsOf } from "./requests.ts";
 
 /** How many times a patch whose object changed during admission is tried. */

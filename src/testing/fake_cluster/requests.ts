@@ -14,7 +14,7 @@ import type {
   ListOptions,
   PatchType,
   WriteOptions,
-} from "./objects.ts";
+} from "./targets.ts";
 import { isObject } from "./patching.ts";
 import { decodeProtobuf } from "./protobuf.ts";
 import { parseFieldSelector, parseLabelSelector } from "./selectors.ts";
