@@ -29,13 +29,6 @@ const KNOWN_LONG: ReadonlySet<string> = new Set([
   "reactor/processing.ts #process",
   "reactor/processing.ts #processChanging",
   "structs/operator_metrics.ts <anonymous>",
-  "testing/fake_cluster/access_reviews.ts answerReview",
-  "testing/fake_cluster/admission.ts #post",
-  "testing/fake_cluster/cluster.ts class FakeCluster",
-  "testing/fake_cluster/cluster.ts start",
-  "testing/fake_cluster/http.ts class Router",
-  "testing/fake_cluster/http.ts #route",
-  "testing/fake_cluster/objects.ts class Objects",
 ]);
 
 async function* walk(dir: URL): AsyncGenerator<URL> {

@@ -3,7 +3,8 @@
  * SIGINT/SIGTERM, with a kubeconfig written for kubectl and operators. It serves HTTPS
  * with a CA generated at start and a bearer token by default, so that the kubeconfig is
  * one every client takes as it is; `--http` serves plain HTTP instead. With `--state`,
- * the objects survive restarts.
+ * the cluster survives restarts as a real API server does: its objects, and its identity
+ * (CA, certificates, tokens, port), so that the kubeconfig of the last run still works.
  *
  * The fault flags inject the trouble a real cluster gives operators, so that one can soak
  * an operator of one's own: dropped watches, failing requests, 429 bursts with
@@ -33,7 +34,7 @@ export interface FakeClusterCliOptions {
   clientCertificates?: boolean;
   /** Where to write the kubeconfig; a new temporary file by default. */
   kubeconfig?: string;
-  /** The state file to load at start and save on stop. */
+  /** The state file to load at start and save on stop: objects, CA, tokens, port (0600). */
   state?: string;
   /** Authorize requests with RBAC (the kubeconfig's token stays an admin). */
   rbac?: boolean;
@@ -101,7 +102,9 @@ export async function serveFakeCluster(
   const timers = injectFaults(cluster, options, () => cluster.writeKubeconfig(path));
   try {
     path = await cluster.writeKubeconfig(options.kubeconfig);
-    const saving = options.state ? `; objects are saved to ${options.state} on exit` : "";
+    const saving = options.state
+      ? `; objects and credentials are saved to ${options.state} on exit`
+      : "";
     const rbac = options.rbac
       ? "; RBAC is on: the kubeconfig is the admin's, `kubectl create token NAME` gives a service account a token"
       : "";
@@ -206,7 +209,10 @@ export function fakeClusterCommand(): Command {
       "also accept client certificates of the generated CA; the kubeconfig gets one",
     )
     .option("--kubeconfig <path>", "write the kubeconfig here (a temporary file by default)")
-    .option("--state <file>", "load objects from this file at start and save them on exit")
+    .option(
+      "--state <file>",
+      "load the cluster from this file at start and save it on exit: objects, and the CA, tokens and port, so that old kubeconfigs keep working",
+    )
     .option(
       "--no-streaming-lists",
       "refuse watches with sendInitialEvents (422), as servers before Kubernetes 1.27 do",

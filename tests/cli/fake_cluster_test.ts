@@ -5,6 +5,14 @@
 import { serveFakeCluster } from "../../src/cli/fake_cluster.ts";
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../assert.ts";
 import { startCli } from "./helpers.ts";
+import { available, run } from "../platform/commands.ts";
+import { ApiClient } from "../../src/client/api.ts";
+import { Vault } from "../../src/client/vault.ts";
+import { loginWithKubeconfig } from "../../src/client/kubeconfig.ts";
+import { getObject } from "../../src/client/objects.ts";
+import { Resource } from "../../src/structs/resources.ts";
+
+const hasKubectl = await available("kubectl", ["version", "--client"]);
 
 Deno.test({
   name: "kopf fake-cluster --http serves until SIGTERM and keeps its objects in the state file",
@@ -39,6 +47,53 @@ Deno.test({
       await Deno.remove(dir, { recursive: true });
     }
   },
+});
+
+Deno.test("kopf fake-cluster --state keeps its identity: the kubeconfig of the last run still works", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const args = [`--kubeconfig=${dir}/kubeconfig`, `--state=${dir}/state.json`];
+    const first = await startCli(args);
+    const old = await Deno.readTextFile(`${dir}/kubeconfig`);
+    await Deno.writeTextFile(`${dir}/old`, old);
+    if (hasKubectl) {
+      const kubectl = [`--kubeconfig=${dir}/old`, `--cache-dir=${dir}/cache`];
+      const made = await run("kubectl", [...kubectl, "create", "configmap", "kept"]);
+      assertEquals(made.code, 0, made.stderr);
+    }
+    assertEquals(await first.stop(), 0);
+    assertEquals((await Deno.stat(`${dir}/state.json`)).mode! & 0o777, 0o600);
+
+    const second = await startCli(args);
+    try {
+      assertEquals(second.url, first.url, "the same port, being free");
+      assertEquals(await Deno.readTextFile(`${dir}/kubeconfig`), old, "the same CA and token");
+      // The project's client and kubectl, with the kubeconfig of the first run.
+      const vault = new Vault({
+        relogin: async () => ({
+          kubeconfig: await loginWithKubeconfig({ kubeconfig: `${dir}/old` }),
+        }),
+      });
+      await using api = new ApiClient(vault);
+      const namespaces = new Resource({
+        group: "",
+        version: "v1",
+        plural: "namespaces",
+        namespaced: false,
+      });
+      const ns = await getObject(api, namespaces, { name: "default" });
+      assertEquals(ns.metadata?.name, "default");
+      if (hasKubectl) {
+        const kubectl = [`--kubeconfig=${dir}/old`, `--cache-dir=${dir}/cache`];
+        const got = await run("kubectl", [...kubectl, "get", "configmap", "kept", "-o", "name"]);
+        assertEquals([got.code, got.stdout.trim()], [0, "configmap/kept"], got.stderr);
+      }
+    } finally {
+      assertEquals(await second.stop(), 0);
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
 
 Deno.test("kopf fake-cluster serves HTTPS by default: the kubeconfig carries the CA and a token", async () => {

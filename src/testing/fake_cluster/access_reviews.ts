@@ -10,7 +10,7 @@
 import type { JsonObject, JsonValue } from "../../structs/bodies.ts";
 import type { Authenticator } from "./authentication.ts";
 import type { ResourceType } from "../../catalog/resource_types.ts";
-import { badRequest, type Cause, invalid } from "./errors.ts";
+import { type ApiError, badRequest, type Cause, invalid } from "./errors.ts";
 import { isObject } from "./patching.ts";
 import type { Attributes, PolicyRule, RbacAuthorizer, UserInfo } from "./rbac.ts";
 
@@ -141,6 +141,143 @@ function ruleOf(rule: PolicyRule, resource: boolean): JsonObject {
   return out;
 }
 
+/** One review being answered: what was posted, by whom, and how to answer or refuse it. */
+interface Review {
+  readonly type: ResourceType;
+  /** The namespace it was posted to, for the namespaced one. */
+  readonly namespace: string | undefined;
+  readonly spec: JsonObject;
+  readonly metadata: JsonObject;
+  readonly user: UserInfo;
+  readonly ctx: ReviewContext;
+  /** The 422 of an invalid review. */
+  fail(causes: Cause[]): ApiError;
+  /** The review given back with this status. */
+  answer(status: JsonObject): JsonObject;
+}
+
+/** The status of an access review: the authorizer's decision. */
+function decide(review: Review, attributes: Attributes): JsonObject {
+  const decision = review.ctx.authorizer.authorize(attributes);
+  const status: JsonObject = { allowed: decision.allowed };
+  if (decision.reason) status.reason = decision.reason;
+  return status;
+}
+
+/** `SelfSubjectAccessReview`: may I do this? */
+function selfSubjectAccess(review: Review): JsonObject {
+  const { attributes, causes } = attributesOf(review.spec, review.user);
+  if (!attributes) throw review.fail(causes);
+  return review.answer(decide(review, attributes));
+}
+
+/** The subject an access review asks about. */
+function subjectOf(spec: JsonObject): UserInfo {
+  return {
+    username: str(spec.user),
+    groups: strings(spec.groups),
+    ...(str(spec.uid) ? { uid: str(spec.uid) } : {}),
+    ...(isObject(spec.extra)
+      ? {
+        extra: Object.fromEntries(Object.entries(spec.extra).map(([k, v]) => [k, strings(v)])),
+      }
+      : {}),
+  };
+}
+
+/** The causes of a local review's being invalid: resources in its own namespace only. */
+function localCauses(review: Review, attributes: Attributes): Cause[] {
+  const { spec, namespace } = review;
+  if (!attributes.resourceRequest) {
+    return [{
+      field: "spec.nonResourceAttributes",
+      message: `Invalid value: ${
+        JSON.stringify(spec.nonResourceAttributes)
+      }: disallowed on this kind of request`,
+    }];
+  }
+  if (attributes.namespace !== namespace) {
+    return [{
+      field: "spec.resourceAttributes.namespace",
+      message: `Invalid value: ${
+        JSON.stringify(attributes.namespace)
+      }: must match metadata.namespace`,
+    }];
+  }
+  return [];
+}
+
+/** `SubjectAccessReview` and `LocalSubjectAccessReview`: may they do this? */
+function subjectAccess(review: Review): JsonObject {
+  const { spec, namespace } = review;
+  const local = review.type.kind === "LocalSubjectAccessReview";
+  const subject = subjectOf(spec);
+  const asked = attributesOf(spec, subject);
+  const causes = asked.causes;
+  let attributes = asked.attributes;
+  // A local review's empty namespace means the one it was posted to.
+  if (local && attributes?.resourceRequest && !attributes.namespace) {
+    attributes = { ...attributes, namespace: namespace ?? "" };
+  }
+  if (!subject.username && !subject.groups.length) {
+    causes.push({
+      field: "spec.user",
+      message: 'Invalid value: "": at least one of user or group must be specified',
+    });
+  }
+  if (local && attributes) {
+    causes.push(...localCauses(review, attributes));
+    review.metadata.namespace = namespace ?? "";
+  }
+  if (!attributes || causes.length) throw review.fail(causes);
+  return review.answer(decide(review, attributes));
+}
+
+/** `SelfSubjectRulesReview`: what may I do in this namespace? */
+function selfSubjectRules(review: Review): JsonObject {
+  const { rules, errors } = review.ctx.authorizer.rulesFor(review.user, str(review.spec.namespace));
+  const status: JsonObject = {
+    resourceRules: rules.filter((r) => r.resources?.length).map((r) => ruleOf(r, true)),
+    nonResourceRules: rules.filter((r) => r.nonResourceURLs?.length).map((r) => ruleOf(r, false)),
+    incomplete: errors.length > 0,
+  };
+  if (errors.length) status.evaluationError = errors.join(", ");
+  return review.answer(status);
+}
+
+/** `TokenReview`: whose is this token? */
+function tokenReview(review: Review): JsonObject {
+  const { spec } = review;
+  const token = str(spec.token);
+  if (!token) {
+    throw review.fail([{
+      field: "spec.token",
+      message: "Required value: token must not be empty",
+    }]);
+  }
+  const audiences = strings(spec.audiences);
+  const found = review.ctx.authenticator.userOfToken(
+    token,
+    audiences.length ? audiences : undefined,
+  );
+  if (!found) return review.answer({ user: {}, error: "invalid bearer token" });
+  return review.answer({
+    authenticated: true,
+    user: userInfoOf(found),
+    ...(audiences.length ? { audiences } : {}),
+  });
+}
+
+/** How each review is answered, by kind. */
+const ANSWERS: Readonly<Record<string, (review: Review) => JsonObject>> = {
+  SelfSubjectAccessReview: selfSubjectAccess,
+  SubjectAccessReview: subjectAccess,
+  LocalSubjectAccessReview: subjectAccess,
+  SelfSubjectRulesReview: selfSubjectRules,
+  SelfSubjectReview: (review) => review.answer({ userInfo: userInfoOf(review.user) }),
+  TokenReview: tokenReview,
+};
+
 /**
  * Answer a review posted by `user` (to `namespace`, for the namespaced one): the body
  * given back with its `status`, as the API server answers with 201.
@@ -153,109 +290,26 @@ export function answerReview(
   ctx: ReviewContext,
 ): JsonObject {
   if (!isObject(body)) throw badRequest(`a ${type.kind} must be a JSON object`);
+  const answerer = ANSWERS[type.kind];
+  if (!answerer) throw badRequest(`${type.kind} is not a review the fake cluster answers`);
   const spec = isObject(body.spec) ? body.spec : {};
   const metadata = isObject(body.metadata) ? { ...body.metadata } : {};
   const kind = `${type.kind}.${type.group}`;
-  const fail = (causes: Cause[]) =>
-    invalid(kind, { name: str(metadata.name), group: type.group, plural: type.plural }, causes);
-  const answer = (status: JsonObject): JsonObject => ({
-    kind: type.kind,
-    apiVersion: `${type.group}/v1`,
-    metadata: { creationTimestamp: null, ...metadata },
+  return answerer({
+    type,
+    namespace,
     spec,
-    status,
+    metadata,
+    user,
+    ctx,
+    fail: (causes) =>
+      invalid(kind, { name: str(metadata.name), group: type.group, plural: type.plural }, causes),
+    answer: (status) => ({
+      kind: type.kind,
+      apiVersion: `${type.group}/v1`,
+      metadata: { creationTimestamp: null, ...metadata },
+      spec,
+      status,
+    }),
   });
-  const decide = (attributes: Attributes): JsonObject => {
-    const decision = ctx.authorizer.authorize(attributes);
-    const status: JsonObject = { allowed: decision.allowed };
-    if (decision.reason) status.reason = decision.reason;
-    return status;
-  };
-  switch (type.kind) {
-    case "SelfSubjectAccessReview": {
-      const { attributes, causes } = attributesOf(spec, user);
-      if (!attributes) throw fail(causes);
-      return answer(decide(attributes));
-    }
-    case "SubjectAccessReview":
-    case "LocalSubjectAccessReview": {
-      const subject: UserInfo = {
-        username: str(spec.user),
-        groups: strings(spec.groups),
-        ...(str(spec.uid) ? { uid: str(spec.uid) } : {}),
-        ...(isObject(spec.extra)
-          ? {
-            extra: Object.fromEntries(
-              Object.entries(spec.extra).map(([k, v]) => [k, strings(v)]),
-            ),
-          }
-          : {}),
-      };
-      const asked = attributesOf(spec, subject);
-      const causes = asked.causes;
-      let attributes = asked.attributes;
-      // A local review's empty namespace means the one it was posted to.
-      if (type.kind === "LocalSubjectAccessReview" && attributes?.resourceRequest) {
-        if (!attributes.namespace) attributes = { ...attributes, namespace: namespace ?? "" };
-      }
-      if (!subject.username && !subject.groups.length) {
-        causes.push({
-          field: "spec.user",
-          message: 'Invalid value: "": at least one of user or group must be specified',
-        });
-      }
-      if (type.kind === "LocalSubjectAccessReview" && attributes) {
-        if (!attributes.resourceRequest) {
-          causes.push({
-            field: "spec.nonResourceAttributes",
-            message: `Invalid value: ${
-              JSON.stringify(spec.nonResourceAttributes)
-            }: disallowed on this kind of request`,
-          });
-        } else if (attributes.namespace !== namespace) {
-          causes.push({
-            field: "spec.resourceAttributes.namespace",
-            message: `Invalid value: ${
-              JSON.stringify(attributes.namespace)
-            }: must match metadata.namespace`,
-          });
-        }
-        metadata.namespace = namespace ?? "";
-      }
-      if (!attributes || causes.length) throw fail(causes);
-      return answer(decide(attributes));
-    }
-    case "SelfSubjectRulesReview": {
-      const { rules, errors } = ctx.authorizer.rulesFor(user, str(spec.namespace));
-      const status: JsonObject = {
-        resourceRules: rules.filter((r) => r.resources?.length).map((r) => ruleOf(r, true)),
-        nonResourceRules: rules.filter((r) => r.nonResourceURLs?.length).map((r) =>
-          ruleOf(r, false)
-        ),
-        incomplete: errors.length > 0,
-      };
-      if (errors.length) status.evaluationError = errors.join(", ");
-      return answer(status);
-    }
-    case "SelfSubjectReview":
-      return answer({ userInfo: userInfoOf(user) });
-    case "TokenReview": {
-      const token = str(spec.token);
-      if (!token) {
-        throw fail([{ field: "spec.token", message: "Required value: token must not be empty" }]);
-      }
-      const audiences = strings(spec.audiences);
-      const found = ctx.authenticator.userOfToken(
-        token,
-        audiences.length ? audiences : undefined,
-      );
-      if (!found) return answer({ user: {}, error: "invalid bearer token" });
-      return answer({
-        authenticated: true,
-        user: userInfoOf(found),
-        ...(audiences.length ? { audiences } : {}),
-      });
-    }
-  }
-  throw badRequest(`${type.kind} is not a review the fake cluster answers`);
 }

@@ -165,6 +165,138 @@ interface Hook {
 /** A failed call (not a denial): `failurePolicy` decides whether it fails the request. */
 class CallFailure extends Error {}
 
+/** The `AdmissionReview` v1 of a request, as kube-apiserver posts it. */
+function reviewOf(a: AdmissionAttributes, uid: string): AdmissionReviewRequestBody {
+  const gvk = { group: a.type.group, version: a.version.name, kind: a.type.kind };
+  const gvr = { group: a.type.group, version: a.version.name, resource: a.type.plural };
+  return {
+    apiVersion: ADMISSION_REVIEW_API_VERSION,
+    kind: "AdmissionReview",
+    request: {
+      uid,
+      kind: gvk,
+      resource: gvr,
+      ...(a.subresource ? { subResource: a.subresource } : {}),
+      requestKind: gvk,
+      requestResource: gvr,
+      ...(a.subresource ? { requestSubResource: a.subresource } : {}),
+      name: a.name,
+      ...(a.namespace ? { namespace: a.namespace } : {}),
+      operation: a.operation,
+      userInfo: a.user,
+      object: a.object ?? null,
+      oldObject: a.oldObject ?? null,
+      dryRun: a.dryRun,
+      options: {
+        apiVersion: "meta.k8s.io/v1",
+        kind: `${a.operation[0]}${a.operation.slice(1).toLowerCase()}Options`,
+        ...(a.dryRun ? { dryRun: ["All"] } : {}),
+      },
+    },
+  };
+}
+
+/** The CA bundle of a webhook's `clientConfig`, decoded. */
+function caBundleOf(config: JsonObject): string | undefined {
+  if (typeof config.caBundle !== "string" || !config.caBundle) return undefined;
+  try {
+    return atob(config.caBundle);
+  } catch {
+    throw new CallFailure("the webhook's caBundle is not base64");
+  }
+}
+
+/** Send the review; the status and the text of the answer. */
+async function send(
+  url: string,
+  seconds: number,
+  ca: string | undefined,
+  review: AdmissionReviewRequestBody,
+): Promise<{ status: number; text: string }> {
+  const signal = AbortSignal.timeout(seconds * 1000);
+  let client;
+  try {
+    client = await createHttpClient({ caCertificates: ca ? [ca] : [], connectTimeout: seconds });
+    const response = await client.fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json" },
+      body: JSON.stringify(review),
+      signal,
+    });
+    return { status: response.status, text: await response.text() };
+  } catch (error) {
+    const why = signal.aborted || error instanceof ConnectTimeoutError
+      ? "context deadline exceeded"
+      : error instanceof Error
+      ? error.message
+      : String(error);
+    throw new CallFailure(`failed to call webhook: Post ${JSON.stringify(url)}: ${why}`);
+  } finally {
+    await client?.close();
+  }
+}
+
+/** The `response` of a webhook's answer, checked as kube-apiserver checks it. */
+function answerOf(text: string, uid: string, phase: AdmissionCall["phase"]): JsonObject {
+  const invalid = (why: string) => new CallFailure(`received invalid webhook response: ${why}`);
+  let parsed: JsonValue;
+  try {
+    parsed = JSON.parse(text) as JsonValue;
+  } catch {
+    throw invalid("the body is not JSON");
+  }
+  if (
+    !isObject(parsed) || parsed.apiVersion !== ADMISSION_REVIEW_API_VERSION ||
+    parsed.kind !== "AdmissionReview"
+  ) {
+    const got = isObject(parsed) ? `${parsed.apiVersion}, Kind=${parsed.kind}` : typeof parsed;
+    throw invalid(
+      `expected webhook response of admission.k8s.io/v1, Kind=AdmissionReview, got ${got}`,
+    );
+  }
+  const answer = isObject(parsed.response) ? parsed.response : undefined;
+  if (!answer) throw invalid("response is missing");
+  if (answer.uid !== uid) {
+    throw invalid(
+      `expected response.uid=${JSON.stringify(uid)}, got ${JSON.stringify(answer.uid)}`,
+    );
+  }
+  const patched = typeof answer.patch === "string" && answer.patch.length > 0;
+  if (patched && phase === "validating") {
+    throw invalid("validating webhook may not return response.patch");
+  }
+  if (patched && answer.patchType === undefined) {
+    throw invalid("webhook returned response.patch but not response.patchType");
+  }
+  if (patched && answer.patchType !== "JSONPatch") {
+    throw invalid(
+      `webhook returned invalid response.patchType of ${JSON.stringify(answer.patchType)}`,
+    );
+  }
+  return answer;
+}
+
+/** Post the review; every way this can fail is a {@link CallFailure}. */
+async function postReview(
+  phase: AdmissionCall["phase"],
+  url: string,
+  seconds: number,
+  config: JsonObject,
+  a: AdmissionAttributes,
+): Promise<JsonObject> {
+  const ca = caBundleOf(config);
+  const uid = crypto.randomUUID();
+  const { status, text } = await send(url, seconds, ca, reviewOf(a, uid));
+  if (status !== 200) {
+    throw new CallFailure(
+      `failed to call webhook: the server responded with the status code ${status}: ${
+        text.slice(0, 200)
+      }`,
+    );
+  }
+  return answerOf(text, uid, phase);
+}
+
 /**
  * Calls the admission webhooks configured in the store. The configurations are indexed
  * (rebuilt only after one of them changes), so a cluster without any costs nothing.
@@ -328,7 +460,7 @@ export class Admission {
           "the fake cluster has no service network to reach clientConfig.service: give the webhook a clientConfig.url",
         );
       }
-      const answer = await this.#post(phase, url, seconds, config, a);
+      const answer = await postReview(phase, url, seconds, config, a);
       record.warnings = strings(answer.warnings);
       if (answer.allowed !== true) {
         const denial = this.#denial(name, answer);
@@ -348,122 +480,6 @@ export class Admission {
       record.outcome = "failed";
       throw new ApiError(500, `Internal error occurred: ${record.message}`);
     }
-  }
-
-  /** Post the review; every way this can fail is a {@link CallFailure}. */
-  async #post(
-    phase: AdmissionCall["phase"],
-    url: string,
-    seconds: number,
-    config: JsonObject,
-    a: AdmissionAttributes,
-  ): Promise<JsonObject> {
-    let ca: string | undefined;
-    if (typeof config.caBundle === "string" && config.caBundle) {
-      try {
-        ca = atob(config.caBundle);
-      } catch {
-        throw new CallFailure("the webhook's caBundle is not base64");
-      }
-    }
-    const uid = crypto.randomUUID();
-    const gvk = { group: a.type.group, version: a.version.name, kind: a.type.kind };
-    const gvr = { group: a.type.group, version: a.version.name, resource: a.type.plural };
-    const review: AdmissionReviewRequestBody = {
-      apiVersion: ADMISSION_REVIEW_API_VERSION,
-      kind: "AdmissionReview",
-      request: {
-        uid,
-        kind: gvk,
-        resource: gvr,
-        ...(a.subresource ? { subResource: a.subresource } : {}),
-        requestKind: gvk,
-        requestResource: gvr,
-        ...(a.subresource ? { requestSubResource: a.subresource } : {}),
-        name: a.name,
-        ...(a.namespace ? { namespace: a.namespace } : {}),
-        operation: a.operation,
-        userInfo: a.user,
-        object: a.object ?? null,
-        oldObject: a.oldObject ?? null,
-        dryRun: a.dryRun,
-        options: {
-          apiVersion: "meta.k8s.io/v1",
-          kind: `${a.operation[0]}${a.operation.slice(1).toLowerCase()}Options`,
-          ...(a.dryRun ? { dryRun: ["All"] } : {}),
-        },
-      },
-    };
-    const signal = AbortSignal.timeout(seconds * 1000);
-    let text: string;
-    let status: number;
-    let client;
-    try {
-      client = await createHttpClient({
-        caCertificates: ca ? [ca] : [],
-        connectTimeout: seconds,
-      });
-      const response = await client.fetch(url, {
-        method: "POST",
-        headers: { "content-type": "application/json", accept: "application/json" },
-        body: JSON.stringify(review),
-        signal,
-      });
-      status = response.status;
-      text = await response.text();
-    } catch (error) {
-      const why = signal.aborted || error instanceof ConnectTimeoutError
-        ? "context deadline exceeded"
-        : error instanceof Error
-        ? error.message
-        : String(error);
-      throw new CallFailure(`failed to call webhook: Post ${JSON.stringify(url)}: ${why}`);
-    } finally {
-      await client?.close();
-    }
-    if (status !== 200) {
-      throw new CallFailure(
-        `failed to call webhook: the server responded with the status code ${status}: ${
-          text.slice(0, 200)
-        }`,
-      );
-    }
-    const invalid = (why: string) => new CallFailure(`received invalid webhook response: ${why}`);
-    let parsed: JsonValue;
-    try {
-      parsed = JSON.parse(text) as JsonValue;
-    } catch {
-      throw invalid("the body is not JSON");
-    }
-    if (
-      !isObject(parsed) || parsed.apiVersion !== ADMISSION_REVIEW_API_VERSION ||
-      parsed.kind !== "AdmissionReview"
-    ) {
-      const got = isObject(parsed) ? `${parsed.apiVersion}, Kind=${parsed.kind}` : typeof parsed;
-      throw invalid(
-        `expected webhook response of admission.k8s.io/v1, Kind=AdmissionReview, got ${got}`,
-      );
-    }
-    const answer = isObject(parsed.response) ? parsed.response : undefined;
-    if (!answer) throw invalid("response is missing");
-    if (answer.uid !== uid) {
-      throw invalid(
-        `expected response.uid=${JSON.stringify(uid)}, got ${JSON.stringify(answer.uid)}`,
-      );
-    }
-    const patched = typeof answer.patch === "string" && answer.patch.length > 0;
-    if (patched && phase === "validating") {
-      throw invalid("validating webhook may not return response.patch");
-    }
-    if (patched && answer.patchType === undefined) {
-      throw invalid("webhook returned response.patch but not response.patchType");
-    }
-    if (patched && answer.patchType !== "JSONPatch") {
-      throw invalid(
-        `webhook returned invalid response.patchType of ${JSON.stringify(answer.patchType)}`,
-      );
-    }
-    return answer;
   }
 
   /** A denial as kube-apiserver words it: the webhook's status, 400 at least. */

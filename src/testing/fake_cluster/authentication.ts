@@ -53,6 +53,12 @@ interface Issued {
   readonly audiences: readonly string[];
 }
 
+/** A token the cluster issued, as the state file keeps it across restarts. */
+export interface SavedToken extends Issued {
+  /** The token itself. */
+  readonly token: string;
+}
+
 function base64url(text: string): string {
   const bytes = new TextEncoder().encode(text);
   let binary = "";
@@ -114,6 +120,24 @@ export class Authenticator {
       anonymous: boolean;
     },
   ) {}
+
+  /** The tokens issued and not expired, for the state file. */
+  issuedTokens(): SavedToken[] {
+    const now = Date.now();
+    const tokens: SavedToken[] = [];
+    for (const [token, issued] of this.#issued) {
+      if (issued.expires === undefined || issued.expires > now) tokens.push({ token, ...issued });
+    }
+    return tokens;
+  }
+
+  /** Take back the tokens issued before a restart; the expired ones are dropped. */
+  restoreTokens(tokens: readonly SavedToken[]): void {
+    const now = Date.now();
+    for (const { token, ...issued } of tokens) {
+      if (issued.expires === undefined || issued.expires > now) this.#issued.set(token, issued);
+    }
+  }
 
   /** A token for any user and groups (`system:authenticated` is added). */
   issueUserToken(user: UserInfo): string {

@@ -3,19 +3,17 @@
  *
  * @module
  */
+export { FakeCluster } from "./cluster.ts";
+export type { FakeClusterOptions, FakeTokenOptions, FakeUser } from "./cluster_options.ts";
 export {
   FakeApiError,
-  FakeCluster,
-  type FakeClusterOptions,
   type FakeDeleteOptions,
   type FakeListOptions,
   type FakeObjectOptions,
   type FakePatchOptions,
   type FakeResource,
-  type FakeTokenOptions,
-  type FakeUser,
   type FakeWaitOptions,
-} from "./cluster.ts";
+} from "./direct_api.ts";
 export type { AdmissionCall } from "./admission.ts";
 export { type FailRequestsOptions, FakeClusterFaults, type LoseRepliesOptions } from "./faults.ts";
-export type { ServedRequest } from "./http.ts";
+export type { ServedRequest } from "./request_log.ts";

@@ -3,11 +3,13 @@
  * kube-apiserver's `RequestInfoFactory` reads it: resource requests (`/api/v1/…`,
  * `/apis/<group>/<version>/…`) with their verb, group, resource, subresource, namespace
  * and name; every other path (discovery, `/version`, `/openapi/…`) a non-resource
- * request whose verb is the HTTP method.
+ * request whose verb is the HTTP method. The path is the one the router routes by
+ * (`request_path.ts`), so no spelling of a path is authorized as another.
  *
  * @module
  */
 import type { Attributes, UserInfo } from "./rbac.ts";
+import type { RequestPath } from "./request_path.ts";
 
 /** The verbs that come as the first segment after the version (`/api/v1/watch/pods`). */
 const SPECIAL_VERBS = new Set(["proxy", "watch"]);
@@ -44,27 +46,30 @@ function pinnedName(fieldSelector: string | null): string | undefined {
   return undefined;
 }
 
-/** The authorizer's attributes of a request by this user. */
-export function requestAttributes(method: string, url: URL, user: UserInfo): Attributes {
-  const path = url.pathname;
+/**
+ * The authorizer's attributes of a request by this user, read from the same
+ * {@link RequestPath} the router routes by.
+ */
+export function requestAttributes(
+  method: string,
+  path: RequestPath,
+  params: URLSearchParams,
+  user: UserInfo,
+): Attributes {
   const nonResource: Attributes = {
     user,
     verb: method.toLowerCase(),
     resourceRequest: false,
-    path,
+    path: path.decoded,
   };
-  let parts = path.split("/").filter(Boolean);
-  try {
-    parts = parts.map(decodeURIComponent);
-  } catch {
-    return nonResource;
-  }
+  let parts = path.segments;
   if (parts.length < 3 || (parts[0] !== "api" && parts[0] !== "apis")) return nonResource;
   let apiGroup = "";
-  parts = parts.slice(1);
-  if (path.startsWith("/apis")) {
-    if (parts.length < 3) return nonResource;
-    apiGroup = parts[0];
+  if (parts[0] === "apis") {
+    if (parts.length < 4) return nonResource;
+    apiGroup = parts[1];
+    parts = parts.slice(2);
+  } else {
     parts = parts.slice(1);
   }
   const apiVersion = parts[0];
@@ -86,9 +91,9 @@ export function requestAttributes(method: string, url: URL, user: UserInfo): Att
   let name = parts[1] ?? "";
   const subresource = parts.length >= 3 && verb !== "proxy" ? parts[2] : "";
   if (!name && verb === "get") {
-    const watch = url.searchParams.get("watch");
+    const watch = params.get("watch");
     verb = watch === "true" || watch === "1" ? "watch" : "list";
-    name = pinnedName(url.searchParams.get("fieldSelector")) ?? "";
+    name = pinnedName(params.get("fieldSelector")) ?? "";
   }
   if (!name && verb === "delete") verb = "deletecollection";
   return {

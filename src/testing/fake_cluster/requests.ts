@@ -14,7 +14,7 @@ import type {
   ListOptions,
   PatchType,
   WriteOptions,
-} from "./objects.ts";
+} from "./targets.ts";
 import { isObject } from "./patching.ts";
 import { decodeProtobuf } from "./protobuf.ts";
 import { parseFieldSelector, parseLabelSelector } from "./selectors.ts";
@@ -120,9 +120,10 @@ export interface Route {
   watchPath: boolean;
 }
 
-export function parseResourcePath(segments: string[]): Route | undefined {
+/** What a resource path addresses, or `undefined` for a path that addresses no resource. */
+export function parseResourcePath(segments: readonly string[]): Route | undefined {
   let group: string;
-  let rest: string[];
+  let rest: readonly string[];
   let version: string;
   if (segments[0] === "api") {
     group = "";

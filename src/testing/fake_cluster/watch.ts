@@ -15,7 +15,7 @@ import {
 } from "../../catalog/resource_types.ts";
 import { ApiError } from "./errors.ts";
 import type { Change } from "./history.ts";
-import { served } from "./objects.ts";
+import { served } from "./object_rules.ts";
 import type { Selector } from "./selectors.ts";
 import type { Store } from "./store.ts";
 

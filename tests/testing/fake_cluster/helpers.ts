@@ -162,3 +162,36 @@ export async function watch(
   }
   return new WatchReader(response);
 }
+
+/** A reply to {@link rawRequest}: the status and the body's text. */
+export interface RawReply {
+  status: number;
+  body: string;
+}
+
+/**
+ * Send one HTTP/1.1 request with this exact request target, byte for byte: `fetch()`
+ * normalizes URLs (`//`, dot segments), a client that means harm does not.
+ */
+export async function rawRequest(
+  cluster: FakeCluster,
+  method: string,
+  target: string,
+  headers: Record<string, string> = {},
+  body?: string,
+): Promise<RawReply> {
+  const { hostname, port } = new URL(cluster.url);
+  const connection = cluster.caCertificate
+    ? await Deno.connectTls({ hostname, port: Number(port), caCerts: [cluster.caCertificate] })
+    : await Deno.connect({ hostname, port: Number(port) });
+  const lines = [`${method} ${target} HTTP/1.1`, `host: ${hostname}:${port}`, "connection: close"];
+  for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`);
+  const bytes = new TextEncoder().encode(body ?? "");
+  if (body !== undefined) lines.push(`content-length: ${bytes.length}`);
+  const head = new TextEncoder().encode(lines.join("\r\n") + "\r\n\r\n");
+  await connection.write(head);
+  if (bytes.length) await connection.write(bytes);
+  const text = await new Response(connection.readable).text();
+  const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0);
+  return { status, body: text.slice(text.indexOf("\r\n\r\n") + 4) };
+}

@@ -11,7 +11,8 @@ import {
   GENERATE_NAME_ATTEMPTS,
   randomSuffix,
 } from "../../../src/testing/fake_cluster/metadata.ts";
-import { Objects, type Target } from "../../../src/testing/fake_cluster/objects.ts";
+import { Objects } from "../../../src/testing/fake_cluster/objects.ts";
+import type { Target } from "../../../src/testing/fake_cluster/targets.ts";
 import { Store } from "../../../src/testing/fake_cluster/store.ts";
 import { assert, assertEquals, assertMatch, assertThrows } from "../../assert.ts";
 

@@ -3,12 +3,19 @@
  * RequestInfoFactory reads them.
  */
 import { requestAttributes } from "../../../src/testing/fake_cluster/request_info.ts";
+import { requestPathOf } from "../../../src/testing/fake_cluster/request_path.ts";
 import { assertEquals } from "../../assert.ts";
 
 const user = { username: "alice", groups: [] };
 
 function of(method: string, path: string) {
-  const { user: _, ...rest } = requestAttributes(method, new URL(`http://x${path}`), user);
+  const url = new URL(`http://x${path}`);
+  const { user: _, ...rest } = requestAttributes(
+    method,
+    requestPathOf(url),
+    url.searchParams,
+    user,
+  );
   return rest;
 }
 
@@ -76,4 +83,17 @@ Deno.test("request info: discovery, /version and others are non-resource request
   }
   assertEquals(of("GET", "/openapi/v2").resourceRequest, false);
   assertEquals(of("POST", "/version"), { verb: "post", resourceRequest: false, path: "/version" });
+});
+
+Deno.test("request info: a path with doubled slashes is read as the router reads it", () => {
+  const attributes = of("GET", "//apis/apps/v1/namespaces/default/deployments/web");
+  assertEquals(
+    [attributes.verb, attributes.apiGroup, attributes.resource, attributes.name],
+    ["get", "apps", "deployments", "web"],
+  );
+  assertEquals(
+    of("DELETE", "/apis//apps/v1/namespaces//default/deployments").verb,
+    "deletecollection",
+  );
+  assertEquals(of("GET", "//version"), { verb: "get", resourceRequest: false, path: "//version" });
 });

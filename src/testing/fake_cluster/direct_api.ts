@@ -1,0 +1,277 @@
+/**
+ * The direct API of the fake cluster: fixtures and assertions without a client or HTTP —
+ * create, get, list, patch, replace, delete and wait for objects, named as kubectl names
+ * resources. It acts as the admin, admits no webhooks, and runs the lifecycle controllers
+ * after each write, as a request would.
+ *
+ * @module
+ */
+import type { JsonObject, JsonValue, RawBody } from "../../structs/bodies.ts";
+import { type ResourceType, type ServedVersion, typeKey } from "../../catalog/resource_types.ts";
+import { ApiError } from "./errors.ts";
+import type { Lifecycle } from "./lifecycle.ts";
+import type { Objects } from "./objects.ts";
+import type { DeleteOptions, PatchType, Target } from "./targets.ts";
+import { parseFieldSelector, parseLabelSelector } from "./selectors.ts";
+
+/**
+ * Which resource the direct API addresses: a name as kubectl takes it (`pods`,
+ * `configmap`, `cm`, `kopfexamples.kopf.dev`, `kopfexamples.v1.kopf.dev`), or an
+ * `apiVersion` and `kind` as in manifests.
+ */
+export type FakeResource = string | { apiVersion: string; kind: string };
+
+/** Where a direct call looks: the namespace (`default` for namespaced resources). */
+export interface FakeObjectOptions {
+  /** The namespace; `default` when omitted for namespaced resources. */
+  namespace?: string;
+}
+
+/** Options of {@link FakeCluster.list}. */
+export interface FakeListOptions extends FakeObjectOptions {
+  /** A label selector, e.g. `app=web,tier!=db`. */
+  labelSelector?: string;
+  /** A field selector, e.g. `metadata.name=x`. */
+  fieldSelector?: string;
+  /** List across all namespaces (ignores `namespace`). */
+  allNamespaces?: boolean;
+}
+
+/** Options of {@link FakeCluster.patch}. */
+export interface FakePatchOptions extends FakeObjectOptions {
+  /** The patch format; `merge` by default. */
+  type?: "merge" | "json" | "strategic";
+  /** Patch the `status` subresource instead of the object. */
+  subresource?: "status";
+}
+
+/** Options of {@link FakeCluster.delete}. */
+export interface FakeDeleteOptions extends FakeObjectOptions {
+  /** How dependents are treated: `Background` (default), `Foreground` or `Orphan`. */
+  propagationPolicy?: "Foreground" | "Background" | "Orphan";
+}
+
+/** Options of {@link FakeCluster.waitFor}. */
+export interface FakeWaitOptions extends FakeObjectOptions {
+  /** Give up after so many seconds (10 by default) with an error saying what was awaited. */
+  timeout?: number;
+}
+
+/** A failed direct call: carries the Kubernetes `Status` code and reason. */
+export class FakeApiError extends Error {
+  /** The HTTP status code a client would have received, e.g. 404 or 409. */
+  readonly code: number;
+  /** The `Status` reason, e.g. `NotFound`, `AlreadyExists`, `Conflict`, `Invalid`. */
+  readonly reason: string;
+
+  /** Wrap a server-side error for callers of the direct API. */
+  constructor(code: number, reason: string, message: string) {
+    super(message);
+    this.name = "FakeApiError";
+    this.code = code;
+    this.reason = reason;
+  }
+}
+
+/** Run a call of the server's code; its `ApiError`s become {@link FakeApiError}s. */
+function direct<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (error) {
+    if (error instanceof ApiError) throw new FakeApiError(error.code, error.reason, error.message);
+    throw error;
+  }
+}
+
+function copy<T>(value: T): T {
+  return structuredClone(value);
+}
+
+/** The resource of this `apiVersion` and `kind`. */
+function byKind(objects: Objects, apiVersion: string, kind: string) {
+  const type = objects.catalog.byKind(apiVersion, kind);
+  const name = apiVersion.split("/").pop()!;
+  const version = type?.versions.find((v) => v.name === name);
+  if (!type || !version) {
+    throw new FakeApiError(404, "NotFound", `the cluster does not serve ${kind} in ${apiVersion}`);
+  }
+  return { type, version };
+}
+
+/** The resource of a name as kubectl takes it: plural, singular, kind or short name. */
+function byName(objects: Objects, resource: string) {
+  const [name, ...rest] = resource.split(".");
+  const lower = name.toLowerCase();
+  const candidates = objects.catalog.all().filter((t) =>
+    t.plural === lower || t.singular === lower || t.kind.toLowerCase() === lower ||
+    t.shortNames.includes(lower)
+  );
+  // `name.group` or `name.version.group`; the core group wins over the others.
+  for (const take of [rest.length, rest.length - 1]) {
+    if (take < 0) continue;
+    const group = rest.slice(rest.length - take).join(".");
+    const versionName = rest.length - take === 1 ? rest[0] : undefined;
+    const found = candidates.filter((t) => (take === 0 ? true : t.group === group));
+    const chosen = found.find((t) => t.group === "") ??
+      (found.length === 1 ? found[0] : undefined);
+    if (!chosen || (take === 0 && rest.length)) continue;
+    const version = versionName
+      ? chosen.versions.find((v) => v.name === versionName)
+      : chosen.versions[0];
+    if (version) return { type: chosen, version };
+  }
+  throw new FakeApiError(
+    404,
+    "NotFound",
+    `the cluster serves no resource named "${resource}" (use e.g. "pods", "deployments.apps" or "kopfexamples.kopf.dev")`,
+  );
+}
+
+/** The direct API over the cluster's objects. */
+export class DirectApi {
+  constructor(readonly objects: Objects, readonly lifecycle: Lifecycle) {}
+
+  #resolve(resource: FakeResource): { type: ResourceType; version: ServedVersion } {
+    return typeof resource === "string"
+      ? byName(this.objects, resource)
+      : byKind(this.objects, resource.apiVersion, resource.kind);
+  }
+
+  #target(resource: FakeResource, options: FakeObjectOptions, name?: string): Target {
+    const { type, version } = this.#resolve(resource);
+    const namespace = type.namespaced ? options.namespace ?? "default" : undefined;
+    return { type, version, namespace, name };
+  }
+
+  /** A write, then the lifecycle controllers; returns a copy of what it returned. */
+  #settled<T>(fn: () => T): T {
+    const result = direct(fn);
+    this.lifecycle.settle();
+    return copy(result);
+  }
+
+  /** Create an object from a manifest; returns it as stored. */
+  create(body: RawBody, options: { dryRun?: boolean }): RawBody {
+    const resource = { apiVersion: String(body.apiVersion ?? ""), kind: String(body.kind ?? "") };
+    if (!resource.apiVersion || !resource.kind) {
+      throw new FakeApiError(
+        400,
+        "BadRequest",
+        "create() needs a manifest with apiVersion and kind",
+      );
+    }
+    const target = this.#target(resource, { namespace: body.metadata?.namespace });
+    return this.#settled(() => this.objects.create(target, body as JsonObject, options)) as RawBody;
+  }
+
+  /** The object, or `undefined` when it does not exist. */
+  get(resource: FakeResource, name: string, options: FakeObjectOptions): RawBody | undefined {
+    const target = this.#target(resource, options, name);
+    try {
+      return copy(this.objects.get(target)) as RawBody;
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 404) return undefined;
+      throw error;
+    }
+  }
+
+  /** The objects of a resource (in a namespace, or all), filtered by selectors. */
+  list(resource: FakeResource, options: FakeListOptions): RawBody[] {
+    const target = this.#target(resource, options);
+    if (options.allNamespaces || !target.type.namespaced) target.namespace = undefined;
+    return direct(() => {
+      const { type, version } = target;
+      const result = this.objects.list(target, {
+        labelSelector: parseLabelSelector(options.labelSelector),
+        fieldSelector: parseFieldSelector(
+          options.fieldSelector,
+          version.selectableFields,
+          type.kind,
+        ),
+      });
+      return copy(result.items) as RawBody[];
+    });
+  }
+
+  /** Patch an object or its status; returns the result. */
+  patch(
+    resource: FakeResource,
+    name: string,
+    patch: JsonValue,
+    options: FakePatchOptions,
+  ): RawBody {
+    const target = this.#target(resource, options, name);
+    target.subresource = options.subresource;
+    const type: PatchType = options.type ?? "merge";
+    return this.#settled(() => this.objects.patch(target, type, patch)) as RawBody;
+  }
+
+  /** Replace an object (or its status) with this body, as PUT does; returns the result. */
+  replace(body: RawBody, options: { subresource?: "status" }): RawBody {
+    const resource = { apiVersion: String(body.apiVersion ?? ""), kind: String(body.kind ?? "") };
+    const target = this.#target(
+      resource,
+      { namespace: body.metadata?.namespace },
+      String(body.metadata?.name ?? ""),
+    );
+    target.subresource = options.subresource;
+    return this.#settled(() => this.objects.update(target, body as JsonObject)) as RawBody;
+  }
+
+  /** Delete an object: its state while finalizers hold it, or `undefined` once it is gone. */
+  delete(resource: FakeResource, name: string, options: FakeDeleteOptions): RawBody | undefined {
+    const target = this.#target(resource, options, name);
+    const deleteOptions: DeleteOptions = { propagationPolicy: options.propagationPolicy };
+    const { gone } = this.#settled(() => this.objects.delete(target, deleteOptions));
+    return gone ? undefined : this.get(resource, name, options);
+  }
+
+  /** Wait until the object satisfies the predicate; checked at once and on every change. */
+  waitFor(
+    resource: FakeResource,
+    name: string,
+    predicate: (object: RawBody | undefined) => boolean,
+    options: FakeWaitOptions,
+  ): Promise<RawBody | undefined> {
+    const target = this.#target(resource, options, name);
+    const key = typeKey(target.type.group, target.type.plural);
+    const namespace = target.namespace ?? "";
+    const store = this.objects.store;
+    const current = () => {
+      const object = store.get(key, namespace, name);
+      return object ? copy(object) as RawBody : undefined;
+    };
+    const first = current();
+    if (predicate(first)) return Promise.resolve(first);
+    const seconds = options.timeout ?? 10;
+    return new Promise((resolve, reject) => {
+      const unsubscribe = store.listen((change) => {
+        if (change.typeKey !== key || change.namespace !== namespace) return;
+        if ((change.object.metadata as JsonObject).name !== name) return;
+        const now = current();
+        try {
+          if (!predicate(now)) return;
+        } catch (error) {
+          finish();
+          reject(error);
+          return;
+        }
+        finish();
+        resolve(now);
+      });
+      const timer = setTimeout(() => {
+        finish();
+        const where = target.namespace ? ` in namespace ${target.namespace}` : "";
+        reject(
+          new Error(
+            `Timed out after ${seconds}s waiting for ${target.type.plural} "${name}"${where} to satisfy the condition.`,
+          ),
+        );
+      }, seconds * 1000);
+      const finish = () => {
+        unsubscribe();
+        clearTimeout(timer);
+      };
+    });
+  }
+}
