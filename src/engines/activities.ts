@@ -24,7 +24,7 @@ import type { OperatorSettings } from "../settings/operator_settings.ts";
 import type { ActivityHandler } from "../intents/handlers.ts";
 import { buildActivityKwargs } from "../intents/kwargs.ts";
 import type { Activity } from "../intents/reasons.ts";
-import type { OperatorRegistry } from "../intents/registry.ts";
+import { matcherOf, type OperatorRegistry } from "../intents/registry.ts";
 import { executeHandlerOnce } from "../handling/execution.ts";
 import { createActivityLogger } from "../handling/object_loggers.ts";
 import { type Outcome, State } from "../handling/handler_states.ts";
@@ -72,7 +72,7 @@ export async function runActivity(
   activity: Activity,
   options: ActivityOptions,
 ): Promise<Map<string, unknown>> {
-  const handlers = options.registry.activityHandlers(activity);
+  const handlers = matcherOf(options.registry).activityHandlers(activity);
   const logger = options.logger ?? createActivityLogger();
   const clock = options.clock ?? realClock;
   let state = State.fromScratch({ clock }).withHandlers(handlers);
@@ -156,7 +156,7 @@ export interface LoginOptions extends ActivityOptions {
  */
 export async function runLogin(options: LoginOptions): Promise<Map<string, ConnectionInfo>> {
   const credentials = new Map<string, ConnectionInfo>();
-  if (options.registry.activityHandlers("login").length === 0) {
+  if (matcherOf(options.registry).activityHandlers("login").length === 0) {
     if (options.defaultLogin === undefined) {
       throw new LoginError(
         "No login handlers are registered and no default login is available: register " +

@@ -65,7 +65,8 @@ import {
   buildTimerKwargs,
   type ResourceKwargs,
 } from "../intents/kwargs.ts";
-import type { OperatorRegistry } from "../intents/registry.ts";
+import type { HandlerMatcher } from "../intents/handler_matching.ts";
+import { matcherOf, type OperatorRegistry } from "../intents/registry.ts";
 import { applyChanges } from "../handling/application.ts";
 import { isDeletionOngoing } from "../handling/causes.ts";
 import { executeHandlerOnce, observeRuns } from "../handling/execution.ts";
@@ -182,7 +183,7 @@ interface ObjectRecord {
 /** The engine of daemons and timers of one operator; see the module docs. */
 export class Spawner {
   readonly #api: ApiClient;
-  readonly #registry: OperatorRegistry;
+  readonly #matcher: HandlerMatcher;
   readonly #settings: OperatorSettings;
   readonly #clock: Clock;
   readonly #objects = new Map<string, ObjectRecord>();
@@ -196,7 +197,7 @@ export class Spawner {
   /** An engine over the operator's parts; it spawns nothing until told about objects. */
   constructor(options: SpawnerOptions) {
     this.#api = options.api;
-    this.#registry = options.registry;
+    this.#matcher = matcherOf(options.registry);
     this.#settings = options.settings;
     this.#clock = options.clock ?? realClock;
     this.#writes = options.writes;
@@ -228,7 +229,7 @@ export class Spawner {
 
   /** Whether the resource has any daemons or timers (others are never told about). */
   serves(resource: Resource): boolean {
-    const handlers = this.#registry.handlersFor(resource);
+    const handlers = this.#matcher.handlersFor(resource);
     return handlers.daemon.length + handlers.timer.length > 0;
   }
 
@@ -258,7 +259,7 @@ export class Spawner {
 
     if (this.#closing.signal.aborted) return NOTHING; // the operator is exiting: all stopped
     if (this.#owns !== undefined && !this.#owns(body)) return NOTHING; // another replica's
-    const handlers = this.#registry.selectSpawningHandlers(resource, {
+    const handlers = this.#matcher.selectSpawningHandlers(resource, {
       body,
       kwargs: () => this.#filterKwargs(resource, body, state),
     });
@@ -346,7 +347,7 @@ export class Spawner {
     const wanted = !this.#paused && !this.#closing.signal.aborted && !record.gone &&
       !isDeletionOngoing(body) && (this.#owns?.(body) ?? true);
     try {
-      const handlers = !wanted ? [] : this.#registry.selectSpawningHandlers(record.resource, {
+      const handlers = !wanted ? [] : this.#matcher.selectSpawningHandlers(record.resource, {
         body,
         kwargs: () =>
           buildResourceKwargs({

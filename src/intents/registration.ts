@@ -6,7 +6,6 @@
  * @module
  */
 import type { ConnectionInfo } from "../structs/credentials.ts";
-import { isMapping } from "../structs/dicts.ts";
 import {
   type ResourceName,
   type ResourcePredicate,
@@ -14,18 +13,18 @@ import {
   SelectorError,
   type SpecOf,
   type StatusOf,
-  TypedResource,
+  type TypedResource,
 } from "../structs/resource_selectors.ts";
 import type { ReadonlyJsonObject } from "../structs/views.ts";
 import type { HandlerFilters } from "./filters.ts";
-import type { Handler, HandlerFn, RetryPolicy } from "./handlers.ts";
-import { composeId, functionName, generatedBase } from "./ids.ts";
+import type { Handler, HandlerFn } from "./handlers.ts";
 import type {
   ActivityKwargs,
   ChangingKwargs,
   DaemonKwargs,
   EventKwargs,
   IndexingKwargs,
+  NoIndices,
   TimerKwargs,
   WebhookKwargs,
 } from "./kwargs.ts";
@@ -40,19 +39,27 @@ import {
   type NormalizedOptions,
   normalizeOptions,
   type Registrar,
-  RegistrationError,
   type ResumeOptions,
-  show,
   type TimerOptions,
   type UpdateOptions,
   type WebhookOptions,
 } from "./handler_options.ts";
 import type { Activity, HandlerReason } from "./reasons.ts";
-import { getDefaultRegistry, OperatorRegistry } from "./registry.ts";
-import { register, subhandler } from "./subhandlers.ts";
-
-/** No declared indices: the default for the `I` type parameter of registrations. */
-export type NoIndices = Record<never, never>;
+import { addHandler, getDefaultRegistry } from "./registry.ts";
+import {
+  describeArgs,
+  filtersOf,
+  handlerId,
+  parseCall,
+  type ParsedCall,
+  retryOf,
+} from "./registration_calls.ts";
+import {
+  type FnFirstSubhandlerRegistrar,
+  register,
+  subhandler,
+  type SubhandlerRegistrar,
+} from "./subhandlers.ts";
 
 /** A value or a promise of it. */
 export type Awaitable<T> = T | Promise<T>;
@@ -246,57 +253,12 @@ export interface OnNamespace {
    * Kopf's `kopf.on.subhandler`: a sub-handler of the running handler, the same as
    * `kopf.subhandler`.
    */
-  readonly subhandler: typeof subhandler;
+  readonly subhandler: SubhandlerRegistrar;
   /**
    * Kopf's `kopf.on.register`: a sub-handler of the running handler, function first, the
    * same as `kopf.register`.
    */
-  readonly register: typeof register;
-}
-
-interface ParsedCall {
-  readonly selectorArgs: unknown[];
-  readonly options: Record<string, unknown>;
-  readonly fn: HandlerFn;
-  readonly fail: (problem: string) => never;
-}
-
-function describeArgs(args: readonly unknown[]): string {
-  return args.map((a) =>
-    typeof a === "function"
-      ? (a.name || "predicate")
-      : a instanceof TypedResource
-      ? String(a)
-      : show(a)
-  ).join(", ");
-}
-
-/** Split `(...selector, options?, fn)` and make a `fail` that names the handler. */
-export function parseCall(registrar: Registrar, args: readonly unknown[]): ParsedCall {
-  const fn = args[args.length - 1];
-  let rest = args.slice(0, -1);
-  const last = rest[rest.length - 1];
-  const hasOptions = rest.length > 0 && isMapping(last) && !(last instanceof TypedResource);
-  const options = (hasOptions ? rest.pop() : {}) as Record<string, unknown>;
-  // A typed resource stands for its names; its type matters to the compiler only.
-  if (rest.length === 1 && rest[0] instanceof TypedResource) rest = [...rest[0].args];
-  const where = `kopf.${registrar}(${describeArgs(rest)})`;
-  const fail = (problem: string): never => {
-    const name = typeof options.id === "string"
-      ? options.id
-      : typeof fn === "function"
-      ? functionName(fn as HandlerFn) ?? "(anonymous)"
-      : "";
-    throw new RegistrationError(`${where}${name ? ` handler ${name}` : ""}: ${problem}.`);
-  };
-  if (typeof fn !== "function") {
-    fail(
-      `the handler function must be the last argument, got ${
-        args.length === 0 ? "nothing" : show(fn)
-      }`,
-    );
-  }
-  return { selectorArgs: rest, options, fn: fn as HandlerFn, fail };
+  readonly register: FnFirstSubhandlerRegistrar;
 }
 
 function parseSelector(call: ParsedCall, norm: NormalizedOptions): Selector {
@@ -306,47 +268,6 @@ function parseSelector(call: ParsedCall, norm: NormalizedOptions): Selector {
     if (e instanceof SelectorError) call.fail(e.message.replace(/\.$/, ""));
     throw e;
   }
-}
-
-/** The filter fields of a handler record, from validated options. */
-export function filtersOf(norm: NormalizedOptions): HandlerFilters {
-  return {
-    labels: norm.labels,
-    annotations: norm.annotations,
-    field: norm.field,
-    value: norm.value,
-    old: norm.old,
-    new: norm.new,
-    when: norm.when,
-    fieldNeedsChange: norm.fieldNeedsChange,
-    hasCallbacks: norm.hasCallbacks,
-    hasFilters: norm.hasFilters,
-  };
-}
-
-/** The id of a new handler: explicit, the function's name, or generated (with a warning). */
-export function handlerId(
-  call: ParsedCall,
-  norm: NormalizedOptions,
-  registry: OperatorRegistry,
-  registrar: Registrar,
-  target: string,
-  withField: boolean,
-  parent?: string,
-): string {
-  let base = norm.id ?? functionName(call.fn);
-  if (base === undefined) {
-    base = registry.nextGeneratedId(generatedBase(registrar, target));
-    registry.warn(
-      `kopf.${registrar}(${target}): the handler function has no name, so its id is "${base}"; ` +
-        `give it an explicit id (option "id") so that its progress survives code changes.`,
-    );
-  }
-  return composeId(base, { field: withField ? norm.field : undefined, parent });
-}
-
-function isRegistry(value: unknown): boolean {
-  return value instanceof OperatorRegistry;
 }
 
 /** What every resource handler record holds: the function, its id, filters and selector. */
@@ -363,7 +284,7 @@ type RecordMaker = (base: RecordBase, norm: NormalizedOptions) => Handler;
 function resourceRegistrar(registrar: Registrar, withField: boolean, make: RecordMaker) {
   return (...args: unknown[]): unknown => {
     const call = parseCall(registrar, args);
-    const norm = normalizeOptions(registrar, call.options, call.fail, isRegistry);
+    const norm = normalizeOptions(registrar, call.options, call.fail);
     const selector = parseSelector(call, norm);
     const registry = norm.registry ?? getDefaultRegistry();
     const id = handlerId(call, norm, registry, registrar, selector.toString(), withField);
@@ -374,18 +295,8 @@ function resourceRegistrar(registrar: Registrar, withField: boolean, make: Recor
       registrar: `kopf.${registrar}`,
       rbac: norm.rbac,
     };
-    registry.add(make({ ...base, ...filtersOf(norm), selector }, norm));
+    addHandler(registry, make({ ...base, ...filtersOf(norm), selector }, norm));
     return call.fn;
-  };
-}
-
-/** The retry policy of a handler record, from validated options. */
-export function retryOf(norm: NormalizedOptions): RetryPolicy {
-  return {
-    errors: norm.errors,
-    timeout: norm.timeout,
-    retries: norm.retries,
-    backoff: norm.backoff,
   };
 }
 
@@ -411,10 +322,10 @@ function activity(registrar: Registrar, which: Activity) {
         })`,
       );
     }
-    const norm = normalizeOptions(registrar, call.options, call.fail, isRegistry);
+    const norm = normalizeOptions(registrar, call.options, call.fail);
     const registry = norm.registry ?? getDefaultRegistry();
     const id = handlerId(call, norm, registry, registrar, which, false);
-    registry.add({
+    addHandler(registry, {
       kind: "activity",
       fn: call.fn,
       id,
@@ -589,8 +500,6 @@ export const on: OnNamespace = Object.freeze({
     ConnectionInfo | null | undefined | void
   >,
   probe: activity("on.probe", "probe") as ActivityRegistrar,
-  // Looked up when called: the sub-handlers' module imports this one.
-  subhandler: ((...args: Parameters<typeof subhandler>) =>
-    subhandler(...args)) as typeof subhandler,
-  register: ((...args: Parameters<typeof register>) => register(...args)) as typeof register,
+  subhandler,
+  register,
 });

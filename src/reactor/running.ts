@@ -46,7 +46,7 @@ import { Discovery } from "../client/discovery.ts";
 import { loginWithDefaults } from "../client/login.ts";
 import { Vault } from "../client/vault.ts";
 import { OperatorSettings } from "../settings/operator_settings.ts";
-import { getDefaultRegistry, type OperatorRegistry } from "../intents/registry.ts";
+import { getDefaultRegistry, matcherOf, type OperatorRegistry } from "../intents/registry.ts";
 import { checkLifecycle, getDefaultLifecycle, type LifeCycleFn } from "../intents/lifecycles.ts";
 import { ObjectMemories } from "../handling/memories.ts";
 import { runWithPostingTarget } from "../handling/posting_queue.ts";
@@ -162,7 +162,7 @@ const WATCHED_KINDS: readonly HandlerKind[] = ["changing", "event", "daemon", "t
 
 /** Admission handlers need a webhook server; Kopf fails at startup without one, and so here. */
 function checkAdmission(registry: OperatorRegistry, settings: OperatorSettings): void {
-  const handler = registry.handlers.find((h) => h.kind === "webhook");
+  const handler = matcherOf(registry).handlers.find((h) => h.kind === "webhook");
   if (handler !== undefined && settings.admission.server === null) {
     throw new OperatorConfigurationError(
       `${handler.registrar} handler ${JSON.stringify(handler.id)} is registered, but no ` +
@@ -264,7 +264,7 @@ export async function operator(options: OperatorOptions = {}): Promise<void> {
   const metrics = options.metricsEndpoint === undefined ? undefined : new OperatorMetrics();
   const status: OperatorStatus = { metrics, ready: false, paused: false, stopping: false };
   stop.signal.addEventListener("abort", () => (status.stopping = true), { once: true });
-  const indexers = registry.indexNames().length > 0
+  const indexers = matcherOf(registry).indexNames().length > 0
     ? new OperatorIndexers({ registry, clock, metrics })
     : undefined;
   const activity = {
@@ -444,6 +444,7 @@ interface ServeOptions extends OperatorOptions {
 /** Observe and process until stopped. */
 async function serve(options: ServeOptions): Promise<void> {
   const { registry, settings, api, logger, clock, stop } = options;
+  const matcher = matcherOf(registry);
   const discovery = new Discovery(api);
   // Peering: joined before the objects are watched, so that a paused operator never starts.
   // Replicas coordinated by Leases would be peers of one priority, and all pause: no peering.
@@ -469,7 +470,7 @@ async function serve(options: ServeOptions): Promise<void> {
   const memories = new ObjectMemories(options.memo);
   const status = options.status;
   const metrics = status.metrics;
-  status.webhooks = registry.handlers.some((h) => h.kind === "webhook");
+  status.webhooks = matcher.handlers.some((h) => h.kind === "webhook");
   // A failure that ends the operator while it runs (e.g. the webhook server's).
   let failure: { error: unknown } | undefined;
   const failing = new AbortController();
@@ -566,7 +567,7 @@ async function serve(options: ServeOptions): Promise<void> {
 
   // One limit for all the operator's writes: the handling cycles' and the daemons' patches.
   const writes = new Semaphore(DEFAULT_WRITE_LIMIT);
-  const hasSpawning = registry.handlers.some((h) => h.kind === "daemon" || h.kind === "timer");
+  const hasSpawning = matcher.handlers.some((h) => h.kind === "daemon" || h.kind === "timer");
   const spawner = hasSpawning
     ? new Spawner({
       api,
@@ -603,7 +604,7 @@ async function serve(options: ServeOptions): Promise<void> {
   const missing = new Set<string>();
   const select = (discovered: readonly Resource[]): readonly Resource[] => {
     admission?.resourcesChanged(discovered); // the managed webhooks' rules follow
-    for (const selector of registry.selectors(WATCHED_KINDS)) {
+    for (const selector of matcher.selectors(WATCHED_KINDS)) {
       const selection = selector.select(discovered);
       const key = String(selector);
       if (selection.resources.length === 0 && !missing.has(key)) {
@@ -614,8 +615,8 @@ async function serve(options: ServeOptions): Promise<void> {
       }
       for (const warning of selection.warnings) logger.warning(warning);
     }
-    return registry.resolve(discovered, WATCHED_KINDS).resources.filter((r) =>
-      registry.hasHandlers(r)
+    return matcher.resolve(discovered, WATCHED_KINDS).resources.filter((r) =>
+      matcher.hasHandlers(r)
     );
   };
   const observer = new Observer({
@@ -632,7 +633,7 @@ async function serve(options: ServeOptions): Promise<void> {
     // A deletion missed while a watch was down reaches the handlers with the last known
     // body only where handlers look at deleted objects; elsewhere, identities suffice.
     keepsLastStates: (resource) => {
-      const handlers = registry.handlersFor(resource);
+      const handlers = matcher.handlersFor(resource);
       return handlers.event.length > 0 ||
         handlers.changing.some((h) => h.reason === "delete" || h.reason === null);
     },

@@ -232,7 +232,7 @@ export class Selector {
     const name = this.anyName;
     if (name === EVERYTHING || this.predicate !== undefined) {
       if (isCoreEvents(resource)) return false;
-    } else if (name !== undefined) {
+    } else if (typeof name === "string") {
       if (
         name !== resource.plural && name !== singularOf(resource) && name !== resource.kind &&
         !resource.shortcuts.includes(name)
@@ -280,7 +280,7 @@ export class Selector {
     const parts: string[] = [];
     if (this.predicate !== undefined) parts.push(this.predicate.name || "predicate");
     if (this.anyName === EVERYTHING) parts.push("everything");
-    else if (this.anyName !== undefined) parts.push(this.anyName);
+    else if (typeof this.anyName === "string") parts.push(this.anyName);
     for (const key of ["kind", "plural", "singular", "shortcut", "category"] as const) {
       if (this[key] !== undefined) parts.push(`${key}=${this[key]}`);
     }
