@@ -32,7 +32,25 @@ import { type Outcome, State } from "../handling/handler_states.ts";
 /** The longest single sleep between retries; the loop re-checks the state afterwards. */
 const KEEPALIVE_SECONDS = 600;
 
-/** One or more handlers of an activity failed for good. */
+/**
+ * One or more handlers of an activity failed for good.
+ *
+ * @example See which startup handler stopped the operator, and why
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ *
+ * kopf.on.startup(async function checkLicense() {
+ *   const response = await fetch("https://example.com/license");
+ *   if (!response.ok) throw new kopf.PermanentError("no valid license");
+ * });
+ * try {
+ *   await kopf.operator({ namespaces: ["default"] });
+ * } catch (error) {
+ *   if (!(error instanceof kopf.ActivityError)) throw error;
+ *   for (const [id, outcome] of error.outcomes) console.error(`${id}: ${outcome.error}`);
+ * }
+ * ```
+ */
 export class ActivityError extends Error {
   /** The error's name, for logs and stack traces. */
   override name = "ActivityError";

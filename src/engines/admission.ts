@@ -124,7 +124,32 @@ export type AdmissionServerFn = (
   context: AdmissionServerContext,
 ) => AsyncIterable<WebhookClientConfig>;
 
-/** The request is not an `AdmissionReview` request; servers answer it with HTTP 400. */
+/**
+ * The request is not an `AdmissionReview` request; servers answer it with HTTP 400.
+ *
+ * @example A webhook server of one's own answers anything but a review with HTTP 400
+ * ```ts
+ * import { type AdmissionServer, kopf } from "@kopf/kopf";
+ *
+ * const server: AdmissionServer = {
+ *   async *serve(fn, { signal }) {
+ *     const http = Deno.serve({ port: 9443, signal }, async (request) => {
+ *       try {
+ *         return Response.json(await fn(await request.json()));
+ *       } catch (error) {
+ *         if (!(error instanceof kopf.AdmissionRequestError)) throw error;
+ *         return new Response(error.message, { status: 400 });
+ *       }
+ *     });
+ *     yield { url: "https://operator.example.com:9443" };
+ *     await http.finished;
+ *   },
+ * };
+ * kopf.on.startup(({ settings }) => {
+ *   settings.admission.server = server;
+ * });
+ * ```
+ */
 export class AdmissionRequestError extends Error {
   /** The error's name. */
   override name = "AdmissionRequestError";

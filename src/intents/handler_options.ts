@@ -211,7 +211,24 @@ export const ALLOWED_OPTIONS: Readonly<Record<Registrar, readonly string[]>> = {
 /** The names of the selector keywords inside options. */
 export const SELECTOR_OPTIONS: readonly string[] = SELECTOR;
 
-/** A registration problem; the message names the handler, the option and the fix. */
+/**
+ * A registration problem; the message names the handler, the option and the fix.
+ *
+ * @example In a test: a timer without an interval is refused when it is registered
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ *
+ * Deno.test("a timer needs an interval", () => {
+ *   const registry = new kopf.OperatorRegistry();
+ *   try {
+ *     kopf.timer("kopfexamples", { registry } as never, () => {});
+ *     throw new Error("registered");
+ *   } catch (error) {
+ *     if (!(error instanceof kopf.RegistrationError)) throw error;
+ *   }
+ * });
+ * ```
+ */
 export class RegistrationError extends TypeError {
   /** The error class name. */
   override name = "RegistrationError";

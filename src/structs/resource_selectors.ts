@@ -68,7 +68,23 @@ function singularOf(resource: Resource): string {
   return resource.singular || resource.kind.toLowerCase();
 }
 
-/** An error in how a resource is specified; the message says what to write instead. */
+/**
+ * An error in how a resource is specified; the message says what to write instead.
+ *
+ * @example A resource named in the configuration, checked where it is read
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ *
+ * const name = Deno.env.get("WATCHED_RESOURCE") ?? "kopfexamples";
+ * try {
+ *   const watched = kopf.resource(name);
+ *   kopf.on.event(watched, ({ type, name }) => console.log(`${type} ${name}`));
+ * } catch (error) {
+ *   if (!(error instanceof kopf.SelectorError)) throw error;
+ *   console.error(`WATCHED_RESOURCE: ${error.message}`);
+ * }
+ * ```
+ */
 export class SelectorError extends TypeError {
   /** The error class name. */
   override name = "SelectorError";
