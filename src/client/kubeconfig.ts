@@ -400,7 +400,7 @@ export async function connectionFromKubeconfig(
  *
  * kopf.on.login(() =>
  *   kopf.loginWithKubeconfig({
- *     kubeconfig: Deno.env.get("OPERATOR_KUBECONFIG") ?? "/etc/operator/kubeconfig",
+ *     kubeconfig: "/etc/operator/kubeconfig",
  *     context: "production",
  *   })
  * );

@@ -124,7 +124,7 @@ export interface Lifecycles {
    * ```ts
    * import { kopf } from "@kopf/kopf";
    *
-   * if (Deno.env.get("SHUFFLE_HANDLERS") === "1") {
+   * if (Deno.args.includes("--shuffle-handlers")) {
    *   kopf.setDefaultLifecycle(kopf.lifecycles.shuffled);
    * }
    * ```

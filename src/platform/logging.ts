@@ -75,7 +75,7 @@ export interface LoggingOptions {
  * ```ts
  * import { kopf } from "@kopf/kopf";
  *
- * kopf.configure({ logFormat: "json", verbose: Deno.env.get("DEBUG") === "1" });
+ * kopf.configure({ logFormat: "json", verbose: Deno.args.includes("--verbose") });
  * kopf.on.create("kopfexamples", ({ logger }) => logger.info("created")); // one JSON line
  * ```
  */

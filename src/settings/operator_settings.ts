@@ -262,7 +262,7 @@ export class AdmissionSettings {
  *
  * kopf.on.startup(({ settings }) => {
  *   settings.peering.name = "example";
- *   settings.peering.priority = Number(Deno.env.get("PEERING_PRIORITY") ?? "0");
+ *   settings.peering.priority = 100; // the standby deployment keeps the default, 0
  *   settings.peering.mandatory = true;
  * });
  * ```

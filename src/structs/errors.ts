@@ -191,10 +191,10 @@ export const ErrorsMode: {
  * ```ts
  * import { kopf } from "@kopf/kopf";
  *
- * kopf.on.login(() => {
- *   const token = Deno.env.get("CLUSTER_TOKEN");
- *   if (token === undefined) throw new kopf.LoginError("CLUSTER_TOKEN is not set");
- *   return { server: "https://k8s.example.com:6443", token };
+ * kopf.on.login(async () => {
+ *   const token = await Deno.readTextFile("/etc/operator/token").catch(() => "");
+ *   if (token.trim() === "") throw new kopf.LoginError("/etc/operator/token is missing or empty");
+ *   return { server: "https://k8s.example.com:6443", token: token.trim() };
  * });
  * ```
  */
@@ -232,13 +232,13 @@ export class KopfError extends Error {
  * certificates, webhook servers, kubeconfig contents, state files. The message names
  * the value and what to give instead.
  *
- * @example Settings from the environment, refused with the value named
+ * @example Settings from the command line, refused with the value named
  * ```ts
  * import { kopf } from "@kopf/kopf";
  *
  * try {
  *   const settings = new kopf.OperatorSettings({
- *     batching: { workerLimit: Number(Deno.env.get("WORKER_LIMIT") ?? "20") },
+ *     batching: { workerLimit: Number(Deno.args[0] ?? "20") },
  *   });
  *   await kopf.operator({ settings, namespaces: ["default"] });
  * } catch (error) {

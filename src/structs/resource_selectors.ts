@@ -71,17 +71,17 @@ function singularOf(resource: Resource): string {
 /**
  * An error in how a resource is specified; the message says what to write instead.
  *
- * @example A resource named in the configuration, checked where it is read
+ * @example A resource named on the command line, checked where it is read
  * ```ts
  * import { kopf } from "@kopf/kopf";
  *
- * const name = Deno.env.get("WATCHED_RESOURCE") ?? "kopfexamples";
+ * const name = Deno.args[0] ?? "kopfexamples";
  * try {
  *   const watched = kopf.resource(name);
  *   kopf.on.event(watched, ({ type, name }) => console.log(`${type} ${name}`));
  * } catch (error) {
  *   if (!(error instanceof kopf.SelectorError)) throw error;
- *   console.error(`WATCHED_RESOURCE: ${error.message}`);
+ *   console.error(`The resource to watch: ${error.message}`);
  * }
  * ```
  */
