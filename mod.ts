@@ -35,7 +35,6 @@ export type {
   Awaitable,
   KwargsFamilies,
   KwargsFamily,
-  NoIndices,
   OnNamespace,
   OptionFamilies,
   OptionFamily,
@@ -44,7 +43,12 @@ export type {
   ResourceRegistrar,
   ResourceRegistrarWithOptions,
 } from "./src/intents/registration.ts";
-export type { ExecuteCause, ExecuteOptions, SubhandlerFn } from "./src/intents/subhandlers.ts";
+export type {
+  FnFirstSubhandlerRegistrar,
+  SubhandlerFn,
+  SubhandlerRegistrar,
+} from "./src/intents/subhandlers.ts";
+export type { ExecuteCause, ExecuteOptions } from "./src/handling/subhandler_execution.ts";
 export type {
   HandlerProgress,
   LifeCycleContext,
@@ -99,6 +103,7 @@ export type {
   DaemonKwargs,
   EventKwargs,
   IndexingKwargs,
+  NoIndices,
   ResourceKwargs,
   RetryKwargs,
   TimerKwargs,

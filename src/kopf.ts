@@ -15,7 +15,8 @@
 
 // --- registering handlers ---
 export { daemon, index, on, timer } from "./intents/registration.ts";
-export { execute, register, subhandler } from "./intents/subhandlers.ts";
+export { register, subhandler } from "./intents/subhandlers.ts";
+export { execute } from "./handling/subhandler_execution.ts";
 export { lifecycles, setDefaultLifecycle } from "./intents/lifecycles.ts";
 export { ABSENT, EVERYTHING, PRESENT } from "./structs/markers.ts";
 export { resource } from "./structs/resource_selectors.ts";

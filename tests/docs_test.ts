@@ -12,7 +12,12 @@
  *   `./crd.yaml` and `./operator.ts` exist beside the block (for tests reading them).
  * - A block that is only a fragment says so in its info string, ```ts ignore, and is not
  *   checked; there may be at most {@link MAX_IGNORED} of them in all, so they stay rare.
+ *
+ * The same holds for the `@example` blocks of the `kopf` namespace's values: each value that
+ * `src/kopf.ts` exports (and each member of one typed by an interface, as `kopf.on.create`)
+ * has an `@example` with a ```ts block, checked the same way.
  */
+import ts from "typescript";
 import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
 import { generateTypesFromYaml } from "../src/commands/types.ts";
 
@@ -179,6 +184,195 @@ Deno.test("the block check names the file and line of a failing block, and skips
   const failures = await checkBlocks(blocks);
   assertEquals(failures.map((f) => f.where), ["sample.md:11"], report(failures));
   assertStringIncludes(failures[0].message, "spex");
+});
+
+/** One runtime value of the `kopf` namespace (or a member of one), with its doc's examples. */
+interface KopfValue {
+  /** How users reach it, e.g. `kopf.on.create`. */
+  readonly name: string;
+  /** Where it is declared: `src/….ts:line`. */
+  readonly where: string;
+  /** The TypeScript blocks of its `@example` tags (a tag without one is an empty list). */
+  readonly examples: readonly Block[];
+  /** How many `@example` tags its doc comment has. */
+  readonly tags: number;
+}
+
+/** The `@example` tags of a declaration's doc comment, and their TypeScript blocks. */
+function examplesOf(
+  node: ts.Node,
+  source: ts.SourceFile,
+  file: string,
+): { tags: number; examples: Block[] } {
+  const tags = ts.getJSDocTags(node).filter((tag) => tag.tagName.text === "example");
+  const examples: Block[] = [];
+  for (const tag of tags) {
+    const first = source.getLineAndCharacterOfPosition(tag.getStart(source)).line;
+    // The tag's lines as written, without the comment's leading ` * `.
+    const text = source.text.slice(tag.getStart(source), tag.getEnd())
+      .split("\n").map((line) => line.replace(/^\s*\* ?/, "")).join("\n");
+    for (const block of blocksOf(file, text)) {
+      examples.push({ ...block, line: block.line + first });
+    }
+  }
+  return { tags: tags.length, examples };
+}
+
+/** Parsed modules of the repository, by path. */
+const parsed = new Map<string, ts.SourceFile>();
+
+async function parse(path: string): Promise<ts.SourceFile> {
+  let source = parsed.get(path);
+  if (source === undefined) {
+    const text = await Deno.readTextFile(new URL(path, ROOT));
+    source = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true);
+    parsed.set(path, source);
+  }
+  return source;
+}
+
+const isExported = (node: ts.Node): boolean =>
+  ts.canHaveModifiers(node) &&
+  (ts.getModifiers(node) ?? []).some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
+
+/** The path of a relative import from `from`, relative to the repository. */
+const pathFrom = (from: string, spec: string): string =>
+  new URL(spec, new URL(from, ROOT)).href.slice(ROOT.href.length);
+
+/** Where a module imports a name from, if it does (`import { name } from "…"`). */
+function importOf(source: ts.SourceFile, name: string): ts.Expression | undefined {
+  for (const statement of source.statements) {
+    if (!ts.isImportDeclaration(statement)) continue;
+    const bindings = statement.importClause?.namedBindings;
+    if (bindings === undefined || !ts.isNamedImports(bindings)) continue;
+    const element = bindings.elements.find((e) => e.name.text === name);
+    if (element !== undefined && element.propertyName === undefined) {
+      return statement.moduleSpecifier;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The declaration of an exported name of a module (following re-exports), and, for a
+ * constant typed as an interface of the same module, that interface (its members are
+ * values users reach too: `kopf.on.create`).
+ */
+async function declarationOf(
+  path: string,
+  name: string,
+): Promise<
+  { path: string; source: ts.SourceFile; node: ts.Node; members?: ts.InterfaceDeclaration }
+> {
+  const source = await parse(path);
+  for (const statement of source.statements) {
+    if (
+      ts.isExportDeclaration(statement) && statement.exportClause !== undefined &&
+      ts.isNamedExports(statement.exportClause)
+    ) {
+      for (const element of statement.exportClause.elements) {
+        if (element.name.text !== name) continue;
+        const local = element.propertyName?.text ?? name;
+        const spec = statement.moduleSpecifier ?? importOf(source, local);
+        if (spec === undefined) continue; // declared in this module: found below
+        return declarationOf(pathFrom(path, (spec as ts.StringLiteral).text), local);
+      }
+    }
+    if (!isExported(statement)) continue;
+    if (
+      (ts.isFunctionDeclaration(statement) || ts.isClassDeclaration(statement) ||
+        ts.isEnumDeclaration(statement)) && statement.name?.text === name
+    ) {
+      return { path, source, node: statement };
+    }
+    if (ts.isVariableStatement(statement)) {
+      for (const declaration of statement.declarationList.declarations) {
+        if (!ts.isIdentifier(declaration.name) || declaration.name.text !== name) continue;
+        const type = declaration.type;
+        const typeName = type !== undefined && ts.isTypeReferenceNode(type)
+          ? type.typeName.getText(source)
+          : undefined;
+        const members = source.statements.find((s): s is ts.InterfaceDeclaration =>
+          ts.isInterfaceDeclaration(s) && s.name.text === typeName
+        );
+        return { path, source, node: declaration, members };
+      }
+    }
+  }
+  throw new Error(`${path} exports no declaration of ${name}`);
+}
+
+/**
+ * Every runtime value of the `kopf` namespace (src/kopf.ts), and the members of those typed by
+ * an interface of their module.
+ */
+async function kopfValues(): Promise<KopfValue[]> {
+  const values: KopfValue[] = [];
+  const where = (path: string, source: ts.SourceFile, node: ts.Node) =>
+    `${path}:${source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1}`;
+  const namespace = await parse("src/kopf.ts");
+  for (const statement of namespace.statements) {
+    if (!ts.isExportDeclaration(statement) || statement.isTypeOnly) continue;
+    const spec = (statement.moduleSpecifier as ts.StringLiteral).text;
+    const clause = statement.exportClause as ts.NamedExports;
+    for (const element of clause.elements) {
+      const found = await declarationOf(
+        pathFrom("src/kopf.ts", spec),
+        element.propertyName?.text ?? element.name.text,
+      );
+      const name = `kopf.${element.name.text}`;
+      values.push({
+        name,
+        where: where(found.path, found.source, found.node),
+        ...examplesOf(found.node, found.source, found.path),
+      });
+      for (const member of found.members?.members ?? []) {
+        if (!ts.isPropertySignature(member)) continue;
+        values.push({
+          name: `${name}.${member.name.getText(found.source)}`,
+          where: where(found.path, found.source, member),
+          ...examplesOf(member, found.source, found.path),
+        });
+      }
+    }
+  }
+  return values;
+}
+
+Deno.test("every value of the kopf namespace has an @example, and the examples type-check", async () => {
+  const values = await kopfValues();
+  assert(values.length >= 120, `only ${values.length} values found: is the extraction broken?`);
+  assert(values.some((v) => v.name === "kopf.on.create"), "the members of kopf.on are values");
+  const missing = values.filter((v) => v.tags === 0 || v.examples.length < v.tags)
+    .map((v) => `${v.where}: ${v.name}`);
+  assertEquals(missing, [], "values without an @example with a ```ts block");
+  const failures = await checkBlocks(values.flatMap((v) => v.examples));
+  assertEquals(failures, [], `\n${report(failures)}`);
+});
+
+Deno.test("the example check finds the examples of a declaration, at their lines", async () => {
+  const text = [
+    "/**", //                                  line 1
+    " * A value.", //                          line 2
+    " *", //                                   line 3
+    " * @example Use it", //                   line 4
+    " * ```ts", //                             line 5
+    ' * import { kopf } from "@kopf/kopf";', // line 6
+    ' * kopf.on.create("kex", ({ spex }) => spex);', // line 7
+    " * ```", //                               line 8
+    " */", //                                  line 9
+    "export const a = 1;", //                  line 10
+    "/** No example. */", //                   line 11
+    "export function b(): void {}", //         line 12
+  ].join("\n");
+  const source = ts.createSourceFile("x.ts", text, ts.ScriptTarget.Latest, true);
+  const [a, b] = source.statements;
+  const declaration = (a as ts.VariableStatement).declarationList.declarations[0];
+  const found = examplesOf(declaration, source, "x.ts");
+  assertEquals([found.tags, found.examples.map((e) => e.line)], [1, [5]]);
+  assertEquals(examplesOf(b, source, "x.ts"), { tags: 0, examples: [] });
+  const failures = await checkBlocks(found.examples);
+  assertEquals(failures.map((f) => f.where), ["x.ts:7"], report(failures));
 });
 
 /** The anchor GitHub gives a heading: lowercase, punctuation dropped, spaces to dashes. */

@@ -18,7 +18,7 @@ import type { Resource } from "../structs/resources.ts";
 import { FileNotFoundError, readTextFile } from "../platform/files.ts";
 import { writeStandardOutput } from "../platform/standard_streams.ts";
 import { denoVersion } from "../platform/process.ts";
-import { OperatorRegistry } from "../intents/registry.ts";
+import { matcherOf, OperatorRegistry } from "../intents/registry.ts";
 import { OperatorSettings } from "../settings/operator_settings.ts";
 import { oneLine } from "../reactor/running.ts";
 import {
@@ -171,7 +171,7 @@ function declaredRules(
   resources: readonly Resource[],
 ): ScopedRule[] {
   const rules: ScopedRule[] = [];
-  for (const handler of registry.handlers) {
+  for (const handler of matcherOf(registry).handlers) {
     const where = `The option "rbac" of ${handler.registrar} '${handler.id}':`;
     for (const text of handler.rbac ?? []) rules.push(parseRule(text, resources, where));
   }
@@ -205,13 +205,13 @@ export async function manifestsOf(
   if (flags.webhookConfig !== undefined) settings.admission.managed = flags.webhookConfig;
   const registry = new OperatorRegistry();
   await loadSources(plan.sources, { registry, fresh: true });
-  if (registry.handlers.length === 0) {
+  if (matcherOf(registry).handlers.length === 0) {
     throw new CommandLineError(
       "No handlers are registered: give the operator's files or -m modules.",
     );
   }
   const resources = resourcesOf([...builtinTypes(), ...await crdTypes(flags.crd ?? [])]);
-  for (const selector of registry.selectors()) {
+  for (const selector of matcherOf(registry).selectors()) {
     if (selector.select(resources).resources.length === 0) {
       throw new CommandLineError(
         `The handlers serve ${selector}, which is neither a built-in resource nor in a ` +

@@ -15,7 +15,34 @@ export interface APIErrorContext {
   path: string;
 }
 
-/** A Kubernetes API call answered with an error status. */
+/**
+ * A Kubernetes API call answered with an error status.
+ *
+ * @example Log the server's reason for any failed call of a handler
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ * import { ApiClient, getObject, Vault } from "@kopf/kopf/client";
+ *
+ * const vault = new Vault({ relogin: async () => ({ main: await kopf.loginWithDefaults() }) });
+ * const api = new ApiClient(vault);
+ * const configmaps = new kopf.Resource({
+ *   group: "",
+ *   version: "v1",
+ *   plural: "configmaps",
+ *   namespaced: true,
+ * });
+ *
+ * kopf.on.create("kopfexamples", async ({ spec, namespace, logger }) => {
+ *   try {
+ *     await getObject(api, configmaps, { namespace, name: String(spec.configMap) });
+ *   } catch (error) {
+ *     if (!(error instanceof kopf.APIError)) throw error;
+ *     logger.warning(`HTTP ${error.code} ${error.reason}: ${error.statusMessage}`);
+ *     throw error;
+ *   }
+ * });
+ * ```
+ */
 export class APIError extends Error {
   /** The error class name. */
   override name = "APIError";
@@ -54,79 +81,404 @@ export class APIError extends Error {
   }
 }
 
-/** A 4xx response: the request itself is wrong and is not retried. */
+/**
+ * A 4xx response: the request itself is wrong and is not retried.
+ *
+ * @example A request the server refuses will be refused again: fail for good
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ * import { ApiClient, createObject, Vault } from "@kopf/kopf/client";
+ *
+ * const vault = new Vault({ relogin: async () => ({ main: await kopf.loginWithDefaults() }) });
+ * const api = new ApiClient(vault);
+ * const configmaps = new kopf.Resource({
+ *   group: "",
+ *   version: "v1",
+ *   plural: "configmaps",
+ *   namespaced: true,
+ * });
+ *
+ * kopf.on.create("kopfexamples", async ({ name, namespace }) => {
+ *   try {
+ *     await createObject(api, configmaps, { metadata: { name: `${name}-config` } }, { namespace });
+ *   } catch (error) {
+ *     if (error instanceof kopf.APIClientError) throw new kopf.PermanentError(error.message);
+ *     throw error; // anything else: retried
+ *   }
+ * });
+ * ```
+ */
 export class APIClientError extends APIError {
   /** The error class name. */
   override name = "APIClientError";
 }
 
-/** HTTP 400: the request is malformed. */
+/**
+ * HTTP 400: the request is malformed.
+ *
+ * @example A label selector from the spec that the server cannot parse
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ * import { ApiClient, listObjects, Vault } from "@kopf/kopf/client";
+ *
+ * const vault = new Vault({ relogin: async () => ({ main: await kopf.loginWithDefaults() }) });
+ * const api = new ApiClient(vault);
+ * const pods = new kopf.Resource({ group: "", version: "v1", plural: "pods", namespaced: true });
+ *
+ * kopf.on.create("kopfexamples", async ({ spec, namespace }) => {
+ *   try {
+ *     const labelSelector = String(spec.select);
+ *     const found = await listObjects(api, pods, { namespace, labelSelector });
+ *     return { pods: found.items.length };
+ *   } catch (error) {
+ *     if (!(error instanceof kopf.APIBadRequestError)) throw error;
+ *     throw new kopf.PermanentError(`spec.select is not a label selector: ${error.statusMessage}`);
+ *   }
+ * });
+ * ```
+ */
 export class APIBadRequestError extends APIClientError {
   /** The error class name. */
   override name = "APIBadRequestError";
 }
 
-/** HTTP 401: the credentials were rejected. */
+/**
+ * HTTP 401: the credentials were rejected.
+ *
+ * @example Credentials the cluster no longer accepts: retry after a new login
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ * import { ApiClient, getObject, Vault } from "@kopf/kopf/client";
+ *
+ * const vault = new Vault({ relogin: async () => ({ main: await kopf.loginWithDefaults() }) });
+ * const api = new ApiClient(vault);
+ * const configmaps = new kopf.Resource({
+ *   group: "",
+ *   version: "v1",
+ *   plural: "configmaps",
+ *   namespaced: true,
+ * });
+ *
+ * kopf.on.resume("kopfexamples", async ({ namespace, name }) => {
+ *   try {
+ *     await getObject(api, configmaps, { namespace, name: `${name}-config` });
+ *   } catch (error) {
+ *     if (!(error instanceof kopf.APIUnauthorizedError)) throw error;
+ *     throw new kopf.TemporaryError("the token was rejected; wait for a new one", { delay: 60 });
+ *   }
+ * });
+ * ```
+ */
 export class APIUnauthorizedError extends APIClientError {
   /** The error class name. */
   override name = "APIUnauthorizedError";
 }
 
-/** HTTP 403: the credentials lack the permission (RBAC) for this request. */
+/**
+ * HTTP 403: the credentials lack the permission (RBAC) for this request.
+ *
+ * @example Say which permission is missing instead of retrying forever
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ * import { ApiClient, createObject, Vault } from "@kopf/kopf/client";
+ *
+ * const vault = new Vault({ relogin: async () => ({ main: await kopf.loginWithDefaults() }) });
+ * const api = new ApiClient(vault);
+ * const secrets = new kopf.Resource({
+ *   group: "",
+ *   version: "v1",
+ *   plural: "secrets",
+ *   namespaced: true,
+ * });
+ *
+ * kopf.on.create("kopfexamples", { rbac: ["secrets:create"] }, async ({ name, namespace }) => {
+ *   try {
+ *     const secret = { metadata: { name }, stringData: { password: crypto.randomUUID() } };
+ *     await createObject(api, secrets, secret, { namespace });
+ *   } catch (error) {
+ *     if (!(error instanceof kopf.APIForbiddenError)) throw error;
+ *     throw new kopf.PermanentError("the operator may not create secrets: see `kopf manifests`");
+ *   }
+ * });
+ * ```
+ */
 export class APIForbiddenError extends APIClientError {
   /** The error class name. */
   override name = "APIForbiddenError";
 }
 
-/** HTTP 404: the object, the namespace or the resource does not exist. */
+/**
+ * HTTP 404: the object, the namespace or the resource does not exist.
+ *
+ * @example Treat a missing ConfigMap as empty configuration
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ * import { ApiClient, getObject, Vault } from "@kopf/kopf/client";
+ *
+ * const vault = new Vault({ relogin: async () => ({ main: await kopf.loginWithDefaults() }) });
+ * const api = new ApiClient(vault);
+ * const configmaps = new kopf.Resource({
+ *   group: "",
+ *   version: "v1",
+ *   plural: "configmaps",
+ *   namespaced: true,
+ * });
+ *
+ * kopf.on.create("kopfexamples", async ({ name, namespace }) => {
+ *   let data: unknown = {};
+ *   try {
+ *     data = (await getObject(api, configmaps, { namespace, name: `${name}-config` })).data;
+ *   } catch (error) {
+ *     if (!(error instanceof kopf.APINotFoundError)) throw error;
+ *   }
+ *   return { configured: Object.keys(data ?? {}).length };
+ * });
+ * ```
+ */
 export class APINotFoundError extends APIClientError {
   /** The error class name. */
   override name = "APINotFoundError";
 }
 
-/** HTTP 405: the resource does not support this verb. */
+/**
+ * HTTP 405: the resource does not support this verb.
+ *
+ * @example Skip the resources that do not allow deletions
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ * import { ApiClient, deleteObject, Vault } from "@kopf/kopf/client";
+ *
+ * const vault = new Vault({ relogin: async () => ({ main: await kopf.loginWithDefaults() }) });
+ * const api = new ApiClient(vault);
+ *
+ * kopf.on.delete("kopfexamples", async ({ spec, namespace, logger }) => {
+ *   for (const plural of (spec.cleanup as string[] | undefined) ?? []) {
+ *     const resource = new kopf.Resource({ group: "", version: "v1", plural, namespaced: true });
+ *     try {
+ *       await deleteObject(api, resource, { namespace, name: "leftover" });
+ *     } catch (error) {
+ *       if (!(error instanceof kopf.APIMethodNotAllowedError)) throw error;
+ *       logger.info(`${plural} cannot be deleted: skipped`);
+ *     }
+ *   }
+ * });
+ * ```
+ */
 export class APIMethodNotAllowedError extends APIClientError {
   /** The error class name. */
   override name = "APIMethodNotAllowedError";
 }
 
-/** HTTP 409: a conflict — the object exists already, or was changed meanwhile. */
+/**
+ * HTTP 409: a conflict — the object exists already, or was changed meanwhile.
+ *
+ * @example Creating a child that exists already is no failure
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ * import { ApiClient, createObject, Vault } from "@kopf/kopf/client";
+ *
+ * const vault = new Vault({ relogin: async () => ({ main: await kopf.loginWithDefaults() }) });
+ * const api = new ApiClient(vault);
+ * const configmaps = new kopf.Resource({
+ *   group: "",
+ *   version: "v1",
+ *   plural: "configmaps",
+ *   namespaced: true,
+ * });
+ *
+ * kopf.on.create("kopfexamples", async ({ name, namespace }) => {
+ *   try {
+ *     await createObject(api, configmaps, { metadata: { name: `${name}-config` } }, { namespace });
+ *   } catch (error) {
+ *     const exists = error instanceof kopf.APIConflictError && error.reason === "AlreadyExists";
+ *     if (!exists) throw error;
+ *   }
+ * });
+ * ```
+ */
 export class APIConflictError extends APIClientError {
   /** The error class name. */
   override name = "APIConflictError";
 }
 
-/** HTTP 410: the requested resourceVersion is too old for a watch or a list. */
+/**
+ * HTTP 410: the requested resourceVersion is too old for a watch or a list.
+ *
+ * @example A listing that expires again and again on a busy cluster: try later
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ * import { ApiClient, listObjects, Vault } from "@kopf/kopf/client";
+ *
+ * const vault = new Vault({ relogin: async () => ({ main: await kopf.loginWithDefaults() }) });
+ * const api = new ApiClient(vault);
+ * const events = new kopf.Resource({
+ *   group: "",
+ *   version: "v1",
+ *   plural: "events",
+ *   namespaced: true,
+ * });
+ *
+ * kopf.timer("kopfexamples", { interval: 600 }, async ({ namespace }) => {
+ *   try {
+ *     return { events: (await listObjects(api, events, { namespace, limit: 50 })).items.length };
+ *   } catch (error) {
+ *     if (!(error instanceof kopf.APIGoneError)) throw error;
+ *     throw new kopf.TemporaryError("the listing kept expiring", { delay: 60 });
+ *   }
+ * });
+ * ```
+ */
 export class APIGoneError extends APIClientError {
   /** The error class name. */
   override name = "APIGoneError";
 }
 
-/** HTTP 415: the patch type or content type is not supported for this resource. */
+/**
+ * HTTP 415: the patch type or content type is not supported for this resource.
+ *
+ * @example Custom resources take no strategic merge patches: merge instead
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ * import { ApiClient, patchObject, Vault } from "@kopf/kopf/client";
+ *
+ * const vault = new Vault({ relogin: async () => ({ main: await kopf.loginWithDefaults() }) });
+ * const api = new ApiClient(vault);
+ *
+ * kopf.on.update("kopfexamples", async ({ resource, spec, namespace }) => {
+ *   const sibling = { namespace, name: String(spec.sibling) };
+ *   const change = { metadata: { labels: { synced: "yes" } } };
+ *   try {
+ *     await patchObject(api, resource, sibling, change, { type: "strategic" });
+ *   } catch (error) {
+ *     if (!(error instanceof kopf.APIUnsupportedMediaTypeError)) throw error;
+ *     await patchObject(api, resource, sibling, change, { type: "merge" });
+ *   }
+ * });
+ * ```
+ */
 export class APIUnsupportedMediaTypeError extends APIClientError {
   /** The error class name. */
   override name = "APIUnsupportedMediaTypeError";
 }
 
-/** HTTP 422: the object is invalid (schema validation, immutable fields, admission). */
+/**
+ * HTTP 422: the object is invalid (schema validation, immutable fields, admission).
+ *
+ * @example The server's validation message, given to the user in the status
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ * import { ApiClient, createObject, Vault } from "@kopf/kopf/client";
+ *
+ * const vault = new Vault({ relogin: async () => ({ main: await kopf.loginWithDefaults() }) });
+ * const api = new ApiClient(vault);
+ * const services = new kopf.Resource({
+ *   group: "",
+ *   version: "v1",
+ *   plural: "services",
+ *   namespaced: true,
+ * });
+ *
+ * kopf.on.create("kopfexamples", async ({ spec, name, namespace }) => {
+ *   const service = { metadata: { name }, spec: { ports: [{ port: Number(spec.port) }] } };
+ *   try {
+ *     await createObject(api, services, service, { namespace });
+ *   } catch (error) {
+ *     if (!(error instanceof kopf.APIUnprocessableError)) throw error;
+ *     throw new kopf.PermanentError(`the service is invalid: ${error.statusMessage}`);
+ *   }
+ * });
+ * ```
+ */
 export class APIUnprocessableError extends APIClientError {
   /** The error class name. */
   override name = "APIUnprocessableError";
 }
 
-/** HTTP 429: too many requests, still after all retries. */
+/**
+ * HTTP 429: too many requests, still after all retries.
+ *
+ * @example Back off for longer when the API server stays overloaded
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ * import { ApiClient, getObject, Vault } from "@kopf/kopf/client";
+ *
+ * const vault = new Vault({ relogin: async () => ({ main: await kopf.loginWithDefaults() }) });
+ * const api = new ApiClient(vault);
+ * const configmaps = new kopf.Resource({
+ *   group: "",
+ *   version: "v1",
+ *   plural: "configmaps",
+ *   namespaced: true,
+ * });
+ *
+ * kopf.on.update("kopfexamples", async ({ name, namespace }) => {
+ *   try {
+ *     await getObject(api, configmaps, { namespace, name: `${name}-config` });
+ *   } catch (error) {
+ *     if (!(error instanceof kopf.APITooManyRequestsError)) throw error;
+ *     throw new kopf.TemporaryError("the API server is throttling us", { delay: 120 });
+ *   }
+ * });
+ * ```
+ */
 export class APITooManyRequestsError extends APIClientError {
   /** The error class name. */
   override name = "APITooManyRequestsError";
 }
 
-/** A 5xx response, still after all retries. */
+/**
+ * A 5xx response, still after all retries.
+ *
+ * @example A failing API server: retry the handler in a minute
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ * import { ApiClient, patchObject, Vault } from "@kopf/kopf/client";
+ *
+ * const vault = new Vault({ relogin: async () => ({ main: await kopf.loginWithDefaults() }) });
+ * const api = new ApiClient(vault);
+ * const configmaps = new kopf.Resource({
+ *   group: "",
+ *   version: "v1",
+ *   plural: "configmaps",
+ *   namespaced: true,
+ * });
+ *
+ * kopf.on.update("kopfexamples", async ({ name, namespace, spec }) => {
+ *   const ref = { namespace, name: `${name}-config` };
+ *   try {
+ *     await patchObject(api, configmaps, ref, { data: { size: String(spec.size) } });
+ *   } catch (error) {
+ *     if (!(error instanceof kopf.APIServerError)) throw error;
+ *     throw new kopf.TemporaryError(`the API server failed: HTTP ${error.code}`, { delay: 60 });
+ *   }
+ * });
+ * ```
+ */
 export class APIServerError extends APIError {
   /** The error class name. */
   override name = "APIServerError";
 }
 
-/** The API server could not be reached or the connection broke, after all retries. */
+/**
+ * The API server could not be reached or the connection broke, after all retries.
+ *
+ * @example An unreachable cluster in a script: one line instead of a stack trace
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ * import { ApiClient, getObject, Vault } from "@kopf/kopf/client";
+ *
+ * const vault = new Vault({ relogin: async () => ({ main: await kopf.loginWithDefaults() }) });
+ * const api = new ApiClient(vault);
+ * const namespaces = new kopf.Resource({ group: "", version: "v1", plural: "namespaces" });
+ *
+ * try {
+ *   await getObject(api, namespaces, { name: "default" });
+ * } catch (error) {
+ *   if (!(error instanceof kopf.APIConnectionError)) throw error;
+ *   console.error(`The cluster cannot be reached: ${error.message}`);
+ * }
+ * ```
+ */
 export class APIConnectionError extends Error {
   /** The error class name. */
   override name = "APIConnectionError";
@@ -145,6 +497,23 @@ export class APIConnectionError extends Error {
 /**
  * A successful response whose body is not JSON: the server is not (only) the Kubernetes
  * API, e.g. a proxy or a login page in front of it answers instead. Not retried.
+ *
+ * @example A server URL that points at a web page or a proxy rather than the API
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ * import { ApiClient, getObject, Vault } from "@kopf/kopf/client";
+ *
+ * const vault = new Vault({ relogin: async () => ({ main: await kopf.loginWithDefaults() }) });
+ * const api = new ApiClient(vault);
+ * const namespaces = new kopf.Resource({ group: "", version: "v1", plural: "namespaces" });
+ *
+ * try {
+ *   await getObject(api, namespaces, { name: "default" });
+ * } catch (error) {
+ *   if (!(error instanceof kopf.APIResponseError)) throw error;
+ *   console.error(`Not the Kubernetes API (HTTP ${error.code}): ${error.body.slice(0, 80)}`);
+ * }
+ * ```
  */
 export class APIResponseError extends Error {
   /** The error class name. */
@@ -178,13 +547,53 @@ export class APIResponseError extends Error {
   }
 }
 
-/** The API server's certificate could not be verified: a wrong or missing CA. */
+/**
+ * The API server's certificate could not be verified: a wrong or missing CA.
+ *
+ * @example Name the likely fix when the cluster's certificate is not trusted
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ * import { ApiClient, getObject, Vault } from "@kopf/kopf/client";
+ *
+ * const vault = new Vault({ relogin: async () => ({ main: await kopf.loginWithDefaults() }) });
+ * const api = new ApiClient(vault);
+ * const namespaces = new kopf.Resource({ group: "", version: "v1", plural: "namespaces" });
+ *
+ * try {
+ *   await getObject(api, namespaces, { name: "default" });
+ * } catch (error) {
+ *   if (!(error instanceof kopf.APICertificateError)) throw error;
+ *   console.error(`${error.message}: check certificate-authority-data in the kubeconfig`);
+ * }
+ * ```
+ */
 export class APICertificateError extends APIConnectionError {
   /** The error class name. */
   override name = "APICertificateError";
 }
 
-/** A request did not finish within its timeout, after all retries. */
+/**
+ * A request did not finish within its timeout, after all retries.
+ *
+ * @example A slow call in a handler: retried sooner than the default backoff
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ * import { ApiClient, listObjects, Vault } from "@kopf/kopf/client";
+ *
+ * const vault = new Vault({ relogin: async () => ({ main: await kopf.loginWithDefaults() }) });
+ * const api = new ApiClient(vault);
+ * const pods = new kopf.Resource({ group: "", version: "v1", plural: "pods", namespaced: true });
+ *
+ * kopf.timer("kopfexamples", { interval: 60 }, async ({ namespace }) => {
+ *   try {
+ *     return { pods: (await listObjects(api, pods, { namespace })).items.length };
+ *   } catch (error) {
+ *     if (!(error instanceof kopf.APITimeoutError)) throw error;
+ *     throw new kopf.TemporaryError("listing the pods timed out", { delay: 10 });
+ *   }
+ * });
+ * ```
+ */
 export class APITimeoutError extends APIConnectionError {
   /** The error class name. */
   override name = "APITimeoutError";

@@ -393,6 +393,18 @@ export async function connectionFromKubeconfig(
  * {@link LoginError} with one clear line when one exists but is unusable.
  *
  * Usable directly as a login handler: `kopf.on.login(loginWithKubeconfig)`.
+ *
+ * @example Log in with a context of one's choice, from an operator-specific file
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ *
+ * kopf.on.login(() =>
+ *   kopf.loginWithKubeconfig({
+ *     kubeconfig: "/etc/operator/kubeconfig",
+ *     context: "production",
+ *   })
+ * );
+ * ```
  */
 export async function loginWithKubeconfig(
   options: KubeconfigLoginOptions = {},

@@ -14,6 +14,18 @@ export type DefaultLoginOptions = KubeconfigLoginOptions & ServiceAccountLoginOp
 /**
  * Log in with the service account if running in a pod, else with the kubeconfig.
  * Returns `undefined` when neither is available.
+ *
+ * @example Add a fallback after the usual logins: a token from a mounted file
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ *
+ * kopf.on.login(async () => {
+ *   const found = await kopf.loginWithDefaults();
+ *   if (found !== undefined) return found;
+ *   const token = await Deno.readTextFile("/etc/operator/token").catch(() => undefined);
+ *   return token === undefined ? undefined : { server: "https://k8s.example.com", token };
+ * });
+ * ```
  */
 export async function loginWithDefaults(
   options: DefaultLoginOptions = {},

@@ -33,6 +33,13 @@ function text(value: unknown): string | undefined {
  * when it finds no cluster.
  *
  * Usable directly as a login handler: `kopf.on.login(loginViaClient)`.
+ *
+ * @example Log in exactly as the operator's own calls with the Kubernetes JS client do
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ *
+ * kopf.on.login(kopf.loginViaClient);
+ * ```
  */
 export async function loginViaClient(
   options: ClientLoginOptions = {},

@@ -26,6 +26,13 @@ export interface ServiceAccountLoginOptions extends LoginFunctionOptions {
  * up without logging in again.
  *
  * Usable directly as a login handler: `kopf.on.login(loginWithServiceAccount)`.
+ *
+ * @example In the cluster, always the pod's service account, whatever kubeconfig is around
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ *
+ * kopf.on.login(kopf.loginWithServiceAccount);
+ * ```
  */
 export async function loginWithServiceAccount(
   options: ServiceAccountLoginOptions = {},

@@ -7,7 +7,7 @@
  */
 import { pathExists } from "../platform/files.ts";
 import { getEnv } from "../platform/process.ts";
-import type { OperatorRegistry } from "../intents/registry.ts";
+import { matcherOf, type OperatorRegistry } from "../intents/registry.ts";
 import { SERVICE_ACCOUNT_DIRECTORY } from "../client/service_account.ts";
 
 /** One place where credentials were looked for, and whether it has them. */
@@ -83,7 +83,7 @@ export async function missingCredentials(
   registry: OperatorRegistry,
   probe: CredentialProbe = {},
 ): Promise<string | undefined> {
-  if (registry.activityHandlers("login").length > 0) return undefined;
+  if (matcherOf(registry).activityHandlers("login").length > 0) return undefined;
   const sources = await findCredentialSources(probe);
   if (sources.some((s) => s.found)) return undefined;
   const tried = sources.map((s) => `${s.where} (${s.why})`).join(", ");

@@ -29,7 +29,7 @@
 import { stringify as toYaml } from "yaml";
 import type { JsonObject } from "../structs/bodies.ts";
 import type { Resource } from "../structs/resources.ts";
-import type { OperatorRegistry } from "../intents/registry.ts";
+import { matcherOf, type OperatorRegistry } from "../intents/registry.ts";
 import type { OperatorSettings } from "../settings/operator_settings.ts";
 import {
   literalNamespaces,
@@ -156,12 +156,12 @@ const WATCHED = ["changing", "event", "daemon", "timer"] as const;
 
 /** The resources the operator serves, by how much it needs of them. */
 function needsOf(input: ManifestInput): Needs {
-  const registry = input.registry;
-  const resolved = registry.resolve(input.resources, [...WATCHED, "index"]).resources;
+  const matcher = matcherOf(input.registry);
+  const resolved = matcher.resolve(input.resources, [...WATCHED, "index"]).resources;
   const served: Resource[] = [];
   const indexed: Resource[] = [];
   for (const resource of resolved) {
-    const handlers = registry.handlersFor(resource);
+    const handlers = matcher.handlersFor(resource);
     if (WATCHED.some((kind) => handlers[kind].length > 0)) served.push(resource);
     else if (handlers.index.length > 0) indexed.push(resource);
   }
@@ -249,7 +249,7 @@ export function rbacRules(input: ManifestInput): { namespaced: RbacRule[]; clust
     }
   }
   const managed = settings.admission.managed;
-  if (managed !== null && input.registry.handlers.some((h) => h.kind === "webhook")) {
+  if (managed !== null && hasWebhooks(input)) {
     // Created and watched by any name; read and changed only by its own.
     const group = ["admissionregistration.k8s.io"];
     const resources = ["mutatingwebhookconfigurations", "validatingwebhookconfigurations"];
@@ -386,7 +386,7 @@ export function buildManifests(input: ManifestInput): JsonObject[] {
 
 /** Whether the operator has admission handlers. */
 function hasWebhooks(input: ManifestInput): boolean {
-  return input.registry.handlers.some((h) => h.kind === "webhook");
+  return matcherOf(input.registry).handlers.some((h) => h.kind === "webhook");
 }
 
 /** The name of the webhook Service: the cluster calls the admission handlers through it. */

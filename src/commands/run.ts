@@ -16,7 +16,7 @@ import type { Memo } from "../structs/memos.ts";
 import { OperatorSettings } from "../settings/operator_settings.ts";
 import { loginWithKubeconfig } from "../client/kubeconfig.ts";
 import { loginWithDefaults } from "../client/login.ts";
-import { getDefaultRegistry, type OperatorRegistry } from "../intents/registry.ts";
+import { getDefaultRegistry, matcherOf, type OperatorRegistry } from "../intents/registry.ts";
 import { oneLine, operator, run } from "../reactor/running.ts";
 import type { OperatorOptions } from "../reactor/operator_options.ts";
 import { missingCredentials } from "./credential_sources.ts";
@@ -69,7 +69,7 @@ export async function executeRun(plan: RunPlan, context: RunContext = {}): Promi
   for (const warning of plan.warnings) logger.warn(warning);
   const registry = context.registry ?? getDefaultRegistry();
   await loadSources(plan.sources, { registry, fresh: context.fresh });
-  if (registry.handlers.length === 0) {
+  if (matcherOf(registry).handlers.length === 0) {
     throw new CommandLineError(
       "Nothing to run: no handlers are registered. Give the operator's files or -m modules.",
     );

@@ -24,7 +24,7 @@ import type { OperatorSettings } from "../settings/operator_settings.ts";
 import type { ActivityHandler } from "../intents/handlers.ts";
 import { buildActivityKwargs } from "../intents/kwargs.ts";
 import type { Activity } from "../intents/reasons.ts";
-import type { OperatorRegistry } from "../intents/registry.ts";
+import { matcherOf, type OperatorRegistry } from "../intents/registry.ts";
 import { executeHandlerOnce } from "../handling/execution.ts";
 import { createActivityLogger } from "../handling/object_loggers.ts";
 import { type Outcome, State } from "../handling/handler_states.ts";
@@ -32,7 +32,25 @@ import { type Outcome, State } from "../handling/handler_states.ts";
 /** The longest single sleep between retries; the loop re-checks the state afterwards. */
 const KEEPALIVE_SECONDS = 600;
 
-/** One or more handlers of an activity failed for good. */
+/**
+ * One or more handlers of an activity failed for good.
+ *
+ * @example See which startup handler stopped the operator, and why
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ *
+ * kopf.on.startup(async function checkLicense() {
+ *   const response = await fetch("https://example.com/license");
+ *   if (!response.ok) throw new kopf.PermanentError("no valid license");
+ * });
+ * try {
+ *   await kopf.operator({ namespaces: ["default"] });
+ * } catch (error) {
+ *   if (!(error instanceof kopf.ActivityError)) throw error;
+ *   for (const [id, outcome] of error.outcomes) console.error(`${id}: ${outcome.error}`);
+ * }
+ * ```
+ */
 export class ActivityError extends Error {
   /** The error's name, for logs and stack traces. */
   override name = "ActivityError";
@@ -72,7 +90,7 @@ export async function runActivity(
   activity: Activity,
   options: ActivityOptions,
 ): Promise<Map<string, unknown>> {
-  const handlers = options.registry.activityHandlers(activity);
+  const handlers = matcherOf(options.registry).activityHandlers(activity);
   const logger = options.logger ?? createActivityLogger();
   const clock = options.clock ?? realClock;
   let state = State.fromScratch({ clock }).withHandlers(handlers);
@@ -156,7 +174,7 @@ export interface LoginOptions extends ActivityOptions {
  */
 export async function runLogin(options: LoginOptions): Promise<Map<string, ConnectionInfo>> {
   const credentials = new Map<string, ConnectionInfo>();
-  if (options.registry.activityHandlers("login").length === 0) {
+  if (matcherOf(options.registry).activityHandlers("login").length === 0) {
     if (options.defaultLogin === undefined) {
       throw new LoginError(
         "No login handlers are registered and no default login is available: register " +

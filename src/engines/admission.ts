@@ -45,7 +45,7 @@ import type { OperatorSettings } from "../settings/operator_settings.ts";
 import type { WebhookHandler } from "../intents/handlers.ts";
 import { buildResourceKwargs, buildWebhookKwargs } from "../intents/kwargs.ts";
 import type { WebhookType } from "../intents/reasons.ts";
-import type { OperatorRegistry } from "../intents/registry.ts";
+import { matcherOf, type OperatorRegistry } from "../intents/registry.ts";
 import { createObjectScope, runInObjectScope } from "../handling/object_loggers.ts";
 
 /** How the cluster reaches a webhook server: what goes to `webhooks[].clientConfig`. */
@@ -124,7 +124,32 @@ export type AdmissionServerFn = (
   context: AdmissionServerContext,
 ) => AsyncIterable<WebhookClientConfig>;
 
-/** The request is not an `AdmissionReview` request; servers answer it with HTTP 400. */
+/**
+ * The request is not an `AdmissionReview` request; servers answer it with HTTP 400.
+ *
+ * @example A webhook server of one's own answers anything but a review with HTTP 400
+ * ```ts
+ * import { type AdmissionServer, kopf } from "@kopf/kopf";
+ *
+ * const server: AdmissionServer = {
+ *   async *serve(fn, { signal }) {
+ *     const http = Deno.serve({ port: 9443, signal }, async (request) => {
+ *       try {
+ *         return Response.json(await fn(await request.json()));
+ *       } catch (error) {
+ *         if (!(error instanceof kopf.AdmissionRequestError)) throw error;
+ *         return new Response(error.message, { status: 400 });
+ *       }
+ *     });
+ *     yield { url: "https://operator.example.com:9443" };
+ *     await http.finished;
+ *   },
+ * };
+ * kopf.on.startup(({ settings }) => {
+ *   settings.admission.server = server;
+ * });
+ * ```
+ */
 export class AdmissionRequestError extends Error {
   /** The error's name. */
   override name = "AdmissionRequestError";
@@ -242,7 +267,7 @@ export async function serveAdmissionReview(
   try {
     const types: WebhookType[] = ["validating", "mutating"];
     for (const type of types) {
-      const handlers = options.registry.selectWebhookHandlers(resource, {
+      const handlers = matcherOf(options.registry).selectWebhookHandlers(resource, {
         type,
         operation: operation as AdmissionOperation,
         subresource,
@@ -539,7 +564,9 @@ export async function startAdmission(options: AdmissionOptions): Promise<Running
     : (server as AdmissionServer).serve(fn, context);
   const iterator = iterable[Symbol.asyncIterator]();
   const managed = settings.admission.managed;
-  const handlers = registry.handlers.filter((h): h is WebhookHandler => h.kind === "webhook");
+  const handlers = matcherOf(registry).handlers.filter((h): h is WebhookHandler =>
+    h.kind === "webhook"
+  );
   let lastConfig: WebhookClientConfig | undefined;
   /** The resources the admission handlers serve, as a comparable key. */
   const relevance = (resources: readonly Resource[]) =>

@@ -57,7 +57,8 @@ import { type Body, BodyHolder, liveView } from "../structs/views.ts";
 import type { ApiClient } from "../client/api.ts";
 import type { OperatorSettings } from "../settings/operator_settings.ts";
 import { buildResourceKwargs, type ResourceKwargs } from "../intents/kwargs.ts";
-import type { OperatorRegistry } from "../intents/registry.ts";
+import type { HandlerMatcher } from "../intents/handler_matching.ts";
+import { matcherOf, type OperatorRegistry } from "../intents/registry.ts";
 import { isDeletionOngoing } from "../handling/causes.ts";
 import type { OperatorMetrics } from "../structs/operator_metrics.ts";
 import { createObjectScope, type ObjectScope } from "../handling/object_loggers.ts";
@@ -133,7 +134,7 @@ export interface SpawningOutcome {
 
 /** The engine of daemons and timers of one operator; see the module docs. */
 export class Spawner {
-  readonly #registry: OperatorRegistry;
+  readonly #matcher: HandlerMatcher;
   readonly #settings: OperatorSettings;
   readonly #clock: Clock;
   readonly #objects = new Map<string, ObjectRecord>();
@@ -145,7 +146,7 @@ export class Spawner {
 
   /** An engine over the operator's parts; it spawns nothing until told about objects. */
   constructor(options: SpawnerOptions) {
-    this.#registry = options.registry;
+    this.#matcher = matcherOf(options.registry);
     this.#settings = options.settings;
     this.#clock = options.clock ?? realClock;
     this.#indices = options.indices;
@@ -176,7 +177,7 @@ export class Spawner {
 
   /** Whether the resource has any daemons or timers (others are never told about). */
   serves(resource: Resource): boolean {
-    const handlers = this.#registry.handlersFor(resource);
+    const handlers = this.#matcher.handlersFor(resource);
     return handlers.daemon.length + handlers.timer.length > 0;
   }
 
@@ -206,7 +207,7 @@ export class Spawner {
 
     if (this.#closing.signal.aborted) return NOTHING; // the operator is exiting: all stopped
     if (this.#ownership !== undefined && !this.#ownership.owns(body)) return NOTHING; // not ours
-    const handlers = this.#registry.selectSpawningHandlers(resource, {
+    const handlers = this.#matcher.selectSpawningHandlers(resource, {
       body,
       kwargs: () => this.#filterKwargs(resource, body, state),
     });
@@ -294,7 +295,7 @@ export class Spawner {
     const wanted = !this.#paused && !this.#closing.signal.aborted && !record.gone &&
       !isDeletionOngoing(body) && (this.#ownership?.owns(body) ?? true);
     try {
-      const handlers = !wanted ? [] : this.#registry.selectSpawningHandlers(record.resource, {
+      const handlers = !wanted ? [] : this.#matcher.selectSpawningHandlers(record.resource, {
         body,
         kwargs: () =>
           buildResourceKwargs({

@@ -34,7 +34,8 @@ import type { ObjectReference } from "../structs/object_refs.ts";
 import type { Resource } from "../structs/resources.ts";
 import type { IndexingHandler } from "../intents/handlers.ts";
 import { buildIndexingKwargs, buildResourceKwargs } from "../intents/kwargs.ts";
-import type { OperatorRegistry } from "../intents/registry.ts";
+import type { HandlerMatcher } from "../intents/handler_matching.ts";
+import { matcherOf, type OperatorRegistry } from "../intents/registry.ts";
 import { executeHandlerOnce, observeRuns } from "../handling/execution.ts";
 import type { OperatorMetrics } from "../structs/operator_metrics.ts";
 import { createObjectScope, runInObjectScope } from "../handling/object_loggers.ts";
@@ -78,7 +79,7 @@ export class OperatorIndexers {
   /** The declared indices by name, read-only, as every handler receives them. */
   readonly indices: Readonly<Record<string, Index>>;
   readonly #indices: ReadonlyMap<string, OperatorIndex>;
-  readonly #registry: OperatorRegistry;
+  readonly #matcher: HandlerMatcher;
   readonly #clock: Clock;
   readonly #metrics: OperatorMetrics | undefined;
   /** The failed indexing functions of each object (by its ref), by handler id. */
@@ -91,11 +92,11 @@ export class OperatorIndexers {
 
   /** The indices of the registry's indexing functions, empty at first. */
   constructor(options: OperatorIndexersOptions) {
-    this.#registry = options.registry;
+    this.#matcher = matcherOf(options.registry);
     this.#clock = options.clock ?? realClock;
     this.#metrics = options.metrics;
     const indices = new Map<string, OperatorIndex>();
-    for (const name of options.registry.indexNames()) indices.set(name, new OperatorIndex());
+    for (const name of this.#matcher.indexNames()) indices.set(name, new OperatorIndex());
     this.#indices = indices;
     this.indices = Object.freeze(Object.fromEntries(indices));
     this.#populated = new Promise((resolve) => (this.#resolve = resolve));
@@ -103,7 +104,7 @@ export class OperatorIndexers {
 
   /** Whether the resource has indexing functions. */
   serves(resource: Resource): boolean {
-    return this.#registry.handlersFor(resource).index.length > 0;
+    return this.#matcher.handlersFor(resource).index.length > 0;
   }
 
   /**
@@ -138,7 +139,7 @@ export class OperatorIndexers {
     const { resource, body } = state;
     const ref = resourceObjectKey(resource, objectKey(body));
     try {
-      const handlers = this.#registry.handlersFor(resource).index;
+      const handlers = this.#matcher.handlersFor(resource).index;
       if (state.gone) {
         for (const handler of handlers) this.#indices.get(handler.id)?.discard(ref);
         this.#failures.delete(ref);
@@ -153,7 +154,7 @@ export class OperatorIndexers {
         memo: state.memory.memo,
         indices: this.indices,
       };
-      const matching = this.#registry.selectIndexingHandlers(resource, {
+      const matching = this.#matcher.selectIndexingHandlers(resource, {
         body,
         kwargs: () => buildResourceKwargs(init, {}),
       });

@@ -318,17 +318,52 @@ function queueFor(
 /**
  * Post an event of any type about one or several objects (any Kubernetes objects, not only the
  * one being handled). Skipped when posting is disabled, and for Event objects themselves.
+ *
+ * @example Tell a pod's users why the operator touched it
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ *
+ * kopf.on.event("pods", { labels: { "example.com/managed": "yes" } }, ({ body, type }) => {
+ *   if (type === "ADDED") {
+ *     kopf.event(body, { type: "Normal", reason: "Noticed", message: "managed by example" });
+ *   }
+ * });
+ * ```
  */
 export function event(objs: ObjectOrObjects, options: EventOptions): void {
   queueFor("kopf.event()", objs, options.type, options.reason, options.message ?? "");
 }
 
-/** Post a `Normal` event, unless the posting level is above info. */
+/**
+ * Post a `Normal` event, unless the posting level is above info.
+ *
+ * @example Record a milestone on the object, visible with kubectl describe
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ *
+ * kopf.on.create("kopfexamples", ({ body, spec }) => {
+ *   kopf.info(body, { reason: "Provisioned", message: `a ${spec.size} volume is ready` });
+ * });
+ * ```
+ */
 export function info(objs: ObjectOrObjects, options: EventReasonOptions): void {
   queueFor("kopf.info()", objs, "Normal", options.reason, options.message ?? "", "info");
 }
 
-/** Post a `Warning` event, unless the posting level is above warning. */
+/**
+ * Post a `Warning` event, unless the posting level is above warning.
+ *
+ * @example Warn about a setting that works but is discouraged
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ *
+ * kopf.on.update("kopfexamples", ({ body, spec }) => {
+ *   if (spec.replicas === 1) {
+ *     kopf.warn(body, { reason: "SingleReplica", message: "one replica has no redundancy" });
+ *   }
+ * });
+ * ```
+ */
 export function warn(objs: ObjectOrObjects, options: EventReasonOptions): void {
   queueFor("kopf.warn()", objs, "Warning", options.reason, options.message ?? "", "warning");
 }
@@ -336,6 +371,20 @@ export function warn(objs: ObjectOrObjects, options: EventReasonOptions): void {
 /**
  * Post an `Error` event about an error: the reason defaults to the error's name, the message is
  * the given text followed by the error's message.
+ *
+ * @example Report a failed external call on the object, then retry
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ *
+ * kopf.on.create("kopfexamples", async ({ body, name }) => {
+ *   try {
+ *     await fetch(`https://example.com/register/${name}`, { method: "POST" });
+ *   } catch (error) {
+ *     kopf.exception(body, { message: "Registration failed:", error });
+ *     throw new kopf.TemporaryError("registration failed", { delay: 30 });
+ *   }
+ * });
+ * ```
  */
 export function exception(objs: ObjectOrObjects, options: EventExceptionOptions = {}): void {
   const { error } = options;

@@ -26,12 +26,11 @@ import { matchesFilters } from "../intents/filters.ts";
 import { buildChangingKwargs, changeFor, type ChangingKwargs } from "../intents/kwargs.ts";
 import type { Reason } from "../intents/reasons.ts";
 import type { Clock } from "../structs/clock.ts";
-import { type ChangingCause, deduplicate, OperatorRegistry } from "../intents/registry.ts";
-import {
-  type SubhandlerRun,
-  type SubhandlerScope,
-  subhandlerScope,
-} from "../intents/subhandlers.ts";
+import { type ChangingCause, deduplicate } from "../intents/handler_matching.ts";
+import { matcherOf, type OperatorRegistry } from "../intents/registry.ts";
+import { type SubhandlerScope, subhandlerScope } from "../intents/subhandlers.ts";
+import type { HandlerReason } from "../intents/reasons.ts";
+import { AsyncContext, type Binding } from "../platform/async_context.ts";
 import { getDefaultLifecycle, type LifeCycleFn, planHandlers } from "../intents/lifecycles.ts";
 import { capitalize, TITLES } from "./causes.ts";
 import {
@@ -103,6 +102,19 @@ export interface CycleContext {
   readonly lifecycle?: LifeCycleFn;
 }
 
+/** How sub-handlers run: the checked options of `kopf.execute()`. */
+export interface SubhandlerRun {
+  /** The lifecycle; the operator's if omitted. */
+  readonly lifecycle?: LifeCycleFn;
+  /** What changes about the parent's cause for the sub-handlers (the diff given or computed). */
+  readonly cause?: {
+    readonly reason?: HandlerReason | "resume";
+    readonly old?: object | null;
+    readonly new?: object;
+    readonly diff?: Diff;
+  };
+}
+
 /** What came of the cycle. */
 export interface CycleResult {
   /** All handlers of the cause are finished (or there were none). */
@@ -162,21 +174,36 @@ function changingKwargs(
   });
 }
 
+/** The handler run in the current flow: what `kopf.execute()` runs sub-handlers in. */
+const changingRuns: AsyncContext<ChangingRun> = new AsyncContext<ChangingRun>();
+
+/** The resource-changing handler running in the current flow, if any. */
+export function currentChangingRun(): ChangingRun | undefined {
+  return changingRuns.get();
+}
+
 /**
- * One run of one handler: its sub-handler scope (what `kopf.subhandler()`, `kopf.register()`
- * and `kopf.execute()` use inside it) and the extras of its run. One object with its methods
- * on the prototype, rather than closures and objects per run: this is made per handler call.
+ * One run of one handler: the sub-handler scope that `kopf.subhandler()` and
+ * `kopf.register()` fill (its data: the parent's id, the sub-registry), what
+ * `kopf.execute()` needs to run sub-handlers in it, and the extras of its run. One object
+ * with its methods on the prototype, rather than closures and objects per run: this is made
+ * per handler call.
  */
-class ChangingRun implements SubhandlerScope, HandlerRunExtras {
+export class ChangingRun implements SubhandlerScope, HandlerRunExtras {
   readonly parentId: string;
+  /** Made by the first sub-handler registered: most handlers register none. */
+  registry: OperatorRegistry | undefined = undefined;
+  /**
+   * Whether the sub-handlers registered with `kopf.subhandler()` have been run by
+   * `kopf.execute()` without arguments: then they are not run again after the handler.
+   */
   subexecuted = false;
   readonly onRun: HandlerRunObserver | undefined;
   readonly traced: Attributes | undefined;
   readonly #cause: HandlingCause;
   readonly #context: CycleContext;
   readonly #chain: readonly Set<string>[];
-  // Made only if the handler registers or executes sub-handlers: most never do.
-  #registry: OperatorRegistry | undefined;
+  // Made only if the handler executes sub-handlers: most never do.
   #subrefs: Set<string> | undefined;
 
   constructor(
@@ -194,15 +221,22 @@ class ChangingRun implements SubhandlerScope, HandlerRunExtras {
     this.#chain = chain;
   }
 
-  get registry(): OperatorRegistry {
-    return this.#registry ??= new OperatorRegistry({
-      onWarning: (message) => this.#cause.logger.warning(message),
-    });
+  /** The object's logger: warnings about the sub-handlers' registration go there. */
+  get logger(): ObjectLogger {
+    return this.#cause.logger;
   }
 
-  /** Whether the handler has registered sub-handlers (without making a registry for it). */
-  get registered(): boolean {
-    return this.#registry !== undefined;
+  /** The sub-handlers registered with `kopf.subhandler()`/`kopf.register()` so far. */
+  get registered(): readonly ChangingHandler[] {
+    if (this.registry === undefined) return [];
+    return matcherOf(this.registry).handlers.filter((h): h is ChangingHandler =>
+      h.kind === "changing"
+    );
+  }
+
+  /** The bindings of the contexts a handler runs in with this run as its scope. */
+  get bindings(): readonly Binding[] {
+    return [[subhandlerScope, this], [changingRuns, this]];
   }
 
   /** The ids of the sub-handlers run, at all depths (none until some are executed). */
@@ -210,6 +244,11 @@ class ChangingRun implements SubhandlerScope, HandlerRunExtras {
     return this.#subrefs;
   }
 
+  /**
+   * Run the given sub-handler records to completion, as the handling cycle does with
+   * handlers (progress, retries, errors), under the given lifecycle (the operator's by
+   * default) and for the cause changed as given.
+   */
   async execute(handlers: readonly ChangingHandler[], run?: SubhandlerRun): Promise<void> {
     const subrefs = this.#subrefs ??= new Set();
     await executeSubhandlers(handlers, this.#cause, this.#context, [...this.#chain, subrefs], run);
@@ -231,10 +270,12 @@ function invokeChangingHandler(
     const result = runInObjectScope(
       cause,
       () => handler.fn(kwargs as unknown as HandlerArgs),
-      [subhandlerScope, scope],
+      scope.bindings,
     );
     // A handler that returns a value, with no sub-handlers left to run, is done at once.
-    if (!isThenable(result) && (scope.subexecuted || !scope.registered)) return storable(result);
+    if (!isThenable(result) && (scope.subexecuted || scope.registry === undefined)) {
+      return storable(result);
+    }
     return finishRun(scope, result);
   }, scope);
 }
@@ -246,12 +287,12 @@ function invokeChangingHandler(
  */
 async function finishRun(scope: ChangingRun, pending: unknown): Promise<unknown> {
   const result = await pending;
-  if (!scope.subexecuted && scope.registered) {
+  if (!scope.subexecuted && scope.registry !== undefined) {
     scope.subexecuted = true;
-    const registered = scope.registry.handlers.filter((h): h is ChangingHandler =>
-      h.kind === "changing"
-    );
-    if (registered.length > 0) await subhandlerScope.run(scope, () => scope.execute(registered));
+    const registered = scope.registered;
+    if (registered.length > 0) {
+      await AsyncContext.runAll(scope.bindings, () => scope.execute(registered));
+    }
   }
   return storable(result);
 }

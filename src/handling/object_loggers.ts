@@ -282,15 +282,19 @@ const objectScope = new AsyncContext<ObjectScope>();
 /**
  * Run `fn` as the handling of one object: helpers called from it default to this object, and
  * every log record made inside it (by any logger) carries the object's reference. `also`
- * sets one more context for `fn` (in the same switch of contexts: this runs per handler call).
+ * sets more contexts for `fn` (in the same switch of contexts: this runs per handler call).
  */
-export function runInObjectScope<R>(scope: ObjectScope, fn: () => R, also?: Binding): R {
+export function runInObjectScope<R>(
+  scope: ObjectScope,
+  fn: () => R,
+  also?: readonly Binding[],
+): R {
   const ref = scope.ref ?? buildObjectReference(scope.body);
   const logProperties = { ...logContext.get(), [OBJECT_REF_PROPERTY]: ref };
   return AsyncContext.runAll(
     also === undefined
       ? [[objectScope, scope], [logContext, logProperties]]
-      : [also, [objectScope, scope], [logContext, logProperties]],
+      : [...also, [objectScope, scope], [logContext, logProperties]],
     fn,
   );
 }

@@ -201,15 +201,11 @@ function matchesMeta(
  * (`fieldNeedsChange`) the field must differ between `data.old` and `data.new`, `value`
  * may match either side, `old`/`new` their own side; other handlers check the field in
  * the current body (`value` defaults to "present").
- *
- * With `prematch`, only whether the object is in the handler's scope at all is checked:
- * changes are ignored, and a field without a `value` criterion passes.
  */
 export function matchesFilters(
   filters: HandlerFilters,
   data: MatchData,
   kwargs: KwargsCache = new KwargsCache(data),
-  prematch: boolean = false,
 ): boolean {
   if (!filters.hasFilters) return true;
   const meta = data.body.metadata;
@@ -220,13 +216,7 @@ export function matchesFilters(
     if (!matchesMeta(filters.annotations, meta?.annotations, kwargs, "annotation")) return false;
   }
   const field = filters.field;
-  if (field !== undefined && prematch) {
-    // In scope at all: only the value criterion, on the current body.
-    const value = resolve(data.body, field);
-    if (filters.value !== undefined && !matchesValue(filters.value, value, kwargs, "value")) {
-      return false;
-    }
-  } else if (field !== undefined) {
+  if (field !== undefined) {
     if (filters.fieldNeedsChange) {
       const { oldValue, newValue, changed } = kwargs.fieldChange(field);
       if (!changed) return false;

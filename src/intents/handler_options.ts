@@ -17,7 +17,7 @@ import type {
 } from "./filters.ts";
 import type { RetryPolicy } from "./handlers.ts";
 import type { AdmissionOperation } from "../structs/admission_reviews.ts";
-import type { OperatorRegistry } from "./registry.ts";
+import { OperatorRegistry } from "./registry.ts";
 import { parseDeclaredRule, RULE_EXAMPLE } from "../structs/rbac_rules.ts";
 
 /** Options of every registration. */
@@ -211,7 +211,24 @@ export const ALLOWED_OPTIONS: Readonly<Record<Registrar, readonly string[]>> = {
 /** The names of the selector keywords inside options. */
 export const SELECTOR_OPTIONS: readonly string[] = SELECTOR;
 
-/** A registration problem; the message names the handler, the option and the fix. */
+/**
+ * A registration problem; the message names the handler, the option and the fix.
+ *
+ * @example In a test: a timer without an interval is refused when it is registered
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ *
+ * Deno.test("a timer needs an interval", () => {
+ *   const registry = new kopf.OperatorRegistry();
+ *   try {
+ *     kopf.timer("kopfexamples", { registry } as never, () => {});
+ *     throw new Error("registered");
+ *   } catch (error) {
+ *     if (!(error instanceof kopf.RegistrationError)) throw error;
+ *   }
+ * });
+ * ```
+ */
 export class RegistrationError extends TypeError {
   /** The error class name. */
   override name = "RegistrationError";
@@ -273,46 +290,81 @@ export interface NormalizedOptions extends HandlerFilters, RetryPolicy {
   readonly extra: Readonly<Record<string, unknown>>;
 }
 
+/** Reads one registration's options, each checked as it is read. */
+interface OptionReader {
+  /** The option's value; `undefined` if not given (or given as `undefined`). */
+  get(key: string): unknown;
+  /** A number of seconds (`null` if not given): `> 0` if `positive`, else `≥ 0`. */
+  duration(key: string, positive?: boolean): number | null;
+  /** A boolean (`false` if not given). */
+  flag(key: string): boolean;
+  /** Throw a {@link RegistrationError} naming the handler. */
+  fail(problem: string): never;
+}
+
+function optionReader(
+  options: Record<string, unknown>,
+  fail: (problem: string) => never,
+): OptionReader {
+  const get = (key: string): unknown => options[key] ?? undefined;
+  return {
+    get,
+    fail,
+    duration(key, positive = false) {
+      const v = get(key);
+      if (v === undefined || v === null) return null;
+      if (typeof v !== "number" || !Number.isFinite(v) || v < 0 || (positive && v === 0)) {
+        fail(
+          `option "${key}" must be a number of seconds ${positive ? "> 0" : "≥ 0"}, got ${show(v)}`,
+        );
+      }
+      return v;
+    },
+    flag(key) {
+      const v = get(key);
+      if (v === undefined || v === null) return false;
+      if (typeof v !== "boolean") fail(`option "${key}" must be true or false, got ${show(v)}`);
+      return v;
+    },
+  };
+}
+
 /** Validates the options of one registration; `fail` throws with the handler named. */
 export function normalizeOptions(
   registrar: Registrar,
   options: Record<string, unknown>,
   fail: (problem: string) => never,
-  isRegistry: (value: unknown) => boolean,
 ): NormalizedOptions {
   if (!isMapping(options)) fail("options must be a plain object");
   const allowed = ALLOWED_OPTIONS[registrar];
   for (const key of Object.keys(options)) {
     if (options[key] !== undefined && !allowed.includes(key)) fail(rejection(registrar, key));
   }
-  const get = (key: string): unknown => options[key] ?? undefined;
+  const read = optionReader(options, fail);
+  // In this order, so that of several wrong options the same one is reported first.
+  const common = commonOptions(read);
+  const retry = retryOptions(registrar, read);
+  const filters = filterOptions(registrar, read);
+  const extra = extraOptions(registrar, read);
+  const keywords: Record<string, unknown> = {};
+  for (const key of SELECTOR) if (read.get(key) !== undefined) keywords[key] = read.get(key);
+  return { ...common, keywords: keywords as SelectorKeywords, extra, ...retry, ...filters };
+}
 
-  const duration = (key: string, positive = false): number | null => {
-    const v = get(key);
-    if (v === undefined || v === null) return null;
-    if (typeof v !== "number" || !Number.isFinite(v) || v < 0 || (positive && v === 0)) {
-      fail(
-        `option "${key}" must be a number of seconds ${positive ? "> 0" : "≥ 0"}, got ${show(v)}`,
-      );
-    }
-    return v;
-  };
-  const flag = (key: string): boolean => {
-    const v = get(key);
-    if (v === undefined || v === null) return false;
-    if (typeof v !== "boolean") fail(`option "${key}" must be true or false, got ${show(v)}`);
-    return v;
-  };
-
+/** The options of every registration: id, param, registry, rbac. */
+function commonOptions(
+  read: OptionReader,
+): Pick<NormalizedOptions, "id" | "param" | "registry" | "rbac"> {
+  const { get } = read;
+  const fail: (problem: string) => never = read.fail;
   const id = get("id");
   if (id !== undefined && (typeof id !== "string" || id === "")) {
     fail(`option "id" must be a non-empty string, got ${show(id)}`);
   }
   const registry = get("registry");
-  if (registry !== undefined && !isRegistry(registry)) {
+  if (registry !== undefined && !(registry instanceof OperatorRegistry)) {
     fail(`option "registry" must be a kopf.OperatorRegistry, got ${show(registry)}`);
   }
-
   const rbac = get("rbac") ?? [];
   if (!Array.isArray(rbac)) {
     fail(
@@ -324,7 +376,18 @@ export function normalizeOptions(
       fail(`option "rbac": ${show(rule)} is not RESOURCE:VERBS; use e.g. ${RULE_EXAMPLE}`);
     }
   }
+  return {
+    id: id as string | undefined,
+    param: get("param"),
+    registry: registry as OperatorRegistry | undefined,
+    rbac: Object.freeze([...rbac as string[]]),
+  };
+}
 
+/** The retry options: errors, timeout, retries, backoff (indexing ignores errors by default). */
+function retryOptions(registrar: Registrar, read: OptionReader): RetryPolicy {
+  const { get } = read;
+  const fail: (problem: string) => never = read.fail;
   const errors = get("errors") ?? (registrar === "index" ? "ignored" : "temporary");
   if (!Object.values(ErrorsMode).includes(errors as ErrorsMode)) {
     fail(
@@ -340,7 +403,18 @@ export function normalizeOptions(
   ) {
     fail(`option "retries" must be a whole number ≥ 0, got ${show(retries)}`);
   }
+  return {
+    errors: errors as ErrorsMode,
+    timeout: read.duration("timeout"),
+    retries: (retries ?? null) as number | null,
+    backoff: read.duration("backoff") ?? 60,
+  };
+}
 
+/** The filters: labels, annotations, a field with its value (or old/new values), `when`. */
+function filterOptions(registrar: Registrar, read: OptionReader): HandlerFilters {
+  const { get } = read;
+  const fail: (problem: string) => never = read.fail;
   const labels = metaFilter("labels", get("labels"), fail);
   const annotations = metaFilter("annotations", get("annotations"), fail);
   const rawField = get("field");
@@ -369,36 +443,6 @@ export function normalizeOptions(
   if (registrar === "on.field" && field === undefined) {
     fail('option "field" is required for kopf.on.field (e.g. { field: "spec.size" })');
   }
-
-  const extra: Record<string, unknown> = {};
-  for (
-    const key of ["optional", "deleted", "persistent", "sideEffects", "ignoreFailures", "sharp"]
-  ) {
-    if (allowed.includes(key)) extra[key] = flag(key);
-  }
-  for (const key of ["initialDelay", "cancellationBackoff", "cancellationTimeout", "idle"]) {
-    if (allowed.includes(key)) extra[key] = duration(key);
-  }
-  if (allowed.includes("cancellationPolling")) {
-    extra.cancellationPolling = duration("cancellationPolling", true);
-  }
-  if (allowed.includes("interval")) {
-    extra.interval = duration("interval", true);
-    if (extra.interval === null && extra.idle === null) {
-      fail('a timer needs option "interval" or "idle" (or both), in seconds');
-    }
-  }
-  if (allowed.includes("operation")) extra.operations = operations(get("operation"), fail);
-  if (allowed.includes("subresource")) {
-    const sub = get("subresource");
-    if (sub !== undefined && sub !== null && (typeof sub !== "string" || sub === "")) {
-      fail(`option "subresource" must be a subresource name, "*" or null, got ${show(sub)}`);
-    }
-    extra.subresource = sub ?? null;
-  }
-
-  const keywords: Record<string, unknown> = {};
-  for (const key of SELECTOR) if (get(key) !== undefined) keywords[key] = get(key);
   const hasCallbacks = typeof when === "function" ||
     [value, old, neu].some((v) => typeof v === "function") ||
     [labels, annotations].some((f) =>
@@ -407,16 +451,6 @@ export function normalizeOptions(
   const fieldNeedsChange = registrar === "on.update" || registrar === "on.field" ||
     registrar === "subhandler" || registrar === "register";
   return {
-    id: id as string | undefined,
-    param: get("param"),
-    rbac: Object.freeze([...rbac as string[]]),
-    registry: registry as OperatorRegistry | undefined,
-    keywords: keywords as SelectorKeywords,
-    extra,
-    errors: errors as ErrorsMode,
-    timeout: duration("timeout"),
-    retries: (retries ?? null) as number | null,
-    backoff: duration("backoff") ?? 60,
     labels,
     annotations,
     field,
@@ -429,6 +463,40 @@ export function normalizeOptions(
     hasFilters: labels !== undefined || annotations !== undefined || field !== undefined ||
       when !== undefined,
   };
+}
+
+/** The options of some registrars only (flags, durations, admission's), by name. */
+function extraOptions(registrar: Registrar, read: OptionReader): Record<string, unknown> {
+  const allowed = ALLOWED_OPTIONS[registrar];
+  const { get } = read;
+  const fail: (problem: string) => never = read.fail;
+  const extra: Record<string, unknown> = {};
+  for (
+    const key of ["optional", "deleted", "persistent", "sideEffects", "ignoreFailures", "sharp"]
+  ) {
+    if (allowed.includes(key)) extra[key] = read.flag(key);
+  }
+  for (const key of ["initialDelay", "cancellationBackoff", "cancellationTimeout", "idle"]) {
+    if (allowed.includes(key)) extra[key] = read.duration(key);
+  }
+  if (allowed.includes("cancellationPolling")) {
+    extra.cancellationPolling = read.duration("cancellationPolling", true);
+  }
+  if (allowed.includes("interval")) {
+    extra.interval = read.duration("interval", true);
+    if (extra.interval === null && extra.idle === null) {
+      fail('a timer needs option "interval" or "idle" (or both), in seconds');
+    }
+  }
+  if (allowed.includes("operation")) extra.operations = operations(get("operation"), fail);
+  if (allowed.includes("subresource")) {
+    const sub = get("subresource");
+    if (sub !== undefined && sub !== null && (typeof sub !== "string" || sub === "")) {
+      fail(`option "subresource" must be a subresource name, "*" or null, got ${show(sub)}`);
+    }
+    extra.subresource = sub ?? null;
+  }
+  return extra;
 }
 
 const OPERATIONS: readonly string[] = ["CREATE", "UPDATE", "DELETE", "CONNECT"];

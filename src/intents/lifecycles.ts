@@ -75,17 +75,71 @@ export type LifeCycleFn = <H extends LifeCycleHandler>(
 
 /** Kopf's lifecycles, by their camelCase names (see the module docs). */
 export interface Lifecycles {
-  /** Kopf's `all_at_once`: all due handlers in one cycle, in declaration order. */
+  /**
+   * Kopf's `all_at_once`: all due handlers in one cycle, in declaration order.
+   *
+   * @example All due handlers in one cycle: fewer patches for many handlers
+   * ```ts
+   * import { kopf } from "@kopf/kopf";
+   *
+   * await kopf.operator({ lifecycle: kopf.lifecycles.allAtOnce, namespaces: ["default"] });
+   * ```
+   */
   readonly allAtOnce: LifeCycleFn;
-  /** Kopf's `one_by_one`: one handler per cycle, in declaration order. */
+  /**
+   * Kopf's `one_by_one`: one handler per cycle, in declaration order.
+   *
+   * @example Strictly one handler after another, in the order they are declared
+   * ```ts
+   * import { kopf } from "@kopf/kopf";
+   *
+   * kopf.setDefaultLifecycle(kopf.lifecycles.oneByOne);
+   * kopf.on.create("kopfexamples", function reserve() {});
+   * kopf.on.create("kopfexamples", function provision() {}); // only once reserve() is done
+   * ```
+   */
   readonly oneByOne: LifeCycleFn;
-  /** Kopf's `randomized`: one handler per cycle, picked at random. */
+  /**
+   * Kopf's `randomized`: one handler per cycle, picked at random.
+   *
+   * @example One sub-handler per cycle, picked at random (e.g. to spread the load)
+   * ```ts
+   * import { kopf } from "@kopf/kopf";
+   *
+   * kopf.on.create("kopfexamples", async ({ spec }) => {
+   *   const mirrors = (spec.mirrors as string[] | undefined) ?? [];
+   *   const sync = (mirror: string) => async () => {
+   *     await fetch(`https://${mirror}/sync`, { method: "POST" });
+   *   };
+   *   const fns = Object.fromEntries(mirrors.map((mirror) => [mirror, sync(mirror)]));
+   *   await kopf.execute({ fns, lifecycle: kopf.lifecycles.randomized });
+   * });
+   * ```
+   */
   readonly randomized: LifeCycleFn;
-  /** Kopf's `shuffled`: all due handlers in one cycle, in a random order. */
+  /**
+   * Kopf's `shuffled`: all due handlers in one cycle, in a random order.
+   *
+   * @example All due handlers at once, in a random order, to find order dependencies
+   * ```ts
+   * import { kopf } from "@kopf/kopf";
+   *
+   * if (Deno.args.includes("--shuffle-handlers")) {
+   *   kopf.setDefaultLifecycle(kopf.lifecycles.shuffled);
+   * }
+   * ```
+   */
   readonly shuffled: LifeCycleFn;
   /**
    * Kopf's `asap`, the default: one handler per cycle — the first of those retried the
    * least, so that a failing handler goes last and the others are not held up by it.
+   *
+   * @example Back to the default after a test switched lifecycles
+   * ```ts
+   * import { kopf } from "@kopf/kopf";
+   *
+   * kopf.setDefaultLifecycle(kopf.lifecycles.asap); // the same as setDefaultLifecycle(null)
+   * ```
    */
   readonly asap: LifeCycleFn;
 }
@@ -152,6 +206,17 @@ export function checkLifecycle(value: unknown, what: string): asserts value is L
 /**
  * Set the lifecycle of the operators started from now on in this process that are not given
  * one (`lifecycle` option); `null` or `undefined` restores Kopf's default, `asap`.
+ *
+ * @example A lifecycle of one's own: the handlers whose id says urgent first
+ * ```ts
+ * import { kopf, type LifeCycleFn } from "@kopf/kopf";
+ *
+ * const urgentFirst: LifeCycleFn = (handlers) => [
+ *   ...handlers.filter((h) => h.id.startsWith("urgent")),
+ *   ...handlers.filter((h) => !h.id.startsWith("urgent")),
+ * ];
+ * kopf.setDefaultLifecycle(urgentFirst);
+ * ```
  */
 export function setDefaultLifecycle(lifecycle: LifeCycleFn | null | undefined): void {
   if (lifecycle !== null && lifecycle !== undefined) {

@@ -8,7 +8,19 @@
 /** Why a resource-changing handler is invoked (`reason` in its arguments). */
 export type Reason = "create" | "update" | "delete" | "resume" | "noop" | "free" | "gone";
 
-/** The values of {@link Reason}, by name. */
+/**
+ * The values of {@link Reason}, by name.
+ *
+ * @example One handler for creations and updates, telling them apart
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ *
+ * kopf.on.resume("kopfexamples", ({ reason, logger }) => {
+ *   if (reason === kopf.Reason.RESUME) logger.info("found unchanged at startup");
+ *   else logger.info(`mixed into a ${reason}`);
+ * });
+ * ```
+ */
 export const Reason: {
   /** The object is new to the operator. */
   readonly CREATE: "create";

@@ -6,7 +6,6 @@
  * @module
  */
 import type { ConnectionInfo } from "../structs/credentials.ts";
-import { isMapping } from "../structs/dicts.ts";
 import {
   type ResourceName,
   type ResourcePredicate,
@@ -14,18 +13,18 @@ import {
   SelectorError,
   type SpecOf,
   type StatusOf,
-  TypedResource,
+  type TypedResource,
 } from "../structs/resource_selectors.ts";
 import type { ReadonlyJsonObject } from "../structs/views.ts";
 import type { HandlerFilters } from "./filters.ts";
-import type { Handler, HandlerFn, RetryPolicy } from "./handlers.ts";
-import { composeId, functionName, generatedBase } from "./ids.ts";
+import type { Handler, HandlerFn } from "./handlers.ts";
 import type {
   ActivityKwargs,
   ChangingKwargs,
   DaemonKwargs,
   EventKwargs,
   IndexingKwargs,
+  NoIndices,
   TimerKwargs,
   WebhookKwargs,
 } from "./kwargs.ts";
@@ -40,19 +39,27 @@ import {
   type NormalizedOptions,
   normalizeOptions,
   type Registrar,
-  RegistrationError,
   type ResumeOptions,
-  show,
   type TimerOptions,
   type UpdateOptions,
   type WebhookOptions,
 } from "./handler_options.ts";
 import type { Activity, HandlerReason } from "./reasons.ts";
-import { getDefaultRegistry, OperatorRegistry } from "./registry.ts";
-import { register, subhandler } from "./subhandlers.ts";
-
-/** No declared indices: the default for the `I` type parameter of registrations. */
-export type NoIndices = Record<never, never>;
+import { addHandler, getDefaultRegistry } from "./registry.ts";
+import {
+  describeArgs,
+  filtersOf,
+  handlerId,
+  parseCall,
+  type ParsedCall,
+  retryOf,
+} from "./registration_calls.ts";
+import {
+  type FnFirstSubhandlerRegistrar,
+  register,
+  subhandler,
+  type SubhandlerRegistrar,
+} from "./subhandlers.ts";
 
 /** A value or a promise of it. */
 export type Awaitable<T> = T | Promise<T>;
@@ -212,91 +219,248 @@ export interface ActivityRegistrar<R = unknown> {
 
 /** The `kopf.on` namespace. */
 export interface OnNamespace {
-  /** Every watch event of the matching objects; never retried. */
+  /**
+   * Every watch event of the matching objects; never retried.
+   *
+   * @example Count the pods as they come and go
+   * ```ts
+   * import { kopf } from "@kopf/kopf";
+   *
+   * const running = new Set<string>();
+   * kopf.on.event("pods", ({ type, uid }) => {
+   *   if (type === "DELETED") running.delete(uid ?? "");
+   *   else running.add(uid ?? "");
+   * });
+   * ```
+   */
   readonly event: ResourceRegistrar<"event", "event">;
-  /** Objects created (new to the operator). */
+  /**
+   * Objects created (new to the operator).
+   *
+   * @example Greet each new object in its status
+   * ```ts
+   * import { kopf } from "@kopf/kopf";
+   *
+   * kopf.on.create("kopfexamples", ({ name, logger }) => {
+   *   logger.info(`${name} is created`);
+   *   return { greeting: `hello, ${name}` }; // stored as status.<handler id>
+   * });
+   * ```
+   */
   readonly create: ResourceRegistrar<"changing", "create">;
-  /** Objects whose essence changed. */
+  /**
+   * Objects whose essence changed.
+   *
+   * @example React to changes of the spec, with the old and new essence
+   * ```ts
+   * import { kopf } from "@kopf/kopf";
+   *
+   * kopf.on.update("kopfexamples", ({ diff, logger }) => {
+   *   for (const [operation, field] of diff) logger.info(`${operation} ${field.join(".")}`);
+   * });
+   * ```
+   */
   readonly update: ResourceRegistrar<"changing", "update">;
-  /** Objects marked for deletion; a finalizer blocks the deletion unless `optional`. */
+  /**
+   * Objects marked for deletion; a finalizer blocks the deletion unless `optional`.
+   *
+   * @example Release an external resource before the object goes
+   * ```ts
+   * import { kopf } from "@kopf/kopf";
+   *
+   * kopf.on.delete("kopfexamples", async ({ name }) => {
+   *   await fetch(`https://example.com/buckets/${name}`, { method: "DELETE" });
+   * });
+   * ```
+   */
   readonly delete: ResourceRegistrar<"changing", "delete">;
-  /** Objects found when the operator starts (also mixed into creations and updates). */
+  /**
+   * Objects found when the operator starts (also mixed into creations and updates).
+   *
+   * @example Rebuild an in-memory cache for the objects found at startup
+   * ```ts
+   * import { kopf } from "@kopf/kopf";
+   *
+   * const sizes = new Map<string, unknown>();
+   * kopf.on.resume("kopfexamples", ({ name, spec }) => {
+   *   sizes.set(name ?? "", spec.size);
+   * });
+   * ```
+   */
   readonly resume: ResourceRegistrar<"changing", "resume">;
-  /** Changes of one field (option `field`, required). */
+  /**
+   * Changes of one field (option `field`, required).
+   *
+   * @example Scale something else when one field changes
+   * ```ts
+   * import { kopf } from "@kopf/kopf";
+   *
+   * kopf.on.field("kopfexamples", { field: "spec.replicas" }, ({ old, new: replicas, logger }) => {
+   *   logger.info(`scaling from ${old ?? 0} to ${replicas}`);
+   * });
+   * ```
+   */
   readonly field: ResourceRegistrarWithOptions<"changing", "field">;
-  /** A long-running function per object. */
+  /**
+   * A long-running function per object.
+   *
+   * @example A watcher per object, the same as kopf.daemon
+   * ```ts
+   * import { kopf } from "@kopf/kopf";
+   *
+   * kopf.on.daemon("kopfexamples", async ({ name, stopped, logger }) => {
+   *   while (!stopped.isSet) {
+   *     logger.debug(`${name}: still watching`);
+   *     await stopped.wait(60);
+   *   }
+   * });
+   * ```
+   */
   readonly daemon: ResourceRegistrar<"daemon", "daemon">;
-  /** A function run periodically per object (option `interval` or `idle`, required). */
+  /**
+   * A function run periodically per object (option `interval` or `idle`, required).
+   *
+   * @example Check each object every five minutes, the same as kopf.timer
+   * ```ts
+   * import { kopf } from "@kopf/kopf";
+   *
+   * kopf.on.timer("kopfexamples", { interval: 300 }, async ({ name, patch }) => {
+   *   const response = await fetch(`https://example.com/health/${name}`);
+   *   patch.status.healthy = response.ok;
+   * });
+   * ```
+   */
   readonly timer: ResourceRegistrarWithOptions<"timer", "timer">;
-  /** An indexing function: its results form the index named by its id. */
+  /**
+   * An indexing function: its results form the index named by its id.
+   *
+   * @example Index the objects by their owner label, the same as kopf.index
+   * ```ts
+   * import { kopf } from "@kopf/kopf";
+   *
+   * kopf.on.index("kopfexamples", function byOwner({ labels, name }) {
+   *   return labels.owner === undefined ? null : { [labels.owner]: name };
+   * });
+   * ```
+   */
   readonly index: ResourceRegistrar<"index", "index">;
-  /** A validating admission handler. */
+  /**
+   * A validating admission handler.
+   *
+   * @example Refuse objects whose size is not one of the offered ones
+   * ```ts
+   * import { kopf } from "@kopf/kopf";
+   *
+   * kopf.on.validate("kopfexamples", { operation: ["CREATE", "UPDATE"] }, ({ spec }) => {
+   *   if (!["small", "large"].includes(String(spec.size))) {
+   *     throw new kopf.AdmissionError("spec.size must be small or large", { code: 422 });
+   *   }
+   * });
+   * ```
+   */
   readonly validate: ResourceRegistrar<"webhook", "webhook">;
-  /** A mutating admission handler: changes go into `patch`. */
+  /**
+   * A mutating admission handler: changes go into `patch`.
+   *
+   * @example Label every new object with the team that created it
+   * ```ts
+   * import { kopf } from "@kopf/kopf";
+   *
+   * kopf.on.mutate("kopfexamples", { operation: "CREATE" }, ({ userinfo, patch }) => {
+   *   patch.metadata.labels = { "created-by": String(userinfo.username ?? "unknown") };
+   * });
+   * ```
+   */
   readonly mutate: ResourceRegistrar<"webhook", "webhook">;
-  /** Runs when the operator starts, before anything is watched. */
+  /**
+   * Runs when the operator starts, before anything is watched.
+   *
+   * @example Tune the settings and open what the handlers share
+   * ```ts
+   * import { kopf } from "@kopf/kopf";
+   *
+   * kopf.on.startup(({ settings, memo }) => {
+   *   settings.persistence.finalizer = "example.com/cleanup";
+   *   memo.startedAt = new Date();
+   * });
+   * ```
+   */
   readonly startup: ActivityRegistrar;
-  /** Runs when the operator stops. */
+  /**
+   * Runs when the operator stops.
+   *
+   * @example Say goodbye to an external registry when the operator exits
+   * ```ts
+   * import { kopf } from "@kopf/kopf";
+   *
+   * kopf.on.cleanup(async ({ logger }) => {
+   *   await fetch("https://example.com/operators/me", { method: "DELETE" });
+   *   logger.info("unregistered");
+   * });
+   * ```
+   */
   readonly cleanup: ActivityRegistrar;
-  /** Provides credentials: returns a `ConnectionInfo` (or nothing). */
+  /**
+   * Provides credentials: returns a `ConnectionInfo` (or nothing).
+   *
+   * @example Log in with a token read from a mounted file
+   * ```ts
+   * import { kopf } from "@kopf/kopf";
+   *
+   * kopf.on.login(async () => ({
+   *   server: "https://kubernetes.default.svc",
+   *   token: (await Deno.readTextFile("/var/run/secrets/example/token")).trim(),
+   * }));
+   * ```
+   */
   readonly login: ActivityRegistrar<ConnectionInfo | null | undefined | void>;
-  /** Contributes to the liveness endpoint's report under its id. */
+  /**
+   * Contributes to the liveness endpoint's report under its id.
+   *
+   * @example Report the queue length on the liveness endpoint
+   * ```ts
+   * import { kopf } from "@kopf/kopf";
+   *
+   * const queue: string[] = [];
+   * kopf.on.probe(function queueLength() {
+   *   return queue.length; // reported under the id "queueLength"
+   * });
+   * ```
+   */
   readonly probe: ActivityRegistrar;
   /**
    * Kopf's `kopf.on.subhandler`: a sub-handler of the running handler, the same as
    * `kopf.subhandler`.
+   *
+   * @example A sub-handler per container, registered the Kopf way
+   * ```ts
+   * import { kopf } from "@kopf/kopf";
+   *
+   * kopf.on.create("kopfexamples", ({ spec }) => {
+   *   for (const name of (spec.containers as string[] | undefined) ?? []) {
+   *     kopf.on.subhandler({ id: name }, ({ logger }) => logger.info(`checking ${name}`));
+   *   }
+   * });
+   * ```
    */
-  readonly subhandler: typeof subhandler;
+  readonly subhandler: SubhandlerRegistrar;
   /**
    * Kopf's `kopf.on.register`: a sub-handler of the running handler, function first, the
    * same as `kopf.register`.
+   *
+   * @example A named function as a sub-handler, the Kopf way
+   * ```ts
+   * import { kopf } from "@kopf/kopf";
+   *
+   * function notifyOwner({ name }: { name?: string }) {
+   *   console.log(`${name} needs attention`);
+   * }
+   * kopf.on.update("kopfexamples", () => {
+   *   kopf.on.register(notifyOwner, { retries: 3 });
+   * });
+   * ```
    */
-  readonly register: typeof register;
-}
-
-interface ParsedCall {
-  readonly selectorArgs: unknown[];
-  readonly options: Record<string, unknown>;
-  readonly fn: HandlerFn;
-  readonly fail: (problem: string) => never;
-}
-
-function describeArgs(args: readonly unknown[]): string {
-  return args.map((a) =>
-    typeof a === "function"
-      ? (a.name || "predicate")
-      : a instanceof TypedResource
-      ? String(a)
-      : show(a)
-  ).join(", ");
-}
-
-/** Split `(...selector, options?, fn)` and make a `fail` that names the handler. */
-export function parseCall(registrar: Registrar, args: readonly unknown[]): ParsedCall {
-  const fn = args[args.length - 1];
-  let rest = args.slice(0, -1);
-  const last = rest[rest.length - 1];
-  const hasOptions = rest.length > 0 && isMapping(last) && !(last instanceof TypedResource);
-  const options = (hasOptions ? rest.pop() : {}) as Record<string, unknown>;
-  // A typed resource stands for its names; its type matters to the compiler only.
-  if (rest.length === 1 && rest[0] instanceof TypedResource) rest = [...rest[0].args];
-  const where = `kopf.${registrar}(${describeArgs(rest)})`;
-  const fail = (problem: string): never => {
-    const name = typeof options.id === "string"
-      ? options.id
-      : typeof fn === "function"
-      ? functionName(fn as HandlerFn) ?? "(anonymous)"
-      : "";
-    throw new RegistrationError(`${where}${name ? ` handler ${name}` : ""}: ${problem}.`);
-  };
-  if (typeof fn !== "function") {
-    fail(
-      `the handler function must be the last argument, got ${
-        args.length === 0 ? "nothing" : show(fn)
-      }`,
-    );
-  }
-  return { selectorArgs: rest, options, fn: fn as HandlerFn, fail };
+  readonly register: FnFirstSubhandlerRegistrar;
 }
 
 function parseSelector(call: ParsedCall, norm: NormalizedOptions): Selector {
@@ -306,47 +470,6 @@ function parseSelector(call: ParsedCall, norm: NormalizedOptions): Selector {
     if (e instanceof SelectorError) call.fail(e.message.replace(/\.$/, ""));
     throw e;
   }
-}
-
-/** The filter fields of a handler record, from validated options. */
-export function filtersOf(norm: NormalizedOptions): HandlerFilters {
-  return {
-    labels: norm.labels,
-    annotations: norm.annotations,
-    field: norm.field,
-    value: norm.value,
-    old: norm.old,
-    new: norm.new,
-    when: norm.when,
-    fieldNeedsChange: norm.fieldNeedsChange,
-    hasCallbacks: norm.hasCallbacks,
-    hasFilters: norm.hasFilters,
-  };
-}
-
-/** The id of a new handler: explicit, the function's name, or generated (with a warning). */
-export function handlerId(
-  call: ParsedCall,
-  norm: NormalizedOptions,
-  registry: OperatorRegistry,
-  registrar: Registrar,
-  target: string,
-  withField: boolean,
-  parent?: string,
-): string {
-  let base = norm.id ?? functionName(call.fn);
-  if (base === undefined) {
-    base = registry.nextGeneratedId(generatedBase(registrar, target));
-    registry.warn(
-      `kopf.${registrar}(${target}): the handler function has no name, so its id is "${base}"; ` +
-        `give it an explicit id (option "id") so that its progress survives code changes.`,
-    );
-  }
-  return composeId(base, { field: withField ? norm.field : undefined, parent });
-}
-
-function isRegistry(value: unknown): boolean {
-  return value instanceof OperatorRegistry;
 }
 
 /** What every resource handler record holds: the function, its id, filters and selector. */
@@ -363,7 +486,7 @@ type RecordMaker = (base: RecordBase, norm: NormalizedOptions) => Handler;
 function resourceRegistrar(registrar: Registrar, withField: boolean, make: RecordMaker) {
   return (...args: unknown[]): unknown => {
     const call = parseCall(registrar, args);
-    const norm = normalizeOptions(registrar, call.options, call.fail, isRegistry);
+    const norm = normalizeOptions(registrar, call.options, call.fail);
     const selector = parseSelector(call, norm);
     const registry = norm.registry ?? getDefaultRegistry();
     const id = handlerId(call, norm, registry, registrar, selector.toString(), withField);
@@ -374,18 +497,8 @@ function resourceRegistrar(registrar: Registrar, withField: boolean, make: Recor
       registrar: `kopf.${registrar}`,
       rbac: norm.rbac,
     };
-    registry.add(make({ ...base, ...filtersOf(norm), selector }, norm));
+    addHandler(registry, make({ ...base, ...filtersOf(norm), selector }, norm));
     return call.fn;
-  };
-}
-
-/** The retry policy of a handler record, from validated options. */
-export function retryOf(norm: NormalizedOptions): RetryPolicy {
-  return {
-    errors: norm.errors,
-    timeout: norm.timeout,
-    retries: norm.retries,
-    backoff: norm.backoff,
   };
 }
 
@@ -411,10 +524,10 @@ function activity(registrar: Registrar, which: Activity) {
         })`,
       );
     }
-    const norm = normalizeOptions(registrar, call.options, call.fail, isRegistry);
+    const norm = normalizeOptions(registrar, call.options, call.fail);
     const registry = norm.registry ?? getDefaultRegistry();
     const id = handlerId(call, norm, registry, registrar, which, false);
-    registry.add({
+    addHandler(registry, {
       kind: "activity",
       fn: call.fn,
       id,
@@ -589,8 +702,6 @@ export const on: OnNamespace = Object.freeze({
     ConnectionInfo | null | undefined | void
   >,
   probe: activity("on.probe", "probe") as ActivityRegistrar,
-  // Looked up when called: the sub-handlers' module imports this one.
-  subhandler: ((...args: Parameters<typeof subhandler>) =>
-    subhandler(...args)) as typeof subhandler,
-  register: ((...args: Parameters<typeof register>) => register(...args)) as typeof register,
+  subhandler,
+  register,
 });

@@ -1,70 +1,15 @@
 /**
- * The registry of handlers: what is registered, and which handlers apply to a given
- * resource, cause, event or admission request.
+ * The registry of handlers: the public {@link OperatorRegistry} that `kopf.on.*` fill and
+ * `kopf.operator()` runs, and — outside the class, for the framework only — what it
+ * holds: the handler records with their matching (`handler_matching.ts`), the generated
+ * ids and the warnings.
  *
  * @module
  */
 import { UsageError } from "../structs/errors.ts";
 import { categoryLogger, isLoggingConfigured } from "../platform/logging.ts";
-import type { FieldPath } from "../structs/dicts.ts";
-import type { Resource } from "../structs/resources.ts";
-import type { Selection, Selector } from "../structs/resource_selectors.ts";
-import {
-  FilterCallbackError,
-  type HandlerFilters,
-  KwargsCache,
-  type MatchData,
-  matchesFilters,
-} from "./filters.ts";
-import type {
-  ActivityHandler,
-  ChangingHandler,
-  DaemonHandler,
-  EventHandler,
-  Handler,
-  HandlerKind,
-  IndexingHandler,
-  TimerHandler,
-  WebhookHandler,
-} from "./handlers.ts";
-import type { AdmissionOperation } from "../structs/admission_reviews.ts";
-import type { Activity, Reason, WebhookType } from "./reasons.ts";
-
-/** A detected cause of a resource-changing handling round, as plain data. */
-export interface ChangingCause extends MatchData {
-  /** The detected reason. */
-  readonly reason: Reason;
-  /** Whether this is the first handling of the object by this operator process. */
-  readonly initial?: boolean;
-  /** Whether the object is marked for deletion. */
-  readonly deleted?: boolean;
-}
-
-/** An admission request, as plain data. */
-export interface WebhookRequest extends MatchData {
-  /** Validating or mutating. */
-  readonly type: WebhookType;
-  /** The admitted operation. */
-  readonly operation: AdmissionOperation;
-  /** The admitted subresource, `null` for the main body. */
-  readonly subresource: string | null;
-}
-
-/** The handlers of one resource, by kind, in registration order. */
-export interface ResourceHandlers {
-  /** Resource-changing handlers (and, in sub-registries, sub-handlers). */
-  readonly changing: readonly ChangingHandler[];
-  /** Event-watching handlers. */
-  readonly event: readonly EventHandler[];
-  /** Daemons. */
-  readonly daemon: readonly DaemonHandler[];
-  /** Timers. */
-  readonly timer: readonly TimerHandler[];
-  /** Indexing functions. */
-  readonly index: readonly IndexingHandler[];
-  /** Admission handlers. */
-  readonly webhook: readonly WebhookHandler[];
-}
+import type { Handler } from "./handlers.ts";
+import { HandlerMatcher } from "./handler_matching.ts";
 
 /** Options of an {@link OperatorRegistry}. */
 export interface OperatorRegistryOptions {
@@ -76,390 +21,140 @@ export interface OperatorRegistryOptions {
   onWarning?: (message: string) => void;
 }
 
-const hasDuplicates = (list: readonly Handler[]): boolean => {
-  const seen = new Set<string>();
-  const fns = new Map<Handler["fn"], number>();
-  for (const h of list) {
-    let n = fns.get(h.fn);
-    if (n === undefined) fns.set(h.fn, n = fns.size);
-    const key = `${n}\u0000${h.id}`;
-    if (seen.has(key)) return true;
-    seen.add(key);
-  }
-  return false;
-};
-
-interface CachedList<H> {
-  readonly list: readonly H[];
-  readonly duplicates: boolean;
-}
-
-/** A handler's filters as {@link OperatorRegistry.requiresFinalizer} checks them. */
-type FinalizingFilters = HandlerFilters & { readonly id: string; readonly registrar: string };
-
-/** What is derived from the handlers of one resource, until another handler is added. */
-interface Cached {
-  readonly handlers: ResourceHandlers;
-  /** The handlers that need the finalizer if they apply, their field's changes ignored. */
-  readonly finalizing: readonly FinalizingFilters[];
-  /** The fields the changing handlers watch, each once. */
-  readonly extraFields: readonly FieldPath[];
-  readonly changing: CachedList<ChangingHandler>;
-  readonly event: CachedList<EventHandler>;
-  readonly spawning: CachedList<DaemonHandler | TimerHandler>;
-  readonly index: CachedList<IndexingHandler>;
-  readonly webhook: CachedList<WebhookHandler>;
-}
-
-function cachedList<H extends Handler>(list: H[]): CachedList<H> {
-  return { list: Object.freeze(list), duplicates: hasDuplicates(list) };
+/** What a registry holds; the framework reaches it through the functions below. */
+interface Contents {
+  readonly matcher: HandlerMatcher;
+  readonly warnings: string[];
+  readonly onWarning: (message: string) => void;
+  /** How many ids were generated from each base. */
+  readonly generated: Map<string, number>;
 }
 
 /**
- * All handlers of an operator. The `kopf.on.*` functions add to the default registry
- * unless given `registry`. The handling layer asks it which handlers apply, with plain
- * data: `registry.selectChangingHandlers(resource, { reason, body, old, new, diff })`.
+ * Each registry's contents, out of the public class: a registry offers its users only what
+ * they call, and the framework's matching changes without changing the package's API.
+ */
+const contents: WeakMap<OperatorRegistry, Contents> = new WeakMap();
+
+/**
+ * The handlers of an operator. The `kopf.on.*` functions add to the default registry
+ * ({@link getDefaultRegistry}) unless given one as the `registry` option; `kopf.operator()`,
+ * `kopf.spawnTasks()` and the testing kit's `KopfRunner` run the default one unless given
+ * one. Several operators in one process each take a registry of their own.
+ *
+ * A registry offers nothing else on purpose: the handler records and their matching are the
+ * framework's own, and may change without notice.
+ *
+ * @example One registry per operator of a program that embeds two
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ *
+ * const registry = new kopf.OperatorRegistry();
+ * kopf.on.create("kopfexamples", { registry }, ({ name, logger }) => {
+ *   logger.info(`${name} is new`);
+ * });
+ * await kopf.operator({ registry, namespaces: ["default"], signal: AbortSignal.timeout(60_000) });
+ * ```
  */
 export class OperatorRegistry {
-  readonly #handlers: Handler[] = [];
-  readonly #cache: Map<string, Cached> = new Map();
-  /** The same by resource record: most callers pass the same one, saving its key string. */
-  #cacheByRecord: WeakMap<Resource, Cached> = new WeakMap();
-  readonly #generated: Map<string, number> = new Map();
-  readonly #onWarning: (message: string) => void;
-  /** The warnings issued so far (also passed to `onWarning`). */
-  readonly warnings: string[] = [];
+  readonly #contents: Contents;
 
   /** An empty registry. */
   constructor(options: OperatorRegistryOptions = {}) {
-    this.#onWarning = options.onWarning ?? warnAboutRegistration;
-  }
-
-  /**
-   * Add a handler record (the `kopf.on.*` functions build and add them).
-   *
-   * @internal the framework's own; not part of the public API.
-   */
-  add(handler: Handler): void {
-    this.#handlers.push(Object.freeze(handler));
-    this.#cache.clear();
-    this.#cacheByRecord = new WeakMap();
-  }
-
-  /**
-   * Every handler, in registration order.
-   *
-   * @internal the framework's own; not part of the public API.
-   */
-  get handlers(): readonly Handler[] {
-    return this.#handlers;
-  }
-
-  /**
-   * Issue a warning about the registration.
-   *
-   * @internal the framework's own; not part of the public API.
-   */
-  warn(message: string): void {
-    this.warnings.push(message);
-    this.#onWarning(message);
-  }
-
-  /**
-   * A generated id from a base: the base itself first, then `base-2`, `base-3`, ….
-   *
-   * @internal the framework's own; not part of the public API.
-   */
-  nextGeneratedId(base: string): string {
-    const n = (this.#generated.get(base) ?? 0) + 1;
-    this.#generated.set(base, n);
-    return n === 1 ? base : `${base}-${n}`;
-  }
-
-  /**
-   * The distinct selectors of the resource handlers (of the given kinds only, if
-   * given); equal specifications count once.
-   *
-   * @internal the framework's own; not part of the public API.
-   */
-  selectors(kinds?: readonly HandlerKind[]): readonly Selector[] {
-    const out = new Map<unknown, Selector>();
-    for (const h of this.#handlers) {
-      if (h.kind === "activity" || h.selector === null) continue;
-      if (kinds !== undefined && !kinds.includes(h.kind)) continue;
-      const key = h.selector.predicate === undefined
-        ? h.selector.toString()
-        : `${h.selector.toString()}\u0000${this.#predicateKey(h.selector.predicate)}`;
-      if (!out.has(key)) out.set(key, h.selector);
-    }
-    return [...out.values()];
-  }
-
-  readonly #predicates: Map<unknown, number> = new Map();
-  #predicateKey(predicate: unknown): number {
-    let n = this.#predicates.get(predicate);
-    if (n === undefined) this.#predicates.set(predicate, n = this.#predicates.size);
-    return n;
-  }
-
-  /**
-   * The resources to serve among the discovered ones, for all selectors together (of
-   * handlers of the given kinds only, if given — e.g. without `"webhook"` for what to
-   * watch), with the warnings of ambiguous selectors.
-   *
-   * @internal the framework's own; not part of the public API.
-   */
-  resolve(discovered: Iterable<Resource>, kinds?: readonly HandlerKind[]): Selection {
-    const all = [...discovered];
-    const found = new Map<string, Resource>();
-    const warnings: string[] = [];
-    for (const selector of this.selectors(kinds)) {
-      const selection = selector.select(all);
-      for (const r of selection.resources) found.set(r.key, r);
-      warnings.push(...selection.warnings);
-    }
-    return { resources: [...found.values()], warnings };
-  }
-
-  #cached(resource: Resource): Cached {
-    let cached = this.#cacheByRecord.get(resource);
-    if (cached !== undefined) return cached;
-    cached = this.#cache.get(resource.key);
-    if (cached !== undefined) {
-      this.#cacheByRecord.set(resource, cached);
-      return cached;
-    }
-    const changing: ChangingHandler[] = [];
-    const event: EventHandler[] = [];
-    const daemon: DaemonHandler[] = [];
-    const timer: TimerHandler[] = [];
-    const index: IndexingHandler[] = [];
-    const webhook: WebhookHandler[] = [];
-    for (const h of this.#handlers) {
-      if (h.kind === "activity") continue;
-      if (h.selector !== null && !h.selector.check(resource)) continue;
-      if (h.kind === "changing") changing.push(h);
-      else if (h.kind === "event") event.push(h);
-      else if (h.kind === "daemon") daemon.push(h);
-      else if (h.kind === "timer") timer.push(h);
-      else if (h.kind === "index") index.push(h);
-      else webhook.push(h);
-    }
-    const fields = new Map<string, FieldPath>();
-    for (const h of changing) {
-      if (h.field !== undefined) fields.set(h.field.join("\u0000"), h.field);
-    }
-    cached = {
-      handlers: Object.freeze({ changing, event, daemon, timer, index, webhook }),
-      finalizing: Object.freeze(
-        [...changing.filter((h) => h.requiresFinalizer), ...daemon, ...timer]
-          .map((h) => ({ ...h, fieldNeedsChange: false })),
-      ),
-      extraFields: Object.freeze([...fields.values()]),
-      changing: cachedList(changing),
-      event: cachedList(event),
-      spawning: cachedList<DaemonHandler | TimerHandler>([...daemon, ...timer]),
-      index: cachedList(index),
-      webhook: cachedList(webhook),
+    this.#contents = {
+      matcher: new HandlerMatcher(),
+      warnings: [],
+      onWarning: options.onWarning ?? warnAboutRegistration,
+      generated: new Map(),
     };
-    this.#cache.set(resource.key, cached);
-    this.#cacheByRecord.set(resource, cached);
-    return cached;
+    contents.set(this, this.#contents);
   }
 
   /**
-   * All handlers whose selectors match the resource (filters not checked), by kind.
-   *
-   * @internal the framework's own; not part of the public API.
+   * The warnings about the registrations so far, oldest first (each also went to
+   * `onWarning`): e.g. handlers without a name, whose generated ids depend on the order of
+   * registration. A test of an operator can require none.
    */
-  handlersFor(resource: Resource): ResourceHandlers {
-    return this.#cached(resource).handlers;
-  }
-
-  /**
-   * Whether any handler of any kind serves the resource.
-   *
-   * @internal the framework's own; not part of the public API.
-   */
-  hasHandlers(resource: Resource): boolean {
-    const h = this.#cached(resource).handlers;
-    return h.changing.length + h.event.length + h.daemon.length + h.timer.length +
-        h.index.length + h.webhook.length > 0;
-  }
-
-  /**
-   * The activity handlers of one activity, in registration order.
-   *
-   * @internal the framework's own; not part of the public API.
-   */
-  activityHandlers(activity: Activity): readonly ActivityHandler[] {
-    return this.#handlers.filter((h): h is ActivityHandler =>
-      h.kind === "activity" && h.activity === activity
-    );
-  }
-
-  /**
-   * The names of all declared indices (the ids of the indexing handlers).
-   *
-   * @internal the framework's own; not part of the public API.
-   */
-  indexNames(): readonly string[] {
-    return [...new Set(this.#handlers.filter((h) => h.kind === "index").map((h) => h.id))];
-  }
-
-  /**
-   * The resource-changing handlers to run for a cause: the reason fits (or the handler
-   * takes any), resume handlers only in the initial round and — unless `deleted` — not
-   * for objects being deleted, the filters pass; each (function, id) once.
-   *
-   * @internal the framework's own; not part of the public API.
-   */
-  selectChangingHandlers(resource: Resource, cause: ChangingCause): ChangingHandler[] {
-    const { list, duplicates } = this.#cached(resource).changing;
-    const kwargs = new KwargsCache(cause);
-    const out: ChangingHandler[] = [];
-    for (let i = 0; i < list.length; i++) {
-      const h = list[i];
-      if (h.reason !== null && h.reason !== cause.reason) continue;
-      if (h.initial && !cause.initial) continue;
-      if (h.initial && cause.deleted && !h.deleted) continue;
-      if (!matchHandler(h, cause, kwargs)) continue;
-      out.push(h);
-    }
-    return duplicates ? deduplicate(out) : out;
-  }
-
-  /**
-   * Whether the object is in the scope of any resource-changing handler, whatever the
-   * cause: labels, annotations, `when` and field values pass on the current body. When
-   * none is, the object is handled in stealth mode (no diff-base, no progress, no logs).
-   *
-   * @internal the framework's own; not part of the public API.
-   */
-  prematchChanging(resource: Resource, data: MatchData): boolean {
-    const { list } = this.#cached(resource).changing;
-    const kwargs = new KwargsCache(data);
-    return list.some((h) => matchHandler(h, data, kwargs, true));
-  }
-
-  /**
-   * The event-watching handlers whose filters pass for the object; each (function, id) once.
-   *
-   * @internal the framework's own; not part of the public API.
-   */
-  selectEventHandlers(resource: Resource, data: MatchData): EventHandler[] {
-    return select(this.#cached(resource).event, data);
-  }
-
-  /**
-   * The daemons and timers whose filters pass for the object now.
-   *
-   * @internal the framework's own; not part of the public API.
-   */
-  selectSpawningHandlers(resource: Resource, data: MatchData): (DaemonHandler | TimerHandler)[] {
-    return select(this.#cached(resource).spawning, data);
-  }
-
-  /**
-   * The indexing functions whose filters pass for the object.
-   *
-   * @internal the framework's own; not part of the public API.
-   */
-  selectIndexingHandlers(resource: Resource, data: MatchData): IndexingHandler[] {
-    return select(this.#cached(resource).index, data);
-  }
-
-  /**
-   * The admission handlers for a request: of its type, for its operation and
-   * subresource (`null` in a handler means the main body only, `"*"` any), filters pass.
-   *
-   * @internal the framework's own; not part of the public API.
-   */
-  selectWebhookHandlers(resource: Resource, request: WebhookRequest): WebhookHandler[] {
-    const { list, duplicates } = this.#cached(resource).webhook;
-    const fitting = list.filter((h) =>
-      h.type === request.type &&
-      (h.operations === null || h.operations.includes(request.operation)) &&
-      (h.subresource === "*" || h.subresource === request.subresource)
-    );
-    return select({ list: fitting, duplicates }, request);
-  }
-
-  /**
-   * Whether the object needs the operator's finalizer: a non-optional deletion handler,
-   * a daemon or a timer applies to it.
-   *
-   * @internal the framework's own; not part of the public API.
-   */
-  requiresFinalizer(resource: Resource, data: MatchData): boolean {
-    const finalizing = this.#cached(resource).finalizing;
-    if (finalizing.length === 0) return false; // checked for every event: nothing made then
-    const kwargs = new KwargsCache(data);
-    return finalizing.some((h) => matchHandler(h, data, kwargs));
-  }
-
-  /**
-   * The fields that resource-changing handlers watch: the diff-base must keep them
-   * even where it normally drops data (e.g. `status`).
-   *
-   * @internal the framework's own; not part of the public API.
-   */
-  extraFields(resource: Resource): readonly FieldPath[] {
-    return this.#cached(resource).extraFields;
+  get warnings(): readonly string[] {
+    return this.#contents.warnings;
   }
 }
 
-/** The filters of one handler; a failing callback is reported with the handler named. */
-function matchHandler(
-  handler: HandlerFilters & { readonly id: string; readonly registrar: string },
-  data: MatchData,
-  kwargs: KwargsCache,
-  prematch = false,
-): boolean {
-  if (!handler.hasCallbacks) return matchesFilters(handler, data, kwargs, prematch);
-  try {
-    return matchesFilters(handler, data, kwargs, prematch);
-  } catch (e) {
-    const message = e instanceof Error ? e.message : String(e);
-    throw new FilterCallbackError(
-      `A filter of ${handler.registrar} handler ${handler.id} failed: ${message}`,
-      { cause: e },
+function contentsOf(registry: OperatorRegistry): Contents {
+  const found = contents.get(registry);
+  if (found === undefined) {
+    throw new UsageError(
+      `Expected a kopf.OperatorRegistry, got ${
+        registry === null ? "null" : typeof registry
+      }; create one with new kopf.OperatorRegistry().`,
     );
   }
+  return found;
 }
 
-function select<H extends Handler & HandlerFilters>(
-  cached: CachedList<H>,
-  data: MatchData,
-): H[] {
-  const kwargs = new KwargsCache(data);
-  const out: H[] = [];
-  for (let i = 0; i < cached.list.length; i++) {
-    if (matchHandler(cached.list[i], data, kwargs)) out.push(cached.list[i]);
-  }
-  return cached.duplicates ? deduplicate(out) : out;
+/**
+ * The registry's handlers and their matching: what the framework asks which handlers
+ * apply. Not part of the package's API. Take it once per component, not per event.
+ */
+export function matcherOf(registry: OperatorRegistry): HandlerMatcher {
+  return contentsOf(registry).matcher;
 }
 
-/** Keep the first handler of each (function, id) pair. */
-export function deduplicate<H extends Handler>(handlers: readonly H[]): H[] {
-  const seen = new Map<Handler["fn"], Set<string>>();
-  return handlers.filter((h) => {
-    let ids = seen.get(h.fn);
-    if (ids === undefined) seen.set(h.fn, ids = new Set());
-    if (ids.has(h.id)) return false;
-    ids.add(h.id);
-    return true;
-  });
+/** Add a handler record to the registry (the `kopf.on.*` functions build them). */
+export function addHandler(registry: OperatorRegistry, handler: Handler): void {
+  contentsOf(registry).matcher.add(handler);
+}
+
+/** Issue a warning about a registration: kept in the registry and given to `onWarning`. */
+export function warnOfRegistration(registry: OperatorRegistry, message: string): void {
+  const found = contentsOf(registry);
+  found.warnings.push(message);
+  found.onWarning(message);
+}
+
+/** A generated id from a base: the base itself first, then `base-2`, `base-3`, …. */
+export function nextGeneratedId(registry: OperatorRegistry, base: string): string {
+  const generated = contentsOf(registry).generated;
+  const n = (generated.get(base) ?? 0) + 1;
+  generated.set(base, n);
+  return n === 1 ? base : `${base}-${n}`;
 }
 
 let defaultRegistry = new OperatorRegistry();
 
-/** The registry that `kopf.on.*` use when not given one. */
+/**
+ * The registry that `kopf.on.*` use when not given one, and that operators run when not
+ * given one.
+ *
+ * @example Check at startup that the handlers were registered with stable ids
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ *
+ * kopf.on.create("kopfexamples", function createFn() {});
+ * kopf.on.startup(({ logger }) => {
+ *   for (const warning of kopf.getDefaultRegistry().warnings) logger.warning(warning);
+ * });
+ * ```
+ */
 export function getDefaultRegistry(): OperatorRegistry {
   return defaultRegistry;
 }
 
-/** Replace the default registry (e.g. a fresh one per test). */
+/**
+ * Replace the default registry: `kopf.on.*` called without a `registry` add to this one from
+ * now on, and operators without one run it.
+ *
+ * @example A fresh default registry for each test, so that handlers do not pile up
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ *
+ * Deno.test("a handler without a name is warned about", () => {
+ *   kopf.setDefaultRegistry(new kopf.OperatorRegistry({ onWarning: () => {} }));
+ *   kopf.on.create("kopfexamples", () => {});
+ *   if (kopf.getDefaultRegistry().warnings.length !== 1) throw new Error("no warning");
+ * });
+ * ```
+ */
 export function setDefaultRegistry(registry: OperatorRegistry): void {
   if (!(registry instanceof OperatorRegistry)) {
     throw new UsageError("setDefaultRegistry() takes a kopf.OperatorRegistry.");

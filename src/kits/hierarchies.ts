@@ -132,6 +132,27 @@ function withNested(roots: readonly object[], nested: NestedPaths | undefined): 
 /**
  * Add an owner reference to the objects, unless they already have one with the owner's uid.
  * `controller` and `blockOwnerDeletion` are `true` unless told otherwise.
+ *
+ * @example Make a ConfigMap go away with the object that made it
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ * import { ApiClient, createObject, Vault } from "@kopf/kopf/client";
+ *
+ * const vault = new Vault({ relogin: async () => ({ main: await kopf.loginWithDefaults() }) });
+ * const api = new ApiClient(vault);
+ * const configmaps = new kopf.Resource({
+ *   group: "",
+ *   version: "v1",
+ *   plural: "configmaps",
+ *   namespaced: true,
+ * });
+ *
+ * kopf.on.create("kopfexamples", async ({ name, namespace, spec }) => {
+ *   const configMap = { metadata: { name: `${name}-config` }, data: { size: String(spec.size) } };
+ *   kopf.appendOwnerReference(configMap); // owned by the object being handled
+ *   await createObject(api, configmaps, configMap, { namespace });
+ * });
+ * ```
  */
 export function appendOwnerReference(
   objs: ObjectOrObjects,
@@ -150,7 +171,31 @@ function applyOwnerReference(list: readonly object[], ref: OwnerReference): void
   }
 }
 
-/** Remove the owner's references (matched by uid) from the objects. */
+/**
+ * Remove the owner's references (matched by uid) from the objects.
+ *
+ * @example Keep the data volume when the object is deleted
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ * import { ApiClient, getObject, replaceObject, Vault } from "@kopf/kopf/client";
+ *
+ * const vault = new Vault({ relogin: async () => ({ main: await kopf.loginWithDefaults() }) });
+ * const api = new ApiClient(vault);
+ * const claims = new kopf.Resource({
+ *   group: "",
+ *   version: "v1",
+ *   plural: "persistentvolumeclaims",
+ *   namespaced: true,
+ * });
+ *
+ * kopf.on.delete("kopfexamples", async ({ name, namespace }) => {
+ *   const ref = { namespace, name: `${name}-data` };
+ *   const claim = await getObject(api, claims, ref);
+ *   kopf.removeOwnerReference(claim); // no longer deleted with the object
+ *   await replaceObject(api, claims, ref, claim);
+ * });
+ * ```
+ */
 export function removeOwnerReference(
   objs: ObjectOrObjects,
   options: RemoveOwnerReferenceOptions = {},
@@ -189,6 +234,31 @@ function applyLabels(
  * Label the objects (and their `nested` objects that exist). Without `labels` (or with `null`),
  * the owner's labels are used. Existing labels are kept unless `forced`; with `forced`, a
  * `null` value removes the label.
+ *
+ * @example Give a child and its pod template the object's labels, plus one of its own
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ * import { ApiClient, createObject, Vault } from "@kopf/kopf/client";
+ *
+ * const vault = new Vault({ relogin: async () => ({ main: await kopf.loginWithDefaults() }) });
+ * const api = new ApiClient(vault);
+ * const deployments = new kopf.Resource({
+ *   group: "apps",
+ *   version: "v1",
+ *   plural: "deployments",
+ *   namespaced: true,
+ * });
+ *
+ * kopf.on.create("kopfexamples", async ({ name, namespace }) => {
+ *   const deployment = {
+ *     metadata: { name },
+ *     spec: { template: { metadata: { labels: { app: "web" } } } },
+ *   };
+ *   kopf.label(deployment, null, { nested: "spec.template" }); // the object's labels
+ *   kopf.label(deployment, { "example.com/owner": name ?? "" });
+ *   await createObject(api, deployments, deployment, { namespace });
+ * });
+ * ```
  */
 export function label(
   objs: ObjectOrObjects,
@@ -220,6 +290,28 @@ function applyName(list: readonly object[], name: string, options: HarmonizeNami
 /**
  * Name the objects that have neither `name` nor `generateName` (all of them with `forced`):
  * `generateName: "<name>-"`, or exactly `name` with `strict`. Without `name`, the owner's.
+ *
+ * @example Name children after the object: a unique suffix each, or exactly its name
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ * import { ApiClient, createObject, Vault } from "@kopf/kopf/client";
+ *
+ * const vault = new Vault({ relogin: async () => ({ main: await kopf.loginWithDefaults() }) });
+ * const api = new ApiClient(vault);
+ * const services = new kopf.Resource({
+ *   group: "",
+ *   version: "v1",
+ *   plural: "services",
+ *   namespaced: true,
+ * });
+ *
+ * kopf.on.create("kopfexamples", async ({ name, namespace }) => {
+ *   const service = { metadata: {}, spec: { ports: [{ port: 80 }] } };
+ *   kopf.harmonizeNaming(service, name, { strict: true }); // exactly the object's name
+ *   // Without strict: generateName "<name>-", and the server adds a unique suffix.
+ *   await createObject(api, services, service, { namespace });
+ * });
+ * ```
  */
 export function harmonizeNaming(
   objs: ObjectOrObjects,
@@ -253,6 +345,30 @@ function applyNamespace(
 /**
  * Put the objects into `namespace` unless they already have one (always with `forced`).
  * Without `namespace`, the owner's namespace (none for a cluster-scoped owner).
+ *
+ * @example Put a child into the object's namespace unless it names one
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ * import { ApiClient, createObject, Vault } from "@kopf/kopf/client";
+ *
+ * const vault = new Vault({ relogin: async () => ({ main: await kopf.loginWithDefaults() }) });
+ * const api = new ApiClient(vault);
+ * const secrets = new kopf.Resource({
+ *   group: "",
+ *   version: "v1",
+ *   plural: "secrets",
+ *   namespaced: true,
+ * });
+ *
+ * kopf.on.create("kopfexamples", async ({ name, spec }) => {
+ *   const secret = {
+ *     metadata: { name: `${name}-credentials`, namespace: spec.secretNamespace as string },
+ *     stringData: { password: crypto.randomUUID() },
+ *   };
+ *   kopf.adjustNamespace(secret); // the object's namespace if spec.secretNamespace is unset
+ *   await createObject(api, secrets, secret);
+ * });
+ * ```
  */
 export function adjustNamespace(
   objs: ObjectOrObjects,
@@ -268,6 +384,30 @@ export function adjustNamespace(
 /**
  * Make the objects children of the owner in one call: an owner reference, a name after the
  * owner's, the owner's namespace, and the owner's labels (also on `nested` objects).
+ *
+ * @example Everything that makes a pod a child of the object, in one call
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ * import { ApiClient, createObject, Vault } from "@kopf/kopf/client";
+ *
+ * const vault = new Vault({ relogin: async () => ({ main: await kopf.loginWithDefaults() }) });
+ * const api = new ApiClient(vault);
+ * const pods = new kopf.Resource({
+ *   group: "",
+ *   version: "v1",
+ *   plural: "pods",
+ *   namespaced: true,
+ * });
+ *
+ * kopf.on.create("kopfexamples", async ({ spec }) => {
+ *   const pod = {
+ *     metadata: {},
+ *     spec: { containers: [{ name: "main", image: String(spec.image ?? "busybox") }] },
+ *   };
+ *   kopf.adopt(pod); // owner reference, name prefix, namespace, labels
+ *   await createObject(api, pods, pod);
+ * });
+ * ```
  */
 export function adopt(objs: ObjectOrObjects, options: AdoptOptions = {}): void {
   const caller = "kopf.adopt()";

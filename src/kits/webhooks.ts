@@ -106,6 +106,22 @@ function base64(text: string): string {
  * A webhook server listening locally (HTTPS unless `insecure`): for clusters that reach
  * the operator's host directly, for operators in the cluster behind a service, and for
  * `curl`. See {@link WebhookServerOptions}.
+ *
+ * @example Serve admission requests on a given port with a certificate of one's own
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ *
+ * kopf.on.startup(({ settings }) => {
+ *   settings.admission.server = new kopf.WebhookServer({
+ *     addr: "0.0.0.0",
+ *     port: 8443,
+ *     host: "example-operator.operators.svc",
+ *     certfile: "/etc/webhook/tls.crt",
+ *     pkeyfile: "/etc/webhook/tls.key",
+ *   });
+ *   settings.admission.managed = "example.com";
+ * });
+ * ```
  */
 export class WebhookServer implements AdmissionServer {
   /** The options as given. */
@@ -262,6 +278,16 @@ export const MINIKUBE_HOST = "host.minikube.internal";
 /**
  * A webhook server for local K3d/K3s clusters: it listens on all addresses and the
  * cluster reaches it as `host.k3d.internal`, for which its certificate is made.
+ *
+ * @example Develop admission handlers against a local K3d cluster
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ *
+ * kopf.on.startup(({ settings }) => {
+ *   settings.admission.server = new kopf.WebhookK3dServer({ port: 9443, cadump: "/tmp/ca.pem" });
+ *   settings.admission.managed = "example.com";
+ * });
+ * ```
  */
 export class WebhookK3dServer extends WebhookServer {
   /** `host.k3d.internal`. */
@@ -278,6 +304,16 @@ export class WebhookK3dServer extends WebhookServer {
 /**
  * A webhook server for local Minikube clusters: it listens on all addresses and the
  * cluster reaches it as `host.minikube.internal`, for which its certificate is made.
+ *
+ * @example Develop admission handlers against a local Minikube cluster
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ *
+ * kopf.on.startup(({ settings }) => {
+ *   settings.admission.server = new kopf.WebhookMinikubeServer({ port: 9443 });
+ *   settings.admission.managed = "example.com";
+ * });
+ * ```
  */
 export class WebhookMinikubeServer extends WebhookServer {
   /** `host.minikube.internal`. */
@@ -310,6 +346,16 @@ export async function detectLocalCluster(
  * A webhook server that recognises the cluster: on K3d/K3s it serves as
  * {@link WebhookK3dServer}, on Minikube as {@link WebhookMinikubeServer}, elsewhere as a
  * plain {@link WebhookServer}. It never tunnels.
+ *
+ * @example One operator file for K3d, Minikube and other clusters alike
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ *
+ * kopf.on.startup(({ settings }) => {
+ *   settings.admission.server = new kopf.WebhookAutoServer();
+ *   settings.admission.managed = "example.com";
+ * });
+ * ```
  */
 export class WebhookAutoServer extends WebhookServer {
   #detected: "k3d" | "minikube" | undefined;
@@ -364,6 +410,16 @@ const NO_TUNNELS = "Webhook tunnels (ngrok) are not supported by this version; u
 /**
  * Kopf's ngrok tunnel. Not supported by this version: an operator configured with it
  * fails at its start with one line saying so and what to use instead.
+ *
+ * @example Code ported from Kopf compiles, and fails at the start with what to use instead
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ *
+ * kopf.on.startup(({ settings }) => {
+ *   // Refused when the operator starts: use kopf.WebhookServer on a reachable address.
+ *   settings.admission.server = new kopf.WebhookNgrokTunnel({ port: 9443 });
+ * });
+ * ```
  */
 export class WebhookNgrokTunnel implements AdmissionServer {
   /** The options as given. */
@@ -398,6 +454,15 @@ export interface WebhookAutoTunnelOptions {
  * Serves as {@link WebhookAutoServer} on K3d/K3s and Minikube clusters. Elsewhere a
  * tunnel would be needed, which this version does not support: the operator then fails
  * at its start with one line saying so.
+ *
+ * @example Local clusters served directly; elsewhere the operator says a tunnel is needed
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ *
+ * kopf.on.startup(({ settings }) => {
+ *   settings.admission.server = new kopf.WebhookAutoTunnel({ port: 9443 });
+ * });
+ * ```
  */
 export class WebhookAutoTunnel implements AdmissionServer {
   /** The options as given. */

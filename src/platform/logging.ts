@@ -70,6 +70,14 @@ export interface LoggingOptions {
 /**
  * Configure the process's logging: verbosity and layout. Calling it again replaces the
  * previous configuration (also one made directly with logtape).
+ *
+ * @example JSON lines for a log collector, with debug records when asked for
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ *
+ * kopf.configure({ logFormat: "json", verbose: Deno.args.includes("--verbose") });
+ * kopf.on.create("kopfexamples", ({ logger }) => logger.info("created")); // one JSON line
+ * ```
  */
 export function configure(options: LoggingOptions = {}): void {
   const format = options.logFormat ?? "full";

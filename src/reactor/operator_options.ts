@@ -80,7 +80,22 @@ export interface OperatorOptions {
   readonly lifecycle?: LifeCycleFn;
 }
 
-/** The options cannot work with this version; the message says why in one line. */
+/**
+ * The options cannot work with this version; the message says why in one line.
+ *
+ * @example Admission handlers without a webhook server stop the operator at its start
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ *
+ * kopf.on.validate("kopfexamples", () => {});
+ * try {
+ *   await kopf.operator({ namespaces: ["default"] }); // no settings.admission.server
+ * } catch (error) {
+ *   if (!(error instanceof kopf.OperatorConfigurationError)) throw error;
+ *   console.error(error.message); // says to set settings.admission.server
+ * }
+ * ```
+ */
 export class OperatorConfigurationError extends ConfigurationError {
   /** The error's name, for logs and stack traces. */
   override name = "OperatorConfigurationError";

@@ -14,6 +14,7 @@ import type { OperatorMetrics } from "../structs/operator_metrics.ts";
 import type { Semaphore } from "../structs/semaphores.ts";
 import type { OperatorSettings } from "../settings/operator_settings.ts";
 import type { OperatorRegistry } from "../intents/registry.ts";
+import type { HandlerMatcher } from "../intents/handler_matching.ts";
 import type { LifeCycleFn } from "../intents/lifecycles.ts";
 import type { ObjectMemories } from "../handling/memories.ts";
 import type { ActivityOptions, DefaultLogin } from "../engines/activities.ts";
@@ -22,8 +23,10 @@ import type { Scope } from "../structs/namespace_scopes.ts";
 
 /** The shared inputs and parts of one operator; see the module docs. */
 export interface OperatorParts {
-  /** The handlers. */
+  /** The handlers, as registered. */
   readonly registry: OperatorRegistry;
+  /** The registry's matching: which handlers serve which resources and objects. */
+  readonly matcher: HandlerMatcher;
   /** The settings, as the startup handlers leave them (read when used). */
   readonly settings: OperatorSettings;
   /** The operator's memo; each object gets a shallow copy. */

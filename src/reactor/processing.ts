@@ -60,7 +60,8 @@ import {
 } from "../intents/filters.ts";
 import type { ChangingHandler } from "../intents/handlers.ts";
 import { buildEventKwargs, buildResourceKwargs } from "../intents/kwargs.ts";
-import type { ChangingCause, OperatorRegistry } from "../intents/registry.ts";
+import type { ChangingCause, HandlerMatcher } from "../intents/handler_matching.ts";
+import { matcherOf, type OperatorRegistry } from "../intents/registry.ts";
 import { applyChanges, type FinalizerChange, isRefusedOutcome } from "../handling/application.ts";
 import {
   capitalize,
@@ -166,7 +167,7 @@ const IDLE: ChangingOutcome = Object.freeze({ delays: NO_DELAYS });
 /** The handling of all objects of one operator; call {@link ObjectProcessor.process}. */
 export class ObjectProcessor {
   readonly #api: ApiClient;
-  readonly #registry: OperatorRegistry;
+  readonly #registry: HandlerMatcher;
   readonly #settings: OperatorSettings;
   readonly #memories: ObjectMemories;
   readonly #clock: Clock;
@@ -181,7 +182,7 @@ export class ObjectProcessor {
   /** A processor over the operator's parts. */
   constructor(options: ObjectProcessorOptions) {
     this.#api = options.api;
-    this.#registry = options.registry;
+    this.#registry = matcherOf(options.registry);
     this.#settings = options.settings;
     this.#memories = options.memories;
     this.#clock = options.clock ?? realClock;

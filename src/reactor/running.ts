@@ -30,7 +30,7 @@ import { onTerminationSignals } from "../platform/termination_signals.ts";
 import { refreshTracing } from "../platform/tracing.ts";
 import { loginWithDefaults } from "../client/login.ts";
 import { OperatorSettings } from "../settings/operator_settings.ts";
-import { getDefaultRegistry } from "../intents/registry.ts";
+import { getDefaultRegistry, matcherOf } from "../intents/registry.ts";
 import { getDefaultLifecycle } from "../intents/lifecycles.ts";
 import { ObjectMemories } from "../handling/memories.ts";
 import { OperatorIndexers } from "../engines/indexing.ts";
@@ -89,6 +89,7 @@ export async function operator(options: OperatorOptions = {}): Promise<void> {
 /** The operator's shared parts, from its options and their defaults. */
 function partsOf(options: OperatorOptions): OperatorParts {
   const registry = options.registry ?? getDefaultRegistry();
+  const matcher = matcherOf(registry);
   const logger = options.logger ?? reactorLogger();
   const clock = options.clock ?? realClock;
   // Metrics only when asked for: nothing is counted otherwise.
@@ -96,6 +97,7 @@ function partsOf(options: OperatorOptions): OperatorParts {
   const memo = options.memo ?? new Memo();
   return {
     registry,
+    matcher,
     settings: options.settings ?? new OperatorSettings(),
     memo,
     clock,
@@ -105,7 +107,7 @@ function partsOf(options: OperatorOptions): OperatorParts {
     defaultLogin: options.defaultLogin ?? (() => loginWithDefaults()),
     metrics,
     // The indices exist from the start: activities get them too (possibly still filling up).
-    indexers: registry.indexNames().length > 0
+    indexers: matcher.indexNames().length > 0
       ? new OperatorIndexers({ registry, clock, metrics })
       : undefined,
     memories: new ObjectMemories(memo),

@@ -83,6 +83,24 @@ function essenceAnnotations(annotations: unknown): unknown {
 /**
  * The base of all diff-base storages. `build` computes the essence; subclass it and
  * implement `fetch` and `store` (sync or async) for a custom place to keep it.
+ *
+ * @example Keep the last handled states in memory (all objects are new after a restart)
+ * ```ts
+ * import { kopf, type DiffBaseStoreArgs, type RawBody } from "@kopf/kopf";
+ *
+ * class MemoryDiffBaseStorage extends kopf.DiffBaseStorage {
+ *   readonly #essences = new Map<string, RawBody>();
+ *   fetch({ body }: { body: RawBody }): RawBody | null {
+ *     return this.#essences.get(body.metadata?.uid ?? "") ?? null;
+ *   }
+ *   store({ body, essence }: DiffBaseStoreArgs): void {
+ *     this.#essences.set(body.metadata?.uid ?? "", essence);
+ *   }
+ * }
+ * kopf.on.startup(({ settings }) => {
+ *   settings.persistence.diffbaseStorage = new MemoryDiffBaseStorage();
+ * });
+ * ```
  */
 export abstract class DiffBaseStorage {
   /**
@@ -147,6 +165,18 @@ function essenceProblem(object: string, where: string): string {
 /**
  * The essence in an annotation, `kopf.zalando.org/last-handled-configuration` by default:
  * compact JSON with a trailing newline (as `kubectl` writes its own).
+ *
+ * @example The last handled state under the operator's own annotation
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ *
+ * kopf.on.startup(({ settings }) => {
+ *   settings.persistence.diffbaseStorage = new kopf.AnnotationsDiffBaseStorage({
+ *     prefix: "example.com",
+ *     key: "last-handled",
+ *   });
+ * });
+ * ```
  */
 export class AnnotationsDiffBaseStorage extends DiffBaseStorage {
   /** The annotations prefix. */
@@ -217,7 +247,20 @@ export interface StatusDiffBaseStorageOptions {
   field?: FieldSpec;
 }
 
-/** The essence as a compact JSON string in a status field (no trailing newline). */
+/**
+ * The essence as a compact JSON string in a status field (no trailing newline).
+ *
+ * @example The last handled state in the status, out of the annotations
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ *
+ * kopf.on.startup(({ settings }) => {
+ *   settings.persistence.diffbaseStorage = new kopf.StatusDiffBaseStorage({
+ *     field: "status.example.lastHandled",
+ *   });
+ * });
+ * ```
+ */
 export class StatusDiffBaseStorage extends DiffBaseStorage {
   /** The path of the field. */
   readonly field: readonly string[];
@@ -258,6 +301,18 @@ export class StatusDiffBaseStorage extends DiffBaseStorage {
 /**
  * Several storages kept in sync: all are written; the first one holding an essence wins
  * on reading. Use it to move from one storage to another without re-handling objects.
+ *
+ * @example Read the old annotation as long as objects still have it
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ *
+ * kopf.on.startup(({ settings }) => {
+ *   settings.persistence.diffbaseStorage = new kopf.MultiDiffBaseStorage([
+ *     new kopf.AnnotationsDiffBaseStorage({ prefix: "example.com" }),
+ *     new kopf.AnnotationsDiffBaseStorage(), // kopf.zalando.org, as before
+ *   ]);
+ * });
+ * ```
  */
 export class MultiDiffBaseStorage extends DiffBaseStorage {
   /** The storages, in the order of precedence for reading. */

@@ -21,7 +21,19 @@ const LEVEL_NAMES: ReadonlySet<string> = new Set([
   "critical",
 ]);
 
-/** Which log records of handlers become Kubernetes Events on the object. */
+/**
+ * Which log records of handlers become Kubernetes Events on the object.
+ *
+ * @example Post only warnings and errors as Kubernetes Events, under the operator's name
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ *
+ * kopf.on.startup(({ settings }) => {
+ *   settings.posting.level = "warning";
+ *   settings.posting.reportingComponent = "example-operator";
+ * });
+ * ```
+ */
 export class PostingSettings {
   /** Whether events are posted at all (also those of `kopf.event()` and friends). */
   enabled = true;
@@ -35,7 +47,20 @@ export class PostingSettings {
   eventNamePrefix = "kopf-event-";
 }
 
-/** How watch streams behave (the client's `WatchingOptions`). */
+/**
+ * How watch streams behave (the client's `WatchingOptions`).
+ *
+ * @example Shorter watch requests behind a proxy that drops idle connections
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ *
+ * kopf.on.startup(({ settings }) => {
+ *   settings.watching.serverTimeout = 300;
+ *   settings.watching.clientTimeout = 330;
+ *   settings.watching.inactivityTimeout = 90;
+ * });
+ * ```
+ */
 export class WatchingSettings {
   /** The server-side limit of one watch request (`timeoutSeconds`); `null` leaves it to the server. */
   serverTimeout: number | null = null;
@@ -75,7 +100,20 @@ export class WatchingSettings {
   listPatience = 120;
 }
 
-/** How events of one object are queued and processed by its worker. */
+/**
+ * How events of one object are queued and processed by its worker.
+ *
+ * @example Fewer objects at once, and more time to finish when stopping
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ *
+ * kopf.on.startup(({ settings }) => {
+ *   settings.batching.workerLimit = 10;
+ *   settings.batching.batchWindow = 0.5; // coalesce bursts of changes of one object
+ *   settings.batching.exitTimeout = 20;
+ * });
+ * ```
+ */
 export class BatchingSettings {
   /** How many per-object workers may run at once; `null` for no limit. */
   workerLimit: number | null = null;
@@ -108,7 +146,20 @@ export function errorDelayAfter(delays: Iterable<number>, failures: number): num
   return delay;
 }
 
-/** How regular API requests behave (the client's `NetworkingOptions`). */
+/**
+ * How regular API requests behave (the client's `NetworkingOptions`).
+ *
+ * @example Quick failures against a cluster far away
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ *
+ * kopf.on.startup(({ settings }) => {
+ *   settings.networking.requestTimeout = 30;
+ *   settings.networking.connectTimeout = 5;
+ *   settings.networking.errorBackoffs = [1, 2, 5]; // three retries
+ * });
+ * ```
+ */
 export class NetworkingSettings {
   /** The longest a regular request (not a watch) may take; `null` for no limit. */
   requestTimeout: number | null = 300;
@@ -121,7 +172,24 @@ export class NetworkingSettings {
   errorBackoffs: Iterable<number> | number = [1, 1, 2, 3, 5, 8, 13, 21];
 }
 
-/** Where and how the operator keeps its state on the objects. */
+/**
+ * Where and how the operator keeps its state on the objects.
+ *
+ * @example A finalizer and storages of the operator's own name
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ *
+ * kopf.on.startup(({ settings }) => {
+ *   settings.persistence.finalizer = "example.com/finalizer";
+ *   settings.persistence.progressStorage = new kopf.AnnotationsProgressStorage({
+ *     prefix: "example.com",
+ *   });
+ *   settings.persistence.diffbaseStorage = new kopf.AnnotationsDiffBaseStorage({
+ *     prefix: "example.com",
+ *   });
+ * });
+ * ```
+ */
 export class PersistenceSettings {
   /** The finalizer that blocks deletion while the operator still has work to do. */
   finalizer = "kopf.zalando.org/KopfFinalizerMarker";
@@ -133,7 +201,18 @@ export class PersistenceSettings {
   consistencyTimeout = 5.0;
 }
 
-/** How daemons and timers are stopped. */
+/**
+ * How daemons and timers are stopped.
+ *
+ * @example Check stopping daemons every 10 seconds rather than every minute
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ *
+ * kopf.on.startup(({ settings }) => {
+ *   settings.background.cancellationPolling = 10;
+ * });
+ * ```
+ */
 export class BackgroundSettings {
   /** How often to re-check a stopping daemon that has no cancellation timeout. */
   cancellationPolling = 60;
@@ -147,7 +226,18 @@ export class BackgroundSettings {
   instantExitZeroTimeCycles: number | null = 10;
 }
 
-/** Whether namespaces and CRDs are observed as they come and go. */
+/**
+ * Whether namespaces and CRDs are observed as they come and go.
+ *
+ * @example Serve only the resources and namespaces that exist when the operator starts
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ *
+ * kopf.on.startup(({ settings }) => {
+ *   settings.scanning.disabled = true;
+ * });
+ * ```
+ */
 export class ScanningSettings {
   /** Serve only what exists at startup: no namespace patterns, no CRDs added later. */
   disabled = false;
@@ -159,7 +249,19 @@ export class ScanningSettings {
  */
 export type AdmissionServerLike = object;
 
-/** How admission requests reach the operator. */
+/**
+ * How admission requests reach the operator.
+ *
+ * @example Serve the admission handlers and keep their webhook configurations up to date
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ *
+ * kopf.on.startup(({ settings }) => {
+ *   settings.admission.server = new kopf.WebhookAutoServer({ port: 9443 });
+ *   settings.admission.managed = "example.com";
+ * });
+ * ```
+ */
 export class AdmissionSettings {
   /** The webhook server or tunnel; `null` serves no admission handlers. */
   server: AdmissionServerLike | null = null;
@@ -167,7 +269,20 @@ export class AdmissionSettings {
   managed: string | null = null;
 }
 
-/** How several operators of the same objects see each other. */
+/**
+ * How several operators of the same objects see each other.
+ *
+ * @example Deployments of one operator in a peering: the highest priority handles, others pause
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ *
+ * kopf.on.startup(({ settings }) => {
+ *   settings.peering.name = "example";
+ *   settings.peering.priority = 100; // the standby deployment keeps the default, 0
+ *   settings.peering.mandatory = true;
+ * });
+ * ```
+ */
 export class PeeringSettings {
   /** The peering object's name: operators in different peerings do not see each other. */
   name = "default";
@@ -200,6 +315,17 @@ export class PeeringSettings {
  * are split into `shards`, each handled by the one replica that holds its Lease. The
  * timings are client-go's: a holder renews every `retryPeriod`, gives up if it could not
  * renew for `renewDeadline`, and others take over `leaseDuration` after its last renewal.
+ *
+ * @example Replicas of one Deployment: an elected leader handles, the others stand by
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ *
+ * kopf.on.startup(({ settings }) => {
+ *   settings.leadership.leaderElection = true;
+ *   settings.leadership.name = "example-operator";
+ *   settings.leadership.namespace = "operators";
+ * });
+ * ```
  */
 export class LeadershipSettings {
   /** Elect one leader among the replicas; the others keep their watches warm on standby. */

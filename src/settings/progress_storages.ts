@@ -101,6 +101,34 @@ export interface ProgressTouchArgs {
  * The base of all progress storages. Subclass it for a custom storage (e.g. a database):
  * implement `fetch`, `store`, `purge` (sync or async) and `touch`; override `clear` if
  * the storage keeps its data inside the object, and `flush` to write batched records.
+ *
+ * @example Keep the progress in memory only (e.g. for a short-lived operator in tests)
+ * ```ts
+ * import {
+ *   kopf,
+ *   type ProgressFetchArgs,
+ *   type ProgressPurgeArgs,
+ *   type ProgressRecord,
+ *   type ProgressStoreArgs,
+ * } from "@kopf/kopf";
+ *
+ * class MemoryProgressStorage extends kopf.ProgressStorage {
+ *   readonly #records = new Map<string, ProgressRecord>();
+ *   fetch({ key, body }: ProgressFetchArgs): ProgressRecord | null {
+ *     return this.#records.get(`${body.metadata?.uid}/${key}`) ?? null;
+ *   }
+ *   store({ key, body, record }: ProgressStoreArgs): void {
+ *     this.#records.set(`${body.metadata?.uid}/${key}`, record);
+ *   }
+ *   purge({ key, body }: ProgressPurgeArgs): void {
+ *     this.#records.delete(`${body.metadata?.uid}/${key}`);
+ *   }
+ *   touch(): void {}
+ * }
+ * kopf.on.startup(({ settings }) => {
+ *   settings.persistence.progressStorage = new MemoryProgressStorage();
+ * });
+ * ```
  */
 export abstract class ProgressStorage {
   /** The record of one handler, or `null` when there is none. */
@@ -313,6 +341,18 @@ function touchPath(
 /**
  * Progress in `metadata.annotations`, one compact-JSON record per handler:
  * `kopf.zalando.org/create_fn: '{"started":"…","retries":1,"success":true,"failure":false}'`.
+ *
+ * @example Progress in annotations of the operator's own prefix
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ *
+ * kopf.on.startup(({ settings }) => {
+ *   settings.persistence.progressStorage = new kopf.AnnotationsProgressStorage({
+ *     prefix: "example.com",
+ *     v1: false, // no Kopf 0.x operators to stay readable for
+ *   });
+ * });
+ * ```
  */
 export class AnnotationsProgressStorage extends ProgressStorage {
   /** The annotations prefix. */
@@ -436,6 +476,16 @@ export interface StatusProgressStorageOptions {
 /**
  * Progress in the status, one object per handler: `status.kopf.progress.<id>`.
  * Records keep their `null` fields in the patch, so that a merge-patch clears stale ones.
+ *
+ * @example Progress in the status, for resources whose annotations are kept small
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ *
+ * kopf.on.startup(({ settings }) => {
+ *   settings.persistence.progressStorage = new kopf.StatusProgressStorage({ name: "example" });
+ *   // The records are then under status.example.progress
+ * });
+ * ```
  */
 export class StatusProgressStorage extends ProgressStorage {
   /** The path of the records' container. */
@@ -496,6 +546,18 @@ export class StatusProgressStorage extends ProgressStorage {
 /**
  * Several storages kept in sync: all are written and purged; the first one holding a
  * record wins on reading. Use it to move from one storage to another without losing state.
+ *
+ * @example Move from the status to annotations: read both, write both for a while
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ *
+ * kopf.on.startup(({ settings }) => {
+ *   settings.persistence.progressStorage = new kopf.MultiProgressStorage([
+ *     new kopf.AnnotationsProgressStorage({ prefix: "example.com" }),
+ *     new kopf.StatusProgressStorage({ name: "example" }),
+ *   ]);
+ * });
+ * ```
  */
 export class MultiProgressStorage extends ProgressStorage {
   /** The storages, in the order of precedence for reading. */
@@ -549,6 +611,18 @@ export interface SmartProgressStorageOptions
 /**
  * The default: annotations (read first) and `status.kopf.progress` (the older place),
  * both written and purged — what Python Kopf reads, whichever version it is.
+ *
+ * @example The default storage, under the operator's own names
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ *
+ * kopf.on.startup(({ settings }) => {
+ *   settings.persistence.progressStorage = new kopf.SmartProgressStorage({
+ *     prefix: "example.com",
+ *     name: "example",
+ *   });
+ * });
+ * ```
  */
 export class SmartProgressStorage extends MultiProgressStorage {
   /** Both storages, configured from one set of options. */

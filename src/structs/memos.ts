@@ -8,6 +8,18 @@
 /**
  * A free-form container: `memo.counter = 1`, `memo.queue`, …. Each object gets a
  * shallow copy of the operator's memo when first seen.
+ *
+ * @example Share a cache among all objects, and count the updates of each object
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ *
+ * const owners = new Map<string, string>(); // one map: each object's memo refers to it
+ * kopf.on.update("kopfexamples", ({ memo, uid, labels }) => {
+ *   memo.updates = Number(memo.updates ?? 0) + 1; // this object's own count
+ *   (memo.owners as typeof owners).set(uid ?? "", labels.owner ?? "nobody");
+ * });
+ * await kopf.operator({ memo: new kopf.Memo({ owners }), namespaces: ["default"] });
+ * ```
  */
 export class Memo {
   /** Any values the handlers keep here. */

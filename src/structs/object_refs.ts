@@ -68,7 +68,19 @@ export interface OwnerReferenceOptions {
   readonly blockOwnerDeletion?: boolean | null;
 }
 
-/** The reference of an object for events and log records; empty fields are left out. */
+/**
+ * The reference of an object for events and log records; empty fields are left out.
+ *
+ * @example The reference of an object, e.g. for an event of one's own or a log line
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ *
+ * kopf.on.update("kopfexamples", ({ body, logger }) => {
+ *   const ref = kopf.buildObjectReference(body);
+ *   logger.info(`updated ${ref.kind} ${ref.namespace}/${ref.name} (${ref.uid})`);
+ * });
+ * ```
+ */
 export function buildObjectReference<T extends ObjectLike>(body: T): ObjectReference {
   const meta = body.metadata ?? {};
   const ref: ObjectReference = {};
@@ -83,6 +95,27 @@ export function buildObjectReference<T extends ObjectLike>(body: T): ObjectRefer
 /**
  * The owner reference that makes `body` the owner of other objects. The owner must have been
  * read from the cluster: its apiVersion, kind, name and uid are all required.
+ *
+ * @example Own a child without being its controller (another operator controls it)
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ * import { ApiClient, createObject, Vault } from "@kopf/kopf/client";
+ *
+ * const vault = new Vault({ relogin: async () => ({ main: await kopf.loginWithDefaults() }) });
+ * const api = new ApiClient(vault);
+ * const configmaps = new kopf.Resource({
+ *   group: "",
+ *   version: "v1",
+ *   plural: "configmaps",
+ *   namespaced: true,
+ * });
+ *
+ * kopf.on.create("kopfexamples", async ({ body, name, namespace }) => {
+ *   const owner = kopf.buildOwnerReference(body, { controller: false });
+ *   const cache = { metadata: { name: `${name}-cache`, ownerReferences: [{ ...owner }] } };
+ *   await createObject(api, configmaps, cache, { namespace });
+ * });
+ * ```
  */
 export function buildOwnerReference<T extends ObjectLike>(
   body: T,

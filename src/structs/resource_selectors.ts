@@ -68,7 +68,23 @@ function singularOf(resource: Resource): string {
   return resource.singular || resource.kind.toLowerCase();
 }
 
-/** An error in how a resource is specified; the message says what to write instead. */
+/**
+ * An error in how a resource is specified; the message says what to write instead.
+ *
+ * @example A resource named on the command line, checked where it is read
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ *
+ * const name = Deno.args[0] ?? "kopfexamples";
+ * try {
+ *   const watched = kopf.resource(name);
+ *   kopf.on.event(watched, ({ type, name }) => console.log(`${type} ${name}`));
+ * } catch (error) {
+ *   if (!(error instanceof kopf.SelectorError)) throw error;
+ *   console.error(`The resource to watch: ${error.message}`);
+ * }
+ * ```
+ */
 export class SelectorError extends TypeError {
   /** The error class name. */
   override name = "SelectorError";
@@ -232,7 +248,7 @@ export class Selector {
     const name = this.anyName;
     if (name === EVERYTHING || this.predicate !== undefined) {
       if (isCoreEvents(resource)) return false;
-    } else if (name !== undefined) {
+    } else if (typeof name === "string") {
       if (
         name !== resource.plural && name !== singularOf(resource) && name !== resource.kind &&
         !resource.shortcuts.includes(name)
@@ -280,7 +296,7 @@ export class Selector {
     const parts: string[] = [];
     if (this.predicate !== undefined) parts.push(this.predicate.name || "predicate");
     if (this.anyName === EVERYTHING) parts.push("everything");
-    else if (this.anyName !== undefined) parts.push(this.anyName);
+    else if (typeof this.anyName === "string") parts.push(this.anyName);
     for (const key of ["kind", "plural", "singular", "shortcut", "category"] as const) {
       if (this[key] !== undefined) parts.push(`${key}=${this[key]}`);
     }

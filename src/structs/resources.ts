@@ -49,6 +49,20 @@ export interface ResourceUrlOptions {
  * A resource served by the cluster: one group/version/plural with its discovery facts.
  *
  * Two resources are the same when group, version and plural are the same.
+ *
+ * @example Address a resource by its group, version and plural, e.g. with the client
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ *
+ * const deployments = new kopf.Resource({
+ *   group: "apps",
+ *   version: "v1",
+ *   plural: "deployments",
+ *   namespaced: true,
+ * });
+ * console.log(deployments.getUrl({ namespace: "default", name: "web" }));
+ * // /apis/apps/v1/namespaces/default/deployments/web
+ * ```
  */
 export class Resource {
   /** The API group, `""` for the core group. */

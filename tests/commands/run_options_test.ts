@@ -15,7 +15,7 @@ import {
   findCredentialSources,
   missingCredentials,
 } from "../../src/commands/credential_sources.ts";
-import { getDefaultRegistry, OperatorRegistry } from "../../src/intents/registry.ts";
+import { getDefaultRegistry, matcherOf, OperatorRegistry } from "../../src/intents/registry.ts";
 import { on } from "../../src/intents/registration.ts";
 
 Deno.test("patterns, priority and logging flags become the plan", () => {
@@ -120,8 +120,8 @@ Deno.test("operator files register on the given registry, which is default meanw
       loadSources(plan.sources, { registry: first, fresh: true }),
       loadSources(plan.sources, { registry: second, fresh: true }),
     ]);
-    assertEquals(first.handlers.map((h) => h.id), ["created"]);
-    assertEquals(second.handlers.map((h) => h.id), ["created"]);
+    assertEquals(matcherOf(first).handlers.map((h) => h.id), ["created"]);
+    assertEquals(matcherOf(second).handlers.map((h) => h.id), ["created"]);
     assert(getDefaultRegistry() === before, "the default registry is restored");
   } finally {
     await Deno.remove(dir, { recursive: true });

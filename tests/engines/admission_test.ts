@@ -6,7 +6,7 @@
 import { AdmissionError, PermanentError, TemporaryError } from "../../src/structs/errors.ts";
 import { PRESENT } from "../../src/structs/markers.ts";
 import { Resource } from "../../src/structs/resources.ts";
-import { OperatorRegistry } from "../../src/intents/registry.ts";
+import { matcherOf, OperatorRegistry } from "../../src/intents/registry.ts";
 import { on } from "../../src/intents/registration.ts";
 import type { WebhookHandler } from "../../src/intents/handlers.ts";
 import {
@@ -297,7 +297,7 @@ Deno.test("managed webhooks: one per handler with rules, policies, selectors and
     { registry: r, id: "status", subresource: "status", persistent: true },
     () => {},
   );
-  const handlers = r.handlers as WebhookHandler[];
+  const handlers = matcherOf(r).handlers as WebhookHandler[];
   const pods = new Resource({ group: "", version: "v1", plural: "pods", kind: "Pod" });
   const webhooks = buildWebhooks(handlers, {
     resources: [KEX, pods],
@@ -344,7 +344,7 @@ Deno.test("managed webhooks: one per handler with rules, policies, selectors and
 Deno.test("a handler of any subresource gets the main body too: plural/* alone matches only subresources", () => {
   const r = registry();
   on.validate("kex", { registry: r, id: "any", subresource: "*" }, () => {});
-  const [webhook] = buildWebhooks(r.handlers as WebhookHandler[], {
+  const [webhook] = buildWebhooks(matcherOf(r).handlers as WebhookHandler[], {
     resources: [KEX],
     suffix: "auto.kopf.dev",
     clientConfig: { url: "https://host" },
@@ -361,7 +361,7 @@ Deno.test("handler ids that read alike get distinct webhook names, the same at e
     on.validate("kex", { registry: r, id }, () => {});
   }
   const build = (persistentOnly: boolean) =>
-    buildWebhooks(r.handlers as WebhookHandler[], {
+    buildWebhooks(matcherOf(r).handlers as WebhookHandler[], {
       resources: [KEX],
       suffix: "auto.kopf.dev",
       clientConfig: { url: "https://host" },

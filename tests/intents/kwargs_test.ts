@@ -30,6 +30,7 @@ import { assert, assertEquals, assertThrows } from "../assert.ts";
 import { kexV1 } from "../fixtures/discovered.ts";
 import { diff } from "../../src/structs/diffs.ts";
 import { Patch } from "../../src/structs/patches.ts";
+import { matcherOf } from "../../src/intents/registry.ts";
 
 const BODY: RawBody = {
   apiVersion: "kopf.dev/v1",
@@ -147,7 +148,7 @@ Deno.test("counting updates with param, as in the arguments example", () => {
   };
   const patch = new Patch();
   let status = BODY.status as { counter: number };
-  for (const h of registry.selectChangingHandlers(kexV1, cause)) {
+  for (const h of matcherOf(registry).selectChangingHandlers(kexV1, cause)) {
     const body = { ...BODY, status };
     h.fn(buildChangingKwargs({ resource: kexV1, body, patch, param: h.param }, {
       reason: cause.reason,

@@ -11,6 +11,7 @@ import type {
   TimerHandler,
   WebhookHandler,
 } from "../../src/intents/handlers.ts";
+import { matcherOf } from "../../src/intents/registry.ts";
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { DISCOVERED, kexV1, pods } from "../fixtures/discovered.ts";
 
@@ -19,7 +20,7 @@ function fresh(): kopf.OperatorRegistry {
 }
 
 const only = <H extends Handler>(registry: kopf.OperatorRegistry): H =>
-  registry.handlers[registry.handlers.length - 1] as H;
+  matcherOf(registry).handlers.at(-1) as H;
 
 Deno.test("registration returns the function, so one function can be registered many times", () => {
   const registry = fresh();
@@ -27,7 +28,7 @@ Deno.test("registration returns the function, so one function can be registered 
   const returned = kopf.on.resume("kopfexamples", { registry }, myHandler);
   kopf.on.create("kopfexamples", { registry }, returned);
   assert(returned === myHandler);
-  assertEquals(registry.handlers.map((h) => h.id), ["myHandler", "myHandler"]);
+  assertEquals(matcherOf(registry).handlers.map((h) => h.id), ["myHandler", "myHandler"]);
 });
 
 Deno.test("resource-changing records carry reason, finalizer, retry policy and filters", () => {
@@ -119,7 +120,7 @@ Deno.test("daemon, timer, index, webhook and activity records carry their own op
   const i = only<IndexingHandler>(registry);
   assertEquals([i.kind, i.id, i.errors], ["index", "byLabel", "ignored"]); // no field suffix
   kopf.on.index("pods", { registry, id: "podsByNode" }, byLabel);
-  assertEquals(registry.indexNames(), ["byLabel", "podsByNode"]);
+  assertEquals(matcherOf(registry).indexNames(), ["byLabel", "podsByNode"]);
 
   function check() {}
   kopf.on.validate("kex", { registry, operation: ["CREATE", "UPDATE"], subresource: "*" }, check);
@@ -152,8 +153,11 @@ Deno.test("daemon, timer, index, webhook and activity records carry their own op
   kopf.on.probe({ registry, id: "now" }, now);
   kopf.on.startup({ registry, retries: 3 }, now);
   kopf.on.login({ registry }, now);
-  assertEquals(registry.activityHandlers("probe").map((h) => h.id), ["now"]);
-  assertEquals(registry.activityHandlers("startup").map((h) => [h.id, h.retries]), [["now", 3]]);
+  assertEquals(matcherOf(registry).activityHandlers("probe").map((h) => h.id), ["now"]);
+  assertEquals(matcherOf(registry).activityHandlers("startup").map((h) => [h.id, h.retries]), [[
+    "now",
+    3,
+  ]]);
 });
 
 Deno.test("the default registry is used unless one is given, and can be replaced", () => {
@@ -164,8 +168,8 @@ Deno.test("the default registry is used unless one is given, and can be replaced
     const byDefault = function byDefault() {};
     kopf.on.login(byDefault);
     kopf.on.event("pods", byDefault);
-    assertEquals(mine.handlers.map((h) => h.kind), ["activity", "event"]);
-    assertEquals(mine.activityHandlers("login")[0].id, "byDefault");
+    assertEquals(matcherOf(mine).handlers.map((h) => h.kind), ["activity", "event"]);
+    assertEquals(matcherOf(mine).activityHandlers("login")[0].id, "byDefault");
   } finally {
     kopf.setDefaultRegistry(previous);
   }
@@ -181,7 +185,7 @@ Deno.test("ids: explicit id, else the function's name; fields are suffixed", () 
   kopf.on.update("kex", { registry, id: "explicit", field: "spec.items" }, named);
   kopf.on.update("kex", { registry, field: ["metadata", "labels"] }, named);
   kopf.on.create("kex", { registry }, named.bind(null));
-  assertEquals(registry.handlers.map((h) => h.id), [
+  assertEquals(matcherOf(registry).handlers.map((h) => h.id), [
     "createFn",
     "arrow",
     "explicit",
@@ -204,7 +208,7 @@ Deno.test("anonymous functions get deterministic ids with ordinals, and a warnin
     (() => () => {})(),
   );
   kopf.on.probe({ registry }, (() => () => {})());
-  assertEquals(registry.handlers.map((h) => h.id), [
+  assertEquals(matcherOf(registry).handlers.map((h) => h.id), [
     "create-kopfexamples",
     "create-kopfexamples-2",
     "update-kopfexamples.v1.kopf.dev/spec.x",
@@ -223,9 +227,9 @@ Deno.test("handlers are de-duplicated by function and id when selected", () => {
   kopf.on.event("kex", { registry }, fn); // an accidental overlap
   kopf.on.event("v1", "pods", { registry }, fn);
   const body = { metadata: { name: "x" } };
-  assertEquals(registry.handlersFor(kexV1).event.length, 2);
-  assertEquals(registry.selectEventHandlers(kexV1, { body }).length, 1);
-  assertEquals(registry.selectEventHandlers(pods, { body }).length, 1);
+  assertEquals(matcherOf(registry).handlersFor(kexV1).event.length, 2);
+  assertEquals(matcherOf(registry).selectEventHandlers(kexV1, { body }).length, 1);
+  assertEquals(matcherOf(registry).selectEventHandlers(pods, { body }).length, 1);
 });
 
 Deno.test("param is stored per registration and overlapping field handlers stay distinct", () => {
@@ -239,7 +243,7 @@ Deno.test("param is stored per registration and overlapping field handlers stay 
     old: { spec: { field: "a" } },
     new: { spec: { field: "b" } },
   };
-  const selected = registry.selectChangingHandlers(kexV1, cause);
+  const selected = matcherOf(registry).selectChangingHandlers(kexV1, cause);
   assertEquals(selected.map((h) => [h.id, h.param]), [["fn/spec.field", 10], ["fn/spec", 1]]);
 });
 
@@ -250,26 +254,26 @@ Deno.test("the registry resolves all selectors against discovery, warning about 
   kopf.on.event("widgets", { registry }, fn);
   kopf.on.create("pods", { registry }, fn);
   kopf.on.startup({ registry }, fn);
-  const selection = registry.resolve(DISCOVERED);
+  const selection = matcherOf(registry).resolve(DISCOVERED);
   assertEquals(selection.resources.map(String).sort(), ["kopfexamples.v1.kopf.dev", "pods.v1"]);
   assertEquals(selection.warnings.length, 1);
   assertStringIncludes(selection.warnings[0], "widgets");
-  assert(registry.hasHandlers(kexV1) && registry.hasHandlers(pods));
+  assert(matcherOf(registry).hasHandlers(kexV1) && matcherOf(registry).hasHandlers(pods));
 });
 
 Deno.test("finalizers are required by non-optional deletion handlers, daemons and timers", () => {
   const body = { metadata: { name: "x", labels: { a: "1" } } };
   const r1 = fresh();
   kopf.on.delete("kex", { registry: r1, optional: true }, function d() {});
-  assert(!r1.requiresFinalizer(kexV1, { body }));
+  assert(!matcherOf(r1).requiresFinalizer(kexV1, { body }));
   kopf.on.delete("kex", { registry: r1, labels: { a: "2" } }, function d() {});
-  assert(!r1.requiresFinalizer(kexV1, { body }), "filters decide");
+  assert(!matcherOf(r1).requiresFinalizer(kexV1, { body }), "filters decide");
   kopf.on.delete("kex", { registry: r1, labels: { a: "1" } }, function d() {});
-  assert(r1.requiresFinalizer(kexV1, { body }));
-  assert(!r1.requiresFinalizer(pods, { body }));
+  assert(matcherOf(r1).requiresFinalizer(kexV1, { body }));
+  assert(!matcherOf(r1).requiresFinalizer(pods, { body }));
   const r2 = fresh();
   kopf.timer("kex", { registry: r2, interval: 1 }, function t() {});
-  assert(r2.requiresFinalizer(kexV1, { body }));
+  assert(matcherOf(r2).requiresFinalizer(kexV1, { body }));
 });
 
 Deno.test("fields of changing handlers are reported for the diff-base", () => {
@@ -279,7 +283,7 @@ Deno.test("fields of changing handlers are reported for the diff-base", () => {
   kopf.on.field("batch/v1", "jobs", { registry, field: "status" }, fn);
   kopf.on.field("kex", { registry, field: "spec.x" }, fn);
   const jobs = DISCOVERED.find((r) => r.plural === "jobs")!;
-  assertEquals(registry.extraFields(jobs), [["status"]]);
+  assertEquals(matcherOf(registry).extraFields(jobs), [["status"]]);
 });
 
 Deno.test("what is derived per resource is derived anew when a handler is added later", () => {
@@ -288,19 +292,25 @@ Deno.test("what is derived per resource is derived anew when a handler is added 
   function fn() {}
   kopf.on.create("kex", { registry }, fn);
   // Asked as during the handling of a first event: the answers are kept for the resource.
-  assert(!registry.requiresFinalizer(kexV1, { body }));
-  assertEquals(registry.extraFields(kexV1), []);
-  assertEquals(registry.selectChangingHandlers(kexV1, { reason: "update", body }).length, 0);
+  assert(!matcherOf(registry).requiresFinalizer(kexV1, { body }));
+  assertEquals(matcherOf(registry).extraFields(kexV1), []);
+  assertEquals(
+    matcherOf(registry).selectChangingHandlers(kexV1, { reason: "update", body }).length,
+    0,
+  );
   kopf.on.delete("kex", { registry }, fn);
   kopf.on.field("kex", { registry, field: "spec.x" }, fn);
   kopf.on.update("kex", { registry }, fn);
-  assert(registry.requiresFinalizer(kexV1, { body }));
-  assertEquals(registry.extraFields(kexV1), [["spec", "x"]]);
-  assertEquals(registry.selectChangingHandlers(kexV1, { reason: "update", body }).length, 1);
+  assert(matcherOf(registry).requiresFinalizer(kexV1, { body }));
+  assertEquals(matcherOf(registry).extraFields(kexV1), [["spec", "x"]]);
+  assertEquals(
+    matcherOf(registry).selectChangingHandlers(kexV1, { reason: "update", body }).length,
+    1,
+  );
   // An equal resource record of its own gets the same answers.
   const copy = new kopf.Resource({ ...kexV1 });
-  assert(copy !== kexV1 && registry.requiresFinalizer(copy, { body }));
-  assertEquals(registry.extraFields(copy), [["spec", "x"]]);
+  assert(copy !== kexV1 && matcherOf(registry).requiresFinalizer(copy, { body }));
+  assertEquals(matcherOf(registry).extraFields(copy), [["spec", "x"]]);
 });
 
 Deno.test("selectors count once per specification, and resolve by handler kind", () => {
@@ -312,11 +322,21 @@ Deno.test("selectors count once per specification, and resolve by handler kind",
   const predicate = (r: { plural: string; group: string }) => r.plural === "pods" && r.group === "";
   kopf.on.event(predicate, { registry }, fn);
   kopf.on.update(predicate, { registry }, fn);
-  assertEquals(registry.selectors().map(String), ["widgets", "kopfexamples", "predicate"]);
-  assertEquals(registry.resolve(DISCOVERED).warnings.length, 1, "one warning per spec");
-  const watched = registry.resolve(DISCOVERED, ["changing", "event", "daemon", "timer", "index"]);
+  assertEquals(matcherOf(registry).selectors().map(String), [
+    "widgets",
+    "kopfexamples",
+    "predicate",
+  ]);
+  assertEquals(matcherOf(registry).resolve(DISCOVERED).warnings.length, 1, "one warning per spec");
+  const watched = matcherOf(registry).resolve(DISCOVERED, [
+    "changing",
+    "event",
+    "daemon",
+    "timer",
+    "index",
+  ]);
   assertEquals(watched.resources.map(String), ["pods.v1"]);
-  assertEquals(registry.resolve(DISCOVERED, ["webhook"]).resources.map(String), [
+  assertEquals(matcherOf(registry).resolve(DISCOVERED, ["webhook"]).resources.map(String), [
     "kopfexamples.v1.kopf.dev",
   ]);
 });
@@ -328,8 +348,8 @@ Deno.test("a typed resource selects what its names select, with or without optio
   kopf.on.create(kex, { registry, id: "with-options" }, fn);
   kopf.timer(kex, { registry, interval: 1 }, fn);
   kopf.daemon(kopf.resource("pods"), { registry }, fn);
-  assertEquals(registry.handlers.map((h) => h.id), ["with-options", "fn", "fn"]);
-  assertEquals(registry.resolve(DISCOVERED).resources.map(String).sort(), [
+  assertEquals(matcherOf(registry).handlers.map((h) => h.id), ["with-options", "fn", "fn"]);
+  assertEquals(matcherOf(registry).resolve(DISCOVERED).resources.map(String).sort(), [
     "kopfexamples.v1.kopf.dev",
     "pods.v1",
   ]);
@@ -342,7 +362,7 @@ Deno.test("a typed resource selects what its names select, with or without optio
     kopf.setDefaultRegistry(previous);
   }
   assertEquals(only(registry).id, "typed");
-  assert(registry.hasHandlers(kexV1));
+  assert(matcherOf(registry).hasHandlers(kexV1));
 });
 
 Deno.test("a typed resource is the only positional selector; extra names are refused", () => {

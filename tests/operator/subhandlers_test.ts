@@ -6,7 +6,8 @@ import { assert, assertEquals } from "../assert.ts";
 import type { RawBody } from "../../src/structs/bodies.ts";
 import { TemporaryError } from "../../src/structs/errors.ts";
 import { on } from "../../src/intents/registration.ts";
-import { execute, register, subhandler } from "../../src/intents/subhandlers.ts";
+import { register, subhandler } from "../../src/intents/subhandlers.ts";
+import { execute } from "../../src/handling/subhandler_execution.ts";
 import { type LifeCycleFn, lifecycles } from "../../src/intents/lifecycles.ts";
 import {
   Calls,

@@ -9,7 +9,7 @@
 
 import { summarizeError } from "../../structs/log_formats.ts";
 import { OperatorSettings } from "../../settings/operator_settings.ts";
-import type { OperatorRegistry } from "../../intents/registry.ts";
+import type { HandlerMatcher } from "../../intents/handler_matching.ts";
 import { runActivity } from "../../engines/activities.ts";
 import { OperatorConfigurationError } from "../operator_options.ts";
 import { activityOf, type OperatorParts } from "../operator_parts.ts";
@@ -28,11 +28,11 @@ export class StartupRunnable implements Runnable {
 
   /** Run the startup handlers; a permanent failure ends the operator's start. */
   async start(context: RunContext): Promise<void> {
-    const { settings, registry, logger } = this.#parts;
+    const { settings, matcher, logger } = this.#parts;
     logger.debug("Running the startup handlers.");
     await runActivity("startup", activityOf(this.#parts, context.signal));
     settings.validate(); // as the startup handlers left them
-    checkAdmission(registry, settings);
+    checkAdmission(matcher, settings);
     checkCoordination(settings);
     warnOfInertSettings(this.#parts);
   }
@@ -61,8 +61,8 @@ export class CleanupRunnable implements Runnable {
 }
 
 /** Admission handlers need a webhook server; Kopf fails at startup without one, and so here. */
-function checkAdmission(registry: OperatorRegistry, settings: OperatorSettings): void {
-  const handler = registry.handlers.find((h) => h.kind === "webhook");
+function checkAdmission(matcher: HandlerMatcher, settings: OperatorSettings): void {
+  const handler = matcher.handlers.find((h) => h.kind === "webhook");
   if (handler !== undefined && settings.admission.server === null) {
     throw new OperatorConfigurationError(
       `${handler.registrar} handler ${JSON.stringify(handler.id)} is registered, but no ` +

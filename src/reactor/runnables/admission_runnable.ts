@@ -31,7 +31,7 @@ export class AdmissionRunnable implements Runnable {
     this.#parts = parts;
     this.#client = client;
     this.after = [client, coordination];
-    this.#webhooks = parts.registry.handlers.some((h) => h.kind === "webhook");
+    this.#webhooks = parts.matcher.handlers.some((h) => h.kind === "webhook");
   }
 
   /** Whether the server starts and stops with the leadership. */

@@ -52,8 +52,8 @@ export class DaemonsRunnable implements Runnable {
 
   /** Make the engine, paused if a peer pauses the operator already. */
   start(): void {
-    const { registry, settings, clock, writes, indexers, metrics } = this.#parts;
-    if (!registry.handlers.some((h) => h.kind === "daemon" || h.kind === "timer")) return;
+    const { registry, matcher, settings, clock, writes, indexers, metrics } = this.#parts;
+    if (!matcher.handlers.some((h) => h.kind === "daemon" || h.kind === "timer")) return;
     this.#spawner = new Spawner({
       api: this.#client.api,
       registry,

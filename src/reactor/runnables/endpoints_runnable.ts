@@ -45,7 +45,7 @@ export class EndpointsRunnable implements Runnable {
     this.#parts = parts;
     this.#urls = urls;
     this.after = after;
-    this.#readiness.webhooks = parts.registry.handlers.some((h) => h.kind === "webhook");
+    this.#readiness.webhooks = parts.matcher.handlers.some((h) => h.kind === "webhook");
   }
 
   /** The state changes that the readiness and the operator's gauges show. */

@@ -108,7 +108,7 @@ export class ObservationRunnable implements Runnable {
   }
 
   #makeObserver(): Observer {
-    const { registry, settings, clock, logger, metrics, scope } = this.#parts;
+    const { matcher, settings, clock, logger, metrics, scope } = this.#parts;
     const { client, processing, queueing } = this.#needs;
     const processor = processing.processor;
     const multiplexer = queueing.multiplexer;
@@ -126,7 +126,7 @@ export class ObservationRunnable implements Runnable {
       // A deletion missed while a watch was down reaches the handlers with the last known
       // body only where handlers look at deleted objects; elsewhere, identities suffice.
       keepsLastStates: (resource) => {
-        const handlers = registry.handlersFor(resource);
+        const handlers = matcher.handlersFor(resource);
         return handlers.event.length > 0 ||
           handlers.changing.some((h) => h.reason === "delete" || h.reason === null);
       },
@@ -138,9 +138,9 @@ export class ObservationRunnable implements Runnable {
 
   /** The served resources that the handlers select; warns of selectors matching none. */
   #select(discovered: readonly Resource[]): readonly Resource[] {
-    const { registry, logger } = this.#parts;
+    const { matcher, logger } = this.#parts;
     this.#needs.admission.resourcesChanged(discovered); // the managed webhooks' rules follow
-    for (const selector of registry.selectors(WATCHED_KINDS)) {
+    for (const selector of matcher.selectors(WATCHED_KINDS)) {
       const selection = selector.select(discovered);
       const key = String(selector);
       if (selection.resources.length === 0 && !this.#missing.has(key)) {
@@ -151,8 +151,8 @@ export class ObservationRunnable implements Runnable {
       }
       for (const warning of selection.warnings) logger.warning(warning);
     }
-    return registry.resolve(discovered, WATCHED_KINDS).resources.filter((r) =>
-      registry.hasHandlers(r)
+    return matcher.resolve(discovered, WATCHED_KINDS).resources.filter((r) =>
+      matcher.hasHandlers(r)
     );
   }
 }

@@ -8,6 +8,7 @@ import { buildChangingKwargs } from "../../src/intents/kwargs.ts";
 import type { RawBody } from "../../src/structs/bodies.ts";
 import { assert, assertEquals } from "../assert.ts";
 import { DISCOVERED, jobs, kexV1 } from "../fixtures/discovered.ts";
+import { matcherOf } from "../../src/intents/registry.ts";
 
 function fresh(): kopf.OperatorRegistry {
   return new kopf.OperatorRegistry({ onWarning: () => {} });
@@ -23,8 +24,10 @@ Deno.test("a handler registers with a decorator-free call and serves its resourc
   kopf.on.create("kopfexamples", { registry }, function myHandler({ spec }: ChangingKwargs) {
     return spec;
   });
-  assertEquals(registry.resolve(DISCOVERED).resources.map(String), ["kopfexamples.v1.kopf.dev"]);
-  assertEquals(registry.handlersFor(kexV1).changing.map((h) => h.id), ["myHandler"]);
+  assertEquals(matcherOf(registry).resolve(DISCOVERED).resources.map(String), [
+    "kopfexamples.v1.kopf.dev",
+  ]);
+  assertEquals(matcherOf(registry).handlersFor(kexV1).changing.map((h) => h.id), ["myHandler"]);
 });
 
 Deno.test("an instance's method registers explicitly, bound to that instance", () => {
@@ -37,7 +40,7 @@ Deno.test("an instance's method registers explicitly, bound to that instance", (
   }
   const instance = new MyCls();
   kopf.on.create("kopfexamples", { registry }, instance.myHandler.bind(instance));
-  const [h] = registry.handlersFor(kexV1).changing;
+  const [h] = matcherOf(registry).handlersFor(kexV1).changing;
   assertEquals(h.id, "myHandler");
   h.fn(buildChangingKwargs({ resource: kexV1, body: BODY }, {
     reason: "create",
@@ -56,7 +59,9 @@ Deno.test("event-watching handlers are selected for every event of their resourc
   kopf.on.event("kopfexamples", { registry }, function myHandler({ event }: EventKwargs) {
     return event.type;
   });
-  assertEquals(registry.selectEventHandlers(kexV1, { body: BODY }).map((h) => h.kind), ["event"]);
+  assertEquals(matcherOf(registry).selectEventHandlers(kexV1, { body: BODY }).map((h) => h.kind), [
+    "event",
+  ]);
 });
 
 Deno.test("create, update and delete handlers run for their own reason only", () => {
@@ -65,21 +70,21 @@ Deno.test("create, update and delete handlers run for their own reason only", ()
   kopf.on.update("kopfexamples", { registry }, function onUpdate() {});
   kopf.on.delete("kopfexamples", { registry }, function onDelete() {});
   const pick = (reason: kopf.Reason) =>
-    registry.selectChangingHandlers(kexV1, { reason, body: BODY, old: null, new: BODY })
+    matcherOf(registry).selectChangingHandlers(kexV1, { reason, body: BODY, old: null, new: BODY })
       .map((h) => h.id);
   assertEquals(
     [pick("create"), pick("update"), pick("delete"), pick("resume")],
     [["onCreate"], ["onUpdate"], ["onDelete"], []],
   );
-  assert(registry.requiresFinalizer(kexV1, { body: BODY }));
+  assert(matcherOf(registry).requiresFinalizer(kexV1, { body: BODY }));
 });
 
 Deno.test("an update handler on status makes status part of what is compared", () => {
   const registry = fresh();
   kopf.on.update("batch/v1", "jobs", { registry, field: "status" }, function jobStatusChanges() {});
-  assertEquals(registry.extraFields(jobs), [["status"]]);
+  assertEquals(matcherOf(registry).extraFields(jobs), [["status"]]);
   const job = { metadata: { name: "j" }, status: { active: 0 } };
-  const ids = registry.selectChangingHandlers(jobs, {
+  const ids = matcherOf(registry).selectChangingHandlers(jobs, {
     reason: "update",
     body: job,
     old: { status: { active: 1 } },
@@ -96,7 +101,7 @@ Deno.test("resume handlers run only in the first round, and not for deleted obje
   kopf.on.resume("kopfexamples", { registry, deleted: true }, function evenDeleted() {});
   kopf.on.delete("kopfexamples", { registry }, function onDelete() {});
   const pick = (reason: kopf.Reason, initial: boolean, deleted = false) =>
-    registry.selectChangingHandlers(kexV1, {
+    matcherOf(registry).selectChangingHandlers(kexV1, {
       reason,
       initial,
       deleted,
@@ -120,7 +125,7 @@ Deno.test("a field handler runs when its field is affected", () => {
     function somefieldChanged() {},
   );
   const pick = (oldSpec: object, newSpec: object) =>
-    registry.selectChangingHandlers(kexV1, {
+    matcherOf(registry).selectChangingHandlers(kexV1, {
       reason: "update",
       body: BODY,
       old: { spec: oldSpec },

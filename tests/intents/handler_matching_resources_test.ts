@@ -4,6 +4,7 @@
  */
 import { kopf } from "../../mod.ts";
 import type { Resource } from "../../src/structs/resources.ts";
+import { matcherOf } from "../../src/intents/registry.ts";
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import {
   coreEvents,
@@ -31,7 +32,7 @@ function resolveAll(selectors: Args[]): { served: string[]; registry: kopf.Opera
     const options = { ...(hasOptions ? last as object : {}), registry };
     register(...positional, options, fn);
   }
-  const selection = registry.resolve(DISCOVERED);
+  const selection = matcherOf(registry).resolve(DISCOVERED);
   return { served: selection.resources.map(String).sort(), registry };
 }
 
@@ -112,14 +113,14 @@ Deno.test("serving everything is best combined with filters", () => {
   assert(served.length > 5 && !served.includes(String(coreEvents)));
   const tagged = { metadata: { name: "x", labels: { "only-this": "" } } };
   const untagged = { metadata: { name: "x" } };
-  assertEquals(registry.selectEventHandlers(deployments, { body: tagged }).length, 1);
-  assertEquals(registry.selectEventHandlers(deployments, { body: untagged }).length, 0);
+  assertEquals(matcherOf(registry).selectEventHandlers(deployments, { body: tagged }).length, 1);
+  assertEquals(matcherOf(registry).selectEventHandlers(deployments, { body: untagged }).length, 0);
 });
 
 Deno.test("an ambiguous name serves nothing and the registry warns", () => {
   const registry = new kopf.OperatorRegistry({ onWarning: () => {} });
   kopf.on.event("widgets", { registry }, function fn() {});
-  const selection = registry.resolve(DISCOVERED);
+  const selection = matcherOf(registry).resolve(DISCOVERED);
   assertEquals(selection.resources, []);
   assertStringIncludes(selection.warnings.join("\n"), "is ambiguous");
 });
