@@ -48,7 +48,8 @@ export type {
   SubhandlerFn,
   SubhandlerRegistrar,
 } from "./src/intents/subhandlers.ts";
-export type { ExecuteCause, ExecuteOptions } from "./src/handling/subhandler_execution.ts";
+export type { CauseOverrides } from "./src/intents/causes.ts";
+export type { ExecuteOptions } from "./src/handling/subhandler_execution.ts";
 export type {
   HandlerProgress,
   LifeCycleContext,
@@ -249,6 +250,13 @@ export type {
 export type { OperatorOptions } from "./src/reactor/operator_options.ts";
 export type { RunOptions } from "./src/reactor/running.ts";
 export type { OperatorTasks, RunTasksOptions } from "./src/reactor/embedding.ts";
+export type {
+  ReconcileOptions,
+  Reconciler,
+  ReconcilerOptions,
+} from "./src/reactor/pipeline/reconciler.ts";
+export type { Reconciliation } from "./src/reactor/pipeline/object_processing.ts";
+export type { ObjectEvent } from "./src/structs/bodies.ts";
 export type { NamespacePattern } from "./src/structs/namespace_scopes.ts";
 export type { DefaultLogin } from "./src/engines/activities.ts";
 export type { Clock } from "./src/structs/clock.ts";

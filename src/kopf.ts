@@ -100,6 +100,7 @@ export {
 // --- running an operator ---
 export { operator, run } from "./reactor/running.ts";
 export { runTasks, spawnTasks } from "./reactor/embedding.ts";
+export { reconciler } from "./reactor/pipeline/reconciler.ts";
 export { configure } from "./platform/logging.ts";
 
 // --- logging in ---

@@ -286,13 +286,13 @@ Deno.test("the layer test itself catches a violation", () => {
     violationOf(main, "../../tests/assert.ts"),
     `${main.pathname} imports ../../tests/assert.ts, outside src/`,
   );
-  const processing = new URL("reactor/processing.ts", SRC);
-  assertEquals(violationOf(processing, "../engines/daemons.ts"), undefined);
+  const processing = new URL("reactor/pipeline/pipeline.ts", SRC);
+  assertEquals(violationOf(processing, "../../engines/daemons.ts"), undefined);
   // Not a rank: kits sit above the client in the stack, yet their row does not list it.
   const kit = new URL("kits/hierarchies.ts", SRC);
   assertEquals(violationOf(kit, "../client/api.ts"), `kits → client: ${kit.pathname}`);
   assertEquals(
-    violationOf(new URL("handling/changing.ts", SRC), "../reactor/processing.ts"),
+    violationOf(new URL("handling/changing.ts", SRC), "../reactor/pipeline/pipeline.ts"),
     `handling → reactor: ${new URL("handling/changing.ts", SRC).pathname}`,
   );
   assertEquals(/\bDeno\s*\.\s*[A-Za-z]/.test(codeOf("const a = Deno.env.get('X');")), true);

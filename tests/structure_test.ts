@@ -24,9 +24,6 @@ const KNOWN_LONG: ReadonlySet<string> = new Set([
   "engines/admission.ts serveAdmissionReview",
   "engines/admission.ts startAdmission",
   "reactor/observation.ts class Observer",
-  "reactor/processing.ts class ObjectProcessor",
-  "reactor/processing.ts #process",
-  "reactor/processing.ts #processChanging",
   "structs/operator_metrics.ts <anonymous>",
 ]);
 

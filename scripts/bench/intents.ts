@@ -6,7 +6,7 @@ import type { BenchFigure, BenchSection } from "./types.ts";
 import { kopf } from "../../mod.ts";
 import type { ChangingKwargs, ObjectLogger } from "../../mod.ts";
 import { buildChangingKwargs } from "../../src/intents/kwargs.ts";
-import type { ChangingCause } from "../../src/intents/handler_matching.ts";
+import type { CauseMatch } from "../../src/intents/handler_matching.ts";
 import { matcherOf } from "../../src/intents/registry.ts";
 import type { RawBody } from "../../src/structs/bodies.ts";
 import { Resource } from "../../src/structs/resources.ts";
@@ -96,8 +96,10 @@ export const section: BenchSection = {
       exception() {},
     };
     const started = new Date();
-    const cause: ChangingCause = {
+    const cause: CauseMatch = {
       reason: "update",
+      initial: false,
+      deleted: false,
       body,
       old,
       new: body,

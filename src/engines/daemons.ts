@@ -59,7 +59,7 @@ import type { OperatorSettings } from "../settings/operator_settings.ts";
 import { buildResourceKwargs, type ResourceKwargs } from "../intents/kwargs.ts";
 import type { HandlerMatcher } from "../intents/handler_matching.ts";
 import { matcherOf, type OperatorRegistry } from "../intents/registry.ts";
-import { isDeletionOngoing } from "../handling/causes.ts";
+import { isDeletionOngoing } from "../handling/cause_detection.ts";
 import type { OperatorMetrics } from "../structs/operator_metrics.ts";
 import { createObjectScope, type ObjectScope } from "../handling/object_loggers.ts";
 import type { ObjectMemory } from "../handling/memories.ts";

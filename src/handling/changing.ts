@@ -11,7 +11,7 @@
  */
 
 import type { RawBody } from "../structs/bodies.ts";
-import type { Diff } from "../structs/diffs.ts";
+
 import { PermanentError } from "../structs/errors.ts";
 import type { Index } from "../structs/indices.ts";
 import type { ObjectLogger } from "../structs/loggers.ts";
@@ -26,13 +26,13 @@ import { matchesFilters } from "../intents/filters.ts";
 import { buildChangingKwargs, changeFor, type ChangingKwargs } from "../intents/kwargs.ts";
 import type { Reason } from "../intents/reasons.ts";
 import type { Clock } from "../structs/clock.ts";
-import { type ChangingCause, deduplicate } from "../intents/handler_matching.ts";
+import { type CauseMatch, deduplicate } from "../intents/handler_matching.ts";
+import type { Cause, CauseOverrides } from "../intents/causes.ts";
 import { matcherOf, type OperatorRegistry } from "../intents/registry.ts";
 import { type SubhandlerScope, subhandlerScope } from "../intents/subhandlers.ts";
-import type { HandlerReason } from "../intents/reasons.ts";
 import { AsyncContext, type Binding } from "../platform/async_context.ts";
 import { getDefaultLifecycle, type LifeCycleFn, planHandlers } from "../intents/lifecycles.ts";
-import { capitalize, TITLES } from "./causes.ts";
+import { capitalize, TITLES } from "./cause_detection.ts";
 import {
   executeHandlerOnce,
   HandlerChildrenRetry,
@@ -55,15 +55,15 @@ import {
 type HandlerArgs = Parameters<ChangingHandler["fn"]>[0];
 
 /**
- * One resource-changing cause of one object state, with everything handlers get; it is also
- * the object scope the handlers run in (one for all of them).
+ * The object a cycle works on: its state, where its changes go, its logger and reference;
+ * it is also the object scope the handlers run in (one for all of them).
  */
-export interface HandlingCause extends ObjectScope {
+export interface CycleTarget extends ObjectScope {
   /** The object's resource. */
   readonly resource: Resource;
   /** The operator's declared indices by name, given to the handlers. */
   readonly indices?: Readonly<Record<string, Index>>;
-  /** The object. */
+  /** The object (the same as the cause's). */
   readonly body: RawBody;
   /** Where changes accumulate. */
   readonly patch: Patch;
@@ -73,18 +73,6 @@ export interface HandlingCause extends ObjectScope {
   readonly ref: ObjectReference;
   /** Where the object's memo is: read only when a handler's arguments are built. */
   readonly memory: { readonly memo: unknown };
-  /** Why the cycle runs. */
-  readonly reason: Reason;
-  /** Whether resume handlers mix in. */
-  readonly initial: boolean;
-  /** Whether the object is marked for deletion. */
-  readonly deleted: boolean;
-  /** The last handled essence (`null` when none). */
-  readonly old: RawBody | null;
-  /** The current essence. */
-  readonly new: RawBody;
-  /** The changes from `old` to `new`. */
-  readonly diff: Diff;
 }
 
 /** What the cycle needs besides the cause. */
@@ -107,12 +95,7 @@ export interface SubhandlerRun {
   /** The lifecycle; the operator's if omitted. */
   readonly lifecycle?: LifeCycleFn;
   /** What changes about the parent's cause for the sub-handlers (the diff given or computed). */
-  readonly cause?: {
-    readonly reason?: HandlerReason | "resume";
-    readonly old?: object | null;
-    readonly new?: object;
-    readonly diff?: Diff;
-  };
+  readonly cause?: CauseOverrides;
 }
 
 /** What came of the cycle. */
@@ -132,10 +115,10 @@ export interface CycleResult {
 }
 
 /**
- * The data that filters of changing handlers look at. The callbacks' arguments are built
- * once for all the checks of this data (the finalizer, the pre-match, the selection).
+ * The cause as filters of changing handlers look at it. The callbacks' arguments are built
+ * once for all the checks of it (the finalizer, the pre-match, the selection).
  */
-export function changingMatchData(cause: HandlingCause): ChangingCause {
+export function causeMatch(target: CycleTarget, cause: Cause): CauseMatch {
   let kwargs: ChangingKwargs | undefined;
   return {
     body: cause.body,
@@ -145,24 +128,25 @@ export function changingMatchData(cause: HandlingCause): ChangingCause {
     old: cause.old,
     new: cause.new,
     diff: cause.diff,
-    kwargs: () => kwargs ??= changingKwargs(cause, undefined, undefined),
+    kwargs: () => kwargs ??= changingKwargs(target, cause, undefined, undefined),
   };
 }
 
 function changingKwargs(
-  cause: HandlingCause,
+  target: CycleTarget,
+  cause: Cause,
   handler: ChangingHandler | undefined,
   state: HandlerState | undefined,
 ): ChangingKwargs {
   const change = handler === undefined ? cause : changeFor(handler, cause);
   return buildChangingKwargs({
-    resource: cause.resource,
+    resource: target.resource,
     body: cause.body,
-    patch: cause.patch,
-    logger: cause.logger,
-    memoOf: () => cause.memory.memo,
+    patch: target.patch,
+    logger: target.logger,
+    memoOf: () => target.memory.memo,
     param: handler?.param,
-    indices: cause.indices,
+    indices: target.indices,
   }, {
     reason: cause.reason,
     old: change.old,
@@ -200,7 +184,8 @@ export class ChangingRun implements SubhandlerScope, HandlerRunExtras {
   subexecuted = false;
   readonly onRun: HandlerRunObserver | undefined;
   readonly traced: Attributes | undefined;
-  readonly #cause: HandlingCause;
+  readonly #target: CycleTarget;
+  readonly #cause: Cause;
   readonly #context: CycleContext;
   readonly #chain: readonly Set<string>[];
   // Made only if the handler executes sub-handlers: most never do.
@@ -208,14 +193,16 @@ export class ChangingRun implements SubhandlerScope, HandlerRunExtras {
 
   constructor(
     handler: ChangingHandler,
-    cause: HandlingCause,
+    target: CycleTarget,
+    cause: Cause,
     context: CycleContext,
     chain: readonly Set<string>[],
   ) {
     this.parentId = handler.id;
-    const observers = observeRuns(context.metrics, cause.resource, handler.id, cause.body);
+    const observers = observeRuns(context.metrics, target.resource, handler.id, cause.body);
     this.onRun = observers.onRun;
     this.traced = observers.traced;
+    this.#target = target;
     this.#cause = cause;
     this.#context = context;
     this.#chain = chain;
@@ -223,7 +210,7 @@ export class ChangingRun implements SubhandlerScope, HandlerRunExtras {
 
   /** The object's logger: warnings about the sub-handlers' registration go there. */
   get logger(): ObjectLogger {
-    return this.#cause.logger;
+    return this.#target.logger;
   }
 
   /** The sub-handlers registered with `kopf.subhandler()`/`kopf.register()` so far. */
@@ -251,24 +238,26 @@ export class ChangingRun implements SubhandlerScope, HandlerRunExtras {
    */
   async execute(handlers: readonly ChangingHandler[], run?: SubhandlerRun): Promise<void> {
     const subrefs = this.#subrefs ??= new Set();
-    await executeSubhandlers(handlers, this.#cause, this.#context, [...this.#chain, subrefs], run);
+    const chain = [...this.#chain, subrefs];
+    await executeSubhandlers(handlers, this.#target, this.#cause, this.#context, chain, run);
   }
 }
 
 /** Run one handler once, with its sub-handler scope; `chain` collects sub-handler ids. */
 function invokeChangingHandler(
   handler: ChangingHandler,
-  cause: HandlingCause,
+  target: CycleTarget,
+  cause: Cause,
   state: HandlerState,
   context: CycleContext,
   chain: readonly Set<string>[],
 ): Promise<Outcome> {
-  const scope = new ChangingRun(handler, cause, context, chain);
-  return executeHandlerOnce(handler, state, cause.logger, () => {
-    const kwargs = changingKwargs(cause, handler, state);
+  const scope = new ChangingRun(handler, target, cause, context, chain);
+  return executeHandlerOnce(handler, state, target.logger, () => {
+    const kwargs = changingKwargs(target, cause, handler, state);
     // The sub-handler scope is set along with the object's, in one switch of contexts.
     const result = runInObjectScope(
-      cause,
+      target,
       () => handler.fn(kwargs as unknown as HandlerArgs),
       scope.bindings,
     );
@@ -319,7 +308,8 @@ function storable(result: unknown): unknown {
  */
 async function runDueHandlers(
   handlers: readonly ChangingHandler[],
-  cause: HandlingCause,
+  target: CycleTarget,
+  cause: Cause,
   state: State,
   context: CycleContext,
   chain: readonly Set<string>[],
@@ -330,7 +320,7 @@ async function runDueHandlers(
     const handlerState = state.get(handler.id)!;
     outcomes.set(
       handler.id,
-      await invokeChangingHandler(handler, cause, handlerState, context, chain),
+      await invokeChangingHandler(handler, target, cause, handlerState, context, chain),
     );
   }
   return outcomes;
@@ -350,17 +340,18 @@ function definedOnly<T extends object>(fields: T): Partial<T> {
  */
 async function executeSubhandlers(
   handlers: readonly ChangingHandler[],
-  parentCause: HandlingCause,
+  target: CycleTarget,
+  parentCause: Cause,
   context: CycleContext,
   chain: readonly Set<string>[],
   run: SubhandlerRun = {},
 ): Promise<void> {
   const storage = context.settings.persistence.progressStorage;
-  const cause: HandlingCause = run.cause === undefined
+  const cause: Cause = run.cause === undefined
     ? parentCause
-    : { ...parentCause, ...definedOnly(run.cause) as Partial<HandlingCause> };
+    : { ...parentCause, ...definedOnly(run.cause) as Partial<Cause> };
   const lifecycle = run.lifecycle ?? context.lifecycle ?? getDefaultLifecycle();
-  const data = changingMatchData(cause);
+  const data = causeMatch(target, cause);
   const selected = deduplicate(handlers.filter((h) => matchesFilters(h, data)));
   let state = await State.fromStorage({
     body: cause.body,
@@ -369,10 +360,10 @@ async function executeSubhandlers(
     clock: context.clock,
   });
   state = state.withPurpose(cause.reason).withHandlers(selected);
-  const outcomes = await runDueHandlers(selected, cause, state, context, chain, lifecycle);
+  const outcomes = await runDueHandlers(selected, target, cause, state, context, chain, lifecycle);
   state = state.withOutcomes(outcomes);
-  await state.store({ body: cause.body, patch: cause.patch, storage });
-  deliverResults(outcomes, cause.patch, true);
+  await state.store({ body: cause.body, patch: target.patch, storage });
+  deliverResults(outcomes, target.patch, true);
   for (const id of state.ids()) for (const refs of chain) refs.add(id);
   if (!state.done) throw new HandlerChildrenRetry(state.delay);
 }
@@ -383,12 +374,14 @@ async function executeSubhandlers(
  * are purged when done); `handlers` are those selected for this cause.
  */
 export async function runChangingCycle(
-  cause: HandlingCause,
+  target: CycleTarget,
+  cause: Cause,
   owned: readonly ChangingHandler[],
   handlers: readonly ChangingHandler[],
   context: CycleContext,
 ): Promise<CycleResult> {
-  const { logger, body, patch } = cause;
+  const { logger, patch } = target;
+  const body = cause.body;
   const storage = context.settings.persistence.progressStorage;
   const title = TITLES[cause.reason];
   // The built-in storages answer at once: only promises are awaited (each takes a turn).
@@ -425,7 +418,7 @@ export async function runChangingCycle(
   if (handlers.length === 0) return { done: true, delays: [], ran: [] };
 
   const lifecycle = context.lifecycle ?? getDefaultLifecycle();
-  const outcomes = await runDueHandlers(handlers, cause, state, context, [], lifecycle);
+  const outcomes = await runDueHandlers(handlers, target, cause, state, context, [], lifecycle);
   const ran = [...outcomes.keys()];
   state = state.withOutcomes(outcomes);
   // A cycle that finishes its cause purges every record right after (a deletion's keeps

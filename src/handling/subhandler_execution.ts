@@ -12,29 +12,10 @@ import { RegistrationError } from "../intents/handler_options.ts";
 import { composeId, functionName } from "../intents/ids.ts";
 import type { NoIndices } from "../intents/kwargs.ts";
 import { checkLifecycle, type LifeCycleFn } from "../intents/lifecycles.ts";
-import type { HandlerReason } from "../intents/reasons.ts";
 import { matcherOf, type OperatorRegistry } from "../intents/registry.ts";
 import type { SubhandlerFn } from "../intents/subhandlers.ts";
-import type { Diff } from "../structs/diffs.ts";
+import type { CauseOverrides } from "../intents/causes.ts";
 import { type ChangingRun, currentChangingRun, type SubhandlerRun } from "./changing.ts";
-
-/**
- * What `kopf.execute({ cause })` changes about the cause its sub-handlers run for; the
- * rest (the object, its patch, logger and memo) stays the parent's.
- */
-export interface ExecuteCause {
-  /** The reason: selects the sub-handlers by it, and is their `reason` argument. */
-  readonly reason?: HandlerReason | "resume";
-  /**
-   * The object's old state (an essence, a body, or a handler's `body`; `null` for none):
-   * field sub-handlers see their field of it.
-   */
-  readonly old?: object | null;
-  /** The object's new state, likewise. */
-  readonly new?: object;
-  /** The changes from `old` to `new`; computed from them when they are given without it. */
-  readonly diff?: Diff;
-}
 
 /**
  * What {@link execute} runs — functions by id, handler records, or a registry's handlers;
@@ -63,7 +44,7 @@ export interface ExecuteOptions {
    * Run the sub-handlers for another reason or change than their parent's: e.g.
    * `{ reason: "update", old, new }` (the diff is computed from them if not given).
    */
-  cause?: ExecuteCause;
+  cause?: CauseOverrides;
 }
 
 function record(fn: HandlerFn, id: string): ChangingHandler {
@@ -98,7 +79,7 @@ function record(fn: HandlerFn, id: string): ChangingHandler {
 const CAUSE_REASONS: ReadonlySet<unknown> = new Set(["create", "update", "delete", "resume"]);
 
 /** The cause's changes as given, checked; with `old`/`new` but no diff, the diff of them. */
-function checkCause(cause: ExecuteCause | undefined): ExecuteCause | undefined {
+function checkCause(cause: CauseOverrides | undefined): CauseOverrides | undefined {
   if (cause === undefined) return undefined;
   if (typeof cause !== "object" || cause === null || Array.isArray(cause)) {
     throw new RegistrationError(

@@ -9,6 +9,7 @@
  *
  * @module
  */
+import type { Cause } from "./causes.ts";
 import type { FieldPath } from "../structs/dicts.ts";
 import type { Resource } from "../structs/resources.ts";
 import type { Selection, Selector } from "../structs/resource_selectors.ts";
@@ -31,17 +32,10 @@ import type {
   WebhookHandler,
 } from "./handlers.ts";
 import type { AdmissionOperation } from "../structs/admission_reviews.ts";
-import type { Activity, Reason, WebhookType } from "./reasons.ts";
+import type { Activity, WebhookType } from "./reasons.ts";
 
-/** A detected cause of a resource-changing handling round, as plain data. */
-export interface ChangingCause extends MatchData {
-  /** The detected reason. */
-  readonly reason: Reason;
-  /** Whether this is the first handling of the object by this operator process. */
-  readonly initial?: boolean;
-  /** Whether the object is marked for deletion. */
-  readonly deleted?: boolean;
-}
+/** A cause as the selection of changing handlers looks at it: with its filters' arguments. */
+export type CauseMatch = Cause & Pick<MatchData, "kwargs">;
 
 /** An admission request, as plain data. */
 export interface WebhookRequest extends MatchData {
@@ -213,7 +207,7 @@ export class HandlerMatcher {
    * takes any), resume handlers only in the initial round and — unless `deleted` — not
    * for objects being deleted, the filters pass; each (function, id) once.
    */
-  selectChangingHandlers(resource: Resource, cause: ChangingCause): ChangingHandler[] {
+  selectChangingHandlers(resource: Resource, cause: CauseMatch): ChangingHandler[] {
     const { list, duplicates } = this.#cached(resource).changing;
     const kwargs = new KwargsCache(cause);
     const out: ChangingHandler[] = [];

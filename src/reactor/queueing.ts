@@ -46,12 +46,7 @@ import { reactorLogger } from "./default_logger.ts";
 import { type Admission, Admissions } from "./admissions.ts";
 import { Backlog } from "./backlog.ts";
 import { WorkerTable } from "./worker_table.ts";
-
-/**
- * Waits for a promise without holding a place among the processings of objects (e.g. for
- * other objects to be processed first); the place is taken again afterwards.
- */
-export type AsideWait = (promise: Promise<void>) => Promise<void>;
+import type { AsideWait, Reconciliation } from "./pipeline/object_processing.ts";
 
 /** What the processor gets besides the event. */
 export interface ProcessingContext {
@@ -67,26 +62,11 @@ export interface ProcessingContext {
   readonly aside: AsideWait;
 }
 
-/** What the processor may report back. */
-export interface ProcessingResult {
-  /**
-   * The `resourceVersion` from the response of the last patch made to the object. Older
-   * states are then not processed until this one arrives (or the consistency timeout).
-   */
-  readonly expectedResourceVersion?: string;
-  /**
-   * Seconds after which the object's latest state is processed again even if no newer
-   * event arrives (e.g. when a delayed handler becomes due); a newer event comes first
-   * if it arrives earlier. The worker stays alive until then.
-   */
-  readonly delay?: number;
-}
-
 /** The function that handles one state of one object. */
 export type Processor = (
   event: ObjectEvent,
   context: ProcessingContext,
-) => Promise<ProcessingResult | void>;
+) => Promise<Reconciliation | void>;
 
 /** What a {@link Multiplexer} is made of. */
 export interface MultiplexerOptions {

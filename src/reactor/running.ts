@@ -39,7 +39,7 @@ import { Manager } from "./manager.ts";
 import { assembleOperator } from "./assembly.ts";
 import { applyOptions, checkOptions, type OperatorOptions } from "./operator_options.ts";
 import type { OperatorParts } from "./operator_parts.ts";
-import { DEFAULT_WRITE_LIMIT } from "./processing.ts";
+import { DEFAULT_WRITE_LIMIT } from "./pipeline/pipeline.ts";
 
 /**
  * Run an operator until `options.signal` aborts; see the module docs. Rejects if it cannot

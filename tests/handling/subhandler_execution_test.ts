@@ -7,9 +7,10 @@ import { kopf } from "../../mod.ts";
 import type { ChangingKwargs } from "../../mod.ts";
 import {
   type CycleResult,
-  type HandlingCause,
+  type CycleTarget,
   runChangingCycle,
 } from "../../src/handling/changing.ts";
+import type { Cause } from "../../src/intents/causes.ts";
 import { createObjectScope } from "../../src/handling/object_loggers.ts";
 import { RegistrationError } from "../../src/intents/handler_options.ts";
 import { matcherOf } from "../../src/intents/registry.ts";
@@ -26,8 +27,8 @@ const BODY: RawBody = {
   spec: { items: ["item1", "item2"] },
 };
 
-/** A creation of {@link BODY}, for all the handlers of one cycle. */
-function creation(): HandlingCause {
+/** A creation of {@link BODY}, and the object it is of, for all the handlers of one cycle. */
+function creation(): CycleTarget & Cause {
   return {
     ...createObjectScope(BODY),
     body: BODY,
@@ -51,7 +52,7 @@ async function runParent(
   kopf.on.create("kopfexamples", { registry, id: "create_fn" }, parent);
   const handlers = matcherOf(registry).handlersFor(kexV1).changing;
   const cause = creation();
-  const result = await runChangingCycle(cause, handlers, handlers, {
+  const result = await runChangingCycle(cause, cause, handlers, handlers, {
     settings: new OperatorSettings(),
     lifecycle: kopf.lifecycles.allAtOnce,
   });

@@ -5,7 +5,8 @@
 import { kopf } from "../../mod.ts";
 import type { ChangingKwargs } from "../../mod.ts";
 import { FilterCallbackError } from "../../src/intents/filters.ts";
-import type { ChangingCause } from "../../src/intents/handler_matching.ts";
+import type { CauseMatch } from "../../src/intents/handler_matching.ts";
+import { causeOf } from "./causes.ts";
 import { matcherOf } from "../../src/intents/registry.ts";
 import { buildChangingKwargs } from "../../src/intents/kwargs.ts";
 import { assert, assertEquals, assertThrows } from "../assert.ts";
@@ -41,19 +42,22 @@ function body(
 
 /** The ids of the handlers selected for a creation of the body. */
 function created(registry: kopf.OperatorRegistry, b: RawBody): string[] {
-  return matcherOf(registry).selectChangingHandlers(kexV1, {
-    reason: "create",
-    body: b,
-    old: null,
-    new: b,
-  })
+  return matcherOf(registry).selectChangingHandlers(
+    kexV1,
+    causeOf({
+      reason: "create",
+      body: b,
+      old: null,
+      new: b,
+    }),
+  )
     .map((h) => h.id);
 }
 
 /** The ids of the handlers selected for an update from one spec to another. */
 function updated(registry: kopf.OperatorRegistry, oldSpec: object, newSpec: object): string[] {
   const b = body({ spec: newSpec });
-  const cause: ChangingCause = {
+  const cause: CauseMatch = causeOf({
     reason: "update",
     body: b,
     old: { spec: oldSpec },
@@ -68,7 +72,7 @@ function updated(registry: kopf.OperatorRegistry, oldSpec: object, newSpec: obje
         started: new Date(),
         runtime: 0,
       }),
-  };
+  });
   return matcherOf(registry).selectChangingHandlers(kexV1, cause).map((h) => h.id);
 }
 
@@ -185,12 +189,15 @@ Deno.test("one function for several fields runs once per field with its own para
     oneOfTheFieldsIsAffected,
   );
   const b = body({ spec: { field: 2, items: [2] } });
-  const selected = matcherOf(registry).selectChangingHandlers(kexV1, {
-    reason: "update",
-    body: b,
-    old: { spec: { field: 1, items: [1] } },
-    new: { spec: { field: 2, items: [2] } },
-  });
+  const selected = matcherOf(registry).selectChangingHandlers(
+    kexV1,
+    causeOf({
+      reason: "update",
+      body: b,
+      old: { spec: { field: 1, items: [1] } },
+      new: { spec: { field: 2, items: [2] } },
+    }),
+  );
   assertEquals(selected.map((h) => [h.id, h.param]), [
     ["oneOfTheFieldsIsAffected/spec.field", "fld"],
     ["oneOfTheFieldsIsAffected/spec.items", "itm"],
@@ -206,13 +213,16 @@ Deno.test("a resume+create pair with the same field runs once", () => {
   kopf.on.resume("kopfexamples", { registry, field: "spec.field" }, fn);
   kopf.on.create("kopfexamples", { registry, field: "spec.field" }, fn);
   const b = body({ spec: { field: "x" } });
-  const ids = matcherOf(registry).selectChangingHandlers(kexV1, {
-    reason: "create",
-    initial: true,
-    body: b,
-    old: null,
-    new: b,
-  })
+  const ids = matcherOf(registry).selectChangingHandlers(
+    kexV1,
+    causeOf({
+      reason: "create",
+      initial: true,
+      body: b,
+      old: null,
+      new: b,
+    }),
+  )
     .map((h) => h.id);
   assertEquals(ids, ["fn/spec.field"]);
 });
@@ -316,13 +326,16 @@ Deno.test("value callbacks get the value (null when absent) and the handler's ar
       started: new Date(),
       runtime: 0,
     });
-  const ids = matcherOf(registry).selectChangingHandlers(kexV1, {
-    reason: "create",
-    body: b,
-    old: null,
-    new: b,
-    kwargs,
-  })
+  const ids = matcherOf(registry).selectChangingHandlers(
+    kexV1,
+    causeOf({
+      reason: "create",
+      body: b,
+      old: null,
+      new: b,
+      kwargs,
+    }),
+  )
     .map((h) => h.id);
   assertEquals(ids, ["myHandler"]);
   assertEquals(created(registry, body({ spec: { field: 1 } })), []);
@@ -357,13 +370,16 @@ Deno.test("callbacks may filter by any argument: the reason, the memo", () => {
   );
   const b = body();
   const pick = (reason: kopf.Reason) =>
-    matcherOf(registry).selectChangingHandlers(kexV1, {
-      reason,
-      initial: true,
-      body: b,
-      old: b,
-      new: b,
-    }).map((
+    matcherOf(registry).selectChangingHandlers(
+      kexV1,
+      causeOf({
+        reason,
+        initial: true,
+        body: b,
+        old: b,
+        new: b,
+      }),
+    ).map((
       h,
     ) => h.id);
   assertEquals(pick("resume"), ["onlyResumes"]);
@@ -493,12 +509,15 @@ Deno.test("children's status reaching a value notifies with a per-kind param", (
     kind: "Child1",
   });
   const pick = (oldDone: boolean | undefined, newDone: boolean) =>
-    matcherOf(registry).selectChangingHandlers(child1, {
-      reason: "update",
-      body: { metadata: { name: "c" }, status: { done: newDone } },
-      old: { status: { done: oldDone } },
-      new: { status: { done: newDone } },
-    }).map((h) => h.param);
+    matcherOf(registry).selectChangingHandlers(
+      child1,
+      causeOf({
+        reason: "update",
+        body: { metadata: { name: "c" }, status: { done: newDone } },
+        old: { status: { done: oldDone } },
+        new: { status: { done: newDone } },
+      }),
+    ).map((h) => h.param);
   assertEquals(pick(false, true), ["first"]);
   assertEquals(pick(undefined, true), ["first"]);
   assertEquals(pick(true, false), []);

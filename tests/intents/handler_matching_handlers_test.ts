@@ -2,6 +2,7 @@
  * The documented handler examples: registering, and which handlers the registry selects
  * for event-watching, state-changing, resuming and field handlers.
  */
+import { causeOf } from "./causes.ts";
 import { kopf } from "../../mod.ts";
 import type { ChangingKwargs, EventKwargs } from "../../mod.ts";
 import { buildChangingKwargs } from "../../src/intents/kwargs.ts";
@@ -70,7 +71,10 @@ Deno.test("create, update and delete handlers run for their own reason only", ()
   kopf.on.update("kopfexamples", { registry }, function onUpdate() {});
   kopf.on.delete("kopfexamples", { registry }, function onDelete() {});
   const pick = (reason: kopf.Reason) =>
-    matcherOf(registry).selectChangingHandlers(kexV1, { reason, body: BODY, old: null, new: BODY })
+    matcherOf(registry).selectChangingHandlers(
+      kexV1,
+      causeOf({ reason, body: BODY, old: null, new: BODY }),
+    )
       .map((h) => h.id);
   assertEquals(
     [pick("create"), pick("update"), pick("delete"), pick("resume")],
@@ -84,12 +88,15 @@ Deno.test("an update handler on status makes status part of what is compared", (
   kopf.on.update("batch/v1", "jobs", { registry, field: "status" }, function jobStatusChanges() {});
   assertEquals(matcherOf(registry).extraFields(jobs), [["status"]]);
   const job = { metadata: { name: "j" }, status: { active: 0 } };
-  const ids = matcherOf(registry).selectChangingHandlers(jobs, {
-    reason: "update",
-    body: job,
-    old: { status: { active: 1 } },
-    new: { status: { active: 0 } },
-  }).map((h) => h.id);
+  const ids = matcherOf(registry).selectChangingHandlers(
+    jobs,
+    causeOf({
+      reason: "update",
+      body: job,
+      old: { status: { active: 1 } },
+      new: { status: { active: 0 } },
+    }),
+  ).map((h) => h.id);
   assertEquals(ids, ["jobStatusChanges/status"]);
 });
 
@@ -101,14 +108,17 @@ Deno.test("resume handlers run only in the first round, and not for deleted obje
   kopf.on.resume("kopfexamples", { registry, deleted: true }, function evenDeleted() {});
   kopf.on.delete("kopfexamples", { registry }, function onDelete() {});
   const pick = (reason: kopf.Reason, initial: boolean, deleted = false) =>
-    matcherOf(registry).selectChangingHandlers(kexV1, {
-      reason,
-      initial,
-      deleted,
-      body: BODY,
-      old: BODY,
-      new: BODY,
-    })
+    matcherOf(registry).selectChangingHandlers(
+      kexV1,
+      causeOf({
+        reason,
+        initial,
+        deleted,
+        body: BODY,
+        old: BODY,
+        new: BODY,
+      }),
+    )
       .map((h) => h.id);
   assertEquals(pick("resume", true), ["myHandler", "evenDeleted"]);
   assertEquals(pick("create", true), ["myHandler", "evenDeleted"], "the pair runs once");
@@ -125,12 +135,15 @@ Deno.test("a field handler runs when its field is affected", () => {
     function somefieldChanged() {},
   );
   const pick = (oldSpec: object, newSpec: object) =>
-    matcherOf(registry).selectChangingHandlers(kexV1, {
-      reason: "update",
-      body: BODY,
-      old: { spec: oldSpec },
-      new: { spec: newSpec },
-    }).map((h) => h.id);
+    matcherOf(registry).selectChangingHandlers(
+      kexV1,
+      causeOf({
+        reason: "update",
+        body: BODY,
+        old: { spec: oldSpec },
+        new: { spec: newSpec },
+      }),
+    ).map((h) => h.id);
   assertEquals(pick({ somefield: 1 }, { somefield: 2 }), ["somefieldChanged/spec.somefield"]);
   assertEquals(pick({ somefield: 1, x: 1 }, { somefield: 1, x: 2 }), []);
 });

@@ -2,6 +2,7 @@
  * The arguments handlers receive: their shape per kind, read-only and live views,
  * indices injected by name, and the documented argument examples.
  */
+import { causeOf } from "./causes.ts";
 import { kopf } from "../../mod.ts";
 import type {
   ActivityKwargs,
@@ -148,7 +149,7 @@ Deno.test("counting updates with param, as in the arguments example", () => {
   };
   const patch = new Patch();
   let status = BODY.status as { counter: number };
-  for (const h of matcherOf(registry).selectChangingHandlers(kexV1, cause)) {
+  for (const h of matcherOf(registry).selectChangingHandlers(kexV1, causeOf(cause))) {
     const body = { ...BODY, status };
     h.fn(buildChangingKwargs({ resource: kexV1, body, patch, param: h.param }, {
       reason: cause.reason,

@@ -2,6 +2,7 @@
  * Registration: records carry what the handling cycle needs; ids, de-duplication,
  * `param`, default and explicit registries.
  */
+import { causeOf } from "./causes.ts";
 import { kopf } from "../../mod.ts";
 import type {
   ChangingHandler,
@@ -243,7 +244,7 @@ Deno.test("param is stored per registration and overlapping field handlers stay 
     old: { spec: { field: "a" } },
     new: { spec: { field: "b" } },
   };
-  const selected = matcherOf(registry).selectChangingHandlers(kexV1, cause);
+  const selected = matcherOf(registry).selectChangingHandlers(kexV1, causeOf(cause));
   assertEquals(selected.map((h) => [h.id, h.param]), [["fn/spec.field", 10], ["fn/spec", 1]]);
 });
 
@@ -295,7 +296,7 @@ Deno.test("what is derived per resource is derived anew when a handler is added 
   assert(!matcherOf(registry).requiresFinalizer(kexV1, { body }));
   assertEquals(matcherOf(registry).extraFields(kexV1), []);
   assertEquals(
-    matcherOf(registry).selectChangingHandlers(kexV1, { reason: "update", body }).length,
+    matcherOf(registry).selectChangingHandlers(kexV1, causeOf({ reason: "update", body, old: body })).length,
     0,
   );
   kopf.on.delete("kex", { registry }, fn);
@@ -304,7 +305,7 @@ Deno.test("what is derived per resource is derived anew when a handler is added 
   assert(matcherOf(registry).requiresFinalizer(kexV1, { body }));
   assertEquals(matcherOf(registry).extraFields(kexV1), [["spec", "x"]]);
   assertEquals(
-    matcherOf(registry).selectChangingHandlers(kexV1, { reason: "update", body }).length,
+    matcherOf(registry).selectChangingHandlers(kexV1, causeOf({ reason: "update", body, old: body })).length,
     1,
   );
   // An equal resource record of its own gets the same answers.

@@ -3,6 +3,7 @@
  * first registration in a scope that holds only data, and the errors outside a running
  * handler. Running them (`kopf.execute()`) is tested with the handling layer.
  */
+import { causeOf } from "./causes.ts";
 import { kopf } from "../../mod.ts";
 import { RegistrationError } from "../../src/intents/handler_options.ts";
 import { matcherOf } from "../../src/intents/registry.ts";
@@ -45,12 +46,15 @@ Deno.test("declarative sub-handlers get ids under their parent's", () => {
     "create_fn/item2",
     "create_fn/fromRegister/spec.somefield",
   ]);
-  const selected = matcherOf(s.registry!).selectChangingHandlers(kexV1, {
-    reason: "create",
-    body: BODY,
-    old: null,
-    new: BODY,
-  });
+  const selected = matcherOf(s.registry!).selectChangingHandlers(
+    kexV1,
+    causeOf({
+      reason: "create",
+      body: BODY,
+      old: null,
+      new: BODY,
+    }),
+  );
   assertEquals(selected.length, 3, "sub-handlers serve their parent's object, any reason");
 });
 

@@ -2,11 +2,8 @@ import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { Resource } from "../../src/structs/resources.ts";
 import type { ObjectEvent, RawBody, WatchEventType } from "../../src/structs/bodies.ts";
 import type { BatchingSettings } from "../../src/settings/operator_settings.ts";
-import {
-  Multiplexer,
-  type ProcessingContext,
-  type ProcessingResult,
-} from "../../src/reactor/queueing.ts";
+import { Multiplexer, type ProcessingContext } from "../../src/reactor/queueing.ts";
+import type { Reconciliation } from "../../src/reactor/pipeline/object_processing.ts";
 import { deferred, ManualClock, settle } from "../clocks.ts";
 import { RecordingLogger } from "./recording_logger.ts";
 
@@ -42,7 +39,7 @@ function settings(overrides: Partial<BatchingSettings> = {}): BatchingSettings {
 class Script {
   readonly seen: string[] = [];
   readonly contexts: ProcessingContext[] = [];
-  readonly #gates = new Map<string, ReturnType<typeof deferred<ProcessingResult | void>>>();
+  readonly #gates = new Map<string, ReturnType<typeof deferred<Reconciliation | void>>>();
   #holding = false;
   active = 0;
   maxActive = 0;
@@ -52,7 +49,7 @@ class Script {
     this.#holding = true;
   }
 
-  release(id: string, result?: ProcessingResult | Error): void {
+  release(id: string, result?: Reconciliation | Error): void {
     const gate = this.#gate(id);
     if (result instanceof Error) gate.reject(result);
     else gate.resolve(result);
@@ -60,7 +57,7 @@ class Script {
 
   #gate(id: string) {
     let gate = this.#gates.get(id);
-    if (gate === undefined) this.#gates.set(id, gate = deferred<ProcessingResult | void>());
+    if (gate === undefined) this.#gates.set(id, gate = deferred<Reconciliation | void>());
     return gate;
   }
 
@@ -81,7 +78,7 @@ class Script {
 function setup(
   batching: Partial<BatchingSettings> = {},
   consistencyTimeout?: number,
-  processor?: (event: ObjectEvent, ctx: ProcessingContext) => Promise<ProcessingResult | void>,
+  processor?: (event: ObjectEvent, ctx: ProcessingContext) => Promise<Reconciliation | void>,
 ) {
   const clock = new ManualClock();
   const logger = new RecordingLogger();

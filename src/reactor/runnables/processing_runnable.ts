@@ -6,7 +6,7 @@
  * @module
  */
 
-import { ObjectProcessor } from "../processing.ts";
+import { Pipeline } from "../pipeline/pipeline.ts";
 import type { OperatorParts } from "../operator_parts.ts";
 import type { Runnable } from "../manager.ts";
 import type { ClientRunnable } from "./client_runnable.ts";
@@ -21,7 +21,7 @@ export class ProcessingRunnable implements Runnable {
   readonly #client: ClientRunnable;
   readonly #coordination: CoordinationRunnable;
   readonly #daemons: DaemonsRunnable;
-  #processor: ObjectProcessor | undefined;
+  #processor: Pipeline | undefined;
 
   /** The processing of the operator, after the parts it calls. */
   constructor(
@@ -38,7 +38,7 @@ export class ProcessingRunnable implements Runnable {
   }
 
   /** The processor; there once started. */
-  get processor(): ObjectProcessor {
+  get processor(): Pipeline {
     if (this.#processor === undefined) throw new Error("The processing is used before its start.");
     return this.#processor;
   }
@@ -46,7 +46,7 @@ export class ProcessingRunnable implements Runnable {
   /** Make the processor over the operator's parts. */
   start(): void {
     const parts = this.#parts;
-    this.#processor = new ObjectProcessor({
+    this.#processor = new Pipeline({
       api: this.#client.api,
       registry: parts.registry,
       settings: parts.settings,

@@ -3,22 +3,22 @@
  * cluster: patch application with a vanished object, a refused finalizer removal with its
  * fallback, and the expected resourceVersion and delays reported to the worker.
  */
-import { assert, assertEquals } from "../assert.ts";
-import type { RawBody } from "../../src/structs/bodies.ts";
-import { TemporaryError } from "../../src/structs/errors.ts";
-import { Patch } from "../../src/structs/patches.ts";
-import { Resource } from "../../src/structs/resources.ts";
-import { ApiClient } from "../../src/client/api.ts";
-import { Vault } from "../../src/client/vault.ts";
-import { OperatorSettings } from "../../src/settings/operator_settings.ts";
-import { OperatorRegistry } from "../../src/intents/registry.ts";
-import { index, on } from "../../src/intents/registration.ts";
-import { applyChanges } from "../../src/handling/application.ts";
-import { ObjectMemories } from "../../src/handling/memories.ts";
-import { ObjectProcessor } from "../../src/reactor/processing.ts";
-import type { FakeCluster } from "../../src/testing/mod.ts";
-import { FINALIZER, kex, startCluster } from "../operator/harness.ts";
-import { wallClockAt } from "../clocks.ts";
+import { assert, assertEquals } from "../../assert.ts";
+import type { RawBody } from "../../../src/structs/bodies.ts";
+import { TemporaryError } from "../../../src/structs/errors.ts";
+import { Patch } from "../../../src/structs/patches.ts";
+import { Resource } from "../../../src/structs/resources.ts";
+import { ApiClient } from "../../../src/client/api.ts";
+import { Vault } from "../../../src/client/vault.ts";
+import { OperatorSettings } from "../../../src/settings/operator_settings.ts";
+import { OperatorRegistry } from "../../../src/intents/registry.ts";
+import { index, on } from "../../../src/intents/registration.ts";
+import { applyChanges } from "../../../src/handling/application.ts";
+import { ObjectMemories } from "../../../src/handling/memories.ts";
+import { Pipeline } from "../../../src/reactor/pipeline/pipeline.ts";
+import type { FakeCluster } from "../../../src/testing/mod.ts";
+import { FINALIZER, kex, startCluster } from "../../operator/harness.ts";
+import { wallClockAt } from "../../clocks.ts";
 
 const KEX = new Resource({
   group: "kopf.dev",
@@ -77,7 +77,7 @@ Deno.test("a refused finalizer removal keeps the delete handlers' success; they 
     calls.push("delete");
     return "bye";
   });
-  const processor = new ObjectProcessor({
+  const processor = new Pipeline({
     api,
     registry,
     settings: new OperatorSettings(),
@@ -115,7 +115,7 @@ Deno.test("the worker learns the patched resourceVersion and when to come back",
     throw new TemporaryError("later", { delay: 30 });
   });
   const t0 = Date.UTC(2024, 0, 1);
-  const processor = new ObjectProcessor({
+  const processor = new Pipeline({
     api,
     registry,
     settings: new OperatorSettings(),
@@ -136,7 +136,7 @@ Deno.test("our finalizer is released when no changing handler serves the resourc
   await using api = client(cluster);
   const registry = new OperatorRegistry({ onWarning: () => {} });
   on.event("kopfexamples", { registry }, () => {});
-  const processor = new ObjectProcessor({
+  const processor = new Pipeline({
     api,
     registry,
     settings: new OperatorSettings(),
@@ -153,8 +153,8 @@ function processorOf(
   api: ApiClient,
   registry: OperatorRegistry,
   memories = new ObjectMemories({}),
-): ObjectProcessor {
-  return new ObjectProcessor({ api, registry, settings: new OperatorSettings(), memories });
+): Pipeline {
+  return new Pipeline({ api, registry, settings: new OperatorSettings(), memories });
 }
 
 Deno.test("the newest version known is kept: our patch's, then the echo's", async () => {
@@ -299,7 +299,7 @@ Deno.test("another replica's objects are skipped at the feed unless indexed here
   const settings = new OperatorSettings();
   const memories = new ObjectMemories({});
   const of = (registry: OperatorRegistry, owns?: () => boolean) =>
-    new ObjectProcessor({
+    new Pipeline({
       api,
       registry,
       settings,

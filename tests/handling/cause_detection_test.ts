@@ -4,11 +4,13 @@
 import { assertEquals } from "../assert.ts";
 import type { RawBody } from "../../src/structs/bodies.ts";
 import { diff } from "../../src/structs/diffs.ts";
-import { type CauseInputs, detectCause } from "../../src/handling/causes.ts";
+import { detectCause, type DetectionInputs } from "../../src/handling/cause_detection.ts";
 
 const F = "kopf.zalando.org/KopfFinalizerMarker";
 
-function inputs(overrides: Partial<CauseInputs> & { meta?: RawBody["metadata"] }): CauseInputs {
+function inputs(
+  overrides: Partial<DetectionInputs> & { meta?: RawBody["metadata"] },
+): DetectionInputs {
   const body: RawBody = { metadata: { name: "x", ...overrides.meta }, spec: { a: 1 } };
   return {
     eventType: "MODIFIED",
@@ -23,7 +25,7 @@ function inputs(overrides: Partial<CauseInputs> & { meta?: RawBody["metadata"] }
 
 Deno.test("detectCause: Kopf's rules in their order", () => {
   const deleting = { deletionTimestamp: "2020-01-01T00:00:00Z" };
-  const cases: [string, Partial<CauseInputs> & { meta?: RawBody["metadata"] }, string][] = [
+  const cases: [string, Partial<DetectionInputs> & { meta?: RawBody["metadata"] }, string][] = [
     ["a DELETED event", { eventType: "DELETED", meta: { ...deleting, finalizers: [F] } }, "gone"],
     ["deletion with our finalizer", { meta: { ...deleting, finalizers: ["a/b", F] } }, "delete"],
     ["deletion without it", { meta: { ...deleting, finalizers: ["a/b"] } }, "free"],

@@ -19,6 +19,7 @@
 
 import type { RawBody } from "../structs/bodies.ts";
 import type { Diff } from "../structs/diffs.ts";
+import type { Cause } from "../intents/causes.ts";
 import type { Reason } from "../intents/reasons.ts";
 
 /** The reasons for which handlers run (others are informational). */
@@ -56,7 +57,7 @@ export function hasFinalizer(body: RawBody, finalizer: string): boolean {
 }
 
 /** What cause detection looks at. */
-export interface CauseInputs {
+export interface DetectionInputs {
   /** The watch event type: `DELETED`, another type, or `null` for a listing. */
   readonly eventType: string | null;
   /** The object. */
@@ -73,18 +74,11 @@ export interface CauseInputs {
   readonly optionalDeletion?: boolean;
 }
 
-/** The detected reason, and whether resume handlers may mix in. */
-export interface DetectedCause {
-  /** Why the cycle runs. */
-  readonly reason: Reason;
-  /** Whether resume handlers mix in (never for creations). */
-  readonly initial: boolean;
-  /** Whether the object is marked for deletion. */
-  readonly deleted: boolean;
-}
+/** The parts of a {@link Cause} that detection decides; the rest is what it looked at. */
+export type Detection = Pick<Cause, "reason" | "initial" | "deleted">;
 
 /** Detect the reason of a resource-changing cycle; see the module docs for the rules. */
-export function detectCause(inputs: CauseInputs): DetectedCause {
+export function detectCause(inputs: DetectionInputs): Detection {
   const deleted = isDeletionOngoing(inputs.body);
   const { initial } = inputs;
   if (inputs.eventType === "DELETED") return { reason: "gone", initial, deleted: true };

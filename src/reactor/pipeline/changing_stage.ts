@@ -1,0 +1,287 @@
+/**
+ * The resource-changing handling of the object's state: its cause is detected
+ * (`handling/cause_detection.ts`); our finalizer is added in a cycle of its own, before any
+ * handler runs, when a matching handler requires it, and removed when none does any more —
+ * or when the delete handlers are all done. Objects that match no handler's filters are
+ * handled in stealth: nothing is written and nothing is logged about them. The handlers due
+ * for the cause run (`handling/changing.ts`); when all are done, the diff-base is stored,
+ * the progress purged, and the object counts as fully handled.
+ *
+ * @module
+ */
+
+import type { Clock } from "../../structs/clock.ts";
+import { diff } from "../../structs/diffs.ts";
+import { resolve } from "../../structs/dicts.ts";
+import type { ObjectLogger } from "../../structs/loggers.ts";
+import { PRESENT } from "../../structs/markers.ts";
+import type { OperatorMetrics } from "../../structs/operator_metrics.ts";
+import { loadEssences } from "../../settings/essences.ts";
+import type { OperatorSettings } from "../../settings/operator_settings.ts";
+import type { Cause } from "../../intents/causes.ts";
+import {
+  type HandlerFilters,
+  KwargsCache,
+  matchesFilters,
+  matchesValue,
+} from "../../intents/filters.ts";
+import type { CauseMatch, HandlerMatcher } from "../../intents/handler_matching.ts";
+import type { ChangingHandler } from "../../intents/handlers.ts";
+import { buildResourceKwargs } from "../../intents/kwargs.ts";
+import type { LifeCycleFn } from "../../intents/lifecycles.ts";
+import type { Reason } from "../../intents/reasons.ts";
+import {
+  capitalize,
+  detectCause,
+  HANDLER_REASONS,
+  hasFinalizer,
+  isDeletionOngoing,
+  TITLES,
+} from "../../handling/cause_detection.ts";
+import { causeMatch, type CycleContext, runChangingCycle } from "../../handling/changing.ts";
+import type { Spawner } from "../../engines/daemons.ts";
+import type { ObjectProcessing, Stage } from "./object_processing.ts";
+
+/** What the changing handling needs of the operator. */
+export interface ChangingStageOptions {
+  /** The handlers' matching. */
+  readonly matcher: HandlerMatcher;
+  /** The settings: the finalizer, the storages. */
+  readonly settings: OperatorSettings;
+  /** The clock of the progress records. */
+  readonly clock: Clock;
+  /** Where handler runs are counted. */
+  readonly metrics: OperatorMetrics | undefined;
+  /** Which due handlers run per cycle. */
+  readonly lifecycle: LifeCycleFn | undefined;
+  /** The daemons and timers, whose resources keep our finalizer while they run. */
+  readonly spawner: Spawner | undefined;
+}
+
+/** A cause, with what its handlers' selection and the finalizer look at. */
+interface Detected {
+  readonly cause: Cause;
+  readonly match: CauseMatch;
+  /** Delete handlers without our finalizer (optional ones), if they apply. */
+  readonly optional: readonly ChangingHandler[] | undefined;
+}
+
+/** Detect the cause and run its handlers; see the module docs. */
+export class ChangingStage implements Stage {
+  readonly name = "changing handlers";
+  readonly #options: ChangingStageOptions;
+  readonly #cycle: CycleContext;
+
+  /** The stage over the operator's handlers and settings. */
+  constructor(options: ChangingStageOptions) {
+    this.#options = options;
+    this.#cycle = {
+      settings: options.settings,
+      clock: options.clock,
+      metrics: options.metrics,
+      lifecycle: options.lifecycle,
+    };
+  }
+
+  /** The cause's handling, unless daemons are still exiting (the handlers wait for them). */
+  run(processing: ObjectProcessing): boolean | Promise<boolean> {
+    if (processing.spawningStops) return true;
+    const { matcher, settings, spawner } = this.#options;
+    const owned = matcher.handlersFor(processing.resource).changing;
+    if (owned.length > 0) return this.#handle(processing, owned);
+    const blocked = hasFinalizer(processing.body, settings.persistence.finalizer);
+    if (spawner?.serves(processing.resource)) return this.#spawningFinalizer(processing, blocked);
+    // Nothing of ours needs the object any more, e.g. handlers removed since an older version.
+    if (blocked && !processing.gone) processing.finalizerChange = "remove";
+    return true;
+  }
+
+  async #handle(processing: ObjectProcessing, owned: readonly ChangingHandler[]): Promise<true> {
+    const { body, logger } = processing;
+    const detected = await this.#detect(processing);
+    const { cause, match } = detected;
+    const blocked = hasFinalizer(body, this.#options.settings.persistence.finalizer);
+    if (cause.reason === "gone") {
+      if (prematch(owned, cause, match)) {
+        logger.debug("Deleted, really deleted, and we are notified.");
+      }
+      return true;
+    }
+    // The finalizer: added in a cycle of its own, removed when no handler needs it.
+    if (!cause.deleted) {
+      const required = this.#options.matcher.requiresFinalizer(processing.resource, match);
+      if (changeFinalizer(processing, required, blocked)) return true;
+    }
+    if (!prematch(owned, cause, match)) {
+      // Stealth: not ours; but a finalizer we put there earlier must not hold the object.
+      if (cause.deleted && blocked) processing.finalizerChange = "remove";
+      return true;
+    }
+    if (!HANDLER_REASONS.has(cause.reason)) {
+      if (cause.reason === "free") {
+        logger.debug("Deletion, but we are done with it; not our concern.");
+      }
+      if (cause.reason === "noop") {
+        logger.debug("Something has changed, but not the essence; nothing to do.");
+      }
+      return true;
+    }
+    await this.#runCycle(processing, detected, owned, blocked);
+    return true;
+  }
+
+  /** The cause of this state: from the event, the deletion mark, and the essences' diff. */
+  async #detect(processing: ObjectProcessing): Promise<Detected> {
+    const { resource, body, memory, event } = processing;
+    const { matcher, settings } = this.#options;
+    const persistence = settings.persistence;
+    const essences = await loadEssences(persistence, body, matcher.extraFields(resource));
+    const changes = diff(essences.old, essences.new);
+    const initial = memory.noticedByListing && !memory.fullyHandledOnce;
+    const causeOf = (reason: Reason, deleted: boolean, initialNow: boolean): Cause => ({
+      body,
+      reason,
+      initial: initialNow,
+      deleted,
+      old: essences.old,
+      new: essences.new,
+      diff: changes,
+    });
+    // Delete handlers without our finalizer (optional ones): selected once, for the cause
+    // detection and, if they apply, for the cycle (the cause is then this very one).
+    const blocked = hasFinalizer(body, persistence.finalizer);
+    const optional = !processing.gone && isDeletionOngoing(body) && !blocked &&
+        !memory.deletionHandled
+      ? matcher.selectChangingHandlers(
+        resource,
+        causeMatch(processing, causeOf("delete", true, initial)),
+      )
+      : undefined;
+    const detected = detectCause({
+      eventType: event.type,
+      body,
+      finalizer: persistence.finalizer,
+      old: essences.old,
+      diff: changes,
+      initial,
+      optionalDeletion: optional !== undefined && optional.length > 0,
+    });
+    const cause = causeOf(detected.reason, detected.deleted, detected.initial);
+    return { cause, match: causeMatch(processing, cause), optional };
+  }
+
+  /** Run the handlers due for the cause; when all are done, store the diff-base. */
+  async #runCycle(
+    processing: ObjectProcessing,
+    { cause, match, optional }: Detected,
+    owned: readonly ChangingHandler[],
+    blocked: boolean,
+  ): Promise<void> {
+    const { resource, body, patch, memory, logger } = processing;
+    const handlers = optional ?? this.#options.matcher.selectChangingHandlers(resource, match);
+    const cycle = await runChangingCycle(processing, cause, owned, handlers, this.#cycle);
+    processing.ran = cycle.ran;
+    if (!cycle.done) {
+      for (const delay of cycle.delays) processing.revisitIn(delay);
+      return;
+    }
+    if (cause.diff.length > 0) { // the diff is empty exactly when the essences are equal
+      const storage = this.#options.settings.persistence.diffbaseStorage;
+      await storage.store({ body, patch, essence: cause.new });
+    }
+    memory.fullyHandledOnce = true;
+    if (cause.reason !== "delete") return;
+    memory.deletionHandled = true;
+    if (blocked) {
+      logger.debug("Removing the finalizer, thus allowing the actual deletion.");
+      processing.finalizerChange = "remove";
+      processing.fallback = cycle.fallback;
+    } else {
+      logger.debug(`${capitalize(TITLES.delete)} is done without a finalizer (optional).`);
+    }
+  }
+
+  /**
+   * Our finalizer on objects of resources with daemons or timers but no changing handlers:
+   * there while any of them applies; removed once the object is marked for deletion (its
+   * daemons and timers have exited by then).
+   */
+  #spawningFinalizer(processing: ObjectProcessing, blocked: boolean): true {
+    const { resource, body, memory, logger, indices } = processing;
+    if (processing.gone) return true;
+    if (isDeletionOngoing(body)) {
+      if (!blocked) return true;
+      logger.debug("Removing the finalizer, thus allowing the actual deletion.");
+      processing.finalizerChange = "remove";
+      return true;
+    }
+    const required = this.#options.matcher.requiresFinalizer(resource, {
+      body,
+      kwargs: () => buildResourceKwargs({ resource, body, memoOf: () => memory.memo, indices }, {}),
+    });
+    changeFinalizer(processing, required, blocked);
+    return true;
+  }
+}
+
+/**
+ * A round of its own to add or remove our finalizer, if it is needed or held for nothing;
+ * true if there is one.
+ */
+function changeFinalizer(
+  processing: ObjectProcessing,
+  required: boolean,
+  blocked: boolean,
+): boolean {
+  const logger: ObjectLogger = processing.logger;
+  if (required && !blocked) {
+    logger.debug("Adding the finalizer, thus preventing the actual deletion.");
+    processing.finalizerChange = "add";
+    return true;
+  }
+  if (!required && blocked) {
+    logger.debug("Removing the finalizer, as there are no handlers requiring it.");
+    processing.finalizerChange = "remove";
+    return true;
+  }
+  return false;
+}
+
+/** The label, annotation and `when` filters of each handler, without its field ones. */
+const scopes = new WeakMap<ChangingHandler, HandlerFilters>();
+
+/** The handler's filters but the field's: built once per handler, not per event. */
+function scopeFilters(handler: ChangingHandler): HandlerFilters {
+  let filters = scopes.get(handler);
+  if (filters === undefined) {
+    filters = {
+      ...handler,
+      field: undefined,
+      value: undefined,
+      old: undefined,
+      new: undefined,
+      fieldNeedsChange: false,
+    };
+    scopes.set(handler, filters);
+  }
+  return filters;
+}
+
+/**
+ * Whether any changing handler of the resource may be interested in the object at all:
+ * its label, annotation and `when` filters pass, and its field (if any) has a fitting value
+ * on either side of the change — whatever the reason, and whether the field changed.
+ */
+function prematch(owned: readonly ChangingHandler[], cause: Cause, match: CauseMatch): boolean {
+  // Checked for every event: handlers without filters need no arguments built.
+  if (owned.some((h) => !h.hasFilters)) return true;
+  const kwargs = new KwargsCache(match);
+  return owned.some((h) => {
+    if (!matchesFilters(scopeFilters(h), match, kwargs)) return false;
+    if (h.field === undefined) return true;
+    const criterion = h.value ?? PRESENT;
+    return [cause.new, cause.old].some((side) =>
+      side !== null && matchesValue(criterion, resolve(side, h.field!), kwargs, "value")
+    );
+  });
+}

@@ -1,0 +1,149 @@
+/**
+ * Storing the outcome of a processing: the patch of all stages (and the finalizer's
+ * change) applied to the object in as few requests as possible. When storing fails, the
+ * handlers are not run again: the outcome is kept in the object's memory and stored again
+ * after the operator's error delays (Kopf's throttling), before anything else is done with
+ * the object. A refusal for good (see `isRefusedOutcome`) is an ERROR, posted as an Event on
+ * the object; a failure that outlasted the client's retries (5xx, throttling, a lost
+ * connection) is a WARNING; the retries are DEBUG; success after failures is INFO.
+ *
+ * @module
+ */
+
+import type { RawBody } from "../../structs/bodies.ts";
+import { isNewerVersion } from "../../structs/identities.ts";
+import { summarizeError } from "../../structs/log_formats.ts";
+import type { ObjectLogger } from "../../structs/loggers.ts";
+import { type OperatorMetrics, resourceLabel } from "../../structs/operator_metrics.ts";
+import type { Resource } from "../../structs/resources.ts";
+import type { Semaphore } from "../../structs/semaphores.ts";
+import type { ApiClient } from "../../client/api.ts";
+import { APIError } from "../../client/api_errors.ts";
+import { errorDelayAfter, type OperatorSettings } from "../../settings/operator_settings.ts";
+import { applyChanges, isRefusedOutcome } from "../../handling/application.ts";
+import type { ObjectMemory, UnstoredOutcome } from "../../handling/memories.ts";
+
+/** What came of storing: the state it produced, or that the object is gone, or a retry. */
+export interface Stored {
+  /** The `resourceVersion` our write produced. */
+  readonly version?: string;
+  /** The object as our write left it. */
+  readonly body?: RawBody;
+  /** The object is gone: nothing to write. */
+  readonly gone?: boolean;
+  /** Storing failed: seconds until it is tried again (none: with the next change). */
+  readonly retryIn?: number;
+}
+
+/** What storing needs of the operator. */
+export interface OutcomeStorerOptions {
+  /** The API client. */
+  readonly api: ApiClient;
+  /** The settings: the finalizer's name, the error delays. */
+  readonly settings: OperatorSettings;
+  /** The limit of the operator's concurrent writes. */
+  readonly writes: Semaphore;
+  /** Where the patches are counted; nowhere by default. */
+  readonly metrics?: OperatorMetrics;
+}
+
+/** Stores outcomes; see the module docs. */
+export class OutcomeStorer {
+  readonly #options: OutcomeStorerOptions;
+
+  /** A storer over the operator's parts. */
+  constructor(options: OutcomeStorerOptions) {
+    this.#options = options;
+  }
+
+  /** Store the outcome on the object; on failure, keep it in the memory; see the module docs. */
+  async store(
+    resource: Resource,
+    body: RawBody,
+    outcome: UnstoredOutcome,
+    memory: ObjectMemory,
+    logger: ObjectLogger,
+    signal: AbortSignal | undefined,
+  ): Promise<Stored> {
+    const { api, settings, writes, metrics } = this.#options;
+    // The request's options are made once, before waiting for a place among the writes.
+    const request = {
+      api,
+      resource,
+      body,
+      patch: outcome.patch,
+      finalizer: settings.persistence.finalizer,
+      finalizerChange: outcome.finalizerChange,
+      signal,
+    };
+    let applied;
+    try {
+      applied = await writes.run(() => applyChanges(request));
+      if (applied.conflict) {
+        logger.debug("The object has changed meanwhile; the finalizer waits for its new state.");
+        if (outcome.fallback !== undefined) {
+          const fallback = { ...request, patch: outcome.fallback, finalizerChange: undefined };
+          applied = await writes.run(() => applyChanges(fallback));
+        }
+      }
+    } catch (error) {
+      if (signal?.aborted) throw error; // stopping: the stop itself reports what is left
+      return this.#failed(outcome, memory, logger, error);
+    }
+    if (applied.requests > 0) metrics?.patches.inc([resourceLabel(resource)], applied.requests);
+    if (outcome.failures > 0) {
+      const times = outcome.failures === 1
+        ? "1 failed attempt"
+        : `${outcome.failures} failed attempts`;
+      logger.info(`The outcome ${whose(outcome)} is stored at last, after ${times}.`);
+    }
+    memory.unstored = undefined;
+    if (applied.gone) {
+      logger.debug("The object is gone; nothing to patch.");
+      return { gone: true };
+    }
+    const version = applied.body?.metadata?.resourceVersion;
+    if (version !== undefined && !isNewerVersion(memory.newestVersion, version)) {
+      memory.newestVersion = version;
+    }
+    return { version, body: applied.body };
+  }
+
+  /** Keep the outcome for later, and say so (once loudly, then quietly). */
+  #failed(
+    outcome: UnstoredOutcome,
+    memory: ObjectMemory,
+    logger: ObjectLogger,
+    error: unknown,
+  ): Stored {
+    memory.unstored = outcome;
+    const retryIn = errorDelayAfter(this.#options.settings.batching.errorDelays, outcome.failures);
+    const when = retryIn === undefined ? "with the object's next change" : `in ${retryIn}s`;
+    const why = error instanceof APIError
+      ? `HTTP ${error.code}: ${error.statusMessage ?? error.reason ?? error.message}`
+      : summarizeError(error);
+    if (outcome.failures++ > 0) {
+      logger.debug(
+        `Storing the outcome ${whose(outcome)} failed again (${why}); retrying ${when}.`,
+      );
+    } else if (isRefusedOutcome(error)) {
+      logger.error(
+        `The API server refused to store the outcome ${whose(outcome)} (${why}); they are not ` +
+          `run again, and storing is retried ${when}.`,
+      );
+    } else {
+      logger.warning(
+        `Storing the outcome ${whose(outcome)} failed (${why}); they are not run again, and ` +
+          `storing is retried ${when}.`,
+      );
+    }
+    return { retryIn };
+  }
+}
+
+/** Whose outcome it is, for the messages: built only when one is logged, which is rare. */
+export function whose(outcome: UnstoredOutcome): string {
+  return outcome.handlers.length > 0
+    ? `of ${outcome.handlers.map((id) => `'${id}'`).join(", ")}`
+    : "of the handling";
+}

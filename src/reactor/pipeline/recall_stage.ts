@@ -1,0 +1,120 @@
+/**
+ * The first stages of the pipeline: the object's memory is recalled (and forgotten when it
+ * is gone); a state older than one already known (our own patch, whose echo is late; a state
+ * read afresh before a resumed watch delivers it again) is replaced by the object as it is
+ * now, so that no handler runs again on a state that has moved on. Then an outcome that the
+ * API server refused to store goes first: until it is stored, nothing runs for the object,
+ * so that handlers that have succeeded do not run again.
+ *
+ * @module
+ */
+
+import type { RawBody } from "../../structs/bodies.ts";
+import { isNewerVersion } from "../../structs/identities.ts";
+import type { ApiClient } from "../../client/api.ts";
+import { APINotFoundError } from "../../client/api_errors.ts";
+import { getObject } from "../../client/objects.ts";
+import type { ObjectMemories, UnstoredOutcome } from "../../handling/memories.ts";
+import type { Ownership } from "../../engines/leader_election.ts";
+import type { ObjectProcessing, Stage } from "./object_processing.ts";
+import { type OutcomeStorer, whose } from "./outcome_storing.ts";
+
+/** Recall the object's memory; go on with its newest state; see the module docs. */
+export class RecallStage implements Stage {
+  readonly name = "recall";
+  readonly #api: ApiClient;
+  readonly #memories: ObjectMemories;
+  readonly #ownership: Ownership | undefined;
+
+  /** The stage over the operator's memories of objects. */
+  constructor(api: ApiClient, memories: ObjectMemories, ownership: Ownership | undefined) {
+    this.#api = api;
+    this.#memories = memories;
+    this.#ownership = ownership;
+  }
+
+  /** Recall (or forget) the object; read it afresh if a newer state is known. */
+  run(processing: ObjectProcessing): boolean | Promise<boolean> {
+    const { resource, event } = processing;
+    const memory = processing.memory = this.#memories.recall(resource, event.object, {
+      noticedByListing: event.type === null,
+    });
+    if (processing.gone) this.#memories.forget(resource, event.object);
+    const newest = memory.newestVersion;
+    const stale = newest !== undefined && !processing.gone &&
+      isNewerVersion(newest, processing.body.metadata?.resourceVersion);
+    return stale ? this.#reread(processing) : this.#note(processing);
+  }
+
+  async #reread(processing: ObjectProcessing): Promise<boolean> {
+    const { name, namespace } = processing.body.metadata ?? {};
+    let fresh: RawBody;
+    try {
+      fresh = await getObject(this.#api, processing.resource, { name: name ?? "", namespace }, {
+        signal: processing.signal,
+      });
+    } catch (error) {
+      if (error instanceof APINotFoundError) return processing.finish(); // deleted: a watch tells
+      throw error;
+    }
+    processing.moveTo(fresh);
+    return this.#note(processing);
+  }
+
+  /** The newest version known, and whether the object is this replica's. */
+  #note(processing: ObjectProcessing): true {
+    const memory = processing.memory;
+    const version = processing.body.metadata?.resourceVersion;
+    const newest = memory.newestVersion;
+    if (version !== undefined && (newest === undefined || isNewerVersion(version, newest))) {
+      memory.newestVersion = version;
+    }
+    processing.owned = this.#ownership?.owns(processing.body) ?? true;
+    return true;
+  }
+}
+
+/** Store first an outcome that could not be stored before; see the module docs. */
+export class PendingOutcomeStage implements Stage {
+  readonly name = "pending outcome";
+  readonly #storer: OutcomeStorer;
+
+  /** The stage storing through the storer. */
+  constructor(storer: OutcomeStorer) {
+    this.#storer = storer;
+  }
+
+  /** Store the object's unstored outcome, if any, before anything else runs for it. */
+  run(processing: ObjectProcessing): boolean | Promise<boolean> {
+    const memory = processing.memory;
+    const unstored = memory.unstored;
+    if (unstored === undefined) return true;
+    if (!processing.owned) {
+      // Another replica handles it now: writing an older outcome could undo its work.
+      memory.unstored = undefined;
+      processing.logger.warning(
+        `The outcome ${whose(unstored)} was not stored before the object stopped being this ` +
+          "replica's; the replica that handles it now runs them again.",
+      );
+      return true;
+    }
+    if (processing.gone) {
+      memory.unstored = undefined;
+      return true;
+    }
+    return this.#storeFirst(processing, unstored);
+  }
+
+  async #storeFirst(processing: ObjectProcessing, unstored: UnstoredOutcome): Promise<boolean> {
+    const { resource, body, memory, logger, signal } = processing;
+    const stored = await this.#storer.store(resource, body, unstored, memory, logger, signal);
+    if (memory.unstored !== undefined) {
+      return processing.finish(stored.retryIn === undefined ? {} : { delay: stored.retryIn });
+    }
+    if (stored.gone) return processing.finish(); // its deletion comes through the watch
+    // Stored: the processing goes on with the state it produced, progress included — not
+    // with the next event, since a store that changed nothing sends none.
+    if (stored.body !== undefined) processing.moveTo(stored.body);
+    return true;
+  }
+}

@@ -1,0 +1,46 @@
+/**
+ * The last stage: everything the stages wrote into the patch (and the finalizer's change)
+ * is applied in as few requests as possible (see `outcome_storing.ts`). The version our
+ * write produced tells the queueing which older states not to process again.
+ *
+ * @module
+ */
+
+import type { UnstoredOutcome } from "../../handling/memories.ts";
+import type { ObjectProcessing, Stage } from "./object_processing.ts";
+import type { OutcomeStorer } from "./outcome_storing.ts";
+
+/** Store the outcome of the processing, if there is one; see the module docs. */
+export class StoringStage implements Stage {
+  readonly name = "storing";
+  readonly #storer: OutcomeStorer;
+
+  /** The stage storing through the storer. */
+  constructor(storer: OutcomeStorer) {
+    this.#storer = storer;
+  }
+
+  /** Store what the stages left, unless nothing or the object is gone. */
+  run(processing: ObjectProcessing): boolean | Promise<boolean> {
+    if (processing.gone) return true;
+    if (processing.patch.isEmpty && processing.finalizerChange === undefined) return true;
+    return this.#store(processing);
+  }
+
+  async #store(processing: ObjectProcessing): Promise<boolean> {
+    const { resource, body, memory, logger, signal } = processing;
+    const outcome: UnstoredOutcome = {
+      patch: processing.patch,
+      finalizerChange: processing.finalizerChange,
+      fallback: processing.fallback,
+      handlers: processing.ran,
+      failures: 0,
+    };
+    const stored = await this.#storer.store(resource, body, outcome, memory, logger, signal);
+    if (stored.retryIn !== undefined || memory.unstored !== undefined) {
+      return processing.finish(stored.retryIn === undefined ? {} : { delay: stored.retryIn });
+    }
+    processing.wrote(stored.version);
+    return true;
+  }
+}
