@@ -5,7 +5,7 @@
 import type { BenchFigure, BenchSection } from "./types.ts";
 import { Resource } from "../../src/structs/resources.ts";
 import type { ObjectEvent } from "../../src/structs/bodies.ts";
-import { Multiplexer } from "../../src/reactor/queueing.ts";
+import { Multiplexer } from "../../src/reactor/queueing/multiplexer.ts";
 import { silentLogger } from "../../src/reactor/default_logger.ts";
 
 const RESOURCE = new Resource({ group: "kopf.dev", version: "v1", plural: "kopfexamples" });

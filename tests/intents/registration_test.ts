@@ -296,7 +296,10 @@ Deno.test("what is derived per resource is derived anew when a handler is added 
   assert(!matcherOf(registry).requiresFinalizer(kexV1, { body }));
   assertEquals(matcherOf(registry).extraFields(kexV1), []);
   assertEquals(
-    matcherOf(registry).selectChangingHandlers(kexV1, causeOf({ reason: "update", body, old: body })).length,
+    matcherOf(registry).selectChangingHandlers(
+      kexV1,
+      causeOf({ reason: "update", body, old: body }),
+    ).length,
     0,
   );
   kopf.on.delete("kex", { registry }, fn);
@@ -305,7 +308,10 @@ Deno.test("what is derived per resource is derived anew when a handler is added 
   assert(matcherOf(registry).requiresFinalizer(kexV1, { body }));
   assertEquals(matcherOf(registry).extraFields(kexV1), [["spec", "x"]]);
   assertEquals(
-    matcherOf(registry).selectChangingHandlers(kexV1, causeOf({ reason: "update", body, old: body })).length,
+    matcherOf(registry).selectChangingHandlers(
+      kexV1,
+      causeOf({ reason: "update", body, old: body }),
+    ).length,
     1,
   );
   // An equal resource record of its own gets the same answers.

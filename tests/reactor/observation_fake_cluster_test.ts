@@ -16,7 +16,7 @@ import {
   Observer,
 } from "../../src/reactor/observation.ts";
 import type { ObjectEvent } from "../../src/structs/bodies.ts";
-import { Multiplexer } from "../../src/reactor/queueing.ts";
+import { Multiplexer } from "../../src/reactor/queueing/multiplexer.ts";
 import { silentLogger } from "../../src/reactor/default_logger.ts";
 import { exampleCrd } from "../testing/fake_cluster/helpers.ts";
 

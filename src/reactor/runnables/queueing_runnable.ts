@@ -7,7 +7,7 @@
  * @module
  */
 
-import { Multiplexer } from "../queueing.ts";
+import { Multiplexer } from "../queueing/multiplexer.ts";
 import type { OperatorParts } from "../operator_parts.ts";
 import type { Reactions, Runnable } from "../manager.ts";
 import type { CoordinationRunnable } from "./coordination_runnable.ts";

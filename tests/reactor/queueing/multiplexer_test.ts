@@ -1,11 +1,11 @@
-import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { Resource } from "../../src/structs/resources.ts";
-import type { ObjectEvent, RawBody, WatchEventType } from "../../src/structs/bodies.ts";
-import type { BatchingSettings } from "../../src/settings/operator_settings.ts";
-import { Multiplexer, type ProcessingContext } from "../../src/reactor/queueing.ts";
-import type { Reconciliation } from "../../src/reactor/pipeline/object_processing.ts";
-import { deferred, ManualClock, settle } from "../clocks.ts";
-import { RecordingLogger } from "./recording_logger.ts";
+import { assert, assertEquals, assertStringIncludes } from "../../assert.ts";
+import { Resource } from "../../../src/structs/resources.ts";
+import type { ObjectEvent, RawBody, WatchEventType } from "../../../src/structs/bodies.ts";
+import type { BatchingSettings } from "../../../src/settings/operator_settings.ts";
+import { Multiplexer, type ProcessingContext } from "../../../src/reactor/queueing/multiplexer.ts";
+import type { Reconciliation } from "../../../src/reactor/pipeline/object_processing.ts";
+import { deferred, ManualClock, settle } from "../../clocks.ts";
+import { RecordingLogger } from "../recording_logger.ts";
 
 const KEX = new Resource({ group: "kopf.dev", version: "v1", plural: "kopfexamples" });
 const PODS = new Resource({ group: "", version: "v1", plural: "pods" });

@@ -1,6 +1,6 @@
-import { assertEquals } from "../assert.ts";
-import { Deadlines, type Scheduled } from "../../src/reactor/deadlines.ts";
-import { ManualClock } from "../clocks.ts";
+import { assertEquals } from "../../assert.ts";
+import { Deadlines, type Scheduled } from "../../../src/reactor/queueing/deadlines.ts";
+import { ManualClock } from "../../clocks.ts";
 
 interface Item extends Scheduled {
   readonly name: string;

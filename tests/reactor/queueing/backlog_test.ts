@@ -1,5 +1,5 @@
-import { assert, assertEquals } from "../assert.ts";
-import { Backlog } from "../../src/reactor/backlog.ts";
+import { assert, assertEquals } from "../../assert.ts";
+import { Backlog } from "../../../src/reactor/queueing/backlog.ts";
 
 Deno.test("the backlog congests at its limit and is relieved at half of it", async () => {
   const backlog = new Backlog(4);

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { Clock } from "../structs/clock.ts";
+import type { Clock } from "../../structs/clock.ts";
 
 /** What can be scheduled: it carries its own deadline and its place in the heap. */
 export interface Scheduled {

@@ -8,9 +8,9 @@
  * @module
  */
 
-import type { Clock } from "../structs/clock.ts";
-import { type Deadline, DeadlineQueue, type Expiring } from "../structs/deadline_queues.ts";
-import { Semaphore } from "../structs/semaphores.ts";
+import type { Clock } from "../../structs/clock.ts";
+import { type Deadline, DeadlineQueue, type Expiring } from "../../structs/deadline_queues.ts";
+import { Semaphore } from "../../structs/semaphores.ts";
 
 /**
  * A place among the processings. Made once per admission, in place of closures: it gives

@@ -30,23 +30,23 @@
  * @module
  */
 
-import type { ObjectEvent, RawBody } from "../structs/bodies.ts";
-import type { Resource } from "../structs/resources.ts";
-import { type Clock, realClock, settlesWithin } from "../structs/clock.ts";
+import type { ObjectEvent, RawBody } from "../../structs/bodies.ts";
+import type { Resource } from "../../structs/resources.ts";
+import { type Clock, realClock, settlesWithin } from "../../structs/clock.ts";
 import { Deadlines, type Scheduled } from "./deadlines.ts";
-import { describeError, summarizeError } from "../structs/log_formats.ts";
-import { isAtLeastVersion, objectKey } from "../structs/identities.ts";
+import { describeError, summarizeError } from "../../structs/log_formats.ts";
+import { isAtLeastVersion, objectKey } from "../../structs/identities.ts";
 import {
   type BatchingSettings,
   errorDelayAfter,
   type PersistenceSettings,
-} from "../settings/operator_settings.ts";
-import type { Logger } from "../structs/loggers.ts";
-import { reactorLogger } from "./default_logger.ts";
+} from "../../settings/operator_settings.ts";
+import type { Logger } from "../../structs/loggers.ts";
+import { reactorLogger } from "../default_logger.ts";
 import { type Admission, Admissions } from "./admissions.ts";
 import { Backlog } from "./backlog.ts";
 import { WorkerTable } from "./worker_table.ts";
-import type { AsideWait, Reconciliation } from "./pipeline/object_processing.ts";
+import type { AsideWait, Reconciliation } from "../pipeline/object_processing.ts";
 
 /** What the processor gets besides the event. */
 export interface ProcessingContext {

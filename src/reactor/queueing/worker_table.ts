@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { Resource } from "../structs/resources.ts";
+import type { Resource } from "../../structs/resources.ts";
 
 /** What the table needs of a worker: whose it is. */
 export interface TableEntry {
