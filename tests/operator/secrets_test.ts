@@ -14,6 +14,7 @@ import {
   clusterRegistry,
   DIFFBASE,
   handled,
+  kex,
   LOGS,
   logsOf,
   startCluster,
@@ -180,4 +181,32 @@ Deno.test("a Secret whose diff-base Kopf stored with plain values re-runs nothin
   const stored = cluster.get("secrets", "legacy")!.metadata!.annotations![DIFFBASE];
   assert(!stored.includes(b64("legacy-Pa55")) && !stored.includes(b64("changed-Pa55")), stored);
   assertStringIncludes(stored, '"password":"kopf-digest:v1:');
+});
+
+Deno.test("a field listed in sensitiveFields is kept as a digest on any resource", async () => {
+  await using cluster = await startCluster();
+  const registry = clusterRegistry(cluster);
+  const calls = new Calls<string>();
+  on.field("kopfexamples", { registry, field: "spec.password" }, function password_fn(kwargs) {
+    calls.add(`${kwargs.reason} ${String(kwargs.new).slice(0, 15)}`);
+  });
+  const settings = testSettings({ persistence: { sensitiveFields: ["spec.password"] } });
+  await whileRunning(registry, async () => {
+    cluster.create(kex("kex-s", { password: "hunter2-first" }));
+    await calls.until(1);
+    const first = await cluster.waitFor("kopfexamples", "kex-s", handled);
+    cluster.patch("kopfexamples", "kex-s", { spec: { password: "hunter2-second" } });
+    await calls.until(2);
+    const stored = first!.metadata!.annotations![DIFFBASE];
+    await cluster.waitFor(
+      "kopfexamples",
+      "kex-s",
+      (b) => b?.metadata?.annotations?.[DIFFBASE] !== stored,
+    );
+  }, { settings });
+  assertEquals(calls.list, ["create kopf-digest:v1:", "update kopf-digest:v1:"]);
+  const stored = cluster.get("kopfexamples", "kex-s")!.metadata!.annotations![DIFFBASE];
+  assert(!stored.includes("hunter2"), stored);
+  assertStringIncludes(stored, '"field":"value"'); // the other fields stay as they are
+  assert(!LOGS.some((line) => line.includes("hunter2")));
 });
