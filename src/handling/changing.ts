@@ -21,6 +21,7 @@ import { isThenable } from "../structs/thenables.ts";
 import type { Resource } from "../structs/resources.ts";
 import type { OperatorSettings } from "../settings/operator_settings.ts";
 import { storingIsUndoneByPurging } from "../settings/progress_storages.ts";
+import { maskDigests } from "../settings/sensitive_fields.ts";
 import type { ChangingHandler } from "../intents/handlers.ts";
 import { matchesFilters } from "../intents/filters.ts";
 import { buildChangingKwargs, changeFor, type ChangingKwargs } from "../intents/kwargs.ts";
@@ -408,11 +409,12 @@ export async function runChangingCycle(
   }
 
   // The messages (the whole diff as JSON too) are made only if the records are printed or
-  // posted: this runs for every object.
+  // posted: this runs for every object. Sensitive values are digests in the diff, and even
+  // those are masked: a short secret could be guessed from its digest.
   if (isLoggedAt(logger, "debug")) {
     logger.debug(`${capitalize(title)} is in progress.`);
     if (cause.diff.length > 0 && cause.old !== null) {
-      logger.debug(`${capitalize(title)} diff: ${JSON.stringify(cause.diff)}`);
+      logger.debug(`${capitalize(title)} diff: ${maskDigests(JSON.stringify(cause.diff))}`);
     }
   }
   if (handlers.length === 0) return { done: true, delays: [], ran: [] };

@@ -52,7 +52,10 @@ export interface DiffBaseStoreArgs {
   body: RawBody;
   /** The patch to fill. */
   patch: StoragePatch;
-  /** The essence to keep, as built by {@link DiffBaseStorage.build}. */
+  /**
+   * The essence to keep, as built by {@link DiffBaseStorage.build}, with digests in place of
+   * the values of sensitive fields (a Secret's `data`, `settings.persistence.sensitiveFields`).
+   */
   essence: RawBody;
 }
 
@@ -82,7 +85,9 @@ function essenceAnnotations(annotations: unknown): unknown {
 
 /**
  * The base of all diff-base storages. `build` computes the essence; subclass it and
- * implement `fetch` and `store` (sync or async) for a custom place to keep it.
+ * implement `fetch` and `store` (sync or async) for a custom place to keep it. The framework
+ * replaces the values of sensitive fields with digests after `build` and after `fetch`: what
+ * `store` is given holds digests, never a Secret's values.
  *
  * @example Keep the last handled states in memory (all objects are new after a restart)
  * ```ts

@@ -9,6 +9,7 @@
 import { ConfigurationError } from "../structs/errors.ts";
 import type { LogLevelSetting } from "../structs/log_formats.ts";
 import { AnnotationsDiffBaseStorage, DiffBaseStorage } from "./diffbase_storages.ts";
+import { type FieldSpec, parseField } from "./field_paths.ts";
 import { ProgressStorage, SmartProgressStorage } from "./progress_storages.ts";
 
 const LEVEL_NAMES: ReadonlySet<string> = new Set([
@@ -197,6 +198,14 @@ export class PersistenceSettings {
   progressStorage: ProgressStorage = new SmartProgressStorage();
   /** Where the last handled essence of each object is kept. */
   diffbaseStorage: DiffBaseStorage = new AnnotationsDiffBaseStorage();
+  /**
+   * Fields whose values the diff-base keeps only as digests (so do the handlers' `old`,
+   * `new` and `diff`, and log lines mask them): dotted paths like `"spec.password"`, or
+   * arrays of keys where a key has dots (`["spec", "tls.crt"]`); a path to an object
+   * covers every value under it. They apply to objects of every resource served. The
+   * `data` and `stringData` of core v1 Secrets are sensitive without being listed.
+   */
+  sensitiveFields: FieldSpec[] = [];
   /** How long to wait for our own patch's resourceVersion to arrive before going on. */
   consistencyTimeout = 5.0;
 }
@@ -411,6 +420,24 @@ const listOfDelays: Check = (p, v) =>
   typeof v === "number" ? "a list of seconds ≥ 0" : delays(p, v);
 const instance = (cls: abstract new (...args: never[]) => object, name: string): Check => (_, v) =>
   v instanceof cls ? undefined : `an instance of ${name} (or of a subclass of it)`;
+const showField = (field: unknown): string =>
+  typeof field === "string"
+    ? JSON.stringify(field)
+    : Array.isArray(field)
+    ? `[${field.map(showField).join(", ")}]`
+    : String(field);
+const fieldPaths: Check = (_, v) => {
+  const expected = 'a list of field paths like "spec.password" or ["spec", "tls.crt"]';
+  if (!Array.isArray(v)) return expected;
+  for (const [index, field] of v.entries()) {
+    try {
+      parseField(field);
+    } catch {
+      return `${expected} (entry ${index}, ${showField(field)}, is not one)`;
+    }
+  }
+  return undefined;
+};
 const objectOrNull: Check = (_, v) =>
   v === null || typeof v === "object" || typeof v === "function" ? undefined : "a server or null";
 
@@ -452,6 +479,7 @@ const RULES: Record<keyof OperatorSettingsInit, Record<string, Check>> = {
     finalizer: text,
     progressStorage: instance(ProgressStorage, "ProgressStorage"),
     diffbaseStorage: instance(DiffBaseStorage, "DiffBaseStorage"),
+    sensitiveFields: fieldPaths,
     consistencyTimeout: seconds,
   },
   background: {

@@ -1,9 +1,11 @@
 /**
- * BLAKE2b (RFC 7693), unkeyed, with a variable digest size of 1–64 bytes.
+ * BLAKE2b (RFC 7693), plain or keyed, with a variable digest size of 1–64 bytes.
  *
  * Kopf shortens over-long annotation keys with a 4-byte BLAKE2b digest, and Web Crypto
- * offers no BLAKE2; one page of code beats a dependency for that. 64-bit words are kept
- * as pairs of 32-bit halves (low word first) so the hot loop avoids BigInt.
+ * offers no BLAKE2; one page of code beats a dependency for that. Keyed, it is a MAC that
+ * is synchronous (Web Crypto's HMAC is not): the diff-base digests sensitive values with
+ * it. 64-bit words are kept as pairs of 32-bit halves (low word first) so the hot loop
+ * avoids BigInt.
  *
  * @module
  */
@@ -135,30 +137,45 @@ function compress(
   for (let i = 0; i < 16; i++) h[i] = h[i] ^ v[i] ^ v[i + 16];
 }
 
+/** No key: the plain hash. */
+const NO_KEY = new Uint8Array(0);
+
 /**
- * The unkeyed BLAKE2b digest of `data`, `size` bytes long (1–64; 64 by default).
+ * The BLAKE2b digest of `data`, `size` bytes long (1–64; 64 by default), keyed with `key`
+ * (0–64 bytes; none by default).
  *
- * Equals Python's `hashlib.blake2b(data, digest_size=size).digest()`.
+ * Equals Python's `hashlib.blake2b(data, digest_size=size, key=key).digest()`.
  */
-export function blake2b(data: Uint8Array, size = 64): Uint8Array {
+export function blake2b(data: Uint8Array, size = 64, key: Uint8Array = NO_KEY): Uint8Array {
   if (!Number.isInteger(size) || size < 1 || size > 64) {
     throw new RangeError(`BLAKE2b digest size must be an integer 1..64, got ${size}.`);
   }
+  if (key.length > 64) {
+    throw new RangeError(`BLAKE2b key must be at most 64 bytes, got ${key.length}.`);
+  }
+  // Keyed, the key padded with zeros to a whole block comes before the data (RFC 7693 3.3).
+  let input = data;
+  if (key.length > 0) {
+    input = new Uint8Array(BLOCK + data.length);
+    input.set(key);
+    input.set(data, BLOCK);
+  }
   const h = new Uint32Array(IV);
-  h[0] ^= 0x01010000 ^ size; // parameter block: fanout 1, depth 1, no key, digest size
+  // The parameter block: fanout 1, depth 1, the key's length, the digest size.
+  h[0] ^= 0x01010000 ^ (key.length << 8) ^ size;
   const v = new Uint32Array(32);
   const m = new Uint32Array(32);
   const block = new Uint8Array(BLOCK);
   let offset = 0;
   // Every full block except the very last one is compressed as non-final.
-  while (data.length - offset > BLOCK) {
-    block.set(data.subarray(offset, offset + BLOCK));
+  while (input.length - offset > BLOCK) {
+    block.set(input.subarray(offset, offset + BLOCK));
     offset += BLOCK;
     compress(h, block, offset, false, v, m);
   }
   block.fill(0);
-  block.set(data.subarray(offset));
-  compress(h, block, data.length, true, v, m);
+  block.set(input.subarray(offset));
+  compress(h, block, input.length, true, v, m);
   const out = new Uint8Array(size);
   for (let i = 0; i < size; i++) out[i] = h[i >> 2] >>> (8 * (i & 3));
   return out;

@@ -46,6 +46,7 @@ Deno.test("settings have Kopf's documented defaults, in seconds", () => {
   assert(s.persistence.progressStorage instanceof SmartProgressStorage);
   assert(s.persistence.diffbaseStorage instanceof AnnotationsDiffBaseStorage);
   assertEquals(s.persistence.consistencyTimeout, 5);
+  assertEquals(s.persistence.sensitiveFields, []);
   assertEquals(s.background.cancellationPolling, 60);
   assertEquals(s.background.instantExitTimeout, null);
   assertEquals(s.scanning.disabled, false);
@@ -117,6 +118,29 @@ Deno.test("bad settings are refused with the path and what is expected", () => {
     () => t.validate(),
     ConfigurationError,
     "settings.batching.errorDelays must be a list",
+  );
+});
+
+Deno.test("sensitive fields are a list of field paths; a bad entry is named", () => {
+  const s = new OperatorSettings({ persistence: { sensitiveFields: ["spec.a", ["spec", "b.c"]] } });
+  assertEquals(s.persistence.sensitiveFields, ["spec.a", ["spec", "b.c"]]);
+  s.persistence.sensitiveFields.push("spec..password");
+  assertThrows(
+    () => s.validate(),
+    ConfigurationError,
+    "settings.persistence.sensitiveFields must be a list of field paths like " +
+      '"spec.password" or ["spec", "tls.crt"] (entry 2, "spec..password", is not one); ' +
+      "got an array.",
+  );
+  assertThrows(
+    () => new OperatorSettings({ persistence: { sensitiveFields: "spec.a" as never } }),
+    ConfigurationError,
+    'settings.persistence.sensitiveFields must be a list of field paths like "spec.password"',
+  );
+  assertThrows(
+    () => new OperatorSettings({ persistence: { sensitiveFields: [["spec", 1 as never]] } }),
+    ConfigurationError,
+    '(entry 0, ["spec", 1], is not one)',
   );
 });
 

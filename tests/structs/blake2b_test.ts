@@ -34,3 +34,31 @@ Deno.test("blake2b refuses digest sizes outside 1..64", () => {
   assertThrows(() => blake2b(utf8("a"), 0), RangeError, "1..64");
   assertThrows(() => blake2b(utf8("a"), 65), RangeError, "1..64");
 });
+
+// Expected values from Python's hashlib.blake2b(data, digest_size=n, key=k).hexdigest();
+// the first is the keyed vector of the BLAKE2 reference's known answers (empty input).
+Deno.test("keyed blake2b matches Python's hashlib, with the key block alone or before data", () => {
+  assertEquals(
+    hex(blake2b(utf8(""), 64, Uint8Array.from({ length: 64 }, (_, i) => i))),
+    "10ebb67700b1868efb4417987acf4690ae9d972fb7a590c2f02871799aaa4786" +
+      "b5e996e8f0f4eb981fc214b005f42d2ff4233499391653df7aefcbc13fc51568",
+  );
+  assertEquals(
+    hex(blake2b(utf8("abc"), 32, utf8("uid-1"))),
+    "8e1631807b9d5567ed23a142b365650e6eb86a19a56ada4c588f4f4dfba2e385",
+  );
+  assertEquals(hex(blake2b(utf8(""), 16, utf8("k"))), "0af9f47b3095761505669b03171459bd");
+  assertEquals(
+    hex(blake2b(utf8("x".repeat(128)), 32, utf8("0123456789abcdef"))),
+    "157b75e0e66e26af06cb9f927cb3e77eba6143711245830d28dc68a70d3ead55",
+  );
+  assertEquals(
+    hex(blake2b(utf8("x".repeat(300)), 64, Uint8Array.from({ length: 64 }, (_, i) => i))),
+    "1fbb6961499cbeb216b1da69fe077333d11e1a7fe6a298af3e8344f671625e5d" +
+      "28b36cf9043323c3f726792177a0a57afd0ca394c3b2a8fd262ea102ddf3dcc3",
+  );
+});
+
+Deno.test("blake2b refuses keys over 64 bytes", () => {
+  assertThrows(() => blake2b(utf8("a"), 32, new Uint8Array(65)), RangeError, "at most 64");
+});

@@ -64,6 +64,8 @@ interface Detected {
   readonly match: CauseMatch;
   /** Delete handlers without our finalizer (optional ones), if they apply. */
   readonly optional: readonly ChangingHandler[] | undefined;
+  /** The stored diff-base holds plain values where digests belong: store it anew. */
+  readonly rewrite: boolean;
 }
 
 /** Detect the cause and run its handlers; see the module docs. */
@@ -123,6 +125,7 @@ export class ChangingStage implements Stage {
       }
       if (cause.reason === "noop") {
         logger.debug("Something has changed, but not the essence; nothing to do.");
+        if (detected.rewrite) await this.#storeDiffBase(processing, cause);
       }
       return true;
     }
@@ -167,13 +170,14 @@ export class ChangingStage implements Stage {
       optionalDeletion: optional !== undefined && optional.length > 0,
     });
     const cause = causeOf(detected.reason, detected.deleted, detected.initial);
-    return { cause, match: causeMatch(processing, cause), optional };
+    const rewrite = essences.rewrite ?? false;
+    return { cause, match: causeMatch(processing, cause), optional, rewrite };
   }
 
   /** Run the handlers due for the cause; when all are done, store the diff-base. */
   async #runCycle(
     processing: ObjectProcessing,
-    { cause, match, optional }: Detected,
+    { cause, match, optional, rewrite }: Detected,
     owned: readonly ChangingHandler[],
     blocked: boolean,
   ): Promise<void> {
@@ -185,10 +189,8 @@ export class ChangingStage implements Stage {
       for (const delay of cycle.delays) processing.revisitIn(delay);
       return;
     }
-    if (cause.diff.length > 0) { // the diff is empty exactly when the essences are equal
-      const storage = this.#options.settings.persistence.diffbaseStorage;
-      await storage.store({ body, patch, essence: cause.new });
-    }
+    // The diff is empty exactly when the essences are equal.
+    if (cause.diff.length > 0 || rewrite) await this.#storeDiffBase(processing, cause);
     memory.fullyHandledOnce = true;
     if (cause.reason !== "delete") return;
     memory.deletionHandled = true;
@@ -199,6 +201,12 @@ export class ChangingStage implements Stage {
     } else {
       logger.debug(`${capitalize(TITLES.delete)} is done without a finalizer (optional).`);
     }
+  }
+
+  /** The cause's essence becomes the diff-base, in the patch. */
+  async #storeDiffBase(processing: ObjectProcessing, cause: Cause): Promise<void> {
+    const storage = this.#options.settings.persistence.diffbaseStorage;
+    await storage.store({ body: cause.body, patch: processing.patch, essence: cause.new });
   }
 
   /**
