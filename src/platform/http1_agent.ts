@@ -19,6 +19,13 @@
  */
 import { realClock, settlesWithin } from "../structs/clock.ts";
 import { ConnectTimeoutError } from "./connect_timeout.ts";
+import {
+  ConnectionLost,
+  DEFAULT_MAX_BODY_BYTES,
+  type ReadResponse,
+  ResponseReader,
+} from "./http1_parser.ts";
+import { type Delivery, deliveryOf, markDelivery } from "./request_delivery.ts";
 
 /** The TLS and connection settings of an {@link Http1Agent}. */
 export interface Http1AgentOptions {
@@ -32,6 +39,19 @@ export interface Http1AgentOptions {
   connectTimeout?: number;
   /** Seconds an unused connection is kept; 90 (Go's and client-go's) by default. */
   idleTimeout?: number;
+  /**
+   * Seconds a request may go without progress — no byte of it taken by the server, no byte
+   * of its answer received — before it fails; 60 by default. Without a `connectTimeout`,
+   * it bounds the making of a new connection too.
+   */
+  readTimeout?: number;
+  /**
+   * Seconds a whole exchange may take, from sending the request to the last byte of its
+   * answer; 300 by default. A server trickling its answer a byte at a time ends there.
+   */
+  responseTimeout?: number;
+  /** The most bytes a response body may have; 64 MiB by default. */
+  maxBodyBytes?: number;
 }
 
 /** Deno's TLS options (for `fetch`'s clients and for sockets alike) of the settings. */
@@ -77,30 +97,45 @@ const checkedHeaders = new WeakSet<object>();
 
 /** How long an unused connection is kept: the idle timeout of Go's and client-go's clients. */
 const IDLE_SECONDS = 90;
-/** The read buffer of a new connection; it grows for larger responses. */
-const BUFFER_BYTES = 16 * 1024;
-/** Beyond this, a connection's grown buffer is dropped when it goes idle. */
-const KEPT_BUFFER_BYTES = 256 * 1024;
-/** The most a response's status line and headers (or one chunk-size line) may take. */
-const MAX_HEAD_BYTES = 256 * 1024;
+/** How long a request may go without progress. */
+const READ_SECONDS = 60;
+/**
+ * How long a whole exchange may take: the API client's default request timeout, for when
+ * its caller has none (it then aborts the request itself, usually before).
+ */
+const RESPONSE_SECONDS = 300;
+/** The watchdog looks this many times per timeout: a timeout fires at most a quarter late. */
+const CHECKS_PER_TIMEOUT = 8;
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder();
 
 /**
  * Sends writes over pooled HTTP/1.1 connections, one pool per origin (scheme, host and
  * port). A connection serves one request at a time; more concurrent requests open more
  * connections, which stay in the pool for the next ones until idle for 90 seconds. An idle
  * connection that the server closes (or writes to) leaves the pool at once.
+ *
+ * A request is sent once at most: when it fails, its error says what is known of its
+ * delivery (`request_delivery.ts`), and the caller decides whether to send it again.
  */
 export class Http1Agent {
   readonly #options: Http1AgentOptions;
   readonly #origins = new Map<string, Origin>();
+  readonly #limits: { readonly maxBodyBytes: number };
+  /** The timeouts in milliseconds: idle connections', a request's without progress, all. */
+  readonly #idleMs: number;
+  readonly #readMs: number;
+  readonly #responseMs: number;
+  /** The watchdog: it closes the connections idle or stalled for too long. */
   #sweeper: ReturnType<typeof setInterval> | undefined;
   #closed = false;
 
   constructor(options: Http1AgentOptions = {}) {
     this.#options = options;
+    this.#limits = { maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES };
+    this.#idleMs = (options.idleTimeout ?? IDLE_SECONDS) * 1000;
+    this.#readMs = (options.readTimeout ?? READ_SECONDS) * 1000;
+    this.#responseMs = (options.responseTimeout ?? RESPONSE_SECONDS) * 1000;
   }
 
   /**
@@ -108,7 +143,8 @@ export class Http1Agent {
    * `fetch`). It takes `POST`, `PUT`, `PATCH` and `DELETE` requests to `http:` or
    * `https:` URLs with no fragment and a plain ASCII path, with a string body or none and
    * headers in a plain record of ASCII values. The response is complete when returned: its
-   * body is in memory.
+   * body is in memory. A failure is marked with what is known of the request's delivery
+   * (see `markDelivery`); the request is never sent again here.
    */
   fetch(url: string, init: RequestInit): Promise<Response> | undefined {
     const method = init.method;
@@ -188,49 +224,88 @@ export class Http1Agent {
     request: Uint8Array,
     signal: AbortSignal | undefined,
   ): Promise<Response> {
-    signal?.throwIfAborted();
     let connection: Connection | undefined;
+    let reused = false;
     const onAbort = () => connection?.close();
     signal?.addEventListener("abort", onAbort);
     try {
-      for (;;) {
-        // Checked again after a kept connection turned out closed: it may have been us.
-        signal?.throwIfAborted();
-        if (this.#closed) throw new Error("the HTTP client is closed");
-        connection = origin.idle.pop();
-        const reused = connection !== undefined;
-        connection ??= await this.#connect(origin, signal);
-        connection.take();
-        origin.busy.add(connection);
-        try {
-          if (!(await connection.write(request))) {
-            throw new ConnectionLost("the connection closed while the request was being sent");
-          }
-          const response = await connection.response(method);
-          if (response.keepAlive && !this.#closed) this.#release(origin, connection);
-          else connection.close();
-          return response.response;
-        } catch (e) {
-          // A kept connection lost before any answer was let go by the server or by
-          // something between (a load balancer's idle timeout): the others kept as long
-          // are likely gone too. The request goes once more, on a new connection; the API
-          // client would send it again anyway, only later and with a warning.
-          if (!reused || connection.answered || !isConnectionLoss(e) || signal?.aborted) throw e;
-          connection.close();
-          for (const stale of origin.idle.splice(0)) stale.close();
-        } finally {
-          origin.busy.delete(connection);
-        }
-      }
+      signal?.throwIfAborted();
+      connection = this.#takeIdle(origin);
+      reused = connection !== undefined;
+      connection ??= await this.#connect(origin, signal);
+      signal?.throwIfAborted(); // aborted as the connection came: nothing closed it
+      return await this.#exchange(origin, connection, reused, method, request);
     } catch (e) {
       connection?.close();
-      if (signal?.aborted) throw signal.reason;
-      if (e instanceof ConnectTimeoutError || isPermissionError(e)) throw e;
-      const detail = e instanceof Error ? e.message : String(e);
-      throw new TypeError(`error sending request for url (${url}): ${detail}`, { cause: e });
+      throw this.#failure(e, url, signal, connection, reused);
     } finally {
       signal?.removeEventListener("abort", onAbort);
     }
+  }
+
+  /** Send the request on the connection and read its response. */
+  async #exchange(
+    origin: Origin,
+    connection: Connection,
+    reused: boolean,
+    method: string,
+    request: Uint8Array,
+  ): Promise<Response> {
+    connection.take();
+    origin.busy.add(connection);
+    this.#watch();
+    try {
+      await connection.write(request);
+      const { response, keepAlive } = await connection.response(method);
+      if (keepAlive && !this.#closed) this.#release(origin, connection);
+      else connection.close();
+      return response;
+    } catch (e) {
+      // A kept connection lost before any answer was let go by the server or by something
+      // between (a load balancer's idle timeout): those kept as long are likely gone too.
+      if (reused && !connection.answered && isConnectionLoss(e)) {
+        closeKeptSince(origin, connection.idleSince);
+      }
+      throw e;
+    } finally {
+      origin.busy.delete(connection);
+    }
+  }
+
+  /** The error to throw for a failed request, marked with what is known of its delivery. */
+  #failure(
+    error: unknown,
+    url: string,
+    signal: AbortSignal | undefined,
+    connection: Connection | undefined,
+    reused: boolean,
+  ): unknown {
+    const unsent = connection === undefined || connection.unsent;
+    if (signal?.aborted) return marked(signal.reason, { unsent, staleConnection: false });
+    const staleConnection = reused && !connection!.answered && !this.#closed &&
+      (isConnectionLoss(error) || error instanceof ReadTimeoutError);
+    let thrown = error;
+    if (!(error instanceof ConnectTimeoutError || isPermissionError(error))) {
+      const detail = error instanceof Error ? error.message : String(error);
+      thrown = new TypeError(`error sending request for url (${url}): ${detail}`, {
+        cause: error,
+      });
+    }
+    return marked(thrown, { unsent, staleConnection });
+  }
+
+  /**
+   * A kept connection of the origin, if one is left. One that something came to while it
+   * waited (the server's end, most likely, not yet seen by its watch) is closed unused,
+   * with all the others kept as long, and a new connection is made instead.
+   */
+  #takeIdle(origin: Origin): Connection | undefined {
+    if (this.#closed) throw new Error("the HTTP client is closed");
+    const connection = origin.idle.pop();
+    if (connection === undefined || connection.quiet) return connection;
+    connection.close();
+    closeKeptSince(origin, connection.idleSince);
+    return undefined;
   }
 
   /** A new connection to the origin, within the connect timeout. */
@@ -252,9 +327,9 @@ export class Http1Agent {
       }
       return socket;
     })();
-    const timeout = options.connectTimeout;
-    if (await settlesWithin(connecting, timeout ?? Infinity, realClock, signal)) {
-      return new Connection(await connecting);
+    const timeout = options.connectTimeout ?? options.readTimeout ?? READ_SECONDS;
+    if (await settlesWithin(connecting, timeout, realClock, signal)) {
+      return new Connection(await connecting, this.#limits);
     }
     connecting.then((socket) => socket.close(), () => {}); // made too late: not wanted
     signal?.throwIfAborted();
@@ -268,25 +343,66 @@ export class Http1Agent {
       if (at >= 0) origin.idle.splice(at, 1);
     });
     origin.idle.push(connection);
-    if (this.#sweeper === undefined) {
-      const idle = this.#options.idleTimeout ?? IDLE_SECONDS;
-      const sweeper = setInterval(() => this.#sweep(idle), idle * 1000 / 3);
-      Deno.unrefTimer(sweeper); // idle connections never keep a program running
-      this.#sweeper = sweeper;
-    }
   }
 
-  /** Close the connections idle for too long. */
-  #sweep(idle: number): void {
-    const oldest = performance.now() - idle * 1000;
+  /** Have the watchdog run while any connection is in use or kept. */
+  #watch(): void {
+    if (this.#sweeper !== undefined) return;
+    const period = Math.min(
+      this.#idleMs / 3,
+      this.#readMs / CHECKS_PER_TIMEOUT,
+      this.#responseMs / CHECKS_PER_TIMEOUT,
+    );
+    const sweeper = setInterval(() => this.#sweep(), Math.max(10, period));
+    Deno.unrefTimer(sweeper); // it never keeps a program running: busy connections do
+    this.#sweeper = sweeper;
+  }
+
+  /** Fail the requests stalled or too long, close the connections idle for too long. */
+  #sweep(): void {
+    const now = performance.now();
+    const oldest = now - this.#idleMs;
+    let watched = false;
     for (const origin of this.#origins.values()) {
-      origin.idle = origin.idle.filter((c) => c.idleSince > oldest || (c.close(), false));
+      // The idle connections are in the order they went idle: the first is the oldest.
+      if (origin.idle.length > 0 && origin.idle[0].idleSince <= oldest) {
+        origin.idle = origin.idle.filter((c) => c.idleSince > oldest || (c.close(), false));
+      }
+      for (const connection of origin.busy) {
+        connection.check(now, this.#readMs, this.#responseMs);
+      }
+      watched ||= origin.idle.length > 0 || origin.busy.size > 0;
     }
-    if (this.kept === 0) {
+    if (!watched) {
       clearInterval(this.#sweeper);
       this.#sweeper = undefined;
     }
   }
+}
+
+/** Close the origin's idle connections kept since `since` or longer. */
+function closeKeptSince(origin: Origin, since: number): void {
+  origin.idle = origin.idle.filter((c) => c.idleSince > since || (c.close(), false));
+}
+
+/** The errors this agent marked: marked again (a signal's reason), the marks are and-ed. */
+const markedHere = new WeakSet<object>();
+
+/**
+ * Mark the error with its request's delivery. The same object (an abort's reason) may end
+ * several requests: then it tells only what holds for all of them.
+ */
+function marked(error: unknown, delivery: Delivery): unknown {
+  if (typeof error !== "object" || error === null) return error;
+  if (markedHere.has(error)) {
+    const known = deliveryOf(error);
+    delivery = {
+      unsent: known.unsent && delivery.unsent,
+      staleConnection: known.staleConnection && delivery.staleConnection,
+    };
+  }
+  markedHere.add(error);
+  return markDelivery(error, delivery);
 }
 
 /** The connections to one origin. */
@@ -349,55 +465,64 @@ function isPermissionError(error: unknown): boolean {
   return error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.PermissionDenied;
 }
 
-/** A response read whole, and whether its connection may serve another request. */
-interface ReadResponse {
-  response: Response;
-  keepAlive: boolean;
+/** A request that made no progress, or whose answer did not end, in time. */
+class ReadTimeoutError extends Error {
+  override name = "ReadTimeoutError";
+  /** As the system says of a connection timed out: `describeNetworkError` sees a timeout. */
+  readonly code = "ETIMEDOUT";
 }
 
-/** The status line and headers of a response. */
-interface ResponseHead {
-  status: number;
-  statusText: string;
-  /** Names (lower-case) and values, alternating, in the order received. */
-  fields: string[];
-  /** HTTP/1.0, or `Connection: close`: the connection ends with this response. */
-  closes: boolean;
-  contentLength: number | undefined;
-  /** The `Transfer-Encoding` header, lower-case, if any. */
-  transferEncoding: string | undefined;
-  /** The `Content-Encoding` header, lower-case, if any. */
-  contentEncoding: string | undefined;
-}
-
-/** One socket and its read buffer; it serves one request at a time. */
+/**
+ * One socket and the reader of its responses; it serves one request at a time, and knows
+ * how far the request under way got: whether any byte of it may have left, whether any
+ * byte of its answer came, and when it last made progress (for the agent's watchdog).
+ */
 class Connection {
   readonly #socket: Deno.Conn;
-  #buffer = new Uint8Array(BUFFER_BYTES);
-  /** The unread bytes are `#buffer[#start, #end)`. */
-  #start = 0;
-  #end = 0;
-  /** The read under way, if any: a response's, or the watch of an idle connection. */
-  #reading: Promise<number | null> | undefined;
+  readonly #reader: ResponseReader;
   #idle = false;
   #closed = false;
-  #answered = false;
+  /** Why the watchdog closed it under its request. */
+  #failure: ReadTimeoutError | undefined;
+  /** Whether a byte of the request under way may have left. */
+  #maybeSent = false;
+  #writing = false;
+  /** Bytes written in all; with the bytes received, how the watchdog sees progress. */
+  #written = 0;
+  #receivedBefore = 0;
+  #takenAt = 0;
+  #progress = 0;
+  #progressAt = 0;
   /** When it last went idle (`performance.now()`). */
   idleSince = 0;
 
-  constructor(socket: Deno.Conn) {
+  constructor(socket: Deno.Conn, limits: { readonly maxBodyBytes: number }) {
     this.#socket = socket;
+    this.#reader = new ResponseReader((into) => socket.read(into), limits);
+  }
+
+  /** Whether it may serve a request: open, and nothing came since its last response. */
+  get quiet(): boolean {
+    return !this.#closed && this.#reader.quiet;
   }
 
   /** Whether any byte of the current request's response has come. */
   get answered(): boolean {
-    return this.#answered;
+    return this.#reader.received > this.#receivedBefore;
+  }
+
+  /** Whether no byte of the current request has left. */
+  get unsent(): boolean {
+    return !this.#maybeSent;
   }
 
   /** Put the connection to work: it keeps the program running again. */
   take(): void {
     this.#idle = false;
-    this.#answered = false;
+    this.#maybeSent = false;
+    this.#receivedBefore = this.#reader.received;
+    this.#progress = this.#receivedBefore + this.#written;
+    this.#takenAt = this.#progressAt = performance.now();
     this.#socket.ref();
   }
 
@@ -409,14 +534,13 @@ class Connection {
   rest(onLost: () => void): void {
     this.#idle = true;
     this.idleSince = performance.now();
-    if (this.#buffer.length > KEPT_BUFFER_BYTES) this.#buffer = new Uint8Array(BUFFER_BYTES);
     this.#socket.unref();
     const lost = () => {
       if (!this.#idle) return; // the read now belongs to a response
       this.close();
       onLost();
     };
-    this.#read().then(lost, lost);
+    this.#reader.watch().then(lost, lost);
   }
 
   close(): void {
@@ -430,208 +554,65 @@ class Connection {
     }
   }
 
-  /**
-   * Write the whole request; `false` if the connection turned out closed before any
-   * response came (on a kept connection: the server had let it go).
-   */
-  async write(bytes: Uint8Array): Promise<boolean> {
-    // Bytes unread before a request: they came while it rested, and its watch is about to
-    // close it.
-    if (this.#closed || (this.#reading === undefined && this.#end > this.#start)) return false;
+  /** Write the whole request. */
+  async write(bytes: Uint8Array): Promise<void> {
+    if (this.#closed) throw new ConnectionLost("the connection closed before the request was sent");
+    this.#maybeSent = this.#writing = true;
+    let written = 0;
     try {
-      for (let written = 0; written < bytes.length;) {
-        written += await this.#socket.write(bytes.subarray(written));
+      while (written < bytes.length) {
+        const count = await this.#socket.write(written === 0 ? bytes : bytes.subarray(written));
+        written += count;
+        this.#written += count;
       }
     } catch (e) {
-      if (this.#closed || isConnectionLoss(e)) return false;
-      throw e;
+      // A failed write call wrote nothing: if it was the first, no byte left — unless the
+      // socket was closed under it, when it may have written before it could say so.
+      if (written === 0 && !this.#closed && isConnectionLoss(e)) this.#maybeSent = false;
+      throw this.#failure ?? e;
+    } finally {
+      this.#writing = false;
     }
-    return true;
   }
 
   /** Read the response to the request just written (skipping interim 1xx ones). */
   async response(method: string): Promise<ReadResponse> {
-    let head: ResponseHead;
-    do head = parseHead(await this.#head()); while (head.status < 200 && head.status !== 101);
-    if (head.status === 101 || head.status > 599) {
-      throw new Error(`unexpected HTTP status ${head.status} in the response`);
+    try {
+      return await this.#reader.response(method);
+    } catch (e) {
+      throw this.#failure ?? e;
     }
-    if (head.contentEncoding !== undefined && head.contentEncoding !== "identity") {
-      throw new Error(`unexpected Content-Encoding "${head.contentEncoding}" in the response`);
-    }
-    let body: string | null;
-    let keepAlive = !head.closes;
-    if (method === "HEAD" || head.status === 204 || head.status === 205 || head.status === 304) {
-      body = null;
-    } else if (head.transferEncoding !== undefined) {
-      // Nothing but chunking was asked for (no TE header), nor any compression.
-      if (head.transferEncoding !== "chunked") {
-        throw new Error(`unexpected Transfer-Encoding "${head.transferEncoding}" in the response`);
-      }
-      body = await this.#chunked();
-    } else if (head.contentLength !== undefined) body = await this.#exactly(head.contentLength);
-    else {
-      body = await this.#untilClosed();
-      keepAlive = false;
-    }
-    // Bytes beyond the response were never asked for: the connection is out of step.
-    if (this.#end > this.#start) keepAlive = false;
-    return {
-      response: new Http1Response(body, head.status, head.statusText, head.fields),
-      keepAlive,
-    };
-  }
-
-  /** The status line and headers, as text (without the blank line ending them). */
-  async #head(): Promise<string> {
-    let scanned = 0;
-    for (;;) {
-      const buffer = this.#buffer;
-      const end = this.#end;
-      for (let i = this.#start + scanned; i + 3 < end; i++) {
-        if (
-          buffer[i] === 13 && buffer[i + 1] === 10 && buffer[i + 2] === 13 && buffer[i + 3] === 10
-        ) {
-          const text = decoder.decode(buffer.subarray(this.#start, i));
-          this.#consume(i + 4 - this.#start);
-          return text;
-        }
-      }
-      scanned = Math.max(0, end - this.#start - 3);
-      if (end - this.#start > MAX_HEAD_BYTES) throw new Error("the response headers are too large");
-      await this.#more("before the response");
-    }
-  }
-
-  /** The next `length` bytes as text. */
-  async #exactly(length: number): Promise<string> {
-    await this.#fill(length);
-    const text = decoder.decode(this.#buffer.subarray(this.#start, this.#start + length));
-    this.#consume(length);
-    return text;
-  }
-
-  /** A chunked body as text; its trailers are read and dropped. */
-  async #chunked(): Promise<string> {
-    const parts: Uint8Array[] = [];
-    let total = 0;
-    for (;;) {
-      const line = await this.#line();
-      const size = line.replace(/;.*$/, "").trim();
-      if (!/^[0-9a-fA-F]{1,12}$/.test(size)) {
-        throw new Error(`malformed chunk size ${JSON.stringify(line)}`);
-      }
-      const length = parseInt(size, 16);
-      if (length === 0) break;
-      await this.#fill(length + 2);
-      const at = this.#start + length;
-      if (this.#buffer[at] !== 13 || this.#buffer[at + 1] !== 10) {
-        throw new Error("malformed chunk end");
-      }
-      parts.push(this.#buffer.slice(this.#start, at));
-      total += length;
-      this.#consume(length + 2);
-    }
-    while ((await this.#line()) !== ""); // trailers
-    if (parts.length === 1) return decoder.decode(parts[0]);
-    const bytes = new Uint8Array(total);
-    let offset = 0;
-    for (const part of parts) {
-      bytes.set(part, offset);
-      offset += part.length;
-    }
-    return decoder.decode(bytes);
-  }
-
-  /** A body that ends with the connection. */
-  async #untilClosed(): Promise<string> {
-    while ((await this.#read()) !== null);
-    const text = decoder.decode(this.#buffer.subarray(this.#start, this.#end));
-    this.#consume(this.#end - this.#start);
-    return text;
-  }
-
-  /** The next line (without its CRLF), as text. */
-  async #line(): Promise<string> {
-    let scanned = 0;
-    for (;;) {
-      const buffer = this.#buffer;
-      for (let i = this.#start + scanned; i + 1 < this.#end; i++) {
-        if (buffer[i] === 13 && buffer[i + 1] === 10) {
-          const text = decoder.decode(buffer.subarray(this.#start, i));
-          this.#consume(i + 2 - this.#start);
-          return text;
-        }
-      }
-      scanned = Math.max(0, this.#end - this.#start - 1);
-      if (scanned > MAX_HEAD_BYTES) throw new Error("a chunk line of the response is too long");
-      await this.#more("in the response");
-    }
-  }
-
-  /** Wait until `length` unread bytes are buffered. */
-  async #fill(length: number): Promise<void> {
-    while (this.#end - this.#start < length) await this.#more("in the response body", length);
-  }
-
-  /** Read more bytes; fail if the connection ends. */
-  async #more(where: string, want = 0): Promise<void> {
-    if ((await this.#read(want)) === null) {
-      throw new ConnectionLost(`the connection closed ${where}`);
-    }
-  }
-
-  /** Drop the first `count` unread bytes. */
-  #consume(count: number): void {
-    this.#start += count;
-    if (this.#start === this.#end && this.#reading === undefined) this.#start = this.#end = 0;
   }
 
   /**
-   * The read under way, or a new one into the buffer's free end (made room for first: at
-   * least `want` unread bytes must fit). Resolves to the bytes read, `null` at the end.
+   * The watchdog's look at the request under way (times in milliseconds): fail it if it
+   * made no progress for `readMs`, or has taken `responseMs` in all.
    */
-  #read(want = 0): Promise<number | null> {
-    if (this.#reading !== undefined) return this.#reading;
-    if (this.#end === this.#buffer.length || this.#start + want > this.#buffer.length) {
-      this.#makeRoom(want);
+  check(now: number, readMs: number, responseMs: number): void {
+    const progress = this.#reader.received + this.#written;
+    if (progress !== this.#progress) {
+      this.#progress = progress;
+      this.#progressAt = now;
+    } else if (now - this.#progressAt >= readMs) {
+      const what = this.#writing
+        ? "the server took no byte of the request"
+        : this.answered
+        ? "the response stopped coming"
+        : "no answer came";
+      this.#fail(`${what} for ${readMs / 1000} s (readTimeout)`);
     }
-    const reading = this.#socket.read(this.#buffer.subarray(this.#end)).then(
-      (read) => {
-        this.#reading = undefined;
-        if (read !== null) {
-          this.#end += read;
-          this.#answered ||= !this.#idle && read > 0;
-        }
-        return read;
-      },
-      (error) => {
-        this.#reading = undefined;
-        throw error;
-      },
-    );
-    // A read failing after its connection was closed under it is no one's concern.
-    reading.catch(() => {});
-    this.#reading = reading;
-    return reading;
+    if (now - this.#takenAt >= responseMs) {
+      this.#fail(`the response did not end within ${responseMs / 1000} s (responseTimeout)`);
+    }
   }
 
-  /** Move the unread bytes to the buffer's start, in a larger buffer if they need it. */
-  #makeRoom(want: number): void {
-    const unread = this.#end - this.#start;
-    const needed = Math.max(unread + 1, want);
-    if (needed > this.#buffer.length) {
-      const larger = new Uint8Array(Math.max(needed, this.#buffer.length * 2));
-      larger.set(this.#buffer.subarray(this.#start, this.#end));
-      this.#buffer = larger;
-    } else this.#buffer.copyWithin(0, this.#start, this.#end);
-    this.#start = 0;
-    this.#end = unread;
+  /** Close the connection under its request, which fails with this message. */
+  #fail(message: string): void {
+    if (this.#closed) return;
+    this.#failure = new ReadTimeoutError(message);
+    this.close();
   }
 }
-
-/** The connection ended before the response did. */
-class ConnectionLost extends Error {}
 
 /** Errors of a socket the peer closed or reset. */
 function isConnectionLoss(error: unknown): boolean {
@@ -640,85 +621,4 @@ function isConnectionLoss(error: unknown): boolean {
     error instanceof Deno.errors.ConnectionAborted ||
     error instanceof Deno.errors.NotConnected ||
     error instanceof Deno.errors.BadResource;
-}
-
-const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: (.*))?$/;
-const DIGITS = /^\d{1,15}$/;
-
-/** Parse a response's status line and headers. */
-function parseHead(text: string): ResponseHead {
-  const lines = text.split("\r\n");
-  const status = STATUS_LINE.exec(lines[0]);
-  if (status === null) throw new Error(`malformed status line ${JSON.stringify(lines[0])}`);
-  const fields: string[] = [];
-  let closes = status[1] === "0";
-  let contentLength: number | undefined;
-  let transferEncoding: string | undefined;
-  let contentEncoding: string | undefined;
-  for (let i = 1; i < lines.length; i++) {
-    const line = lines[i];
-    const colon = line.indexOf(":");
-    if (colon <= 0 || !TOKEN.test(line.slice(0, colon))) {
-      throw new Error(`malformed response header ${JSON.stringify(line)}`);
-    }
-    const name = line.slice(0, colon).toLowerCase();
-    const value = line.slice(colon + 1).trim();
-    fields.push(name, value);
-    if (name === "content-length" && contentLength === undefined && DIGITS.test(value)) {
-      contentLength = Number(value); // the usual case: one plain number
-    } else if (name === "content-length") {
-      const values = new Set(value.split(",").map((v) => v.trim()));
-      const [only] = values;
-      if (
-        values.size !== 1 || !DIGITS.test(only) ||
-        (contentLength !== undefined && contentLength !== Number(only))
-      ) {
-        throw new Error(`malformed Content-Length ${JSON.stringify(value)}`);
-      }
-      contentLength = Number(only);
-    } else if (name === "transfer-encoding" || name === "content-encoding") {
-      const joined = (known: string | undefined) =>
-        known === undefined ? value : `${known}, ${value}`;
-      if (name === "transfer-encoding") transferEncoding = joined(transferEncoding);
-      else contentEncoding = joined(contentEncoding);
-    } else if (name === "connection") {
-      const tokens = value.toLowerCase().split(",").map((v) => v.trim());
-      if (tokens.includes("close")) closes = true;
-      else if (tokens.includes("keep-alive")) closes = false;
-    }
-  }
-  return {
-    status: Number(status[2]),
-    statusText: status[3] ?? "",
-    fields,
-    closes,
-    contentLength,
-    transferEncoding: transferEncoding?.toLowerCase(),
-    contentEncoding: contentEncoding?.toLowerCase(),
-  };
-}
-
-/**
- * A response read whole. Its `Headers` are made when first asked for: most callers only
- * read the status and the text, and building `Headers` costs more than the rest of it.
- */
-class Http1Response extends Response {
-  readonly #fields: string[];
-  #headers: Headers | undefined;
-
-  constructor(body: string | null, status: number, statusText: string, fields: string[]) {
-    super(body, { status, statusText });
-    this.#fields = fields;
-  }
-
-  override get headers(): Headers {
-    if (this.#headers === undefined) {
-      const headers = new Headers();
-      for (let i = 0; i < this.#fields.length; i += 2) {
-        headers.append(this.#fields[i], this.#fields[i + 1]);
-      }
-      this.#headers = headers;
-    }
-    return this.#headers;
-  }
 }

@@ -38,6 +38,18 @@ export interface HttpClientOptions {
    * response headers.
    */
   connectTimeout?: number;
+  /**
+   * Seconds a write sent over an {@link Http1Agent} (on Deno) may go without progress
+   * before it fails; 60 by default (see `Http1AgentOptions.readTimeout`).
+   */
+  readTimeout?: number;
+  /**
+   * Seconds a write's whole exchange over an {@link Http1Agent} may take; 300 by default
+   * (see `Http1AgentOptions.responseTimeout`).
+   */
+  responseTimeout?: number;
+  /** The most bytes of a write's response body over an {@link Http1Agent}; 64 MiB by default. */
+  maxBodyBytes?: number;
 }
 
 /** The options of one {@link HttpClient.fetch}: those of the global `fetch`, and more. */

@@ -17,6 +17,7 @@ import {
 import { Http1Agent } from "../../src/platform/http1_agent.ts";
 import { PROXY_ENV_VARIABLES } from "../../src/platform/proxy_environment.ts";
 import { runDeno } from "./commands.ts";
+import { ok, patch, withScriptedServer, withSilentServer } from "./http1_servers.ts";
 import { ConnectTimeoutError } from "../../src/platform/connect_timeout.ts";
 import { createHttpClient, describeNetworkError } from "../../src/platform/http_client.ts";
 import {
@@ -25,142 +26,6 @@ import {
 } from "../../src/platform/certificates.ts";
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder();
-
-/** A request as a scripted server read it. */
-interface Received {
-  head: string;
-  body: string;
-  /** The connection it came on, counted from 0. */
-  connection: number;
-}
-
-/** What a scripted server sends back: bytes, then maybe the end of the connection. */
-interface Answer {
-  bytes: string | Uint8Array;
-  close?: boolean;
-  /** Wait before answering (an answer never sent while this stays unresolved). */
-  until?: Promise<void>;
-}
-
-/**
- * A TCP server that answers each request as the script says, and records them; `ended(n)`
- * settles once the client has closed connection `n` (or the script did).
- */
-async function withScriptedServer(
-  script: (request: Received, index: number) => Answer,
-  test: (
-    url: string,
-    received: Received[],
-    connections: () => number,
-    ended: (connection: number) => Promise<void>,
-  ) => Promise<void>,
-): Promise<void> {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const received: Received[] = [];
-  const open = new Set<Deno.Conn>();
-  const endings = new Map<number, PromiseWithResolvers<void>>();
-  const ending = (connection: number) => {
-    let known = endings.get(connection);
-    if (known === undefined) endings.set(connection, known = Promise.withResolvers<void>());
-    return known;
-  };
-  let connections = 0;
-  const serving: Promise<void>[] = [];
-  const accepting = (async () => {
-    for await (const conn of listener) {
-      open.add(conn);
-      serving.push(serve(conn, connections++).finally(() => open.delete(conn)));
-    }
-  })();
-  async function serve(conn: Deno.Conn, connection: number): Promise<void> {
-    let buffer = new Uint8Array(0);
-    const read = async () => {
-      const chunk = new Uint8Array(65536);
-      const n = await conn.read(chunk).catch(() => null);
-      if (n === null) return false;
-      const next = new Uint8Array(buffer.length + n);
-      next.set(buffer);
-      next.set(chunk.subarray(0, n), buffer.length);
-      buffer = next;
-      return true;
-    };
-    try {
-      for (;;) {
-        let end: number;
-        while ((end = decoder.decode(buffer).indexOf("\r\n\r\n")) < 0) {
-          if (!(await read())) return;
-        }
-        const head = decoder.decode(buffer).slice(0, end);
-        const length = Number(/content-length: (\d+)/i.exec(head)?.[1] ?? 0);
-        const start = encoder.encode(head).length + 4;
-        while (buffer.length < start + length) if (!(await read())) return;
-        const request = {
-          head,
-          body: decoder.decode(buffer.subarray(start, start + length)),
-          connection,
-        };
-        buffer = buffer.slice(start + length);
-        received.push(request);
-        const answer = script(request, received.length - 1);
-        await answer.until;
-        const bytes = typeof answer.bytes === "string"
-          ? encoder.encode(answer.bytes)
-          : answer.bytes;
-        await conn.write(bytes).catch(() => {});
-        if (answer.close) return;
-      }
-    } finally {
-      closeQuietly(conn);
-      ending(connection).resolve();
-    }
-  }
-  try {
-    await test(
-      `http://127.0.0.1:${listener.addr.port}`,
-      received,
-      () => connections,
-      (connection) => ending(connection).promise,
-    );
-  } finally {
-    listener.close();
-    for (const conn of open) closeQuietly(conn);
-    await accepting.catch(() => {});
-    await Promise.allSettled(serving);
-  }
-}
-
-/** Close the connection unless already closed. */
-function closeQuietly(conn: Deno.Conn): void {
-  try {
-    conn.close();
-  } catch {
-    // Closed already, by its other end of the test.
-  }
-}
-
-/** A plain answer with a length. */
-function ok(body: string, extra = ""): Answer {
-  return {
-    bytes: `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n${extra}` +
-      `content-length: ${encoder.encode(body).length}\r\n\r\n${body}`,
-  };
-}
-
-/** Send a PATCH through the agent (which must take it). */
-function patch(agent: Http1Agent, url: string, body = "{}", signal?: AbortSignal) {
-  const sent = agent.fetch(url, {
-    method: "PATCH",
-    headers: Object.freeze({
-      "content-type": "application/merge-patch+json",
-      "user-agent": "kopf",
-    }),
-    body,
-    ...(signal ? { signal } : {}),
-  });
-  assert(sent !== undefined, "the agent should take a PATCH");
-  return sent;
-}
 
 Deno.test("writes go over one kept connection, and read as fetch would read them", async () => {
   const ports = new Set<number>();
@@ -339,35 +204,6 @@ Deno.test("a connection unused for the idle timeout is closed; the next write op
   });
 });
 
-Deno.test("a kept connection lost without an answer: the write goes once more, on a new one", async () => {
-  // The second request on each connection meets its end, as when a load balancer dropped the
-  // idle connection unannounced.
-  const served = new Map<number, number>();
-  await withScriptedServer((request) => {
-    const count = (served.get(request.connection) ?? 0) + 1;
-    served.set(request.connection, count);
-    const fails = count > 1 || request.head.startsWith("PATCH /fail");
-    return fails ? { bytes: "", close: true } : ok(`{"on":${request.connection}}`);
-  }, async (url, received) => {
-    const agent = new Http1Agent();
-    try {
-      assertEquals(await (await patch(agent, `${url}/1`)).json(), { on: 0 });
-      assertEquals(await (await patch(agent, `${url}/2`)).json(), { on: 1 });
-      assertEquals(received.map((r) => [r.head.split(" ")[1], r.connection]), [
-        ["/1", 0],
-        ["/2", 0],
-        ["/2", 1],
-      ]);
-      // A new connection lost so is a failure: the API client decides about retrying.
-      const error = await assertRejects(() => patch(agent, `${url}/fail`), TypeError);
-      assertMatch(error.message, /the connection closed before the response/);
-      assertEquals(received.slice(3).map((r) => r.connection), [1, 2], "kept, then new");
-    } finally {
-      agent.close();
-    }
-  });
-});
-
 Deno.test("malformed answers fail the request like a network error, and the connection closes", async () => {
   const answers = [
     "HTTP/1.1 2OO OK\r\n\r\n",
@@ -401,24 +237,6 @@ Deno.test("malformed answers fail the request like a network error, and the conn
     }
   });
 });
-
-/** A server that takes requests and never answers; `arrived` once the first came. */
-async function withSilentServer(
-  test: (url: string, arrived: Promise<void>) => Promise<void>,
-): Promise<void> {
-  const never = Promise.withResolvers<void>();
-  const arrived = Promise.withResolvers<void>();
-  await withScriptedServer(() => {
-    arrived.resolve();
-    return { ...ok("{}"), until: never.promise };
-  }, async (url) => {
-    try {
-      await test(url, arrived.promise);
-    } finally {
-      never.resolve();
-    }
-  });
-}
 
 Deno.test("an abort ends a write waiting for its answer, with the signal's reason", async () => {
   await withSilentServer(async (url, arrived) => {

@@ -1,0 +1,104 @@
+/**
+ * Fuzzing the reading of HTTP/1.1 responses (`http1_parser.ts`) with random valid
+ * responses and mutated ones (`http1_responses.ts`), split into reads at random places:
+ * every valid one reads as built, and any bytes at all end in a response or one error
+ * line — never a hang, never an error from inside `Response` or `Headers`, never a buffer
+ * sized by what a server only declared.
+ *
+ *     KOPF_FUZZ_RUNS=20000 deno test -A tests/platform/http1_parser_fuzz_test.ts
+ */
+import fc from "fast-check";
+import { assert, assertEquals } from "../assert.ts";
+import {
+  ConnectionLost,
+  type ReadResponse,
+  ResponseReader,
+} from "../../src/platform/http1_parser.ts";
+import { fuzzSettings, partsOf, type ResponseCase, responseCases } from "./http1_responses.ts";
+
+/** The body cap of the fuzzed reader: large enough for every valid case. */
+const MAX_BODY = 64 * 1024;
+
+/** Read the case's response from its parts, then the end of the stream. */
+function readCase(c: ResponseCase): Promise<ReadResponse> {
+  const parts = partsOf(c);
+  const reader = new ResponseReader((into) => {
+    const part = parts.shift();
+    if (part === undefined) return Promise.resolve(null);
+    const count = Math.min(part.length, into.length);
+    into.set(part.subarray(0, count));
+    if (count < part.length) parts.unshift(part.subarray(count));
+    return Promise.resolve(count);
+  }, { maxBodyBytes: MAX_BODY });
+  return reader.response("PATCH");
+}
+
+/** The promise's outcome, or a failure if it takes longer than `ms`. */
+async function within<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no outcome within ${ms} ms`)), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+Deno.test("fuzz: responses read as built; any bytes end in a response or one error line", async () => {
+  const settings = fuzzSettings(400);
+  const memory = Deno.memoryUsage();
+  let peakExternal = memory.external;
+  let peakRss = memory.rss;
+  const counts = { valid: 0, responses: 0, errors: 0 };
+  const started = performance.now();
+  await fc.assert(
+    fc.asyncProperty(responseCases, async (c) => {
+      const now = Deno.memoryUsage();
+      peakExternal = Math.max(peakExternal, now.external);
+      peakRss = Math.max(peakRss, now.rss);
+      let read: ReadResponse;
+      try {
+        read = await within(readCase(c), 2000);
+      } catch (e) {
+        assert(e instanceof Error, `not an error: ${e}`);
+        assert(
+          e.constructor === Error || e instanceof ConnectionLost,
+          `an error of the parser's, not ${e.name}: ${e.message}`,
+        );
+        assert(!e.message.startsWith("no outcome"), "the reading hung");
+        assert(!e.message.includes("\n"), `one line: ${e.message}`);
+        assert(c.expected === undefined, `a valid response failed: ${e.message}`);
+        counts.errors++;
+        return;
+      }
+      const response = read.response;
+      const headers = [...response.headers]; // never throws
+      const text = await response.text();
+      assert(response.status >= 200 && response.status <= 599, `status ${response.status}`);
+      counts.responses++;
+      if (c.expected !== undefined) {
+        counts.valid++;
+        assertEquals({
+          status: response.status,
+          statusText: response.statusText,
+          headers,
+          text,
+          keepAlive: read.keepAlive,
+        }, c.expected);
+      }
+    }),
+    settings,
+  );
+  const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);
+  const summary = `${settings.numRuns} cases (seed ${settings.seed}) in ` +
+    `${Math.round(performance.now() - started)} ms: ${counts.responses} responses ` +
+    `(${counts.valid} valid ones checked), ${counts.errors} errors; external memory ` +
+    `+${mb(peakExternal - memory.external)} MB at most, RSS +${mb(peakRss - memory.rss)} MB`;
+  if (Deno.env.get("KOPF_FUZZ_RUNS") !== undefined) console.log(summary);
+  assert(peakExternal - memory.external < 64 * 1024 * 1024, summary);
+  assert(peakRss - memory.rss < 512 * 1024 * 1024, summary);
+});
