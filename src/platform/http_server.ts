@@ -67,7 +67,10 @@ export interface HttpServerLimits {
   readonly bodyLimit: number;
   /** The most bytes of request bodies held at once across all connections; no bound if omitted. */
   readonly bufferLimit?: number;
-  /** Seconds from a connection's start (TLS handshake included), or a request's first byte, to its complete head. */
+  /**
+   * Seconds from a connection's start (TLS handshake included) to its first request's
+   * complete head; for a later request of a kept-alive connection, from its first byte.
+   */
   readonly headerTimeout: number;
   /**
    * Seconds from a request's head to the end of its body; and from the handler's answer to
@@ -217,8 +220,13 @@ export async function startNodeHttpServer(options: HttpServerOptions): Promise<H
     : nodeHttp.createServer(timeouts, listener);
   if (guard !== undefined) {
     server.maxConnections = guard.limits.connectionLimit;
+    // Node counts a head's deadline from its first byte: a first request must also come
+    // within the deadline of the connection's start, handshake and all.
+    server.on("connection", (socket) => guard.opened(socket));
+    server.on("request", (req) => guard.heard(req.socket));
     // `Expect: 100-continue`: a body over the limit is refused before the client sends it.
     server.on("checkContinue", (req, res) => {
+      guard.heard(req.socket);
       if (!guard.admits(req, res)) return;
       res.writeContinue();
       listener(req, res);
@@ -272,9 +280,33 @@ class RequestGuard {
   readonly limits: HttpServerLimits;
   /** Bytes of request bodies held now, across all connections. */
   #held = 0;
+  /** The deadlines of connections still waiting for their first head, by peer. */
+  readonly #firstHeads = new Map<string, ReturnType<typeof setTimeout>>();
 
   constructor(limits: HttpServerLimits) {
     this.limits = limits;
+  }
+
+  /**
+   * A connection came: unless its first request's head is in within the header timeout,
+   * it is closed (Node's own deadline only starts with the head's first byte).
+   */
+  opened(socket: NodeSocket): void {
+    const key = peerKey(socket);
+    const timer = setTimeout(() => socket.destroy(), this.limits.headerTimeout * 1000);
+    this.#firstHeads.set(key, timer);
+    socket.once("close", () => {
+      clearTimeout(timer);
+      if (this.#firstHeads.get(key) === timer) this.#firstHeads.delete(key);
+    });
+  }
+
+  /** A head was read on the connection (plain, or TLS over the one {@link opened} saw). */
+  heard(socket: NodeSocket): void {
+    if (this.#firstHeads.size === 0) return;
+    const key = peerKey(socket);
+    clearTimeout(this.#firstHeads.get(key));
+    this.#firstHeads.delete(key);
   }
 
   /** Whether the request's announced length is within the cap; if not, it is answered (413). */
@@ -341,6 +373,22 @@ class RequestGuard {
   #cap(): string {
     return `${this.limits.bodyLimit} bytes`;
   }
+}
+
+/** What the guard needs of a socket, plain or TLS. */
+interface NodeSocket {
+  readonly remoteAddress?: string;
+  readonly remotePort?: number;
+  destroy(): void;
+  once(event: "close", listener: () => void): unknown;
+}
+
+/**
+ * A connection's peer, `address:port`: the same for a TLS socket and the TCP socket under
+ * it, and unique among the connections open at once.
+ */
+function peerKey(socket: NodeSocket): string {
+  return `${socket.remoteAddress}:${socket.remotePort}`;
 }
 
 /** Answer with one plain-text line and close the connection (its request is left unread). */
