@@ -298,6 +298,7 @@ export type {
   AdmissionServer,
   AdmissionServerContext,
   AdmissionServerFn,
+  AdmissionServerLimits,
   ClusterFacts,
   WebhookClientConfig,
   WebhookFn,

@@ -21,8 +21,6 @@ const KNOWN_LONG: ReadonlySet<string> = new Set([
   "client/api.ts class ApiClient",
   "client/kubeconfig.ts connectionFromKubeconfig",
   "client/watch.ts streamOnce",
-  "engines/admission.ts serveAdmissionReview",
-  "engines/admission.ts startAdmission",
   "engines/daemons.ts class Spawner",
   "intents/handler_options.ts normalizeOptions",
   "reactor/observation.ts class Observer",
