@@ -31,7 +31,6 @@ const KNOWN_LONG: ReadonlySet<string> = new Set([
   "reactor/queueing.ts #run",
   "reactor/running.ts operator",
   "reactor/running.ts serve",
-  "structs/operator_metrics.ts <anonymous>",
   "testing/fake_cluster/access_reviews.ts answerReview",
   "testing/fake_cluster/admission.ts #post",
   "testing/fake_cluster/cluster.ts class FakeCluster",
