@@ -312,6 +312,7 @@ export type {
   AdmissionServer,
   AdmissionServerContext,
   AdmissionServerFn,
+  AdmissionServerLimits,
   ClusterFacts,
   WebhookClientConfig,
   WebhookFn,

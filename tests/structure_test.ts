@@ -21,10 +21,7 @@ const KNOWN_LONG: ReadonlySet<string> = new Set([
   "client/api.ts class ApiClient",
   "client/kubeconfig.ts connectionFromKubeconfig",
   "client/watch.ts streamOnce",
-  "engines/admission.ts serveAdmissionReview",
-  "engines/admission.ts startAdmission",
   "reactor/observation.ts class Observer",
-  "structs/operator_metrics.ts <anonymous>",
 ]);
 
 async function* walk(dir: URL): AsyncGenerator<URL> {

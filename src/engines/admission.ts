@@ -18,6 +18,7 @@
  *
  * @module
  */
+import type { ObjectMemories } from "../handling/memories.ts";
 import {
   ADMISSION_REVIEW_API_VERSION,
   type AdmissionOperation,
@@ -41,7 +42,7 @@ import { Resource } from "../structs/resources.ts";
 import type { ApiClient } from "../client/api.ts";
 import { APINotFoundError } from "../client/api_errors.ts";
 import { createObject, getObject, listObjects, patchObject } from "../client/objects.ts";
-import type { OperatorSettings } from "../settings/operator_settings.ts";
+import { AdmissionSettings, type OperatorSettings } from "../settings/operator_settings.ts";
 import type { WebhookHandler } from "../intents/handlers.ts";
 import { buildResourceKwargs, buildWebhookKwargs } from "../intents/kwargs.ts";
 import type { WebhookType } from "../intents/reasons.ts";
@@ -97,6 +98,33 @@ export interface AdmissionServerContext {
    * `undefined` when there is no cluster to ask.
    */
   readonly cluster?: ClusterFacts;
+  /**
+   * The bounds to hold every client to (body size, read timeouts, connections): those of
+   * `settings.admission`; its defaults when omitted.
+   */
+  readonly limits?: AdmissionServerLimits;
+}
+
+/** The bounds a webhook server holds every client to: the fields of `settings.admission`. */
+export type AdmissionServerLimits = Readonly<
+  Pick<
+    AdmissionSettings,
+    | "bodyLimit"
+    | "bufferLimit"
+    | "headerTimeout"
+    | "bodyTimeout"
+    | "idleTimeout"
+    | "connectionLimit"
+  >
+>;
+
+/** The limits of `settings.admission` (of the defaults without it), for a webhook server. */
+export function admissionServerLimits(
+  settings: AdmissionSettings = new AdmissionSettings(),
+): AdmissionServerLimits {
+  const { bodyLimit, bufferLimit, headerTimeout, bodyTimeout, idleTimeout, connectionLimit } =
+    settings;
+  return { bodyLimit, bufferLimit, headerTimeout, bodyTimeout, idleTimeout, connectionLimit };
 }
 
 /** What can be learned about the cluster the operator runs against. */
@@ -209,6 +237,57 @@ export async function serveAdmissionReview(
   review: unknown,
   options: AdmissionReviewOptions,
 ): Promise<AdmissionReviewResponse> {
+  const request = parseReviewRequest(review, options.resolve);
+  const scope = createObjectScope(request.body, { local: true });
+  const patch = new Patch();
+  const warnings: string[] = [];
+  const { errors, mutated } = await runReviewHandlers(request, options, scope, patch, warnings);
+  const response: AdmissionReviewVerdict = { uid: request.uid, allowed: true };
+  if (warnings.length > 0) response.warnings = warnings.map(String);
+  if (errors.length > 0) {
+    errors.sort((a, b) => errorRank(a) - errorRank(b));
+    const first = errors[0];
+    response.allowed = false;
+    response.status = {
+      message: errorMessage(first),
+      code: first instanceof AdmissionError ? first.code : 500,
+    };
+  } else if (mutated) {
+    const operations = patch.toJsonPatch(request.body);
+    if (operations.length > 0) {
+      response.patch = base64(JSON.stringify(operations));
+      response.patchType = "JSONPatch";
+    }
+  }
+  const envelope = review as Record<string, unknown>;
+  return {
+    apiVersion: typeof envelope.apiVersion === "string"
+      ? envelope.apiVersion
+      : ADMISSION_REVIEW_API_VERSION,
+    kind: typeof envelope.kind === "string" ? envelope.kind : "AdmissionReview",
+    response,
+  };
+}
+
+/** What a review request asks about, checked. */
+interface ReviewRequest {
+  readonly uid: string;
+  readonly operation: AdmissionOperation;
+  readonly resource: Resource;
+  /** The admitted object: the new one, or the old one of a deletion. */
+  readonly body: RawBody;
+  readonly oldBody: RawBody | null;
+  readonly newBody: RawBody | null;
+  readonly subresource: string | null;
+  readonly dryrun: boolean;
+  readonly userinfo: Record<string, unknown>;
+}
+
+/** The request of a review; an {@link AdmissionRequestError} if it is not one. */
+function parseReviewRequest(
+  review: unknown,
+  resolve: AdmissionReviewOptions["resolve"],
+): ReviewRequest {
   if (!isObject(review) || !isObject(review.request)) {
     throw new AdmissionRequestError("The body is not an AdmissionReview with a request.");
   }
@@ -227,40 +306,50 @@ export async function serveAdmissionReview(
   const kind = isObject(request.kind) && typeof request.kind.kind === "string"
     ? request.kind.kind
     : undefined;
-  const resource = options.resolve?.(group, version, plural) ??
+  const resource = resolve?.(group, version, plural) ??
     new Resource({ group, version, plural, kind, namespaced: request.namespace !== undefined });
   const newBody = isObject(request.object) ? request.object as RawBody : null;
   const oldBody = isObject(request.oldObject) ? request.oldObject as RawBody : null;
-  const body: RawBody = newBody ?? oldBody ?? {};
-  const subresource = typeof request.subResource === "string" && request.subResource
-    ? request.subResource
-    : null;
-  const dryrun = request.dryRun === true;
-  const userinfo = isObject(request.userInfo) ? request.userInfo : {};
+  return {
+    uid,
+    operation: operation as AdmissionOperation,
+    resource,
+    body: newBody ?? oldBody ?? {},
+    oldBody,
+    newBody,
+    subresource: typeof request.subResource === "string" && request.subResource
+      ? request.subResource
+      : null,
+    dryrun: request.dryRun === true,
+    userinfo: isObject(request.userInfo) ? request.userInfo : {},
+  };
+}
 
-  const scope = createObjectScope(body, { local: true });
-  const patch = new Patch();
-  const warnings: string[] = [];
+/**
+ * Run the validating, then the mutating handlers selected for the request (only the
+ * webhook's, when one is named); their errors, and whether any mutating handler ran.
+ */
+async function runReviewHandlers(
+  request: ReviewRequest,
+  options: AdmissionReviewOptions,
+  scope: ReturnType<typeof createObjectScope>,
+  patch: Patch,
+  warnings: string[],
+): Promise<{ errors: unknown[]; mutated: boolean }> {
+  const { resource, body, operation, subresource } = request;
   const known = operation === "CREATE" ? undefined : options.memoOf?.(resource, body);
   const memo = known ?? (options.memo === undefined ? new Memo() : copyMemo(options.memo));
-  const init = {
-    resource,
-    body,
-    patch,
-    logger: scope.logger,
-    memo,
-    indices: options.indices,
-  };
+  const init = { resource, body, patch, logger: scope.logger, memo, indices: options.indices };
   const extra = {
-    dryrun,
+    dryrun: request.dryrun,
     subresource,
     warnings,
-    userinfo,
+    userinfo: request.userinfo,
     headers: options.headers ?? {},
     sslpeer: options.sslpeer ?? null,
-    operation: operation as AdmissionOperation,
-    old: oldBody,
-    new: newBody,
+    operation,
+    old: request.oldBody,
+    new: request.newBody,
   };
   const errors: unknown[] = [];
   let mutated = false;
@@ -269,22 +358,16 @@ export async function serveAdmissionReview(
     for (const type of types) {
       const handlers = matcherOf(options.registry).selectWebhookHandlers(resource, {
         type,
-        operation: operation as AdmissionOperation,
+        operation,
         subresource,
         body,
-        old: oldBody,
-        new: newBody,
+        old: request.oldBody,
+        new: request.newBody,
         kwargs: () => buildResourceKwargs(init, extra),
       }).filter((h) => options.webhook === undefined || h.id === options.webhook);
       for (const handler of handlers) {
-        const error = await runHandler(
-          handler,
-          buildWebhookKwargs(
-            { ...init, param: handler.param },
-            extra,
-          ) as object,
-          scope,
-        );
+        const kwargs = buildWebhookKwargs({ ...init, param: handler.param }, extra) as object;
+        const error = await runHandler(handler, kwargs, scope);
         if (error !== undefined) errors.push(error);
         if (type === "mutating") mutated = true;
       }
@@ -294,31 +377,7 @@ export async function serveAdmissionReview(
     scope.logger.error(`The admission filters failed: ${errorMessage(error)}`);
     errors.push(error);
   }
-
-  const response: AdmissionReviewVerdict = { uid, allowed: true };
-  if (warnings.length > 0) response.warnings = warnings.map(String);
-  if (errors.length > 0) {
-    errors.sort((a, b) => errorRank(a) - errorRank(b));
-    const first = errors[0];
-    response.allowed = false;
-    response.status = {
-      message: errorMessage(first),
-      code: first instanceof AdmissionError ? first.code : 500,
-    };
-  } else if (mutated) {
-    const operations = patch.toJsonPatch(body);
-    if (operations.length > 0) {
-      response.patch = base64(JSON.stringify(operations));
-      response.patchType = "JSONPatch";
-    }
-  }
-  return {
-    apiVersion: typeof review.apiVersion === "string"
-      ? review.apiVersion
-      : ADMISSION_REVIEW_API_VERSION,
-    kind: typeof review.kind === "string" ? review.kind : "AdmissionReview",
-    response,
-  };
+  return { errors, mutated };
 }
 
 /** Run one admission handler; returns its error, if any (logged). */
@@ -472,12 +531,12 @@ export interface AdmissionOptions {
   readonly registry: OperatorRegistry;
   /** `settings.admission` says which server and which managed configuration. */
   readonly settings: OperatorSettings;
-  /** The served resources (from discovery). */
-  readonly resources: () => Promise<readonly Resource[]>;
+  /** The served resources (from discovery); their changes come by `resourcesChanged()`. */
+  readonly resources: readonly Resource[];
   /** The operator's memo: each request gets a copy. */
   readonly memo?: unknown;
-  /** The memo of an object already known to the operator; see {@link AdmissionReviewOptions}. */
-  readonly memoOf?: (resource: Resource, body: RawBody) => unknown;
+  /** The operator's memories of objects: an object already known gets its own memo. */
+  readonly memories?: ObjectMemories;
   /** Declared indices by name. */
   readonly indices?: Readonly<Record<string, Index>>;
   /** Where the engine and the server say what they do. */
@@ -511,178 +570,235 @@ export function isAdmissionServer(value: unknown): value is AdmissionServer | Ad
  * yielded its first client config (and the configurations were written).
  */
 export async function startAdmission(options: AdmissionOptions): Promise<RunningAdmission> {
-  const { api, registry, settings, logger } = options;
-  const server = settings.admission.server;
+  const server = options.settings.admission.server;
   if (!isAdmissionServer(server)) {
     throw new ConfigurationError(
       "settings.admission.server must be a webhook server (e.g. new kopf.WebhookServer()), " +
         "or a function yielding client configs.",
     );
   }
-  let discovered: readonly Resource[] = await options.resources();
-  const resolve = (group: string, version: string, plural: string) =>
-    discovered.find((r) => r.group === group && r.version === version && r.plural === plural);
+  const engine = new AdmissionEngine(options, server, options.resources);
+  await engine.start();
+  return engine;
+}
+
+/**
+ * The label of a review's webhook in the metrics: a registered handler's id, `all` for
+ * none; anything else `unknown`: the URL is the client's to choose, and a label per
+ * unknown id would let any client create series without end.
+ */
+function webhookLabel(webhook: string | undefined, known: ReadonlySet<string>): string {
+  return webhook === undefined ? "all" : known.has(webhook) ? webhook : "unknown";
+}
+
+/** The label of a review's operation in the metrics: a known one, else `unknown`. */
+function operationLabel(review: unknown): string {
+  const operation = isObject(review) && isObject(review.request)
+    ? review.request.operation
+    : undefined;
+  return typeof operation === "string" && OPERATIONS.has(operation) ? operation : "unknown";
+}
+
+/** How a review ended, as the metrics count it. */
+function outcomeLabel(response: AdmissionReviewResponse): string {
+  const verdict = response.response;
+  return verdict.allowed
+    ? (verdict.patch ? "patched" : "allowed")
+    : verdict.status?.code === 500
+    ? "error"
+    : "denied";
+}
+
+/** The function the server calls: reviews answered, counted if metrics are kept. */
+function webhookFunction(
+  options: AdmissionOptions,
+  resolve: AdmissionReviewOptions["resolve"],
+  webhooks: ReadonlySet<string>,
+): WebhookFn {
+  const { registry, memo, memories, indices } = options;
+  const memoOf = memories === undefined
+    ? undefined
+    : (resource: Resource, body: RawBody) => memories.peek(resource, body)?.memo;
   const serve: WebhookFn = (request, info = {}) =>
-    serveAdmissionReview(request, {
-      ...info,
-      registry,
-      resolve,
-      memo: options.memo,
-      memoOf: options.memoOf,
-      indices: options.indices,
-    });
+    serveAdmissionReview(request, { ...info, registry, resolve, memo, memoOf, indices });
   const metrics = options.metrics;
-  const fn: WebhookFn = metrics === undefined ? serve : async (request, info = {}) => {
+  if (metrics === undefined) return serve;
+  return async (request, info = {}) => {
     const started = performance.now();
-    const webhook = info.webhook ?? "all";
-    const operation = isObject(request) && isObject(request.request)
-      ? String(request.request.operation ?? "UNKNOWN")
-      : "UNKNOWN";
+    const webhook = webhookLabel(info.webhook, webhooks);
     let outcome = "invalid";
     try {
       const response = await serve(request, info);
-      const verdict = response.response;
-      outcome = verdict.allowed
-        ? (verdict.patch ? "patched" : "allowed")
-        : verdict.status?.code === 500
-        ? "error"
-        : "denied";
+      outcome = outcomeLabel(response);
       return response;
     } finally {
-      metrics.admissionReviews.inc([webhook, operation, outcome]);
+      metrics.admissionReviews.inc([webhook, operationLabel(request), outcome]);
       metrics.admissionDuration.observe([webhook], (performance.now() - started) / 1000);
     }
   };
-  const controller = new AbortController();
-  const context: AdmissionServerContext = {
-    signal: controller.signal,
-    logger,
-    cluster: clusterFacts(api),
-  };
-  const iterable = typeof server === "function"
-    ? (server as AdmissionServerFn)(fn, context)
-    : (server as AdmissionServer).serve(fn, context);
-  const iterator = iterable[Symbol.asyncIterator]();
-  const managed = settings.admission.managed;
-  const handlers = matcherOf(registry).handlers.filter((h): h is WebhookHandler =>
-    h.kind === "webhook"
-  );
-  let lastConfig: WebhookClientConfig | undefined;
+}
+
+/** The running server and the managed configurations that point at it. */
+class AdmissionEngine implements RunningAdmission {
+  readonly #options: AdmissionOptions;
+  readonly #handlers: readonly WebhookHandler[];
+  readonly #managed: string | null;
+  readonly #controller = new AbortController();
+  readonly #iterator: AsyncIterator<WebhookClientConfig>;
+  #discovered: readonly Resource[];
   /** The resources the admission handlers serve, as a comparable key. */
-  const relevance = (resources: readonly Resource[]) =>
-    resources.filter((r) => r.preferred && handlers.some((h) => h.selector.check(r)))
+  #relevant: string;
+  #writing: Promise<void> = Promise.resolve();
+  #lastConfig: WebhookClientConfig | undefined;
+  #stopping = false;
+  #failed: Promise<never> = new Promise(() => {});
+
+  constructor(
+    options: AdmissionOptions,
+    server: AdmissionServer | AdmissionServerFn,
+    discovered: readonly Resource[],
+  ) {
+    this.#options = options;
+    this.#discovered = discovered;
+    this.#managed = options.settings.admission.managed;
+    this.#handlers = matcherOf(options.registry).handlers.filter((h): h is WebhookHandler =>
+      h.kind === "webhook"
+    );
+    this.#relevant = this.#relevance(discovered);
+    const resolve = (group: string, version: string, plural: string) =>
+      this.#discovered.find((r) =>
+        r.group === group && r.version === version && r.plural === plural
+      );
+    const fn = webhookFunction(options, resolve, new Set(this.#handlers.map((h) => h.id)));
+    const context: AdmissionServerContext = {
+      signal: this.#controller.signal,
+      logger: options.logger,
+      cluster: clusterFacts(options.api),
+      limits: admissionServerLimits(options.settings.admission),
+    };
+    const iterable = typeof server === "function" ? server(fn, context) : server.serve(fn, context);
+    this.#iterator = iterable[Symbol.asyncIterator]();
+  }
+
+  get failed(): Promise<never> {
+    return this.#failed;
+  }
+
+  /** Wait for the server's first client config and write the configurations for it. */
+  async start(): Promise<void> {
+    const logger = this.#options.logger;
+    try {
+      const first = await this.#iterator.next();
+      if (first.done) {
+        throw new ConfigurationError(
+          "The webhook server ended before it said where it listens: a server must yield " +
+            "its client config first, then serve until its context's signal aborts.",
+        );
+      }
+      this.#lastConfig = first.value;
+      logger.debug(`Admission webhooks are served at ${JSON.stringify(first.value)}.`);
+      await this.#configure(first.value, false);
+    } catch (error) {
+      // The start fails: the server must not go on listening, nor its webhooks stay behind.
+      await this.#closeServer();
+      await this.#unmanage();
+      throw error;
+    }
+    if (this.#managed) {
+      logger.info(`The webhook configurations ${JSON.stringify(this.#managed)} are managed.`);
+    }
+    this.#failed = this.#follow();
+    this.#failed.catch(() => {}); // observed by the operator, unless it stops first
+  }
+
+  resourcesChanged(resources: readonly Resource[]): void {
+    const now = this.#relevance(resources);
+    this.#discovered = resources;
+    if (now === this.#relevant || this.#stopping || this.#lastConfig === undefined) return;
+    this.#relevant = now;
+    const config = this.#lastConfig;
+    this.#writing = this.#writing.then(() => this.#configure(config, false)).catch((error) =>
+      this.#options.logger.warning(
+        `The webhook configurations could not be updated: ${errorMessage(error)}`,
+      )
+    );
+  }
+
+  async stop(): Promise<void> {
+    this.#stopping = true;
+    await this.#closeServer();
+    await this.#writing.catch(() => {});
+    await this.#unmanage();
+  }
+
+  /** Follow the server's later client configs; rejects if it ends or fails unasked. */
+  async #follow(): Promise<never> {
+    try {
+      while (true) {
+        const next = await this.#iterator.next();
+        if (next.done) break;
+        const config = this.#lastConfig = next.value;
+        await (this.#writing = this.#writing.then(() => this.#configure(config, false)));
+      }
+    } catch (error) {
+      if (!this.#stopping) throw error;
+    }
+    if (this.#stopping) return await new Promise<never>(() => {});
+    throw new ConfigurationError(
+      "The webhook server has stopped unexpectedly; a server must serve until its " +
+        "context's signal aborts.",
+    );
+  }
+
+  #relevance(resources: readonly Resource[]): string {
+    return resources.filter((r) => r.preferred && this.#handlers.some((h) => h.selector.check(r)))
       .map((r) => r.key).sort().join(" ");
-  let relevant = relevance(discovered);
-  let writing: Promise<void> = Promise.resolve();
-  const configure = async (config: WebhookClientConfig, persistentOnly: boolean) => {
+  }
+
+  /** Write the managed configurations for the client config (all webhooks, or the persistent). */
+  async #configure(config: WebhookClientConfig, persistentOnly: boolean): Promise<void> {
+    const managed = this.#managed;
     if (!managed) return;
     for (const [resource, type] of MANAGED) {
-      const webhooks = buildWebhooks(handlers.filter((h) => h.type === type), {
-        resources: discovered.filter((r) => r.preferred),
+      const webhooks = buildWebhooks(this.#handlers.filter((h) => h.type === type), {
+        resources: this.#discovered.filter((r) => r.preferred),
         suffix: managed,
         clientConfig: config,
         persistentOnly,
       });
-      await writeConfiguration(api, resource, managed, webhooks);
+      await writeConfiguration(this.#options.api, resource, managed, webhooks);
     }
-  };
+  }
+
+  /** Leave only the persistent webhooks in the managed configurations. */
+  async #unmanage(): Promise<void> {
+    if (!this.#managed || this.#lastConfig === undefined) return;
+    try {
+      await this.#configure(this.#lastConfig, true);
+    } catch (error) {
+      this.#options.logger.warning(
+        `The non-persistent webhooks could not be removed: ${errorMessage(error)}`,
+      );
+    }
+  }
 
   /** Tell the server to stop and wait for it, but never forever (it may ignore the signal). */
-  const closeServer = async () => {
-    controller.abort();
+  async #closeServer(): Promise<void> {
+    this.#controller.abort();
     let timer: ReturnType<typeof setTimeout> | undefined;
     const grace = new Promise<boolean>((resolve) => {
       timer = setTimeout(() => resolve(false), SERVER_CLOSE_TIMEOUT * 1000);
     });
-    const closed = Promise.resolve(iterator.return?.()).then(() => true, () => true);
+    const closed = Promise.resolve(this.#iterator.return?.()).then(() => true, () => true);
     const done = await Promise.race([closed, grace]);
     clearTimeout(timer);
     if (!done) {
-      logger.warning(
+      this.#options.logger.warning(
         `The webhook server did not stop within ${SERVER_CLOSE_TIMEOUT}s of being told to ` +
           "(it must end when its context's signal aborts); leaving it behind.",
       );
     }
-  };
-
-  try {
-    const first = await iterator.next();
-    if (first.done) {
-      throw new ConfigurationError(
-        "The webhook server ended before it said where it listens: a server must yield " +
-          "its client config first, then serve until its context's signal aborts.",
-      );
-    }
-    lastConfig = first.value;
-    logger.debug(`Admission webhooks are served at ${JSON.stringify(lastConfig)}.`);
-    await configure(lastConfig, false);
-  } catch (error) {
-    // The start fails: the server must not go on listening, nor its webhooks stay behind.
-    await closeServer();
-    if (managed && lastConfig !== undefined) {
-      await configure(lastConfig, true).catch((cleanup) =>
-        logger.warning(
-          `The non-persistent webhooks could not be removed: ${errorMessage(cleanup)}`,
-        )
-      );
-    }
-    throw error;
   }
-  if (managed) {
-    logger.info(`The webhook configurations ${JSON.stringify(managed)} are managed.`);
-  }
-
-  let stopping = false;
-  const failed = new Promise<never>((_, reject) => {
-    void (async () => {
-      try {
-        while (true) {
-          const next = await iterator.next();
-          if (next.done) break;
-          lastConfig = next.value;
-          await (writing = writing.then(() => configure(lastConfig!, false)));
-        }
-        if (!stopping) {
-          reject(
-            new ConfigurationError(
-              "The webhook server has stopped unexpectedly; a server must serve until its " +
-                "context's signal aborts.",
-            ),
-          );
-        }
-      } catch (error) {
-        if (!stopping) reject(error);
-      }
-    })();
-  });
-  failed.catch(() => {}); // observed by the operator, unless it stops first
-  return {
-    failed,
-    resourcesChanged(resources) {
-      const now = relevance(resources);
-      discovered = resources;
-      if (now === relevant || stopping || lastConfig === undefined) return;
-      relevant = now;
-      const config = lastConfig;
-      writing = writing.then(() => configure(config, false)).catch((error) =>
-        logger.warning(`The webhook configurations could not be updated: ${errorMessage(error)}`)
-      );
-    },
-    async stop() {
-      stopping = true;
-      await closeServer();
-      await writing.catch(() => {});
-      if (managed && lastConfig !== undefined) {
-        try {
-          await configure(lastConfig, true);
-        } catch (error) {
-          logger.warning(
-            `The non-persistent webhooks could not be removed: ${errorMessage(error)}`,
-          );
-        }
-      }
-    },
-  };
 }
 
 /** Seconds a webhook server may take to stop once told to. */

@@ -9,7 +9,9 @@
  *   stops;
  * - metrics (e.g. `http://0.0.0.0:9090/metrics`): the Prometheus text format.
  *
- * Endpoints on the same host and port share one server; others get one each.
+ * Endpoints on the same host and port share one server; others get one each. They answer
+ * `GET` and `HEAD` only (405 otherwise) and take no request body (413); every client is
+ * held to {@link ENDPOINT_LIMITS}.
  *
  * @module
  */
@@ -17,7 +19,11 @@
 import { ConfigurationError } from "../structs/errors.ts";
 import { realClock } from "../structs/clock.ts";
 import { describeError } from "../structs/log_formats.ts";
-import { type HttpServer, startHttpServer } from "../platform/http_server.ts";
+import {
+  type HttpServer,
+  type HttpServerLimits,
+  startHttpServer,
+} from "../platform/http_server.ts";
 import { METRICS_CONTENT_TYPE, type MetricsRegistry } from "../structs/metrics.ts";
 import { type ActivityOptions, runProbes } from "./activities.ts";
 
@@ -37,6 +43,22 @@ export interface RunningEndpoints {
 
 /** The path of the readiness probe, served beside every other endpoint. */
 export const READINESS_PATH = "/readyz";
+
+/**
+ * The bounds of the endpoints' clients (probes, scrapers): no request body; 10 seconds for
+ * a request's head (a probe sends it at once), 10 for sending the answer; 30 seconds idle
+ * between the requests of a kept-alive connection (scrapers keep theirs); 64 connections.
+ */
+export const ENDPOINT_LIMITS: HttpServerLimits = Object.freeze({
+  bodyLimit: 0,
+  headerTimeout: 10,
+  bodyTimeout: 10,
+  idleTimeout: 30,
+  connectionLimit: 64,
+});
+
+/** The methods the endpoints answer: reading only. */
+const METHODS: ReadonlySet<string> = new Set(["GET", "HEAD"]);
 
 /** The parts of an endpoint URL; only plain HTTP is supported. */
 export function parseEndpoint(
@@ -166,9 +188,14 @@ export async function startEndpoints(
       const server = await startHttpServer({
         hostname,
         port,
+        limits: ENDPOINT_LIMITS,
         handler: (request) => {
           const route = paths.get(new URL(request.url).pathname);
-          return route === undefined ? new Response(null, { status: 404 }) : route();
+          if (route === undefined) return new Response(null, { status: 404 });
+          if (!METHODS.has(request.method)) {
+            return new Response(null, { status: 405, headers: { allow: "GET, HEAD" } });
+          }
+          return route();
         },
       });
       started.push(server);

@@ -15,7 +15,9 @@
  * A server listens on HTTPS; without a certificate it makes a self-signed CA and a server
  * certificate for the names it is reached by, and hands the CA to the webhook
  * configurations as their `caBundle`. Requests go to `<path>/<handler id>`; the rest of
- * the path names the handler (a request to the bare path runs all handlers).
+ * the path names the handler (a request to the bare path runs all handlers). Every client
+ * is held to the limits of `settings.admission` (body size, read timeouts, connections):
+ * a request over them is answered 413, 408 or 503 and its connection closed.
  *
  * Tunnels through external services (ngrok) are not supported by this version:
  * {@link WebhookNgrokTunnel} fails at the operator's start and says so.
@@ -31,6 +33,7 @@ import {
   AdmissionRequestError,
   type AdmissionServer,
   type AdmissionServerContext,
+  admissionServerLimits,
   type WebhookClientConfig,
   type WebhookFn,
 } from "../engines/admission.ts";
@@ -167,6 +170,7 @@ export class WebhookServer implements AdmissionServer {
       hostname: addr,
       port: o.port ?? DEFAULT_WEBHOOK_PORT,
       tls,
+      limits: context.limits ?? admissionServerLimits(),
       handler: (request, info) =>
         this.#answer(
           fn,

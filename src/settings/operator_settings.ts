@@ -259,7 +259,9 @@ export class ScanningSettings {
 export type AdmissionServerLike = object;
 
 /**
- * How admission requests reach the operator.
+ * How admission requests reach the operator, and the bounds its webhook server holds every
+ * client to: the server listens on the network before any client is known, so a client
+ * that sends too much or too slowly is cut off rather than waited for.
  *
  * @example Serve the admission handlers and keep their webhook configurations up to date
  * ```ts
@@ -276,6 +278,31 @@ export class AdmissionSettings {
   server: AdmissionServerLike | null = null;
   /** The name of the webhook configurations the operator keeps up to date; `null` for none. */
   managed: string | null = null;
+  /**
+   * The largest review request body, in bytes; larger ones get 413, unread. 7 MiB, as
+   * controller-runtime: an object and its old version at the API server's size limits,
+   * with the review around them.
+   */
+  bodyLimit: number = 7 * 1024 * 1024;
+  /**
+   * The most bytes of request bodies held at once across all connections (the server's
+   * memory for bodies); a request that would pass it gets 503. At least `bodyLimit`.
+   */
+  bufferLimit: number = 64 * 1024 * 1024;
+  /**
+   * Seconds from a connection's start (TLS handshake included) to its first request's
+   * complete head; for a later request of a kept-alive connection, from its first byte.
+   */
+  headerTimeout = 10;
+  /**
+   * Seconds for a request's body to arrive after its head, and for the answer to be sent.
+   * The API server waits 30 seconds at most for a webhook, so a slower request is moot.
+   */
+  bodyTimeout = 30;
+  /** Seconds a kept-alive connection may wait for its next request. */
+  idleTimeout = 30;
+  /** The most connections open at once; more are closed as soon as they arrive. */
+  connectionLimit = 256;
 }
 
 /**
@@ -396,6 +423,8 @@ const optionalText: Check = (p, v) => v === null ? undefined : text(p, v) && "a 
 const integer: Check = (_, v) => Number.isSafeInteger(v) ? undefined : "an integer";
 const count: Check = (_, v) =>
   Number.isSafeInteger(v) && (v as number) > 0 ? undefined : "a positive integer";
+const bytes: Check = (_, v) =>
+  Number.isSafeInteger(v) && (v as number) > 0 ? undefined : "a positive number of bytes";
 const optionalCount: Check = (_, v) =>
   v === null || (Number.isSafeInteger(v) && (v as number) > 0)
     ? undefined
@@ -488,7 +517,16 @@ const RULES: Record<keyof OperatorSettingsInit, Record<string, Check>> = {
     instantExitZeroTimeCycles: optionalCycles,
   },
   scanning: { disabled: boolean },
-  admission: { server: objectOrNull, managed: optionalText },
+  admission: {
+    server: objectOrNull,
+    managed: optionalText,
+    bodyLimit: bytes,
+    bufferLimit: bytes,
+    headerTimeout: positiveSeconds,
+    bodyTimeout: positiveSeconds,
+    idleTimeout: positiveSeconds,
+    connectionLimit: count,
+  },
   peering: {
     name: text,
     priority: integer,
@@ -656,6 +694,12 @@ export class OperatorSettings {
           throw new ConfigurationError(`${path} must be ${expected}; got ${describe(value)}.`);
         }
       }
+    }
+    if (this.admission.bufferLimit < this.admission.bodyLimit) {
+      throw new ConfigurationError(
+        `settings.admission.bufferLimit (${this.admission.bufferLimit} bytes) must be at least ` +
+          `bodyLimit (${this.admission.bodyLimit} bytes), or no request of that size is served.`,
+      );
     }
     const leadership = this.leadership;
     if (leadership.leaderElection && leadership.shards > 1) {

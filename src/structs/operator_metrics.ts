@@ -27,6 +27,132 @@ const FAST_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1
 /** Buckets for the duration of handlers, in seconds (they may run for minutes). */
 const HANDLER_BUCKETS = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300];
 
+/**
+ * The operator's metrics: names, help texts and label names, by field of
+ * {@link OperatorMetrics}.
+ */
+const DEFINITIONS = {
+  handlerRuns: {
+    name: "kopf_handler_runs_total",
+    help: "Handler runs by resource, handler id and outcome.",
+    labels: ["resource", "handler", "outcome"],
+  },
+  handlerDuration: {
+    name: "kopf_handler_duration_seconds",
+    help: "How long handler runs took.",
+    labels: ["resource", "handler"],
+    buckets: HANDLER_BUCKETS,
+  },
+  processingCycles: {
+    name: "kopf_processing_cycles_total",
+    help: "Object states processed, by resource.",
+    labels: ["resource"],
+  },
+  patches: {
+    name: "kopf_patches_total",
+    help: "Patch requests that stored handling outcomes, by resource.",
+    labels: ["resource"],
+  },
+  eventsReceived: {
+    name: "kopf_events_received_total",
+    help: "Watch events received, by resource and type (LISTED for listed objects).",
+    labels: ["resource", "type"],
+  },
+  queueDepth: {
+    name: "kopf_queue_depth",
+    help: "Objects with events waiting to be processed, by resource.",
+    labels: ["resource"],
+  },
+  queueOldestAge: {
+    name: "kopf_queue_oldest_event_age_seconds",
+    help: "How long the oldest waiting event has waited, by resource.",
+    labels: ["resource"],
+  },
+  workersBusy: {
+    name: "kopf_workers_busy",
+    help: "Objects being processed now.",
+  },
+  watchConnects: {
+    name: "kopf_watch_connects_total",
+    help: "Watch requests opened, by resource.",
+    labels: ["resource"],
+  },
+  watchReconnects: {
+    name: "kopf_watch_reconnects_total",
+    help: "Watch streams that ended and were opened again, by resource.",
+    labels: ["resource"],
+  },
+  watchErrors: {
+    name: "kopf_watch_errors_total",
+    help: "Watch streams that failed (broke, or the server sent an error), by resource.",
+    labels: ["resource"],
+  },
+  watchRelists: {
+    name: "kopf_watch_relists_total",
+    help: "Full listings after a watch's history was gone (410), by resource.",
+    labels: ["resource"],
+  },
+  watchSilence: {
+    name: "kopf_watch_silence_seconds",
+    help: "Seconds since a watch last heard from the server (event or bookmark).",
+    labels: ["resource"],
+  },
+  apiRequests: {
+    name: "kopf_api_requests_total",
+    help: "Kubernetes API requests by verb, resource and status code.",
+    labels: ["verb", "resource", "code"],
+  },
+  apiDuration: {
+    name: "kopf_api_request_duration_seconds",
+    help: "How long Kubernetes API requests took.",
+    labels: ["verb", "resource"],
+    buckets: FAST_BUCKETS,
+  },
+  apiRetries: {
+    name: "kopf_api_retries_total",
+    help: "Kubernetes API requests retried, by verb, resource and reason.",
+    labels: ["verb", "resource", "reason"],
+  },
+  objects: {
+    name: "kopf_objects",
+    help: "Objects the operator knows, by resource.",
+    labels: ["resource"],
+  },
+  spawned: {
+    name: "kopf_spawned_running",
+    help: "Daemons and timers running, by kind.",
+    labels: ["kind"],
+  },
+  indexSize: {
+    name: "kopf_index_keys",
+    help: "Keys in each index.",
+    labels: ["index"],
+  },
+  admissionReviews: {
+    name: "kopf_admission_reviews_total",
+    help: "Admission reviews by webhook, operation and outcome.",
+    labels: ["webhook", "operation", "outcome"],
+  },
+  admissionDuration: {
+    name: "kopf_admission_review_duration_seconds",
+    help: "How long admission reviews took.",
+    labels: ["webhook"],
+    buckets: FAST_BUCKETS,
+  },
+  peeringPaused: {
+    name: "kopf_peering_paused",
+    help: "1 while a peer of a higher priority pauses the operator, else 0.",
+  },
+  leading: {
+    name: "kopf_leading",
+    help: "1 while this replica leads (leader election) or holds a shard (sharding), else 0.",
+  },
+  ready: {
+    name: "kopf_ready",
+    help: "1 once the initial listings are in and the indices populated, else 0.",
+  },
+} as const;
+
 /** The metrics of one operator; see the module docs. */
 export class OperatorMetrics {
   /** Where they are kept and exposed from. */
@@ -70,7 +196,10 @@ export class OperatorMetrics {
   readonly spawned: Gauge;
   /** Keys in each index, by index. */
   readonly indexSize: Gauge;
-  /** Admission reviews by webhook (handler id or `all`), operation and outcome. */
+  /**
+   * Admission reviews by webhook (a registered handler's id, `all`, or `unknown` for any
+   * other id in the URL), operation (`unknown` for none of the four) and outcome.
+   */
   readonly admissionReviews: Counter;
   /** How long admission reviews took, by webhook. */
   readonly admissionDuration: Histogram;
@@ -87,71 +216,20 @@ export class OperatorMetrics {
   constructor(registry: MetricsRegistry = new MetricsRegistry()) {
     this.registry = registry;
     const r = registry;
-    this.handlerRuns = r.counter({
-      name: "kopf_handler_runs_total",
-      help: "Handler runs by resource, handler id and outcome.",
-      labels: ["resource", "handler", "outcome"],
-    });
-    this.handlerDuration = r.histogram({
-      name: "kopf_handler_duration_seconds",
-      help: "How long handler runs took.",
-      labels: ["resource", "handler"],
-      buckets: HANDLER_BUCKETS,
-    });
-    this.processingCycles = r.counter({
-      name: "kopf_processing_cycles_total",
-      help: "Object states processed, by resource.",
-      labels: ["resource"],
-    });
-    this.patches = r.counter({
-      name: "kopf_patches_total",
-      help: "Patch requests that stored handling outcomes, by resource.",
-      labels: ["resource"],
-    });
-    this.eventsReceived = r.counter({
-      name: "kopf_events_received_total",
-      help: "Watch events received, by resource and type (LISTED for listed objects).",
-      labels: ["resource", "type"],
-    });
-    this.queueDepth = r.gauge({
-      name: "kopf_queue_depth",
-      help: "Objects with events waiting to be processed, by resource.",
-      labels: ["resource"],
-    });
-    this.queueOldestAge = r.gauge({
-      name: "kopf_queue_oldest_event_age_seconds",
-      help: "How long the oldest waiting event has waited, by resource.",
-      labels: ["resource"],
-    });
-    this.workersBusy = r.gauge({
-      name: "kopf_workers_busy",
-      help: "Objects being processed now.",
-    });
-    this.watchConnects = r.counter({
-      name: "kopf_watch_connects_total",
-      help: "Watch requests opened, by resource.",
-      labels: ["resource"],
-    });
-    this.watchReconnects = r.counter({
-      name: "kopf_watch_reconnects_total",
-      help: "Watch streams that ended and were opened again, by resource.",
-      labels: ["resource"],
-    });
-    this.watchErrors = r.counter({
-      name: "kopf_watch_errors_total",
-      help: "Watch streams that failed (broke, or the server sent an error), by resource.",
-      labels: ["resource"],
-    });
-    this.watchRelists = r.counter({
-      name: "kopf_watch_relists_total",
-      help: "Full listings after a watch's history was gone (410), by resource.",
-      labels: ["resource"],
-    });
-    this.watchSilence = r.gauge({
-      name: "kopf_watch_silence_seconds",
-      help: "Seconds since a watch last heard from the server (event or bookmark).",
-      labels: ["resource"],
-    }).collectWith((set) => {
+    const d = DEFINITIONS;
+    this.handlerRuns = r.counter(d.handlerRuns);
+    this.handlerDuration = r.histogram(d.handlerDuration);
+    this.processingCycles = r.counter(d.processingCycles);
+    this.patches = r.counter(d.patches);
+    this.eventsReceived = r.counter(d.eventsReceived);
+    this.queueDepth = r.gauge(d.queueDepth);
+    this.queueOldestAge = r.gauge(d.queueOldestAge);
+    this.workersBusy = r.gauge(d.workersBusy);
+    this.watchConnects = r.counter(d.watchConnects);
+    this.watchReconnects = r.counter(d.watchReconnects);
+    this.watchErrors = r.counter(d.watchErrors);
+    this.watchRelists = r.counter(d.watchRelists);
+    this.watchSilence = r.gauge(d.watchSilence).collectWith((set) => {
       const now = realClock.now();
       const longest = new Map<string, number>();
       for (const { resource, heardAt } of this.watches.values()) {
@@ -159,60 +237,17 @@ export class OperatorMetrics {
       }
       for (const [resource, seconds] of longest) set([resource], seconds);
     });
-    this.apiRequests = r.counter({
-      name: "kopf_api_requests_total",
-      help: "Kubernetes API requests by verb, resource and status code.",
-      labels: ["verb", "resource", "code"],
-    });
-    this.apiDuration = r.histogram({
-      name: "kopf_api_request_duration_seconds",
-      help: "How long Kubernetes API requests took.",
-      labels: ["verb", "resource"],
-      buckets: FAST_BUCKETS,
-    });
-    this.apiRetries = r.counter({
-      name: "kopf_api_retries_total",
-      help: "Kubernetes API requests retried, by verb, resource and reason.",
-      labels: ["verb", "resource", "reason"],
-    });
-    this.objects = r.gauge({
-      name: "kopf_objects",
-      help: "Objects the operator knows, by resource.",
-      labels: ["resource"],
-    });
-    this.spawned = r.gauge({
-      name: "kopf_spawned_running",
-      help: "Daemons and timers running, by kind.",
-      labels: ["kind"],
-    });
-    this.indexSize = r.gauge({
-      name: "kopf_index_keys",
-      help: "Keys in each index.",
-      labels: ["index"],
-    });
-    this.admissionReviews = r.counter({
-      name: "kopf_admission_reviews_total",
-      help: "Admission reviews by webhook, operation and outcome.",
-      labels: ["webhook", "operation", "outcome"],
-    });
-    this.admissionDuration = r.histogram({
-      name: "kopf_admission_review_duration_seconds",
-      help: "How long admission reviews took.",
-      labels: ["webhook"],
-      buckets: FAST_BUCKETS,
-    });
-    this.peeringPaused = r.gauge({
-      name: "kopf_peering_paused",
-      help: "1 while a peer of a higher priority pauses the operator, else 0.",
-    });
-    this.leading = r.gauge({
-      name: "kopf_leading",
-      help: "1 while this replica leads (leader election) or holds a shard (sharding), else 0.",
-    });
-    this.ready = r.gauge({
-      name: "kopf_ready",
-      help: "1 once the initial listings are in and the indices populated, else 0.",
-    });
+    this.apiRequests = r.counter(d.apiRequests);
+    this.apiDuration = r.histogram(d.apiDuration);
+    this.apiRetries = r.counter(d.apiRetries);
+    this.objects = r.gauge(d.objects);
+    this.spawned = r.gauge(d.spawned);
+    this.indexSize = r.gauge(d.indexSize);
+    this.admissionReviews = r.counter(d.admissionReviews);
+    this.admissionDuration = r.histogram(d.admissionDuration);
+    this.peeringPaused = r.gauge(d.peeringPaused);
+    this.leading = r.gauge(d.leading);
+    this.ready = r.gauge(d.ready);
   }
 }
 

@@ -22,6 +22,8 @@ import {
 import {
   AdmissionRequestError,
   type AdmissionServerContext,
+  type AdmissionServerLimits,
+  admissionServerLimits,
   type ClusterFacts,
   type WebhookClientConfig,
   type WebhookFn,
@@ -54,9 +56,15 @@ async function start(
   server: { serve: WebhookServer["serve"] },
   fn: WebhookFn,
   cluster?: ClusterFacts,
+  limits?: AdmissionServerLimits,
 ): Promise<{ config: WebhookClientConfig } & AsyncDisposable> {
   const controller = new AbortController();
-  const context: AdmissionServerContext = { signal: controller.signal, logger: quiet, cluster };
+  const context: AdmissionServerContext = {
+    signal: controller.signal,
+    logger: quiet,
+    cluster,
+    limits,
+  };
   const iterator = server.serve(fn, context);
   const first = await iterator.next();
   assert(!first.done);
@@ -180,6 +188,52 @@ Deno.test("an insecure server serves plain HTTP without a CA bundle", async () =
   assertEquals(running.config.caBundle, undefined);
   assertEquals((await post(`${running.config.url}/x`, {})).status, 200);
   assertEquals(calls.length, 1);
+});
+
+Deno.test("a review over the context's body limit gets 413 and never reaches the engine", async () => {
+  const { calls, fn } = engine();
+  const limits = { ...admissionServerLimits(), bodyLimit: 1000 };
+  await using running = await start(new WebhookServer({ port: 0 }), fn, undefined, limits);
+  const client = await createHttpClient({
+    caCertificates: [atob(running.config.caBundle!)],
+  });
+  try {
+    const url = `${running.config.url}/check`;
+    const big = await client.fetch(url, { method: "POST", body: "x".repeat(1001) });
+    assertEquals(big.status, 413);
+    assertStringIncludes(await big.text(), "over the limit of 1000 bytes");
+    const small = await client.fetch(url, { method: "POST", body: JSON.stringify({ a: 1 }) });
+    assertEquals(small.status, 200);
+    await small.body?.cancel();
+    assertEquals(calls.length, 1);
+  } finally {
+    await client.close();
+  }
+});
+
+Deno.test("without limits in the context, the defaults of settings.admission hold", async () => {
+  const { calls, fn } = engine();
+  await using running = await start(new WebhookServer({ port: 0, insecure: true }), fn);
+  const { hostname, port } = new URL(running.config.url!);
+  const conn = await Deno.connect({ hostname, port: Number(port) });
+  try {
+    const length = 7 * 1024 * 1024 + 1;
+    await conn.write(new TextEncoder().encode(
+      `POST /check HTTP/1.1\r\nHost: x\r\nContent-Length: ${length}\r\n\r\n`,
+    ));
+    // A server that waits for the body instead would leave the read pending: 5 s at most.
+    const give = setTimeout(() => conn.close(), 5000);
+    const answer = new Uint8Array(1024);
+    const n = await conn.read(answer).catch(() => null).finally(() => clearTimeout(give));
+    assertStringIncludes(new TextDecoder().decode(answer.subarray(0, n ?? 0)), " 413 ");
+    assertEquals(calls.length, 0);
+  } finally {
+    try {
+      conn.close();
+    } catch {
+      // closed when the server did not answer in time
+    }
+  }
 });
 
 Deno.test("an encrypted key or half a certificate fails the start with one line", async () => {

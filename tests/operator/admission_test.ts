@@ -15,6 +15,7 @@ import { FakeCluster } from "../../src/testing/mod.ts";
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../assert.ts";
 import { call } from "../testing/fake_cluster/helpers.ts";
 import { until } from "./replicas.ts";
+import { promtool } from "../promtool.ts";
 import {
   clusterRegistry,
   freePort,
@@ -315,5 +316,141 @@ Deno.test("with leader election, only the leader serves admission; the next lead
   } finally {
     await one.stop().catch(() => {});
     await two?.stop();
+  }
+});
+
+/** A review request of a KopfExample, as the API server sends it. */
+function reviewOf(operation: string, uid: string = crypto.randomUUID()) {
+  return {
+    apiVersion: "admission.k8s.io/v1",
+    kind: "AdmissionReview",
+    request: {
+      uid,
+      kind: { group: "kopf.dev", version: "v1", kind: "KopfExample" },
+      resource: { group: "kopf.dev", version: "v1", resource: "kopfexamples" },
+      name: "kex1",
+      namespace: "default",
+      operation,
+      object: kex("kex1", { numbers: [1] }),
+    },
+  };
+}
+
+/**
+ * What the server sends on a connection until it closes it; `undefined` if it keeps it
+ * open for `ms` (then the client closes it).
+ */
+async function readUntilClosed(conn: Deno.Conn, ms: number): Promise<string | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), ms)));
+  const buffer = new Uint8Array(4096);
+  let text = "";
+  try {
+    while (true) {
+      const n = await Promise.race([conn.read(buffer).catch(() => null), late]);
+      if (n === "late") return undefined;
+      if (n === null) return text;
+      text += new TextDecoder().decode(buffer.subarray(0, n));
+    }
+  } finally {
+    clearTimeout(timer);
+    conn.close();
+  }
+}
+
+/** An operator with one validating handler, its webhook server on plain HTTP, and metrics. */
+async function startInsecureAdmission(cluster: FakeCluster, settings = testSettings()) {
+  const registry = clusterRegistry(cluster);
+  const server = new WebhookServer({ port: 0, insecure: true });
+  settings.admission.server = server;
+  on.validate("kex", { registry }, function numbersRange({ spec }) {
+    if ((spec.numbers as number[]).some((n) => n > 100)) throw new AdmissionError("Too big.");
+  });
+  const metrics = `http://127.0.0.1:${freePort()}/metrics`;
+  const op = await startOperator(registry, { settings, metricsEndpoint: metrics });
+  return { op, url: server.url!, metrics };
+}
+
+Deno.test("reviews at random webhook paths and operations keep the admission metrics to a few series", async () => {
+  await using cluster = await startCluster();
+  const { op, url, metrics } = await startInsecureAdmission(cluster);
+  try {
+    const operations = ["CREATE", "UPDATE", "DELETE", "CONNECT", "PATCH", "", "X".repeat(50)];
+    const post = async (i: number) => {
+      // Every 10th a review for the registered handler; the others anyone's guess.
+      const path = i % 10 === 0 ? "numbersRange" : crypto.randomUUID();
+      const operation = operations[i % operations.length] + (i % 3 === 0 ? "" : String(i));
+      const response = await fetch(`${url}/${path}`, {
+        method: "POST",
+        body: JSON.stringify(reviewOf(i % 10 === 0 ? "CREATE" : operation)),
+      });
+      await response.body?.cancel();
+    };
+    for (let i = 0; i < 3000; i += 20) {
+      await Promise.all(Array.from({ length: 20 }, (_, j) => post(i + j)));
+    }
+    const text = await (await fetch(metrics)).text();
+    const series = text.split("\n").filter((line) => line.startsWith("kopf_admission_"));
+    const webhooks = new Set(series.map((line) => /webhook="([^"]*)"/.exec(line)?.[1]));
+    const operationsSeen = new Set(series.map((line) => /operation="([^"]*)"/.exec(line)?.[1]));
+    assertEquals([...webhooks].sort(), ["numbersRange", "unknown"]);
+    assertEquals([...operationsSeen].filter(Boolean).sort(), [
+      "CONNECT",
+      "CREATE",
+      "DELETE",
+      "UPDATE",
+      "unknown",
+    ]);
+    // Two webhook labels: their histograms (16 lines each) and a dozen counters at most.
+    assert(series.length <= 50, `${series.length} admission series:\n${series.join("\n")}`);
+    assert(text.length < 64 * 1024, `the exposition is ${text.length} bytes`);
+    const allowed = series.find((line) =>
+      line.startsWith(
+        'kopf_admission_reviews_total{webhook="numbersRange",operation="CREATE",outcome="allowed"}',
+      )
+    );
+    assertEquals(allowed?.split(" ")[1], "300");
+    const checked = await promtool(text);
+    if (checked === undefined) {
+      console.warn("promtool is not installed; the format check is skipped.");
+    } else assertEquals(checked.code, 0, checked.output);
+  } finally {
+    await op.stop();
+  }
+});
+
+Deno.test("the operator's webhook server holds its clients to settings.admission's limits", async () => {
+  await using cluster = await startCluster();
+  const settings = testSettings({ admission: { bodyLimit: 64 * 1024, headerTimeout: 1 } });
+  const { op, url } = await startInsecureAdmission(cluster, settings);
+  const { hostname, port } = new URL(url);
+  const connect = () => Deno.connect({ hostname, port: Number(port) });
+  try {
+    const denied = await fetch(`${url}/numbersRange`, {
+      method: "POST",
+      body: JSON.stringify(reviewOf("CREATE", "u1")),
+    });
+    assertEquals(denied.status, 200);
+    assertEquals((await denied.json()).response, { uid: "u1", allowed: true });
+
+    // A review over bodyLimit is refused before its body is sent.
+    const big = await connect();
+    await big.write(new TextEncoder().encode(
+      `POST /numbersRange HTTP/1.1\r\nHost: x\r\nContent-Length: ${65 * 1024}\r\n\r\n`,
+    ));
+    const refusal = await readUntilClosed(big, 5000);
+    assert(refusal?.startsWith("HTTP/1.1 413 "), `the server answered: ${refusal}`);
+
+    // A client that trickles its head is cut off after headerTimeout.
+    const slow = await connect();
+    const started = performance.now();
+    await slow.write(new TextEncoder().encode("POST /numbersRange HTTP/1.1\r\n"));
+    const trickle = setInterval(() => slow.write(new Uint8Array([97])).catch(() => {}), 200);
+    const cutOff = await readUntilClosed(slow, 5000).finally(() => clearInterval(trickle));
+    const elapsed = performance.now() - started;
+    assert(cutOff !== undefined, "the trickling client is still connected after 5 s");
+    assert(elapsed >= 900 && elapsed < 4000, `closed after ${elapsed} ms`);
+  } finally {
+    await op.stop();
   }
 });

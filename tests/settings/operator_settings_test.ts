@@ -144,6 +144,38 @@ Deno.test("sensitive fields are a list of field paths; a bad entry is named", ()
   );
 });
 
+Deno.test("the webhook server's limits have defaults and are checked", () => {
+  const s = new OperatorSettings();
+  assertEquals(s.admission.bodyLimit, 7 * 1024 * 1024);
+  assertEquals(s.admission.bufferLimit, 64 * 1024 * 1024);
+  assertEquals(s.admission.headerTimeout, 10);
+  assertEquals(s.admission.bodyTimeout, 30);
+  assertEquals(s.admission.idleTimeout, 30);
+  assertEquals(s.admission.connectionLimit, 256);
+  assertThrows(
+    () => new OperatorSettings({ admission: { bodyLimit: 0 } }),
+    ConfigurationError,
+    "settings.admission.bodyLimit must be a positive number of bytes; got 0.",
+  );
+  assertThrows(
+    () => new OperatorSettings({ admission: { headerTimeout: null as unknown as number } }),
+    ConfigurationError,
+    "settings.admission.headerTimeout must be a number of seconds > 0; got null.",
+  );
+  assertThrows(
+    () => new OperatorSettings({ admission: { connectionLimit: 1.5 } }),
+    ConfigurationError,
+    "settings.admission.connectionLimit must be a positive integer; got 1.5.",
+  );
+  assertThrows(
+    () => new OperatorSettings({ admission: { bufferLimit: 1024 } }),
+    ConfigurationError,
+    "settings.admission.bufferLimit (1024 bytes) must be at least bodyLimit (7340032 bytes)",
+  );
+  const small = new OperatorSettings({ admission: { bodyLimit: 1024, bufferLimit: 4096 } });
+  assertEquals([small.admission.bodyLimit, small.admission.bufferLimit], [1024, 4096]);
+});
+
 Deno.test("numeric Python log levels and iterables of backoffs are accepted", () => {
   const s = new OperatorSettings({ posting: { level: 30 }, networking: { errorBackoffs: 2 } });
   assertEquals(s.posting.level, 30);
