@@ -37,6 +37,23 @@ export interface UnstoredOutcome {
   failures: number;
 }
 
+/**
+ * The essence an object had when the cause being handled began (see
+ * {@link ObjectMemory.causeBase}).
+ */
+export interface CauseBase {
+  /** The cause's reason: a base of another cause is no base of this one. */
+  readonly reason: string;
+  /** The essence the cause began with. */
+  readonly essence: RawBody;
+}
+
+/**
+ * The bases of causes in progress over several cycles: few objects at a time, so kept aside
+ * rather than in a field that every object's memory would carry.
+ */
+const causeBases = new WeakMap<ObjectMemory, CauseBase>();
+
 /** The in-memory state of one object. */
 export class ObjectMemory {
   /** The operator's memo until the object's own copy is made, then that copy. */
@@ -99,6 +116,21 @@ export class ObjectMemory {
 
   set deletionHandled(value: boolean) {
     this.#set(DELETION_HANDLED, value);
+  }
+
+  /**
+   * The essence the object had when the cause in progress began, while its handlers run
+   * over several cycles: stored as the diff-base when the cause completes, so that a change
+   * made between its cycles is handled afterwards as an update rather than lost. Never
+   * persisted: after a restart in the middle of a cause, its current essence serves.
+   */
+  get causeBase(): CauseBase | undefined {
+    return causeBases.get(this);
+  }
+
+  set causeBase(base: CauseBase | undefined) {
+    if (base === undefined) causeBases.delete(this);
+    else causeBases.set(this, base);
   }
 
   #set(flag: number, value: boolean): void {

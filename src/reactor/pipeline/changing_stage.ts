@@ -10,6 +10,7 @@
  * @module
  */
 
+import type { RawBody } from "../../structs/bodies.ts";
 import type { Clock } from "../../structs/clock.ts";
 import { diff } from "../../structs/diffs.ts";
 import { resolve } from "../../structs/dicts.ts";
@@ -125,7 +126,7 @@ export class ChangingStage implements Stage {
       }
       if (cause.reason === "noop") {
         logger.debug("Something has changed, but not the essence; nothing to do.");
-        if (detected.rewrite) await this.#storeDiffBase(processing, cause);
+        if (detected.rewrite) await this.#storeDiffBase(processing, cause.new);
       }
       return true;
     }
@@ -185,12 +186,20 @@ export class ChangingStage implements Stage {
     const handlers = optional ?? this.#options.matcher.selectChangingHandlers(resource, match);
     const cycle = await runChangingCycle(processing, cause, owned, handlers, this.#cycle);
     processing.ran = cycle.ran;
+    // The essence the cause began with becomes the diff-base when it completes: a change
+    // made between its cycles is then handled as an update, not lost in the cause.
+    const base = memory.causeBase?.reason === cause.reason ? memory.causeBase : undefined;
     if (!cycle.done) {
+      memory.causeBase = base ?? { reason: cause.reason, essence: cause.new };
       for (const delay of cycle.delays) processing.revisitIn(delay);
       return;
     }
-    // The diff is empty exactly when the essences are equal.
-    if (cause.diff.length > 0 || rewrite) await this.#storeDiffBase(processing, cause);
+    memory.causeBase = undefined;
+    if (base !== undefined) {
+      await this.#storeDiffBase(processing, base.essence);
+    } else if (cause.diff.length > 0 || rewrite) { // the diff is empty when the essences are equal
+      await this.#storeDiffBase(processing, cause.new);
+    }
     memory.fullyHandledOnce = true;
     if (cause.reason !== "delete") return;
     memory.deletionHandled = true;
@@ -203,10 +212,10 @@ export class ChangingStage implements Stage {
     }
   }
 
-  /** The cause's essence becomes the diff-base, in the patch. */
-  async #storeDiffBase(processing: ObjectProcessing, cause: Cause): Promise<void> {
+  /** The essence becomes the diff-base, in the patch. */
+  async #storeDiffBase(processing: ObjectProcessing, essence: RawBody): Promise<void> {
     const storage = this.#options.settings.persistence.diffbaseStorage;
-    await storage.store({ body: cause.body, patch: processing.patch, essence: cause.new });
+    await storage.store({ body: processing.body, patch: processing.patch, essence });
   }
 
   /**
