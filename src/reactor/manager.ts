@@ -94,6 +94,8 @@ export interface Runnable {
    * those start in turn) inside a context of its own, e.g. where `kopf.event()` posts.
    */
   enclose?<T>(fn: () => T): T;
+  /** What it holds now that an exit at once would lose (e.g. objects being handled). */
+  pending?(): readonly string[];
 }
 
 /** What a {@link Manager} is made of. */
@@ -132,6 +134,13 @@ export class Manager {
   /** The runnables in their start order. */
   get runnables(): readonly Runnable[] {
     return this.#runnables;
+  }
+
+  /** What the running runnables hold now that an exit at once would lose. */
+  pending(): string[] {
+    const pending: string[] = [];
+    for (const runnable of this.#reacting) pending.push(...runnable.pending?.() ?? []);
+    return pending;
   }
 
   /**

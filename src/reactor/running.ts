@@ -58,6 +58,19 @@ import { DEFAULT_WRITE_LIMIT } from "./pipeline/pipeline.ts";
  * ```
  */
 export async function operator(options: OperatorOptions = {}): Promise<void> {
+  await prepareOperator(options).run();
+}
+
+/** An operator ready to run: its manager, and its run until the options' signal aborts. */
+interface PreparedOperator {
+  /** The manager of its runnables. */
+  readonly manager: Manager;
+  /** Run it; see {@link operator}. */
+  run(): Promise<void>;
+}
+
+/** Check the options and assemble the operator, not running yet. */
+function prepareOperator(options: OperatorOptions): PreparedOperator {
   ensureLoggingConfigured();
   checkOptions(options);
   const parts = partsOf(options);
@@ -77,13 +90,18 @@ export async function operator(options: OperatorOptions = {}): Promise<void> {
     options.onReady,
   );
   const signal = options.signal ?? new AbortController().signal;
-  try {
-    await manager.run(signal);
-  } catch (error) {
-    // Stopped while starting (e.g. during retried startup or login handlers): not a failure.
-    if (!(signal.aborted && isAbortError(error))) throw error;
-    parts.logger.info("The operator was stopped while starting.");
-  }
+  return {
+    manager,
+    run: async () => {
+      try {
+        await manager.run(signal);
+      } catch (error) {
+        // Stopped while starting (e.g. during retried startup or login handlers): no failure.
+        if (!(signal.aborted && isAbortError(error))) throw error;
+        parts.logger.info("The operator was stopped while starting.");
+      }
+    },
+  };
 }
 
 /** The operator's shared parts, from its options and their defaults. */
@@ -155,6 +173,7 @@ export async function run(options: RunOptions = {}): Promise<void> {
   options.signal?.addEventListener("abort", onAbort, { once: true });
   if (options.signal?.aborted) controller.abort();
   const logger = options.logger ?? reactorLogger();
+  let prepared: PreparedOperator | undefined;
   let signals = 0;
   const removeListeners = onTerminationSignals((signal) => {
     signals++;
@@ -162,13 +181,20 @@ export async function run(options: RunOptions = {}): Promise<void> {
       logger.info(`Signal ${signal} received: the operator is stopping.`);
       controller.abort();
     } else {
-      logger.warning(`Signal ${signal} received again: exiting at once.`);
+      const pending = prepared?.manager.pending() ?? [];
+      logger.warning(
+        `Signal ${signal} received again: exiting at once.` + (pending.length === 0 ? "" : (
+          ` The outcome of the handling of ${pending.join(", ")} is not stored: its ` +
+          "handlers run again."
+        )),
+      );
       exitProcess(1);
     }
   });
   try {
     ensureLoggingConfigured();
-    await operator({ ...options, logger, signal: controller.signal });
+    prepared = prepareOperator({ ...options, logger, signal: controller.signal });
+    await prepared.run();
   } catch (error) {
     removeListeners();
     logger.error(`The operator has failed: ${oneLine(error)}`);

@@ -197,6 +197,32 @@ Deno.test("SIGTERM during a slow handler lets it finish, stores its outcome, and
   }
 });
 
+Deno.test("SIGTERM during a handler longer than the exit timeout still stores its outcome, exit 0", async () => {
+  // The default settings: an exit timeout of 2 s, and a handler of 5 s that must not be lost.
+  await using cluster = await FakeCluster.start();
+  cluster.create((await import("yaml")).parse(await Deno.readTextFile(CRD)));
+  const dir = await Deno.makeTempDir();
+  try {
+    const file = await slowOperator(dir, 5);
+    const kopf = spawnKopf(["run", "--standalone", "-A", file], { FAKE_URL: cluster.url });
+    await kopf.waitForLine("Serving the whole cluster");
+    cluster.create({ apiVersion: "kopf.dev/v1", kind: "KopfExample", metadata: { name: "s" } });
+    await kopf.waitForLine("Slow handler started.");
+    const result = await terminate(kopf);
+    assertEquals(result.code, 0, result.stderr);
+    const stored = cluster.get("kopfexamples.kopf.dev", "s");
+    assertEquals((stored?.status as Record<string, unknown>).slow, { done: true });
+    assertStringIncludes(result.stderr, "handlers that run go on, and their outcomes are stored");
+    const annotations = stored?.metadata?.annotations ?? {};
+    assert(
+      annotations["kopf.zalando.org/last-handled-configuration"] !== undefined,
+      "the diff-base is stored: the creation is not handled again after a restart",
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("a second signal during the graceful stop exits at once", async () => {
   await using cluster = await FakeCluster.start();
   cluster.create((await import("yaml")).parse(await Deno.readTextFile(CRD)));
@@ -217,6 +243,8 @@ Deno.test("a second signal during the graceful stop exits at once", async () => 
     assert(performance.now() - started < 5000, "it did not wait for the handler");
     assertEquals(result.code, 1);
     assertStringIncludes(result.stderr, "exiting at once");
+    // What is lost is named: the object whose handling ran.
+    assertStringIncludes(result.stderr, "The outcome of the handling of kopfexamples default/s");
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -56,14 +56,17 @@ export class OutcomeStorer {
     this.#options = options;
   }
 
-  /** Store the outcome on the object; on failure, keep it in the memory; see the module docs. */
+  /**
+   * Store the outcome on the object; on failure, keep it in the memory; see the module docs.
+   * The operator's stop does not abort it: handlers that have finished have their outcome
+   * written before the operator lets go (the requests' own timeouts bound it).
+   */
   async store(
     resource: Resource,
     body: RawBody,
     outcome: UnstoredOutcome,
     memory: ObjectMemory,
     logger: ObjectLogger,
-    signal: AbortSignal | undefined,
   ): Promise<Stored> {
     const { api, settings, writes, metrics } = this.#options;
     // The request's options are made once, before waiting for a place among the writes.
@@ -74,7 +77,6 @@ export class OutcomeStorer {
       patch: outcome.patch,
       finalizer: settings.persistence.finalizer,
       finalizerChange: outcome.finalizerChange,
-      signal,
     };
     let applied;
     try {
@@ -87,7 +89,6 @@ export class OutcomeStorer {
         }
       }
     } catch (error) {
-      if (signal?.aborted) throw error; // stopping: the stop itself reports what is left
       return this.#failed(outcome, memory, logger, error);
     }
     if (applied.requests > 0) metrics?.patches.inc([resourceLabel(resource)], applied.requests);

@@ -106,8 +106,8 @@ export class PendingOutcomeStage implements Stage {
   }
 
   async #storeFirst(processing: ObjectProcessing, unstored: UnstoredOutcome): Promise<boolean> {
-    const { resource, body, memory, logger, signal } = processing;
-    const stored = await this.#storer.store(resource, body, unstored, memory, logger, signal);
+    const { resource, body, memory, logger } = processing;
+    const stored = await this.#storer.store(resource, body, unstored, memory, logger);
     if (memory.unstored !== undefined) {
       return processing.finish(stored.retryIn === undefined ? {} : { delay: stored.retryIn });
     }

@@ -28,7 +28,7 @@ export class StoringStage implements Stage {
   }
 
   async #store(processing: ObjectProcessing): Promise<boolean> {
-    const { resource, body, memory, logger, signal } = processing;
+    const { resource, body, memory, logger } = processing;
     const outcome: UnstoredOutcome = {
       patch: processing.patch,
       finalizerChange: processing.finalizerChange,
@@ -36,7 +36,7 @@ export class StoringStage implements Stage {
       handlers: processing.ran,
       failures: 0,
     };
-    const stored = await this.#storer.store(resource, body, outcome, memory, logger, signal);
+    const stored = await this.#storer.store(resource, body, outcome, memory, logger);
     if (stored.retryIn !== undefined || memory.unstored !== undefined) {
       return processing.finish(stored.retryIn === undefined ? {} : { delay: stored.retryIn });
     }

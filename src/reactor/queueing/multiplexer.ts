@@ -116,6 +116,9 @@ export const ADMISSION_HOLD = 1;
  */
 export const DEFAULT_BACKLOG_LIMIT = 100;
 
+/** Seconds between the reports of the handling that still runs after the exit timeout. */
+const STILL_RUNNING_REPORTS = 10;
+
 /** A short human-readable reference to an object, for log messages. */
 export function describeObject(resource: Resource, body: RawBody): string {
   const meta = body.metadata ?? {};
@@ -323,19 +326,38 @@ export class Multiplexer {
 
   /**
    * Stop ({@link Multiplexer.halt}), let the workers finish what they hold for up to
-   * `timeout` seconds, then abort the processing (`context.signal`) and wait as long again
-   * for it to end. Workers still running after that are reported and abandoned.
+   * `timeout` seconds, then abort the processing's waits (`context.signal`: delays, retries,
+   * waits for others). A handler cannot be cancelled: what still runs is awaited to its end,
+   * however long, so that its outcome is stored before the operator lets go — it is
+   * reported every so often meanwhile; only a second signal, or the end of the pod's grace
+   * period, cuts it short.
    */
   async shutdown(timeout: number): Promise<void> {
     this.halt();
     if (await this.#depletedWithin(timeout)) return;
     this.#logger.warning(
-      `Aborting the processing of ${this.#workers.size} object(s) unfinished at exit.`,
+      `Aborting the waits of ${this.#workers.size} object(s) unfinished at exit; handlers ` +
+        "that run go on, and their outcomes are stored.",
     );
     this.#cancelled.abort();
-    if (await this.#depletedWithin(timeout)) return;
-    const left = this.#workers.all().map((w) => `${w.resource.plural} ${w.key}`);
-    this.#logger.error(`Abandoning the processing that ignored the abort: ${left.join(", ")}.`);
+    const every = Math.max(timeout, STILL_RUNNING_REPORTS);
+    while (!await this.#depletedWithin(every)) {
+      this.#logger.warning(
+        `Waiting for the handling of ${this.processing().join(", ")} to finish and store its ` +
+          "outcome (a second signal exits at once).",
+      );
+    }
+  }
+
+  /** The objects being processed now, as messages name them (`kopfexamples ns/name`). */
+  processing(): string[] {
+    const objects: string[] = [];
+    for (const worker of this.#workers.all()) {
+      if (worker.current !== undefined) {
+        objects.push(describeObject(worker.resource, worker.current.object));
+      }
+    }
+    return objects;
   }
 
   async #depletedWithin(seconds: number): Promise<boolean> {

@@ -59,6 +59,11 @@ export class QueueingRunnable implements Runnable {
     });
   }
 
+  /** The objects being handled now. */
+  pending(): readonly string[] {
+    return this.#multiplexer?.processing() ?? [];
+  }
+
   /** Accept no new objects; wake the waiting workers. */
   halt(): void {
     this.#multiplexer?.halt();

@@ -767,3 +767,32 @@ Deno.test("a processing waiting aside gives its place up and takes one again aft
   assertEquals(order, ["a starts", "b starts", "b ends", "a ends"]);
   await stop(mux, clock);
 });
+
+Deno.test("after the exit timeout, a processing that runs on is awaited to its end, and reported", async () => {
+  const logger = new RecordingLogger();
+  const clock = new ManualClock();
+  let finish!: () => void;
+  const mux = new Multiplexer({
+    batching: settings({ exitTimeout: 5 }),
+    clock,
+    logger,
+    // A handler cannot be cancelled: the abort of the waits does not end it.
+    processor: () => new Promise<void>((resolve) => (finish = resolve)),
+  });
+  mux.push(KEX, ev("a", "1"));
+  await settle();
+  let stopped = false;
+  const done = mux.shutdown(EXIT_TIMEOUT).then(() => (stopped = true));
+  await clock.advance(5.1);
+  assertEquals(stopped, false);
+  await clock.advance(10);
+  await clock.advance(10);
+  assertEquals(stopped, false, "awaited however long it takes");
+  const reports = logger.at("warning").filter((m) => m.includes("Waiting for the handling of"));
+  assertEquals(reports.length, 2);
+  assertStringIncludes(reports[0], "kopfexamples ns/n-a");
+  assertEquals(mux.processing(), ["kopfexamples ns/n-a"]);
+  finish();
+  await done;
+  assertEquals([stopped, mux.size], [true, 0]);
+});
