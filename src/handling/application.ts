@@ -21,6 +21,7 @@ import type { JsonObject, JsonValue, RawBody } from "../structs/bodies.ts";
 import { type JsonPatchOperation, Patch } from "../structs/patches.ts";
 import type { Resource } from "../structs/resources.ts";
 import { ConfigurationError } from "../structs/errors.ts";
+import { ANNOTATIONS_LIMIT, OBJECT_SIZE_LIMIT } from "../structs/size_limits.ts";
 import type { ApiClient } from "../client/api.ts";
 import {
   APIClientError,
@@ -84,12 +85,6 @@ export function finalizerOperations(
   const path = `/metadata/finalizers/${index}`;
   return [{ op: "test", path, value: finalizer }, { op: "remove", path }];
 }
-
-/** What Kubernetes allows for all annotations of an object together, in bytes. */
-export const ANNOTATIONS_LIMIT = 262_144;
-
-/** What etcd stores of one object by default (its request size limit), in bytes. */
-export const OBJECT_SIZE_LIMIT = 1_572_864;
 
 /** The changes would make the object larger than the API server accepts; nothing was sent. */
 export class OutcomeTooLargeError extends ConfigurationError {

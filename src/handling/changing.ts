@@ -89,6 +89,11 @@ export interface CycleContext {
    * of the due sub-handlers); the process's default lifecycle if omitted.
    */
   readonly lifecycle?: LifeCycleFn;
+  /**
+   * Keep the handlers' progress when the cause completes, rather than purge it: when no
+   * diff-base can be stored, the progress is what tells that they are done.
+   */
+  readonly keepProgress?: boolean;
 }
 
 /** How sub-handlers run: the checked options of `kopf.execute()`. */
@@ -425,7 +430,8 @@ export async function runChangingCycle(
   state = state.withOutcomes(outcomes);
   // A cycle that finishes its cause purges every record right after (a deletion's keeps
   // them for its fallback): with the built-in storages, storing them first changes nothing.
-  if (!(state.done && cause.reason !== "delete" && storingIsUndoneByPurging(storage))) {
+  const keep = context.keepProgress === true;
+  if (!(state.done && !keep && cause.reason !== "delete" && storingIsUndoneByPurging(storage))) {
     const stored = state.store({ body, patch, storage });
     if (isThenable(stored)) await stored;
   }
@@ -443,7 +449,9 @@ export async function runChangingCycle(
   const fallback = outcomes.size > 0 && cause.reason === "delete"
     ? new Patch(patch.toMergePatch())
     : undefined;
-  const purged = state.purge({ body, patch, storage, handlers: owned });
-  if (isThenable(purged)) await purged;
+  if (!keep) {
+    const purged = state.purge({ body, patch, storage, handlers: owned });
+    if (isThenable(purged)) await purged;
+  }
   return { done: true, delays: [], fallback, ran };
 }

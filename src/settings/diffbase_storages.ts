@@ -8,6 +8,7 @@
 
 import type { RawBody } from "../structs/bodies.ts";
 import { ConfigurationError } from "../structs/errors.ts";
+import { ANNOTATIONS_LIMIT, jsonBytesAtMost } from "../structs/size_limits.ts";
 import { toCompactJson } from "./compact_json.ts";
 import {
   checkedStorages,
@@ -146,6 +147,14 @@ export abstract class DiffBaseStorage {
 
   /** Put the essence into the patch (or elsewhere). */
   abstract store(args: DiffBaseStoreArgs): MaybePromise<void>;
+
+  /**
+   * Why the essence cannot be stored here (e.g. the annotations would grow over what
+   * Kubernetes allows), in words for an error line; `undefined` when it fits, as by default.
+   */
+  oversize(_args: { readonly body: RawBody; readonly essence: RawBody }): string | undefined {
+    return undefined;
+  }
 }
 
 /** Options of {@link AnnotationsDiffBaseStorage}. */
@@ -232,6 +241,31 @@ export class AnnotationsDiffBaseStorage extends DiffBaseStorage {
       if (essence !== null) return essence;
     }
     return null;
+  }
+
+  /**
+   * The annotations would take more than Kubernetes allows with the essence under every
+   * key: measured exactly only when a cheap estimate comes near the limit.
+   */
+  override oversize({ body, essence }: { body: RawBody; essence: RawBody }): string | undefined {
+    const keys = this.#keys(body);
+    const held = body.metadata?.annotations ?? {};
+    let others = 0;
+    for (const key in held) {
+      if (!keys.includes(key)) others += key.length + String(held[key]).length;
+    }
+    // The usual small essence is known to fit without making its JSON.
+    const budget = (ANNOTATIONS_LIMIT - 3 * others) / keys.length;
+    if (budget > 0 && jsonBytesAtMost(essence, budget) < budget) return undefined;
+    const each = encoder.encode(`${toCompactJson(essence)}\n`).length;
+    let total = keys.length * each;
+    for (const key in held) {
+      if (!keys.includes(key)) total += encoder.encode(key + String(held[key])).length;
+    }
+    if (total <= ANNOTATIONS_LIMIT) return undefined;
+    return `it would take ${kilobytes(each)} in each of ${keys.join(" and ")}, and the ` +
+      `annotations ${kilobytes(total)} in all, over the ${kilobytes(ANNOTATIONS_LIMIT)} that ` +
+      "Kubernetes allows";
   }
 
   /** Write the compact JSON (plus a newline) under every key. */
@@ -347,4 +381,19 @@ export class MultiDiffBaseStorage extends DiffBaseStorage {
   override store(args: DiffBaseStoreArgs): MaybePromise<void> {
     return callEach(this.storages, "store", args);
   }
+
+  /** Why any of the storages cannot store the essence. */
+  override oversize(args: { body: RawBody; essence: RawBody }): string | undefined {
+    for (const storage of this.storages) {
+      const why = storage.oversize(args);
+      if (why !== undefined) return why;
+    }
+    return undefined;
+  }
+}
+
+const encoder = new TextEncoder();
+
+function kilobytes(bytes: number): string {
+  return `${Math.round(bytes / 1024)} KB`;
 }

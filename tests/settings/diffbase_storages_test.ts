@@ -1,4 +1,4 @@
-import { assertEquals, assertThrows } from "../assert.ts";
+import { assert, assertEquals, assertStringIncludes, assertThrows } from "../assert.ts";
 import {
   AnnotationsDiffBaseStorage,
   ConfigurationError,
@@ -162,4 +162,19 @@ Deno.test("a diff-base stored beside purged status progress keeps the purge", as
   assertEquals(patch.toMergePatch(), {
     status: { kopf: { progress: null, "last-handled-configuration": '{"spec":{"a":1}}' } },
   });
+});
+
+Deno.test("an annotations storage says when an essence would not fit in the annotations, in one line", () => {
+  const storage = new AnnotationsDiffBaseStorage();
+  const body = { metadata: { name: "x", annotations: { other: "y".repeat(1000) } } };
+  assertEquals(storage.oversize({ body, essence: { spec: { field: "small" } } }), undefined);
+  const large = { spec: { field: "x".repeat(300_000) } };
+  const why = storage.oversize({ body, essence: large });
+  assert(why !== undefined && !why.includes("\n"));
+  assertStringIncludes(why, "kopf.zalando.org/last-handled-configuration");
+  assertStringIncludes(why, "over the 256 KB that Kubernetes allows");
+  // A status storage keeps it out of the annotations; a multi storage answers for all.
+  assertEquals(new StatusDiffBaseStorage().oversize({ body, essence: large }), undefined);
+  const multi = new MultiDiffBaseStorage([new StatusDiffBaseStorage(), storage]);
+  assertEquals(multi.oversize({ body, essence: large }), why);
 });

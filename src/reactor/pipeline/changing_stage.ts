@@ -182,9 +182,13 @@ export class ChangingStage implements Stage {
     owned: readonly ChangingHandler[],
     blocked: boolean,
   ): Promise<void> {
-    const { resource, body, patch, memory, logger } = processing;
+    const { resource, memory, logger } = processing;
     const handlers = optional ?? this.#options.matcher.selectChangingHandlers(resource, match);
-    const cycle = await runChangingCycle(processing, cause, owned, handlers, this.#cycle);
+    // A diff-base that cannot be stored must not cost the outcome: the progress stays.
+    const storage = this.#options.settings.persistence.diffbaseStorage;
+    const oversize = storage.oversize({ body: processing.body, essence: cause.new });
+    const context = oversize === undefined ? this.#cycle : { ...this.#cycle, keepProgress: true };
+    const cycle = await runChangingCycle(processing, cause, owned, handlers, context);
     processing.ran = cycle.ran;
     // The essence the cause began with becomes the diff-base when it completes: a change
     // made between its cycles is then handled as an update, not lost in the cause.
@@ -195,7 +199,9 @@ export class ChangingStage implements Stage {
       return;
     }
     memory.causeBase = undefined;
-    if (base !== undefined) {
+    if (oversize !== undefined) {
+      reportOversize(processing, oversize);
+    } else if (base !== undefined) {
       await this.#storeDiffBase(processing, base.essence);
     } else if (cause.diff.length > 0 || rewrite) { // the diff is empty when the essences are equal
       await this.#storeDiffBase(processing, cause.new);
@@ -238,6 +244,28 @@ export class ChangingStage implements Stage {
     });
     changeFinalizer(processing, required, blocked);
     return true;
+  }
+}
+
+/** The objects whose diff-base could not be stored, told once each at the error level. */
+const toldOversize = new WeakSet<object>();
+
+/** Say once per object (then at the debug level) that its diff-base cannot be stored. */
+function reportOversize(processing: ObjectProcessing, why: string): void {
+  const { memory, logger, resource, body } = processing;
+  const name =
+    `${resource.plural} ${body.metadata?.namespace ? `${body.metadata.namespace}/` : ""}` +
+    `${body.metadata?.name ?? ""}`;
+  const message = `The diff-base of ${name} cannot be stored: ${why}. The handlers' outcome is ` +
+    "stored, and their progress is kept, so they do not run again; but later changes of the " +
+    "object are not seen as updates. Keep large fields out of the essence " +
+    "(settings.persistence.sensitiveFields keeps them as digests) or the diff-base out of the " +
+    "annotations (settings.persistence.diffbaseStorage = new kopf.StatusDiffBaseStorage()).";
+  if (toldOversize.has(memory)) {
+    logger.debug(message);
+  } else {
+    toldOversize.add(memory);
+    logger.error(message);
   }
 }
 
