@@ -56,6 +56,7 @@ export {
   APIGoneError,
   APIMethodNotAllowedError,
   APINotFoundError,
+  APIOutcomeUnknownError,
   APIResponseError,
   APIServerError,
   APITimeoutError,

@@ -1,7 +1,8 @@
 /**
  * Typed errors of Kubernetes API calls. A 4xx response fails at once with the class
  * of its status code, carrying the server's `Status` (reason, message, details); 5xx
- * and 429 responses and network failures end up here only after all retries.
+ * and 429 responses and network failures end up here only after all retries, or at once
+ * when sending the request again would not be safe (see `retry_policy.ts`).
  *
  * @module
  */
@@ -188,6 +189,18 @@ export class APICertificateError extends APIConnectionError {
 export class APITimeoutError extends APIConnectionError {
   /** The error class name. */
   override name = "APITimeoutError";
+}
+
+/**
+ * A request may have reached the server, but its answer was lost (the connection broke, or
+ * no answer came in time), and sending it again would not be safe: it may or may not have
+ * taken effect. Read the object to see. Thrown at once, without retries, for requests that
+ * are not idempotent (a `POST`, a `PUT` without `metadata.resourceVersion`, a JSON patch
+ * with `test`, `move`, `copy`, `remove` or insertions into arrays).
+ */
+export class APIOutcomeUnknownError extends APIConnectionError {
+  /** The error class name. */
+  override name = "APIOutcomeUnknownError";
 }
 
 const CLASSES: Record<number, typeof APIClientError> = {

@@ -48,7 +48,7 @@
 import { getLogger } from "@logtape/logtape";
 import type { RawBody, RawStatus } from "../structs/bodies.ts";
 import type { Resource } from "../structs/resources.ts";
-import type { ApiClient } from "./api.ts";
+import { type ApiClient, metricsOf } from "./api.ts";
 import {
   APIBadRequestError,
   APIError,
@@ -219,7 +219,7 @@ async function* watchInParts(
     logger: options.logger ?? categoryLogger(["kopf", "client", "watch"]),
     what: `The watch of ${path}`,
   });
-  const metrics = api.metrics;
+  const metrics = metricsOf(api);
   const label = resourceLabel(resource);
   const heard = { resource: label, heardAt: realClock.now() };
   const health: StreamHealth = { streak, backoff, heard };
@@ -433,7 +433,7 @@ async function* streamOnce(
       signal,
     });
     reader = chunkReaderOf(stream.body);
-    api.metrics?.watchConnects.inc([resourceLabel(resource)]);
+    metricsOf(api)?.watchConnects.inc([resourceLabel(resource)]);
     health.heard.heardAt = realClock.now();
     active();
     // Lines are parsed as chunks arrive, without generators between the reads and here.

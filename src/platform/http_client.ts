@@ -17,6 +17,7 @@
  */
 import { ConnectTimeoutError } from "./connect_timeout.ts";
 import { denoTlsOptions, Http1Agent } from "./http1_agent.ts";
+import { deliveryOf } from "./request_delivery.ts";
 import { getEnv } from "./process.ts";
 import { PROXY_ENV_VARIABLES } from "./proxy_environment.ts";
 import { UNDICI_ENV_VARIABLES } from "./undici_environment.ts";
@@ -64,6 +65,22 @@ export interface NetworkErrorDescription {
   kind: "certificate" | "timeout" | "network";
   /** The messages of the error and its causes, joined into one line. */
   detail: string;
+  /**
+   * Whether the failure proves that no byte of the request left this process: the
+   * transport marked it so (see `request_delivery.ts`), or the connection could not be
+   * made (refused, a name that does not resolve, no connection within the connect
+   * timeout). False when in doubt.
+   */
+  unsent: boolean;
+}
+
+/**
+ * No response headers within the connect timeout of Deno's `fetch`, which does not expose
+ * the handshake: unlike a {@link ConnectTimeoutError} of a connection not made, the
+ * request may have been sent.
+ */
+class ResponseTimeoutError extends ConnectTimeoutError {
+  override name = "ResponseTimeoutError";
 }
 
 type UndiciModule = typeof import("undici");
@@ -463,7 +480,7 @@ async function withHeadersTimeout(
   if (outer?.aborted) forward();
   outer?.addEventListener("abort", forward, { once: true });
   const timer = setTimeout(() => {
-    controller.abort(new ConnectTimeoutError(`No connection within ${timeout} seconds.`));
+    controller.abort(new ResponseTimeoutError(`No answer within ${timeout} seconds.`));
   }, timeout * 1000);
   try {
     return await request(controller.signal);
@@ -491,15 +508,34 @@ const CERTIFICATE_CODES = new Set([
   "ERR_TLS_CERT_ALTNAME_INVALID",
 ]);
 
+/**
+ * Error codes of failures to connect, before anything is written: refused, a name that does
+ * not resolve (Node's and undici's codes; Deno's socket errors carry the same), or undici's
+ * connect timeout. Resets, broken pipes and unreachable hosts are not among them: those
+ * may also break a connection on which the request went out.
+ */
+const UNSENT_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "UND_ERR_CONNECT_TIMEOUT"]);
+
+/**
+ * The words of Deno's own failures to connect: `fetch`'s (its client's `Connect` errors —
+ * TCP, DNS, TLS handshake — come before the request is written) and a socket's DNS failure.
+ */
+const UNSENT_MESSAGE =
+  /client error \(Connect\)|tcp connect error|failed to lookup address information/i;
+
 /** Classify and describe an error thrown by an {@link HttpClient}'s `fetch`. */
 export function describeNetworkError(error: unknown): NetworkErrorDescription {
   const messages: string[] = [];
   const codes: string[] = [];
+  let connectTimeout = false;
   let current: unknown = error;
   for (let depth = 0; current !== undefined && current !== null && depth < 5; depth++) {
     if (current instanceof Error) {
       const code = (current as { code?: unknown }).code;
       if (typeof code === "string") codes.push(code);
+      if (current instanceof ConnectTimeoutError && !(current instanceof ResponseTimeoutError)) {
+        connectTimeout = true;
+      }
       const message = current.message.replace(/\s+/g, " ").trim();
       if (message && !messages.some((m) => m.includes(message))) messages.push(message);
       current = (current as { cause?: unknown }).cause;
@@ -514,5 +550,8 @@ export function describeNetworkError(error: unknown): NetworkErrorDescription {
   const isCertificate = codes.some((c) => CERTIFICATE_CODES.has(c)) ||
     /invalid peer certificate|certificate verify failed|self[- ]signed certificate|unable to verify/i
       .test(detail);
-  return { kind: isCertificate ? "certificate" : isTimeout ? "timeout" : "network", detail };
+  const unsent = deliveryOf(error).unsent || connectTimeout ||
+    codes.some((c) => UNSENT_CODES.has(c)) || messages.some((m) => UNSENT_MESSAGE.test(m));
+  const kind = isCertificate ? "certificate" : isTimeout ? "timeout" : "network";
+  return { kind, detail, unsent };
 }
