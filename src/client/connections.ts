@@ -5,12 +5,18 @@
  *
  * @module
  */
+import { getLogger } from "@logtape/logtape";
 import type { ConnectionInfo } from "../structs/credentials.ts";
 import { LoginError } from "../structs/errors.ts";
 import { FileNotFoundError, readTextFile } from "../platform/files.ts";
 import { findMissingPermission } from "../platform/permission_flags.ts";
 import { createHttpClient, type HttpClient } from "../platform/http_client.ts";
 import { authorizationOf, staticAuthorization, TokenFiles } from "./authorization.ts";
+
+const logger = getLogger(["kopf", "client", "api"]);
+
+/** The servers whose HTTP clients' caveats were told: once per process each. */
+const toldCaveats = new Set<string>();
 
 /** One request as the connections send it. */
 export interface OutgoingRequest {
@@ -212,8 +218,9 @@ async function makeHttpClient(
       );
     }
   }
+  let http: HttpClient;
   try {
-    return await createHttpClient({
+    http = await createHttpClient({
       caCertificates: ca ? [ca] : undefined,
       certificate,
       privateKey,
@@ -228,4 +235,10 @@ async function makeHttpClient(
         `give PEM-encoded data.`,
     );
   }
+  const caveat = http.caveat?.(info.server);
+  if (caveat !== undefined && !toldCaveats.has(info.server)) {
+    toldCaveats.add(info.server);
+    logger.warn(caveat);
+  }
+  return http;
 }

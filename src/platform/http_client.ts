@@ -2,7 +2,9 @@
  * A `fetch` with TLS settings of its own — a custom CA, a client certificate, insecure
  * mode — and a connect timeout, on Deno and on Node.
  *
- * - Deno: `Deno.createHttpClient` (rustls) for CAs and client certificates. It has no
+ * - Deno: `Deno.createHttpClient` (rustls) for CAs and client certificates. It trusts a
+ *   given CA besides the runtime's root store, where client-go trusts it alone: each
+ *   origin's certificate is also checked against the CA alone (`ca_pinning.ts`). It has no
  *   switch to skip certificate verification (only the process-wide
  *   `--unsafely-ignore-certificate-errors` flag), so insecure mode sends https:// requests
  *   through the `undici` package on Deno's Node compatibility layer, which honours
@@ -18,6 +20,7 @@
 import { ConnectTimeoutError } from "./connect_timeout.ts";
 import { denoTlsOptions, Http1Agent } from "./http1_agent.ts";
 import { deliveryOf } from "./request_delivery.ts";
+import { CaPinning, caPinningCaveat, UntrustedCertificateError } from "./ca_pinning.ts";
 import { getEnv } from "./process.ts";
 import { PROXY_ENV_VARIABLES } from "./proxy_environment.ts";
 import { UNDICI_ENV_VARIABLES } from "./undici_environment.ts";
@@ -57,6 +60,11 @@ export interface HttpClient {
   fetch(url: string, init?: HttpRequestInit): Promise<Response>;
   /** Release the pooled connections. */
   close(): Promise<void>;
+  /**
+   * What this client cannot guarantee for a server, in one line to log once (see
+   * `ca_pinning.ts`); `undefined` when nothing.
+   */
+  caveat?(url: string): string | undefined;
 }
 
 /** How a failed fetch failed, for error messages and retry decisions. */
@@ -121,19 +129,30 @@ function createDenoClient(options: HttpClientOptions): HttpClient {
   const connectTimeout = options.connectTimeout;
   // Writes go over sockets of our own, unless a proxy may be configured for fetch.
   const direct = proxyMaybeConfigured() ? undefined : new Http1Agent(options);
+  const pinning = options.caCertificates?.length
+    ? new CaPinning({ ...options, caCertificates: options.caCertificates })
+    : undefined;
+  const send = (url: string, init: HttpRequestInit | undefined): Promise<Response> => {
+    if (direct !== undefined && init !== undefined && !init.stream) {
+      const sent = direct.fetch(url, init);
+      if (sent !== undefined) return sent;
+    }
+    // Without a connect timeout or a stream to guard, the request goes as it is: `fetch`
+    // ignores the `stream` field, and nothing per request is wrapped or copied.
+    if (connectTimeout === undefined && !init?.stream) {
+      return fetch(url, client ? { ...init, client } : init);
+    }
+    return fetchGuarded(url, init, client, connectTimeout);
+  };
   return {
     fetch: (url, init) => {
-      if (direct !== undefined && init !== undefined && !init.stream) {
-        const sent = direct.fetch(url, init);
-        if (sent !== undefined) return sent;
-      }
-      // Without a connect timeout or a stream to guard, the request goes as it is: `fetch`
-      // ignores the `stream` field, and nothing per request is wrapped or copied.
-      if (connectTimeout === undefined && !init?.stream) {
-        return fetch(url, client ? { ...init, client } : init);
-      }
-      return fetchGuarded(url, init, client, connectTimeout);
+      // Checked when first used (and now and then), not per request: see ca_pinning.ts.
+      const checking = url.startsWith("https:")
+        ? pinning?.before(url, init?.signal ?? undefined)
+        : undefined;
+      return checking === undefined ? send(url, init) : checking.then(() => send(url, init));
     },
+    caveat: (url) => pinning === undefined ? undefined : caPinningCaveat(url),
     close: () => {
       direct?.close();
       client?.close();
@@ -547,7 +566,8 @@ export function describeNetworkError(error: unknown): NetworkErrorDescription {
   const detail = messages.filter((m) => m !== "fetch failed").join(": ") || "fetch failed";
   const isTimeout = error instanceof ConnectTimeoutError ||
     codes.some((c) => c === "UND_ERR_CONNECT_TIMEOUT" || c === "ETIMEDOUT");
-  const isCertificate = codes.some((c) => CERTIFICATE_CODES.has(c)) ||
+  const isCertificate = error instanceof UntrustedCertificateError ||
+    codes.some((c) => CERTIFICATE_CODES.has(c)) ||
     /invalid peer certificate|certificate verify failed|self[- ]signed certificate|unable to verify/i
       .test(detail);
   const unsent = deliveryOf(error).unsent || connectTimeout ||
