@@ -183,17 +183,13 @@ export function verifyAgainstCa(origin: string, options: CaPinningOptions): Prom
   const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
   const port = Number(url.port || 443);
   return new Promise<void>((resolve, reject) => {
-    let socket: TLSSocket | undefined;
-    const timeout = options.connectTimeout;
-    const timer = timeout === undefined ? undefined : setTimeout(() => {
-      socket?.destroy();
-      fail(new ConnectTimeoutError(`No connection within ${timeout} seconds.`));
-    }, timeout * 1000);
+    let timer: ReturnType<typeof setTimeout> | undefined;
     const fail = (error: Error) => {
       clearTimeout(timer);
+      socket.destroy();
       reject(markDelivery(error, { unsent: true }));
     };
-    socket = connectTls({
+    const socket: TLSSocket = connectTls({
       host,
       port,
       ...(isIP(host) ? {} : { servername: host }),
@@ -205,11 +201,16 @@ export function verifyAgainstCa(origin: string, options: CaPinningOptions): Prom
       ALPNProtocols: ["http/1.1"],
     }, () => {
       clearTimeout(timer);
-      socket!.destroy();
+      socket.destroy();
       resolve();
     });
+    const timeout = options.connectTimeout;
+    if (timeout !== undefined) {
+      timer = setTimeout(() => {
+        fail(new ConnectTimeoutError(`No connection within ${timeout} seconds.`));
+      }, timeout * 1000);
+    }
     socket.once("error", (error: Error & { code?: string }) => {
-      socket!.destroy();
       if (!CERTIFICATE_CODES.has(error.code ?? "") && !/certificate/i.test(error.message)) {
         fail(error);
         return;

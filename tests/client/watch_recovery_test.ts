@@ -84,6 +84,7 @@ Deno.test("onFailure hears of every failure, and ends the watching by returning 
     clock,
   });
   const heard: string[] = [];
+  // deno-lint-ignore require-yield
   const source = async function* (): AsyncGenerator<number> {
     await Promise.resolve();
     throw new Error(heard.length === 0 ? "first" : "fatal");
