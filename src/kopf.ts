@@ -57,6 +57,7 @@ export {
   APIGoneError,
   APIMethodNotAllowedError,
   APINotFoundError,
+  APIOutcomeUnknownError,
   APIResponseError,
   APIServerError,
   APITimeoutError,

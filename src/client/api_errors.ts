@@ -1,7 +1,8 @@
 /**
  * Typed errors of Kubernetes API calls. A 4xx response fails at once with the class
  * of its status code, carrying the server's `Status` (reason, message, details); 5xx
- * and 429 responses and network failures end up here only after all retries.
+ * and 429 responses and network failures end up here only after all retries, or at once
+ * when sending the request again would not be safe (see `retry_policy.ts`).
  *
  * @module
  */
@@ -597,6 +598,38 @@ export class APICertificateError extends APIConnectionError {
 export class APITimeoutError extends APIConnectionError {
   /** The error class name. */
   override name = "APITimeoutError";
+}
+
+/**
+ * A request may have reached the server, but its answer was lost (the connection broke, or
+ * no answer came in time), and sending it again would not be safe: it may or may not have
+ * taken effect. Read the object to see. Thrown at once, without retries, for requests that
+ * are not idempotent (a `POST`, a `PUT` without `metadata.resourceVersion`, a JSON patch
+ * with `test`, `move`, `copy`, `remove` or insertions into arrays).
+ *
+ * @example Read the object when a guarded change's answer was lost
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ * import { type ApiClient, getObject, patchObject } from "@kopf/kopf/client";
+ *
+ * async function release(api: ApiClient, resource: kopf.Resource, name: string, rv: string) {
+ *   const guarded = [
+ *     { op: "test" as const, path: "/metadata/resourceVersion", value: rv },
+ *     { op: "remove" as const, path: "/metadata/finalizers/0" },
+ *   ];
+ *   try {
+ *     await patchObject(api, resource, { name, namespace: "default" }, guarded, { type: "json" });
+ *   } catch (error) {
+ *     if (!(error instanceof kopf.APIOutcomeUnknownError)) throw error;
+ *     const now = await getObject(api, resource, { name, namespace: "default" });
+ *     console.log(`the finalizers now: ${JSON.stringify(now.metadata?.finalizers ?? [])}`);
+ *   }
+ * }
+ * ```
+ */
+export class APIOutcomeUnknownError extends APIConnectionError {
+  /** The error class name. */
+  override name = "APIOutcomeUnknownError";
 }
 
 const CLASSES: Record<number, typeof APIClientError> = {

@@ -8,6 +8,7 @@
 import type { JsonObject } from "../structs/bodies.ts";
 import { Resource } from "../structs/resources.ts";
 import type { ApiClient } from "./api.ts";
+import { createOnce } from "./creation.ts";
 
 /** The core v1 `events` resource. */
 export const EVENTS_RESOURCE: Resource = new Resource({
@@ -23,7 +24,8 @@ export const EVENTS_RESOURCE: Resource = new Resource({
 /**
  * Create a core v1 Event with this body in a namespace
  * (`POST /api/v1/namespaces/{namespace}/events`). Returns the created Event; rejects
- * with an API error if the server refuses it.
+ * with an API error if the server refuses it. Never posted twice: a lost reply is resolved
+ * as for any create (see `creation.ts`).
  */
 export async function createEvent(
   api: ApiClient,
@@ -31,8 +33,7 @@ export async function createEvent(
   body: JsonObject,
   signal?: AbortSignal,
 ): Promise<JsonObject> {
-  return await api.request<JsonObject>("POST", EVENTS_RESOURCE.getUrl({ namespace }), {
-    body,
-    signal,
-  });
+  const path = EVENTS_RESOURCE.getUrl({ namespace });
+  const request = { path, namespace, query: undefined, signal };
+  return await createOnce(api, EVENTS_RESOURCE, body, request) as JsonObject;
 }

@@ -6,6 +6,9 @@
  *   name wins, and the current context comes from the first file that sets one.
  * - The context: the `context` option, else the current context; its namespace becomes
  *   the default namespace.
+ * - The YAML is read as kubectl reads it: `insecure-skip-tls-verify: no` is false, and a
+ *   quoted `"false"` (or a number) where a boolean belongs refuses the file, as kubectl
+ *   does (see `kubeconfig_entries.ts`).
  * - Clusters: server, CA as a path or data, `insecure-skip-tls-verify`.
  * - Users: client certificate and key as paths or data, token, `tokenFile` (re-read when
  *   it changes), username/password, exec credential plugins (with expiry), and the
@@ -32,7 +35,14 @@ import {
 } from "../platform/files.ts";
 import { findMissingPermission } from "../platform/permission_flags.ts";
 import { getEnv } from "../platform/process.ts";
-import { type ExecConfig, runExecPlugin } from "./exec_credentials.ts";
+import { runExecPlugin } from "./exec_credentials.ts";
+import {
+  type ClusterEntry,
+  type ContextEntry,
+  decodeKubeconfig,
+  parseKubeconfigYaml,
+  type UserEntry,
+} from "./kubeconfig_entries.ts";
 
 /** Options of {@link loginWithKubeconfig}; handler arguments are accepted and ignored. */
 export interface KubeconfigLoginOptions extends LoginFunctionOptions {
@@ -60,35 +70,6 @@ export interface MergedKubeconfig {
   users: Map<string, Sourced<UserEntry>>;
   /** Contexts by name. */
   contexts: Map<string, Sourced<ContextEntry>>;
-}
-
-interface ClusterEntry {
-  server?: string;
-  "certificate-authority"?: string;
-  "certificate-authority-data"?: string;
-  "insecure-skip-tls-verify"?: boolean;
-  "tls-server-name"?: string;
-  "proxy-url"?: string;
-  extensions?: { name?: string; extension?: unknown }[];
-}
-
-interface UserEntry {
-  "client-certificate"?: string;
-  "client-certificate-data"?: string;
-  "client-key"?: string;
-  "client-key-data"?: string;
-  token?: string;
-  tokenFile?: string;
-  username?: string;
-  password?: string;
-  exec?: ExecConfig;
-  "auth-provider"?: { name?: string; config?: Record<string, string> };
-}
-
-interface ContextEntry {
-  cluster?: string;
-  user?: string;
-  namespace?: string;
 }
 
 const logger = getLogger(["kopf", "client", "kubeconfig"]);
@@ -131,31 +112,6 @@ async function kubeconfigFiles(
   return (await pathExists(file)) ? [file] : undefined;
 }
 
-function namedEntries(
-  doc: Record<string, unknown>,
-  section: string,
-  inner: string,
-  file: string,
-): [string, Record<string, unknown>][] {
-  const list = doc[section];
-  if (list === undefined || list === null) return [];
-  if (!Array.isArray(list)) {
-    throw new LoginError(`The kubeconfig ${file} is invalid: "${section}" must be a list.`);
-  }
-  return list.map((item, i) => {
-    if (!isMapping(item) || typeof item.name !== "string" || !item.name) {
-      throw new LoginError(`The kubeconfig ${file} is invalid: ${section}[${i}] has no name.`);
-    }
-    const value = item[inner] ?? {};
-    if (!isMapping(value)) {
-      throw new LoginError(
-        `The kubeconfig ${file} is invalid: "${inner}" of ${section} "${item.name}" must be a mapping.`,
-      );
-    }
-    return [item.name, value];
-  });
-}
-
 /** Read and merge kubeconfig files (first definition of a name wins). */
 export async function loadKubeconfig(files: readonly string[]): Promise<MergedKubeconfig> {
   const merged: MergedKubeconfig = {
@@ -174,10 +130,7 @@ export async function loadKubeconfig(files: readonly string[]): Promise<MergedKu
     }
     let doc: unknown;
     try {
-      // Loaded on first use: ~9 MB of memory that operators without a kubeconfig (in a
-      // pod, or with a login handler of their own) never need.
-      const { parse: parseYaml } = await import("yaml");
-      doc = parseYaml(text);
+      doc = await parseKubeconfigYaml(text);
     } catch (e) {
       // The YAML library reads its debug variables: a missing --allow-env is no YAML error.
       if (findMissingPermission(e)) throw e;
@@ -189,22 +142,22 @@ export async function loadKubeconfig(files: readonly string[]): Promise<MergedKu
     if (!isMapping(doc)) {
       throw new LoginError(`The kubeconfig ${file} is invalid: its top level must be a mapping.`);
     }
-    const sections = [
-      ["clusters", "cluster", merged.clusters],
-      ["users", "user", merged.users],
-      ["contexts", "context", merged.contexts],
-    ] as const;
-    for (const [section, inner, target] of sections) {
-      for (const [name, value] of namedEntries(doc, section, inner, file)) {
-        if (!target.has(name)) target.set(name, { value, file } as never);
-      }
-    }
-    const current = doc["current-context"];
-    if (merged.currentContext === undefined && typeof current === "string" && current) {
-      merged.currentContext = current;
-    }
+    const entries = decodeKubeconfig(doc, file);
+    addEntries(merged.clusters, entries.clusters, file);
+    addEntries(merged.users, entries.users, file);
+    addEntries(merged.contexts, entries.contexts, file);
+    merged.currentContext ??= entries.currentContext;
   }
   return merged;
+}
+
+/** Add the entries not defined yet: in a merge, the first file to define a name wins. */
+function addEntries<T>(
+  target: Map<string, Sourced<T>>,
+  entries: readonly [string, T][],
+  file: string,
+): void {
+  for (const [name, value] of entries) if (!target.has(name)) target.set(name, { value, file });
 }
 
 function decodeBase64(data: string, what: string, file: string): string {
@@ -235,6 +188,27 @@ export async function connectionFromKubeconfig(
   config: MergedKubeconfig,
   contextName?: string,
 ): Promise<ConnectionInfo> {
+  const { name, context, cluster, userName, user } = resolveContext(config, contextName);
+  const info = clusterConnection(cluster, context, name, userName);
+  if (user && userName) await addUserCredentials(info, user, userName, cluster);
+  return info;
+}
+
+/** The context's entries: its own, its cluster's, and its user's (if it names one). */
+interface ResolvedContext {
+  name: string;
+  context: Sourced<ContextEntry>;
+  cluster: Named<ClusterEntry>;
+  userName: string | undefined;
+  user: Sourced<UserEntry> | undefined;
+}
+
+/** An entry with its name and file. */
+interface Named<T> extends Sourced<T> {
+  name: string;
+}
+
+function resolveContext(config: MergedKubeconfig, contextName?: string): ResolvedContext {
   const files = config.files.join(", ");
   const name = contextName ?? config.currentContext;
   if (!name) {
@@ -258,7 +232,7 @@ export async function connectionFromKubeconfig(
         `which is not defined in the kubeconfig ${files}.`,
     );
   }
-  const userName = context.value.user;
+  const userName = context.value.user || undefined;
   const user = userName ? config.users.get(userName) : undefined;
   if (userName && !user) {
     throw new LoginError(
@@ -266,34 +240,42 @@ export async function connectionFromKubeconfig(
         `which is not defined in the kubeconfig ${files}.`,
     );
   }
+  return { name, context, cluster: { ...cluster, name: clusterName }, userName, user };
+}
 
+/** The connection to the context's cluster: server, CA, insecure mode, namespace. */
+function clusterConnection(
+  cluster: Named<ClusterEntry>,
+  context: Sourced<ContextEntry>,
+  contextName: string,
+  userName: string | undefined,
+): Mutable<ConnectionInfo> {
   const c = cluster.value;
-  const clusterWhere = `The cluster "${clusterName}" in ${cluster.file}`;
-  if (typeof c.server !== "string" || !c.server) {
-    throw new LoginError(`${clusterWhere} has no server.`);
-  }
+  const clusterWhere = `The cluster "${cluster.name}" in ${cluster.file}`;
+  if (!c.server) throw new LoginError(`${clusterWhere} has no server.`);
   oneOf(
     c as Record<string, unknown>,
     "certificate-authority",
     "certificate-authority-data",
     clusterWhere,
   );
-  const clusterDir = directoryOf(cluster.file);
   const info: Mutable<ConnectionInfo> = {
     server: c.server,
-    source: `the context "${name}"${userName ? ` (user "${userName}")` : ""} of ${context.file}`,
+    source: `the context "${contextName}"${
+      userName ? ` (user "${userName}")` : ""
+    } of ${context.file}`,
   };
   if (c["certificate-authority"]) {
-    info.caPath = resolvePath(clusterDir, c["certificate-authority"]);
+    info.caPath = resolvePath(directoryOf(cluster.file), c["certificate-authority"]);
   }
   if (c["certificate-authority-data"]) {
     info.caData = decodeBase64(
       c["certificate-authority-data"],
-      `certificate-authority-data of cluster "${clusterName}"`,
+      `certificate-authority-data of cluster "${cluster.name}"`,
       cluster.file,
     );
   }
-  if (c["insecure-skip-tls-verify"]) info.insecure = true;
+  if (c["insecure-skip-tls-verify"] === true) info.insecure = true;
   for (const key of ["proxy-url", "tls-server-name"] as const) {
     if (c[key]) {
       logger.warn("{where} sets {key}, which is not supported: connecting to {server} directly.", {
@@ -304,87 +286,108 @@ export async function connectionFromKubeconfig(
     }
   }
   if (context.value.namespace) info.defaultNamespace = context.value.namespace;
-
-  if (user && userName) {
-    const u = user.value;
-    const userWhere = `The user "${userName}" in ${user.file}`;
-    const userDir = directoryOf(user.file);
-    oneOf(u as Record<string, unknown>, "client-certificate", "client-certificate-data", userWhere);
-    oneOf(u as Record<string, unknown>, "client-key", "client-key-data", userWhere);
-    if (u["client-certificate"]) {
-      info.certificatePath = resolvePath(userDir, u["client-certificate"]);
-    }
-    if (u["client-key"]) info.privateKeyPath = resolvePath(userDir, u["client-key"]);
-    if (u["client-certificate-data"]) {
-      info.certificateData = decodeBase64(
-        u["client-certificate-data"],
-        `client-certificate-data of user "${userName}"`,
-        user.file,
-      );
-    }
-    if (u["client-key-data"]) {
-      info.privateKeyData = decodeBase64(
-        u["client-key-data"],
-        `client-key-data of user "${userName}"`,
-        user.file,
-      );
-    }
-    if (u.token) info.token = u.token;
-    if (u.tokenFile) {
-      const path = resolvePath(userDir, u.tokenFile);
-      const token = await readTextFileIfExists(path);
-      if (token === undefined) {
-        throw new LoginError(`${userWhere} has the tokenFile ${path}, which does not exist.`);
-      }
-      info.tokenPath = path;
-      info.token = token.trim();
-    }
-    if (u.username !== undefined || u.password !== undefined) {
-      info.username = String(u.username ?? "");
-      info.password = String(u.password ?? "");
-    }
-    if (u["auth-provider"]) {
-      const provider = u["auth-provider"];
-      const token = provider.config?.["id-token"] ?? provider.config?.["access-token"];
-      if (!token) {
-        throw new LoginError(
-          `${userWhere} uses the auth-provider "${provider.name ?? "?"}" with no stored token; ` +
-            `switch it to an exec plugin or log in with loginViaClient.`,
-        );
-      }
-      info.token = token;
-      const expiry = provider.config?.["expiry"];
-      if (expiry && !Number.isNaN(new Date(expiry).getTime())) info.expiration = new Date(expiry);
-    }
-    if (u.exec) {
-      const credentials = await runExecPlugin(u.exec, {
-        file: user.file,
-        directory: userDir,
-        user: userName,
-        cluster: {
-          server: c.server,
-          ...(c["certificate-authority-data"]
-            ? { "certificate-authority-data": c["certificate-authority-data"] }
-            : {}),
-          ...(c["insecure-skip-tls-verify"] ? { "insecure-skip-tls-verify": true } : {}),
-          ...(c["tls-server-name"] ? { "tls-server-name": c["tls-server-name"] } : {}),
-          ...(c["proxy-url"] ? { "proxy-url": c["proxy-url"] } : {}),
-          config: c.extensions?.find((e) => e?.name === "client.authentication.k8s.io/exec")
-            ?.extension,
-        },
-        timeout: 120,
-      });
-      if (credentials.token) info.token = credentials.token;
-      if (credentials.certificateData) {
-        info.certificateData = credentials.certificateData;
-        info.privateKeyData = credentials.privateKeyData;
-        delete info.certificatePath;
-        delete info.privateKeyPath;
-      }
-      if (credentials.expiration) info.expiration = credentials.expiration;
-    }
-  }
   return info;
+}
+
+/** The user's credentials: certificates, tokens, basic auth, auth-provider, exec plugin. */
+async function addUserCredentials(
+  info: Mutable<ConnectionInfo>,
+  user: Sourced<UserEntry>,
+  userName: string,
+  cluster: Named<ClusterEntry>,
+): Promise<void> {
+  const u = user.value;
+  const userWhere = `The user "${userName}" in ${user.file}`;
+  const userDir = directoryOf(user.file);
+  oneOf(u as Record<string, unknown>, "client-certificate", "client-certificate-data", userWhere);
+  oneOf(u as Record<string, unknown>, "client-key", "client-key-data", userWhere);
+  if (u["client-certificate"]) {
+    info.certificatePath = resolvePath(userDir, u["client-certificate"]);
+  }
+  if (u["client-key"]) info.privateKeyPath = resolvePath(userDir, u["client-key"]);
+  if (u["client-certificate-data"]) {
+    info.certificateData = decodeBase64(
+      u["client-certificate-data"],
+      `client-certificate-data of user "${userName}"`,
+      user.file,
+    );
+  }
+  if (u["client-key-data"]) {
+    info.privateKeyData = decodeBase64(
+      u["client-key-data"],
+      `client-key-data of user "${userName}"`,
+      user.file,
+    );
+  }
+  if (u.token) info.token = u.token;
+  if (u.tokenFile) {
+    const path = resolvePath(userDir, u.tokenFile);
+    const token = await readTextFileIfExists(path);
+    if (token === undefined) {
+      throw new LoginError(`${userWhere} has the tokenFile ${path}, which does not exist.`);
+    }
+    info.tokenPath = path;
+    info.token = token.trim();
+  }
+  if (u.username !== undefined || u.password !== undefined) {
+    info.username = u.username ?? "";
+    info.password = u.password ?? "";
+  }
+  if (u["auth-provider"]) addAuthProviderToken(info, u["auth-provider"], userWhere);
+  if (u.exec) await addExecCredentials(info, user, userName, cluster);
+}
+
+/** The token that a legacy `auth-provider` entry keeps in the file. */
+function addAuthProviderToken(
+  info: Mutable<ConnectionInfo>,
+  provider: NonNullable<UserEntry["auth-provider"]>,
+  userWhere: string,
+): void {
+  const token = provider.config?.["id-token"] ?? provider.config?.["access-token"];
+  if (!token) {
+    throw new LoginError(
+      `${userWhere} uses the auth-provider "${provider.name ?? "?"}" with no stored token; ` +
+        `switch it to an exec plugin or log in with loginViaClient.`,
+    );
+  }
+  info.token = token;
+  const expiry = provider.config?.["expiry"];
+  if (expiry && !Number.isNaN(new Date(expiry).getTime())) info.expiration = new Date(expiry);
+}
+
+/** The credentials that the user's exec plugin prints. */
+async function addExecCredentials(
+  info: Mutable<ConnectionInfo>,
+  user: Sourced<UserEntry>,
+  userName: string,
+  cluster: Named<ClusterEntry>,
+): Promise<void> {
+  const c = cluster.value;
+  const credentials = await runExecPlugin(user.value.exec!, {
+    file: user.file,
+    directory: directoryOf(user.file),
+    user: userName,
+    cluster: {
+      server: c.server!,
+      ...(c["certificate-authority-data"]
+        ? { "certificate-authority-data": c["certificate-authority-data"] }
+        : {}),
+      ...(c["insecure-skip-tls-verify"] ? { "insecure-skip-tls-verify": true } : {}),
+      ...(c["tls-server-name"] ? { "tls-server-name": c["tls-server-name"] } : {}),
+      ...(c["proxy-url"] ? { "proxy-url": c["proxy-url"] } : {}),
+      config: c.extensions?.find((e) => e?.name === "client.authentication.k8s.io/exec")
+        ?.extension,
+    },
+    timeout: 120,
+  });
+  if (credentials.token) info.token = credentials.token;
+  if (credentials.certificateData) {
+    info.certificateData = credentials.certificateData;
+    info.privateKeyData = credentials.privateKeyData;
+    delete info.certificatePath;
+    delete info.privateKeyPath;
+  }
+  if (credentials.expiration) info.expiration = credentials.expiration;
 }
 
 /**

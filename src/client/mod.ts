@@ -62,4 +62,9 @@ export type {
   WriteOptions,
 } from "./objects.ts";
 export { watchObjects } from "./watch.ts";
-export type { WatchItem, WatchObjectsOptions, WholeWatchItem } from "./watch.ts";
+export type {
+  WatchItem,
+  WatchObjectsOptions,
+  WatchRecoveryOptions,
+  WholeWatchItem,
+} from "./watch.ts";

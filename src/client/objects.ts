@@ -11,6 +11,7 @@ import type { Resource } from "../structs/resources.ts";
 import type { JsonPatchOperation } from "../structs/patches.ts";
 import type { ApiClient, QueryParams } from "./api.ts";
 import { APIGoneError } from "./api_errors.ts";
+import { createOnce } from "./creation.ts";
 import { Backoff, type BackoffOptions } from "../structs/backoffs.ts";
 import { sleep } from "../structs/clock.ts";
 
@@ -267,7 +268,13 @@ export async function getObject(
   return await api.request<RawBody>("GET", objectPath(resource, where), { signal: options.signal });
 }
 
-/** Create an object; the namespace comes from `namespace` or the body's metadata. */
+/**
+ * Create an object; the namespace comes from `namespace` or the body's metadata. Made once
+ * even if a reply is lost and the request goes again: every created object carries the
+ * annotation `kopf.zalando.org/request-id`, and with `generateName` the client picks the
+ * name (as the server would); see docs/errors-and-retries.md. A name taken by another
+ * object is an `APIConflictError` (409 AlreadyExists).
+ */
 export async function createObject(
   api: ApiClient,
   resource: Resource,
@@ -282,11 +289,12 @@ export async function createObject(
     options.signal,
   );
   const path = resource.getUrl({ namespace });
-  return await api.request<RawBody>("POST", path, {
-    body: { apiVersion: resource.apiVersion, kind: resource.kind || undefined, ...body },
-    query: writeQuery(options),
-    signal: options.signal,
-  });
+  return await createOnce(
+    api,
+    resource,
+    { apiVersion: resource.apiVersion, kind: resource.kind || undefined, ...body },
+    { path, namespace, query: writeQuery(options), signal: options.signal },
+  );
 }
 
 /** Replace an object as a whole (PUT); raises `APIConflictError` if it changed meanwhile. */
@@ -341,7 +349,10 @@ export async function patchObject(
 
 /**
  * Delete an object. Returns what the server answered: the object (still present while
- * finalizers or foreground deletion hold it) or a `Status`.
+ * finalizers or foreground deletion hold it) or a `Status`. A missing object is an
+ * `APINotFoundError` — also when this very call's first attempt deleted it and lost its
+ * reply (a delete goes again after a failure): read 404 as "gone". Give `preconditions`
+ * (its `uid`) to be sure that a replay never deletes an object made anew under the name.
  */
 export async function deleteObject(
   api: ApiClient,

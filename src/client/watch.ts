@@ -10,7 +10,8 @@
  * - A stream that breaks (mid-line, garbage, an `ERROR` event of the server), and one that
  *   ends within a second without a single event, count as failures: the next attempt waits
  *   along a capped exponential backoff with jitter (client-go's: 0.8 s doubling up to
- *   30 s, reset after two healthy minutes), so a misbehaving server is never hammered.
+ *   30 s, reset after two healthy minutes; `watch_recovery.ts`), so a misbehaving server is
+ *   never hammered.
  *   A stream that stayed up longer than the pause before it (and a second at least)
  *   starts the backoff over: connections cut every few seconds (a load balancer, a flaky
  *   network) cost a short pause each, not 30 s of blindness after every few seconds of
@@ -19,6 +20,13 @@
  *   the attempts between them are logged at DEBUG only.
  * - The body is parsed incrementally, so lines and UTF-8 characters split across network
  *   chunks are fine.
+ *
+ * - Failures that reconnecting cannot heal (a 403, a 404 of a resource no longer served, a
+ *   server still unreachable after the client's retries) end the watch with the error —
+ *   unless it is `persistent`: then they are reported along the same backoff and streak,
+ *   and the resource is listed again after the pause, until the signal aborts (or
+ *   `onFailure` says to stop). The operator's watches are persistent: reconnecting is the
+ *   watch's business alone, and its consumers only consume.
  *
  * After each (re)listing, consumers get a `LISTED` item with the full current state, so
  * that they can notice objects deleted while the watch was interrupted.
@@ -45,60 +53,29 @@
  *
  * @module
  */
-import { getLogger } from "@logtape/logtape";
-import type { RawBody, RawStatus } from "../structs/bodies.ts";
+import type { RawBody } from "../structs/bodies.ts";
 import type { Resource } from "../structs/resources.ts";
-import type { ApiClient } from "./api.ts";
-import {
-  APIBadRequestError,
-  APIError,
-  apiErrorFor,
-  APIGoneError,
-  APIServerError,
-  APIUnprocessableError,
-} from "./api_errors.ts";
-import { JsonLineError, JsonLines, NO_LINE } from "./json_lines.ts";
+import { type ApiClient, metricsOf } from "./api.ts";
 import { listPages } from "./objects.ts";
-import {
-  inactivityTimeoutOf,
-  listModeOf,
-  listPageSizeOf,
-  reconnectBackoffOf,
-  timeoutOf,
-} from "./tuning.ts";
-import { childController } from "./abort_controllers.ts";
+import { listModeOf, listPageSizeOf, reconnectBackoffOf } from "./tuning.ts";
 import { realClock, sleep } from "../structs/clock.ts";
-import { Backoff, type BackoffOptions } from "../structs/backoffs.ts";
-import { FailureStreak } from "../structs/failure_streaks.ts";
-import type { Logger } from "../structs/loggers.ts";
 import { resourceLabel } from "../structs/operator_metrics.ts";
 import { categoryLogger } from "../platform/logging.ts";
-import { type ChunkReader, chunkReaderOf } from "../platform/http_client.ts";
+import type { WatchItem, WholeWatchItem } from "./watch_items.ts";
+import {
+  type StreamedListing,
+  type StreamEnd,
+  streamOnce,
+  type WatchState,
+} from "./watch_streams.ts";
+import { keepWatching, WatchHealth, type WatchRecoveryOptions } from "./watch_recovery.ts";
+import { getLogger } from "@logtape/logtape";
 
-/**
- * What a watch yields: live events, and the full state after every (re)listing — in one
- * `LISTED` item, or (with `listParts`) in `LISTING` parts completed by a `LISTED` item.
- */
-export type WatchItem =
-  | { type: "ADDED" | "MODIFIED" | "DELETED"; object: RawBody }
-  | {
-    /** A part of a listing in progress (only with `listParts`). */
-    type: "LISTING";
-    objects: RawBody[];
-    /** False when this part begins a listing: parts of an unfinished one are void. */
-    continued: boolean;
-  }
-  | {
-    /** A listing is complete: the objects of its `LISTING` parts and these are all there are. */
-    type: "LISTED";
-    objects: RawBody[];
-    resourceVersion: string;
-    /** True when `LISTING` parts of this listing came before; false or absent otherwise. */
-    continued?: boolean;
-  };
+export type { WatchItem, WholeWatchItem } from "./watch_items.ts";
+export type { WatchRecoveryOptions } from "./watch_recovery.ts";
 
 /** Options of {@link watchObjects}. */
-export interface WatchObjectsOptions {
+export interface WatchObjectsOptions extends WatchRecoveryOptions {
   /** Watch one namespace; omit to watch cluster-wide. */
   namespace?: string;
   /** A label selector for both the listing and the watch. */
@@ -113,49 +90,25 @@ export interface WatchObjectsOptions {
   listParts?: boolean;
   /** Stops the watch: the generator returns promptly. */
   signal?: AbortSignal;
-  /** The pauses after failed streams; client-go's reflector backoff by default. */
-  backoff?: BackoffOptions;
-  /** Where failures and recoveries are reported; the `kopf.client.watch` logger by default. */
-  logger?: Logger;
-}
-
-/**
- * Why one watch request ended, and whether that was a failure (then: why); `paginate`
- * when a streamed listing is not supported by the server.
- */
-interface StreamEnd {
-  readonly next: "reconnect" | "relist" | "stop" | "paginate";
-  readonly failure?: string;
-  /** A streamed listing ended before its initial-events-end bookmark. */
-  readonly unfinished?: boolean;
+  /**
+   * Keep watching through failures until the signal aborts: a failure that reconnecting
+   * cannot heal is reported (through `logger`, as `describeFailure` words it), and the
+   * resource is listed again after a pause along `backoff` — unless `onFailure` returns
+   * true for it. Without it, such a failure ends the watch, thrown.
+   */
+  persistent?: boolean;
 }
 
 /** After this many streamed listings in a row end unfinished, `auto` lists in pages. */
 const UNFINISHED_STREAMED_LISTINGS = 2;
 
-/** The annotation of the bookmark that ends a streamed listing's initial events. */
-const INITIAL_EVENTS_END = "k8s.io/initial-events-end";
-
-/** A stream shorter than this, without a single event, is a failure: a healthy one lasts. */
-const SHORTEST_HEALTHY_STREAM = 1;
-
-/** A stream that has delivered events for this long proves that a failure streak is over. */
-const PROVEN_HEALTHY_STREAM = 10;
-
 const logger = getLogger(["kopf", "client", "watch"]);
-
-class WatchTimeout extends Error {
-  override name = "WatchTimeout";
-}
-
-/** What a watch yields when listings come whole: no `LISTING` parts. */
-export type WholeWatchItem = Exclude<WatchItem, { type: "LISTING" }>;
 
 /**
  * Watch a resource until the signal aborts (or the consumer stops iterating). Yields
  * `LISTING` parts and `LISTED` first, then live events; again after every re-listing.
  * Failures that retries cannot heal (403, 404 of a deleted CRD, exhausted retries) are
- * thrown.
+ * thrown, unless the watch is `persistent`.
  */
 export function watchObjects(
   api: ApiClient,
@@ -165,7 +118,8 @@ export function watchObjects(
 /**
  * Watch a resource until the signal aborts (or the consumer stops iterating). Yields
  * `LISTED` first, then live events; again `LISTED` after every re-listing. Failures that
- * retries cannot heal (403, 404 of a deleted CRD, exhausted retries) are thrown.
+ * retries cannot heal (403, 404 of a deleted CRD, exhausted retries) are thrown, unless
+ * the watch is `persistent`.
  */
 export function watchObjects(
   api: ApiClient,
@@ -183,8 +137,26 @@ export function watchObjects(
   resource: Resource,
   options: WatchObjectsOptions = {},
 ): AsyncGenerator<WatchItem, void, undefined> {
-  const items = watchInParts(api, resource, options);
+  const state = watchState(api, resource, options);
+  const items = options.persistent
+    ? keepWatching(() => watchInParts(api, state, options), state.health, options)
+    : watchInParts(api, state, options);
   return options.listParts ? items : wholeListings(items);
+}
+
+/** What the watch keeps across its requests, re-listings and (if persistent) failures. */
+function watchState(api: ApiClient, resource: Resource, options: WatchObjectsOptions): WatchState {
+  const namespace = resource.namespaced ? options.namespace : undefined;
+  const path = resource.getUrl({ namespace });
+  const metrics = metricsOf(api);
+  const label = resourceLabel(resource);
+  const health = new WatchHealth(
+    `The watch of ${path}`,
+    { ...options, logger: options.logger ?? categoryLogger(["kopf", "client", "watch"]) },
+    metrics === undefined ? undefined : () => metrics.watchErrors.inc([label]),
+  );
+  const heard = { resource: label, heardAt: realClock.now() };
+  return { resource, namespace, path, health, heard, metrics, fellBack: false };
 }
 
 /** The items with each listing's parts joined into its `LISTED` item. */
@@ -206,29 +178,18 @@ async function* wholeListings(
   }
 }
 
+/** List, then watch from the listing; again after every stream that ends or breaks. */
 async function* watchInParts(
   api: ApiClient,
-  resource: Resource,
+  state: WatchState,
   options: WatchObjectsOptions,
 ): AsyncGenerator<WatchItem, void, undefined> {
-  const signal = options.signal;
-  const namespace = resource.namespaced ? options.namespace : undefined;
-  const path = resource.getUrl({ namespace });
-  const backoff = new Backoff(options.backoff);
-  const streak = new FailureStreak({
-    logger: options.logger ?? categoryLogger(["kopf", "client", "watch"]),
-    what: `The watch of ${path}`,
-  });
-  const metrics = api.metrics;
-  const label = resourceLabel(resource);
-  const heard = { resource: label, heardAt: realClock.now() };
-  const health: StreamHealth = { streak, backoff, heard };
-  /** Whether `auto` has fallen back to pages, for good: the server does not stream. */
-  let fellBack = false;
+  const { signal } = options;
+  const { path, health, heard, metrics } = state;
+  const clock = health.clock;
   /** How many streamed listings in a row have ended before their end. */
   let unfinished = 0;
-  /** The last pause before a stream, and how long the last stream was open (seconds). */
-  let lastPause = 0;
+  /** How long the last stream was open (seconds). */
   let lasted = 0;
   metrics?.watches.set(heard, heard);
   try {
@@ -237,13 +198,13 @@ async function* watchInParts(
       const pageSize = options.listLimit ?? listPageSizeOf(api.watching);
       const position = { resourceVersion: "" };
       let end: StreamEnd | undefined;
-      if (mode === "stream" || (mode === "auto" && !fellBack)) {
+      if (mode === "stream" || (mode === "auto" && !state.fellBack)) {
         const listing: StreamedListing = { pageSize, strict: mode === "stream" };
-        const opened = realClock.now();
-        end = yield* streamOnce(api, resource, namespace, options, position, health, listing);
-        lasted = realClock.now() - opened;
+        const opened = clock.now();
+        end = yield* streamOnce(api, state, options, position, listing);
+        lasted = clock.now() - opened;
         if (end.next === "paginate") {
-          fellBack = true;
+          state.fellBack = true;
           logger.info(
             "The server does not stream the listing of {path} ({why}); listing it in pages.",
             { path, why: end.failure ?? "" },
@@ -252,7 +213,7 @@ async function* watchInParts(
         }
       } else {
         try {
-          yield* listInParts(api, resource, namespace, options, pageSize, position);
+          yield* listInParts(api, state, options, pageSize, position);
         } catch (e) {
           if (signal?.aborted) return;
           throw e;
@@ -260,44 +221,35 @@ async function* watchInParts(
       }
       for (;;) {
         if (end === undefined) {
-          const opened = realClock.now();
-          end = yield* streamOnce(api, resource, namespace, options, position, health);
-          lasted = realClock.now() - opened;
+          const opened = clock.now();
+          end = yield* streamOnce(api, state, options, position);
+          lasted = clock.now() - opened;
         }
         if (end.next === "stop" || signal?.aborted) return;
         // A pause before reconnecting or re-listing: a short one after a stream that worked,
         // a growing one after failures, so that a misbehaving server is never flooded.
+        // Unfinished listings never start the pauses over: each attempt lists everything.
         let pause = reconnectBackoffOf(api.watching);
         if (end.failure !== undefined) {
-          // A stream that stayed up longer than the pause before it (a second at least) was
-          // of use: the pauses start over. So a connection cut now and then (by a load
-          // balancer, say) costs a short pause each time, never the cap, while streams that
-          // break at once still wait longer each time. Not for unfinished listings: each
-          // attempt lists everything again.
-          if (!end.unfinished && lasted >= Math.max(SHORTEST_HEALTHY_STREAM, lastPause)) {
-            backoff.reset();
-          }
-          pause = Math.max(pause, backoff.next());
-          streak.failed({ reason: end.failure, retryIn: pause });
-          metrics?.watchErrors.inc([label]);
+          pause = health.failed(end.failure, end.unfinished ? 0 : lasted, pause);
         }
         if (end.unfinished && ++unfinished >= UNFINISHED_STREAMED_LISTINGS && mode === "auto") {
           // A server that ignores the parameters streams no end of the initial events.
-          fellBack = true;
+          state.fellBack = true;
           logger.info(
-            "The streamed listings of {path} ended unfinished {count} times in a row; listing " +
-              "it in pages.",
+            "The streamed listings of {path} ended unfinished {count} times in a row; " +
+              "listing it in pages.",
             { path, count: unfinished },
           );
         }
         if (!end.unfinished) unfinished = 0;
-        lastPause = pause;
-        if (!(await sleep(pause, signal))) return;
+        health.pausing(pause);
+        if (!(await sleep(pause, signal, clock))) return;
         if (end.next === "relist" || end.next === "paginate") {
-          metrics?.watchRelists.inc([label]);
+          metrics?.watchRelists.inc([heard.resource]);
           continue relisting;
         }
-        metrics?.watchReconnects.inc([label]);
+        metrics?.watchReconnects.inc([heard.resource]);
         end = undefined;
       }
     }
@@ -309,14 +261,13 @@ async function* watchInParts(
 /** A paginated listing, yielded in parts: `LISTING` per page, `LISTED` with the last. */
 async function* listInParts(
   api: ApiClient,
-  resource: Resource,
-  namespace: string | undefined,
+  state: WatchState,
   options: WatchObjectsOptions,
   pageSize: number,
   position: { resourceVersion: string },
 ): AsyncGenerator<WatchItem, void, undefined> {
-  const pages = listPages(api, resource, {
-    namespace,
+  const pages = listPages(api, state.resource, {
+    namespace: state.namespace,
     labelSelector: options.labelSelector,
     fieldSelector: options.fieldSelector,
     limit: pageSize,
@@ -329,240 +280,10 @@ async function* listInParts(
       continue;
     }
     position.resourceVersion = page.resourceVersion;
+    // A complete listing proves the watch healthy again.
+    state.health.streak.succeeded();
     const { items: objects, resourceVersion, continued } = page;
     yield { type: "LISTED", objects, resourceVersion, continued };
     return;
-  }
-}
-
-/** How a watch request that streams a listing passes it on, and how strictly. */
-interface StreamedListing {
-  /** The most objects in one `LISTING` part. */
-  readonly pageSize: number;
-  /** True if the listing must be streamed: no fallback to pages when the server refuses. */
-  readonly strict: boolean;
-}
-
-/** The watch's record of failures, shared by its streams, and when it last heard anything. */
-interface StreamHealth {
-  readonly streak: FailureStreak;
-  readonly backoff: Backoff;
-  readonly heard: { heardAt: number };
-}
-
-/** One watch request: yields its events, and tells how it ended. */
-async function* streamOnce(
-  api: ApiClient,
-  resource: Resource,
-  namespace: string | undefined,
-  options: WatchObjectsOptions,
-  position: { resourceVersion: string },
-  health: StreamHealth,
-  listing?: StreamedListing,
-): AsyncGenerator<WatchItem, StreamEnd, undefined> {
-  const openedAt = realClock.now();
-  let events = 0;
-  /** The streamed listing's objects not yet passed on, and how many parts were. */
-  let part: RawBody[] = [];
-  let parts = 0;
-  /** Whether the initial events are over (or were not asked for). */
-  let listed = listing === undefined;
-  /** The server sent what a streamed listing does not: pages then, unless streaming is a must. */
-  const notStreamed = (why: string): StreamEnd =>
-    listing?.strict ? { next: "relist", failure: why } : { next: "paginate", failure: why };
-  /** A failure after which the stream resumes, or a listing unfinished begins anew. */
-  const resumed = (failure: string): StreamEnd =>
-    listed ? { next: "reconnect", failure } : {
-      next: "relist",
-      failure: `${failure} before the end of the initial events`,
-      unfinished: true,
-    };
-  /** A clean end: a failure if the stream was too short to have been of any use. */
-  const ended = (next: "reconnect" | "relist", why: string): StreamEnd => {
-    if (!listed) return resumed(why);
-    if (events === 0 && realClock.now() - openedAt < SHORTEST_HEALTHY_STREAM) {
-      return { next, failure: `${why} within ${SHORTEST_HEALTHY_STREAM}s and without events` };
-    }
-    if (events > 0) health.streak.succeeded();
-    return { next };
-  };
-  const outer = options.signal;
-  const child = childController(outer);
-  const { controller, signal } = child;
-  const watching = api.watching;
-  const clientTimeout = timeoutOf(watching.clientTimeout);
-  const inactivityTimeout = inactivityTimeoutOf(watching);
-  const serverTimeout = timeoutOf(watching.serverTimeout);
-  const clientTimer = clientTimeout === undefined ? undefined : setTimeout(() => {
-    controller.abort(new WatchTimeout(`the client timeout of ${clientTimeout} s`));
-  }, clientTimeout * 1000);
-  // The inactivity timeout: network chunks only note the time, and one timer at a time
-  // checks, when it fires, whether the silence has lasted long enough, or waits for the
-  // rest of it. While the consumer holds an event, the silence is not the server's: the
-  // timer does nothing then, and the silence starts again when the consumer is back.
-  const silenceLimit = inactivityTimeout === undefined ? undefined : inactivityTimeout * 1000;
-  let lastActivity = 0;
-  let consuming = false;
-  let silenceTimer: ReturnType<typeof setTimeout> | undefined;
-  const checkSilence = () => {
-    silenceTimer = undefined;
-    if (consuming || silenceLimit === undefined) return;
-    const remaining = lastActivity + silenceLimit - realClock.now() * 1000;
-    if (remaining > 0) silenceTimer = setTimeout(checkSilence, remaining);
-    else controller.abort(new WatchTimeout(`no data for ${inactivityTimeout} s`));
-  };
-  const active = () => {
-    if (silenceLimit === undefined) return;
-    lastActivity = realClock.now() * 1000;
-    silenceTimer ??= setTimeout(checkSilence, silenceLimit);
-  };
-  const path = resource.getUrl({ namespace });
-  let reader: ChunkReader | undefined;
-  try {
-    const stream = await api.openStream(path, {
-      query: {
-        watch: true,
-        resourceVersion: listing ? undefined : position.resourceVersion || undefined,
-        sendInitialEvents: listing ? true : undefined,
-        resourceVersionMatch: listing ? "NotOlderThan" : undefined,
-        allowWatchBookmarks: true,
-        timeoutSeconds: serverTimeout === undefined ? undefined : Math.round(serverTimeout),
-        labelSelector: options.labelSelector || undefined,
-        fieldSelector: options.fieldSelector || undefined,
-      },
-      signal,
-    });
-    reader = chunkReaderOf(stream.body);
-    api.metrics?.watchConnects.inc([resourceLabel(resource)]);
-    health.heard.heardAt = realClock.now();
-    active();
-    // Lines are parsed as chunks arrive, without generators between the reads and here.
-    const lines = new JsonLines();
-    let done = false;
-    while (!done) {
-      const chunk = await reader.read();
-      done = chunk === undefined;
-      if (chunk === undefined) {
-        lines.end();
-      } else {
-        active();
-        lines.push(chunk);
-      }
-      for (let raw = lines.next(); raw !== NO_LINE; raw = lines.next()) {
-        const event = raw as { type?: string; object?: RawBody };
-        const object = event.object ?? {};
-        const rv = object.metadata?.resourceVersion;
-        health.heard.heardAt = realClock.now();
-        if (!listed && listing !== undefined) {
-          // The initial events: passed on in parts of up to a page, until the bookmark.
-          const annotations = object.metadata?.annotations;
-          if (event.type === "ADDED") {
-            events++;
-            part.push(object);
-            if (part.length < listing.pageSize) continue;
-            const objects = part;
-            part = [];
-            consuming = true;
-            yield { type: "LISTING", objects, continued: parts++ > 0 };
-            consuming = false;
-            active();
-            continue;
-          } else if (event.type === "BOOKMARK" && annotations?.[INITIAL_EVENTS_END] === "true") {
-            if (typeof rv === "string" && rv) position.resourceVersion = rv;
-            listed = true;
-            health.streak.succeeded();
-            const objects = part;
-            part = [];
-            consuming = true;
-            const resourceVersion = position.resourceVersion;
-            yield { type: "LISTED", objects, resourceVersion, continued: parts > 0 };
-            consuming = false;
-            active();
-            continue;
-          } else if (
-            event.type === "BOOKMARK" || event.type === "MODIFIED" || event.type === "DELETED"
-          ) {
-            return notStreamed(
-              `a ${event.type} event came before the bookmark that ends the initial events`,
-            );
-          }
-        }
-        switch (event.type) {
-          case "ADDED":
-          case "MODIFIED":
-          case "DELETED":
-            if (typeof rv === "string" && rv) position.resourceVersion = rv;
-            // Events for a while prove the watch healthy again (a clean end proves it too).
-            events++;
-            if (realClock.now() - openedAt >= PROVEN_HEALTHY_STREAM) health.streak.succeeded();
-            // Silence is the server's, not a slow consumer's: none while waiting for it.
-            consuming = true;
-            yield { type: event.type, object };
-            consuming = false;
-            active();
-            break;
-          case "BOOKMARK":
-            if (typeof rv === "string" && rv) position.resourceVersion = rv;
-            break;
-          case "ERROR": {
-            const status = object as RawStatus;
-            const code = typeof status.code === "number" ? status.code : 500;
-            const error = apiErrorFor(code, status, { method: "WATCH", path });
-            if (error instanceof APIGoneError) {
-              logger.debug("The watch of {path} is gone ({message}); listing again.", {
-                path,
-                message: status.message ?? "",
-              });
-              return ended("relist", "the watch's history was gone (410)");
-            }
-            if (error instanceof APIServerError) {
-              return resumed(`the server sent an error: ${error.message}`);
-            }
-            throw error;
-          }
-          default:
-            logger.warn("Ignoring a watch event of an unknown type {type} from {path}.", {
-              type: String(event.type),
-              path,
-            });
-        }
-      }
-    }
-    logger.debug("The watch of {path} ended; resuming from {resourceVersion}.", {
-      path,
-      resourceVersion: position.resourceVersion,
-    });
-    return ended("reconnect", "the stream ended");
-  } catch (e) {
-    if (outer?.aborted) return { next: "stop" };
-    if (e instanceof APIGoneError) return ended("relist", "the watch's history was gone (410)");
-    const reason = controller.signal.reason;
-    if (controller.signal.aborted && reason instanceof WatchTimeout) {
-      logger.debug("Reconnecting the watch of {path} after {why}.", { path, why: reason.message });
-      return listed ? { next: "reconnect" } : resumed(reason.message);
-    }
-    if (
-      listing !== undefined && !listed &&
-      (e instanceof APIBadRequestError || e instanceof APIUnprocessableError)
-    ) {
-      // Older servers refuse the streaming list's parameters (422), as do odd proxies (400);
-      // where streaming is a must, that is an error for the caller.
-      if (listing.strict) throw e;
-      return notStreamed(`the server refused it: ${e.message}`);
-    }
-    if (e instanceof APIError) throw e;
-    // A stream that breaks mid-way (or sends garbage) resumes like a clean close, after a
-    // pause; failures to (re)connect have already been retried by the client: they escalate.
-    if (reader !== undefined || e instanceof JsonLineError) {
-      const why = e instanceof Error ? e.message : String(e);
-      return resumed(`the stream broke: ${why}`);
-    }
-    throw e;
-  } finally {
-    clearTimeout(clientTimer);
-    clearTimeout(silenceTimer);
-    child.unlink();
-    controller.abort();
-    await reader?.cancel().catch(() => {});
   }
 }

@@ -2,7 +2,9 @@
  * A `fetch` with TLS settings of its own — a custom CA, a client certificate, insecure
  * mode — and a connect timeout, on Deno and on Node.
  *
- * - Deno: `Deno.createHttpClient` (rustls) for CAs and client certificates. It has no
+ * - Deno: `Deno.createHttpClient` (rustls) for CAs and client certificates. It trusts a
+ *   given CA besides the runtime's root store, where client-go trusts it alone: each
+ *   origin's certificate is also checked against the CA alone (`ca_pinning.ts`). It has no
  *   switch to skip certificate verification (only the process-wide
  *   `--unsafely-ignore-certificate-errors` flag), so insecure mode sends https:// requests
  *   through the `undici` package on Deno's Node compatibility layer, which honours
@@ -17,6 +19,8 @@
  */
 import { ConnectTimeoutError } from "./connect_timeout.ts";
 import { denoTlsOptions, Http1Agent } from "./http1_agent.ts";
+import { deliveryOf } from "./request_delivery.ts";
+import { CaPinning, caPinningCaveat, UntrustedCertificateError } from "./ca_pinning.ts";
 import { getEnv } from "./process.ts";
 import { PROXY_ENV_VARIABLES } from "./proxy_environment.ts";
 import { UNDICI_ENV_VARIABLES } from "./undici_environment.ts";
@@ -68,6 +72,11 @@ export interface HttpClient {
   fetch(url: string, init?: HttpRequestInit): Promise<Response>;
   /** Release the pooled connections. */
   close(): Promise<void>;
+  /**
+   * What this client cannot guarantee for a server, in one line to log once (see
+   * `ca_pinning.ts`); `undefined` when nothing.
+   */
+  caveat?(url: string): string | undefined;
 }
 
 /** How a failed fetch failed, for error messages and retry decisions. */
@@ -76,6 +85,22 @@ export interface NetworkErrorDescription {
   kind: "certificate" | "timeout" | "network";
   /** The messages of the error and its causes, joined into one line. */
   detail: string;
+  /**
+   * Whether the failure proves that no byte of the request left this process: the
+   * transport marked it so (see `request_delivery.ts`), or the connection could not be
+   * made (refused, a name that does not resolve, no connection within the connect
+   * timeout). False when in doubt.
+   */
+  unsent: boolean;
+}
+
+/**
+ * No response headers within the connect timeout of Deno's `fetch`, which does not expose
+ * the handshake: unlike a {@link ConnectTimeoutError} of a connection not made, the
+ * request may have been sent.
+ */
+class ResponseTimeoutError extends ConnectTimeoutError {
+  override name = "ResponseTimeoutError";
 }
 
 type UndiciModule = typeof import("undici");
@@ -116,19 +141,30 @@ function createDenoClient(options: HttpClientOptions): HttpClient {
   const connectTimeout = options.connectTimeout;
   // Writes go over sockets of our own, unless a proxy may be configured for fetch.
   const direct = proxyMaybeConfigured() ? undefined : new Http1Agent(options);
+  const pinning = options.caCertificates?.length
+    ? new CaPinning({ ...options, caCertificates: options.caCertificates })
+    : undefined;
+  const send = (url: string, init: HttpRequestInit | undefined): Promise<Response> => {
+    if (direct !== undefined && init !== undefined && !init.stream) {
+      const sent = direct.fetch(url, init);
+      if (sent !== undefined) return sent;
+    }
+    // Without a connect timeout or a stream to guard, the request goes as it is: `fetch`
+    // ignores the `stream` field, and nothing per request is wrapped or copied.
+    if (connectTimeout === undefined && !init?.stream) {
+      return fetch(url, client ? { ...init, client } : init);
+    }
+    return fetchGuarded(url, init, client, connectTimeout);
+  };
   return {
     fetch: (url, init) => {
-      if (direct !== undefined && init !== undefined && !init.stream) {
-        const sent = direct.fetch(url, init);
-        if (sent !== undefined) return sent;
-      }
-      // Without a connect timeout or a stream to guard, the request goes as it is: `fetch`
-      // ignores the `stream` field, and nothing per request is wrapped or copied.
-      if (connectTimeout === undefined && !init?.stream) {
-        return fetch(url, client ? { ...init, client } : init);
-      }
-      return fetchGuarded(url, init, client, connectTimeout);
+      // Checked when first used (and now and then), not per request: see ca_pinning.ts.
+      const checking = url.startsWith("https:")
+        ? pinning?.before(url, init?.signal ?? undefined)
+        : undefined;
+      return checking === undefined ? send(url, init) : checking.then(() => send(url, init));
     },
+    caveat: (url) => pinning === undefined ? undefined : caPinningCaveat(url),
     close: () => {
       direct?.close();
       client?.close();
@@ -475,7 +511,7 @@ async function withHeadersTimeout(
   if (outer?.aborted) forward();
   outer?.addEventListener("abort", forward, { once: true });
   const timer = setTimeout(() => {
-    controller.abort(new ConnectTimeoutError(`No connection within ${timeout} seconds.`));
+    controller.abort(new ResponseTimeoutError(`No answer within ${timeout} seconds.`));
   }, timeout * 1000);
   try {
     return await request(controller.signal);
@@ -503,15 +539,34 @@ const CERTIFICATE_CODES = new Set([
   "ERR_TLS_CERT_ALTNAME_INVALID",
 ]);
 
+/**
+ * Error codes of failures to connect, before anything is written: refused, a name that does
+ * not resolve (Node's and undici's codes; Deno's socket errors carry the same), or undici's
+ * connect timeout. Resets, broken pipes and unreachable hosts are not among them: those
+ * may also break a connection on which the request went out.
+ */
+const UNSENT_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "UND_ERR_CONNECT_TIMEOUT"]);
+
+/**
+ * The words of Deno's own failures to connect: `fetch`'s (its client's `Connect` errors —
+ * TCP, DNS, TLS handshake — come before the request is written) and a socket's DNS failure.
+ */
+const UNSENT_MESSAGE =
+  /client error \(Connect\)|tcp connect error|failed to lookup address information/i;
+
 /** Classify and describe an error thrown by an {@link HttpClient}'s `fetch`. */
 export function describeNetworkError(error: unknown): NetworkErrorDescription {
   const messages: string[] = [];
   const codes: string[] = [];
+  let connectTimeout = false;
   let current: unknown = error;
   for (let depth = 0; current !== undefined && current !== null && depth < 5; depth++) {
     if (current instanceof Error) {
       const code = (current as { code?: unknown }).code;
       if (typeof code === "string") codes.push(code);
+      if (current instanceof ConnectTimeoutError && !(current instanceof ResponseTimeoutError)) {
+        connectTimeout = true;
+      }
       const message = current.message.replace(/\s+/g, " ").trim();
       if (message && !messages.some((m) => m.includes(message))) messages.push(message);
       current = (current as { cause?: unknown }).cause;
@@ -523,8 +578,12 @@ export function describeNetworkError(error: unknown): NetworkErrorDescription {
   const detail = messages.filter((m) => m !== "fetch failed").join(": ") || "fetch failed";
   const isTimeout = error instanceof ConnectTimeoutError ||
     codes.some((c) => c === "UND_ERR_CONNECT_TIMEOUT" || c === "ETIMEDOUT");
-  const isCertificate = codes.some((c) => CERTIFICATE_CODES.has(c)) ||
+  const isCertificate = error instanceof UntrustedCertificateError ||
+    codes.some((c) => CERTIFICATE_CODES.has(c)) ||
     /invalid peer certificate|certificate verify failed|self[- ]signed certificate|unable to verify/i
       .test(detail);
-  return { kind: isCertificate ? "certificate" : isTimeout ? "timeout" : "network", detail };
+  const unsent = deliveryOf(error).unsent || connectTimeout ||
+    codes.some((c) => UNSENT_CODES.has(c)) || messages.some((m) => UNSENT_MESSAGE.test(m));
+  const kind = isCertificate ? "certificate" : isTimeout ? "timeout" : "network";
+  return { kind, detail, unsent };
 }

@@ -36,7 +36,7 @@ import { Resource } from "../structs/resources.ts";
 import type { ApiClient } from "../client/api.ts";
 import { Discovery } from "../client/discovery.ts";
 import { APIForbiddenError } from "../client/api_errors.ts";
-import { type WatchItem, watchObjects } from "../client/watch.ts";
+import { type WatchItem, watchObjects, type WatchRecoveryOptions } from "../client/watch.ts";
 import { type Clock, realClock, sleep } from "../structs/clock.ts";
 import { Backoff, type BackoffOptions } from "../structs/backoffs.ts";
 import { FailureStreak } from "../structs/failure_streaks.ts";
@@ -87,13 +87,16 @@ export interface ObservationClient {
    * aborts: a `LISTED` item first and after every re-listing, live events in between.
    * With `parts`, a listing may come in `LISTING` parts before its `LISTED` item, as it
    * arrives (the objects' watches ask for that; namespaces and CRDs take whole listings).
-   * Failures that cannot be retried (e.g. 403, or 404 of a deleted CRD) are thrown.
+   * The watch recovers from failures itself — reports them, pauses, lists again — as
+   * `recovery` says; it ends early only with a failure for which `recovery.onFailure`
+   * returned true, thrown.
    */
   watch(
     resource: Resource,
     namespace: string | undefined,
     signal: AbortSignal,
     parts?: boolean,
+    recovery?: WatchRecoveryOptions,
   ): AsyncIterable<WatchItem>;
 }
 
@@ -105,8 +108,14 @@ export function observationClient(api: ApiClient, discovery?: Discovery): Observ
       if (fresh) cache.refresh();
       return cache.resources(signal);
     },
-    watch: (resource, namespace, signal, parts) =>
-      watchObjects(api, resource, { namespace, signal, listParts: parts }),
+    watch: (resource, namespace, signal, parts, recovery) =>
+      watchObjects(api, resource, {
+        ...recovery,
+        namespace,
+        signal,
+        listParts: parts,
+        persistent: true,
+      }),
   };
 }
 
@@ -714,8 +723,9 @@ export class Observer {
   }
 
   /**
-   * Run one watch until the signal aborts, passing its items on. Failures are retried
-   * along the retry delays, unless `failed` returns true (then the watch ends).
+   * Run one watch until the signal aborts, passing its items on. The watch recovers from
+   * its failures itself (reporting them through this observer's logger, pausing along its
+   * backoff); `failed` hears of each, and ends the watch by returning true.
    */
   async #consume(
     target: Resource | Watcher,
@@ -728,21 +738,30 @@ export class Observer {
     const resource = target instanceof Resource ? target : target.resource;
     const namespace = target instanceof Resource ? undefined : target.namespace;
     const what = describeDimension({ resource, namespace });
-    const delays = new Backoff(this.#backoff);
-    const streak = new FailureStreak({
-      logger: this.#logger,
-      what: `Watching ${what}`,
+    let ending: unknown = undefined;
+    const recovery: WatchRecoveryOptions = {
+      backoff: this.#backoff,
       clock: this.#clock,
-    });
+      logger: this.#logger,
+      describeFailure: (error) =>
+        error instanceof APIForbiddenError
+          ? forbiddenWatch(resource, namespace, error)
+          : summarizeError(error),
+      onFailure: (error) => {
+        const stop = failed?.(error) ?? false;
+        if (stop) ending = error;
+        return stop;
+      },
+    };
     while (!signal.aborted) {
       if (pausable && this.#pause.paused) {
         await untilAborted(this.#pause.resumed, signal);
         continue;
       }
+      // A pausable watch's stream ends when a pause begins; it is opened again on resumption.
       const streamSignal = pausable ? AbortSignal.any([signal, this.#pause.signal]) : signal;
-      let problem: string;
       try {
-        const items = this.#client.watch(resource, namespace, streamSignal, pausable);
+        const items = this.#client.watch(resource, namespace, streamSignal, pausable, recovery);
         const iterator = items[Symbol.asyncIterator]();
         let pending: Promise<void> | undefined;
         // Each item is passed on in this callback, not held in the loop: the last one (e.g.
@@ -750,8 +769,6 @@ export class Observer {
         // stream, not once per item.
         const take = (step: IteratorResult<WatchItem>): boolean => {
           if (step.done || streamSignal.aborted) return true;
-          delays.reset();
-          streak.succeeded();
           pending = onItem(step.value) ?? undefined;
           return false;
         };
@@ -770,17 +787,15 @@ export class Observer {
           await iterator.return?.().catch(() => {});
         }
         if (streamSignal.aborted) continue;
-        problem = "the watch ended unexpectedly";
+        this.#logger.error(`Watching ${what} ended by itself; it is not watched any more.`);
       } catch (error) {
         if (streamSignal.aborted) continue;
-        if (failed?.(error)) return;
-        problem = error instanceof APIForbiddenError
-          ? forbiddenWatch(resource, namespace, error)
-          : summarizeError(error);
+        // Ended by `failed` (it said why); anything else broke the watch's promise to go on.
+        if (error !== ending) {
+          this.#logger.error(`Watching ${what} failed for good: ${describeError(error)}`);
+        }
       }
-      const delay = delays.next();
-      streak.failed({ reason: problem, retryIn: delay });
-      await sleep(delay, signal, this.#clock);
+      return;
     }
   }
 

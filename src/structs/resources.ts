@@ -133,7 +133,12 @@ export class Resource {
       this.plural === other.plural;
   }
 
-  /** The API path (or full URL with `server`) of the collection, an object or its subresource. */
+  /**
+   * The API path (or full URL with `server`) of the collection, an object or its
+   * subresource. A name, namespace or subresource that cannot be one path segment (empty,
+   * `.` or `..`, or with `/` or `%`, as client-go refuses them) is a {@link UsageError}:
+   * URL parsers would resolve or split it into another path than meant.
+   */
   getUrl(options: ResourceUrlOptions = {}): string {
     const { server, namespace, name, subresource, params } = options;
     if (subresource !== undefined && name === undefined) {
@@ -142,6 +147,9 @@ export class Resource {
     if (namespace !== undefined && !this.namespaced) {
       throw new UsageError(`${this.name} is cluster-scoped; do not pass a namespace for it.`);
     }
+    if (namespace !== undefined) this.#checkSegment("namespace", namespace);
+    if (name !== undefined) this.#checkSegment("name", name);
+    if (subresource !== undefined) this.#checkSegment("subresource", subresource);
     let url = this.group ? `/apis/${this.group}/${this.version}` : `/api/${this.version}`;
     if (namespace !== undefined) url += `/namespaces/${encodeURIComponent(namespace)}`;
     url += `/${this.plural}`;
@@ -156,6 +164,24 @@ export class Resource {
       if (qs) url += `?${qs}`;
     }
     return server ? server.replace(/\/+$/, "") + url : url;
+  }
+
+  /** Refuse what cannot be one segment of a path (client-go's `IsValidPathSegmentName`). */
+  #checkSegment(what: string, value: string): void {
+    const why = value === ""
+      ? "it is empty"
+      : value === "." || value === ".."
+      ? `it is "${value}"`
+      : value.includes("/")
+      ? 'it contains "/"'
+      : value.includes("%")
+      ? 'it contains "%"'
+      : undefined;
+    if (why === undefined) return;
+    throw new UsageError(
+      `The ${what} ${JSON.stringify(value)} for ${this} cannot be used: ${why}; ` +
+        `a ${what} may not be empty, "." or "..", nor contain "/" or "%".`,
+    );
   }
 
   /** A human-readable form, e.g. `kopfexamples.v1.kopf.dev`. */

@@ -1,7 +1,8 @@
 /**
  * Creating core v1 Events on a scripted API server.
  */
-import { assertEquals } from "../assert.ts";
+import { assertEquals, assertMatch } from "../assert.ts";
+import { REQUEST_ID_ANNOTATION } from "../../src/client/creation.ts";
 import { createEvent } from "../../src/client/events.ts";
 import { buildEventBody } from "../../src/structs/k8s_events.ts";
 import { json, ScriptedServer } from "./scripted_server.ts";
@@ -33,7 +34,13 @@ Deno.test("an event is created with the given body in the given namespace, and t
     "POST",
     "/api/v1/namespaces/ns/events",
   ]);
-  assertEquals(JSON.parse(server.requests[0].body), body); // the body as built, unchanged
+  // The body as built, with the name picked for its generateName and the create's stamp.
+  const sent = JSON.parse(server.requests[0].body);
+  const { name, annotations, ...meta } = sent.metadata;
+  assertMatch(name, /^kopf-event-[bcdfghjklmnpqrstvwxz2456789]{5}$/);
+  assertEquals(Object.keys(annotations), [REQUEST_ID_ANNOTATION]);
+  assertEquals({ ...sent, metadata: meta }, body);
+  assertEquals(body.metadata, { namespace: "ns", generateName: "kopf-event-" }, "left as it was");
   assertEquals(body.eventTime, "2030-05-06T07:08:09.123000Z");
   assertEquals(body.firstTimestamp, "2030-05-06T07:08:09.123000Z");
 });

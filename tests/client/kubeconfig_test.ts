@@ -397,3 +397,131 @@ contexts: [{name: dev, context: {cluster: main, user: me}}]
     );
   });
 });
+
+/** A one-cluster kubeconfig with the given cluster fields (YAML text) and user fields. */
+function kubeconfigWith(clusterFields: string, userFields = "token: t"): string {
+  return `
+current-context: ctx
+clusters:
+- name: c
+  cluster:
+    server: https://x.example
+    ${clusterFields}
+users:
+- name: u
+  user:
+    ${userFields}
+contexts:
+- { name: ctx, context: { cluster: c, user: u } }
+`;
+}
+
+Deno.test("insecure-skip-tls-verify is read as kubectl reads it: YAML 1.1 booleans, nothing else", async () => {
+  await withDir(async (dir) => {
+    const file = `${dir}/config`;
+    // kubectl v1.32 reads these so (sigs.k8s.io/yaml over a YAML 1.1 parser, into a Go bool).
+    const cases: [string, boolean][] = [
+      ["no", false],
+      ["off", false],
+      ["n", false],
+      ["No", false],
+      ["OFF", false],
+      ["false", false],
+      ["~", false],
+      ["yes", true],
+      ["y", true],
+      ["On", true],
+      ["TRUE", true],
+      ["true", true],
+    ];
+    for (const [value, insecure] of cases) {
+      await Deno.writeTextFile(file, kubeconfigWith(`insecure-skip-tls-verify: ${value}`));
+      const info = await loginWithKubeconfig({ kubeconfig: file });
+      assertEquals(info?.insecure ?? false, insecure, value);
+    }
+    // kubectl refuses the file for anything else; so does the login, naming where and what.
+    for (
+      const [value, shown] of [
+        ['"false"', '"false" (a string)'],
+        ['"0"', '"0" (a string)'],
+        [
+          "0",
+          "0 (a number)",
+        ],
+        ["nope", '"nope" (a string)'],
+        ['"true"', '"true" (a string)'],
+      ]
+    ) {
+      await Deno.writeTextFile(file, kubeconfigWith(`insecure-skip-tls-verify: ${value}`));
+      assertEquals(
+        await loginErrorOf(() => loginWithKubeconfig({ kubeconfig: file })),
+        `The kubeconfig ${file} is invalid: the cluster "c" has insecure-skip-tls-verify set to ` +
+          `${shown}; it must be true or false, unquoted, as kubectl reads it.`,
+      );
+    }
+  });
+});
+
+Deno.test("other typed fields: strings must be strings, exec flags booleans; secrets are never shown", async () => {
+  await withDir(async (dir) => {
+    const file = `${dir}/config`;
+    await Deno.writeTextFile(file, kubeconfigWith("", "token: 123456"));
+    assertEquals(
+      await loginErrorOf(() => loginWithKubeconfig({ kubeconfig: file })),
+      `The kubeconfig ${file} is invalid: the user "u" has token set to a number; ` +
+        `it must be a string (quote it), as kubectl reads it.`,
+    );
+    await Deno.writeTextFile(file, kubeconfigWith("", "password: 0755\n    username: admin"));
+    const password = await loginErrorOf(() => loginWithKubeconfig({ kubeconfig: file }));
+    assert(password.includes("has password set to a number"), password);
+    assert(!password.includes("755") && !password.includes("493"), "no secret in the message");
+    await Deno.writeTextFile(
+      file,
+      kubeconfigWith(
+        "",
+        'exec: { apiVersion: client.authentication.k8s.io/v1, command: x, provideClusterInfo: "yes" }',
+      ),
+    );
+    assertEquals(
+      await loginErrorOf(() => loginWithKubeconfig({ kubeconfig: file })),
+      `The kubeconfig ${file} is invalid: the user "u" has exec.provideClusterInfo set to ` +
+        `"yes" (a string); it must be true or false, unquoted, as kubectl reads it.`,
+    );
+    await Deno.writeTextFile(
+      file,
+      kubeconfigWith("", "exec: { apiVersion: v1, command: x, args: [1, on] }"),
+    );
+    assert(
+      (await loginErrorOf(() => loginWithKubeconfig({ kubeconfig: file }))).includes(
+        "exec.args set to a number",
+      ),
+    );
+    await Deno.writeTextFile(file, kubeconfigWith("disable-compression: 1"));
+    assert(
+      (await loginErrorOf(() => loginWithKubeconfig({ kubeconfig: file }))).includes(
+        "disable-compression set to 1 (a number)",
+      ),
+    );
+    // A namespace that YAML 1.1 reads as a boolean is no namespace for kubectl either.
+    await Deno.writeTextFile(
+      file,
+      kubeconfigWith("").replace("user: u }", "user: u, namespace: no }"),
+    );
+    assertEquals(
+      await loginErrorOf(() => loginWithKubeconfig({ kubeconfig: file })),
+      `The kubeconfig ${file} is invalid: the context "ctx" has namespace set to a boolean; ` +
+        `it must be a string (quote it), as kubectl reads it.`,
+    );
+    // Timestamps stay strings, as kubectl keeps them; unknown fields are ignored.
+    await Deno.writeTextFile(
+      file,
+      kubeconfigWith(
+        "bogus: 1",
+        "auth-provider: { name: oidc, config: { id-token: tok, expiry: 2031-01-01T00:00:00Z } }",
+      ),
+    );
+    const info = await loginWithKubeconfig({ kubeconfig: file });
+    assertEquals(info?.token, "tok");
+    assertEquals(info?.expiration?.toISOString(), "2031-01-01T00:00:00.000Z");
+  });
+});

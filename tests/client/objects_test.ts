@@ -2,7 +2,8 @@
  * Operations on a scripted API server: paginated lists, get/create/patch/delete on
  * objects and the status subresource, and the default namespace of the credentials.
  */
-import { assertEquals, assertRejects } from "../assert.ts";
+import { assertEquals, assertMatch, assertRejects } from "../assert.ts";
+import { REQUEST_ID_ANNOTATION } from "../../src/client/creation.ts";
 import {
   createObject,
   deleteObject,
@@ -14,6 +15,7 @@ import { ApiClient } from "../../src/client/api.ts";
 import { Vault } from "../../src/client/vault.ts";
 import { json, KEX, list, obj, ScriptedServer } from "./scripted_server.ts";
 import { UsageError } from "../../src/structs/errors.ts";
+import { Resource } from "../../src/structs/resources.ts";
 
 Deno.test("a list follows continue tokens through all pages and fills apiVersion and kind", async () => {
   await using server = ScriptedServer.start((request) => {
@@ -60,10 +62,13 @@ Deno.test("get, create, patch (merge and JSON, object and status) and delete sen
     ["PATCH", `${base}/x`, "application/json-patch+json"],
     ["DELETE", `${base}/x`, "application/json"],
   ]);
-  assertEquals(JSON.parse(server.requests[1].body), {
+  const created = JSON.parse(server.requests[1].body);
+  const stamp = created.metadata.annotations[REQUEST_ID_ANNOTATION];
+  assertMatch(stamp, /^[0-9a-f-]{36}$/, "the create's stamp, to resolve a lost reply");
+  assertEquals(created, {
     apiVersion: "kopf.dev/v1",
     kind: "KopfExample",
-    metadata: { name: "x", namespace: "ns" },
+    metadata: { name: "x", namespace: "ns", annotations: { [REQUEST_ID_ANNOTATION]: stamp } },
     spec: { a: 1 },
   });
   assertEquals(JSON.parse(server.requests[4].body), [{
@@ -87,6 +92,33 @@ Deno.test("wrong patch shapes and missing namespaces are refused before any requ
     "list of operations",
   );
   await assertRejects(() => getObject(api, KEX, { name: "x" }), UsageError, "needs a namespace");
+  assertEquals(server.requests.length, 0);
+});
+
+Deno.test("names and namespaces that are not one path segment are refused before any request", async () => {
+  await using server = ScriptedServer.start(() => json({}));
+  await using api = server.client();
+  const secrets = new Resource({ group: "", version: "v1", plural: "secrets", namespaced: true });
+  // ".." would have been resolved by the URL parser: DELETE /api/v1/namespaces/tenant-a/
+  await assertRejects(
+    () => deleteObject(api, secrets, { namespace: "tenant-a", name: ".." }),
+    UsageError,
+    'The name ".." for secrets.v1 cannot be used',
+  );
+  await assertRejects(() => deleteObject(api, secrets, { namespace: "..", name: "x" }), UsageError);
+  await assertRejects(() => getObject(api, secrets, { namespace: "a", name: "." }), UsageError);
+  await assertRejects(() => getObject(api, secrets, { namespace: "a", name: "b/c" }), UsageError);
+  await assertRejects(() => getObject(api, secrets, { namespace: "a", name: "%2e" }), UsageError);
+  await assertRejects(() => getObject(api, secrets, { namespace: "a", name: "" }), UsageError);
+  await assertRejects(
+    () => patchObject(api, secrets, { namespace: "a", name: "x" }, {}, { subresource: ".." }),
+    UsageError,
+    "The subresource",
+  );
+  await assertRejects(
+    () => createObject(api, secrets, { metadata: { namespace: "a", name: ".." } }),
+    UsageError,
+  );
   assertEquals(server.requests.length, 0);
 });
 

@@ -1,4 +1,5 @@
-import { assertEquals } from "../assert.ts";
+import { assertEquals, assertMatch } from "../assert.ts";
+import { REQUEST_ID_ANNOTATION } from "../../src/client/creation.ts";
 import { json, ScriptedServer, status } from "../client/scripted_server.ts";
 import { configure } from "../../src/platform/logging.ts";
 import { startEventPoster } from "../../src/engines/posting.ts";
@@ -37,7 +38,11 @@ Deno.test("an object's log record becomes an Event POSTed to the API, in the obj
     const request = server.requests[0];
     assertEquals([request.method, request.path], ["POST", "/api/v1/namespaces/ns1/events"]);
     const event = JSON.parse(request.body);
-    assertEquals(event.metadata, { namespace: "ns1", generateName: "kopf-event-" });
+    // The client picks the name for generateName, and stamps the create (never posted twice).
+    const { name, annotations, ...metadata } = event.metadata;
+    assertEquals(metadata, { namespace: "ns1", generateName: "kopf-event-" });
+    assertMatch(name, /^kopf-event-[bcdfghjklmnpqrstvwxz2456789]{5}$/);
+    assertEquals(Object.keys(annotations), [REQUEST_ID_ANNOTATION]);
     assertEquals(event.involvedObject, {
       apiVersion: "kopf.dev/v1",
       kind: "KopfExample",

@@ -69,9 +69,9 @@ class Log {
 function tracked(client: ObservationClient, log: Log): ObservationClient {
   return {
     discover: (options) => client.discover(options),
-    watch: async function* (resource, namespace, signal) {
+    watch: async function* (resource, namespace, signal, parts, recovery) {
       try {
-        yield* client.watch(resource, namespace, signal);
+        yield* client.watch(resource, namespace, signal, parts, recovery);
       } finally {
         log.add(`closed ${resource.plural}@${namespace ?? "*"}`);
       }

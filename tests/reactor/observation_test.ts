@@ -426,6 +426,9 @@ Deno.test("repeated failures back off along the delays; a success starts them ov
   const third = t.client.latest("kopfexamples@*")!;
   assertEquals(t.client.opened.get("kopfexamples@*")!.length, 2);
   third.listed([]);
+  await settle();
+  // Up longer than the pause before it: a watch of use, after which the pauses start over.
+  await t.clock.advance(5);
   third.fail(gone());
   await settle();
   await t.clock.advance(1);

@@ -1,10 +1,14 @@
 /**
  * A scripted, in-memory stand-in for the API as observation sees it: the test decides
- * what discovery returns and what every watch stream yields, and when.
+ * what discovery returns and what every watch stream yields, and when. Like the client's
+ * watches, a watch given recovery options goes on through the failures and ends of its
+ * streams (the client's own `keepWatching`): each opens a new stream after a pause.
  */
 import type { RawBody } from "../../src/structs/bodies.ts";
 import type { Resource } from "../../src/structs/resources.ts";
-import type { WatchItem } from "../../src/client/watch.ts";
+import type { WatchItem, WatchRecoveryOptions } from "../../src/client/watch.ts";
+import { keepWatching, WatchHealth } from "../../src/client/watch_recovery.ts";
+import { silentLogger } from "../../src/reactor/default_logger.ts";
 import type { ObservationClient } from "../../src/reactor/observation.ts";
 import { type Deferred, deferred } from "../clocks.ts";
 
@@ -112,8 +116,29 @@ export class ScriptedClient implements ObservationClient {
     return [...this.resources];
   }
 
-  watch(resource: Resource, namespace: string | undefined, signal: AbortSignal) {
+  watch(
+    resource: Resource,
+    namespace: string | undefined,
+    signal: AbortSignal,
+    _parts?: boolean,
+    recovery?: WatchRecoveryOptions,
+  ): AsyncIterable<WatchItem> {
     const key = id(resource, namespace);
+    const open = () => this.#open(key, resource, namespace, signal);
+    if (recovery === undefined) return open();
+    const health = new WatchHealth(`The watch of ${key}`, {
+      ...recovery,
+      logger: recovery.logger ?? silentLogger,
+    });
+    return keepWatching(open, health, { ...recovery, signal });
+  }
+
+  #open(
+    key: string,
+    resource: Resource,
+    namespace: string | undefined,
+    signal: AbortSignal,
+  ): AsyncGenerator<WatchItem> {
     const error = this.openErrors.get(key);
     if (error !== undefined) {
       this.openErrors.delete(key);

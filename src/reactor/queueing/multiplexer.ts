@@ -236,16 +236,7 @@ export class Multiplexer {
    * seconds), per resource: what the queue's metrics show. Walks all workers: for scrapes.
    */
   waiting(): Map<Resource, { depth: number; oldest: number }> {
-    const now = this.#clock.now();
-    const result = new Map<Resource, { depth: number; oldest: number }>();
-    for (const worker of this.#workers.all()) {
-      if (worker.pending === undefined && worker.phase !== "admitting") continue;
-      let entry = result.get(worker.resource);
-      if (entry === undefined) result.set(worker.resource, entry = { depth: 0, oldest: 0 });
-      entry.depth++;
-      entry.oldest = Math.max(entry.oldest, now - worker.waitingSince);
-    }
-    return result;
+    return waitingOf(this.#workers.all(), this.#clock.now());
   }
 
   /** Whether the shutdown has begun. */
@@ -351,13 +342,8 @@ export class Multiplexer {
 
   /** The objects being processed now, as messages name them (`kopfexamples ns/name`). */
   processing(): string[] {
-    const objects: string[] = [];
-    for (const worker of this.#workers.all()) {
-      if (worker.current !== undefined) {
-        objects.push(describeObject(worker.resource, worker.current.object));
-      }
-    }
-    return objects;
+    return this.#workers.all().filter((w) => w.current !== undefined)
+      .map((w) => describeObject(w.resource, w.current!.object));
   }
 
   async #depletedWithin(seconds: number): Promise<boolean> {
@@ -589,6 +575,22 @@ export class Multiplexer {
     this.#enter(worker, "running");
     return true;
   }
+}
+
+/** The workers with unprocessed states, per resource: how many, and the oldest's wait. */
+function waitingOf(
+  workers: readonly Worker[],
+  now: number,
+): Map<Resource, { depth: number; oldest: number }> {
+  const result = new Map<Resource, { depth: number; oldest: number }>();
+  for (const worker of workers) {
+    if (worker.pending === undefined && worker.phase !== "admitting") continue;
+    let entry = result.get(worker.resource);
+    if (entry === undefined) result.set(worker.resource, entry = { depth: 0, oldest: 0 });
+    entry.depth++;
+    entry.oldest = Math.max(entry.oldest, now - worker.waitingSince);
+  }
+  return result;
 }
 
 /** A worker for an object, with its first state waiting; parked until started. */
