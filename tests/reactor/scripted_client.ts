@@ -9,7 +9,7 @@ import type { Resource } from "../../src/structs/resources.ts";
 import type { WatchItem, WatchRecoveryOptions } from "../../src/client/watch.ts";
 import { keepWatching, WatchHealth } from "../../src/client/watch_recovery.ts";
 import { silentLogger } from "../../src/reactor/default_logger.ts";
-import type { ObservationClient } from "../../src/reactor/observation.ts";
+import type { ObservationClient } from "../../src/reactor/observation/observation_client.ts";
 import { type Deferred, deferred } from "../clocks.ts";
 
 /** One open watch stream, fed by the test. */

@@ -3,22 +3,22 @@
  * appearing and disappearing, deletions missed during a broken watch, and discovery
  * that runs only when CRDs change.
  */
-import { assert, assertEquals, assertSettlesWithin } from "../assert.ts";
-import type { RawBody } from "../../src/structs/bodies.ts";
-import type { Resource } from "../../src/structs/resources.ts";
-import { ApiClient } from "../../src/client/api.ts";
-import { Vault } from "../../src/client/vault.ts";
-import { FakeCluster } from "../../src/testing/fake_cluster/mod.ts";
-import { makeScope, type NamespacePattern } from "../../src/structs/namespace_scopes.ts";
+import { assert, assertEquals, assertSettlesWithin } from "../../assert.ts";
+import type { RawBody } from "../../../src/structs/bodies.ts";
+import type { Resource } from "../../../src/structs/resources.ts";
+import { ApiClient } from "../../../src/client/api.ts";
+import { Vault } from "../../../src/client/vault.ts";
+import { FakeCluster } from "../../../src/testing/fake_cluster/mod.ts";
+import { makeScope, type NamespacePattern } from "../../../src/structs/namespace_scopes.ts";
 import {
   type ObservationClient,
   observationClient,
-  Observer,
-} from "../../src/reactor/observation.ts";
-import type { ObjectEvent } from "../../src/structs/bodies.ts";
-import { Multiplexer } from "../../src/reactor/queueing/multiplexer.ts";
-import { silentLogger } from "../../src/reactor/default_logger.ts";
-import { exampleCrd } from "../testing/fake_cluster/helpers.ts";
+} from "../../../src/reactor/observation/observation_client.ts";
+import { Observer } from "../../../src/reactor/observation/observer.ts";
+import type { ObjectEvent } from "../../../src/structs/bodies.ts";
+import { Multiplexer } from "../../../src/reactor/queueing/multiplexer.ts";
+import { silentLogger } from "../../../src/reactor/default_logger.ts";
+import { exampleCrd } from "../../testing/fake_cluster/helpers.ts";
 
 const CRD = exampleCrd();
 

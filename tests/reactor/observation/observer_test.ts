@@ -4,16 +4,17 @@ import {
   assertRejects,
   assertSettlesWithin,
   assertStringIncludes,
-} from "../assert.ts";
-import { Resource } from "../../src/structs/resources.ts";
-import type { RawBody } from "../../src/structs/bodies.ts";
-import { APIForbiddenError, APINotFoundError } from "../../src/client/api_errors.ts";
-import { makeScope, type NamespacePattern } from "../../src/structs/namespace_scopes.ts";
-import { Observer, type WatchedDimension } from "../../src/reactor/observation.ts";
-import type { ObjectEvent } from "../../src/structs/bodies.ts";
-import { deferred, ManualClock, settle } from "../clocks.ts";
-import { ScriptedClient } from "./scripted_client.ts";
-import { RecordingLogger } from "./recording_logger.ts";
+} from "../../assert.ts";
+import { Resource } from "../../../src/structs/resources.ts";
+import type { RawBody } from "../../../src/structs/bodies.ts";
+import { APIForbiddenError, APINotFoundError } from "../../../src/client/api_errors.ts";
+import { makeScope, type NamespacePattern } from "../../../src/structs/namespace_scopes.ts";
+import { Observer } from "../../../src/reactor/observation/observer.ts";
+import type { WatchedDimension } from "../../../src/reactor/observation/observation_client.ts";
+import type { ObjectEvent } from "../../../src/structs/bodies.ts";
+import { deferred, ManualClock, settle } from "../../clocks.ts";
+import { ScriptedClient } from "../scripted_client.ts";
+import { RecordingLogger } from "../recording_logger.ts";
 
 const VERBS = ["list", "watch", "patch", "get"];
 const KEX = new Resource({

@@ -1,0 +1,216 @@
+/**
+ * The watches of the served objects: what each remembers of the objects it has seen, and
+ * how their items are fed — every event, every listed object as a listing's parts arrive (on
+ * re-listings only those that changed), and once a listing is complete a `DELETED` for every
+ * object it knew that the listing no longer has: the deletions missed while the watch was
+ * broken. A watch remembers of each object only its version and identity, or its last full
+ * state where deleted objects' bodies matter (see `ObserverOptions.keepsLastStates`).
+ *
+ * @module
+ */
+
+import type { ObjectEvent, RawBody, RawMeta } from "../../structs/bodies.ts";
+import type { Clock } from "../../structs/clock.ts";
+import { objectKey } from "../../structs/identities.ts";
+import type { Resource } from "../../structs/resources.ts";
+import type { WatchItem } from "../../client/watch.ts";
+import type { WatchedDimension } from "./observation_client.ts";
+
+/** `settings.watching.listPatience` when no settings are given. */
+const DEFAULT_LIST_PATIENCE = 120;
+
+/** One watch of objects and what it remembers of them. */
+export interface Watcher extends WatchedDimension {
+  readonly id: string;
+  readonly fingerprint: string;
+  readonly controller: AbortController;
+  /**
+   * Every object seen and not deleted, by key, to detect missed deletions: its full last
+   * state if `keeps`, otherwise only its version and identity.
+   */
+  readonly known: Map<string, RawBody | Trace>;
+  /** Whether `known` holds full states (see {@link ObserverOptions.keepsLastStates}). */
+  readonly keeps: boolean;
+  /**
+   * One copy of every namespace name in `known`, shared by the objects there instead of one
+   * copy per object; pruned at every full listing.
+   */
+  readonly namespaceNames: Map<string, string>;
+  /** The keys of the objects of the listing in progress, which comes in parts. */
+  listing?: Set<string>;
+  /** When the listing in progress began (the clock's seconds). */
+  listingSince?: number;
+  listed: boolean;
+  done?: Promise<void>;
+}
+
+/**
+ * What a watch remembers of an object when it does not keep full states: its version, and
+ * what identifies it in a deletion notice. Its uid is not stored: it is the object's key
+ * (see {@link objectKey}) whenever it has one. With its strings, about a hundred bytes per
+ * object besides its key (measured), against kilobytes for a full state.
+ */
+class Trace {
+  constructor(
+    public resourceVersion: string | undefined,
+    readonly name: string | undefined,
+    readonly namespace: string | undefined,
+  ) {}
+}
+
+/** What a {@link WatchFeeder} is made of. */
+export interface WatchFeederOptions {
+  /** Receives the events of all served objects; a promise pushes back. */
+  readonly feed: (resource: Resource, event: ObjectEvent) => void | Promise<void>;
+  /** `listPatience`: seconds for which a listing's parts wait for the feed's back-pressure. */
+  readonly watching?: { readonly listPatience: number };
+  /** The clock of the listings' patience. */
+  readonly clock: Clock;
+  /** A watch has fed its first full listing. */
+  readonly onFirstListing: (watcher: Watcher) => void;
+}
+
+/** Feeds the items of the objects' watches; see the module docs. */
+export class WatchFeeder {
+  readonly #feed: WatchFeederOptions["feed"];
+  readonly #watching: WatchFeederOptions["watching"];
+  readonly #clock: Clock;
+  readonly #onFirstListing: WatchFeederOptions["onFirstListing"];
+
+  /** A feeder into the given feed. */
+  constructor(options: WatchFeederOptions) {
+    this.#feed = options.feed;
+    this.#watching = options.watching;
+    this.#clock = options.clock;
+    this.#onFirstListing = options.onFirstListing;
+  }
+
+  /**
+   * Feed a watch's item; return the last promise the feed returned, to wait for before the
+   * next item.
+   */
+  onItem(watcher: Watcher, item: WatchItem): Promise<void> | undefined {
+    const { resource, known } = watcher;
+    if (item.type !== "LISTED" && item.type !== "LISTING") {
+      const key = objectKey(item.object);
+      if (item.type === "DELETED") known.delete(key);
+      else this.#remember(watcher, key, item.object);
+      return promised(this.#feed(resource, { type: item.type, object: item.object }));
+    }
+    // A listing comes whole, or in parts: the objects of each part are fed as it arrives,
+    // and the keys noted, so that the last part can tell which known objects are gone.
+    if (!item.continued || watcher.listing === undefined) {
+      watcher.listing = new Set();
+      watcher.listingSince = this.#clock.now();
+    }
+    const listed = watcher.listing;
+    let last: Promise<void> | undefined;
+    for (const object of item.objects) {
+      const key = objectKey(object);
+      listed.add(key);
+      // Objects already fed in this very state (on re-listings, or in the parts of a listing
+      // that broke off and began anew) are not fed again.
+      const unchanged = this.#remember(watcher, key, object);
+      if (!unchanged) last = promised(this.#feed(resource, { type: null, object })) ?? last;
+    }
+    if (item.type === "LISTING") {
+      // Back-pressure within a listing only for so long: a continuation expires and a
+      // server's watch ends (timeoutSeconds) while a listing is held, so a listing that has
+      // taken longer is fed at once from then on; the feed's queues hold the rest.
+      const patience = this.#watching?.listPatience ?? DEFAULT_LIST_PATIENCE;
+      return this.#clock.now() - (watcher.listingSince ?? 0) < patience ? last : undefined;
+    }
+    watcher.listing = undefined;
+    watcher.listingSince = undefined;
+    const first = !watcher.listed;
+    for (const [key, state] of known) {
+      if (!listed.has(key)) {
+        known.delete(key);
+        const object = state instanceof Trace ? deletionNotice(resource, key, state) : state;
+        last = promised(this.#feed(resource, { type: "DELETED", object })) ?? last;
+      }
+    }
+    if (!watcher.keeps) {
+      // Forget the namespaces that no known object is in any more (e.g. deleted ones).
+      const names = watcher.namespaceNames;
+      names.clear();
+      for (const trace of known.values()) {
+        if (trace instanceof Trace && trace.namespace !== undefined) {
+          names.set(trace.namespace, trace.namespace);
+        }
+      }
+    }
+    if (first) {
+      watcher.listed = true;
+      this.#onFirstListing(watcher);
+    }
+    return last;
+  }
+
+  /**
+   * Remember an object's current state as the watch keeps it; true if the watch already
+   * knew it in this very version.
+   */
+  #remember(watcher: Watcher, key: string, object: RawBody): boolean {
+    const meta = object.metadata;
+    const version = meta?.resourceVersion;
+    const previous = watcher.known.get(key);
+    if (watcher.keeps) {
+      watcher.known.set(key, remembered(object));
+      return previous !== undefined && !(previous instanceof Trace) &&
+        previous.metadata?.resourceVersion === version;
+    }
+    if (previous instanceof Trace) {
+      // The same key is the same object: its name and namespace have not changed.
+      const unchanged = previous.resourceVersion === version;
+      previous.resourceVersion = version;
+      return unchanged;
+    }
+    let namespace = meta?.namespace;
+    if (namespace !== undefined) {
+      const names = watcher.namespaceNames;
+      const shared = names.get(namespace);
+      if (shared === undefined) names.set(namespace, namespace);
+      else namespace = shared;
+    }
+    watcher.known.set(key, new Trace(version, meta?.name, namespace));
+    return false;
+  }
+}
+
+/**
+ * The state kept for a possible deletion notice: the object without its managed fields,
+ * which are often most of its size and no business of a deletion handler.
+ */
+function remembered(object: RawBody): RawBody {
+  const meta = object.metadata;
+  if (meta?.managedFields === undefined) return object;
+  const { managedFields: _, ...rest } = meta;
+  return { ...object, metadata: rest };
+}
+
+/**
+ * The body fed for a deletion missed in a gap when only a {@link Trace} of the object is
+ * known: its type and identity, and its last known version.
+ */
+function deletionNotice(resource: Resource, key: string, trace: Trace): RawBody {
+  const { name, namespace, resourceVersion } = trace;
+  // Without a uid, the key is `namespace/name` (see objectKey); otherwise it is the uid.
+  const uid = key === `${namespace ?? ""}/${name ?? ""}` ? undefined : key;
+  const metadata: RawMeta = {};
+  if (name !== undefined) metadata.name = name;
+  if (namespace !== undefined) metadata.namespace = namespace;
+  if (uid !== undefined) metadata.uid = uid;
+  if (resourceVersion !== undefined) metadata.resourceVersion = resourceVersion;
+  return { apiVersion: resource.apiVersion, kind: resource.kind, metadata };
+}
+
+/** What a feed returned, if it is a promise to wait for. */
+function promised(result: void | Promise<void>): Promise<void> | undefined {
+  return result instanceof Promise ? result : undefined;
+}
+
+/** The key of a watch: its resource and namespace. */
+export function watcherId(resource: Resource, namespace: string | undefined): string {
+  return `${resource.key}\u0000${namespace ?? ""}`;
+}

@@ -1,0 +1,86 @@
+/**
+ * What the observation needs from the API — discovery and continuous watching — and the
+ * resources it watches besides the served ones: namespaces (to know which exist) and
+ * CustomResourceDefinitions (to notice resources appearing and disappearing).
+ *
+ * @module
+ */
+
+import { Resource } from "../../structs/resources.ts";
+import type { ApiClient } from "../../client/api.ts";
+import { Discovery } from "../../client/discovery.ts";
+import { type WatchItem, watchObjects, type WatchRecoveryOptions } from "../../client/watch.ts";
+
+/** Core v1 namespaces, watched to know which namespaces exist. */
+export const NAMESPACES: Resource = new Resource({
+  group: "",
+  version: "v1",
+  plural: "namespaces",
+  kind: "Namespace",
+  singular: "namespace",
+  namespaced: false,
+  verbs: ["get", "list", "watch"],
+});
+
+/** CustomResourceDefinitions, watched to notice resources appearing and disappearing. */
+export const CUSTOM_RESOURCE_DEFINITIONS: Resource = new Resource({
+  group: "apiextensions.k8s.io",
+  version: "v1",
+  plural: "customresourcedefinitions",
+  kind: "CustomResourceDefinition",
+  singular: "customresourcedefinition",
+  namespaced: false,
+  verbs: ["get", "list", "watch"],
+});
+
+/** What observation needs from the API: discovery and continuous watching. */
+export interface ObservationClient {
+  /**
+   * The resources the cluster serves. `fresh` asks to bypass any cache (it is set when
+   * CRDs have changed since the last call).
+   */
+  discover(options: { fresh: boolean; signal: AbortSignal }): Promise<readonly Resource[]>;
+  /**
+   * Watch a resource (in one namespace, or cluster-wide when `undefined`) until the signal
+   * aborts: a `LISTED` item first and after every re-listing, live events in between.
+   * With `parts`, a listing may come in `LISTING` parts before its `LISTED` item, as it
+   * arrives (the objects' watches ask for that; namespaces and CRDs take whole listings).
+   * The watch recovers from failures itself — reports them, pauses, lists again — as
+   * `recovery` says; it ends early only with a failure for which `recovery.onFailure`
+   * returned true, thrown.
+   */
+  watch(
+    resource: Resource,
+    namespace: string | undefined,
+    signal: AbortSignal,
+    parts?: boolean,
+    recovery?: WatchRecoveryOptions,
+  ): AsyncIterable<WatchItem>;
+}
+
+/** The observation client backed by the framework's API client and discovery. */
+export function observationClient(api: ApiClient, discovery?: Discovery): ObservationClient {
+  const cache = discovery ?? new Discovery(api);
+  return {
+    discover: ({ fresh, signal }) => {
+      if (fresh) cache.refresh();
+      return cache.resources(signal);
+    },
+    watch: (resource, namespace, signal, parts, recovery) =>
+      watchObjects(api, resource, {
+        ...recovery,
+        namespace,
+        signal,
+        listParts: parts,
+        persistent: true,
+      }),
+  };
+}
+
+/** One watch: a resource in a namespace, or cluster-wide (`namespace` undefined). */
+export interface WatchedDimension {
+  /** The watched resource. */
+  readonly resource: Resource;
+  /** The namespace, or `undefined` for a cluster-wide watch. */
+  readonly namespace: string | undefined;
+}

@@ -1,0 +1,437 @@
+/**
+ * Observation: which resources and namespaces are served right now, and one watch per
+ * served (resource, namespace) — or per resource, cluster-wide — feeding the queueing.
+ *
+ * - Resources come from discovery, narrowed by a selection callback (the registry's
+ *   selectors). CustomResourceDefinitions are watched: when one is created, changed or
+ *   deleted, discovery runs again (once for a burst of changes) and watches start or
+ *   stop accordingly.
+ * - Namespaces given by name only are served as they are. With patterns, namespaces come
+ *   from watching the cluster's namespaces and matching them against the scope's
+ *   patterns; they start and stop being served as they appear and disappear. A
+ *   namespace being deleted is still served until it is gone, so that its objects can be
+ *   finalised. Without the permission to list namespaces (403), the literal names among
+ *   the patterns are served as they are.
+ * - Cluster-scoped resources are watched once, cluster-wide, whatever the namespaces.
+ * - Each watch feeds every event, and every listed object as the listing's parts (pages,
+ *   or batches of a streamed listing) arrive — on re-listings only those that changed —
+ *   and once the listing is complete, a `DELETED` for every object it knew that the
+ *   listing no longer has: the deletions missed while the watch was broken.
+ * - For that, a watch remembers of each object only its resourceVersion and identity
+ *   (name, namespace, uid), and a missed deletion carries a minimal body made of them.
+ *   Resources for which {@link ObserverOptions.keepsLastStates} says so remember each
+ *   object's last full state instead (without its managed fields), and a missed deletion
+ *   carries that state.
+ * - The feed may push back: while the promise it returns is pending, the watch takes no
+ *   further item from its stream, so unread events wait in the connection or on the server
+ *   rather than in memory — within a listing, for `settings.watching.listPatience` seconds
+ *   only ({@link ObserverOptions.watching}).
+ *
+ * @module
+ */
+
+import type { ObjectEvent } from "../../structs/bodies.ts";
+import { describeError, summarizeError } from "../../structs/log_formats.ts";
+import type { Resource } from "../../structs/resources.ts";
+import { type Clock, realClock, sleep } from "../../structs/clock.ts";
+import { Backoff, type BackoffOptions } from "../../structs/backoffs.ts";
+import { FailureStreak } from "../../structs/failure_streaks.ts";
+import type { Logger } from "../../structs/loggers.ts";
+import {
+  literalNamespaces,
+  needsNamespaceWatching,
+  type Scope,
+} from "../../structs/namespace_scopes.ts";
+import { reactorLogger } from "../default_logger.ts";
+import type { ObservationClient, WatchedDimension } from "./observation_client.ts";
+import { type Watcher, watcherId, WatchFeeder } from "./object_watches.ts";
+import { Scanning } from "./scanning.ts";
+import { describeDimension, signalled, untilAborted, WatchConsumer } from "./watch_consumer.ts";
+
+/** What an {@link Observer} is made of. */
+export interface ObserverOptions {
+  /** Discovery and watching. */
+  readonly client: ObservationClient;
+  /** Where to look for objects. */
+  readonly scope: Scope;
+  /** Which of the discovered resources to serve (e.g. those the registry's handlers select). */
+  readonly select: (resources: readonly Resource[]) => readonly Resource[];
+  /**
+   * Receives the events of all served objects (e.g. `multiplexer.push`).
+   *
+   * It may return a promise to push back: until it settles, the watch that fed the event
+   * takes no further item from its stream (the events wait in the connection or on the
+   * server, not in memory). For a full listing, all listed objects and the deletions
+   * missed in the gap are fed first, then the last promise returned is waited for. The
+   * wait ends early when the watch is paused or stopped. A rejection is logged and the
+   * watch goes on. Namespaces and CRDs are watched separately and never wait for it.
+   */
+  readonly feed: (resource: Resource, event: ObjectEvent) => void | Promise<void>;
+  /**
+   * Whether a resource's watches keep the last full state of every object (without its
+   * managed fields), so that a deletion missed while a watch was broken (noticed when a
+   * re-listing no longer has the object) is fed with the object's last known body.
+   *
+   * Otherwise (and when this option is absent), only each object's resourceVersion, name,
+   * namespace and uid are kept — some tens of bytes per object instead of kilobytes — and
+   * such a deletion is fed with a minimal body:
+   * `{ apiVersion, kind, metadata: { name, namespace, uid, resourceVersion } }`.
+   *
+   * Worth it only for resources whose handlers look at the body of a deleted object (event
+   * or deletion handlers). Asked once per watch, when it starts.
+   */
+  readonly keepsLastStates?: (resource: Resource) => boolean;
+  /**
+   * With `disabled`, neither namespaces nor CRDs are watched: resources are discovered
+   * once, and only the literal namespace names are served (`settings.scanning` fits).
+   */
+  readonly scanning?: { readonly disabled: boolean };
+  /**
+   * `listPatience`: seconds for which a listing's parts wait for the feed's back-pressure;
+   * afterwards they are fed as they come (120 by default; read at every listing part).
+   */
+  readonly watching?: { readonly listPatience: number };
+  /** Called once per watch, when its first full listing has been fed. */
+  readonly onListed?: (dimension: WatchedDimension) => void;
+  /**
+   * The pauses before a failed watch or discovery is tried again: capped exponential
+   * backoff with jitter (client-go's reflector defaults unless given).
+   */
+  readonly backoff?: BackoffOptions;
+  /** Time source; the real clock by default. */
+  readonly clock?: Clock;
+  /** Where to report; the `kopf.reactor` logger by default. */
+  readonly logger?: Logger;
+}
+
+/**
+ * Keeps exactly one watch per served (resource, namespace) while it runs. Create it,
+ * call {@link Observer.run} with a signal; it resolves after the signal aborted and all
+ * watches have stopped (or rejects if the initial discovery fails).
+ */
+export class Observer {
+  readonly #client: ObservationClient;
+  readonly #scope: Scope;
+  readonly #select: ObserverOptions["select"];
+  readonly #keepsLastStates: ObserverOptions["keepsLastStates"];
+  readonly #scanning: boolean;
+  readonly #onListed: ObserverOptions["onListed"];
+  readonly #backoff: BackoffOptions;
+  readonly #clock: Clock;
+  readonly #logger: Logger;
+  readonly #consumer: WatchConsumer;
+  readonly #feeder: WatchFeeder;
+  readonly #scan: Scanning;
+
+  /** Served resources by key. */
+  #resources = new Map<string, Resource>();
+  readonly #watchers = new Map<string, Watcher>();
+  /** Watches told to stop that have not finished yet. */
+  readonly #retiring = new Set<Promise<void>>();
+  /** Whether the watchers may be started (the initial state is known). */
+  #started = false;
+  #running = false;
+  #readyResolve!: () => void;
+  #listedResolve!: () => void;
+  /** The initial watches whose first listing is still awaited; `undefined` before start. */
+  #initial: Set<string> | undefined;
+  #rediscovery: { wanted: boolean; loop?: Promise<void> } = { wanted: false };
+
+  /**
+   * Resolves when the initial resources and namespaces are known and their watches are
+   * started. It never rejects; if the run fails first, it stays pending.
+   */
+  readonly ready: Promise<void>;
+
+  /**
+   * Resolves after {@link Observer.ready}, once every watch started then has fed its first
+   * full listing, has failed once, or has been stopped: objects created afterwards arrive
+   * as watch events, not as part of an initial listing. Resources that appear later (e.g.
+   * whose CRD is created later) do not hold it. It never rejects.
+   */
+  readonly listed: Promise<void>;
+
+  /** Create an observer; nothing happens until {@link Observer.run}. */
+  constructor(options: ObserverOptions) {
+    this.#client = options.client;
+    this.#scope = options.scope;
+    this.#select = options.select;
+    this.#keepsLastStates = options.keepsLastStates;
+    this.#scanning = !(options.scanning?.disabled ?? false);
+    this.#onListed = options.onListed;
+    this.#clock = options.clock ?? realClock;
+    this.#backoff = { clock: this.#clock, ...options.backoff };
+    this.#logger = options.logger ?? reactorLogger();
+    this.#consumer = new WatchConsumer({
+      client: this.#client,
+      backoff: this.#backoff,
+      clock: this.#clock,
+      logger: this.#logger,
+    });
+    this.#feeder = new WatchFeeder({
+      feed: options.feed,
+      watching: options.watching,
+      clock: this.#clock,
+      onFirstListing: (watcher) => {
+        this.#onListed?.({ resource: watcher.resource, namespace: watcher.namespace });
+        this.#settleInitial(watcher);
+      },
+    });
+    this.#scan = new Scanning(this.#consumer, this.#scope, this.#logger);
+    this.ready = new Promise((resolve) => (this.#readyResolve = resolve));
+    this.listed = new Promise((resolve) => (this.#listedResolve = resolve));
+  }
+
+  /** The served resources. */
+  get resources(): Resource[] {
+    return [...this.#resources.values()];
+  }
+
+  /** The served namespaces, sorted; `undefined` when serving the whole cluster. */
+  get namespaces(): string[] | undefined {
+    if (this.#scope.clusterwide) return undefined;
+    return [...this.#scan.namespaces ?? []].sort();
+  }
+
+  /** The watches currently running. */
+  get watchers(): WatchedDimension[] {
+    return [...this.#watchers.values()].map(({ resource, namespace }) => ({ resource, namespace }));
+  }
+
+  /** Whether the objects' watches are paused (see {@link Observer.pause}). */
+  get paused(): boolean {
+    return this.#consumer.pause.paused;
+  }
+
+  /**
+   * Close the objects' watches and feed nothing until {@link Observer.resume} (e.g. while a
+   * peer with a higher priority serves the cluster). Namespaces and CRDs are still
+   * observed. On resumption, each watch lists again and feeds only what changed meanwhile,
+   * deletions included.
+   */
+  pause(): void {
+    if (this.#consumer.pause.pause()) this.#logger.info("Pausing the watching of objects.");
+  }
+
+  /** Reopen the objects' watches after {@link Observer.pause}. */
+  resume(): void {
+    if (this.#consumer.pause.resume()) this.#logger.info("Resuming the watching of objects.");
+  }
+
+  /**
+   * List every object again and feed them all, as at the start: e.g. when this replica
+   * becomes the leader, since it only indexed the objects while on standby. Before the
+   * watches have started, there is nothing to do (their first listing feeds everything).
+   */
+  refeed(): void {
+    if (!this.#started) return;
+    for (const watcher of [...this.#watchers.values()]) void this.#stopWatcher(watcher);
+    this.#reconcile();
+  }
+
+  /** Observe until the signal aborts; see the class docs. */
+  async run(signal: AbortSignal): Promise<void> {
+    if (this.#running) throw new Error("This observer is already running.");
+    this.#running = true;
+    const stop = new AbortController();
+    const onAbort = () => stop.abort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    if (signal.aborted) stop.abort();
+    const background: Promise<void>[] = [];
+    try {
+      // The CRDs are listed before the discovery, so that no change falls between the two.
+      const crdsListed = signalled();
+      if (this.#scanning) {
+        background.push(
+          this.#scan.watchCrds(
+            stop.signal,
+            crdsListed.resolve,
+            () => this.#requestRediscovery(stop.signal),
+          ),
+        );
+      } else crdsListed.resolve();
+
+      const namespacesKnown = signalled();
+      if (this.#scope.clusterwide) {
+        namespacesKnown.resolve();
+      } else if (!this.#scanning || !needsNamespaceWatching(this.#scope)) {
+        // Names only (no patterns): served as they are, without the cluster-wide permission
+        // to list namespaces (a namespace that does not exist has no objects to watch).
+        this.#scan.namespaces = new Set(literalNamespaces(this.#scope.namespaces));
+        namespacesKnown.resolve();
+      } else {
+        background.push(
+          this.#scan.watchNamespaces(stop.signal, namespacesKnown.resolve, () => this.#reconcile()),
+        );
+      }
+
+      if (!await untilAborted(crdsListed.promise, stop.signal)) return;
+      const resources = await this.#discoverPatiently(false, stop.signal, true);
+      if (resources === undefined) return;
+      this.#applyResources(resources);
+      if (!await untilAborted(namespacesKnown.promise, stop.signal)) return;
+
+      this.#started = true;
+      this.#reconcile();
+      this.#initial = new Set(this.#watchers.keys());
+      this.#readyResolve();
+      this.#settleInitial(undefined);
+      await untilAborted(new Promise<void>(() => {}), stop.signal);
+    } finally {
+      stop.abort();
+      signal.removeEventListener("abort", onAbort);
+      this.#started = false;
+      for (const watcher of [...this.#watchers.values()]) void this.#stopWatcher(watcher);
+      await Promise.all([...background, ...this.#retiring, this.#rediscovery.loop]);
+      this.#running = false;
+    }
+  }
+
+  /**
+   * Discover, retrying failures along the retry delays. The initial discovery (`strict`)
+   * fails at once instead: the client has already retried what can be retried, and
+   * without it there is nothing to serve.
+   */
+  async #discoverPatiently(
+    fresh: boolean,
+    signal: AbortSignal,
+    strict: boolean,
+  ): Promise<readonly Resource[] | undefined> {
+    const delays = new Backoff(this.#backoff);
+    const streak = new FailureStreak({
+      logger: this.#logger,
+      what: "Discovery",
+      clock: this.#clock,
+    });
+    for (;;) {
+      try {
+        const resources = await this.#client.discover({ fresh, signal });
+        streak.succeeded();
+        return resources;
+      } catch (error) {
+        if (signal.aborted) return undefined;
+        if (strict) throw error;
+        const delay = delays.next();
+        streak.failed({ reason: summarizeError(error), retryIn: delay });
+        await sleep(delay, signal, this.#clock);
+        if (signal.aborted) return undefined;
+      }
+    }
+  }
+
+  /** Serve the selected resources among those discovered; restart watches as needed. */
+  #applyResources(discovered: readonly Resource[]): void {
+    const watchable = this.#select(discovered).filter((resource) => {
+      const ok = resource.verbs.length === 0 ||
+        (resource.verbs.includes("list") && resource.verbs.includes("watch"));
+      if (!ok) this.#logger.warning(`Not serving ${resource}: it cannot be listed and watched.`);
+      return ok;
+    });
+    const next = new Map(watchable.map((resource) => [resource.key, resource]));
+    for (const resource of next.values()) {
+      if (!this.#resources.has(resource.key)) this.#logger.debug(`Serving ${resource}.`);
+    }
+    for (const resource of this.#resources.values()) {
+      if (!next.has(resource.key)) this.#logger.info(`Not serving ${resource} any more.`);
+    }
+    this.#resources = next;
+    this.#reconcile();
+  }
+
+  /** Start the missing watches and stop the redundant ones. */
+  #reconcile(): void {
+    if (!this.#started) return;
+    const wanted = new Map<string, WatchedDimension & { fingerprint: string }>();
+    for (const resource of this.#resources.values()) {
+      const fingerprint = JSON.stringify(resource);
+      const namespaces = this.#scope.clusterwide || !resource.namespaced
+        ? [undefined]
+        : [...this.#scan.namespaces ?? []];
+      for (const namespace of namespaces) {
+        wanted.set(watcherId(resource, namespace), { resource, namespace, fingerprint });
+      }
+    }
+    for (const watcher of [...this.#watchers.values()]) {
+      const want = wanted.get(watcher.id);
+      if (want === undefined || want.fingerprint !== watcher.fingerprint) {
+        void this.#stopWatcher(watcher);
+      }
+    }
+    for (const [id, want] of wanted) {
+      if (!this.#watchers.has(id)) this.#startWatcher(id, want);
+    }
+  }
+
+  #startWatcher(id: string, want: WatchedDimension & { fingerprint: string }): void {
+    const watcher: Watcher = {
+      id,
+      resource: want.resource,
+      namespace: want.namespace,
+      fingerprint: want.fingerprint,
+      controller: new AbortController(),
+      known: new Map(),
+      keeps: this.#keepsLastStates?.(want.resource) ?? false,
+      namespaceNames: new Map(),
+      listed: false,
+    };
+    this.#watchers.set(id, watcher);
+    this.#logger.debug(`Watching ${describeDimension(watcher)}.`);
+    watcher.done = this.#consumer.consume(
+      watcher,
+      watcher.controller.signal,
+      (item) => this.#feeder.onItem(watcher, item),
+      () => {
+        // A failing watch is retried, but must not hold the readiness meanwhile.
+        this.#settleInitial(watcher);
+        return false;
+      },
+    );
+  }
+
+  /** Note that an initial watch needs no more waiting for; resolve `listed` after the last. */
+  #settleInitial(watcher: Watcher | undefined): void {
+    const initial = this.#initial;
+    if (initial === undefined) return;
+    if (watcher !== undefined) initial.delete(watcher.id);
+    if (initial.size === 0) {
+      this.#initial = undefined;
+      this.#listedResolve();
+    }
+  }
+
+  #stopWatcher(watcher: Watcher): Promise<void> {
+    if (this.#watchers.get(watcher.id) === watcher) this.#watchers.delete(watcher.id);
+    this.#settleInitial(watcher);
+    if (!watcher.controller.signal.aborted) {
+      watcher.controller.abort();
+      this.#logger.debug(`Stopping the watch of ${describeDimension(watcher)}.`);
+      const done = watcher.done ?? Promise.resolve();
+      this.#retiring.add(done);
+      void done.finally(() => this.#retiring.delete(done));
+    }
+    return watcher.done ?? Promise.resolve();
+  }
+
+  /** Discover again soon; requests made while a discovery runs lead to one more run. */
+  #requestRediscovery(signal: AbortSignal): void {
+    this.#rediscovery.wanted = true;
+    if (this.#rediscovery.loop !== undefined) return;
+    this.#rediscovery.loop = (async () => {
+      try {
+        while (this.#rediscovery.wanted && !signal.aborted) {
+          this.#rediscovery.wanted = false;
+          const resources = await this.#discoverPatiently(true, signal, false);
+          if (resources === undefined || signal.aborted) return;
+          try {
+            this.#applyResources(resources);
+          } catch (error) {
+            // A failing selection must not end the observation; the next change retries it.
+            this.#logger.error(`Selecting the resources to serve failed: ${describeError(error)}`);
+          }
+        }
+      } finally {
+        this.#rediscovery.loop = undefined;
+      }
+    })();
+  }
+}
