@@ -244,8 +244,8 @@ export interface PeeringOptions {
   readonly clock?: Clock;
 }
 
-/** Seconds to wait before a failed watch of the peering objects is tried again. */
-const WATCH_RETRY_DELAYS = [1, 2, 5, 10];
+/** The pauses of a failing watch of the peering objects: short, as a peering must be known. */
+const WATCH_BACKOFF = { initial: 1, cap: 10 };
 
 /** How long the removal of the own record may take on exit, in seconds. */
 const FAREWELL_TIMEOUT = 10;
@@ -377,53 +377,59 @@ export class Peering {
       : `${this.#resource.kind} ${name} in ${JSON.stringify(namespace)}`;
   }
 
+  /**
+   * Watch the peering objects until the stop. The watch keeps going by itself (it reports
+   * its failures and pauses along its backoff); a watch that fails before its first listing
+   * must not hold the start: the peering counts as absent meanwhile.
+   */
   async #watch(namespace: string | undefined): Promise<void> {
     const signal = this.#stop.signal;
     let listed = false;
-    let failures = 0;
-    while (!signal.aborted) {
-      try {
-        const items = watchObjects(this.#api, this.#resource, {
-          namespace,
-          fieldSelector: `metadata.name=${this.#settings.name}`,
-          signal,
-        });
-        for await (const item of items) {
-          if (signal.aborted) break;
-          failures = 0;
-          const known = new Set(this.#objects.keys());
-          if (item.type === "LISTED") {
-            for (const key of [...this.#objects.keys()]) {
-              if (namespace === undefined || key === namespace) this.#objects.delete(key);
-            }
-            for (const object of item.objects) this.#store(object, false);
-            if (!listed) {
-              listed = true;
-              if (--this.#unlisted === 0) this.#listedResolve();
-            }
-          } else {
-            this.#store(item.object, item.type === "DELETED");
-          }
-          // A peering object that appears gets the own record at once, not only with the
-          // next keep-alive: else the peers it pauses would run side by side until then.
-          const appeared = [...this.#objects.keys()].filter((key) => !known.has(key));
-          if (this.#engaged && appeared.length > 0) this.#announce(appeared);
-          if (this.#engaged) this.#evaluate();
-        }
-      } catch (error) {
+    const settleListing = () => {
+      if (listed) return;
+      listed = true;
+      if (--this.#unlisted === 0) this.#listedResolve();
+    };
+    try {
+      const items = watchObjects(this.#api, this.#resource, {
+        namespace,
+        fieldSelector: `metadata.name=${this.#settings.name}`,
+        signal,
+        persistent: true,
+        logger: this.#logger,
+        clock: this.#clock,
+        backoff: WATCH_BACKOFF,
+        onFailure: () => void settleListing(),
+      });
+      for await (const item of items) {
         if (signal.aborted) break;
-        const delay = WATCH_RETRY_DELAYS[Math.min(failures++, WATCH_RETRY_DELAYS.length - 1)];
-        this.#logger.warning(
-          `Watching the peering ${this.#describe(namespace)} failed; retrying in ${delay}s: ` +
-            `${error instanceof Error ? error.message : String(error)}`,
-        );
-        if (!listed) {
-          // An unwatchable peering must not hold the start: it counts as absent meanwhile.
-          listed = true;
-          if (--this.#unlisted === 0) this.#listedResolve();
+        const known = new Set(this.#objects.keys());
+        if (item.type === "LISTED") {
+          for (const key of [...this.#objects.keys()]) {
+            if (namespace === undefined || key === namespace) this.#objects.delete(key);
+          }
+          for (const object of item.objects) this.#store(object, false);
+          settleListing();
+        } else {
+          this.#store(item.object, item.type === "DELETED");
         }
-        await sleep(delay, signal, this.#clock);
+        // A peering object that appears gets the own record at once, not only with the
+        // next keep-alive: else the peers it pauses would run side by side until then.
+        const appeared = [...this.#objects.keys()].filter((key) => !known.has(key));
+        if (this.#engaged && appeared.length > 0) this.#announce(appeared);
+        if (this.#engaged) this.#evaluate();
       }
+    } catch (error) {
+      // A persistent watch ends only when stopped: anything else is reported, not lost.
+      if (!signal.aborted) {
+        this.#logger.error(
+          `Watching the peering ${this.#describe(namespace)} failed for good: ${
+            error instanceof Error ? error.message : String(error)
+          }`,
+        );
+      }
+    } finally {
+      settleListing();
     }
   }
 
