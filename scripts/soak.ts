@@ -9,7 +9,13 @@
  *     deno task soak                        # 10,000 objects, kills every 20 s
  *     deno task soak --objects 2000         # fewer objects
  *     deno task soak --kill-every 0 --duration 1800   # 30 minutes without kills: memory
+ *     deno task soak --signal term --slow-every 100   # rolling restarts: SIGTERM, slow handlers
  *     KOPF_SOAK_LOG=soak.log deno task soak …        # the operator's log kept in a file
+ *
+ * With `--signal term`, the operator gets SIGTERM instead of SIGKILL (a rolling restart):
+ * it must finish and store what runs before it exits, so no handler may run twice at all.
+ * `--slow-every N` makes the handlers of every N-th object take 5 s, so that the signals
+ * land while handlers run.
  *
  * It prints a table: the changes made, handled, lost (never handled), the runs of handlers
  * that had succeeded (after a SIGKILL: at least once, as expected; otherwise: a defect),
@@ -35,23 +41,41 @@ interface Options {
   killEvery: number;
   duration: number;
   phaseTimeout: number;
+  /** The signal of the restarts: SIGKILL (a crash), or SIGTERM (a rolling restart). */
+  signal: "kill" | "term";
+  /** Every how many objects the handlers are slow (0: none). */
+  slowEvery: number;
 }
 
 function parseOptions(args: readonly string[]): Options {
-  const options: Options = { objects: 10_000, killEvery: 20, duration: 0, phaseTimeout: 900 };
-  const keys: Record<string, keyof Options> = {
-    "--objects": "objects",
-    "--kill-every": "killEvery",
-    "--duration": "duration",
-    "--phase-timeout": "phaseTimeout",
+  const options: Options = {
+    objects: 10_000,
+    killEvery: 20,
+    duration: 0,
+    phaseTimeout: 900,
+    signal: "kill",
+    slowEvery: 0,
   };
+  const keys: Record<string, "objects" | "killEvery" | "duration" | "phaseTimeout" | "slowEvery"> =
+    {
+      "--objects": "objects",
+      "--kill-every": "killEvery",
+      "--duration": "duration",
+      "--phase-timeout": "phaseTimeout",
+      "--slow-every": "slowEvery",
+    };
   for (let i = 0; i < args.length; i += 2) {
+    if (args[i] === "--signal" && (args[i + 1] === "kill" || args[i + 1] === "term")) {
+      options.signal = args[i + 1] as "kill" | "term";
+      continue;
+    }
     const key = keys[args[i]];
     const value = Number(args[i + 1]);
     if (key === undefined || !Number.isFinite(value) || value < 0) {
       console.error(
         `Unknown or bad option ${args[i]} ${args[i + 1] ?? ""}; use --objects N, ` +
-          "--kill-every SECONDS (0: never), --duration SECONDS, --phase-timeout SECONDS.",
+          "--kill-every SECONDS (0: never), --duration SECONDS, --phase-timeout SECONDS, " +
+          "--signal kill|term, --slow-every N.",
       );
       Deno.exit(2);
     }
@@ -89,6 +113,7 @@ class OperatorProcess {
   constructor(
     private readonly flags: readonly string[],
     private readonly env: Record<string, string>,
+    private readonly signal: Deno.Signal = "SIGKILL",
   ) {}
 
   start(): void {
@@ -167,10 +192,11 @@ class OperatorProcess {
   }
 
   async kill(): Promise<void> {
+    if (this.#killedOnPurpose) return; // the last one is still stopping gracefully
     this.#killedOnPurpose = true;
     this.kills++;
     try {
-      this.#child?.kill("SIGKILL");
+      this.#child?.kill(this.signal);
     } catch {
       // Already gone.
     }
@@ -277,8 +303,14 @@ async function main(): Promise<void> {
     await cluster.writeKubeconfig(kubeconfig); // the operator logs in again from it
   }, 45_000);
 
-  const env = { ...Deno.env.toObject(), KUBECONFIG: kubeconfig, NO_COLOR: "1" };
-  const operator = new OperatorProcess(flags, env);
+  const env = {
+    ...Deno.env.toObject(),
+    KUBECONFIG: kubeconfig,
+    NO_COLOR: "1",
+    KOPF_SOAK_SLOW_EVERY: String(options.slowEvery),
+  };
+  const signal = options.signal === "term" ? "SIGTERM" : "SIGKILL";
+  const operator = new OperatorProcess(flags, env, signal);
   operator.start();
   const killer = options.killEvery > 0
     ? setInterval(() => void operator.kill(), options.killEvery * 1000)
@@ -330,11 +362,14 @@ async function main(): Promise<void> {
   let afterKill = 0;
   let unexplained = 0;
   const twice: string[] = [];
+  const rerun: string[] = [];
   for (const [key, runs] of byChange) {
     for (let i = 1; i < runs.length; i++) {
       // A rerun in a new incarnation: the one before was killed before it stored the outcome.
-      if (runs[i].incarnation !== runs[i - 1].incarnation) afterKill++;
-      else {
+      if (runs[i].incarnation !== runs[i - 1].incarnation) {
+        afterKill++;
+        rerun.push(`${key} (incarnations ${runs.map((r) => r.incarnation).join(", ")})`);
+      } else {
         unexplained++;
         twice.push(`${key} (on versions ${runs.map((r) => `${r.version}#${r.retry}`).join(", ")})`);
       }
@@ -355,11 +390,16 @@ async function main(): Promise<void> {
     ["changes handled (create, first update, delete)", String(expected - neverRan.length)],
     ["lost (never handled)", String(neverRan.length)],
     ["not converged in time", String(lost.length)],
-    ["duplicate runs right after a SIGKILL (at least once)", String(afterKill)],
+    [
+      options.signal === "term"
+        ? "duplicate runs after a SIGTERM (none allowed)"
+        : "duplicate runs right after a SIGKILL (at least once)",
+      String(afterKill),
+    ],
     ["duplicate runs without a kill", String(unexplained)],
     ["stuck finalizers", String(stuck.length)],
     ["crashes", String(operator.crashes)],
-    ["SIGKILLs", String(operator.kills)],
+    [options.signal === "term" ? "SIGTERMs" : "SIGKILLs", String(operator.kills)],
     ["tokens expired", String(tokens)],
     ["operator peak RSS", `${Math.round(operator.peakRssMb)} MB`],
     ["wall time", `${minutes.toFixed(1)} min`],
@@ -384,10 +424,16 @@ async function main(): Promise<void> {
   if (neverRan.length > 0) {
     console.log(`Never handled (first 10): ${neverRan.slice(0, 10).join(", ")}`);
   }
+  if (options.signal === "term" && rerun.length > 0) {
+    console.log(`Run again after a SIGTERM (first 10): ${rerun.slice(0, 10).join(", ")}`);
+  }
   if (twice.length > 0) {
     console.log(`Run twice without a kill (first 10): ${twice.slice(0, 10).join(", ")}`);
   }
-  const failed = neverRan.length > 0 || stuck.length > 0 || unexplained > 0 || lost.length > 0;
+  // A graceful stop stores what has run: a run repeated after it is a defect too.
+  const repeated = options.signal === "term" ? afterKill : 0;
+  const failed = neverRan.length > 0 || stuck.length > 0 || unexplained > 0 || lost.length > 0 ||
+    repeated > 0;
   Deno.exit(failed ? 1 : 0);
 }
 
