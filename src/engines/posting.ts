@@ -7,7 +7,6 @@
  */
 import { getLogger } from "@logtape/logtape";
 import type { ApiClient } from "../client/api.ts";
-import { APIError } from "../client/api_errors.ts";
 import { createEvent } from "../client/events.ts";
 import type { JsonObject } from "../structs/bodies.ts";
 import { type Clock, realClock } from "../structs/clock.ts";
@@ -50,13 +49,6 @@ export interface EventCreator {
  */
 export const DEFAULT_POSTING_CONCURRENCY = 10;
 
-/**
- * How many times a post is tried again when its generated name was taken (409
- * AlreadyExists). API servers since 1.31 try 8 names themselves; older ones answer 409 for
- * one name in 14 million already taken, so two more tries make a loss practically impossible.
- */
-export const ALREADY_EXISTS_RETRIES = 2;
-
 /** Seconds between two warnings about events dropped from a full queue. */
 export const DROPS_REPORT_INTERVAL = 10;
 
@@ -82,16 +74,10 @@ export interface EventPosterOptions {
 
 type Outcome = "posted" | "failed" | "aborted" | "skipped";
 
-function isGeneratedNameTaken(error: unknown, body: JsonObject): boolean {
-  const meta = body.metadata as JsonObject | undefined;
-  return error instanceof APIError && error.code === 409 && error.reason === "AlreadyExists" &&
-    !meta?.name && typeof meta?.generateName === "string";
-}
-
 /**
- * Post one queued event; failures are logged and swallowed, and a name taken already (409
- * AlreadyExists for a generated name) is tried again up to {@link ALREADY_EXISTS_RETRIES}
- * times. An abort by `signal` is not logged.
+ * Post one queued event; failures are logged and swallowed. (A generated name taken already
+ * is the API client's to resolve, as for every create: it picks another.) An abort by
+ * `signal` is not logged.
  */
 async function post(
   request: K8sEventRequest,
@@ -111,25 +97,22 @@ async function post(
     reportingInstance: posting.reportingInstance,
     generateName: posting.eventNamePrefix,
   });
-  for (let attempt = 0;; attempt++) {
-    try {
-      await creator.createEvent(namespace, body, signal);
-      return "posted";
-    } catch (error) {
-      if (signal?.aborted) return "aborted";
-      if (attempt < ALREADY_EXISTS_RETRIES && isGeneratedNameTaken(error, body)) continue;
-      logger.warning(
-        "Failed to post an event; continuing without it. Error: {error}. " +
-          "Event: type={type}, reason={reason}, message={message}.",
-        {
-          error: describeValue(error),
-          type: request.type,
-          reason: request.reason,
-          message: JSON.stringify(body.message),
-        },
-      );
-      return "failed";
-    }
+  try {
+    await creator.createEvent(namespace, body, signal);
+    return "posted";
+  } catch (error) {
+    if (signal?.aborted) return "aborted";
+    logger.warning(
+      "Failed to post an event; continuing without it. Error: {error}. " +
+        "Event: type={type}, reason={reason}, message={message}.",
+      {
+        error: describeValue(error),
+        type: request.type,
+        reason: request.reason,
+        message: JSON.stringify(body.message),
+      },
+    );
+    return "failed";
   }
 }
 
