@@ -274,7 +274,12 @@ async function main(): Promise<void> {
   );
   const kubeconfig = await cluster.writeKubeconfig();
   const permissions = await planPermissions({ kubeconfig, operatorFiles: [OPERATOR] });
-  const flags = permissions.flags();
+  // The soak operator reads its own two variables besides what the framework needs.
+  const own = "KOPF_SOAK_SLOW_EVERY,KOPF_SOAK_SLOW_SECONDS";
+  const flags = permissions.flags().map((flag) =>
+    flag.startsWith("--allow-env=") ? `${flag},${own}` : flag
+  );
+  if (!flags.some((flag) => flag.startsWith("--allow-env"))) flags.push(`--allow-env=${own}`);
   console.log(`Operator flags: ${flags.join(" ")}`);
 
   // The faults: all of them at once, all the time (429 storms come and go).
