@@ -18,9 +18,20 @@ import { type OperatorMetrics, resourceLabel } from "../../structs/operator_metr
 import type { Resource } from "../../structs/resources.ts";
 import type { Semaphore } from "../../structs/semaphores.ts";
 import type { ApiClient } from "../../client/api.ts";
-import { APIError } from "../../client/api_errors.ts";
+import {
+  APIError,
+  APINotFoundError,
+  APIOutcomeUnknownError,
+  APIServerError,
+} from "../../client/api_errors.ts";
+import { getObject } from "../../client/objects.ts";
 import { errorDelayAfter, type OperatorSettings } from "../../settings/operator_settings.ts";
-import { applyChanges, isRefusedOutcome } from "../../handling/application.ts";
+import {
+  applyChanges,
+  type ApplyOptions,
+  type ApplyResult,
+  isRefusedOutcome,
+} from "../../handling/application.ts";
 import type { ObjectMemory, UnstoredOutcome } from "../../handling/memories.ts";
 
 /** What came of storing: the state it produced, or that the object is gone, or a retry. */
@@ -80,7 +91,7 @@ export class OutcomeStorer {
     };
     let applied;
     try {
-      applied = await writes.run(() => applyChanges(request));
+      applied = await this.#apply(request);
       if (applied.conflict) {
         logger.debug("The object has changed meanwhile; the finalizer waits for its new state.");
         if (outcome.fallback !== undefined) {
@@ -108,6 +119,38 @@ export class OutcomeStorer {
       memory.newestVersion = version;
     }
     return { version, body: applied.body };
+  }
+
+  /**
+   * Apply the changes. A guarded change (our finalizer's) whose answer is unknown — its
+   * reply lost, or a server error that may come after the work was done — is not sent
+   * again as it was (the client does not replay it): it is resolved by reading. The object
+   * as it is now tells whether the change took effect, and the guard, made anew from it,
+   * makes another try safe.
+   */
+  async #apply(request: ApplyOptions): Promise<ApplyResult> {
+    const writes = this.#options.writes;
+    for (let attempt = 0;; attempt++) {
+      try {
+        return await writes.run(() => applyChanges(request));
+      } catch (error) {
+        const unknown = error instanceof APIOutcomeUnknownError || error instanceof APIServerError;
+        if (request.finalizerChange === undefined || !unknown || attempt >= RESOLUTIONS) {
+          throw error;
+        }
+        const { name, namespace } = request.body.metadata ?? {};
+        try {
+          const fresh = await getObject(request.api, request.resource, {
+            name: name ?? "",
+            namespace,
+          });
+          request = { ...request, body: fresh };
+        } catch (reading) {
+          if (reading instanceof APINotFoundError) return GONE; // released, and deleted
+          throw reading;
+        }
+      }
+    }
   }
 
   /** Keep the outcome for later, and say so (once loudly, then quietly). */
@@ -141,6 +184,17 @@ export class OutcomeStorer {
     return { retryIn };
   }
 }
+
+/** How many times a guarded change whose answer is unknown is resolved by reading. */
+const RESOLUTIONS = 2;
+
+/** What applying comes to when the object is gone. */
+const GONE: ApplyResult = Object.freeze({
+  body: undefined,
+  requests: 0,
+  gone: true,
+  conflict: false,
+});
 
 /** Whose outcome it is, for the messages: built only when one is logged, which is rare. */
 export function whose(outcome: UnstoredOutcome): string {

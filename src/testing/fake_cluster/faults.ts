@@ -19,6 +19,8 @@ export interface FailRequestsOptions {
   resources?: readonly string[];
   /** Seconds for the `Retry-After` header; 429s get 1 when omitted. */
   retryAfter?: number;
+  /** At most this many requests fail by this rule; then it is spent. Unlimited by default. */
+  times?: number;
 }
 
 /** Which write replies are lost, and how often; see {@link FakeClusterFaults.loseReplies}. */
@@ -61,6 +63,8 @@ export interface RequestResource {
 export class FakeClusterFaults {
   readonly #targets: FaultTargets;
   #rules: FailRequestsOptions[] = [];
+  /** How many more requests the rules with `times` fail. */
+  readonly #left = new Map<FailRequestsOptions, number>();
   #lostReplies: LoseRepliesOptions[] = [];
   #latency = 0;
   #dropTimer?: ReturnType<typeof setInterval>;
@@ -98,7 +102,14 @@ export class FakeClusterFaults {
         `failRequests() needs an HTTP error status (400–599), not ${options.status}`,
       );
     }
-    this.#rules.push({ ...options });
+    if (options.times !== undefined && !(Number.isInteger(options.times) && options.times > 0)) {
+      throw new UsageError(
+        `failRequests() needs a positive whole number of times, not ${options.times}`,
+      );
+    }
+    const rule = { ...options };
+    this.#rules.push(rule);
+    if (rule.times !== undefined) this.#left.set(rule, rule.times);
   }
 
   /**
@@ -134,6 +145,7 @@ export class FakeClusterFaults {
   /** Remove all failure rules, the latency and the periodic watch drops. */
   clear(): void {
     this.#rules = [];
+    this.#left.clear();
     this.#lostReplies = [];
     this.#latency = 0;
     this.dropWatchesEvery(null);
@@ -146,7 +158,17 @@ export class FakeClusterFaults {
 
   /** The failure rule hitting this request, if any (decided by chance per `share`). */
   failureFor(verb: string, resource: RequestResource | undefined): FailRequestsOptions | undefined {
-    return pick(this.#rules, verb, resource);
+    const rule = pick(this.#rules, verb, resource);
+    const left = rule === undefined ? undefined : this.#left.get(rule);
+    if (rule !== undefined && left !== undefined) {
+      if (left <= 1) {
+        this.#left.delete(rule);
+        this.#rules = this.#rules.filter((r) => r !== rule);
+      } else {
+        this.#left.set(rule, left - 1);
+      }
+    }
+    return rule;
   }
 
   /** Whether the reply to this (written) request is to be lost (decided by chance). */
