@@ -3,6 +3,8 @@
  * `prometheus`; CI installs it).
  */
 
+import { assertEquals } from "./assert.ts";
+
 /** `promtool check metrics` on the text; `undefined` when promtool is not installed. */
 export async function promtool(
   text: string,
@@ -23,4 +25,12 @@ export async function promtool(
   await writer.close();
   const { code, stdout, stderr } = await child.output();
   return { code, output: new TextDecoder().decode(stdout) + new TextDecoder().decode(stderr) };
+}
+
+/** Fails unless promtool accepts the text; warns and passes when promtool is not installed. */
+export async function assertPromtoolAccepts(text: string): Promise<void> {
+  const checked = await promtool(text);
+  if (checked === undefined) {
+    console.warn("promtool is not installed (Debian: apt-get install prometheus); skipped.");
+  } else assertEquals(checked.code, 0, checked.output);
 }

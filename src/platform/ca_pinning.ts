@@ -47,7 +47,7 @@ export class UntrustedCertificateError extends Error {
 }
 
 /** Node's codes of certificates that do not verify (as opposed to network failures). */
-const CERTIFICATE_CODES = new Set([
+export const CERTIFICATE_CODES: ReadonlySet<string> = new Set([
   "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
   "UNABLE_TO_GET_ISSUER_CERT",
   "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",

@@ -20,7 +20,12 @@
 import { ConnectTimeoutError } from "./connect_timeout.ts";
 import { denoTlsOptions, Http1Agent } from "./http1_agent.ts";
 import { deliveryOf } from "./request_delivery.ts";
-import { CaPinning, caPinningCaveat, UntrustedCertificateError } from "./ca_pinning.ts";
+import {
+  CaPinning,
+  caPinningCaveat,
+  CERTIFICATE_CODES,
+  UntrustedCertificateError,
+} from "./ca_pinning.ts";
 import { getEnv } from "./process.ts";
 import { PROXY_ENV_VARIABLES } from "./proxy_environment.ts";
 import { UNDICI_ENV_VARIABLES } from "./undici_environment.ts";
@@ -525,19 +530,6 @@ async function withHeadersTimeout(
     clearTimeout(timer);
   }
 }
-
-const CERTIFICATE_CODES = new Set([
-  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
-  "UNABLE_TO_GET_ISSUER_CERT",
-  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
-  "SELF_SIGNED_CERT_IN_CHAIN",
-  "DEPTH_ZERO_SELF_SIGNED_CERT",
-  "CERT_HAS_EXPIRED",
-  "CERT_NOT_YET_VALID",
-  "CERT_UNTRUSTED",
-  "CERT_REJECTED",
-  "ERR_TLS_CERT_ALTNAME_INVALID",
-]);
 
 /**
  * Error codes of failures to connect, before anything is written: refused, a name that does

@@ -12,7 +12,6 @@ import {
   assertSettlesWithin,
 } from "../assert.ts";
 import { Http1Agent } from "../../src/platform/http1_agent.ts";
-import { ConnectTimeoutError } from "../../src/platform/connect_timeout.ts";
 import { deliveryOf } from "../../src/platform/request_delivery.ts";
 import { closeQuietly, ok, patch, withScriptedServer, withSilentServer } from "./http1_servers.ts";
 
@@ -109,43 +108,6 @@ async function serveOnce(conn: Deno.Conn, heads: string[]): Promise<void> {
     closeQuietly(conn);
   }
 }
-
-Deno.test("a write whose connection was never made is unsent: refused, timed out, aborted", async () => {
-  const closed = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = closed.addr.port;
-  closed.close();
-  const agent = new Http1Agent({ connectTimeout: 0.2 });
-  const silent = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const accepted: Deno.Conn[] = [];
-  const accepting = (async () => {
-    for await (const conn of silent) accepted.push(conn); // never answers the handshake
-  })();
-  try {
-    const refused = await assertRejects(() => patch(agent, `http://127.0.0.1:${port}/`), TypeError);
-    assertEquals(deliveryOf(refused), UNSENT);
-    const timedOut = await assertRejects(
-      () => patch(agent, `https://127.0.0.1:${silent.addr.port}/`),
-      ConnectTimeoutError,
-    );
-    assertEquals(deliveryOf(timedOut), UNSENT);
-    const controller = new AbortController();
-    const connecting = patch(
-      agent,
-      `https://127.0.0.1:${silent.addr.port}/`,
-      "{}",
-      controller.signal,
-    );
-    const reason = new Error("stop connecting");
-    controller.abort(reason);
-    assertEquals(await connecting.catch((e) => e), reason);
-    assertEquals(deliveryOf(reason), UNSENT);
-  } finally {
-    agent.close();
-    silent.close();
-    await accepting.catch(() => {});
-    for (const conn of accepted) conn.close();
-  }
-});
 
 Deno.test("an abort after the request was written: maybe sent; a reason shared with an unsent one too", async () => {
   await withSilentServer(async (url, arrived) => {

@@ -20,12 +20,16 @@ import { runDeno } from "./commands.ts";
 import { ok, patch, withScriptedServer, withSilentServer } from "./http1_servers.ts";
 import { ConnectTimeoutError } from "../../src/platform/connect_timeout.ts";
 import { createHttpClient, describeNetworkError } from "../../src/platform/http_client.ts";
+import { deliveryOf } from "../../src/platform/request_delivery.ts";
 import {
   generateCertificateAuthority,
   issueServerCertificate,
 } from "../../src/platform/certificates.ts";
 
 const encoder = new TextEncoder();
+
+/** What a write whose connection was never made reports: not sent at all. */
+const UNSENT = { unsent: true, staleConnection: false };
 
 Deno.test("writes go over one kept connection, and read as fetch would read them", async () => {
   const ports = new Set<number>();
@@ -256,7 +260,7 @@ Deno.test("an abort ends a write waiting for its answer, with the signal's reaso
   });
 });
 
-Deno.test("refused connections are network errors; a silent TLS server times out the connect", async () => {
+Deno.test("refused connections are network errors; a silent TLS server times out the connect; neither sent the write", async () => {
   const closed = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const port = closed.addr.port;
   closed.close();
@@ -270,11 +274,13 @@ Deno.test("refused connections are network errors; a silent TLS server times out
     const refused = await assertRejects(() => patch(agent, `http://127.0.0.1:${port}/`), TypeError);
     assertEquals(describeNetworkError(refused).kind, "network");
     assertMatch(refused.message, /refused/i);
+    assertEquals(deliveryOf(refused), UNSENT);
     const timedOut = await assertRejects(
       () => patch(agent, `https://127.0.0.1:${silent.addr.port}/`),
       ConnectTimeoutError,
     );
     assertEquals(describeNetworkError(timedOut).kind, "timeout");
+    assertEquals(deliveryOf(timedOut), UNSENT);
     // An abort ends the wait for the connection before its timeout, with the reason.
     const controller = new AbortController();
     const reason = new Error("stop connecting");
@@ -286,6 +292,7 @@ Deno.test("refused connections are network errors; a silent TLS server times out
     );
     controller.abort(reason);
     assertEquals(await connecting.catch((e) => e), reason);
+    assertEquals(deliveryOf(reason), UNSENT);
   } finally {
     agent.close();
     silent.close();
