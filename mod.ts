@@ -210,6 +210,7 @@ export type {
   ScanningSettings,
   WatchingSettings,
 } from "./src/settings/operator_settings.ts";
+export type { WatchSelectors } from "./src/settings/watch_selectors.ts";
 export type {
   AnnotationsProgressStorage,
   MultiProgressStorage,

@@ -19,7 +19,16 @@ const ALLOWED: Record<string, readonly string[]> = {
   intents: ["structs", "platform", "settings"],
   handling: ["structs", "platform", "settings", "client", "intents"],
   engines: ["structs", "platform", "settings", "client", "intents", "handling"],
-  reactor: ["structs", "platform", "settings", "client", "intents", "handling", "engines"],
+  reactor: [
+    "structs",
+    "catalog",
+    "platform",
+    "settings",
+    "client",
+    "intents",
+    "handling",
+    "engines",
+  ],
   kits: ["structs", "platform", "handling", "engines"],
   commands: [
     "structs",

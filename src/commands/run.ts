@@ -24,6 +24,8 @@ import {
   collect,
   CommandLineError,
   loadSources,
+  parseFieldSelectorFlag,
+  parseLabelSelectorFlag,
   parsePriority,
   parseSeconds,
   parseShards,
@@ -83,6 +85,10 @@ export async function executeRun(plan: RunPlan, context: RunContext = {}): Promi
   if (plan.gracePeriod !== undefined) {
     settings ??= new OperatorSettings();
     settings.batching.exitTimeout = plan.gracePeriod;
+  }
+  if (plan.selectors !== undefined) {
+    settings ??= new OperatorSettings();
+    settings.watching.selectors.push(plan.selectors);
   }
   if (plan.leadership !== undefined) {
     settings ??= new OperatorSettings();
@@ -167,6 +173,16 @@ export function runCommand(context: RunContext = {}): Command {
     )
     .option("--kubeconfig <path>", "the kubeconfig file (default: KUBECONFIG or ~/.kube/config)")
     .option("--context <name>", "the kubeconfig context (default: the current one)")
+    .option(
+      "-l, --selector <selector>",
+      "watch only the objects with these labels, e.g. app=web,tier in (a,b) (all resources)",
+      parseLabelSelectorFlag,
+    )
+    .option(
+      "--field-selector <selector>",
+      "watch only the objects with these fields, e.g. metadata.name!=x (all resources)",
+      parseFieldSelectorFlag,
+    )
     .option("-v, --verbose", "show what the framework does (debug messages)")
     .option("-d, --debug", "show everything, the API traffic included")
     .option("-q, --quiet", "show warnings and errors only")
@@ -187,8 +203,18 @@ export function runCommand(context: RunContext = {}): Command {
         });
       }
     });
-  // In JSON mode, the command's own messages (a wrong command line, a failure to start)
-  // are JSON lines too, like every log line.
+  writeErrorsAsLogLines(command);
+  return command as unknown as Command;
+}
+
+/**
+ * In JSON mode, the command's own messages (a wrong command line, a failure to start) are
+ * JSON lines too, like every log line.
+ */
+function writeErrorsAsLogLines(command: {
+  opts(): { logFormat?: string };
+  configureOutput(output: { writeErr: (text: string) => void }): unknown;
+}): void {
   command.configureOutput({
     writeErr: (text) => {
       const lines = text.replace(/\n$/, "").split("\n");
@@ -208,7 +234,6 @@ export function runCommand(context: RunContext = {}): Command {
       }
     },
   });
-  return command as unknown as Command;
 }
 
 export type { RunFlags };

@@ -10,6 +10,12 @@ import { UsageError } from "../structs/errors.ts";
 import { fileUrlOf } from "../platform/modules.ts";
 import { pathExists } from "../platform/files.ts";
 import type { LoggingOptions } from "../platform/logging.ts";
+import {
+  parseFieldSelector,
+  parseLabelSelector,
+  SelectorSyntaxError,
+} from "../structs/label_selectors.ts";
+import type { WatchSelectors } from "../settings/watch_selectors.ts";
 import { parseEndpoint } from "../engines/endpoints.ts";
 import {
   getDefaultRegistry,
@@ -58,6 +64,10 @@ export interface RunFlags extends Omit<LoggingOptions, "writer"> {
   readonly kubeconfig?: string;
   /** `--context`: the kubeconfig context instead of the current one. */
   readonly context?: string;
+  /** `-l/--selector`: a label selector for the list and watch requests of every resource. */
+  readonly selector?: string;
+  /** `--field-selector`: a field selector for the list and watch requests of every resource. */
+  readonly fieldSelector?: string;
 }
 
 /** What to import before the operator starts: files by path, modules by specifier. */
@@ -96,6 +106,8 @@ export interface RunPlan {
   readonly kubeconfig?: string;
   /** The kubeconfig context of the default login, when given. */
   readonly context?: string;
+  /** The selectors for every resource's watches (`-l`, `--field-selector`), when given. */
+  readonly selectors?: WatchSelectors;
   /** How to log. */
   readonly logging: LoggingOptions;
   /** A warning to log once logging is configured (e.g. the implied `-A`). */
@@ -183,6 +195,26 @@ function planLeadership(flags: RunFlags): LeadershipPlan | undefined {
       ? { namespace: flags.leaderElectionNamespace }
       : {}),
   };
+}
+
+/** Parse `-l/--selector`: a label selector in the API server's syntax. */
+export function parseLabelSelectorFlag(value: string): string {
+  return checkedSelector(value, parseLabelSelector);
+}
+
+/** Parse `--field-selector`: a field selector in the API server's syntax. */
+export function parseFieldSelectorFlag(value: string): string {
+  return checkedSelector(value, parseFieldSelector);
+}
+
+function checkedSelector(value: string, parse: (text: string) => unknown[]): string {
+  try {
+    if (parse(value).length === 0) throw new InvalidArgumentError("it is empty.");
+  } catch (error) {
+    if (error instanceof SelectorSyntaxError) throw new InvalidArgumentError(`${error.message}.`);
+    throw error;
+  }
+  return value;
 }
 
 /** Parse `--priority`: an integer. */
@@ -276,6 +308,9 @@ export function planRun(files: readonly string[], flags: RunFlags): RunPlan {
     ...(leadership !== undefined ? { leadership } : {}),
     kubeconfig: flags.kubeconfig,
     context: flags.context,
+    ...(flags.selector !== undefined || flags.fieldSelector !== undefined
+      ? { selectors: { labelSelector: flags.selector, fieldSelector: flags.fieldSelector } }
+      : {}),
     logging: planLogging(flags),
     warnings,
   };

@@ -108,6 +108,11 @@ export interface SpawningState {
   readonly deleted: boolean;
   /** The object is gone from the cluster (a `DELETED` event). */
   readonly gone: boolean;
+  /**
+   * The object left its watch's selection: out of the operator's sight from now on, its
+   * daemons and timers stop as when their filters stop matching, and it is forgotten.
+   */
+  readonly left?: boolean;
   /** The object's memory (its memo). */
   readonly memory: Pick<ObjectMemory, "memo">;
   /** The object's logger. */
@@ -197,11 +202,14 @@ export class Spawner {
       this.#forgetIfIdle(record);
       return NOTHING;
     }
-    if (state.deleted) {
-      if (record === undefined || record.running.size === 0) return NOTHING;
+    if (state.deleted || state.left) {
+      if (record === undefined) return NOTHING;
+      if (state.left) record.gone = true; // forgotten once its daemons and timers have exited
       for (const spawned of record.running.values()) {
-        this.#stop(record, spawned, "resource-deleted");
+        this.#stop(record, spawned, state.deleted ? "resource-deleted" : "filters-mismatch");
       }
+      if (state.left) this.#forgetIfIdle(record);
+      if (record.running.size === 0) return NOTHING;
       return this.#awaitExits(record, state.signal);
     }
 

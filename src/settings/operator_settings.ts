@@ -11,6 +11,7 @@ import type { LogLevelSetting } from "../structs/log_formats.ts";
 import { AnnotationsDiffBaseStorage, DiffBaseStorage } from "./diffbase_storages.ts";
 import { type FieldSpec, parseField } from "./field_paths.ts";
 import { ProgressStorage, SmartProgressStorage } from "./progress_storages.ts";
+import { checkWatchSelectors, type WatchSelectors } from "./watch_selectors.ts";
 
 const LEVEL_NAMES: ReadonlySet<string> = new Set([
   "trace",
@@ -99,6 +100,20 @@ export class WatchingSettings {
    * have to begin anew (continuations expire), hence the bound.
    */
   listPatience = 120;
+  /**
+   * Ask the API server only for the objects that the handlers' filters can match: the
+   * label and field selectors that every handler of a resource requires are sent with its
+   * list and watch requests (see the large-clusters guide). `false` lists and watches every
+   * object and filters here, as Kopf does.
+   */
+  selectByFilters = true;
+  /**
+   * Selectors of one's own for the list and watch requests, on top of the derived ones
+   * (e.g. `kopf run -l`): objects outside them are never seen, whatever the handlers'
+   * filters. Each entry names a resource as handlers do (`"pods"`,
+   * `"kopfexamples.kopf.dev"`), or none for every served resource.
+   */
+  selectors: WatchSelectors[] = [];
 }
 
 /**
@@ -491,6 +506,8 @@ const RULES: Record<keyof OperatorSettingsInit, Record<string, Check>> = {
         : '"auto", "stream" or "paginate"',
     listPageSize: count,
     listPatience: seconds,
+    selectByFilters: boolean,
+    selectors: (_, v) => checkWatchSelectors(v),
   },
   batching: {
     workerLimit: optionalCount,

@@ -85,6 +85,13 @@ export interface ObjectEvent {
   readonly type: WatchEventType;
   /** The object's state. */
   readonly object: RawBody;
+  /**
+   * The object left the selection of a watch with label or field selectors: it no longer
+   * matches them (the server reports that as a deletion), or a re-listing no longer had it.
+   * It is read afresh to tell that from a deletion; if it still exists, it is out of the
+   * operator's sight from now on (its type is then `MODIFIED`).
+   */
+  readonly left?: boolean;
 }
 
 /** A Kubernetes `Status` object, as carried by API errors. */

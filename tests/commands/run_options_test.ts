@@ -7,6 +7,8 @@ import {
   CommandLineError,
   DEV_PRIORITY,
   loadSources,
+  parseFieldSelectorFlag,
+  parseLabelSelectorFlag,
   parsePriority,
   parseShards,
   planRun,
@@ -230,4 +232,24 @@ Deno.test("--leader-election and --shards become settings.leadership; no peering
     assertThrows(() => parseShards(bad), Error, "an integer of 1 or more");
   }
   assertEquals(parseShards("3"), 3);
+});
+
+Deno.test("-l/--selector and --field-selector: checked, then the selectors of every resource", () => {
+  const plan = planRun([], {
+    namespace: ["default"],
+    selector: parseLabelSelectorFlag("app=web,tier in (a,b)"),
+    fieldSelector: parseFieldSelectorFlag("metadata.name!=skip"),
+  });
+  assertEquals(plan.selectors, {
+    labelSelector: "app=web,tier in (a,b)",
+    fieldSelector: "metadata.name!=skip",
+  });
+  assertEquals(planRun([], { namespace: ["default"] }).selectors, undefined);
+  assertThrows(
+    () => parseLabelSelectorFlag("app=web server"),
+    Error,
+    'the label selector "app=web server" has a term that does not parse: "app=web server"',
+  );
+  assertThrows(() => parseLabelSelectorFlag(""), Error, "it is empty");
+  assertThrows(() => parseFieldSelectorFlag("status.phase"), Error, "expected path=value");
 });

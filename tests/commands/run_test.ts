@@ -64,11 +64,39 @@ Deno.test("kopf run logs in with the kubeconfig when no login handler is registe
   }
 });
 
+Deno.test("kopf run -l watches only the objects with the labels", async () => {
+  await using cluster = await FakeCluster.start();
+  cluster.create((await import("yaml")).parse(await Deno.readTextFile(CRD)));
+  const kubeconfig = await cluster.writeKubeconfig();
+  const kopf = spawnKopf(
+    ["run", "--standalone", "-A", "-l", "team in (a,b)", "--kubeconfig", kubeconfig, EXAMPLE],
+  );
+  const labelled = (name: string, team: string) => ({
+    apiVersion: "kopf.dev/v1",
+    kind: "KopfExample",
+    metadata: { name, labels: { team } },
+  });
+  cluster.create(labelled("other", "c"));
+  cluster.create(labelled("mine", "a"));
+  await kopf.waitForLine("[default/mine] Handler 'createFn' succeeded.");
+  const result = await terminate(kopf);
+  assertEquals(result.code, 0);
+  assert(!result.stderr.includes("[default/other]"), "the object outside is never seen");
+  const watches = cluster.requests.filter((r) =>
+    r.path.endsWith("/kopfexamples") && (r.verb === "watch" || r.verb === "list")
+  );
+  assert(watches.length > 0);
+  for (const request of watches) {
+    assertEquals(new URLSearchParams(request.query).get("labelSelector"), "team in (a,b)");
+  }
+});
+
 Deno.test("bad flags and files are refused with one line each, and the usage hint", async () => {
   const cases: [string[], string][] = [
     [["run", "--log-format", "xml", "x.ts"], "Allowed choices are plain, full, json"],
     [["run", "-A", "-n", "default", "x.ts"], "either -n/--namespace or -A/--all-namespaces"],
     [["run", "--priority", "high", "x.ts"], "the priority must be an integer"],
+    [["run", "-A", "-l", "app=a b", "x.ts"], '"app=a b" has a term that does not parse'],
     [["run", "-A", "absent-operator.ts"], "Cannot load absent-operator.ts: no such file."],
     [
       ["run", "-A", "--kubeconfig", "/absent/config", EXAMPLE],

@@ -6,10 +6,13 @@
  */
 import type { RawBody } from "../../src/structs/bodies.ts";
 import type { Resource } from "../../src/structs/resources.ts";
-import type { WatchItem, WatchRecoveryOptions } from "../../src/client/watch.ts";
+import type { WatchItem } from "../../src/client/watch.ts";
 import { keepWatching, WatchHealth } from "../../src/client/watch_recovery.ts";
 import { silentLogger } from "../../src/reactor/default_logger.ts";
-import type { ObservationClient } from "../../src/reactor/observation/observation_client.ts";
+import type {
+  ObservationClient,
+  WatchOptions,
+} from "../../src/reactor/observation/observation_client.ts";
 import { type Deferred, deferred } from "../clocks.ts";
 
 /** One open watch stream, fed by the test. */
@@ -17,13 +20,21 @@ export class Stream {
   readonly resource: Resource;
   readonly namespace: string | undefined;
   readonly signal: AbortSignal;
+  /** How it was asked for (selectors, parts, recovery). */
+  readonly options: WatchOptions | undefined;
   readonly #items: (WatchItem | { error: unknown } | { end: true })[] = [];
   #wake: (() => void) | undefined;
 
-  constructor(resource: Resource, namespace: string | undefined, signal: AbortSignal) {
+  constructor(
+    resource: Resource,
+    namespace: string | undefined,
+    signal: AbortSignal,
+    options?: WatchOptions,
+  ) {
     this.resource = resource;
     this.namespace = namespace;
     this.signal = signal;
+    this.options = options;
     signal.addEventListener("abort", () => this.#wake?.(), { once: true });
   }
 
@@ -120,11 +131,11 @@ export class ScriptedClient implements ObservationClient {
     resource: Resource,
     namespace: string | undefined,
     signal: AbortSignal,
-    _parts?: boolean,
-    recovery?: WatchRecoveryOptions,
+    options: WatchOptions = {},
   ): AsyncIterable<WatchItem> {
     const key = id(resource, namespace);
-    const open = () => this.#open(key, resource, namespace, signal);
+    const recovery = options.recovery;
+    const open = () => this.#open(key, resource, namespace, signal, options);
     if (recovery === undefined) return open();
     const health = new WatchHealth(`The watch of ${key}`, {
       ...recovery,
@@ -138,6 +149,7 @@ export class ScriptedClient implements ObservationClient {
     resource: Resource,
     namespace: string | undefined,
     signal: AbortSignal,
+    options: WatchOptions,
   ): AsyncGenerator<WatchItem> {
     const error = this.openErrors.get(key);
     if (error !== undefined) {
@@ -147,7 +159,7 @@ export class ScriptedClient implements ObservationClient {
         throw error;
       })();
     }
-    const stream = new Stream(resource, namespace, signal);
+    const stream = new Stream(resource, namespace, signal, options);
     this.opened.set(key, [...this.opened.get(key) ?? [], stream]);
     const waiters = this.#waiters.get(key) ?? [];
     this.#waiters.delete(key);

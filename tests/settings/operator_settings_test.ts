@@ -121,6 +121,31 @@ Deno.test("bad settings are refused with the path and what is expected", () => {
   );
 });
 
+Deno.test("watch selectors: entries are checked, the bad one and its term named", () => {
+  const s = new OperatorSettings({
+    watching: { selectors: [{ resource: "pods", labelSelector: "app=web" }] },
+  });
+  s.validate();
+  s.watching.selectors.push({ labelSelector: "tier in (a,b" });
+  assertThrows(
+    () => s.validate(),
+    ConfigurationError,
+    "settings.watching.selectors must be a list of { resource?, labelSelector?, fieldSelector? } " +
+      'with strings (entry 1: the label selector "tier in (a,b" has a term that does not parse',
+  );
+  s.watching.selectors = [{ resource: "", fieldSelector: "x=1" }];
+  assertThrows(
+    () => s.validate(),
+    ConfigurationError,
+    "(entry 0: The resource name must not be empty",
+  );
+  s.watching.selectors = [{ labelSelctor: "x" } as never];
+  assertThrows(() => s.validate(), ConfigurationError, 'unknown field "labelSelctor"');
+  s.watching.selectors = [];
+  s.watching.selectByFilters = "no" as never;
+  assertThrows(() => s.validate(), ConfigurationError, "selectByFilters must be true or false");
+});
+
 Deno.test("sensitive fields are a list of field paths; a bad entry is named", () => {
   const s = new OperatorSettings({ persistence: { sensitiveFields: ["spec.a", ["spec", "b.c"]] } });
   assertEquals(s.persistence.sensitiveFields, ["spec.a", ["spec", "b.c"]]);

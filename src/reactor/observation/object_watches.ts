@@ -13,7 +13,9 @@ import type { ObjectEvent, RawBody, RawMeta } from "../../structs/bodies.ts";
 import type { Clock } from "../../structs/clock.ts";
 import { objectKey } from "../../structs/identities.ts";
 import type { Resource } from "../../structs/resources.ts";
+import { matchesFields, matchesLabels } from "../../structs/label_selectors.ts";
 import type { WatchItem } from "../../client/watch.ts";
+import type { WatchSelection } from "../../intents/watch_selections.ts";
 import type { WatchedDimension } from "./observation_client.ts";
 
 /** `settings.watching.listPatience` when no settings are given. */
@@ -31,6 +33,8 @@ export interface Watcher extends WatchedDimension {
   readonly known: Map<string, RawBody | Trace>;
   /** Whether `known` holds full states (see {@link ObserverOptions.keepsLastStates}). */
   readonly keeps: boolean;
+  /** The watch's label and field selectors, if it has any. */
+  readonly selection: WatchSelection | undefined;
   /**
    * One copy of every namespace name in `known`, shared by the objects there instead of one
    * copy per object; pruned at every full listing.
@@ -92,10 +96,17 @@ export class WatchFeeder {
   onItem(watcher: Watcher, item: WatchItem): Promise<void> | undefined {
     const { resource, known } = watcher;
     if (item.type !== "LISTED" && item.type !== "LISTING") {
-      const key = objectKey(item.object);
-      if (item.type === "DELETED") known.delete(key);
-      else this.#remember(watcher, key, item.object);
-      return promised(this.#feed(resource, { type: item.type, object: item.object }));
+      const { type, object } = item;
+      const key = objectKey(object);
+      if (type !== "DELETED") {
+        this.#remember(watcher, key, object);
+        return promised(this.#feed(resource, { type, object }));
+      }
+      known.delete(key);
+      // With selectors, the server reports an object that stops matching them as deleted.
+      const selection = watcher.selection;
+      const left = isSelective(selection) && !matchesSelection(selection, object);
+      return promised(this.#feed(resource, left ? leaving(object) : { type, object }));
     }
     // A listing comes whole, or in parts: the objects of each part are fed as it arrives,
     // and the keys noted, so that the last part can tell which known objects are gone.
@@ -127,7 +138,11 @@ export class WatchFeeder {
       if (!listed.has(key)) {
         known.delete(key);
         const object = state instanceof Trace ? deletionNotice(resource, key, state) : state;
-        last = promised(this.#feed(resource, { type: "DELETED", object })) ?? last;
+        // With selectors, it may have left them rather than been deleted: it is read to tell.
+        const event = isSelective(watcher.selection)
+          ? leaving(object)
+          : { type: "DELETED" as const, object };
+        last = promised(this.#feed(resource, event)) ?? last;
       }
     }
     if (!watcher.keeps) {
@@ -203,6 +218,22 @@ function deletionNotice(resource: Resource, key: string, trace: Trace): RawBody 
   if (uid !== undefined) metadata.uid = uid;
   if (resourceVersion !== undefined) metadata.resourceVersion = resourceVersion;
   return { apiVersion: resource.apiVersion, kind: resource.kind, metadata };
+}
+
+/** Whether the watch sends selectors (a selection may say only why it sends none). */
+function isSelective(selection: WatchSelection | undefined): selection is WatchSelection {
+  return selection !== undefined && selection.labels.length + selection.fields.length > 0;
+}
+
+/** Whether the object meets the watch's selectors. */
+function matchesSelection(selection: WatchSelection, object: RawBody): boolean {
+  return matchesLabels(selection.labels, object.metadata?.labels) &&
+    matchesFields(selection.fields, object);
+}
+
+/** The event of an object that left the watch's selection (see `ObjectEvent.left`). */
+function leaving(object: RawBody): ObjectEvent {
+  return { type: "MODIFIED", object, left: true };
 }
 
 /** What a feed returned, if it is a promise to wait for. */

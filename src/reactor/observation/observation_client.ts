@@ -43,18 +43,13 @@ export interface ObservationClient {
   /**
    * Watch a resource (in one namespace, or cluster-wide when `undefined`) until the signal
    * aborts: a `LISTED` item first and after every re-listing, live events in between.
-   * With `parts`, a listing may come in `LISTING` parts before its `LISTED` item, as it
-   * arrives (the objects' watches ask for that; namespaces and CRDs take whole listings).
-   * The watch recovers from failures itself — reports them, pauses, lists again — as
-   * `recovery` says; it ends early only with a failure for which `recovery.onFailure`
-   * returned true, thrown.
+   * See {@link WatchOptions} for the listings in parts, selectors and recovery.
    */
   watch(
     resource: Resource,
     namespace: string | undefined,
     signal: AbortSignal,
-    parts?: boolean,
-    recovery?: WatchRecoveryOptions,
+    options?: WatchOptions,
   ): AsyncIterable<WatchItem>;
 }
 
@@ -66,15 +61,35 @@ export function observationClient(api: ApiClient, discovery?: Discovery): Observ
       if (fresh) cache.refresh();
       return cache.resources(signal);
     },
-    watch: (resource, namespace, signal, parts, recovery) =>
+    watch: (resource, namespace, signal, options = {}) =>
       watchObjects(api, resource, {
-        ...recovery,
+        ...options.recovery,
         namespace,
         signal,
-        listParts: parts,
+        listParts: options.parts,
+        labelSelector: options.labelSelector,
+        fieldSelector: options.fieldSelector,
         persistent: true,
       }),
   };
+}
+
+/** How {@link ObservationClient.watch} watches. */
+export interface WatchOptions {
+  /**
+   * A listing may come in `LISTING` parts before its `LISTED` item, as it arrives (the
+   * objects' watches ask for that; namespaces and CRDs take whole listings).
+   */
+  readonly parts?: boolean;
+  /**
+   * The watch recovers from failures itself — reports them, pauses, lists again — as this
+   * says; it ends early only with a failure for which `onFailure` returned true, thrown.
+   */
+  readonly recovery?: WatchRecoveryOptions;
+  /** The label selector of the listings and the watch, if any. */
+  readonly labelSelector?: string;
+  /** The field selector of the listings and the watch, if any. */
+  readonly fieldSelector?: string;
 }
 
 /** One watch: a resource in a namespace, or cluster-wide (`namespace` undefined). */

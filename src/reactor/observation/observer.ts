@@ -43,6 +43,7 @@ import {
   type Scope,
 } from "../../structs/namespace_scopes.ts";
 import { reactorLogger } from "../default_logger.ts";
+import type { WatchSelection } from "../../intents/watch_selections.ts";
 import type { ObservationClient, WatchedDimension } from "./observation_client.ts";
 import { type Watcher, watcherId, WatchFeeder } from "./object_watches.ts";
 import { Scanning } from "./scanning.ts";
@@ -82,6 +83,12 @@ export interface ObserverOptions {
    */
   readonly keepsLastStates?: (resource: Resource) => boolean;
   /**
+   * The label and field selectors of a resource's watches, if any (asked once per watch,
+   * when it starts). An object that leaves them is fed as such (`ObjectEvent.left`): the
+   * server reports it as deleted, and a re-listing no longer has it.
+   */
+  readonly selection?: (resource: Resource) => WatchSelection | undefined;
+  /**
    * With `disabled`, neither namespaces nor CRDs are watched: resources are discovered
    * once, and only the literal namespace names are served (`settings.scanning` fits).
    */
@@ -114,6 +121,7 @@ export class Observer {
   readonly #scope: Scope;
   readonly #select: ObserverOptions["select"];
   readonly #keepsLastStates: ObserverOptions["keepsLastStates"];
+  readonly #selection: ObserverOptions["selection"];
   readonly #scanning: boolean;
   readonly #onListed: ObserverOptions["onListed"];
   readonly #backoff: BackoffOptions;
@@ -157,6 +165,7 @@ export class Observer {
     this.#scope = options.scope;
     this.#select = options.select;
     this.#keepsLastStates = options.keepsLastStates;
+    this.#selection = options.selection;
     this.#scanning = !(options.scanning?.disabled ?? false);
     this.#onListed = options.onListed;
     this.#clock = options.clock ?? realClock;
@@ -371,11 +380,12 @@ export class Observer {
       controller: new AbortController(),
       known: new Map(),
       keeps: this.#keepsLastStates?.(want.resource) ?? false,
+      selection: this.#selection?.(want.resource),
       namespaceNames: new Map(),
       listed: false,
     };
     this.#watchers.set(id, watcher);
-    this.#logger.debug(`Watching ${describeDimension(watcher)}.`);
+    this.#logger.debug(`Watching ${describeDimension(watcher)}${selecting(watcher.selection)}.`);
     watcher.done = this.#consumer.consume(
       watcher,
       watcher.controller.signal,
@@ -434,4 +444,15 @@ export class Observer {
       }
     })();
   }
+}
+
+/** How the debug log tells a watch's selectors and why: ` with labelSelector=… (why)`. */
+function selecting(selection: WatchSelection | undefined): string {
+  if (selection === undefined) return "";
+  const { labelSelector, fieldSelector, reason } = selection;
+  const sent = [
+    labelSelector === undefined ? "" : `labelSelector=${labelSelector}`,
+    fieldSelector === undefined ? "" : `fieldSelector=${fieldSelector}`,
+  ].filter(Boolean).join(" and ");
+  return sent === "" ? ` without selectors (${reason})` : ` with ${sent} (${reason})`;
 }

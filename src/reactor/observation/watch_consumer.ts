@@ -14,6 +14,7 @@ import type { Logger } from "../../structs/loggers.ts";
 import { Resource } from "../../structs/resources.ts";
 import { APIForbiddenError } from "../../client/api_errors.ts";
 import type { WatchItem, WatchRecoveryOptions } from "../../client/watch.ts";
+import type { WatchSelection } from "../../intents/watch_selections.ts";
 import type { ObservationClient, WatchedDimension } from "./observation_client.ts";
 
 /** What a {@link WatchConsumer} is made of. */
@@ -51,7 +52,7 @@ export class WatchConsumer {
    * backoff); `failed` hears of each, and ends the watch by returning true.
    */
   async consume(
-    target: Resource | WatchedDimension,
+    target: Resource | (WatchedDimension & { readonly selection?: WatchSelection }),
     signal: AbortSignal,
     onItem: (item: WatchItem) => Promise<void> | undefined | void,
     failed?: (error: unknown) => boolean,
@@ -84,7 +85,13 @@ export class WatchConsumer {
       // A pausable watch's stream ends when a pause begins; it is opened again on resumption.
       const streamSignal = pausable ? AbortSignal.any([signal, this.pause.signal]) : signal;
       try {
-        const items = this.#client.watch(resource, namespace, streamSignal, pausable, recovery);
+        const selection = target instanceof Resource ? undefined : target.selection;
+        const items = this.#client.watch(resource, namespace, streamSignal, {
+          parts: pausable,
+          recovery,
+          labelSelector: selection?.labelSelector,
+          fieldSelector: selection?.fieldSelector,
+        });
         const iterator = items[Symbol.asyncIterator]();
         let pending: Promise<void> | undefined;
         // Each item is passed on in this callback, not held in the loop: the last one (e.g.

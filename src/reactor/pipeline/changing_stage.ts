@@ -90,6 +90,14 @@ export class ChangingStage implements Stage {
   run(processing: ObjectProcessing): boolean | Promise<boolean> {
     if (processing.spawningStops) return true;
     const { matcher, settings, spawner } = this.#options;
+    if (processing.left) {
+      // Out of the watch's selection, the object would keep our finalizer for ever.
+      if (hasFinalizer(processing.body, settings.persistence.finalizer)) {
+        processing.logger.debug("Removing the finalizer: the object left the watch's selection.");
+        processing.finalizerChange = "remove";
+      }
+      return true;
+    }
     const owned = matcher.handlersFor(processing.resource).changing;
     if (owned.length > 0) return this.#handle(processing, owned);
     const blocked = hasFinalizer(processing.body, settings.persistence.finalizer);

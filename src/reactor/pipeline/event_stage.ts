@@ -33,6 +33,7 @@ export class EventStage implements Stage {
   /** Run them, if the resource has any (no async call for nothing). */
   run(processing: ObjectProcessing): boolean | Promise<boolean> {
     if (this.#matcher.handlersFor(processing.resource).event.length === 0) return true;
+    if (processing.left) return true; // out of the watch's selection: not an event of theirs
     return this.#runHandlers(processing);
   }
 

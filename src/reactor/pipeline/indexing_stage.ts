@@ -33,7 +33,7 @@ export class IndexingStage implements Stage {
       const { delay } = await indexers.process({
         resource,
         body,
-        gone: processing.gone,
+        gone: processing.gone || processing.left, // out of sight: not in the indices
         memory,
         ref,
       });

@@ -59,8 +59,11 @@ export interface Stage {
 export class ObjectProcessing implements CycleTarget {
   /** The object's resource. */
   readonly resource: Resource;
-  /** The event being processed (its type: `null` for a listing, `DELETED` for the end). */
-  readonly event: ObjectEvent;
+  /**
+   * The event being processed (its type: `null` for a listing, `DELETED` for the end); an
+   * object that left a selected watch and turned out to be deleted becomes a `DELETED`.
+   */
+  event: ObjectEvent;
   /** Aborted when the processing must give up (the operator's stop). */
   readonly signal: AbortSignal | undefined;
   /** Waits without holding a place among the processings. */
@@ -118,6 +121,16 @@ export class ObjectProcessing implements CycleTarget {
   /** Whether the object is gone from the cluster (a `DELETED` event). */
   get gone(): boolean {
     return this.event.type === "DELETED";
+  }
+
+  /** Whether the object left the selection of its watch, still existing (see `ObjectEvent`). */
+  get left(): boolean {
+    return this.event.left === true && this.event.type !== "DELETED";
+  }
+
+  /** The object that left its watch's selection is found deleted: a deletion from now on. */
+  becomeGone(): void {
+    this.event = { type: "DELETED", object: this.body };
   }
 
   /** Go on with another state of the object (read afresh, or the one our write produced). */

@@ -164,7 +164,7 @@ export class Pipeline {
     if (this.#matcher.handlersFor(resource).index.length > 0) return false;
     const memory = this.#memories.peek(resource, event.object);
     if (memory?.unstored !== undefined) return false;
-    if (memory !== undefined && event.type === "DELETED") {
+    if (memory !== undefined && (event.type === "DELETED" || event.left)) {
       this.#memories.forget(resource, event.object);
     }
     return true;

@@ -1,6 +1,7 @@
 /**
  * The first stages of the pipeline: the object's memory is recalled (and forgotten when it
- * is gone); a state older than one already known (our own patch, whose echo is late; a state
+ * is gone, or out of sight: it left its watch's selection, and is read afresh to tell
+ * whether it was deleted); a state older than one already known (our own patch, whose echo is late; a state
  * read afresh before a resumed watch delivers it again) is replaced by the object as it is
  * now, so that no handler runs again on a state that has moved on. Then an outcome that the
  * API server refused to store goes first: until it is stored, nothing runs for the object,
@@ -39,14 +40,20 @@ export class RecallStage implements Stage {
     const memory = processing.memory = this.#memories.recall(resource, event.object, {
       noticedByListing: event.type === null,
     });
-    if (processing.gone) this.#memories.forget(resource, event.object);
+    if (processing.gone || processing.left) this.#memories.forget(resource, event.object);
+    if (processing.left) return this.#reread(processing, true);
     const newest = memory.newestVersion;
     const stale = newest !== undefined && !processing.gone &&
       isNewerVersion(newest, processing.body.metadata?.resourceVersion);
     return stale ? this.#reread(processing) : this.#note(processing);
   }
 
-  async #reread(processing: ObjectProcessing): Promise<boolean> {
+  /**
+   * Read the object afresh. Deleted meanwhile, a stale state goes no further (its watch
+   * tells of the deletion); an object that left its watch's selection is out of the watch's
+   * sight, so the deletion is processed here.
+   */
+  async #reread(processing: ObjectProcessing, left = false): Promise<boolean> {
     const { name, namespace } = processing.body.metadata ?? {};
     let fresh: RawBody;
     try {
@@ -54,8 +61,15 @@ export class RecallStage implements Stage {
         signal: processing.signal,
       });
     } catch (error) {
-      if (error instanceof APINotFoundError) return processing.finish(); // deleted: a watch tells
-      throw error;
+      if (!(error instanceof APINotFoundError)) throw error;
+      if (!left) return processing.finish();
+      processing.becomeGone();
+      return this.#note(processing);
+    }
+    const uid = processing.body.metadata?.uid;
+    if (left && uid !== undefined && fresh.metadata?.uid !== uid) {
+      processing.becomeGone(); // deleted, and another object of that name made since
+      return this.#note(processing);
     }
     processing.moveTo(fresh);
     return this.#note(processing);

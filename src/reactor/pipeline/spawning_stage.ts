@@ -32,6 +32,7 @@ export class SpawningStage implements Stage {
       body,
       deleted: isDeletionOngoing(body),
       gone: processing.gone,
+      left: processing.left,
       memory,
       logger,
       ref,

@@ -16,6 +16,7 @@ import { resourceLabel } from "../../structs/operator_metrics.ts";
 import type { HandlerKind } from "../../intents/handlers.ts";
 import { observationClient } from "../observation/observation_client.ts";
 import { Observer } from "../observation/observer.ts";
+import { WatchSelecting } from "../observation/selecting.ts";
 import type { OperatorParts } from "../operator_parts.ts";
 import type { Reactions, RunContext, Runnable } from "../manager.ts";
 import type { AdmissionRunnable } from "./admission_runnable.ts";
@@ -113,6 +114,7 @@ export class ObservationRunnable implements Runnable {
     const { client, processing, queueing } = this.#needs;
     const processor = processing.processor;
     const multiplexer = queueing.multiplexer;
+    const selecting = new WatchSelecting(matcher, settings.watching);
     return new Observer({
       client: observationClient(client.api, client.discovery),
       scope,
@@ -131,6 +133,7 @@ export class ObservationRunnable implements Runnable {
         return handlers.event.length > 0 ||
           handlers.changing.some((h) => h.reason === "delete" || h.reason === null);
       },
+      selection: (resource) => selecting.of(resource),
       scanning: settings.scanning,
       watching: settings.watching,
       logger,

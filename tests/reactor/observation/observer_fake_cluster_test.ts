@@ -69,9 +69,9 @@ class Log {
 function tracked(client: ObservationClient, log: Log): ObservationClient {
   return {
     discover: (options) => client.discover(options),
-    watch: async function* (resource, namespace, signal, parts, recovery) {
+    watch: async function* (resource, namespace, signal, options) {
       try {
-        yield* client.watch(resource, namespace, signal, parts, recovery);
+        yield* client.watch(resource, namespace, signal, options);
       } finally {
         log.add(`closed ${resource.plural}@${namespace ?? "*"}`);
       }

@@ -14,6 +14,8 @@ import type { WatchedDimension } from "../../../src/reactor/observation/observat
 import type { ObjectEvent } from "../../../src/structs/bodies.ts";
 import { deferred, ManualClock, settle } from "../../clocks.ts";
 import { ScriptedClient } from "../scripted_client.ts";
+import type { WatchSelection } from "../../../src/intents/watch_selections.ts";
+import { parseLabelSelector } from "../../../src/structs/label_selectors.ts";
 import { RecordingLogger } from "../recording_logger.ts";
 
 const VERBS = ["list", "watch", "patch", "get"];
@@ -74,6 +76,8 @@ interface Setup {
   feedResult?: (event: ObjectEvent) => void | Promise<void>;
   /** `settings.watching`, or what of it observation reads. */
   watching?: { listPatience: number };
+  /** The watches' selectors. */
+  selection?: (resource: Resource) => WatchSelection | undefined;
 }
 
 function start(setup: Setup = {}) {
@@ -92,11 +96,13 @@ function start(setup: Setup = {}) {
     select: setup.select ?? ((all) => all),
     feed: (resource, event) => {
       const meta = event.object.metadata ?? {};
-      fed.push(`${resource.plural}:${event.type ?? "LISTED"}:${meta.uid}@${meta.resourceVersion}`);
+      const type = `${event.type ?? "LISTED"}${event.left ? " (left)" : ""}`;
+      fed.push(`${resource.plural}:${type}:${meta.uid}@${meta.resourceVersion}`);
       feeds.push({ resource, event });
       return setup.feedResult?.(event);
     },
     keepsLastStates: setup.keepsLastStates,
+    selection: setup.selection,
     onListed: (dimension) => listed.push(dimension),
     scanning: { disabled: setup.scanningDisabled ?? false },
     watching: setup.watching,
@@ -386,6 +392,40 @@ Deno.test("a re-listing feeds changed objects and deletions missed in the gap", 
   const deleted = t.feeds.at(-1)!.event.object;
   assertEquals(deleted.metadata?.name, "n-c", "the deletion carries the identity");
   assertEquals(t.listed.length, 1, "the listing hook fires once per watch");
+  await t.stop();
+});
+
+Deno.test("with selectors: a deletion of an object that no longer matches is fed as its leaving", async () => {
+  const labels = parseLabelSelector("app=watched");
+  const selection: WatchSelection = {
+    labels,
+    fields: [],
+    labelSelector: "app=watched",
+    fieldSelector: undefined,
+    reason: "a test",
+  };
+  const t = start({ clusterwide: true, resources: [KEX], selection: () => selection });
+  await listCrds(t.client);
+  const stream = await t.client.stream("kopfexamples@*");
+  assertEquals(stream.options?.labelSelector, "app=watched", "the watch sends its selector");
+  const watched = (uid: string, rv: string, app = "watched"): RawBody => ({
+    ...obj(uid, rv),
+    metadata: { ...obj(uid, rv).metadata, labels: { app } },
+  });
+  stream.listed([watched("a", "1"), watched("b", "2"), watched("c", "3")]);
+  await settle();
+  t.fed.length = 0;
+  stream.event("DELETED", watched("a", "4", "other")); // the label changed: it left
+  stream.event("DELETED", watched("b", "5")); // still matching: a real deletion
+  await settle();
+  // After a 410, the watch lists again: c is not there — left or deleted, it is read to tell.
+  stream.listed([], "9");
+  await settle();
+  assertEquals(t.fed, [
+    "kopfexamples:MODIFIED (left):a@4",
+    "kopfexamples:DELETED:b@5",
+    "kopfexamples:MODIFIED (left):c@3",
+  ]);
   await t.stop();
 });
 

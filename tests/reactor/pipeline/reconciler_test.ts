@@ -112,3 +112,35 @@ Deno.test("a reconciler refuses registries with daemons, timers or indices", asy
     'The registry has daemon "watch"',
   );
 });
+
+Deno.test("an object that left a selected watch: its finalizer goes if it exists; a deletion if not", async () => {
+  await using cluster = await startCluster();
+  await using api = client(cluster);
+  const registry = new kopf.OperatorRegistry();
+  const ran: string[] = [];
+  kopf.on.delete("kopfexamples", { registry }, function cleanup({ name }) {
+    ran.push(`delete ${name}`);
+  });
+  kopf.on.update("kopfexamples", { registry }, function changed({ name }) {
+    ran.push(`update ${name}`);
+  });
+  const [resource] = (await new Discovery(api).resources())
+    .filter((r) => r.plural === "kopfexamples" && r.preferred);
+  const reconcile = kopf.reconciler({ api, registry });
+  const finalizer = "kopf.zalando.org/KopfFinalizerMarker";
+  const kept = cluster.create(kex("kept", { value: 1 }, { metadata: { finalizers: [finalizer] } }));
+  await reconcile(resource, {
+    type: "MODIFIED",
+    object: { ...kept, spec: { value: 2 } },
+    left: true,
+  });
+  const after = cluster.get("kopfexamples", "kept")!;
+  assertEquals(after.metadata?.finalizers, undefined, "the finalizer is removed");
+  assertEquals(after.metadata?.annotations?.[DIFFBASE], undefined, "nothing else is written");
+  // Gone meanwhile: it is a deletion, known by reading (nothing to write, nothing fails).
+  const gone = cluster.create(kex("gone"));
+  cluster.delete("kopfexamples", "gone");
+  const result = await reconcile(resource, { type: "MODIFIED", object: gone, left: true });
+  assertEquals(result, {});
+  assertEquals(ran, [], "no handler runs for an object out of sight");
+});
