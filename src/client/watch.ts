@@ -88,6 +88,12 @@ export interface WatchObjectsOptions extends WatchRecoveryOptions {
   listMode?: "auto" | "stream" | "paginate";
   /** Yield listings in parts as they arrive (`LISTING` items), not whole. */
   listParts?: boolean;
+  /**
+   * Begin with a watch from this `resourceVersion` instead of a listing (e.g. the version
+   * of a listing done otherwise, see `currentVersion`): only the changes made after it
+   * come. Once the server no longer has it (410), the watch lists as usual.
+   */
+  resourceVersion?: string;
   /** Stops the watch: the generator returns promptly. */
   signal?: AbortSignal;
   /**
@@ -192,13 +198,17 @@ async function* watchInParts(
   /** How long the last stream was open (seconds). */
   let lasted = 0;
   metrics?.watches.set(heard, heard);
+  /** Where the first watch begins without a listing, if anywhere. */
+  let since = options.resourceVersion || undefined;
   try {
     relisting: while (!signal?.aborted) {
       const mode = options.listMode ?? listModeOf(api.watching);
       const pageSize = options.listLimit ?? listPageSizeOf(api.watching);
-      const position = { resourceVersion: "" };
+      const position = { resourceVersion: since ?? "" };
       let end: StreamEnd | undefined;
-      if (mode === "stream" || (mode === "auto" && !state.fellBack)) {
+      if (since !== undefined) {
+        since = undefined;
+      } else if (mode === "stream" || (mode === "auto" && !state.fellBack)) {
         const listing: StreamedListing = { pageSize, strict: mode === "stream" };
         const opened = clock.now();
         end = yield* streamOnce(api, state, options, position, listing);

@@ -24,6 +24,7 @@ export class Stream {
   readonly options: WatchOptions | undefined;
   readonly #items: (WatchItem | { error: unknown } | { end: true })[] = [];
   #wake: (() => void) | undefined;
+  #returned = false;
 
   constructor(
     resource: Resource,
@@ -43,9 +44,9 @@ export class Stream {
     return this.#items.length;
   }
 
-  /** Whether the consumer has stopped this stream. */
+  /** Whether the consumer has stopped this stream (its signal, or the end of its reading). */
   get closed(): boolean {
-    return this.signal.aborted;
+    return this.signal.aborted || this.#returned;
   }
 
   listed(objects: RawBody[], resourceVersion = "1"): void {
@@ -80,16 +81,20 @@ export class Stream {
   }
 
   async *iterate(): AsyncGenerator<WatchItem> {
-    for (;;) {
-      while (this.#items.length === 0 && !this.signal.aborted) {
-        await new Promise<void>((resolve) => (this.#wake = resolve));
-        this.#wake = undefined;
+    try {
+      for (;;) {
+        while (this.#items.length === 0 && !this.signal.aborted) {
+          await new Promise<void>((resolve) => (this.#wake = resolve));
+          this.#wake = undefined;
+        }
+        if (this.signal.aborted) return;
+        const entry = this.#items.shift()!;
+        if ("error" in entry) throw entry.error;
+        if ("end" in entry) return;
+        yield entry;
       }
-      if (this.signal.aborted) return;
-      const entry = this.#items.shift()!;
-      if ("error" in entry) throw entry.error;
-      if ("end" in entry) return;
-      yield entry;
+    } finally {
+      this.#returned = true;
     }
   }
 }
@@ -106,6 +111,11 @@ export class ScriptedClient implements ObservationClient {
   discoveryGate: Deferred<void> | undefined;
   /** When set, the next discovery fails with this. */
   discoveryError: unknown;
+  /**
+   * The versions that currentVersion() answers, by stream id; without one, it fails (and
+   * the observer watches no live events beside a held listing).
+   */
+  readonly versions = new Map<string, string>();
   /** Errors thrown by the next watch() of a stream id, instead of opening it. */
   readonly openErrors = new Map<string, unknown>();
   /** All streams ever opened, by id, in order. */
@@ -125,6 +135,12 @@ export class ScriptedClient implements ObservationClient {
       throw error;
     }
     return [...this.resources];
+  }
+
+  currentVersion(resource: Resource, namespace: string | undefined): Promise<string> {
+    const version = this.versions.get(id(resource, namespace));
+    if (version === undefined) return Promise.reject(new Error("no version scripted"));
+    return Promise.resolve(version);
   }
 
   watch(

@@ -60,7 +60,10 @@ Deno.test("field selectors: parsed, escaped, and compared as text (a missing fie
     { field: "spec.nodeName", op: "!=", value: "" },
     { field: "metadata.name", op: "=", value: "a,b" },
   ]);
-  assertEquals(formatFieldSelector(parsed), "status.phase=Running,spec.nodeName!=,metadata.name=a\\,b");
+  assertEquals(
+    formatFieldSelector(parsed),
+    "status.phase=Running,spec.nodeName!=,metadata.name=a\\,b",
+  );
   const pod = { metadata: { name: "a,b" }, spec: { nodeName: "n1" }, status: { phase: "Running" } };
   assert(matchesFields(parsed, pod));
   assert(!matchesFields(parsed, { ...pod, spec: {} }));

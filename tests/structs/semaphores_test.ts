@@ -83,3 +83,38 @@ Deno.test("an abandoned wait takes no place and keeps the order of the others", 
   await assertRejects(() => semaphore.acquire(stop.signal), Error, "stopped");
   assertEquals(semaphore.active, 0);
 });
+
+Deno.test("with lanes, the first lane's waiters go first, until a second lane's has aged", async () => {
+  let now = 0;
+  const semaphore = new Semaphore(1, { aging: 5, now: () => now });
+  const order: string[] = [];
+  const hold = await semaphore.acquire();
+  const waitFor = (name: string, later: boolean) =>
+    semaphore.acquire(undefined, later).then((release) => {
+      order.push(name);
+      release();
+    });
+  const listed = [waitFor("listed 1", true), waitFor("listed 2", true)];
+  const live = [waitFor("live 1", false), waitFor("live 2", false)];
+  hold();
+  await Promise.all([...live, ...listed]);
+  assertEquals(order, ["live 1", "live 2", "listed 1", "listed 2"]);
+  // Aged: the second lane's waiter goes before newer first-lane ones.
+  order.length = 0;
+  const again = await semaphore.acquire();
+  const old = waitFor("listed old", true);
+  now = 6;
+  const fresh = waitFor("live fresh", false);
+  again();
+  await Promise.all([old, fresh]);
+  assertEquals(order, ["listed old", "live fresh"]);
+  // Without lanes, `later` changes nothing: arrival order.
+  const plain = new Semaphore(1);
+  const first = await plain.acquire();
+  const plainOrder: string[] = [];
+  const a = plain.acquire(undefined, true).then((r) => (plainOrder.push("a"), r()));
+  const b = plain.acquire().then((r) => (plainOrder.push("b"), r()));
+  first();
+  await Promise.all([a, b]);
+  assertEquals(plainOrder, ["a", "b"]);
+});

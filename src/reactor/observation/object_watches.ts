@@ -11,7 +11,7 @@
 
 import type { ObjectEvent, RawBody, RawMeta } from "../../structs/bodies.ts";
 import type { Clock } from "../../structs/clock.ts";
-import { objectKey } from "../../structs/identities.ts";
+import { isNewerVersion, objectKey } from "../../structs/identities.ts";
 import type { Resource } from "../../structs/resources.ts";
 import { matchesFields, matchesLabels } from "../../structs/label_selectors.ts";
 import type { WatchItem } from "../../client/watch.ts";
@@ -42,6 +42,12 @@ export interface Watcher extends WatchedDimension {
   readonly namespaceNames: Map<string, string>;
   /** The keys of the objects of the listing in progress, which comes in parts. */
   listing?: Set<string>;
+  /**
+   * While a listing is in progress beside a live watch: the objects the live events told
+   * of (the listing's older states of them are not fed, nor are they taken for deleted),
+   * with the version of those deleted meanwhile.
+   */
+  during?: Map<string, string | typeof STILL_THERE>;
   /** When the listing in progress began (the clock's seconds). */
   listingSince?: number;
   listed: boolean;
@@ -98,8 +104,16 @@ export class WatchFeeder {
     if (item.type !== "LISTED" && item.type !== "LISTING") {
       const { type, object } = item;
       const key = objectKey(object);
+      // Beside a listing (see `consume`), a live watch tells of objects the listing has yet
+      // to come to, or has come to with an older state.
+      if (watcher.listing !== undefined) {
+        const version = object.metadata?.resourceVersion;
+        (watcher.during ??= new Map()).set(key, type === "DELETED" ? version ?? "" : STILL_THERE);
+      }
       if (type !== "DELETED") {
-        this.#remember(watcher, key, object);
+        // Seen in this very version (or a newer one) already: a live watch that began before
+        // a listing ended, or the listing itself, told of it.
+        if (this.#remember(watcher, key, object)) return undefined;
         return promised(this.#feed(resource, { type, object }));
       }
       known.delete(key);
@@ -115,12 +129,18 @@ export class WatchFeeder {
       watcher.listingSince = this.#clock.now();
     }
     const listed = watcher.listing;
+    const during = watcher.during;
     let last: Promise<void> | undefined;
     for (const object of item.objects) {
       const key = objectKey(object);
       listed.add(key);
+      // Deleted meanwhile, as a live watch beside the listing told: an older state.
+      const gone = during?.get(key);
+      if (gone !== undefined && gone !== STILL_THERE) {
+        if (!isNewerVersion(object.metadata?.resourceVersion, gone)) continue;
+      }
       // Objects already fed in this very state (on re-listings, or in the parts of a listing
-      // that broke off and began anew) are not fed again.
+      // that broke off and began anew) — or in a newer one — are not fed again.
       const unchanged = this.#remember(watcher, key, object);
       if (!unchanged) last = promised(this.#feed(resource, { type: null, object })) ?? last;
     }
@@ -133,9 +153,10 @@ export class WatchFeeder {
     }
     watcher.listing = undefined;
     watcher.listingSince = undefined;
+    watcher.during = undefined;
     const first = !watcher.listed;
     for (const [key, state] of known) {
-      if (!listed.has(key)) {
+      if (!listed.has(key) && !during?.has(key)) {
         known.delete(key);
         const object = state instanceof Trace ? deletionNotice(resource, key, state) : state;
         // With selectors, it may have left them rather than been deleted: it is read to tell.
@@ -164,22 +185,23 @@ export class WatchFeeder {
 
   /**
    * Remember an object's current state as the watch keeps it; true if the watch already
-   * knew it in this very version.
+   * knew it in this very version, or a newer one (then nothing changes).
    */
   #remember(watcher: Watcher, key: string, object: RawBody): boolean {
     const meta = object.metadata;
     const version = meta?.resourceVersion;
     const previous = watcher.known.get(key);
     if (watcher.keeps) {
+      const known = previous instanceof Trace ? undefined : previous?.metadata?.resourceVersion;
+      if (notNewer(version, known)) return true;
       watcher.known.set(key, remembered(object));
-      return previous !== undefined && !(previous instanceof Trace) &&
-        previous.metadata?.resourceVersion === version;
+      return false;
     }
     if (previous instanceof Trace) {
       // The same key is the same object: its name and namespace have not changed.
-      const unchanged = previous.resourceVersion === version;
+      if (notNewer(version, previous.resourceVersion)) return true;
       previous.resourceVersion = version;
-      return unchanged;
+      return false;
     }
     let namespace = meta?.namespace;
     if (namespace !== undefined) {
@@ -235,6 +257,15 @@ function matchesSelection(selection: WatchSelection, object: RawBody): boolean {
 function leaving(object: RawBody): ObjectEvent {
   return { type: "MODIFIED", object, left: true };
 }
+
+/** Whether a version is the known one or older (as far as versions compare at all). */
+function notNewer(version: string | undefined, known: string | undefined): boolean {
+  if (version === undefined || known === undefined) return false;
+  return version === known || isNewerVersion(known, version);
+}
+
+/** In {@link Watcher.during}: the object was told of, and not deleted. */
+const STILL_THERE: unique symbol = Symbol("still there");
 
 /** What a feed returned, if it is a promise to wait for. */
 function promised(result: void | Promise<void>): Promise<void> | undefined {

@@ -8,6 +8,7 @@
 
 import { Resource } from "../../structs/resources.ts";
 import type { ApiClient } from "../../client/api.ts";
+import { currentVersion } from "../../client/current_versions.ts";
 import { Discovery } from "../../client/discovery.ts";
 import { type WatchItem, watchObjects, type WatchRecoveryOptions } from "../../client/watch.ts";
 
@@ -51,6 +52,16 @@ export interface ObservationClient {
     signal: AbortSignal,
     options?: WatchOptions,
   ): AsyncIterable<WatchItem>;
+  /**
+   * The current `resourceVersion` of a resource's objects (in one namespace, or
+   * cluster-wide when `undefined`) with these selectors: a watch from it misses nothing
+   * made afterwards.
+   */
+  currentVersion(
+    resource: Resource,
+    namespace: string | undefined,
+    options: Pick<WatchOptions, "labelSelector" | "fieldSelector"> & { signal: AbortSignal },
+  ): Promise<string>;
 }
 
 /** The observation client backed by the framework's API client and discovery. */
@@ -69,8 +80,11 @@ export function observationClient(api: ApiClient, discovery?: Discovery): Observ
         listParts: options.parts,
         labelSelector: options.labelSelector,
         fieldSelector: options.fieldSelector,
+        resourceVersion: options.since,
         persistent: true,
       }),
+    currentVersion: (resource, namespace, options) =>
+      currentVersion(api, resource, { ...options, namespace }),
   };
 }
 
@@ -90,6 +104,11 @@ export interface WatchOptions {
   readonly labelSelector?: string;
   /** The field selector of the listings and the watch, if any. */
   readonly fieldSelector?: string;
+  /**
+   * Begin with a watch from this `resourceVersion`, not with a listing (see
+   * {@link ObservationClient.currentVersion}); it lists once the version is gone (410).
+   */
+  readonly since?: string;
 }
 
 /** One watch: a resource in a namespace, or cluster-wide (`namespace` undefined). */

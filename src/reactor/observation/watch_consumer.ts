@@ -15,7 +15,7 @@ import { Resource } from "../../structs/resources.ts";
 import { APIForbiddenError } from "../../client/api_errors.ts";
 import type { WatchItem, WatchRecoveryOptions } from "../../client/watch.ts";
 import type { WatchSelection } from "../../intents/watch_selections.ts";
-import type { ObservationClient, WatchedDimension } from "./observation_client.ts";
+import type { ObservationClient, WatchedDimension, WatchOptions } from "./observation_client.ts";
 
 /** What a {@link WatchConsumer} is made of. */
 export interface WatchConsumerOptions {
@@ -50,6 +50,11 @@ export class WatchConsumer {
    * Run one watch until the signal aborts, passing its items on. The watch recovers from
    * its failures itself (reporting them through this observer's logger, pausing along its
    * backoff); `failed` hears of each, and ends the watch by returning true.
+   *
+   * The objects' watches put live events first: once a listing is held by the feed's
+   * back-pressure, a second watch begins from the version the objects were at before the
+   * listing (asked for before it), and feeds the changes made meanwhile while the listing
+   * waits; at the listing's end, that watch goes on alone. See the module docs.
    */
   async consume(
     target: Resource | (WatchedDimension & { readonly selection?: WatchSelection }),
@@ -61,9 +66,51 @@ export class WatchConsumer {
     const pausable = !(target instanceof Resource);
     const resource = target instanceof Resource ? target : target.resource;
     const namespace = target instanceof Resource ? undefined : target.namespace;
-    const what = describeDimension({ resource, namespace });
-    let ending: unknown = undefined;
-    const recovery: WatchRecoveryOptions = {
+    const selection = target instanceof Resource ? undefined : target.selection;
+    const stream: StreamTarget = {
+      resource,
+      namespace,
+      what: describeDimension({ resource, namespace }),
+      options: {
+        parts: pausable,
+        recovery: this.#recovery(resource, namespace, failed),
+        labelSelector: selection?.labelSelector,
+        fieldSelector: selection?.fieldSelector,
+      },
+      onItem,
+    };
+    while (!signal.aborted) {
+      if (pausable && this.pause.paused) {
+        await untilAborted(this.pause.resumed, signal);
+        continue;
+      }
+      // A pausable watch's stream ends when a pause begins; it is opened again on resumption.
+      const streamSignal = pausable ? AbortSignal.any([signal, this.pause.signal]) : signal;
+      const since = pausable ? await this.#currentVersion(stream, streamSignal) : undefined;
+      if (streamSignal.aborted) continue;
+      const side = since === undefined
+        ? undefined
+        : new SideWatch(this, stream, since, streamSignal);
+      let end = await this.#drain(stream, stream.options, streamSignal, side);
+      if (end === "handed-over") end = await side!.done;
+      if (end === "aborted") continue;
+      if (end === "ended") {
+        this.#logger.error(`Watching ${stream.what} ended by itself; it is not watched any more.`);
+      } else if (end !== stream.options.recovery.ending) {
+        // Ended by `failed` (it said why); anything else broke the watch's promise to go on.
+        this.#logger.error(`Watching ${stream.what} failed for good: ${describeError(end)}`);
+      }
+      return;
+    }
+  }
+
+  /** How the watch recovers and reports its failures; `failed` may end it. */
+  #recovery(
+    resource: Resource,
+    namespace: string | undefined,
+    failed: ((error: unknown) => boolean) | undefined,
+  ): WatchRecoveryOptions & { ending?: unknown } {
+    const recovery: WatchRecoveryOptions & { ending?: unknown } = {
       backoff: this.#backoff,
       clock: this.#clock,
       logger: this.#logger,
@@ -73,60 +120,89 @@ export class WatchConsumer {
           : summarizeError(error),
       onFailure: (error) => {
         const stop = failed?.(error) ?? false;
-        if (stop) ending = error;
+        if (stop) recovery.ending = error;
         return stop;
       },
     };
-    while (!signal.aborted) {
-      if (pausable && this.pause.paused) {
-        await untilAborted(this.pause.resumed, signal);
-        continue;
+    return recovery;
+  }
+
+  /** The version the objects are at, for a live watch beside the listing; none if unknown. */
+  async #currentVersion(stream: StreamTarget, signal: AbortSignal): Promise<string | undefined> {
+    const { resource, namespace, options } = stream;
+    try {
+      return await this.#client.currentVersion(resource, namespace, {
+        labelSelector: options.labelSelector,
+        fieldSelector: options.fieldSelector,
+        signal,
+      });
+    } catch (error) {
+      if (!signal.aborted) {
+        this.#logger.debug(
+          `No version of ${stream.what} to watch from beside its listing: ${summarizeError(error)}`,
+        );
       }
-      // A pausable watch's stream ends when a pause begins; it is opened again on resumption.
-      const streamSignal = pausable ? AbortSignal.any([signal, this.pause.signal]) : signal;
-      try {
-        const selection = target instanceof Resource ? undefined : target.selection;
-        const items = this.#client.watch(resource, namespace, streamSignal, {
-          parts: pausable,
-          recovery,
-          labelSelector: selection?.labelSelector,
-          fieldSelector: selection?.fieldSelector,
-        });
-        const iterator = items[Symbol.asyncIterator]();
-        let pending: Promise<void> | undefined;
-        // Each item is passed on in this callback, not held in the loop: the last one (e.g.
-        // a full listing) must not stay in memory while the next is awaited. Made once per
-        // stream, not once per item.
-        const take = (step: IteratorResult<WatchItem>): boolean => {
-          if (step.done || streamSignal.aborted) return true;
-          pending = onItem(step.value) ?? undefined;
-          return false;
-        };
-        try {
-          for (;;) {
-            if (await iterator.next().then(take)) break;
-            // Back-pressure: the next item stays unread until the feed has taken this one.
-            const feeding = pending;
-            pending = undefined;
-            if (feeding !== undefined && !await this.#waitForFeed(feeding, streamSignal, what)) {
-              break;
-            }
-          }
-        } finally {
-          // Close the stream (a no-op if it has ended); failing to close it is no news.
-          await iterator.return?.().catch(() => {});
-        }
-        if (streamSignal.aborted) continue;
-        this.#logger.error(`Watching ${what} ended by itself; it is not watched any more.`);
-      } catch (error) {
-        if (streamSignal.aborted) continue;
-        // Ended by `failed` (it said why); anything else broke the watch's promise to go on.
-        if (error !== ending) {
-          this.#logger.error(`Watching ${what} failed for good: ${describeError(error)}`);
-        }
-      }
-      return;
+      return undefined;
     }
+  }
+
+  /**
+   * Pass a stream's items on with back-pressure until it ends, the signal aborts, or — with
+   * a `side` watch — the listing is held (the side watch starts) and then complete (the side
+   * watch goes on alone: `handed-over`). A failure that ends the watch is returned.
+   */
+  async #drain(
+    stream: StreamTarget,
+    options: WatchOptions,
+    signal: AbortSignal,
+    side?: SideWatch,
+    beside?: () => boolean,
+  ): Promise<DrainEnd> {
+    const { resource, namespace, onItem, what } = stream;
+    let iterator: AsyncIterator<WatchItem> | undefined;
+    try {
+      iterator = this.#client.watch(resource, namespace, signal, options)[Symbol.asyncIterator]();
+      let pending: Promise<void> | undefined;
+      let listing = false;
+      let stop = false;
+      // Each item is passed on in this callback, not held in the loop: the last one (e.g.
+      // a full listing) must not stay in memory while the next is awaited. Made once per
+      // stream, not once per item.
+      const take = (step: IteratorResult<WatchItem>): boolean => {
+        if (step.done || signal.aborted) return true;
+        const type = step.value.type;
+        listing = type === "LISTING" || type === "LISTED";
+        if (listing && beside?.()) return stop = true; // a side watch must not list meanwhile
+        pending = onItem(step.value) ?? undefined;
+        if (type === "LISTED") {
+          if (side?.running) stop = true; // the side watch is ahead: it goes on alone
+          side = undefined; // only beside the stream's first listing
+        }
+        return false;
+      };
+      for (;;) {
+        if (await iterator.next().then(take)) break;
+        if (stop) return "handed-over";
+        // Back-pressure: the next item stays unread until the feed has taken this one.
+        const feeding = pending;
+        pending = undefined;
+        if (feeding === undefined) continue;
+        if (listing) side?.start(); // held: the changes made meanwhile are watched beside it
+        if (!await this.#waitForFeed(feeding, signal, what)) break;
+      }
+      return signal.aborted ? "aborted" : stop ? "handed-over" : "ended";
+    } catch (error) {
+      return signal.aborted ? "aborted" : error;
+    } finally {
+      // Close the stream (a no-op if it has ended); failing to close it is no news.
+      await iterator?.return?.().catch(() => {});
+    }
+  }
+
+  /** Run a side watch's stream: see {@link SideWatch}. */
+  runSide(side: SideWatch): Promise<DrainEnd> {
+    const { stream, since, signal } = side;
+    return this.#drain(stream, { ...stream.options, since }, signal, undefined, () => !side.alone);
   }
 
   /**
@@ -138,6 +214,53 @@ export class WatchConsumer {
       this.#logger.error(`Feeding an event of ${what} failed: ${describeError(error)}`);
     });
     return untilAborted(settled, signal);
+  }
+}
+
+/** One watch's stream, as {@link WatchConsumer} consumes it. */
+interface StreamTarget {
+  readonly resource: Resource;
+  readonly namespace: string | undefined;
+  /** How messages name it. */
+  readonly what: string;
+  /** How it is asked for; the recovery remembers the failure that ended it, if any. */
+  readonly options: WatchOptions & { readonly recovery: { ending?: unknown } };
+  readonly onItem: (item: WatchItem) => Promise<void> | undefined | void;
+}
+
+/** How a stream's consumption ended: an error if a failure ended the watch. */
+type DrainEnd = "ended" | "aborted" | "handed-over" | unknown;
+
+/**
+ * A live watch beside a held listing: from the version the objects were at before the
+ * listing, so that it misses no change; started once the listing is held; alone once the
+ * listing is complete (it ends itself if it would list while the listing runs).
+ */
+class SideWatch {
+  /** Started, and not ended. */
+  running = false;
+  /** The listing beside it is complete: it is the watch now. */
+  alone = false;
+  #done: Promise<DrainEnd> | undefined;
+
+  constructor(
+    readonly consumer: WatchConsumer,
+    readonly stream: StreamTarget,
+    readonly since: string,
+    readonly signal: AbortSignal,
+  ) {}
+
+  /** Start it (once). */
+  start(): void {
+    if (this.#done !== undefined) return;
+    this.running = true;
+    this.#done = this.consumer.runSide(this).finally(() => (this.running = false));
+  }
+
+  /** It goes on alone; resolves as it ends. */
+  get done(): Promise<DrainEnd> {
+    this.alone = true;
+    return this.#done ?? Promise.resolve("ended");
   }
 }
 

@@ -3,7 +3,8 @@
  * once. Two limits: `workerLimit` (the operator's setting: how many objects are processed
  * at once, read whenever a place is taken) and the admission limit (how many *start* at
  * once). A processing that takes long gives its admission place up after the hold time,
- * so slow handlers never hold the others up, but keeps its worker place.
+ * so slow handlers never hold the others up, but keeps its worker place. The objects of
+ * listings wait behind those of live events, for a while (see {@link Admissions.take}).
  *
  * @module
  */
@@ -44,7 +45,12 @@ export interface AdmissionsOptions {
   readonly admissionLimit: number;
   /** Seconds after which a processing gives its admission place up to others. */
   readonly admissionHold: number;
-  /** The clock of the holds. */
+  /**
+   * Seconds for which an object of a listing waits behind live events before it goes first
+   * (see {@link Admissions.take}).
+   */
+  readonly listingAging: number;
+  /** The clock of the holds and of the waits. */
   readonly clock: Clock;
 }
 
@@ -60,17 +66,23 @@ export class Admissions {
 
   /** Places within these limits. */
   constructor(options: AdmissionsOptions) {
-    this.#workers = new Semaphore(options.workerLimit);
-    this.#admissions = new Semaphore(options.admissionLimit);
+    const lanes = { aging: options.listingAging, now: () => options.clock.now() };
+    this.#workers = new Semaphore(options.workerLimit, lanes);
+    this.#admissions = new Semaphore(options.admissionLimit, lanes);
     this.#holds = new DeadlineQueue(options.admissionHold, options.clock, { keepTimer: true });
   }
 
-  /** Take a place; `undefined` if the signal aborts meanwhile. */
-  async take(signal: AbortSignal): Promise<Admission | undefined> {
+  /**
+   * Take a place; `undefined` if the signal aborts meanwhile. A state of a `listed` object
+   * (found by a listing, not told of by a live event) waits behind the live ones, unless
+   * it has waited `listingAging` seconds: changes made now are handled first, and a big
+   * listing is still handled, only later.
+   */
+  async take(signal: AbortSignal, listed = false): Promise<Admission | undefined> {
     let releaseWorker: (() => void) | undefined;
     try {
-      releaseWorker = await this.#workers.acquire(signal);
-      const releaseAdmission = await this.#admissions.acquire(signal);
+      releaseWorker = await this.#workers.acquire(signal, listed);
+      const releaseAdmission = await this.#admissions.acquire(signal, listed);
       const admission = new Admission(releaseWorker, releaseAdmission);
       admission.hold = this.#holds.enter(admission);
       return admission;

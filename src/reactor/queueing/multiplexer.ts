@@ -15,7 +15,10 @@
  * others up), and once `backlogLimit` objects wait with unprocessed events (past their
  * batch window: objects within it wait for time, not for a place), `push()` returns a
  * promise that the feeder should await before pushing more: the events then stay in the
- * watch streams (and on the server) instead of piling up here.
+ * watch streams (and on the server) instead of piling up here. States told of by live
+ * events go first: they take places before the objects found by listings (unless those
+ * have waited {@link LISTING_AGING} seconds), and only their own number asks their feeder
+ * to wait — a big listing that fills the backlog does not hold back the changes made now.
  *
  * After the processor patched an object, the watch stream still carries the states from
  * before the patch for a while. The processor reports the `resourceVersion` of its
@@ -44,7 +47,7 @@ import {
 import type { Logger } from "../../structs/loggers.ts";
 import { reactorLogger } from "../default_logger.ts";
 import { type Admission, Admissions } from "./admissions.ts";
-import { Backlog } from "./backlog.ts";
+import { Backlog, NOT_QUEUED, type Queued } from "./backlog.ts";
 import { WorkerTable } from "./worker_table.ts";
 import type { AsideWait, Reconciliation } from "../pipeline/object_processing.ts";
 
@@ -88,6 +91,11 @@ export interface MultiplexerOptions {
   /** Seconds after which a processing gives its admission place up ({@link ADMISSION_HOLD}). */
   readonly admissionHold?: number;
   /**
+   * Seconds for which objects found by a listing wait behind those of live events before
+   * they go first ({@link LISTING_AGING}).
+   */
+  readonly listingAging?: number;
+  /**
    * How many objects may wait with unprocessed events, past their batch window, before
    * `push()` asks the feeder to wait ({@link DEFAULT_BACKLOG_LIMIT}); it asks until half
    * as many are left.
@@ -106,6 +114,13 @@ export const DEFAULT_ADMISSION_LIMIT = 32;
 
 /** Seconds after which a processing gives its admission place up to others. */
 export const ADMISSION_HOLD = 1;
+
+/**
+ * Seconds for which an object found by a listing waits behind the objects of live events
+ * for a place, before it goes first: changes made while a big listing is handled are
+ * handled within moments, and the listing is never starved by a stream of them.
+ */
+export const LISTING_AGING = 5;
 
 /**
  * How many objects may wait with unprocessed events before the feeding is slowed down: a
@@ -160,6 +175,8 @@ interface Worker extends Scheduled {
   pending: ObjectEvent | undefined;
   /** Since when (the clock's seconds) a state has been waiting, for the queue's metrics. */
   waitingSince: number;
+  /** Whether the waiting state was found by a listing (it waits behind live events). */
+  listed: boolean;
   /** Wakes the worker's current wait, if it waits. */
   waiter: ((reason: WakeReason) => void) | undefined;
   /** Where it is in its loop. */
@@ -168,8 +185,8 @@ interface Worker extends Scheduled {
   expected: Expectation | undefined;
   /** A state to process again at a time, as the processor asked. */
   revisit: { readonly event: ObjectEvent; readonly at: number } | undefined;
-  /** Whether it is counted in the backlog. */
-  queued: boolean;
+  /** How it is counted in the backlog. */
+  queued: Queued;
   /** The state being processed now, if any. */
   current: ObjectEvent | undefined;
   /** Called once the current processing ends (see {@link Multiplexer.drain}). */
@@ -211,6 +228,7 @@ export class Multiplexer {
       workerLimit: () => this.#batching.workerLimit,
       admissionLimit: options.admissionLimit ?? DEFAULT_ADMISSION_LIMIT,
       admissionHold: options.admissionHold ?? ADMISSION_HOLD,
+      listingAging: options.listingAging ?? LISTING_AGING,
       clock: this.#clock,
     });
     this.#backlog = new Backlog(options.backlogLimit ?? DEFAULT_BACKLOG_LIMIT);
@@ -254,7 +272,9 @@ export class Multiplexer {
    * any. After the shutdown has begun, only objects with a live worker accept events.
    *
    * Returns a promise when the backlog is full: the feeder should wait for it before
-   * pushing more (it resolves once the backlog is down to half, or at the shutdown).
+   * pushing more (it resolves once the backlog is down to half, or at the shutdown). For
+   * live events, only the objects of live events count: a listing that fills the backlog
+   * does not hold them back.
    */
   push(resource: Resource, event: ObjectEvent): Promise<void> | undefined {
     const key = objectKey(event.object);
@@ -271,12 +291,13 @@ export class Multiplexer {
     } else {
       if (worker.pending === undefined) worker.waitingSince = this.#clock.now();
       worker.pending = event;
+      worker.listed = event.type === null;
       worker.waiter?.("arrived");
     }
     // Started first: a worker that begins its batch window is not counted in the backlog.
     if (worker.phase === "parked") this.#start(worker);
     this.#recount(worker);
-    return this.#backlog.congestion;
+    return event.type === null ? this.#backlog.congestion : this.#backlog.liveCongestion;
   }
 
   /**
@@ -356,9 +377,7 @@ export class Multiplexer {
     const phase = worker.phase;
     const queued = phase === "admitting" ||
       (worker.pending !== undefined && phase !== "holding" && phase !== "batching");
-    if (queued === worker.queued) return;
-    worker.queued = queued;
-    this.#backlog.count(queued, this.stopping);
+    this.#backlog.recount(worker, queued, worker.listed, this.stopping);
   }
 
   /** Move the worker to another phase of its loop, and count it as it is then. */
@@ -391,6 +410,7 @@ export class Multiplexer {
       return;
     }
     worker.pending = worker.revisit.event;
+    worker.listed = false; // work in progress: not behind the listings
     worker.waitingSince = this.#clock.now();
     this.#start(worker);
     this.#recount(worker);
@@ -445,7 +465,7 @@ export class Multiplexer {
         if (worker.expected !== undefined && !await this.#awaitEcho(worker)) return;
         const event = worker.pending!;
         worker.pending = undefined;
-        const failure = await this.#processOne(worker, event);
+        const failure = await this.#processOne(worker, event, worker.listed);
         if (failure === ABORTED) return;
         if (failure === undefined) {
           failures = 0;
@@ -506,9 +526,10 @@ export class Multiplexer {
   async #processOne(
     worker: Worker,
     event: ObjectEvent,
+    listed: boolean,
   ): Promise<{ readonly error: unknown } | typeof ABORTED | undefined> {
     this.#enter(worker, "admitting");
-    worker.admission = await this.#admissions.take(this.#cancelled.signal);
+    worker.admission = await this.#admissions.take(this.#cancelled.signal, listed);
     this.#enter(worker, "processing");
     if (worker.admission === undefined) return ABORTED;
     this.#busy++;
@@ -570,6 +591,7 @@ export class Multiplexer {
     if (await this.#wait(worker, delay, false) === "stopped") return false;
     if (worker.pending === undefined) {
       worker.pending = event; // retry with the latest known state
+      worker.listed = false;
       worker.waitingSince = this.#clock.now();
     }
     this.#enter(worker, "running");
@@ -600,11 +622,12 @@ function newWorker(resource: Resource, key: string, event: ObjectEvent, now: num
     key,
     pending: event,
     waitingSince: now,
+    listed: event.type === null,
     waiter: undefined,
     phase: "parked",
     expected: undefined,
     revisit: undefined,
-    queued: false,
+    queued: NOT_QUEUED,
     current: undefined,
     idle: undefined,
     admission: undefined,

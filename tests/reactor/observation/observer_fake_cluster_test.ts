@@ -69,6 +69,8 @@ class Log {
 function tracked(client: ObservationClient, log: Log): ObservationClient {
   return {
     discover: (options) => client.discover(options),
+    currentVersion: (resource, namespace, options) =>
+      client.currentVersion(resource, namespace, options),
     watch: async function* (resource, namespace, signal, options) {
       try {
         yield* client.watch(resource, namespace, signal, options);

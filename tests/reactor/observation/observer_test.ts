@@ -131,6 +131,7 @@ Deno.test("cluster-wide: one cluster-wide watch per served resource, no namespac
   const t = start({ clusterwide: true });
   await listCrds(t.client);
   await t.observer.ready;
+  await settle(); // the watches open once the current versions are asked for
   assertEquals(t.client.openIds(), ["customresourcedefinitions@*", "kopfexamples@*", "pods@*"]);
   assertEquals(t.observer.namespaces, undefined);
   assertEquals(t.client.discoveries, [{ fresh: false }]);
@@ -170,6 +171,7 @@ Deno.test("only the resources chosen by the selection are watched", async () => 
   });
   await listCrds(t.client);
   await t.observer.ready;
+  await settle(); // the watches open once the current versions are asked for
   assertEquals(offered.map((r) => r.plural), ["kopfexamples", "pods", "nodes"]);
   assertEquals(t.client.openIds(), ["customresourcedefinitions@*", "pods@*"]);
   assertEquals(t.observer.resources, [PODS]);
@@ -186,6 +188,7 @@ Deno.test("resources that cannot be listed and watched are not served, with a wa
   const t = start({ clusterwide: true, resources: [KEX, readOnly] });
   await listCrds(t.client);
   await t.observer.ready;
+  await settle(); // the watches open once the current versions are asked for
   assertEquals(t.client.openIds(), ["customresourcedefinitions@*", "kopfexamples@*"]);
   assertStringIncludes(t.logs.at("warning").join("\n"), "things.v1.x.dev");
   await t.stop();
@@ -201,6 +204,7 @@ Deno.test("namespaced: namespaces matching the patterns are watched; cluster-sco
     ns("kube-system"),
   ]);
   await t.observer.ready;
+  await settle(); // the watches open once the current versions are asked for
   assertEquals(t.observer.namespaces, ["default", "team-a"]);
   assertEquals(t.client.openIds(), [
     "customresourcedefinitions@*",
@@ -218,6 +222,7 @@ Deno.test("namespaces that appear and disappear start and stop their watches", a
   const namespaces = await t.client.stream("namespaces@*");
   namespaces.listed([ns("team-a")]);
   await t.observer.ready;
+  await settle(); // the watches open once the current versions are asked for
   namespaces.event("ADDED", ns("team-b"));
   namespaces.event("ADDED", ns("other"));
   await settle();
@@ -244,6 +249,7 @@ Deno.test("a re-listing of namespaces replaces the served set", async () => {
   const namespaces = await t.client.stream("namespaces@*");
   namespaces.listed([ns("a"), ns("b")]);
   await t.observer.ready;
+  await settle(); // the watches open once the current versions are asked for
   namespaces.listed([ns("b"), ns("c")]);
   await settle();
   assertEquals(t.observer.namespaces, ["b", "c"]);
@@ -264,6 +270,7 @@ Deno.test("without permission to list namespaces, only the literal names are ser
   });
   await listCrds(t.client);
   await t.observer.ready;
+  await settle(); // the watches open once the current versions are asked for
   assertEquals(t.observer.namespaces, ["default", "prod"]);
   assertEquals(t.client.openIds(), [
     "customresourcedefinitions@*",
@@ -278,6 +285,7 @@ Deno.test("without permission to list namespaces, only the literal names are ser
 Deno.test("with scanning disabled, nothing but the objects is watched; literal names only", async () => {
   const t = start({ namespaces: ["default", "team-*"], resources: [KEX], scanningDisabled: true });
   await t.observer.ready;
+  await settle(); // the watches open once the current versions are asked for
   assertEquals(t.client.openIds(), ["kopfexamples@default"]);
   assertEquals(t.client.discoveries, [{ fresh: false }]);
   await t.stop();
@@ -287,6 +295,7 @@ Deno.test("a new CRD leads to a fresh discovery and to watching the new resource
   const t = start({ clusterwide: true, resources: [KEX] });
   await listCrds(t.client, [crd("kopf.dev")]);
   await t.observer.ready;
+  await settle(); // the watches open once the current versions are asked for
   const crds = await t.client.stream("customresourcedefinitions@*");
   t.client.resources = [KEX, LATER];
   crds.event("ADDED", crd("later.dev"));
@@ -311,6 +320,7 @@ Deno.test("a burst of CRD changes during a discovery leads to one more discovery
   const t = start({ clusterwide: true, resources: [KEX] });
   await listCrds(t.client);
   await t.observer.ready;
+  await settle(); // the watches open once the current versions are asked for
   const crds = await t.client.stream("customresourcedefinitions@*");
   t.client.discoveryGate = deferred();
   crds.event("ADDED", crd("one"));
@@ -331,6 +341,7 @@ Deno.test("CRD changes that do not affect discovery do not trigger it", async ()
   const t = start({ clusterwide: true, resources: [KEX] });
   await listCrds(t.client, [crd("kopf.dev")]);
   await t.observer.ready;
+  await settle(); // the watches open once the current versions are asked for
   const crds = await t.client.stream("customresourcedefinitions@*");
   const relabelled = crd("kopf.dev", "7");
   relabelled.metadata!.labels = { some: "label" };
@@ -347,6 +358,7 @@ Deno.test("a changed resource definition restarts its watch", async () => {
   const t = start({ clusterwide: true, resources: [KEX] });
   await listCrds(t.client, [crd("kopf.dev")]);
   await t.observer.ready;
+  await settle(); // the watches open once the current versions are asked for
   const first = t.client.latest("kopfexamples@*")!;
   t.client.resources = [new Resource({ ...KEX, subresources: ["status"] })];
   (await t.client.stream("customresourcedefinitions@*")).event("MODIFIED", {
@@ -368,6 +380,7 @@ Deno.test("without permission to watch CRDs, the operator starts with what it di
     openErrors: { "customresourcedefinitions@*": forbidden("/apis/apiextensions.k8s.io") },
   });
   await t.observer.ready;
+  await settle(); // the watches open once the current versions are asked for
   assertEquals(t.client.openIds(), ["kopfexamples@*"]);
   assertStringIncludes(t.logs.at("warning").join("\n"), "CustomResourceDefinitions");
   await t.stop();
@@ -499,6 +512,7 @@ Deno.test("a failing rediscovery is retried and the watches stay as they were", 
   const t = start({ clusterwide: true, resources: [KEX] });
   await listCrds(t.client);
   await t.observer.ready;
+  await settle(); // the watches open once the current versions are asked for
   t.client.discoveryError = new Error("flaky");
   t.client.resources = [KEX, LATER];
   (await t.client.stream("customresourcedefinitions@*")).event("ADDED", crd("later.dev"));
@@ -541,6 +555,7 @@ Deno.test("a listing in parts: objects are fed as parts arrive; it is complete o
   await listCrds(t.client);
   (await t.client.stream("namespaces@*")).listed([ns("a")]);
   await t.observer.ready;
+  await settle(); // the watches open once the current versions are asked for
   const first = await t.client.stream("kopfexamples@a");
   first.listed([obj("x"), obj("y"), obj("z")]);
   await settle();
@@ -577,6 +592,7 @@ Deno.test("a first listing in parts counts as listed only at its end", async () 
   await listCrds(t.client);
   (await t.client.stream("namespaces@*")).listed([ns("a")]);
   await t.observer.ready;
+  await settle(); // the watches open once the current versions are asked for
   const stream = await t.client.stream("kopfexamples@a");
   stream.listing([obj("x"), obj("y")], false);
   await settle();
@@ -595,6 +611,7 @@ Deno.test("a pause closes the objects' watches; the resumption feeds only what c
   const namespaces = await t.client.stream("namespaces@*");
   namespaces.listed([ns("a")]);
   await t.observer.ready;
+  await settle(); // the watches open once the current versions are asked for
   const first = await t.client.stream("kopfexamples@a");
   first.listed([obj("x"), obj("y")]);
   await settle();
@@ -624,6 +641,7 @@ Deno.test("a watch started during a pause opens only on resumption", async () =>
   const namespaces = await t.client.stream("namespaces@*");
   namespaces.listed([]);
   await t.observer.ready;
+  await settle(); // the watches open once the current versions are asked for
   t.observer.pause();
   namespaces.event("ADDED", ns("b"));
   await settle();
@@ -639,6 +657,7 @@ Deno.test("a stop during a pause ends the run", async () => {
   const t = start({ clusterwide: true, resources: [KEX] });
   await listCrds(t.client);
   await t.observer.ready;
+  await settle(); // the watches open once the current versions are asked for
   t.observer.pause();
   await settle();
   await t.stop();
@@ -674,6 +693,7 @@ Deno.test("a selection failing after a CRD change is reported and the watches st
   });
   await listCrds(t.client);
   await t.observer.ready;
+  await settle(); // the watches open once the current versions are asked for
   failing = true;
   const crds = await t.client.stream("customresourcedefinitions@*");
   crds.event("ADDED", crd("later.dev"));
@@ -694,6 +714,7 @@ Deno.test("listed: after every initial watch has listed or failed once, not befo
   void t.observer.listed.then(() => (listed = true));
   await listCrds(t.client);
   await t.observer.ready;
+  await settle(); // the watches open once the current versions are asked for
   (await t.client.stream("kopfexamples@*")).listed([obj("a")]);
   await settle();
   assert(!listed, "the pods are not listed yet");
@@ -913,6 +934,7 @@ Deno.test("back-pressure: a stop or a pause ends the wait for the feed at once",
   await listCrds(t.client);
   (await t.client.stream("namespaces@*")).listed([ns("a")]);
   await t.observer.ready;
+  await settle(); // the watches open once the current versions are asked for
   const first = await t.client.stream("kopfexamples@a");
   first.listed([obj("x")]);
   first.event("MODIFIED", obj("x", "2"));
@@ -947,5 +969,70 @@ Deno.test("back-pressure: a failing feed is reported and the watch goes on", asy
   assertEquals(t.fed, ["kopfexamples:ADDED:a@2", "kopfexamples:MODIFIED:a@3"]);
   assertStringIncludes(t.logs.at("error").join("\n"), "queue broke");
   assertEquals(t.client.opened.get("kopfexamples@*")!.length, 1, "the watch is not restarted");
+  await t.stop();
+});
+
+Deno.test("live first: a held listing gets a live watch beside it, which goes on alone after it", async () => {
+  const holds: ReturnType<typeof deferred<void>>[] = [];
+  const t = start({
+    clusterwide: true,
+    resources: [KEX],
+    // As the queueing does: a full backlog holds the listing, not the live events.
+    feedResult: (event) => {
+      if (event.type !== null) return undefined;
+      const hold = deferred<void>();
+      holds.push(hold);
+      return hold.promise;
+    },
+  });
+  t.client.versions.set("kopfexamples@*", "4"); // asked for before the listing
+  await listCrds(t.client);
+  const main = await t.client.stream("kopfexamples@*");
+  assertEquals(main.options?.since, undefined, "the listing is a listing");
+  main.listing([obj("a", "5"), obj("b", "6")], false);
+  main.listing([obj("d", "7"), obj("f", "8")], true);
+  main.listedAfterParts([], "9");
+  await settle();
+  assertEquals(t.fed, ["kopfexamples:LISTED:a@5", "kopfexamples:LISTED:b@6"]);
+  const side = t.client.opened.get("kopfexamples@*")![1];
+  assertEquals(side?.options?.since, "4", "held: a live watch from before the listing");
+  side.event("ADDED", obj("c", "11")); // new: not in the listing
+  side.event("MODIFIED", obj("a", "5")); // already seen in the listing: not fed again
+  side.event("DELETED", obj("b", "12"));
+  side.event("DELETED", obj("f", "14")); // deleted before the listing came to it
+  side.event("MODIFIED", obj("d", "15")); // newer than what the listing will say
+  await settle();
+  assertEquals(t.fed.slice(2), [
+    "kopfexamples:ADDED:c@11",
+    "kopfexamples:DELETED:b@12",
+    "kopfexamples:DELETED:f@14",
+    "kopfexamples:MODIFIED:d@15",
+  ], "live events are fed while the listing waits");
+  holds.forEach((hold) => hold.resolve());
+  await settle();
+  // The rest of the listing: d's older state and deleted f are not fed; nothing is taken for
+  // deleted that the live watch told of (c); the listing's end hands over to the live watch.
+  assertEquals(t.fed.slice(6), []);
+  assertEquals(t.listed.length, 1);
+  assert(main.closed, "the listing's stream is closed at its end");
+  assert(!side.closed, "the live watch goes on");
+  side.event("MODIFIED", obj("c", "16"));
+  await settle();
+  assertEquals(t.fed.slice(6), ["kopfexamples:MODIFIED:c@16"]);
+  await t.stop();
+});
+
+Deno.test("live first: a listing that is never held has no live watch beside it", async () => {
+  const t = start({ clusterwide: true, resources: [KEX] });
+  t.client.versions.set("kopfexamples@*", "4");
+  await listCrds(t.client);
+  const main = await t.client.stream("kopfexamples@*");
+  main.listing([obj("a", "5")], false);
+  main.listedAfterParts([obj("b", "6")], "9");
+  main.event("ADDED", obj("c", "10"));
+  await settle();
+  assertEquals(t.client.opened.get("kopfexamples@*")!.length, 1);
+  assert(!main.closed);
+  assertEquals(t.fed.length, 3);
   await t.stop();
 });

@@ -3,23 +3,44 @@ import { Backlog } from "../../../src/reactor/queueing/backlog.ts";
 
 Deno.test("the backlog congests at its limit and is relieved at half of it", async () => {
   const backlog = new Backlog(4);
-  for (let i = 0; i < 3; i++) backlog.count(true, false);
+  for (let i = 0; i < 3; i++) backlog.count(true, false, false);
   assertEquals([backlog.size, backlog.congestion], [3, undefined]);
-  backlog.count(true, false);
+  backlog.count(true, false, false);
   const congestion = backlog.congestion;
   assert(congestion instanceof Promise, "congested at the limit");
   let relieved = false;
   void congestion.then(() => (relieved = true));
-  backlog.count(false, false);
+  backlog.count(false, false, false);
   await Promise.resolve();
   assertEquals([backlog.size, relieved], [3, false]);
-  backlog.count(false, false);
+  backlog.count(false, false, false);
   await Promise.resolve();
   assertEquals([backlog.size, relieved, backlog.congestion], [2, true, undefined]);
 });
 
 Deno.test("a stopping queueing never congests its feeder", () => {
   const backlog = new Backlog(1);
-  backlog.count(true, true);
+  backlog.count(true, true, true);
   assertEquals([backlog.size, backlog.congestion], [1, undefined]);
+});
+
+Deno.test("live events' objects congest only the live feeders, and only at the limit of their own", async () => {
+  const backlog = new Backlog(4);
+  for (let i = 0; i < 4; i++) backlog.count(true, false, false); // a listing fills it
+  assert(backlog.congestion instanceof Promise, "the listing waits");
+  assertEquals(backlog.liveCongestion, undefined, "live events do not");
+  for (let i = 0; i < 3; i++) backlog.count(true, false, true);
+  assertEquals(backlog.liveCongestion, undefined);
+  backlog.count(true, false, true);
+  const live = backlog.liveCongestion;
+  assert(live instanceof Promise, "four live ones: the live feeders wait too");
+  let relieved = false;
+  void live.then(() => (relieved = true));
+  backlog.count(false, false, true);
+  backlog.count(false, false, true);
+  await Promise.resolve();
+  assertEquals([backlog.size, relieved, backlog.liveCongestion], [6, true, undefined]);
+  assert(backlog.congestion instanceof Promise, "the listing still waits: 6 of 4");
+  backlog.relieve();
+  assertEquals([backlog.congestion, backlog.liveCongestion], [undefined, undefined]);
 });

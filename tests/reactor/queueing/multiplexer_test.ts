@@ -621,7 +621,9 @@ Deno.test("with the real clock, a shutdown leaves no timers behind", async () =>
   assertEquals(mux.size, 0);
 });
 
-function scripted(options: { admissionLimit?: number; backlogLimit?: number } = {}) {
+function scripted(
+  options: { admissionLimit?: number; backlogLimit?: number; admissionHold?: number } = {},
+) {
   const clock = new ManualClock();
   const script = new Script();
   const mux = new Multiplexer({
@@ -795,4 +797,35 @@ Deno.test("after the exit timeout, a processing that runs on is awaited to its e
   finish();
   await done;
   assertEquals([stopped, mux.size], [true, 0]);
+});
+
+Deno.test("live events go before the objects of a listing, which still go after aging", async () => {
+  const { clock, script, mux } = scripted({
+    admissionLimit: 1,
+    backlogLimit: 3,
+    admissionHold: 60,
+  });
+  script.hold();
+  // A listing fills the backlog: its feeder is asked to wait; a live event is not.
+  const listed = ["a", "b", "c", "d"].map((uid) => mux.push(KEX, ev(uid, "1", null)));
+  await settle();
+  assert(listed[3] instanceof Promise, "the listing waits");
+  assertEquals(mux.push(KEX, ev("new", "1", "ADDED")), undefined, "a live event does not");
+  await settle();
+  script.release("a@1");
+  await settle();
+  assertEquals(script.seen, ["a@1:listed", "new@1"], "the live one goes first");
+  // A listed object that has waited long enough goes before newer live ones.
+  await clock.advance(6);
+  mux.push(KEX, ev("newer", "1", "MODIFIED"));
+  await settle();
+  script.release("new@1");
+  await settle();
+  assertEquals(script.seen.at(-1), "b@1:listed");
+  for (const id of ["b@1", "c@1", "d@1", "newer@1"]) {
+    script.release(id);
+    await settle();
+  }
+  assertEquals(script.seen.slice(2), ["b@1:listed", "c@1:listed", "d@1:listed", "newer@1"]);
+  await stop(mux, clock);
 });
