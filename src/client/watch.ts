@@ -88,6 +88,14 @@ export interface WatchObjectsOptions extends WatchRecoveryOptions {
   listMode?: "auto" | "stream" | "paginate";
   /** Yield listings in parts as they arrive (`LISTING` items), not whole. */
   listParts?: boolean;
+  /**
+   * Watch the objects' metadata only, in the listings (paginated or streamed) and the live
+   * events alike: each object comes as the server sends it, `kind:
+   * "PartialObjectMetadata"`, `apiVersion: "meta.k8s.io/v1"`, with `metadata` and nothing
+   * else — not rewritten into the resource's kind. A server that ignores the request sends
+   * whole objects, which come as in a plain watch.
+   */
+  metadataOnly?: boolean;
   /** Stops the watch: the generator returns promptly. */
   signal?: AbortSignal;
   /**
@@ -270,6 +278,7 @@ async function* listInParts(
     namespace: state.namespace,
     labelSelector: options.labelSelector,
     fieldSelector: options.fieldSelector,
+    metadataOnly: options.metadataOnly,
     limit: pageSize,
     signal: options.signal,
     backoff: options.backoff,
