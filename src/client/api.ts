@@ -60,6 +60,11 @@ export interface RequestOptions {
   body?: unknown;
   /** The body's content type; `application/json` by default. */
   contentType?: string;
+  /**
+   * The `Accept` header; `application/json` by default. E.g. `METADATA_LIST_ACCEPT`
+   * for objects' metadata only.
+   */
+  accept?: string;
   /** Cancels the request, including its retries and pauses. */
   signal?: AbortSignal;
   /** Retry pauses for this request instead of the client's `networking.errorBackoffs`. */
@@ -79,6 +84,11 @@ export interface RequestOptions {
 export interface StreamOptions {
   /** Query parameters, added to those already in the path. */
   query?: QueryParams;
+  /**
+   * The `Accept` header; `application/json` by default. E.g. `METADATA_ACCEPT` for
+   * watch events with the objects' metadata only.
+   */
+  accept?: string;
   /** Cancels the stream: the connection is closed and reads end. */
   signal?: AbortSignal;
 }
@@ -166,6 +176,7 @@ export class ApiClient {
         requestTimeoutOf(this.networking),
         false,
         options.idempotent,
+        options.accept,
       ),
     );
     if (!text) return undefined as T;
@@ -201,6 +212,7 @@ export class ApiClient {
         undefined,
         true,
         true,
+        options.accept,
       ),
     );
     return { body: response.body ?? new ReadableStream({ start: (c) => c.close() }), item };

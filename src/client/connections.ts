@@ -28,6 +28,8 @@ export interface OutgoingRequest {
   readonly body: string | undefined;
   /** The body's content type. */
   readonly contentType: string;
+  /** The `Accept` header; `application/json` when undefined. */
+  readonly accept: string | undefined;
   /** Seconds to wait for a connection; `undefined` for no limit. */
   readonly connectTimeout: number | undefined;
   /** The response body will be read as a stream for long (a watch). */
@@ -47,7 +49,10 @@ interface Prepared {
    * that fails to be made never gets here, and a closed API client sends nothing more.
    */
   readonly clients: Map<number | undefined, HttpClient>;
-  /** The request headers of fixed credentials, by content type (`""` without a body). */
+  /**
+   * The request headers of fixed credentials, by content type (`""` without a body), and
+   * by the `Accept` header where it is not the default (after a line break).
+   */
   readonly headers: Map<string, Readonly<Record<string, string>>>;
 }
 
@@ -103,7 +108,9 @@ export class Connections {
 
   /** The request headers of fixed credentials: made once per content type, then reused. */
   #headersOf(prepared: Prepared, request: OutgoingRequest): Record<string, string> {
-    const key = request.body === undefined ? "" : request.contentType;
+    const base = request.body === undefined ? "" : request.contentType;
+    // Most requests take the default Accept: no key to build for them.
+    const key = request.accept === undefined ? base : `${base}\n${request.accept}`;
     let headers = prepared.headers.get(key);
     if (headers === undefined) {
       headers = Object.freeze(this.#headers(prepared.header, request));
@@ -114,7 +121,7 @@ export class Connections {
 
   #headers(authorization: string | undefined, request: OutgoingRequest): Record<string, string> {
     const headers: Record<string, string> = {
-      "Accept": "application/json",
+      "Accept": request.accept ?? "application/json",
       "User-Agent": this.#userAgent,
     };
     if (authorization) headers["Authorization"] = authorization;

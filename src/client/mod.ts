@@ -49,9 +49,11 @@ export {
   patchObject,
   replaceObject,
 } from "./objects.ts";
+export { METADATA_ACCEPT, METADATA_LIST_ACCEPT } from "./metadata_only.ts";
 export type {
   CallOptions,
   DeleteOptions,
+  GetOptions,
   ListOptions,
   ListPagesOptions,
   ObjectList,

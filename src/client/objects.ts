@@ -14,6 +14,7 @@ import { APIGoneError } from "./api_errors.ts";
 import { createOnce } from "./creation.ts";
 import { Backoff, type BackoffOptions } from "../structs/backoffs.ts";
 import { sleep } from "../structs/clock.ts";
+import { METADATA_ACCEPT, METADATA_LIST_ACCEPT } from "./metadata_only.ts";
 
 /** Which object: its name, and its namespace for namespaced resources. */
 export interface ObjectRef {
@@ -33,13 +34,23 @@ export interface ListOptions {
   fieldSelector?: string;
   /** The page size; all pages are fetched. Default 500. */
   limit?: number;
+  /**
+   * Ask for the objects' metadata only (`PartialObjectMetadataList`): each item comes as
+   * the server sends it, `kind: "PartialObjectMetadata"`, `apiVersion: "meta.k8s.io/v1"`,
+   * with `metadata` and nothing else — not rewritten into the resource's kind. A server
+   * that ignores the request sends whole objects: they come as in a plain listing.
+   */
+  metadataOnly?: boolean;
   /** Cancels the listing. */
   signal?: AbortSignal;
 }
 
 /** A complete listing and the resourceVersion to watch from. */
 export interface ObjectList {
-  /** All objects, each with `apiVersion` and `kind` filled in. */
+  /**
+   * All objects, each with `apiVersion` and `kind` filled in where the server left them
+   * out (list items have none; metadata-only items have those of `PartialObjectMetadata`).
+   */
   items: RawBody[];
   /** The collection's resourceVersion at the time of listing. */
   resourceVersion: string;
@@ -49,6 +60,16 @@ export interface ObjectList {
 export interface CallOptions {
   /** Cancels the call. */
   signal?: AbortSignal;
+}
+
+/** Options of {@link getObject}. */
+export interface GetOptions extends CallOptions {
+  /**
+   * Ask for the object's metadata only: it comes as the server sends it, `kind:
+   * "PartialObjectMetadata"`, `apiVersion: "meta.k8s.io/v1"`, with `metadata` and nothing
+   * else (a server that ignores the request sends the whole object).
+   */
+  metadataOnly?: boolean;
 }
 
 /** Options of {@link createObject} and {@link replaceObject}. */
@@ -150,7 +171,7 @@ function writeQuery(options: WriteOptions & { force?: boolean }): QueryParams | 
 
 /** One page of a listing, as {@link listPages} yields it. */
 export interface ObjectPage {
-  /** The page's objects, each with `apiVersion` and `kind` filled in. */
+  /** The page's objects, each with `apiVersion` and `kind` filled in where missing. */
   items: RawBody[];
   /** The listing's resourceVersion (the same on every page of one listing). */
   resourceVersion: string;
@@ -212,6 +233,7 @@ export async function* listPages(
   const path = resource.getUrl({ namespace: resource.namespaced ? options.namespace : undefined });
   const backoff = new Backoff(options.backoff);
   const limit = options.limit ?? DEFAULT_PAGE_SIZE;
+  const accept = options.metadataOnly ? METADATA_LIST_ACCEPT : undefined;
   for (let attempt = 0;; attempt++) {
     let token: string | undefined;
     let continued = false;
@@ -227,6 +249,7 @@ export async function* listPages(
               limit: attempt < EXPIRED_LISTING_RETRIES ? limit : undefined,
               continue: token,
             },
+            accept,
             signal: options.signal,
           },
         );
@@ -234,10 +257,12 @@ export async function* listPages(
         const items: RawBody[] = new Array(raw.length);
         for (let i = 0; i < raw.length; i++) {
           // List items come without apiVersion and kind; consumers expect full objects.
-          items[i] = {
+          // Items that have both (metadata-only ones) are passed on as they come.
+          const item = raw[i];
+          items[i] = item.kind && item.apiVersion ? item : {
             apiVersion: resource.apiVersion,
             kind: resource.kind || undefined,
-            ...raw[i],
+            ...item,
           };
         }
         const meta = page.metadata ?? {};
@@ -257,15 +282,21 @@ export async function* listPages(
   }
 }
 
-/** Get one object; raises `APINotFoundError` when it does not exist. */
+/**
+ * Get one object (or, with `metadataOnly`, its metadata as `PartialObjectMetadata`);
+ * raises `APINotFoundError` when it does not exist.
+ */
 export async function getObject(
   api: ApiClient,
   resource: Resource,
   ref: ObjectRef,
-  options: CallOptions = {},
+  options: GetOptions = {},
 ): Promise<RawBody> {
   const where = await locate(api, resource, ref, "Getting an object", options.signal);
-  return await api.request<RawBody>("GET", objectPath(resource, where), { signal: options.signal });
+  return await api.request<RawBody>("GET", objectPath(resource, where), {
+    accept: options.metadataOnly ? METADATA_ACCEPT : undefined,
+    signal: options.signal,
+  });
 }
 
 /**

@@ -137,6 +137,8 @@ export class Exchange implements OutgoingRequest {
     readonly stream: boolean,
     /** The caller's word on whether sending twice is as sending once; judged if undefined. */
     readonly idempotent: boolean | undefined,
+    /** The `Accept` header; `application/json` when undefined. */
+    readonly accept: string | undefined = undefined,
   ) {}
 
   /**

@@ -94,6 +94,14 @@ export interface WatchObjectsOptions extends WatchRecoveryOptions {
    * come. Once the server no longer has it (410), the watch lists as usual.
    */
   resourceVersion?: string;
+  /**
+   * Watch the objects' metadata only, in the listings (paginated or streamed) and the live
+   * events alike: each object comes as the server sends it, `kind:
+   * "PartialObjectMetadata"`, `apiVersion: "meta.k8s.io/v1"`, with `metadata` and nothing
+   * else — not rewritten into the resource's kind. A server that ignores the request sends
+   * whole objects, which come as in a plain watch.
+   */
+  metadataOnly?: boolean;
   /** Stops the watch: the generator returns promptly. */
   signal?: AbortSignal;
   /**
@@ -280,6 +288,7 @@ async function* listInParts(
     namespace: state.namespace,
     labelSelector: options.labelSelector,
     fieldSelector: options.fieldSelector,
+    metadataOnly: options.metadataOnly,
     limit: pageSize,
     signal: options.signal,
     backoff: options.backoff,

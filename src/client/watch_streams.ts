@@ -26,6 +26,7 @@ import { type ChildController, childController } from "./abort_controllers.ts";
 import { type ChunkReader, chunkReaderOf } from "../platform/http_client.ts";
 import { SHORTEST_HEALTHY_STREAM, type WatchHealth } from "./watch_recovery.ts";
 import type { WatchItem } from "./watch_items.ts";
+import { METADATA_ACCEPT } from "./metadata_only.ts";
 
 /**
  * Why one watch request ended, and whether that was a failure (then: why); `paginate`
@@ -62,10 +63,12 @@ export interface WatchState {
   fellBack: boolean;
 }
 
-/** What one request asks for besides the state: selectors and the stop signal. */
+/** What one request asks for besides the state: selectors, metadata only, the stop signal. */
 export interface StreamRequest {
   readonly labelSelector?: string;
   readonly fieldSelector?: string;
+  /** Events with the objects' metadata only (`PartialObjectMetadata`), as they come. */
+  readonly metadataOnly?: boolean;
   readonly signal?: AbortSignal;
 }
 
@@ -127,6 +130,7 @@ class WatchStream {
     try {
       const stream = await api.openStream(state.path, {
         query: this.#query(),
+        accept: this.request.metadataOnly ? METADATA_ACCEPT : undefined,
         signal: this.#child.signal,
       });
       reader = chunkReaderOf(stream.body);

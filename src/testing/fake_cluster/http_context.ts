@@ -15,6 +15,7 @@ import type { Target } from "./targets.ts";
 import type { RbacAuthorizer, UserInfo } from "./rbac.ts";
 import type { ServedRequest } from "./request_log.ts";
 import type { RequestPath } from "./request_path.ts";
+import type { Rendering } from "./renderings.ts";
 import type { IncludeObject } from "./tables.ts";
 import type { WatchHub } from "./watch.ts";
 
@@ -50,9 +51,6 @@ export interface Call {
   setVerb(verb: string, resource?: RequestResource): void;
 }
 
-/** The renderings of objects a client may ask for in `Accept`. */
-export type Rendering = "Table" | "PartialObjectMetadata" | "object";
-
 /** A request to a resource, with what it addresses and how to answer it. */
 export interface ResourceCall extends Call {
   /** What it addresses: the type, version, namespace, name and subresource. */
@@ -61,6 +59,8 @@ export interface ResourceCall extends Call {
   readonly params: URLSearchParams;
   /** How objects are rendered: as they are, as a Table, or as metadata only. */
   readonly rendering: Rendering;
+  /** The `apiVersion` of `meta.k8s.io` renderings: `meta.k8s.io/v1` unless asked otherwise. */
+  readonly metaApiVersion: string;
   /** What a Table row includes of its object. */
   readonly include: IncludeObject;
   /** One object as the rendering asks for. */

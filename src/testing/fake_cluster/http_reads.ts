@@ -11,7 +11,8 @@ import type { ResourceCall } from "./http_context.ts";
 import { json, JSON_TYPE, LISTED_ITEMS } from "./http_responses.ts";
 import { listOptionsOf } from "./requests.ts";
 import { withName } from "./selectors.ts";
-import { columnDefinitions, partialMetadata, rowOf, tableOf } from "./tables.ts";
+import { columnDefinitions, rowOf, tableOf } from "./tables.ts";
+import { partialMetadata } from "./renderings.ts";
 
 /** A 422 for a list option that cannot be combined with the others. */
 function invalidListOptions(field: string, why: string): ApiError {
@@ -32,7 +33,7 @@ export function getObject(call: ResourceCall): Response {
 
 /** GET of a collection: one page of it, as a list, a Table or metadata only. */
 export function listObjects(call: ResourceCall): Response {
-  const { target, params, rendering, include } = call;
+  const { target, params, rendering, include, metaApiVersion } = call;
   const { type, version } = target;
   const page = call.ctx.objects.list(
     target,
@@ -46,12 +47,12 @@ export function listObjects(call: ResourceCall): Response {
   const items = page.items;
   let response: Response;
   if (rendering === "Table") response = json(tableOf(version, items, include, listMeta));
-  else if (rendering === "PartialObjectMetadata") {
+  else if (rendering === "PartialObjectMetadataList") {
     response = json({
       kind: "PartialObjectMetadataList",
-      apiVersion: "meta.k8s.io/v1",
+      apiVersion: metaApiVersion,
       metadata: listMeta,
-      items: items.map(partialMetadata),
+      items: items.map((item) => partialMetadata(item, metaApiVersion)),
     });
   } else {
     response = json({
@@ -97,7 +98,7 @@ function initialEventsOf(params: URLSearchParams, streaming: boolean): string | 
   return sendInitialEvents;
 }
 
-/** How watch events carry their objects, in the rendering asked for. */
+/** How watch events carry their objects as Tables, if asked for. */
 function watchFormat(
   call: ResourceCall,
 ): ((object: JsonObject, first: boolean) => JsonObject) | undefined {
@@ -114,7 +115,7 @@ function watchFormat(
       rows: [rowOf(version, object, include)],
     });
   }
-  return rendering === "PartialObjectMetadata" ? partialMetadata : undefined;
+  return undefined;
 }
 
 /** A watch: a stream of events, from a resourceVersion or with the current objects first. */
@@ -143,6 +144,7 @@ export function watchObjects(call: ResourceCall): Response {
       allowBookmarks: params.get("allowWatchBookmarks") === "true",
       timeoutSeconds: timeout === null ? undefined : Number(timeout),
       format: watchFormat(call),
+      metadataOnly: call.rendering === "PartialObjectMetadata" ? call.metaApiVersion : undefined,
     },
     () =>
       ctx.objects.list({ ...target, name: undefined }, {

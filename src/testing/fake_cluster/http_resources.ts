@@ -13,11 +13,12 @@ import type { RequestResource } from "./faults.ts";
 import type { Call, ResourceCall } from "./http_context.ts";
 import { deleteCollection, deleteObject } from "./http_deletions.ts";
 import { getObject, listObjects, watchObjects } from "./http_reads.ts";
-import { json, JSON_TYPE, methodNotAllowed, notServed } from "./http_responses.ts";
+import { json, methodNotAllowed, notServed } from "./http_responses.ts";
 import { createObject, patchObject, updateObject } from "./http_writes.ts";
-import { bodyOf, parseResourcePath, renderingOf, type Route } from "./requests.ts";
+import { bodyOf, parseResourcePath, type Route } from "./requests.ts";
+import { checkRendering, negotiateRendering, partialMetadata } from "./renderings.ts";
 import { requestToken } from "./service_accounts.ts";
-import { type IncludeObject, partialMetadata, tableOf } from "./tables.ts";
+import { type IncludeObject, tableOf } from "./tables.ts";
 
 /** The handler of each verb. */
 const VERBS: Readonly<Record<string, (call: ResourceCall) => Response | Promise<Response>>> = {
@@ -108,9 +109,14 @@ function resourceCall(
   route: Route,
   type: ResourceType,
   version: ServedVersion,
+  verb: string,
 ): ResourceCall {
   const params = call.url.searchParams;
-  const rendering = renderingOf(call.request.headers.get("accept") ?? JSON_TYPE);
+  const { rendering, metaApiVersion } = negotiateRendering(
+    call.request.headers.get("accept"),
+    type.builtin,
+  );
+  checkRendering(rendering, type.kind, verb === "list" || verb === "deletecollection");
   const include = (params.get("includeObject") ?? "Metadata") as IncludeObject;
   if (!INCLUDES.includes(include)) {
     throw badRequest(`includeObject must be None, Metadata or Object, not "${include}"`);
@@ -121,7 +127,7 @@ function resourceCall(
         resourceVersion: String((object.metadata as JsonObject).resourceVersion ?? ""),
       });
     }
-    return rendering === "PartialObjectMetadata" ? partialMetadata(object) : object;
+    return rendering === "PartialObjectMetadata" ? partialMetadata(object, metaApiVersion) : object;
   };
   const target = {
     type,
@@ -130,7 +136,7 @@ function resourceCall(
     name: route.name,
     subresource: route.subresource,
   };
-  return { ...call, target, params, rendering, include, render };
+  return { ...call, target, params, rendering, metaApiVersion, include, render };
 }
 
 /** Answer a request to a resource, or a `Status` for one the server does not serve. */
@@ -166,5 +172,5 @@ export function answerResource(call: Call): Promise<Response> | Response {
   ) {
     throw notServed(path);
   }
-  return VERBS[verb](resourceCall(call, route, type, version));
+  return VERBS[verb](resourceCall(call, route, type, version, verb));
 }

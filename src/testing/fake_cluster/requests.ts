@@ -1,7 +1,7 @@
 /**
  * Reading API requests: the resource path, bodies (JSON, YAML, protobuf of built-in
  * kinds), patch types, query parameters (dry run, field validation, selectors, paging,
- * deletion options) and the rendering asked for in `Accept`.
+ * deletion options).
  *
  * @module
  */
@@ -21,19 +21,6 @@ import { parseFieldSelector, parseLabelSelector } from "./selectors.ts";
 
 const JSON_TYPE = "application/json";
 const MAX_BODY_BYTES = 3 * 1024 * 1024;
-
-/** How the client wants objects rendered, from the Accept header. */
-export function renderingOf(accept: string): "Table" | "PartialObjectMetadata" | "object" {
-  // The first acceptable media type wins; plain JSON listed first means plain JSON.
-  for (const part of accept.split(",")) {
-    if (/as=Table/.test(part)) return "Table";
-    if (/as=PartialObjectMetadata/.test(part)) return "PartialObjectMetadata";
-    if (/^\s*(application\/json|\*\/\*|application\/\*)\s*(;|$)/.test(part) && !/as=/.test(part)) {
-      return "object";
-    }
-  }
-  return "object";
-}
 
 /** The parsed request body: JSON, YAML, or protobuf for the built-in kinds it knows. */
 export async function bodyOf(request: Request): Promise<JsonValue> {

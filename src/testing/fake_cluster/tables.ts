@@ -1,12 +1,13 @@
 /**
- * The `Table` and `PartialObjectMetadata` renderings that `kubectl get` and metadata
- * clients ask for with `Accept: application/json;as=Table;v=v1;g=meta.k8s.io`.
+ * The `Table` rendering that `kubectl get` asks for with
+ * `Accept: application/json;as=Table;v=v1;g=meta.k8s.io`.
  *
  * @module
  */
 import type { JsonObject, JsonValue } from "../../structs/bodies.ts";
 import type { PrinterColumn, ServedVersion } from "../../catalog/resource_types.ts";
 import { isObject } from "./patching.ts";
+import { partialMetadata } from "./renderings.ts";
 
 /** What to embed in each row: nothing, the metadata only (default), or the object. */
 export type IncludeObject = "None" | "Metadata" | "Object";
@@ -137,14 +138,5 @@ export function tableOf(
     metadata: listMeta,
     columnDefinitions: withColumns ? columnDefinitions(version) : null,
     rows: objects.map((o) => rowOf(version, o, include)),
-  };
-}
-
-/** The object reduced to its metadata (`PartialObjectMetadata`). */
-export function partialMetadata(object: JsonObject): JsonObject {
-  return {
-    kind: "PartialObjectMetadata",
-    apiVersion: "meta.k8s.io/v1",
-    metadata: isObject(object.metadata) ? object.metadata : {},
   };
 }

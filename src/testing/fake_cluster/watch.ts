@@ -18,6 +18,7 @@ import type { Change } from "./history.ts";
 import { served } from "./object_rules.ts";
 import type { Selector } from "./selectors.ts";
 import type { Store } from "./store.ts";
+import { partialMetadata } from "./renderings.ts";
 
 /** What one watch asks for. */
 export interface WatchRequest {
@@ -34,8 +35,14 @@ export interface WatchRequest {
   allowBookmarks: boolean;
   /** End the watch cleanly after so many seconds. */
   timeoutSeconds?: number;
-  /** Turns each object into what the client asked for (a Table row, metadata only). */
+  /** Turns each object into a Table (with the columns in the first one only). */
   format?: (object: JsonObject, first: boolean) => JsonObject;
+  /**
+   * Events carry the objects' metadata only, as `PartialObjectMetadata` of this apiVersion
+   * (`meta.k8s.io/v1`): bookmarks too, as kube-apiserver transforms every object of such a
+   * watch (`ERROR` statuses aside).
+   */
+  metadataOnly?: string;
 }
 
 const CRDS = typeKey("apiextensions.k8s.io", "customresourcedefinitions");
@@ -91,15 +98,25 @@ class Watcher {
     return this.request.labelSelector(object) && this.request.fieldSelector(object);
   }
 
-  /** The plain (unformatted, unfiltered) line of a change, cached on the change. */
+  /**
+   * The line of a change as it happened (not filtered into another type of event), cached on
+   * the change for every watcher of its version, or of its metadata only.
+   */
   #plainLine(change: Change): Uint8Array {
-    const apiVersion = apiVersionOf(this.request.type.group, this.request.version.name);
+    const r = this.request;
+    const metadataOnly = r.metadataOnly;
+    // The metadata is the same in every version; a key with a space is no apiVersion.
+    const key = metadataOnly === undefined
+      ? apiVersionOf(r.type.group, r.version.name)
+      : `${metadataOnly} PartialObjectMetadata`;
     change.lines ??= new Map();
-    let line = change.lines.get(apiVersion);
+    let line = change.lines.get(key);
     if (!line) {
-      const object = served(change.object, this.request.type, this.request.version);
+      const object = metadataOnly === undefined
+        ? served(change.object, r.type, r.version)
+        : partialMetadata(change.object, metadataOnly);
       line = encoder.encode(`{"type":"${change.type}","object":${JSON.stringify(object)}}\n`);
-      change.lines.set(apiVersion, line);
+      change.lines.set(key, line);
     }
     return line;
   }
@@ -120,10 +137,14 @@ class Watcher {
 
   /** Send an event with this object (formatted as the client asked). */
   send(type: string, object: JsonObject, initial = false): void {
-    const formatted = this.request.format && type !== "ERROR" && type !== "BOOKMARK"
-      ? this.request.format(object, this.#first)
-      : object;
-    if (formatted !== object) this.#first = false;
+    const { format, metadataOnly } = this.request;
+    let formatted = object;
+    if (metadataOnly !== undefined && type !== "ERROR") {
+      formatted = partialMetadata(object, metadataOnly);
+    } else if (format && type !== "ERROR" && type !== "BOOKMARK") {
+      formatted = format(object, this.#first);
+      this.#first = false;
+    }
     const line = encoder.encode(`{"type":"${type}","object":${JSON.stringify(formatted)}}\n`);
     this.#write(line, initial);
   }

@@ -121,3 +121,66 @@ Deno.test("client-node: an informer lists, then follows changes", async () => {
   assertEquals(added, ["before", "after"]);
   assertEquals(informer.list().map((o) => o.metadata?.name).sort(), ["after", "before"]);
 });
+
+/** A kubeconfig whose watches (client-node's `Watch`) ask for metadata only. */
+class MetadataWatchConfig extends k8s.KubeConfig {
+  override async applyToFetchOptions(
+    opts: Parameters<k8s.KubeConfig["applyToFetchOptions"]>[0],
+  ): ReturnType<k8s.KubeConfig["applyToFetchOptions"]> {
+    const options = await super.applyToFetchOptions(opts);
+    (options.headers as unknown as Headers).set(
+      "Accept",
+      "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json",
+    );
+    return options;
+  }
+}
+
+Deno.test("client-node: a metadata-only informer (PartialObjectMetadataList, then PartialObjectMetadata events)", async () => {
+  await using cluster = await FakeCluster.start({ tls: true });
+  const kc = new MetadataWatchConfig();
+  kc.loadFromString(cluster.kubeconfig);
+  const core = kc.makeApiClient(k8s.CoreV1Api);
+  const metadataList = k8s.setHeaderOptions(
+    "Accept",
+    "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json",
+  );
+  cluster.create({
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name: "before", labels: { app: "x" } },
+    data: { secret: "s" },
+  });
+  const listed = await core.listNamespacedConfigMap({ namespace: "default" }, metadataList);
+  assertEquals(listed.items.map((o) => [o.kind, o.metadata?.name, o.data]), [
+    ["PartialObjectMetadata", "before", undefined],
+  ]);
+  const informer = k8s.makeInformer(
+    kc,
+    "/api/v1/namespaces/default/configmaps",
+    () => core.listNamespacedConfigMap({ namespace: "default" }, metadataList),
+  );
+  const seen: string[] = [];
+  let sawDeleted!: () => void;
+  const deleted = new Promise<void>((resolve) => (sawDeleted = resolve));
+  for (const event of ["add", "update", "delete"] as const) {
+    informer.on(event, (object) => {
+      seen.push(`${event} ${object.kind} ${object.metadata?.name} ${JSON.stringify(object.data)}`);
+      if (event === "delete") sawDeleted();
+    });
+  }
+  await informer.start();
+  await cluster.waitForRequest((r) => r.verb === "watch");
+  cluster.create({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "after" }, data: {} });
+  cluster.patch("configmaps", "after", { metadata: { labels: { app: "y" } } });
+  cluster.delete("configmaps", "after");
+  await deleted;
+  await informer.stop();
+  assertEquals(seen, [
+    "add PartialObjectMetadata before undefined",
+    "add PartialObjectMetadata after undefined",
+    "update PartialObjectMetadata after undefined",
+    "delete PartialObjectMetadata after undefined",
+  ]);
+  assertEquals(informer.list().map((o) => o.metadata?.name), ["before"]);
+});
