@@ -44,6 +44,11 @@ export type {
   ResourceRegistrarWithOptions,
 } from "./src/intents/registration.ts";
 export type {
+  ChildHandlerFn,
+  ChildRegistrar,
+  ChildResource,
+} from "./src/intents/child_registration.ts";
+export type {
   FnFirstSubhandlerRegistrar,
   SubhandlerFn,
   SubhandlerRegistrar,
@@ -61,6 +66,7 @@ export type {
 export type {
   ActivityOptions,
   ChangeFilterOptions,
+  ChildOptions,
   CommonOptions,
   CreateOptions,
   DaemonOptions,
@@ -102,6 +108,9 @@ export type { Memo } from "./src/structs/memos.ts";
 export type {
   ActivityKwargs,
   ChangingKwargs,
+  ChildEventType,
+  ChildFilterKwargs,
+  ChildKwargs,
   DaemonKwargs,
   EventKwargs,
   IndexingKwargs,

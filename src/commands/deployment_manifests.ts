@@ -146,13 +146,15 @@ export const PROBES_PORT = 8080;
 /** Where the Dockerfile recipe puts the operator's files and the binary. */
 export const IMAGE_APP_DIR = "/app";
 
-/** Resources of the handling, by what it does with them: served or only indexed. */
+/** Resources of the handling, by what it does with them: served, only indexed, children. */
 interface Needs {
   readonly served: Resource[];
   readonly indexed: Resource[];
+  /** The children of `kopf.on.child` handlers: watched, and read when they change. */
+  readonly children: Resource[];
 }
 
-const WATCHED = ["changing", "event", "daemon", "timer"] as const;
+const WATCHED = ["changing", "event", "daemon", "timer", "child"] as const;
 
 /** The resources the operator serves, by how much it needs of them. */
 function needsOf(input: ManifestInput): Needs {
@@ -165,7 +167,13 @@ function needsOf(input: ManifestInput): Needs {
     if (WATCHED.some((kind) => handlers[kind].length > 0)) served.push(resource);
     else if (handlers.index.length > 0) indexed.push(resource);
   }
-  return { served, indexed };
+  const children = new Map<string, Resource>();
+  for (const handler of matcher.childHandlers()) {
+    for (const child of handler.childSelector.select(input.resources).resources) {
+      children.set(child.key, child);
+    }
+  }
+  return { served, indexed, children: [...children.values()] };
 }
 
 /** Rules grouped by API group and verbs, resources sorted: the same input, the same text. */
@@ -196,7 +204,7 @@ function merged(rules: readonly RbacRule[]): RbacRule[] {
 
 /** The rules the operator needs, split into those of the served namespaces and cluster-wide. */
 export function rbacRules(input: ManifestInput): { namespaced: RbacRule[]; cluster: RbacRule[] } {
-  const { served, indexed } = needsOf(input);
+  const { served, indexed, children } = needsOf(input);
   const settings = input.settings;
   const namespaced: RbacRule[] = [];
   const cluster: RbacRule[] = [];
@@ -222,6 +230,13 @@ export function rbacRules(input: ManifestInput): { namespaced: RbacRule[]; clust
       apiGroups: [resource.group],
       resources: [resource.plural],
       verbs: ["list", "watch"],
+    });
+  }
+  for (const resource of children) {
+    place(resource, {
+      apiGroups: [resource.group],
+      resources: [resource.plural],
+      verbs: ["get", "list", "watch"],
     });
   }
   if (settings.posting.enabled && served.length > 0) {

@@ -8,7 +8,6 @@
  */
 
 import { type Clock, sleep } from "../structs/clock.ts";
-import { PermanentError } from "../structs/errors.ts";
 import type { Index } from "../structs/indices.ts";
 import type { ObjectReference } from "../structs/object_refs.ts";
 import type { OperatorMetrics } from "../structs/operator_metrics.ts";
@@ -28,7 +27,7 @@ import {
   deliverResults,
   HandlerState,
   type Outcome,
-  plainResult,
+  storableResult,
 } from "../handling/handler_states.ts";
 import { runTimer } from "./timers.ts";
 
@@ -164,7 +163,7 @@ export class DaemonRunner {
       handler,
       state,
       record.scope.logger,
-      () => runInObjectScope(record.scope, async () => storable(await handler.fn(kwargs))),
+      () => runInObjectScope(record.scope, async () => storableResult(await handler.fn(kwargs))),
       observeRuns(this.#options.metrics, record.resource, handler.id, record.holder.body),
     );
     deliverResults(new Map([[handler.id, outcome]]), patch, true);
@@ -198,17 +197,4 @@ export class DaemonRunner {
 /** How a daemon or timer is named in messages: `Daemon 'monitor'`. */
 export function title(handler: SpawningHandler): string {
   return `${handler.kind === "daemon" ? "Daemon" : "Timer"} '${handler.id}'`;
-}
-
-/** The result as it goes to the status; an unstorable one fails the handler for good. */
-function storable(result: unknown): unknown {
-  try {
-    return plainResult(result);
-  } catch (error) {
-    throw new PermanentError(
-      `its result cannot be stored in the status (${
-        error instanceof Error ? error.message : String(error)
-      }); return plain JSON data (objects, arrays, strings, numbers, booleans, null)`,
-    );
-  }
 }

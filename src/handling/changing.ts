@@ -12,7 +12,6 @@
 
 import type { RawBody } from "../structs/bodies.ts";
 
-import { PermanentError } from "../structs/errors.ts";
 import type { Index } from "../structs/indices.ts";
 import type { ObjectLogger } from "../structs/loggers.ts";
 import type { ObjectReference } from "../structs/object_refs.ts";
@@ -48,8 +47,8 @@ import {
   deliverResults,
   type HandlerState,
   type Outcome,
-  plainResult,
   State,
+  storableResult,
 } from "./handler_states.ts";
 
 /** The argument type of handler functions in records. */
@@ -269,7 +268,7 @@ function invokeChangingHandler(
     );
     // A handler that returns a value, with no sub-handlers left to run, is done at once.
     if (!isThenable(result) && (scope.subexecuted || scope.registry === undefined)) {
-      return storable(result);
+      return storableResult(result);
     }
     return finishRun(scope, result);
   }, scope);
@@ -289,23 +288,7 @@ async function finishRun(scope: ChangingRun, pending: unknown): Promise<unknown>
       await AsyncContext.runAll(scope.bindings, () => scope.execute(registered));
     }
   }
-  return storable(result);
-}
-
-/**
- * The result as it goes to the status: a private plain copy (made once; the delivery takes
- * it as it is). When it cannot be stored (e.g. a function or a bigint), the handler fails
- * for good with a message saying so, rather than failing every cycle after it.
- */
-function storable(result: unknown): unknown {
-  try {
-    return plainResult(result); // views of the body (`return spec`) become data
-  } catch {
-    throw new PermanentError(
-      "its result cannot be stored in the status; return plain JSON data " +
-        "(objects, arrays, strings, numbers, booleans, null)",
-    );
-  }
+  return storableResult(result);
 }
 
 /**

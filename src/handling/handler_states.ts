@@ -22,7 +22,7 @@
  */
 
 import { isMapping, jsonEqual } from "../structs/dicts.ts";
-import { StoredStateError } from "../structs/errors.ts";
+import { PermanentError, StoredStateError } from "../structs/errors.ts";
 import type { RawBody } from "../structs/bodies.ts";
 import { type Clock, realClock } from "../structs/clock.ts";
 import { Patch } from "../structs/patches.ts";
@@ -768,6 +768,23 @@ function copyResult(id: string, result: unknown): unknown {
     throw new TypeError(
       `The result of handler ${JSON.stringify(id)} cannot be stored in the status ` +
         `(${messageOf(error)}); return plain JSON data (objects, arrays, strings, numbers).`,
+    );
+  }
+}
+
+/**
+ * The result as it goes to the status: a private plain copy (made once; the delivery takes
+ * it as it is). When it cannot be stored (e.g. a function or a bigint), the handler fails
+ * for good with a message saying so, rather than failing every cycle after it.
+ */
+export function storableResult(result: unknown): unknown {
+  try {
+    return plainResult(result); // views of the body (`return spec`) become data
+  } catch (error) {
+    throw new PermanentError(
+      `its result cannot be stored in the status (${
+        error instanceof Error ? error.message : String(error)
+      }); return plain JSON data (objects, arrays, strings, numbers, booleans, null)`,
     );
   }
 }

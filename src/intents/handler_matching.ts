@@ -23,6 +23,7 @@ import {
 import type {
   ActivityHandler,
   ChangingHandler,
+  ChildHandler,
   DaemonHandler,
   EventHandler,
   Handler,
@@ -61,6 +62,8 @@ export interface ResourceHandlers {
   readonly index: readonly IndexingHandler[];
   /** Admission handlers. */
   readonly webhook: readonly WebhookHandler[];
+  /** Child handlers (`on.child`) of which it is the parent resource. */
+  readonly child: readonly ChildHandler[];
 }
 
 const hasDuplicates = (list: readonly Handler[]): boolean => {
@@ -96,6 +99,7 @@ interface Cached {
   readonly spawning: CachedList<DaemonHandler | TimerHandler>;
   readonly index: CachedList<IndexingHandler>;
   readonly webhook: CachedList<WebhookHandler>;
+  readonly child: CachedList<ChildHandler>;
 }
 
 function cachedList<H extends Handler>(list: H[]): CachedList<H> {
@@ -187,7 +191,17 @@ export class HandlerMatcher {
   hasHandlers(resource: Resource): boolean {
     const h = this.#cached(resource).handlers;
     return h.changing.length + h.event.length + h.daemon.length + h.timer.length +
-        h.index.length + h.webhook.length > 0;
+        h.index.length + h.webhook.length + h.child.length > 0;
+  }
+
+  /** The child handlers (`on.child`) of all parent resources, in registration order. */
+  childHandlers(): readonly ChildHandler[] {
+    return this.#handlers.filter((h): h is ChildHandler => h.kind === "child");
+  }
+
+  /** The child handlers of the parent resource whose (parent) filters pass for the parent. */
+  selectChildHandlers(resource: Resource, data: MatchData): ChildHandler[] {
+    return select(this.#cached(resource).child, data);
   }
 
   /** The activity handlers of one activity, in registration order. */
@@ -279,6 +293,7 @@ function derive(handlers: readonly Handler[], resource: Resource): Cached {
   const timer: TimerHandler[] = [];
   const index: IndexingHandler[] = [];
   const webhook: WebhookHandler[] = [];
+  const child: ChildHandler[] = [];
   for (const h of handlers) {
     if (h.kind === "activity") continue;
     if (h.selector !== null && !h.selector.check(resource)) continue;
@@ -287,6 +302,7 @@ function derive(handlers: readonly Handler[], resource: Resource): Cached {
     else if (h.kind === "daemon") daemon.push(h);
     else if (h.kind === "timer") timer.push(h);
     else if (h.kind === "index") index.push(h);
+    else if (h.kind === "child") child.push(h);
     else webhook.push(h);
   }
   const fields = new Map<string, FieldPath>();
@@ -294,7 +310,7 @@ function derive(handlers: readonly Handler[], resource: Resource): Cached {
     if (h.field !== undefined) fields.set(h.field.join("\u0000"), h.field);
   }
   return {
-    handlers: Object.freeze({ changing, event, daemon, timer, index, webhook }),
+    handlers: Object.freeze({ changing, event, daemon, timer, index, webhook, child }),
     finalizing: Object.freeze(
       [...changing.filter((h) => h.requiresFinalizer), ...daemon, ...timer]
         .map((h) => ({ ...h, fieldNeedsChange: false })),
@@ -305,6 +321,7 @@ function derive(handlers: readonly Handler[], resource: Resource): Cached {
     spawning: cachedList<DaemonHandler | TimerHandler>([...daemon, ...timer]),
     index: cachedList(index),
     webhook: cachedList(webhook),
+    child: cachedList(child),
   };
 }
 

@@ -16,6 +16,7 @@ import type {
   WhenCallback,
 } from "./filters.ts";
 import type { RetryPolicy } from "./handlers.ts";
+import type { ChildFilterKwargs } from "./kwargs.ts";
 import type { AdmissionOperation } from "../structs/admission_reviews.ts";
 import { OperatorRegistry } from "./registry.ts";
 import { parseDeclaredRule, RULE_EXAMPLE } from "../structs/rbac_rules.ts";
@@ -141,6 +142,23 @@ export interface TimerOptions<K>
 export interface IndexOptions<K>
   extends CommonOptions, SelectorKeywords, RetryOptions, FilterOptions<K>, WatchedOptions {}
 
+/** Options of `on.child`: the filters are the parent's; `childLabels`/`childWhen` the child's. */
+export interface ChildOptions<K>
+  extends CommonOptions, RetryOptions, FilterOptions<K>, WatchedOptions {
+  /** Criteria for the child's labels: a value, `PRESENT`, `ABSENT`, or a callback. */
+  childLabels?: MetaFilter<ChildFilterKwargs>;
+  /** A callback on the child (as its watch carries it: its metadata) and its event. */
+  childWhen?: WhenCallback<ChildFilterKwargs>;
+  /** Any owner reference to the parent makes a child, not only the controller one. */
+  anyOwner?: boolean;
+  /**
+   * Children without the label `kopf.zalando.org/owner-kind` (adopted by other tools, or
+   * before `kopf.adopt()` set it) count too; the children's watch then receives every object
+   * of the child resource, not only the labelled ones.
+   */
+  unlabelled?: boolean;
+}
+
 /** Options of `on.validate` and `on.mutate`. */
 export interface WebhookOptions<K> extends CommonOptions, SelectorKeywords, FilterOptions<K> {
   /** Only these operations (one or several); all by default. */
@@ -175,6 +193,7 @@ export type Registrar =
   | "index"
   | "on.validate"
   | "on.mutate"
+  | "on.child"
   | "on.startup"
   | "on.cleanup"
   | "on.login"
@@ -197,6 +216,7 @@ const DAEMON = [
   "cancellationPolling",
 ];
 const TIMER = ["interval", "idle", "sharp", "initialDelay"];
+const CHILD = ["childLabels", "childWhen", "anyOwner", "unlabelled"];
 const WATCHED = ["metadataOnly"];
 const CHANGING = [...TOP, ...SELECTOR, ...RETRY, ...FILTERS, ...WATCHED];
 const ACTIVITY = [...TOP, ...RETRY];
@@ -214,6 +234,7 @@ export const ALLOWED_OPTIONS: Readonly<Record<Registrar, readonly string[]>> = {
   "index": CHANGING,
   "on.validate": [...TOP, ...SELECTOR, ...FILTERS, ...WEBHOOK],
   "on.mutate": [...TOP, ...SELECTOR, ...FILTERS, ...WEBHOOK],
+  "on.child": [...TOP, ...RETRY, ...FILTERS, ...WATCHED, ...CHILD],
   "on.startup": ACTIVITY,
   "on.cleanup": ACTIVITY,
   "on.login": ACTIVITY,
@@ -271,6 +292,10 @@ function rejection(registrar: Registrar, option: string): string {
   if (option === "rbac" && (registrar === "subhandler" || registrar === "register")) {
     return 'option "rbac" is not accepted for sub-handlers, which run inside their parent: ' +
       "declare the rules on the parent handler";
+  }
+  if (SELECTOR.includes(option) && registrar === "on.child") {
+    return `option "${option}" is not accepted by kopf.on.child: name the parent and the child ` +
+      'resources as its first two arguments (e.g. "kopfexamples.kopf.dev", "configmaps")';
   }
   if (SELECTOR.includes(option)) {
     return `option "${option}" selects resources, but kopf.${registrar} handlers serve none; ` +
@@ -502,6 +527,8 @@ function extraOptions(registrar: Registrar, read: OptionReader): Record<string, 
       "ignoreFailures",
       "sharp",
       "metadataOnly",
+      "anyOwner",
+      "unlabelled",
     ]
   ) {
     if (allowed.includes(key)) extra[key] = read.flag(key);
@@ -517,6 +544,16 @@ function extraOptions(registrar: Registrar, read: OptionReader): Record<string, 
     if (extra.interval === null && extra.idle === null) {
       fail('a timer needs option "interval" or "idle" (or both), in seconds');
     }
+  }
+  if (allowed.includes("childLabels")) {
+    extra.childLabels = metaFilter("childLabels", get("childLabels"), fail);
+    const childWhen = get("childWhen");
+    if (childWhen !== undefined && typeof childWhen !== "function") {
+      fail(
+        `option "childWhen" must be a function of the child's arguments, got ${show(childWhen)}`,
+      );
+    }
+    extra.childWhen = childWhen;
   }
   if (allowed.includes("operation")) extra.operations = operations(get("operation"), fail);
   if (allowed.includes("subresource")) {

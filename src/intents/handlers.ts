@@ -24,6 +24,7 @@ export type HandlerKind =
   | "timer"
   | "index"
   | "webhook"
+  | "child"
   | "activity";
 
 /** Fields of every handler. */
@@ -152,8 +153,29 @@ export interface ActivityHandler extends BaseHandler, RetryPolicy {
   readonly activity: Activity;
 }
 
+/**
+ * A child handler: `on.child`. It serves the parent resource (its `selector` and filters are
+ * the parent's) and runs for a parent when one of its children changes.
+ */
+export interface ChildHandler extends ResourceBoundHandler, RetryPolicy {
+  /** The kind of handler. */
+  readonly kind: "child";
+  /** Which resources the children are of. */
+  readonly childSelector: Selector;
+  /** The filters of the children (`childLabels`, `childWhen`), checked on the child. */
+  readonly childFilters: HandlerFilters;
+  /** Any owner reference makes a child, not only the controller one (`anyOwner`). */
+  readonly anyOwner: boolean;
+  /**
+   * Children without the owner-kind label count too (`unlabelled`): the children's watch
+   * then selects nothing server-side.
+   */
+  readonly unlabelled: boolean;
+}
+
 /** Any handler record. */
 export type Handler =
+  | ChildHandler
   | ChangingHandler
   | EventHandler
   | DaemonHandler
@@ -164,6 +186,7 @@ export type Handler =
 
 /** Any handler record bound to resources (sub-handlers excluded). */
 export type ResourceHandler =
+  | ChildHandler
   | (ChangingHandler & { readonly selector: Selector })
   | EventHandler
   | DaemonHandler

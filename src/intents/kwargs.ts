@@ -123,6 +123,36 @@ export interface DaemonKwargs<S = ReadonlyJsonObject, St = ReadonlyJsonObject>
 export interface TimerKwargs<S = ReadonlyJsonObject, St = ReadonlyJsonObject>
   extends ResourceKwargs<S, St>, RetryKwargs {}
 
+/** What happened to a child: the type of the child's watch event. */
+export type ChildEventType = "ADDED" | "MODIFIED" | "DELETED";
+
+/**
+ * Arguments of child handlers (`on.child`): the parent's, as for resource-changing handlers,
+ * plus the child and what happened to it.
+ */
+export interface ChildKwargs<S = ReadonlyJsonObject, St = ReadonlyJsonObject>
+  extends ResourceKwargs<S, St>, RetryKwargs {
+  /**
+   * The child, read-only: its whole body, read when the handler is called; for a deleted
+   * child, its last state as the children's watch carried it (its metadata).
+   */
+  child: Body;
+  /** What happened to the child. */
+  childEvent: ChildEventType;
+}
+
+/** What the child filters (`childLabels` callbacks, `childWhen`) receive. */
+export interface ChildFilterKwargs {
+  /** The child as its watch carries it: its metadata, read-only. */
+  child: Body;
+  /** What happened to the child. */
+  childEvent: ChildEventType;
+  /** The child's labels, read-only. */
+  labels: Labels;
+  /** The child's annotations, read-only. */
+  annotations: Annotations;
+}
+
 /** Arguments of indexing functions. */
 export interface IndexingKwargs<S = ReadonlyJsonObject, St = ReadonlyJsonObject>
   extends ResourceKwargs<S, St>, RetryKwargs {}
@@ -439,6 +469,33 @@ export function buildTimerKwargs(
   extra: RetryKwargs,
 ): TimerKwargs {
   return buildResourceKwargs(init, extra);
+}
+
+/** The arguments of a child handler: the parent's, plus the child and its event. */
+export function buildChildKwargs(
+  init: ResourceKwargsInit,
+  extra: RetryKwargs & { child: RawBody; childEvent: ChildEventType },
+): ChildKwargs {
+  return buildResourceKwargs(init, {
+    ...extra,
+    child: readOnlyView(extra.child, "child") as Body,
+  });
+}
+
+/** The arguments of a child handler's filters. */
+export function buildChildFilterKwargs(
+  child: RawBody,
+  childEvent: ChildEventType,
+): ChildFilterKwargs {
+  return {
+    child: readOnlyView(child, "child") as Body,
+    childEvent,
+    labels: readOnlyView(child.metadata?.labels ?? emptyObject(), "labels") as Labels,
+    annotations: readOnlyView(
+      child.metadata?.annotations ?? emptyObject(),
+      "annotations",
+    ) as Annotations,
+  };
 }
 
 /** The arguments of an indexing function. */

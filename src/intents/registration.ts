@@ -6,6 +6,7 @@
  * @module
  */
 import type { ConnectionInfo } from "../structs/credentials.ts";
+import { child, type ChildRegistrar } from "./child_registration.ts";
 import {
   type ResourceName,
   type ResourcePredicate,
@@ -373,6 +374,23 @@ export interface OnNamespace {
    */
   readonly mutate: ResourceRegistrar<"webhook", "webhook">;
   /**
+   * A parent's handler for changes of its children: objects of the child resource with an
+   * owner reference to it (the controller one, as `kopf.adopt()` sets it, unless
+   * `anyOwner`). It gets the parent's arguments plus `child` and `childEvent`, and is retried
+   * as other handlers are; its result goes to the parent's status.
+   *
+   * @example Restore a child ConfigMap when it is edited or deleted
+   * ```ts
+   * import { kopf } from "@kopf/kopf";
+   *
+   * kopf.on.child("kopfexamples", "configmaps", ({ name, childEvent, child, logger }) => {
+   *   logger.info(`${child.metadata.name} of ${name}: ${childEvent}`);
+   *   // Re-create or re-apply the child here, e.g. with the client and kopf.adopt().
+   * });
+   * ```
+   */
+  readonly child: ChildRegistrar;
+  /**
    * Runs when the operator starts, before anything is watched.
    *
    * @example Tune the settings and open what the handlers share
@@ -698,6 +716,7 @@ export const on: OnNamespace = Object.freeze({
   index,
   validate: webhook("on.validate", "validating") as ResourceRegistrar<"webhook", "webhook">,
   mutate: webhook("on.mutate", "mutating") as ResourceRegistrar<"webhook", "webhook">,
+  child,
   startup: activity("on.startup", "startup") as ActivityRegistrar,
   cleanup: activity("on.cleanup", "cleanup") as ActivityRegistrar,
   login: activity("on.login", "login") as ActivityRegistrar<

@@ -83,6 +83,7 @@ function consumersOf(handlers: ResourceHandlers): Consumer[] {
     ...handlers.daemon,
     ...handlers.timer,
     ...handlers.index,
+    ...handlers.child,
   ];
 }
 

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { groupOf, OWNER_KIND_LABEL, ownerKindLabel } from "../structs/owner_labels.ts";
 import { UsageError } from "../structs/errors.ts";
 import { currentObjectScope } from "../handling/object_loggers.ts";
 import {
@@ -383,7 +384,9 @@ export function adjustNamespace(
 
 /**
  * Make the objects children of the owner in one call: an owner reference, a name after the
- * owner's, the owner's namespace, and the owner's labels (also on `nested` objects).
+ * owner's, the owner's namespace, and the owner's labels (also on `nested` objects), plus
+ * the label `kopf.zalando.org/owner-kind` naming the owner's kind (`KopfExample.kopf.dev`)
+ * on the objects themselves, by which `kopf.on.child` watches select their children.
  *
  * @example Everything that makes a pod a child of the object, in one call
  * ```ts
@@ -420,4 +423,10 @@ export function adopt(objs: ObjectOrObjects, options: AdoptOptions = {}): void {
   applyName(list, ref.name, flags);
   applyNamespace(list, meta.namespace, flags);
   applyLabels(list, { ...meta.labels }, { forced: options.forced, nested: options.nested });
+  // The owner's kind, on the children themselves (not their templates): `kopf.on.child`
+  // watches select by it. The owner's own such label (if it is a child too) is replaced.
+  const kindLabel = ownerKindLabel(ref.kind, groupOf(ref.apiVersion));
+  if (kindLabel !== undefined) {
+    applyLabels(list, { [OWNER_KIND_LABEL]: kindLabel }, { forced: true });
+  }
 }

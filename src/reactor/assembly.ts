@@ -24,6 +24,7 @@
 
 import { CleanupRunnable, StartupRunnable } from "./runnables/activities_runnable.ts";
 import { AdmissionRunnable } from "./runnables/admission_runnable.ts";
+import { ChildrenRunnable } from "./runnables/children_runnable.ts";
 import { ClientRunnable } from "./runnables/client_runnable.ts";
 import { CoordinationRunnable } from "./runnables/coordination_runnable.ts";
 import { DaemonsRunnable } from "./runnables/daemons_runnable.ts";
@@ -56,9 +57,13 @@ export function assembleOperator(
   const processing = manager.add(new ProcessingRunnable(parts, client, coordination, daemons));
   const queueing = manager.add(new QueueingRunnable(parts, processing, coordination));
   manager.add(new GaugesRunnable(parts, queueing, daemons));
-  manager.add(
+  const observation = manager.add(
     new ObservationRunnable(parts, { client, peering, admission, processing, queueing }),
   );
+  if (parts.children !== undefined) {
+    const needs = { client, peering, processing, queueing, observation };
+    manager.add(new ChildrenRunnable(parts, needs, parts.children));
+  }
   if (onReady !== undefined) manager.add(readyCallback(onReady));
 }
 

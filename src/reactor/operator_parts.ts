@@ -8,6 +8,7 @@
  * @module
  */
 
+import type { ChildChanges } from "../engines/child_changes.ts";
 import type { Clock } from "../structs/clock.ts";
 import type { Logger } from "../structs/loggers.ts";
 import type { OperatorMetrics } from "../structs/operator_metrics.ts";
@@ -49,6 +50,8 @@ export interface OperatorParts {
   readonly memories: ObjectMemories;
   /** The one limit of all the operator's writes: the handling's and the daemons'. */
   readonly writes: Semaphore;
+  /** The children's changes waiting for their parents, when there are child handlers. */
+  readonly children: ChildChanges | undefined;
 }
 
 /** What the activities (startup, cleanup, login, probe handlers) run with. */

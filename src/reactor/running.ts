@@ -17,6 +17,7 @@
  * @module
  */
 
+import { ChildChanges } from "../engines/child_changes.ts";
 import { realClock } from "../structs/clock.ts";
 import { Memo } from "../structs/memos.ts";
 import { summarizeError } from "../structs/log_formats.ts";
@@ -125,6 +126,7 @@ function partsOf(options: OperatorOptions): OperatorParts {
     defaultLogin: options.defaultLogin ?? (() => loginWithDefaults()),
     metrics,
     // The indices exist from the start: activities get them too (possibly still filling up).
+    children: matcher.childHandlers().length > 0 ? new ChildChanges() : undefined,
     indexers: matcher.indexNames().length > 0
       ? new OperatorIndexers({ registry, clock, metrics })
       : undefined,

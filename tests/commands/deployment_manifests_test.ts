@@ -141,6 +141,14 @@ Deno.test("indexed only: list and watch; cluster-scoped resources go cluster-wid
   assertEquals(find(cluster, "events")[0].verbs, ["create"]);
 });
 
+Deno.test("child handlers: the parents served, the children listed, watched and read", () => {
+  const registry = new OperatorRegistry();
+  on.child("kopfexamples", "configmaps", { registry }, function repair() {});
+  const { namespaced } = rbacRules(inputOf(registry));
+  assertEquals(find(namespaced, "kopfexamples")[0].verbs, ["get", "list", "patch", "watch"]);
+  assertEquals(find(namespaced, "configmaps")[0].verbs, ["get", "list", "watch"]);
+});
+
 Deno.test("settings and declared rules: posting off, scanning off, --rule, webhooks, peering", () => {
   const settings = new OperatorSettings();
   settings.posting.enabled = false;

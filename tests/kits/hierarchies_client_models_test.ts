@@ -37,7 +37,7 @@ Deno.test("client-node models without metadata are adopted and come out like pla
       }],
       generateName: "parent-",
       namespace: "team",
-      labels: { app: "demo" },
+      labels: { app: "demo", "kopf.zalando.org/owner-kind": "Pod" },
     },
   });
 });

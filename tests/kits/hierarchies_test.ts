@@ -230,7 +230,8 @@ Deno.test("adopt() owns, names, places and labels the children in one call", () 
     ownerReferences: [OWNER_REF],
     name: "kopf-example-1",
     namespace: "default",
-    labels: { somelabel: "somevalue" },
+    // The owner's labels, and the owner's kind, for kopf.on.child watches to select by.
+    labels: { somelabel: "somevalue", "kopf.zalando.org/owner-kind": "KopfExample.kopf.dev" },
   };
   assertEquals(objs, [{ kind: "Job", metadata }, { kind: "Deployment", metadata }]);
 });
@@ -246,7 +247,7 @@ Deno.test("adopt() with an explicit owner works outside of handlers and prefers 
     metadata: {
       name: "mine",
       namespace: "elsewhere",
-      labels: { somelabel: "own" },
+      labels: { somelabel: "own", "kopf.zalando.org/owner-kind": "KopfExample.kopf.dev" },
       ownerReferences: [OWNER_REF],
     },
   });
@@ -277,4 +278,22 @@ Deno.test("an owner that cannot be referenced fails adopt() before anything is c
   const draft = { apiVersion: "kopf.dev/v1", kind: "KopfExample", metadata: { name: "draft" } };
   assertThrows(() => adopt(objs, { owner: draft }), TypeError, "metadata.uid");
   assertEquals(objs, children());
+});
+
+Deno.test("adopt() labels the children with the owner's kind, not their nested templates", () => {
+  const deployment: JsonObject = {
+    kind: "Deployment",
+    spec: { template: { metadata: { labels: {} } } },
+  };
+  adopt(deployment, { owner: OWNER, nested: "spec.template" });
+  const meta = deployment.metadata as { labels: Record<string, string> };
+  assertEquals(meta.labels["kopf.zalando.org/owner-kind"], "KopfExample.kopf.dev");
+  const template = (deployment.spec as { template: { metadata: { labels: object } } }).template;
+  assertEquals(template.metadata.labels, { somelabel: "somevalue" }, "only the owner's labels");
+  // An owner of the core group is named by its kind alone.
+  const pod: JsonObject = { kind: "Pod" };
+  adopt(pod, { owner: { apiVersion: "v1", kind: "Service", metadata: { name: "s", uid: "u" } } });
+  assertEquals((pod.metadata as { labels: object }).labels, {
+    "kopf.zalando.org/owner-kind": "Service",
+  });
 });

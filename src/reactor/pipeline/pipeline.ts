@@ -54,6 +54,8 @@ import {
 import { OutcomeStorer } from "./outcome_storing.ts";
 import { PendingOutcomeStage, RecallStage } from "./recall_stage.ts";
 import { SpawningStage } from "./spawning_stage.ts";
+import { ChildStage } from "./child_stage.ts";
+import type { ChildChanges } from "../../engines/child_changes.ts";
 import { StoringStage } from "./storing_stage.ts";
 
 /** What processing is made of: one per operator. */
@@ -93,6 +95,8 @@ export interface PipelineOptions {
    * written. All objects are this replica's when omitted.
    */
   readonly ownership?: Ownership;
+  /** The children's changes waiting for their parents, when there are child handlers. */
+  readonly children?: ChildChanges;
 }
 
 /** How many objects are patched at once by default. */
@@ -135,6 +139,9 @@ export class Pipeline {
         lifecycle: options.lifecycle,
         spawner: options.spawner,
       }),
+      ...(options.children === undefined
+        ? []
+        : [new ChildStage(matcher, options.children, clock, options.metrics)]),
       new StoringStage(storer),
     ];
   }

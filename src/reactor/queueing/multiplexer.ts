@@ -274,9 +274,10 @@ export class Multiplexer {
    * Returns a promise when the backlog is full: the feeder should wait for it before
    * pushing more (it resolves once the backlog is down to half, or at the shutdown). For
    * live events, only the objects of live events count: a listing that fills the backlog
-   * does not hold them back.
+   * does not hold them back. With `again`, a state waiting is kept (it is processed anyway):
+   * the object is processed again for changes noted elsewhere, as of its children.
    */
-  push(resource: Resource, event: ObjectEvent): Promise<void> | undefined {
+  push(resource: Resource, event: ObjectEvent, again = false): Promise<void> | undefined {
     const key = objectKey(event.object);
     let worker = this.#workers.get(resource, key);
     if (worker === undefined) {
@@ -289,6 +290,7 @@ export class Multiplexer {
       worker = newWorker(resource, key, event, this.#clock.now());
       this.#workers.add(worker);
     } else {
+      if (again && worker.pending !== undefined) return undefined;
       if (worker.pending === undefined) worker.waitingSince = this.#clock.now();
       worker.pending = event;
       worker.listed = event.type === null;

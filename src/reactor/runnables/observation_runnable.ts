@@ -26,7 +26,14 @@ import type { ProcessingRunnable } from "./processing_runnable.ts";
 import type { QueueingRunnable } from "./queueing_runnable.ts";
 
 /** The kinds of handlers served by watching objects (admission handlers are called instead). */
-const WATCHED_KINDS: readonly HandlerKind[] = ["changing", "event", "daemon", "timer", "index"];
+const WATCHED_KINDS: readonly HandlerKind[] = [
+  "changing",
+  "event",
+  "daemon",
+  "timer",
+  "index",
+  "child",
+];
 
 /** What the observation feeds and consults. */
 export interface ObservationNeeds {
@@ -53,6 +60,7 @@ export class ObservationRunnable implements Runnable {
   readonly #missing = new Set<string>();
   #observer: Observer | undefined;
   #running: Promise<void> | undefined;
+  readonly #listed = Promise.withResolvers<void>();
 
   /** The observation of the operator, feeding the queueing. */
   constructor(parts: OperatorParts, needs: ObservationNeeds) {
@@ -73,6 +81,7 @@ export class ObservationRunnable implements Runnable {
     const observer = this.#observer = this.#makeObserver();
     if (this.#needs.peering.paused) observer.pause();
     const processor = this.#needs.processing.processor;
+    void observer.listed.then(() => this.#listed.resolve());
     const running = this.#running = observer.run(this.#observing.signal);
     running.then(
       () => {
@@ -97,6 +106,14 @@ export class ObservationRunnable implements Runnable {
       );
       return context.announce({ type: "listed" });
     });
+  }
+
+  /**
+   * Resolves once the initial watches have listed their objects (every one of them is
+   * queued); never if it does not start.
+   */
+  get listed(): Promise<void> {
+    return this.#listed.promise;
   }
 
   /** Stop watching. */

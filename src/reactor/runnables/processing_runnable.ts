@@ -58,6 +58,7 @@ export class ProcessingRunnable implements Runnable {
       metrics: parts.metrics,
       lifecycle: parts.lifecycle,
       ownership: this.#coordination.ownership,
+      children: parts.children,
     });
   }
 

@@ -1,0 +1,121 @@
+/**
+ * `kopf.on.child(parent, child, options?, fn)`: a handler of the parent resource that runs
+ * for a parent when one of its children — objects of the child resource with an owner
+ * reference to it — is created, changed or deleted.
+ *
+ * @module
+ */
+import {
+  type ResourceName,
+  Selector,
+  SelectorError,
+  type SpecOf,
+  type StatusOf,
+  TypedResource,
+} from "../structs/resource_selectors.ts";
+import type { ReadonlyJsonObject } from "../structs/views.ts";
+import type { HandlerFilters, MetaFilter, WhenCallback } from "./filters.ts";
+import type { ChildHandler } from "./handlers.ts";
+import { type ChildOptions, normalizeOptions } from "./handler_options.ts";
+import type { ChildFilterKwargs, ChildKwargs, NoIndices } from "./kwargs.ts";
+import { addHandler, getDefaultRegistry } from "./registry.ts";
+import { filtersOf, handlerId, parseCall, retryOf } from "./registration_calls.ts";
+
+/** A child handler; `I` adds declared indices to its arguments. */
+export type ChildHandlerFn<S, St, I> = (kwargs: ChildKwargs<S, St> & I) => unknown;
+
+/** The resource of the children: a name (`"configmaps"`, `"deployments.apps"`) or typed. */
+export type ChildResource = ResourceName | TypedResource<unknown>;
+
+/**
+ * The registration of child handlers: the parent resource, the child resource, options
+ * (optional), the function. `S`/`St` type the parent's `spec`/`status`; `I` declares indices.
+ */
+export interface ChildRegistrar {
+  /** Register `fn` for children of a typed parent resource (`kopf.resource<T>(…)`). */
+  <T, I extends object = NoIndices>(
+    parent: TypedResource<T>,
+    child: ChildResource,
+    fn: ChildHandlerFn<SpecOf<T>, StatusOf<T>, I>,
+  ): ChildHandlerFn<SpecOf<T>, StatusOf<T>, I>;
+  /** Register `fn` for children of a typed parent resource, with options. */
+  <T, I extends object = NoIndices>(
+    parent: TypedResource<T>,
+    child: ChildResource,
+    options: ChildOptions<ChildKwargs<SpecOf<T>, StatusOf<T>> & I>,
+    fn: ChildHandlerFn<SpecOf<T>, StatusOf<T>, I>,
+  ): ChildHandlerFn<SpecOf<T>, StatusOf<T>, I>;
+  /** Register `fn` for children of the parents with this resource name. */
+  <S = ReadonlyJsonObject, St = ReadonlyJsonObject, I extends object = NoIndices>(
+    parent: ResourceName,
+    child: ChildResource,
+    fn: ChildHandlerFn<S, St, I>,
+  ): ChildHandlerFn<S, St, I>;
+  /** Register `fn` for children of the parents with this resource name, with options. */
+  <S = ReadonlyJsonObject, St = ReadonlyJsonObject, I extends object = NoIndices>(
+    parent: ResourceName,
+    child: ChildResource,
+    options: ChildOptions<ChildKwargs<S, St> & I>,
+    fn: ChildHandlerFn<S, St, I>,
+  ): ChildHandlerFn<S, St, I>;
+}
+
+/** The registration of `on.child`; see {@link ChildRegistrar}. */
+export const child: ChildRegistrar = ((...args: unknown[]): unknown => {
+  const call = parseCall("on.child", args);
+  if (call.selectorArgs.length !== 2) {
+    call.fail(
+      "name the parent and the child resources, then options (optional), then the function, " +
+        'e.g. kopf.on.child("kopfexamples", "configmaps", fn)',
+    );
+  }
+  const norm = normalizeOptions("on.child", call.options, call.fail);
+  const selectorOf = (arg: unknown, which: string): Selector => {
+    const parts = arg instanceof TypedResource ? arg.args : [arg];
+    try {
+      return Selector.parse(parts, {});
+    } catch (e) {
+      if (e instanceof SelectorError) {
+        call.fail(`the ${which} resource: ${e.message.replace(/\.$/, "")}`);
+      }
+      throw e;
+    }
+  };
+  const parent = selectorOf(call.selectorArgs[0], "parent");
+  const childSelector = selectorOf(call.selectorArgs[1], "child");
+  const registry = norm.registry ?? getDefaultRegistry();
+  const id = handlerId(call, norm, registry, "on.child", parent.toString(), false);
+  const childLabels = norm.extra.childLabels as MetaFilter<unknown> | undefined;
+  const childWhen = norm.extra.childWhen as WhenCallback<ChildFilterKwargs> | undefined;
+  const childFilters: HandlerFilters = {
+    labels: childLabels,
+    annotations: undefined,
+    field: undefined,
+    value: undefined,
+    old: undefined,
+    new: undefined,
+    when: childWhen as WhenCallback<unknown> | undefined,
+    fieldNeedsChange: false,
+    hasCallbacks: childWhen !== undefined ||
+      Object.values(childLabels ?? {}).some((v) => typeof v === "function"),
+    hasFilters: childLabels !== undefined || childWhen !== undefined,
+  };
+  const record: ChildHandler = {
+    kind: "child",
+    fn: call.fn,
+    id,
+    param: norm.param,
+    registrar: "kopf.on.child",
+    rbac: norm.rbac,
+    metadataOnly: norm.extra.metadataOnly === true,
+    ...filtersOf(norm),
+    ...retryOf(norm),
+    selector: parent,
+    childSelector,
+    childFilters,
+    anyOwner: norm.extra.anyOwner === true,
+    unlabelled: norm.extra.unlabelled === true,
+  };
+  addHandler(registry, record);
+  return call.fn;
+}) as ChildRegistrar;
