@@ -14,6 +14,7 @@ import { reviewTypes } from "./access_reviews.ts";
 import { Admission } from "./admission.ts";
 import { Authenticator } from "./authentication.ts";
 import { Catalog } from "./catalog.ts";
+import { EventExpiry, eventTtlOf } from "./event_expiry.ts";
 import type { FakeClusterOptions } from "./cluster_options.ts";
 import { type ClusterCredentials, makeCredentials, randomToken } from "./credentials.ts";
 import { FakeClusterFaults } from "./faults.ts";
@@ -52,6 +53,8 @@ export interface ClusterParts {
   readonly log: RequestLog;
   /** What the server has sent, per resource. */
   readonly traffic: Traffic;
+  /** Deletes Events a TTL after their last write. */
+  readonly eventExpiry: EventExpiry;
 }
 
 /** The catalog of built-in types, with the review APIs and `TokenRequest`s under RBAC. */
@@ -133,6 +136,7 @@ async function listen(
 /** Start the parts of a fake cluster; resolves when it accepts connections. */
 export async function assembleCluster(options: FakeClusterOptions): Promise<ClusterParts> {
   const rbac = options.rbac ?? false;
+  const eventTtl = eventTtlOf(options.eventTtl);
   const state = options.state ? await readState(options.state) : undefined;
   const saved = state?.credentials;
   const credentials = await makeCredentials(options, saved);
@@ -181,6 +185,8 @@ export async function assembleCluster(options: FakeClusterOptions): Promise<Clus
   });
   const server = await listen(options, saved, credentials, router);
   address = `127.0.0.1:${server.port}`;
+  // Last: no timer is left behind when the server cannot listen.
+  const eventExpiry = new EventExpiry(store, eventTtl, () => lifecycle.settle());
   return {
     server,
     objects,
@@ -194,5 +200,6 @@ export async function assembleCluster(options: FakeClusterOptions): Promise<Clus
     saved,
     log,
     traffic,
+    eventExpiry,
   };
 }

@@ -295,7 +295,8 @@ export class FakeCluster implements AsyncDisposable {
   /** Stop serving: end open watches, close connections, save the state file if any. */
   stop(): Promise<void> {
     this.#stopping ??= (async () => {
-      const { watches, server } = this.#parts;
+      const { watches, server, eventExpiry } = this.#parts;
+      eventExpiry.stop();
       this.faults.clear();
       watches.closeAll();
       await server.close();
