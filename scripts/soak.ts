@@ -10,6 +10,7 @@
  *     deno task soak --objects 2000         # fewer objects
  *     deno task soak --kill-every 0 --duration 1800   # 30 minutes without kills: memory
  *     deno task soak --signal term --slow-every 100   # rolling restarts: SIGTERM, slow handlers
+ *     deno task soak --event-ttl 3600       # Events kept an hour, as kube-apiserver's default
  *     KOPF_SOAK_LOG=soak.log deno task soak …        # the operator's log kept in a file
  *
  * With `--signal term`, the operator gets SIGTERM instead of SIGKILL (a rolling restart):
@@ -19,9 +20,13 @@
  *
  * It prints a table: the changes made, handled, lost (never handled), the runs of handlers
  * that had succeeded (after a SIGKILL: at least once, as expected; otherwise: a defect),
- * stuck finalizers, crashes (exits that were not our kills), and the operator's peak RSS.
- * With `--duration`, it keeps changing the objects for that long and reports the RSS over
- * time. Exit code 1 when anything was lost or stuck, or a handler ran twice without a kill.
+ * stuck finalizers, crashes (exits that were not our kills), the operator's peak RSS, and
+ * the fake cluster's RSS (it runs in this process) at the start, at its peak and at the end,
+ * with the Events it still holds: they expire after `--event-ttl` seconds (240 by default).
+ * With `--duration`, it keeps changing the objects for that long and reports the RSS of
+ * both over time — minutes 5–10 (for the cluster: from when its history and its Events are
+ * full, if later) against the last five, flat within 10%. Exit code 1 when
+ * anything was lost or stuck, or a handler ran twice without a kill.
  *
  * @module
  */
@@ -30,8 +35,12 @@ import { FakeCluster } from "../src/testing/mod.ts";
 import type { RawBody } from "../src/structs/bodies.ts";
 import { planPermissions } from "../src/cli/permissions.ts";
 import { v8FlagsArgument } from "../src/cli/runtime_flags.ts";
+import { memoryTrend, RssSampler, trendRows, WARM_UP } from "./soak/memory.ts";
+import { objectName, type Run, RunLog } from "./soak/runs.ts";
 
 const KIND = "kopfexamples.kopf.dev";
+/** The changes the fake cluster keeps for watches to resume from: its largest buffer. */
+const HISTORY = 200_000;
 const LAST_HANDLED = "kopf.zalando.org/last-handled-configuration";
 const OPERATOR = new URL("./soak/operator.ts", import.meta.url).pathname;
 const MAIN = new URL("../src/cli/main.ts", import.meta.url).pathname;
@@ -45,6 +54,8 @@ interface Options {
   signal: "kill" | "term";
   /** Every how many objects the handlers are slow (0: none). */
   slowEvery: number;
+  /** Seconds after their last write when the fake cluster deletes Events. */
+  eventTtl: number;
 }
 
 function parseOptions(args: readonly string[]): Options {
@@ -55,15 +66,21 @@ function parseOptions(args: readonly string[]): Options {
     phaseTimeout: 900,
     signal: "kill",
     slowEvery: 0,
+    // Shorter than kube-apiserver's hour: the Events reach their steady count within the
+    // warm-up, before minute 5, where a long run's memory is first averaged.
+    eventTtl: 240,
   };
-  const keys: Record<string, "objects" | "killEvery" | "duration" | "phaseTimeout" | "slowEvery"> =
-    {
-      "--objects": "objects",
-      "--kill-every": "killEvery",
-      "--duration": "duration",
-      "--phase-timeout": "phaseTimeout",
-      "--slow-every": "slowEvery",
-    };
+  const keys: Record<
+    string,
+    "objects" | "killEvery" | "duration" | "phaseTimeout" | "slowEvery" | "eventTtl"
+  > = {
+    "--objects": "objects",
+    "--kill-every": "killEvery",
+    "--duration": "duration",
+    "--phase-timeout": "phaseTimeout",
+    "--slow-every": "slowEvery",
+    "--event-ttl": "eventTtl",
+  };
   for (let i = 0; i < args.length; i += 2) {
     if (args[i] === "--signal" && (args[i + 1] === "kill" || args[i + 1] === "term")) {
       options.signal = args[i + 1] as "kill" | "term";
@@ -75,7 +92,7 @@ function parseOptions(args: readonly string[]): Options {
       console.error(
         `Unknown or bad option ${args[i]} ${args[i + 1] ?? ""}; use --objects N, ` +
           "--kill-every SECONDS (0: never), --duration SECONDS, --phase-timeout SECONDS, " +
-          "--signal kill|term, --slow-every N.",
+          "--signal kill|term, --slow-every N, --event-ttl SECONDS (0: never).",
       );
       Deno.exit(2);
     }
@@ -84,31 +101,18 @@ function parseOptions(args: readonly string[]): Options {
   return options;
 }
 
-/** One run of a handler, as the operator printed it. */
-interface Run {
-  readonly what: string;
-  readonly name: string;
-  readonly value: string;
-  /** The `resourceVersion` of the state it ran on. */
-  readonly version: string;
-  /** The handler's retry count. */
-  readonly retry: string;
-  readonly incarnation: number;
-}
-
 /** The operator process, restarted after each kill; its runs and memory are recorded. */
 class OperatorProcess {
-  readonly runs: Run[] = [];
-  readonly rss: { at: number; mb: number }[] = [];
+  readonly runs = new RunLog();
+  /** The RSS of each incarnation in turn; the peak of all. */
+  readonly rss = new RssSampler();
   incarnations = 0;
   kills = 0;
   crashes = 0;
-  peakRssMb = 0;
   #child: Deno.ChildProcess | undefined;
   #killedOnPurpose = false;
   #stopping = false;
   #exited: Promise<void> = Promise.resolve();
-  #sampler: ReturnType<typeof setInterval> | undefined;
 
   constructor(
     private readonly flags: readonly string[],
@@ -146,7 +150,7 @@ class OperatorProcess {
         while ((at = buffer.indexOf("\n")) >= 0) {
           const [tag, what, name, value, version, retry] = buffer.slice(0, at).split(" ");
           buffer = buffer.slice(at + 1);
-          if (tag === "RUN") this.runs.push({ what, name, value, version, retry, incarnation });
+          if (tag === "RUN") this.runs.add(what, name, value, version, retry, incarnation);
         }
       }
     })();
@@ -175,20 +179,7 @@ class OperatorProcess {
         if (!this.#stopping) this.start();
       }
     })();
-    clearInterval(this.#sampler);
-    this.#sampler = setInterval(() => this.#sample(child.pid), 1000);
-  }
-
-  async #sample(pid: number): Promise<void> {
-    try {
-      const status = await Deno.readTextFile(`/proc/${pid}/status`);
-      const rss = Number(status.match(/VmRSS:\s+(\d+)/)?.[1] ?? 0) / 1024;
-      const hwm = Number(status.match(/VmHWM:\s+(\d+)/)?.[1] ?? 0) / 1024;
-      this.peakRssMb = Math.max(this.peakRssMb, hwm);
-      this.rss.push({ at: performance.now() / 1000, mb: rss });
-    } catch {
-      // The process has just ended (or /proc is not there): nothing to sample.
-    }
+    this.rss.start(child.pid);
   }
 
   async kill(): Promise<void> {
@@ -206,7 +197,7 @@ class OperatorProcess {
 
   async stop(): Promise<void> {
     this.#stopping = true;
-    clearInterval(this.#sampler);
+    this.rss.stop();
     try {
       this.#child?.kill("SIGTERM");
     } catch {
@@ -214,10 +205,6 @@ class OperatorProcess {
     }
     await this.#exited;
   }
-}
-
-function objectName(i: number): string {
-  return `soak-${String(i).padStart(5, "0")}`;
 }
 
 function kex(name: string, value: number): RawBody {
@@ -264,14 +251,60 @@ async function waitForAll(
   return late;
 }
 
+/**
+ * The fake cluster's trend, judged after its bounded buffers are full — the history of
+ * {@link HISTORY} changes, and the Events of one TTL (and its slack of a tenth) — or
+ * after minute 5 if that is later; or why it is not judged.
+ */
+function clusterTrendRows(
+  rss: RssSampler,
+  historyFullAt: number | undefined,
+  eventTtl: number,
+): [string, string][] {
+  const t0 = rss.samples[0]?.at ?? 0;
+  const total = (rss.samples.at(-1)?.at ?? t0) - t0;
+  if (total < WARM_UP + 600) return []; // too short to judge any memory
+  if (historyFullAt === undefined) {
+    return [[
+      "fake cluster RSS trend",
+      `not judged: its history (${HISTORY} changes) never filled`,
+    ]];
+  }
+  const warmUp = Math.ceil(Math.max(WARM_UP, historyFullAt - t0, eventTtl * 1.1));
+  const trend = memoryTrend(rss.samples, warmUp);
+  if (trend) return trendRows("fake cluster", trend);
+  return [[
+    "fake cluster RSS trend",
+    `not judged: its buffers were full at ${Math.round(warmUp / 60)} min, too late for two ` +
+    "5-minute windows",
+  ]];
+}
+
 async function main(): Promise<void> {
   const options = parseOptions(Deno.args);
   const n = options.objects;
   const started = performance.now();
-  await using cluster = await FakeCluster.start({ token: "soak-0", historySize: 200_000 });
+  await using cluster = await FakeCluster.start({
+    token: "soak-0",
+    historySize: HISTORY,
+    eventTtl: options.eventTtl,
+  });
   cluster.create(
     parseYaml(await Deno.readTextFile(new URL("../examples/crd.yaml", import.meta.url))),
   );
+  // The fake cluster lives in this process: its RSS is this process's, from before the
+  // operator starts (the driver's own records are kept small for this; see RunLog).
+  const clusterRss = new RssSampler();
+  clusterRss.start("self");
+  // Until its history is full, the cluster grows by design: when that happened, for the
+  // trend to be judged on what comes after (each change is one resourceVersion).
+  const firstVersion = Number(cluster.resourceVersion);
+  let historyFullAt: number | undefined;
+  const historyWatch = setInterval(() => {
+    if (Number(cluster.resourceVersion) - firstVersion < HISTORY) return;
+    historyFullAt = performance.now() / 1000;
+    clearInterval(historyWatch);
+  }, 1000);
   const kubeconfig = await cluster.writeKubeconfig();
   const permissions = await planPermissions({ kubeconfig, operatorFiles: [OPERATOR] });
   // The soak operator reads its own two variables besides what the framework needs.
@@ -355,8 +388,11 @@ async function main(): Promise<void> {
     clearInterval(killer);
     clearInterval(storms);
     clearInterval(expiry);
+    clusterRss.stop();
+    clearInterval(historyWatch);
     await operator.stop();
   }
+  const eventsLeft = cluster.list("events", { allNamespaces: true }).length;
 
   // What ran, how often, and in which incarnation.
   const byChange = new Map<string, Run[]>();
@@ -406,24 +442,23 @@ async function main(): Promise<void> {
     ["crashes", String(operator.crashes)],
     [options.signal === "term" ? "SIGTERMs" : "SIGKILLs", String(operator.kills)],
     ["tokens expired", String(tokens)],
-    ["operator peak RSS", `${Math.round(operator.peakRssMb)} MB`],
+    ["operator peak RSS", `${Math.round(operator.rss.peakMb)} MB`],
+    [
+      "fake cluster RSS: start / peak / end (the driver's process)",
+      [clusterRss.startMb, clusterRss.peakMb, clusterRss.endMb].map(Math.round).join(" / ") +
+      " MB",
+    ],
+    [
+      `Events left in the cluster (TTL ${options.eventTtl ? `${options.eventTtl} s` : "none"})`,
+      String(eventsLeft),
+    ],
     ["wall time", `${minutes.toFixed(1)} min`],
   ];
-  // The RSS over time, for runs long enough to compare minutes 5–10 with the last five.
-  if (options.duration >= 900 && options.killEvery === 0) {
-    const rss = operator.rss;
-    const t0 = rss[0]?.at ?? 0;
-    const window = (from: number, to: number) => {
-      const mbs = rss.filter((r) => r.at - t0 >= from && r.at - t0 < to).map((r) => r.mb);
-      return mbs.length === 0 ? 0 : mbs.reduce((a, b) => a + b, 0) / mbs.length;
-    };
-    const total = (rss.at(-1)?.at ?? t0) - t0;
-    const early = window(300, 600);
-    const late = window(total - 300, total + 1);
-    table.push(["RSS, average of minutes 5–10", `${Math.round(early)} MB`]);
-    table.push(["RSS, average of the last 5 minutes", `${Math.round(late)} MB`]);
-    table.push(["RSS growth after warm-up", `${Math.round((late / early - 1) * 100)}%`]);
-  }
+  // The RSS over time, for runs long enough to compare minutes 5–10 with the last five:
+  // the operator's only without kills (each restart starts afresh), the cluster's always.
+  const operatorTrend = options.killEvery === 0 ? memoryTrend(operator.rss.samples) : undefined;
+  if (operatorTrend) table.push(...trendRows("operator", operatorTrend));
+  table.push(...clusterTrendRows(clusterRss, historyFullAt, options.eventTtl));
   console.log("\n| figure | value |\n|---|---|");
   for (const [name, value] of table) console.log(`| ${name} | ${value} |`);
   if (neverRan.length > 0) {

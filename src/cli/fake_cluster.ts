@@ -20,6 +20,7 @@
 import { Command, InvalidArgumentError } from "@commander-js/extra-typings";
 import { onTerminationSignals } from "../platform/termination_signals.ts";
 import { oneLine } from "../reactor/running.ts";
+import { secondsOfDuration } from "../structs/durations.ts";
 import { FakeCluster } from "../testing/fake_cluster/cluster.ts";
 
 /** Options of {@link serveFakeCluster}, as the command line gives them. */
@@ -40,6 +41,8 @@ export interface FakeClusterCliOptions {
   rbac?: boolean;
   /** Refuse streamed listings (`sendInitialEvents`) as servers before 1.27 do; on by default. */
   streamingLists?: boolean;
+  /** Seconds after their last write when Events are deleted (3600 by default; 0: never). */
+  eventTtl?: number;
   /** Break every open watch every so many seconds. */
   dropWatchesEvery?: number;
   /** Fail this share of all requests with `errorStatus` (500 by default). */
@@ -92,6 +95,7 @@ export async function serveFakeCluster(
     state: options.state,
     rbac: options.rbac ?? false,
     streamingLists: options.streamingLists ?? true,
+    eventTtl: options.eventTtl,
   });
   let stopped!: () => void;
   const stopping = new Promise<void>((resolve) => (stopped = resolve));
@@ -181,6 +185,22 @@ function share(value: string): number {
   return n;
 }
 
+/**
+ * Parse `--event-ttl`: seconds, or a Go duration as kube-apiserver's own flag takes it
+ * (`5s`, `1m30s`, `1h0m0s`); 0 keeps Events forever.
+ */
+export function parseEventTtl(value: string): number {
+  const seconds = secondsOfDuration(value);
+  if (seconds === undefined) {
+    throw new InvalidArgumentError(
+      `the Event TTL must be seconds (e.g. 3600, 0 for never) or a duration such as 5s, 1m30s or 1h0m0s, not ${
+        JSON.stringify(value)
+      }.`,
+    );
+  }
+  return seconds;
+}
+
 function parsePort(value: string): number {
   const port = Number(value);
   if (!/^\d+$/.test(value) || port > 65535) {
@@ -216,6 +236,11 @@ export function fakeClusterCommand(): Command {
     .option(
       "--no-streaming-lists",
       "refuse watches with sendInitialEvents (422), as servers before Kubernetes 1.27 do",
+    )
+    .option(
+      "--event-ttl <duration>",
+      "delete Events this long after their last write, as kube-apiserver's --event-ttl: seconds or a duration such as 1m30s (1h by default; 0: never)",
+      parseEventTtl,
     )
     .option(
       "--rbac",

@@ -2,8 +2,14 @@
  * `kopf fake-cluster`: serves until SIGTERM, writes a kubeconfig, keeps the state file;
  * HTTPS with a generated CA and a token by default, plain HTTP with `--http`.
  */
-import { serveFakeCluster } from "../../src/cli/fake_cluster.ts";
-import { assert, assertEquals, assertMatch, assertStringIncludes } from "../assert.ts";
+import { parseEventTtl, serveFakeCluster } from "../../src/cli/fake_cluster.ts";
+import {
+  assert,
+  assertEquals,
+  assertMatch,
+  assertStringIncludes,
+  assertThrows,
+} from "../assert.ts";
 import { startCli } from "./helpers.ts";
 import { available, run } from "../platform/commands.ts";
 import { ApiClient } from "../../src/client/api.ts";
@@ -222,6 +228,65 @@ Deno.test("the fault flags inject failures, lost replies, latency, watch drops a
     await bad.reader.cancel();
     await bad.child.stderr.cancel();
   } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("--event-ttl takes seconds or a Go duration; anything else is one line naming the forms", () => {
+  assertEquals(["3600", "0", "1.5", "5s", "1m30s", "1h0m0s", "300ms"].map(parseEventTtl), [
+    3600,
+    0,
+    1.5,
+    5,
+    90,
+    3600,
+    0.3,
+  ]);
+  for (const wrong of ["", "-5s", "5x", "1 hour", "1d"]) {
+    assertThrows(
+      () => parseEventTtl(wrong),
+      Error,
+      `the Event TTL must be seconds (e.g. 3600, 0 for never) or a duration such as 5s, 1m30s or 1h0m0s, not ${
+        JSON.stringify(wrong)
+      }.`,
+    );
+  }
+});
+
+Deno.test("kopf fake-cluster --event-ttl deletes Events: a watch sees them go", async () => {
+  const dir = await Deno.makeTempDir();
+  const cli = await startCli(["--http", `--kubeconfig=${dir}/kubeconfig`, "--event-ttl=300ms"]);
+  const controller = new AbortController();
+  const deadline = setTimeout(() => controller.abort(new Error("no DELETED within 30 s")), 30_000);
+  try {
+    const events = `${cli.url}/api/v1/namespaces/default/events`;
+    const created = await fetch(events, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        metadata: { name: "short-lived" },
+        involvedObject: { kind: "ConfigMap", name: "cm", namespace: "default" },
+        reason: "Testing",
+      }),
+    });
+    assertEquals(created.status, 201);
+    const rv = (await created.json()).metadata.resourceVersion;
+    const watch = await fetch(`${events}?watch=true&resourceVersion=${rv}`, {
+      signal: controller.signal,
+    });
+    const reader = watch.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = "";
+    while (!text.includes("\n")) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += value;
+    }
+    await reader.cancel();
+    const event = JSON.parse(text.slice(0, text.indexOf("\n")));
+    assertEquals([event.type, event.object.metadata.name], ["DELETED", "short-lived"]);
+  } finally {
+    clearTimeout(deadline);
+    assertEquals(await cli.stop(), 0);
     await Deno.remove(dir, { recursive: true });
   }
 });

@@ -55,6 +55,11 @@ Deno.test("every subcommand answers a usage error with its message, its help hin
     ],
     [["fake-cluster", "--port", "http"], "the port must be a number", "kopf fake-cluster"],
     [
+      ["fake-cluster", "--event-ttl", "1 hour"],
+      "option '--event-ttl <duration>' argument '1 hour' is invalid. the Event TTL must be",
+      "kopf fake-cluster",
+    ],
+    [
       ["fake-cluster", "--client-certificates", "--http"],
       "--client-certificates needs HTTPS",
       "kopf fake-cluster",

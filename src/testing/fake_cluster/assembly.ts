@@ -14,6 +14,7 @@ import { reviewTypes } from "./access_reviews.ts";
 import { Admission } from "./admission.ts";
 import { Authenticator } from "./authentication.ts";
 import { Catalog } from "./catalog.ts";
+import { EventExpiry, eventTtlOf } from "./event_expiry.ts";
 import type { FakeClusterOptions } from "./cluster_options.ts";
 import { type ClusterCredentials, makeCredentials, randomToken } from "./credentials.ts";
 import { FakeClusterFaults } from "./faults.ts";
@@ -26,6 +27,7 @@ import { defaultClusterRoleBindings, defaultClusterRoles } from "./rbac_defaults
 import { RequestLog } from "./request_log.ts";
 import { ServiceAccountTokens, TOKEN_SUBRESOURCE } from "./service_accounts.ts";
 import { Store } from "./store.ts";
+import { Traffic } from "./traffic.ts";
 import { WatchHub } from "./watch.ts";
 
 const INITIAL_NAMESPACES = ["default", "kube-system", "kube-public"];
@@ -49,6 +51,10 @@ export interface ClusterParts {
   /** The credentials the state file held, kept in it where this run has none of its own. */
   readonly saved: SavedCredentials | undefined;
   readonly log: RequestLog;
+  /** What the server has sent, per resource. */
+  readonly traffic: Traffic;
+  /** Deletes Events a TTL after their last write. */
+  readonly eventExpiry: EventExpiry;
 }
 
 /** The catalog of built-in types, with the review APIs and `TokenRequest`s under RBAC. */
@@ -130,15 +136,18 @@ async function listen(
 /** Start the parts of a fake cluster; resolves when it accepts connections. */
 export async function assembleCluster(options: FakeClusterOptions): Promise<ClusterParts> {
   const rbac = options.rbac ?? false;
+  const eventTtl = eventTtlOf(options.eventTtl);
   const state = options.state ? await readState(options.state) : undefined;
   const saved = state?.credentials;
   const credentials = await makeCredentials(options, saved);
   const objects = objectsOf(options, state);
   const store = objects.store;
+  const traffic = new Traffic();
   const watches = new WatchHub(
     store,
     options.bookmarkInterval ?? 10,
     options.streamingLists ?? true,
+    traffic,
   );
   // Shared with the authenticator and the faults: expiry replaces the token for all.
   const auth: AdminToken = { token: credentials.token };
@@ -170,11 +179,14 @@ export async function assembleCluster(options: FakeClusterOptions): Promise<Clus
     authenticator,
     authorizer: rbac ? new RbacAuthorizer(storePolicies(store)) : undefined,
     admission,
+    traffic,
     serverAddress: () => address,
     log: (entry) => log.add(entry),
   });
   const server = await listen(options, saved, credentials, router);
   address = `127.0.0.1:${server.port}`;
+  // Last: no timer is left behind when the server cannot listen.
+  const eventExpiry = new EventExpiry(store, eventTtl, () => lifecycle.settle());
   return {
     server,
     objects,
@@ -187,5 +199,7 @@ export async function assembleCluster(options: FakeClusterOptions): Promise<Clus
     credentials,
     saved,
     log,
+    traffic,
+    eventExpiry,
   };
 }

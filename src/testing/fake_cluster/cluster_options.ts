@@ -38,6 +38,13 @@ export interface FakeClusterOptions {
   state?: string;
   /** How many changes the history keeps for watches to resume from (10,000 by default). */
   historySize?: number;
+  /**
+   * Seconds after its last write when an Event (core `v1` or `events.k8s.io`) is deleted,
+   * as kube-apiserver's `--event-ttl` (3600, its default, by default); `0` keeps Events
+   * forever. Watchers see a `DELETED` event; it comes at most min(a tenth of the TTL,
+   * 60 s) late, as a real server's lease reuse allows.
+   */
+  eventTtl?: number;
   /** Seconds between BOOKMARK events on watches that allow them (10 by default). */
   bookmarkInterval?: number;
   /**
