@@ -27,7 +27,10 @@ Deno.test("02-children: the child pod is owned, labelled, named and listed in st
     assertEquals(status.children, [pod.metadata?.uid]);
     assert(String(pod.metadata?.name).startsWith(`${NAME}-`), String(pod.metadata?.name));
     assertEquals(pod.metadata?.namespace, "default");
-    assertEquals(pod.metadata?.labels, { somelabel: "somevalue" });
+    assertEquals(pod.metadata?.labels, {
+      somelabel: "somevalue",
+      "kopf.zalando.org/owner-kind": "KopfExample.kopf.dev",
+    });
     const owners = pod.metadata?.ownerReferences ?? [];
     assertEquals(owners.map((o) => [o.kind, o.name, o.uid, o.controller] as unknown[]), [
       ["KopfExample", NAME, parent.metadata?.uid as string, true],

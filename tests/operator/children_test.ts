@@ -195,3 +195,47 @@ Deno.test("on.child refuses selector keywords and a missing child resource", () 
   }
   assert(message.includes('option "kind" is not accepted by kopf.on.child'), message);
 });
+
+Deno.test("unlabelled children count only with `unlabelled`; childLabels filter the child", async () => {
+  await using cluster = await startCluster();
+  const registry = clusterRegistry(cluster);
+  const seen = new Calls<string>();
+  on.child("kopfexamples", "configmaps", {
+    registry,
+    unlabelled: true,
+    childLabels: { tier: kopf.PRESENT },
+  }, function anyChild({ child, childEvent }) {
+    seen.add(`${child.metadata.name} ${childEvent}`);
+  });
+  const parent = cluster.create(kex("p3"));
+  await whileRunning(registry, async () => {
+    await cluster.waitFor("kopfexamples", "p3", (b) => b !== undefined);
+    // Owned, but made by another tool: no owner-kind label.
+    const owned = (name: string, labels: Record<string, string>): RawBody => ({
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: {
+        name,
+        namespace: "default",
+        labels,
+        ownerReferences: [{
+          apiVersion: "kopf.dev/v1",
+          kind: "KopfExample",
+          name: "p3",
+          uid: String(parent.metadata?.uid),
+          controller: true,
+        }],
+      },
+    });
+    cluster.create(owned("untiered", {}));
+    cluster.create(owned("tiered", { tier: "a" }));
+    await seen.until(1);
+    // A later change of it comes after anything of the earlier one would have.
+    cluster.patch("configmaps", "tiered", { data: { a: "1" } }, { namespace: "default" });
+    await seen.until(2);
+  });
+  assertEquals(seen.list, ["tiered ADDED", "tiered MODIFIED"]);
+  const selectors = childRequests(cluster);
+  assert(selectors.length >= 1);
+  for (const selector of selectors) assertEquals(selector, null, "unlabelled: no selector");
+});
