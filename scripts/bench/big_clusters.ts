@@ -1,0 +1,375 @@
+/**
+ * Big clusters: what the operator does when a served resource has a great many objects, each
+ * figure beside the one it is compared with, from one run. Every run has a fresh fake cluster
+ * and the operator in a process of its own (`support/big_operator.ts`), so that its memory is
+ * measured apart from the cluster's.
+ *
+ * - **Selectors**: 100,000 pods in 4 namespaces, 1,000 of them labelled `app=watched`; an
+ *   operator whose create and update handlers filter `labels: { app: "watched" }` (sent to the
+ *   server as a label selector) against the same handlers filtering with a `when` callback
+ *   (every pod sent, filtered in the operator), and the same operator serving the same
+ *   namespaces empty (its idle footprint). Once the watched pods are handled, 100 of them and
+ *   100 others get a new label: changes. Figures: whether every list and watch of pods carried
+ *   the selector, the peak RSS above the idle one and its ratio, and whether both handled the
+ *   same objects.
+ * - **Live events first**: 100,000 KopfExamples exist when an operator with one create handler
+ *   starts; 20 more are created while it works through them, spread over that time. Figures:
+ *   creation → handler start of those 20 (p50, p99), against the time the whole backlog took.
+ *
+ *     deno task bench big_clusters
+ *     KOPF_BENCH_BIG_SCALE=0.1 deno task bench big_clusters     # a tenth of every count
+ *     KOPF_BENCH_BIG_PARTS=selectors deno task bench big_clusters
+ *
+ * At full size it takes about ? minutes on 2 cores; `KOPF_BENCH_BIG_SCALE` scales every
+ * count (of pods, watched pods, changes, existing objects; not the 20 live ones), and
+ * `KOPF_BENCH_BIG_PARTS` (a comma-separated list of `selectors`, `live`) runs only those parts.
+ * Every wait is bounded: a run that does not finish in time fails with what it waited for.
+ */
+import { parse as parseYaml } from "yaml";
+import type { BenchFigure, BenchSection } from "./types.ts";
+import type { RawBody } from "../../mod.ts";
+import { FakeCluster } from "../../src/testing/mod.ts";
+import type { ServedRequest } from "../../src/testing/fake_cluster/mod.ts";
+import { OPERATOR_V8_FLAGS, v8FlagsArgument } from "../../src/cli/runtime_flags.ts";
+import { ChildProcess, now, rssMb } from "./support/process.ts";
+import { RequestCounter } from "./support/requests.ts";
+import { percentile } from "./support/stats.ts";
+
+const ROOT = new URL("../../", import.meta.url);
+const OPERATOR = new URL("scripts/bench/support/big_operator.ts", ROOT).pathname;
+const SCALE = Number(Deno.env.get("KOPF_BENCH_BIG_SCALE") ?? 1);
+const PARTS = (Deno.env.get("KOPF_BENCH_BIG_PARTS") ?? "selectors,live").split(",");
+const scaled = (count: number, least = 1) => Math.max(least, Math.round(count * SCALE));
+
+const POD = { apiVersion: "v1", kind: "Pod" };
+const PODS = scaled(100_000, 100);
+const WATCHED = scaled(1_000, 10);
+const CHANGES = scaled(100, 5);
+const POD_NAMESPACES = ["big-0", "big-1", "big-2", "big-3"];
+const SELECTOR = "app=watched";
+const SELECTORS_RSS_TARGET = 0.25;
+
+const KEX = { apiVersion: "kopf.dev/v1", kind: "KopfExample" };
+const EXISTING = scaled(100_000, 100);
+const LIVE = 20;
+const LIVE_P99_TARGET_MS = 1_000;
+
+/** Seconds allowed for a wait over this many objects (at least a minute). */
+const allowance = (objects: number) => Math.max(60, Math.ceil(objects / 200));
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const thousands = (n: number) => n.toLocaleString("en");
+
+/** The operator's process, its output lines passed to `onLine`; stopped when disposed. */
+class Operator implements AsyncDisposable {
+  readonly child: ChildProcess;
+  readonly spawned = now();
+  readonly exited: Promise<never>;
+  #ready = false;
+  readonly #pump: Promise<void>;
+
+  constructor(url: string, mode: string, namespaces: string[], onLine: (line: string) => void) {
+    const child = new ChildProcess([
+      v8FlagsArgument(OPERATOR_V8_FLAGS),
+      OPERATOR,
+      url,
+      mode,
+      namespaces.join(","),
+    ]);
+    this.child = child;
+    this.exited = child.process.status.then((status) => {
+      throw new Error(`The operator (${mode}) exited with code ${status.code}.`);
+    });
+    this.exited.catch(() => {}); // raised only where awaited
+    this.#pump = (async () => {
+      try {
+        for (;;) {
+          const line = await child.expect("");
+          if (line === "READY") this.#ready = true;
+          else onLine(line);
+        }
+      } catch {
+        // the output ended: the process is gone
+      }
+    })();
+  }
+
+  get ready(): boolean {
+    return this.#ready;
+  }
+
+  get pid(): number {
+    return this.child.pid;
+  }
+
+  /** Wait until `check()` holds, polling; fails after `seconds` or if the operator exits. */
+  async until(check: () => boolean, seconds: number, what: string): Promise<void> {
+    const deadline = Date.now() + seconds * 1000;
+    while (!check()) {
+      if (Date.now() > deadline) throw new Error(`Timed out after ${seconds} s waiting for ${what}.`);
+      await Promise.race([sleep(50), this.exited]);
+    }
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    this.child.kill("SIGTERM");
+    await this.child.process.status;
+    await this.#pump;
+  }
+}
+
+/** The fake cluster's requests that match, all of them: its log keeps only the newest. */
+class RequestTap implements Disposable {
+  readonly matched: ServedRequest[] = [];
+  #last: ServedRequest | undefined;
+  readonly #timer: ReturnType<typeof setInterval>;
+
+  constructor(
+    private readonly cluster: FakeCluster,
+    private readonly predicate: (request: ServedRequest) => boolean,
+  ) {
+    this.#timer = setInterval(() => this.drain(), 50);
+  }
+
+  drain(): void {
+    const log = this.cluster.requests;
+    const from = this.#last ? log.lastIndexOf(this.#last) + 1 : 0;
+    for (let i = from; i < log.length; i++) {
+      if (this.predicate(log[i])) this.matched.push(log[i]);
+    }
+    this.#last = log[log.length - 1] ?? this.#last;
+  }
+
+  [Symbol.dispose](): void {
+    clearInterval(this.#timer);
+    this.drain();
+  }
+}
+
+// --- Selectors ---------------------------------------------------------------------------
+
+/**
+ * A pod as a Deployment's ReplicaSet makes it, about 500 bytes of JSON as served — without
+ * its owner reference: the fake cluster's garbage collector would delete it, its owner
+ * missing.
+ */
+function pod(i: number, watched: boolean): RawBody {
+  const app = watched ? "watched" : `app-${i % 97}`;
+  return {
+    ...POD,
+    metadata: {
+      name: `${app}-5d4f8b7c9-${i.toString(36).padStart(5, "0")}`,
+      namespace: POD_NAMESPACES[i % POD_NAMESPACES.length],
+      labels: { app, "pod-template-hash": "5d4f8b7c9" },
+    },
+    spec: {
+      containers: [{
+        name: "app",
+        image: `registry.example.com/team/${app}:1.4.2`,
+        ports: [{ containerPort: 8080, protocol: "TCP" }],
+        resources: { requests: { cpu: "100m", memory: "128Mi" } },
+      }],
+      nodeName: `node-${i % 50}`,
+      restartPolicy: "Always",
+      serviceAccountName: "default",
+    },
+  };
+}
+
+type PodsMode = "idle" | "labels" | "callback";
+
+interface PodsRun {
+  mode: PodsMode;
+  /** Peak RSS of the operator process, MB. */
+  peak: number;
+  /** Seconds from the spawn to ready. */
+  ready: number;
+  /** Seconds from the spawn until the watched pods were all handled. */
+  handled: number;
+  /** `<handler> <namespace>/<name>`, in the order called. */
+  calls: string[];
+  /** The operator's list and watch requests of pods. */
+  requests: ServedRequest[];
+}
+
+async function podsRun(mode: PodsMode): Promise<PodsRun> {
+  await using cluster = await FakeCluster.start();
+  for (const name of POD_NAMESPACES) cluster.create({ apiVersion: "v1", kind: "Namespace", metadata: { name } });
+  const watched: RawBody[] = [];
+  const others: RawBody[] = [];
+  if (mode !== "idle") {
+    const every = Math.floor(PODS / WATCHED);
+    for (let i = 0; i < PODS; i++) {
+      const body = cluster.create(pod(i, i % every === 0 && watched.length < WATCHED));
+      (body.metadata?.labels?.app === "watched" ? watched : others).push(body);
+    }
+  }
+  using tap = new RequestTap(
+    cluster,
+    (r) => (r.verb === "list" || r.verb === "watch") && r.path.endsWith("/pods"),
+  );
+  const calls: string[] = [];
+  const created = new Set<string>();
+  const updated = new Set<string>();
+  await using operator = new Operator(
+    cluster.url,
+    mode === "idle" ? "labels" : mode,
+    POD_NAMESPACES,
+    (line) => {
+      const [h, handler, key] = line.split(" ");
+      if (h !== "H") return;
+      calls.push(`${handler} ${key}`);
+      (handler === "create" ? created : updated).add(key);
+    },
+  );
+  const limit = allowance(mode === "callback" ? PODS : WATCHED);
+  await operator.until(() => operator.ready, limit, `the operator (${mode}) to be ready`);
+  const ready = (now() - operator.spawned) / 1000;
+  if (mode === "idle") {
+    await sleep(3_000); // a few seconds of serving: its watches, timers and collections
+    return { mode, peak: rssMb(operator.pid).peak, ready, handled: 0, calls, requests: [] };
+  }
+  await operator.until(
+    () => created.size >= WATCHED,
+    limit,
+    `the ${WATCHED} watched pods to be handled (${created.size} so far)`,
+  );
+  const handled = (now() - operator.spawned) / 1000;
+  // Changes: a new label on some watched pods (their update handler runs) and on as many
+  // others (which only the callback's operator receives).
+  const step = Math.floor(watched.length / CHANGES);
+  for (let i = 0; i < CHANGES; i++) {
+    for (const body of [watched[i * step], others[i * step]]) {
+      const { name, namespace } = body.metadata!;
+      cluster.patch("pods", name!, { metadata: { labels: { rev: "2" } } }, { namespace });
+    }
+  }
+  await operator.until(
+    () => updated.size >= CHANGES,
+    allowance(CHANGES),
+    `the ${CHANGES} changed watched pods to be handled (${updated.size} so far)`,
+  );
+  await sleep(2_000); // anything more that would come (it should not)
+  const peak = rssMb(operator.pid).peak;
+  tap.drain();
+  return { mode, peak, ready, handled, calls, requests: tap.matched };
+}
+
+function selectorsFigures(idle: PodsRun, labels: PodsRun, callback: PodsRun): BenchFigure[] {
+  const selectorOf = (r: ServedRequest) => new URLSearchParams(r.query).get("labelSelector");
+  const selected = labels.requests.filter((r) => selectorOf(r) === SELECTOR);
+  const lists = labels.requests.filter((r) => r.verb === "list").length;
+  const watches = labels.requests.length - lists;
+  const unselected = callback.requests.filter((r) => selectorOf(r) !== null).length;
+  const above = (run: PodsRun) => run.peak - idle.peak;
+  const ratio = above(labels) / above(callback);
+  const same = JSON.stringify([...labels.calls].sort()) ===
+    JSON.stringify([...callback.calls].sort());
+  const n = `${thousands(PODS)} pods, ${thousands(WATCHED)} watched`;
+  return [
+    {
+      name: `${n}: pod lists and watches with labelSelector=${SELECTOR}`,
+      value: `${selected.length} of ${labels.requests.length} (${lists} lists, ${watches} ` +
+        `watches) with the label filter; ${unselected} of ${callback.requests.length} with ` +
+        `the callback filter`,
+      target: "all with the label filter",
+      ok: labels.requests.length > 0 && selected.length === labels.requests.length,
+    },
+    {
+      name: `${n}: operator peak RSS above the idle one (${idle.peak.toFixed(0)} MB)`,
+      value: `label filter ${above(labels).toFixed(0)} MB (${labels.peak.toFixed(0)}), ` +
+        `callback filter ${above(callback).toFixed(0)} MB (${callback.peak.toFixed(0)}): ` +
+        `${(ratio * 100).toFixed(0)}%`,
+      target: `≤ ${SELECTORS_RSS_TARGET * 100}%`,
+      ok: ratio <= SELECTORS_RSS_TARGET,
+    },
+    {
+      name: `${n}: spawn → ready, → the watched pods handled`,
+      value: `label filter ${labels.ready.toFixed(1)} s, ${labels.handled.toFixed(1)} s; ` +
+        `callback filter ${callback.ready.toFixed(1)} s, ${callback.handled.toFixed(1)} s`,
+    },
+    {
+      name: `${n}: handler calls, ${thousands(CHANGES)} + ${thousands(CHANGES)} pods changed`,
+      value: `label filter ${labels.calls.length}, callback filter ${callback.calls.length}: ` +
+        (same ? "the same calls for the same pods" : "DIFFERENT"),
+      target: `the same ${WATCHED + CHANGES}`,
+      ok: same && labels.calls.length === WATCHED + CHANGES,
+    },
+  ];
+}
+
+async function selectors(): Promise<BenchFigure[]> {
+  const idle = await podsRun("idle");
+  const labels = await podsRun("labels");
+  const callback = await podsRun("callback");
+  return selectorsFigures(idle, labels, callback);
+}
+
+// --- Live events first -------------------------------------------------------------------
+
+async function liveFirst(): Promise<BenchFigure[]> {
+  await using cluster = await FakeCluster.start({ historySize: 4 * EXISTING + 1_000 });
+  const crd = new URL("examples/crd.yaml", ROOT);
+  cluster.create(parseYaml(await Deno.readTextFile(crd)) as RawBody);
+  for (let i = 0; i < EXISTING; i++) {
+    cluster.create({ ...KEX, metadata: { name: `old-${i}`, namespace: "default" } });
+  }
+  const counter = new RequestCounter(cluster);
+  const drainer = setInterval(() => counter.drain(), 50);
+  using _drainer = { [Symbol.dispose]: () => clearInterval(drainer) };
+  await using operator = new Operator(cluster.url, "live", ["default"], () => {});
+  // The new objects are created as the handling of the old ones passes each 1/21st of them.
+  const created = new Map<string, number>();
+  let progress = { handled: 0, at: now() };
+  await operator.until(
+    () => {
+      counter.drain();
+      const handled = counter.statusPatched.size;
+      if (handled > progress.handled) progress = { handled, at: now() };
+      if (now() - progress.at > 60_000) {
+        throw new Error(`The operator stalled at ${handled} of ${EXISTING + LIVE} objects.`);
+      }
+      const next = created.size;
+      if (next < LIVE && handled >= ((next + 1) * EXISTING) / (LIVE + 1)) {
+        const name = `new-${next}`;
+        created.set(name, now());
+        cluster.create({ ...KEX, metadata: { name, namespace: "default" } });
+      }
+      return created.size === LIVE && handled >= EXISTING + LIVE;
+    },
+    allowance(EXISTING) * 2,
+    "all objects, old and new, to be handled",
+  );
+  const peak = rssMb(operator.pid).peak;
+  const started = (body: RawBody) =>
+    (body.status as { createFn?: { started?: number } } | undefined)?.createFn?.started;
+  const objects = cluster.list(KEX);
+  const latencies = objects.filter((o) => created.has(o.metadata!.name!))
+    .map((o) => started(o)! - created.get(o.metadata!.name!)!).sort((a, b) => a - b);
+  const lastOld = Math.max(
+    ...objects.filter((o) => !created.has(o.metadata!.name!)).map((o) => started(o) ?? 0),
+  );
+  const backlog = (lastOld - operator.spawned) / 1000;
+  const p99 = percentile(latencies, 99);
+  const n = `${thousands(EXISTING)} existing objects`;
+  return [
+    {
+      name: `${n}: ${LIVE} created meanwhile, creation → handler start`,
+      value: `p50 ${percentile(latencies, 50).toFixed(0)} ms, p99 ${p99.toFixed(0)} ms, ` +
+        `while the backlog took ${backlog.toFixed(1)} s (spawn → the last existing ` +
+        `object's handler start; operator peak RSS ${peak.toFixed(0)} MB)`,
+      target: `p99 ≤ ${thousands(LIVE_P99_TARGET_MS)} ms`,
+      ok: latencies.length === LIVE && p99 <= LIVE_P99_TARGET_MS,
+    },
+  ];
+}
+
+export const section: BenchSection = {
+  title: "Big clusters: selectors from filters, live events first",
+  async run(): Promise<BenchFigure[]> {
+    const figures: BenchFigure[] = [];
+    if (PARTS.includes("selectors")) figures.push(...await selectors());
+    if (PARTS.includes("live")) figures.push(...await liveFirst());
+    return figures;
+  },
+};
