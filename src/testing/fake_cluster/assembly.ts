@@ -26,6 +26,7 @@ import { defaultClusterRoleBindings, defaultClusterRoles } from "./rbac_defaults
 import { RequestLog } from "./request_log.ts";
 import { ServiceAccountTokens, TOKEN_SUBRESOURCE } from "./service_accounts.ts";
 import { Store } from "./store.ts";
+import { Traffic } from "./traffic.ts";
 import { WatchHub } from "./watch.ts";
 
 const INITIAL_NAMESPACES = ["default", "kube-system", "kube-public"];
@@ -49,6 +50,8 @@ export interface ClusterParts {
   /** The credentials the state file held, kept in it where this run has none of its own. */
   readonly saved: SavedCredentials | undefined;
   readonly log: RequestLog;
+  /** What the server has sent, per resource. */
+  readonly traffic: Traffic;
 }
 
 /** The catalog of built-in types, with the review APIs and `TokenRequest`s under RBAC. */
@@ -135,10 +138,12 @@ export async function assembleCluster(options: FakeClusterOptions): Promise<Clus
   const credentials = await makeCredentials(options, saved);
   const objects = objectsOf(options, state);
   const store = objects.store;
+  const traffic = new Traffic();
   const watches = new WatchHub(
     store,
     options.bookmarkInterval ?? 10,
     options.streamingLists ?? true,
+    traffic,
   );
   // Shared with the authenticator and the faults: expiry replaces the token for all.
   const auth: AdminToken = { token: credentials.token };
@@ -170,6 +175,7 @@ export async function assembleCluster(options: FakeClusterOptions): Promise<Clus
     authenticator,
     authorizer: rbac ? new RbacAuthorizer(storePolicies(store)) : undefined,
     admission,
+    traffic,
     serverAddress: () => address,
     log: (entry) => log.add(entry),
   });
@@ -187,5 +193,6 @@ export async function assembleCluster(options: FakeClusterOptions): Promise<Clus
     credentials,
     saved,
     log,
+    traffic,
   };
 }

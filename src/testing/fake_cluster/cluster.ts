@@ -34,6 +34,7 @@ import type { FakeClusterFaults } from "./faults.ts";
 import { type ClusterEndpoint, connectionInfoOf, kubeconfigOf } from "./kubeconfigs.ts";
 import { type SavedCredentials, saveState } from "./persistence.ts";
 import type { ServedRequest } from "./request_log.ts";
+import type { FakeClusterTraffic } from "./traffic.ts";
 
 /**
  * An in-memory Kubernetes API server on 127.0.0.1, faithful enough for kubectl, client
@@ -135,6 +136,16 @@ export class FakeCluster implements AsyncDisposable {
     options: { timeout?: number } = {},
   ): Promise<ServedRequest> {
     return this.#parts.log.waitFor(predicate, options.timeout ?? 10);
+  }
+
+  /**
+   * What the server has sent since it started, per resource and in total: the objects of
+   * list responses, watch events (initial ones included) and GET responses, and the bytes
+   * of their bodies; bookmarks and watch `ERROR` events apart. A frozen snapshot: read it
+   * again for newer counts.
+   */
+  get traffic(): FakeClusterTraffic {
+    return this.#parts.traffic.snapshot();
   }
 
   /** How many watch streams are open now. */

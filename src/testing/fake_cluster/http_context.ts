@@ -17,6 +17,7 @@ import type { ServedRequest } from "./request_log.ts";
 import type { RequestPath } from "./request_path.ts";
 import type { Rendering } from "./renderings.ts";
 import type { IncludeObject } from "./tables.ts";
+import type { Traffic } from "./traffic.ts";
 import type { WatchHub } from "./watch.ts";
 
 /** Everything the router needs from the cluster. */
@@ -32,6 +33,8 @@ export interface RouterContext {
   authorizer?: RbacAuthorizer;
   /** The admission webhooks. */
   admission: Admission;
+  /** What the server has sent, per resource. */
+  traffic: Traffic;
   /** The `host:port` clients reach the server at. */
   serverAddress(): string;
   /** Record a served request. */

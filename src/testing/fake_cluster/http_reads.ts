@@ -8,7 +8,7 @@ import type { JsonObject } from "../../structs/bodies.ts";
 import { apiVersionOf } from "../../catalog/resource_types.ts";
 import { ApiError, badRequest } from "./errors.ts";
 import type { ResourceCall } from "./http_context.ts";
-import { json, JSON_TYPE, LISTED_ITEMS } from "./http_responses.ts";
+import { JSON_TYPE, LISTED_ITEMS, measuredJson } from "./http_responses.ts";
 import { listOptionsOf } from "./requests.ts";
 import { withName } from "./selectors.ts";
 import { columnDefinitions, rowOf, tableOf } from "./tables.ts";
@@ -28,7 +28,11 @@ function invalidListOptions(field: string, why: string): ApiError {
 
 /** GET of one object. */
 export function getObject(call: ResourceCall): Response {
-  return json(call.render(call.ctx.objects.get(call.target)));
+  const { response, bytes } = measuredJson(call.render(call.ctx.objects.get(call.target)));
+  const traffic = call.ctx.traffic.of(call.target.type.group, call.target.type.plural);
+  traffic.getResponses++;
+  traffic.getBytes += bytes;
+  return response;
 }
 
 /** GET of a collection: one page of it, as a list, a Table or metadata only. */
@@ -45,23 +49,28 @@ export function listObjects(call: ResourceCall): Response {
     listMeta.remainingItemCount = page.remainingItemCount;
   }
   const items = page.items;
-  let response: Response;
-  if (rendering === "Table") response = json(tableOf(version, items, include, listMeta));
+  let body: JsonObject;
+  if (rendering === "Table") body = tableOf(version, items, include, listMeta);
   else if (rendering === "PartialObjectMetadataList") {
-    response = json({
+    body = {
       kind: "PartialObjectMetadataList",
       apiVersion: metaApiVersion,
       metadata: listMeta,
       items: items.map((item) => partialMetadata(item, metaApiVersion)),
-    });
+    };
   } else {
-    response = json({
+    body = {
       kind: type.listKind,
       apiVersion: apiVersionOf(type.group, version.name),
       metadata: listMeta,
       items,
-    });
+    };
   }
+  const { response, bytes } = measuredJson(body);
+  const traffic = call.ctx.traffic.of(type.group, type.plural);
+  traffic.listResponses++;
+  traffic.listItems += items.length;
+  traffic.listBytes += bytes;
   LISTED_ITEMS.set(response, items.length);
   return response;
 }

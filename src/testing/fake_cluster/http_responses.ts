@@ -22,6 +22,15 @@ export function json(body: unknown, status = 200, headers: Record<string, string
   });
 }
 
+const encoder = new TextEncoder();
+
+/** A JSON response, and its body's length in bytes (encoded once, for the traffic counts). */
+export function measuredJson(body: unknown): { response: Response; bytes: number } {
+  const encoded = encoder.encode(JSON.stringify(body));
+  const response = new Response(encoded, { headers: { "content-type": JSON_TYPE } });
+  return { response, bytes: encoded.length };
+}
+
 /** An error as the `Status` a client reads. */
 export function errorResponse(error: ApiError): Response {
   return json(error.toStatus(), error.code, error.headers);

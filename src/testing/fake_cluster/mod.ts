@@ -17,3 +17,4 @@ export {
 export type { AdmissionCall } from "./admission.ts";
 export { type FailRequestsOptions, FakeClusterFaults, type LoseRepliesOptions } from "./faults.ts";
 export type { ServedRequest } from "./request_log.ts";
+export type { FakeClusterTraffic, TrafficCounts, TrafficTally } from "./traffic.ts";

@@ -19,6 +19,7 @@ import { served } from "./object_rules.ts";
 import type { Selector } from "./selectors.ts";
 import type { Store } from "./store.ts";
 import { partialMetadata } from "./renderings.ts";
+import { type ResourceTraffic, Traffic } from "./traffic.ts";
 
 /** What one watch asks for. */
 export interface WatchRequest {
@@ -72,7 +73,12 @@ class Watcher {
   #initial?: { objects: JsonObject[]; next: number; bookmark?: number };
   #deferred: Uint8Array[] = [];
 
-  constructor(readonly request: WatchRequest, readonly onClose: (w: Watcher) => void) {
+  constructor(
+    readonly request: WatchRequest,
+    readonly onClose: (w: Watcher) => void,
+    /** Where the lines written are counted. */
+    readonly traffic: ResourceTraffic,
+  ) {
     this.key = typeKey(request.type.group, request.type.plural);
     this.stream = new ReadableStream<Uint8Array>(
       {
@@ -131,8 +137,12 @@ class Watcher {
     let type: string = change.type;
     if (change.type === "MODIFIED" && now !== before) type = now ? "ADDED" : "DELETED";
     else if (!now) return;
-    if (type === change.type && !r.format) this.#write(this.#plainLine(change));
-    else this.send(type, served(change.object, r.type, r.version));
+    if (type === change.type && !r.format) {
+      const line = this.#plainLine(change);
+      this.traffic.events++;
+      this.traffic.eventBytes += line.length;
+      this.#write(line);
+    } else this.send(type, served(change.object, r.type, r.version));
   }
 
   /** Send an event with this object (formatted as the client asked). */
@@ -146,6 +156,7 @@ class Watcher {
       this.#first = false;
     }
     const line = encoder.encode(`{"type":"${type}","object":${JSON.stringify(formatted)}}\n`);
+    this.traffic.watchLine(type, line.length);
     this.#write(line, initial);
   }
 
@@ -285,11 +296,13 @@ export class WatchHub {
    * @param bookmarkInterval seconds between BOOKMARK events on watches that allow them.
    * @param streamingLists whether watches may begin with the current objects and a bookmark
    * (`sendInitialEvents`), as Kubernetes 1.32+ by default; without, like older servers.
+   * @param traffic where the lines written are counted.
    */
   constructor(
     readonly store: Store,
     readonly bookmarkInterval: number,
     readonly streamingLists = true,
+    readonly traffic: Traffic = new Traffic(),
   ) {
     store.listen((change) => {
       const byNamespace = this.#byType.get(change.typeKey);
@@ -350,7 +363,7 @@ export class WatchHub {
     const watcher = new Watcher(request, (w) => {
       this.#remove(w);
       this.#updateTimer();
-    });
+    }, this.traffic.of(request.type.group, request.type.plural));
     if (this.#closed) {
       // A request that was still on its way when the server began stopping: a stream
       // left open would hold the graceful shutdown forever.
