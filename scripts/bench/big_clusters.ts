@@ -29,7 +29,7 @@ import { parse as parseYaml } from "yaml";
 import type { BenchFigure, BenchSection } from "./types.ts";
 import type { RawBody } from "../../mod.ts";
 import { FakeCluster } from "../../src/testing/mod.ts";
-import type { ServedRequest } from "../../src/testing/fake_cluster/mod.ts";
+import type { ServedRequest, TrafficCounts } from "../../src/testing/fake_cluster/mod.ts";
 import { OPERATOR_V8_FLAGS, v8FlagsArgument } from "../../src/cli/runtime_flags.ts";
 import { ChildProcess, now, rssMb } from "./support/process.ts";
 import { RequestCounter } from "./support/requests.ts";
@@ -38,7 +38,7 @@ import { percentile } from "./support/stats.ts";
 const ROOT = new URL("../../", import.meta.url);
 const OPERATOR = new URL("scripts/bench/support/big_operator.ts", ROOT).pathname;
 const SCALE = Number(Deno.env.get("KOPF_BENCH_BIG_SCALE") ?? 1);
-const PARTS = (Deno.env.get("KOPF_BENCH_BIG_PARTS") ?? "selectors,live").split(",");
+const PARTS = (Deno.env.get("KOPF_BENCH_BIG_PARTS") ?? "selectors,live,shards").split(",");
 const scaled = (count: number, least = 1) => Math.max(least, Math.round(count * SCALE));
 
 const POD = { apiVersion: "v1", kind: "Pod" };
@@ -59,6 +59,10 @@ const allowance = (objects: number) => Math.max(60, Math.ceil(objects / 200));
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const thousands = (n: number) => n.toLocaleString("en");
+const megabytes = (bytes: number) =>
+  bytes >= 1e8 ? `${(bytes / 1e6).toFixed(0)} MB` : `${(bytes / 1e6).toFixed(1)} MB`;
+const percent = (ratio: number) =>
+  ratio < 0.01 ? `${(ratio * 100).toFixed(2)}%` : `${(ratio * 100).toFixed(1)}%`;
 
 /** The operator's process, its output lines passed to `onLine`; stopped when disposed. */
 class Operator implements AsyncDisposable {
@@ -106,7 +110,9 @@ class Operator implements AsyncDisposable {
   async until(check: () => boolean, seconds: number, what: string): Promise<void> {
     const deadline = Date.now() + seconds * 1000;
     while (!check()) {
-      if (Date.now() > deadline) throw new Error(`Timed out after ${seconds} s waiting for ${what}.`);
+      if (Date.now() > deadline) {
+        throw new Error(`Timed out after ${seconds} s waiting for ${what}.`);
+      }
       await Promise.race([sleep(50), this.exited]);
     }
   }
@@ -159,7 +165,7 @@ function pod(i: number, watched: boolean): RawBody {
     ...POD,
     metadata: {
       name: `${app}-5d4f8b7c9-${i.toString(36).padStart(5, "0")}`,
-      namespace: POD_NAMESPACES[i % POD_NAMESPACES.length],
+      namespace: POD_NAMESPACES[Math.floor((i * POD_NAMESPACES.length) / PODS)],
       labels: { app, "pod-template-hash": "5d4f8b7c9" },
     },
     spec: {
@@ -190,11 +196,19 @@ interface PodsRun {
   calls: string[];
   /** The operator's list and watch requests of pods. */
   requests: ServedRequest[];
+  /** The operator's successful writes to pods. */
+  writes: number;
+  /** Its one-object lists of pods, for the version to watch from. */
+  versionLists: number;
+  /** What the server sent of pods. */
+  traffic: TrafficCounts | undefined;
 }
 
 async function podsRun(mode: PodsMode): Promise<PodsRun> {
   await using cluster = await FakeCluster.start();
-  for (const name of POD_NAMESPACES) cluster.create({ apiVersion: "v1", kind: "Namespace", metadata: { name } });
+  for (const name of POD_NAMESPACES) {
+    cluster.create({ apiVersion: "v1", kind: "Namespace", metadata: { name } });
+  }
   const watched: RawBody[] = [];
   const others: RawBody[] = [];
   if (mode !== "idle") {
@@ -204,10 +218,7 @@ async function podsRun(mode: PodsMode): Promise<PodsRun> {
       (body.metadata?.labels?.app === "watched" ? watched : others).push(body);
     }
   }
-  using tap = new RequestTap(
-    cluster,
-    (r) => (r.verb === "list" || r.verb === "watch") && r.path.endsWith("/pods"),
-  );
+  using tap = new RequestTap(cluster, (r) => /\/pods(\/|$)/.test(r.path));
   const calls: string[] = [];
   const created = new Set<string>();
   const updated = new Set<string>();
@@ -227,7 +238,18 @@ async function podsRun(mode: PodsMode): Promise<PodsRun> {
   const ready = (now() - operator.spawned) / 1000;
   if (mode === "idle") {
     await sleep(3_000); // a few seconds of serving: its watches, timers and collections
-    return { mode, peak: rssMb(operator.pid).peak, ready, handled: 0, calls, requests: [] };
+    const peak = rssMb(operator.pid).peak;
+    return {
+      mode,
+      peak,
+      ready,
+      handled: 0,
+      calls,
+      requests: [],
+      writes: 0,
+      versionLists: 0,
+      traffic: undefined,
+    };
   }
   await operator.until(
     () => created.size >= WATCHED,
@@ -252,7 +274,14 @@ async function podsRun(mode: PodsMode): Promise<PodsRun> {
   await sleep(2_000); // anything more that would come (it should not)
   const peak = rssMb(operator.pid).peak;
   tap.drain();
-  return { mode, peak, ready, handled, calls, requests: tap.matched };
+  const traffic = cluster.traffic.resources["pods"];
+  const requests = tap.matched.filter((r) => r.verb === "list" || r.verb === "watch");
+  // What may be sent: one event per successful write, and the one-object lists that ask
+  // for the current version (one per watch).
+  const writes = tap.matched.filter((r) => r.verb === "patch" && r.status < 300).length;
+  const versionLists =
+    requests.filter((r) => new URLSearchParams(r.query).get("limit") === "1").length;
+  return { mode, peak, ready, handled, calls, requests, writes, versionLists, traffic };
 }
 
 function selectorsFigures(idle: PodsRun, labels: PodsRun, callback: PodsRun): BenchFigure[] {
@@ -266,7 +295,16 @@ function selectorsFigures(idle: PodsRun, labels: PodsRun, callback: PodsRun): Be
   const same = JSON.stringify([...labels.calls].sort()) ===
     JSON.stringify([...callback.calls].sort());
   const n = `${thousands(PODS)} pods, ${thousands(WATCHED)} watched`;
+  const allowed = WATCHED + CHANGES + labels.writes + labels.versionLists;
   return [
+    transferFigure(
+      `${n}: pods sent to the operator`,
+      { what: "label filter", traffic: labels.traffic },
+      { what: "callback filter", traffic: callback.traffic },
+      `≤ ${thousands(allowed)}: the watched pods, their ${CHANGES} changes, the ` +
+        `operator's ${thousands(labels.writes)} writes, ${labels.versionLists} one-object lists`,
+      (labels.traffic?.objects ?? Infinity) <= allowed,
+    ),
     {
       name: `${n}: pod lists and watches with labelSelector=${SELECTOR}`,
       value: `${selected.length} of ${labels.requests.length} (${lists} lists, ${watches} ` +
@@ -296,6 +334,30 @@ function selectorsFigures(idle: PodsRun, labels: PodsRun, callback: PodsRun): Be
       ok: same && labels.calls.length === WATCHED + CHANGES,
     },
   ];
+}
+
+/** Objects and bytes sent, one way against another, as a figure. */
+function transferFigure(
+  name: string,
+  one: { what: string; traffic: TrafficCounts | undefined },
+  other: { what: string; traffic: TrafficCounts | undefined },
+  target: string,
+  ok: boolean,
+): BenchFigure {
+  const describe = ({ what, traffic }: typeof one) =>
+    traffic === undefined ? `${what}: nothing` : `${what} ${thousands(traffic.objects)} objects ` +
+      `in ${megabytes(traffic.bytes)} (${thousands(traffic.lists.items)} in ` +
+      `${traffic.lists.count} list responses, ${thousands(traffic.watchEvents.count)} in ` +
+      `watch events, ${thousands(traffic.gets.count)} GETs)`;
+  const ratio = (key: "objects" | "bytes") =>
+    percent((one.traffic?.[key] ?? 0) / (other.traffic?.[key] ?? 1));
+  return {
+    name,
+    value: `${describe(one)}; ${describe(other)}: ${ratio("objects")} of the objects, ` +
+      `${ratio("bytes")} of the bytes`,
+    target,
+    ok,
+  };
 }
 
 async function selectors(): Promise<BenchFigure[]> {
@@ -364,12 +426,123 @@ async function liveFirst(): Promise<BenchFigure[]> {
   ];
 }
 
+// --- Shards ------------------------------------------------------------------------------
+
+const MAIN = new URL("src/cli/main.ts", ROOT).pathname;
+const SHARD_OPERATOR = new URL("scripts/bench/support/shard_operator.ts", ROOT).pathname;
+const LEASE = { apiVersion: "coordination.k8s.io/v1", kind: "Lease" };
+const SHARD_OBJECTS = scaled(10_000, 100);
+const SHARD_COUNTS = (Deno.env.get("KOPF_BENCH_BIG_SHARDS") ?? "1,2").split(",").map(Number);
+
+interface ShardsRun {
+  shards: number;
+  /** What the server sent of KopfExamples, to all replicas together. */
+  objects: TrafficCounts;
+  /** And of Leases (the shards' coordination). */
+  leases: TrafficCounts | undefined;
+  seconds: number;
+}
+
+/** `kopf run --shards N` replicas handling objects created once each holds its shard. */
+async function shardsRun(shards: number): Promise<ShardsRun> {
+  await using cluster = await FakeCluster.start({ historySize: 4 * SHARD_OBJECTS + 1_000 });
+  const crd = parseYaml(await Deno.readTextFile(new URL("examples/crd.yaml", ROOT))) as RawBody;
+  cluster.create(crd);
+  const kubeconfig = await cluster.writeKubeconfig();
+  const names = Array.from({ length: shards }, (_, i) => `replica-${i}`);
+  const flags = shards > 1 ? ["--shards", String(shards), "--leader-election-id", "bench"] : [];
+  const replicas = names.map((name) =>
+    new ChildProcess(
+      [MAIN, "run", "-n", "default", "--standalone", "--kubeconfig", kubeconfig, "-q"]
+        .concat(flags, [SHARD_OPERATOR]),
+      { env: { POD_ID: name } },
+    )
+  );
+  const exited = Promise.race(replicas.map((r, i) =>
+    r.process.status.then((status) => {
+      throw new Error(`Replica ${i} of ${shards} exited with code ${status.code}.`);
+    })
+  ));
+  exited.catch(() => {});
+  const until = async (check: () => boolean, seconds: number, what: string) => {
+    const deadline = Date.now() + seconds * 1000;
+    while (!check()) {
+      if (Date.now() > deadline) {
+        throw new Error(`Timed out after ${seconds} s waiting for ${what}.`);
+      }
+      await Promise.race([sleep(100), exited]);
+    }
+  };
+  try {
+    const watching = () =>
+      cluster.openWatches > 0 &&
+      cluster.requests.filter((r) => r.verb === "watch" && r.path.endsWith("/kopfexamples"))
+          .length >= shards;
+    await until(watching, 60, "every replica to watch the objects");
+    if (shards > 1) {
+      const holders = () =>
+        new Set(
+          names.map((_, i) => cluster.get(LEASE, `bench-shard-${i}`)).map((lease) =>
+            (lease?.spec as { holderIdentity?: string } | undefined)?.holderIdentity ?? ""
+          ),
+        );
+      await until(
+        () => holders().size === shards && !holders().has(""),
+        60,
+        "every replica to hold a shard",
+      );
+    }
+    const started = now();
+    for (let i = 0; i < SHARD_OBJECTS; i++) {
+      cluster.create({ ...KEX, metadata: { name: `obj-${i}`, namespace: "default" } });
+      if (i % 100 === 99) await sleep(0);
+    }
+    const handled = () =>
+      cluster.list(KEX).filter((body) =>
+        (body.status as { create?: { by?: string } } | undefined)?.create?.by !== undefined
+      ).length;
+    let count = 0;
+    await until(
+      () => (count = handled()) === SHARD_OBJECTS,
+      allowance(SHARD_OBJECTS) * shards,
+      `every object to be handled (${count} of ${SHARD_OBJECTS} so far)`,
+    );
+    const seconds = (now() - started) / 1000;
+    await sleep(2_000); // the echoes of the last writes
+    const traffic = cluster.traffic.resources;
+    return {
+      shards,
+      objects: traffic["kopfexamples.kopf.dev"],
+      leases: traffic["leases.coordination.k8s.io"],
+      seconds,
+    };
+  } finally {
+    await Promise.all(replicas.map((r) => r.stop()));
+  }
+}
+
+async function shardsFigures(): Promise<BenchFigure[]> {
+  const runs: ShardsRun[] = [];
+  for (const shards of SHARD_COUNTS) runs.push(await shardsRun(shards));
+  const single = runs.find((run) => run.shards === 1) ?? runs[0];
+  return runs.map((run) => ({
+    name: `${thousands(SHARD_OBJECTS)} objects, ${run.shards} shard(s) = replica(s): sent to ` +
+      `all replicas`,
+    value: `${thousands(run.objects.objects)} objects in ${megabytes(run.objects.bytes)}, ` +
+      `${thousands(Math.round(run.objects.objects / run.shards))} per replica, ` +
+      `×${(run.objects.objects / single.objects.objects).toFixed(2)} of one replica's; ` +
+      `leases ${thousands(run.leases?.objects ?? 0)} objects; all handled in ` +
+      `${run.seconds.toFixed(1)} s`,
+  }));
+}
+
 export const section: BenchSection = {
   title: "Big clusters: selectors from filters, live events first",
   async run(): Promise<BenchFigure[]> {
     const figures: BenchFigure[] = [];
     if (PARTS.includes("selectors")) figures.push(...await selectors());
     if (PARTS.includes("live")) figures.push(...await liveFirst());
+    if (PARTS.includes("shards")) figures.push(...await shardsFigures());
     return figures;
   },
 };

@@ -59,7 +59,9 @@ switch (mode) {
     Deno.exit(2);
 }
 
-kopf.configure(Deno.env.get("KOPF_BENCH_BIG_VERBOSE") === "1" ? { verbose: true } : { quiet: true });
+kopf.configure(
+  Deno.env.get("KOPF_BENCH_BIG_VERBOSE") === "1" ? { verbose: true } : { quiet: true },
+);
 const settings = new kopf.OperatorSettings({ posting: { enabled: false } });
 const stop = new AbortController();
 Deno.addSignalListener("SIGTERM", () => stop.abort());
