@@ -74,6 +74,7 @@ export type {
   SubhandlerOptions,
   TimerOptions,
   UpdateOptions,
+  WatchedOptions,
   WebhookOptions,
 } from "./src/intents/handler_options.ts";
 export type {

@@ -7,6 +7,7 @@
  */
 import type { Resource } from "../structs/resources.ts";
 import type { ApiClient } from "./api.ts";
+import { METADATA_LIST_ACCEPT } from "./metadata_only.ts";
 
 /** What {@link currentVersion} lists. */
 export interface CurrentVersionOptions {
@@ -16,6 +17,8 @@ export interface CurrentVersionOptions {
   readonly labelSelector?: string;
   /** The field selector of the watch that will start from it. */
   readonly fieldSelector?: string;
+  /** Ask for the object's metadata only (the collection's version is the same). */
+  readonly metadataOnly?: boolean;
   /** Abandons the request. */
   readonly signal?: AbortSignal;
 }
@@ -33,6 +36,7 @@ export async function currentVersion(
       fieldSelector: options.fieldSelector || undefined,
       limit: 1,
     },
+    accept: options.metadataOnly ? METADATA_LIST_ACCEPT : undefined,
     signal: options.signal,
   });
   const version = list.metadata?.resourceVersion;

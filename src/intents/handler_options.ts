@@ -62,6 +62,18 @@ export interface FilterOptions<K> {
   when?: WhenCallback<K>;
 }
 
+/** Options of the handlers that get their objects from the resource's watch. */
+export interface WatchedOptions {
+  /**
+   * The handler needs the objects' metadata only. When every handler, daemon, timer and
+   * index of a resource says so, its objects are watched and listed as metadata only
+   * (`PartialObjectMetadata`): `body` then has `apiVersion`, `kind` and `metadata`, `spec`
+   * and `status` are empty, and the kwarg `fetchBody()` reads the whole object when the
+   * handler needs it. Filters may look at `metadata` only.
+   */
+  metadataOnly?: boolean;
+}
+
 /** Filters of the old and new values of a field (update and field handlers). */
 export interface ChangeFilterOptions<K> {
   /** A criterion for the field's value before the change. */
@@ -71,11 +83,12 @@ export interface ChangeFilterOptions<K> {
 }
 
 /** Options of `on.event`. */
-export interface EventHandlerOptions<K> extends CommonOptions, SelectorKeywords, FilterOptions<K> {}
+export interface EventHandlerOptions<K>
+  extends CommonOptions, SelectorKeywords, FilterOptions<K>, WatchedOptions {}
 
 /** Options of `on.create`. */
 export interface CreateOptions<K>
-  extends CommonOptions, SelectorKeywords, RetryOptions, FilterOptions<K> {}
+  extends CommonOptions, SelectorKeywords, RetryOptions, FilterOptions<K>, WatchedOptions {}
 
 /** Options of `on.update`. */
 export interface UpdateOptions<K> extends CreateOptions<K>, ChangeFilterOptions<K> {}
@@ -100,7 +113,7 @@ export interface FieldOptions<K> extends UpdateOptions<K> {
 
 /** Options of `daemon`. */
 export interface DaemonOptions<K>
-  extends CommonOptions, SelectorKeywords, RetryOptions, FilterOptions<K> {
+  extends CommonOptions, SelectorKeywords, RetryOptions, FilterOptions<K>, WatchedOptions {
   /** Seconds to wait before starting the daemon. */
   initialDelay?: number | null;
   /** Seconds between the stop-flag and cancellation. */
@@ -113,7 +126,7 @@ export interface DaemonOptions<K>
 
 /** Options of `timer`: `interval` or `idle` (or both) is required. */
 export interface TimerOptions<K>
-  extends CommonOptions, SelectorKeywords, RetryOptions, FilterOptions<K> {
+  extends CommonOptions, SelectorKeywords, RetryOptions, FilterOptions<K>, WatchedOptions {
   /** Seconds between invocations. */
   interval?: number | null;
   /** Seconds the object must stay unchanged before invocations. */
@@ -126,7 +139,7 @@ export interface TimerOptions<K>
 
 /** Options of `index`. */
 export interface IndexOptions<K>
-  extends CommonOptions, SelectorKeywords, RetryOptions, FilterOptions<K> {}
+  extends CommonOptions, SelectorKeywords, RetryOptions, FilterOptions<K>, WatchedOptions {}
 
 /** Options of `on.validate` and `on.mutate`. */
 export interface WebhookOptions<K> extends CommonOptions, SelectorKeywords, FilterOptions<K> {
@@ -184,12 +197,13 @@ const DAEMON = [
   "cancellationPolling",
 ];
 const TIMER = ["interval", "idle", "sharp", "initialDelay"];
-const CHANGING = [...TOP, ...SELECTOR, ...RETRY, ...FILTERS];
+const WATCHED = ["metadataOnly"];
+const CHANGING = [...TOP, ...SELECTOR, ...RETRY, ...FILTERS, ...WATCHED];
 const ACTIVITY = [...TOP, ...RETRY];
 
 /** The options each registration function accepts. */
 export const ALLOWED_OPTIONS: Readonly<Record<Registrar, readonly string[]>> = {
-  "on.event": [...TOP, ...SELECTOR, ...FILTERS],
+  "on.event": [...TOP, ...SELECTOR, ...FILTERS, ...WATCHED],
   "on.create": CHANGING,
   "on.update": [...CHANGING, ...CHANGE],
   "on.delete": [...CHANGING, "optional"],
@@ -346,6 +360,14 @@ export function normalizeOptions(
   const retry = retryOptions(registrar, read);
   const filters = filterOptions(registrar, read);
   const extra = extraOptions(registrar, read);
+  if (
+    extra.metadataOnly === true && filters.field !== undefined && filters.field[0] !== "metadata"
+  ) {
+    fail(
+      `option "field" filters ${filters.field.join(".")}, which a metadata-only watch ` +
+        '(option "metadataOnly") does not carry; filter on metadata.* or drop metadataOnly',
+    );
+  }
   const keywords: Record<string, unknown> = {};
   for (const key of SELECTOR) if (read.get(key) !== undefined) keywords[key] = read.get(key);
   return { ...common, keywords: keywords as SelectorKeywords, extra, ...retry, ...filters };
@@ -472,7 +494,15 @@ function extraOptions(registrar: Registrar, read: OptionReader): Record<string, 
   const fail: (problem: string) => never = read.fail;
   const extra: Record<string, unknown> = {};
   for (
-    const key of ["optional", "deleted", "persistent", "sideEffects", "ignoreFailures", "sharp"]
+    const key of [
+      "optional",
+      "deleted",
+      "persistent",
+      "sideEffects",
+      "ignoreFailures",
+      "sharp",
+      "metadataOnly",
+    ]
   ) {
     if (allowed.includes(key)) extra[key] = read.flag(key);
   }

@@ -54,14 +54,20 @@ export interface RetryPolicy {
   readonly backoff: number;
 }
 
+/** Whether a handler needs whole objects from the watch, or their metadata only. */
+export interface WatchedNeeds {
+  /** It needs the objects' metadata only (the `metadataOnly` option); whole ones if unset. */
+  readonly metadataOnly?: boolean;
+}
+
 /** Fields of handlers bound to resources. */
-export interface ResourceBoundHandler extends BaseHandler, HandlerFilters {
+export interface ResourceBoundHandler extends BaseHandler, HandlerFilters, WatchedNeeds {
   /** Which resources it serves. */
   readonly selector: Selector;
 }
 
 /** A resource-changing handler: `on.create/update/delete/resume/field`, or a sub-handler. */
-export interface ChangingHandler extends BaseHandler, HandlerFilters, RetryPolicy {
+export interface ChangingHandler extends BaseHandler, HandlerFilters, RetryPolicy, WatchedNeeds {
   /** The kind of handler. */
   readonly kind: "changing";
   /** Which resources it serves; `null` for sub-handlers (they serve their parent's). */

@@ -27,6 +27,7 @@ import {
   type Status,
 } from "../structs/views.ts";
 import type { OperatorSettings } from "../settings/operator_settings.ts";
+import { bodySourceOf } from "../structs/metadata_only_bodies.ts";
 import type { AdmissionOperation } from "../structs/admission_reviews.ts";
 import type { Activity, Reason } from "./reasons.ts";
 
@@ -63,6 +64,12 @@ export interface ResourceKwargs<S = ReadonlyJsonObject, St = ReadonlyJsonObject>
   memo: Memo;
   /** The `param` option of the handler's registration. */
   param: unknown;
+  /**
+   * The whole object, read-only: `body` itself when the watch carries whole objects; read
+   * from the API server at each call when the resource is watched as metadata only (all
+   * its handlers declare `metadataOnly`), where `body` has `metadata` only.
+   */
+  fetchBody: () => Promise<Body<S, St>>;
 }
 
 /** Arguments of handlers that are retried. */
@@ -263,6 +270,7 @@ class ResourceKwargsObject {
     this.logger = init.logger ?? consoleLogger(identityOf(meta));
     Object.defineProperty(this, "memo", MEMO_PROPERTY);
     this.param = init.param;
+    Object.defineProperty(this, "fetchBody", FETCH_BODY_PROPERTY);
     // As Object.assign() would: the extra keys, each winning over what is before (`old` and
     // `new` as read-only views when asked), then its symbols.
     for (const key in extra) {
@@ -293,6 +301,13 @@ class ResourceKwargsObject {
   /** Replace the memo of the arguments. */
   static setMemo(kwargs: ResourceKwargsObject, value: unknown): void {
     kwargs.#memo = value;
+  }
+
+  /** The whole object: the body, or read afresh when the body is metadata only. */
+  static async fetchBody(kwargs: ResourceKwargsObject): Promise<Body> {
+    const body = kwargs.#holder?.body ?? kwargs.#body;
+    const source = bodySourceOf(body);
+    return readOnlyView(source === undefined ? body : await source.read(body), "body") as Body;
   }
 
   /** The value of a view's key: the view, made when first read, or what was assigned. */
@@ -333,6 +348,17 @@ const MEMO_PROPERTY: PropertyDescriptor = Object.freeze({
   },
   set(this: ResourceKwargsObject, value: Memo): void {
     ResourceKwargsObject.setMemo(this, value);
+  },
+  enumerable: true,
+  configurable: true,
+});
+
+const FETCH_BODY_PROPERTY: PropertyDescriptor = Object.freeze({
+  get(this: ResourceKwargsObject): () => Promise<Body> {
+    return () => ResourceKwargsObject.fetchBody(this);
+  },
+  set(this: ResourceKwargsObject, value: unknown): void {
+    Object.defineProperty(this, "fetchBody", { value, writable: true, enumerable: true });
   },
   enumerable: true,
   configurable: true,

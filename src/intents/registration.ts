@@ -475,6 +475,7 @@ function parseSelector(call: ParsedCall, norm: NormalizedOptions): Selector {
 /** What every resource handler record holds: the function, its id, filters and selector. */
 type RecordBase =
   & { fn: HandlerFn; id: string; param: unknown; registrar: string; rbac: readonly string[] }
+  & { metadataOnly: boolean }
   & HandlerFilters
   & {
     selector: Selector;
@@ -496,6 +497,7 @@ function resourceRegistrar(registrar: Registrar, withField: boolean, make: Recor
       param: norm.param,
       registrar: `kopf.${registrar}`,
       rbac: norm.rbac,
+      metadataOnly: norm.extra.metadataOnly === true,
     };
     addHandler(registry, make({ ...base, ...filtersOf(norm), selector }, norm));
     return call.fn;

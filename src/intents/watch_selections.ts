@@ -16,7 +16,8 @@
  * value; absent only if all want it absent), a field that all of them want equal to the same
  * value becomes `field=value`. One consumer without a requirement the server understands
  * means no selector on that resource. Admission handlers get their objects from the
- * requests, not from the watch: they do not count.
+ * requests, not from the watch: they do not count. The watch carries metadata only when
+ * every consumer declared `metadataOnly`.
  *
  * @module
  */
@@ -33,6 +34,7 @@ import {
 import { ABSENT, PRESENT } from "../structs/markers.ts";
 import type { FieldFilterValue, HandlerFilters, MetaFilterValue } from "./filters.ts";
 import type { ResourceHandlers } from "./handler_matching.ts";
+import type { WatchedNeeds } from "./handlers.ts";
 
 /** The selectors of one resource's watch, and why. */
 export interface WatchSelection {
@@ -44,6 +46,11 @@ export interface WatchSelection {
   readonly labelSelector: string | undefined;
   /** The `fieldSelector` parameter, if any. */
   readonly fieldSelector: string | undefined;
+  /**
+   * Watch and list the objects' metadata only (`PartialObjectMetadata`): every consumer of
+   * the watch declared `metadataOnly`.
+   */
+  readonly metadataOnly: boolean;
   /** Why the watch selects this (or nothing), for the debug log. */
   readonly reason: string;
 }
@@ -66,7 +73,27 @@ interface Needs {
 }
 
 /** A handler that consumes the watch, as this module sees it. */
-type Consumer = HandlerFilters & { readonly id: string; readonly registrar: string };
+type Consumer = HandlerFilters & WatchedNeeds & { readonly id: string; readonly registrar: string };
+
+/** The handlers that get the resource's objects from its watch. */
+function consumersOf(handlers: ResourceHandlers): Consumer[] {
+  return [
+    ...handlers.changing,
+    ...handlers.event,
+    ...handlers.daemon,
+    ...handlers.timer,
+    ...handlers.index,
+  ];
+}
+
+/**
+ * Whether the resource's watch may carry metadata only: it has consumers, and every one of
+ * them declared `metadataOnly` (admission handlers get their objects from the requests).
+ */
+export function watchesMetadataOnly(handlers: ResourceHandlers): boolean {
+  const consumers = consumersOf(handlers);
+  return consumers.length > 0 && consumers.every((c) => c.metadataOnly === true);
+}
 
 /**
  * The selectors of a resource's watch for these handlers; see the module docs.
@@ -78,13 +105,7 @@ export function deriveWatchSelection(
   selectableFields: readonly string[],
   explicit: ExplicitSelectors = {},
 ): WatchSelection {
-  const consumers: Consumer[] = [
-    ...handlers.changing,
-    ...handlers.event,
-    ...handlers.daemon,
-    ...handlers.timer,
-    ...handlers.index,
-  ];
+  const consumers = consumersOf(handlers);
   const selectable = new Set(["metadata.name", "metadata.namespace", ...selectableFields]);
   let labels: LabelRequirement[] = [];
   let fields: FieldRequirement[] = [];
@@ -107,9 +128,11 @@ export function deriveWatchSelection(
     fields = [...fields, ...explicit.fields ?? []];
     reason += "; and the selectors given for it";
   }
+  const metadataOnly = watchesMetadataOnly(handlers);
+  if (metadataOnly) reason += "; metadata only, as all its handlers declare";
   const labelSelector = formatLabelSelector(labels) || undefined;
   const fieldSelector = formatFieldSelector(fields) || undefined;
-  return { labels, fields, labelSelector, fieldSelector, reason };
+  return { labels, fields, labelSelector, fieldSelector, metadataOnly, reason };
 }
 
 /** What the consumer's filters require, in the server's terms. */

@@ -20,7 +20,7 @@ Deno.test("an unknown option lists the valid ones", () => {
     () => kopf.on.create("kopfexamples", { registry, labelz: {} } as never, fn),
     'kopf.on.create("kopfexamples") handler handlerFn: unknown option "labelz"; valid options ' +
       "are: id, param, registry, rbac, group, version, kind, plural, singular, shortcut, category, " +
-      "errors, timeout, retries, backoff, labels, annotations, field, value, when.",
+      "errors, timeout, retries, backoff, labels, annotations, field, value, when, metadataOnly.",
   );
 });
 

@@ -29,6 +29,7 @@ import { DaemonStopper } from "../../src/structs/stoppers.ts";
 import { BodyHolder, isView } from "../../src/structs/views.ts";
 import { assert, assertEquals, assertThrows } from "../assert.ts";
 import { kexV1 } from "../fixtures/discovered.ts";
+import { asResourceObject } from "../../src/structs/metadata_only_bodies.ts";
 import { diff } from "../../src/structs/diffs.ts";
 import { Patch } from "../../src/structs/patches.ts";
 import { matcherOf } from "../../src/intents/registry.ts";
@@ -50,6 +51,7 @@ const BODY: RawBody = {
 const RESOURCE_KEYS = [
   "annotations",
   "body",
+  "fetchBody",
   "labels",
   "logger",
   "memo",
@@ -348,6 +350,7 @@ Deno.test("views are made when read: plain keys in order, the same view each tim
     "logger",
     "memo",
     "param",
+    "fetchBody",
     "reason",
     "old",
     "new",
@@ -372,4 +375,28 @@ Deno.test("views are made when read: plain keys in order, the same view each tim
     ...RETRY,
   });
   assertEquals([prim.old, prim.new], ["a", null]);
+});
+
+Deno.test("fetchBody: the body itself when whole; read from its source when metadata only", async () => {
+  const whole = buildIndexingKwargs({ resource: kexV1, body: BODY }, RETRY);
+  assertEquals(JSON.stringify((await whole.fetchBody()).spec), JSON.stringify(BODY.spec));
+  const reads: string[] = [];
+  const partial = asResourceObject(
+    { apiVersion: "meta.k8s.io/v1", kind: "PartialObjectMetadata", metadata: { name: "kex-1" } },
+    "kopf.dev/v1",
+    "KopfExample",
+    {
+      read: (body) => {
+        reads.push(String(body.metadata?.name));
+        return Promise.resolve(BODY);
+      },
+    },
+  );
+  const holder = new BodyHolder(partial);
+  const kw = buildTimerKwargs({ resource: kexV1, body: partial, holder }, RETRY);
+  assertEquals(kw.body.kind, "KopfExample");
+  assertEquals(kw.spec, {});
+  assertEquals(JSON.stringify((await kw.fetchBody()).spec), JSON.stringify(BODY.spec));
+  assertEquals(reads, ["kex-1"]);
+  assertEquals(JSON.stringify(partial).includes("bodySource"), false, "the mark is not data");
 });

@@ -189,3 +189,17 @@ Deno.test("explicit selectors are added to the derived ones", () => {
   assertEquals(selected.fieldSelector, "metadata.namespace!=kube-system");
   assert(selected.reason.endsWith("; and the selectors given for it"), selected.reason);
 });
+
+Deno.test("metadata only when every consumer declares it; admission handlers do not count", () => {
+  const all = registry();
+  kopf.on.create("kopfexamples", { registry: all, metadataOnly: true }, function c() {});
+  kopf.index("kopfexamples", { registry: all, metadataOnly: true }, function i() {});
+  kopf.on.validate("kopfexamples", { registry: all }, function v() {});
+  assertEquals(selection(all).metadataOnly, true);
+  assert(selection(all).reason.endsWith("; metadata only, as all its handlers declare"));
+  const one = registry();
+  kopf.on.create("kopfexamples", { registry: one, metadataOnly: true }, function c() {});
+  kopf.on.event("kopfexamples", { registry: one }, function e() {});
+  assertEquals(selection(one).metadataOnly, false);
+  assertEquals(selection(registry()).metadataOnly, false, "no consumer: nothing to decide");
+});

@@ -11,6 +11,9 @@ import type { ApiClient } from "../../client/api.ts";
 import { currentVersion } from "../../client/current_versions.ts";
 import { Discovery } from "../../client/discovery.ts";
 import { type WatchItem, watchObjects, type WatchRecoveryOptions } from "../../client/watch.ts";
+import { getObject } from "../../client/objects.ts";
+import type { RawBody } from "../../structs/bodies.ts";
+import { asResourceObject, type BodySource } from "../../structs/metadata_only_bodies.ts";
 
 /** Core v1 namespaces, watched to know which namespaces exist. */
 export const NAMESPACES: Resource = new Resource({
@@ -60,7 +63,9 @@ export interface ObservationClient {
   currentVersion(
     resource: Resource,
     namespace: string | undefined,
-    options: Pick<WatchOptions, "labelSelector" | "fieldSelector"> & { signal: AbortSignal },
+    options: Pick<WatchOptions, "labelSelector" | "fieldSelector" | "metadataOnly"> & {
+      signal: AbortSignal;
+    },
   ): Promise<string>;
 }
 
@@ -72,20 +77,51 @@ export function observationClient(api: ApiClient, discovery?: Discovery): Observ
       if (fresh) cache.refresh();
       return cache.resources(signal);
     },
-    watch: (resource, namespace, signal, options = {}) =>
-      watchObjects(api, resource, {
+    watch: (resource, namespace, signal, options = {}) => {
+      const items = watchObjects(api, resource, {
         ...options.recovery,
         namespace,
         signal,
         listParts: options.parts,
         labelSelector: options.labelSelector,
         fieldSelector: options.fieldSelector,
+        metadataOnly: options.metadataOnly,
         resourceVersion: options.since,
         persistent: true,
-      }),
+      });
+      return options.metadataOnly ? asResourceObjects(api, resource, items) : items;
+    },
     currentVersion: (resource, namespace, options) =>
       currentVersion(api, resource, { ...options, namespace }),
   };
+}
+
+/**
+ * The items of a metadata-only watch with their objects in the resource's `apiVersion` and
+ * `kind`, each able to read its whole object (see `structs/metadata_only_bodies.ts`).
+ */
+async function* asResourceObjects(
+  api: ApiClient,
+  resource: Resource,
+  items: AsyncIterable<WatchItem>,
+): AsyncGenerator<WatchItem> {
+  const { apiVersion, kind } = resource;
+  // Read by handlers, not by the watch: the watch's stop must not cut their reads short.
+  const source: BodySource = {
+    read: (body: RawBody) =>
+      getObject(api, resource, {
+        name: body.metadata?.name ?? "",
+        namespace: body.metadata?.namespace,
+      }),
+  };
+  for await (const item of items) {
+    if (item.type === "LISTED" || item.type === "LISTING") {
+      for (const object of item.objects) asResourceObject(object, apiVersion, kind, source);
+    } else {
+      asResourceObject(item.object, apiVersion, kind, source);
+    }
+    yield item;
+  }
 }
 
 /** How {@link ObservationClient.watch} watches. */
@@ -104,6 +140,11 @@ export interface WatchOptions {
   readonly labelSelector?: string;
   /** The field selector of the listings and the watch, if any. */
   readonly fieldSelector?: string;
+  /**
+   * Watch and list the objects' metadata only; they come in the resource's `apiVersion`
+   * and `kind`, with `metadata` only, and can read their whole object on demand.
+   */
+  readonly metadataOnly?: boolean;
   /**
    * Begin with a watch from this `resourceVersion`, not with a listing (see
    * {@link ObservationClient.currentVersion}); it lists once the version is gone (410).

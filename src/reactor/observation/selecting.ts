@@ -18,11 +18,26 @@ import {
   parseLabelSelector,
 } from "../../structs/label_selectors.ts";
 import { Selector } from "../../structs/resource_selectors.ts";
-import type { WatchingSettings } from "../../settings/operator_settings.ts";
+import type { PersistenceSettings, WatchingSettings } from "../../settings/operator_settings.ts";
+import {
+  MultiProgressStorage,
+  type ProgressStorage,
+  StatusProgressStorage,
+} from "../../settings/progress_storages.ts";
+import {
+  type DiffBaseStorage,
+  MultiDiffBaseStorage,
+  StatusDiffBaseStorage,
+} from "../../settings/diffbase_storages.ts";
+import type { Logger } from "../../structs/loggers.ts";
 import { builtinTypes } from "../../catalog/builtin_types.ts";
 import { typeKey } from "../../catalog/resource_types.ts";
 import type { HandlerMatcher } from "../../intents/handler_matching.ts";
-import { deriveWatchSelection, type WatchSelection } from "../../intents/watch_selections.ts";
+import {
+  deriveWatchSelection,
+  watchesMetadataOnly,
+  type WatchSelection,
+} from "../../intents/watch_selections.ts";
 
 /** One entry of `settings.watching.selectors`, parsed. */
 interface Explicit {
@@ -43,6 +58,27 @@ function selectableFieldsOf(resource: Resource): readonly string[] {
   return builtinFields.get(typeKey(resource.group, resource.plural)) ?? [];
 }
 
+/** Whether the storage reads from the status only, which a metadata-only watch lacks. */
+function readsStatusOnly(storage: ProgressStorage | DiffBaseStorage): boolean {
+  if (storage instanceof StatusProgressStorage || storage instanceof StatusDiffBaseStorage) {
+    return true;
+  }
+  if (storage instanceof MultiProgressStorage || storage instanceof MultiDiffBaseStorage) {
+    return (storage.storages as readonly (ProgressStorage | DiffBaseStorage)[]).every(
+      readsStatusOnly,
+    );
+  }
+  return false;
+}
+
+/** What the selecting needs of the operator's settings. */
+export interface SelectingSettings {
+  /** The watching settings: derived and explicit selectors. */
+  readonly watching: WatchingSettings;
+  /** Where progress and diff-bases are kept: metadata-only watches need them in metadata. */
+  readonly persistence: PersistenceSettings;
+}
+
 /**
  * The selectors of the watches of the operator's resources; see the module docs. Made when
  * the observation starts: the settings are checked by then.
@@ -51,10 +87,22 @@ export class WatchSelecting {
   readonly #matcher: HandlerMatcher;
   readonly #derive: boolean;
   readonly #explicit: readonly Explicit[];
+  /** Why metadata-only watches cannot be, if they cannot (the storages need the status). */
+  readonly #noMetadataOnly: string | undefined;
+  readonly #logger: Logger | undefined;
+  /** The resources already warned about. */
+  readonly #warned = new Set<string>();
 
   /** The selecting of these handlers, with these settings. */
-  constructor(matcher: HandlerMatcher, watching: WatchingSettings) {
+  constructor(matcher: HandlerMatcher, settings: SelectingSettings, logger?: Logger) {
+    const { watching, persistence } = settings;
     this.#matcher = matcher;
+    this.#logger = logger;
+    this.#noMetadataOnly = readsStatusOnly(persistence.progressStorage)
+      ? "settings.persistence.progressStorage"
+      : readsStatusOnly(persistence.diffbaseStorage)
+      ? "settings.persistence.diffbaseStorage"
+      : undefined;
     this.#derive = watching.selectByFilters;
     this.#explicit = watching.selectors.map((entry) => ({
       selector: entry.resource === undefined ? undefined : Selector.parse([entry.resource]),
@@ -72,17 +120,49 @@ export class WatchSelecting {
       labels.push(...explicit.labels);
       fields.push(...explicit.fields);
     }
+    const handlers = this.#matcher.handlersFor(resource);
     if (this.#derive) {
-      const handlers = this.#matcher.handlersFor(resource);
-      return deriveWatchSelection(handlers, selectableFieldsOf(resource), { labels, fields });
+      const derived = deriveWatchSelection(handlers, selectableFieldsOf(resource), {
+        labels,
+        fields,
+      });
+      return this.#storable(resource, derived);
     }
-    if (labels.length + fields.length === 0) return undefined;
-    return {
+    const metadataOnly = watchesMetadataOnly(handlers);
+    if (labels.length + fields.length === 0 && !metadataOnly) return undefined;
+    return this.#storable(resource, {
       labels,
       fields,
       labelSelector: formatLabelSelector(labels) || undefined,
       fieldSelector: formatFieldSelector(fields) || undefined,
-      reason: "the selectors given for it; settings.watching.selectByFilters is off",
+      metadataOnly,
+      reason: (labels.length + fields.length > 0
+        ? "the selectors given for it; settings.watching.selectByFilters is off"
+        : "no selectors: settings.watching.selectByFilters is off") +
+        (metadataOnly ? "; metadata only, as all its handlers declare" : ""),
+    });
+  }
+
+  /**
+   * The selection as the persistence allows: whole objects where the progress or the
+   * diff-base is read from the status, which metadata-only objects lack (said once).
+   */
+  #storable(resource: Resource, selection: WatchSelection): WatchSelection {
+    if (!selection.metadataOnly || this.#noMetadataOnly === undefined) return selection;
+    const key = typeKey(resource.group, resource.plural);
+    if (!this.#warned.has(key)) {
+      this.#warned.add(key);
+      this.#logger?.warning(
+        `All handlers of ${resource} declare metadataOnly, but ${this.#noMetadataOnly} reads ` +
+          "from the status, which a metadata-only watch does not carry: whole objects are " +
+          "watched. Keep the progress and the diff-base in annotations (the default) to " +
+          "watch metadata only.",
+      );
+    }
+    return {
+      ...selection,
+      metadataOnly: false,
+      reason: `${selection.reason}; not metadata only: ${this.#noMetadataOnly} needs the status`,
     };
   }
 }

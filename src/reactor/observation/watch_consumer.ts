@@ -76,6 +76,7 @@ export class WatchConsumer {
         recovery: this.#recovery(resource, namespace, failed),
         labelSelector: selection?.labelSelector,
         fieldSelector: selection?.fieldSelector,
+        metadataOnly: selection?.metadataOnly,
       },
       onItem,
     };
@@ -134,6 +135,7 @@ export class WatchConsumer {
       return await this.#client.currentVersion(resource, namespace, {
         labelSelector: options.labelSelector,
         fieldSelector: options.fieldSelector,
+        metadataOnly: options.metadataOnly,
         signal,
       });
     } catch (error) {

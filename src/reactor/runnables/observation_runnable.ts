@@ -114,7 +114,7 @@ export class ObservationRunnable implements Runnable {
     const { client, processing, queueing } = this.#needs;
     const processor = processing.processor;
     const multiplexer = queueing.multiplexer;
-    const selecting = new WatchSelecting(matcher, settings.watching);
+    const selecting = new WatchSelecting(matcher, settings, logger);
     return new Observer({
       client: observationClient(client.api, client.discovery),
       scope,

@@ -415,6 +415,7 @@ Deno.test("with selectors: a deletion of an object that no longer matches is fed
     fields: [],
     labelSelector: "app=watched",
     fieldSelector: undefined,
+    metadataOnly: false,
     reason: "a test",
   };
   const t = start({ clusterwide: true, resources: [KEX], selection: () => selection });
