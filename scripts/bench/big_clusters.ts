@@ -2,27 +2,42 @@
  * Big clusters: what the operator does when a served resource has a great many objects, each
  * figure beside the one it is compared with, from one run. Every run has a fresh fake cluster
  * and the operator in a process of its own (`support/big_operator.ts`), so that its memory is
- * measured apart from the cluster's.
+ * measured apart from the cluster's. What the server sent is the fake cluster's
+ * `cluster.traffic` (list items, GETs and watch events, counted as they are queued on the
+ * connection; the responses to writes are not counted).
  *
  * - **Selectors**: 100,000 pods in 4 namespaces, 1,000 of them labelled `app=watched`; an
  *   operator whose create and update handlers filter `labels: { app: "watched" }` (sent to the
  *   server as a label selector) against the same handlers filtering with a `when` callback
  *   (every pod sent, filtered in the operator), and the same operator serving the same
  *   namespaces empty (its idle footprint). Once the watched pods are handled, 100 of them and
- *   100 others get a new label: changes. Figures: whether every list and watch of pods carried
- *   the selector, the peak RSS above the idle one and its ratio, and whether both handled the
- *   same objects.
+ *   100 others get a new label: changes. Figures: the pods sent, whether every list and watch
+ *   of pods carried the selector, the peak RSS above the idle one and its ratio, and whether
+ *   both made the same handler calls for the same pods.
+ * - **Metadata only**: 10,000 ConfigMaps with one value of 100 KB each; a create and an
+ *   update handler registered with `metadataOnly: true` against the same without it (and the
+ *   idle footprint). Their results derive from the metadata, and from the whole object (read
+ *   with `fetchBody()`) for one ConfigMap in 1,000; 100 ConfigMaps get a new label. Figures:
+ *   the bytes sent, the peak RSS above the idle one, whether the results are the same, and
+ *   the fake cluster's own time and memory.
  * - **Live events first**: 100,000 KopfExamples exist when an operator with one create handler
  *   starts; 20 more are created while it works through them, spread over that time. Figures:
  *   creation → handler start of those 20 (p50, p99), against the time the whole backlog took.
+ * - **Shards**: `kopf run --shards N` replicas (`support/shard_operator.ts`), 1 and 2 of them,
+ *   handling 10,000 KopfExamples created once each holds its shard. Figure: the objects sent
+ *   to all replicas together, against one replica's — each still receives every object.
  *
  *     deno task bench big_clusters
  *     KOPF_BENCH_BIG_SCALE=0.1 deno task bench big_clusters     # a tenth of every count
- *     KOPF_BENCH_BIG_PARTS=selectors deno task bench big_clusters
+ *     KOPF_BENCH_BIG_PARTS=selectors,live deno task bench big_clusters
  *
- * At full size it takes about ? minutes on 2 cores; `KOPF_BENCH_BIG_SCALE` scales every
- * count (of pods, watched pods, changes, existing objects; not the 20 live ones), and
- * `KOPF_BENCH_BIG_PARTS` (a comma-separated list of `selectors`, `live`) runs only those parts.
+ * At full size it takes about 5 minutes on 2 cores, and the fake cluster holding the
+ * ConfigMaps (with the diff-base annotations that the whole objects' operator writes, the
+ * data again) takes about ? GB. `KOPF_BENCH_BIG_SCALE` scales every count (pods, watched
+ * pods, changes, ConfigMaps, existing and sharded objects; not the 20 live ones);
+ * `KOPF_BENCH_BIG_CONFIGMAPS` and `KOPF_BENCH_BIG_CONFIGMAP_KB` set the ConfigMaps' count and
+ * size apart; `KOPF_BENCH_BIG_SHARDS` the shard counts (`1,2`); `KOPF_BENCH_BIG_PARTS` (a
+ * comma-separated list of `selectors`, `metadata`, `live`, `shards`) runs only those parts.
  * Every wait is bounded: a run that does not finish in time fails with what it waited for.
  */
 import { parse as parseYaml } from "yaml";
@@ -38,7 +53,7 @@ import { percentile } from "./support/stats.ts";
 const ROOT = new URL("../../", import.meta.url);
 const OPERATOR = new URL("scripts/bench/support/big_operator.ts", ROOT).pathname;
 const SCALE = Number(Deno.env.get("KOPF_BENCH_BIG_SCALE") ?? 1);
-const PARTS = (Deno.env.get("KOPF_BENCH_BIG_PARTS") ?? "selectors,live,shards").split(",");
+const PARTS = (Deno.env.get("KOPF_BENCH_BIG_PARTS") ?? "selectors,metadata,live,shards").split(",");
 const scaled = (count: number, least = 1) => Math.max(least, Math.round(count * SCALE));
 
 const POD = { apiVersion: "v1", kind: "Pod" };
@@ -229,7 +244,7 @@ async function podsRun(mode: PodsMode): Promise<PodsRun> {
     (line) => {
       const [h, handler, key] = line.split(" ");
       if (h !== "H") return;
-      calls.push(`${handler} ${key}`);
+      calls.push(line);
       (handler === "create" ? created : updated).add(key);
     },
   );
@@ -367,6 +382,162 @@ async function selectors(): Promise<BenchFigure[]> {
   return selectorsFigures(idle, labels, callback);
 }
 
+// --- Metadata only -----------------------------------------------------------------------
+
+const CONFIGMAP = { apiVersion: "v1", kind: "ConfigMap" };
+const CONFIGMAPS = Number(Deno.env.get("KOPF_BENCH_BIG_CONFIGMAPS") ?? scaled(10_000, 100));
+const CONFIGMAP_KB = Number(Deno.env.get("KOPF_BENCH_BIG_CONFIGMAP_KB") ?? 100);
+const CONFIGMAP_CHANGES = scaled(100, 5);
+const CONFIGMAP_NAMESPACE = "big-configmaps";
+const METADATA_BYTES_TARGET = 0.05;
+const METADATA_RSS_TARGET = 0.3;
+
+/** A ConfigMap with one value of `CONFIGMAP_KB` KB, its own; every 1,000th to inspect. */
+function configMap(i: number): RawBody {
+  const stamp = String(i).padStart(8, "0");
+  return {
+    ...CONFIGMAP,
+    metadata: {
+      name: `settings-${stamp}`,
+      namespace: CONFIGMAP_NAMESPACE,
+      labels: { tier: `t${i % 3}`, ...(i % 1_000 === 0 ? { inspect: "yes" } : {}) },
+      annotations: { "bench.kopf.dev/digest": `sha256:${stamp}${(i * 2654435761 >>> 0)}` },
+    },
+    data: { "settings.json": stamp.repeat((CONFIGMAP_KB * 1024) / stamp.length) },
+  };
+}
+
+type ConfigMapsMode = "idle" | "metadata" | "bodies";
+
+interface ConfigMapsRun {
+  mode: ConfigMapsMode;
+  /** Peak RSS of the operator process, MB. */
+  peak: number;
+  /** Seconds from the spawn until all were handled (their creation). */
+  handled: number;
+  /** `H <handler> <namespace>/<name> <result>`, in the order called. */
+  calls: string[];
+  /** What the server sent of ConfigMaps. */
+  traffic: TrafficCounts | undefined;
+  /** The fake cluster's process: seconds to create the objects, RSS after, RSS at the end. */
+  cluster: { seconds: number; rss: number; rssAtEnd: number };
+}
+
+async function configMapsRun(mode: ConfigMapsMode): Promise<ConfigMapsRun> {
+  await using cluster = await FakeCluster.start();
+  cluster.create({ apiVersion: "v1", kind: "Namespace", metadata: { name: CONFIGMAP_NAMESPACE } });
+  const began = now();
+  const names: string[] = [];
+  for (let i = 0; i < (mode === "idle" ? 0 : CONFIGMAPS); i++) {
+    names.push(cluster.create(configMap(i)).metadata!.name!);
+  }
+  const made = { seconds: (now() - began) / 1000, rss: rssMb(Deno.pid).now };
+  const calls: string[] = [];
+  const created = new Set<string>();
+  const updated = new Set<string>();
+  await using operator = new Operator(
+    cluster.url,
+    mode === "idle" ? "metadata" : mode,
+    [CONFIGMAP_NAMESPACE],
+    (line) => {
+      const [h, handler, key] = line.split(" ");
+      if (h !== "H") return;
+      calls.push(line);
+      (handler === "create" ? created : updated).add(key);
+    },
+  );
+  const limit = allowance(CONFIGMAPS * CONFIGMAP_KB / 10);
+  await operator.until(() => operator.ready, limit, `the operator (${mode}) to be ready`);
+  const run = { mode, calls, traffic: undefined, handled: 0 };
+  if (mode === "idle") {
+    await sleep(3_000); // a few seconds of serving
+    const rss = rssMb(Deno.pid).now;
+    return { ...run, peak: rssMb(operator.pid).peak, cluster: { ...made, rssAtEnd: rss } };
+  }
+  await operator.until(
+    () => created.size >= CONFIGMAPS,
+    limit,
+    `the ${CONFIGMAPS} ConfigMaps to be handled (${created.size} so far)`,
+  );
+  const handled = (now() - operator.spawned) / 1000;
+  // Changes: a new label (their update handlers run, in both ways of watching).
+  const step = Math.floor(CONFIGMAPS / CONFIGMAP_CHANGES);
+  for (let i = 0; i < CONFIGMAP_CHANGES; i++) {
+    const patch = { metadata: { labels: { rev: "2" } } };
+    cluster.patch("configmaps", names[i * step], patch, { namespace: CONFIGMAP_NAMESPACE });
+  }
+  await operator.until(
+    () => updated.size >= CONFIGMAP_CHANGES,
+    allowance(CONFIGMAP_CHANGES),
+    `the ${CONFIGMAP_CHANGES} changed ConfigMaps to be handled (${updated.size} so far)`,
+  );
+  await sleep(2_000); // anything more that would come (it should not)
+  return {
+    ...run,
+    handled,
+    peak: rssMb(operator.pid).peak,
+    traffic: cluster.traffic.resources["configmaps"],
+    cluster: { ...made, rssAtEnd: rssMb(Deno.pid).now },
+  };
+}
+
+function metadataFigures(
+  idle: ConfigMapsRun,
+  metadata: ConfigMapsRun,
+  bodies: ConfigMapsRun,
+): BenchFigure[] {
+  const bytes = (metadata.traffic?.bytes ?? Infinity) / (bodies.traffic?.bytes ?? 1);
+  const above = (run: ConfigMapsRun) => run.peak - idle.peak;
+  const ratio = above(metadata) / above(bodies);
+  const same = JSON.stringify([...metadata.calls].sort()) ===
+    JSON.stringify([...bodies.calls].sort());
+  const n = `${thousands(CONFIGMAPS)} ConfigMaps of ${CONFIGMAP_KB} KB`;
+  const expected = CONFIGMAPS + CONFIGMAP_CHANGES;
+  return [
+    transferFigure(
+      `${n}: ConfigMaps sent to the operator`,
+      { what: "metadataOnly", traffic: metadata.traffic },
+      { what: "whole objects", traffic: bodies.traffic },
+      `≤ ${percent(METADATA_BYTES_TARGET)} of the bytes`,
+      bytes <= METADATA_BYTES_TARGET,
+    ),
+    {
+      name: `${n}: operator peak RSS above the idle one (${idle.peak.toFixed(0)} MB)`,
+      value: `metadataOnly ${above(metadata).toFixed(0)} MB (${metadata.peak.toFixed(0)}), ` +
+        `whole objects ${above(bodies).toFixed(0)} MB (${bodies.peak.toFixed(0)}): ` +
+        `${(ratio * 100).toFixed(0)}%`,
+      target: `≤ ${METADATA_RSS_TARGET * 100}%`,
+      ok: ratio <= METADATA_RSS_TARGET,
+    },
+    {
+      name: `${n}: spawn → all handled`,
+      value: `metadataOnly ${metadata.handled.toFixed(1)} s, whole objects ` +
+        `${bodies.handled.toFixed(1)} s`,
+    },
+    {
+      name: `${n}: handler results, ${CONFIGMAP_CHANGES} ConfigMaps changed`,
+      value: `metadataOnly ${metadata.calls.length}, whole objects ${bodies.calls.length}: ` +
+        (same ? "the same results for the same objects" : "DIFFERENT"),
+      target: `the same ${thousands(expected)}`,
+      ok: same && metadata.calls.length === expected,
+    },
+    {
+      name: `${n}: the fake cluster (this process)`,
+      value: `created in ${bodies.cluster.seconds.toFixed(1)} s; RSS ` +
+        `${bodies.cluster.rss.toFixed(0)} MB then, ${bodies.cluster.rssAtEnd.toFixed(0)} MB ` +
+        `after the whole objects' run, ${metadata.cluster.rssAtEnd.toFixed(0)} MB after the ` +
+        `metadataOnly one`,
+    },
+  ];
+}
+
+async function metadataOnly(): Promise<BenchFigure[]> {
+  const idle = await configMapsRun("idle");
+  const metadata = await configMapsRun("metadata");
+  const bodies = await configMapsRun("bodies");
+  return metadataFigures(idle, metadata, bodies);
+}
+
 // --- Live events first -------------------------------------------------------------------
 
 async function liveFirst(): Promise<BenchFigure[]> {
@@ -414,6 +585,9 @@ async function liveFirst(): Promise<BenchFigure[]> {
   const backlog = (lastOld - operator.spawned) / 1000;
   const p99 = percentile(latencies, 99);
   const n = `${thousands(EXISTING)} existing objects`;
+  counter.drain();
+  const sent = cluster.traffic.resources["kopfexamples.kopf.dev"];
+  const writes = counter.writesTo.get("objects") ?? 0;
   return [
     {
       name: `${n}: ${LIVE} created meanwhile, creation → handler start`,
@@ -422,6 +596,13 @@ async function liveFirst(): Promise<BenchFigure[]> {
         `object's handler start; operator peak RSS ${peak.toFixed(0)} MB)`,
       target: `p99 ≤ ${thousands(LIVE_P99_TARGET_MS)} ms`,
       ok: latencies.length === LIVE && p99 <= LIVE_P99_TARGET_MS,
+    },
+    {
+      name: `${n}: KopfExamples sent to the operator`,
+      value: `${thousands(sent.objects)} objects in ${megabytes(sent.bytes)} ` +
+        `(${thousands(sent.watchEvents.count)} in watch events, ${sent.lists.items} in ` +
+        `${sent.lists.count} one-object lists); the objects and the events of the ` +
+        `operator's ${thousands(writes)} writes are ${thousands(EXISTING + LIVE + writes)}`,
     },
   ];
 }
@@ -537,10 +718,11 @@ async function shardsFigures(): Promise<BenchFigure[]> {
 }
 
 export const section: BenchSection = {
-  title: "Big clusters: selectors from filters, live events first",
+  title: "Big clusters: selectors from filters, metadata only, live events first, shards",
   async run(): Promise<BenchFigure[]> {
     const figures: BenchFigure[] = [];
     if (PARTS.includes("selectors")) figures.push(...await selectors());
+    if (PARTS.includes("metadata")) figures.push(...await metadataOnly());
     if (PARTS.includes("live")) figures.push(...await liveFirst());
     if (PARTS.includes("shards")) figures.push(...await shardsFigures());
     return figures;

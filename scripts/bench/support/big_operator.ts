@@ -8,11 +8,16 @@
  *   which the operator sends to the API server as a label selector;
  * - `callback`: the same handlers filtering with a `when` callback, which cannot be sent:
  *   every pod is transferred and filtered here;
+ * - `metadata`: ConfigMaps, a create and an update handler registered with
+ *   `metadataOnly: true` (watched as PartialObjectMetadata), whose results derive from the
+ *   metadata — and, for those labelled `inspect=yes`, from the whole object, read with
+ *   `fetchBody()`;
+ * - `bodies`: the same handlers without `metadataOnly`: whole objects are watched;
  * - `live`: KopfExamples, one create handler on all that returns when it started (the
  *   framework writes it to `status.createFn.started`).
  *
- * Prints `READY` once ready, and in the pods' modes `H <handler> <namespace>/<name>` at each
- * handler call. Events are not posted (they would be writes of their own). Runs until SIGTERM.
+ * Prints `READY` once ready, and in the pods' and ConfigMaps' modes
+ * `H <handler> <namespace>/<name> <result>` at each handler call. Events are not posted (they would be writes of their own). Runs until SIGTERM.
  */
 import { kopf } from "../../../mod.ts";
 import { now } from "./process.ts";
@@ -24,21 +29,48 @@ kopf.on.login({ registry, id: "bench-login" }, () => ({ server }));
 const WATCHED = "watched";
 
 /** Tells the parent which object a handler ran for. */
-function tell(handler: string, namespace: string | undefined, name: string | undefined): void {
-  console.log(`H ${handler} ${namespace}/${name}`);
+function tell(handler: string, kw: Kwargs, result = ""): void {
+  console.log(`H ${handler} ${kw.namespace}/${kw.name} ${result}`);
 }
 
 type Kwargs = { name: string | undefined; namespace: string | undefined };
+type MetaKwargs = Kwargs & {
+  labels: Labels;
+  annotations: Labels;
+  fetchBody: () => Promise<{ data?: unknown }>;
+};
 type Filter = { labels: { app: string } } | { when: (kw: { labels: Labels }) => boolean };
 type Labels = Readonly<Record<string, string>>;
 
 function podHandlers(filter: Filter): void {
   kopf.on.create("pods", { registry, ...filter }, function podCreated(kw: Kwargs) {
-    tell("create", kw.namespace, kw.name);
+    tell("create", kw);
     return { seen: true };
   });
   kopf.on.update("pods", { registry, ...filter }, function podUpdated(kw: Kwargs) {
-    tell("update", kw.namespace, kw.name);
+    tell("update", kw);
+  });
+}
+
+/** A result from the metadata; from the data too for the objects to inspect. */
+async function summary(kw: MetaKwargs): Promise<string> {
+  const digest = `${kw.labels.tier}:${kw.annotations["bench.kopf.dev/digest"]}`;
+  if (kw.labels.inspect !== "yes") return digest;
+  const data = (await kw.fetchBody()).data as Record<string, string> | undefined;
+  const sizes = Object.entries(data ?? {}).map(([key, value]) => `${key}=${value.length}`);
+  return `${digest}:${sizes.join(",")}`;
+}
+
+function configMapHandlers(metadataOnly: boolean): void {
+  kopf.on.create("configmaps", { registry, metadataOnly }, async function cmCreated(kw) {
+    const result = await summary(kw as MetaKwargs);
+    tell("create", kw, result);
+    return { summary: result };
+  });
+  kopf.on.update("configmaps", { registry, metadataOnly }, async function cmUpdated(kw) {
+    const result = await summary(kw as MetaKwargs);
+    tell("update", kw, result);
+    return { summary: result };
   });
 }
 
@@ -49,13 +81,19 @@ switch (mode) {
   case "callback":
     podHandlers({ when: ({ labels }) => labels.app === WATCHED });
     break;
+  case "metadata":
+    configMapHandlers(true);
+    break;
+  case "bodies":
+    configMapHandlers(false);
+    break;
   case "live":
     kopf.on.create("kopfexamples.kopf.dev", { registry }, function createFn() {
       return { started: now() };
     });
     break;
   default:
-    console.error(`Unknown mode ${mode}: labels, callback or live.`);
+    console.error(`Unknown mode ${mode}: labels, callback, metadata, bodies or live.`);
     Deno.exit(2);
 }
 
