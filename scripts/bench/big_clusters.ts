@@ -601,8 +601,10 @@ async function liveFirst(): Promise<BenchFigure[]> {
       name: `${n}: KopfExamples sent to the operator`,
       value: `${thousands(sent.objects)} objects in ${megabytes(sent.bytes)} ` +
         `(${thousands(sent.watchEvents.count)} in watch events, ${sent.lists.items} in ` +
-        `${sent.lists.count} one-object lists); the objects and the events of the ` +
-        `operator's ${thousands(writes)} writes are ${thousands(EXISTING + LIVE + writes)}`,
+        `${sent.lists.count} one-object lists, ${thousands(sent.gets.count)} GETs), where the ` +
+        `objects and the events of the operator's ${thousands(writes)} writes are ` +
+        `${thousands(EXISTING + LIVE + writes)}: the changes made during the listing are ` +
+        `queued on its stream too, besides the live watch`,
     },
   ];
 }
