@@ -133,9 +133,24 @@ class Operator implements AsyncDisposable {
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
-    this.child.kill("SIGTERM");
-    await this.child.process.status;
+    await stopWithin(this.child);
     await this.#pump;
+  }
+}
+
+/** Stop a child with SIGTERM; with SIGKILL if it is still there after `seconds`. */
+async function stopWithin(child: ChildProcess, seconds = 30): Promise<void> {
+  child.kill("SIGTERM");
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<"late">((resolve) =>
+    timer = setTimeout(() => resolve("late"), seconds * 1000)
+  );
+  const end = await Promise.race([child.process.status, late]);
+  clearTimeout(timer);
+  if (end === "late") {
+    console.error(`A child process ignored SIGTERM for ${seconds} s: killed.`);
+    child.kill("SIGKILL");
+    await child.process.status;
   }
 }
 
@@ -700,7 +715,8 @@ async function shardsRun(shards: number): Promise<ShardsRun> {
       seconds,
     };
   } finally {
-    await Promise.all(replicas.map((r) => r.stop()));
+    // Bounded, then drained (stop() reads what is left of the output).
+    await Promise.all(replicas.map((r) => stopWithin(r).then(() => r.stop())));
   }
 }
 
