@@ -34,8 +34,8 @@
  * At full size it takes about 3 minutes on 2 cores (5 when they are busy with other work),
  * and this process — the fake cluster — peaks at about 8 GB: it holds 1 GB of ConfigMaps, and
  * in the whole objects' run the diff-base annotations that the operator writes (holding the
- * data again) and the history of those changes. `KOPF_BENCH_BIG_SCALE` scales every count (pods, watched
- * pods, changes, ConfigMaps, existing and sharded objects; not the 20 live ones);
+ * data again) and the history of those changes. `KOPF_BENCH_BIG_SCALE` scales every count
+ * (pods, watched pods, changes, ConfigMaps, existing and sharded objects; not the 20 live ones);
  * `KOPF_BENCH_BIG_CONFIGMAPS` and `KOPF_BENCH_BIG_CONFIGMAP_KB` set the ConfigMaps' count and
  * size apart; `KOPF_BENCH_BIG_SHARDS` the shard counts (`1,2`); `KOPF_BENCH_BIG_PARTS` (a
  * comma-separated list of `selectors`, `metadata`, `live`, `shards`) runs only those parts.
