@@ -17,7 +17,9 @@
  *   framework writes it to `status.createFn.started`).
  *
  * Prints `READY` once ready, and in the pods' and ConfigMaps' modes
- * `H <handler> <namespace>/<name> <result>` at each handler call. Events are not posted (they would be writes of their own). Runs until SIGTERM.
+ * `H <handler> <namespace>/<name> <result>` at each handler call. Events are not posted (they
+ * would be writes of their own). `KOPF_BENCH_BIG_VERBOSE=1` logs at the debug level. Runs
+ * until SIGTERM.
  */
 import { kopf } from "../../../mod.ts";
 import { now } from "./process.ts";
