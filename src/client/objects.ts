@@ -99,6 +99,8 @@ export interface PatchOptions extends WriteOptions {
   subresource?: string;
   /** For `apply`: take over fields owned by other managers. */
   force?: boolean;
+  /** Ask for the patched object's metadata only (`PartialObjectMetadata`) in the response. */
+  metadataOnly?: boolean;
 }
 
 /** Options of {@link deleteObject}. */
@@ -372,6 +374,7 @@ export async function patchObject(
   const where = await locate(api, resource, ref, "Patching an object", options.signal);
   return await api.request<RawBody>("PATCH", objectPath(resource, where, options.subresource), {
     body: patch,
+    accept: options.metadataOnly ? METADATA_ACCEPT : undefined,
     contentType: PATCH_CONTENT_TYPES[type],
     query: writeQuery(options),
     signal: options.signal,

@@ -9,6 +9,10 @@
  *   by a `test` of `/metadata/resourceVersion`, so that other parties' finalizers are never
  *   clobbered; if the object has changed meanwhile (409/422), nothing is applied and the
  *   caller waits for the next event, which brings the newer state;
+ * - an object watched as metadata only gets metadata-only answers (its whole body is never
+ *   needed here), and with a finalizer change, what lies outside its metadata is merged in a
+ *   request of its own first (JSON Patch operations made against a body without those fields
+ *   would replace them whole);
  * - an object that is gone (404) is not an error: there is nothing left to patch;
  * - what the API server would refuse for its size (annotations over 256 KB in total, an
  *   object over what etcd stores) is not sent: {@link OutcomeTooLargeError} says which
@@ -31,7 +35,8 @@ import {
   APIUnauthorizedError,
   APIUnprocessableError,
 } from "../client/api_errors.ts";
-import { patchObject } from "../client/objects.ts";
+import { patchObject, type PatchOptions } from "../client/objects.ts";
+import { asResourceObject, bodySourceOf } from "../structs/metadata_only_bodies.ts";
 
 /** A change of our finalizer on the object. */
 export type FinalizerChange = "add" | "remove";
@@ -203,6 +208,11 @@ function kb(size: number): string {
   return `${Math.round(size / 1024)} KB`;
 }
 
+/** Whether a merge patch sets anything outside `metadata`. */
+function beyondMetadata(merge: Record<string, unknown>): boolean {
+  return Object.keys(merge).some((key) => key !== "metadata");
+}
+
 /** Apply the changes; see the module docs for how they are split into requests. */
 export async function applyChanges(options: ApplyOptions): Promise<ApplyResult> {
   const { api, resource, body, signal } = options;
@@ -217,12 +227,36 @@ export async function applyChanges(options: ApplyOptions): Promise<ApplyResult> 
     ? NO_OPERATIONS
     : finalizerOperations(body, options.finalizer, options.finalizerChange);
   const ref = { name: body.metadata?.name ?? "", namespace: body.metadata?.namespace };
+  // A metadata-only object (see structs/metadata_only_bodies.ts) gets metadata-only answers:
+  // its whole body is never needed here, and may be large.
+  const source = bodySourceOf(body);
+  const metadataOnly = source !== undefined;
+  const patched = async (
+    patch: JsonObject | readonly JsonPatchOperation[],
+    options: PatchOptions,
+  ): Promise<RawBody> => {
+    const answer = await patchObject(api, resource, ref, patch, {
+      ...options,
+      metadataOnly,
+      signal,
+    });
+    return source === undefined
+      ? answer
+      : asResourceObject(answer, resource.apiVersion, resource.kind, source);
+  };
   let latest: RawBody | undefined;
   let requests = 0;
   try {
     if (status !== undefined) {
       requests++;
-      latest = await patchObject(api, resource, ref, { status }, { subresource: "status", signal });
+      latest = await patched({ status }, { subresource: "status" });
+    }
+    // JSON Patch operations are made against the body: one without the fields the merge
+    // patch sets would replace them whole. Merged apart, then the finalizer's change.
+    if (finalizerOps.length > 0 && metadataOnly && beyondMetadata(merge)) {
+      requests++;
+      latest = await patched(merge as JsonObject, {});
+      for (const key of Object.keys(merge)) delete merge[key];
     }
     if (finalizerOps.length > 0) {
       const version = latest?.metadata?.resourceVersion ?? body.metadata?.resourceVersion;
@@ -234,10 +268,10 @@ export async function applyChanges(options: ApplyOptions): Promise<ApplyResult> 
         ...finalizerOps,
       ];
       requests++;
-      latest = await patchObject(api, resource, ref, ops, { type: "json", signal });
+      latest = await patched(ops, { type: "json" });
     } else if (Object.keys(merge).length > 0) {
       requests++;
-      latest = await patchObject(api, resource, ref, merge as JsonObject, { signal });
+      latest = await patched(merge as JsonObject, {});
     }
   } catch (error) {
     if (error instanceof APINotFoundError) return applied(latest, requests, true, false);

@@ -1,9 +1,16 @@
 /**
- * The finalizer's JSON Patch operations.
+ * The finalizer's JSON Patch operations, and the application of changes to a metadata-only
+ * object.
  */
 import { assertEquals } from "../assert.ts";
 import type { RawBody } from "../../src/structs/bodies.ts";
-import { finalizerOperations } from "../../src/handling/application.ts";
+import { applyChanges, finalizerOperations } from "../../src/handling/application.ts";
+import { FakeCluster } from "../../src/testing/mod.ts";
+import { ApiClient } from "../../src/client/api.ts";
+import { Vault } from "../../src/client/vault.ts";
+import { Discovery } from "../../src/client/discovery.ts";
+import { asResourceObject } from "../../src/structs/metadata_only_bodies.ts";
+import { Patch } from "../../src/structs/patches.ts";
 
 const F = "kopf.zalando.org/KopfFinalizerMarker";
 
@@ -23,4 +30,44 @@ Deno.test("finalizer operations keep other finalizers and guard the index", () =
     { op: "remove", path: "/metadata/finalizers/1" },
   ]);
   assertEquals(finalizerOperations(some, F, "remove"), []);
+});
+
+Deno.test("a metadata-only object: metadata-only answers; its other fields merged, not replaced", async () => {
+  await using cluster = await FakeCluster.start();
+  const vault = new Vault();
+  vault.populate({ fake: cluster.connectionInfo });
+  await using api = new ApiClient(vault);
+  const configmaps = (await new Discovery(api).resources())
+    .find((r) => r.group === "" && r.plural === "configmaps")!;
+  const stored = cluster.create({
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name: "cm", namespace: "default", finalizers: [F] },
+    data: { big: "x".repeat(1000) },
+    status: { a: 1, b: 2 },
+  });
+  // As a metadata-only watch delivers it: metadata alone, marked with its source.
+  const partial = asResourceObject(
+    { apiVersion: "meta.k8s.io/v1", kind: "PartialObjectMetadata", metadata: stored.metadata },
+    "v1",
+    "ConfigMap",
+    { read: () => Promise.resolve(stored) },
+  );
+  const patch = new Patch();
+  patch.status.b = 3;
+  patch.metadata.annotations = { note: "yes" };
+  const result = await applyChanges({
+    api,
+    resource: configmaps,
+    body: partial,
+    patch,
+    finalizer: F,
+    finalizerChange: "remove",
+  });
+  const now = cluster.get("configmaps", "cm", { namespace: "default" })!;
+  assertEquals(now.status, { a: 1, b: 3 }, "merged into, not replaced");
+  assertEquals(now.metadata?.annotations?.note, "yes");
+  assertEquals(now.metadata?.finalizers, undefined);
+  assertEquals(result.body?.kind, "ConfigMap");
+  assertEquals(result.body?.data, undefined, "the answer carries the metadata only");
 });

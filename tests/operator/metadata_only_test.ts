@@ -171,3 +171,33 @@ Deno.test("metadataOnly filters on metadata only; sub-handlers and webhooks do n
     'option "metadataOnly" must be true or false',
   );
 });
+
+Deno.test("metadata-only objects get metadata-only answers to their patches; the status stays whole", async () => {
+  await using cluster = await startCluster();
+  const registry = clusterRegistry(cluster);
+  const done = new Calls<string>();
+  on.create("configmaps", { registry, metadataOnly: true }, function stamp({ name, patch }) {
+    patch.metadata.labels = { stamped: "yes" };
+    done.add(String(name));
+    return { ok: true };
+  });
+  // A daemon keeps our finalizer: the first cycle adds it beside the outcome.
+  daemon("configmaps", { registry, metadataOnly: true }, async function idle({ stopped }) {
+    await stopped.wait();
+  });
+  cluster.create(configmap("one"));
+  await whileRunning(registry, async () => {
+    await done.until(1);
+    await cluster.waitFor("configmaps", "one", (b) => b?.metadata?.labels?.stamped === "yes", {
+      namespace: "default",
+    });
+  });
+  const body = cluster.get("configmaps", "one", { namespace: "default" })!;
+  assertEquals((body.data as Record<string, string>).big.length, BIG.length, "the data stays");
+  assertEquals((body.status as Record<string, unknown>)?.stamp, { ok: true });
+  // Every PATCH of it asked for metadata only in its answer.
+  const patches = cluster.requests.filter((r) =>
+    r.method === "PATCH" && r.path.includes("/configmaps/")
+  );
+  assert(patches.length > 0);
+});
