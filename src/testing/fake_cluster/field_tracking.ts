@@ -35,8 +35,16 @@ const ALWAYS_PRESENT = new Set([
   "updateStrategy",
 ]);
 
+/** Lists that Go's zero value holds as `null` (no `omitempty`), by message. */
+const NULL_LISTS: Record<string, readonly string[]> = {
+  PodSpec: ["containers"],
+  Role: ["rules"],
+  ClusterRole: ["rules"],
+};
+
 function zeroOf(message: Message, depth: number): JsonObject {
   const out: JsonObject = {};
+  for (const name of NULL_LISTS[message.name] ?? []) out[name] = null;
   if (depth > 6) return out;
   for (const [name, field] of message.byName) {
     if (ALWAYS_PRESENT.has(name) && field.message && !field.repeated) {
