@@ -6,11 +6,13 @@
  * @module
  */
 import type { JsonObject } from "../../structs/bodies.ts";
+import { typeKey } from "../../catalog/resource_types.ts";
 import { ApiError } from "./errors.ts";
 import { applyRequestOf } from "./field_managers.ts";
 import { admitCreate, admits, admitUpdate, checkGrant, dryRun } from "./http_admission.ts";
 import type { ResourceCall } from "./http_context.ts";
 import { written } from "./http_responses.ts";
+import { forbidden } from "./rbac.ts";
 import { bodyOf, writeOptionsOf } from "./requests.ts";
 import type { WriteOptions } from "./targets.ts";
 
@@ -44,6 +46,28 @@ async function admittedApply(
   }
 }
 
+/** An apply that creates needs the right to create too, as on a real server (with RBAC). */
+function checkCreateRight(call: ResourceCall): void {
+  const { ctx, target, user } = call;
+  const authorizer = ctx.authorizer;
+  if (!authorizer || target.subresource) return;
+  const { type, version } = target;
+  const key = typeKey(type.group, type.plural);
+  if (ctx.objects.store.get(key, target.namespace ?? "", target.name ?? "")) return;
+  const attributes = {
+    user,
+    verb: "create",
+    resourceRequest: true,
+    apiGroup: type.group,
+    apiVersion: version.name,
+    resource: type.plural,
+    namespace: target.namespace ?? "",
+    name: target.name ?? "",
+  };
+  const decision = authorizer.authorize(attributes);
+  if (!decision.allowed) throw forbidden(attributes, decision.reason);
+}
+
 /** PATCH with an applied configuration, of an object or its status. */
 export async function applyObject(call: ResourceCall): Promise<Response> {
   const { ctx, target, user } = call;
@@ -51,6 +75,7 @@ export async function applyObject(call: ResourceCall): Promise<Response> {
   const options: WriteOptions = { ...writeOptionsOf(call.params), appliedFields: true };
   const request = applyRequestOf(call.params);
   const config = await bodyOf(call.request);
+  checkCreateRight(call);
   checkGrant(
     ctx,
     target,

@@ -412,3 +412,40 @@ Deno.test("apply: the direct API's apply, with its conflicts as FakeApiError", a
   const forced = cluster.apply({ ...body, data: { a: "2" } }, { fieldManager: "bob", force: true });
   assertEquals(forced.data, { a: "2" });
 });
+
+Deno.test("apply: with RBAC, an apply that creates needs the right to create as well as to patch", async () => {
+  await using cluster = await FakeCluster.start({ rbac: true });
+  cluster.create({
+    apiVersion: "rbac.authorization.k8s.io/v1",
+    kind: "Role",
+    metadata: { name: "patcher", namespace: "default" },
+    rules: [{ apiGroups: [""], resources: ["configmaps"], verbs: ["patch"] }],
+  });
+  cluster.create({
+    apiVersion: "rbac.authorization.k8s.io/v1",
+    kind: "RoleBinding",
+    metadata: { name: "patcher", namespace: "default" },
+    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "patcher" },
+    subjects: [{ kind: "User", name: "op" }],
+  });
+  const op = { ...APPLY, authorization: `Bearer ${cluster.tokenFor({ user: "op" })}` };
+  const body = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "cm" }, data: { a: "1" } };
+  const refused = await fetch(`${cluster.url}${PATH}?fieldManager=op`, {
+    method: "PATCH",
+    headers: op,
+    body: JSON.stringify(body),
+  });
+  assertEquals(refused.status, 403);
+  assertStringIncludes(
+    (await refused.json()).message,
+    'User "op" cannot create resource "configmaps" in API group "" in the namespace "default"',
+  );
+  cluster.create(body);
+  const allowed = await fetch(`${cluster.url}${PATH}?fieldManager=op`, {
+    method: "PATCH",
+    headers: op,
+    body: JSON.stringify({ ...body, data: { a: "1", b: "2" } }),
+  });
+  assertEquals(allowed.status, 200);
+  await allowed.body?.cancel();
+});
