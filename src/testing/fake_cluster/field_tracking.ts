@@ -96,7 +96,11 @@ export function withManagedFields(
   let fields: JsonValue | undefined;
   if (options.appliedFields) fields = given;
   else if (options.fieldManager !== undefined) {
-    fields = trackUpdate(fieldContext(target), old, next, options.fieldManager, given);
+    // An object without entries gains none by updates: no need to compare it.
+    const untracked = old && metaOf(old).managedFields === undefined && given === undefined;
+    fields = untracked
+      ? undefined
+      : trackUpdate(fieldContext(target), old, next, options.fieldManager, given);
   } else {
     // No manager (the direct API): entries the body gives replace the stored ones.
     const decoded = given === undefined ? undefined : decodeManaged(given);
