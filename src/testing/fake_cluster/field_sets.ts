@@ -63,29 +63,29 @@ export function copySet(set: FieldSet): FieldSet {
   return out;
 }
 
-/** The members of either set. */
+/**
+ * The members of either set. Sets are values: the results of these operations share
+ * subtrees with their inputs, so a set is never changed once it is made.
+ */
 export function union(a: FieldSet, b: FieldSet): FieldSet {
-  const out = copySet(a);
-  mergeInto(out, b);
-  return out;
-}
-
-function mergeInto(into: FieldSet, from: FieldSet): void {
-  into.self ||= from.self;
-  for (const [element, child] of from.children) {
-    const existing = into.children.get(element);
-    if (existing) mergeInto(existing, child);
-    else into.children.set(element, copySet(child));
+  if (!b.children.size && (!b.self || a.self)) return a;
+  if (!a.children.size && !a.self) return b;
+  const out: FieldSet = { self: a.self || b.self, children: new Map(a.children) };
+  for (const [element, child] of b.children) {
+    const mine = out.children.get(element);
+    out.children.set(element, mine ? union(mine, child) : child);
   }
+  return out;
 }
 
 /** The members of `a` that are not members of `b` (their children are kept). */
 export function difference(a: FieldSet, b: FieldSet): FieldSet {
+  if (!b.children.size && (!b.self || !a.self)) return a;
   const out: FieldSet = { self: a.self && !b.self, children: new Map() };
   for (const [element, child] of a.children) {
     const other = b.children.get(element);
-    const kept = other ? difference(child, other) : copySet(child);
-    if (!isEmptySet(kept)) out.children.set(element, kept);
+    const kept = other ? difference(child, other) : child;
+    if (kept === child || !isEmptySet(kept)) out.children.set(element, kept);
   }
   return out;
 }
@@ -193,7 +193,10 @@ function compareElements(a: string, b: string): number {
 
 /** Path elements in the API server's order: fields by name, then keys, values, indexes. */
 export function sortedElements(elements: Iterable<string>): string[] {
-  return [...elements].sort(compareElements);
+  const list = [...elements];
+  // Fields alone (the usual case) sort as plain strings: they share their `f:` prefix.
+  if (list.every((e) => e.startsWith("f:"))) return list.sort();
+  return list.sort(compareElements);
 }
 
 function scalarText(value: JsonValue): string {

@@ -13,7 +13,7 @@ import {
   type ServedVersion,
 } from "../../catalog/resource_types.ts";
 import { kindMessage, type Message, messageNamed } from "./builtin_messages.ts";
-import { objectShape } from "./field_shapes.ts";
+import { objectShape, type Shape } from "./field_shapes.ts";
 import {
   decodeManaged,
   encodeManaged,
@@ -66,15 +66,23 @@ export function emptyObject(type: ResourceType, version: ServedVersion): JsonObj
   return type.builtin ? { metadata: {} } : { apiVersion, kind: type.kind };
 }
 
+/** The shape and empty object of each served version (never changed once made). */
+const perVersion = new WeakMap<ServedVersion, { shape: Shape; empty: JsonObject }>();
+
 /** The context of a write to this target, now. */
 export function fieldContext(target: Target): FieldContext {
   const { type, version } = target;
+  let known = perVersion.get(version);
+  if (!known) {
+    known = { shape: objectShape(type, version), empty: emptyObject(type, version) };
+    perVersion.set(version, known);
+  }
   return {
-    shape: objectShape(type, version),
+    shape: known.shape,
     apiVersion: apiVersionOf(type.group, version.name),
     subresource: target.subresource === "status" ? "status" : undefined,
     statusApart: !!version.status,
-    empty: emptyObject(type, version),
+    empty: known.empty,
     now: timestamp(),
   };
 }

@@ -75,10 +75,11 @@ function collect(value: JsonValue, given: Shape, path: string[], set: FieldSet):
       }
       for (const [key, child] of Object.entries(value)) {
         const [sub, named] = childShape(shape, key);
-        const childPath = [...path, fieldElement(key)];
-        collect(child, sub, childPath, set);
+        path.push(fieldElement(key));
+        collect(child, sub, path, set);
         const empty = child === null || (isObject(child) && !Object.keys(child).length);
-        if (empty || !named) insertPath(set, childPath);
+        if (empty || !named) insertPath(set, path);
+        path.pop();
       }
       return;
     }
@@ -88,11 +89,12 @@ function collect(value: JsonValue, given: Shape, path: string[], set: FieldSet):
       const seen = new Set<string>();
       for (const item of value) {
         const element = itemElement(shape, item);
-        const itemPath = [...path, element];
         if (seen.has(element)) continue;
         seen.add(element);
-        if (shape.kind === "keyed") collect(item, shape.item, itemPath, set);
-        insertPath(set, itemPath);
+        path.push(element);
+        if (shape.kind === "keyed") collect(item, shape.item, path, set);
+        insertPath(set, path);
+        path.pop();
       }
       return;
     }
@@ -158,17 +160,26 @@ function compareAt(
     const b = isObject(before) ? before : {};
     const a = isObject(after) ? after : {};
     for (const key of new Set([...Object.keys(b), ...Object.keys(a)])) {
-      const [sub] = childShape(shape, key);
       const bv = Object.hasOwn(b, key) ? b[key] : undefined;
       const av = Object.hasOwn(a, key) ? a[key] : undefined;
-      compareAt(bv, av, sub, [...path, fieldElement(key)], out);
+      // Equal values add nothing to the comparison: skip their walk.
+      if (bv !== undefined && av !== undefined && (bv === av || jsonEqual(bv, av))) continue;
+      const [sub] = childShape(shape, key);
+      path.push(fieldElement(key));
+      compareAt(bv, av, sub, path, out);
+      path.pop();
     }
   } else if (shape.kind === "set" || shape.kind === "keyed") {
     const b = itemsByElement(shape, before);
     const a = itemsByElement(shape, after);
     const item = shape.kind === "keyed" ? shape.item : LEAF;
     for (const element of new Set([...b.keys(), ...a.keys()])) {
-      compareAt(b.get(element), a.get(element), item, [...path, element], out);
+      const bv = b.get(element);
+      const av = a.get(element);
+      if (bv !== undefined && av !== undefined && jsonEqual(bv, av)) continue;
+      path.push(element);
+      compareAt(bv, av, item, path, out);
+      path.pop();
     }
   }
   if (path.length && before === undefined) insertPath(out.added, path);
