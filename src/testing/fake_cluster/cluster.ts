@@ -23,10 +23,13 @@ import type { FakeClusterOptions, FakeTokenOptions, FakeUser } from "./cluster_o
 import {
   DirectApi,
   FakeApiError,
+  type FakeApplyOptions,
+  type FakeCreateOptions,
   type FakeDeleteOptions,
   type FakeListOptions,
   type FakeObjectOptions,
   type FakePatchOptions,
+  type FakeReplaceOptions,
   type FakeResource,
   type FakeWaitOptions,
 } from "./direct_api.ts";
@@ -317,7 +320,7 @@ export class FakeCluster implements AsyncDisposable {
    * Create an object from a manifest (its `apiVersion`, `kind`, and namespace or
    * `default`); returns it as stored. Throws {@link FakeApiError} like the API would.
    */
-  create(body: RawBody, options: { dryRun?: boolean } = {}): RawBody {
+  create(body: RawBody, options: FakeCreateOptions = {}): RawBody {
     return this.#direct.create(body, options);
   }
 
@@ -342,8 +345,19 @@ export class FakeCluster implements AsyncDisposable {
   }
 
   /** Replace an object (or its status) with this body, as PUT does; returns the result. */
-  replace(body: RawBody, options: { subresource?: "status" } = {}): RawBody {
+  replace(body: RawBody, options: FakeReplaceOptions = {}): RawBody {
     return this.#direct.replace(body, options);
+  }
+
+  /**
+   * Server-side apply of a manifest (its `apiVersion`, `kind`, name, and namespace or
+   * `default`), as `kubectl apply --server-side` does: creates the object when it does
+   * not exist, owns the applied fields for `fieldManager`, removes those it applied before
+   * and omits now, and throws {@link FakeApiError} 409 `Conflict` for fields another
+   * manager owns with another value, unless `force`. Returns the object as stored.
+   */
+  apply(body: RawBody, options: FakeApplyOptions): RawBody {
+    return this.#direct.apply(body, options);
   }
 
   /**

@@ -37,12 +37,46 @@ export interface FakeListOptions extends FakeObjectOptions {
   allNamespaces?: boolean;
 }
 
+/** Who a direct write is by, for `metadata.managedFields`. */
+export interface FakeWriteOptions {
+  /**
+   * The field manager the write's changes are recorded for (an `Update` entry), as a
+   * request's `fieldManager` is. Without one, the write is not tracked: the object keeps
+   * the managed fields it had.
+   */
+  fieldManager?: string;
+}
+
+/** Options of {@link FakeCluster.create}. */
+export interface FakeCreateOptions extends FakeWriteOptions {
+  /** Check and answer, but store nothing. */
+  dryRun?: boolean;
+}
+
 /** Options of {@link FakeCluster.patch}. */
-export interface FakePatchOptions extends FakeObjectOptions {
+export interface FakePatchOptions extends FakeObjectOptions, FakeWriteOptions {
   /** The patch format; `merge` by default. */
   type?: "merge" | "json" | "strategic";
   /** Patch the `status` subresource instead of the object. */
   subresource?: "status";
+}
+
+/** Options of {@link FakeCluster.replace}. */
+export interface FakeReplaceOptions extends FakeWriteOptions {
+  /** Replace the `status` subresource instead of the object. */
+  subresource?: "status";
+}
+
+/** Options of {@link FakeCluster.apply}. */
+export interface FakeApplyOptions {
+  /** The field manager that owns what it applies (required, as for the API). */
+  fieldManager: string;
+  /** Take the fields other managers own instead of failing with a 409 conflict. */
+  force?: boolean;
+  /** Apply to the `status` subresource (the object must exist). */
+  subresource?: "status";
+  /** Check and answer, but store nothing. */
+  dryRun?: boolean;
 }
 
 /** Options of {@link FakeCluster.delete}. */
@@ -151,7 +185,7 @@ export class DirectApi {
   }
 
   /** Create an object from a manifest; returns it as stored. */
-  create(body: RawBody, options: { dryRun?: boolean }): RawBody {
+  create(body: RawBody, options: FakeCreateOptions): RawBody {
     const resource = { apiVersion: String(body.apiVersion ?? ""), kind: String(body.kind ?? "") };
     if (!resource.apiVersion || !resource.kind) {
       throw new FakeApiError(
@@ -203,11 +237,39 @@ export class DirectApi {
     const target = this.#target(resource, options, name);
     target.subresource = options.subresource;
     const type: PatchType = options.type ?? "merge";
-    return this.#settled(() => this.objects.patch(target, type, patch)) as RawBody;
+    const write = { fieldManager: options.fieldManager };
+    return this.#settled(() => this.objects.patch(target, type, patch, write)) as RawBody;
+  }
+
+  /** Server-side apply of a manifest; returns the object as stored. */
+  apply(body: RawBody, options: FakeApplyOptions): RawBody {
+    const resource = { apiVersion: String(body.apiVersion ?? ""), kind: String(body.kind ?? "") };
+    if (!resource.apiVersion || !resource.kind) {
+      throw new FakeApiError(
+        400,
+        "BadRequest",
+        "apply() needs a manifest with apiVersion and kind",
+      );
+    }
+    if (!options?.fieldManager) {
+      throw new FakeApiError(
+        422,
+        "Invalid",
+        'apply() needs a fieldManager: the manager that owns the applied fields, e.g. { fieldManager: "my-test" }',
+      );
+    }
+    const name = String(body.metadata?.name ?? "");
+    const target = this.#target(resource, { namespace: body.metadata?.namespace }, name);
+    target.subresource = options.subresource;
+    const request = { manager: options.fieldManager, force: options.force ?? false };
+    const write = { dryRun: options.dryRun };
+    return this.#settled(() =>
+      this.objects.apply(target, body as JsonObject, request, write).object
+    ) as RawBody;
   }
 
   /** Replace an object (or its status) with this body, as PUT does; returns the result. */
-  replace(body: RawBody, options: { subresource?: "status" }): RawBody {
+  replace(body: RawBody, options: FakeReplaceOptions): RawBody {
     const resource = { apiVersion: String(body.apiVersion ?? ""), kind: String(body.kind ?? "") };
     const target = this.#target(
       resource,
@@ -215,7 +277,8 @@ export class DirectApi {
       String(body.metadata?.name ?? ""),
     );
     target.subresource = options.subresource;
-    return this.#settled(() => this.objects.update(target, body as JsonObject)) as RawBody;
+    const write = { fieldManager: options.fieldManager };
+    return this.#settled(() => this.objects.update(target, body as JsonObject, write)) as RawBody;
   }
 
   /** Delete an object: its state while finalizers hold it, or `undefined` once it is gone. */

@@ -6,6 +6,8 @@
  */
 import type { JsonObject, JsonValue } from "../../structs/bodies.ts";
 import { ApiError } from "./errors.ts";
+import { managerOf, type OptionsKind } from "./field_managers.ts";
+import { applyObject } from "./http_apply.ts";
 import { admitCreate, admits, admitUpdate, checkGrant, dryRun } from "./http_admission.ts";
 import type { ResourceCall } from "./http_context.ts";
 import { written } from "./http_responses.ts";
@@ -15,6 +17,13 @@ import { bodyOf, patchTypeOf, writeOptionsOf } from "./requests.ts";
 
 /** How many times a patch whose object changed during admission is tried. */
 const PATCH_ATTEMPTS = 3;
+
+/** The write options of a request, with the manager its changes are tracked for. */
+function trackedOptions(call: ResourceCall, kind: OptionsKind): WriteOptions {
+  const options = writeOptionsOf(call.params);
+  options.fieldManager = managerOf(call.params, call.request.headers.get("user-agent"), kind);
+  return options;
+}
 
 /** Whether a create's body asks the server for a generated name. */
 function isGenerating(body: JsonValue): boolean {
@@ -49,7 +58,7 @@ async function admittedCreate(
 export async function createObject(call: ResourceCall): Promise<Response> {
   const { ctx, target, user } = call;
   const { objects } = ctx;
-  const options = writeOptionsOf(call.params);
+  const options = trackedOptions(call, "CreateOptions");
   const given = await bodyOf(call.request);
   checkGrant(ctx, target, user, () => objects.create(target, given, dryRun(options)));
   const created = admits(ctx, target)
@@ -63,7 +72,7 @@ export async function createObject(call: ResourceCall): Promise<Response> {
 export async function updateObject(call: ResourceCall): Promise<Response> {
   const { ctx, target, user } = call;
   const { objects } = ctx;
-  const options = writeOptionsOf(call.params);
+  const options = trackedOptions(call, "UpdateOptions");
   const given = await bodyOf(call.request);
   checkGrant(ctx, target, user, () => objects.update(target, given, dryRun(options)));
   const body = admits(ctx, target)
@@ -78,8 +87,9 @@ export async function updateObject(call: ResourceCall): Promise<Response> {
 export async function patchObject(call: ResourceCall): Promise<Response> {
   const { ctx, target, user } = call;
   const { objects } = ctx;
-  const options = writeOptionsOf(call.params);
   const patchType = patchTypeOf(call.request.headers.get("content-type"));
+  if (patchType === "apply") return applyObject(call);
+  const options = trackedOptions(call, "PatchOptions");
   const patch = await bodyOf(call.request);
   const compute = (o: WriteOptions) => objects.patch(target, patchType, patch, o);
   checkGrant(ctx, target, user, () => compute(dryRun(options)));

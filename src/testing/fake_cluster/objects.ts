@@ -50,6 +50,8 @@ import {
 } from "./object_rules.ts";
 import { clone, isObject, jsonEqual, jsonPatch, mergePatch } from "./patching.ts";
 import { scaleOf, setPath } from "./scale.ts";
+import { fieldContext, withManagedFields } from "./field_tracking.ts";
+import { applyConfiguration, type ApplyRequest, checkConfiguration } from "./server_side_apply.ts";
 import { strategicMergePatch } from "./strategic_merge_patch.ts";
 import type { Store } from "./store.ts";
 import type {
@@ -111,6 +113,7 @@ export class Objects {
     checkNamespace(type, target.namespace, meta);
     const name = this.#nameOf(target, meta);
     this.#checkCreatable(target, name);
+    const givenFields = meta.managedFields;
     for (const field of NOT_CREATABLE_META) delete meta[field];
     meta.uid = options.uid ?? crypto.randomUUID();
     meta.creationTimestamp = timestamp();
@@ -120,7 +123,8 @@ export class Objects {
     else delete meta.namespace;
     if (version.status) delete object.status;
     defaultsOnCreate(this.store, type, object);
-    const result = checkWrite(this.catalog, target, object, undefined, options);
+    const checked = checkWrite(this.catalog, target, object, undefined, options);
+    const result = withManagedFields(target, undefined, checked, givenFields, options);
     if (options.dryRun) return served(result, type, version);
     return served(this.#store(type, result), type, version);
   }
@@ -238,6 +242,46 @@ export class Objects {
   }
 
   /**
+   * What a server-side apply of this configuration would write (`metadata.managedFields`
+   * included), and whether the object exists; throws its conflicts (409) and bad input.
+   */
+  applied(
+    target: Target,
+    config: JsonValue,
+    request: ApplyRequest,
+  ): { body: JsonObject; exists: boolean } {
+    const { type, version } = target;
+    const applied = checkConfiguration(target, config);
+    const name = target.name ?? "";
+    const live = this.store.get(typeKey(type.group, type.plural), target.namespace ?? "", name);
+    // The status of a missing object cannot be applied: only the object itself is created.
+    if (!live && target.subresource) throw notFound(identity(type, name));
+    const current = live ? served(live, type, version) : undefined;
+    const body = applyConfiguration(fieldContext(target), current, applied, request);
+    const bodyName = str(metaOf(body).name) ?? "";
+    if (bodyName !== name) {
+      throw badRequest(
+        `the name of the object (${bodyName}) does not match the name on the URL (${name})`,
+      );
+    }
+    checkNamespace(type, target.namespace, metaOf(body));
+    return { body, exists: !!live };
+  }
+
+  /** Server-side apply: create or update the object to the configuration's intent. */
+  apply(
+    target: Target,
+    config: JsonValue,
+    request: ApplyRequest,
+    options: WriteOptions = {},
+  ): { object: JsonObject; created: boolean } {
+    const { body, exists } = this.applied(target, config, request);
+    const written = { ...options, appliedFields: true };
+    if (!exists) return { object: this.create(target, body, written), created: true };
+    return { object: this.update(target, body, written), created: false };
+  }
+
+  /**
    * Delete an object: at once when nothing holds it, else mark it with
    * `deletionTimestamp` and keep it until its finalizers are gone. Returns the object
    * while it is kept, `undefined` once it is gone.
@@ -351,12 +395,14 @@ export class Objects {
     if (givenRv !== undefined && givenRv !== "" && givenRv !== oldMeta.resourceVersion) {
       throw conflict(identity(type, String(oldMeta.name)), MODIFIED);
     }
+    const givenFields = metaOf(incoming).managedFields;
     let next = this.#nextOf(target, old, incoming);
     checkNoNewFinalizers(type, old, next);
     next = checkWrite(this.catalog, target, next, old, options);
     if (type.generation && specChanged(type, old, next)) {
       metaOf(next).generation = Number(oldMeta.generation ?? 0) + 1;
     }
+    next = withManagedFields(target, old, next, givenFields, options);
     // A write that changes nothing is not a change: no new resourceVersion, no event.
     if (jsonEqual(next, old)) return served(old, type, version);
     if (options.dryRun) return served(next, type, version);

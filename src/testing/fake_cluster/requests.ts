@@ -50,7 +50,8 @@ export async function bodyOf(request: Request): Promise<JsonValue> {
   }
 }
 
-export function patchTypeOf(contentType: string | null): PatchType {
+/** The format of a patch by its `Content-Type`: a patch type, or a server-side apply. */
+export function patchTypeOf(contentType: string | null): PatchType | "apply" {
   const type = (contentType ?? "").split(";")[0].trim().toLowerCase();
   switch (type) {
     case "application/merge-patch+json":
@@ -60,17 +61,18 @@ export function patchTypeOf(contentType: string | null): PatchType {
     case "application/strategic-merge-patch+json":
       return "strategic";
     case "application/apply-patch+yaml":
+      return "apply";
     case "application/apply-patch+cbor":
       throw new ApiError(
         415,
-        "server-side apply is not supported by the fake cluster; use client-side `kubectl apply` (without --server-side), or a merge/JSON patch",
+        "the fake cluster reads applied configurations in YAML or JSON (application/apply-patch+yaml), not CBOR",
       );
     default:
       throw new ApiError(
         415,
         `the body of the request was in an unknown format (${
           type || "no Content-Type"
-        }) - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json`,
+        }) - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json`,
       );
   }
 }

@@ -40,6 +40,13 @@ export interface WriteOptions {
   warnings?: string[];
   /** The uid for a created object (so admission's dry run and the write agree). */
   uid?: string;
+  /**
+   * Who writes, for `metadata.managedFields` (the `fieldManager` of the request, or its
+   * user agent's product); writes without one (the direct API's) are not tracked.
+   */
+  fieldManager?: string;
+  /** The body's `metadata.managedFields` are an apply's: stored as they are. */
+  appliedFields?: boolean;
 }
 
 /** Options of list calls. */

@@ -116,10 +116,10 @@ Deno.test("merge, JSON and strategic patches; a failing JSON-patch test is 422",
   ], { "content-type": "application/json-patch+json" });
   assertEquals([failed.status, failed.body.kind, failed.body.reason], [422, "Status", "Invalid"]);
   const apply = await call(cluster, "PATCH", path, "{}", {
-    "content-type": "application/apply-patch+yaml",
+    "content-type": "application/apply-patch+cbor",
   });
   assertEquals(apply.status, 415);
-  assertStringIncludes(apply.body.message, "server-side apply is not supported");
+  assertStringIncludes(apply.body.message, "not CBOR");
 });
 
 Deno.test("custom resources: strategic merge is 415; unknown fields pruned; defaults applied; schema enforced", async () => {
