@@ -15,6 +15,13 @@
  *   imports as `dependencies` with the ranges of the `deno.json` import map — except the
  *   optional ones, which become optional `peerDependencies` — a `kopf` binary, and the
  *   minimal Node version.
+ * - `README.md`: the npm package's own (`npm/README.md`: installing under Node, ESM
+ *   examples that Node 20 parses), not the repository's Deno-first one.
+ * - With `--pack`: `npm pack` of the result into the output directory's parent, e.g.
+ *   `dist/kopf-kopf-0.1.0.tgz`. A Node project installs that tarball, not the folder:
+ *   npm installs a folder as a symlink to it, and the package's imports are then looked
+ *   up from the folder's real path, where neither its dependencies nor the project's
+ *   optional peers are installed. The tarball installs as a registry package does.
  *
  * @module
  */
@@ -255,6 +262,14 @@ export function binScript(cliJsPath: string): string {
   }";\nawait main();\n`;
 }
 
+/** The npm package's README, in the repository (the root README is about Deno). */
+export const NPM_README = "npm/README.md";
+
+/** The name of the tarball `npm pack` makes of a package, e.g. `kopf-kopf-0.1.0.tgz`. */
+export function tarballNameOf(pkg: Pick<PackageJson, "name" | "version">): string {
+  return `${pkg.name.replace(/^@/, "").replace("/", "-")}-${pkg.version}.tgz`;
+}
+
 /** What a build produced. */
 export interface BuildReport {
   /** The output directory. */
@@ -335,11 +350,10 @@ export async function buildNpm(
     delete (packageJson as Partial<PackageJson>).bin;
   }
   await Deno.writeTextFile(`${outDir}/package.json`, JSON.stringify(packageJson, null, 2) + "\n");
-  for (const name of ["README.md", "LICENSE"]) {
-    await Deno.copyFile(`${root}/${name}`, `${outDir}/${name}`).catch((e) => {
-      if (!(e instanceof Deno.errors.NotFound)) throw e;
-    });
-  }
+  await Deno.copyFile(`${root}/${NPM_README}`, `${outDir}/README.md`);
+  await Deno.copyFile(`${root}/LICENSE`, `${outDir}/LICENSE`).catch((e) => {
+    if (!(e instanceof Deno.errors.NotFound)) throw e;
+  });
 
   const files = new Map<string, number>();
   for (const file of await listFiles(outDir)) {
@@ -465,17 +479,82 @@ async function listFiles(dir: string, prefix = ""): Promise<string[]> {
   return files.sort();
 }
 
-function parseArgs(args: string[]): { outDir: string } {
+/**
+ * `npm pack` the built package in `outDir` into its parent directory; the tarball's
+ * path. Fails with npm's last lines when npm is missing or refuses.
+ */
+export async function packTarball(outDir: string): Promise<string> {
+  const destination = parentOf(outDir);
+  let packed: Deno.CommandOutput;
+  try {
+    packed = await new Deno.Command("npm", {
+      args: ["pack", "--json", "--pack-destination", destination],
+      cwd: outDir,
+      stdout: "piped",
+      stderr: "piped",
+      env: { NO_COLOR: "1" },
+    }).output();
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+    throw new Error("--pack needs npm, which is not installed; install Node.js with npm.");
+  }
+  const stderr = new TextDecoder().decode(packed.stderr).trim();
+  if (!packed.success) {
+    throw new Error(`npm pack failed: ${stderr.split("\n").slice(-5).join(" | ")}`);
+  }
+  const [summary] = JSON.parse(new TextDecoder().decode(packed.stdout)) as { filename: string }[];
+  return `${destination.replace(/\/$/, "")}/${summary.filename}`;
+}
+
+/** The directory that holds a path: `dist` for `dist/npm/`, `/` for `/npm`, `.` for `npm`. */
+export function parentOf(path: string): string {
+  const trimmed = path.replace(/(.)\/+$/, "$1");
+  const slash = trimmed.lastIndexOf("/");
+  return slash < 0 ? "." : slash === 0 ? "/" : trimmed.slice(0, slash);
+}
+
+/** The options of the build's command line. */
+export interface BuildArgs {
+  /** Where the package goes (`--outdir`, `dist/npm` by default). */
+  outDir: string;
+  /** Whether to `npm pack` it too (`--pack`). */
+  pack: boolean;
+}
+
+/** The build's command line: `[--outdir DIR] [--pack]`. */
+export function parseBuildArgs(args: readonly string[]): BuildArgs {
   let outDir = "dist/npm";
+  let pack = false;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
     if (arg === "--outdir" && args[i + 1]) outDir = args[++i];
     else if (arg.startsWith("--outdir=")) outDir = arg.slice("--outdir=".length);
-    else {throw new Error(
-        `Unknown argument ${JSON.stringify(arg)}; the only option is --outdir DIR.`,
-      );}
+    else if (arg === "--pack") pack = true;
+    else {
+      throw new Error(
+        `Unknown argument ${JSON.stringify(arg)}; the options are --outdir DIR and --pack.`,
+      );
+    }
   }
-  return { outDir };
+  return { outDir, pack };
+}
+
+/**
+ * What the build says about installing the result into a Node project: the tarball, once
+ * packed, else how to pack it (`outDir` as given on the command line).
+ */
+export function installAdvice(
+  outDir: string,
+  pkg: Pick<PackageJson, "name" | "version">,
+  tarball?: string,
+): string {
+  if (tarball !== undefined) {
+    return `Packed ${tarball}; install it into a Node project with: npm install ${tarball}`;
+  }
+  const path = `${parentOf(outDir).replace(/\/$/, "")}/${tarballNameOf(pkg)}`;
+  return `To install it into a Node project, pack it (build again with --pack) and install ` +
+    `the tarball: npm install ${path}. Not the folder: npm would only link it, and the ` +
+    `package's dependencies would not be found.`;
 }
 
 /** The address of the git remote of the checkout at `root`; `undefined` without one. */
@@ -496,7 +575,7 @@ async function gitRemote(root: string, name: string): Promise<string | undefined
 if (import.meta.main) {
   try {
     const root = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
-    const { outDir } = parseArgs(Deno.args);
+    const { outDir, pack } = parseBuildArgs(Deno.args);
     const absolute = outDir.startsWith("/") ? outDir : `${Deno.cwd()}/${outDir}`;
     const repository = repositoryOf(
       Deno.env.get("KOPF_NPM_REPOSITORY") ?? await gitRemote(root, "origin"),
@@ -510,6 +589,8 @@ if (import.meta.main) {
         `dependencies: ${Object.keys(report.packageJson.dependencies).join(", ") || "none"}; ` +
         `optional: ${Object.keys(report.packageJson.peerDependencies ?? {}).join(", ") || "none"}.`,
     );
+    const tarball = pack ? await packTarball(absolute) : undefined;
+    console.log(installAdvice(outDir, report.packageJson, tarball));
     if (repository === undefined) {
       console.log(
         "note: package.json names no repository: set KOPF_NPM_REPOSITORY to its address, or " +

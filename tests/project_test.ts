@@ -16,11 +16,13 @@ Deno.test("the README, the guides, CI and the running Deno agree on one pinned D
   const versions = [...readme.matchAll(/npx -y deno@([0-9.]+)/g)].map((m) => m[1]);
   assert(versions.length >= 2, "the README must show the demo and test commands");
   assertEquals([...new Set(versions)], [pinned]);
-  // The guides show commands with the same version, when they show one.
-  for await (const entry of Deno.readDir(new URL("docs/", root))) {
-    const text = await read(`docs/${entry.name}`);
-    for (const m of text.matchAll(/npx -y deno@([0-9.]+)/g)) {
-      assertEquals(m[1], pinned, `docs/${entry.name} shows deno@${m[1]}`);
+  // The guides and the npm package's README show commands with the same version, when
+  // they show one.
+  const guides = ["npm/README.md"];
+  for await (const entry of Deno.readDir(new URL("docs/", root))) guides.push(`docs/${entry.name}`);
+  for (const path of guides) {
+    for (const m of (await read(path)).matchAll(/npx -y deno@([0-9.]+)/g)) {
+      assertEquals(m[1], pinned, `${path} shows deno@${m[1]}`);
     }
   }
 });

@@ -2,7 +2,7 @@
  * `kopf manifests [files…]`: what it takes to run the operator in a cluster, printed as
  * one YAML stream to apply (a ServiceAccount, the RBAC its handlers need, a Deployment,
  * and the peering objects when a peering is named), or with `--dockerfile` the recipe of
- * the image the Deployment runs.
+ * the image the Deployment runs, or with `--helm DIR` written as a Helm chart.
  *
  * The operator's files are imported (as `kopf run` does) to see what their handlers
  * serve; the selectors are resolved against the built-in resources of Kubernetes and the
@@ -15,7 +15,13 @@
 import { Command, InvalidArgumentError } from "@commander-js/extra-typings";
 import type { JsonObject } from "../structs/bodies.ts";
 import type { Resource } from "../structs/resources.ts";
-import { FileNotFoundError, readTextFile } from "../platform/files.ts";
+import {
+  FileNotFoundError,
+  makeDirectory,
+  readTextFile,
+  removeFileIfExists,
+  writeTextFile,
+} from "../platform/files.ts";
 import { writeStandardOutput } from "../platform/standard_streams.ts";
 import { denoVersion } from "../platform/process.ts";
 import { matcherOf, OperatorRegistry } from "../intents/registry.ts";
@@ -30,6 +36,7 @@ import {
   PROBES_PORT,
   type ScopedRule,
 } from "../commands/deployment_manifests.ts";
+import { CHART_FILES, type ChartFile, helmChart } from "../commands/helm_chart.ts";
 import {
   collect,
   CommandLineError,
@@ -87,6 +94,8 @@ export interface ManifestsFlags {
   readonly denoVersion?: string;
   /** `--cli`: the `kopf` command line module the recipe compiles in. */
   readonly cli?: string;
+  /** `--helm`: write the manifests as a Helm chart into this directory instead. */
+  readonly helm?: string;
 }
 
 /**
@@ -179,11 +188,11 @@ function declaredRules(
   return rules;
 }
 
-/** What `kopf manifests` prints for the files and flags. */
-export async function manifestsOf(
-  files: readonly string[],
-  flags: ManifestsFlags,
-): Promise<string> {
+/**
+ * The operator's handlers and what they serve, loaded and checked: one line naming the
+ * problem if the flags, the files or the CRDs do not fit.
+ */
+async function loadOperator(files: readonly string[], flags: ManifestsFlags) {
   if (flags.allNamespaces && (flags.namespace ?? []).length > 0) {
     throw new CommandLineError("Use either -n/--namespace or -A/--all-namespaces, not both.");
   }
@@ -191,6 +200,9 @@ export async function manifestsOf(
     throw new CommandLineError(
       "Say what the operator serves: -n/--namespace NAME (repeatable) or -A/--all-namespaces.",
     );
+  }
+  if (flags.dockerfile && flags.helm !== undefined) {
+    throw new CommandLineError("Use either --dockerfile or --helm DIR, not both.");
   }
   const plan = planRun(files, {
     module: flags.module,
@@ -200,9 +212,6 @@ export async function manifestsOf(
     leaderElection: flags.leaderElection,
     shards: flags.shards,
   });
-  const settings = new OperatorSettings();
-  if (flags.gracePeriod !== undefined) settings.batching.exitTimeout = flags.gracePeriod;
-  if (flags.webhookConfig !== undefined) settings.admission.managed = flags.webhookConfig;
   const registry = new OperatorRegistry();
   await loadSources(plan.sources, { registry, fresh: true });
   if (matcherOf(registry).handlers.length === 0) {
@@ -219,24 +228,20 @@ export async function manifestsOf(
       );
     }
   }
-  const sources = [...files, ...(flags.module ?? [])];
-  if (flags.dockerfile) {
-    const permissions = await planPermissions({
-      inCluster: true,
-      liveness: LIVENESS_URL,
-      metrics: flags.metrics === undefined ? undefined : `0.0.0.0:${flags.metrics}`,
-      env: () => undefined,
-    });
-    return dockerfile({
-      operatorFiles: sources,
-      denoVersion: flags.denoVersion ?? DEFAULT_DENO_VERSION,
-      cli: flags.cli ?? DEFAULT_CLI_MODULE,
-      permissions: permissions.flags(),
-      v8Flags: v8FlagsArgument(),
-    });
-  }
+  return { plan, registry, resources };
+}
+
+/** What the manifests are made of, for the files and flags. */
+export async function manifestInputOf(
+  files: readonly string[],
+  flags: ManifestsFlags,
+): Promise<ManifestInput> {
+  const { plan, registry, resources } = await loadOperator(files, flags);
+  const settings = new OperatorSettings();
+  if (flags.gracePeriod !== undefined) settings.batching.exitTimeout = flags.gracePeriod;
+  if (flags.webhookConfig !== undefined) settings.admission.managed = flags.webhookConfig;
   const name = flags.name ?? "kopf-operator";
-  const input: ManifestInput = {
+  return {
     registry,
     settings,
     resources,
@@ -260,7 +265,63 @@ export async function manifestsOf(
       : {}),
     ...(flags.replicas !== undefined ? { replicas: flags.replicas } : {}),
   };
+}
+
+/** What `kopf manifests` prints for the files and flags (without `--helm`). */
+export async function manifestsOf(
+  files: readonly string[],
+  flags: ManifestsFlags,
+): Promise<string> {
+  if (flags.dockerfile && flags.helm === undefined) {
+    await loadOperator(files, flags);
+    const permissions = await planPermissions({
+      inCluster: true,
+      liveness: LIVENESS_URL,
+      metrics: flags.metrics === undefined ? undefined : `0.0.0.0:${flags.metrics}`,
+      env: () => undefined,
+    });
+    return dockerfile({
+      operatorFiles: [...files, ...(flags.module ?? [])],
+      denoVersion: flags.denoVersion ?? DEFAULT_DENO_VERSION,
+      cli: flags.cli ?? DEFAULT_CLI_MODULE,
+      permissions: permissions.flags(),
+      v8Flags: v8FlagsArgument(),
+    });
+  }
+  const input = await manifestInputOf(files, flags);
   return manifestsYaml(buildManifests(input), manifestNotes(input));
+}
+
+/** The Helm chart of `kopf manifests --helm` for the files and flags. */
+export async function helmChartOf(
+  files: readonly string[],
+  flags: ManifestsFlags,
+): Promise<ChartFile[]> {
+  return helmChart(await manifestInputOf(files, flags), `kopf ${VERSION}`);
+}
+
+/**
+ * Write a chart into a directory (made if missing): its files replace those there, and
+ * files of an earlier chart that this one no longer has are removed; others stay.
+ */
+export async function writeChart(dir: string, chart: readonly ChartFile[]): Promise<void> {
+  const paths = new Set(chart.map((file) => file.path));
+  for (const file of chart) {
+    const path = `${dir}/${file.path}`;
+    await makeDirectory(path.slice(0, path.lastIndexOf("/")));
+    await writeTextFile(path, file.text);
+  }
+  for (const stale of CHART_FILES.filter((path) => !paths.has(path))) {
+    await removeFileIfExists(`${dir}/${stale}`);
+  }
+}
+
+/** What `kopf manifests --helm DIR` says once the chart is written. */
+function chartWritten(dir: string, chart: readonly ChartFile[], flags: ManifestsFlags): string {
+  const name = flags.name ?? "kopf-operator";
+  const namespace = flags.deployNamespace ?? "default";
+  return `Wrote the Helm chart ${name} into ${dir}: ${chart.map((f) => f.path).join(", ")}. ` +
+    `Install it with: helm install ${name} ${dir} --namespace ${namespace}\n`;
 }
 
 function parsePort(value: string): number {
@@ -281,7 +342,8 @@ export function manifestsCommand(
       "Print what it takes to run the operator in a cluster, derived from what its handlers " +
         "serve: a ServiceAccount, the RBAC rules it needs and no more, a Deployment (non-root, " +
         "read-only, with probes), and the peering objects with --peering. With --dockerfile, " +
-        "the recipe of the image instead. Apply with: kopf manifests … | kubectl apply -f -",
+        "the recipe of the image instead; with --helm DIR, a Helm chart of the manifests. " +
+        "Apply with: kopf manifests … | kubectl apply -f -",
     )
     .argument("[files...]", "the operator's files (they register the handlers)")
     .option("-m, --module <specifier>", "a module of the operator (repeatable)", collect)
@@ -322,9 +384,16 @@ export function manifestsCommand(
     .option("--dockerfile", "print the Dockerfile of the operator's image instead")
     .option("--deno-version <version>", "the Deno image to build with", DEFAULT_DENO_VERSION)
     .option("--cli <module>", "the kopf command line module to compile in", DEFAULT_CLI_MODULE)
+    .option("--helm <dir>", "write the manifests as a Helm chart into this directory instead")
     .action(async (files, flags, self) => {
       try {
-        await write(await manifestsOf(files, flags));
+        if (flags.helm === undefined) {
+          await write(await manifestsOf(files, flags));
+          return;
+        }
+        const chart = await helmChartOf(files, flags);
+        await writeChart(flags.helm, chart);
+        await write(chartWritten(flags.helm, chart, flags));
       } catch (error) {
         self.error(`kopf manifests: ${oneLine(error)}`, {
           exitCode: error instanceof CommandLineError ? 2 : 1,

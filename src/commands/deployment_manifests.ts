@@ -101,8 +101,8 @@ export interface ManifestInput {
   readonly replicas?: number;
 }
 
-/** Whether the replicas coordinate through Leases. */
-function coordinated(input: ManifestInput): boolean {
+/** Whether the replicas coordinate through Leases (leader election, or more than one shard). */
+export function coordinated(input: ManifestInput): boolean {
   return input.leadership !== undefined &&
     (input.leadership.leaderElection || input.leadership.shards > 1);
 }
@@ -138,6 +138,11 @@ export function leaseRules(input: ManifestInput): RbacRule[] {
     resources: ["leases"],
     verbs: ["create", "delete", "get", "list", "update"],
   }];
+}
+
+/** The name of the Role (and RoleBinding) of the replicas' Leases. */
+export function leasesRoleName(input: Pick<ManifestInput, "name">): string {
+  return `${input.name}-leases`;
 }
 
 /** The port of the liveness and readiness probes in the Deployment. */
@@ -296,24 +301,66 @@ function clusterScoped(input: ManifestInput): boolean {
 }
 
 /**
+ * The arguments of `kopf run` in the Deployment, by what decides them: the scope and the
+ * peering (which the RBAC follows), how replicas coordinate, the probes, the metrics and
+ * the grace period. {@link runArgs} joins them in this order; the Helm chart templates the
+ * parts that its values change.
+ */
+export interface RunArgParts {
+  /** `--all-namespaces`, or `--namespace NAME` for each. */
+  readonly scope: readonly string[];
+  /** `--peering NAME` when a peering is named. */
+  readonly peering: readonly string[];
+  /** `--standalone`, or the leader election's or shards' options, or nothing. */
+  readonly coordination: readonly string[];
+  /** `--liveness URL`. */
+  readonly liveness: readonly string[];
+  /** `--metrics ADDRESS`, when metrics are served. */
+  readonly metrics: readonly string[];
+  /** `--grace-period SECONDS`. */
+  readonly gracePeriod: readonly string[];
+}
+
+/** The parts of {@link runArgs}. */
+export function runArgParts(input: ManifestInput): RunArgParts {
+  const scope: string[] = input.clusterwide ? ["--all-namespaces"] : [];
+  for (const namespace of input.namespaces) scope.push("--namespace", namespace);
+  return {
+    scope,
+    peering: input.peeringName !== undefined ? ["--peering", input.peeringName] : [],
+    coordination: coordinationArgs(input),
+    liveness: ["--liveness", `http://0.0.0.0:${PROBES_PORT}/healthz`],
+    metrics: input.metricsPort !== undefined ? ["--metrics", `0.0.0.0:${input.metricsPort}`] : [],
+    gracePeriod: ["--grace-period", String(input.settings.batching.exitTimeout)],
+  };
+}
+
+/** `--standalone` without peering or Leases; the options of the Leases with them. */
+function coordinationArgs(input: ManifestInput): string[] {
+  if (!coordinated(input)) return input.standalone ? ["--standalone"] : [];
+  const { leaderElection, shards } = input.leadership!;
+  return [
+    ...(leaderElection ? ["--leader-election"] : ["--shards", String(shards)]),
+    "--leader-election-id",
+    input.name,
+  ];
+}
+
+/**
  * The arguments of the binary in the Deployment: `kopf run`'s options (the operator's
  * files are compiled in; see {@link entrySource}).
  */
 export function runArgs(input: ManifestInput): string[] {
-  const args: string[] = [];
-  if (input.clusterwide) args.push("--all-namespaces");
-  for (const namespace of input.namespaces) args.push("--namespace", namespace);
-  if (input.standalone && !coordinated(input)) args.push("--standalone");
-  if (input.peeringName !== undefined) args.push("--peering", input.peeringName);
-  if (coordinated(input)) {
-    const { leaderElection, shards } = input.leadership!;
-    args.push(...(leaderElection ? ["--leader-election"] : ["--shards", String(shards)]));
-    args.push("--leader-election-id", input.name);
-  }
-  args.push("--liveness", `http://0.0.0.0:${PROBES_PORT}/healthz`);
-  if (input.metricsPort !== undefined) args.push("--metrics", `0.0.0.0:${input.metricsPort}`);
-  args.push("--grace-period", String(input.settings.batching.exitTimeout));
-  return args;
+  const parts = runArgParts(input);
+  // Without peering, --standalone stands where the coordination options do.
+  return [
+    ...parts.scope,
+    ...parts.peering,
+    ...parts.coordination,
+    ...parts.liveness,
+    ...parts.metrics,
+    ...parts.gracePeriod,
+  ];
 }
 
 function labelsOf(input: ManifestInput): Record<string, string> {
@@ -378,7 +425,7 @@ export function buildManifests(input: ManifestInput): JsonObject[] {
   const leases = leaseRules(input);
   if (leases.length > 0) {
     // Apart from the served namespaces' Role: the Leases are only in the operator's own.
-    const name = `${input.name}-leases`;
+    const name = leasesRoleName(input);
     const namespace = input.namespace;
     objects.push({
       apiVersion: "rbac.authorization.k8s.io/v1",
@@ -509,6 +556,19 @@ export function manifestNotes(input: ManifestInput): string[] {
 }
 
 /**
+ * The operator container's resources, sized from the benchmarks: about 130 MB at 10,000
+ * objects, little CPU at rest. Keys in sorted order, as Helm's `toYaml` writes them, so
+ * that the chart renders the same text.
+ */
+export const OPERATOR_RESOURCES: {
+  readonly limits: { readonly memory: string };
+  readonly requests: { readonly cpu: string; readonly memory: string };
+} = {
+  limits: { memory: "512Mi" },
+  requests: { cpu: "100m", memory: "192Mi" },
+};
+
+/**
  * The seconds the kubelet waits after SIGTERM: the operator's exit timeout twice (running
  * handlers, then their abort), plus time to store their outcomes, release the peering and
  * post the last Events; at least Kubernetes' default of 30 (the pod exits once done).
@@ -567,10 +627,9 @@ function deployment(input: ManifestInput, labels: Record<string, string>): JsonO
             // The pod's name is the operator's identity (in peering records and Leases).
             env: [{ name: "POD_ID", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } }],
             ports,
-            // Sized from the benchmarks: about 130 MB at 10,000 objects, little CPU at rest.
             resources: {
-              requests: { cpu: "100m", memory: "192Mi" },
-              limits: { memory: "512Mi" },
+              limits: { ...OPERATOR_RESOURCES.limits },
+              requests: { ...OPERATOR_RESOURCES.requests },
             },
             livenessProbe: {
               httpGet: { path: "/healthz", port: "probes" },

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import process from "node:process";
 import { getEnv } from "./process.ts";
 
@@ -51,6 +51,16 @@ export async function readTextFileIfExists(path: string): Promise<string | undef
 export async function writeTextFile(path: string, text: string): Promise<void> {
   if (typeof Deno !== "undefined") return await Deno.writeTextFile(path, text);
   await writeFile(path, text, "utf8");
+}
+
+/** Remove a file if it exists; a missing one is fine. */
+export async function removeFileIfExists(path: string): Promise<void> {
+  try {
+    if (typeof Deno !== "undefined") return await Deno.remove(path);
+    await rm(path);
+  } catch (e) {
+    if (!isNotFound(e)) throw e;
+  }
 }
 
 /** Make a directory and any missing parents; an existing directory is fine. */

@@ -7,6 +7,7 @@ import {
   binScript,
   bundleArgs,
   type DenoConfig,
+  installAdvice,
   lowerForNode,
   nodeCompatibilityWarnings,
   NPM_METADATA,
@@ -14,9 +15,12 @@ import {
   OPTIONAL_PEERS,
   optionalPeerProblems,
   packageJsonFor,
+  parentOf,
+  parseBuildArgs,
   repositoryOf,
   rewriteTsSpecifiers,
   staticImportsOf,
+  tarballNameOf,
 } from "../../scripts/build_npm.ts";
 import { assert, assertEquals, assertThrows } from "../assert.ts";
 
@@ -197,4 +201,35 @@ Deno.test("APIs newer than Node 20 are reported, comments are not", () => {
     "chunk.js uses Set methods (Node 22), which Node 20.18 lacks.",
   ]);
   assertEquals(nodeCompatibilityWarnings("const x = [3, 1].toSorted();", "ok.js"), []);
+});
+
+Deno.test("the build's options: --outdir and --pack; anything else is refused", () => {
+  assertEquals(parseBuildArgs([]), { outDir: "dist/npm", pack: false });
+  assertEquals(parseBuildArgs(["--outdir", "out/", "--pack"]), { outDir: "out/", pack: true });
+  assertEquals(parseBuildArgs(["--outdir=x"]), { outDir: "x", pack: false });
+  assertThrows(
+    () => parseBuildArgs(["--tarball"]),
+    Error,
+    "the options are --outdir DIR and --pack",
+  );
+});
+
+Deno.test("the build says to install the tarball beside the package, never the folder", () => {
+  const pkg = { name: "@kopf/kopf", version: "1.2.3" };
+  assertEquals(tarballNameOf(pkg), "kopf-kopf-1.2.3.tgz"); // as npm pack names it
+  assertEquals(tarballNameOf({ name: "plain", version: "0.1.0" }), "plain-0.1.0.tgz");
+  assertEquals([parentOf("dist/npm"), parentOf("out/"), parentOf("/npm"), parentOf("/a/b/")], [
+    "dist",
+    ".",
+    "/",
+    "/a",
+  ]);
+  const unpacked = installAdvice("dist/npm", pkg);
+  assert(unpacked.includes("build again with --pack"), unpacked);
+  assert(unpacked.includes("npm install dist/kopf-kopf-1.2.3.tgz"), unpacked);
+  assertEquals(
+    installAdvice("dist/npm", pkg, "/w/dist/kopf-kopf-1.2.3.tgz"),
+    "Packed /w/dist/kopf-kopf-1.2.3.tgz; install it into a Node project with: " +
+      "npm install /w/dist/kopf-kopf-1.2.3.tgz",
+  );
 });
