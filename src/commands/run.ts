@@ -16,6 +16,7 @@ import type { Memo } from "../structs/memos.ts";
 import { OperatorSettings } from "../settings/operator_settings.ts";
 import { loginWithKubeconfig } from "../client/kubeconfig.ts";
 import { loginWithDefaults } from "../client/login.ts";
+import { withSubstituteLogin } from "../client/login_substitute.ts";
 import { getDefaultRegistry, matcherOf, type OperatorRegistry } from "../intents/registry.ts";
 import { oneLine, operator, run } from "../reactor/running.ts";
 import type { OperatorOptions } from "../reactor/operator_options.ts";
@@ -59,6 +60,9 @@ export interface RunContext {
   /**
    * The login to use when the registry has no login handlers, instead of the built-in
    * ones (service account, kubeconfig) — e.g. the credentials of a test's fake cluster.
+   * It also stands in for the environment's credentials wherever the operator's files,
+   * handlers or login handlers call `loginWithDefaults()` or `loginWithKubeconfig()`
+   * themselves (for clients of their own), so that those reach the same cluster.
    */
   readonly login?: () => Promise<ConnectionInfo | undefined>;
 }
@@ -66,7 +70,14 @@ export interface RunContext {
 const logger = getLogger(["kopf", "cli"]);
 
 /** Do what `kopf run` does, with the plan already checked. */
-export async function executeRun(plan: RunPlan, context: RunContext = {}): Promise<void> {
+export function executeRun(plan: RunPlan, context: RunContext = {}): Promise<void> {
+  const login = context.login;
+  if (login === undefined) return serve(plan, context);
+  // Everything the operator runs — its files' top level included — flows from here.
+  return withSubstituteLogin(login, () => serve(plan, context));
+}
+
+async function serve(plan: RunPlan, context: RunContext): Promise<void> {
   configure({ ...plan.logging, ...(context.writer ? { writer: context.writer } : {}) });
   for (const warning of plan.warnings) logger.warn(warning);
   const registry = context.registry ?? getDefaultRegistry();
