@@ -7,9 +7,8 @@
 import { Command } from "@commander-js/extra-typings";
 import denoConfig from "../../deno.json" with { type: "json" };
 import { writeStandardOutput } from "../platform/standard_streams.ts";
-import { oneLine } from "../reactor/running.ts";
+import { exitCodeFor, failureText } from "../commands/usage.ts";
 import { INIT_DEFAULTS, type InitIo, initProject } from "../commands/new_project.ts";
-import { CommandLineError } from "../commands/run_options.ts";
 import { v8FlagsArgument } from "./runtime_flags.ts";
 import { VERSION } from "./version.ts";
 
@@ -48,9 +47,7 @@ export function initCommand(io: InitIo = {}): Command {
           `Wrote a new operator project into ${dir}. Next: ${where}deno task test\n`,
         );
       } catch (error) {
-        self.error(`kopf init: ${oneLine(error)}`, {
-          exitCode: error instanceof CommandLineError ? 2 : 1,
-        });
+        self.error(failureText("init", error), { exitCode: exitCodeFor(error) });
       }
     });
   return command as unknown as Command;

@@ -20,7 +20,7 @@ import { writeStandardOutput } from "../platform/standard_streams.ts";
 import { denoVersion } from "../platform/process.ts";
 import { matcherOf, OperatorRegistry } from "../intents/registry.ts";
 import { OperatorSettings } from "../settings/operator_settings.ts";
-import { oneLine } from "../reactor/running.ts";
+import { exitCodeFor, failureText } from "../commands/usage.ts";
 import {
   buildManifests,
   dockerfile,
@@ -326,9 +326,7 @@ export function manifestsCommand(
       try {
         await write(await manifestsOf(files, flags));
       } catch (error) {
-        self.error(`kopf manifests: ${oneLine(error)}`, {
-          exitCode: error instanceof CommandLineError ? 2 : 1,
-        });
+        self.error(failureText("manifests", error), { exitCode: exitCodeFor(error) });
       }
     });
   return command as unknown as Command;

@@ -18,7 +18,8 @@ import { loginWithKubeconfig } from "../client/kubeconfig.ts";
 import { loginWithDefaults } from "../client/login.ts";
 import { withSubstituteLogin } from "../client/login_substitute.ts";
 import { getDefaultRegistry, matcherOf, type OperatorRegistry } from "../intents/registry.ts";
-import { oneLine, operator, run } from "../reactor/running.ts";
+import { operator, run } from "../reactor/running.ts";
+import { exitCodeFor, failureText } from "./usage.ts";
 import type { OperatorOptions } from "../reactor/operator_options.ts";
 import { missingCredentials } from "./credential_sources.ts";
 import {
@@ -209,9 +210,7 @@ export function runCommand(context: RunContext = {}): Command {
         await executeRun(plan, context);
       } catch (error) {
         if (context.signal) throw error;
-        self.error(`kopf run: ${oneLine(error)}`, {
-          exitCode: error instanceof CommandLineError ? 2 : 1,
-        });
+        self.error(failureText("run", error), { exitCode: exitCodeFor(error) });
       }
     });
   writeErrorsAsLogLines(command);
@@ -220,7 +219,8 @@ export function runCommand(context: RunContext = {}): Command {
 
 /**
  * In JSON mode, the command's own messages (a wrong command line, a failure to start) are
- * JSON lines too, like every log line.
+ * JSON lines too, like every log line: one record per message, its lines (a load error's
+ * code frame and stack) kept in it.
  */
 function writeErrorsAsLogLines(command: {
   opts(): { logFormat?: string };
@@ -234,15 +234,13 @@ function writeErrorsAsLogLines(command: {
         return;
       }
       const layout = { format: "json", prefix: false, refkey: "object" } as const;
-      for (const line of lines) {
-        writeStderrLine(formatLogRecord({
-          category: ["kopf", "cli"],
-          level: "error",
-          message: [line],
-          timestamp: Date.now(),
-          properties: {},
-        }, layout));
-      }
+      writeStderrLine(formatLogRecord({
+        category: ["kopf", "cli"],
+        level: "error",
+        message: [lines.join("\n")],
+        timestamp: Date.now(),
+        properties: {},
+      }, layout));
     },
   });
 }

@@ -32,8 +32,7 @@ import type { OperatorSettings } from "../settings/operator_settings.ts";
 import { OperatorRegistry } from "../intents/registry.ts";
 import { oneLine } from "../reactor/running.ts";
 import { runCommand } from "../commands/run.ts";
-import { exitCodeOf } from "../commands/usage.ts";
-import { CommandLineError } from "../commands/run_options.ts";
+import { exitCodeFor, exitCodeOf, failureText } from "../commands/usage.ts";
 import { addWitness, outputTail, removeWitness } from "./failure_reports.ts";
 
 /** Where the runner's operator logs in: a `FakeCluster`, or anything with credentials. */
@@ -196,8 +195,8 @@ export class KopfRunner implements AsyncDisposable {
           const code = exitCodeOf(error);
           runner.#finish(code, code === 0 ? undefined : error);
         } else {
-          write(`kopf ${args[0] ?? ""}: ${oneLine(error)}`);
-          runner.#finish(error instanceof CommandLineError ? 2 : 1, error);
+          write(failureText(args[0] ?? "", error));
+          runner.#finish(exitCodeFor(error), error);
         }
       },
     ).finally(started);
