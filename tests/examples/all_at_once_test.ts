@@ -30,7 +30,7 @@ Deno.test("99-all-at-once: every handler of the example does its part", async ()
       assertEquals(pods.map((p) => p.metadata?.name), [status.createPod.pod]);
       assertEquals(pods[0].metadata?.ownerReferences?.[0]?.name, NAME);
       await runner.waitForOutput(`[default/${status.createPod.pod}] This pod is special for us.`);
-      await runner.waitForOutput("Handler 'create2' failed with an exception. Will retry.");
+      await runner.waitForOutput("Handler 'create2' failed with an exception. Will retry in 1s.");
       await waitForEvents(
         cluster,
         NAME,

@@ -45,7 +45,7 @@ Deno.test("a handler that throws: failed waits show the operator's last lines na
   assertStringIncludes(message, "kopf.zalando.org/connect");
   // The operator's last lines: the handler's failure and its cause.
   assertStringIncludes(message, "The operator (kopf run --standalone -A) is still running.");
-  assertStringIncludes(message, "Handler 'connect' failed with an exception.");
+  assertStringIncludes(message, "Handler 'connect' failed with an exception. Will retry in 30s.");
   assertStringIncludes(message, "the database at db.example:5432 refuses connections");
 
   const output = await assertRejects(
