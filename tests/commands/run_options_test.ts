@@ -159,9 +159,18 @@ Deno.test("no credentials anywhere: one line naming what was tried and what to d
     exists: () => Promise.resolve(false),
   });
   assert(line !== undefined && !line.includes("\n"));
+  // Run here, in the framework's checkout: its demo is what shows an operator at work.
   for (const text of ["/home/nobody/.kube/config (missing)", "in-cluster", "KUBECONFIG", "demo"]) {
     assert(line.includes(text), `${JSON.stringify(text)} in ${line}`);
   }
+  // Elsewhere, what is there: a Node project has no deno tasks at all.
+  const node = await missingCredentials(new OperatorRegistry(), {
+    env,
+    exists: () => Promise.resolve(false),
+    project: { runtime: "node", tasks: new Set(), nodeProject: true },
+  });
+  assert(node !== undefined && !node.includes("deno"), node);
+  assert(node.includes("`npx kopf fake-cluster`"), node);
 });
 
 Deno.test("credentials: a KUBECONFIG file, the pod's account or a login handler suffice", async () => {
