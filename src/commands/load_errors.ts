@@ -74,8 +74,10 @@ const RUNTIME = /^(ext|node|deno|internal|bun):/;
  * module is in (a bundle's directory when it is bundled).
  */
 const FRAMEWORK = ((url: string) => {
-  const at = url.lastIndexOf("/src/");
-  return at >= 0 ? url.slice(0, at + "/src/".length) : url.slice(0, url.lastIndexOf("/") + 1);
+  const source = /\/src\/commands\/load_errors\.[jt]s$/.exec(url);
+  return source
+    ? url.slice(0, source.index + "/src/".length)
+    : url.slice(0, url.lastIndexOf("/") + 1);
 })(import.meta.url);
 
 function clean(url: string): string {

@@ -72,8 +72,6 @@ export function fakeClusterHint(context: ProjectContext): string {
   if (context.runtime === "node" || context.nodeProject) {
     return `or try it on a fake cluster: run \`npx kopf fake-cluster\` in another terminal ${then}`;
   }
-  const kopf = context.program === undefined
-    ? "kopf"
-    : `deno run --allow-all ${context.program}`;
+  const kopf = context.program === undefined ? "kopf" : `deno run --allow-all ${context.program}`;
   return `or try it on a fake cluster: run \`${kopf} fake-cluster\` in another terminal ${then}`;
 }
