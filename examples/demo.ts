@@ -18,8 +18,10 @@ const LAST_HANDLED = "kopf.zalando.org/last-handled-configuration";
 const KIND = "kopfexamples.kopf.dev";
 const NAME = "kopf-example-1";
 
-const bold = (text: string) => Deno.noColor ? text : `\x1b[1m${text}\x1b[0m`;
-const dim = (text: string) => Deno.noColor ? text : `\x1b[2m${text}\x1b[0m`;
+// Colours only for a person at a terminal: not into a file or a pipe, not with NO_COLOR.
+const colour = !Deno.noColor && Deno.stdout.isTerminal();
+const bold = (text: string) => colour ? `\x1b[1m${text}\x1b[0m` : text;
+const dim = (text: string) => colour ? `\x1b[2m${text}\x1b[0m` : text;
 
 function say(text: string): void {
   console.log(text);

@@ -68,7 +68,10 @@ kopf.on.delete("kopf.dev", "v1", "kopfexamples", function deleteFn({ logger }) {
   logger.info("Deleting: the pod goes with the object (it is owned by it).");
 });
 
-kopf.on.create("kopf.dev", "v1", "kopfexamples", async function createPod({ logger }) {
+// The pod is the handler's own API call: `rbac` declares it for the RBAC of `kopf manifests`.
+kopf.on.create("kopf.dev", "v1", "kopfexamples", {
+  rbac: ["pods:create"],
+}, async function createPod({ logger }) {
   const pod = {
     apiVersion: "v1",
     kind: "Pod",

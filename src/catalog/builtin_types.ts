@@ -89,7 +89,17 @@ const dataCount = computed(
   (o) => count(at(o, "data")) + count(at(o, "binaryData")),
   "integer",
 );
-const createdAt = col("Created At", ".metadata.creationTimestamp", "date");
+/**
+ * The column of the kinds that kube-apiserver tables with its default convertor (CRDs,
+ * roles): the creation time as RFC 3339, where other kinds have an age. It stands for
+ * the Age column, which such tables do not have.
+ */
+export const CREATED_AT = "Created At";
+const createdAt = computed(
+  CREATED_AT,
+  (o) => String(at(o, "metadata", "creationTimestamp") ?? "0001-01-01T00:00:00Z"),
+  "date",
+);
 const workloads = ["all"];
 
 function containerStatuses(o: JsonObject): JsonObject[] {

@@ -19,8 +19,8 @@
  */
 import { Command, InvalidArgumentError } from "@commander-js/extra-typings";
 import { onTerminationSignals } from "../platform/termination_signals.ts";
-import { oneLine } from "../reactor/running.ts";
 import { secondsOfDuration } from "../structs/durations.ts";
+import { EXIT_USAGE, exitCodeFor, failureText } from "../commands/usage.ts";
 import { FakeCluster } from "../testing/fake_cluster/cluster.ts";
 
 /** Options of {@link serveFakeCluster}, as the command line gives them. */
@@ -276,17 +276,19 @@ export function fakeClusterCommand(): Command {
     .option("--lose-replies <share>", "fault: lose the reply of this share of writes", share)
     .action(async (options, self) => {
       if (options.http && options.tls) {
-        self.error("kopf fake-cluster: --http and --tls exclude each other.", { exitCode: 2 });
+        self.error("kopf fake-cluster: --http and --tls exclude each other.", {
+          exitCode: EXIT_USAGE,
+        });
       }
       if (options.clientCertificates && options.http) {
         self.error("kopf fake-cluster: --client-certificates needs HTTPS; drop --http.", {
-          exitCode: 2,
+          exitCode: EXIT_USAGE,
         });
       }
       try {
         await serveFakeCluster({ ...options, tls: !options.http });
       } catch (error) {
-        self.error(`kopf fake-cluster: ${oneLine(error)}`, { exitCode: 1 });
+        self.error(failureText("fake-cluster", error), { exitCode: exitCodeFor(error) });
       }
     });
   return command as unknown as Command;

@@ -7,9 +7,9 @@
 import { Command } from "@commander-js/extra-typings";
 import denoConfig from "../../deno.json" with { type: "json" };
 import { writeStandardOutput } from "../platform/standard_streams.ts";
-import { oneLine } from "../reactor/running.ts";
+import { exitCodeFor, failureText } from "../commands/usage.ts";
 import { INIT_DEFAULTS, type InitIo, initProject } from "../commands/new_project.ts";
-import { CommandLineError } from "../commands/run_options.ts";
+import { denoTask, projectContext } from "../commands/project_context.ts";
 import { v8FlagsArgument } from "./runtime_flags.ts";
 import { VERSION } from "./version.ts";
 
@@ -21,8 +21,9 @@ export function initCommand(io: InitIo = {}): Command {
       "Write a new operator project into DIR (new or empty; the current directory by " +
         "default): operator.ts with a create/update handler and a timer for a custom " +
         "resource, its CRD (crd.yaml) and TypeScript types (types.ts), a test on a fake " +
-        "cluster (operator_test.ts), deno.json with the tasks run, test, manifests and " +
-        "types, and a README. The framework comes from JSR unless --local names a checkout.",
+        "cluster (operator_test.ts), deno.json with the tasks run, test, fake-cluster, " +
+        "permissions, manifests and types, and a README. The framework comes from JSR " +
+        "unless --local names a checkout.",
     )
     .argument("[dir]", "the project's directory", ".")
     .option("--group <group>", "the custom resource's API group", INIT_DEFAULTS.group)
@@ -44,13 +45,15 @@ export function initCommand(io: InitIo = {}): Command {
           v8Flags: v8FlagsArgument(),
         }, io);
         const where = dir === "." ? "" : `cd ${dir} && `;
+        // The project runs on Deno; on Node, `kopf init` cannot assume a `deno` command.
+        const project = await projectContext(dir);
         await writeStandardOutput(
-          `Wrote a new operator project into ${dir}. Next: ${where}deno task test\n`,
+          `Wrote a new operator project into ${dir}. Next: ${where}` +
+            `${denoTask(project, "test")}; then ${denoTask(project, "fake-cluster")} ` +
+            "serves a fake cluster to run it against (see its README.md).\n",
         );
       } catch (error) {
-        self.error(`kopf init: ${oneLine(error)}`, {
-          exitCode: error instanceof CommandLineError ? 2 : 1,
-        });
+        self.error(failureText("init", error), { exitCode: exitCodeFor(error) });
       }
     });
   return command as unknown as Command;

@@ -26,7 +26,7 @@ import { writeStandardOutput } from "../platform/standard_streams.ts";
 import { denoVersion } from "../platform/process.ts";
 import { matcherOf, OperatorRegistry } from "../intents/registry.ts";
 import { OperatorSettings } from "../settings/operator_settings.ts";
-import { oneLine } from "../reactor/running.ts";
+import { exitCodeFor, failureText } from "../commands/usage.ts";
 import {
   buildManifests,
   dockerfile,
@@ -395,9 +395,7 @@ export function manifestsCommand(
         await writeChart(flags.helm, chart);
         await write(chartWritten(flags.helm, chart, flags));
       } catch (error) {
-        self.error(`kopf manifests: ${oneLine(error)}`, {
-          exitCode: error instanceof CommandLineError ? 2 : 1,
-        });
+        self.error(failureText("manifests", error), { exitCode: exitCodeFor(error) });
       }
     });
   return command as unknown as Command;

@@ -8,7 +8,9 @@
  * @module
  */
 import { Command } from "@commander-js/extra-typings";
-import { ConfigurationError, LoginError, UsageError } from "../structs/errors.ts";
+import { exitCodeFor, failureText } from "../commands/usage.ts";
+import { ConfigurationError, LoginError } from "../structs/errors.ts";
+import { CommandLineError } from "../commands/run_options.ts";
 import {
   directoryOf,
   pathExists,
@@ -199,7 +201,7 @@ export async function planPermissions(options: PermissionPlanOptions = {}): Prom
   if (options.liveness) {
     const endpoint = hostPortOf(options.liveness);
     if (endpoint === undefined) {
-      throw new UsageError(
+      throw new CommandLineError(
         `--liveness is not a URL: ${
           JSON.stringify(options.liveness)
         }; use e.g. http://0.0.0.0:8080/healthz.`,
@@ -213,7 +215,7 @@ export async function planPermissions(options: PermissionPlanOptions = {}): Prom
       : `http://${options.metrics}/metrics`;
     const endpoint = hostPortOf(url);
     if (endpoint === undefined) {
-      throw new UsageError(
+      throw new CommandLineError(
         `--metrics is not host:port: ${JSON.stringify(options.metrics)}; use e.g. 0.0.0.0:9090.`,
       );
     }
@@ -395,7 +397,7 @@ function hostPortOf(url: string): string | undefined {
 function parseListener(listener: string): string {
   const m = /^(\[[0-9A-Fa-f:.]+\]|[^:[\]]+):(\d{1,5})$/.exec(listener);
   if (!m || Number(m[2]) > 65535) {
-    throw new UsageError(
+    throw new CommandLineError(
       `--listen ${JSON.stringify(listener)} is not host:port; use e.g. 0.0.0.0:9443 or [::]:9443.`,
     );
   }
@@ -466,9 +468,7 @@ export function permissionsCommand(): Command {
         });
         console.log(formatPermissions(set, Boolean(opts.explain)));
       } catch (e) {
-        self.error(`kopf permissions: ${e instanceof Error ? e.message : String(e)}`, {
-          exitCode: e instanceof UsageError ? 2 : 1,
-        });
+        self.error(failureText("permissions", e), { exitCode: exitCodeFor(e) });
       }
     });
   return command as unknown as Command;

@@ -36,6 +36,7 @@ import {
 import { findMissingPermission } from "../platform/permission_flags.ts";
 import { getEnv } from "../platform/process.ts";
 import { runExecPlugin } from "./exec_credentials.ts";
+import { substituteLogin } from "./login_substitute.ts";
 import {
   type ClusterEntry,
   type ContextEntry,
@@ -393,7 +394,9 @@ async function addExecCredentials(
 /**
  * Log in with kubeconfig files: `KUBECONFIG` (merged) or `~/.kube/config`, or the files
  * and context given. Returns `undefined` when there is no kubeconfig at all; raises
- * {@link LoginError} with one clear line when one exists but is unusable.
+ * {@link LoginError} with one clear line when one exists but is unusable. Without files
+ * given, in an operator that `KopfRunner` runs against a test's cluster, it returns that
+ * cluster's credentials instead.
  *
  * Usable directly as a login handler: `kopf.on.login(loginWithKubeconfig)`.
  *
@@ -416,6 +419,8 @@ export async function loginWithKubeconfig(
   if (explicit !== undefined && typeof explicit !== "string" && !Array.isArray(explicit)) {
     throw new LoginError("The kubeconfig option must be a path or a list of paths.");
   }
+  const substitute = explicit === undefined ? substituteLogin() : undefined;
+  if (substitute !== undefined) return await substitute();
   const context = typeof options.context === "string" && options.context
     ? options.context
     : undefined;

@@ -7,13 +7,15 @@
 import type { ConnectionInfo } from "../structs/credentials.ts";
 import { type KubeconfigLoginOptions, loginWithKubeconfig } from "./kubeconfig.ts";
 import { loginWithServiceAccount, type ServiceAccountLoginOptions } from "./service_account.ts";
+import { substituteLogin } from "./login_substitute.ts";
 
 /** Options of {@link loginWithDefaults}: those of both logins. */
 export type DefaultLoginOptions = KubeconfigLoginOptions & ServiceAccountLoginOptions;
 
 /**
  * Log in with the service account if running in a pod, else with the kubeconfig.
- * Returns `undefined` when neither is available.
+ * Returns `undefined` when neither is available. In an operator that `KopfRunner` runs
+ * against a test's cluster, it returns that cluster's credentials instead.
  *
  * @example Add a fallback after the usual logins: a token from a mounted file
  * ```ts
@@ -30,5 +32,7 @@ export type DefaultLoginOptions = KubeconfigLoginOptions & ServiceAccountLoginOp
 export async function loginWithDefaults(
   options: DefaultLoginOptions = {},
 ): Promise<ConnectionInfo | undefined> {
+  const substitute = substituteLogin();
+  if (substitute !== undefined) return await substitute();
   return (await loginWithServiceAccount(options)) ?? (await loginWithKubeconfig(options));
 }

@@ -9,6 +9,7 @@ import { pathExists } from "../platform/files.ts";
 import { getEnv } from "../platform/process.ts";
 import { matcherOf, type OperatorRegistry } from "../intents/registry.ts";
 import { SERVICE_ACCOUNT_DIRECTORY } from "../client/service_account.ts";
+import { fakeClusterHint, type ProjectContext, projectContext } from "./project_context.ts";
 
 /** One place where credentials were looked for, and whether it has them. */
 export interface CredentialSource {
@@ -28,6 +29,8 @@ export interface CredentialProbe {
   readonly env?: (name: string) => string | undefined;
   /** Tells whether a file exists. */
   readonly exists?: (path: string) => Promise<boolean>;
+  /** Where the command runs, for the fake cluster it suggests; the current directory's. */
+  readonly project?: ProjectContext;
 }
 
 /** Where the built-in logins (kubeconfig, in-cluster service account) would look. */
@@ -87,8 +90,8 @@ export async function missingCredentials(
   const sources = await findCredentialSources(probe);
   if (sources.some((s) => s.found)) return undefined;
   const tried = sources.map((s) => `${s.where} (${s.why})`).join(", ");
+  const project = probe.project ?? await projectContext();
   return `No Kubernetes credentials found; tried ${tried}. ` +
     "Set KUBECONFIG or pass --kubeconfig, run in a pod with a service account, " +
-    "or add a kopf.on.login() handler — or see it all work on an embedded fake cluster: " +
-    "npx -y deno@2.9.6 task demo.";
+    `or add a kopf.on.login() handler — ${fakeClusterHint(project)}.`;
 }

@@ -39,7 +39,7 @@ import {
   type PeerRecord,
 } from "../engines/peering.ts";
 import { isServedNamespace, literalNamespaces, makeScope } from "../structs/namespace_scopes.ts";
-import { oneLine } from "../reactor/running.ts";
+import { exitCodeFor, failureText } from "./usage.ts";
 import { missingCredentials } from "./credential_sources.ts";
 import {
   collect,
@@ -323,9 +323,7 @@ function actionOf(
       await executePeeringCommand(plan, context);
     } catch (error) {
       if (context.embedded) throw error;
-      self.error(`kopf ${action}: ${oneLine(error)}`, {
-        exitCode: error instanceof CommandLineError ? 2 : 1,
-      });
+      self.error(failureText(action, error), { exitCode: exitCodeFor(error) });
     }
   };
 }

@@ -3,7 +3,8 @@
  * operator serving one custom resource with a create/update handler and a timer, the
  * resource's CRD, its TypeScript types (made by the generator of `kopf types`), a test
  * that runs the operator on a fake cluster with `KopfRunner`, a `deno.json` with the
- * tasks to run, test and deploy it, and a README saying how.
+ * tasks to run, test and deploy it — and to serve a fake cluster to run it against, and
+ * print its minimal Deno permissions —, and a README saying how.
  *
  * The framework comes from JSR (`jsr:@kopf/kopf@^VERSION`) unless a local checkout of it
  * is named, for developing the framework and a project side by side: the project's
@@ -180,6 +181,7 @@ function operatorTs(r: ResourceNames): string {
  *
  *     deno task run    # against the cluster of KUBECONFIG or ~/.kube/config
  *     deno task test   # on a fake cluster: no real one needed
+ *     deno task fake-cluster   # a fake cluster to run it against, by hand
  *
  * @module
  */
@@ -298,15 +300,29 @@ function importMap(
   return { ...imports, yaml: options.yamlSpecifier, ...local.imports };
 }
 
+/**
+ * Where `deno task fake-cluster` keeps its fake cluster: the kubeconfig it writes, and the
+ * state it saves on exit and loads at start (objects, credentials, port), so that the
+ * kubeconfig stays the same from run to run.
+ */
+export const FAKE_CLUSTER_DIRECTORY = ".fake-cluster";
+const FAKE_CLUSTER_KUBECONFIG = `${FAKE_CLUSTER_DIRECTORY}/kubeconfig`;
+
 function denoJson(options: InitOptions, local: LocalCheckout | undefined): string {
   const cli = cliSpecifier(options, local);
   const v8 = options.v8Flags === undefined ? "" : ` ${options.v8Flags}`;
   const kopf = `deno run${v8} --allow-net --allow-env --allow-read --allow-run ` +
     `--allow-sys=hostname ${cli}`;
+  // Only what a fake cluster needs: its port on the loopback, and its directory.
+  const fake = `deno run --allow-net=127.0.0.1 --allow-env --allow-read ` +
+    `--allow-write=${FAKE_CLUSTER_DIRECTORY} ${cli}`;
   const config = {
     tasks: {
       run: `${kopf} run --all-namespaces --verbose operator.ts`,
       test: "deno check operator.ts && deno test --allow-all",
+      "fake-cluster": `${fake} fake-cluster --kubeconfig ${FAKE_CLUSTER_KUBECONFIG} ` +
+        `--state ${FAKE_CLUSTER_DIRECTORY}/state.json`,
+      permissions: `${kopf} permissions operator.ts`,
       manifests: `${kopf} manifests --all-namespaces --crd crd.yaml operator.ts`,
       types: `${kopf} types crd.yaml > types.ts`,
     },
@@ -353,6 +369,22 @@ ${
 deno task test
 \`\`\`
 
+## Try it on a fake cluster
+
+\`deno task fake-cluster\` serves an in-memory Kubernetes API server (no real cluster,
+no Docker) until Ctrl+C, and writes its kubeconfig to \`${FAKE_CLUSTER_KUBECONFIG}\`;
+what it holds is kept in \`${FAKE_CLUSTER_DIRECTORY}/\` for its next start. In another
+terminal:
+
+\`\`\`sh
+export KUBECONFIG=${FAKE_CLUSTER_KUBECONFIG}
+kubectl apply -f crd.yaml
+deno task run
+\`\`\`
+
+Then, in a third terminal with the same \`KUBECONFIG\`, create an object as shown
+under Run below, and watch the operator greet it.
+
 ## Run
 
 Against the cluster that \`KUBECONFIG\` (or \`~/.kube/config\`) points to:
@@ -375,6 +407,10 @@ spec:
 EOF
 kubectl get ${r.plural}
 \`\`\`
+
+\`deno task permissions\` prints the minimal Deno permissions for that cluster's
+kubeconfig (\`--explain\` says why each is needed), to run the operator with them
+instead of those of \`deno task run\`.
 
 ## Deploy
 

@@ -16,8 +16,10 @@ import type { Memo } from "../structs/memos.ts";
 import { OperatorSettings } from "../settings/operator_settings.ts";
 import { loginWithKubeconfig } from "../client/kubeconfig.ts";
 import { loginWithDefaults } from "../client/login.ts";
+import { withSubstituteLogin } from "../client/login_substitute.ts";
 import { getDefaultRegistry, matcherOf, type OperatorRegistry } from "../intents/registry.ts";
-import { oneLine, operator, run } from "../reactor/running.ts";
+import { operator, run } from "../reactor/running.ts";
+import { exitCodeFor, failureText } from "./usage.ts";
 import type { OperatorOptions } from "../reactor/operator_options.ts";
 import { missingCredentials } from "./credential_sources.ts";
 import {
@@ -59,6 +61,9 @@ export interface RunContext {
   /**
    * The login to use when the registry has no login handlers, instead of the built-in
    * ones (service account, kubeconfig) — e.g. the credentials of a test's fake cluster.
+   * It also stands in for the environment's credentials wherever the operator's files,
+   * handlers or login handlers call `loginWithDefaults()` or `loginWithKubeconfig()`
+   * themselves (for clients of their own), so that those reach the same cluster.
    */
   readonly login?: () => Promise<ConnectionInfo | undefined>;
 }
@@ -66,7 +71,14 @@ export interface RunContext {
 const logger = getLogger(["kopf", "cli"]);
 
 /** Do what `kopf run` does, with the plan already checked. */
-export async function executeRun(plan: RunPlan, context: RunContext = {}): Promise<void> {
+export function executeRun(plan: RunPlan, context: RunContext = {}): Promise<void> {
+  const login = context.login;
+  if (login === undefined) return serve(plan, context);
+  // Everything the operator runs — its files' top level included — flows from here.
+  return withSubstituteLogin(login, () => serve(plan, context));
+}
+
+async function serve(plan: RunPlan, context: RunContext): Promise<void> {
   configure({ ...plan.logging, ...(context.writer ? { writer: context.writer } : {}) });
   for (const warning of plan.warnings) logger.warn(warning);
   const registry = context.registry ?? getDefaultRegistry();
@@ -198,9 +210,7 @@ export function runCommand(context: RunContext = {}): Command {
         await executeRun(plan, context);
       } catch (error) {
         if (context.signal) throw error;
-        self.error(`kopf run: ${oneLine(error)}`, {
-          exitCode: error instanceof CommandLineError ? 2 : 1,
-        });
+        self.error(failureText("run", error), { exitCode: exitCodeFor(error) });
       }
     });
   writeErrorsAsLogLines(command);
@@ -209,7 +219,8 @@ export function runCommand(context: RunContext = {}): Command {
 
 /**
  * In JSON mode, the command's own messages (a wrong command line, a failure to start) are
- * JSON lines too, like every log line.
+ * JSON lines too, like every log line: one record per message, its lines (a load error's
+ * code frame and stack) kept in it.
  */
 function writeErrorsAsLogLines(command: {
   opts(): { logFormat?: string };
@@ -223,15 +234,13 @@ function writeErrorsAsLogLines(command: {
         return;
       }
       const layout = { format: "json", prefix: false, refkey: "object" } as const;
-      for (const line of lines) {
-        writeStderrLine(formatLogRecord({
-          category: ["kopf", "cli"],
-          level: "error",
-          message: [line],
-          timestamp: Date.now(),
-          properties: {},
-        }, layout));
-      }
+      writeStderrLine(formatLogRecord({
+        category: ["kopf", "cli"],
+        level: "error",
+        message: [lines.join("\n")],
+        timestamp: Date.now(),
+        properties: {},
+      }, layout));
     },
   });
 }

@@ -7,8 +7,9 @@
  */
 import { InvalidArgumentError } from "@commander-js/extra-typings";
 import { UsageError } from "../structs/errors.ts";
-import { fileUrlOf } from "../platform/modules.ts";
+import { fileUrlOf, isModuleNotFound } from "../platform/modules.ts";
 import { pathExists } from "../platform/files.ts";
+import { describeLoadFailure, firstLineOf } from "./load_errors.ts";
 import type { LoggingOptions } from "../platform/logging.ts";
 import {
   parseFieldSelector,
@@ -361,8 +362,10 @@ let loading: Promise<unknown> = Promise.resolve();
 
 /**
  * Import the operator's files and modules; their `kopf.on.*` calls register handlers on
- * the registry given (made the default one meanwhile). A missing file or a module that
- * fails to load ends with a {@link CommandLineError} naming it.
+ * the registry given (made the default one meanwhile). A missing file, or a module that
+ * is not there, ends with a {@link CommandLineError} naming it (a usage error); one that
+ * fails to load — a syntax error, a throw at its top level, an import of its own that is
+ * missing — with an `OperatorLoadError` saying where (an error of the operator).
  */
 export async function loadSources(
   sources: readonly OperatorSource[],
@@ -378,6 +381,21 @@ export async function loadSources(
   await turn;
 }
 
+/**
+ * Whether the error says that the module itself is not there (rather than one that it
+ * imports, whose place the message names): Deno's `Module not found "<its URL>"`, or
+ * that its package does not exist or cannot be fetched.
+ */
+function isMissing(source: OperatorSource, error: unknown): boolean {
+  const message = error instanceof Error ? error.message : String(error);
+  if (/\n\s*at /.test(message)) return false;
+  // `npm:@scope/name@1` → `@scope/name`: how package errors name it.
+  const bare = source.name.replace(/^(npm|jsr):/, "").replace(/(?<=.)@[^@/]*$/, "");
+  const named = message.includes(source.specifier) || message.includes(bare);
+  return named &&
+    (isModuleNotFound(error) || /does not exist|failed to load|not found/i.test(message));
+}
+
 async function importOnto(sources: readonly OperatorSource[], options: LoadOptions): Promise<void> {
   const previous = getDefaultRegistry();
   if (options.registry) setDefaultRegistry(options.registry);
@@ -390,8 +408,12 @@ async function importOnto(sources: readonly OperatorSource[], options: LoadOptio
       try {
         await import(specifier);
       } catch (error) {
-        const why = error instanceof Error ? error.message.split("\n")[0] : String(error);
-        throw new CommandLineError(`Cannot load ${source.name}: ${why}`, { cause: error });
+        if (!source.file && isMissing(source, error)) {
+          throw new CommandLineError(`Cannot load ${source.name}: ${firstLineOf(error)}`, {
+            cause: error,
+          });
+        }
+        throw await describeLoadFailure(source.name, error);
       }
     }
   } finally {

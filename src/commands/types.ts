@@ -17,7 +17,7 @@ import { parseAllDocuments } from "yaml";
 import { ConfigurationError } from "../structs/errors.ts";
 import { FileNotFoundError, readTextFile } from "../platform/files.ts";
 import { readStandardInput, writeStandardOutput } from "../platform/standard_streams.ts";
-import { oneLine } from "../reactor/running.ts";
+import { exitCodeFor, failureText } from "./usage.ts";
 import { CommandLineError } from "./run_options.ts";
 
 /** The line width of `deno fmt`'s defaults, which the output keeps to where it can. */
@@ -628,9 +628,7 @@ export function typesCommand(io: TypesIo = {}): Command {
         const code = await typesOfFiles(files, io);
         await (io.write ?? writeStandardOutput)(code);
       } catch (error) {
-        self.error(`kopf types: ${oneLine(error)}`, {
-          exitCode: error instanceof CommandLineError ? 2 : 1,
-        });
+        self.error(failureText("types", error), { exitCode: exitCodeFor(error) });
       }
     });
   return command as unknown as Command;

@@ -363,7 +363,9 @@ export class ShardCoordinator implements Coordination {
       }
     } catch (error) {
       this.#logger.warning(
-        `Renewing the Lease ${shard.lock.name} failed (${summarizeError(error)}); retrying.`,
+        `Renewing the Lease ${shard.lock.name} failed (${summarizeError(error)}); retrying in ` +
+          `${this.#timings.retryPeriod}s; the shard is lost if not renewed for ` +
+          `${this.#timings.renewDeadline}s.`,
       );
     }
     return false;

@@ -32,6 +32,7 @@ import {
 import type { RetryPolicy } from "../intents/handlers.ts";
 import type { HandlerState, Outcome } from "./handler_states.ts";
 import { isThenable } from "../structs/thenables.ts";
+import { formatSeconds } from "../structs/failure_streaks.ts";
 import { isLoggedAt } from "./object_loggers.ts";
 
 /** Raised by `kopf.execute()` when sub-handlers are not all done: the parent retries too. */
@@ -58,6 +59,16 @@ export function handlerTitle(handler: { readonly id: string }): string {
 /** A readable duration for messages: `12.3s`. */
 function seconds(value: number): string {
   return `${Math.round(value * 1000) / 1000}s`;
+}
+
+/** When a handler runs again, for log lines: `in 1m 30s`, or `now` without a delay. */
+function retryWhen(delay: number | null): string {
+  return delay === null || delay <= 0 ? "now" : `in ${formatSeconds(delay)}`;
+}
+
+/** `text.` — a sentence ended once, whatever the text ends with. */
+function sentence(text: string): string {
+  return /[.!?]$/.test(text) ? text : `${text}.`;
 }
 
 /** The message of a thrown value, for log lines. */
@@ -194,12 +205,17 @@ export async function executeHandlerOnce(
   } catch (error) {
     const title = handlerTitle(handler);
     if (error instanceof HandlerChildrenRetry) {
-      logger.debug(`${title} has unfinished sub-handlers. Will retry soon.`);
+      if (isLoggedAt(logger, "debug")) {
+        logger.debug(`${title} has unfinished sub-handlers. Will retry ${retryWhen(error.delay)}.`);
+      }
       return { final: false, error, delay: error.delay, subrefs: refsOf(extras.subrefs) };
     }
     if (error instanceof TemporaryError) {
       report(onRun, "temporary_error", started);
-      logger.error(`${title} failed temporarily: ${errorText(error)}`);
+      logger.error(
+        `${title} failed temporarily: ${sentence(errorText(error))} ` +
+          `Will retry ${retryWhen(error.delay)}.`,
+      );
       return { final: false, error, delay: error.delay, subrefs: refsOf(extras.subrefs) };
     }
     if (error instanceof HandlerTimeoutError || error instanceof HandlerRetriesError) {
@@ -227,7 +243,10 @@ export async function executeHandlerOnce(
         logger.exception(`${title} failed with an exception. Will stop.`, error);
         return { final: true, error: failure, subrefs: refsOf(extras.subrefs) };
       default:
-        logger.exception(`${title} failed with an exception. Will retry.`, error);
+        logger.exception(
+          `${title} failed with an exception. Will retry ${retryWhen(handler.backoff)}.`,
+          error,
+        );
         return {
           final: false,
           error: failure,

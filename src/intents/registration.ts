@@ -290,7 +290,10 @@ export interface OnNamespace {
    */
   readonly resume: ResourceRegistrar<"changing", "resume">;
   /**
-   * Changes of one field (option `field`, required).
+   * Changes of one field (option `field`, required), in whichever cycle they happen, as in
+   * Kopf: an update that changes, adds or removes it, and the creation of an object that
+   * has it (`old` is `null` then); not resuming or deleting an object whose field did not
+   * change.
    *
    * @example Scale something else when one field changes
    * ```ts

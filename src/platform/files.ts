@@ -47,6 +47,22 @@ export async function readTextFileIfExists(path: string): Promise<string | undef
   }
 }
 
+/**
+ * Read a whole file as UTF-8 text if that is allowed without asking: `undefined` when it
+ * does not exist, cannot be read, or Deno's permissions do not already grant reading it
+ * (so that a look at an optional file never stops the program at a permission prompt).
+ */
+export async function readTextFileQuietly(path: string): Promise<string | undefined> {
+  if (typeof Deno !== "undefined") {
+    if (Deno.permissions.querySync({ name: "read", path }).state !== "granted") return undefined;
+  }
+  try {
+    return await readTextFileIfExists(path);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Write a whole file as UTF-8 text, replacing what it held. */
 export async function writeTextFile(path: string, text: string): Promise<void> {
   if (typeof Deno !== "undefined") return await Deno.writeTextFile(path, text);

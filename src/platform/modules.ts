@@ -4,9 +4,9 @@
  *
  * @module
  */
-import { resolve } from "node:path";
+import { isAbsolute, relative, resolve } from "node:path";
 import process from "node:process";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 /** The process's current working directory. */
 export function currentDirectory(): string {
@@ -16,6 +16,27 @@ export function currentDirectory(): string {
 /** The `file:` URL of a path, resolved against the current directory when relative. */
 export function fileUrlOf(path: string): string {
   return pathToFileURL(resolve(currentDirectory(), path)).href;
+}
+
+/** The path of a `file:` URL (its query and fragment left out); `undefined` for others. */
+export function filePathOf(url: string): string | undefined {
+  if (!url.startsWith("file:")) return undefined;
+  try {
+    return fileURLToPath(url.replace(/[?#].*$/, ""));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A module's URL as a person reads it: a `file:` URL as its path, relative to the current
+ * directory when it is inside it; any other URL as it is.
+ */
+export function modulePath(url: string): string {
+  const path = filePathOf(url);
+  if (path === undefined) return url;
+  const inside = relative(currentDirectory(), path);
+  return inside !== "" && !inside.startsWith("..") && !isAbsolute(inside) ? inside : path;
 }
 
 /**

@@ -21,6 +21,12 @@ export function exitProcess(code: number): never {
   process.exit(code);
 }
 
+/** The URL of the program's main module (the script run), if the runtime says it. */
+export function mainModule(): string | undefined {
+  if (typeof Deno !== "undefined") return Deno.mainModule;
+  return process.argv[1];
+}
+
 /** The version of Deno running this process; `undefined` on Node. */
 export function denoVersion(): string | undefined {
   return typeof Deno !== "undefined" ? Deno.version.deno : undefined;

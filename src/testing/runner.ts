@@ -32,8 +32,8 @@ import type { OperatorSettings } from "../settings/operator_settings.ts";
 import { OperatorRegistry } from "../intents/registry.ts";
 import { oneLine } from "../reactor/running.ts";
 import { runCommand } from "../commands/run.ts";
-import { exitCodeOf } from "../commands/usage.ts";
-import { CommandLineError } from "../commands/run_options.ts";
+import { exitCodeFor, exitCodeOf, failureText } from "../commands/usage.ts";
+import { addWitness, outputTail, removeWitness } from "./failure_reports.ts";
 
 /** Where the runner's operator logs in: a `FakeCluster`, or anything with credentials. */
 export interface ConnectionSource {
@@ -54,7 +54,10 @@ export interface KopfRunnerOptions {
   readonly memo?: Memo;
   /**
    * Log into this cluster (e.g. a `FakeCluster`) unless the registry has login handlers
-   * of its own; without it, the operator finds credentials as `kopf run` does.
+   * of its own; without it, the operator finds credentials as `kopf run` does. With it,
+   * the operator's own calls of `kopf.loginWithDefaults()` and `kopf.loginWithKubeconfig()`
+   * (for clients of its handlers) log into this cluster too, and a `FakeCluster`'s failed
+   * `waitFor()` shows the operator's last lines.
    */
   readonly cluster?: ConnectionSource;
   /** Seconds to wait for the operator to start or to stop (10 by default). */
@@ -86,6 +89,16 @@ interface Waiter {
   readonly resolve: (line: string | undefined) => void;
 }
 
+/** The address of the source's API server, if it says one. */
+function serverOf(source: ConnectionSource | undefined): string | undefined {
+  try {
+    const server = source?.connectionInfo?.server;
+    return typeof server === "string" ? server : undefined;
+  } catch {
+    return undefined; // a source that cannot say it now: its operator fails to log in
+  }
+}
+
 function describePattern(pattern: string | RegExp): string {
   return typeof pattern === "string" ? JSON.stringify(pattern) : String(pattern);
 }
@@ -111,15 +124,22 @@ export class KopfRunner implements AsyncDisposable {
   readonly #controller = new AbortController();
   readonly #timeout: number;
   readonly #reraise: boolean;
+  readonly #command: string;
+  /** The API server of the `cluster` option, whose failed waits show this runner's lines. */
+  readonly #server: string | undefined;
   #done: Promise<void> | undefined;
+  /** The error that a thrown message has already shown (see {@link report}). */
+  #reported: unknown;
   #exitCode: number | undefined;
   #error: unknown;
   #finished = false;
   #ready = false;
 
-  private constructor(options: KopfRunnerOptions) {
+  private constructor(args: readonly string[], options: KopfRunnerOptions) {
     this.#timeout = options.timeout ?? 10;
     this.#reraise = options.reraise ?? true;
+    this.#command = ["kopf", ...args].join(" ");
+    this.#server = serverOf(options.cluster);
     if (!(this.#timeout > 0)) {
       throw new UsageError(
         `KopfRunner needs a positive timeout in seconds, not ${options.timeout}`,
@@ -141,7 +161,7 @@ export class KopfRunner implements AsyncDisposable {
         'KopfRunner.start() needs the command line as strings, e.g. ["run", "-A", "operator.ts"].',
       );
     }
-    const runner = new KopfRunner(options);
+    const runner = new KopfRunner(args, options);
     const registry = options.registry ?? new OperatorRegistry();
     const cluster = options.cluster;
     const echo = options.echo ?? false;
@@ -175,17 +195,18 @@ export class KopfRunner implements AsyncDisposable {
           const code = exitCodeOf(error);
           runner.#finish(code, code === 0 ? undefined : error);
         } else {
-          write(`kopf ${args[0] ?? ""}: ${oneLine(error)}`);
-          runner.#finish(error instanceof CommandLineError ? 2 : 1, error);
+          write(failureText(args[0] ?? "", error));
+          runner.#finish(exitCodeFor(error), error);
         }
       },
     ).finally(started);
+    if (runner.#server !== undefined) addWitness(runner.#server, runner);
     const timedOut = await runner.#within(ready);
     if (timedOut && !runner.#finished) {
+      const report = runner.report();
       await runner.stop().catch(() => undefined);
       throw new KopfRunnerError(
-        `The operator did not start within ${runner.#timeout}s (kopf ${args.join(" ")}). ` +
-          `Its output:\n${runner.output}`,
+        `The operator did not start within ${runner.#timeout}s.\n${report}`,
       );
     }
     return runner;
@@ -234,24 +255,25 @@ export class KopfRunner implements AsyncDisposable {
     if (seen !== undefined) return Promise.resolve(seen);
     const seconds = options.timeout ?? 10;
     const what = describePattern(pattern);
-    if (this.#finished) {
-      return Promise.reject(
-        new KopfRunnerError(`The operator has ended without printing ${what}.`),
-      );
-    }
+    const ended = () =>
+      new KopfRunnerError(`The operator has ended without printing ${what}.\n${this.report()}`);
+    if (this.#finished) return Promise.reject(ended());
     return new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.#waiters.delete(waiter);
-        reject(new KopfRunnerError(`No output line with ${what} within ${seconds}s.`));
+        reject(
+          new KopfRunnerError(
+            `No output line with ${what} within ${seconds}s.\n${this.report()}`,
+          ),
+        );
       }, seconds * 1000);
       const waiter: Waiter = {
         matches,
         resolve: (line) => {
           clearTimeout(timer);
           this.#waiters.delete(waiter);
-          if (line === undefined) {
-            reject(new KopfRunnerError(`The operator has ended without printing ${what}.`));
-          } else resolve(line);
+          if (line === undefined) reject(ended());
+          else resolve(line);
         },
       };
       this.#waiters.add(waiter);
@@ -263,17 +285,52 @@ export class KopfRunner implements AsyncDisposable {
    * a timeout) unless started with `reraise: false`.
    */
   async stop(): Promise<void> {
-    this.#controller.abort();
-    const timedOut = await this.#within(this.#done ?? Promise.resolve());
-    if (timedOut) {
-      this.#finish(1, new KopfRunnerError(`The operator did not stop within ${this.#timeout}s.`));
-    }
+    await this.#stop();
     if (this.#reraise && this.#error !== undefined) throw this.#error;
   }
 
-  /** Stops the operator at the end of an `await using` block. */
-  [Symbol.asyncDispose](): Promise<void> {
-    return this.stop();
+  /**
+   * Stops the operator at the end of an `await using` block, and throws its error as
+   * {@link stop} does — unless a failed wait has already shown it in its message: when
+   * the block itself fails too, Deno reports both as one `SuppressedError` without
+   * either message. When it throws, the operator's last lines go to stderr first (the
+   * test's output), for the same reason.
+   */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.#stop();
+    if (!this.#reraise || this.#error === undefined || this.#error === this.#reported) return;
+    writeStderrLine(`KopfRunner: the operator failed.\n${this.report()}`);
+    throw this.#error;
+  }
+
+  /**
+   * What the operator is doing and its last lines of output (at most 20 lines and 4 KB):
+   * what the runner's errors say about it, and a `FakeCluster`'s failed `waitFor()`.
+   */
+  report(): string {
+    let state = "is still running";
+    if (this.#finished) {
+      this.#reported = this.#error;
+      const why = this.#error === undefined ? "" : `: ${oneLine(this.#error)}`;
+      state = `has ended with exit code ${this.#exitCode}${why}`;
+    } else if (!this.#ready) state = "has not started serving yet";
+    const tail = this.#lines.length === 0 ? " It printed nothing." : ` Its last lines:\n` +
+      outputTail(this.#lines);
+    return `The operator (${this.#command}) ${state}.${tail}`;
+  }
+
+  async #stop(): Promise<void> {
+    this.#controller.abort();
+    const timedOut = await this.#within(this.#done ?? Promise.resolve());
+    if (timedOut) {
+      this.#finish(
+        1,
+        new KopfRunnerError(
+          `The operator did not stop within ${this.#timeout}s.\n${this.report()}`,
+        ),
+      );
+    }
+    if (this.#server !== undefined) removeWitness(this.#server, this);
   }
 
   #line(line: string, echo: boolean): void {

@@ -39,6 +39,56 @@ Deno.test("kopf init myop --local makes a project whose deno task test passes", 
   }
 });
 
+Deno.test("kopf init: deno task fake-cluster serves with the task's permissions; permissions prints them", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const init = await deno(["run", "-A", MAIN, "init", "myop", "--local", ROOT], dir);
+    assertEquals(init.code, 0, init.out);
+    assertStringIncludes(init.out, "Next: cd myop && deno task test; then deno task fake-cluster");
+    const project = `${dir}/myop`;
+    const fake = new Deno.Command(Deno.execPath(), {
+      args: ["task", "fake-cluster"],
+      cwd: project,
+      env: { NO_COLOR: "1" },
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    const guard = setTimeout(() => fake.kill("SIGKILL"), 120_000);
+    try {
+      const lines = fake.stdout.pipeThrough(new TextDecoderStream()).getReader();
+      let printed = "";
+      while (!printed.includes("Fake cluster ready at")) {
+        const { value, done } = await lines.read();
+        if (done) break;
+        printed += value;
+      }
+      lines.releaseLock();
+      assertStringIncludes(printed, "export KUBECONFIG=.fake-cluster/kubeconfig");
+      const permissions = await new Deno.Command(Deno.execPath(), {
+        args: ["task", "permissions"],
+        cwd: project,
+        env: { NO_COLOR: "1", KUBECONFIG: ".fake-cluster/kubeconfig" },
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      const flags = new TextDecoder().decode(permissions.stdout);
+      assertEquals(permissions.code, 0, new TextDecoder().decode(permissions.stderr));
+      assertStringIncludes(flags, "--allow-net=127.0.0.1:");
+    } finally {
+      fake.kill("SIGTERM");
+      const status = await fake.status;
+      clearTimeout(guard);
+      await fake.stdout.cancel().catch(() => {});
+      const stderr = await new Response(fake.stderr).text();
+      assertEquals(status.code, 0, stderr);
+    }
+    // Saved on exit, for the next start.
+    assert((await Deno.stat(`${project}/.fake-cluster/state.json`)).isFile);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("kopf init refuses a directory that is not empty, with exit code 2", async () => {
   const dir = await Deno.makeTempDir();
   try {

@@ -48,7 +48,20 @@ Deno.test("a project has its operator, test, CRD, types, tasks and README", () =
   // The types are what `kopf types` makes of the CRD, byte for byte.
   assertEquals(file(files, "types.ts"), generateTypesFromYaml(file(files, "crd.yaml"), "crd.yaml"));
   const tasks = JSON.parse(file(files, "deno.json")).tasks;
-  assertEquals(Object.keys(tasks).sort(), ["manifests", "run", "test", "types"]);
+  assertEquals(Object.keys(tasks).sort(), [
+    "fake-cluster",
+    "manifests",
+    "permissions",
+    "run",
+    "test",
+    "types",
+  ]);
+  assertStringIncludes(
+    tasks["fake-cluster"],
+    "--allow-write=.fake-cluster jsr:@kopf/kopf@^1.2.3/cli fake-cluster " +
+      "--kubeconfig .fake-cluster/kubeconfig --state .fake-cluster/state.json",
+  );
+  assertStringIncludes(tasks.permissions, " permissions operator.ts");
   assertStringIncludes(tasks.manifests, " manifests ");
   assertStringIncludes(tasks.manifests, "--crd crd.yaml operator.ts");
   assertStringIncludes(file(files, "README.md"), "deno task test");

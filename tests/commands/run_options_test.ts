@@ -3,6 +3,7 @@
  * is one clear line; good input becomes the operator's options.
  */
 import { assert, assertEquals, assertRejects, assertThrows } from "../assert.ts";
+import { OperatorLoadError } from "../../src/commands/load_errors.ts";
 import {
   CommandLineError,
   DEV_PRIORITY,
@@ -130,7 +131,7 @@ Deno.test("operator files register on the given registry, which is default meanw
   }
 });
 
-Deno.test("a missing file or a failing module is named in one line", async () => {
+Deno.test("a missing file is a usage error; a failing module an operator's error saying where", async () => {
   const dir = await Deno.makeTempDir();
   try {
     await assertRejects(
@@ -141,8 +142,8 @@ Deno.test("a missing file or a failing module is named in one line", async () =>
     await Deno.writeTextFile(`${dir}/broken.ts`, `throw new Error("bad handler file");\n`);
     await assertRejects(
       () => loadSources(planRun([`${dir}/broken.ts`], {}).sources),
-      CommandLineError,
-      "broken.ts: bad handler file",
+      OperatorLoadError,
+      `broken.ts: Error: bad handler file at ${dir}/broken.ts:1:7`,
     );
   } finally {
     await Deno.remove(dir, { recursive: true });
@@ -158,9 +159,18 @@ Deno.test("no credentials anywhere: one line naming what was tried and what to d
     exists: () => Promise.resolve(false),
   });
   assert(line !== undefined && !line.includes("\n"));
+  // Run here, in the framework's checkout: its demo is what shows an operator at work.
   for (const text of ["/home/nobody/.kube/config (missing)", "in-cluster", "KUBECONFIG", "demo"]) {
     assert(line.includes(text), `${JSON.stringify(text)} in ${line}`);
   }
+  // Elsewhere, what is there: a Node project has no deno tasks at all.
+  const node = await missingCredentials(new OperatorRegistry(), {
+    env,
+    exists: () => Promise.resolve(false),
+    project: { runtime: "node", tasks: new Set(), nodeProject: true },
+  });
+  assert(node !== undefined && !node.includes("deno"), node);
+  assert(node.includes("`npx kopf fake-cluster`"), node);
 });
 
 Deno.test("credentials: a KUBECONFIG file, the pod's account or a login handler suffice", async () => {

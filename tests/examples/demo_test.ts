@@ -43,4 +43,28 @@ Deno.test("deno task demo: create, change, delete, narrated; exit code 0", async
   // Each step's handler ran once.
   assertEquals(out.split("Handler 'createFn' succeeded.").length - 1, 2, "log + event");
   assertEquals(out.split("Handler 'deleteFn' succeeded.").length - 1, 2, "log + event");
+  assert(!out.includes("\x1b["), "no colours with NO_COLOR");
+});
+
+Deno.test("deno task demo into a pipe: no colours, even without NO_COLOR", async () => {
+  const config = JSON.parse(await Deno.readTextFile(`${ROOT}/deno.json`));
+  const words = (config.tasks.demo as string).split(/\s+/);
+  const env: Record<string, string> = {};
+  for (const name of ["PATH", "HOME", "DENO_DIR", "XDG_CACHE_HOME"]) {
+    const value = Deno.env.get(name);
+    if (value !== undefined) env[name] = value;
+  }
+  const child = new Deno.Command(Deno.execPath(), {
+    args: words.slice(1),
+    cwd: ROOT,
+    clearEnv: true,
+    env,
+    stdout: "piped",
+    stderr: "piped",
+  });
+  const { code, stdout, stderr } = await child.output();
+  const out = new TextDecoder().decode(stdout);
+  assertEquals(code, 0, new TextDecoder().decode(stderr));
+  assertStringIncludes(out, "$ kubectl apply -f examples/obj.yaml");
+  assert(!out.includes("\x1b["), `colours in a pipe:\n${out.slice(0, 400)}`);
 });

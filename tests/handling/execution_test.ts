@@ -60,12 +60,20 @@ Deno.test("errors become outcomes by their kind and the errors mode", async () =
   };
   const temporary = await run(new TemporaryError("soon", { delay: 3 }));
   assertEquals([temporary.final, temporary.delay], [false, 3]);
-  assertEquals(temporary.log, "error: Handler 'fn' failed temporarily: soon");
+  assertEquals(temporary.log, "error: Handler 'fn' failed temporarily: soon. Will retry in 3s.");
+  const sentence = await run(new TemporaryError("Not ready yet.", { delay: 150 }));
+  assertEquals(
+    sentence.log,
+    "error: Handler 'fn' failed temporarily: Not ready yet. Will retry in 2m 30s.",
+  );
+  const atOnce = await run(new TemporaryError("again", { delay: null }));
+  assertEquals(atOnce.log, "error: Handler 'fn' failed temporarily: again. Will retry now.");
   const permanent = await run(new PermanentError("never"));
   assertEquals([permanent.final, permanent.delay], [true, undefined]);
   assertEquals(permanent.log, "error: Handler 'fn' failed permanently: never");
   const backoff = await run(new Error("oops"));
   assertEquals([backoff.final, backoff.delay], [false, 7]);
+  assertEquals(backoff.log, "exception: Handler 'fn' failed with an exception. Will retry in 7s.");
   const stopped = await run(new Error("oops"), "permanent");
   assertEquals([stopped.final, stopped.error instanceof Error], [true, true]);
   const ignored = await run(new Error("oops"), "ignored");
@@ -73,6 +81,7 @@ Deno.test("errors become outcomes by their kind and the errors mode", async () =
   assertEquals(ignored.log, "exception: Handler 'fn' failed with an exception. Will ignore.");
   const children = await run(new HandlerChildrenRetry(2));
   assertEquals([children.final, children.delay], [false, 2]);
+  assertEquals(children.log, "debug: Handler 'fn' has unfinished sub-handlers. Will retry in 2s.");
   const nothing = await run(undefined, "permanent");
   assert(nothing.error instanceof Error, "a thrown undefined still fails the handler");
 });

@@ -279,3 +279,48 @@ Deno.test("results and patch values taken from the read-only views are stored as
     assert(!logs.some((l) => l.includes("failed permanently")), logs.join("\n"));
   });
 });
+
+Deno.test("field handlers as Kopf's: when the field changes — on creation only if it is set", async () => {
+  await using cluster = await startCluster();
+  const registry = clusterRegistry(cluster);
+  const calls = new Calls<string>();
+  on.field("kopfexamples", { registry, field: "spec.field" }, function field_fn(kwargs) {
+    calls.add(`${kwargs.reason} ${kwargs.name} ${kwargs.old} -> ${kwargs.new}`);
+  });
+  on.create("kopfexamples", { registry }, function create_fn({ name }) {
+    calls.add(`create_fn ${name}`);
+  });
+  on.delete("kopfexamples", { registry }, function delete_fn({ name }) {
+    calls.add(`delete_fn ${name}`);
+  });
+  await whileRunning(registry, async () => {
+    cluster.create(kex("with"));
+    cluster.create(kex("without", { field: undefined }));
+    await cluster.waitFor("kopfexamples", "with", handled);
+    await cluster.waitFor("kopfexamples", "without", handled);
+    // An absent field that appears is a change of it too; other fields are not.
+    cluster.patch("kopfexamples", "without", { spec: { field: "added" } });
+    cluster.patch("kopfexamples", "with", { spec: { other: 1 } });
+    await calls.until(1, (c) => c.startsWith("update without"));
+    await cluster.waitFor(
+      "kopfexamples",
+      "with",
+      (b) => handled(b) && !!b?.metadata?.annotations?.[DIFFBASE]?.includes("other"),
+    );
+  });
+  assertEquals(calls.list.toSorted(), [
+    "create with null -> value",
+    "create_fn with",
+    "create_fn without",
+    "update without null -> added",
+  ]);
+  // A new lifetime (resuming) and the deletion: the field does not change, nothing runs.
+  calls.list.length = 0;
+  await whileRunning(registry, async () => {
+    cluster.delete("kopfexamples", "with");
+    cluster.delete("kopfexamples", "without");
+    await cluster.waitFor("kopfexamples", "with", (b) => b === undefined);
+    await cluster.waitFor("kopfexamples", "without", (b) => b === undefined);
+  });
+  assertEquals(calls.list.toSorted(), ["delete_fn with", "delete_fn without"]);
+});

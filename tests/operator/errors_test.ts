@@ -41,7 +41,7 @@ Deno.test("TemporaryError: retried after its delay with retry/started/runtime", 
   assertEquals(calls.list.map((c) => c.retry), [0, 1, 2]);
   assertEquals(new Set(calls.list.map((c) => c.started)).size, 1);
   assert(calls.list[2].runtime >= 0.2, `runtime ${calls.list[2].runtime}`);
-  assert(logged("kex1", "Handler 'create_fn' failed temporarily: not yet 0"));
+  assert(logged("kex1", "Handler 'create_fn' failed temporarily: not yet 0. Will retry in 0.1s."));
 });
 
 Deno.test("after a retried handler succeeds, no empty progress stanza is left in the status", async () => {
@@ -100,7 +100,7 @@ Deno.test("arbitrary errors: retried after the backoff by default", async () => 
     await cluster.waitFor("kopfexamples", "kex1", handled);
   });
   assertEquals(calls.list, [0, 1]);
-  assert(logged("kex1", "Handler 'create_fn' failed with an exception. Will retry."));
+  assert(logged("kex1", "Handler 'create_fn' failed with an exception. Will retry in 0.1s."));
 });
 
 Deno.test("errors: permanent and ignored modes; a thrown non-Error is an error too", async () => {

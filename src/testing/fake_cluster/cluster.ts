@@ -38,6 +38,7 @@ import { type ClusterEndpoint, connectionInfoOf, kubeconfigOf } from "./kubeconf
 import { type SavedCredentials, saveState } from "./persistence.ts";
 import type { ServedRequest } from "./request_log.ts";
 import type { FakeClusterTraffic } from "./traffic.ts";
+import { witnessReports } from "../failure_reports.ts";
 
 /**
  * An in-memory Kubernetes API server on 127.0.0.1, faithful enough for kubectl, client
@@ -375,7 +376,9 @@ export class FakeCluster implements AsyncDisposable {
   /**
    * Wait until the object satisfies the predicate (called with `undefined` while it
    * does not exist); resolves with what the predicate accepted. Checks at once and on
-   * every change — no polling.
+   * every change — no polling. On a timeout, the error says what the object is like now
+   * (its version, finalizers, labels, annotations and status, long values cut) and what
+   * the `KopfRunner`s started with this cluster last printed.
    */
   waitFor(
     resource: FakeResource,
@@ -383,6 +386,6 @@ export class FakeCluster implements AsyncDisposable {
     predicate: (object: RawBody | undefined) => boolean,
     options: FakeWaitOptions = {},
   ): Promise<RawBody | undefined> {
-    return this.#direct.waitFor(resource, name, predicate, options);
+    return this.#direct.waitFor(resource, name, predicate, options, () => witnessReports(this.url));
   }
 }

@@ -13,6 +13,7 @@ import type { Lifecycle } from "./lifecycle.ts";
 import type { Objects } from "./objects.ts";
 import type { DeleteOptions, PatchType, Target } from "./targets.ts";
 import { parseFieldSelector, parseLabelSelector } from "./selectors.ts";
+import { objectState } from "../failure_reports.ts";
 
 /**
  * Which resource the direct API addresses: a name as kubectl takes it (`pods`,
@@ -289,12 +290,16 @@ export class DirectApi {
     return gone ? undefined : this.get(resource, name, options);
   }
 
-  /** Wait until the object satisfies the predicate; checked at once and on every change. */
+  /**
+   * Wait until the object satisfies the predicate; checked at once and on every change.
+   * A timeout says what the object is like now, and then what `explain()` adds.
+   */
   waitFor(
     resource: FakeResource,
     name: string,
     predicate: (object: RawBody | undefined) => boolean,
     options: FakeWaitOptions,
+    explain: () => string = () => "",
   ): Promise<RawBody | undefined> {
     const target = this.#target(resource, options, name);
     const key = typeKey(target.type.group, target.type.plural);
@@ -307,10 +312,14 @@ export class DirectApi {
     const first = current();
     if (predicate(first)) return Promise.resolve(first);
     const seconds = options.timeout ?? 10;
+    // Made now, so that its stack points at the test's line rather than at a timer.
+    const timedOut = new Error("Timed out");
+    let changes = 0;
     return new Promise((resolve, reject) => {
       const unsubscribe = store.listen((change) => {
         if (change.typeKey !== key || change.namespace !== namespace) return;
         if ((change.object.metadata as JsonObject).name !== name) return;
+        changes++;
         const now = current();
         try {
           if (!predicate(now)) return;
@@ -325,11 +334,13 @@ export class DirectApi {
       const timer = setTimeout(() => {
         finish();
         const where = target.namespace ? ` in namespace ${target.namespace}` : "";
-        reject(
-          new Error(
-            `Timed out after ${seconds}s waiting for ${target.type.plural} "${name}"${where} to satisfy the condition.`,
-          ),
-        );
+        const changed = changes === 0
+          ? "it did not change during the wait"
+          : `it changed ${changes} time(s) during the wait`;
+        timedOut.message =
+          `Timed out after ${seconds}s waiting for ${target.type.plural} "${name}"${where} ` +
+          `to satisfy the condition; ${changed}, and now ${objectState(current())}.` + explain();
+        reject(timedOut);
       }, seconds * 1000);
       const finish = () => {
         unsubscribe();

@@ -6,6 +6,7 @@
  */
 import type { JsonObject, JsonValue } from "../../structs/bodies.ts";
 import type { PrinterColumn, ServedVersion } from "../../catalog/resource_types.ts";
+import { CREATED_AT } from "../../catalog/builtin_types.ts";
 import { isObject } from "./patching.ts";
 import { partialMetadata } from "./renderings.ts";
 
@@ -79,6 +80,14 @@ function cellOf(column: PrinterColumn, object: JsonObject): JsonValue {
   return values.map((v) => (typeof v === "object" ? JSON.stringify(v) : String(v))).join(",");
 }
 
+/**
+ * Whether the type's columns say when its objects were made: an Age column of a CRD's own,
+ * or the Created At of the kinds that kube-apiserver tables by default (no Age then).
+ */
+function hasOwnTime(version: ServedVersion): boolean {
+  return version.columns.some((c) => c.name === "Age" || c.name === CREATED_AT);
+}
+
 /** The column definitions for a type: Name, its own columns, Age. */
 export function columnDefinitions(version: ServedVersion): JsonObject[] {
   const name = {
@@ -102,8 +111,7 @@ export function columnDefinitions(version: ServedVersion): JsonObject[] {
     description: "The time since the object was created.",
     priority: 0,
   };
-  // CRDs that declare an Age-like date column themselves get no second one.
-  return [name, ...own, ...(version.columns.some((c) => c.name === "Age") ? [] : [ageColumn])];
+  return [name, ...own, ...(hasOwnTime(version) ? [] : [ageColumn])];
 }
 
 /** One table row for an object. */
@@ -117,7 +125,7 @@ export function rowOf(
     String(meta.name ?? ""),
     ...version.columns.map((c) => cellOf(c, object)),
   ];
-  if (!version.columns.some((c) => c.name === "Age")) cells.push(age(meta.creationTimestamp));
+  if (!hasOwnTime(version)) cells.push(age(meta.creationTimestamp));
   const row: JsonObject = { cells };
   if (include === "Object") row.object = object;
   else if (include === "Metadata") row.object = partialMetadata(object);

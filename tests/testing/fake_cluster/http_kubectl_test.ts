@@ -4,7 +4,7 @@
  */
 import { available } from "../../platform/commands.ts";
 import { FakeCluster } from "../../../src/testing/mod.ts";
-import { assert, assertEquals, assertStringIncludes } from "../../assert.ts";
+import { assert, assertEquals, assertMatch, assertStringIncludes } from "../../assert.ts";
 import { exampleCrd } from "./helpers.ts";
 
 const hasKubectl = await available("kubectl", ["version", "--client"]);
@@ -111,7 +111,10 @@ Deno.test({
     assertStringIncludes(table, "FIELD");
     assertStringIncludes(table, "e1");
     assertStringIncludes((await k.run(["get", "all"])).out, "kopfexample.kopf.dev/e1");
-    assertStringIncludes((await k.run(["get", "crd"])).out, "kopfexamples.kopf.dev");
+    // As a real cluster shows CRDs: when, not how long ago, and no AGE beside it.
+    const crds = (await k.run(["get", "crd"])).out.trim().split("\n");
+    assertEquals(crds[0].split(/\s+/), ["NAME", "CREATED", "AT"]);
+    assertMatch(crds[1], /^kopfexamples\.kopf\.dev\s+\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
   },
 });
 

@@ -1,0 +1,60 @@
+/**
+ * The commands that messages suggest follow where `kopf` runs: the framework's checkout
+ * has its demo, a project of `kopf init` its fake-cluster task, a Node project neither.
+ */
+import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
+import {
+  denoTask,
+  fakeClusterHint,
+  type ProjectContext,
+  projectContext,
+} from "../../src/commands/project_context.ts";
+
+Deno.test("the context: the tasks of deno.json or deno.jsonc, or a Node project", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    assertEquals((await projectContext(dir)).tasks, new Set());
+    await Deno.writeTextFile(`${dir}/package.json`, "{}");
+    const node = await projectContext(dir);
+    assertEquals([node.nodeProject, node.runtime, node.tasks.size], [true, "deno", 0]);
+    await Deno.writeTextFile(
+      `${dir}/deno.jsonc`,
+      '// tasks\n{ "tasks": { /* the fake one */ "fake-cluster": "x", "test": "y" } }\n',
+    );
+    const jsonc = await projectContext(dir);
+    assertEquals([jsonc.nodeProject, [...jsonc.tasks]], [false, ["fake-cluster", "test"]]);
+    await Deno.writeTextFile(`${dir}/deno.json`, "not json");
+    assertEquals((await projectContext(dir)).tasks, new Set());
+    assertEquals((await projectContext()).tasks.has("demo"), true, "the checkout's own");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("the fake cluster suggested: the demo, the project's task, npx kopf, this program", () => {
+  const context = (over: Partial<ProjectContext>): ProjectContext => ({
+    runtime: "deno",
+    tasks: new Set(),
+    nodeProject: false,
+    ...over,
+  });
+  assertEquals(
+    fakeClusterHint(context({ tasks: new Set(["demo", "fake-cluster"]) })),
+    "or see it all work on an embedded fake cluster: deno task demo",
+  );
+  assertStringIncludes(
+    fakeClusterHint(context({ tasks: new Set(["fake-cluster"]) })),
+    "run `deno task fake-cluster` in another terminal and point KUBECONFIG at",
+  );
+  for (const node of [context({ nodeProject: true }), context({ runtime: "node" })]) {
+    const hint = fakeClusterHint(node);
+    assertStringIncludes(hint, "`npx kopf fake-cluster`");
+    assert(!hint.includes("deno"), hint);
+  }
+  assertStringIncludes(
+    fakeClusterHint(context({ program: "jsr:@kopf/kopf/cli" })),
+    "`deno run --allow-all jsr:@kopf/kopf/cli fake-cluster`",
+  );
+  assertEquals(denoTask(context({}), "test"), "deno task test");
+  assertEquals(denoTask(context({ runtime: "node" }), "test"), "npx -y deno task test");
+});
