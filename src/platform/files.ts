@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { resolve } from "node:path";
 import process from "node:process";
 import { getEnv } from "./process.ts";
 
@@ -82,6 +83,21 @@ export async function directoryEntries(path: string): Promise<string[]> {
   return await readdir(path);
 }
 
+/**
+ * Copy a file, or a directory with everything in it, to a path that does not exist yet
+ * (its parent must). Symbolic links are followed: the copy holds what they point to.
+ */
+export async function copyPath(from: string, to: string): Promise<void> {
+  if ((await pathKind(from)) !== "directory") {
+    if (typeof Deno !== "undefined") return await Deno.copyFile(from, to);
+    return await copyFile(from, to);
+  }
+  await makeDirectory(to);
+  for (const name of await directoryEntries(from)) {
+    await copyPath(`${from}/${name}`, `${to}/${name}`);
+  }
+}
+
 /** The process's current working directory. */
 export function currentDirectory(): string {
   return typeof Deno !== "undefined" ? Deno.cwd() : process.cwd();
@@ -144,6 +160,11 @@ export function resolvePath(baseDirectory: string, path: string): string {
   return expanded.startsWith("./")
     ? `${base}${sep}${expanded.slice(2)}`
     : `${base}${sep}${expanded}`;
+}
+
+/** A path made absolute against the current directory, normalised (no `.` or `..`). */
+export function absolutePath(path: string): string {
+  return resolve(currentDirectory(), expandHome(path));
 }
 
 /** The separator of path lists in environment variables: `;` on Windows, else `:`. */
