@@ -388,6 +388,9 @@ kubectl apply -f crd.yaml
 deno task run
 \`\`\`
 
+While developing, \`deno task run --watch\` restarts the operator whenever its files
+change: gracefully, and against the same cluster and objects.
+
 Then, in another terminal:
 
 \`\`\`sh

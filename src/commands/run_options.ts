@@ -390,11 +390,24 @@ async function importOnto(sources: readonly OperatorSource[], options: LoadOptio
       try {
         await import(specifier);
       } catch (error) {
-        const why = error instanceof Error ? error.message.split("\n")[0] : String(error);
-        throw new CommandLineError(`Cannot load ${source.name}: ${why}`, { cause: error });
+        throw new CommandLineError(`Cannot load ${source.name}: ${whyNotLoaded(error)}`, {
+          cause: error,
+        });
       }
     }
   } finally {
     if (options.registry) setDefaultRegistry(previous);
   }
+}
+
+/**
+ * Why a module failed to import, in one line: the first line of the message, and where
+ * in the source when the runtime says so (Deno's syntax errors show the line, then
+ * `at file:///…:2:16`).
+ */
+export function whyNotLoaded(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const first = message.split("\n")[0];
+  const at = /^\s*at (\S+:\d+:\d+)\s*$/m.exec(message)?.[1];
+  return at === undefined || first.includes(at) ? first : `${first} (at ${at})`;
 }

@@ -84,6 +84,21 @@ export async function directoryEntries(path: string): Promise<string[]> {
 }
 
 /**
+ * The names of a directory's subdirectories (symbolic links to directories are not
+ * followed, so that a walk over them cannot loop).
+ */
+export async function subdirectoryNames(path: string): Promise<string[]> {
+  if (typeof Deno !== "undefined") {
+    const names: string[] = [];
+    for await (const entry of Deno.readDir(path)) if (entry.isDirectory) names.push(entry.name);
+    return names;
+  }
+  return (await readdir(path, { withFileTypes: true }))
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name);
+}
+
+/**
  * Copy a file, or a directory with everything in it, to a path that does not exist yet
  * (its parent must). Symbolic links are followed: the copy holds what they point to.
  */

@@ -53,6 +53,7 @@ Deno.test("a project has its operator, test, CRD, types, tasks and README", () =
   assertStringIncludes(tasks.manifests, " manifests ");
   assertStringIncludes(tasks.manifests, "--crd crd.yaml operator.ts");
   assertStringIncludes(file(files, "README.md"), "deno task test");
+  assertStringIncludes(file(files, "README.md"), "deno task run --watch");
 });
 
 Deno.test("by default the framework comes from JSR, at this version", () => {

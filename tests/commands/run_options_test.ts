@@ -12,6 +12,7 @@ import {
   parsePriority,
   parseShards,
   planRun,
+  whyNotLoaded,
 } from "../../src/commands/run_options.ts";
 import {
   findCredentialSources,
@@ -252,4 +253,26 @@ Deno.test("-l/--selector and --field-selector: checked, then the selectors of ev
   );
   assertThrows(() => parseLabelSelectorFlag(""), Error, "it is empty");
   assertThrows(() => parseFieldSelectorFlag("status.phase"), Error, "expected path=value");
+});
+
+Deno.test("a module that fails to load is said in one line, with where when known", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(`${dir}/broken.ts`, "export const x = ;\n");
+    const error = await assertRejects(
+      () => loadSources([{ name: "broken.ts", specifier: `file://${dir}/broken.ts`, file: false }]),
+      CommandLineError,
+      "Cannot load broken.ts: SyntaxError",
+    );
+    assert(error.message.endsWith(`(at file://${dir}/broken.ts:1:18)`), error.message);
+    assert(!error.message.includes("\n"), error.message);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+  assertEquals(
+    whyNotLoaded(new Error("Not found: x.ts\n  at file:///a.ts:1:1")),
+    "Not found: x.ts (at file:///a.ts:1:1)",
+  );
+  assertEquals(whyNotLoaded(new Error("one line")), "one line");
+  assertEquals(whyNotLoaded("text"), "text");
 });
