@@ -30,8 +30,6 @@ const UNRELATED = Number(Deno.env.get("KOPF_BENCH_CHILDREN_UNRELATED") ?? 100_00
 const CHANGES = 50;
 const LATENCY_TARGET_MS = 1_000;
 const HEAP_TARGET_BYTES = 1_024;
-const KIND = "kopfexamples.kopf.dev";
-const OWNER_KIND = "kopf.zalando.org/owner-kind";
 const WAIT_MS = 120_000;
 
 const CONFIGMAPS = new kopf.Resource({

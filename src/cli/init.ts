@@ -1,6 +1,7 @@
 /**
  * `kopf init [dir]`: the command line of {@link initProject} — a new operator project,
- * taking the framework from JSR at this package's version, or from a local checkout.
+ * taking the framework from JSR at this package's version, or copying it from a local
+ * checkout.
  *
  * @module
  */
@@ -23,7 +24,8 @@ export function initCommand(io: InitIo = {}): Command {
         "resource, its CRD (crd.yaml) and TypeScript types (types.ts), a test on a fake " +
         "cluster (operator_test.ts), deno.json with the tasks run, test, fake-cluster, " +
         "permissions, manifests and types, and a README. The framework comes from JSR " +
-        "unless --local names a checkout.",
+        "unless --local names a checkout, which is then copied into vendor/kopf (JSR is " +
+        "where it will be published).",
     )
     .argument("[dir]", "the project's directory", ".")
     .option("--group <group>", "the custom resource's API group", INIT_DEFAULTS.group)
@@ -31,7 +33,7 @@ export function initCommand(io: InitIo = {}): Command {
     .option("--plural <plural>", "the custom resource's plural (default: from the kind)")
     .option(
       "--local <checkout>",
-      "take @kopf/kopf from this checkout's modules instead of JSR (to develop both)",
+      "copy @kopf/kopf from this checkout into vendor/kopf instead of taking it from JSR",
     )
     .action(async (dir, flags, self) => {
       try {

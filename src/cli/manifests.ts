@@ -46,13 +46,14 @@ import {
   planRun,
 } from "../commands/run_options.ts";
 import { parseDocuments } from "../commands/types.ts";
+import { checkBuildContext } from "../commands/build_context.ts";
+import { VERSION } from "./version.ts";
 import { parseDeclaredRule, RULE_EXAMPLE } from "../structs/rbac_rules.ts";
 import { v8FlagsArgument } from "./runtime_flags.ts";
 import { planPermissions } from "./permissions.ts";
 import { builtinTypes } from "../catalog/builtin_types.ts";
 import { compareVersions, resourcesOf, type ResourceType } from "../catalog/resource_types.ts";
 import { checkCrd, crdToType } from "../catalog/custom_resource_definitions.ts";
-import { VERSION } from "./version.ts";
 
 /** The flags of `kopf manifests`. */
 export interface ManifestsFlags {
@@ -105,8 +106,13 @@ export interface ManifestsFlags {
  */
 export const DEFAULT_DENO_VERSION: string = denoVersion() ?? "2.9.6";
 
-/** The module of the `kopf` command line that the recipe compiles in, by default. */
-export const DEFAULT_CLI_MODULE = `jsr:@kopf/kopf@^${VERSION}/cli`;
+/**
+ * The module of the `kopf` command line that the recipe compiles in, by default: the one
+ * of the framework the operator imports, through the project's import map (JSR's, or the
+ * copy in `vendor/kopf/` of a project made by `kopf init --local`), so that the image
+ * holds one framework, whose registry the operator's handlers are on.
+ */
+export const DEFAULT_CLI_MODULE = "@kopf/kopf/cli";
 
 /** Where the probes listen in the pod. */
 const LIVENESS_URL = `http://0.0.0.0:${PROBES_PORT}/healthz`;
@@ -280,8 +286,10 @@ export async function manifestsOf(
       metrics: flags.metrics === undefined ? undefined : `0.0.0.0:${flags.metrics}`,
       env: () => undefined,
     });
+    const sources = [...files, ...(flags.module ?? [])];
+    await checkBuildContext(sources, flags.cli ?? DEFAULT_CLI_MODULE);
     return dockerfile({
-      operatorFiles: [...files, ...(flags.module ?? [])],
+      operatorFiles: sources,
       denoVersion: flags.denoVersion ?? DEFAULT_DENO_VERSION,
       cli: flags.cli ?? DEFAULT_CLI_MODULE,
       permissions: permissions.flags(),

@@ -686,7 +686,7 @@ export interface DockerfileInput {
   readonly operatorFiles: readonly string[];
   /** The Deno version of the build image. */
   readonly denoVersion: string;
-  /** The module of the `kopf` command line, e.g. `jsr:@kopf/kopf@^0.1.0/cli`. */
+  /** The module of the `kopf` command line, e.g. `@kopf/kopf/cli` (through the import map). */
   readonly cli: string;
   /** The Deno permission flags to compile in (the in-cluster plan of `kopf permissions`). */
   readonly permissions: readonly string[];

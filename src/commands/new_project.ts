@@ -7,20 +7,25 @@
  * print its minimal Deno permissions —, and a README saying how.
  *
  * The framework comes from JSR (`jsr:@kopf/kopf@^VERSION`) unless a local checkout of it
- * is named, for developing the framework and a project side by side: the project's
- * import map then points `@kopf/kopf` (and its other entry points) at the checkout's
- * modules, and carries the checkout's own imports, which those modules need.
+ * is named — for developing the framework and a project side by side, and for as long as
+ * the package is not published. The checkout's package (its `deno.json`, its license and
+ * the modules its entry points need) is then copied into the project, `vendor/kopf/`, a
+ * member of the project's Deno workspace: `@kopf/kopf` and its other entry points
+ * resolve there, with the framework's own imports, and the project stays one directory
+ * that an image builds from (a path outside it would not be in Docker's build context).
+ * The project's `vendor` task copies the checkout again after the framework changes.
  *
  * @module
  */
 import {
-  currentDirectory,
+  absolutePath,
+  copyPath,
   directoryEntries,
   FileNotFoundError,
   makeDirectory,
+  pathExists,
   pathKind,
   readTextFile,
-  resolvePath,
   writeTextFile,
 } from "../platform/files.ts";
 import { CommandLineError } from "./run_options.ts";
@@ -52,15 +57,21 @@ export interface ProjectFile {
   readonly text: string;
 }
 
-/** A local checkout of the framework, as the project's import map refers to it. */
+/** A local checkout of the framework, and what of it a project vendors. */
 export interface LocalCheckout {
-  /** The checkout's directory as a `file:` URL ending in `/`. */
-  readonly url: string;
+  /** The checkout's directory, absolute, without a trailing separator. */
+  readonly path: string;
   /** The checkout's `deno.json` `exports`: entry point (`.`, `./testing`, …) → path. */
   readonly exports: Readonly<Record<string, string>>;
-  /** The checkout's `deno.json` `imports`, which its modules need. */
-  readonly imports: Readonly<Record<string, string>>;
+  /**
+   * What the project copies into `vendor/kopf/`, relative to the checkout: `deno.json`,
+   * the license, and the top-level files and directories that the entry points are in.
+   */
+  readonly vendored: readonly string[];
 }
+
+/** Where a project of a local checkout keeps its copy of the framework. */
+export const VENDOR_DIR = "vendor/kopf";
 
 /** The defaults of {@link InitOptions}: the resource every new project starts with. */
 export const INIT_DEFAULTS = { group: "example.com", kind: "Widget", version: "v1" } as const;
@@ -279,25 +290,30 @@ function cliSpecifier(options: InitOptions, local: LocalCheckout | undefined): s
   if (path === undefined) {
     throw new CommandLineError(`--local: the checkout's deno.json exports no ./cli.`);
   }
-  return new URL(path, local.url).href;
+  return `./${VENDOR_DIR}/${path.replace(/^\.\//, "")}`;
 }
 
-/** The project's import map: the framework (from JSR or the checkout) and `yaml`. */
+/**
+ * The project's import map: the framework from JSR, and `yaml`. With a checkout, the
+ * framework is the workspace member in `vendor/kopf/` instead, found by its name.
+ */
 function importMap(
   options: InitOptions,
   local: LocalCheckout | undefined,
 ): Record<string, string> {
-  if (local === undefined) {
-    return {
-      "@kopf/kopf": `jsr:@kopf/kopf@^${options.kopfVersion}`,
-      yaml: options.yamlSpecifier,
-    };
-  }
-  const imports: Record<string, string> = {};
-  for (const [entry, path] of Object.entries(local.exports)) {
-    imports[`@kopf/kopf${entry.slice(1)}`] = new URL(path, local.url).href;
-  }
-  return { ...imports, yaml: options.yamlSpecifier, ...local.imports };
+  if (local !== undefined) return { yaml: options.yamlSpecifier };
+  return { "@kopf/kopf": `jsr:@kopf/kopf@^${options.kopfVersion}`, yaml: options.yamlSpecifier };
+}
+
+/** A path for `deno task`'s shell, in single quotes. */
+function shellWord(path: string): string {
+  return `'${path.replaceAll("'", `'"'"'`)}'`;
+}
+
+/** The `vendor` task: copy the checkout into `vendor/kopf/` again, afresh. */
+function vendorTask(local: LocalCheckout): string {
+  const sources = local.vendored.map((entry) => shellWord(`${local.path}/${entry}`)).join(" ");
+  return `rm -rf ${VENDOR_DIR} && mkdir -p ${VENDOR_DIR} && cp -r ${sources} ${VENDOR_DIR}/`;
 }
 
 /**
@@ -325,8 +341,10 @@ function denoJson(options: InitOptions, local: LocalCheckout | undefined): strin
       permissions: `${kopf} permissions operator.ts`,
       manifests: `${kopf} manifests --all-namespaces --crd crd.yaml operator.ts`,
       types: `${kopf} types crd.yaml > types.ts`,
+      ...(local !== undefined ? { vendor: vendorTask(local) } : {}),
     },
     imports: importMap(options, local),
+    ...(local !== undefined ? { workspace: [`./${VENDOR_DIR}`] } : {}),
     // The README's lines stay as they are written, whatever the names in them.
     fmt: { proseWrap: "preserve" },
   };
@@ -345,8 +363,15 @@ function table(rows: readonly (readonly string[])[]): string {
 function readme(r: ResourceNames, local: LocalCheckout | undefined): string {
   const source = local === undefined
     ? "The framework, `@kopf/kopf`, comes from JSR (see `imports` in `deno.json`)."
-    : "The framework, `@kopf/kopf`, comes from a local checkout (see `imports` in " +
-      "`deno.json`); point it at `jsr:@kopf/kopf` to use the published package.";
+    : "The framework, `@kopf/kopf`, is a copy of a local checkout in `vendor/kopf/`, a\n" +
+      "member of the workspace of `deno.json`. After changing the checkout, copy it again:\n" +
+      "`deno task vendor`.";
+  const vendored = local === undefined
+    ? []
+    : [["`vendor/kopf/`", "the framework, copied from the checkout: `deno task vendor`"]];
+  const context = local === undefined
+    ? ""
+    : "\nThe image is built from this directory alone, `vendor/kopf/` included.\n";
   return `# An operator for ${r.kind} resources
 
 A Kubernetes operator made with \`kopf init\`. It serves the \`${r.kind}\` resources
@@ -361,6 +386,7 @@ ${
       ["`operator_test.ts`", "the operator on a fake cluster, with `KopfRunner`"],
       ["`crd.yaml`", "the CustomResourceDefinition"],
       ["`types.ts`", "the resource's types, made from the CRD: `deno task types`"],
+      ...vendored,
     ])
   }
 ## Test
@@ -394,6 +420,9 @@ kubectl apply -f crd.yaml
 deno task run
 \`\`\`
 
+While developing, \`deno task run --watch\` restarts the operator whenever its files
+change: gracefully, and against the same cluster and objects.
+
 Then, in another terminal:
 
 \`\`\`sh
@@ -416,7 +445,7 @@ instead of those of \`deno task run\`.
 
 \`deno task manifests\` prints a ServiceAccount, the RBAC that the handlers need and
 a Deployment; with \`--dockerfile\`, the recipe of the operator's image.
-
+${context}
 \`\`\`sh
 deno task manifests --dockerfile > Dockerfile
 docker build -t my-operator:1 .
@@ -443,48 +472,67 @@ export function projectFiles(options: InitOptions, local?: LocalCheckout): Proje
   ];
 }
 
-/** A path as a `file:` URL of a directory (ending in `/`). */
-function directoryUrl(path: string): string {
-  const absolute = resolvePath(currentDirectory(), path).replace(/\\/g, "/");
-  const url = new URL(absolute.startsWith("/") ? absolute : `/${absolute}`, "file:///").href;
-  return url.endsWith("/") ? url : `${url}/`;
-}
-
 /** Read a checkout of the framework: its `deno.json` must be `@kopf/kopf`'s. */
 export async function readLocalCheckout(path: string): Promise<LocalCheckout> {
-  const url = directoryUrl(path);
-  let config: { name?: unknown; exports?: unknown; imports?: unknown };
+  const absolute = absolutePath(path);
+  let config: { name?: unknown; exports?: unknown };
   try {
-    config = JSON.parse(await readTextFile(resolvePath(currentDirectory(), `${path}/deno.json`)));
+    config = JSON.parse(await readTextFile(`${absolute}/deno.json`));
   } catch (error) {
     const why = error instanceof FileNotFoundError ? "has no deno.json" : "has a broken deno.json";
     throw new CommandLineError(
       `--local ${path} ${why}; give the directory of a checkout of @kopf/kopf.`,
     );
   }
-  const exports = config.exports;
+  // `"exports": "./mod.ts"` is the short form of `{ ".": "./mod.ts" }`.
+  const exports = typeof config.exports === "string" ? { ".": config.exports } : config.exports;
   if (config.name !== "@kopf/kopf" || typeof exports !== "object" || exports === null) {
     throw new CommandLineError(
       `--local ${path} is not a checkout of @kopf/kopf (its deno.json names another ` +
         `package or exports nothing); give the directory of one.`,
     );
   }
-  const imports = typeof config.imports === "object" && config.imports !== null
-    ? config.imports as Record<string, string>
-    : {};
-  return { url, exports: exports as Record<string, string>, imports };
+  const entries = Object.values(exports as Record<string, string>)
+    .map((file) => file.replace(/^\.\//, "").split("/")[0]);
+  const license = (await pathExists(`${absolute}/LICENSE`)) ? ["LICENSE"] : [];
+  const vendored = [...new Set(["deno.json", ...license, ...entries])];
+  for (const entry of vendored) {
+    if (entry === "" || entry === ".." || !(await pathExists(`${absolute}/${entry}`))) {
+      throw new CommandLineError(
+        `--local ${path}: its deno.json exports ${entry || "."}, which is not in the checkout; ` +
+          `give the directory of a complete checkout of @kopf/kopf.`,
+      );
+    }
+  }
+  return { path: absolute, exports: exports as Record<string, string>, vendored };
+}
+
+/** A project inside what it copies of the checkout would copy itself, endlessly. */
+function checkOutsideVendored(dir: string, local: LocalCheckout): void {
+  const project = `${absolutePath(dir)}/`;
+  for (const entry of local.vendored) {
+    if (project.startsWith(`${local.path}/${entry}/`)) {
+      throw new CommandLineError(
+        `${dir} is inside ${entry}/ of the checkout, which the project copies; give a ` +
+          `directory outside it.`,
+      );
+    }
+  }
 }
 
 /** Where {@link initProject} writes (the file system by default; tests may record). */
 export interface InitIo {
   /** Write a file, its directory existing. */
   readonly writeFile?: (path: string, text: string) => Promise<void>;
+  /** Copy a file or a directory of the checkout into `vendor/kopf/`. */
+  readonly copy?: (from: string, to: string) => Promise<void>;
 }
 
 /**
- * Write a new project into `dir`, which must not exist or be empty. Returns the files
- * written, relative to `dir`. Usage errors (a non-empty directory, bad names, a local
- * path that is no checkout) are a `CommandLineError`.
+ * Write a new project into `dir`, which must not exist or be empty, and with a checkout
+ * (`options.local`) copy its package into `vendor/kopf/`. Returns the files written,
+ * relative to `dir` (the copied ones aside). Usage errors (a non-empty directory, bad
+ * names, a local path that is no checkout) are a `CommandLineError`.
  */
 export async function initProject(
   dir: string,
@@ -501,11 +549,19 @@ export async function initProject(
     );
   }
   const local = options.local === undefined ? undefined : await readLocalCheckout(options.local);
+  if (local !== undefined) checkOutsideVendored(dir, local);
   const files = projectFiles(options, local);
   await makeDirectory(dir);
+  const base = dir.replace(/[\\/]+$/, "") || "/";
   const write = io.writeFile ?? writeTextFile;
-  for (const file of files) {
-    await write(`${dir.replace(/[\\/]+$/, "") || "/"}/${file.path}`, file.text);
+  for (const file of files) await write(`${base}/${file.path}`, file.text);
+  if (local !== undefined) {
+    // The checkout's package, as JSR would publish its code: the project's copy.
+    await makeDirectory(`${base}/${VENDOR_DIR}`);
+    const copy = io.copy ?? copyPath;
+    for (const entry of local.vendored) {
+      await copy(`${local.path}/${entry}`, `${base}/${VENDOR_DIR}/${entry}`);
+    }
   }
   return files;
 }

@@ -22,6 +22,7 @@ import { operator, run } from "../reactor/running.ts";
 import { exitCodeFor, failureText } from "./usage.ts";
 import type { OperatorOptions } from "../reactor/operator_options.ts";
 import { missingCredentials } from "./credential_sources.ts";
+import { runWatching } from "./run_watch.ts";
 import {
   collect,
   CommandLineError,
@@ -204,10 +205,12 @@ export function runCommand(context: RunContext = {}): Command {
     .option("--log-prefix", "prefix messages about objects with [namespace/name]")
     .option("--no-log-prefix", "no [namespace/name] prefix")
     .option("--log-refkey <key>", "the key of the object reference in JSON lines")
+    .option("--watch", "restart the operator when its files change (development)")
     .action(async (files, flags, self) => {
       try {
         const plan = planRun(files, { ...flags, logFormat: flags.logFormat as LogFormat });
-        await executeRun(plan, context);
+        if (flags.watch) await runWatching(plan, context.signal !== undefined);
+        else await executeRun(plan, context);
       } catch (error) {
         if (context.signal) throw error;
         self.error(failureText("run", error), { exitCode: exitCodeFor(error) });

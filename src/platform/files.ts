@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { resolve } from "node:path";
 import process from "node:process";
 import { getEnv } from "./process.ts";
 
@@ -108,6 +109,36 @@ export async function directoryEntries(path: string): Promise<string[]> {
   return await readdir(path);
 }
 
+/**
+ * The names of a directory's subdirectories (symbolic links to directories are not
+ * followed, so that a walk over them cannot loop).
+ */
+export async function subdirectoryNames(path: string): Promise<string[]> {
+  if (typeof Deno !== "undefined") {
+    const names: string[] = [];
+    for await (const entry of Deno.readDir(path)) if (entry.isDirectory) names.push(entry.name);
+    return names;
+  }
+  return (await readdir(path, { withFileTypes: true }))
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name);
+}
+
+/**
+ * Copy a file, or a directory with everything in it, to a path that does not exist yet
+ * (its parent must). Symbolic links are followed: the copy holds what they point to.
+ */
+export async function copyPath(from: string, to: string): Promise<void> {
+  if ((await pathKind(from)) !== "directory") {
+    if (typeof Deno !== "undefined") return await Deno.copyFile(from, to);
+    return await copyFile(from, to);
+  }
+  await makeDirectory(to);
+  for (const name of await directoryEntries(from)) {
+    await copyPath(`${from}/${name}`, `${to}/${name}`);
+  }
+}
+
 /** The process's current working directory. */
 export function currentDirectory(): string {
   return typeof Deno !== "undefined" ? Deno.cwd() : process.cwd();
@@ -170,6 +201,11 @@ export function resolvePath(baseDirectory: string, path: string): string {
   return expanded.startsWith("./")
     ? `${base}${sep}${expanded.slice(2)}`
     : `${base}${sep}${expanded}`;
+}
+
+/** A path made absolute against the current directory, normalised (no `.` or `..`). */
+export function absolutePath(path: string): string {
+  return resolve(currentDirectory(), expandHome(path));
 }
 
 /** The separator of path lists in environment variables: `;` on Windows, else `:`. */

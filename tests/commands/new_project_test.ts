@@ -11,6 +11,7 @@ import {
 } from "../../src/commands/new_project.ts";
 import { CommandLineError } from "../../src/commands/run_options.ts";
 import { generateTypesFromYaml } from "../../src/commands/types.ts";
+import { pathExists } from "../../src/platform/files.ts";
 import {
   assert,
   assertEquals,
@@ -65,6 +66,7 @@ Deno.test("a project has its operator, test, CRD, types, tasks and README", () =
   assertStringIncludes(tasks.manifests, " manifests ");
   assertStringIncludes(tasks.manifests, "--crd crd.yaml operator.ts");
   assertStringIncludes(file(files, "README.md"), "deno task test");
+  assertStringIncludes(file(files, "README.md"), "deno task run --watch");
 });
 
 Deno.test("by default the framework comes from JSR, at this version", () => {
@@ -75,15 +77,53 @@ Deno.test("by default the framework comes from JSR, at this version", () => {
   }
 });
 
-Deno.test("a local checkout maps every entry point and brings its own imports", async () => {
+Deno.test("a local checkout is vendored: a workspace member the tasks run from", async () => {
   const local = await readLocalCheckout(ROOT.pathname);
+  assertEquals(local.path, ROOT.pathname.replace(/\/$/, ""));
+  assertEquals(local.vendored, ["deno.json", "LICENSE", "mod.ts", "src"]);
   const config = JSON.parse(file(projectFiles(BASE, local), "deno.json"));
-  assertEquals(config.imports["@kopf/kopf"], new URL("mod.ts", ROOT).href);
-  assertEquals(config.imports["@kopf/kopf/testing"], new URL("src/testing/mod.ts", ROOT).href);
-  assertEquals(config.imports["@kopf/kopf/cli"], new URL("src/cli/main.ts", ROOT).href);
-  assertEquals(config.imports.commander, local.imports.commander);
-  assert(!JSON.stringify(config).includes("jsr:"), "nothing may come from JSR");
-  assertStringIncludes(config.tasks.run, ` ${new URL("src/cli/main.ts", ROOT).href} run `);
+  assertEquals(config.workspace, ["./vendor/kopf"]);
+  // The member's name and exports resolve @kopf/kopf; the project maps only its own needs.
+  assertEquals(config.imports, { yaml: "npm:yaml@^2.8.1" });
+  for (const task of ["run", "manifests", "types"]) {
+    assertStringIncludes(config.tasks[task], " ./vendor/kopf/src/cli/main.ts ");
+  }
+  assertEquals(
+    config.tasks.vendor,
+    `rm -rf vendor/kopf && mkdir -p vendor/kopf && cp -r '${local.path}/deno.json' ` +
+      `'${local.path}/LICENSE' '${local.path}/mod.ts' '${local.path}/src' vendor/kopf/`,
+  );
+  const text = file(projectFiles(BASE, local), "deno.json");
+  assert(!text.includes("jsr:") && !text.includes("file:"), "nothing from JSR or by URL");
+  assertStringIncludes(file(projectFiles(BASE, local), "README.md"), "`vendor/kopf/`");
+});
+
+Deno.test("kopf init --local copies the checkout's package into vendor/kopf", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const copied: [string, string][] = [];
+    const io = {
+      copy: (from: string, to: string) => Promise.resolve(void copied.push([from, to])),
+    };
+    await initProject(`${dir}/op`, { ...BASE, local: ROOT.pathname }, io);
+    const root = ROOT.pathname.replace(/\/$/, "");
+    assertEquals(
+      copied,
+      ["deno.json", "LICENSE", "mod.ts", "src"].map((entry) => [
+        `${root}/${entry}`,
+        `${dir}/op/vendor/kopf/${entry}`,
+      ]),
+    );
+    // A project inside what it copies would copy itself: refused before anything is written.
+    await assertRejects(
+      () => initProject(`${root}/src/op`, { ...BASE, local: ROOT.pathname }, io),
+      CommandLineError,
+      "is inside src/ of the checkout",
+    );
+    assertEquals(await pathExists(`${root}/src/op`), false);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
 
 Deno.test("group, kind and plural name the resource; the plural follows the kind", () => {
@@ -140,6 +180,8 @@ Deno.test("a local path that is not a checkout of the framework is a usage error
     await assertRejects(() => readLocalCheckout(dir), CommandLineError, "has no deno.json");
     await Deno.writeTextFile(`${dir}/deno.json`, '{"name": "@other/pkg", "exports": "./mod.ts"}');
     await assertRejects(() => readLocalCheckout(dir), CommandLineError, "not a checkout");
+    await Deno.writeTextFile(`${dir}/deno.json`, '{"name": "@kopf/kopf", "exports": "./mod.ts"}');
+    await assertRejects(() => readLocalCheckout(dir), CommandLineError, "mod.ts, which is not in");
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

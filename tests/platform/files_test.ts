@@ -2,6 +2,8 @@
  * Files: writing, making directories, telling files from directories, listing entries.
  */
 import {
+  absolutePath,
+  copyPath,
   currentDirectory,
   directoryEntries,
   makeDirectory,
@@ -25,6 +27,24 @@ Deno.test("files are written, directories made and listed, kinds told apart", as
     assertEquals(await pathKind(`${dir}/a/b/x.txt`), "file");
     assertEquals(await directoryEntries(`${dir}/a`), ["b"]);
     assertEquals(currentDirectory(), Deno.cwd());
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a directory is copied with everything in it; paths are made absolute", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await makeDirectory(`${dir}/from/sub/deeper`);
+    await writeTextFile(`${dir}/from/a.ts`, "a");
+    await writeTextFile(`${dir}/from/sub/deeper/b.json`, "{}");
+    await copyPath(`${dir}/from`, `${dir}/to`);
+    assertEquals(await readTextFile(`${dir}/to/a.ts`), "a");
+    assertEquals(await readTextFile(`${dir}/to/sub/deeper/b.json`), "{}");
+    await copyPath(`${dir}/from/a.ts`, `${dir}/single.ts`);
+    assertEquals(await readTextFile(`${dir}/single.ts`), "a");
+    assertEquals(absolutePath(`${dir}/from/./sub/../a.ts`), `${dir}/from/a.ts`);
+    assertEquals(absolutePath("x/../y"), `${Deno.cwd()}/y`);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
