@@ -132,7 +132,7 @@ Deno.test("kopf run --watch restarts the operator on changes, keeping the cluste
     // A syntax error is said, and waited out; its fix starts the operator again.
     await Deno.writeTextFile(file, operatorSource("three").replace("async function", "async fun("));
     await out.waitFor("Cannot load");
-    await out.waitFor("The operator exited with code 2; it starts again when its files change");
+    await out.waitFor("The operator exited with code 1; it starts again when its files change");
     const error = out.lines.find((line) => line.includes("Cannot load"))!;
     assert(error.includes(`${file}:`), `the error names where: ${error}`);
     await Deno.writeTextFile(file, operatorSource("three"));
