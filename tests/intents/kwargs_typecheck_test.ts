@@ -6,22 +6,14 @@
  * `patch.spec`/`patch.status` too.
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
+import { denoCheck } from "../typecheck.ts";
 
 const ROOT = new URL("../../", import.meta.url);
 const FIXTURES = new URL("tests/fixtures/typecheck/", ROOT);
 
-async function denoCheck(...files: string[]): Promise<{ ok: boolean; output: string }> {
-  const { success, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
-    args: ["check", "--quiet", "--config", new URL("deno.json", ROOT).pathname, ...files],
-    cwd: ROOT.pathname,
-    env: { NO_COLOR: "1" },
-  }).output();
-  const text = new TextDecoder();
-  return { ok: success, output: text.decode(stdout) + text.decode(stderr) };
-}
-
 Deno.test("typed handlers compile; misspelled arguments and options do not", async () => {
   const marked = await denoCheck(
+    ROOT.pathname,
     new URL("right_arguments.ts", FIXTURES).pathname,
     new URL("wrong_argument.ts", FIXTURES).pathname,
   );
@@ -35,7 +27,7 @@ Deno.test("typed handlers compile; misspelled arguments and options do not", asy
   try {
     const file = `${dir}/wrong_argument.ts`;
     await Deno.writeTextFile(file, stripped);
-    const unmarked = await denoCheck(file);
+    const unmarked = await denoCheck(dir, file);
     assert(!unmarked.ok, "without the markers, the mistakes must fail to compile");
     for (
       const diagnostic of [

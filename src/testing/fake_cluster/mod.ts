@@ -9,6 +9,7 @@ export {
   FakeApiError,
   type FakeDeleteOptions,
   type FakeListOptions,
+  type FakeObject,
   type FakeObjectOptions,
   type FakePatchOptions,
   type FakeResource,
