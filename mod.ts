@@ -118,6 +118,7 @@ export type {
   ResourceKwargs,
   RetryKwargs,
   TimerKwargs,
+  WatchedKwargs,
   WatchEvent,
   WebhookKwargs,
 } from "./src/intents/kwargs.ts";

@@ -229,8 +229,8 @@ export interface OnNamespace {
    *
    * const running = new Set<string>();
    * kopf.on.event("pods", ({ type, uid }) => {
-   *   if (type === "DELETED") running.delete(uid ?? "");
-   *   else running.add(uid ?? "");
+   *   if (type === "DELETED") running.delete(uid);
+   *   else running.add(uid);
    * });
    * ```
    */
@@ -284,7 +284,7 @@ export interface OnNamespace {
    *
    * const sizes = new Map<string, unknown>();
    * kopf.on.resume("kopfexamples", ({ name, spec }) => {
-   *   sizes.set(name ?? "", spec.size);
+   *   sizes.set(name, spec.size);
    * });
    * ```
    */

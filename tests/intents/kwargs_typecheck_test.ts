@@ -6,7 +6,7 @@
  * `patch.spec`/`patch.status` too.
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { denoCheck } from "../typecheck.ts";
+import { checkSnippets, denoCheck, MOD } from "../typecheck.ts";
 
 const ROOT = new URL("../../", import.meta.url);
 const FIXTURES = new URL("tests/fixtures/typecheck/", ROOT);
@@ -48,4 +48,41 @@ Deno.test("typed handlers compile; misspelled arguments and options do not", asy
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+const NAMED = `
+import { kopf } from "${MOD}";
+
+const named = (name: string, uid: string): string => \`\${name} \${uid}\`;
+kopf.on.event("kex", ({ name, uid }) => named(name, uid));
+kopf.on.create("kex", { when: ({ name }) => name.startsWith("a") }, ({ name, uid }) => named(name, uid));
+kopf.on.update("kex", ({ name, uid }) => named(name, uid));
+kopf.on.delete("kex", ({ name, uid }) => named(name, uid));
+kopf.on.resume("kex", ({ name, uid }) => named(name, uid));
+kopf.on.field("kex", { field: "spec.a" }, ({ name, uid }) => named(name, uid));
+kopf.daemon("kex", ({ name, uid }) => named(name, uid));
+kopf.timer("kex", { interval: 1 }, ({ name, uid }) => named(name, uid));
+kopf.index("kex", ({ name, uid }) => ({ [name]: uid }));
+kopf.on.child("kex", "configmaps", ({ name, uid }) => named(name, uid));
+kopf.on.create(kopf.resource<{ spec?: { a: string } }>("kex"), ({ name, uid }) => named(name, uid));
+`;
+
+Deno.test("watched handlers get name and uid as strings; admission handlers and namespaces may lack them", async () => {
+  const result = await checkSnippets({
+    named: NAMED,
+    mutating: `import { kopf } from "${MOD}";\nkopf.on.mutate("kex", ({ name }) => name.length);\n`,
+    validating:
+      `import { kopf } from "${MOD}";\nkopf.on.validate("kex", ({ uid }) => uid.length);\n`,
+    namespace:
+      `import { kopf } from "${MOD}";\nkopf.on.create("kex", ({ namespace }) => namespace.length);\n`,
+  });
+  assertEquals(result.errors.get("named"), undefined, result.output);
+  const firstLines = Object.fromEntries(
+    [...result.errors].map(([snippet, errors]) => [snippet, errors.map((e) => e.first)]),
+  );
+  assertEquals(firstLines, {
+    mutating: ["'name' is possibly 'undefined'."],
+    validating: ["'uid' is possibly 'undefined'."],
+    namespace: ["'namespace' is possibly 'undefined'."],
+  });
 });
