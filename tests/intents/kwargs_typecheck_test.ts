@@ -36,7 +36,7 @@ Deno.test("typed handlers compile; misspelled arguments and options do not", asy
         "Property 'stopped' does not exist on type 'ChangingKwargs<",
         "Property 'diff' does not exist on type 'TimerKwargs<",
         "Property 'spec' does not exist on type 'ActivityKwargs",
-        "No overload matches this call",
+        "'intervall' does not exist in type 'TimerOptions<TimerKwargs<",
         "Property 'countr' does not exist on type '{ counter?: number | null | undefined; }'",
         "Type 'string' is not assignable to type 'number'",
         "Property 'contaners' does not exist",
