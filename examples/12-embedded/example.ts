@@ -20,13 +20,13 @@ export const known: Set<string> = new Set();
 const changes = new EventTarget();
 
 kopf.on.create("kopfexamples", { registry }, function createFn({ name, logger }) {
-  known.add(String(name));
+  known.add(name);
   changes.dispatchEvent(new Event("change"));
   logger.info("The operator has seen the object.");
 });
 
 kopf.on.delete("kopfexamples", { registry }, function deleteFn({ name, logger }) {
-  known.delete(String(name));
+  known.delete(name);
   changes.dispatchEvent(new Event("change"));
   logger.info("The operator has seen the object go.");
 });

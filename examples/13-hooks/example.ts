@@ -77,10 +77,10 @@ kopf.on.probe(function monitoredObjects() {
 kopf.on.event("pods", function podTask({ type, namespace, name, logger }) {
   const byNamespace = tasks.get(String(namespace)) ?? new Map<string, PodTask>();
   tasks.set(String(namespace), byNamespace);
-  const existing = byNamespace.get(String(name));
+  const existing = byNamespace.get(name);
   if (type === "DELETED") {
     existing?.stop.abort();
-    byNamespace.delete(String(name));
+    byNamespace.delete(name);
     return;
   }
   if (existing !== undefined) return;
@@ -92,5 +92,5 @@ kopf.on.event("pods", function podTask({ type, namespace, name, logger }) {
     }
     logger.info("Serving is finished by request.");
   })();
-  byNamespace.set(String(name), { stop, done });
+  byNamespace.set(name, { stop, done });
 });

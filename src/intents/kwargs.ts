@@ -46,11 +46,20 @@ export interface ResourceKwargs<S = ReadonlyJsonObject, St = ReadonlyJsonObject>
   meta: Meta;
   /** The object's `status`, read-only; empty when absent. */
   status: Status<St>;
-  /** The object's uid. */
+  /** The object's uid; absent only where an admission handler sees a creation. */
   uid: string | undefined;
-  /** The object's name. */
+  /**
+   * The object's name: always set for the objects the operator watches (see
+   * {@link WatchedKwargs}); absent only where an admission handler sees a creation with
+   * `generateName` before the API server names the object.
+   */
   name: string | undefined;
-  /** The object's namespace; `undefined` for cluster-scoped objects. */
+  /**
+   * The object's namespace; `undefined` for cluster-scoped objects. Its type cannot tell
+   * which: a selector names resources, and only the cluster's discovery says whether they
+   * are namespaced (`EVERYTHING`, predicates and categories span both kinds, and a typed
+   * resource's type does not carry its scope).
+   */
   namespace: string | undefined;
   /** The object's labels, read-only. */
   labels: Labels;
@@ -72,6 +81,21 @@ export interface ResourceKwargs<S = ReadonlyJsonObject, St = ReadonlyJsonObject>
   fetchBody: () => Promise<Body<S, St>>;
 }
 
+/**
+ * Arguments of the handlers of the objects that the operator watches — every resource
+ * handler but the admission ones: the objects as the API server stores them, so named.
+ */
+export interface WatchedKwargs<S = ReadonlyJsonObject, St = ReadonlyJsonObject>
+  extends ResourceKwargs<S, St> {
+  /** The object's uid: the API server gives every object one when it stores it. */
+  uid: string;
+  /**
+   * The object's name: the API server names every object it stores, the ones created with
+   * `generateName` included, before any watch or listing carries them.
+   */
+  name: string;
+}
+
 /** Arguments of handlers that are retried. */
 export interface RetryKwargs {
   /** The attempt number: 0 for the first one. */
@@ -84,7 +108,7 @@ export interface RetryKwargs {
 
 /** Arguments of resource-changing handlers (create, update, delete, resume, field). */
 export interface ChangingKwargs<S = ReadonlyJsonObject, St = ReadonlyJsonObject>
-  extends ResourceKwargs<S, St>, RetryKwargs {
+  extends WatchedKwargs<S, St>, RetryKwargs {
   /** What happened to the object. */
   reason: Reason;
   /** The old state: of the object's essence, or of the field for field handlers. */
@@ -105,7 +129,7 @@ export interface WatchEvent<S = ReadonlyJsonObject, St = ReadonlyJsonObject> {
 
 /** Arguments of event-watching handlers. */
 export interface EventKwargs<S = ReadonlyJsonObject, St = ReadonlyJsonObject>
-  extends ResourceKwargs<S, St> {
+  extends WatchedKwargs<S, St> {
   /** The raw event. */
   event: WatchEvent<S, St>;
   /** The event type; `null` for objects of the initial listing. */
@@ -114,14 +138,14 @@ export interface EventKwargs<S = ReadonlyJsonObject, St = ReadonlyJsonObject>
 
 /** Arguments of daemons; `body`, `spec`, … always show the latest state. */
 export interface DaemonKwargs<S = ReadonlyJsonObject, St = ReadonlyJsonObject>
-  extends ResourceKwargs<S, St>, RetryKwargs {
+  extends WatchedKwargs<S, St>, RetryKwargs {
   /** Set when the daemon must stop; its `signal` aborts then. */
   stopped: DaemonStopped;
 }
 
 /** Arguments of timers; `body`, `spec`, … always show the latest state. */
 export interface TimerKwargs<S = ReadonlyJsonObject, St = ReadonlyJsonObject>
-  extends ResourceKwargs<S, St>, RetryKwargs {}
+  extends WatchedKwargs<S, St>, RetryKwargs {}
 
 /** What happened to a child: the type of the child's watch event. */
 export type ChildEventType = "ADDED" | "MODIFIED" | "DELETED";
@@ -131,7 +155,7 @@ export type ChildEventType = "ADDED" | "MODIFIED" | "DELETED";
  * plus the child and what happened to it.
  */
 export interface ChildKwargs<S = ReadonlyJsonObject, St = ReadonlyJsonObject>
-  extends ResourceKwargs<S, St>, RetryKwargs {
+  extends WatchedKwargs<S, St>, RetryKwargs {
   /**
    * The child, read-only: its whole body, read when the handler is called; for a deleted
    * child, its last state as the children's watch carried it (its metadata).
@@ -155,11 +179,16 @@ export interface ChildFilterKwargs {
 
 /** Arguments of indexing functions. */
 export interface IndexingKwargs<S = ReadonlyJsonObject, St = ReadonlyJsonObject>
-  extends ResourceKwargs<S, St>, RetryKwargs {}
+  extends WatchedKwargs<S, St>, RetryKwargs {}
 
 /** Arguments of admission (validating and mutating) handlers. */
 export interface WebhookKwargs<S = ReadonlyJsonObject, St = ReadonlyJsonObject>
   extends ResourceKwargs<S, St> {
+  /**
+   * The object's name; `undefined` in a creation with `generateName`, which mutating
+   * handlers see before the API server names the object.
+   */
+  name: string | undefined;
   /** Whether the request is a dry run: do nothing outside the object then. */
   dryrun: boolean;
   /** The subresource being admitted (e.g. `status`), `null` for the main body. */
@@ -438,6 +467,14 @@ export function buildResourceKwargs<E extends object>(
   return resourceKwargs(init, extra, false) as ResourceKwargs & E;
 }
 
+/**
+ * The arguments of a handler of a watched object: named, as the API server stores every
+ * object it serves (see {@link WatchedKwargs}).
+ */
+function watchedKwargs<E extends object>(init: ResourceKwargsInit, extra: E): WatchedKwargs & E {
+  return resourceKwargs(init, extra, false) as WatchedKwargs & E;
+}
+
 /** The arguments of a resource-changing handler. */
 export function buildChangingKwargs(
   init: ResourceKwargsInit,
@@ -452,7 +489,7 @@ export function buildEventKwargs(
   event: ObjectEvent,
 ): EventKwargs {
   const object = readOnlyView(event.object, "body") as Body;
-  return buildResourceKwargs(init, { event: { type: event.type, object }, type: event.type });
+  return watchedKwargs(init, { event: { type: event.type, object }, type: event.type });
 }
 
 /** The arguments of a daemon: live views of `init.holder`, plus the stop-flag. */
@@ -460,7 +497,7 @@ export function buildDaemonKwargs(
   init: ResourceKwargsInit & { holder: BodyHolder },
   extra: Pick<DaemonKwargs, "stopped" | "retry" | "started" | "runtime">,
 ): DaemonKwargs {
-  return buildResourceKwargs(init, extra);
+  return watchedKwargs(init, extra);
 }
 
 /** The arguments of a timer: live views of `init.holder`. */
@@ -468,7 +505,7 @@ export function buildTimerKwargs(
   init: ResourceKwargsInit & { holder: BodyHolder },
   extra: RetryKwargs,
 ): TimerKwargs {
-  return buildResourceKwargs(init, extra);
+  return watchedKwargs(init, extra);
 }
 
 /** The arguments of a child handler: the parent's, plus the child and its event. */
@@ -476,7 +513,7 @@ export function buildChildKwargs(
   init: ResourceKwargsInit,
   extra: RetryKwargs & { child: RawBody; childEvent: ChildEventType },
 ): ChildKwargs {
-  return buildResourceKwargs(init, {
+  return watchedKwargs(init, {
     ...extra,
     child: readOnlyView(extra.child, "child") as Body,
   });
@@ -500,7 +537,7 @@ export function buildChildFilterKwargs(
 
 /** The arguments of an indexing function. */
 export function buildIndexingKwargs(init: ResourceKwargsInit, extra: RetryKwargs): IndexingKwargs {
-  return buildResourceKwargs(init, extra);
+  return watchedKwargs(init, extra);
 }
 
 /** The arguments of an admission handler. */

@@ -45,6 +45,7 @@ import {
   type UpdateOptions,
   type WebhookOptions,
 } from "./handler_options.ts";
+import type { CheckedOptions, UninferredOptions } from "./option_checks.ts";
 import type { Activity, HandlerReason } from "./reasons.ts";
 import { addHandler, getDefaultRegistry } from "./registry.ts";
 import {
@@ -111,95 +112,199 @@ export interface OptionFamilies<K> {
 /** A kind of registration options. */
 export type OptionFamily = keyof OptionFamilies<unknown>;
 
+/**
+ * A handler's arguments `K` with the declared indices `I` (none by default, and then not
+ * in the type, so that the compiler's messages name the arguments' type alone).
+ */
+export type WithIndices<K, I> = [keyof I] extends [never] ? K : K & I;
+
 /** A resource handler of family `F`; `I` adds declared indices to its arguments. */
 export type ResourceHandlerFn<F extends KwargsFamily, S, St, I> = (
-  kwargs: KwargsFamilies<S, St>[F] & I,
+  kwargs: WithIndices<KwargsFamilies<S, St>[F], I>,
 ) => unknown;
 
 /** The options of family `O` whose callbacks receive the arguments of family `F`. */
 export type OptionsOf<F extends KwargsFamily, O extends OptionFamily, S, St, I> = OptionFamilies<
-  KwargsFamilies<S, St>[F] & I
+  WithIndices<KwargsFamilies<S, St>[F], I>
 >[O];
 
 /**
+ * The first positional argument of a registration: a typed resource (`kopf.resource<T>(…)`),
+ * a resource name (or `EVERYTHING`), or a predicate of resources.
+ */
+export type ResourceArg = TypedResource<unknown> | ResourceName | ResourcePredicate;
+
+/**
+ * The `spec` type of the handlers registered for `R`: the typed resource's (see
+ * {@link SpecOf}), else `S` — the type argument, or the untyped default.
+ */
+export type SpecFor<R, S> = [R] extends [TypedResource<infer T>] ? SpecOf<T> : S;
+
+/** The `status` type of the handlers registered for `R`; see {@link SpecFor}. */
+export type StatusFor<R, St> = [R] extends [TypedResource<infer T>] ? StatusOf<T> : St;
+
+/** The handler of family `F` registered for `R` (typed by it, or by `S`/`St`), with indices `I`. */
+export type HandlerFor<F extends KwargsFamily, R, S, St, I> = ResourceHandlerFn<
+  F,
+  SpecFor<R, S>,
+  StatusFor<R, St>,
+  I
+>;
+
+/**
+ * The options of family `O` as a registration of handlers of family `F` for `R` checks them:
+ * `G` is the type of the options given (see {@link CheckedOptions}).
+ */
+export type OptionsFor<F extends KwargsFamily, O extends OptionFamily, R, S, St, I, G> =
+  CheckedOptions<O, G, OptionsOf<F, O, SpecFor<R, S>, StatusFor<R, St>, I>>;
+
+/**
+ * What the options' type parameter `G` of a registration may be: the options of family `O`
+ * (their required keys optional, so that a missing one is named by {@link CheckedOptions}),
+ * or {@link UninferredOptions}.
+ */
+export type OptionsArg<F extends KwargsFamily, O extends OptionFamily, R, S, St, I> =
+  | Partial<OptionsOf<F, O, SpecFor<R, S>, StatusFor<R, St>, I>>
+  | UninferredOptions;
+
+/**
  * A registration function for resource handlers whose options are required (`on.field`,
- * `timer`): the selector (a name, group and name, group, version and name, `EVERYTHING`,
- * a predicate, or only keyword options), then the options, then the function.
- * `S`/`St` type `spec`/`status`; `I` declares the indices the handler receives by name.
+ * `timer`): the selector (a typed resource, a name, group and name, group, version and name,
+ * `EVERYTHING`, a predicate, or only keyword options), then the options, then the function.
+ *
+ * Each number of arguments has one form, so that the compiler names a mistake (a missing
+ * `interval`, an unknown option, …) rather than listing forms that do not fit. Type
+ * arguments are `<Spec, Status, Indices>` in every form: without them, a typed resource types
+ * `spec` and `status`; with them, they do.
  */
 export interface ResourceRegistrarWithOptions<F extends KwargsFamily, O extends OptionFamily> {
-  /** Register `fn` for a typed resource (`kopf.resource<T>(…)`), with options. */
-  <T, I extends object = NoIndices>(
-    resource: TypedResource<T>,
-    options: OptionsOf<F, O, SpecOf<T>, StatusOf<T>, I>,
-    fn: ResourceHandlerFn<F, SpecOf<T>, StatusOf<T>, I>,
-  ): ResourceHandlerFn<F, SpecOf<T>, StatusOf<T>, I>;
-  /** Register `fn` for resources with this name, with options. */
-  <S = ReadonlyJsonObject, St = ReadonlyJsonObject, I extends object = NoIndices>(
-    name: ResourceName,
-    options: OptionsOf<F, O, S, St, I>,
+  /** Register `fn` for the resources described by keyword options (`kind`, `plural`, …). */
+  <
+    S = ReadonlyJsonObject,
+    St = ReadonlyJsonObject,
+    I extends object = NoIndices,
+    G extends OptionsArg<F, O, ResourceArg, S, St, I> = UninferredOptions,
+  >(
+    options: OptionsFor<F, O, ResourceArg, S, St, I, G>,
     fn: ResourceHandlerFn<F, S, St, I>,
   ): ResourceHandlerFn<F, S, St, I>;
+  /** Register `fn` for a typed resource, a resource name or a predicate, with options. */
+  <
+    S = ReadonlyJsonObject,
+    St = ReadonlyJsonObject,
+    I extends object = NoIndices,
+    R extends ResourceArg = ResourceArg,
+    G extends OptionsArg<F, O, R, S, St, I> = UninferredOptions,
+  >(
+    resource: R,
+    options: OptionsFor<F, O, R, S, St, I, G>,
+    fn: HandlerFor<F, R, S, St, I>,
+  ): HandlerFor<F, R, S, St, I>;
   /** Register `fn` for resources of the group (or `group/version`) with this name, with options. */
-  <S = ReadonlyJsonObject, St = ReadonlyJsonObject, I extends object = NoIndices>(
+  <
+    S = ReadonlyJsonObject,
+    St = ReadonlyJsonObject,
+    I extends object = NoIndices,
+    G extends OptionsArg<F, O, ResourceArg, S, St, I> = UninferredOptions,
+  >(
     group: string,
     name: ResourceName,
-    options: OptionsOf<F, O, S, St, I>,
+    options: OptionsFor<F, O, ResourceArg, S, St, I, G>,
     fn: ResourceHandlerFn<F, S, St, I>,
   ): ResourceHandlerFn<F, S, St, I>;
   /** Register `fn` for resources of the group and version with this name, with options. */
-  <S = ReadonlyJsonObject, St = ReadonlyJsonObject, I extends object = NoIndices>(
+  <
+    S = ReadonlyJsonObject,
+    St = ReadonlyJsonObject,
+    I extends object = NoIndices,
+    G extends OptionsArg<F, O, ResourceArg, S, St, I> = UninferredOptions,
+  >(
     group: string,
     version: string,
     name: ResourceName,
-    options: OptionsOf<F, O, S, St, I>,
-    fn: ResourceHandlerFn<F, S, St, I>,
-  ): ResourceHandlerFn<F, S, St, I>;
-  /** Register `fn` for the resources the predicate accepts, with options. */
-  <S = ReadonlyJsonObject, St = ReadonlyJsonObject, I extends object = NoIndices>(
-    predicate: ResourcePredicate,
-    options: OptionsOf<F, O, S, St, I>,
-    fn: ResourceHandlerFn<F, S, St, I>,
-  ): ResourceHandlerFn<F, S, St, I>;
-  /** Register `fn` for the resources described by keyword options (`kind`, `plural`, …). */
-  <S = ReadonlyJsonObject, St = ReadonlyJsonObject, I extends object = NoIndices>(
-    options: OptionsOf<F, O, S, St, I>,
+    options: OptionsFor<F, O, ResourceArg, S, St, I, G>,
     fn: ResourceHandlerFn<F, S, St, I>,
   ): ResourceHandlerFn<F, S, St, I>;
 }
 
 /**
- * A registration function for resource handlers: every form of
- * {@link ResourceRegistrarWithOptions}, and the same selectors without options.
+ * The options `C` (as {@link OptionsFor} checks them), or what may stand in their place
+ * instead: `A` — unless `C` is the message of a problem, which `A` (a name: a string) would
+ * swallow.
  */
-export interface ResourceRegistrar<F extends KwargsFamily, O extends OptionFamily>
-  extends ResourceRegistrarWithOptions<F, O> {
-  /** Register `fn` for a typed resource (`kopf.resource<T>(…)`): `spec`/`status` typed from `T`. */
-  <T, I extends object = NoIndices>(
-    resource: TypedResource<T>,
-    fn: ResourceHandlerFn<F, SpecOf<T>, StatusOf<T>, I>,
-  ): ResourceHandlerFn<F, SpecOf<T>, StatusOf<T>, I>;
-  /** Register `fn` for resources with this name. */
-  <S = ReadonlyJsonObject, St = ReadonlyJsonObject, I extends object = NoIndices>(
-    name: ResourceName,
-    fn: ResourceHandlerFn<F, S, St, I>,
-  ): ResourceHandlerFn<F, S, St, I>;
-  /** Register `fn` for resources of the group (or `group/version`) with this name. */
-  <S = ReadonlyJsonObject, St = ReadonlyJsonObject, I extends object = NoIndices>(
+export type OptionsOr<C, A> = [C] extends [string] ? C : C | A;
+
+/**
+ * The first of two arguments of a registration: `R` (a typed resource, a name, a predicate)
+ * or the options `C` that select resources by keywords. Only `C` when an options object was
+ * given (`G` inferred, `R` not), so that the compiler names its mistakes against the options
+ * alone.
+ */
+export type ResourceOrOptions<R, C, G> = [Extract<G, UninferredOptions>] extends [never]
+  ? [ResourceArg] extends [R] ? C : OptionsOr<C, R>
+  : OptionsOr<C, R>;
+
+/**
+ * The second argument of a registration for `R` with three arguments: the options `C`, or,
+ * after a group (a string), the name of the resource.
+ */
+export type OptionsOrName<R, C> = [R] extends [TypedResource<unknown> | ResourcePredicate] ? C
+  : OptionsOr<C, ResourceName>;
+
+/**
+ * A registration function for resource handlers: the selector (a typed resource, a name,
+ * group and name, group, version and name, `EVERYTHING`, a predicate, or only keyword
+ * options), then the options if any, then the function. As in
+ * {@link ResourceRegistrarWithOptions}, each number of arguments has one form, and type
+ * arguments are `<Spec, Status, Indices>`.
+ */
+export interface ResourceRegistrar<F extends KwargsFamily, O extends OptionFamily> {
+  /** Register `fn` for a typed resource, a resource name, a predicate, or keyword options. */
+  <
+    S = ReadonlyJsonObject,
+    St = ReadonlyJsonObject,
+    I extends object = NoIndices,
+    R extends ResourceArg = ResourceArg,
+    G extends OptionsArg<F, O, R, S, St, I> = UninferredOptions,
+  >(
+    resource: ResourceOrOptions<R, OptionsFor<F, O, R, S, St, I, G>, G>,
+    fn: HandlerFor<F, R, S, St, I>,
+  ): HandlerFor<F, R, S, St, I>;
+  /** Register `fn` for a typed resource, a name or a predicate with options; or a group and a name. */
+  <
+    S = ReadonlyJsonObject,
+    St = ReadonlyJsonObject,
+    I extends object = NoIndices,
+    R extends ResourceArg = ResourceArg,
+    G extends OptionsArg<F, O, R, S, St, I> = UninferredOptions,
+  >(
+    resource: R,
+    options: OptionsOrName<R, OptionsFor<F, O, R, S, St, I, G>>,
+    fn: HandlerFor<F, R, S, St, I>,
+  ): HandlerFor<F, R, S, St, I>;
+  /** Register `fn` for a group and a name with options; or a group, a version and a name. */
+  <
+    S = ReadonlyJsonObject,
+    St = ReadonlyJsonObject,
+    I extends object = NoIndices,
+    G extends OptionsArg<F, O, ResourceArg, S, St, I> = UninferredOptions,
+  >(
     group: string,
     name: ResourceName,
+    options: OptionsOr<OptionsFor<F, O, ResourceArg, S, St, I, G>, ResourceName>,
     fn: ResourceHandlerFn<F, S, St, I>,
   ): ResourceHandlerFn<F, S, St, I>;
-  /** Register `fn` for resources of the group and version with this name. */
-  <S = ReadonlyJsonObject, St = ReadonlyJsonObject, I extends object = NoIndices>(
+  /** Register `fn` for resources of the group and version with this name, with options. */
+  <
+    S = ReadonlyJsonObject,
+    St = ReadonlyJsonObject,
+    I extends object = NoIndices,
+    G extends OptionsArg<F, O, ResourceArg, S, St, I> = UninferredOptions,
+  >(
     group: string,
     version: string,
     name: ResourceName,
-    fn: ResourceHandlerFn<F, S, St, I>,
-  ): ResourceHandlerFn<F, S, St, I>;
-  /** Register `fn` for the resources the predicate accepts. */
-  <S = ReadonlyJsonObject, St = ReadonlyJsonObject, I extends object = NoIndices>(
-    predicate: ResourcePredicate,
+    options: OptionsFor<F, O, ResourceArg, S, St, I, G>,
     fn: ResourceHandlerFn<F, S, St, I>,
   ): ResourceHandlerFn<F, S, St, I>;
 }
@@ -229,8 +334,8 @@ export interface OnNamespace {
    *
    * const running = new Set<string>();
    * kopf.on.event("pods", ({ type, uid }) => {
-   *   if (type === "DELETED") running.delete(uid ?? "");
-   *   else running.add(uid ?? "");
+   *   if (type === "DELETED") running.delete(uid);
+   *   else running.add(uid);
    * });
    * ```
    */
@@ -284,7 +389,7 @@ export interface OnNamespace {
    *
    * const sizes = new Map<string, unknown>();
    * kopf.on.resume("kopfexamples", ({ name, spec }) => {
-   *   sizes.set(name ?? "", spec.size);
+   *   sizes.set(name, spec.size);
    * });
    * ```
    */

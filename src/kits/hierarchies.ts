@@ -256,7 +256,7 @@ function applyLabels(
  *     spec: { template: { metadata: { labels: { app: "web" } } } },
  *   };
  *   kopf.label(deployment, null, { nested: "spec.template" }); // the object's labels
- *   kopf.label(deployment, { "example.com/owner": name ?? "" });
+ *   kopf.label(deployment, { "example.com/owner": name });
  *   await createObject(api, deployments, deployment, { namespace });
  * });
  * ```

@@ -16,7 +16,7 @@
  * const owners = new Map<string, string>(); // one map: each object's memo refers to it
  * kopf.on.update("kopfexamples", ({ memo, uid, labels }) => {
  *   memo.updates = Number(memo.updates ?? 0) + 1; // this object's own count
- *   (memo.owners as typeof owners).set(uid ?? "", labels.owner ?? "nobody");
+ *   (memo.owners as typeof owners).set(uid, labels.owner ?? "nobody");
  * });
  * await kopf.operator({ memo: new kopf.Memo({ owners }), namespaces: ["default"] });
  * ```

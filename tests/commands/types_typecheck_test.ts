@@ -4,10 +4,10 @@
  * misspelt field fails it with the compiler naming the field.
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
+import { denoCheck, MOD } from "../typecheck.ts";
 
 const ROOT = new URL("../../", import.meta.url);
 const MAIN = new URL("src/cli/main.ts", ROOT).pathname;
-const MOD = new URL("mod.ts", ROOT).href;
 
 /** The YAML files of the examples that hold CRDs, and the feature-rich test CRD. */
 async function crdFiles(): Promise<string[]> {
@@ -28,17 +28,6 @@ async function output(command: Deno.Command): Promise<{ code: number; out: strin
   const { code, stdout, stderr } = await command.output();
   const text = new TextDecoder();
   return { code, out: text.decode(stdout) + text.decode(stderr) };
-}
-
-/** `deno check` of files in the directory, with this project's configuration (npm packages). */
-function denoCheck(dir: string, ...files: string[]): Promise<{ code: number; out: string }> {
-  return output(
-    new Deno.Command(Deno.execPath(), {
-      args: ["check", "--quiet", "--config", new URL("deno.json", ROOT).pathname, ...files],
-      cwd: dir,
-      env: { NO_COLOR: "1" },
-    }),
-  );
 }
 
 const RIGHT = `
@@ -122,13 +111,13 @@ Deno.test("generated types of every example CRD type handlers; a misspelt field 
       denoCheck(dir, "right.ts"),
       denoCheck(dir, "wrong.ts"),
     ]);
-    assertEquals(right.code, 0, right.out);
+    assert(right.ok, right.output);
 
-    assert(wrong.code !== 0, "misspelt fields must not compile");
-    assertStringIncludes(wrong.out, "Property 'phse' does not exist");
-    assertStringIncludes(wrong.out, `Type '"Runing"' is not assignable to type`);
-    assertStringIncludes(wrong.out, "Property 'sise' does not exist");
-    assertEquals(wrong.out.match(/\[ERROR\]/g)?.length, 3, wrong.out);
+    assert(!wrong.ok, "misspelt fields must not compile");
+    assertStringIncludes(wrong.output, "Property 'phse' does not exist");
+    assertStringIncludes(wrong.output, `Type '"Runing"' is not assignable to type`);
+    assertStringIncludes(wrong.output, "Property 'sise' does not exist");
+    assertEquals(wrong.output.match(/\[ERROR\]/g)?.length, 3, wrong.output);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

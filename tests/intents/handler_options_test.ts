@@ -110,17 +110,17 @@ Deno.test("a field handler needs a field", () => {
 
 Deno.test("value cannot be combined with old/new, and they all need a field", () => {
   fails(
-    () => kopf.on.update("kex", { registry, field: "spec.f", value: "a", new: "b" }, fn),
+    () => kopf.on.update("kex", { registry, field: "spec.f", value: "a", new: "b" } as never, fn),
     'kopf.on.update("kex") handler handlerFn: options "value" and "old"/"new" cannot be ' +
       'combined; use either "value" or "old"/"new".',
   );
   fails(
-    () => kopf.on.create("kex", { registry, value: "a" }, fn),
+    () => kopf.on.create("kex", { registry, value: "a" } as never, fn),
     'kopf.on.create("kex") handler handlerFn: option "value" filters a field\'s value; give ' +
       'the "field" option too.',
   );
   fails(
-    () => kopf.on.update("kex", { registry, new: "a" }, fn),
+    () => kopf.on.update("kex", { registry, new: "a" } as never, fn),
     'kopf.on.update("kex") handler handlerFn: option "new" filters a field\'s value; give the ' +
       '"field" option too.',
   );

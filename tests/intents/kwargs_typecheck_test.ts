@@ -6,22 +6,14 @@
  * `patch.spec`/`patch.status` too.
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
+import { checkSnippets, denoCheck, MOD } from "../typecheck.ts";
 
 const ROOT = new URL("../../", import.meta.url);
 const FIXTURES = new URL("tests/fixtures/typecheck/", ROOT);
 
-async function denoCheck(...files: string[]): Promise<{ ok: boolean; output: string }> {
-  const { success, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
-    args: ["check", "--quiet", "--config", new URL("deno.json", ROOT).pathname, ...files],
-    cwd: ROOT.pathname,
-    env: { NO_COLOR: "1" },
-  }).output();
-  const text = new TextDecoder();
-  return { ok: success, output: text.decode(stdout) + text.decode(stderr) };
-}
-
 Deno.test("typed handlers compile; misspelled arguments and options do not", async () => {
   const marked = await denoCheck(
+    ROOT.pathname,
     new URL("right_arguments.ts", FIXTURES).pathname,
     new URL("wrong_argument.ts", FIXTURES).pathname,
   );
@@ -35,7 +27,7 @@ Deno.test("typed handlers compile; misspelled arguments and options do not", asy
   try {
     const file = `${dir}/wrong_argument.ts`;
     await Deno.writeTextFile(file, stripped);
-    const unmarked = await denoCheck(file);
+    const unmarked = await denoCheck(dir, file);
     assert(!unmarked.ok, "without the markers, the mistakes must fail to compile");
     for (
       const diagnostic of [
@@ -44,7 +36,7 @@ Deno.test("typed handlers compile; misspelled arguments and options do not", asy
         "Property 'stopped' does not exist on type 'ChangingKwargs<",
         "Property 'diff' does not exist on type 'TimerKwargs<",
         "Property 'spec' does not exist on type 'ActivityKwargs",
-        "No overload matches this call",
+        "'intervall' does not exist in type 'TimerOptions<TimerKwargs<",
         "Property 'countr' does not exist on type '{ counter?: number | null | undefined; }'",
         "Type 'string' is not assignable to type 'number'",
         "Property 'contaners' does not exist",
@@ -56,4 +48,41 @@ Deno.test("typed handlers compile; misspelled arguments and options do not", asy
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+const NAMED = `
+import { kopf } from "${MOD}";
+
+const named = (name: string, uid: string): string => \`\${name} \${uid}\`;
+kopf.on.event("kex", ({ name, uid }) => named(name, uid));
+kopf.on.create("kex", { when: ({ name }) => name.startsWith("a") }, ({ name, uid }) => named(name, uid));
+kopf.on.update("kex", ({ name, uid }) => named(name, uid));
+kopf.on.delete("kex", ({ name, uid }) => named(name, uid));
+kopf.on.resume("kex", ({ name, uid }) => named(name, uid));
+kopf.on.field("kex", { field: "spec.a" }, ({ name, uid }) => named(name, uid));
+kopf.daemon("kex", ({ name, uid }) => named(name, uid));
+kopf.timer("kex", { interval: 1 }, ({ name, uid }) => named(name, uid));
+kopf.index("kex", ({ name, uid }) => ({ [name]: uid }));
+kopf.on.child("kex", "configmaps", ({ name, uid }) => named(name, uid));
+kopf.on.create(kopf.resource<{ spec?: { a: string } }>("kex"), ({ name, uid }) => named(name, uid));
+`;
+
+Deno.test("watched handlers get name and uid as strings; admission handlers and namespaces may lack them", async () => {
+  const result = await checkSnippets({
+    named: NAMED,
+    mutating: `import { kopf } from "${MOD}";\nkopf.on.mutate("kex", ({ name }) => name.length);\n`,
+    validating:
+      `import { kopf } from "${MOD}";\nkopf.on.validate("kex", ({ uid }) => uid.length);\n`,
+    namespace:
+      `import { kopf } from "${MOD}";\nkopf.on.create("kex", ({ namespace }) => namespace.length);\n`,
+  });
+  assertEquals(result.errors.get("named"), undefined, result.output);
+  const firstLines = Object.fromEntries(
+    [...result.errors].map(([snippet, errors]) => [snippet, errors.map((e) => e.first)]),
+  );
+  assertEquals(firstLines, {
+    mutating: ["'name' is possibly 'undefined'."],
+    validating: ["'uid' is possibly 'undefined'."],
+    namespace: ["'namespace' is possibly 'undefined'."],
+  });
 });

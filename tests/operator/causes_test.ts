@@ -47,6 +47,24 @@ Deno.test("create: the handler runs once, its result goes to the status, one pat
   assertEquals(patchesOf(cluster, "kex1").length, 1);
 });
 
+Deno.test("objects created with generateName reach every watched handler named, with a uid", async () => {
+  await using cluster = await startCluster();
+  const registry = clusterRegistry(cluster);
+  const calls = new Calls<string>();
+  on.event("kopfexamples", { registry }, ({ name, uid, type }) => {
+    if (type !== "DELETED") calls.add(`event ${name} ${uid}`);
+  });
+  on.create("kopfexamples", { registry }, ({ name, uid }) => calls.add(`create ${name} ${uid}`));
+  await whileRunning(registry, async () => {
+    const created = cluster.create(kex("", {}, { metadata: { generateName: "kex-" } }));
+    const { name, uid } = created.metadata ?? {};
+    assert(name?.startsWith("kex-") && uid, JSON.stringify(created.metadata));
+    await calls.until(1, (call) => call.startsWith("create "));
+    assertEquals(calls.count((call) => call === `create ${name} ${uid}`), 1);
+    assert(calls.list.includes(`event ${name} ${uid}`), calls.list.join("; "));
+  });
+});
+
 Deno.test("update: old/new essences and the diff; field handlers get their field", async () => {
   await using cluster = await startCluster();
   const registry = clusterRegistry(cluster);

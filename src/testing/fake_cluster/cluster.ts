@@ -27,6 +27,7 @@ import {
   type FakeCreateOptions,
   type FakeDeleteOptions,
   type FakeListOptions,
+  type FakeObject,
   type FakeObjectOptions,
   type FakePatchOptions,
   type FakeReplaceOptions,
@@ -325,14 +326,25 @@ export class FakeCluster implements AsyncDisposable {
     return this.#direct.create(body, options);
   }
 
-  /** The object, or `undefined` when it does not exist. */
-  get(resource: FakeResource, name: string, options: FakeObjectOptions = {}): RawBody | undefined {
-    return this.#direct.get(resource, name, options);
+  /**
+   * The object, or `undefined` when it does not exist. A typed resource types it
+   * (`get(kopf.resource<KopfExampleV1>(…), "x")`), as does a type argument
+   * (`get<V1ConfigMap>("configmaps", "x")`); else it is a {@link RawBody}.
+   */
+  get<T = RawBody>(
+    resource: FakeResource<T>,
+    name: string,
+    options: FakeObjectOptions = {},
+  ): FakeObject<T> | undefined {
+    return this.#direct.get(resource, name, options) as FakeObject<T> | undefined;
   }
 
-  /** The objects of a resource (in a namespace, or all), filtered by selectors. */
-  list(resource: FakeResource, options: FakeListOptions = {}): RawBody[] {
-    return this.#direct.list(resource, options);
+  /**
+   * The objects of a resource (in a namespace, or all), filtered by selectors; typed as
+   * {@link FakeCluster.get} types them.
+   */
+  list<T = RawBody>(resource: FakeResource<T>, options: FakeListOptions = {}): FakeObject<T>[] {
+    return this.#direct.list(resource, options) as FakeObject<T>[];
   }
 
   /** Patch an object (merge patch by default) or its status; returns the result. */
@@ -376,16 +388,24 @@ export class FakeCluster implements AsyncDisposable {
   /**
    * Wait until the object satisfies the predicate (called with `undefined` while it
    * does not exist); resolves with what the predicate accepted. Checks at once and on
-   * every change — no polling. On a timeout, the error says what the object is like now
-   * (its version, finalizers, labels, annotations and status, long values cut) and what
-   * the `KopfRunner`s started with this cluster last printed.
+   * every change — no polling. The object is typed as {@link FakeCluster.get} types it. On
+   * a timeout, the error says what the object is like now (its version, finalizers, labels,
+   * annotations and status, long values cut) and what the `KopfRunner`s started with this
+   * cluster last printed.
    */
-  waitFor(
-    resource: FakeResource,
+  waitFor<T = RawBody>(
+    resource: FakeResource<T>,
     name: string,
-    predicate: (object: RawBody | undefined) => boolean,
+    predicate: (object: FakeObject<T> | undefined) => boolean,
     options: FakeWaitOptions = {},
-  ): Promise<RawBody | undefined> {
-    return this.#direct.waitFor(resource, name, predicate, options, () => witnessReports(this.url));
+  ): Promise<FakeObject<T> | undefined> {
+    const check = predicate as (object: RawBody | undefined) => boolean;
+    return this.#direct.waitFor(
+      resource,
+      name,
+      check,
+      options,
+      () => witnessReports(this.url),
+    ) as Promise<FakeObject<T> | undefined>;
   }
 }

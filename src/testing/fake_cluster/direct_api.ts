@@ -7,7 +7,13 @@
  * @module
  */
 import type { JsonObject, JsonValue, RawBody } from "../../structs/bodies.ts";
-import { type ResourceType, type ServedVersion, typeKey } from "../../catalog/resource_types.ts";
+import { Selector, TypedResource } from "../../structs/resource_selectors.ts";
+import {
+  resourcesOf,
+  type ResourceType,
+  type ServedVersion,
+  typeKey,
+} from "../../catalog/resource_types.ts";
 import { ApiError } from "./errors.ts";
 import type { Lifecycle } from "./lifecycle.ts";
 import type { Objects } from "./objects.ts";
@@ -17,10 +23,22 @@ import { objectState } from "../failure_reports.ts";
 
 /**
  * Which resource the direct API addresses: a name as kubectl takes it (`pods`,
- * `configmap`, `cm`, `kopfexamples.kopf.dev`, `kopfexamples.v1.kopf.dev`), or an
- * `apiVersion` and `kind` as in manifests.
+ * `configmap`, `cm`, `kopfexamples.kopf.dev`, `kopfexamples.v1.kopf.dev`), an
+ * `apiVersion` and `kind` as in manifests, or a typed resource (`kopf.resource<T>(…)`),
+ * found as the operator finds it and typing what {@link FakeCluster.get},
+ * {@link FakeCluster.list} and {@link FakeCluster.waitFor} return as `T`.
  */
-export type FakeResource = string | { apiVersion: string; kind: string };
+export type FakeResource<T = unknown> =
+  | string
+  | { apiVersion: string; kind: string }
+  | TypedResource<T>;
+
+/**
+ * The type of the objects that the direct API returns for objects typed `T`: `T` itself,
+ * or {@link RawBody} when nothing types them (a name, or `kopf.resource()` without a type).
+ * `T` is not checked against the objects: it is what the test says they are.
+ */
+export type FakeObject<T> = unknown extends T ? RawBody : T;
 
 /** Where a direct call looks: the namespace (`default` for namespaced resources). */
 export interface FakeObjectOptions {
@@ -133,6 +151,23 @@ function byKind(objects: Objects, apiVersion: string, kind: string) {
   return { type, version };
 }
 
+/** The one resource a typed resource selects, by the rules the operator's watches follow. */
+function byTypedResource(objects: Objects, resource: TypedResource<unknown>) {
+  const types = objects.catalog.all();
+  const { resources, warnings } = Selector.parse(resource.args).select(resourcesOf(types));
+  const found = resources.length === 1 ? resources[0] : undefined;
+  const type = found && types.find((t) => t.group === found.group && t.plural === found.plural);
+  const version = type?.versions.find((v) => v.name === found!.version);
+  if (!type || !version) {
+    throw new FakeApiError(
+      404,
+      "NotFound",
+      warnings[0] ?? `the cluster serves no resource that ${resource} selects`,
+    );
+  }
+  return { type, version };
+}
+
 /** The resource of a name as kubectl takes it: plural, singular, kind or short name. */
 function byName(objects: Objects, resource: string) {
   const [name, ...rest] = resource.split(".");
@@ -167,9 +202,9 @@ export class DirectApi {
   constructor(readonly objects: Objects, readonly lifecycle: Lifecycle) {}
 
   #resolve(resource: FakeResource): { type: ResourceType; version: ServedVersion } {
-    return typeof resource === "string"
-      ? byName(this.objects, resource)
-      : byKind(this.objects, resource.apiVersion, resource.kind);
+    if (typeof resource === "string") return byName(this.objects, resource);
+    if (resource instanceof TypedResource) return byTypedResource(this.objects, resource);
+    return byKind(this.objects, resource.apiVersion, resource.kind);
   }
 
   #target(resource: FakeResource, options: FakeObjectOptions, name?: string): Target {

@@ -11,6 +11,7 @@ export {
   type FakeCreateOptions,
   type FakeDeleteOptions,
   type FakeListOptions,
+  type FakeObject,
   type FakeObjectOptions,
   type FakePatchOptions,
   type FakeReplaceOptions,
