@@ -209,6 +209,7 @@ export type { Outcome } from "./src/handling/handler_states.ts";
 // --- settings and storages ---
 export type {
   AdmissionSettings,
+  ApplyingSettings,
   BackgroundSettings,
   BatchingSettings,
   LeadershipSettings,

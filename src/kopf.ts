@@ -73,6 +73,7 @@ export { OperatorConfigurationError } from "./reactor/operator_options.ts";
 // --- settings and storages ---
 export {
   AdmissionSettings,
+  ApplyingSettings,
   BackgroundSettings,
   BatchingSettings,
   LeadershipSettings,
