@@ -304,6 +304,7 @@ export type {
   OwnerReferenceOptions,
   RemoveOwnerReferenceOptions,
 } from "./src/kits/hierarchies.ts";
+export type { ApplyOptions, ServerSideApplyOptions } from "./src/kits/applying.ts";
 
 // --- admission webhooks: the servers, and what custom servers implement ---
 export type {
