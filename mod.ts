@@ -225,6 +225,7 @@ export type { Outcome } from "./src/handling/handler_states.ts";
 // --- settings and storages ---
 export type {
   AdmissionSettings,
+  ApplyingSettings,
   BackgroundSettings,
   BatchingSettings,
   LeadershipSettings,
@@ -319,6 +320,7 @@ export type {
   OwnerReferenceOptions,
   RemoveOwnerReferenceOptions,
 } from "./src/kits/hierarchies.ts";
+export type { ApplyOptions, ServerSideApplyOptions } from "./src/kits/applying.ts";
 
 // --- admission webhooks: the servers, and what custom servers implement ---
 export type {

@@ -7,7 +7,7 @@
 import { getLogger } from "@logtape/logtape";
 import { Resource } from "../structs/resources.ts";
 import type { ApiClient } from "./api.ts";
-import { APIConnectionError, APIError } from "./api_errors.ts";
+import { APIConnectionError, APIError, APINotFoundError } from "./api_errors.ts";
 
 /** The API server's `/version`. */
 export interface ServerVersion {
@@ -91,6 +91,8 @@ export class Discovery {
   readonly #api: ApiClient;
   #resources: Promise<Resource[]> | undefined;
   #version: Promise<ServerVersion> | undefined;
+  /** The resources of single group-versions, as {@link resourceOf} asked for them. */
+  readonly #groupVersions = new Map<string, Promise<Resource[]>>();
 
   /** Discover through the given client. */
   constructor(api: ApiClient) {
@@ -119,10 +121,52 @@ export class Discovery {
     return this.#resources;
   }
 
+  /**
+   * The resource that serves `kind` in `apiVersion` (`v1`, `apps/v1`, `kopf.dev/v1`), or
+   * `undefined` if that group-version does not serve it (or is not served at all). Asks
+   * only for that group-version's document, once (cached beside {@link resources}), and
+   * again when the kind is not in the cached one: a CRD may have come since.
+   */
+  async resourceOf(
+    apiVersion: string,
+    kind: string,
+    signal?: AbortSignal,
+  ): Promise<Resource | undefined> {
+    const slash = apiVersion.indexOf("/");
+    const group = slash < 0 ? "" : apiVersion.slice(0, slash);
+    const version = apiVersion.slice(slash + 1);
+    const find = (resources: readonly Resource[]) =>
+      resources.find((r) => r.group === group && r.version === version && r.kind === kind);
+    const cached = this.#groupVersions.get(apiVersion);
+    if (cached !== undefined) {
+      const found = find(await cached);
+      if (found !== undefined) return found;
+    }
+    const pending = this.#groupVersion(group, version, signal);
+    this.#groupVersions.set(apiVersion, pending);
+    pending.catch(() => {
+      if (this.#groupVersions.get(apiVersion) === pending) this.#groupVersions.delete(apiVersion);
+    });
+    return find(await pending);
+  }
+
+  async #groupVersion(group: string, version: string, signal?: AbortSignal): Promise<Resource[]> {
+    const path = group === "" ? `/api/${version}` : `/apis/${group}/${version}`;
+    try {
+      const list = await this.#api.request<APIResourceList>("GET", path, { signal });
+      // Which version the group prefers is not in this document; it does not matter here.
+      return resourcesFromList(group, version, list, true);
+    } catch (e) {
+      if (e instanceof APINotFoundError) return []; // the group-version is not served
+      throw e;
+    }
+  }
+
   /** Forget what was discovered; the next call discovers again (after CRD changes). */
   refresh(): void {
     this.#resources = undefined;
     this.#version = undefined;
+    this.#groupVersions.clear();
   }
 
   async #discover(signal?: AbortSignal): Promise<Resource[]> {

@@ -4,8 +4,9 @@
  * The operator talks to the cluster only through these: a {@link Vault} of credentials
  * (filled by login functions such as `kopf.loginWithKubeconfig`), an {@link ApiClient}
  * over native `fetch` with retries, re-login on 401 and typed errors (`kopf.APIError`
- * and its kin), {@link Discovery} of the served resources, the object operations, and
- * {@link watchObjects} (list, then watch, with bookmarks, resumption and 410 re-lists).
+ * and its kin), {@link Discovery} of the served resources, the object operations
+ * ({@link applyObject} for server-side apply among them), and {@link watchObjects} (list,
+ * then watch, with bookmarks, resumption and 410 re-lists).
  * Handlers that create or change other objects may use them, or any client they like.
  *
  * @example Read and patch an object with the kubeconfig's credentials
@@ -41,6 +42,7 @@ export type { LoginResults, ReloginCallback, VaultItem, VaultOptions } from "./v
 export { Discovery } from "./discovery.ts";
 export type { ServerVersion } from "./discovery.ts";
 export {
+  applyObject,
   createObject,
   deleteObject,
   getObject,
@@ -51,6 +53,7 @@ export {
 } from "./objects.ts";
 export { METADATA_ACCEPT, METADATA_LIST_ACCEPT } from "./metadata_only.ts";
 export type {
+  ApplyObjectOptions,
   CallOptions,
   DeleteOptions,
   GetOptions,

@@ -400,6 +400,61 @@ export class LeadershipSettings {
   }
 }
 
+/**
+ * How `kopf.apply()` writes the operator's objects with server-side apply.
+ *
+ * The field manager is the name under which the server records which fields the operator
+ * owns (`metadata.managedFields`): an apply removes the fields that its manager applied
+ * before and omits now, and fails on fields that other managers own. So it is part of the
+ * operator's identity on the cluster: give each operator a name of its own, and keep it —
+ * the fields owned under an old name stay owned by it after a rename (and are no longer
+ * removed when the operator stops applying them). It is not taken from
+ * `posting.reportingComponent` for that reason: that name only labels Events, and may
+ * change freely.
+ *
+ * @example An operator that owns its children's fields under its own name
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ *
+ * kopf.on.startup(({ settings }) => {
+ *   settings.applying.fieldManager = "example-operator";
+ *   settings.applying.force = false; // fail on fields others own rather than take them
+ * });
+ * ```
+ */
+export class ApplyingSettings {
+  /**
+   * The field manager of `kopf.apply()`: `"kopf"` by default (the framework's User-Agent,
+   * under which its other writes are recorded). At most 128 printable characters.
+   */
+  fieldManager = "kopf";
+  /**
+   * Take over fields that another manager owns with another value, rather than fail with
+   * a 409 conflict. `true` by default: an operator is the authority on its children, and
+   * a conflict it cannot resolve would only retry for ever (the API server's guidance for
+   * controllers). `false` where other controllers or GitOps tools share the objects and
+   * a conflict should stop the operator rather than overwrite them.
+   */
+  force = true;
+}
+
+/** The longest field manager name the API server accepts, in bytes of UTF-8. */
+const FIELD_MANAGER_MAX_BYTES = 128;
+
+/** Characters that Go's `unicode.IsPrint` refuses: controls and the like, spaces but " ". */
+const UNPRINTABLE = /(?! )[\p{C}\p{Z}]/u;
+
+/**
+ * What is wrong with a field manager name, as the API server checks it (at most 128 bytes,
+ * all printable), or `undefined` if nothing is.
+ */
+export function fieldManagerProblem(value: unknown): string | undefined {
+  const expected = `a non-empty string of at most ${FIELD_MANAGER_MAX_BYTES} printable characters`;
+  if (typeof value !== "string" || value === "" || UNPRINTABLE.test(value)) return expected;
+  const bytes = new TextEncoder().encode(value).length;
+  return bytes > FIELD_MANAGER_MAX_BYTES ? expected : undefined;
+}
+
 /** A partial copy of each section, for {@link OperatorSettings}'s constructor. */
 export interface OperatorSettingsInit {
   /** Overrides of {@link PostingSettings}. */
@@ -422,6 +477,8 @@ export interface OperatorSettingsInit {
   peering?: Partial<PeeringSettings>;
   /** Overrides of {@link LeadershipSettings}. */
   leadership?: Partial<Omit<LeadershipSettings, "enabled">>;
+  /** Overrides of {@link ApplyingSettings}. */
+  applying?: Partial<ApplyingSettings>;
 }
 
 type Check = (path: string, value: unknown) => string | undefined;
@@ -566,6 +623,10 @@ const RULES: Record<keyof OperatorSettingsInit, Record<string, Check>> = {
     renewDeadline: positiveSeconds,
     retryPeriod: positiveSeconds,
   },
+  applying: {
+    fieldManager: (_, v) => fieldManagerProblem(v),
+    force: boolean,
+  },
 };
 
 /**
@@ -632,6 +693,8 @@ export class OperatorSettings {
   readonly peering: PeeringSettings = new PeeringSettings();
   /** Leader election and sharding across replicas. */
   readonly leadership: LeadershipSettings = new LeadershipSettings();
+  /** Server-side apply of the operator's objects (`kopf.apply()`). */
+  readonly applying: ApplyingSettings = new ApplyingSettings();
 
   /**
    * Kopf's `settings.execution` (a thread pool for synchronous handlers) has no equivalent:

@@ -4,7 +4,7 @@
  */
 import { assert, assertEquals } from "../assert.ts";
 import { Discovery } from "../../src/client/discovery.ts";
-import { json, ScriptedServer } from "./scripted_server.ts";
+import { json, ScriptedServer, status } from "./scripted_server.ts";
 
 function discoveryServer(): ScriptedServer {
   return ScriptedServer.start((request) => {
@@ -115,4 +115,63 @@ Deno.test("discovery yields resource records with subresources and preferred ver
   discovery.refresh();
   await discovery.resources();
   assert(server.requests.length > served, "refresh discovers again");
+});
+
+Deno.test("resourceOf asks only the kind's group-version, once, and again when the kind is missing", async () => {
+  let crdInstalled = false;
+  await using server = ScriptedServer.start((request) => {
+    switch (request.path) {
+      case "/apis/apps/v1":
+        return json({
+          groupVersion: "apps/v1",
+          resources: [
+            {
+              name: "deployments",
+              singularName: "deployment",
+              namespaced: true,
+              kind: "Deployment",
+            },
+            { name: "deployments/scale", singularName: "", namespaced: true, kind: "Scale" },
+          ],
+        });
+      case "/api/v1":
+        return json({
+          groupVersion: "v1",
+          resources: [{ name: "namespaces", singularName: "namespace", kind: "Namespace" }],
+        });
+      case "/apis/kopf.dev/v1":
+        if (!crdInstalled) return status(404, "NotFound", "the server could not find it");
+        return json({
+          groupVersion: "kopf.dev/v1",
+          resources: [{ name: "kopfexamples", namespaced: true, kind: "KopfExample" }],
+        });
+      default:
+        return status(404, "NotFound", "the server could not find it");
+    }
+  });
+  await using api = server.client();
+  const discovery = new Discovery(api);
+  const deployments = await discovery.resourceOf("apps/v1", "Deployment");
+  assertEquals(deployments?.toString(), "deployments.v1.apps");
+  assertEquals([deployments?.namespaced, deployments?.subresources], [true, ["scale"]]);
+  assertEquals((await discovery.resourceOf("apps/v1", "Deployment"))?.plural, "deployments");
+  const namespaces = await discovery.resourceOf("v1", "Namespace");
+  assertEquals([namespaces?.plural, namespaces?.namespaced], ["namespaces", false]);
+  assertEquals(server.requests.map((r) => r.path), ["/apis/apps/v1", "/api/v1"], "cached");
+  // A kind not (yet) served: undefined, and asked again each time (a CRD may come).
+  assertEquals(await discovery.resourceOf("kopf.dev/v1", "KopfExample"), undefined);
+  assertEquals(await discovery.resourceOf("apps/v1", "StatefulSet"), undefined);
+  crdInstalled = true;
+  assertEquals(
+    (await discovery.resourceOf("kopf.dev/v1", "KopfExample"))?.toString(),
+    "kopfexamples.v1.kopf.dev",
+  );
+  assertEquals(server.requests.map((r) => r.path).slice(2), [
+    "/apis/kopf.dev/v1",
+    "/apis/apps/v1",
+    "/apis/kopf.dev/v1",
+  ]);
+  discovery.refresh();
+  await discovery.resourceOf("apps/v1", "Deployment");
+  assertEquals(server.requests.length, 6, "refresh forgets the group-versions too");
 });

@@ -121,6 +121,26 @@ Deno.test("bad settings are refused with the path and what is expected", () => {
   );
 });
 
+Deno.test("applying: the field manager and force, the name checked as the API server checks it", () => {
+  const s = new OperatorSettings();
+  assertEquals([s.applying.fieldManager, s.applying.force], ["kopf", true]);
+  const t = new OperatorSettings({ applying: { fieldManager: "example-operator", force: false } });
+  assertEquals([t.applying.fieldManager, t.applying.force], ["example-operator", false]);
+  new OperatorSettings({ applying: { fieldManager: "my operator ünïcode" } }); // printable
+  new OperatorSettings({ applying: { fieldManager: "x".repeat(128) } });
+  const expected = "settings.applying.fieldManager must be a non-empty string of at most 128 " +
+    "printable characters; got";
+  for (const bad of ["", "x".repeat(129), "ü".repeat(65), "tab\there", "nbsp\u00a0", "nl\n"]) {
+    assertThrows(
+      () => new OperatorSettings({ applying: { fieldManager: bad } }),
+      ConfigurationError,
+      expected,
+    );
+  }
+  t.applying.force = "yes" as unknown as boolean;
+  assertThrows(() => t.validate(), ConfigurationError, "settings.applying.force must be true");
+});
+
 Deno.test("watch selectors: entries are checked, the bad one and its term named", () => {
   const s = new OperatorSettings({
     watching: { selectors: [{ resource: "pods", labelSelector: "app=web" }] },

@@ -2,6 +2,9 @@
  * The API client as a runnable: the login handlers (or, without any, the service account in
  * a pod, else the kubeconfig) fill the credentials vault, and run again whenever it runs
  * dry; the client and the discovery then serve every other runnable until the very end.
+ * Everything that starts after it runs where they are the operator's client
+ * (`engines/operator_client.ts`), so that helpers of handlers such as `kopf.apply()` send
+ * through them.
  *
  * @module
  */
@@ -11,6 +14,11 @@ import { ApiClient } from "../../client/api.ts";
 import { Discovery } from "../../client/discovery.ts";
 import { Vault } from "../../client/vault.ts";
 import { runLogin } from "../../engines/activities.ts";
+import {
+  type OperatorClient,
+  registerFallbackOperatorClient,
+  runWithOperatorClient,
+} from "../../engines/operator_client.ts";
 import { describeScope } from "../../structs/namespace_scopes.ts";
 import { activityOf, type OperatorParts } from "../operator_parts.ts";
 import type { RunContext, Runnable } from "../manager.ts";
@@ -22,6 +30,8 @@ export class ClientRunnable implements Runnable {
   readonly #parts: OperatorParts;
   #api: ApiClient | undefined;
   #discovery: Discovery | undefined;
+  #shared: OperatorClient | undefined;
+  #unregister: (() => void) | undefined;
 
   /** The client, after the runnables given (the startup handlers). */
   constructor(parts: OperatorParts, after: readonly Runnable[]) {
@@ -61,10 +71,19 @@ export class ClientRunnable implements Runnable {
       metrics: parts.metrics,
     });
     this.#discovery = new Discovery(this.#api);
+    this.#shared = { api: this.#api, discovery: this.#discovery, settings: parts.settings };
+    this.#unregister = registerFallbackOperatorClient(this.#shared);
+  }
+
+  /** Run what comes after with this client as the operator's client. */
+  enclose<T>(fn: () => T): T {
+    const shared = this.#shared;
+    return shared === undefined ? fn() : runWithOperatorClient(shared, fn);
   }
 
   /** Close the client's connections. */
   async stop(): Promise<void> {
+    this.#unregister?.();
     await this.#api?.close();
   }
 }
