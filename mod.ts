@@ -211,6 +211,7 @@ export type {
   AdmissionSettings,
   BackgroundSettings,
   BatchingSettings,
+  ConditionsSettings,
   LeadershipSettings,
   NetworkingSettings,
   OperatorSettings,
@@ -303,6 +304,7 @@ export type {
   OwnerReferenceOptions,
   RemoveOwnerReferenceOptions,
 } from "./src/kits/hierarchies.ts";
+export type { ConditionInit, ConditionStatus, ConditionTarget } from "./src/kits/conditions.ts";
 
 // --- admission webhooks: the servers, and what custom servers implement ---
 export type {

@@ -1,10 +1,11 @@
 /**
  * The runtime values of `@kopf/kopf`: what `mod.ts` exposes as the `kopf` namespace
  * object — the registration functions, markers, errors, settings and storages, the
- * operator itself, logins, events, hierarchies and webhook servers. The types that an
- * operator author writes in signatures are exported by name from `mod.ts` instead, so
- * each public name is reached one way: a value as `kopf.<name>`, a type as `<Name>`
- * (a class is both: `new kopf.OperatorSettings()`, `settings: OperatorSettings`).
+ * operator itself, logins, events, hierarchies, status conditions and webhook servers.
+ * The types that an operator author writes in signatures are exported by name from
+ * `mod.ts` instead, so each public name is reached one way: a value as `kopf.<name>`, a
+ * type as `<Name>` (a class is both: `new kopf.OperatorSettings()`,
+ * `settings: OperatorSettings`).
  *
  * Internals stay out: the processing, queueing and observation, the handler records and
  * the registry's matching, the client's building blocks (behind `@kopf/kopf/client`) and
@@ -75,6 +76,7 @@ export {
   AdmissionSettings,
   BackgroundSettings,
   BatchingSettings,
+  ConditionsSettings,
   LeadershipSettings,
   NetworkingSettings,
   OperatorSettings,
@@ -122,6 +124,7 @@ export {
   label,
   removeOwnerReference,
 } from "./kits/hierarchies.ts";
+export { setCondition } from "./kits/conditions.ts";
 
 // --- admission webhooks: the servers, and what custom servers implement ---
 export {
