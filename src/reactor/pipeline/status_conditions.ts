@@ -17,11 +17,13 @@
 
 import { isBuiltinResource } from "../../catalog/builtin_types.ts";
 import type { RawBody } from "../../structs/bodies.ts";
+import type { Resource } from "../../structs/resources.ts";
 import type { Clock } from "../../structs/clock.ts";
 import {
   type ConditionInit,
   conditionsInPatch,
   conditionsOf,
+  findType,
   mergeConditions,
   sameConditions,
   transitionTime,
@@ -37,6 +39,8 @@ import type { ObjectProcessing } from "./object_processing.ts";
 export class StatusConditions {
   readonly #settings: ConditionsSettings;
   readonly #clock: Clock;
+  /** Whether each resource is a built-in one: asked for every event with nothing to do. */
+  readonly #builtin = new WeakMap<Resource, boolean>();
 
   /** Conditions of the given settings (read at each use: startup handlers may change them). */
   constructor(settings: ConditionsSettings, clock: Clock) {
@@ -47,8 +51,14 @@ export class StatusConditions {
   /** Whether the object gets conditions at all: enabled, a custom resource, not deleted. */
   applies(processing: ObjectProcessing): boolean {
     const { resource, body } = processing;
-    return this.#settings.enabled && !processing.gone && !processing.left &&
-      !body.metadata?.deletionTimestamp && !isBuiltinResource(resource.group, resource.plural);
+    if (!this.#settings.enabled || processing.gone || processing.left) return false;
+    if (body.metadata?.deletionTimestamp) return false;
+    let builtin = this.#builtin.get(resource);
+    if (builtin === undefined) {
+      builtin = isBuiltinResource(resource.group, resource.plural);
+      this.#builtin.set(resource, builtin);
+    }
+    return !builtin;
   }
 
   /** After a handling cycle: from where its handlers stand (none: nothing to do). */
@@ -61,8 +71,34 @@ export class StatusConditions {
   /** After an event with nothing to do: the object's conditions, for the generation seen. */
   afterNothing(processing: ObjectProcessing): void {
     if (!this.applies(processing)) return;
-    const current = conditionsInPatch(processing.patch) ?? conditionsOf(processing.body.status);
+    const held = conditionsInPatch(processing.patch);
+    // Most events with nothing to do are the echoes of our own writes: all is as it should be.
+    if (held === undefined && this.#observed(processing.body)) return;
+    const current = held ?? conditionsOf(processing.body.status);
     this.#put(processing, unchangedConditions(current, this.#settings));
+  }
+
+  /**
+   * Whether the object's conditions are ours, for its generation, and not left reconciling:
+   * what {@link afterNothing} would keep as they are.
+   */
+  #observed(body: RawBody): boolean {
+    const status = body.status;
+    const generation = generationOf(body);
+    if (!isMapping(status) || status.observedGeneration !== generation) return false;
+    const { ready, reconciling, stalled } = this.#settings;
+    const conditions = conditionsOf(status);
+    const readiness = findType(conditions, ready);
+    if (readiness === undefined || readiness.observedGeneration !== generation) return false;
+    const progress = findType(conditions, reconciling);
+    if (
+      progress !== undefined &&
+      (progress.status === "True" || progress.observedGeneration !== generation)
+    ) {
+      return false;
+    }
+    const stall = findType(conditions, stalled);
+    return stall === undefined || stall.observedGeneration === generation;
   }
 
   #put(processing: ObjectProcessing, updates: readonly ConditionInit[]): void {
