@@ -124,15 +124,24 @@ function three(
 
 /**
  * `Handler 'a' failed: the error.` for one handler; for several, the first with its
- * error and the others by name: `Handlers 'a', 'b' failed; 'a': the error.`
+ * error and the others by name: `Handlers 'a', 'b' failed; 'a': the error.` An error of
+ * the framework's own about the handler (`Handler 'a' has exceeded 3 retries.`) is told
+ * as it is.
  */
 function describe(fates: readonly HandlerFate[], what: string): string {
   const first = fates[0];
-  const error = first.message === null ? "" : `: ${first.message}`;
-  if (fates.length === 1) return `Handler '${first.id}' ${what}${error || "."}`;
+  const own = first.message?.startsWith(`Handler '${first.id}' `) === true;
+  if (fates.length === 1) {
+    if (own) return first.message!;
+    return `Handler '${first.id}' ${what}${first.message === null ? "." : `: ${first.message}`}`;
+  }
   const named = fates.slice(0, NAMED).map((f) => `'${f.id}'`).join(", ");
   const more = fates.length > NAMED ? ` and ${fates.length - NAMED} more` : "";
   const plural = what.replace(/^is /, "are ");
-  const detail = first.message === null ? "." : `; '${first.id}'${error}`;
+  const detail = first.message === null
+    ? "."
+    : own
+    ? `; ${first.message}`
+    : `; '${first.id}': ${first.message}`;
   return `Handlers ${named}${more} ${plural}${detail}`;
 }

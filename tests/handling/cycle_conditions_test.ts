@@ -87,6 +87,18 @@ Deno.test("many handlers are named up to five, the rest counted; the first's err
   assertEquals(pending.message, "Handlers 'a', 'b' are in progress.");
 });
 
+Deno.test("the framework's own words about a handler are told as they are", () => {
+  const timedOut = fate("slow", "failed", "Handler 'slow' has timed out after 60s.");
+  assertEquals(
+    cycleConditions([timedOut], TYPES)[2].message,
+    "Handler 'slow' has timed out after 60s.",
+  );
+  assertEquals(
+    cycleConditions([timedOut, fate("other", "failed", "x")], TYPES)[2].message,
+    "Handlers 'slow', 'other' failed; Handler 'slow' has timed out after 60s.",
+  );
+});
+
 Deno.test("no handlers: nothing to do, ready", () => {
   assertEquals(cycleConditions([], TYPES), idleConditions(TYPES));
   assertEquals(summary(idleConditions(TYPES)), {

@@ -220,7 +220,7 @@ Deno.test("exhausted retries: Stalled with the framework's message", async () =>
     const body = await cluster.waitFor("kopfexamples", "tired", has("Stalled", "True"));
     assertEquals(
       condition(body, "Stalled")?.message,
-      "Handler 'create_fn' failed: Handler 'create_fn' has exceeded 1 retries.",
+      "Handler 'create_fn' has exceeded 1 retries.",
     );
     assertEquals(kstatus(body), "Failed");
   });
