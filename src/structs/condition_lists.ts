@@ -82,9 +82,18 @@ export function conditionMessage(message: string): string {
   return message.length <= MESSAGE_LIMIT ? message : `${message.slice(0, MESSAGE_LIMIT - 1)}…`;
 }
 
+/** The last second formatted, and its text: most cycles of a burst fall in the same second. */
+let lastSecond = NaN;
+let lastText = "";
+
 /** A wall time (epoch milliseconds) as a condition's `lastTransitionTime`: RFC 3339 seconds. */
 export function transitionTime(wallMs: number): string {
-  return `${new Date(Math.floor(wallMs / 1000) * 1000).toISOString().slice(0, 19)}Z`;
+  const second = Math.floor(wallMs / 1000);
+  if (second !== lastSecond) {
+    lastText = `${new Date(second * 1000).toISOString().slice(0, 19)}Z`;
+    lastSecond = second;
+  }
+  return lastText;
 }
 
 /** The conditions of a status (of an object, or of a view of one); none if it has none. */
@@ -135,14 +144,12 @@ export function mergeConditions(
     const at = merged.findIndex((entry) => entry.type === update.type);
     const since = keptTime(findType(current, update.type), update.status) ??
       keptTime(at < 0 ? undefined : merged[at], update.status) ?? now;
-    const condition: JsonObject = {
-      type: update.type,
-      status: update.status,
-      ...(generation === undefined ? {} : { observedGeneration: generation }),
-      lastTransitionTime: since,
-      reason: update.reason,
-      message: conditionMessage(update.message),
-    };
+    const condition: JsonObject = generation === undefined
+      ? { type: update.type, status: update.status, lastTransitionTime: since }
+      : { type: update.type, status: update.status, observedGeneration: generation };
+    condition.lastTransitionTime = since;
+    condition.reason = update.reason;
+    condition.message = conditionMessage(update.message);
     if (at < 0) {
       merged.push(condition);
       continue;
