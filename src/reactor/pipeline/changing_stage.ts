@@ -5,7 +5,9 @@
  * or when the delete handlers are all done. Objects that match no handler's filters are
  * handled in stealth: nothing is written and nothing is logged about them. The handlers due
  * for the cause run (`handling/changing.ts`); when all are done, the diff-base is stored,
- * the progress purged, and the object counts as fully handled.
+ * the progress purged, and the object counts as fully handled. After a cycle, or an event
+ * with nothing to do, the standard status conditions are put into the patch
+ * (`status_conditions.ts`).
  *
  * @module
  */
