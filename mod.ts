@@ -228,6 +228,7 @@ export type {
   ApplyingSettings,
   BackgroundSettings,
   BatchingSettings,
+  ConditionsSettings,
   LeadershipSettings,
   NetworkingSettings,
   OperatorSettings,
@@ -321,6 +322,7 @@ export type {
   RemoveOwnerReferenceOptions,
 } from "./src/kits/hierarchies.ts";
 export type { ApplyOptions, ServerSideApplyOptions } from "./src/kits/applying.ts";
+export type { ConditionInit, ConditionStatus, ConditionTarget } from "./src/kits/conditions.ts";
 
 // --- admission webhooks: the servers, and what custom servers implement ---
 export type {

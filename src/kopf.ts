@@ -1,7 +1,8 @@
 /**
  * The runtime values of `@kopf/kopf`: what `mod.ts` exposes as the `kopf` namespace
  * object — the registration functions, markers, errors, settings and storages, the
- * operator itself, logins, events, hierarchies, server-side apply and webhook servers.
+ * operator itself, logins, events, hierarchies, server-side apply, status conditions and
+ * webhook servers.
  * The types that an operator author writes in signatures are exported by name from
  * `mod.ts` instead, so each public name is reached one way: a value as `kopf.<name>`, a
  * type as `<Name>` (a class is both: `new kopf.OperatorSettings()`,
@@ -77,6 +78,7 @@ export {
   ApplyingSettings,
   BackgroundSettings,
   BatchingSettings,
+  ConditionsSettings,
   LeadershipSettings,
   NetworkingSettings,
   OperatorSettings,
@@ -125,6 +127,7 @@ export {
   removeOwnerReference,
 } from "./kits/hierarchies.ts";
 export { apply } from "./kits/applying.ts";
+export { setCondition } from "./kits/conditions.ts";
 
 // --- admission webhooks: the servers, and what custom servers implement ---
 export {

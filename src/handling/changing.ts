@@ -45,6 +45,7 @@ import type { OperatorMetrics } from "../structs/operator_metrics.ts";
 import { isLoggedAt, type ObjectScope, runInObjectScope } from "./object_loggers.ts";
 import {
   deliverResults,
+  type HandlerFate,
   type HandlerState,
   type Outcome,
   State,
@@ -117,7 +118,15 @@ export interface CycleResult {
   readonly fallback?: Patch;
   /** The ids of the handlers run in this cycle (their outcomes are in the patch). */
   readonly ran: readonly string[];
+  /**
+   * Where each handler of the cause stands after the cycle (the status conditions tell it);
+   * none when no handler was selected for the cause: it had nothing to do.
+   */
+  readonly fates: readonly HandlerFate[];
 }
+
+/** No handlers: the fates of a cause without any. */
+const NO_FATES: readonly HandlerFate[] = Object.freeze([]);
 
 /**
  * The cause as filters of changing handlers look at it. The callbacks' arguments are built
@@ -405,7 +414,7 @@ export async function runChangingCycle(
       logger.debug(`${capitalize(title)} diff: ${maskDigests(JSON.stringify(cause.diff))}`);
     }
   }
-  if (handlers.length === 0) return { done: true, delays: [], ran: [] };
+  if (handlers.length === 0) return { done: true, delays: [], ran: [], fates: NO_FATES };
 
   const lifecycle = context.lifecycle ?? getDefaultLifecycle();
   const outcomes = await runDueHandlers(handlers, target, cause, state, context, [], lifecycle);
@@ -419,7 +428,7 @@ export async function runChangingCycle(
     if (isThenable(stored)) await stored;
   }
   deliverResults(outcomes, patch, true);
-  if (!state.done) return { done: false, delays: state.delays, ran };
+  if (!state.done) return { done: false, delays: state.delays, ran, fates: state.fates };
 
   if (isLoggedAt(logger, "info")) {
     const counts = state.counts;
@@ -436,5 +445,5 @@ export async function runChangingCycle(
     const purged = state.purge({ body, patch, storage, handlers: owned });
     if (isThenable(purged)) await purged;
   }
-  return { done: true, delays: [], fallback, ran };
+  return { done: true, delays: [], fallback, ran, fates: state.fates };
 }

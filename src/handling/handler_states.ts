@@ -63,6 +63,22 @@ export interface StateCounters {
   readonly running: number;
 }
 
+/**
+ * Where a handler of the cycle stands: `succeeded` or `failed` for good; `retrying` after an
+ * error (it is run again); `pending` while it has not run yet, or waits for its sub-handlers.
+ */
+export type HandlerFateKind = "succeeded" | "failed" | "retrying" | "pending";
+
+/** A handler of the cycle, where it stands, and its last error's message (if any). */
+export interface HandlerFate {
+  /** The handler id. */
+  readonly id: string;
+  /** Where it stands. */
+  readonly fate: HandlerFateKind;
+  /** The last error's message: of the failure, or of the error it is retried after. */
+  readonly message: string | null;
+}
+
 const MICROS_PER_SECOND = 1_000_000;
 
 /** No sub-handlers: shared by the states without any (frozen, as states keep their lists). */
@@ -638,6 +654,27 @@ export class State implements Iterable<[string, HandlerState]> {
       }
     }
     return byPurpose;
+  }
+
+  /**
+   * Where each handler taking part in this cycle stands (see {@link HandlerFate}), in the
+   * order of the states.
+   */
+  get fates(): HandlerFate[] {
+    const fates: HandlerFate[] = [];
+    this.#states.forEach((state, id) => {
+      if (!state.active) return;
+      const message = state.message === "" ? null : state.message;
+      const fate: HandlerFateKind = state.success
+        ? "succeeded"
+        : state.failure
+        ? "failed"
+        : message !== null
+        ? "retrying"
+        : "pending";
+      fates.push({ id, fate, message });
+    });
+    return fates;
   }
 
   /** Seconds until each unfinished handler of this cycle is due (0 when due now). */

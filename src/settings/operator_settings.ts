@@ -6,6 +6,7 @@
  * @module
  */
 
+import { conditionTypeProblem } from "../structs/condition_lists.ts";
 import { ConfigurationError } from "../structs/errors.ts";
 import type { LogLevelSetting } from "../structs/log_formats.ts";
 import { AnnotationsDiffBaseStorage, DiffBaseStorage } from "./diffbase_storages.ts";
@@ -455,6 +456,36 @@ export function fieldManagerProblem(value: unknown): string | undefined {
   return bytes > FIELD_MANAGER_MAX_BYTES ? expected : undefined;
 }
 
+/**
+ * The standard status conditions that the framework keeps on custom resources
+ * (`status.conditions`, and `status.observedGeneration`), as Argo CD, Flux, `kubectl wait`
+ * and kstatus read them: after each handling cycle, `Ready` says whether every handler of
+ * the latest change succeeded, `Reconciling` whether some are still pending or retrying,
+ * `Stalled` whether one failed for good. They ride in the cycle's own write, and only when
+ * they change. Built-in resources never get them (their conditions belong to Kubernetes).
+ * `enabled = false` keeps the status as Kopf writes it.
+ *
+ * @example Conditions of the operator's own names, or none at all
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ *
+ * kopf.on.startup(({ settings }) => {
+ *   settings.conditions.ready = "Available"; // the handlers set a "Ready" of their own
+ *   // settings.conditions.enabled = false;  // or: Kopf's status only, no conditions
+ * });
+ * ```
+ */
+export class ConditionsSettings {
+  /** Whether the framework writes the conditions and `status.observedGeneration` at all. */
+  enabled = true;
+  /** The type of the condition that is `True` when all handlers succeeded. */
+  ready = "Ready";
+  /** The type of the condition that is `True` while handlers are pending or retrying. */
+  reconciling = "Reconciling";
+  /** The type of the condition that is `True` when a handler failed for good. */
+  stalled = "Stalled";
+}
+
 /** A partial copy of each section, for {@link OperatorSettings}'s constructor. */
 export interface OperatorSettingsInit {
   /** Overrides of {@link PostingSettings}. */
@@ -479,6 +510,8 @@ export interface OperatorSettingsInit {
   leadership?: Partial<Omit<LeadershipSettings, "enabled">>;
   /** Overrides of {@link ApplyingSettings}. */
   applying?: Partial<ApplyingSettings>;
+  /** Overrides of {@link ConditionsSettings}. */
+  conditions?: Partial<ConditionsSettings>;
 }
 
 type Check = (path: string, value: unknown) => string | undefined;
@@ -539,6 +572,7 @@ const fieldPaths: Check = (_, v) => {
   }
   return undefined;
 };
+const conditionType: Check = (_, v) => conditionTypeProblem(v) && 'a condition type like "Ready"';
 const objectOrNull: Check = (_, v) =>
   v === null || typeof v === "object" || typeof v === "function" ? undefined : "a server or null";
 
@@ -626,6 +660,11 @@ const RULES: Record<keyof OperatorSettingsInit, Record<string, Check>> = {
   applying: {
     fieldManager: (_, v) => fieldManagerProblem(v),
     force: boolean,
+  conditions: {
+    enabled: boolean,
+    ready: conditionType,
+    reconciling: conditionType,
+    stalled: conditionType,
   },
 };
 
@@ -695,6 +734,8 @@ export class OperatorSettings {
   readonly leadership: LeadershipSettings = new LeadershipSettings();
   /** Server-side apply of the operator's objects (`kopf.apply()`). */
   readonly applying: ApplyingSettings = new ApplyingSettings();
+  /** The standard status conditions of custom resources. */
+  readonly conditions: ConditionsSettings = new ConditionsSettings();
 
   /**
    * Kopf's `settings.execution` (a thread pool for synchronous handlers) has no equivalent:
@@ -779,6 +820,13 @@ export class OperatorSettings {
       throw new ConfigurationError(
         `settings.admission.bufferLimit (${this.admission.bufferLimit} bytes) must be at least ` +
           `bodyLimit (${this.admission.bodyLimit} bytes), or no request of that size is served.`,
+      );
+    }
+    const { ready, reconciling, stalled } = this.conditions;
+    if (new Set([ready, reconciling, stalled]).size < 3) {
+      throw new ConfigurationError(
+        `settings.conditions: ready, reconciling and stalled must be three different types; ` +
+          `got ${JSON.stringify([ready, reconciling, stalled])}.`,
       );
     }
     const leadership = this.leadership;

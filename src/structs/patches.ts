@@ -5,7 +5,7 @@
  * @module
  */
 import type { JsonObject, JsonValue } from "./bodies.ts";
-import { isMapping } from "./dicts.ts";
+import { isMapping, jsonEqual } from "./dicts.ts";
 import { isView, type ReadonlyJsonObject, toPlainData } from "./views.ts";
 
 /** A section of a patch (`spec`, `status`, …): set keys to change them, `null` to delete. */
@@ -187,6 +187,27 @@ export function setInPatch(patch: Patch, path: readonly string[], value: unknown
     attach(node);
     obj[key] = plainIfView(value);
   }
+}
+
+/**
+ * Whether applying the merge patch (RFC 7386) to the value would change it: a key set to
+ * `null` that the value has, a mapping merged into something else or changing it, any
+ * other value that differs from the value's. Views and plain data alike.
+ */
+export function mergePatchChanges(value: unknown, patch: unknown): boolean {
+  if (!isMapping(patch)) return !jsonEqual(value, patch);
+  if (!isMapping(value)) return true;
+  for (const key in patch) {
+    if (!Object.hasOwn(patch, key)) continue;
+    const change = patch[key];
+    if (change === undefined) continue;
+    if (change === null) {
+      if (value[key] !== undefined) return true;
+    } else if (mergePatchChanges(value[key], change)) {
+      return true;
+    }
+  }
+  return false;
 }
 
 /**

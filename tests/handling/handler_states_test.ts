@@ -299,3 +299,36 @@ Deno.test("loading, storing and purging are done at once with a storage that ans
     "purge other_fn",
   ]);
 });
+
+Deno.test("fates: where each handler of the cycle stands, with its last error", async () => {
+  const clock = fixedClock();
+  const handlers = [{ id: "ok" }, { id: "broken" }, { id: "busy" }, { id: "later" }, {
+    id: "parent",
+  }];
+  const state = State.fromScratch({ clock })
+    .withPurpose("create")
+    .withHandlers(handlers)
+    .withOutcomes({
+      ok: { final: true, result: 1 },
+      broken: { final: true, error: new Error("no quota") },
+      busy: { final: false, delay: 10, error: new TemporaryError("not yet") },
+      // Waiting for sub-handlers: an error without a message.
+      parent: { final: false, delay: 0, error: new TemporaryError("") },
+    });
+  assertEquals(state.fates, [
+    { id: "ok", fate: "succeeded", message: null },
+    { id: "broken", fate: "failed", message: "no quota" },
+    { id: "busy", fate: "retrying", message: "not yet" },
+    { id: "later", fate: "pending", message: null },
+    { id: "parent", fate: "pending", message: null },
+  ]);
+  // Handlers not taking part in the cycle (persisted, not selected) have no fate here.
+  const body = bodyWith({
+    "kopf.zalando.org/other_fn": AFTER_SUCCESS,
+  });
+  const loaded = await State.fromStorage({ body, storage, handlers: HANDLERS, clock });
+  assertEquals(loaded.fates, []);
+  assertEquals(loaded.withHandlers([{ id: "other_fn" }]).fates, [
+    { id: "other_fn", fate: "succeeded", message: null },
+  ]);
+});

@@ -13,6 +13,7 @@ import {
   FINALIZER,
   handled,
   kex,
+  kopfStatus,
   logsOf,
   patchesOf,
   startCluster,
@@ -286,7 +287,7 @@ Deno.test("results and patch values taken from the read-only views are stored as
       "kex-views",
       (b) => handled(b) && (b?.status as Record<string, unknown>)?.event_fn !== undefined,
     );
-    assertEquals(body?.status, {
+    assertEquals(kopfStatus(body), {
       whole_fn: { field: "value" },
       part_fn: { x: { field: "value" }, list: ["value"] },
       copy: { field: "value" },

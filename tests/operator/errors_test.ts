@@ -13,6 +13,7 @@ import {
   DIFFBASE,
   handled,
   kex,
+  kopfStatus,
   logsOf,
   startCluster,
   whileRunning,
@@ -63,7 +64,7 @@ Deno.test("after a retried handler succeeds, no empty progress stanza is left in
     );
     const body = await cluster.waitFor("kopfexamples", "kex-purged", handled);
     // …and is gone with its containers, not left as `kopf: { progress: {} }`.
-    assertEquals(body?.status, { create_fn: "done" });
+    assertEquals(kopfStatus(body), { create_fn: "done" });
     assertEquals(Object.keys(body?.metadata?.annotations ?? {}), [DIFFBASE]);
   });
   assertEquals(calls.list, [0, 1]);
@@ -80,7 +81,10 @@ Deno.test("PermanentError: not retried; the cycle ends as failed", async () => {
   await whileRunning(registry, async () => {
     cluster.create(kex("kex1"));
     const body = await cluster.waitFor("kopfexamples", "kex1", handled);
-    assertEquals(body?.status, undefined);
+    assertEquals(kopfStatus(body), undefined, "no result of a failed handler");
+    const stalled = (body?.status as { conditions: { type: string; status: string }[] }).conditions
+      .find((c) => c.type === "Stalled");
+    assertEquals(stalled?.status, "True");
   });
   assertEquals(count, 1);
   assert(logged("kex1", "Handler 'create_fn' failed permanently: broken for good"));

@@ -233,6 +233,18 @@ export const DIFFBASE = "kopf.zalando.org/last-handled-configuration";
 /** Kopf's default finalizer. */
 export const FINALIZER = "kopf.zalando.org/KopfFinalizerMarker";
 
+/**
+ * The status as Kopf writes it (the handlers' results, the storages' records): without the
+ * standard conditions and `status.observedGeneration` (docs/conditions.md), which tests of
+ * other things leave to tests/operator/conditions_test.ts; `undefined` if nothing else is in it.
+ */
+export function kopfStatus(body: RawBody | undefined): Record<string, unknown> | undefined {
+  const status = body?.status as Record<string, unknown> | undefined;
+  if (status === undefined) return undefined;
+  const { conditions: _conditions, observedGeneration: _observed, ...rest } = status;
+  return Object.keys(rest).length > 0 ? rest : undefined;
+}
+
 /** Whether a cycle has finished for the object: its diff-base is stored. */
 export function handled(body: RawBody | undefined): boolean {
   return body?.metadata?.annotations?.[DIFFBASE] !== undefined;

@@ -7,7 +7,9 @@
  * cycle; `twice` fails temporarily in the second and succeeds in the third, which also
  * purges the progress and stores the diff-base. Each cycle writes one request per place
  * that it changes: the status (a subresource of its own, when the CRD says so) and the
- * rest of the object.
+ * rest of the object. The status conditions (docs/conditions.md) ride in those requests —
+ * but for the retry cycle of the progress in annotations, which would write nothing to the
+ * status: they cost its request to `/status`; with them off, the figures are Kopf's.
  */
 import { assertEquals } from "../assert.ts";
 import { on } from "../../src/intents/registration.ts";
@@ -29,13 +31,13 @@ import { clusterRegistry, kex, startCluster, testSettings, whileRunning } from "
 
 /**
  * The writes per cycle, `[main, status]`: cycle 1 stores `once`'s result (status) and its
- * progress; cycle 2 the progress of `twice`; cycle 3 `twice`'s result, the purge of the
- * progress and the diff-base.
+ * progress; cycle 2 the progress of `twice` (and its error in the conditions); cycle 3
+ * `twice`'s result, the purge of the progress and the diff-base.
  */
 const WITH_SUBRESOURCE: Record<string, Record<string, [number, number][]>> = {
   annotations: {
-    annotations: [[1, 1], [1, 0], [1, 1]],
-    status: [[1, 1], [1, 0], [1, 1]],
+    annotations: [[1, 1], [1, 1], [1, 1]],
+    status: [[1, 1], [1, 1], [1, 1]],
   },
   status: {
     annotations: [[0, 1], [0, 1], [1, 1]],
@@ -44,6 +46,14 @@ const WITH_SUBRESOURCE: Record<string, Record<string, [number, number][]>> = {
   smart: {
     annotations: [[1, 1], [1, 1], [1, 1]],
     status: [[1, 1], [1, 1], [1, 1]],
+  },
+};
+
+/** Where the figures differ with the conditions off (Kopf's): the retry of `twice`. */
+const WITHOUT_CONDITIONS: Record<string, Record<string, [number, number][]>> = {
+  annotations: {
+    annotations: [[1, 1], [1, 0], [1, 1]],
+    status: [[1, 1], [1, 0], [1, 1]],
   },
 };
 
@@ -72,89 +82,125 @@ function diffbaseOf(body: RawBody | undefined): unknown {
       ?.["last-handled-configuration"];
 }
 
+/** One configuration of the table: its storages, the subresource, the conditions. */
+interface Configuration {
+  readonly progress: string;
+  readonly diffbase: string;
+  readonly subresource: boolean;
+  readonly conditions: boolean;
+}
+
 for (const subresource of [true, false]) {
-  for (const [progressName, progress] of Object.entries(PROGRESS)) {
-    for (const [diffbaseName, diffbase] of Object.entries(DIFFBASE)) {
-      const where = `progress in ${progressName}, diff-base in ${diffbaseName}, ` +
-        `${subresource ? "with" : "without"} the status subresource`;
-      Deno.test(`writes per cycle: ${where}`, async () => {
-        await using cluster = await startCluster({ status: subresource });
-        const registry = clusterRegistry(cluster);
-        let attempts = 0;
-        on.create("kopfexamples", { registry }, function once() {
-          return { done: true };
-        });
-        on.create("kopfexamples", { registry }, function twice() {
-          if (attempts++ === 0) throw new TemporaryError("not yet", { delay: 0.2 });
-          return { done: true };
-        });
-        const settings = testSettings({
-          persistence: { progressStorage: progress(), diffbaseStorage: diffbase() },
-        });
-        await whileRunning(registry, async () => {
-          cluster.create(kex("w"));
-          await cluster.waitFor("kopfexamples", "w", (o) => diffbaseOf(o) !== undefined);
-          await new Promise((resolve) => setTimeout(resolve, 300)); // nothing more comes
-        }, { settings });
-        // Per cycle as in the table; without the subresource, one write per cycle that
-        // writes anything, all to the main endpoint.
-        const cycles = WITH_SUBRESOURCE[progressName][diffbaseName];
-        const expected = subresource
-          ? {
-            main: cycles.reduce((sum, [main]) => sum + main, 0),
-            status: cycles.reduce((sum, [, status]) => sum + status, 0),
-          }
-          : { main: cycles.filter(([main, status]) => main + status > 0).length, status: 0 };
-        assertEquals(writesTo(cluster, "w"), expected);
-      });
+  for (const progress of Object.keys(PROGRESS)) {
+    for (const diffbase of Object.keys(DIFFBASE)) {
+      testWritesPerCycle({ progress, diffbase, subresource, conditions: true });
+      // Off, where the figures differ (with the subresource): elsewhere they are the same.
+      if (subresource && WITHOUT_CONDITIONS[progress]?.[diffbase] !== undefined) {
+        testWritesPerCycle({ progress, diffbase, subresource, conditions: false });
+      }
     }
   }
+}
+
+function testWritesPerCycle(configuration: Configuration): void {
+  const { progress, diffbase, subresource, conditions } = configuration;
+  const where = `progress in ${progress}, diff-base in ${diffbase}, ` +
+    `${subresource ? "with" : "without"} the status subresource` +
+    (conditions ? "" : ", conditions off");
+  Deno.test(`writes per cycle: ${where}`, async () => {
+    await using cluster = await startCluster({ status: subresource });
+    const registry = clusterRegistry(cluster);
+    let attempts = 0;
+    on.create("kopfexamples", { registry }, function once() {
+      return { done: true };
+    });
+    on.create("kopfexamples", { registry }, function twice() {
+      if (attempts++ === 0) throw new TemporaryError("not yet", { delay: 0.2 });
+      return { done: true };
+    });
+    const settings = testSettings({
+      persistence: { progressStorage: PROGRESS[progress](), diffbaseStorage: DIFFBASE[diffbase]() },
+      conditions: { enabled: conditions },
+    });
+    await whileRunning(registry, async () => {
+      cluster.create(kex("w"));
+      await cluster.waitFor("kopfexamples", "w", (o) => diffbaseOf(o) !== undefined);
+      await new Promise((resolve) => setTimeout(resolve, 300)); // nothing more comes
+    }, { settings });
+    // Per cycle as in the table; without the subresource, one write per cycle that
+    // writes anything, all to the main endpoint.
+    const cycles = (conditions ? WITH_SUBRESOURCE : WITHOUT_CONDITIONS)[progress][diffbase];
+    const expected = subresource
+      ? {
+        main: cycles.reduce((sum, [main]) => sum + main, 0),
+        status: cycles.reduce((sum, [, status]) => sum + status, 0),
+      }
+      : { main: cycles.filter(([main, status]) => main + status > 0).length, status: 0 };
+    assertEquals(writesTo(cluster, "w"), expected);
+  });
 }
 
 /** One create handler that succeeds at once: one cycle, the common case. */
 for (const subresource of [true, false]) {
   for (const result of [true, false]) {
     for (const storages of ["default", "status"] as const) {
-      const where = `${storages} storages, ${result ? "a result" : "no result"}, ` +
-        `${subresource ? "with" : "without"} the status subresource`;
-      Deno.test(`writes of a single-handler cycle: ${where}`, async () => {
-        await using cluster = await startCluster({ status: subresource });
-        const registry = clusterRegistry(cluster);
-        on.create("kopfexamples", { registry }, function only() {
-          return result ? { done: true } : undefined;
-        });
-        const settings = testSettings(
-          storages === "status"
-            ? {
-              persistence: {
-                progressStorage: new StatusProgressStorage(),
-                diffbaseStorage: new StatusDiffBaseStorage(),
-              },
-            }
-            : {},
-        );
-        await whileRunning(registry, async () => {
-          cluster.create(kex("w"));
-          await cluster.waitFor("kopfexamples", "w", (o) => diffbaseOf(o) !== undefined);
-          await new Promise((resolve) => setTimeout(resolve, 300)); // nothing more comes
-        }, { settings });
-        const writes = writesTo(cluster, "w");
-        // The diff-base and the result: two places only with the default storages, when
-        // the status is a subresource and the handler returned something for it.
-        const expected = !subresource
-          ? { main: 1, status: 0 }
-          : storages === "status"
-          ? { main: 0, status: 1 }
-          : result
-          ? { main: 1, status: 1 }
-          : { main: 1, status: 0 };
-        assertEquals(writes, expected);
-        const body = cluster.get("kopfexamples", "w", { namespace: "default" });
-        assertEquals(
-          (body?.status as { only?: unknown } | undefined)?.only,
-          result ? { done: true } : undefined,
-        );
-      });
+      for (const conditions of [true, false]) {
+        // Off differs only where nothing else goes to the status: no result, a subresource,
+        // the progress (not stored for a cycle that completes) and diff-base elsewhere.
+        if (!conditions && !(subresource && !result && storages === "default")) continue;
+        testSingleHandler(subresource, result, storages, conditions);
+      }
     }
   }
+}
+
+function testSingleHandler(
+  subresource: boolean,
+  result: boolean,
+  storages: "default" | "status",
+  conditions: boolean,
+): void {
+  const where = `${storages} storages, ${result ? "a result" : "no result"}, ` +
+    `${subresource ? "with" : "without"} the status subresource` +
+    (conditions ? "" : ", conditions off");
+  Deno.test(`writes of a single-handler cycle: ${where}`, async () => {
+    await using cluster = await startCluster({ status: subresource });
+    const registry = clusterRegistry(cluster);
+    on.create("kopfexamples", { registry }, function only() {
+      return result ? { done: true } : undefined;
+    });
+    const settings = testSettings({
+      conditions: { enabled: conditions },
+      ...(storages === "status"
+        ? {
+          persistence: {
+            progressStorage: new StatusProgressStorage(),
+            diffbaseStorage: new StatusDiffBaseStorage(),
+          },
+        }
+        : {}),
+    });
+    await whileRunning(registry, async () => {
+      cluster.create(kex("w"));
+      await cluster.waitFor("kopfexamples", "w", (o) => diffbaseOf(o) !== undefined);
+      await new Promise((resolve) => setTimeout(resolve, 300)); // nothing more comes
+    }, { settings });
+    const writes = writesTo(cluster, "w");
+    // The diff-base and the result (and the conditions): two places only with the
+    // default storages, when the status is a subresource and the handler returned
+    // something for it — or the conditions go there.
+    const expected = !subresource
+      ? { main: 1, status: 0 }
+      : storages === "status"
+      ? { main: 0, status: 1 }
+      : result || conditions
+      ? { main: 1, status: 1 }
+      : { main: 1, status: 0 };
+    assertEquals(writes, expected);
+    const body = cluster.get("kopfexamples", "w", { namespace: "default" });
+    assertEquals(
+      (body?.status as { only?: unknown } | undefined)?.only,
+      result ? { done: true } : undefined,
+    );
+  });
 }

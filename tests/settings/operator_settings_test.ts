@@ -277,3 +277,33 @@ Deno.test("the error delays go along the list, then repeat its last one; none wi
   }
   assertEquals(errorDelayAfter({ [Symbol.iterator]: doubling }, 4), 16);
 });
+
+Deno.test("conditions: on by default with the standard types; types are checked and distinct", () => {
+  const s = new OperatorSettings();
+  assertEquals(
+    [s.conditions.enabled, s.conditions.ready, s.conditions.reconciling, s.conditions.stalled],
+    [true, "Ready", "Reconciling", "Stalled"],
+  );
+  const renamed = new OperatorSettings({
+    conditions: { ready: "example.com/Available", enabled: false },
+  });
+  assertEquals([renamed.conditions.ready, renamed.conditions.enabled], [
+    "example.com/Available",
+    false,
+  ]);
+  assertThrows(
+    () => new OperatorSettings({ conditions: { ready: "Not Ready" } }),
+    ConfigurationError,
+    'settings.conditions.ready must be a condition type like "Ready"; got "Not Ready".',
+  );
+  assertThrows(
+    () => new OperatorSettings({ conditions: { enabled: "yes" as unknown as boolean } }),
+    ConfigurationError,
+    "settings.conditions.enabled must be true or false",
+  );
+  assertThrows(
+    () => new OperatorSettings({ conditions: { stalled: "Ready" } }),
+    ConfigurationError,
+    "settings.conditions: ready, reconciling and stalled must be three different types",
+  );
+});

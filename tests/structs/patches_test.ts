@@ -1,5 +1,5 @@
 import { ensure } from "../../src/settings/field_paths.ts";
-import { Patch, patchContent, setInPatch } from "../../src/structs/patches.ts";
+import { mergePatchChanges, Patch, patchContent, setInPatch } from "../../src/structs/patches.ts";
 import { readOnlyView } from "../../src/structs/views.ts";
 import { assert, assertEquals, assertThrows } from "../assert.ts";
 
@@ -165,4 +165,19 @@ Deno.test("patchContent reads the patch without making its sections", () => {
   assertEquals(patchContent(patch).metadata, undefined);
   void patch.metadata;
   assertEquals(patchContent(patch), {});
+});
+
+Deno.test("mergePatchChanges: whether a merge patch would change the value", () => {
+  const body = { status: { a: 1, list: [1, 2], nested: { b: "x" } } };
+  assert(!mergePatchChanges(body, {}));
+  assert(!mergePatchChanges(body, { status: { a: 1 } }));
+  assert(!mergePatchChanges(body, { status: { list: [1, 2], nested: { b: "x" } } }));
+  assert(!mergePatchChanges(body, { status: { gone: null } }), "removing what is absent");
+  assert(mergePatchChanges(body, { status: { a: 2 } }));
+  assert(mergePatchChanges(body, { status: { a: null } }));
+  assert(mergePatchChanges(body, { status: { list: [1] } }));
+  assert(mergePatchChanges(body, { status: { nested: { c: 1 } } }));
+  assert(mergePatchChanges(body, { spec: { x: 1 } }), "a new section");
+  assert(mergePatchChanges({ status: 5 }, { status: { a: 1 } }), "a mapping over a scalar");
+  assert(!mergePatchChanges(readOnlyView(body), { status: { a: 1 } }), "views read as data");
 });

@@ -5,7 +5,9 @@
  * or when the delete handlers are all done. Objects that match no handler's filters are
  * handled in stealth: nothing is written and nothing is logged about them. The handlers due
  * for the cause run (`handling/changing.ts`); when all are done, the diff-base is stored,
- * the progress purged, and the object counts as fully handled.
+ * the progress purged, and the object counts as fully handled. After a cycle, or an event
+ * with nothing to do, the standard status conditions are put into the patch
+ * (`status_conditions.ts`).
  *
  * @module
  */
@@ -42,6 +44,7 @@ import {
 import { causeMatch, type CycleContext, runChangingCycle } from "../../handling/changing.ts";
 import type { Spawner } from "../../engines/daemons.ts";
 import type { ObjectProcessing, Stage } from "./object_processing.ts";
+import { StatusConditions } from "./status_conditions.ts";
 
 /** What the changing handling needs of the operator. */
 export interface ChangingStageOptions {
@@ -74,10 +77,12 @@ export class ChangingStage implements Stage {
   readonly name = "changing handlers";
   readonly #options: ChangingStageOptions;
   readonly #cycle: CycleContext;
+  readonly #conditions: StatusConditions;
 
   /** The stage over the operator's handlers and settings. */
   constructor(options: ChangingStageOptions) {
     this.#options = options;
+    this.#conditions = new StatusConditions(options.settings.conditions, options.clock);
     this.#cycle = {
       settings: options.settings,
       clock: options.clock,
@@ -135,6 +140,7 @@ export class ChangingStage implements Stage {
       if (cause.reason === "noop") {
         logger.debug("Something has changed, but not the essence; nothing to do.");
         if (detected.rewrite) await this.#storeDiffBase(processing, cause.new);
+        this.#conditions.afterNothing(processing);
       }
       return true;
     }
@@ -204,6 +210,7 @@ export class ChangingStage implements Stage {
     if (!cycle.done) {
       memory.causeBase = base ?? { reason: cause.reason, essence: cause.new };
       for (const delay of cycle.delays) processing.revisitIn(delay);
+      this.#conditions.afterCycle(processing, cycle.fates);
       return;
     }
     memory.causeBase = undefined;
@@ -214,6 +221,8 @@ export class ChangingStage implements Stage {
     } else if (cause.diff.length > 0 || rewrite) { // the diff is empty when the essences are equal
       await this.#storeDiffBase(processing, cause.new);
     }
+    // After the diff-base: where it goes decides whether the write makes a generation.
+    this.#conditions.afterCycle(processing, cycle.fates);
     memory.fullyHandledOnce = true;
     if (cause.reason !== "delete") return;
     memory.deletionHandled = true;

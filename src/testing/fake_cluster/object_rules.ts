@@ -121,15 +121,25 @@ export function keptMeta(old: JsonObject, given: JsonObject): JsonObject {
   return meta;
 }
 
-/** Whether a write changed what `metadata.generation` counts: the spec, or all but status. */
-export function specChanged(type: ResourceType, old: JsonObject, next: JsonObject): boolean {
+/**
+ * Whether a write changed what `metadata.generation` counts: of built-in objects, the spec;
+ * of custom resources, all but the metadata — and but the status when it is a subresource
+ * (`statusSubresource`), as the API server counts them.
+ */
+export function specChanged(
+  type: ResourceType,
+  old: JsonObject,
+  next: JsonObject,
+  statusSubresource: boolean,
+): boolean {
   if (type.builtin && typeKey(type.group, type.plural) !== CRDS) {
     return !jsonEqual(old.spec, next.spec) ||
       (type.plural.endsWith("webhookconfigurations") && !jsonEqual(old.webhooks, next.webhooks));
   }
   const keys = new Set([...Object.keys(old), ...Object.keys(next)]);
   for (const key of keys) {
-    if (key === "metadata" || key === "status" || key === "apiVersion" || key === "kind") {
+    if (key === "metadata" || key === "apiVersion" || key === "kind") continue;
+    if (key === "status" && (statusSubresource || typeKey(type.group, type.plural) === CRDS)) {
       continue;
     }
     if (!jsonEqual(old[key], next[key])) return true;

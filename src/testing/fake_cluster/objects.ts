@@ -399,7 +399,7 @@ export class Objects {
     let next = this.#nextOf(target, old, incoming);
     checkNoNewFinalizers(type, old, next);
     next = checkWrite(this.catalog, target, next, old, options);
-    if (type.generation && specChanged(type, old, next)) {
+    if (type.generation && specChanged(type, old, next, version.status)) {
       metaOf(next).generation = Number(oldMeta.generation ?? 0) + 1;
     }
     next = withManagedFields(target, old, next, givenFields, options);

@@ -192,6 +192,35 @@ Deno.test("the status subresource: the main endpoint ignores status, /status ign
   assertEquals(spec.body.status, { x: 1 });
 });
 
+Deno.test("without a status subresource, a change of the status is a new generation (as the API server counts)", async () => {
+  await using cluster = await FakeCluster.start();
+  const crd = exampleCrd();
+  delete (crd.spec.versions[0] as { subresources?: unknown }).subresources;
+  await call(cluster, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd);
+  const merge = { "content-type": "application/merge-patch+json" };
+  const created = await call(cluster, "POST", KEX, {
+    apiVersion: "kopf.dev/v1",
+    kind: "KopfExample",
+    metadata: { name: "e" },
+    spec: { field: "a" },
+    status: { kept: true },
+  });
+  assertEquals([created.body.status, created.body.metadata.generation], [{ kept: true }, 1]);
+  const meta = await call(
+    cluster,
+    "PATCH",
+    `${KEX}/e`,
+    { metadata: { labels: { l: "1" } } },
+    merge,
+  );
+  assertEquals(meta.body.metadata.generation, 1, "metadata changes do not bump generation");
+  const status = await call(cluster, "PATCH", `${KEX}/e`, { status: { x: 1 } }, merge);
+  assertEquals(status.body.status, { kept: true, x: 1 });
+  assertEquals(status.body.metadata.generation, 2, "status changes bump generation");
+  const same = await call(cluster, "PATCH", `${KEX}/e`, { status: { x: 1 } }, merge);
+  assertEquals(same.body.metadata.generation, 2, "a write that changes nothing is no generation");
+});
+
 Deno.test("deletion waits for finalizers; new finalizers are refused while deleting", async () => {
   await using cluster = await FakeCluster.start();
   const merge = { "content-type": "application/merge-patch+json" };
