@@ -660,6 +660,7 @@ const RULES: Record<keyof OperatorSettingsInit, Record<string, Check>> = {
   applying: {
     fieldManager: (_, v) => fieldManagerProblem(v),
     force: boolean,
+  },
   conditions: {
     enabled: boolean,
     ready: conditionType,
