@@ -32,9 +32,12 @@ export function watchDirectories(
       const closers = directories.map((dir) => watchDirectories([dir], onChange));
       return () => closers.forEach((close) => close());
     }
+    // Events the watcher read before its close may still come out of it: none after a stop.
+    let stopped = false;
     void (async () => {
       try {
         for await (const event of watcher) {
+          if (stopped) break;
           if (event.kind !== "access" && event.kind !== "other") onChange(event.paths);
         }
       } catch {
@@ -42,6 +45,7 @@ export function watchDirectories(
       }
     })();
     return () => {
+      stopped = true;
       try {
         watcher.close();
       } catch {
@@ -50,10 +54,11 @@ export function watchDirectories(
     };
   }
   const watchers: FSWatcher[] = [];
+  let stopped = false;
   for (const dir of directories) {
     try {
       const watcher = watch(dir, { persistent: true }, (_event, name) => {
-        onChange([name ? `${dir}/${name}` : dir]);
+        if (!stopped) onChange([name ? `${dir}/${name}` : dir]);
       });
       watcher.on("error", () => watcher.close());
       watchers.push(watcher);
@@ -61,5 +66,8 @@ export function watchDirectories(
       // Gone: skipped.
     }
   }
-  return () => watchers.forEach((watcher) => watcher.close());
+  return () => {
+    stopped = true;
+    watchers.forEach((watcher) => watcher.close());
+  };
 }
