@@ -13,6 +13,7 @@ import {
   Calls,
   clusterRegistry,
   DIFFBASE,
+  kex,
   LOGS,
   startCluster,
   testSettings,
@@ -200,4 +201,32 @@ Deno.test("metadata-only objects get metadata-only answers to their patches; the
     r.method === "PATCH" && r.path.includes("/configmaps/")
   );
   assert(patches.length > 0);
+});
+
+Deno.test("a custom resource watched as metadata only gets no conditions, and no write loop", async () => {
+  await using cluster = await startCluster({ status: true });
+  const registry = clusterRegistry(cluster);
+  const done = new Calls<string>();
+  on.create("kopfexamples", { registry, metadataOnly: true }, function light({ name }) {
+    done.add(String(name));
+    return { seen: true };
+  });
+  await whileRunning(registry, async () => {
+    cluster.create(kex("one"));
+    await done.until(1);
+    await cluster.waitFor(
+      "kopfexamples",
+      "one",
+      (b) => b?.metadata?.annotations?.[DIFFBASE] !== undefined,
+    );
+    // Long enough for the echoes of our writes to come back and be processed.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  });
+  const patches = cluster.requests.filter((r) =>
+    r.method === "PATCH" && r.path.includes("/kopfexamples/one")
+  );
+  assert(patches.length <= 3, `${patches.length} PATCH requests: ${patches.map((p) => p.path)}`);
+  const body = cluster.get("kopfexamples", "one")!;
+  assertEquals((body.status as Record<string, unknown>).conditions, undefined);
+  assertEquals((body.status as Record<string, unknown>).light, { seen: true });
 });

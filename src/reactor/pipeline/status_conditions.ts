@@ -15,6 +15,7 @@
  * @module
  */
 
+import { bodySourceOf } from "../../structs/metadata_only_bodies.ts";
 import { isBuiltinResource } from "../../catalog/builtin_types.ts";
 import type { RawBody } from "../../structs/bodies.ts";
 import type { Resource } from "../../structs/resources.ts";
@@ -48,11 +49,16 @@ export class StatusConditions {
     this.#clock = clock;
   }
 
-  /** Whether the object gets conditions at all: enabled, a custom resource, not deleted. */
+  /**
+   * Whether the object gets conditions at all: enabled, a custom resource, not deleted, and
+   * watched whole — a metadata-only object's status is not seen, so its conditions could
+   * never be found right, and every write of them would be written again.
+   */
   applies(processing: ObjectProcessing): boolean {
     const { resource, body } = processing;
     if (!this.#settings.enabled || processing.gone || processing.left) return false;
     if (body.metadata?.deletionTimestamp) return false;
+    if (bodySourceOf(body) !== undefined) return false;
     let builtin = this.#builtin.get(resource);
     if (builtin === undefined) {
       builtin = isBuiltinResource(resource.group, resource.plural);
