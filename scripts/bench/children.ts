@@ -118,7 +118,6 @@ async function measure(withChildren: boolean): Promise<Run> {
       data: { field: "value" },
     });
   }
-  const parents: RawBody[] = [];
   for (let i = 0; i < PARENTS; i++) {
     const parent = cluster.create({
       apiVersion: "kopf.dev/v1",
@@ -126,7 +125,6 @@ async function measure(withChildren: boolean): Promise<Run> {
       metadata: { name: `parent-${i}`, namespace: "default" },
       spec: { field: "value" },
     });
-    parents.push(parent);
     if (!withChildren) continue;
     const child: RawBody = {
       apiVersion: "v1",
@@ -189,7 +187,6 @@ async function measure(withChildren: boolean): Promise<Run> {
     heap = Math.min(heap, Number((await expectLine(operator, "HEAP ")).slice("HEAP ".length)));
   }
   const configmapObjects = (cluster.traffic.resources.configmaps?.objects ?? 0) - before;
-  void parents;
   return {
     heap,
     latencies: latencies.sort((a, b) => a - b),

@@ -35,8 +35,6 @@ export interface ParentRef {
   readonly name: string;
   /** Its uid: a parent re-created under the same name is another one. */
   readonly uid: string;
-  /** Whether the reference is the controller one. */
-  readonly controller: boolean;
 }
 
 interface Pending {
@@ -49,11 +47,6 @@ export class ChildChanges {
   readonly #parents = new Map<string, Pending>();
   /** Retry states by parent uid, then by handler id and child uid. */
   readonly #states = new Map<string, Map<string, HandlerState>>();
-
-  /** How many parents have changes waiting. */
-  get size(): number {
-    return this.#parents.size;
-  }
 
   /** Note a child's change; true if its parent had none waiting (it must be processed). */
   add(parentUid: string, change: ChildChange): boolean {
@@ -125,27 +118,26 @@ function stateKey(handlerId: string, child: RawBody): string {
 }
 
 /**
- * The parents a child names, among the parent resources (by `group/Kind`): its controller
- * reference only, unless `anyOwner`; those of other kinds, or without uid or name, never.
+ * The parents a child's owner references name, among the parent resources (by
+ * `group/Kind`); owners of other kinds, or without uid or name, never. Whether a handler
+ * takes a parent that is only an owner, not the controller, is its own (`anyOwner`).
  */
 export function parentsOf(
   child: RawBody,
   parentResources: ReadonlyMap<string, Resource>,
-  anyOwner: boolean,
 ): ParentRef[] {
   const refs = child.metadata?.ownerReferences;
   if (!Array.isArray(refs)) return [];
   const out: ParentRef[] = [];
   for (const ref of refs) {
     if (typeof ref !== "object" || ref === null) continue;
-    const { apiVersion, kind, name, uid, controller } = ref as Record<string, unknown>;
-    if (!anyOwner && controller !== true) continue;
+    const { apiVersion, kind, name, uid } = ref as Record<string, unknown>;
     if (typeof apiVersion !== "string" || typeof kind !== "string") continue;
     if (typeof name !== "string" || typeof uid !== "string" || !name || !uid) continue;
     const resource = parentResources.get(parentKindKey(groupOf(apiVersion), kind));
     if (resource === undefined) continue;
     const namespace = resource.namespaced ? child.metadata?.namespace : undefined;
-    out.push({ resource, namespace, name, uid, controller: controller === true });
+    out.push({ resource, namespace, name, uid });
   }
   return out;
 }

@@ -19,7 +19,7 @@ export interface BodySource {
 const BODY_SOURCE: unique symbol = Symbol("kopf.bodySource");
 
 /** The kind in which the API server sends metadata-only objects. */
-export const PARTIAL_OBJECT_METADATA = "PartialObjectMetadata";
+const PARTIAL_OBJECT_METADATA = "PartialObjectMetadata";
 
 /**
  * A metadata-only object as its resource's: `apiVersion` and `kind` set to these, marked

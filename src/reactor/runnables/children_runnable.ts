@@ -206,7 +206,7 @@ export class ChildrenRunnable implements Runnable {
     else if (this.#relisted(resource, child)) type = "MODIFIED"; // changed while not watched
     else type = undefined; // the state at the start: nothing changed
     // Any owner: the child stage checks each handler's `anyOwner`.
-    let parents = parentsOf(child, this.#parents, true);
+    let parents = parentsOf(child, this.#parents);
     if (type === "DELETED") {
       if (parents.length === 0) parents = [...this.#owners.get(key) ?? []];
       this.#owners.delete(key);
