@@ -201,6 +201,9 @@ Deno.test("metadata-only objects get metadata-only answers to their patches; the
     r.method === "PATCH" && r.path.includes("/configmaps/")
   );
   assert(patches.length > 0);
+  for (const patch of patches) {
+    assert(patch.accept?.includes("as=PartialObjectMetadata"), `${patch.path}: ${patch.accept}`);
+  }
 });
 
 Deno.test("a custom resource watched as metadata only gets no conditions, and no write loop", async () => {

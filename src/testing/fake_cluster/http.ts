@@ -66,6 +66,7 @@ export class Router {
       status: response.status,
       time,
       items: LISTED_ITEMS.get(response),
+      accept: request.headers.get("accept") ?? undefined,
     });
     return response;
   }

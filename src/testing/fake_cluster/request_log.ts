@@ -20,6 +20,8 @@ export interface ServedRequest {
   readonly time: Date;
   /** How many objects a list answered (one page of them, with `limit`). */
   readonly items?: number;
+  /** The `Accept` header, when the request gave one (e.g. to ask for metadata only). */
+  readonly accept?: string;
 }
 
 /** The request log keeps this many entries, the newest. */
