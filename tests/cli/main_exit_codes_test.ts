@@ -4,38 +4,10 @@
  * a failure of the work with 1 (without one), `--help` and `--version` with 0. The table of
  * cases names every subcommand that `buildCli()` has, so a new one cannot be left out.
  */
+import { runKopf as kopf } from "./kopf_command.ts";
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { buildCli } from "../../src/cli/main.ts";
 import { FakeCluster } from "../../src/testing/mod.ts";
-
-const ROOT = new URL("../../", import.meta.url);
-const MAIN = new URL("src/cli/main.ts", ROOT).pathname;
-
-interface Result {
-  code: number;
-  stderr: string;
-}
-
-/** `kopf …` in a process of its own, without credentials unless given; `stdin` piped in. */
-async function kopf(args: readonly string[], stdin?: string): Promise<Result> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", MAIN, ...args],
-    cwd: ROOT.pathname,
-    env: { NO_COLOR: "1", KUBECONFIG: "/nonexistent/kubeconfig" },
-    stdin: stdin === undefined ? "null" : "piped",
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  if (stdin !== undefined) {
-    const writer = child.stdin.getWriter();
-    await writer.write(new TextEncoder().encode(stdin));
-    await writer.close();
-  }
-  // A safety net only: a command that never ends (a fake cluster that did start) is killed.
-  const guard = setTimeout(() => child.kill("SIGKILL"), 60_000);
-  const { code, stderr } = await child.output().finally(() => clearTimeout(guard));
-  return { code, stderr: new TextDecoder().decode(stderr) };
-}
 
 /** One row of the table: the command line, and what its message must say. */
 interface Case {

@@ -3,39 +3,10 @@
  * the same way (its message, a hint at its help, exit code 2), failures exit with 1, and
  * `kopf --version` is the package's version.
  */
+import { runKopf as kopf } from "./kopf_command.ts";
 import { assertEquals, assertStringIncludes } from "../assert.ts";
 
 const ROOT = new URL("../../", import.meta.url);
-const MAIN = new URL("src/cli/main.ts", ROOT).pathname;
-
-interface Result {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** `kopf …` in a process of its own, without credentials; `stdin` is piped in if given. */
-async function kopf(args: string[], stdin?: string): Promise<Result> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", MAIN, ...args],
-    cwd: ROOT.pathname,
-    // No kubeconfig: the commands that look for one find none.
-    env: { NO_COLOR: "1", KUBECONFIG: "/nonexistent/kubeconfig" },
-    stdin: stdin === undefined ? "null" : "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  if (stdin !== undefined) {
-    const writer = child.stdin.getWriter();
-    await writer.write(new TextEncoder().encode(stdin));
-    await writer.close();
-  }
-  // A safety net only: a command that never ends fails the test instead of stalling the suite.
-  const guard = setTimeout(() => child.kill("SIGKILL"), 60_000);
-  const { code, stdout, stderr } = await child.output().finally(() => clearTimeout(guard));
-  const text = new TextDecoder();
-  return { code, stdout: text.decode(stdout), stderr: text.decode(stderr) };
-}
 
 Deno.test("every subcommand answers a usage error with its message, its help hint and exit code 2", async () => {
   const cases: [string[], string, string][] = [
