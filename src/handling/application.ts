@@ -230,14 +230,13 @@ export async function applyChanges(options: ApplyOptions): Promise<ApplyResult> 
   // A metadata-only object (see structs/metadata_only_bodies.ts) gets metadata-only answers:
   // its whole body is never needed here, and may be large.
   const source = bodySourceOf(body);
-  const metadataOnly = source !== undefined;
   const patched = async (
     patch: JsonObject | readonly JsonPatchOperation[],
     options: PatchOptions,
   ): Promise<RawBody> => {
     const answer = await patchObject(api, resource, ref, patch, {
       ...options,
-      metadataOnly,
+      metadataOnly: source !== undefined,
       signal,
     });
     return source === undefined
@@ -252,11 +251,12 @@ export async function applyChanges(options: ApplyOptions): Promise<ApplyResult> 
       latest = await patched({ status }, { subresource: "status" });
     }
     // JSON Patch operations are made against the body: one without the fields the merge
-    // patch sets would replace them whole. Merged apart, then the finalizer's change.
-    if (finalizerOps.length > 0 && metadataOnly && beyondMetadata(merge)) {
+    // patch sets would replace them whole. Merged apart, then the finalizer's change alone.
+    let guarded: Record<string, unknown> = merge;
+    if (finalizerOps.length > 0 && source !== undefined && beyondMetadata(merge)) {
       requests++;
       latest = await patched(merge as JsonObject, {});
-      for (const key of Object.keys(merge)) delete merge[key];
+      guarded = {};
     }
     if (finalizerOps.length > 0) {
       const version = latest?.metadata?.resourceVersion ?? body.metadata?.resourceVersion;
@@ -264,7 +264,7 @@ export async function applyChanges(options: ApplyOptions): Promise<ApplyResult> 
         ...(version === undefined
           ? []
           : [{ op: "test" as const, path: "/metadata/resourceVersion", value: version }]),
-        ...new Patch(merge as Record<string, unknown>).toJsonPatch(body),
+        ...new Patch(guarded).toJsonPatch(body),
         ...finalizerOps,
       ];
       requests++;

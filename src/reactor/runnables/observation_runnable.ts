@@ -60,9 +60,6 @@ export class ObservationRunnable implements Runnable {
   readonly #missing = new Set<string>();
   #observer: Observer | undefined;
   #running: Promise<void> | undefined;
-  #listedResolve!: () => void;
-  /** Node 20 has no Promise.withResolvers(). */
-  readonly #listed = new Promise<void>((resolve) => (this.#listedResolve = resolve));
 
   /** The observation of the operator, feeding the queueing. */
   constructor(parts: OperatorParts, needs: ObservationNeeds) {
@@ -83,7 +80,6 @@ export class ObservationRunnable implements Runnable {
     const observer = this.#observer = this.#makeObserver();
     if (this.#needs.peering.paused) observer.pause();
     const processor = this.#needs.processing.processor;
-    void observer.listed.then(() => this.#listedResolve());
     const running = this.#running = observer.run(this.#observing.signal);
     running.then(
       () => {
@@ -115,7 +111,8 @@ export class ObservationRunnable implements Runnable {
    * queued); never if it does not start.
    */
   get listed(): Promise<void> {
-    return this.#listed;
+    if (this.#observer === undefined) throw new Error("The observation is used before its start.");
+    return this.#observer.listed;
   }
 
   /** Stop watching. */
