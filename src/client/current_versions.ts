@@ -7,7 +7,7 @@
  */
 import type { Resource } from "../structs/resources.ts";
 import type { ApiClient } from "./api.ts";
-import { METADATA_LIST_ACCEPT } from "./metadata_only.ts";
+import { listPages } from "./objects.ts";
 
 /** What {@link currentVersion} lists. */
 export interface CurrentVersionOptions {
@@ -29,19 +29,19 @@ export async function currentVersion(
   resource: Resource,
   options: CurrentVersionOptions = {},
 ): Promise<string> {
-  const path = resource.getUrl({ namespace: resource.namespaced ? options.namespace : undefined });
-  const list = await api.request<{ metadata?: { resourceVersion?: string } }>("GET", path, {
-    query: {
-      labelSelector: options.labelSelector || undefined,
-      fieldSelector: options.fieldSelector || undefined,
-      limit: 1,
-    },
-    accept: options.metadataOnly ? METADATA_LIST_ACCEPT : undefined,
-    signal: options.signal,
-  });
-  const version = list.metadata?.resourceVersion;
-  if (typeof version !== "string" || version === "") {
-    throw new Error(`The listing of ${path} has no resourceVersion.`);
+  // The first page of a listing of one object: its list metadata carries the version.
+  const pages = listPages(api, resource, { ...options, limit: 1 });
+  try {
+    const first = await pages.next();
+    const version = first.done ? undefined : first.value.resourceVersion;
+    if (!version) {
+      const path = resource.getUrl({
+        namespace: resource.namespaced ? options.namespace : undefined,
+      });
+      throw new Error(`The listing of ${path} has no resourceVersion.`);
+    }
+    return version;
+  } finally {
+    await pages.return();
   }
-  return version;
 }
