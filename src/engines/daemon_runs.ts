@@ -172,6 +172,7 @@ export class DaemonRunner {
   }
 
   async #apply(record: ObjectRecord, patch: Patch): Promise<void> {
+    const applying = this.#options.settings.applying;
     try {
       const apply = () =>
         applyChanges({
@@ -180,6 +181,9 @@ export class DaemonRunner {
           body: record.holder.body,
           patch,
           finalizer: this.#options.settings.persistence.finalizer,
+          // Merged, beside the handling cycles whose intent an apply would have to state;
+          // recorded under the operator's field manager when it applies its own writes.
+          fieldManager: applying.outcomes ? applying.fieldManager : undefined,
         });
       const applied = await (this.#options.writes ? this.#options.writes.run(apply) : apply());
       if (applied.gone) record.scope.logger.debug("The object is gone; nothing to patch.");

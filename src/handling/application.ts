@@ -15,28 +15,40 @@
  *   would replace them whole);
  * - an object that is gone (404) is not an error: there is nothing left to patch;
  * - what the API server would refuse for its size (annotations over 256 KB in total, an
- *   object over what etcd stores) is not sent: {@link OutcomeTooLargeError} says which
- *   storage setting to change.
+ *   object over what etcd stores) is not sent (see `outcome_sizes.ts`).
+ *
+ * With `serverSideApply` (`settings.applying.outcomes`), each place written — the status
+ * subresource, the object — gets one server-side apply under the operator's field manager
+ * instead, the finalizer in it (a set: other parties' finalizers are theirs, no guard is
+ * needed); see `apply_intents.ts` for what is stated. Only what an apply cannot remove (a
+ * field not ours alone) follows as a patch.
  *
  * @module
  */
 
 import type { JsonObject, JsonValue, RawBody } from "../structs/bodies.ts";
+import { isMapping } from "../structs/dicts.ts";
 import { type JsonPatchOperation, Patch } from "../structs/patches.ts";
 import type { Resource } from "../structs/resources.ts";
-import { ConfigurationError } from "../structs/errors.ts";
-import { ANNOTATIONS_LIMIT, OBJECT_SIZE_LIMIT } from "../structs/size_limits.ts";
+import { isAppliedBy, managedEntries, type ManagedFieldsEntry } from "../structs/owned_fields.ts";
 import type { ApiClient } from "../client/api.ts";
 import {
   APIClientError,
   APIConflictError,
+  APIError,
   APINotFoundError,
   APITooManyRequestsError,
   APIUnauthorizedError,
   APIUnprocessableError,
 } from "../client/api_errors.ts";
-import { patchObject, type PatchOptions } from "../client/objects.ts";
-import { asResourceObject, bodySourceOf } from "../structs/metadata_only_bodies.ts";
+import { getObject, patchObject, type PatchOptions } from "../client/objects.ts";
+import {
+  asResourceObject,
+  type BodySource,
+  bodySourceOf,
+} from "../structs/metadata_only_bodies.ts";
+import { checkSizes, OutcomeTooLargeError } from "./outcome_sizes.ts";
+import { applyIntent } from "./apply_intents.ts";
 
 /** A change of our finalizer on the object. */
 export type FinalizerChange = "add" | "remove";
@@ -55,6 +67,10 @@ export interface ApplyOptions {
   readonly finalizer: string;
   /** Whether to add or remove our finalizer, if at all. */
   readonly finalizerChange?: FinalizerChange;
+  /** The field manager of the requests; none: the API server names it by the User-Agent. */
+  readonly fieldManager?: string;
+  /** Send the changes by server-side apply under `fieldManager` (`apply_intents.ts`). */
+  readonly serverSideApply?: boolean;
   /** Cancels the requests. */
   readonly signal?: AbortSignal;
 }
@@ -91,12 +107,6 @@ export function finalizerOperations(
   return [{ op: "test", path, value: finalizer }, { op: "remove", path }];
 }
 
-/** The changes would make the object larger than the API server accepts; nothing was sent. */
-export class OutcomeTooLargeError extends ConfigurationError {
-  /** The error's name. */
-  override name = "OutcomeTooLargeError";
-}
-
 /**
  * Whether storing failed because the API server refused what was sent, for good: a 4xx
  * other than 404 (gone), 409 (a conflict: a newer state comes), 401 (credentials) and
@@ -109,104 +119,8 @@ export function isRefusedOutcome(error: unknown): boolean {
     !(error instanceof APITooManyRequestsError);
 }
 
-const encoder = new TextEncoder();
-const bytes = (text: string) => encoder.encode(text).length;
-
-/**
- * Refuse what the API server would refuse for its size, naming the setting to change.
- * Cheap for the usual small changes: sizes are measured exactly only when an estimate
- * (at most 3 bytes per UTF-16 unit) comes near a limit.
- */
-function checkSizes(body: RawBody, merge: Record<string, unknown>, resource: Resource): void {
-  const patchedMeta = (merge.metadata ?? NOTHING) as Record<string, unknown>;
-  const patched = (patchedMeta.annotations ?? NOTHING) as Record<string, unknown>;
-  if (hasKeys(patched)) checkAnnotations(body, patched, resource);
-  const patchText = JSON.stringify(merge);
-  if (patchText.length * 3 < OBJECT_SIZE_LIMIT / 2) return; // a large object grows by little
-  const size = bytes(JSON.stringify(body)) + bytes(patchText);
-  if (size > OBJECT_SIZE_LIMIT) {
-    const biggest = Object.entries(merge.status ?? {})
-      .map(([field, value]) => [field, bytes(JSON.stringify(value) ?? "")] as const)
-      .sort((a, b) => b[1] - a[1])[0];
-    throw new OutcomeTooLargeError(
-      `${describe(resource, body)} would be about ${kb(size)} with the changes, over the ${
-        kb(OBJECT_SIZE_LIMIT)
-      } ` +
-        "that the API server stores" +
-        (biggest ? ` (the largest change: status.${biggest[0]}, ${kb(biggest[1])})` : "") +
-        ": return smaller results from the handlers, or keep large data elsewhere.",
-    );
-  }
-}
-
-function checkAnnotations(
-  body: RawBody,
-  patched: Record<string, unknown>,
-  resource: Resource,
-): void {
-  // The estimate, without merging: what stays of the object's, and what the patch sets.
-  const held: Record<string, string> = body.metadata?.annotations ?? {};
-  let estimate = 0;
-  for (const key in held) {
-    if (!Object.hasOwn(patched, key)) estimate += key.length + String(held[key]).length;
-  }
-  for (const key in patched) {
-    const value = patched[key];
-    if (value !== null) estimate += key.length + String(value).length;
-  }
-  if (estimate * 3 <= ANNOTATIONS_LIMIT) return;
-  const annotations: Record<string, string> = { ...held };
-  for (const [key, value] of Object.entries(patched)) {
-    if (value === null) delete annotations[key];
-    else annotations[key] = String(value);
-  }
-  let total = 0;
-  let largest: [string, number] = ["", 0];
-  for (const [key, value] of Object.entries(annotations)) {
-    const size = bytes(key) + bytes(value);
-    total += size;
-    if (size > largest[1]) largest = [key, size];
-  }
-  if (total > ANNOTATIONS_LIMIT) {
-    const [key, size] = largest;
-    const advice = key.endsWith("/last-handled-configuration")
-      ? "keep the diff-base in the status instead " +
-        "(settings.persistence.diffbaseStorage = new kopf.StatusDiffBaseStorage())"
-      : key in patched
-      ? "keep the handlers' progress in the status instead " +
-        "(settings.persistence.progressStorage = new kopf.StatusProgressStorage())"
-      : "make the annotations smaller";
-    throw new OutcomeTooLargeError(
-      `The annotations of ${describe(resource, body)} would take ${kb(total)}, over the ${
-        kb(ANNOTATIONS_LIMIT)
-      } ` +
-        `that Kubernetes allows in total (the largest: ${key}, ${kb(size)}): ${advice}.`,
-    );
-  }
-}
-
-/** No keys: what an absent part of a patch reads as. */
-const NOTHING: Readonly<Record<string, unknown>> = Object.freeze({});
-
 /** No JSON Patch operations. */
 const NO_OPERATIONS: readonly JsonPatchOperation[] = Object.freeze([]);
-
-/** Whether the object has own enumerable keys (as `Object.keys()`, without the list). */
-function hasKeys(object: object): boolean {
-  for (const key in object) if (Object.hasOwn(object, key)) return true;
-  return false;
-}
-
-/** How messages name the object: `kopfexamples ns/name`. */
-function describe(resource: Resource, body: RawBody): string {
-  return `${resource.plural} ${body.metadata?.namespace ? `${body.metadata.namespace}/` : ""}${
-    body.metadata?.name ?? ""
-  }`;
-}
-
-function kb(size: number): string {
-  return `${Math.round(size / 1024)} KB`;
-}
 
 /** Whether a merge patch sets anything outside `metadata`. */
 function beyondMetadata(merge: Record<string, unknown>): boolean {
@@ -215,71 +129,247 @@ function beyondMetadata(merge: Record<string, unknown>): boolean {
 
 /** Apply the changes; see the module docs for how they are split into requests. */
 export async function applyChanges(options: ApplyOptions): Promise<ApplyResult> {
-  const { api, resource, body, signal } = options;
-  const merge = options.patch.toMergePatch();
-  checkSizes(body, merge as Record<string, unknown>, resource);
+  const { resource, body } = options;
+  const merge = options.patch.toMergePatch() as Record<string, unknown>;
+  checkSizes(body, merge, resource);
   let status: JsonValue | undefined;
   if (resource.has("status") && merge.status !== undefined) {
-    status = merge.status;
+    status = merge.status as JsonValue;
     delete merge.status;
   }
+  const sender = new Sender(options);
+  if (options.serverSideApply) return await applyIntents(sender, options, status, merge);
   const finalizerOps: readonly JsonPatchOperation[] = options.finalizerChange === undefined
     ? NO_OPERATIONS
     : finalizerOperations(body, options.finalizer, options.finalizerChange);
-  const ref = { name: body.metadata?.name ?? "", namespace: body.metadata?.namespace };
-  // A metadata-only object (see structs/metadata_only_bodies.ts) gets metadata-only answers:
-  // its whole body is never needed here, and may be large.
-  const source = bodySourceOf(body);
-  const patched = async (
-    patch: JsonObject | readonly JsonPatchOperation[],
-    options: PatchOptions,
-  ): Promise<RawBody> => {
-    const answer = await patchObject(api, resource, ref, patch, {
+  try {
+    await sendPatches(sender, body, status, merge, finalizerOps);
+  } catch (error) {
+    return settled(sender, error, finalizerOps.length > 0);
+  }
+  return applied(sender.latest, sender.requests, false, false);
+}
+
+/** What a failure comes to: the object gone, or the guarded change refused; else thrown. */
+function settled(sender: Sender, error: unknown, guarded: boolean): ApplyResult {
+  if (error instanceof APINotFoundError) {
+    return applied(sender.latest, sender.requests, true, false);
+  }
+  const refused = error instanceof APIConflictError || error instanceof APIUnprocessableError;
+  if (refused && guarded) return applied(sender.latest, sender.requests, false, true);
+  throw error;
+}
+
+/**
+ * The requests of one object: their target, field manager and answers — metadata-only ones
+ * for an object watched as metadata only (its whole body is never needed here, and may be
+ * large) — counted, the latest answer kept.
+ */
+class Sender {
+  readonly source: BodySource | undefined;
+  latest: RawBody | undefined;
+  requests = 0;
+  readonly #options: ApplyOptions;
+  readonly #ref: { name: string; namespace?: string };
+
+  constructor(options: ApplyOptions) {
+    this.#options = options;
+    this.source = bodySourceOf(options.body);
+    const meta = options.body.metadata;
+    this.#ref = { name: meta?.name ?? "", namespace: meta?.namespace };
+  }
+
+  async send(patch: JsonObject | readonly JsonPatchOperation[], options: PatchOptions) {
+    const { api, resource, signal, fieldManager } = this.#options;
+    const source = this.source;
+    this.requests++;
+    const answer = await patchObject(api, resource, this.#ref, patch, {
+      fieldManager,
       ...options,
       metadataOnly: source !== undefined,
       signal,
     });
-    return source === undefined
+    this.latest = source === undefined
       ? answer
       : asResourceObject(answer, resource.apiVersion, resource.kind, source);
-  };
-  let latest: RawBody | undefined;
-  let requests = 0;
+    return this.latest;
+  }
+
+  /** The whole object, when it is watched as metadata only. */
+  async read(): Promise<RawBody> {
+    const { api, resource, signal } = this.#options;
+    this.requests++;
+    return await getObject(api, resource, this.#ref, { signal });
+  }
+}
+
+/** The status (to its subresource), the rest merged, our finalizer by a guarded JSON Patch. */
+async function sendPatches(
+  sender: Sender,
+  body: RawBody,
+  status: JsonValue | undefined,
+  merge: Record<string, unknown>,
+  finalizerOps: readonly JsonPatchOperation[],
+): Promise<void> {
+  if (status !== undefined) await sender.send({ status }, { subresource: "status" });
+  // JSON Patch operations are made against the body: one without the fields the merge
+  // patch sets would replace them whole. Merged apart, then the finalizer's change alone.
+  let guarded: Record<string, unknown> = merge;
+  if (finalizerOps.length > 0 && sender.source !== undefined && beyondMetadata(merge)) {
+    await sender.send(merge as JsonObject, {});
+    guarded = {};
+  }
+  if (finalizerOps.length > 0) {
+    const version = sender.latest?.metadata?.resourceVersion ?? body.metadata?.resourceVersion;
+    const ops: JsonPatchOperation[] = [
+      ...(version === undefined
+        ? []
+        : [{ op: "test" as const, path: "/metadata/resourceVersion", value: version }]),
+      ...new Patch(guarded).toJsonPatch(body),
+      ...finalizerOps,
+    ];
+    await sender.send(ops, { type: "json" });
+  } else if (Object.keys(merge).length > 0) {
+    await sender.send(merge as JsonObject, {});
+  }
+}
+
+/**
+ * The changes by server-side apply (see `apply_intents.ts`): the status to its subresource,
+ * the rest (and our finalizer) to the object, each as the manager's whole intent for it; then
+ * what leaving out cannot remove, by patches. The configurations carry the object's uid: an
+ * object deleted meanwhile is not made anew by our apply (409), nor is a namesake written
+ * in its stead (422); both mean that the object we handled is gone.
+ */
+async function applyIntents(
+  sender: Sender,
+  options: ApplyOptions,
+  status: JsonValue | undefined,
+  merge: Record<string, unknown>,
+): Promise<ApplyResult> {
+  const { body, resource, fieldManager = "", finalizerChange } = options;
+  const change = finalizerChange === undefined
+    ? undefined
+    : { name: options.finalizer, change: finalizerChange };
+  const entries = managedEntries(body);
+  const sendsMain = Object.keys(merge).length > 0 || change !== undefined;
+  const apply = { type: "apply" as const, fieldManager, force: true };
+  let leftover: JsonObject = {};
+  let finalizerLeft = false;
   try {
+    const whole = sender.source !== undefined &&
+        needsWhole(entries, fieldManager, status !== undefined, sendsMain)
+      ? await sender.read()
+      : body;
+    const identity = identityOf(whole, resource);
     if (status !== undefined) {
-      requests++;
-      latest = await patched({ status }, { subresource: "status" });
+      const place = "status";
+      const intent = applyIntent({ body: whole, entries, fieldManager, place, merge: { status } });
+      await sender.send(configOf(identity, intent.config), { ...apply, subresource: place });
+      leftover = intent.leftover;
     }
-    // JSON Patch operations are made against the body: one without the fields the merge
-    // patch sets would replace them whole. Merged apart, then the finalizer's change alone.
-    let guarded: Record<string, unknown> = merge;
-    if (finalizerOps.length > 0 && source !== undefined && beyondMetadata(merge)) {
-      requests++;
-      latest = await patched(merge as JsonObject, {});
-      guarded = {};
-    }
-    if (finalizerOps.length > 0) {
-      const version = latest?.metadata?.resourceVersion ?? body.metadata?.resourceVersion;
-      const ops: JsonPatchOperation[] = [
-        ...(version === undefined
-          ? []
-          : [{ op: "test" as const, path: "/metadata/resourceVersion", value: version }]),
-        ...new Patch(guarded).toJsonPatch(body),
-        ...finalizerOps,
-      ];
-      requests++;
-      latest = await patched(ops, { type: "json" });
-    } else if (Object.keys(merge).length > 0) {
-      requests++;
-      latest = await patched(merge as JsonObject, {});
+    if (sendsMain) {
+      const place = "object";
+      const finalizer = change;
+      const intent = applyIntent({ body: whole, entries, fieldManager, place, merge, finalizer });
+      await sender.send(configOf(identity, intent.config), apply);
+      leftover = { ...intent.leftover, ...leftover };
+      finalizerLeft = intent.finalizerLeft;
     }
   } catch (error) {
-    if (error instanceof APINotFoundError) return applied(latest, requests, true, false);
-    const refused = error instanceof APIConflictError || error instanceof APIUnprocessableError;
-    if (refused && finalizerOps.length > 0) return applied(latest, requests, false, true);
+    if (await isGone(sender, error, body)) {
+      return applied(sender.latest, sender.requests, true, false);
+    }
     throw error;
   }
-  return applied(latest, requests, false, false);
+  if (Object.keys(leftover).length === 0 && !finalizerLeft) {
+    return applied(sender.latest, sender.requests, false, false);
+  }
+  // What leaving out cannot remove, removed against the object as the applies left it.
+  const latest = sender.latest ?? body;
+  const ops = finalizerLeft
+    ? finalizerOperations(latest, options.finalizer, "remove")
+    : NO_OPERATIONS;
+  const { status: leftStatus, ...leftMain } = leftover;
+  const split = resource.has("status");
+  try {
+    await sendPatches(
+      sender,
+      latest,
+      split ? leftStatus : undefined,
+      split ? leftMain : leftover,
+      ops,
+    );
+  } catch (error) {
+    return settled(sender, error, ops.length > 0);
+  }
+  return applied(sender.latest, sender.requests, false, false);
+}
+
+/** What identifies the object in an applied configuration: its uid guards against namesakes. */
+interface Identity {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly metadata: JsonObject;
+}
+
+function identityOf(body: RawBody, resource: Resource): Identity {
+  const { name = "", namespace, uid } = body.metadata ?? {};
+  const metadata: JsonObject = { name };
+  if (namespace !== undefined) metadata.namespace = namespace;
+  if (uid !== undefined) metadata.uid = uid;
+  return {
+    apiVersion: body.apiVersion ?? resource.apiVersion,
+    kind: body.kind || resource.kind,
+    metadata,
+  };
+}
+
+function configOf(identity: Identity, config: JsonObject): JsonObject {
+  const meta = config.metadata as JsonObject | undefined;
+  return { ...identity, ...config, metadata: { ...identity.metadata, ...meta } };
+}
+
+/**
+ * Whether the object must be read whole before applying: it is watched as metadata only,
+ * and the manager owns fields beyond its metadata in a place applied to — their values
+ * must be stated again, or the apply would remove them.
+ */
+function needsWhole(
+  entries: readonly ManagedFieldsEntry[],
+  fieldManager: string,
+  status: boolean,
+  object: boolean,
+): boolean {
+  return entries.some((entry) => {
+    if (status && isAppliedBy(entry, fieldManager, "status")) return true;
+    if (!object || !isAppliedBy(entry, fieldManager)) return false;
+    return Object.keys(entry.fields).some((element) => element !== "f:metadata");
+  });
+}
+
+/**
+ * Whether an apply's failure means that the object we handled is gone: a 404; or a 409
+ * that is no field manager's conflict (a uid of an object that no longer exists), or a 422
+ * of `metadata.uid` (a namesake made anew) — confirmed by reading, since a 409 may also be
+ * the API server giving up under contention.
+ */
+async function isGone(sender: Sender, error: unknown, body: RawBody): Promise<boolean> {
+  if (error instanceof APINotFoundError) return true;
+  const causes = error instanceof APIError ? error.details?.causes : undefined;
+  const listed = Array.isArray(causes) ? (causes as unknown[]).filter(isMapping) : [];
+  const suspect = error instanceof APIConflictError
+    ? !listed.some((cause) => cause.type === "FieldManagerConflict")
+    : error instanceof APIUnprocessableError &&
+      listed.some((cause) => cause.field === "metadata.uid");
+  if (!suspect) return false;
+  try {
+    const now = await sender.read();
+    return now.metadata?.uid !== body.metadata?.uid;
+  } catch (reading) {
+    if (reading instanceof APINotFoundError) return true;
+    throw error;
+  }
 }
 
 function applied(

@@ -402,7 +402,8 @@ export class LeadershipSettings {
 }
 
 /**
- * How `kopf.apply()` writes the operator's objects with server-side apply.
+ * How `kopf.apply()` writes the operator's objects with server-side apply — and, with
+ * `outcomes`, how the framework writes its own fields on the objects it handles.
  *
  * The field manager is the name under which the server records which fields the operator
  * owns (`metadata.managedFields`): an apply removes the fields that its manager applied
@@ -437,6 +438,20 @@ export class ApplyingSettings {
    * a conflict should stop the operator rather than overwrite them.
    */
   force = true;
+  /**
+   * Write the framework's own fields on the objects it handles — the handlers' results and
+   * progress, the diff-base, our finalizer, the status conditions, the handlers' `patch` —
+   * by server-side apply under `fieldManager` (always forced: those fields are ours by
+   * name), instead of merge patches. `false` by default, which is what Kopf does. Turn it on
+   * when several operators (or other controllers) write the same objects: each then owns
+   * its own finalizer among theirs without guarded requests, and its own conditions in a
+   * `status.conditions` list keyed by `type` (the CRD declares
+   * `x-kubernetes-list-type: map`), rather than rewriting the whole list. Give each
+   * operator its own `fieldManager` then. Daemons' and timers' patches stay merge patches
+   * (they run beside the handling cycles, whose intent they cannot state), recorded under
+   * `fieldManager`. The number of requests per cycle is the same (docs/writes.md).
+   */
+  outcomes = false;
 }
 
 /** The longest field manager name the API server accepts, in bytes of UTF-8. */
@@ -660,6 +675,7 @@ const RULES: Record<keyof OperatorSettingsInit, Record<string, Check>> = {
   applying: {
     fieldManager: (_, v) => fieldManagerProblem(v),
     force: boolean,
+    outcomes: boolean,
   },
   conditions: {
     enabled: boolean,

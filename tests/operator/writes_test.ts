@@ -88,12 +88,16 @@ interface Configuration {
   readonly diffbase: string;
   readonly subresource: boolean;
   readonly conditions: boolean;
+  /** The framework's writes by server-side apply (`settings.applying.outcomes`). */
+  readonly apply?: boolean;
 }
 
 for (const subresource of [true, false]) {
   for (const progress of Object.keys(PROGRESS)) {
     for (const diffbase of Object.keys(DIFFBASE)) {
       testWritesPerCycle({ progress, diffbase, subresource, conditions: true });
+      // By server-side apply: the same requests, one apply per place instead of a patch.
+      testWritesPerCycle({ progress, diffbase, subresource, conditions: true, apply: true });
       // Off, where the figures differ (with the subresource): elsewhere they are the same.
       if (subresource && WITHOUT_CONDITIONS[progress]?.[diffbase] !== undefined) {
         testWritesPerCycle({ progress, diffbase, subresource, conditions: false });
@@ -103,10 +107,10 @@ for (const subresource of [true, false]) {
 }
 
 function testWritesPerCycle(configuration: Configuration): void {
-  const { progress, diffbase, subresource, conditions } = configuration;
+  const { progress, diffbase, subresource, conditions, apply = false } = configuration;
   const where = `progress in ${progress}, diff-base in ${diffbase}, ` +
     `${subresource ? "with" : "without"} the status subresource` +
-    (conditions ? "" : ", conditions off");
+    (conditions ? "" : ", conditions off") + (apply ? ", by server-side apply" : "");
   Deno.test(`writes per cycle: ${where}`, async () => {
     await using cluster = await startCluster({ status: subresource });
     const registry = clusterRegistry(cluster);
@@ -121,6 +125,7 @@ function testWritesPerCycle(configuration: Configuration): void {
     const settings = testSettings({
       persistence: { progressStorage: PROGRESS[progress](), diffbaseStorage: DIFFBASE[diffbase]() },
       conditions: { enabled: conditions },
+      applying: { outcomes: apply },
     });
     await whileRunning(registry, async () => {
       cluster.create(kex("w"));
@@ -137,7 +142,16 @@ function testWritesPerCycle(configuration: Configuration): void {
       }
       : { main: cycles.filter(([main, status]) => main + status > 0).length, status: 0 };
     assertEquals(writesTo(cluster, "w"), expected);
+    if (apply) assertEquals(appliesTo(cluster, "w"), expected.main + expected.status);
   });
+}
+
+/** The PATCH requests to the object that were server-side applies (forced, by "kopf"). */
+function appliesTo(cluster: FakeCluster, name: string): number {
+  return cluster.requests.filter((r) =>
+    r.method === "PATCH" && r.path.includes(`/kopfexamples/${name}`) &&
+    r.query === "fieldManager=kopf&force=true"
+  ).length;
 }
 
 /** One create handler that succeeds at once: one cycle, the common case. */

@@ -88,6 +88,7 @@ export class OutcomeStorer {
       patch: outcome.patch,
       finalizer: settings.persistence.finalizer,
       finalizerChange: outcome.finalizerChange,
+      ...ownWrites(settings),
     };
     let applied;
     try {
@@ -183,6 +184,14 @@ export class OutcomeStorer {
     }
     return { retryIn };
   }
+}
+
+/** How the operator's own writes go: by server-side apply under its field manager, or not. */
+function ownWrites(
+  settings: OperatorSettings,
+): Pick<ApplyOptions, "fieldManager" | "serverSideApply"> {
+  const { outcomes, fieldManager } = settings.applying;
+  return outcomes ? { fieldManager, serverSideApply: true } : {};
 }
 
 /** How many times a guarded change whose answer is unknown is resolved by reading. */
