@@ -12,6 +12,7 @@ import { finalizersOf, metaOf, timestamp } from "./metadata.ts";
 import { identity, NAMESPACES, str } from "./object_rules.ts";
 import { isObject, jsonEqual } from "./patching.ts";
 import type { DeleteOptions } from "./targets.ts";
+import { checkUidPrecondition } from "./uids.ts";
 
 /** A 409 when a deletion's preconditions (uid, resourceVersion) do not hold. */
 export function checkPreconditions(
@@ -21,16 +22,10 @@ export function checkPreconditions(
 ): void {
   const meta = metaOf(old);
   const pre = options.preconditions ?? {};
-  const id = identity(type, String(meta.name));
-  if (pre.uid && pre.uid !== meta.uid) {
-    throw conflict(
-      id,
-      `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${meta.uid}`,
-    );
-  }
+  checkUidPrecondition(type, old, pre.uid);
   if (pre.resourceVersion && pre.resourceVersion !== meta.resourceVersion) {
     throw conflict(
-      id,
+      identity(type, String(meta.name)),
       `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${meta.resourceVersion}`,
     );
   }

@@ -124,11 +124,14 @@ export interface Cause {
   reason?: string;
 }
 
-/** 422: the object is invalid, with one cause per bad field. */
+/**
+ * 422: the object is invalid, with one cause per bad field. `kind` is named as the message
+ * names it, `Kind` or qualified as `Kind.group`; the details carry the bare kind.
+ */
 export function invalid(kind: string, id: ObjectIdentity, causes: Cause[]): ApiError {
   const text = causes.map((c) => `${c.field}: ${c.message}`).join(", ");
   const details = detailsOf(id);
-  details.kind = kind;
+  details.kind = kind.split(".", 1)[0];
   details.causes = causes.map((c) => ({
     reason: c.reason ?? "FieldValueInvalid",
     message: c.message,

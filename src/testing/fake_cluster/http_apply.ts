@@ -1,7 +1,8 @@
 /**
  * Server-side apply over HTTP: a `PATCH` with `Content-Type: application/apply-patch+yaml`
  * (YAML or JSON), its `fieldManager` and `force`, through escalation checks and the
- * admission webhooks like any write; it creates the object when it does not exist (201).
+ * admission webhooks like any write; it creates the object when it does not exist (201),
+ * unless the configuration names a uid (409, before admission).
  *
  * @module
  */
@@ -28,6 +29,8 @@ async function admittedApply(
   const { ctx, target, user } = call;
   const { objects } = ctx;
   for (let attempt = 1;; attempt++) {
+    // What the apply itself refuses (bad input, the uid of a missing object) is final:
+    // only a write that raced another is tried again.
     const { body, exists } = run();
     try {
       if (!exists) {

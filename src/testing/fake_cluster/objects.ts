@@ -54,6 +54,7 @@ import { fieldContext, withManagedFields } from "./field_tracking.ts";
 import { applyConfiguration, type ApplyRequest, checkConfiguration } from "./server_side_apply.ts";
 import { strategicMergePatch } from "./strategic_merge_patch.ts";
 import type { Store } from "./store.ts";
+import { checkNoUidOnCreate, checkUidKept, checkUidPrecondition } from "./uids.ts";
 import type {
   DeleteOptions,
   ListOptions,
@@ -192,6 +193,8 @@ export class Objects {
     }
     checkNamespace(type, target.namespace, metaOf(incoming));
     const old = this.#existing(target);
+    // The body's uid is a precondition, checked before anything else is.
+    checkUidPrecondition(type, old, str(metaOf(incoming).uid));
     // Custom resources allow no unconditional updates: a PUT must name its version.
     if (type.crd && !str(metaOf(incoming).resourceVersion)) {
       throw invalid(type.kind, identity(type, name), [{
@@ -238,6 +241,7 @@ export class Objects {
     ) {
       throw badRequest("the patch may not change the object's name or namespace");
     }
+    checkUidKept(target, old, incoming);
     return this.#write(target, old, incoming, options);
   }
 
@@ -258,6 +262,8 @@ export class Objects {
     if (!live && target.subresource) throw notFound(identity(type, name));
     const current = live ? served(live, type, version) : undefined;
     const body = applyConfiguration(fieldContext(target), current, applied, request);
+    if (live) checkUidKept(target, live, body);
+    else checkNoUidOnCreate(type, name, body);
     const bodyName = str(metaOf(body).name) ?? "";
     if (bodyName !== name) {
       throw badRequest(

@@ -541,3 +541,23 @@ Deno.test("deleting a collection admits the deletion of each object", async () =
   assertStringIncludes(denied.body.message, "kept stays");
   assert(cluster.get("configmaps", "kept") && cluster.get("configmaps", "other"));
 });
+
+Deno.test("an apply naming the uid of a missing object is refused before admission", async () => {
+  await using cluster = await FakeCluster.start();
+  await using hook = await webhookServer(() => ({}));
+  cluster.create(webhookConfiguration("Mutating", {
+    clientConfig: { url: hook.url("/m"), caBundle: hook.caBundle },
+  }));
+  const body = { ...configMap("a", { x: "1" }), metadata: { name: "a", uid: "gone" } };
+  const refused = await call(cluster, "PATCH", `${CMS}/a?fieldManager=op`, body, {
+    "content-type": "application/apply-patch+yaml",
+  });
+  assertEquals([refused.status, refused.body.reason, refused.body.details.causes], [
+    409,
+    "Conflict",
+    undefined,
+  ]);
+  assertStringIncludes(refused.body.message, "uid mismatch");
+  assertEquals(hook.reviews, []);
+  assertEquals(cluster.get("configmaps", "a"), undefined);
+});

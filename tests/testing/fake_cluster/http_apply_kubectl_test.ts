@@ -172,3 +172,29 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "kubectl: apply --server-side of a manifest with a uid creates nothing: the 409 uid mismatch",
+  ignore: !hasKubectl,
+  async fn() {
+    await using cluster = await FakeCluster.start();
+    const dir = await Deno.makeTempDir({ prefix: "kubectl-ssa-" });
+    try {
+      await cluster.writeKubeconfig(`${dir}/kubeconfig`);
+      const manifest = deployment(1, "nginx:1").replace(
+        "  namespace: default\n",
+        "  namespace: default\n  uid: 0b5c3e0e-gone\n",
+      );
+      const refused = await kubectl(dir, ["apply", "--server-side", "-f", "-"], manifest);
+      assert(refused.code !== 0, "an apply with the uid of a missing object must fail");
+      assertStringIncludes(
+        refused.err,
+        'Operation cannot be fulfilled on deployments.apps "web": uid mismatch: the provided object specified uid 0b5c3e0e-gone, and no existing object was found',
+      );
+      assertEquals(deploymentIn(cluster), undefined);
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});

@@ -3,8 +3,8 @@
  * removal of what an applier gave up, no-op re-applies, the status subresource, dry
  * runs, the managed fields of other writes, and bad requests, as kube-apiserver answers.
  */
-import { FakeCluster } from "../../../src/testing/mod.ts";
-import { assert, assertEquals, assertStringIncludes } from "../../assert.ts";
+import { FakeApiError, FakeCluster } from "../../../src/testing/mod.ts";
+import { assert, assertEquals, assertStringIncludes, assertThrows } from "../../assert.ts";
 import { call, exampleCrd } from "./helpers.ts";
 
 const APPLY = { "content-type": "application/apply-patch+yaml" };
@@ -218,6 +218,168 @@ Deno.test("apply: the status subresource owns only status; the object's apply le
     clash.body.message,
     'Apply failed with 1 conflict: conflict with "ctl" with subresource "status": .status.phase',
   );
+});
+
+/** A Deployment's applied configuration, with `metadata` of its own. */
+function deploymentConfig(metadata: Record<string, unknown>, status?: unknown) {
+  return {
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: { name: "d", ...metadata },
+    spec: {
+      selector: { matchLabels: { app: "d" } },
+      template: {
+        metadata: { labels: { app: "d" } },
+        spec: { containers: [{ name: "c", image: "i" }] },
+      },
+    },
+    ...(status ? { status } : {}),
+  };
+}
+
+Deno.test("apply: a configuration with a uid creates no missing object: 409 uid mismatch", async () => {
+  await using cluster = await FakeCluster.start();
+  cluster.create(exampleCrd());
+  const body = (uid: string) => ({
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name: "cm", uid },
+    data: { a: "1" },
+  });
+  const refused = await apply(cluster, PATH, body("gone-uid"), "fieldManager=alice");
+  assertEquals(refused.body, {
+    kind: "Status",
+    apiVersion: "v1",
+    metadata: {},
+    status: "Failure",
+    message:
+      'Operation cannot be fulfilled on configmaps "cm": uid mismatch: the provided object specified uid gone-uid, and no existing object was found',
+    reason: "Conflict",
+    details: { name: "cm", kind: "configmaps" },
+    code: 409,
+  });
+  assertEquals(cluster.get("configmaps", "cm"), undefined);
+  const example = await apply(cluster, "/apis/kopf.dev/v1/namespaces/default/kopfexamples/e", {
+    apiVersion: "kopf.dev/v1",
+    kind: "KopfExample",
+    metadata: { name: "e", uid: "u1" },
+  }, "fieldManager=alice");
+  assertEquals([example.status, example.body.message], [
+    409,
+    'Operation cannot be fulfilled on kopfexamples.kopf.dev "e": uid mismatch: the provided object specified uid u1, and no existing object was found',
+  ]);
+  const dry = await apply(cluster, PATH, body("gone-uid"), "fieldManager=alice&dryRun=All");
+  assertEquals(dry.status, 409);
+  const error = assertThrows(
+    () => cluster.apply(body("gone-uid"), { fieldManager: "alice" }),
+    FakeApiError,
+    "uid mismatch",
+  );
+  assertEquals([error.code, error.reason], [409, "Conflict"]);
+  // Without a uid (or with an empty one) the apply creates the object, as before.
+  const created = await apply(cluster, PATH, body(""), "fieldManager=alice");
+  assertEquals(created.status, 201);
+  assert(created.body.metadata.uid, "the server gives the new object its uid");
+});
+
+Deno.test("apply: another uid than the stored one is 422 field is immutable; the stored uid passes, unlisted in the managed fields", async () => {
+  await using cluster = await FakeCluster.start();
+  const path = "/apis/apps/v1/namespaces/default/deployments/d";
+  const created = await apply(cluster, path, deploymentConfig({}), "fieldManager=alice");
+  const uid = created.body.metadata.uid;
+  const refused = await apply(cluster, path, deploymentConfig({ uid: "other" }), "fieldManager=a");
+  assertEquals(refused.body, {
+    kind: "Status",
+    apiVersion: "v1",
+    metadata: {},
+    status: "Failure",
+    message:
+      'Deployment.apps "d" is invalid: metadata.uid: Invalid value: "other": field is immutable',
+    reason: "Invalid",
+    details: {
+      name: "d",
+      group: "apps",
+      kind: "Deployment",
+      causes: [{
+        reason: "FieldValueInvalid",
+        message: 'Invalid value: "other": field is immutable',
+        field: "metadata.uid",
+      }],
+    },
+    code: 422,
+  });
+  const cm = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "cm" }, data: { a: "1" } };
+  const made = cluster.apply(cm, { fieldManager: "alice" });
+  const again = { ...cm, metadata: { name: "cm", uid: "other" } };
+  const error = assertThrows(() => cluster.apply(again, { fieldManager: "alice" }), FakeApiError);
+  assertEquals([error.code, error.message], [
+    422,
+    'ConfigMap "cm" is invalid: metadata.uid: Invalid value: "other": field is immutable',
+  ]);
+  assertEquals(
+    cluster.get("configmaps", "cm")?.metadata?.resourceVersion,
+    made.metadata?.resourceVersion,
+  );
+  // The stored uid is fine, and no manager ever owns it.
+  const same = await apply(
+    cluster,
+    path,
+    deploymentConfig({ uid, labels: { x: "1" } }),
+    "fieldManager=alice",
+  );
+  assertEquals([same.status, same.body.metadata.uid, same.body.metadata.labels], [
+    200,
+    uid,
+    { x: "1" },
+  ]);
+  assertEquals(entryOf(same.body, "alice").fieldsV1["f:metadata"], { "f:labels": { "f:x": {} } });
+  assert(!JSON.stringify(same.body.metadata.managedFields).includes("f:uid"));
+});
+
+Deno.test("apply: the status of a built-in with another uid is 422; a custom resource's status keeps the stored uid", async () => {
+  await using cluster = await FakeCluster.start();
+  cluster.create(exampleCrd());
+  const path = "/apis/apps/v1/namespaces/default/deployments/d";
+  const missing = await apply(
+    cluster,
+    `${path}/status`,
+    deploymentConfig({ uid: "other" }, { replicas: 1 }),
+    "fieldManager=ctl",
+  );
+  assertEquals(missing.status, 404);
+  const created = await apply(cluster, path, deploymentConfig({}), "fieldManager=alice");
+  const status = { observedGeneration: 1 };
+  const refused = await apply(
+    cluster,
+    `${path}/status`,
+    deploymentConfig({ uid: "other" }, status),
+    "fieldManager=ctl",
+  );
+  assertEquals([refused.status, refused.body.message], [
+    422,
+    'Deployment.apps "d" is invalid: metadata.uid: Invalid value: "other": field is immutable',
+  ]);
+  const same = await apply(
+    cluster,
+    `${path}/status`,
+    deploymentConfig({ uid: created.body.metadata.uid }, status),
+    "fieldManager=ctl",
+  );
+  assertEquals([same.status, same.body.status.observedGeneration], [200, 1]);
+  // The status strategy of custom resources copies the stored object but its status.
+  const examples = "/apis/kopf.dev/v1/namespaces/default/kopfexamples/e";
+  const example = { apiVersion: "kopf.dev/v1", kind: "KopfExample", metadata: { name: "e" } };
+  const made = await apply(cluster, examples, example, "fieldManager=alice");
+  const kept = await apply(cluster, `${examples}/status`, {
+    ...example,
+    metadata: { name: "e", uid: "other" },
+    status: { phase: "Ready" },
+  }, "fieldManager=ctl");
+  assertEquals([kept.status, kept.body.metadata.uid, kept.body.status], [
+    200,
+    made.body.metadata.uid,
+    { phase: "Ready" },
+  ]);
 });
 
 Deno.test("apply: dryRun=All answers with the result and stores nothing", async () => {
