@@ -55,6 +55,9 @@
  *     deno task bench compare                                          # 1,000 and 10,000
  *     KOPF_BENCH_COMPARE_SIZES=1000,10000,100000 deno task bench compare   # 100k takes long
  *     KOPF_BENCH_COMPARE_CONTROLLERS=floor,kopf deno task bench compare    # only these
+ *     KOPF_BENCH_COMPARE_CONTROLLERS=floor,kopf,kopf-apply deno task bench compare
+ *                                  # and the operator's writes by server-side apply
+ *     KOPF_BENCH_COMPARE_PROFILE=<dir> deno task bench compare  # CPU profiles of each
  *     KOPF_BENCH_COMPARE_POOL=32 deno task bench compare   # the plain controllers' PATCH pool
  *     KOPF_BENCH_COMPARE_STATUS=none deno task bench compare  # the CRD without /status
  *     KOPF_BENCH_COMPARE_BASELINE=../other-checkout deno task bench compare
@@ -128,6 +131,8 @@ const EXISTING = Deno.env.get("KOPF_BENCH_COMPARE_EXISTING") === "1";
  * workers have ended (after a full GC; the child runs with `--expose-gc`).
  */
 const HEAP = Deno.env.get("KOPF_BENCH_COMPARE_HEAP") === "1";
+/** Where the controllers write V8 CPU profiles (`--cpu-prof`), if anywhere. */
+const PROFILES = Deno.env.get("KOPF_BENCH_COMPARE_PROFILE");
 /**
  * How long to wait after the last write before measuring the kept heap: the operator's idle
  * workers live 5 s (`settings.batching.idleTimeout`) after the echoes of its own patches,
@@ -180,6 +185,10 @@ const CONTROLLERS: Controller[] = [
     started: handledAt,
   },
   kopfController("kopf", "(c) kopf operator"),
+  {
+    ...kopfController("kopf-apply", "(c2) kopf operator, its writes by server-side apply"),
+    args: ["--apply"],
+  },
 ];
 if (BASELINE !== undefined) {
   const root = new URL(`${BASELINE.replace(/\/*$/, "/")}`, `file://${Deno.cwd()}/`);
@@ -223,6 +232,7 @@ function kopfController(key: string, label: string): Controller {
 const WANTED = envList(
   "KOPF_BENCH_COMPARE_CONTROLLERS",
   CONTROLLERS.filter((c) => c.key !== "floor-twice" || (STATUS_SUBRESOURCE && !IN_STATUS))
+    .filter((c) => c.key !== "kopf-apply")
     .map((c) => c.key).join(","),
 );
 for (const key of WANTED) {
@@ -295,6 +305,7 @@ async function measure(controller: Controller, count: number): Promise<Row> {
   const flags = [...V8_FLAGS, ...(heapToo(controller) ? ["--expose-gc"] : [])];
   const root = controller.root ?? new URL("../../", import.meta.url);
   await using child = new ChildProcess([
+    ...(PROFILES === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${PROFILES}`]),
     "--config",
     new URL("deno.json", root).pathname,
     ...(flags.length > 0 ? [v8FlagsArgument(flags)] : []),

@@ -25,8 +25,11 @@ kopf.on.create("kopfexamples.kopf.dev", { registry }, function createFn() {
 kopf.configure({ quiet: true });
 const listMode = Deno.env.get("KOPF_BENCH_COMPARE_LIST_MODE");
 const inStatus = Deno.env.get("KOPF_BENCH_COMPARE_STORAGE") === "status";
+// --apply: the framework's own writes by server-side apply (settings.applying.outcomes).
+const applying = Deno.args.includes("--apply");
 const settings = new kopf.OperatorSettings({
   posting: { enabled: false },
+  ...(applying ? { applying: { outcomes: true } } : {}),
   batching: { batchWindow: 0 },
   ...(listMode ? { watching: { listMode: listMode as "auto" | "stream" | "paginate" } } : {}),
   ...(inStatus
