@@ -9,45 +9,20 @@ import { assert, assertEquals } from "../assert.ts";
 import { on } from "../../src/intents/registration.ts";
 import type { RawBody } from "../../src/structs/bodies.ts";
 import type { OperatorRegistry } from "../../src/intents/registry.ts";
-import { FakeCluster } from "../../src/testing/mod.ts";
+import type { FakeCluster } from "../../src/testing/mod.ts";
 import { AnnotationsProgressStorage } from "../../src/settings/progress_storages.ts";
 import { AnnotationsDiffBaseStorage } from "../../src/settings/diffbase_storages.ts";
-import { Calls, clusterRegistry, kex, kexCrd, startOperator, testSettings } from "./harness.ts";
+import {
+  Calls,
+  clusterRegistry,
+  kex,
+  startCluster,
+  startOperator,
+  testSettings,
+} from "./harness.ts";
 
 const OBJECTS = 1_000;
 const NAMES = ["alpha", "beta"] as const;
-
-/** The CRD with the status conditions declared as Kubernetes declares its own: keyed by type. */
-function crd(): RawBody {
-  const base = kexCrd({ status: true });
-  const version = (base.spec as { versions: Record<string, unknown>[] }).versions[0];
-  version.schema = {
-    openAPIV3Schema: {
-      type: "object",
-      "x-kubernetes-preserve-unknown-fields": true,
-      properties: {
-        status: {
-          type: "object",
-          "x-kubernetes-preserve-unknown-fields": true,
-          properties: {
-            conditions: {
-              type: "array",
-              "x-kubernetes-list-type": "map",
-              "x-kubernetes-list-map-keys": ["type"],
-              items: {
-                type: "object",
-                "x-kubernetes-preserve-unknown-fields": true,
-                required: ["type", "status"],
-                properties: { type: { type: "string" }, status: { type: "string" } },
-              },
-            },
-          },
-        },
-      },
-    },
-  };
-  return base;
-}
 
 function registryOf(cluster: FakeCluster, name: string, calls: Calls): OperatorRegistry {
   const registry = clusterRegistry(cluster);
@@ -102,8 +77,7 @@ function missing(body: RawBody | undefined): string[] {
 }
 
 Deno.test(`two operators applying their own fields of the same ${OBJECTS} objects lose no field`, async () => {
-  await using cluster = await FakeCluster.start();
-  cluster.create(crd());
+  await using cluster = await startCluster({ status: true, keyedConditions: true });
   const calls = new Calls();
   const operators = await Promise.all(
     NAMES.map((name) =>

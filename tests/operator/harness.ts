@@ -16,8 +16,11 @@ import { operator } from "../../src/reactor/running.ts";
 import type { OperatorOptions } from "../../src/reactor/operator_options.ts";
 import { FakeCluster } from "../../src/testing/mod.ts";
 
-/** The KopfExample CRD, optionally with the status subresource. */
-export function kexCrd(options: { status?: boolean } = {}): RawBody {
+/**
+ * The KopfExample CRD, optionally with the status subresource, and with `status.conditions`
+ * declared as Kubernetes declares its own (a list keyed by `type`); else all untyped.
+ */
+export function kexCrd(options: { status?: boolean; keyedConditions?: boolean } = {}): RawBody {
   return {
     apiVersion: "apiextensions.k8s.io/v1",
     kind: "CustomResourceDefinition",
@@ -37,12 +40,35 @@ export function kexCrd(options: { status?: boolean } = {}): RawBody {
         storage: true,
         ...(options.status ? { subresources: { status: {} } } : {}),
         schema: {
-          openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true },
+          openAPIV3Schema: {
+            type: "object",
+            "x-kubernetes-preserve-unknown-fields": true,
+            ...(options.keyedConditions ? { properties: { status: KEYED_CONDITIONS } } : {}),
+          },
         },
       }],
     },
   };
 }
+
+/** A status whose conditions are a list keyed by `type`, and the rest untyped. */
+const KEYED_CONDITIONS = {
+  type: "object",
+  "x-kubernetes-preserve-unknown-fields": true,
+  properties: {
+    conditions: {
+      type: "array",
+      "x-kubernetes-list-type": "map",
+      "x-kubernetes-list-map-keys": ["type"],
+      items: {
+        type: "object",
+        "x-kubernetes-preserve-unknown-fields": true,
+        required: ["type", "status"],
+        properties: { type: { type: "string" }, status: { type: "string" } },
+      },
+    },
+  },
+};
 
 /** A KopfExample object. */
 export function kex(
@@ -191,7 +217,9 @@ export async function startOperator(
 }
 
 /** Start a fake cluster with the KopfExample CRD. */
-export async function startCluster(options: { status?: boolean } = {}): Promise<FakeCluster> {
+export async function startCluster(
+  options: { status?: boolean; keyedConditions?: boolean } = {},
+): Promise<FakeCluster> {
   const cluster = await FakeCluster.start();
   cluster.create(kexCrd(options));
   return cluster;
