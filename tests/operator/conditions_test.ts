@@ -17,6 +17,7 @@ import { wallClockAt } from "../clocks.ts";
 import {
   Calls,
   clusterRegistry,
+  freePort,
   handled,
   kex,
   patchesOf,
@@ -298,21 +299,30 @@ Deno.test("the handlers' own conditions and other controllers' stay in place, in
   });
 });
 
-/** A create handler with a result: the common single-handler cycle. */
-async function createOnce(subresource: boolean, enabled: boolean) {
+/**
+ * A create handler with a result: the common single-handler cycle. Its writes as the fake
+ * cluster counts them, and as the operator counts them (`kopf_patches_total`).
+ */
+async function createOnce(subresource: boolean, enabled: boolean, outcomes = false) {
   await using cluster = await startCluster({ status: subresource });
   const registry = clusterRegistry(cluster);
   on.create("kopfexamples", { registry }, function only() {
     return { done: true };
   });
-  const settings = testSettings({ conditions: { enabled } });
+  const settings = testSettings({ conditions: { enabled }, applying: { outcomes } });
+  const metrics = `http://127.0.0.1:${freePort()}/metrics`;
   let body: RawBody | undefined;
+  let counted: number | undefined;
   await whileRunning(registry, async () => {
     cluster.create(kex("once"));
     body = await cluster.waitFor("kopfexamples", "once", (b) => handled(b));
     await pause(300); // nothing more comes
-  }, { settings });
-  return { writes: patchesOf(cluster, "once"), body };
+    const text = await (await fetch(metrics)).text();
+    const series = 'kopf_patches_total{resource="kopfexamples.kopf.dev"} ';
+    const line = text.split("\n").find((l) => l.startsWith(series));
+    counted = line === undefined ? undefined : Number(line.slice(series.length));
+  }, { settings, metricsEndpoint: metrics });
+  return { writes: patchesOf(cluster, "once"), counted, body };
 }
 
 for (const subresource of [true, false]) {
@@ -320,9 +330,13 @@ for (const subresource of [true, false]) {
   Deno.test(`a create cycle costs the same writes with conditions as without, ${where} the status subresource`, async () => {
     const on = await createOnce(subresource, true);
     const off = await createOnce(subresource, false);
+    const applied = await createOnce(subresource, true, true);
     assertEquals(on.writes, off.writes);
+    assertEquals(applied.writes, on.writes, "by server-side apply: the same requests");
     assertEquals(on.writes.length, subresource ? 2 : 1);
+    assertEquals([on.counted, off.counted, applied.counted], Array(3).fill(on.writes.length));
     assert(has("Ready", "True")(on.body));
+    assert(has("Ready", "True")(applied.body));
     // Off: the status exactly as Kopf writes it.
     assertEquals(off.body?.status, { only: { done: true } });
   });
