@@ -171,10 +171,43 @@ spec:
                   type: string
                   format: date-time
                   description: When the operator's timer last looked at the object.
+                observedGeneration:
+                  type: integer
+                  format: int64
+                  description: The generation of the object that the conditions speak of.
+                conditions:
+                  type: array
+                  description: Ready, Reconciling and Stalled, kept by the framework.
+                  # Keyed by type, as Kubernetes keeps its own: other controllers' conditions
+                  # stay theirs under server-side apply.
+                  x-kubernetes-list-type: map
+                  x-kubernetes-list-map-keys: [type]
+                  items:
+                    type: object
+                    required: [type, status]
+                    properties:
+                      type:
+                        type: string
+                      status:
+                        type: string
+                        enum: ["True", "False", "Unknown"]
+                      observedGeneration:
+                        type: integer
+                        format: int64
+                      lastTransitionTime:
+                        type: string
+                        format: date-time
+                      reason:
+                        type: string
+                      message:
+                        type: string
       additionalPrinterColumns:
         - name: Greeting
           type: string
           jsonPath: .status.greeting
+        - name: Ready
+          type: string
+          jsonPath: .status.conditions[?(@.type=="Ready")].status
 `;
 }
 
