@@ -45,6 +45,10 @@ async function manualRecipe() {
   // The CRD's printer columns show what the handler returned; the short name works.
   const table = await kubectl("get", "kex", NAME);
   assert(/MESSAGE/.test(table) && table.includes("hello world"), table);
+  // And the framework's Ready condition (docs/conditions.md).
+  const [header, row] = table.trim().split("\n");
+  const column = header.indexOf("READY"); // columns align; an empty one has no text
+  assertEquals(row.slice(column).split(/\s+/)[0], "True", table);
   assertStringIncludes(
     await kubectl("delete", "-f", `${EXAMPLES}obj.yaml`),
     `kopfexample.kopf.dev "${NAME}" deleted`,
