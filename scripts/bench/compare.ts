@@ -57,6 +57,8 @@
  *     KOPF_BENCH_COMPARE_CONTROLLERS=floor,kopf deno task bench compare    # only these
  *     KOPF_BENCH_COMPARE_CONTROLLERS=floor,kopf,kopf-apply deno task bench compare
  *                                  # and the operator's writes by server-side apply
+ *     KOPF_BENCH_COMPARE_CONTROLLERS=floor,kopf,kopf-no-conditions deno task bench compare
+ *                                  # and the operator without the status conditions
  *     KOPF_BENCH_COMPARE_PROFILE=<dir> deno task bench compare  # CPU profiles of each
  *     KOPF_BENCH_COMPARE_POOL=32 deno task bench compare   # the plain controllers' PATCH pool
  *     KOPF_BENCH_COMPARE_STATUS=none deno task bench compare  # the CRD without /status
@@ -189,6 +191,10 @@ const CONTROLLERS: Controller[] = [
     ...kopfController("kopf-apply", "(c2) kopf operator, its writes by server-side apply"),
     args: ["--apply"],
   },
+  {
+    ...kopfController("kopf-no-conditions", "(c3) kopf operator without the status conditions"),
+    args: ["--no-conditions"],
+  },
 ];
 if (BASELINE !== undefined) {
   const root = new URL(`${BASELINE.replace(/\/*$/, "/")}`, `file://${Deno.cwd()}/`);
@@ -232,7 +238,7 @@ function kopfController(key: string, label: string): Controller {
 const WANTED = envList(
   "KOPF_BENCH_COMPARE_CONTROLLERS",
   CONTROLLERS.filter((c) => c.key !== "floor-twice" || (STATUS_SUBRESOURCE && !IN_STATUS))
-    .filter((c) => c.key !== "kopf-apply")
+    .filter((c) => c.key !== "kopf-apply" && c.key !== "kopf-no-conditions")
     .map((c) => c.key).join(","),
 );
 for (const key of WANTED) {

@@ -27,9 +27,12 @@ const listMode = Deno.env.get("KOPF_BENCH_COMPARE_LIST_MODE");
 const inStatus = Deno.env.get("KOPF_BENCH_COMPARE_STORAGE") === "status";
 // --apply: the framework's own writes by server-side apply (settings.applying.outcomes).
 const applying = Deno.args.includes("--apply");
+// --no-conditions: without the status conditions (settings.conditions.enabled = false).
+const conditions = !Deno.args.includes("--no-conditions");
 const settings = new kopf.OperatorSettings({
   posting: { enabled: false },
   ...(applying ? { applying: { outcomes: true } } : {}),
+  ...(conditions ? {} : { conditions: { enabled: false } }),
   batching: { batchWindow: 0 },
   ...(listMode ? { watching: { listMode: listMode as "auto" | "stream" | "paginate" } } : {}),
   ...(inStatus
