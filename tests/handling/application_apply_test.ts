@@ -16,6 +16,11 @@ import { Patch } from "../../src/structs/patches.ts";
 
 const F = "kopf.zalando.org/KopfFinalizerMarker";
 
+/** The options of an apply of the operator's writes, by "kopf", with our finalizer. */
+function byApply(api: ApiClient, resource: Resource) {
+  return { api, resource, finalizer: F, fieldManager: "kopf", serverSideApply: true } as const;
+}
+
 async function connect(cluster: FakeCluster): Promise<[ApiClient, Resource]> {
   const vault = new Vault();
   vault.populate({ fake: cluster.connectionInfo });
@@ -42,13 +47,9 @@ Deno.test("by apply: an object deleted meanwhile is gone, not made anew by the a
   const seen = cluster.create(configMap("cm"));
   cluster.delete("configmaps", "cm", { namespace: "default" });
   const result = await applyChanges({
-    api,
-    resource: configmaps,
+    ...byApply(api, configmaps),
     body: seen,
     patch: annotated(),
-    finalizer: F,
-    fieldManager: "kopf",
-    serverSideApply: true,
   });
   assertEquals(result.gone, true);
   assertEquals(cluster.get("configmaps", "cm", { namespace: "default" }), undefined);
@@ -62,14 +63,10 @@ Deno.test("by apply: a namesake made since is gone for us, and left as it is", a
   cluster.delete("configmaps", "cm", { namespace: "default" });
   const namesake = cluster.create(configMap("cm"));
   const result = await applyChanges({
-    api,
-    resource: configmaps,
+    ...byApply(api, configmaps),
     body: seen,
     patch: annotated(),
-    finalizer: F,
     finalizerChange: "add",
-    fieldManager: "kopf",
-    serverSideApply: true,
   });
   assertEquals(result.gone, true);
   const now = cluster.get("configmaps", "cm", { namespace: "default" })!;

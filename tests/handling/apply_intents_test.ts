@@ -32,6 +32,23 @@ function object(managedFields: unknown[], extra: RawBody = {}): RawBody {
   } as RawBody;
 }
 
+/** The intent of "kopf" for the place of the body, as the operator builds it. */
+function intentOf(
+  body: RawBody,
+  place: "object" | "status",
+  merge: Record<string, unknown>,
+  finalizer?: { name: string; change: "add" | "remove" },
+) {
+  return applyIntent({
+    body,
+    entries: managedEntries(body),
+    fieldManager: "kopf",
+    place,
+    merge,
+    finalizer,
+  });
+}
+
 const OURS = entry("kopf", {
   "f:metadata": {
     "f:annotations": { "f:kopf.zalando.org/a": {}, "f:kopf.zalando.org/b": {} },
@@ -41,14 +58,8 @@ const OURS = entry("kopf", {
 
 Deno.test("intent: what we own restated, the cycle's changes on top, a removal by leaving out", () => {
   const body = object([OURS]);
-  const intent = applyIntent({
-    body,
-    entries: managedEntries(body),
-    fieldManager: "kopf",
-    place: "object",
-    merge: {
-      metadata: { annotations: { "kopf.zalando.org/a": null, "kopf.zalando.org/c": "{}" } },
-    },
+  const intent = intentOf(body, "object", {
+    metadata: { annotations: { "kopf.zalando.org/a": null, "kopf.zalando.org/c": "{}" } },
   });
   assertEquals(intent.config, {
     metadata: {
@@ -67,15 +78,9 @@ Deno.test("intent: a removal of what is not ours alone goes apart, as a merge pa
       operation: "Update",
     }),
   ]);
-  const intent = applyIntent({
-    body,
-    entries: managedEntries(body),
-    fieldManager: "kopf",
-    place: "object",
-    // b: shared; else/x: not ours at all; missing: not on the object, nothing to remove.
-    merge: {
-      metadata: { annotations: { "kopf.zalando.org/b": null, "else/x": null, missing: null } },
-    },
+  // b: shared; else/x: not ours at all; missing: not on the object, nothing to remove.
+  const intent = intentOf(body, "object", {
+    metadata: { annotations: { "kopf.zalando.org/b": null, "else/x": null, missing: null } },
   });
   assertEquals(intent.config, {
     metadata: { annotations: { "kopf.zalando.org/a": "{}" }, finalizers: [F] },
@@ -87,24 +92,10 @@ Deno.test("intent: a removal of what is not ours alone goes apart, as a merge pa
 
 Deno.test("intent: our finalizer added among others', removed by leaving out when ours alone, else apart", () => {
   const fresh = object([], { metadata: { finalizers: ["other/f"] } });
-  const added = applyIntent({
-    body: fresh,
-    entries: managedEntries(fresh),
-    fieldManager: "kopf",
-    place: "object",
-    merge: {},
-    finalizer: { name: F, change: "add" },
-  });
+  const added = intentOf(fresh, "object", {}, { name: F, change: "add" });
   assertEquals(added.config, { metadata: { finalizers: [F] } }); // others' are theirs
   const body = object([OURS]);
-  const removed = applyIntent({
-    body,
-    entries: managedEntries(body),
-    fieldManager: "kopf",
-    place: "object",
-    merge: {},
-    finalizer: { name: F, change: "remove" },
-  });
+  const removed = intentOf(body, "object", {}, { name: F, change: "remove" });
   assertEquals(removed.config.metadata, {
     annotations: { "kopf.zalando.org/a": "{}", "kopf.zalando.org/b": "{}" },
   });
@@ -115,14 +106,7 @@ Deno.test("intent: our finalizer added among others', removed by leaving out whe
       operation: "Update",
     }),
   ]);
-  const apart = applyIntent({
-    body: legacy,
-    entries: managedEntries(legacy),
-    fieldManager: "kopf",
-    place: "object",
-    merge: {},
-    finalizer: { name: F, change: "remove" },
-  });
+  const apart = intentOf(legacy, "object", {}, { name: F, change: "remove" });
   assertEquals(apart.config, {});
   assertEquals(apart.finalizerLeft, true);
 });
@@ -133,13 +117,7 @@ Deno.test("intent of the status: its own entry; a result set, others' fields lef
     entry("kopf", { "f:status": { "f:a": {} } }, { subresource: "status" }),
     entry("other", { "f:status": { "f:theirs": {} } }, { subresource: "status" }),
   ]);
-  const intent = applyIntent({
-    body,
-    entries: managedEntries(body),
-    fieldManager: "kopf",
-    place: "status",
-    merge: { status: { b: { done: 2 } } },
-  });
+  const intent = intentOf(body, "status", { status: { b: { done: 2 } } });
   assertEquals(intent.config, { status: { a: { done: 1 }, b: { done: 2 } } });
 });
 
@@ -157,25 +135,13 @@ Deno.test("intent: conditions of a keyed list are ours only; of an atomic list, 
   ], { status: { conditions: [theirs, stalled] } });
   // The cycle's list, as the conditions stage makes it: the object's, with ours set.
   const merge = { status: { conditions: [theirs, stalled, ready], observedGeneration: 1 } };
-  const keyed = applyIntent({
-    body: keyedBody,
-    entries: managedEntries(keyedBody),
-    fieldManager: "kopf",
-    place: "status",
-    merge,
-  });
+  const keyed = intentOf(keyedBody, "status", merge);
   // Stalled: ours (unchanged); Ready: new; BReady: theirs, unchanged.
   assertEquals(keyed.config, { status: { conditions: [stalled, ready], observedGeneration: 1 } });
   const atomicBody = object([
     entry("b", { "f:status": { "f:conditions": {} } }, { subresource: "status" }),
   ], { status: { conditions: [theirs] } });
-  const atomic = applyIntent({
-    body: atomicBody,
-    entries: managedEntries(atomicBody),
-    fieldManager: "kopf",
-    place: "status",
-    merge,
-  });
+  const atomic = intentOf(atomicBody, "status", merge);
   assertEquals(atomic.config, {
     status: { conditions: merge.status.conditions, observedGeneration: 1 },
   });
@@ -185,12 +151,8 @@ Deno.test("intent: a map emptied by the cycle is left out, not applied empty", (
   const body = object([
     entry("kopf", { "f:metadata": { "f:annotations": { "f:kopf.zalando.org/a": {} } } }),
   ]);
-  const intent = applyIntent({
-    body,
-    entries: managedEntries(body),
-    fieldManager: "kopf",
-    place: "object",
-    merge: { metadata: { annotations: { "kopf.zalando.org/a": null } } },
+  const intent = intentOf(body, "object", {
+    metadata: { annotations: { "kopf.zalando.org/a": null } },
   });
   assertEquals(intent.config, {});
   assertEquals(intent.leftover, {});

@@ -63,138 +63,133 @@ spec:
 `;
 }
 
-Deno.test({
-  name: "kubectl: apply --server-side creates, updates, conflicts with another manager, and forces",
-  ignore: !hasKubectl,
-  async fn() {
-    await using cluster = await FakeCluster.start();
-    const dir = await Deno.makeTempDir({ prefix: "kubectl-ssa-" });
-    try {
-      await cluster.writeKubeconfig(`${dir}/kubeconfig`);
-      const created = await kubectl(
-        dir,
-        ["apply", "--server-side", "-f", "-"],
-        deployment(2, "nginx:1"),
-      );
-      assertEquals(created.code, 0, created.err);
-      assertStringIncludes(created.out, "deployment.apps/web serverside-applied");
-      const rv = cluster.get("deployments.apps", "web")?.metadata?.resourceVersion;
-      const again = await kubectl(
-        dir,
-        ["apply", "--server-side", "-f", "-"],
-        deployment(2, "nginx:1"),
-      );
-      assertEquals(again.code, 0, again.err);
-      assertEquals(cluster.get("deployments.apps", "web")?.metadata?.resourceVersion, rv);
+/** A test with kubectl against a fresh fake cluster, its kubeconfig in a directory of its own. */
+function kubectlTest(
+  name: string,
+  body: (cluster: FakeCluster, dir: string) => Promise<void>,
+): void {
+  Deno.test({
+    name,
+    ignore: !hasKubectl,
+    async fn() {
+      await using cluster = await FakeCluster.start();
+      const dir = await Deno.makeTempDir({ prefix: "kubectl-ssa-" });
+      try {
+        await cluster.writeKubeconfig(`${dir}/kubeconfig`);
+        await body(cluster, dir);
+      } finally {
+        await Deno.remove(dir, { recursive: true });
+      }
+    },
+  });
+}
 
-      const updated = await kubectl(
-        dir,
-        ["apply", "--server-side", "-f", "-"],
-        deployment(2, "nginx:2"),
-      );
-      assertEquals(updated.code, 0, updated.err);
-      const stored = deploymentIn(cluster);
-      assertEquals(stored.spec.template.spec.containers[0].image, "nginx:2");
+kubectlTest(
+  "kubectl: apply --server-side creates, updates, conflicts with another manager, and forces",
+  async (cluster, dir) => {
+    const created = await kubectl(
+      dir,
+      ["apply", "--server-side", "-f", "-"],
+      deployment(2, "nginx:1"),
+    );
+    assertEquals(created.code, 0, created.err);
+    assertStringIncludes(created.out, "deployment.apps/web serverside-applied");
+    const rv = cluster.get("deployments.apps", "web")?.metadata?.resourceVersion;
+    const again = await kubectl(
+      dir,
+      ["apply", "--server-side", "-f", "-"],
+      deployment(2, "nginx:1"),
+    );
+    assertEquals(again.code, 0, again.err);
+    assertEquals(cluster.get("deployments.apps", "web")?.metadata?.resourceVersion, rv);
 
-      const args = ["apply", "--server-side", "--field-manager=scaler", "-f", "-"];
-      const refused = await kubectl(dir, args, deployment(5, "nginx:2"));
-      assert(refused.code !== 0, "a conflicting apply must fail");
-      assertStringIncludes(
-        refused.err,
-        'Apply failed with 1 conflict: conflict with "kubectl": .spec.replicas',
-      );
-      assertEquals(deploymentIn(cluster).spec.replicas, 2);
+    const updated = await kubectl(
+      dir,
+      ["apply", "--server-side", "-f", "-"],
+      deployment(2, "nginx:2"),
+    );
+    assertEquals(updated.code, 0, updated.err);
+    const stored = deploymentIn(cluster);
+    assertEquals(stored.spec.template.spec.containers[0].image, "nginx:2");
 
-      const forced = await kubectl(dir, [...args, "--force-conflicts"], deployment(5, "nginx:2"));
-      assertEquals(forced.code, 0, forced.err);
-      const after = deploymentIn(cluster);
-      assertEquals(after.spec.replicas, 5);
-      // deno-lint-ignore no-explicit-any
-      const managers = after.metadata.managedFields.map((e: any) => `${e.manager}/${e.operation}`);
-      assertEquals(managers.sort(), ["kubectl/Apply", "scaler/Apply"]);
-    } finally {
-      await Deno.remove(dir, { recursive: true });
-    }
+    const args = ["apply", "--server-side", "--field-manager=scaler", "-f", "-"];
+    const refused = await kubectl(dir, args, deployment(5, "nginx:2"));
+    assert(refused.code !== 0, "a conflicting apply must fail");
+    assertStringIncludes(
+      refused.err,
+      'Apply failed with 1 conflict: conflict with "kubectl": .spec.replicas',
+    );
+    assertEquals(deploymentIn(cluster).spec.replicas, 2);
+
+    const forced = await kubectl(dir, [...args, "--force-conflicts"], deployment(5, "nginx:2"));
+    assertEquals(forced.code, 0, forced.err);
+    const after = deploymentIn(cluster);
+    assertEquals(after.spec.replicas, 5);
+    // deno-lint-ignore no-explicit-any
+    const managers = after.metadata.managedFields.map((e: any) => `${e.manager}/${e.operation}`);
+    assertEquals(managers.sort(), ["kubectl/Apply", "scaler/Apply"]);
   },
-});
+);
 
-Deno.test({
-  name:
-    "kubectl: diff --server-side shows the change of a dry-run apply; --show-managed-fields shows the entries",
-  ignore: !hasKubectl,
-  async fn() {
-    await using cluster = await FakeCluster.start();
-    const dir = await Deno.makeTempDir({ prefix: "kubectl-ssa-" });
-    try {
-      await cluster.writeKubeconfig(`${dir}/kubeconfig`);
-      const created = await kubectl(
-        dir,
-        ["apply", "--server-side", "-f", "-"],
-        deployment(1, "nginx:1"),
-      );
-      assertEquals(created.code, 0, created.err);
-      const rv = cluster.resourceVersion;
-      const diff = await kubectl(
-        dir,
-        ["diff", "--server-side", "-f", "-"],
-        deployment(1, "nginx:9"),
-      );
-      // kubectl diff exits 1 when there are differences.
-      assertEquals(diff.code, 1, diff.err);
-      assertStringIncludes(diff.out, "-      - image: nginx:1");
-      assertStringIncludes(diff.out, "+      - image: nginx:9");
-      assertEquals(cluster.resourceVersion, rv);
-      const same = await kubectl(
-        dir,
-        ["diff", "--server-side", "-f", "-"],
-        deployment(1, "nginx:1"),
-      );
-      assertEquals([same.code, same.out], [0, ""], same.err);
+kubectlTest(
+  "kubectl: diff --server-side shows the change of a dry-run apply; --show-managed-fields shows the entries",
+  async (cluster, dir) => {
+    const created = await kubectl(
+      dir,
+      ["apply", "--server-side", "-f", "-"],
+      deployment(1, "nginx:1"),
+    );
+    assertEquals(created.code, 0, created.err);
+    const rv = cluster.resourceVersion;
+    const diff = await kubectl(
+      dir,
+      ["diff", "--server-side", "-f", "-"],
+      deployment(1, "nginx:9"),
+    );
+    // kubectl diff exits 1 when there are differences.
+    assertEquals(diff.code, 1, diff.err);
+    assertStringIncludes(diff.out, "-      - image: nginx:1");
+    assertStringIncludes(diff.out, "+      - image: nginx:9");
+    assertEquals(cluster.resourceVersion, rv);
+    const same = await kubectl(
+      dir,
+      ["diff", "--server-side", "-f", "-"],
+      deployment(1, "nginx:1"),
+    );
+    assertEquals([same.code, same.out], [0, ""], same.err);
 
-      const shown = await kubectl(dir, [
-        "get",
-        "deployment",
-        "web",
-        "-o",
-        "yaml",
-        "--show-managed-fields",
-      ]);
-      assertEquals(shown.code, 0, shown.err);
-      assertStringIncludes(shown.out, "managedFields:");
-      assertStringIncludes(shown.out, "manager: kubectl");
-      assertStringIncludes(shown.out, "operation: Apply");
-      assertStringIncludes(shown.out, "fieldsType: FieldsV1");
-      assertStringIncludes(shown.out, 'k:{"containerPort":80,"protocol":"TCP"}');
-      const hidden = await kubectl(dir, ["get", "deployment", "web", "-o", "yaml"]);
-      assert(!hidden.out.includes("managedFields"), "kubectl hides them by default");
-    } finally {
-      await Deno.remove(dir, { recursive: true });
-    }
+    const shown = await kubectl(dir, [
+      "get",
+      "deployment",
+      "web",
+      "-o",
+      "yaml",
+      "--show-managed-fields",
+    ]);
+    assertEquals(shown.code, 0, shown.err);
+    assertStringIncludes(shown.out, "managedFields:");
+    assertStringIncludes(shown.out, "manager: kubectl");
+    assertStringIncludes(shown.out, "operation: Apply");
+    assertStringIncludes(shown.out, "fieldsType: FieldsV1");
+    assertStringIncludes(shown.out, 'k:{"containerPort":80,"protocol":"TCP"}');
+    const hidden = await kubectl(dir, ["get", "deployment", "web", "-o", "yaml"]);
+    assert(!hidden.out.includes("managedFields"), "kubectl hides them by default");
   },
-});
+);
 
-Deno.test({
-  name:
-    "kubectl: apply --server-side of a manifest with a uid creates nothing: the 409 uid mismatch",
-  ignore: !hasKubectl,
-  async fn() {
-    await using cluster = await FakeCluster.start();
-    const dir = await Deno.makeTempDir({ prefix: "kubectl-ssa-" });
-    try {
-      await cluster.writeKubeconfig(`${dir}/kubeconfig`);
-      const manifest = deployment(1, "nginx:1").replace(
-        "  namespace: default\n",
-        "  namespace: default\n  uid: 0b5c3e0e-gone\n",
-      );
-      const refused = await kubectl(dir, ["apply", "--server-side", "-f", "-"], manifest);
-      assert(refused.code !== 0, "an apply with the uid of a missing object must fail");
-      assertStringIncludes(
-        refused.err,
-        'Operation cannot be fulfilled on deployments.apps "web": uid mismatch: the provided object specified uid 0b5c3e0e-gone, and no existing object was found',
-      );
-      assertEquals(deploymentIn(cluster), undefined);
-    } finally {
-      await Deno.remove(dir, { recursive: true });
-    }
+kubectlTest(
+  "kubectl: apply --server-side of a manifest with a uid creates nothing: the 409 uid mismatch",
+  async (cluster, dir) => {
+    const manifest = deployment(1, "nginx:1").replace(
+      "  namespace: default\n",
+      "  namespace: default\n  uid: 0b5c3e0e-gone\n",
+    );
+    const refused = await kubectl(dir, ["apply", "--server-side", "-f", "-"], manifest);
+    assert(refused.code !== 0, "an apply with the uid of a missing object must fail");
+    assertStringIncludes(
+      refused.err,
+      'Operation cannot be fulfilled on deployments.apps "web": uid mismatch: the provided object specified uid 0b5c3e0e-gone, and no existing object was found',
+    );
+    assertEquals(deploymentIn(cluster), undefined);
   },
-});
+);
