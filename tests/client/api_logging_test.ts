@@ -78,7 +78,12 @@ users:
         return { kubeconfig: await loginWithKubeconfig({ kubeconfig: `${dir}/config` }) };
       },
     });
-    await using api = new ApiClient(vault, { networking: { errorBackoffs: [] } });
+    // Listed in pages: this server streams no listing, and would be waited for until the
+    // stream's inactivity timeout twice before the client fell back to pages by itself.
+    await using api = new ApiClient(vault, {
+      networking: { errorBackoffs: [] },
+      watching: { listMode: "paginate" },
+    });
     const resources = await new Discovery(api).resources();
     assertEquals(resources.map((r) => r.plural), ["configmaps"]);
     await assertRejects(
