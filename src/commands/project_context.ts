@@ -9,6 +9,7 @@
  */
 import { readTextFileQuietly } from "../platform/files.ts";
 import { denoVersion, mainModule } from "../platform/process.ts";
+import { stripJsonComments } from "./build_context.ts";
 
 /** What the suggestions depend on. */
 export interface ProjectContext {
@@ -26,9 +27,7 @@ export interface ProjectContext {
 function tasksOf(text: string | undefined): Set<string> {
   if (text === undefined) return new Set();
   try {
-    // deno.jsonc may hold comments: drop whole-line and block ones (strings keep theirs).
-    const json = text.replace(/^\s*\/\/.*$/gm, "").replace(/\/\*[\s\S]*?\*\//g, "");
-    const tasks = (JSON.parse(json) as { tasks?: unknown }).tasks;
+    const tasks = (JSON.parse(stripJsonComments(text)) as { tasks?: unknown }).tasks;
     return new Set(tasks !== null && typeof tasks === "object" ? Object.keys(tasks) : []);
   } catch {
     return new Set();

@@ -23,6 +23,12 @@ Deno.test("the context: the tasks of deno.json or deno.jsonc, or a Node project"
     );
     const jsonc = await projectContext(dir);
     assertEquals([jsonc.nodeProject, [...jsonc.tasks]], [false, ["fake-cluster", "test"]]);
+    // Comment markers inside strings stay text; trailing commas are JSONC's too.
+    await Deno.writeTextFile(
+      `${dir}/deno.jsonc`,
+      '{ "lint": { "exclude": ["dist/*"] }, "tasks": { "ls": "ls */x", }, }\n',
+    );
+    assertEquals([...(await projectContext(dir)).tasks], ["ls"]);
     await Deno.writeTextFile(`${dir}/deno.json`, "not json");
     assertEquals((await projectContext(dir)).tasks, new Set());
     assertEquals((await projectContext()).tasks.has("demo"), true, "the checkout's own");
