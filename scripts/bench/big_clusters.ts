@@ -50,6 +50,7 @@ import { OPERATOR_V8_FLAGS, v8FlagsArgument } from "../../src/cli/runtime_flags.
 import { ChildProcess, now, rssMb } from "./support/process.ts";
 import { RequestCounter } from "./support/requests.ts";
 import { percentile } from "./support/stats.ts";
+import { shardsHeld, startShardReplicas } from "./support/shard_replicas.ts";
 
 const ROOT = new URL("../../", import.meta.url);
 const OPERATOR = new URL("scripts/bench/support/big_operator.ts", ROOT).pathname;
@@ -627,9 +628,6 @@ async function liveFirst(): Promise<BenchFigure[]> {
 
 // --- Shards ------------------------------------------------------------------------------
 
-const MAIN = new URL("src/cli/main.ts", ROOT).pathname;
-const SHARD_OPERATOR = new URL("scripts/bench/support/shard_operator.ts", ROOT).pathname;
-const LEASE = { apiVersion: "coordination.k8s.io/v1", kind: "Lease" };
 const SHARD_OBJECTS = scaled(10_000, 100);
 const SHARD_COUNTS = (Deno.env.get("KOPF_BENCH_BIG_SHARDS") ?? "1,2").split(",").map(Number);
 
@@ -648,15 +646,7 @@ async function shardsRun(shards: number): Promise<ShardsRun> {
   const crd = parseYaml(await Deno.readTextFile(new URL("examples/crd.yaml", ROOT))) as RawBody;
   cluster.create(crd);
   const kubeconfig = await cluster.writeKubeconfig();
-  const names = Array.from({ length: shards }, (_, i) => `replica-${i}`);
-  const flags = shards > 1 ? ["--shards", String(shards), "--leader-election-id", "bench"] : [];
-  const replicas = names.map((name) =>
-    new ChildProcess(
-      [MAIN, "run", "-n", "default", "--standalone", "--kubeconfig", kubeconfig, "-q"]
-        .concat(flags, [SHARD_OPERATOR]),
-      { env: { POD_ID: name } },
-    )
-  );
+  const replicas = startShardReplicas(kubeconfig, shards);
   const exited = Promise.race(replicas.map((r, i) =>
     r.process.status.then((status) => {
       throw new Error(`Replica ${i} of ${shards} exited with code ${status.code}.`);
@@ -679,17 +669,7 @@ async function shardsRun(shards: number): Promise<ShardsRun> {
           .length >= shards;
     await until(watching, 60, "every replica to watch the objects");
     if (shards > 1) {
-      const holders = () =>
-        new Set(
-          names.map((_, i) => cluster.get(LEASE, `bench-shard-${i}`)).map((lease) =>
-            (lease?.spec as { holderIdentity?: string } | undefined)?.holderIdentity ?? ""
-          ),
-        );
-      await until(
-        () => holders().size === shards && !holders().has(""),
-        60,
-        "every replica to hold a shard",
-      );
+      await until(() => shardsHeld(cluster, shards), 60, "every replica to hold a shard");
     }
     const started = now();
     for (let i = 0; i < SHARD_OBJECTS; i++) {

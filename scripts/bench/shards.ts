@@ -15,14 +15,11 @@ import { parse as parseYaml } from "yaml";
 import type { BenchFigure, BenchSection } from "./types.ts";
 import type { RawBody } from "../../mod.ts";
 import { FakeCluster } from "../../src/testing/mod.ts";
-import { recordOf } from "../../src/engines/leases.ts";
-import { ChildProcess, cpuSeconds, now } from "./support/process.ts";
+import { cpuSeconds, now } from "./support/process.ts";
+import { replicaName, shardsHeld, startShardReplicas } from "./support/shard_replicas.ts";
 
 const ROOT = new URL("../../", import.meta.url);
-const MAIN = new URL("src/cli/main.ts", ROOT).pathname;
-const OPERATOR = new URL("scripts/bench/support/shard_operator.ts", ROOT).pathname;
 const KIND = { apiVersion: "kopf.dev/v1", kind: "KopfExample" };
-const LEASE = { apiVersion: "coordination.k8s.io/v1", kind: "Lease" };
 const OBJECTS = Number(Deno.env.get("KOPF_BENCH_SHARDS_OBJECTS") ?? 3000);
 const COUNTS = (Deno.env.get("KOPF_BENCH_SHARDS") ?? "1,2,3").split(",").map(Number);
 
@@ -46,38 +43,10 @@ async function measure(shards: number): Promise<Row> {
   const crd = parseYaml(await Deno.readTextFile(new URL("examples/crd.yaml", ROOT))) as RawBody;
   cluster.create(crd);
   const kubeconfig = await cluster.writeKubeconfig();
-  const names = Array.from({ length: shards }, (_, i) => `replica-${i}`);
-  const flags = shards > 1 ? ["--shards", String(shards), "--leader-election-id", "bench"] : [];
-  const replicas = names.map((name) =>
-    new ChildProcess([
-      MAIN,
-      "run",
-      "-n",
-      "default",
-      "--standalone",
-      "--kubeconfig",
-      kubeconfig,
-      "-q",
-      ...flags,
-      OPERATOR,
-    ], {
-      env: { POD_ID: name },
-    })
-  );
+  const replicas = startShardReplicas(kubeconfig, shards);
   try {
     if (shards > 1) {
-      await until(
-        () => {
-          const holders = new Set(
-            names.map((_, i) => cluster.get(LEASE, `bench-shard-${i}`)).map((l) =>
-              l === undefined ? "" : recordOf(l).holderIdentity
-            ),
-          );
-          return holders.size === shards && !holders.has("");
-        },
-        60,
-        "every replica to hold a shard",
-      );
+      await until(() => shardsHeld(cluster, shards), 60, "every replica to hold a shard");
     } else {
       await new Promise((resolve) => setTimeout(resolve, 2000)); // the replica's start-up
     }
@@ -110,7 +79,7 @@ async function measure(shards: number): Promise<Row> {
       shards,
       seconds,
       perReplicaCpu: cpuAfter.map((after, i) => after - cpuBefore[i]),
-      handled: names.map((name) => counts.get(name) ?? 0),
+      handled: replicas.map((_, i) => counts.get(replicaName(i)) ?? 0),
     };
   } finally {
     await Promise.all(replicas.map((r) => r.stop()));
