@@ -5,6 +5,7 @@
  * empty is refused in one line with exit code 2.
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
+import { runDeno } from "../platform/commands.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const MAIN = new URL("../../src/cli/main.ts", import.meta.url).pathname;
@@ -64,16 +65,13 @@ Deno.test("kopf init: deno task fake-cluster serves with the task's permissions;
       }
       lines.releaseLock();
       assertStringIncludes(printed, "export KUBECONFIG=.fake-cluster/kubeconfig");
-      const permissions = await new Deno.Command(Deno.execPath(), {
-        args: ["task", "permissions"],
+      const permissions = await runDeno(["task", "permissions"], {
         cwd: project,
-        env: { NO_COLOR: "1", KUBECONFIG: ".fake-cluster/kubeconfig" },
-        stdout: "piped",
-        stderr: "piped",
-      }).output();
-      const flags = new TextDecoder().decode(permissions.stdout);
-      assertEquals(permissions.code, 0, new TextDecoder().decode(permissions.stderr));
-      assertStringIncludes(flags, "--allow-net=127.0.0.1:");
+        env: { KUBECONFIG: ".fake-cluster/kubeconfig" },
+        timeout: 120,
+      });
+      assertEquals(permissions.code, 0, permissions.stderr);
+      assertStringIncludes(permissions.stdout, "--allow-net=127.0.0.1:");
     } finally {
       fake.kill("SIGTERM");
       const status = await fake.status;
