@@ -56,13 +56,6 @@ export function hasPath(set: FieldSet, path: readonly string[]): boolean {
   return path.length > 0 && node.self;
 }
 
-/** A deep copy of a set. */
-export function copySet(set: FieldSet): FieldSet {
-  const out: FieldSet = { self: set.self, children: new Map() };
-  for (const [element, child] of set.children) out.children.set(element, copySet(child));
-  return out;
-}
-
 /**
  * The members of either set. Sets are values: the results of these operations share
  * subtrees with their inputs, so a set is never changed once it is made.
@@ -100,11 +93,6 @@ export function intersection(a: FieldSet, b: FieldSet): FieldSet {
     if (!isEmptySet(both)) out.children.set(element, both);
   }
   return out;
-}
-
-/** The members of the set whose path starts with the element (relative to it). */
-export function subsetAt(set: FieldSet, element: string): FieldSet | undefined {
-  return set.children.get(element);
 }
 
 /** Every member path of the set, in the API server's order. */
