@@ -10,22 +10,7 @@ import { Vault } from "../../src/client/vault.ts";
 import { applyObject, type ApplyObjectOptions } from "../../src/client/objects.ts";
 import { APIConflictError } from "../../src/client/api_errors.ts";
 import { UsageError } from "../../src/structs/errors.ts";
-import { Resource } from "../../src/structs/resources.ts";
-
-const CONFIGMAPS = new Resource({
-  group: "",
-  version: "v1",
-  plural: "configmaps",
-  kind: "ConfigMap",
-  namespaced: true,
-});
-const NAMESPACES = new Resource({
-  group: "",
-  version: "v1",
-  plural: "namespaces",
-  kind: "Namespace",
-  namespaced: false,
-});
+import { configmaps, namespaces } from "../fixtures/discovered.ts";
 
 function client(cluster: FakeCluster): ApiClient {
   const vault = new Vault({ relogin: () => Promise.resolve({ fake: cluster.connectionInfo }) });
@@ -45,17 +30,17 @@ Deno.test("applyObject creates the object where its body says, then updates it; 
   cluster.create({ apiVersion: "v1", kind: "Namespace", metadata: { name: "ns1" } });
   await using api = client(cluster);
   const options: ApplyObjectOptions = { fieldManager: "op" };
-  const made = await applyObject(api, CONFIGMAPS, {
+  const made = await applyObject(api, configmaps, {
     metadata: { name: "cm", namespace: "ns1" },
     data: { a: "1" },
   }, options);
   assertEquals([made.kind, made.apiVersion, made.metadata?.namespace], ["ConfigMap", "v1", "ns1"]);
-  const changed = await applyObject(api, CONFIGMAPS, {
+  const changed = await applyObject(api, configmaps, {
     metadata: { name: "cm", namespace: "ns1" },
     data: { a: "2" },
   }, options);
   assertEquals(changed.data, { a: "2" });
-  const again = await applyObject(api, CONFIGMAPS, {
+  const again = await applyObject(api, configmaps, {
     metadata: { name: "cm", namespace: "ns1" },
     data: { a: "2" },
   }, options);
@@ -80,18 +65,18 @@ Deno.test("applyObject: another manager's field is a conflict unless forced; a d
   await using api = client(cluster);
   const mine = { metadata: { name: "cm", namespace: "default" }, data: { a: "mine" } };
   const error = await assertRejects(
-    () => applyObject(api, CONFIGMAPS, mine, { fieldManager: "op", force: false }),
+    () => applyObject(api, configmaps, mine, { fieldManager: "op", force: false }),
     APIConflictError,
   );
   assertEquals(error.statusMessage, 'Apply failed with 1 conflict: conflict with "other": .data.a');
-  const tried = await applyObject(api, CONFIGMAPS, mine, {
+  const tried = await applyObject(api, configmaps, mine, {
     fieldManager: "op",
     force: true,
     dryRun: true,
   });
   assertEquals(tried.data, { a: "mine" });
   assertEquals(cluster.get("configmaps", "cm", { namespace: "default" })?.data, { a: "theirs" });
-  const taken = await applyObject(api, CONFIGMAPS, mine, { fieldManager: "op", force: true });
+  const taken = await applyObject(api, configmaps, mine, { fieldManager: "op", force: true });
   assertEquals(taken.data, { a: "mine" });
   assertEquals(applies(cluster).map((a) => [a.query, a.status]), [
     [{ fieldManager: "op", force: "false" }, 409],
@@ -103,8 +88,8 @@ Deno.test("applyObject: another manager's field is a conflict unless forced; a d
 Deno.test("applyObject: the default namespace for namespaced objects, none for cluster-scoped ones", async () => {
   await using cluster = await FakeCluster.start();
   await using api = client(cluster);
-  await applyObject(api, CONFIGMAPS, { metadata: { name: "cm" } }, { fieldManager: "op" });
-  await applyObject(api, NAMESPACES, { metadata: { name: "ns2" } }, { fieldManager: "op" });
+  await applyObject(api, configmaps, { metadata: { name: "cm" } }, { fieldManager: "op" });
+  await applyObject(api, namespaces, { metadata: { name: "ns2" } }, { fieldManager: "op" });
   assertEquals(applies(cluster).map((a) => a.path), [
     "/api/v1/namespaces/default/configmaps/cm",
     "/api/v1/namespaces/ns2",
@@ -116,12 +101,12 @@ Deno.test("applyObject refuses a body without a name, and a call without a field
   await using api = client(cluster);
   await assertRejects(
     () =>
-      applyObject(api, CONFIGMAPS, { metadata: { generateName: "cm-" } }, { fieldManager: "op" }),
+      applyObject(api, configmaps, { metadata: { generateName: "cm-" } }, { fieldManager: "op" }),
     UsageError,
     "Applying an object of configmaps needs metadata.name in the body",
   );
   await assertRejects(
-    () => applyObject(api, CONFIGMAPS, { metadata: { name: "cm" } }, { fieldManager: "" }),
+    () => applyObject(api, configmaps, { metadata: { name: "cm" } }, { fieldManager: "" }),
     UsageError,
     "Server-side apply needs a fieldManager.",
   );

@@ -140,6 +140,19 @@ function copy<T>(value: T): T {
   return structuredClone(value);
 }
 
+/** The `apiVersion` and `kind` of a manifest given to `method`; a 400 when either is missing. */
+function manifestKind(body: RawBody, method: string): { apiVersion: string; kind: string } {
+  const resource = { apiVersion: String(body.apiVersion ?? ""), kind: String(body.kind ?? "") };
+  if (!resource.apiVersion || !resource.kind) {
+    throw new FakeApiError(
+      400,
+      "BadRequest",
+      `${method}() needs a manifest with apiVersion and kind`,
+    );
+  }
+  return resource;
+}
+
 /** The resource of this `apiVersion` and `kind`. */
 function byKind(objects: Objects, apiVersion: string, kind: string) {
   const type = objects.catalog.byKind(apiVersion, kind);
@@ -222,15 +235,9 @@ export class DirectApi {
 
   /** Create an object from a manifest; returns it as stored. */
   create(body: RawBody, options: FakeCreateOptions): RawBody {
-    const resource = { apiVersion: String(body.apiVersion ?? ""), kind: String(body.kind ?? "") };
-    if (!resource.apiVersion || !resource.kind) {
-      throw new FakeApiError(
-        400,
-        "BadRequest",
-        "create() needs a manifest with apiVersion and kind",
-      );
-    }
-    const target = this.#target(resource, { namespace: body.metadata?.namespace });
+    const target = this.#target(manifestKind(body, "create"), {
+      namespace: body.metadata?.namespace,
+    });
     return this.#settled(() => this.objects.create(target, body as JsonObject, options)) as RawBody;
   }
 
@@ -279,14 +286,7 @@ export class DirectApi {
 
   /** Server-side apply of a manifest; returns the object as stored. */
   apply(body: RawBody, options: FakeApplyOptions): RawBody {
-    const resource = { apiVersion: String(body.apiVersion ?? ""), kind: String(body.kind ?? "") };
-    if (!resource.apiVersion || !resource.kind) {
-      throw new FakeApiError(
-        400,
-        "BadRequest",
-        "apply() needs a manifest with apiVersion and kind",
-      );
-    }
+    const resource = manifestKind(body, "apply");
     if (!options?.fieldManager) {
       throw new FakeApiError(
         422,

@@ -56,13 +56,6 @@ export function hasPath(set: FieldSet, path: readonly string[]): boolean {
   return path.length > 0 && node.self;
 }
 
-/** A deep copy of a set. */
-export function copySet(set: FieldSet): FieldSet {
-  const out: FieldSet = { self: set.self, children: new Map() };
-  for (const [element, child] of set.children) out.children.set(element, copySet(child));
-  return out;
-}
-
 /**
  * The members of either set. Sets are values: the results of these operations share
  * subtrees with their inputs, so a set is never changed once it is made.
@@ -102,11 +95,6 @@ export function intersection(a: FieldSet, b: FieldSet): FieldSet {
   return out;
 }
 
-/** The members of the set whose path starts with the element (relative to it). */
-export function subsetAt(set: FieldSet, element: string): FieldSet | undefined {
-  return set.children.get(element);
-}
-
 /** Every member path of the set, in the API server's order. */
 export function memberPaths(set: FieldSet): string[][] {
   const out: string[][] = [];
@@ -120,22 +108,12 @@ export function memberPaths(set: FieldSet): string[][] {
   return out;
 }
 
-// --- path elements ---
-
-/** The element of a field (a struct field or a map key). */
-export function fieldElement(name: string): string {
-  return `f:${name}`;
-}
+// --- path elements (`fieldElement` and `valueElement` are in `structs/owned_fields.ts`) ---
 
 /** The element of a keyed list item: its key fields, sorted by name. */
 export function keyElement(keys: ReadonlyArray<readonly [string, JsonValue]>): string {
   const sorted = [...keys].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return `k:{${sorted.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(",")}}`;
-}
-
-/** The element of an item of a set of scalars. */
-export function valueElement(value: JsonValue): string {
-  return `v:${JSON.stringify(value)}`;
 }
 
 const KIND_ORDER: Record<string, number> = { f: 0, k: 1, v: 2, i: 3 };

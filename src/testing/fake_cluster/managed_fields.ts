@@ -9,10 +9,10 @@
  * @module
  */
 import type { JsonObject, JsonValue } from "../../structs/bodies.ts";
+import { fieldElement } from "../../structs/owned_fields.ts";
 import {
   difference,
   emptySet,
-  fieldElement,
   type FieldSet,
   fromFieldsV1,
   insertPath,

@@ -8,8 +8,6 @@
  *
  * @module
  */
-import { typeKey } from "../../catalog/resource_types.ts";
-
 /** Counts of one kind of traffic: how many, and their bytes. */
 export interface TrafficTally {
   /** How many responses or events. */
@@ -119,12 +117,12 @@ export class ResourceTraffic {
 
 /** The counters of every resource that has sent anything. */
 export class Traffic {
-  /** By type key (`group/plural`). */
+  /** By the resource's name in {@link FakeClusterTraffic.resources} (`plural.group`). */
   readonly #resources = new Map<string, ResourceTraffic>();
 
   /** The counters of a resource (made at its first traffic). */
   of(group: string, plural: string): ResourceTraffic {
-    const key = typeKey(group, plural);
+    const key = group ? `${plural}.${group}` : plural;
     let counters = this.#resources.get(key);
     if (counters === undefined) {
       counters = new ResourceTraffic();
@@ -137,12 +135,9 @@ export class Traffic {
   snapshot(): FakeClusterTraffic {
     const total = new ResourceTraffic();
     const resources: Record<string, TrafficCounts> = {};
-    for (const [key, counters] of this.#resources) {
+    for (const [name, counters] of this.#resources) {
       counters.addTo(total);
-      const slash = key.indexOf("/");
-      const group = key.slice(0, slash);
-      const plural = key.slice(slash + 1);
-      resources[group ? `${plural}.${group}` : plural] = counters.counts();
+      resources[name] = counters.counts();
     }
     return Object.freeze({ total: total.counts(), resources: Object.freeze(resources) });
   }

@@ -5,7 +5,6 @@
 import {
   difference,
   emptySet,
-  fieldElement,
   fromFieldsV1,
   hasPath,
   insertPath,
@@ -16,8 +15,8 @@ import {
   pathText,
   toFieldsV1,
   union,
-  valueElement,
 } from "../../../src/testing/fake_cluster/field_sets.ts";
+import { fieldElement, valueElement } from "../../../src/structs/owned_fields.ts";
 import { assert, assertEquals } from "../../assert.ts";
 
 const f = fieldElement;

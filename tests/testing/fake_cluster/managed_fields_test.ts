@@ -3,11 +3,8 @@
  * (what a write takes from others, the cap of update entries), and managers read from
  * requests.
  */
-import {
-  emptySet,
-  fieldElement,
-  insertPath,
-} from "../../../src/testing/fake_cluster/field_sets.ts";
+import { emptySet, insertPath } from "../../../src/testing/fake_cluster/field_sets.ts";
+import { fieldElement } from "../../../src/structs/owned_fields.ts";
 import { DEDUCED } from "../../../src/testing/fake_cluster/field_shapes.ts";
 import {
   managerFromUserAgent,
