@@ -7,8 +7,7 @@
  */
 import {
   type ResourceName,
-  Selector,
-  SelectorError,
+  type Selector,
   type SpecOf,
   type StatusOf,
   TypedResource,
@@ -19,7 +18,7 @@ import type { ChildHandler } from "./handlers.ts";
 import { type ChildOptions, normalizeOptions } from "./handler_options.ts";
 import type { ChildFilterKwargs, ChildKwargs, NoIndices } from "./kwargs.ts";
 import { addHandler, getDefaultRegistry } from "./registry.ts";
-import { filtersOf, handlerId, parseCall, retryOf } from "./registration_calls.ts";
+import { filtersOf, handlerId, parseCall, retryOf, selectorOf } from "./registration_calls.ts";
 
 /** A child handler; `I` adds declared indices to its arguments. */
 export type ChildHandlerFn<S, St, I> = (kwargs: ChildKwargs<S, St> & I) => unknown;
@@ -70,19 +69,15 @@ export const child: ChildRegistrar = ((...args: unknown[]): unknown => {
     );
   }
   const norm = normalizeOptions("on.child", call.options, call.fail);
-  const selectorOf = (arg: unknown, which: string): Selector => {
-    const parts = arg instanceof TypedResource ? arg.args : [arg];
-    try {
-      return Selector.parse(parts, {});
-    } catch (e) {
-      if (e instanceof SelectorError) {
-        call.fail(`the ${which} resource: ${e.message.replace(/\.$/, "")}`);
-      }
-      throw e;
-    }
-  };
-  const parent = selectorOf(call.selectorArgs[0], "parent");
-  const childSelector = selectorOf(call.selectorArgs[1], "child");
+  const resourceSelector = (arg: unknown, which: string): Selector =>
+    selectorOf(
+      call,
+      arg instanceof TypedResource ? arg.args : [arg],
+      {},
+      `the ${which} resource: `,
+    );
+  const parent = resourceSelector(call.selectorArgs[0], "parent");
+  const childSelector = resourceSelector(call.selectorArgs[1], "child");
   const registry = norm.registry ?? getDefaultRegistry();
   const id = handlerId(call, norm, registry, "on.child", parent.toString(), false);
   const childLabels = norm.extra.childLabels as MetaFilter<unknown> | undefined;

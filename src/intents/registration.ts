@@ -7,14 +7,13 @@
  */
 import type { ConnectionInfo } from "../structs/credentials.ts";
 import { child, type ChildRegistrar } from "./child_registration.ts";
-import {
-  type ResourceName,
-  type ResourcePredicate,
+import type {
+  ResourceName,
+  ResourcePredicate,
   Selector,
-  SelectorError,
-  type SpecOf,
-  type StatusOf,
-  type TypedResource,
+  SpecOf,
+  StatusOf,
+  TypedResource,
 } from "../structs/resource_selectors.ts";
 import type { ReadonlyJsonObject } from "../structs/views.ts";
 import type { HandlerFilters } from "./filters.ts";
@@ -53,8 +52,8 @@ import {
   filtersOf,
   handlerId,
   parseCall,
-  type ParsedCall,
   retryOf,
+  selectorOf,
 } from "./registration_calls.ts";
 import {
   type FnFirstSubhandlerRegistrar,
@@ -589,15 +588,6 @@ export interface OnNamespace {
   readonly register: FnFirstSubhandlerRegistrar;
 }
 
-function parseSelector(call: ParsedCall, norm: NormalizedOptions): Selector {
-  try {
-    return Selector.parse(call.selectorArgs, norm.keywords);
-  } catch (e) {
-    if (e instanceof SelectorError) call.fail(e.message.replace(/\.$/, ""));
-    throw e;
-  }
-}
-
 /** What every resource handler record holds: the function, its id, filters and selector. */
 type RecordBase =
   & { fn: HandlerFn; id: string; param: unknown; registrar: string; rbac: readonly string[] }
@@ -614,7 +604,7 @@ function resourceRegistrar(registrar: Registrar, withField: boolean, make: Recor
   return (...args: unknown[]): unknown => {
     const call = parseCall(registrar, args);
     const norm = normalizeOptions(registrar, call.options, call.fail);
-    const selector = parseSelector(call, norm);
+    const selector = selectorOf(call, call.selectorArgs, norm.keywords);
     const registry = norm.registry ?? getDefaultRegistry();
     const id = handlerId(call, norm, registry, registrar, selector.toString(), withField);
     const base = {

@@ -1,12 +1,18 @@
 /**
  * One call of a registration function, taken apart: the selector arguments, the options and
- * the function; the handler's id; the retry and filter parts of its record. Shared by the
- * top-level registrations (`registration.ts`) and the sub-handlers' (`subhandlers.ts`).
+ * the function; the selector; the handler's id; the retry and filter parts of its record. Shared
+ * by the top-level registrations (`registration.ts`, `child_registration.ts`) and the
+ * sub-handlers' (`subhandlers.ts`).
  *
  * @module
  */
 import { isMapping } from "../structs/dicts.ts";
-import { TypedResource } from "../structs/resource_selectors.ts";
+import {
+  Selector,
+  SelectorError,
+  type SelectorKeywords,
+  TypedResource,
+} from "../structs/resource_selectors.ts";
 import type { HandlerFilters } from "./filters.ts";
 import type { HandlerFn, RetryPolicy } from "./handlers.ts";
 import { composeId, functionName, generatedBase } from "./ids.ts";
@@ -67,6 +73,24 @@ export function parseCall(registrar: Registrar, args: readonly unknown[]): Parse
     );
   }
   return { selectorArgs: rest, options, fn: fn as HandlerFn, fail };
+}
+
+/**
+ * The selector of a call's resource arguments (and keyword options); a bad one fails the
+ * call with the selector's problem, after `what` (e.g. `the parent resource: `) if given.
+ */
+export function selectorOf(
+  call: ParsedCall,
+  args: readonly unknown[],
+  keywords: SelectorKeywords = {},
+  what = "",
+): Selector {
+  try {
+    return Selector.parse(args, keywords);
+  } catch (e) {
+    if (e instanceof SelectorError) call.fail(`${what}${e.message.replace(/\.$/, "")}`);
+    throw e;
+  }
 }
 
 /** The filter fields of a handler record, from validated options. */

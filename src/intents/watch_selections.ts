@@ -131,6 +131,16 @@ export function deriveWatchSelection(
   }
   const metadataOnly = watchesMetadataOnly(handlers);
   if (metadataOnly) reason += "; metadata only, as all its handlers declare";
+  return watchSelection(labels, fields, metadataOnly, reason);
+}
+
+/** The selection of these requirements, with the `labelSelector`/`fieldSelector` they make. */
+export function watchSelection(
+  labels: readonly LabelRequirement[],
+  fields: readonly FieldRequirement[],
+  metadataOnly: boolean,
+  reason: string,
+): WatchSelection {
   const labelSelector = formatLabelSelector(labels) || undefined;
   const fieldSelector = formatFieldSelector(fields) || undefined;
   return { labels, fields, labelSelector, fieldSelector, metadataOnly, reason };

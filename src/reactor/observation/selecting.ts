@@ -11,8 +11,6 @@
 import type { Resource } from "../../structs/resources.ts";
 import {
   type FieldRequirement,
-  formatFieldSelector,
-  formatLabelSelector,
   type LabelRequirement,
   parseFieldSelector,
   parseLabelSelector,
@@ -37,6 +35,7 @@ import {
   deriveWatchSelection,
   watchesMetadataOnly,
   type WatchSelection,
+  watchSelection,
 } from "../../intents/watch_selections.ts";
 
 /** One entry of `settings.watching.selectors`, parsed. */
@@ -130,17 +129,12 @@ export class WatchSelecting {
     }
     const metadataOnly = watchesMetadataOnly(handlers);
     if (labels.length + fields.length === 0 && !metadataOnly) return undefined;
-    return this.#storable(resource, {
-      labels,
-      fields,
-      labelSelector: formatLabelSelector(labels) || undefined,
-      fieldSelector: formatFieldSelector(fields) || undefined,
-      metadataOnly,
-      reason: (labels.length + fields.length > 0
+    const reason =
+      (labels.length + fields.length > 0
         ? "the selectors given for it; settings.watching.selectByFilters is off"
         : "no selectors: settings.watching.selectByFilters is off") +
-        (metadataOnly ? "; metadata only, as all its handlers declare" : ""),
-    });
+      (metadataOnly ? "; metadata only, as all its handlers declare" : "");
+    return this.#storable(resource, watchSelection(labels, fields, metadataOnly, reason));
   }
 
   /**

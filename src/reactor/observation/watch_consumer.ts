@@ -91,7 +91,9 @@ export class WatchConsumer {
       if (streamSignal.aborted) continue;
       const side = since === undefined
         ? undefined
-        : new SideWatch(this, stream, since, streamSignal);
+        : new SideWatch((beside) =>
+          this.#drain(stream, { ...stream.options, since }, streamSignal, undefined, beside)
+        );
       let end = await this.#drain(stream, stream.options, streamSignal, side);
       if (end === "handed-over") end = await side!.done;
       if (end === "aborted") continue;
@@ -201,12 +203,6 @@ export class WatchConsumer {
     }
   }
 
-  /** Run a side watch's stream: see {@link SideWatch}. */
-  runSide(side: SideWatch): Promise<DrainEnd> {
-    const { stream, since, signal } = side;
-    return this.#drain(stream, { ...stream.options, since }, signal, undefined, () => !side.alone);
-  }
-
   /**
    * Wait for the feed's promise unless the stream's signal aborts first; true if it
    * settled first. A rejection is reported, not thrown: the watch itself is fine.
@@ -244,19 +240,18 @@ class SideWatch {
   /** The listing beside it is complete: it is the watch now. */
   alone = false;
   #done: Promise<DrainEnd> | undefined;
+  /** Drain its stream; `beside` tells whether the listing still runs beside it. */
+  readonly #drain: (beside: () => boolean) => Promise<DrainEnd>;
 
-  constructor(
-    readonly consumer: WatchConsumer,
-    readonly stream: StreamTarget,
-    readonly since: string,
-    readonly signal: AbortSignal,
-  ) {}
+  constructor(drain: (beside: () => boolean) => Promise<DrainEnd>) {
+    this.#drain = drain;
+  }
 
   /** Start it (once). */
   start(): void {
     if (this.#done !== undefined) return;
     this.running = true;
-    this.#done = this.consumer.runSide(this).finally(() => (this.running = false));
+    this.#done = this.#drain(() => !this.alone).finally(() => (this.running = false));
   }
 
   /** It goes on alone; resolves as it ends. */

@@ -16,11 +16,11 @@
 import type { ObjectEvent, RawBody } from "../../structs/bodies.ts";
 import type { Resource } from "../../structs/resources.ts";
 import { sleep } from "../../structs/clock.ts";
-import { formatLabelSelector, type LabelRequirement } from "../../structs/label_selectors.ts";
+import type { LabelRequirement } from "../../structs/label_selectors.ts";
 import { OWNER_KIND_LABEL, ownerKindLabel } from "../../structs/owner_labels.ts";
 import { APINotFoundError } from "../../client/api_errors.ts";
 import { getObject } from "../../client/objects.ts";
-import type { WatchSelection } from "../../intents/watch_selections.ts";
+import { type WatchSelection, watchSelection } from "../../intents/watch_selections.ts";
 import type { ChildEventType } from "../../intents/kwargs.ts";
 import {
   type ChildChanges,
@@ -184,16 +184,14 @@ export class ChildrenRunnable implements Runnable {
     const labels: LabelRequirement[] = values.length === 0
       ? []
       : [{ key: OWNER_KIND_LABEL, op: "in", values }];
-    return {
+    return watchSelection(
       labels,
-      fields: [],
-      labelSelector: formatLabelSelector(labels) || undefined,
-      fieldSelector: undefined,
-      metadataOnly: true,
-      reason: values.length === 0
+      [],
+      true,
+      values.length === 0
         ? "the children of kopf.on.child handlers, labelled or not (unlabelled); metadata only"
         : "the children of kopf.on.child handlers, by the label kopf.adopt() sets; metadata only",
-    };
+    );
   }
 
   /** A child's state from its watch: noted for its parents, which are processed again. */
