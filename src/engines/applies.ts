@@ -13,7 +13,7 @@ import type { RawBody } from "../structs/bodies.ts";
 import { UsageError } from "../structs/errors.ts";
 import type { Resource } from "../structs/resources.ts";
 import { ApplyingSettings, fieldManagerProblem } from "../settings/operator_settings.ts";
-import { currentOperatorClient } from "./operator_client.ts";
+import { currentOperatorClient, type OperatorClient } from "./operator_client.ts";
 
 /** What a server-side apply is sent with, and where. */
 export interface ServerSideApplyOptions {
@@ -71,7 +71,8 @@ export async function applyBody(
       `${caller}: the field manager must be ${problem}; got ${JSON.stringify(fieldManager)}.`,
     );
   }
-  const resource = options.resource ?? await resourceOf(caller, body, api, options.signal);
+  const resource = options.resource ??
+    await resourceOf(caller, body, discoveryOf(api, operator), options.signal);
   return await applyObject(api, resource, body, {
     fieldManager,
     force: options.force ?? settings.force,
@@ -84,7 +85,7 @@ export async function applyBody(
 async function resourceOf(
   caller: string,
   body: RawBody,
-  api: ApiClient,
+  discovery: Discovery,
   signal: AbortSignal | undefined,
 ): Promise<Resource> {
   const { apiVersion, kind } = body;
@@ -95,8 +96,6 @@ async function resourceOf(
         `apiVersion ${JSON.stringify(apiVersion)} and kind ${JSON.stringify(kind)}.`,
     );
   }
-  const operator = currentOperatorClient();
-  const discovery = operator?.api === api ? operator.discovery : discoveryOf(api);
   const resource = await discovery.resourceOf(apiVersion, kind, signal);
   if (resource === undefined) {
     throw new UsageError(
@@ -107,7 +106,9 @@ async function resourceOf(
   return resource;
 }
 
-function discoveryOf(api: ApiClient): Discovery {
+/** The operator's discovery for its own client; else one per client given. */
+function discoveryOf(api: ApiClient, operator: OperatorClient | undefined): Discovery {
+  if (operator?.api === api) return operator.discovery;
   let discovery = discoveries.get(api);
   if (discovery === undefined) discoveries.set(api, discovery = new Discovery(api));
   return discovery;

@@ -37,14 +37,10 @@ export interface ParentRef {
   readonly uid: string;
 }
 
-interface Pending {
-  /** The latest change of each child not handled yet, by the child's uid. */
-  readonly changes: Map<string, ChildChange>;
-}
-
 /** The children's changes waiting for their parents; see the module docs. */
 export class ChildChanges {
-  readonly #parents = new Map<string, Pending>();
+  /** The latest change of each child not handled yet, by parent uid, then by child uid. */
+  readonly #parents = new Map<string, Map<string, ChildChange>>();
   /** Retry states by parent uid, then by handler id and child uid. */
   readonly #states = new Map<string, Map<string, HandlerState>>();
 
@@ -52,8 +48,8 @@ export class ChildChanges {
   add(parentUid: string, change: ChildChange): boolean {
     let pending = this.#parents.get(parentUid);
     const first = pending === undefined;
-    if (pending === undefined) this.#parents.set(parentUid, pending = { changes: new Map() });
-    pending.changes.set(childUid(change.child), change);
+    if (pending === undefined) this.#parents.set(parentUid, pending = new Map());
+    pending.set(childUid(change.child), change);
     return first;
   }
 
@@ -67,15 +63,15 @@ export class ChildChanges {
     const pending = this.#parents.get(parentUid);
     if (pending === undefined) return [];
     this.#parents.delete(parentUid);
-    return [...pending.changes.values()];
+    return [...pending.values()];
   }
 
   /** Put a change back to be handled again, unless a newer one of that child came meanwhile. */
   retry(parentUid: string, change: ChildChange): void {
     let pending = this.#parents.get(parentUid);
-    if (pending === undefined) this.#parents.set(parentUid, pending = { changes: new Map() });
+    if (pending === undefined) this.#parents.set(parentUid, pending = new Map());
     const uid = childUid(change.child);
-    if (!pending.changes.has(uid)) pending.changes.set(uid, change);
+    if (!pending.has(uid)) pending.set(uid, change);
   }
 
   /** The retry state of a handler for a child of the parent, if it is being retried. */

@@ -33,7 +33,7 @@ export interface ConditionInit {
  * The types of conditions (a type with an optional DNS-subdomain prefix), as the API's
  * schema of `metav1.Condition` checks them.
  */
-export const CONDITION_TYPE_PATTERN: RegExp =
+const CONDITION_TYPE_PATTERN: RegExp =
   /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$/;
 
 /** The reasons of conditions, as the API's schema of `metav1.Condition` checks them. */
@@ -144,9 +144,8 @@ export function mergeConditions(
     const at = merged.findIndex((entry) => entry.type === update.type);
     const since = keptTime(findType(current, update.type), update.status) ??
       keptTime(at < 0 ? undefined : merged[at], update.status) ?? now;
-    const condition: JsonObject = generation === undefined
-      ? { type: update.type, status: update.status, lastTransitionTime: since }
-      : { type: update.type, status: update.status, observedGeneration: generation };
+    const condition: JsonObject = { type: update.type, status: update.status };
+    if (generation !== undefined) condition.observedGeneration = generation;
     condition.lastTransitionTime = since;
     condition.reason = update.reason;
     condition.message = conditionMessage(update.message);

@@ -12,6 +12,7 @@
  */
 
 import type { RawBody } from "./bodies.ts";
+import { resolve } from "./dicts.ts";
 
 /** One requirement on a label. `in` with one value is written `key=value`. */
 export type LabelRequirement =
@@ -114,11 +115,7 @@ export function matchesFields(requirements: readonly FieldRequirement[], body: R
 
 /** A field's value as text: strings as they are, numbers and booleans printed, else `""`. */
 function fieldText(body: RawBody, path: string): string {
-  let current: unknown = body;
-  for (const part of path.split(".")) {
-    if (current === null || typeof current !== "object") return "";
-    current = (current as Record<string, unknown>)[part];
-  }
+  const current = resolve(body, path.split("."));
   if (typeof current === "string") return current;
   if (typeof current === "number" || typeof current === "boolean") return String(current);
   return "";

@@ -161,13 +161,8 @@ function matchesKeys(item: Record<string, unknown>, keys: JsonObject): boolean {
  * only parts of it, `none` when nothing of it.
  */
 export function coverage(fields: FieldsV1, path: readonly string[]): Coverage {
-  let node = fields;
-  for (const element of path) {
-    if (isWhole(node) && node !== fields) return "all";
-    const child = childOf(node, element);
-    if (child === undefined) return "none";
-    node = child;
-  }
+  const node = nodeAt(fields, path);
+  if (node === undefined) return "none";
   return isWhole(node) ? "all" : "some";
 }
 
@@ -176,14 +171,24 @@ export function coverage(fields: FieldsV1, path: readonly string[]): Coverage {
  * whole, or each of its parts that is there now.
  */
 export function ownsAllOf(fields: FieldsV1, path: readonly string[], value: unknown): boolean {
+  const node = nodeAt(fields, path);
+  if (node === undefined) return false;
+  return isWhole(node) || jsonEqual(partOf(value, node), value);
+}
+
+/**
+ * The fields' node at the path, or the first ancestor's owned whole (not the root's, which
+ * is never owned itself); `undefined` when the fields cover nothing of the path.
+ */
+function nodeAt(fields: FieldsV1, path: readonly string[]): FieldsV1 | undefined {
   let node = fields;
   for (const element of path) {
-    if (isWhole(node) && node !== fields) return true;
+    if (isWhole(node) && node !== fields) return node;
     const child = childOf(node, element);
-    if (child === undefined) return false;
+    if (child === undefined) return undefined;
     node = child;
   }
-  return isWhole(node) || jsonEqual(partOf(value, node), value);
+  return node;
 }
 
 /** Whether the list's items are tracked by key fields (`k:` elements) in any entry. */

@@ -6,24 +6,19 @@
  *
  * @module
  */
+import { isLabelValue } from "./label_selectors.ts";
 
 /** The label naming the owner's kind: `Kind.group`, or `Kind` for the core group. */
 export const OWNER_KIND_LABEL = "kopf.zalando.org/owner-kind";
 
-/** The longest label value the API server accepts. */
-const LABEL_VALUE_LIMIT = 63;
-
 /**
  * The owner-kind label's value for an owner of this kind and group (`KopfExample.kopf.dev`),
- * or `undefined` where it would be longer than a label value may be (such children are found
- * only by their owner references: see `unlabelled`).
+ * or `undefined` where it would be no valid label value, as when over 63 characters (such
+ * children are found only by their owner references: see `unlabelled`).
  */
 export function ownerKindLabel(kind: string, group: string): string | undefined {
   const value = group === "" ? kind : `${kind}.${group}`;
-  return value.length <= LABEL_VALUE_LIMIT &&
-      /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/.test(value)
-    ? value
-    : undefined;
+  return value !== "" && isLabelValue(value) ? value : undefined;
 }
 
 /** The group of an `apiVersion` (`kopf.dev/v1` → `kopf.dev`, `v1` → the core group `""`). */

@@ -81,13 +81,7 @@ Deno.test("by apply: a metadata-only object is read whole when the apply restate
   cluster.create({ ...configMap("cm"), data: { big: "x".repeat(1000) } });
   const first = new Patch();
   first.root.data = { mine: "1" };
-  const options = {
-    api,
-    resource: configmaps,
-    finalizer: F,
-    fieldManager: "kopf",
-    serverSideApply: true,
-  };
+  const options = byApply(api, configmaps);
   const partialOf = (body: RawBody) =>
     asResourceObject(
       { apiVersion: "meta.k8s.io/v1", kind: "PartialObjectMetadata", metadata: body.metadata },

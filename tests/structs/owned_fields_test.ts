@@ -9,6 +9,7 @@ import {
   isKeyedList,
   managedEntries,
   ownedPart,
+  ownsAllOf,
 } from "../../src/structs/owned_fields.ts";
 import type { RawBody } from "../../src/structs/bodies.ts";
 
@@ -73,6 +74,20 @@ Deno.test("coverage: whole, in part, not at all; an ancestor owned whole covers 
   assertEquals(coverage(fields, ["f:status", "f:create_fn", "f:message"]), "all");
   assertEquals(coverage(fields, ["f:spec"]), "none");
   assertEquals(coverage({}, ["f:spec"]), "none");
+});
+
+Deno.test("ownsAllOf: the path or an ancestor whole, or each part of the value there now", () => {
+  const fields = {
+    "f:metadata": { "f:labels": {} },
+    "f:status": { "f:create_fn": { ".": {}, "f:message": {} } },
+  };
+  assertEquals(ownsAllOf(fields, ["f:metadata", "f:labels"], { app: "x" }), true);
+  assertEquals(ownsAllOf(fields, ["f:metadata", "f:labels", "f:app"], "x"), true, "ancestor");
+  const path = ["f:status", "f:create_fn"];
+  assertEquals(ownsAllOf(fields, path, { message: "m" }), true, "each part there now");
+  assertEquals(ownsAllOf(fields, path, { message: "m", retries: 1 }), false, "a part not ours");
+  assertEquals(ownsAllOf(fields, ["f:spec"], { a: 1 }), false);
+  assertEquals(ownsAllOf({}, ["f:spec"], { a: 1 }), false, "the root is never owned itself");
 });
 
 Deno.test("managed entries: parsed as the API server writes them; applies told apart by manager and subresource", () => {
