@@ -79,7 +79,7 @@ export interface ApplyOptions {
 export interface ApplyResult {
   /** The object as returned by the last successful request, if any was made. */
   readonly body: RawBody | undefined;
-  /** How many requests were made. */
+  /** How many write requests (patches and applies) were made: what `kopf_patches_total` counts. */
   readonly requests: number;
   /** The object no longer exists. */
   readonly gone: boolean;
@@ -168,6 +168,7 @@ function settled(sender: Sender, error: unknown, guarded: boolean): ApplyResult 
 class Sender {
   readonly source: BodySource | undefined;
   latest: RawBody | undefined;
+  /** The writes sent. */
   requests = 0;
   readonly #options: ApplyOptions;
   readonly #ref: { name: string; namespace?: string };
@@ -195,10 +196,9 @@ class Sender {
     return this.latest;
   }
 
-  /** The whole object, when it is watched as metadata only. */
+  /** The whole object, when it is watched as metadata only (a read: not counted as a write). */
   async read(): Promise<RawBody> {
     const { api, resource, signal } = this.#options;
-    this.requests++;
     return await getObject(api, resource, this.#ref, { signal });
   }
 }

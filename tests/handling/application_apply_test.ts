@@ -92,12 +92,18 @@ Deno.test("by apply: a metadata-only object is read whole when the apply restate
   const stored = cluster.get("configmaps", "cm", { namespace: "default" })!;
   // Nothing owned yet beyond the metadata: no read, one apply.
   const one = await applyChanges({ ...options, body: partialOf(stored), patch: first });
+  const reads = () =>
+    cluster.requests.filter((r) =>
+      r.method === "GET" && r.path === "/api/v1/namespaces/default/configmaps/cm"
+    ).length;
   assertEquals(one.requests, 1);
+  assertEquals(reads(), 0);
   assertEquals(one.body?.data, undefined, "the answer carries the metadata only");
   // Now `data.mine` is ours: the next apply must state it again, so the object is read.
   const owned = cluster.get("configmaps", "cm", { namespace: "default" })!;
   const two = await applyChanges({ ...options, body: partialOf(owned), patch: annotated() });
-  assertEquals(two.requests, 2);
+  assertEquals(two.requests, 1, "one write; the read is not a write");
+  assertEquals(reads(), 1, "the object was read whole, once");
   const now = cluster.get("configmaps", "cm", { namespace: "default" })!;
   assertEquals(now.data, { big: "x".repeat(1000), mine: "1" }, "our field kept, theirs too");
   assertEquals(now.metadata?.annotations?.["kopf.zalando.org/x"], "1");
