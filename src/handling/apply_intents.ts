@@ -27,6 +27,7 @@ import {
   fieldElement,
   isAppliedBy,
   isKeyedList,
+  keyElement,
   type ManagedFieldsEntry,
   ownedPart,
   ownsAllOf,
@@ -143,7 +144,7 @@ function ownConditions(
   const live = conditionsOf(body.status);
   const mine = (item: Record<string, unknown>) =>
     ours !== undefined &&
-    coverage(ours.fields, [...CONDITIONS_PATH, `k:${JSON.stringify({ type: item.type })}`]) !==
+    coverage(ours.fields, [...CONDITIONS_PATH, keyElement([["type", item.type as JsonValue]])]) !==
       "none";
   const kept = conditions.filter((item) => {
     if (!isMapping(item)) return false;

@@ -68,6 +68,12 @@ export function fieldElement(name: string): string {
   return `f:${name}`;
 }
 
+/** The path element of an item of a list keyed by fields: its key fields, sorted by name. */
+export function keyElement(keys: ReadonlyArray<readonly [string, JsonValue]>): string {
+  const sorted = [...keys].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `k:{${sorted.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(",")}}`;
+}
+
 /** The path element of an item of a set of scalars. */
 export function valueElement(value: JsonValue): string {
   return `v:${JSON.stringify(value)}`;

@@ -108,13 +108,7 @@ export function memberPaths(set: FieldSet): string[][] {
   return out;
 }
 
-// --- path elements (`fieldElement` and `valueElement` are in `structs/owned_fields.ts`) ---
-
-/** The element of a keyed list item: its key fields, sorted by name. */
-export function keyElement(keys: ReadonlyArray<readonly [string, JsonValue]>): string {
-  const sorted = [...keys].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `k:{${sorted.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(",")}}`;
-}
+// --- path elements (`fieldElement`, `keyElement`, `valueElement`: `structs/owned_fields.ts`) ---
 
 const KIND_ORDER: Record<string, number> = { f: 0, k: 1, v: 2, i: 3 };
 

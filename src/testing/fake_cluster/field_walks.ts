@@ -8,8 +8,8 @@
  * @module
  */
 import type { JsonObject, JsonValue } from "../../structs/bodies.ts";
-import { fieldElement, valueElement } from "../../structs/owned_fields.ts";
-import { emptySet, type FieldSet, insertPath, keyElement } from "./field_sets.ts";
+import { fieldElement, keyElement, valueElement } from "../../structs/owned_fields.ts";
+import { emptySet, type FieldSet, insertPath } from "./field_sets.ts";
 import { DEDUCED, LEAF, resolveShape, type Shape } from "./field_shapes.ts";
 import { ApiError } from "./errors.ts";
 import { clone, isObject, jsonEqual } from "./patching.ts";

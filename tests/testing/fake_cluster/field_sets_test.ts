@@ -10,13 +10,12 @@ import {
   insertPath,
   intersection,
   isEmptySet,
-  keyElement,
   memberPaths,
   pathText,
   toFieldsV1,
   union,
 } from "../../../src/testing/fake_cluster/field_sets.ts";
-import { fieldElement, valueElement } from "../../../src/structs/owned_fields.ts";
+import { fieldElement, keyElement, valueElement } from "../../../src/structs/owned_fields.ts";
 import { assert, assertEquals } from "../../assert.ts";
 
 const f = fieldElement;
