@@ -14,6 +14,7 @@ import { inSpan, isTracing } from "../platform/tracing.ts";
 import { type OperatorMetrics, requestLabels } from "../structs/operator_metrics.ts";
 import { findMissingPermission } from "../platform/permission_flags.ts";
 import { describeNetworkError } from "../platform/http_client.ts";
+import { responseHeader } from "../platform/http1_parser.ts";
 import { deliveryOf } from "../platform/request_delivery.ts";
 import {
   APICertificateError,
@@ -29,6 +30,7 @@ import { realClock, sleep } from "../structs/clock.ts";
 import { type Deadline, DeadlineQueue, type Expiring } from "../structs/deadline_queues.ts";
 import type { Vault, VaultItem } from "./vault.ts";
 import { Connections, type OutgoingRequest } from "./connections.ts";
+import { ServerWarnings } from "./server_warnings.ts";
 import {
   type Replay,
   replayAfterAnswer,
@@ -164,6 +166,8 @@ export class Transport {
   readonly #connections: Connections;
   /** The failures of each API server in a row, reported once each (not per attempt). */
   readonly #streaks = new Map<string, FailureStreak>();
+  /** The server's warnings, said once per text. */
+  readonly #warnings = new ServerWarnings();
   /** The requests' timeouts, one queue (and one timer) per length of timeout. */
   readonly #timeouts = new Map<number, DeadlineQueue>();
   /** Where requests are counted, if anywhere (the watches count theirs there too). */
@@ -290,6 +294,7 @@ export class Transport {
       const status = response.status;
       this.#logTraffic(method, path, status, started, item);
       this.#count(method, path, String(status), started);
+      this.#warnings.note(method, path, responseHeader(response, "warning"));
       if (response.ok || (status < 500 && status !== 429 && status !== 401)) {
         this.#streakOf(item.info.server).succeeded(); // it answers, whatever it says
       }

@@ -463,6 +463,14 @@ function latin1(bytes: Uint8Array): string {
 }
 
 /**
+ * A response header (`name` in lower case), read without making the response's `Headers`
+ * when the response is one of {@link ResponseReader}'s.
+ */
+export function responseHeader(response: Response, name: string): string | null {
+  return response instanceof Http1Response ? response.header(name) : response.headers.get(name);
+}
+
+/**
  * A response read whole. Its `Headers` are made when first asked for: most callers only
  * read the status and the text, and building `Headers` costs more than the rest of it.
  */
@@ -473,6 +481,18 @@ class Http1Response extends Response {
   constructor(body: string | null, status: number, statusText: string, fields: string[]) {
     super(body, { status, statusText });
     this.#fields = fields;
+  }
+
+  /** One header's values joined as `Headers.get` joins them, without making the `Headers`. */
+  header(name: string): string | null {
+    if (this.#headers !== undefined) return this.#headers.get(name);
+    let value: string | null = null;
+    for (let i = 0; i < this.#fields.length; i += 2) {
+      if (this.#fields[i] === name) {
+        value = value === null ? this.#fields[i + 1] : `${value}, ${this.#fields[i + 1]}`;
+      }
+    }
+    return value;
   }
 
   override get headers(): Headers {
