@@ -167,7 +167,55 @@ export function checkMeta(type: ResourceType, meta: JsonObject): Cause[] {
       }
     }
   }
+  causes.push(...ownerReferenceCauses(meta.ownerReferences));
   causes.push(...finalizerCauses(meta.finalizers));
+  return causes;
+}
+
+/** The version of an `apiVersion`, as `schema.ParseGroupVersion` reads it (`""` if none). */
+function versionOf(apiVersion: string): string {
+  const parts = apiVersion.split("/");
+  if (parts.length === 1) return apiVersion;
+  return parts.length === 2 ? parts[1] : "";
+}
+
+/**
+ * Problems of `metadata.ownerReferences`, as apimachinery's `ValidateOwnerReferences`
+ * finds them: each names a version, a kind, a name and a uid, and at most one is the
+ * controller. (kube-apiserver prints the references of the last as a Go value; they are
+ * printed as JSON here.)
+ */
+function ownerReferenceCauses(refs: unknown): Cause[] {
+  const field = "metadata.ownerReferences";
+  if (!Array.isArray(refs)) return [];
+  const causes: Cause[] = [];
+  let controller = "";
+  for (const ref of refs) {
+    const r = isObject(ref) ? ref : {};
+    const text = (key: string) => typeof r[key] === "string" ? r[key] as string : "";
+    const empty = (key: string, message: string) =>
+      causes.push({ field: `${field}.${key}`, message: `Invalid value: "": ${message}` });
+    if (!versionOf(text("apiVersion"))) {
+      causes.push({
+        field: `${field}.apiVersion`,
+        message: `Invalid value: ${JSON.stringify(text("apiVersion"))}: version must not be empty`,
+      });
+    }
+    if (!text("kind")) empty("kind", "must not be empty");
+    if (!text("name")) empty("name", "must not be empty");
+    if (!text("uid")) empty("uid", "must not be empty");
+    if (r.controller !== true) continue;
+    const current = `${text("kind")}/${text("name")}`;
+    if (!controller) controller = current;
+    else {
+      causes.push({
+        field,
+        message: `Invalid value: ${
+          JSON.stringify(refs)
+        }: Only one reference can have Controller set to true. Found "true" in references for ${controller} and ${current}`,
+      });
+    }
+  }
   return causes;
 }
 

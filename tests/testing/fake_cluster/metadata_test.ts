@@ -147,3 +147,39 @@ Deno.test("finalizers and label keys are qualified names; orphan and foregroundD
   const listed = await call(cluster, "GET", `${CMS}?labelSelector=${"k".repeat(64)}%3Dv`);
   assertEquals(listed.status, 400);
 });
+
+Deno.test("owner references name a version, kind, name and uid; one controller at most", async () => {
+  await using cluster = await FakeCluster.start();
+  const CMS = "/api/v1/namespaces/default/configmaps";
+  const ref = (extra: Record<string, unknown>) => ({
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    name: "owner",
+    uid: "0b7a1c1e-0000-4000-8000-000000000001",
+    ...extra,
+  });
+  const refused = async (refs: unknown[], text: string) => {
+    const reply = await call(cluster, "POST", CMS, configMap("a", {}, { ownerReferences: refs }));
+    assertEquals([reply.status, reply.body.reason], [422, "Invalid"], JSON.stringify(reply.body));
+    assertStringIncludes(reply.body.message, text);
+  };
+  await refused(
+    [ref({ apiVersion: "apps/" })],
+    `metadata.ownerReferences.apiVersion: Invalid value: "apps/": version must not be empty`,
+  );
+  await refused(
+    [ref({ uid: "" })],
+    `metadata.ownerReferences.uid: Invalid value: "": must not be empty`,
+  );
+  await refused(
+    [ref({ kind: "" })],
+    `metadata.ownerReferences.kind: Invalid value: "": must not be empty`,
+  );
+  await refused(
+    [ref({ controller: true }), ref({ name: "other", controller: true })],
+    `Only one reference can have Controller set to true. Found "true" in references for ConfigMap/owner and ConfigMap/other`,
+  );
+  const ok = [ref({ controller: true }), ref({ apiVersion: "apps/v1", kind: "Deployment" })];
+  const created = await call(cluster, "POST", CMS, configMap("a", {}, { ownerReferences: ok }));
+  assertEquals(created.status, 201, JSON.stringify(created.body));
+});
