@@ -45,10 +45,31 @@ export function released(type: ResourceType, object: JsonObject): boolean {
     !specFinalizersOf(type, object).length;
 }
 
+/** The finalizers by which the garbage collector orphans dependents or waits for them. */
+const POLICY_FINALIZERS: readonly string[] = ["orphan", "foregroundDeletion"];
+
+/**
+ * The finalizers a deletion leaves, as the registry's
+ * `deletionFinalizersForGarbageCollection` decides: an explicit propagation policy
+ * replaces `orphan` and `foregroundDeletion` with its own (none for `Background`), even on
+ * an object that had one of them already; without a policy they stay as they are. The
+ * order is kept unless the set changes.
+ */
+function finalizersAfter(old: JsonObject, options: DeleteOptions): string[] {
+  const finalizers = finalizersOf(old);
+  const policy = options.propagationPolicy;
+  if (!policy) return finalizers;
+  const next = finalizers.filter((f) => !POLICY_FINALIZERS.includes(f));
+  if (policy === "Orphan") next.push("orphan");
+  if (policy === "Foreground") next.push("foregroundDeletion");
+  const same = next.length === finalizers.length && next.every((f) => finalizers.includes(f));
+  return same ? finalizers : next;
+}
+
 /**
  * What a deletion leaves: `undefined` when nothing holds the object (it goes at once),
  * `old` itself when it is marked already and nothing changes, else the object marked
- * with `deletionTimestamp` and the finalizers its propagation policy adds.
+ * with `deletionTimestamp` and the finalizers its propagation policy leaves.
  */
 export function markedForDeletion(
   type: ResourceType,
@@ -56,12 +77,7 @@ export function markedForDeletion(
   options: DeleteOptions,
 ): JsonObject | undefined {
   const meta = metaOf(old);
-  const finalizers = finalizersOf(old);
-  const policy = options.propagationPolicy;
-  if (policy === "Orphan" && !finalizers.includes("orphan")) finalizers.push("orphan");
-  if (policy === "Foreground" && !finalizers.includes("foregroundDeletion")) {
-    finalizers.push("foregroundDeletion");
-  }
+  const finalizers = finalizersAfter(old, options);
   if (!finalizers.length && !specFinalizersOf(type, old).length) return undefined;
   if (meta.deletionTimestamp && jsonEqual(finalizers, finalizersOf(old))) return old;
   const markedMeta: JsonObject = {

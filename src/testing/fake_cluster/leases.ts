@@ -2,7 +2,8 @@
  * Leases (`coordination.k8s.io/v1`) as kube-apiserver checks them: the times are
  * `MicroTime` (RFC 3339 with microseconds), decoded strictly — a time that does not parse
  * is a 400 before any validation, as the Go decoder refuses it — and the durations and
- * counters must not be negative. Optimistic concurrency (a stale `resourceVersion` on an
+ * counters must not be negative, a coordinated `strategy` must be one kube-apiserver knows
+ * (or a qualified name of one's own), and a `preferredHolder` needs one. Optimistic concurrency (a stale `resourceVersion` on an
  * update is a 409) is the store's, as for every kind.
  *
  * @module
@@ -10,6 +11,7 @@
 import type { JsonObject, JsonValue } from "../../structs/bodies.ts";
 import type { Cause } from "./errors.ts";
 import { badRequest } from "./errors.ts";
+import { qualifiedNameErrors } from "./metadata.ts";
 import { isObject } from "./patching.ts";
 
 /** RFC 3339 with optional fractions and a zone, as Go's MicroTime decoder accepts. */
@@ -39,6 +41,49 @@ export function checkLease(object: JsonObject): Cause[] {
     causes.push({
       field: "spec.leaseTransitions",
       message: "must be greater than or equal to 0",
+    });
+  }
+  causes.push(...strategyCauses(spec));
+  return causes;
+}
+
+/** The coordinated-leader-election strategies kube-apiserver defines. */
+const STRATEGIES: readonly string[] = ["OldestEmulationVersion"];
+
+/**
+ * The problems of `spec.strategy` and `spec.preferredHolder`, as `ValidateLeaseSpec` and
+ * `ValidateCoordinatedLeaseStrategy` report them (the latter names its field
+ * `spec.strategy.strategy`, being given `spec.strategy` and adding `strategy` again).
+ */
+function strategyCauses(spec: JsonObject): Cause[] {
+  const causes: Cause[] = [];
+  const strategy = spec.strategy;
+  if (strategy !== undefined && strategy !== null) {
+    const text = String(strategy);
+    const field = "spec.strategy.strategy";
+    if (!text.includes("/") && !STRATEGIES.includes(text)) {
+      causes.push({
+        field,
+        reason: "FieldValueNotSupported",
+        message: `Unsupported value: ${JSON.stringify(text)}: supported values: ${
+          STRATEGIES.map((s) => JSON.stringify(s)).join(", ")
+        }`,
+      });
+    } else if (text.includes("/")) {
+      for (const message of qualifiedNameErrors(text)) {
+        causes.push({ field, message: `Invalid value: ${JSON.stringify(text)}: ${message}` });
+      }
+    }
+  }
+  const holder = spec.preferredHolder;
+  if (
+    typeof holder === "string" && holder !== "" &&
+    (strategy === undefined || strategy === null || strategy === "")
+  ) {
+    causes.push({
+      field: "spec.preferredHolder",
+      reason: "FieldValueForbidden",
+      message: "Forbidden: may only be specified if `strategy` is defined",
     });
   }
   return causes;

@@ -95,9 +95,9 @@ export class Lifecycle {
     if (metaOf(object).deletionTimestamp) return;
     const version = type.versions.find((v) => v.storage) ?? type.versions[0];
     const namespace = type.namespaced ? String(metaOf(object).namespace ?? "") : undefined;
-    this.objects.delete({ type, version, namespace, name: String(metaOf(object).name) }, {
-      propagationPolicy: "Background",
-    });
+    // No explicit policy: the object's own `orphan` or `foregroundDeletion` finalizer
+    // decides, as the garbage collector picks the policy of a dependent it deletes.
+    this.objects.delete({ type, version, namespace, name: String(metaOf(object).name) });
   }
 
   /** The terminating objects of one type, sorted by name (cluster-scoped types only). */

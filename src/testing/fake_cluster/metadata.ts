@@ -13,11 +13,56 @@ const NAMESPACES = typeKey("", "namespaces");
 const SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-/** A label or annotation key: an optional DNS prefix and a name. */
-export const LABEL_KEY: RegExp =
-  /^([a-z0-9]([-a-z0-9.]*[a-z0-9])?\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
 /** A label value (empty, or alphanumerics with `-`, `_`, `.` inside). */
 export const LABEL_VALUE: RegExp = /^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$/;
+/** The name part of a qualified name (a label key, an annotation key, a finalizer). */
+const QUALIFIED_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
+/** What a name part that is not one breaks, in kube-apiserver's words. */
+const QUALIFIED_NAME_RULE =
+  "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+const DNS_SUBDOMAIN_RULE =
+  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+
+function byteLength(text: string): number {
+  return new TextEncoder().encode(text).length;
+}
+
+/**
+ * Why a value is not a qualified name — an optional DNS subdomain prefix and `/`, then a
+ * name of at most 63 bytes — as apimachinery's `content.IsLabelKey` (alias
+ * `validation.IsQualifiedName`) words it; empty when it is one. Label keys, annotation
+ * keys (lowercased first) and finalizers are checked with it.
+ */
+export function qualifiedNameErrors(value: string): string[] {
+  const parts = value.split("/");
+  if (parts.length > 2) {
+    return [
+      `a valid label key ${QUALIFIED_NAME_RULE} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
+    ];
+  }
+  const errors: string[] = [];
+  const name = parts[parts.length - 1];
+  if (parts.length === 2) {
+    const prefix = parts[0];
+    if (!prefix) errors.push("prefix part must be non-empty");
+    else {
+      if (byteLength(prefix) > 253) errors.push("prefix part must be no more than 253 bytes");
+      if (!DNS_SUBDOMAIN.test(prefix)) errors.push(`prefix part ${DNS_SUBDOMAIN_RULE}`);
+    }
+  }
+  if (!name) errors.push("name part must be non-empty");
+  else if (byteLength(name) > 63) errors.push("name part must be no more than 63 bytes");
+  if (!QUALIFIED_NAME.test(name)) errors.push(`name part ${QUALIFIED_NAME_RULE}`);
+  return errors;
+}
+
+/** A key's problems as causes of a 422, one per message, as `field.Invalid` prints them. */
+function keyCauses(field: string, key: string, errors: readonly string[]): Cause[] {
+  return errors.map((message) => ({
+    field,
+    message: `Invalid value: ${JSON.stringify(key)}: ${message}`,
+  }));
+}
 
 /** RFC 3339 time with seconds precision, as Kubernetes writes timestamps. */
 export function timestamp(date: Date = new Date()): string {
@@ -82,13 +127,7 @@ export function checkMeta(type: ResourceType, meta: JsonObject): Cause[] {
       causes.push({ field: "metadata.labels", message: "must be a map of strings" });
     } else {
       for (const [k, v] of Object.entries(labels)) {
-        if (!LABEL_KEY.test(k)) {
-          causes.push({
-            field: "metadata.labels",
-            message:
-              `Invalid value: "${k}": name part must consist of alphanumeric characters, '-', '_' or '.'`,
-          });
-        }
+        causes.push(...keyCauses("metadata.labels", k, qualifiedNameErrors(k)));
         if (typeof v !== "string" || !LABEL_VALUE.test(v) || v.length > 63) {
           causes.push({
             field: "metadata.labels",
@@ -108,13 +147,10 @@ export function checkMeta(type: ResourceType, meta: JsonObject): Cause[] {
       let size = 0;
       for (const [k, v] of Object.entries(annotations)) {
         size += k.length + (typeof v === "string" ? v.length : 0);
-        if (!LABEL_KEY.test(k)) {
-          causes.push({
-            field: "metadata.annotations",
-            message:
-              `Invalid value: "${k}": name part must consist of alphanumeric characters, '-', '_' or '.'`,
-          });
-        }
+        // As ValidateAnnotations: the case of an annotation key does not matter.
+        causes.push(
+          ...keyCauses("metadata.annotations", k, qualifiedNameErrors(k.toLowerCase())),
+        );
         if (typeof v !== "string") {
           causes.push({
             field: `metadata.annotations.${k}`,
@@ -131,12 +167,78 @@ export function checkMeta(type: ResourceType, meta: JsonObject): Cause[] {
       }
     }
   }
-  const finalizers = meta.finalizers;
-  if (
-    finalizers !== undefined && finalizers !== null &&
-    (!Array.isArray(finalizers) || finalizers.some((f) => typeof f !== "string"))
-  ) {
-    causes.push({ field: "metadata.finalizers", message: "must be a list of strings" });
+  causes.push(...ownerReferenceCauses(meta.ownerReferences));
+  causes.push(...finalizerCauses(meta.finalizers));
+  return causes;
+}
+
+/** The version of an `apiVersion`, as `schema.ParseGroupVersion` reads it (`""` if none). */
+function versionOf(apiVersion: string): string {
+  const parts = apiVersion.split("/");
+  if (parts.length === 1) return apiVersion;
+  return parts.length === 2 ? parts[1] : "";
+}
+
+/**
+ * Problems of `metadata.ownerReferences`, as apimachinery's `ValidateOwnerReferences`
+ * finds them: each names a version, a kind, a name and a uid, and at most one is the
+ * controller. (kube-apiserver prints the references of the last as a Go value; they are
+ * printed as JSON here.)
+ */
+function ownerReferenceCauses(refs: unknown): Cause[] {
+  const field = "metadata.ownerReferences";
+  if (!Array.isArray(refs)) return [];
+  const causes: Cause[] = [];
+  let controller = "";
+  for (const ref of refs) {
+    const r = isObject(ref) ? ref : {};
+    const text = (key: string) => typeof r[key] === "string" ? r[key] as string : "";
+    const empty = (key: string, message: string) =>
+      causes.push({ field: `${field}.${key}`, message: `Invalid value: "": ${message}` });
+    if (!versionOf(text("apiVersion"))) {
+      causes.push({
+        field: `${field}.apiVersion`,
+        message: `Invalid value: ${JSON.stringify(text("apiVersion"))}: version must not be empty`,
+      });
+    }
+    if (!text("kind")) empty("kind", "must not be empty");
+    if (!text("name")) empty("name", "must not be empty");
+    if (!text("uid")) empty("uid", "must not be empty");
+    if (r.controller !== true) continue;
+    const current = `${text("kind")}/${text("name")}`;
+    if (!controller) controller = current;
+    else {
+      causes.push({
+        field,
+        message: `Invalid value: ${
+          JSON.stringify(refs)
+        }: Only one reference can have Controller set to true. Found "true" in references for ${controller} and ${current}`,
+      });
+    }
+  }
+  return causes;
+}
+
+/**
+ * Problems of `metadata.finalizers`, as apimachinery's `ValidateFinalizers` finds them:
+ * each a qualified name, and not both `orphan` and `foregroundDeletion` (a deletion can
+ * orphan the dependents or wait for them, not both).
+ */
+function finalizerCauses(finalizers: unknown): Cause[] {
+  const field = "metadata.finalizers";
+  if (finalizers === undefined || finalizers === null) return [];
+  if (!Array.isArray(finalizers) || finalizers.some((f) => typeof f !== "string")) {
+    return [{ field, message: "must be a list of strings" }];
+  }
+  const names = finalizers as string[];
+  const causes = names.flatMap((name) => keyCauses(field, name, qualifiedNameErrors(name)));
+  if (names.includes("orphan") && names.includes("foregroundDeletion")) {
+    causes.push({
+      field,
+      message: `Invalid value: []string{${
+        names.map((name) => JSON.stringify(name)).join(", ")
+      }}: finalizer orphan and foregroundDeletion cannot be both set`,
+    });
   }
   return causes;
 }

@@ -7,7 +7,7 @@
 import type { JsonObject, JsonValue } from "../../structs/bodies.ts";
 import { resolve } from "../../structs/dicts.ts";
 import { badRequest } from "./errors.ts";
-import { LABEL_KEY, LABEL_VALUE } from "./metadata.ts";
+import { LABEL_VALUE, qualifiedNameErrors } from "./metadata.ts";
 
 /** A parsed selector: tells whether an object matches. */
 export type Selector = (object: JsonObject) => boolean;
@@ -65,7 +65,8 @@ function splitTerms(text: string): string[] {
 }
 
 function checkKey(key: string, selector: string): string {
-  if (!LABEL_KEY.test(key) || key.length > 316) {
+  // As labels.Parse: a key is a qualified name (validation.IsQualifiedName).
+  if (qualifiedNameErrors(key).length) {
     throw badRequest(`unable to parse requirement: invalid label key "${key}" in "${selector}"`);
   }
   return key;

@@ -14,7 +14,14 @@ import {
 import { Objects } from "../../../src/testing/fake_cluster/objects.ts";
 import type { Target } from "../../../src/testing/fake_cluster/targets.ts";
 import { Store } from "../../../src/testing/fake_cluster/store.ts";
-import { assert, assertEquals, assertMatch, assertThrows } from "../../assert.ts";
+import {
+  assert,
+  assertEquals,
+  assertMatch,
+  assertStringIncludes,
+  assertThrows,
+} from "../../assert.ts";
+import { call, configMap } from "./helpers.ts";
 
 const ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
 
@@ -89,4 +96,90 @@ Deno.test("20,000 creates with one generateName all succeed with distinct names"
     names.add(created.metadata!.name!);
   }
   assertEquals(names.size, 20_000);
+});
+
+Deno.test("finalizers and label keys are qualified names; orphan and foregroundDeletion exclude each other", async () => {
+  await using cluster = await FakeCluster.start();
+  const CMS = "/api/v1/namespaces/default/configmaps";
+  const refused = async (method: string, path: string, body: unknown, text: string) => {
+    const reply = await call(cluster, method, path, body, {
+      "content-type": method === "PATCH" ? "application/merge-patch+json" : "application/json",
+    });
+    assertEquals([reply.status, reply.body.reason], [422, "Invalid"], JSON.stringify(reply.body));
+    assertStringIncludes(reply.body.message, text);
+  };
+  await refused(
+    "POST",
+    CMS,
+    configMap("a", {}, { finalizers: ["kopf.dev/ok", "not a name"] }),
+    `metadata.finalizers: Invalid value: "not a name": name part must consist of alphanumeric characters`,
+  );
+  await refused(
+    "POST",
+    CMS,
+    configMap("a", {}, { finalizers: ["orphan", "foregroundDeletion"] }),
+    `metadata.finalizers: Invalid value: []string{"orphan", "foregroundDeletion"}: finalizer orphan and foregroundDeletion cannot be both set`,
+  );
+  await refused(
+    "POST",
+    CMS,
+    configMap("a", {}, { labels: { ["k".repeat(64)]: "v" } }),
+    `metadata.labels: Invalid value: "${"k".repeat(64)}": name part must be no more than 63 bytes`,
+  );
+  await refused(
+    "POST",
+    CMS,
+    configMap("a", {}, { annotations: { [`${"p".repeat(254)}/k`]: "v" } }),
+    "prefix part must be no more than 253 bytes",
+  );
+
+  // Names that kube-apiserver accepts pass, and an update is checked as a create is.
+  const ok = { finalizers: ["kopf.zalando.org/KopfFinalizerMarker", "orphan"] };
+  assertEquals((await call(cluster, "POST", CMS, configMap("a", {}, ok))).status, 201);
+  await refused(
+    "PATCH",
+    `${CMS}/a`,
+    { metadata: { finalizers: ["kopf.dev/"] } },
+    `metadata.finalizers: Invalid value: "kopf.dev/": name part must be non-empty`,
+  );
+
+  // A selector's label key is held to the same rule: a 400.
+  const listed = await call(cluster, "GET", `${CMS}?labelSelector=${"k".repeat(64)}%3Dv`);
+  assertEquals(listed.status, 400);
+});
+
+Deno.test("owner references name a version, kind, name and uid; one controller at most", async () => {
+  await using cluster = await FakeCluster.start();
+  const CMS = "/api/v1/namespaces/default/configmaps";
+  const ref = (extra: Record<string, unknown>) => ({
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    name: "owner",
+    uid: "0b7a1c1e-0000-4000-8000-000000000001",
+    ...extra,
+  });
+  const refused = async (refs: unknown[], text: string) => {
+    const reply = await call(cluster, "POST", CMS, configMap("a", {}, { ownerReferences: refs }));
+    assertEquals([reply.status, reply.body.reason], [422, "Invalid"], JSON.stringify(reply.body));
+    assertStringIncludes(reply.body.message, text);
+  };
+  await refused(
+    [ref({ apiVersion: "apps/" })],
+    `metadata.ownerReferences.apiVersion: Invalid value: "apps/": version must not be empty`,
+  );
+  await refused(
+    [ref({ uid: "" })],
+    `metadata.ownerReferences.uid: Invalid value: "": must not be empty`,
+  );
+  await refused(
+    [ref({ kind: "" })],
+    `metadata.ownerReferences.kind: Invalid value: "": must not be empty`,
+  );
+  await refused(
+    [ref({ controller: true }), ref({ name: "other", controller: true })],
+    `Only one reference can have Controller set to true. Found "true" in references for ConfigMap/owner and ConfigMap/other`,
+  );
+  const ok = [ref({ controller: true }), ref({ apiVersion: "apps/v1", kind: "Deployment" })];
+  const created = await call(cluster, "POST", CMS, configMap("a", {}, { ownerReferences: ok }));
+  assertEquals(created.status, 201, JSON.stringify(created.body));
 });
