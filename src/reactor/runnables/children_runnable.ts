@@ -18,8 +18,7 @@ import type { Resource } from "../../structs/resources.ts";
 import { sleep } from "../../structs/clock.ts";
 import type { LabelRequirement } from "../../structs/label_selectors.ts";
 import { OWNER_KIND_LABEL, ownerKindLabel } from "../../structs/owner_labels.ts";
-import { APINotFoundError } from "../../client/api_errors.ts";
-import { getObject } from "../../client/objects.ts";
+import { readSameObject } from "../../client/same_objects.ts";
 import { type WatchSelection, watchSelection } from "../../intents/watch_selections.ts";
 import type { ChildEventType } from "../../intents/kwargs.ts";
 import {
@@ -243,7 +242,7 @@ export class ChildrenRunnable implements Runnable {
       do {
         this.#reading.set(parent.uid, false);
         const body = await this.#read(parent, signal);
-        if (body === undefined || body.metadata?.uid !== parent.uid) {
+        if (body === undefined) {
           this.#changes.forget(parent.uid); // gone, or re-created: not the children's parent
           return;
         }
@@ -259,17 +258,18 @@ export class ChildrenRunnable implements Runnable {
     }
   }
 
-  /** The parent's current state; none if it is gone; retried with a capped backoff. */
+  /**
+   * The parent's current state; none if it is gone (or re-created: another uid is not the
+   * children's parent); retried with a capped backoff.
+   */
   async #read(parent: ParentRef, signal: AbortSignal): Promise<RawBody | undefined> {
     const { logger, clock } = this.#parts;
     for (let attempt = 0; !signal.aborted; attempt++) {
       try {
-        return await getObject(this.#needs.client.api, parent.resource, {
-          name: parent.name,
-          namespace: parent.namespace,
-        }, { signal });
+        const { name, namespace, uid } = parent;
+        const known: RawBody = { metadata: { name, namespace, uid } };
+        return await readSameObject(this.#needs.client.api, parent.resource, known, { signal });
       } catch (error) {
-        if (error instanceof APINotFoundError) return undefined;
         if (signal.aborted) return undefined;
         const delay = Math.min(2 ** attempt, READ_BACKOFF_LIMIT);
         logger.warning(
