@@ -3,8 +3,11 @@
  * how their items are fed — every event, every listed object as a listing's parts arrive (on
  * re-listings only those that changed), and once a listing is complete a `DELETED` for every
  * object it knew that the listing no longer has: the deletions missed while the watch was
- * broken. A watch remembers of each object only its version and identity, or its last full
- * state where deleted objects' bodies matter (see `ObserverOptions.keepsLastStates`).
+ * broken. On a watch with selectors, each of those deletions, and each `DELETED` event, is fed
+ * as a possible leaving of the selection (`ObjectEvent.left`): a server reports an object that
+ * stops matching as deleted, with its previous content, so only a read can tell. A watch
+ * remembers of each object only its version and identity, or its last full state where deleted
+ * objects' bodies matter (see `ObserverOptions.keepsLastStates`).
  *
  * @module
  */
