@@ -129,9 +129,11 @@ class Watcher {
 
   /**
    * Send one change if it concerns this watch, as kube-apiserver's cacher filters it
-   * (cacher/cache_watcher.go, `convertToWatchEvent`): an object that starts to match is
-   * `ADDED`, one that stops matching is `DELETED` with its previous content stamped with the
-   * change's resourceVersion, one that matches before and after is `MODIFIED`.
+   * (storage/cacher/cache_watcher.go, `convertToWatchEvent`; storage/etcd3/watcher.go,
+   * `transform`, does the same with its previous object decoded at the event's revision):
+   * an object that starts to match is `ADDED`, one that stops matching is `DELETED` with its
+   * previous content stamped with the change's resourceVersion, one that matches before and
+   * after is `MODIFIED`.
    */
   deliver(change: Change): void {
     if (this.#closed || change.typeKey !== this.key) return;
