@@ -13,7 +13,7 @@ import { on } from "../../src/intents/registration.ts";
 import { OperatorRegistry } from "../../src/intents/registry.ts";
 import type { RawBody } from "../../src/structs/bodies.ts";
 import { FakeCluster } from "../../src/testing/mod.ts";
-import { CacherProxy } from "../client/cacher_proxy.ts";
+import { CacherProxy } from "./cacher_proxy.ts";
 import { Calls, FINALIZER, startOperator } from "./harness.ts";
 
 const hasKubectl = await available("kubectl", ["version", "--client"]);
