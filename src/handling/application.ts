@@ -41,7 +41,8 @@ import {
   APIUnauthorizedError,
   APIUnprocessableError,
 } from "../client/api_errors.ts";
-import { getObject, patchObject, type PatchOptions } from "../client/objects.ts";
+import { patchObject, type PatchOptions } from "../client/objects.ts";
+import { readSameObjectOrFail } from "../client/same_objects.ts";
 import {
   asResourceObject,
   type BodySource,
@@ -152,7 +153,7 @@ export async function applyChanges(options: ApplyOptions): Promise<ApplyResult> 
 
 /** What a failure comes to: the object gone, or the guarded change refused; else thrown. */
 function settled(sender: Sender, error: unknown, guarded: boolean): ApplyResult {
-  if (error instanceof APINotFoundError) {
+  if (error instanceof APINotFoundError || isNamesake(error)) {
     return applied(sender.latest, sender.requests, true, false);
   }
   const refused = error instanceof APIConflictError || error instanceof APIUnprocessableError;
@@ -196,10 +197,13 @@ class Sender {
     return this.latest;
   }
 
-  /** The whole object, when it is watched as metadata only (a read: not counted as a write). */
+  /**
+   * The whole object, when it is watched as metadata only (a read: not counted as a write);
+   * a 404 if it is gone, a namesake made since included.
+   */
   async read(): Promise<RawBody> {
-    const { api, resource, signal } = this.#options;
-    return await getObject(api, resource, this.#ref, { signal });
+    const { api, resource, body, signal } = this.#options;
+    return await readSameObjectOrFail(api, resource, body, { signal });
   }
 }
 
@@ -211,12 +215,14 @@ async function sendPatches(
   merge: Record<string, unknown>,
   finalizerOps: readonly JsonPatchOperation[],
 ): Promise<void> {
-  if (status !== undefined) await sender.send({ status }, { subresource: "status" });
+  if (status !== undefined) {
+    await sender.send(withUid(body, { status }), { subresource: "status" });
+  }
   // JSON Patch operations are made against the body: one without the fields the merge
   // patch sets would replace them whole. Merged apart, then the finalizer's change alone.
   let guarded: Record<string, unknown> = merge;
   if (finalizerOps.length > 0 && sender.source !== undefined && beyondMetadata(merge)) {
-    await sender.send(merge as JsonObject, {});
+    await sender.send(withUid(body, merge), {});
     guarded = {};
   }
   if (finalizerOps.length > 0) {
@@ -230,8 +236,21 @@ async function sendPatches(
     ];
     await sender.send(ops, { type: "json" });
   } else if (Object.keys(merge).length > 0) {
-    await sender.send(merge as JsonObject, {});
+    await sender.send(withUid(body, merge), {});
   }
+}
+
+/**
+ * A merge patch that names the object's uid: sent to a namesake made under its name since,
+ * it is refused (422: `metadata.uid` is immutable, apimachinery's ValidateObjectMetaUpdate)
+ * instead of writing one object's outcome onto another. The status subresource of a custom
+ * resource ignores the uid (the API server keeps the stored metadata there).
+ */
+function withUid(body: RawBody, merge: Record<string, unknown>): JsonObject {
+  const uid = body.metadata?.uid;
+  if (uid === undefined) return merge as JsonObject;
+  const metadata = isMapping(merge.metadata) ? merge.metadata : {};
+  return { ...merge, metadata: { ...metadata, uid } } as JsonObject;
 }
 
 /**
@@ -277,7 +296,7 @@ async function applyIntents(
       finalizerLeft = intent.finalizerLeft;
     }
   } catch (error) {
-    if (await isGone(sender, error, body)) {
+    if (await isGone(sender, error)) {
       return applied(sender.latest, sender.requests, true, false);
     }
     throw error;
@@ -348,13 +367,25 @@ function needsWhole(
   });
 }
 
+/** Whether a write was refused for the uid it named: another object has the name now. */
+function isNamesake(error: unknown): boolean {
+  return error instanceof APIUnprocessableError && uidCaused(error);
+}
+
+/** Whether the error's causes name `metadata.uid`. */
+function uidCaused(error: APIError): boolean {
+  const causes = error.details?.causes;
+  const listed = Array.isArray(causes) ? (causes as unknown[]).filter(isMapping) : [];
+  return listed.some((cause) => cause.field === "metadata.uid");
+}
+
 /**
  * Whether an apply's failure means that the object we handled is gone: a 404; or a 409
  * that is no field manager's conflict (a uid of an object that no longer exists), or a 422
  * of `metadata.uid` (a namesake made anew) — confirmed by reading, since a 409 may also be
  * the API server giving up under contention.
  */
-async function isGone(sender: Sender, error: unknown, body: RawBody): Promise<boolean> {
+async function isGone(sender: Sender, error: unknown): Promise<boolean> {
   if (error instanceof APINotFoundError) return true;
   const causes = error instanceof APIError ? error.details?.causes : undefined;
   const listed = Array.isArray(causes) ? (causes as unknown[]).filter(isMapping) : [];
@@ -364,8 +395,8 @@ async function isGone(sender: Sender, error: unknown, body: RawBody): Promise<bo
       listed.some((cause) => cause.field === "metadata.uid");
   if (!suspect) return false;
   try {
-    const now = await sender.read();
-    return now.metadata?.uid !== body.metadata?.uid;
+    await sender.read();
+    return false;
   } catch (reading) {
     if (reading instanceof APINotFoundError) return true;
     throw error;

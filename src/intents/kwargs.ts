@@ -76,7 +76,8 @@ export interface ResourceKwargs<S = ReadonlyJsonObject, St = ReadonlyJsonObject>
   /**
    * The whole object, read-only: `body` itself when the watch carries whole objects; read
    * from the API server at each call when the resource is watched as metadata only (all
-   * its handlers declare `metadataOnly`), where `body` has `metadata` only.
+   * its handlers declare `metadataOnly`), where `body` has `metadata` only. It rejects with
+   * `APINotFoundError` when the object is gone, an object made anew under its name included.
    */
   fetchBody: () => Promise<Body<S, St>>;
 }

@@ -86,12 +86,19 @@ export interface ObjectEvent {
   /** The object's state. */
   readonly object: RawBody;
   /**
-   * The object left the selection of a watch with label or field selectors: it no longer
-   * matches them (the server reports that as a deletion), or a re-listing no longer had it.
-   * It is read afresh to tell that from a deletion; if it still exists, it is out of the
-   * operator's sight from now on (its type is then `MODIFIED`).
+   * The object may have left the selection of a watch with label or field selectors: the
+   * server reported it deleted (as it reports an object that stops matching them, with its
+   * previous content), or a re-listing no longer had it. It is read afresh to tell that from
+   * a deletion; if it still exists, it is out of the operator's sight from now on (its type
+   * is then `MODIFIED`).
    */
   readonly left?: boolean;
+  /**
+   * For an event that `left`: whether a state of the object meets its watch's selectors. A
+   * state read afresh that meets them again means that the object left and came back: its
+   * watch tells of it again.
+   */
+  readonly selects?: (object: RawBody) => boolean;
 }
 
 /** A Kubernetes `Status` object, as carried by API errors. */

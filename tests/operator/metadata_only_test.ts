@@ -4,7 +4,14 @@
  * the whole object; the progress and the diff-base (annotations) work as before; one
  * handler that needs whole objects, or a storage that reads the status, means whole ones.
  */
-import { assert, assertEquals, assertRejects, assertThrows } from "../assert.ts";
+import {
+  assert,
+  assertEquals,
+  assertRejects,
+  assertStringIncludes,
+  assertThrows,
+} from "../assert.ts";
+import { APINotFoundError } from "../../src/client/api_errors.ts";
 import { daemon, index, on, timer } from "../../src/intents/registration.ts";
 import { RegistrationError } from "../../src/intents/handler_options.ts";
 import type { RawBody } from "../../src/structs/bodies.ts";
@@ -147,6 +154,51 @@ Deno.test("a deleted object: fetchBody rejects as the API does", async () => {
   });
   cluster.create(configmap("gone"));
   await whileRunning(registry, () => outcome.until(1));
+});
+
+Deno.test("a namesake made before fetchBody: it rejects, nothing is written to the namesake, whose own handler runs", async () => {
+  await using cluster = await startCluster();
+  const registry = clusterRegistry(cluster);
+  const outcome = new Calls<string>();
+  const DEMO = { app: "demo" };
+  let first: string | undefined;
+  on.create("configmaps", { registry, metadataOnly: true, labels: DEMO }, async function made({
+    uid,
+    retry,
+    body,
+    fetchBody,
+  }) {
+    if (first === undefined) {
+      first = uid;
+      cluster.delete("configmaps", "twin", { namespace: "default" });
+      cluster.create({ ...configmap("twin"), data: { big: "second" } }); // not matching yet
+      const error = await assertRejects(() => fetchBody(), APINotFoundError);
+      assertStringIncludes(error.message, "another one");
+      outcome.add(`rejected for the first`);
+      throw error; // its outcome (a retry) is stored: by name, onto the namesake, unless refused
+    }
+    const whole = await fetchBody();
+    const data = whole.data as Record<string, string> | undefined;
+    const kopfs = Object.keys(body.metadata?.annotations ?? {}).filter((a) => a.startsWith("kopf"));
+    outcome.add(`${uid === first ? "first" : "namesake"} ${data?.big} retry ${retry} [${kopfs}]`);
+  });
+  cluster.create(configmap("twin", DEMO));
+  await whileRunning(registry, async () => {
+    await outcome.until(1);
+    // The first object's outcome goes to the name, and is refused for its uid.
+    const sent = await cluster.waitForRequest((r) =>
+      r.method === "PATCH" && r.path.endsWith("/configmaps/twin") && r.status >= 400
+    );
+    assertEquals(sent.status, 422);
+    const namesake = cluster.get("configmaps", "twin", { namespace: "default" })!;
+    assertEquals(namesake.metadata?.annotations, undefined, "nothing written to the namesake");
+    cluster.patch("configmaps", "twin", { metadata: { labels: DEMO } }, { namespace: "default" });
+    await outcome.until(2);
+  });
+  assertEquals(outcome.list, ["rejected for the first", "namesake second retry 0 []"]);
+  const twin = cluster.get("configmaps", "twin", { namespace: "default" })!;
+  assert(twin.metadata?.uid !== first);
+  assert(twin.metadata?.annotations?.[DIFFBASE] !== undefined, "the namesake is handled");
 });
 
 Deno.test("metadataOnly filters on metadata only; sub-handlers and webhooks do not take it", () => {

@@ -3,8 +3,11 @@
  * how their items are fed — every event, every listed object as a listing's parts arrive (on
  * re-listings only those that changed), and once a listing is complete a `DELETED` for every
  * object it knew that the listing no longer has: the deletions missed while the watch was
- * broken. A watch remembers of each object only its version and identity, or its last full
- * state where deleted objects' bodies matter (see `ObserverOptions.keepsLastStates`).
+ * broken. On a watch with selectors, each of those deletions, and each `DELETED` event, is fed
+ * as a possible leaving of the selection (`ObjectEvent.left`): a server reports an object that
+ * stops matching as deleted, with its previous content, so only a read can tell. A watch
+ * remembers of each object only its version and identity, or its last full state where deleted
+ * objects' bodies matter (see `ObserverOptions.keepsLastStates`).
  *
  * @module
  */
@@ -117,10 +120,11 @@ export class WatchFeeder {
         return promised(this.#feed(resource, { type, object }));
       }
       known.delete(key);
-      // With selectors, the server reports an object that stops matching them as deleted.
+      // With selectors, the server reports an object that stops matching them as deleted,
+      // with its previous content (which matches): only a read can tell (see RecallStage).
       const selection = watcher.selection;
-      const left = isSelective(selection) && !matchesSelection(selection, object);
-      return promised(this.#feed(resource, left ? leaving(object) : { type, object }));
+      const event = isSelective(selection) ? leaving(selection, object) : { type, object };
+      return promised(this.#feed(resource, event));
     }
     // A listing comes whole, or in parts: the objects of each part are fed as it arrives,
     // and the keys noted, so that the last part can tell which known objects are gone.
@@ -160,8 +164,9 @@ export class WatchFeeder {
         known.delete(key);
         const object = state instanceof Trace ? deletionNotice(resource, key, state) : state;
         // With selectors, it may have left them rather than been deleted: it is read to tell.
-        const event = isSelective(watcher.selection)
-          ? leaving(object)
+        const selection = watcher.selection;
+        const event = isSelective(selection)
+          ? leaving(selection, object)
           : { type: "DELETED" as const, object };
         last = promised(this.#feed(resource, event)) ?? last;
       }
@@ -253,9 +258,10 @@ function matchesSelection(selection: WatchSelection, object: RawBody): boolean {
     matchesFields(selection.fields, object);
 }
 
-/** The event of an object that left the watch's selection (see `ObjectEvent.left`). */
-function leaving(object: RawBody): ObjectEvent {
-  return { type: "MODIFIED", object, left: true };
+/** The event of an object that may have left the watch's selection (`ObjectEvent.left`). */
+function leaving(selection: WatchSelection, object: RawBody): ObjectEvent {
+  const selects = (fresh: RawBody) => matchesSelection(selection, fresh);
+  return { type: "MODIFIED", object, left: true, selects };
 }
 
 /** Whether a version is the known one or older (as far as versions compare at all). */

@@ -11,7 +11,7 @@ import type { ApiClient } from "../../client/api.ts";
 import { currentVersion } from "../../client/current_versions.ts";
 import { Discovery } from "../../client/discovery.ts";
 import { type WatchItem, watchObjects, type WatchRecoveryOptions } from "../../client/watch.ts";
-import { getObject } from "../../client/objects.ts";
+import { readSameObjectOrFail } from "../../client/same_objects.ts";
 import type { RawBody } from "../../structs/bodies.ts";
 import { asResourceObject, type BodySource } from "../../structs/metadata_only_bodies.ts";
 
@@ -108,11 +108,8 @@ async function* asResourceObjects(
   const { apiVersion, kind } = resource;
   // Read by handlers, not by the watch: the watch's stop must not cut their reads short.
   const source: BodySource = {
-    read: (body: RawBody) =>
-      getObject(api, resource, {
-        name: body.metadata?.name ?? "",
-        namespace: body.metadata?.namespace,
-      }),
+    // A namesake made since is not the handler's object: the read fails as for a deleted one.
+    read: (body: RawBody) => readSameObjectOrFail(api, resource, body),
   };
   for await (const item of items) {
     if (item.type === "LISTED" || item.type === "LISTING") {

@@ -84,8 +84,10 @@ export interface ObserverOptions {
   readonly keepsLastStates?: (resource: Resource) => boolean;
   /**
    * The label and field selectors of a resource's watches, if any (asked once per watch,
-   * when it starts). An object that leaves them is fed as such (`ObjectEvent.left`): the
-   * server reports it as deleted, and a re-listing no longer has it.
+   * when it starts). Every deletion on such a watch is fed as a possible leaving of them
+   * (`ObjectEvent.left`), to be read to tell: the server reports an object that leaves them
+   * as deleted (with its previous content, which still matches), and a re-listing no longer
+   * has it.
    */
   readonly selection?: (resource: Resource) => WatchSelection | undefined;
   /**

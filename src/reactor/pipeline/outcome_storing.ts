@@ -18,13 +18,8 @@ import { type OperatorMetrics, resourceLabel } from "../../structs/operator_metr
 import type { Resource } from "../../structs/resources.ts";
 import type { Semaphore } from "../../structs/semaphores.ts";
 import type { ApiClient } from "../../client/api.ts";
-import {
-  APIError,
-  APINotFoundError,
-  APIOutcomeUnknownError,
-  APIServerError,
-} from "../../client/api_errors.ts";
-import { getObject } from "../../client/objects.ts";
+import { APIError, APIOutcomeUnknownError, APIServerError } from "../../client/api_errors.ts";
+import { readSameObject } from "../../client/same_objects.ts";
 import { errorDelayAfter, type OperatorSettings } from "../../settings/operator_settings.ts";
 import {
   applyChanges,
@@ -139,17 +134,9 @@ export class OutcomeStorer {
         if (request.finalizerChange === undefined || !unknown || attempt >= RESOLUTIONS) {
           throw error;
         }
-        const { name, namespace } = request.body.metadata ?? {};
-        try {
-          const fresh = await getObject(request.api, request.resource, {
-            name: name ?? "",
-            namespace,
-          });
-          request = { ...request, body: fresh };
-        } catch (reading) {
-          if (reading instanceof APINotFoundError) return GONE; // released, and deleted
-          throw reading;
-        }
+        const fresh = await readSameObject(request.api, request.resource, request.body);
+        if (fresh === undefined) return GONE; // released and deleted (a namesake is not ours)
+        request = { ...request, body: fresh };
       }
     }
   }

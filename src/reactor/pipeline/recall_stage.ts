@@ -1,9 +1,10 @@
 /**
  * The first stages of the pipeline: the object's memory is recalled (and forgotten when it
  * is gone, or out of sight: it left its watch's selection, and is read afresh to tell
- * whether it was deleted); a state older than one already known (our own patch, whose echo is late; a state
- * read afresh before a resumed watch delivers it again) is replaced by the object as it is
- * now, so that no handler runs again on a state that has moved on. Then an outcome that the
+ * whether it was deleted); a state older than one already known (our own patch, whose echo
+ * is late; a state read afresh before a resumed watch delivers it again) is replaced by the
+ * object as it is now, so that no handler runs again on a state that has moved on. Every
+ * read compares the uid: an object of the same name made since is not this one. Then an outcome that the
  * API server refused to store goes first: until it is stored, nothing runs for the object,
  * so that handlers that have succeeded do not run again.
  *
@@ -13,8 +14,7 @@
 import type { RawBody } from "../../structs/bodies.ts";
 import { isNewerVersion } from "../../structs/identities.ts";
 import type { ApiClient } from "../../client/api.ts";
-import { APINotFoundError } from "../../client/api_errors.ts";
-import { getObject } from "../../client/objects.ts";
+import { readSameObject } from "../../client/same_objects.ts";
 import type { ObjectMemories, UnstoredOutcome } from "../../handling/memories.ts";
 import type { Ownership } from "../../engines/leader_election.ts";
 import type { ObjectProcessing, Stage } from "./object_processing.ts";
@@ -40,8 +40,8 @@ export class RecallStage implements Stage {
     const memory = processing.memory = this.#memories.recall(resource, event.object, {
       noticedByListing: event.type === null,
     });
-    if (processing.gone || processing.left) this.#memories.forget(resource, event.object);
-    if (processing.left) return this.#reread(processing, true);
+    if (processing.left) return this.#confirmLeaving(processing);
+    if (processing.gone) this.#memories.forget(resource, event.object);
     const newest = memory.newestVersion;
     const stale = newest !== undefined && !processing.gone &&
       isNewerVersion(newest, processing.body.metadata?.resourceVersion);
@@ -49,30 +49,38 @@ export class RecallStage implements Stage {
   }
 
   /**
-   * Read the object afresh. Deleted meanwhile, a stale state goes no further (its watch
-   * tells of the deletion); an object that left its watch's selection is out of the watch's
-   * sight, so the deletion is processed here.
+   * A stale state: read the object afresh. Deleted meanwhile (or a namesake made since),
+   * it goes no further: its watch tells of the deletion.
    */
-  async #reread(processing: ObjectProcessing, left = false): Promise<boolean> {
-    const { name, namespace } = processing.body.metadata ?? {};
-    let fresh: RawBody;
-    try {
-      fresh = await getObject(this.#api, processing.resource, { name: name ?? "", namespace }, {
-        signal: processing.signal,
-      });
-    } catch (error) {
-      if (!(error instanceof APINotFoundError)) throw error;
-      if (!left) return processing.finish();
-      processing.becomeGone();
-      return this.#note(processing);
-    }
-    const uid = processing.body.metadata?.uid;
-    if (left && uid !== undefined && fresh.metadata?.uid !== uid) {
-      processing.becomeGone(); // deleted, and another object of that name made since
-      return this.#note(processing);
-    }
+  async #reread(processing: ObjectProcessing): Promise<boolean> {
+    const fresh = await this.#read(processing);
+    if (fresh === undefined) return processing.finish();
     processing.moveTo(fresh);
     return this.#note(processing);
+  }
+
+  /**
+   * The object is out of its watch's sight (its `DELETED` on a watch with selectors, or a
+   * re-listing without it): a read tells. Gone, or a namesake there instead: a deletion.
+   * There and matching the selectors again (it left and came back): nothing here, since the
+   * watch tells of it again (`ADDED`) and its handlers see it then. There and outside them:
+   * it left, and is forgotten.
+   */
+  async #confirmLeaving(processing: ObjectProcessing): Promise<boolean> {
+    const { resource, event } = processing;
+    const fresh = await this.#read(processing);
+    if (fresh !== undefined && event.selects?.(fresh)) return processing.finish();
+    this.#memories.forget(resource, event.object);
+    if (fresh === undefined) processing.becomeGone();
+    else processing.moveTo(fresh);
+    return this.#note(processing);
+  }
+
+  /** The object as it is now; none if it is gone, or another object has its name now. */
+  #read(processing: ObjectProcessing): Promise<RawBody | undefined> {
+    return readSameObject(this.#api, processing.resource, processing.body, {
+      signal: processing.signal,
+    });
   }
 
   /** The newest version known, and whether the object is this replica's. */

@@ -18,8 +18,8 @@ import type { Resource } from "../../structs/resources.ts";
 import { sleep } from "../../structs/clock.ts";
 import type { LabelRequirement } from "../../structs/label_selectors.ts";
 import { OWNER_KIND_LABEL, ownerKindLabel } from "../../structs/owner_labels.ts";
-import { APINotFoundError } from "../../client/api_errors.ts";
-import { getObject } from "../../client/objects.ts";
+import { asResourceObject, bodySourceOf } from "../../structs/metadata_only_bodies.ts";
+import { readSameObject } from "../../client/same_objects.ts";
 import { type WatchSelection, watchSelection } from "../../intents/watch_selections.ts";
 import type { ChildEventType } from "../../intents/kwargs.ts";
 import {
@@ -132,7 +132,8 @@ export class ChildrenRunnable implements Runnable {
       scope,
       clock,
       select: (discovered) => this.#select(discovered),
-      feed: (resource, event) => this.#feed(resource, event),
+      feed: (resource, event) =>
+        event.left ? void this.#confirm(resource, event) : this.#feed(resource, event),
       selection: (resource) => this.#selection(resource),
       onListed: (dimension) => this.#listed.add(dimensionKey(dimension)),
       scanning: settings.scanning,
@@ -223,6 +224,37 @@ export class ChildrenRunnable implements Runnable {
     return undefined;
   }
 
+  /**
+   * A child that may have left its watch's selection (its `DELETED` on a watch with a
+   * selector carries its previous content, which still matches): a read tells. Gone, or a
+   * namesake there instead: a deletion. Back in the selection: nothing (its watch tells of it
+   * again). Else a change, with its state now. A failed read is taken for a change.
+   */
+  async #confirm(resource: Resource, event: ObjectEvent): Promise<void> {
+    const child = event.object;
+    let now: RawBody | undefined = child;
+    try {
+      now = await readSameObject(this.#needs.client.api, resource, child, {
+        signal: this.#observing.signal,
+        metadataOnly: true,
+      });
+    } catch (error) {
+      if (this.#observing.signal.aborted) return;
+      const { name, namespace } = child.metadata ?? {};
+      this.#parts.logger.warning(
+        `Could not read ${resource.plural} ${namespace ?? ""}/${name} to tell whether it was ` +
+          `deleted: ${(error as Error).message}; taken for a change.`,
+      );
+    }
+    if (now === undefined) return this.#feed(resource, { type: "DELETED", object: child });
+    if (now !== child && event.selects?.(now)) return;
+    const source = bodySourceOf(child);
+    const body = now === child || source === undefined
+      ? now
+      : asResourceObject(now, resource.apiVersion, resource.kind, source);
+    this.#feed(resource, { type: "MODIFIED", object: body });
+  }
+
   /** Whether a listed state is a re-listing's: its watch has listed once before. */
   #relisted(resource: Resource, child: RawBody): boolean {
     return this.#listed.has(dimensionKey({ resource, namespace: child.metadata?.namespace })) ||
@@ -243,7 +275,7 @@ export class ChildrenRunnable implements Runnable {
       do {
         this.#reading.set(parent.uid, false);
         const body = await this.#read(parent, signal);
-        if (body === undefined || body.metadata?.uid !== parent.uid) {
+        if (body === undefined) {
           this.#changes.forget(parent.uid); // gone, or re-created: not the children's parent
           return;
         }
@@ -259,17 +291,18 @@ export class ChildrenRunnable implements Runnable {
     }
   }
 
-  /** The parent's current state; none if it is gone; retried with a capped backoff. */
+  /**
+   * The parent's current state; none if it is gone (or re-created: another uid is not the
+   * children's parent); retried with a capped backoff.
+   */
   async #read(parent: ParentRef, signal: AbortSignal): Promise<RawBody | undefined> {
     const { logger, clock } = this.#parts;
     for (let attempt = 0; !signal.aborted; attempt++) {
       try {
-        return await getObject(this.#needs.client.api, parent.resource, {
-          name: parent.name,
-          namespace: parent.namespace,
-        }, { signal });
+        const { name, namespace, uid } = parent;
+        const known: RawBody = { metadata: { name, namespace, uid } };
+        return await readSameObject(this.#needs.client.api, parent.resource, known, { signal });
       } catch (error) {
-        if (error instanceof APINotFoundError) return undefined;
         if (signal.aborted) return undefined;
         const delay = Math.min(2 ** attempt, READ_BACKOFF_LIMIT);
         logger.warning(

@@ -127,16 +127,26 @@ class Watcher {
     return line;
   }
 
-  /** Send one change if it concerns this watch. */
+  /**
+   * Send one change if it concerns this watch, as kube-apiserver's cacher filters it
+   * (storage/cacher/cache_watcher.go, `convertToWatchEvent`; storage/etcd3/watcher.go,
+   * `transform`, does the same with its previous object decoded at the event's revision):
+   * an object that starts to match is `ADDED`, one that stops matching is `DELETED` with its
+   * previous content stamped with the change's resourceVersion, one that matches before and
+   * after is `MODIFIED`.
+   */
   deliver(change: Change): void {
     if (this.#closed || change.typeKey !== this.key) return;
     const r = this.request;
     if (r.namespace !== undefined && change.namespace !== r.namespace) return;
     const now = this.#matches(change.object);
     const before = change.type === "MODIFIED" && change.old ? this.#matches(change.old) : now;
-    let type: string = change.type;
-    if (change.type === "MODIFIED" && now !== before) type = now ? "ADDED" : "DELETED";
-    else if (!now) return;
+    if (!now && !before) return;
+    if (change.type === "MODIFIED" && !now) {
+      this.send("DELETED", served(restamped(change.old!, change.rv), r.type, r.version));
+      return;
+    }
+    const type = change.type === "MODIFIED" && !before ? "ADDED" : change.type;
     if (type === change.type && !r.format) {
       const line = this.#plainLine(change);
       this.traffic.events++;
@@ -276,6 +286,12 @@ class Watcher {
     clearTimeout(this.#timeout);
     this.onClose(this);
   }
+}
+
+/** The object with another resourceVersion (a copy: the stored state is shared). */
+function restamped(object: JsonObject, rv: number): JsonObject {
+  const metadata = (object.metadata ?? {}) as JsonObject;
+  return { ...object, metadata: { ...metadata, resourceVersion: String(rv) } };
 }
 
 /** All open watches, fed from the store. */

@@ -258,6 +258,16 @@ Deno.test("a state older than our patch is processed as the object is now, read 
   cluster.delete("kopfexamples", "kex2");
   assertEquals(await processor.process(KEX, { type: "ADDED", object: other }), {});
   assertEquals(seen, ["kex1", "kex2"]);
+
+  // Deleted and made anew under its name: the namesake is not the stale state's object.
+  const third = cluster.create(kex("kex3"));
+  await processor.process(KEX, { type: "ADDED", object: third });
+  cluster.delete("kopfexamples", "kex3");
+  const namesake = cluster.create(kex("kex3"));
+  assertEquals(await processor.process(KEX, { type: "ADDED", object: third }), {});
+  assertEquals(seen, ["kex1", "kex2", "kex3"], "nothing runs for the namesake here");
+  const now = cluster.get("kopfexamples", "kex3")!;
+  assertEquals(now.metadata?.resourceVersion, namesake.metadata?.resourceVersion, "untouched");
 });
 
 Deno.test("a state that a fresh read had shown already, delivered again later, runs nothing again", async () => {

@@ -143,4 +143,21 @@ Deno.test("an object that left a selected watch: its finalizer goes if it exists
   const result = await reconcile(resource, { type: "MODIFIED", object: gone, left: true });
   assertEquals(result, {});
   assertEquals(ran, [], "no handler runs for an object out of sight");
+  // Deleted and made anew under its name: the namesake is not the object that left.
+  const old = cluster.create(kex("renamed", {}, { metadata: { finalizers: [finalizer] } }));
+  cluster.patch("kopfexamples", "renamed", { metadata: { finalizers: null } });
+  cluster.delete("kopfexamples", "renamed");
+  const namesake = cluster.create(kex("renamed", {}, { metadata: { finalizers: [finalizer] } }));
+  assert(namesake.metadata?.uid !== old.metadata?.uid);
+  await reconcile(resource, { type: "MODIFIED", object: old, left: true });
+  const untouched = cluster.get("kopfexamples", "renamed")!;
+  assertEquals(untouched.metadata?.finalizers, [finalizer], "the namesake keeps our finalizer");
+  assertEquals(untouched.metadata?.resourceVersion, namesake.metadata?.resourceVersion);
+  // Left, and back in the selection when read: its watch tells of it again; nothing here.
+  const back = cluster.create(kex("back", {}, { metadata: { finalizers: [finalizer] } }));
+  await reconcile(resource, { type: "MODIFIED", object: back, left: true, selects: () => true });
+  const kept2 = cluster.get("kopfexamples", "back")!;
+  assertEquals(kept2.metadata?.finalizers, [finalizer], "an object back in sight keeps it");
+  assertEquals(kept2.metadata?.resourceVersion, back.metadata?.resourceVersion);
+  assertEquals(ran, []);
 });

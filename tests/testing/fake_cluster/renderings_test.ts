@@ -198,7 +198,10 @@ Deno.test("a metadata watch with selectors: objects leaving are DELETED, enterin
     assertEquals({ kind: event.object.kind, apiVersion: event.object.apiVersion }, META);
     assertEquals(event.object.data, undefined);
   }
-  assertEquals(events[0].object.metadata.labels, { app: "gone" });
+  // As kube-apiserver's cacher sends it: the previous content, at the change's version.
+  assertEquals(events[0].object.metadata.labels, { app: "web" });
+  const next = Number(events[1].object.metadata.resourceVersion);
+  assertEquals(events[0].object.metadata.resourceVersion, String(next - 1), "a's change's version");
   await stream.close();
 });
 

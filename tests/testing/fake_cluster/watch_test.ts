@@ -99,7 +99,9 @@ Deno.test("selectors apply to watches; objects leaving the selector arrive as DE
   assertEquals((await stream.take(1))[0].type, "ADDED");
   cluster.patch("configmaps", "a", { metadata: { labels: { app: "db" } } });
   const [left] = await stream.take(1);
-  assertEquals([left.type, left.object.metadata.labels.app], ["DELETED", "db"]);
+  // As kube-apiserver's cacher sends it: the previous content, at the change's version.
+  assertEquals([left.type, left.object.metadata.labels.app], ["DELETED", "web"]);
+  assertEquals(left.object.metadata.resourceVersion, cluster.resourceVersion);
   cluster.patch("configmaps", "a", { metadata: { labels: { app: "web" } } });
   assertEquals((await stream.take(1))[0].type, "ADDED");
   await stream.close();
