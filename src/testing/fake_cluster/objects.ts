@@ -108,7 +108,7 @@ export class Objects {
       );
     }
     if (!isObject(body)) throw badRequest("the request body must be a JSON object");
-    const object = decodeBody(type, version, clone(body));
+    const object = decodeBody(type, version, clone(body), options);
     const meta = { ...metaOf(object) };
     object.metadata = meta;
     checkNamespace(type, target.namespace, meta);
@@ -183,7 +183,7 @@ export class Objects {
     const { type, version } = target;
     if (!isObject(body)) throw badRequest("the request body must be a JSON object");
     if (target.subresource === "scale") return this.#scale(target, body, options);
-    const incoming = decodeBody(type, version, clone(body));
+    const incoming = decodeBody(type, version, clone(body), options);
     const name = target.name ?? "";
     const bodyName = str(metaOf(incoming).name);
     if (bodyName !== undefined && bodyName !== name) {
@@ -234,7 +234,11 @@ export class Objects {
     }
     if (!isObject(patched)) throw new ApiError(422, "the patched object is not a JSON object");
     if (scaling) return this.#scale(target, patched, options);
-    const incoming = decodeBody(type, version, patched);
+    const incoming = decodeBody(type, version, patched, options, {
+      from: "patch",
+      patchType,
+      patch,
+    });
     const meta = metaOf(incoming);
     if (
       meta.name !== metaOf(old).name || (meta.namespace ?? "") !== (metaOf(old).namespace ?? "")
