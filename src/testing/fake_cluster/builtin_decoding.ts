@@ -124,17 +124,15 @@ export function goText(value: JsonValue): string {
  * it (strategic merge patches).
  */
 function strictFailure(
-  type: ResourceType,
-  version: ServedVersion,
+  kind: string,
+  version: string,
   object: JsonObject,
   decoding: Decoding,
   errors: readonly string[],
 ): ApiError {
   const strict = `strict decoding error: ${errors.join(", ")}`;
   if (decoding.from === "object") {
-    return badRequest(
-      `${type.kind} in version "${version.name}" cannot be handled as a ${type.kind}: ${strict}`,
-    );
+    return badRequest(`${kind} in version "${version}" cannot be handled as a ${kind}: ${strict}`);
   }
   const shown = decoding.patchType === "strategic"
     ? goText(decoding.patch)
@@ -157,6 +155,59 @@ export function decodeBuiltin(
   decoding: Decoding,
 ): JsonObject {
   const { object: decoded, unknown } = withoutUnknownFields(type, version, object);
+  return reported(type.kind, version.name, object, decoded, unknown, options, decoding);
+}
+
+/** The fields of a `Scale` (autoscaling/v1) besides its metadata, by part. */
+const SCALE_PARTS: Record<string, ReadonlySet<string>> = {
+  spec: new Set(["replicas"]),
+  status: new Set(["replicas", "selector"]),
+};
+
+/** A `Scale` without the fields it does not declare; their paths go to `unknown`. */
+function prunedScale(scale: JsonObject, unknown: Segment[][]): JsonObject {
+  const result: JsonObject = {};
+  for (const [key, value] of Object.entries(scale)) {
+    const part = SCALE_PARTS[key];
+    if (key === "metadata" && isObject(value)) {
+      result[key] = pruned(value, messageNamed("ObjectMeta"), [key], unknown, false);
+    } else if (part && isObject(value)) {
+      result[key] = Object.fromEntries(
+        Object.entries(value).filter(([name]) => part.has(name) || !unknown.push([key, name])),
+      );
+    } else if (part || key === "metadata" || TYPE_META.has(key)) {
+      result[key] = value;
+    } else {
+      unknown.push([key]);
+    }
+  }
+  return result;
+}
+
+/**
+ * A `Scale` written to a `scale` subresource, decoded as its Go type (autoscaling/v1, for
+ * built-in kinds and custom resources alike) and reported as `decodeBuiltin` reports.
+ */
+export function decodeScale(
+  scale: JsonObject,
+  options: WriteOptions,
+  decoding: Decoding = { from: "object" },
+): JsonObject {
+  const unknown: Segment[][] = [];
+  const decoded = prunedScale(scale, unknown);
+  return reported("Scale", "v1", scale, decoded, unknown, options, decoding);
+}
+
+/** The decoded object, its unknown and repeated fields reported per `fieldValidation`. */
+function reported(
+  kind: string,
+  version: string,
+  object: JsonObject,
+  decoded: JsonObject,
+  unknown: Segment[][],
+  options: WriteOptions,
+  decoding: Decoding,
+): JsonObject {
   const unknownPaths = unknown.map(fieldPath);
   // The strict decoder skips the value of a field it does not know, repeats within it too;
   // a patch's repeats are found in the patch, before it is applied to anything.
@@ -169,7 +220,7 @@ export function decodeBuiltin(
   ];
   if (!errors.length || options.fieldValidation === "Ignore") return decoded;
   if (options.fieldValidation === "Strict") {
-    throw strictFailure(type, version, object, decoding, errors);
+    throw strictFailure(kind, version, object, decoding, errors);
   }
   options.warnings?.push(...errors);
   return decoded;

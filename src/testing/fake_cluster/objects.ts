@@ -50,6 +50,7 @@ import {
 } from "./object_rules.ts";
 import { clone, isObject, jsonEqual, jsonPatch, mergePatch } from "./patching.ts";
 import { scaleOf, setPath } from "./scale.ts";
+import { decodeScale } from "./builtin_decoding.ts";
 import { fieldContext, withManagedFields } from "./field_tracking.ts";
 import { applyConfiguration, type ApplyRequest, checkConfiguration } from "./server_side_apply.ts";
 import { strategicMergePatch } from "./strategic_merge_patch.ts";
@@ -182,7 +183,9 @@ export class Objects {
   update(target: Target, body: JsonValue, options: WriteOptions = {}): JsonObject {
     const { type, version } = target;
     if (!isObject(body)) throw badRequest("the request body must be a JSON object");
-    if (target.subresource === "scale") return this.#scale(target, body, options);
+    if (target.subresource === "scale") {
+      return this.#scale(target, decodeScale(body, options), options);
+    }
     const incoming = decodeBody(type, version, clone(body), options);
     const name = target.name ?? "";
     const bodyName = str(metaOf(incoming).name);
@@ -233,7 +236,13 @@ export class Objects {
       patched = strategicMergePatch(base, patch, root);
     }
     if (!isObject(patched)) throw new ApiError(422, "the patched object is not a JSON object");
-    if (scaling) return this.#scale(target, patched, options);
+    if (scaling) {
+      return this.#scale(
+        target,
+        decodeScale(patched, options, { from: "patch", patchType, patch }),
+        options,
+      );
+    }
     const incoming = decodeBody(type, version, patched, options, {
       from: "patch",
       patchType,

@@ -258,3 +258,30 @@ Deno.test("kinds without a field table keep every field", async () => {
   );
   assertEquals([reply.status, reply.body.spec.holderIdentity], [201, "me"]);
 });
+
+Deno.test("the scale subresource decodes a Scale: its unknown fields dropped and reported", async () => {
+  await using cluster = await FakeCluster.start();
+  await call(cluster, "POST", DEPLOYMENTS, deployment("web", { containers: [{ name: "app" }] }));
+  const scale = `${DEPLOYMENTS}/web/scale`;
+  const current = (await call(cluster, "GET", scale)).body;
+  const put = await call(cluster, "PUT", scale, { ...current, spec: { replicas: 3, turbo: 1 } });
+  assertEquals([put.status, put.body.spec], [200, { replicas: 3 }]);
+  assertEquals(warnings(put.headers), ['unknown field "spec.turbo"']);
+  const strict = await call(cluster, "PUT", `${scale}?fieldValidation=Strict`, {
+    ...current,
+    spec: { replicas: 4 },
+    extra: 1,
+  });
+  assertEquals(strict.status, 400);
+  assertEquals(
+    strict.body.message,
+    'Scale in version "v1" cannot be handled as a Scale: strict decoding error: unknown field "extra"',
+  );
+  const patched = await call(cluster, "PATCH", `${scale}?fieldValidation=Strict`, {
+    spec: { replicas: 5, turbo: 1 },
+  }, { "content-type": "application/merge-patch+json" });
+  assertEquals([patched.status, patched.body.reason], [422, "Invalid"]);
+  assertStringIncludes(patched.body.message, 'strict decoding error: unknown field "spec.turbo"');
+  const stored = (await call(cluster, "GET", `${DEPLOYMENTS}/web`)).body;
+  assertEquals(stored.spec.replicas, 3);
+});
