@@ -198,6 +198,28 @@ export function decodeScale(
   return reported("Scale", "v1", scale, decoded, unknown, options, decoding);
 }
 
+function isJsonPatch(decoding: Decoding): boolean {
+  return decoding.from === "patch" && decoding.patchType === "json";
+}
+
+/** The fields of a JSON patch operation. */
+const OPERATION_FIELDS = new Set(["op", "path", "from", "value"]);
+
+/**
+ * The paths of the fields a JSON patch's operations do not declare: the handler decodes
+ * the patch strictly into its operations first (handlers/patch.go, applyJSPatch).
+ */
+function unknownOperationFields(decoding: Decoding): string[] {
+  if (decoding.from !== "patch" || !isJsonPatch(decoding) || !Array.isArray(decoding.patch)) {
+    return [];
+  }
+  return decoding.patch.flatMap((operation, i) =>
+    isObject(operation)
+      ? Object.keys(operation).filter((k) => !OPERATION_FIELDS.has(k)).map((k) => `[${i}].${k}`)
+      : []
+  );
+}
+
 /** The decoded object, its unknown and repeated fields reported per `fieldValidation`. */
 function reported(
   kind: string,
@@ -216,8 +238,9 @@ function reported(
     .filter((p) => decoding.from === "patch" || !unknownPaths.some((u) => under(p, u)));
   const errors = [
     ...duplicates.map((p) => `duplicate field "${p}"`),
-    ...unknownPaths.map((p) => `unknown field "${p}"`),
-  ];
+    ...unknownOperationFields(decoding).map((p) => `unknown field "${p}"`),
+  ].map((e) => isJsonPatch(decoding) ? `json patch ${e}` : e);
+  errors.push(...unknownPaths.map((p) => `unknown field "${p}"`));
   if (!errors.length || options.fieldValidation === "Ignore") return decoded;
   if (options.fieldValidation === "Strict") {
     throw strictFailure(kind, version, object, decoding, errors);

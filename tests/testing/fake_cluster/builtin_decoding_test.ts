@@ -285,3 +285,29 @@ Deno.test("the scale subresource decodes a Scale: its unknown fields dropped and
   const stored = (await call(cluster, "GET", `${DEPLOYMENTS}/web`)).body;
   assertEquals(stored.spec.replicas, 3);
 });
+
+Deno.test("repeats within an unknown field are not reported; a JSON patch's are its own", async () => {
+  await using cluster = await FakeCluster.start();
+  const text = '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"},' +
+    '"status":{"x":1,"x":2},"bogus":1,"bogus":2}';
+  const reply = await call(cluster, "POST", CMS, text);
+  assertEquals(reply.status, 201);
+  assertEquals(warnings(reply.headers), ['unknown field "status"', 'unknown field "bogus"']);
+  const patch = '[{"op":"add","path":"/data","value":{"k":"1","k":"2"},"note":"hi"}]';
+  const strict = await call(cluster, "PATCH", `${CMS}/a?fieldValidation=Strict`, patch, {
+    "content-type": "application/json-patch+json",
+  });
+  assertEquals(strict.status, 422);
+  assertStringIncludes(
+    strict.body.message,
+    ': strict decoding error: json patch duplicate field "[0].value.k", json patch unknown field "[0].note"',
+  );
+  const warned = await call(cluster, "PATCH", `${CMS}/a`, patch, {
+    "content-type": "application/json-patch+json",
+  });
+  assertEquals([warned.status, warned.body.data], [200, { k: "2" }]);
+  assertEquals(warnings(warned.headers), [
+    'json patch duplicate field "[0].value.k"',
+    'json patch unknown field "[0].note"',
+  ]);
+});
