@@ -89,7 +89,7 @@ function pruned(
 }
 
 /** The object without the fields its kind does not declare, and their paths. */
-export function withoutUnknownFields(
+function withoutUnknownFields(
   type: ResourceType,
   version: ServedVersion,
   object: JsonObject,
@@ -106,7 +106,7 @@ function under(path: string, parent: string): boolean {
 }
 
 /** A value as Go's `%+v` prints a decoded JSON value (maps with sorted keys). */
-export function goText(value: JsonValue): string {
+function goText(value: JsonValue): string {
   if (value === null) return "<nil>";
   if (Array.isArray(value)) return `[${value.map(goText).join(" ")}]`;
   if (isObject(value)) {
