@@ -43,8 +43,7 @@ Deno.test("a metadata-only object: metadata-only answers; its other fields merge
     apiVersion: "v1",
     kind: "ConfigMap",
     metadata: { name: "cm", namespace: "default", finalizers: [F] },
-    data: { big: "x".repeat(1000) },
-    status: { a: 1, b: 2 },
+    data: { big: "x".repeat(1000), a: "1", b: "2" },
   });
   // As a metadata-only watch delivers it: metadata alone, marked with its source.
   const partial = asResourceObject(
@@ -54,7 +53,7 @@ Deno.test("a metadata-only object: metadata-only answers; its other fields merge
     { read: () => Promise.resolve(stored) },
   );
   const patch = new Patch();
-  patch.status.b = 3;
+  patch.root.data = { b: "3" }; // a ConfigMap's fields besides its metadata: no spec, no status
   patch.metadata.annotations = { note: "yes" };
   const result = await applyChanges({
     api,
@@ -65,7 +64,7 @@ Deno.test("a metadata-only object: metadata-only answers; its other fields merge
     finalizerChange: "remove",
   });
   const now = cluster.get("configmaps", "cm", { namespace: "default" })!;
-  assertEquals(now.status, { a: 1, b: 3 }, "merged into, not replaced");
+  assertEquals(now.data, { big: "x".repeat(1000), a: "1", b: "3" }, "merged into, not replaced");
   assertEquals(now.metadata?.annotations?.note, "yes");
   assertEquals(now.metadata?.finalizers, undefined);
   assertEquals(result.body?.kind, "ConfigMap");

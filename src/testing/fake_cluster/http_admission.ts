@@ -86,6 +86,8 @@ export async function admitCreate(
   const { objects, admission } = ctx;
   const dry = dryRun(options);
   const candidate = objects.create(target, body, dry);
+  // The body's decoding warnings (unknown fields) are the request's, said once.
+  options.warnings?.push(...dry.warnings ?? []);
   const meta = { ...(candidate.metadata as JsonObject) };
   const uid = String(meta.uid);
   // Mutating webhooks run before the server fills in its own fields.
@@ -122,6 +124,7 @@ export async function admitUpdate(
   const dry = dryRun(options);
   const old = objects.get({ ...target, subresource: undefined });
   const candidate = compute(dry);
+  options.warnings?.push(...dry.warnings ?? []);
   const attributes = attributesOf("UPDATE", target, user, options.dryRun ?? false);
   const mutated = await admission.mutate({ ...attributes, object: candidate, oldObject: old });
   options.warnings?.push(...mutated.warnings);

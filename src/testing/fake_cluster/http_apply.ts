@@ -8,6 +8,7 @@
  */
 import type { JsonObject } from "../../structs/bodies.ts";
 import { typeKey } from "../../catalog/resource_types.ts";
+import { checkAppliedDuplicates } from "./builtin_decoding.ts";
 import { ApiError } from "./errors.ts";
 import { applyRequestOf } from "./field_managers.ts";
 import { admitCreate, admits, admitUpdate, checkGrant, dryRun } from "./http_admission.ts";
@@ -77,7 +78,9 @@ export async function applyObject(call: ResourceCall): Promise<Response> {
   const { objects } = ctx;
   const options: WriteOptions = { ...writeOptionsOf(call.params), appliedFields: true };
   const request = applyRequestOf(call.params);
-  const config = await bodyOf(call.request);
+  const reading = { duplicates: [], mergeObjects: false };
+  const config = await bodyOf(call.request, reading);
+  checkAppliedDuplicates(reading.duplicates, options);
   checkCreateRight(call);
   checkGrant(
     ctx,

@@ -56,10 +56,13 @@ export function notServed(path: string, why?: string): ApiError {
   });
 }
 
-/** The object as JSON, with the write's warnings as `Warning` headers. */
+/**
+ * The object as JSON, with the write's warnings as `Warning` headers, each once (the API
+ * server's warning recorder drops a repeat: endpoints/filters/warning.go).
+ */
 export function written(body: JsonObject, status: number, options: WriteOptions): Response {
   const response = json(body, status);
-  for (const warning of options.warnings ?? []) {
+  for (const warning of new Set(options.warnings ?? [])) {
     response.headers.append("warning", `299 - ${JSON.stringify(warning)}`);
   }
   return response;

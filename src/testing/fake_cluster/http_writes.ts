@@ -25,6 +25,15 @@ function trackedOptions(call: ResourceCall, kind: OptionsKind): WriteOptions {
   return options;
 }
 
+/** The body of a create or update, read strictly: its repeated fields go to `options`. */
+async function objectBodyOf(call: ResourceCall, options: WriteOptions): Promise<JsonValue> {
+  // A built-in kind is a Go struct: a repeated field is decoded into the same value again.
+  const reading = { duplicates: [], mergeObjects: call.target.type.builtin };
+  const body = await bodyOf(call.request, reading);
+  options.duplicates = reading.duplicates;
+  return body;
+}
+
 /** Whether a create's body asks the server for a generated name. */
 function isGenerating(body: JsonValue): boolean {
   if (body === null || typeof body !== "object" || Array.isArray(body)) return false;
@@ -59,7 +68,7 @@ export async function createObject(call: ResourceCall): Promise<Response> {
   const { ctx, target, user } = call;
   const { objects } = ctx;
   const options = trackedOptions(call, "CreateOptions");
-  const given = await bodyOf(call.request);
+  const given = await objectBodyOf(call, options);
   checkGrant(ctx, target, user, () => objects.create(target, given, dryRun(options)));
   const created = admits(ctx, target)
     ? await admittedCreate(call, given, options)
@@ -73,7 +82,7 @@ export async function updateObject(call: ResourceCall): Promise<Response> {
   const { ctx, target, user } = call;
   const { objects } = ctx;
   const options = trackedOptions(call, "UpdateOptions");
-  const given = await bodyOf(call.request);
+  const given = await objectBodyOf(call, options);
   checkGrant(ctx, target, user, () => objects.update(target, given, dryRun(options)));
   const body = admits(ctx, target)
     ? await admitUpdate(ctx, target, (o) => objects.update(target, given, o), options, user)
@@ -90,7 +99,9 @@ export async function patchObject(call: ResourceCall): Promise<Response> {
   const patchType = patchTypeOf(call.request.headers.get("content-type"));
   if (patchType === "apply") return applyObject(call);
   const options = trackedOptions(call, "PatchOptions");
-  const patch = await bodyOf(call.request);
+  const reading = { duplicates: [], mergeObjects: false };
+  const patch = await bodyOf(call.request, reading);
+  options.duplicates = reading.duplicates;
   const compute = (o: WriteOptions) => objects.patch(target, patchType, patch, o);
   checkGrant(ctx, target, user, () => compute(dryRun(options)));
   let patched: JsonObject;

@@ -17,6 +17,7 @@ import {
 } from "../../catalog/resource_types.ts";
 import { checkCrd } from "../../catalog/custom_resource_definitions.ts";
 import { checkWebhookConfiguration } from "./admission.ts";
+import { decodeBuiltin, type Decoding } from "./builtin_decoding.ts";
 import type { Catalog } from "./catalog.ts";
 import { CRD_CLEANUP_FINALIZER, crdStatus } from "./crds.ts";
 import { ApiError, badRequest, type Cause, invalid, type ObjectIdentity } from "./errors.ts";
@@ -68,13 +69,18 @@ export function served(object: JsonObject, type: ResourceType, version: ServedVe
 
 /**
  * A request's body (a fresh copy) as an object of this type: kind and apiVersion checked
- * and filled in, and read as the server reads its kind (a Secret's `stringData`).
+ * and filled in, decoded as its Go type (`builtin_decoding.ts`: unknown fields dropped and
+ * reported, with repeated ones, per `fieldValidation`) and read as the server reads its
+ * kind (a Secret's `stringData`).
  */
 export function decodeBody(
   type: ResourceType,
   version: ServedVersion,
-  object: JsonObject,
+  given: JsonObject,
+  options: WriteOptions = {},
+  decoding: Decoding = { from: "object" },
 ): JsonObject {
+  let object = given;
   const apiVersion = apiVersionOf(type.group, version.name);
   if (object.kind !== undefined && object.kind !== type.kind) {
     throw badRequest(
@@ -91,6 +97,7 @@ export function decodeBody(
   if (object.metadata !== undefined && !isObject(object.metadata)) {
     throw badRequest("metadata must be a JSON object");
   }
+  object = decodeBuiltin(type, version, object, options, decoding);
   if (type.builtin && type.group === "" && type.plural === "secrets") decodeSecret(object);
   return object;
 }

@@ -50,6 +50,7 @@ import {
 } from "./object_rules.ts";
 import { clone, isObject, jsonEqual, jsonPatch, mergePatch } from "./patching.ts";
 import { scaleOf, setPath } from "./scale.ts";
+import { decodeScale } from "./builtin_decoding.ts";
 import { fieldContext, withManagedFields } from "./field_tracking.ts";
 import { applyConfiguration, type ApplyRequest, checkConfiguration } from "./server_side_apply.ts";
 import { strategicMergePatch } from "./strategic_merge_patch.ts";
@@ -108,7 +109,7 @@ export class Objects {
       );
     }
     if (!isObject(body)) throw badRequest("the request body must be a JSON object");
-    const object = decodeBody(type, version, clone(body));
+    const object = decodeBody(type, version, clone(body), options);
     const meta = { ...metaOf(object) };
     object.metadata = meta;
     checkNamespace(type, target.namespace, meta);
@@ -182,8 +183,10 @@ export class Objects {
   update(target: Target, body: JsonValue, options: WriteOptions = {}): JsonObject {
     const { type, version } = target;
     if (!isObject(body)) throw badRequest("the request body must be a JSON object");
-    if (target.subresource === "scale") return this.#scale(target, body, options);
-    const incoming = decodeBody(type, version, clone(body));
+    if (target.subresource === "scale") {
+      return this.#scale(target, decodeScale(body, options), options);
+    }
+    const incoming = decodeBody(type, version, clone(body), options);
     const name = target.name ?? "";
     const bodyName = str(metaOf(incoming).name);
     if (bodyName !== undefined && bodyName !== name) {
@@ -233,8 +236,18 @@ export class Objects {
       patched = strategicMergePatch(base, patch, root);
     }
     if (!isObject(patched)) throw new ApiError(422, "the patched object is not a JSON object");
-    if (scaling) return this.#scale(target, patched, options);
-    const incoming = decodeBody(type, version, patched);
+    if (scaling) {
+      return this.#scale(
+        target,
+        decodeScale(patched, options, { from: "patch", patchType, patch }),
+        options,
+      );
+    }
+    const incoming = decodeBody(type, version, patched, options, {
+      from: "patch",
+      patchType,
+      patch,
+    });
     const meta = metaOf(incoming);
     if (
       meta.name !== metaOf(old).name || (meta.namespace ?? "") !== (metaOf(old).namespace ?? "")

@@ -18,12 +18,26 @@ import type {
 import { isObject } from "./patching.ts";
 import { decodeProtobuf } from "./protobuf.ts";
 import { parseFieldSelector, parseLabelSelector } from "./selectors.ts";
+import { type DuplicateField, readStrictJson } from "./strict_json.ts";
 
 const JSON_TYPE = "application/json";
 const MAX_BODY_BYTES = 3 * 1024 * 1024;
 
-/** The parsed request body: JSON, YAML, or protobuf for the built-in kinds it knows. */
-export async function bodyOf(request: Request): Promise<JsonValue> {
+/**
+ * How a write reads its JSON body: strictly, the fields it repeats going to `duplicates`,
+ * and the repeats of one field merged (`mergeObjects`, as into a Go struct) or the last
+ * one kept (as into a map).
+ */
+export interface StrictReading {
+  readonly duplicates: DuplicateField[];
+  readonly mergeObjects: boolean;
+}
+
+/**
+ * The parsed request body: JSON, YAML, or protobuf for the built-in kinds it knows; a JSON
+ * body read strictly when `strict` is given (YAML's repeated keys fail to parse).
+ */
+export async function bodyOf(request: Request, strict?: StrictReading): Promise<JsonValue> {
   const type = (request.headers.get("content-type") ?? JSON_TYPE).toLowerCase();
   const bytes = new Uint8Array(await request.arrayBuffer());
   if (bytes.length > MAX_BODY_BYTES) {
@@ -39,8 +53,8 @@ export async function bodyOf(request: Request): Promise<JsonValue> {
   const text = new TextDecoder().decode(bytes);
   if (!text.trim()) throw badRequest("the request body is empty; send a JSON object");
   try {
-    if (type.includes("yaml")) return parseYamlOrJson(text);
-    return JSON.parse(text) as JsonValue;
+    if (type.includes("yaml")) return parseYamlOrJson(text, strict);
+    return parseJson(text, strict);
   } catch (error) {
     throw badRequest(
       `the request body is not valid ${type.includes("yaml") ? "YAML" : "JSON"}: ${
@@ -54,15 +68,23 @@ export async function bodyOf(request: Request): Promise<JsonValue> {
  * A YAML body, read as JSON when it is JSON (as the applies of kubectl and the client
  * libraries are): JSON is YAML, and the YAML parser costs many times more per request.
  */
-function parseYamlOrJson(text: string): JsonValue {
+function parseYamlOrJson(text: string, strict?: StrictReading): JsonValue {
   if (text.trimStart().startsWith("{")) {
     try {
-      return JSON.parse(text) as JsonValue;
+      return parseJson(text, strict);
     } catch {
       // YAML's flow style (`{a: 1}`) is not JSON: read as YAML below.
     }
   }
   return parseYaml(text) as JsonValue;
+}
+
+/** A JSON text, read strictly when asked to. */
+function parseJson(text: string, strict?: StrictReading): JsonValue {
+  if (!strict) return JSON.parse(text) as JsonValue;
+  const { value, duplicates } = readStrictJson(text, strict.mergeObjects);
+  strict.duplicates.push(...duplicates);
+  return value;
 }
 
 /** The format of a patch by its `Content-Type`: a patch type, or a server-side apply. */

@@ -11,6 +11,7 @@
  */
 import type { JsonObject, JsonValue } from "../../structs/bodies.ts";
 import { apiVersionOf } from "../../catalog/resource_types.ts";
+import { checkAppliedFields } from "./builtin_decoding.ts";
 import { ApiError, badRequest } from "./errors.ts";
 import {
   difference,
@@ -55,7 +56,10 @@ const LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
 /** The manager whose applies the API server reconciles with client-side apply's annotation. */
 const KUBECTL = "kubectl";
 
-/** A 400 unless the configuration is an object of the target's kind and version. */
+/**
+ * A 400 unless the configuration is an object of the target's kind and version; a 500
+ * when it sets a field its built-in kind does not declare (`checkAppliedFields`).
+ */
 export function checkConfiguration(target: Target, config: JsonValue): JsonObject {
   if (!isObject(config)) {
     throw badRequest("error decoding patch: an applied configuration must be an object");
@@ -74,6 +78,7 @@ export function checkConfiguration(target: Target, config: JsonValue): JsonObjec
   if (isObject(meta) && meta.managedFields !== undefined && meta.managedFields !== null) {
     throw badRequest("metadata.managedFields must be nil");
   }
+  checkAppliedFields(type, version, config);
   return config;
 }
 

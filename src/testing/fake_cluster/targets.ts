@@ -7,6 +7,7 @@
 import type { JsonObject } from "../../structs/bodies.ts";
 import type { ResourceType, ServedVersion } from "../../catalog/resource_types.ts";
 import type { Selector } from "./selectors.ts";
+import type { DuplicateField } from "./strict_json.ts";
 
 /** What a request addresses: a type in one version, maybe a namespace, name, subresource. */
 export interface Target {
@@ -34,8 +35,10 @@ export type FieldValidation = "Strict" | "Warn" | "Ignore";
 export interface WriteOptions {
   /** Check and answer, but store nothing (`dryRun=All`). */
   dryRun?: boolean;
-  /** Unknown fields of custom resources: fail (Strict), warn (Warn) or drop silently. */
+  /** Unknown and repeated fields: fail (Strict), warn (Warn) or drop silently (Ignore). */
   fieldValidation?: FieldValidation;
+  /** The fields the request's JSON body repeats, reported as `fieldValidation` says. */
+  duplicates?: readonly DuplicateField[];
   /** Collects warnings for the `Warning` response header. */
   warnings?: string[];
   /** The uid for a created object (so admission's dry run and the write agree). */

@@ -561,3 +561,21 @@ Deno.test("an apply naming the uid of a missing object is refused before admissi
   assertEquals(hook.reviews, []);
   assertEquals(cluster.get("configmaps", "a"), undefined);
 });
+
+Deno.test("the webhooks see a built-in decoded; its unknown fields are still warned about", async () => {
+  await using cluster = await FakeCluster.start();
+  await using mutator = await webhookServer(() => ({}));
+  cluster.create(webhookConfiguration("Mutating", {
+    clientConfig: { url: mutator.url("/mutate"), caBundle: mutator.caBundle },
+  }));
+  const created = await call(cluster, "POST", CMS, { ...configMap("a"), status: { x: 1 } });
+  assertEquals(created.status, 201);
+  assertEquals(created.headers.get("warning"), '299 - "unknown field \\"status\\""');
+  assertEquals(mutator.reviews[0].object.status, undefined);
+  const patched = await call(cluster, "PATCH", `${CMS}/a`, { spare: 1 }, {
+    "content-type": "application/merge-patch+json",
+  });
+  assertEquals(patched.status, 200);
+  assertEquals(patched.headers.get("warning"), '299 - "unknown field \\"spare\\""');
+  assertEquals(cluster.get("configmaps", "a")?.spare, undefined);
+});

@@ -58,8 +58,8 @@ class Kubectl {
   }
 
   /** `kubectl apply [args] -f -` of a manifest. */
-  apply(manifest: string, args: string[] = []) {
-    return this.run(["apply", ...args, "-f", "-"], { stdin: manifest });
+  apply(manifest: string, args: string[] = [], options: { allowFailure?: boolean } = {}) {
+    return this.run(["apply", ...args, "-f", "-"], { stdin: manifest, ...options });
   }
 
   /** `kubectl patch <resource> <name> --type <type> -p <patch>`. */
@@ -452,6 +452,44 @@ Deno.test({
     assertEquals(
       (cluster.get("deployments.apps", "web")?.spec as { replicas: number }).replicas,
       3,
+    );
+  },
+});
+
+Deno.test({
+  name:
+    "kubectl apply: an unknown field of a built-in fails strictly; --validate=warn and false drop it",
+  ignore: !hasKubectl,
+  async fn() {
+    await using cluster = await FakeCluster.start();
+    await using k = await Kubectl.for(cluster);
+    const manifest = (name: string) =>
+      JSON.stringify({
+        apiVersion: "v1",
+        kind: "ConfigMap",
+        metadata: { name },
+        data: { a: "1" },
+        status: { x: 1 },
+      });
+    // kubectl asks for fieldValidation=Strict by default, as against a real server.
+    const strict = await k.apply(manifest("strict"), [], { allowFailure: true });
+    assert(!strict.ok, "the default apply fails");
+    assertStringIncludes(
+      strict.err,
+      'ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "status"',
+    );
+    assertEquals(cluster.get("configmaps", "strict"), undefined);
+    const warned = await k.apply(manifest("warned"), ["--validate=warn"]);
+    assertStringIncludes(warned.err, 'Warning: unknown field "status"');
+    const stored = cluster.get("configmaps", "warned")!;
+    assertEquals([stored.status, stored.data], [undefined, { a: "1" }]);
+    const silent = await k.apply(manifest("silent"), ["--validate=false"]);
+    assertEquals(silent.err, "");
+    assertEquals(cluster.get("configmaps", "silent")!.status, undefined);
+    const serverSide = await k.apply(manifest("ssa"), ["--server-side"], { allowFailure: true });
+    assertStringIncludes(
+      serverSide.err,
+      "failed to create typed patch object (default/ssa; /v1, Kind=ConfigMap): .status: field not declared in schema",
     );
   },
 });
