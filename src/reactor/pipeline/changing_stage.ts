@@ -209,6 +209,7 @@ export class ChangingStage implements Stage {
     const base = memory.causeBase?.reason === cause.reason ? memory.causeBase : undefined;
     if (!cycle.done) {
       memory.causeBase = base ?? { reason: cause.reason, essence: cause.new };
+      processing.recorded = cycle.ran;
       for (const delay of cycle.delays) processing.revisitIn(delay);
       this.#conditions.afterCycle(processing, cycle.fates);
       return;

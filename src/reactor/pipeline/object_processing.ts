@@ -86,6 +86,11 @@ export class ObjectProcessing implements CycleTarget {
   fallback: Patch | undefined = undefined;
   /** The handlers run, whose outcomes the patch holds. */
   ran: readonly string[] = NONE;
+  /**
+   * The handlers whose progress records the patch holds for a cause not done yet: the
+   * stored object must show them, or they would run again (see `StoringStage`).
+   */
+  recorded: readonly string[] = NONE;
   #scope: ObjectScope & { readonly ref: ObjectReference };
   #delay: number | undefined = undefined;
   #expected: string | undefined = undefined;

@@ -13,6 +13,8 @@
 import type { RawBody } from "../../structs/bodies.ts";
 import { isNewerVersion } from "../../structs/identities.ts";
 import { summarizeError } from "../../structs/log_formats.ts";
+import { bodySourceOf } from "../../structs/metadata_only_bodies.ts";
+import { isThenable } from "../../structs/thenables.ts";
 import type { ObjectLogger } from "../../structs/loggers.ts";
 import { type OperatorMetrics, resourceLabel } from "../../structs/operator_metrics.ts";
 import type { Resource } from "../../structs/resources.ts";
@@ -115,6 +117,23 @@ export class OutcomeStorer {
       memory.newestVersion = version;
     }
     return { version, body: applied.body };
+  }
+
+  /**
+   * Which of these handlers' progress records the stored object does not show, as the
+   * progress storage reads it. A metadata-only body, and a storage that answers with a
+   * promise (it keeps the records elsewhere), show nothing to compare: none is lost.
+   */
+  lostRecords(stored: RawBody, keys: readonly string[]): string[] {
+    if (bodySourceOf(stored) !== undefined) return [];
+    const storage = this.#options.settings.persistence.progressStorage;
+    const lost: string[] = [];
+    for (const key of keys) {
+      const record = storage.fetch({ key, body: stored });
+      if (isThenable(record)) return [];
+      if (record === null) lost.push(key);
+    }
+    return lost;
   }
 
   /**

@@ -1,7 +1,8 @@
 /**
  * The last stage: everything the stages wrote into the patch (and the finalizer's change)
  * is applied in as few requests as possible (see `outcome_storing.ts`). The version our
- * write produced tells the queueing which older states not to process again.
+ * write produced tells the queueing which older states not to process again. A cause not
+ * done yet goes on only if the stored object shows the progress just written.
  *
  * @module
  */
@@ -41,6 +42,27 @@ export class StoringStage implements Stage {
       return processing.finish(stored.retryIn === undefined ? {} : { delay: stored.retryIn });
     }
     processing.wrote(stored.version);
+    if (processing.recorded.length > 0 && stored.body !== undefined) {
+      const lost = this.#storer.lostRecords(stored.body, processing.recorded);
+      if (lost.length > 0) return this.#progressLost(processing, lost);
+    }
     return true;
+  }
+
+  /**
+   * The server dropped the progress just written (e.g. `StatusProgressStorage` on a kind
+   * without a `status`, such as ConfigMaps): going on would run the same handlers again and
+   * again, as fast as the writes go. The object waits for its next change instead.
+   */
+  #progressLost(processing: ObjectProcessing, lost: readonly string[]): false {
+    const { resource, logger } = processing;
+    logger.error(
+      `The progress of ${lost.join(", ")} is not kept: the API server dropped what ` +
+        `settings.persistence.progressStorage wrote to ${resource.plural} (a kind without a ` +
+        "status keeps none there). The handlers would run again and again, so the object " +
+        "waits for its next change. Keep the progress in annotations: the default storage, " +
+        "or kopf.AnnotationsProgressStorage.",
+    );
+    return processing.finish();
   }
 }
