@@ -398,7 +398,9 @@ export class WatchHub {
           apiVersion: "v1",
           metadata: {},
           status: "Failure",
-          message: `too old resource version: ${rv} (${this.store.history.compactedRv + 1})`,
+          // The version before the oldest change kept, as watch_cache.go's
+          // getAllEventsSinceLocked words it ("oldest-1").
+          message: `too old resource version: ${rv} (${this.store.history.compactedRv})`,
           reason: "Expired",
           code: 410,
         });

@@ -81,7 +81,11 @@ Deno.test("a small history ring forgets old changes by itself", async () => {
   const rv = cluster.resourceVersion;
   for (let i = 0; i < 5; i++) cluster.patch("configmaps", "a", { data: { i: String(i) } });
   const stream = await watch(cluster, `${CMS}?watch=true&resourceVersion=${rv}`);
-  assertEquals((await stream.take(1))[0].object.code, 410);
+  const [expired] = await stream.take(1);
+  assertEquals(expired.object.code, 410);
+  // The three newest changes are kept: the one before the oldest of them is named.
+  const before = Number(cluster.resourceVersion) - 3;
+  assertEquals(expired.object.message, `too old resource version: ${rv} (${before})`);
   await stream.close();
   const recent = await watch(
     cluster,
