@@ -24,6 +24,7 @@ import { resultLine, summaryLine, type TestResult } from "./peer_suites/results.
 import {
   collectArgs,
   parseCollected,
+  parseCollectionErrors,
   parsePytestSummary,
   PATH_PLUGIN,
   pathPluginSource,
@@ -121,14 +122,16 @@ async function runPython(dir: string, options: PeerOptions): Promise<TestResult[
         });
       const collected = await pytest(collectArgs(root, options.only));
       const ids = parseCollected(collected.stdout);
-      if (ids.length === 0) {
+      // A module that fails to import (a client too old for it) is one failure, not silence.
+      const results = parseCollectionErrors(collected.stdout);
+      for (const result of results) console.log(resultLine(result));
+      if (ids.length === 0 && results.length === 0) {
         return `pytest found no tests:\n${collected.stdout.slice(-2000)}${
           collected.stderr.slice(-2000)
         }`;
       }
       // One pytest per test: a test that waits forever (for a pod to run) cannot hold up
       // the rest, and its timeout is its own.
-      const results: TestResult[] = [];
       for (const id of ids) {
         const finished = await pytest(runArgs(root, id));
         // Named by the collected id: pytest's summary names it from its working directory.

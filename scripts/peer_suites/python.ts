@@ -93,3 +93,18 @@ export function parsePytestSummary(output: string): TestResult[] {
   }
   return results;
 }
+
+/**
+ * The modules that failed to import while collecting (`ERROR collecting path`), each a
+ * failure named by its path, with the error pytest shows (its last `E   ` line).
+ */
+export function parseCollectionErrors(output: string): TestResult[] {
+  const results: TestResult[] = [];
+  const sections = output.split(/^_+ ERROR collecting (\S+) _+$/m);
+  for (let i = 1; i + 1 < sections.length; i += 2) {
+    const errors = sections[i + 1].split("\n").filter((line) => line.startsWith("E   "));
+    const reason = errors.at(-1)?.slice(4).trim() ?? "the module could not be collected";
+    results.push({ name: sections[i], outcome: "fail", reason });
+  }
+  return results;
+}
