@@ -209,7 +209,7 @@ async function runClientNode(options: PeerOptions): Promise<TestResult[] | strin
     for (const name of modules) {
       // A fresh cluster per module: what one leaves behind cannot fail the next.
       const finished = await withCluster((kubeconfig) =>
-        run("node", ["--import", "tsx", "driver.mjs", `src/test/integration/${name}.ts`], {
+        run(options.nodeBin, ["--import", "tsx", "driver.mjs", `src/test/integration/${name}.ts`], {
           cwd: tree,
           env: { KUBECONFIG: kubeconfig },
           timeout: options.timeout,

@@ -14,6 +14,8 @@ export interface PeerOptions {
   readonly clientNodeTests?: string;
   /** Where `npm install @kubernetes/client-node@VERSION tsx` ran (it holds node_modules). */
   readonly clientNode?: string;
+  /** The Node that runs them (client-node 2.x needs 22.19 or later). */
+  readonly nodeBin: string;
   /** Only the tests whose name matches (pytest's `-k`; a part of a module's name). */
   readonly only?: string;
   /** Seconds one Python test, or one client-node test module, may take. */
@@ -34,6 +36,9 @@ export const USAGE = `Run peers' Kubernetes suites, unchanged, against a fake cl
                             repository holding it), of the version installed below
   --client-node DIR         a directory where this ran:
                             npm install @kubernetes/client-node@VERSION tsx
+  --node-bin PATH           the Node to run them with (node); client-node 2.x needs
+                            22.19+: npm install node@22 in the same directory gives one,
+                            DIR/node_modules/.bin/node
   --only PATTERN            only the tests matching it (pytest -k; part of a module name)
   --timeout SECONDS         per test: a Python test, a client-node module (60)
   --verbose                 print the suites' own output too
@@ -49,6 +54,7 @@ export function parsePeerOptions(args: readonly string[]): PeerOptions | string 
   let pythonBin = "python3";
   let clientNodeTests: string | undefined;
   let clientNode: string | undefined;
+  let nodeBin = "node";
   let only: string | undefined;
   let timeout = 60;
   let verbose = false;
@@ -72,6 +78,7 @@ export function parsePeerOptions(args: readonly string[]): PeerOptions | string 
     else if (flag === "--python-bin") pythonBin = value;
     else if (flag === "--client-node-tests") clientNodeTests = value;
     else if (flag === "--client-node") clientNode = value;
+    else if (flag === "--node-bin") nodeBin = value;
     else if (flag === "--only") only = value;
     else if (flag === "--timeout") {
       timeout = Number(value);
@@ -86,5 +93,5 @@ export function parsePeerOptions(args: readonly string[]): PeerOptions | string 
   if (!help && python.length === 0 && clientNode === undefined) {
     return "Nothing to run: give --python DIR and/or --client-node-tests DIR --client-node DIR.";
   }
-  return { python, pythonBin, clientNodeTests, clientNode, only, timeout, verbose, help };
+  return { python, pythonBin, clientNodeTests, clientNode, nodeBin, only, timeout, verbose, help };
 }
