@@ -40,7 +40,7 @@ export const USAGE = `Run peers' Kubernetes suites, unchanged, against a fake cl
                             22.19+: npm install node@22 in the same directory gives one,
                             DIR/node_modules/.bin/node
   --only PATTERN            only the tests matching it (pytest -k; part of a module name)
-  --timeout SECONDS         per test: a Python test, a client-node module (60)
+  --timeout SECONDS         per test: a Python test, a client-node module (90)
   --verbose                 print the suites' own output too
   -h, --help                this text
 
@@ -56,7 +56,7 @@ export function parsePeerOptions(args: readonly string[]): PeerOptions | string 
   let clientNode: string | undefined;
   let nodeBin = "node";
   let only: string | undefined;
-  let timeout = 60;
+  let timeout = 90;
   let verbose = false;
   let help = false;
   for (let i = 0; i < args.length; i++) {

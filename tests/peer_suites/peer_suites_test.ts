@@ -17,7 +17,7 @@ import { summaryLine } from "../../scripts/peer_suites/results.ts";
 Deno.test("peer suites: the command line takes suites, refuses half a client-node pair and unknown flags", () => {
   const options = parsePeerOptions(["--python", "a", "--python", "b", "--only", "watch"]);
   assert(typeof options !== "string");
-  assertEquals([options.python, options.only, options.timeout], [["a", "b"], "watch", 60]);
+  assertEquals([options.python, options.only, options.timeout], [["a", "b"], "watch", 90]);
   assertStringIncludes(
     parsePeerOptions(["--client-node", "x"]) as string,
     "--client-node-tests and --client-node go together",
