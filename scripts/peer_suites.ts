@@ -134,7 +134,7 @@ async function runPython(dir: string, options: PeerOptions): Promise<TestResult[
       // the rest, and its timeout is its own.
       for (const id of ids) {
         const finished = await pytest(runArgs(root, id));
-        // Named by the collected id: pytest's summary names it from its working directory.
+        // Named by the collected id: a skip's summary line names only its file and line.
         const found: TestResult[] = parsePytestSummary(finished.stdout).map((result) => ({
           ...result,
           name: id,
@@ -231,12 +231,12 @@ async function runClientNode(options: PeerOptions): Promise<TestResult[] | strin
   }
 }
 
-function report(suite: string, results: TestResult[] | string, printed = false): boolean {
+/** The summary of a suite whose tests were printed as they ended; false if any failed. */
+function report(suite: string, results: TestResult[] | string): boolean {
   if (typeof results === "string") {
     console.error(`${suite}: ${results}`);
     return false;
   }
-  if (!printed) { for (const result of results) console.log(resultLine(result)); }
   console.log(summaryLine(suite, results));
   return results.every((result) => result.outcome !== "fail");
 }
@@ -253,11 +253,11 @@ async function main(args: readonly string[]): Promise<number> {
   }
   let ok = true;
   for (const dir of options.python) {
-    ok = report(`python e2e (${dir})`, await runPython(dir, options), true) && ok;
+    ok = report(`python e2e (${dir})`, await runPython(dir, options)) && ok;
   }
   if (options.clientNode !== undefined) {
     const results = await runClientNode(options);
-    ok = report(`client-node integration (${options.clientNodeTests})`, results, true) && ok;
+    ok = report(`client-node integration (${options.clientNodeTests})`, results) && ok;
   }
   return ok ? 0 : 1;
 }
