@@ -308,8 +308,8 @@ Deno.test("the layer test itself catches a violation", () => {
   assertEquals(/\bDeno\s*\.\s*[A-Za-z]/.test(codeOf("const a = 'Deno.env';")), false);
 });
 
-/** Folders of tests of the whole product, which mirror nothing in src/. */
-const WHOLE_PRODUCT = ["operator", "examples", "dist", "soak"];
+/** Folders of tests of the whole product and of scripts, which mirror nothing in src/. */
+const WHOLE_PRODUCT = ["operator", "examples", "dist", "soak", "peer_suites"];
 
 const TESTS = new URL("./", import.meta.url);
 

@@ -7,7 +7,8 @@
  * @module
  */
 import type { JsonObject } from "../../structs/bodies.ts";
-import { ApiError, badRequest, type Cause } from "./errors.ts";
+import { ApiError, type Cause } from "./errors.ts";
+import { queryFlag } from "./requests.ts";
 import type { ApplyRequest } from "./server_side_apply.ts";
 
 /** The longest field manager the API server accepts. */
@@ -76,13 +77,6 @@ export function managerFromUserAgent(userAgent: string): string {
   return out;
 }
 
-/** Go's `strconv.ParseBool`, for query parameters. */
-function parseBool(value: string): boolean {
-  if (["1", "t", "T", "TRUE", "true", "True"].includes(value)) return true;
-  if (["0", "f", "F", "FALSE", "false", "False"].includes(value)) return false;
-  throw badRequest(`force must be true or false, not ${JSON.stringify(value)}`);
-}
-
 /**
  * The manager of a create, update or non-apply patch: `fieldManager`, or the product of
  * the user agent. `force` is refused on them (422), as the server refuses it.
@@ -117,6 +111,5 @@ export function applyRequestOf(params: URLSearchParams): ApplyRequest {
     });
   }
   if (causes.length) throw invalidOptions("PatchOptions", causes);
-  const force = params.get("force");
-  return { manager, force: force === null ? false : parseBool(force) };
+  return { manager, force: queryFlag(params, "force") };
 }

@@ -9,7 +9,7 @@ import { apiVersionOf } from "../../catalog/resource_types.ts";
 import { ApiError, badRequest } from "./errors.ts";
 import type { ResourceCall } from "./http_context.ts";
 import { JSON_TYPE, LISTED_ITEMS, measuredJson } from "./http_responses.ts";
-import { listOptionsOf } from "./requests.ts";
+import { listOptionsOf, queryFlag } from "./requests.ts";
 import { withName } from "./selectors.ts";
 import { columnDefinitions, rowOf, tableOf } from "./tables.ts";
 import { partialMetadata } from "./renderings.ts";
@@ -90,7 +90,7 @@ function initialEventsOf(params: URLSearchParams, streaming: boolean): string | 
         "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
       );
     }
-    if (params.get("allowWatchBookmarks") !== "true") {
+    if (!queryFlag(params, "allowWatchBookmarks")) {
       throw invalidListOptions(
         "allowWatchBookmarks",
         "sendInitialEvents requires setting allowWatchBookmarks to true",
@@ -149,8 +149,8 @@ export function watchObjects(call: ResourceCall): Response {
       labelSelector: selectors.labelSelector!,
       fieldSelector,
       resourceVersion: params.get("resourceVersion") ?? undefined,
-      sendInitialEvents: sendInitialEvents === "true",
-      allowBookmarks: params.get("allowWatchBookmarks") === "true",
+      sendInitialEvents: sendInitialEvents !== null && queryFlag(params, "sendInitialEvents"),
+      allowBookmarks: queryFlag(params, "allowWatchBookmarks"),
       timeoutSeconds: timeout === null ? undefined : Number(timeout),
       format: watchFormat(call),
       metadataOnly: call.rendering === "PartialObjectMetadata" ? call.metaApiVersion : undefined,

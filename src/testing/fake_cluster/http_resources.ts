@@ -15,7 +15,7 @@ import { deleteCollection, deleteObject } from "./http_deletions.ts";
 import { getObject, listObjects, watchObjects } from "./http_reads.ts";
 import { json, methodNotAllowed, notServed } from "./http_responses.ts";
 import { createObject, patchObject, updateObject } from "./http_writes.ts";
-import { bodyOf, parseResourcePath, type Route } from "./requests.ts";
+import { bodyOf, parseResourcePath, queryFlag, type Route } from "./requests.ts";
 import { checkRendering, negotiateRendering, partialMetadata } from "./renderings.ts";
 import { requestToken } from "./service_accounts.ts";
 import { type IncludeObject, tableOf } from "./tables.ts";
@@ -157,7 +157,7 @@ export function answerResource(call: Call): Promise<Response> | Response {
     return answerTokenRequest(call, route, type, version);
   }
   const params = call.url.searchParams;
-  const watch = route.watchPath || params.get("watch") === "true" || params.get("watch") === "1";
+  const watch = route.watchPath || queryFlag(params, "watch");
   const verb = verbOf(call.request.method, route, watch);
   const resource: RequestResource = { plural: type.plural, group: type.group, kind: type.kind };
   call.setVerb(verb, resource);

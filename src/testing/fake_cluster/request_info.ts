@@ -10,6 +10,7 @@
  */
 import type { Attributes, UserInfo } from "./rbac.ts";
 import type { RequestPath } from "./request_path.ts";
+import { queryFlag } from "./requests.ts";
 
 /** The verbs that come as the first segment after the version (`/api/v1/watch/pods`). */
 const SPECIAL_VERBS = new Set(["proxy", "watch"]);
@@ -91,8 +92,7 @@ export function requestAttributes(
   let name = parts[1] ?? "";
   const subresource = parts.length >= 3 && verb !== "proxy" ? parts[2] : "";
   if (!name && verb === "get") {
-    const watch = params.get("watch");
-    verb = watch === "true" || watch === "1" ? "watch" : "list";
+    verb = queryFlag(params, "watch") ? "watch" : "list";
     name = pinnedName(params.get("fieldSelector")) ?? "";
   }
   if (!name && verb === "delete") verb = "deletecollection";

@@ -127,6 +127,18 @@ export function writeOptionsOf(params: URLSearchParams): WriteOptions {
   };
 }
 
+/**
+ * A boolean query parameter (`watch`, `allowWatchBookmarks`, `sendInitialEvents`, `force`,
+ * `orphanDependents`…) as kube-apiserver decodes it: absent, or a first value of `0` or
+ * `false` in any case, is false; any other value, even an empty one (`?watch`) or Python's
+ * `True`, is true (apimachinery's runtime/conversion.go `Convert_Slice_string_To_bool`, and
+ * pkg/apis/meta/v1/conversion.go `Convert_Slice_string_To_Pointer_bool`).
+ */
+export function queryFlag(params: URLSearchParams, name: string): boolean {
+  const value = params.get(name);
+  return value !== null && value !== "0" && value.toLowerCase() !== "false";
+}
+
 export function dryRunOf(params: URLSearchParams): boolean {
   const values = params.getAll("dryRun");
   for (const v of values) {
@@ -219,7 +231,7 @@ export async function deleteOptionsOf(
     }
   }
   const policy = params.get("propagationPolicy") ?? body.propagationPolicy ??
-    (params.get("orphanDependents") === "true" || body.orphanDependents === true
+    (queryFlag(params, "orphanDependents") || body.orphanDependents === true
       ? "Orphan"
       : undefined);
   if (
