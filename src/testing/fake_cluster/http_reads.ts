@@ -77,8 +77,10 @@ export function listObjects(call: ResourceCall): Response {
 
 /**
  * The `sendInitialEvents` of a watch, validated as kube-apiserver validates a watch's list
- * options; a server without streaming lists (before 1.27, or with the WatchList feature
- * off) drops `sendInitialEvents` first.
+ * options (validation.go, `validateWatchOptions`: bookmarks are not required; without them
+ * the initial events come with no bookmark to end them, as cacher.go's `isListWatchRequest`
+ * asks for both); a server without streaming lists (before 1.27, or with the WatchList
+ * feature off) drops `sendInitialEvents` first.
  */
 function initialEventsOf(params: URLSearchParams, streaming: boolean): string | null {
   const sendInitialEvents = streaming ? params.get("sendInitialEvents") : null;
@@ -88,12 +90,6 @@ function initialEventsOf(params: URLSearchParams, streaming: boolean): string | 
       throw invalidListOptions(
         "resourceVersionMatch",
         "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
-      );
-    }
-    if (!queryFlag(params, "allowWatchBookmarks")) {
-      throw invalidListOptions(
-        "allowWatchBookmarks",
-        "sendInitialEvents requires setting allowWatchBookmarks to true",
       );
     }
   } else if (match) {
@@ -149,7 +145,9 @@ export function watchObjects(call: ResourceCall): Response {
       labelSelector: selectors.labelSelector!,
       fieldSelector,
       resourceVersion: params.get("resourceVersion") ?? undefined,
-      sendInitialEvents: sendInitialEvents !== null && queryFlag(params, "sendInitialEvents"),
+      sendInitialEvents: sendInitialEvents === null
+        ? undefined
+        : queryFlag(params, "sendInitialEvents"),
       allowBookmarks: queryFlag(params, "allowWatchBookmarks"),
       timeoutSeconds: timeout === null ? undefined : Number(timeout),
       format: watchFormat(call),

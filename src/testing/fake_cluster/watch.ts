@@ -31,7 +31,11 @@ export interface WatchRequest {
   fieldSelector: Selector;
   /** Start after this version; unset or "0" starts with the current objects. */
   resourceVersion?: string;
-  /** Send the current objects first, then a bookmark marking their end. */
+  /**
+   * Send the current objects first, then a bookmark marking their end (if bookmarks are
+   * allowed); `false` with no resourceVersion (or `0`) starts with no objects at all, from
+   * now; unset, as before streaming lists: the current objects without a bookmark.
+   */
   sendInitialEvents?: boolean;
   allowBookmarks: boolean;
   /** End the watch cleanly after so many seconds. */
@@ -387,7 +391,10 @@ export class WatchHub {
       return watcher.stream;
     }
     const rv = Number(rvText || 0);
-    if (request.sendInitialEvents || !rv) {
+    if (request.sendInitialEvents === false && !rv) {
+      // "From any resourceVersion": live changes only (watch_cache.go,
+      // getAllEventsSinceLocked with sendInitialEvents=false and resourceVersion 0).
+    } else if (request.sendInitialEvents || !rv) {
       const marked = request.sendInitialEvents && request.allowBookmarks;
       watcher.startWith(initial(), marked ? this.store.resourceVersion : undefined);
     } else {

@@ -142,6 +142,29 @@ Deno.test("sendInitialEvents ends the initial objects with a marked bookmark", a
   await stream.close();
 });
 
+Deno.test("sendInitialEvents without bookmarks: the objects and no bookmark; =false from now on", async () => {
+  await using cluster = await FakeCluster.start();
+  cluster.create(configMap("a"));
+  // kube-apiserver asks for no bookmarks (validateWatchOptions); without them, no end marker.
+  const plain = await watch(
+    cluster,
+    `${CMS}?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan`,
+  );
+  // sendInitialEvents=false without a resourceVersion: "from any version", so from now.
+  const fromNow = await watch(
+    cluster,
+    `${CMS}?watch=true&sendInitialEvents=false&resourceVersionMatch=NotOlderThan` +
+      "&allowWatchBookmarks=true",
+  );
+  cluster.create(configMap("b"));
+  const events = await plain.take(2);
+  assertEquals(events.map((e) => `${e.type} ${e.object.metadata.name}`), ["ADDED a", "ADDED b"]);
+  const [first] = await fromNow.take(1);
+  assertEquals(`${first.type} ${first.object.metadata.name}`, "ADDED b");
+  await plain.close();
+  await fromNow.close();
+});
+
 Deno.test("initial events go out as the client reads; changes meanwhile follow the bookmark", async () => {
   await using cluster = await FakeCluster.start({ historySize: 10 });
   const bulky = "x".repeat(10_000);
