@@ -24,7 +24,15 @@ import {
   markedForDeletion,
   released,
 } from "./deletion.ts";
-import { alreadyExists, ApiError, badRequest, conflict, invalid, notFound } from "./errors.ts";
+import {
+  alreadyExists,
+  ApiError,
+  badRequest,
+  conflict,
+  forbidden,
+  invalid,
+  notFound,
+} from "./errors.ts";
 import { kindMessage } from "./builtin_messages.ts";
 import { Listings } from "./listing.ts";
 import {
@@ -160,10 +168,9 @@ export class Objects {
       const ns = this.store.get(NAMESPACES, "", namespace);
       if (!ns) throw notFound({ name: namespace, group: "", plural: "namespaces" });
       if (metaOf(ns).deletionTimestamp) {
-        throw new ApiError(
-          403,
-          `${type.plural} "${name}" is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`,
-          { details: { name, kind: type.plural, ...(type.group ? { group: type.group } : {}) } },
+        throw forbidden(
+          identity(type, name),
+          `unable to create new content in namespace ${namespace} because it is being terminated`,
         );
       }
     }
