@@ -34,6 +34,7 @@ import {
   notFound,
 } from "./errors.ts";
 import { kindMessage } from "./builtin_messages.ts";
+import { defaultBuiltin, prepareBuiltin } from "./defaults.ts";
 import { Listings } from "./listing.ts";
 import {
   GENERATE_NAME_ATTEMPTS,
@@ -131,9 +132,11 @@ export class Objects {
     if (target.namespace !== undefined) meta.namespace = target.namespace;
     else delete meta.namespace;
     if (version.status) delete object.status;
-    defaultsOnCreate(this.store, type, object);
+    defaultsOnCreate(type, object);
+    defaultBuiltin(type, object);
     const checked = checkWrite(this.catalog, target, object, undefined, options);
     const result = withManagedFields(target, undefined, checked, givenFields, options);
+    prepareBuiltin(type, result, { store: this.store });
     if (options.dryRun) return served(result, type, version);
     return served(this.#store(type, result), type, version);
   }
@@ -410,12 +413,14 @@ export class Objects {
     }
     const givenFields = metaOf(incoming).managedFields;
     let next = this.#nextOf(target, old, incoming);
+    defaultBuiltin(type, next);
     checkNoNewFinalizers(type, old, next);
     next = checkWrite(this.catalog, target, next, old, options);
     if (type.generation && specChanged(type, old, next, version.status)) {
       metaOf(next).generation = Number(oldMeta.generation ?? 0) + 1;
     }
     next = withManagedFields(target, old, next, givenFields, options);
+    prepareBuiltin(type, next, { store: this.store, old });
     // A write that changes nothing is not a change: no new resourceVersion, no event.
     if (jsonEqual(next, old)) return served(old, type, version);
     if (options.dryRun) return served(next, type, version);

@@ -245,7 +245,15 @@ Deno.test({
     assertEquals(web.spec.replicas, 2);
     assertEquals(web.spec.selector, { matchLabels: { app: "web" } });
     assertEquals(web.spec.template.spec.containers, [
-      { name: "nginx", image: "nginx", ports: [{ containerPort: 80 }], resources: {} },
+      {
+        name: "nginx",
+        image: "nginx",
+        ports: [{ containerPort: 80, protocol: "TCP" }],
+        resources: {},
+        imagePullPolicy: "Always",
+        terminationMessagePath: "/dev/termination-log",
+        terminationMessagePolicy: "File",
+      },
     ]);
 
     await k.run(["create", "job", "once", "--image=busybox", "--", "echo", "hi"]);
