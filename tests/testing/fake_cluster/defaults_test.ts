@@ -190,6 +190,13 @@ Deno.test("defaults: workloads and their pod templates", async () => {
   const ds = await post(`${apps}/daemonsets`, { selector, template });
   assertEquals(ds.spec.updateStrategy.rollingUpdate, { maxUnavailable: 1, maxSurge: 0 });
   assertEquals(ds.status.numberReady, 0);
+  const rc = await post(`${NS}/replicationcontrollers`, { template });
+  assertEquals([rc.spec.replicas, rc.spec.selector, rc.metadata.labels], [1, { app: "w" }, {
+    app: "w",
+  }]);
+  assertEquals(rc.status, { replicas: 0 });
+  const scale = await call(cluster, "GET", `${NS}/replicationcontrollers/w/scale`);
+  assertEquals([scale.body.spec.replicas, scale.body.status.selector], [1, "app=w"]);
 });
 
 Deno.test("defaults: a Job's selector of its uid, and a CronJob's policies", async () => {
