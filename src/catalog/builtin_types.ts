@@ -18,7 +18,7 @@ import {
   STREAM_VERBS,
   sub,
 } from "./builtin_specs.ts";
-import { coreTypes, groupTypes } from "./cluster_types.ts";
+import { coreTypes, groupTypes, infrastructureTypes } from "./cluster_types.ts";
 
 const ready = computed(
   "Ready",
@@ -293,6 +293,7 @@ export function builtinTypes(): ResourceType[] {
       ),
     ...coreTypes(),
     ...groupTypes(),
+    ...infrastructureTypes(),
   ];
 }
 

@@ -108,7 +108,7 @@ export function coreTypes(): ResourceType[] {
   ];
 }
 
-/** The GA groups' resources not in the operator-facing list. */
+/** The GA groups' resources of admission, registration, apps, autoscaling, certificates. */
 export function groupTypes(): ResourceType[] {
   return [
     builtin("admissionregistration.k8s.io", "v1", "validatingadmissionpolicies", {
@@ -195,6 +195,12 @@ export function groupTypes(): ResourceType[] {
         generation: true,
       })
     ),
+  ];
+}
+
+/** The GA groups' resources of networking, nodes, policy, scheduling and storage. */
+export function infrastructureTypes(): ResourceType[] {
+  return [
     builtin("networking.k8s.io", "v1", "ingressclasses", {
       kind: "IngressClass",
       namespaced: false,
