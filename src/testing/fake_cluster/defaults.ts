@@ -13,6 +13,21 @@ import { type ResourceType, typeKey } from "../../catalog/resource_types.ts";
 import { at, child, fill, items, templateMeta } from "./default_values.ts";
 import { admitNewPod, defaultPod, defaultPodTemplate } from "./defaults_pods.ts";
 import { allocateService, defaultService } from "./defaults_services.ts";
+import {
+  defaultAdmissionPolicy,
+  defaultAdmissionPolicyBinding,
+  defaultWebhooks,
+} from "./defaults_admission.ts";
+import {
+  csiDriver,
+  customResourceDefinition,
+  endpointSlice,
+  networkPolicy,
+  nodeStatus,
+  priorityClass,
+  roleBinding,
+  storageClass,
+} from "./defaults_cluster.ts";
 import { metaOf } from "./metadata.ts";
 import { isObject } from "./patching.ts";
 import type { Store } from "./store.ts";
@@ -229,6 +244,22 @@ const DEFAULTERS: Record<string, Defaulter> = {
   // PolicyRule lists have no `omitempty`: `rules: null`.
   [typeKey("rbac.authorization.k8s.io", "roles")]: rules,
   [typeKey("rbac.authorization.k8s.io", "clusterroles")]: rules,
+  [typeKey("rbac.authorization.k8s.io", "rolebindings")]: roleBinding,
+  [typeKey("rbac.authorization.k8s.io", "clusterrolebindings")]: roleBinding,
+  [typeKey("admissionregistration.k8s.io", "mutatingwebhookconfigurations")]: (object) =>
+    defaultWebhooks(object, true),
+  [typeKey("admissionregistration.k8s.io", "validatingwebhookconfigurations")]: (object) =>
+    defaultWebhooks(object, false),
+  [typeKey("admissionregistration.k8s.io", "validatingadmissionpolicies")]: defaultAdmissionPolicy,
+  [typeKey("admissionregistration.k8s.io", "validatingadmissionpolicybindings")]:
+    defaultAdmissionPolicyBinding,
+  [typeKey("apiextensions.k8s.io", "customresourcedefinitions")]: customResourceDefinition,
+  [typeKey("storage.k8s.io", "storageclasses")]: storageClass,
+  [typeKey("storage.k8s.io", "csidrivers")]: csiDriver,
+  [typeKey("scheduling.k8s.io", "priorityclasses")]: priorityClass,
+  [typeKey("networking.k8s.io", "networkpolicies")]: networkPolicy,
+  [typeKey("discovery.k8s.io", "endpointslices")]: endpointSlice,
+  [typeKey("", "nodes")]: nodeStatus,
 };
 
 function rules(role: JsonObject): void {
@@ -266,7 +297,21 @@ const PREPARERS: Record<string, Preparer> = {
     zeroStatus(object, {});
   },
   [typeKey("batch", "cronjobs")]: zeroed({}),
+  [typeKey("policy", "poddisruptionbudgets")]: zeroed({
+    disruptionsAllowed: 0,
+    currentHealthy: 0,
+    desiredHealthy: 0,
+    expectedPods: 0,
+  }),
 };
+
+/** The kinds whose new objects keep the status they are created with (a kubelet's Node). */
+const STATUS_ON_CREATE = new Set([typeKey("", "nodes")]);
+
+/** Whether a create of this type keeps the status it is given (its strategy resets none). */
+export function keepsStatusOnCreate(type: ResourceType): boolean {
+  return STATUS_ON_CREATE.has(typeKey(type.group, type.plural));
+}
 
 /** Whether kube-apiserver defaults objects of this type (custom resources have schemas). */
 function defaulted(type: ResourceType): boolean {

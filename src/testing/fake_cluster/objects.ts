@@ -34,7 +34,7 @@ import {
   notFound,
 } from "./errors.ts";
 import { kindMessage } from "./builtin_messages.ts";
-import { defaultBuiltin, prepareBuiltin } from "./defaults.ts";
+import { defaultBuiltin, keepsStatusOnCreate, prepareBuiltin } from "./defaults.ts";
 import { Listings } from "./listing.ts";
 import {
   GENERATE_NAME_ATTEMPTS,
@@ -131,7 +131,7 @@ export class Objects {
     else delete meta.generation;
     if (target.namespace !== undefined) meta.namespace = target.namespace;
     else delete meta.namespace;
-    if (version.status) delete object.status;
+    if (version.status && !keepsStatusOnCreate(type)) delete object.status;
     defaultsOnCreate(type, object);
     defaultBuiltin(type, object);
     const checked = checkWrite(this.catalog, target, object, undefined, options);

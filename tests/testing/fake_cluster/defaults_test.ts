@@ -260,6 +260,74 @@ Deno.test("defaults: a patch's result is defaulted too", async () => {
   assertEquals(patched.body.spec.sessionAffinity, "None");
 });
 
+Deno.test("defaults: webhook configurations, storage, scheduling, networking, RBAC, CRDs, nodes", async () => {
+  await using cluster = await FakeCluster.start();
+  const admission = "/apis/admissionregistration.k8s.io/v1";
+  const hook = {
+    name: "h.example.com",
+    clientConfig: { service: { name: "s", namespace: "default" } },
+    rules: [{ operations: ["CREATE"], apiGroups: [""], apiVersions: ["v1"], resources: ["pods"] }],
+    sideEffects: "None",
+    admissionReviewVersions: ["v1"],
+  };
+  const mutating = (await call(cluster, "POST", `${admission}/mutatingwebhookconfigurations`, {
+    metadata: { name: "m" },
+    webhooks: [hook],
+  })).body.webhooks[0];
+  assertEquals(
+    [mutating.failurePolicy, mutating.matchPolicy, mutating.timeoutSeconds],
+    ["Fail", "Equivalent", 10],
+  );
+  assertEquals([mutating.namespaceSelector, mutating.objectSelector], [{}, {}]);
+  assertEquals(mutating.reinvocationPolicy, "Never");
+  assertEquals(mutating.rules[0].scope, "*");
+  assertEquals(mutating.clientConfig.service.port, 443);
+  const validating = (await call(cluster, "POST", `${admission}/validatingwebhookconfigurations`, {
+    metadata: { name: "v" },
+    webhooks: [hook],
+  })).body.webhooks[0];
+  assertEquals(validating.reinvocationPolicy, undefined);
+  const storage = (await call(cluster, "POST", "/apis/storage.k8s.io/v1/storageclasses", {
+    metadata: { name: "fast" },
+    provisioner: "example.com/disk",
+  })).body;
+  assertEquals([storage.reclaimPolicy, storage.volumeBindingMode], ["Delete", "Immediate"]);
+  const priority = (await call(cluster, "POST", "/apis/scheduling.k8s.io/v1/priorityclasses", {
+    metadata: { name: "high" },
+    value: 1000,
+  })).body;
+  assertEquals(priority.preemptionPolicy, "PreemptLowerPriority");
+  const policy = (await call(
+    cluster,
+    "POST",
+    "/apis/networking.k8s.io/v1/namespaces/default/networkpolicies",
+    { metadata: { name: "p" }, spec: { podSelector: {}, egress: [{ ports: [{ port: 53 }] }] } },
+  )).body;
+  assertEquals(policy.spec.policyTypes, ["Ingress", "Egress"]);
+  assertEquals(policy.spec.egress[0].ports, [{ port: 53, protocol: "TCP" }]);
+  const binding = (await call(
+    cluster,
+    "POST",
+    "/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings",
+    {
+      metadata: { name: "b" },
+      roleRef: { kind: "Role", name: "r" },
+      subjects: [{ kind: "User", name: "u" }, { kind: "ServiceAccount", name: "sa" }],
+    },
+  )).body;
+  assertEquals(binding.roleRef.apiGroup, "rbac.authorization.k8s.io");
+  assertEquals(binding.subjects.map((s: { apiGroup: string }) => s.apiGroup), [
+    "rbac.authorization.k8s.io",
+    "",
+  ]);
+  const node = (await call(cluster, "POST", "/api/v1/nodes", {
+    metadata: { name: "n" },
+    status: { capacity: { cpu: "2" } },
+  })).body;
+  assertEquals(node.status.daemonEndpoints, { kubeletEndpoint: { Port: 0 } });
+  assertEquals(node.status.nodeInfo.kubeletVersion, "");
+});
+
 Deno.test({
   name: "kubectl: a Service created from a file shows kube-apiserver's defaults as YAML",
   ignore: !hasKubectl,
