@@ -4,81 +4,21 @@
  *
  * @module
  */
-import type { JsonObject, JsonValue } from "../structs/bodies.ts";
-import { ALL_VERBS, type PrinterColumn, type ResourceType, typeKey } from "./resource_types.ts";
-
-interface BuiltinSpec {
-  kind: string;
-  shortNames?: string[];
-  categories?: string[];
-  namespaced?: boolean;
-  status?: boolean;
-  scale?: boolean;
-  generation?: boolean;
-  columns?: PrinterColumn[];
-  selectableFields?: string[];
-}
-
-function builtin(group: string, version: string, plural: string, spec: BuiltinSpec): ResourceType {
-  return {
-    group,
-    plural,
-    singular: spec.kind.toLowerCase(),
-    kind: spec.kind,
-    listKind: `${spec.kind}List`,
-    shortNames: spec.shortNames ?? [],
-    categories: spec.categories ?? [],
-    namespaced: spec.namespaced ?? true,
-    verbs: ALL_VERBS,
-    versions: [{
-      name: version,
-      storage: true,
-      status: spec.status ?? false,
-      scale: spec.scale
-        ? {
-          specReplicasPath: ".spec.replicas",
-          statusReplicasPath: ".status.replicas",
-          labelSelectorPath: ".status.selector",
-        }
-        : undefined,
-      columns: spec.columns ?? [],
-      selectableFields: spec.selectableFields ?? [],
-    }],
-    builtin: true,
-    generation: spec.generation ?? false,
-  };
-}
-
-function at(object: JsonObject, ...path: string[]): JsonValue | undefined {
-  let cur: JsonValue | undefined = object;
-  for (const key of path) {
-    if (cur === null || typeof cur !== "object" || Array.isArray(cur)) return undefined;
-    cur = cur[key];
-  }
-  return cur;
-}
-
-function count(value: JsonValue | undefined): number {
-  if (Array.isArray(value)) return value.length;
-  if (value && typeof value === "object") return Object.keys(value).length;
-  return 0;
-}
-
-function num(value: JsonValue | undefined): number {
-  return typeof value === "number" ? value : 0;
-}
-
-function col(name: string, jsonPath: string, type = "string"): PrinterColumn {
-  return { name, type, jsonPath };
-}
-
-function computed(
-  name: string,
-  cell: (o: JsonObject) => JsonValue,
-  type = "string",
-): PrinterColumn {
-  return { name, type, jsonPath: "", cell };
-}
+import type { JsonObject } from "../structs/bodies.ts";
+import { ALL_VERBS, type ResourceType, typeKey } from "./resource_types.ts";
+import {
+  at,
+  builtin,
+  col,
+  computed,
+  count,
+  EDIT_VERBS,
+  num,
+  PROXY_VERBS,
+  STREAM_VERBS,
+  sub,
+} from "./builtin_specs.ts";
+import { coreTypes, groupTypes, infrastructureTypes } from "./cluster_types.ts";
 
 const ready = computed(
   "Ready",
@@ -117,6 +57,8 @@ export function builtinTypes(): ResourceType[] {
       shortNames: ["ns"],
       namespaced: false,
       status: true,
+      verbs: ALL_VERBS.filter((verb) => verb !== "deletecollection"),
+      subresources: [sub("finalize", "Namespace", ["update"])],
       columns: [col("Status", ".status.phase")],
       selectableFields: ["status.phase"],
     }),
@@ -126,6 +68,16 @@ export function builtinTypes(): ResourceType[] {
       categories: workloads,
       status: true,
       generation: true,
+      subresources: [
+        sub("attach", "PodAttachOptions", STREAM_VERBS),
+        sub("binding", "Binding", ["create"]),
+        sub("ephemeralcontainers", "Pod", EDIT_VERBS),
+        { name: "eviction", group: "policy", version: "v1", kind: "Eviction", verbs: ["create"] },
+        sub("exec", "PodExecOptions", STREAM_VERBS),
+        sub("log", "Pod", ["get"]),
+        sub("portforward", "PodPortForwardOptions", STREAM_VERBS),
+        sub("proxy", "PodProxyOptions", PROXY_VERBS),
+      ],
       columns: [
         computed("Ready", (o) => {
           const statuses = containerStatuses(o);
@@ -155,6 +107,7 @@ export function builtinTypes(): ResourceType[] {
       shortNames: ["svc"],
       categories: workloads,
       status: true,
+      subresources: [sub("proxy", "ServiceProxyOptions", PROXY_VERBS)],
       columns: [
         col("Type", ".spec.type"),
         col("Cluster-IP", ".spec.clusterIP"),
@@ -338,6 +291,9 @@ export function builtinTypes(): ResourceType[] {
             : [createdAt],
         })
       ),
+    ...coreTypes(),
+    ...groupTypes(),
+    ...infrastructureTypes(),
   ];
 }
 

@@ -82,11 +82,14 @@ export interface ResourceType {
   extraSubresources?: readonly ExtraSubresource[];
 }
 
-/** A subresource that discovery lists with a kind of its own, e.g. `serviceaccounts/token`. */
+/**
+ * A subresource besides `status` and `scale`, answered by a handler of its own, e.g.
+ * `serviceaccounts/token` or `pods/log`; its group and version when not the resource's.
+ */
 export interface ExtraSubresource {
   name: string;
-  group: string;
-  version: string;
+  group?: string;
+  version?: string;
   kind: string;
   verbs: readonly string[];
 }

@@ -12,6 +12,7 @@ import { builtinTypes } from "../../catalog/builtin_types.ts";
 import { typeKey } from "../../catalog/resource_types.ts";
 import { reviewTypes } from "./access_reviews.ts";
 import { Admission } from "./admission.ts";
+import { apiServiceMeta, localApiServices } from "./api_services.ts";
 import { Authenticator } from "./authentication.ts";
 import { Catalog } from "./catalog.ts";
 import { EventExpiry, eventTtlOf } from "./event_expiry.ts";
@@ -85,15 +86,18 @@ function objectsOf(options: FakeClusterOptions, saved: StateFile | undefined): O
       objects.create({ type: nsType, version: nsType.versions[0] }, { metadata: { name } });
     }
   }
-  if (options.rbac) {
-    // The default roles, made again where missing, as kube-apiserver keeps them.
-    for (const role of [...defaultClusterRoles(), ...defaultClusterRoleBindings()]) {
-      const type = catalog.byKind(String(role.apiVersion), String(role.kind))!;
-      const name = String((role.metadata as JsonObject).name);
-      if (!store.get(typeKey(type.group, type.plural), "", name)) {
-        objects.create({ type, version: type.versions[0] }, role);
-      }
-    }
+  // Made again where missing, as kube-apiserver keeps them: its APIServices (their status
+  // written after, as a create leaves it out), and the default roles under RBAC.
+  const always = localApiServices(catalog);
+  if (options.rbac) always.push(...defaultClusterRoles(), ...defaultClusterRoleBindings());
+  for (const object of always) {
+    const type = catalog.byKind(String(object.apiVersion), String(object.kind))!;
+    const name = String((object.metadata as JsonObject).name);
+    if (store.get(typeKey(type.group, type.plural), "", name)) continue;
+    if (object.status === undefined) objects.create({ type, version: type.versions[0] }, object);
+    // An APIService's name (`v1.` for the core group) is checked as `version.group`, not
+    // as the subdomain other names are; its status is the aggregator's own.
+    else objects.system(type, apiServiceMeta(object));
   }
   return objects;
 }

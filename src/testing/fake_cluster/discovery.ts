@@ -40,9 +40,47 @@ function groupOf(name: string, versions: string[]): JsonObject {
   return { name, versions: list, preferredVersion: list[0] };
 }
 
+/**
+ * The `groupPriorityMinimum` of the built-in groups' APIServices, which orders `/apis`
+ * (DefaultGenericAPIServicePriorities in pkg/controlplane/apiserver/aggregator.go and the
+ * kube-apiserver's own in pkg/controlplane/apiserver/options); the aggregator's own group
+ * comes first, and a CRD's group has 1000 (the crdregistration controller's).
+ */
+export const GROUP_PRIORITIES: Readonly<Record<string, number>> = {
+  "apiregistration.k8s.io": 18100,
+  "": 18000,
+  "apps": 17800,
+  "events.k8s.io": 17750,
+  "authentication.k8s.io": 17700,
+  "authorization.k8s.io": 17600,
+  "autoscaling": 17500,
+  "batch": 17400,
+  "certificates.k8s.io": 17300,
+  "networking.k8s.io": 17200,
+  "policy": 17100,
+  "rbac.authorization.k8s.io": 17000,
+  "storage.k8s.io": 16800,
+  "admissionregistration.k8s.io": 16700,
+  "apiextensions.k8s.io": 16700,
+  "scheduling.k8s.io": 16600,
+  "coordination.k8s.io": 16500,
+  "node.k8s.io": 16300,
+  "discovery.k8s.io": 16200,
+  "flowcontrol.apiserver.k8s.io": 16100,
+};
+const CRD_GROUP_PRIORITY = 1000;
+
+/** Groups in the aggregator's order: by priority, highest first, then by name. */
+function byPriority([a]: [string, string[]], [b]: [string, string[]]): number {
+  const rank = (group: string) => GROUP_PRIORITIES[group] ?? CRD_GROUP_PRIORITY;
+  return rank(b) - rank(a) || (a < b ? -1 : a > b ? 1 : 0);
+}
+
 /** The `/apis` document. */
 export function groupList(catalog: Catalog): JsonObject {
-  const groups = [...catalog.groups()].map(([name, versions]) => groupOf(name, versions));
+  const groups = [...catalog.groups()].sort(byPriority).map(([name, versions]) =>
+    groupOf(name, versions)
+  );
   return { kind: "APIGroupList", apiVersion: "v1", groups };
 }
 
@@ -89,8 +127,8 @@ export function resourceList(
         name: `${type.plural}/${sub.name}`,
         singularName: "",
         namespaced: type.namespaced,
-        group: sub.group,
-        version: sub.version,
+        ...(sub.group !== undefined ? { group: sub.group } : {}),
+        ...(sub.version !== undefined ? { version: sub.version } : {}),
         kind: sub.kind,
         verbs: [...sub.verbs],
       });
@@ -106,6 +144,11 @@ export function resourceList(
     }
   }
   if (!resources.length && !(group === "" && version === "v1")) return undefined;
+  // As the API installer registers them: sorted by path (apiserver/pkg/endpoints/installer.go).
+  resources.sort((a, b) => {
+    const [x, y] = [String(a.name), String(b.name)];
+    return x < y ? -1 : x > y ? 1 : 0;
+  });
   return {
     kind: "APIResourceList",
     apiVersion: "v1",

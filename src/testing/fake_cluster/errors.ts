@@ -55,7 +55,13 @@ export class ApiError extends Error {
   }
 }
 
-/** A `Status` object with the given code, message, reason and details. */
+/**
+ * A `Status` object with the given code, message, reason and details, its fields in the
+ * order Go's encoding/json writes metav1.Status (kind, apiVersion, metadata, status,
+ * message, reason, details, code), the empty ones left out as their `omitempty` tags say.
+ * A code of 0 is left out too: a deletion's Status carries none (the generic registry's
+ * `Store.finalizeDelete` in apiserver/pkg/registry/generic/registry/store.go).
+ */
 export function statusOf(
   code: number,
   message: string,
@@ -67,12 +73,40 @@ export function statusOf(
     apiVersion: "v1",
     metadata: {},
     status: code < 400 ? "Success" : "Failure",
-    message,
-    reason: reason ?? REASONS[code] ?? "",
-    code,
   };
-  if (details) status.details = details;
+  if (message) status.message = message;
+  const why = reason ?? REASONS[code] ?? "";
+  if (why) status.reason = why;
+  if (details) status.details = orderedDetails(details);
+  if (code) status.code = code;
   return status;
+}
+
+/** metav1.StatusDetails' fields, in the order of the Go struct. */
+const DETAIL_FIELDS = ["name", "group", "kind", "uid", "causes", "retryAfterSeconds"];
+/** metav1.StatusCause's fields, in the order of the Go struct. */
+const CAUSE_FIELDS = ["reason", "message", "field"];
+
+function ordered(object: JsonObject, fields: readonly string[]): JsonObject {
+  const result: JsonObject = {};
+  for (const field of fields) if (object[field] !== undefined) result[field] = object[field];
+  for (const [field, value] of Object.entries(object)) {
+    if (!(field in result) && value !== undefined) result[field] = value;
+  }
+  return result;
+}
+
+/** Details as apimachinery writes them: struct order, causes too. */
+function orderedDetails(details: JsonObject): JsonObject {
+  const result = ordered(details, DETAIL_FIELDS);
+  if (Array.isArray(result.causes)) {
+    result.causes = result.causes.map((cause) =>
+      cause && typeof cause === "object" && !Array.isArray(cause)
+        ? ordered(cause, CAUSE_FIELDS)
+        : cause
+    );
+  }
+  return result;
 }
 
 /** Identifies an object in `Status.details`: its name, group and kind (plural). */
@@ -83,8 +117,9 @@ export interface ObjectIdentity {
 }
 
 function detailsOf(id: ObjectIdentity): JsonObject {
-  const details: JsonObject = { name: id.name, kind: id.plural };
+  const details: JsonObject = { name: id.name };
   if (id.group) details.group = id.group;
+  details.kind = id.plural;
   return details;
 }
 
@@ -95,6 +130,18 @@ function qualified(id: ObjectIdentity): string {
 /** 404: the object does not exist. */
 export function notFound(id: ObjectIdentity): ApiError {
   return new ApiError(404, `${qualified(id)} "${id.name}" not found`, { details: detailsOf(id) });
+}
+
+/**
+ * 403: the request may not be done to this object, as `NewForbidden` words it (the
+ * object's name left out of the message when there is none).
+ */
+export function forbidden(id: ObjectIdentity, cause: string): ApiError {
+  const what = id.name ? `${qualified(id)} "${id.name}"` : qualified(id);
+  return new ApiError(403, `${what} is forbidden: ${cause}`, {
+    reason: "Forbidden",
+    details: detailsOf(id),
+  });
 }
 
 /** 409: the object exists already. */
@@ -129,7 +176,7 @@ export interface Cause {
  * names it, `Kind` or qualified as `Kind.group`; the details carry the bare kind.
  */
 export function invalid(kind: string, id: ObjectIdentity, causes: Cause[]): ApiError {
-  const text = causes.map((c) => `${c.field}: ${c.message}`).join(", ");
+  const text = aggregated(causes.map((c) => `${c.field}: ${c.message}`));
   const details = detailsOf(id);
   details.kind = kind.split(".", 1)[0];
   details.causes = causes.map((c) => ({
@@ -138,6 +185,15 @@ export function invalid(kind: string, id: ObjectIdentity, causes: Cause[]): ApiE
     field: c.field,
   }));
   return new ApiError(422, `${kind} "${id.name}" is invalid: ${text}`, { details });
+}
+
+/**
+ * Messages joined as apimachinery's error aggregate writes them (`ToAggregate().Error()` in
+ * apimachinery/pkg/util/errors/errors.go): repeats dropped, and more than one in brackets.
+ */
+export function aggregated(messages: readonly string[]): string {
+  const unique = [...new Set(messages)];
+  return unique.length > 1 ? `[${unique.join(", ")}]` : unique.join("");
 }
 
 /** 400: the request itself is malformed. */

@@ -28,7 +28,7 @@ export async function deleteObject(call: ResourceCall): Promise<Response> {
   const type = target.type;
   const details: JsonObject = { name: String(meta.name), kind: type.plural, uid: String(meta.uid) };
   if (type.group) details.group = type.group;
-  return written(statusOf(200, "", "", details) as unknown as JsonObject, 200, { warnings });
+  return written(statusOf(0, "", "", details) as unknown as JsonObject, 200, { warnings });
 }
 
 /** DELETE of a collection: every object the selectors match. */

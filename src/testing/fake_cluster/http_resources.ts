@@ -1,7 +1,8 @@
 /**
  * Requests to resources (`/api/v1/…`, `/apis/<group>/<version>/…`): what they address, the
- * verb, injected failures, and the handler of each verb; the review APIs and the `token`
- * subresource of service accounts, which store nothing, are answered on their own.
+ * verb, injected failures, and the handler of each verb; the resources that store nothing
+ * (reviews, component statuses, bindings) and the subresources with handlers of their own
+ * (`token`, `log`, `exec`, `eviction`, …) are answered on their own.
  *
  * @module
  */
@@ -17,7 +18,9 @@ import { json, methodNotAllowed, notServed } from "./http_responses.ts";
 import { createObject, patchObject, updateObject } from "./http_writes.ts";
 import { bodyOf, parseResourcePath, queryFlag, type Route } from "./requests.ts";
 import { checkRendering, negotiateRendering, partialMetadata } from "./renderings.ts";
-import { requestToken } from "./service_accounts.ts";
+import { requestToken, TOKEN_SUBRESOURCE } from "./service_accounts.ts";
+import { answerComponentStatus } from "./component_statuses.ts";
+import { answerBinding, answerExtraSubresource } from "./extra_subresources.ts";
 import { type IncludeObject, tableOf } from "./tables.ts";
 
 /** The handler of each verb. */
@@ -88,7 +91,21 @@ async function answerVirtual(call: Call, route: Route, type: ResourceType): Prom
   return json(answerReview(type, route.namespace, body, call.user, reviews), 201);
 }
 
-/** A `TokenRequest` of a service account: the only extra subresource there is. */
+/** A resource that stores nothing: the reviews, `componentstatuses`, `bindings`. */
+function answerVirtualType(
+  call: Call,
+  route: Route,
+  type: ResourceType,
+  version: ServedVersion,
+): Promise<Response> | Response {
+  if (type.group === "" && type.plural === "componentstatuses") {
+    return answerComponentStatus(call, route, type, version);
+  }
+  if (type.group === "" && type.plural === "bindings") return answerBinding(call, route, type);
+  return answerVirtual(call, route, type);
+}
+
+/** A `TokenRequest` of a service account. */
 async function answerTokenRequest(
   call: Call,
   route: Route,
@@ -148,19 +165,22 @@ export function answerResource(call: Call): Promise<Response> | Response {
   if (!found) throw notServed(path);
   const { type, version } = found;
   if (route.namespace !== undefined && !type.namespaced) throw notServed(path);
-  if (type.virtual) return answerVirtual(call, route, type);
+  if (type.virtual) return answerVirtualType(call, route, type, version);
   const sub = route.subresource;
   if (
     sub !== undefined && route.name !== undefined &&
     type.extraSubresources?.some((s) => s.name === sub)
   ) {
-    return answerTokenRequest(call, route, type, version);
+    if (sub === TOKEN_SUBRESOURCE.name) return answerTokenRequest(call, route, type, version);
+    return answerExtraSubresource(call, route, type, version);
   }
   const params = call.url.searchParams;
   const watch = route.watchPath || queryFlag(params, "watch");
   const verb = verbOf(call.request.method, route, watch);
   const resource: RequestResource = { plural: type.plural, group: type.group, kind: type.kind };
   call.setVerb(verb, resource);
+  // Verbs the resource does not have are not routed (a 405, as go-restful answers).
+  if (sub === undefined && !type.verbs.includes(verb)) throw methodNotAllowed();
   const failure = injectedFailure(call, verb, resource);
   if (failure) throw failure;
   if (type.namespaced && route.namespace === undefined && verb !== "list" && verb !== "watch") {

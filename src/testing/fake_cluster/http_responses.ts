@@ -14,9 +14,20 @@ export const JSON_TYPE = "application/json";
 /** How many objects each list response holds, for the request log. */
 export const LISTED_ITEMS: WeakMap<Response, number> = new WeakMap();
 
+/**
+ * A body as kube-apiserver writes it: Go's json.Encoder (apimachinery's JSON serializer),
+ * which escapes `<`, `>`, `&`, U+2028 and U+2029 and ends the body with a newline.
+ */
+export function encodeJson(body: unknown): string {
+  return JSON.stringify(body).replace(
+    /[<>&\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  ) + "\n";
+}
+
 /** A JSON response. */
 export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), {
+  return new Response(encodeJson(body), {
     status,
     headers: { "content-type": JSON_TYPE, ...headers },
   });
@@ -26,7 +37,7 @@ const encoder = new TextEncoder();
 
 /** A JSON response, and its body's length in bytes (encoded once, for the traffic counts). */
 export function measuredJson(body: unknown): { response: Response; bytes: number } {
-  const encoded = encoder.encode(JSON.stringify(body));
+  const encoded = encoder.encode(encodeJson(body));
   const response = new Response(encoded, { headers: { "content-type": JSON_TYPE } });
   return { response, bytes: encoded.length };
 }

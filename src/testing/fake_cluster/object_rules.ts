@@ -26,7 +26,6 @@ import { checkMeta, finalizersOf, metaOf, normalizeMeta, timestamp } from "./met
 import { isObject, jsonEqual } from "./patching.ts";
 import { applyDefaults, prune, validate } from "./schema.ts";
 import { checkSecret, decodeSecret } from "./secrets.ts";
-import type { Store } from "./store.ts";
 import type { WriteOptions } from "./targets.ts";
 
 /** The largest object kept, like etcd's request limit. */
@@ -36,8 +35,6 @@ export const NAMESPACES: string = typeKey("", "namespaces");
 export const CRDS: string = typeKey("apiextensions.k8s.io", "customresourcedefinitions");
 const LEASES = typeKey("coordination.k8s.io", "leases");
 const SECRETS = typeKey("", "secrets");
-const SERVICES = typeKey("", "services");
-const PODS = typeKey("", "pods");
 
 /** The metadata an update keeps from the stored object, whatever the client sent. */
 const SERVER_OWNED_META = [
@@ -154,45 +151,9 @@ export function specChanged(
   return false;
 }
 
-/** Services get a type and a cluster IP of their own, as the API server allocates them. */
-function defaultService(store: Store, object: JsonObject): void {
-  const spec: JsonObject = { ...(isObject(object.spec) ? object.spec : {}) };
-  spec.type ??= "ClusterIP";
-  if (spec.type !== "ExternalName" && (spec.clusterIP === undefined || spec.clusterIP === "")) {
-    const taken = new Set(
-      store.list(SERVICES).map((s) => (s.spec as JsonObject)?.clusterIP),
-    );
-    let ip = "";
-    for (let n = 1; !ip || taken.has(ip); n++) ip = `10.96.${(n >> 8) & 255}.${n & 255}`;
-    spec.clusterIP = ip;
-    spec.clusterIPs = [ip];
-  }
-  if (Array.isArray(spec.ports)) {
-    spec.ports = spec.ports.map((p) =>
-      isObject(p) ? { protocol: "TCP", targetPort: p.port ?? null, ...p } : p
-    );
-  }
-  spec.sessionAffinity ??= "None";
-  object.spec = spec;
-}
-
-/** What the server fills in on creation: namespaces' status, services' IPs, and such. */
-export function defaultsOnCreate(store: Store, type: ResourceType, object: JsonObject): void {
-  const key = typeKey(type.group, type.plural);
-  if (key === NAMESPACES) {
-    // Real namespaces carry their name as a label, for namespace selectors.
-    const meta = metaOf(object);
-    meta.labels = {
-      ...(isObject(meta.labels) ? meta.labels : {}),
-      "kubernetes.io/metadata.name": String(meta.name),
-    };
-    object.spec = { finalizers: ["kubernetes"], ...(isObject(object.spec) ? object.spec : {}) };
-    object.status = { phase: "Active" };
-  } else if (key === SERVICES) {
-    defaultService(store, object);
-  } else if (key === PODS) {
-    object.status = { phase: "Pending", ...(isObject(object.status) ? object.status : {}) };
-  } else if (key === CRDS) {
+/** What the server fills in on a CRD's creation: its cleanup finalizer (built-ins: defaults.ts). */
+export function defaultsOnCreate(type: ResourceType, object: JsonObject): void {
+  if (typeKey(type.group, type.plural) === CRDS) {
     const meta = metaOf(object);
     const finalizers = finalizersOf(object);
     if (!finalizers.includes(CRD_CLEANUP_FINALIZER)) finalizers.push(CRD_CLEANUP_FINALIZER);

@@ -24,8 +24,17 @@ import {
   markedForDeletion,
   released,
 } from "./deletion.ts";
-import { alreadyExists, ApiError, badRequest, conflict, invalid, notFound } from "./errors.ts";
+import {
+  alreadyExists,
+  ApiError,
+  badRequest,
+  conflict,
+  forbidden,
+  invalid,
+  notFound,
+} from "./errors.ts";
 import { kindMessage } from "./builtin_messages.ts";
+import { defaultBuiltin, keepsStatusOnCreate, prepareBuiltin } from "./defaults.ts";
 import { Listings } from "./listing.ts";
 import {
   GENERATE_NAME_ATTEMPTS,
@@ -123,10 +132,12 @@ export class Objects {
     else delete meta.generation;
     if (target.namespace !== undefined) meta.namespace = target.namespace;
     else delete meta.namespace;
-    if (version.status) delete object.status;
-    defaultsOnCreate(this.store, type, object);
+    if (version.status && !keepsStatusOnCreate(type)) delete object.status;
+    defaultsOnCreate(type, object);
+    defaultBuiltin(type, object);
     const checked = checkWrite(this.catalog, target, object, undefined, options);
     const result = withManagedFields(target, undefined, checked, givenFields, options);
+    prepareBuiltin(type, result, { store: this.store });
     if (options.dryRun) return served(result, type, version);
     return served(this.#store(type, result), type, version);
   }
@@ -161,10 +172,9 @@ export class Objects {
       const ns = this.store.get(NAMESPACES, "", namespace);
       if (!ns) throw notFound({ name: namespace, group: "", plural: "namespaces" });
       if (metaOf(ns).deletionTimestamp) {
-        throw new ApiError(
-          403,
-          `${type.plural} "${name}" is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`,
-          { details: { name, kind: type.plural, ...(type.group ? { group: type.group } : {}) } },
+        throw forbidden(
+          identity(type, name),
+          `unable to create new content in namespace ${namespace} because it is being terminated`,
         );
       }
     }
@@ -416,12 +426,14 @@ export class Objects {
     }
     const givenFields = metaOf(incoming).managedFields;
     let next = this.#nextOf(target, old, incoming);
+    defaultBuiltin(type, next);
     checkNoNewFinalizers(type, old, next);
     next = checkWrite(this.catalog, target, next, old, options);
     if (type.generation && specChanged(type, old, next, version.status)) {
       metaOf(next).generation = Number(oldMeta.generation ?? 0) + 1;
     }
     next = withManagedFields(target, old, next, givenFields, options);
+    prepareBuiltin(type, next, { store: this.store, old });
     // A write that changes nothing is not a change: no new resourceVersion, no event.
     if (jsonEqual(next, old)) return served(old, type, version);
     if (options.dryRun) return served(next, type, version);

@@ -38,8 +38,11 @@ export function scaleOf(version: ServedVersion, object: JsonObject): JsonObject 
   const meta = metaOf(object);
   let selector = spec.labelSelectorPath ? getPath(object, spec.labelSelectorPath) : undefined;
   if (typeof selector !== "string") {
-    // Built-in workloads keep a structured selector: render its matchLabels.
-    const match = getPath(object, ".spec.selector.matchLabels");
+    // Built-in workloads keep a structured selector: render its matchLabels (a
+    // ReplicationController's selector is the map of labels itself).
+    const match = object.kind === "ReplicationController"
+      ? getPath(object, ".spec.selector")
+      : getPath(object, ".spec.selector.matchLabels");
     selector = isObject(match) ? Object.entries(match).map(([k, v]) => `${k}=${v}`).join(",") : "";
   }
   const status: JsonObject = { replicas: Number(getPath(object, spec.statusReplicasPath) ?? 0) };

@@ -452,15 +452,38 @@ Deno.test("managed fields: creates and patches are Update entries of their manag
     "Update",
     "apps/v1",
   ]);
-  // As on a real server: added maps and items carry `.`, structs that always exist do not.
+  // As on a real server: added maps and items carry `.`, structs that always exist do not;
+  // the scheme's defaults are the creator's.
   assertEquals(entry.fieldsV1, {
     "f:metadata": { "f:labels": { ".": {}, "f:app": {} } },
     "f:spec": {
+      "f:progressDeadlineSeconds": {},
+      "f:replicas": {},
+      "f:revisionHistoryLimit": {},
       "f:selector": {},
+      "f:strategy": {
+        "f:rollingUpdate": { ".": {}, "f:maxSurge": {}, "f:maxUnavailable": {} },
+        "f:type": {},
+      },
       "f:template": {
-        "f:metadata": { "f:labels": { ".": {}, "f:app": {} } },
+        "f:metadata": { "f:creationTimestamp": {}, "f:labels": { ".": {}, "f:app": {} } },
         "f:spec": {
-          "f:containers": { 'k:{"name":"c"}': { ".": {}, "f:image": {}, "f:name": {} } },
+          "f:containers": {
+            'k:{"name":"c"}': {
+              ".": {},
+              "f:image": {},
+              "f:imagePullPolicy": {},
+              "f:name": {},
+              "f:resources": {},
+              "f:terminationMessagePath": {},
+              "f:terminationMessagePolicy": {},
+            },
+          },
+          "f:dnsPolicy": {},
+          "f:restartPolicy": {},
+          "f:schedulerName": {},
+          "f:securityContext": {},
+          "f:terminationGracePeriodSeconds": {},
         },
       },
     },
