@@ -11,7 +11,6 @@ import { METADATA_ACCEPT, METADATA_LIST_ACCEPT } from "../../src/client/metadata
 import { FakeCluster } from "../../src/testing/mod.ts";
 import { ApiClient } from "../../src/client/api.ts";
 import { Vault } from "../../src/client/vault.ts";
-import { Resource } from "../../src/structs/resources.ts";
 import type { RawBody } from "../../src/structs/bodies.ts";
 import {
   type ChunkedBody,
@@ -22,14 +21,8 @@ import {
   obj,
   ScriptedServer,
 } from "./scripted_server.ts";
+import { configmaps as CONFIGMAPS } from "../fixtures/discovered.ts";
 
-const CONFIGMAPS = new Resource({
-  group: "",
-  version: "v1",
-  plural: "configmaps",
-  kind: "ConfigMap",
-  namespaced: true,
-});
 const FAST = { reconnectBackoff: 0.01, listPageSize: 2 };
 const END = { "k8s.io/initial-events-end": "true" };
 

@@ -9,16 +9,9 @@ import { ApiClient } from "../../src/client/api.ts";
 import { Vault } from "../../src/client/vault.ts";
 import { listObjects, listPages } from "../../src/client/objects.ts";
 import { type WatchItem, watchObjects } from "../../src/client/watch.ts";
-import { Resource } from "../../src/structs/resources.ts";
 import type { WatchingTuning } from "../../src/client/tuning.ts";
+import { configmaps as CONFIGMAPS } from "../fixtures/discovered.ts";
 
-const CONFIGMAPS = new Resource({
-  group: "",
-  version: "v1",
-  plural: "configmaps",
-  kind: "ConfigMap",
-  namespaced: true,
-});
 const BACKOFF = { initial: 0.01, cap: 0.02 };
 
 function client(cluster: FakeCluster, watching: WatchingTuning = {}): ApiClient {

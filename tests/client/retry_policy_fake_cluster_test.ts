@@ -11,16 +11,8 @@ import { APIOutcomeUnknownError } from "../../src/client/api_errors.ts";
 import { REQUEST_ID_ANNOTATION } from "../../src/client/creation.ts";
 import { createObject, getObject, patchObject, replaceObject } from "../../src/client/objects.ts";
 import { createEvent } from "../../src/client/events.ts";
-import { Resource } from "../../src/structs/resources.ts";
 import { type LoseReply, LossyProxy } from "./lossy_proxy.ts";
-
-const CONFIGMAPS = new Resource({
-  group: "",
-  version: "v1",
-  plural: "configmaps",
-  kind: "ConfigMap",
-  namespaced: true,
-});
+import { configmaps as CONFIGMAPS } from "../fixtures/discovered.ts";
 
 /** A client of the cluster through a proxy that loses the replies it is told to. */
 async function lossy(lose: LoseReply) {

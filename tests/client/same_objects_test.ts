@@ -7,16 +7,8 @@ import { ApiClient } from "../../src/client/api.ts";
 import { APINotFoundError } from "../../src/client/api_errors.ts";
 import { readSameObject, readSameObjectOrFail } from "../../src/client/same_objects.ts";
 import { Vault } from "../../src/client/vault.ts";
-import { Resource } from "../../src/structs/resources.ts";
 import { FakeCluster } from "../../src/testing/mod.ts";
-
-const CONFIGMAPS = new Resource({
-  group: "",
-  version: "v1",
-  plural: "configmaps",
-  kind: "ConfigMap",
-  namespaced: true,
-});
+import { configmaps as CONFIGMAPS } from "../fixtures/discovered.ts";
 
 Deno.test("the same object, nothing for a deleted one or a namesake, a 404 naming both uids", async () => {
   await using cluster = await FakeCluster.start();

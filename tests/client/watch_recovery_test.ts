@@ -10,9 +10,9 @@ import { ApiClient } from "../../src/client/api.ts";
 import { Vault } from "../../src/client/vault.ts";
 import { APIForbiddenError } from "../../src/client/api_errors.ts";
 import { FakeCluster } from "../../src/testing/mod.ts";
-import { Resource } from "../../src/structs/resources.ts";
 import type { Logger } from "../../src/structs/loggers.ts";
 import { ManualClock, settle } from "../clocks.ts";
+import { configmaps as CONFIGMAPS } from "../fixtures/discovered.ts";
 
 /** A logger that keeps its lines as `level: message`. */
 function recording(): Logger & { lines: string[] } {
@@ -106,14 +106,6 @@ Deno.test("onFailure hears of every failure, and ends the watching by returning 
   await clock.advance(1);
   await done;
   assertEquals(heard, ["first", "fatal"]);
-});
-
-const CONFIGMAPS = new Resource({
-  group: "",
-  version: "v1",
-  plural: "configmaps",
-  kind: "ConfigMap",
-  namespaced: true,
 });
 
 function clientOf(cluster: FakeCluster): ApiClient {

@@ -11,18 +11,12 @@ import { ApiClient } from "../../../src/client/api.ts";
 import { Vault } from "../../../src/client/vault.ts";
 import { loginWithKubeconfig } from "../../../src/client/kubeconfig.ts";
 import { createObject, getObject } from "../../../src/client/objects.ts";
-import { Resource } from "../../../src/structs/resources.ts";
 import { assert, assertEquals, assertNotEquals, assertRejects } from "../../assert.ts";
 import { available, run } from "../../platform/commands.ts";
 import { configMap, rawRequest } from "./helpers.ts";
+import { configmaps as CONFIGMAPS } from "../../fixtures/discovered.ts";
 
 const hasKubectl = await available("kubectl", ["version", "--client"]);
-const CONFIGMAPS = new Resource({
-  group: "",
-  version: "v1",
-  plural: "configmaps",
-  namespaced: true,
-});
 
 async function withDir(body: (dir: string) => Promise<void>): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "kopf-fake-state-" });
