@@ -181,8 +181,8 @@ function versionOf(apiVersion: string): string {
 
 /**
  * Problems of `metadata.ownerReferences`, as apimachinery's `ValidateOwnerReferences`
- * finds them: each names a version, a kind, a name and a uid, and at most one is the
- * controller. (kube-apiserver prints the references of the last as a Go value; they are
+ * finds them: each names a version, a kind, a name and a uid, none is a core Event, and at
+ * most one is the controller. (kube-apiserver prints the references of the last as a Go value; they are
  * printed as JSON here.)
  */
 function ownerReferenceCauses(refs: unknown): Cause[] {
@@ -204,6 +204,14 @@ function ownerReferenceCauses(refs: unknown): Cause[] {
     if (!text("kind")) empty("kind", "must not be empty");
     if (!text("name")) empty("name", "must not be empty");
     if (!text("uid")) empty("uid", "must not be empty");
+    // objectmeta.go's BannedOwners: an Event of the core group owns nothing.
+    if (text("apiVersion") === "v1" && text("kind") === "Event") {
+      causes.push({
+        field,
+        message: `Invalid value: ${JSON.stringify(r)}: /v1, Kind=Event is disallowed from ` +
+          "being an owner",
+      });
+    }
     if (r.controller !== true) continue;
     const current = `${text("kind")}/${text("name")}`;
     if (!controller) controller = current;

@@ -148,7 +148,7 @@ Deno.test("finalizers and label keys are qualified names; orphan and foregroundD
   assertEquals(listed.status, 400);
 });
 
-Deno.test("owner references name a version, kind, name and uid; one controller at most", async () => {
+Deno.test("owner references name a version, kind, name and uid; no Event; one controller at most", async () => {
   await using cluster = await FakeCluster.start();
   const CMS = "/api/v1/namespaces/default/configmaps";
   const ref = (extra: Record<string, unknown>) => ({
@@ -174,6 +174,10 @@ Deno.test("owner references name a version, kind, name and uid; one controller a
   await refused(
     [ref({ kind: "" })],
     `metadata.ownerReferences.kind: Invalid value: "": must not be empty`,
+  );
+  await refused(
+    [ref({ kind: "Event" })],
+    "/v1, Kind=Event is disallowed from being an owner",
   );
   await refused(
     [ref({ controller: true }), ref({ name: "other", controller: true })],
