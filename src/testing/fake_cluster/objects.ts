@@ -208,9 +208,11 @@ export class Objects {
     const old = this.#existing(target);
     // The body's uid is a precondition, checked before anything else is.
     checkUidPrecondition(type, old, str(metaOf(incoming).uid));
-    // Custom resources allow no unconditional updates: a PUT must name its version.
-    if (type.crd && !str(metaOf(incoming).resourceVersion)) {
-      throw invalid(type.kind, identity(type, name), [{
+    // Custom resources and Leases allow no unconditional updates: a PUT must name its
+    // version (their strategies' AllowUnconditionalUpdate; store.go words the error with
+    // the resource, not the kind).
+    if (!allowsUnconditionalUpdate(type) && !str(metaOf(incoming).resourceVersion)) {
+      throw invalid(qualified(type), identity(type, name), [{
         field: "metadata.resourceVersion",
         message: "Invalid value: 0x0: must be specified for an update",
       }]);
@@ -472,4 +474,17 @@ export class Objects {
       this.store.drop(typeKey(group, plural));
     }
   }
+}
+
+/**
+ * Whether a PUT may leave out the resourceVersion: the strategies of built-ins say so, but
+ * for Leases (pkg/registry/coordination/lease/strategy.go) and custom resources.
+ */
+function allowsUnconditionalUpdate(type: ResourceType): boolean {
+  return !type.crd && !(type.group === "coordination.k8s.io" && type.plural === "leases");
+}
+
+/** A resource as apimachinery's `GroupResource.String()` spells it: `plural.group`. */
+function qualified(type: ResourceType): string {
+  return type.group ? `${type.plural}.${type.group}` : type.plural;
 }

@@ -39,3 +39,32 @@ Deno.test("leases: a strategy must be known or a qualified name; a preferredHold
     assertEquals(created.status, 201, JSON.stringify(created.body));
   }
 });
+
+Deno.test("leases: a PUT must name the resourceVersion; a ConfigMap's may leave it out", async () => {
+  await using cluster = await FakeCluster.start();
+  const created = await call(cluster, "POST", LEASES, lease("l", { holderIdentity: "a" }));
+  assertEquals(created.status, 201);
+  const blind = await call(cluster, "PUT", `${LEASES}/l`, lease("l", { holderIdentity: "b" }));
+  assertEquals([blind.status, blind.body.reason], [422, "Invalid"], JSON.stringify(blind.body));
+  assertEquals(
+    blind.body.message,
+    'leases.coordination.k8s.io "l" is invalid: metadata.resourceVersion: Invalid value: 0x0: ' +
+      "must be specified for an update",
+  );
+  assertEquals([blind.body.details.kind, blind.body.details.group], [
+    "leases",
+    "coordination.k8s.io",
+  ]);
+  const named = lease("l", { holderIdentity: "b" });
+  const rv = created.body.metadata.resourceVersion;
+  const renewed = await call(cluster, "PUT", `${LEASES}/l`, {
+    ...named,
+    metadata: { name: "l", resourceVersion: rv },
+  });
+  assertEquals([renewed.status, renewed.body.spec.holderIdentity], [200, "b"]);
+  const cms = "/api/v1/namespaces/default/configmaps";
+  const cm = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "c" }, data: { a: "1" } };
+  assertEquals((await call(cluster, "POST", cms, cm)).status, 201);
+  const unconditional = await call(cluster, "PUT", `${cms}/c`, { ...cm, data: { a: "2" } });
+  assertEquals([unconditional.status, unconditional.body.data], [200, { a: "2" }]);
+});
