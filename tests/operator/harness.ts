@@ -87,14 +87,44 @@ export function kex(
 
 /** All log lines of this test process (configured once). */
 export const LOGS: string[] = [];
+/** Waiters for log lines, told of each line as it is written. */
+const logWaiters = new Set<(line: string) => void>();
 configure({
   debug: true,
   logFormat: "plain",
   writer: (line) => {
     LOGS.push(line);
+    for (const waiter of logWaiters) waiter(line);
     if (Deno.env.get("KOPF_TEST_LOGS")) console.error(line);
   },
 });
+
+/**
+ * The `count`-th log line (of all this process wrote, earlier ones included) that meets the
+ * predicate, as soon as it is written; fails after `seconds`.
+ */
+export function untilLogged(
+  predicate: (line: string) => boolean,
+  count = 1,
+  seconds = 10,
+): Promise<string> {
+  const earlier = LOGS.filter(predicate);
+  if (earlier.length >= count) return Promise.resolve(earlier[count - 1]);
+  let seen = earlier.length;
+  return new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      logWaiters.delete(waiter);
+      reject(new Error(`no ${count} log lines as awaited within ${seconds}s (${seen} seen)`));
+    }, seconds * 1000);
+    const waiter = (line: string) => {
+      if (!predicate(line) || ++seen < count) return;
+      clearTimeout(timer);
+      logWaiters.delete(waiter);
+      resolve(line);
+    };
+    logWaiters.add(waiter);
+  });
+}
 
 /** The log lines about one object (plain format: `[namespace/name] message`). */
 export function logsOf(name: string): string[] {

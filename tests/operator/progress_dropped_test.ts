@@ -10,7 +10,7 @@ import { OperatorRegistry } from "../../src/intents/registry.ts";
 import { StatusProgressStorage } from "../../src/settings/progress_storages.ts";
 import type { RawBody } from "../../src/structs/bodies.ts";
 import { FakeCluster } from "../../src/testing/mod.ts";
-import { Calls, logsOf, testSettings, whileRunning } from "./harness.ts";
+import { Calls, testSettings, untilLogged, whileRunning } from "./harness.ts";
 
 const LOST = "is not kept: the API server dropped what settings.persistence.progressStorage wrote";
 
@@ -18,14 +18,9 @@ function configmap(name: string, labels: Record<string, string> = {}): RawBody {
   return { apiVersion: "v1", kind: "ConfigMap", metadata: { name, labels }, data: {} };
 }
 
-/** Resolves when the object's log has `count` lines containing `text` (bounded). */
-async function logged(name: string, text: string, count = 1): Promise<string> {
-  for (let waited = 0; waited < 10_000; waited += 20) {
-    const lines = logsOf(name).filter((line) => line.includes(text));
-    if (lines.length >= count) return lines[count - 1];
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`no ${count} lines with "${text}" for ${name}`);
+/** The object's `count`-th log line containing `text`, once it is written. */
+function logged(name: string, text: string, count = 1): Promise<string> {
+  return untilLogged((line) => line.includes(`[default/${name}]`) && line.includes(text), count);
 }
 
 Deno.test("progress dropped by the server: one error line, no handler run twice for one change", async () => {
