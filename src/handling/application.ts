@@ -369,14 +369,14 @@ function needsWhole(
 
 /** Whether a write was refused for the uid it named: another object has the name now. */
 function isNamesake(error: unknown): boolean {
-  return error instanceof APIUnprocessableError && uidCaused(error);
+  return error instanceof APIUnprocessableError &&
+    causesOf(error).some((cause) => cause.field === "metadata.uid");
 }
 
-/** Whether the error's causes name `metadata.uid`. */
-function uidCaused(error: APIError): boolean {
-  const causes = error.details?.causes;
-  const listed = Array.isArray(causes) ? (causes as unknown[]).filter(isMapping) : [];
-  return listed.some((cause) => cause.field === "metadata.uid");
+/** The causes an API error's `Status` lists (none if it is no API error). */
+function causesOf(error: unknown): Record<string, unknown>[] {
+  const causes = error instanceof APIError ? error.details?.causes : undefined;
+  return Array.isArray(causes) ? (causes as unknown[]).filter(isMapping) : [];
 }
 
 /**
@@ -387,12 +387,9 @@ function uidCaused(error: APIError): boolean {
  */
 async function isGone(sender: Sender, error: unknown): Promise<boolean> {
   if (error instanceof APINotFoundError) return true;
-  const causes = error instanceof APIError ? error.details?.causes : undefined;
-  const listed = Array.isArray(causes) ? (causes as unknown[]).filter(isMapping) : [];
   const suspect = error instanceof APIConflictError
-    ? !listed.some((cause) => cause.type === "FieldManagerConflict")
-    : error instanceof APIUnprocessableError &&
-      listed.some((cause) => cause.field === "metadata.uid");
+    ? !causesOf(error).some((cause) => cause.type === "FieldManagerConflict")
+    : isNamesake(error);
   if (!suspect) return false;
   try {
     await sender.read();
