@@ -15,14 +15,19 @@ export const JSON_TYPE = "application/json";
 export const LISTED_ITEMS: WeakMap<Response, number> = new WeakMap();
 
 /**
- * A body as kube-apiserver writes it: Go's json.Encoder (apimachinery's JSON serializer),
- * which escapes `<`, `>`, `&`, U+2028 and U+2029 and ends the body with a newline.
+ * A value as Go's json.Encoder writes it (apimachinery's JSON serializer, for responses and
+ * watch events alike): `<`, `>`, `&`, U+2028 and U+2029 escaped.
  */
-export function encodeJson(body: unknown): string {
-  return JSON.stringify(body).replace(
+export function goJson(value: unknown): string {
+  return JSON.stringify(value).replace(
     /[<>&\u2028\u2029]/g,
     (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
-  ) + "\n";
+  );
+}
+
+/** A body as kube-apiserver writes it: {@link goJson}, ended by the encoder's newline. */
+export function encodeJson(body: unknown): string {
+  return goJson(body) + "\n";
 }
 
 /** A JSON response. */

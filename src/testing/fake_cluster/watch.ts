@@ -19,6 +19,7 @@ import { served } from "./object_rules.ts";
 import type { Selector } from "./selectors.ts";
 import type { Store } from "./store.ts";
 import { partialMetadata } from "./renderings.ts";
+import { goJson } from "./http_responses.ts";
 import { type ResourceTraffic, Traffic } from "./traffic.ts";
 
 /** What one watch asks for. */
@@ -125,7 +126,7 @@ class Watcher {
       const object = metadataOnly === undefined
         ? served(change.object, r.type, r.version)
         : partialMetadata(change.object, metadataOnly);
-      line = encoder.encode(`{"type":"${change.type}","object":${JSON.stringify(object)}}\n`);
+      line = encoder.encode(`{"type":"${change.type}","object":${goJson(object)}}\n`);
       change.lines.set(key, line);
     }
     return line;
@@ -169,7 +170,7 @@ class Watcher {
       formatted = format(object, this.#first);
       this.#first = false;
     }
-    const line = encoder.encode(`{"type":"${type}","object":${JSON.stringify(formatted)}}\n`);
+    const line = encoder.encode(`{"type":"${type}","object":${goJson(formatted)}}\n`);
     this.traffic.watchLine(type, line.length);
     this.#write(line, initial);
   }

@@ -117,9 +117,25 @@ Deno.test("Status: a 403 for a terminating namespace names the qualified resourc
   );
 });
 
-Deno.test("JSON bodies escape <, > and & as Go's encoder does", async () => {
+Deno.test("JSON bodies and watch events escape <, > and & as Go's encoder does", async () => {
   await using cluster = await FakeCluster.start();
   const { text } = await raw(cluster, "POST", CMS, configMap("html", { v: "<a&b>" }));
-  assertEquals(text.includes(`"v":"\\u003ca\\u0026b\\u003e"`), true);
+  const escaped = `"v":"\\u003ca\\u0026b\\u003e"`;
+  assertEquals(text.includes(escaped), true);
   assertEquals(JSON.parse(text).data.v, "<a&b>");
+  // A watch's events are written by the same encoder: the initial one, and a live one.
+  const controller = new AbortController();
+  const response = await fetch(`${cluster.url}${CMS}?watch=true`, {
+    headers: cluster.token ? { authorization: `Bearer ${cluster.token}` } : {},
+    signal: controller.signal,
+  });
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  cluster.patch("configmaps", "html", { data: { w: "x>y" } });
+  let lines = "";
+  while (lines.split("\n").length < 3) lines += (await reader.read()).value ?? "";
+  controller.abort();
+  await reader.cancel().catch(() => {});
+  const [added, modified] = lines.split("\n");
+  assertEquals(added.includes(escaped), true, added);
+  assertEquals(modified.includes(`"w":"x\\u003ey"`), true, modified);
 });
