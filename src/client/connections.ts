@@ -12,6 +12,7 @@ import { FileNotFoundError, readTextFile } from "../platform/files.ts";
 import { findMissingPermission } from "../platform/permission_flags.ts";
 import { createHttpClient, type HttpClient } from "../platform/http_client.ts";
 import { authorizationOf, staticAuthorization, TokenFiles } from "./authorization.ts";
+import { inProcessClient } from "../platform/in_process_http.ts";
 
 const logger = getLogger(["kopf", "client", "api"]);
 
@@ -199,6 +200,8 @@ async function makeHttpClient(
   info: ConnectionInfo,
   connectTimeout: number | undefined,
 ): Promise<HttpClient> {
+  const local = inProcessClient(info.server);
+  if (local !== undefined) return local;
   const ca = info.caData ?? (info.caPath ? await readCredentialFile("CA", info.caPath) : undefined);
   const certificate = info.certificateData ??
     (info.certificatePath

@@ -13,6 +13,7 @@ import { formatLogRecord, LOG_FORMATS, type LogFormat } from "../structs/log_for
 import { writeStderrLine } from "../platform/stderr.ts";
 import type { ConnectionInfo } from "../structs/credentials.ts";
 import type { Memo } from "../structs/memos.ts";
+import type { Clock } from "../structs/clock.ts";
 import { OperatorSettings } from "../settings/operator_settings.ts";
 import { loginWithKubeconfig } from "../client/kubeconfig.ts";
 import { loginWithDefaults } from "../client/login.ts";
@@ -67,6 +68,8 @@ export interface RunContext {
    * themselves (for clients of their own), so that those reach the same cluster.
    */
   readonly login?: () => Promise<ConnectionInfo | undefined>;
+  /** The operator's time (see `OperatorOptions.clock`): a simulation's virtual clock. */
+  readonly clock?: Clock;
 }
 
 const logger = getLogger(["kopf", "cli"]);
@@ -119,6 +122,7 @@ async function serve(plan: RunPlan, context: RunContext): Promise<void> {
     namespaces: [...plan.namespaces],
     standalone: plan.standalone,
     onReady: context.onReady,
+    ...(context.clock !== undefined ? { clock: context.clock } : {}),
     // Without login handlers: the kubeconfig given, else the pod's service account, else
     // the kubeconfig of KUBECONFIG or ~/.kube/config.
     defaultLogin: context.login ??

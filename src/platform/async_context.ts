@@ -68,3 +68,15 @@ export class AsyncContext<T> {
     return frames.run(frame, fn);
   }
 }
+
+/**
+ * `fn`, bound to the async context of the caller: called later from anywhere (a timer of
+ * the simulation's virtual clock fires from its driver), it runs in the context that was
+ * current here, as a runtime's own timers do.
+ */
+export function bindToCurrentContext<A extends unknown[]>(
+  fn: (...args: A) => void,
+): (...args: A) => void {
+  const snapshot = AsyncLocalStorage.snapshot();
+  return (...args: A) => snapshot(() => fn(...args));
+}

@@ -15,3 +15,14 @@ export {
   type KopfRunnerOptions,
   type WaitForOutputOptions,
 } from "./runner.ts";
+export { simulate } from "./simulation/simulate.ts";
+export type {
+  Invariant,
+  Scenario,
+  Simulation,
+  SimulationFailure,
+  SimulationOptions,
+  SimulationReport,
+  SimulationRun,
+} from "./simulation/simulation_types.ts";
+export type { SimulationFaults } from "./simulation/simulation_faults.ts";

@@ -41,6 +41,8 @@ export interface AdminToken {
 /** What a running fake cluster is made of. */
 export interface ClusterParts {
   readonly server: HttpServer;
+  /** What answers every request: the server's handler, or a simulation's link. */
+  readonly router: Router;
   readonly objects: Objects;
   readonly lifecycle: Lifecycle;
   readonly watches: WatchHub;
@@ -137,8 +139,23 @@ async function listen(
   }
 }
 
-/** Start the parts of a fake cluster; resolves when it accepts connections. */
-export async function assembleCluster(options: FakeClusterOptions): Promise<ClusterParts> {
+/**
+ * A server that listens nowhere: its requests come from this process (the simulation hands
+ * them to the router), at the URL given.
+ */
+function unlistened(url: string): HttpServer {
+  const { hostname, port } = new URL(url);
+  return { hostname, port: Number(port) || 80, url, close: () => Promise.resolve() };
+}
+
+/**
+ * Start the parts of a fake cluster; resolves when it accepts connections — or, with
+ * `inProcessUrl`, at once: nothing listens, and requests are given to its router.
+ */
+export async function assembleCluster(
+  options: FakeClusterOptions,
+  inProcessUrl?: string,
+): Promise<ClusterParts> {
   const rbac = options.rbac ?? false;
   const eventTtl = eventTtlOf(options.eventTtl);
   const state = options.state ? await readState(options.state) : undefined;
@@ -187,12 +204,15 @@ export async function assembleCluster(options: FakeClusterOptions): Promise<Clus
     serverAddress: () => address,
     log: (entry) => log.add(entry),
   });
-  const server = await listen(options, saved, credentials, router);
-  address = `127.0.0.1:${server.port}`;
+  const server = inProcessUrl === undefined
+    ? await listen(options, saved, credentials, router)
+    : unlistened(inProcessUrl);
+  address = `${server.hostname}:${server.port}`;
   // Last: no timer is left behind when the server cannot listen.
   const eventExpiry = new EventExpiry(store, eventTtl, () => lifecycle.settle());
   return {
     server,
+    router,
     objects,
     lifecycle,
     watches,

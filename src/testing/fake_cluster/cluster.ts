@@ -41,6 +41,30 @@ import type { ServedRequest } from "./request_log.ts";
 import type { FakeClusterTraffic } from "./traffic.ts";
 import { witnessReports } from "../failure_reports.ts";
 
+/** Made by the class's static block: a cluster served in this process, and its router. */
+let makeInProcess:
+  | ((options: FakeClusterOptions, url: string) => Promise<InProcessCluster>)
+  | undefined;
+
+/** A fake cluster that listens nowhere, and the function that answers its requests. */
+export interface InProcessCluster {
+  readonly cluster: FakeCluster;
+  readonly handle: (request: Request) => Promise<Response>;
+  /** Every object stored now, of every resource, with its type key (`group/plural`). */
+  readonly objects: () => { readonly typeKey: string; readonly object: RawBody }[];
+}
+
+/**
+ * A fake cluster whose requests come from this process only (the simulation's link): no
+ * port, no socket; `url` is what its connection info names.
+ */
+export function inProcessCluster(
+  options: FakeClusterOptions,
+  url: string,
+): Promise<InProcessCluster> {
+  return makeInProcess!(options, url);
+}
+
 /**
  * An in-memory Kubernetes API server on 127.0.0.1, faithful enough for kubectl, client
  * libraries and operators. Start it with {@link FakeCluster.start}; stop it with
@@ -100,6 +124,22 @@ export class FakeCluster implements AsyncDisposable {
     this.faults = parts.faults;
     this.caCertificate = parts.credentials.ca?.certPem;
     this.clientCertificate = parts.credentials.client;
+  }
+
+  static {
+    makeInProcess = async (options, url) => {
+      const parts = await assembleCluster(options, url);
+      const cluster = new FakeCluster(parts, options);
+      const store = parts.objects.store;
+      return {
+        cluster,
+        handle: (request) => parts.router.handle(request),
+        objects: () =>
+          store.typeKeys().flatMap((typeKey) =>
+            store.list(typeKey).map((object) => ({ typeKey, object: object as RawBody }))
+          ),
+      };
+    };
   }
 
   /** Start a fake cluster; resolves when it accepts connections. */
