@@ -116,9 +116,9 @@ export const BASE_RATES = {
   /** The chance that the operator dies right after one of its writes lands. */
   crashAfterWrite: 0.01,
   /** Mean seconds between crashes at any moment. */
-  crashEvery: 900,
+  crashEvery: 3600,
   /** Mean seconds between graceful restarts. */
-  restartEvery: 1200,
+  restartEvery: 3600,
   /** Seconds before a crashed or stopped operator is started again: from, to. */
   restartDelay: [1, 10] as const,
   /** Mean seconds a watch lives before the server's timeout closes it. */
