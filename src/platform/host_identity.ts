@@ -7,6 +7,7 @@
  */
 import os from "node:os";
 import { getEnv } from "./process.ts";
+import { AsyncContext } from "./async_context.ts";
 
 /** What names this process among its peers. */
 export interface HostIdentity {
@@ -45,8 +46,22 @@ function readHostname(): string | undefined {
   }
 }
 
+/** The identity of a simulated process, where one runs (see {@link withHostIdentity}). */
+const simulated = new AsyncContext<HostIdentity>();
+
+/**
+ * Run `fn` as a process with this identity: a simulation runs several operator processes
+ * (replicas, restarts) in one, each as a pod of its own, and none may read the real host
+ * (its traces must not depend on the machine).
+ */
+export function withHostIdentity<R>(identity: HostIdentity, fn: () => R): R {
+  return simulated.run(identity, fn);
+}
+
 /** The pod, user and host names of this process, as far as the permissions allow. */
 export function hostIdentity(): HostIdentity {
+  const stand = simulated.get();
+  if (stand !== undefined) return stand;
   return {
     pod: readEnv("POD_ID"),
     user: readEnv("USER") ?? "unknown",

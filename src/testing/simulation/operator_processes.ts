@@ -1,17 +1,20 @@
 /**
- * The operator's processes in a simulated run: one runs at a time; it may crash (as on
- * SIGKILL: its link is cut and its memory is gone with it) or be stopped gracefully, and a
- * new one starts a few seconds later — with nothing of the old one but the objects it
- * wrote, as a restarted pod.
+ * The operator's processes in a simulated run: one per replica (one replica by default).
+ * A process may crash (as on SIGKILL: its link is cut and its memory is gone with it) or be
+ * stopped gracefully, and its replica starts a new one a few seconds later — with nothing of
+ * the old one but the objects it wrote, as a container restarted in its pod (whose name, the
+ * process's identity among its peers, it keeps). With several replicas, the leader may be
+ * stopped on purpose: another takes the leadership over.
  *
  * @module
  */
+import type { ConnectionInfo } from "../../structs/credentials.ts";
+import { serveInProcess } from "../../platform/in_process_http.ts";
+import { AsyncContext } from "../../platform/async_context.ts";
+import { withHostIdentity } from "../../platform/host_identity.ts";
 import { BASE_RATES } from "./simulation_faults.ts";
 import type { SimulatedNetwork } from "./network.ts";
 import { OperatorLink } from "./operator_link.ts";
-import { serveInProcess } from "../../platform/in_process_http.ts";
-import { AsyncContext } from "../../platform/async_context.ts";
-import type { ConnectionInfo } from "../../structs/credentials.ts";
 
 /**
  * The process whose code runs now: requests go through its link. A flow of calls keeps its
@@ -20,14 +23,30 @@ import type { ConnectionInfo } from "../../structs/credentials.ts";
  */
 const currentProcess = new AsyncContext<OperatorLink>();
 
-/** Runs one operator process, logged in with the credentials, until the signal aborts. */
+/** Runs one operator process, logged in by `login`, until the signal aborts. */
 export type OperatorStarter = (
-  credentials: ConnectionInfo,
+  login: () => Promise<ConnectionInfo>,
   signal: AbortSignal,
   onReady: () => void,
 ) => Promise<void>;
 
+/** What the processes need of the simulated world beyond the network. */
+export interface ProcessWorld {
+  /** The URL the cluster is served at, for all processes. */
+  readonly url: string;
+  /** How many replicas run at once. */
+  readonly replicas: number;
+  /** The credentials to log in with now (a token may have expired meanwhile). */
+  readonly credentials: () => ConnectionInfo;
+  /** The pod name of the replica that holds a Lease of the cluster now, if any. */
+  readonly leader: () => string | undefined;
+  /** Issue a new token; the old one gets 401s from now on. */
+  readonly expireToken: () => void;
+}
+
 interface Process {
+  /** The replica's pod name: its identity among peers, kept across restarts. */
+  readonly pod: string;
   readonly link: OperatorLink;
   readonly stop: AbortController;
   /** Killed (crashed), or stopped on purpose: how it ends is then no failure. */
@@ -39,14 +58,15 @@ interface Process {
 /** See the module. */
 export class OperatorProcesses {
   #count = 0;
-  #current: Process | undefined;
+  /** The live process of each replica (none between a crash and the restart). */
+  readonly #live = new Map<string, Process>();
   readonly #all: Process[] = [];
   /** Requests from outside any process (a scenario's own client): never cut. */
   readonly #outside: OperatorLink;
   #unserve: (() => void) | undefined;
   readonly #chaos: (() => void)[] = [];
   #readyOnce!: () => void;
-  /** Resolves once the first process serves (or has ended). */
+  /** Resolves once a first process serves (or has ended). */
   readonly ready: Promise<void> = new Promise((resolve) => (this.#readyOnce = resolve));
   /** How processes ended that were not meant to: one line each. */
   readonly failures: string[] = [];
@@ -54,45 +74,49 @@ export class OperatorProcesses {
 
   constructor(
     readonly net: SimulatedNetwork,
-    /** The URL the cluster is served at, for all processes. */
-    readonly url: string,
+    readonly world: ProcessWorld,
     readonly starter: OperatorStarter,
   ) {
     this.#outside = new OperatorLink(net, 0, () => false);
   }
 
-  /** The credentials every process logs in with. */
-  get connectionInfo(): ConnectionInfo {
-    return { server: this.url, defaultNamespace: "default", source: "the simulation" };
-  }
-
-  /** Start the first process, and the random crashes and restarts. */
+  /** Start a process per replica, and the random crashes, restarts and token expiries. */
   begin(): void {
     this.#unserve = serveInProcess(
-      this.url,
+      this.world.url,
       (request) => (currentProcess.get() ?? this.#outside).handle(request),
     );
-    this.#start();
-    this.#armCrash();
-    this.#armRestart();
+    for (let i = 1; i <= this.world.replicas; i++) this.#start(`operator-${i}`);
+    this.#every(
+      "crashes",
+      BASE_RATES.crashEvery,
+      () => this.#crash(this.#pick(), "at a random moment"),
+    );
+    this.#every("restarts", BASE_RATES.restartEvery, () => this.#restart(this.#pick()));
+    this.#every("tokenExpiry", BASE_RATES.tokenExpiryEvery, () => {
+      this.net.trace.add("fault", "the token expires: requests with it get 401 from now on");
+      this.world.expireToken();
+    });
+    if (this.world.replicas > 1) {
+      this.#every("takeovers", BASE_RATES.takeoverEvery, () => {
+        const leader = this.world.leader();
+        const process = leader === undefined ? undefined : this.#live.get(leader);
+        if (process !== undefined) this.#restart(process, "the leader");
+      });
+    }
   }
 
-  /** Stop the current process gracefully, start none again; resolves when all have ended. */
+  /** Stop every live process gracefully, start none again; resolves when all have ended. */
   async finish(): Promise<void> {
     this.#finished = true;
     for (const cancel of this.#chaos.splice(0)) cancel();
-    const current = this.#current;
-    if (current !== undefined && !current.ended) {
-      current.dismissed = true;
-      this.net.trace.add("operator", `process ${current.link.process} is stopped at the end`);
-      current.stop.abort();
+    for (const process of this.#live.values()) {
+      process.dismissed = true;
+      this.net.trace.add("operator", `process ${process.link.process} is stopped at the end`);
+      process.stop.abort();
     }
+    this.#live.clear();
     await Promise.all(this.#all.map((p) => p.done));
-  }
-
-  /** Whether every process has ended. */
-  get ended(): boolean {
-    return this.#all.every((p) => p.ended);
   }
 
   /** Stop serving the cluster (after {@link finish}). */
@@ -101,31 +125,38 @@ export class OperatorProcesses {
     this.#unserve = undefined;
   }
 
-  #start(): void {
+  #start(pod: string): void {
     if (this.#finished) return;
     const number = ++this.#count;
     const link: OperatorLink = new OperatorLink(
       this.net,
       number,
-      () => this.#current?.link === link && this.#crashAfterWrite(),
+      () => this.#live.get(pod)?.link === link && this.#crashAfterWrite(pod),
     );
     const stop = new AbortController();
     const process: Process = {
+      pod,
       link,
       stop,
       dismissed: false,
       ended: false,
       done: Promise.resolve(),
     };
-    this.#current = process;
+    this.#live.set(pod, process);
     this.#all.push(process);
-    this.net.trace.add("operator", `process ${number} starts`);
-    const info = this.connectionInfo;
-    process.done = currentProcess.run(link, () =>
-      this.starter(info, stop.signal, () => {
-        this.net.trace.add("operator", `process ${number} serves`);
-        this.#readyOnce();
-      })).then(
+    this.net.trace.add("operator", `process ${number} starts (${pod})`);
+    const login = () => Promise.resolve(this.world.credentials());
+    const identity = { pod, user: "simulation", host: "simulation" };
+    process.done = currentProcess.run(
+      link,
+      () =>
+        withHostIdentity(identity, () =>
+          this.starter(login, stop.signal, () => {
+            this.net.trace.add("operator", `process ${number} serves`);
+            this.#readyOnce();
+          })),
+    )
+      .then(
         () => this.#ended(process, undefined),
         (error: unknown) => this.#ended(process, error),
       );
@@ -139,6 +170,7 @@ export class OperatorProcesses {
       this.net.trace.add("operator", `process ${number} has ended`);
       return;
     }
+    if (this.#live.get(process.pod) === process) this.#live.delete(process.pod);
     const why = error === undefined
       ? "it stopped by itself"
       : (error instanceof Error ? error.message : String(error)).split("\n")[0];
@@ -146,34 +178,38 @@ export class OperatorProcesses {
     this.failures.push(`The operator (process ${number}) ended on its own: ${why}`);
   }
 
+  /** A live process chosen by the seed, if any. */
+  #pick(): Process | undefined {
+    const live = [...this.#live.values()];
+    return live.length === 0 ? undefined : live[this.net.random.below(live.length)];
+  }
+
   /** A crash right after a write landed, if the seed says so now. */
-  #crashAfterWrite(): boolean {
+  #crashAfterWrite(pod: string): boolean {
     if (!this.net.roll("crashes", BASE_RATES.crashAfterWrite)) return false;
-    this.#crash("right after a write landed");
+    this.#crash(this.#live.get(pod), "right after a write landed");
     return true;
   }
 
-  /** Kill the current process as SIGKILL would, and start another a few seconds later. */
-  #crash(when: string): void {
-    const process = this.#current;
+  /** Kill the process as SIGKILL would; its replica starts another a few seconds later. */
+  #crash(process: Process | undefined, when: string): void {
     if (process === undefined || process.ended || process.dismissed) return;
     process.dismissed = true;
     this.net.trace.add("fault", `process ${process.link.process} crashes ${when}`);
     process.link.sever();
     process.stop.abort();
-    this.#current = undefined;
-    this.#later(() => this.#start());
+    this.#live.delete(process.pod);
+    this.#later(() => this.#start(process.pod));
   }
 
-  /** Stop the current process gracefully (SIGTERM), and start another once it has ended. */
-  #restart(): void {
-    const process = this.#current;
+  /** Stop the process gracefully (SIGTERM); its replica starts another once it has ended. */
+  #restart(process: Process | undefined, what = "process"): void {
     if (process === undefined || process.ended || process.dismissed) return;
     process.dismissed = true;
-    this.net.trace.add("fault", `process ${process.link.process} is stopped gracefully`);
+    this.net.trace.add("fault", `${what} (process ${process.link.process}) is stopped gracefully`);
     process.stop.abort();
-    this.#current = undefined;
-    process.done.then(() => this.#later(() => this.#start()));
+    this.#live.delete(process.pod);
+    process.done.then(() => this.#later(() => this.#start(process.pod)));
   }
 
   #later(fn: () => void): void {
@@ -181,23 +217,18 @@ export class OperatorProcesses {
     this.#chaos.push(this.net.time.schedule(this.net.random.between(low, high), fn));
   }
 
-  #armCrash(): void {
-    const after = this.net.after("crashes", BASE_RATES.crashEvery);
+  /** Do `fn` at random moments, this many seconds apart on average, while the storm lasts. */
+  #every(
+    fault: "crashes" | "restarts" | "takeovers" | "tokenExpiry",
+    mean: number,
+    fn: () => void,
+  ) {
+    const after = this.net.after(fault, mean);
     if (after === undefined) return;
     this.#chaos.push(this.net.time.schedule(after, () => {
-      if (this.net.calm) return;
-      this.#crash("at a random moment");
-      this.#armCrash();
-    }));
-  }
-
-  #armRestart(): void {
-    const after = this.net.after("restarts", BASE_RATES.restartEvery);
-    if (after === undefined) return;
-    this.#chaos.push(this.net.time.schedule(after, () => {
-      if (this.net.calm) return;
-      this.#restart();
-      this.#armRestart();
+      if (this.net.calm || this.#finished) return;
+      fn();
+      this.#every(fault, mean, fn);
     }));
   }
 }

@@ -160,7 +160,7 @@ async function runSeed(
   globalThis.addEventListener?.("unhandledrejection", onRejection);
   let run: SeedRun | undefined;
   try {
-    const cluster = await inProcessCluster({ token: false }, CLUSTER_URL);
+    const cluster = await inProcessCluster({ token: "simulated-token" }, CLUSTER_URL);
     for (const resource of options.resources ?? []) cluster.cluster.create(resource);
     run = new SeedRun(seed, registry, options, time, random, trace, cluster, rejections);
     return await run.run(settle);
@@ -203,16 +203,24 @@ class SeedRun {
       logFormat: "plain",
       verbose: options.verbose ?? false,
     });
+    const fake = cluster.cluster;
+    const world = {
+      url: CLUSTER_URL,
+      replicas: options.replicas ?? 1,
+      credentials: () => ({ ...fake.connectionInfo, source: "the simulation" }),
+      leader: () => leaderOf(fake),
+      expireToken: () => void fake.faults.expireToken(),
+    };
     this.processes = new OperatorProcesses(
       this.net,
-      CLUSTER_URL,
-      (credentials, signal, onReady) =>
+      world,
+      (login, signal, onReady) =>
         executeRun(plan, {
           registry,
           settings: options.settings,
           signal,
           writer: (line) => trace.add("log", line),
-          login: () => Promise.resolve(credentials),
+          login,
           onReady,
           clock: time,
         }),
@@ -336,6 +344,15 @@ async function runChecking(
   }, limit);
   await checking;
   return broken;
+}
+
+/** The pod name of the simulated replica that holds a Lease now, if one does. */
+function leaderOf(cluster: FakeCluster): string | undefined {
+  for (const lease of cluster.list("leases.coordination.k8s.io")) {
+    const holder = (lease as { spec?: { holderIdentity?: unknown } }).spec?.holderIdentity;
+    if (typeof holder === "string" && /^operator-\d+$/.test(holder)) return holder;
+  }
+  return undefined;
 }
 
 function describe(error: unknown): string {

@@ -19,6 +19,13 @@ export interface SimulationFaults {
   /** The operator is stopped gracefully (as on SIGTERM) and started again. */
   readonly restarts?: boolean | number;
   /**
+   * With several replicas: the one holding a Lease (the leader) is stopped gracefully, and
+   * another takes the leadership over.
+   */
+  readonly takeovers?: boolean | number;
+  /** The operator's token expires: its requests get 401 until it logs in again. */
+  readonly tokenExpiry?: boolean | number;
+  /**
    * The server closes a watch at any moment, cleanly, as its timeout does (kube-apiserver
    * ends each watch after a random part of its request timeout).
    */
@@ -60,6 +67,8 @@ export interface SimulationFaults {
 export const FAULT_NAMES: readonly (keyof SimulationFaults)[] = [
   "crashes",
   "restarts",
+  "takeovers",
+  "tokenExpiry",
   "watchTimeouts",
   "watchDrops",
   "bookmarks",
@@ -119,6 +128,10 @@ export const BASE_RATES = {
   crashEvery: 3600,
   /** Mean seconds between graceful restarts. */
   restartEvery: 3600,
+  /** Mean seconds between stops of the leader (with several replicas). */
+  takeoverEvery: 1800,
+  /** Mean seconds between token expiries. */
+  tokenExpiryEvery: 1800,
   /** Seconds before a crashed or stopped operator is started again: from, to. */
   restartDelay: [1, 10] as const,
   /** Mean seconds a watch lives before the server's timeout closes it. */

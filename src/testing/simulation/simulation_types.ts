@@ -75,6 +75,12 @@ export interface SimulationOptions {
   readonly faults?: SimulationFaults | false;
   /** The operator's settings (each process starts with them). */
   readonly settings?: OperatorSettings;
+  /**
+   * How many replicas of the operator run at once (1 by default): with leader election or
+   * sharding in the settings, they coordinate through Leases, and the `takeovers` fault
+   * stops the leader now and then.
+   */
+  readonly replicas?: number;
   /** The namespaces served; the whole cluster by default. */
   readonly namespaces?: readonly string[];
   /** Put the operator's debug lines in the trace too. */
