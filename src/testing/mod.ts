@@ -19,6 +19,7 @@ export { simulate } from "./simulation/simulate.ts";
 export type {
   Invariant,
   Scenario,
+  ShrunkFailure,
   Simulation,
   SimulationFailure,
   SimulationOptions,

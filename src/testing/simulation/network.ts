@@ -28,12 +28,23 @@ export class SimulatedNetwork {
     readonly serve: (request: Request) => Promise<Response>,
     /** The cluster's resourceVersion now. */
     readonly resourceVersion: () => string,
+    /**
+     * Faults drawn as usual but without effect: the run is the same as with them up to the
+     * first moment one would have struck (for shrinking a failure).
+     */
+    readonly suppressed: ReadonlySet<string> = new Set(),
   ) {}
 
   /** Whether a fault of this kind, with this base chance, happens now. */
   roll(fault: ChanceFault, chance: number): boolean {
     const weight = this.weights[fault];
-    return !this.calm && weight > 0 && this.random.chance(Math.min(1, chance * weight));
+    if (this.calm || weight <= 0) return false;
+    return this.random.chance(Math.min(1, chance * weight)) && !this.suppressed.has(fault);
+  }
+
+  /** Whether a timed fault that is due now strikes: not once calm, nor when suppressed. */
+  strikes(fault: ChanceFault): boolean {
+    return !this.calm && !this.suppressed.has(fault);
   }
 
   /**

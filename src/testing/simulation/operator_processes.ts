@@ -227,7 +227,7 @@ export class OperatorProcesses {
     if (after === undefined) return;
     this.#chaos.push(this.net.time.schedule(after, () => {
       if (this.net.calm || this.#finished) return;
-      fn();
+      if (this.net.strikes(fault)) fn();
       this.#every(fault, mean, fn);
     }));
   }

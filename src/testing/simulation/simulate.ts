@@ -21,7 +21,8 @@ import { SeededRandom } from "./seeded_random.ts";
 import { VirtualTime } from "./virtual_time.ts";
 import { installVirtualGlobals } from "./virtual_globals.ts";
 import { Trace } from "./trace.ts";
-import { faultWeights } from "./simulation_faults.ts";
+import { faultWeights, type SimulationFaults } from "./simulation_faults.ts";
+import { shrinkFaults } from "./shrinking.ts";
 import { SimulatedNetwork } from "./network.ts";
 import { OperatorProcesses } from "./operator_processes.ts";
 import { builtinInvariants, firstBroken, named, type NamedInvariant } from "./invariants.ts";
@@ -90,6 +91,17 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
     for (const seed of seeds) {
       const result = await runSeed(seed, registry, options, settle);
       done++;
+      if (result.failure && options.shrink) {
+        const again = (suppress: readonly (keyof SimulationFaults)[]) =>
+          runSeed(seed, registry, { ...options, suppress }, settle).then((r) => r.failure);
+        const shrunk = await shrinkFaults(
+          result.failure,
+          options.faults,
+          options.suppress ?? [],
+          again,
+        );
+        result.failure = { ...result.failure, shrunk };
+      }
       if (result.failure) failures.push(result.failure);
       options.onRun?.({ seed, done, total: seeds.length, ...result });
       if (result.failure && options.stopAtFailure) break;
@@ -195,6 +207,7 @@ class SeedRun {
       faultWeights(options.faults),
       cluster.handle,
       () => cluster.cluster.resourceVersion,
+      new Set(options.suppress ?? []),
     );
     const plan = planRun([], {
       ...(options.namespaces?.length

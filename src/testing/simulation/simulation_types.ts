@@ -92,6 +92,18 @@ export interface SimulationOptions {
   readonly scenarioTimeLimit?: number;
   /** Told after each seed, e.g. to print progress. */
   readonly onRun?: (run: SimulationRun) => void;
+  /**
+   * Kinds of faults drawn as usual but without effect: the run is the seed's own up to the
+   * first moment one of them would have struck. What {@link shrink} finds is replayed so.
+   */
+  readonly suppress?: readonly (keyof SimulationFaults)[];
+  /**
+   * For each failing seed, look for the fewest kinds of faults it still fails with: each
+   * kind is suppressed in turn (see {@link suppress}), and stays so if the seed still
+   * breaks the same invariant (see {@link SimulationFailure.shrunk}). Costs a run per kind
+   * of fault.
+   */
+  readonly shrink?: boolean;
   /** Stop at the first failing seed. */
   readonly stopAtFailure?: boolean;
 }
@@ -124,6 +136,24 @@ export interface SimulationFailure {
    * What happened, line by line on simulated time: requests and answers, watch events,
    * faults, the operator's processes and log lines; the same for a replay of the seed.
    */
+  readonly trace: string;
+  /**
+   * With {@link SimulationOptions.shrink}: the seed's failure with the fewest kinds of
+   * faults found — those suppressed still break the same invariant (replay with
+   * `simulate({ ..., seed, suppress })`), its message and its trace.
+   */
+  readonly shrunk?: ShrunkFailure;
+}
+
+/** A failure again, with fewer kinds of faults; see {@link SimulationFailure.shrunk}. */
+export interface ShrunkFailure {
+  /** The kinds of faults suppressed (the seed's own suppressed ones included). */
+  readonly suppress: readonly (keyof SimulationFaults)[];
+  /** The kinds of faults that struck and are needed for the failure. */
+  readonly needed: readonly (keyof SimulationFaults)[];
+  /** What the invariant said in this run. */
+  readonly message: string;
+  /** The trace of this run. */
   readonly trace: string;
 }
 

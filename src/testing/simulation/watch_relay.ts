@@ -76,11 +76,15 @@ export class WatchRelay {
     }, { highWaterMark: 0 });
     const lifetime = net.after("watchTimeouts", BASE_RATES.watchLifetime);
     if (lifetime !== undefined) {
-      this.#timers.push(net.time.schedule(lifetime, () => this.close("the server's timeout")));
+      this.#timers.push(net.time.schedule(lifetime, () => {
+        if (net.strikes("watchTimeouts")) this.close("the server's timeout");
+      }));
     }
     const drop = net.after("watchDrops", BASE_RATES.watchDropEvery);
     if (drop !== undefined) {
-      this.#timers.push(net.time.schedule(drop, () => this.break("the connection broke")));
+      this.#timers.push(net.time.schedule(drop, () => {
+        if (net.strikes("watchDrops")) this.break("the connection broke");
+      }));
     }
   }
 
