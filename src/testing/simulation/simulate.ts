@@ -64,8 +64,8 @@ const WRITES = new Set(["create", "patch", "replace", "apply", "delete"]);
  *   },
  *   invariants: [
  *     function counted(sim) {
- *       const count = sim.cluster.get("configmaps", "counter")?.data?.count;
- *       return count === "10" ? undefined : `the counter is ${count}, not 10`;
+ *       const data = sim.cluster.get("configmaps", "counter")?.data as { count?: string };
+ *       return data?.count === "10" ? undefined : `the counter is ${data?.count}, not 10`;
  *     },
  *   ],
  * });
