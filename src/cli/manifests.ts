@@ -53,6 +53,7 @@ import { v8FlagsArgument } from "./runtime_flags.ts";
 import { planPermissions } from "./permissions.ts";
 import { builtinTypes } from "../catalog/builtin_types.ts";
 import { compareVersions, resourcesOf, type ResourceType } from "../catalog/resource_types.ts";
+import { suggestResources } from "../structs/resource_suggestions.ts";
 import { checkCrd, crdToType } from "../catalog/custom_resource_definitions.ts";
 
 /** The flags of `kopf manifests`. */
@@ -228,9 +229,18 @@ async function loadOperator(files: readonly string[], flags: ManifestsFlags) {
   const resources = resourcesOf([...builtinTypes(), ...await crdTypes(flags.crd ?? [])]);
   for (const selector of matcherOf(registry).selectors()) {
     if (selector.select(resources).resources.length === 0) {
+      // A typo of a known resource is told as such, not as a CRD to give.
+      const close = suggestResources(selector, resources).slice(0, 3);
+      if (close.length > 0) {
+        throw new CommandLineError(
+          `The handlers serve ${selector}, which no built-in resource or --crd file defines; ` +
+            `did you mean ${close.map((name) => `"${name}"`).join(" or ")}?`,
+        );
+      }
+      const given = (flags.crd ?? []).length > 0 ? " (the --crd files given do not define it)" : "";
       throw new CommandLineError(
         `The handlers serve ${selector}, which is neither a built-in resource nor in a ` +
-          `--crd file; give its CRD with --crd FILE.`,
+          `--crd file${given}; give its CRD with --crd FILE.`,
       );
     }
   }

@@ -16,6 +16,8 @@
 import type { ObjectEvent, RawBody } from "../../structs/bodies.ts";
 import type { Resource } from "../../structs/resources.ts";
 import { sleep } from "../../structs/clock.ts";
+import { ConfigurationError } from "../../structs/errors.ts";
+import { typoMessage } from "../../structs/resource_suggestions.ts";
 import type { LabelRequirement } from "../../structs/label_selectors.ts";
 import { OWNER_KIND_LABEL, ownerKindLabel } from "../../structs/owner_labels.ts";
 import { asResourceObject, bodySourceOf } from "../../structs/metadata_only_bodies.ts";
@@ -153,6 +155,12 @@ export class ChildrenRunnable implements Runnable {
       const served = handler.selector.select(discovered).resources;
       const childResources = handler.childSelector.select(discovered).resources;
       if (childResources.length === 0) {
+        const typo = typoMessage(
+          handler.childSelector,
+          discovered,
+          `the children of kopf.on.child handler ${handler.id}`,
+        );
+        if (typo !== undefined) throw new ConfigurationError(typo);
         logger.warning(
           `No served resource matches the children ${handler.childSelector} of ` +
             `kopf.on.child handler ${handler.id} yet; they are watched once one appears.`,

@@ -13,6 +13,8 @@
 import type { ObjectEvent } from "../../structs/bodies.ts";
 import type { Resource } from "../../structs/resources.ts";
 import { resourceLabel } from "../../structs/operator_metrics.ts";
+import { ConfigurationError } from "../../structs/errors.ts";
+import { typoMessage } from "../../structs/resource_suggestions.ts";
 import type { HandlerKind } from "../../intents/handlers.ts";
 import { observationClient } from "../observation/observation_client.ts";
 import { Observer } from "../observation/observer.ts";
@@ -164,6 +166,10 @@ export class ObservationRunnable implements Runnable {
       const selection = selector.select(discovered);
       const key = String(selector);
       if (selection.resources.length === 0 && !this.#missing.has(key)) {
+        // A name a typo away from a served one is a typo: an operator waiting for it would
+        // do nothing, silently. (Thrown at the first discovery, it ends the operator.)
+        const typo = typoMessage(selector, discovered, "the resource of handlers");
+        if (typo !== undefined) throw new ConfigurationError(typo);
         this.#missing.add(key);
         logger.warning(`No served resource matches ${key} yet; it is served once it appears.`);
       } else if (selection.resources.length > 0 && this.#missing.delete(key)) {
