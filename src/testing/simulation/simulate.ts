@@ -248,6 +248,8 @@ class SeedRun {
     if (!(await this.#until(processes.ready, START_LIMIT))) {
       return this.#fail("the operator starts", `it did not serve within ${START_LIMIT} s`);
     }
+    const early = processes.failures[0];
+    if (early !== undefined) return this.#fail("the operator starts", early);
     const scenario = await this.#scenario();
     if (scenario !== undefined) return scenario;
     // Settling: the storm goes on for half of it, then calm.

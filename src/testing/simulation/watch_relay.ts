@@ -127,6 +127,10 @@ export class WatchRelay {
       }
       if (this.#ended) return;
       if (chunk.done) {
+        const rest = this.#buffer.trim();
+        this.#buffer = "";
+        if (rest !== "" && (await this.#deliver(rest)) && !this.#ended) return;
+        if (this.#ended) return;
         this.net.trace.add("watch", `${this.label} ended by the server`);
         this.#end(undefined, "ended by the server");
         return;

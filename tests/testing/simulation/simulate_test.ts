@@ -120,3 +120,94 @@ Deno.test("bad options are refused with one clear line", async () => {
     'Unknown simulation fault "crash"',
   );
 });
+
+Deno.test("with checkEveryStep, an invariant broken mid-run is caught when it breaks", async () => {
+  const report = await simulate({
+    operator: labeller(),
+    seed: 2,
+    settle: 60,
+    checkEveryStep: true,
+    scenario: async (sim) => {
+      sim.cluster.create({
+        apiVersion: "v1",
+        kind: "ConfigMap",
+        metadata: { name: "brief", namespace: "default" },
+      });
+      await sim.sleep(5);
+      sim.cluster.delete("configmaps", "brief");
+      await sim.sleep(5);
+    },
+    invariants: [function neverMarked(sim) {
+      const brief = sim.cluster.get("configmaps", "brief");
+      return brief?.metadata?.labels?.done === "yes" ? "brief was marked" : undefined;
+    }],
+  });
+  assertEquals(report.failures.length, 1, "gone by the end, yet caught on the way");
+  assertEquals(report.failures[0].message, "brief was marked (checked after every step)");
+});
+
+Deno.test("a scenario that throws, and an operator that ends by itself, are failures", async () => {
+  const thrown = await simulate({
+    operator: labeller(),
+    seed: 1,
+    scenario: () => {
+      throw new Error("no such fixture");
+    },
+  });
+  assertEquals(thrown.failures[0].invariant, "the scenario");
+  assertEquals(thrown.failures[0].message, "it threw: Error: no such fixture");
+
+  const registry = labeller();
+  kopf.on.startup({ registry }, () => {
+    throw new kopf.PermanentError("the configuration is broken");
+  });
+  const ended = await simulate({ operator: registry, seed: 1, scenario: createSome });
+  assertEquals(ended.failures[0].invariant, "the operator starts");
+  assert(ended.failures[0].message.includes("ended on its own"), ended.failures[0].message);
+});
+
+Deno.test("a promise a handler leaves rejected unhandled fails the run", async () => {
+  const registry = new kopf.OperatorRegistry();
+  kopf.on.create("configmaps", { registry, id: "careless" }, () => {
+    Promise.reject(new Error("forgotten"));
+  });
+  const report = await simulate({ operator: registry, seed: 1, settle: 30, scenario: createSome });
+  assertEquals(report.failures[0]?.invariant, "the operator runs");
+  assertEquals(report.failures[0].message, "an unhandled rejection: Error: forgotten");
+});
+
+Deno.test("the built-in invariants: a handler left retrying and a stuck deletion are named", async () => {
+  const registry = new kopf.OperatorRegistry();
+  kopf.on.create("configmaps", { registry, id: "never" }, () => {
+    throw new kopf.TemporaryError("not yet", { delay: 3600 });
+  });
+  const retrying = await simulate({
+    operator: registry,
+    seed: 1,
+    settle: 60,
+    scenario: createSome,
+  });
+  assertEquals(retrying.failures[0].invariant, "no handler left retrying");
+  assert(
+    retrying.failures[0].message.startsWith("configmaps default/c"),
+    retrying.failures[0].message,
+  );
+  assert(retrying.failures[0].message.includes("never (retries: 1) not done"));
+
+  const stuck = await simulate({
+    operator: labeller(),
+    seed: 1,
+    settle: 60,
+    scenario: async (sim) => {
+      sim.cluster.create({
+        apiVersion: "v1",
+        kind: "ConfigMap",
+        metadata: { name: "held", namespace: "default", finalizers: ["example.com/hold"] },
+      });
+      await sim.sleep(1);
+      sim.cluster.delete("configmaps", "held");
+    },
+  });
+  assertEquals(stuck.failures[0].invariant, "no object stuck deleting");
+  assert(stuck.failures[0].message.includes('["example.com/hold"]'), stuck.failures[0].message);
+});
