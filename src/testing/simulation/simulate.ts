@@ -21,7 +21,7 @@ import { SeededRandom } from "./seeded_random.ts";
 import { VirtualTime } from "./virtual_time.ts";
 import { installVirtualGlobals } from "./virtual_globals.ts";
 import { Trace } from "./trace.ts";
-import { faultWeights, type SimulationFaults } from "./simulation_faults.ts";
+import { BASE_RATES, faultWeights, type SimulationFaults } from "./simulation_faults.ts";
 import { shrinkFaults } from "./shrinking.ts";
 import { SimulatedNetwork } from "./network.ts";
 import { OperatorProcesses } from "./operator_processes.ts";
@@ -84,16 +84,18 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
     throw new UsageError("simulate() needs a scenario: an async function of the simulation.");
   }
   faultWeights(options.faults); // refuse bad switches before anything runs
-  const registry = await registryOf(options.operator);
+  const registryFor = await loaderOf(options.operator);
   const failures: SimulationFailure[] = [];
   let done = 0;
   try {
     for (const seed of seeds) {
-      const result = await runSeed(seed, registry, options, settle);
+      const result = await runSeed(seed, await registryFor(), options, settle);
       done++;
       if (result.failure && options.shrink) {
         const again = (suppress: readonly (keyof SimulationFaults)[]) =>
-          runSeed(seed, registry, { ...options, suppress }, settle).then((r) => r.failure);
+          registryFor().then((registry) =>
+            runSeed(seed, registry, { ...options, suppress }, settle)
+          ).then((r) => r.failure);
         const shrunk = await shrinkFaults(
           result.failure,
           options.faults,
@@ -131,20 +133,44 @@ function seedsOf(options: SimulationOptions): number[] {
   return Array.from({ length: options.seeds ?? 1 }, (_, i) => first + i);
 }
 
-/** The registry of the operator: given, or filled by importing its module afresh. */
-async function registryOf(operator: SimulationOptions["operator"]): Promise<OperatorRegistry> {
-  if (operator instanceof OperatorRegistry) return operator;
+/**
+ * What makes the operator's registry for each seed: the registry given, the function's, or
+ * the module's imported afresh (once here already, so that a module that fails to load
+ * fails before any seed runs).
+ */
+async function loaderOf(
+  operator: SimulationOptions["operator"],
+): Promise<() => Promise<OperatorRegistry>> {
+  if (operator instanceof OperatorRegistry) return () => Promise.resolve(operator);
+  if (typeof operator === "function") {
+    return () => {
+      const registry = operator();
+      if (!(registry instanceof OperatorRegistry)) {
+        throw new UsageError("The simulation's operator function must return an OperatorRegistry.");
+      }
+      return Promise.resolve(registry);
+    };
+  }
   const name = String(operator);
   if (name === "") {
-    throw new UsageError("simulate() needs the operator: a module path or a registry.");
+    throw new UsageError("simulate() needs the operator: a module path, a function or a registry.");
   }
   const file = name.startsWith("file:") ? name : fileUrlOf(name);
-  const registry = new OperatorRegistry();
-  await loadSources([{ name, specifier: file, file: !name.startsWith("file:") }], {
-    registry,
-    fresh: true,
-  });
-  return registry;
+  const load = async () => {
+    const registry = new OperatorRegistry();
+    await loadSources([{ name, specifier: file, file: !name.startsWith("file:") }], {
+      registry,
+      fresh: true,
+    });
+    return registry;
+  };
+  let first: Promise<OperatorRegistry> | undefined = load();
+  await first;
+  return () => {
+    const registry = first ?? load();
+    first = undefined;
+    return registry;
+  };
 }
 
 interface SeedResult {
@@ -172,9 +198,17 @@ async function runSeed(
   globalThis.addEventListener?.("unhandledrejection", onRejection);
   let run: SeedRun | undefined;
   try {
-    const cluster = await inProcessCluster({ token: "simulated-token" }, CLUSTER_URL);
+    // Drawn first, so that it does not shift the rest of the seed's draws.
+    const weight = faultWeights(options.faults).pagedLists;
+    const paged = random.chance(Math.min(1, BASE_RATES.pagedLists * weight));
+    const streamingLists = !paged || (options.suppress ?? []).includes("pagedLists");
+    const cluster = await inProcessCluster(
+      { token: "simulated-token", streamingLists },
+      CLUSTER_URL,
+    );
     for (const resource of options.resources ?? []) cluster.cluster.create(resource);
     run = new SeedRun(seed, registry, options, time, random, trace, cluster, rejections);
+    if (!streamingLists) trace.add("fault", "this server lists in pages: no streaming lists");
     return await run.run(settle);
   } finally {
     run?.processes.close();

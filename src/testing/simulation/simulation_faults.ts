@@ -42,6 +42,11 @@ export interface SimulationFaults {
    * no longer holds it), so the client lists again and sees several changes as one.
    */
   readonly expiredResumes?: boolean | number;
+  /**
+   * The server of a seed does not stream lists in watches (as before Kubernetes 1.32, or
+   * with the WatchList feature off): clients list in pages, then watch from the list.
+   */
+  readonly pagedLists?: boolean | number;
   /** Watch events come late, as from a watch cache that lags behind the writes. */
   readonly watchLag?: boolean | number;
   /**
@@ -73,6 +78,7 @@ export const FAULT_NAMES: readonly (keyof SimulationFaults)[] = [
   "watchDrops",
   "bookmarks",
   "expiredResumes",
+  "pagedLists",
   "watchLag",
   "conflicts",
   "errors",
@@ -143,6 +149,8 @@ export const BASE_RATES = {
   bookmarkLate: 0.3,
   /** The chance that a resumed watch is told 410 Gone. */
   expiredResume: 0.2,
+  /** The chance that a seed's server has no streaming lists. */
+  pagedLists: 0.3,
   /** The chance that a watch event comes late, and by how much (seconds): from, to. */
   eventLate: 0.03,
   eventDelay: [0.5, 8] as const,

@@ -41,9 +41,14 @@ export type Scenario = (sim: Simulation) => void | Promise<void>;
 export interface SimulationOptions {
   /**
    * The operator: a module file that registers handlers (as `kopf run` takes it; a path
-   * relative to the working directory, or a `file:` URL), or a registry that has them.
+   * relative to the working directory, or a `file:` URL), imported afresh for each seed; or
+   * a function that makes a registry with the handlers, called for each seed; or a registry.
+   * Fresh for each seed, the module's (or the function's) own state — a client it keeps, a
+   * counter — starts anew, as in a new process, so that a seed runs the same alone as
+   * among others. A registry given as it is keeps what its handlers' closures hold from one
+   * seed to the next.
    */
-  readonly operator: string | URL | OperatorRegistry;
+  readonly operator: string | URL | OperatorRegistry | (() => OperatorRegistry);
   /** Objects created before the operator starts (e.g. its CustomResourceDefinitions). */
   readonly resources?: readonly RawBody[];
   /** Run this one seed (e.g. to replay a failure). */

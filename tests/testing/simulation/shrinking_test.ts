@@ -66,9 +66,8 @@ function counted(sim: Simulation): string | undefined {
 }
 
 Deno.test("a lost update is shrunk to the faults it needs, and the shrunk run replays", async () => {
-  const registry = racyCounter();
   const options = {
-    operator: registry,
+    operator: racyCounter, // a fresh registry, and client, for each seed
     scenario: tenItems,
     settle: 60,
     invariants: [counted],
