@@ -60,9 +60,11 @@ export type {
 } from "./src/intents/option_checks.ts";
 export type {
   ChildHandlerFn,
+  ChildOf,
   ChildRegistrar,
   ChildResource,
 } from "./src/intents/child_registration.ts";
+export type { BuiltinName, BuiltinObjects } from "./src/structs/builtin_objects.ts";
 export type {
   FnFirstSubhandlerRegistrar,
   SubhandlerFn,

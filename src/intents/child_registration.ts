@@ -12,7 +12,8 @@ import {
   type StatusOf,
   TypedResource,
 } from "../structs/resource_selectors.ts";
-import type { ReadonlyJsonObject } from "../structs/views.ts";
+import type { BodyShape, ReadonlyJsonObject } from "../structs/views.ts";
+import type { BuiltinName, BuiltinObjects } from "../structs/builtin_objects.ts";
 import type { HandlerFilters, MetaFilter, WhenCallback } from "./filters.ts";
 import type { ChildHandler } from "./handlers.ts";
 import { type ChildOptions, normalizeOptions } from "./handler_options.ts";
@@ -20,11 +21,25 @@ import type { ChildFilterKwargs, ChildKwargs, NoIndices } from "./kwargs.ts";
 import { addHandler, getDefaultRegistry } from "./registry.ts";
 import { filtersOf, handlerId, parseCall, retryOf, selectorOf } from "./registration_calls.ts";
 
-/** A child handler; `I` adds declared indices to its arguments. */
-export type ChildHandlerFn<S, St, I> = (kwargs: ChildKwargs<S, St> & I) => unknown;
+/**
+ * A child handler; `I` adds declared indices to its arguments; `C` types the child (the
+ * generic body unless the child resource says more).
+ */
+export type ChildHandlerFn<S, St, I, C = BodyShape<ReadonlyJsonObject, ReadonlyJsonObject>> = (
+  kwargs: ChildKwargs<S, St, C> & I,
+) => unknown;
 
 /** The resource of the children: a name (`"configmaps"`, `"deployments.apps"`) or typed. */
 export type ChildResource = ResourceName | TypedResource<unknown>;
+
+/**
+ * The type of the children of a child resource: a typed resource's `T`, a built-in's shape
+ * for a plural that {@link BuiltinObjects} names, else the generic body.
+ */
+export type ChildOf<CR> = [CR] extends [BuiltinName] ? BuiltinObjects[CR & BuiltinName]
+  : [CR] extends [TypedResource<infer C>]
+    ? (unknown extends C ? BodyShape<ReadonlyJsonObject, ReadonlyJsonObject> : C)
+  : BodyShape<ReadonlyJsonObject, ReadonlyJsonObject>;
 
 /**
  * The registration of child handlers: the parent resource, the child resource, options
@@ -32,31 +47,41 @@ export type ChildResource = ResourceName | TypedResource<unknown>;
  */
 export interface ChildRegistrar {
   /** Register `fn` for children of a typed parent resource (`kopf.resource<T>(…)`). */
-  <T, I extends object = NoIndices>(
+  <T, I extends object = NoIndices, CR extends ChildResource = ChildResource>(
     parent: TypedResource<T>,
-    child: ChildResource,
-    fn: ChildHandlerFn<SpecOf<T>, StatusOf<T>, I>,
-  ): ChildHandlerFn<SpecOf<T>, StatusOf<T>, I>;
+    child: CR,
+    fn: ChildHandlerFn<SpecOf<T>, StatusOf<T>, I, ChildOf<CR>>,
+  ): ChildHandlerFn<SpecOf<T>, StatusOf<T>, I, ChildOf<CR>>;
   /** Register `fn` for children of a typed parent resource, with options. */
-  <T, I extends object = NoIndices>(
+  <T, I extends object = NoIndices, CR extends ChildResource = ChildResource>(
     parent: TypedResource<T>,
-    child: ChildResource,
-    options: ChildOptions<ChildKwargs<SpecOf<T>, StatusOf<T>> & I>,
-    fn: ChildHandlerFn<SpecOf<T>, StatusOf<T>, I>,
-  ): ChildHandlerFn<SpecOf<T>, StatusOf<T>, I>;
+    child: CR,
+    options: ChildOptions<ChildKwargs<SpecOf<T>, StatusOf<T>, ChildOf<CR>> & I>,
+    fn: ChildHandlerFn<SpecOf<T>, StatusOf<T>, I, ChildOf<CR>>,
+  ): ChildHandlerFn<SpecOf<T>, StatusOf<T>, I, ChildOf<CR>>;
   /** Register `fn` for children of the parents with this resource name. */
-  <S = ReadonlyJsonObject, St = ReadonlyJsonObject, I extends object = NoIndices>(
+  <
+    S = ReadonlyJsonObject,
+    St = ReadonlyJsonObject,
+    I extends object = NoIndices,
+    CR extends ChildResource = ChildResource,
+  >(
     parent: ResourceName,
-    child: ChildResource,
-    fn: ChildHandlerFn<S, St, I>,
-  ): ChildHandlerFn<S, St, I>;
+    child: CR,
+    fn: ChildHandlerFn<S, St, I, ChildOf<CR>>,
+  ): ChildHandlerFn<S, St, I, ChildOf<CR>>;
   /** Register `fn` for children of the parents with this resource name, with options. */
-  <S = ReadonlyJsonObject, St = ReadonlyJsonObject, I extends object = NoIndices>(
+  <
+    S = ReadonlyJsonObject,
+    St = ReadonlyJsonObject,
+    I extends object = NoIndices,
+    CR extends ChildResource = ChildResource,
+  >(
     parent: ResourceName,
-    child: ChildResource,
-    options: ChildOptions<ChildKwargs<S, St> & I>,
-    fn: ChildHandlerFn<S, St, I>,
-  ): ChildHandlerFn<S, St, I>;
+    child: CR,
+    options: ChildOptions<ChildKwargs<S, St, ChildOf<CR>> & I>,
+    fn: ChildHandlerFn<S, St, I, ChildOf<CR>>,
+  ): ChildHandlerFn<S, St, I, ChildOf<CR>>;
 }
 
 /** The registration of `on.child`; see {@link ChildRegistrar}. */

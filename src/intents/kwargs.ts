@@ -17,6 +17,8 @@ import {
   type Annotations,
   type Body,
   type BodyHolder,
+  type BodyShape,
+  type DeepReadonly,
   emptyObject,
   type Labels,
   liveView,
@@ -155,13 +157,18 @@ export type ChildEventType = "ADDED" | "MODIFIED" | "DELETED";
  * Arguments of child handlers (`on.child`): the parent's, as for resource-changing handlers,
  * plus the child and what happened to it.
  */
-export interface ChildKwargs<S = ReadonlyJsonObject, St = ReadonlyJsonObject>
-  extends WatchedKwargs<S, St>, RetryKwargs {
+export interface ChildKwargs<
+  S = ReadonlyJsonObject,
+  St = ReadonlyJsonObject,
+  C = BodyShape<ReadonlyJsonObject, ReadonlyJsonObject>,
+> extends WatchedKwargs<S, St>, RetryKwargs {
   /**
    * The child, read-only: its whole body, read when the handler is called; for a deleted
-   * child, its last state as the children's watch carried it (its metadata).
+   * child, its last state as the children's watch carried it (its metadata). Typed as the
+   * child resource is: a typed resource's `T`, a built-in's shape for `"configmaps"`,
+   * `"secrets"` and `"events"`.
    */
-  child: Body;
+  child: DeepReadonly<C>;
   /** What happened to the child. */
   childEvent: ChildEventType;
 }

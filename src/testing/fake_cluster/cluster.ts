@@ -8,6 +8,7 @@
  */
 import type { ConnectionInfo } from "../../structs/credentials.ts";
 import type { JsonValue, RawBody } from "../../structs/bodies.ts";
+import type { BuiltinName, BuiltinObjects } from "../../structs/builtin_objects.ts";
 import { UsageError } from "../../structs/errors.ts";
 import type { CertificatePem } from "../../platform/certificates.ts";
 import {
@@ -367,10 +368,25 @@ export class FakeCluster implements AsyncDisposable {
   }
 
   /**
+   * The object of a built-in resource named by its plural, typed as that built-in
+   * (`get("configmaps", "x")?.data?.message` is a string), or `undefined`.
+   */
+  get<N extends BuiltinName>(
+    resource: N,
+    name: string,
+    options?: FakeObjectOptions,
+  ): BuiltinObjects[N] | undefined;
+  /**
    * The object, or `undefined` when it does not exist. A typed resource types it
    * (`get(kopf.resource<KopfExampleV1>(…), "x")`), as does a type argument
-   * (`get<V1ConfigMap>("configmaps", "x")`); else it is a {@link RawBody}.
+   * (`get<V1ConfigMap>("configmaps", "x")`), or a built-in's plural name (`"configmaps"`,
+   * `"secrets"`, `"events"`); else it is a {@link RawBody}.
    */
+  get<T = RawBody>(
+    resource: FakeResource<T>,
+    name: string,
+    options?: FakeObjectOptions,
+  ): FakeObject<T> | undefined;
   get<T = RawBody>(
     resource: FakeResource<T>,
     name: string,
@@ -379,10 +395,13 @@ export class FakeCluster implements AsyncDisposable {
     return this.#direct.get(resource, name, options) as FakeObject<T> | undefined;
   }
 
+  /** The objects of a built-in resource named by its plural, typed as that built-in. */
+  list<N extends BuiltinName>(resource: N, options?: FakeListOptions): BuiltinObjects[N][];
   /**
    * The objects of a resource (in a namespace, or all), filtered by selectors; typed as
    * {@link FakeCluster.get} types them.
    */
+  list<T = RawBody>(resource: FakeResource<T>, options?: FakeListOptions): FakeObject<T>[];
   list<T = RawBody>(resource: FakeResource<T>, options: FakeListOptions = {}): FakeObject<T>[] {
     return this.#direct.list(resource, options) as FakeObject<T>[];
   }
@@ -426,6 +445,16 @@ export class FakeCluster implements AsyncDisposable {
   }
 
   /**
+   * {@link FakeCluster.waitFor} on a built-in resource named by its plural: the object is
+   * typed as that built-in.
+   */
+  waitFor<N extends BuiltinName>(
+    resource: N,
+    name: string,
+    predicate: (object: BuiltinObjects[N] | undefined) => boolean,
+    options?: FakeWaitOptions,
+  ): Promise<BuiltinObjects[N] | undefined>;
+  /**
    * Wait until the object satisfies the predicate (called with `undefined` while it
    * does not exist); resolves with what the predicate accepted. Checks at once and on
    * every change — no polling. The object is typed as {@link FakeCluster.get} types it. On
@@ -433,6 +462,12 @@ export class FakeCluster implements AsyncDisposable {
    * annotations and status, long values cut) and what the `KopfRunner`s started with this
    * cluster last printed.
    */
+  waitFor<T = RawBody>(
+    resource: FakeResource<T>,
+    name: string,
+    predicate: (object: FakeObject<T> | undefined) => boolean,
+    options?: FakeWaitOptions,
+  ): Promise<FakeObject<T> | undefined>;
   waitFor<T = RawBody>(
     resource: FakeResource<T>,
     name: string,
