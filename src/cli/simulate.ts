@@ -165,8 +165,9 @@ export async function runSimulateCommand(
 export function simulateCommand(): Command {
   const command = new Command("simulate")
     .description(
-      "Run an operator and a scenario under simulation: a fake cluster on virtual time, " +
-        "faults and interleavings drawn from each seed; print the seeds whose invariants break.",
+      "Run an operator under simulation, a scenario for each seed (a fake cluster on " +
+        "virtual time, faults and interleavings drawn from the seed); print the seeds that " +
+        "break an invariant.",
     )
     .argument("[operator]", "the operator's file (or the scenario's `operator`)")
     .requiredOption("--scenario <file>", "the scenario module: exports scenario, invariants, …")
