@@ -15,7 +15,8 @@
  * @module
  */
 import { Command, InvalidArgumentError } from "@commander-js/extra-typings";
-import { simulate } from "../src/testing/mod.ts";
+import { simulate, type SimulationFaults } from "../src/testing/mod.ts";
+import { faultNamesText, parseFaultNames } from "../src/cli/fault_switches.ts";
 import { loadScenarioModule, type ScenarioModule } from "../src/cli/scenario_modules.ts";
 import {
   duration,
@@ -39,6 +40,8 @@ interface Options {
   readonly seed?: number;
   readonly ci?: boolean;
   readonly scenario?: string[];
+  readonly shrink?: boolean;
+  readonly suppress?: (keyof SimulationFaults)[];
 }
 
 /** What one scenario's run came to, for the table at the end. */
@@ -69,9 +72,14 @@ async function scenarioNames(): Promise<string[]> {
   return names.sort();
 }
 
-/** The replay command of a seed of a scenario. */
-function replayOf(name: string, seed: number): string {
-  return shellCommand(["deno", "task", "simulate", "--scenario", name, "--seed", String(seed)]);
+/** The replay command of a seed of a scenario, with some kinds of faults suppressed. */
+function replayOf(name: string, seed: number, suppress: readonly string[] = []): string {
+  return shellCommand([
+    ...["deno", "task", "simulate", "--scenario", name, "--seed", String(seed)],
+    ...(suppress.length
+      ? ["--suppress", faultNamesText(suppress as (keyof SimulationFaults)[])]
+      : []),
+  ]);
 }
 
 /** Run one scenario's seeds with a progress line; print its failures and summary. */
@@ -94,12 +102,21 @@ async function runScenario(name: string, options: Options): Promise<Outcome> {
     operator: typeof operator === "string" ? new URL(operator, ROOT).href : operator,
     ...seeds,
     ...(options.firstSeed !== undefined ? { firstSeed: options.firstSeed } : {}),
+    ...(options.suppress?.length ? { suppress: options.suppress } : {}),
+    shrink: options.shrink ?? false,
     onRun: (run) => progress.onRun(run),
   });
   progress.end();
   const wall = (performance.now() - started) / 1000;
   if (report.failures.length > 0) {
-    write(`\n${failuresText(report.failures, (seed) => replayOf(name, seed))}\n`);
+    write(
+      `\n${
+        failuresText(
+          report.failures,
+          (seed, suppress) => replayOf(name, seed, suppress ?? options.suppress),
+        )
+      }\n`,
+    );
   }
   write(`${name}: ${summaryLine({ ...report, wall, simulated: progress.simulated })}\n`);
   return {
@@ -136,6 +153,12 @@ export async function main(args: readonly string[]): Promise<number> {
     .option("--first-seed <seed>", "the first seed (1 by default)", whole(0))
     .option("--seed <seed>", "run this one seed (a replay)", whole(0))
     .option("--ci", "run each scenario under its own ciSeeds, as CI does")
+    .option("--shrink", "for each failure, find the kinds of faults it needs")
+    .option(
+      "--suppress <faults>",
+      "kinds of faults without effect (a shrunk replay)",
+      parseFaultNames,
+    )
     .option(
       "--scenario <name>",
       "run only this scenario (repeatable)",

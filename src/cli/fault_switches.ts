@@ -58,6 +58,26 @@ export function parseFaultSwitches(value: string): FaultSwitches {
   return { text: value, items };
 }
 
+/** Parse `--suppress`: a comma-separated list of fault names. */
+export function parseFaultNames(value: string): FaultName[] {
+  return value.split(",").map((part) => part.trim()).map((key) => {
+    const name = (FAULT_NAMES as readonly string[]).includes(key)
+      ? key as FaultName
+      : KEBAB.get(key);
+    if (name === undefined) {
+      throw new InvalidArgumentError(
+        `unknown fault ${JSON.stringify(key)}: use ${FAULT_NAMES.map(kebabCase).join(", ")}.`,
+      );
+    }
+    return name;
+  });
+}
+
+/** Fault names as the command line writes them: `watch-timeouts,crashes`. */
+export function faultNamesText(names: readonly FaultName[]): string {
+  return names.map(kebabCase).join(",");
+}
+
 function weightOf(setting: string): number {
   if (setting === "on" || setting === "true") return 1;
   if (setting === "off" || setting === "false") return 0;

@@ -19,7 +19,15 @@ import type { SimulationOptions } from "../testing/simulation/simulation_types.t
 export interface ScenarioModule extends
   Omit<
     SimulationOptions,
-    "operator" | "seed" | "seeds" | "firstSeed" | "onRun" | "stopAtFailure" | "verbose"
+    | "operator"
+    | "seed"
+    | "seeds"
+    | "firstSeed"
+    | "onRun"
+    | "stopAtFailure"
+    | "verbose"
+    | "suppress"
+    | "shrink"
   > {
   /** The operator, if the module names it: a module path or a registry. */
   readonly operator?: SimulationOptions["operator"];
@@ -36,6 +44,7 @@ const OPTIONS = [
   "settle",
   "faults",
   "settings",
+  "replicas",
   "namespaces",
   "checkEveryStep",
   "builtinInvariants",

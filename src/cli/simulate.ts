@@ -17,7 +17,14 @@ import { collect, CommandLineError, parseSeconds } from "../commands/run_options
 import { EXIT_FAILURE, EXIT_USAGE, exitCodeFor, failureText } from "../commands/usage.ts";
 import { simulate } from "../testing/simulation/simulate.ts";
 import type { SimulationReport } from "../testing/simulation/simulation_types.ts";
-import { type FaultSwitches, parseFaultSwitches, switchedFaults } from "./fault_switches.ts";
+import type { SimulationFaults } from "../testing/simulation/simulation_faults.ts";
+import {
+  faultNamesText,
+  type FaultSwitches,
+  parseFaultNames,
+  parseFaultSwitches,
+  switchedFaults,
+} from "./fault_switches.ts";
 import { loadScenarioModule } from "./scenario_modules.ts";
 import {
   failuresText,
@@ -53,6 +60,12 @@ export interface SimulateFlags {
   readonly trace?: string;
   /** `--stop-at-failure`: no more seeds after the first that fails. */
   readonly stopAtFailure?: boolean;
+  /** `--replicas`: how many replicas of the operator run at once. */
+  readonly replicas?: number;
+  /** `--shrink`: look for the fewest kinds of faults each failure needs. */
+  readonly shrink?: boolean;
+  /** `--suppress`: kinds of faults drawn but without effect (a shrunk failure's replay). */
+  readonly suppress?: readonly (keyof SimulationFaults)[];
 }
 
 /** Where {@link runSimulateCommand} prints (stdout by default), and whether it is a terminal. */
@@ -72,16 +85,20 @@ function parseSeed(value: string): number {
 function parseCount(value: string): number {
   const n = Number(value);
   if (value.trim() === "" || !Number.isSafeInteger(n) || n < 1) {
-    throw new InvalidArgumentError(`the number of seeds must be 1 or more, not ${value}.`);
+    throw new InvalidArgumentError(`it must be a whole number of 1 or more, not ${value}.`);
   }
   return n;
 }
 
-/** The command line that replays one seed of this run, flag for flag. */
+/**
+ * The command line that replays one seed of this run, flag for flag; with `suppress`, with
+ * those kinds of faults suppressed (a shrunk failure).
+ */
 export function replayCommand(
   operator: string | undefined,
   flags: SimulateFlags,
   seed: number,
+  suppress: readonly string[] | undefined = flags.suppress,
 ): string {
   return shellCommand([
     "kopf",
@@ -94,6 +111,10 @@ export function replayCommand(
     ...(flags.settle !== undefined ? ["--settle", String(flags.settle)] : []),
     ...(flags.faults === false ? ["--no-faults"] : []),
     ...(flags.faults ? ["--faults", flags.faults.text] : []),
+    ...(flags.replicas !== undefined ? ["--replicas", String(flags.replicas)] : []),
+    ...(suppress?.length
+      ? ["--suppress", faultNamesText(suppress as (keyof SimulationFaults)[])]
+      : []),
     ...(flags.namespace ?? []).flatMap((pattern) => ["-n", pattern]),
     ...(flags.verbose ? ["--verbose"] : []),
   ]);
@@ -145,13 +166,17 @@ export async function runSimulateCommand(
       ...(flags.namespace?.length ? { namespaces: flags.namespace } : {}),
       verbose: flags.verbose ?? false,
       stopAtFailure: flags.stopAtFailure ?? false,
+      ...(flags.replicas !== undefined ? { replicas: flags.replicas } : {}),
+      ...(flags.suppress?.length ? { suppress: flags.suppress } : {}),
+      shrink: flags.shrink ?? false,
       onRun: (run) => progress.onRun(run),
     });
   } finally {
     progress.end();
   }
   const wall = (performance.now() - started) / 1000;
-  const replay = (seed: number) => replayCommand(operatorArg, flags, seed);
+  const replay = (seed: number, suppress?: readonly string[]) =>
+    replayCommand(operatorArg, flags, seed, suppress ?? flags.suppress);
   if (report.failures.length > 0) write(`\n${failuresText(report.failures, replay)}\n`);
   write(`${summaryLine({ ...report, wall, simulated: progress.simulated })}\n`);
   if (flags.trace !== undefined && report.failures.length > 0) {
@@ -185,6 +210,16 @@ export function simulateCommand(): Command {
       parseFaultSwitches,
     )
     .option("--no-faults", "no faults at all: only the interleavings of the seed")
+    .option(
+      "--shrink",
+      "for each failure, find the kinds of faults it needs (a run per kind of fault)",
+    )
+    .option(
+      "--suppress <faults>",
+      "kinds of faults drawn but without effect, e.g. crashes,watch-drops (a shrunk replay)",
+      parseFaultNames,
+    )
+    .option("--replicas <count>", "how many replicas of the operator run at once", parseCount)
     .option(
       "-n, --namespace <pattern>",
       "serve namespaces matching a pattern (repeatable)",

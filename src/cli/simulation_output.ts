@@ -101,13 +101,17 @@ export function summaryLine(summary: SimulationSummary): string {
     `${duration(wall)} of wall time${each}, ${duration(simulated)} simulated.`;
 }
 
+/** The command that replays a seed; with `suppress`, with those kinds of faults suppressed. */
+export type ReplayCommand = (seed: number, suppress?: readonly string[]) => string;
+
 /**
  * A failure as printed: its seed, invariant and message; with `traced`, the last
- * {@link TRACE_TAIL} lines of its trace; then the command that replays it.
+ * {@link TRACE_TAIL} lines of its trace; then the command that replays it; and if it was
+ * shrunk, the kinds of faults it needs and the command that replays it without the others.
  */
 export function failureLines(
   failure: SimulationFailure,
-  replay: string,
+  replay: ReplayCommand,
   traced: boolean,
 ): string[] {
   const lines = [`seed ${failure.seed} broke ${failure.invariant}: ${failure.message}`];
@@ -121,17 +125,27 @@ export function failureLines(
       ...tail.map((line) => `  | ${line}`),
     );
   }
-  lines.push(`  replay: ${replay}`);
+  lines.push(`  replay: ${replay(failure.seed)}`);
+  const shrunk = failure.shrunk;
+  if (shrunk !== undefined) {
+    const needs = shrunk.needed.length > 0
+      ? `${shrunk.needed.join(", ")}: with the other faults suppressed`
+      : "no fault, only the seed's interleaving: with the faults suppressed";
+    lines.push(
+      `  it needs ${needs}, it still breaks ${failure.invariant}: ${shrunk.message}`,
+      `  replay that: ${replay(failure.seed, shrunk.suppress)}`,
+    );
+  }
   return lines;
 }
 
 /** The failures as printed, the first few with their traces. */
 export function failuresText(
   failures: readonly SimulationFailure[],
-  replay: (seed: number) => string,
+  replay: ReplayCommand,
 ): string {
   return failures.map((failure, i) =>
-    failureLines(failure, replay(failure.seed), i < TRACED_FAILURES).join("\n") + "\n"
+    failureLines(failure, replay, i < TRACED_FAILURES).join("\n") + "\n"
   ).join("\n");
 }
 

@@ -3,7 +3,12 @@
  * the scenario's own faults in the order given; a wrong switch is refused naming it.
  */
 import { assertEquals, assertThrows } from "../assert.ts";
-import { parseFaultSwitches, switchedFaults } from "../../src/cli/fault_switches.ts";
+import {
+  faultNamesText,
+  parseFaultNames,
+  parseFaultSwitches,
+  switchedFaults,
+} from "../../src/cli/fault_switches.ts";
 import { FAULT_NAMES } from "../../src/testing/simulation/simulation_faults.ts";
 
 function all(weight: number): Record<string, number> {
@@ -37,11 +42,21 @@ Deno.test("a wrong switch is refused naming it and what to use", () => {
   assertThrows(
     () => parseFaultSwitches("crash=off"),
     Error,
-    'unknown fault "crash": use none, all, or crashes, restarts, watch-timeouts,',
+    'unknown fault "crash": use none, all, or crashes, restarts, ',
   );
   assertThrows(() => parseFaultSwitches("crashes=-1"), Error, "crashes needs on, off or a weight");
   assertThrows(() => parseFaultSwitches("crashes=often"), Error, '"crashes=often"');
   assertThrows(() => parseFaultSwitches("crashes="), Error, '"crashes="');
   assertThrows(() => parseFaultSwitches("crashes=1=2"), Error, '"crashes=1=2"');
   assertThrows(() => parseFaultSwitches(""), Error, 'unknown fault ""');
+});
+
+Deno.test("--suppress names faults in either case, and replay commands write them in kebab-case", () => {
+  assertEquals(parseFaultNames("crashes, watchDrops,lost-replies"), [
+    "crashes",
+    "watchDrops",
+    "lostReplies",
+  ]);
+  assertEquals(faultNamesText(["watchTimeouts", "crashes"]), "watch-timeouts,crashes");
+  assertThrows(() => parseFaultNames("crashes,lag"), Error, 'unknown fault "lag": use crashes,');
 });

@@ -85,6 +85,19 @@ Deno.test("a lost update: the failing seeds, their traces and replay commands; a
   }
 });
 
+Deno.test("a shrunk failure: the faults it needs, and a replay without the others that fails so", async () => {
+  const first = await kopf(["simulate", ...COUNTING, "--seed", "1", "--shrink", "--replicas", "1"]);
+  assertEquals(first.code, 1, first.stderr + first.stdout);
+  const shrunk = /^ {2}it needs .*, it still breaks counted: (.*)$/m.exec(first.stdout);
+  assert(shrunk, first.stdout);
+  const replay = /^ {2}replay that: (kopf simulate .* --seed 1 --replicas 1 --suppress [a-z,-]+)$/m
+    .exec(first.stdout)?.[1];
+  assert(replay, first.stdout);
+  const again = await kopf(replay.split(" ").slice(1));
+  assertEquals(again.code, 1, again.stderr + again.stdout);
+  assertStringIncludes(again.stdout, `seed 1 broke counted: ${shrunk[1]}\n`);
+});
+
 Deno.test("bad usage: one line naming the flag or file and what to do, exit code 2", async () => {
   const cases: [string[], string][] = [
     [
@@ -109,7 +122,7 @@ Deno.test("bad usage: one line naming the flag or file and what to do, exit code
     ],
     [
       ["simulate", ...COUNTING, "--seeds", "0"],
-      "error: option '--seeds <count>' argument '0' is invalid. the number of seeds must be 1 or more, not 0.",
+      "error: option '--seeds <count>' argument '0' is invalid. it must be a whole number of 1 or more, not 0.",
     ],
     [
       ["simulate", ...COUNTING.slice(0, 1)],

@@ -83,17 +83,17 @@ Deno.test("durations, the summary", () => {
 });
 
 Deno.test("a failure: its invariant and message, the end of its trace, its replay command", () => {
-  const long = failureLines(
-    failure(37, 100),
-    "kopf simulate op.ts --scenario s.ts --seed 37",
-    true,
-  );
+  const replay = (seed: number, suppress?: readonly string[]) =>
+    `kopf simulate op.ts --scenario s.ts --seed ${seed}${
+      suppress ? ` --suppress ${suppress}` : ""
+    }`;
+  const long = failureLines(failure(37, 100), replay, true);
   assertEquals(long[0], "seed 37 broke counted: the counter is 9, not 10");
   assertEquals(long[1], `  the last ${TRACE_TAIL} of its 100 trace lines:`);
   assertEquals(long[2], "  |     60.000 check line 60");
   assertEquals(long.length, 3 + TRACE_TAIL);
   assertEquals(long.at(-1), "  replay: kopf simulate op.ts --scenario s.ts --seed 37");
-  assertEquals(failureLines(failure(3), "r", true), [
+  assertEquals(failureLines(failure(3), () => "r", true), [
     "seed 3 broke counted: the counter is 9, not 10",
     "  its trace:",
     "  |      0.000 check line 0",
@@ -101,10 +101,29 @@ Deno.test("a failure: its invariant and message, the end of its trace, its repla
     "  |      2.000 check line 2",
     "  replay: r",
   ]);
-  assertEquals(failureLines(failure(3), "r", false), [
+  assertEquals(failureLines(failure(3), () => "r", false), [
     "seed 3 broke counted: the counter is 9, not 10",
     "  replay: r",
   ]);
+  const shrunk = {
+    ...failure(5),
+    shrunk: {
+      suppress: ["restarts", "errors"] as const,
+      needed: ["crashes", "conflicts"] as const,
+      message: "the counter is 8, not 10",
+      trace: "",
+    },
+  };
+  assertEquals(failureLines(shrunk, replay, false), [
+    "seed 5 broke counted: the counter is 9, not 10",
+    "  replay: kopf simulate op.ts --scenario s.ts --seed 5",
+    "  it needs crashes, conflicts: with the other faults suppressed, it still breaks counted: the counter is 8, not 10",
+    "  replay that: kopf simulate op.ts --scenario s.ts --seed 5 --suppress restarts,errors",
+  ]);
+  assertEquals(
+    failureLines({ ...shrunk, shrunk: { ...shrunk.shrunk, needed: [] } }, replay, false)[2],
+    "  it needs no fault, only the seed's interleaving: with the faults suppressed, it still breaks counted: the counter is 8, not 10",
+  );
 });
 
 Deno.test("commands are quoted for a shell where they need it", () => {
