@@ -10,6 +10,12 @@ import type { SimulationFailure, SimulationRun } from "../testing/simulation/sim
 /** How many lines of a failure's trace are printed (the trace file has all of them). */
 export const TRACE_TAIL = 40;
 
+/**
+ * The periodic bookmarks delivered on a quiet watch: left out of the printed end of a
+ * trace, where they would crowd out what happened (the faults about them stay).
+ */
+const QUIET_BOOKMARK = /^ *[\d.]+ watch +\S+ \S+ BOOKMARK rv=\d+$/;
+
 /** How many failures are printed with their trace; those after, with one line each. */
 export const TRACED_FAILURES = 3;
 
@@ -30,7 +36,7 @@ export function duration(seconds: number): string {
 
 /**
  * The progress of a run of seeds, told each seed's end (`simulate()`'s `onRun`): on a
- * terminal one line rewritten in place; otherwise a line at each failure and each tenth.
+ * terminal one line rewritten in place; otherwise a line at the first failure and each tenth.
  */
 export class SimulationProgress {
   #failures = 0;
@@ -66,7 +72,8 @@ export class SimulationProgress {
       return;
     }
     const tenth = Math.max(1, Math.ceil(run.total / 10));
-    if (run.failure || run.done % tenth === 0 || run.done === run.total) this.write(`${line}\n`);
+    const first = run.failure !== undefined && this.#failures === 1;
+    if (first || run.done % tenth === 0 || run.done === run.total) this.write(`${line}\n`);
   }
 
   /** End the line rewritten in place, if any. */
@@ -117,10 +124,12 @@ export function failureLines(
   const lines = [`seed ${failure.seed} broke ${failure.invariant}: ${failure.message}`];
   if (traced) {
     const trace = failure.trace.replace(/\n$/, "").split("\n");
-    const tail = trace.slice(-TRACE_TAIL);
+    const telling = trace.filter((line) => !QUIET_BOOKMARK.test(line));
+    const tail = telling.slice(-TRACE_TAIL);
+    const quiet = telling.length < trace.length ? ", bookmarks left out" : "";
     lines.push(
       tail.length < trace.length
-        ? `  the last ${tail.length} of its ${counted(trace.length, "trace line")}:`
+        ? `  the last ${tail.length} of its ${counted(trace.length, "trace line")}${quiet}:`
         : "  its trace:",
       ...tail.map((line) => `  | ${line}`),
     );

@@ -28,24 +28,24 @@ function runs(progress: SimulationProgress, total: number, failing: readonly num
   }
 }
 
-Deno.test("without a terminal: a progress line each tenth of the seeds and at each failure", () => {
+Deno.test("without a terminal: a progress line each tenth of the seeds and at the first failure", () => {
   const written: string[] = [];
   const progress = new SimulationProgress((text) => written.push(text), false, "creation: ");
-  runs(progress, 25, [4]);
+  runs(progress, 25, [4, 5]);
   progress.end();
   assertEquals(written, [
     "creation: 3/25 seeds · 0 failures\n",
     "creation: 4/25 seeds · 1 failure\n",
-    "creation: 6/25 seeds · 1 failure\n",
-    "creation: 9/25 seeds · 1 failure\n",
-    "creation: 12/25 seeds · 1 failure\n",
-    "creation: 15/25 seeds · 1 failure\n",
-    "creation: 18/25 seeds · 1 failure\n",
-    "creation: 21/25 seeds · 1 failure\n",
-    "creation: 24/25 seeds · 1 failure\n",
-    "creation: 25/25 seeds · 1 failure\n",
+    "creation: 6/25 seeds · 2 failures\n",
+    "creation: 9/25 seeds · 2 failures\n",
+    "creation: 12/25 seeds · 2 failures\n",
+    "creation: 15/25 seeds · 2 failures\n",
+    "creation: 18/25 seeds · 2 failures\n",
+    "creation: 21/25 seeds · 2 failures\n",
+    "creation: 24/25 seeds · 2 failures\n",
+    "creation: 25/25 seeds · 2 failures\n",
   ]);
-  assertEquals([progress.failures, progress.simulated], [1, 1500]);
+  assertEquals([progress.failures, progress.simulated], [2, 1500]);
 });
 
 Deno.test("on a terminal: one line rewritten in place, ended once", () => {
@@ -124,6 +124,23 @@ Deno.test("a failure: its invariant and message, the end of its trace, its repla
     failureLines({ ...shrunk, shrunk: { ...shrunk.shrunk, needed: [] } }, replay, false)[2],
     "  it needs no fault, only the seed's interleaving: with the faults suppressed, it still breaks counted: the counter is 8, not 10",
   );
+});
+
+Deno.test("the printed end of a trace leaves out the bookmarks of quiet watches", () => {
+  const trace = [
+    "    10.000 fault    watch #1.2 configmaps lost BOOKMARK rv=9",
+    "    12.000 watch    #1.2 configmaps BOOKMARK rv=9 (initial-events-end)",
+    "    20.000 watch    #1.2 configmaps BOOKMARK rv=9",
+    "    21.000 check    counted: the counter is 9, not 10",
+  ].join("\n") + "\n";
+  assertEquals(failureLines({ ...failure(1), trace }, () => "r", true), [
+    "seed 1 broke counted: the counter is 9, not 10",
+    "  the last 3 of its 4 trace lines, bookmarks left out:",
+    "  |     10.000 fault    watch #1.2 configmaps lost BOOKMARK rv=9",
+    "  |     12.000 watch    #1.2 configmaps BOOKMARK rv=9 (initial-events-end)",
+    "  |     21.000 check    counted: the counter is 9, not 10",
+    "  replay: r",
+  ]);
 });
 
 Deno.test("commands are quoted for a shell where they need it", () => {
