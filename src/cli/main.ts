@@ -17,7 +17,7 @@ import { permissionsCommand } from "./permissions.ts";
 import { fakeClusterCommand } from "./fake_cluster.ts";
 import { manifestsCommand } from "./manifests.ts";
 import { initCommand } from "./init.ts";
-import { simulateCommand } from "./simulate.ts";
+import { simulateCommand } from "./simulate_command.ts";
 import { VERSION } from "./version.ts";
 
 /** The `kopf` command line as {@link buildCli} returns it: enough to run it or print its help. */

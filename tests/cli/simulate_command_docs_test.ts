@@ -6,7 +6,7 @@
  */
 import { assert, assertEquals } from "../assert.ts";
 import { ROOT, runDeno } from "../platform/commands.ts";
-import { simulateCommand } from "../../src/cli/simulate.ts";
+import { simulateCommand } from "../../src/cli/simulate_command.ts";
 import { FAULT_NAMES } from "../../src/testing/simulation/simulation_faults.ts";
 
 /** The section of docs/testing.md on simulation. */
