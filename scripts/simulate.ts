@@ -8,9 +8,9 @@
  *     deno task simulate --ci                     # each scenario's own ciSeeds (as CI runs them)
  *     deno task simulate --scenario children --seed 37   # replay one failure
  *
- * Each scenario module exports `operator` (a path relative to the repository root, or an
- * `OperatorRegistry`), `scenario`, and optionally `invariants`, `resources`, `settle`,
- * `faults` and `ciSeeds`.
+ * Each scenario module exports `operator` (a path relative to the repository root, an
+ * `OperatorRegistry`, or a function that makes one), `scenario`, and optionally
+ * `invariants`, `resources`, `settle`, `faults` and `ciSeeds`.
  *
  * @module
  */

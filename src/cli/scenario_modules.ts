@@ -29,7 +29,7 @@ export interface ScenarioModule extends
     | "suppress"
     | "shrink"
   > {
-  /** The operator, if the module names it: a module path or a registry. */
+  /** The operator, if the module names it: a module path, a registry, or its maker. */
   readonly operator?: SimulationOptions["operator"];
   /** How many seeds CI runs the scenario under. */
   readonly ciSeeds?: number;
@@ -108,10 +108,12 @@ export function scenarioModuleOf(path: string, exports: Record<string, unknown>)
     throw wrong(`its ciSeeds must be a whole number of 1 or more, not ${JSON.stringify(ciSeeds)}.`);
   }
   if (
-    operator !== undefined && typeof operator !== "string" &&
+    operator !== undefined && typeof operator !== "string" && typeof operator !== "function" &&
     !(operator instanceof OperatorRegistry)
   ) {
-    throw wrong("its operator must be a module path or an OperatorRegistry.");
+    throw wrong(
+      "its operator must be a module path, an OperatorRegistry, or a function that makes one.",
+    );
   }
   return options as unknown as ScenarioModule;
 }

@@ -35,7 +35,10 @@ Deno.test("a module without a scenario or with wrong exports is refused naming i
     [{ scenario, resources: ["x"] }, "its resources must be an array of objects"],
     [{ scenario, settle: -1 }, "its settle must be simulated seconds (0 or more), not -1."],
     [{ scenario, ciSeeds: 0.5 }, "its ciSeeds must be a whole number of 1 or more, not 0.5."],
-    [{ scenario, operator: 3 }, "its operator must be a module path or an OperatorRegistry."],
+    [
+      { scenario, operator: 3 },
+      "its operator must be a module path, an OperatorRegistry, or a function",
+    ],
   ];
   for (const [exports, says] of cases) {
     assertThrows(() => scenarioModuleOf("s.ts", exports), Error, says);
