@@ -17,6 +17,7 @@ import { permissionsCommand } from "./permissions.ts";
 import { fakeClusterCommand } from "./fake_cluster.ts";
 import { manifestsCommand } from "./manifests.ts";
 import { initCommand } from "./init.ts";
+import { simulateCommand } from "./simulate_command.ts";
 import { VERSION } from "./version.ts";
 
 /** The `kopf` command line as {@link buildCli} returns it: enough to run it or print its help. */
@@ -47,6 +48,7 @@ export function buildCli(): KopfCommandLine {
   program.addCommand(typesCommand());
   program.addCommand(manifestsCommand());
   program.addCommand(initCommand());
+  program.addCommand(simulateCommand());
   followUsageConventions(program as unknown as Command);
   return program;
 }

@@ -32,3 +32,23 @@ export async function writeStandardOutput(text: string): Promise<void> {
     process.stdout.write(text, (error) => (error ? reject(error) : resolve()));
   });
 }
+
+/**
+ * Write text to standard output as it is, synchronously: for progress written between
+ * other work (a line rewritten in place must be out before the next one).
+ */
+export function writeStandardOutputSync(text: string): void {
+  if (typeof Deno !== "undefined") {
+    const bytes = encoder.encode(text);
+    let written = 0;
+    while (written < bytes.length) written += Deno.stdout.writeSync(bytes.subarray(written));
+    return;
+  }
+  process.stdout.write(text);
+}
+
+/** Whether standard output is a terminal (where a line may be rewritten in place). */
+export function standardOutputIsTerminal(): boolean {
+  if (typeof Deno !== "undefined") return Deno.stdout.isTerminal();
+  return Boolean(process.stdout.isTTY);
+}

@@ -89,6 +89,20 @@ Deno.test("every subcommand: a usage mistake exits with 2, a failure of its work
           says: "Error: no settings file at ",
         },
       },
+      simulate: {
+        usage: { args: ["simulate", "--scenario", `${dir}/a-file`], says: "exports no scenario" },
+        failure: {
+          args: [
+            "simulate",
+            "tests/fixtures/simulation/counting_operator.ts",
+            "--scenario",
+            "tests/fixtures/simulation/counting_scenario.ts",
+            "--seeds",
+            "5",
+          ],
+          says: "broke an invariant",
+        },
+      },
       init: {
         usage: { args: ["init", "--kind", "widget", `${dir}/new`], says: "is not a kind" },
         failure: { args: ["init", `${dir}/a-file/new`], says: "kopf init: " },
