@@ -91,6 +91,8 @@ export class Discovery {
   readonly #api: ApiClient;
   #resources: Promise<Resource[]> | undefined;
   #version: Promise<ServerVersion> | undefined;
+  /** The group-versions the last discovery skipped. */
+  #skipped: readonly string[] = [];
   /** The resources of single group-versions, as {@link resourceOf} asked for them. */
   readonly #groupVersions = new Map<string, Promise<Resource[]>>();
 
@@ -201,15 +203,36 @@ export class Discovery {
           results[index] = resourcesFromList(job.group, job.version, list, job.preferred);
         } catch (e) {
           if (!(e instanceof APIError || e instanceof APIConnectionError)) throw e;
-          logger.warn("Skipping {path} in discovery: {error}", {
-            path: job.path,
-            error: e.message,
-          });
+          skipped.push(job.path);
+          // Told once while it lasts: a group-version down for hours is discovered again
+          // and again (see `skipped`).
+          if (!this.#skipped.includes(job.path)) {
+            logger.warn("Skipping {path} in discovery: {error}", {
+              path: job.path,
+              error: e.message,
+            });
+          }
           results[index] = [];
         }
       }
     };
+    const skipped: string[] = [];
     await Promise.all(Array.from({ length: Math.min(CONCURRENCY, jobs.length) }, worker));
+    for (const path of this.#skipped) {
+      if (!skipped.includes(path) && jobs.some((job) => job.path === path)) {
+        logger.info("{path} is discovered again.", { path });
+      }
+    }
+    this.#skipped = skipped;
     return results.flat();
+  }
+
+  /**
+   * The group-versions that the last discovery of {@link resources} could not fetch (an
+   * aggregated API that is down, a 429 or 5xx that outlasted the retry): their resources
+   * are missing until a later discovery fetches them.
+   */
+  get skipped(): readonly string[] {
+    return this.#skipped;
   }
 }

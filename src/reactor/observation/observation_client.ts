@@ -45,6 +45,11 @@ export interface ObservationClient {
    */
   discover(options: { fresh: boolean; signal: AbortSignal }): Promise<readonly Resource[]>;
   /**
+   * Whether the last discovery skipped group-versions it could not fetch (their resources
+   * are missing until a later one fetches them); never, if not given.
+   */
+  incomplete?(): boolean;
+  /**
    * Watch a resource (in one namespace, or cluster-wide when `undefined`) until the signal
    * aborts: a `LISTED` item first and after every re-listing, live events in between.
    * See {@link WatchOptions} for the listings in parts, selectors and recovery.
@@ -77,6 +82,7 @@ export function observationClient(api: ApiClient, discovery?: Discovery): Observ
       if (fresh) cache.refresh();
       return cache.resources(signal);
     },
+    incomplete: () => cache.skipped.length > 0,
     watch: (resource, namespace, signal, options = {}) => {
       const items = watchObjects(api, resource, {
         ...options.recovery,

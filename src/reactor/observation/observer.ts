@@ -127,6 +127,8 @@ export class Observer {
   readonly #scanning: boolean;
   readonly #onListed: ObserverOptions["onListed"];
   readonly #backoff: BackoffOptions;
+  /** The delays between discoveries while one skips group-versions; none once complete. */
+  #incompleteDelays: Backoff | undefined;
   readonly #clock: Clock;
   readonly #logger: Logger;
   readonly #consumer: WatchConsumer;
@@ -280,6 +282,7 @@ export class Observer {
       const resources = await this.#discoverPatiently(false, stop.signal, true);
       if (resources === undefined) return;
       this.#applyResources(resources);
+      this.#completeLater(stop.signal);
       if (!await untilAborted(namespacesKnown.promise, stop.signal)) return;
 
       this.#started = true;
@@ -424,6 +427,23 @@ export class Observer {
     return watcher.done ?? Promise.resolve();
   }
 
+  /**
+   * After a discovery that skipped group-versions (a 429 or 5xx that outlasted its retry,
+   * an aggregated API that is down), discover again along the backoffs, capped, until one
+   * fetches them all: the resources they serve are otherwise missing for good.
+   */
+  #completeLater(signal: AbortSignal): void {
+    if (!this.#client.incomplete?.()) {
+      this.#incompleteDelays = undefined;
+      return;
+    }
+    this.#incompleteDelays ??= new Backoff(this.#backoff);
+    const delay = this.#incompleteDelays.next();
+    void sleep(delay, signal, this.#clock).then((slept) => {
+      if (slept) this.#requestRediscovery(signal);
+    });
+  }
+
   /** Discover again soon; requests made while a discovery runs lead to one more run. */
   #requestRediscovery(signal: AbortSignal): void {
     this.#rediscovery.wanted = true;
@@ -440,6 +460,7 @@ export class Observer {
             // A failing selection must not end the observation; the next change retries it.
             this.#logger.error(`Selecting the resources to serve failed: ${describeError(error)}`);
           }
+          this.#completeLater(signal);
         }
       } finally {
         this.#rediscovery.loop = undefined;
