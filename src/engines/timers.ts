@@ -53,9 +53,13 @@ export async function runTimer(run: TimerRun): Promise<boolean> {
   let fresh = true;
   while (!run.stopped) {
     if (handler.idle !== null) {
-      // The quiet period moves on with every change: sleep again until it has passed.
-      while (!run.stopped && run.now() - run.changedAt < handler.idle) {
-        await run.sleep(run.changedAt + handler.idle - run.now());
+      // The quiet period moves on with every change: sleep again until it has passed. What
+      // is left is computed once: \`now - changedAt < idle\` may hold while the rounded
+      // \`changedAt + idle - now\` is 0, and a sleep of 0 would spin.
+      for (;;) {
+        const left = run.changedAt + handler.idle - run.now();
+        if (run.stopped || !(left > 0)) break;
+        await run.sleep(left);
       }
       if (run.stopped) break;
     }

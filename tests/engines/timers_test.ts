@@ -121,3 +121,35 @@ Deno.test("without interval and idling, a timer runs once", async () => {
   assertEquals(starts, [0]);
   assertEquals(ended, true);
 });
+
+Deno.test("an idle wait that rounding leaves 0 s short of its end runs, instead of sleeping 0 s for ever", async () => {
+  // now - changedAt < idle holds (3.9999999999999996 < 4) while changedAt + idle - now is 0.
+  const changedAt = 0.7003561174719786;
+  const handler = {
+    kind: "timer",
+    id: "tick",
+    interval: null,
+    idle: 4,
+    sharp: false,
+    initialDelay: null,
+  };
+  let sleeps = 0;
+  let ran = false;
+  const run: TimerRun = {
+    handler: handler as TimerHandler,
+    now: () => 4.700356117471978,
+    sleep: () => {
+      if (++sleeps > 100) throw new Error("sleeps 0 s again and again");
+      return Promise.resolve();
+    },
+    stopped: false,
+    changedAt,
+    attempt: () => {
+      ran = true;
+      return Promise.resolve({ final: true, error: new Error("done") } as Outcome);
+    },
+  };
+  assertEquals(await runTimer(run), true);
+  assertEquals(ran, true);
+  assertEquals(sleeps, 0);
+});

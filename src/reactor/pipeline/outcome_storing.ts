@@ -41,6 +41,8 @@ export interface Stored {
   readonly gone?: boolean;
   /** Storing failed: seconds until it is tried again (none: with the next change). */
   readonly retryIn?: number;
+  /** The guarded finalizer change was refused: the object had changed meanwhile. */
+  readonly refused?: boolean;
 }
 
 /** What storing needs of the operator. */
@@ -88,8 +90,10 @@ export class OutcomeStorer {
       ...ownWrites(settings),
     };
     let applied;
+    let refused = false;
     try {
       applied = await this.#apply(request);
+      refused = applied.conflict;
       if (applied.conflict) {
         logger.debug("The object has changed meanwhile; the finalizer waits for its new state.");
         if (outcome.fallback !== undefined) {
@@ -116,7 +120,7 @@ export class OutcomeStorer {
     if (version !== undefined && !isNewerVersion(memory.newestVersion, version)) {
       memory.newestVersion = version;
     }
-    return { version, body: applied.body };
+    return { version, body: applied.body, ...(refused ? { refused } : {}) };
   }
 
   /**

@@ -2,7 +2,8 @@
  * The last stage: everything the stages wrote into the patch (and the finalizer's change)
  * is applied in as few requests as possible (see `outcome_storing.ts`). The version our
  * write produced tells the queueing which older states not to process again. A cause not
- * done yet goes on only if the stored object shows the progress just written.
+ * done yet goes on only if the stored object shows the progress just written. An object
+ * that left the watch's selection is tried again when its finalizer's release is refused.
  *
  * @module
  */
@@ -10,6 +11,12 @@
 import type { UnstoredOutcome } from "../../handling/memories.ts";
 import type { ObjectProcessing, Stage } from "./object_processing.ts";
 import type { OutcomeStorer } from "./outcome_storing.ts";
+
+/**
+ * Seconds until an object that left the watch's selection is read and released again when
+ * the release was refused (another writer came first): its watch tells of it no more.
+ */
+const LEFT_AGAIN = 1;
 
 /** Store the outcome of the processing, if there is one; see the module docs. */
 export class StoringStage implements Stage {
@@ -42,6 +49,10 @@ export class StoringStage implements Stage {
       return processing.finish(stored.retryIn === undefined ? {} : { delay: stored.retryIn });
     }
     processing.wrote(stored.version);
+    if (stored.refused && processing.left) {
+      // Out of the watch's selection, no next change will come to release the finalizer.
+      processing.revisitIn(LEFT_AGAIN);
+    }
     if (processing.recorded.length > 0 && stored.body !== undefined) {
       const lost = this.#storer.lostRecords(stored.body, processing.recorded);
       if (lost.length > 0) return this.#progressLost(processing, lost);

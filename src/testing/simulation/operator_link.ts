@@ -8,7 +8,7 @@
  * @module
  */
 import { markDelivery } from "../../platform/request_delivery.ts";
-import { ApiError, conflict, statusOf } from "../fake_cluster/errors.ts";
+import { ApiError, statusOf } from "../fake_cluster/errors.ts";
 import { errorResponse } from "../fake_cluster/http_responses.ts";
 import { BASE_RATES } from "./simulation_faults.ts";
 import type { SimulatedNetwork } from "./network.ts";
@@ -64,6 +64,9 @@ function describe(method: string, url: URL): string {
   const query = url.search.length > 160 ? url.search.slice(0, 157) + "..." : url.search;
   return `${method} ${url.pathname}${query}`;
 }
+
+/** The annotation that another writer changes, to cause a legal conflict. */
+const ANOTHER_WRITER = "simulation.kopf.dev/another-writer";
 
 /** The error of a request that never reached the server, or whose reply never came. */
 function cut(why: string, unsent: boolean): TypeError {
@@ -198,15 +201,31 @@ export class OperatorLink {
       const target = addressOf(url.pathname);
       const body = request.method === "POST" ? "" : await request.clone().text();
       if (target !== undefined && namesResourceVersion(request.method, body)) {
-        net.trace.add("fault", `409 for ${what}`);
-        return errorResponse(
-          conflict(
-            target,
-            "the object has been modified; please apply your changes to the latest version and try again",
-          ),
-        );
+        // A conflict is legal only when the object did change: kube-apiserver compares the
+        // precondition with the stored version (storage/etcd3/store.go, GuaranteedUpdate).
+        // So another writer comes first for real, and the server answers the request itself
+        // (409, or 422 for a failed JSON Patch `test`); its watchers see that write.
+        if (await this.#anotherWriter(url, target)) {
+          net.trace.add("fault", `another writer changes ${target.plural}/${target.name} first`);
+        }
       }
     }
     return undefined;
+  }
+
+  /** Change the addressed object as another client would; whether it existed to change. */
+  async #anotherWriter(url: URL, target: Addressed): Promise<boolean> {
+    const path = url.pathname.slice(0, url.pathname.lastIndexOf(`/${target.name}`)) +
+      `/${target.name}`;
+    const patch = { metadata: { annotations: { [ANOTHER_WRITER]: this.net.resourceVersion() } } };
+    const response = await this.net.serve(
+      new Request(new URL(path, url), {
+        method: "PATCH",
+        headers: { "Content-Type": "application/merge-patch+json" },
+        body: JSON.stringify(patch),
+      }),
+    );
+    await response.body?.cancel();
+    return response.ok;
   }
 }
