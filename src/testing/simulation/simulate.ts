@@ -18,7 +18,7 @@ import { loadSources, planRun } from "../../commands/run_options.ts";
 import { type InProcessCluster, inProcessCluster } from "../fake_cluster/cluster.ts";
 import type { FakeCluster } from "../fake_cluster/cluster.ts";
 import { SeededRandom } from "./seeded_random.ts";
-import { VirtualTime } from "./virtual_time.ts";
+import { SimulationStallError, VirtualTime } from "./virtual_time.ts";
 import { installVirtualGlobals } from "./virtual_globals.ts";
 import { Trace } from "./trace.ts";
 import { BASE_RATES, faultWeights, type SimulationFaults } from "./simulation_faults.ts";
@@ -209,7 +209,20 @@ async function runSeed(
     for (const resource of options.resources ?? []) cluster.cluster.create(resource);
     run = new SeedRun(seed, registry, options, time, random, trace, cluster, rejections);
     if (!streamingLists) trace.add("fault", "this server lists in pages: no streaming lists");
-    return await run.run(settle);
+    try {
+      return await run.run(settle);
+    } catch (error) {
+      // Time that cannot move on is the operator's failure (a busy loop), told with its trace.
+      if (!(error instanceof SimulationStallError)) throw error;
+      trace.add("check", `the simulation stalls: ${error.message}`);
+      const failure = {
+        seed,
+        invariant: "the simulation stalls",
+        message: error.message,
+        trace: trace.text(),
+      };
+      return { failure, simulated: time.now(), steps: time.steps };
+    }
   } finally {
     run?.processes.close();
     globalThis.removeEventListener?.("unhandledrejection", onRejection);

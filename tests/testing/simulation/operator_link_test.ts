@@ -1,8 +1,8 @@
 /**
  * What the simulated network answers in place of the server, checked against the shapes
  * kube-apiserver gives them: a 429 of API Priority and Fairness, a 410 on a resumed watch
- * (an ERROR event in a 200 stream, as the watch cache sends it), a 409 only for writes
- * held to a resourceVersion; a crash right after a write landed, and a cut link.
+ * (an ERROR event in a 200 stream, as the watch cache sends it), a conflict only for
+ * writes held to a resourceVersion, made by another writer's real change; a crash right after a write landed, and a cut link.
  */
 import { assert, assertEquals, assertRejects } from "../../assert.ts";
 import { OperatorLink } from "../../../src/testing/simulation/operator_link.ts";
@@ -85,18 +85,15 @@ Deno.test("a resumed watch may get 410 Gone as an ERROR event of a 200 stream", 
   assertEquals((await fresh.text()).trim(), "{}");
 });
 
-Deno.test("a 409 comes only for writes held to a resourceVersion", async () => {
-  const { ask, served } = linkWith({ conflicts: 100 });
+Deno.test("a conflict comes from another writer first, and only for writes held to a version", async () => {
+  const { ask, served, trace } = linkWith({ conflicts: 100 });
   const path = "/api/v1/namespaces/default/configmaps/x";
   const put = await ask("PUT", path, { metadata: { name: "x", resourceVersion: "3" } }) as Response;
-  assertEquals(put.status, 409);
-  const status = await put.json();
-  assertEquals(status.reason, "Conflict");
-  assertEquals(
-    status.message,
-    'Operation cannot be fulfilled on configmaps "x": the object has been modified; ' +
-      "please apply your changes to the latest version and try again",
-  );
+  // The server itself answers (a 409 if the version is stale), after a real change.
+  assertEquals(put.status, 200);
+  assertEquals(served, [`PATCH ${path}`, `PUT ${path}`]);
+  assert(trace.text().includes("another writer changes configmaps/x first"));
+  served.length = 0;
   const patch = await ask("PATCH", path, { metadata: { labels: { a: "b" } } }) as Response;
   assertEquals(patch.status, 200);
   assertEquals(served, [`PATCH ${path}`]);

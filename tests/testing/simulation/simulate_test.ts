@@ -211,3 +211,14 @@ Deno.test("the built-in invariants: a handler left retrying and a stuck deletion
   assertEquals(stuck.failures[0].invariant, "no object stuck deleting");
   assert(stuck.failures[0].message.includes('["example.com/hold"]'), stuck.failures[0].message);
 });
+
+Deno.test("a handler that spins on zero-second timers stalls the run: a failure with its trace", async () => {
+  const registry = new kopf.OperatorRegistry();
+  kopf.on.create("configmaps", { registry, id: "spin" }, async () => {
+    for (;;) await new Promise((resolve) => setTimeout(resolve, 0));
+  });
+  const report = await simulate({ operator: registry, seed: 1, settle: 10, scenario: createSome });
+  assertEquals(report.failures[0]?.invariant, "the simulation stalls");
+  assert(report.failures[0].message.includes("without it moving on"));
+  assert(report.failures[0].trace.includes("scenario create ConfigMap default/c0"));
+});
