@@ -1,27 +1,12 @@
 /**
- * The scenario modules of tests/simulation/scenarios/ as `simulate()` options: each exports
- * `operator` (a path from the repository's root, or a registry), `scenario`, and maybe
- * `invariants`, `resources`, `settle`, `faults` and `ciSeeds` (how many seeds CI runs).
+ * The scenario modules of tests/simulation/scenarios/ as `simulate()` options: the contract
+ * is `kopf simulate`'s (src/cli/scenario_modules.ts), with `operator` a path from the
+ * repository's root (or a registry, or its maker) and `ciSeeds` how many seeds CI runs.
  */
-import type { OperatorRegistry } from "../../../src/intents/registry.ts";
-import type {
-  Invariant,
-  Scenario,
-  SimulationFaults,
-  SimulationOptions,
-} from "../../../src/testing/mod.ts";
-import type { RawBody } from "../../../src/structs/bodies.ts";
+import type { ScenarioModule } from "../../../src/cli/scenario_modules.ts";
+import type { SimulationOptions } from "../../../src/testing/mod.ts";
 
-/** What a scenario module exports. */
-export interface ScenarioModule {
-  readonly operator: string | OperatorRegistry;
-  readonly scenario: Scenario;
-  readonly invariants?: readonly Invariant[];
-  readonly resources?: readonly RawBody[];
-  readonly settle?: number;
-  readonly faults?: SimulationFaults | false;
-  readonly ciSeeds?: number;
-}
+export type { ScenarioModule };
 
 const ROOT = new URL("../../../", import.meta.url);
 
@@ -30,15 +15,12 @@ export function optionsOf(
   module: ScenarioModule,
   overrides: Partial<SimulationOptions> = {},
 ): SimulationOptions {
-  const { operator, scenario, invariants, resources, settle, faults } = module;
+  const { operator, ciSeeds, ...options } = module;
+  if (operator === undefined) throw new Error("the scenario module names no operator");
   return {
+    ...options,
     operator: typeof operator === "string" ? new URL(operator, ROOT).href : operator,
-    scenario,
-    ...(invariants !== undefined ? { invariants } : {}),
-    ...(resources !== undefined ? { resources } : {}),
-    ...(settle !== undefined ? { settle } : {}),
-    ...(faults !== undefined ? { faults } : {}),
-    ...(overrides.seed === undefined ? { seeds: module.ciSeeds ?? 1 } : {}),
+    ...(overrides.seed === undefined ? { seeds: ciSeeds ?? 1 } : {}),
     ...overrides,
   };
 }

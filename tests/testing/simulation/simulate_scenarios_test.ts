@@ -23,10 +23,13 @@ for (const name of names) {
 }
 
 Deno.test("the scenarios are all there", () => {
-  for (const name of ["creation", "deletion", "selection_leaving", "children", "daemons_timers"]) {
+  for (
+    const name of ["creation", "deletion", "selection_leaving", "children", "daemons_timers"]
+  ) {
     assertEquals(names.includes(`${name}.ts`), true, name);
   }
   assertEquals(names.includes("updates.ts"), true);
+  assertEquals(names.includes("leadership.ts"), true);
 });
 
 Deno.test({
