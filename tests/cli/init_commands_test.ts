@@ -6,11 +6,13 @@
  * with Ctrl+C), the operator (started, seen serving an object, stopped with Ctrl+C, also
  * with --watch), the permissions, the manifests (with --dockerfile, --image, --helm
  * chart/), the types and the vendor task. Only `docker` and `helm`, which the README's
- * set-up does not install, are left out. Last, the files that .gitignore and
- * .dockerignore keep out.
+ * set-up does not install, are left out: the chart is rendered by ./helm_render.ts's
+ * renderer for the release the README installs, and equals the manifests the README
+ * applies. Last, the files that .gitignore and .dockerignore keep out.
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { run } from "../platform/commands.ts";
+import { renderChart, splitDocuments } from "../commands/helm_render.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname.replace(/\/$/, "");
 
@@ -212,7 +214,21 @@ Deno.test("kopf init and every command it and its README print run as printed wi
     // What the README's commands wrote: the image's recipe, the manifests, the chart.
     assertStringIncludes(await Deno.readTextFile(`${project}/Dockerfile`), "COPY . .");
     assertStringIncludes(await Deno.readTextFile(`${project}/deploy.yaml`), "image: op:1\n");
-    assert((await Deno.stat(`${project}/chart/Chart.yaml`)).isFile);
+    // Installed as the README says (`helm install op chart/`), the chart makes the objects
+    // of deploy.yaml: the README's two ways to deploy agree.
+    const chart = await Array.fromAsync(
+      (await run("find", ["chart", "-type", "f"], { cwd: project })).stdout.trim().split("\n"),
+      async (path) => ({
+        path: path.slice("chart/".length),
+        text: await Deno.readTextFile(`${project}/${path}`),
+      }),
+    );
+    const install = /^helm install (\S+) chart\/$/m.exec(readme);
+    assertEquals(install?.[1], "op");
+    const rendered = renderChart(chart, { releaseName: install![1] }).documents;
+    const deployed = splitDocuments(await Deno.readTextFile(`${project}/deploy.yaml`))
+      .filter((d) => !d.startsWith("#"));
+    assertEquals([...rendered].sort(), [...deployed].sort());
 
     await assertIgnored(project);
   } finally {
