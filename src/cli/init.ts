@@ -10,9 +10,14 @@ import denoConfig from "../../deno.json" with { type: "json" };
 import { writeStandardOutput } from "../platform/standard_streams.ts";
 import { exitCodeFor, failureText } from "../commands/usage.ts";
 import { INIT_DEFAULTS, type InitIo, initProject } from "../commands/new_project.ts";
-import { denoTask, projectContext } from "../commands/project_context.ts";
+import { denoCommand } from "../commands/project_context.ts";
 import { v8FlagsArgument } from "./runtime_flags.ts";
 import { VERSION } from "./version.ts";
+
+/** A path as the shell reads it: as it is when it needs no quotes, else in single quotes. */
+function shellWord(path: string): string {
+  return /^[\w@%+=:,./-]+$/.test(path) ? path : `'${path.replaceAll("'", `'"'"'`)}'`;
+}
 
 /** The `kopf init` subcommand. */
 export function initCommand(io: InitIo = {}): Command {
@@ -37,6 +42,8 @@ export function initCommand(io: InitIo = {}): Command {
     )
     .action(async (dir, flags, self) => {
       try {
+        // The commands printed run in the user's shell: with its `deno`, else through npx.
+        const deno = await denoCommand();
         await initProject(dir, {
           group: flags.group,
           kind: flags.kind,
@@ -45,13 +52,12 @@ export function initCommand(io: InitIo = {}): Command {
           kopfVersion: VERSION,
           yamlSpecifier: denoConfig.imports.yaml,
           v8Flags: v8FlagsArgument(),
+          deno,
         }, io);
-        const where = dir === "." ? "" : `cd ${dir} && `;
-        // The project runs on Deno; on Node, `kopf init` cannot assume a `deno` command.
-        const project = await projectContext(dir);
+        const where = dir === "." ? "" : `cd ${shellWord(dir)} && `;
         await writeStandardOutput(
           `Wrote a new operator project into ${dir}. Next: ${where}` +
-            `${denoTask(project, "test")}; then ${denoTask(project, "fake-cluster")} ` +
+            `${deno} task test; then ${deno} task fake-cluster ` +
             "serves a fake cluster to run it against (see its README.md).\n",
         );
       } catch (error) {

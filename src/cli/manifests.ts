@@ -47,6 +47,7 @@ import {
 } from "../commands/run_options.ts";
 import { parseDocuments } from "../commands/types.ts";
 import { checkBuildContext } from "../commands/build_context.ts";
+import { TESTED_DENO_VERSION } from "../commands/project_context.ts";
 import { VERSION } from "./version.ts";
 import { parseDeclaredRule, RULE_EXAMPLE } from "../structs/rbac_rules.ts";
 import { v8FlagsArgument } from "./runtime_flags.ts";
@@ -105,7 +106,7 @@ export interface ManifestsFlags {
  * the one running this command (what the operator was tried with), else the one the
  * project is tested with.
  */
-export const DEFAULT_DENO_VERSION: string = denoVersion() ?? "2.9.6";
+export const DEFAULT_DENO_VERSION: string = denoVersion() ?? TESTED_DENO_VERSION;
 
 /**
  * The module of the `kopf` command line that the recipe compiles in, by default: the one

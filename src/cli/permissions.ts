@@ -88,6 +88,11 @@ export const FRAMEWORK_ENVIRONMENT: readonly EnvironmentRead[] = [
     reason: "peering: the user name in the operator's identity, if granted",
     optional: true,
   },
+  {
+    name: "PATH",
+    reason: "messages that suggest commands: whether a deno is on PATH (else npx), if granted",
+    optional: true,
+  },
   // Deno's fetch reads these itself, without a permission; the framework reads them to
   // know whether its own (faster) transport of writes would bypass a proxy. Not granted,
   // writes go through fetch: slower, but they work.

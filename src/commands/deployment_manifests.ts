@@ -363,8 +363,16 @@ export function runArgs(input: ManifestInput): string[] {
   ];
 }
 
+/**
+ * The labels that select the operator's pods: its name, and the instance of it (as a Helm
+ * release names it: the chart's objects of two releases select their own pods).
+ */
+function selectorLabelsOf(input: ManifestInput): Record<string, string> {
+  return { "app.kubernetes.io/name": input.name, "app.kubernetes.io/instance": input.name };
+}
+
 function labelsOf(input: ManifestInput): Record<string, string> {
-  return { "app.kubernetes.io/name": input.name, "app.kubernetes.io/managed-by": "kopf" };
+  return { ...selectorLabelsOf(input), "app.kubernetes.io/managed-by": "kopf" };
 }
 
 function subject(input: ManifestInput): JsonObject {
@@ -467,7 +475,7 @@ function webhookService(
     kind: "Service",
     metadata: { name: webhookServiceName(input), namespace: input.namespace, labels },
     spec: {
-      selector: { "app.kubernetes.io/name": input.name },
+      selector: selectorLabelsOf(input),
       ports: [{ name: "webhook", port, targetPort: "webhook" }],
     },
   };
@@ -597,7 +605,7 @@ function deployment(input: ManifestInput, labels: Record<string, string>): JsonO
       strategy: coordinated(input)
         ? { type: "RollingUpdate", rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } }
         : { type: "Recreate" },
-      selector: { matchLabels: { "app.kubernetes.io/name": input.name } },
+      selector: { matchLabels: selectorLabelsOf(input) },
       template: {
         metadata: {
           labels,

@@ -7,10 +7,20 @@
  * the operator's handlers decide (the RBAC, the served namespaces, the peering) is fixed
  * when the chart is generated, as in the manifests.
  *
- * The templates use few of Helm's constructs, on purpose: values and the release's
- * namespace, `if`/`else if`/`else`/`end`, `or`, `default`, `quote`, `toYaml` and
- * `nindent`. They are made from the manifests' own objects: the parts that values change
- * are replaced by markers, the objects written as YAML, and the markers by templates.
+ * The chart is written as Helm charts are: its objects are named after the release
+ * (`_helpers.tpl`'s `fullname`, with `nameOverride` and `fullnameOverride`), so that two
+ * releases in one namespace do not collide, and installed as the chart's own name (as
+ * `kopf manifests --helm` says to) they have the names of `kopf manifests`; the image is
+ * `image.repository`, `image.tag` (the chart's `appVersion` by default) and
+ * `image.pullPolicy`; `serviceAccount.create/name/annotations`, `imagePullSecrets`,
+ * `podAnnotations`, `resources`, `nodeSelector`, `tolerations` and `affinity` are there.
+ *
+ * The templates use few of Helm's constructs, on purpose: values, the release's name and
+ * namespace, the chart's name and appVersion, `define`/`include`, `if`/`else if`/`else`/
+ * `end`, `or`, `default`, `quote`, `toYaml`, `nindent`, `printf`, `trunc`, `trimSuffix`
+ * and `contains`. They are made from the manifests' own objects: the parts that values
+ * change are replaced by markers, the objects written as YAML, and the markers by
+ * templates.
  *
  * @module
  */
@@ -44,6 +54,7 @@ export const CHART_FILES: readonly string[] = [
   "values.yaml",
   "crds/kopf-peerings.yaml",
   "templates/NOTES.txt",
+  "templates/_helpers.tpl",
   "templates/deployment.yaml",
   "templates/leases.yaml",
   "templates/peering.yaml",
@@ -77,6 +88,17 @@ type Fill = (indent: string, head: string) => string[];
 class Markers {
   readonly #values: string[] = [];
   readonly #blocks: Fill[] = [];
+  /** The chart's name, which its named templates begin with. */
+  readonly chart: string;
+
+  constructor(chart: string) {
+    this.chart = chart;
+  }
+
+  /** The expression of a named template of `_helpers.tpl`: `include "CHART.NAME" .`. */
+  include(name: "name" | "fullname" | "serviceAccountName"): string {
+    return `include "${this.chart}.${name}" .`;
+  }
 
   /** A scalar that renders as the value of the template expression. */
   value(expression: string): string {
@@ -124,9 +146,35 @@ function conditional(
   return lines;
 }
 
-/** The documents of a template file, each after `---`. */
+/** The documents of a template file, each after `---`, named after the release. */
 function documents(marks: Markers, objects: readonly JsonObject[]): string {
-  return objects.map((object) => `---\n${marks.lines(object).join("\n")}\n`).join("");
+  return objects.map((object) => `---\n${marks.lines(releaseNamed(marks, object)).join("\n")}\n`)
+    .join("");
+}
+
+/**
+ * An object of the manifests as the release names it: the labels of the app's name and
+ * instance from `_helpers.tpl`'s name and the release's, and the ServiceAccount (its
+ * object, the bindings' subjects, the pods') from `serviceAccountName`. (The other
+ * names are the fullname already: the input's name is its marker.)
+ */
+function releaseNamed(marks: Markers, value: JsonValue, key?: string): JsonValue {
+  if (Array.isArray(value)) return value.map((item) => releaseNamed(marks, item));
+  if (value === null || typeof value !== "object") {
+    if (key === "app.kubernetes.io/name") return marks.value(marks.include("name"));
+    if (key === "app.kubernetes.io/instance") return marks.value(".Release.Name");
+    if (key === "serviceAccountName") return marks.value(marks.include("serviceAccountName"));
+    return value;
+  }
+  const named: JsonObject = {};
+  for (const [k, v] of Object.entries(value)) named[k] = releaseNamed(marks, v, k);
+  if (named.kind === "ServiceAccount") {
+    const serviceAccount = marks.value(marks.include("serviceAccountName"));
+    // A binding's subject names it; the object itself has it in its metadata.
+    if (named.metadata === undefined) named.name = serviceAccount;
+    else (named.metadata as JsonObject).name = serviceAccount;
+  }
+  return named;
 }
 
 /** The input in three ways of running replicas, for what differs between them. */
@@ -212,13 +260,40 @@ function deploymentTemplate(
   pod.metadata = {
     labels: (pod.metadata as JsonObject).labels!,
     annotations: marks.block((indent, head) =>
-      conditional(indent, [[".Values.metricsPort", [
+      conditional(indent, [["or .Values.metricsPort .Values.podAnnotations", [
         `${indent}${head.trimEnd()}`,
-        ...marks.lines(annotations, indent + "  "),
+        ...conditional(indent + "  ", [[
+          ".Values.metricsPort",
+          marks.lines(annotations, indent + "  "),
+        ]]),
+        ...conditional(indent + "  ", [[".Values.podAnnotations", [
+          `${indent}  {{- toYaml .Values.podAnnotations | nindent ${indent.length + 2} }}`,
+        ]]]),
       ]]])
     ),
   };
-  const [container] = (pod.spec as JsonObject).containers as JsonObject[];
+  const podSpec = pod.spec as JsonObject;
+  const [{ name, image, ...rest }] = podSpec.containers as JsonObject[];
+  const container: JsonObject = {
+    name,
+    image,
+    imagePullPolicy: marks.block((indent, head) =>
+      conditional(indent, [[".Values.image.pullPolicy", [
+        `${indent}${head}{{ .Values.image.pullPolicy }}`,
+      ]]])
+    ),
+    ...rest,
+  };
+  podSpec.containers = [container];
+  // Where the pods run, and the pull secrets of a private registry: as the values say.
+  for (const key of ["imagePullSecrets", "nodeSelector", "tolerations", "affinity"]) {
+    podSpec[key] = marks.block((indent, head) =>
+      conditional(indent, [[`.Values.${key}`, [
+        `${indent}${head.trimEnd()}`,
+        `${indent}  {{- toYaml .Values.${key} | nindent ${indent.length + 2} }}`,
+      ]]])
+    );
+  }
   container.args = marks.block(argsFill(marks, input, variants));
   const metricsPort = { name: "metrics", containerPort: marks.value(".Values.metricsPort") };
   container.ports = [
@@ -279,17 +354,19 @@ function fileOf(object: JsonObject, input: ManifestInput): string | undefined {
  * names what made it, for the files' headers (e.g. `kopf 0.1.0`).
  */
 export function helmChart(input: ManifestInput, generator: string): ChartFile[] {
-  const marks = new Markers();
+  const marks = new Markers(input.name);
   const marked: ManifestInput = {
     ...input,
+    name: marks.value(marks.include("fullname")),
     namespace: marks.value(NAMESPACE),
-    image: marks.value(".Values.image"),
+    image: `${marks.value(".Values.image.repository")}:` +
+      marks.value(".Values.image.tag | default .Chart.AppVersion"),
   };
   const variants = variantsOf(marked);
   const objects = buildManifests(marked);
   const byFile = new Map<string, JsonObject[]>();
   for (const object of objects) {
-    const file = fileOf(object, input);
+    const file = fileOf(object, marked);
     if (file !== undefined) byFile.set(file, [...byFile.get(file) ?? [], object]);
   }
   const files: ChartFile[] = [
@@ -300,10 +377,13 @@ export function helmChart(input: ManifestInput, generator: string): ChartFile[] 
     // Helm does not template the files of crds/: they are written as they are.
     const text = path.startsWith("crds/")
       ? inFile.map((crd) => `---\n${yamlText(crd)}\n`).join("")
+      : path === "templates/serviceaccount.yaml"
+      ? serviceAccountTemplate(marks, inFile)
       : documents(marks, inFile);
     files.push({ path, text });
   }
   files.push(
+    { path: "templates/_helpers.tpl", text: helpersTpl(input.name) },
     {
       path: "templates/deployment.yaml",
       text: deploymentTemplate(marks, marked, variants, objects),
@@ -312,6 +392,71 @@ export function helmChart(input: ManifestInput, generator: string): ChartFile[] 
     { path: "templates/NOTES.txt", text: notesText(marks, marked) },
   );
   return files.sort((a, b) => a.path.localeCompare(b.path));
+}
+
+/** The ServiceAccount, with the annotations of the values, when the chart creates it. */
+function serviceAccountTemplate(marks: Markers, objects: readonly JsonObject[]): string {
+  const [account] = objects.map((object) => structuredClone(object));
+  (account.metadata as JsonObject).annotations = marks.block((indent, head) =>
+    conditional(indent, [[".Values.serviceAccount.annotations", [
+      `${indent}${head.trimEnd()}`,
+      `${indent}  {{- toYaml .Values.serviceAccount.annotations | nindent ${indent.length + 2} }}`,
+    ]]])
+  );
+  return `{{- if .Values.serviceAccount.create }}\n${documents(marks, [account])}{{- end }}\n`;
+}
+
+/**
+ * `_helpers.tpl`: the names of the release's objects, as `helm create` writes them —
+ * the app's name (`nameOverride`), the objects' (`fullnameOverride`, else the release's
+ * name with the chart's unless it holds it already; 63 characters at most, as DNS labels
+ * allow), and the ServiceAccount's.
+ */
+function helpersTpl(chart: string): string {
+  const name = `default .Chart.Name .Values.nameOverride`;
+  return `{{/* The app's name: the chart's, or nameOverride. */}}
+{{- define "${chart}.name" -}}
+{{- ${name} | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
+The name of the release's objects: fullnameOverride, else the release's name, followed by
+the app's unless the release's name holds it already.
+*/}}
+{{- define "${chart}.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else if contains (${name}) .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name (${name}) | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+
+{{/*
+The ServiceAccount that the operator runs as: serviceAccount.name, else the fullname when
+the chart creates it, else the namespace's default.
+*/}}
+{{- define "${chart}.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create }}
+{{- default (include "${chart}.fullname" .) .Values.serviceAccount.name }}
+{{- else }}
+{{- default "default" .Values.serviceAccount.name }}
+{{- end }}
+{{- end }}
+`;
+}
+
+/**
+ * An image as `image.repository` and `image.tag` (the chart's appVersion): split at the
+ * tag's colon; an image without a tag is `:latest`, as container runtimes read it.
+ */
+export function imageParts(image: string): { repository: string; tag: string } {
+  const colon = image.lastIndexOf(":");
+  if (colon > image.lastIndexOf("/")) {
+    return { repository: image.slice(0, colon), tag: image.slice(colon + 1) };
+  }
+  return { repository: image, tag: "latest" };
 }
 
 function chartYaml(input: ManifestInput, generator: string): string {
@@ -324,6 +469,8 @@ function chartYaml(input: ManifestInput, generator: string): string {
       description: `The operator ${input.name}: its RBAC, ServiceAccount and Deployment.`,
       type: "application",
       version: CHART_VERSION,
+      // The version of the operator, its image's tag: the image's tag by default.
+      appVersion: imageParts(input.image).tag,
     }),
     "",
   ].join("\n");
@@ -334,9 +481,31 @@ function valuesYaml(input: ManifestInput, generator: string): string {
   const leaderElection = coordinated(input) && input.leadership!.leaderElection;
   const entries: [string[], string, JsonValue][] = [
     [
-      ["The operator's image (`kopf manifests --dockerfile` writes its recipe)."],
+      ["The app's name in the names and labels of the objects; the chart's by default."],
+      "nameOverride",
+      "",
+    ],
+    [
+      ["The objects' name; by default the release's, followed by the app's unless it holds it."],
+      "fullnameOverride",
+      "",
+    ],
+    [
+      [
+        "The operator's image (`kopf manifests --dockerfile` writes its recipe): the tag is",
+        "the chart's appVersion unless set; the pull policy Kubernetes' default unless set.",
+      ],
       "image",
-      input.image,
+      { repository: imageParts(input.image).repository, tag: "", pullPolicy: "" },
+    ],
+    [["Secrets to pull the image with, e.g. [{name: regcred}]."], "imagePullSecrets", []],
+    [
+      [
+        "The ServiceAccount the operator runs as, which the RBAC binds: created by the chart",
+        "(named as the objects unless named here), or an existing one (by its name).",
+      ],
+      "serviceAccount",
+      { create: true, name: "", annotations: {} },
     ],
     [
       ["How many pods run the operator; more than one only with leaderElection or shards."],
@@ -352,6 +521,10 @@ function valuesYaml(input: ManifestInput, generator: string): string {
       input.namespace === "default" ? "" : input.namespace,
     ],
     [["The operator container's resources."], "resources", structuredClone(OPERATOR_RESOURCES)],
+    [["Annotations of the operator's pods."], "podAnnotations", {}],
+    [["Where the operator's pods run: the nodes' labels to match."], "nodeSelector", {}],
+    [["Taints that the operator's pods tolerate."], "tolerations", []],
+    [["The operator's pods' affinity to nodes and pods."], "affinity", {}],
     [
       ["Replicas of which one leads and the others stand by (kopf run --leader-election)."],
       "leaderElection",

@@ -47,6 +47,16 @@ export interface InitOptions {
   readonly v8Flags?: string;
   /** A checkout of the framework to use instead of JSR: its directory. */
   readonly local?: string;
+  /**
+   * The operator's name in its manifests and chart (`kopf manifests --name`); by default
+   * {@link initProject} makes it from the project's directory.
+   */
+  readonly name?: string;
+  /**
+   * How the user's shell runs Deno, for the commands the README prints: `deno` (the
+   * default), or `npx -y deno@VERSION` where no `deno` is on `PATH`.
+   */
+  readonly deno?: string;
 }
 
 /** One file of the new project: its path relative to the project's directory, and text. */
@@ -82,6 +92,20 @@ export function pluralOf(kind: string): string {
   if (/[^aeiou]y$/.test(lower)) return `${lower.slice(0, -1)}ies`;
   if (/(s|x|z|ch|sh)$/.test(lower)) return `${lower}es`;
   return `${lower}s`;
+}
+
+/** The name of the operators that no directory names: `kopf manifests`' default. */
+const DEFAULT_OPERATOR_NAME = "kopf-operator";
+
+/**
+ * A project's directory as the name of its operator's objects: a lowercase DNS label
+ * short enough for a Helm release (53 characters), e.g. `My_Operator` → `my-operator`.
+ */
+export function operatorNameOf(dir: string): string {
+  const base = absolutePath(dir).replace(/[\\/]+$/, "").split(/[\\/]/).at(-1) ?? "";
+  const name = base.toLowerCase().replace(/[^a-z0-9-]+/g, "-").slice(0, 53)
+    .replace(/^[^a-z]+/, "").replace(/-+$/, "");
+  return name === "" ? DEFAULT_OPERATOR_NAME : name;
 }
 
 /** The resource of a project, its names checked. */
@@ -362,6 +386,9 @@ function denoJson(options: InitOptions, local: LocalCheckout | undefined): strin
   const v8 = options.v8Flags === undefined ? "" : ` ${options.v8Flags}`;
   const kopf = `deno run${v8} --allow-net --allow-env --allow-read --allow-run ` +
     `--allow-sys=hostname ${cli}`;
+  // `--helm DIR` writes the chart: anywhere in the project (the task runs in its root).
+  const kopfWriting = kopf.replace(" --allow-run ", " --allow-write=. --allow-run ");
+  const name = options.name ?? DEFAULT_OPERATOR_NAME;
   // Only what a fake cluster needs: its port on the loopback, and its directory.
   const fake = `deno run --allow-net=127.0.0.1 --allow-env --allow-read ` +
     `--allow-write=${FAKE_CLUSTER_DIRECTORY} ${cli}`;
@@ -372,7 +399,8 @@ function denoJson(options: InitOptions, local: LocalCheckout | undefined): strin
       "fake-cluster": `${fake} fake-cluster --kubeconfig ${FAKE_CLUSTER_KUBECONFIG} ` +
         `--state ${FAKE_CLUSTER_DIRECTORY}/state.json`,
       permissions: `${kopf} permissions operator.ts`,
-      manifests: `${kopf} manifests --all-namespaces --crd crd.yaml operator.ts`,
+      manifests: `${kopfWriting} manifests --all-namespaces --name ${name} --crd crd.yaml ` +
+        "operator.ts",
       types: `${kopf} types crd.yaml > types.ts`,
       ...(local !== undefined ? { vendor: vendorTask(local) } : {}),
     },
@@ -393,18 +421,32 @@ function table(rows: readonly (readonly string[])[]): string {
     rows.slice(1).map(line).join("");
 }
 
-function readme(r: ResourceNames, local: LocalCheckout | undefined): string {
+/** How the README says to get Deno, and what its commands run it with. */
+function denoNote(deno: string): string {
+  if (deno === "deno") {
+    return "The commands below run Deno as `deno`; where only Node and npm are installed,\n" +
+      "`npm install -g deno` puts one on `PATH` (or write `npx -y deno` for `deno`).";
+  }
+  return `No \`deno\` was on \`PATH\` when this project was made: the commands below run\n` +
+    `Deno through npx, \`${deno}\`. \`npm install -g ${deno.replace(/^npx -y /, "")}\` puts a\n` +
+    "`deno` on `PATH`; then `deno task …` does the same as they do.";
+}
+
+function readme(
+  r: ResourceNames,
+  local: LocalCheckout | undefined,
+  name: string,
+  deno: string,
+): string {
+  const task = `${deno} task`;
   const source = local === undefined
     ? "The framework, `@kopf/kopf`, comes from JSR (see `imports` in `deno.json`)."
     : "The framework, `@kopf/kopf`, is a copy of a local checkout in `vendor/kopf/`, a\n" +
       "member of the workspace of `deno.json`. After changing the checkout, copy it again:\n" +
-      "`deno task vendor`.";
+      `\`${task} vendor\`.`;
   const vendored = local === undefined
     ? []
-    : [["`vendor/kopf/`", "the framework, copied from the checkout: `deno task vendor`"]];
-  const context = local === undefined
-    ? ""
-    : "\nThe image is built from this directory alone, `vendor/kopf/` included.\n";
+    : [["`vendor/kopf/`", `the framework, copied from the checkout: \`${task} vendor\``]];
   return `# An operator for ${r.kind} resources
 
 A Kubernetes operator made with \`kopf init\`. It serves the \`${r.kind}\` resources
@@ -418,42 +460,58 @@ ${
       ["`operator.ts`", "the handlers"],
       ["`operator_test.ts`", "the operator on a fake cluster, with `KopfRunner`"],
       ["`crd.yaml`", "the CustomResourceDefinition"],
-      ["`types.ts`", "the resource's types, made from the CRD: `deno task types`"],
+      ["`types.ts`", `the resource's types, made from the CRD: \`${task} types\``],
       ...vendored,
     ])
   }
+${denoNote(deno)}
+
 ## Test
 
 \`\`\`sh
-deno task test
+${task} test
 \`\`\`
 
 ## Try it on a fake cluster
 
-\`deno task fake-cluster\` serves an in-memory Kubernetes API server (no real cluster,
+\`${task} fake-cluster\` serves an in-memory Kubernetes API server (no real cluster,
 no Docker) until Ctrl+C, and writes its kubeconfig to \`${FAKE_CLUSTER_KUBECONFIG}\`;
-what it holds is kept in \`${FAKE_CLUSTER_DIRECTORY}/\` for its next start. In another
-terminal:
+what it holds is kept in \`${FAKE_CLUSTER_DIRECTORY}/\` for its next start (with the
+cluster's keys and tokens: \`.gitignore\` and \`.dockerignore\` leave it out). In
+another terminal:
 
 \`\`\`sh
 export KUBECONFIG=${FAKE_CLUSTER_KUBECONFIG}
 kubectl apply -f crd.yaml
-deno task run
+${task} run
 \`\`\`
 
 Then, in a third terminal with the same \`KUBECONFIG\`, create an object as shown
 under Run below, and watch the operator greet it.
 
-## Run
+${readmeRunAndDeploy(r, local, name, task)}`;
+}
+
+/** The README's sections Run and Deploy; `task` runs a task (`deno task`). */
+function readmeRunAndDeploy(
+  r: ResourceNames,
+  local: LocalCheckout | undefined,
+  name: string,
+  task: string,
+): string {
+  const context = local === undefined
+    ? ""
+    : "\nThe image is built from this directory alone, `vendor/kopf/` included.\n";
+  return `## Run
 
 Against the cluster that \`KUBECONFIG\` (or \`~/.kube/config\`) points to:
 
 \`\`\`sh
 kubectl apply -f crd.yaml
-deno task run
+${task} run
 \`\`\`
 
-While developing, \`deno task run --watch\` restarts the operator whenever its files
+While developing, \`${task} run --watch\` restarts the operator whenever its files
 change: gracefully, and against the same cluster and objects.
 
 Then, in another terminal:
@@ -470,22 +528,48 @@ EOF
 kubectl get ${r.plural}
 \`\`\`
 
-\`deno task permissions\` prints the minimal Deno permissions for that cluster's
+\`${task} permissions\` prints the minimal Deno permissions for that cluster's
 kubeconfig (\`--explain\` says why each is needed), to run the operator with them
-instead of those of \`deno task run\`.
+instead of those of \`${task} run\`.
 
 ## Deploy
 
-\`deno task manifests\` prints a ServiceAccount, the RBAC that the handlers need and
-a Deployment; with \`--dockerfile\`, the recipe of the operator's image.
+\`${task} manifests\` prints a ServiceAccount, the RBAC that the handlers need and
+a Deployment, named \`${name}\`; with \`--dockerfile\`, the recipe of the operator's
+image; with \`--helm DIR\`, a Helm chart of them, in a directory of the project.
 ${context}
 \`\`\`sh
-deno task manifests --dockerfile > Dockerfile
-docker build -t my-operator:1 .
-deno task manifests --image my-operator:1 > deploy.yaml
+${task} manifests --dockerfile > Dockerfile
+docker build -t ${name}:1 .
+${task} manifests --image ${name}:1 > deploy.yaml
 kubectl apply -f crd.yaml -f deploy.yaml
 \`\`\`
+
+Or as a Helm chart, whose objects are named after each release:
+
+\`\`\`sh
+${task} manifests --image ${name}:1 --helm chart/
+helm install ${name} chart/
+\`\`\`
 `;
+}
+
+/**
+ * `.gitignore` or `.dockerignore`: the fake cluster's directory (its state and kubeconfig
+ * hold private keys and tokens) and build output stay out of git and out of the image's
+ * build context, which the Dockerfile copies whole (`COPY . .`); the image needs nothing
+ * of git, the chart or the manifests either.
+ */
+function ignoreFile(tool: "git" | "docker"): string {
+  const lines = [
+    "# The fake cluster of the fake-cluster task: its state and kubeconfig hold keys and tokens.",
+    `${FAKE_CLUSTER_DIRECTORY}/`,
+    "# Build output.",
+    "dist/",
+    "node_modules/",
+    ...(tool === "docker" ? ["# Not part of the image.", ".git/", "chart/", "deploy.yaml"] : []),
+  ];
+  return `${lines.join("\n")}\n`;
 }
 
 /**
@@ -494,6 +578,7 @@ kubectl apply -f crd.yaml -f deploy.yaml
  */
 export function projectFiles(options: InitOptions, local?: LocalCheckout): ProjectFile[] {
   const names = resourceNames(options);
+  const name = options.name ?? DEFAULT_OPERATOR_NAME;
   const crd = crdYaml(names);
   return [
     { path: "deno.json", text: denoJson(options, local) },
@@ -501,7 +586,9 @@ export function projectFiles(options: InitOptions, local?: LocalCheckout): Proje
     { path: "types.ts", text: generateTypesFromYaml(crd, "crd.yaml") },
     { path: "operator.ts", text: operatorTs(names) },
     { path: "operator_test.ts", text: operatorTestTs(names) },
-    { path: "README.md", text: readme(names, local) },
+    { path: "README.md", text: readme(names, local, name, options.deno ?? "deno") },
+    { path: ".gitignore", text: ignoreFile("git") },
+    { path: ".dockerignore", text: ignoreFile("docker") },
   ];
 }
 
@@ -583,7 +670,7 @@ export async function initProject(
   }
   const local = options.local === undefined ? undefined : await readLocalCheckout(options.local);
   if (local !== undefined) checkOutsideVendored(dir, local);
-  const files = projectFiles(options, local);
+  const files = projectFiles({ ...options, name: options.name ?? operatorNameOf(dir) }, local);
   await makeDirectory(dir);
   const base = dir.replace(/[\\/]+$/, "") || "/";
   const write = io.writeFile ?? writeTextFile;

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { readTextFileQuietly } from "../platform/files.ts";
+import { directoriesOnPath, readTextFileQuietly } from "../platform/files.ts";
 import { denoVersion, mainModule } from "../platform/process.ts";
 import { stripJsonComments } from "./build_context.ts";
 
@@ -21,6 +21,35 @@ export interface ProjectContext {
   readonly nodeProject: boolean;
   /** The script that runs `kopf` (its main module), if known. */
   readonly program?: string;
+  /**
+   * How the user's shell runs Deno: `deno` when one is on `PATH`, else through npx
+   * (`npx -y deno@VERSION`), as the README's set-up (Node and npm) brings it. Unset means
+   * `deno`.
+   */
+  readonly deno?: string;
+}
+
+/**
+ * The Deno version that the project is tested with: what `npx -y deno@…` names when no
+ * `deno` is on `PATH` and this process runs on Node (on Deno, its own version is named).
+ */
+export const TESTED_DENO_VERSION = "2.9.6";
+
+/**
+ * Directories that a package runner puts on `PATH` for the one command it runs (npx's
+ * cache, `node_modules/.bin`, npm's node-gyp shim): a `deno` there is gone from the
+ * user's shell once that command returns, so it does not count as one on `PATH`.
+ */
+function runnersOwn(dir: string): boolean {
+  return /[\\/]_npx[\\/]/.test(dir) || /node_modules[\\/]\.bin[\\/]?$/.test(dir) ||
+    /node-gyp-bin[\\/]?$/.test(dir);
+}
+
+/** How the user's shell runs Deno: see {@link ProjectContext.deno}. */
+export async function denoCommand(): Promise<string> {
+  const dirs = (await directoriesOnPath("deno")).filter((dir) => !runnersOwn(dir));
+  if (dirs.length > 0) return "deno";
+  return `npx -y deno@${denoVersion() ?? TESTED_DENO_VERSION}`;
 }
 
 /** The tasks of a `deno.json`'s text; none if it cannot be read as JSON (with comments). */
@@ -47,12 +76,16 @@ export async function projectContext(dir?: string): Promise<ProjectContext> {
     tasks: tasksOf(deno),
     nodeProject: node,
     program: mainModule(),
+    deno: await denoCommand(),
   };
 }
 
-/** How to run a task of a Deno project here: `deno task NAME`, through npx on Node. */
+/**
+ * How to run a task of a Deno project in the user's shell: `deno task NAME`, or through
+ * npx where no `deno` is on `PATH`.
+ */
 export function denoTask(context: ProjectContext, task: string): string {
-  return context.runtime === "deno" ? `deno task ${task}` : `npx -y deno task ${task}`;
+  return `${context.deno ?? "deno"} task ${task}`;
 }
 
 /**
@@ -71,6 +104,8 @@ export function fakeClusterHint(context: ProjectContext): string {
   if (context.runtime === "node" || context.nodeProject) {
     return `or try it on a fake cluster: run \`npx kopf fake-cluster\` in another terminal ${then}`;
   }
-  const kopf = context.program === undefined ? "kopf" : `deno run --allow-all ${context.program}`;
+  const kopf = context.program === undefined
+    ? "kopf"
+    : `${context.deno ?? "deno"} run --allow-all ${context.program}`;
   return `or try it on a fake cluster: run \`${kopf} fake-cluster\` in another terminal ${then}`;
 }

@@ -34,6 +34,7 @@ import type { HandlerState, Outcome } from "./handler_states.ts";
 import { isThenable } from "../structs/thenables.ts";
 import { formatSeconds } from "../structs/failure_streaks.ts";
 import { isLoggedAt } from "./object_loggers.ts";
+import { forbiddenHint } from "./forbidden_calls.ts";
 
 /** Raised by `kopf.execute()` when sub-handlers are not all done: the parent retries too. */
 export class HandlerChildrenRetry extends TemporaryError {
@@ -49,6 +50,10 @@ export class HandlerChildrenRetry extends TemporaryError {
 export interface RetriedHandler extends RetryPolicy {
   /** The handler id (used in log messages). */
   readonly id: string;
+  /** How it was registered, e.g. `kopf.on.create` (for the hint of a refused API call). */
+  readonly registrar?: string;
+  /** Its `rbac` option, if declared. */
+  readonly rbac?: readonly string[];
 }
 
 /** How a handler is named in log messages: `Handler 'create_fn'`. */
@@ -235,18 +240,18 @@ export async function executeHandlerOnce(
     // A non-Error thrown value still fails the handler; keep it readable in the records.
     const failure = error ?? new Error("null was thrown");
     report(onRun, "exception", started);
+    // A 403 of its own API call: the line says how to grant it.
+    const refused = forbiddenHint(handler, error);
+    const failed = `${title} failed with an exception.${refused ? ` ${refused}` : ""}`;
     switch (handler.errors) {
       case "ignored":
-        logger.exception(`${title} failed with an exception. Will ignore.`, error);
+        logger.exception(`${failed} Will ignore.`, error);
         return { final: true, subrefs: refsOf(extras.subrefs) };
       case "permanent":
-        logger.exception(`${title} failed with an exception. Will stop.`, error);
+        logger.exception(`${failed} Will stop.`, error);
         return { final: true, error: failure, subrefs: refsOf(extras.subrefs) };
       default:
-        logger.exception(
-          `${title} failed with an exception. Will retry ${retryWhen(handler.backoff)}.`,
-          error,
-        );
+        logger.exception(`${failed} Will retry ${retryWhen(handler.backoff)}.`, error);
         return {
           final: false,
           error: failure,

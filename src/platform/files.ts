@@ -215,3 +215,36 @@ export function pathListSeparator(): string {
     ? ";"
     : ":";
 }
+
+/**
+ * The directories of `PATH` that hold an executable file named `name` (`name.exe` too on
+ * Windows), in `PATH`'s order; none when `PATH` or a directory cannot be read.
+ */
+export async function directoriesOnPath(name: string): Promise<string[]> {
+  let path: string | undefined;
+  try {
+    path = getEnv("PATH");
+  } catch {
+    return []; // no permission to read the environment
+  }
+  const windows = pathListSeparator() === ";";
+  const found: string[] = [];
+  for (const dir of (path ?? "").split(pathListSeparator()).filter(Boolean)) {
+    for (const file of windows ? [`${name}.exe`, name] : [name]) {
+      try {
+        const info = typeof Deno !== "undefined"
+          ? await Deno.stat(`${dir}/${file}`)
+          : await stat(`${dir}/${file}`);
+        const isFile = typeof info.isFile === "function" ? info.isFile() : info.isFile;
+        const mode = info.mode;
+        if (isFile && (windows || mode === null || (mode & 0o111) !== 0)) {
+          found.push(dir);
+          break;
+        }
+      } catch {
+        // Not there, or not readable: not a command of this PATH.
+      }
+    }
+  }
+  return found;
+}

@@ -37,3 +37,17 @@ export function parseDeclaredRule(text: string): DeclaredRule | undefined {
     verbs: verbs.split(","),
   };
 }
+
+/**
+ * The rule that a 403 of kube-apiserver asks for, as `RESOURCE:VERB`, from its message:
+ * `User "…" cannot VERB resource "PLURAL[/SUB]" in API group "GROUP" …` (the wording of
+ * apiserver's endpoints/handlers/responsewriters/errors.go, forbiddenMessage); `undefined`
+ * for another message (e.g. a non-resource path).
+ */
+export function ruleOfForbidden(message: string): string | undefined {
+  const match = /cannot (\w+) resource "([a-z0-9.-]+)(?:\/([a-z]+))?" in API group "([^"]*)"/
+    .exec(message);
+  if (match === null) return undefined;
+  const [, verb, plural, subresource, group] = match;
+  return `${plural}${group ? `.${group}` : ""}${subresource ? `/${subresource}` : ""}:${verb}`;
+}

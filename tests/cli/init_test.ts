@@ -10,11 +10,15 @@ import { runDeno } from "../platform/commands.ts";
 const ROOT = new URL("../../", import.meta.url).pathname;
 const MAIN = new URL("../../src/cli/main.ts", import.meta.url).pathname;
 
-async function deno(args: string[], cwd: string): Promise<{ code: number; out: string }> {
+async function deno(
+  args: string[],
+  cwd: string,
+  env: Record<string, string> = {},
+): Promise<{ code: number; out: string }> {
   const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
     args,
     cwd,
-    env: { NO_COLOR: "1" },
+    env: { NO_COLOR: "1", ...env },
     stdout: "piped",
     stderr: "piped",
   }).output();
@@ -43,7 +47,12 @@ Deno.test("kopf init myop --local makes a project whose deno task test passes", 
 Deno.test("kopf init: deno task fake-cluster serves with the task's permissions; permissions prints them", async () => {
   const dir = await Deno.makeTempDir();
   try {
-    const init = await deno(["run", "-A", MAIN, "init", "myop", "--local", ROOT], dir);
+    // A `deno` on PATH: the commands printed use it (without one, npx: init_commands_test.ts).
+    await Deno.mkdir(`${dir}/bin`);
+    await Deno.symlink(Deno.execPath(), `${dir}/bin/deno`);
+    const init = await deno(["run", "-A", MAIN, "init", "myop", "--local", ROOT], dir, {
+      PATH: `${dir}/bin:${Deno.env.get("PATH")}`,
+    });
     assertEquals(init.code, 0, init.out);
     assertStringIncludes(init.out, "Next: cd myop && deno task test; then deno task fake-cluster");
     const project = `${dir}/myop`;

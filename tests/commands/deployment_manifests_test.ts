@@ -191,10 +191,14 @@ Deno.test("admission handlers: a Service to the webhook port, and a note on the 
   assertEquals(service.metadata, {
     name: "example-webhook",
     namespace: "operators",
-    labels: { "app.kubernetes.io/name": "example", "app.kubernetes.io/managed-by": "kopf" },
+    labels: {
+      "app.kubernetes.io/name": "example",
+      "app.kubernetes.io/instance": "example",
+      "app.kubernetes.io/managed-by": "kopf",
+    },
   });
   assertEquals(service.spec, {
-    selector: { "app.kubernetes.io/name": "example" },
+    selector: { "app.kubernetes.io/name": "example", "app.kubernetes.io/instance": "example" },
     ports: [{ name: "webhook", port: 8443, targetPort: "webhook" }],
   });
   const deployment = objects.find((o) => o.kind === "Deployment")!;

@@ -16,7 +16,12 @@ import {
   type ManifestInput,
   manifestsYaml,
 } from "../../src/commands/deployment_manifests.ts";
-import { CHART_FILES, type ChartFile, helmChart } from "../../src/commands/helm_chart.ts";
+import {
+  CHART_FILES,
+  type ChartFile,
+  helmChart,
+  imageParts,
+} from "../../src/commands/helm_chart.ts";
 import { resourcesOf } from "../../src/catalog/resource_types.ts";
 import { builtinTypes } from "../../src/catalog/builtin_types.ts";
 import { compareVersions } from "../../src/catalog/resource_types.ts";
@@ -151,7 +156,10 @@ function assertValuesAct(
 }
 
 Deno.test("values change the render as the flags change the manifests", () => {
-  const rendered = assertValuesAct({}, { replicas: 3, image: "registry.example/op:2" }, {
+  const rendered = assertValuesAct({}, {
+    replicas: 3,
+    image: { repository: "registry.example/op", tag: "2" },
+  }, {
     replicas: 3,
     image: "registry.example/op:2",
   });
@@ -204,10 +212,18 @@ Deno.test("values.yaml holds the defaults that render the manifests, each explai
     parseAllDocuments(helmChart(input, "kopf test").find((f) => f.path === "values.yaml")!.text)[0]
       .toJS();
   assertEquals(values(inputOf()), {
-    image: "example:1",
+    nameOverride: "",
+    fullnameOverride: "",
+    image: { repository: "example", tag: "", pullPolicy: "" },
+    imagePullSecrets: [],
+    serviceAccount: { create: true, name: "", annotations: {} },
     replicas: 1,
     namespace: "",
     resources: { limits: { memory: "512Mi" }, requests: { cpu: "100m", memory: "192Mi" } },
+    podAnnotations: {},
+    nodeSelector: {},
+    tolerations: [],
+    affinity: {},
     leaderElection: false,
     shards: 0,
     metricsPort: null,
@@ -227,6 +243,7 @@ Deno.test("values.yaml holds the defaults that render the manifests, each explai
     description: "The operator example: its RBAC, ServiceAccount and Deployment.",
     type: "application",
     version: "0.1.0",
+    appVersion: "1",
   });
 });
 
@@ -267,12 +284,29 @@ Deno.test("the test renderer follows Helm on the constructs, and refuses others"
   assertEquals(render("{{ or .Values.n .Values.s }}|{{ or .Values.n .Values.t }}"), "|true");
   assertEquals(render("k: {{- toYaml .Values.map | nindent 2 }}"), "k:\n  a: x\n  b:\n  - 1");
   assertEquals(helmToYaml(["a", "1", true]), '- a\n- "1"\n- true');
+  // -}} trims what follows; comments print nothing; defines print nothing, include them.
+  assertEquals(render("a {{- /* no */ -}}\n  b"), "ab");
+  assertEquals(
+    render('{{- define "t" -}}\n{{ .Values.port }}!\n{{- end }}\n[{{ include "t" . }}]'),
+    "\n[80!]",
+  );
+  assertEquals(
+    render('{{ printf "%s-%s" .Release.Namespace "x" | trunc 5 | trimSuffix "-" }}'),
+    "rel-x",
+  );
+  assertEquals(render('{{ printf "%s-%s" "ab" "cdef" | trunc 3 | trimSuffix "-" }}'), "ab");
+  assertEquals(render('{{ if contains "el" .Release.Namespace }}yes{{ end }}'), "yes");
+  assertEquals(render('{{ if contains .Release.Namespace "el" }}yes{{ end }}'), "");
+  assertEquals(render('{{ default (printf "%s" "d") .Values.s }}'), "d");
   for (
     const construct of [
-      '{{ include "x" . }}',
-      "{{ .Chart.Name }}",
+      '{{ include "missing" . }}',
+      '{{ define "t" }}x{{ end }}{{ include "t" .Values }}',
+      "{{ .Chart.Home }}",
       "{{ range .Values.list }}{{ end }}",
-      "{{ .Values.s -}}",
+      "{{ with .Values.map }}{{ end }}",
+      '{{ printf "%d" 1 }}',
+      "{{ $x := 1 }}",
     ]
   ) {
     assertThrows(() => render(construct), Error);
@@ -285,4 +319,130 @@ Deno.test("a chart's files are only those of CHART_FILES", () => {
     "kopf test",
   );
   assertEquals(chart.map((f) => f.path).sort(), [...CHART_FILES].sort());
+});
+
+/** The objects' kinds and names of a render (cluster-scoped ones without a namespace). */
+function namesOf(documents: readonly string[]): string[] {
+  return documents.map((d) => parseAllDocuments(d)[0].toJS() as JsonObject)
+    .filter((o) => o.kind !== "CustomResourceDefinition")
+    .map((o) => `${o.kind}/${(o.metadata as JsonObject).name}`);
+}
+
+Deno.test("two releases in one namespace: objects and selectors of their own", () => {
+  for (const over of [{}, CONFIGURATIONS["admission webhooks, a grace period, rules"]]) {
+    const chart = helmChart(
+      inputOf({ ...over, leadership: { leaderElection: true, shards: 1 } }),
+      "kopf test",
+    );
+    const one = renderChart(chart, { releaseName: "one" }).documents;
+    const two = renderChart(chart, { releaseName: "two" }).documents;
+    assert(namesOf(one).length >= 6, namesOf(one).join());
+    assertEquals(namesOf(one).filter((name) => namesOf(two).includes(name)), []);
+    assert(namesOf(one).includes("Deployment/one-example"), namesOf(one).join());
+    const deployment = (documents: string[]) =>
+      parseAllDocuments(documents.find((d) => d.includes("kind: Deployment"))!)[0].toJS();
+    const { spec } = deployment(two);
+    assertEquals(spec.selector.matchLabels, {
+      "app.kubernetes.io/name": "example",
+      "app.kubernetes.io/instance": "two",
+    });
+    assertEquals(spec.template.spec.serviceAccountName, "two-example");
+    const args = spec.template.spec.containers[0].args as string[];
+    assertEquals(args[args.indexOf("--leader-election-id") + 1], "two-example");
+    const binding = parseAllDocuments(two.find((d) => d.includes("kind: RoleBinding"))!)[0].toJS();
+    assertEquals(binding.subjects, [
+      { kind: "ServiceAccount", name: "two-example", namespace: "default" },
+    ]);
+  }
+  // A release whose name holds the chart's is the objects' name; overrides win.
+  const chart = helmChart(inputOf(), "kopf test");
+  assert(
+    namesOf(renderChart(chart, { releaseName: "example-prod" }).documents)
+      .includes("Deployment/example-prod"),
+  );
+  const overridden = (values: Record<string, unknown>) =>
+    namesOf(renderChart(chart, { releaseName: "r", values }).documents);
+  assert(overridden({ fullnameOverride: "op" }).includes("Deployment/op"));
+  assert(overridden({ nameOverride: "app" }).includes("Deployment/r-app"));
+  assert(
+    overridden({ fullnameOverride: `${"x".repeat(62)}-y` }).includes(
+      `Deployment/${"x".repeat(62)}`,
+    ),
+  );
+});
+
+Deno.test("the values that Helm users expect: image, pull secrets, ServiceAccount, placement", () => {
+  const chart = helmChart(inputOf({ image: "registry.example/op:1.2" }), "kopf test");
+  const chartYaml = parseAllDocuments(chart.find((f) => f.path === "Chart.yaml")!.text)[0].toJS();
+  assertEquals(chartYaml.appVersion, "1.2");
+  const render = (values: Record<string, unknown>) => {
+    const documents = renderChart(chart, { values }).documents;
+    const objects = documents.map((d) => parseAllDocuments(d)[0].toJS() as JsonObject);
+    const deployment = objects.find((o) => o.kind === "Deployment") as {
+      spec: { template: { metadata: JsonObject; spec: Record<string, unknown> } };
+    };
+    return { objects, pod: deployment.spec.template };
+  };
+  const defaults = render({});
+  assertEquals(
+    (defaults.pod.spec.containers as JsonObject[])[0].image,
+    "registry.example/op:1.2",
+  );
+  for (const key of ["imagePullSecrets", "nodeSelector", "tolerations", "affinity"]) {
+    assertEquals(key in defaults.pod.spec, false, key);
+  }
+  assertEquals("annotations" in defaults.pod.metadata, false);
+
+  const placement = {
+    image: { tag: "1.3", pullPolicy: "Always" },
+    imagePullSecrets: [{ name: "regcred" }],
+    nodeSelector: { "kubernetes.io/os": "linux" },
+    tolerations: [{ key: "dedicated", operator: "Equal", value: "ops", effect: "NoSchedule" }],
+    affinity: { nodeAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [] } },
+    podAnnotations: { "example.com/team": "ops" },
+    metricsPort: 9090,
+  };
+  const { pod } = render(placement);
+  const [container] = pod.spec.containers as JsonObject[];
+  assertEquals([container.image, container.imagePullPolicy], ["registry.example/op:1.3", "Always"]);
+  assertEquals(pod.spec.imagePullSecrets, placement.imagePullSecrets);
+  assertEquals(pod.spec.nodeSelector, placement.nodeSelector);
+  assertEquals(pod.spec.tolerations, placement.tolerations);
+  assertEquals(pod.spec.affinity, placement.affinity);
+  assertEquals(pod.metadata.annotations, {
+    "prometheus.io/scrape": "true",
+    "prometheus.io/port": "9090",
+    "prometheus.io/path": "/metrics",
+    "example.com/team": "ops",
+  });
+  assertEquals(render({ podAnnotations: { a: "b" } }).pod.metadata.annotations, { a: "b" });
+
+  // The ServiceAccount: annotated, or not created and named (else the namespace's default).
+  const annotated = render({ serviceAccount: { annotations: { "iam/role": "r" } } }).objects
+    .find((o) => o.kind === "ServiceAccount")!;
+  assertEquals((annotated.metadata as JsonObject).annotations, { "iam/role": "r" });
+  for (
+    const [serviceAccount, name] of [[{ create: false, name: "ops" }, "ops"], [
+      { create: false },
+      "default",
+    ]] as const
+  ) {
+    const { objects, pod } = render({ serviceAccount });
+    assertEquals(objects.some((o) => o.kind === "ServiceAccount"), false);
+    assertEquals(pod.spec.serviceAccountName, name);
+    const binding = objects.find((o) => o.kind === "RoleBinding")!;
+    assertEquals((binding.subjects as JsonObject[])[0].name, name);
+  }
+});
+
+Deno.test("an image without a tag is :latest in the chart; with a registry port, split at the tag", () => {
+  assertEquals(imageParts("op"), { repository: "op", tag: "latest" });
+  assertEquals(imageParts("registry:5000/team/op"), {
+    repository: "registry:5000/team/op",
+    tag: "latest",
+  });
+  assertEquals(imageParts("registry:5000/team/op:2"), {
+    repository: "registry:5000/team/op",
+    tag: "2",
+  });
 });

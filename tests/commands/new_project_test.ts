@@ -4,6 +4,7 @@
  */
 import {
   initProject,
+  operatorNameOf,
   pluralOf,
   type ProjectFile,
   projectFiles,
@@ -32,6 +33,8 @@ function file(files: readonly ProjectFile[], path: string): string {
 Deno.test("a project has its operator, test, CRD, types, tasks and README", () => {
   const files = projectFiles(BASE);
   assertEquals(files.map((f) => f.path).sort(), [
+    ".dockerignore",
+    ".gitignore",
     "README.md",
     "crd.yaml",
     "deno.json",
@@ -67,6 +70,60 @@ Deno.test("a project has its operator, test, CRD, types, tasks and README", () =
   assertStringIncludes(tasks.manifests, "--crd crd.yaml operator.ts");
   assertStringIncludes(file(files, "README.md"), "deno task test");
   assertStringIncludes(file(files, "README.md"), "deno task run --watch");
+});
+
+Deno.test("the tasks that write may write in the project; those that need not, not", () => {
+  const tasks = JSON.parse(file(projectFiles(BASE), "deno.json")).tasks;
+  // `--helm DIR` writes a chart: anywhere in the project, where the task runs.
+  assertStringIncludes(tasks.manifests, " --allow-write=. ");
+  for (const task of ["run", "permissions", "types"]) {
+    assert(!tasks[task].includes("--allow-write"), `${task}: ${tasks[task]}`);
+  }
+  assertStringIncludes(tasks["fake-cluster"], " --allow-write=.fake-cluster ");
+});
+
+Deno.test("the project's operator is named after its directory, in its manifests and README", async () => {
+  assertEquals(operatorNameOf("/tmp/x/my-op"), "my-op");
+  assertEquals(operatorNameOf("../My_Operator/"), "my-operator");
+  assertEquals(operatorNameOf("/tmp/2-fast"), "fast");
+  assertEquals(operatorNameOf(`/tmp/${"a".repeat(80)}`), "a".repeat(53));
+  assertEquals(operatorNameOf("/"), "kopf-operator");
+  const files = projectFiles({ ...BASE, name: "my-op" });
+  assertStringIncludes(JSON.parse(file(files, "deno.json")).tasks.manifests, " --name my-op ");
+  assertStringIncludes(file(files, "README.md"), "helm install my-op chart/");
+  const dir = await Deno.makeTempDir();
+  try {
+    const written = await initProject(`${dir}/Shop_Operator`, BASE);
+    assertStringIncludes(file(written, "deno.json"), " --name shop-operator ");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("the README's commands run Deno as the user's shell does: deno, or through npx", () => {
+  const plain = file(projectFiles(BASE), "README.md");
+  const npx = file(projectFiles({ ...BASE, deno: "npx -y deno@2.9.6" }), "README.md");
+  assertStringIncludes(npx, "npx -y deno@2.9.6 task test\n");
+  assertStringIncludes(npx, "`npm install -g deno@2.9.6` puts a\n`deno` on `PATH`");
+  // Every `deno task` of the README is the npx one there.
+  assertEquals(npx.match(/(?<!deno@2\.9\.6 |`)deno task/g), null);
+  assertEquals(
+    plain.match(/deno task [\w-]+/g)?.length,
+    npx.match(/npx -y deno@2\.9\.6 task [\w-]+/g)?.length,
+  );
+});
+
+Deno.test(".gitignore and .dockerignore keep the fake cluster's keys and build output out", () => {
+  const files = projectFiles(BASE);
+  const entries = (path: string) =>
+    file(files, path).split("\n").filter((line) => line !== "" && !line.startsWith("#"));
+  for (const path of [".gitignore", ".dockerignore"]) {
+    for (const entry of [".fake-cluster/", "dist/", "node_modules/"]) {
+      assert(entries(path).includes(entry), `${path} lacks ${entry}`);
+    }
+  }
+  assert(entries(".dockerignore").includes(".git/"));
+  assert(!entries(".dockerignore").some((e) => e.startsWith("vendor")), "the image needs vendor/");
 });
 
 Deno.test("by default the framework comes from JSR, at this version", () => {
@@ -168,7 +225,7 @@ Deno.test("a directory that is not empty, or a file, is never written to", async
     assertEquals((await Deno.readTextFile(`${dir}/new/op/operator.ts`)).length > 0, true);
     await Deno.mkdir(`${dir}/empty`);
     await initProject(`${dir}/empty`, BASE, io);
-    assertEquals(written.length, 6);
+    assertEquals(written.length, 8);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

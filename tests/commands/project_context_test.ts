@@ -4,6 +4,7 @@
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import {
+  denoCommand,
   denoTask,
   fakeClusterHint,
   type ProjectContext,
@@ -62,5 +63,31 @@ Deno.test("the fake cluster suggested: the demo, the project's task, npx kopf, t
     "`deno run --allow-all jsr:@kopf/kopf/cli fake-cluster`",
   );
   assertEquals(denoTask(context({}), "test"), "deno task test");
-  assertEquals(denoTask(context({ runtime: "node" }), "test"), "npx -y deno task test");
+  assertEquals(
+    denoTask(context({ runtime: "node", deno: "npx -y deno@2.9.6" }), "test"),
+    "npx -y deno@2.9.6 task test",
+  );
+});
+
+Deno.test("Deno in the user's shell: a deno on PATH, else npx; npx's own deno is not the shell's", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = Deno.env.get("PATH");
+  const npx = `npx -y deno@${Deno.version.deno}`;
+  try {
+    const bin = (sub: string, mode: number) => {
+      Deno.mkdirSync(`${dir}/${sub}`, { recursive: true });
+      Deno.writeTextFileSync(`${dir}/${sub}/deno`, "#!/bin/sh\n", { mode });
+      return `${dir}/${sub}`;
+    };
+    const runners = [bin("_npx/abc/node_modules/.bin", 0o755), bin("app/node_modules/.bin", 0o755)];
+    Deno.env.set("PATH", [...runners, bin("notes", 0o644), `${dir}/missing`].join(":"));
+    assertEquals(await denoCommand(), npx);
+    Deno.env.set("PATH", [...runners, bin("local/bin", 0o755)].join(":"));
+    assertEquals(await denoCommand(), "deno");
+    assertEquals((await projectContext(dir)).deno, "deno");
+  } finally {
+    if (path === undefined) Deno.env.delete("PATH");
+    else Deno.env.set("PATH", path);
+    await Deno.remove(dir, { recursive: true });
+  }
 });

@@ -5,12 +5,16 @@
  * requests with the API server's 403, which names the rule.
  */
 import { parseAllDocuments } from "yaml";
+import * as k8s from "@kubernetes/client-node";
+import { APIForbiddenError, APINotFoundError } from "../../src/client/api_errors.ts";
+import { forbiddenHint } from "../../src/handling/forbidden_calls.ts";
+import type { RawStatus } from "../../src/structs/bodies.ts";
 import type { JsonObject } from "../../src/structs/bodies.ts";
 import { on } from "../../src/intents/registration.ts";
 import { OperatorRegistry } from "../../src/intents/registry.ts";
 import { FakeCluster } from "../../src/testing/mod.ts";
-import { assert, assertEquals, assertEventually } from "../assert.ts";
-import { Calls, handled, kex, LOGS, startOperator, testSettings } from "./harness.ts";
+import { assert, assertEquals, assertEventually, assertStringIncludes } from "../assert.ts";
+import { Calls, handled, kex, LOGS, startOperator, testSettings, untilLogged } from "./harness.ts";
 
 const RBAC = "rbac.authorization.k8s.io";
 const OPERATOR = "system:serviceaccount:default:op";
@@ -122,4 +126,65 @@ Deno.test("an operator without the watch rule says which Role rule to grant", as
   } finally {
     await op.stop();
   }
+});
+
+Deno.test("a handler's own write refused with 403: its error line names it and how to grant it", async () => {
+  await using cluster = await clusterFor(["list", "watch", "patch"], ["patch"]);
+  const registry = new OperatorRegistry({ onWarning: () => {} });
+  const token = cluster.serviceAccountToken("default", "op");
+  on.login({ registry, id: "service-account" }, () => cluster.connectionInfoFor(token));
+  // As the examples write children: with @kubernetes/client-node, as the operator's account.
+  const config = new k8s.KubeConfig();
+  config.loadFromString(cluster.kubeconfigFor(token));
+  const core = config.makeApiClient(k8s.CoreV1Api);
+  on.create("kopfexamples", { registry }, async function make_config({ name, namespace }) {
+    await core.createNamespacedConfigMap({
+      namespace: namespace!,
+      body: { metadata: { name: `${name}-config` }, data: { a: "b" } },
+    });
+  });
+  const op = await startOperator(registry);
+  try {
+    cluster.create(kex("e4"));
+    const line = await untilLogged((line) => line.includes("Handler 'make_config' failed"));
+    assert(
+      line.includes(
+        `The API server refused configmaps:create (HTTP 403): grant it with the handler's option ` +
+          `rbac: ["configmaps:create"] (kopf.on.create(…, { rbac: [...] }, fn)), then apply ` +
+          "the RBAC that kopf manifests prints.",
+      ),
+      line,
+    );
+  } finally {
+    await op.stop();
+  }
+});
+
+Deno.test("the hint of a 403: from the framework's client too; a declared rule says to apply it", () => {
+  const status: RawStatus = {
+    kind: "Status",
+    apiVersion: "v1",
+    status: "Failure",
+    reason: "Forbidden",
+    code: 403,
+    message: `deployments.apps "x" is forbidden: User "${OPERATOR}" cannot patch resource ` +
+      `"deployments/scale" in API group "apps" in the namespace "default"`,
+  };
+  const error = new APIForbiddenError(403, status, {
+    method: "PATCH",
+    path: "/apis/apps/v1/namespaces/default/deployments/x/scale",
+  });
+  const handler = { registrar: "kopf.on.update" };
+  assertStringIncludes(
+    forbiddenHint(handler, error)!,
+    `refused deployments.apps/scale:patch (HTTP 403): grant it with the handler's option ` +
+      `rbac: ["deployments.apps/scale:patch"] (kopf.on.update(`,
+  );
+  assertStringIncludes(
+    forbiddenHint({ ...handler, rbac: ["deployments.apps/scale:get,patch"] }, error)!,
+    "which the handler's option rbac declares: apply the RBAC that kopf manifests prints",
+  );
+  const notFound = new APINotFoundError(404, { ...status, code: 404 }, error);
+  assertEquals(forbiddenHint(handler, notFound), undefined);
+  assertEquals(forbiddenHint(handler, new Error("cannot patch resource")), undefined);
 });
