@@ -118,8 +118,13 @@ export async function serveFakeCluster(
     await stopping;
   } finally {
     for (const timer of timers) clearInterval(timer);
-    removeSignals();
-    await cluster.stop();
+    try {
+      await cluster.stop();
+    } finally {
+      // Only now: a signal forwarded again meanwhile (npx, deno task) must not kill the
+      // process, by the runtime's default, while it saves its state.
+      removeSignals();
+    }
   }
 }
 
