@@ -6,30 +6,13 @@
  */
 import { assert, assertEquals } from "../../assert.ts";
 import { kopf } from "../../../mod.ts";
-import { simulate, type Simulation } from "../../../src/testing/mod.ts";
+import { simulate } from "../../../src/testing/mod.ts";
+import { allMarked, createSome, labeller } from "./labelling.ts";
 
-async function createTen(sim: Simulation): Promise<void> {
-  for (let i = 0; i < 10; i++) {
-    sim.cluster.create({
-      apiVersion: "v1",
-      kind: "ConfigMap",
-      metadata: { name: `c${i}`, namespace: "default" },
-    });
-    await sim.sleep(30);
-  }
-}
-
-function allMarked(sim: Simulation): string | undefined {
-  const left = sim.cluster.list("configmaps", { namespace: "default" })
-    .filter((c) => c.metadata?.name?.startsWith("c") && c.metadata?.labels?.done !== "yes");
-  return left.length ? `not marked: ${left.map((c) => c.metadata?.name).join(", ")}` : undefined;
-}
+const createTen = createSome(10, 30, 0);
 
 Deno.test("two replicas with leader election: takeovers, crashes, token expiries; all handled", async () => {
-  const registry = new kopf.OperatorRegistry();
-  kopf.on.create("configmaps", { registry, id: "mark" }, ({ patch }) => {
-    patch.metadata.labels = { done: "yes" };
-  });
+  const registry = labeller();
   const settings = new kopf.OperatorSettings();
   settings.leadership.leaderElection = true;
   let traces = "";
@@ -57,13 +40,10 @@ Deno.test("two replicas with leader election: takeovers, crashes, token expiries
 });
 
 Deno.test("a crash loses the process's memory: its replacement starts afresh", async () => {
-  const registry = new kopf.OperatorRegistry();
+  const registry = labeller();
   let startups = 0;
-  kopf.on.startup({ registry }, () => {
+  kopf.on.startup({ registry, id: "count" }, () => {
     startups++;
-  });
-  kopf.on.create("configmaps", { registry, id: "mark" }, ({ patch }) => {
-    patch.metadata.labels = { done: "yes" };
   });
   const report = await simulate({
     operator: registry,

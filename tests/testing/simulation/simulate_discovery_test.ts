@@ -4,34 +4,8 @@
  * operator served no ConfigMaps ever after. It discovers again until it has them all.
  */
 import { assertEquals } from "../../assert.ts";
-import { kopf } from "../../../mod.ts";
-import { simulate, type Simulation } from "../../../src/testing/mod.ts";
-
-function labeller(): kopf.OperatorRegistry {
-  const registry = new kopf.OperatorRegistry();
-  kopf.on.create("configmaps", { registry, id: "mark" }, ({ patch }) => {
-    patch.metadata.labels = { done: "yes" };
-  });
-  return registry;
-}
-
-async function createSome(sim: Simulation): Promise<void> {
-  for (let i = 0; i < 5; i++) {
-    sim.cluster.create({
-      apiVersion: "v1",
-      kind: "ConfigMap",
-      metadata: { name: `c${i}`, namespace: "default" },
-    });
-    await sim.sleep(5);
-  }
-  await sim.sleep(60);
-}
-
-function allMarked(sim: Simulation): string | undefined {
-  const left = sim.cluster.list("configmaps", { namespace: "default" })
-    .filter((c) => c.metadata?.name?.startsWith("c") && c.metadata?.labels?.done !== "yes");
-  return left.length ? `not marked: ${left.map((c) => c.metadata?.name).join(", ")}` : undefined;
-}
+import { simulate } from "../../../src/testing/mod.ts";
+import { allMarked, createSome, labeller } from "./labelling.ts";
 
 const SEEDS = 20;
 
@@ -57,7 +31,7 @@ Deno.test("a group-version skipped by a throttled discovery is discovered again 
     seeds: SEEDS,
     settle: 120,
     faults: THROTTLED,
-    scenario: createSome,
+    scenario: createSome(5, 5, 60),
     invariants: [allMarked],
   });
   assertEquals(report.failures.map((f) => `${f.seed}: ${f.invariant}: ${f.message}`), []);

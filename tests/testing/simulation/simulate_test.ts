@@ -5,33 +5,10 @@
  */
 import { assert, assertEquals, assertNotEquals, assertRejects } from "../../assert.ts";
 import { kopf } from "../../../mod.ts";
-import { simulate, type Simulation } from "../../../src/testing/mod.ts";
+import { simulate } from "../../../src/testing/mod.ts";
+import { allMarked, createSome as some, labeller } from "./labelling.ts";
 
-function labeller(): kopf.OperatorRegistry {
-  const registry = new kopf.OperatorRegistry();
-  kopf.on.create("configmaps", { registry, id: "mark" }, ({ patch }) => {
-    patch.metadata.labels = { done: "yes" };
-  });
-  return registry;
-}
-
-async function createSome(sim: Simulation): Promise<void> {
-  for (let i = 0; i < 10; i++) {
-    sim.cluster.create({
-      apiVersion: "v1",
-      kind: "ConfigMap",
-      metadata: { name: `c${i}`, namespace: "default" },
-    });
-    await sim.sleep(sim.random() * 3);
-  }
-  await sim.sleep(120);
-}
-
-function allMarked(sim: Simulation): string | undefined {
-  const left = sim.cluster.list("configmaps", { namespace: "default" })
-    .filter((c) => c.metadata?.name?.startsWith("c") && c.metadata?.labels?.done !== "yes");
-  return left.length ? `not marked: ${left.map((c) => c.metadata?.name).join(", ")}` : undefined;
-}
+const createSome = some();
 
 Deno.test("the same seed gives a byte-identical trace; another seed another", async () => {
   const registry = labeller();
