@@ -569,9 +569,22 @@ export class MultiProgressStorage extends ProgressStorage {
     this.storages = checkedStorages(storages, ProgressStorage, "MultiProgressStorage", "progress");
   }
 
-  /** The first record found, in the storages' order. */
+  /**
+   * The first storage's record; without one, the first record found in the others — but
+   * not a final one (a success or a failure): the storages are written in turn (the status
+   * subresource before the object), so a final record that only a later storage holds is a
+   * write cut short, whose handler's other changes may be lost: it runs again. (A record
+   * of an older operator that wrote only there runs its handler once more, as at least once
+   * allows.)
+   */
   override fetch(args: ProgressFetchArgs): MaybePromise<ProgressRecord | null> {
-    return firstFound(this.storages, "fetch", args);
+    const [primary, ...others] = this.storages;
+    const first = primary.fetch(args);
+    const settle = (record: ProgressRecord | null): MaybePromise<ProgressRecord | null> =>
+      record !== null && record !== undefined ? record : unfinished(
+        firstFound<ProgressStorage, ProgressFetchArgs, ProgressRecord>(others, "fetch", args),
+      );
+    return isThenable(first) ? first.then(settle) : settle(first);
   }
 
   /** Store into every storage. */
@@ -602,6 +615,15 @@ export class MultiProgressStorage extends ProgressStorage {
   override flush(): MaybePromise<void> {
     return callEach(this.storages, "flush", undefined);
   }
+}
+
+/** The record, unless it is final (a success or a failure); see {@link MultiProgressStorage.fetch}. */
+function unfinished(
+  found: MaybePromise<ProgressRecord | null>,
+): MaybePromise<ProgressRecord | null> {
+  const judge = (record: ProgressRecord | null) =>
+    record?.success === true || record?.failure === true ? null : record ?? null;
+  return isThenable(found) ? found.then(judge) : judge(found);
 }
 
 /** Options of {@link SmartProgressStorage}: those of both underlying storages. */
