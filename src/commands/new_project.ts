@@ -151,10 +151,10 @@ function resourceNames(options: InitOptions): ResourceNames {
 }
 
 /** The CRD of the project's resource: a spec to act on, a status to report in. */
-function crdYaml(r: ResourceNames): string {
+function crdYaml(r: ResourceNames, deno: string): string {
   return `# The custom resource that the operator serves. Apply it once per cluster:
 #   kubectl apply -f crd.yaml
-# After changing the schema, run \`deno task types\` to update types.ts.
+# After changing the schema, run \`${deno} task types\` to update types.ts.
 apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
 metadata:
@@ -243,13 +243,13 @@ spec:
  */
 const quoted = (specifier: string): string => JSON.stringify(specifier);
 
-function operatorTs(r: ResourceNames): string {
+function operatorTs(r: ResourceNames, deno: string): string {
   return `/**
  * The operator: it serves the ${r.kind} resources of crd.yaml, typed by types.ts.
  *
- *     deno task run    # against the cluster of KUBECONFIG or ~/.kube/config
- *     deno task test   # on a fake cluster: no real one needed
- *     deno task fake-cluster   # a fake cluster to run it against, by hand
+ *     ${deno} task run    # against the cluster of KUBECONFIG or ~/.kube/config
+ *     ${deno} task test   # on a fake cluster: no real one needed
+ *     ${deno} task fake-cluster   # a fake cluster to run it against, by hand
  *
  * @module
  */
@@ -285,13 +285,13 @@ kopf.timer(
 `;
 }
 
-function operatorTestTs(r: ResourceNames): string {
+function operatorTestTs(r: ResourceNames, deno: string): string {
   return `/**
  * The operator's test: a fake cluster (an in-memory API server) and the operator
  * running in the background of the test, as \`kopf run\` runs it. No sleeps: the
  * cluster says when an object has changed.
  *
- *     deno task test
+ *     ${deno} task test
  */
 import { parse } from ${quoted("yaml")};
 import { FakeCluster, KopfRunner } from ${quoted("@kopf/kopf/testing")};
@@ -579,14 +579,15 @@ function ignoreFile(tool: "git" | "docker"): string {
 export function projectFiles(options: InitOptions, local?: LocalCheckout): ProjectFile[] {
   const names = resourceNames(options);
   const name = options.name ?? DEFAULT_OPERATOR_NAME;
-  const crd = crdYaml(names);
+  const deno = options.deno ?? "deno";
+  const crd = crdYaml(names, deno);
   return [
     { path: "deno.json", text: denoJson(options, local) },
     { path: "crd.yaml", text: crd },
     { path: "types.ts", text: generateTypesFromYaml(crd, "crd.yaml") },
-    { path: "operator.ts", text: operatorTs(names) },
-    { path: "operator_test.ts", text: operatorTestTs(names) },
-    { path: "README.md", text: readme(names, local, name, options.deno ?? "deno") },
+    { path: "operator.ts", text: operatorTs(names, deno) },
+    { path: "operator_test.ts", text: operatorTestTs(names, deno) },
+    { path: "README.md", text: readme(names, local, name, deno) },
     { path: ".gitignore", text: ignoreFile("git") },
     { path: ".dockerignore", text: ignoreFile("docker") },
   ];

@@ -159,6 +159,12 @@ Deno.test("kopf init and every command it and its README print run as printed wi
 
     const project = `${tmp}/op`;
     const readme = await Deno.readTextFile(`${project}/README.md`);
+    // The generated files' comments name the tasks as the README's shell runs them too.
+    for (const file of ["operator.ts", "operator_test.ts", "crd.yaml"]) {
+      const text = await Deno.readTextFile(`${project}/${file}`);
+      assertStringIncludes(text, `${deno} task `, file);
+      assert(!text.replaceAll(`${deno} task `, "").includes("deno task "), file);
+    }
     const commands = readmeCommands(readme, deno);
     // Each command of the README is one of these; each kind is run at least once.
     const seen = new Set<string>();
