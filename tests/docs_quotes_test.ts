@@ -3,9 +3,13 @@
  * taken from the docs as written (`…` standing for any text) and looked for in the output of
  * an operator set up as the docs describe.
  */
-import { assert } from "./assert.ts";
-import { kopf } from "../mod.ts";
+import { assert, assertEquals } from "./assert.ts";
+import { parse } from "yaml";
+import { kopf, type RawBody } from "../mod.ts";
 import { FakeCluster, KopfRunner } from "../src/testing/mod.ts";
+import { ROOT, runDeno } from "./platform/commands.ts";
+
+const MAIN = `${ROOT}/src/cli/main.ts`;
 
 const DOCS = new URL("../docs/", import.meta.url);
 
@@ -19,7 +23,7 @@ async function quotes(doc: string, prefix: string): Promise<string[]> {
 
 /** A quote as a pattern: `…` is any text; the line may end with a period. */
 function patternOf(quote: string): RegExp {
-  const escaped = quote.split("…").map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+  const escaped = quote.split("…").map(escape);
   return new RegExp(escaped.join(".*") + "\\.?$");
 }
 
@@ -72,3 +76,71 @@ Deno.test("docs/large-clusters.md quotes the watch line of a resource without se
   kopf.on.event("pods", { registry, id: "sync" }, () => {});
   await assertQuoted("large-clusters.md", "… without selectors", await operatorLines(registry));
 });
+
+/** The lines of the doc's `text` code blocks. */
+async function textBlockLines(doc: string): Promise<string[]> {
+  const text = await Deno.readTextFile(new URL(doc, DOCS));
+  return [...text.matchAll(/```text\n([\s\S]*?)```/g)].flatMap((m) => m[1].trimEnd().split("\n"));
+}
+
+Deno.test("docs/configuration.md quotes kopf run's load failures as it prints them", async () => {
+  const quoted = await textBlockLines("configuration.md");
+  const dir = await Deno.makeTempDir({ prefix: "kopf-docs-" });
+  await Deno.mkdir(`${dir}/lib`);
+  await Deno.writeTextFile(`${dir}/lib/sums.ts`, "const a = 1;\nexport const total = a +* 2;\n");
+  await Deno.writeTextFile(
+    `${dir}/settings.ts`,
+    "function required(name: string): never {\n" +
+      "  throw new Error(`no ${name} in the settings file`);\n" +
+      "}\n" +
+      'export const url = required("url");\n',
+  );
+  const printed: string[] = [];
+  for (const imported of ["./lib/sums.ts", "./settings.ts"]) {
+    await Deno.writeTextFile(`${dir}/operator.ts`, `import "${imported}";\n`);
+    const result = await runDeno(["run", "-A", MAIN, "run", "-A", "operator.ts"], {
+      cwd: dir,
+      env: { KUBECONFIG: "/nonexistent/kubeconfig", NO_COLOR: "1" },
+      timeout: 60,
+    });
+    printed.push(...result.stderr.trimEnd().split("\n"));
+  }
+  assertEquals(printed, quoted);
+});
+
+Deno.test("docs/handlers-and-causes.md quotes a handler's log line as full and JSON lines print it", async () => {
+  const [full, json] = await textBlockLines("handlers-and-causes.md");
+  const lines: string[] = [];
+  for (const format of ["full", "json"]) {
+    await using cluster = await FakeCluster.start();
+    cluster.create(
+      parse(await Deno.readTextFile(new URL("../examples/crd.yaml", import.meta.url))) as RawBody,
+    );
+    const registry = new kopf.OperatorRegistry();
+    kopf.on.create("kopfexamples", { registry }, function create_fn() {});
+    await using runner = await KopfRunner.start(
+      ["run", "--standalone", "-n", "default", "--log-format", format],
+      { registry, cluster },
+    );
+    cluster.create(
+      parse(await Deno.readTextFile(new URL("../examples/obj.yaml", import.meta.url))) as RawBody,
+    );
+    lines.push(await runner.waitForOutput("Handler 'create_fn' succeeded"));
+  }
+  const time = (quote: string) =>
+    new RegExp(
+      "^" + quote.split("…").map(escape).join('[^"]*')
+        .replace(
+          escape("2026-01-01 12:00:00,123"),
+          "\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d,\\d{3}",
+        )
+        .replace(escape("2026-01-01T12:00:00.123Z"), "\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z") +
+        "$",
+    );
+  assert(time(full).test(lines[0]), `${full}\n${lines[0]}`);
+  assert(time(json).test(lines[1]), `${json}\n${lines[1]}`);
+});
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
