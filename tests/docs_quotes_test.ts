@@ -144,3 +144,49 @@ Deno.test("docs/handlers-and-causes.md quotes a handler's log line as full and J
 function escape(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
+
+Deno.test("docs/conditions.md quotes the messages of a handler retrying and of one out of retries", async () => {
+  const [retrying, exceeded] = await quotes("conditions.md", "Handler 'create_fn' ").then((all) => [
+    all.find((q) => q.includes("is retrying")),
+    all.find((q) => q.includes("exceeded")),
+  ]);
+  assert(retrying !== undefined && exceeded !== undefined, "the doc quotes both");
+  await using cluster = await FakeCluster.start();
+  cluster.create(
+    parse(await Deno.readTextFile(new URL("../examples/crd.yaml", import.meta.url))) as RawBody,
+  );
+  const registry = new kopf.OperatorRegistry();
+  kopf.on.create("kopfexamples", { registry, retries: 3, backoff: 0.1 }, function create_fn() {
+    throw new kopf.TemporaryError("not yet", { delay: 0.1 });
+  });
+  await using _runner = await KopfRunner.start(["run", "--standalone", "-n", "default"], {
+    registry,
+    cluster,
+  });
+  cluster.create(
+    parse(await Deno.readTextFile(new URL("../examples/obj.yaml", import.meta.url))) as RawBody,
+  );
+  const messages = new Set<string>();
+  await cluster.waitFor("kopfexamples.kopf.dev", "kopf-example-1", (kex) => {
+    const conditions = (kex?.status as { conditions?: { message?: string }[] } | undefined)
+      ?.conditions ?? [];
+    for (const condition of conditions) if (condition.message) messages.add(condition.message);
+    return messages.has(exceeded);
+  });
+  assert(messages.has(retrying), [...messages].join("\n"));
+});
+
+Deno.test("docs/configuration.md quotes the line of a server's warning as the operator logs it", async () => {
+  const [quote] = await quotes("configuration.md", "The API server warns on");
+  assert(quote !== undefined, "the doc quotes it");
+  await using cluster = await FakeCluster.start();
+  const registry = new kopf.OperatorRegistry();
+  kopf.on.create("configmaps", { registry, id: "result" }, () => ({ done: true }));
+  await using runner = await KopfRunner.start(["run", "--standalone", "-n", "default"], {
+    registry,
+    cluster,
+  });
+  cluster.create({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "a" } });
+  const line = await runner.waitForOutput("The API server warns");
+  assert(patternOf(quote).test(line), `${quote}\n${line}`);
+});
