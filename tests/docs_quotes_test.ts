@@ -8,24 +8,11 @@ import { parse } from "yaml";
 import { kopf, type RawBody } from "../mod.ts";
 import { FakeCluster, KopfRunner } from "../src/testing/mod.ts";
 import { ROOT, runDeno } from "./platform/commands.ts";
+import { escape, patternOf, quotes } from "./doc_quotes.ts";
 
 const MAIN = `${ROOT}/src/cli/main.ts`;
 
 const DOCS = new URL("../docs/", import.meta.url);
-
-/** The backquoted spans of a doc that start with `prefix`. */
-async function quotes(doc: string, prefix: string): Promise<string[]> {
-  const text = (await Deno.readTextFile(new URL(doc, DOCS)))
-    .replace(/```[\s\S]*?```/g, "") // code blocks: their backquotes are no spans
-    .replace(/\n\s*/g, " ");
-  return [...text.matchAll(/`([^`]+)`/g)].map((m) => m[1]).filter((q) => q.startsWith(prefix));
-}
-
-/** A quote as a pattern: `…` is any text; the line may end with a period. */
-function patternOf(quote: string): RegExp {
-  const escaped = quote.split("…").map(escape);
-  return new RegExp(escaped.join(".*") + "\\.?$");
-}
 
 /** Each quote of the doc that starts with `prefix` (and passes `which`) is a printed line. */
 async function assertQuoted(
@@ -140,10 +127,6 @@ Deno.test("docs/handlers-and-causes.md quotes a handler's log line as full and J
   assert(time(full).test(lines[0]), `${full}\n${lines[0]}`);
   assert(time(json).test(lines[1]), `${json}\n${lines[1]}`);
 });
-
-function escape(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
 
 Deno.test("docs/conditions.md quotes the messages of a handler retrying and of one out of retries", async () => {
   const [retrying, exceeded] = await quotes("conditions.md", "Handler 'create_fn' ").then((all) => [

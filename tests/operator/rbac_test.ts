@@ -14,6 +14,7 @@ import { on } from "../../src/intents/registration.ts";
 import { OperatorRegistry } from "../../src/intents/registry.ts";
 import { FakeCluster } from "../../src/testing/mod.ts";
 import { assert, assertEquals, assertEventually, assertStringIncludes } from "../assert.ts";
+import { patternOf, quotes } from "../doc_quotes.ts";
 import { Calls, handled, kex, LOGS, startOperator, testSettings, untilLogged } from "./harness.ts";
 
 const RBAC = "rbac.authorization.k8s.io";
@@ -155,6 +156,9 @@ Deno.test("a handler's own write refused with 403: its error line names it and h
       ),
       line,
     );
+    // As docs/deployment.md quotes it.
+    const [quote] = await quotes("deployment.md", "The API server refused configmaps:create");
+    assert(quote !== undefined && patternOf(quote).test(line), `${quote}\n${line}`);
   } finally {
     await op.stop();
   }
