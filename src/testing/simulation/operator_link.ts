@@ -68,6 +68,29 @@ function describe(method: string, url: URL): string {
 /** The annotation that another writer changes, to cause a legal conflict. */
 const ANOTHER_WRITER = "simulation.kopf.dev/another-writer";
 
+/**
+ * API Priority and Fairness rejecting a request, as kube-apiserver does: plain text, not a
+ * `Status`, with `Retry-After: 1` and the UIDs of the flow schema and priority level that
+ * classified it (apiserver/pkg/server/filters: priority-and-fairness.go `setResponseHeaders`,
+ * maxinflight.go `tooManyRequests`).
+ */
+function throttled(): Response {
+  return new Response("Too many requests, please try again later.\n", {
+    status: 429,
+    headers: {
+      "Content-Type": "text/plain; charset=utf-8",
+      "X-Content-Type-Options": "nosniff",
+      "Retry-After": "1",
+      "X-Kubernetes-PF-FlowSchema-UID": FLOW_SCHEMA_UID,
+      "X-Kubernetes-PF-PriorityLevel-UID": PRIORITY_LEVEL_UID,
+    },
+  });
+}
+
+/** The simulated cluster's flow schema and priority level for the operator (fixed UIDs). */
+const FLOW_SCHEMA_UID = "5b0e9f4c-2f1d-4a57-9c3e-8d6a1f0b7e21";
+const PRIORITY_LEVEL_UID = "a3c7d2e8-61b4-4f09-8e5d-2c9f7b1a4d36";
+
 /** The error of a request that never reached the server, or whose reply never came. */
 function cut(why: string, unsent: boolean): TypeError {
   return markDelivery(new TypeError(`connection reset: ${why}`), { unsent });
@@ -157,19 +180,8 @@ export class OperatorLink {
   ): Promise<Response | undefined> {
     const net = this.net;
     if (net.roll("errors", BASE_RATES.throttled)) {
-      const seconds = 1 + net.random.below(3);
-      net.trace.add("fault", `429 for ${what} (Retry-After: ${seconds})`);
-      return errorResponse(
-        new ApiError(429, "Too many requests, please try again later.", {
-          reason: "TooManyRequests",
-          details: { retryAfterSeconds: seconds },
-          headers: {
-            "Retry-After": String(seconds),
-            "X-Kubernetes-PF-FlowSchema-UID": "simulated-flow-schema",
-            "X-Kubernetes-PF-PriorityLevel-UID": "simulated-priority-level",
-          },
-        }),
-      );
+      net.trace.add("fault", `429 for ${what} (Retry-After: 1)`);
+      return throttled();
     }
     if (net.roll("errors", BASE_RATES.failed)) {
       const code = net.random.chance(0.5) ? 500 : 503;
