@@ -206,14 +206,16 @@ async function callRest<S, A>(
 
 /**
  * The first result other than `null`/`undefined` of the method of the storages, in their
- * order, or `null`; as {@link callEach}, waiting only for the asynchronous ones.
+ * order (from the `from`th on), or `null`; as {@link callEach}, waiting only for the
+ * asynchronous ones.
  */
 export function firstFound<S, A, R>(
   storages: readonly S[],
   method: Method<S, R | null>,
   args: A,
+  from = 0,
 ): MaybePromise<R | null> {
-  for (let i = 0; i < storages.length; i++) {
+  for (let i = from; i < storages.length; i++) {
     const found = (storages[i][method] as (args: A) => MaybePromise<R | null>).call(
       storages[i],
       args,
@@ -578,13 +580,23 @@ export class MultiProgressStorage extends ProgressStorage {
    * allows.)
    */
   override fetch(args: ProgressFetchArgs): MaybePromise<ProgressRecord | null> {
-    const [primary, ...others] = this.storages;
-    const first = primary.fetch(args);
-    const settle = (record: ProgressRecord | null): MaybePromise<ProgressRecord | null> =>
-      record !== null && record !== undefined ? record : unfinished(
-        firstFound<ProgressStorage, ProgressFetchArgs, ProgressRecord>(others, "fetch", args),
-      );
-    return isThenable(first) ? first.then(settle) : settle(first);
+    // Once per handler and cycle: the usual case (a record in the first storage, fetched
+    // at once) allocates nothing.
+    const first = this.storages[0].fetch(args);
+    if (isThenable(first)) return first.then((record) => record ?? this.#fallback(args));
+    return first ?? this.#fallback(args);
+  }
+
+  /** An unfinished record of the storages after the first; see {@link fetch}. */
+  #fallback(args: ProgressFetchArgs): MaybePromise<ProgressRecord | null> {
+    return unfinished(
+      firstFound<ProgressStorage, ProgressFetchArgs, ProgressRecord>(
+        this.storages,
+        "fetch",
+        args,
+        1,
+      ),
+    );
   }
 
   /** Store into every storage. */
