@@ -3,7 +3,7 @@
  * the results of all three handlers in its status (the third after the first, the second
  * after its retry) and the third's label.
  *
- * Seeds 28, 32, 111 and 151 found a defect, now fixed: a cycle's outcome goes in two
+ * Seeds 37, 150, 240 and 244 find a defect, now fixed (with the fix undone, they fail): a cycle's outcome goes in two
  * requests (the status subresource first, then the object); a crash between them left the
  * third's success recorded in the status while its label, in the second request, was lost
  * — and the handler was not run again.
