@@ -108,6 +108,15 @@ export function col(name: string, jsonPath: string, type = "string"): PrinterCol
   return { name, type, jsonPath };
 }
 
+/** The replica counts that kubectl prints for ReplicaSets and ReplicationControllers. */
+export function replicaColumns(): PrinterColumn[] {
+  return [
+    col("Desired", ".spec.replicas", "integer"),
+    col("Current", ".status.replicas", "integer"),
+    col("Ready", ".status.readyReplicas", "integer"),
+  ];
+}
+
 /** A column computed from the object. */
 export function computed(
   name: string,

@@ -15,6 +15,7 @@ import {
   EDIT_VERBS,
   num,
   PROXY_VERBS,
+  replicaColumns,
   STREAM_VERBS,
   sub,
 } from "./builtin_specs.ts";
@@ -192,11 +193,7 @@ export function builtinTypes(): ResourceType[] {
       categories: workloads,
       status: true,
       generation: true,
-      columns: [
-        col("Desired", ".spec.replicas", "integer"),
-        col("Current", ".status.replicas", "integer"),
-        col("Ready", ".status.readyReplicas", "integer"),
-      ],
+      columns: replicaColumns(),
       selectableFields: ["status.replicas"],
     }),
     builtin("apps", "v1", "statefulsets", {

@@ -8,7 +8,16 @@
  */
 import type { JsonObject } from "../structs/bodies.ts";
 import type { ResourceType } from "./resource_types.ts";
-import { at, builtin, col, computed, EDIT_VERBS, PROXY_VERBS, sub } from "./builtin_specs.ts";
+import {
+  at,
+  builtin,
+  col,
+  computed,
+  EDIT_VERBS,
+  PROXY_VERBS,
+  replicaColumns,
+  sub,
+} from "./builtin_specs.ts";
 
 const workloads = ["all"];
 const extensions = ["api-extensions"];
@@ -93,11 +102,7 @@ export function coreTypes(): ResourceType[] {
       status: true,
       scale: true,
       generation: true,
-      columns: [
-        col("Desired", ".spec.replicas", "integer"),
-        col("Current", ".status.replicas", "integer"),
-        col("Ready", ".status.readyReplicas", "integer"),
-      ],
+      columns: replicaColumns(),
       selectableFields: ["status.replicas"],
     }),
     builtin("", "v1", "resourcequotas", {
