@@ -17,7 +17,7 @@ import type { OperatorSettings } from "../settings/operator_settings.ts";
 import type { OperatorRegistry } from "../intents/registry.ts";
 import type { HandlerMatcher } from "../intents/handler_matching.ts";
 import type { LifeCycleFn } from "../intents/lifecycles.ts";
-import type { ObjectMemories } from "../handling/memories.ts";
+import type { ObjectTable } from "./objects/object_table.ts";
 import type { ActivityOptions, DefaultLogin } from "../engines/activities.ts";
 import type { OperatorIndexers } from "../engines/indexing.ts";
 import type { Scope } from "../structs/namespace_scopes.ts";
@@ -46,8 +46,8 @@ export interface OperatorParts {
   readonly metrics: OperatorMetrics | undefined;
   /** The indexing functions and their indices, when the operator has any. */
   readonly indexers: OperatorIndexers | undefined;
-  /** The operator's memories of objects (their memos, their unstored outcomes). */
-  readonly memories: ObjectMemories;
+  /** What the operator knows of each object: its watch's, its memory, its unstored outcome. */
+  readonly objects: ObjectTable;
   /** The one limit of all the operator's writes: the handling's and the daemons'. */
   readonly writes: Semaphore;
   /** The children's changes waiting for their parents, when there are child handlers. */

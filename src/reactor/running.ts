@@ -33,7 +33,7 @@ import { loginWithDefaults } from "../client/login.ts";
 import { OperatorSettings } from "../settings/operator_settings.ts";
 import { getDefaultRegistry, matcherOf } from "../intents/registry.ts";
 import { getDefaultLifecycle } from "../intents/lifecycles.ts";
-import { ObjectMemories } from "../handling/memories.ts";
+import { ObjectTable } from "./objects/object_table.ts";
 import { OperatorIndexers } from "../engines/indexing.ts";
 import { reactorLogger } from "./default_logger.ts";
 import { Manager } from "./manager.ts";
@@ -130,7 +130,7 @@ function partsOf(options: OperatorOptions): OperatorParts {
     indexers: matcher.indexNames().length > 0
       ? new OperatorIndexers({ registry, clock, metrics })
       : undefined,
-    memories: new ObjectMemories(memo),
+    objects: new ObjectTable(memo),
     writes: new Semaphore(DEFAULT_WRITE_LIMIT),
   };
 }

@@ -1,13 +1,13 @@
 /**
- * The watches of the served objects: what each remembers of the objects it has seen, and
- * how their items are fed — every event, every listed object as a listing's parts arrive (on
- * re-listings only those that changed), and once a listing is complete a `DELETED` for every
- * object it knew that the listing no longer has: the deletions missed while the watch was
- * broken. On a watch with selectors, each of those deletions, and each `DELETED` event, is fed
- * as a possible leaving of the selection (`ObjectEvent.left`): a server reports an object that
- * stops matching as deleted, with its previous content, so only a read can tell. A watch
- * remembers of each object only its version and identity, or its last full state where deleted
- * objects' bodies matter (see `ObserverOptions.keepsLastStates`).
+ * The watches of the served objects: how their items are fed — every event, every listed
+ * object as a listing's parts arrive (on re-listings only those that changed), and once a
+ * listing is complete a `DELETED` for every object the watch knew that the listing no longer
+ * has: the deletions missed while the watch was broken. On a watch with selectors, each of
+ * those deletions, and each `DELETED` event, is fed as a possible leaving of the selection
+ * (`ObjectEvent.left`): a server reports an object that stops matching as deleted, with its
+ * previous content, so only a read can tell. What a watch knows of each object is in the
+ * object table (`reactor/objects/`): its version and identity, or its last full state where
+ * deleted objects' bodies matter (see `ObserverOptions.keepsLastStates`).
  *
  * @module
  */
@@ -20,29 +20,24 @@ import { matchesFields, matchesLabels } from "../../structs/label_selectors.ts";
 import type { WatchItem } from "../../client/watch.ts";
 import type { WatchSelection } from "../../intents/watch_selections.ts";
 import type { WatchedDimension } from "./observation_client.ts";
+import type { ObjectEntry } from "../objects/object_entries.ts";
+import type { ObjectTable } from "../objects/object_table.ts";
 
 /** `settings.watching.listPatience` when no settings are given. */
 const DEFAULT_LIST_PATIENCE = 120;
 
-/** One watch of objects and what it remembers of them. */
+/** One watch of objects; what it knows of them is in the object table. */
 export interface Watcher extends WatchedDimension {
   readonly id: string;
   readonly fingerprint: string;
   readonly controller: AbortController;
   /**
-   * Every object seen and not deleted, by key, to detect missed deletions: its full last
-   * state if `keeps`, otherwise only its version and identity.
+   * Whether the table keeps the objects' full last states for this watch (see
+   * `ObserverOptions.keepsLastStates`); otherwise only their versions and identities.
    */
-  readonly known: Map<string, RawBody | Trace>;
-  /** Whether `known` holds full states (see {@link ObserverOptions.keepsLastStates}). */
   readonly keeps: boolean;
   /** The watch's label and field selectors, if it has any. */
   readonly selection: WatchSelection | undefined;
-  /**
-   * One copy of every namespace name in `known`, shared by the objects there instead of one
-   * copy per object; pruned at every full listing.
-   */
-  readonly namespaceNames: Map<string, string>;
   /** The keys of the objects of the listing in progress, which comes in parts. */
   listing?: Set<string>;
   /**
@@ -57,20 +52,6 @@ export interface Watcher extends WatchedDimension {
   done?: Promise<void>;
 }
 
-/**
- * What a watch remembers of an object when it does not keep full states: its version, and
- * what identifies it in a deletion notice. Its uid is not stored: it is the object's key
- * (see {@link objectKey}) whenever it has one. With its strings, about a hundred bytes per
- * object besides its key (measured), against kilobytes for a full state.
- */
-class Trace {
-  constructor(
-    public resourceVersion: string | undefined,
-    readonly name: string | undefined,
-    readonly namespace: string | undefined,
-  ) {}
-}
-
 /** What a {@link WatchFeeder} is made of. */
 export interface WatchFeederOptions {
   /** Receives the events of all served objects; a promise pushes back. */
@@ -81,6 +62,8 @@ export interface WatchFeederOptions {
   readonly clock: Clock;
   /** A watch has fed its first full listing. */
   readonly onFirstListing: (watcher: Watcher) => void;
+  /** Where what the watches know of their objects is kept. */
+  readonly table: ObjectTable;
 }
 
 /** Feeds the items of the objects' watches; see the module docs. */
@@ -89,6 +72,7 @@ export class WatchFeeder {
   readonly #watching: WatchFeederOptions["watching"];
   readonly #clock: Clock;
   readonly #onFirstListing: WatchFeederOptions["onFirstListing"];
+  readonly #table: ObjectTable;
 
   /** A feeder into the given feed. */
   constructor(options: WatchFeederOptions) {
@@ -96,6 +80,7 @@ export class WatchFeeder {
     this.#watching = options.watching;
     this.#clock = options.clock;
     this.#onFirstListing = options.onFirstListing;
+    this.#table = options.table;
   }
 
   /**
@@ -103,7 +88,9 @@ export class WatchFeeder {
    * next item.
    */
   onItem(watcher: Watcher, item: WatchItem): Promise<void> | undefined {
-    const { resource, known } = watcher;
+    // A stopped watch tells of nothing more: its successor knows the objects now.
+    if (watcher.controller.signal.aborted) return undefined;
+    const { resource } = watcher;
     if (item.type !== "LISTED" && item.type !== "LISTING") {
       const { type, object } = item;
       const key = objectKey(object);
@@ -116,10 +103,10 @@ export class WatchFeeder {
       if (type !== "DELETED") {
         // Seen in this very version (or a newer one) already: a live watch that began before
         // a listing ended, or the listing itself, told of it.
-        if (this.#remember(watcher, key, object)) return undefined;
+        if (this.#remember(watcher, object)) return undefined;
         return promised(this.#feed(resource, { type, object }));
       }
-      known.delete(key);
+      this.#table.unwatch(resource, key);
       // With selectors, the server reports an object that stops matching them as deleted,
       // with its previous content (which matches): only a read can tell (see RecallStage).
       const selection = watcher.selection;
@@ -145,7 +132,7 @@ export class WatchFeeder {
       }
       // Objects already fed in this very state (on re-listings, or in the parts of a listing
       // that broke off and began anew) — or in a newer one — are not fed again.
-      const unchanged = this.#remember(watcher, key, object);
+      const unchanged = this.#remember(watcher, object);
       if (!unchanged) last = promised(this.#feed(resource, { type: null, object })) ?? last;
     }
     if (item.type === "LISTING") {
@@ -159,26 +146,16 @@ export class WatchFeeder {
     watcher.listingSince = undefined;
     watcher.during = undefined;
     const first = !watcher.listed;
-    for (const [key, state] of known) {
-      if (!listed.has(key) && !during?.has(key)) {
-        known.delete(key);
-        const object = state instanceof Trace ? deletionNotice(resource, key, state) : state;
+    for (const entry of this.#table.watched(resource, watcher.namespace)) {
+      if (!listed.has(entry.key) && !during?.has(entry.key)) {
+        const object = entry.last ?? deletionNotice(resource, entry);
+        this.#table.unwatch(resource, entry.key);
         // With selectors, it may have left them rather than been deleted: it is read to tell.
         const selection = watcher.selection;
         const event = isSelective(selection)
           ? leaving(selection, object)
           : { type: "DELETED" as const, object };
         last = promised(this.#feed(resource, event)) ?? last;
-      }
-    }
-    if (!watcher.keeps) {
-      // Forget the namespaces that no known object is in any more (e.g. deleted ones).
-      const names = watcher.namespaceNames;
-      names.clear();
-      for (const trace of known.values()) {
-        if (trace instanceof Trace && trace.namespace !== undefined) {
-          names.set(trace.namespace, trace.namespace);
-        }
       }
     }
     if (first) {
@@ -189,33 +166,13 @@ export class WatchFeeder {
   }
 
   /**
-   * Remember an object's current state as the watch keeps it; true if the watch already
+   * Note in the table the object's state as the watch keeps it; true if the watch already
    * knew it in this very version, or a newer one (then nothing changes).
    */
-  #remember(watcher: Watcher, key: string, object: RawBody): boolean {
-    const meta = object.metadata;
-    const version = meta?.resourceVersion;
-    const previous = watcher.known.get(key);
-    if (watcher.keeps) {
-      const known = previous instanceof Trace ? undefined : previous?.metadata?.resourceVersion;
-      if (notNewer(version, known)) return true;
-      watcher.known.set(key, remembered(object));
-      return false;
-    }
-    if (previous instanceof Trace) {
-      // The same key is the same object: its name and namespace have not changed.
-      if (notNewer(version, previous.resourceVersion)) return true;
-      previous.resourceVersion = version;
-      return false;
-    }
-    let namespace = meta?.namespace;
-    if (namespace !== undefined) {
-      const names = watcher.namespaceNames;
-      const shared = names.get(namespace);
-      if (shared === undefined) names.set(namespace, namespace);
-      else namespace = shared;
-    }
-    watcher.known.set(key, new Trace(version, meta?.name, namespace));
+  #remember(watcher: Watcher, object: RawBody): boolean {
+    const entry = this.#table.entry(watcher.resource, object);
+    if (!entry.tell(object.metadata?.resourceVersion)) return true;
+    if (watcher.keeps) entry.last = remembered(object);
     return false;
   }
 }
@@ -232,18 +189,18 @@ function remembered(object: RawBody): RawBody {
 }
 
 /**
- * The body fed for a deletion missed in a gap when only a {@link Trace} of the object is
- * known: its type and identity, and its last known version.
+ * The body fed for a deletion missed in a gap when the table keeps no full state of the
+ * object: its type and identity, and its last known version.
  */
-function deletionNotice(resource: Resource, key: string, trace: Trace): RawBody {
-  const { name, namespace, resourceVersion } = trace;
+function deletionNotice(resource: Resource, entry: ObjectEntry): RawBody {
+  const { name, namespace, key, seen } = entry;
   // Without a uid, the key is `namespace/name` (see objectKey); otherwise it is the uid.
   const uid = key === `${namespace ?? ""}/${name ?? ""}` ? undefined : key;
   const metadata: RawMeta = {};
   if (name !== undefined) metadata.name = name;
   if (namespace !== undefined) metadata.namespace = namespace;
   if (uid !== undefined) metadata.uid = uid;
-  if (resourceVersion !== undefined) metadata.resourceVersion = resourceVersion;
+  if (seen !== undefined) metadata.resourceVersion = seen;
   return { apiVersion: resource.apiVersion, kind: resource.kind, metadata };
 }
 
@@ -262,12 +219,6 @@ function matchesSelection(selection: WatchSelection, object: RawBody): boolean {
 function leaving(selection: WatchSelection, object: RawBody): ObjectEvent {
   const selects = (fresh: RawBody) => matchesSelection(selection, fresh);
   return { type: "MODIFIED", object, left: true, selects };
-}
-
-/** Whether a version is the known one or older (as far as versions compare at all). */
-function notNewer(version: string | undefined, known: string | undefined): boolean {
-  if (version === undefined || known === undefined) return false;
-  return version === known || isNewerVersion(known, version);
 }
 
 /** In {@link Watcher.during}: the object was told of, and not deleted. */

@@ -17,11 +17,12 @@
  *   or batches of a streamed listing) arrive — on re-listings only those that changed —
  *   and once the listing is complete, a `DELETED` for every object it knew that the
  *   listing no longer has: the deletions missed while the watch was broken.
- * - For that, a watch remembers of each object only its resourceVersion and identity
- *   (name, namespace, uid), and a missed deletion carries a minimal body made of them.
- *   Resources for which {@link ObserverOptions.keepsLastStates} says so remember each
- *   object's last full state instead (without its managed fields), and a missed deletion
- *   carries that state.
+ * - For that, the object table ({@link ObserverOptions.table}) keeps of each watched
+ *   object only its resourceVersion and identity (name, namespace, uid), and a missed
+ *   deletion carries a minimal body made of them. Resources for which
+ *   {@link ObserverOptions.keepsLastStates} says so keep each object's last full state too
+ *   (without its managed fields), and a missed deletion carries that state. A watch that
+ *   stops knows its objects no more: the next one tells of them all again.
  * - The feed may push back: while the promise it returns is pending, the watch takes no
  *   further item from its stream, so unread events wait in the connection or on the server
  *   rather than in memory — within a listing, for `settings.watching.listPatience` seconds
@@ -47,6 +48,7 @@ import type { WatchSelection } from "../../intents/watch_selections.ts";
 import type { ObservationClient, WatchedDimension } from "./observation_client.ts";
 import { type Watcher, watcherId, WatchFeeder } from "./object_watches.ts";
 import { Scanning } from "./scanning.ts";
+import { ObjectTable } from "../objects/object_table.ts";
 import { describeDimension, signalled, untilAborted, WatchConsumer } from "./watch_consumer.ts";
 
 /** What an {@link Observer} is made of. */
@@ -100,6 +102,11 @@ export interface ObserverOptions {
    * afterwards they are fed as they come (120 by default; read at every listing part).
    */
   readonly watching?: { readonly listPatience: number };
+  /**
+   * Where what the watches know of their objects is kept (the operator's object table); a
+   * table of the observer's own if none is given.
+   */
+  readonly table?: ObjectTable;
   /** Called once per watch, when its first full listing has been fed. */
   readonly onListed?: (dimension: WatchedDimension) => void;
   /**
@@ -133,6 +140,7 @@ export class Observer {
   readonly #logger: Logger;
   readonly #consumer: WatchConsumer;
   readonly #feeder: WatchFeeder;
+  readonly #table: ObjectTable;
   readonly #scan: Scanning;
 
   /** Served resources by key. */
@@ -181,7 +189,9 @@ export class Observer {
       clock: this.#clock,
       logger: this.#logger,
     });
+    this.#table = options.table ?? new ObjectTable(undefined);
     this.#feeder = new WatchFeeder({
+      table: this.#table,
       feed: options.feed,
       watching: options.watching,
       clock: this.#clock,
@@ -383,10 +393,8 @@ export class Observer {
       namespace: want.namespace,
       fingerprint: want.fingerprint,
       controller: new AbortController(),
-      known: new Map(),
       keeps: this.#keepsLastStates?.(want.resource) ?? false,
       selection: this.#selection?.(want.resource),
-      namespaceNames: new Map(),
       listed: false,
     };
     this.#watchers.set(id, watcher);
@@ -419,6 +427,7 @@ export class Observer {
     this.#settleInitial(watcher);
     if (!watcher.controller.signal.aborted) {
       watcher.controller.abort();
+      this.#table.unwatchAll(watcher.resource, watcher.namespace);
       this.#logger.debug(`Stopping the watch of ${describeDimension(watcher)}.`);
       const done = watcher.done ?? Promise.resolve();
       this.#retiring.add(done);

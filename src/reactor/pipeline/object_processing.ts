@@ -14,7 +14,7 @@ import { Patch } from "../../structs/patches.ts";
 import type { Resource } from "../../structs/resources.ts";
 import type { FinalizerChange } from "../../handling/application.ts";
 import type { CycleTarget } from "../../handling/changing.ts";
-import type { ObjectMemory } from "../../handling/memories.ts";
+import type { ObjectEntry } from "../objects/object_entries.ts";
 import { createObjectScope, type ObjectScope } from "../../handling/object_loggers.ts";
 
 /**
@@ -72,8 +72,8 @@ export class ObjectProcessing implements CycleTarget {
   readonly indices: Readonly<Record<string, Index>> | undefined;
   /** Where the changes of all stages accumulate, applied by the last stage. */
   readonly patch: Patch = new Patch();
-  /** The object's memory: set by the first stage. */
-  memory!: ObjectMemory;
+  /** What the operator knows of the object, its memory among it: set by the first stage. */
+  memory!: ObjectEntry;
   /** The object's state being processed (it may be read afresh, or be our stored one). */
   body: RawBody;
   /** Whether this replica handles the object (leader election, sharding); else only indexed. */

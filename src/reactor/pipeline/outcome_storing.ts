@@ -11,7 +11,6 @@
  */
 
 import type { RawBody } from "../../structs/bodies.ts";
-import { isNewerVersion } from "../../structs/identities.ts";
 import { summarizeError } from "../../structs/log_formats.ts";
 import { bodySourceOf } from "../../structs/metadata_only_bodies.ts";
 import { isThenable } from "../../structs/thenables.ts";
@@ -29,7 +28,8 @@ import {
   type ApplyResult,
   isRefusedOutcome,
 } from "../../handling/application.ts";
-import type { ObjectMemory, UnstoredOutcome } from "../../handling/memories.ts";
+import type { UnstoredOutcome } from "../../handling/memories.ts";
+import type { ObjectEntry } from "../objects/object_entries.ts";
 
 /** What came of storing: the state it produced, or that the object is gone, or a retry. */
 export interface Stored {
@@ -75,7 +75,7 @@ export class OutcomeStorer {
     resource: Resource,
     body: RawBody,
     outcome: UnstoredOutcome,
-    memory: ObjectMemory,
+    memory: ObjectEntry,
     logger: ObjectLogger,
   ): Promise<Stored> {
     const { api, settings, writes, metrics } = this.#options;
@@ -117,9 +117,7 @@ export class OutcomeStorer {
       return { gone: true };
     }
     const version = applied.body?.metadata?.resourceVersion;
-    if (version !== undefined && !isNewerVersion(memory.newestVersion, version)) {
-      memory.newestVersion = version;
-    }
+    memory.wrote(version);
     return { version, body: applied.body, ...(refused ? { refused } : {}) };
   }
 
@@ -167,7 +165,7 @@ export class OutcomeStorer {
   /** Keep the outcome for later, and say so (once loudly, then quietly). */
   #failed(
     outcome: UnstoredOutcome,
-    memory: ObjectMemory,
+    memory: ObjectEntry,
     logger: ObjectLogger,
     error: unknown,
   ): Stored {

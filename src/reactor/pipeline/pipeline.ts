@@ -37,7 +37,7 @@ import type { OperatorSettings } from "../../settings/operator_settings.ts";
 import type { HandlerMatcher } from "../../intents/handler_matching.ts";
 import type { LifeCycleFn } from "../../intents/lifecycles.ts";
 import { matcherOf, type OperatorRegistry } from "../../intents/registry.ts";
-import type { ObjectMemories } from "../../handling/memories.ts";
+import type { ObjectTable } from "../objects/object_table.ts";
 import type { Spawner } from "../../engines/daemons.ts";
 import type { OperatorIndexers } from "../../engines/indexing.ts";
 import type { Ownership } from "../../engines/leader_election.ts";
@@ -66,8 +66,8 @@ export interface PipelineOptions {
   readonly registry: OperatorRegistry;
   /** The operator's settings. */
   readonly settings: OperatorSettings;
-  /** The operator's memories of objects. */
-  readonly memories: ObjectMemories;
+  /** What the operator knows of each object (its memory among it). */
+  readonly objects: ObjectTable;
   /** The clock of progress records; the real one by default. */
   readonly clock?: Clock;
   /**
@@ -105,7 +105,7 @@ export const DEFAULT_WRITE_LIMIT = 32;
 /** The processing of all objects of one operator; see the module docs. */
 export class Pipeline {
   readonly #matcher: HandlerMatcher;
-  readonly #memories: ObjectMemories;
+  readonly #objects: ObjectTable;
   readonly #indexers: OperatorIndexers | undefined;
   readonly #metrics: OperatorMetrics | undefined;
   readonly #ownership: Ownership | undefined;
@@ -114,7 +114,7 @@ export class Pipeline {
   /** The stages over the operator's parts. */
   constructor(options: PipelineOptions) {
     const matcher = this.#matcher = matcherOf(options.registry);
-    this.#memories = options.memories;
+    this.#objects = options.objects;
     this.#indexers = options.indexers;
     this.#metrics = options.metrics;
     this.#ownership = options.ownership;
@@ -126,7 +126,7 @@ export class Pipeline {
       metrics: options.metrics,
     });
     this.#stages = [
-      new RecallStage(options.api, options.memories, options.ownership),
+      new RecallStage(options.api, options.objects, options.ownership),
       new PendingOutcomeStage(storer),
       new IndexingStage(options.indexers),
       new EventStage(matcher, clock, options.metrics),
@@ -169,10 +169,10 @@ export class Pipeline {
   skips(resource: Resource, event: ObjectEvent): boolean {
     if (this.#ownership === undefined || this.#ownership.owns(event.object)) return false;
     if (this.#matcher.handlersFor(resource).index.length > 0) return false;
-    const memory = this.#memories.peek(resource, event.object);
-    if (memory?.unstored !== undefined) return false;
-    if (memory !== undefined && (event.type === "DELETED" || event.left)) {
-      this.#memories.forget(resource, event.object);
+    const entry = this.#objects.peek(resource, event.object);
+    if (entry?.unstored !== undefined) return false;
+    if (entry !== undefined && (event.type === "DELETED" || event.left)) {
+      this.#objects.forget(resource, event.object);
     }
     return true;
   }

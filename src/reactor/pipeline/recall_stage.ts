@@ -12,10 +12,10 @@
  */
 
 import type { RawBody } from "../../structs/bodies.ts";
-import { isNewerVersion } from "../../structs/identities.ts";
 import type { ApiClient } from "../../client/api.ts";
 import { readSameObject } from "../../client/same_objects.ts";
-import type { ObjectMemories, UnstoredOutcome } from "../../handling/memories.ts";
+import type { UnstoredOutcome } from "../../handling/memories.ts";
+import type { ObjectTable } from "../objects/object_table.ts";
 import type { Ownership } from "../../engines/leader_election.ts";
 import type { ObjectProcessing, Stage } from "./object_processing.ts";
 import { type OutcomeStorer, whose } from "./outcome_storing.ts";
@@ -24,27 +24,25 @@ import { type OutcomeStorer, whose } from "./outcome_storing.ts";
 export class RecallStage implements Stage {
   readonly name = "recall";
   readonly #api: ApiClient;
-  readonly #memories: ObjectMemories;
+  readonly #objects: ObjectTable;
   readonly #ownership: Ownership | undefined;
 
-  /** The stage over the operator's memories of objects. */
-  constructor(api: ApiClient, memories: ObjectMemories, ownership: Ownership | undefined) {
+  /** The stage over the operator's object table. */
+  constructor(api: ApiClient, objects: ObjectTable, ownership: Ownership | undefined) {
     this.#api = api;
-    this.#memories = memories;
+    this.#objects = objects;
     this.#ownership = ownership;
   }
 
   /** Recall (or forget) the object; read it afresh if a newer state is known. */
   run(processing: ObjectProcessing): boolean | Promise<boolean> {
     const { resource, event } = processing;
-    const memory = processing.memory = this.#memories.recall(resource, event.object, {
+    const memory = processing.memory = this.#objects.recall(resource, event.object, {
       noticedByListing: event.type === null,
     });
     if (processing.left) return this.#confirmLeaving(processing);
-    if (processing.gone) this.#memories.forget(resource, event.object);
-    const newest = memory.newestVersion;
-    const stale = newest !== undefined && !processing.gone &&
-      isNewerVersion(newest, processing.body.metadata?.resourceVersion);
+    if (processing.gone) this.#objects.forget(resource, event.object);
+    const stale = !processing.gone && memory.isStale(processing.body.metadata?.resourceVersion);
     return stale ? this.#reread(processing) : this.#note(processing);
   }
 
@@ -70,7 +68,7 @@ export class RecallStage implements Stage {
     const { resource, event } = processing;
     const fresh = await this.#read(processing);
     if (fresh !== undefined && event.selects?.(fresh)) return processing.finish();
-    this.#memories.forget(resource, event.object);
+    this.#objects.forget(resource, event.object);
     if (fresh === undefined) processing.becomeGone();
     else processing.moveTo(fresh);
     return this.#note(processing);
@@ -85,12 +83,7 @@ export class RecallStage implements Stage {
 
   /** The newest version known, and whether the object is this replica's. */
   #note(processing: ObjectProcessing): true {
-    const memory = processing.memory;
-    const version = processing.body.metadata?.resourceVersion;
-    const newest = memory.newestVersion;
-    if (version !== undefined && (newest === undefined || isNewerVersion(version, newest))) {
-      memory.newestVersion = version;
-    }
+    processing.memory.know(processing.body.metadata?.resourceVersion);
     processing.owned = this.#ownership?.owns(processing.body) ?? true;
     return true;
   }

@@ -27,7 +27,7 @@ import type { ApiClient } from "../../client/api.ts";
 import { OperatorSettings } from "../../settings/operator_settings.ts";
 import type { LifeCycleFn } from "../../intents/lifecycles.ts";
 import { getDefaultRegistry, matcherOf, type OperatorRegistry } from "../../intents/registry.ts";
-import { ObjectMemories } from "../../handling/memories.ts";
+import { ObjectTable } from "../objects/object_table.ts";
 import type { Reconciliation } from "./object_processing.ts";
 import { Pipeline } from "./pipeline.ts";
 
@@ -107,7 +107,7 @@ export function reconciler(options: ReconcilerOptions): Reconciler {
     api: options.api,
     registry,
     settings: options.settings ?? new OperatorSettings(),
-    memories: new ObjectMemories(options.memo ?? new Memo()),
+    objects: new ObjectTable(options.memo ?? new Memo()),
     clock: options.clock,
     lifecycle: options.lifecycle,
   });

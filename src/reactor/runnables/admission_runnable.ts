@@ -76,7 +76,7 @@ export class AdmissionRunnable implements Runnable {
   async #startServer(): Promise<void> {
     if (this.#admission !== undefined) return;
     const context = this.#context!;
-    const { registry, settings, memo, memories, indexers, logger, metrics } = this.#parts;
+    const { registry, settings, memo, objects, indexers, logger, metrics } = this.#parts;
     const discovery = this.#client.discovery;
     const running = await startAdmission({
       api: this.#client.api,
@@ -84,7 +84,7 @@ export class AdmissionRunnable implements Runnable {
       settings,
       resources: await discovery.resources(context.signal),
       memo,
-      memories,
+      memories: objects,
       indices: indexers?.indices,
       logger,
       metrics,

@@ -35,11 +35,11 @@ export class GaugesRunnable implements Runnable {
   }
 
   #collect(metrics: OperatorMetrics): void {
-    const { memories, indexers } = this.#parts;
+    const { objects, indexers } = this.#parts;
     const multiplexer = this.#queueing.multiplexer;
     const spawner = this.#daemons.spawner;
     metrics.objects.collectWith((set) => {
-      for (const [resource, count] of memories.sizes()) set([resourceLabel(resource)], count);
+      for (const [resource, count] of objects.sizes()) set([resourceLabel(resource)], count);
     });
     metrics.queueDepth.collectWith((set) => {
       for (const [resource, { depth }] of multiplexer.waiting()) {

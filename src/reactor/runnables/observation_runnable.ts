@@ -135,6 +135,7 @@ export class ObservationRunnable implements Runnable {
     const selecting = new WatchSelecting(matcher, settings, logger);
     return new Observer({
       client: observationClient(client.api, client.discovery),
+      table: this.#parts.objects,
       scope,
       clock,
       select: (discovered) => this.#select(discovered),

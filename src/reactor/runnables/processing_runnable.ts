@@ -50,7 +50,7 @@ export class ProcessingRunnable implements Runnable {
       api: this.#client.api,
       registry: parts.registry,
       settings: parts.settings,
-      memories: parts.memories,
+      objects: parts.objects,
       clock: parts.clock,
       spawner: this.#daemons.spawner,
       indexers: parts.indexers,

@@ -43,7 +43,7 @@ const LATER = new Resource({
   verbs: VERBS,
 });
 
-function obj(uid: string, rv = "1", namespace = "ns"): RawBody {
+function obj(uid: string, rv = "1", namespace = "a"): RawBody {
   return { metadata: { uid, name: `n-${uid}`, namespace, resourceVersion: rv } };
 }
 
@@ -750,7 +750,7 @@ Deno.test("by default, deletion notices after a gap carry only the type, identit
     {
       apiVersion: "kopf.dev/v1",
       kind: "KopfExample",
-      metadata: { name: "n-a", namespace: "ns", uid: "a", resourceVersion: "5" },
+      metadata: { name: "n-a", namespace: "a", uid: "a", resourceVersion: "5" },
     },
     {
       apiVersion: "kopf.dev/v1",

@@ -14,7 +14,7 @@ import { OperatorSettings } from "../../../src/settings/operator_settings.ts";
 import { OperatorRegistry } from "../../../src/intents/registry.ts";
 import { index, on } from "../../../src/intents/registration.ts";
 import { applyChanges } from "../../../src/handling/application.ts";
-import { ObjectMemories } from "../../../src/handling/memories.ts";
+import { ObjectTable } from "../../../src/reactor/objects/object_table.ts";
 import { Pipeline } from "../../../src/reactor/pipeline/pipeline.ts";
 import type { FakeCluster } from "../../../src/testing/mod.ts";
 import { FINALIZER, kex, startCluster } from "../../operator/harness.ts";
@@ -81,7 +81,7 @@ Deno.test("a refused finalizer removal keeps the delete handlers' success; they 
     api,
     registry,
     settings: new OperatorSettings(),
-    memories: new ObjectMemories({}),
+    objects: new ObjectTable({}),
   });
   cluster.create(kex("kex1", {}, {
     metadata: {
@@ -119,7 +119,7 @@ Deno.test("the worker learns the patched resourceVersion and when to come back",
     api,
     registry,
     settings: new OperatorSettings(),
-    memories: new ObjectMemories({}),
+    objects: new ObjectTable({}),
     clock: wallClockAt(t0),
   });
   const created = cluster.create(kex("kex1"));
@@ -140,7 +140,7 @@ Deno.test("our finalizer is released when no changing handler serves the resourc
     api,
     registry,
     settings: new OperatorSettings(),
-    memories: new ObjectMemories({}),
+    objects: new ObjectTable({}),
   });
   cluster.create(kex("kex1", {}, { metadata: { finalizers: [FINALIZER, "other.example.com/x"] } }));
   const deleting = cluster.delete("kopfexamples", "kex1")!;
@@ -152,9 +152,9 @@ Deno.test("our finalizer is released when no changing handler serves the resourc
 function processorOf(
   api: ApiClient,
   registry: OperatorRegistry,
-  memories = new ObjectMemories({}),
+  objects = new ObjectTable({}),
 ): Pipeline {
-  return new Pipeline({ api, registry, settings: new OperatorSettings(), memories });
+  return new Pipeline({ api, registry, settings: new OperatorSettings(), objects });
 }
 
 Deno.test("the newest version known is kept: our patch's, then the echo's", async () => {
@@ -162,16 +162,16 @@ Deno.test("the newest version known is kept: our patch's, then the echo's", asyn
   await using api = client(cluster);
   const registry = new OperatorRegistry({ onWarning: () => {} });
   on.create("kopfexamples", { registry }, () => ({ done: true }));
-  const memories = new ObjectMemories({});
+  const memories = new ObjectTable({});
   const processor = processorOf(api, registry, memories);
   const created = cluster.create(kex("kex1"));
   const memory = () => memories.recall(KEX, created, { noticedByListing: false });
   const first = await processor.process(KEX, { type: "ADDED", object: created });
-  assertEquals(memory().newestVersion, first.expectedResourceVersion);
+  assertEquals(memory().newest, first.expectedResourceVersion);
   const echo = cluster.get("kopfexamples", "kex1")!;
   assertEquals(echo.metadata?.resourceVersion, first.expectedResourceVersion);
   await processor.process(KEX, { type: "MODIFIED", object: echo });
-  assertEquals(memory().newestVersion, echo.metadata?.resourceVersion);
+  assertEquals(memory().newest, echo.metadata?.resourceVersion);
 });
 
 Deno.test("objects' memos are copied when a handler first runs for them, one copy each", async () => {
@@ -190,7 +190,7 @@ Deno.test("objects' memos are copied when a handler first runs for them, one cop
       return {};
     },
   };
-  const memories = new ObjectMemories(operatorMemo);
+  const memories = new ObjectTable(operatorMemo);
   const processor = processorOf(api, registry, memories);
   const stealth = cluster.create(kex("kex0"));
   memories.recall(KEX, stealth, { noticedByListing: false });
@@ -235,7 +235,7 @@ Deno.test("a state older than our patch is processed as the object is now, read 
     seen.push(String(name));
     return { done: true };
   });
-  const memories = new ObjectMemories({});
+  const memories = new ObjectTable({});
   const processor = processorOf(api, registry, memories);
   const created = cluster.create(kex("kex1"));
   await processor.process(KEX, { type: "ADDED", object: created });
@@ -247,7 +247,7 @@ Deno.test("a state older than our patch is processed as the object is now, read 
   assertEquals(cluster.requests.filter((r) => r.verb === "get").length, gets + 1);
   const memory = memories.recall(KEX, created, { noticedByListing: false });
   assertEquals(
-    memory.newestVersion,
+    memory.newest,
     cluster.get("kopfexamples", "kex1")!.metadata?.resourceVersion,
     "the fresh state is as new as our patch",
   );
@@ -283,7 +283,7 @@ Deno.test("a state that a fresh read had shown already, delivered again later, r
     runs.push(`update ${value}`);
     return { done: true };
   });
-  const memories = new ObjectMemories({});
+  const memories = new ObjectTable({});
   const processor = processorOf(api, registry, memories);
   const created = cluster.create(kex("kex1", { value: 1 }));
   await processor.process(KEX, { type: "ADDED", object: created });
@@ -307,13 +307,13 @@ Deno.test("another replica's objects are skipped at the feed unless indexed here
   const plain = new OperatorRegistry({ onWarning: () => {} });
   on.create("kopfexamples", { registry: plain }, () => {});
   const settings = new OperatorSettings();
-  const memories = new ObjectMemories({});
+  const memories = new ObjectTable({});
   const of = (registry: OperatorRegistry, owns?: () => boolean) =>
     new Pipeline({
       api,
       registry,
       settings,
-      memories,
+      objects: memories,
       ownership: owns === undefined ? undefined : { owns },
     });
   assertEquals(of(plain).skips(KEX, event), false, "no replicas: every object is ours");

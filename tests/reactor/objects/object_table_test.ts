@@ -1,12 +1,13 @@
 /**
- * The per-object memories: one per object and resource, the memo copied for each object
- * only when first read, the flags kept apart, forgetting.
+ * The object table: one record per object and resource, the memo copied for each object
+ * only when first read, the flags kept apart; forgetting; what the watches know, and how
+ * long a record lives.
  */
-import { assert, assertEquals } from "../assert.ts";
-import type { RawBody } from "../../src/structs/bodies.ts";
-import { Memo } from "../../src/structs/memos.ts";
-import { Resource } from "../../src/structs/resources.ts";
-import { ObjectMemories } from "../../src/handling/memories.ts";
+import { assert, assertEquals } from "../../assert.ts";
+import type { RawBody } from "../../../src/structs/bodies.ts";
+import { Memo } from "../../../src/structs/memos.ts";
+import { Resource } from "../../../src/structs/resources.ts";
+import { ObjectTable } from "../../../src/reactor/objects/object_table.ts";
 
 const KEX = new Resource({ group: "kopf.dev", version: "v1", plural: "kopfexamples" });
 const PODS = new Resource({ group: "", version: "v1", plural: "pods" });
@@ -24,7 +25,7 @@ Deno.test("each object gets its own copy of the operator's memo, made when first
     }
   }
   const operatorMemo = new Counted({ shared: "yes" });
-  const memories = new ObjectMemories(operatorMemo);
+  const memories = new ObjectTable(operatorMemo);
   const a = memories.recall(KEX, body("a"), { noticedByListing: false });
   const b = memories.recall(KEX, body("b"), { noticedByListing: false });
   assertEquals(copies, 0, "nothing is copied before a handler needs the memo");
@@ -45,14 +46,14 @@ Deno.test("each object gets its own copy of the operator's memo, made when first
 
 Deno.test("a memo that copies itself as itself is shared by all objects", () => {
   const shared = { copy: () => shared, n: 0 };
-  const memories = new ObjectMemories(shared);
+  const memories = new ObjectTable(shared);
   const a = memories.recall(KEX, body("a"), { noticedByListing: false });
   const b = memories.recall(KEX, body("b"), { noticedByListing: false });
   assert(a.memo === shared && b.memo === shared);
 });
 
 Deno.test("memories are per resource and object; their flags are kept apart", () => {
-  const memories = new ObjectMemories({});
+  const memories = new ObjectTable({});
   const kex = memories.recall(KEX, body("same"), { noticedByListing: true });
   const pod = memories.recall(PODS, body("same"), { noticedByListing: false });
   assert(kex !== pod, "the same object key in another resource is another object");
@@ -83,18 +84,70 @@ Deno.test("memories are per resource and object; their flags are kept apart", ()
 });
 
 Deno.test("a forgotten object starts afresh when seen again", () => {
-  const memories = new ObjectMemories({});
+  const memories = new ObjectTable({});
   const first = memories.recall(KEX, body("a"), { noticedByListing: true });
   first.fullyHandledOnce = true;
-  first.newestVersion = "7";
+  first.know("7");
+  assertEquals(first.newest, "7");
   memories.forget(KEX, body("a"));
   memories.forget(PODS, body("a")); // unknown: nothing happens
   assertEquals(memories.size, 0);
   const again = memories.recall(KEX, body("a"), { noticedByListing: false });
   assert(again !== first);
-  assertEquals([again.fullyHandledOnce, again.noticedByListing, again.newestVersion], [
+  assertEquals([again.fullyHandledOnce, again.noticedByListing, again.isStale("6")], [
     false,
     false,
-    undefined,
+    false,
   ]);
+  assert(first.isStale("6"), "the forgotten record still serves the processing that holds it");
+});
+
+Deno.test("a record lives while its watch knows the object or the processing remembers it", () => {
+  const table = new ObjectTable({});
+  const watched = table.entry(KEX, body("a"));
+  assert(watched.tell("5"));
+  assertEquals(table.size, 0, "watched, not remembered");
+  assert(table.peek(KEX, body("a")) === watched);
+  assertEquals(table.watched(KEX, "default"), [watched]);
+  assertEquals(table.watched(KEX, "elsewhere"), []);
+  assertEquals(table.watched(KEX, undefined), [watched]);
+
+  const remembered = table.recall(KEX, body("a"), { noticedByListing: true });
+  assert(remembered === watched, "one record for the watch and the memory");
+  table.unwatch(KEX, "a");
+  assert(table.peek(KEX, body("a")) === watched, "the memory keeps it");
+  assertEquals(table.watched(KEX, undefined), []);
+  table.forget(KEX, body("a"));
+  assertEquals(table.peek(KEX, body("a")), undefined, "neither: gone");
+
+  table.entry(KEX, body("b")).tell("1");
+  table.unwatch(KEX, "b");
+  assertEquals(table.peek(KEX, body("b")), undefined, "a watched-only record goes with the watch");
+});
+
+Deno.test("a watch is told of each version once; a re-listing of it changes nothing", () => {
+  const table = new ObjectTable({});
+  const entry = table.entry(KEX, body("a"));
+  assert(entry.tell("5"));
+  assert(!entry.tell("5"), "the same version again");
+  assert(!entry.tell("4"), "an older one");
+  assert(entry.tell("6"));
+  assertEquals(entry.seen, "6");
+  assert(entry.tell(undefined), "no version: told, as nothing can be compared");
+  table.unwatchAll(KEX, undefined);
+  assertEquals(table.peek(KEX, body("a")), undefined);
+  const again = table.entry(KEX, body("a"));
+  assert(again.tell("6"), "a new watch is told of everything again");
+});
+
+Deno.test("an object forgotten while its watch still knows it gets a new record for the watch", () => {
+  const table = new ObjectTable({});
+  const entry = table.recall(KEX, body("a"), { noticedByListing: false });
+  entry.tell("9");
+  entry.fullyHandledOnce = true;
+  table.forget(KEX, body("a"));
+  const fresh = table.peek(KEX, body("a"))!;
+  assert(fresh !== entry && !fresh.remembered && fresh.watched);
+  assertEquals([fresh.seen, fresh.fullyHandledOnce], ["9", false]);
+  assert(!fresh.tell("9"), "what the watch was told stays known");
 });
