@@ -112,7 +112,7 @@ export interface SpawningState {
    * The object left its watch's selection: out of the operator's sight from now on, its
    * daemons and timers stop as when their filters stop matching, and it is forgotten.
    */
-  readonly left?: boolean;
+  readonly left: boolean;
   /** The object's memory (its memo). */
   readonly memory: Pick<ObjectMemory, "memo">;
   /** The object's logger. */

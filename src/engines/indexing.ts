@@ -25,7 +25,7 @@
  *
  * @module
  */
-import type { ObjectEvent, RawBody } from "../structs/bodies.ts";
+import type { ObservedEvent, RawBody } from "../structs/bodies.ts";
 import { type Clock, realClock } from "../structs/clock.ts";
 import { objectKey, resourceObjectKey } from "../structs/identities.ts";
 import { type Index, OperatorIndex } from "../structs/indices.ts";
@@ -116,7 +116,7 @@ export class OperatorIndexers {
   }
 
   /** An object fed to the processing: if it comes from an initial listing, await it. */
-  expect(resource: Resource, event: ObjectEvent): void {
+  expect(resource: Resource, event: ObservedEvent): void {
     if (this.#pending === undefined || this.#listingsFed || event.type !== null) return;
     if (this.serves(resource)) {
       this.#pending.add(resourceObjectKey(resource, objectKey(event.object)));

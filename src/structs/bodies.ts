@@ -85,21 +85,28 @@ export interface ObjectEvent {
   readonly type: WatchEventType;
   /** The object's state. */
   readonly object: RawBody;
-  /**
-   * The object may have left the selection of a watch with label or field selectors: the
-   * server reported it deleted (as it reports an object that stops matching them, with its
-   * previous content), or a re-listing no longer had it. It is read afresh to tell that from
-   * a deletion; if it still exists, it is out of the operator's sight from now on (its type
-   * is then `MODIFIED`).
-   */
-  readonly left?: boolean;
-  /**
-   * For an event that `left`: whether a state of the object meets its watch's selectors. A
-   * state read afresh that meets them again means that the object left and came back: its
-   * watch tells of it again.
-   */
-  readonly selects?: (object: RawBody) => boolean;
 }
+
+/**
+ * An object that may have left the selection of a watch with label or field selectors: the
+ * server reported it deleted (as it reports an object that stops matching them, with its
+ * previous content), or a re-listing no longer had it. It is read afresh to tell that from
+ * a deletion; if it still exists, it is out of the operator's sight from now on.
+ */
+export interface LeavingEvent {
+  /** The object may have left its watch's selection. */
+  readonly type: "LEFT";
+  /** The object's last state that the watch told of (or, once confirmed, its state now). */
+  readonly object: RawBody;
+  /**
+   * Whether a state of the object meets its watch's selectors. A state read afresh that
+   * meets them again means that the object left and came back: its watch tells of it again.
+   */
+  readonly selects: (object: RawBody) => boolean;
+}
+
+/** What the observation tells the reactor of an object: an event, or a possible leaving. */
+export type ObservedEvent = ObjectEvent | LeavingEvent;
 
 /** A Kubernetes `Status` object, as carried by API errors. */
 export interface RawStatus {

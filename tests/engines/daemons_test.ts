@@ -34,13 +34,17 @@ function spawner(registry: OperatorRegistry): Spawner {
   });
 }
 
-function stateOf(body: RawBody, flags: { deleted?: boolean; gone?: boolean } = {}) {
+function stateOf(
+  body: RawBody,
+  flags: { deleted?: boolean; gone?: boolean; left?: boolean } = {},
+) {
   const scope = createObjectScope(body);
   return {
     resource: KEX,
     body,
     deleted: flags.deleted ?? false,
     gone: flags.gone ?? false,
+    left: flags.left ?? false,
     memory: { memo: {} },
     logger: scope.logger,
     ref: scope.ref,

@@ -4,7 +4,7 @@
  * listing is complete a `DELETED` for every object the watch knew that the listing no longer
  * has: the deletions missed while the watch was broken. On a watch with selectors, each of
  * those deletions, and each `DELETED` event, is fed as a possible leaving of the selection
- * (`ObjectEvent.left`): a server reports an object that stops matching as deleted, with its
+ * (a `LeavingEvent`): a server reports an object that stops matching as deleted, with its
  * previous content, so only a read can tell. What a watch knows of each object is in the
  * object table (`reactor/objects/`): its version and identity, or its last full state where
  * deleted objects' bodies matter (see `ObserverOptions.keepsLastStates`).
@@ -12,7 +12,7 @@
  * @module
  */
 
-import type { ObjectEvent, RawBody, RawMeta } from "../../structs/bodies.ts";
+import type { LeavingEvent, ObservedEvent, RawBody, RawMeta } from "../../structs/bodies.ts";
 import type { Clock } from "../../structs/clock.ts";
 import { isNewerVersion, objectKey } from "../../structs/identities.ts";
 import type { Resource } from "../../structs/resources.ts";
@@ -55,7 +55,7 @@ export interface Watcher extends WatchedDimension {
 /** What a {@link WatchFeeder} is made of. */
 export interface WatchFeederOptions {
   /** Receives the events of all served objects; a promise pushes back. */
-  readonly feed: (resource: Resource, event: ObjectEvent) => void | Promise<void>;
+  readonly feed: (resource: Resource, event: ObservedEvent) => void | Promise<void>;
   /** `listPatience`: seconds for which a listing's parts wait for the feed's back-pressure. */
   readonly watching?: { readonly listPatience: number };
   /** The clock of the listings' patience. */
@@ -215,10 +215,10 @@ function matchesSelection(selection: WatchSelection, object: RawBody): boolean {
     matchesFields(selection.fields, object);
 }
 
-/** The event of an object that may have left the watch's selection (`ObjectEvent.left`). */
-function leaving(selection: WatchSelection, object: RawBody): ObjectEvent {
+/** The event of an object that may have left the watch's selection. */
+function leaving(selection: WatchSelection, object: RawBody): LeavingEvent {
   const selects = (fresh: RawBody) => matchesSelection(selection, fresh);
-  return { type: "MODIFIED", object, left: true, selects };
+  return { type: "LEFT", object, selects };
 }
 
 /** In {@link Watcher.during}: the object was told of, and not deleted. */

@@ -31,7 +31,7 @@
  * @module
  */
 
-import type { ObjectEvent } from "../../structs/bodies.ts";
+import type { ObservedEvent } from "../../structs/bodies.ts";
 import { describeError, summarizeError } from "../../structs/log_formats.ts";
 import type { Resource } from "../../structs/resources.ts";
 import { type Clock, realClock, sleep } from "../../structs/clock.ts";
@@ -69,7 +69,7 @@ export interface ObserverOptions {
    * wait ends early when the watch is paused or stopped. A rejection is logged and the
    * watch goes on. Namespaces and CRDs are watched separately and never wait for it.
    */
-  readonly feed: (resource: Resource, event: ObjectEvent) => void | Promise<void>;
+  readonly feed: (resource: Resource, event: ObservedEvent) => void | Promise<void>;
   /**
    * Whether a resource's watches keep the last full state of every object (without its
    * managed fields), so that a deletion missed while a watch was broken (noticed when a
@@ -87,7 +87,7 @@ export interface ObserverOptions {
   /**
    * The label and field selectors of a resource's watches, if any (asked once per watch,
    * when it starts). Every deletion on such a watch is fed as a possible leaving of them
-   * (`ObjectEvent.left`), to be read to tell: the server reports an object that leaves them
+   * (a `LeavingEvent`), to be read to tell: the server reports an object that leaves them
    * as deleted (with its previous content, which still matches), and a re-listing no longer
    * has it.
    */

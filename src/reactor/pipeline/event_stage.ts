@@ -7,6 +7,7 @@
  * @module
  */
 
+import type { ObjectEvent } from "../../structs/bodies.ts";
 import type { Clock } from "../../structs/clock.ts";
 import type { OperatorMetrics } from "../../structs/operator_metrics.ts";
 import type { HandlerMatcher } from "../../intents/handler_matching.ts";
@@ -33,12 +34,13 @@ export class EventStage implements Stage {
   /** Run them, if the resource has any (no async call for nothing). */
   run(processing: ObjectProcessing): boolean | Promise<boolean> {
     if (this.#matcher.handlersFor(processing.resource).event.length === 0) return true;
-    if (processing.left) return true; // out of the watch's selection: not an event of theirs
-    return this.#runHandlers(processing);
+    const event = processing.event;
+    if (event.type === "LEFT") return true; // out of the watch's selection: not an event of theirs
+    return this.#runHandlers(processing, event);
   }
 
-  async #runHandlers(processing: ObjectProcessing): Promise<boolean> {
-    const { resource, event, body, patch, memory, indices } = processing;
+  async #runHandlers(processing: ObjectProcessing, event: ObjectEvent): Promise<boolean> {
+    const { resource, body, patch, memory, indices } = processing;
     // Their own logger (never posting), on the same object reference.
     const scope = createObjectScope(body, { local: true }, processing.ref);
     const logger = scope.logger;

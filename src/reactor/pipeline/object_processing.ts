@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { ObjectEvent, RawBody } from "../../structs/bodies.ts";
+import type { ObservedEvent, RawBody } from "../../structs/bodies.ts";
 import type { Index } from "../../structs/indices.ts";
 import type { ObjectLogger } from "../../structs/loggers.ts";
 import type { ObjectReference } from "../../structs/object_refs.ts";
@@ -60,10 +60,11 @@ export class ObjectProcessing implements CycleTarget {
   /** The object's resource. */
   readonly resource: Resource;
   /**
-   * The event being processed (its type: `null` for a listing, `DELETED` for the end); an
-   * object that left a selected watch and turned out to be deleted becomes a `DELETED`.
+   * The event being processed (its type: `null` for a listing, `DELETED` for the end, `LEFT`
+   * for an object that may have left its watch's selection); an object that left and
+   * turned out to be deleted becomes a `DELETED`.
    */
-  event: ObjectEvent;
+  event: ObservedEvent;
   /** Aborted when the processing must give up (the operator's stop). */
   readonly signal: AbortSignal | undefined;
   /** Waits without holding a place among the processings. */
@@ -99,7 +100,7 @@ export class ObjectProcessing implements CycleTarget {
   /** The processing of one event of an object of the resource. */
   constructor(
     resource: Resource,
-    event: ObjectEvent,
+    event: ObservedEvent,
     signal: AbortSignal | undefined,
     aside: AsideWait,
     indices: Readonly<Record<string, Index>> | undefined,
@@ -128,9 +129,12 @@ export class ObjectProcessing implements CycleTarget {
     return this.event.type === "DELETED";
   }
 
-  /** Whether the object left the selection of its watch, still existing (see `ObjectEvent`). */
+  /**
+   * Whether the object left the selection of its watch (see `LeavingEvent`): still there,
+   * once the first stage has confirmed it.
+   */
   get left(): boolean {
-    return this.event.left === true && this.event.type !== "DELETED";
+    return this.event.type === "LEFT";
   }
 
   /** The object that left its watch's selection is found deleted: a deletion from now on. */

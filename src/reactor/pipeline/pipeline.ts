@@ -25,7 +25,7 @@
  * @module
  */
 
-import type { ObjectEvent } from "../../structs/bodies.ts";
+import type { ObservedEvent } from "../../structs/bodies.ts";
 import { type Clock, realClock } from "../../structs/clock.ts";
 import { type OperatorMetrics, resourceLabel } from "../../structs/operator_metrics.ts";
 import type { Resource } from "../../structs/resources.ts";
@@ -156,7 +156,7 @@ export class Pipeline {
    * of a resource with indexing functions, the handling of all objects waits for it to be
    * indexed.
    */
-  expect(resource: Resource, event: ObjectEvent): void {
+  expect(resource: Resource, event: ObservedEvent): void {
     this.#indexers?.expect(resource, event);
   }
 
@@ -166,12 +166,12 @@ export class Pipeline {
    * to be dropped for it (see the pending outcome's stage). Such states go no further than
    * the feed — no worker, no queueing — and a deletion among them forgets the object here.
    */
-  skips(resource: Resource, event: ObjectEvent): boolean {
+  skips(resource: Resource, event: ObservedEvent): boolean {
     if (this.#ownership === undefined || this.#ownership.owns(event.object)) return false;
     if (this.#matcher.handlersFor(resource).index.length > 0) return false;
     const entry = this.#objects.peek(resource, event.object);
     if (entry?.unstored !== undefined) return false;
-    if (entry !== undefined && (event.type === "DELETED" || event.left)) {
+    if (entry !== undefined && (event.type === "DELETED" || event.type === "LEFT")) {
       this.#objects.forget(resource, event.object);
     }
     return true;
@@ -196,7 +196,7 @@ export class Pipeline {
    */
   process(
     resource: Resource,
-    event: ObjectEvent,
+    event: ObservedEvent,
     signal?: AbortSignal,
     aside?: AsideWait,
   ): Promise<Reconciliation> {
@@ -215,7 +215,7 @@ export class Pipeline {
 
   async #process(
     resource: Resource,
-    event: ObjectEvent,
+    event: ObservedEvent,
     signal: AbortSignal | undefined,
     aside: AsideWait | undefined,
   ): Promise<Reconciliation> {

@@ -67,7 +67,8 @@ export class RecallStage implements Stage {
   async #confirmLeaving(processing: ObjectProcessing): Promise<boolean> {
     const { resource, event } = processing;
     const fresh = await this.#read(processing);
-    if (fresh !== undefined && event.selects?.(fresh)) return processing.finish();
+    const back = fresh !== undefined && event.type === "LEFT" && event.selects(fresh);
+    if (back) return processing.finish();
     this.#objects.forget(resource, event.object);
     if (fresh === undefined) processing.becomeGone();
     else processing.moveTo(fresh);

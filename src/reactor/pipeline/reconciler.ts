@@ -18,7 +18,7 @@
  * @module
  */
 
-import type { ObjectEvent } from "../../structs/bodies.ts";
+import type { LeavingEvent, ObjectEvent } from "../../structs/bodies.ts";
 import type { Clock } from "../../structs/clock.ts";
 import { ConfigurationError } from "../../structs/errors.ts";
 import { Memo } from "../../structs/memos.ts";
@@ -55,11 +55,13 @@ export interface ReconcileOptions {
 
 /**
  * Reconcile one state of one object of the resource: `event.type` is `null` for an object
- * of a listing, `DELETED` once it is gone, else the watch event's type; see the module docs.
+ * of a listing, `DELETED` once it is gone, `LEFT` when a watch with selectors may have lost
+ * sight of it (a `LeavingEvent`: it is read to tell), else the watch event's type; see the
+ * module docs.
  */
 export type Reconciler = (
   resource: Resource,
-  event: ObjectEvent,
+  event: ObjectEvent | LeavingEvent,
   options?: ReconcileOptions,
 ) => Promise<Reconciliation>;
 

@@ -33,7 +33,7 @@
  * @module
  */
 
-import type { ObjectEvent, RawBody } from "../../structs/bodies.ts";
+import type { ObservedEvent, RawBody } from "../../structs/bodies.ts";
 import type { Resource } from "../../structs/resources.ts";
 import { type Clock, realClock, settlesWithin } from "../../structs/clock.ts";
 import { Deadlines, type Scheduled } from "./deadlines.ts";
@@ -67,7 +67,7 @@ export interface ProcessingContext {
 
 /** The function that handles one state of one object. */
 export type Processor = (
-  event: ObjectEvent,
+  event: ObservedEvent,
   context: ProcessingContext,
 ) => Promise<Reconciliation | void>;
 
@@ -172,7 +172,7 @@ interface Worker extends Scheduled {
   readonly resource: Resource;
   readonly key: string;
   /** The latest state not yet taken for processing. */
-  pending: ObjectEvent | undefined;
+  pending: ObservedEvent | undefined;
   /** Since when (the clock's seconds) a state has been waiting, for the queue's metrics. */
   waitingSince: number;
   /** Whether the waiting state was found by a listing (it waits behind live events). */
@@ -184,11 +184,11 @@ interface Worker extends Scheduled {
   /** The version of our own last patch, awaited before older states are processed. */
   expected: Expectation | undefined;
   /** A state to process again at a time, as the processor asked. */
-  revisit: { readonly event: ObjectEvent; readonly at: number } | undefined;
+  revisit: { readonly event: ObservedEvent; readonly at: number } | undefined;
   /** How it is counted in the backlog. */
   queued: Queued;
   /** The state being processed now, if any. */
-  current: ObjectEvent | undefined;
+  current: ObservedEvent | undefined;
   /** Called once the current processing ends (see {@link Multiplexer.drain}). */
   idle: (() => void)[] | undefined;
   /** The places it holds while processing. */
@@ -277,7 +277,7 @@ export class Multiplexer {
    * does not hold them back. With `again`, a state waiting is kept (it is processed anyway):
    * the object is processed again for changes noted elsewhere, as of its children.
    */
-  push(resource: Resource, event: ObjectEvent, again = false): Promise<void> | undefined {
+  push(resource: Resource, event: ObservedEvent, again = false): Promise<void> | undefined {
     const key = objectKey(event.object);
     let worker = this.#workers.get(resource, key);
     if (worker === undefined) {
@@ -527,7 +527,7 @@ export class Multiplexer {
    */
   async #processOne(
     worker: Worker,
-    event: ObjectEvent,
+    event: ObservedEvent,
     listed: boolean,
   ): Promise<{ readonly error: unknown } | typeof ABORTED | undefined> {
     this.#enter(worker, "admitting");
@@ -576,7 +576,7 @@ export class Multiplexer {
    */
   async #backOff(
     worker: Worker,
-    event: ObjectEvent,
+    event: ObservedEvent,
     error: unknown,
     delay: number | undefined,
   ): Promise<boolean> {
@@ -618,7 +618,7 @@ function waitingOf(
 }
 
 /** A worker for an object, with its first state waiting; parked until started. */
-function newWorker(resource: Resource, key: string, event: ObjectEvent, now: number): Worker {
+function newWorker(resource: Resource, key: string, event: ObservedEvent, now: number): Worker {
   return {
     resource,
     key,
@@ -682,7 +682,7 @@ async function waitAside(
 /** The processing did not begin: the operator's stop took its place away. */
 const ABORTED = Symbol("aborted");
 
-function isConsistent(event: ObjectEvent, expected: Expectation): boolean {
+function isConsistent(event: ObservedEvent, expected: Expectation): boolean {
   // A deletion is the final state, whatever its version says.
   return event.type === "DELETED" ||
     isAtLeastVersion(event.object.metadata?.resourceVersion, expected.version);

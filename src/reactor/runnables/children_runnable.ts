@@ -13,7 +13,7 @@
  * @module
  */
 
-import type { ObjectEvent, RawBody } from "../../structs/bodies.ts";
+import type { LeavingEvent, ObjectEvent, RawBody } from "../../structs/bodies.ts";
 import type { Resource } from "../../structs/resources.ts";
 import { sleep } from "../../structs/clock.ts";
 import { ConfigurationError } from "../../structs/errors.ts";
@@ -135,7 +135,7 @@ export class ChildrenRunnable implements Runnable {
       clock,
       select: (discovered) => this.#select(discovered),
       feed: (resource, event) =>
-        event.left ? void this.#confirm(resource, event) : this.#feed(resource, event),
+        event.type === "LEFT" ? void this.#confirm(resource, event) : this.#feed(resource, event),
       selection: (resource) => this.#selection(resource),
       onListed: (dimension) => this.#listed.add(dimensionKey(dimension)),
       scanning: settings.scanning,
@@ -238,7 +238,7 @@ export class ChildrenRunnable implements Runnable {
    * namesake there instead: a deletion. Back in the selection: nothing (its watch tells of it
    * again). Else a change, with its state now. A failed read is taken for a change.
    */
-  async #confirm(resource: Resource, event: ObjectEvent): Promise<void> {
+  async #confirm(resource: Resource, event: LeavingEvent): Promise<void> {
     const child = event.object;
     let now: RawBody | undefined = child;
     try {
@@ -255,7 +255,7 @@ export class ChildrenRunnable implements Runnable {
       );
     }
     if (now === undefined) return this.#feed(resource, { type: "DELETED", object: child });
-    if (now !== child && event.selects?.(now)) return;
+    if (now !== child && event.selects(now)) return;
     const source = bodySourceOf(child);
     const body = now === child || source === undefined
       ? now

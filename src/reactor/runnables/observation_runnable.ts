@@ -10,7 +10,7 @@
  * @module
  */
 
-import type { ObjectEvent } from "../../structs/bodies.ts";
+import type { ObservedEvent } from "../../structs/bodies.ts";
 import type { Resource } from "../../structs/resources.ts";
 import { resourceLabel } from "../../structs/operator_metrics.ts";
 import { ConfigurationError } from "../../structs/errors.ts";
@@ -139,7 +139,7 @@ export class ObservationRunnable implements Runnable {
       scope,
       clock,
       select: (discovered) => this.#select(discovered),
-      feed: (resource: Resource, event: ObjectEvent) => {
+      feed: (resource: Resource, event: ObservedEvent) => {
         metrics?.eventsReceived.inc([resourceLabel(resource), event.type ?? "LISTED"]);
         if (processor.skips(resource, event)) return undefined; // another replica's object
         processor.expect(resource, event); // the handling waits for the listed ones' indexing

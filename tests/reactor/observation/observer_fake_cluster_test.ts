@@ -15,7 +15,7 @@ import {
   observationClient,
 } from "../../../src/reactor/observation/observation_client.ts";
 import { Observer } from "../../../src/reactor/observation/observer.ts";
-import type { ObjectEvent } from "../../../src/structs/bodies.ts";
+import type { ObservedEvent } from "../../../src/structs/bodies.ts";
 import { Multiplexer } from "../../../src/reactor/queueing/multiplexer.ts";
 import { silentLogger } from "../../../src/reactor/default_logger.ts";
 import { exampleCrd } from "../../testing/fake_cluster/helpers.ts";
@@ -81,7 +81,7 @@ function tracked(client: ObservationClient, log: Log): ObservationClient {
   };
 }
 
-function describe(event: ObjectEvent): string {
+function describe(event: ObservedEvent): string {
   const meta = event.object.metadata ?? {};
   return `${event.type ?? "LISTED"} ${meta.namespace}/${meta.name}`;
 }

@@ -11,7 +11,7 @@ import { APIForbiddenError, APINotFoundError } from "../../../src/client/api_err
 import { makeScope, type NamespacePattern } from "../../../src/structs/namespace_scopes.ts";
 import { Observer } from "../../../src/reactor/observation/observer.ts";
 import type { WatchedDimension } from "../../../src/reactor/observation/observation_client.ts";
-import type { ObjectEvent } from "../../../src/structs/bodies.ts";
+import type { ObservedEvent } from "../../../src/structs/bodies.ts";
 import { deferred, ManualClock, settle } from "../../clocks.ts";
 import { ScriptedClient } from "../scripted_client.ts";
 import type { WatchSelection } from "../../../src/intents/watch_selections.ts";
@@ -73,7 +73,7 @@ interface Setup {
   openErrors?: Record<string, unknown>;
   keepsLastStates?: (resource: Resource) => boolean;
   /** What the feed returns for every event, after recording it. */
-  feedResult?: (event: ObjectEvent) => void | Promise<void>;
+  feedResult?: (event: ObservedEvent) => void | Promise<void>;
   /** `settings.watching`, or what of it observation reads. */
   watching?: { listPatience: number };
   /** The watches' selectors. */
@@ -88,7 +88,7 @@ function start(setup: Setup = {}) {
   const clock = new ManualClock();
   const logs = new RecordingLogger();
   const fed: string[] = [];
-  const feeds: { resource: Resource; event: ObjectEvent }[] = [];
+  const feeds: { resource: Resource; event: ObservedEvent }[] = [];
   const listed: WatchedDimension[] = [];
   const observer = new Observer({
     client,
@@ -96,7 +96,7 @@ function start(setup: Setup = {}) {
     select: setup.select ?? ((all) => all),
     feed: (resource, event) => {
       const meta = event.object.metadata ?? {};
-      const type = `${event.type ?? "LISTED"}${event.left ? " (left)" : ""}`;
+      const type = event.type ?? "LISTED";
       fed.push(`${resource.plural}:${type}:${meta.uid}@${meta.resourceVersion}`);
       feeds.push({ resource, event });
       return setup.feedResult?.(event);
@@ -438,12 +438,14 @@ Deno.test("with selectors: every deletion is fed as a possible leaving, to be re
   stream.listed([], "9");
   await settle();
   assertEquals(t.fed, [
-    "kopfexamples:MODIFIED (left):a@4",
-    "kopfexamples:MODIFIED (left):b@5",
-    "kopfexamples:MODIFIED (left):c@3",
+    "kopfexamples:LEFT:a@4",
+    "kopfexamples:LEFT:b@5",
+    "kopfexamples:LEFT:c@3",
   ]);
   // What tells them apart later: whether a state read afresh still meets the selectors.
-  const selects = t.feeds.at(-1)!.event.selects!;
+  const left = t.feeds.at(-1)!.event;
+  assert(left.type === "LEFT");
+  const selects = left.selects;
   assertEquals([selects(watched("c", "10")), selects(watched("c", "10", "other"))], [true, false]);
   await t.stop();
 });

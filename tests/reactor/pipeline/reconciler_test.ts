@@ -129,18 +129,15 @@ Deno.test("an object that left a selected watch: its finalizer goes if it exists
   const reconcile = kopf.reconciler({ api, registry });
   const finalizer = "kopf.zalando.org/KopfFinalizerMarker";
   const kept = cluster.create(kex("kept", { value: 1 }, { metadata: { finalizers: [finalizer] } }));
-  await reconcile(resource, {
-    type: "MODIFIED",
-    object: { ...kept, spec: { value: 2 } },
-    left: true,
-  });
+  const selects = () => false;
+  await reconcile(resource, { type: "LEFT", object: { ...kept, spec: { value: 2 } }, selects });
   const after = cluster.get("kopfexamples", "kept")!;
   assertEquals(after.metadata?.finalizers, undefined, "the finalizer is removed");
   assertEquals(after.metadata?.annotations?.[DIFFBASE], undefined, "nothing else is written");
   // Gone meanwhile: it is a deletion, known by reading (nothing to write, nothing fails).
   const gone = cluster.create(kex("gone"));
   cluster.delete("kopfexamples", "gone");
-  const result = await reconcile(resource, { type: "MODIFIED", object: gone, left: true });
+  const result = await reconcile(resource, { type: "LEFT", object: gone, selects });
   assertEquals(result, {});
   assertEquals(ran, [], "no handler runs for an object out of sight");
   // Deleted and made anew under its name: the namesake is not the object that left.
@@ -149,13 +146,13 @@ Deno.test("an object that left a selected watch: its finalizer goes if it exists
   cluster.delete("kopfexamples", "renamed");
   const namesake = cluster.create(kex("renamed", {}, { metadata: { finalizers: [finalizer] } }));
   assert(namesake.metadata?.uid !== old.metadata?.uid);
-  await reconcile(resource, { type: "MODIFIED", object: old, left: true });
+  await reconcile(resource, { type: "LEFT", object: old, selects });
   const untouched = cluster.get("kopfexamples", "renamed")!;
   assertEquals(untouched.metadata?.finalizers, [finalizer], "the namesake keeps our finalizer");
   assertEquals(untouched.metadata?.resourceVersion, namesake.metadata?.resourceVersion);
   // Left, and back in the selection when read: its watch tells of it again; nothing here.
   const back = cluster.create(kex("back", {}, { metadata: { finalizers: [finalizer] } }));
-  await reconcile(resource, { type: "MODIFIED", object: back, left: true, selects: () => true });
+  await reconcile(resource, { type: "LEFT", object: back, selects: () => true });
   const kept2 = cluster.get("kopfexamples", "back")!;
   assertEquals(kept2.metadata?.finalizers, [finalizer], "an object back in sight keeps it");
   assertEquals(kept2.metadata?.resourceVersion, back.metadata?.resourceVersion);

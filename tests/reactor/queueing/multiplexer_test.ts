@@ -1,6 +1,6 @@
 import { assert, assertEquals, assertStringIncludes } from "../../assert.ts";
 import { Resource } from "../../../src/structs/resources.ts";
-import type { ObjectEvent, RawBody, WatchEventType } from "../../../src/structs/bodies.ts";
+import type { ObservedEvent, RawBody, WatchEventType } from "../../../src/structs/bodies.ts";
 import type { BatchingSettings } from "../../../src/settings/operator_settings.ts";
 import { Multiplexer, type ProcessingContext } from "../../../src/reactor/queueing/multiplexer.ts";
 import type { Reconciliation } from "../../../src/reactor/pipeline/object_processing.ts";
@@ -17,7 +17,7 @@ function body(uid: string, rv: string, extra: Record<string, string> = {}): RawB
   };
 }
 
-function ev(uid: string, rv: string, type: WatchEventType = "MODIFIED"): ObjectEvent {
+function ev(uid: string, rv: string, type: WatchEventType = "MODIFIED"): ObservedEvent {
   return { type, object: body(uid, rv) };
 }
 
@@ -61,7 +61,7 @@ class Script {
     return gate;
   }
 
-  readonly processor = async (event: ObjectEvent, ctx: ProcessingContext) => {
+  readonly processor = async (event: ObservedEvent, ctx: ProcessingContext) => {
     const id = `${event.object.metadata?.uid}@${event.object.metadata?.resourceVersion}`;
     this.seen.push(event.type === null ? `${id}:listed` : id);
     this.contexts.push(ctx);
@@ -78,7 +78,7 @@ class Script {
 function setup(
   batching: Partial<BatchingSettings> = {},
   consistencyTimeout?: number,
-  processor?: (event: ObjectEvent, ctx: ProcessingContext) => Promise<Reconciliation | void>,
+  processor?: (event: ObservedEvent, ctx: ProcessingContext) => Promise<Reconciliation | void>,
 ) {
   const clock = new ManualClock();
   const logger = new RecordingLogger();
