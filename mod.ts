@@ -222,7 +222,7 @@ export type {
   TemporaryErrorOptions,
 } from "./src/structs/errors.ts";
 export type { APIErrorContext } from "./src/client/api_errors.ts";
-export type { Outcome } from "./src/handling/handler_states.ts";
+export type { Outcome } from "./src/handling/handler_progress.ts";
 
 // --- settings and storages ---
 export type {

@@ -23,12 +23,8 @@ import { buildDaemonKwargs, buildTimerKwargs } from "../intents/kwargs.ts";
 import { applyChanges } from "../handling/application.ts";
 import { executeHandlerOnce, observeRuns } from "../handling/execution.ts";
 import { type ObjectScope, runInObjectScope } from "../handling/object_loggers.ts";
-import {
-  deliverResults,
-  HandlerState,
-  type Outcome,
-  storableResult,
-} from "../handling/handler_states.ts";
+import { deliverResults, storableResult } from "../handling/handler_results.ts";
+import { HandlerState, type Outcome } from "../handling/handler_progress.ts";
 import { runTimer } from "./timers.ts";
 
 /** A daemon or a timer. */

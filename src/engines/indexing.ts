@@ -40,7 +40,7 @@ import { executeHandlerOnce, observeRuns } from "../handling/execution.ts";
 import type { OperatorMetrics } from "../structs/operator_metrics.ts";
 import { createObjectScope, runInObjectScope } from "../handling/object_loggers.ts";
 import type { ObjectMemory } from "../handling/memories.ts";
-import { HandlerState } from "../handling/handler_states.ts";
+import { HandlerState } from "../handling/handler_progress.ts";
 
 /** What the indexing engine is made of: one per operator. */
 export interface OperatorIndexersOptions {

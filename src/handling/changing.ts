@@ -43,14 +43,9 @@ import {
 import type { Attributes } from "../platform/tracing.ts";
 import type { OperatorMetrics } from "../structs/operator_metrics.ts";
 import { isLoggedAt, type ObjectScope, runInObjectScope } from "./object_loggers.ts";
-import {
-  deliverResults,
-  type HandlerFate,
-  type HandlerState,
-  type Outcome,
-  State,
-  storableResult,
-} from "./handler_states.ts";
+import { deliverResults, storableResult } from "./handler_results.ts";
+import { type HandlerFate, State } from "./handler_states.ts";
+import type { HandlerState, Outcome } from "./handler_progress.ts";
 
 /** The argument type of handler functions in records. */
 type HandlerArgs = Parameters<ChangingHandler["fn"]>[0];

@@ -12,7 +12,8 @@ import type { OperatorMetrics } from "../../structs/operator_metrics.ts";
 import type { HandlerMatcher } from "../../intents/handler_matching.ts";
 import { buildEventKwargs } from "../../intents/kwargs.ts";
 import { executeHandlerOnce, observeRuns, type RetriedHandler } from "../../handling/execution.ts";
-import { deliverResults, HandlerState, type Outcome } from "../../handling/handler_states.ts";
+import { deliverResults } from "../../handling/handler_results.ts";
+import { HandlerState, type Outcome } from "../../handling/handler_progress.ts";
 import { createObjectScope, runInObjectScope } from "../../handling/object_loggers.ts";
 import type { ObjectProcessing, Stage } from "./object_processing.ts";
 
