@@ -227,19 +227,25 @@ export type { Outcome } from "./src/handling/handler_progress.ts";
 // --- settings and storages ---
 export type {
   AdmissionSettings,
+  LeadershipSettings,
+  PeeringSettings,
+} from "./src/settings/cluster_settings.ts";
+export type {
   ApplyingSettings,
+  ConditionsSettings,
+  PostingSettings,
+} from "./src/settings/output_settings.ts";
+export type {
   BackgroundSettings,
   BatchingSettings,
-  ConditionsSettings,
-  LeadershipSettings,
-  NetworkingSettings,
-  OperatorSettings,
-  PeeringSettings,
   PersistenceSettings,
-  PostingSettings,
+} from "./src/settings/processing_settings.ts";
+export type {
+  NetworkingSettings,
   ScanningSettings,
   WatchingSettings,
-} from "./src/settings/operator_settings.ts";
+} from "./src/settings/api_settings.ts";
+export type { OperatorSettings } from "./src/settings/operator_settings.ts";
 export type { WatchSelectors } from "./src/settings/watch_selectors.ts";
 export type {
   AnnotationsProgressStorage,
@@ -254,10 +260,8 @@ export type {
   MultiDiffBaseStorage,
   StatusDiffBaseStorage,
 } from "./src/settings/diffbase_storages.ts";
-export type {
-  AdmissionServerLike,
-  OperatorSettingsInit,
-} from "./src/settings/operator_settings.ts";
+export type { AdmissionServerLike } from "./src/settings/cluster_settings.ts";
+export type { OperatorSettingsInit } from "./src/settings/operator_settings.ts";
 export type {
   AnnotationsProgressStorageOptions,
   MaybePromise,

@@ -16,7 +16,8 @@ import {
   parseLabelSelector,
 } from "../../structs/label_selectors.ts";
 import { Selector } from "../../structs/resource_selectors.ts";
-import type { PersistenceSettings, WatchingSettings } from "../../settings/operator_settings.ts";
+import type { PersistenceSettings } from "../../settings/processing_settings.ts";
+import type { WatchingSettings } from "../../settings/api_settings.ts";
 import {
   MultiProgressStorage,
   type ProgressStorage,
