@@ -249,11 +249,13 @@ export type { OperatorSettings } from "./src/settings/operator_settings.ts";
 export type { WatchSelectors } from "./src/settings/watch_selectors.ts";
 export type {
   AnnotationsProgressStorage,
-  MultiProgressStorage,
-  ProgressStorage,
-  SmartProgressStorage,
   StatusProgressStorage,
-} from "./src/settings/progress_storages.ts";
+} from "./src/settings/object_progress_storages.ts";
+export type {
+  MultiProgressStorage,
+  SmartProgressStorage,
+} from "./src/settings/multi_progress_storages.ts";
+export type { ProgressStorage } from "./src/settings/progress_storages.ts";
 export type {
   AnnotationsDiffBaseStorage,
   DiffBaseStorage,
@@ -264,16 +266,18 @@ export type { AdmissionServerLike } from "./src/settings/cluster_settings.ts";
 export type { OperatorSettingsInit } from "./src/settings/operator_settings.ts";
 export type {
   AnnotationsProgressStorageOptions,
+  StatusProgressStorageOptions,
+} from "./src/settings/object_progress_storages.ts";
+export type {
   MaybePromise,
   ProgressFetchArgs,
   ProgressPurgeArgs,
   ProgressRecord,
   ProgressStoreArgs,
   ProgressTouchArgs,
-  SmartProgressStorageOptions,
-  StatusProgressStorageOptions,
   StoragePatch,
 } from "./src/settings/progress_storages.ts";
+export type { SmartProgressStorageOptions } from "./src/settings/multi_progress_storages.ts";
 export type {
   AnnotationsDiffBaseStorageOptions,
   DiffBaseBuildArgs,

@@ -92,11 +92,10 @@ export { NetworkingSettings, ScanningSettings, WatchingSettings } from "./settin
 export { OperatorSettings } from "./settings/operator_settings.ts";
 export {
   AnnotationsProgressStorage,
-  MultiProgressStorage,
-  ProgressStorage,
-  SmartProgressStorage,
   StatusProgressStorage,
-} from "./settings/progress_storages.ts";
+} from "./settings/object_progress_storages.ts";
+export { MultiProgressStorage, SmartProgressStorage } from "./settings/multi_progress_storages.ts";
+export { ProgressStorage } from "./settings/progress_storages.ts";
 export {
   AnnotationsDiffBaseStorage,
   DiffBaseStorage,

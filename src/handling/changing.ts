@@ -19,7 +19,7 @@ import { Patch } from "../structs/patches.ts";
 import { isThenable } from "../structs/thenables.ts";
 import type { Resource } from "../structs/resources.ts";
 import type { OperatorSettings } from "../settings/operator_settings.ts";
-import { storingIsUndoneByPurging } from "../settings/progress_storages.ts";
+import { storingIsUndoneByPurging } from "../settings/multi_progress_storages.ts";
 import { maskDigests } from "../settings/sensitive_fields.ts";
 import type { ChangingHandler } from "../intents/handlers.ts";
 import { matchesFilters } from "../intents/filters.ts";

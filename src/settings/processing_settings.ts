@@ -11,7 +11,8 @@
 
 import { AnnotationsDiffBaseStorage, type DiffBaseStorage } from "./diffbase_storages.ts";
 import type { FieldSpec } from "./field_paths.ts";
-import { type ProgressStorage, SmartProgressStorage } from "./progress_storages.ts";
+import type { ProgressStorage } from "./progress_storages.ts";
+import { SmartProgressStorage } from "./multi_progress_storages.ts";
 
 /**
  * How events of one object are queued and processed by its worker.
