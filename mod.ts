@@ -36,7 +36,6 @@ export type {
   HandlerFor,
   KwargsFamilies,
   KwargsFamily,
-  OnNamespace,
   OptionFamilies,
   OptionFamily,
   OptionsArg,
@@ -52,7 +51,8 @@ export type {
   SpecFor,
   StatusFor,
   WithIndices,
-} from "./src/intents/registration.ts";
+} from "./src/intents/registrar_types.ts";
+export type { OnNamespace } from "./src/intents/on_namespace.ts";
 export type {
   CheckedOptions,
   OptionProblem,
