@@ -13,7 +13,8 @@ import { child } from "./child_registration.ts";
 import type { Selector } from "../structs/resource_selectors.ts";
 import type { HandlerFilters } from "./filters.ts";
 import type { Handler, HandlerFn } from "./handlers.ts";
-import { type NormalizedOptions, normalizeOptions, type Registrar } from "./handler_options.ts";
+import { type NormalizedOptions, normalizeOptions } from "./option_normalizing.ts";
+import type { Registrar } from "./handler_options.ts";
 import type { OnNamespace } from "./on_namespace.ts";
 import type { Activity, HandlerReason } from "./reasons.ts";
 import type {
