@@ -22,7 +22,7 @@ import type { ObjectLogger } from "../structs/loggers.ts";
 import { type Clock, realClock, sleep } from "../structs/clock.ts";
 import type { OperatorSettings } from "../settings/operator_settings.ts";
 import type { ActivityHandler } from "../intents/handlers.ts";
-import { buildActivityKwargs } from "../intents/kwargs.ts";
+import { buildActivityKwargs } from "../intents/kwargs_builders.ts";
 import type { Activity } from "../intents/reasons.ts";
 import { matcherOf, type OperatorRegistry } from "../intents/registry.ts";
 import { executeHandlerOnce } from "../handling/execution.ts";

@@ -45,7 +45,7 @@ import { createObject, getObject, listObjects, patchObject } from "../client/obj
 import { AdmissionSettings } from "../settings/cluster_settings.ts";
 import type { OperatorSettings } from "../settings/operator_settings.ts";
 import type { WebhookHandler } from "../intents/handlers.ts";
-import { buildResourceKwargs, buildWebhookKwargs } from "../intents/kwargs.ts";
+import { buildResourceKwargs, buildWebhookKwargs } from "../intents/kwargs_builders.ts";
 import type { WebhookType } from "../intents/reasons.ts";
 import { matcherOf, type OperatorRegistry } from "../intents/registry.ts";
 import { createObjectScope, runInObjectScope } from "../handling/object_loggers.ts";

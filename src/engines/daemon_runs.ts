@@ -19,7 +19,7 @@ import type { BodyHolder } from "../structs/views.ts";
 import type { ApiClient } from "../client/api.ts";
 import type { OperatorSettings } from "../settings/operator_settings.ts";
 import type { DaemonHandler, TimerHandler } from "../intents/handlers.ts";
-import { buildDaemonKwargs, buildTimerKwargs } from "../intents/kwargs.ts";
+import { buildDaemonKwargs, buildTimerKwargs } from "../intents/kwargs_builders.ts";
 import { applyChanges } from "../handling/application.ts";
 import { executeHandlerOnce, observeRuns } from "../handling/execution.ts";
 import { type ObjectScope, runInObjectScope } from "../handling/object_loggers.ts";

@@ -33,7 +33,7 @@ import type { ObjectLogger } from "../structs/loggers.ts";
 import type { ObjectReference } from "../structs/object_refs.ts";
 import type { Resource } from "../structs/resources.ts";
 import type { IndexingHandler } from "../intents/handlers.ts";
-import { buildIndexingKwargs, buildResourceKwargs } from "../intents/kwargs.ts";
+import { buildIndexingKwargs, buildResourceKwargs } from "../intents/kwargs_builders.ts";
 import type { HandlerMatcher } from "../intents/handler_matching.ts";
 import { matcherOf, type OperatorRegistry } from "../intents/registry.ts";
 import { executeHandlerOnce, observeRuns } from "../handling/execution.ts";

@@ -23,7 +23,8 @@ import { storingIsUndoneByPurging } from "../settings/multi_progress_storages.ts
 import { maskDigests } from "../settings/sensitive_fields.ts";
 import type { ChangingHandler } from "../intents/handlers.ts";
 import { matchesFilters } from "../intents/filters.ts";
-import { buildChangingKwargs, changeFor, type ChangingKwargs } from "../intents/kwargs.ts";
+import { buildChangingKwargs, changeFor } from "../intents/kwargs_builders.ts";
+import type { ChangingKwargs } from "../intents/kwargs.ts";
 import type { Reason } from "../intents/reasons.ts";
 import type { Clock } from "../structs/clock.ts";
 import { type CauseMatch, deduplicate } from "../intents/handler_matching.ts";

@@ -24,7 +24,7 @@ import {
   buildChildFilterKwargs,
   buildChildKwargs,
   buildResourceKwargs,
-} from "../../intents/kwargs.ts";
+} from "../../intents/kwargs_builders.ts";
 import { executeHandlerOnce, observeRuns } from "../../handling/execution.ts";
 import { deliverResults, storableResult } from "../../handling/handler_results.ts";
 import { HandlerState, type Outcome } from "../../handling/handler_progress.ts";
