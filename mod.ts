@@ -36,7 +36,6 @@ export type {
   HandlerFor,
   KwargsFamilies,
   KwargsFamily,
-  OnNamespace,
   OptionFamilies,
   OptionFamily,
   OptionsArg,
@@ -52,7 +51,8 @@ export type {
   SpecFor,
   StatusFor,
   WithIndices,
-} from "./src/intents/registration.ts";
+} from "./src/intents/registrar_types.ts";
+export type { OnNamespace } from "./src/intents/on_namespace.ts";
 export type {
   CheckedOptions,
   OptionProblem,
@@ -222,54 +222,62 @@ export type {
   TemporaryErrorOptions,
 } from "./src/structs/errors.ts";
 export type { APIErrorContext } from "./src/client/api_errors.ts";
-export type { Outcome } from "./src/handling/handler_states.ts";
+export type { Outcome } from "./src/handling/handler_progress.ts";
 
 // --- settings and storages ---
 export type {
   AdmissionSettings,
+  LeadershipSettings,
+  PeeringSettings,
+} from "./src/settings/cluster_settings.ts";
+export type {
   ApplyingSettings,
+  ConditionsSettings,
+  PostingSettings,
+} from "./src/settings/output_settings.ts";
+export type {
   BackgroundSettings,
   BatchingSettings,
-  ConditionsSettings,
-  LeadershipSettings,
-  NetworkingSettings,
-  OperatorSettings,
-  PeeringSettings,
   PersistenceSettings,
-  PostingSettings,
+} from "./src/settings/processing_settings.ts";
+export type {
+  NetworkingSettings,
   ScanningSettings,
   WatchingSettings,
-} from "./src/settings/operator_settings.ts";
+} from "./src/settings/api_settings.ts";
+export type { OperatorSettings } from "./src/settings/operator_settings.ts";
 export type { WatchSelectors } from "./src/settings/watch_selectors.ts";
 export type {
   AnnotationsProgressStorage,
-  MultiProgressStorage,
-  ProgressStorage,
-  SmartProgressStorage,
   StatusProgressStorage,
-} from "./src/settings/progress_storages.ts";
+} from "./src/settings/object_progress_storages.ts";
+export type {
+  MultiProgressStorage,
+  SmartProgressStorage,
+} from "./src/settings/multi_progress_storages.ts";
+export type { ProgressStorage } from "./src/settings/progress_storages.ts";
 export type {
   AnnotationsDiffBaseStorage,
   DiffBaseStorage,
   MultiDiffBaseStorage,
   StatusDiffBaseStorage,
 } from "./src/settings/diffbase_storages.ts";
-export type {
-  AdmissionServerLike,
-  OperatorSettingsInit,
-} from "./src/settings/operator_settings.ts";
+export type { AdmissionServerLike } from "./src/settings/cluster_settings.ts";
+export type { OperatorSettingsInit } from "./src/settings/operator_settings.ts";
 export type {
   AnnotationsProgressStorageOptions,
+  StatusProgressStorageOptions,
+} from "./src/settings/object_progress_storages.ts";
+export type {
   MaybePromise,
   ProgressFetchArgs,
   ProgressPurgeArgs,
   ProgressRecord,
   ProgressStoreArgs,
   ProgressTouchArgs,
-  SmartProgressStorageOptions,
-  StatusProgressStorageOptions,
   StoragePatch,
 } from "./src/settings/progress_storages.ts";
+export type { SmartProgressStorageOptions } from "./src/settings/multi_progress_storages.ts";
 export type {
   AnnotationsDiffBaseStorageOptions,
   DiffBaseBuildArgs,

@@ -75,26 +75,27 @@ export { OperatorConfigurationError } from "./reactor/operator_options.ts";
 // --- settings and storages ---
 export {
   AdmissionSettings,
+  LeadershipSettings,
+  PeeringSettings,
+} from "./settings/cluster_settings.ts";
+export {
   ApplyingSettings,
+  ConditionsSettings,
+  PostingSettings,
+} from "./settings/output_settings.ts";
+export {
   BackgroundSettings,
   BatchingSettings,
-  ConditionsSettings,
-  LeadershipSettings,
-  NetworkingSettings,
-  OperatorSettings,
-  PeeringSettings,
   PersistenceSettings,
-  PostingSettings,
-  ScanningSettings,
-  WatchingSettings,
-} from "./settings/operator_settings.ts";
+} from "./settings/processing_settings.ts";
+export { NetworkingSettings, ScanningSettings, WatchingSettings } from "./settings/api_settings.ts";
+export { OperatorSettings } from "./settings/operator_settings.ts";
 export {
   AnnotationsProgressStorage,
-  MultiProgressStorage,
-  ProgressStorage,
-  SmartProgressStorage,
   StatusProgressStorage,
-} from "./settings/progress_storages.ts";
+} from "./settings/object_progress_storages.ts";
+export { MultiProgressStorage, SmartProgressStorage } from "./settings/multi_progress_storages.ts";
+export { ProgressStorage } from "./settings/progress_storages.ts";
 export {
   AnnotationsDiffBaseStorage,
   DiffBaseStorage,

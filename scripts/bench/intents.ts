@@ -5,7 +5,7 @@
 import type { BenchFigure, BenchSection } from "./types.ts";
 import { kopf } from "../../mod.ts";
 import type { ChangingKwargs, ObjectLogger } from "../../mod.ts";
-import { buildChangingKwargs } from "../../src/intents/kwargs.ts";
+import { buildChangingKwargs } from "../../src/intents/kwargs_builders.ts";
 import type { CauseMatch } from "../../src/intents/handler_matching.ts";
 import { matcherOf } from "../../src/intents/registry.ts";
 import type { RawBody } from "../../src/structs/bodies.ts";

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { NetworkingSettings, WatchingSettings } from "../settings/operator_settings.ts";
+import { NetworkingSettings, WatchingSettings } from "../settings/api_settings.ts";
 
 /** Timeouts and retries of regular requests: all or some of `settings.networking`. */
 export type NetworkingTuning = Partial<NetworkingSettings>;

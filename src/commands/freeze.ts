@@ -17,7 +17,7 @@
  */
 import { Command, InvalidArgumentError, Option } from "@commander-js/extra-typings";
 import { getLogger } from "@logtape/logtape";
-import { PeeringSettings } from "../settings/operator_settings.ts";
+import { PeeringSettings } from "../settings/cluster_settings.ts";
 import type { ConnectionInfo } from "../structs/credentials.ts";
 import { LOG_FORMATS, type LogFormat } from "../structs/log_formats.ts";
 import type { Resource } from "../structs/resources.ts";

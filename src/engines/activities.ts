@@ -22,12 +22,13 @@ import type { ObjectLogger } from "../structs/loggers.ts";
 import { type Clock, realClock, sleep } from "../structs/clock.ts";
 import type { OperatorSettings } from "../settings/operator_settings.ts";
 import type { ActivityHandler } from "../intents/handlers.ts";
-import { buildActivityKwargs } from "../intents/kwargs.ts";
+import { buildActivityKwargs } from "../intents/kwargs_builders.ts";
 import type { Activity } from "../intents/reasons.ts";
 import { matcherOf, type OperatorRegistry } from "../intents/registry.ts";
 import { executeHandlerOnce } from "../handling/execution.ts";
 import { createActivityLogger } from "../handling/object_loggers.ts";
-import { type Outcome, State } from "../handling/handler_states.ts";
+import type { Outcome } from "../handling/handler_progress.ts";
+import { State } from "../handling/handler_states.ts";
 
 /** The longest single sleep between retries; the loop re-checks the state afterwards. */
 const KEEPALIVE_SECONDS = 600;

@@ -12,7 +12,7 @@ import { applyObject } from "../client/objects.ts";
 import type { RawBody } from "../structs/bodies.ts";
 import { UsageError } from "../structs/errors.ts";
 import type { Resource } from "../structs/resources.ts";
-import { ApplyingSettings, fieldManagerProblem } from "../settings/operator_settings.ts";
+import { ApplyingSettings, fieldManagerProblem } from "../settings/output_settings.ts";
 import { currentOperatorClient, type OperatorClient } from "./operator_client.ts";
 
 /** What a server-side apply is sent with, and where. */

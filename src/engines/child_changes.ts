@@ -12,7 +12,7 @@
 import type { RawBody } from "../structs/bodies.ts";
 import type { Resource } from "../structs/resources.ts";
 import { groupOf } from "../structs/owner_labels.ts";
-import type { HandlerState } from "../handling/handler_states.ts";
+import type { HandlerState } from "../handling/handler_progress.ts";
 import type { ChildEventType } from "../intents/kwargs.ts";
 
 /** One change of one child, for its parent. */

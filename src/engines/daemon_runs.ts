@@ -19,16 +19,12 @@ import type { BodyHolder } from "../structs/views.ts";
 import type { ApiClient } from "../client/api.ts";
 import type { OperatorSettings } from "../settings/operator_settings.ts";
 import type { DaemonHandler, TimerHandler } from "../intents/handlers.ts";
-import { buildDaemonKwargs, buildTimerKwargs } from "../intents/kwargs.ts";
+import { buildDaemonKwargs, buildTimerKwargs } from "../intents/kwargs_builders.ts";
 import { applyChanges } from "../handling/application.ts";
 import { executeHandlerOnce, observeRuns } from "../handling/execution.ts";
 import { type ObjectScope, runInObjectScope } from "../handling/object_loggers.ts";
-import {
-  deliverResults,
-  HandlerState,
-  type Outcome,
-  storableResult,
-} from "../handling/handler_states.ts";
+import { deliverResults, storableResult } from "../handling/handler_results.ts";
+import { HandlerState, type Outcome } from "../handling/handler_progress.ts";
 import { runTimer } from "./timers.ts";
 
 /** A daemon or a timer. */

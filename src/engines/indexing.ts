@@ -33,14 +33,14 @@ import type { ObjectLogger } from "../structs/loggers.ts";
 import type { ObjectReference } from "../structs/object_refs.ts";
 import type { Resource } from "../structs/resources.ts";
 import type { IndexingHandler } from "../intents/handlers.ts";
-import { buildIndexingKwargs, buildResourceKwargs } from "../intents/kwargs.ts";
+import { buildIndexingKwargs, buildResourceKwargs } from "../intents/kwargs_builders.ts";
 import type { HandlerMatcher } from "../intents/handler_matching.ts";
 import { matcherOf, type OperatorRegistry } from "../intents/registry.ts";
 import { executeHandlerOnce, observeRuns } from "../handling/execution.ts";
 import type { OperatorMetrics } from "../structs/operator_metrics.ts";
 import { createObjectScope, runInObjectScope } from "../handling/object_loggers.ts";
 import type { ObjectMemory } from "../handling/memories.ts";
-import { HandlerState } from "../handling/handler_states.ts";
+import { HandlerState } from "../handling/handler_progress.ts";
 
 /** What the indexing engine is made of: one per operator. */
 export interface OperatorIndexersOptions {

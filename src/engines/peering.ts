@@ -38,7 +38,7 @@ import { APINotFoundError } from "../client/api_errors.ts";
 import { patchObject } from "../client/objects.ts";
 import { watchObjects } from "../client/watch.ts";
 import type { Logger } from "../structs/loggers.ts";
-import type { PeeringSettings } from "../settings/operator_settings.ts";
+import type { PeeringSettings } from "../settings/cluster_settings.ts";
 
 /** The API groups of the peering resources: the current one first, then Kopf's older one. */
 export const PEERING_GROUPS: readonly string[] = ["kopf.dev", "kopf.zalando.org"];

@@ -23,7 +23,7 @@
  */
 
 import type { TimerHandler } from "../intents/handlers.ts";
-import type { Outcome } from "../handling/handler_states.ts";
+import type { Outcome } from "../handling/handler_progress.ts";
 
 /** What the schedule of one timer needs from the engine. */
 export interface TimerRun {

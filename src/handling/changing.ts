@@ -19,11 +19,12 @@ import { Patch } from "../structs/patches.ts";
 import { isThenable } from "../structs/thenables.ts";
 import type { Resource } from "../structs/resources.ts";
 import type { OperatorSettings } from "../settings/operator_settings.ts";
-import { storingIsUndoneByPurging } from "../settings/progress_storages.ts";
+import { storingIsUndoneByPurging } from "../settings/multi_progress_storages.ts";
 import { maskDigests } from "../settings/sensitive_fields.ts";
 import type { ChangingHandler } from "../intents/handlers.ts";
 import { matchesFilters } from "../intents/filters.ts";
-import { buildChangingKwargs, changeFor, type ChangingKwargs } from "../intents/kwargs.ts";
+import { buildChangingKwargs, changeFor } from "../intents/kwargs_builders.ts";
+import type { ChangingKwargs } from "../intents/kwargs.ts";
 import type { Reason } from "../intents/reasons.ts";
 import type { Clock } from "../structs/clock.ts";
 import { type CauseMatch, deduplicate } from "../intents/handler_matching.ts";
@@ -43,14 +44,9 @@ import {
 import type { Attributes } from "../platform/tracing.ts";
 import type { OperatorMetrics } from "../structs/operator_metrics.ts";
 import { isLoggedAt, type ObjectScope, runInObjectScope } from "./object_loggers.ts";
-import {
-  deliverResults,
-  type HandlerFate,
-  type HandlerState,
-  type Outcome,
-  State,
-  storableResult,
-} from "./handler_states.ts";
+import { deliverResults, storableResult } from "./handler_results.ts";
+import { type HandlerFate, State } from "./handler_states.ts";
+import type { HandlerState, Outcome } from "./handler_progress.ts";
 
 /** The argument type of handler functions in records. */
 type HandlerArgs = Parameters<ChangingHandler["fn"]>[0];

@@ -30,7 +30,7 @@ import {
   resourceLabel,
 } from "../structs/operator_metrics.ts";
 import type { RetryPolicy } from "../intents/handlers.ts";
-import type { HandlerState, Outcome } from "./handler_states.ts";
+import type { HandlerState, Outcome } from "./handler_progress.ts";
 import { isThenable } from "../structs/thenables.ts";
 import { formatSeconds } from "../structs/failure_streaks.ts";
 import { isLoggedAt } from "./object_loggers.ts";

@@ -16,12 +16,8 @@ import {
 import type { HandlerFilters } from "./filters.ts";
 import type { HandlerFn, RetryPolicy } from "./handlers.ts";
 import { composeId, functionName, generatedBase } from "./ids.ts";
-import {
-  type NormalizedOptions,
-  type Registrar,
-  RegistrationError,
-  show,
-} from "./handler_options.ts";
+import { type NormalizedOptions, show } from "./option_normalizing.ts";
+import { type Registrar, RegistrationError } from "./handler_options.ts";
 import { nextGeneratedId, type OperatorRegistry, warnOfRegistration } from "./registry.ts";
 
 /** A registration call taken apart. */

@@ -13,12 +13,8 @@
 import { AsyncContext } from "../platform/async_context.ts";
 import type { Logger } from "../structs/loggers.ts";
 import type { ChangingKwargs, NoIndices } from "./kwargs.ts";
-import {
-  normalizeOptions,
-  type Registrar,
-  RegistrationError,
-  type SubhandlerOptions,
-} from "./handler_options.ts";
+import { normalizeOptions } from "./option_normalizing.ts";
+import { type Registrar, RegistrationError, type SubhandlerOptions } from "./handler_options.ts";
 import { filtersOf, handlerId, parseCall, retryOf } from "./registration_calls.ts";
 import { addHandler, OperatorRegistry } from "./registry.ts";
 

@@ -4,7 +4,7 @@
  * owner references name a parent.
  */
 import { ChildChanges, parentKindKey, parentsOf } from "../../src/engines/child_changes.ts";
-import type { HandlerState } from "../../src/handling/handler_states.ts";
+import type { HandlerState } from "../../src/handling/handler_progress.ts";
 import type { RawBody } from "../../src/structs/bodies.ts";
 import { Resource } from "../../src/structs/resources.ts";
 import { assertEquals } from "../assert.ts";

@@ -7,7 +7,7 @@ import {
 import type { K8sEventRequest } from "../../src/structs/k8s_events.ts";
 import { UsageError } from "../../src/structs/errors.ts";
 import { drain, postingTarget } from "../handling/posting_targets.ts";
-import type { PostingSettings } from "../../src/settings/operator_settings.ts";
+import type { PostingSettings } from "../../src/settings/output_settings.ts";
 
 const OBJ = {
   apiVersion: "kopf.dev/v1",

@@ -4,7 +4,7 @@ import { EventQueue, type PostingSettingsHolder } from "../../src/handling/posti
 import { type EventCreator, runEventPoster } from "../../src/engines/posting.ts";
 import type { JsonObject } from "../../src/structs/bodies.ts";
 import { wallClockAt } from "../clocks.ts";
-import { PostingSettings } from "../../src/settings/operator_settings.ts";
+import { PostingSettings } from "../../src/settings/output_settings.ts";
 
 const lines: string[] = [];
 configure({ logFormat: "plain", writer: (line) => lines.push(line) });

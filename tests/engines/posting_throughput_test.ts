@@ -14,7 +14,7 @@ import {
 import { apiErrorFor } from "../../src/client/api_errors.ts";
 import type { JsonObject } from "../../src/structs/bodies.ts";
 import type { K8sEventRequest } from "../../src/structs/k8s_events.ts";
-import { PostingSettings } from "../../src/settings/operator_settings.ts";
+import { PostingSettings } from "../../src/settings/output_settings.ts";
 
 const lines: string[] = [];
 configure({ logFormat: "plain", writer: (line) => lines.push(line) });

@@ -4,7 +4,7 @@
  */
 import { assertEquals } from "../assert.ts";
 import type { TimerHandler } from "../../src/intents/handlers.ts";
-import type { Outcome } from "../../src/handling/handler_states.ts";
+import type { Outcome } from "../../src/handling/handler_progress.ts";
 import { runTimer, type TimerRun } from "../../src/engines/timers.ts";
 
 interface Script {

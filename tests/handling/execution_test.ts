@@ -12,7 +12,7 @@ import {
 import type { ObjectLogger } from "../../src/structs/loggers.ts";
 import type { ErrorsMode } from "../../src/structs/errors.ts";
 import { executeHandlerOnce, HandlerChildrenRetry } from "../../src/handling/execution.ts";
-import { HandlerState } from "../../src/handling/handler_states.ts";
+import { HandlerState } from "../../src/handling/handler_progress.ts";
 import { wallClockAt } from "../clocks.ts";
 
 function recorder(): ObjectLogger & { lines: string[] } {

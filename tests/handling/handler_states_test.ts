@@ -1,16 +1,10 @@
 import { assert, assertEquals, assertThrows } from "../assert.ts";
 import { AnnotationsProgressStorage, SmartProgressStorage } from "../../src/kopf.ts";
 import type { RawBody } from "../../mod.ts";
-import {
-  deliverResults,
-  formatIso8601,
-  HandlerState,
-  parseIso8601,
-  State,
-} from "../../src/handling/handler_states.ts";
+import { HandlerState } from "../../src/handling/handler_progress.ts";
+import { State } from "../../src/handling/handler_states.ts";
 import { TemporaryError } from "../../src/structs/errors.ts";
 import { Patch } from "../../src/structs/patches.ts";
-import { readOnlyView } from "../../src/structs/views.ts";
 import { wallClockAt } from "../clocks.ts";
 
 /** A clock whose wall time is fixed at 2020-12-31T23:59:59.123456Z, moved by hand. */
@@ -193,64 +187,6 @@ Deno.test("misuse and corrupted records fail with a clear message", async () => 
   assert(error instanceof Error && error.message.includes('bad started time "yesterday"'));
   // A record that lost its start time counts as started now.
   assertEquals(HandlerState.fromStorage({}, clock).started, Math.round(clock.wall() * 1000));
-});
-
-Deno.test("ISO-8601 times parse in every form Kopf has written and format like Python", () => {
-  const micros = Date.UTC(2020, 11, 31, 23, 59, 59) * 1000 + 123456;
-  assertEquals(parseIso8601("2020-12-31T23:59:59.123456+00:00"), micros);
-  assertEquals(parseIso8601("2020-12-31T23:59:59.123456"), micros);
-  assertEquals(parseIso8601("2020-12-31T23:59:59.123456Z"), micros);
-  assertEquals(parseIso8601("2021-01-01T01:59:59.123456+02:00"), micros);
-  assertEquals(parseIso8601("2020-12-31T23:59:59.1234569"), micros);
-  assertEquals(parseIso8601("2020-12-31T23:59:59"), micros - 123456);
-  assertEquals(parseIso8601("not a time"), null);
-  assertEquals(formatIso8601(micros), "2020-12-31T23:59:59.123456+00:00");
-  assertEquals(formatIso8601(Date.UTC(2021, 0, 1) * 1000), "2021-01-01T00:00:00.000000+00:00");
-});
-
-Deno.test("results go to status.<id>: objects merged, other values replaced, failures skipped", () => {
-  const patch = new Patch();
-  patch.status.create_fn = { kept: true };
-  deliverResults({
-    create_fn: { final: true, result: { message: "hello" } },
-    scalar_fn: { final: true, result: 42 },
-    none_fn: { final: true, result: undefined },
-    failed_fn: { final: true, error: new Error("x"), result: { no: 1 } },
-  }, patch);
-  assertEquals(patch.toMergePatch(), {
-    status: { create_fn: { kept: true, message: "hello" }, scalar_fn: 42 },
-  });
-  const plain: Record<string, unknown> = {};
-  deliverResults(new Map([["fn", { final: true, result: ["a"] }]]), plain);
-  assertEquals(plain, { status: { fn: ["a"] } });
-  assertThrows(
-    () => deliverResults({ fn: { final: true, result: { f: () => 1 } } }, {}),
-    TypeError,
-    'The result of handler "fn" cannot be stored in the status',
-  );
-});
-
-Deno.test("results that are (or hold) read-only views of the body are delivered as plain data", () => {
-  const body = { spec: { field: "value", items: [{ a: 1 }] } };
-  const spec = readOnlyView(body.spec, "spec");
-  const patch = new Patch();
-  deliverResults({
-    whole_fn: { final: true, result: spec },
-    part_fn: { final: true, result: { x: spec.items, n: 1 } },
-    list_fn: { final: true, result: [spec.items[0]] },
-  }, patch);
-  assertEquals(patch.toMergePatch(), {
-    status: {
-      whole_fn: { field: "value", items: [{ a: 1 }] },
-      part_fn: { x: [{ a: 1 }], n: 1 },
-      list_fn: [{ a: 1 }],
-    },
-  });
-  // Plain copies: neither views nor the body's own objects.
-  const status = patch.status as Record<string, Record<string, unknown>>;
-  status.whole_fn.extra = true;
-  (status.part_fn.x as Record<string, unknown>[])[0].a = 2;
-  assertEquals(body.spec, { field: "value", items: [{ a: 1 }] });
 });
 
 Deno.test("loading, storing and purging are done at once with a storage that answers at once", async () => {

@@ -8,7 +8,7 @@ import {
   type PostingSettingsHolder,
 } from "../../src/handling/posting_queue.ts";
 import type { K8sEventRequest } from "../../src/structs/k8s_events.ts";
-import { PostingSettings } from "../../src/settings/operator_settings.ts";
+import { PostingSettings } from "../../src/settings/output_settings.ts";
 
 const SETTINGS: PostingSettingsHolder = { posting: new PostingSettings() };
 

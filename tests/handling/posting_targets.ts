@@ -4,7 +4,7 @@
  */
 import { EventQueue, type PostingTarget } from "../../src/handling/posting_queue.ts";
 import type { K8sEventRequest } from "../../src/structs/k8s_events.ts";
-import { PostingSettings } from "../../src/settings/operator_settings.ts";
+import { PostingSettings } from "../../src/settings/output_settings.ts";
 
 /** A posting target with a fresh queue; posting enabled at the info level unless overridden. */
 export function postingTarget(posting: Partial<PostingSettings> = {}): PostingTarget {

@@ -8,7 +8,7 @@ import { FilterCallbackError } from "../../src/intents/filters.ts";
 import type { CauseMatch } from "../../src/intents/handler_matching.ts";
 import { causeOf } from "./causes.ts";
 import { matcherOf } from "../../src/intents/registry.ts";
-import { buildChangingKwargs } from "../../src/intents/kwargs.ts";
+import { buildChangingKwargs } from "../../src/intents/kwargs_builders.ts";
 import { assert, assertEquals, assertThrows } from "../assert.ts";
 import { kexV1 } from "../fixtures/discovered.ts";
 import type { RawBody } from "../../src/structs/bodies.ts";

@@ -5,7 +5,7 @@
 import { causeOf } from "./causes.ts";
 import { kopf } from "../../mod.ts";
 import type { ChangingKwargs, EventKwargs } from "../../mod.ts";
-import { buildChangingKwargs } from "../../src/intents/kwargs.ts";
+import { buildChangingKwargs } from "../../src/intents/kwargs_builders.ts";
 import type { RawBody } from "../../src/structs/bodies.ts";
 import { assert, assertEquals } from "../assert.ts";
 import { DISCOVERED, jobs, kexV1 } from "../fixtures/discovered.ts";

@@ -11,7 +11,8 @@ import {
   planHandlers,
 } from "../../src/intents/lifecycles.ts";
 import { ConfigurationError } from "../../src/structs/errors.ts";
-import { HandlerState, State } from "../../src/handling/handler_states.ts";
+import { HandlerState } from "../../src/handling/handler_progress.ts";
+import { State } from "../../src/handling/handler_states.ts";
 import { ManualClock } from "../clocks.ts";
 import { assert, assertEquals, assertThrows } from "../assert.ts";
 

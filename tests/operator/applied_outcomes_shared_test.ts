@@ -10,7 +10,7 @@ import { on } from "../../src/intents/registration.ts";
 import type { RawBody } from "../../src/structs/bodies.ts";
 import type { OperatorRegistry } from "../../src/intents/registry.ts";
 import type { FakeCluster } from "../../src/testing/mod.ts";
-import { AnnotationsProgressStorage } from "../../src/settings/progress_storages.ts";
+import { AnnotationsProgressStorage } from "../../src/settings/object_progress_storages.ts";
 import { AnnotationsDiffBaseStorage } from "../../src/settings/diffbase_storages.ts";
 import {
   Calls,

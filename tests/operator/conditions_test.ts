@@ -10,7 +10,7 @@ import { setCondition } from "../../src/kits/conditions.ts";
 import { PermanentError, TemporaryError } from "../../src/structs/errors.ts";
 import type { RawBody } from "../../src/structs/bodies.ts";
 import type { FakeCluster } from "../../src/testing/mod.ts";
-import { StatusProgressStorage } from "../../src/settings/progress_storages.ts";
+import { StatusProgressStorage } from "../../src/settings/object_progress_storages.ts";
 import { StatusDiffBaseStorage } from "../../src/settings/diffbase_storages.ts";
 import { available } from "../platform/commands.ts";
 import { wallClockAt } from "../clocks.ts";

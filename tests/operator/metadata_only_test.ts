@@ -15,7 +15,7 @@ import { APINotFoundError } from "../../src/client/api_errors.ts";
 import { daemon, index, on, timer } from "../../src/intents/registration.ts";
 import { RegistrationError } from "../../src/intents/handler_options.ts";
 import type { RawBody } from "../../src/structs/bodies.ts";
-import { StatusProgressStorage } from "../../src/settings/progress_storages.ts";
+import { StatusProgressStorage } from "../../src/settings/object_progress_storages.ts";
 import {
   Calls,
   clusterRegistry,

@@ -7,7 +7,7 @@
 import { assert, assertEquals } from "../assert.ts";
 import { on } from "../../src/intents/registration.ts";
 import { OperatorRegistry } from "../../src/intents/registry.ts";
-import { StatusProgressStorage } from "../../src/settings/progress_storages.ts";
+import { StatusProgressStorage } from "../../src/settings/object_progress_storages.ts";
 import type { RawBody } from "../../src/structs/bodies.ts";
 import { FakeCluster } from "../../src/testing/mod.ts";
 import { Calls, testSettings, untilLogged, whileRunning } from "./harness.ts";

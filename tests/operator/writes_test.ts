@@ -18,10 +18,10 @@ import type { RawBody } from "../../src/structs/bodies.ts";
 import type { FakeCluster } from "../../src/testing/mod.ts";
 import {
   AnnotationsProgressStorage,
-  type ProgressStorage,
-  SmartProgressStorage,
   StatusProgressStorage,
-} from "../../src/settings/progress_storages.ts";
+} from "../../src/settings/object_progress_storages.ts";
+import type { ProgressStorage } from "../../src/settings/progress_storages.ts";
+import { SmartProgressStorage } from "../../src/settings/multi_progress_storages.ts";
 import {
   AnnotationsDiffBaseStorage,
   type DiffBaseStorage,

@@ -6,7 +6,6 @@ import {
   OperatorSettings,
   SmartProgressStorage,
 } from "../../src/kopf.ts";
-import { errorDelayAfter } from "../../src/settings/operator_settings.ts";
 
 Deno.test("settings have Kopf's documented defaults, in seconds", () => {
   const s = new OperatorSettings();
@@ -265,17 +264,6 @@ Deno.test("Kopf's settings.execution and settings.process fail with what to do i
   // The other sections are untouched by it, and the settings still validate.
   settings.validate();
   assertEquals(Object.keys(settings).includes("execution"), false);
-});
-
-Deno.test("the error delays go along the list, then repeat its last one; none without a list", () => {
-  const delays = [1, 2, 5];
-  assertEquals([0, 1, 2, 3, 10].map((n) => errorDelayAfter(delays, n)), [1, 2, 5, 5, 5]);
-  assertEquals(errorDelayAfter([], 0), undefined);
-  // Any iterable, an endless one too: only as far as needed is read.
-  function* doubling() {
-    for (let delay = 1;; delay *= 2) yield delay;
-  }
-  assertEquals(errorDelayAfter({ [Symbol.iterator]: doubling }, 4), 16);
 });
 
 Deno.test("conditions: on by default with the standard types; types are checked and distinct", () => {

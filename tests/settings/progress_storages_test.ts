@@ -10,7 +10,7 @@ import {
 } from "../../src/kopf.ts";
 import type { ProgressFetchArgs, ProgressRecord, RawBody } from "../../mod.ts";
 import { Patch } from "../../src/structs/patches.ts";
-import { storingIsUndoneByPurging } from "../../src/settings/progress_storages.ts";
+import { storingIsUndoneByPurging } from "../../src/settings/multi_progress_storages.ts";
 
 // The record in Kopf's field order, as the state machine produces it (nulls for unknowns).
 const RECORD: ProgressRecord = {

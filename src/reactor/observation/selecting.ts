@@ -16,12 +16,11 @@ import {
   parseLabelSelector,
 } from "../../structs/label_selectors.ts";
 import { Selector } from "../../structs/resource_selectors.ts";
-import type { PersistenceSettings, WatchingSettings } from "../../settings/operator_settings.ts";
-import {
-  MultiProgressStorage,
-  type ProgressStorage,
-  StatusProgressStorage,
-} from "../../settings/progress_storages.ts";
+import type { PersistenceSettings } from "../../settings/processing_settings.ts";
+import type { WatchingSettings } from "../../settings/api_settings.ts";
+import { MultiProgressStorage } from "../../settings/multi_progress_storages.ts";
+import type { ProgressStorage } from "../../settings/progress_storages.ts";
+import { StatusProgressStorage } from "../../settings/object_progress_storages.ts";
 import {
   type DiffBaseStorage,
   MultiDiffBaseStorage,

@@ -30,7 +30,7 @@ import {
 } from "../../intents/filters.ts";
 import type { CauseMatch, HandlerMatcher } from "../../intents/handler_matching.ts";
 import type { ChangingHandler } from "../../intents/handlers.ts";
-import { buildResourceKwargs } from "../../intents/kwargs.ts";
+import { buildResourceKwargs } from "../../intents/kwargs_builders.ts";
 import type { LifeCycleFn } from "../../intents/lifecycles.ts";
 import type { Reason } from "../../intents/reasons.ts";
 import {

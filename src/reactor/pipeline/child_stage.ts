@@ -24,14 +24,10 @@ import {
   buildChildFilterKwargs,
   buildChildKwargs,
   buildResourceKwargs,
-} from "../../intents/kwargs.ts";
+} from "../../intents/kwargs_builders.ts";
 import { executeHandlerOnce, observeRuns } from "../../handling/execution.ts";
-import {
-  deliverResults,
-  HandlerState,
-  type Outcome,
-  storableResult,
-} from "../../handling/handler_states.ts";
+import { deliverResults, storableResult } from "../../handling/handler_results.ts";
+import { HandlerState, type Outcome } from "../../handling/handler_progress.ts";
 import { runInObjectScope } from "../../handling/object_loggers.ts";
 import { isDeletionOngoing } from "../../handling/cause_detection.ts";
 import type { ChildChange, ChildChanges } from "../../engines/child_changes.ts";

@@ -11,9 +11,10 @@ import type { ObjectEvent } from "../../structs/bodies.ts";
 import type { Clock } from "../../structs/clock.ts";
 import type { OperatorMetrics } from "../../structs/operator_metrics.ts";
 import type { HandlerMatcher } from "../../intents/handler_matching.ts";
-import { buildEventKwargs } from "../../intents/kwargs.ts";
+import { buildEventKwargs } from "../../intents/kwargs_builders.ts";
 import { executeHandlerOnce, observeRuns, type RetriedHandler } from "../../handling/execution.ts";
-import { deliverResults, HandlerState, type Outcome } from "../../handling/handler_states.ts";
+import { deliverResults } from "../../handling/handler_results.ts";
+import { HandlerState, type Outcome } from "../../handling/handler_progress.ts";
 import { createObjectScope, runInObjectScope } from "../../handling/object_loggers.ts";
 import type { ObjectProcessing, Stage } from "./object_processing.ts";
 

@@ -21,7 +21,8 @@ import type { Semaphore } from "../../structs/semaphores.ts";
 import type { ApiClient } from "../../client/api.ts";
 import { APIError, APIOutcomeUnknownError, APIServerError } from "../../client/api_errors.ts";
 import { readSameObject } from "../../client/same_objects.ts";
-import { errorDelayAfter, type OperatorSettings } from "../../settings/operator_settings.ts";
+import { errorDelayAfter } from "../../settings/processing_settings.ts";
+import type { OperatorSettings } from "../../settings/operator_settings.ts";
 import {
   applyChanges,
   type ApplyOptions,

@@ -31,7 +31,7 @@ import {
 } from "../../structs/condition_lists.ts";
 import { isMapping } from "../../structs/dicts.ts";
 import { mergePatchChanges, patchContent, setInPatch } from "../../structs/patches.ts";
-import type { ConditionsSettings } from "../../settings/operator_settings.ts";
+import type { ConditionsSettings } from "../../settings/output_settings.ts";
 import { cycleConditions, unchangedConditions } from "../../handling/cycle_conditions.ts";
 import type { HandlerFate } from "../../handling/handler_states.ts";
 import type { ObjectProcessing } from "./object_processing.ts";

@@ -43,7 +43,7 @@ import {
   type BatchingSettings,
   errorDelayAfter,
   type PersistenceSettings,
-} from "../../settings/operator_settings.ts";
+} from "../../settings/processing_settings.ts";
 import type { Logger } from "../../structs/loggers.ts";
 import { reactorLogger } from "../default_logger.ts";
 import { type Admission, Admissions } from "./admissions.ts";

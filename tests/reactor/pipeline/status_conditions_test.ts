@@ -1,7 +1,7 @@
 import { assert, assertEquals } from "../../assert.ts";
 import { StatusConditions } from "../../../src/reactor/pipeline/status_conditions.ts";
 import { ObjectProcessing, waitInPlace } from "../../../src/reactor/pipeline/object_processing.ts";
-import { ConditionsSettings } from "../../../src/settings/operator_settings.ts";
+import { ConditionsSettings } from "../../../src/settings/output_settings.ts";
 import { Resource } from "../../../src/structs/resources.ts";
 import type { RawBody } from "../../../src/structs/bodies.ts";
 import type { HandlerFate } from "../../../src/handling/handler_states.ts";

@@ -1,7 +1,7 @@
 import { assert, assertEquals, assertStringIncludes } from "../../assert.ts";
 import { Resource } from "../../../src/structs/resources.ts";
 import type { ObservedEvent, RawBody, WatchEventType } from "../../../src/structs/bodies.ts";
-import type { BatchingSettings } from "../../../src/settings/operator_settings.ts";
+import type { BatchingSettings } from "../../../src/settings/processing_settings.ts";
 import { Multiplexer, type ProcessingContext } from "../../../src/reactor/queueing/multiplexer.ts";
 import type { Reconciliation } from "../../../src/reactor/pipeline/object_processing.ts";
 import { deferred, ManualClock, settle } from "../../clocks.ts";

@@ -21,7 +21,7 @@ import {
   buildWebhookKwargs,
   changeFor,
   type ResourceKwargsInit,
-} from "../../src/intents/kwargs.ts";
+} from "../../src/intents/kwargs_builders.ts";
 import { OperatorSettings } from "../../src/settings/operator_settings.ts";
 import type { RawBody } from "../../src/structs/bodies.ts";
 import { OperatorIndex } from "../../src/structs/indices.ts";

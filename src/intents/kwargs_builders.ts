@@ -1,0 +1,433 @@
+/**
+ * The builders of the arguments handlers receive: one plain object per call, whose views
+ * of the body (`body`, `spec`, `meta`, `status`, …) are made when first read, with the
+ * memo fetched only when a handler reads it; and the change narrowed to a field handler's
+ * field.
+ *
+ * Apart from the arguments' types (`kwargs.ts`), which the user writes against: these are
+ * the framework's side.
+ *
+ * @module
+ */
+import type { ObjectEvent, RawBody } from "../structs/bodies.ts";
+import { type Diff, reduceDiff } from "../structs/diffs.ts";
+import { type FieldPath, resolve } from "../structs/dicts.ts";
+import type { Index } from "../structs/indices.ts";
+import type { ObjectLogger } from "../structs/loggers.ts";
+import { Memo } from "../structs/memos.ts";
+import { Patch } from "../structs/patches.ts";
+import type { Resource } from "../structs/resources.ts";
+import {
+  type Annotations,
+  type Body,
+  type BodyHolder,
+  emptyObject,
+  type Labels,
+  liveView,
+  readOnlyView,
+} from "../structs/views.ts";
+import type { OperatorSettings } from "../settings/operator_settings.ts";
+import { bodySourceOf } from "../structs/metadata_only_bodies.ts";
+import type { Activity } from "./reasons.ts";
+import type {
+  ActivityKwargs,
+  ChangingKwargs,
+  ChildEventType,
+  ChildFilterKwargs,
+  ChildKwargs,
+  DaemonKwargs,
+  EventKwargs,
+  IndexingKwargs,
+  ResourceKwargs,
+  RetryKwargs,
+  TimerKwargs,
+  WatchedKwargs,
+  WebhookKwargs,
+} from "./kwargs.ts";
+
+/** What the builder needs to make the arguments of a resource handler. */
+export interface ResourceKwargsInit {
+  /** The resource of the object. */
+  resource: Resource;
+  /** The object's body; ignored for the views when `holder` is given. */
+  body: RawBody;
+  /** Make `body/spec/meta/status/labels/annotations` live views of this holder. */
+  holder?: BodyHolder;
+  /** The patch to collect changes into; a new one by default. */
+  patch?: Patch;
+  /** The object's logger; one writing to the console by default. */
+  logger?: ObjectLogger;
+  /** The object's memo; a new one by default. */
+  memo?: unknown;
+  /**
+   * Where the object's memo comes from, read only if a handler reads `memo` (instead of
+   * `memo`): an object's own copy of the operator's memo is then made only for the objects
+   * whose handlers use it.
+   */
+  memoOf?: () => unknown;
+  /** The handler's `param`. */
+  param?: unknown;
+  /** Declared indices by name; they override framework arguments of the same name. */
+  indices?: Readonly<Record<string, Index>>;
+}
+
+function consoleLogger(prefix: string): ObjectLogger {
+  const say = (fn: (...data: unknown[]) => void) => (message: string, props?: object) =>
+    props === undefined ? fn(`[${prefix}] ${message}`) : fn(`[${prefix}] ${message}`, props);
+  return {
+    debug: say(console.debug),
+    info: say(console.info),
+    warning: say(console.warn),
+    error: say(console.error),
+    exception: (message, error, props) =>
+      console.error(`[${prefix}] ${message}`, ...(error === undefined ? [] : [error]), props ?? ""),
+  };
+}
+
+/** How the console logger names the object: `namespace/name`, or `name`. */
+function identityOf(meta: { readonly namespace?: string; readonly name?: string }): string {
+  return meta.namespace ? `${meta.namespace}/${meta.name}` : String(meta.name);
+}
+
+/**
+ * A constructor of plain objects: with it as the `new.target`, the arguments below are
+ * plain objects (`Object.prototype`, printed as such), as handlers have always got them.
+ */
+function PlainObject(): void {}
+PlainObject.prototype = Object.prototype;
+
+/** The keys whose values are views, made when first read. */
+type ViewKey = "body" | "spec" | "meta" | "status" | "labels" | "annotations" | "old" | "new";
+
+/** Where in the body each view of the body looks (`old` and `new` are views of their own). */
+const VIEW_PATHS: Readonly<Record<Exclude<ViewKey, "old" | "new">, FieldPath>> = {
+  body: [],
+  spec: ["spec"],
+  meta: ["metadata"],
+  status: ["status"],
+  labels: ["metadata", "labels"],
+  annotations: ["metadata", "annotations"],
+};
+
+/** The views of the body, in the order handlers see their keys. */
+const BODY_VIEWS = Object.freeze(Object.keys(VIEW_PATHS)) as readonly (keyof typeof VIEW_PATHS)[];
+
+/**
+ * The arguments of a resource handler, made key by key in the order handlers see them.
+ * The views (`body`, `spec`, …, `old`, `new`) are made when first read, and the memo is
+ * fetched then (an object's own copy is made only for the objects whose handlers use it):
+ * most handlers read few of them, and a view is a proxy. Each such key is an accessor that
+ * all arguments share: an accessor of an object's own — as `get memo()` in an object
+ * literal makes — gives each object a shape of its own, which takes several times the
+ * memory of the object; this runs for every handler call.
+ */
+class ResourceKwargsObject {
+  [key: string]: unknown;
+  #memo: unknown;
+  readonly #memoOf: (() => unknown) | undefined;
+  readonly #body: RawBody;
+  readonly #holder: BodyHolder | undefined;
+  #rawOld: unknown;
+  #rawNew: unknown;
+  /** The views once made, or what was assigned to their keys: none until one is read. */
+  #views: Map<ViewKey, unknown> | undefined;
+
+  constructor(init: ResourceKwargsInit, extra: object, changeViews: boolean) {
+    const holder = init.holder;
+    const body = holder?.body ?? init.body;
+    const meta = body.metadata ?? emptyObject();
+    this.#memo = init.memo;
+    this.#memoOf = init.memoOf;
+    this.#body = body;
+    this.#holder = holder;
+    this.resource = init.resource;
+    for (let i = 0; i < BODY_VIEWS.length; i++) {
+      Object.defineProperty(this, BODY_VIEWS[i], VIEW_PROPERTIES[BODY_VIEWS[i]]);
+    }
+    this.uid = meta.uid;
+    this.name = meta.name;
+    this.namespace = meta.namespace;
+    this.patch = init.patch ?? new Patch();
+    this.logger = init.logger ?? consoleLogger(identityOf(meta));
+    Object.defineProperty(this, "memo", MEMO_PROPERTY);
+    this.param = init.param;
+    Object.defineProperty(this, "fetchBody", FETCH_BODY_PROPERTY);
+    // As Object.assign() would: the extra keys, each winning over what is before (`old` and
+    // `new` as read-only views when asked), then its symbols.
+    for (const key in extra) {
+      if (!Object.hasOwn(extra, key)) continue;
+      const value = (extra as Record<string, unknown>)[key];
+      if (changeViews && key === "old") {
+        this.#rawOld = value;
+        Object.defineProperty(this, key, VIEW_PROPERTIES.old);
+      } else if (changeViews && key === "new") {
+        this.#rawNew = value;
+        Object.defineProperty(this, key, VIEW_PROPERTIES.new);
+      } else {
+        this[key] = value;
+      }
+    }
+    for (const symbol of Object.getOwnPropertySymbols(extra)) {
+      if (Object.prototype.propertyIsEnumerable.call(extra, symbol)) {
+        (this as Record<symbol, unknown>)[symbol] = (extra as Record<symbol, unknown>)[symbol];
+      }
+    }
+  }
+
+  /** The memo of the arguments: fetched (or made) when first read. */
+  static memoOf(kwargs: ResourceKwargsObject): Memo {
+    return (kwargs.#memo ??= kwargs.#memoOf?.() ?? new Memo()) as Memo;
+  }
+
+  /** Replace the memo of the arguments. */
+  static setMemo(kwargs: ResourceKwargsObject, value: unknown): void {
+    kwargs.#memo = value;
+  }
+
+  /** The whole object: the body, or read afresh when the body is metadata only. */
+  static async fetchBody(kwargs: ResourceKwargsObject): Promise<Body> {
+    const body = kwargs.#holder?.body ?? kwargs.#body;
+    const source = bodySourceOf(body);
+    return readOnlyView(source === undefined ? body : await source.read(body), "body") as Body;
+  }
+
+  /** The value of a view's key: the view, made when first read, or what was assigned. */
+  static viewOf(kwargs: ResourceKwargsObject, key: ViewKey): unknown {
+    const views = kwargs.#views ??= new Map();
+    if (views.has(key)) return views.get(key);
+    const view = key === "old"
+      ? readOnlyView(kwargs.#rawOld, key)
+      : key === "new"
+      ? readOnlyView(kwargs.#rawNew, key)
+      : kwargs.#view(key, VIEW_PATHS[key]);
+    views.set(key, view);
+    return view;
+  }
+
+  /** Assign a view's key, as assigning a plain key would. */
+  static setView(kwargs: ResourceKwargsObject, key: ViewKey, value: unknown): void {
+    (kwargs.#views ??= new Map()).set(key, value);
+  }
+
+  /**
+   * A view of the body's part at `path` (an empty object when absent): a live one when
+   * the arguments follow a holder.
+   */
+  #view(what: string, path: FieldPath): unknown {
+    if (this.#holder !== undefined) return liveView(this.#holder, path, what);
+    let value: unknown = this.#body;
+    for (let i = 0; i < path.length; i++) {
+      value = (value as Record<string, unknown> | undefined)?.[path[i]];
+    }
+    return readOnlyView(value ?? emptyObject(), what);
+  }
+}
+
+const MEMO_PROPERTY: PropertyDescriptor = Object.freeze({
+  get(this: ResourceKwargsObject): Memo {
+    return ResourceKwargsObject.memoOf(this);
+  },
+  set(this: ResourceKwargsObject, value: Memo): void {
+    ResourceKwargsObject.setMemo(this, value);
+  },
+  enumerable: true,
+  configurable: true,
+});
+
+const FETCH_BODY_PROPERTY: PropertyDescriptor = Object.freeze({
+  get(this: ResourceKwargsObject): () => Promise<Body> {
+    return () => ResourceKwargsObject.fetchBody(this);
+  },
+  set(this: ResourceKwargsObject, value: unknown): void {
+    Object.defineProperty(this, "fetchBody", { value, writable: true, enumerable: true });
+  },
+  enumerable: true,
+  configurable: true,
+});
+
+/** The accessors of the views' keys, shared by all arguments (see {@link ResourceKwargsObject}). */
+const VIEW_PROPERTIES: Readonly<Record<ViewKey, PropertyDescriptor>> = Object.freeze({
+  body: viewProperty("body"),
+  spec: viewProperty("spec"),
+  meta: viewProperty("meta"),
+  status: viewProperty("status"),
+  labels: viewProperty("labels"),
+  annotations: viewProperty("annotations"),
+  old: viewProperty("old"),
+  new: viewProperty("new"),
+});
+
+function viewProperty(key: ViewKey): PropertyDescriptor {
+  return Object.freeze({
+    get(this: ResourceKwargsObject): unknown {
+      return ResourceKwargsObject.viewOf(this, key);
+    },
+    set(this: ResourceKwargsObject, value: unknown): void {
+      ResourceKwargsObject.setView(this, key, value);
+    },
+    enumerable: true,
+    configurable: true,
+  });
+}
+
+/** The arguments of a resource handler (see {@link ResourceKwargsObject}), plus the indices. */
+function resourceKwargs(init: ResourceKwargsInit, extra: object, changeViews: boolean): object {
+  const kwargs = Reflect.construct(ResourceKwargsObject, [init, extra, changeViews], PlainObject);
+  // Declared indices last, so that they win over framework keys.
+  if (init.indices !== undefined) Object.assign(kwargs, init.indices);
+  return kwargs;
+}
+
+/**
+ * The arguments common to all resource handlers, plus `extra` (kind-specific keys),
+ * with declared indices put last so that they win over framework keys.
+ */
+export function buildResourceKwargs<E extends object>(
+  init: ResourceKwargsInit,
+  extra: E,
+): ResourceKwargs & E {
+  return resourceKwargs(init, extra, false) as ResourceKwargs & E;
+}
+
+/**
+ * The arguments of a handler of a watched object: named, as the API server stores every
+ * object it serves (see {@link WatchedKwargs}).
+ */
+function watchedKwargs<E extends object>(init: ResourceKwargsInit, extra: E): WatchedKwargs & E {
+  return resourceKwargs(init, extra, false) as WatchedKwargs & E;
+}
+
+/** The arguments of a resource-changing handler. */
+export function buildChangingKwargs(
+  init: ResourceKwargsInit,
+  extra: Pick<ChangingKwargs, "reason" | "old" | "new" | "diff" | "retry" | "started" | "runtime">,
+): ChangingKwargs {
+  return resourceKwargs(init, extra, true) as ChangingKwargs;
+}
+
+/** The arguments of an event-watching handler. */
+export function buildEventKwargs(
+  init: ResourceKwargsInit,
+  event: ObjectEvent,
+): EventKwargs {
+  const object = readOnlyView(event.object, "body") as Body;
+  return watchedKwargs(init, { event: { type: event.type, object }, type: event.type });
+}
+
+/** The arguments of a daemon: live views of `init.holder`, plus the stop-flag. */
+export function buildDaemonKwargs(
+  init: ResourceKwargsInit & { holder: BodyHolder },
+  extra: Pick<DaemonKwargs, "stopped" | "retry" | "started" | "runtime">,
+): DaemonKwargs {
+  return watchedKwargs(init, extra);
+}
+
+/** The arguments of a timer: live views of `init.holder`. */
+export function buildTimerKwargs(
+  init: ResourceKwargsInit & { holder: BodyHolder },
+  extra: RetryKwargs,
+): TimerKwargs {
+  return watchedKwargs(init, extra);
+}
+
+/** The arguments of a child handler: the parent's, plus the child and its event. */
+export function buildChildKwargs(
+  init: ResourceKwargsInit,
+  extra: RetryKwargs & { child: RawBody; childEvent: ChildEventType },
+): ChildKwargs {
+  return watchedKwargs(init, {
+    ...extra,
+    child: readOnlyView(extra.child, "child") as Body,
+  });
+}
+
+/** The arguments of a child handler's filters. */
+export function buildChildFilterKwargs(
+  child: RawBody,
+  childEvent: ChildEventType,
+): ChildFilterKwargs {
+  return {
+    child: readOnlyView(child, "child") as Body,
+    childEvent,
+    labels: readOnlyView(child.metadata?.labels ?? emptyObject(), "labels") as Labels,
+    annotations: readOnlyView(
+      child.metadata?.annotations ?? emptyObject(),
+      "annotations",
+    ) as Annotations,
+  };
+}
+
+/** The arguments of an indexing function. */
+export function buildIndexingKwargs(init: ResourceKwargsInit, extra: RetryKwargs): IndexingKwargs {
+  return watchedKwargs(init, extra);
+}
+
+/** The arguments of an admission handler. */
+export function buildWebhookKwargs(
+  init: ResourceKwargsInit,
+  extra: Omit<WebhookKwargs, keyof ResourceKwargs | "old" | "new"> & {
+    old: RawBody | null;
+    new: RawBody | null;
+  },
+): WebhookKwargs {
+  return buildResourceKwargs(init, {
+    ...extra,
+    old: extra.old === null ? null : readOnlyView(extra.old, "old") as Body,
+    new: extra.new === null ? null : readOnlyView(extra.new, "new") as Body,
+  });
+}
+
+/** What the builder needs to make the arguments of an activity handler. */
+export interface ActivityKwargsInit extends RetryKwargs {
+  /** Which activity runs. */
+  activity: Activity;
+  /** The operator's settings. */
+  settings: OperatorSettings;
+  /** The operator's logger; one writing to the console by default. */
+  logger?: ObjectLogger;
+  /** The operator's memo. */
+  memo: unknown;
+  /** The handler's `param`. */
+  param?: unknown;
+  /** Declared indices by name; they override framework arguments of the same name. */
+  indices?: Readonly<Record<string, Index>>;
+}
+
+/** The arguments of an activity handler. */
+export function buildActivityKwargs(init: ActivityKwargsInit): ActivityKwargs {
+  const { indices, ...rest } = init;
+  return {
+    ...rest,
+    logger: init.logger ?? consoleLogger(`kopf ${init.activity}`),
+    memo: init.memo as Memo,
+    param: init.param,
+    ...indices,
+  } as ActivityKwargs;
+}
+
+/** The change as one handler sees it: `old`, `new` and `diff`. */
+export interface HandlerChange {
+  /** The old state (of the field, for field handlers). */
+  readonly old: unknown;
+  /** The new state (of the field, for field handlers). */
+  readonly new: unknown;
+  /** The changes (relative to the field, for field handlers). */
+  readonly diff: Diff;
+}
+
+/**
+ * The cause's change narrowed to the handler's field, if it has one: the field's old
+ * and new values, and the diff with paths relative to the field.
+ */
+export function changeFor(
+  handler: { readonly field: FieldPath | undefined },
+  change: HandlerChange,
+): HandlerChange {
+  const field = handler.field;
+  if (field === undefined) return change;
+  return {
+    old: resolve(change.old, field) ?? null,
+    new: resolve(change.new, field) ?? null,
+    diff: reduceDiff(change.diff, field),
+  };
+}
