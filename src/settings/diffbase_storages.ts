@@ -155,6 +155,15 @@ export abstract class DiffBaseStorage {
   oversize(_args: { readonly body: RawBody; readonly essence: RawBody }): string | undefined {
     return undefined;
   }
+
+  /**
+   * Whether the essence is read from the object's status alone: a watch of metadata only
+   * does not deliver the status, so such a storage rules those watches out. False unless a
+   * storage says so.
+   */
+  get readsStatusOnly(): boolean {
+    return false;
+  }
 }
 
 /** Options of {@link AnnotationsDiffBaseStorage}. */
@@ -313,6 +322,11 @@ export class StatusDiffBaseStorage extends DiffBaseStorage {
     this.#where = this.field.join(".");
   }
 
+  /** Whether its field is in the status (as by default). */
+  override get readsStatusOnly(): boolean {
+    return this.field[0] === "status";
+  }
+
   /** The field as errors name it. */
   readonly #where: string;
 
@@ -361,6 +375,11 @@ export class MultiDiffBaseStorage extends DiffBaseStorage {
   constructor(storages: readonly DiffBaseStorage[]) {
     super();
     this.storages = checkedStorages(storages, DiffBaseStorage, "MultiDiffBaseStorage", "diff-base");
+  }
+
+  /** Whether every one of its storages reads the status alone. */
+  override get readsStatusOnly(): boolean {
+    return this.storages.every((storage) => storage.readsStatusOnly);
   }
 
   /** The essence, cleaned by every storage in turn. */

@@ -57,6 +57,11 @@ export class MultiProgressStorage extends ProgressStorage {
     this.storages = checkedStorages(storages, ProgressStorage, "MultiProgressStorage", "progress");
   }
 
+  /** Whether every one of its storages reads the status alone. */
+  override get readsStatusOnly(): boolean {
+    return this.storages.every((storage) => storage.readsStatusOnly);
+  }
+
   /**
    * The first storage's record; without one, the first record found in the others — but
    * not a final one (a success or a failure): the storages are written in turn (the status

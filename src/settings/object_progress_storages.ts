@@ -311,6 +311,11 @@ export class StatusProgressStorage extends ProgressStorage {
     this.touchField = formatField(options.touchField ?? "status.{name}.dummy", name);
   }
 
+  /** Whether its field is in the status (as by default). */
+  override get readsStatusOnly(): boolean {
+    return this.field[0] === "status";
+  }
+
   /** The handler's record from the status, if it is an object. */
   override fetch({ key, body }: ProgressFetchArgs): ProgressRecord | null {
     const container = resolve(body, this.field, {});

@@ -136,6 +136,15 @@ export abstract class ProgressStorage {
 
   /** Write whatever was batched in `store`/`purge`; nothing to do for in-object storages. */
   flush(): MaybePromise<void> {}
+
+  /**
+   * Whether the records are read from the object's status alone: a watch of metadata only
+   * does not deliver the status, so such a storage rules those watches out. False unless a
+   * storage says so.
+   */
+  get readsStatusOnly(): boolean {
+    return false;
+  }
 }
 
 type Method<S, R> = {

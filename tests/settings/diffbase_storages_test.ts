@@ -178,3 +178,12 @@ Deno.test("an annotations storage says when an essence would not fit in the anno
   const multi = new MultiDiffBaseStorage([new StatusDiffBaseStorage(), storage]);
   assertEquals(multi.oversize({ body, essence: large }), why);
 });
+
+Deno.test("a diff-base storage says whether it reads the status alone", () => {
+  assertEquals(new AnnotationsDiffBaseStorage().readsStatusOnly, false);
+  assertEquals(new StatusDiffBaseStorage().readsStatusOnly, true);
+  assertEquals(new StatusDiffBaseStorage({ field: "spec.base" }).readsStatusOnly, false);
+  const both = [new AnnotationsDiffBaseStorage(), new StatusDiffBaseStorage()];
+  assertEquals(new MultiDiffBaseStorage(both).readsStatusOnly, false);
+  assertEquals(new MultiDiffBaseStorage([new StatusDiffBaseStorage()]).readsStatusOnly, true);
+});

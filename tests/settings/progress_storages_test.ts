@@ -366,3 +366,15 @@ Deno.test("the smart storage trusts a final record only the status holds no more
   });
   assertEquals((await smart.fetch({ key: "fn", body: both }))?.success, true);
 });
+
+Deno.test("a storage says whether it reads the status alone (which metadata-only watches lack)", () => {
+  assertEquals(new AnnotationsProgressStorage().readsStatusOnly, false);
+  assertEquals(new StatusProgressStorage().readsStatusOnly, true);
+  assertEquals(new StatusProgressStorage({ field: "spec.kopf.progress" }).readsStatusOnly, false);
+  assertEquals(new SmartProgressStorage().readsStatusOnly, false, "the annotations too");
+  const statuses = new MultiProgressStorage([
+    new StatusProgressStorage(),
+    new StatusProgressStorage({ name: "other" }),
+  ]);
+  assertEquals(statuses.readsStatusOnly, true);
+});

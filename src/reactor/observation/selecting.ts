@@ -18,14 +18,6 @@ import {
 import { Selector } from "../../structs/resource_selectors.ts";
 import type { PersistenceSettings } from "../../settings/processing_settings.ts";
 import type { WatchingSettings } from "../../settings/api_settings.ts";
-import { MultiProgressStorage } from "../../settings/multi_progress_storages.ts";
-import type { ProgressStorage } from "../../settings/progress_storages.ts";
-import { StatusProgressStorage } from "../../settings/object_progress_storages.ts";
-import {
-  type DiffBaseStorage,
-  MultiDiffBaseStorage,
-  StatusDiffBaseStorage,
-} from "../../settings/diffbase_storages.ts";
 import type { Logger } from "../../structs/loggers.ts";
 import { builtinTypes } from "../../catalog/builtin_types.ts";
 import { typeKey } from "../../catalog/resource_types.ts";
@@ -56,19 +48,6 @@ function selectableFieldsOf(resource: Resource): readonly string[] {
   return builtinFields.get(typeKey(resource.group, resource.plural)) ?? [];
 }
 
-/** Whether the storage reads from the status only, which a metadata-only watch lacks. */
-function readsStatusOnly(storage: ProgressStorage | DiffBaseStorage): boolean {
-  if (storage instanceof StatusProgressStorage || storage instanceof StatusDiffBaseStorage) {
-    return true;
-  }
-  if (storage instanceof MultiProgressStorage || storage instanceof MultiDiffBaseStorage) {
-    return (storage.storages as readonly (ProgressStorage | DiffBaseStorage)[]).every(
-      readsStatusOnly,
-    );
-  }
-  return false;
-}
-
 /** What the selecting needs of the operator's settings. */
 export interface SelectingSettings {
   /** The watching settings: derived and explicit selectors. */
@@ -96,9 +75,9 @@ export class WatchSelecting {
     const { watching, persistence } = settings;
     this.#matcher = matcher;
     this.#logger = logger;
-    this.#noMetadataOnly = readsStatusOnly(persistence.progressStorage)
+    this.#noMetadataOnly = persistence.progressStorage.readsStatusOnly
       ? "settings.persistence.progressStorage"
-      : readsStatusOnly(persistence.diffbaseStorage)
+      : persistence.diffbaseStorage.readsStatusOnly
       ? "settings.persistence.diffbaseStorage"
       : undefined;
     this.#derive = watching.selectByFilters;
