@@ -36,9 +36,9 @@
 import type { ObservedEvent, RawBody } from "../../structs/bodies.ts";
 import type { Resource } from "../../structs/resources.ts";
 import { type Clock, realClock, settlesWithin } from "../../structs/clock.ts";
-import { Deadlines, type Scheduled } from "./deadlines.ts";
+import { Deadlines } from "./deadlines.ts";
 import { describeError, summarizeError } from "../../structs/log_formats.ts";
-import { isAtLeastVersion, objectKey } from "../../structs/identities.ts";
+import { objectKey } from "../../structs/identities.ts";
 import {
   type BatchingSettings,
   errorDelayAfter,
@@ -46,30 +46,22 @@ import {
 } from "../../settings/processing_settings.ts";
 import type { Logger } from "../../structs/loggers.ts";
 import { reactorLogger } from "../default_logger.ts";
-import { type Admission, Admissions } from "./admissions.ts";
-import { Backlog, NOT_QUEUED, type Queued } from "./backlog.ts";
+import { Admissions } from "./admissions.ts";
+import { Backlog } from "./backlog.ts";
 import { WorkerTable } from "./worker_table.ts";
-import type { AsideWait, Reconciliation } from "../pipeline/object_processing.ts";
-
-/** What the processor gets besides the event. */
-export interface ProcessingContext {
-  /** The resource of the object. */
-  readonly resource: Resource;
-  /** The object's key within the resource: its uid, or `namespace/name` without one. */
-  readonly key: string;
-  /** Aborted when the shutdown stops waiting for the processing: give up now. */
-  readonly signal: AbortSignal;
-  /** Aborted when the shutdown begins: finish soon, do not start long waits. */
-  readonly stopping: AbortSignal;
-  /** See {@link AsideWait}. */
-  readonly aside: AsideWait;
-}
-
-/** The function that handles one state of one object. */
-export type Processor = (
-  event: ObservedEvent,
-  context: ProcessingContext,
-) => Promise<Reconciliation | void>;
+import {
+  describeObject,
+  isConsistent,
+  newWorker,
+  type Phase,
+  type ProcessingContext,
+  type Processor,
+  waitAside,
+  waitingOf,
+  wakeOrTimeout,
+  type WakeReason,
+  type Worker,
+} from "./workers.ts";
 
 /** What a {@link Multiplexer} is made of. */
 export interface MultiplexerOptions {
@@ -133,69 +125,6 @@ export const DEFAULT_BACKLOG_LIMIT = 100;
 
 /** Seconds between the reports of the handling that still runs after the exit timeout. */
 const STILL_RUNNING_REPORTS = 10;
-
-/** A short human-readable reference to an object, for log messages. */
-export function describeObject(resource: Resource, body: RawBody): string {
-  const meta = body.metadata ?? {};
-  const name = meta.namespace ? `${meta.namespace}/${meta.name}` : `${meta.name}`;
-  return `${resource.plural} ${name}`;
-}
-
-type WakeReason = "arrived" | "stopped" | "timeout";
-
-interface Expectation {
-  readonly version: string;
-  readonly deadline: number;
-}
-
-/**
- * Where a worker is in its loop (see `Multiplexer.#run`). Only a parked worker has no loop
- * running: it sits on the timetable until its idle timeout ends it or a revisit is due.
- */
-type Phase =
-  /** No loop runs: idle, or waiting for a revisit. */
-  | "parked"
-  /** Running, between the steps below. */
-  | "running"
-  /** Waits out the batch window: a burst of events settles first. */
-  | "batching"
-  /** Holds back states older than our own last patch, until it arrives or time is up. */
-  | "holding"
-  /** Has taken a state and waits for a place among the processings. */
-  | "admitting"
-  /** Processes a state. */
-  | "processing"
-  /** Waits after a failed processing before it tries again. */
-  | "backing-off";
-
-interface Worker extends Scheduled {
-  readonly resource: Resource;
-  readonly key: string;
-  /** The latest state not yet taken for processing. */
-  pending: ObservedEvent | undefined;
-  /** Since when (the clock's seconds) a state has been waiting, for the queue's metrics. */
-  waitingSince: number;
-  /** Whether the waiting state was found by a listing (it waits behind live events). */
-  listed: boolean;
-  /** Wakes the worker's current wait, if it waits. */
-  waiter: ((reason: WakeReason) => void) | undefined;
-  /** Where it is in its loop. */
-  phase: Phase;
-  /** The version of our own last patch, awaited before older states are processed. */
-  expected: Expectation | undefined;
-  /** A state to process again at a time, as the processor asked. */
-  revisit: { readonly event: ObservedEvent; readonly at: number } | undefined;
-  /** How it is counted in the backlog. */
-  queued: Queued;
-  /** The state being processed now, if any. */
-  current: ObservedEvent | undefined;
-  /** Called once the current processing ends (see {@link Multiplexer.drain}). */
-  idle: (() => void)[] | undefined;
-  /** The places it holds while processing. */
-  admission: Admission | undefined;
-  /** What its processings get: made at its first one, not for every event. */
-  context: ProcessingContext | undefined;
-}
 
 /**
  * Routes events to one worker per object. Feed it with {@link Multiplexer.push}; stop it
@@ -601,89 +530,5 @@ export class Multiplexer {
   }
 }
 
-/** The workers with unprocessed states, per resource: how many, and the oldest's wait. */
-function waitingOf(
-  workers: readonly Worker[],
-  now: number,
-): Map<Resource, { depth: number; oldest: number }> {
-  const result = new Map<Resource, { depth: number; oldest: number }>();
-  for (const worker of workers) {
-    if (worker.pending === undefined && worker.phase !== "admitting") continue;
-    let entry = result.get(worker.resource);
-    if (entry === undefined) result.set(worker.resource, entry = { depth: 0, oldest: 0 });
-    entry.depth++;
-    entry.oldest = Math.max(entry.oldest, now - worker.waitingSince);
-  }
-  return result;
-}
-
-/** A worker for an object, with its first state waiting; parked until started. */
-function newWorker(resource: Resource, key: string, event: ObservedEvent, now: number): Worker {
-  return {
-    resource,
-    key,
-    pending: event,
-    waitingSince: now,
-    listed: event.type === null,
-    waiter: undefined,
-    phase: "parked",
-    expected: undefined,
-    revisit: undefined,
-    queued: NOT_QUEUED,
-    current: undefined,
-    idle: undefined,
-    admission: undefined,
-    context: undefined,
-    deadline: 0,
-    slot: -1,
-  };
-}
-
-/** Wait for a wake-up of the worker (`arrivals` too, or only others) or the timeout. */
-function wakeOrTimeout(
-  worker: Worker,
-  clock: Clock,
-  seconds: number,
-  arrivals: boolean,
-): Promise<WakeReason> {
-  return new Promise((resolve) => {
-    let settled = false;
-    const settle = (reason: WakeReason) => {
-      if (settled) return;
-      settled = true;
-      worker.waiter = undefined;
-      cancel();
-      resolve(reason);
-    };
-    worker.waiter = (reason) => {
-      if (arrivals || reason !== "arrived") settle(reason);
-    };
-    const cancel = clock.schedule(seconds, () => settle("timeout"));
-  });
-}
-
-/** See {@link AsideWait}: the worker's places go back while it waits, then are taken again. */
-async function waitAside(
-  worker: Worker,
-  promise: Promise<void>,
-  admissions: Admissions,
-  cancelled: AbortSignal,
-): Promise<void> {
-  if (worker.admission !== undefined) admissions.give(worker.admission);
-  worker.admission = undefined;
-  try {
-    await promise;
-  } finally {
-    worker.admission = await admissions.take(cancelled);
-    if (worker.admission === undefined) cancelled.throwIfAborted();
-  }
-}
-
 /** The processing did not begin: the operator's stop took its place away. */
 const ABORTED = Symbol("aborted");
-
-function isConsistent(event: ObservedEvent, expected: Expectation): boolean {
-  // A deletion is the final state, whatever its version says.
-  return event.type === "DELETED" ||
-    isAtLeastVersion(event.object.metadata?.resourceVersion, expected.version);
-}
