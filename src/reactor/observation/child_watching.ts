@@ -1,0 +1,293 @@
+/**
+ * What the watches of children (`kopf.on.child`) do with what they see: which child
+ * resources to watch, and with which selector (the label `kopf.zalando.org/owner-kind`
+ * that `kopf.adopt()` puts on the children it adopts, unless a handler takes `unlabelled`
+ * children too); each child's change noted for every parent its owner references name (see
+ * `engines/child_changes.ts`), and the parent queued again with its current state, read
+ * from the API, for the child stage of its pipeline to run the child handlers. Children
+ * found by a watch's first listing change nothing (they are the state at start;
+ * `kopf.on.resume` of the parent is for that); later re-listings' changes count. Nothing is
+ * noted before the served resources are listed, so that a parent is never processed ahead
+ * of its listing. The runnable (`runnables/children_runnable.ts`) only wires this to a
+ * watch and to the queueing.
+ *
+ * @module
+ */
+
+import type { LeavingEvent, ObjectEvent, ObservedEvent, RawBody } from "../../structs/bodies.ts";
+import type { Resource } from "../../structs/resources.ts";
+import { Backoff } from "../../structs/backoffs.ts";
+import { type Clock, sleep } from "../../structs/clock.ts";
+import { ConfigurationError } from "../../structs/errors.ts";
+import type { Logger } from "../../structs/loggers.ts";
+import { typoMessage } from "../../structs/resource_suggestions.ts";
+import type { LabelRequirement } from "../../structs/label_selectors.ts";
+import { OWNER_KIND_LABEL, ownerKindLabel } from "../../structs/owner_labels.ts";
+import { asResourceObject, bodySourceOf } from "../../structs/metadata_only_bodies.ts";
+import type { ApiClient } from "../../client/api.ts";
+import { readSameObject } from "../../client/same_objects.ts";
+import type { HandlerMatcher } from "../../intents/handler_matching.ts";
+import { type WatchSelection, watchSelection } from "../../intents/watch_selections.ts";
+import type { ChildEventType } from "../../intents/kwargs.ts";
+import {
+  type ChildChanges,
+  parentKindKey,
+  type ParentRef,
+  parentsOf,
+} from "../../engines/child_changes.ts";
+import type { WatchedDimension } from "./observation_client.ts";
+
+/** Where the parents of changed children go to be processed again. */
+export interface ParentQueue {
+  /** Whether a parent's state needs no processing here (another replica's parent). */
+  skips(resource: Resource, event: ObjectEvent): boolean;
+  /** Queue the parent's state again; a state of it already waiting is kept. */
+  requeue(resource: Resource, event: ObjectEvent): void;
+}
+
+/** What a {@link ChildWatching} is made of. */
+export interface ChildWatchingOptions {
+  /** The handlers: the child handlers among them. */
+  readonly matcher: HandlerMatcher;
+  /** The API client: children and parents are read with it. */
+  readonly api: ApiClient;
+  /** Where the children's changes wait for their parents. */
+  readonly changes: ChildChanges;
+  /** Where the parents go. */
+  readonly parents: ParentQueue;
+  /** Aborted when the watching stops: reads and their retries end. */
+  readonly signal: AbortSignal;
+  /** The clock of the retries. */
+  readonly clock: Clock;
+  /** Where to report. */
+  readonly logger: Logger;
+}
+
+/**
+ * The pauses between failed reads of a parent: the shared capped backoff, from a second up
+ * to half a minute.
+ */
+const READ_BACKOFF = { initial: 1, cap: 30, jitter: 0.5 } as const;
+
+/** The children's side of their watches; see the module docs. */
+export class ChildWatching {
+  readonly #options: ChildWatchingOptions;
+  /** The parent resources by `group/Kind`, as last discovered. */
+  #parents = new Map<string, Resource>();
+  /** The owner-kind label values of each child resource's parents, by its key. */
+  #labels = new Map<string, readonly string[]>();
+  /** The watches whose first listing is over (by resource key and namespace). */
+  readonly #listed = new Set<string>();
+  /** The parents named by each known child (by key): a deletion may come without them. */
+  readonly #owners = new Map<string, readonly ParentRef[]>();
+  /** The parents being read to be processed again (by uid): asked again meanwhile? */
+  readonly #reading = new Map<string, boolean>();
+  /** Whether the served resources are listed: no parent is processed before. */
+  #servedListed = false;
+
+  /** The watching of children for the given handlers. */
+  constructor(options: ChildWatchingOptions) {
+    this.#options = options;
+  }
+
+  /** The served resources are listed: from now on, children's changes reach the parents. */
+  servedListed(): void {
+    this.#servedListed = true;
+  }
+
+  /** A watch of children has fed its first listing. */
+  listed(dimension: WatchedDimension): void {
+    this.#listed.add(dimensionKey(dimension));
+  }
+
+  /** The child resources among the discovered ones; the parents and their labels noted. */
+  select(discovered: readonly Resource[]): readonly Resource[] {
+    const { matcher, logger } = this.#options;
+    const parents = new Map<string, Resource>();
+    const labels = new Map<string, Set<string>>();
+    const children = new Map<string, Resource>();
+    for (const handler of matcher.childHandlers()) {
+      const served = handler.selector.select(discovered).resources;
+      const childResources = handler.childSelector.select(discovered).resources;
+      if (childResources.length === 0) {
+        const typo = typoMessage(
+          handler.childSelector,
+          discovered,
+          `the children of kopf.on.child handler ${handler.id}`,
+        );
+        if (typo !== undefined) throw new ConfigurationError(typo);
+        logger.warning(
+          `No served resource matches the children ${handler.childSelector} of ` +
+            `kopf.on.child handler ${handler.id} yet; they are watched once one appears.`,
+        );
+      }
+      for (const parent of served) parents.set(parentKindKey(parent.group, parent.kind), parent);
+      for (const child of childResources) {
+        if (!(child.verbs.length === 0 || child.verbs.includes("watch"))) continue;
+        children.set(child.key, child);
+        const values = labels.get(child.key) ?? new Set<string>();
+        labels.set(child.key, values);
+        for (const parent of served) {
+          const value = handler.unlabelled ? undefined : ownerKindLabel(parent.kind, parent.group);
+          // One parent kind without a label value (or a handler taking unlabelled children)
+          // means no label selector for that child resource.
+          values.add(value ?? "");
+        }
+      }
+    }
+    this.#parents = parents;
+    this.#labels = new Map(
+      [...labels].map(([key, values]) => [key, values.has("") ? [] : [...values].sort()]),
+    );
+    return [...children.values()];
+  }
+
+  /** What a child resource's watch asks for: the owner-kind label of its parents' kinds. */
+  selection(resource: Resource): WatchSelection {
+    const values = this.#labels.get(resource.key) ?? [];
+    const labels: LabelRequirement[] = values.length === 0
+      ? []
+      : [{ key: OWNER_KIND_LABEL, op: "in", values }];
+    return watchSelection(
+      labels,
+      [],
+      true,
+      values.length === 0
+        ? "the children of kopf.on.child handlers, labelled or not (unlabelled); metadata only"
+        : "the children of kopf.on.child handlers, by the label kopf.adopt() sets; metadata only",
+    );
+  }
+
+  /** What a child's watch tells: a possible leaving is read first; the rest is noted. */
+  feed(resource: Resource, event: ObservedEvent): void {
+    if (event.type === "LEFT") void this.#confirm(resource, event);
+    else this.#note(resource, event);
+  }
+
+  /** A child's state from its watch: noted for its parents, which are processed again. */
+  #note(resource: Resource, event: ObjectEvent): void {
+    const child = event.object;
+    const key = childKey(resource, child);
+    let type: ChildEventType | undefined;
+    if (event.type === "DELETED") type = "DELETED";
+    else if (event.type !== null) type = event.type;
+    else if (this.#relisted(resource, child)) type = "MODIFIED"; // changed while not watched
+    else type = undefined; // the state at the start: nothing changed
+    // Any owner: the child stage checks each handler's `anyOwner`.
+    let parents = parentsOf(child, this.#parents);
+    if (type === "DELETED") {
+      if (parents.length === 0) parents = [...this.#owners.get(key) ?? []];
+      this.#owners.delete(key);
+    } else if (parents.length > 0) {
+      this.#owners.set(key, parents);
+    } else {
+      this.#owners.delete(key);
+    }
+    if (type === undefined || !this.#servedListed) return;
+    for (const parent of parents) {
+      if (this.#options.changes.add(parent.uid, { resource, event: type, child })) {
+        void this.#process(parent);
+      }
+    }
+  }
+
+  /**
+   * A child that may have left its watch's selection (its `DELETED` on a watch with a
+   * selector carries its previous content, which still matches): a read tells. Gone, or a
+   * namesake there instead: a deletion. Back in the selection: nothing (its watch tells of it
+   * again). Else a change, with its state now. A failed read is taken for a change.
+   */
+  async #confirm(resource: Resource, event: LeavingEvent): Promise<void> {
+    const { api, signal, logger } = this.#options;
+    const child = event.object;
+    let now: RawBody | undefined = child;
+    try {
+      now = await readSameObject(api, resource, child, { signal, metadataOnly: true });
+    } catch (error) {
+      if (signal.aborted) return;
+      const { name, namespace } = child.metadata ?? {};
+      logger.warning(
+        `Could not read ${resource.plural} ${namespace ?? ""}/${name} to tell whether it was ` +
+          `deleted: ${(error as Error).message}; taken for a change.`,
+      );
+    }
+    if (now === undefined) return this.#note(resource, { type: "DELETED", object: child });
+    if (now !== child && event.selects(now)) return;
+    const source = bodySourceOf(child);
+    const body = now === child || source === undefined
+      ? now
+      : asResourceObject(now, resource.apiVersion, resource.kind, source);
+    this.#note(resource, { type: "MODIFIED", object: body });
+  }
+
+  /** Whether a listed state is a re-listing's: its watch has listed once before. */
+  #relisted(resource: Resource, child: RawBody): boolean {
+    return this.#listed.has(dimensionKey({ resource, namespace: child.metadata?.namespace })) ||
+      this.#listed.has(dimensionKey({ resource, namespace: undefined }));
+  }
+
+  /**
+   * Process the parent again with its current state (read), unless it is gone or not ours.
+   * Asked again while it is being read, it is read again afterwards.
+   */
+  async #process(parent: ParentRef): Promise<void> {
+    const { changes, parents, signal } = this.#options;
+    if (this.#reading.has(parent.uid)) {
+      this.#reading.set(parent.uid, true);
+      return;
+    }
+    try {
+      do {
+        this.#reading.set(parent.uid, false);
+        const body = await this.#read(parent);
+        if (body === undefined) {
+          changes.forget(parent.uid); // gone, or re-created: not the children's parent
+          return;
+        }
+        const event: ObjectEvent = { type: "MODIFIED", object: body };
+        if (parents.skips(parent.resource, event)) {
+          changes.forget(parent.uid); // another replica's parent
+          return;
+        }
+        parents.requeue(parent.resource, event);
+      } while (this.#reading.get(parent.uid) && !signal.aborted);
+    } finally {
+      this.#reading.delete(parent.uid);
+    }
+  }
+
+  /**
+   * The parent's current state; none if it is gone (or re-created: another uid is not the
+   * children's parent); retried with the shared capped backoff.
+   */
+  async #read(parent: ParentRef): Promise<RawBody | undefined> {
+    const { api, signal, clock, logger } = this.#options;
+    const backoff = new Backoff({ ...READ_BACKOFF, clock });
+    while (!signal.aborted) {
+      try {
+        const { name, namespace, uid } = parent;
+        const known: RawBody = { metadata: { name, namespace, uid } };
+        return await readSameObject(api, parent.resource, known, { signal });
+      } catch (error) {
+        if (signal.aborted) return undefined;
+        const delay = backoff.next();
+        logger.warning(
+          `Could not read ${parent.resource.plural} ${parent.namespace ?? ""}/${parent.name} ` +
+            `for its children's changes: ${(error as Error).message}; again in ` +
+            `${delay.toFixed(1)}s.`,
+        );
+        await sleep(delay, signal, clock);
+      }
+    }
+    return undefined;
+  }
+}
+
+function dimensionKey(dimension: WatchedDimension): string {
+  return `${dimension.resource.key}\u0000${dimension.namespace ?? ""}`;
+}
+
+function childKey(resource: Resource, child: RawBody): string {
+  const meta = child.metadata;
+  return `${resource.key}\u0000${meta?.namespace ?? ""}\u0000${meta?.name ?? ""}`;
+}
