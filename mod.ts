@@ -335,7 +335,7 @@ export type {
   WebhookNgrokTunnel,
   WebhookServer,
 } from "./src/kits/webhooks.ts";
-export type { AdmissionRequestError } from "./src/engines/admission.ts";
+export type { AdmissionRequestError } from "./src/engines/webhook_servers.ts";
 export type {
   WebhookAutoTunnelOptions,
   WebhookNgrokTunnelOptions,
@@ -350,7 +350,7 @@ export type {
   WebhookClientConfig,
   WebhookFn,
   WebhookRequestInfo,
-} from "./src/engines/admission.ts";
+} from "./src/engines/webhook_servers.ts";
 export type {
   AdmissionReviewResponse,
   AdmissionReviewVerdict,

@@ -138,4 +138,4 @@ export {
   WebhookNgrokTunnel,
   WebhookServer,
 } from "./kits/webhooks.ts";
-export { AdmissionRequestError } from "./engines/admission.ts";
+export { AdmissionRequestError } from "./engines/webhook_servers.ts";
