@@ -20,7 +20,8 @@ import { type OperatorMetrics, resourceLabel } from "../../structs/operator_metr
 import type { Resource } from "../../structs/resources.ts";
 import type { Semaphore } from "../../structs/semaphores.ts";
 import type { ApiClient } from "../../client/api.ts";
-import { APIError, APIOutcomeUnknownError, APIServerError } from "../../client/api_errors.ts";
+import { APIError, APIServerError } from "../../client/api_errors.ts";
+import { APIOutcomeUnknownError } from "../../client/connection_errors.ts";
 import { readSameObject } from "../../client/same_objects.ts";
 import { errorDelayAfter, type OperatorSettings } from "../../settings/operator_settings.ts";
 import {
