@@ -26,7 +26,7 @@ import { readSameObject } from "../../client/same_objects.ts";
 import { errorDelayAfter, type OperatorSettings } from "../../settings/operator_settings.ts";
 import {
   applyChanges,
-  type ApplyOptions,
+  type ApplyChangesOptions,
   type ApplyResult,
   isRefusedOutcome,
 } from "../../handling/application.ts";
@@ -148,7 +148,7 @@ export class OutcomeStorer {
    * as it is now tells whether the change took effect, and the guard, made anew from it,
    * makes another try safe.
    */
-  async #apply(request: ApplyOptions): Promise<ApplyResult> {
+  async #apply(request: ApplyChangesOptions): Promise<ApplyResult> {
     const writes = this.#options.writes;
     for (let attempt = 0;; attempt++) {
       try {
@@ -200,7 +200,7 @@ export class OutcomeStorer {
 /** How the operator's own writes go: by server-side apply under its field manager, or not. */
 function ownWrites(
   settings: OperatorSettings,
-): Pick<ApplyOptions, "fieldManager" | "serverSideApply"> {
+): Pick<ApplyChangesOptions, "fieldManager" | "serverSideApply"> {
   const { outcomes, fieldManager } = settings.applying;
   return outcomes ? { fieldManager, serverSideApply: true } : {};
 }
