@@ -196,23 +196,25 @@ export type { SelectorError } from "./src/structs/resource_selectors.ts";
 export type { RegistrationError } from "./src/intents/handler_options.ts";
 export type {
   APIBadRequestError,
-  APICertificateError,
   APIClientError,
   APIConflictError,
-  APIConnectionError,
   APIError,
   APIForbiddenError,
   APIGoneError,
   APIMethodNotAllowedError,
   APINotFoundError,
-  APIResponseError,
   APIServerError,
-  APITimeoutError,
   APITooManyRequestsError,
   APIUnauthorizedError,
   APIUnprocessableError,
   APIUnsupportedMediaTypeError,
 } from "./src/client/api_errors.ts";
+export type {
+  APICertificateError,
+  APIConnectionError,
+  APIResponseError,
+  APITimeoutError,
+} from "./src/client/connection_errors.ts";
 export type { ActivityError } from "./src/engines/activities.ts";
 export type { PeeringConfigurationError } from "./src/engines/peering.ts";
 export type { OperatorConfigurationError } from "./src/reactor/operator_options.ts";
@@ -343,7 +345,7 @@ export type {
   WebhookNgrokTunnel,
   WebhookServer,
 } from "./src/kits/webhooks.ts";
-export type { AdmissionRequestError } from "./src/engines/admission.ts";
+export type { AdmissionRequestError } from "./src/engines/webhook_servers.ts";
 export type {
   WebhookAutoTunnelOptions,
   WebhookNgrokTunnelOptions,
@@ -358,7 +360,7 @@ export type {
   WebhookClientConfig,
   WebhookFn,
   WebhookRequestInfo,
-} from "./src/engines/admission.ts";
+} from "./src/engines/webhook_servers.ts";
 export type {
   AdmissionReviewResponse,
   AdmissionReviewVerdict,

@@ -50,24 +50,26 @@ export { SelectorError } from "./structs/resource_selectors.ts";
 export { RegistrationError } from "./intents/handler_options.ts";
 export {
   APIBadRequestError,
-  APICertificateError,
   APIClientError,
   APIConflictError,
-  APIConnectionError,
   APIError,
   APIForbiddenError,
   APIGoneError,
   APIMethodNotAllowedError,
   APINotFoundError,
-  APIOutcomeUnknownError,
-  APIResponseError,
   APIServerError,
-  APITimeoutError,
   APITooManyRequestsError,
   APIUnauthorizedError,
   APIUnprocessableError,
   APIUnsupportedMediaTypeError,
 } from "./client/api_errors.ts";
+export {
+  APICertificateError,
+  APIConnectionError,
+  APIOutcomeUnknownError,
+  APIResponseError,
+  APITimeoutError,
+} from "./client/connection_errors.ts";
 export { ActivityError } from "./engines/activities.ts";
 export { PeeringConfigurationError } from "./engines/peering.ts";
 export { OperatorConfigurationError } from "./reactor/operator_options.ts";
@@ -139,4 +141,4 @@ export {
   WebhookNgrokTunnel,
   WebhookServer,
 } from "./kits/webhooks.ts";
-export { AdmissionRequestError } from "./engines/admission.ts";
+export { AdmissionRequestError } from "./engines/webhook_servers.ts";

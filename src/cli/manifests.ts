@@ -29,13 +29,12 @@ import { OperatorSettings } from "../settings/operator_settings.ts";
 import { exitCodeFor, failureText } from "../commands/usage.ts";
 import {
   buildManifests,
-  dockerfile,
-  type ManifestInput,
   manifestNotes,
   manifestsYaml,
   PROBES_PORT,
-  type ScopedRule,
 } from "../commands/deployment_manifests.ts";
+import type { ManifestInput, ScopedRule } from "../commands/manifest_inputs.ts";
+import { dockerfile } from "../commands/dockerfile_recipe.ts";
 import { CHART_FILES, type ChartFile, helmChart } from "../commands/helm_chart.ts";
 import {
   collect,

@@ -18,7 +18,7 @@
  * @module
  */
 import type { OperatorMetrics } from "../structs/operator_metrics.ts";
-import { APIResponseError } from "./api_errors.ts";
+import { APIResponseError } from "./connection_errors.ts";
 import {
   type NetworkingTuning,
   requestTimeoutOf,

@@ -7,7 +7,8 @@
 import { getLogger } from "@logtape/logtape";
 import { Resource } from "../structs/resources.ts";
 import type { ApiClient } from "./api.ts";
-import { APIConnectionError, APIError, APINotFoundError } from "./api_errors.ts";
+import { APIError, APINotFoundError } from "./api_errors.ts";
+import { APIConnectionError } from "./connection_errors.ts";
 
 /** The API server's `/version`. */
 export interface ServerVersion {

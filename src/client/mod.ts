@@ -55,7 +55,7 @@ export { METADATA_ACCEPT, METADATA_LIST_ACCEPT } from "./metadata_only.ts";
 export type {
   ApplyObjectOptions,
   CallOptions,
-  DeleteOptions,
+  DeleteObjectOptions,
   GetOptions,
   ListOptions,
   ListPagesOptions,

@@ -120,7 +120,7 @@ export interface ApplyObjectOptions extends CallOptions {
 }
 
 /** Options of {@link deleteObject}. */
-export interface DeleteOptions extends CallOptions {
+export interface DeleteObjectOptions extends CallOptions {
   /** What happens to dependents: `Foreground`, `Background` or `Orphan`. */
   propagationPolicy?: "Foreground" | "Background" | "Orphan";
   /** Seconds before the object is deleted; 0 means at once. */
@@ -442,7 +442,7 @@ export async function deleteObject(
   api: ApiClient,
   resource: Resource,
   ref: ObjectRef,
-  options: DeleteOptions = {},
+  options: DeleteObjectOptions = {},
 ): Promise<RawBody> {
   const where = await locate(api, resource, ref, "Deleting an object", options.signal);
   const body: JsonObject = { apiVersion: "v1", kind: "DeleteOptions" };

@@ -16,14 +16,13 @@ import { findMissingPermission } from "../platform/permission_flags.ts";
 import { describeNetworkError } from "../platform/http_client.ts";
 import { responseHeader } from "../platform/http1_parser.ts";
 import { deliveryOf } from "../platform/request_delivery.ts";
+import { apiErrorFor, statusFromBody } from "./api_errors.ts";
 import {
   APICertificateError,
   APIConnectionError,
-  apiErrorFor,
   APIOutcomeUnknownError,
   APITimeoutError,
-  statusFromBody,
-} from "./api_errors.ts";
+} from "./connection_errors.ts";
 import { backoffsOf, type NetworkingTuning } from "./tuning.ts";
 import { type AbortListener, listenAbort, unlistenAbort } from "../structs/abort_listeners.ts";
 import { realClock, sleep } from "../structs/clock.ts";

@@ -35,9 +35,9 @@ import {
   formatLastseen,
   manualIdentity,
   patchPeeringStatus,
-  PeeringConfigurationError,
   type PeerRecord,
-} from "../engines/peering.ts";
+} from "../engines/peer_records.ts";
+import { PeeringConfigurationError } from "../engines/peering.ts";
 import { isServedNamespace, literalNamespaces, makeScope } from "../structs/namespace_scopes.ts";
 import { exitCodeFor, failureText } from "./usage.ts";
 import { missingCredentials } from "./credential_sources.ts";

@@ -28,14 +28,12 @@ import { stringify as toYaml } from "yaml";
 import type { JsonObject, JsonValue } from "../structs/bodies.ts";
 import {
   buildManifests,
-  coordinated,
-  leasesRoleName,
-  type ManifestInput,
   manifestNotes,
   OPERATOR_RESOURCES,
-  replicasOf,
   runArgParts,
 } from "./deployment_manifests.ts";
+import { coordinated, type ManifestInput, replicasOf } from "./manifest_inputs.ts";
+import { leasesRoleName } from "./operator_rbac.ts";
 
 /** One file of a chart: its path in the chart's directory, and its text. */
 export interface ChartFile {

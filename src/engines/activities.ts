@@ -66,7 +66,7 @@ export class ActivityError extends Error {
 }
 
 /** What running an activity needs. */
-export interface ActivityOptions {
+export interface ActivityContext {
   /** The handlers. */
   readonly registry: OperatorRegistry;
   /** The operator's settings (handlers get them and may change them). */
@@ -89,7 +89,7 @@ export interface ActivityOptions {
  */
 export async function runActivity(
   activity: Activity,
-  options: ActivityOptions,
+  options: ActivityContext,
 ): Promise<Map<string, unknown>> {
   const handlers = matcherOf(options.registry).activityHandlers(activity);
   const logger = options.logger ?? createActivityLogger();
@@ -144,7 +144,7 @@ export async function runActivity(
 function invoke(
   handler: ActivityHandler,
   activity: Activity,
-  options: ActivityOptions,
+  options: ActivityContext,
   logger: ObjectLogger,
   retry: { retry: number; started: Date; runtime: number },
 ): unknown {
@@ -164,7 +164,7 @@ function invoke(
 export type DefaultLogin = () => Promise<ConnectionInfo | null | undefined>;
 
 /** Options of {@link runLogin}. */
-export interface LoginOptions extends ActivityOptions {
+export interface LoginOptions extends ActivityContext {
   /** The login when no login handlers are registered. */
   readonly defaultLogin?: DefaultLogin;
 }
@@ -198,6 +198,6 @@ export async function runLogin(options: LoginOptions): Promise<Map<string, Conne
 }
 
 /** Run the probe handlers now; their results by handler id (for the liveness endpoint). */
-export async function runProbes(options: ActivityOptions): Promise<Record<string, unknown>> {
+export async function runProbes(options: ActivityContext): Promise<Record<string, unknown>> {
   return Object.fromEntries(await runActivity("probe", options));
 }

@@ -25,7 +25,7 @@ import {
   startHttpServer,
 } from "../platform/http_server.ts";
 import { METRICS_CONTENT_TYPE, type MetricsRegistry } from "../structs/metrics.ts";
-import { type ActivityOptions, runProbes } from "./activities.ts";
+import { type ActivityContext, runProbes } from "./activities.ts";
 
 /** Answers the requests of one path. */
 export type EndpointRoute = () => Response | Promise<Response>;
@@ -88,7 +88,7 @@ export function parseEndpoint(
  * by default); 500 with the error when a probe fails.
  */
 export function livenessRoute(
-  options: ActivityOptions & { readonly cacheSeconds?: number },
+  options: ActivityContext & { readonly cacheSeconds?: number },
 ): EndpointRoute {
   const cacheMs = (options.cacheSeconds ?? 10) * 1000;
   let cached: { at: number; body: Promise<string> } | undefined;

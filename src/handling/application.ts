@@ -55,7 +55,7 @@ import { applyIntent } from "./apply_intents.ts";
 export type FinalizerChange = "add" | "remove";
 
 /** What to apply, and where. */
-export interface ApplyOptions {
+export interface ApplyChangesOptions {
   /** The API client. */
   readonly api: ApiClient;
   /** The object's resource (its subresources decide where the status goes). */
@@ -129,7 +129,7 @@ function beyondMetadata(merge: Record<string, unknown>): boolean {
 }
 
 /** Apply the changes; see the module docs for how they are split into requests. */
-export async function applyChanges(options: ApplyOptions): Promise<ApplyResult> {
+export async function applyChanges(options: ApplyChangesOptions): Promise<ApplyResult> {
   const { resource, body } = options;
   const merge = options.patch.toMergePatch() as Record<string, unknown>;
   checkSizes(body, merge, resource);
@@ -171,10 +171,10 @@ class Sender {
   latest: RawBody | undefined;
   /** The writes sent. */
   requests = 0;
-  readonly #options: ApplyOptions;
+  readonly #options: ApplyChangesOptions;
   readonly #ref: { name: string; namespace?: string };
 
-  constructor(options: ApplyOptions) {
+  constructor(options: ApplyChangesOptions) {
     this.#options = options;
     this.source = bodySourceOf(options.body);
     const meta = options.body.metadata;
@@ -262,7 +262,7 @@ function withUid(body: RawBody, merge: Record<string, unknown>): JsonObject {
  */
 async function applyIntents(
   sender: Sender,
-  options: ApplyOptions,
+  options: ApplyChangesOptions,
   status: JsonValue | undefined,
   merge: Record<string, unknown>,
 ): Promise<ApplyResult> {

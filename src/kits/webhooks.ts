@@ -36,7 +36,7 @@ import {
   admissionServerLimits,
   type WebhookClientConfig,
   type WebhookFn,
-} from "../engines/admission.ts";
+} from "../engines/webhook_servers.ts";
 
 /** Options of {@link WebhookServer} and the servers derived from it. */
 export interface WebhookServerOptions {

@@ -25,7 +25,6 @@ import {
   boolean,
   concatBytes,
   decodeOid,
-  decodeTime,
   type DerElement,
   explicit,
   implicit,
@@ -38,12 +37,13 @@ import {
   sequence,
   set,
   smallInteger,
-  Tag,
   time,
   toPem,
   unsignedInteger,
   utf8String,
 } from "./der.ts";
+import { encodeAltName, formatIp } from "./subject_alt_names.ts";
+import { firstCertificate, isCaConstraint, parseTbs, readingX509 } from "./x509_reading.ts";
 
 /** A certificate and its private key, both as PEM text. */
 export interface CertificatePem {
@@ -387,152 +387,6 @@ async function signCertificate(parts: {
   return sequence(tbs, algorithm, bitString(signature));
 }
 
-// --- subject alternative names ---
-
-function encodeAltName(hostname: string): Uint8Array {
-  const ip = parseIp(hostname);
-  if (ip) return implicit(7, ip);
-  const dnsName =
-    /^(\*\.)?([A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?\.)*[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?$/;
-  if (typeof hostname !== "string" || hostname.length > 253 || !dnsName.test(hostname)) {
-    throw new CertificateError(
-      `${
-        JSON.stringify(hostname)
-      } is neither a DNS name nor an IP address; use names like "localhost" or "svc.ns.svc" and addresses like "127.0.0.1" or "::1".`,
-    );
-  }
-  return implicit(2, new TextEncoder().encode(hostname));
-}
-
-function parseIpv4(text: string): number[] | undefined {
-  const parts = text.split(".");
-  if (parts.length !== 4 || !parts.every((p) => /^(0|[1-9]\d{0,2})$/.test(p) && +p <= 255)) {
-    return undefined;
-  }
-  return parts.map(Number);
-}
-
-/** The bytes of an IPv4 or IPv6 address, or `undefined` for anything else. */
-function parseIp(text: string): Uint8Array | undefined {
-  if (typeof text !== "string") return undefined;
-  const v4 = parseIpv4(text);
-  if (v4) return Uint8Array.from(v4);
-  const bare = text.startsWith("[") && text.endsWith("]") ? text.slice(1, -1) : text;
-  if (!bare.includes(":") || bare.split("::").length > 2) return undefined;
-  const expand = (part: string): number[] | undefined => {
-    if (part === "") return [];
-    const groups: number[] = [];
-    const pieces = part.split(":");
-    for (const [i, piece] of pieces.entries()) {
-      const tail = i === pieces.length - 1 ? parseIpv4(piece) : undefined;
-      if (tail) groups.push((tail[0] << 8) | tail[1], (tail[2] << 8) | tail[3]);
-      else if (/^[0-9A-Fa-f]{1,4}$/.test(piece)) groups.push(parseInt(piece, 16));
-      else return undefined;
-    }
-    return groups;
-  };
-  const [head, tail] = bare.split("::");
-  const left = expand(head);
-  const right = tail === undefined ? [] : expand(tail);
-  if (!left || !right) return undefined;
-  const missing = 8 - left.length - right.length;
-  if (tail === undefined ? missing !== 0 : missing < 1) return undefined;
-  const groups = [...left, ...new Array<number>(missing).fill(0), ...right];
-  return Uint8Array.from(groups.flatMap((g) => [g >> 8, g & 0xff]));
-}
-
-function formatIp(bytes: Uint8Array): string {
-  if (bytes.length === 4) return [...bytes].join(".");
-  const groups: number[] = [];
-  for (let i = 0; i + 1 < bytes.length; i += 2) groups.push((bytes[i] << 8) | bytes[i + 1]);
-  // Compress the longest run of zero groups (RFC 5952).
-  let best = -1, bestLength = 1;
-  for (let i = 0; i < groups.length;) {
-    let j = i;
-    while (j < groups.length && groups[j] === 0) j++;
-    if (j - i > bestLength) [best, bestLength] = [i, j - i];
-    i = j === i ? i + 1 : j;
-  }
-  const text = groups.map((g) => g.toString(16));
-  if (best < 0) return text.join(":");
-  return `${text.slice(0, best).join(":")}::${text.slice(best + bestLength).join(":")}`;
-}
-
-// --- reading certificates and keys back ---
-
-interface Tbs {
-  readonly serial: Uint8Array;
-  readonly issuer: DerElement;
-  readonly subject: DerElement;
-  readonly notBefore: Date;
-  readonly notAfter: Date;
-  readonly spki: DerElement;
-  /** Extension values (the DER inside the OCTET STRING), by OID. */
-  readonly extensions: Map<string, Uint8Array>;
-}
-
-function firstCertificate(pem: string, what: string): Uint8Array {
-  let der: Uint8Array | undefined;
-  try {
-    [der] = pemBlocks(typeof pem === "string" ? pem : "", "CERTIFICATE");
-  } catch (error) {
-    throw new CertificateError(
-      `${what} holds a CERTIFICATE block that is not base64; pass the PEM text of the certificate.`,
-      { cause: error },
-    );
-  }
-  if (!der) {
-    throw new CertificateError(
-      `${what} holds no "-----BEGIN CERTIFICATE-----" block; pass the PEM text of the certificate.`,
-    );
-  }
-  return der;
-}
-
-/**
- * Read certificate DER: the reader's own failures on malformed input (truncation, odd
- * encodings, missing fields) become one CertificateError, as that is what they mean here.
- */
-function readingX509<T>(read: () => T): T {
-  try {
-    return read();
-  } catch (error) {
-    if (error instanceof CertificateError) throw error;
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new CertificateError(`The certificate is not a valid X.509 certificate (${reason}).`, {
-      cause: error,
-    });
-  }
-}
-
-function parseTbs(certDer: Uint8Array): Tbs {
-  return readingX509(() => {
-    const [tbs] = readChildren(readElement(certDer).content);
-    const fields = readChildren(tbs.content);
-    const rest = fields[0].tag === 0xa0 ? fields.slice(1) : fields;
-    const [serial, , issuer, validityElement, subject, spki, ...optional] = rest;
-    const [notBefore, notAfter] = readChildren(validityElement.content).map(decodeTime);
-    const extensions = new Map<string, Uint8Array>();
-    for (const element of optional) {
-      if (element.tag !== 0xa3) continue;
-      for (const ext of readChildren(readElement(element.content).content)) {
-        const parts = readChildren(ext.content);
-        const value = parts[parts.length - 1];
-        extensions.set(decodeOid(parts[0].content), value.content);
-      }
-    }
-    return {
-      serial: serial.content,
-      issuer,
-      subject,
-      notBefore,
-      notAfter,
-      spki,
-      extensions,
-    };
-  });
-}
-
 function decodeName(name: DerElement): CertificateName {
   let commonName: string | undefined;
   const organizations: string[] = [];
@@ -546,12 +400,6 @@ function decodeName(name: DerElement): CertificateName {
     }
   }
   return { commonName, organizations };
-}
-
-function isCaConstraint(value: Uint8Array | undefined): boolean {
-  if (!value) return false;
-  const [first] = readChildren(readElement(value).content);
-  return first?.tag === Tag.BOOLEAN && first.content[0] !== 0;
 }
 
 interface Issuer {

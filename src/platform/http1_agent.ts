@@ -19,12 +19,9 @@
  */
 import { realClock, settlesWithin } from "../structs/clock.ts";
 import { ConnectTimeoutError } from "./connect_timeout.ts";
-import {
-  ConnectionLost,
-  DEFAULT_MAX_BODY_BYTES,
-  type ReadResponse,
-  ResponseReader,
-} from "./http1_parser.ts";
+import { DEFAULT_MAX_BODY_BYTES } from "./http1_parser.ts";
+import { Connection, isConnectionLoss, ReadTimeoutError } from "./http1_connections.ts";
+import { plainHeaders, requestBytes } from "./http1_requests.ts";
 import { type Delivery, deliveryOf, markDelivery } from "./request_delivery.ts";
 
 /** The TLS and connection settings of an {@link Http1Agent}. */
@@ -68,21 +65,7 @@ export function denoTlsOptions(
 
 /** The methods sent here: writes, with small bodies and responses. */
 const METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
-/** Header names `fetch` sets itself and refuses from callers. */
-const RESERVED_HEADERS = new Set([
-  "host",
-  "content-length",
-  "connection",
-  "keep-alive",
-  "transfer-encoding",
-  "upgrade",
-  "te",
-  "trailer",
-  "expect",
-]);
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-/** Visible ASCII, space and tab: anything else in a header value goes through `fetch`. */
-const PLAIN_VALUE = /^[\t\x20-\x7e]*$/;
+
 /**
  * A request target that the URL parser would leave as it is: unreserved and reserved
  * characters and percent escapes, no fragment (and no dot segments, see below). Anything
@@ -91,9 +74,6 @@ const PLAIN_VALUE = /^[\t\x20-\x7e]*$/;
 const PLAIN_PATH = /^\/[A-Za-z0-9\-._~:/?@!$&()*+,;=%[\]]*$/;
 /** Dot segments, which the URL parser would resolve. */
 const DOT_SEGMENT = /\/\.\.?(?:[/?]|$)/;
-const NON_ASCII = /[\u0080-\uffff]/;
-/** Frozen header records already checked: the API client reuses one per credentials. */
-const checkedHeaders = new WeakSet<object>();
 
 /** How long an unused connection is kept: the idle timeout of Go's and client-go's clients. */
 const IDLE_SECONDS = 90;
@@ -106,8 +86,6 @@ const READ_SECONDS = 60;
 const RESPONSE_SECONDS = 300;
 /** The watchdog looks this many times per timeout: a timeout fires at most a quarter late. */
 const CHECKS_PER_TIMEOUT = 8;
-
-const encoder = new TextEncoder();
 
 /**
  * Sends writes over pooled HTTP/1.1 connections, one pool per origin (scheme, host and
@@ -418,207 +396,6 @@ interface Origin {
   readonly busy: Set<Connection>;
 }
 
-/** Whether every header is one this agent can send as it is (checked once if frozen). */
-function plainHeaders(headers: Record<string, string>): boolean {
-  if (checkedHeaders.has(headers)) return true;
-  for (const name in headers) {
-    const value = headers[name];
-    if (
-      typeof value !== "string" || !TOKEN.test(name) || !PLAIN_VALUE.test(value) ||
-      RESERVED_HEADERS.has(name.toLowerCase())
-    ) return false;
-  }
-  if (Object.isFrozen(headers)) checkedHeaders.add(headers);
-  return true;
-}
-
-/** The request's bytes: the request line, the headers and the body, ready to write. */
-function requestBytes(
-  method: string,
-  path: string,
-  host: string,
-  headers: Record<string, string>,
-  body: string | undefined,
-): Uint8Array {
-  let head = `${method} ${path} HTTP/1.1\r\nhost: ${host}\r\n`;
-  let accept = false;
-  for (const name in headers) {
-    head += `${name}: ${headers[name].trim()}\r\n`;
-    accept ||= name.length === 6 && name.toLowerCase() === "accept";
-  }
-  if (!accept) head += "accept: */*\r\n";
-  if (body === undefined) {
-    return encoder.encode(method === "DELETE" ? head + "\r\n" : head + "content-length: 0\r\n\r\n");
-  }
-  if (!NON_ASCII.test(body)) {
-    return encoder.encode(`${head}content-length: ${body.length}\r\n\r\n${body}`);
-  }
-  const payload = encoder.encode(body);
-  head += `content-length: ${payload.length}\r\n\r\n`;
-  const bytes = new Uint8Array(head.length + payload.length);
-  encoder.encodeInto(head, bytes);
-  bytes.set(payload, head.length);
-  return bytes;
-}
-
 function isPermissionError(error: unknown): boolean {
   return error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.PermissionDenied;
-}
-
-/** A request that made no progress, or whose answer did not end, in time. */
-class ReadTimeoutError extends Error {
-  override name = "ReadTimeoutError";
-  /** As the system says of a connection timed out: `describeNetworkError` sees a timeout. */
-  readonly code = "ETIMEDOUT";
-}
-
-/**
- * One socket and the reader of its responses; it serves one request at a time, and knows
- * how far the request under way got: whether any byte of it may have left, whether any
- * byte of its answer came, and when it last made progress (for the agent's watchdog).
- */
-class Connection {
-  readonly #socket: Deno.Conn;
-  readonly #reader: ResponseReader;
-  #idle = false;
-  #closed = false;
-  /** Why the watchdog closed it under its request. */
-  #failure: ReadTimeoutError | undefined;
-  /** Whether a byte of the request under way may have left. */
-  #maybeSent = false;
-  #writing = false;
-  /** Bytes written in all; with the bytes received, how the watchdog sees progress. */
-  #written = 0;
-  #receivedBefore = 0;
-  #takenAt = 0;
-  #progress = 0;
-  #progressAt = 0;
-  /** When it last went idle (`performance.now()`). */
-  idleSince = 0;
-
-  constructor(socket: Deno.Conn, limits: { readonly maxBodyBytes: number }) {
-    this.#socket = socket;
-    this.#reader = new ResponseReader((into) => socket.read(into), limits);
-  }
-
-  /** Whether it may serve a request: open, and nothing came since its last response. */
-  get quiet(): boolean {
-    return !this.#closed && this.#reader.quiet;
-  }
-
-  /** Whether any byte of the current request's response has come. */
-  get answered(): boolean {
-    return this.#reader.received > this.#receivedBefore;
-  }
-
-  /** Whether no byte of the current request has left. */
-  get unsent(): boolean {
-    return !this.#maybeSent;
-  }
-
-  /** Put the connection to work: it keeps the program running again. */
-  take(): void {
-    this.#idle = false;
-    this.#maybeSent = false;
-    this.#receivedBefore = this.#reader.received;
-    this.#progress = this.#receivedBefore + this.#written;
-    this.#takenAt = this.#progressAt = performance.now();
-    this.#socket.ref();
-  }
-
-  /**
-   * Let the connection wait for a request without keeping the program running, and close
-   * it if anything comes meanwhile: the server's end (it closed an idle connection), or
-   * bytes no request asked for.
-   */
-  rest(onLost: () => void): void {
-    this.#idle = true;
-    this.idleSince = performance.now();
-    this.#socket.unref();
-    const lost = () => {
-      if (!this.#idle) return; // the read now belongs to a response
-      this.close();
-      onLost();
-    };
-    this.#reader.watch().then(lost, lost);
-  }
-
-  close(): void {
-    if (this.#closed) return;
-    this.#closed = true;
-    this.#idle = false;
-    try {
-      this.#socket.close();
-    } catch {
-      // Already closed by the runtime.
-    }
-  }
-
-  /** Write the whole request. */
-  async write(bytes: Uint8Array): Promise<void> {
-    if (this.#closed) throw new ConnectionLost("the connection closed before the request was sent");
-    this.#maybeSent = this.#writing = true;
-    let written = 0;
-    try {
-      while (written < bytes.length) {
-        const count = await this.#socket.write(written === 0 ? bytes : bytes.subarray(written));
-        written += count;
-        this.#written += count;
-      }
-    } catch (e) {
-      // A failed write call wrote nothing: if it was the first, no byte left — unless the
-      // socket was closed under it, when it may have written before it could say so.
-      if (written === 0 && !this.#closed && isConnectionLoss(e)) this.#maybeSent = false;
-      throw this.#failure ?? e;
-    } finally {
-      this.#writing = false;
-    }
-  }
-
-  /** Read the response to the request just written (skipping interim 1xx ones). */
-  async response(method: string): Promise<ReadResponse> {
-    try {
-      return await this.#reader.response(method);
-    } catch (e) {
-      throw this.#failure ?? e;
-    }
-  }
-
-  /**
-   * The watchdog's look at the request under way (times in milliseconds): fail it if it
-   * made no progress for `readMs`, or has taken `responseMs` in all.
-   */
-  check(now: number, readMs: number, responseMs: number): void {
-    const progress = this.#reader.received + this.#written;
-    if (progress !== this.#progress) {
-      this.#progress = progress;
-      this.#progressAt = now;
-    } else if (now - this.#progressAt >= readMs) {
-      const what = this.#writing
-        ? "the server took no byte of the request"
-        : this.answered
-        ? "the response stopped coming"
-        : "no answer came";
-      this.#fail(`${what} for ${readMs / 1000} s (readTimeout)`);
-    }
-    if (now - this.#takenAt >= responseMs) {
-      this.#fail(`the response did not end within ${responseMs / 1000} s (responseTimeout)`);
-    }
-  }
-
-  /** Close the connection under its request, which fails with this message. */
-  #fail(message: string): void {
-    if (this.#closed) return;
-    this.#failure = new ReadTimeoutError(message);
-    this.close();
-  }
-}
-
-/** Errors of a socket the peer closed or reset. */
-function isConnectionLoss(error: unknown): boolean {
-  return error instanceof ConnectionLost || error instanceof Deno.errors.BrokenPipe ||
-    error instanceof Deno.errors.ConnectionReset ||
-    error instanceof Deno.errors.ConnectionAborted ||
-    error instanceof Deno.errors.NotConnected ||
-    error instanceof Deno.errors.BadResource;
 }

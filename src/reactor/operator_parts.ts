@@ -18,7 +18,7 @@ import type { OperatorRegistry } from "../intents/registry.ts";
 import type { HandlerMatcher } from "../intents/handler_matching.ts";
 import type { LifeCycleFn } from "../intents/lifecycles.ts";
 import type { ObjectTable } from "./objects/object_table.ts";
-import type { ActivityOptions, DefaultLogin } from "../engines/activities.ts";
+import type { ActivityContext, DefaultLogin } from "../engines/activities.ts";
 import type { OperatorIndexers } from "../engines/indexing.ts";
 import type { Scope } from "../structs/namespace_scopes.ts";
 
@@ -55,7 +55,7 @@ export interface OperatorParts {
 }
 
 /** What the activities (startup, cleanup, login, probe handlers) run with. */
-export function activityOf(parts: OperatorParts, signal?: AbortSignal): ActivityOptions {
+export function activityOf(parts: OperatorParts, signal?: AbortSignal): ActivityContext {
   return {
     registry: parts.registry,
     settings: parts.settings,

@@ -12,7 +12,7 @@ import { parse } from "yaml";
 import type { RawBody } from "../../mod.ts";
 import { FakeCluster } from "../../src/testing/mod.ts";
 import { contextEscapes } from "../../src/commands/build_context.ts";
-import { ENTRY_FILE } from "../../src/commands/deployment_manifests.ts";
+import { ENTRY_FILE } from "../../src/commands/dockerfile_recipe.ts";
 import { run } from "../platform/commands.ts";
 import { assert, assertEquals } from "../assert.ts";
 

@@ -12,7 +12,7 @@ import { assert, assertEquals } from "../assert.ts";
 import type { RawBody } from "../../mod.ts";
 import { FakeCluster } from "../../src/testing/mod.ts";
 import { manifestsOf } from "../../src/cli/manifests.ts";
-import { ENTRY_FILE } from "../../src/commands/deployment_manifests.ts";
+import { ENTRY_FILE } from "../../src/commands/dockerfile_recipe.ts";
 import { run } from "../platform/commands.ts";
 import { parseAllDocuments } from "yaml";
 import {

@@ -14,15 +14,17 @@ import { ApiClient, parseRetryAfter } from "../../src/client/api.ts";
 import { Vault } from "../../src/client/vault.ts";
 import {
   APIConflictError,
-  APIConnectionError,
   APIError,
   APINotFoundError,
-  APIResponseError,
   APIServerError,
-  APITimeoutError,
   APITooManyRequestsError,
   APIUnprocessableError,
 } from "../../src/client/api_errors.ts";
+import {
+  APIConnectionError,
+  APIResponseError,
+  APITimeoutError,
+} from "../../src/client/connection_errors.ts";
 import type { ConnectionInfo } from "../../src/structs/credentials.ts";
 import { UsageError } from "../../src/structs/errors.ts";
 import { json, ScriptedServer, status } from "./scripted_server.ts";

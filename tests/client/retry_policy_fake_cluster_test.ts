@@ -7,7 +7,7 @@ import { assert, assertEquals, assertRejects, assertStringIncludes } from "../as
 import { FakeCluster } from "../../src/testing/mod.ts";
 import { ApiClient } from "../../src/client/api.ts";
 import { Vault } from "../../src/client/vault.ts";
-import { APIOutcomeUnknownError } from "../../src/client/api_errors.ts";
+import { APIOutcomeUnknownError } from "../../src/client/connection_errors.ts";
 import { REQUEST_ID_ANNOTATION } from "../../src/client/creation.ts";
 import { createObject, getObject, patchObject, replaceObject } from "../../src/client/objects.ts";
 import { createEvent } from "../../src/client/events.ts";

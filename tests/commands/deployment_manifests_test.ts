@@ -11,18 +11,18 @@ import { daemon, index, on } from "../../src/intents/registration.ts";
 import { OperatorSettings } from "../../src/settings/operator_settings.ts";
 import {
   buildManifests,
-  dockerfile,
-  entrySource,
-  type ManifestInput,
   manifestNotes,
   manifestsYaml,
   peeringCrds,
-  type RbacRule,
-  rbacRules,
-  replicasOf,
   runArgs,
   terminationGracePeriod,
 } from "../../src/commands/deployment_manifests.ts";
+import {
+  type ManifestInput,
+  type RbacRule,
+  replicasOf,
+} from "../../src/commands/manifest_inputs.ts";
+import { rbacRules } from "../../src/commands/operator_rbac.ts";
 import { resourcesOf } from "../../src/catalog/resource_types.ts";
 import { builtinTypes } from "../../src/catalog/builtin_types.ts";
 import { compareVersions } from "../../src/catalog/resource_types.ts";
@@ -350,27 +350,4 @@ Deno.test("the output is stable: the same handlers in another order, the same by
   assert(!/[&*]a\d/.test(text), "no YAML anchors or aliases");
   const documents = parseAllDocuments(text).map((d) => d.toJS());
   assertEquals(documents, buildManifests(inputOf(one)));
-});
-
-Deno.test("the Dockerfile recipe: the files imported statically, the permissions baked in", () => {
-  const text = dockerfile({
-    operatorFiles: ["operator.ts", "./handlers/more.ts", "npm:some-operator"],
-    denoVersion: "2.9.6",
-    cli: "jsr:@kopf/kopf@^0.1.0/cli",
-    permissions: ["--allow-net", "--allow-read=/var/run/secrets/kubernetes.io/serviceaccount"],
-    v8Flags: "--v8-flags=--max-semi-space-size=4",
-  });
-  assertStringIncludes(text, "FROM denoland/deno:2.9.6 AS build");
-  assertStringIncludes(text, `'import "./operator.ts";'`);
-  assertStringIncludes(text, `'import "./handlers/more.ts";'`);
-  assertStringIncludes(text, `'import "npm:some-operator";'`);
-  assertStringIncludes(text, "--allow-read=/var/run/secrets/kubernetes.io/serviceaccount \\");
-  assertStringIncludes(text, "--v8-flags=--max-semi-space-size=4");
-  assertStringIncludes(text, "USER 65532:65532");
-  assert(!text.includes("--allow-all"));
-  assertEquals(
-    entrySource(["operator.ts"], "jsr:@kopf/kopf/cli"),
-    'import "./operator.ts";\nimport { main } from "jsr:@kopf/kopf/cli";\n' +
-      'await main(["run", ...Deno.args]);\n',
-  );
 });

@@ -13,7 +13,8 @@ import {
   assertThrows,
 } from "../assert.ts";
 import type { RawBody } from "../../src/structs/bodies.ts";
-import { manualIdentity, PeeringConfigurationError } from "../../src/engines/peering.ts";
+import { manualIdentity } from "../../src/engines/peer_records.ts";
+import { PeeringConfigurationError } from "../../src/engines/peering.ts";
 import {
   executePeeringCommand,
   freezeCommand,

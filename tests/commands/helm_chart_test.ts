@@ -11,11 +11,8 @@ import type { JsonObject } from "../../src/structs/bodies.ts";
 import { OperatorRegistry } from "../../src/intents/registry.ts";
 import { on } from "../../src/intents/registration.ts";
 import { OperatorSettings } from "../../src/settings/operator_settings.ts";
-import {
-  buildManifests,
-  type ManifestInput,
-  manifestsYaml,
-} from "../../src/commands/deployment_manifests.ts";
+import { buildManifests, manifestsYaml } from "../../src/commands/deployment_manifests.ts";
+import type { ManifestInput } from "../../src/commands/manifest_inputs.ts";
 import {
   CHART_FILES,
   type ChartFile,

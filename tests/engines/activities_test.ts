@@ -8,15 +8,15 @@ import { OperatorSettings } from "../../src/settings/operator_settings.ts";
 import { OperatorRegistry } from "../../src/intents/registry.ts";
 import { on } from "../../src/intents/registration.ts";
 import {
+  type ActivityContext,
   ActivityError,
-  type ActivityOptions,
   runActivity,
   runLogin,
   runProbes,
 } from "../../src/engines/activities.ts";
 import type { Clock } from "../../src/structs/clock.ts";
 
-function setup(): ActivityOptions & { registry: OperatorRegistry; slept: number[] } {
+function setup(): ActivityContext & { registry: OperatorRegistry; slept: number[] } {
   const slept: number[] = [];
   let now = 1_600_000_000_000;
   // Every wait passes at once, moving the time on by as much as was asked for.

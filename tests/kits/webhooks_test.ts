@@ -28,7 +28,7 @@ import {
   type WebhookClientConfig,
   type WebhookFn,
   type WebhookRequestInfo,
-} from "../../src/engines/admission.ts";
+} from "../../src/engines/webhook_servers.ts";
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../assert.ts";
 import { ConfigurationError } from "../../src/structs/errors.ts";
 

@@ -10,7 +10,7 @@ import { on } from "../../src/intents/registration.ts";
 import { operator } from "../../src/reactor/running.ts";
 import { OperatorConfigurationError } from "../../src/reactor/operator_options.ts";
 import { WebhookNgrokTunnel, WebhookServer } from "../../src/kits/webhooks.ts";
-import type { AdmissionServerContext, WebhookFn } from "../../src/engines/admission.ts";
+import type { AdmissionServerContext, WebhookFn } from "../../src/engines/webhook_servers.ts";
 import { FakeCluster } from "../../src/testing/mod.ts";
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../assert.ts";
 import { call } from "../testing/fake_cluster/helpers.ts";

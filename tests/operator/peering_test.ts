@@ -17,7 +17,7 @@ import type { RawBody } from "../../src/structs/bodies.ts";
 import type { OperatorSettingsInit } from "../../src/settings/operator_settings.ts";
 import { on } from "../../src/intents/registration.ts";
 import type { OperatorRegistry } from "../../src/intents/registry.ts";
-import { formatLastseen } from "../../src/engines/peering.ts";
+import { formatLastseen } from "../../src/engines/peer_records.ts";
 import type { Logger } from "../../src/structs/loggers.ts";
 import type { OperatorOptions } from "../../src/reactor/operator_options.ts";
 import type { FakeCluster } from "../../src/testing/mod.ts";

@@ -19,13 +19,14 @@ import { type OperatorMetrics, resourceLabel } from "../../structs/operator_metr
 import type { Resource } from "../../structs/resources.ts";
 import type { Semaphore } from "../../structs/semaphores.ts";
 import type { ApiClient } from "../../client/api.ts";
-import { APIError, APIOutcomeUnknownError, APIServerError } from "../../client/api_errors.ts";
+import { APIError, APIServerError } from "../../client/api_errors.ts";
+import { APIOutcomeUnknownError } from "../../client/connection_errors.ts";
 import { readSameObject } from "../../client/same_objects.ts";
 import { errorDelayAfter } from "../../settings/processing_settings.ts";
 import type { OperatorSettings } from "../../settings/operator_settings.ts";
 import {
   applyChanges,
-  type ApplyOptions,
+  type ApplyChangesOptions,
   type ApplyResult,
   isRefusedOutcome,
 } from "../../handling/application.ts";
@@ -146,7 +147,7 @@ export class OutcomeStorer {
    * as it is now tells whether the change took effect, and the guard, made anew from it,
    * makes another try safe.
    */
-  async #apply(request: ApplyOptions): Promise<ApplyResult> {
+  async #apply(request: ApplyChangesOptions): Promise<ApplyResult> {
     const writes = this.#options.writes;
     for (let attempt = 0;; attempt++) {
       try {
@@ -198,7 +199,7 @@ export class OutcomeStorer {
 /** How the operator's own writes go: by server-side apply under its field manager, or not. */
 function ownWrites(
   settings: OperatorSettings,
-): Pick<ApplyOptions, "fieldManager" | "serverSideApply"> {
+): Pick<ApplyChangesOptions, "fieldManager" | "serverSideApply"> {
   const { outcomes, fieldManager } = settings.applying;
   return outcomes ? { fieldManager, serverSideApply: true } : {};
 }

@@ -22,7 +22,7 @@ import {
   type Ownership,
 } from "../../engines/leader_election.ts";
 import { ShardCoordinator } from "../../engines/sharding.ts";
-import { detectOwnIdentity } from "../../engines/peering.ts";
+import { detectOwnIdentity } from "../../engines/peer_records.ts";
 import type { OperatorParts } from "../operator_parts.ts";
 import type { RunContext, Runnable } from "../manager.ts";
 import type { ClientRunnable } from "./client_runnable.ts";

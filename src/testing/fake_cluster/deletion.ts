@@ -11,14 +11,14 @@ import { conflict, invalid } from "./errors.ts";
 import { finalizersOf, metaOf, timestamp } from "./metadata.ts";
 import { identity, NAMESPACES, str } from "./object_rules.ts";
 import { isObject, jsonEqual } from "./patching.ts";
-import type { DeleteOptions } from "./targets.ts";
+import type { DeletionOptions } from "./targets.ts";
 import { checkUidPrecondition } from "./uids.ts";
 
 /** A 409 when a deletion's preconditions (uid, resourceVersion) do not hold. */
 export function checkPreconditions(
   type: ResourceType,
   old: JsonObject,
-  options: DeleteOptions,
+  options: DeletionOptions,
 ): void {
   const meta = metaOf(old);
   const pre = options.preconditions ?? {};
@@ -55,7 +55,7 @@ const POLICY_FINALIZERS: readonly string[] = ["orphan", "foregroundDeletion"];
  * an object that had one of them already; without a policy they stay as they are. The
  * order is kept unless the set changes.
  */
-function finalizersAfter(old: JsonObject, options: DeleteOptions): string[] {
+function finalizersAfter(old: JsonObject, options: DeletionOptions): string[] {
   const finalizers = finalizersOf(old);
   const policy = options.propagationPolicy;
   if (!policy) return finalizers;
@@ -74,7 +74,7 @@ function finalizersAfter(old: JsonObject, options: DeleteOptions): string[] {
 export function markedForDeletion(
   type: ResourceType,
   old: JsonObject,
-  options: DeleteOptions,
+  options: DeletionOptions,
 ): JsonObject | undefined {
   const meta = metaOf(old);
   const finalizers = finalizersAfter(old, options);

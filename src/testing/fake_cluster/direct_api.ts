@@ -17,7 +17,7 @@ import {
 import { ApiError } from "./errors.ts";
 import type { Lifecycle } from "./lifecycle.ts";
 import type { Objects } from "./objects.ts";
-import type { DeleteOptions, PatchType, Target } from "./targets.ts";
+import type { DeletionOptions, PatchType, Target } from "./targets.ts";
 import { parseFieldSelector, parseLabelSelector } from "./selectors.ts";
 import { objectState } from "../failure_reports.ts";
 
@@ -320,7 +320,7 @@ export class DirectApi {
   /** Delete an object: its state while finalizers hold it, or `undefined` once it is gone. */
   delete(resource: FakeResource, name: string, options: FakeDeleteOptions): RawBody | undefined {
     const target = this.#target(resource, options, name);
-    const deleteOptions: DeleteOptions = { propagationPolicy: options.propagationPolicy };
+    const deleteOptions: DeletionOptions = { propagationPolicy: options.propagationPolicy };
     const { gone } = this.#settled(() => this.objects.delete(target, deleteOptions));
     return gone ? undefined : this.get(resource, name, options);
   }

@@ -8,7 +8,7 @@
 import type { JsonObject, JsonValue } from "../../structs/bodies.ts";
 import type { AdmissionAttributes } from "./admission.ts";
 import type { RouterContext } from "./http_context.ts";
-import type { DeleteOptions, Target, WriteOptions } from "./targets.ts";
+import type { DeletionOptions, Target, WriteOptions } from "./targets.ts";
 import { PRIVILEGED_GROUP, RBAC_GROUP, type UserInfo } from "./rbac.ts";
 import { checkEscalation } from "./rbac_escalation.ts";
 
@@ -63,7 +63,7 @@ export async function admitDelete(
   ctx: RouterContext,
   target: Target,
   old: JsonObject,
-  options: DeleteOptions,
+  options: DeletionOptions,
   user: UserInfo,
 ): Promise<string[]> {
   const { admission } = ctx;

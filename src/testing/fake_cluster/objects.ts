@@ -66,7 +66,7 @@ import { strategicMergePatch } from "./strategic_merge_patch.ts";
 import type { Store } from "./store.ts";
 import { checkNoUidOnCreate, checkUidKept, checkUidPrecondition } from "./uids.ts";
 import type {
-  DeleteOptions,
+  DeletionOptions,
   ListOptions,
   ListResult,
   PatchType,
@@ -317,7 +317,7 @@ export class Objects {
    * `deletionTimestamp` and keep it until its finalizers are gone. Returns the object
    * while it is kept, `undefined` once it is gone.
    */
-  delete(target: Target, options: DeleteOptions = {}): { object: JsonObject; gone: boolean } {
+  delete(target: Target, options: DeletionOptions = {}): { object: JsonObject; gone: boolean } {
     const { type, version } = target;
     const old = this.#existing(target);
     checkPreconditions(type, old, options);
@@ -333,7 +333,7 @@ export class Objects {
   }
 
   /** Delete every object matching the selectors; returns the objects as deleted/marked. */
-  deleteCollection(target: Target, list: ListOptions, options: DeleteOptions = {}): JsonObject[] {
+  deleteCollection(target: Target, list: ListOptions, options: DeletionOptions = {}): JsonObject[] {
     const { items } = this.list(target, { ...list, limit: undefined, continue: undefined });
     return items.map((item) => {
       const meta = metaOf(item);

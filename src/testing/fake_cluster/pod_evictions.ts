@@ -12,7 +12,7 @@ import { json } from "./http_responses.ts";
 import { metaOf } from "./metadata.ts";
 import { isObject } from "./patching.ts";
 import { bodyOf } from "./requests.ts";
-import type { DeleteOptions, Target } from "./targets.ts";
+import type { DeletionOptions, Target } from "./targets.ts";
 
 const PDBS = typeKey("policy", "poddisruptionbudgets");
 const VIOLATION = "Cannot evict pod as it would violate the pod's disruption budget.";
@@ -84,7 +84,7 @@ function checkBudget(call: Call, pod: JsonObject): void {
 }
 
 /** The eviction's delete options. */
-function deleteOptionsOf(eviction: JsonObject, call: Call): DeleteOptions {
+function deleteOptionsOf(eviction: JsonObject, call: Call): DeletionOptions {
   const given = isObject(eviction.deleteOptions) ? eviction.deleteOptions : {};
   const pre = isObject(given.preconditions) ? given.preconditions : {};
   const dryRun = call.url.searchParams.get("dryRun") === "All" ||

@@ -9,7 +9,7 @@ import { parse as parseYaml } from "yaml";
 import type { JsonObject, JsonValue } from "../../structs/bodies.ts";
 import { ApiError, badRequest } from "./errors.ts";
 import type {
-  DeleteOptions,
+  DeletionOptions,
   FieldValidation,
   ListOptions,
   PatchType,
@@ -219,7 +219,7 @@ export function listOptionsOf(
 export async function deleteOptionsOf(
   request: Request,
   params: URLSearchParams,
-): Promise<DeleteOptions> {
+): Promise<DeletionOptions> {
   let body: JsonObject = {};
   const text = await request.text();
   if (text.trim()) {
@@ -248,7 +248,7 @@ export async function deleteOptionsOf(
   }
   const pre = isObject(body.preconditions) ? body.preconditions : {};
   return {
-    propagationPolicy: (policy ?? undefined) as DeleteOptions["propagationPolicy"],
+    propagationPolicy: (policy ?? undefined) as DeletionOptions["propagationPolicy"],
     dryRun: dryRunOf(params) || dryRunBody.length > 0,
     preconditions: {
       uid: typeof pre.uid === "string" ? pre.uid : undefined,

@@ -22,7 +22,7 @@ export interface Target {
 export type PatchType = "merge" | "json" | "strategic";
 
 /** Options of deletions, as in the `DeleteOptions` body or query. */
-export interface DeleteOptions {
+export interface DeletionOptions {
   propagationPolicy?: "Foreground" | "Background" | "Orphan";
   preconditions?: { uid?: string; resourceVersion?: string };
   dryRun?: boolean;

@@ -1,21 +1,14 @@
 /**
- * The admission engine: answering AdmissionReview requests with the validating and
- * mutating handlers (selection by webhook id, filters, kwargs, warnings, errors and their
- * priority, JSON patches), and the webhooks of the managed configurations.
+ * Answering AdmissionReview requests with the validating and mutating handlers
+ * (selection by webhook id, filters, kwargs, warnings, errors and their priority, JSON
+ * patches, memos).
  */
 import { AdmissionError, PermanentError, TemporaryError } from "../../src/structs/errors.ts";
-import { PRESENT } from "../../src/structs/markers.ts";
 import { Resource } from "../../src/structs/resources.ts";
-import { matcherOf, OperatorRegistry } from "../../src/intents/registry.ts";
+import { OperatorRegistry } from "../../src/intents/registry.ts";
 import { on } from "../../src/intents/registration.ts";
-import type { WebhookHandler } from "../../src/intents/handlers.ts";
-import {
-  AdmissionRequestError,
-  buildWebhooks,
-  clientConfigFor,
-  serveAdmissionReview,
-  webhookName,
-} from "../../src/engines/admission.ts";
+import { serveAdmissionReview } from "../../src/engines/admission_answers.ts";
+import { AdmissionRequestError } from "../../src/engines/webhook_servers.ts";
 import { assert, assertEquals, assertRejects } from "../assert.ts";
 
 const KEX = new Resource({
@@ -279,113 +272,6 @@ Deno.test("a request that is not an AdmissionReview is rejected as such", async 
   await assertRejects(
     () => serveAdmissionReview({ request: { uid: "u" } }, { registry: r }),
     AdmissionRequestError,
-  );
-});
-
-Deno.test("managed webhooks: one per handler with rules, policies, selectors and the id in the URL", () => {
-  const r = registry();
-  on.validate("kex", {
-    registry: r,
-    id: "check_Numbers",
-    operation: ["CREATE", "UPDATE"],
-    labels: { app: "x", tier: PRESENT, cb: () => true },
-    ignoreFailures: true,
-    sideEffects: true,
-  }, () => {});
-  on.validate(
-    "kex",
-    { registry: r, id: "status", subresource: "status", persistent: true },
-    () => {},
-  );
-  const handlers = matcherOf(r).handlers as WebhookHandler[];
-  const pods = new Resource({ group: "", version: "v1", plural: "pods", kind: "Pod" });
-  const webhooks = buildWebhooks(handlers, {
-    resources: [KEX, pods],
-    suffix: "auto.kopf.dev",
-    clientConfig: { url: "https://host:9443/hooks/", caBundle: "Q0E=" },
-  });
-  assertEquals(webhooks[0], {
-    name: "check-numbers.auto.kopf.dev",
-    sideEffects: "NoneOnDryRun",
-    failurePolicy: "Ignore",
-    matchPolicy: "Equivalent",
-    rules: [{
-      apiGroups: ["kopf.dev"],
-      apiVersions: ["v1"],
-      resources: ["kopfexamples"],
-      operations: ["CREATE", "UPDATE"],
-      scope: "*",
-    }],
-    objectSelector: {
-      matchExpressions: [
-        { key: "app", operator: "In", values: ["x"] },
-        { key: "tier", operator: "Exists" },
-      ],
-    },
-    clientConfig: { url: "https://host:9443/hooks/check_Numbers", caBundle: "Q0E=" },
-    timeoutSeconds: 30,
-    admissionReviewVersions: ["v1"],
-  });
-  assertEquals(webhooks[1].sideEffects, "None");
-  assertEquals(webhooks[1].failurePolicy, "Fail");
-  assertEquals((webhooks[1].rules as { resources: string[] }[])[0].resources, [
-    "kopfexamples/status",
-  ]);
-  assertEquals((webhooks[1].rules as { operations: string[] }[])[0].operations, ["*"]);
-  const persistent = buildWebhooks(handlers, {
-    resources: [KEX],
-    suffix: "auto.kopf.dev",
-    clientConfig: { url: "https://host" },
-    persistentOnly: true,
-  });
-  assertEquals(persistent.map((w) => w.name), ["status.auto.kopf.dev"]);
-});
-
-Deno.test("a handler of any subresource gets the main body too: plural/* alone matches only subresources", () => {
-  const r = registry();
-  on.validate("kex", { registry: r, id: "any", subresource: "*" }, () => {});
-  const [webhook] = buildWebhooks(matcherOf(r).handlers as WebhookHandler[], {
-    resources: [KEX],
-    suffix: "auto.kopf.dev",
-    clientConfig: { url: "https://host" },
-  });
-  assertEquals((webhook.rules as { resources: string[] }[])[0].resources, [
-    "kopfexamples",
-    "kopfexamples/*",
-  ]);
-});
-
-Deno.test("handler ids that read alike get distinct webhook names, the same at every start", () => {
-  const r = registry();
-  for (const id of ["check_a", "check-a", "Check-A"]) {
-    on.validate("kex", { registry: r, id }, () => {});
-  }
-  const build = (persistentOnly: boolean) =>
-    buildWebhooks(matcherOf(r).handlers as WebhookHandler[], {
-      resources: [KEX],
-      suffix: "auto.kopf.dev",
-      clientConfig: { url: "https://host" },
-      persistentOnly,
-    }).map((w) => w.name as string);
-  const names = build(false);
-  assertEquals(names[0], "check-a.auto.kopf.dev");
-  assertEquals(new Set(names).size, 3, names.join(", "));
-  assertEquals(build(false), names);
-});
-
-Deno.test("webhook names are DNS names; service paths get the id too", () => {
-  assertEquals(webhookName("check/sub", "auto.kopf.dev"), "check-sub.auto.kopf.dev");
-  assertEquals(webhookName("__x__", "a.b"), "x.a.b");
-  // Every label of the name starts and ends with a letter or digit, even when cut short.
-  const dns = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-  for (const id of ["x_.y", "Fn..x", "a._b", `${"a".repeat(238)}_b`, `${"a".repeat(239)}.b`]) {
-    const name = webhookName(id, "auto.kopf.dev");
-    assert(dns.test(name) && name.length <= 253, `${name} is not a DNS subdomain`);
-  }
-  assertEquals(webhookName("x_.y", "auto.kopf.dev"), "x.y.auto.kopf.dev");
-  assertEquals(
-    clientConfigFor({ service: { namespace: "ns", name: "svc", path: "/p/" } }, "id1"),
-    { service: { namespace: "ns", name: "svc", path: "/p/id1" } },
   );
 });
 
