@@ -8,11 +8,9 @@ import { parse } from "yaml";
 import { kopf, type RawBody } from "../mod.ts";
 import { FakeCluster, KopfRunner } from "../src/testing/mod.ts";
 import { ROOT, runDeno } from "./platform/commands.ts";
-import { escape, patternOf, quotes } from "./doc_quotes.ts";
+import { escape, patternOf, quotes, textBlockLines } from "./doc_quotes.ts";
 
 const MAIN = `${ROOT}/src/cli/main.ts`;
-
-const DOCS = new URL("../docs/", import.meta.url);
 
 /** Each quote of the doc that starts with `prefix` (and passes `which`) is a printed line. */
 async function assertQuoted(
@@ -63,12 +61,6 @@ Deno.test("docs/large-clusters.md quotes the watch line of a resource without se
   kopf.on.event("pods", { registry, id: "sync" }, () => {});
   await assertQuoted("large-clusters.md", "… without selectors", await operatorLines(registry));
 });
-
-/** The lines of the doc's `text` code blocks. */
-async function textBlockLines(doc: string): Promise<string[]> {
-  const text = await Deno.readTextFile(new URL(doc, DOCS));
-  return [...text.matchAll(/```text\n([\s\S]*?)```/g)].flatMap((m) => m[1].trimEnd().split("\n"));
-}
 
 Deno.test("docs/configuration.md quotes kopf run's load failures as it prints them", async () => {
   const quoted = await textBlockLines("configuration.md");
