@@ -63,3 +63,34 @@ export function filled(quote: string, ...texts: string[]): string {
   assert(parts.length === texts.length + 1, `${texts.length} "…" in ${quote}`);
   return parts.reduce((all, part, i) => all + texts[i - 1] + part);
 }
+
+/** What a number or a duration (`67 ms`, `13.4 s`, `10 h 10 min`) in a shape stands for. */
+const NUMBER = String.raw`\d+(?:\.\d+)?`;
+const DURATION = `${NUMBER} (?:ms|s|min|h)(?: \\d+ (?:s|min))?`;
+
+/**
+ * A quote as the pattern of the whole printed text when the numbers of the quote are an
+ * example: each number or duration stands for any, a run of spaces for any run (columns
+ * widen with their numbers), a line break of the doc for any white space or none (a quote
+ * wrapped to the doc's width), and `…` for any text.
+ */
+export function shapeOf(quote: string): RegExp {
+  const token = new RegExp(`…|\\n\\s*|${DURATION}\\b|${NUMBER}| {2,}`, "g");
+  let pattern = "";
+  let at = 0;
+  for (const m of quote.matchAll(token)) {
+    pattern += escape(quote.slice(at, m.index));
+    const [text] = m;
+    pattern += text === "…"
+      ? "[\\s\\S]*"
+      : text.startsWith("\n")
+      ? "\\s*"
+      : text.startsWith(" ")
+      ? " +"
+      : /[a-z]$/.test(text)
+      ? DURATION
+      : NUMBER;
+    at = m.index + text.length;
+  }
+  return new RegExp(`^${pattern}${escape(quote.slice(at))}$`);
+}
