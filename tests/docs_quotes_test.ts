@@ -179,3 +179,12 @@ Deno.test("docs/configuration.md quotes the line of a server's warning as the op
   const words = await quotes("handlers-and-causes.md", 'unknown field "');
   assert(words.length === 1 && line.endsWith(`: ${words[0]}`), `${words}\n${line}`);
 });
+
+Deno.test("README.md quotes the last line of what CI runs as the script prints it", async () => {
+  const [quoted] = await quotes("../README.md", "N passed");
+  assert(quoted !== undefined, "README.md quotes it");
+  const script = await Deno.readTextFile(new URL("../.ci/run", import.meta.url));
+  // The script's last echo, each number it prints written N (running it runs the whole suite).
+  const echoes = [...script.matchAll(/^echo "(.*)"$/gm)].map((m) => m[1]);
+  assertEquals(echoes.at(-1)?.replace(/\$\{\w+\}/g, "N"), quoted);
+});
