@@ -8,11 +8,9 @@ import { parse } from "yaml";
 import { kopf, type RawBody } from "../mod.ts";
 import { FakeCluster, KopfRunner } from "../src/testing/mod.ts";
 import { ROOT, runDeno } from "./platform/commands.ts";
-import { escape, patternOf, quotes } from "./doc_quotes.ts";
+import { escape, patternOf, quotes, textBlockLines } from "./doc_quotes.ts";
 
 const MAIN = `${ROOT}/src/cli/main.ts`;
-
-const DOCS = new URL("../docs/", import.meta.url);
 
 /** Each quote of the doc that starts with `prefix` (and passes `which`) is a printed line. */
 async function assertQuoted(
@@ -63,12 +61,6 @@ Deno.test("docs/large-clusters.md quotes the watch line of a resource without se
   kopf.on.event("pods", { registry, id: "sync" }, () => {});
   await assertQuoted("large-clusters.md", "… without selectors", await operatorLines(registry));
 });
-
-/** The lines of the doc's `text` code blocks. */
-async function textBlockLines(doc: string): Promise<string[]> {
-  const text = await Deno.readTextFile(new URL(doc, DOCS));
-  return [...text.matchAll(/```text\n([\s\S]*?)```/g)].flatMap((m) => m[1].trimEnd().split("\n"));
-}
 
 Deno.test("docs/configuration.md quotes kopf run's load failures as it prints them", async () => {
   const quoted = await textBlockLines("configuration.md");
@@ -128,35 +120,46 @@ Deno.test("docs/handlers-and-causes.md quotes a handler's log line as full and J
   assert(time(json).test(lines[1]), `${json}\n${lines[1]}`);
 });
 
-Deno.test("docs/conditions.md quotes the messages of a handler retrying and of one out of retries", async () => {
-  const [retrying, exceeded] = await quotes("conditions.md", "Handler 'create_fn' ").then((all) => [
-    all.find((q) => q.includes("is retrying")),
-    all.find((q) => q.includes("exceeded")),
-  ]);
-  assert(retrying !== undefined && exceeded !== undefined, "the doc quotes both");
+Deno.test("docs/conditions.md quotes the messages of a handler retrying, failed and out of retries", async () => {
+  const all = await quotes("conditions.md", "Handler 'create_fn' ");
+  const [retrying, failed, exceeded] = ["is retrying", "failed: ", "exceeded"]
+    .map((words) => all.find((q) => q.includes(words)));
+  assert(retrying && failed && exceeded, "the doc quotes all three");
   await using cluster = await FakeCluster.start();
   cluster.create(
     parse(await Deno.readTextFile(new URL("../examples/crd.yaml", import.meta.url))) as RawBody,
   );
   const registry = new kopf.OperatorRegistry();
-  kopf.on.create("kopfexamples", { registry, retries: 3, backoff: 0.1 }, function create_fn() {
-    throw new kopf.TemporaryError("not yet", { delay: 0.1 });
-  });
+  kopf.on.create(
+    "kopfexamples",
+    { registry, retries: 3, backoff: 0.1 },
+    function create_fn({ name }) {
+      if (name === "gone") throw new kopf.PermanentError("the database is gone");
+      throw new kopf.TemporaryError("not yet", { delay: 0.1 });
+    },
+  );
   await using _runner = await KopfRunner.start(["run", "--standalone", "-n", "default"], {
     registry,
     cluster,
   });
-  cluster.create(
-    parse(await Deno.readTextFile(new URL("../examples/obj.yaml", import.meta.url))) as RawBody,
-  );
-  const messages = new Set<string>();
-  await cluster.waitFor("kopfexamples.kopf.dev", "kopf-example-1", (kex) => {
-    const conditions = (kex?.status as { conditions?: { message?: string }[] } | undefined)
-      ?.conditions ?? [];
-    for (const condition of conditions) if (condition.message) messages.add(condition.message);
-    return messages.has(exceeded);
-  });
-  assert(messages.has(retrying), [...messages].join("\n"));
+  const example = parse(
+    await Deno.readTextFile(new URL("../examples/obj.yaml", import.meta.url)),
+  ) as RawBody;
+  cluster.create(example);
+  cluster.create({ ...example, metadata: { ...example.metadata, name: "gone" } });
+  const messagesOf = async (name: string, until: (messages: Set<string>) => boolean) => {
+    const messages = new Set<string>();
+    await cluster.waitFor("kopfexamples.kopf.dev", name, (kex) => {
+      const conditions = (kex?.status as { conditions?: { message?: string }[] } | undefined)
+        ?.conditions ?? [];
+      for (const condition of conditions) if (condition.message) messages.add(condition.message);
+      return until(messages);
+    });
+    return messages;
+  };
+  const retried = await messagesOf("kopf-example-1", (messages) => messages.has(exceeded));
+  assert(retried.has(retrying), [...retried].join("\n"));
+  await messagesOf("gone", (messages) => [...messages].some((m) => patternOf(failed).test(m)));
 });
 
 Deno.test("docs/configuration.md quotes the line of a server's warning as the operator logs it", async () => {
@@ -172,4 +175,16 @@ Deno.test("docs/configuration.md quotes the line of a server's warning as the op
   cluster.create({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "a" } });
   const line = await runner.waitForOutput("The API server warns");
   assert(patternOf(quote).test(line), `${quote}\n${line}`);
+  // The server's own words, as docs/handlers-and-causes.md quotes them.
+  const words = await quotes("handlers-and-causes.md", 'unknown field "');
+  assert(words.length === 1 && line.endsWith(`: ${words[0]}`), `${words}\n${line}`);
+});
+
+Deno.test("README.md quotes the last line of what CI runs as the script prints it", async () => {
+  const [quoted] = await quotes("../README.md", "N passed");
+  assert(quoted !== undefined, "README.md quotes it");
+  const script = await Deno.readTextFile(new URL("../.ci/run", import.meta.url));
+  // The script's last echo, each number it prints written N (running it runs the whole suite).
+  const echoes = [...script.matchAll(/^echo "(.*)"$/gm)].map((m) => m[1]);
+  assertEquals(echoes.at(-1)?.replace(/\$\{\w+\}/g, "N"), quoted);
 });

@@ -15,6 +15,7 @@ import { contextEscapes } from "../../src/commands/build_context.ts";
 import { ENTRY_FILE } from "../../src/commands/dockerfile_recipe.ts";
 import { run } from "../platform/commands.ts";
 import { assert, assertEquals } from "../assert.ts";
+import { quote } from "../doc_quotes.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname.replace(/\/$/, "");
 const MAIN = `${ROOT}/src/cli/main.ts`;
@@ -190,10 +191,11 @@ Deno.test("a recipe whose build would reach out of its context is refused in one
     const refused = await kopf("-A", "--dockerfile", "operator.ts");
     assertEquals(refused.code, 2, refused.stderr);
     const line = refused.stderr.split("\n")[0];
+    // The setting named as docs/deployment.md quotes it.
+    const quoted = await quote("deployment.md", "deno.json: imports");
     assert(
       line.startsWith(
-        `kopf manifests: deno.json: imports["@kopf/kopf"] is ../kopf/mod.ts, outside the ` +
-          `build context (${tmp}/op): the image cannot be built from it.`,
+        `kopf manifests: ${quoted} (${tmp}/op): the image cannot be built from it.`,
       ),
       refused.stderr,
     );

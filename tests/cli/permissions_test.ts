@@ -13,6 +13,7 @@ import { assert, assertEquals, assertRejects, assertStringIncludes } from "../as
 import { ROOT, runDeno } from "../platform/commands.ts";
 import { ConfigurationError, UsageError } from "../../src/structs/errors.ts";
 import { FakeCluster } from "../../src/testing/mod.ts";
+import { quote } from "../doc_quotes.ts";
 
 const MAIN_CONFIG = `
 apiVersion: v1
@@ -499,6 +500,9 @@ Deno.test("`kopf run` works with exactly the flags `kopf permissions` prints, an
     const lines = denied.stderr.trim().split("\n").filter((l) => l.includes("Missing permission"));
     assertEquals(lines.length, 1, denied.stderr);
     assertStringIncludes(lines[0], `Run again with --allow-read=${kubeconfig}`);
+    // As docs/deployment.md quotes it, the path of its example being this kubeconfig's.
+    const quoted = await quote("deployment.md", "Missing permission: ");
+    assertStringIncludes(lines[0], quoted.replaceAll("/home/me/.kube/config", kubeconfig));
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

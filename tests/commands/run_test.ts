@@ -5,6 +5,7 @@
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { FakeCluster } from "../../src/testing/mod.ts";
 import { spawnKopf, terminate } from "./kopf_process.ts";
+import { quote } from "../doc_quotes.ts";
 
 const CRD = new URL("../../examples/crd.yaml", import.meta.url);
 const EXAMPLE = new URL("../../examples/01-minimal/example.ts", import.meta.url).pathname;
@@ -42,7 +43,7 @@ Deno.test("without any credentials, kopf run says in one line what it tried", as
   const errors = result.stderr.split("\n").filter((l) => l.trim() !== "");
   // The line, then the hint that follows every usage error.
   assertEquals(errors.length, 2, result.stderr);
-  assertEquals(errors[1], "See 'kopf run --help'.");
+  assertEquals(errors[1], await quote("configuration.md", "See 'kopf run")); // as the doc quotes it
   for (const text of ["kopf run: No Kubernetes credentials", "KUBECONFIG", "in-cluster", "demo"]) {
     assertStringIncludes(errors[0], text);
   }

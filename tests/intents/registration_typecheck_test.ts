@@ -7,6 +7,10 @@
  */
 import { assertEquals } from "../assert.ts";
 import { checkSnippets, MOD } from "../typecheck.ts";
+import { quote } from "../doc_quotes.ts";
+
+/** The message of a timer without an interval, as docs/handlers-and-causes.md quotes it. */
+const TIMER = await quote("handlers-and-causes.md", '"kopf.timer needs ');
 
 const HEAD = `import { kopf, type Index } from "${MOD}";
 interface Example { spec?: { field: string }; status?: { count?: number } }
@@ -63,15 +67,15 @@ const WRONG: Record<string, [string, string]> = {
   timer: [
     `kopf.timer("kex", {}, () => {});`,
     `Argument of type '{}' is not assignable to parameter of type ` +
-    `'"kopf.timer needs the option interval or idle (or both), in seconds"'.`,
+    `'${TIMER}'.`,
   ],
   typedTimer: [
     `kopf.timer(kex, { sharp: true, when: ({ spec }) => spec.field === "" }, () => {});`,
-    `'"kopf.timer needs the option interval or idle (or both), in seconds"'.`,
+    `'${TIMER}'.`,
   ],
   timerByGroupAndVersion: [
     `kopf.timer("kopf.dev", "v1", "kex", { sharp: true }, () => {});`,
-    `'"kopf.timer needs the option interval or idle (or both), in seconds"'.`,
+    `'${TIMER}'.`,
   ],
   field: [
     `kopf.on.field("kex", {}, () => {});`,

@@ -19,6 +19,7 @@ import { UsageError } from "../../src/structs/errors.ts";
 import { Resource } from "../../src/structs/resources.ts";
 import { FakeCluster } from "../../src/testing/mod.ts";
 import { kex, kexCrd } from "../operator/harness.ts";
+import { quote } from "../doc_quotes.ts";
 
 const OWNER_KIND = "kopf.zalando.org/owner-kind";
 
@@ -111,25 +112,23 @@ Deno.test("apply updates a changed child, removes what it no longer applies, and
 
 Deno.test("a field another manager owns: taken by default, an APIConflictError when not forced", async () => {
   await using env = await setUp();
-  await env.inHandler(() => apply(configMap({ a: "mine", b: "mine" })));
+  await env.inHandler(() => apply(configMap({ a: "mine", field: "mine" })));
   env.cluster.apply({
-    ...configMap({ b: "theirs" }),
+    ...configMap({ field: "theirs" }),
     metadata: { name: "parent-config", namespace: "default" },
   }, { fieldManager: "gitops", force: true });
   const error = await assertRejects(
-    () => env.inHandler(() => apply(configMap({ a: "mine", b: "mine" }), { force: false })),
+    () => env.inHandler(() => apply(configMap({ a: "mine", field: "mine" }), { force: false })),
     APIConflictError,
   );
-  assertEquals(
-    error.statusMessage,
-    'Apply failed with 1 conflict: conflict with "gitops": .data.b',
-  );
+  // As docs/children.md quotes it.
+  assertEquals(error.statusMessage, await quote("children.md", "Apply failed "));
   assertEquals(
     env.cluster.get("configmaps", "parent-config", { namespace: "default" })?.data,
-    { a: "mine", b: "theirs" },
+    { a: "mine", field: "theirs" },
   );
-  const taken = await env.inHandler(() => apply(configMap({ a: "mine", b: "mine" })));
-  assertEquals(taken.data, { a: "mine", b: "mine" });
+  const taken = await env.inHandler(() => apply(configMap({ a: "mine", field: "mine" })));
+  assertEquals(taken.data, { a: "mine", field: "mine" });
   assertEquals(managersOf(taken), ["kopf Apply"]);
 });
 

@@ -15,6 +15,7 @@ import { FakeCluster } from "../../src/testing/mod.ts";
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../assert.ts";
 import { call } from "../testing/fake_cluster/helpers.ts";
 import { until } from "./replicas.ts";
+import { quote } from "../doc_quotes.ts";
 import { assertPromtoolAccepts } from "../promtool.ts";
 import {
   clusterRegistry,
@@ -294,11 +295,9 @@ Deno.test("with leader election, only the leader serves admission; the next lead
     }, 10);
     assertEquals(hooksOf(cluster, VALIDATING, "auto.kopf.dev")[0].clientConfig.url, leaderUrl);
     assertEquals(await probe(0), [200, "ready", "kopf_leading 1"]);
-    assertEquals(await probe(1), [
-      503,
-      "not ready: on standby: another replica leads",
-      "kopf_leading 0",
-    ]);
+    // As docs/replicas.md quotes it.
+    const standby = await quote("replicas.md", "on standby: ");
+    assertEquals(await probe(1), [503, `not ready: ${standby}`, "kopf_leading 0"]);
 
     await one.stop();
     // Both configurations point at the new leader's server (here, unlike behind a

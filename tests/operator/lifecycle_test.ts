@@ -24,6 +24,7 @@ import {
   whileRunning,
 } from "./harness.ts";
 import { withEnv } from "../env.ts";
+import { quote } from "../doc_quotes.ts";
 
 Deno.test("options not supported yet or invalid fail at once with one line", async () => {
   const registry = new OperatorRegistry({ onWarning: () => {} });
@@ -142,7 +143,8 @@ Deno.test("log messages at the posting level become Kubernetes events", async ()
   for (
     const text of [
       "Hello from the handler.",
-      "Handler 'create_fn' succeeded.",
+      // As docs/writes.md quotes it, of a handler x.
+      (await quote("writes.md", "Handler 'x' ")).replace("'x'", "'create_fn'"),
       "Creation is processed: 1 succeeded; 0 failed.",
     ]
   ) {

@@ -6,14 +6,18 @@
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../assert.ts";
 import { FakeCluster } from "../../src/testing/mod.ts";
 import { type Spawned, spawnKopf, terminate } from "../commands/kopf_process.ts";
+import { patternOf, quote } from "../doc_quotes.ts";
 
 const EXAMPLE = new URL("../../examples/01-minimal/example.ts", import.meta.url).pathname;
 const CRD = new URL("../../examples/crd.yaml", import.meta.url);
 
 /** A kubeconfig with one context `ctx` (user `u`) for the server, with a token if given. */
-async function kubeconfig(server: string, extra: { token?: string; ca?: string } = {}) {
-  const dir = await Deno.makeTempDir();
-  const path = `${dir}/config`;
+async function kubeconfig(
+  server: string,
+  extra: { token?: string; ca?: string; path?: string; context?: string; user?: string } = {},
+) {
+  const path = extra.path ?? `${await Deno.makeTempDir()}/config`;
+  const [context, user] = [extra.context ?? "ctx", extra.user ?? "u"];
   const cluster = extra.ca === undefined
     ? `{ server: "${server}" }`
     : `{ server: "${server}", certificate-authority-data: "${btoa(extra.ca)}" }`;
@@ -22,9 +26,9 @@ async function kubeconfig(server: string, extra: { token?: string; ca?: string }
     `apiVersion: v1
 kind: Config
 clusters: [{ name: c, cluster: ${cluster} }]
-users: [{ name: u, user: { token: "${extra.token ?? "a-token"}" } }]
-contexts: [{ name: ctx, context: { cluster: c, user: u } }]
-current-context: ctx
+users: [{ name: ${user}, user: { token: "${extra.token ?? "a-token"}" } }]
+contexts: [{ name: ${context}, context: { cluster: c, user: ${user} } }]
+current-context: ${context}
 `,
   );
   return path;
@@ -60,7 +64,8 @@ Deno.test("an API server that refuses connections is named with the reason withi
   assertStringIncludes(serving, `at ${server} (the context "ctx" (user "u") of ${config})`);
   const line = await kopf.waitForLine(`The API server ${server} failed`);
   assertMatch(line, /WARNING/);
-  assertMatch(line, /cannot connect: .*refused/i);
+  // The reason as docs/errors-and-retries.md quotes it.
+  assertMatch(line, patternOf(await quote("errors-and-retries.md", "cannot connect: ")));
   assertStringIncludes(line, "and keeps trying");
   assert(secondsAfterServing(kopf, line) < 5, "said within 5 s of the first attempt");
   const { stderr } = await terminate(kopf);
@@ -74,6 +79,7 @@ Deno.test("an API server answering 503 is named with the status; a name that doe
   const kopf = spawnKopf(["run", "-A", EXAMPLE], { KUBECONFIG: await cluster.writeKubeconfig() });
   const line = await kopf.waitForLine(`The API server ${cluster.url} failed`);
   assertMatch(line, /WARNING .*failed: HTTP 503: .*; retrying in [\d.]+s, and keeps trying\./);
+  assertMatch(line, patternOf(await quote("errors-and-retries.md", "HTTP 503: ")));
   assert(secondsAfterServing(kopf, line) < 5);
   await terminate(kopf);
 
@@ -81,6 +87,29 @@ Deno.test("an API server answering 503 is named with the status; a name that doe
   const lost = spawnKopf(["run", "-A", EXAMPLE], { KUBECONFIG: await kubeconfig(nowhere) });
   assertMatch(await lost.waitForLine(`The API server ${nowhere} failed`), /cannot connect: /);
   await terminate(lost);
+});
+
+Deno.test("the start names the server and the context, user and file of the home's kubeconfig", async () => {
+  await using cluster = await FakeCluster.start({ tls: true });
+  const home = await Deno.makeTempDir();
+  try {
+    await Deno.mkdir(`${home}/.kube`);
+    await kubeconfig(cluster.url, {
+      path: `${home}/.kube/config`,
+      token: cluster.token,
+      ca: cluster.caCertificate,
+      context: "dev",
+      user: "alice",
+    });
+    const kopf = spawnKopf(["run", "-A", EXAMPLE], { HOME: home });
+    const serving = await kopf.waitForLine("Serving the whole cluster at");
+    await terminate(kopf);
+    // As docs/errors-and-retries.md quotes it, of a home at /home/me.
+    const quoted = await quote("errors-and-retries.md", "Serving the whole cluster at ");
+    assertMatch(serving, patternOf(quoted.replace("/home/me/", `${home}/`)));
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
 });
 
 Deno.test("refused credentials name the context and user, never the token, and end the start", async () => {

@@ -9,6 +9,7 @@ import { on } from "../../src/intents/registration.ts";
 import type { OperatorRegistry } from "../../src/intents/registry.ts";
 import type { RawBody } from "../../src/structs/bodies.ts";
 import type { FakeCluster } from "../../src/testing/mod.ts";
+import { patternOf, quote } from "../doc_quotes.ts";
 import {
   Calls,
   clusterRegistry,
@@ -138,6 +139,9 @@ Deno.test("a Secret's diff-base keeps digests; one change is one update; nothing
   // The debug lines of the diff (one per cycle: a handler per cycle) are there, masked.
   const diffLines = logsOf("creds").filter((line) => line.includes("Updating diff:"));
   assert(diffLines.length > 0);
+  // The line docs/handlers-and-causes.md quotes.
+  const quoted = await quote("handlers-and-causes.md", "Updating diff: ");
+  assert(diffLines.every((line) => patternOf(quoted).test(line)), quoted);
   for (const line of diffLines) {
     assertStringIncludes(line, 'Updating diff: [["change",["data","password"],"***","***"]]');
   }

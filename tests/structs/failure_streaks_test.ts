@@ -2,6 +2,7 @@ import { assertEquals } from "../assert.ts";
 import { FailureStreak, formatSeconds } from "../../src/structs/failure_streaks.ts";
 import type { Logger } from "../../src/structs/loggers.ts";
 import { ManualClock } from "../clocks.ts";
+import { patternOf, quote } from "../doc_quotes.ts";
 
 function recorder(): Logger & { lines: string[] } {
   const lines: string[] = [];
@@ -41,6 +42,9 @@ Deno.test("a streak warns when it starts, escalates, and heals; attempts between
   ]);
   assertEquals(logger.lines.filter((line) => line.startsWith("debug")).length, 10);
   assertEquals(streak.failures, 0);
+  // The end of the streak as docs/errors-and-retries.md quotes it.
+  const healed = await quote("errors-and-retries.md", "… works again");
+  assertEquals(patternOf(healed).test(loud[3]), true, `${healed}\n${loud[3]}`);
 });
 
 Deno.test("a long streak is reported at 1, 5, 15, 30 minutes and then hourly, no more", async () => {

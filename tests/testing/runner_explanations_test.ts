@@ -3,7 +3,14 @@
  * and the object's state; and the operator's handlers log into the test's cluster with
  * clients of their own, with no kubeconfig written by the test.
  */
-import { assert, assertEquals, assertRejects, assertStringIncludes } from "../assert.ts";
+import {
+  assert,
+  assertEquals,
+  assertMatch,
+  assertRejects,
+  assertStringIncludes,
+} from "../assert.ts";
+import { quote, shapeOf, textBlocks } from "../doc_quotes.ts";
 import { kopf } from "../../mod.ts";
 import { ApiClient, createObject, Vault } from "../../src/client/mod.ts";
 import { FakeCluster, KopfRunner, KopfRunnerError } from "../../src/testing/mod.ts";
@@ -20,40 +27,47 @@ function configMap(name: string) {
   return { apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace: "default" } };
 }
 
-Deno.test("a handler that throws: failed waits show the operator's last lines naming the cause", async () => {
-  await using cluster = await FakeCluster.start();
-  const registry = new kopf.OperatorRegistry();
-  kopf.on.create("v1", "configmaps", { registry, backoff: 30 }, function connect() {
-    throw new Error("the database at db.example:5432 refuses connections");
-  });
-  await using runner = await KopfRunner.start(["run", "--standalone", "-A"], {
-    registry,
-    cluster,
-  });
-  cluster.create(configMap("settings"));
-  await runner.waitForOutput("Handler 'connect' failed with an exception.");
+/** An operator whose handler keeps failing, as docs/testing.md's example of a failed wait has it. */
+const FAILING = `import { kopf } from "${new URL("../../mod.ts", import.meta.url).href}";
 
-  const waited = await assertRejects(
-    () => cluster.waitFor("configmaps", "settings", (o) => !!o?.metadata?.labels, { timeout: 0.1 }),
-    Error,
-  );
-  const message = waited.message;
-  assertStringIncludes(message, 'Timed out after 0.1s waiting for configmaps "settings"');
-  // The object as it is now: its name and version, what the operator wrote on it.
-  assertStringIncludes(message, '"name":"settings"');
-  assertStringIncludes(message, '"resourceVersion":');
-  assertStringIncludes(message, "kopf.zalando.org/connect");
-  // The operator's last lines: the handler's failure and its cause.
-  assertStringIncludes(message, "The operator (kopf run --standalone -A) is still running.");
-  assertStringIncludes(message, "Handler 'connect' failed with an exception. Will retry in 30s.");
-  assertStringIncludes(message, "the database at db.example:5432 refuses connections");
+kopf.on.create("configmaps", { backoff: 30 }, function connect() {
+  throw new Error("the database at db.example:5432 refuses connections");
+});
+`;
 
-  const output = await assertRejects(
-    () => runner.waitForOutput("Handler 'connect' succeeded.", { timeout: 0.05 }),
-    KopfRunnerError,
-  );
-  assertStringIncludes(output.message, "within 0.05s");
-  assertStringIncludes(output.message, "the database at db.example:5432 refuses connections");
+Deno.test("a handler that throws: failed waits show the operator's last lines naming the cause, as docs/testing.md shows them", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(`${dir}/operator.ts`, FAILING);
+    await using cluster = await FakeCluster.start();
+    const args = ["run", "--standalone", "-A", `${dir}/operator.ts`];
+    await using runner = await KopfRunner.start(args, { cluster });
+    cluster.create(configMap("settings"));
+    await runner.waitForOutput("Handler 'connect' failed with an exception.");
+
+    const waited = await assertRejects(
+      () =>
+        cluster.waitFor("configmaps", "settings", (o) => !!o?.metadata?.labels, { timeout: 0.1 }),
+      Error,
+    );
+    // As a failed test prints it, and as the doc shows it for a project in /home/me/operator:
+    // the object as it is now (what the operator wrote on it), the operator's last lines (the
+    // handler's failure and its cause).
+    const shown = (await textBlocks("testing.md")).find((b) => b.startsWith("error: Error: Timed"));
+    assert(shown !== undefined, "docs/testing.md shows a failed wait");
+    const here = shown.replaceAll("/home/me/operator/", `${dir}/`)
+      .replace(" -A operator.ts)", ` -A ${dir}/operator.ts)`);
+    assertMatch(`error: ${waited}`, shapeOf(here));
+
+    const output = await assertRejects(
+      () => runner.waitForOutput("Handler 'connect' succeeded.", { timeout: 0.05 }),
+      KopfRunnerError,
+    );
+    assertStringIncludes(output.message, "within 0.05s");
+    assertStringIncludes(output.message, "the database at db.example:5432 refuses connections");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
 
 Deno.test("the last lines are bounded: 20 lines, the earlier ones counted", async () => {
@@ -90,10 +104,9 @@ Deno.test("an operator that ended early: a wait on the cluster says how, and `aw
   );
   assertStringIncludes(error.message, "it does not exist");
   assertStringIncludes(error.message, "it did not change during the wait");
-  assertStringIncludes(
-    error.message,
-    "has ended with exit code 2: Cannot load absent-operator.ts: no such file.",
-  );
+  // As docs/testing.md quotes it, of operator.ts.
+  const ended = await quote("testing.md", "has ended with exit code ");
+  assertStringIncludes(error.message, ended.replace("operator.ts", "absent-operator.ts"));
   // That error was shown: the end of an `await using` block does not throw it again (it
   // would hide the failed wait behind a SuppressedError); stop() still does.
   await runner[Symbol.asyncDispose]();

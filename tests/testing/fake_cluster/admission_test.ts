@@ -13,6 +13,7 @@ import {
 import { assert, assertEquals, assertStringIncludes } from "../../assert.ts";
 import type { JsonValue } from "../../../src/structs/bodies.ts";
 import { call, configMap, exampleCrd } from "./helpers.ts";
+import { patternOf, quote } from "../../doc_quotes.ts";
 
 const CMS = "/api/v1/namespaces/default/configmaps";
 
@@ -110,6 +111,9 @@ Deno.test("mutating webhooks patch created objects; validating webhooks see the 
     denied.body.message,
     'admission webhook "validating.kopf.dev" denied the request: bad data',
   );
+  // As docs/testing.md quotes it, of a webhook "name".
+  const words = await quote("testing.md", "admission webhook ");
+  assert(patternOf(words.replace('"name"', '"validating.kopf.dev"')).test(denied.body.message));
   assertEquals(cluster.get("configmaps", "b"), undefined);
 
   const patched = await call(cluster, "PATCH", `${CMS}/a`, { data: { bad: "1" } }, {

@@ -6,6 +6,7 @@
 import { FakeCluster } from "../../../src/testing/mod.ts";
 import { assert, assertEquals, assertStringIncludes } from "../../assert.ts";
 import { call, configMap } from "./helpers.ts";
+import { filled, quote } from "../../doc_quotes.ts";
 
 const CMS = "/api/v1/namespaces/default/configmaps";
 const DEPLOYMENTS = "/apis/apps/v1/namespaces/default/deployments";
@@ -48,10 +49,9 @@ Deno.test("fieldValidation=Strict refuses a built-in's unknown field as the API 
   const body = { ...configMap("a"), status: { x: 1 }, extra: true };
   const strict = await call(cluster, "POST", `${CMS}?fieldValidation=Strict`, body);
   assertEquals([strict.status, strict.body.reason], [400, "BadRequest"]);
-  assertEquals(
-    strict.body.message,
-    'ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "status", unknown field "extra"',
-  );
+  // As docs/testing.md quotes it.
+  const words = await quote("testing.md", 'ConfigMap in version "v1"');
+  assertEquals(strict.body.message, filled(words, 'unknown field "status", unknown field "extra"'));
   assertEquals((await call(cluster, "GET", `${CMS}/a`)).status, 404);
   const ignored = await call(cluster, "POST", `${CMS}?fieldValidation=Ignore`, body);
   assertEquals([ignored.status, warnings(ignored.headers)], [201, []]);
@@ -68,7 +68,7 @@ Deno.test("unknown fields nested in a Deployment's pod template and its list ite
   const reply = await call(cluster, "POST", DEPLOYMENTS, body);
   assertEquals(reply.status, 201);
   assertEquals(warnings(reply.headers), [
-    'unknown field "spec.template.spec.containers[0].colour"',
+    await quote("testing.md", 'unknown field "spec.template'), // as docs/testing.md quotes it
     'unknown field "spec.template.spec.bogus"',
   ]);
   const pod = reply.body.spec.template.spec;
@@ -159,7 +159,10 @@ Deno.test("repeated fields of a JSON body: warned, the Go struct's merge or the 
     '"metadata":{"labels":{"x":"1"}},"data":{"k":"1","k":"2"}}';
   const reply = await call(cluster, "POST", CMS, text);
   assertEquals(reply.status, 201);
-  assertEquals(warnings(reply.headers), ['duplicate field "metadata"', 'duplicate field "data.k"']);
+  assertEquals(warnings(reply.headers), [
+    'duplicate field "metadata"',
+    await quote("testing.md", "duplicate field "), // as docs/testing.md quotes it
+  ]);
   assertEquals(reply.body.metadata.name, "a");
   assertEquals(reply.body.metadata.labels, { x: "1" });
   assertEquals(reply.body.data, { k: "2" });
@@ -200,11 +203,10 @@ Deno.test("server-side apply of an unknown field fails whatever the fieldValidat
   const failed = await apply(`${CMS}/a?fieldManager=test&fieldValidation=Ignore`, config);
   // No reason: metav1.Status leaves an empty one out (omitempty).
   assertEquals([failed.status, "reason" in failed.body], [500, false]);
-  assertEquals(
-    failed.body.message,
-    // The configuration names no namespace, and the message shows the configuration's own.
-    "failed to create typed patch object (/a; /v1, Kind=ConfigMap): .status: field not declared in schema",
-  );
+  // The configuration names no namespace, and the message shows the configuration's own; the
+  // rest as docs/testing.md quotes it.
+  const words = await quote("testing.md", "failed to create typed patch object");
+  assertEquals(failed.body.message, filled(words, "/a; /v1, Kind=ConfigMap"));
   const web = deployment("web", { containers: [{ name: "app", image: "nginx", colour: "red" }] });
   const nested = await apply(`${DEPLOYMENTS}/web?fieldManager=test`, web);
   assertEquals(nested.status, 500);

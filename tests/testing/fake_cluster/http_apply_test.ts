@@ -6,6 +6,7 @@
 import { FakeApiError, FakeCluster } from "../../../src/testing/mod.ts";
 import { assert, assertEquals, assertStringIncludes, assertThrows } from "../../assert.ts";
 import { call, exampleCrd } from "./helpers.ts";
+import { quote } from "../../doc_quotes.ts";
 
 const APPLY = { "content-type": "application/apply-patch+yaml" };
 const PATH = "/api/v1/namespaces/default/configmaps/cm";
@@ -90,7 +91,7 @@ Deno.test("apply: another manager's field with another value is a 409 as the API
     apiVersion: "v1",
     metadata: {},
     status: "Failure",
-    message: 'Apply failed with 1 conflict: conflict with "alice": .data.a',
+    message: await quote("testing.md", "Apply failed "), // as docs/testing.md quotes it
     reason: "Conflict",
     details: {
       causes: [{
@@ -218,6 +219,9 @@ Deno.test("apply: the status subresource owns only status; the object's apply le
     clash.body.message,
     'Apply failed with 1 conflict: conflict with "ctl" with subresource "status": .status.phase',
   );
+  // A status applier named as docs/testing.md quotes it (of a manager "m").
+  const named = await quote("testing.md", '"m" with ');
+  assertStringIncludes(clash.body.message, named.replace('"m"', '"ctl"'));
 });
 
 /** A Deployment's applied configuration, with `metadata` of its own. */
@@ -268,6 +272,8 @@ Deno.test("apply: a configuration with a uid creates no missing object: 409 uid 
     409,
     'Operation cannot be fulfilled on kopfexamples.kopf.dev "e": uid mismatch: the provided object specified uid u1, and no existing object was found',
   ]);
+  // The words docs/testing.md quotes.
+  assertStringIncludes(example.body.message, `: ${await quote("testing.md", "uid mis")}: `);
   const dry = await apply(cluster, PATH, body("gone-uid"), "fieldManager=alice&dryRun=All");
   assertEquals(dry.status, 409);
   const error = assertThrows(
@@ -396,10 +402,8 @@ Deno.test("apply: bad requests are refused as the API server refuses them", asyn
   const body = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "cm" } };
   const noManager = await apply(cluster, PATH, body, "");
   assertEquals(noManager.status, 422);
-  assertEquals(
-    noManager.body.message,
-    'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch',
-  );
+  // As docs/testing.md quotes it.
+  assertEquals(noManager.body.message, await quote("testing.md", "PatchOptions."));
   const withFields = await apply(cluster, PATH, {
     ...body,
     metadata: { name: "cm", managedFields: [] },
@@ -514,6 +518,9 @@ Deno.test("managed fields: creates and patches are Update entries of their manag
     clash.body.message,
     'Apply failed with 1 conflict: conflict with "scaler" using apps/v1: .spec.replicas',
   );
+  // An updater named as docs/testing.md quotes it (of a manager "m").
+  const named = await quote("testing.md", '"m" using ');
+  assertStringIncludes(clash.body.message, named.replace('"m"', '"scaler"'));
 });
 
 Deno.test("managed fields: an object without them gains none by updates, and its first apply names what it held", async () => {

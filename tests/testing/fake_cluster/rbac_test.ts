@@ -12,6 +12,7 @@ import {
   type UserInfo,
 } from "../../../src/testing/fake_cluster/rbac.ts";
 import { assert, assertEquals } from "../../assert.ts";
+import { patternOf, quote } from "../../doc_quotes.ts";
 
 const RBAC = "rbac.authorization.k8s.io";
 
@@ -165,7 +166,7 @@ Deno.test("rbac: resourceNames limit named requests; collections pass only by a 
   assert(can(authorizer, alice, "watch", "configmaps", { name: "mine" }));
 });
 
-Deno.test("rbac: several bindings add up; a RoleBinding grants only in its own namespace", () => {
+Deno.test("rbac: several bindings add up; a RoleBinding grants only in its own namespace", async () => {
   const authorizer = new RbacAuthorizer(policies([
     role("pods-reader", [{ apiGroups: [""], resources: ["pods"], verbs: ["get"] }]),
     role("cm-writer", [{ apiGroups: [""], resources: ["configmaps"], verbs: ["create"] }], "dev"),
@@ -179,15 +180,20 @@ Deno.test("rbac: several bindings add up; a RoleBinding grants only in its own n
   assert(!can(authorizer, alice, "get", "pods", { namespace: "" }), "not at the cluster scope");
   // A Role is looked up in the binding's namespace: there is none named so in prod.
   assert(!can(authorizer, alice, "create", "configmaps", { namespace: "prod" }));
-  const decision = authorizer.authorize({
+  const attributes: Attributes = {
     user: alice,
     verb: "create",
     resourceRequest: true,
     apiGroup: "",
     resource: "configmaps",
     namespace: "prod",
-  });
+  };
+  const decision = authorizer.authorize(attributes);
   assertEquals(decision.reason, 'RBAC: role.rbac.authorization.k8s.io "cm-writer" not found');
+  // The 403 adds the reason as docs/testing.md quotes it (of a role "r").
+  const added = (await quote("testing.md", ": RBAC: role.")).replace('"r"', '"cm-writer"');
+  const message = forbidden(attributes, decision.reason).toStatus().message;
+  assert(message?.endsWith(added), message);
 });
 
 Deno.test("rbac: a ClusterRoleBinding grants everywhere, cluster-scoped resources included", () => {
@@ -271,7 +277,7 @@ Deno.test("rbac: nonResourceURLs match exactly, by `*`, or by a prefix ending in
   assert(!can(authorizer, bob, "get", "pods"));
 });
 
-Deno.test("rbac: the 403 says what was refused as kube-apiserver does", () => {
+Deno.test("rbac: the 403 says what was refused as kube-apiserver does, as docs/testing.md quotes it", async () => {
   const user = op;
   const list = forbidden({
     user,
@@ -287,15 +293,14 @@ Deno.test("rbac: the 403 says what was refused as kube-apiserver does", () => {
     apiVersion: "v1",
     metadata: {},
     status: "Failure",
-    message:
-      'pods is forbidden: User "system:serviceaccount:default:op" cannot list resource "pods" in API group "" in the namespace "default"',
+    message: await quote("testing.md", "pods is forbidden: "),
     reason: "Forbidden",
     details: { kind: "pods" },
     code: 403,
   });
   const status = forbidden({
     user,
-    verb: "get",
+    verb: "patch",
     resourceRequest: true,
     apiGroup: "kopf.dev",
     resource: "kopfexamples",
@@ -305,8 +310,9 @@ Deno.test("rbac: the 403 says what was refused as kube-apiserver does", () => {
   }).toStatus();
   assertEquals(
     status.message,
-    'kopfexamples.kopf.dev "e1" is forbidden: User "system:serviceaccount:default:op" cannot get resource "kopfexamples/status" in API group "kopf.dev" in the namespace "default"',
+    'kopfexamples.kopf.dev "e1" is forbidden: User "system:serviceaccount:default:op" cannot patch resource "kopfexamples/status" in API group "kopf.dev" in the namespace "default"',
   );
+  assert(patternOf(await quote("testing.md", "cannot patch resource ")).test(status.message ?? ""));
   assertEquals(status.details, { name: "e1", group: "kopf.dev", kind: "kopfexamples" });
   const cluster = forbidden({
     user: alice,
@@ -319,9 +325,13 @@ Deno.test("rbac: the 403 says what was refused as kube-apiserver does", () => {
     cluster.message,
     'customresourcedefinitions.apiextensions.k8s.io is forbidden: User "alice" cannot watch resource "customresourcedefinitions" in API group "apiextensions.k8s.io" at the cluster scope: RBAC: clusterrole.rbac.authorization.k8s.io "gone" not found',
   );
+  assert(
+    patternOf(await quote("testing.md", "… at the cluster scope")).test(cluster.message ?? ""),
+  );
   const path = forbidden({ user: alice, verb: "get", resourceRequest: false, path: "/metrics" })
     .toStatus();
-  assertEquals(path.message, 'forbidden: User "alice" cannot get path "/metrics"');
+  const pathWords = await quote("testing.md", "forbidden: User ");
+  assertEquals(path.message, pathWords.replace('"x"', '"alice"'));
   assertEquals(path.details, {});
 });
 

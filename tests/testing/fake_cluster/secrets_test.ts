@@ -12,6 +12,7 @@ import { Resource } from "../../../src/structs/resources.ts";
 import { assert, assertEquals, assertStringIncludes } from "../../assert.ts";
 import { available, run } from "../../platform/commands.ts";
 import { call } from "./helpers.ts";
+import { quote } from "../../doc_quotes.ts";
 
 const hasKubectl = await available("kubectl", ["version", "--client"]);
 const SECRETS = "/api/v1/namespaces/default/secrets";
@@ -98,7 +99,9 @@ Deno.test("Secrets: data must be base64, stringData strings, keys config keys; t
   await using cluster = await FakeCluster.start();
   const badData = await call(cluster, "POST", SECRETS, secret("x", { data: { a: "not base64!" } }));
   assertEquals([badData.status, badData.body.reason], [400, "BadRequest"]);
-  assertStringIncludes(badData.body.message, "cannot be handled as a Secret: illegal base64 data");
+  // In the words docs/testing.md quotes.
+  const words = await quote("testing.md", "cannot be handled as a ");
+  assertStringIncludes(badData.body.message, `${words}: illegal base64 data`);
   const badString = await call(cluster, "POST", SECRETS, secret("x", { stringData: { a: 1 } }));
   assertEquals(badString.status, 400);
   assertStringIncludes(badString.body.message, "Secret.stringData of type string");

@@ -10,7 +10,8 @@ import {
 } from "../../../src/testing/fake_cluster/selectors.ts";
 import { ApiError } from "../../../src/testing/fake_cluster/errors.ts";
 import type { JsonObject } from "../../../src/structs/bodies.ts";
-import { assertEquals, assertThrows } from "../../assert.ts";
+import { assertEquals, assertMatch, assertThrows } from "../../assert.ts";
+import { patternOf, quote } from "../../doc_quotes.ts";
 
 Deno.test("label selectors: equality, sets, existence; bad ones are 400", () => {
   const obj = (labels: Record<string, string>): JsonObject => ({ metadata: { labels } });
@@ -24,7 +25,7 @@ Deno.test("label selectors: equality, sets, existence; bad ones are 400", () => 
   assertEquals(assertThrows(() => parseLabelSelector("a=b=c"), ApiError).code, 400);
 });
 
-Deno.test("field selectors: supported fields only, = and !=", () => {
+Deno.test("field selectors: supported fields only, = and !=", async () => {
   const sel = parseFieldSelector("metadata.name=x,status.phase!=Running", ["status.phase"], "Pod");
   assertEquals(sel({ metadata: { name: "x" }, status: { phase: "Pending" } }), true);
   assertEquals(sel({ metadata: { name: "x" }, status: { phase: "Running" } }), false);
@@ -34,6 +35,9 @@ Deno.test("field selectors: supported fields only, = and !=", () => {
   assertEquals(deep({ spec: { n: 4 } }), false);
   const error = assertThrows(() => parseFieldSelector("spec.x=1", [], "ConfigMap"), ApiError);
   assertEquals(error.code, 400);
+  // As docs/fidelity.md quotes it (of a field X of a Kind).
+  const words = await quote("fidelity.md", "field label not supported: X (");
+  assertMatch(error.message, patternOf(words.replace("X", "spec.x").replace("Kind", "ConfigMap")));
 });
 
 Deno.test("field selectors tell the name and namespace they require, and only those", () => {

@@ -6,6 +6,11 @@
 import { FakeApiError, FakeCluster } from "../../../src/testing/mod.ts";
 import { assertEquals, assertThrows } from "../../assert.ts";
 import { call, configMap, exampleCrd } from "./helpers.ts";
+import { quote } from "../../doc_quotes.ts";
+
+/** The words docs/testing.md quotes for a changed uid and for a failed uid precondition. */
+const IMMUTABLE = await quote("testing.md", "field is ");
+const PRECONDITION = await quote("testing.md", "Precondition ");
 
 const CM = "/api/v1/namespaces/default/configmaps/cm";
 const DEPLOYMENT = "/apis/apps/v1/namespaces/default/deployments/d";
@@ -21,7 +26,7 @@ function patch(cluster: FakeCluster, path: string, type: keyof typeof TYPES, bod
 }
 
 function immutable(kind: string, name: string, uid: string): string {
-  return `${kind} "${name}" is invalid: metadata.uid: Invalid value: "${uid}": field is immutable`;
+  return `${kind} "${name}" is invalid: metadata.uid: Invalid value: "${uid}": ${IMMUTABLE}`;
 }
 
 function deployment() {
@@ -120,7 +125,7 @@ Deno.test("uid: a PUT with another uid fails its precondition (409), before its 
   const created = cluster.create(configMap("cm", { a: "1" }));
   const uid = created.metadata!.uid as string;
   const precondition = (resource: string, name: string, stored: string) =>
-    `Operation cannot be fulfilled on ${resource} "${name}": Precondition failed: UID in precondition: other, UID in object meta: ${stored}`;
+    `Operation cannot be fulfilled on ${resource} "${name}": ${PRECONDITION}: UID in precondition: other, UID in object meta: ${stored}`;
   const put = await call(cluster, "PUT", CM, {
     ...created,
     metadata: { ...created.metadata, uid: "other", resourceVersion: "1" },
