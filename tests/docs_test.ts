@@ -253,16 +253,41 @@ function importOf(source: ts.SourceFile, name: string): ts.Expression | undefine
   return undefined;
 }
 
+/** The interface a module declares, or imports, under a name. */
+async function interfaceOf(
+  path: string,
+  source: ts.SourceFile,
+  name: string,
+): Promise<Members | undefined> {
+  const node = source.statements.find((s): s is ts.InterfaceDeclaration =>
+    ts.isInterfaceDeclaration(s) && s.name.text === name
+  );
+  if (node !== undefined) return { path, source, node };
+  const spec = importOf(source, name);
+  if (spec === undefined) return undefined;
+  const found = await declarationOf(pathFrom(path, (spec as ts.StringLiteral).text), name);
+  return ts.isInterfaceDeclaration(found.node)
+    ? { path: found.path, source: found.source, node: found.node }
+    : undefined;
+}
+
+/** An interface and where it is declared. */
+interface Members {
+  readonly path: string;
+  readonly source: ts.SourceFile;
+  readonly node: ts.InterfaceDeclaration;
+}
+
 /**
  * The declaration of an exported name of a module (following re-exports), and, for a
- * constant typed as an interface of the same module, that interface (its members are
+ * constant typed as an interface (its own or imported), that interface (its members are
  * values users reach too: `kopf.on.create`).
  */
 async function declarationOf(
   path: string,
   name: string,
 ): Promise<
-  { path: string; source: ts.SourceFile; node: ts.Node; members?: ts.InterfaceDeclaration }
+  { path: string; source: ts.SourceFile; node: ts.Node; members?: Members }
 > {
   const source = await parse(path);
   for (const statement of source.statements) {
@@ -281,7 +306,8 @@ async function declarationOf(
     if (!isExported(statement)) continue;
     if (
       (ts.isFunctionDeclaration(statement) || ts.isClassDeclaration(statement) ||
-        ts.isEnumDeclaration(statement)) && statement.name?.text === name
+        ts.isEnumDeclaration(statement) || ts.isInterfaceDeclaration(statement)) &&
+      statement.name?.text === name
     ) {
       return { path, source, node: statement };
     }
@@ -292,9 +318,9 @@ async function declarationOf(
         const typeName = type !== undefined && ts.isTypeReferenceNode(type)
           ? type.typeName.getText(source)
           : undefined;
-        const members = source.statements.find((s): s is ts.InterfaceDeclaration =>
-          ts.isInterfaceDeclaration(s) && s.name.text === typeName
-        );
+        const members = typeName === undefined
+          ? undefined
+          : await interfaceOf(path, source, typeName);
         return { path, source, node: declaration, members };
       }
     }
@@ -326,12 +352,13 @@ async function kopfValues(): Promise<KopfValue[]> {
         where: where(found.path, found.source, found.node),
         ...examplesOf(found.node, found.source, found.path),
       });
-      for (const member of found.members?.members ?? []) {
-        if (!ts.isPropertySignature(member)) continue;
+      const members = found.members;
+      for (const member of members?.node.members ?? []) {
+        if (members === undefined || !ts.isPropertySignature(member)) continue;
         values.push({
-          name: `${name}.${member.name.getText(found.source)}`,
-          where: where(found.path, found.source, member),
-          ...examplesOf(member, found.source, found.path),
+          name: `${name}.${member.name.getText(members.source)}`,
+          where: where(members.path, members.source, member),
+          ...examplesOf(member, members.source, members.path),
         });
       }
     }

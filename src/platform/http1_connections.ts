@@ -16,12 +16,29 @@ export class ReadTimeoutError extends Error {
 }
 
 /**
+ * What a connection uses of its socket (a `Deno.Conn`, plain or TLS): named here so that
+ * the declarations Node users get do not need Deno's namespace.
+ */
+export interface Socket {
+  /** Read into the buffer: the count of bytes read, or `null` at the end. */
+  read(into: Uint8Array): Promise<number | null>;
+  /** Write the bytes: the count of bytes written. */
+  write(bytes: Uint8Array): Promise<number>;
+  /** Close the socket. */
+  close(): void;
+  /** Keep the process alive while the socket is open (a request is in flight). */
+  ref(): void;
+  /** Let the process exit while the socket idles. */
+  unref(): void;
+}
+
+/**
  * One socket and the reader of its responses; it serves one request at a time, and knows
  * how far the request under way got: whether any byte of it may have left, whether any
  * byte of its answer came, and when it last made progress (for the agent's watchdog).
  */
 export class Connection {
-  readonly #socket: Deno.Conn;
+  readonly #socket: Socket;
   readonly #reader: ResponseReader;
   #idle = false;
   #closed = false;
@@ -39,7 +56,7 @@ export class Connection {
   /** When it last went idle (`performance.now()`). */
   idleSince = 0;
 
-  constructor(socket: Deno.Conn, limits: { readonly maxBodyBytes: number }) {
+  constructor(socket: Socket, limits: { readonly maxBodyBytes: number }) {
     this.#socket = socket;
     this.#reader = new ResponseReader((into) => socket.read(into), limits);
   }
