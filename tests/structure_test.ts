@@ -1,6 +1,9 @@
 /**
  * The shape of the source (docs/architecture.md): no function longer than 100 lines and no
- * class longer than 400 (the fake cluster's data tables aside); one file name per concept
+ * class longer than 400 (the fake cluster's data tables aside); no module longer than 600
+ * lines (the fake cluster aside), no runnable longer than 150 (a runnable
+ * wires, it decides nothing), and no optional `left` flag on the reactor's types (leaving a
+ * selection is an event type of its own); one file name per concept
  * (the fake cluster, which mirrors the API server's own concepts, aside); no `@internal`
  * member on an exported class.
  */
@@ -10,6 +13,8 @@ import { assertEquals } from "./assert.ts";
 const SRC = new URL("../src/", import.meta.url);
 const MAX_FUNCTION_LINES = 100;
 const MAX_CLASS_LINES = 400;
+const MAX_MODULE_LINES = 600;
+const MAX_RUNNABLE_LINES = 150;
 
 /** Functions that are data tables, not logic, as `path name` keys. */
 const DATA_TABLES: ReadonlySet<string> = new Set([
@@ -68,6 +73,41 @@ Deno.test("no function over 100 lines and no class over 400 lines in src/", asyn
   assertEquals(found.filter((key) => !KNOWN_LONG.has(key)).sort(), []);
   // A debt paid is struck off the list, so that it cannot come back unnoticed.
   assertEquals([...KNOWN_LONG].filter((key) => !found.includes(key)).sort(), []);
+});
+
+/** The modules longer than their limit, as `path: lines` entries. */
+export function longModules(path: string, text: string): string[] {
+  if (path.startsWith("testing/fake_cluster/")) return [];
+  const lines = text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
+  const limit = path.startsWith("reactor/runnables/") ? MAX_RUNNABLE_LINES : MAX_MODULE_LINES;
+  return lines > limit ? [`${path}: ${lines} lines, over ${limit}`] : [];
+}
+
+Deno.test("no module over 600 lines, and no runnable over 150, in src/", async () => {
+  const found: string[] = [];
+  for await (const file of walk(SRC)) {
+    found.push(...longModules(pathOf(file), await Deno.readTextFile(file)));
+  }
+  assertEquals(found.sort(), []);
+});
+
+Deno.test("the module length check sees a long module and a long runnable", () => {
+  const lines = (n: number) => "const a = 1;\n".repeat(n);
+  assertEquals(longModules("x.ts", lines(600)), []);
+  assertEquals(longModules("x.ts", lines(601)), ["x.ts: 601 lines, over 600"]);
+  assertEquals(longModules("reactor/runnables/r.ts", lines(151)), [
+    "reactor/runnables/r.ts: 151 lines, over 150",
+  ]);
+  assertEquals(longModules("testing/fake_cluster/f.ts", lines(900)), []);
+});
+
+Deno.test("no optional left flag in src/: leaving a selection is an event type", async () => {
+  const found: string[] = [];
+  for await (const file of walk(SRC)) {
+    const text = await Deno.readTextFile(file);
+    if (/\bleft\?:/.test(text)) found.push(pathOf(file));
+  }
+  assertEquals(found, []);
 });
 
 Deno.test("the length check itself sees a long function and a long class", () => {

@@ -13,16 +13,8 @@
 
 import { settlesWithin } from "../../structs/clock.ts";
 import type { RawBody } from "../../structs/bodies.ts";
-import type { ApiClient } from "../../client/api.ts";
-import { LeaseLock } from "../../engines/leases.ts";
-import {
-  type Coordination,
-  type Handover,
-  LeaderElector,
-  type Ownership,
-} from "../../engines/leader_election.ts";
-import { ShardCoordinator } from "../../engines/sharding.ts";
-import { detectOwnIdentity } from "../../engines/peer_records.ts";
+import type { Coordination, Handover, Ownership } from "../../engines/leader_election.ts";
+import { createCoordination } from "../../engines/coordinations.ts";
 import type { OperatorParts } from "../operator_parts.ts";
 import type { RunContext, Runnable } from "../manager.ts";
 import type { ClientRunnable } from "./client_runnable.ts";
@@ -62,9 +54,12 @@ export class CoordinationRunnable implements Runnable, Ownership {
 
   /** Create the coordination, announce the standby, and run it in the background. */
   async start(context: RunContext): Promise<void> {
+    const { settings, logger, clock } = this.#parts;
     const coordination = this.#coordination = await createCoordination(
       this.#client.api,
-      this.#parts,
+      settings.leadership,
+      logger,
+      clock,
     );
     if (coordination === undefined) return;
     await context.announce({ type: "standby" });
@@ -98,54 +93,4 @@ export class CoordinationRunnable implements Runnable, Ownership {
     await this.#coordination?.release();
     await this.#announcing;
   }
-}
-
-/**
- * The coordination the settings ask for, not running yet; `undefined` without leader
- * election or sharding. The Leases' namespace is the settings', else the credentials'
- * (a pod's own), else `default`.
- */
-async function createCoordination(
-  api: ApiClient,
-  parts: OperatorParts,
-): Promise<Coordination | undefined> {
-  const { logger, clock } = parts;
-  const settings = parts.settings.leadership;
-  if (!settings.enabled) return undefined;
-  const namespace = settings.namespace ?? await api.defaultNamespace() ?? "default";
-  const identity = detectOwnIdentity();
-  const timings = {
-    leaseDuration: settings.leaseDuration,
-    renewDeadline: settings.renewDeadline,
-    retryPeriod: settings.retryPeriod,
-  };
-  if (settings.leaderElection) {
-    logger.info(
-      `Leader election: the Lease ${namespace}/${settings.name}, as ${identity}; on standby ` +
-        "until it is acquired.",
-    );
-    const lock = new LeaseLock({
-      api,
-      namespace,
-      name: settings.name,
-      identity,
-      leaseDuration: settings.leaseDuration,
-      clock,
-    });
-    return new LeaderElector({ lock, timings, logger, clock });
-  }
-  logger.info(
-    `Sharding: ${settings.shards} shards with the Leases ${namespace}/${settings.name}-shard-*, ` +
-      `as ${identity}.`,
-  );
-  return new ShardCoordinator({
-    api,
-    namespace,
-    name: settings.name,
-    identity,
-    shards: settings.shards,
-    timings,
-    logger,
-    clock,
-  });
 }

@@ -13,12 +13,10 @@
 import type { ObservedEvent } from "../../structs/bodies.ts";
 import type { Resource } from "../../structs/resources.ts";
 import { resourceLabel } from "../../structs/operator_metrics.ts";
-import { ConfigurationError } from "../../structs/errors.ts";
-import { typoMessage } from "../../structs/resource_suggestions.ts";
-import type { HandlerKind } from "../../intents/handlers.ts";
 import { observationClient } from "../observation/observation_client.ts";
 import { Observer } from "../observation/observer.ts";
 import { WatchSelecting } from "../observation/selecting.ts";
+import { keepsLastStates, ServedResources } from "../observation/served_resources.ts";
 import type { OperatorParts } from "../operator_parts.ts";
 import type { Reactions, RunContext, Runnable } from "../manager.ts";
 import type { AdmissionRunnable } from "./admission_runnable.ts";
@@ -26,16 +24,6 @@ import type { ClientRunnable } from "./client_runnable.ts";
 import type { PeeringRunnable } from "./peering_runnable.ts";
 import type { ProcessingRunnable } from "./processing_runnable.ts";
 import type { QueueingRunnable } from "./queueing_runnable.ts";
-
-/** The kinds of handlers served by watching objects (admission handlers are called instead). */
-const WATCHED_KINDS: readonly HandlerKind[] = [
-  "changing",
-  "event",
-  "daemon",
-  "timer",
-  "index",
-  "child",
-];
 
 /** What the observation feeds and consults. */
 export interface ObservationNeeds {
@@ -58,8 +46,6 @@ export class ObservationRunnable implements Runnable {
   readonly #parts: OperatorParts;
   readonly #needs: ObservationNeeds;
   readonly #observing = new AbortController();
-  /** The selectors that matched no served resource yet, warned of once each. */
-  readonly #missing = new Set<string>();
   #observer: Observer | undefined;
   #running: Promise<void> | undefined;
 
@@ -133,53 +119,27 @@ export class ObservationRunnable implements Runnable {
     const processor = processing.processor;
     const multiplexer = queueing.multiplexer;
     const selecting = new WatchSelecting(matcher, settings, logger);
+    const served = new ServedResources(matcher, logger);
     return new Observer({
       client: observationClient(client.api, client.discovery),
       table: this.#parts.objects,
       scope,
       clock,
-      select: (discovered) => this.#select(discovered),
+      select: (discovered) => {
+        this.#needs.admission.resourcesChanged(discovered); // the managed webhooks' rules follow
+        return served.select(discovered);
+      },
       feed: (resource: Resource, event: ObservedEvent) => {
         metrics?.eventsReceived.inc([resourceLabel(resource), event.type ?? "LISTED"]);
         if (processor.skips(resource, event)) return undefined; // another replica's object
         processor.expect(resource, event); // the handling waits for the listed ones' indexing
         return multiplexer.push(resource, event);
       },
-      // A deletion missed while a watch was down reaches the handlers with the last known
-      // body only where handlers look at deleted objects; elsewhere, identities suffice.
-      keepsLastStates: (resource) => {
-        const handlers = matcher.handlersFor(resource);
-        return handlers.event.length > 0 ||
-          handlers.changing.some((h) => h.reason === "delete" || h.reason === null);
-      },
+      keepsLastStates: (resource) => keepsLastStates(matcher, resource),
       selection: (resource) => selecting.of(resource),
       scanning: settings.scanning,
       watching: settings.watching,
       logger,
     });
-  }
-
-  /** The served resources that the handlers select; warns of selectors matching none. */
-  #select(discovered: readonly Resource[]): readonly Resource[] {
-    const { matcher, logger } = this.#parts;
-    this.#needs.admission.resourcesChanged(discovered); // the managed webhooks' rules follow
-    for (const selector of matcher.selectors(WATCHED_KINDS)) {
-      const selection = selector.select(discovered);
-      const key = String(selector);
-      if (selection.resources.length === 0 && !this.#missing.has(key)) {
-        // A name a typo away from a served one is a typo: an operator waiting for it would
-        // do nothing, silently. (Thrown at the first discovery, it ends the operator.)
-        const typo = typoMessage(selector, discovered, "the resource of handlers");
-        if (typo !== undefined) throw new ConfigurationError(typo);
-        this.#missing.add(key);
-        logger.warning(`No served resource matches ${key} yet; it is served once it appears.`);
-      } else if (selection.resources.length > 0 && this.#missing.delete(key)) {
-        logger.info(`Resources matching ${key} have appeared: serving them.`);
-      }
-      for (const warning of selection.warnings) logger.warning(warning);
-    }
-    return matcher.resolve(discovered, WATCHED_KINDS).resources.filter((r) =>
-      matcher.hasHandlers(r)
-    );
   }
 }

@@ -1,0 +1,65 @@
+/**
+ * The coordination of replicas that `settings.leadership` asks for: leader election over
+ * one Lease, or sharding over one Lease per shard, made and named from the settings.
+ *
+ * @module
+ */
+
+import type { Clock } from "../structs/clock.ts";
+import type { Logger } from "../structs/loggers.ts";
+import type { ApiClient } from "../client/api.ts";
+import type { LeadershipSettings } from "../settings/cluster_settings.ts";
+import { LeaseLock } from "./leases.ts";
+import { type Coordination, LeaderElector } from "./leader_election.ts";
+import { ShardCoordinator } from "./sharding.ts";
+import { detectOwnIdentity } from "./peer_records.ts";
+
+/**
+ * The coordination the settings ask for, not running yet; `undefined` without leader
+ * election or sharding. The Leases' namespace is the settings', else the credentials'
+ * (a pod's own), else `default`.
+ */
+export async function createCoordination(
+  api: ApiClient,
+  settings: LeadershipSettings,
+  logger: Logger,
+  clock: Clock,
+): Promise<Coordination | undefined> {
+  if (!settings.enabled) return undefined;
+  const namespace = settings.namespace ?? await api.defaultNamespace() ?? "default";
+  const identity = detectOwnIdentity();
+  const timings = {
+    leaseDuration: settings.leaseDuration,
+    renewDeadline: settings.renewDeadline,
+    retryPeriod: settings.retryPeriod,
+  };
+  if (settings.leaderElection) {
+    logger.info(
+      `Leader election: the Lease ${namespace}/${settings.name}, as ${identity}; on standby ` +
+        "until it is acquired.",
+    );
+    const lock = new LeaseLock({
+      api,
+      namespace,
+      name: settings.name,
+      identity,
+      leaseDuration: settings.leaseDuration,
+      clock,
+    });
+    return new LeaderElector({ lock, timings, logger, clock });
+  }
+  logger.info(
+    `Sharding: ${settings.shards} shards with the Leases ${namespace}/${settings.name}-shard-*, ` +
+      `as ${identity}.`,
+  );
+  return new ShardCoordinator({
+    api,
+    namespace,
+    name: settings.name,
+    identity,
+    shards: settings.shards,
+    timings,
+    logger,
+    clock,
+  });
+}
