@@ -9,7 +9,7 @@
  *
  * @module
  */
-import type { RawBody } from "../structs/bodies.ts";
+import type { BodySource, RawBody } from "../structs/bodies.ts";
 import type { Resource } from "../structs/resources.ts";
 import { groupOf } from "../structs/owner_labels.ts";
 import type { HandlerState } from "../handling/handler_progress.ts";
@@ -23,6 +23,8 @@ export interface ChildChange {
   readonly event: ChildEventType;
   /** Its state as its watch carried it (its metadata, for a metadata-only watch). */
   readonly child: RawBody;
+  /** For a child known by its metadata only: where its whole object is read. */
+  readonly source?: BodySource;
 }
 
 /** A parent as a child's owner reference names it. */

@@ -52,7 +52,7 @@ import type { ObjectReference } from "../structs/object_refs.ts";
 import type { Semaphore } from "../structs/semaphores.ts";
 import type { Resource } from "../structs/resources.ts";
 import { DaemonStopper, type DaemonStoppingReason } from "../structs/stoppers.ts";
-import type { RawBody } from "../structs/bodies.ts";
+import type { BodySource, RawBody } from "../structs/bodies.ts";
 import { type Body, BodyHolder, liveView } from "../structs/views.ts";
 import type { ApiClient } from "../client/api.ts";
 import type { OperatorSettings } from "../settings/operator_settings.ts";
@@ -105,6 +105,8 @@ export interface SpawningState {
   readonly resource: Resource;
   /** The object's latest known body. */
   readonly body: RawBody;
+  /** For a body known by its metadata only: where its whole object is read (`fetchBody`). */
+  readonly source?: BodySource;
   /** The object is marked for deletion: its daemons and timers must stop. */
   readonly deleted: boolean;
   /** The object is gone from the cluster (a `DELETED` event). */
@@ -192,7 +194,7 @@ export class Spawner {
     const { resource, body } = state;
     const key = resourceObjectKey(resource, objectKey(body));
     let record = this.#objects.get(key);
-    if (record !== undefined) this.#update(record, body);
+    if (record !== undefined) this.#update(record, body, state.source);
 
     if (state.gone) {
       if (record === undefined) return NOTHING;
@@ -310,6 +312,7 @@ export class Spawner {
           buildResourceKwargs({
             resource: record.resource,
             body,
+            source: record.holder.source,
             logger: record.scope.logger,
             memo: record.memory.memo,
             indices: this.#indices,
@@ -369,6 +372,7 @@ export class Spawner {
     return buildResourceKwargs({
       resource,
       body,
+      source: state.source,
       logger: state.logger,
       memo: state.memory.memo,
       indices: this.#indices,
@@ -376,7 +380,7 @@ export class Spawner {
   }
 
   #remember(key: string, state: SpawningState): ObjectRecord {
-    const holder = new BodyHolder(state.body);
+    const holder = new BodyHolder(state.body, state.source);
     const live = liveView(holder, [], "body") as unknown as Body;
     const record: ObjectRecord = {
       resource: state.resource,
@@ -394,8 +398,8 @@ export class Spawner {
     return record;
   }
 
-  #update(record: ObjectRecord, body: RawBody): void {
-    record.holder.update(body);
+  #update(record: ObjectRecord, body: RawBody, source: BodySource | undefined): void {
+    record.holder.update(body, source);
     const version = body.metadata?.resourceVersion;
     if (version !== record.version) {
       record.version = version;

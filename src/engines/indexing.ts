@@ -25,7 +25,7 @@
  *
  * @module
  */
-import type { ObservedEvent, RawBody } from "../structs/bodies.ts";
+import type { BodySource, ObservedEvent, RawBody } from "../structs/bodies.ts";
 import { type Clock, realClock } from "../structs/clock.ts";
 import { objectKey, resourceObjectKey } from "../structs/identities.ts";
 import { type Index, OperatorIndex } from "../structs/indices.ts";
@@ -58,6 +58,8 @@ export interface IndexingState {
   readonly resource: Resource;
   /** The object's state. */
   readonly body: RawBody;
+  /** For a state known by its metadata only: where its whole object is read (`fetchBody`). */
+  readonly source?: BodySource;
   /** The object is gone from the cluster (a `DELETED` event): its values go. */
   readonly gone: boolean;
   /** The object's memory (its memo). */
@@ -150,6 +152,7 @@ export class OperatorIndexers {
       const init = {
         resource,
         body,
+        source: state.source,
         logger: scope.logger,
         memo: state.memory.memo,
         indices: this.indices,

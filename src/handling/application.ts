@@ -26,7 +26,7 @@
  * @module
  */
 
-import type { JsonObject, JsonValue, RawBody } from "../structs/bodies.ts";
+import type { BodySource, JsonObject, JsonValue, RawBody } from "../structs/bodies.ts";
 import { isMapping } from "../structs/dicts.ts";
 import { type JsonPatchOperation, Patch } from "../structs/patches.ts";
 import type { Resource } from "../structs/resources.ts";
@@ -43,11 +43,7 @@ import {
 } from "../client/api_errors.ts";
 import { patchObject, type PatchOptions } from "../client/objects.ts";
 import { readSameObjectOrFail } from "../client/same_objects.ts";
-import {
-  asResourceObject,
-  type BodySource,
-  bodySourceOf,
-} from "../structs/metadata_only_bodies.ts";
+import { asResourceObject } from "../structs/metadata_only_bodies.ts";
 import { checkSizes, OutcomeTooLargeError } from "./outcome_sizes.ts";
 import { applyIntent } from "./apply_intents.ts";
 
@@ -62,6 +58,11 @@ export interface ApplyChangesOptions {
   readonly resource: Resource;
   /** The object as last seen (the base of JSON Patch operations). */
   readonly body: RawBody;
+  /**
+   * For an object known by its metadata only: where its whole object is read. Its requests
+   * then ask for metadata-only answers too (the whole body is never needed here).
+   */
+  readonly source?: BodySource;
   /** The accumulated changes. */
   readonly patch: Patch;
   /** Our finalizer. */
@@ -176,7 +177,7 @@ class Sender {
 
   constructor(options: ApplyChangesOptions) {
     this.#options = options;
-    this.source = bodySourceOf(options.body);
+    this.source = options.source;
     const meta = options.body.metadata;
     this.#ref = { name: meta?.name ?? "", namespace: meta?.namespace };
   }
@@ -191,10 +192,8 @@ class Sender {
       metadataOnly: source !== undefined,
       signal,
     });
-    this.latest = source === undefined
-      ? answer
-      : asResourceObject(answer, resource.apiVersion, resource.kind, source);
-    return this.latest;
+    if (source !== undefined) asResourceObject(answer, resource.apiVersion, resource.kind);
+    return this.latest = answer;
   }
 
   /**

@@ -10,7 +10,7 @@
  * @module
  */
 
-import type { RawBody } from "../structs/bodies.ts";
+import type { BodySource, RawBody } from "../structs/bodies.ts";
 
 import type { Index } from "../structs/indices.ts";
 import type { ObjectLogger } from "../structs/loggers.ts";
@@ -62,6 +62,8 @@ export interface CycleTarget extends ObjectScope {
   readonly indices?: Readonly<Record<string, Index>>;
   /** The object (the same as the cause's). */
   readonly body: RawBody;
+  /** For an object known by its metadata only: where its whole object is read. */
+  readonly source?: BodySource;
   /** Where changes accumulate. */
   readonly patch: Patch;
   /** The object's logger. */
@@ -152,6 +154,7 @@ function changingKwargs(
   return buildChangingKwargs({
     resource: target.resource,
     body: cause.body,
+    source: target.source,
     patch: target.patch,
     logger: target.logger,
     memoOf: () => target.memory.memo,

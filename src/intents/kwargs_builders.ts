@@ -9,7 +9,7 @@
  *
  * @module
  */
-import type { ObjectEvent, RawBody } from "../structs/bodies.ts";
+import type { BodySource, ObjectEvent, RawBody } from "../structs/bodies.ts";
 import { type Diff, reduceDiff } from "../structs/diffs.ts";
 import { type FieldPath, resolve } from "../structs/dicts.ts";
 import type { Index } from "../structs/indices.ts";
@@ -27,7 +27,6 @@ import {
   readOnlyView,
 } from "../structs/views.ts";
 import type { OperatorSettings } from "../settings/operator_settings.ts";
-import { bodySourceOf } from "../structs/metadata_only_bodies.ts";
 import type { Activity } from "./reasons.ts";
 import type {
   ActivityKwargs,
@@ -51,6 +50,11 @@ export interface ResourceKwargsInit {
   resource: Resource;
   /** The object's body; ignored for the views when `holder` is given. */
   body: RawBody;
+  /**
+   * For a body known by its metadata only: where `fetchBody` reads the whole object (the
+   * holder's own, when `holder` is given).
+   */
+  source?: BodySource;
   /** Make `body/spec/meta/status/labels/annotations` live views of this holder. */
   holder?: BodyHolder;
   /** The patch to collect changes into; a new one by default. */
@@ -126,6 +130,7 @@ class ResourceKwargsObject {
   #memo: unknown;
   readonly #memoOf: (() => unknown) | undefined;
   readonly #body: RawBody;
+  readonly #source: BodySource | undefined;
   readonly #holder: BodyHolder | undefined;
   #rawOld: unknown;
   #rawNew: unknown;
@@ -139,6 +144,7 @@ class ResourceKwargsObject {
     this.#memo = init.memo;
     this.#memoOf = init.memoOf;
     this.#body = body;
+    this.#source = init.source;
     this.#holder = holder;
     this.resource = init.resource;
     for (let i = 0; i < BODY_VIEWS.length; i++) {
@@ -186,8 +192,9 @@ class ResourceKwargsObject {
 
   /** The whole object: the body, or read afresh when the body is metadata only. */
   static async fetchBody(kwargs: ResourceKwargsObject): Promise<Body> {
-    const body = kwargs.#holder?.body ?? kwargs.#body;
-    const source = bodySourceOf(body);
+    const holder = kwargs.#holder;
+    const body = holder?.body ?? kwargs.#body;
+    const source = holder === undefined ? kwargs.#source : holder.source;
     return readOnlyView(source === undefined ? body : await source.read(body), "body") as Body;
   }
 

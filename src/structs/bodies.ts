@@ -79,12 +79,26 @@ export interface RawEvent {
  */
 export type WatchEventType = "ADDED" | "MODIFIED" | "DELETED" | null;
 
+/**
+ * Where the whole object is read from when an event carries only its metadata (a watch of
+ * metadata only): what `fetchBody` calls.
+ */
+export interface BodySource {
+  /** The whole object, as the API server has it now. */
+  read(body: RawBody): Promise<RawBody>;
+}
+
 /** One state of one object, on its way from the watch to the handlers. */
 export interface ObjectEvent {
   /** What happened; `null` for an object found by a listing. */
   readonly type: WatchEventType;
   /** The object's state. */
   readonly object: RawBody;
+  /**
+   * For an object known by its metadata only (a metadata-only watch): where its whole
+   * object is read. Absent for a whole object.
+   */
+  readonly source?: BodySource;
 }
 
 /**
@@ -103,6 +117,8 @@ export interface LeavingEvent {
    * meets them again means that the object left and came back: its watch tells of it again.
    */
   readonly selects: (object: RawBody) => boolean;
+  /** For an object known by its metadata only: where its whole object is read. */
+  readonly source?: BodySource;
 }
 
 /** What the observation tells the reactor of an object: an event, or a possible leaving. */

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { RawBody, RawMeta } from "./bodies.ts";
+import type { BodySource, RawBody, RawMeta } from "./bodies.ts";
 import { type FieldPath, isMapping, resolve } from "./dicts.ts";
 
 /** A type made read-only all the way down. */
@@ -184,10 +184,12 @@ function readOnlyTraps(what: string): ProxyHandler<object> {
 /** Holds the latest known body of an object; live views read through it. */
 export class BodyHolder {
   #body: RawBody;
+  #source: BodySource | undefined;
 
-  /** A holder starting with the given body. */
-  constructor(body: RawBody) {
+  /** A holder starting with the given body (known by its metadata only, with a source). */
+  constructor(body: RawBody, source?: BodySource) {
     this.#body = body;
+    this.#source = source;
   }
 
   /** The latest body. */
@@ -195,9 +197,15 @@ export class BodyHolder {
     return this.#body;
   }
 
+  /** Where the whole object is read, when the latest body has only its metadata. */
+  get source(): BodySource | undefined {
+    return this.#source;
+  }
+
   /** Replace the body with a newer one; every live view follows. */
-  update(body: RawBody): void {
+  update(body: RawBody, source?: BodySource): void {
     this.#body = body;
+    this.#source = source;
   }
 }
 

@@ -82,16 +82,16 @@ Deno.test("by apply: a metadata-only object is read whole when the apply restate
   const first = new Patch();
   first.root.data = { mine: "1" };
   const options = byApply(api, configmaps);
-  const partialOf = (body: RawBody) =>
-    asResourceObject(
-      { apiVersion: "meta.k8s.io/v1", kind: "PartialObjectMetadata", metadata: body.metadata },
-      "v1",
-      "ConfigMap",
-      { read: () => Promise.reject(new Error("not read here")) },
-    );
+  const source = { read: () => Promise.reject(new Error("not read here")) };
+  const partialOf = (body: RawBody): RawBody => {
+    const meta = { apiVersion: "meta.k8s.io/v1", kind: "PartialObjectMetadata" };
+    const partial: RawBody = { ...meta, metadata: body.metadata };
+    asResourceObject(partial, "v1", "ConfigMap");
+    return partial;
+  };
   const stored = cluster.get("configmaps", "cm", { namespace: "default" })!;
   // Nothing owned yet beyond the metadata: no read, one apply.
-  const one = await applyChanges({ ...options, body: partialOf(stored), patch: first });
+  const one = await applyChanges({ ...options, body: partialOf(stored), source, patch: first });
   const reads = () =>
     cluster.requests.filter((r) =>
       r.method === "GET" && r.path === "/api/v1/namespaces/default/configmaps/cm"
@@ -101,7 +101,12 @@ Deno.test("by apply: a metadata-only object is read whole when the apply restate
   assertEquals(one.body?.data, undefined, "the answer carries the metadata only");
   // Now `data.mine` is ours: the next apply must state it again, so the object is read.
   const owned = cluster.get("configmaps", "cm", { namespace: "default" })!;
-  const two = await applyChanges({ ...options, body: partialOf(owned), patch: annotated() });
+  const two = await applyChanges({
+    ...options,
+    body: partialOf(owned),
+    source,
+    patch: annotated(),
+  });
   assertEquals(two.requests, 1, "one write; the read is not a write");
   assertEquals(reads(), 1, "the object was read whole, once");
   const now = cluster.get("configmaps", "cm", { namespace: "default" })!;

@@ -45,13 +45,14 @@ Deno.test("a metadata-only object: metadata-only answers; its other fields merge
     metadata: { name: "cm", namespace: "default", finalizers: [F] },
     data: { big: "x".repeat(1000), a: "1", b: "2" },
   });
-  // As a metadata-only watch delivers it: metadata alone, marked with its source.
-  const partial = asResourceObject(
-    { apiVersion: "meta.k8s.io/v1", kind: "PartialObjectMetadata", metadata: stored.metadata },
-    "v1",
-    "ConfigMap",
-    { read: () => Promise.resolve(stored) },
-  );
+  // As a metadata-only watch delivers it: metadata alone, its event with its source.
+  const partial: RawBody = {
+    apiVersion: "meta.k8s.io/v1",
+    kind: "PartialObjectMetadata",
+    metadata: stored.metadata,
+  };
+  assertEquals(asResourceObject(partial, "v1", "ConfigMap"), true);
+  const source = { read: () => Promise.resolve(stored) };
   const patch = new Patch();
   patch.root.data = { b: "3" }; // a ConfigMap's fields besides its metadata: no spec, no status
   patch.metadata.annotations = { note: "yes" };
@@ -59,6 +60,7 @@ Deno.test("a metadata-only object: metadata-only answers; its other fields merge
     api,
     resource: configmaps,
     body: partial,
+    source,
     patch,
     finalizer: F,
     finalizerChange: "remove",

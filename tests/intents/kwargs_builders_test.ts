@@ -381,18 +381,19 @@ Deno.test("fetchBody: the body itself when whole; read from its source when meta
   const whole = buildIndexingKwargs({ resource: kexV1, body: BODY }, RETRY);
   assertEquals(JSON.stringify((await whole.fetchBody()).spec), JSON.stringify(BODY.spec));
   const reads: string[] = [];
-  const partial = asResourceObject(
-    { apiVersion: "meta.k8s.io/v1", kind: "PartialObjectMetadata", metadata: { name: "kex-1" } },
-    "kopf.dev/v1",
-    "KopfExample",
-    {
-      read: (body) => {
-        reads.push(String(body.metadata?.name));
-        return Promise.resolve(BODY);
-      },
+  const partial: RawBody = {
+    apiVersion: "meta.k8s.io/v1",
+    kind: "PartialObjectMetadata",
+    metadata: { name: "kex-1" },
+  };
+  assertEquals(asResourceObject(partial, "kopf.dev/v1", "KopfExample"), true);
+  const source = {
+    read: (body: RawBody) => {
+      reads.push(String(body.metadata?.name));
+      return Promise.resolve(BODY);
     },
-  );
-  const holder = new BodyHolder(partial);
+  };
+  const holder = new BodyHolder(partial, source);
   const kw = buildTimerKwargs({ resource: kexV1, body: partial, holder }, RETRY);
   assertEquals(kw.body.kind, "KopfExample");
   assertEquals(kw.spec, {});

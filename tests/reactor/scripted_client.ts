@@ -4,7 +4,7 @@
  * watches, a watch given recovery options goes on through the failures and ends of its
  * streams (the client's own `keepWatching`): each opens a new stream after a pause.
  */
-import type { RawBody } from "../../src/structs/bodies.ts";
+import type { BodySource, RawBody } from "../../src/structs/bodies.ts";
 import type { Resource } from "../../src/structs/resources.ts";
 import type { WatchItem } from "../../src/client/watch.ts";
 import { keepWatching, WatchHealth } from "../../src/client/watch_recovery.ts";
@@ -135,6 +135,11 @@ export class ScriptedClient implements ObservationClient {
       throw error;
     }
     return [...this.resources];
+  }
+
+  /** The whole objects of a metadata-only watch: none is scripted. */
+  wholeSource(_resource: Resource): BodySource {
+    return { read: () => Promise.reject(new Error("the scripted client reads no whole objects")) };
   }
 
   currentVersion(resource: Resource, namespace: string | undefined): Promise<string> {

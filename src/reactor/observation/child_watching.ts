@@ -23,7 +23,7 @@ import type { Logger } from "../../structs/loggers.ts";
 import { typoMessage } from "../../structs/resource_suggestions.ts";
 import type { LabelRequirement } from "../../structs/label_selectors.ts";
 import { OWNER_KIND_LABEL, ownerKindLabel } from "../../structs/owner_labels.ts";
-import { asResourceObject, bodySourceOf } from "../../structs/metadata_only_bodies.ts";
+import { asResourceObject } from "../../structs/metadata_only_bodies.ts";
 import type { ApiClient } from "../../client/api.ts";
 import { readSameObject } from "../../client/same_objects.ts";
 import type { HandlerMatcher } from "../../intents/handler_matching.ts";
@@ -185,7 +185,8 @@ export class ChildWatching {
     }
     if (type === undefined || !this.#servedListed) return;
     for (const parent of parents) {
-      if (this.#options.changes.add(parent.uid, { resource, event: type, child })) {
+      const change = { resource, event: type, child, source: event.source };
+      if (this.#options.changes.add(parent.uid, change)) {
         void this.#process(parent);
       }
     }
@@ -212,12 +213,12 @@ export class ChildWatching {
       );
     }
     if (now === undefined) return this.#note(resource, { type: "DELETED", object: child });
+
     if (now !== child && event.selects(now)) return;
-    const source = bodySourceOf(child);
-    const body = now === child || source === undefined
-      ? now
-      : asResourceObject(now, resource.apiVersion, resource.kind, source);
-    this.#note(resource, { type: "MODIFIED", object: body });
+    // Read as metadata: in its resource's kind, with the source of its watch.
+    const partial = now !== child && asResourceObject(now, resource.apiVersion, resource.kind);
+    const source = now === child || partial ? event.source : undefined;
+    this.#note(resource, { type: "MODIFIED", object: now, ...(source ? { source } : {}) });
   }
 
   /** Whether a listed state is a re-listing's: its watch has listed once before. */

@@ -12,7 +12,14 @@
  * @module
  */
 
-import type { LeavingEvent, ObservedEvent, RawBody, RawMeta } from "../../structs/bodies.ts";
+import type {
+  BodySource,
+  LeavingEvent,
+  ObservedEvent,
+  RawBody,
+  RawMeta,
+} from "../../structs/bodies.ts";
+import { asResourceObject } from "../../structs/metadata_only_bodies.ts";
 import type { Clock } from "../../structs/clock.ts";
 import { isNewerVersion, objectKey } from "../../structs/identities.ts";
 import type { Resource } from "../../structs/resources.ts";
@@ -38,6 +45,12 @@ export interface Watcher extends WatchedDimension {
   readonly keeps: boolean;
   /** The watch's label and field selectors, if it has any. */
   readonly selection: WatchSelection | undefined;
+  /**
+   * For a watch of metadata only: where its objects' whole bodies are read. Its objects come
+   * as `PartialObjectMetadata`; they are fed in their resource's `apiVersion` and `kind`,
+   * their events carrying this source.
+   */
+  readonly source: BodySource | undefined;
   /** The keys of the objects of the listing in progress, which comes in parts. */
   listing?: Set<string>;
   /**
@@ -100,18 +113,19 @@ export class WatchFeeder {
         const version = object.metadata?.resourceVersion;
         (watcher.during ??= new Map()).set(key, type === "DELETED" ? version ?? "" : STILL_THERE);
       }
+      const source = partial(watcher, object);
       if (type !== "DELETED") {
         // Seen in this very version (or a newer one) already: a live watch that began before
         // a listing ended, or the listing itself, told of it.
         if (this.#remember(watcher, object)) return undefined;
-        return promised(this.#feed(resource, { type, object }));
+        return promised(this.#feed(resource, withSource({ type, object }, source)));
       }
       this.#table.unwatch(resource, key);
       // With selectors, the server reports an object that stops matching them as deleted,
       // with its previous content (which matches): only a read can tell (see RecallStage).
       const selection = watcher.selection;
       const event = isSelective(selection) ? leaving(selection, object) : { type, object };
-      return promised(this.#feed(resource, event));
+      return promised(this.#feed(resource, withSource(event, source)));
     }
     // A listing comes whole, or in parts: the objects of each part are fed as it arrives,
     // and the keys noted, so that the last part can tell which known objects are gone.
@@ -132,8 +146,10 @@ export class WatchFeeder {
       }
       // Objects already fed in this very state (on re-listings, or in the parts of a listing
       // that broke off and began anew) — or in a newer one — are not fed again.
+      const source = partial(watcher, object);
       const unchanged = this.#remember(watcher, object);
-      if (!unchanged) last = promised(this.#feed(resource, { type: null, object })) ?? last;
+      if (unchanged) continue;
+      last = promised(this.#feed(resource, withSource({ type: null, object }, source))) ?? last;
     }
     if (item.type === "LISTING") {
       // Back-pressure within a listing only for so long: a continuation expires and a
@@ -202,6 +218,23 @@ function deletionNotice(resource: Resource, entry: ObjectEntry): RawBody {
   if (uid !== undefined) metadata.uid = uid;
   if (seen !== undefined) metadata.resourceVersion = seen;
   return { apiVersion: resource.apiVersion, kind: resource.kind, metadata };
+}
+
+/**
+ * Where the whole object is read, if the object is known by its metadata only; such an
+ * object is then put in its resource's `apiVersion` and `kind` (in place: fresh from the
+ * wire).
+ */
+function partial(watcher: Watcher, object: RawBody): BodySource | undefined {
+  const source = watcher.source;
+  if (source === undefined) return undefined;
+  const { apiVersion, kind } = watcher.resource;
+  return asResourceObject(object, apiVersion, kind) ? source : undefined;
+}
+
+/** The event, with where its whole object is read if it has only its metadata. */
+function withSource<E extends ObservedEvent>(event: E, source: BodySource | undefined): E {
+  return source === undefined ? event : { ...event, source };
 }
 
 /** Whether the watch sends selectors (a selection may say only why it sends none). */

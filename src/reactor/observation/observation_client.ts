@@ -12,8 +12,7 @@ import { currentVersion } from "../../client/current_versions.ts";
 import { Discovery } from "../../client/discovery.ts";
 import { type WatchItem, watchObjects, type WatchRecoveryOptions } from "../../client/watch.ts";
 import { readSameObjectOrFail } from "../../client/same_objects.ts";
-import type { RawBody } from "../../structs/bodies.ts";
-import { asResourceObject, type BodySource } from "../../structs/metadata_only_bodies.ts";
+import type { BodySource } from "../../structs/bodies.ts";
 
 /** Core v1 namespaces, watched to know which namespaces exist. */
 export const NAMESPACES: Resource = new Resource({
@@ -61,6 +60,10 @@ export interface ObservationClient {
     options?: WatchOptions,
   ): AsyncIterable<WatchItem>;
   /**
+   * Where the whole objects of a resource's metadata-only watch are read (`fetchBody`).
+   */
+  wholeSource(resource: Resource): BodySource;
+  /**
    * The current `resourceVersion` of a resource's objects (in one namespace, or
    * cluster-wide when `undefined`) with these selectors: a watch from it misses nothing
    * made afterwards.
@@ -95,36 +98,14 @@ export function observationClient(api: ApiClient, discovery?: Discovery): Observ
         resourceVersion: options.since,
         persistent: true,
       });
-      return options.metadataOnly ? asResourceObjects(api, resource, items) : items;
+      return items;
     },
+    // Read by handlers, not by the watch: the watch's stop must not cut their reads short.
+    // A namesake made since is not the handler's object: the read fails as for a deleted one.
+    wholeSource: (resource) => ({ read: (body) => readSameObjectOrFail(api, resource, body) }),
     currentVersion: (resource, namespace, options) =>
       currentVersion(api, resource, { ...options, namespace }),
   };
-}
-
-/**
- * The items of a metadata-only watch with their objects in the resource's `apiVersion` and
- * `kind`, each able to read its whole object (see `structs/metadata_only_bodies.ts`).
- */
-async function* asResourceObjects(
-  api: ApiClient,
-  resource: Resource,
-  items: AsyncIterable<WatchItem>,
-): AsyncGenerator<WatchItem> {
-  const { apiVersion, kind } = resource;
-  // Read by handlers, not by the watch: the watch's stop must not cut their reads short.
-  const source: BodySource = {
-    // A namesake made since is not the handler's object: the read fails as for a deleted one.
-    read: (body: RawBody) => readSameObjectOrFail(api, resource, body),
-  };
-  for await (const item of items) {
-    if (item.type === "LISTED" || item.type === "LISTING") {
-      for (const object of item.objects) asResourceObject(object, apiVersion, kind, source);
-    } else {
-      asResourceObject(item.object, apiVersion, kind, source);
-    }
-    yield item;
-  }
 }
 
 /** How {@link ObservationClient.watch} watches. */

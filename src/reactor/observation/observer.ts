@@ -387,6 +387,7 @@ export class Observer {
   }
 
   #startWatcher(id: string, want: WatchedDimension & { fingerprint: string }): void {
+    const selection = this.#selection?.(want.resource);
     const watcher: Watcher = {
       id,
       resource: want.resource,
@@ -394,7 +395,8 @@ export class Observer {
       fingerprint: want.fingerprint,
       controller: new AbortController(),
       keeps: this.#keepsLastStates?.(want.resource) ?? false,
-      selection: this.#selection?.(want.resource),
+      selection,
+      source: selection?.metadataOnly ? this.#client.wholeSource(want.resource) : undefined,
       listed: false,
     };
     this.#watchers.set(id, watcher);

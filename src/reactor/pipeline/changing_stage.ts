@@ -248,7 +248,8 @@ export class ChangingStage implements Stage {
    * daemons and timers have exited by then).
    */
   #spawningFinalizer(processing: ObjectProcessing, blocked: boolean): true {
-    const { resource, body, memory, logger, indices } = processing;
+    const { resource, body, source, memory, logger, indices } = processing;
+    const memoOf = () => memory.memo;
     if (processing.gone) return true;
     if (isDeletionOngoing(body)) {
       if (!blocked) return true;
@@ -258,7 +259,7 @@ export class ChangingStage implements Stage {
     }
     const required = this.#options.matcher.requiresFinalizer(resource, {
       body,
-      kwargs: () => buildResourceKwargs({ resource, body, memoOf: () => memory.memo, indices }, {}),
+      kwargs: () => buildResourceKwargs({ resource, body, source, memoOf, indices }, {}),
     });
     changeFinalizer(processing, required, blocked);
     return true;

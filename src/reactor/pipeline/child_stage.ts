@@ -15,7 +15,6 @@
 
 import type { Clock } from "../../structs/clock.ts";
 import type { OperatorMetrics } from "../../structs/operator_metrics.ts";
-import { bodySourceOf } from "../../structs/metadata_only_bodies.ts";
 import { APINotFoundError } from "../../client/api_errors.ts";
 import type { HandlerMatcher } from "../../intents/handler_matching.ts";
 import type { ChildHandler } from "../../intents/handlers.ts";
@@ -68,10 +67,11 @@ export class ChildStage implements Stage {
   }
 
   async #runAll(processing: ObjectProcessing, uid: string): Promise<boolean> {
-    const { resource, body, memory, indices } = processing;
+    const { resource, body, source, memory, indices } = processing;
+    const memoOf = () => memory.memo;
     const handlers = this.#matcher.selectChildHandlers(resource, {
       body,
-      kwargs: () => buildResourceKwargs({ resource, body, memoOf: () => memory.memo, indices }, {}),
+      kwargs: () => buildResourceKwargs({ resource, body, source, memoOf, indices }, {}),
     });
     const outcomes = new Map<string, Outcome>();
     for (const change of this.#changes.take(uid)) {
@@ -97,7 +97,7 @@ export class ChildStage implements Stage {
     change: ChildChange,
     processing: ObjectProcessing,
   ): Promise<ChildChange["child"] | undefined> {
-    const source = bodySourceOf(change.child);
+    const source = change.source;
     if (source === undefined || change.event === "DELETED") return change.child;
     try {
       return await source.read(change.child);
@@ -124,6 +124,7 @@ export class ChildStage implements Stage {
     const kwargs = buildChildKwargs({
       resource,
       body,
+      source: processing.source,
       patch,
       logger,
       memoOf: () => memory.memo,

@@ -49,6 +49,7 @@ export class EventStage implements Stage {
       buildEventKwargs({
         resource,
         body,
+        source: processing.source,
         patch,
         logger,
         memoOf: () => memory.memo,

@@ -33,6 +33,7 @@ export class IndexingStage implements Stage {
       const { delay } = await indexers.process({
         resource,
         body,
+        source: processing.source,
         gone: processing.gone || processing.left, // out of sight: not in the indices
         memory,
         ref,

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { ObservedEvent, RawBody } from "../../structs/bodies.ts";
+import type { BodySource, ObservedEvent, RawBody } from "../../structs/bodies.ts";
 import type { Index } from "../../structs/indices.ts";
 import type { ObjectLogger } from "../../structs/loggers.ts";
 import type { ObjectReference } from "../../structs/object_refs.ts";
@@ -77,6 +77,11 @@ export class ObjectProcessing implements CycleTarget {
   memory!: ObjectEntry;
   /** The object's state being processed (it may be read afresh, or be our stored one). */
   body: RawBody;
+  /**
+   * For a state known by its metadata only (a metadata-only watch's, or our write's answer
+   * to one): where the whole object is read. None for a whole state.
+   */
+  source: BodySource | undefined;
   /** Whether this replica handles the object (leader election, sharding); else only indexed. */
   owned = true;
   /** Daemons or timers of the object are exiting: its changing handlers wait for them. */
@@ -111,6 +116,7 @@ export class ObjectProcessing implements CycleTarget {
     this.aside = aside;
     this.indices = indices;
     this.body = event.object;
+    this.source = event.source;
     this.#scope = createObjectScope(this.body);
   }
 
@@ -142,9 +148,13 @@ export class ObjectProcessing implements CycleTarget {
     this.event = { type: "DELETED", object: this.body };
   }
 
-  /** Go on with another state of the object (read afresh, or the one our write produced). */
-  moveTo(body: RawBody): void {
+  /**
+   * Go on with another state of the object (read afresh, or the one our write produced):
+   * a whole one, unless a source says where its whole object is read.
+   */
+  moveTo(body: RawBody, source?: BodySource): void {
     this.body = body;
+    this.source = source;
     this.#scope = createObjectScope(body);
   }
 

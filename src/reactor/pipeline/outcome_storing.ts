@@ -10,9 +10,8 @@
  * @module
  */
 
-import type { RawBody } from "../../structs/bodies.ts";
+import type { BodySource, RawBody } from "../../structs/bodies.ts";
 import { summarizeError } from "../../structs/log_formats.ts";
-import { bodySourceOf } from "../../structs/metadata_only_bodies.ts";
 import { isThenable } from "../../structs/thenables.ts";
 import type { ObjectLogger } from "../../structs/loggers.ts";
 import { type OperatorMetrics, resourceLabel } from "../../structs/operator_metrics.ts";
@@ -59,6 +58,20 @@ export interface OutcomeStorerOptions {
   readonly metrics?: OperatorMetrics;
 }
 
+/** The object whose outcome is stored (an object's processing is one). */
+export interface StoreTarget {
+  /** The object's resource. */
+  readonly resource: Resource;
+  /** The object's state that the outcome is of. */
+  readonly body: RawBody;
+  /** For an object known by its metadata only: where its whole object is read. */
+  readonly source: BodySource | undefined;
+  /** What the operator knows of the object: the outcome waits there if not stored. */
+  readonly memory: ObjectEntry;
+  /** The object's logger. */
+  readonly logger: ObjectLogger;
+}
+
 /** Stores outcomes; see the module docs. */
 export class OutcomeStorer {
   readonly #options: OutcomeStorerOptions;
@@ -73,19 +86,15 @@ export class OutcomeStorer {
    * The operator's stop does not abort it: handlers that have finished have their outcome
    * written before the operator lets go (the requests' own timeouts bound it).
    */
-  async store(
-    resource: Resource,
-    body: RawBody,
-    outcome: UnstoredOutcome,
-    memory: ObjectEntry,
-    logger: ObjectLogger,
-  ): Promise<Stored> {
+  async store(target: StoreTarget, outcome: UnstoredOutcome): Promise<Stored> {
+    const { resource, body, source, memory, logger } = target;
     const { api, settings, writes, metrics } = this.#options;
     // The request's options are made once, before waiting for a place among the writes.
     const request = {
       api,
       resource,
       body,
+      source,
       patch: outcome.patch,
       finalizer: settings.persistence.finalizer,
       finalizerChange: outcome.finalizerChange,
@@ -128,8 +137,8 @@ export class OutcomeStorer {
    * progress storage reads it. A metadata-only body, and a storage that answers with a
    * promise (it keeps the records elsewhere), show nothing to compare: none is lost.
    */
-  lostRecords(stored: RawBody, keys: readonly string[]): string[] {
-    if (bodySourceOf(stored) !== undefined) return [];
+  lostRecords(stored: RawBody, keys: readonly string[], metadataOnly: boolean): string[] {
+    if (metadataOnly) return [];
     const storage = this.#options.settings.persistence.progressStorage;
     const lost: string[] = [];
     for (const key of keys) {

@@ -122,15 +122,15 @@ export class PendingOutcomeStage implements Stage {
   }
 
   async #storeFirst(processing: ObjectProcessing, unstored: UnstoredOutcome): Promise<boolean> {
-    const { resource, body, memory, logger } = processing;
-    const stored = await this.#storer.store(resource, body, unstored, memory, logger);
+    const memory = processing.memory;
+    const stored = await this.#storer.store(processing, unstored);
     if (memory.unstored !== undefined) {
       return processing.finish(stored.retryIn === undefined ? {} : { delay: stored.retryIn });
     }
     if (stored.gone) return processing.finish(); // its deletion comes through the watch
     // Stored: the processing goes on with the state it produced, progress included — not
     // with the next event, since a store that changed nothing sends none.
-    if (stored.body !== undefined) processing.moveTo(stored.body);
+    if (stored.body !== undefined) processing.moveTo(stored.body, processing.source);
     return true;
   }
 }

@@ -30,6 +30,7 @@ export class SpawningStage implements Stage {
     const outcome = spawner.process({
       resource,
       body,
+      source: processing.source,
       deleted: isDeletionOngoing(body),
       gone: processing.gone,
       left: processing.left,

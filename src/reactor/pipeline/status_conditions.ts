@@ -15,7 +15,6 @@
  * @module
  */
 
-import { bodySourceOf } from "../../structs/metadata_only_bodies.ts";
 import { isBuiltinResource } from "../../catalog/builtin_types.ts";
 import type { RawBody } from "../../structs/bodies.ts";
 import type { Resource } from "../../structs/resources.ts";
@@ -58,7 +57,7 @@ export class StatusConditions {
     const { resource, body } = processing;
     if (!this.#settings.enabled || processing.gone || processing.left) return false;
     if (body.metadata?.deletionTimestamp) return false;
-    if (bodySourceOf(body) !== undefined) return false;
+    if (processing.source !== undefined) return false;
     let builtin = this.#builtin.get(resource);
     if (builtin === undefined) {
       builtin = isBuiltinResource(resource.group, resource.plural);

@@ -36,7 +36,7 @@ export class StoringStage implements Stage {
   }
 
   async #store(processing: ObjectProcessing): Promise<boolean> {
-    const { resource, body, memory, logger } = processing;
+    const { memory } = processing;
     const outcome: UnstoredOutcome = {
       patch: processing.patch,
       finalizerChange: processing.finalizerChange,
@@ -44,7 +44,7 @@ export class StoringStage implements Stage {
       handlers: processing.ran,
       failures: 0,
     };
-    const stored = await this.#storer.store(resource, body, outcome, memory, logger);
+    const stored = await this.#storer.store(processing, outcome);
     if (stored.retryIn !== undefined || memory.unstored !== undefined) {
       return processing.finish(stored.retryIn === undefined ? {} : { delay: stored.retryIn });
     }
@@ -54,7 +54,8 @@ export class StoringStage implements Stage {
       processing.revisitIn(LEFT_AGAIN);
     }
     if (processing.recorded.length > 0 && stored.body !== undefined) {
-      const lost = this.#storer.lostRecords(stored.body, processing.recorded);
+      const metadataOnly = processing.source !== undefined;
+      const lost = this.#storer.lostRecords(stored.body, processing.recorded, metadataOnly);
       if (lost.length > 0) return this.#progressLost(processing, lost);
     }
     return true;

@@ -15,6 +15,7 @@ import {
   observationClient,
 } from "../../../src/reactor/observation/observation_client.ts";
 import { Observer } from "../../../src/reactor/observation/observer.ts";
+import { watchSelection } from "../../../src/intents/watch_selections.ts";
 import type { ObservedEvent } from "../../../src/structs/bodies.ts";
 import { Multiplexer } from "../../../src/reactor/queueing/multiplexer.ts";
 import { silentLogger } from "../../../src/reactor/default_logger.ts";
@@ -69,6 +70,7 @@ class Log {
 function tracked(client: ObservationClient, log: Log): ObservationClient {
   return {
     discover: (options) => client.discover(options),
+    wholeSource: (resource) => client.wholeSource(resource),
     currentVersion: (resource, namespace, options) =>
       client.currentVersion(resource, namespace, options),
     watch: async function* (resource, namespace, signal, options) {
@@ -271,4 +273,41 @@ Deno.test("over HTTP: a feed that pushes back leaves the events in the stream, n
     await seen.until("ADDED default/c");
     assertEquals(watches(), opened);
   }, { hold: () => gate, inactivityTimeout: 0.2 });
+});
+
+Deno.test("over HTTP: a metadata-only watch's events say so, with where the whole object is read", async () => {
+  await using cluster = await FakeCluster.start();
+  cluster.create(CRD);
+  cluster.create(kex("slim", "default"));
+  const vault = new Vault({ relogin: () => Promise.resolve({ fake: cluster.connectionInfo }) });
+  await using api = new ApiClient(vault);
+  const events: ObservedEvent[] = [];
+  let seen: () => void = () => {};
+  const first = new Promise<void>((resolve) => seen = resolve);
+  const observer = new Observer({
+    client: observationClient(api),
+    scope: makeScope({ namespaces: ["default"] }),
+    select: (all: readonly Resource[]) => all.filter((r) => r.plural === "kopfexamples"),
+    selection: () => watchSelection([], [], true, "metadata only"),
+    feed: (_resource, event) => {
+      events.push(event);
+      seen();
+    },
+    logger: silentLogger,
+  });
+  const controller = new AbortController();
+  const running = observer.run(controller.signal);
+  try {
+    await assertSettlesWithin(first, 10, "the first event");
+    const [event] = events;
+    assertEquals([event.object.apiVersion, event.object.kind], ["kopf.dev/v1", "KopfExample"]);
+    assertEquals(event.object.spec, undefined, "the metadata only");
+    assertEquals(Object.getOwnPropertySymbols(event.object), [], "nothing hidden on the body");
+    assert(event.source !== undefined, "the event says where the whole object is");
+    const whole = await event.source.read(event.object);
+    assertEquals((whole.spec as { field?: string }).field, "slim");
+  } finally {
+    controller.abort();
+    await running;
+  }
 });
