@@ -32,6 +32,15 @@ const MEMO_COPIED = 32;
  */
 const causeBases = new WeakMap<ObjectEntry, CauseBase>();
 
+/**
+ * What the queueing keeps of an object while it has work for it (its worker): opaque here,
+ * but for the record it belongs to, which changes when the record is replaced.
+ */
+export interface EntryWork {
+  /** The record whose work this is. */
+  entry: ObjectEntry;
+}
+
 /** What the operator knows of one object; see the module docs. */
 export class ObjectEntry implements ObjectMemory {
   /** The object's resource. */
@@ -54,6 +63,8 @@ export class ObjectEntry implements ObjectMemory {
    * handlers that have succeeded are not run again meanwhile. Set only while that lasts.
    */
   unstored: UnstoredOutcome | undefined = undefined;
+  /** The queueing's work for the object, while it has some. */
+  work: EntryWork | undefined = undefined;
   /** The version its watch told of last. */
   #seen: string | undefined = undefined;
   /** The newest version known: processed, read afresh, or produced by our own write. */

@@ -2,9 +2,9 @@
  * The object table: the one place where the reactor keeps what it knows of each object, by
  * resource and object key ({@link ObjectEntry}). The watches write into it what they are told
  * (and read back which objects they know, to find the deletions missed in a gap); the
- * pipeline recalls an object's memory from it and forgets it when the object is gone. A
- * record lives while its watch knows the object or the processing remembers it, and no
- * longer.
+ * queueing finds an object's worker in it; the pipeline recalls an object's memory from it
+ * and forgets it when the object is gone. A record lives while its watch knows the object,
+ * the processing remembers it or the queueing has work for it, and no longer.
  *
  * @module
  */
@@ -91,14 +91,26 @@ export class ObjectTable implements ObjectMemories {
   forget(resource: Resource, body: RawBody): void {
     const entry = this.peek(resource, body);
     if (entry === undefined) return;
-    const watched = entry.watched;
-    const { seen, last } = entry;
+    const { watched, seen, last, work } = entry;
     entry.unwatch();
+    entry.work = undefined;
     this.#drop(entry);
-    if (!watched) return;
+    if (!watched && work === undefined) return;
     const fresh = this.entry(resource, body);
-    fresh.tell(seen);
-    fresh.last = last;
+    if (watched) {
+      fresh.tell(seen);
+      fresh.last = last;
+    }
+    if (work !== undefined) {
+      // The object's worker goes on: its next states are the new record's.
+      fresh.work = work;
+      work.entry = fresh;
+    }
+  }
+
+  /** A record whose work is over: it goes if nothing else keeps it. */
+  release(entry: ObjectEntry): void {
+    this.#release(entry);
   }
 
   /** The object's watch knows it no more (deleted); the record, if there was one. */
@@ -137,7 +149,7 @@ export class ObjectTable implements ObjectMemories {
 
   /** Drop a record that neither a watch knows nor the processing remembers. */
   #release(entry: ObjectEntry): void {
-    if (!entry.watched && !entry.remembered) this.#drop(entry);
+    if (!entry.watched && !entry.remembered && entry.work === undefined) this.#drop(entry);
   }
 
   /** Take a record out of the table. */

@@ -38,7 +38,6 @@ import type { Resource } from "../../structs/resources.ts";
 import { type Clock, realClock, settlesWithin } from "../../structs/clock.ts";
 import { Deadlines } from "./deadlines.ts";
 import { describeError, summarizeError } from "../../structs/log_formats.ts";
-import { objectKey } from "../../structs/identities.ts";
 import {
   type BatchingSettings,
   errorDelayAfter,
@@ -48,7 +47,7 @@ import type { Logger } from "../../structs/loggers.ts";
 import { reactorLogger } from "../default_logger.ts";
 import { Admissions } from "./admissions.ts";
 import { Backlog } from "./backlog.ts";
-import { WorkerTable } from "./worker_table.ts";
+import { ObjectTable } from "../objects/object_table.ts";
 import {
   describeObject,
   isConsistent,
@@ -93,6 +92,11 @@ export interface MultiplexerOptions {
    * as many are left.
    */
   readonly backlogLimit?: number;
+  /**
+   * The object table, where each object's worker is kept on its record (the operator's, so
+   * that the queue finds an object where the watches noted it); a table of its own if none.
+   */
+  readonly objects?: ObjectTable;
 }
 
 /**
@@ -137,7 +141,10 @@ export class Multiplexer {
   readonly #persistence: Pick<PersistenceSettings, "consistencyTimeout"> | undefined;
   readonly #clock: Clock;
   readonly #logger: Logger;
-  readonly #workers = new WorkerTable<Worker>();
+  readonly #objects: ObjectTable;
+  /** The live workers: those whose objects have work. */
+  readonly #live = new Set<Worker>();
+  #depletionWaiters: (() => void)[] = [];
   readonly #parked: Deadlines<Worker>;
   readonly #stopping = new AbortController();
   readonly #cancelled = new AbortController();
@@ -149,6 +156,7 @@ export class Multiplexer {
   constructor(options: MultiplexerOptions) {
     this.#processor = options.processor;
     this.#batching = options.batching;
+    this.#objects = options.objects ?? new ObjectTable(undefined);
     this.#persistence = options.persistence;
     this.#clock = options.clock ?? realClock;
     this.#logger = options.logger ?? reactorLogger();
@@ -165,7 +173,7 @@ export class Multiplexer {
 
   /** How many object workers are alive (busy, waiting or idling). */
   get size(): number {
-    return this.#workers.size;
+    return this.#live.size;
   }
 
   /** How many objects wait with events not yet taken into processing. */
@@ -183,7 +191,7 @@ export class Multiplexer {
    * seconds), per resource: what the queue's metrics show. Walks all workers: for scrapes.
    */
   waiting(): Map<Resource, { depth: number; oldest: number }> {
-    return waitingOf(this.#workers.all(), this.#clock.now());
+    return waitingOf(this.#live, this.#clock.now());
   }
 
   /** Whether the shutdown has begun. */
@@ -193,7 +201,7 @@ export class Multiplexer {
 
   /** Whether the object (by its {@link objectKey}) has a live worker. */
   has(resource: Resource, key: string): boolean {
-    return this.#workers.get(resource, key) !== undefined;
+    return this.#objects.get(resource, key)?.work !== undefined;
   }
 
   /**
@@ -207,8 +215,8 @@ export class Multiplexer {
    * the object is processed again for changes noted elsewhere, as of its children.
    */
   push(resource: Resource, event: ObservedEvent, again = false): Promise<void> | undefined {
-    const key = objectKey(event.object);
-    let worker = this.#workers.get(resource, key);
+    const known = this.#objects.peek(resource, event.object);
+    let worker = known?.work as Worker | undefined;
     if (worker === undefined) {
       if (this.stopping) {
         this.#logger.debug(
@@ -216,8 +224,10 @@ export class Multiplexer {
         );
         return undefined;
       }
-      worker = newWorker(resource, key, event, this.#clock.now());
-      this.#workers.add(worker);
+      const entry = known ?? this.#objects.entry(resource, event.object);
+      worker = newWorker(entry, event, this.#clock.now());
+      entry.work = worker;
+      this.#live.add(worker);
     } else {
       if (again && worker.pending !== undefined) return undefined;
       if (worker.pending === undefined) worker.waitingSince = this.#clock.now();
@@ -239,9 +249,9 @@ export class Multiplexer {
    */
   async drain(picks: (resource: Resource, body: RawBody) => boolean): Promise<void> {
     const waits: Promise<void>[] = [];
-    for (const worker of this.#workers.all()) {
+    for (const worker of this.#live) {
       const current = worker.current;
-      if (current !== undefined && picks(worker.resource, current.object)) {
+      if (current !== undefined && picks(worker.entry.resource, current.object)) {
         waits.push(new Promise((resolve) => (worker.idle ??= []).push(resolve)));
       }
     }
@@ -250,7 +260,8 @@ export class Multiplexer {
 
   /** Resolve when no worker is alive (at once if none is). */
   depleted(): Promise<void> {
-    return this.#workers.depleted();
+    if (this.#live.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#depletionWaiters.push(resolve));
   }
 
   /**
@@ -261,7 +272,7 @@ export class Multiplexer {
     if (this.stopping) return;
     this.#stopping.abort();
     this.#backlog.relieve();
-    for (const worker of this.#workers.all()) {
+    for (const worker of [...this.#live]) {
       if (worker.phase !== "parked") worker.waiter?.("stopped");
       else this.#end(worker); // idle, or waiting for a revisit: nothing to finish
     }
@@ -279,7 +290,7 @@ export class Multiplexer {
     this.halt();
     if (await this.#depletedWithin(timeout)) return;
     this.#logger.warning(
-      `Aborting the waits of ${this.#workers.size} object(s) unfinished at exit; handlers ` +
+      `Aborting the waits of ${this.#live.size} object(s) unfinished at exit; handlers ` +
         "that run go on, and their outcomes are stored.",
     );
     this.#cancelled.abort();
@@ -294,13 +305,13 @@ export class Multiplexer {
 
   /** The objects being processed now, as messages name them (`kopfexamples ns/name`). */
   processing(): string[] {
-    return this.#workers.all().filter((w) => w.current !== undefined)
-      .map((w) => describeObject(w.resource, w.current!.object));
+    return [...this.#live].filter((w) => w.current !== undefined)
+      .map((w) => describeObject(w.entry.resource, w.current!.object));
   }
 
   async #depletedWithin(seconds: number): Promise<boolean> {
-    if (this.#workers.size === 0) return true;
-    return await settlesWithin(this.depleted(), seconds, this.#clock) || this.#workers.size === 0;
+    if (this.#live.size === 0) return true;
+    return await settlesWithin(this.depleted(), seconds, this.#clock) || this.#live.size === 0;
   }
 
   /** Keep the backlog count (and the feeder's congestion) in step with a worker's state. */
@@ -335,7 +346,7 @@ export class Multiplexer {
   }
 
   #wake(worker: Worker): void {
-    if (worker.phase !== "parked" || !this.#workers.holds(worker)) return;
+    if (worker.phase !== "parked" || !this.#live.has(worker)) return;
     if (worker.revisit === undefined || this.stopping) {
       this.#end(worker);
       return;
@@ -352,7 +363,15 @@ export class Multiplexer {
     this.#parked.cancel(worker);
     worker.pending = worker.revisit = worker.expected = undefined;
     this.#enter(worker, "parked");
-    this.#workers.delete(worker);
+    if (!this.#live.delete(worker)) return;
+    const entry = worker.entry;
+    if (entry.work === worker) entry.work = undefined;
+    this.#objects.release(entry);
+    if (this.#live.size === 0) {
+      const waiters = this.#depletionWaiters;
+      this.#depletionWaiters = [];
+      for (const resolve of waiters) resolve();
+    }
   }
 
   /**
@@ -369,8 +388,8 @@ export class Multiplexer {
     const cancelled = this.#cancelled.signal;
     const admissions = this.#admissions;
     return {
-      resource: worker.resource,
-      key: worker.key,
+      resource: worker.entry.resource,
+      key: worker.entry.key,
       signal: cancelled,
       stopping: this.#stopping.signal,
       aside: (promise) => waitAside(worker, promise, admissions, cancelled),
@@ -410,7 +429,7 @@ export class Multiplexer {
       }
     } catch (error) {
       // Only a bug of this module can get here; report it rather than lose the worker silently.
-      this.#logger.error(`The worker of ${worker.key} has crashed: ${describeError(error)}`);
+      this.#logger.error(`The worker of ${worker.entry.key} has crashed: ${describeError(error)}`);
     } finally {
       // Synchronously after the last check of `pending`: a later push starts a new worker.
       if (!parked) this.#end(worker);
@@ -438,7 +457,7 @@ export class Multiplexer {
     this.#enter(worker, "holding");
     while (!isConsistent(worker.pending!, expected)) {
       if (this.stopping) {
-        this.#logger.debug(`Leaving a stale state unprocessed at exit: ${worker.key}`);
+        this.#logger.debug(`Leaving a stale state unprocessed at exit: ${worker.entry.key}`);
         return false;
       }
       const left = expected.deadline - this.#clock.now();
@@ -509,7 +528,7 @@ export class Multiplexer {
     error: unknown,
     delay: number | undefined,
   ): Promise<boolean> {
-    const what = describeObject(worker.resource, event.object);
+    const what = describeObject(worker.entry.resource, event.object);
     const why = summarizeError(error);
     // The stack is for those who debug the framework; the line says what failed.
     this.#logger.debug(`Processing failed for ${what}: ${describeError(error)}`);

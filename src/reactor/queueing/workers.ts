@@ -13,6 +13,7 @@ import type { Resource } from "../../structs/resources.ts";
 import type { Clock } from "../../structs/clock.ts";
 import { isAtLeastVersion } from "../../structs/identities.ts";
 import type { Scheduled } from "./deadlines.ts";
+import type { EntryWork, ObjectEntry } from "../objects/object_entries.ts";
 import type { Admission, Admissions } from "./admissions.ts";
 import { NOT_QUEUED, type Queued } from "./backlog.ts";
 import type { AsideWait, Reconciliation } from "../pipeline/object_processing.ts";
@@ -71,9 +72,8 @@ export type Phase =
   /** Waits after a failed processing before it tries again. */
   | "backing-off";
 
-export interface Worker extends Scheduled {
-  readonly resource: Resource;
-  readonly key: string;
+/** An object's worker: the queueing's work for it, kept on its record in the object table. */
+export interface Worker extends Scheduled, EntryWork {
   /** The latest state not yet taken for processing. */
   pending: ObservedEvent | undefined;
   /** Since when (the clock's seconds) a state has been waiting, for the queue's metrics. */
@@ -102,30 +102,25 @@ export interface Worker extends Scheduled {
 
 /** The workers with unprocessed states, per resource: how many, and the oldest's wait. */
 export function waitingOf(
-  workers: readonly Worker[],
+  workers: Iterable<Worker>,
   now: number,
 ): Map<Resource, { depth: number; oldest: number }> {
   const result = new Map<Resource, { depth: number; oldest: number }>();
   for (const worker of workers) {
     if (worker.pending === undefined && worker.phase !== "admitting") continue;
-    let entry = result.get(worker.resource);
-    if (entry === undefined) result.set(worker.resource, entry = { depth: 0, oldest: 0 });
-    entry.depth++;
-    entry.oldest = Math.max(entry.oldest, now - worker.waitingSince);
+    const resource = worker.entry.resource;
+    let waiting = result.get(resource);
+    if (waiting === undefined) result.set(resource, waiting = { depth: 0, oldest: 0 });
+    waiting.depth++;
+    waiting.oldest = Math.max(waiting.oldest, now - worker.waitingSince);
   }
   return result;
 }
 
 /** A worker for an object, with its first state waiting; parked until started. */
-export function newWorker(
-  resource: Resource,
-  key: string,
-  event: ObservedEvent,
-  now: number,
-): Worker {
+export function newWorker(entry: ObjectEntry, event: ObservedEvent, now: number): Worker {
   return {
-    resource,
-    key,
+    entry,
     pending: event,
     waitingSince: now,
     listed: event.type === null,

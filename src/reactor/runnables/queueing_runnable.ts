@@ -48,7 +48,7 @@ export class QueueingRunnable implements Runnable {
   /** Make the multiplexer; workers start as events arrive. */
   start(): void {
     const processor = this.#processing.processor;
-    const { settings, clock, logger } = this.#parts;
+    const { settings, clock, logger, objects } = this.#parts;
     this.#multiplexer = new Multiplexer({
       processor: (event, context) =>
         processor.process(context.resource, event, context.signal, context.aside),
@@ -56,6 +56,7 @@ export class QueueingRunnable implements Runnable {
       persistence: settings.persistence,
       clock,
       logger,
+      objects,
     });
   }
 

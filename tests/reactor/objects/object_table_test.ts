@@ -151,3 +151,16 @@ Deno.test("an object forgotten while its watch still knows it gets a new record 
   assertEquals([fresh.seen, fresh.fullyHandledOnce], ["9", false]);
   assert(!fresh.tell("9"), "what the watch was told stays known");
 });
+
+Deno.test("an object forgotten while the queue has work for it: the work passes to its new record", () => {
+  const table = new ObjectTable({});
+  const entry = table.recall(KEX, body("a"), { noticedByListing: false });
+  const work = { entry };
+  entry.work = work;
+  table.forget(KEX, body("a"));
+  const fresh = table.peek(KEX, body("a"))!;
+  assert(fresh !== entry && fresh.work === work && work.entry === fresh && !fresh.remembered);
+  fresh.work = undefined;
+  table.release(fresh);
+  assertEquals(table.peek(KEX, body("a")), undefined, "released once its work is over");
+});

@@ -3,6 +3,7 @@ import { Resource } from "../../../src/structs/resources.ts";
 import type { ObservedEvent, RawBody, WatchEventType } from "../../../src/structs/bodies.ts";
 import type { BatchingSettings } from "../../../src/settings/processing_settings.ts";
 import { Multiplexer } from "../../../src/reactor/queueing/multiplexer.ts";
+import { ObjectTable } from "../../../src/reactor/objects/object_table.ts";
 import type { ProcessingContext } from "../../../src/reactor/queueing/workers.ts";
 import type { Reconciliation } from "../../../src/reactor/pipeline/object_processing.ts";
 import { deferred, ManualClock, settle } from "../../clocks.ts";
@@ -84,14 +85,16 @@ function setup(
   const clock = new ManualClock();
   const logger = new RecordingLogger();
   const script = new Script();
+  const objects = new ObjectTable({});
   const mux = new Multiplexer({
     processor: processor ?? script.processor,
     batching: settings(batching),
     persistence: consistencyTimeout === undefined ? undefined : { consistencyTimeout },
     clock,
     logger,
+    objects,
   });
-  return { clock, logger, script, mux };
+  return { clock, logger, script, mux, objects };
 }
 
 async function stop(mux: Multiplexer, clock: ManualClock): Promise<void> {
@@ -182,6 +185,20 @@ Deno.test("a worker ends after idling and leaves nothing behind; a new event sta
   await settle();
   assertEquals(script.seen, ["a@1", "a@2"]);
   await stop(mux, clock);
+});
+
+Deno.test("an object's worker is kept on its record in the object table, which goes with it", async () => {
+  const { clock, mux, objects } = setup({ idleTimeout: 3 });
+  const watched = objects.entry(KEX, body("w", "1"));
+  watched.tell("1");
+  mux.push(KEX, ev("w", "1"));
+  mux.push(KEX, ev("u", "1")); // an object no watch knows: a record for its work alone
+  await settle();
+  assert(objects.get(KEX, "w")?.work !== undefined && objects.get(KEX, "u")?.work !== undefined);
+  await clock.advance(3.1);
+  assertEquals(mux.size, 0);
+  assert(objects.get(KEX, "w") === watched && watched.work === undefined, "the watch keeps it");
+  assertEquals(objects.get(KEX, "u"), undefined, "nothing keeps it any more");
 });
 
 Deno.test("an event arriving during the idle wait keeps the worker alive", async () => {
