@@ -38,11 +38,13 @@ async function throughput(objects: number, eventsPerObject: number): Promise<num
       errorDelays: [],
     },
     logger: silentLogger,
-    processor: async (e) => {
-      await Promise.resolve();
-      if (e.object.metadata?.resourceVersion === `${eventsPerObject}`) {
-        if (++processed === objects) done();
-      }
+    processor: {
+      reconcile: async (e) => {
+        await Promise.resolve();
+        if (e.object.metadata?.resourceVersion === `${eventsPerObject}`) {
+          if (++processed === objects) done();
+        }
+      },
     },
   });
   const start = performance.now();
@@ -66,7 +68,7 @@ async function workerMemory(objects: number): Promise<number> {
       errorDelays: [],
     },
     logger: silentLogger,
-    processor: () => Promise.resolve(),
+    processor: { reconcile: () => Promise.resolve() },
   });
   const gc = (globalThis as { gc?: () => void }).gc;
   gc?.();

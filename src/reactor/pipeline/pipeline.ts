@@ -57,6 +57,7 @@ import { SpawningStage } from "./spawning_stage.ts";
 import { ChildStage } from "./child_stage.ts";
 import type { ChildChanges } from "../../engines/child_changes.ts";
 import { StoringStage } from "./storing_stage.ts";
+import type { ProcessingContext, Processor } from "../queueing/workers.ts";
 
 /** What processing is made of: one per operator. */
 export interface PipelineOptions {
@@ -103,7 +104,7 @@ export interface PipelineOptions {
 export const DEFAULT_WRITE_LIMIT = 32;
 
 /** The processing of all objects of one operator; see the module docs. */
-export class Pipeline {
+export class Pipeline implements Processor {
   readonly #matcher: HandlerMatcher;
   readonly #objects: ObjectTable;
   readonly #indexers: OperatorIndexers | undefined;
@@ -188,6 +189,11 @@ export class Pipeline {
   /** The operator stops: nothing waits for the indices any longer. */
   halt(): void {
     this.#indexers?.halt();
+  }
+
+  /** Process a state the queue hands over, with what the queue gives (see `Processor`). */
+  reconcile(event: ObservedEvent, context: ProcessingContext): Promise<Reconciliation> {
+    return this.process(context.resource, event, context.signal, context.aside);
   }
 
   /**

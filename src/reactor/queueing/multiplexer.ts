@@ -51,11 +51,11 @@ import { ObjectTable } from "../objects/object_table.ts";
 import {
   describeObject,
   isConsistent,
+  LiveWorkers,
   newWorker,
   type Phase,
-  type ProcessingContext,
+  processingContext,
   type Processor,
-  waitAside,
   waitingOf,
   wakeOrTimeout,
   type WakeReason,
@@ -142,9 +142,7 @@ export class Multiplexer {
   readonly #clock: Clock;
   readonly #logger: Logger;
   readonly #objects: ObjectTable;
-  /** The live workers: those whose objects have work. */
-  readonly #live = new Set<Worker>();
-  #depletionWaiters: (() => void)[] = [];
+  readonly #live = new LiveWorkers();
   readonly #parked: Deadlines<Worker>;
   readonly #stopping = new AbortController();
   readonly #cancelled = new AbortController();
@@ -260,8 +258,7 @@ export class Multiplexer {
 
   /** Resolve when no worker is alive (at once if none is). */
   depleted(): Promise<void> {
-    if (this.#live.size === 0) return Promise.resolve();
-    return new Promise((resolve) => this.#depletionWaiters.push(resolve));
+    return this.#live.depleted();
   }
 
   /**
@@ -363,15 +360,9 @@ export class Multiplexer {
     this.#parked.cancel(worker);
     worker.pending = worker.revisit = worker.expected = undefined;
     this.#enter(worker, "parked");
-    if (!this.#live.delete(worker)) return;
     const entry = worker.entry;
     if (entry.work === worker) entry.work = undefined;
-    this.#objects.release(entry);
-    if (this.#live.size === 0) {
-      const waiters = this.#depletionWaiters;
-      this.#depletionWaiters = [];
-      for (const resolve of waiters) resolve();
-    }
+    if (this.#live.delete(worker)) this.#objects.release(entry);
   }
 
   /**
@@ -381,19 +372,6 @@ export class Multiplexer {
   #wait(worker: Worker, seconds: number, arrivals = true): Promise<WakeReason> {
     if (this.stopping) return Promise.resolve("stopped");
     return wakeOrTimeout(worker, this.#clock, seconds, arrivals);
-  }
-
-  /** What the worker's processings get; the same for all of them. */
-  #context(worker: Worker): ProcessingContext {
-    const cancelled = this.#cancelled.signal;
-    const admissions = this.#admissions;
-    return {
-      resource: worker.entry.resource,
-      key: worker.entry.key,
-      signal: cancelled,
-      stopping: this.#stopping.signal,
-      aside: (promise) => waitAside(worker, promise, admissions, cancelled),
-    };
   }
 
   /** Process the worker's events until it is idle (then parked) or gone (then ended). */
@@ -485,7 +463,13 @@ export class Multiplexer {
     this.#busy++;
     worker.current = event;
     try {
-      const result = await this.#processor(event, worker.context ??= this.#context(worker));
+      const context = worker.context ??= processingContext(
+        worker,
+        this.#admissions,
+        this.#cancelled.signal,
+        this.#stopping.signal,
+      );
+      const result = await this.#processor.reconcile(event, context);
       const now = this.#clock.now();
       if (result?.delay !== undefined && event.type !== "DELETED") {
         worker.revisit = { event, at: now + Math.max(0, result.delay) };

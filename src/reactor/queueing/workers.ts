@@ -32,11 +32,11 @@ export interface ProcessingContext {
   readonly aside: AsideWait;
 }
 
-/** The function that handles one state of one object. */
-export type Processor = (
-  event: ObservedEvent,
-  context: ProcessingContext,
-) => Promise<Reconciliation | void>;
+/** What the queue hands the states of objects to, one at a time per object (the pipeline). */
+export interface Processor {
+  /** Process one state of one object; what comes of it says what to do next. */
+  reconcile(event: ObservedEvent, context: ProcessingContext): Promise<Reconciliation | void>;
+}
 
 /** A short human-readable reference to an object, for log messages. */
 export function describeObject(resource: Resource, body: RawBody): string {
@@ -100,6 +100,49 @@ export interface Worker extends Scheduled, EntryWork {
   context: ProcessingContext | undefined;
 }
 
+/** The live workers (those whose objects have work), with a wait for the moment none is. */
+export class LiveWorkers implements Iterable<Worker> {
+  readonly #workers = new Set<Worker>();
+  #depletionWaiters: (() => void)[] = [];
+
+  /** How many are alive. */
+  get size(): number {
+    return this.#workers.size;
+  }
+
+  /** Whether this very worker is alive (not one ended, its object's work passed to another). */
+  has(worker: Worker): boolean {
+    return this.#workers.has(worker);
+  }
+
+  /** A new worker is alive. */
+  add(worker: Worker): void {
+    this.#workers.add(worker);
+  }
+
+  /** A worker has ended; false if it was not alive. The waits for depletion are woken. */
+  delete(worker: Worker): boolean {
+    if (!this.#workers.delete(worker)) return false;
+    if (this.#workers.size === 0) {
+      const waiters = this.#depletionWaiters;
+      this.#depletionWaiters = [];
+      for (const resolve of waiters) resolve();
+    }
+    return true;
+  }
+
+  /** Resolve when no worker is alive (at once if none is). */
+  depleted(): Promise<void> {
+    if (this.#workers.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#depletionWaiters.push(resolve));
+  }
+
+  /** The live workers. */
+  [Symbol.iterator](): Iterator<Worker> {
+    return this.#workers.values();
+  }
+}
+
 /** The workers with unprocessed states, per resource: how many, and the oldest's wait. */
 export function waitingOf(
   workers: Iterable<Worker>,
@@ -159,6 +202,25 @@ export function wakeOrTimeout(
     };
     const cancel = clock.schedule(seconds, () => settle("timeout"));
   });
+}
+
+/**
+ * What the worker's processings get (the same for all of them): its object, the operator's
+ * stop as signals (`cancelled`: give up; `stopping`: finish soon), and the wait aside.
+ */
+export function processingContext(
+  worker: Worker,
+  admissions: Admissions,
+  cancelled: AbortSignal,
+  stopping: AbortSignal,
+): ProcessingContext {
+  return {
+    resource: worker.entry.resource,
+    key: worker.entry.key,
+    signal: cancelled,
+    stopping,
+    aside: (promise) => waitAside(worker, promise, admissions, cancelled),
+  };
 }
 
 /** See {@link AsideWait}: the worker's places go back while it waits, then are taken again. */

@@ -87,17 +87,12 @@ export class ChildrenRunnable implements Runnable {
 
   #makeObserver(): Observer {
     const { matcher, settings, clock, logger, scope } = this.#parts;
-    const { client, processing, queueing, observation } = this.#needs;
-    const processor = processing.processor;
-    const multiplexer = queueing.multiplexer;
+    const { client, queueing, observation } = this.#needs;
     const watching = new ChildWatching({
       matcher,
       api: client.api,
       changes: this.#changes,
-      parents: {
-        skips: (resource, event) => processor.skips(resource, event),
-        requeue: (resource, event) => void multiplexer.push(resource, event, true),
-      },
+      parents: queueing.intake,
       signal: this.#observing.signal,
       clock,
       logger,

@@ -12,7 +12,6 @@
 
 import type { ObservedEvent } from "../../structs/bodies.ts";
 import type { Resource } from "../../structs/resources.ts";
-import { resourceLabel } from "../../structs/operator_metrics.ts";
 import { observationClient } from "../observation/observation_client.ts";
 import { Observer } from "../observation/observer.ts";
 import { WatchSelecting } from "../observation/selecting.ts";
@@ -114,10 +113,8 @@ export class ObservationRunnable implements Runnable {
   }
 
   #makeObserver(): Observer {
-    const { matcher, settings, clock, logger, metrics, scope } = this.#parts;
-    const { client, processing, queueing } = this.#needs;
-    const processor = processing.processor;
-    const multiplexer = queueing.multiplexer;
+    const { matcher, settings, clock, logger, scope } = this.#parts;
+    const { client, queueing } = this.#needs;
     const selecting = new WatchSelecting(matcher, settings, logger);
     const served = new ServedResources(matcher, logger);
     return new Observer({
@@ -129,12 +126,7 @@ export class ObservationRunnable implements Runnable {
         this.#needs.admission.resourcesChanged(discovered); // the managed webhooks' rules follow
         return served.select(discovered);
       },
-      feed: (resource: Resource, event: ObservedEvent) => {
-        metrics?.eventsReceived.inc([resourceLabel(resource), event.type ?? "LISTED"]);
-        if (processor.skips(resource, event)) return undefined; // another replica's object
-        processor.expect(resource, event); // the handling waits for the listed ones' indexing
-        return multiplexer.push(resource, event);
-      },
+      feed: (resource: Resource, event: ObservedEvent) => queueing.intake.feed(resource, event),
       keepsLastStates: (resource) => keepsLastStates(matcher, resource),
       selection: (resource) => selecting.of(resource),
       scanning: settings.scanning,

@@ -8,6 +8,7 @@
  */
 
 import { Multiplexer } from "../queueing/multiplexer.ts";
+import { Intake } from "../queueing/intake.ts";
 import type { OperatorParts } from "../operator_parts.ts";
 import type { Reactions, Runnable } from "../manager.ts";
 import type { CoordinationRunnable } from "./coordination_runnable.ts";
@@ -21,6 +22,7 @@ export class QueueingRunnable implements Runnable {
   readonly #processing: ProcessingRunnable;
   readonly #coordination: CoordinationRunnable;
   #multiplexer: Multiplexer | undefined;
+  #intake: Intake | undefined;
 
   /** The queueing of the operator, feeding the processing. */
   constructor(
@@ -32,6 +34,12 @@ export class QueueingRunnable implements Runnable {
     this.#processing = processing;
     this.#coordination = coordination;
     this.after = [processing, coordination];
+  }
+
+  /** Where the watches' events enter the queue; there once started. */
+  get intake(): Intake {
+    if (this.#intake === undefined) throw new Error("The queueing is used before its start.");
+    return this.#intake;
   }
 
   /** The multiplexer; there once started. */
@@ -49,15 +57,15 @@ export class QueueingRunnable implements Runnable {
   start(): void {
     const processor = this.#processing.processor;
     const { settings, clock, logger, objects } = this.#parts;
-    this.#multiplexer = new Multiplexer({
-      processor: (event, context) =>
-        processor.process(context.resource, event, context.signal, context.aside),
+    const multiplexer = this.#multiplexer = new Multiplexer({
+      processor,
       batching: settings.batching,
       persistence: settings.persistence,
       clock,
       logger,
       objects,
     });
+    this.#intake = new Intake(processor, multiplexer, this.#parts.metrics);
   }
 
   /** The objects being handled now. */

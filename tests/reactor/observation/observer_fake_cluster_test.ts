@@ -105,7 +105,7 @@ async function operate(
   });
   const seen = new Log();
   const mux = new Multiplexer({
-    processor: (event) => Promise.resolve(seen.add(describe(event))),
+    processor: { reconcile: (event) => Promise.resolve(seen.add(describe(event))) },
     batching: {
       batchWindow: 0,
       idleTimeout: 1,

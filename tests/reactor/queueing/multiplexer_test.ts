@@ -87,7 +87,7 @@ function setup(
   const script = new Script();
   const objects = new ObjectTable({});
   const mux = new Multiplexer({
-    processor: processor ?? script.processor,
+    processor: { reconcile: processor ?? script.processor },
     batching: settings(batching),
     persistence: consistencyTimeout === undefined ? undefined : { consistencyTimeout },
     clock,
@@ -285,13 +285,15 @@ Deno.test("the shutdown aborts the processing after the exit timeout", async () 
     batching: settings({ exitTimeout: 5, errorDelays: [1] }),
     clock,
     logger,
-    processor: (_event, ctx) =>
-      new Promise((_resolve, reject) => {
-        ctx.signal.addEventListener("abort", () => {
-          aborted = true;
-          reject(new Error("aborted"));
-        });
-      }),
+    processor: {
+      reconcile: (_event, ctx) =>
+        new Promise((_resolve, reject) => {
+          ctx.signal.addEventListener("abort", () => {
+            aborted = true;
+            reject(new Error("aborted"));
+          });
+        }),
+    },
   });
   mux.push(KEX, ev("a", "1"));
   await settle();
@@ -333,10 +335,12 @@ Deno.test("unexpected errors are retried along the error delays, repeating the l
     batching: settings({ errorDelays: [1, 2] }),
     clock,
     logger,
-    processor: () => {
-      times.push(clock.now());
-      if (failing) return Promise.reject(new Error("boom"));
-      return Promise.resolve();
+    processor: {
+      reconcile: () => {
+        times.push(clock.now());
+        if (failing) return Promise.reject(new Error("boom"));
+        return Promise.resolve();
+      },
     },
   });
   mux.push(KEX, ev("a", "1"));
@@ -368,9 +372,11 @@ Deno.test("a newer event during the error delay is retried instead, and not earl
     batching: settings({ errorDelays: [10] }),
     clock,
     logger: new RecordingLogger(),
-    processor: (event) => {
-      seen.push(`${event.object.metadata?.resourceVersion}@${clock.now()}`);
-      return seen.length === 1 ? Promise.reject(new Error("boom")) : Promise.resolve();
+    processor: {
+      reconcile: (event) => {
+        seen.push(`${event.object.metadata?.resourceVersion}@${clock.now()}`);
+        return seen.length === 1 ? Promise.reject(new Error("boom")) : Promise.resolve();
+      },
     },
   });
   mux.push(KEX, ev("a", "1"));
@@ -391,9 +397,11 @@ Deno.test("with no error delays, a failed state is not retried; the next event i
     batching: settings({ errorDelays: [] }),
     clock,
     logger,
-    processor: (event) => {
-      seen.push(event.object.metadata!.resourceVersion!);
-      return Promise.reject("not an error object");
+    processor: {
+      reconcile: (event) => {
+        seen.push(event.object.metadata!.resourceVersion!);
+        return Promise.reject("not an error object");
+      },
     },
   });
   mux.push(KEX, ev("a", "1"));
@@ -415,9 +423,11 @@ Deno.test("a shutdown during the error delay ends the worker without a retry", a
     batching: settings({ errorDelays: [30] }),
     clock,
     logger: new RecordingLogger(),
-    processor: () => {
-      calls++;
-      return Promise.reject(new Error("boom"));
+    processor: {
+      reconcile: () => {
+        calls++;
+        return Promise.reject(new Error("boom"));
+      },
     },
   });
   mux.push(KEX, ev("a", "1"));
@@ -535,7 +545,11 @@ Deno.test("a stale state is left unprocessed when the shutdown begins", async ()
 Deno.test("settings are read when used, so a change takes effect for later waits", async () => {
   const batching = { ...settings({ idleTimeout: 1 }) };
   const clock = new ManualClock();
-  const mux = new Multiplexer({ batching, clock, processor: () => Promise.resolve() });
+  const mux = new Multiplexer({
+    batching,
+    clock,
+    processor: { reconcile: () => Promise.resolve() },
+  });
   batching.idleTimeout = 7;
   mux.push(KEX, ev("a", "1"));
   await clock.advance(6.9);
@@ -550,9 +564,11 @@ Deno.test("a requested delay processes the same state again when due, outliving 
   const mux = new Multiplexer({
     batching: settings({ idleTimeout: 1 }),
     clock,
-    processor: () => {
-      times.push(clock.now());
-      return Promise.resolve(times.length < 3 ? { delay: 3 } : undefined);
+    processor: {
+      reconcile: () => {
+        times.push(clock.now());
+        return Promise.resolve(times.length < 3 ? { delay: 3 } : undefined);
+      },
     },
   });
   mux.push(KEX, ev("a", "1"));
@@ -573,9 +589,11 @@ Deno.test("a newer event comes before a requested delay and replaces the revisit
   const mux = new Multiplexer({
     batching: settings({ idleTimeout: 1 }),
     clock,
-    processor: (event) => {
-      seen.push(`${event.object.metadata?.resourceVersion}@${clock.now()}`);
-      return Promise.resolve(seen.length === 1 ? { delay: 10 } : undefined);
+    processor: {
+      reconcile: (event) => {
+        seen.push(`${event.object.metadata?.resourceVersion}@${clock.now()}`);
+        return Promise.resolve(seen.length === 1 ? { delay: 10 } : undefined);
+      },
     },
   });
   mux.push(KEX, ev("a", "1"));
@@ -592,7 +610,7 @@ Deno.test("a shutdown ends a worker waiting for a requested delay", async () => 
   const mux = new Multiplexer({
     batching: settings(),
     clock,
-    processor: () => Promise.resolve(++calls === 1 ? { delay: 60 } : undefined),
+    processor: { reconcile: () => Promise.resolve(++calls === 1 ? { delay: 60 } : undefined) },
   });
   mux.push(KEX, ev("a", "1"));
   await settle();
@@ -607,7 +625,7 @@ Deno.test("a deleted object is not revisited whatever the processor asks", async
   const mux = new Multiplexer({
     batching: settings(),
     clock,
-    processor: () => Promise.resolve(++calls < 5 ? { delay: 1 } : undefined),
+    processor: { reconcile: () => Promise.resolve(++calls < 5 ? { delay: 1 } : undefined) },
   });
   mux.push(KEX, ev("a", "1", "DELETED"));
   await clock.advance(5);
@@ -622,14 +640,16 @@ Deno.test("with the real clock, a shutdown leaves no timers behind", async () =>
     batching: settings({ batchWindow: 0.01, idleTimeout: 60, exitTimeout: 1, errorDelays: [30] }),
     persistence: { consistencyTimeout: 60 },
     logger: new RecordingLogger(),
-    processor: (event) => {
-      seen.push(event.object.metadata!.uid!);
-      if (seen.length === 3) processed.resolve();
-      // One object awaits its patch's echo, one retries an error later, one idles.
-      if (event.object.metadata!.uid === "b") return Promise.reject(new Error("boom"));
-      return Promise.resolve(
-        event.object.metadata!.uid === "a" ? { expectedResourceVersion: "9" } : undefined,
-      );
+    processor: {
+      reconcile: (event) => {
+        seen.push(event.object.metadata!.uid!);
+        if (seen.length === 3) processed.resolve();
+        // One object awaits its patch's echo, one retries an error later, one idles.
+        if (event.object.metadata!.uid === "b") return Promise.reject(new Error("boom"));
+        return Promise.resolve(
+          event.object.metadata!.uid === "a" ? { expectedResourceVersion: "9" } : undefined,
+        );
+      },
     },
   });
   for (const uid of ["a", "b", "c"]) mux.push(KEX, ev(uid, "1"));
@@ -645,7 +665,7 @@ function scripted(
   const clock = new ManualClock();
   const script = new Script();
   const mux = new Multiplexer({
-    processor: script.processor,
+    processor: { reconcile: script.processor },
     batching: settings({ idleTimeout: 5 }),
     clock,
     logger: new RecordingLogger(),
@@ -703,7 +723,7 @@ Deno.test("objects in their batch window are not counted in the backlog until it
   const script = new Script();
   script.hold();
   const mux = new Multiplexer({
-    processor: script.processor,
+    processor: { reconcile: script.processor },
     batching: settings({ batchWindow: 0.1 }),
     clock,
     admissionLimit: 1,
@@ -727,7 +747,7 @@ Deno.test("objects in their batch window are not counted in the backlog until it
 Deno.test("objects holding back stale states for our patch are not counted in the backlog", async () => {
   const clock = new ManualClock();
   const mux = new Multiplexer({
-    processor: () => Promise.resolve({ expectedResourceVersion: "5" }),
+    processor: { reconcile: () => Promise.resolve({ expectedResourceVersion: "5" }) },
     batching: settings(),
     persistence: { consistencyTimeout: 10 },
     clock,
@@ -797,7 +817,7 @@ Deno.test("after the exit timeout, a processing that runs on is awaited to its e
     clock,
     logger,
     // A handler cannot be cancelled: the abort of the waits does not end it.
-    processor: () => new Promise<void>((resolve) => (finish = resolve)),
+    processor: { reconcile: () => new Promise<void>((resolve) => (finish = resolve)) },
   });
   mux.push(KEX, ev("a", "1"));
   await settle();
