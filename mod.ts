@@ -297,7 +297,7 @@ export type {
   ReconcilerOptions,
 } from "./src/reactor/pipeline/reconciler.ts";
 export type { Reconciliation } from "./src/reactor/pipeline/object_processing.ts";
-export type { LeavingEvent, ObjectEvent } from "./src/structs/bodies.ts";
+export type { BodySource, LeavingEvent, ObjectEvent } from "./src/structs/bodies.ts";
 export type { NamespacePattern } from "./src/structs/namespace_scopes.ts";
 export type { DefaultLogin } from "./src/engines/activities.ts";
 export type { Clock } from "./src/structs/clock.ts";

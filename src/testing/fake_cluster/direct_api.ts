@@ -260,11 +260,7 @@ export class DirectApi {
       const { type, version } = target;
       const result = this.objects.list(target, {
         labelSelector: parseLabelSelector(options.labelSelector),
-        fieldSelector: parseFieldSelector(
-          options.fieldSelector,
-          version.selectableFields,
-          type.kind,
-        ),
+        fieldSelector: parseFieldSelector(options.fieldSelector, version.selectableFields, type),
       });
       return copy(result.items) as RawBody[];
     });

@@ -41,7 +41,7 @@ export async function deleteCollection(call: ResourceCall): Promise<Response> {
   if (admits(ctx, target)) {
     // Each object's deletion is admitted (all before any is deleted, a simplification).
     const { items } = objects.list(target, {
-      ...listOptionsOf(params, type.kind, version.selectableFields),
+      ...listOptionsOf(params, type, version.selectableFields),
       limit: undefined,
       continue: undefined,
     });
@@ -57,7 +57,7 @@ export async function deleteCollection(call: ResourceCall): Promise<Response> {
   }
   const items = objects.deleteCollection(
     target,
-    listOptionsOf(params, type.kind, version.selectableFields),
+    listOptionsOf(params, type, version.selectableFields),
     options,
   );
   lifecycle.settle();

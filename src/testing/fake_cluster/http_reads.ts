@@ -41,7 +41,7 @@ export function listObjects(call: ResourceCall): Response {
   const { type, version } = target;
   const page = call.ctx.objects.list(
     target,
-    listOptionsOf(params, type.kind, version.selectableFields),
+    listOptionsOf(params, type, version.selectableFields),
   );
   const listMeta: JsonObject = { resourceVersion: page.resourceVersion };
   if (page.continue) listMeta.continue = page.continue;
@@ -127,7 +127,7 @@ function watchFormat(
 export function watchObjects(call: ResourceCall): Response {
   const { ctx, target, params } = call;
   const { type, version } = target;
-  const selectors = listOptionsOf(params, type.kind, version.selectableFields);
+  const selectors = listOptionsOf(params, type, version.selectableFields);
   const timeout = params.get("timeoutSeconds");
   if (timeout !== null && !/^\d+$/.test(timeout)) {
     throw badRequest(`timeoutSeconds must be a non-negative integer, not "${timeout}"`);

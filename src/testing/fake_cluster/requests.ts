@@ -7,6 +7,7 @@
  */
 import { parse as parseYaml } from "yaml";
 import type { JsonObject, JsonValue } from "../../structs/bodies.ts";
+import type { ResourceType } from "../../catalog/resource_types.ts";
 import { ApiError, badRequest } from "./errors.ts";
 import type {
   DeletionOptions,
@@ -200,7 +201,7 @@ export function parseResourcePath(segments: readonly string[]): Route | undefine
 /** The list options of a request: selectors, `limit`, `continue`. */
 export function listOptionsOf(
   params: URLSearchParams,
-  kind: string,
+  type: Pick<ResourceType, "kind" | "builtin" | "namespaced">,
   selectable: readonly string[],
 ): ListOptions {
   const limit = params.get("limit");
@@ -209,7 +210,7 @@ export function listOptionsOf(
   }
   return {
     labelSelector: parseLabelSelector(params.get("labelSelector")),
-    fieldSelector: parseFieldSelector(params.get("fieldSelector"), selectable, kind),
+    fieldSelector: parseFieldSelector(params.get("fieldSelector"), selectable, type),
     limit: limit === null ? undefined : Number(limit),
     continue: params.get("continue") ?? undefined,
   };

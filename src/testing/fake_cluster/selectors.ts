@@ -6,6 +6,7 @@
  */
 import type { JsonObject, JsonValue } from "../../structs/bodies.ts";
 import { resolve } from "../../structs/dicts.ts";
+import type { ResourceType } from "../../catalog/resource_types.ts";
 import { badRequest } from "./errors.ts";
 import { LABEL_VALUE, qualifiedNameErrors } from "./metadata.ts";
 
@@ -142,22 +143,28 @@ function fieldValue(object: JsonObject, path: readonly string[]): string {
 /**
  * Parse a field selector (`metadata.name=x,status.phase!=Running`). Only the fields in
  * `supported` (plus `metadata.name` and `metadata.namespace`) may be used, as on a real
- * server; others are a 400.
+ * server; others are a 400. A cluster-scoped custom resource has no `metadata.namespace` to
+ * select by (`crConverter.ConvertFieldLabel` in apiextensions-apiserver's
+ * `pkg/apiserver/conversion/converter.go`).
  */
 export function parseFieldSelector(
   selector: string | null | undefined,
   supported: readonly string[],
-  kind: string,
+  type: Pick<ResourceType, "kind" | "builtin" | "namespaced">,
 ): Selector {
   if (!selector || !selector.trim()) return EVERYTHING;
+  const kind = type.kind;
+  const meta = type.builtin || type.namespaced
+    ? ["metadata.name", "metadata.namespace"]
+    : ["metadata.name"];
   const reqs = splitTerms(selector).map((term) => {
     const m = /^([^=!\s]+)\s*(==|!=|=)\s*(.*)$/.exec(term);
     if (!m) throw badRequest(`invalid field selector: "${term}" in "${selector}"`);
     const [, field, op, value] = m;
-    if (field !== "metadata.name" && field !== "metadata.namespace" && !supported.includes(field)) {
+    if (!meta.includes(field) && !supported.includes(field)) {
       throw badRequest(
-        `field label not supported: ${field} (${kind} supports metadata.name, metadata.namespace${
-          supported.length ? ", " + supported.join(", ") : ""
+        `field label not supported: ${field} (${kind} supports ${
+          [...meta, ...supported].join(", ")
         })`,
       );
     }

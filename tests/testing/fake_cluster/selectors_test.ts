@@ -25,23 +25,57 @@ Deno.test("label selectors: equality, sets, existence; bad ones are 400", () => 
   assertEquals(assertThrows(() => parseLabelSelector("a=b=c"), ApiError).code, 400);
 });
 
+/** A built-in namespaced kind, or a custom resource, as the field selectors see it. */
+const POD = { kind: "Pod", builtin: true, namespaced: true };
+const builtin = (kind: string) => ({ kind, builtin: true, namespaced: true });
+
 Deno.test("field selectors: supported fields only, = and !=", async () => {
-  const sel = parseFieldSelector("metadata.name=x,status.phase!=Running", ["status.phase"], "Pod");
+  const sel = parseFieldSelector("metadata.name=x,status.phase!=Running", ["status.phase"], POD);
   assertEquals(sel({ metadata: { name: "x" }, status: { phase: "Pending" } }), true);
   assertEquals(sel({ metadata: { name: "x" }, status: { phase: "Running" } }), false);
   assertEquals(sel({ metadata: { name: "x" } }), true, "an absent field is the empty string");
-  const deep = parseFieldSelector("spec.n=3,spec.list.a=", ["spec.n", "spec.list.a"], "Kind");
+  const deep = parseFieldSelector(
+    "spec.n=3,spec.list.a=",
+    ["spec.n", "spec.list.a"],
+    builtin("Kind"),
+  );
   assertEquals(deep({ spec: { n: 3, list: [{ a: "1" }] } }), true, "numbers as text; no arrays");
   assertEquals(deep({ spec: { n: 4 } }), false);
-  const error = assertThrows(() => parseFieldSelector("spec.x=1", [], "ConfigMap"), ApiError);
+  const error = assertThrows(
+    () => parseFieldSelector("spec.x=1", [], builtin("ConfigMap")),
+    ApiError,
+  );
   assertEquals(error.code, 400);
   // As docs/fidelity.md quotes it (of a field X of a Kind).
   const words = await quote("fidelity.md", "field label not supported: X (");
   assertMatch(error.message, patternOf(words.replace("X", "spec.x").replace("Kind", "ConfigMap")));
 });
 
+Deno.test("a cluster-scoped custom resource is not selected by its namespace, as there", () => {
+  // crConverter.ConvertFieldLabel: metadata.namespace only where the resource is namespaced.
+  const clustered = { kind: "Cluster", builtin: false, namespaced: false };
+  const error = assertThrows(
+    () => parseFieldSelector("metadata.namespace=x", [], clustered),
+    ApiError,
+  );
+  assertEquals(error.code, 400);
+  assertMatch(
+    error.message,
+    /^field label not supported: metadata\.namespace \(Cluster supports metadata\.name\)/,
+  );
+  assertEquals(
+    parseFieldSelector("metadata.name=x", [], clustered)({ metadata: { name: "x" } }),
+    true,
+  );
+  const namespaced = { kind: "KopfExample", builtin: false, namespaced: true };
+  assertEquals(
+    parseFieldSelector("metadata.namespace=x", [], namespaced)({ metadata: { namespace: "x" } }),
+    true,
+  );
+});
+
 Deno.test("field selectors tell the name and namespace they require, and only those", () => {
-  const fields = (text: string) => parseFieldSelector(text, ["status.phase"], "Pod");
+  const fields = (text: string) => parseFieldSelector(text, ["status.phase"], POD);
   assertEquals(pinnedBy(fields("metadata.name=a,status.phase!=Running")), { name: "a" });
   assertEquals(pinnedBy(fields("metadata.name==a,metadata.namespace=ns")), {
     name: "a",
