@@ -10,8 +10,8 @@
  * own), and ends after the idle timeout; nothing about the object is kept after that.
  *
  * Memory stays bounded when objects arrive faster than they are processed: at most
- * `admissionLimit` objects start their processing at a time (a processing that takes
- * long gives its place up after `admissionHold` seconds, so slow handlers never hold the
+ * `startLimit` objects start their processing at a time (a processing that takes
+ * long gives its place up after `startHold` seconds, so slow handlers never hold the
  * others up), and once `backlogLimit` objects wait with unprocessed events (past their
  * batch window: objects within it wait for time, not for a place), `push()` returns a
  * promise that the feeder should await before pushing more: the events then stay in the
@@ -45,7 +45,7 @@ import {
 } from "../../settings/processing_settings.ts";
 import type { Logger } from "../../structs/loggers.ts";
 import { reactorLogger } from "../default_logger.ts";
-import { Admissions } from "./admissions.ts";
+import { Places } from "./places.ts";
 import { Backlog } from "./backlog.ts";
 import { ObjectTable } from "../objects/object_table.ts";
 import {
@@ -77,10 +77,10 @@ export interface MultiplexerOptions {
   readonly clock?: Clock;
   /** Where to report failures and progress; the `kopf.reactor` logger by default. */
   readonly logger?: Logger;
-  /** How many objects may start processing at a time ({@link DEFAULT_ADMISSION_LIMIT}). */
-  readonly admissionLimit?: number;
-  /** Seconds after which a processing gives its admission place up ({@link ADMISSION_HOLD}). */
-  readonly admissionHold?: number;
+  /** How many objects may start processing at a time ({@link DEFAULT_START_LIMIT}). */
+  readonly startLimit?: number;
+  /** Seconds after which a processing gives its start place up ({@link START_HOLD}). */
+  readonly startHold?: number;
   /**
    * Seconds for which objects found by a listing wait behind those of live events before
    * they go first ({@link LISTING_AGING}).
@@ -106,10 +106,10 @@ export interface MultiplexerOptions {
  * as the writes that may be in flight at once (the processor's write limit): more started
  * processings would only wait for a write, and every young collection copies each of them.
  */
-export const DEFAULT_ADMISSION_LIMIT = 32;
+export const DEFAULT_START_LIMIT = 32;
 
-/** Seconds after which a processing gives its admission place up to others. */
-export const ADMISSION_HOLD = 1;
+/** Seconds after which a processing gives its start place up to others. */
+export const START_HOLD = 1;
 
 /**
  * Seconds for which an object found by a listing waits behind the objects of live events
@@ -120,7 +120,7 @@ export const LISTING_AGING = 5;
 
 /**
  * How many objects may wait with unprocessed events before the feeding is slowed down: a
- * few times the admission limit, so that when the feeding resumes (at half of it) more
+ * few times the start limit, so that when the feeding resumes (at half of it) more
  * objects still wait than may start, and the processings never run dry meanwhile. More only
  * keeps parsed states in memory for longer, long enough for the JS engine to move them to
  * its old generation: with 1,000, a burst of 10,000 objects cost 9% more CPU.
@@ -146,7 +146,7 @@ export class Multiplexer {
   readonly #parked: Deadlines<Worker>;
   readonly #stopping = new AbortController();
   readonly #cancelled = new AbortController();
-  readonly #admissions: Admissions;
+  readonly #places: Places;
   readonly #backlog: Backlog;
   #busy = 0;
 
@@ -159,10 +159,10 @@ export class Multiplexer {
     this.#clock = options.clock ?? realClock;
     this.#logger = options.logger ?? reactorLogger();
     this.#parked = new Deadlines(this.#clock, (worker) => this.#wake(worker));
-    this.#admissions = new Admissions({
+    this.#places = new Places({
       workerLimit: () => this.#batching.workerLimit,
-      admissionLimit: options.admissionLimit ?? DEFAULT_ADMISSION_LIMIT,
-      admissionHold: options.admissionHold ?? ADMISSION_HOLD,
+      startLimit: options.startLimit ?? DEFAULT_START_LIMIT,
+      startHold: options.startHold ?? START_HOLD,
       listingAging: options.listingAging ?? LISTING_AGING,
       clock: this.#clock,
     });
@@ -314,7 +314,7 @@ export class Multiplexer {
   /** Keep the backlog count (and the feeder's congestion) in step with a worker's state. */
   #recount(worker: Worker): void {
     const phase = worker.phase;
-    const queued = phase === "admitting" ||
+    const queued = phase === "placing" ||
       (worker.pending !== undefined && phase !== "holding" && phase !== "batching");
     this.#backlog.recount(worker, queued, worker.listed, this.stopping);
   }
@@ -456,16 +456,16 @@ export class Multiplexer {
     event: ObservedEvent,
     listed: boolean,
   ): Promise<{ readonly error: unknown } | typeof ABORTED | undefined> {
-    this.#enter(worker, "admitting");
-    worker.admission = await this.#admissions.take(this.#cancelled.signal, listed);
+    this.#enter(worker, "placing");
+    worker.place = await this.#places.take(this.#cancelled.signal, listed);
     this.#enter(worker, "processing");
-    if (worker.admission === undefined) return ABORTED;
+    if (worker.place === undefined) return ABORTED;
     this.#busy++;
     worker.current = event;
     try {
       const context = worker.context ??= processingContext(
         worker,
-        this.#admissions,
+        this.#places,
         this.#cancelled.signal,
         this.#stopping.signal,
       );
@@ -489,9 +489,9 @@ export class Multiplexer {
 
   /** The processing has ended: the places go back, and whoever waited for it is told. */
   #leaveProcessing(worker: Worker): void {
-    if (worker.admission !== undefined) this.#admissions.give(worker.admission);
-    worker.admission = undefined;
-    if (--this.#busy === 0 && this.#backlog.size === 0) this.#admissions.idle();
+    if (worker.place !== undefined) this.#places.give(worker.place);
+    worker.place = undefined;
+    if (--this.#busy === 0 && this.#backlog.size === 0) this.#places.idle();
     worker.current = undefined;
     this.#enter(worker, "running");
     const idle = worker.idle;

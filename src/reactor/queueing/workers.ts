@@ -14,7 +14,7 @@ import type { Clock } from "../../structs/clock.ts";
 import { isAtLeastVersion } from "../../structs/identities.ts";
 import type { Scheduled } from "./deadlines.ts";
 import type { EntryWork, ObjectEntry } from "../objects/object_entries.ts";
-import type { Admission, Admissions } from "./admissions.ts";
+import type { Place, Places } from "./places.ts";
 import { NOT_QUEUED, type Queued } from "./backlog.ts";
 import type { AsideWait, Reconciliation } from "../pipeline/object_processing.ts";
 
@@ -66,7 +66,7 @@ export type Phase =
   /** Holds back states older than our own last patch, until it arrives or time is up. */
   | "holding"
   /** Has taken a state and waits for a place among the processings. */
-  | "admitting"
+  | "placing"
   /** Processes a state. */
   | "processing"
   /** Waits after a failed processing before it tries again. */
@@ -95,7 +95,7 @@ export interface Worker extends Scheduled, EntryWork {
   /** Called once the current processing ends (see {@link Multiplexer.drain}). */
   idle: (() => void)[] | undefined;
   /** The places it holds while processing. */
-  admission: Admission | undefined;
+  place: Place | undefined;
   /** What its processings get: made at its first one, not for every event. */
   context: ProcessingContext | undefined;
 }
@@ -150,7 +150,7 @@ export function waitingOf(
 ): Map<Resource, { depth: number; oldest: number }> {
   const result = new Map<Resource, { depth: number; oldest: number }>();
   for (const worker of workers) {
-    if (worker.pending === undefined && worker.phase !== "admitting") continue;
+    if (worker.pending === undefined && worker.phase !== "placing") continue;
     const resource = worker.entry.resource;
     let waiting = result.get(resource);
     if (waiting === undefined) result.set(resource, waiting = { depth: 0, oldest: 0 });
@@ -174,7 +174,7 @@ export function newWorker(entry: ObjectEntry, event: ObservedEvent, now: number)
     queued: NOT_QUEUED,
     current: undefined,
     idle: undefined,
-    admission: undefined,
+    place: undefined,
     context: undefined,
     deadline: 0,
     slot: -1,
@@ -210,7 +210,7 @@ export function wakeOrTimeout(
  */
 export function processingContext(
   worker: Worker,
-  admissions: Admissions,
+  places: Places,
   cancelled: AbortSignal,
   stopping: AbortSignal,
 ): ProcessingContext {
@@ -219,7 +219,7 @@ export function processingContext(
     key: worker.entry.key,
     signal: cancelled,
     stopping,
-    aside: (promise) => waitAside(worker, promise, admissions, cancelled),
+    aside: (promise) => waitAside(worker, promise, places, cancelled),
   };
 }
 
@@ -227,16 +227,16 @@ export function processingContext(
 export async function waitAside(
   worker: Worker,
   promise: Promise<void>,
-  admissions: Admissions,
+  places: Places,
   cancelled: AbortSignal,
 ): Promise<void> {
-  if (worker.admission !== undefined) admissions.give(worker.admission);
-  worker.admission = undefined;
+  if (worker.place !== undefined) places.give(worker.place);
+  worker.place = undefined;
   try {
     await promise;
   } finally {
-    worker.admission = await admissions.take(cancelled);
-    if (worker.admission === undefined) cancelled.throwIfAborted();
+    worker.place = await places.take(cancelled);
+    if (worker.place === undefined) cancelled.throwIfAborted();
   }
 }
 

@@ -250,7 +250,7 @@ Deno.test("the worker limit caps concurrent processing, first come first served"
   await stop(mux, clock);
 });
 
-Deno.test("without a worker limit, all objects are processed at once (up to the admission limit)", async () => {
+Deno.test("without a worker limit, all objects are processed at once (up to the start limit)", async () => {
   const { clock, script, mux } = setup({ workerLimit: null });
   script.hold();
   for (let i = 0; i < 20; i++) mux.push(KEX, ev(`o${i}`, "1"));
@@ -660,7 +660,7 @@ Deno.test("with the real clock, a shutdown leaves no timers behind", async () =>
 });
 
 function scripted(
-  options: { admissionLimit?: number; backlogLimit?: number; admissionHold?: number } = {},
+  options: { startLimit?: number; backlogLimit?: number; startHold?: number } = {},
 ) {
   const clock = new ManualClock();
   const script = new Script();
@@ -669,14 +669,14 @@ function scripted(
     batching: settings({ idleTimeout: 5 }),
     clock,
     logger: new RecordingLogger(),
-    admissionHold: 1,
+    startHold: 1,
     ...options,
   });
   return { clock, script, mux };
 }
 
-Deno.test("at most the admission limit of objects start at once; a slow one gives way after the hold", async () => {
-  const { clock, script, mux } = scripted({ admissionLimit: 2 });
+Deno.test("at most the start limit of objects start at once; a slow one gives way after the hold", async () => {
+  const { clock, script, mux } = scripted({ startLimit: 2 });
   script.hold();
   for (const uid of ["a", "b", "c", "d", "e"]) mux.push(KEX, ev(uid, "1"));
   await settle();
@@ -692,7 +692,7 @@ Deno.test("at most the admission limit of objects start at once; a slow one give
 });
 
 Deno.test("a full backlog asks the feeder to wait until half of it is processed", async () => {
-  const { clock, script, mux } = scripted({ admissionLimit: 1, backlogLimit: 4 });
+  const { clock, script, mux } = scripted({ startLimit: 1, backlogLimit: 4 });
   script.hold();
   assertEquals(mux.push(KEX, ev("a", "1")), undefined);
   await settle();
@@ -726,7 +726,7 @@ Deno.test("objects in their batch window are not counted in the backlog until it
     processor: { reconcile: script.processor },
     batching: settings({ batchWindow: 0.1 }),
     clock,
-    admissionLimit: 1,
+    startLimit: 1,
     backlogLimit: 2,
   });
   // More objects than the backlog limit arrive within one window: the feeding goes on, or it
@@ -765,7 +765,7 @@ Deno.test("objects holding back stale states for our patch are not counted in th
 });
 
 Deno.test("the shutdown releases a waiting feeder", async () => {
-  const { clock, script, mux } = scripted({ admissionLimit: 1, backlogLimit: 1 });
+  const { clock, script, mux } = scripted({ startLimit: 1, backlogLimit: 1 });
   script.hold();
   mux.push(KEX, ev("a", "1"));
   await settle();
@@ -839,9 +839,9 @@ Deno.test("after the exit timeout, a processing that runs on is awaited to its e
 
 Deno.test("live events go before the objects of a listing, which still go after aging", async () => {
   const { clock, script, mux } = scripted({
-    admissionLimit: 1,
+    startLimit: 1,
     backlogLimit: 3,
-    admissionHold: 60,
+    startHold: 60,
   });
   script.hold();
   // A listing fills the backlog: its feeder is asked to wait; a live event is not.

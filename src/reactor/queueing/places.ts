@@ -1,0 +1,112 @@
+/**
+ * Places among the processings of objects: how many objects the queueing lets process at
+ * once. Two limits: `workerLimit` (the operator's setting: how many objects are processed
+ * at once, read whenever a place is taken) and the start limit (how many *start* at
+ * once). A processing that takes long gives its start place up after the hold time,
+ * so slow handlers never hold the others up, but keeps its worker place. The objects of
+ * listings wait behind those of live events, for a while (see {@link Places.take}).
+ *
+ * @module
+ */
+
+import type { Clock } from "../../structs/clock.ts";
+import { type Deadline, DeadlineQueue, type Expiring } from "../../structs/deadline_queues.ts";
+import { Semaphore } from "../../structs/semaphores.ts";
+
+/**
+ * A place among the processings. Made once per place taken, in place of closures: it gives
+ * the places back, and waits in the queue of start holds until given back or due.
+ */
+export class Place implements Expiring {
+  /** Its hold in the queue of holds; `undefined` once given back or given up. */
+  hold: Deadline | undefined;
+
+  /** A place made of a worker place and a start place, given back by these. */
+  constructor(
+    /** Gives the worker place back; `undefined` once given back. */
+    public worker: (() => void) | undefined,
+    /** Gives the start place back; `undefined` once given back or given up. */
+    public start: (() => void) | undefined,
+  ) {}
+
+  /** Held long enough: the start place is given up to others. */
+  expire(): void {
+    const release = this.start;
+    this.start = this.hold = undefined;
+    release?.();
+  }
+}
+
+/** What {@link Places} are made of. */
+export interface PlacesOptions {
+  /** How many objects may be processed at once (`null`: no limit); read when used. */
+  readonly workerLimit: () => number | null;
+  /** How many objects may start processing at a time. */
+  readonly startLimit: number;
+  /** Seconds after which a processing gives its start place up to others. */
+  readonly startHold: number;
+  /**
+   * Seconds for which an object of a listing waits behind live events before it goes first
+   * (see {@link Places.take}).
+   */
+  readonly listingAging: number;
+  /** The clock of the holds and of the waits. */
+  readonly clock: Clock;
+}
+
+/** The places among the processings; see the module docs. */
+export class Places {
+  readonly #workers: Semaphore;
+  readonly #starts: Semaphore;
+  /**
+   * The start holds: one timer for all (they are all of one length), kept while
+   * starts come one after another rather than armed again for each of them.
+   */
+  readonly #holds: DeadlineQueue;
+
+  /** Places within these limits. */
+  constructor(options: PlacesOptions) {
+    const lanes = { aging: options.listingAging, now: () => options.clock.now() };
+    this.#workers = new Semaphore(options.workerLimit, lanes);
+    this.#starts = new Semaphore(options.startLimit, lanes);
+    this.#holds = new DeadlineQueue(options.startHold, options.clock, { keepTimer: true });
+  }
+
+  /**
+   * Take a place; `undefined` if the signal aborts meanwhile. A state of a `listed` object
+   * (found by a listing, not told of by a live event) waits behind the live ones, unless
+   * it has waited `listingAging` seconds: changes made now are handled first, and a big
+   * listing is still handled, only later.
+   */
+  async take(signal: AbortSignal, listed = false): Promise<Place | undefined> {
+    let releaseWorker: (() => void) | undefined;
+    try {
+      releaseWorker = await this.#workers.acquire(signal, listed);
+      const releaseStart = await this.#starts.acquire(signal, listed);
+      const place = new Place(releaseWorker, releaseStart);
+      place.hold = this.#holds.enter(place);
+      return place;
+    } catch {
+      releaseWorker?.();
+      return undefined;
+    }
+  }
+
+  /** Give the places of a place taken back (again: nothing happens). */
+  give(place: Place): void {
+    if (place.hold !== undefined) this.#holds.cancel(place.hold);
+    const releaseStart = place.start;
+    const releaseWorker = place.worker;
+    place.start = place.worker = place.hold = undefined;
+    releaseStart?.();
+    releaseWorker?.();
+  }
+
+  /**
+   * Nothing is processed or waits: the holds' timer goes. With more to process, it is kept
+   * for the next starts rather than armed again for each of them.
+   */
+  idle(): void {
+    this.#holds.clear();
+  }
+}
