@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { ChildChanges } from "../engines/child_changes.ts";
+import type { ChildChanges } from "./objects/parent_changes.ts";
 import type { Clock } from "../structs/clock.ts";
 import type { Logger } from "../structs/loggers.ts";
 import type { OperatorMetrics } from "../structs/operator_metrics.ts";

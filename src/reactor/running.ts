@@ -17,7 +17,7 @@
  * @module
  */
 
-import { ChildChanges } from "../engines/child_changes.ts";
+import { ChildChanges } from "./objects/parent_changes.ts";
 import { realClock } from "../structs/clock.ts";
 import { Memo } from "../structs/memos.ts";
 import { summarizeError } from "../structs/log_formats.ts";
@@ -114,6 +114,7 @@ function partsOf(options: OperatorOptions): OperatorParts {
   // Metrics only when asked for: nothing is counted otherwise.
   const metrics = options.metricsEndpoint === undefined ? undefined : new OperatorMetrics();
   const memo = options.memo ?? new Memo();
+  const objects = new ObjectTable(memo);
   return {
     registry,
     matcher,
@@ -125,12 +126,12 @@ function partsOf(options: OperatorOptions): OperatorParts {
     lifecycle: options.lifecycle ?? getDefaultLifecycle(),
     defaultLogin: options.defaultLogin ?? (() => loginWithDefaults()),
     metrics,
+    children: matcher.childHandlers().length > 0 ? new ChildChanges(objects) : undefined,
     // The indices exist from the start: activities get them too (possibly still filling up).
-    children: matcher.childHandlers().length > 0 ? new ChildChanges() : undefined,
     indexers: matcher.indexNames().length > 0
       ? new OperatorIndexers({ registry, clock, metrics })
       : undefined,
-    objects: new ObjectTable(memo),
+    objects,
     writes: new Semaphore(DEFAULT_WRITE_LIMIT),
   };
 }

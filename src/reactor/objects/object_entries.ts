@@ -16,6 +16,8 @@ import { isNewerVersion } from "../../structs/identities.ts";
 import { copyMemo } from "../../structs/memos.ts";
 import type { Resource } from "../../structs/resources.ts";
 import type { CauseBase, ObjectMemory, UnstoredOutcome } from "../../handling/memories.ts";
+import type { HandlerState } from "../../handling/handler_progress.ts";
+import type { ChildChange } from "../../engines/child_changes.ts";
 
 /** The object's watch knows it (it was listed or told of, and not deleted since). */
 const WATCHED = 1;
@@ -39,6 +41,17 @@ const causeBases = new WeakMap<ObjectEntry, CauseBase>();
 export interface EntryWork {
   /** The record whose work this is. */
   entry: ObjectEntry;
+}
+
+/**
+ * What waits for an object as the parent of children (`kopf.on.child`): the latest change
+ * of each child by its uid, and the child handlers' retry states by handler and child.
+ */
+export interface ParentChildren {
+  /** The latest change of each child not handled yet, by child uid. */
+  readonly pending: Map<string, ChildChange>;
+  /** The retry states of child handlers, by handler id and child uid. */
+  readonly states: Map<string, HandlerState>;
 }
 
 /** What the operator knows of one object; see the module docs. */
@@ -65,6 +78,8 @@ export class ObjectEntry implements ObjectMemory {
   unstored: UnstoredOutcome | undefined = undefined;
   /** The queueing's work for the object, while it has some. */
   work: EntryWork | undefined = undefined;
+  /** Its children's changes waiting for it (`kopf.on.child`), while some do. */
+  children: ParentChildren | undefined = undefined;
   /** The version its watch told of last. */
   #seen: string | undefined = undefined;
   /** The newest version known: processed, read afresh, or produced by our own write. */

@@ -149,7 +149,8 @@ export class ObjectTable implements ObjectMemories {
 
   /** Drop a record that neither a watch knows nor the processing remembers. */
   #release(entry: ObjectEntry): void {
-    if (!entry.watched && !entry.remembered && entry.work === undefined) this.#drop(entry);
+    if (entry.watched || entry.remembered) return;
+    if (entry.work === undefined && entry.children === undefined) this.#drop(entry);
   }
 
   /** Take a record out of the table. */

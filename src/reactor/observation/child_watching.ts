@@ -29,12 +29,8 @@ import { readSameObject } from "../../client/same_objects.ts";
 import type { HandlerMatcher } from "../../intents/handler_matching.ts";
 import { type WatchSelection, watchSelection } from "../../intents/watch_selections.ts";
 import type { ChildEventType } from "../../intents/kwargs.ts";
-import {
-  type ChildChanges,
-  parentKindKey,
-  type ParentRef,
-  parentsOf,
-} from "../../engines/child_changes.ts";
+import { parentKindKey, type ParentRef, parentsOf } from "../../engines/child_changes.ts";
+import type { ChildChanges } from "../objects/parent_changes.ts";
 import type { WatchedDimension } from "./observation_client.ts";
 
 /** Where the parents of changed children go to be processed again. */
@@ -186,7 +182,7 @@ export class ChildWatching {
     if (type === undefined || !this.#servedListed) return;
     for (const parent of parents) {
       const change = { resource, event: type, child, source: event.source };
-      if (this.#options.changes.add(parent.uid, change)) {
+      if (this.#options.changes.add(parent, change)) {
         void this.#process(parent);
       }
     }
@@ -242,12 +238,12 @@ export class ChildWatching {
         this.#reading.set(parent.uid, false);
         const body = await this.#read(parent);
         if (body === undefined) {
-          changes.forget(parent.uid); // gone, or re-created: not the children's parent
+          changes.forget(parent); // gone, or re-created: not the children's parent
           return;
         }
         const event: ObjectEvent = { type: "MODIFIED", object: body };
         if (parents.skips(parent.resource, event)) {
-          changes.forget(parent.uid); // another replica's parent
+          changes.forget(parent); // another replica's parent
           return;
         }
         parents.requeue(parent.resource, event);

@@ -1,6 +1,6 @@
 /**
  * Child handlers (`kopf.on.child`): when the parent being processed has changes of its
- * children waiting (noted by the children's watch, see `engines/child_changes.ts`), the
+ * children waiting (noted on its record by the children's watch, see `objects/parent_changes.ts`), the
  * child handlers whose filters pass — the parent's, and `childLabels`/`childWhen` on the
  * child — run for each change in turn, after the resource-changing handlers and before the
  * outcome is stored: their results go to the parent's status in the same write. The child
@@ -29,7 +29,8 @@ import { deliverResults, storableResult } from "../../handling/handler_results.t
 import { HandlerState, type Outcome } from "../../handling/handler_progress.ts";
 import { runInObjectScope } from "../../handling/object_loggers.ts";
 import { isDeletionOngoing } from "../../handling/cause_detection.ts";
-import type { ChildChange, ChildChanges } from "../../engines/child_changes.ts";
+import type { ChildChange } from "../../engines/child_changes.ts";
+import type { ChildChanges } from "../objects/parent_changes.ts";
 import type { ObjectProcessing, Stage } from "./object_processing.ts";
 
 /** Run the child handlers of the parent for its children's changes; see the module docs. */
@@ -56,11 +57,11 @@ export class ChildStage implements Stage {
   /** Run them if the parent has changes of children waiting (no async call otherwise). */
   run(processing: ObjectProcessing): boolean | Promise<boolean> {
     const uid = processing.body.metadata?.uid;
-    if (uid === undefined || !this.#changes.has(uid)) return true;
+    if (uid === undefined || !this.#changes.has(processing.memory)) return true;
     if (
       processing.gone || processing.left || !processing.owned || isDeletionOngoing(processing.body)
     ) {
-      this.#changes.forget(uid);
+      this.#changes.forget(processing.memory);
       return true;
     }
     return this.#runAll(processing, uid);
@@ -74,16 +75,16 @@ export class ChildStage implements Stage {
       kwargs: () => buildResourceKwargs({ resource, body, source, memoOf, indices }, {}),
     });
     const outcomes = new Map<string, Outcome>();
-    for (const change of this.#changes.take(uid)) {
+    for (const change of this.#changes.take(memory)) {
       const fitting = handlers.filter((h) => fits(h, change, uid));
       if (fitting.length === 0) continue;
       const child = await this.#whole(change, processing);
       if (child === undefined) continue; // deleted meanwhile: its deletion comes next
       for (const handler of fitting) {
-        const outcome = await this.#runOne(processing, uid, handler, change, child);
+        const outcome = await this.#runOne(processing, handler, change, child);
         if (outcome.result !== undefined) outcomes.set(handler.id, outcome);
         if (!outcome.final) {
-          this.#changes.retry(uid, change);
+          this.#changes.retry(processing.memory, change);
           processing.revisitIn(outcome.delay ?? 0);
         }
       }
@@ -113,13 +114,12 @@ export class ChildStage implements Stage {
 
   async #runOne(
     processing: ObjectProcessing,
-    uid: string,
     handler: ChildHandler,
     change: ChildChange,
     child: ChildChange["child"],
   ): Promise<Outcome> {
     const { resource, body, patch, memory, indices, logger } = processing;
-    const state = this.#changes.state(uid, handler.id, change.child) ??
+    const state = this.#changes.state(memory, handler.id, change.child) ??
       HandlerState.fromScratch(this.#clock);
     const kwargs = buildChildKwargs({
       resource,
@@ -146,7 +146,7 @@ export class ChildStage implements Stage {
       observers,
     );
     this.#changes.setState(
-      uid,
+      memory,
       handler.id,
       change.child,
       outcome.final ? undefined : state.withOutcome(outcome),

@@ -55,7 +55,7 @@ import { OutcomeStorer } from "./outcome_storing.ts";
 import { PendingOutcomeStage, RecallStage } from "./recall_stage.ts";
 import { SpawningStage } from "./spawning_stage.ts";
 import { ChildStage } from "./child_stage.ts";
-import type { ChildChanges } from "../../engines/child_changes.ts";
+import type { ChildChanges } from "../objects/parent_changes.ts";
 import { StoringStage } from "./storing_stage.ts";
 import type { ProcessingContext, Processor } from "../queueing/workers.ts";
 

@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { ChildChanges } from "../../engines/child_changes.ts";
+import type { ChildChanges } from "../objects/parent_changes.ts";
 import { observationClient } from "../observation/observation_client.ts";
 import { ChildWatching } from "../observation/child_watching.ts";
 import { Observer } from "../observation/observer.ts";
