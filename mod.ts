@@ -30,34 +30,17 @@ export * as kopf from "./src/kopf.ts";
 // --- registering handlers ---
 export type { OperatorRegistry } from "./src/intents/registry.ts";
 export type {
-  ActivityHandlerFn,
   ActivityRegistrar,
-  Awaitable,
-  HandlerFor,
-  KwargsFamilies,
-  KwargsFamily,
-  OptionFamilies,
-  OptionFamily,
-  OptionsArg,
-  OptionsFor,
-  OptionsOf,
+  FamilyFor,
+  HandlerFamilies,
   OptionsOr,
-  OptionsOrName,
   ResourceArg,
-  ResourceHandlerFn,
   ResourceOrOptions,
   ResourceRegistrar,
   ResourceRegistrarWithOptions,
-  SpecFor,
-  StatusFor,
-  WithIndices,
 } from "./src/intents/registrar_types.ts";
 export type { OnNamespace } from "./src/intents/on_namespace.ts";
-export type {
-  CheckedOptions,
-  OptionProblem,
-  UninferredOptions,
-} from "./src/intents/option_checks.ts";
+export type { CheckedOptions, UninferredOptions } from "./src/intents/option_checks.ts";
 export type {
   ChildHandlerFn,
   ChildOf,
