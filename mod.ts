@@ -41,12 +41,7 @@ export type {
 } from "./src/intents/registrar_types.ts";
 export type { OnNamespace } from "./src/intents/on_namespace.ts";
 export type { CheckedOptions, UninferredOptions } from "./src/intents/option_checks.ts";
-export type {
-  ChildHandlerFn,
-  ChildOf,
-  ChildRegistrar,
-  ChildResource,
-} from "./src/intents/child_registration.ts";
+export type { ChildOf, ChildRegistrar } from "./src/intents/child_registration.ts";
 export type { BuiltinName, BuiltinObjects } from "./src/structs/builtin_objects.ts";
 export type {
   FnFirstSubhandlerRegistrar,
@@ -122,7 +117,7 @@ export type {
   WatchEvent,
   WebhookKwargs,
 } from "./src/intents/kwargs.ts";
-export type { Activity, HandlerReason, Reason, WebhookType } from "./src/intents/reasons.ts";
+export type { Activity, HandlerReason, Reason } from "./src/intents/reasons.ts";
 export type { ResourceInit, ResourceUrlOptions } from "./src/structs/resources.ts";
 export type {
   JsonObject,
@@ -153,8 +148,8 @@ export type {
   PatchSectionOf,
 } from "./src/structs/patches.ts";
 export type { Diff, DiffItem, DiffOperation } from "./src/structs/diffs.ts";
-export type { FieldPath, FieldSpec } from "./src/structs/dicts.ts";
-export type { Index, IndexKey, IndexKeyPart, Store } from "./src/structs/indices.ts";
+export type { FieldSpec } from "./src/structs/dicts.ts";
+export type { Index, IndexKey, Store } from "./src/structs/indices.ts";
 export type { DaemonStopped, DaemonStoppingReason } from "./src/structs/stoppers.ts";
 export type { Logger, LogProperties, ObjectLogger } from "./src/structs/loggers.ts";
 export type { LocalObjectLogger, LocalObjectLoggerOptions } from "./src/handling/object_loggers.ts";
@@ -201,12 +196,6 @@ export type {
 export type { ActivityError } from "./src/engines/activities.ts";
 export type { PeeringConfigurationError } from "./src/engines/peering.ts";
 export type { OperatorConfigurationError } from "./src/reactor/operator_options.ts";
-export type {
-  AdmissionErrorOptions,
-  PermanentErrorOptions,
-  TemporaryErrorOptions,
-} from "./src/structs/errors.ts";
-export type { APIErrorContext } from "./src/client/api_errors.ts";
 export type { Outcome } from "./src/handling/handler_progress.ts";
 
 // --- settings and storages ---
@@ -337,7 +326,6 @@ export type {
 export type {
   AdmissionServer,
   AdmissionServerContext,
-  AdmissionServerFn,
   AdmissionServerLimits,
   ClusterFacts,
   WebhookClientConfig,
