@@ -60,22 +60,18 @@ export type {
 } from "./src/intents/lifecycles.ts";
 export type {
   ActivityOptions,
-  ChangeFilterOptions,
   ChildOptions,
-  CommonOptions,
   CreateOptions,
   DaemonOptions,
   DeleteOptions,
   EventHandlerOptions,
   FieldOptions,
-  FilterOptions,
+  HandlerOptions,
   IndexOptions,
   ResumeOptions,
-  RetryOptions,
   SubhandlerOptions,
   TimerOptions,
   UpdateOptions,
-  WatchedOptions,
   WebhookOptions,
 } from "./src/intents/handler_options.ts";
 export type {
