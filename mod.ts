@@ -90,7 +90,6 @@ export type {
   TypedResource,
 } from "./src/structs/resource_selectors.ts";
 export type { Absent, Everything, Present } from "./src/structs/markers.ts";
-export type { Predicate } from "./src/structs/combinators.ts";
 export type { OperatorRegistryOptions } from "./src/intents/registry.ts";
 
 // --- what handlers receive ---
@@ -114,7 +113,7 @@ export type {
   WebhookKwargs,
 } from "./src/intents/kwargs.ts";
 export type { Activity, HandlerReason, Reason } from "./src/intents/reasons.ts";
-export type { ResourceInit, ResourceUrlOptions } from "./src/structs/resources.ts";
+export type { ResourceInit } from "./src/structs/resources.ts";
 export type {
   JsonObject,
   JsonValue,
@@ -143,7 +142,7 @@ export type {
   PatchSection,
   PatchSectionOf,
 } from "./src/structs/patches.ts";
-export type { Diff, DiffItem, DiffOperation } from "./src/structs/diffs.ts";
+export type { Diff, DiffItem } from "./src/structs/diffs.ts";
 export type { FieldSpec } from "./src/structs/dicts.ts";
 export type { Index, IndexKey, Store } from "./src/structs/indices.ts";
 export type { DaemonStopped, DaemonStoppingReason } from "./src/structs/stoppers.ts";
@@ -232,14 +231,12 @@ export type {
   MultiDiffBaseStorage,
   StatusDiffBaseStorage,
 } from "./src/settings/diffbase_storages.ts";
-export type { AdmissionServerLike } from "./src/settings/cluster_settings.ts";
 export type { OperatorSettingsInit } from "./src/settings/operator_settings.ts";
 export type {
   AnnotationsProgressStorageOptions,
   StatusProgressStorageOptions,
 } from "./src/settings/object_progress_storages.ts";
 export type {
-  MaybePromise,
   ProgressFetchArgs,
   ProgressPurgeArgs,
   ProgressRecord,
@@ -271,7 +268,7 @@ export type { DefaultLogin } from "./src/engines/activities.ts";
 export type { Clock } from "./src/structs/clock.ts";
 export type { BackoffOptions } from "./src/structs/backoffs.ts";
 export type { LoggingOptions } from "./src/platform/logging.ts";
-export type { LogFormat, LogLevelSetting, LogSeverity } from "./src/structs/log_formats.ts";
+export type { LogFormat, LogLevelSetting } from "./src/structs/log_formats.ts";
 
 // --- logging in ---
 export type { ConnectionInfo, LoginFunctionOptions } from "./src/structs/credentials.ts";
@@ -302,7 +299,7 @@ export type {
   RemoveOwnerReferenceOptions,
 } from "./src/kits/hierarchies.ts";
 export type { ApplyOptions, ServerSideApplyOptions } from "./src/kits/applying.ts";
-export type { ConditionInit, ConditionStatus, ConditionTarget } from "./src/kits/conditions.ts";
+export type { ConditionInit, ConditionTarget } from "./src/kits/conditions.ts";
 
 // --- admission webhooks: the servers, and what custom servers implement ---
 export type {
