@@ -50,14 +50,7 @@ export type {
 } from "./src/intents/subhandlers.ts";
 export type { CauseOverrides } from "./src/intents/causes.ts";
 export type { ExecuteOptions } from "./src/handling/subhandler_execution.ts";
-export type {
-  HandlerProgress,
-  LifeCycleContext,
-  LifeCycleFn,
-  LifeCycleHandler,
-  Lifecycles,
-  LifeCycleState,
-} from "./src/intents/lifecycles.ts";
+export type { HandlerProgress, LifeCycleFn, Lifecycles } from "./src/intents/lifecycles.ts";
 export type {
   ActivityOptions,
   ChildOptions,
@@ -77,7 +70,6 @@ export type {
 export type {
   FieldFilterValue,
   MetaFilter,
-  MetaFilterValue,
   ValueCallback,
   WhenCallback,
 } from "./src/intents/filters.ts";
@@ -98,7 +90,6 @@ export type { Memo } from "./src/structs/memos.ts";
 export type {
   ActivityKwargs,
   ChangingKwargs,
-  ChildEventType,
   ChildFilterKwargs,
   ChildKwargs,
   DaemonKwargs,

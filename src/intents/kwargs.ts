@@ -144,9 +144,6 @@ export interface DaemonKwargs<S = ReadonlyJsonObject, St = ReadonlyJsonObject>
 export interface TimerKwargs<S = ReadonlyJsonObject, St = ReadonlyJsonObject>
   extends WatchedKwargs<S, St>, RetryKwargs {}
 
-/** What happened to a child: the type of the child's watch event. */
-export type ChildEventType = "ADDED" | "MODIFIED" | "DELETED";
-
 /**
  * Arguments of child handlers (`on.child`): the parent's, as for resource-changing handlers,
  * plus the child and what happened to it.
@@ -163,16 +160,19 @@ export interface ChildKwargs<
    * `"secrets"` and `"events"`.
    */
   child: DeepReadonly<C>;
-  /** What happened to the child. */
-  childEvent: ChildEventType;
+  /** What happened to the child: the type of the child's watch event. */
+  childEvent: NonNullable<WatchEventType>;
 }
+
+/** What happened to a child: the type of the child's watch event. */
+export type ChildEventType = ChildKwargs["childEvent"];
 
 /** What the child filters (`childLabels` callbacks, `childWhen`) receive. */
 export interface ChildFilterKwargs {
   /** The child as its watch carries it: its metadata, read-only. */
   child: Body;
-  /** What happened to the child. */
-  childEvent: ChildEventType;
+  /** What happened to the child: the type of the child's watch event. */
+  childEvent: NonNullable<WatchEventType>;
   /** The child's labels, read-only. */
   labels: Labels;
   /** The child's annotations, read-only. */

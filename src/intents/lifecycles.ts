@@ -25,12 +25,6 @@
 
 import { ConfigurationError } from "../structs/errors.ts";
 
-/** A handler as a lifecycle sees it: its id (records carry more, which lifecycles keep). */
-export interface LifeCycleHandler {
-  /** The handler id, e.g. `createFn` or `createFn/item1`. */
-  readonly id: string;
-}
-
 /** What a lifecycle can read about one handler's progress in the current handling. */
 export interface HandlerProgress {
   /** Attempts made so far (0 before the first). */
@@ -51,27 +45,25 @@ export interface HandlerProgress {
   readonly delay: number | null;
 }
 
-/** The handlers' states in the current handling, by handler id. */
-export interface LifeCycleState {
-  /** The progress of a handler, if it has any. */
-  get(id: string): HandlerProgress | undefined;
-}
-
-/** What a lifecycle gets besides the handlers. */
-export interface LifeCycleContext {
-  /** The states of the handlers (Kopf's `state` argument). */
-  readonly state: LifeCycleState;
-}
-
 /**
  * Choose which of the due handlers run in this handling cycle: return some of `handlers`
  * (the same objects), in the order to run them. Returning none while some are given is an
  * error: the cycle would repeat without end.
+ *
+ * A handler is seen by its `id` (e.g. `createFn` or `createFn/item1`; records carry more,
+ * which lifecycles keep); `context.state.get(id)` is the progress of a handler in the current
+ * handling, if it has any (Kopf's `state` argument).
  */
-export type LifeCycleFn = <H extends LifeCycleHandler>(
+export type LifeCycleFn = <H extends { readonly id: string }>(
   handlers: readonly H[],
-  context: LifeCycleContext,
+  context: { readonly state: { get(id: string): HandlerProgress | undefined } },
 ) => readonly H[];
+
+/** A handler as a lifecycle sees it. */
+export type LifeCycleHandler = Parameters<LifeCycleFn>[0][number];
+
+/** The handlers' states in the current handling, by handler id. */
+export type LifeCycleState = Parameters<LifeCycleFn>[1]["state"];
 
 /** Kopf's lifecycles, by their camelCase names (see the module docs). */
 export interface Lifecycles {
@@ -175,7 +167,7 @@ export const lifecycles: Lifecycles = Object.freeze({
   },
   asap: <H extends LifeCycleHandler>(
     handlers: readonly H[],
-    { state }: LifeCycleContext,
+    { state }: Parameters<LifeCycleFn>[1],
   ): readonly H[] => {
     let best: H | undefined;
     let fewest = Infinity;
