@@ -269,25 +269,12 @@ export type { ClientLoginOptions } from "./src/client/piggybacking.ts";
 export type { DefaultLoginOptions } from "./src/client/login.ts";
 
 // --- events and hierarchies ---
+export type { EventOptions } from "./src/engines/posting.ts";
 export type {
-  EventExceptionOptions,
-  EventOptions,
-  EventReasonOptions,
-} from "./src/engines/posting.ts";
-export type {
-  AdjustNamespaceOptions,
-  AdoptOptions,
-  AppendOwnerReferenceOptions,
-  HarmonizeNamingOptions,
-  LabelOptions,
-  NestedPaths,
+  HierarchyOptions,
   ObjectLike,
-  ObjectMetaLike,
-  ObjectOrObjects,
   ObjectReference,
   OwnerReference,
-  OwnerReferenceOptions,
-  RemoveOwnerReferenceOptions,
 } from "./src/kits/hierarchies.ts";
 export type { ApplyOptions, ServerSideApplyOptions } from "./src/kits/applying.ts";
 export type { ConditionInit, ConditionTarget } from "./src/kits/conditions.ts";
