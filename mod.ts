@@ -262,11 +262,7 @@ export type { LoggingOptions } from "./src/platform/logging.ts";
 export type { LogFormat, LogLevelSetting } from "./src/structs/log_formats.ts";
 
 // --- logging in ---
-export type { ConnectionInfo, LoginFunctionOptions } from "./src/structs/credentials.ts";
-export type { KubeconfigLoginOptions } from "./src/client/kubeconfig.ts";
-export type { ServiceAccountLoginOptions } from "./src/client/service_account.ts";
-export type { ClientLoginOptions } from "./src/client/piggybacking.ts";
-export type { DefaultLoginOptions } from "./src/client/login.ts";
+export type { ConnectionInfo, LoginOptions } from "./src/structs/credentials.ts";
 
 // --- events and hierarchies ---
 export type { EventOptions } from "./src/engines/posting.ts";
