@@ -293,13 +293,7 @@ export type {
 export type {
   AdmissionServer,
   AdmissionServerContext,
-  AdmissionServerLimits,
-  ClusterFacts,
   WebhookClientConfig,
   WebhookFn,
-  WebhookRequestInfo,
 } from "./src/engines/webhook_servers.ts";
-export type {
-  AdmissionReviewResponse,
-  AdmissionReviewVerdict,
-} from "./src/structs/admission_reviews.ts";
+export type { AdmissionReviewResponse } from "./src/structs/admission_reviews.ts";
