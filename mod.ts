@@ -35,7 +35,6 @@ export type {
   HandlerFamilies,
   OptionsOr,
   ResourceArg,
-  ResourceOrOptions,
   ResourceRegistrar,
   ResourceRegistrarWithOptions,
 } from "./src/intents/registrar_types.ts";
@@ -100,7 +99,6 @@ export type {
   RetryKwargs,
   TimerKwargs,
   WatchedKwargs,
-  WatchEvent,
   WebhookKwargs,
 } from "./src/intents/kwargs.ts";
 export type { Activity, HandlerReason, Reason } from "./src/intents/reasons.ts";
@@ -131,7 +129,6 @@ export type {
   MetaPatch,
   Patch,
   PatchSection,
-  PatchSectionOf,
 } from "./src/structs/patches.ts";
 export type { Diff, DiffItem } from "./src/structs/diffs.ts";
 export type { FieldSpec } from "./src/structs/dicts.ts";

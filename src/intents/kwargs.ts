@@ -116,22 +116,25 @@ export interface ChangingKwargs<S = ReadonlyJsonObject, St = ReadonlyJsonObject>
   diff: Diff;
 }
 
-/** A watch event as handlers see it. */
-export interface WatchEvent<S = ReadonlyJsonObject, St = ReadonlyJsonObject> {
-  /** The event type; `null` for objects of the initial listing. */
-  readonly type: WatchEventType;
-  /** The object. */
-  readonly object: Body<S, St>;
-}
-
 /** Arguments of event-watching handlers. */
 export interface EventKwargs<S = ReadonlyJsonObject, St = ReadonlyJsonObject>
   extends WatchedKwargs<S, St> {
   /** The raw event. */
-  event: WatchEvent<S, St>;
+  event: {
+    /** The event type; `null` for objects of the initial listing. */
+    readonly type: WatchEventType;
+    /** The object. */
+    readonly object: Body<S, St>;
+  };
   /** The event type; `null` for objects of the initial listing. */
   type: WatchEventType;
 }
+
+/** A watch event as handlers see it. */
+export type WatchEvent<S = ReadonlyJsonObject, St = ReadonlyJsonObject> = EventKwargs<
+  S,
+  St
+>["event"];
 
 /** Arguments of daemons; `body`, `spec`, … always show the latest state. */
 export interface DaemonKwargs<S = ReadonlyJsonObject, St = ReadonlyJsonObject>

@@ -96,16 +96,6 @@ export type ResourceArg = TypedResource<unknown> | ResourceName | ResourcePredic
 export type OptionsOr<C, A> = [C] extends [string] ? C : C | A;
 
 /**
- * The first of two arguments of a registration: `R` (a typed resource, a name, a predicate)
- * or the options `C` that select resources by keywords. Only `C` when an options object was
- * given (`G` inferred, `R` not), so that the compiler names its mistakes against the options
- * alone.
- */
-export type ResourceOrOptions<R, C, G> = [Extract<G, UninferredOptions>] extends [never]
-  ? [ResourceArg] extends [R] ? C : OptionsOr<C, R>
-  : OptionsOr<C, R>;
-
-/**
  * A registration function for resource handlers whose options are required (`on.field`,
  * `timer`): the selector (a typed resource, a name, group and name, group, version and name,
  * `EVERYTHING`, a predicate, or only keyword options), then the options, then the function.
@@ -186,7 +176,14 @@ export interface ResourceRegistrar<O extends keyof HandlerFamilies<unknown, unkn
     R extends ResourceArg = ResourceArg,
     G extends Partial<FamilyFor<O, R, S, St, I>["options"]> | UninferredOptions = UninferredOptions,
   >(
-    resource: ResourceOrOptions<R, CheckedOptions<O, G, FamilyFor<O, R, S, St, I>["options"]>, G>,
+    // `R` or the options that select resources by keywords: only the options when an options
+    // object was given (`G` inferred, `R` not), so that the compiler names its mistakes
+    // against the options alone.
+    resource: OptionsOr<
+      CheckedOptions<O, G, FamilyFor<O, R, S, St, I>["options"]>,
+      [Extract<G, UninferredOptions>] extends [never] ? [ResourceArg] extends [R] ? never : R
+        : R
+    >,
     fn: (kwargs: FamilyFor<O, R, S, St, I>["kwargs"]) => unknown,
   ): (kwargs: FamilyFor<O, R, S, St, I>["kwargs"]) => unknown;
   /** Register `fn` for a typed resource, a name or a predicate with options; or a group and a name. */
