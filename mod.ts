@@ -42,11 +42,7 @@ export type { OnNamespace } from "./src/intents/on_namespace.ts";
 export type { CheckedOptions, UninferredOptions } from "./src/intents/option_checks.ts";
 export type { ChildOf, ChildRegistrar } from "./src/intents/child_registration.ts";
 export type { BuiltinName, BuiltinObjects } from "./src/structs/builtin_objects.ts";
-export type {
-  FnFirstSubhandlerRegistrar,
-  SubhandlerFn,
-  SubhandlerRegistrar,
-} from "./src/intents/subhandlers.ts";
+export type { FnFirstSubhandlerRegistrar, SubhandlerRegistrar } from "./src/intents/subhandlers.ts";
 export type { CauseOverrides } from "./src/intents/causes.ts";
 export type { ExecuteOptions } from "./src/handling/subhandler_execution.ts";
 export type { HandlerProgress, LifeCycleFn, Lifecycles } from "./src/intents/lifecycles.ts";
@@ -94,14 +90,13 @@ export type {
   DaemonKwargs,
   EventKwargs,
   IndexingKwargs,
-  NoIndices,
   ResourceKwargs,
   RetryKwargs,
   TimerKwargs,
   WatchedKwargs,
   WebhookKwargs,
 } from "./src/intents/kwargs.ts";
-export type { Activity, HandlerReason, Reason } from "./src/intents/reasons.ts";
+export type { Activity, Reason } from "./src/intents/reasons.ts";
 export type { ResourceInit } from "./src/structs/resources.ts";
 export type {
   JsonObject,

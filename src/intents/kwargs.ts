@@ -27,9 +27,6 @@ import type { OperatorSettings } from "../settings/operator_settings.ts";
 import type { AdmissionOperation } from "../structs/admission_reviews.ts";
 import type { Activity, Reason } from "./reasons.ts";
 
-/** No declared indices: the default for the `I` type parameter of registrations. */
-export type NoIndices = Record<never, never>;
-
 /** Arguments of every resource handler. `S`/`St` type the `spec` and `status`. */
 export interface ResourceKwargs<S = ReadonlyJsonObject, St = ReadonlyJsonObject> {
   /** The resource (group, version, plural, …) of the object. */
