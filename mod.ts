@@ -41,11 +41,11 @@ export type {
 export type { OnNamespace } from "./src/intents/on_namespace.ts";
 export type { CheckedOptions, UninferredOptions } from "./src/intents/option_checks.ts";
 export type { ChildOf, ChildRegistrar } from "./src/intents/child_registration.ts";
-export type { BuiltinName, BuiltinObjects } from "./src/structs/builtin_objects.ts";
+export type { BuiltinObjects } from "./src/structs/builtin_objects.ts";
 export type { FnFirstSubhandlerRegistrar, SubhandlerRegistrar } from "./src/intents/subhandlers.ts";
 export type { CauseOverrides } from "./src/intents/causes.ts";
 export type { ExecuteOptions } from "./src/handling/subhandler_execution.ts";
-export type { HandlerProgress, LifeCycleFn, Lifecycles } from "./src/intents/lifecycles.ts";
+export type { HandlerProgress, LifeCycleFn } from "./src/intents/lifecycles.ts";
 export type {
   ActivityOptions,
   ChildOptions,
@@ -129,7 +129,7 @@ export type { Diff, DiffItem } from "./src/structs/diffs.ts";
 export type { FieldSpec } from "./src/structs/dicts.ts";
 export type { Index, IndexKey, Store } from "./src/structs/indices.ts";
 export type { DaemonStopped, DaemonStoppingReason } from "./src/structs/stoppers.ts";
-export type { Logger, LogProperties, ObjectLogger } from "./src/structs/loggers.ts";
+export type { Logger, ObjectLogger } from "./src/structs/loggers.ts";
 export type { LocalObjectLogger, LocalObjectLoggerOptions } from "./src/handling/object_loggers.ts";
 export type { AdmissionOperation } from "./src/structs/admission_reviews.ts";
 

@@ -65,8 +65,22 @@ export type LifeCycleHandler = Parameters<LifeCycleFn>[0][number];
 /** The handlers' states in the current handling, by handler id. */
 export type LifeCycleState = Parameters<LifeCycleFn>[1]["state"];
 
-/** Kopf's lifecycles, by their camelCase names (see the module docs). */
-export interface Lifecycles {
+function randomIndex(length: number): number {
+  return Math.floor(Math.random() * length);
+}
+
+/**
+ * The lifecycles, as Kopf names them in camelCase: pass one as the operator's `lifecycle`
+ * option, to {@link setDefaultLifecycle}, or to `kopf.execute({ lifecycle })`.
+ *
+ * @example Run every operator of this process with all handlers at once (fewer writes)
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ *
+ * kopf.setDefaultLifecycle(kopf.lifecycles.allAtOnce);
+ * ```
+ */
+export const lifecycles: {
   /**
    * Kopf's `all_at_once`: all due handlers in one cycle, in declaration order.
    *
@@ -134,24 +148,7 @@ export interface Lifecycles {
    * ```
    */
   readonly asap: LifeCycleFn;
-}
-
-function randomIndex(length: number): number {
-  return Math.floor(Math.random() * length);
-}
-
-/**
- * The lifecycles, as Kopf names them in camelCase: pass one as the operator's `lifecycle`
- * option, to {@link setDefaultLifecycle}, or to `kopf.execute({ lifecycle })`.
- *
- * @example Run every operator of this process with all handlers at once (fewer writes)
- * ```ts
- * import { kopf } from "@kopf/kopf";
- *
- * kopf.setDefaultLifecycle(kopf.lifecycles.allAtOnce);
- * ```
- */
-export const lifecycles: Lifecycles = Object.freeze({
+} = Object.freeze({
   allAtOnce: <H extends LifeCycleHandler>(handlers: readonly H[]): readonly H[] => handlers,
   oneByOne: <H extends LifeCycleHandler>(handlers: readonly H[]): readonly H[] =>
     handlers.slice(0, 1),
