@@ -107,11 +107,9 @@ export type {
   WatchEventType,
 } from "./src/structs/bodies.ts";
 export type {
-  Annotations,
   Body,
   BodyShape,
   DeepReadonly,
-  Labels,
   Meta,
   ReadonlyJsonObject,
   ReadonlyJsonValue,
@@ -264,7 +262,7 @@ export type {
   ObjectReference,
   OwnerReference,
 } from "./src/kits/hierarchies.ts";
-export type { ApplyOptions, ServerSideApplyOptions } from "./src/kits/applying.ts";
+export type { ApplyOptions } from "./src/kits/applying.ts";
 export type { ConditionInit, ConditionTarget } from "./src/kits/conditions.ts";
 
 // --- admission webhooks: the servers, and what custom servers implement ---

@@ -13,11 +13,9 @@ import type { Patch } from "../structs/patches.ts";
 import type { Resource } from "../structs/resources.ts";
 import type { DaemonStopped } from "../structs/stoppers.ts";
 import type {
-  Annotations,
   Body,
   BodyShape,
   DeepReadonly,
-  Labels,
   Meta,
   ReadonlyJsonObject,
   Spec,
@@ -55,9 +53,9 @@ export interface ResourceKwargs<S = ReadonlyJsonObject, St = ReadonlyJsonObject>
    */
   namespace: string | undefined;
   /** The object's labels, read-only. */
-  labels: Labels;
+  labels: Readonly<Record<string, string>>;
   /** The object's annotations, read-only. */
-  annotations: Annotations;
+  annotations: Readonly<Record<string, string>>;
   /** Changes to apply to the object after the handler; `spec`/`status` typed as `S`/`St`. */
   patch: Patch<S, St>;
   /** A logger that speaks about this object. */
@@ -174,9 +172,9 @@ export interface ChildFilterKwargs {
   /** What happened to the child: the type of the child's watch event. */
   childEvent: NonNullable<WatchEventType>;
   /** The child's labels, read-only. */
-  labels: Labels;
+  labels: Readonly<Record<string, string>>;
   /** The child's annotations, read-only. */
-  annotations: Annotations;
+  annotations: Readonly<Record<string, string>>;
 }
 
 /** Arguments of indexing functions. */

@@ -7,21 +7,10 @@
 import type { RawBody } from "../structs/bodies.ts";
 import { eachObject } from "../structs/object_refs.ts";
 import { UsageError } from "../structs/errors.ts";
-import { applyBody, type ServerSideApplyOptions } from "../engines/applies.ts";
-import { adopt, type HierarchyOptions } from "./hierarchies.ts";
+import { applyBody, type ApplyOptions } from "../engines/applies.ts";
+import { adopt } from "./hierarchies.ts";
 
-export type { ServerSideApplyOptions };
-
-/** Options of {@link apply}. */
-export interface ApplyOptions
-  extends ServerSideApplyOptions, Pick<HierarchyOptions, "owner" | "nested"> {
-  /**
-   * Make the object a child of the owner first (the default), as `kopf.adopt()` does;
-   * `false` applies it as it is (it must have its name, and its namespace or the
-   * credentials' default one).
-   */
-  readonly adopt?: boolean;
-}
+export type { ApplyOptions };
 
 /**
  * Create or update a child with server-side apply: the child is adopted first as
