@@ -33,7 +33,6 @@ export type {
   ActivityRegistrar,
   FamilyFor,
   HandlerFamilies,
-  OptionsOr,
   ResourceArg,
   ResourceRegistrar,
   ResourceRegistrarWithOptions,

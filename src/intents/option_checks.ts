@@ -26,10 +26,12 @@ export interface UninferredOptions {
  * given with `old` or `new`; the message (a string type) of an option missing — `field` for a
  * filter of a field's values, and for `kopf.on.field`; `interval` or `idle` for `kopf.timer`.
  * What is given for sure counts for a clash (an optional key may be absent); any key at all
- * counts as given for a requirement (it may be present).
+ * counts as given for a requirement (it may be present). `A` may stand in place of the options
+ * (a resource, a name), unless they are the message of a problem, which `A` would swallow.
  */
-export type CheckedOptions<F extends string, G, D> = [Extract<G, UninferredOptions>] extends [never]
-  ? [Exclude<keyof G, keyof D>] extends [never] ? (
+export type CheckedOptions<F extends string, G, D, A = never> = [
+  Extract<G, UninferredOptions>,
+] extends [never] ? [Exclude<keyof G, keyof D>] extends [never] ? (
       { [K in keyof G]-?: object extends Pick<G, K> ? never : K }[keyof G] extends infer Given ? (
           ["value" & Given] extends [never] ? false
             : [("old" | "new") & Given] extends [never] ? false
@@ -49,6 +51,9 @@ export type CheckedOptions<F extends string, G, D> = [Extract<G, UninferredOptio
           ["timer", true] ? "kopf.timer needs the option interval or idle (or both), in seconds"
         : never
         : never
-    ) extends infer Problem ? [Problem] extends [never] ? G : Problem : never
-  : D
-  : D;
+    ) extends infer Problem ? [Problem] extends [never] ? G | A
+      : [Problem] extends [string] ? Problem
+      : Problem | A
+    : never
+  : D | A
+  : D | A;

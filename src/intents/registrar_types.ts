@@ -89,13 +89,6 @@ export type FamilyFor<O extends keyof HandlerFamilies<unknown, unknown, unknown>
 export type ResourceArg = TypedResource<unknown> | ResourceName | ResourcePredicate;
 
 /**
- * The options `C` (as {@link CheckedOptions} checks them), or what may stand in their place
- * instead: `A` — unless `C` is the message of a problem, which `A` (a name: a string) would
- * swallow.
- */
-export type OptionsOr<C, A> = [C] extends [string] ? C : C | A;
-
-/**
  * A registration function for resource handlers whose options are required (`on.field`,
  * `timer`): the selector (a typed resource, a name, group and name, group, version and name,
  * `EVERYTHING`, a predicate, or only keyword options), then the options, then the function.
@@ -179,8 +172,10 @@ export interface ResourceRegistrar<O extends keyof HandlerFamilies<unknown, unkn
     // `R` or the options that select resources by keywords: only the options when an options
     // object was given (`G` inferred, `R` not), so that the compiler names its mistakes
     // against the options alone.
-    resource: OptionsOr<
-      CheckedOptions<O, G, FamilyFor<O, R, S, St, I>["options"]>,
+    resource: CheckedOptions<
+      O,
+      G,
+      FamilyFor<O, R, S, St, I>["options"],
       [Extract<G, UninferredOptions>] extends [never] ? [ResourceArg] extends [R] ? never : R
         : R
     >,
@@ -197,7 +192,7 @@ export interface ResourceRegistrar<O extends keyof HandlerFamilies<unknown, unkn
     resource: R,
     options: [R] extends [TypedResource<unknown> | ResourcePredicate]
       ? CheckedOptions<O, G, FamilyFor<O, R, S, St, I>["options"]>
-      : OptionsOr<CheckedOptions<O, G, FamilyFor<O, R, S, St, I>["options"]>, ResourceName>,
+      : CheckedOptions<O, G, FamilyFor<O, R, S, St, I>["options"], ResourceName>,
     fn: (kwargs: FamilyFor<O, R, S, St, I>["kwargs"]) => unknown,
   ): (kwargs: FamilyFor<O, R, S, St, I>["kwargs"]) => unknown;
   /** Register `fn` for a group and a name with options; or a group, a version and a name. */
@@ -210,10 +205,7 @@ export interface ResourceRegistrar<O extends keyof HandlerFamilies<unknown, unkn
   >(
     group: string,
     name: ResourceName,
-    options: OptionsOr<
-      CheckedOptions<O, G, FamilyFor<O, ResourceArg, S, St, I>["options"]>,
-      ResourceName
-    >,
+    options: CheckedOptions<O, G, FamilyFor<O, ResourceArg, S, St, I>["options"], ResourceName>,
     fn: (kwargs: FamilyFor<O, ResourceArg, S, St, I>["kwargs"]) => unknown,
   ): (kwargs: FamilyFor<O, ResourceArg, S, St, I>["kwargs"]) => unknown;
   /** Register `fn` for resources of the group and version with this name, with options. */
