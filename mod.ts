@@ -69,7 +69,6 @@ export type {
 } from "./src/intents/filters.ts";
 export type {
   ResourceName,
-  ResourcePredicate,
   SelectorKeywords,
   SpecOf,
   StatusOf,

@@ -11,11 +11,11 @@
  */
 import type {
   ResourceName,
-  ResourcePredicate,
   SpecOf,
   StatusOf,
   TypedResource,
 } from "../structs/resource_selectors.ts";
+import type { Resource } from "../structs/resources.ts";
 import type { ReadonlyJsonObject } from "../structs/views.ts";
 import type {
   ActivityKwargs,
@@ -86,7 +86,10 @@ export type FamilyFor<O extends keyof HandlerFamilies<unknown, unknown, unknown>
  * The first positional argument of a registration: a typed resource (`kopf.resource<T>(…)`),
  * a resource name (or `EVERYTHING`), or a predicate of resources.
  */
-export type ResourceArg = TypedResource<unknown> | ResourceName | ResourcePredicate;
+export type ResourceArg =
+  | TypedResource<unknown>
+  | ResourceName
+  | ((resource: Resource) => boolean);
 
 /**
  * A registration function for resource handlers whose options are required (`on.field`,
@@ -190,7 +193,7 @@ export interface ResourceRegistrar<O extends keyof HandlerFamilies<unknown, unkn
     G extends Partial<FamilyFor<O, R, S, St, I>["options"]> | UninferredOptions = UninferredOptions,
   >(
     resource: R,
-    options: [R] extends [TypedResource<unknown> | ResourcePredicate]
+    options: [R] extends [Exclude<ResourceArg, ResourceName>]
       ? CheckedOptions<O, G, FamilyFor<O, R, S, St, I>["options"]>
       : CheckedOptions<O, G, FamilyFor<O, R, S, St, I>["options"], ResourceName>,
     fn: (kwargs: FamilyFor<O, R, S, St, I>["kwargs"]) => unknown,
