@@ -30,93 +30,51 @@ export * as kopf from "./src/kopf.ts";
 // --- registering handlers ---
 export type { OperatorRegistry } from "./src/intents/registry.ts";
 export type {
-  ActivityHandlerFn,
   ActivityRegistrar,
-  Awaitable,
-  HandlerFor,
-  KwargsFamilies,
-  KwargsFamily,
-  OptionFamilies,
-  OptionFamily,
-  OptionsArg,
-  OptionsFor,
-  OptionsOf,
-  OptionsOr,
-  OptionsOrName,
+  FamilyFor,
+  HandlerFamilies,
   ResourceArg,
-  ResourceHandlerFn,
-  ResourceOrOptions,
   ResourceRegistrar,
   ResourceRegistrarWithOptions,
-  SpecFor,
-  StatusFor,
-  WithIndices,
 } from "./src/intents/registrar_types.ts";
 export type { OnNamespace } from "./src/intents/on_namespace.ts";
-export type {
-  CheckedOptions,
-  OptionProblem,
-  UninferredOptions,
-} from "./src/intents/option_checks.ts";
-export type {
-  ChildHandlerFn,
-  ChildOf,
-  ChildRegistrar,
-  ChildResource,
-} from "./src/intents/child_registration.ts";
-export type { BuiltinName, BuiltinObjects } from "./src/structs/builtin_objects.ts";
-export type {
-  FnFirstSubhandlerRegistrar,
-  SubhandlerFn,
-  SubhandlerRegistrar,
-} from "./src/intents/subhandlers.ts";
+export type { CheckedOptions, UninferredOptions } from "./src/intents/option_checks.ts";
+export type { ChildOf, ChildRegistrar } from "./src/intents/child_registration.ts";
+export type { BuiltinObjects } from "./src/structs/builtin_objects.ts";
+export type { FnFirstSubhandlerRegistrar, SubhandlerRegistrar } from "./src/intents/subhandlers.ts";
 export type { CauseOverrides } from "./src/intents/causes.ts";
 export type { ExecuteOptions } from "./src/handling/subhandler_execution.ts";
-export type {
-  HandlerProgress,
-  LifeCycleContext,
-  LifeCycleFn,
-  LifeCycleHandler,
-  Lifecycles,
-  LifeCycleState,
-} from "./src/intents/lifecycles.ts";
+export type { HandlerProgress, LifeCycleFn } from "./src/intents/lifecycles.ts";
 export type {
   ActivityOptions,
-  ChangeFilterOptions,
   ChildOptions,
-  CommonOptions,
   CreateOptions,
   DaemonOptions,
   DeleteOptions,
   EventHandlerOptions,
   FieldOptions,
-  FilterOptions,
+  HandlerOptions,
   IndexOptions,
   ResumeOptions,
-  RetryOptions,
   SubhandlerOptions,
   TimerOptions,
   UpdateOptions,
-  WatchedOptions,
   WebhookOptions,
 } from "./src/intents/handler_options.ts";
 export type {
   FieldFilterValue,
   MetaFilter,
-  MetaFilterValue,
   ValueCallback,
   WhenCallback,
 } from "./src/intents/filters.ts";
 export type {
   ResourceName,
-  ResourcePredicate,
   SelectorKeywords,
   SpecOf,
   StatusOf,
   TypedResource,
 } from "./src/structs/resource_selectors.ts";
 export type { Absent, Everything, Present } from "./src/structs/markers.ts";
-export type { Predicate } from "./src/structs/combinators.ts";
 export type { OperatorRegistryOptions } from "./src/intents/registry.ts";
 
 // --- what handlers receive ---
@@ -125,22 +83,19 @@ export type { Memo } from "./src/structs/memos.ts";
 export type {
   ActivityKwargs,
   ChangingKwargs,
-  ChildEventType,
   ChildFilterKwargs,
   ChildKwargs,
   DaemonKwargs,
   EventKwargs,
   IndexingKwargs,
-  NoIndices,
   ResourceKwargs,
   RetryKwargs,
   TimerKwargs,
   WatchedKwargs,
-  WatchEvent,
   WebhookKwargs,
 } from "./src/intents/kwargs.ts";
-export type { Activity, HandlerReason, Reason, WebhookType } from "./src/intents/reasons.ts";
-export type { ResourceInit, ResourceUrlOptions } from "./src/structs/resources.ts";
+export type { Activity, Reason } from "./src/intents/reasons.ts";
+export type { ResourceInit } from "./src/structs/resources.ts";
 export type {
   JsonObject,
   JsonValue,
@@ -150,11 +105,9 @@ export type {
   WatchEventType,
 } from "./src/structs/bodies.ts";
 export type {
-  Annotations,
   Body,
   BodyShape,
   DeepReadonly,
-  Labels,
   Meta,
   ReadonlyJsonObject,
   ReadonlyJsonValue,
@@ -167,13 +120,12 @@ export type {
   MetaPatch,
   Patch,
   PatchSection,
-  PatchSectionOf,
 } from "./src/structs/patches.ts";
-export type { Diff, DiffItem, DiffOperation } from "./src/structs/diffs.ts";
-export type { FieldPath, FieldSpec } from "./src/structs/dicts.ts";
-export type { Index, IndexKey, IndexKeyPart, Store } from "./src/structs/indices.ts";
+export type { Diff, DiffItem } from "./src/structs/diffs.ts";
+export type { FieldSpec } from "./src/structs/dicts.ts";
+export type { Index, IndexKey, Store } from "./src/structs/indices.ts";
 export type { DaemonStopped, DaemonStoppingReason } from "./src/structs/stoppers.ts";
-export type { Logger, LogProperties, ObjectLogger } from "./src/structs/loggers.ts";
+export type { Logger, ObjectLogger } from "./src/structs/loggers.ts";
 export type { LocalObjectLogger, LocalObjectLoggerOptions } from "./src/handling/object_loggers.ts";
 export type { AdmissionOperation } from "./src/structs/admission_reviews.ts";
 
@@ -218,12 +170,6 @@ export type {
 export type { ActivityError } from "./src/engines/activities.ts";
 export type { PeeringConfigurationError } from "./src/engines/peering.ts";
 export type { OperatorConfigurationError } from "./src/reactor/operator_options.ts";
-export type {
-  AdmissionErrorOptions,
-  PermanentErrorOptions,
-  TemporaryErrorOptions,
-} from "./src/structs/errors.ts";
-export type { APIErrorContext } from "./src/client/api_errors.ts";
 export type { Outcome } from "./src/handling/handler_progress.ts";
 
 // --- settings and storages ---
@@ -264,14 +210,12 @@ export type {
   MultiDiffBaseStorage,
   StatusDiffBaseStorage,
 } from "./src/settings/diffbase_storages.ts";
-export type { AdmissionServerLike } from "./src/settings/cluster_settings.ts";
 export type { OperatorSettingsInit } from "./src/settings/operator_settings.ts";
 export type {
   AnnotationsProgressStorageOptions,
   StatusProgressStorageOptions,
 } from "./src/settings/object_progress_storages.ts";
 export type {
-  MaybePromise,
   ProgressFetchArgs,
   ProgressPurgeArgs,
   ProgressRecord,
@@ -303,38 +247,21 @@ export type { DefaultLogin } from "./src/engines/activities.ts";
 export type { Clock } from "./src/structs/clock.ts";
 export type { BackoffOptions } from "./src/structs/backoffs.ts";
 export type { LoggingOptions } from "./src/platform/logging.ts";
-export type { LogFormat, LogLevelSetting, LogSeverity } from "./src/structs/log_formats.ts";
+export type { LogFormat, LogLevelSetting } from "./src/structs/log_formats.ts";
 
 // --- logging in ---
-export type { ConnectionInfo, LoginFunctionOptions } from "./src/structs/credentials.ts";
-export type { KubeconfigLoginOptions } from "./src/client/kubeconfig.ts";
-export type { ServiceAccountLoginOptions } from "./src/client/service_account.ts";
-export type { ClientLoginOptions } from "./src/client/piggybacking.ts";
-export type { DefaultLoginOptions } from "./src/client/login.ts";
+export type { ConnectionInfo, LoginOptions } from "./src/structs/credentials.ts";
 
 // --- events and hierarchies ---
+export type { EventOptions } from "./src/engines/posting.ts";
 export type {
-  EventExceptionOptions,
-  EventOptions,
-  EventReasonOptions,
-} from "./src/engines/posting.ts";
-export type {
-  AdjustNamespaceOptions,
-  AdoptOptions,
-  AppendOwnerReferenceOptions,
-  HarmonizeNamingOptions,
-  LabelOptions,
-  NestedPaths,
+  HierarchyOptions,
   ObjectLike,
-  ObjectMetaLike,
-  ObjectOrObjects,
   ObjectReference,
   OwnerReference,
-  OwnerReferenceOptions,
-  RemoveOwnerReferenceOptions,
 } from "./src/kits/hierarchies.ts";
-export type { ApplyOptions, ServerSideApplyOptions } from "./src/kits/applying.ts";
-export type { ConditionInit, ConditionStatus, ConditionTarget } from "./src/kits/conditions.ts";
+export type { ApplyOptions } from "./src/kits/applying.ts";
+export type { ConditionInit, ConditionTarget } from "./src/kits/conditions.ts";
 
 // --- admission webhooks: the servers, and what custom servers implement ---
 export type {
@@ -354,14 +281,7 @@ export type {
 export type {
   AdmissionServer,
   AdmissionServerContext,
-  AdmissionServerFn,
-  AdmissionServerLimits,
-  ClusterFacts,
   WebhookClientConfig,
   WebhookFn,
-  WebhookRequestInfo,
 } from "./src/engines/webhook_servers.ts";
-export type {
-  AdmissionReviewResponse,
-  AdmissionReviewVerdict,
-} from "./src/structs/admission_reviews.ts";
+export type { AdmissionReviewResponse } from "./src/structs/admission_reviews.ts";

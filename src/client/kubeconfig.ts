@@ -19,7 +19,7 @@
  *
  * @module
  */
-import type { LoginFunctionOptions } from "../structs/credentials.ts";
+import type { LoginOptions } from "../structs/credentials.ts";
 import { getLogger } from "@logtape/logtape";
 import type { ConnectionInfo } from "../structs/credentials.ts";
 import { isMapping } from "../structs/dicts.ts";
@@ -44,14 +44,6 @@ import {
   parseKubeconfigYaml,
   type UserEntry,
 } from "./kubeconfig_entries.ts";
-
-/** Options of {@link loginWithKubeconfig}; handler arguments are accepted and ignored. */
-export interface KubeconfigLoginOptions extends LoginFunctionOptions {
-  /** The kubeconfig file(s), instead of `KUBECONFIG` or `~/.kube/config`. */
-  kubeconfig?: string | readonly string[];
-  /** The context to use instead of the current one. */
-  context?: string;
-}
 
 /** A named entry and the file that defined it. */
 interface Sourced<T> {
@@ -413,7 +405,7 @@ async function addExecCredentials(
  * ```
  */
 export async function loginWithKubeconfig(
-  options: KubeconfigLoginOptions = {},
+  options: Pick<LoginOptions, "logger" | "kubeconfig" | "context"> = {},
 ): Promise<ConnectionInfo | undefined> {
   const explicit = options.kubeconfig;
   if (explicit !== undefined && typeof explicit !== "string" && !Array.isArray(explicit)) {

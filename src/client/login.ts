@@ -4,13 +4,10 @@
  *
  * @module
  */
-import type { ConnectionInfo } from "../structs/credentials.ts";
-import { type KubeconfigLoginOptions, loginWithKubeconfig } from "./kubeconfig.ts";
-import { loginWithServiceAccount, type ServiceAccountLoginOptions } from "./service_account.ts";
+import type { ConnectionInfo, LoginOptions } from "../structs/credentials.ts";
+import { loginWithKubeconfig } from "./kubeconfig.ts";
+import { loginWithServiceAccount } from "./service_account.ts";
 import { substituteLogin } from "./login_substitute.ts";
-
-/** Options of {@link loginWithDefaults}: those of both logins. */
-export type DefaultLoginOptions = KubeconfigLoginOptions & ServiceAccountLoginOptions;
 
 /**
  * Log in with the service account if running in a pod, else with the kubeconfig.
@@ -30,7 +27,7 @@ export type DefaultLoginOptions = KubeconfigLoginOptions & ServiceAccountLoginOp
  * ```
  */
 export async function loginWithDefaults(
-  options: DefaultLoginOptions = {},
+  options: LoginOptions = {},
 ): Promise<ConnectionInfo | undefined> {
   const substitute = substituteLogin();
   if (substitute !== undefined) return await substitute();

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { LoginFunctionOptions } from "../structs/credentials.ts";
+import type { LoginOptions } from "../structs/credentials.ts";
 import type { ConnectionInfo } from "../structs/credentials.ts";
 import { LoginError } from "../structs/errors.ts";
 import { findMissingPermission } from "../platform/permission_flags.ts";
@@ -14,12 +14,6 @@ import { optionalPackageMessage } from "../platform/modules.ts";
 
 type ClientNode = typeof import("@kubernetes/client-node");
 type HttpsOptions = Parameters<InstanceType<ClientNode["KubeConfig"]>["applyToHTTPSOptions"]>[0];
-
-/** Options of {@link loginViaClient}; handler arguments are accepted and ignored. */
-export interface ClientLoginOptions extends LoginFunctionOptions {
-  /** The context to use instead of the current one. */
-  context?: string;
-}
 
 function text(value: unknown): string | undefined {
   if (value === undefined || value === null) return undefined;
@@ -42,7 +36,7 @@ function text(value: unknown): string | undefined {
  * ```
  */
 export async function loginViaClient(
-  options: ClientLoginOptions = {},
+  options: Pick<LoginOptions, "logger" | "context"> = {},
 ): Promise<ConnectionInfo | undefined> {
   let k8s: ClientNode;
   try {

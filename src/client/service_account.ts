@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { LoginFunctionOptions } from "../structs/credentials.ts";
+import type { LoginOptions } from "../structs/credentials.ts";
 import type { ConnectionInfo } from "../structs/credentials.ts";
 import { LoginError } from "../structs/errors.ts";
 import { pathExists, readTextFileIfExists, resolvePath } from "../platform/files.ts";
@@ -13,12 +13,6 @@ import { getEnv } from "../platform/process.ts";
 
 /** Where Kubernetes mounts the service account's token, CA and namespace. */
 export const SERVICE_ACCOUNT_DIRECTORY = "/var/run/secrets/kubernetes.io/serviceaccount";
-
-/** Options of {@link loginWithServiceAccount}; handler arguments are accepted and ignored. */
-export interface ServiceAccountLoginOptions extends LoginFunctionOptions {
-  /** The directory with `token`, `ca.crt` and `namespace`, if not the standard one. */
-  directory?: string;
-}
 
 /**
  * Log in with the pod's service account. Returns `undefined` outside a pod (no token
@@ -35,7 +29,7 @@ export interface ServiceAccountLoginOptions extends LoginFunctionOptions {
  * ```
  */
 export async function loginWithServiceAccount(
-  options: ServiceAccountLoginOptions = {},
+  options: Pick<LoginOptions, "logger" | "directory"> = {},
 ): Promise<ConnectionInfo | undefined> {
   const directory = typeof options.directory === "string" && options.directory
     ? options.directory

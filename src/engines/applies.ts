@@ -11,12 +11,16 @@ import { Discovery } from "../client/discovery.ts";
 import { applyObject } from "../client/objects.ts";
 import type { RawBody } from "../structs/bodies.ts";
 import { UsageError } from "../structs/errors.ts";
+import type { HierarchyOptions } from "../structs/object_refs.ts";
 import type { Resource } from "../structs/resources.ts";
 import { ApplyingSettings, fieldManagerProblem } from "../settings/output_settings.ts";
 import { currentOperatorClient, type OperatorClient } from "./operator_client.ts";
 
-/** What a server-side apply is sent with, and where. */
-export interface ServerSideApplyOptions {
+/**
+ * What a server-side apply is sent with, and where; for `kopf.apply()`, also how the child is
+ * adopted first.
+ */
+export interface ApplyOptions extends Pick<HierarchyOptions, "owner" | "nested"> {
   /**
    * The API client (`@kopf/kopf/client`). By default the operator's own: the client it
    * logged in with, for everything it runs after its login (handlers, daemons, timers).
@@ -39,6 +43,12 @@ export interface ServerSideApplyOptions {
   readonly dryRun?: boolean;
   /** Cancels the request. */
   readonly signal?: AbortSignal;
+  /**
+   * `kopf.apply()`: make the object a child of the owner first (the default), as `kopf.adopt()`
+   * does; `false` applies it as it is (it must have its name, and its namespace or the
+   * credentials' default one).
+   */
+  readonly adopt?: boolean;
 }
 
 const DEFAULTS = new ApplyingSettings();
@@ -47,13 +57,13 @@ const DEFAULTS = new ApplyingSettings();
 const discoveries = new WeakMap<ApiClient, Discovery>();
 
 /**
- * Apply `body` as {@link ServerSideApplyOptions} say; `caller` names the public function
+ * Apply `body` as {@link ApplyOptions} say (the adoption aside); `caller` names the public function
  * in error messages. Returns the object as applied.
  */
 export async function applyBody(
   caller: string,
   body: RawBody,
-  options: ServerSideApplyOptions = {},
+  options: ApplyOptions = {},
 ): Promise<RawBody> {
   const operator = currentOperatorClient();
   const api = options.api ?? operator?.api;

@@ -18,7 +18,6 @@ import {
   eachObject,
   isEventReference,
   type ObjectLike,
-  type ObjectOrObjects,
 } from "../structs/object_refs.ts";
 import {
   currentPostingTarget,
@@ -245,31 +244,25 @@ export function startEventPoster(options: StartEventPosterOptions): EventPosting
   return { target, done };
 }
 
-/** Options of {@link event}. */
+/**
+ * What an event says: {@link event} takes all but `error`, {@link info} and {@link warn} the
+ * reason and the message, {@link exception} the reason, the message and the error (all
+ * optional).
+ */
 export interface EventOptions {
   /** The event type: `Normal`, `Warning`, or anything else. */
   readonly type: string;
-  /** A short reason in CamelCase without spaces, e.g. `SomeReason`. */
+  /**
+   * A short reason in CamelCase without spaces, e.g. `SomeReason`; for {@link exception}, the
+   * error's name (e.g. `TypeError`) by default.
+   */
   readonly reason: string;
-  /** Free text; keep it on one line (kubectl shows it in a table). */
+  /**
+   * Free text; keep it on one line (kubectl shows it in a table). For {@link exception}, the
+   * text before the error's message.
+   */
   readonly message?: string;
-}
-
-/** Options of {@link info} and {@link warn}. */
-export interface EventReasonOptions {
-  /** A short reason in CamelCase without spaces, e.g. `SomeReason`. */
-  readonly reason: string;
-  /** Free text; keep it on one line (kubectl shows it in a table). */
-  readonly message?: string;
-}
-
-/** Options of {@link exception}. */
-export interface EventExceptionOptions {
-  /** The reason; the error's name (e.g. `TypeError`) by default. */
-  readonly reason?: string;
-  /** Text before the error's message. */
-  readonly message?: string;
-  /** The error to report. */
+  /** The error that {@link exception} reports. */
   readonly error?: unknown;
 }
 
@@ -286,7 +279,7 @@ function requireTarget(caller: string): PostingTarget {
 
 function queueFor(
   caller: string,
-  objs: ObjectOrObjects,
+  objs: object | Iterable<object>,
   type: string,
   reason: string,
   message: string,
@@ -313,7 +306,7 @@ function queueFor(
  * });
  * ```
  */
-export function event(objs: ObjectOrObjects, options: EventOptions): void {
+export function event(objs: object | Iterable<object>, options: Omit<EventOptions, "error">): void {
   queueFor("kopf.event()", objs, options.type, options.reason, options.message ?? "");
 }
 
@@ -329,7 +322,10 @@ export function event(objs: ObjectOrObjects, options: EventOptions): void {
  * });
  * ```
  */
-export function info(objs: ObjectOrObjects, options: EventReasonOptions): void {
+export function info(
+  objs: object | Iterable<object>,
+  options: Pick<EventOptions, "reason" | "message">,
+): void {
   queueFor("kopf.info()", objs, "Normal", options.reason, options.message ?? "", "info");
 }
 
@@ -347,7 +343,10 @@ export function info(objs: ObjectOrObjects, options: EventReasonOptions): void {
  * });
  * ```
  */
-export function warn(objs: ObjectOrObjects, options: EventReasonOptions): void {
+export function warn(
+  objs: object | Iterable<object>,
+  options: Pick<EventOptions, "reason" | "message">,
+): void {
   queueFor("kopf.warn()", objs, "Warning", options.reason, options.message ?? "", "warning");
 }
 
@@ -369,7 +368,10 @@ export function warn(objs: ObjectOrObjects, options: EventReasonOptions): void {
  * });
  * ```
  */
-export function exception(objs: ObjectOrObjects, options: EventExceptionOptions = {}): void {
+export function exception(
+  objs: object | Iterable<object>,
+  options: Partial<Pick<EventOptions, "reason" | "message" | "error">> = {},
+): void {
   const { error } = options;
   const hasError = error !== undefined && error !== null;
   const errorText = hasError ? (error instanceof Error ? error.message : describeValue(error)) : "";

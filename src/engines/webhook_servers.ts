@@ -29,24 +29,25 @@ export interface WebhookClientConfig {
   };
 }
 
-/** What a webhook server passes along with a review request. */
-export interface WebhookRequestInfo {
-  /** The webhook (handler id) named by the request's URL; all handlers when omitted. */
-  readonly webhook?: string;
-  /** The HTTP headers of the request, names in lowercase. */
-  readonly headers?: Readonly<Record<string, string>>;
-  /** The client certificate of the caller, when it presented one the server trusts. */
-  readonly sslpeer?: Readonly<Record<string, unknown>> | null;
-}
-
 /**
  * Answers one review request: what the framework gives to a webhook server. It rejects
  * ({@link AdmissionRequestError}) only when the request is not a review request at all.
  */
 export type WebhookFn = (
   request: unknown,
-  info?: WebhookRequestInfo,
+  /** What a webhook server passes along with a review request. */
+  info?: {
+    /** The webhook (handler id) named by the request's URL; all handlers when omitted. */
+    readonly webhook?: string;
+    /** The HTTP headers of the request, names in lowercase. */
+    readonly headers?: Readonly<Record<string, string>>;
+    /** The client certificate of the caller, when it presented one the server trusts. */
+    readonly sslpeer?: Readonly<Record<string, unknown>> | null;
+  },
 ) => Promise<AdmissionReviewResponse>;
+
+/** What a webhook server passes along with a review request. */
+export type WebhookRequestInfo = NonNullable<Parameters<WebhookFn>[1]>;
 
 /** What a webhook server gets when it starts. */
 export interface AdmissionServerContext {
@@ -58,26 +59,34 @@ export interface AdmissionServerContext {
    * Facts about the cluster, for servers that adapt to it (e.g. the auto-detecting ones);
    * `undefined` when there is no cluster to ask.
    */
-  readonly cluster?: ClusterFacts;
+  readonly cluster?: {
+    /** The API server's version string, e.g. `v1.31.1+k3s1`. */
+    gitVersion(): Promise<string | undefined>;
+    /** The labels of the cluster's nodes (empty when they cannot be listed). */
+    nodeLabels(): Promise<readonly Readonly<Record<string, string>>[]>;
+  };
   /**
    * The bounds to hold every client to (body size, read timeouts, connections): those of
    * `settings.admission`; its defaults when omitted.
    */
-  readonly limits?: AdmissionServerLimits;
+  readonly limits?: Readonly<
+    Pick<
+      AdmissionSettings,
+      | "bodyLimit"
+      | "bufferLimit"
+      | "headerTimeout"
+      | "bodyTimeout"
+      | "idleTimeout"
+      | "connectionLimit"
+    >
+  >;
 }
 
+/** What can be learned about the cluster the operator runs against. */
+export type ClusterFacts = NonNullable<AdmissionServerContext["cluster"]>;
+
 /** The bounds a webhook server holds every client to: the fields of `settings.admission`. */
-export type AdmissionServerLimits = Readonly<
-  Pick<
-    AdmissionSettings,
-    | "bodyLimit"
-    | "bufferLimit"
-    | "headerTimeout"
-    | "bodyTimeout"
-    | "idleTimeout"
-    | "connectionLimit"
-  >
->;
+export type AdmissionServerLimits = NonNullable<AdmissionServerContext["limits"]>;
 
 /** The limits of `settings.admission` (of the defaults without it), for a webhook server. */
 export function admissionServerLimits(
@@ -86,14 +95,6 @@ export function admissionServerLimits(
   const { bodyLimit, bufferLimit, headerTimeout, bodyTimeout, idleTimeout, connectionLimit } =
     settings;
   return { bodyLimit, bufferLimit, headerTimeout, bodyTimeout, idleTimeout, connectionLimit };
-}
-
-/** What can be learned about the cluster the operator runs against. */
-export interface ClusterFacts {
-  /** The API server's version string, e.g. `v1.31.1+k3s1`. */
-  gitVersion(): Promise<string | undefined>;
-  /** The labels of the cluster's nodes (empty when they cannot be listed). */
-  nodeLabels(): Promise<readonly Readonly<Record<string, string>>[]>;
 }
 
 /**

@@ -20,7 +20,7 @@ import {
   OBJECT_REF_PROPERTY,
 } from "../structs/log_formats.ts";
 import { UsageError } from "../structs/errors.ts";
-import type { LogProperties, ObjectLogger } from "../structs/loggers.ts";
+import type { ObjectLogger } from "../structs/loggers.ts";
 import {
   buildObjectReference,
   type ObjectLike,
@@ -109,30 +109,30 @@ class KopfObjectLogger implements ObjectLogger {
     return target !== undefined && isPosted(target, level) ? target : undefined;
   }
 
-  debug(message: string, properties?: LogProperties): void {
+  debug(message: string, properties?: Record<string, unknown>): void {
     this.#log("debug", message, properties);
   }
 
-  info(message: string, properties?: LogProperties): void {
+  info(message: string, properties?: Record<string, unknown>): void {
     this.#log("info", message, properties);
   }
 
-  warning(message: string, properties?: LogProperties): void {
+  warning(message: string, properties?: Record<string, unknown>): void {
     this.#log("warning", message, properties);
   }
 
-  error(message: string, properties?: LogProperties): void {
+  error(message: string, properties?: Record<string, unknown>): void {
     this.#log("error", message, properties);
   }
 
-  exception(message: string, error?: unknown, properties?: LogProperties): void {
+  exception(message: string, error?: unknown, properties?: Record<string, unknown>): void {
     this.#log("error", message, properties, error, error !== undefined);
   }
 
   #log(
     level: LogLevel,
     message: string,
-    extra?: LogProperties,
+    extra?: Record<string, unknown>,
     error?: unknown,
     withError = false,
   ): void {
@@ -211,27 +211,27 @@ export class LocalObjectLogger implements ObjectLogger {
   }
 
   /** Details useful when debugging. */
-  debug(message: string, properties?: LogProperties): void {
+  debug(message: string, properties?: Record<string, unknown>): void {
     this.#logger.debug(message, properties);
   }
 
   /** Normal progress. */
-  info(message: string, properties?: LogProperties): void {
+  info(message: string, properties?: Record<string, unknown>): void {
     this.#logger.info(message, properties);
   }
 
   /** Something unexpected that does not stop the work. */
-  warning(message: string, properties?: LogProperties): void {
+  warning(message: string, properties?: Record<string, unknown>): void {
     this.#logger.warning(message, properties);
   }
 
   /** A failure. */
-  error(message: string, properties?: LogProperties): void {
+  error(message: string, properties?: Record<string, unknown>): void {
     this.#logger.error(message, properties);
   }
 
   /** A failure with its error (and stack trace). */
-  exception(message: string, error?: unknown, properties?: LogProperties): void {
+  exception(message: string, error?: unknown, properties?: Record<string, unknown>): void {
     this.#logger.exception(message, error, properties);
   }
 }

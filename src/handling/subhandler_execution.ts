@@ -10,10 +10,9 @@ import { diff } from "../structs/diffs.ts";
 import type { ChangingHandler, HandlerFn } from "../intents/handlers.ts";
 import { RegistrationError } from "../intents/handler_options.ts";
 import { composeId, functionName } from "../intents/ids.ts";
-import type { NoIndices } from "../intents/kwargs.ts";
 import { checkLifecycle, type LifeCycleFn } from "../intents/lifecycles.ts";
 import { matcherOf, type OperatorRegistry } from "../intents/registry.ts";
-import type { SubhandlerFn } from "../intents/subhandlers.ts";
+import type { ChangingKwargs } from "../intents/kwargs.ts";
 import type { CauseOverrides } from "../intents/causes.ts";
 import { type ChangingRun, currentChangingRun, type SubhandlerRun } from "./changing.ts";
 
@@ -24,9 +23,9 @@ import { type ChangingRun, currentChangingRun, type SubhandlerRun } from "./chan
 export interface ExecuteOptions {
   /** Functions to run as sub-handlers: by id (an object or Map), or a list (ids from names). */
   fns?:
-    | Readonly<Record<string, SubhandlerFn<never, never, NoIndices>>>
-    | ReadonlyMap<string, SubhandlerFn<never, never, NoIndices>>
-    | readonly SubhandlerFn<never, never, NoIndices>[];
+    | Readonly<Record<string, ((kwargs: ChangingKwargs<never, never>) => unknown)>>
+    | ReadonlyMap<string, ((kwargs: ChangingKwargs<never, never>) => unknown)>
+    | readonly ((kwargs: ChangingKwargs<never, never>) => unknown)[];
   /**
    * Ready handler records (their ids are prefixed with the parent's).
    *

@@ -9,7 +9,7 @@
 
 import type { RawBody } from "../structs/bodies.ts";
 import type { Diff } from "../structs/diffs.ts";
-import type { HandlerReason, Reason } from "./reasons.ts";
+import type { Reason } from "./reasons.ts";
 
 /** Why a resource-changing cycle runs for one state of one object; see the module docs. */
 export interface Cause {
@@ -39,7 +39,7 @@ export interface Cause {
  */
 export interface CauseOverrides {
   /** The reason: selects the sub-handlers by it, and is their `reason` argument. */
-  readonly reason?: HandlerReason | "resume";
+  readonly reason?: "create" | "update" | "delete" | "resume";
   /**
    * The object's old state (an essence, a body, or a handler's `body`; `null` for none):
    * field sub-handlers see their field of it.

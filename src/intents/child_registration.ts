@@ -13,76 +13,75 @@ import {
   TypedResource,
 } from "../structs/resource_selectors.ts";
 import type { BodyShape, ReadonlyJsonObject } from "../structs/views.ts";
-import type { BuiltinName, BuiltinObjects } from "../structs/builtin_objects.ts";
+import type { BuiltinObjects } from "../structs/builtin_objects.ts";
 import type { HandlerFilters, MetaFilter, WhenCallback } from "./filters.ts";
 import type { ChildHandler } from "./handlers.ts";
 import type { ChildOptions } from "./handler_options.ts";
 import { normalizeOptions } from "./option_normalizing.ts";
-import type { ChildFilterKwargs, ChildKwargs, NoIndices } from "./kwargs.ts";
+import type { ChildFilterKwargs, ChildKwargs } from "./kwargs.ts";
 import { addHandler, getDefaultRegistry } from "./registry.ts";
 import { filtersOf, handlerId, parseCall, retryOf, selectorOf } from "./registration_calls.ts";
-
-/**
- * A child handler; `I` adds declared indices to its arguments; `C` types the child (the
- * generic body unless the child resource says more).
- */
-export type ChildHandlerFn<S, St, I, C = BodyShape<ReadonlyJsonObject, ReadonlyJsonObject>> = (
-  kwargs: ChildKwargs<S, St, C> & I,
-) => unknown;
-
-/** The resource of the children: a name (`"configmaps"`, `"deployments.apps"`) or typed. */
-export type ChildResource = ResourceName | TypedResource<unknown>;
 
 /**
  * The type of the children of a child resource: a typed resource's `T`, a built-in's shape
  * for a plural that {@link BuiltinObjects} names, else the generic body.
  */
-export type ChildOf<CR> = [CR] extends [BuiltinName] ? BuiltinObjects[CR & BuiltinName]
+export type ChildOf<CR> = [CR] extends [keyof BuiltinObjects]
+  ? BuiltinObjects[CR & keyof BuiltinObjects]
   : [CR] extends [TypedResource<infer C>]
     ? (unknown extends C ? BodyShape<ReadonlyJsonObject, ReadonlyJsonObject> : C)
   : BodyShape<ReadonlyJsonObject, ReadonlyJsonObject>;
 
 /**
- * The registration of child handlers: the parent resource, the child resource, options
- * (optional), the function. `S`/`St` type the parent's `spec`/`status`; `I` declares indices.
+ * The registration of child handlers: the parent resource, the child resource (a name such as
+ * `"configmaps"` or `"deployments.apps"`, or typed), options (optional), the function.
+ * `S`/`St` type the parent's `spec`/`status`; `I` declares indices.
  */
 export interface ChildRegistrar {
   /** Register `fn` for children of a typed parent resource (`kopf.resource<T>(…)`). */
-  <T, I extends object = NoIndices, CR extends ChildResource = ChildResource>(
+  <
+    T,
+    I = unknown,
+    CR extends ResourceName | TypedResource<unknown> = ResourceName | TypedResource<unknown>,
+  >(
     parent: TypedResource<T>,
     child: CR,
-    fn: ChildHandlerFn<SpecOf<T>, StatusOf<T>, I, ChildOf<CR>>,
-  ): ChildHandlerFn<SpecOf<T>, StatusOf<T>, I, ChildOf<CR>>;
+    fn: (kwargs: ChildKwargs<SpecOf<T>, StatusOf<T>, ChildOf<CR>> & I) => unknown,
+  ): (kwargs: ChildKwargs<SpecOf<T>, StatusOf<T>, ChildOf<CR>> & I) => unknown;
   /** Register `fn` for children of a typed parent resource, with options. */
-  <T, I extends object = NoIndices, CR extends ChildResource = ChildResource>(
+  <
+    T,
+    I = unknown,
+    CR extends ResourceName | TypedResource<unknown> = ResourceName | TypedResource<unknown>,
+  >(
     parent: TypedResource<T>,
     child: CR,
     options: ChildOptions<ChildKwargs<SpecOf<T>, StatusOf<T>, ChildOf<CR>> & I>,
-    fn: ChildHandlerFn<SpecOf<T>, StatusOf<T>, I, ChildOf<CR>>,
-  ): ChildHandlerFn<SpecOf<T>, StatusOf<T>, I, ChildOf<CR>>;
+    fn: (kwargs: ChildKwargs<SpecOf<T>, StatusOf<T>, ChildOf<CR>> & I) => unknown,
+  ): (kwargs: ChildKwargs<SpecOf<T>, StatusOf<T>, ChildOf<CR>> & I) => unknown;
   /** Register `fn` for children of the parents with this resource name. */
   <
     S = ReadonlyJsonObject,
     St = ReadonlyJsonObject,
-    I extends object = NoIndices,
-    CR extends ChildResource = ChildResource,
+    I = unknown,
+    CR extends ResourceName | TypedResource<unknown> = ResourceName | TypedResource<unknown>,
   >(
     parent: ResourceName,
     child: CR,
-    fn: ChildHandlerFn<S, St, I, ChildOf<CR>>,
-  ): ChildHandlerFn<S, St, I, ChildOf<CR>>;
+    fn: (kwargs: ChildKwargs<S, St, ChildOf<CR>> & I) => unknown,
+  ): (kwargs: ChildKwargs<S, St, ChildOf<CR>> & I) => unknown;
   /** Register `fn` for children of the parents with this resource name, with options. */
   <
     S = ReadonlyJsonObject,
     St = ReadonlyJsonObject,
-    I extends object = NoIndices,
-    CR extends ChildResource = ChildResource,
+    I = unknown,
+    CR extends ResourceName | TypedResource<unknown> = ResourceName | TypedResource<unknown>,
   >(
     parent: ResourceName,
     child: CR,
     options: ChildOptions<ChildKwargs<S, St, ChildOf<CR>> & I>,
-    fn: ChildHandlerFn<S, St, I, ChildOf<CR>>,
-  ): ChildHandlerFn<S, St, I, ChildOf<CR>>;
+    fn: (kwargs: ChildKwargs<S, St, ChildOf<CR>> & I) => unknown,
+  ): (kwargs: ChildKwargs<S, St, ChildOf<CR>> & I) => unknown;
 }
 
 /** The registration of `on.child`; see {@link ChildRegistrar}. */

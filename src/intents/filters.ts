@@ -24,11 +24,13 @@ export type WhenCallback<K = never> = {
   bivariant(kwargs: K): boolean;
 }["bivariant"];
 
-/** A criterion for one label or annotation. */
-export type MetaFilterValue<K = never> = string | Present | Absent | ValueCallback<K>;
-
 /** Criteria for labels or annotations, by key; all must match. */
-export type MetaFilter<K = never> = Readonly<Record<string, MetaFilterValue<K>>>;
+export type MetaFilter<K = never> = Readonly<
+  Record<string, string | Present | Absent | ValueCallback<K>>
+>;
+
+/** A criterion for one label or annotation. */
+export type MetaFilterValue<K = never> = MetaFilter<K>[string];
 
 /** A criterion for a field's value: a literal (compared deeply), a marker, a callback. */
 export type FieldFilterValue<K = never> =

@@ -14,8 +14,12 @@ import type { ChildFilterKwargs } from "./kwargs.ts";
 import type { AdmissionOperation } from "../structs/admission_reviews.ts";
 import type { OperatorRegistry } from "./registry.ts";
 
-/** Options of every registration. */
-export interface CommonOptions {
+/**
+ * Every option that handlers share, as one list: each registration takes those it accepts —
+ * see its own options type (`CreateOptions`, `TimerOptions`, …). All durations in seconds;
+ * all the filters given must match.
+ */
+export interface HandlerOptions<K> {
   /** The handler id; by default the function's name. */
   id?: string;
   /** Any value, passed to the handler as `param`. */
@@ -28,22 +32,14 @@ export interface CommonOptions {
    * — for the RBAC that `kopf manifests` generates.
    */
   rbac?: readonly string[];
-}
-
-/** Error handling of retried handlers (all durations in seconds). */
-export interface RetryOptions {
-  /** What to do with arbitrary errors: retry (default), fail, or ignore. */
+  /** Retried handlers: what to do with arbitrary errors: retry (default), fail, or ignore. */
   errors?: ErrorsMode;
-  /** Fail for good this many seconds after the first attempt. */
+  /** Retried handlers: fail for good this many seconds after the first attempt. */
   timeout?: number | null;
-  /** Fail for good after this many retries. */
+  /** Retried handlers: fail for good after this many retries. */
   retries?: number | null;
-  /** Seconds before retrying after an arbitrary error (default 60). */
+  /** Retried handlers: seconds before retrying after an arbitrary error (default 60). */
   backoff?: number | null;
-}
-
-/** Filters of resource handlers; all given criteria must match. */
-export interface FilterOptions<K> {
   /** Criteria for labels: a value, `PRESENT`, `ABSENT`, or a callback. */
   labels?: MetaFilter<K>;
   /** Criteria for annotations: a value, `PRESENT`, `ABSENT`, or a callback. */
@@ -54,38 +50,33 @@ export interface FilterOptions<K> {
   value?: FieldFilterValue<K>;
   /** A callback on the whole object's arguments. */
   when?: WhenCallback<K>;
-}
-
-/** Options of the handlers that get their objects from the resource's watch. */
-export interface WatchedOptions {
+  /** Update and field handlers: a criterion for the field's value before the change. */
+  old?: FieldFilterValue<K>;
+  /** Update and field handlers: a criterion for the field's value after the change. */
+  new?: FieldFilterValue<K>;
   /**
-   * The handler needs the objects' metadata only. When every handler, daemon, timer and
-   * index of a resource says so, its objects are watched and listed as metadata only
-   * (`PartialObjectMetadata`): `body` then has `apiVersion`, `kind` and `metadata`, `spec`
-   * and `status` are empty, and the kwarg `fetchBody()` reads the whole object when the
-   * handler needs it. Filters may look at `metadata` only.
+   * Handlers that get their objects from the resource's watch: the handler needs the objects'
+   * metadata only. When every handler, daemon, timer and index of a resource says so, its
+   * objects are watched and listed as metadata only (`PartialObjectMetadata`): `body` then has
+   * `apiVersion`, `kind` and `metadata`, `spec` and `status` are empty, and the kwarg
+   * `fetchBody()` reads the whole object when the handler needs it. Filters may look at
+   * `metadata` only.
    */
   metadataOnly?: boolean;
 }
 
-/** Filters of the old and new values of a field (update and field handlers). */
-export interface ChangeFilterOptions<K> {
-  /** A criterion for the field's value before the change. */
-  old?: FieldFilterValue<K>;
-  /** A criterion for the field's value after the change. */
-  new?: FieldFilterValue<K>;
-}
-
 /** Options of `on.event`. */
 export interface EventHandlerOptions<K>
-  extends CommonOptions, SelectorKeywords, FilterOptions<K>, WatchedOptions {}
+  extends
+    SelectorKeywords,
+    Omit<HandlerOptions<K>, "errors" | "timeout" | "retries" | "backoff" | "old" | "new"> {}
 
 /** Options of `on.create`. */
 export interface CreateOptions<K>
-  extends CommonOptions, SelectorKeywords, RetryOptions, FilterOptions<K>, WatchedOptions {}
+  extends SelectorKeywords, Omit<HandlerOptions<K>, "old" | "new"> {}
 
 /** Options of `on.update`. */
-export interface UpdateOptions<K> extends CreateOptions<K>, ChangeFilterOptions<K> {}
+export interface UpdateOptions<K> extends SelectorKeywords, HandlerOptions<K> {}
 
 /** Options of `on.delete`. */
 export interface DeleteOptions<K> extends CreateOptions<K> {
@@ -106,8 +97,7 @@ export interface FieldOptions<K> extends UpdateOptions<K> {
 }
 
 /** Options of `daemon`. */
-export interface DaemonOptions<K>
-  extends CommonOptions, SelectorKeywords, RetryOptions, FilterOptions<K>, WatchedOptions {
+export interface DaemonOptions<K> extends SelectorKeywords, Omit<HandlerOptions<K>, "old" | "new"> {
   /** Seconds to wait before starting the daemon. */
   initialDelay?: number | null;
   /** Seconds between the stop-flag and cancellation. */
@@ -119,8 +109,7 @@ export interface DaemonOptions<K>
 }
 
 /** Options of `timer`: `interval` or `idle` (or both) is required. */
-export interface TimerOptions<K>
-  extends CommonOptions, SelectorKeywords, RetryOptions, FilterOptions<K>, WatchedOptions {
+export interface TimerOptions<K> extends SelectorKeywords, Omit<HandlerOptions<K>, "old" | "new"> {
   /** Seconds between invocations. */
   interval?: number | null;
   /** Seconds the object must stay unchanged before invocations. */
@@ -132,12 +121,10 @@ export interface TimerOptions<K>
 }
 
 /** Options of `index`. */
-export interface IndexOptions<K>
-  extends CommonOptions, SelectorKeywords, RetryOptions, FilterOptions<K>, WatchedOptions {}
+export interface IndexOptions<K> extends SelectorKeywords, Omit<HandlerOptions<K>, "old" | "new"> {}
 
 /** Options of `on.child`: the filters are the parent's; `childLabels`/`childWhen` the child's. */
-export interface ChildOptions<K>
-  extends CommonOptions, RetryOptions, FilterOptions<K>, WatchedOptions {
+export interface ChildOptions<K> extends Omit<HandlerOptions<K>, "old" | "new"> {
   /** Criteria for the child's labels: a value, `PRESENT`, `ABSENT`, or a callback. */
   childLabels?: MetaFilter<ChildFilterKwargs>;
   /** A callback on the child (as its watch carries it: its metadata) and its event. */
@@ -153,7 +140,12 @@ export interface ChildOptions<K>
 }
 
 /** Options of `on.validate` and `on.mutate`. */
-export interface WebhookOptions<K> extends CommonOptions, SelectorKeywords, FilterOptions<K> {
+export interface WebhookOptions<K> extends
+  SelectorKeywords,
+  Omit<
+    HandlerOptions<K>,
+    "errors" | "timeout" | "retries" | "backoff" | "old" | "new" | "metadataOnly"
+  > {
   /** Only these operations (one or several); all by default. */
   operation?: AdmissionOperation | "*" | readonly AdmissionOperation[];
   /** Only this subresource (`"*"` for all); the main body only by default. */
@@ -167,11 +159,14 @@ export interface WebhookOptions<K> extends CommonOptions, SelectorKeywords, Filt
 }
 
 /** Options of `on.startup/cleanup/login/probe`. */
-export interface ActivityOptions extends CommonOptions, RetryOptions {}
+export interface ActivityOptions extends
+  Pick<
+    HandlerOptions<never>,
+    "id" | "param" | "registry" | "rbac" | "errors" | "timeout" | "retries" | "backoff"
+  > {}
 
 /** Options of `subhandler` and `register`. */
-export interface SubhandlerOptions<K>
-  extends CommonOptions, RetryOptions, FilterOptions<K>, ChangeFilterOptions<K> {}
+export interface SubhandlerOptions<K> extends Omit<HandlerOptions<K>, "metadataOnly"> {}
 
 /** The registration functions, as named in messages. */
 export type Registrar =

@@ -13,11 +13,9 @@ import type { Patch } from "../structs/patches.ts";
 import type { Resource } from "../structs/resources.ts";
 import type { DaemonStopped } from "../structs/stoppers.ts";
 import type {
-  Annotations,
   Body,
   BodyShape,
   DeepReadonly,
-  Labels,
   Meta,
   ReadonlyJsonObject,
   Spec,
@@ -26,9 +24,6 @@ import type {
 import type { OperatorSettings } from "../settings/operator_settings.ts";
 import type { AdmissionOperation } from "../structs/admission_reviews.ts";
 import type { Activity, Reason } from "./reasons.ts";
-
-/** No declared indices: the default for the `I` type parameter of registrations. */
-export type NoIndices = Record<never, never>;
 
 /** Arguments of every resource handler. `S`/`St` type the `spec` and `status`. */
 export interface ResourceKwargs<S = ReadonlyJsonObject, St = ReadonlyJsonObject> {
@@ -58,9 +53,9 @@ export interface ResourceKwargs<S = ReadonlyJsonObject, St = ReadonlyJsonObject>
    */
   namespace: string | undefined;
   /** The object's labels, read-only. */
-  labels: Labels;
+  labels: Readonly<Record<string, string>>;
   /** The object's annotations, read-only. */
-  annotations: Annotations;
+  annotations: Readonly<Record<string, string>>;
   /** Changes to apply to the object after the handler; `spec`/`status` typed as `S`/`St`. */
   patch: Patch<S, St>;
   /** A logger that speaks about this object. */
@@ -116,22 +111,25 @@ export interface ChangingKwargs<S = ReadonlyJsonObject, St = ReadonlyJsonObject>
   diff: Diff;
 }
 
-/** A watch event as handlers see it. */
-export interface WatchEvent<S = ReadonlyJsonObject, St = ReadonlyJsonObject> {
-  /** The event type; `null` for objects of the initial listing. */
-  readonly type: WatchEventType;
-  /** The object. */
-  readonly object: Body<S, St>;
-}
-
 /** Arguments of event-watching handlers. */
 export interface EventKwargs<S = ReadonlyJsonObject, St = ReadonlyJsonObject>
   extends WatchedKwargs<S, St> {
   /** The raw event. */
-  event: WatchEvent<S, St>;
+  event: {
+    /** The event type; `null` for objects of the initial listing. */
+    readonly type: WatchEventType;
+    /** The object. */
+    readonly object: Body<S, St>;
+  };
   /** The event type; `null` for objects of the initial listing. */
   type: WatchEventType;
 }
+
+/** A watch event as handlers see it. */
+export type WatchEvent<S = ReadonlyJsonObject, St = ReadonlyJsonObject> = EventKwargs<
+  S,
+  St
+>["event"];
 
 /** Arguments of daemons; `body`, `spec`, … always show the latest state. */
 export interface DaemonKwargs<S = ReadonlyJsonObject, St = ReadonlyJsonObject>
@@ -143,9 +141,6 @@ export interface DaemonKwargs<S = ReadonlyJsonObject, St = ReadonlyJsonObject>
 /** Arguments of timers; `body`, `spec`, … always show the latest state. */
 export interface TimerKwargs<S = ReadonlyJsonObject, St = ReadonlyJsonObject>
   extends WatchedKwargs<S, St>, RetryKwargs {}
-
-/** What happened to a child: the type of the child's watch event. */
-export type ChildEventType = "ADDED" | "MODIFIED" | "DELETED";
 
 /**
  * Arguments of child handlers (`on.child`): the parent's, as for resource-changing handlers,
@@ -163,20 +158,23 @@ export interface ChildKwargs<
    * `"secrets"` and `"events"`.
    */
   child: DeepReadonly<C>;
-  /** What happened to the child. */
-  childEvent: ChildEventType;
+  /** What happened to the child: the type of the child's watch event. */
+  childEvent: NonNullable<WatchEventType>;
 }
+
+/** What happened to a child: the type of the child's watch event. */
+export type ChildEventType = ChildKwargs["childEvent"];
 
 /** What the child filters (`childLabels` callbacks, `childWhen`) receive. */
 export interface ChildFilterKwargs {
   /** The child as its watch carries it: its metadata, read-only. */
   child: Body;
-  /** What happened to the child. */
-  childEvent: ChildEventType;
+  /** What happened to the child: the type of the child's watch event. */
+  childEvent: NonNullable<WatchEventType>;
   /** The child's labels, read-only. */
-  labels: Labels;
+  labels: Readonly<Record<string, string>>;
   /** The child's annotations, read-only. */
-  annotations: Annotations;
+  annotations: Readonly<Record<string, string>>;
 }
 
 /** Arguments of indexing functions. */

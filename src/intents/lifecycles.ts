@@ -25,12 +25,6 @@
 
 import { ConfigurationError } from "../structs/errors.ts";
 
-/** A handler as a lifecycle sees it: its id (records carry more, which lifecycles keep). */
-export interface LifeCycleHandler {
-  /** The handler id, e.g. `createFn` or `createFn/item1`. */
-  readonly id: string;
-}
-
 /** What a lifecycle can read about one handler's progress in the current handling. */
 export interface HandlerProgress {
   /** Attempts made so far (0 before the first). */
@@ -51,30 +45,42 @@ export interface HandlerProgress {
   readonly delay: number | null;
 }
 
-/** The handlers' states in the current handling, by handler id. */
-export interface LifeCycleState {
-  /** The progress of a handler, if it has any. */
-  get(id: string): HandlerProgress | undefined;
-}
-
-/** What a lifecycle gets besides the handlers. */
-export interface LifeCycleContext {
-  /** The states of the handlers (Kopf's `state` argument). */
-  readonly state: LifeCycleState;
-}
-
 /**
  * Choose which of the due handlers run in this handling cycle: return some of `handlers`
  * (the same objects), in the order to run them. Returning none while some are given is an
  * error: the cycle would repeat without end.
+ *
+ * A handler is seen by its `id` (e.g. `createFn` or `createFn/item1`; records carry more,
+ * which lifecycles keep); `context.state.get(id)` is the progress of a handler in the current
+ * handling, if it has any (Kopf's `state` argument).
  */
-export type LifeCycleFn = <H extends LifeCycleHandler>(
+export type LifeCycleFn = <H extends { readonly id: string }>(
   handlers: readonly H[],
-  context: LifeCycleContext,
+  context: { readonly state: { get(id: string): HandlerProgress | undefined } },
 ) => readonly H[];
 
-/** Kopf's lifecycles, by their camelCase names (see the module docs). */
-export interface Lifecycles {
+/** A handler as a lifecycle sees it. */
+export type LifeCycleHandler = Parameters<LifeCycleFn>[0][number];
+
+/** The handlers' states in the current handling, by handler id. */
+export type LifeCycleState = Parameters<LifeCycleFn>[1]["state"];
+
+function randomIndex(length: number): number {
+  return Math.floor(Math.random() * length);
+}
+
+/**
+ * The lifecycles, as Kopf names them in camelCase: pass one as the operator's `lifecycle`
+ * option, to {@link setDefaultLifecycle}, or to `kopf.execute({ lifecycle })`.
+ *
+ * @example Run every operator of this process with all handlers at once (fewer writes)
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ *
+ * kopf.setDefaultLifecycle(kopf.lifecycles.allAtOnce);
+ * ```
+ */
+export const lifecycles: {
   /**
    * Kopf's `all_at_once`: all due handlers in one cycle, in declaration order.
    *
@@ -142,24 +148,7 @@ export interface Lifecycles {
    * ```
    */
   readonly asap: LifeCycleFn;
-}
-
-function randomIndex(length: number): number {
-  return Math.floor(Math.random() * length);
-}
-
-/**
- * The lifecycles, as Kopf names them in camelCase: pass one as the operator's `lifecycle`
- * option, to {@link setDefaultLifecycle}, or to `kopf.execute({ lifecycle })`.
- *
- * @example Run every operator of this process with all handlers at once (fewer writes)
- * ```ts
- * import { kopf } from "@kopf/kopf";
- *
- * kopf.setDefaultLifecycle(kopf.lifecycles.allAtOnce);
- * ```
- */
-export const lifecycles: Lifecycles = Object.freeze({
+} = Object.freeze({
   allAtOnce: <H extends LifeCycleHandler>(handlers: readonly H[]): readonly H[] => handlers,
   oneByOne: <H extends LifeCycleHandler>(handlers: readonly H[]): readonly H[] =>
     handlers.slice(0, 1),
@@ -175,7 +164,7 @@ export const lifecycles: Lifecycles = Object.freeze({
   },
   asap: <H extends LifeCycleHandler>(
     handlers: readonly H[],
-    { state }: LifeCycleContext,
+    { state }: Parameters<LifeCycleFn>[1],
   ): readonly H[] => {
     let best: H | undefined;
     let fewest = Infinity;

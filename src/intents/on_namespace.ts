@@ -32,7 +32,7 @@ export interface OnNamespace {
    * });
    * ```
    */
-  readonly event: ResourceRegistrar<"event", "event">;
+  readonly event: ResourceRegistrar<"event">;
   /**
    * Objects created (new to the operator).
    *
@@ -46,7 +46,7 @@ export interface OnNamespace {
    * });
    * ```
    */
-  readonly create: ResourceRegistrar<"changing", "create">;
+  readonly create: ResourceRegistrar<"create">;
   /**
    * Objects whose essence changed.
    *
@@ -59,7 +59,7 @@ export interface OnNamespace {
    * });
    * ```
    */
-  readonly update: ResourceRegistrar<"changing", "update">;
+  readonly update: ResourceRegistrar<"update">;
   /**
    * Objects marked for deletion; a finalizer blocks the deletion unless `optional`.
    *
@@ -72,7 +72,7 @@ export interface OnNamespace {
    * });
    * ```
    */
-  readonly delete: ResourceRegistrar<"changing", "delete">;
+  readonly delete: ResourceRegistrar<"delete">;
   /**
    * Objects found when the operator starts (also mixed into creations and updates).
    *
@@ -86,7 +86,7 @@ export interface OnNamespace {
    * });
    * ```
    */
-  readonly resume: ResourceRegistrar<"changing", "resume">;
+  readonly resume: ResourceRegistrar<"resume">;
   /**
    * Changes of one field (option `field`, required), in whichever cycle they happen, as in
    * Kopf: an update that changes, adds or removes it, and the creation of an object that
@@ -102,7 +102,7 @@ export interface OnNamespace {
    * });
    * ```
    */
-  readonly field: ResourceRegistrarWithOptions<"changing", "field">;
+  readonly field: ResourceRegistrarWithOptions<"field">;
   /**
    * A long-running function per object.
    *
@@ -118,7 +118,7 @@ export interface OnNamespace {
    * });
    * ```
    */
-  readonly daemon: ResourceRegistrar<"daemon", "daemon">;
+  readonly daemon: ResourceRegistrar<"daemon">;
   /**
    * A function run periodically per object (option `interval` or `idle`, required).
    *
@@ -132,7 +132,7 @@ export interface OnNamespace {
    * });
    * ```
    */
-  readonly timer: ResourceRegistrarWithOptions<"timer", "timer">;
+  readonly timer: ResourceRegistrarWithOptions<"timer">;
   /**
    * An indexing function: its results form the index named by its id.
    *
@@ -145,7 +145,7 @@ export interface OnNamespace {
    * });
    * ```
    */
-  readonly index: ResourceRegistrar<"index", "index">;
+  readonly index: ResourceRegistrar<"index">;
   /**
    * A validating admission handler.
    *
@@ -160,7 +160,7 @@ export interface OnNamespace {
    * });
    * ```
    */
-  readonly validate: ResourceRegistrar<"webhook", "webhook">;
+  readonly validate: ResourceRegistrar<"webhook">;
   /**
    * A mutating admission handler: changes go into `patch`.
    *
@@ -173,7 +173,7 @@ export interface OnNamespace {
    * });
    * ```
    */
-  readonly mutate: ResourceRegistrar<"webhook", "webhook">;
+  readonly mutate: ResourceRegistrar<"webhook">;
   /**
    * A parent's handler for changes of its children: objects of the child resource with an
    * owner reference to it (the controller one, as `kopf.adopt()` sets it, unless

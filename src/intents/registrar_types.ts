@@ -1,7 +1,8 @@
 /**
- * The types of the registration functions: the families of kwargs and of options a
- * handler is typed by, and the signatures of a resource registrar and of an activity
- * registrar — each number of arguments one form, so that the compiler names a mistake.
+ * The types of the registration functions: what each registration function types (the
+ * arguments its handlers receive and its options), and the signatures of a resource registrar
+ * and of an activity registrar — each number of arguments one form, so that the compiler names
+ * a mistake.
  *
  * Apart from the registration functions themselves (`registration.ts`) and the documented
  * `kopf.on` namespace (`on_namespace.ts`): these are types only, shared by both.
@@ -10,11 +11,11 @@
  */
 import type {
   ResourceName,
-  ResourcePredicate,
   SpecOf,
   StatusOf,
   TypedResource,
 } from "../structs/resource_selectors.ts";
+import type { Resource } from "../structs/resources.ts";
 import type { ReadonlyJsonObject } from "../structs/views.ts";
 import type {
   ActivityKwargs,
@@ -22,7 +23,6 @@ import type {
   DaemonKwargs,
   EventKwargs,
   IndexingKwargs,
-  NoIndices,
   TimerKwargs,
   WebhookKwargs,
 } from "./kwargs.ts";
@@ -41,109 +41,55 @@ import type {
 } from "./handler_options.ts";
 import type { CheckedOptions, UninferredOptions } from "./option_checks.ts";
 
-/** A value or a promise of it. */
-export type Awaitable<T> = T | Promise<T>;
-
-/** The arguments of each family of resource handlers, for spec `S` and status `St`. */
-export interface KwargsFamilies<S, St> {
+/**
+ * What each registration function (`create`, `timer`, …; `webhook` for `on.validate` and
+ * `on.mutate`) types, for spec `S`, status `St` and declared indices `I` (`unknown` when none,
+ * and then not in the type, so that the compiler's messages name the arguments' type alone):
+ * the arguments its handlers receive, and its options, whose callbacks receive the same.
+ */
+export interface HandlerFamilies<S, St, I> {
   /** `on.event`. */
-  event: EventKwargs<S, St>;
-  /** `on.create/update/delete/resume/field`. */
-  changing: ChangingKwargs<S, St>;
-  /** `daemon`. */
-  daemon: DaemonKwargs<S, St>;
-  /** `timer`. */
-  timer: TimerKwargs<S, St>;
-  /** `index`. */
-  index: IndexingKwargs<S, St>;
-  /** `on.validate/mutate`. */
-  webhook: WebhookKwargs<S, St>;
-}
-
-/** A family of resource handlers. */
-export type KwargsFamily = keyof KwargsFamilies<unknown, unknown>;
-
-/** The options of each registration function, for callbacks receiving `K`. */
-export interface OptionFamilies<K> {
-  /** `on.event`. */
-  event: EventHandlerOptions<K>;
+  event: { kwargs: EventKwargs<S, St> & I; options: EventHandlerOptions<EventKwargs<S, St> & I> };
   /** `on.create`. */
-  create: CreateOptions<K>;
+  create: { kwargs: ChangingKwargs<S, St> & I; options: CreateOptions<ChangingKwargs<S, St> & I> };
   /** `on.update`. */
-  update: UpdateOptions<K>;
+  update: { kwargs: ChangingKwargs<S, St> & I; options: UpdateOptions<ChangingKwargs<S, St> & I> };
   /** `on.delete`. */
-  delete: DeleteOptions<K>;
+  delete: { kwargs: ChangingKwargs<S, St> & I; options: DeleteOptions<ChangingKwargs<S, St> & I> };
   /** `on.resume`. */
-  resume: ResumeOptions<K>;
+  resume: { kwargs: ChangingKwargs<S, St> & I; options: ResumeOptions<ChangingKwargs<S, St> & I> };
   /** `on.field`. */
-  field: FieldOptions<K>;
+  field: { kwargs: ChangingKwargs<S, St> & I; options: FieldOptions<ChangingKwargs<S, St> & I> };
   /** `daemon`. */
-  daemon: DaemonOptions<K>;
+  daemon: { kwargs: DaemonKwargs<S, St> & I; options: DaemonOptions<DaemonKwargs<S, St> & I> };
   /** `timer`. */
-  timer: TimerOptions<K>;
+  timer: { kwargs: TimerKwargs<S, St> & I; options: TimerOptions<TimerKwargs<S, St> & I> };
   /** `index`. */
-  index: IndexOptions<K>;
+  index: { kwargs: IndexingKwargs<S, St> & I; options: IndexOptions<IndexingKwargs<S, St> & I> };
   /** `on.validate/mutate`. */
-  webhook: WebhookOptions<K>;
+  webhook: { kwargs: WebhookKwargs<S, St> & I; options: WebhookOptions<WebhookKwargs<S, St> & I> };
 }
-
-/** A kind of registration options. */
-export type OptionFamily = keyof OptionFamilies<unknown>;
 
 /**
- * A handler's arguments `K` with the declared indices `I` (none by default, and then not
- * in the type, so that the compiler's messages name the arguments' type alone).
+ * What the registration `O` types for `R` (a typed resource, a name or a predicate): typed by
+ * the typed resource's spec and status (see {@link SpecOf}), else by `S` and `St` — the type
+ * arguments, or the untyped default.
  */
-export type WithIndices<K, I> = [keyof I] extends [never] ? K : K & I;
-
-/** A resource handler of family `F`; `I` adds declared indices to its arguments. */
-export type ResourceHandlerFn<F extends KwargsFamily, S, St, I> = (
-  kwargs: WithIndices<KwargsFamilies<S, St>[F], I>,
-) => unknown;
-
-/** The options of family `O` whose callbacks receive the arguments of family `F`. */
-export type OptionsOf<F extends KwargsFamily, O extends OptionFamily, S, St, I> = OptionFamilies<
-  WithIndices<KwargsFamilies<S, St>[F], I>
->[O];
+export type FamilyFor<O extends keyof HandlerFamilies<unknown, unknown, unknown>, R, S, St, I> =
+  HandlerFamilies<
+    [R] extends [TypedResource<infer T>] ? SpecOf<T> : S,
+    [R] extends [TypedResource<infer T>] ? StatusOf<T> : St,
+    I
+  >[O];
 
 /**
  * The first positional argument of a registration: a typed resource (`kopf.resource<T>(…)`),
  * a resource name (or `EVERYTHING`), or a predicate of resources.
  */
-export type ResourceArg = TypedResource<unknown> | ResourceName | ResourcePredicate;
-
-/**
- * The `spec` type of the handlers registered for `R`: the typed resource's (see
- * {@link SpecOf}), else `S` — the type argument, or the untyped default.
- */
-export type SpecFor<R, S> = [R] extends [TypedResource<infer T>] ? SpecOf<T> : S;
-
-/** The `status` type of the handlers registered for `R`; see {@link SpecFor}. */
-export type StatusFor<R, St> = [R] extends [TypedResource<infer T>] ? StatusOf<T> : St;
-
-/** The handler of family `F` registered for `R` (typed by it, or by `S`/`St`), with indices `I`. */
-export type HandlerFor<F extends KwargsFamily, R, S, St, I> = ResourceHandlerFn<
-  F,
-  SpecFor<R, S>,
-  StatusFor<R, St>,
-  I
->;
-
-/**
- * The options of family `O` as a registration of handlers of family `F` for `R` checks them:
- * `G` is the type of the options given (see {@link CheckedOptions}).
- */
-export type OptionsFor<F extends KwargsFamily, O extends OptionFamily, R, S, St, I, G> =
-  CheckedOptions<O, G, OptionsOf<F, O, SpecFor<R, S>, StatusFor<R, St>, I>>;
-
-/**
- * What the options' type parameter `G` of a registration may be: the options of family `O`
- * (their required keys optional, so that a missing one is named by {@link CheckedOptions}),
- * or {@link UninferredOptions}.
- */
-export type OptionsArg<F extends KwargsFamily, O extends OptionFamily, R, S, St, I> =
-  | Partial<OptionsOf<F, O, SpecFor<R, S>, StatusFor<R, St>, I>>
-  | UninferredOptions;
+export type ResourceArg =
+  | TypedResource<unknown>
+  | ResourceName
+  | ((resource: Resource) => boolean);
 
 /**
  * A registration function for resource handlers whose options are required (`on.field`,
@@ -155,79 +101,60 @@ export type OptionsArg<F extends KwargsFamily, O extends OptionFamily, R, S, St,
  * arguments are `<Spec, Status, Indices>` in every form: without them, a typed resource types
  * `spec` and `status`; with them, they do.
  */
-export interface ResourceRegistrarWithOptions<F extends KwargsFamily, O extends OptionFamily> {
+export interface ResourceRegistrarWithOptions<
+  O extends keyof HandlerFamilies<unknown, unknown, unknown>,
+> {
   /** Register `fn` for the resources described by keyword options (`kind`, `plural`, …). */
   <
     S = ReadonlyJsonObject,
     St = ReadonlyJsonObject,
-    I extends object = NoIndices,
-    G extends OptionsArg<F, O, ResourceArg, S, St, I> = UninferredOptions,
+    I = unknown,
+    G extends Partial<FamilyFor<O, ResourceArg, S, St, I>["options"]> | UninferredOptions =
+      UninferredOptions,
   >(
-    options: OptionsFor<F, O, ResourceArg, S, St, I, G>,
-    fn: ResourceHandlerFn<F, S, St, I>,
-  ): ResourceHandlerFn<F, S, St, I>;
+    options: CheckedOptions<O, G, FamilyFor<O, ResourceArg, S, St, I>["options"]>,
+    fn: (kwargs: FamilyFor<O, ResourceArg, S, St, I>["kwargs"]) => unknown,
+  ): (kwargs: FamilyFor<O, ResourceArg, S, St, I>["kwargs"]) => unknown;
   /** Register `fn` for a typed resource, a resource name or a predicate, with options. */
   <
     S = ReadonlyJsonObject,
     St = ReadonlyJsonObject,
-    I extends object = NoIndices,
+    I = unknown,
     R extends ResourceArg = ResourceArg,
-    G extends OptionsArg<F, O, R, S, St, I> = UninferredOptions,
+    G extends Partial<FamilyFor<O, R, S, St, I>["options"]> | UninferredOptions = UninferredOptions,
   >(
     resource: R,
-    options: OptionsFor<F, O, R, S, St, I, G>,
-    fn: HandlerFor<F, R, S, St, I>,
-  ): HandlerFor<F, R, S, St, I>;
+    options: CheckedOptions<O, G, FamilyFor<O, R, S, St, I>["options"]>,
+    fn: (kwargs: FamilyFor<O, R, S, St, I>["kwargs"]) => unknown,
+  ): (kwargs: FamilyFor<O, R, S, St, I>["kwargs"]) => unknown;
   /** Register `fn` for resources of the group (or `group/version`) with this name, with options. */
   <
     S = ReadonlyJsonObject,
     St = ReadonlyJsonObject,
-    I extends object = NoIndices,
-    G extends OptionsArg<F, O, ResourceArg, S, St, I> = UninferredOptions,
+    I = unknown,
+    G extends Partial<FamilyFor<O, ResourceArg, S, St, I>["options"]> | UninferredOptions =
+      UninferredOptions,
   >(
     group: string,
     name: ResourceName,
-    options: OptionsFor<F, O, ResourceArg, S, St, I, G>,
-    fn: ResourceHandlerFn<F, S, St, I>,
-  ): ResourceHandlerFn<F, S, St, I>;
+    options: CheckedOptions<O, G, FamilyFor<O, ResourceArg, S, St, I>["options"]>,
+    fn: (kwargs: FamilyFor<O, ResourceArg, S, St, I>["kwargs"]) => unknown,
+  ): (kwargs: FamilyFor<O, ResourceArg, S, St, I>["kwargs"]) => unknown;
   /** Register `fn` for resources of the group and version with this name, with options. */
   <
     S = ReadonlyJsonObject,
     St = ReadonlyJsonObject,
-    I extends object = NoIndices,
-    G extends OptionsArg<F, O, ResourceArg, S, St, I> = UninferredOptions,
+    I = unknown,
+    G extends Partial<FamilyFor<O, ResourceArg, S, St, I>["options"]> | UninferredOptions =
+      UninferredOptions,
   >(
     group: string,
     version: string,
     name: ResourceName,
-    options: OptionsFor<F, O, ResourceArg, S, St, I, G>,
-    fn: ResourceHandlerFn<F, S, St, I>,
-  ): ResourceHandlerFn<F, S, St, I>;
+    options: CheckedOptions<O, G, FamilyFor<O, ResourceArg, S, St, I>["options"]>,
+    fn: (kwargs: FamilyFor<O, ResourceArg, S, St, I>["kwargs"]) => unknown,
+  ): (kwargs: FamilyFor<O, ResourceArg, S, St, I>["kwargs"]) => unknown;
 }
-
-/**
- * The options `C` (as {@link OptionsFor} checks them), or what may stand in their place
- * instead: `A` — unless `C` is the message of a problem, which `A` (a name: a string) would
- * swallow.
- */
-export type OptionsOr<C, A> = [C] extends [string] ? C : C | A;
-
-/**
- * The first of two arguments of a registration: `R` (a typed resource, a name, a predicate)
- * or the options `C` that select resources by keywords. Only `C` when an options object was
- * given (`G` inferred, `R` not), so that the compiler names its mistakes against the options
- * alone.
- */
-export type ResourceOrOptions<R, C, G> = [Extract<G, UninferredOptions>] extends [never]
-  ? [ResourceArg] extends [R] ? C : OptionsOr<C, R>
-  : OptionsOr<C, R>;
-
-/**
- * The second argument of a registration for `R` with three arguments: the options `C`, or,
- * after a group (a string), the name of the resource.
- */
-export type OptionsOrName<R, C> = [R] extends [TypedResource<unknown> | ResourcePredicate] ? C
-  : OptionsOr<C, ResourceName>;
 
 /**
  * A registration function for resource handlers: the selector (a typed resource, a name,
@@ -236,67 +163,82 @@ export type OptionsOrName<R, C> = [R] extends [TypedResource<unknown> | Resource
  * {@link ResourceRegistrarWithOptions}, each number of arguments has one form, and type
  * arguments are `<Spec, Status, Indices>`.
  */
-export interface ResourceRegistrar<F extends KwargsFamily, O extends OptionFamily> {
+export interface ResourceRegistrar<O extends keyof HandlerFamilies<unknown, unknown, unknown>> {
   /** Register `fn` for a typed resource, a resource name, a predicate, or keyword options. */
   <
     S = ReadonlyJsonObject,
     St = ReadonlyJsonObject,
-    I extends object = NoIndices,
+    I = unknown,
     R extends ResourceArg = ResourceArg,
-    G extends OptionsArg<F, O, R, S, St, I> = UninferredOptions,
+    G extends Partial<FamilyFor<O, R, S, St, I>["options"]> | UninferredOptions = UninferredOptions,
   >(
-    resource: ResourceOrOptions<R, OptionsFor<F, O, R, S, St, I, G>, G>,
-    fn: HandlerFor<F, R, S, St, I>,
-  ): HandlerFor<F, R, S, St, I>;
+    // `R` or the options that select resources by keywords: only the options when an options
+    // object was given (`G` inferred, `R` not), so that the compiler names its mistakes
+    // against the options alone.
+    resource: CheckedOptions<
+      O,
+      G,
+      FamilyFor<O, R, S, St, I>["options"],
+      [Extract<G, UninferredOptions>] extends [never] ? [ResourceArg] extends [R] ? never : R
+        : R
+    >,
+    fn: (kwargs: FamilyFor<O, R, S, St, I>["kwargs"]) => unknown,
+  ): (kwargs: FamilyFor<O, R, S, St, I>["kwargs"]) => unknown;
   /** Register `fn` for a typed resource, a name or a predicate with options; or a group and a name. */
   <
     S = ReadonlyJsonObject,
     St = ReadonlyJsonObject,
-    I extends object = NoIndices,
+    I = unknown,
     R extends ResourceArg = ResourceArg,
-    G extends OptionsArg<F, O, R, S, St, I> = UninferredOptions,
+    G extends Partial<FamilyFor<O, R, S, St, I>["options"]> | UninferredOptions = UninferredOptions,
   >(
     resource: R,
-    options: OptionsOrName<R, OptionsFor<F, O, R, S, St, I, G>>,
-    fn: HandlerFor<F, R, S, St, I>,
-  ): HandlerFor<F, R, S, St, I>;
+    options: [R] extends [Exclude<ResourceArg, ResourceName>]
+      ? CheckedOptions<O, G, FamilyFor<O, R, S, St, I>["options"]>
+      : CheckedOptions<O, G, FamilyFor<O, R, S, St, I>["options"], ResourceName>,
+    fn: (kwargs: FamilyFor<O, R, S, St, I>["kwargs"]) => unknown,
+  ): (kwargs: FamilyFor<O, R, S, St, I>["kwargs"]) => unknown;
   /** Register `fn` for a group and a name with options; or a group, a version and a name. */
   <
     S = ReadonlyJsonObject,
     St = ReadonlyJsonObject,
-    I extends object = NoIndices,
-    G extends OptionsArg<F, O, ResourceArg, S, St, I> = UninferredOptions,
+    I = unknown,
+    G extends Partial<FamilyFor<O, ResourceArg, S, St, I>["options"]> | UninferredOptions =
+      UninferredOptions,
   >(
     group: string,
     name: ResourceName,
-    options: OptionsOr<OptionsFor<F, O, ResourceArg, S, St, I, G>, ResourceName>,
-    fn: ResourceHandlerFn<F, S, St, I>,
-  ): ResourceHandlerFn<F, S, St, I>;
+    options: CheckedOptions<O, G, FamilyFor<O, ResourceArg, S, St, I>["options"], ResourceName>,
+    fn: (kwargs: FamilyFor<O, ResourceArg, S, St, I>["kwargs"]) => unknown,
+  ): (kwargs: FamilyFor<O, ResourceArg, S, St, I>["kwargs"]) => unknown;
   /** Register `fn` for resources of the group and version with this name, with options. */
   <
     S = ReadonlyJsonObject,
     St = ReadonlyJsonObject,
-    I extends object = NoIndices,
-    G extends OptionsArg<F, O, ResourceArg, S, St, I> = UninferredOptions,
+    I = unknown,
+    G extends Partial<FamilyFor<O, ResourceArg, S, St, I>["options"]> | UninferredOptions =
+      UninferredOptions,
   >(
     group: string,
     version: string,
     name: ResourceName,
-    options: OptionsFor<F, O, ResourceArg, S, St, I, G>,
-    fn: ResourceHandlerFn<F, S, St, I>,
-  ): ResourceHandlerFn<F, S, St, I>;
+    options: CheckedOptions<O, G, FamilyFor<O, ResourceArg, S, St, I>["options"]>,
+    fn: (kwargs: FamilyFor<O, ResourceArg, S, St, I>["kwargs"]) => unknown,
+  ): (kwargs: FamilyFor<O, ResourceArg, S, St, I>["kwargs"]) => unknown;
 }
 
-/** An activity handler returning `R`; `I` declares the indices it receives. */
-export type ActivityHandlerFn<R, I> = (kwargs: ActivityKwargs & I) => Awaitable<R>;
-
-/** A registration function for activity handlers: optional options, then the function. */
+/**
+ * A registration function for activity handlers returning `R`: optional options, then the
+ * function; `I` declares the indices it receives.
+ */
 export interface ActivityRegistrar<R = unknown> {
   /** Register `fn`. */
-  <I extends object = NoIndices>(fn: ActivityHandlerFn<R, I>): ActivityHandlerFn<R, I>;
+  <I = unknown>(
+    fn: (kwargs: ActivityKwargs & I) => R | Promise<R>,
+  ): (kwargs: ActivityKwargs & I) => R | Promise<R>;
   /** Register `fn` with options. */
-  <I extends object = NoIndices>(
+  <I = unknown>(
     options: ActivityOptions,
-    fn: ActivityHandlerFn<R, I>,
-  ): ActivityHandlerFn<R, I>;
+    fn: (kwargs: ActivityKwargs & I) => R | Promise<R>,
+  ): (kwargs: ActivityKwargs & I) => R | Promise<R>;
 }

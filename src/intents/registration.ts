@@ -139,7 +139,7 @@ const extraNumber = (norm: NormalizedOptions, key: string): number | null =>
  * });
  * ```
  */
-export const daemon: ResourceRegistrar<"daemon", "daemon"> = resourceRegistrar(
+export const daemon: ResourceRegistrar<"daemon"> = resourceRegistrar(
   "daemon",
   true,
   (base, norm) => ({
@@ -152,7 +152,7 @@ export const daemon: ResourceRegistrar<"daemon", "daemon"> = resourceRegistrar(
     cancellationPolling: extraNumber(norm, "cancellationPolling"),
     requiresFinalizer: true,
   }),
-) as ResourceRegistrar<"daemon", "daemon">;
+) as ResourceRegistrar<"daemon">;
 
 /**
  * Register a timer: a function run every `interval` seconds (or once the object has been
@@ -167,7 +167,7 @@ export const daemon: ResourceRegistrar<"daemon", "daemon"> = resourceRegistrar(
  * });
  * ```
  */
-export const timer: ResourceRegistrarWithOptions<"timer", "timer"> = resourceRegistrar(
+export const timer: ResourceRegistrarWithOptions<"timer"> = resourceRegistrar(
   "timer",
   true,
   (base, norm) => ({
@@ -180,7 +180,7 @@ export const timer: ResourceRegistrarWithOptions<"timer", "timer"> = resourceReg
     initialDelay: extraNumber(norm, "initialDelay"),
     requiresFinalizer: true,
   }),
-) as ResourceRegistrarWithOptions<"timer", "timer">;
+) as ResourceRegistrarWithOptions<"timer">;
 
 /**
  * Register an indexing function; its id (the function's name by default) names the index
@@ -203,7 +203,7 @@ export const timer: ResourceRegistrarWithOptions<"timer", "timer"> = resourceReg
  * );
  * ```
  */
-export const index: ResourceRegistrar<"index", "index"> = resourceRegistrar(
+export const index: ResourceRegistrar<"index"> = resourceRegistrar(
   "index",
   false,
   (base, norm) => ({
@@ -211,7 +211,7 @@ export const index: ResourceRegistrar<"index", "index"> = resourceRegistrar(
     ...base,
     ...retryOf(norm),
   }),
-) as ResourceRegistrar<"index", "index">;
+) as ResourceRegistrar<"index">;
 
 /**
  * The `kopf.on` namespace: every registration function. Each takes a resource selector,
@@ -248,17 +248,17 @@ export const on: OnNamespace = Object.freeze({
   event: resourceRegistrar("on.event", true, (base) => ({
     kind: "event",
     ...base,
-  })) as ResourceRegistrar<"event", "event">,
-  create: changing("on.create", "create") as ResourceRegistrar<"changing", "create">,
-  update: changing("on.update", "update") as ResourceRegistrar<"changing", "update">,
-  delete: changing("on.delete", "delete") as ResourceRegistrar<"changing", "delete">,
-  resume: changing("on.resume", null) as ResourceRegistrar<"changing", "resume">,
-  field: changing("on.field", null) as ResourceRegistrarWithOptions<"changing", "field">,
+  })) as ResourceRegistrar<"event">,
+  create: changing("on.create", "create") as ResourceRegistrar<"create">,
+  update: changing("on.update", "update") as ResourceRegistrar<"update">,
+  delete: changing("on.delete", "delete") as ResourceRegistrar<"delete">,
+  resume: changing("on.resume", null) as ResourceRegistrar<"resume">,
+  field: changing("on.field", null) as ResourceRegistrarWithOptions<"field">,
   daemon,
   timer,
   index,
-  validate: webhook("on.validate", "validating") as ResourceRegistrar<"webhook", "webhook">,
-  mutate: webhook("on.mutate", "mutating") as ResourceRegistrar<"webhook", "webhook">,
+  validate: webhook("on.validate", "validating") as ResourceRegistrar<"webhook">,
+  mutate: webhook("on.mutate", "mutating") as ResourceRegistrar<"webhook">,
   child,
   startup: activity("on.startup", "startup") as ActivityRegistrar,
   cleanup: activity("on.cleanup", "cleanup") as ActivityRegistrar,

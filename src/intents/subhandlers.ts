@@ -12,7 +12,7 @@
  */
 import { AsyncContext } from "../platform/async_context.ts";
 import type { Logger } from "../structs/loggers.ts";
-import type { ChangingKwargs, NoIndices } from "./kwargs.ts";
+import type { ChangingKwargs } from "./kwargs.ts";
 import { normalizeOptions } from "./option_normalizing.ts";
 import { type Registrar, RegistrationError, type SubhandlerOptions } from "./handler_options.ts";
 import { filtersOf, handlerId, parseCall, retryOf } from "./registration_calls.ts";
@@ -37,23 +37,20 @@ export interface SubhandlerScope {
 /** The current sub-handler scope; the handling layer runs handlers inside it. */
 export const subhandlerScope: AsyncContext<SubhandlerScope> = new AsyncContext<SubhandlerScope>();
 
-/** A sub-handler function; `I` declares the indices it receives. */
-export type SubhandlerFn<S, St, I> = (kwargs: ChangingKwargs<S, St> & I) => unknown;
-
 /**
  * `kopf.subhandler` (also `kopf.on.subhandler`): register a sub-handler of the running
  * handler — options optional, the function last; it returns the function.
  */
 export interface SubhandlerRegistrar {
   /** Register `fn` as a sub-handler (its id is `<parent>/<function name>`). */
-  <S = Record<string, unknown>, St = Record<string, unknown>, I extends object = NoIndices>(
-    fn: SubhandlerFn<S, St, I>,
-  ): SubhandlerFn<S, St, I>;
+  <S = Record<string, unknown>, St = Record<string, unknown>, I = unknown>(
+    fn: (kwargs: ChangingKwargs<S, St> & I) => unknown,
+  ): (kwargs: ChangingKwargs<S, St> & I) => unknown;
   /** Register `fn` as a sub-handler with options (its id is `<parent>/<id>`). */
-  <S = Record<string, unknown>, St = Record<string, unknown>, I extends object = NoIndices>(
+  <S = Record<string, unknown>, St = Record<string, unknown>, I = unknown>(
     options: SubhandlerOptions<ChangingKwargs<S, St> & I>,
-    fn: SubhandlerFn<S, St, I>,
-  ): SubhandlerFn<S, St, I>;
+    fn: (kwargs: ChangingKwargs<S, St> & I) => unknown,
+  ): (kwargs: ChangingKwargs<S, St> & I) => unknown;
 }
 
 /**
@@ -62,10 +59,10 @@ export interface SubhandlerRegistrar {
  */
 export interface FnFirstSubhandlerRegistrar {
   /** Register `fn` as a sub-handler, with options if given. */
-  <S = Record<string, unknown>, St = Record<string, unknown>, I extends object = NoIndices>(
-    fn: SubhandlerFn<S, St, I>,
+  <S = Record<string, unknown>, St = Record<string, unknown>, I = unknown>(
+    fn: (kwargs: ChangingKwargs<S, St> & I) => unknown,
     options?: SubhandlerOptions<ChangingKwargs<S, St> & I>,
-  ): SubhandlerFn<S, St, I>;
+  ): (kwargs: ChangingKwargs<S, St> & I) => unknown;
 }
 
 /** The scope of the running handler; a clear error outside of one. */

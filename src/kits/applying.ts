@@ -5,26 +5,12 @@
  * @module
  */
 import type { RawBody } from "../structs/bodies.ts";
-import { eachObject, type ObjectLike } from "../structs/object_refs.ts";
+import { eachObject } from "../structs/object_refs.ts";
 import { UsageError } from "../structs/errors.ts";
-import { applyBody, type ServerSideApplyOptions } from "../engines/applies.ts";
-import { adopt, type NestedPaths } from "./hierarchies.ts";
+import { applyBody, type ApplyOptions } from "../engines/applies.ts";
+import { adopt } from "./hierarchies.ts";
 
-export type { ServerSideApplyOptions };
-
-/** Options of {@link apply}. */
-export interface ApplyOptions extends ServerSideApplyOptions {
-  /** The parent; by default the object being handled. */
-  readonly owner?: ObjectLike;
-  /** Nested objects to label too, e.g. `"spec.template"` of Deployments and Jobs. */
-  readonly nested?: NestedPaths;
-  /**
-   * Make the object a child of the owner first (the default), as `kopf.adopt()` does;
-   * `false` applies it as it is (it must have its name, and its namespace or the
-   * credentials' default one).
-   */
-  readonly adopt?: boolean;
-}
+export type { ApplyOptions };
 
 /**
  * Create or update a child with server-side apply: the child is adopted first as

@@ -14,72 +14,15 @@ import {
   buildObjectReference,
   buildOwnerReference,
   eachObject,
+  type HierarchyOptions,
   type ObjectLike,
   type ObjectMetaLike,
-  type ObjectOrObjects,
   type ObjectReference,
   type OwnerReference,
-  type OwnerReferenceOptions,
 } from "../structs/object_refs.ts";
 
 export { buildObjectReference, buildOwnerReference };
-export type {
-  ObjectLike,
-  ObjectMetaLike,
-  ObjectOrObjects,
-  ObjectReference,
-  OwnerReference,
-  OwnerReferenceOptions,
-};
-
-/** Nested objects to treat like the root ones, e.g. `"spec.template"` or `["spec", "template"]`. */
-export type NestedPaths = string | readonly (string | readonly string[])[];
-
-/** Options of {@link appendOwnerReference}. */
-export interface AppendOwnerReferenceOptions extends OwnerReferenceOptions {
-  /** The owner; by default the object being handled. */
-  readonly owner?: ObjectLike;
-}
-
-/** Options of {@link removeOwnerReference}. */
-export interface RemoveOwnerReferenceOptions {
-  /** The owner; by default the object being handled. */
-  readonly owner?: ObjectLike;
-}
-
-/** Options of {@link label}. */
-export interface LabelOptions {
-  /** Overwrite labels that are already set (by default they are kept). */
-  readonly forced?: boolean;
-  /** Nested objects to label too, where they already exist (e.g. `"spec.template"`). */
-  readonly nested?: NestedPaths;
-}
-
-/** Options of {@link harmonizeNaming}. */
-export interface HarmonizeNamingOptions {
-  /** Replace a name (or generateName) that is already set. */
-  readonly forced?: boolean;
-  /** Use the name as is; by default it becomes a `generateName` prefix (`name-`). */
-  readonly strict?: boolean;
-}
-
-/** Options of {@link adjustNamespace}. */
-export interface AdjustNamespaceOptions {
-  /** Replace a namespace that is already set. */
-  readonly forced?: boolean;
-}
-
-/** Options of {@link adopt}. */
-export interface AdoptOptions {
-  /** The parent; by default the object being handled. */
-  readonly owner?: ObjectLike;
-  /** Overwrite names, namespaces and labels that are already set. */
-  readonly forced?: boolean;
-  /** Name children exactly as the parent (by default: the parent's name as a prefix). */
-  readonly strict?: boolean;
-  /** Nested objects to label too, e.g. `"spec.template"` of Deployments and Jobs. */
-  readonly nested?: NestedPaths;
-}
+export type { HierarchyOptions, ObjectLike, ObjectMetaLike, ObjectReference, OwnerReference };
 
 /** The mutable shape of the metadata these helpers edit. */
 interface MutableMeta {
@@ -111,7 +54,10 @@ function pathParts(path: string | readonly string[]): readonly string[] {
 }
 
 /** The objects and, after each, its nested objects that exist (missing ones are skipped). */
-function withNested(roots: readonly object[], nested: NestedPaths | undefined): readonly object[] {
+function withNested(
+  roots: readonly object[],
+  nested: HierarchyOptions["nested"],
+): readonly object[] {
   if (nested === undefined) return roots;
   const paths = (typeof nested === "string" ? [nested] : nested).map(pathParts);
   const all: object[] = [];
@@ -156,8 +102,8 @@ function withNested(roots: readonly object[], nested: NestedPaths | undefined): 
  * ```
  */
 export function appendOwnerReference(
-  objs: ObjectOrObjects,
-  options: AppendOwnerReferenceOptions = {},
+  objs: object | Iterable<object>,
+  options: Pick<HierarchyOptions, "owner" | "controller" | "blockOwnerDeletion"> = {},
 ): void {
   const caller = "kopf.appendOwnerReference()";
   const list = eachObject<object>(objs, caller);
@@ -198,8 +144,8 @@ function applyOwnerReference(list: readonly object[], ref: OwnerReference): void
  * ```
  */
 export function removeOwnerReference(
-  objs: ObjectOrObjects,
-  options: RemoveOwnerReferenceOptions = {},
+  objs: object | Iterable<object>,
+  options: Pick<HierarchyOptions, "owner"> = {},
 ): void {
   const caller = "kopf.removeOwnerReference()";
   const list = eachObject<object>(objs, caller);
@@ -215,7 +161,7 @@ export function removeOwnerReference(
 function applyLabels(
   list: readonly object[],
   labels: Readonly<Record<string, string | null>>,
-  options: LabelOptions,
+  options: Pick<HierarchyOptions, "forced" | "nested">,
 ): void {
   const entries = Object.entries(labels);
   for (const obj of withNested(list, options.nested)) {
@@ -262,9 +208,9 @@ function applyLabels(
  * ```
  */
 export function label(
-  objs: ObjectOrObjects,
+  objs: object | Iterable<object>,
   labels?: Readonly<Record<string, string | null>> | null,
-  options: LabelOptions = {},
+  options: Pick<HierarchyOptions, "forced" | "nested"> = {},
 ): void {
   const caller = "kopf.label()";
   const list = eachObject<object>(objs, caller);
@@ -272,7 +218,11 @@ export function label(
   applyLabels(list, resolved, options);
 }
 
-function applyName(list: readonly object[], name: string, options: HarmonizeNamingOptions): void {
+function applyName(
+  list: readonly object[],
+  name: string,
+  options: Pick<HierarchyOptions, "forced" | "strict">,
+): void {
   for (const obj of list) {
     const meta = metaOf(obj);
     const unnamed = (meta.name === undefined || meta.name === null) &&
@@ -315,9 +265,9 @@ function applyName(list: readonly object[], name: string, options: HarmonizeNami
  * ```
  */
 export function harmonizeNaming(
-  objs: ObjectOrObjects,
+  objs: object | Iterable<object>,
   name?: string | null,
-  options: HarmonizeNamingOptions = {},
+  options: Pick<HierarchyOptions, "forced" | "strict"> = {},
 ): void {
   const caller = "kopf.harmonizeNaming()";
   const list = eachObject<object>(objs, caller);
@@ -333,7 +283,7 @@ export function harmonizeNaming(
 function applyNamespace(
   list: readonly object[],
   namespace: string | undefined,
-  options: AdjustNamespaceOptions,
+  options: Pick<HierarchyOptions, "forced">,
 ): void {
   for (const obj of list) {
     const meta = metaOf(obj);
@@ -372,9 +322,9 @@ function applyNamespace(
  * ```
  */
 export function adjustNamespace(
-  objs: ObjectOrObjects,
+  objs: object | Iterable<object>,
   namespace?: string | null,
-  options: AdjustNamespaceOptions = {},
+  options: Pick<HierarchyOptions, "forced"> = {},
 ): void {
   const caller = "kopf.adjustNamespace()";
   const list = eachObject<object>(objs, caller);
@@ -412,7 +362,10 @@ export function adjustNamespace(
  * });
  * ```
  */
-export function adopt(objs: ObjectOrObjects, options: AdoptOptions = {}): void {
+export function adopt(
+  objs: object | Iterable<object>,
+  options: Pick<HierarchyOptions, "owner" | "forced" | "strict" | "nested"> = {},
+): void {
   const caller = "kopf.adopt()";
   const list = eachObject<object>(objs, caller);
   const owner = resolveOwner(options.owner, caller);

@@ -10,12 +10,6 @@
  */
 
 /**
- * A webhook server or tunnel, e.g. `new kopf.WebhookServer()`; the admission engine
- * defines what it calls on it.
- */
-export type AdmissionServerLike = object;
-
-/**
  * How admission requests reach the operator, and the bounds its webhook server holds every
  * client to: the server listens on the network before any client is known, so a client
  * that sends too much or too slowly is cut off rather than waited for.
@@ -31,8 +25,11 @@ export type AdmissionServerLike = object;
  * ```
  */
 export class AdmissionSettings {
-  /** The webhook server or tunnel; `null` serves no admission handlers. */
-  server: AdmissionServerLike | null = null;
+  /**
+   * The webhook server or tunnel (e.g. `new kopf.WebhookServer()`; the admission engine defines
+   * what it calls on it); `null` serves no admission handlers.
+   */
+  server: object | null = null;
   /** The name of the webhook configurations the operator keeps up to date; `null` for none. */
   managed: string | null = null;
   /**

@@ -37,7 +37,7 @@ import {
   resolve,
   type Tree,
 } from "./field_paths.ts";
-import { callEach, firstFound, type MaybePromise, type StoragePatch } from "./progress_storages.ts";
+import { callEach, firstFound, type StoragePatch } from "./progress_storages.ts";
 
 /** The arguments of {@link DiffBaseStorage.build}. */
 export interface DiffBaseBuildArgs {
@@ -143,10 +143,10 @@ export abstract class DiffBaseStorage {
   }
 
   /** The stored essence, or `null` if there is none (the object was never handled). */
-  abstract fetch(args: { body: RawBody }): MaybePromise<RawBody | null>;
+  abstract fetch(args: { body: RawBody }): RawBody | null | Promise<RawBody | null>;
 
   /** Put the essence into the patch (or elsewhere). */
-  abstract store(args: DiffBaseStoreArgs): MaybePromise<void>;
+  abstract store(args: DiffBaseStoreArgs): void | Promise<void>;
 
   /**
    * Why the essence cannot be stored here (e.g. the annotations would grow over what
@@ -392,12 +392,12 @@ export class MultiDiffBaseStorage extends DiffBaseStorage {
   }
 
   /** The first essence found, in the storages' order. */
-  override fetch(args: { body: RawBody }): MaybePromise<RawBody | null> {
+  override fetch(args: { body: RawBody }): RawBody | null | Promise<RawBody | null> {
     return firstFound(this.storages, "fetch", args);
   }
 
   /** Store into every storage. */
-  override store(args: DiffBaseStoreArgs): MaybePromise<void> {
+  override store(args: DiffBaseStoreArgs): void | Promise<void> {
     return callEach(this.storages, "store", args);
   }
 

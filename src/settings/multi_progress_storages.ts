@@ -70,7 +70,7 @@ export class MultiProgressStorage extends ProgressStorage {
    * of an older operator that wrote only there runs its handler once more, as at least once
    * allows.)
    */
-  override fetch(args: ProgressFetchArgs): MaybePromise<ProgressRecord | null> {
+  override fetch(args: ProgressFetchArgs): ProgressRecord | null | Promise<ProgressRecord | null> {
     // Once per handler and cycle: the usual case (a record in the first storage, fetched
     // at once) allocates nothing.
     const first = this.storages[0].fetch(args);
@@ -79,7 +79,7 @@ export class MultiProgressStorage extends ProgressStorage {
   }
 
   /** An unfinished record of the storages after the first; see {@link fetch}. */
-  #fallback(args: ProgressFetchArgs): MaybePromise<ProgressRecord | null> {
+  #fallback(args: ProgressFetchArgs): ProgressRecord | null | Promise<ProgressRecord | null> {
     return unfinished(
       firstFound<ProgressStorage, ProgressFetchArgs, ProgressRecord>(
         this.storages,
@@ -91,12 +91,12 @@ export class MultiProgressStorage extends ProgressStorage {
   }
 
   /** Store into every storage. */
-  override store(args: ProgressStoreArgs): MaybePromise<void> {
+  override store(args: ProgressStoreArgs): void | Promise<void> {
     return callEach(this.storages, "store", args);
   }
 
   /** Purge from every storage. */
-  override purge(args: ProgressPurgeArgs): MaybePromise<void> {
+  override purge(args: ProgressPurgeArgs): void | Promise<void> {
     return callEach(this.storages, "purge", args);
   }
 
@@ -115,7 +115,7 @@ export class MultiProgressStorage extends ProgressStorage {
   }
 
   /** Flush every storage. */
-  override flush(): MaybePromise<void> {
+  override flush(): void | Promise<void> {
     return callEach(this.storages, "flush", undefined);
   }
 }
@@ -123,7 +123,7 @@ export class MultiProgressStorage extends ProgressStorage {
 /** The record, unless it is final (a success or a failure); see {@link MultiProgressStorage.fetch}. */
 function unfinished(
   found: MaybePromise<ProgressRecord | null>,
-): MaybePromise<ProgressRecord | null> {
+): ProgressRecord | null | Promise<ProgressRecord | null> {
   const judge = (record: ProgressRecord | null) =>
     record?.success === true || record?.failure === true ? null : record ?? null;
   return isThenable(found) ? found.then(judge) : judge(found);

@@ -115,13 +115,13 @@ export interface ProgressTouchArgs {
  */
 export abstract class ProgressStorage {
   /** The record of one handler, or `null` when there is none. */
-  abstract fetch(args: ProgressFetchArgs): MaybePromise<ProgressRecord | null>;
+  abstract fetch(args: ProgressFetchArgs): ProgressRecord | null | Promise<ProgressRecord | null>;
 
   /** Put the handler's record into the patch (or elsewhere). */
-  abstract store(args: ProgressStoreArgs): MaybePromise<void>;
+  abstract store(args: ProgressStoreArgs): void | Promise<void>;
 
   /** Remove the handler's record (from the patch, or elsewhere). */
-  abstract purge(args: ProgressPurgeArgs): MaybePromise<void>;
+  abstract purge(args: ProgressPurgeArgs): void | Promise<void>;
 
   /**
    * Put (or with `null`, remove) a dummy mark into the patch, only if it changes the object:
@@ -135,7 +135,7 @@ export abstract class ProgressStorage {
   }
 
   /** Write whatever was batched in `store`/`purge`; nothing to do for in-object storages. */
-  flush(): MaybePromise<void> {}
+  flush(): void | Promise<void> {}
 
   /**
    * Whether the records are read from the object's status alone: a watch of metadata only
@@ -160,7 +160,7 @@ export function callEach<S, A>(
   storages: readonly S[],
   method: Method<S, void>,
   args: A,
-): MaybePromise<void> {
+): void | Promise<void> {
   for (let i = 0; i < storages.length; i++) {
     const result = (storages[i][method] as (args: A) => MaybePromise<void>).call(
       storages[i],
@@ -194,7 +194,7 @@ export function firstFound<S, A, R>(
   method: Method<S, R | null>,
   args: A,
   from = 0,
-): MaybePromise<R | null> {
+): R | null | Promise<R | null> {
   for (let i = from; i < storages.length; i++) {
     const found = (storages[i][method] as (args: A) => MaybePromise<R | null>).call(
       storages[i],

@@ -79,22 +79,6 @@ export interface AdmissionReviewRequest {
   options?: JsonObject | null;
 }
 
-/** The verdict: `response` of an `AdmissionReview`. */
-export interface AdmissionReviewVerdict {
-  /** The request's uid. */
-  uid: string;
-  /** Whether the request is admitted. */
-  allowed: boolean;
-  /** Why not: the message and HTTP code shown to the client. */
-  status?: { message?: string; code?: number; reason?: string };
-  /** Warnings shown to the client. */
-  warnings?: string[];
-  /** The base64-encoded JSON Patch of a mutating webhook. */
-  patch?: string;
-  /** `JSONPatch` when there is a patch. */
-  patchType?: "JSONPatch";
-}
-
 /** An `AdmissionReview` with a request, as the API server posts it to a webhook. */
 export interface AdmissionReviewRequestBody {
   /** {@link ADMISSION_REVIEW_API_VERSION}. */
@@ -111,6 +95,22 @@ export interface AdmissionReviewResponse {
   apiVersion: string;
   /** `AdmissionReview`. */
   kind: string;
-  /** The verdict. */
-  response: AdmissionReviewVerdict;
+  /** The verdict: `response` of an `AdmissionReview`. */
+  response: {
+    /** The request's uid. */
+    uid: string;
+    /** Whether the request is admitted. */
+    allowed: boolean;
+    /** Why not: the message and HTTP code shown to the client. */
+    status?: { message?: string; code?: number; reason?: string };
+    /** Warnings shown to the client. */
+    warnings?: string[];
+    /** The base64-encoded JSON Patch of a mutating webhook. */
+    patch?: string;
+    /** `JSONPatch` when there is a patch. */
+    patchType?: "JSONPatch";
+  };
 }
+
+/** The verdict: `response` of an `AdmissionReview`. */
+export type AdmissionReviewVerdict = AdmissionReviewResponse["response"];

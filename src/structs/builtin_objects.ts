@@ -35,6 +35,3 @@ export interface BuiltinObjects {
     involvedObject?: Record<string, string>;
   };
 }
-
-/** The plural names typed by {@link BuiltinObjects}. */
-export type BuiltinName = keyof BuiltinObjects;

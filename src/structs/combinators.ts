@@ -6,7 +6,7 @@
  */
 
 /** A synchronous predicate over some arguments. */
-export type Predicate<A extends unknown[]> = (...args: A) => boolean;
+type Predicate<A extends unknown[]> = (...args: A) => boolean;
 
 function checked<A extends unknown[]>(fns: readonly Predicate<A>[], what: string): void {
   if (!Array.isArray(fns) || fns.some((fn) => typeof fn !== "function")) {
@@ -28,7 +28,9 @@ function checked<A extends unknown[]>(fns: readonly Predicate<A>[], what: string
  * });
  * ```
  */
-export function all<A extends unknown[]>(fns: readonly Predicate<A>[]): Predicate<A> {
+export function all<A extends unknown[]>(
+  fns: readonly ((...args: A) => boolean)[],
+): (...args: A) => boolean {
   checked(fns, "all");
   const list = [...fns];
   return (...args: A) => list.every((fn) => fn(...args));
@@ -48,7 +50,9 @@ export function all<A extends unknown[]>(fns: readonly Predicate<A>[]): Predicat
  * });
  * ```
  */
-export function any<A extends unknown[]>(fns: readonly Predicate<A>[]): Predicate<A> {
+export function any<A extends unknown[]>(
+  fns: readonly ((...args: A) => boolean)[],
+): (...args: A) => boolean {
   checked(fns, "any");
   const list = [...fns];
   return (...args: A) => list.some((fn) => fn(...args));
@@ -68,7 +72,9 @@ export function any<A extends unknown[]>(fns: readonly Predicate<A>[]): Predicat
  * });
  * ```
  */
-export function none<A extends unknown[]>(fns: readonly Predicate<A>[]): Predicate<A> {
+export function none<A extends unknown[]>(
+  fns: readonly ((...args: A) => boolean)[],
+): (...args: A) => boolean {
   checked(fns, "none");
   const list = [...fns];
   return (...args: A) => !list.some((fn) => fn(...args));
@@ -87,7 +93,7 @@ export function none<A extends unknown[]>(fns: readonly Predicate<A>[]): Predica
  * });
  * ```
  */
-export function not<A extends unknown[]>(fn: Predicate<A>): Predicate<A> {
+export function not<A extends unknown[]>(fn: (...args: A) => boolean): (...args: A) => boolean {
   if (typeof fn !== "function") throw new TypeError("kopf.not() takes a function.");
   return (...args: A) => !fn(...args);
 }

@@ -14,20 +14,20 @@ import { isMapping } from "./dicts.ts";
 import { type Patch, patchContent, setInPatch } from "./patches.ts";
 import { toPlainData } from "./views.ts";
 
-/** The status of a condition, as the API spells it. */
-export type ConditionStatus = "True" | "False" | "Unknown";
-
 /** What a condition says: its type, status, reason and message. */
 export interface ConditionInit {
   /** The type, in CamelCase (or `example.com/CamelCase`), e.g. `DatabaseReady`. */
   readonly type: string;
   /** `"True"`, `"False"` or `"Unknown"`. */
-  readonly status: ConditionStatus;
+  readonly status: "True" | "False" | "Unknown";
   /** Why, as one CamelCase word (letters, digits, `_`, `,` and `:`), e.g. `Provisioned`. */
   readonly reason: string;
   /** Details for people; may be empty. */
   readonly message: string;
 }
+
+/** The status of a condition, as the API spells it. */
+export type ConditionStatus = ConditionInit["status"];
 
 /**
  * The types of conditions (a type with an optional DNS-subdomain prefix), as the API's

@@ -54,11 +54,19 @@ export interface ConnectionInfo {
 }
 
 /**
- * What every built-in login function accepts besides its own options: the arguments of a
- * login handler (only `logger` is named here, so that the arguments object fits; the rest
- * is ignored). This lets `kopf.on.login(loginWithKubeconfig)` work as it is.
+ * The options of the built-in login functions (`kopf.loginWithKubeconfig()`,
+ * `kopf.loginWithServiceAccount()`, `kopf.loginViaClient()`, `kopf.loginWithDefaults()`):
+ * each takes those it uses, as its signature says. Every one accepts the arguments of a login
+ * handler too (only `logger` is named here, so that the arguments object fits; the rest is
+ * ignored): `kopf.on.login(kopf.loginWithKubeconfig)` works as it is.
  */
-export interface LoginFunctionOptions {
+export interface LoginOptions {
   /** The handler's logger, when called as a login handler; unused. */
   logger?: unknown;
+  /** The kubeconfig file(s), instead of `KUBECONFIG` or `~/.kube/config`. */
+  kubeconfig?: string | readonly string[];
+  /** The kubeconfig context to use instead of the current one. */
+  context?: string;
+  /** The service account's directory (`token`, `ca.crt`, `namespace`), if not the standard one. */
+  directory?: string;
 }

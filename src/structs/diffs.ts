@@ -7,11 +7,9 @@
 import { type FieldPath, isMapping, jsonEqual, resolve } from "./dicts.ts";
 
 /** What happened to a value at a path. */
-export type DiffOperation = "add" | "change" | "remove";
-
 /** One change: `[op, path, old, new]`; `old` is `null` for additions, `new` for removals. */
 export type DiffItem = readonly [
-  op: DiffOperation,
+  op: "add" | "change" | "remove",
   path: readonly string[],
   old: unknown,
   new: unknown,
@@ -19,6 +17,9 @@ export type DiffItem = readonly [
 
 /** A list of changes between two states. */
 export type Diff = readonly DiffItem[];
+
+/** What a change does: `add`, `change` or `remove`. */
+export type DiffOperation = DiffItem[0];
 
 function item(op: DiffOperation, path: readonly string[], a: unknown, b: unknown): DiffItem {
   return Object.freeze([op, Object.freeze([...path]), a ?? null, b ?? null] as const);

@@ -9,14 +9,6 @@
 /** The default delay of a {@link TemporaryError}, in seconds. */
 export const DEFAULT_TEMPORARY_DELAY = 60;
 
-/** Options of a {@link TemporaryError}. */
-export interface TemporaryErrorOptions {
-  /** Seconds to wait before the retry; `null` or `0` retries at once. Default: 60. */
-  delay?: number | null;
-  /** The underlying error, if any. */
-  cause?: unknown;
-}
-
 /**
  * A failure that may heal with time: the handler is retried after `delay` seconds.
  *
@@ -39,7 +31,12 @@ export class TemporaryError extends Error {
   readonly delay: number | null;
 
   /** Raise it to retry the handler later (in `delay` seconds, 60 by default). */
-  constructor(message: string = "", options: TemporaryErrorOptions = {}) {
+  constructor(message: string = "", options: {
+    /** Seconds to wait before the retry; `null` or `0` retries at once. Default: 60. */
+    delay?: number | null;
+    /** The underlying error, if any. */
+    cause?: unknown;
+  } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     const delay = options.delay === undefined ? DEFAULT_TEMPORARY_DELAY : options.delay;
     if (delay !== null && !(typeof delay === "number" && Number.isFinite(delay) && delay >= 0)) {
@@ -49,12 +46,6 @@ export class TemporaryError extends Error {
     }
     this.delay = delay;
   }
-}
-
-/** Options of a {@link PermanentError}. */
-export interface PermanentErrorOptions {
-  /** The underlying error, if any. */
-  cause?: unknown;
 }
 
 /**
@@ -76,7 +67,10 @@ export class PermanentError extends Error {
   override name = "PermanentError";
 
   /** Raise it to fail the handler for good. */
-  constructor(message: string = "", options: PermanentErrorOptions = {}) {
+  constructor(message: string = "", options: {
+    /** The underlying error, if any. */
+    cause?: unknown;
+  } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
   }
 }
@@ -120,14 +114,6 @@ export class HandlerRetriesError extends PermanentError {
   override name = "HandlerRetriesError";
 }
 
-/** Options of an {@link AdmissionError}. */
-export interface AdmissionErrorOptions {
-  /** The HTTP status code returned to the API server. Default: 500. */
-  code?: number;
-  /** The underlying error, if any. */
-  cause?: unknown;
-}
-
 /**
  * Rejects an admission request with this message and status code.
  *
@@ -149,7 +135,12 @@ export class AdmissionError extends PermanentError {
   readonly code: number;
 
   /** Raise it from a validating or mutating handler to deny the request. */
-  constructor(message: string = "", options: AdmissionErrorOptions = {}) {
+  constructor(message: string = "", options: {
+    /** The HTTP status code returned to the API server. Default: 500. */
+    code?: number;
+    /** The underlying error, if any. */
+    cause?: unknown;
+  } = {}) {
     super(message, { cause: options.cause });
     const code = options.code ?? 500;
     if (!Number.isInteger(code) || code < 100 || code > 599) {

@@ -10,7 +10,12 @@ import { isMapping } from "./dicts.ts";
 export type IndexKeyPart = string | number | boolean | null;
 
 /** An index key: a primitive or an array of primitives, compared by value. */
-export type IndexKey = IndexKeyPart | readonly IndexKeyPart[];
+export type IndexKey =
+  | string
+  | number
+  | boolean
+  | null
+  | readonly (string | number | boolean | null)[];
 
 /** The values of one key of an index, one per indexed object. Never empty. */
 export interface Store<V = unknown> extends Iterable<V> {

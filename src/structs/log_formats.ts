@@ -21,7 +21,15 @@ export type LogSeverity = "trace" | "debug" | "info" | "warning" | "error" | "fa
  * Python's scale (`10` debug, `20` info, `30` warning, `40` error, `50` critical), so that
  * values copied from Kopf's configuration keep working.
  */
-export type LogLevelSetting = LogSeverity | "critical" | number;
+export type LogLevelSetting =
+  | "trace"
+  | "debug"
+  | "info"
+  | "warning"
+  | "error"
+  | "fatal"
+  | "critical"
+  | number;
 
 /** The property under which a record carries the reference of the object it is about. */
 export const OBJECT_REF_PROPERTY = "k8sRef";

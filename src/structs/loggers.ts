@@ -6,19 +6,19 @@
  * @module
  */
 
-/** Extra structured fields attached to one log record. */
-export type LogProperties = Record<string, unknown>;
-
-/** Where a part of the framework reports what it does: one message per call. */
+/**
+ * Where a part of the framework reports what it does: one message per call, with extra
+ * structured fields (`properties`) attached to the record.
+ */
 export interface Logger {
   /** Details useful when debugging. */
-  debug(message: string, properties?: LogProperties): void;
+  debug(message: string, properties?: Record<string, unknown>): void;
   /** Normal progress. */
-  info(message: string, properties?: LogProperties): void;
+  info(message: string, properties?: Record<string, unknown>): void;
   /** Something unexpected that does not stop the work. */
-  warning(message: string, properties?: LogProperties): void;
+  warning(message: string, properties?: Record<string, unknown>): void;
   /** A failure. */
-  error(message: string, properties?: LogProperties): void;
+  error(message: string, properties?: Record<string, unknown>): void;
 }
 
 /**
@@ -29,5 +29,5 @@ export interface Logger {
  */
 export interface ObjectLogger extends Logger {
   /** A failure with its error (and stack trace). */
-  exception(message: string, error?: unknown, properties?: LogProperties): void;
+  exception(message: string, error?: unknown, properties?: Record<string, unknown>): void;
 }

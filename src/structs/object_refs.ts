@@ -6,28 +6,25 @@
  * @module
  */
 
-/** The metadata fields that references and the hierarchy helpers read. */
-export interface ObjectMetaLike {
-  /** The object's name. */
-  readonly name?: string;
-  /** The prefix for a server-generated name, when the name is not set. */
-  readonly generateName?: string;
-  /** The namespace; absent for cluster-scoped objects. */
-  readonly namespace?: string;
-  /** The object's uid. */
-  readonly uid?: string;
-  /** The object's labels. */
-  readonly labels?: Readonly<Record<string, string>>;
-}
-
 /** Any Kubernetes object: a raw body, a read-only view of one, or a client model. */
 export interface ObjectLike {
   /** e.g. `kopf.dev/v1`, or `v1` for the core group. */
   readonly apiVersion?: string;
   /** e.g. `KopfExample`. */
   readonly kind?: string;
-  /** The object's metadata. */
-  readonly metadata?: ObjectMetaLike;
+  /** The object's metadata: the fields that references and the hierarchy helpers read. */
+  readonly metadata?: {
+    /** The object's name. */
+    readonly name?: string;
+    /** The prefix for a server-generated name, when the name is not set. */
+    readonly generateName?: string;
+    /** The namespace; absent for cluster-scoped objects. */
+    readonly namespace?: string;
+    /** The object's uid. */
+    readonly uid?: string;
+    /** The object's labels. */
+    readonly labels?: Readonly<Record<string, string>>;
+  };
 }
 
 /** What identifies an object in events and logs; absent fields are left out. */
@@ -60,11 +57,32 @@ export interface OwnerReference {
   uid: string;
 }
 
-/** Options of {@link buildOwnerReference}; `null` leaves the field out. */
-export interface OwnerReferenceOptions {
-  /** Mark the owner as the child's controller; `true` by default. */
+/**
+ * The options of the hierarchy helpers (`kopf.adopt()`, `kopf.appendOwnerReference()`,
+ * `kopf.label()`, `kopf.harmonizeNaming()`, …), of `kopf.buildOwnerReference()` and of
+ * `kopf.apply()`: each takes those it uses, as its signature says.
+ */
+export interface HierarchyOptions {
+  /** The owner (the parent); by default the object being handled. */
+  readonly owner?: ObjectLike;
+  /** Overwrite what is already set: labels, a name (or generateName), a namespace. */
+  readonly forced?: boolean;
+  /**
+   * Use the name as is (name children exactly as the parent); by default it becomes a
+   * `generateName` prefix (`name-`).
+   */
+  readonly strict?: boolean;
+  /**
+   * Nested objects to treat like the root ones (labelled too, where they already exist), e.g.
+   * `"spec.template"` or `["spec", "template"]` of Deployments and Jobs.
+   */
+  readonly nested?: string | readonly (string | readonly string[])[];
+  /** Mark the owner as the child's controller; `true` by default, `null` leaves it out. */
   readonly controller?: boolean | null;
-  /** Block the owner's foreground deletion until the child is gone; `true` by default. */
+  /**
+   * Block the owner's foreground deletion until the child is gone; `true` by default, `null`
+   * leaves it out.
+   */
   readonly blockOwnerDeletion?: boolean | null;
 }
 
@@ -119,7 +137,7 @@ export function buildObjectReference<T extends ObjectLike>(body: T): ObjectRefer
  */
 export function buildOwnerReference<T extends ObjectLike>(
   body: T,
-  options: OwnerReferenceOptions = {},
+  options: Pick<HierarchyOptions, "controller" | "blockOwnerDeletion"> = {},
 ): OwnerReference {
   const meta = body.metadata ?? {};
   const fields = {
@@ -155,6 +173,9 @@ export function isEventReference(ref: ObjectReference): boolean {
  * other iterable (nested ones included).
  */
 export type ObjectOrObjects = object | Iterable<object>;
+
+/** The metadata fields that references and the hierarchy helpers read. */
+export type ObjectMetaLike = NonNullable<ObjectLike["metadata"]>;
 
 /**
  * The objects given as one object or an iterable of them, in order. `caller` names the public

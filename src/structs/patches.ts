@@ -8,12 +8,6 @@ import type { JsonObject, JsonValue } from "./bodies.ts";
 import { isMapping, jsonEqual } from "./dicts.ts";
 import { isView, type ReadonlyJsonObject, toPlainData } from "./views.ts";
 
-/** A section of a patch (`spec`, `status`, …): set keys to change them, `null` to delete. */
-export interface PatchSection {
-  /** Set a key to change it, to `null` to delete it. */
-  [key: string]: unknown;
-}
-
 /**
  * What a JSON merge patch (RFC 7386) of a `T` may hold: every field optional, `null` to
  * delete it, nested objects merged field by field, arrays replaced as a whole (and dates,
@@ -24,19 +18,22 @@ export type MergePatch<T> = T extends readonly unknown[] | Date ? T
   : T;
 
 /**
- * The patch section for a part typed `T` (a handler's `S` or `St`): a {@link MergePatch}
- * of it, or the untyped {@link PatchSection} when `T` is the default (`ReadonlyJsonObject`),
- * `unknown` or `any`, so that handlers without types write any key as before.
+ * A section of a patch (`spec`, `status`, …): set keys to change them, `null` to delete. For a
+ * part typed `T` (a handler's `S` or `St`), a {@link MergePatch} of it; any key when `T` is the
+ * default (`ReadonlyJsonObject`), `unknown` or `any`, so that handlers without types write any
+ * key as before.
  */
-export type PatchSectionOf<T> = unknown extends T ? PatchSection
+export type PatchSection<T = unknown> = unknown extends T ? { [key: string]: unknown }
   // Exactly the default, not merely assignable both ways as a type with only optional
   // fields is: the comparison of these generic functions is exact.
   : (<G>() => G extends T ? 1 : 2) extends (<G>() => G extends ReadonlyJsonObject ? 1 : 2)
-    ? PatchSection
+    ? { [key: string]: unknown }
   : MergePatch<T>;
 
 /** The `metadata` section of a patch, with `labels` and `annotations` auto-vivifying. */
-export interface MetaPatch extends PatchSection {
+export interface MetaPatch {
+  /** Set a key to change it, to `null` to delete it. */
+  [key: string]: unknown;
   /** Labels to set (a string) or remove (`null`). */
   labels: Record<string, string | null>;
   /** Annotations to set (a string) or remove (`null`). */
@@ -276,7 +273,7 @@ function jsonPatchOps(
  * The sections `metadata`/`meta`, `spec`, `status`, and `labels`/`annotations` inside
  * the metadata come into being on first write; other top-level keys go via `root`.
  *
- * `S` and `St` type the `spec` and `status` sections (see {@link PatchSectionOf}); a
+ * `S` and `St` type the `spec` and `status` sections (see {@link PatchSection}); a
  * handler typed with `kopf.on.create<Spec, Status>` gets a `Patch<Spec, Status>`.
  */
 export class Patch<S = ReadonlyJsonObject, St = ReadonlyJsonObject> {
@@ -317,18 +314,18 @@ export class Patch<S = ReadonlyJsonObject, St = ReadonlyJsonObject> {
   }
 
   /** The `spec` section. */
-  get spec(): PatchSectionOf<S> {
-    return childOf(this.#root, "spec") as PatchSectionOf<S>;
+  get spec(): PatchSection<S> {
+    return childOf(this.#root, "spec") as PatchSection<S>;
   }
-  set spec(value: PatchSectionOf<S> | null) {
+  set spec(value: PatchSection<S> | null) {
     this.#set("spec", value);
   }
 
   /** The `status` section. */
-  get status(): PatchSectionOf<St> {
-    return childOf(this.#root, "status") as PatchSectionOf<St>;
+  get status(): PatchSection<St> {
+    return childOf(this.#root, "status") as PatchSection<St>;
   }
-  set status(value: PatchSectionOf<St> | null) {
+  set status(value: PatchSection<St> | null) {
     this.#set("status", value);
   }
 

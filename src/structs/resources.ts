@@ -31,20 +31,6 @@ export interface ResourceInit {
   verbs?: readonly string[];
 }
 
-/** Options for {@link Resource.getUrl}. */
-export interface ResourceUrlOptions {
-  /** The API server's base URL; when omitted, the path alone is returned. */
-  server?: string;
-  /** The namespace, for namespaced resources; omitted means cluster-wide. */
-  namespace?: string;
-  /** The object's name; omitted means the collection. */
-  name?: string;
-  /** A subresource of the named object, e.g. `status`. */
-  subresource?: string;
-  /** Query parameters; `undefined` values are skipped. */
-  params?: Record<string, string | number | boolean | undefined>;
-}
-
 /**
  * A resource served by the cluster: one group/version/plural with its discovery facts.
  *
@@ -139,7 +125,20 @@ export class Resource {
    * `.` or `..`, or with `/` or `%`, as client-go refuses them) is a {@link UsageError}:
    * URL parsers would resolve or split it into another path than meant.
    */
-  getUrl(options: ResourceUrlOptions = {}): string {
+  getUrl(
+    options: {
+      /** The API server's base URL; when omitted, the path alone is returned. */
+      server?: string;
+      /** The namespace, for namespaced resources; omitted means cluster-wide. */
+      namespace?: string;
+      /** The object's name; omitted means the collection. */
+      name?: string;
+      /** A subresource of the named object, e.g. `status`. */
+      subresource?: string;
+      /** Query parameters; `undefined` values are skipped. */
+      params?: Record<string, string | number | boolean | undefined>;
+    } = {},
+  ): string {
     const { server, namespace, name, subresource, params } = options;
     if (subresource !== undefined && name === undefined) {
       throw new UsageError(`A subresource (${subresource}) needs an object name.`);

@@ -8,7 +8,7 @@
  */
 import type { ConnectionInfo } from "../../structs/credentials.ts";
 import type { JsonValue, RawBody } from "../../structs/bodies.ts";
-import type { BuiltinName, BuiltinObjects } from "../../structs/builtin_objects.ts";
+import type { BuiltinObjects } from "../../structs/builtin_objects.ts";
 import { UsageError } from "../../structs/errors.ts";
 import type { CertificatePem } from "../../platform/certificates.ts";
 import {
@@ -371,7 +371,7 @@ export class FakeCluster implements AsyncDisposable {
    * The object of a built-in resource named by its plural, typed as that built-in
    * (`get("configmaps", "x")?.data?.message` is a string), or `undefined`.
    */
-  get<N extends BuiltinName>(
+  get<N extends keyof BuiltinObjects>(
     resource: N,
     name: string,
     options?: FakeObjectOptions,
@@ -396,7 +396,7 @@ export class FakeCluster implements AsyncDisposable {
   }
 
   /** The objects of a built-in resource named by its plural, typed as that built-in. */
-  list<N extends BuiltinName>(resource: N, options?: FakeListOptions): BuiltinObjects[N][];
+  list<N extends keyof BuiltinObjects>(resource: N, options?: FakeListOptions): BuiltinObjects[N][];
   /**
    * The objects of a resource (in a namespace, or all), filtered by selectors; typed as
    * {@link FakeCluster.get} types them.
@@ -448,7 +448,7 @@ export class FakeCluster implements AsyncDisposable {
    * {@link FakeCluster.waitFor} on a built-in resource named by its plural: the object is
    * typed as that built-in.
    */
-  waitFor<N extends BuiltinName>(
+  waitFor<N extends keyof BuiltinObjects>(
     resource: N,
     name: string,
     predicate: (object: BuiltinObjects[N] | undefined) => boolean,
