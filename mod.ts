@@ -211,10 +211,7 @@ export type {
   StatusDiffBaseStorage,
 } from "./src/settings/diffbase_storages.ts";
 export type { OperatorSettingsInit } from "./src/settings/operator_settings.ts";
-export type {
-  AnnotationsProgressStorageOptions,
-  StatusProgressStorageOptions,
-} from "./src/settings/object_progress_storages.ts";
+export type { StorageOptions } from "./src/settings/storage_options.ts";
 export type {
   ProgressFetchArgs,
   ProgressPurgeArgs,
@@ -223,13 +220,7 @@ export type {
   ProgressTouchArgs,
   StoragePatch,
 } from "./src/settings/progress_storages.ts";
-export type { SmartProgressStorageOptions } from "./src/settings/multi_progress_storages.ts";
-export type {
-  AnnotationsDiffBaseStorageOptions,
-  DiffBaseBuildArgs,
-  DiffBaseStoreArgs,
-  StatusDiffBaseStorageOptions,
-} from "./src/settings/diffbase_storages.ts";
+export type { DiffBaseBuildArgs, DiffBaseStoreArgs } from "./src/settings/diffbase_storages.ts";
 
 // --- running an operator ---
 export type { OperatorOptions } from "./src/reactor/operator_options.ts";
@@ -273,11 +264,7 @@ export type {
   WebhookServer,
 } from "./src/kits/webhooks.ts";
 export type { AdmissionRequestError } from "./src/engines/webhook_servers.ts";
-export type {
-  WebhookAutoTunnelOptions,
-  WebhookNgrokTunnelOptions,
-  WebhookServerOptions,
-} from "./src/kits/webhooks.ts";
+export type { WebhookServerOptions } from "./src/kits/webhooks.ts";
 export type {
   AdmissionServer,
   AdmissionServerContext,
