@@ -224,17 +224,11 @@ export type { DiffBaseBuildArgs, DiffBaseStoreArgs } from "./src/settings/diffba
 
 // --- running an operator ---
 export type { OperatorOptions } from "./src/reactor/operator_options.ts";
-export type { RunOptions } from "./src/reactor/running.ts";
-export type { OperatorTasks, RunTasksOptions } from "./src/reactor/embedding.ts";
-export type {
-  ReconcileOptions,
-  Reconciler,
-  ReconcilerOptions,
-} from "./src/reactor/pipeline/reconciler.ts";
+export type { OperatorTasks } from "./src/reactor/embedding.ts";
+export type { Reconciler, ReconcilerOptions } from "./src/reactor/pipeline/reconciler.ts";
 export type { Reconciliation } from "./src/reactor/pipeline/object_processing.ts";
 export type { BodySource, LeavingEvent, ObjectEvent } from "./src/structs/bodies.ts";
 export type { NamespacePattern } from "./src/structs/namespace_scopes.ts";
-export type { DefaultLogin } from "./src/engines/activities.ts";
 export type { Clock } from "./src/structs/clock.ts";
 export type { BackoffOptions } from "./src/structs/backoffs.ts";
 export type { LoggingOptions } from "./src/platform/logging.ts";

@@ -11,7 +11,7 @@ import type { Logger } from "../structs/loggers.ts";
 import type { OperatorSettings } from "../settings/operator_settings.ts";
 import type { OperatorRegistry } from "../intents/registry.ts";
 import { checkLifecycle, type LifeCycleFn } from "../intents/lifecycles.ts";
-import type { DefaultLogin } from "../engines/activities.ts";
+import type { ConnectionInfo } from "../structs/credentials.ts";
 import { parseEndpoint } from "../engines/endpoints.ts";
 import type { NamespacePattern } from "../structs/namespace_scopes.ts";
 
@@ -65,7 +65,7 @@ export interface OperatorOptions {
    * The login used when no login handlers are registered; by default the in-cluster
    * service account when running in a pod, else the kubeconfig (`KUBECONFIG`, `~/.kube/config`).
    */
-  readonly defaultLogin?: DefaultLogin;
+  readonly defaultLogin?: () => Promise<ConnectionInfo | null | undefined>;
   /**
    * The operator's time: its timers and delays, and the wall time it writes on objects
    * and gives to handlers. The real clock by default; tests may fix or move it.
