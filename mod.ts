@@ -61,20 +61,14 @@ export type {
   UpdateOptions,
   WebhookOptions,
 } from "./src/intents/handler_options.ts";
+export type { FieldFilterValue, MetaFilter, ValueCallback } from "./src/intents/filters.ts";
 export type {
-  FieldFilterValue,
-  MetaFilter,
-  ValueCallback,
-  WhenCallback,
-} from "./src/intents/filters.ts";
-export type {
+  PartOf,
   ResourceName,
   SelectorKeywords,
-  SpecOf,
-  StatusOf,
   TypedResource,
 } from "./src/structs/resource_selectors.ts";
-export type { Absent, Everything, Present } from "./src/structs/markers.ts";
+export type { Marker } from "./src/structs/markers.ts";
 export type { OperatorRegistryOptions } from "./src/intents/registry.ts";
 
 // --- what handlers receive ---
@@ -126,7 +120,7 @@ export type { FieldSpec } from "./src/structs/dicts.ts";
 export type { Index, IndexKey, Store } from "./src/structs/indices.ts";
 export type { DaemonStopped, DaemonStoppingReason } from "./src/structs/stoppers.ts";
 export type { Logger, ObjectLogger } from "./src/structs/loggers.ts";
-export type { LocalObjectLogger, LocalObjectLoggerOptions } from "./src/handling/object_loggers.ts";
+export type { LocalObjectLogger } from "./src/handling/object_loggers.ts";
 export type { AdmissionOperation } from "./src/structs/admission_reviews.ts";
 
 // --- errors: those handlers raise, and those the framework reports ---
@@ -246,7 +240,7 @@ export type {
   OwnerReference,
 } from "./src/kits/hierarchies.ts";
 export type { ApplyOptions } from "./src/kits/applying.ts";
-export type { ConditionInit, ConditionTarget } from "./src/kits/conditions.ts";
+export type { ConditionInit } from "./src/kits/conditions.ts";
 
 // --- admission webhooks: the servers, and what custom servers implement ---
 export type {

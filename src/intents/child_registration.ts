@@ -6,10 +6,9 @@
  * @module
  */
 import {
+  type PartOf,
   type ResourceName,
   type Selector,
-  type SpecOf,
-  type StatusOf,
   TypedResource,
 } from "../structs/resource_selectors.ts";
 import type { BodyShape, ReadonlyJsonObject } from "../structs/views.ts";
@@ -46,8 +45,8 @@ export interface ChildRegistrar {
   >(
     parent: TypedResource<T>,
     child: CR,
-    fn: (kwargs: ChildKwargs<SpecOf<T>, StatusOf<T>, ChildOf<CR>> & I) => unknown,
-  ): (kwargs: ChildKwargs<SpecOf<T>, StatusOf<T>, ChildOf<CR>> & I) => unknown;
+    fn: (kwargs: ChildKwargs<PartOf<T, "spec">, PartOf<T, "status">, ChildOf<CR>> & I) => unknown,
+  ): (kwargs: ChildKwargs<PartOf<T, "spec">, PartOf<T, "status">, ChildOf<CR>> & I) => unknown;
   /** Register `fn` for children of a typed parent resource, with options. */
   <
     T,
@@ -56,9 +55,9 @@ export interface ChildRegistrar {
   >(
     parent: TypedResource<T>,
     child: CR,
-    options: ChildOptions<ChildKwargs<SpecOf<T>, StatusOf<T>, ChildOf<CR>> & I>,
-    fn: (kwargs: ChildKwargs<SpecOf<T>, StatusOf<T>, ChildOf<CR>> & I) => unknown,
-  ): (kwargs: ChildKwargs<SpecOf<T>, StatusOf<T>, ChildOf<CR>> & I) => unknown;
+    options: ChildOptions<ChildKwargs<PartOf<T, "spec">, PartOf<T, "status">, ChildOf<CR>> & I>,
+    fn: (kwargs: ChildKwargs<PartOf<T, "spec">, PartOf<T, "status">, ChildOf<CR>> & I) => unknown,
+  ): (kwargs: ChildKwargs<PartOf<T, "spec">, PartOf<T, "status">, ChildOf<CR>> & I) => unknown;
   /** Register `fn` for children of the parents with this resource name. */
   <
     S = ReadonlyJsonObject,

@@ -9,7 +9,7 @@
 import type { ErrorsMode } from "../structs/errors.ts";
 import type { FieldSpec } from "../structs/dicts.ts";
 import type { SelectorKeywords } from "../structs/resource_selectors.ts";
-import type { FieldFilterValue, MetaFilter, WhenCallback } from "./filters.ts";
+import type { FieldFilterValue, MetaFilter } from "./filters.ts";
 import type { ChildFilterKwargs } from "./kwargs.ts";
 import type { AdmissionOperation } from "../structs/admission_reviews.ts";
 import type { OperatorRegistry } from "./registry.ts";
@@ -48,8 +48,11 @@ export interface HandlerOptions<K> {
   field?: FieldSpec;
   /** A criterion for the field's value. */
   value?: FieldFilterValue<K>;
-  /** A callback on the whole object's arguments. */
-  when?: WhenCallback<K>;
+  /**
+   * A callback on the whole object's arguments; synchronous. (A method, so that callbacks
+   * declaring narrower arguments fit.)
+   */
+  when?(kwargs: K): boolean;
   /** Update and field handlers: a criterion for the field's value before the change. */
   old?: FieldFilterValue<K>;
   /** Update and field handlers: a criterion for the field's value after the change. */
@@ -128,7 +131,7 @@ export interface ChildOptions<K> extends Omit<HandlerOptions<K>, "old" | "new"> 
   /** Criteria for the child's labels: a value, `PRESENT`, `ABSENT`, or a callback. */
   childLabels?: MetaFilter<ChildFilterKwargs>;
   /** A callback on the child (as its watch carries it: its metadata) and its event. */
-  childWhen?: WhenCallback<ChildFilterKwargs>;
+  childWhen?(kwargs: ChildFilterKwargs): boolean;
   /** Any owner reference to the parent makes a child, not only the controller one. */
   anyOwner?: boolean;
   /**

@@ -9,12 +9,7 @@
  *
  * @module
  */
-import type {
-  ResourceName,
-  SpecOf,
-  StatusOf,
-  TypedResource,
-} from "../structs/resource_selectors.ts";
+import type { PartOf, ResourceName, TypedResource } from "../structs/resource_selectors.ts";
 import type { Resource } from "../structs/resources.ts";
 import type { ReadonlyJsonObject } from "../structs/views.ts";
 import type {
@@ -72,13 +67,13 @@ export interface HandlerFamilies<S, St, I> {
 
 /**
  * What the registration `O` types for `R` (a typed resource, a name or a predicate): typed by
- * the typed resource's spec and status (see {@link SpecOf}), else by `S` and `St` — the type
+ * the typed resource's spec and status (see {@link PartOf}), else by `S` and `St` — the type
  * arguments, or the untyped default.
  */
 export type FamilyFor<O extends keyof HandlerFamilies<unknown, unknown, unknown>, R, S, St, I> =
   HandlerFamilies<
-    [R] extends [TypedResource<infer T>] ? SpecOf<T> : S,
-    [R] extends [TypedResource<infer T>] ? StatusOf<T> : St,
+    [R] extends [TypedResource<infer T>] ? PartOf<T, "spec"> : S,
+    [R] extends [TypedResource<infer T>] ? PartOf<T, "status"> : St,
     I
   >[O];
 
