@@ -44,19 +44,16 @@ export type { BuiltinObjects } from "./src/structs/builtin_objects.ts";
 export type { FnFirstSubhandlerRegistrar, SubhandlerRegistrar } from "./src/intents/subhandlers.ts";
 export type { CauseOverrides } from "./src/intents/causes.ts";
 export type { ExecuteOptions } from "./src/handling/subhandler_execution.ts";
-export type { HandlerProgress, LifeCycleFn } from "./src/intents/lifecycles.ts";
+export type { LifeCycleFn } from "./src/intents/lifecycles.ts";
 export type {
-  ActivityOptions,
   ChildOptions,
   CreateOptions,
   DaemonOptions,
   DeleteOptions,
   EventHandlerOptions,
-  FieldOptions,
   HandlerOptions,
   IndexOptions,
   ResumeOptions,
-  SubhandlerOptions,
   TimerOptions,
   UpdateOptions,
   WebhookOptions,
@@ -115,10 +112,10 @@ export type {
   Patch,
   PatchSection,
 } from "./src/structs/patches.ts";
-export type { Diff, DiffItem } from "./src/structs/diffs.ts";
+export type { Diff } from "./src/structs/diffs.ts";
 export type { FieldSpec } from "./src/structs/dicts.ts";
 export type { Index, IndexKey, Store } from "./src/structs/indices.ts";
-export type { DaemonStopped, DaemonStoppingReason } from "./src/structs/stoppers.ts";
+export type { DaemonStopped } from "./src/structs/stoppers.ts";
 export type { Logger, ObjectLogger } from "./src/structs/loggers.ts";
 export type { LocalObjectLogger } from "./src/handling/object_loggers.ts";
 export type { AdmissionOperation } from "./src/structs/admission_reviews.ts";

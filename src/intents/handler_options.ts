@@ -93,12 +93,6 @@ export interface ResumeOptions<K> extends CreateOptions<K> {
   deleted?: boolean;
 }
 
-/** Options of `on.field`: `field` is required. */
-export interface FieldOptions<K> extends UpdateOptions<K> {
-  /** The field to watch. */
-  field: FieldSpec;
-}
-
 /** Options of `daemon`. */
 export interface DaemonOptions<K> extends SelectorKeywords, Omit<HandlerOptions<K>, "old" | "new"> {
   /** Seconds to wait before starting the daemon. */
@@ -160,16 +154,6 @@ export interface WebhookOptions<K> extends
   /** Admit requests when the webhook fails or is unreachable. */
   ignoreFailures?: boolean;
 }
-
-/** Options of `on.startup/cleanup/login/probe`. */
-export interface ActivityOptions extends
-  Pick<
-    HandlerOptions<never>,
-    "id" | "param" | "registry" | "rbac" | "errors" | "timeout" | "retries" | "backoff"
-  > {}
-
-/** Options of `subhandler` and `register`. */
-export interface SubhandlerOptions<K> extends Omit<HandlerOptions<K>, "metadataOnly"> {}
 
 /** The registration functions, as named in messages. */
 export type Registrar =

@@ -11,6 +11,7 @@
  */
 import type { PartOf, ResourceName, TypedResource } from "../structs/resource_selectors.ts";
 import type { Resource } from "../structs/resources.ts";
+import type { FieldSpec } from "../structs/dicts.ts";
 import type { ReadonlyJsonObject } from "../structs/views.ts";
 import type {
   ActivityKwargs,
@@ -22,12 +23,11 @@ import type {
   WebhookKwargs,
 } from "./kwargs.ts";
 import type {
-  ActivityOptions,
   CreateOptions,
   DaemonOptions,
   DeleteOptions,
   EventHandlerOptions,
-  FieldOptions,
+  HandlerOptions,
   IndexOptions,
   ResumeOptions,
   TimerOptions,
@@ -54,7 +54,11 @@ export interface HandlerFamilies<S, St, I> {
   /** `on.resume`. */
   resume: { kwargs: ChangingKwargs<S, St> & I; options: ResumeOptions<ChangingKwargs<S, St> & I> };
   /** `on.field`. */
-  field: { kwargs: ChangingKwargs<S, St> & I; options: FieldOptions<ChangingKwargs<S, St> & I> };
+  field: {
+    kwargs: ChangingKwargs<S, St> & I;
+    /** `field` is required: the field to watch. */
+    options: UpdateOptions<ChangingKwargs<S, St> & I> & { field: FieldSpec };
+  };
   /** `daemon`. */
   daemon: { kwargs: DaemonKwargs<S, St> & I; options: DaemonOptions<DaemonKwargs<S, St> & I> };
   /** `timer`. */
@@ -233,7 +237,10 @@ export interface ActivityRegistrar<R = unknown> {
   ): (kwargs: ActivityKwargs & I) => R | Promise<R>;
   /** Register `fn` with options. */
   <I = unknown>(
-    options: ActivityOptions,
+    options: Pick<
+      HandlerOptions<never>,
+      "id" | "param" | "registry" | "rbac" | "errors" | "timeout" | "retries" | "backoff"
+    >,
     fn: (kwargs: ActivityKwargs & I) => R | Promise<R>,
   ): (kwargs: ActivityKwargs & I) => R | Promise<R>;
 }

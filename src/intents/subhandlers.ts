@@ -14,7 +14,7 @@ import { AsyncContext } from "../platform/async_context.ts";
 import type { Logger } from "../structs/loggers.ts";
 import type { ChangingKwargs } from "./kwargs.ts";
 import { normalizeOptions } from "./option_normalizing.ts";
-import { type Registrar, RegistrationError, type SubhandlerOptions } from "./handler_options.ts";
+import { type HandlerOptions, type Registrar, RegistrationError } from "./handler_options.ts";
 import { filtersOf, handlerId, parseCall, retryOf } from "./registration_calls.ts";
 import { addHandler, OperatorRegistry } from "./registry.ts";
 
@@ -48,7 +48,7 @@ export interface SubhandlerRegistrar {
   ): (kwargs: ChangingKwargs<S, St> & I) => unknown;
   /** Register `fn` as a sub-handler with options (its id is `<parent>/<id>`). */
   <S = Record<string, unknown>, St = Record<string, unknown>, I = unknown>(
-    options: SubhandlerOptions<ChangingKwargs<S, St> & I>,
+    options: Omit<HandlerOptions<ChangingKwargs<S, St> & I>, "metadataOnly">,
     fn: (kwargs: ChangingKwargs<S, St> & I) => unknown,
   ): (kwargs: ChangingKwargs<S, St> & I) => unknown;
 }
@@ -61,7 +61,7 @@ export interface FnFirstSubhandlerRegistrar {
   /** Register `fn` as a sub-handler, with options if given. */
   <S = Record<string, unknown>, St = Record<string, unknown>, I = unknown>(
     fn: (kwargs: ChangingKwargs<S, St> & I) => unknown,
-    options?: SubhandlerOptions<ChangingKwargs<S, St> & I>,
+    options?: Omit<HandlerOptions<ChangingKwargs<S, St> & I>, "metadataOnly">,
   ): (kwargs: ChangingKwargs<S, St> & I) => unknown;
 }
 
