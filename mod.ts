@@ -41,7 +41,6 @@ export type { OnNamespace } from "./src/intents/on_namespace.ts";
 export type { CheckedOptions, UninferredOptions } from "./src/intents/option_checks.ts";
 export type { ChildOf, ChildRegistrar } from "./src/intents/child_registration.ts";
 export type { BuiltinObjects } from "./src/structs/builtin_objects.ts";
-export type { FnFirstSubhandlerRegistrar, SubhandlerRegistrar } from "./src/intents/subhandlers.ts";
 export type { CauseOverrides } from "./src/intents/causes.ts";
 export type { ExecuteOptions } from "./src/handling/subhandler_execution.ts";
 export type { LifeCycleFn } from "./src/intents/lifecycles.ts";

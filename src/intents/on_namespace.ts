@@ -14,7 +14,8 @@ import type {
   ResourceRegistrar,
   ResourceRegistrarWithOptions,
 } from "./registrar_types.ts";
-import type { FnFirstSubhandlerRegistrar, SubhandlerRegistrar } from "./subhandlers.ts";
+import type { HandlerOptions } from "./handler_options.ts";
+import type { ChangingKwargs } from "./kwargs.ts";
 
 /** The `kopf.on` namespace. */
 export interface OnNamespace {
@@ -262,7 +263,17 @@ export interface OnNamespace {
    * });
    * ```
    */
-  readonly subhandler: SubhandlerRegistrar;
+  readonly subhandler: {
+    /** Register `fn` as a sub-handler (its id is `<parent>/<function name>`). */
+    <S = Record<string, unknown>, St = Record<string, unknown>, I = unknown>(
+      fn: (kwargs: ChangingKwargs<S, St> & I) => unknown,
+    ): (kwargs: ChangingKwargs<S, St> & I) => unknown;
+    /** Register `fn` as a sub-handler with options (its id is `<parent>/<id>`). */
+    <S = Record<string, unknown>, St = Record<string, unknown>, I = unknown>(
+      options: Omit<HandlerOptions<ChangingKwargs<S, St> & I>, "metadataOnly">,
+      fn: (kwargs: ChangingKwargs<S, St> & I) => unknown,
+    ): (kwargs: ChangingKwargs<S, St> & I) => unknown;
+  };
   /**
    * Kopf's `kopf.on.register`: a sub-handler of the running handler, function first, the
    * same as `kopf.register`.
@@ -279,5 +290,8 @@ export interface OnNamespace {
    * });
    * ```
    */
-  readonly register: FnFirstSubhandlerRegistrar;
+  readonly register: <S = Record<string, unknown>, St = Record<string, unknown>, I = unknown>(
+    fn: (kwargs: ChangingKwargs<S, St> & I) => unknown,
+    options?: Omit<HandlerOptions<ChangingKwargs<S, St> & I>, "metadataOnly">,
+  ) => (kwargs: ChangingKwargs<S, St> & I) => unknown;
 }
