@@ -65,7 +65,6 @@ export type {
   TypedResource,
 } from "./src/structs/resource_selectors.ts";
 export type { Marker } from "./src/structs/markers.ts";
-export type { OperatorRegistryOptions } from "./src/intents/registry.ts";
 
 // --- what handlers receive ---
 export type { Resource } from "./src/structs/resources.ts";
@@ -104,13 +103,7 @@ export type {
   Spec,
   Status,
 } from "./src/structs/views.ts";
-export type {
-  JsonPatchOperation,
-  MergePatch,
-  MetaPatch,
-  Patch,
-  PatchSection,
-} from "./src/structs/patches.ts";
+export type { JsonPatchOperation, MergePatch, Patch, PatchSection } from "./src/structs/patches.ts";
 export type { Diff } from "./src/structs/diffs.ts";
 export type { FieldSpec } from "./src/structs/dicts.ts";
 export type { Index, IndexKey, Store } from "./src/structs/indices.ts";
@@ -218,7 +211,6 @@ export type { OperatorTasks } from "./src/reactor/embedding.ts";
 export type { Reconciler, ReconcilerOptions } from "./src/reactor/pipeline/reconciler.ts";
 export type { Reconciliation } from "./src/reactor/pipeline/object_processing.ts";
 export type { BodySource, LeavingEvent, ObjectEvent } from "./src/structs/bodies.ts";
-export type { NamespacePattern } from "./src/structs/namespace_scopes.ts";
 export type { Clock } from "./src/structs/clock.ts";
 export type { BackoffOptions } from "./src/structs/backoffs.ts";
 export type { LoggingOptions } from "./src/platform/logging.ts";

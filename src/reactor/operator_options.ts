@@ -13,7 +13,6 @@ import type { OperatorRegistry } from "../intents/registry.ts";
 import { checkLifecycle, type LifeCycleFn } from "../intents/lifecycles.ts";
 import type { ConnectionInfo } from "../structs/credentials.ts";
 import { parseEndpoint } from "../engines/endpoints.ts";
-import type { NamespacePattern } from "../structs/namespace_scopes.ts";
 
 /** Options of `operator()`. */
 export interface OperatorOptions {
@@ -26,7 +25,7 @@ export interface OperatorOptions {
   /** Serve the whole cluster. */
   readonly clusterwide?: boolean;
   /** Serve these namespaces: names, globs, negations (`!kube-*`) or regular expressions. */
-  readonly namespaces?: readonly NamespacePattern[];
+  readonly namespaces?: readonly (string | RegExp)[];
   /** Run without peering even if peering resources exist. */
   readonly standalone?: boolean;
   /** The priority among peers (`settings.peering.priority`; 0 by default). */
