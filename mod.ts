@@ -95,7 +95,6 @@ export type {
 } from "./src/structs/bodies.ts";
 export type {
   Body,
-  BodyShape,
   DeepReadonly,
   Meta,
   ReadonlyJsonObject,

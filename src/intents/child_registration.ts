@@ -11,7 +11,7 @@ import {
   type Selector,
   TypedResource,
 } from "../structs/resource_selectors.ts";
-import type { BodyShape, ReadonlyJsonObject } from "../structs/views.ts";
+import type { Body, ReadonlyJsonObject } from "../structs/views.ts";
 import type { BuiltinObjects } from "../structs/builtin_objects.ts";
 import type { HandlerFilters, MetaFilter, WhenCallback } from "./filters.ts";
 import type { ChildHandler } from "./handlers.ts";
@@ -27,9 +27,8 @@ import { filtersOf, handlerId, parseCall, retryOf, selectorOf } from "./registra
  */
 export type ChildOf<CR> = [CR] extends [keyof BuiltinObjects]
   ? BuiltinObjects[CR & keyof BuiltinObjects]
-  : [CR] extends [TypedResource<infer C>]
-    ? (unknown extends C ? BodyShape<ReadonlyJsonObject, ReadonlyJsonObject> : C)
-  : BodyShape<ReadonlyJsonObject, ReadonlyJsonObject>;
+  : [CR] extends [TypedResource<infer C>] ? (unknown extends C ? Body : C)
+  : Body;
 
 /**
  * The registration of child handlers: the parent resource, the child resource (a name such as

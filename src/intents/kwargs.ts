@@ -14,7 +14,6 @@ import type { Resource } from "../structs/resources.ts";
 import type { DaemonStopped } from "../structs/stoppers.ts";
 import type {
   Body,
-  BodyShape,
   DeepReadonly,
   Meta,
   ReadonlyJsonObject,
@@ -149,7 +148,7 @@ export interface TimerKwargs<S = ReadonlyJsonObject, St = ReadonlyJsonObject>
 export interface ChildKwargs<
   S = ReadonlyJsonObject,
   St = ReadonlyJsonObject,
-  C = BodyShape<ReadonlyJsonObject, ReadonlyJsonObject>,
+  C = Body,
 > extends WatchedKwargs<S, St>, RetryKwargs {
   /**
    * The child, read-only: its whole body, read when the handler is called; for a deleted
