@@ -48,11 +48,8 @@ export type {
   ChildOptions,
   CreateOptions,
   DaemonOptions,
-  DeleteOptions,
   EventHandlerOptions,
   HandlerOptions,
-  IndexOptions,
-  ResumeOptions,
   TimerOptions,
   UpdateOptions,
   WebhookOptions,
@@ -211,7 +208,6 @@ export type { Reconciler, ReconcilerOptions } from "./src/reactor/pipeline/recon
 export type { Reconciliation } from "./src/reactor/pipeline/object_processing.ts";
 export type { BodySource, LeavingEvent, ObjectEvent } from "./src/structs/bodies.ts";
 export type { Clock } from "./src/structs/clock.ts";
-export type { BackoffOptions } from "./src/structs/backoffs.ts";
 export type { LoggingOptions } from "./src/platform/logging.ts";
 export type { LogFormat, LogLevelSetting } from "./src/structs/log_formats.ts";
 

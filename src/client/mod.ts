@@ -73,3 +73,4 @@ export type {
   WatchRecoveryOptions,
   WholeWatchItem,
 } from "./watch.ts";
+export type { BackoffOptions } from "../structs/backoffs.ts";

@@ -81,18 +81,6 @@ export interface CreateOptions<K>
 /** Options of `on.update`. */
 export interface UpdateOptions<K> extends SelectorKeywords, HandlerOptions<K> {}
 
-/** Options of `on.delete`. */
-export interface DeleteOptions<K> extends CreateOptions<K> {
-  /** Do not block the deletion with a finalizer: run only if the operator sees it. */
-  optional?: boolean;
-}
-
-/** Options of `on.resume`. */
-export interface ResumeOptions<K> extends CreateOptions<K> {
-  /** Also resume objects already marked for deletion. */
-  deleted?: boolean;
-}
-
 /** Options of `daemon`. */
 export interface DaemonOptions<K> extends SelectorKeywords, Omit<HandlerOptions<K>, "old" | "new"> {
   /** Seconds to wait before starting the daemon. */
@@ -116,9 +104,6 @@ export interface TimerOptions<K> extends SelectorKeywords, Omit<HandlerOptions<K
   /** Seconds to wait before the first invocation. */
   initialDelay?: number | null;
 }
-
-/** Options of `index`. */
-export interface IndexOptions<K> extends SelectorKeywords, Omit<HandlerOptions<K>, "old" | "new"> {}
 
 /** Options of `on.child`: the filters are the parent's; `childLabels`/`childWhen` the child's. */
 export interface ChildOptions<K> extends Omit<HandlerOptions<K>, "old" | "new"> {

@@ -9,7 +9,12 @@
  *
  * @module
  */
-import type { PartOf, ResourceName, TypedResource } from "../structs/resource_selectors.ts";
+import type {
+  PartOf,
+  ResourceName,
+  SelectorKeywords,
+  TypedResource,
+} from "../structs/resource_selectors.ts";
 import type { Resource } from "../structs/resources.ts";
 import type { FieldSpec } from "../structs/dicts.ts";
 import type { ReadonlyJsonObject } from "../structs/views.ts";
@@ -25,11 +30,8 @@ import type {
 import type {
   CreateOptions,
   DaemonOptions,
-  DeleteOptions,
   EventHandlerOptions,
   HandlerOptions,
-  IndexOptions,
-  ResumeOptions,
   TimerOptions,
   UpdateOptions,
   WebhookOptions,
@@ -50,9 +52,21 @@ export interface HandlerFamilies<S, St, I> {
   /** `on.update`. */
   update: { kwargs: ChangingKwargs<S, St> & I; options: UpdateOptions<ChangingKwargs<S, St> & I> };
   /** `on.delete`. */
-  delete: { kwargs: ChangingKwargs<S, St> & I; options: DeleteOptions<ChangingKwargs<S, St> & I> };
+  delete: {
+    kwargs: ChangingKwargs<S, St> & I;
+    options: CreateOptions<ChangingKwargs<S, St> & I> & {
+      /** Do not block the deletion with a finalizer: run only if the operator sees it. */
+      optional?: boolean;
+    };
+  };
   /** `on.resume`. */
-  resume: { kwargs: ChangingKwargs<S, St> & I; options: ResumeOptions<ChangingKwargs<S, St> & I> };
+  resume: {
+    kwargs: ChangingKwargs<S, St> & I;
+    options: CreateOptions<ChangingKwargs<S, St> & I> & {
+      /** Also resume objects already marked for deletion. */
+      deleted?: boolean;
+    };
+  };
   /** `on.field`. */
   field: {
     kwargs: ChangingKwargs<S, St> & I;
@@ -64,7 +78,10 @@ export interface HandlerFamilies<S, St, I> {
   /** `timer`. */
   timer: { kwargs: TimerKwargs<S, St> & I; options: TimerOptions<TimerKwargs<S, St> & I> };
   /** `index`. */
-  index: { kwargs: IndexingKwargs<S, St> & I; options: IndexOptions<IndexingKwargs<S, St> & I> };
+  index: {
+    kwargs: IndexingKwargs<S, St> & I;
+    options: SelectorKeywords & Omit<HandlerOptions<IndexingKwargs<S, St> & I>, "old" | "new">;
+  };
   /** `on.validate/mutate`. */
   webhook: { kwargs: WebhookKwargs<S, St> & I; options: WebhookOptions<WebhookKwargs<S, St> & I> };
 }
