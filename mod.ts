@@ -113,7 +113,6 @@ export type {
   AdmissionError,
   CertificateError,
   ConfigurationError,
-  ErrorsMode,
   HandlerRetriesError,
   HandlerTimeoutError,
   KopfError,
@@ -208,7 +207,6 @@ export type { Reconciler, ReconcilerOptions } from "./src/reactor/pipeline/recon
 export type { Reconciliation } from "./src/reactor/pipeline/object_processing.ts";
 export type { BodySource, LeavingEvent, ObjectEvent } from "./src/structs/bodies.ts";
 export type { Clock } from "./src/structs/clock.ts";
-export type { LoggingOptions } from "./src/platform/logging.ts";
 export type { LogFormat, LogLevelSetting } from "./src/structs/log_formats.ts";
 
 // --- logging in ---

@@ -6,7 +6,6 @@
  *
  * @module
  */
-import type { ErrorsMode } from "../structs/errors.ts";
 import type { FieldSpec } from "../structs/dicts.ts";
 import type { SelectorKeywords } from "../structs/resource_selectors.ts";
 import type { FieldFilterValue, MetaFilter } from "./filters.ts";
@@ -32,8 +31,11 @@ export interface HandlerOptions<K> {
    * — for the RBAC that `kopf manifests` generates.
    */
   rbac?: readonly string[];
-  /** Retried handlers: what to do with arbitrary errors: retry (default), fail, or ignore. */
-  errors?: ErrorsMode;
+  /**
+   * Retried handlers: what to do with arbitrary errors: retry (default), fail, or ignore
+   * (`kopf.ErrorsMode` names them).
+   */
+  errors?: "temporary" | "permanent" | "ignored";
   /** Retried handlers: fail for good this many seconds after the first attempt. */
   timeout?: number | null;
   /** Retried handlers: fail for good after this many retries. */
