@@ -35,7 +35,6 @@ export type {
   HandlerFamilies,
   ResourceArg,
   ResourceRegistrar,
-  ResourceRegistrarWithOptions,
 } from "./src/intents/registrar_types.ts";
 export type { OnNamespace } from "./src/intents/on_namespace.ts";
 export type { CheckedOptions, UninferredOptions } from "./src/intents/option_checks.ts";

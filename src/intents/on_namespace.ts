@@ -9,11 +9,7 @@
  */
 import type { ConnectionInfo } from "../structs/credentials.ts";
 import type { ChildRegistrar } from "./child_registration.ts";
-import type {
-  ActivityRegistrar,
-  ResourceRegistrar,
-  ResourceRegistrarWithOptions,
-} from "./registrar_types.ts";
+import type { ActivityRegistrar, ResourceRegistrar } from "./registrar_types.ts";
 import type { HandlerOptions } from "./handler_options.ts";
 import type { ChangingKwargs } from "./kwargs.ts";
 
@@ -103,7 +99,7 @@ export interface OnNamespace {
    * });
    * ```
    */
-  readonly field: ResourceRegistrarWithOptions<"field">;
+  readonly field: ResourceRegistrar<"field">;
   /**
    * A long-running function per object.
    *
@@ -133,7 +129,7 @@ export interface OnNamespace {
    * });
    * ```
    */
-  readonly timer: ResourceRegistrarWithOptions<"timer">;
+  readonly timer: ResourceRegistrar<"timer">;
   /**
    * An indexing function: its results form the index named by its id.
    *

@@ -108,140 +108,135 @@ export type ResourceArg =
   | ((resource: Resource) => boolean);
 
 /**
- * A registration function for resource handlers whose options are required (`on.field`,
- * `timer`): the selector (a typed resource, a name, group and name, group, version and name,
- * `EVERYTHING`, a predicate, or only keyword options), then the options, then the function.
+ * A registration function for resource handlers: the selector (a typed resource, a name,
+ * group and name, group, version and name, `EVERYTHING`, a predicate, or only keyword
+ * options), then the options if any, then the function; for `on.field` and `timer`, whose
+ * options are required, the options always.
  *
  * Each number of arguments has one form, so that the compiler names a mistake (a missing
  * `interval`, an unknown option, …) rather than listing forms that do not fit. Type
  * arguments are `<Spec, Status, Indices>` in every form: without them, a typed resource types
  * `spec` and `status`; with them, they do.
  */
-export interface ResourceRegistrarWithOptions<
-  O extends keyof HandlerFamilies<unknown, unknown, unknown>,
-> {
-  /** Register `fn` for the resources described by keyword options (`kind`, `plural`, …). */
-  <
-    S = ReadonlyJsonObject,
-    St = ReadonlyJsonObject,
-    I = unknown,
-    G extends Partial<FamilyFor<O, ResourceArg, S, St, I>["options"]> | UninferredOptions =
-      UninferredOptions,
-  >(
-    options: CheckedOptions<O, G, FamilyFor<O, ResourceArg, S, St, I>["options"]>,
-    fn: (kwargs: FamilyFor<O, ResourceArg, S, St, I>["kwargs"]) => unknown,
-  ): (kwargs: FamilyFor<O, ResourceArg, S, St, I>["kwargs"]) => unknown;
-  /** Register `fn` for a typed resource, a resource name or a predicate, with options. */
-  <
-    S = ReadonlyJsonObject,
-    St = ReadonlyJsonObject,
-    I = unknown,
-    R extends ResourceArg = ResourceArg,
-    G extends Partial<FamilyFor<O, R, S, St, I>["options"]> | UninferredOptions = UninferredOptions,
-  >(
-    resource: R,
-    options: CheckedOptions<O, G, FamilyFor<O, R, S, St, I>["options"]>,
-    fn: (kwargs: FamilyFor<O, R, S, St, I>["kwargs"]) => unknown,
-  ): (kwargs: FamilyFor<O, R, S, St, I>["kwargs"]) => unknown;
-  /** Register `fn` for resources of the group (or `group/version`) with this name, with options. */
-  <
-    S = ReadonlyJsonObject,
-    St = ReadonlyJsonObject,
-    I = unknown,
-    G extends Partial<FamilyFor<O, ResourceArg, S, St, I>["options"]> | UninferredOptions =
-      UninferredOptions,
-  >(
-    group: string,
-    name: ResourceName,
-    options: CheckedOptions<O, G, FamilyFor<O, ResourceArg, S, St, I>["options"]>,
-    fn: (kwargs: FamilyFor<O, ResourceArg, S, St, I>["kwargs"]) => unknown,
-  ): (kwargs: FamilyFor<O, ResourceArg, S, St, I>["kwargs"]) => unknown;
-  /** Register `fn` for resources of the group and version with this name, with options. */
-  <
-    S = ReadonlyJsonObject,
-    St = ReadonlyJsonObject,
-    I = unknown,
-    G extends Partial<FamilyFor<O, ResourceArg, S, St, I>["options"]> | UninferredOptions =
-      UninferredOptions,
-  >(
-    group: string,
-    version: string,
-    name: ResourceName,
-    options: CheckedOptions<O, G, FamilyFor<O, ResourceArg, S, St, I>["options"]>,
-    fn: (kwargs: FamilyFor<O, ResourceArg, S, St, I>["kwargs"]) => unknown,
-  ): (kwargs: FamilyFor<O, ResourceArg, S, St, I>["kwargs"]) => unknown;
-}
-
-/**
- * A registration function for resource handlers: the selector (a typed resource, a name,
- * group and name, group, version and name, `EVERYTHING`, a predicate, or only keyword
- * options), then the options if any, then the function. As in
- * {@link ResourceRegistrarWithOptions}, each number of arguments has one form, and type
- * arguments are `<Spec, Status, Indices>`.
- */
-export interface ResourceRegistrar<O extends keyof HandlerFamilies<unknown, unknown, unknown>> {
-  /** Register `fn` for a typed resource, a resource name, a predicate, or keyword options. */
-  <
-    S = ReadonlyJsonObject,
-    St = ReadonlyJsonObject,
-    I = unknown,
-    R extends ResourceArg = ResourceArg,
-    G extends Partial<FamilyFor<O, R, S, St, I>["options"]> | UninferredOptions = UninferredOptions,
-  >(
-    // `R` or the options that select resources by keywords: only the options when an options
-    // object was given (`G` inferred, `R` not), so that the compiler names its mistakes
-    // against the options alone.
-    resource: CheckedOptions<
-      O,
-      G,
-      FamilyFor<O, R, S, St, I>["options"],
-      [Extract<G, UninferredOptions>] extends [never] ? [ResourceArg] extends [R] ? never : R
-        : R
-    >,
-    fn: (kwargs: FamilyFor<O, R, S, St, I>["kwargs"]) => unknown,
-  ): (kwargs: FamilyFor<O, R, S, St, I>["kwargs"]) => unknown;
-  /** Register `fn` for a typed resource, a name or a predicate with options; or a group and a name. */
-  <
-    S = ReadonlyJsonObject,
-    St = ReadonlyJsonObject,
-    I = unknown,
-    R extends ResourceArg = ResourceArg,
-    G extends Partial<FamilyFor<O, R, S, St, I>["options"]> | UninferredOptions = UninferredOptions,
-  >(
-    resource: R,
-    options: [R] extends [Exclude<ResourceArg, ResourceName>]
-      ? CheckedOptions<O, G, FamilyFor<O, R, S, St, I>["options"]>
-      : CheckedOptions<O, G, FamilyFor<O, R, S, St, I>["options"], ResourceName>,
-    fn: (kwargs: FamilyFor<O, R, S, St, I>["kwargs"]) => unknown,
-  ): (kwargs: FamilyFor<O, R, S, St, I>["kwargs"]) => unknown;
-  /** Register `fn` for a group and a name with options; or a group, a version and a name. */
-  <
-    S = ReadonlyJsonObject,
-    St = ReadonlyJsonObject,
-    I = unknown,
-    G extends Partial<FamilyFor<O, ResourceArg, S, St, I>["options"]> | UninferredOptions =
-      UninferredOptions,
-  >(
-    group: string,
-    name: ResourceName,
-    options: CheckedOptions<O, G, FamilyFor<O, ResourceArg, S, St, I>["options"], ResourceName>,
-    fn: (kwargs: FamilyFor<O, ResourceArg, S, St, I>["kwargs"]) => unknown,
-  ): (kwargs: FamilyFor<O, ResourceArg, S, St, I>["kwargs"]) => unknown;
-  /** Register `fn` for resources of the group and version with this name, with options. */
-  <
-    S = ReadonlyJsonObject,
-    St = ReadonlyJsonObject,
-    I = unknown,
-    G extends Partial<FamilyFor<O, ResourceArg, S, St, I>["options"]> | UninferredOptions =
-      UninferredOptions,
-  >(
-    group: string,
-    version: string,
-    name: ResourceName,
-    options: CheckedOptions<O, G, FamilyFor<O, ResourceArg, S, St, I>["options"]>,
-    fn: (kwargs: FamilyFor<O, ResourceArg, S, St, I>["kwargs"]) => unknown,
-  ): (kwargs: FamilyFor<O, ResourceArg, S, St, I>["kwargs"]) => unknown;
-}
+export type ResourceRegistrar<O extends keyof HandlerFamilies<unknown, unknown, unknown>> =
+  O extends "field" | "timer" ? {
+      /** Register `fn` for the resources described by keyword options (`kind`, `plural`, …). */
+      <
+        S = ReadonlyJsonObject,
+        St = ReadonlyJsonObject,
+        I = unknown,
+        G extends Partial<FamilyFor<O, ResourceArg, S, St, I>["options"]> | UninferredOptions =
+          UninferredOptions,
+      >(
+        options: CheckedOptions<O, G, FamilyFor<O, ResourceArg, S, St, I>["options"]>,
+        fn: (kwargs: FamilyFor<O, ResourceArg, S, St, I>["kwargs"]) => unknown,
+      ): (kwargs: FamilyFor<O, ResourceArg, S, St, I>["kwargs"]) => unknown;
+      /** Register `fn` for a typed resource, a resource name or a predicate, with options. */
+      <
+        S = ReadonlyJsonObject,
+        St = ReadonlyJsonObject,
+        I = unknown,
+        R extends ResourceArg = ResourceArg,
+        G extends Partial<FamilyFor<O, R, S, St, I>["options"]> | UninferredOptions =
+          UninferredOptions,
+      >(
+        resource: R,
+        options: CheckedOptions<O, G, FamilyFor<O, R, S, St, I>["options"]>,
+        fn: (kwargs: FamilyFor<O, R, S, St, I>["kwargs"]) => unknown,
+      ): (kwargs: FamilyFor<O, R, S, St, I>["kwargs"]) => unknown;
+      /** Register `fn` for resources of the group (or `group/version`) with this name, with options. */
+      <
+        S = ReadonlyJsonObject,
+        St = ReadonlyJsonObject,
+        I = unknown,
+        G extends Partial<FamilyFor<O, ResourceArg, S, St, I>["options"]> | UninferredOptions =
+          UninferredOptions,
+      >(
+        group: string,
+        name: ResourceName,
+        options: CheckedOptions<O, G, FamilyFor<O, ResourceArg, S, St, I>["options"]>,
+        fn: (kwargs: FamilyFor<O, ResourceArg, S, St, I>["kwargs"]) => unknown,
+      ): (kwargs: FamilyFor<O, ResourceArg, S, St, I>["kwargs"]) => unknown;
+      /** Register `fn` for resources of the group and version with this name, with options. */
+      <
+        S = ReadonlyJsonObject,
+        St = ReadonlyJsonObject,
+        I = unknown,
+        G extends Partial<FamilyFor<O, ResourceArg, S, St, I>["options"]> | UninferredOptions =
+          UninferredOptions,
+      >(
+        group: string,
+        version: string,
+        name: ResourceName,
+        options: CheckedOptions<O, G, FamilyFor<O, ResourceArg, S, St, I>["options"]>,
+        fn: (kwargs: FamilyFor<O, ResourceArg, S, St, I>["kwargs"]) => unknown,
+      ): (kwargs: FamilyFor<O, ResourceArg, S, St, I>["kwargs"]) => unknown;
+    }
+    : {
+      /** Register `fn` for a typed resource, a resource name, a predicate, or keyword options. */
+      <
+        S = ReadonlyJsonObject,
+        St = ReadonlyJsonObject,
+        I = unknown,
+        R extends ResourceArg = ResourceArg,
+        G extends Partial<FamilyFor<O, R, S, St, I>["options"]> | UninferredOptions =
+          UninferredOptions,
+      >(
+        // `R` or the options that select resources by keywords: only the options when an options
+        // object was given (`G` inferred, `R` not), so that the compiler names its mistakes
+        // against the options alone.
+        resource: CheckedOptions<
+          O,
+          G,
+          FamilyFor<O, R, S, St, I>["options"],
+          [Extract<G, UninferredOptions>] extends [never] ? [ResourceArg] extends [R] ? never : R
+            : R
+        >,
+        fn: (kwargs: FamilyFor<O, R, S, St, I>["kwargs"]) => unknown,
+      ): (kwargs: FamilyFor<O, R, S, St, I>["kwargs"]) => unknown;
+      /** Register `fn` for a typed resource, a name or a predicate with options; or a group and a name. */
+      <
+        S = ReadonlyJsonObject,
+        St = ReadonlyJsonObject,
+        I = unknown,
+        R extends ResourceArg = ResourceArg,
+        G extends Partial<FamilyFor<O, R, S, St, I>["options"]> | UninferredOptions =
+          UninferredOptions,
+      >(
+        resource: R,
+        options: [R] extends [Exclude<ResourceArg, ResourceName>]
+          ? CheckedOptions<O, G, FamilyFor<O, R, S, St, I>["options"]>
+          : CheckedOptions<O, G, FamilyFor<O, R, S, St, I>["options"], ResourceName>,
+        fn: (kwargs: FamilyFor<O, R, S, St, I>["kwargs"]) => unknown,
+      ): (kwargs: FamilyFor<O, R, S, St, I>["kwargs"]) => unknown;
+      /** Register `fn` for a group and a name with options; or a group, a version and a name. */
+      <
+        S = ReadonlyJsonObject,
+        St = ReadonlyJsonObject,
+        I = unknown,
+        G extends Partial<FamilyFor<O, ResourceArg, S, St, I>["options"]> | UninferredOptions =
+          UninferredOptions,
+      >(
+        group: string,
+        name: ResourceName,
+        options: CheckedOptions<O, G, FamilyFor<O, ResourceArg, S, St, I>["options"], ResourceName>,
+        fn: (kwargs: FamilyFor<O, ResourceArg, S, St, I>["kwargs"]) => unknown,
+      ): (kwargs: FamilyFor<O, ResourceArg, S, St, I>["kwargs"]) => unknown;
+      /** Register `fn` for resources of the group and version with this name, with options. */
+      <
+        S = ReadonlyJsonObject,
+        St = ReadonlyJsonObject,
+        I = unknown,
+        G extends Partial<FamilyFor<O, ResourceArg, S, St, I>["options"]> | UninferredOptions =
+          UninferredOptions,
+      >(
+        group: string,
+        version: string,
+        name: ResourceName,
+        options: CheckedOptions<O, G, FamilyFor<O, ResourceArg, S, St, I>["options"]>,
+        fn: (kwargs: FamilyFor<O, ResourceArg, S, St, I>["kwargs"]) => unknown,
+      ): (kwargs: FamilyFor<O, ResourceArg, S, St, I>["kwargs"]) => unknown;
+    };
 
 /**
  * A registration function for activity handlers returning `R`: optional options, then the
