@@ -81,14 +81,7 @@ export type {
 } from "./src/intents/kwargs.ts";
 export type { Activity, Reason } from "./src/intents/reasons.ts";
 export type { ResourceInit } from "./src/structs/resources.ts";
-export type {
-  JsonObject,
-  JsonValue,
-  RawBody,
-  RawMeta,
-  RawStatus,
-  WatchEventType,
-} from "./src/structs/bodies.ts";
+export type { JsonObject, JsonValue, RawBody, RawMeta, RawStatus } from "./src/structs/bodies.ts";
 export type {
   Body,
   DeepReadonly,
@@ -98,7 +91,7 @@ export type {
   Spec,
   Status,
 } from "./src/structs/views.ts";
-export type { JsonPatchOperation, MergePatch, Patch, PatchSection } from "./src/structs/patches.ts";
+export type { MergePatch, Patch, PatchSection } from "./src/structs/patches.ts";
 export type { Diff } from "./src/structs/diffs.ts";
 export type { FieldSpec } from "./src/structs/dicts.ts";
 export type { Index, IndexKey, Store } from "./src/structs/indices.ts";

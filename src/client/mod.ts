@@ -74,3 +74,4 @@ export type {
   WholeWatchItem,
 } from "./watch.ts";
 export type { BackoffOptions } from "../structs/backoffs.ts";
+export type { JsonPatchOperation } from "../structs/patches.ts";
