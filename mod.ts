@@ -35,47 +35,32 @@ export type {
   HandlerFamilies,
   ResourceArg,
   ResourceRegistrar,
-  ResourceRegistrarWithOptions,
 } from "./src/intents/registrar_types.ts";
 export type { OnNamespace } from "./src/intents/on_namespace.ts";
 export type { CheckedOptions, UninferredOptions } from "./src/intents/option_checks.ts";
 export type { ChildOf, ChildRegistrar } from "./src/intents/child_registration.ts";
 export type { BuiltinObjects } from "./src/structs/builtin_objects.ts";
-export type { FnFirstSubhandlerRegistrar, SubhandlerRegistrar } from "./src/intents/subhandlers.ts";
 export type { CauseOverrides } from "./src/intents/causes.ts";
 export type { ExecuteOptions } from "./src/handling/subhandler_execution.ts";
-export type { HandlerProgress, LifeCycleFn } from "./src/intents/lifecycles.ts";
+export type { LifeCycleFn } from "./src/intents/lifecycles.ts";
 export type {
-  ActivityOptions,
   ChildOptions,
   CreateOptions,
   DaemonOptions,
-  DeleteOptions,
   EventHandlerOptions,
-  FieldOptions,
   HandlerOptions,
-  IndexOptions,
-  ResumeOptions,
-  SubhandlerOptions,
   TimerOptions,
   UpdateOptions,
   WebhookOptions,
 } from "./src/intents/handler_options.ts";
+export type { FieldFilterValue, MetaFilter, ValueCallback } from "./src/intents/filters.ts";
 export type {
-  FieldFilterValue,
-  MetaFilter,
-  ValueCallback,
-  WhenCallback,
-} from "./src/intents/filters.ts";
-export type {
+  PartOf,
   ResourceName,
   SelectorKeywords,
-  SpecOf,
-  StatusOf,
   TypedResource,
 } from "./src/structs/resource_selectors.ts";
-export type { Absent, Everything, Present } from "./src/structs/markers.ts";
-export type { OperatorRegistryOptions } from "./src/intents/registry.ts";
+export type { Marker } from "./src/structs/markers.ts";
 
 // --- what handlers receive ---
 export type { Resource } from "./src/structs/resources.ts";
@@ -96,17 +81,9 @@ export type {
 } from "./src/intents/kwargs.ts";
 export type { Activity, Reason } from "./src/intents/reasons.ts";
 export type { ResourceInit } from "./src/structs/resources.ts";
-export type {
-  JsonObject,
-  JsonValue,
-  RawBody,
-  RawMeta,
-  RawStatus,
-  WatchEventType,
-} from "./src/structs/bodies.ts";
+export type { JsonObject, JsonValue, RawBody, RawMeta, RawStatus } from "./src/structs/bodies.ts";
 export type {
   Body,
-  BodyShape,
   DeepReadonly,
   Meta,
   ReadonlyJsonObject,
@@ -114,19 +91,13 @@ export type {
   Spec,
   Status,
 } from "./src/structs/views.ts";
-export type {
-  JsonPatchOperation,
-  MergePatch,
-  MetaPatch,
-  Patch,
-  PatchSection,
-} from "./src/structs/patches.ts";
-export type { Diff, DiffItem } from "./src/structs/diffs.ts";
+export type { MergePatch, Patch, PatchSection } from "./src/structs/patches.ts";
+export type { Diff } from "./src/structs/diffs.ts";
 export type { FieldSpec } from "./src/structs/dicts.ts";
 export type { Index, IndexKey, Store } from "./src/structs/indices.ts";
-export type { DaemonStopped, DaemonStoppingReason } from "./src/structs/stoppers.ts";
+export type { DaemonStopped } from "./src/structs/stoppers.ts";
 export type { Logger, ObjectLogger } from "./src/structs/loggers.ts";
-export type { LocalObjectLogger, LocalObjectLoggerOptions } from "./src/handling/object_loggers.ts";
+export type { LocalObjectLogger } from "./src/handling/object_loggers.ts";
 export type { AdmissionOperation } from "./src/structs/admission_reviews.ts";
 
 // --- errors: those handlers raise, and those the framework reports ---
@@ -134,7 +105,6 @@ export type {
   AdmissionError,
   CertificateError,
   ConfigurationError,
-  ErrorsMode,
   HandlerRetriesError,
   HandlerTimeoutError,
   KopfError,
@@ -211,10 +181,7 @@ export type {
   StatusDiffBaseStorage,
 } from "./src/settings/diffbase_storages.ts";
 export type { OperatorSettingsInit } from "./src/settings/operator_settings.ts";
-export type {
-  AnnotationsProgressStorageOptions,
-  StatusProgressStorageOptions,
-} from "./src/settings/object_progress_storages.ts";
+export type { StorageOptions } from "./src/settings/storage_options.ts";
 export type {
   ProgressFetchArgs,
   ProgressPurgeArgs,
@@ -223,30 +190,15 @@ export type {
   ProgressTouchArgs,
   StoragePatch,
 } from "./src/settings/progress_storages.ts";
-export type { SmartProgressStorageOptions } from "./src/settings/multi_progress_storages.ts";
-export type {
-  AnnotationsDiffBaseStorageOptions,
-  DiffBaseBuildArgs,
-  DiffBaseStoreArgs,
-  StatusDiffBaseStorageOptions,
-} from "./src/settings/diffbase_storages.ts";
+export type { DiffBaseBuildArgs, DiffBaseStoreArgs } from "./src/settings/diffbase_storages.ts";
 
 // --- running an operator ---
 export type { OperatorOptions } from "./src/reactor/operator_options.ts";
-export type { RunOptions } from "./src/reactor/running.ts";
-export type { OperatorTasks, RunTasksOptions } from "./src/reactor/embedding.ts";
-export type {
-  ReconcileOptions,
-  Reconciler,
-  ReconcilerOptions,
-} from "./src/reactor/pipeline/reconciler.ts";
+export type { OperatorTasks } from "./src/reactor/embedding.ts";
+export type { Reconciler, ReconcilerOptions } from "./src/reactor/pipeline/reconciler.ts";
 export type { Reconciliation } from "./src/reactor/pipeline/object_processing.ts";
 export type { BodySource, LeavingEvent, ObjectEvent } from "./src/structs/bodies.ts";
-export type { NamespacePattern } from "./src/structs/namespace_scopes.ts";
-export type { DefaultLogin } from "./src/engines/activities.ts";
 export type { Clock } from "./src/structs/clock.ts";
-export type { BackoffOptions } from "./src/structs/backoffs.ts";
-export type { LoggingOptions } from "./src/platform/logging.ts";
 export type { LogFormat, LogLevelSetting } from "./src/structs/log_formats.ts";
 
 // --- logging in ---
@@ -261,7 +213,7 @@ export type {
   OwnerReference,
 } from "./src/kits/hierarchies.ts";
 export type { ApplyOptions } from "./src/kits/applying.ts";
-export type { ConditionInit, ConditionTarget } from "./src/kits/conditions.ts";
+export type { ConditionInit } from "./src/kits/conditions.ts";
 
 // --- admission webhooks: the servers, and what custom servers implement ---
 export type {
@@ -273,11 +225,7 @@ export type {
   WebhookServer,
 } from "./src/kits/webhooks.ts";
 export type { AdmissionRequestError } from "./src/engines/webhook_servers.ts";
-export type {
-  WebhookAutoTunnelOptions,
-  WebhookNgrokTunnelOptions,
-  WebhookServerOptions,
-} from "./src/kits/webhooks.ts";
+export type { WebhookServerOptions } from "./src/kits/webhooks.ts";
 export type {
   AdmissionServer,
   AdmissionServerContext,

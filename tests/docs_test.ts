@@ -325,6 +325,11 @@ async function declarationOf(
       }
     }
   }
+  // A type alias last: a name that is also a value (`Reason`) is declared by the value.
+  const alias = source.statements.find((s): s is ts.TypeAliasDeclaration =>
+    ts.isTypeAliasDeclaration(s) && isExported(s) && s.name.text === name
+  );
+  if (alias !== undefined) return { path, source, node: alias };
   throw new Error(`${path} exports no declaration of ${name}`);
 }
 

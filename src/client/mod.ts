@@ -73,3 +73,5 @@ export type {
   WatchRecoveryOptions,
   WholeWatchItem,
 } from "./watch.ts";
+export type { BackoffOptions } from "../structs/backoffs.ts";
+export type { JsonPatchOperation } from "../structs/patches.ts";

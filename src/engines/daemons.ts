@@ -51,7 +51,7 @@ import type { Index } from "../structs/indices.ts";
 import type { ObjectReference } from "../structs/object_refs.ts";
 import type { Semaphore } from "../structs/semaphores.ts";
 import type { Resource } from "../structs/resources.ts";
-import { DaemonStopper, type DaemonStoppingReason } from "../structs/stoppers.ts";
+import { type DaemonStopped, DaemonStopper } from "../structs/stoppers.ts";
 import type { BodySource, RawBody } from "../structs/bodies.ts";
 import { type Body, BodyHolder, liveView } from "../structs/views.ts";
 import type { ApiClient } from "../client/api.ts";
@@ -416,7 +416,11 @@ export class Spawner {
     }
   }
 
-  #stop(record: ObjectRecord, spawned: Spawned, reason: DaemonStoppingReason): void {
+  #stop(
+    record: ObjectRecord,
+    spawned: Spawned,
+    reason: NonNullable<DaemonStopped["reason"]>,
+  ): void {
     if (spawned.stoppedAt !== undefined) return;
     spawned.stoppedAt = this.#clock.now();
     record.scope.logger.debug(`${title(spawned.handler)} is asked to stop (${reason}).`);

@@ -172,12 +172,6 @@ export function createObjectLogger(
   return new KopfObjectLogger(buildObjectReference(body), options, objectsLogger);
 }
 
-/** Options of {@link LocalObjectLogger}. */
-export interface LocalObjectLoggerOptions {
-  /** The object the records are about: any body, view or client model. */
-  readonly body: ObjectLike;
-}
-
 /**
  * Kopf's `LocalObjectLogger`: a logger about one object that only prints — under
  * `kopf.objects`, with the object's `[namespace/name]` prefix and, in JSON lines, its
@@ -199,7 +193,10 @@ export class LocalObjectLogger implements ObjectLogger {
   readonly #logger: KopfObjectLogger;
 
   /** A logger about the object of `options.body` (its identity is copied now). */
-  constructor(options: LocalObjectLoggerOptions) {
+  constructor(options: {
+    /** The object the records are about: any body, view or client model. */
+    readonly body: ObjectLike;
+  }) {
     if (typeof options !== "object" || options === null || typeof options.body !== "object") {
       throw new UsageError("new kopf.LocalObjectLogger() takes { body }: the object to log about.");
     }

@@ -6,13 +6,12 @@
  * @module
  */
 import {
+  type PartOf,
   type ResourceName,
   type Selector,
-  type SpecOf,
-  type StatusOf,
   TypedResource,
 } from "../structs/resource_selectors.ts";
-import type { BodyShape, ReadonlyJsonObject } from "../structs/views.ts";
+import type { Body, ReadonlyJsonObject } from "../structs/views.ts";
 import type { BuiltinObjects } from "../structs/builtin_objects.ts";
 import type { HandlerFilters, MetaFilter, WhenCallback } from "./filters.ts";
 import type { ChildHandler } from "./handlers.ts";
@@ -28,9 +27,8 @@ import { filtersOf, handlerId, parseCall, retryOf, selectorOf } from "./registra
  */
 export type ChildOf<CR> = [CR] extends [keyof BuiltinObjects]
   ? BuiltinObjects[CR & keyof BuiltinObjects]
-  : [CR] extends [TypedResource<infer C>]
-    ? (unknown extends C ? BodyShape<ReadonlyJsonObject, ReadonlyJsonObject> : C)
-  : BodyShape<ReadonlyJsonObject, ReadonlyJsonObject>;
+  : [CR] extends [TypedResource<infer C>] ? (unknown extends C ? Body : C)
+  : Body;
 
 /**
  * The registration of child handlers: the parent resource, the child resource (a name such as
@@ -46,8 +44,8 @@ export interface ChildRegistrar {
   >(
     parent: TypedResource<T>,
     child: CR,
-    fn: (kwargs: ChildKwargs<SpecOf<T>, StatusOf<T>, ChildOf<CR>> & I) => unknown,
-  ): (kwargs: ChildKwargs<SpecOf<T>, StatusOf<T>, ChildOf<CR>> & I) => unknown;
+    fn: (kwargs: ChildKwargs<PartOf<T, "spec">, PartOf<T, "status">, ChildOf<CR>> & I) => unknown,
+  ): (kwargs: ChildKwargs<PartOf<T, "spec">, PartOf<T, "status">, ChildOf<CR>> & I) => unknown;
   /** Register `fn` for children of a typed parent resource, with options. */
   <
     T,
@@ -56,9 +54,9 @@ export interface ChildRegistrar {
   >(
     parent: TypedResource<T>,
     child: CR,
-    options: ChildOptions<ChildKwargs<SpecOf<T>, StatusOf<T>, ChildOf<CR>> & I>,
-    fn: (kwargs: ChildKwargs<SpecOf<T>, StatusOf<T>, ChildOf<CR>> & I) => unknown,
-  ): (kwargs: ChildKwargs<SpecOf<T>, StatusOf<T>, ChildOf<CR>> & I) => unknown;
+    options: ChildOptions<ChildKwargs<PartOf<T, "spec">, PartOf<T, "status">, ChildOf<CR>> & I>,
+    fn: (kwargs: ChildKwargs<PartOf<T, "spec">, PartOf<T, "status">, ChildOf<CR>> & I) => unknown,
+  ): (kwargs: ChildKwargs<PartOf<T, "spec">, PartOf<T, "status">, ChildOf<CR>> & I) => unknown;
   /** Register `fn` for children of the parents with this resource name. */
   <
     S = ReadonlyJsonObject,

@@ -7,7 +7,7 @@
 import type { JsonValue, RawBody } from "../structs/bodies.ts";
 import type { Diff } from "../structs/diffs.ts";
 import { type FieldPath, jsonEqual, resolve } from "../structs/dicts.ts";
-import { ABSENT, type Absent, PRESENT, type Present } from "../structs/markers.ts";
+import { ABSENT, type Marker, PRESENT } from "../structs/markers.ts";
 import type { Reason } from "./reasons.ts";
 
 /**
@@ -26,7 +26,7 @@ export type WhenCallback<K = never> = {
 
 /** Criteria for labels or annotations, by key; all must match. */
 export type MetaFilter<K = never> = Readonly<
-  Record<string, string | Present | Absent | ValueCallback<K>>
+  Record<string, string | Marker<"present" | "absent"> | ValueCallback<K>>
 >;
 
 /** A criterion for one label or annotation. */
@@ -35,8 +35,7 @@ export type MetaFilterValue<K = never> = MetaFilter<K>[string];
 /** A criterion for a field's value: a literal (compared deeply), a marker, a callback. */
 export type FieldFilterValue<K = never> =
   | Exclude<JsonValue, null>
-  | Present
-  | Absent
+  | Marker<"present" | "absent">
   | ValueCallback<K>;
 
 /** The normalised filters of a handler. */

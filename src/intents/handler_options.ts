@@ -6,10 +6,9 @@
  *
  * @module
  */
-import type { ErrorsMode } from "../structs/errors.ts";
 import type { FieldSpec } from "../structs/dicts.ts";
 import type { SelectorKeywords } from "../structs/resource_selectors.ts";
-import type { FieldFilterValue, MetaFilter, WhenCallback } from "./filters.ts";
+import type { FieldFilterValue, MetaFilter } from "./filters.ts";
 import type { ChildFilterKwargs } from "./kwargs.ts";
 import type { AdmissionOperation } from "../structs/admission_reviews.ts";
 import type { OperatorRegistry } from "./registry.ts";
@@ -32,8 +31,11 @@ export interface HandlerOptions<K> {
    * — for the RBAC that `kopf manifests` generates.
    */
   rbac?: readonly string[];
-  /** Retried handlers: what to do with arbitrary errors: retry (default), fail, or ignore. */
-  errors?: ErrorsMode;
+  /**
+   * Retried handlers: what to do with arbitrary errors: retry (default), fail, or ignore
+   * (`kopf.ErrorsMode` names them).
+   */
+  errors?: "temporary" | "permanent" | "ignored";
   /** Retried handlers: fail for good this many seconds after the first attempt. */
   timeout?: number | null;
   /** Retried handlers: fail for good after this many retries. */
@@ -48,8 +50,11 @@ export interface HandlerOptions<K> {
   field?: FieldSpec;
   /** A criterion for the field's value. */
   value?: FieldFilterValue<K>;
-  /** A callback on the whole object's arguments. */
-  when?: WhenCallback<K>;
+  /**
+   * A callback on the whole object's arguments; synchronous. (A method, so that callbacks
+   * declaring narrower arguments fit.)
+   */
+  when?(kwargs: K): boolean;
   /** Update and field handlers: a criterion for the field's value before the change. */
   old?: FieldFilterValue<K>;
   /** Update and field handlers: a criterion for the field's value after the change. */
@@ -78,24 +83,6 @@ export interface CreateOptions<K>
 /** Options of `on.update`. */
 export interface UpdateOptions<K> extends SelectorKeywords, HandlerOptions<K> {}
 
-/** Options of `on.delete`. */
-export interface DeleteOptions<K> extends CreateOptions<K> {
-  /** Do not block the deletion with a finalizer: run only if the operator sees it. */
-  optional?: boolean;
-}
-
-/** Options of `on.resume`. */
-export interface ResumeOptions<K> extends CreateOptions<K> {
-  /** Also resume objects already marked for deletion. */
-  deleted?: boolean;
-}
-
-/** Options of `on.field`: `field` is required. */
-export interface FieldOptions<K> extends UpdateOptions<K> {
-  /** The field to watch. */
-  field: FieldSpec;
-}
-
 /** Options of `daemon`. */
 export interface DaemonOptions<K> extends SelectorKeywords, Omit<HandlerOptions<K>, "old" | "new"> {
   /** Seconds to wait before starting the daemon. */
@@ -120,15 +107,12 @@ export interface TimerOptions<K> extends SelectorKeywords, Omit<HandlerOptions<K
   initialDelay?: number | null;
 }
 
-/** Options of `index`. */
-export interface IndexOptions<K> extends SelectorKeywords, Omit<HandlerOptions<K>, "old" | "new"> {}
-
 /** Options of `on.child`: the filters are the parent's; `childLabels`/`childWhen` the child's. */
 export interface ChildOptions<K> extends Omit<HandlerOptions<K>, "old" | "new"> {
   /** Criteria for the child's labels: a value, `PRESENT`, `ABSENT`, or a callback. */
   childLabels?: MetaFilter<ChildFilterKwargs>;
   /** A callback on the child (as its watch carries it: its metadata) and its event. */
-  childWhen?: WhenCallback<ChildFilterKwargs>;
+  childWhen?(kwargs: ChildFilterKwargs): boolean;
   /** Any owner reference to the parent makes a child, not only the controller one. */
   anyOwner?: boolean;
   /**
@@ -157,16 +141,6 @@ export interface WebhookOptions<K> extends
   /** Admit requests when the webhook fails or is unreachable. */
   ignoreFailures?: boolean;
 }
-
-/** Options of `on.startup/cleanup/login/probe`. */
-export interface ActivityOptions extends
-  Pick<
-    HandlerOptions<never>,
-    "id" | "param" | "registry" | "rbac" | "errors" | "timeout" | "retries" | "backoff"
-  > {}
-
-/** Options of `subhandler` and `register`. */
-export interface SubhandlerOptions<K> extends Omit<HandlerOptions<K>, "metadataOnly"> {}
 
 /** The registration functions, as named in messages. */
 export type Registrar =

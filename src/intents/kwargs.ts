@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { WatchEventType } from "../structs/bodies.ts";
+import type { ObjectEvent } from "../structs/bodies.ts";
 import type { Diff } from "../structs/diffs.ts";
 import type { ObjectLogger } from "../structs/loggers.ts";
 import type { Memo } from "../structs/memos.ts";
@@ -14,7 +14,6 @@ import type { Resource } from "../structs/resources.ts";
 import type { DaemonStopped } from "../structs/stoppers.ts";
 import type {
   Body,
-  BodyShape,
   DeepReadonly,
   Meta,
   ReadonlyJsonObject,
@@ -117,12 +116,12 @@ export interface EventKwargs<S = ReadonlyJsonObject, St = ReadonlyJsonObject>
   /** The raw event. */
   event: {
     /** The event type; `null` for objects of the initial listing. */
-    readonly type: WatchEventType;
+    readonly type: ObjectEvent["type"];
     /** The object. */
     readonly object: Body<S, St>;
   };
   /** The event type; `null` for objects of the initial listing. */
-  type: WatchEventType;
+  type: ObjectEvent["type"];
 }
 
 /** A watch event as handlers see it. */
@@ -149,7 +148,7 @@ export interface TimerKwargs<S = ReadonlyJsonObject, St = ReadonlyJsonObject>
 export interface ChildKwargs<
   S = ReadonlyJsonObject,
   St = ReadonlyJsonObject,
-  C = BodyShape<ReadonlyJsonObject, ReadonlyJsonObject>,
+  C = Body,
 > extends WatchedKwargs<S, St>, RetryKwargs {
   /**
    * The child, read-only: its whole body, read when the handler is called; for a deleted
@@ -159,7 +158,7 @@ export interface ChildKwargs<
    */
   child: DeepReadonly<C>;
   /** What happened to the child: the type of the child's watch event. */
-  childEvent: NonNullable<WatchEventType>;
+  childEvent: NonNullable<ObjectEvent["type"]>;
 }
 
 /** What happened to a child: the type of the child's watch event. */
@@ -170,7 +169,7 @@ export interface ChildFilterKwargs {
   /** The child as its watch carries it: its metadata, read-only. */
   child: Body;
   /** What happened to the child: the type of the child's watch event. */
-  childEvent: NonNullable<WatchEventType>;
+  childEvent: NonNullable<ObjectEvent["type"]>;
   /** The child's labels, read-only. */
   labels: Readonly<Record<string, string>>;
   /** The child's annotations, read-only. */

@@ -25,26 +25,6 @@
 
 import { ConfigurationError } from "../structs/errors.ts";
 
-/** What a lifecycle can read about one handler's progress in the current handling. */
-export interface HandlerProgress {
-  /** Attempts made so far (0 before the first). */
-  readonly retries: number;
-  /** Seconds since the first attempt. */
-  readonly runtime: number;
-  /** When the first attempt was (or the handling began, before it). */
-  readonly startedAt: Date;
-  /** The reason it runs for (`create`, `update`, …), if known. */
-  readonly purpose: string | null;
-  /** Succeeded for good. */
-  readonly success: boolean;
-  /** Failed for good. */
-  readonly failure: boolean;
-  /** The last error's message, if the last attempt failed. */
-  readonly message: string | null;
-  /** Seconds until it is due: 0 when due now, `null` when finished. */
-  readonly delay: number | null;
-}
-
 /**
  * Choose which of the due handlers run in this handling cycle: return some of `handlers`
  * (the same objects), in the order to run them. Returning none while some are given is an
@@ -56,7 +36,31 @@ export interface HandlerProgress {
  */
 export type LifeCycleFn = <H extends { readonly id: string }>(
   handlers: readonly H[],
-  context: { readonly state: { get(id: string): HandlerProgress | undefined } },
+  context: {
+    readonly state: {
+      /** The progress of one handler in the current handling, if it has any. */
+      get(id: string):
+        | {
+          /** Attempts made so far (0 before the first). */
+          readonly retries: number;
+          /** Seconds since the first attempt. */
+          readonly runtime: number;
+          /** When the first attempt was (or the handling began, before it). */
+          readonly startedAt: Date;
+          /** The reason it runs for (`create`, `update`, …), if known. */
+          readonly purpose: string | null;
+          /** Succeeded for good. */
+          readonly success: boolean;
+          /** Failed for good. */
+          readonly failure: boolean;
+          /** The last error's message, if the last attempt failed. */
+          readonly message: string | null;
+          /** Seconds until it is due: 0 when due now, `null` when finished. */
+          readonly delay: number | null;
+        }
+        | undefined;
+    };
+  },
 ) => readonly H[];
 
 /** A handler as a lifecycle sees it. */
@@ -258,3 +262,6 @@ export function planHandlers<H extends LifeCycleHandler>(
   }
   return plan;
 }
+
+/** What a lifecycle can read about one handler's progress in the current handling. */
+export type HandlerProgress = NonNullable<ReturnType<LifeCycleState["get"]>>;

@@ -9,12 +9,9 @@
  */
 import type { ConnectionInfo } from "../structs/credentials.ts";
 import type { ChildRegistrar } from "./child_registration.ts";
-import type {
-  ActivityRegistrar,
-  ResourceRegistrar,
-  ResourceRegistrarWithOptions,
-} from "./registrar_types.ts";
-import type { FnFirstSubhandlerRegistrar, SubhandlerRegistrar } from "./subhandlers.ts";
+import type { ActivityRegistrar, ResourceRegistrar } from "./registrar_types.ts";
+import type { HandlerOptions } from "./handler_options.ts";
+import type { ChangingKwargs } from "./kwargs.ts";
 
 /** The `kopf.on` namespace. */
 export interface OnNamespace {
@@ -102,7 +99,7 @@ export interface OnNamespace {
    * });
    * ```
    */
-  readonly field: ResourceRegistrarWithOptions<"field">;
+  readonly field: ResourceRegistrar<"field">;
   /**
    * A long-running function per object.
    *
@@ -132,7 +129,7 @@ export interface OnNamespace {
    * });
    * ```
    */
-  readonly timer: ResourceRegistrarWithOptions<"timer">;
+  readonly timer: ResourceRegistrar<"timer">;
   /**
    * An indexing function: its results form the index named by its id.
    *
@@ -262,7 +259,17 @@ export interface OnNamespace {
    * });
    * ```
    */
-  readonly subhandler: SubhandlerRegistrar;
+  readonly subhandler: {
+    /** Register `fn` as a sub-handler (its id is `<parent>/<function name>`). */
+    <S = Record<string, unknown>, St = Record<string, unknown>, I = unknown>(
+      fn: (kwargs: ChangingKwargs<S, St> & I) => unknown,
+    ): (kwargs: ChangingKwargs<S, St> & I) => unknown;
+    /** Register `fn` as a sub-handler with options (its id is `<parent>/<id>`). */
+    <S = Record<string, unknown>, St = Record<string, unknown>, I = unknown>(
+      options: Omit<HandlerOptions<ChangingKwargs<S, St> & I>, "metadataOnly">,
+      fn: (kwargs: ChangingKwargs<S, St> & I) => unknown,
+    ): (kwargs: ChangingKwargs<S, St> & I) => unknown;
+  };
   /**
    * Kopf's `kopf.on.register`: a sub-handler of the running handler, function first, the
    * same as `kopf.register`.
@@ -279,5 +286,8 @@ export interface OnNamespace {
    * });
    * ```
    */
-  readonly register: FnFirstSubhandlerRegistrar;
+  readonly register: <S = Record<string, unknown>, St = Record<string, unknown>, I = unknown>(
+    fn: (kwargs: ChangingKwargs<S, St> & I) => unknown,
+    options?: Omit<HandlerOptions<ChangingKwargs<S, St> & I>, "metadataOnly">,
+  ) => (kwargs: ChangingKwargs<S, St> & I) => unknown;
 }

@@ -10,12 +10,13 @@
  * @module
  */
 import type {
+  PartOf,
   ResourceName,
-  SpecOf,
-  StatusOf,
+  SelectorKeywords,
   TypedResource,
 } from "../structs/resource_selectors.ts";
 import type { Resource } from "../structs/resources.ts";
+import type { FieldSpec } from "../structs/dicts.ts";
 import type { ReadonlyJsonObject } from "../structs/views.ts";
 import type {
   ActivityKwargs,
@@ -27,14 +28,10 @@ import type {
   WebhookKwargs,
 } from "./kwargs.ts";
 import type {
-  ActivityOptions,
   CreateOptions,
   DaemonOptions,
-  DeleteOptions,
   EventHandlerOptions,
-  FieldOptions,
-  IndexOptions,
-  ResumeOptions,
+  HandlerOptions,
   TimerOptions,
   UpdateOptions,
   WebhookOptions,
@@ -55,30 +52,49 @@ export interface HandlerFamilies<S, St, I> {
   /** `on.update`. */
   update: { kwargs: ChangingKwargs<S, St> & I; options: UpdateOptions<ChangingKwargs<S, St> & I> };
   /** `on.delete`. */
-  delete: { kwargs: ChangingKwargs<S, St> & I; options: DeleteOptions<ChangingKwargs<S, St> & I> };
+  delete: {
+    kwargs: ChangingKwargs<S, St> & I;
+    options: CreateOptions<ChangingKwargs<S, St> & I> & {
+      /** Do not block the deletion with a finalizer: run only if the operator sees it. */
+      optional?: boolean;
+    };
+  };
   /** `on.resume`. */
-  resume: { kwargs: ChangingKwargs<S, St> & I; options: ResumeOptions<ChangingKwargs<S, St> & I> };
+  resume: {
+    kwargs: ChangingKwargs<S, St> & I;
+    options: CreateOptions<ChangingKwargs<S, St> & I> & {
+      /** Also resume objects already marked for deletion. */
+      deleted?: boolean;
+    };
+  };
   /** `on.field`. */
-  field: { kwargs: ChangingKwargs<S, St> & I; options: FieldOptions<ChangingKwargs<S, St> & I> };
+  field: {
+    kwargs: ChangingKwargs<S, St> & I;
+    /** `field` is required: the field to watch. */
+    options: UpdateOptions<ChangingKwargs<S, St> & I> & { field: FieldSpec };
+  };
   /** `daemon`. */
   daemon: { kwargs: DaemonKwargs<S, St> & I; options: DaemonOptions<DaemonKwargs<S, St> & I> };
   /** `timer`. */
   timer: { kwargs: TimerKwargs<S, St> & I; options: TimerOptions<TimerKwargs<S, St> & I> };
   /** `index`. */
-  index: { kwargs: IndexingKwargs<S, St> & I; options: IndexOptions<IndexingKwargs<S, St> & I> };
+  index: {
+    kwargs: IndexingKwargs<S, St> & I;
+    options: SelectorKeywords & Omit<HandlerOptions<IndexingKwargs<S, St> & I>, "old" | "new">;
+  };
   /** `on.validate/mutate`. */
   webhook: { kwargs: WebhookKwargs<S, St> & I; options: WebhookOptions<WebhookKwargs<S, St> & I> };
 }
 
 /**
  * What the registration `O` types for `R` (a typed resource, a name or a predicate): typed by
- * the typed resource's spec and status (see {@link SpecOf}), else by `S` and `St` — the type
+ * the typed resource's spec and status (see {@link PartOf}), else by `S` and `St` — the type
  * arguments, or the untyped default.
  */
 export type FamilyFor<O extends keyof HandlerFamilies<unknown, unknown, unknown>, R, S, St, I> =
   HandlerFamilies<
-    [R] extends [TypedResource<infer T>] ? SpecOf<T> : S,
-    [R] extends [TypedResource<infer T>] ? StatusOf<T> : St,
+    [R] extends [TypedResource<infer T>] ? PartOf<T, "spec"> : S,
+    [R] extends [TypedResource<infer T>] ? PartOf<T, "status"> : St,
     I
   >[O];
 
@@ -92,140 +108,135 @@ export type ResourceArg =
   | ((resource: Resource) => boolean);
 
 /**
- * A registration function for resource handlers whose options are required (`on.field`,
- * `timer`): the selector (a typed resource, a name, group and name, group, version and name,
- * `EVERYTHING`, a predicate, or only keyword options), then the options, then the function.
+ * A registration function for resource handlers: the selector (a typed resource, a name,
+ * group and name, group, version and name, `EVERYTHING`, a predicate, or only keyword
+ * options), then the options if any, then the function; for `on.field` and `timer`, whose
+ * options are required, the options always.
  *
  * Each number of arguments has one form, so that the compiler names a mistake (a missing
  * `interval`, an unknown option, …) rather than listing forms that do not fit. Type
  * arguments are `<Spec, Status, Indices>` in every form: without them, a typed resource types
  * `spec` and `status`; with them, they do.
  */
-export interface ResourceRegistrarWithOptions<
-  O extends keyof HandlerFamilies<unknown, unknown, unknown>,
-> {
-  /** Register `fn` for the resources described by keyword options (`kind`, `plural`, …). */
-  <
-    S = ReadonlyJsonObject,
-    St = ReadonlyJsonObject,
-    I = unknown,
-    G extends Partial<FamilyFor<O, ResourceArg, S, St, I>["options"]> | UninferredOptions =
-      UninferredOptions,
-  >(
-    options: CheckedOptions<O, G, FamilyFor<O, ResourceArg, S, St, I>["options"]>,
-    fn: (kwargs: FamilyFor<O, ResourceArg, S, St, I>["kwargs"]) => unknown,
-  ): (kwargs: FamilyFor<O, ResourceArg, S, St, I>["kwargs"]) => unknown;
-  /** Register `fn` for a typed resource, a resource name or a predicate, with options. */
-  <
-    S = ReadonlyJsonObject,
-    St = ReadonlyJsonObject,
-    I = unknown,
-    R extends ResourceArg = ResourceArg,
-    G extends Partial<FamilyFor<O, R, S, St, I>["options"]> | UninferredOptions = UninferredOptions,
-  >(
-    resource: R,
-    options: CheckedOptions<O, G, FamilyFor<O, R, S, St, I>["options"]>,
-    fn: (kwargs: FamilyFor<O, R, S, St, I>["kwargs"]) => unknown,
-  ): (kwargs: FamilyFor<O, R, S, St, I>["kwargs"]) => unknown;
-  /** Register `fn` for resources of the group (or `group/version`) with this name, with options. */
-  <
-    S = ReadonlyJsonObject,
-    St = ReadonlyJsonObject,
-    I = unknown,
-    G extends Partial<FamilyFor<O, ResourceArg, S, St, I>["options"]> | UninferredOptions =
-      UninferredOptions,
-  >(
-    group: string,
-    name: ResourceName,
-    options: CheckedOptions<O, G, FamilyFor<O, ResourceArg, S, St, I>["options"]>,
-    fn: (kwargs: FamilyFor<O, ResourceArg, S, St, I>["kwargs"]) => unknown,
-  ): (kwargs: FamilyFor<O, ResourceArg, S, St, I>["kwargs"]) => unknown;
-  /** Register `fn` for resources of the group and version with this name, with options. */
-  <
-    S = ReadonlyJsonObject,
-    St = ReadonlyJsonObject,
-    I = unknown,
-    G extends Partial<FamilyFor<O, ResourceArg, S, St, I>["options"]> | UninferredOptions =
-      UninferredOptions,
-  >(
-    group: string,
-    version: string,
-    name: ResourceName,
-    options: CheckedOptions<O, G, FamilyFor<O, ResourceArg, S, St, I>["options"]>,
-    fn: (kwargs: FamilyFor<O, ResourceArg, S, St, I>["kwargs"]) => unknown,
-  ): (kwargs: FamilyFor<O, ResourceArg, S, St, I>["kwargs"]) => unknown;
-}
-
-/**
- * A registration function for resource handlers: the selector (a typed resource, a name,
- * group and name, group, version and name, `EVERYTHING`, a predicate, or only keyword
- * options), then the options if any, then the function. As in
- * {@link ResourceRegistrarWithOptions}, each number of arguments has one form, and type
- * arguments are `<Spec, Status, Indices>`.
- */
-export interface ResourceRegistrar<O extends keyof HandlerFamilies<unknown, unknown, unknown>> {
-  /** Register `fn` for a typed resource, a resource name, a predicate, or keyword options. */
-  <
-    S = ReadonlyJsonObject,
-    St = ReadonlyJsonObject,
-    I = unknown,
-    R extends ResourceArg = ResourceArg,
-    G extends Partial<FamilyFor<O, R, S, St, I>["options"]> | UninferredOptions = UninferredOptions,
-  >(
-    // `R` or the options that select resources by keywords: only the options when an options
-    // object was given (`G` inferred, `R` not), so that the compiler names its mistakes
-    // against the options alone.
-    resource: CheckedOptions<
-      O,
-      G,
-      FamilyFor<O, R, S, St, I>["options"],
-      [Extract<G, UninferredOptions>] extends [never] ? [ResourceArg] extends [R] ? never : R
-        : R
-    >,
-    fn: (kwargs: FamilyFor<O, R, S, St, I>["kwargs"]) => unknown,
-  ): (kwargs: FamilyFor<O, R, S, St, I>["kwargs"]) => unknown;
-  /** Register `fn` for a typed resource, a name or a predicate with options; or a group and a name. */
-  <
-    S = ReadonlyJsonObject,
-    St = ReadonlyJsonObject,
-    I = unknown,
-    R extends ResourceArg = ResourceArg,
-    G extends Partial<FamilyFor<O, R, S, St, I>["options"]> | UninferredOptions = UninferredOptions,
-  >(
-    resource: R,
-    options: [R] extends [Exclude<ResourceArg, ResourceName>]
-      ? CheckedOptions<O, G, FamilyFor<O, R, S, St, I>["options"]>
-      : CheckedOptions<O, G, FamilyFor<O, R, S, St, I>["options"], ResourceName>,
-    fn: (kwargs: FamilyFor<O, R, S, St, I>["kwargs"]) => unknown,
-  ): (kwargs: FamilyFor<O, R, S, St, I>["kwargs"]) => unknown;
-  /** Register `fn` for a group and a name with options; or a group, a version and a name. */
-  <
-    S = ReadonlyJsonObject,
-    St = ReadonlyJsonObject,
-    I = unknown,
-    G extends Partial<FamilyFor<O, ResourceArg, S, St, I>["options"]> | UninferredOptions =
-      UninferredOptions,
-  >(
-    group: string,
-    name: ResourceName,
-    options: CheckedOptions<O, G, FamilyFor<O, ResourceArg, S, St, I>["options"], ResourceName>,
-    fn: (kwargs: FamilyFor<O, ResourceArg, S, St, I>["kwargs"]) => unknown,
-  ): (kwargs: FamilyFor<O, ResourceArg, S, St, I>["kwargs"]) => unknown;
-  /** Register `fn` for resources of the group and version with this name, with options. */
-  <
-    S = ReadonlyJsonObject,
-    St = ReadonlyJsonObject,
-    I = unknown,
-    G extends Partial<FamilyFor<O, ResourceArg, S, St, I>["options"]> | UninferredOptions =
-      UninferredOptions,
-  >(
-    group: string,
-    version: string,
-    name: ResourceName,
-    options: CheckedOptions<O, G, FamilyFor<O, ResourceArg, S, St, I>["options"]>,
-    fn: (kwargs: FamilyFor<O, ResourceArg, S, St, I>["kwargs"]) => unknown,
-  ): (kwargs: FamilyFor<O, ResourceArg, S, St, I>["kwargs"]) => unknown;
-}
+export type ResourceRegistrar<O extends keyof HandlerFamilies<unknown, unknown, unknown>> =
+  O extends "field" | "timer" ? {
+      /** Register `fn` for the resources described by keyword options (`kind`, `plural`, …). */
+      <
+        S = ReadonlyJsonObject,
+        St = ReadonlyJsonObject,
+        I = unknown,
+        G extends Partial<FamilyFor<O, ResourceArg, S, St, I>["options"]> | UninferredOptions =
+          UninferredOptions,
+      >(
+        options: CheckedOptions<O, G, FamilyFor<O, ResourceArg, S, St, I>["options"]>,
+        fn: (kwargs: FamilyFor<O, ResourceArg, S, St, I>["kwargs"]) => unknown,
+      ): (kwargs: FamilyFor<O, ResourceArg, S, St, I>["kwargs"]) => unknown;
+      /** Register `fn` for a typed resource, a resource name or a predicate, with options. */
+      <
+        S = ReadonlyJsonObject,
+        St = ReadonlyJsonObject,
+        I = unknown,
+        R extends ResourceArg = ResourceArg,
+        G extends Partial<FamilyFor<O, R, S, St, I>["options"]> | UninferredOptions =
+          UninferredOptions,
+      >(
+        resource: R,
+        options: CheckedOptions<O, G, FamilyFor<O, R, S, St, I>["options"]>,
+        fn: (kwargs: FamilyFor<O, R, S, St, I>["kwargs"]) => unknown,
+      ): (kwargs: FamilyFor<O, R, S, St, I>["kwargs"]) => unknown;
+      /** Register `fn` for resources of the group (or `group/version`) with this name, with options. */
+      <
+        S = ReadonlyJsonObject,
+        St = ReadonlyJsonObject,
+        I = unknown,
+        G extends Partial<FamilyFor<O, ResourceArg, S, St, I>["options"]> | UninferredOptions =
+          UninferredOptions,
+      >(
+        group: string,
+        name: ResourceName,
+        options: CheckedOptions<O, G, FamilyFor<O, ResourceArg, S, St, I>["options"]>,
+        fn: (kwargs: FamilyFor<O, ResourceArg, S, St, I>["kwargs"]) => unknown,
+      ): (kwargs: FamilyFor<O, ResourceArg, S, St, I>["kwargs"]) => unknown;
+      /** Register `fn` for resources of the group and version with this name, with options. */
+      <
+        S = ReadonlyJsonObject,
+        St = ReadonlyJsonObject,
+        I = unknown,
+        G extends Partial<FamilyFor<O, ResourceArg, S, St, I>["options"]> | UninferredOptions =
+          UninferredOptions,
+      >(
+        group: string,
+        version: string,
+        name: ResourceName,
+        options: CheckedOptions<O, G, FamilyFor<O, ResourceArg, S, St, I>["options"]>,
+        fn: (kwargs: FamilyFor<O, ResourceArg, S, St, I>["kwargs"]) => unknown,
+      ): (kwargs: FamilyFor<O, ResourceArg, S, St, I>["kwargs"]) => unknown;
+    }
+    : {
+      /** Register `fn` for a typed resource, a resource name, a predicate, or keyword options. */
+      <
+        S = ReadonlyJsonObject,
+        St = ReadonlyJsonObject,
+        I = unknown,
+        R extends ResourceArg = ResourceArg,
+        G extends Partial<FamilyFor<O, R, S, St, I>["options"]> | UninferredOptions =
+          UninferredOptions,
+      >(
+        // `R` or the options that select resources by keywords: only the options when an options
+        // object was given (`G` inferred, `R` not), so that the compiler names its mistakes
+        // against the options alone.
+        resource: CheckedOptions<
+          O,
+          G,
+          FamilyFor<O, R, S, St, I>["options"],
+          [Extract<G, UninferredOptions>] extends [never] ? [ResourceArg] extends [R] ? never : R
+            : R
+        >,
+        fn: (kwargs: FamilyFor<O, R, S, St, I>["kwargs"]) => unknown,
+      ): (kwargs: FamilyFor<O, R, S, St, I>["kwargs"]) => unknown;
+      /** Register `fn` for a typed resource, a name or a predicate with options; or a group and a name. */
+      <
+        S = ReadonlyJsonObject,
+        St = ReadonlyJsonObject,
+        I = unknown,
+        R extends ResourceArg = ResourceArg,
+        G extends Partial<FamilyFor<O, R, S, St, I>["options"]> | UninferredOptions =
+          UninferredOptions,
+      >(
+        resource: R,
+        options: [R] extends [Exclude<ResourceArg, ResourceName>]
+          ? CheckedOptions<O, G, FamilyFor<O, R, S, St, I>["options"]>
+          : CheckedOptions<O, G, FamilyFor<O, R, S, St, I>["options"], ResourceName>,
+        fn: (kwargs: FamilyFor<O, R, S, St, I>["kwargs"]) => unknown,
+      ): (kwargs: FamilyFor<O, R, S, St, I>["kwargs"]) => unknown;
+      /** Register `fn` for a group and a name with options; or a group, a version and a name. */
+      <
+        S = ReadonlyJsonObject,
+        St = ReadonlyJsonObject,
+        I = unknown,
+        G extends Partial<FamilyFor<O, ResourceArg, S, St, I>["options"]> | UninferredOptions =
+          UninferredOptions,
+      >(
+        group: string,
+        name: ResourceName,
+        options: CheckedOptions<O, G, FamilyFor<O, ResourceArg, S, St, I>["options"], ResourceName>,
+        fn: (kwargs: FamilyFor<O, ResourceArg, S, St, I>["kwargs"]) => unknown,
+      ): (kwargs: FamilyFor<O, ResourceArg, S, St, I>["kwargs"]) => unknown;
+      /** Register `fn` for resources of the group and version with this name, with options. */
+      <
+        S = ReadonlyJsonObject,
+        St = ReadonlyJsonObject,
+        I = unknown,
+        G extends Partial<FamilyFor<O, ResourceArg, S, St, I>["options"]> | UninferredOptions =
+          UninferredOptions,
+      >(
+        group: string,
+        version: string,
+        name: ResourceName,
+        options: CheckedOptions<O, G, FamilyFor<O, ResourceArg, S, St, I>["options"]>,
+        fn: (kwargs: FamilyFor<O, ResourceArg, S, St, I>["kwargs"]) => unknown,
+      ): (kwargs: FamilyFor<O, ResourceArg, S, St, I>["kwargs"]) => unknown;
+    };
 
 /**
  * A registration function for activity handlers returning `R`: optional options, then the
@@ -238,7 +249,10 @@ export interface ActivityRegistrar<R = unknown> {
   ): (kwargs: ActivityKwargs & I) => R | Promise<R>;
   /** Register `fn` with options. */
   <I = unknown>(
-    options: ActivityOptions,
+    options: Pick<
+      HandlerOptions<never>,
+      "id" | "param" | "registry" | "rbac" | "errors" | "timeout" | "retries" | "backoff"
+    >,
     fn: (kwargs: ActivityKwargs & I) => R | Promise<R>,
   ): (kwargs: ActivityKwargs & I) => R | Promise<R>;
 }

@@ -17,11 +17,7 @@ import { type NormalizedOptions, normalizeOptions } from "./option_normalizing.t
 import type { Registrar } from "./handler_options.ts";
 import type { OnNamespace } from "./on_namespace.ts";
 import type { Activity, HandlerReason } from "./reasons.ts";
-import type {
-  ActivityRegistrar,
-  ResourceRegistrar,
-  ResourceRegistrarWithOptions,
-} from "./registrar_types.ts";
+import type { ActivityRegistrar, ResourceRegistrar } from "./registrar_types.ts";
 import { addHandler, getDefaultRegistry } from "./registry.ts";
 import {
   describeArgs,
@@ -167,7 +163,7 @@ export const daemon: ResourceRegistrar<"daemon"> = resourceRegistrar(
  * });
  * ```
  */
-export const timer: ResourceRegistrarWithOptions<"timer"> = resourceRegistrar(
+export const timer: ResourceRegistrar<"timer"> = resourceRegistrar(
   "timer",
   true,
   (base, norm) => ({
@@ -180,7 +176,7 @@ export const timer: ResourceRegistrarWithOptions<"timer"> = resourceRegistrar(
     initialDelay: extraNumber(norm, "initialDelay"),
     requiresFinalizer: true,
   }),
-) as ResourceRegistrarWithOptions<"timer">;
+) as ResourceRegistrar<"timer">;
 
 /**
  * Register an indexing function; its id (the function's name by default) names the index
@@ -253,7 +249,7 @@ export const on: OnNamespace = Object.freeze({
   update: changing("on.update", "update") as ResourceRegistrar<"update">,
   delete: changing("on.delete", "delete") as ResourceRegistrar<"delete">,
   resume: changing("on.resume", null) as ResourceRegistrar<"resume">,
-  field: changing("on.field", null) as ResourceRegistrarWithOptions<"field">,
+  field: changing("on.field", null) as ResourceRegistrar<"field">,
   daemon,
   timer,
   index,

@@ -11,16 +11,6 @@ import { categoryLogger, isLoggingConfigured } from "../platform/logging.ts";
 import type { Handler } from "./handlers.ts";
 import { HandlerMatcher } from "./handler_matching.ts";
 
-/** Options of an {@link OperatorRegistry}. */
-export interface OperatorRegistryOptions {
-  /**
-   * Where warnings go (generated ids, ambiguous selectors); by default the `kopf.registry`
-   * logger, in the configured format (JSON lines too), or `console.warn` before logging is
-   * configured (handlers are often registered at import, before `kopf.run()`).
-   */
-  onWarning?: (message: string) => void;
-}
-
 /** What a registry holds; the framework reaches it through the functions below. */
 interface Contents {
   readonly matcher: HandlerMatcher;
@@ -60,7 +50,14 @@ export class OperatorRegistry {
   readonly #contents: Contents;
 
   /** An empty registry. */
-  constructor(options: OperatorRegistryOptions = {}) {
+  constructor(options: {
+    /**
+     * Where warnings go (generated ids, ambiguous selectors); by default the `kopf.registry`
+     * logger, in the configured format (JSON lines too), or `console.warn` before logging is
+     * configured (handlers are often registered at import, before `kopf.run()`).
+     */
+    onWarning?: (message: string) => void;
+  } = {}) {
     this.#contents = {
       matcher: new HandlerMatcher(),
       warnings: [],

@@ -14,7 +14,8 @@ import { AsyncContext } from "../platform/async_context.ts";
 import type { Logger } from "../structs/loggers.ts";
 import type { ChangingKwargs } from "./kwargs.ts";
 import { normalizeOptions } from "./option_normalizing.ts";
-import { type Registrar, RegistrationError, type SubhandlerOptions } from "./handler_options.ts";
+import { type Registrar, RegistrationError } from "./handler_options.ts";
+import type { OnNamespace } from "./on_namespace.ts";
 import { filtersOf, handlerId, parseCall, retryOf } from "./registration_calls.ts";
 import { addHandler, OperatorRegistry } from "./registry.ts";
 
@@ -36,34 +37,6 @@ export interface SubhandlerScope {
 
 /** The current sub-handler scope; the handling layer runs handlers inside it. */
 export const subhandlerScope: AsyncContext<SubhandlerScope> = new AsyncContext<SubhandlerScope>();
-
-/**
- * `kopf.subhandler` (also `kopf.on.subhandler`): register a sub-handler of the running
- * handler — options optional, the function last; it returns the function.
- */
-export interface SubhandlerRegistrar {
-  /** Register `fn` as a sub-handler (its id is `<parent>/<function name>`). */
-  <S = Record<string, unknown>, St = Record<string, unknown>, I = unknown>(
-    fn: (kwargs: ChangingKwargs<S, St> & I) => unknown,
-  ): (kwargs: ChangingKwargs<S, St> & I) => unknown;
-  /** Register `fn` as a sub-handler with options (its id is `<parent>/<id>`). */
-  <S = Record<string, unknown>, St = Record<string, unknown>, I = unknown>(
-    options: SubhandlerOptions<ChangingKwargs<S, St> & I>,
-    fn: (kwargs: ChangingKwargs<S, St> & I) => unknown,
-  ): (kwargs: ChangingKwargs<S, St> & I) => unknown;
-}
-
-/**
- * `kopf.register` (also `kopf.on.register`): register a sub-handler of the running
- * handler — the function first, options optional; it returns the function.
- */
-export interface FnFirstSubhandlerRegistrar {
-  /** Register `fn` as a sub-handler, with options if given. */
-  <S = Record<string, unknown>, St = Record<string, unknown>, I = unknown>(
-    fn: (kwargs: ChangingKwargs<S, St> & I) => unknown,
-    options?: SubhandlerOptions<ChangingKwargs<S, St> & I>,
-  ): (kwargs: ChangingKwargs<S, St> & I) => unknown;
-}
 
 /** The scope of the running handler; a clear error outside of one. */
 export function currentSubhandlerScope(what: string): SubhandlerScope {
@@ -130,8 +103,8 @@ function registerSub(registrar: Registrar, args: readonly unknown[]): unknown {
  * });
  * ```
  */
-export const subhandler: SubhandlerRegistrar =
-  ((...args: unknown[]): unknown => registerSub("subhandler", args)) as SubhandlerRegistrar;
+export const subhandler: OnNamespace["subhandler"] =
+  ((...args: unknown[]): unknown => registerSub("subhandler", args)) as OnNamespace["subhandler"];
 
 /**
  * The same as {@link subhandler}, with the function first (Kopf's `kopf.register`).
@@ -152,6 +125,6 @@ export const subhandler: SubhandlerRegistrar =
  * });
  * ```
  */
-export const register: FnFirstSubhandlerRegistrar =
+export const register: OnNamespace["register"] =
   ((fn: unknown, options: unknown = {}): unknown =>
-    registerSub("register", [options, fn])) as FnFirstSubhandlerRegistrar;
+    registerSub("register", [options, fn])) as OnNamespace["register"];

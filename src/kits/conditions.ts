@@ -20,17 +20,6 @@ import type { Patch } from "../structs/patches.ts";
 
 export type { ConditionInit, ConditionStatus };
 
-/** The object whose conditions change, and where the change goes: a handler's arguments. */
-export interface ConditionTarget<S = unknown, St = unknown> {
-  /** The handler's patch: the conditions go there, with the cycle's other changes. */
-  readonly patch: Patch<S, St>;
-  /** The object as the handler sees it: its conditions and generation are read. */
-  readonly body: {
-    readonly metadata?: { readonly generation?: number };
-    readonly status?: unknown;
-  };
-}
-
 /**
  * Set a status condition of the object in the handler's patch: the whole list of
  * `status.conditions` (as the patch already holds it this cycle, else as the object has it)
@@ -59,7 +48,15 @@ export interface ConditionTarget<S = unknown, St = unknown> {
  * ```
  */
 export function setCondition<S, St>(
-  target: ConditionTarget<S, St>,
+  target: {
+    /** The handler's patch: the conditions go there, with the cycle's other changes. */
+    readonly patch: Patch<S, St>;
+    /** The object as the handler sees it: its conditions and generation are read. */
+    readonly body: {
+      readonly metadata?: { readonly generation?: number };
+      readonly status?: unknown;
+    };
+  },
   condition: ConditionInit,
 ): void {
   const problem = isObject(condition) ? conditionProblem(condition) : "it is not an object";

@@ -38,7 +38,11 @@ import {
   type WebhookFn,
 } from "../engines/webhook_servers.ts";
 
-/** Options of {@link WebhookServer} and the servers derived from it. */
+/**
+ * Options of {@link WebhookServer} and the servers derived from it; the tunnels
+ * ({@link WebhookNgrokTunnel}, {@link WebhookAutoTunnel}) take the local address, port and
+ * path, and ngrok's token, region and binary.
+ */
 export interface WebhookServerOptions {
   /** The address to listen on: `127.0.0.1` by default (`0.0.0.0` for K3d and Minikube). */
   readonly addr?: string;
@@ -81,6 +85,12 @@ export interface WebhookServerOptions {
   readonly verifyCafile?: string;
   /** Serve plain HTTP: for direct calls while debugging; Kubernetes requires HTTPS. */
   readonly insecure?: boolean;
+  /** The ngrok token (of {@link WebhookNgrokTunnel}). */
+  readonly token?: string;
+  /** The ngrok region (of {@link WebhookNgrokTunnel}). */
+  readonly region?: string;
+  /** The ngrok binary (of {@link WebhookNgrokTunnel}). */
+  readonly binary?: string;
 }
 
 /** The default port of webhook servers. */
@@ -135,7 +145,7 @@ export class WebhookServer implements AdmissionServer {
   url: string | undefined = undefined;
 
   /** A server with these options; nothing starts until the operator serves it. */
-  constructor(options: WebhookServerOptions = {}) {
+  constructor(options: Omit<WebhookServerOptions, "token" | "region" | "binary"> = {}) {
     this.options = { ...options };
   }
 
@@ -391,22 +401,6 @@ export class WebhookAutoServer extends WebhookServer {
   }
 }
 
-/** Options of {@link WebhookNgrokTunnel}. */
-export interface WebhookNgrokTunnelOptions {
-  /** The local address. */
-  readonly addr?: string;
-  /** The local port. */
-  readonly port?: number;
-  /** The path prefix. */
-  readonly path?: string;
-  /** The ngrok token. */
-  readonly token?: string;
-  /** The ngrok region. */
-  readonly region?: string;
-  /** The ngrok binary. */
-  readonly binary?: string;
-}
-
 const NO_TUNNELS = "Webhook tunnels (ngrok) are not supported by this version; use " +
   "kopf.WebhookServer on an address the cluster can reach (or WebhookK3dServer, " +
   "WebhookMinikubeServer, WebhookAutoServer for local clusters).";
@@ -427,10 +421,16 @@ const NO_TUNNELS = "Webhook tunnels (ngrok) are not supported by this version; u
  */
 export class WebhookNgrokTunnel implements AdmissionServer {
   /** The options as given. */
-  readonly options: WebhookNgrokTunnelOptions;
+  readonly options: Pick<
+    WebhookServerOptions,
+    "addr" | "port" | "path" | "token" | "region" | "binary"
+  >;
 
   /** Accepts Kopf's options, for the same code to fail clearly rather than not compile. */
-  constructor(options: WebhookNgrokTunnelOptions = {}) {
+  constructor(
+    options: Pick<WebhookServerOptions, "addr" | "port" | "path" | "token" | "region" | "binary"> =
+      {},
+  ) {
     this.options = { ...options };
   }
 
@@ -442,16 +442,6 @@ export class WebhookNgrokTunnel implements AdmissionServer {
   ): AsyncGenerator<WebhookClientConfig, void, undefined> {
     throw new ConfigurationError(NO_TUNNELS);
   }
-}
-
-/** Options of {@link WebhookAutoTunnel}: where to listen locally. */
-export interface WebhookAutoTunnelOptions {
-  /** The local address. */
-  readonly addr?: string;
-  /** The local port. */
-  readonly port?: number;
-  /** The path prefix. */
-  readonly path?: string;
 }
 
 /**
@@ -470,10 +460,10 @@ export interface WebhookAutoTunnelOptions {
  */
 export class WebhookAutoTunnel implements AdmissionServer {
   /** The options as given. */
-  readonly options: WebhookAutoTunnelOptions;
+  readonly options: Pick<WebhookServerOptions, "addr" | "port" | "path">;
 
   /** A tunnel with these options. */
-  constructor(options: WebhookAutoTunnelOptions = {}) {
+  constructor(options: Pick<WebhookServerOptions, "addr" | "port" | "path"> = {}) {
     this.options = { ...options };
   }
 

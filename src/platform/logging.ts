@@ -46,27 +46,6 @@ export const TRAFFIC_CATEGORY: readonly string[] = ["kopf", "traffic"];
  */
 export const logContext: AsyncContext<Record<string, unknown>> = new AsyncContext();
 
-/** The options of {@link configure}, as the command-line flags set them. */
-export interface LoggingOptions {
-  /** Show what the framework is doing (debug level), but not the API traffic. */
-  readonly verbose?: boolean;
-  /** Show everything, the API traffic included. */
-  readonly debug?: boolean;
-  /** Show only warnings and errors. */
-  readonly quiet?: boolean;
-  /** The layout of lines: `full` (the default), `plain` or `json`. */
-  readonly logFormat?: LogFormat;
-  /**
-   * Whether messages about objects start with `[namespace/name]`. By default: yes for `plain`
-   * and `full`, no for `json` (where the reference is under {@link logRefkey} anyway).
-   */
-  readonly logPrefix?: boolean;
-  /** The key of the object reference in JSON lines; `object` by default. */
-  readonly logRefkey?: string;
-  /** Where finished lines go instead of stderr (tests, embedding in another program). */
-  readonly writer?: (line: string) => void;
-}
-
 /**
  * Configure the process's logging: verbosity and layout. Calling it again replaces the
  * previous configuration (also one made directly with logtape).
@@ -79,7 +58,27 @@ export interface LoggingOptions {
  * kopf.on.create("kopfexamples", ({ logger }) => logger.info("created")); // one JSON line
  * ```
  */
-export function configure(options: LoggingOptions = {}): void {
+export function configure(
+  options: {
+    /** Show what the framework is doing (debug level), but not the API traffic. */
+    readonly verbose?: boolean;
+    /** Show everything, the API traffic included. */
+    readonly debug?: boolean;
+    /** Show only warnings and errors. */
+    readonly quiet?: boolean;
+    /** The layout of lines: `full` (the default), `plain` or `json`. */
+    readonly logFormat?: LogFormat;
+    /**
+     * Whether messages about objects start with `[namespace/name]`. By default: yes for `plain`
+     * and `full`, no for `json` (where the reference is under {@link logRefkey} anyway).
+     */
+    readonly logPrefix?: boolean;
+    /** The key of the object reference in JSON lines; `object` by default. */
+    readonly logRefkey?: string;
+    /** Where finished lines go instead of stderr (tests, embedding in another program). */
+    readonly writer?: (line: string) => void;
+  } = {},
+): void {
   const format = options.logFormat ?? "full";
   if (!LOG_FORMATS.includes(format)) {
     throw new ConfigurationError(
@@ -204,3 +203,6 @@ export function categoryLogger(category: readonly string[]): Logger {
   };
   return { debug: log("debug"), info: log("info"), warning: log("warning"), error: log("error") };
 }
+
+/** The options of {@link configure}, as the command-line flags set them. */
+export type LoggingOptions = NonNullable<Parameters<typeof configure>[0]>;

@@ -37,12 +37,6 @@ export interface OperatorTasks extends AsyncDisposable {
   stop(): Promise<void>;
 }
 
-/** Options of {@link runTasks}. */
-export interface RunTasksOptions {
-  /** Stop the operators gracefully when this aborts. */
-  readonly signal?: AbortSignal;
-}
-
 /**
  * Start an operator and return at once, without waiting for it (Kopf's `spawn_tasks()`):
  * the returned handle says when it serves (`ready`) and when it has ended (`done`), and
@@ -138,7 +132,10 @@ export function spawnTasks(options: OperatorOptions = {}): OperatorTasks {
  */
 export async function runTasks(
   tasks: OperatorTasks | readonly OperatorTasks[],
-  options: RunTasksOptions = {},
+  options: {
+    /** Stop the operators gracefully when this aborts. */
+    readonly signal?: AbortSignal;
+  } = {},
 ): Promise<void> {
   const all: readonly OperatorTasks[] = Array.isArray(tasks) ? tasks : [tasks as OperatorTasks];
   if (all.length === 0) return;

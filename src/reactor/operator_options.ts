@@ -11,9 +11,8 @@ import type { Logger } from "../structs/loggers.ts";
 import type { OperatorSettings } from "../settings/operator_settings.ts";
 import type { OperatorRegistry } from "../intents/registry.ts";
 import { checkLifecycle, type LifeCycleFn } from "../intents/lifecycles.ts";
-import type { DefaultLogin } from "../engines/activities.ts";
+import type { ConnectionInfo } from "../structs/credentials.ts";
 import { parseEndpoint } from "../engines/endpoints.ts";
-import type { NamespacePattern } from "../structs/namespace_scopes.ts";
 
 /** Options of `operator()`. */
 export interface OperatorOptions {
@@ -26,7 +25,7 @@ export interface OperatorOptions {
   /** Serve the whole cluster. */
   readonly clusterwide?: boolean;
   /** Serve these namespaces: names, globs, negations (`!kube-*`) or regular expressions. */
-  readonly namespaces?: readonly NamespacePattern[];
+  readonly namespaces?: readonly (string | RegExp)[];
   /** Run without peering even if peering resources exist. */
   readonly standalone?: boolean;
   /** The priority among peers (`settings.peering.priority`; 0 by default). */
@@ -65,7 +64,7 @@ export interface OperatorOptions {
    * The login used when no login handlers are registered; by default the in-cluster
    * service account when running in a pod, else the kubeconfig (`KUBECONFIG`, `~/.kube/config`).
    */
-  readonly defaultLogin?: DefaultLogin;
+  readonly defaultLogin?: () => Promise<ConnectionInfo | null | undefined>;
   /**
    * The operator's time: its timers and delays, and the wall time it writes on objects
    * and gives to handlers. The real clock by default; tests may fix or move it.

@@ -154,9 +154,6 @@ function isAbortError(error: unknown): boolean {
   return error instanceof Error && error.name === "AbortError";
 }
 
-/** Options of {@link run}: those of {@link operator}. */
-export type RunOptions = OperatorOptions;
-
 /**
  * Run an operator in a script: like {@link operator}, also stopped gracefully by SIGINT or
  * SIGTERM (a second signal exits at once with code 1). If the operator fails, the error
@@ -170,7 +167,7 @@ export type RunOptions = OperatorOptions;
  * await kopf.run({ clusterwide: true, livenessEndpoint: "http://0.0.0.0:8080/healthz" });
  * ```
  */
-export async function run(options: RunOptions = {}): Promise<void> {
+export async function run(options: OperatorOptions = {}): Promise<void> {
   const controller = new AbortController();
   const onAbort = () => controller.abort();
   options.signal?.addEventListener("abort", onAbort, { once: true });

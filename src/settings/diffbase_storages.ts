@@ -38,6 +38,7 @@ import {
   type Tree,
 } from "./field_paths.ts";
 import { callEach, firstFound, type StoragePatch } from "./progress_storages.ts";
+import type { StorageOptions } from "./storage_options.ts";
 
 /** The arguments of {@link DiffBaseStorage.build}. */
 export interface DiffBaseBuildArgs {
@@ -166,16 +167,6 @@ export abstract class DiffBaseStorage {
   }
 }
 
-/** Options of {@link AnnotationsDiffBaseStorage}. */
-export interface AnnotationsDiffBaseStorageOptions {
-  /** The annotations prefix; `kopf.zalando.org` by default. */
-  prefix?: string;
-  /** The annotation name; `last-handled-configuration` by default. */
-  key?: string;
-  /** Also write and read the V1 key; on by default, as in Kopf. */
-  v1?: boolean;
-}
-
 function parseEssence(encoded: unknown, where: string, body: RawBody): RawBody | null {
   return parseStoredObject<RawBody, string>(encoded, body, essenceProblem, where);
 }
@@ -210,7 +201,7 @@ export class AnnotationsDiffBaseStorage extends DiffBaseStorage {
   readonly v1: boolean;
 
   /** A storage under the given prefix and key. */
-  constructor(options: AnnotationsDiffBaseStorageOptions = {}) {
+  constructor(options: Pick<StorageOptions, "prefix" | "key" | "v1"> = {}) {
     super();
     this.prefix = checkPrefix(options.prefix ?? "kopf.zalando.org", "AnnotationsDiffBaseStorage");
     const key = options.key ?? "last-handled-configuration";
@@ -287,14 +278,6 @@ export class AnnotationsDiffBaseStorage extends DiffBaseStorage {
   }
 }
 
-/** Options of {@link StatusDiffBaseStorage}. */
-export interface StatusDiffBaseStorageOptions {
-  /** Substituted for `{name}` in the field; `kopf` by default. */
-  name?: string;
-  /** Where the essence lives; `status.{name}.last-handled-configuration` by default. */
-  field?: FieldSpec;
-}
-
 /**
  * The essence as a compact JSON string in a status field (no trailing newline).
  *
@@ -314,7 +297,7 @@ export class StatusDiffBaseStorage extends DiffBaseStorage {
   readonly field: readonly string[];
 
   /** A storage at the given field. */
-  constructor(options: StatusDiffBaseStorageOptions = {}) {
+  constructor(options: Pick<StorageOptions, "name" | "field"> = {}) {
     super();
     const name = options.name ?? "kopf";
     const field = options.field ?? "status.{name}.last-handled-configuration";

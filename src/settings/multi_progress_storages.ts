@@ -13,12 +13,8 @@
 import type { RawBody } from "../structs/bodies.ts";
 import { isThenable } from "../structs/thenables.ts";
 import { checkedStorages } from "./conventions.ts";
-import {
-  AnnotationsProgressStorage,
-  type AnnotationsProgressStorageOptions,
-  StatusProgressStorage,
-  type StatusProgressStorageOptions,
-} from "./object_progress_storages.ts";
+import type { StorageOptions } from "./storage_options.ts";
+import { AnnotationsProgressStorage, StatusProgressStorage } from "./object_progress_storages.ts";
 import {
   callEach,
   firstFound,
@@ -129,10 +125,6 @@ function unfinished(
   return isThenable(found) ? found.then(judge) : judge(found);
 }
 
-/** Options of {@link SmartProgressStorage}: those of both underlying storages. */
-export interface SmartProgressStorageOptions
-  extends AnnotationsProgressStorageOptions, StatusProgressStorageOptions {}
-
 /**
  * The default: annotations (read first) and `status.kopf.progress` (the older place),
  * both written and purged — what Python Kopf reads, whichever version it is.
@@ -151,7 +143,7 @@ export interface SmartProgressStorageOptions
  */
 export class SmartProgressStorage extends MultiProgressStorage {
   /** Both storages, configured from one set of options. */
-  constructor(options: SmartProgressStorageOptions = {}) {
+  constructor(options: Omit<StorageOptions, "key"> = {}) {
     super([new AnnotationsProgressStorage(options), new StatusProgressStorage(options)]);
   }
 }

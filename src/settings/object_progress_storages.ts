@@ -21,7 +21,6 @@ import {
 } from "./conventions.ts";
 import {
   ensureInPatch,
-  type FieldSpec,
   formatField,
   isTree,
   parseStoredObject,
@@ -41,18 +40,7 @@ import {
   type ProgressTouchArgs,
   type StoragePatch,
 } from "./progress_storages.ts";
-
-/** Options of {@link AnnotationsProgressStorage}. */
-export interface AnnotationsProgressStorageOptions {
-  /** The annotations prefix; `kopf.zalando.org` by default. */
-  prefix?: string;
-  /** Keep `null` fields in the stored JSON (Kopf's `verbose`); off by default. */
-  verbose?: boolean;
-  /** The name of the touch annotation; `touch-dummy` by default. */
-  touchKey?: string;
-  /** Also write and read the V1 keys (see the conventions); on by default, as in Kopf. */
-  v1?: boolean;
-}
+import type { StorageOptions } from "./storage_options.ts";
 
 /** The object at `path` (the first `length` keys of it), or `undefined`. */
 function treeAt(
@@ -177,7 +165,7 @@ export class AnnotationsProgressStorage extends ProgressStorage {
   readonly #start: string;
 
   /** A storage under the given prefix (`kopf.zalando.org` by default). */
-  constructor(options: AnnotationsProgressStorageOptions = {}) {
+  constructor(options: Pick<StorageOptions, "prefix" | "verbose" | "touchKey" | "v1"> = {}) {
     super();
     this.prefix = checkPrefix(options.prefix ?? "kopf.zalando.org", "AnnotationsProgressStorage");
     this.verbose = options.verbose ?? false;
@@ -273,16 +261,6 @@ function recordProblem(object: string, key: string): string {
     `fix or delete it (kubectl annotate ... ${key}-).`;
 }
 
-/** Options of {@link StatusProgressStorage}. */
-export interface StatusProgressStorageOptions {
-  /** Substituted for `{name}` in the fields; `kopf` by default. */
-  name?: string;
-  /** Where the records live; `status.{name}.progress` by default. */
-  field?: FieldSpec;
-  /** Where the touch mark lives; `status.{name}.dummy` by default. */
-  touchField?: FieldSpec;
-}
-
 /**
  * Progress in the status, one object per handler: `status.kopf.progress.<id>`.
  * Records keep their `null` fields in the patch, so that a merge-patch clears stale ones.
@@ -304,7 +282,7 @@ export class StatusProgressStorage extends ProgressStorage {
   readonly touchField: readonly string[];
 
   /** A storage at the given field (`status.kopf.progress` by default). */
-  constructor(options: StatusProgressStorageOptions = {}) {
+  constructor(options: Pick<StorageOptions, "name" | "field" | "touchField"> = {}) {
     super();
     const name = options.name ?? "kopf";
     this.field = formatField(options.field ?? "status.{name}.progress", name);

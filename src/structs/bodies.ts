@@ -73,13 +73,6 @@ export interface RawEvent {
 }
 
 /**
- * What happened to an object, as the operator processes it: the type of a watch event,
- * or `null` for an object found by a listing (at the start of a watch, and again when the
- * watch's history was lost).
- */
-export type WatchEventType = "ADDED" | "MODIFIED" | "DELETED" | null;
-
-/**
  * Where the whole object is read from when an event carries only its metadata (a watch of
  * metadata only): what `fetchBody` calls.
  */
@@ -90,8 +83,11 @@ export interface BodySource {
 
 /** One state of one object, on its way from the watch to the handlers. */
 export interface ObjectEvent {
-  /** What happened; `null` for an object found by a listing. */
-  readonly type: WatchEventType;
+  /**
+   * What happened to the object: the type of a watch event, or `null` for an object found
+   * by a listing (at the start of a watch, and again when the watch's history was lost).
+   */
+  readonly type: "ADDED" | "MODIFIED" | "DELETED" | null;
   /** The object's state. */
   readonly object: RawBody;
   /**
@@ -100,6 +96,9 @@ export interface ObjectEvent {
    */
   readonly source?: BodySource;
 }
+
+/** What happened to an object: the type of {@link ObjectEvent}. */
+export type WatchEventType = ObjectEvent["type"];
 
 /**
  * An object that may have left the selection of a watch with label or field selectors: the

@@ -6,17 +6,19 @@
  */
 import { type FieldPath, isMapping, jsonEqual, resolve } from "./dicts.ts";
 
-/** What happened to a value at a path. */
-/** One change: `[op, path, old, new]`; `old` is `null` for additions, `new` for removals. */
-export type DiffItem = readonly [
+/**
+ * A list of changes between two states, each `[op, path, old, new]`: `op` is what happened
+ * to the value at `path`; `old` is `null` for additions, `new` for removals.
+ */
+export type Diff = readonly (readonly [
   op: "add" | "change" | "remove",
   path: readonly string[],
   old: unknown,
   new: unknown,
-];
+])[];
 
-/** A list of changes between two states. */
-export type Diff = readonly DiffItem[];
+/** One change of a {@link Diff}. */
+type DiffItem = Diff[number];
 
 /** What a change does: `add`, `change` or `remove`. */
 export type DiffOperation = DiffItem[0];

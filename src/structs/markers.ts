@@ -3,17 +3,20 @@
  *
  * Each marker's type is a branded symbol rather than `typeof` the constant: the constants
  * are reached as `kopf.PRESENT` (a value of the `kopf` namespace) and the types by name
- * (`Present`), and a type written in terms of a namespace member would not be documented.
+ * (`Marker<"present">`), and a type written in terms of a namespace member would not be
+ * documented.
  *
  * @module
  */
 
-/** The type of the {@link PRESENT} marker: a symbol that no other value is. */
-export type Present = symbol & { readonly "kopf.marker": "present" };
-/** The type of the {@link ABSENT} marker: a symbol that no other value is. */
-export type Absent = symbol & { readonly "kopf.marker": "absent" };
-/** The type of the {@link EVERYTHING} marker: a symbol that no other value is. */
-export type Everything = symbol & { readonly "kopf.marker": "everything" };
+/**
+ * The type of a marker — `Marker<"present">` of {@link PRESENT}, `Marker<"absent">` of
+ * {@link ABSENT}, `Marker<"everything">` of {@link EVERYTHING}: a symbol that no other
+ * value is.
+ */
+export type Marker<Kind extends "present" | "absent" | "everything"> = symbol & {
+  readonly "kopf.marker": Kind;
+};
 
 /**
  * In a label, annotation or field filter: the key must exist, with any value.
@@ -27,7 +30,7 @@ export type Everything = symbol & { readonly "kopf.marker": "everything" };
  * });
  * ```
  */
-export const PRESENT: Present = Symbol.for("kopf.PRESENT") as Present;
+export const PRESENT: Marker<"present"> = Symbol.for("kopf.PRESENT") as Marker<"present">;
 
 /**
  * In a label, annotation or field filter: the key must not exist.
@@ -41,7 +44,7 @@ export const PRESENT: Present = Symbol.for("kopf.PRESENT") as Present;
  * });
  * ```
  */
-export const ABSENT: Absent = Symbol.for("kopf.ABSENT") as Absent;
+export const ABSENT: Marker<"absent"> = Symbol.for("kopf.ABSENT") as Marker<"absent">;
 
 /**
  * In the name position of a selector: every resource (of the group/version, if given).
@@ -55,4 +58,6 @@ export const ABSENT: Absent = Symbol.for("kopf.ABSENT") as Absent;
  * });
  * ```
  */
-export const EVERYTHING: Everything = Symbol.for("kopf.EVERYTHING") as Everything;
+export const EVERYTHING: Marker<"everything"> = Symbol.for("kopf.EVERYTHING") as Marker<
+  "everything"
+>;

@@ -30,16 +30,6 @@ export type PatchSection<T = unknown> = unknown extends T ? { [key: string]: unk
     ? { [key: string]: unknown }
   : MergePatch<T>;
 
-/** The `metadata` section of a patch, with `labels` and `annotations` auto-vivifying. */
-export interface MetaPatch {
-  /** Set a key to change it, to `null` to delete it. */
-  [key: string]: unknown;
-  /** Labels to set (a string) or remove (`null`). */
-  labels: Record<string, string | null>;
-  /** Annotations to set (a string) or remove (`null`). */
-  annotations: Record<string, string | null>;
-}
-
 /** One operation of an RFC 6902 JSON Patch. */
 export interface JsonPatchOperation {
   /** What to do at the path (a {@link Patch} makes only `add`, `replace` and `remove`). */
@@ -297,16 +287,23 @@ export class Patch<S = ReadonlyJsonObject, St = ReadonlyJsonObject> {
     return proxyOf(this.#root);
   }
 
-  /** The `metadata` section. */
-  get metadata(): MetaPatch {
-    return childOf(this.#root, "metadata") as MetaPatch;
+  /** The `metadata` section, with `labels` and `annotations` auto-vivifying. */
+  get metadata(): {
+    /** Set a key to change it, to `null` to delete it. */
+    [key: string]: unknown;
+    /** Labels to set (a string) or remove (`null`). */
+    labels: Record<string, string | null>;
+    /** Annotations to set (a string) or remove (`null`). */
+    annotations: Record<string, string | null>;
+  } {
+    return childOf(this.#root, "metadata") as Patch["metadata"];
   }
   set metadata(value: Record<string, unknown> | null) {
     this.#set("metadata", value);
   }
 
   /** The `metadata` section (an alias of {@link Patch.metadata}). */
-  get meta(): MetaPatch {
+  get meta(): Patch["metadata"] {
     return this.metadata;
   }
   set meta(value: Record<string, unknown> | null) {

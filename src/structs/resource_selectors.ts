@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { EVERYTHING, type Everything } from "./markers.ts";
+import { EVERYTHING, type Marker } from "./markers.ts";
 import type { Resource } from "./resources.ts";
 import type { ReadonlyJsonObject } from "./views.ts";
 
@@ -13,7 +13,7 @@ import type { ReadonlyJsonObject } from "./views.ts";
 export type ResourcePredicate = (resource: Resource) => boolean;
 
 /** A name in the selector's name position: any name of a resource, or `EVERYTHING`. */
-export type ResourceName = string | Everything;
+export type ResourceName = string | Marker<"everything">;
 
 /** Keyword criteria of a selector; each narrows the resources that match. */
 export interface SelectorKeywords {
@@ -160,7 +160,7 @@ export class Selector {
           }.`,
         );
       });
-      const [a1, a2, a3] = args as (string | Everything)[];
+      const [a1, a2, a3] = args as (string | Marker<"everything">)[];
       if (args.length === 3) {
         Object.assign(fields, { group: a1 as string, version: a2 as string, anyName: a3 });
       } else if (args.length === 2 && (a1 as string).includes("/")) {
@@ -314,23 +314,17 @@ function describe(value: unknown): string {
 }
 
 /**
- * The type of `spec` for objects typed `T`: `T["spec"]` without `undefined`, since handlers
- * get an empty `spec` when it is absent; the untyped default when `T` has no `spec`.
+ * The type of `spec` or `status` (`P`) for objects typed `T`: `T[P]` without `undefined`,
+ * since handlers get an empty one when it is absent; the untyped default when `T` has none.
  */
-export type SpecOf<T> = "spec" extends keyof T ? NonNullable<T[Extract<keyof T, "spec">]>
-  : ReadonlyJsonObject;
-
-/**
- * The type of `status` for objects typed `T`: `T["status"]` without `undefined`, since
- * handlers get an empty `status` when it is absent; the untyped default when `T` has none.
- */
-export type StatusOf<T> = "status" extends keyof T ? NonNullable<T[Extract<keyof T, "status">]>
+export type PartOf<T, P extends "spec" | "status"> = P extends keyof T
+  ? NonNullable<T[Extract<keyof T, P>]>
   : ReadonlyJsonObject;
 
 /**
  * A resource selector that carries the type of its objects; `kopf.resource<T>(…)` makes
  * it. Handlers registered with it get `spec`, `status`, `patch` and `body` typed from `T`
- * (see {@link SpecOf} and {@link StatusOf}), with no type arguments at each registration.
+ * (see {@link PartOf}), with no type arguments at each registration.
  */
 export class TypedResource<T = unknown> {
   /** The selector's positional arguments: `[name]`, `[group, name]` or `[group, version, name]`. */

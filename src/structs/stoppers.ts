@@ -4,22 +4,20 @@
  * @module
  */
 
-/** Why a daemon is asked to stop. */
-export type DaemonStoppingReason =
-  | "done"
-  | "filters-mismatch"
-  | "resource-deleted"
-  | "operator-pausing"
-  | "operator-exiting"
-  | "daemon-signalled"
-  | "daemon-cancelled";
-
 /** The stop-flag a daemon receives as `stopped`. */
 export interface DaemonStopped {
   /** Whether the daemon has been asked to stop. */
   readonly isSet: boolean;
   /** Why it has been asked to stop, or `null` while it has not. */
-  readonly reason: DaemonStoppingReason | null;
+  readonly reason:
+    | "done"
+    | "filters-mismatch"
+    | "resource-deleted"
+    | "operator-pausing"
+    | "operator-exiting"
+    | "daemon-signalled"
+    | "daemon-cancelled"
+    | null;
   /** Aborted when the daemon must stop: pass it to `fetch` and friends. */
   readonly signal: AbortSignal;
   /**
@@ -32,13 +30,13 @@ export interface DaemonStopped {
 /** Sets the stop-flag; the engines keep it, daemons see it as {@link DaemonStopped}. */
 export class DaemonStopper implements DaemonStopped {
   readonly #controller: AbortController = new AbortController();
-  #reason: DaemonStoppingReason | null = null;
+  #reason: DaemonStopped["reason"] = null;
 
   get isSet(): boolean {
     return this.#reason !== null;
   }
 
-  get reason(): DaemonStoppingReason | null {
+  get reason(): DaemonStopped["reason"] {
     return this.#reason;
   }
 
@@ -47,7 +45,7 @@ export class DaemonStopper implements DaemonStopped {
   }
 
   /** Ask the daemon to stop (the first reason is kept). */
-  stop(reason: DaemonStoppingReason): void {
+  stop(reason: NonNullable<DaemonStopped["reason"]>): void {
     if (this.#reason !== null) return;
     this.#reason = reason;
     this.#controller.abort(new Error(`The daemon is stopping: ${reason}.`));

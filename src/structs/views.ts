@@ -28,8 +28,8 @@ export type ReadonlyJsonValue =
   | readonly ReadonlyJsonValue[]
   | ReadonlyJsonObject;
 
-/** The shape of a body whose `spec` and `status` have known types. */
-export interface BodyShape<S, St> {
+/** The object as a whole, read-only; `S` and `St` type its `spec` and `status`. */
+export type Body<S = ReadonlyJsonObject, St = ReadonlyJsonObject> = DeepReadonly<{
   /** The API group and version, e.g. `kopf.dev/v1`. */
   apiVersion?: string;
   /** The kind, e.g. `KopfExample`. */
@@ -42,10 +42,7 @@ export interface BodyShape<S, St> {
   status?: St;
   /** Any other top-level field (e.g. `data` of ConfigMaps). */
   [key: string]: unknown;
-}
-
-/** The object as a whole, read-only. */
-export type Body<S = ReadonlyJsonObject, St = ReadonlyJsonObject> = DeepReadonly<BodyShape<S, St>>;
+}>;
 /** The object's `spec`, read-only (empty when absent). */
 export type Spec<S = ReadonlyJsonObject> = DeepReadonly<S>;
 /** The object's `status`, read-only (empty when absent). */

@@ -47,12 +47,6 @@ export interface ReconcilerOptions {
   readonly lifecycle?: LifeCycleFn;
 }
 
-/** Options of one reconciliation. */
-export interface ReconcileOptions {
-  /** Aborts the reconciliation's waits and requests (e.g. when the program stops). */
-  readonly signal?: AbortSignal;
-}
-
 /**
  * Reconcile one state of one object of the resource: `event.type` is `null` for an object
  * of a listing, `DELETED` once it is gone, `LEFT` when a watch with selectors may have lost
@@ -62,7 +56,10 @@ export interface ReconcileOptions {
 export type Reconciler = (
   resource: Resource,
   event: ObjectEvent | LeavingEvent,
-  options?: ReconcileOptions,
+  options?: {
+    /** Aborts the reconciliation's waits and requests (e.g. when the program stops). */
+    readonly signal?: AbortSignal;
+  },
 ) => Promise<Reconciliation>;
 
 /**
