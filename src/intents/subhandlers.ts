@@ -12,7 +12,6 @@
  */
 import { AsyncContext } from "../platform/async_context.ts";
 import type { Logger } from "../structs/loggers.ts";
-import type { ChangingKwargs } from "./kwargs.ts";
 import { normalizeOptions } from "./option_normalizing.ts";
 import { type Registrar, RegistrationError } from "./handler_options.ts";
 import type { OnNamespace } from "./on_namespace.ts";
