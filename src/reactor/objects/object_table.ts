@@ -15,12 +15,23 @@ import type { Resource } from "../../structs/resources.ts";
 import type { ObjectMemories } from "../../handling/memories.ts";
 import { ObjectEntry } from "./object_entries.ts";
 
+/** The records of one resource in one namespace (or of a cluster-scoped resource). */
+interface Bucket {
+  /** The namespace's name: one copy, shared by the bucket's records. */
+  readonly namespace: string | undefined;
+  /** The records by object key. */
+  readonly entries: Map<string, ObjectEntry>;
+}
+
 /** The records of all objects of one operator (or of one of its watchings); see the module docs. */
 export class ObjectTable implements ObjectMemories {
-  /** By resource key, then by object key: no key strings are made per object. */
-  readonly #entries = new Map<string, Map<string, ObjectEntry>>();
-  /** One copy of each namespace name, shared by its records, with how many share it. */
-  readonly #namespaces = new Map<string, { readonly name: string; count: number }>();
+  /**
+   * By resource key, then by namespace (`""` for none), then by object key: no key strings
+   * are made per object, and a watch of one namespace goes through its own records only.
+   */
+  readonly #buckets = new Map<string, Map<string, Bucket>>();
+  /** How many records the processing remembers, by resource key. */
+  readonly #remembered = new Map<string, { readonly resource: Resource; count: number }>();
   readonly #memo: unknown;
 
   /** A table whose records' memos are copies of the operator's `memo`. */
@@ -31,44 +42,42 @@ export class ObjectTable implements ObjectMemories {
   /** How many objects the processing remembers. */
   get size(): number {
     let size = 0;
-    for (const objects of this.#entries.values()) {
-      for (const entry of objects.values()) if (entry.remembered) size++;
-    }
+    for (const { count } of this.#remembered.values()) size += count;
     return size;
   }
 
   /** How many objects the processing remembers, by resource. */
   sizes(): Map<Resource, number> {
     const sizes = new Map<Resource, number>();
-    for (const objects of this.#entries.values()) {
-      for (const entry of objects.values()) {
-        if (entry.remembered) sizes.set(entry.resource, (sizes.get(entry.resource) ?? 0) + 1);
-      }
-    }
+    for (const { resource, count } of this.#remembered.values()) sizes.set(resource, count);
     return sizes;
   }
 
   /** The record of an object, if there is one. */
   peek(resource: Resource, body: RawBody): ObjectEntry | undefined {
-    return this.#entries.get(resource.key)?.get(objectKey(body));
+    return this.get(resource, body.metadata?.namespace, objectKey(body));
   }
 
-  /** The record of an object by its key, if there is one. */
-  get(resource: Resource, key: string): ObjectEntry | undefined {
-    return this.#entries.get(resource.key)?.get(key);
+  /** The record of an object by its namespace and key, if there is one. */
+  get(resource: Resource, namespace: string | undefined, key: string): ObjectEntry | undefined {
+    return this.#buckets.get(resource.key)?.get(namespace ?? "")?.entries.get(key);
   }
 
   /** The record of an object, made if there is none. */
   entry(resource: Resource, body: RawBody): ObjectEntry {
-    let objects = this.#entries.get(resource.key);
-    if (objects === undefined) this.#entries.set(resource.key, objects = new Map());
+    const meta = body.metadata;
+    let namespaces = this.#buckets.get(resource.key);
+    if (namespaces === undefined) this.#buckets.set(resource.key, namespaces = new Map());
+    const namespace = meta?.namespace;
+    let bucket = namespaces.get(namespace ?? "");
+    if (bucket === undefined) {
+      namespaces.set(namespace ?? "", bucket = { namespace, entries: new Map() });
+    }
     const key = objectKey(body);
-    let entry = objects.get(key);
+    let entry = bucket.entries.get(key);
     if (entry === undefined) {
-      const meta = body.metadata;
-      const namespace = this.#share(meta?.namespace);
-      entry = new ObjectEntry(resource, key, meta?.name, namespace, this.#memo);
-      objects.set(key, entry);
+      entry = new ObjectEntry(resource, key, meta?.name, bucket.namespace, this.#memo);
+      bucket.entries.set(key, entry);
     }
     return entry;
   }
@@ -79,7 +88,10 @@ export class ObjectTable implements ObjectMemories {
    */
   recall(resource: Resource, body: RawBody, options: { noticedByListing: boolean }): ObjectEntry {
     const entry = this.entry(resource, body);
-    entry.remember(options.noticedByListing);
+    if (!entry.remembered) {
+      entry.remember(options.noticedByListing);
+      this.#count(resource, +1);
+    }
     return entry;
   }
 
@@ -92,6 +104,7 @@ export class ObjectTable implements ObjectMemories {
     const entry = this.peek(resource, body);
     if (entry === undefined) return;
     const { watched, seen, last, work } = entry;
+    if (entry.remembered) this.#count(resource, -1);
     entry.unwatch();
     entry.work = undefined;
     this.#drop(entry);
@@ -114,8 +127,8 @@ export class ObjectTable implements ObjectMemories {
   }
 
   /** The object's watch knows it no more (deleted); the record, if there was one. */
-  unwatch(resource: Resource, key: string): ObjectEntry | undefined {
-    const entry = this.get(resource, key);
+  unwatch(resource: Resource, namespace: string | undefined, key: string): ObjectEntry | undefined {
+    const entry = this.get(resource, namespace, key);
     if (entry === undefined) return undefined;
     entry.unwatch();
     this.#release(entry);
@@ -127,11 +140,12 @@ export class ObjectTable implements ObjectMemories {
    * A snapshot: the table may change while it is read.
    */
   watched(resource: Resource, namespace: string | undefined): ObjectEntry[] {
+    const namespaces = this.#buckets.get(resource.key);
+    if (namespaces === undefined) return [];
+    const buckets = namespace === undefined ? namespaces.values() : [namespaces.get(namespace)];
     const found: ObjectEntry[] = [];
-    for (const entry of this.#entries.get(resource.key)?.values() ?? []) {
-      if (entry.watched && (namespace === undefined || entry.namespace === namespace)) {
-        found.push(entry);
-      }
+    for (const bucket of buckets) {
+      for (const entry of bucket?.entries.values() ?? []) if (entry.watched) found.push(entry);
     }
     return found;
   }
@@ -155,25 +169,22 @@ export class ObjectTable implements ObjectMemories {
 
   /** Take a record out of the table. */
   #drop(entry: ObjectEntry): void {
-    const objects = this.#entries.get(entry.resource.key);
-    if (objects?.get(entry.key) !== entry) return;
-    objects.delete(entry.key);
-    if (objects.size === 0) this.#entries.delete(entry.resource.key);
-    const namespace = entry.namespace;
-    if (namespace === undefined) return;
-    const shared = this.#namespaces.get(namespace);
-    if (shared !== undefined && --shared.count === 0) this.#namespaces.delete(namespace);
+    const namespaces = this.#buckets.get(entry.resource.key);
+    const bucket = namespaces?.get(entry.namespace ?? "");
+    if (namespaces === undefined || bucket?.entries.get(entry.key) !== entry) return;
+    bucket.entries.delete(entry.key);
+    if (bucket.entries.size > 0) return;
+    namespaces.delete(entry.namespace ?? "");
+    if (namespaces.size === 0) this.#buckets.delete(entry.resource.key);
   }
 
-  /** The one copy of a namespace's name that records share. */
-  #share(namespace: string | undefined): string | undefined {
-    if (namespace === undefined) return undefined;
-    const shared = this.#namespaces.get(namespace);
-    if (shared === undefined) {
-      this.#namespaces.set(namespace, { name: namespace, count: 1 });
-      return namespace;
+  /** Count a record the processing remembers (+1) or no longer does (-1). */
+  #count(resource: Resource, delta: number): void {
+    const counted = this.#remembered.get(resource.key);
+    if (counted === undefined) {
+      this.#remembered.set(resource.key, { resource, count: delta });
+    } else if ((counted.count += delta) === 0) {
+      this.#remembered.delete(resource.key);
     }
-    shared.count++;
-    return shared.name;
   }
 }

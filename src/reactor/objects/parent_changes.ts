@@ -25,7 +25,8 @@ export class ChildChanges {
   /** Note a child's change; true if its parent had none waiting (it must be processed). */
   add(parent: ParentRef, change: ChildChange): boolean {
     const { resource, name, namespace, uid } = parent;
-    const entry = this.#objects.entry(resource, { metadata: { name, namespace, uid } });
+    const entry = this.#objects.get(resource, namespace, uid) ??
+      this.#objects.entry(resource, { metadata: { name, namespace, uid } });
     const children = entry.children ??= newChildren();
     const first = children.pending.size === 0;
     children.pending.set(childUid(change.child), change);
@@ -72,7 +73,9 @@ export class ChildChanges {
 
   /** Forget what waits for a parent: gone, deleted, or not this replica's. */
   forget(parent: ObjectEntry | ParentRef): void {
-    const entry = "key" in parent ? parent : this.#objects.get(parent.resource, parent.uid);
+    const entry = "key" in parent
+      ? parent
+      : this.#objects.get(parent.resource, parent.namespace, parent.uid);
     if (entry === undefined || entry.children === undefined) return;
     entry.children = undefined;
     this.#objects.release(entry);

@@ -120,7 +120,7 @@ export class WatchFeeder {
         if (this.#remember(watcher, object)) return undefined;
         return promised(this.#feed(resource, withSource({ type, object }, source)));
       }
-      this.#table.unwatch(resource, key);
+      this.#table.unwatch(resource, object.metadata?.namespace, key);
       // With selectors, the server reports an object that stops matching them as deleted,
       // with its previous content (which matches): only a read can tell (see RecallStage).
       const selection = watcher.selection;
@@ -165,7 +165,7 @@ export class WatchFeeder {
     for (const entry of this.#table.watched(resource, watcher.namespace)) {
       if (!listed.has(entry.key) && !during?.has(entry.key)) {
         const object = entry.last ?? deletionNotice(resource, entry);
-        this.#table.unwatch(resource, entry.key);
+        this.#table.unwatch(resource, entry.namespace, entry.key);
         // With selectors, it may have left them rather than been deleted: it is read to tell.
         const selection = watcher.selection;
         const event = isSelective(selection)

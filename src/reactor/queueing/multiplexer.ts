@@ -197,9 +197,9 @@ export class Multiplexer {
     return this.#stopping.signal.aborted;
   }
 
-  /** Whether the object (by its {@link objectKey}) has a live worker. */
-  has(resource: Resource, key: string): boolean {
-    return this.#objects.get(resource, key)?.work !== undefined;
+  /** Whether the object has a live worker. */
+  has(resource: Resource, body: RawBody): boolean {
+    return this.#objects.peek(resource, body)?.work !== undefined;
   }
 
   /**

@@ -114,14 +114,14 @@ Deno.test("a record lives while its watch knows the object or the processing rem
 
   const remembered = table.recall(KEX, body("a"), { noticedByListing: true });
   assert(remembered === watched, "one record for the watch and the memory");
-  table.unwatch(KEX, "a");
+  table.unwatch(KEX, "default", "a");
   assert(table.peek(KEX, body("a")) === watched, "the memory keeps it");
   assertEquals(table.watched(KEX, undefined), []);
   table.forget(KEX, body("a"));
   assertEquals(table.peek(KEX, body("a")), undefined, "neither: gone");
 
   table.entry(KEX, body("b")).tell("1");
-  table.unwatch(KEX, "b");
+  table.unwatch(KEX, "default", "b");
   assertEquals(table.peek(KEX, body("b")), undefined, "a watched-only record goes with the watch");
 });
 
@@ -163,4 +163,21 @@ Deno.test("an object forgotten while the queue has work for it: the work passes 
   fresh.work = undefined;
   table.release(fresh);
   assertEquals(table.peek(KEX, body("a")), undefined, "released once its work is over");
+});
+
+Deno.test("the remembered objects are counted by resource as they are recalled and forgotten", () => {
+  const table = new ObjectTable({});
+  table.recall(KEX, body("a"), { noticedByListing: false });
+  table.recall(KEX, body("a"), { noticedByListing: false });
+  table.recall(KEX, body("b"), { noticedByListing: false });
+  table.recall(PODS, body("a"), { noticedByListing: false });
+  table.entry(PODS, body("w")).tell("1"); // watched only: not remembered
+  assertEquals([...table.sizes()].map(([r, n]) => [r.plural, n]), [["kopfexamples", 2], [
+    "pods",
+    1,
+  ]]);
+  table.forget(KEX, body("a"));
+  table.forget(PODS, body("a"));
+  assertEquals(table.size, 1);
+  assertEquals([...table.sizes()].map(([r, n]) => [r.plural, n]), [["kopfexamples", 1]]);
 });

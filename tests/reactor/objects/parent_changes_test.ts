@@ -84,7 +84,7 @@ Deno.test("child changes: a parent's record lives while changes wait for it, and
   const objects = new ObjectTable({});
   const changes = new ChildChanges(objects);
   changes.add(P, { resource: PODS, event: "ADDED", child: pod("a", "1") });
-  assertEquals(objects.get(KEX, "p")?.children?.pending.size, 1, "on the parent's record");
+  assertEquals(objects.get(KEX, "ns", "p")?.children?.pending.size, 1, "on the parent's record");
   changes.forget(P);
-  assertEquals(objects.get(KEX, "p"), undefined, "nothing else keeps it");
+  assertEquals(objects.get(KEX, "ns", "p"), undefined, "nothing else keeps it");
 });

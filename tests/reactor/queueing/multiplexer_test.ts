@@ -166,7 +166,7 @@ Deno.test("the same uid in two resources are two objects", async () => {
   await settle();
   assertEquals(script.active, 2);
   assertEquals(mux.size, 2);
-  assert(mux.has(KEX, "x") && mux.has(PODS, "x"));
+  assert(mux.has(KEX, body("x", "1")) && mux.has(PODS, body("x", "1")));
   script.release("x@1");
   await stop(mux, clock);
 });
@@ -176,10 +176,10 @@ Deno.test("a worker ends after idling and leaves nothing behind; a new event sta
   mux.push(KEX, ev("a", "1"));
   await clock.advance(2.9);
   assertEquals(mux.size, 1);
-  assert(mux.has(KEX, "a"));
+  assert(mux.has(KEX, body("a", "1")));
   await clock.advance(0.2);
   assertEquals(mux.size, 0);
-  assert(!mux.has(KEX, "a"));
+  assert(!mux.has(KEX, body("a", "1")));
   assertEquals(clock.sleepers, 0, "no timers are left behind");
   mux.push(KEX, ev("a", "2"));
   await settle();
@@ -194,11 +194,17 @@ Deno.test("an object's worker is kept on its record in the object table, which g
   mux.push(KEX, ev("w", "1"));
   mux.push(KEX, ev("u", "1")); // an object no watch knows: a record for its work alone
   await settle();
-  assert(objects.get(KEX, "w")?.work !== undefined && objects.get(KEX, "u")?.work !== undefined);
+  assert(
+    objects.get(KEX, "ns", "w")?.work !== undefined &&
+      objects.get(KEX, "ns", "u")?.work !== undefined,
+  );
   await clock.advance(3.1);
   assertEquals(mux.size, 0);
-  assert(objects.get(KEX, "w") === watched && watched.work === undefined, "the watch keeps it");
-  assertEquals(objects.get(KEX, "u"), undefined, "nothing keeps it any more");
+  assert(
+    objects.get(KEX, "ns", "w") === watched && watched.work === undefined,
+    "the watch keeps it",
+  );
+  assertEquals(objects.get(KEX, "ns", "u"), undefined, "nothing keeps it any more");
 });
 
 Deno.test("an event arriving during the idle wait keeps the worker alive", async () => {
