@@ -15,9 +15,11 @@
 import type {
   BodySource,
   LeavingEvent,
+  ObjectEvent,
   ObservedEvent,
   RawBody,
   RawMeta,
+  WatchEventType,
 } from "../../structs/bodies.ts";
 import { asResourceObject } from "../../structs/metadata_only_bodies.ts";
 import type { Clock } from "../../structs/clock.ts";
@@ -118,14 +120,16 @@ export class WatchFeeder {
         // Seen in this very version (or a newer one) already: a live watch that began before
         // a listing ended, or the listing itself, told of it.
         if (this.#remember(watcher, object)) return undefined;
-        return promised(this.#feed(resource, withSource({ type, object }, source)));
+        return promised(this.#feed(resource, eventOf(type, object, source)));
       }
       this.#table.unwatch(resource, object.metadata?.namespace, key);
       // With selectors, the server reports an object that stops matching them as deleted,
       // with its previous content (which matches): only a read can tell (see RecallStage).
       const selection = watcher.selection;
-      const event = isSelective(selection) ? leaving(selection, object) : { type, object };
-      return promised(this.#feed(resource, withSource(event, source)));
+      const event = isSelective(selection)
+        ? leaving(selection, object, source)
+        : eventOf(type, object, source);
+      return promised(this.#feed(resource, event));
     }
     // A listing comes whole, or in parts: the objects of each part are fed as it arrives,
     // and the keys noted, so that the last part can tell which known objects are gone.
@@ -149,7 +153,7 @@ export class WatchFeeder {
       const source = partial(watcher, object);
       const unchanged = this.#remember(watcher, object);
       if (unchanged) continue;
-      last = promised(this.#feed(resource, withSource({ type: null, object }, source))) ?? last;
+      last = promised(this.#feed(resource, eventOf(null, object, source))) ?? last;
     }
     if (item.type === "LISTING") {
       // Back-pressure within a listing only for so long: a continuation expires and a
@@ -169,8 +173,8 @@ export class WatchFeeder {
         // With selectors, it may have left them rather than been deleted: it is read to tell.
         const selection = watcher.selection;
         const event = isSelective(selection)
-          ? leaving(selection, object)
-          : { type: "DELETED" as const, object };
+          ? leaving(selection, object, undefined)
+          : eventOf("DELETED", object, undefined);
         last = promised(this.#feed(resource, event)) ?? last;
       }
     }
@@ -232,9 +236,13 @@ function partial(watcher: Watcher, object: RawBody): BodySource | undefined {
   return asResourceObject(object, apiVersion, kind) ? source : undefined;
 }
 
-/** The event, with where its whole object is read if it has only its metadata. */
-function withSource<E extends ObservedEvent>(event: E, source: BodySource | undefined): E {
-  return source === undefined ? event : { ...event, source };
+/** The event of an object, with where it is read whole if it has only its metadata. */
+function eventOf(
+  type: WatchEventType,
+  object: RawBody,
+  source: BodySource | undefined,
+): ObjectEvent {
+  return source === undefined ? { type, object } : { type, object, source };
 }
 
 /** Whether the watch sends selectors (a selection may say only why it sends none). */
@@ -249,9 +257,15 @@ function matchesSelection(selection: WatchSelection, object: RawBody): boolean {
 }
 
 /** The event of an object that may have left the watch's selection. */
-function leaving(selection: WatchSelection, object: RawBody): LeavingEvent {
+function leaving(
+  selection: WatchSelection,
+  object: RawBody,
+  source: BodySource | undefined,
+): LeavingEvent {
   const selects = (fresh: RawBody) => matchesSelection(selection, fresh);
-  return { type: "LEFT", object, selects };
+  return source === undefined
+    ? { type: "LEFT", object, selects }
+    : { type: "LEFT", object, selects, source };
 }
 
 /** In {@link Watcher.during}: the object was told of, and not deleted. */
