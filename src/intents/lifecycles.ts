@@ -262,6 +262,3 @@ export function planHandlers<H extends LifeCycleHandler>(
   }
   return plan;
 }
-
-/** What a lifecycle can read about one handler's progress in the current handling. */
-export type HandlerProgress = NonNullable<ReturnType<LifeCycleState["get"]>>;

@@ -5,7 +5,6 @@
 import { kopf } from "../../mod.ts";
 import {
   getDefaultLifecycle,
-  type HandlerProgress,
   type LifeCycleFn,
   type LifeCycleState,
   planHandlers,
@@ -13,6 +12,9 @@ import {
 import { ConfigurationError } from "../../src/structs/errors.ts";
 import { HandlerState } from "../../src/handling/handler_progress.ts";
 import { State } from "../../src/handling/handler_states.ts";
+
+/** What a lifecycle reads of one handler's progress. */
+type HandlerProgress = NonNullable<ReturnType<LifeCycleState["get"]>>;
 import { ManualClock } from "../clocks.ts";
 import { assert, assertEquals, assertThrows } from "../assert.ts";
 
