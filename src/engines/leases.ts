@@ -32,6 +32,9 @@ export const LEASES: Resource = new Resource({
   verbs: ["create", "delete", "get", "list", "patch", "update", "watch"],
 });
 
+/** How often {@link LeaseLock.deleteOwn} re-reads a Lease written meanwhile. */
+const OWN_DELETE_ATTEMPTS = 3;
+
 /** A lease's record, as client-go's `LeaderElectionRecord`. */
 export interface LeaseRecord {
   /** Who holds it; empty when nobody does (released). */
@@ -284,6 +287,23 @@ export class LeaseLock {
       if (error instanceof APIConflictError) return false;
       throw error;
     }
+  }
+
+  /**
+   * Delete the Lease if this replica holds it as it is now on the server, whatever this
+   * lock last saw: a write cut off by a stop may have landed all the same (the request
+   * reached the server, the answer never came back), so the lock's own view can be stale
+   * or empty. True if no Lease of this replica's remains; a few conflicts are re-read.
+   */
+  async deleteOwn(signal?: AbortSignal): Promise<boolean> {
+    for (let attempt = 0; attempt < OWN_DELETE_ATTEMPTS; attempt++) {
+      const current = await this.#read(signal);
+      if (current === undefined) return true;
+      this.#observe(recordOf(current), current.metadata?.resourceVersion);
+      if (!this.held) return true;
+      if (await this.delete(signal)) return true;
+    }
+    return false;
   }
 
   /** The `resourceVersion` last read or written, for tests and messages. */

@@ -438,7 +438,12 @@ export class ShardCoordinator implements Coordination {
       const held = this.#shards.filter((s) => s.state === "held" || s.state === "handing-over");
       const giveBack = async (lock: LeaseLock, how: (signal: AbortSignal) => Promise<boolean>) => {
         try {
-          await how(timeout.signal);
+          if (!await how(timeout.signal)) {
+            this.#logger.warning(
+              `The Lease ${lock.name} kept changing while being released; it expires in ` +
+                `${this.#timings.leaseDuration}s.`,
+            );
+          }
         } catch (error) {
           this.#logger.warning(
             `Releasing the Lease ${lock.name} failed (${summarizeError(error)}); it expires ` +
@@ -446,12 +451,11 @@ export class ShardCoordinator implements Coordination {
           );
         }
       };
-      // The shards' Leases stay (their names are reused); this replica's membership goes.
+      // The shards' Leases stay (their names are reused); this replica's membership goes,
+      // read afresh: a renewal the stop cut off may have been written all the same.
       await Promise.all([
         ...held.map((s) => giveBack(s.lock, (signal) => s.lock.release(signal))),
-        ...(this.#member.held
-          ? [giveBack(this.#member, (signal) => this.#member.delete(signal))]
-          : []),
+        giveBack(this.#member, (signal) => this.#member.deleteOwn(signal)),
       ]);
       for (const shard of held) shard.state = "free";
       if (held.length > 0) {

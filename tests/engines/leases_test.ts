@@ -161,3 +161,23 @@ Deno.test("the fake cluster refuses Leases with malformed times or durations, as
   assertEquals((await post({ leaseTransitions: -1 })).status, 422);
   assertEquals((await post({ holderIdentity: "a", leaseDurationSeconds: 15 })).status, 201);
 });
+
+Deno.test("a replica's own Lease is deleted as it is on the server, even when its last write went unseen", async () => {
+  await using setup = await setUp();
+  const { cluster, api, a, b, clock } = setup;
+  assert(await a.tryAcquireOrRenew());
+  // The same replica's renewal that reached the server but whose answer was cut off.
+  await clock.advance(1);
+  assert(await lockOf(api, "a", clock).tryAcquireOrRenew());
+  assert(!await a.delete(), "the lock's own view is stale");
+  assert(await a.deleteOwn(), "read afresh, it is ours and deleted");
+  assertEquals(cluster.get(LEASE, "op"), undefined);
+  // A creation whose answer never came: the lock saw nothing, the server has it.
+  assert(await lockOf(api, "a", clock).tryAcquireOrRenew());
+  assert(await lockOf(api, "a", clock).deleteOwn());
+  assertEquals(cluster.get(LEASE, "op"), undefined);
+  // Another's Lease is left alone.
+  assert(await b.tryAcquireOrRenew());
+  assert(await a.deleteOwn(), "nothing of a's remains");
+  assertEquals(recordOf(cluster.get(LEASE, "op")!).holderIdentity, "b");
+});
