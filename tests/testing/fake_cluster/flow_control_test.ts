@@ -7,74 +7,21 @@
  * that answers only when the test lets it.
  */
 import { FakeCluster } from "../../../src/testing/mod.ts";
-import { startHttpServer } from "../../../src/platform/http_server.ts";
-import {
-  generateCertificateAuthority,
-  issueServerCertificate,
-} from "../../../src/platform/certificates.ts";
 import { DroppedRequests } from "../../../src/testing/fake_cluster/dropped_requests.ts";
 import { EXEMPT, LIMITED, waitLimitOf } from "../../../src/testing/fake_cluster/flow_control.ts";
 import { UsageError } from "../../../src/structs/errors.ts";
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../../assert.ts";
-import { configMap } from "./helpers.ts";
+import { configMap, holdingWebhook } from "./helpers.ts";
 
 const CMS = "/api/v1/namespaces/default/configmaps";
 const FS = "x-kubernetes-pf-flowschema-uid";
 const PL = "x-kubernetes-pf-prioritylevel-uid";
 
-/**
- * A validating webhook on ConfigMap creates that holds every review until `release()`;
- * `arrived(n)` resolves once n reviews are being held.
- */
+/** A webhook that holds ConfigMap creates, registered through the direct API (no request). */
 async function gate(cluster: FakeCluster) {
-  const ca = await generateCertificateAuthority();
-  const cert = await issueServerCertificate(ca, { hostnames: ["127.0.0.1"] });
-  let release!: () => void;
-  const released = new Promise<void>((resolve) => (release = resolve));
-  let held = 0;
-  const waiters: { n: number; resolve: () => void }[] = [];
-  const server = await startHttpServer({
-    tls: { certificate: cert.certPem, privateKey: cert.keyPem },
-    handler: async (request) => {
-      const review = await request.json();
-      held++;
-      for (const w of waiters.filter((w) => held >= w.n)) w.resolve();
-      await released;
-      return Response.json({
-        apiVersion: "admission.k8s.io/v1",
-        kind: "AdmissionReview",
-        response: { uid: review.request.uid, allowed: true },
-      });
-    },
-  });
-  // Made through the direct API: no request of the limited kind.
-  cluster.create({
-    apiVersion: "admissionregistration.k8s.io/v1",
-    kind: "ValidatingWebhookConfiguration",
-    metadata: { name: "gate" },
-    webhooks: [{
-      name: "gate.kopf.dev",
-      sideEffects: "None",
-      admissionReviewVersions: ["v1"],
-      timeoutSeconds: 30,
-      clientConfig: { url: `${server.url}/validate`, caBundle: btoa(ca.certPem) },
-      rules: [{
-        operations: ["CREATE"],
-        apiGroups: [""],
-        apiVersions: ["v1"],
-        resources: ["configmaps"],
-      }],
-    }],
-  });
-  return {
-    release,
-    arrived: (n: number) =>
-      held >= n ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ n, resolve })),
-    [Symbol.asyncDispose]: async () => {
-      release();
-      await server.close();
-    },
-  };
+  const held = await holdingWebhook();
+  cluster.create(held.configuration);
+  return held;
 }
 
 /** A raw request to the cluster: the response, its body unread. */
