@@ -200,3 +200,17 @@ Deno.test("the limits are checked: one clear line for a bad value", async () => 
     assertStringIncludes(error.message, text);
   }
 });
+
+Deno.test("injected latency is spent holding a seat, as a slow server's requests hold theirs", async () => {
+  await using cluster = await FakeCluster.start({ maxInflight: 1, maxQueued: 0 });
+  cluster.faults.latency(300);
+  const { response: refused, rest: [served] } = await first([
+    send(cluster, "GET", CMS),
+    send(cluster, "GET", CMS),
+  ]);
+  assertEquals(refused.status, 429);
+  await refused.body?.cancel();
+  const list = await served;
+  assertEquals(list.status, 200);
+  await list.body?.cancel();
+});
