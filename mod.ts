@@ -145,6 +145,7 @@ export type { Outcome } from "./src/handling/handler_progress.ts";
 // --- settings and storages ---
 export type {
   AdmissionSettings,
+  EndpointSettings,
   LeadershipSettings,
   PeeringSettings,
 } from "./src/settings/cluster_settings.ts";

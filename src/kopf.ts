@@ -77,6 +77,7 @@ export { OperatorConfigurationError } from "./reactor/operator_options.ts";
 // --- settings and storages ---
 export {
   AdmissionSettings,
+  EndpointSettings,
   LeadershipSettings,
   PeeringSettings,
 } from "./settings/cluster_settings.ts";

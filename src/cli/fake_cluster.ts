@@ -11,6 +11,10 @@
  * `Retry-After`, latency, expiring tokens (the kubeconfig is rewritten with each new one),
  * and replies lost after the write.
  *
+ * With `--max-inflight` (and `--max-queued`), it limits requests as kube-apiserver's API
+ * Priority and Fairness does: so many at once, so many more waiting, the rest answered
+ * with 429 and `Retry-After`.
+ *
  * With `--rbac`, requests are authorized by Roles, ClusterRoles and their bindings, as on
  * a real cluster; the kubeconfig is the admin's, and `kubectl create token` gives other
  * identities (service accounts) their tokens.
@@ -59,6 +63,10 @@ export interface FakeClusterCliOptions {
   expireTokenEvery?: number;
   /** Lose the reply of this share of writes (the write is done, the answer never comes). */
   loseReplies?: number;
+  /** Serve at most this many requests at once, as API Priority and Fairness does. */
+  maxInflight?: number;
+  /** With `maxInflight`: how many more may wait (as many as `maxInflight` by default). */
+  maxQueued?: number;
 }
 
 /** Where {@link serveFakeCluster} reports, and what stops it. */
@@ -96,6 +104,8 @@ export async function serveFakeCluster(
     rbac: options.rbac ?? false,
     streamingLists: options.streamingLists ?? true,
     eventTtl: options.eventTtl,
+    maxInflight: options.maxInflight,
+    maxQueued: options.maxQueued,
   });
   let stopped!: () => void;
   const stopping = new Promise<void>((resolve) => (stopped = resolve));
@@ -112,8 +122,13 @@ export async function serveFakeCluster(
     const rbac = options.rbac
       ? "; RBAC is on: the kubeconfig is the admin's, `kubectl create token NAME` gives a service account a token"
       : "";
+    const limits = options.maxInflight
+      ? `; at most ${options.maxInflight} requests at once, ${
+        options.maxQueued ?? options.maxInflight
+      } more queued, the rest get 429`
+      : "";
     print(
-      `Fake cluster ready at ${cluster.url}: kubectl --kubeconfig=${path} get all (or export KUBECONFIG=${path})${saving}${rbac}. Stop with Ctrl+C.`,
+      `Fake cluster ready at ${cluster.url}: kubectl --kubeconfig=${path} get all (or export KUBECONFIG=${path})${saving}${rbac}${limits}. Stop with Ctrl+C.`,
     );
     await stopping;
   } finally {
@@ -206,6 +221,21 @@ export function parseEventTtl(value: string): number {
   return seconds;
 }
 
+/** A whole number of requests, at least `least`. */
+function requests(flag: string, least: number) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value.trim()) || n < least) {
+      throw new InvalidArgumentError(
+        `${flag} must be a whole number of requests, at least ${least}, not ${
+          JSON.stringify(value)
+        }.`,
+      );
+    }
+    return n;
+  };
+}
+
 function parsePort(value: string): number {
   const port = Number(value);
   if (!/^\d+$/.test(value) || port > 65535) {
@@ -279,9 +309,24 @@ export function fakeClusterCommand(): Command {
       positive("seconds"),
     )
     .option("--lose-replies <share>", "fault: lose the reply of this share of writes", share)
+    .option(
+      "--max-inflight <n>",
+      "serve at most n requests at once, as API Priority and Fairness does; more wait in a queue, the rest get 429 with Retry-After (watches hold a place only while set up)",
+      requests("--max-inflight", 1),
+    )
+    .option(
+      "--max-queued <m>",
+      "with --max-inflight: how many more requests may wait, each up to a quarter of its deadline (as many as --max-inflight by default; 0 for none)",
+      requests("--max-queued", 0),
+    )
     .action(async (options, self) => {
       if (options.http && options.tls) {
         self.error("kopf fake-cluster: --http and --tls exclude each other.", {
+          exitCode: EXIT_USAGE,
+        });
+      }
+      if (options.maxQueued !== undefined && options.maxInflight === undefined) {
+        self.error("kopf fake-cluster: --max-queued needs --max-inflight too.", {
           exitCode: EXIT_USAGE,
         });
       }

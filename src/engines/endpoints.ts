@@ -11,12 +11,15 @@
  *
  * Endpoints on the same host and port share one server; others get one each. They answer
  * `GET` and `HEAD` only (405 otherwise) and take no request body (413); every client is
- * held to {@link ENDPOINT_LIMITS}.
+ * held to the bounds of `settings.endpoints` ({@link endpointLimits}): read timeouts, and a
+ * share of the connections per client address, so that no client's idle sockets make the
+ * kubelet's probes fail.
  *
  * @module
  */
 
 import { ConfigurationError } from "../structs/errors.ts";
+import { EndpointSettings } from "../settings/cluster_settings.ts";
 import { realClock } from "../structs/clock.ts";
 import { describeError } from "../structs/log_formats.ts";
 import {
@@ -45,17 +48,21 @@ export interface RunningEndpoints {
 export const READINESS_PATH = "/readyz";
 
 /**
- * The bounds of the endpoints' clients (probes, scrapers): no request body; 10 seconds for
- * a request's head (a probe sends it at once), 10 for sending the answer; 30 seconds idle
- * between the requests of a kept-alive connection (scrapers keep theirs); 64 connections.
+ * The bounds of the endpoints' clients (probes, scrapers): no request body, and the
+ * timeouts and connection slots of `settings.endpoints` (its defaults when omitted).
  */
-export const ENDPOINT_LIMITS: HttpServerLimits = Object.freeze({
-  bodyLimit: 0,
-  headerTimeout: 10,
-  bodyTimeout: 10,
-  idleTimeout: 30,
-  connectionLimit: 64,
-});
+export function endpointLimits(settings = new EndpointSettings()): HttpServerLimits {
+  const { headerTimeout, bodyTimeout, idleTimeout, clientConnectionLimit, connectionLimit } =
+    settings;
+  return {
+    bodyLimit: 0,
+    headerTimeout,
+    bodyTimeout,
+    idleTimeout,
+    clientConnectionLimit,
+    connectionLimit,
+  };
+}
 
 /** The methods the endpoints answer: reading only. */
 const METHODS: ReadonlySet<string> = new Set(["GET", "HEAD"]);
@@ -161,11 +168,13 @@ export function metricsRoute(registry: MetricsRegistry): EndpointRoute {
 
 /**
  * Listen for the routes: one server per host and port; `/readyz` (if given) is added to
- * each server that does not route it otherwise.
+ * each server that does not route it otherwise. Every client is held to `limits`
+ * ({@link endpointLimits} of the default settings when omitted).
  */
 export async function startEndpoints(
   routes: EndpointRoutes,
   readiness?: EndpointRoute,
+  limits: HttpServerLimits = endpointLimits(),
 ): Promise<RunningEndpoints> {
   const servers = new Map<
     string,
@@ -188,7 +197,8 @@ export async function startEndpoints(
       const server = await startHttpServer({
         hostname,
         port,
-        limits: ENDPOINT_LIMITS,
+        limits,
+        name: "The probe and metrics server",
         handler: (request) => {
           const route = paths.get(new URL(request.url).pathname);
           if (route === undefined) return new Response(null, { status: 404 });

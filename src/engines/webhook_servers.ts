@@ -66,8 +66,8 @@ export interface AdmissionServerContext {
     nodeLabels(): Promise<readonly Readonly<Record<string, string>>[]>;
   };
   /**
-   * The bounds to hold every client to (body size, read timeouts, connections): those of
-   * `settings.admission`; its defaults when omitted.
+   * The bounds to hold every client to (body size, read timeouts, connections per client
+   * and in all): those of `settings.admission`; its defaults when omitted.
    */
   readonly limits?: Readonly<
     Pick<
@@ -77,6 +77,7 @@ export interface AdmissionServerContext {
       | "headerTimeout"
       | "bodyTimeout"
       | "idleTimeout"
+      | "clientConnectionLimit"
       | "connectionLimit"
     >
   >;
@@ -92,9 +93,17 @@ export type AdmissionServerLimits = NonNullable<AdmissionServerContext["limits"]
 export function admissionServerLimits(
   settings: AdmissionSettings = new AdmissionSettings(),
 ): AdmissionServerLimits {
-  const { bodyLimit, bufferLimit, headerTimeout, bodyTimeout, idleTimeout, connectionLimit } =
-    settings;
-  return { bodyLimit, bufferLimit, headerTimeout, bodyTimeout, idleTimeout, connectionLimit };
+  const { bodyLimit, bufferLimit, headerTimeout, bodyTimeout, idleTimeout } = settings;
+  const { clientConnectionLimit, connectionLimit } = settings;
+  return {
+    bodyLimit,
+    bufferLimit,
+    headerTimeout,
+    bodyTimeout,
+    idleTimeout,
+    clientConnectionLimit,
+    connectionLimit,
+  };
 }
 
 /**

@@ -181,6 +181,8 @@ export class WebhookServer implements AdmissionServer {
       port: o.port ?? DEFAULT_WEBHOOK_PORT,
       tls,
       limits: context.limits ?? admissionServerLimits(),
+      name: "The webhook server",
+      logger: context.logger,
       handler: (request, info) =>
         this.#answer(
           fn,

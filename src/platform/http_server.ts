@@ -4,11 +4,17 @@
  * chunk by chunk as they are produced (watch streams rely on that).
  *
  * A server given {@link HttpServerLimits} holds every client to them: a body cap, read
- * timeouts for the head and the body, an idle timeout and a connection cap. `Deno.serve`
- * has none of these (it keeps a connection that trickles its head, or sends nothing, open
- * for good), so such a server runs on `node:http`/`node:https` on both runtimes: Deno's
- * implementation of them honours Node's `headersTimeout`, `requestTimeout`,
- * `keepAliveTimeout`, `handshakeTimeout` and `maxConnections` as Node does.
+ * timeouts for the head and the body, an idle timeout, and connection slots shared per
+ * client address (see `connection_slots.ts`: one client's sockets cannot refuse another's
+ * request). `Deno.serve` has none of these (it keeps a connection that trickles its head,
+ * or sends nothing, open for good), so such a server runs on `node:http`/`node:https` on
+ * both runtimes: Deno's implementation of them honours Node's `headersTimeout`,
+ * `requestTimeout`, `keepAliveTimeout` and `handshakeTimeout` as Node does.
+ *
+ * Every connection is bounded by time whatever it sends: one that sends nothing (not even
+ * a TLS handshake) or trickles its head is closed `headerTimeout` after it opened; one
+ * that trickles its body gets a 408 at `bodyTimeout`; one idle between the requests of a
+ * kept-alive connection is closed after `idleTimeout`.
  *
  * @module
  */
@@ -16,6 +22,9 @@ import * as nodeHttp from "node:http";
 import * as nodeHttps from "node:https";
 import type { AddressInfo } from "node:net";
 import { ConfigurationError } from "../structs/errors.ts";
+import type { Logger } from "../structs/loggers.ts";
+import { ConnectionSlots } from "./connection_slots.ts";
+import { categoryLogger } from "./logging.ts";
 
 /** The client certificate a TLS client presented, as the server saw it. */
 export interface PeerCertificate {
@@ -79,7 +88,15 @@ export interface HttpServerLimits {
   readonly bodyTimeout: number;
   /** Seconds a kept-alive connection may wait for its next request. */
   readonly idleTimeout: number;
-  /** The most connections open at once; more are closed as soon as they arrive. */
+  /**
+   * The most connections open at once from one client address; more from it are closed as
+   * soon as they arrive, while other clients are still served.
+   */
+  readonly clientConnectionLimit: number;
+  /**
+   * The most connections open at once in all, a backstop several times a client's share;
+   * more are closed as soon as they arrive.
+   */
   readonly connectionLimit: number;
 }
 
@@ -98,6 +115,13 @@ export interface HttpServerOptions {
    * none when omitted, for servers whose clients are trusted (the fake cluster's).
    */
   readonly limits?: HttpServerLimits;
+  /**
+   * What the server is, in its log lines (e.g. `The webhook server`); its address is added.
+   * `The HTTP server` by default.
+   */
+  readonly name?: string;
+  /** Where the server reports the connections it refuses; the `kopf.server` logger by default. */
+  readonly logger?: Logger;
 }
 
 /** A running server. */
@@ -201,6 +225,7 @@ export async function startNodeHttpServer(options: HttpServerOptions): Promise<H
   const scheme = options.tls ? "https" : "http";
   const sockets = new Set<{ destroy(): void }>();
   const guard = options.limits === undefined ? undefined : new RequestGuard(options.limits);
+  let port = options.port ?? 0; // the real one once listening
   const listener = (req: nodeHttp.IncomingMessage, res: nodeHttp.ServerResponse) => {
     void answerNode(options.handler, scheme, req, res, guard);
   };
@@ -219,10 +244,13 @@ export async function startNodeHttpServer(options: HttpServerOptions): Promise<H
     )
     : nodeHttp.createServer(timeouts, listener);
   if (guard !== undefined) {
-    server.maxConnections = guard.limits.connectionLimit;
+    const slots = new ConnectionSlots(guard.limits, {
+      logger: options.logger ?? categoryLogger(["kopf", "server"]),
+      server: () => `${options.name ?? "The HTTP server"} at ${urlOf(scheme, hostname, port)}`,
+    });
     // Node counts a head's deadline from its first byte: a first request must also come
     // within the deadline of the connection's start, handshake and all.
-    server.on("connection", (socket) => guard.opened(socket));
+    server.on("connection", (socket) => slots.admit(socket) && guard.opened(socket));
     server.on("request", (req) => guard.heard(req.socket));
     // `Expect: 100-continue`: a body over the limit is refused before the client sends it.
     server.on("checkContinue", (req, res) => {
@@ -240,7 +268,7 @@ export async function startNodeHttpServer(options: HttpServerOptions): Promise<H
     server.once("error", reject);
     server.listen(options.port ?? 0, hostname, () => resolve());
   });
-  const port = (server.address() as AddressInfo).port;
+  port = (server.address() as AddressInfo).port;
   let closing: Promise<void> | undefined;
   return {
     hostname,

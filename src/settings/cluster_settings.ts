@@ -1,7 +1,7 @@
 /**
  * The sections of `OperatorSettings` on the operator's place in the cluster beside its
- * watches: the admission webhook server it serves, the peers it pauses for, and leader
- * election and sharding across its replicas.
+ * watches: the admission webhook server it serves, the servers of its probes and metrics,
+ * the peers it pauses for, and leader election and sharding across its replicas.
  *
  * Apart from `OperatorSettings` itself (`operator_settings.ts`), which gathers and checks
  * the sections.
@@ -55,7 +55,53 @@ export class AdmissionSettings {
   bodyTimeout = 30;
   /** Seconds a kept-alive connection may wait for its next request. */
   idleTimeout = 30;
-  /** The most connections open at once; more are closed as soon as they arrive. */
+  /**
+   * The most connections open at once from one client address; more from it are closed as
+   * they arrive, unanswered, while other clients are still served. Room for one API server
+   * with 128 reviews in flight (over HTTP/1.1, one connection each).
+   */
+  clientConnectionLimit = 128;
+  /**
+   * The most connections open at once in all (more are closed as they arrive): a backstop
+   * against many clients at once, eight clients' shares wide.
+   */
+  connectionLimit = 1024;
+}
+
+/**
+ * The bounds the servers of the liveness probe, the readiness probe and the metrics hold
+ * every client to (they take no request body). Their clients are the kubelet, which opens
+ * a connection per probe (no keep-alive), and the scrapers, which keep one each; any pod
+ * that reaches the port may call too, so no client may hold more than its share.
+ *
+ * @example Room for more scrapers behind one address (e.g. a proxy in front of them)
+ * ```ts
+ * import { kopf } from "@kopf/kopf";
+ *
+ * kopf.on.startup(({ settings }) => {
+ *   settings.endpoints.clientConnectionLimit = 32;
+ * });
+ * ```
+ */
+export class EndpointSettings {
+  /**
+   * Seconds from a connection's start to its first request's complete head (a probe sends
+   * it at once); for a later request of a kept-alive connection, from its first byte.
+   */
+  headerTimeout = 10;
+  /** Seconds to send the answer. */
+  bodyTimeout = 10;
+  /** Seconds a kept-alive connection may wait for its next request (scrapers keep theirs). */
+  idleTimeout = 30;
+  /**
+   * The most connections open at once from one client address; more from it are closed as
+   * they arrive, unanswered, while other clients are still served.
+   */
+  clientConnectionLimit = 8;
+  /**
+   * The most connections open at once in all (more are closed as they arrive): a backstop
+   * against many clients at once, 32 clients' shares wide.
+   */
   connectionLimit = 256;
 }
 

@@ -12,7 +12,12 @@
 import { conditionTypeProblem } from "../structs/condition_lists.ts";
 import { ConfigurationError } from "../structs/errors.ts";
 import { NetworkingSettings, ScanningSettings, WatchingSettings } from "./api_settings.ts";
-import { AdmissionSettings, LeadershipSettings, PeeringSettings } from "./cluster_settings.ts";
+import {
+  AdmissionSettings,
+  EndpointSettings,
+  LeadershipSettings,
+  PeeringSettings,
+} from "./cluster_settings.ts";
 import { DiffBaseStorage } from "./diffbase_storages.ts";
 import { parseField } from "./field_paths.ts";
 import {
@@ -57,6 +62,8 @@ export interface OperatorSettingsInit {
   scanning?: Partial<ScanningSettings>;
   /** Overrides of {@link AdmissionSettings}. */
   admission?: Partial<AdmissionSettings>;
+  /** Overrides of {@link EndpointSettings}. */
+  endpoints?: Partial<EndpointSettings>;
   /** Overrides of {@link PeeringSettings}. */
   peering?: Partial<PeeringSettings>;
   /** Overrides of {@link LeadershipSettings}. */
@@ -190,6 +197,14 @@ const RULES: Record<keyof OperatorSettingsInit, Record<string, Check>> = {
     headerTimeout: positiveSeconds,
     bodyTimeout: positiveSeconds,
     idleTimeout: positiveSeconds,
+    clientConnectionLimit: count,
+    connectionLimit: count,
+  },
+  endpoints: {
+    headerTimeout: positiveSeconds,
+    bodyTimeout: positiveSeconds,
+    idleTimeout: positiveSeconds,
+    clientConnectionLimit: count,
     connectionLimit: count,
   },
   peering: {
@@ -287,6 +302,8 @@ export class OperatorSettings {
   readonly scanning: ScanningSettings = new ScanningSettings();
   /** Admission webhooks. */
   readonly admission: AdmissionSettings = new AdmissionSettings();
+  /** The servers of the probes and the metrics. */
+  readonly endpoints: EndpointSettings = new EndpointSettings();
   /** Peering of several operators. */
   readonly peering: PeeringSettings = new PeeringSettings();
   /** Leader election and sharding across replicas. */
@@ -388,6 +405,16 @@ export class OperatorSettings {
           `(${initialConcurrency}) ≤ maxConcurrency (${maxConcurrency}) must hold; set them in ` +
           "that order (all three equal for a fixed limit).",
       );
+    }
+    for (const name of ["admission", "endpoints"] as const) {
+      const { clientConnectionLimit, connectionLimit } = this[name];
+      if (clientConnectionLimit > connectionLimit) {
+        throw new ConfigurationError(
+          `settings.${name}.clientConnectionLimit (${clientConnectionLimit}) must be at most ` +
+            `connectionLimit (${connectionLimit}): one client's share of the connections, ` +
+            `not more than all of them.`,
+        );
+      }
     }
     const { ready, reconciling, stalled } = this.conditions;
     if (new Set([ready, reconciling, stalled]).size < 3) {

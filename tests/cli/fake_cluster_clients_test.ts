@@ -8,6 +8,7 @@ import * as k8s from "@kubernetes/client-node";
 import { assert, assertEquals } from "../assert.ts";
 import { startCli } from "./helpers.ts";
 import { available, run } from "../platform/commands.ts";
+import { holdingWebhook } from "../testing/fake_cluster/helpers.ts";
 
 const hasKubectl = await available("kubectl", ["version", "--client"]);
 
@@ -128,3 +129,64 @@ for (const mode of ["https", "http"]) {
     },
   });
 }
+
+Deno.test({
+  name:
+    "python kubernetes: a request over --max-inflight gets the 429 of API Priority and Fairness",
+  ignore: !python,
+  async fn() {
+    const dir = await Deno.makeTempDir();
+    const kubeconfig = `${dir}/kubeconfig`;
+    const cli = await startCli([
+      `--kubeconfig=${kubeconfig}`,
+      "--http",
+      "--max-inflight=1",
+      "--max-queued=0",
+    ]);
+    try {
+      await using held = await holdingWebhook();
+      const post = (path: string, body: unknown) =>
+        fetch(`${cli.url}${path}`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(body),
+        });
+      const hook = await post(
+        "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations",
+        held.configuration,
+      );
+      await hook.body?.cancel();
+      const holding = post("/api/v1/namespaces/default/configmaps", { metadata: { name: "a" } });
+      await held.arrived(1);
+      // The client raises what the server said: nothing here retries or rewrites it.
+      const script = [
+        "import json, sys",
+        "from kubernetes import client, config",
+        "from kubernetes.client.rest import ApiException",
+        "config.load_kube_config(sys.argv[1])",
+        "try:",
+        '    client.CoreV1Api().list_namespaced_config_map("default")',
+        '    print(json.dumps({"status": 200}))',
+        "except ApiException as e:",
+        "    headers = {k.lower(): v for k, v in e.headers.items()}",
+        '    print(json.dumps({"status": e.status, "reason": e.reason, "body": e.body, "headers": headers}))',
+      ].join("\n");
+      const result = await run(python!, ["-c", script, kubeconfig]);
+      assert(result.code === 0, `python failed: ${result.stderr}`);
+      const seen = JSON.parse(result.stdout);
+      assertEquals([seen.status, seen.reason], [429, "Too Many Requests"]);
+      assertEquals(seen.body, "Too many requests, please try again later.\n");
+      assertEquals(seen.headers["retry-after"], "1");
+      assertEquals(seen.headers["content-type"], "text/plain; charset=utf-8");
+      assert(seen.headers["x-kubernetes-pf-flowschema-uid"], JSON.stringify(seen.headers));
+      assert(seen.headers["x-kubernetes-pf-prioritylevel-uid"], JSON.stringify(seen.headers));
+      held.release();
+      const created = await holding;
+      assertEquals(created.status, 201);
+      await created.body?.cancel();
+    } finally {
+      assertEquals(await cli.stop(), 0);
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});

@@ -17,6 +17,7 @@ import { Vault } from "../../src/client/vault.ts";
 import { loginWithKubeconfig } from "../../src/client/kubeconfig.ts";
 import { getObject } from "../../src/client/objects.ts";
 import { Resource } from "../../src/structs/resources.ts";
+import { holdingWebhook } from "../testing/fake_cluster/helpers.ts";
 
 const hasKubectl = await available("kubectl", ["version", "--client"]);
 
@@ -288,5 +289,71 @@ Deno.test("kopf fake-cluster --event-ttl deletes Events: a watch sees them go", 
     clearTimeout(deadline);
     assertEquals(await cli.stop(), 0);
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("kopf fake-cluster --max-inflight limits requests as API Priority and Fairness does", async () => {
+  const cli = await startCli(["--http", "--max-inflight=2", "--max-queued=0"]);
+  try {
+    assertStringIncludes(cli.out, "at most 2 requests at once, 0 more queued, the rest get 429");
+    await using held = await holdingWebhook();
+    const post = (path: string, body: unknown) =>
+      fetch(`${cli.url}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+    const hook = await post(
+      "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations",
+      held.configuration,
+    );
+    assertEquals(hook.status, 201);
+    await hook.body?.cancel();
+    const cms = "/api/v1/namespaces/default/configmaps";
+    const holding = [
+      post(cms, { metadata: { name: "a" } }),
+      post(cms, { metadata: { name: "b" } }),
+    ];
+    await held.arrived(2);
+    const refused = await post(cms, { metadata: { name: "c" } });
+    assertEquals(refused.status, 429);
+    assertEquals(refused.headers.get("retry-after"), "1");
+    assertMatch(refused.headers.get("x-kubernetes-pf-flowschema-uid") ?? "", /^[0-9a-f-]{36}$/);
+    assertEquals(await refused.text(), "Too many requests, please try again later.\n");
+    held.release();
+    for (const done of holding) {
+      const created = await done;
+      assertEquals(created.status, 201);
+      await created.body?.cancel();
+    }
+  } finally {
+    assertEquals(await cli.stop(), 0);
+  }
+});
+
+Deno.test("--max-queued defaults to --max-inflight; a bad limit is one line naming the flag", async () => {
+  const cli = await startCli(["--http", "--max-inflight", "4"]);
+  assertStringIncludes(cli.out, "at most 4 requests at once, 4 more queued");
+  assertEquals(await cli.stop(), 0);
+  for (
+    const [args, line] of [
+      [
+        ["--max-inflight=0"],
+        '--max-inflight must be a whole number of requests, at least 1, not "0"',
+      ],
+      [["--max-inflight=-2"], "--max-inflight must be a whole number of requests, at least 1"],
+      [["--max-inflight=many"], 'not "many"'],
+      [
+        ["--max-inflight=2", "--max-queued=1.5"],
+        "--max-queued must be a whole number of requests, at least 0",
+      ],
+      [["--max-queued=3"], "--max-queued needs --max-inflight too"],
+    ] as [string[], string][]
+  ) {
+    const bad = await startCli(["--http", ...args]);
+    assertEquals((await bad.child.status).code, 2, `a usage error: ${args.join(" ")}`);
+    const err = await new Response(bad.child.stderr).text();
+    await bad.reader.cancel();
+    assertStringIncludes(err.split("\n")[0], line);
   }
 });

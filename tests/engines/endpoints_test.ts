@@ -1,14 +1,18 @@
 /**
  * The operator's endpoints over HTTP: routes by path, reading methods only, no request
- * bodies, and the bounds every client is held to.
+ * bodies, and the bounds every client is held to: one client's idle connections do not
+ * refuse another's probe.
  */
 import {
-  ENDPOINT_LIMITS,
+  endpointLimits,
   Readiness,
   readinessRoute,
   startEndpoints,
 } from "../../src/engines/endpoints.ts";
-import { assertEquals } from "../assert.ts";
+import { OperatorSettings } from "../../src/settings/operator_settings.ts";
+import { ConfigurationError } from "../../src/structs/errors.ts";
+import { assert, assertEquals, assertThrows } from "../assert.ts";
+import { IdleClient } from "../platform/idle_clients.ts";
 
 Deno.test("endpoints answer GET and HEAD; other methods get 405 and bodies 413, unread", async () => {
   let calls = 0;
@@ -46,33 +50,67 @@ Deno.test("endpoints answer GET and HEAD; other methods get 405 and bodies 413, 
   }
 });
 
-Deno.test("the endpoints hold their clients to ENDPOINT_LIMITS: connections past the cap are closed", async () => {
+Deno.test("one client holding 64 idle connections to the probe port: another's /healthz still answers", async () => {
+  const endpoints = await startEndpoints(
+    new Map([["http://127.0.0.1:0/healthz", () => new Response("{}")]]),
+  );
+  try {
+    const { port } = new URL(endpoints.urls[0]);
+    // 64, or as many as the server takes in all if more: only the share per client leaves
+    // room for the probes.
+    const { clientConnectionLimit: share, connectionLimit } = endpointLimits();
+    const count = Math.max(64, connectionLimit);
+    using idle = await IdleClient.open(Number(port), count);
+    assert(await idle.closedAtLeast(count - share), `the server closed ${idle.closed}`);
+    for (let i = 0; i < 5; i++) {
+      const probe = await fetch(endpoints.urls[0], { signal: AbortSignal.timeout(1000) });
+      assertEquals([probe.status, await probe.text()], [200, "{}"]);
+    }
+    assertEquals(idle.open, share, "the idle client keeps its share, no more");
+  } finally {
+    await endpoints.close();
+  }
+});
+
+Deno.test("the limits of the endpoints are settings.endpoints', checked when set", async () => {
+  const settings = new OperatorSettings({
+    endpoints: { clientConnectionLimit: 2, connectionLimit: 3, headerTimeout: 1 },
+  });
+  assertEquals(endpointLimits(settings.endpoints), {
+    bodyLimit: 0,
+    headerTimeout: 1,
+    bodyTimeout: 10,
+    idleTimeout: 30,
+    clientConnectionLimit: 2,
+    connectionLimit: 3,
+  });
+  assertEquals(endpointLimits(), endpointLimits(new OperatorSettings().endpoints));
+  assertThrows(
+    () => new OperatorSettings({ endpoints: { clientConnectionLimit: 0 } }),
+    ConfigurationError,
+    "settings.endpoints.clientConnectionLimit must be a positive integer; got 0.",
+  );
+  assertThrows(
+    () => new OperatorSettings({ endpoints: { clientConnectionLimit: 300 } }),
+    ConfigurationError,
+    "settings.endpoints.clientConnectionLimit (300) must be at most connectionLimit (256)",
+  );
+
   const endpoints = await startEndpoints(
     new Map([["http://127.0.0.1:0/metrics", () => new Response("")]]),
+    undefined,
+    endpointLimits(settings.endpoints),
   );
-  const { hostname, port } = new URL(endpoints.urls[0]);
-  const connect = () => Deno.connect({ hostname, port: Number(port) });
-  const held: Deno.Conn[] = [];
   try {
-    for (let i = 0; i < ENDPOINT_LIMITS.connectionLimit; i++) held.push(await connect());
-    // The last one is served, so the server has taken all of them.
-    const last = held[held.length - 1];
-    await last.write(new TextEncoder().encode("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n"));
-    assertEquals(await last.read(new Uint8Array(1024)) !== null, true);
-    const excess = await connect();
-    held.push(excess);
-    const give = setTimeout(() => excess.close(), 5000);
-    const read = await excess.read(new Uint8Array(16)).catch(() => "reset");
-    clearTimeout(give);
-    assertEquals(read, null, "the connection past the cap was closed at once, unanswered");
+    const { port } = new URL(endpoints.urls[0]);
+    using idle = await IdleClient.open(Number(port), 5);
+    assert(await idle.closedAtLeast(3), `the server closed ${idle.closed} of 5`);
+    // The silent ones are closed at the header timeout of the settings: 1 s.
+    const started = performance.now();
+    assert(await idle.closedAtLeast(5), "the silent connections are still open");
+    const elapsed = performance.now() - started;
+    assert(elapsed < 3000, `closed after ${elapsed} ms`);
   } finally {
-    for (const conn of held) {
-      try {
-        conn.close();
-      } catch {
-        // closed by the server
-      }
-    }
     await endpoints.close();
   }
 });

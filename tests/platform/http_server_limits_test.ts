@@ -1,8 +1,9 @@
 /**
  * The platform HTTP server's limits against real misbehaving clients over raw TCP (and
- * TLS): oversized bodies are refused unread, trickling heads and bodies are cut off at
- * their deadlines, idle and excess connections are closed, and a response nobody reads
- * is dropped.
+ * TLS): oversized bodies are refused unread, silent connections and trickling heads and
+ * bodies are cut off at their deadlines, idle connections are closed, a client's
+ * connections past its share are closed while other clients are served, and a response
+ * nobody reads is dropped.
  */
 import {
   type HttpHandler,
@@ -14,7 +15,9 @@ import {
   generateCertificateAuthority,
   issueServerCertificate,
 } from "../../src/platform/certificates.ts";
+import type { Logger } from "../../src/structs/loggers.ts";
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
+import { ATTACKER, IdleClient } from "./idle_clients.ts";
 
 const MiB = 1024 * 1024;
 
@@ -24,6 +27,7 @@ const LIMITS: HttpServerLimits = {
   headerTimeout: 1,
   bodyTimeout: 1,
   idleTimeout: 1,
+  clientConnectionLimit: 4,
   connectionLimit: 4,
 };
 
@@ -43,8 +47,9 @@ function echo(): { handler: HttpHandler; calls: number[] } {
 async function serve(
   limits: Partial<HttpServerLimits> = {},
   handler: HttpHandler = echo().handler,
+  logger?: Logger,
 ): Promise<HttpServer & AsyncDisposable> {
-  const server = await startHttpServer({ handler, limits: { ...LIMITS, ...limits } });
+  const server = await startHttpServer({ handler, logger, limits: { ...LIMITS, ...limits } });
   return Object.assign(server, { [Symbol.asyncDispose]: () => server.close() });
 }
 
@@ -320,7 +325,7 @@ Deno.test("a kept-alive connection is closed after the idle timeout, not before"
   assertEquals(client.status, 200);
 });
 
-Deno.test("connections past the limit are closed at once; those within are served", async () => {
+Deno.test("connections past the total limit are closed at once; those within are served", async () => {
   await using server = await serve({ connectionLimit: 2, headerTimeout: 5 });
   using first = await RawClient.open(server.port);
   using second = await RawClient.open(server.port);
@@ -356,5 +361,84 @@ Deno.test("a response the client does not read is dropped at the body timeout", 
     assert(elapsed >= 900 && elapsed < 3000, `dropped after ${elapsed} ms`);
   } finally {
     conn.close();
+  }
+});
+
+/** A logger that keeps its warnings. */
+function recorder(): Logger & { warnings: string[] } {
+  const warnings: string[] = [];
+  const none = () => {};
+  return { warnings, debug: none, info: none, error: none, warning: (m) => warnings.push(m) };
+}
+
+Deno.test("a connection that never sends a byte is closed at the header timeout, unanswered", async () => {
+  await using server = await serve({ headerTimeout: 1, idleTimeout: 5 });
+  using silent = await RawClient.open(server.port);
+  const closedAt = await Promise.race([silent.closed, after(5000)]);
+  assert(closedAt !== undefined, "the silent connection is still open after 5 s");
+  assert(closedAt >= 900 && closedAt < 3000, `closed after ${closedAt} ms`);
+  assertEquals(silent.received, "");
+});
+
+Deno.test("one client's connections past its share are closed at once; other clients are served", async () => {
+  const logger = recorder();
+  await using server = await serve(
+    { clientConnectionLimit: 3, connectionLimit: 64, headerTimeout: 5 },
+    echo().handler,
+    logger,
+  );
+  // As many as the server takes in all: only the share per client leaves room for others.
+  using idle = await IdleClient.open(server.port, 64);
+  assert(await idle.closedAtLeast(61), `the server closed ${idle.closed} of 64`);
+  for (let i = 0; i < 5; i++) {
+    const answer = await fetch(server.url, { signal: AbortSignal.timeout(1000) });
+    assertEquals([answer.status, await answer.text()], [200, "got 0"]);
+  }
+  assertEquals(idle.open, 3, "the idle client keeps its share");
+  // 61 refusals, one line: the client, what it holds, and what to raise.
+  assertEquals(logger.warnings.length, 1, logger.warnings.join("\n"));
+  assertStringIncludes(logger.warnings[0], `closed a connection from ${ATTACKER} unanswered`);
+  assertStringIncludes(logger.warnings[0], "holds 3 connections already");
+  assertStringIncludes(logger.warnings[0], "clientConnectionLimit");
+});
+
+Deno.test("a client's slots are given back as its connections close", async () => {
+  await using server = await serve({ clientConnectionLimit: 2, connectionLimit: 64 });
+  using first = await IdleClient.open(server.port, 3);
+  assert(await first.closedAtLeast(1));
+  assertEquals(first.open, 2);
+  first[Symbol.dispose]();
+  // Its closes reach the server soon after: then the same address has its share again.
+  let open = 0;
+  for (let tries = 0; tries < 50 && open < 2; tries++) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    using again = await IdleClient.open(server.port, 2);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    open = again.open;
+  }
+  assertEquals(open, 2);
+});
+
+Deno.test("the share holds over TLS too: past it, no handshake is made", async () => {
+  const authority = await generateCertificateAuthority({ commonName: "test-ca" });
+  const issued = await issueServerCertificate(authority, { hostnames: ["127.0.0.1"] });
+  const server = await startHttpServer({
+    handler: () => new Response("ok"),
+    tls: { certificate: issued.certPem, privateKey: issued.keyPem },
+    limits: { ...LIMITS, clientConnectionLimit: 2, connectionLimit: 64, headerTimeout: 5 },
+    logger: recorder(),
+  });
+  try {
+    using idle = await IdleClient.open(server.port, 10);
+    assert(await idle.closedAtLeast(8), `the server closed ${idle.closed} of 10`);
+    const client = Deno.createHttpClient({ caCerts: [authority.certPem] });
+    for (let i = 0; i < 3; i++) {
+      const served = await fetch(server.url, { client, signal: AbortSignal.timeout(1000) });
+      assertEquals(await served.text(), "ok");
+    }
+    client.close();
+    assertEquals(idle.open, 2);
+  } finally {
+    await server.close();
   }
 });

@@ -195,7 +195,13 @@ Deno.test("the webhook server's limits have defaults and are checked", () => {
   assertEquals(s.admission.headerTimeout, 10);
   assertEquals(s.admission.bodyTimeout, 30);
   assertEquals(s.admission.idleTimeout, 30);
-  assertEquals(s.admission.connectionLimit, 256);
+  assertEquals(s.admission.clientConnectionLimit, 128);
+  assertEquals(s.admission.connectionLimit, 1024);
+  assertThrows(
+    () => new OperatorSettings({ admission: { clientConnectionLimit: 2048 } }),
+    ConfigurationError,
+    "settings.admission.clientConnectionLimit (2048) must be at most connectionLimit (1024)",
+  );
   assertThrows(
     () => new OperatorSettings({ admission: { bodyLimit: 0 } }),
     ConfigurationError,

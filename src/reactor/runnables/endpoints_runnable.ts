@@ -11,6 +11,7 @@
 import type { OperatorMetrics } from "../../structs/operator_metrics.ts";
 import { watchProcessMetrics } from "../../platform/process_metrics.ts";
 import {
+  endpointLimits,
   type EndpointRoute,
   livenessRoute,
   metricsRoute,
@@ -72,7 +73,8 @@ export class EndpointsRunnable implements Runnable {
       routes.set(metricsUrl, metricsRoute(metrics.registry));
     }
     if (routes.size === 0) return;
-    this.#endpoints = await startEndpoints(routes, readinessRoute(this.#readiness));
+    const limits = endpointLimits(this.#parts.settings.endpoints);
+    this.#endpoints = await startEndpoints(routes, readinessRoute(this.#readiness), limits);
     this.#process = metrics === undefined ? undefined : watchProcessMetrics(metrics.registry);
     for (const url of this.#endpoints.urls) {
       const path = new URL(url).pathname;

@@ -213,7 +213,11 @@ async function send(
   ca: string | undefined,
   review: AdmissionReviewRequestBody,
 ): Promise<{ status: number; text: string }> {
-  const signal = AbortSignal.timeout(seconds * 1000);
+  // A timer cleared once answered, not `AbortSignal.timeout()`, whose timer keeps the
+  // process alive to its end: `kopf fake-cluster` would linger that long after a stop.
+  const deadline = new AbortController();
+  const signal = deadline.signal;
+  const timer = setTimeout(() => deadline.abort(), seconds * 1000);
   let client;
   try {
     client = await createHttpClient({ caCertificates: ca ? [ca] : [], connectTimeout: seconds });
@@ -232,6 +236,7 @@ async function send(
       : String(error);
     throw new CallFailure(`failed to call webhook: Post ${JSON.stringify(url)}: ${why}`);
   } finally {
+    clearTimeout(timer);
     await client?.close();
   }
 }

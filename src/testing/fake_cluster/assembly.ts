@@ -19,6 +19,7 @@ import { EventExpiry, eventTtlOf } from "./event_expiry.ts";
 import type { FakeClusterOptions } from "./cluster_options.ts";
 import { type ClusterCredentials, makeCredentials, randomToken } from "./credentials.ts";
 import { FakeClusterFaults } from "./faults.ts";
+import { FlowControl, flowControlLimits } from "./flow_control.ts";
 import { Router } from "./http.ts";
 import { Lifecycle } from "./lifecycle.ts";
 import { Objects } from "./objects.ts";
@@ -58,6 +59,8 @@ export interface ClusterParts {
   readonly traffic: Traffic;
   /** Deletes Events a TTL after their last write. */
   readonly eventExpiry: EventExpiry;
+  /** API Priority and Fairness, with `maxInflight`. */
+  readonly flowControl: FlowControl | undefined;
 }
 
 /** The catalog of built-in types, with the review APIs and `TokenRequest`s under RBAC. */
@@ -158,6 +161,7 @@ export async function assembleCluster(
 ): Promise<ClusterParts> {
   const rbac = options.rbac ?? false;
   const eventTtl = eventTtlOf(options.eventTtl);
+  const limits = flowControlLimits(options);
   const state = options.state ? await readState(options.state) : undefined;
   const saved = state?.credentials;
   const credentials = await makeCredentials(options, saved);
@@ -190,6 +194,7 @@ export async function assembleCluster(
   const tokens = new ServiceAccountTokens(objects, authenticator, credentials.ca?.certPem);
   const lifecycle = new Lifecycle(objects, rbac ? [tokens] : []);
   const log = new RequestLog();
+  const flowControl = limits && new FlowControl(limits, traffic.flowControl);
   let address = "";
   const router = new Router({
     catalog: objects.catalog,
@@ -201,6 +206,7 @@ export async function assembleCluster(
     authorizer: rbac ? new RbacAuthorizer(storePolicies(store)) : undefined,
     admission,
     traffic,
+    flowControl,
     serverAddress: () => address,
     log: (entry) => log.add(entry),
   });
@@ -225,5 +231,6 @@ export async function assembleCluster(
     log,
     traffic,
     eventExpiry,
+    flowControl,
   };
 }

@@ -187,8 +187,9 @@ export class FakeCluster implements AsyncDisposable {
   /**
    * What the server has sent since it started, per resource and in total: the objects of
    * list responses, watch events (initial ones included) and GET responses, and the bytes
-   * of their bodies; bookmarks and watch `ERROR` events apart. A frozen snapshot: read it
-   * again for newer counts.
+   * of their bodies; bookmarks and watch `ERROR` events apart. Also, with `maxInflight`,
+   * what flow control did: requests dispatched, queued, and rejected with 429. A frozen
+   * snapshot: read it again for newer counts.
    */
   get traffic(): FakeClusterTraffic {
     return this.#parts.traffic.snapshot();
@@ -341,9 +342,10 @@ export class FakeCluster implements AsyncDisposable {
   /** Stop serving: end open watches, close connections, save the state file if any. */
   stop(): Promise<void> {
     this.#stopping ??= (async () => {
-      const { watches, server, eventExpiry } = this.#parts;
+      const { watches, server, eventExpiry, flowControl } = this.#parts;
       eventExpiry.stop();
       this.faults.clear();
+      flowControl?.close();
       watches.closeAll();
       await server.close();
       if (this.#state) await this.save(this.#state);

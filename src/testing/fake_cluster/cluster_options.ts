@@ -65,6 +65,26 @@ export interface FakeClusterOptions {
    * can-i`), `TokenRequest`s, and the default discovery roles.
    */
   rbac?: boolean;
+  /**
+   * Serve at most this many requests at once, as kube-apiserver's API Priority and
+   * Fairness does for a priority level (a whole number, at least 1); none by default.
+   * Watches hold a place only while they are set up, and other long-running requests
+   * (exec, attach, logs, port forwarding, proxies) none; health checks (`/healthz`,
+   * `/livez`, `/readyz`) are exempt, as by the `probes` flow schema. Every request held to
+   * the limit is answered with the `X-Kubernetes-PF-FlowSchema-UID` and
+   * `X-Kubernetes-PF-PriorityLevel-UID` headers; the cluster's admin is held too (a real
+   * cluster exempts `system:masters`), since its credentials stand in for an operator's.
+   */
+  maxInflight?: number;
+  /**
+   * With `maxInflight`: how many more requests may wait, first come first served (as many
+   * as `maxInflight` by default; 0 for none). A request waits at most a quarter of its
+   * deadline (60 s, or its `timeout` parameter when shorter), then gets a 429; so does one
+   * that finds the queue full: plain text, `Retry-After` (1 s, doubling up to 32 while
+   * requests keep being rejected), and the same headers. `cluster.traffic.flowControl`
+   * counts them, and the request log marks them `throttled`.
+   */
+  maxQueued?: number;
 }
 
 /** Who {@link FakeCluster.tokenFor} makes a token for. */

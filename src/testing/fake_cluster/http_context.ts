@@ -9,6 +9,7 @@ import type { Admission } from "./admission.ts";
 import type { Authenticator } from "./authentication.ts";
 import type { Catalog } from "./catalog.ts";
 import type { FakeClusterFaults, RequestResource } from "./faults.ts";
+import type { FlowControl } from "./flow_control.ts";
 import type { Lifecycle } from "./lifecycle.ts";
 import type { Objects } from "./objects.ts";
 import type { Target } from "./targets.ts";
@@ -35,6 +36,8 @@ export interface RouterContext {
   admission: Admission;
   /** What the server has sent, per resource. */
   traffic: Traffic;
+  /** API Priority and Fairness, when the cluster has limits; without, nothing is held. */
+  flowControl?: FlowControl;
   /** The `host:port` clients reach the server at. */
   serverAddress(): string;
   /** Record a served request. */

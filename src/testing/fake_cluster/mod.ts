@@ -22,4 +22,9 @@ export {
 export type { AdmissionCall } from "./admission.ts";
 export { type FailRequestsOptions, FakeClusterFaults, type LoseRepliesOptions } from "./faults.ts";
 export type { ServedRequest } from "./request_log.ts";
-export type { FakeClusterTraffic, TrafficCounts, TrafficTally } from "./traffic.ts";
+export type {
+  FakeClusterTraffic,
+  FlowControlCounts,
+  TrafficCounts,
+  TrafficTally,
+} from "./traffic.ts";

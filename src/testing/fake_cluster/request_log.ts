@@ -22,6 +22,16 @@ export interface ServedRequest {
   readonly items?: number;
   /** The `Accept` header, when the request gave one (e.g. to ask for metadata only). */
   readonly accept?: string;
+  /**
+   * Milliseconds it waited in flow control's queue before it was served or rejected
+   * (with the cluster's `maxInflight`); absent when it did not wait.
+   */
+  readonly waited?: number;
+  /**
+   * `true` when flow control rejected it (a 429 with `Retry-After`), which tells it from
+   * a 429 of `cluster.faults.failRequests()`.
+   */
+  readonly throttled?: true;
 }
 
 /** The request log keeps this many entries, the newest. */

@@ -4,10 +4,11 @@
  * benchmark can tell what a change to the watching costs on the wire (metadata only,
  * server-side selectors). Counted where the bodies are made: the byte lengths of the
  * encoded responses and of the watch lines as written (cached lines included), never by
- * serialising anything again.
+ * serialising anything again. Also what flow control did with the requests it limits.
  *
  * @module
  */
+
 /** Counts of one kind of traffic: how many, and their bytes. */
 export interface TrafficTally {
   /** How many responses or events. */
@@ -42,6 +43,22 @@ export interface TrafficCounts {
 }
 
 /**
+ * What API Priority and Fairness did with the requests it limits (with
+ * the cluster's `maxInflight` option; all 0 without): a request is either dispatched
+ * (served) or rejected with a 429, at once or after waiting in the queue.
+ */
+export interface FlowControlCounts {
+  /** Requests served, at once or after waiting. */
+  readonly dispatched: number;
+  /** Requests that waited in the queue, then were served or rejected. */
+  readonly queued: number;
+  /** Requests answered with 429: the queue was full, or their wait ran out. */
+  readonly rejected: number;
+  /** Of the rejected, those whose wait in the queue ran out. */
+  readonly timedOut: number;
+}
+
+/**
  * What the fake API server has sent since it started: in total, and per resource, keyed as
  * {@link FakeResource} names resources — `configmaps` for the core group,
  * `kopfexamples.kopf.dev` (plural.group) for others. A snapshot: read it again for newer
@@ -52,6 +69,22 @@ export interface FakeClusterTraffic {
   readonly total: TrafficCounts;
   /** Per resource that has sent anything. */
   readonly resources: Readonly<Record<string, TrafficCounts>>;
+  /** The requests that flow control limited: served, queued, rejected with 429. */
+  readonly flowControl: FlowControlCounts;
+}
+
+/** The counters of flow control, bumped as it decides. */
+export class FlowControlTally {
+  dispatched = 0;
+  queued = 0;
+  rejected = 0;
+  timedOut = 0;
+
+  /** The counts as the public, frozen shape. */
+  counts(): FlowControlCounts {
+    const { dispatched, queued, rejected, timedOut } = this;
+    return Object.freeze({ dispatched, queued, rejected, timedOut });
+  }
 }
 
 /** The counters of one resource, bumped where the bodies are made. */
@@ -119,6 +152,8 @@ export class ResourceTraffic {
 export class Traffic {
   /** By the resource's name in {@link FakeClusterTraffic.resources} (`plural.group`). */
   readonly #resources = new Map<string, ResourceTraffic>();
+  /** What flow control did with the requests. */
+  readonly flowControl = new FlowControlTally();
 
   /** The counters of a resource (made at its first traffic). */
   of(group: string, plural: string): ResourceTraffic {
@@ -139,6 +174,10 @@ export class Traffic {
       counters.addTo(total);
       resources[name] = counters.counts();
     }
-    return Object.freeze({ total: total.counts(), resources: Object.freeze(resources) });
+    return Object.freeze({
+      total: total.counts(),
+      resources: Object.freeze(resources),
+      flowControl: this.flowControl.counts(),
+    });
   }
 }

@@ -9,6 +9,7 @@
  */
 import { markDelivery } from "../../platform/request_delivery.ts";
 import { ApiError, statusOf } from "../fake_cluster/errors.ts";
+import { tooManyRequests } from "../fake_cluster/flow_control.ts";
 import { errorResponse } from "../fake_cluster/http_responses.ts";
 import { BASE_RATES } from "./simulation_faults.ts";
 import type { SimulatedNetwork } from "./network.ts";
@@ -67,29 +68,6 @@ function describe(method: string, url: URL): string {
 
 /** The annotation that another writer changes, to cause a legal conflict. */
 const ANOTHER_WRITER = "simulation.kopf.dev/another-writer";
-
-/**
- * API Priority and Fairness rejecting a request, as kube-apiserver does: plain text, not a
- * `Status`, with `Retry-After: 1` and the UIDs of the flow schema and priority level that
- * classified it (apiserver/pkg/server/filters: priority-and-fairness.go `setResponseHeaders`,
- * maxinflight.go `tooManyRequests`).
- */
-function throttled(): Response {
-  return new Response("Too many requests, please try again later.\n", {
-    status: 429,
-    headers: {
-      "Content-Type": "text/plain; charset=utf-8",
-      "X-Content-Type-Options": "nosniff",
-      "Retry-After": "1",
-      "X-Kubernetes-PF-FlowSchema-UID": FLOW_SCHEMA_UID,
-      "X-Kubernetes-PF-PriorityLevel-UID": PRIORITY_LEVEL_UID,
-    },
-  });
-}
-
-/** The simulated cluster's flow schema and priority level for the operator (fixed UIDs). */
-const FLOW_SCHEMA_UID = "5b0e9f4c-2f1d-4a57-9c3e-8d6a1f0b7e21";
-const PRIORITY_LEVEL_UID = "a3c7d2e8-61b4-4f09-8e5d-2c9f7b1a4d36";
 
 /** The error of a request that never reached the server, or whose reply never came. */
 function cut(why: string, unsent: boolean): TypeError {
@@ -181,7 +159,7 @@ export class OperatorLink {
     const net = this.net;
     if (net.roll("errors", BASE_RATES.throttled)) {
       net.trace.add("fault", `429 for ${what} (Retry-After: 1)`);
-      return throttled();
+      return tooManyRequests(1);
     }
     if (net.roll("errors", BASE_RATES.failed)) {
       const code = net.random.chance(0.5) ? 500 : 503;

@@ -3,6 +3,11 @@
  */
 import type { FakeCluster } from "../../../src/testing/mod.ts";
 import type { JsonObject } from "../../../src/structs/bodies.ts";
+import { startHttpServer } from "../../../src/platform/http_server.ts";
+import {
+  generateCertificateAuthority,
+  issueServerCertificate,
+} from "../../../src/platform/certificates.ts";
 
 /** A decoded JSON response. */
 export interface Reply {
@@ -194,4 +199,60 @@ export async function rawRequest(
   const text = await new Response(connection.readable).text();
   const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0);
   return { status, body: text.slice(text.indexOf("\r\n\r\n") + 4) };
+}
+
+/**
+ * A validating webhook on ConfigMap creates that holds every review until `release()`, so
+ * that a test can keep requests open in the server for as long as it likes; `arrived(n)`
+ * resolves once n reviews are held. Register `configuration` before the creates.
+ */
+export async function holdingWebhook() {
+  const ca = await generateCertificateAuthority();
+  const cert = await issueServerCertificate(ca, { hostnames: ["127.0.0.1"] });
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let held = 0;
+  const waiters: { n: number; resolve: () => void }[] = [];
+  const server = await startHttpServer({
+    tls: { certificate: cert.certPem, privateKey: cert.keyPem },
+    handler: async (request) => {
+      const review = await request.json();
+      held++;
+      for (const w of waiters.filter((w) => held >= w.n)) w.resolve();
+      await released;
+      return Response.json({
+        apiVersion: "admission.k8s.io/v1",
+        kind: "AdmissionReview",
+        response: { uid: review.request.uid, allowed: true },
+      });
+    },
+  });
+  const configuration = {
+    apiVersion: "admissionregistration.k8s.io/v1",
+    kind: "ValidatingWebhookConfiguration",
+    metadata: { name: "holding" },
+    webhooks: [{
+      name: "holding.kopf.dev",
+      sideEffects: "None",
+      admissionReviewVersions: ["v1"],
+      timeoutSeconds: 30,
+      clientConfig: { url: `${server.url}/validate`, caBundle: btoa(ca.certPem) },
+      rules: [{
+        operations: ["CREATE"],
+        apiGroups: [""],
+        apiVersions: ["v1"],
+        resources: ["configmaps"],
+      }],
+    }],
+  };
+  return {
+    configuration,
+    release,
+    arrived: (n: number) =>
+      held >= n ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ n, resolve })),
+    [Symbol.asyncDispose]: async () => {
+      release();
+      await server.close();
+    },
+  };
 }
