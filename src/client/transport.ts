@@ -245,7 +245,7 @@ export class Transport {
     const { method, path, outer } = exchange;
     // Made at the first retry: the first attempt usually succeeds.
     let backoffs: Iterator<number> | undefined;
-    const tries = { unauthorized: 0, staleRetried: false };
+    const tries = { unauthorized: 0, staleRetried: false, throttled: 0 };
     // Watches are not counted: the server does not count long-running requests either.
     const priority = exchange.stream ? undefined : currentRequestPriority();
     for (;;) {
@@ -282,12 +282,17 @@ export class Transport {
       const next = backoffs.next();
       const delay = next.done ? undefined : outcome.delay ?? next.value;
       // Reported per server, once for many requests and attempts: a server that cannot
-      // be reached is said within the first attempt, not after all the retries.
-      this.#streakOf(item.info.server).failed({
-        reason: outcome.reason,
-        kind: outcome.kind,
-        retryIn: delay,
-      });
+      // be reached is said within the first attempt, not after all the retries. Under the
+      // adaptive limit, a request's first 429 is how the limit is found, not a failure:
+      // only one refused again (or the last try) is.
+      const probed = outcome.kind === "429" && permit !== undefined && tries.throttled++ === 0;
+      if (!probed || delay === undefined) {
+        this.#streakOf(item.info.server).failed({
+          reason: outcome.reason,
+          kind: outcome.kind,
+          retryIn: delay,
+        });
+      }
       if (delay === undefined) throw outcome.error;
       this.#countRetry(method, path, outcome.kind);
       logger.debug("Retrying {method} {path} in {delay} s: {error}", {

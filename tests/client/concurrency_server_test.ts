@@ -3,8 +3,10 @@
  * executes a few requests at once and answers the rest as kube-apiserver's flow control
  * does (429, `Retry-After`, the flow schema's and priority level's UIDs): all requests
  * succeed with few 429s, the metrics say how many and what the limit is, deferred
- * requests wait behind live ones, and watches take no place.
+ * requests wait behind live ones, watches take no place, and a single 429 (a probe of the
+ * limit) is no warning.
  */
+import { configure, type LogRecord, reset } from "@logtape/logtape";
 import { assert, assertEquals } from "../assert.ts";
 import { OperatorMetrics } from "../../src/structs/operator_metrics.ts";
 import { runWithRequestPriority } from "../../src/client/request_priorities.ts";
@@ -163,4 +165,38 @@ Deno.test("under the limit, deferred requests wait behind live ones; watches tak
   assertEquals(order, ["first", "live", "deferred"]);
   stop.abort();
   await stream.body.cancel().catch(() => {});
+});
+
+Deno.test("a request's first 429 under the adaptive limit is no warning; one refused again is", async () => {
+  const records: LogRecord[] = [];
+  await configure({
+    reset: true,
+    sinks: { capture: (record: LogRecord) => records.push(record) },
+    loggers: [
+      { category: ["kopf"], lowestLevel: "info", sinks: ["capture"] },
+      { category: ["logtape", "meta"], lowestLevel: "warning", sinks: [] },
+    ],
+  });
+  try {
+    const warnings = async (refusals: number, networking: NetworkingTuning) => {
+      let calls = 0;
+      await using server = ScriptedServer.start(() =>
+        ++calls <= refusals
+          ? new Response("Too many requests, please try again later.\n", {
+            status: 429,
+            headers: { "Retry-After": "0" },
+          })
+          : json({})
+      );
+      await using api = server.client({ networking: { errorBackoffs: [0, 0, 0], ...networking } });
+      records.length = 0;
+      await api.request("GET", "/api/v1/namespaces/default/configmaps/x");
+      return records.filter((r) => r.level === "warning").length;
+    };
+    assertEquals(await warnings(1, {}), 0, "a probe of the limit");
+    assertEquals(await warnings(2, {}), 1, "refused again: the server is under pressure");
+    assertEquals(await warnings(1, { adaptiveConcurrency: false }), 1, "no limit: as before");
+  } finally {
+    await reset();
+  }
 });
