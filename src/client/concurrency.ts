@@ -20,11 +20,12 @@
  *   take as long as they are big, which says nothing about the server's queues.
  *
  * Otherwise, additive increase: one more per round trip (one per `limit` answers) while
- * the limit is in use — but once a 429 has shown the ceiling, the level above it is probed
- * slowly (one more after 32 answers), and after each probe that fails at the same ceiling,
- * half as often (up to 1,024 answers): a server whose limit stays put is asked less and
- * less, and one that admits more again is found (a probe held for a whole step lifts the
- * ceiling). Watches are never counted, as the server does not count long-running requests.
+ * at least half of the limit is in use — but once a 429 has shown the ceiling, the level
+ * above it is probed slowly (one more after 32 answers with all of it in use), and after
+ * each probe that fails at the same ceiling, half as often (up to 1,024 answers): a server
+ * whose limit stays put is asked less and less, and one that admits more again is found (a
+ * probe held for a whole step lifts the ceiling). Watches are never counted, as the server
+ * does not count long-running requests.
  *
  * Decisions depend only on the order of answers and the given clock's readings: a test (or
  * a simulation on virtual time) sees the same limits every run.
