@@ -16,6 +16,7 @@ import type { Scheduled } from "./deadlines.ts";
 import type { EntryWork, ObjectEntry } from "../objects/object_entries.ts";
 import type { Place, Places } from "./places.ts";
 import { NOT_QUEUED, type Queued } from "./backlog.ts";
+import { type Lane, LIVE } from "./lanes.ts";
 import type { AsideWait, Reconciliation } from "../pipeline/object_processing.ts";
 
 /** What the processor gets besides the event. */
@@ -78,8 +79,10 @@ export interface Worker extends Scheduled, EntryWork {
   pending: ObservedEvent | undefined;
   /** Since when (the clock's seconds) a state has been waiting, for the queue's metrics. */
   waitingSince: number;
-  /** Whether the waiting state was found by a listing (it waits behind live events). */
-  listed: boolean;
+  /** The lane the waiting state waits in for its place (`lanes.ts`). */
+  lane: Lane;
+  /** Whose turn its place is taken in, within its lane (`settings.queueing.fairness`). */
+  readonly tenant: string;
   /** Wakes the worker's current wait, if it waits. */
   waiter: ((reason: WakeReason) => void) | undefined;
   /** Where it is in its loop. */
@@ -137,18 +140,41 @@ export class LiveWorkers implements Iterable<Worker> {
     return new Promise((resolve) => this.#depletionWaiters.push(resolve));
   }
 
+  /** Resolve once the processings running now for the objects that `picks` chooses end. */
+  async drain(picks: (resource: Resource, body: RawBody) => boolean): Promise<void> {
+    const waits: Promise<void>[] = [];
+    for (const worker of this.#workers) {
+      const current = worker.current;
+      if (current !== undefined && picks(worker.entry.resource, current.object)) {
+        waits.push(new Promise((resolve) => (worker.idle ??= []).push(resolve)));
+      }
+    }
+    await Promise.all(waits);
+  }
+
+  /** The objects being processed now, as messages name them (`kopfexamples ns/name`). */
+  processing(): string[] {
+    return [...this.#workers].filter((w) => w.current !== undefined)
+      .map((w) => describeObject(w.entry.resource, w.current!.object));
+  }
+
   /** The live workers. */
   [Symbol.iterator](): Iterator<Worker> {
     return this.#workers.values();
   }
 }
 
-/** The workers with unprocessed states, per resource: how many, and the oldest's wait. */
+/**
+ * The workers with unprocessed states, per resource: how many, and the oldest's wait; 0 for
+ * the `served` resources where none waits (a gauge at 0, not absent, when the queue is empty).
+ */
 export function waitingOf(
   workers: Iterable<Worker>,
   now: number,
+  served: Iterable<Resource> = [],
 ): Map<Resource, { depth: number; oldest: number }> {
   const result = new Map<Resource, { depth: number; oldest: number }>();
+  for (const resource of served) result.set(resource, { depth: 0, oldest: 0 });
   for (const worker of workers) {
     if (worker.pending === undefined && worker.phase !== "placing") continue;
     const resource = worker.entry.resource;
@@ -160,13 +186,20 @@ export function waitingOf(
   return result;
 }
 
-/** A worker for an object, with its first state waiting; parked until started. */
-export function newWorker(entry: ObjectEntry, event: ObservedEvent, now: number): Worker {
+/** A worker for an object, with its first state waiting in a lane; parked until started. */
+export function newWorker(
+  entry: ObjectEntry,
+  event: ObservedEvent,
+  now: number,
+  lane: Lane,
+  tenant: string,
+): Worker {
   return {
     entry,
     pending: event,
     waitingSince: now,
-    listed: event.type === null,
+    lane,
+    tenant,
     waiter: undefined,
     phase: "parked",
     expected: undefined,
@@ -223,7 +256,10 @@ export function processingContext(
   };
 }
 
-/** See {@link AsideWait}: the worker's places go back while it waits, then are taken again. */
+/**
+ * See {@link AsideWait}: the worker's places go back while it waits, then are taken again —
+ * in the live lane, as work in progress, in its tenant's turn.
+ */
 export async function waitAside(
   worker: Worker,
   promise: Promise<void>,
@@ -235,7 +271,7 @@ export async function waitAside(
   try {
     await promise;
   } finally {
-    worker.place = await places.take(cancelled);
+    worker.place = await places.take(cancelled, LIVE, worker.tenant);
     if (worker.place === undefined) cancelled.throwIfAborted();
   }
 }
