@@ -46,7 +46,7 @@ export class QueueingSettings {
    * How many objects may wait with states told of by live events before the watches are
    * asked to wait (they go on at half as many). Each costs its state's body in memory.
    */
-  burstLimit = 50_000;
+  burstLimit = 25_000;
 }
 
 /** What `settings.queueing.fairness` must be, if the value is not that; else `undefined`. */
