@@ -16,8 +16,10 @@
  * (their bodies, a worker and a wait each), and waits in its tenant's turns; the watch waits
  * only beyond the burst limit, which bounds that memory. Counting per tenant instead would
  * not help: the stream cannot be read past the burst without taking the burst in. (A real
- * API server would not keep the stream for a watcher that stops reading for long either: it
- * closes it, and the operator lists everything again.)
+ * API server does not keep a stream for a watcher that stops reading for long either: once
+ * the watcher's buffer is full past a short timeout, it closes the watch — kube-apiserver's
+ * `cacheWatcher.add` in `apiserver/pkg/storage/cacher/cache_watcher.go` — and the operator
+ * lists everything again.)
  *
  * @module
  */
