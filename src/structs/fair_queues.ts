@@ -135,6 +135,20 @@ export class FairQueue<T extends FairItem> {
     return item as T;
   }
 
+  /**
+   * Move a waiting item of this queue to a lane before its own (a newer reason to wait
+   * there): it joins that lane as it arrives now, in its tenant's turns. False if it does not
+   * wait here, or waits in that lane or a higher one already.
+   */
+  promote(item: T, lane: number): boolean {
+    const tenant = item.tenant;
+    if (tenant === undefined || lane >= item.lane) return false;
+    if (this.#lanes[item.lane]?.tenants.get(tenant.key) !== tenant) return false;
+    this.remove(item);
+    this.push(item, lane, tenant.key);
+    return true;
+  }
+
   /** Take an item out wherever it waits; nothing happens if it is not queued. */
   remove(item: T): void {
     const tenant = item.tenant;

@@ -16,6 +16,14 @@ import { FairItem, type FairLanes, FairQueue } from "./fair_queues.ts";
 /** A limit: a number of places, or a function returning it (`null` for no limit). */
 export type SemaphoreLimit = number | (() => number | null);
 
+/**
+ * Where a wait for a place is found again while it waits, to move it to another lane
+ * ({@link Semaphore.promote}): set while it waits, cleared once it has its place or is gone.
+ */
+export interface SemaphoreTicket {
+  wait: object | undefined;
+}
+
 /** A wait for a place; with a signal, it listens to it itself (no closures per waiter). */
 class Waiter extends FairItem implements AbortListener {
   constructor(
@@ -26,11 +34,14 @@ class Waiter extends FairItem implements AbortListener {
     readonly signal: AbortSignal | undefined,
     /** Takes an abandoned waiter out of the queue: one function per semaphore. */
     readonly abandoned: (waiter: Waiter) => void,
+    /** Where the waiter can be found while it waits, if anywhere. */
+    readonly ticket: SemaphoreTicket | undefined,
   ) {
     super();
   }
 
   handleAbort(): void {
+    if (this.ticket !== undefined) this.ticket.wait = undefined;
     this.abandoned(this);
     this.reject(this.signal!.reason);
   }
@@ -70,7 +81,7 @@ export class Semaphore {
   /** Run `fn` while holding the semaphore (waiting for a free place first). */
   async run<T>(fn: () => Promise<T>): Promise<T> {
     // The place is counted here, not through a release function: one closure less per run.
-    if (!this.#take()) await this.#enqueue(undefined, false, 0, "");
+    if (!this.#take()) await this.#enqueue(undefined, false, 0, "", undefined);
     try {
       return await fn();
     } finally {
@@ -84,13 +95,27 @@ export class Semaphore {
    * after the first do nothing, so a holder may give its place up early and still call it
    * again when done. If `signal` aborts first, the wait ends with its reason, placeless.
    * The waiter waits in `lane` (0 the first; clamped to the lanes there are) among the
-   * waiters of its `tenant`.
+   * waiters of its `tenant`; with a `ticket`, it can be moved to another lane while it waits.
    */
-  acquire(signal?: AbortSignal, lane = 0, tenant = ""): Promise<() => void> {
+  acquire(
+    signal?: AbortSignal,
+    lane = 0,
+    tenant = "",
+    ticket?: SemaphoreTicket,
+  ): Promise<() => void> {
     // Not async: a free place costs a resolved promise, not an async function's machinery.
     if (signal?.aborted) return Promise.reject(signal.reason);
     if (this.#take()) return Promise.resolve(this.#releaser());
-    return this.#enqueue(signal, true, lane, tenant) as Promise<() => void>;
+    return this.#enqueue(signal, true, lane, tenant, ticket) as Promise<() => void>;
+  }
+
+  /**
+   * Move the wait of a ticket to a lane before its own, if it waits here: see
+   * {@link FairQueue.promote}. True if it was moved.
+   */
+  promote(ticket: SemaphoreTicket, lane: number): boolean {
+    const wait = ticket.wait;
+    return wait instanceof Waiter && this.#queue.promote(wait, lane);
   }
 
   /** Count a place taken if one is free and nobody waits for it. */
@@ -124,9 +149,11 @@ export class Semaphore {
     releasable: boolean,
     lane: number,
     tenant: string,
+    ticket: SemaphoreTicket | undefined,
   ): Promise<(() => void) | undefined> {
     return new Promise((resolve, reject) => {
-      const waiter = new Waiter(resolve, reject, releasable, signal, this.#abandoned);
+      const waiter = new Waiter(resolve, reject, releasable, signal, this.#abandoned, ticket);
+      if (ticket !== undefined) ticket.wait = waiter;
       // One listener per signal: thousands of waiters may wait with the same one.
       if (signal !== undefined) listenAbort(signal, waiter);
       this.#queue.push(waiter, lane, tenant);
@@ -139,6 +166,7 @@ export class Semaphore {
       const waiter = this.#queue.shift();
       if (waiter === undefined) return;
       this.#active++;
+      if (waiter.ticket !== undefined) waiter.ticket.wait = undefined;
       if (waiter.signal !== undefined) unlistenAbort(waiter.signal, waiter);
       waiter.resolve(waiter.releasable ? this.#releaser() : undefined);
     }

@@ -138,3 +138,22 @@ Deno.test("any arrivals: every item is served once, each tenant's in its order p
     }),
   );
 });
+
+Deno.test("an item moved up to a lane before its own joins it as it comes now", () => {
+  let now = 0;
+  const queue = new FairQueue<Item>({ handicaps: [0, 5], now: () => now });
+  const listed = new Item("listed");
+  queue.push(listed, 1, "a");
+  now = 1;
+  queue.push(new Item("live b"), 0, "b");
+  assertEquals(queue.promote(listed, 1), false, "not to its own lane");
+  now = 2;
+  assertEquals(queue.promote(listed, 0), true);
+  assertEquals(queue.promote(listed, 1), false, "never down");
+  assertEquals([listed.lane, listed.since], [0, 2]);
+  const other = new Item("other");
+  queue.push(other, 1, "a");
+  const stranger = new FairQueue<Item>({ handicaps: [0, 5], now: () => now });
+  assertEquals(stranger.promote(other, 0), false, "not another queue's item");
+  assertEquals(drain(queue), ["live b", "listed", "other"]);
+});

@@ -65,6 +65,7 @@ import {
   type Phase,
   processingContext,
   type Processor,
+  renew,
   waitingOf,
   wakeOrTimeout,
   type WakeReason,
@@ -241,10 +242,7 @@ export class Multiplexer {
       this.#served.add(resource);
     } else {
       if (again && worker.pending !== undefined) return undefined;
-      if (worker.pending === undefined) worker.waitingSince = this.#clock.now();
-      worker.pending = event;
-      worker.lane = laneOf(event.type, again);
-      worker.waiter?.("arrived");
+      renew(worker, event, laneOf(event.type, again), this.#clock.now(), this.#places);
     }
     // Started first: a worker that begins its batch window is not counted in the backlog.
     if (worker.phase === "parked") this.#start(worker);
@@ -461,7 +459,9 @@ export class Multiplexer {
     event: ObservedEvent,
   ): Promise<{ readonly error: unknown } | typeof ABORTED | undefined> {
     this.#enter(worker, "placing");
-    worker.place = await this.#places.take(this.#cancelled.signal, worker.lane, worker.tenant);
+    const seeker = worker.seeking = { lane: worker.lane, tenant: worker.tenant, wait: undefined };
+    worker.place = await this.#places.take(this.#cancelled.signal, seeker);
+    worker.seeking = undefined;
     this.#enter(worker, "processing");
     if (worker.place === undefined) return ABORTED;
     this.#busy++;

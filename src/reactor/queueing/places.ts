@@ -13,8 +13,8 @@
 
 import type { Clock } from "../../structs/clock.ts";
 import { type Deadline, DeadlineQueue, type Expiring } from "../../structs/deadline_queues.ts";
-import { Semaphore } from "../../structs/semaphores.ts";
-import { type Lane, LIVE } from "./lanes.ts";
+import { Semaphore, type SemaphoreTicket } from "../../structs/semaphores.ts";
+import type { Lane } from "./lanes.ts";
 
 /**
  * A place among the processings. Made once per place taken, in place of closures: it gives
@@ -38,6 +38,15 @@ export class Place implements Expiring {
     this.start = this.hold = undefined;
     release?.();
   }
+}
+
+/**
+ * Who waits for a place: the lane it waits in (moved up by {@link Places.promote}) and its
+ * tenant; where its wait is, while it waits.
+ */
+export interface Seeker extends SemaphoreTicket {
+  lane: Lane;
+  readonly tenant: string;
 }
 
 /** What {@link Places} are made of. */
@@ -78,11 +87,11 @@ export class Places {
    * does not hold the other tenants' objects back, and a big listing is still handled, only
    * later.
    */
-  async take(signal: AbortSignal, lane: Lane = LIVE, tenant = ""): Promise<Place | undefined> {
+  async take(signal: AbortSignal, seeker: Seeker): Promise<Place | undefined> {
     let releaseWorker: (() => void) | undefined;
     try {
-      releaseWorker = await this.#workers.acquire(signal, lane, tenant);
-      const releaseStart = await this.#starts.acquire(signal, lane, tenant);
+      releaseWorker = await this.#workers.acquire(signal, seeker.lane, seeker.tenant, seeker);
+      const releaseStart = await this.#starts.acquire(signal, seeker.lane, seeker.tenant, seeker);
       const place = new Place(releaseWorker, releaseStart);
       place.hold = this.#holds.enter(place);
       return place;
@@ -90,6 +99,16 @@ export class Places {
       releaseWorker?.();
       return undefined;
     }
+  }
+
+  /**
+   * A seeker has a newer reason to wait in a lane before its own (e.g. a live change of an
+   * object that waited with a listed state): it waits there from now on, as if it came now.
+   */
+  promote(seeker: Seeker, lane: Lane): void {
+    if (lane >= seeker.lane) return;
+    seeker.lane = lane;
+    if (!this.#workers.promote(seeker, lane)) this.#starts.promote(seeker, lane);
   }
 
   /** Give the places of a place taken back (again: nothing happens). */

@@ -14,7 +14,7 @@ import type { Clock } from "../../structs/clock.ts";
 import { isAtLeastVersion } from "../../structs/identities.ts";
 import type { Scheduled } from "./deadlines.ts";
 import type { EntryWork, ObjectEntry } from "../objects/object_entries.ts";
-import type { Place, Places } from "./places.ts";
+import type { Place, Places, Seeker } from "./places.ts";
 import { NOT_QUEUED, type Queued } from "./backlog.ts";
 import { type Lane, LIVE } from "./lanes.ts";
 import type { AsideWait, Reconciliation } from "../pipeline/object_processing.ts";
@@ -99,6 +99,8 @@ export interface Worker extends Scheduled, EntryWork {
   idle: (() => void)[] | undefined;
   /** The places it holds while processing. */
   place: Place | undefined;
+  /** Its wait for a place, while it waits (its lane may be moved up meanwhile). */
+  seeking: Seeker | undefined;
   /** What its processings get: made at its first one, not for every event. */
   context: ProcessingContext | undefined;
 }
@@ -208,10 +210,30 @@ export function newWorker(
     current: undefined,
     idle: undefined,
     place: undefined,
+    seeking: undefined,
     context: undefined,
     deadline: 0,
     slot: -1,
   };
+}
+
+/**
+ * A newer state of a worker's object: it waits in its lane, and wakes the worker's wait. A
+ * wait for a place moves up to that lane if it is before its own (a live change of an object
+ * that waited with a listed state or a retry goes with the live changes).
+ */
+export function renew(
+  worker: Worker,
+  event: ObservedEvent,
+  lane: Lane,
+  now: number,
+  places: Places,
+): void {
+  if (worker.pending === undefined) worker.waitingSince = now;
+  worker.pending = event;
+  worker.lane = lane;
+  if (worker.seeking !== undefined) places.promote(worker.seeking, lane);
+  worker.waiter?.("arrived");
 }
 
 /** Wait for a wake-up of the worker (`arrivals` too, or only others) or the timeout. */
@@ -271,7 +293,11 @@ export async function waitAside(
   try {
     await promise;
   } finally {
-    worker.place = await places.take(cancelled, LIVE, worker.tenant);
+    worker.place = await places.take(cancelled, {
+      lane: LIVE,
+      tenant: worker.tenant,
+      wait: undefined,
+    });
     if (worker.place === undefined) cancelled.throwIfAborted();
   }
 }

@@ -999,3 +999,19 @@ Deno.test("the queue's gauges show 0 for a resource fed once its queue is empty"
   assertEquals(mux.waiting().get(KEX), { depth: 0, oldest: 0 });
   await stop(mux, clock);
 });
+
+Deno.test("an object waiting with a listed state moves up to the live lane when a change of it comes", async () => {
+  const { clock, script, mux } = scripted({ startLimit: 1 });
+  script.hold();
+  mux.push(KEX, evIn("first", "n0"));
+  await settle();
+  mux.push(KEX, evIn("x", "n1", {}, null));
+  mux.push(KEX, evIn("y1", "n2"));
+  mux.push(KEX, evIn("y2", "n2"));
+  await settle();
+  mux.push(KEX, { type: "MODIFIED", object: { ...evIn("x", "n1").object } });
+  // x now takes its turn among the live changes: n2's, then n1's, then n2's again.
+  const order = await runInOrder(script, 5);
+  assertEquals(order.slice(0, 4), ["first", "y1", "x", "y2"]);
+  await stop(mux, clock);
+});
