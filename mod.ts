@@ -165,6 +165,7 @@ export type {
   WatchingSettings,
 } from "./src/settings/api_settings.ts";
 export type { OperatorSettings } from "./src/settings/operator_settings.ts";
+export type { QueueingSettings } from "./src/settings/queueing_settings.ts";
 export type { WatchSelectors } from "./src/settings/watch_selectors.ts";
 export type {
   AnnotationsProgressStorage,

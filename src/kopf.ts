@@ -93,6 +93,7 @@ export {
 } from "./settings/processing_settings.ts";
 export { NetworkingSettings, ScanningSettings, WatchingSettings } from "./settings/api_settings.ts";
 export { OperatorSettings } from "./settings/operator_settings.ts";
+export { QueueingSettings } from "./settings/queueing_settings.ts";
 export {
   AnnotationsProgressStorage,
   StatusProgressStorage,

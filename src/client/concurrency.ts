@@ -34,7 +34,7 @@
  */
 import { type Clock, realClock } from "../structs/clock.ts";
 import { Semaphore } from "../structs/semaphores.ts";
-import type { RequestPriority } from "./request_priorities.ts";
+import { REQUEST_PRIORITIES, type RequestPriority } from "./request_priorities.ts";
 
 /** The bounds of the adaptive limit; read again whenever the limit changes. */
 export interface ConcurrencyBounds {
@@ -64,7 +64,10 @@ const BASELINE_RISE_WEIGHT = 0.01;
 const PROBE_ANSWERS = 32;
 /** Doublings of the answers per probe after failed probes (32 × 2^5 = 1,024). */
 const MAX_PROBE_DOUBLINGS = 5;
-/** Seconds after which a deferred request goes before live ones: it is served, later. */
+/**
+ * The handicap of deferred requests in seconds: one goes after the live requests that came
+ * up to this long after it, and before those that came later (served later, never starved).
+ */
 export const DEFERRED_AGING = 10;
 
 /** One request's place among those in flight, with what its answer is judged by. */
@@ -108,7 +111,7 @@ export class ConcurrencyLimiter {
     this.#clock = clock;
     this.#limit = this.#clamped(bounds.initialConcurrency);
     this.#places = new Semaphore(() => this.limit, {
-      aging: DEFERRED_AGING,
+      handicaps: [0, DEFERRED_AGING],
       now: () => clock.now(),
     });
   }
@@ -135,13 +138,13 @@ export class ConcurrencyLimiter {
 
   /**
    * A place for one request, once free: at once while fewer than the limit are in flight
-   * and none waits, else in turn (deferred requests behind live ones, unless they have
-   * waited {@link DEFERRED_AGING} seconds). Rejects with the signal's reason if it aborts.
+   * and none waits, else in turn (deferred requests behind the live ones that came up to
+   * {@link DEFERRED_AGING} seconds after them). Rejects with the signal's reason if it aborts.
    */
   acquire(priority: RequestPriority, signal?: AbortSignal): Promise<Permit> {
     const places = this.#places;
     const waiting = places.waiting;
-    const taking = places.acquire(signal, priority === "deferred");
+    const taking = places.acquire(signal, REQUEST_PRIORITIES.indexOf(priority));
     if (places.waiting > waiting) {
       // It waits: when its turn comes, every place is taken (it is given a freed one).
       return taking.then((release) =>

@@ -4,8 +4,8 @@
  * Usually changed in a startup handler: `settings.posting.level = "warning"`.
  *
  * This module gathers the sections and checks their values; the sections themselves are
- * in `api_settings.ts`, `processing_settings.ts`, `output_settings.ts` and
- * `cluster_settings.ts`, by what they tune.
+ * in `api_settings.ts`, `processing_settings.ts`, `queueing_settings.ts`,
+ * `output_settings.ts` and `cluster_settings.ts`, by what they tune.
  *
  * @module
  */
@@ -32,6 +32,7 @@ import {
   PersistenceSettings,
 } from "./processing_settings.ts";
 import { ProgressStorage } from "./progress_storages.ts";
+import { fairnessProblem, QueueingSettings } from "./queueing_settings.ts";
 import { checkWatchSelectors } from "./watch_selectors.ts";
 
 const LEVEL_NAMES: ReadonlySet<string> = new Set([
@@ -52,6 +53,8 @@ export interface OperatorSettingsInit {
   watching?: Partial<WatchingSettings>;
   /** Overrides of {@link BatchingSettings}. */
   batching?: Partial<BatchingSettings>;
+  /** Overrides of {@link QueueingSettings}. */
+  queueing?: Partial<QueueingSettings>;
   /** Overrides of {@link NetworkingSettings}. */
   networking?: Partial<NetworkingSettings>;
   /** Overrides of {@link PersistenceSettings}. */
@@ -166,6 +169,10 @@ const RULES: Record<keyof OperatorSettingsInit, Record<string, Check>> = {
     batchWindow: seconds,
     exitTimeout: seconds,
     errorDelays: listOfDelays,
+  },
+  queueing: {
+    fairness: (_, v) => fairnessProblem(v),
+    burstLimit: count,
   },
   networking: {
     requestTimeout: optionalSeconds,
@@ -292,6 +299,8 @@ export class OperatorSettings {
   readonly watching: WatchingSettings = new WatchingSettings();
   /** Per-object queues and workers. */
   readonly batching: BatchingSettings = new BatchingSettings();
+  /** Fair queues: whose objects take turns, how big a burst is taken in. */
+  readonly queueing: QueueingSettings = new QueueingSettings();
   /** Regular API requests. */
   readonly networking: NetworkingSettings = new NetworkingSettings();
   /** State kept on the objects: finalizer, progress, diff-base. */

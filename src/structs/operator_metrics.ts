@@ -60,7 +60,7 @@ const DEFINITIONS = {
   },
   queueDepth: {
     name: "kopf_queue_depth",
-    help: "Objects with events waiting to be processed, by resource.",
+    help: "Objects with events waiting to be processed, by resource (0 once none waits).",
     labels: ["resource"],
   },
   queueOldestAge: {
@@ -186,9 +186,12 @@ export class OperatorMetrics {
   readonly patches: Counter;
   /** Watch events received, by resource and type (`LISTED` for listed objects). */
   readonly eventsReceived: Counter;
-  /** Objects with events waiting to be processed, by resource. */
+  /**
+   * Objects with events waiting to be processed, by resource: 0 for each resource the queue
+   * has served once none waits, so that dashboards show 0 rather than no data.
+   */
   readonly queueDepth: Gauge;
-  /** How long the oldest waiting event has waited, by resource, in seconds. */
+  /** How long the oldest waiting event has waited, by resource, in seconds (0 likewise). */
   readonly queueOldestAge: Gauge;
   /** Objects being processed now. */
   readonly workersBusy: Gauge;

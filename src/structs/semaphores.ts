@@ -3,47 +3,46 @@
  * The limit may be a function, read again whenever a place is asked for or given back (so
  * that a changed setting takes effect), and a wait may be abandoned with a signal.
  *
- * With {@link Lanes}, waiters wait in one of two lanes: the first lane's go first, but a
- * waiter of the second lane that has waited `aging` seconds goes before them (so that it is
- * served later, never starved).
+ * With {@link FairLanes}, the waiters wait in a {@link FairQueue}: in lanes served by
+ * priority, where a lower lane's waiter goes first once it has waited its lane's handicap
+ * (served later, never starved), and within a lane the tenants take turns.
  *
  * @module
  */
 
 import { type AbortListener, listenAbort, unlistenAbort } from "./abort_listeners.ts";
+import { FairItem, type FairLanes, FairQueue } from "./fair_queues.ts";
 
 /** A limit: a number of places, or a function returning it (`null` for no limit). */
 export type SemaphoreLimit = number | (() => number | null);
 
-/** Two lanes of waiters: see the module docs. */
-export interface Lanes {
-  /** Seconds after which a waiter of the second lane goes before the first lane's. */
-  readonly aging: number;
-  /** The time in seconds (a clock's). */
-  readonly now: () => number;
+/**
+ * Where a wait for a place is found again while it waits, to move it to another lane
+ * ({@link Semaphore.promote}): set while it waits, cleared once it has its place or is gone.
+ */
+export interface SemaphoreTicket {
+  wait: object | undefined;
 }
 
 /** A wait for a place; with a signal, it listens to it itself (no closures per waiter). */
-class Waiter implements AbortListener {
-  next: Waiter | undefined = undefined;
-  /** Abandoned: skipped when its turn comes. */
-  gone = false;
-  /** When it began to wait (only with lanes). */
-  since = 0;
-
+class Waiter extends FairItem implements AbortListener {
   constructor(
     readonly resolve: (release: (() => void) | undefined) => void,
     readonly reject: (reason: unknown) => void,
     /** Whether the waiter is given a release function (`acquire`) or not (`run`). */
     readonly releasable: boolean,
     readonly signal: AbortSignal | undefined,
-    /** Uncounts an abandoned waiter: one function per semaphore. */
-    readonly abandoned: () => void,
-  ) {}
+    /** Takes an abandoned waiter out of the queue: one function per semaphore. */
+    readonly abandoned: (waiter: Waiter) => void,
+    /** Where the waiter can be found while it waits, if anywhere. */
+    readonly ticket: SemaphoreTicket | undefined,
+  ) {
+    super();
+  }
 
   handleAbort(): void {
-    this.gone = true;
-    this.abandoned();
+    if (this.ticket !== undefined) this.ticket.wait = undefined;
+    this.abandoned(this);
     this.reject(this.signal!.reason);
   }
 }
@@ -52,18 +51,13 @@ class Waiter implements AbortListener {
 export class Semaphore {
   readonly #limit: () => number | null;
   #active = 0;
-  #waiting = 0;
-  // Linked queues: thousands of objects may wait at once, and arrays shift in O(n).
-  readonly #first = new Queue();
-  readonly #second = new Queue();
-  readonly #lanes: Lanes | undefined;
-  readonly #abandoned = () => {
-    this.#waiting--;
-  };
+  // Linked through the waiters: thousands of objects may wait at once.
+  readonly #queue: FairQueue<Waiter>;
+  readonly #abandoned = (waiter: Waiter) => this.#queue.remove(waiter);
 
-  /** A semaphore for at most `limit` (≥ 1) holders at a time; its waiters in two lanes. */
-  constructor(limit: SemaphoreLimit, lanes?: Lanes) {
-    this.#lanes = lanes;
+  /** A semaphore for at most `limit` (≥ 1) holders at a time; its waiters in fair lanes. */
+  constructor(limit: SemaphoreLimit, lanes?: FairLanes) {
+    this.#queue = new FairQueue(lanes);
     if (typeof limit === "number") {
       if (!Number.isSafeInteger(limit) || limit < 1) {
         throw new RangeError(`A semaphore's limit must be an integer ≥ 1, got ${limit}.`);
@@ -81,13 +75,13 @@ export class Semaphore {
 
   /** How many wait for it now. */
   get waiting(): number {
-    return this.#waiting;
+    return this.#queue.size;
   }
 
   /** Run `fn` while holding the semaphore (waiting for a free place first). */
   async run<T>(fn: () => Promise<T>): Promise<T> {
     // The place is counted here, not through a release function: one closure less per run.
-    if (!this.#take()) await this.#enqueue(undefined, false, false);
+    if (!this.#take()) await this.#enqueue(undefined, false, 0, "", undefined);
     try {
       return await fn();
     } finally {
@@ -100,19 +94,34 @@ export class Semaphore {
    * Take a place (waiting for a free one first). The returned function gives it back; calls
    * after the first do nothing, so a holder may give its place up early and still call it
    * again when done. If `signal` aborts first, the wait ends with its reason, placeless.
-   * With lanes, `later` waits in the second lane.
+   * The waiter waits in `lane` (0 the first; clamped to the lanes there are) among the
+   * waiters of its `tenant`; with a `ticket`, it can be moved to another lane while it waits.
    */
-  acquire(signal?: AbortSignal, later = false): Promise<() => void> {
+  acquire(
+    signal?: AbortSignal,
+    lane = 0,
+    tenant = "",
+    ticket?: SemaphoreTicket,
+  ): Promise<() => void> {
     // Not async: a free place costs a resolved promise, not an async function's machinery.
     if (signal?.aborted) return Promise.reject(signal.reason);
     if (this.#take()) return Promise.resolve(this.#releaser());
-    return this.#enqueue(signal, true, later) as Promise<() => void>;
+    return this.#enqueue(signal, true, lane, tenant, ticket) as Promise<() => void>;
+  }
+
+  /**
+   * Move the wait of a ticket to a lane before its own, if it waits here: see
+   * {@link FairQueue.promote}. True if it was moved.
+   */
+  promote(ticket: SemaphoreTicket, lane: number): boolean {
+    const wait = ticket.wait;
+    return wait instanceof Waiter && this.#queue.promote(wait, lane);
   }
 
   /** Count a place taken if one is free and nobody waits for it. */
   #take(): boolean {
     this.#pass(); // a raised limit, or waiters gone meanwhile, may have freed places
-    if (this.#first.head !== undefined || this.#second.head !== undefined) return false;
+    if (!this.#queue.empty) return false;
     if (!this.#free()) return false;
     this.#active++;
     return true;
@@ -138,61 +147,28 @@ export class Semaphore {
   #enqueue(
     signal: AbortSignal | undefined,
     releasable: boolean,
-    later: boolean,
+    lane: number,
+    tenant: string,
+    ticket: SemaphoreTicket | undefined,
   ): Promise<(() => void) | undefined> {
     return new Promise((resolve, reject) => {
-      const waiter = new Waiter(resolve, reject, releasable, signal, this.#abandoned);
+      const waiter = new Waiter(resolve, reject, releasable, signal, this.#abandoned, ticket);
+      if (ticket !== undefined) ticket.wait = waiter;
       // One listener per signal: thousands of waiters may wait with the same one.
       if (signal !== undefined) listenAbort(signal, waiter);
-      const lanes = this.#lanes;
-      if (lanes !== undefined) waiter.since = lanes.now();
-      (lanes !== undefined && later ? this.#second : this.#first).push(waiter);
-      this.#waiting++;
+      this.#queue.push(waiter, lane, tenant);
     });
   }
 
-  /** Give free places to the longest waiters (of the first lane, unless aged; see above). */
+  /** Give free places to the waiters whose turn it is (see the module docs). */
   #pass(): void {
     while (this.#free()) {
-      const waiter = this.#next();
+      const waiter = this.#queue.shift();
       if (waiter === undefined) return;
-      if (waiter.gone) continue;
-      this.#waiting--;
       this.#active++;
+      if (waiter.ticket !== undefined) waiter.ticket.wait = undefined;
       if (waiter.signal !== undefined) unlistenAbort(waiter.signal, waiter);
       waiter.resolve(waiter.releasable ? this.#releaser() : undefined);
     }
-  }
-
-  /** The next waiter to take a place, taken out of its lane. */
-  #next(): Waiter | undefined {
-    const second = this.#second.head;
-    if (second === undefined) return this.#first.shift();
-    const lanes = this.#lanes!;
-    if (this.#first.head === undefined || lanes.now() - second.since >= lanes.aging) {
-      return this.#second.shift();
-    }
-    return this.#first.shift();
-  }
-}
-
-/** A linked queue of waiters. */
-class Queue {
-  head: Waiter | undefined = undefined;
-  #tail: Waiter | undefined = undefined;
-
-  push(waiter: Waiter): void {
-    if (this.#tail === undefined) this.head = waiter;
-    else this.#tail.next = waiter;
-    this.#tail = waiter;
-  }
-
-  shift(): Waiter | undefined {
-    const waiter = this.head;
-    if (waiter === undefined) return undefined;
-    this.head = waiter.next;
-    if (this.head === undefined) this.#tail = undefined;
-    waiter.next = undefined;
-    return waiter;
   }
 }

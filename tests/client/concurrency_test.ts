@@ -143,10 +143,10 @@ Deno.test("waits: live requests go before deferred ones, unless those have aged"
   limiter.answered(await live, false);
   limiter.answered(await deferred, false);
   assertEquals(order, ["live", "deferred"]);
-  // Aged: a deferred request that waited long enough goes before a newer live one.
+  // Aged: a deferred request goes before a live one that came more than its handicap later.
   const [again] = await take(limiter, 1);
   const old = wait("old deferred", "deferred");
-  await clock.advance(DEFERRED_AGING);
+  await clock.advance(DEFERRED_AGING + 1);
   const fresh = wait("fresh live", "live");
   again.release();
   (await old).release();

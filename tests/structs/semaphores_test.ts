@@ -86,35 +86,57 @@ Deno.test("an abandoned wait takes no place and keeps the order of the others", 
 
 Deno.test("with lanes, the first lane's waiters go first, until a second lane's has aged", async () => {
   let now = 0;
-  const semaphore = new Semaphore(1, { aging: 5, now: () => now });
+  const semaphore = new Semaphore(1, { handicaps: [0, 5], now: () => now });
   const order: string[] = [];
   const hold = await semaphore.acquire();
-  const waitFor = (name: string, later: boolean) =>
-    semaphore.acquire(undefined, later).then((release) => {
+  const waitFor = (name: string, lane: number) =>
+    semaphore.acquire(undefined, lane).then((release) => {
       order.push(name);
       release();
     });
-  const listed = [waitFor("listed 1", true), waitFor("listed 2", true)];
-  const live = [waitFor("live 1", false), waitFor("live 2", false)];
+  const listed = [waitFor("listed 1", 1), waitFor("listed 2", 1)];
+  const live = [waitFor("live 1", 0), waitFor("live 2", 0)];
   hold();
   await Promise.all([...live, ...listed]);
   assertEquals(order, ["live 1", "live 2", "listed 1", "listed 2"]);
   // Aged: the second lane's waiter goes before newer first-lane ones.
   order.length = 0;
   const again = await semaphore.acquire();
-  const old = waitFor("listed old", true);
+  const old = waitFor("listed old", 1);
   now = 6;
-  const fresh = waitFor("live fresh", false);
+  const fresh = waitFor("live fresh", 0);
   again();
   await Promise.all([old, fresh]);
   assertEquals(order, ["listed old", "live fresh"]);
-  // Without lanes, `later` changes nothing: arrival order.
+  // Without lanes, a lane changes nothing: arrival order.
   const plain = new Semaphore(1);
   const first = await plain.acquire();
   const plainOrder: string[] = [];
-  const a = plain.acquire(undefined, true).then((r) => (plainOrder.push("a"), r()));
+  const a = plain.acquire(undefined, 1).then((r) => (plainOrder.push("a"), r()));
   const b = plain.acquire().then((r) => (plainOrder.push("b"), r()));
   first();
   await Promise.all([a, b]);
   assertEquals(plainOrder, ["a", "b"]);
+});
+
+Deno.test("within a lane, the tenants' waiters take turns; an abandoned wait leaves its turn", async () => {
+  const semaphore = new Semaphore(1, { handicaps: [0], now: () => 0 });
+  const order: string[] = [];
+  const hold = await semaphore.acquire();
+  const stop = new AbortController();
+  const waits = [];
+  for (let i = 1; i <= 3; i++) {
+    waits.push(semaphore.acquire(undefined, 0, "a").then((r) => (order.push(`a${i}`), r())));
+  }
+  const gone = semaphore.acquire(stop.signal, 0, "b").catch(() => order.push("b gone"));
+  for (let i = 1; i <= 2; i++) {
+    waits.push(semaphore.acquire(undefined, 0, "b").then((r) => (order.push(`b${i}`), r())));
+  }
+  assertEquals(semaphore.waiting, 6);
+  stop.abort();
+  await gone;
+  assertEquals(semaphore.waiting, 5, "the abandoned wait is out at once");
+  hold();
+  await Promise.all(waits);
+  assertEquals(order, ["b gone", "a1", "b1", "a2", "b2", "a3"]);
 });

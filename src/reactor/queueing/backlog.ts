@@ -1,11 +1,25 @@
 /**
  * The backlog of the queueing: the objects that wait with unprocessed states (past their
  * batch window: objects within it wait for time, not for a place). Once it reaches its
- * limit, the feeder is asked to wait (see {@link Backlog.congestion}) until it is down to
- * half: the events then stay in the watch streams, and on the server, instead of piling up
- * in memory. The objects of live events are counted apart as well: live events are asked
- * to wait only when those reach the limit ({@link Backlog.liveCongestion}), so that a big
- * listing that fills the backlog does not hold back the changes made meanwhile.
+ * limit, the listings' feeders are asked to wait (see {@link Backlog.congestion}) until it
+ * is down to half: their states then stay in the watch streams, and on the server, instead
+ * of piling up in memory.
+ *
+ * The objects of live events are counted apart, against a limit of their own, the burst
+ * limit ({@link Backlog.liveCongestion}), far higher. Not for the listings' sake only (a
+ * big listing that fills the backlog must not hold back the changes made meanwhile), but
+ * for fairness across tenants: a watch of all namespaces tells of every tenant's changes in
+ * one stream, in the order they were made. Held at the backlog's limit, such a watch would
+ * leave a tenant's changes made a second after another tenant's burst of 20,000 unread
+ * behind it, whatever the places' order; the fair turns of the places (`places.ts`) can
+ * serve only what has been read. So a burst is taken in, its states kept until processed
+ * (their bodies, a worker and a wait each), and waits in its tenant's turns; the watch waits
+ * only beyond the burst limit, which bounds that memory. Counting per tenant instead would
+ * not help: the stream cannot be read past the burst without taking the burst in. (A real
+ * API server does not keep a stream for a watcher that stops reading for long either: once
+ * the watcher's buffer is full past a short timeout, it closes the watch — kube-apiserver's
+ * `cacheWatcher.add` in `apiserver/pkg/storage/cacher/cache_watcher.go` — and the operator
+ * lists everything again.)
  *
  * @module
  */
@@ -20,14 +34,19 @@ const QUEUED_LISTED = 2;
 /** The count of waiting objects and the feeder's wait; see the module docs. */
 export class Backlog {
   readonly #limit: number;
+  readonly #burstLimit: () => number;
   #size = 0;
   #live = 0;
   #congestion: Congestion | undefined;
   #liveCongestion: Congestion | undefined;
 
-  /** A backlog that congests at `limit` objects (at least 1). */
-  constructor(limit: number) {
+  /**
+   * A backlog that congests at `limit` objects (at least 1), and for live events at
+   * `burstLimit` of theirs (read when counted, so that a changed setting takes effect).
+   */
+  constructor(limit: number, burstLimit: () => number = () => limit) {
     this.#limit = Math.max(1, limit);
+    this.#burstLimit = burstLimit;
   }
 
   /** How many objects wait now. */
@@ -40,7 +59,7 @@ export class Backlog {
     return this.#congestion?.promise;
   }
 
-  /** While the live events' objects congest it: settles once they are down to half. */
+  /** While the live events' objects reach the burst limit: settles once down to half. */
   get liveCongestion(): Promise<void> | undefined {
     return this.#liveCongestion?.promise;
   }
@@ -54,13 +73,16 @@ export class Backlog {
     const step = queued ? 1 : -1;
     this.#size += step;
     if (live) this.#live += step;
-    const half = this.#limit >> 1;
     if (queued && !stopping) {
       if (this.#size >= this.#limit) this.#congestion ??= congestion();
-      if (live && this.#live >= this.#limit) this.#liveCongestion ??= congestion();
+      if (live && this.#live >= Math.max(1, this.#burstLimit())) {
+        this.#liveCongestion ??= congestion();
+      }
     } else if (!queued) {
-      if (this.#size <= half) this.#congestion = settle(this.#congestion);
-      if (this.#live <= half) this.#liveCongestion = settle(this.#liveCongestion);
+      if (this.#size <= this.#limit >> 1) this.#congestion = settle(this.#congestion);
+      if (this.#liveCongestion !== undefined && this.#live <= this.#burstLimit() >> 1) {
+        this.#liveCongestion = settle(this.#liveCongestion);
+      }
     }
   }
 

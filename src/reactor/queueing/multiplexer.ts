@@ -14,11 +14,17 @@
  * long gives its place up after `startHold` seconds, so slow handlers never hold the
  * others up), and once `backlogLimit` objects wait with unprocessed events (past their
  * batch window: objects within it wait for time, not for a place), `push()` returns a
- * promise that the feeder should await before pushing more: the events then stay in the
- * watch streams (and on the server) instead of piling up here. States told of by live
- * events go first: they take places before the objects found by listings (unless those
- * have waited {@link LISTING_AGING} seconds), and only their own number asks their feeder
- * to wait — a big listing that fills the backlog does not hold back the changes made now.
+ * promise that a listing's feeder should await before pushing more: the events then stay
+ * in the watch streams (and on the server) instead of piling up here.
+ *
+ * The places are taken fairly (`lanes.ts`, `places.ts`): live changes before retries and
+ * revisits before listings, each lane after its handicap (later, never starved), and within
+ * a lane the tenants (`settings.queueing.fairness`: the namespace by default) take turns.
+ * Live events ask their feeder to wait only at the burst limit
+ * (`settings.queueing.burstLimit`) of their own objects: a big listing does not hold back
+ * the changes made now, and one tenant's burst is taken in, so that the changes of another
+ * tenant behind it in a watch of all namespaces are read and served in their turn (why, and
+ * what it costs: `backlog.ts`).
  *
  * After the processor patched an object, the watch stream still carries the states from
  * before the patch for a while. The processor reports the `resourceVersion` of its
@@ -47,6 +53,9 @@ import type { Logger } from "../../structs/loggers.ts";
 import { reactorLogger } from "../default_logger.ts";
 import { Places } from "./places.ts";
 import { Backlog } from "./backlog.ts";
+import { LANE_HANDICAPS, laneOf, LISTINGS, RETRIES } from "./lanes.ts";
+import { Tenants } from "./tenants.ts";
+import { QueueingSettings } from "../../settings/queueing_settings.ts";
 import { ObjectTable } from "../objects/object_table.ts";
 import {
   describeObject,
@@ -56,6 +65,7 @@ import {
   type Phase,
   processingContext,
   type Processor,
+  renew,
   waitingOf,
   wakeOrTimeout,
   type WakeReason,
@@ -68,6 +78,8 @@ export interface MultiplexerOptions {
   readonly processor: Processor;
   /** Batching and worker settings; read again whenever used, so they may change. */
   readonly batching: BatchingSettings;
+  /** Whose objects take turns, and the burst limit; read when used (the defaults without). */
+  readonly queueing?: Pick<QueueingSettings, "fairness" | "burstLimit">;
   /**
    * How long to wait for the echo of our own patch (`consistencyTimeout`, in seconds; 0
    * disables waiting); without it, patched states are not awaited.
@@ -81,11 +93,8 @@ export interface MultiplexerOptions {
   readonly startLimit?: number;
   /** Seconds after which a processing gives its start place up ({@link START_HOLD}). */
   readonly startHold?: number;
-  /**
-   * Seconds for which objects found by a listing wait behind those of live events before
-   * they go first ({@link LISTING_AGING}).
-   */
-  readonly listingAging?: number;
+  /** Each lane's handicap in seconds, by lane ({@link LANE_HANDICAPS}). */
+  readonly handicaps?: readonly number[];
   /**
    * How many objects may wait with unprocessed events, past their batch window, before
    * `push()` asks the feeder to wait ({@link DEFAULT_BACKLOG_LIMIT}); it asks until half
@@ -112,13 +121,6 @@ export const DEFAULT_START_LIMIT = 32;
 export const START_HOLD = 1;
 
 /**
- * Seconds for which an object found by a listing waits behind the objects of live events
- * for a place, before it goes first: changes made while a big listing is handled are
- * handled within moments, and the listing is never starved by a stream of them.
- */
-export const LISTING_AGING = 5;
-
-/**
  * How many objects may wait with unprocessed events before the feeding is slowed down: a
  * few times the start limit, so that when the feeding resumes (at half of it) more
  * objects still wait than may start, and the processings never run dry meanwhile. More only
@@ -126,6 +128,9 @@ export const LISTING_AGING = 5;
  * its old generation: with 1,000, a burst of 10,000 objects cost 9% more CPU.
  */
 export const DEFAULT_BACKLOG_LIMIT = 100;
+
+/** The burst limit without settings: `settings.queueing.burstLimit`'s default. */
+const DEFAULT_BURST_LIMIT = new QueueingSettings().burstLimit;
 
 /** Seconds between the reports of the handling that still runs after the exit timeout. */
 const STILL_RUNNING_REPORTS = 10;
@@ -148,6 +153,9 @@ export class Multiplexer {
   readonly #cancelled = new AbortController();
   readonly #places: Places;
   readonly #backlog: Backlog;
+  readonly #tenants: Tenants;
+  /** The resources it has been fed: its gauges show 0 for them when nothing waits. */
+  readonly #served = new Set<Resource>();
   #busy = 0;
 
   /** Create an idle multiplexer; workers start as events arrive. */
@@ -163,10 +171,13 @@ export class Multiplexer {
       workerLimit: () => this.#batching.workerLimit,
       startLimit: options.startLimit ?? DEFAULT_START_LIMIT,
       startHold: options.startHold ?? START_HOLD,
-      listingAging: options.listingAging ?? LISTING_AGING,
+      handicaps: options.handicaps ?? LANE_HANDICAPS,
       clock: this.#clock,
     });
-    this.#backlog = new Backlog(options.backlogLimit ?? DEFAULT_BACKLOG_LIMIT);
+    const queueing = options.queueing;
+    const burstLimit = () => queueing?.burstLimit ?? DEFAULT_BURST_LIMIT;
+    this.#backlog = new Backlog(options.backlogLimit ?? DEFAULT_BACKLOG_LIMIT, burstLimit);
+    this.#tenants = new Tenants(() => queueing, this.#logger);
   }
 
   /** How many object workers are alive (busy, waiting or idling). */
@@ -186,10 +197,11 @@ export class Multiplexer {
 
   /**
    * The objects waiting with unprocessed states, and how long the oldest has waited (in
-   * seconds), per resource: what the queue's metrics show. Walks all workers: for scrapes.
+   * seconds), per resource: what the queue's metrics show — 0 for each resource it has been
+   * fed when none waits. Walks all workers: for scrapes.
    */
   waiting(): Map<Resource, { depth: number; oldest: number }> {
-    return waitingOf(this.#live, this.#clock.now());
+    return waitingOf(this.#live, this.#clock.now(), this.#served);
   }
 
   /** Whether the shutdown has begun. */
@@ -208,9 +220,9 @@ export class Multiplexer {
    *
    * Returns a promise when the backlog is full: the feeder should wait for it before
    * pushing more (it resolves once the backlog is down to half, or at the shutdown). For
-   * live events, only the objects of live events count: a listing that fills the backlog
-   * does not hold them back. With `again`, a state waiting is kept (it is processed anyway):
-   * the object is processed again for changes noted elsewhere, as of its children.
+   * live events, only the objects of live events count, against the burst limit (see the
+   * module docs). With `again`, a state waiting is kept (it is processed anyway): the object
+   * is processed again, as a revisit, for changes noted elsewhere, as of its children.
    */
   push(resource: Resource, event: ObservedEvent, again = false): Promise<void> | undefined {
     const known = this.#objects.peek(resource, event.object);
@@ -223,15 +235,14 @@ export class Multiplexer {
         return undefined;
       }
       const entry = known ?? this.#objects.entry(resource, event.object);
-      worker = newWorker(entry, event, this.#clock.now());
+      const tenant = this.#tenants.of(resource, event.object);
+      worker = newWorker(entry, event, this.#clock.now(), laneOf(event.type, again), tenant);
       entry.work = worker;
       this.#live.add(worker);
+      this.#served.add(resource);
     } else {
       if (again && worker.pending !== undefined) return undefined;
-      if (worker.pending === undefined) worker.waitingSince = this.#clock.now();
-      worker.pending = event;
-      worker.listed = event.type === null;
-      worker.waiter?.("arrived");
+      renew(worker, event, laneOf(event.type, again), this.#clock.now(), this.#places);
     }
     // Started first: a worker that begins its batch window is not counted in the backlog.
     if (worker.phase === "parked") this.#start(worker);
@@ -245,15 +256,8 @@ export class Multiplexer {
    * decides what to do with them). E.g. after a lease is lost: nothing may still run for
    * the objects it covered before another replica takes them.
    */
-  async drain(picks: (resource: Resource, body: RawBody) => boolean): Promise<void> {
-    const waits: Promise<void>[] = [];
-    for (const worker of this.#live) {
-      const current = worker.current;
-      if (current !== undefined && picks(worker.entry.resource, current.object)) {
-        waits.push(new Promise((resolve) => (worker.idle ??= []).push(resolve)));
-      }
-    }
-    await Promise.all(waits);
+  drain(picks: (resource: Resource, body: RawBody) => boolean): Promise<void> {
+    return this.#live.drain(picks);
   }
 
   /** Resolve when no worker is alive (at once if none is). */
@@ -302,8 +306,7 @@ export class Multiplexer {
 
   /** The objects being processed now, as messages name them (`kopfexamples ns/name`). */
   processing(): string[] {
-    return [...this.#live].filter((w) => w.current !== undefined)
-      .map((w) => describeObject(w.entry.resource, w.current!.object));
+    return this.#live.processing();
   }
 
   async #depletedWithin(seconds: number): Promise<boolean> {
@@ -316,7 +319,7 @@ export class Multiplexer {
     const phase = worker.phase;
     const queued = phase === "placing" ||
       (worker.pending !== undefined && phase !== "holding" && phase !== "batching");
-    this.#backlog.recount(worker, queued, worker.listed, this.stopping);
+    this.#backlog.recount(worker, queued, worker.lane === LISTINGS, this.stopping);
   }
 
   /** Move the worker to another phase of its loop, and count it as it is then. */
@@ -349,7 +352,7 @@ export class Multiplexer {
       return;
     }
     worker.pending = worker.revisit.event;
-    worker.listed = false; // work in progress: not behind the listings
+    worker.lane = RETRIES; // behind the changes made now, not behind the listings
     worker.waitingSince = this.#clock.now();
     this.#start(worker);
     this.#recount(worker);
@@ -393,7 +396,7 @@ export class Multiplexer {
         if (worker.expected !== undefined && !await this.#awaitEcho(worker)) return;
         const event = worker.pending!;
         worker.pending = undefined;
-        const failure = await this.#processOne(worker, event, worker.listed);
+        const failure = await this.#processOne(worker, event);
         if (failure === ABORTED) return;
         if (failure === undefined) {
           failures = 0;
@@ -454,10 +457,11 @@ export class Multiplexer {
   async #processOne(
     worker: Worker,
     event: ObservedEvent,
-    listed: boolean,
   ): Promise<{ readonly error: unknown } | typeof ABORTED | undefined> {
     this.#enter(worker, "placing");
-    worker.place = await this.#places.take(this.#cancelled.signal, listed);
+    const seeker = worker.seeking = { lane: worker.lane, tenant: worker.tenant, wait: undefined };
+    worker.place = await this.#places.take(this.#cancelled.signal, seeker);
+    worker.seeking = undefined;
     this.#enter(worker, "processing");
     if (worker.place === undefined) return ABORTED;
     this.#busy++;
@@ -525,7 +529,7 @@ export class Multiplexer {
     if (await this.#wait(worker, delay, false) === "stopped") return false;
     if (worker.pending === undefined) {
       worker.pending = event; // retry with the latest known state
-      worker.listed = false;
+      worker.lane = RETRIES;
       worker.waitingSince = this.#clock.now();
     }
     this.#enter(worker, "running");

@@ -3,15 +3,18 @@
  * once. Two limits: `workerLimit` (the operator's setting: how many objects are processed
  * at once, read whenever a place is taken) and the start limit (how many *start* at
  * once). A processing that takes long gives its start place up after the hold time,
- * so slow handlers never hold the others up, but keeps its worker place. The objects of
- * listings wait behind those of live events, for a while (see {@link Places.take}).
+ * so slow handlers never hold the others up, but keeps its worker place. Both are taken in
+ * the fair order of the lanes and tenants (`lanes.ts`, `structs/fair_queues.ts`): by lane
+ * first, live changes before retries before listings, each lane after its handicap; within
+ * a lane, the tenants in turn.
  *
  * @module
  */
 
 import type { Clock } from "../../structs/clock.ts";
 import { type Deadline, DeadlineQueue, type Expiring } from "../../structs/deadline_queues.ts";
-import { Semaphore } from "../../structs/semaphores.ts";
+import { Semaphore, type SemaphoreTicket } from "../../structs/semaphores.ts";
+import type { Lane } from "./lanes.ts";
 
 /**
  * A place among the processings. Made once per place taken, in place of closures: it gives
@@ -37,6 +40,15 @@ export class Place implements Expiring {
   }
 }
 
+/**
+ * Who waits for a place: the lane it waits in (moved up by {@link Places.promote}) and its
+ * tenant; where its wait is, while it waits.
+ */
+export interface Seeker extends SemaphoreTicket {
+  lane: Lane;
+  readonly tenant: string;
+}
+
 /** What {@link Places} are made of. */
 export interface PlacesOptions {
   /** How many objects may be processed at once (`null`: no limit); read when used. */
@@ -45,11 +57,8 @@ export interface PlacesOptions {
   readonly startLimit: number;
   /** Seconds after which a processing gives its start place up to others. */
   readonly startHold: number;
-  /**
-   * Seconds for which an object of a listing waits behind live events before it goes first
-   * (see {@link Places.take}).
-   */
-  readonly listingAging: number;
+  /** Each lane's handicap in seconds, by lane (`LANE_HANDICAPS`, see `lanes.ts`). */
+  readonly handicaps: readonly number[];
   /** The clock of the holds and of the waits. */
   readonly clock: Clock;
 }
@@ -66,23 +75,23 @@ export class Places {
 
   /** Places within these limits. */
   constructor(options: PlacesOptions) {
-    const lanes = { aging: options.listingAging, now: () => options.clock.now() };
+    const lanes = { handicaps: options.handicaps, now: () => options.clock.now() };
     this.#workers = new Semaphore(options.workerLimit, lanes);
     this.#starts = new Semaphore(options.startLimit, lanes);
     this.#holds = new DeadlineQueue(options.startHold, options.clock, { keepTimer: true });
   }
 
   /**
-   * Take a place; `undefined` if the signal aborts meanwhile. A state of a `listed` object
-   * (found by a listing, not told of by a live event) waits behind the live ones, unless
-   * it has waited `listingAging` seconds: changes made now are handled first, and a big
-   * listing is still handled, only later.
+   * Take a place, waiting in a lane (`lanes.ts`) among the waiters of a tenant; `undefined`
+   * if the signal aborts meanwhile. Changes made now are handled first, a tenant's burst
+   * does not hold the other tenants' objects back, and a big listing is still handled, only
+   * later.
    */
-  async take(signal: AbortSignal, listed = false): Promise<Place | undefined> {
+  async take(signal: AbortSignal, seeker: Seeker): Promise<Place | undefined> {
     let releaseWorker: (() => void) | undefined;
     try {
-      releaseWorker = await this.#workers.acquire(signal, listed);
-      const releaseStart = await this.#starts.acquire(signal, listed);
+      releaseWorker = await this.#workers.acquire(signal, seeker.lane, seeker.tenant, seeker);
+      const releaseStart = await this.#starts.acquire(signal, seeker.lane, seeker.tenant, seeker);
       const place = new Place(releaseWorker, releaseStart);
       place.hold = this.#holds.enter(place);
       return place;
@@ -90,6 +99,16 @@ export class Places {
       releaseWorker?.();
       return undefined;
     }
+  }
+
+  /**
+   * A seeker has a newer reason to wait in a lane before its own (e.g. a live change of an
+   * object that waited with a listed state): it waits there from now on, as if it came now.
+   */
+  promote(seeker: Seeker, lane: Lane): void {
+    if (lane >= seeker.lane) return;
+    seeker.lane = lane;
+    if (!this.#workers.promote(seeker, lane)) this.#starts.promote(seeker, lane);
   }
 
   /** Give the places of a place taken back (again: nothing happens). */

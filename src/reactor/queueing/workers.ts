@@ -14,8 +14,9 @@ import type { Clock } from "../../structs/clock.ts";
 import { isAtLeastVersion } from "../../structs/identities.ts";
 import type { Scheduled } from "./deadlines.ts";
 import type { EntryWork, ObjectEntry } from "../objects/object_entries.ts";
-import type { Place, Places } from "./places.ts";
+import type { Place, Places, Seeker } from "./places.ts";
 import { NOT_QUEUED, type Queued } from "./backlog.ts";
+import { type Lane, LIVE } from "./lanes.ts";
 import type { AsideWait, Reconciliation } from "../pipeline/object_processing.ts";
 
 /** What the processor gets besides the event. */
@@ -78,8 +79,10 @@ export interface Worker extends Scheduled, EntryWork {
   pending: ObservedEvent | undefined;
   /** Since when (the clock's seconds) a state has been waiting, for the queue's metrics. */
   waitingSince: number;
-  /** Whether the waiting state was found by a listing (it waits behind live events). */
-  listed: boolean;
+  /** The lane the waiting state waits in for its place (`lanes.ts`). */
+  lane: Lane;
+  /** Whose turn its place is taken in, within its lane (`settings.queueing.fairness`). */
+  readonly tenant: string;
   /** Wakes the worker's current wait, if it waits. */
   waiter: ((reason: WakeReason) => void) | undefined;
   /** Where it is in its loop. */
@@ -96,6 +99,8 @@ export interface Worker extends Scheduled, EntryWork {
   idle: (() => void)[] | undefined;
   /** The places it holds while processing. */
   place: Place | undefined;
+  /** Its wait for a place, while it waits (its lane may be moved up meanwhile). */
+  seeking: Seeker | undefined;
   /** What its processings get: made at its first one, not for every event. */
   context: ProcessingContext | undefined;
 }
@@ -137,18 +142,41 @@ export class LiveWorkers implements Iterable<Worker> {
     return new Promise((resolve) => this.#depletionWaiters.push(resolve));
   }
 
+  /** Resolve once the processings running now for the objects that `picks` chooses end. */
+  async drain(picks: (resource: Resource, body: RawBody) => boolean): Promise<void> {
+    const waits: Promise<void>[] = [];
+    for (const worker of this.#workers) {
+      const current = worker.current;
+      if (current !== undefined && picks(worker.entry.resource, current.object)) {
+        waits.push(new Promise((resolve) => (worker.idle ??= []).push(resolve)));
+      }
+    }
+    await Promise.all(waits);
+  }
+
+  /** The objects being processed now, as messages name them (`kopfexamples ns/name`). */
+  processing(): string[] {
+    return [...this.#workers].filter((w) => w.current !== undefined)
+      .map((w) => describeObject(w.entry.resource, w.current!.object));
+  }
+
   /** The live workers. */
   [Symbol.iterator](): Iterator<Worker> {
     return this.#workers.values();
   }
 }
 
-/** The workers with unprocessed states, per resource: how many, and the oldest's wait. */
+/**
+ * The workers with unprocessed states, per resource: how many, and the oldest's wait; 0 for
+ * the `served` resources where none waits (a gauge at 0, not absent, when the queue is empty).
+ */
 export function waitingOf(
   workers: Iterable<Worker>,
   now: number,
+  served: Iterable<Resource> = [],
 ): Map<Resource, { depth: number; oldest: number }> {
   const result = new Map<Resource, { depth: number; oldest: number }>();
+  for (const resource of served) result.set(resource, { depth: 0, oldest: 0 });
   for (const worker of workers) {
     if (worker.pending === undefined && worker.phase !== "placing") continue;
     const resource = worker.entry.resource;
@@ -160,13 +188,20 @@ export function waitingOf(
   return result;
 }
 
-/** A worker for an object, with its first state waiting; parked until started. */
-export function newWorker(entry: ObjectEntry, event: ObservedEvent, now: number): Worker {
+/** A worker for an object, with its first state waiting in a lane; parked until started. */
+export function newWorker(
+  entry: ObjectEntry,
+  event: ObservedEvent,
+  now: number,
+  lane: Lane,
+  tenant: string,
+): Worker {
   return {
     entry,
     pending: event,
     waitingSince: now,
-    listed: event.type === null,
+    lane,
+    tenant,
     waiter: undefined,
     phase: "parked",
     expected: undefined,
@@ -175,10 +210,30 @@ export function newWorker(entry: ObjectEntry, event: ObservedEvent, now: number)
     current: undefined,
     idle: undefined,
     place: undefined,
+    seeking: undefined,
     context: undefined,
     deadline: 0,
     slot: -1,
   };
+}
+
+/**
+ * A newer state of a worker's object: it waits in its lane, and wakes the worker's wait. A
+ * wait for a place moves up to that lane if it is before its own (a live change of an object
+ * that waited with a listed state or a retry goes with the live changes).
+ */
+export function renew(
+  worker: Worker,
+  event: ObservedEvent,
+  lane: Lane,
+  now: number,
+  places: Places,
+): void {
+  if (worker.pending === undefined) worker.waitingSince = now;
+  worker.pending = event;
+  worker.lane = lane;
+  if (worker.seeking !== undefined) places.promote(worker.seeking, lane);
+  worker.waiter?.("arrived");
 }
 
 /** Wait for a wake-up of the worker (`arrivals` too, or only others) or the timeout. */
@@ -223,7 +278,10 @@ export function processingContext(
   };
 }
 
-/** See {@link AsideWait}: the worker's places go back while it waits, then are taken again. */
+/**
+ * See {@link AsideWait}: the worker's places go back while it waits, then are taken again —
+ * in the live lane, as work in progress, in its tenant's turn.
+ */
 export async function waitAside(
   worker: Worker,
   promise: Promise<void>,
@@ -235,7 +293,11 @@ export async function waitAside(
   try {
     await promise;
   } finally {
-    worker.place = await places.take(cancelled);
+    worker.place = await places.take(cancelled, {
+      lane: LIVE,
+      tenant: worker.tenant,
+      wait: undefined,
+    });
     if (worker.place === undefined) cancelled.throwIfAborted();
   }
 }

@@ -60,6 +60,7 @@ export class QueueingRunnable implements Runnable {
     const multiplexer = this.#multiplexer = new Multiplexer({
       processor,
       batching: settings.batching,
+      queueing: settings.queueing,
       persistence: settings.persistence,
       clock,
       logger,

@@ -44,3 +44,23 @@ Deno.test("live events' objects congest only the live feeders, and only at the l
   backlog.relieve();
   assertEquals([backlog.congestion, backlog.liveCongestion], [undefined, undefined]);
 });
+
+Deno.test("live events' objects congest at the burst limit, read when counted, far beyond the backlog's", async () => {
+  let burstLimit = 10;
+  const backlog = new Backlog(4, () => burstLimit);
+  for (let i = 0; i < 9; i++) backlog.count(true, false, true);
+  assert(backlog.congestion instanceof Promise, "a listing would wait");
+  assertEquals(backlog.liveCongestion, undefined, "live events do not: 9 of 10");
+  backlog.count(true, false, true);
+  const live = backlog.liveCongestion;
+  assert(live instanceof Promise, "10 of 10");
+  let relieved = false;
+  void live.then(() => (relieved = true));
+  for (let i = 0; i < 4; i++) backlog.count(false, false, true);
+  await Promise.resolve();
+  assertEquals([backlog.size, relieved], [6, false], "above half of 10");
+  burstLimit = 14; // a changed setting counts at the next count
+  backlog.count(false, false, true);
+  await Promise.resolve();
+  assertEquals([backlog.size, relieved], [5, true], "at half of 14");
+});

@@ -2,6 +2,7 @@ import { assert, assertEquals, assertStringIncludes } from "../../assert.ts";
 import { Resource } from "../../../src/structs/resources.ts";
 import type { ObservedEvent, RawBody, WatchEventType } from "../../../src/structs/bodies.ts";
 import type { BatchingSettings } from "../../../src/settings/processing_settings.ts";
+import { QueueingSettings } from "../../../src/settings/queueing_settings.ts";
 import { Multiplexer } from "../../../src/reactor/queueing/multiplexer.ts";
 import { ObjectTable } from "../../../src/reactor/objects/object_table.ts";
 import type { ProcessingContext } from "../../../src/reactor/queueing/workers.ts";
@@ -666,7 +667,13 @@ Deno.test("with the real clock, a shutdown leaves no timers behind", async () =>
 });
 
 function scripted(
-  options: { startLimit?: number; backlogLimit?: number; startHold?: number } = {},
+  options: {
+    startLimit?: number;
+    backlogLimit?: number;
+    startHold?: number;
+    queueing?: Partial<QueueingSettings>;
+  } = {},
+  logger = new RecordingLogger(),
 ) {
   const clock = new ManualClock();
   const script = new Script();
@@ -674,11 +681,17 @@ function scripted(
     processor: { reconcile: script.processor },
     batching: settings({ idleTimeout: 5 }),
     clock,
-    logger: new RecordingLogger(),
+    logger,
     startHold: 1,
     ...options,
+    queueing: { ...new QueueingSettings(), ...options.queueing },
   });
   return { clock, script, mux };
+}
+
+/** The burst limit as low as the backlog's: live events congest the feeder at `limit`. */
+function burst(limit: number): Partial<QueueingSettings> {
+  return { burstLimit: limit };
 }
 
 Deno.test("at most the start limit of objects start at once; a slow one gives way after the hold", async () => {
@@ -698,7 +711,7 @@ Deno.test("at most the start limit of objects start at once; a slow one gives wa
 });
 
 Deno.test("a full backlog asks the feeder to wait until half of it is processed", async () => {
-  const { clock, script, mux } = scripted({ startLimit: 1, backlogLimit: 4 });
+  const { clock, script, mux } = scripted({ startLimit: 1, backlogLimit: 4, queueing: burst(4) });
   script.hold();
   assertEquals(mux.push(KEX, ev("a", "1")), undefined);
   await settle();
@@ -734,6 +747,7 @@ Deno.test("objects in their batch window are not counted in the backlog until it
     clock,
     startLimit: 1,
     backlogLimit: 2,
+    queueing: { fairness: "namespace", burstLimit: 2 },
   });
   // More objects than the backlog limit arrive within one window: the feeding goes on, or it
   // would be capped at the limit per window.
@@ -771,7 +785,7 @@ Deno.test("objects holding back stale states for our patch are not counted in th
 });
 
 Deno.test("the shutdown releases a waiting feeder", async () => {
-  const { clock, script, mux } = scripted({ startLimit: 1, backlogLimit: 1 });
+  const { clock, script, mux } = scripted({ startLimit: 1, backlogLimit: 1, queueing: burst(1) });
   script.hold();
   mux.push(KEX, ev("a", "1"));
   await settle();
@@ -871,5 +885,133 @@ Deno.test("live events go before the objects of a listing, which still go after 
     await settle();
   }
   assertEquals(script.seen.slice(2), ["b@1:listed", "c@1:listed", "d@1:listed", "newer@1"]);
+  await stop(mux, clock);
+});
+
+/** A live event of an object in a namespace, with labels. */
+function evIn(
+  uid: string,
+  namespace: string | undefined,
+  labels: Record<string, string> = {},
+  type: WatchEventType | null = "ADDED",
+): ObservedEvent {
+  const metadata = { uid, name: `n-${uid}`, namespace, resourceVersion: "1", labels };
+  return { type, object: { metadata } };
+}
+
+/** Release the processings one at a time, in the order they start, until `n` have run. */
+async function runInOrder(script: Script, n: number): Promise<string[]> {
+  for (let released = 0; released < n; released++) {
+    await settle();
+    script.release(script.seen[released].replace(/:listed$/, ""));
+  }
+  await settle();
+  return script.seen.map((id) => id.replace(/@1(:listed)?$/, ""));
+}
+
+Deno.test("a burst of one namespace is taken in whole, and another namespace's objects take turns with it", async () => {
+  const { clock, script, mux } = scripted({ startLimit: 1, backlogLimit: 4 });
+  script.hold();
+  // Far beyond the backlog limit: live events are not held back until the burst limit.
+  const answers = [];
+  for (let i = 0; i < 20; i++) answers.push(mux.push(KEX, evIn(`a${i}`, "a")));
+  assertEquals(answers.filter((answer) => answer !== undefined), [], "the feeder reads on");
+  await settle();
+  assertEquals(mux.backlog, 19, "all but the one processing wait");
+  for (const uid of ["b0", "b1"]) mux.push(KEX, evIn(uid, "b"));
+  mux.push(KEX, evIn("c0", undefined)); // cluster-scoped: a tenant of their own
+  const order = await runInOrder(script, 23);
+  assertEquals(order.slice(0, 7), ["a0", "a1", "b0", "c0", "a2", "b1", "a3"]);
+  assertEquals(order.length, 23, "the burst is handled too");
+  await stop(mux, clock);
+});
+
+Deno.test("the live events' feeder waits at the burst limit, and goes on at half of it", async () => {
+  const { clock, script, mux } = scripted({ startLimit: 1, backlogLimit: 2, queueing: burst(6) });
+  script.hold();
+  mux.push(KEX, evIn("a0", "a"));
+  await settle();
+  const answers = [];
+  for (let i = 1; i <= 6; i++) answers.push(mux.push(KEX, evIn(`a${i}`, "a")));
+  assertEquals(answers.slice(0, 5), [undefined, undefined, undefined, undefined, undefined]);
+  const wait = answers[5];
+  assert(wait instanceof Promise, "six wait: the burst limit");
+  let resumed = false;
+  void wait.then(() => (resumed = true));
+  await runInOrder(script, 2);
+  assertEquals([mux.backlog, resumed], [4, false]);
+  await runInOrder(script, 3);
+  assertEquals([mux.backlog, resumed], [3, true], "at half the burst limit");
+  await runInOrder(script, 7);
+  await stop(mux, clock);
+});
+
+Deno.test("retries and revisits go after live changes and before listings", async () => {
+  const { clock, script, mux } = scripted({ startLimit: 1 });
+  script.hold();
+  mux.push(KEX, evIn("first", "ns"));
+  await settle();
+  mux.push(KEX, evIn("listed", "ns", {}, null));
+  mux.push(KEX, evIn("parent", "ns"), true); // queued again for its children: a revisit
+  mux.push(KEX, evIn("live", "ns"));
+  const order = await runInOrder(script, 4);
+  assertEquals(order, ["first", "live", "parent", "listed"]);
+  await stop(mux, clock);
+});
+
+Deno.test("fairness by a label, or by a function whose failure is reported once", async () => {
+  const byLabel = scripted({ startLimit: 1, queueing: { fairness: { label: "team" } } });
+  byLabel.script.hold();
+  for (const [uid, team] of [["x1", "x"], ["x2", "x"], ["x3", "x"], ["y1", "y"]]) {
+    byLabel.mux.push(KEX, evIn(uid, "same", { team }));
+  }
+  byLabel.mux.push(KEX, evIn("none", "same"));
+  assertEquals(await runInOrder(byLabel.script, 5), ["x1", "x2", "y1", "none", "x3"]);
+  await stop(byLabel.mux, byLabel.clock);
+
+  const logger = new RecordingLogger();
+  const fairness = (body: RawBody) => {
+    if (body.metadata?.name === "n-bad1" || body.metadata?.name === "n-bad2") throw new Error("no");
+    return body.metadata!.name!.slice(2, 3);
+  };
+  const byFunction = scripted({ startLimit: 1, queueing: { fairness } }, logger);
+  byFunction.script.hold();
+  for (const uid of ["p1", "p2", "p3", "bad1", "bad2", "q1"]) {
+    byFunction.mux.push(KEX, evIn(uid, "same"));
+  }
+  // Tenants: p, "" (the failures), q.
+  const order = await runInOrder(byFunction.script, 6);
+  assertEquals(order, ["p1", "p2", "bad1", "q1", "p3", "bad2"]);
+  const errors = logger.at("error");
+  assertEquals(errors.length, 1, "reported once");
+  assertStringIncludes(errors[0], "settings.queueing.fairness failed for kopfexamples same/n-bad1");
+  await stop(byFunction.mux, byFunction.clock);
+});
+
+Deno.test("the queue's gauges show 0 for a resource fed once its queue is empty", async () => {
+  const { clock, mux } = scripted();
+  assertEquals([...mux.waiting()], [], "nothing fed yet: no resource known");
+  mux.push(KEX, evIn("a", "ns"));
+  assertEquals(mux.waiting().get(KEX)?.depth, 1);
+  await settle();
+  await clock.advance(10); // processed, then idle until its worker ends
+  assertEquals(mux.size, 0);
+  assertEquals(mux.waiting().get(KEX), { depth: 0, oldest: 0 });
+  await stop(mux, clock);
+});
+
+Deno.test("an object waiting with a listed state moves up to the live lane when a change of it comes", async () => {
+  const { clock, script, mux } = scripted({ startLimit: 1 });
+  script.hold();
+  mux.push(KEX, evIn("first", "n0"));
+  await settle();
+  mux.push(KEX, evIn("x", "n1", {}, null));
+  mux.push(KEX, evIn("y1", "n2"));
+  mux.push(KEX, evIn("y2", "n2"));
+  await settle();
+  mux.push(KEX, { type: "MODIFIED", object: { ...evIn("x", "n1").object } });
+  // x now takes its turn among the live changes: n2's, then n1's, then n2's again.
+  const order = await runInOrder(script, 5);
+  assertEquals(order.slice(0, 4), ["first", "y1", "x", "y2"]);
   await stop(mux, clock);
 });
