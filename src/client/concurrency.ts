@@ -9,8 +9,8 @@
  * concurrency too, and finds the bound as TCP finds a path's window, from two signals:
  *
  * - **429** (the server's "no"): multiplicative decrease, to 0.7 of the limit (CUBIC's
- *   factor), and no higher than the requests the server had admitted beside the refused
- *   one (the *ceiling*). One decrease per round trip: a 429 of a request admitted before the
+ *   factor), and no higher than the other requests in flight when the 429 came (the
+ *   *ceiling*), as TCP takes the data in flight when it finds a loss. One decrease per round trip: a 429 of a request admitted before the
  *   last decrease says nothing new (TCP NewReno's recovery).
  * - **Rising latency** (the server queues): a latency gradient, after Netflix's
  *   concurrency-limits "Gradient2": a fast average of the writes' latencies against a
@@ -79,8 +79,6 @@ export class Permit {
     readonly at: number,
     /** The limiter's round when it was admitted: one decrease per round. */
     readonly epoch: number,
-    /** The requests in flight with it, itself included. */
-    readonly inflight: number,
     /**
      * The share of the limit in use when it was admitted (1 for a request that waited): the
      * limit grows only while at least half of it is used (Gradient2's rule), and beyond the
@@ -98,7 +96,7 @@ export class ConcurrencyLimiter {
   /** The limit, with its fraction (a step is made of many answers). */
   #limit: number;
   #epoch = 0;
-  /** How many requests the server admitted at the last 429; undefined before any. */
+  /** How many others were in flight at the last 429; undefined before any. */
   #ceiling: number | undefined = undefined;
   #failedProbes = 0;
   #recent: number | undefined = undefined;
@@ -147,14 +145,12 @@ export class ConcurrencyLimiter {
     const taking = places.acquire(signal, REQUEST_PRIORITIES.indexOf(priority));
     if (places.waiting > waiting) {
       // It waits: when its turn comes, every place is taken (it is given a freed one).
-      return taking.then((release) =>
-        new Permit(release, this.#clock.now(), this.#epoch, places.active, 1)
-      );
+      return taking.then((release) => new Permit(release, this.#clock.now(), this.#epoch, 1));
     }
     // Taken at once (or refused at once, for an aborted signal): counted as it is now.
     const inflight = places.active;
     const permit = (release: () => void) =>
-      new Permit(release, this.#clock.now(), this.#epoch, inflight, inflight / this.limit);
+      new Permit(release, this.#clock.now(), this.#epoch, inflight / this.limit);
     return taking.then(permit);
   }
 
@@ -175,7 +171,9 @@ export class ConcurrencyLimiter {
   throttle(permit: Permit): void {
     this.#throttled++;
     if (permit.epoch === this.#epoch) {
-      const ceiling = Math.max(1, permit.inflight - 1);
+      // Those in flight now (this one included) were too many: which of them the server
+      // took first is unknown, as the order they arrived in.
+      const ceiling = Math.max(1, this.#places.active - 1);
       this.#failedProbes = ceiling === this.#ceiling
         ? Math.min(this.#failedProbes + 1, MAX_PROBE_DOUBLINGS)
         : 0;

@@ -123,9 +123,11 @@ Deno.test("20 requests at once: the client sends its initial limit, not all 20, 
     await sending;
     const text = metrics.registry.expose();
     if (adaptive) {
-      // 8 went first (the initial limit): 4 refused; then no more than 4 at a time.
-      assert(counts.throttled <= 4, `${counts.throttled} throttled`);
-      assertEquals(sample(text, "kopf_api_concurrency_limit"), 4, text);
+      // 8 went first (the initial limit): 4 refused; then a limit of 5 (0.7 of 8, below the
+      // 7 others in flight) and one more refused; then no more than 4 at a time.
+      assert(counts.throttled <= 6, `${counts.throttled} throttled`);
+      const limit = sample(text, "kopf_api_concurrency_limit")!;
+      assert(limit >= 3 && limit <= 4, `${limit}: at the server's 4 seats or just below`);
     } else {
       assert(counts.throttled >= 16, `${counts.throttled} throttled without the limit`);
       assertEquals(sample(text, "kopf_api_concurrency_limit"), undefined, "no limit to show");

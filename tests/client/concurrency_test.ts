@@ -30,19 +30,29 @@ async function take(limiter: ConcurrencyLimiter, n: number): Promise<Permit[]> {
   return await Promise.all(Array.from({ length: n }, () => limiter.acquire("live")));
 }
 
-Deno.test("a 429 lowers the limit to the requests the server admitted, once per round", async () => {
+Deno.test("a 429 lowers the limit to 0.7 of itself and below those in flight, once per round", async () => {
   const limiter = new ConcurrencyLimiter(bounds(16), new ManualClock());
   const permits = await take(limiter, 16);
   assertEquals([limiter.limit, limiter.inflight], [16, 16]);
   // The server admitted 4: the 5th and later were refused; only the first refusal counts.
   limiter.throttle(permits[4]);
-  assertEquals(limiter.limit, 4);
+  assertEquals(limiter.limit, 11);
   for (const permit of permits.slice(5)) limiter.throttle(permit);
-  assertEquals(limiter.limit, 4, "the others of the same round are old news");
+  assertEquals(limiter.limit, 11, "the others of the same round are old news");
   assertEquals(limiter.throttled, 12);
   // And the answers of that round do not raise it either.
   for (const permit of permits.slice(0, 4)) limiter.answered(permit, true);
-  assertEquals([limiter.limit, limiter.inflight], [4, 0]);
+  assertEquals([limiter.limit, limiter.inflight], [11, 0]);
+  // The next round: 11 sent, 4 admitted; the first 429 comes with 10 others in flight.
+  const next = await take(limiter, 11);
+  limiter.throttle(next[10]);
+  assertEquals(limiter.limit, 7, "0.7 of 11");
+  for (const permit of next) permit.release();
+  // With few in flight, the ceiling is what bounds it: 3 in flight, 2 others.
+  const few = await take(limiter, 3);
+  limiter.throttle(few[2]);
+  assertEquals(limiter.limit, 2);
+  for (const permit of few) permit.release();
 });
 
 Deno.test("answers raise the limit by one per round, only while it is in use", async () => {
@@ -118,10 +128,9 @@ Deno.test("the bounds hold, and are read when the limit changes", async () => {
   const live = { initialConcurrency: 50, minConcurrency: 2, maxConcurrency: 20 };
   const limiter = new ConcurrencyLimiter(live, new ManualClock());
   assertEquals(limiter.limit, 20, "the initial limit is within the bounds");
-  const permits = await take(limiter, 20);
-  limiter.throttle(permits[0]); // the server admitted none beside it
+  const [alone] = await take(limiter, 1);
+  limiter.throttle(alone); // refused with none other in flight
   assertEquals(limiter.limit, 2, "never below the minimum");
-  for (const permit of permits) permit.release();
   live.minConcurrency = live.maxConcurrency = 6;
   assertEquals(limiter.limit, 6, "a fixed limit, set live");
 });
