@@ -35,9 +35,12 @@ Deno.test("3,000 objects at once against 4 seats without a queue: all handled, â
       cluster.create(kex(`kex-${i}`));
       if (i % 100 === 99) await new Promise((resolve) => setTimeout(resolve, 0));
     }
+    const deadline = performance.now() + 120_000;
     for (;;) {
       const objects = cluster.list("kopfexamples");
       if (objects.length === COUNT && objects.every(handled)) break;
+      const left = objects.filter((o) => !handled(o)).length;
+      assert(performance.now() < deadline, `${left} objects not handled after 120 s`);
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     // Each object's handler ran once and succeeded: nothing failed and was retried.
