@@ -15,8 +15,11 @@
  * interception that spares the checks' connections is not seen). Running Deno with
  * `DENO_TLS_CA_STORE` set to an empty value (and no `DENO_CERT` or `--cert`) empties the
  * root store, so that every connection trusts the given CA alone (and nothing else that the
- * program connects to without a CA of its own): see docs/deployment.md. The checks go on
- * then too: a root added by `--cert` cannot be seen from here.
+ * program connects to without a CA of its own): the Deployment of `kopf manifests` does so
+ * unless made with `--public-roots`; see docs/deployment.md. Checking every connection here
+ * instead would take those requests off Deno's own clients (Node's TLS, through `undici`,
+ * costs several times their CPU per request). The checks go on with the store empty too: a
+ * root added by `--cert` cannot be seen from here.
  *
  * @module
  */
@@ -156,7 +159,8 @@ export function caPinningCaveat(url: string): string | undefined {
   return `On Deno, the connections to ${url} trust its given CA besides the runtime's root ` +
     `store; the server's certificate is checked against the CA alone when first used and ` +
     `every ${REVERIFY_SECONDS / 60} minutes, not on every connection. To trust the CA alone ` +
-    `on every connection, run with DENO_TLS_CA_STORE set to an empty value (see the ` +
+    `on every connection, run with DENO_TLS_CA_STORE set to an empty value, as the ` +
+    `Deployment of kopf manifests does unless made with --public-roots (see the ` +
     `deployment guide).`;
 }
 
