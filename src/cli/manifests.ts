@@ -98,6 +98,8 @@ export interface ManifestsFlags {
   readonly cli?: string;
   /** `--helm`: write the manifests as a Helm chart into this directory instead. */
   readonly helm?: string;
+  /** `--public-roots`: keep the runtime's public root CAs in the pods. */
+  readonly publicRoots?: boolean;
 }
 
 /**
@@ -280,6 +282,7 @@ export async function manifestInputOf(
       }
       : {}),
     ...(flags.replicas !== undefined ? { replicas: flags.replicas } : {}),
+    ...(flags.publicRoots ? { publicRoots: true } : {}),
   };
 }
 
@@ -398,6 +401,11 @@ export function manifestsCommand(
       "--webhook-port <port>",
       "where the webhook server listens, for admission handlers (default 9443)",
       (value) => parsePort(value),
+    )
+    .option(
+      "--public-roots",
+      "keep the runtime's public root CAs in the pods, for handlers calling public HTTPS " +
+        "services (by default DENO_TLS_CA_STORE is empty: only the cluster's CA is trusted)",
     )
     .option("--dockerfile", "print the Dockerfile of the operator's image instead")
     .option("--deno-version <version>", "the Deno image to build with", DEFAULT_DENO_VERSION)

@@ -93,6 +93,16 @@ export const FRAMEWORK_ENVIRONMENT: readonly EnvironmentRead[] = [
     reason: "messages that suggest commands: whether a deno is on PATH (else npx), if granted",
     optional: true,
   },
+  {
+    name: "DENO_TLS_CA_STORE",
+    reason: "CA pinning on Deno: whether the root store is emptied (no caveat then), if granted",
+    optional: true,
+  },
+  {
+    name: "DENO_CERT",
+    reason: "CA pinning on Deno: whether a root is added to an emptied store, if granted",
+    optional: true,
+  },
   // Deno's fetch reads these itself, without a permission; the framework reads them to
   // know whether its own (faster) transport of writes would bypass a proxy. Not granted,
   // writes go through fetch: slower, but they work.

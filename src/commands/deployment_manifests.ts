@@ -12,7 +12,8 @@
  * - a Deployment: non-root, a read-only root filesystem, no privilege escalation, no
  *   capabilities, resources sized from the benchmarks, liveness (`/healthz`) and readiness
  *   (`/readyz`) probes, a termination grace period that fits the operator's exit timeout,
- *   and the command of the image the Dockerfile recipe builds;
+ *   the command of the image the Dockerfile recipe builds, and Deno's root store emptied
+ *   (unless the runtime's public roots are kept: {@link ManifestInput.publicRoots});
  * - Kopf's peering CRDs when a peering is named.
  *
  * The output is stable (the same input gives the same bytes), to be committed and diffed.
@@ -35,6 +36,18 @@ import { clusterScoped, leaseRules, leasesRoleName, merged, rbacRules } from "./
 
 /** The port of the liveness and readiness probes in the Deployment. */
 export const PROBES_PORT = 8080;
+
+/**
+ * The variable that empties Deno's root store, in the Deployment unless public roots are
+ * kept: Deno's clients trust a CA given to them *besides* that store (`ca_pinning.ts`),
+ * so with it empty they trust the cluster's CA alone, on every connection. A compiled
+ * binary reads it at run time as `deno run` does: Deno's standalone runtime builds its
+ * store from the stores fixed at compile time, which no flag sets, else from the variable.
+ */
+export const EMPTY_ROOT_STORE: { readonly name: string; readonly value: string } = {
+  name: "DENO_TLS_CA_STORE",
+  value: "",
+};
 
 /**
  * The arguments of `kopf run` in the Deployment, by what decides them: the scope and the
@@ -363,8 +376,11 @@ function deployment(input: ManifestInput, labels: Record<string, string>): JsonO
             name: "operator",
             image: input.image,
             args: runArgs(input),
-            // The pod's name is the operator's identity (in peering records and Leases).
-            env: [{ name: "POD_ID", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } }],
+            env: [
+              // The pod's name is the operator's identity (in peering records and Leases).
+              { name: "POD_ID", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } },
+              ...(input.publicRoots ? [] : [{ ...EMPTY_ROOT_STORE }]),
+            ],
             ports,
             resources: {
               limits: { ...OPERATOR_RESOURCES.limits },

@@ -13,7 +13,8 @@
  * `kopf manifests --helm` says to) they have the names of `kopf manifests`; the image is
  * `image.repository`, `image.tag` (the chart's `appVersion` by default) and
  * `image.pullPolicy`; `serviceAccount.create/name/annotations`, `imagePullSecrets`,
- * `podAnnotations`, `resources`, `nodeSelector`, `tolerations` and `affinity` are there.
+ * `podAnnotations`, `resources`, `nodeSelector`, `tolerations` and `affinity` are there;
+ * `publicRoots` keeps the runtime's public root CAs, which the pods otherwise go without.
  *
  * The templates use few of Helm's constructs, on purpose: values, the release's name and
  * namespace, the chart's name and appVersion, `define`/`include`, `if`/`else if`/`else`/
@@ -28,6 +29,7 @@ import { stringify as toYaml } from "yaml";
 import type { JsonObject, JsonValue } from "../structs/bodies.ts";
 import {
   buildManifests,
+  EMPTY_ROOT_STORE,
   manifestNotes,
   OPERATOR_RESOURCES,
   runArgParts,
@@ -293,6 +295,17 @@ function deploymentTemplate(
     );
   }
   container.args = marks.block(argsFill(marks, input, variants));
+  // The root store emptied unless publicRoots (an empty branch: `not` is not used here).
+  container.env = [
+    ...(container.env as JsonObject[]).filter((item) => item.name !== EMPTY_ROOT_STORE.name),
+    marks.block((indent) =>
+      conditional(
+        indent,
+        [[".Values.publicRoots", []]],
+        marks.lines([{ ...EMPTY_ROOT_STORE }], indent),
+      )
+    ),
+  ];
   const metricsPort = { name: "metrics", containerPort: marks.value(".Values.metricsPort") };
   container.ports = [
     ...(container.ports as JsonObject[]).filter((port) => port.name !== "metrics"),
@@ -540,6 +553,15 @@ function valuesYaml(input: ManifestInput, generator: string): string {
       ["Serve Prometheus metrics at this port (kopf run --metrics); null for none."],
       "metricsPort",
       input.metricsPort ?? null,
+    ],
+    [
+      [
+        "Keep the runtime's public root CAs trusted (kopf manifests --public-roots), for",
+        "handlers that call public HTTPS services; false: DENO_TLS_CA_STORE is empty in the",
+        "pods, so that the operator trusts the cluster's CA alone (see docs/deployment.md).",
+      ],
+      "publicRoots",
+      input.publicRoots ?? false,
     ],
     [
       ["More arguments of kopf run, after those above (e.g. --verbose, --log-format=json)."],

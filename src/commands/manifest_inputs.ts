@@ -70,6 +70,12 @@ export interface ManifestInput {
   readonly leadership?: { readonly leaderElection: boolean; readonly shards: number };
   /** The Deployment's replicas: 2 with leader election, the shards with sharding, else 1. */
   readonly replicas?: number;
+  /**
+   * Keep the runtime's public root CAs (Mozilla's) trusted in the pods, for handlers that
+   * call public HTTPS services with the global `fetch`. By default the Deployment empties
+   * Deno's root store, so that the operator trusts the cluster's CA alone.
+   */
+  readonly publicRoots?: boolean;
 }
 
 /** Whether the replicas coordinate through Leases (leader election, or more than one shard). */

@@ -15,8 +15,11 @@
  * interception that spares the checks' connections is not seen). Running Deno with
  * `DENO_TLS_CA_STORE` set to an empty value (and no `DENO_CERT` or `--cert`) empties the
  * root store, so that every connection trusts the given CA alone (and nothing else that the
- * program connects to without a CA of its own): see docs/deployment.md. The checks go on
- * then too: a root added by `--cert` cannot be seen from here.
+ * program connects to without a CA of its own): the Deployment of `kopf manifests` does so
+ * unless made with `--public-roots`; see docs/deployment.md. Checking every connection here
+ * instead would take those requests off Deno's own clients (Node's TLS, through `undici`,
+ * costs several times their CPU per request). The checks go on with the store empty too: a
+ * root added by `--cert` cannot be seen from here.
  *
  * @module
  */
@@ -120,30 +123,37 @@ export class CaPinning {
 /** The code of `/`. */
 const SLASH = 47;
 
+/** A variable that this process may not read without a permission prompt. */
+const UNREADABLE = Symbol("unreadable");
+
 /**
- * Whether the runtime's root store is known to be empty: `DENO_TLS_CA_STORE` set to an
- * empty value, and no `DENO_CERT` adding a root to it (a `--cert` flag cannot be seen).
+ * What the runtime's root store holds, as far as the environment tells: `empty` with
+ * `DENO_TLS_CA_STORE` set to an empty value and no `DENO_CERT` adding a root to it (a
+ * `--cert` flag cannot be seen), `roots` otherwise, `unknown` when a variable that would
+ * decide it may not be read (a binary compiled with the planned permissions).
  */
-function rootStoreEmpty(): boolean {
+function rootStore(): "empty" | "roots" | "unknown" {
   const stores = readableEnv("DENO_TLS_CA_STORE");
-  return stores !== undefined && stores.split(",").every((s) => s.trim() === "") &&
-    !readableEnv("DENO_CERT");
+  if (stores === UNREADABLE) return "unknown";
+  if (stores === undefined || stores.split(",").some((s) => s.trim() !== "")) return "roots";
+  const added = readableEnv("DENO_CERT");
+  return added === UNREADABLE ? "unknown" : added ? "roots" : "empty";
 }
 
 /** An environment variable, if allowed to read it without a permission prompt. */
-function readableEnv(name: string): string | undefined {
+function readableEnv(name: string): string | undefined | typeof UNREADABLE {
   try {
     const query = Deno.permissions.querySync({ name: "env", variable: name });
-    return query.state === "granted" ? getEnv(name) : undefined;
+    return query.state === "granted" ? getEnv(name) : UNREADABLE;
   } catch {
-    return undefined;
+    return UNREADABLE;
   }
 }
 
 /**
  * What remains of the gap for a server, in one line to log once; `undefined` where no
- * publicly trusted CA could certify its name: a private, loopback or link-local address,
- * or a cluster-internal or single-label name.
+ * publicly trusted CA could certify its name — a private, loopback or link-local address,
+ * or a cluster-internal or single-label name — or where the root store is empty.
  */
 export function caPinningCaveat(url: string): string | undefined {
   let host: string;
@@ -152,12 +162,18 @@ export function caPinningCaveat(url: string): string | undefined {
   } catch {
     return undefined;
   }
-  if (url.startsWith("http:") || !publiclyCertifiable(host) || rootStoreEmpty()) return undefined;
-  return `On Deno, the connections to ${url} trust its given CA besides the runtime's root ` +
-    `store; the server's certificate is checked against the CA alone when first used and ` +
-    `every ${REVERIFY_SECONDS / 60} minutes, not on every connection. To trust the CA alone ` +
-    `on every connection, run with DENO_TLS_CA_STORE set to an empty value (see the ` +
-    `deployment guide).`;
+  if (url.startsWith("http:") || !publiclyCertifiable(host)) return undefined;
+  const store = rootStore();
+  if (store === "empty") return undefined;
+  const trusts = store === "roots"
+    ? "trust its given CA besides the runtime's root store"
+    : "trust its given CA besides the runtime's root store, unless DENO_TLS_CA_STORE is " +
+      "empty (this process may not read it, nor DENO_CERT)";
+  return `On Deno, the connections to ${url} ${trusts}; the server's certificate is ` +
+    `checked against the CA alone when first used and every ${REVERIFY_SECONDS / 60} ` +
+    `minutes, not on every connection. To trust the CA alone on every connection, run ` +
+    `with DENO_TLS_CA_STORE set to an empty value, as the Deployment of kopf manifests ` +
+    `does unless made with --public-roots (see the deployment guide).`;
 }
 
 /** Whether a public CA could issue a certificate for the host. */

@@ -3,8 +3,9 @@
  * `kopf manifests --dockerfile` recipe compiles in, run by `deno run --no-prompt` with
  * exactly those flags, as a pod would run it — the service account's files mounted at
  * Kubernetes' path (in a mount namespace of its own, so only as root with `unshare`),
- * the API server from `KUBERNETES_SERVICE_HOST`/`_PORT`, the Deployment's arguments.
- * It logs in, handles an object under the generated RBAC, and stops on SIGTERM with 0.
+ * the API server from `KUBERNETES_SERVICE_HOST`/`_PORT`, the Deployment's arguments and
+ * variables (Deno's root store emptied: the cluster's CA alone trusted). It logs in,
+ * handles an object under the generated RBAC, and stops on SIGTERM with 0.
  * (Building the image itself needs a Docker engine, and `deno compile` a download: not
  * here.)
  */
@@ -74,8 +75,17 @@ Deno.test({
       const deployment = parseAllDocuments(yaml).map((d) => d.toJS() as RawBody)
         .find((o) => o.kind === "Deployment")!;
       // deno-lint-ignore no-explicit-any
-      const args = ((deployment.spec as any).template.spec.containers[0].args as string[])
+      const container = (deployment.spec as any).template.spec.containers[0];
+      const args = (container.args as string[])
         .map((arg) => arg.replace("0.0.0.0:8080", "127.0.0.1:0"));
+      // The container's variables of plain values: Deno's root store emptied, so that the
+      // cluster's CA alone is trusted (POD_ID, from the pod's name, is given below).
+      const podEnv = Object.fromEntries(
+        (container.env as { name: string; value?: string }[])
+          .filter((variable) => variable.value !== undefined)
+          .map((variable) => [variable.name, variable.value!]),
+      );
+      assertEquals(podEnv, { DENO_TLS_CA_STORE: "" });
       const script = [
         "set -e",
         "mount -t tmpfs tmpfs /run",
@@ -89,6 +99,7 @@ Deno.test({
         cwd: new URL(".", ROOT).pathname,
         clearEnv: true,
         env: {
+          ...podEnv,
           SA: serviceAccount,
           DENO: Deno.execPath(),
           PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",

@@ -294,10 +294,10 @@ Deno.test("leader election and sharding: replicas, a rolling update, the Leases'
   const args = container.args as string[];
   assert(!args.includes("--standalone"), "coordinated replicas do not peer anyway");
   assertEquals(args.slice(2, 5), ["--leader-election", "--leader-election-id", "example"]);
-  assertEquals(container.env, [{
-    name: "POD_ID",
-    valueFrom: { fieldRef: { fieldPath: "metadata.name" } },
-  }]);
+  assertEquals(container.env, [
+    { name: "POD_ID", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } },
+    { name: "DENO_TLS_CA_STORE", value: "" },
+  ]);
   const role = objects.find((o) => o.kind === "Role" && nameOf(o) === "example-leases")!;
   assertEquals(
     (role.metadata as JsonObject).namespace,
@@ -350,4 +350,25 @@ Deno.test("the output is stable: the same handlers in another order, the same by
   assert(!/[&*]a\d/.test(text), "no YAML anchors or aliases");
   const documents = parseAllDocuments(text).map((d) => d.toJS());
   assertEquals(documents, buildManifests(inputOf(one)));
+});
+
+Deno.test("the Deployment empties Deno's root store; publicRoots keeps the runtime's roots", () => {
+  const envOf = (input: ManifestInput) => {
+    const deployment = buildManifests(input).find((o) => o.kind === "Deployment")!;
+    const pod = (deployment.spec as JsonObject).template as JsonObject;
+    const [container] = (pod.spec as JsonObject).containers as JsonObject[];
+    return container.env as JsonObject[];
+  };
+  const trusting = envOf(inputOf(kexRegistry()));
+  assertEquals(trusting.find((e) => e.name === "DENO_TLS_CA_STORE"), {
+    name: "DENO_TLS_CA_STORE",
+    value: "",
+  });
+  assertStringIncludes(
+    manifestsYaml(buildManifests(inputOf(kexRegistry()))),
+    '- name: DENO_TLS_CA_STORE\n              value: ""\n',
+    "an empty string in the YAML, not a null that would drop the variable",
+  );
+  const keeping = envOf(inputOf(kexRegistry(), { publicRoots: true }));
+  assertEquals(keeping.map((e) => e.name), ["POD_ID"]);
 });

@@ -100,6 +100,7 @@ const CONFIGURATIONS: Record<string, Partial<ManifestInput>> = {
     })(),
     rules: [{ apiGroups: [""], resources: ["pods"], verbs: ["create"], namespaced: true }],
   },
+  "public roots kept": { publicRoots: true },
 };
 
 for (const [name, over] of Object.entries(CONFIGURATIONS)) {
@@ -178,6 +179,10 @@ Deno.test("values change the render as the flags change the manifests", () => {
   }, { leadership: undefined });
   assertValuesAct({}, { metricsPort: 9102 }, { metricsPort: 9102 });
   assertValuesAct({ metricsPort: 9102 }, { metricsPort: null }, { metricsPort: undefined });
+  // The root store: emptied unless publicRoots, both ways.
+  const kept = assertValuesAct({}, { publicRoots: true }, { publicRoots: true });
+  assert(!kept.some((d) => d.includes("DENO_TLS_CA_STORE")), "publicRoots drops the variable");
+  assertValuesAct({ publicRoots: true }, { publicRoots: false }, { publicRoots: undefined });
   // The operator's namespace: the value, else the release's.
   assertValuesAct({}, { namespace: "operators" }, { namespace: "operators" });
   assertValuesAct({}, {}, { namespace: "operators" }, "operators");
@@ -224,8 +229,10 @@ Deno.test("values.yaml holds the defaults that render the manifests, each explai
     leaderElection: false,
     shards: 0,
     metricsPort: null,
+    publicRoots: false,
     args: [],
   });
+  assertEquals(values(inputOf({ publicRoots: true })).publicRoots, true);
   const sharded = values(inputOf(CONFIGURATIONS["patterns, shards, replicas"]));
   assertEquals([sharded.leaderElection, sharded.shards, sharded.replicas], [false, 3, 5]);
   const text = helmChart(inputOf(), "kopf 9.9.9").find((f) => f.path === "values.yaml")!.text;

@@ -172,3 +172,25 @@ Deno.test("the gap is said only for names a public CA could certify", () => {
     assertStringIncludes(caPinningCaveat(url) ?? "", "DENO_TLS_CA_STORE", url);
   }
 });
+
+Deno.test("the gap is not said with the root store emptied; said as unknown where the variables are not readable", async () => {
+  const caveat = async (env: Record<string, string>, allowEnv: string) => {
+    const probe = await runDeno(
+      ["run", allowEnv, `${ROOT}/tests/platform/fixtures/ca_pinning_caveat.ts`],
+      { cwd: ROOT, env },
+    );
+    assertEquals(probe.code, 0, probe.stderr);
+    return JSON.parse(probe.stdout.trim()) as string | null;
+  };
+  assertEquals(await caveat({ DENO_TLS_CA_STORE: "" }, "--allow-env"), null);
+  const publicRoots = await caveat({ DENO_TLS_CA_STORE: "mozilla" }, "--allow-env");
+  assertStringIncludes(publicRoots ?? "", "trust its given CA besides the runtime's root store;");
+  const added = await caveat(
+    { DENO_TLS_CA_STORE: "", DENO_CERT: "/nonexistent.pem" },
+    "--allow-env",
+  );
+  assertStringIncludes(added ?? "", "trust its given CA besides the runtime's root store;");
+  // A binary compiled with the planned permissions reads neither variable.
+  const unknown = await caveat({ DENO_TLS_CA_STORE: "" }, "--allow-env=HOME");
+  assertStringIncludes(unknown ?? "", "unless DENO_TLS_CA_STORE is empty (this process may not");
+});
