@@ -4,7 +4,10 @@
  * with the credentials' TLS settings, sends a failed request again where that is safe (a
  * request never sent, an idempotent one; 5xx and 429 answers likewise, see
  * `retry_policy.ts`) along the error backoffs (honouring `Retry-After`), re-logs in on
- * 401, and turns other 4xx into typed errors carrying the server's `Status`.
+ * 401, and turns other 4xx into typed errors carrying the server's `Status`. Regular
+ * requests (not watches) go under an adaptive limit of requests in flight
+ * (`concurrency.ts`, `settings.networking.adaptiveConcurrency`): those above it wait,
+ * live changes' before deferrable work's (`request_priorities.ts`).
  *
  * ```ts
  * import { kopf } from "@kopf/kopf";

@@ -4,7 +4,8 @@
  * The operator talks to the cluster only through these: a {@link Vault} of credentials
  * (filled by login functions such as `kopf.loginWithKubeconfig`), an {@link ApiClient}
  * over native `fetch` with retries, re-login on 401 and typed errors (`kopf.APIError`
- * and its kin), {@link Discovery} of the served resources, the object operations
+ * and its kin) and an adaptive limit of requests in flight (whose waiting requests go by
+ * {@link RequestPriority}), {@link Discovery} of the served resources, the object operations
  * ({@link applyObject} for server-side apply among them), and {@link watchObjects} (list,
  * then watch, with bookmarks, resumption and 410 re-lists).
  * Handlers that create or change other objects may use them, or any client they like.
@@ -37,6 +38,12 @@ export type {
   StreamOptions,
 } from "./api.ts";
 export type { NetworkingTuning, WatchingTuning } from "./tuning.ts";
+export {
+  currentRequestPriority,
+  REQUEST_PRIORITIES,
+  runWithRequestPriority,
+} from "./request_priorities.ts";
+export type { RequestPriority } from "./request_priorities.ts";
 export { Vault } from "./vault.ts";
 export type { LoginResults, ReloginCallback, VaultItem, VaultOptions } from "./vault.ts";
 export { Discovery } from "./discovery.ts";

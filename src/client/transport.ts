@@ -3,6 +3,8 @@
  * timeout per attempt, a switch of credentials on 401, typed errors for error answers,
  * and the retries that `retry_policy.ts` allows, along the error backoffs (or at once, or
  * after `Retry-After`), with the failures of each API server reported as one streak.
+ * Each attempt of a regular request (not a watch) first takes a place under the adaptive
+ * limit of requests in flight (`concurrency.ts`), at the priority its caller runs under.
  *
  * @module
  */
@@ -23,7 +25,14 @@ import {
   APIOutcomeUnknownError,
   APITimeoutError,
 } from "./connection_errors.ts";
-import { backoffsOf, type NetworkingTuning } from "./tuning.ts";
+import {
+  adaptiveConcurrencyOf,
+  backoffsOf,
+  concurrencyBoundsOf,
+  type NetworkingTuning,
+} from "./tuning.ts";
+import { ConcurrencyLimiter, type Permit } from "./concurrency.ts";
+import { currentRequestPriority } from "./request_priorities.ts";
 import { type AbortListener, listenAbort, unlistenAbort } from "../structs/abort_listeners.ts";
 import { realClock, sleep } from "../structs/clock.ts";
 import { type Deadline, DeadlineQueue, type Expiring } from "../structs/deadline_queues.ts";
@@ -171,6 +180,8 @@ export class Transport {
   readonly #timeouts = new Map<number, DeadlineQueue>();
   /** Where requests are counted, if anywhere (the watches count theirs there too). */
   readonly metrics: OperatorMetrics | undefined;
+  /** The places of regular requests in flight, while `adaptiveConcurrency` is on. */
+  readonly #limiter: ConcurrencyLimiter;
   #closed = false;
 
   constructor(
@@ -183,6 +194,14 @@ export class Transport {
     this.#networking = networking;
     this.#connections = new Connections(userAgent);
     this.metrics = metrics;
+    const limiter = this.#limiter = new ConcurrencyLimiter(concurrencyBoundsOf(networking));
+    if (metrics !== undefined) {
+      // Read when scraped; while the limit is off, there is none to show.
+      const adaptive = () => adaptiveConcurrencyOf(networking);
+      metrics.apiConcurrencyLimit.collectWith((set) => adaptive() && set([], limiter.limit));
+      metrics.apiConcurrencyInflight.collectWith((set) => adaptive() && set([], limiter.inflight));
+      metrics.apiConcurrencyWaiting.collectWith((set) => adaptive() && set([], limiter.waiting));
+    }
   }
 
   /** Close all pooled connections. Requests made after closing fail. */
@@ -226,14 +245,25 @@ export class Transport {
     const { method, path, outer } = exchange;
     // Made at the first retry: the first attempt usually succeeds.
     let backoffs: Iterator<number> | undefined;
-    const tries = { unauthorized: 0, staleRetried: false };
+    const tries = { unauthorized: 0, staleRetried: false, throttled: 0 };
+    // Watches are not counted: the server does not count long-running requests either.
+    const priority = exchange.stream ? undefined : currentRequestPriority();
     for (;;) {
       if (this.#closed) {
         throw new UsageError("The API client is closed; make a new one to send requests.");
       }
       outer?.throwIfAborted();
-      const item = await this.#vault.select(outer);
-      const outcome = await this.#attempt(exchange, item, tries);
+      const permit = priority !== undefined && adaptiveConcurrencyOf(this.#networking)
+        ? await this.#limiter.acquire(priority, outer)
+        : undefined;
+      let item: VaultItem;
+      try {
+        item = await this.#vault.select(outer);
+      } catch (error) {
+        permit?.release();
+        throw error;
+      }
+      const outcome = await this.#attempt(exchange, item, tries, permit);
       if (outcome === undefined) return exchange;
       if (outcome.replay === "never") throw outcome.error;
       if (outcome.replay === "relogin") continue;
@@ -252,12 +282,17 @@ export class Transport {
       const next = backoffs.next();
       const delay = next.done ? undefined : outcome.delay ?? next.value;
       // Reported per server, once for many requests and attempts: a server that cannot
-      // be reached is said within the first attempt, not after all the retries.
-      this.#streakOf(item.info.server).failed({
-        reason: outcome.reason,
-        kind: outcome.kind,
-        retryIn: delay,
-      });
+      // be reached is said within the first attempt, not after all the retries. Under the
+      // adaptive limit, a request's first 429 is how the limit is found, not a failure:
+      // only one refused again (or the last try) is.
+      const probed = outcome.kind === "429" && permit !== undefined && tries.throttled++ === 0;
+      if (!probed || delay === undefined) {
+        this.#streakOf(item.info.server).failed({
+          reason: outcome.reason,
+          kind: outcome.kind,
+          retryIn: delay,
+        });
+      }
       if (delay === undefined) throw outcome.error;
       this.#countRetry(method, path, outcome.kind);
       logger.debug("Retrying {method} {path} in {delay} s: {error}", {
@@ -278,6 +313,7 @@ export class Transport {
     exchange: Exchange,
     item: VaultItem,
     tries: { unauthorized: number; staleRetried: boolean },
+    permit: Permit | undefined,
   ): Promise<Outcome | undefined> {
     const { method, path, outer, timeout } = exchange;
     // Follows the caller's signal, and aborts on this attempt's timeout.
@@ -291,6 +327,7 @@ export class Transport {
       const response = await this.#connections.send(item.info, exchange, signal);
       const text = exchange.stream && response.ok ? undefined : await response.text();
       const status = response.status;
+      if (permit !== undefined) this.#judge(permit, status, method);
       this.#logTraffic(method, path, status, started, item);
       this.#count(method, path, String(status), started);
       this.#warnings.note(method, path, responseHeader(response, "warning"));
@@ -309,6 +346,7 @@ export class Transport {
       return this.#answered(exchange, item, response, text ?? "", tries);
     } catch (e) {
       attempt.unlink();
+      if (permit !== undefined) this.#limiter.failed(permit);
       if (outer?.aborted) throw outer.reason;
       if (e instanceof LoginError || e instanceof APIConnectionError) throw e;
       // A missing Deno/Node permission never heals by retrying: let it name its flag.
@@ -320,7 +358,17 @@ export class Transport {
       return outcome;
     } finally {
       attempt.settle();
+      permit?.release(); // after a throw between the answer and its judging: given back once
     }
+  }
+
+  /**
+   * What an answer tells the adaptive limit: a 429 lowers it; others let it grow, unless
+   * the latency of writes rises (reads take as long as what they list).
+   */
+  #judge(permit: Permit, status: number, method: string): void {
+    if (status === 429) this.#limiter.throttle(permit);
+    else this.#limiter.answered(permit, method !== "GET");
   }
 
   /** What an error answer leads to: new credentials, a replay, or its typed error. */
@@ -406,6 +454,7 @@ export class Transport {
     if (metrics === undefined) return;
     const [verb, resource] = requestLabels(method, path);
     metrics.apiRequests.inc([verb, resource, code]);
+    if (code === "429") metrics.apiThrottled.inc([verb, resource]);
     if (verb !== "watch") metrics.apiDuration.observe([verb, resource], realClock.now() - started);
   }
 

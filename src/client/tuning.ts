@@ -5,6 +5,7 @@
  * @module
  */
 import { NetworkingSettings, WatchingSettings } from "../settings/api_settings.ts";
+import type { ConcurrencyBounds } from "./concurrency.ts";
 
 /** Timeouts and retries of regular requests: all or some of `settings.networking`. */
 export type NetworkingTuning = Partial<NetworkingSettings>;
@@ -31,6 +32,26 @@ export function requestTimeoutOf(networking: NetworkingTuning): number | undefin
 export function backoffsOf(errorBackoffs: NetworkingTuning["errorBackoffs"]): Iterator<number> {
   const value = errorBackoffs ?? NETWORKING.errorBackoffs;
   return (typeof value === "number" ? [value] : value)[Symbol.iterator]();
+}
+
+/** Whether the client adapts its requests in flight to the server (and holds the rest back). */
+export function adaptiveConcurrencyOf(networking: NetworkingTuning): boolean {
+  return networking.adaptiveConcurrency ?? NETWORKING.adaptiveConcurrency;
+}
+
+/** The bounds of the adaptive limit, read from the tuning whenever asked (so changes apply). */
+export function concurrencyBoundsOf(networking: NetworkingTuning): ConcurrencyBounds {
+  return {
+    get initialConcurrency() {
+      return networking.initialConcurrency ?? NETWORKING.initialConcurrency;
+    },
+    get minConcurrency() {
+      return networking.minConcurrency ?? NETWORKING.minConcurrency;
+    },
+    get maxConcurrency() {
+      return networking.maxConcurrency ?? NETWORKING.maxConcurrency;
+    },
+  };
 }
 
 /** The pause before reconnecting a watch stream, in seconds. */

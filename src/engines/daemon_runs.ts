@@ -17,6 +17,7 @@ import type { Semaphore } from "../structs/semaphores.ts";
 import type { DaemonStopper } from "../structs/stoppers.ts";
 import type { BodyHolder } from "../structs/views.ts";
 import type { ApiClient } from "../client/api.ts";
+import { runWithRequestPriority } from "../client/request_priorities.ts";
 import type { OperatorSettings } from "../settings/operator_settings.ts";
 import type { DaemonHandler, TimerHandler } from "../intents/handlers.ts";
 import { buildDaemonKwargs, buildTimerKwargs } from "../intents/kwargs_builders.ts";
@@ -93,6 +94,11 @@ export class DaemonRunner {
    * (`false`).
    */
   run(record: ObjectRecord, handler: SpawningHandler, stopper: DaemonStopper): Promise<boolean> {
+    // They can wait: their requests (the function's and its patches) go after live changes'.
+    return runWithRequestPriority("deferred", () => this.#run(record, handler, stopper));
+  }
+
+  #run(record: ObjectRecord, handler: SpawningHandler, stopper: DaemonStopper): Promise<boolean> {
     if (handler.kind === "daemon") return this.#runDaemon(record, handler, stopper);
     let state: HandlerState | undefined;
     return runTimer({

@@ -44,6 +44,7 @@ import {
 import type { Attributes } from "../platform/tracing.ts";
 import type { OperatorMetrics } from "../structs/operator_metrics.ts";
 import { isLoggedAt, type ObjectScope, runInObjectScope } from "./object_loggers.ts";
+import { requestPriorityBinding } from "../client/request_priorities.ts";
 import { deliverResults, storableResult } from "./handler_results.ts";
 import { type HandlerFate, State } from "./handler_states.ts";
 import type { HandlerState, Outcome } from "./handler_progress.ts";
@@ -272,7 +273,10 @@ function invokeChangingHandler(
     const result = runInObjectScope(
       target,
       () => handler.fn(kwargs as unknown as HandlerArgs),
-      scope.bindings,
+      // Resumes and retries can wait: their requests go after those of live changes.
+      cause.reason === "resume" || state.retries > 0
+        ? [...scope.bindings, requestPriorityBinding("deferred")]
+        : scope.bindings,
     );
     // A handler that returns a value, with no sub-handlers left to run, is done at once.
     if (!isThenable(result) && (scope.subexecuted || scope.registry === undefined)) {

@@ -101,6 +101,22 @@ export class NetworkingSettings {
    * retry; empty disables retries. About a minute in total by default.
    */
   errorBackoffs: Iterable<number> | number = [1, 1, 2, 3, 5, 8, 13, 21];
+  /**
+   * Adapt the number of regular requests in flight to what the API server admits: fewer
+   * after a 429 (API Priority and Fairness rejects what it cannot queue) or while answers
+   * slow down, more while they come back quickly; the requests above the limit wait in the
+   * client, those of live changes before those of resumes, timers, daemons and retries.
+   * Watches are never counted, as the API server does not count them. `false` sends every
+   * request at once, with no limit in the client. For a fixed limit, set the three bounds
+   * below to one number.
+   */
+  adaptiveConcurrency = true;
+  /** The limit of regular requests in flight to begin with (it adapts from there). */
+  initialConcurrency = 8;
+  /** The lowest the limit goes, however hard the API server pushes back. */
+  minConcurrency = 1;
+  /** The highest the limit goes, however fast the API server answers. */
+  maxConcurrency = 256;
 }
 
 /**

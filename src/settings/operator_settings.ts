@@ -178,6 +178,10 @@ const RULES: Record<keyof OperatorSettingsInit, Record<string, Check>> = {
     requestTimeout: optionalSeconds,
     connectTimeout: optionalSeconds,
     errorBackoffs: delays,
+    adaptiveConcurrency: boolean,
+    initialConcurrency: count,
+    minConcurrency: count,
+    maxConcurrency: count,
   },
   persistence: {
     finalizer: text,
@@ -401,6 +405,14 @@ export class OperatorSettings {
       throw new ConfigurationError(
         `settings.admission.bufferLimit (${this.admission.bufferLimit} bytes) must be at least ` +
           `bodyLimit (${this.admission.bodyLimit} bytes), or no request of that size is served.`,
+      );
+    }
+    const { minConcurrency, initialConcurrency, maxConcurrency } = this.networking;
+    if (!(minConcurrency <= initialConcurrency && initialConcurrency <= maxConcurrency)) {
+      throw new ConfigurationError(
+        `settings.networking: minConcurrency (${minConcurrency}) ≤ initialConcurrency ` +
+          `(${initialConcurrency}) ≤ maxConcurrency (${maxConcurrency}) must hold; set them in ` +
+          "that order (all three equal for a fixed limit).",
       );
     }
     for (const name of ["admission", "endpoints"] as const) {

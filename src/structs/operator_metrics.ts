@@ -113,6 +113,24 @@ const DEFINITIONS = {
     help: "Kubernetes API requests retried, by verb, resource and reason.",
     labels: ["verb", "resource", "reason"],
   },
+  apiThrottled: {
+    name: "kopf_api_throttled_total",
+    help:
+      "Kubernetes API requests answered 429 (throttled by the API server), by verb and resource.",
+    labels: ["verb", "resource"],
+  },
+  apiConcurrencyLimit: {
+    name: "kopf_api_concurrency_limit",
+    help: "The client's adaptive limit of regular API requests in flight at once.",
+  },
+  apiConcurrencyInflight: {
+    name: "kopf_api_concurrency_inflight",
+    help: "Regular API requests in flight under the client's adaptive limit.",
+  },
+  apiConcurrencyWaiting: {
+    name: "kopf_api_concurrency_waiting",
+    help: "API requests waiting in the client for a place under its adaptive limit.",
+  },
   objects: {
     name: "kopf_objects",
     help: "Objects the operator knows, by resource.",
@@ -193,6 +211,14 @@ export class OperatorMetrics {
   readonly apiDuration: Histogram;
   /** API requests retried, by verb, resource and reason (a code, or `network`, `timeout`). */
   readonly apiRetries: Counter;
+  /** API requests answered 429 (the server's flow control), by verb and resource. */
+  readonly apiThrottled: Counter;
+  /** The client's adaptive limit of requests in flight (set by the client while adaptive). */
+  readonly apiConcurrencyLimit: Gauge;
+  /** Requests in flight under the client's adaptive limit. */
+  readonly apiConcurrencyInflight: Gauge;
+  /** Requests waiting in the client for a place under its adaptive limit. */
+  readonly apiConcurrencyWaiting: Gauge;
   /** Objects the operator knows, by resource. */
   readonly objects: Gauge;
   /** Daemons and timers running, by kind (`daemon`, `timer`). */
@@ -243,6 +269,10 @@ export class OperatorMetrics {
     this.apiRequests = r.counter(d.apiRequests);
     this.apiDuration = r.histogram(d.apiDuration);
     this.apiRetries = r.counter(d.apiRetries);
+    this.apiThrottled = r.counter(d.apiThrottled);
+    this.apiConcurrencyLimit = r.gauge(d.apiConcurrencyLimit);
+    this.apiConcurrencyInflight = r.gauge(d.apiConcurrencyInflight);
+    this.apiConcurrencyWaiting = r.gauge(d.apiConcurrencyWaiting);
     this.objects = r.gauge(d.objects);
     this.spawned = r.gauge(d.spawned);
     this.indexSize = r.gauge(d.indexSize);

@@ -301,3 +301,37 @@ Deno.test("conditions: on by default with the standard types; types are checked 
     "settings.conditions: ready, reconciling and stalled must be three different types",
   );
 });
+
+Deno.test("the client's adaptive concurrency: on by default, bounded, its bounds in order", () => {
+  const s = new OperatorSettings();
+  assertEquals(
+    [
+      s.networking.adaptiveConcurrency,
+      s.networking.initialConcurrency,
+      s.networking.minConcurrency,
+      s.networking.maxConcurrency,
+    ],
+    [true, 8, 1, 256],
+  );
+  const fixed = new OperatorSettings({
+    networking: {
+      adaptiveConcurrency: true,
+      minConcurrency: 4,
+      initialConcurrency: 4,
+      maxConcurrency: 4,
+    },
+  });
+  assertEquals(fixed.networking.maxConcurrency, 4);
+  assertThrows(
+    () => new OperatorSettings({ networking: { maxConcurrency: 0 } }),
+    ConfigurationError,
+    "settings.networking.maxConcurrency must be a positive integer; got 0.",
+  );
+  assertThrows(
+    () => new OperatorSettings({ networking: { minConcurrency: 10 } }),
+    ConfigurationError,
+    "minConcurrency (10) ≤ initialConcurrency (8) ≤ maxConcurrency (256) must hold",
+  );
+  s.networking.adaptiveConcurrency = "yes" as unknown as boolean;
+  assertThrows(() => s.validate(), ConfigurationError, "adaptiveConcurrency must be true or false");
+});
