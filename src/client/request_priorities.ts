@@ -2,7 +2,11 @@
  * The priority of the API client's requests: which of them wait longer when the client
  * holds requests back (see `concurrency.ts`). The requests made for live changes of objects
  * go first; those of work that can wait — resuming objects found by a listing, timers,
- * daemons, handlers retried after an error — go after them (but not for ever: they age).
+ * daemons, handlers retried after an error, the events posted about objects — go after
+ * them (but not for ever: they age). The coordination of replicas (leader election,
+ * sharding, peering) is `exempt`: its Leases must be renewed in time whatever the handlers
+ * send, as kube-apiserver's APF gives leader election a priority level of its own
+ * (`apis/flowcontrol/bootstrap/default.go`, `leader-election`).
  *
  * A caller does not pass the priority with every request: code run under
  * {@link runWithRequestPriority} (a handler and all it awaits) makes its requests at that
@@ -13,13 +17,14 @@
 import { AsyncContext, type Binding } from "../platform/async_context.ts";
 
 /**
- * The priorities of requests, first to last: `live` for the changes happening now (and
- * anything not marked), `deferred` for work that can wait (resumes, timers, daemons,
- * retries).
+ * The priorities of requests: `exempt` for the coordination of replicas (never held back
+ * by the client's limit, nor counted in it), then, first to last among those that wait,
+ * `live` for the changes happening now (and anything not marked), `deferred` for work
+ * that can wait (resumes, timers, daemons, retries, events).
  */
-export type RequestPriority = "live" | "deferred";
+export type RequestPriority = "exempt" | "live" | "deferred";
 
-/** The priorities, first to last. */
+/** The priorities that wait for a place under the client's limit, first to last. */
 export const REQUEST_PRIORITIES: readonly RequestPriority[] = Object.freeze(["live", "deferred"]);
 
 const priorities = new AsyncContext<RequestPriority>();

@@ -246,14 +246,16 @@ export class Transport {
     // Made at the first retry: the first attempt usually succeeds.
     let backoffs: Iterator<number> | undefined;
     const tries = { unauthorized: 0, staleRetried: false, throttled: 0 };
-    // Watches are not counted: the server does not count long-running requests either.
+    // Watches are not counted: the server does not count long-running requests either;
+    // nor is the coordination of replicas, whose Leases must not wait behind handlers.
     const priority = exchange.stream ? undefined : currentRequestPriority();
+    const limited = priority !== undefined && priority !== "exempt";
     for (;;) {
       if (this.#closed) {
         throw new UsageError("The API client is closed; make a new one to send requests.");
       }
       outer?.throwIfAborted();
-      const permit = priority !== undefined && adaptiveConcurrencyOf(this.#networking)
+      const permit = limited && adaptiveConcurrencyOf(this.#networking)
         ? await this.#limiter.acquire(priority, outer)
         : undefined;
       let item: VaultItem;

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { runWithRequestPriority } from "../client/request_priorities.ts";
 import { getLogger } from "@logtape/logtape";
 import type { ApiClient } from "../client/api.ts";
 import { createEvent } from "../client/events.ts";
@@ -238,7 +239,11 @@ export function startEventPoster(options: StartEventPosterOptions): EventPosting
     : apiEventCreator(options.creator);
   const target: PostingTarget = { settings: options.settings, queue: new EventQueue() };
   const unregister = registerFallbackPostingTarget(target);
-  const done = runEventPoster({ ...options, queue: target.queue, creator })
+  // Events tell of what happened; the changes happening now go before them.
+  const done = runWithRequestPriority(
+    "deferred",
+    () => runEventPoster({ ...options, queue: target.queue, creator }),
+  )
     .catch((error) => logger.error("The event poster failed: {error}", { error }))
     .finally(unregister);
   return { target, done };

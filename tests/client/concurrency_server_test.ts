@@ -135,7 +135,7 @@ Deno.test("20 requests at once: the client sends its initial limit, not all 20, 
   }
 });
 
-Deno.test("under the limit, deferred requests wait behind live ones; watches take no place", async () => {
+Deno.test("under the limit, deferred requests wait behind live ones; watches and exempt requests take no place", async () => {
   const order: string[] = [];
   const first = deferred();
   const server = ScriptedServer.start(async (request) => {
@@ -160,11 +160,13 @@ Deno.test("under the limit, deferred requests wait behind live ones; watches tak
   // The deferred one asks first, the live one second: the live one goes first.
   const later = runWithRequestPriority("deferred", () => get("deferred"));
   const now = get("live");
+  // The coordination of replicas takes no place: it goes at once.
+  await runWithRequestPriority("exempt", () => get("exempt"));
   await pause(20)();
-  assertEquals(order, ["first"], "both wait for the one place");
+  assertEquals(order, ["first", "exempt"], "both wait for the one place");
   first.resolve();
   await Promise.all([holding, later, now]);
-  assertEquals(order, ["first", "live", "deferred"]);
+  assertEquals(order, ["first", "exempt", "live", "deferred"]);
   stop.abort();
   await stream.body.cancel().catch(() => {});
 });

@@ -3,11 +3,26 @@
  * fake cluster: live changes are `live`; resumes, retries, timers and daemons `deferred`,
  * so that under the client's limit of requests in flight they wait behind live changes.
  */
-import { assertEquals } from "../assert.ts";
+import { assert, assertEquals } from "../assert.ts";
 import { TemporaryError } from "../../src/structs/errors.ts";
 import { daemon, on, timer } from "../../src/intents/registration.ts";
 import { currentRequestPriority } from "../../src/client/request_priorities.ts";
-import { Calls, clusterRegistry, DIFFBASE, kex, startCluster, startOperator } from "./harness.ts";
+import { recordOf } from "../../src/engines/leases.ts";
+import {
+  Calls,
+  clusterRegistry,
+  DIFFBASE,
+  handled,
+  kex,
+  LOGS,
+  startCluster,
+  startOperator,
+  testSettings,
+} from "./harness.ts";
+import { until } from "./replicas.ts";
+import { holdingWebhook } from "../testing/fake_cluster/helpers.ts";
+
+const LEASE = { apiVersion: "coordination.k8s.io/v1", kind: "Lease" };
 
 const KEX = "kopfexamples";
 
@@ -53,6 +68,65 @@ Deno.test("resumes, timers and daemons run at the deferred priority", async () =
   try {
     await calls.until(3);
     assertEquals(calls.list.toSorted(), ["daemon deferred", "resume deferred", "timer deferred"]);
+  } finally {
+    await op.stop();
+  }
+});
+
+Deno.test("a leader renews its Lease while the handlers' requests hold every place of the client", async () => {
+  await using cluster = await startCluster();
+  // The operator's writes of kopfexamples are held in the server until released: with a
+  // client limit of one, its one place stays taken meanwhile.
+  await using held = await holdingWebhook();
+  const [webhook] = held.configuration.webhooks;
+  cluster.create({
+    ...held.configuration,
+    webhooks: [{
+      ...webhook,
+      rules: [{
+        operations: ["UPDATE"],
+        apiGroups: ["kopf.dev"],
+        apiVersions: ["v1"],
+        resources: ["kopfexamples"],
+      }],
+    }],
+  });
+  const registry = clusterRegistry(cluster);
+  const calls = new Calls<string>();
+  on.create(KEX, { registry }, function create_fn({ name }) {
+    calls.add(`create ${name}`);
+  });
+  const op = await startOperator(registry, {
+    standalone: false,
+    settings: testSettings({
+      leadership: {
+        leaderElection: true,
+        name: "held",
+        leaseDuration: 2,
+        renewDeadline: 1.5,
+        retryPeriod: 0.2,
+      },
+      networking: { minConcurrency: 1, initialConcurrency: 1, maxConcurrency: 1 },
+    }),
+  });
+  try {
+    cluster.create(kex("kex1"));
+    await calls.until(1);
+    await held.arrived(1);
+    // Renewed again and again (every 0.2 s) past the renew deadline, the place still held.
+    const renewals = new Set<string>();
+    await until(
+      "renewals while the write is held",
+      () => {
+        renewals.add(String(recordOf(cluster.get(LEASE, "held")!).renewTime));
+        return renewals.size >= 10;
+      },
+      10,
+      50,
+    );
+    assert(!LOGS.some((line) => line.includes("Leadership is lost")), "still the leader");
+    held.release();
+    await until("the outcome stored", () => handled(cluster.get(KEX, "kex1")), 10);
   } finally {
     await op.stop();
   }

@@ -11,6 +11,7 @@
  * @module
  */
 
+import { runWithRequestPriority } from "../../client/request_priorities.ts";
 import { settlesWithin } from "../../structs/clock.ts";
 import type { RawBody } from "../../structs/bodies.ts";
 import type { Coordination, Handover, Ownership } from "../../engines/leader_election.ts";
@@ -63,7 +64,10 @@ export class CoordinationRunnable implements Runnable, Ownership {
     );
     if (coordination === undefined) return;
     await context.announce({ type: "standby" });
-    this.#running = coordination.run(this.#leasing.signal).catch(context.fail);
+    // Exempt from the client's limit: a renewal waiting behind handlers' requests could miss
+    // its deadline, and the replica would let go of its objects.
+    this.#running = runWithRequestPriority("exempt", () => coordination.run(this.#leasing.signal))
+      .catch(context.fail);
     this.#announcing = (async () => {
       for await (const change of coordination.changes) {
         if (change.type === "gained") await context.announce({ type: "gained" });
@@ -90,7 +94,7 @@ export class CoordinationRunnable implements Runnable, Ownership {
   async stop(): Promise<void> {
     this.#leasing.abort();
     await this.#running;
-    await this.#coordination?.release();
+    await runWithRequestPriority("exempt", async () => await this.#coordination?.release());
     await this.#announcing;
   }
 }

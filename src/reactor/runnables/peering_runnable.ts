@@ -8,6 +8,7 @@
  * @module
  */
 
+import { runWithRequestPriority } from "../../client/request_priorities.ts";
 import { type Peering, startPeering } from "../../engines/peering.ts";
 import type { OperatorParts } from "../operator_parts.ts";
 import type { RunContext, Runnable } from "../manager.ts";
@@ -38,15 +39,22 @@ export class PeeringRunnable implements Runnable {
   async start(context: RunContext): Promise<void> {
     const { settings, logger, clock } = this.#parts;
     const alone = settings.peering.standalone || settings.leadership.enabled;
-    const peering = this.#peering = alone ? undefined : await startPeering({
-      api: this.#client.api,
-      resources: await this.#client.discovery.resources(context.signal),
-      settings: settings.peering,
-      namespaces: this.#parts.scope,
-      logger,
-      clock,
-      signal: context.signal,
-    });
+    const resources = alone ? [] : await this.#client.discovery.resources(context.signal);
+    // Exempt from the client's limit, as leader election: its keep-alives must not wait
+    // behind handlers' requests (the peering's tasks begun here keep the priority).
+    const peering = this.#peering = alone ? undefined : await runWithRequestPriority(
+      "exempt",
+      () =>
+        startPeering({
+          api: this.#client.api,
+          resources,
+          settings: settings.peering,
+          namespaces: this.#parts.scope,
+          logger,
+          clock,
+          signal: context.signal,
+        }),
+    );
     // Announced also when alone (never paused), so that the gauge says so from the start.
     let paused = peering?.paused ?? false;
     await context.announce({ type: paused ? "paused" : "resumed" });
@@ -62,7 +70,7 @@ export class PeeringRunnable implements Runnable {
 
   /** Leave the peering: the own record is removed, so that others need not wait for it. */
   async stop(): Promise<void> {
-    await this.#peering?.stop();
+    await runWithRequestPriority("exempt", async () => await this.#peering?.stop());
     await this.#announcing;
   }
 }
