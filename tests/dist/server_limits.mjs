@@ -5,10 +5,15 @@
 import * as net from "node:net";
 import { kopf } from "@kopf/kopf";
 
-// The refusals go to the framework's own logger (stderr), as in an operator.
+// The refusals go to the server's context's logger, as an operator's: here to stderr.
 kopf.configure({ logFormat: "plain" });
 const none = () => {};
-const logger = { debug: none, info: none, warning: none, error: none };
+const logger = {
+  debug: none,
+  info: none,
+  warning: (message) => console.error(message),
+  error: none,
+};
 const stop = new AbortController();
 const limits = {
   bodyLimit: 1024 * 1024,

@@ -38,7 +38,7 @@ Deno.test("under Node: a client keeps only its share, and slow or silent connect
       assertEquals([review.status, review.allowed], [200, true]);
       assert(review.ms < 1000, `a review took ${review.ms} ms`);
     }
-    // 61 refusals, one line on the framework's logger.
+    // 61 refusals, one line on the server's logger.
     const refusals = ran.stderr.split("\n").filter((line) => line.includes("closed a connection"));
     assertEquals(refusals.length, 1, ran.stderr);
     assertStringIncludes(refusals[0], "from 127.0.0.2 unanswered: that client holds 3 connections");
