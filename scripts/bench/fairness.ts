@@ -67,7 +67,12 @@ async function run(): Promise<Run> {
   const stop = new AbortController();
   let ready!: () => void;
   const readiness = new Promise<void>((resolve) => (ready = resolve));
-  const settings = new kopf.OperatorSettings({ posting: { enabled: false } });
+  // The burst must be taken in whole to reach b's changes behind it (the default is 10,000).
+  const burstLimit = Math.max(10_000, BURST + 1_000);
+  const settings = new kopf.OperatorSettings({
+    posting: { enabled: false },
+    queueing: { burstLimit },
+  });
   const running = kopf.operator({
     registry,
     settings,
@@ -130,7 +135,8 @@ export const section: BenchSection = {
         ok: latencies.length === OTHERS && slowest <= LATENCY_TARGET_MS,
       },
       {
-        name: `… the whole burst (${HANDLER_MS} ms per handler, 32 starting at a time)`,
+        name: `… the whole burst (${HANDLER_MS} ms per handler, 32 starting at a time, ` +
+          `burstLimit ${thousands(Math.max(10_000, BURST + 1_000))})`,
         value: `${burstSeconds.toFixed(1)} s, all ${thousands(BURST)} handled; JS heap at its ` +
           `peak ${(heapPeak / 1e6).toFixed(0)} MB above the start (the fake cluster's too)`,
       },

@@ -7,7 +7,7 @@ import { tenantOf } from "../../src/settings/queueing_settings.ts";
 Deno.test("the queueing section takes turns by namespace by default, and takes bursts in", () => {
   const settings = new OperatorSettings();
   assertEquals(settings.queueing.fairness, "namespace");
-  assertEquals(settings.queueing.burstLimit, 25_000);
+  assertEquals(settings.queueing.burstLimit, 10_000);
   const custom = new OperatorSettings({
     queueing: { fairness: { label: "team" }, burstLimit: 10 },
   });
