@@ -14,20 +14,8 @@ import type { NetworkingTuning } from "../../src/client/tuning.ts";
 import { assertPromtoolAccepts } from "../promtool.ts";
 import { deferred } from "../clocks.ts";
 import { json, type Recorded, ScriptedServer } from "./scripted_server.ts";
-
-/** kube-apiserver's answer when a priority level has no seat and no room in its queues. */
-function throttled(): Response {
-  return new Response("Too many requests, please try again later.\n", {
-    status: 429,
-    headers: {
-      "Content-Type": "text/plain; charset=utf-8",
-      "X-Content-Type-Options": "nosniff",
-      "Retry-After": "1",
-      "X-Kubernetes-PF-FlowSchema-UID": "5b0e9f4c-2f1d-4a57-9c3e-8d6a1f0b7e21",
-      "X-Kubernetes-PF-PriorityLevel-UID": "a3c7d2e8-61b4-4f09-8e5d-2c9f7b1a4d36",
-    },
-  });
-}
+// kube-apiserver's answer when a priority level has no seat and no room in its queues.
+import { tooManyRequests } from "../../src/testing/fake_cluster/flow_control.ts";
 
 /**
  * A server that executes `seats` requests at once (each `hold(request)` long) and answers
@@ -38,7 +26,7 @@ function throttlingServer(seats: number, hold: (request: Recorded) => Promise<vo
   const server = ScriptedServer.start(async (request) => {
     if (counts.executing >= seats) {
       counts.throttled++;
-      return throttled();
+      return tooManyRequests(1);
     }
     counts.executing++;
     counts.admitted++;
