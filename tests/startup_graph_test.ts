@@ -56,12 +56,20 @@ const NOT_AT_START = [
   "node:http", // servers: webhooks, probes
   "node:https",
   "node:child_process", // credential plugins on Node
+  "/src/engines/leader_election.ts", // coordination: only with settings.leadership
+  "/src/engines/sharding.ts",
+  "/src/engines/leases.ts",
+  "/src/engines/admission.ts", // only with admission handlers
+  "/src/engines/daemons.ts", // only with daemons or timers
+  "/src/platform/modules.ts", // node:path, node:url: only to say a package is missing
+  "node:tls", // CA pinning: only with a CA given
+  "node:net",
   "/src/testing/", // the fake cluster
   "/src/cli/",
   "/src/commands/",
 ];
 
-Deno.test("a plain operator's start loads no tracing, servers, fake cluster, CLI or YAML", async () => {
+Deno.test("a plain operator's start loads no tracing, servers, coordination, admission, daemons, fake cluster, CLI or YAML", async () => {
   const graph = await staticGraph();
   assert(graph.size > 50, `the entry's graph was read: ${graph.size} modules`);
   const loaded = [...graph.keys()].filter((specifier) =>
