@@ -62,6 +62,8 @@ const NOT_AT_START = [
   "/src/engines/admission.ts", // only with admission handlers
   "/src/engines/daemons.ts", // only with daemons or timers
   "/src/platform/modules.ts", // node:path, node:url: only to say a package is missing
+  "node:process", // Node's global instead, on Node only
+  "node:fs/promises", // files: Deno's own API on Deno
   "node:tls", // CA pinning: only with a CA given
   "node:net",
   "/src/testing/", // the fake cluster
