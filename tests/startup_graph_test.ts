@@ -53,7 +53,10 @@ const NOT_AT_START = [
   "npm:/@kubernetes/client-node@", // piggybacking: only for its login
   "npm:/undici@", // insecure mode on Deno, and Node
   "npm:/yaml@", // kubeconfigs: only when one is read
-  "node:http", // servers: webhooks, probes
+  "/src/platform/http_server.ts", // servers: admission webhooks
+  "/src/platform/certificates.ts", // their self-signed certificates
+  "/src/platform/state_files.ts",
+  "node:http",
   "node:https",
   "node:child_process", // credential plugins on Node
   "/src/engines/leader_election.ts", // coordination: only with settings.leadership
