@@ -10,7 +10,6 @@ import type { LoginOptions } from "../structs/credentials.ts";
 import type { ConnectionInfo } from "../structs/credentials.ts";
 import { LoginError } from "../structs/errors.ts";
 import { findMissingPermission } from "../platform/permission_flags.ts";
-import { optionalPackageMessage } from "../platform/modules.ts";
 
 type ClientNode = typeof import("@kubernetes/client-node");
 type HttpsOptions = Parameters<InstanceType<ClientNode["KubeConfig"]>["applyToHTTPSOptions"]>[0];
@@ -43,6 +42,8 @@ export async function loginViaClient(
     k8s = await import("@kubernetes/client-node");
   } catch (e) {
     if (findMissingPermission(e)) throw e; // named at the top, with the flag to add
+    // Loaded only to say so: its `node:path`/`node:url` cost every operator's start-up.
+    const { optionalPackageMessage } = await import("../platform/modules.ts");
     throw new LoginError(
       optionalPackageMessage("loginViaClient", "@kubernetes/client-node", e, "loginWithKubeconfig"),
       { cause: e },

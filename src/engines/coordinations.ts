@@ -9,9 +9,7 @@ import type { Clock } from "../structs/clock.ts";
 import type { Logger } from "../structs/loggers.ts";
 import type { ApiClient } from "../client/api.ts";
 import type { LeadershipSettings } from "../settings/cluster_settings.ts";
-import { LeaseLock } from "./leases.ts";
-import { type Coordination, LeaderElector } from "./leader_election.ts";
-import { ShardCoordinator } from "./sharding.ts";
+import type { Coordination } from "./leader_election.ts";
 import { detectOwnIdentity } from "./peer_records.ts";
 
 /**
@@ -33,7 +31,12 @@ export async function createCoordination(
     renewDeadline: settings.renewDeadline,
     retryPeriod: settings.retryPeriod,
   };
+  // Each kind loads when asked for: an operator of one replica never loads either.
   if (settings.leaderElection) {
+    const [{ LeaseLock }, { LeaderElector }] = await Promise.all([
+      import("./leases.ts"),
+      import("./leader_election.ts"),
+    ]);
     logger.info(
       `Leader election: the Lease ${namespace}/${settings.name}, as ${identity}; on standby ` +
         "until it is acquired.",
@@ -48,6 +51,7 @@ export async function createCoordination(
     });
     return new LeaderElector({ lock, timings, logger, clock });
   }
+  const { ShardCoordinator } = await import("./sharding.ts");
   logger.info(
     `Sharding: ${settings.shards} shards with the Leases ${namespace}/${settings.name}-shard-*, ` +
       `as ${identity}.`,

@@ -22,11 +22,7 @@ import { ConfigurationError } from "../structs/errors.ts";
 import { EndpointSettings } from "../settings/cluster_settings.ts";
 import { realClock } from "../structs/clock.ts";
 import { describeError } from "../structs/log_formats.ts";
-import {
-  type HttpServer,
-  type HttpServerLimits,
-  startHttpServer,
-} from "../platform/http_server.ts";
+import type { HttpServer, HttpServerLimits } from "../platform/http_server.ts";
 import { METRICS_CONTENT_TYPE, type MetricsRegistry } from "../structs/metrics.ts";
 import { type ActivityContext, runProbes } from "./activities.ts";
 
@@ -189,6 +185,8 @@ export async function startEndpoints(
   }
   const started: HttpServer[] = [];
   const urls: string[] = [];
+  // The server's code loads with the first endpoint: an operator without probes never loads it.
+  const { startHttpServer } = await import("../platform/http_server.ts");
   try {
     for (const { hostname, port, paths } of servers.values()) {
       if (readiness !== undefined && !paths.has(READINESS_PATH)) {

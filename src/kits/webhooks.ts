@@ -25,10 +25,8 @@
  * @module
  */
 import { ConfigurationError } from "../structs/errors.ts";
-import { type HttpServer, startHttpServer } from "../platform/http_server.ts";
-import { generateCertificateAuthority, issueServerCertificate } from "../platform/certificates.ts";
+import type { HttpServer } from "../platform/http_server.ts";
 import { readTextFile } from "../platform/files.ts";
-import { writeTextFileAtomic } from "../platform/state_files.ts";
 import {
   AdmissionRequestError,
   type AdmissionServer,
@@ -176,6 +174,8 @@ export class WebhookServer implements AdmissionServer {
       (MAGIC_ADDRESSES.has(addr) ? "localhost" : addr);
     const path = (o.path ?? "").replace(/\/+$/, "");
     const tls = o.insecure ? undefined : await this.#tls(addr, host);
+    // The server's and certificates' code loads with a server: most operators have none.
+    const { startHttpServer } = await import("../platform/http_server.ts");
     const server: HttpServer = await startHttpServer({
       hostname: addr,
       port: o.port ?? DEFAULT_WEBHOOK_PORT,
@@ -231,6 +231,9 @@ export class WebhookServer implements AdmissionServer {
         names.push("localhost", "127.0.0.1");
       }
       const hostnames = [...new Set(names)];
+      const { generateCertificateAuthority, issueServerCertificate } = await import(
+        "../platform/certificates.ts"
+      );
       const authority = await generateCertificateAuthority({ commonName: "kopf-webhook-ca" });
       const issued = await issueServerCertificate(authority, { hostnames });
       certificate = issued.certPem;
@@ -241,6 +244,7 @@ export class WebhookServer implements AdmissionServer {
     }
     this.caBundle = ca;
     if (o.cadump !== undefined && ca !== undefined) {
+      const { writeTextFileAtomic } = await import("../platform/state_files.ts");
       await writeTextFileAtomic(o.cadump, ca, 0o644);
     }
     return { certificate, privateKey, ...(clientCa === undefined ? {} : { clientCa }) };

@@ -23,8 +23,7 @@
  *
  * @module
  */
-import { connect as connectTls, type TLSSocket } from "node:tls";
-import { isIP } from "node:net";
+import type { TLSSocket } from "node:tls";
 import { ConnectTimeoutError } from "./connect_timeout.ts";
 import { markDelivery } from "./request_delivery.ts";
 import { getEnv } from "./process.ts";
@@ -176,9 +175,18 @@ export function caPinningCaveat(url: string): string | undefined {
     `does unless made with --public-roots (see the deployment guide).`;
 }
 
+/**
+ * 4 or 6 for an IP address, 0 for a name, as `node:net`'s `isIP` (not loaded: it costs an
+ * operator's start-up tens of milliseconds) says of a URL's hostname: the URL parser has
+ * made every IPv4 literal dotted-decimal, and only an IPv6 one (unbracketed) has a colon.
+ */
+function ipVersion(host: string): 0 | 4 | 6 {
+  return host.includes(":") ? 6 : /^\d{1,3}(?:\.\d{1,3}){3}$/.test(host) ? 4 : 0;
+}
+
 /** Whether a public CA could issue a certificate for the host. */
 function publiclyCertifiable(host: string): boolean {
-  const ip = isIP(host);
+  const ip = ipVersion(host);
   if (ip === 4) {
     const [a, b] = host.split(".").map(Number);
     return !(a === 10 || a === 127 || (a === 172 && b >= 16 && b < 32) ||
@@ -194,11 +202,16 @@ function publiclyCertifiable(host: string): boolean {
  * resolves if the certificate verifies for the host. Any failure leaves the request that
  * waits for it unsent (and says so).
  */
-export function verifyAgainstCa(origin: string, options: CaPinningOptions): Promise<void> {
+export async function verifyAgainstCa(
+  origin: string,
+  options: CaPinningOptions,
+): Promise<void> {
   const url = new URL(origin);
   const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
   const port = Number(url.port || 443);
-  return new Promise<void>((resolve, reject) => {
+  // Loaded at the first check: an operator without a CA to pin never loads `node:tls`.
+  const { connect: connectTls } = await import("node:tls");
+  return await new Promise<void>((resolve, reject) => {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const fail = (error: Error) => {
       clearTimeout(timer);
@@ -208,7 +221,7 @@ export function verifyAgainstCa(origin: string, options: CaPinningOptions): Prom
     const socket: TLSSocket = connectTls({
       host,
       port,
-      ...(isIP(host) ? {} : { servername: host }),
+      ...(ipVersion(host) ? {} : { servername: host }),
       ca: [...options.caCertificates],
       ...(options.certificate !== undefined
         ? { cert: options.certificate, key: options.privateKey }

@@ -5,10 +5,11 @@
  *
  * @module
  */
-import { copyFile, mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import process from "node:process";
-import { getEnv } from "./process.ts";
+import { getEnv, nodeProcess } from "./process.ts";
+
+/** `node:fs/promises`, loaded on Node only: Deno's start-up never pays for it. */
+const nodeFs = () => import("node:fs/promises");
 
 /** The error of a file that does not exist, told apart from other read failures. */
 export class FileNotFoundError extends Error {
@@ -31,7 +32,7 @@ function isNotFound(e: unknown): boolean {
 export async function readTextFile(path: string): Promise<string> {
   try {
     if (typeof Deno !== "undefined") return await Deno.readTextFile(path);
-    return await readFile(path, "utf8");
+    return await (await nodeFs()).readFile(path, "utf8");
   } catch (e) {
     if (isNotFound(e)) throw new FileNotFoundError(path);
     throw e;
@@ -67,14 +68,14 @@ export async function readTextFileQuietly(path: string): Promise<string | undefi
 /** Write a whole file as UTF-8 text, replacing what it held. */
 export async function writeTextFile(path: string, text: string): Promise<void> {
   if (typeof Deno !== "undefined") return await Deno.writeTextFile(path, text);
-  await writeFile(path, text, "utf8");
+  await (await nodeFs()).writeFile(path, text, "utf8");
 }
 
 /** Remove a file if it exists; a missing one is fine. */
 export async function removeFileIfExists(path: string): Promise<void> {
   try {
     if (typeof Deno !== "undefined") return await Deno.remove(path);
-    await rm(path);
+    await (await nodeFs()).rm(path);
   } catch (e) {
     if (!isNotFound(e)) throw e;
   }
@@ -83,7 +84,7 @@ export async function removeFileIfExists(path: string): Promise<void> {
 /** Make a directory and any missing parents; an existing directory is fine. */
 export async function makeDirectory(path: string): Promise<void> {
   if (typeof Deno !== "undefined") return await Deno.mkdir(path, { recursive: true });
-  await mkdir(path, { recursive: true });
+  await (await nodeFs()).mkdir(path, { recursive: true });
 }
 
 /** What is at the path: a `"directory"`, a `"file"` (anything else), or `undefined`. */
@@ -92,7 +93,7 @@ export async function pathKind(path: string): Promise<"directory" | "file" | und
     if (typeof Deno !== "undefined") {
       return (await Deno.stat(path)).isDirectory ? "directory" : "file";
     }
-    return (await stat(path)).isDirectory() ? "directory" : "file";
+    return (await (await nodeFs()).stat(path)).isDirectory() ? "directory" : "file";
   } catch (e) {
     if (isNotFound(e)) return undefined;
     throw e;
@@ -106,7 +107,7 @@ export async function directoryEntries(path: string): Promise<string[]> {
     for await (const entry of Deno.readDir(path)) names.push(entry.name);
     return names;
   }
-  return await readdir(path);
+  return await (await nodeFs()).readdir(path);
 }
 
 /**
@@ -119,7 +120,7 @@ export async function subdirectoryNames(path: string): Promise<string[]> {
     for await (const entry of Deno.readDir(path)) if (entry.isDirectory) names.push(entry.name);
     return names;
   }
-  return (await readdir(path, { withFileTypes: true }))
+  return (await (await nodeFs()).readdir(path, { withFileTypes: true }))
     .filter((entry) => entry.isDirectory())
     .map((entry) => entry.name);
 }
@@ -131,7 +132,7 @@ export async function subdirectoryNames(path: string): Promise<string[]> {
 export async function copyPath(from: string, to: string): Promise<void> {
   if ((await pathKind(from)) !== "directory") {
     if (typeof Deno !== "undefined") return await Deno.copyFile(from, to);
-    return await copyFile(from, to);
+    return await (await nodeFs()).copyFile(from, to);
   }
   await makeDirectory(to);
   for (const name of await directoryEntries(from)) {
@@ -141,7 +142,7 @@ export async function copyPath(from: string, to: string): Promise<void> {
 
 /** The process's current working directory. */
 export function currentDirectory(): string {
-  return typeof Deno !== "undefined" ? Deno.cwd() : process.cwd();
+  return typeof Deno !== "undefined" ? Deno.cwd() : nodeProcess().cwd();
 }
 
 /** Whether a file (or directory) exists at the path. */
@@ -160,7 +161,7 @@ export async function modificationStamp(path: string): Promise<string | undefine
       const info = await Deno.stat(path);
       return `${info.mtime?.getTime() ?? 0}:${info.size}:${info.ino ?? 0}`;
     }
-    const info = await stat(path);
+    const info = await (await nodeFs()).stat(path);
     return `${info.mtimeMs}:${info.size}:${info.ino}`;
   } catch (e) {
     if (isNotFound(e)) return undefined;
@@ -234,7 +235,7 @@ export async function directoriesOnPath(name: string): Promise<string[]> {
       try {
         const info = typeof Deno !== "undefined"
           ? await Deno.stat(`${dir}/${file}`)
-          : await stat(`${dir}/${file}`);
+          : await (await nodeFs()).stat(`${dir}/${file}`);
         const isFile = typeof info.isFile === "function" ? info.isFile() : info.isFile;
         const mode = info.mode;
         if (isFile && (windows || mode === null || (mode & 0o111) !== 0)) {

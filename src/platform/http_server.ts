@@ -18,8 +18,8 @@
  *
  * @module
  */
-import * as nodeHttp from "node:http";
-import * as nodeHttps from "node:https";
+import type * as nodeHttp from "node:http";
+import type * as nodeHttps from "node:https";
 import type { AddressInfo } from "node:net";
 import { ConfigurationError } from "../structs/errors.ts";
 import type { Logger } from "../structs/loggers.ts";
@@ -230,8 +230,9 @@ export async function startNodeHttpServer(options: HttpServerOptions): Promise<H
     void answerNode(options.handler, scheme, req, res, guard);
   };
   const timeouts = nodeTimeouts(options.limits);
+  // `node:http(s)` load when a server starts: an operator without one never pays for them.
   const server: nodeHttp.Server = options.tls
-    ? nodeHttps.createServer(
+    ? (await import("node:https")).createServer(
       {
         cert: options.tls.certificate,
         key: options.tls.privateKey,
@@ -242,7 +243,7 @@ export async function startNodeHttpServer(options: HttpServerOptions): Promise<H
       },
       listener,
     )
-    : nodeHttp.createServer(timeouts, listener);
+    : (await import("node:http")).createServer(timeouts, listener);
   if (guard !== undefined) {
     const slots = new ConnectionSlots(guard.limits, {
       logger: options.logger ?? categoryLogger(["kopf", "server"]),

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import process from "node:process";
+import { nodeProcess } from "./process.ts";
 import type { MetricsRegistry } from "../structs/metrics.ts";
 
 /** How often the event loop's lag is measured, in milliseconds. */
@@ -18,7 +18,7 @@ export interface ProcessMetrics {
 }
 
 function memoryUsage(): { rss: number; heapUsed: number; heapTotal: number } {
-  return typeof Deno !== "undefined" ? Deno.memoryUsage() : process.memoryUsage();
+  return typeof Deno !== "undefined" ? Deno.memoryUsage() : nodeProcess().memoryUsage();
 }
 
 /** Register the process's gauges on the registry, and start measuring the lag. */

@@ -4,9 +4,11 @@
  *
  * @module
  */
-import * as fs from "node:fs/promises";
 import * as os from "node:os";
 import * as path from "node:path";
+
+/** `node:fs/promises`, loaded on Node only: Deno's start-up never pays for it. */
+const nodeFs = () => import("node:fs/promises");
 
 /** Write a file through a temporary sibling and a rename, so readers never see half of it. */
 export async function writeTextFileAtomic(file: string, text: string, mode = 0o600): Promise<void> {
@@ -17,6 +19,7 @@ export async function writeTextFileAtomic(file: string, text: string, mode = 0o6
     await Deno.writeTextFile(temp, text, { mode });
     await Deno.rename(temp, file);
   } else {
+    const fs = await nodeFs();
     await fs.mkdir(dir, { recursive: true });
     await fs.writeFile(temp, text, { encoding: "utf8", mode });
     await fs.rename(temp, file);
@@ -26,7 +29,7 @@ export async function writeTextFileAtomic(file: string, text: string, mode = 0o6
 /** A fresh private directory under the system's temporary directory. */
 export async function makeTempDir(prefix: string): Promise<string> {
   if (typeof Deno !== "undefined") return await Deno.makeTempDir({ prefix });
-  return await fs.mkdtemp(path.join(os.tmpdir(), prefix));
+  return await (await nodeFs()).mkdtemp(path.join(os.tmpdir(), prefix));
 }
 
 /** Remove a directory and everything in it; a missing one is fine. */
@@ -36,7 +39,7 @@ export async function removeDirectory(dir: string): Promise<void> {
       if (!(error instanceof Deno.errors.NotFound)) throw error;
     });
   } else {
-    await fs.rm(dir, { recursive: true, force: true });
+    await (await nodeFs()).rm(dir, { recursive: true, force: true });
   }
 }
 

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import process from "node:process";
+import { nodeProcess } from "./process.ts";
 
 const encoder = new TextEncoder();
 
@@ -14,6 +14,6 @@ export function writeStderrLine(line: string): void {
     let written = 0;
     while (written < bytes.length) written += Deno.stderr.writeSync(bytes.subarray(written));
   } else {
-    process.stderr.write(line + "\n");
+    nodeProcess().stderr.write(line + "\n");
   }
 }

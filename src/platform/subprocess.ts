@@ -4,7 +4,6 @@
  *
  * @module
  */
-import { spawn } from "node:child_process";
 
 /** What to run. */
 export interface CommandOptions {
@@ -74,8 +73,10 @@ async function runWithDeno(options: CommandOptions): Promise<CommandOutput> {
   }
 }
 
-function runWithNode(options: CommandOptions): Promise<CommandOutput> {
-  return new Promise((resolve, reject) => {
+async function runWithNode(options: CommandOptions): Promise<CommandOutput> {
+  // Loaded on Node only, when a command runs: Deno programs never load `node:child_process`.
+  const { spawn } = await import("node:child_process");
+  return await new Promise((resolve, reject) => {
     const child = spawn(options.command, [...(options.args ?? [])], {
       env: {
         ...(globalThis as { process?: { env?: Record<string, string> } }).process?.env,

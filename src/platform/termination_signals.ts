@@ -3,7 +3,7 @@
  *
  * @module
  */
-import process from "node:process";
+import { nodeProcess } from "./process.ts";
 
 /** The signals that ask an operator to stop. */
 export type TerminationSignal = "SIGINT" | "SIGTERM";
@@ -49,8 +49,8 @@ export function onTerminationSignals(handler: (signal: TerminationSignal) => voi
         Deno.addSignalListener(signal, listener);
         removers.push(() => Deno.removeSignalListener(signal, listener));
       } else {
-        process.on(signal, listener);
-        removers.push(() => process.off(signal, listener));
+        nodeProcess().on(signal, listener);
+        removers.push(() => nodeProcess().off(signal, listener));
       }
     } catch {
       // The platform does not support this signal (e.g. SIGTERM on Windows): nothing to listen.

@@ -5,23 +5,39 @@
  *
  * Without an SDK, OpenTelemetry's API is a no-op; here it costs even less: whether a real
  * tracer provider is registered is looked at when an operator starts ({@link
- * refreshTracing}), and without one nothing of the tracing runs at all.
+ * refreshTracing}), and without one nothing of the tracing runs at all. The API itself is
+ * loaded only then, and only if something registered with it (its global registry exists):
+ * loading it costs a plain operator's start-up tens of milliseconds for nothing.
  *
  * @module
  */
-import { type Attributes, SpanKind, SpanStatusCode, trace, type Tracer } from "@opentelemetry/api";
+import type { Attributes, Tracer } from "@opentelemetry/api";
 
 /** Span attributes: names to strings, numbers or booleans. */
 export type { Attributes };
 
+type OpenTelemetryApi = typeof import("@opentelemetry/api");
+
+/**
+ * Where OpenTelemetry's API of major version 1 keeps what is registered with it (tracer
+ * providers, context managers), shared by all its copies in a process: absent, nothing was.
+ */
+const REGISTRY = Symbol.for("opentelemetry.js.api.1");
+
 let tracer: Tracer | undefined;
+let api: OpenTelemetryApi | undefined;
 
 /**
  * Look again whether a tracer provider that records is registered (the operator calls it
  * at start: register the SDK before starting the operator). Returns whether it traces.
  */
-export function refreshTracing(): boolean {
-  const candidate = trace.getTracer("kopf");
+export async function refreshTracing(): Promise<boolean> {
+  if (api === undefined && !(REGISTRY in globalThis)) {
+    tracer = undefined;
+    return false;
+  }
+  api ??= await import("@opentelemetry/api");
+  const candidate = api.trace.getTracer("kopf");
   const probe = candidate.startSpan("kopf.probe");
   const recording = probe.isRecording();
   probe.end();
@@ -45,7 +61,8 @@ export async function inSpan<T>(
   kind: "internal" | "client" = "internal",
 ): Promise<T> {
   const active = tracer;
-  if (active === undefined) return await fn(noAnnotations);
+  if (active === undefined || api === undefined) return await fn(noAnnotations);
+  const { SpanKind, SpanStatusCode } = api;
   return await active.startActiveSpan(
     name,
     { attributes, kind: kind === "client" ? SpanKind.CLIENT : SpanKind.INTERNAL },

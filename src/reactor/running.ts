@@ -75,10 +75,6 @@ function prepareOperator(options: OperatorOptions): PreparedOperator {
   ensureLoggingConfigured();
   checkOptions(options);
   const parts = partsOf(options);
-  // Tracing only with an SDK registered by now: nothing of it runs otherwise.
-  if (refreshTracing()) {
-    parts.logger.debug("Tracing through OpenTelemetry: a tracer provider records.");
-  }
   applyOptions(options, parts.settings, parts.scope.clusterwide);
   const manager = new Manager({
     logger: parts.logger,
@@ -94,6 +90,10 @@ function prepareOperator(options: OperatorOptions): PreparedOperator {
   return {
     manager,
     run: async () => {
+      // Tracing only with an SDK registered by now: nothing of it runs otherwise.
+      if (await refreshTracing()) {
+        parts.logger.debug("Tracing through OpenTelemetry: a tracer provider records.");
+      }
       try {
         await manager.run(signal);
       } catch (error) {

@@ -17,9 +17,9 @@ import { on } from "../../src/intents/registration.ts";
 import { isTracing, refreshTracing } from "../../src/platform/tracing.ts";
 import { Calls, clusterRegistry, handled, kex, startCluster, whileRunning } from "./harness.ts";
 
-Deno.test("without an SDK, tracing is off and costs nothing", () => {
+Deno.test("without an SDK, tracing is off and costs nothing", async () => {
   trace.disable();
-  assertEquals(refreshTracing(), false);
+  assertEquals(await refreshTracing(), false);
   assertEquals(isTracing(), false);
 });
 

@@ -8,7 +8,7 @@
  */
 
 import type { Resource } from "../../structs/resources.ts";
-import { type RunningAdmission, startAdmission } from "../../engines/admission.ts";
+import type { RunningAdmission } from "../../engines/admission.ts";
 import type { OperatorParts } from "../operator_parts.ts";
 import type { Reactions, RunContext, Runnable } from "../manager.ts";
 import type { ClientRunnable } from "./client_runnable.ts";
@@ -78,6 +78,8 @@ export class AdmissionRunnable implements Runnable {
     const context = this.#context!;
     const { registry, settings, memo, objects, indexers, logger, metrics } = this.#parts;
     const discovery = this.#client.discovery;
+    // Loaded with the first server: an operator without admission handlers never loads it.
+    const { startAdmission } = await import("../../engines/admission.ts");
     const running = await startAdmission({
       api: this.#client.api,
       registry,

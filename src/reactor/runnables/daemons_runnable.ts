@@ -7,7 +7,7 @@
  * @module
  */
 
-import { Spawner } from "../../engines/daemons.ts";
+import type { Spawner } from "../../engines/daemons.ts";
 import type { OperatorParts } from "../operator_parts.ts";
 import type { Reactions, Runnable } from "../manager.ts";
 import type { ClientRunnable } from "./client_runnable.ts";
@@ -51,9 +51,11 @@ export class DaemonsRunnable implements Runnable {
   };
 
   /** Make the engine, paused if a peer pauses the operator already. */
-  start(): void {
+  async start(): Promise<void> {
     const { registry, matcher, settings, clock, writes, indexers, metrics } = this.#parts;
     if (!matcher.handlers.some((h) => h.kind === "daemon" || h.kind === "timer")) return;
+    // Loaded only for daemons and timers: an operator without them never loads the engine.
+    const { Spawner } = await import("../../engines/daemons.ts");
     this.#spawner = new Spawner({
       api: this.#client.api,
       registry,

@@ -1,0 +1,154 @@
+/**
+ * Start-up: how long this framework's operator takes from its process's spawn to its first
+ * WATCH, beside the floor of the comparison (`compare/floor.ts`: plain `fetch`, one LIST and
+ * one WATCH) doing the same, each in a process of its own against a fresh, empty fake cluster
+ * (the CRD only), with the V8 flags of the `kopf` task (as `compare.ts` runs them). The
+ * operator is `compare/kopf.ts`: one create handler, standalone, cluster-wide, no webhooks.
+ *
+ * Per controller, the medians of several runs (`KOPF_BENCH_STARTUP_RUNS`, 7 by default), the
+ * controllers taking turns within each run (so that a busy moment of a shared machine falls
+ * on all alike), after one unmeasured run of each (which fills Deno's caches):
+ *
+ * - spawn → first WATCH: from spawning the child to the arrival of its first WATCH of the
+ *   objects it serves (KopfExamples) at the cluster (its request log), in ms — when it may
+ *   handle them; the operator's watch of CRDs, which comes earlier, does not count;
+ * - CPU until READY: the child's user + system CPU time (`/proc/<pid>/stat`, in clock ticks,
+ *   usually 10 ms) when it says READY (its watch open);
+ * - the operator's figures as multiples of the floor's medians.
+ *
+ * `KOPF_BENCH_STARTUP_BASELINE=<another checkout>` runs that checkout's operator too, as
+ * `baseline`, in the same turns: the commit before a change beside it, in one run.
+ *
+ *     deno task bench startup
+ *     KOPF_BENCH_STARTUP_RUNS=15 deno task bench startup
+ *     KOPF_BENCH_STARTUP_BASELINE=../main deno task bench startup
+ */
+import { parse as parseYaml } from "yaml";
+import type { BenchFigure, BenchSection } from "./types.ts";
+import type { RawBody } from "../../mod.ts";
+import { FakeCluster } from "../../src/testing/mod.ts";
+import { OPERATOR_V8_FLAGS, v8FlagsArgument } from "../../src/cli/runtime_flags.ts";
+import { ChildProcess, cpuSeconds, now } from "./support/process.ts";
+import { percentile } from "./support/stats.ts";
+
+const RUNS = Number(Deno.env.get("KOPF_BENCH_STARTUP_RUNS") ?? 7);
+if (!Number.isInteger(RUNS) || RUNS <= 0) throw new Error("KOPF_BENCH_STARTUP_RUNS: a count.");
+const BASELINE = Deno.env.get("KOPF_BENCH_STARTUP_BASELINE");
+/** The target: the operator's time to its first watch at most this many times the floor's. */
+const TARGET = 2;
+
+interface Starter {
+  key: string;
+  label: string;
+  module: string;
+  root: URL;
+}
+
+const HERE = new URL("../../", import.meta.url);
+const STARTERS: Starter[] = [
+  { key: "floor", label: "(a) floor: plain fetch", module: "compare/floor.ts", root: HERE },
+  ...(BASELINE === undefined ? [] : [{
+    key: "baseline",
+    label: `(c0) kopf operator of ${BASELINE}`,
+    module: "compare/kopf.ts",
+    root: new URL(`${BASELINE.replace(/\/*$/, "/")}`, `file://${Deno.cwd()}/`),
+  }]),
+  { key: "kopf", label: "(c) kopf operator", module: "compare/kopf.ts", root: HERE },
+];
+
+/** One start: ms from the spawn to the first WATCH, and CPU seconds at READY. */
+interface Start {
+  toWatch: number;
+  cpu: number;
+}
+
+async function start(starter: Starter): Promise<Start> {
+  await using cluster = await FakeCluster.start();
+  cluster.create(
+    parseYaml(
+      await Deno.readTextFile(new URL("../../examples/crd.yaml", import.meta.url)),
+    ) as RawBody,
+  );
+  const kubeconfig = await cluster.writeKubeconfig();
+  const spawned = now();
+  await using child = new ChildProcess([
+    "--config",
+    new URL("deno.json", starter.root).pathname,
+    v8FlagsArgument(OPERATOR_V8_FLAGS),
+    new URL(`scripts/bench/${starter.module}`, starter.root).pathname,
+    cluster.url,
+    kubeconfig,
+  ]);
+  const exited = child.process.status.then((status) => {
+    throw new Error(`The ${starter.key} controller exited with code ${status.code}.`);
+  });
+  exited.catch(() => {}); // raised only while awaited
+  await Promise.race([child.expect("READY"), exited]);
+  const cpu = await cpuSeconds(child.pid);
+  const watch = cluster.requests.find((request) =>
+    request.verb === "watch" && request.path.endsWith("/kopfexamples")
+  );
+  if (watch === undefined) throw new Error(`The ${starter.key} controller said READY unwatched.`);
+  return { toWatch: watch.time.getTime() - spawned, cpu };
+}
+
+function median(values: readonly number[]): number {
+  return percentile([...values].sort((a, b) => a - b), 50);
+}
+
+const medians = new Map<string, Start>();
+
+export const section: BenchSection = {
+  title: "Start-up: spawn → first WATCH, the operator beside the floor (each in its own process)",
+  async run(): Promise<BenchFigure[]> {
+    const starts = new Map<string, Start[]>(STARTERS.map((s) => [s.key, []]));
+    for (const starter of STARTERS) await start(starter); // Deno's caches, unmeasured
+    for (let run = 0; run < RUNS; run++) {
+      for (const starter of STARTERS) starts.get(starter.key)!.push(await start(starter));
+    }
+    for (const [key, list] of starts) {
+      medians.set(key, {
+        toWatch: median(list.map((s) => s.toWatch)),
+        cpu: median(list.map((s) => s.cpu)),
+      });
+    }
+    const floor = medians.get("floor")!;
+    const figures: BenchFigure[] = [];
+    for (const starter of STARTERS) {
+      const { toWatch, cpu } = medians.get(starter.key)!;
+      const all = starts.get(starter.key)!.map((s) => s.toWatch.toFixed(0)).join(", ");
+      figures.push({
+        name: `${starter.label}: spawn → first WATCH (median of ${RUNS})`,
+        value: `${toWatch.toFixed(0)} ms (runs: ${all}); CPU until READY ${cpu.toFixed(2)} s`,
+      });
+      if (starter.key === "floor") continue;
+      const ratio = toWatch / floor.toWatch;
+      figures.push({
+        name: `${starter.label}: compared with the floor`,
+        value: `spawn → first WATCH ×${ratio.toFixed(2)}, CPU until READY ×${
+          (cpu / floor.cpu).toFixed(2)
+        }`,
+        ...(starter.key === "kopf" ? { target: `≤ ×${TARGET}`, ok: ratio <= TARGET } : {}),
+      });
+    }
+    return figures;
+  },
+  footer(): string {
+    const floor = medians.get("floor");
+    if (floor === undefined) return "";
+    const lines = [
+      "| Controller | Spawn → first WATCH | CPU until READY | vs floor: time | vs floor: CPU |",
+      "|---|---|---|---|---|",
+    ];
+    for (const starter of STARTERS) {
+      const { toWatch, cpu } = medians.get(starter.key)!;
+      lines.push(
+        `| ${starter.key} | ${toWatch.toFixed(0)} ms | ${cpu.toFixed(2)} s | ×${
+          (toWatch / floor.toWatch).toFixed(2)
+        } | ×${(cpu / floor.cpu).toFixed(2)} |`,
+      );
+    }
+    return `${lines.join("\n")}\n\n(${navigator.hardwareConcurrency} cores; V8 flags ` +
+      `${OPERATOR_V8_FLAGS.join(" ")}; medians of ${RUNS} runs, taking turns; an empty cluster.)`;
+  },
+};

@@ -1,0 +1,89 @@
+/**
+ * What a plain operator loads at start: the static module graph of the package's entry
+ * (`deno info --json`, imports that are `import()`ed at the point of use left out) holds none
+ * of what only some operators use, so that their cost stays off every operator's start-up
+ * (see docs/performance.md, "Start-up").
+ */
+import { assert, assertEquals } from "./assert.ts";
+
+interface Dependency {
+  specifier: string;
+  isDynamic?: boolean;
+  code?: { specifier: string };
+}
+interface GraphModule {
+  specifier: string;
+  dependencies?: Dependency[];
+  npmPackage?: string;
+}
+
+const ENTRY = new URL("../mod.ts", import.meta.url);
+
+/** The specifiers loaded statically from the entry, and what imports each first. */
+async function staticGraph(): Promise<Map<string, string>> {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["info", "--json", ENTRY.pathname],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert(output.success, new TextDecoder().decode(output.stderr));
+  const graph = JSON.parse(new TextDecoder().decode(output.stdout)) as {
+    modules: GraphModule[];
+    redirects: Record<string, string>;
+  };
+  const modules = new Map(graph.modules.map((m) => [m.specifier, m]));
+  const importer = new Map<string, string>([[ENTRY.href, ""]]);
+  const queue = [ENTRY.href];
+  while (queue.length > 0) {
+    const from = queue.shift()!;
+    for (const dependency of modules.get(from)?.dependencies ?? []) {
+      const code = dependency.code?.specifier;
+      if (code === undefined || dependency.isDynamic) continue;
+      const target = graph.redirects[code] ?? code;
+      if (importer.has(target)) continue;
+      importer.set(target, from);
+      queue.push(target);
+    }
+  }
+  return importer;
+}
+
+const NOT_AT_START = [
+  "npm:/@opentelemetry/api@", // tracing: only when something registered with the API
+  "npm:/@kubernetes/client-node@", // piggybacking: only for its login
+  "npm:/undici@", // insecure mode on Deno, and Node
+  "npm:/yaml@", // kubeconfigs: only when one is read
+  "/src/platform/http_server.ts", // servers: admission webhooks
+  "/src/platform/certificates.ts", // their self-signed certificates
+  "/src/platform/state_files.ts",
+  "node:http",
+  "node:https",
+  "node:child_process", // credential plugins on Node
+  "/src/engines/leader_election.ts", // coordination: only with settings.leadership
+  "/src/engines/sharding.ts",
+  "/src/engines/leases.ts",
+  "/src/engines/admission.ts", // only with admission handlers
+  "/src/engines/daemons.ts", // only with daemons or timers
+  "/src/platform/modules.ts", // node:path, node:url: only to say a package is missing
+  "node:process", // Node's global instead, on Node only
+  "node:fs/promises", // files: Deno's own API on Deno
+  "node:tls", // CA pinning: only with a CA given
+  "node:net",
+  "/src/testing/", // the fake cluster
+  "/src/cli/",
+  "/src/commands/",
+];
+
+Deno.test("a plain operator's start loads no tracing, servers, coordination, admission, daemons, fake cluster, CLI or YAML", async () => {
+  const graph = await staticGraph();
+  assert(graph.size > 50, `the entry's graph was read: ${graph.size} modules`);
+  const loaded = [...graph.keys()].filter((specifier) =>
+    NOT_AT_START.some((part) =>
+      part.endsWith("@") || part.startsWith("/") ? specifier.includes(part) : specifier === part
+    )
+  );
+  assertEquals(
+    loaded.map((specifier) => `${specifier} (imported by ${graph.get(specifier)})`),
+    [],
+  );
+});
