@@ -7,7 +7,7 @@
 import { getLogger } from "@logtape/logtape";
 import { Resource } from "../structs/resources.ts";
 import type { ApiClient } from "./api.ts";
-import { APIError, APINotFoundError } from "./api_errors.ts";
+import { APIError, APINotFoundError, APITooManyRequestsError } from "./api_errors.ts";
 import { APIConnectionError } from "./connection_errors.ts";
 
 /** The API server's `/version`. */
@@ -197,10 +197,7 @@ export class Discovery {
         const index = next++;
         const job = jobs[index];
         try {
-          const list = await this.#api.request<APIResourceList>("GET", job.path, {
-            signal,
-            errorBackoffs: GROUP_VERSION_BACKOFFS,
-          });
+          const list = await this.#groupVersionList(job.path, signal);
           results[index] = resourcesFromList(job.group, job.version, list, job.preferred);
         } catch (e) {
           if (!(e instanceof APIError || e instanceof APIConnectionError)) throw e;
@@ -226,6 +223,24 @@ export class Discovery {
     }
     this.#skipped = skipped;
     return results.flat();
+  }
+
+  /**
+   * A group-version's document: one quick retry, as aggregated APIs are often down — but a
+   * 429 says "later", not "down" (the server's flow control, API Priority and Fairness): then
+   * it goes on along the client's own backoffs, honouring `Retry-After`, rather than being
+   * skipped with its resources missing until a later discovery.
+   */
+  async #groupVersionList(path: string, signal?: AbortSignal): Promise<APIResourceList> {
+    try {
+      return await this.#api.request<APIResourceList>("GET", path, {
+        signal,
+        errorBackoffs: GROUP_VERSION_BACKOFFS,
+      });
+    } catch (e) {
+      if (!(e instanceof APITooManyRequestsError)) throw e;
+      return await this.#api.request<APIResourceList>("GET", path, { signal });
+    }
   }
 
   /**
