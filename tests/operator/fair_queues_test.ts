@@ -73,7 +73,7 @@ Deno.test("a burst of one namespace does not hold back the objects another names
   assertEquals(started.size, BURST + OTHERS, "every object handled, each once");
 });
 
-Deno.test("the queue's gauges show 0, not nothing, once the queue of a resource served is empty", async () => {
+Deno.test("the queue's gauges show 0, not nothing, for a resource served: before any object, and once its queue is empty", async () => {
   await using cluster = await startCluster();
   const registry = clusterRegistry(cluster);
   on.create("kopfexamples", { registry }, () => {});
@@ -83,6 +83,9 @@ Deno.test("the queue's gauges show 0, not nothing, once the queue of a resource 
   series.push('kopf_queue_oldest_event_age_seconds{resource="kopfexamples.kopf.dev"}');
   let text = "";
   try {
+    // Served, nothing fed yet: an empty queue, not "no data".
+    text = await (await fetch(`${base}/metrics`)).text();
+    for (const name of series) assert(text.includes(`\n${name} 0\n`), `${name} 0 in:\n${text}`);
     cluster.create(kex("one"));
     await cluster.waitFor("kopfexamples", "one", handled);
     // The echo of the operator's own patch may still wait for a moment: scrape until empty.

@@ -154,8 +154,11 @@ export class Multiplexer {
   readonly #places: Places;
   readonly #backlog: Backlog;
   readonly #tenants: Tenants;
-  /** The resources it has been fed: its gauges show 0 for them when nothing waits. */
-  readonly #served = new Set<Resource>();
+  /**
+   * The resources served or fed, by key (the newest record of each: a rediscovery makes new
+   * ones): its gauges show 0 for them when nothing waits.
+   */
+  readonly #served = new Map<string, Resource>();
   #busy = 0;
 
   /** Create an idle multiplexer; workers start as events arrive. */
@@ -197,11 +200,19 @@ export class Multiplexer {
 
   /**
    * The objects waiting with unprocessed states, and how long the oldest has waited (in
-   * seconds), per resource: what the queue's metrics show — 0 for each resource it has been
+   * seconds), per resource: what the queue's metrics show — 0 for each resource served or
    * fed when none waits. Walks all workers: for scrapes.
    */
   waiting(): Map<Resource, { depth: number; oldest: number }> {
-    return waitingOf(this.#live, this.#clock.now(), this.#served);
+    return waitingOf(this.#live, this.#clock.now(), this.#served.values());
+  }
+
+  /**
+   * The resources the watches serve now: the gauges show 0 for them from the start, before
+   * any of their objects is fed (a dashboard then shows an empty queue, not "no data").
+   */
+  serve(resources: Iterable<Resource>): void {
+    for (const resource of resources) this.#served.set(resource.key, resource);
   }
 
   /** Whether the shutdown has begun. */
@@ -239,7 +250,7 @@ export class Multiplexer {
       worker = newWorker(entry, event, this.#clock.now(), laneOf(event.type, again), tenant);
       entry.work = worker;
       this.#live.add(worker);
-      this.#served.add(resource);
+      this.#served.set(resource.key, resource);
     } else {
       if (again && worker.pending !== undefined) return undefined;
       renew(worker, event, laneOf(event.type, again), this.#clock.now(), this.#places);

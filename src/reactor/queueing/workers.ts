@@ -175,13 +175,22 @@ export function waitingOf(
   now: number,
   served: Iterable<Resource> = [],
 ): Map<Resource, { depth: number; oldest: number }> {
+  // By key: a worker's record may hold an older record of a resource served again.
   const result = new Map<Resource, { depth: number; oldest: number }>();
-  for (const resource of served) result.set(resource, { depth: 0, oldest: 0 });
+  const byKey = new Map<string, { depth: number; oldest: number }>();
+  for (const resource of served) {
+    const waiting = { depth: 0, oldest: 0 };
+    result.set(resource, waiting);
+    byKey.set(resource.key, waiting);
+  }
   for (const worker of workers) {
     if (worker.pending === undefined && worker.phase !== "placing") continue;
     const resource = worker.entry.resource;
-    let waiting = result.get(resource);
-    if (waiting === undefined) result.set(resource, waiting = { depth: 0, oldest: 0 });
+    let waiting = byKey.get(resource.key);
+    if (waiting === undefined) {
+      result.set(resource, waiting = { depth: 0, oldest: 0 });
+      byKey.set(resource.key, waiting);
+    }
     waiting.depth++;
     waiting.oldest = Math.max(waiting.oldest, now - worker.waitingSince);
   }

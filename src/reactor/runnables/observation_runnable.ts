@@ -124,7 +124,9 @@ export class ObservationRunnable implements Runnable {
       clock,
       select: (discovered) => {
         this.#needs.admission.resourcesChanged(discovered); // the managed webhooks' rules follow
-        return served.select(discovered);
+        const selected = served.select(discovered);
+        queueing.multiplexer.serve(selected); // their queue gauges show 0 from the start
+        return selected;
       },
       feed: (resource: Resource, event: ObservedEvent) => queueing.intake.feed(resource, event),
       keepsLastStates: (resource) => keepsLastStates(matcher, resource),

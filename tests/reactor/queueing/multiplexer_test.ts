@@ -1000,6 +1000,18 @@ Deno.test("the queue's gauges show 0 for a resource fed once its queue is empty"
   await stop(mux, clock);
 });
 
+Deno.test("the queue's gauges show 0 for a resource served before any object is fed, once per key", async () => {
+  const { clock, mux } = scripted();
+  mux.serve([KEX]);
+  assertEquals([...mux.waiting()], [[KEX, { depth: 0, oldest: 0 }]]);
+  // A rediscovery makes a new record of the same resource: still one series.
+  const again = new Resource({ group: "kopf.dev", version: "v1", plural: "kopfexamples" });
+  mux.serve([again]);
+  mux.push(KEX, evIn("a", "ns"));
+  assertEquals([...mux.waiting().values()], [{ depth: 1, oldest: 0 }]);
+  await stop(mux, clock);
+});
+
 Deno.test("an object waiting with a listed state moves up to the live lane when a change of it comes", async () => {
   const { clock, script, mux } = scripted({ startLimit: 1 });
   script.hold();
