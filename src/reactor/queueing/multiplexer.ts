@@ -154,10 +154,7 @@ export class Multiplexer {
   readonly #places: Places;
   readonly #backlog: Backlog;
   readonly #tenants: Tenants;
-  /**
-   * The resources served or fed, by key (the newest record of each: a rediscovery makes new
-   * ones): its gauges show 0 for them when nothing waits.
-   */
+  /** The resources served or fed, by key (the newest record of each): gauges at 0 for them. */
   readonly #served = new Map<string, Resource>();
   #busy = 0;
 
@@ -199,18 +196,14 @@ export class Multiplexer {
   }
 
   /**
-   * The objects waiting with unprocessed states, and how long the oldest has waited (in
-   * seconds), per resource: what the queue's metrics show — 0 for each resource served or
-   * fed when none waits. Walks all workers: for scrapes.
+   * The objects waiting with unprocessed states, and the oldest's wait in seconds, per
+   * resource (0 for each one served or fed): the queue's gauges. Walks all workers.
    */
   waiting(): Map<Resource, { depth: number; oldest: number }> {
     return waitingOf(this.#live, this.#clock.now(), this.#served.values());
   }
 
-  /**
-   * The resources the watches serve now: the gauges show 0 for them from the start, before
-   * any of their objects is fed (a dashboard then shows an empty queue, not "no data").
-   */
+  /** The resources the watches serve: their gauges show 0 from the start, not "no data". */
   serve(resources: Iterable<Resource>): void {
     for (const resource of resources) this.#served.set(resource.key, resource);
   }
