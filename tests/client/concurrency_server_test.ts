@@ -174,11 +174,13 @@ Deno.test("a request's first 429 under the adaptive limit is no warning; one ref
       let calls = 0;
       await using server = ScriptedServer.start(() =>
         ++calls <= refusals
-          ? new Response("Too many requests, please try again later.\n", {
-            status: 429,
-            headers: { "Retry-After": "0" },
+          // As kube-apiserver refuses (its least Retry-After is 1 s).
+          ? tooManyRequests(1)
+          : json({
+            kind: "ConfigMap",
+            apiVersion: "v1",
+            metadata: { name: "x", namespace: "default" },
           })
-          : json({})
       );
       await using api = server.client({ networking: { errorBackoffs: [0, 0, 0], ...networking } });
       records.length = 0;
