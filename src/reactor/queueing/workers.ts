@@ -176,25 +176,19 @@ export function waitingOf(
   served: Iterable<Resource> = [],
 ): Map<Resource, { depth: number; oldest: number }> {
   // By key: a worker's record may hold an older record of a resource served again.
-  const result = new Map<Resource, { depth: number; oldest: number }>();
-  const byKey = new Map<string, { depth: number; oldest: number }>();
-  for (const resource of served) {
-    const waiting = { depth: 0, oldest: 0 };
-    result.set(resource, waiting);
-    byKey.set(resource.key, waiting);
-  }
+  const byKey = new Map<string, { resource: Resource; depth: number; oldest: number }>();
+  for (const resource of served) byKey.set(resource.key, { resource, depth: 0, oldest: 0 });
   for (const worker of workers) {
     if (worker.pending === undefined && worker.phase !== "placing") continue;
     const resource = worker.entry.resource;
     let waiting = byKey.get(resource.key);
-    if (waiting === undefined) {
-      result.set(resource, waiting = { depth: 0, oldest: 0 });
-      byKey.set(resource.key, waiting);
-    }
+    if (waiting === undefined) byKey.set(resource.key, waiting = { resource, depth: 0, oldest: 0 });
     waiting.depth++;
     waiting.oldest = Math.max(waiting.oldest, now - worker.waitingSince);
   }
-  return result;
+  return new Map(
+    [...byKey.values()].map(({ resource, depth, oldest }) => [resource, { depth, oldest }]),
+  );
 }
 
 /** A worker for an object, with its first state waiting in a lane; parked until started. */

@@ -94,7 +94,7 @@ export class CoordinationRunnable implements Runnable, Ownership {
   async stop(): Promise<void> {
     this.#leasing.abort();
     await this.#running;
-    await runWithRequestPriority("exempt", async () => await this.#coordination?.release());
+    await runWithRequestPriority("exempt", () => this.#coordination?.release());
     await this.#announcing;
   }
 }

@@ -70,7 +70,7 @@ export class PeeringRunnable implements Runnable {
 
   /** Leave the peering: the own record is removed, so that others need not wait for it. */
   async stop(): Promise<void> {
-    await runWithRequestPriority("exempt", async () => await this.#peering?.stop());
+    await runWithRequestPriority("exempt", () => this.#peering?.stop());
     await this.#announcing;
   }
 }
