@@ -6,9 +6,8 @@
  */
 import * as k8s from "@kubernetes/client-node";
 import { assert, assertEquals } from "../assert.ts";
-import { startCli } from "./helpers.ts";
+import { holdCreates, postJson, startCli } from "./helpers.ts";
 import { available, run } from "../platform/commands.ts";
-import { holdingWebhook } from "../testing/fake_cluster/helpers.ts";
 
 const hasKubectl = await available("kubectl", ["version", "--client"]);
 
@@ -144,19 +143,10 @@ Deno.test({
       "--max-queued=0",
     ]);
     try {
-      await using held = await holdingWebhook();
-      const post = (path: string, body: unknown) =>
-        fetch(`${cli.url}${path}`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify(body),
-        });
-      const hook = await post(
-        "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations",
-        held.configuration,
-      );
-      await hook.body?.cancel();
-      const holding = post("/api/v1/namespaces/default/configmaps", { metadata: { name: "a" } });
+      await using held = await holdCreates(cli.url!);
+      const holding = postJson(cli.url!, "/api/v1/namespaces/default/configmaps", {
+        metadata: { name: "a" },
+      });
       await held.arrived(1);
       // The client raises what the server said: nothing here retries or rewrites it.
       const script = [

@@ -10,14 +10,13 @@ import {
   assertStringIncludes,
   assertThrows,
 } from "../assert.ts";
-import { startCli } from "./helpers.ts";
+import { holdCreates, postJson, startCli } from "./helpers.ts";
 import { available, run } from "../platform/commands.ts";
 import { ApiClient } from "../../src/client/api.ts";
 import { Vault } from "../../src/client/vault.ts";
 import { loginWithKubeconfig } from "../../src/client/kubeconfig.ts";
 import { getObject } from "../../src/client/objects.ts";
 import { Resource } from "../../src/structs/resources.ts";
-import { holdingWebhook } from "../testing/fake_cluster/helpers.ts";
 
 const hasKubectl = await available("kubectl", ["version", "--client"]);
 
@@ -296,19 +295,8 @@ Deno.test("kopf fake-cluster --max-inflight limits requests as API Priority and 
   const cli = await startCli(["--http", "--max-inflight=2", "--max-queued=0"]);
   try {
     assertStringIncludes(cli.out, "at most 2 requests at once, 0 more queued, the rest get 429");
-    await using held = await holdingWebhook();
-    const post = (path: string, body: unknown) =>
-      fetch(`${cli.url}${path}`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify(body),
-      });
-    const hook = await post(
-      "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations",
-      held.configuration,
-    );
-    assertEquals(hook.status, 201);
-    await hook.body?.cancel();
+    await using held = await holdCreates(cli.url!);
+    const post = (path: string, body: unknown) => postJson(cli.url!, path, body);
     const cms = "/api/v1/namespaces/default/configmaps";
     const holding = [
       post(cms, { metadata: { name: "a" } }),

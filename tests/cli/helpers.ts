@@ -1,6 +1,7 @@
 /**
  * Helpers for the command-line tests: `kopf fake-cluster` in a subprocess.
  */
+import { holdingWebhook } from "../testing/fake_cluster/helpers.ts";
 
 const MAIN = new URL("../../src/cli/main.ts", import.meta.url).pathname;
 
@@ -47,4 +48,26 @@ export async function startCli(args: string[]): Promise<CliCluster> {
       return code;
     },
   };
+}
+
+/** A JSON POST to the CLI's fake cluster over plain HTTP (the admin, as `--http` serves). */
+export function postJson(url: string, path: string, body: unknown): Promise<Response> {
+  return fetch(`${url}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+}
+
+/**
+ * A webhook that holds every ConfigMap create (`holdingWebhook`), registered with the CLI's
+ * fake cluster over HTTP: each create then keeps its seat until `release()`.
+ */
+export async function holdCreates(url: string) {
+  const held = await holdingWebhook();
+  const path = "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations";
+  const registered = await postJson(url, path, held.configuration);
+  if (registered.status !== 201) throw new Error(`the webhook: ${await registered.text()}`);
+  await registered.body?.cancel();
+  return held;
 }
