@@ -37,16 +37,37 @@ interface APIResourceList {
   resources?: APIResourceEntry[];
 }
 
+interface APIGroup {
+  name: string;
+  versions?: { groupVersion: string; version: string }[];
+  preferredVersion?: { groupVersion: string; version: string };
+}
+
 interface APIGroupList {
-  groups?: {
-    name: string;
-    versions?: { groupVersion: string; version: string }[];
-    preferredVersion?: { groupVersion: string; version: string };
-  }[];
+  groups?: APIGroup[];
 }
 
 interface APIVersions {
   versions?: string[];
+}
+
+/**
+ * A group whose resources a discovery covers: in one version, or, with `version` undefined,
+ * in the version the group prefers.
+ */
+export interface DiscoveredGroup {
+  /** The API group, `""` for the core group. */
+  readonly group: string;
+  /** The version; the group's preferred one if undefined. */
+  readonly version?: string;
+}
+
+/** One group-version's document to fetch. */
+interface Job {
+  readonly group: string;
+  readonly version: string;
+  readonly preferred: boolean;
+  readonly path: string;
 }
 
 const logger = getLogger(["kopf", "client", "discovery"]);
@@ -87,6 +108,11 @@ export function resourcesFromList(
   );
 }
 
+function job(group: string, version: string, preferred: boolean): Job {
+  const path = group === "" ? `/api/${version}` : `/apis/${group}/${version}`;
+  return { group, version, preferred, path };
+}
+
 /** What the cluster serves, discovered once and kept until {@link Discovery.refresh}. */
 export class Discovery {
   readonly #api: ApiClient;
@@ -96,6 +122,8 @@ export class Discovery {
   #skipped: readonly string[] = [];
   /** The resources of single group-versions, as {@link resourceOf} asked for them. */
   readonly #groupVersions = new Map<string, Promise<Resource[]>>();
+  /** The resources of some groups only, as {@link resourcesIn} asked for them, by the groups. */
+  readonly #narrowed = new Map<string, Promise<Resource[]>>();
 
   /** Discover through the given client. */
   constructor(api: ApiClient) {
@@ -170,26 +198,93 @@ export class Discovery {
     this.#resources = undefined;
     this.#version = undefined;
     this.#groupVersions.clear();
+    this.#narrowed.clear();
   }
 
   async #discover(signal?: AbortSignal): Promise<Resource[]> {
     const core = await this.#api.request<APIVersions>("GET", "/api", { signal });
     const groups = await this.#api.request<APIGroupList>("GET", "/apis", { signal });
-    const jobs: { group: string; version: string; preferred: boolean; path: string }[] = [];
+    const jobs: Job[] = [];
     for (const version of core.versions ?? []) {
       jobs.push({ group: "", version, preferred: version === "v1", path: `/api/${version}` });
     }
     for (const group of groups.groups ?? []) {
       const preferred = group.preferredVersion?.version ?? group.versions?.[0]?.version;
       for (const v of group.versions ?? []) {
-        jobs.push({
-          group: group.name,
-          version: v.version,
-          preferred: v.version === preferred,
-          path: `/apis/${group.name}/${v.version}`,
-        });
+        jobs.push(job(group.name, v.version, v.version === preferred));
       }
     }
+    return await this.#fetch(jobs, signal);
+  }
+
+  /**
+   * The resources of only these groups (cached until {@link refresh}, as {@link resources}):
+   * a group's document (`/apis/<group>`, for its versions and the preferred one), then the
+   * documents of the versions wanted — for a group and a version named, two requests instead
+   * of one per group-version served. The core group has one version, `v1`, asked directly.
+   * A group not served yields nothing; group-versions that cannot be fetched are skipped
+   * as by {@link resources}.
+   */
+  resourcesIn(groups: readonly DiscoveredGroup[], signal?: AbortSignal): Promise<Resource[]> {
+    const key = JSON.stringify(groups.map((g) => [g.group, g.version ?? ""]).sort());
+    let pending = this.#narrowed.get(key);
+    if (pending === undefined) {
+      const started = pending = this.#discoverIn(groups, signal);
+      this.#narrowed.set(key, started);
+      started.catch(() => {
+        if (this.#narrowed.get(key) === started) this.#narrowed.delete(key);
+      });
+    }
+    return pending;
+  }
+
+  async #discoverIn(groups: readonly DiscoveredGroup[], signal?: AbortSignal): Promise<Resource[]> {
+    const wanted = new Map<string, { versions: Set<string>; preferred: boolean }>();
+    for (const { group, version } of groups) {
+      const entry = wanted.get(group) ?? { versions: new Set<string>(), preferred: false };
+      wanted.set(group, entry);
+      if (version === undefined) entry.preferred = true;
+      else entry.versions.add(version);
+    }
+    const jobs = await Promise.all(
+      [...wanted].map(async ([group, { versions, preferred }]) => {
+        // The core group has only ever served v1: its `/api` is asked for another only.
+        const coreV1 = group === "" && [...versions].every((v) => v === "v1");
+        const served = coreV1
+          ? { versions: ["v1"], preferred: "v1" }
+          : await this.#servedVersions(group, signal);
+        return served === undefined ? [] : served.versions
+          .filter((v) => versions.has(v) || (preferred && v === served.preferred))
+          .map((v) => job(group, v, v === served.preferred));
+      }),
+    );
+    return await this.#fetch(jobs.flat(), signal);
+  }
+
+  /** The versions a group serves and the one it prefers; undefined if it is not served. */
+  async #servedVersions(
+    group: string,
+    signal?: AbortSignal,
+  ): Promise<{ versions: string[]; preferred: string | undefined } | undefined> {
+    try {
+      if (group === "") {
+        const found = await this.#api.request<APIVersions>("GET", "/api", { signal });
+        return { versions: found.versions ?? [], preferred: "v1" };
+      }
+      const found = await this.#api.request<APIGroup>("GET", `/apis/${group}`, { signal });
+      const versions = (found.versions ?? []).map((v) => v.version);
+      return { versions, preferred: found.preferredVersion?.version ?? versions[0] };
+    } catch (e) {
+      if (e instanceof APINotFoundError) return undefined; // the group is not served
+      throw e;
+    }
+  }
+
+  /**
+   * Fetch the group-versions' documents, some at once, into resource records. Those that
+   * cannot be fetched are skipped with a warning, once while it lasts (see `skipped`).
+   */
+  async #fetch(jobs: readonly Job[], signal?: AbortSignal): Promise<Resource[]> {
     const results: Resource[][] = new Array(jobs.length);
     let next = 0;
     const worker = async () => {

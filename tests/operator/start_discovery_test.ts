@@ -1,0 +1,98 @@
+/**
+ * What an operator asks discovery at its start: only the groups its handlers name — the
+ * group's document and the version served — not every group-version the cluster serves,
+ * which is a burst of requests under API Priority and Fairness; all of them when a handler
+ * names its resource without a group. A resource whose CRD comes later is still served
+ * once it comes.
+ */
+import { assert, assertEquals } from "../assert.ts";
+import { on } from "../../src/intents/registration.ts";
+import type { FakeCluster } from "../../src/testing/fake_cluster/mod.ts";
+import {
+  Calls,
+  clusterRegistry,
+  kex,
+  kexCrd,
+  startCluster,
+  startOperator,
+  whileRunning,
+} from "./harness.ts";
+import { FakeCluster as Cluster } from "../../src/testing/mod.ts";
+
+/** The discovery documents asked so far: `/api`, `/apis`, a group's, a group-version's. */
+function discoveryRequests(cluster: FakeCluster): string[] {
+  return cluster.requests
+    .filter((r) => r.verb === "" && /^\/(api(\/[^/]+)?|apis(\/[^/]+){0,2})$/.test(r.path))
+    .map((r) => r.path);
+}
+
+Deno.test("an operator on kopfexamples.kopf.dev asks discovery for kopf.dev only: two requests", async () => {
+  await using cluster = await startCluster();
+  const registry = clusterRegistry(cluster);
+  const created = new Calls<string>();
+  on.create("kopfexamples.kopf.dev", { registry }, ({ name }) => created.add(String(name)));
+  await whileRunning(registry, async () => {
+    assertEquals(discoveryRequests(cluster), ["/apis/kopf.dev", "/apis/kopf.dev/v1"]);
+    cluster.create(kex("kex1"));
+    await created.until(1);
+  });
+});
+
+Deno.test("a group and a version named, or the core group's v1: one or two requests", async () => {
+  await using cluster = await startCluster();
+  const registry = clusterRegistry(cluster);
+  on.event("kopfexamples.v1.kopf.dev", { registry }, () => {});
+  on.event("v1", "configmaps", { registry }, () => {});
+  on.event({ group: "apps", version: "v1", plural: "deployments", registry }, () => {});
+  await whileRunning(registry, () => {
+    assertEquals(discoveryRequests(cluster).sort(), [
+      "/api/v1",
+      "/apis/apps",
+      "/apis/apps/v1",
+      "/apis/kopf.dev",
+      "/apis/kopf.dev/v1",
+    ]);
+    return Promise.resolve();
+  });
+});
+
+Deno.test("a resource named without its group: every group-version is discovered", async () => {
+  await using cluster = await startCluster();
+  const registry = clusterRegistry(cluster);
+  on.event("kopfexamples", { registry }, () => {});
+  await whileRunning(registry, () => {
+    const asked = discoveryRequests(cluster);
+    for (const path of ["/api", "/apis", "/api/v1", "/apis/apps/v1", "/apis/kopf.dev/v1"]) {
+      assert(asked.includes(path), `${path} asked`);
+    }
+    return Promise.resolve();
+  });
+});
+
+Deno.test("a resource of a group not served yet is served once its CRD comes", async () => {
+  await using cluster = await Cluster.start();
+  const registry = clusterRegistry(cluster);
+  const created = new Calls<string>();
+  on.create("kopfexamples.kopf.dev", { registry }, ({ name }) => created.add(String(name)));
+  const operator = await startOperator(registry);
+  try {
+    assertEquals(discoveryRequests(cluster), ["/apis/kopf.dev"], "the group is not served");
+    cluster.create(kexCrd());
+    await cluster.waitFor(
+      "customresourcedefinitions",
+      "kopfexamples.kopf.dev",
+      (crd) =>
+        (crd?.status as { conditions?: { type: string; status: string }[] })?.conditions
+          ?.some((c) => c.type === "Established" && c.status === "True") ?? false,
+    );
+    cluster.create(kex("kex1"));
+    await created.until(1);
+    assertEquals(
+      discoveryRequests(cluster).filter((path) => !path.startsWith("/apis/kopf.dev")),
+      [],
+      "only kopf.dev is asked again",
+    );
+  } finally {
+    await operator.stop();
+  }
+});
