@@ -124,6 +124,11 @@ export class Discovery {
   readonly #groupVersions = new Map<string, Promise<Resource[]>>();
   /** The resources of some groups only, as {@link resourcesIn} asked for them, by the groups. */
   readonly #narrowed = new Map<string, Promise<Resource[]>>();
+  /**
+   * The documents fetched, by path: the discoveries of some groups (the peering's, the
+   * handlers') share a group's document and its versions' instead of asking again.
+   */
+  readonly #documents = new Map<string, Promise<unknown>>();
 
   /** Discover through the given client. */
   constructor(api: ApiClient) {
@@ -199,6 +204,20 @@ export class Discovery {
     this.#version = undefined;
     this.#groupVersions.clear();
     this.#narrowed.clear();
+    this.#documents.clear();
+  }
+
+  /** A document by its path, fetched once until {@link refresh} (not kept if it fails). */
+  #document<T>(path: string, fetch: () => Promise<T>): Promise<T> {
+    let pending = this.#documents.get(path) as Promise<T> | undefined;
+    if (pending === undefined) {
+      const started = pending = fetch();
+      this.#documents.set(path, started);
+      started.catch(() => {
+        if (this.#documents.get(path) === started) this.#documents.delete(path);
+      });
+    }
+    return pending;
   }
 
   async #discover(signal?: AbortSignal): Promise<Resource[]> {
@@ -262,22 +281,24 @@ export class Discovery {
   }
 
   /** The versions a group serves and the one it prefers; undefined if it is not served. */
-  async #servedVersions(
+  #servedVersions(
     group: string,
     signal?: AbortSignal,
   ): Promise<{ versions: string[]; preferred: string | undefined } | undefined> {
-    try {
-      if (group === "") {
-        const found = await this.#api.request<APIVersions>("GET", "/api", { signal });
-        return { versions: found.versions ?? [], preferred: "v1" };
+    return this.#document(group === "" ? "/api" : `/apis/${group}`, async () => {
+      try {
+        if (group === "") {
+          const found = await this.#api.request<APIVersions>("GET", "/api", { signal });
+          return { versions: found.versions ?? [], preferred: "v1" };
+        }
+        const found = await this.#api.request<APIGroup>("GET", `/apis/${group}`, { signal });
+        const versions = (found.versions ?? []).map((v) => v.version);
+        return { versions, preferred: found.preferredVersion?.version ?? versions[0] };
+      } catch (e) {
+        if (e instanceof APINotFoundError) return undefined; // the group is not served
+        throw e;
       }
-      const found = await this.#api.request<APIGroup>("GET", `/apis/${group}`, { signal });
-      const versions = (found.versions ?? []).map((v) => v.version);
-      return { versions, preferred: found.preferredVersion?.version ?? versions[0] };
-    } catch (e) {
-      if (e instanceof APINotFoundError) return undefined; // the group is not served
-      throw e;
-    }
+    });
   }
 
   /**
@@ -292,7 +313,10 @@ export class Discovery {
         const index = next++;
         const job = jobs[index];
         try {
-          const list = await this.#groupVersionList(job.path, signal);
+          const list = await this.#document(
+            job.path,
+            () => this.#groupVersionList(job.path, signal),
+          );
           results[index] = resourcesFromList(job.group, job.version, list, job.preferred);
         } catch (e) {
           if (!(e instanceof APIError || e instanceof APIConnectionError)) throw e;

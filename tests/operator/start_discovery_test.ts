@@ -38,6 +38,20 @@ Deno.test("an operator on kopfexamples.kopf.dev asks discovery for kopf.dev only
   });
 });
 
+Deno.test("with peering, the peering's groups are asked too, and a group's documents once", async () => {
+  await using cluster = await startCluster();
+  const registry = clusterRegistry(cluster);
+  on.event("kopfexamples.kopf.dev", { registry }, () => {});
+  await whileRunning(registry, () => {
+    assertEquals(discoveryRequests(cluster).sort(), [
+      "/apis/kopf.dev",
+      "/apis/kopf.dev/v1",
+      "/apis/kopf.zalando.org",
+    ]);
+    return Promise.resolve();
+  }, { standalone: false });
+});
+
 Deno.test("a group and a version named, or the core group's v1: one or two requests", async () => {
   await using cluster = await startCluster();
   const registry = clusterRegistry(cluster);
