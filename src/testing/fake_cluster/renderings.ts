@@ -96,6 +96,25 @@ export function negotiateRendering(accept: string | null, builtin: boolean): Neg
 }
 
 /**
+ * Whether `Accept` asks `/api` or `/apis` for aggregated discovery: its first media type
+ * served either asks for `APIGroupDiscoveryList` of `apidiscovery.k8s.io/v2` or is plain
+ * JSON (then the documents of old); others are skipped (apiserver's `WrappedHandler` in
+ * endpoints/discovery/aggregated/wrapper.go, with `DiscoveryEndpointRestrictions`).
+ */
+export function asksAggregatedDiscovery(accept: string | null): boolean {
+  for (const clause of clausesOf(accept ?? "")) {
+    if (!served(clause.type)) continue;
+    const as = clause.params.get("as");
+    if (as === undefined && !clause.params.has("g") && !clause.params.has("v")) return false;
+    if (
+      as === "APIGroupDiscoveryList" && clause.params.get("g") === "apidiscovery.k8s.io" &&
+      clause.params.get("v") === "v2"
+    ) return true;
+  }
+  return false;
+}
+
+/**
  * A 406 for a rendering that does not fit what the verb answers, as the API server answers
  * it: `PartialObjectMetadata` of a list, `PartialObjectMetadataList` of one object. A
  * real server answers a watch that asks for a list's rendering with a stream that ends at
