@@ -9,6 +9,16 @@ import { Resource } from "../structs/resources.ts";
 import type { ApiClient } from "./api.ts";
 import { APIError, APINotFoundError, APITooManyRequestsError } from "./api_errors.ts";
 import { APIConnectionError } from "./connection_errors.ts";
+import {
+  AGGREGATED_ACCEPT,
+  aggregatedVersions,
+  type APIGroup,
+  type APIGroupDiscoveryList,
+  type APIGroupList,
+  type APIResourceList,
+  type APIVersions,
+  isAggregated,
+} from "./discovery_documents.ts";
 
 /** The API server's `/version`. */
 export interface ServerVersion {
@@ -20,35 +30,6 @@ export interface ServerVersion {
   gitVersion: string;
   /** Other fields, as sent. */
   [key: string]: unknown;
-}
-
-interface APIResourceEntry {
-  name: string;
-  singularName?: string;
-  namespaced?: boolean;
-  kind?: string;
-  verbs?: string[];
-  shortNames?: string[];
-  categories?: string[];
-}
-
-interface APIResourceList {
-  groupVersion?: string;
-  resources?: APIResourceEntry[];
-}
-
-interface APIGroup {
-  name: string;
-  versions?: { groupVersion: string; version: string }[];
-  preferredVersion?: { groupVersion: string; version: string };
-}
-
-interface APIGroupList {
-  groups?: APIGroup[];
-}
-
-interface APIVersions {
-  versions?: string[];
 }
 
 /**
@@ -68,6 +49,10 @@ interface Job {
   readonly version: string;
   readonly preferred: boolean;
   readonly path: string;
+  /** Its document, when the aggregated one held it: nothing to fetch. */
+  readonly list?: APIResourceList;
+  /** The aggregated document holds it stale: skipped as one that cannot be fetched. */
+  readonly stale?: boolean;
 }
 
 const logger = getLogger(["kopf", "client", "discovery"]);
@@ -108,9 +93,37 @@ export function resourcesFromList(
   );
 }
 
+/** A group version that aggregated discovery holds stale: as one that cannot be fetched. */
+class StaleDiscoveryError extends Error {
+  constructor(path: string) {
+    super(`the aggregated discovery of ${path} is stale (its API server may be down)`);
+  }
+}
+
 function job(group: string, version: string, preferred: boolean): Job {
   const path = group === "" ? `/api/${version}` : `/apis/${group}/${version}`;
   return { group, version, preferred, path };
+}
+
+/** The group versions of `/api` (`core`) or `/apis`: held in it when aggregated, else to fetch. */
+function jobsOf(
+  document: APIVersions | APIGroupList | APIGroupDiscoveryList,
+  core: boolean,
+): Job[] {
+  if (isAggregated(document)) {
+    return aggregatedVersions(document).map((v) => ({
+      ...job(v.group, v.version, v.preferred),
+      list: v.list,
+      stale: v.stale,
+    }));
+  }
+  if (core) {
+    return ((document as APIVersions).versions ?? []).map((v) => job("", v, v === "v1"));
+  }
+  return ((document as APIGroupList).groups ?? []).flatMap((group) => {
+    const preferred = group.preferredVersion?.version ?? group.versions?.[0]?.version;
+    return (group.versions ?? []).map((v) => job(group.name, v.version, v.version === preferred));
+  });
 }
 
 /** What the cluster serves, discovered once and kept until {@link Discovery.refresh}. */
@@ -220,19 +233,23 @@ export class Discovery {
     return pending;
   }
 
+  /**
+   * `/api` and `/apis`, both at once, asking for the aggregated form: where the server
+   * serves it, these two requests hold every resource; where it does not, they list the
+   * group versions, whose documents are fetched then.
+   */
   async #discover(signal?: AbortSignal): Promise<Resource[]> {
-    const core = await this.#api.request<APIVersions>("GET", "/api", { signal });
-    const groups = await this.#api.request<APIGroupList>("GET", "/apis", { signal });
-    const jobs: Job[] = [];
-    for (const version of core.versions ?? []) {
-      jobs.push({ group: "", version, preferred: version === "v1", path: `/api/${version}` });
-    }
-    for (const group of groups.groups ?? []) {
-      const preferred = group.preferredVersion?.version ?? group.versions?.[0]?.version;
-      for (const v of group.versions ?? []) {
-        jobs.push(job(group.name, v.version, v.version === preferred));
-      }
-    }
+    const [core, groups] = await Promise.all([
+      this.#api.request<APIVersions | APIGroupDiscoveryList>("GET", "/api", {
+        signal,
+        accept: AGGREGATED_ACCEPT,
+      }),
+      this.#api.request<APIGroupList | APIGroupDiscoveryList>("GET", "/apis", {
+        signal,
+        accept: AGGREGATED_ACCEPT,
+      }),
+    ]);
+    const jobs = [...jobsOf(core, true), ...jobsOf(groups, false)];
     return await this.#fetch(jobs, signal);
   }
 
@@ -313,13 +330,16 @@ export class Discovery {
         const index = next++;
         const job = jobs[index];
         try {
-          const list = await this.#document(
+          if (job.stale) throw new StaleDiscoveryError(job.path);
+          const list = job.list ?? await this.#document(
             job.path,
             () => this.#groupVersionList(job.path, signal),
           );
           results[index] = resourcesFromList(job.group, job.version, list, job.preferred);
         } catch (e) {
-          if (!(e instanceof APIError || e instanceof APIConnectionError)) throw e;
+          const skippable = e instanceof APIError || e instanceof APIConnectionError ||
+            e instanceof StaleDiscoveryError;
+          if (!skippable) throw e;
           skipped.push(job.path);
           // Told once while it lasts: a group-version down for hours is discovered again
           // and again (see `skipped`).

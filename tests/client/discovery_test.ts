@@ -1,6 +1,7 @@
 /**
  * Discovery on a scripted API server: resource records with subresources and preferred
- * versions, cached until refreshed.
+ * versions, cached until refreshed — from the documents of old where the server has no
+ * aggregated discovery, from the two aggregated ones where it has; and of some groups only.
  */
 import { assert, assertEquals } from "../assert.ts";
 import { Discovery } from "../../src/client/discovery.ts";
@@ -244,4 +245,83 @@ Deno.test("resourcesIn asks only the named groups: the group's document and the 
   server.requests.length = 0;
   assertEquals(await discovery.resourcesIn([{ group: "", version: "v2" }]), []);
   assertEquals(paths(), ["/api"]);
+});
+
+Deno.test("discovery reads the aggregated /api and /apis: two requests; a stale version is skipped", async () => {
+  let stale = true;
+  const kex = (version: string) => ({
+    resource: "kopfexamples",
+    responseKind: { group: "kopf.dev", version, kind: "KopfExample" },
+    scope: "Namespaced",
+    singularResource: "kopfexample",
+    verbs: ["get", "list", "watch"],
+    shortNames: ["kex"],
+    subresources: [{ subresource: "status", verbs: ["get", "patch"] }],
+  });
+  await using server = ScriptedServer.start((request) => {
+    if (!request.headers.get("accept")?.includes("v=v2;as=APIGroupDiscoveryList")) {
+      return status(406, "NotAcceptable", "this test serves the aggregated documents only");
+    }
+    const list = (items: unknown[]) =>
+      json({ kind: "APIGroupDiscoveryList", apiVersion: "apidiscovery.k8s.io/v2", items });
+    switch (request.path) {
+      case "/api":
+        return list([{
+          metadata: {},
+          versions: [{
+            version: "v1",
+            freshness: "Current",
+            resources: [{
+              resource: "namespaces",
+              responseKind: { group: "", version: "", kind: "Namespace" },
+              scope: "Cluster",
+              singularResource: "namespace",
+              verbs: ["list", "watch"],
+            }],
+          }],
+        }]);
+      case "/apis":
+        return list([{
+          metadata: { name: "kopf.dev" },
+          versions: [
+            { version: "v2", freshness: stale ? "Stale" : "Current", resources: [kex("v2")] },
+            { version: "v1", freshness: "Current", resources: [kex("v1")] },
+            { version: "v1beta1", freshness: "Current", resources: [kex("v1beta1")] },
+          ],
+        }]);
+      default:
+        return status(404, "NotFound", "the server could not find it");
+    }
+  });
+  await using api = server.client();
+  const discovery = new Discovery(api);
+  const resources = await discovery.resources();
+  assertEquals(server.requests.map((r) => r.path).sort(), ["/api", "/apis"]);
+  assertEquals(resources.map((r) => `${r} ${r.preferred}`), [
+    "namespaces.v1 true",
+    "kopfexamples.v1.kopf.dev true",
+    "kopfexamples.v1beta1.kopf.dev false",
+  ]);
+  const [namespaces, kexV1] = resources;
+  assertEquals([namespaces.kind, namespaces.namespaced, namespaces.verbs], [
+    "Namespace",
+    false,
+    ["list", "watch"],
+  ]);
+  assertEquals([kexV1.kind, kexV1.singular, kexV1.shortcuts, kexV1.subresources], [
+    "KopfExample",
+    "kopfexample",
+    ["kex"],
+    ["status"],
+  ]);
+  // Stale: the aggregator could not refresh it; skipped as one that could not be fetched.
+  assertEquals(discovery.skipped, ["/apis/kopf.dev/v2"]);
+  stale = false;
+  discovery.refresh();
+  const fresh = await discovery.resources();
+  assertEquals(discovery.skipped, []);
+  assertEquals(fresh.filter((r) => r.preferred).map(String), [
+    "namespaces.v1",
+    "kopfexamples.v2.kopf.dev",
+  ]);
 });
