@@ -1,6 +1,8 @@
 /**
- * Discovery: which resources the cluster serves. The answer is cached — events never
- * trigger a re-discovery — and refreshed explicitly when CRDs come and go.
+ * Discovery: which resources the cluster serves — all of them (from the two aggregated
+ * documents where the server has them, else group-version by group-version), or those of
+ * some groups only (each group's document, then the versions wanted). The answer is cached —
+ * events never trigger a re-discovery — and refreshed explicitly when CRDs come and go.
  *
  * @module
  */
@@ -96,7 +98,7 @@ export function resourcesFromList(
 /** A group version that aggregated discovery holds stale: as one that cannot be fetched. */
 class StaleDiscoveryError extends Error {
   constructor(path: string) {
-    super(`the aggregated discovery of ${path} is stale (its API server may be down)`);
+    super(`aggregated discovery holds ${path} stale (its API server may be down)`);
   }
 }
 

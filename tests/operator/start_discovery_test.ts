@@ -7,6 +7,8 @@
  */
 import { assertEquals } from "../assert.ts";
 import { on } from "../../src/intents/registration.ts";
+import { WebhookServer } from "../../src/kits/webhooks.ts";
+import type { RawBody } from "../../src/structs/bodies.ts";
 import type { FakeCluster } from "../../src/testing/fake_cluster/mod.ts";
 import {
   Calls,
@@ -50,6 +52,26 @@ Deno.test("with peering, the peering's groups are asked too, and a group's docum
     ]);
     return Promise.resolve();
   }, { standalone: false });
+});
+
+Deno.test("admission asks the same groups as the observation: the same two documents", async () => {
+  await using cluster = await startCluster();
+  const registry = clusterRegistry(cluster);
+  on.startup({ registry }, ({ settings }) => {
+    settings.admission.server = new WebhookServer({ port: 0 });
+    settings.admission.managed = "start.kopf.dev";
+  });
+  on.validate("kopfexamples.kopf.dev", { registry }, () => {});
+  on.event("kopfexamples.kopf.dev", { registry }, () => {});
+  await whileRunning(registry, () => {
+    assertEquals(discoveryRequests(cluster), ["/apis/kopf.dev", "/apis/kopf.dev/v1"]);
+    const config = cluster.get(
+      { apiVersion: "admissionregistration.k8s.io/v1", kind: "ValidatingWebhookConfiguration" },
+      "start.kopf.dev",
+    ) as RawBody & { webhooks: { rules: { resources: string[] }[] }[] };
+    assertEquals(config.webhooks[0].rules[0].resources, ["kopfexamples"]);
+    return Promise.resolve();
+  });
 });
 
 Deno.test("a group and a version named, or the core group's v1: one or two requests", async () => {
