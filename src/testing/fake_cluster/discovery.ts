@@ -158,11 +158,12 @@ export function resourceList(
 }
 
 /**
- * The media type of aggregated discovery, asked for in `Accept` and answered as
- * `Content-Type` (`apidiscovery.k8s.io/v2`, GA in 1.30).
+ * The media type of aggregated discovery in a version, as asked for in `Accept` and answered
+ * as `Content-Type` (`apidiscovery.k8s.io/v2`, GA in 1.30; `v2beta1`, its beta).
  */
-export const AGGREGATED_DISCOVERY =
-  "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
+export function aggregatedDiscoveryType(version: "v2" | "v2beta1"): string {
+  return `application/json;g=apidiscovery.k8s.io;v=${version};as=APIGroupDiscoveryList`;
+}
 
 /**
  * A group version's resources as aggregated discovery lists them: each subresource within
@@ -210,10 +211,15 @@ function aggregatedResources(catalog: Catalog, group: string, version: string): 
  * `/api` (the core group alone, `legacy`) or `/apis` as one aggregated document: every
  * group, in `/apis`'s order, with every version's resources, the preferred version first
  * (apiserver's `resourceDiscoveryManager` in endpoints/discovery/aggregated/handler.go;
- * `/api`'s from genericapiserver's `AggregatedLegacyDiscoveryGroupManager`). Every version
- * is `Current`: the fake cluster has no aggregated API servers that could be down.
+ * `/api`'s from genericapiserver's `AggregatedLegacyDiscoveryGroupManager`), in `served`,
+ * the version of `apidiscovery.k8s.io` asked for. Every version is `Current`: the fake
+ * cluster has no aggregated API servers that could be down.
  */
-export function aggregatedDiscovery(catalog: Catalog, legacy: boolean): JsonObject {
+export function aggregatedDiscovery(
+  catalog: Catalog,
+  legacy: boolean,
+  served: "v2" | "v2beta1" = "v2",
+): JsonObject {
   const groups: [string, string[]][] = legacy
     ? [["", ["v1"]]]
     : [...catalog.groups()].sort(byPriority);
@@ -225,10 +231,7 @@ export function aggregatedDiscovery(catalog: Catalog, legacy: boolean): JsonObje
       freshness: "Current",
     })),
   }));
-  return {
-    kind: "APIGroupDiscoveryList",
-    apiVersion: "apidiscovery.k8s.io/v2",
-    metadata: {},
-    items,
-  };
+  // v2beta1 has the same fields as v2: only the apiVersion differs.
+  const apiVersion = `apidiscovery.k8s.io/${served}`;
+  return { kind: "APIGroupDiscoveryList", apiVersion, metadata: {}, items };
 }

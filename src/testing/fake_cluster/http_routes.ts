@@ -10,7 +10,7 @@ import type { Call } from "./http_context.ts";
 import { answerResource } from "./http_resources.ts";
 import { encodeJson, json, notServed } from "./http_responses.ts";
 import { openApiDocument, openApiRoot, openApiV2Document } from "./openapi.ts";
-import { asksAggregatedDiscovery } from "./renderings.ts";
+import { aggregatedDiscoveryVersion } from "./renderings.ts";
 import { encodeOpenApiV2, OPENAPI_V2_PROTOBUF } from "./openapi_v2_protobuf.ts";
 
 /** One route: the method (any when omitted), which paths it takes, and its handler. */
@@ -65,8 +65,10 @@ function resourceList(call: Call): Response {
  * endpoints/discovery/aggregated/etag.go); else the document of old.
  */
 async function rootDiscovery(call: Call, legacy: () => unknown): Promise<Response> {
-  if (!asksAggregatedDiscovery(call.request.headers.get("accept"))) return json(legacy());
-  const document = discovery.aggregatedDiscovery(call.ctx.catalog, call.path.segments[0] === "api");
+  const version = aggregatedDiscoveryVersion(call.request.headers.get("accept"));
+  if (version === undefined) return json(legacy());
+  const legacyOnly = call.path.segments[0] === "api";
+  const document = discovery.aggregatedDiscovery(call.ctx.catalog, legacyOnly, version);
   const body = encodeJson(document);
   const digest = await crypto.subtle.digest("SHA-512", new TextEncoder().encode(body));
   const hex = [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
@@ -75,7 +77,7 @@ async function rootDiscovery(call: Call, legacy: () => unknown): Promise<Respons
     return new Response(null, { status: 304, headers });
   }
   return new Response(body, {
-    headers: { "content-type": discovery.AGGREGATED_DISCOVERY, ...headers },
+    headers: { "content-type": discovery.aggregatedDiscoveryType(version), ...headers },
   });
 }
 

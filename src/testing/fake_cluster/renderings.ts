@@ -96,22 +96,25 @@ export function negotiateRendering(accept: string | null, builtin: boolean): Neg
 }
 
 /**
- * Whether `Accept` asks `/api` or `/apis` for aggregated discovery: its first media type
- * served either asks for `APIGroupDiscoveryList` of `apidiscovery.k8s.io/v2` or is plain
- * JSON (then the documents of old); others are skipped (apiserver's `WrappedHandler` in
- * endpoints/discovery/aggregated/wrapper.go, with `DiscoveryEndpointRestrictions`).
+ * The version of aggregated discovery `Accept` asks `/api` or `/apis` for, if it does: its
+ * first media type served either asks for `APIGroupDiscoveryList` of `apidiscovery.k8s.io`
+ * `v2` or `v2beta1` (both served by 1.32; v2beta1 went in 1.33) or is plain JSON (then the
+ * documents of old); others are skipped (apiserver's `WrappedHandler` in
+ * endpoints/discovery/aggregated/wrapper.go, with `DiscoveryEndpointRestrictions` and
+ * `IsAggregatedDiscoveryGVK` in negotiation.go).
  */
-export function asksAggregatedDiscovery(accept: string | null): boolean {
+export function aggregatedDiscoveryVersion(accept: string | null): "v2" | "v2beta1" | undefined {
   for (const clause of clausesOf(accept ?? "")) {
     if (!served(clause.type)) continue;
     const as = clause.params.get("as");
-    if (as === undefined && !clause.params.has("g") && !clause.params.has("v")) return false;
+    const version = clause.params.get("v");
+    if (as === undefined && !clause.params.has("g") && version === undefined) return undefined;
     if (
       as === "APIGroupDiscoveryList" && clause.params.get("g") === "apidiscovery.k8s.io" &&
-      clause.params.get("v") === "v2"
-    ) return true;
+      (version === "v2" || version === "v2beta1")
+    ) return version;
   }
-  return false;
+  return undefined;
 }
 
 /**

@@ -113,12 +113,22 @@ Deno.test("aggregated discovery only when asked first: plain JSON, or a transfor
       `application/json,${AGGREGATED}`,
       `${AGGREGATED};q=0.5,application/json`,
       "application/json;as=Table;g=meta.k8s.io;v=v1",
-      "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList",
+      "application/json;g=apidiscovery.k8s.io;v=v3;as=APIGroupDiscoveryList",
     ]
   ) {
     const reply = await call(cluster, "GET", "/apis", undefined, { accept });
     assertEquals(reply.body.kind, "APIGroupList", accept);
   }
+});
+
+Deno.test("aggregated discovery in v2beta1 too, which 1.32 still serves: the same fields", async () => {
+  await using cluster = await FakeCluster.start();
+  const accept = AGGREGATED.replace("v=v2;", "v=v2beta1;");
+  const beta = await call(cluster, "GET", "/apis", undefined, { accept });
+  assertEquals(beta.headers.get("content-type"), accept);
+  assertEquals(beta.body.apiVersion, "apidiscovery.k8s.io/v2beta1");
+  const ga = await call(cluster, "GET", "/apis", undefined, { accept: AGGREGATED });
+  assertEquals(beta.body.items, ga.body.items);
 });
 
 Deno.test({
