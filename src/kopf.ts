@@ -71,7 +71,7 @@ export {
   APITimeoutError,
 } from "./client/connection_errors.ts";
 export { ActivityError } from "./engines/activities.ts";
-export { PeeringConfigurationError } from "./engines/peering.ts";
+export { PeeringConfigurationError } from "./engines/peering_errors.ts";
 export { OperatorConfigurationError } from "./reactor/operator_options.ts";
 
 // --- settings and storages ---

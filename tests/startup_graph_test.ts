@@ -64,6 +64,9 @@ const NOT_AT_START = [
   "/src/engines/leases.ts",
   "/src/engines/admission.ts", // only with admission handlers
   "/src/engines/daemons.ts", // only with daemons or timers
+  "/src/engines/peering.ts", // only to peer: not standalone, nor with Leases
+  "/src/engines/peer_records.ts", // with the peering or the Leases' coordination
+  "node:os", // the peers' and the Leases' holder identities
   "/src/platform/modules.ts", // node:path, node:url: only to say a package is missing
   "node:process", // Node's global instead, on Node only
   "node:fs/promises", // files: Deno's own API on Deno
@@ -74,7 +77,7 @@ const NOT_AT_START = [
   "/src/commands/",
 ];
 
-Deno.test("a plain operator's start loads no tracing, servers, coordination, admission, daemons, fake cluster, CLI or YAML", async () => {
+Deno.test("a plain operator's start loads no tracing, servers, coordination, peering, admission, daemons, fake cluster, CLI or YAML", async () => {
   const graph = await staticGraph();
   assert(graph.size > 50, `the entry's graph was read: ${graph.size} modules`);
   const loaded = [...graph.keys()].filter((specifier) =>

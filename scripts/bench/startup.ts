@@ -14,6 +14,8 @@
  *   handle them; the operator's watch of CRDs, which comes earlier, does not count;
  * - CPU until READY: the child's user + system CPU time (`/proc/<pid>/stat`, in clock ticks,
  *   usually 10 ms) when it says READY (its watch open);
+ * - requests until READY: those the cluster answered, and of them discovery's (a count, the
+ *   same in every run: what the operator asks before it watches);
  * - the operator's figures as multiples of the floor's medians.
  *
  * `KOPF_BENCH_STARTUP_BASELINE=<another checkout>` runs that checkout's operator too, as
@@ -56,11 +58,20 @@ const STARTERS: Starter[] = [
   { key: "kopf", label: "(c) kopf operator", module: "compare/kopf.ts", root: HERE },
 ];
 
-/** One start: ms from the spawn to the first WATCH, and CPU seconds at READY. */
+/**
+ * One start: ms from the spawn to the first WATCH, CPU seconds at READY, and the requests
+ * the cluster answered until READY, those of discovery among them (a count, not a time:
+ * the same in every run, whatever else the machine does).
+ */
 interface Start {
   toWatch: number;
   cpu: number;
+  requests: number;
+  discovery: number;
 }
+
+/** Discovery's documents: `/api`, `/apis`, a group's, a group version's. */
+const DISCOVERY_PATH = /^\/(api(\/[^/]+)?|apis(\/[^/]+){0,2})$/;
 
 async function start(starter: Starter): Promise<Start> {
   await using cluster = await FakeCluster.start();
@@ -89,7 +100,9 @@ async function start(starter: Starter): Promise<Start> {
     request.verb === "watch" && request.path.endsWith("/kopfexamples")
   );
   if (watch === undefined) throw new Error(`The ${starter.key} controller said READY unwatched.`);
-  return { toWatch: watch.time.getTime() - spawned, cpu };
+  const requests = cluster.requests;
+  const discovery = requests.filter((r) => r.verb === "" && DISCOVERY_PATH.test(r.path)).length;
+  return { toWatch: watch.time.getTime() - spawned, cpu, requests: requests.length, discovery };
 }
 
 function median(values: readonly number[]): number {
@@ -110,16 +123,19 @@ export const section: BenchSection = {
       medians.set(key, {
         toWatch: median(list.map((s) => s.toWatch)),
         cpu: median(list.map((s) => s.cpu)),
+        requests: median(list.map((s) => s.requests)),
+        discovery: median(list.map((s) => s.discovery)),
       });
     }
     const floor = medians.get("floor")!;
     const figures: BenchFigure[] = [];
     for (const starter of STARTERS) {
-      const { toWatch, cpu } = medians.get(starter.key)!;
+      const { toWatch, cpu, requests, discovery } = medians.get(starter.key)!;
       const all = starts.get(starter.key)!.map((s) => s.toWatch.toFixed(0)).join(", ");
       figures.push({
         name: `${starter.label}: spawn → first WATCH (median of ${RUNS})`,
-        value: `${toWatch.toFixed(0)} ms (runs: ${all}); CPU until READY ${cpu.toFixed(2)} s`,
+        value: `${toWatch.toFixed(0)} ms (runs: ${all}); CPU until READY ${cpu.toFixed(2)} s; ` +
+          `${requests} requests until READY, ${discovery} of discovery`,
       });
       if (starter.key === "floor") continue;
       const ratio = toWatch / floor.toWatch;
@@ -137,15 +153,16 @@ export const section: BenchSection = {
     const floor = medians.get("floor");
     if (floor === undefined) return "";
     const lines = [
-      "| Controller | Spawn → first WATCH | CPU until READY | vs floor: time | vs floor: CPU |",
-      "|---|---|---|---|---|",
+      "| Controller | Spawn → first WATCH | CPU until READY | vs floor: time | vs floor: CPU " +
+      "| Requests until READY |",
+      "|---|---|---|---|---|---|",
     ];
     for (const starter of STARTERS) {
-      const { toWatch, cpu } = medians.get(starter.key)!;
+      const { toWatch, cpu, requests, discovery } = medians.get(starter.key)!;
       lines.push(
         `| ${starter.key} | ${toWatch.toFixed(0)} ms | ${cpu.toFixed(2)} s | ×${
           (toWatch / floor.toWatch).toFixed(2)
-        } | ×${(cpu / floor.cpu).toFixed(2)} |`,
+        } | ×${(cpu / floor.cpu).toFixed(2)} | ${requests} (${discovery} of discovery) |`,
       );
     }
     return `${lines.join("\n")}\n\n(${navigator.hardwareConcurrency} cores; V8 flags ` +

@@ -47,7 +47,7 @@ export type { RequestPriority } from "./request_priorities.ts";
 export { Vault } from "./vault.ts";
 export type { LoginResults, ReloginCallback, VaultItem, VaultOptions } from "./vault.ts";
 export { Discovery } from "./discovery.ts";
-export type { ServerVersion } from "./discovery.ts";
+export type { DiscoveredGroup, ServerVersion } from "./discovery.ts";
 export {
   applyObject,
   createObject,

@@ -10,7 +10,6 @@ import type { Logger } from "../structs/loggers.ts";
 import type { ApiClient } from "../client/api.ts";
 import type { LeadershipSettings } from "../settings/cluster_settings.ts";
 import type { Coordination } from "./leader_election.ts";
-import { detectOwnIdentity } from "./peer_records.ts";
 
 /**
  * The coordination the settings ask for, not running yet; `undefined` without leader
@@ -25,6 +24,8 @@ export async function createCoordination(
 ): Promise<Coordination | undefined> {
   if (!settings.enabled) return undefined;
   const namespace = settings.namespace ?? await api.defaultNamespace() ?? "default";
+  // Loaded with the coordination: without it, the peers' records are never read.
+  const { detectOwnIdentity } = await import("./peer_records.ts");
   const identity = detectOwnIdentity();
   const timings = {
     leaseDuration: settings.leaseDuration,

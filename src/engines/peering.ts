@@ -21,7 +21,6 @@ import {
 import { Channel } from "../structs/channels.ts";
 import type { JsonObject, RawBody } from "../structs/bodies.ts";
 import { type Clock, realClock, sleep } from "../structs/clock.ts";
-import { ConfigurationError } from "../structs/errors.ts";
 import type { Resource } from "../structs/resources.ts";
 import type { ApiClient } from "../client/api.ts";
 import { APINotFoundError } from "../client/api_errors.ts";
@@ -40,28 +39,10 @@ import {
   type PeerRecord,
   recordLifetime,
 } from "./peer_records.ts";
+import { PeeringConfigurationError } from "./peering_errors.ts";
 
-/**
- * The peering cannot work as configured; the message says what to do, in one line.
- *
- * @example Run standalone where the peering resources are not installed
- * ```ts
- * import { kopf } from "@kopf/kopf";
- *
- * const settings = new kopf.OperatorSettings({ peering: { name: "example", mandatory: true } });
- * try {
- *   await kopf.operator({ settings, namespaces: ["default"] });
- * } catch (error) {
- *   if (!(error instanceof kopf.PeeringConfigurationError)) throw error;
- *   console.error(`${error.message} Running standalone instead.`);
- *   await kopf.operator({ standalone: true, namespaces: ["default"] });
- * }
- * ```
- */
-export class PeeringConfigurationError extends ConfigurationError {
-  /** The error's name, for logs and stack traces. */
-  override name = "PeeringConfigurationError";
-}
+export { PeeringConfigurationError };
+export { PEERING_GROUPS } from "./peer_records.ts";
 
 /** Options of {@link Peering}. */
 export interface PeeringOptions {

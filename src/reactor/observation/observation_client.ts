@@ -9,7 +9,7 @@
 import { Resource } from "../../structs/resources.ts";
 import type { ApiClient } from "../../client/api.ts";
 import { currentVersion } from "../../client/current_versions.ts";
-import { Discovery } from "../../client/discovery.ts";
+import { type DiscoveredGroup, Discovery } from "../../client/discovery.ts";
 import { type WatchItem, watchObjects, type WatchRecoveryOptions } from "../../client/watch.ts";
 import { readSameObjectOrFail } from "../../client/same_objects.ts";
 import type { BodySource } from "../../structs/bodies.ts";
@@ -77,13 +77,21 @@ export interface ObservationClient {
   ): Promise<string>;
 }
 
-/** The observation client backed by the framework's API client and discovery. */
-export function observationClient(api: ApiClient, discovery?: Discovery): ObservationClient {
+/**
+ * The observation client backed by the framework's API client and discovery; `groups` says
+ * which groups to discover (asked at each discovery; all of them if it gives `undefined`).
+ */
+export function observationClient(
+  api: ApiClient,
+  discovery?: Discovery,
+  groups?: () => readonly DiscoveredGroup[] | undefined,
+): ObservationClient {
   const cache = discovery ?? new Discovery(api);
   return {
     discover: ({ fresh, signal }) => {
       if (fresh) cache.refresh();
-      return cache.resources(signal);
+      const wanted = groups?.();
+      return wanted === undefined ? cache.resources(signal) : cache.resourcesIn(wanted, signal);
     },
     incomplete: () => cache.skipped.length > 0,
     watch: (resource, namespace, signal, options = {}) => {

@@ -13,6 +13,7 @@ import type { OperatorParts } from "../operator_parts.ts";
 import type { Reactions, RunContext, Runnable } from "../manager.ts";
 import type { ClientRunnable } from "./client_runnable.ts";
 import type { CoordinationRunnable } from "./coordination_runnable.ts";
+import { discoveredGroups } from "../observation/discovered_groups.ts";
 
 /** The admission webhooks' server, if there are admission handlers; see the module docs. */
 export class AdmissionRunnable implements Runnable {
@@ -80,11 +81,15 @@ export class AdmissionRunnable implements Runnable {
     const discovery = this.#client.discovery;
     // Loaded with the first server: an operator without admission handlers never loads it.
     const { startAdmission } = await import("../../engines/admission.ts");
+    // The groups the handlers name, as the observation discovers them (the same documents).
+    const groups = discoveredGroups(this.#parts.matcher);
     const running = await startAdmission({
       api: this.#client.api,
       registry,
       settings,
-      resources: await discovery.resources(context.signal),
+      resources: await (groups === undefined
+        ? discovery.resources(context.signal)
+        : discovery.resourcesIn(groups, context.signal)),
       memo,
       memories: objects,
       indices: indexers?.indices,

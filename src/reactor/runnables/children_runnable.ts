@@ -10,6 +10,7 @@
 
 import type { ChildChanges } from "../objects/parent_changes.ts";
 import { observationClient } from "../observation/observation_client.ts";
+import { discoveredGroups } from "../observation/discovered_groups.ts";
 import { ChildWatching } from "../observation/child_watching.ts";
 import { Observer } from "../observation/observer.ts";
 import type { OperatorParts } from "../operator_parts.ts";
@@ -99,7 +100,7 @@ export class ChildrenRunnable implements Runnable {
     });
     void observation.listed.then(() => watching.servedListed());
     return new Observer({
-      client: observationClient(client.api, client.discovery),
+      client: observationClient(client.api, client.discovery, () => discoveredGroups(matcher)),
       scope,
       clock,
       select: (discovered) => watching.select(discovered),

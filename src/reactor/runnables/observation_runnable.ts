@@ -13,6 +13,7 @@
 import type { ObservedEvent } from "../../structs/bodies.ts";
 import type { Resource } from "../../structs/resources.ts";
 import { observationClient } from "../observation/observation_client.ts";
+import { discoveredGroups } from "../observation/discovered_groups.ts";
 import { Observer } from "../observation/observer.ts";
 import { WatchSelecting } from "../observation/selecting.ts";
 import { keepsLastStates, ServedResources } from "../observation/served_resources.ts";
@@ -118,7 +119,7 @@ export class ObservationRunnable implements Runnable {
     const selecting = new WatchSelecting(matcher, settings, logger);
     const served = new ServedResources(matcher, logger);
     return new Observer({
-      client: observationClient(client.api, client.discovery),
+      client: observationClient(client.api, client.discovery, () => discoveredGroups(matcher)),
       table: this.#parts.objects,
       scope,
       clock,

@@ -9,7 +9,7 @@
  */
 
 import { runWithRequestPriority } from "../../client/request_priorities.ts";
-import { type Peering, startPeering } from "../../engines/peering.ts";
+import type { Peering } from "../../engines/peering.ts";
 import type { OperatorParts } from "../operator_parts.ts";
 import type { RunContext, Runnable } from "../manager.ts";
 import type { ClientRunnable } from "./client_runnable.ts";
@@ -39,13 +39,17 @@ export class PeeringRunnable implements Runnable {
   async start(context: RunContext): Promise<void> {
     const { settings, logger, clock } = this.#parts;
     const alone = settings.peering.standalone || settings.leadership.enabled;
-    const resources = alone ? [] : await this.#client.discovery.resources(context.signal);
+    // Loaded only to peer: an operator alone never loads the peering's engine.
+    const engine = alone ? undefined : await import("../../engines/peering.ts");
+    // The peering resources' groups only, not every group the cluster serves.
+    const groups = engine?.PEERING_GROUPS.map((group) => ({ group })) ?? [];
+    const resources = alone ? [] : await this.#client.discovery.resourcesIn(groups, context.signal);
     // Exempt from the client's limit, as leader election: its keep-alives must not wait
     // behind handlers' requests (the peering's tasks begun here keep the priority).
-    const peering = this.#peering = alone ? undefined : await runWithRequestPriority(
+    const peering = this.#peering = engine === undefined ? undefined : await runWithRequestPriority(
       "exempt",
       () =>
-        startPeering({
+        engine.startPeering({
           api: this.#client.api,
           resources,
           settings: settings.peering,

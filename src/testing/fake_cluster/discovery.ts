@@ -156,3 +156,82 @@ export function resourceList(
     resources,
   };
 }
+
+/**
+ * The media type of aggregated discovery in a version, as asked for in `Accept` and answered
+ * as `Content-Type` (`apidiscovery.k8s.io/v2`, GA in 1.30; `v2beta1`, its beta).
+ */
+export function aggregatedDiscoveryType(version: "v2" | "v2beta1"): string {
+  return `application/json;g=apidiscovery.k8s.io;v=${version};as=APIGroupDiscoveryList`;
+}
+
+/**
+ * A group version's resources as aggregated discovery lists them: each subresource within
+ * its resource (apiserver's `ConvertGroupVersionIntoToDiscovery` in endpoints/installer.go,
+ * from the same list as the group version's own document). A built-in's `responseKind`
+ * names its group and version only where they differ (a scale's `autoscaling/v1`); a CRD's
+ * names them always, its status before its scale (apiextensions-apiserver's
+ * `DiscoveryController.sync`).
+ */
+function aggregatedResources(catalog: Catalog, group: string, version: string): JsonObject[] {
+  const entries = (resourceList(catalog, group, version)?.resources ?? []) as JsonObject[];
+  const resources = new Map<string, JsonObject>();
+  const kindOf = (entry: JsonObject, crd: boolean) => ({
+    group: String(entry.group ?? (crd ? group : "")),
+    version: String(entry.version ?? (crd ? version : "")),
+    kind: String(entry.kind ?? ""),
+  });
+  const crd = (plural: string) => catalog.get(group, plural)?.crd !== undefined;
+  for (const entry of entries) {
+    const name = String(entry.name);
+    if (name.includes("/")) continue;
+    resources.set(name, {
+      resource: name,
+      responseKind: kindOf(entry, crd(name)),
+      scope: entry.namespaced ? "Namespaced" : "Cluster",
+      singularResource: entry.singularName,
+      verbs: entry.verbs,
+      ...(entry.shortNames ? { shortNames: entry.shortNames } : {}),
+      ...(entry.categories ? { categories: entry.categories } : {}),
+    });
+  }
+  for (const entry of entries) {
+    const [name, subresource] = String(entry.name).split("/", 2);
+    const parent = resources.get(name);
+    if (subresource === undefined || parent === undefined) continue;
+    const subresources = (parent.subresources ??= []) as JsonObject[];
+    const item = { subresource, responseKind: kindOf(entry, crd(name)), verbs: entry.verbs };
+    if (crd(name) && subresource === "status") subresources.unshift(item);
+    else subresources.push(item);
+  }
+  return [...resources.values()];
+}
+
+/**
+ * `/api` (the core group alone, `legacy`) or `/apis` as one aggregated document: every
+ * group, in `/apis`'s order, with every version's resources, the preferred version first
+ * (apiserver's `resourceDiscoveryManager` in endpoints/discovery/aggregated/handler.go;
+ * `/api`'s from genericapiserver's `AggregatedLegacyDiscoveryGroupManager`), in `served`,
+ * the version of `apidiscovery.k8s.io` asked for. Every version is `Current`: the fake
+ * cluster has no aggregated API servers that could be down.
+ */
+export function aggregatedDiscovery(
+  catalog: Catalog,
+  legacy: boolean,
+  served: "v2" | "v2beta1" = "v2",
+): JsonObject {
+  const groups: [string, string[]][] = legacy
+    ? [["", ["v1"]]]
+    : [...catalog.groups()].sort(byPriority);
+  const items = groups.map(([name, versions]) => ({
+    metadata: { creationTimestamp: null, ...(name ? { name } : {}) },
+    versions: versions.map((version) => ({
+      version,
+      resources: aggregatedResources(catalog, name, version),
+      freshness: "Current",
+    })),
+  }));
+  // v2beta1 has the same fields as v2: only the apiVersion differs.
+  const apiVersion = `apidiscovery.k8s.io/${served}`;
+  return { kind: "APIGroupDiscoveryList", apiVersion, metadata: {}, items };
+}

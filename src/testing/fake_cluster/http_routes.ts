@@ -8,8 +8,9 @@
 import * as discovery from "./discovery.ts";
 import type { Call } from "./http_context.ts";
 import { answerResource } from "./http_resources.ts";
-import { json, notServed } from "./http_responses.ts";
+import { encodeJson, json, notServed } from "./http_responses.ts";
 import { openApiDocument, openApiRoot, openApiV2Document } from "./openapi.ts";
+import { aggregatedDiscoveryVersion } from "./renderings.ts";
 import { encodeOpenApiV2, OPENAPI_V2_PROTOBUF } from "./openapi_v2_protobuf.ts";
 
 /** One route: the method (any when omitted), which paths it takes, and its handler. */
@@ -58,18 +59,40 @@ function resourceList(call: Call): Response {
   return found(call, discovery.resourceList(call.ctx.catalog, group, version));
 }
 
+/**
+ * `/api` or `/apis` in one aggregated document when `Accept` asks for it, with the ETag of
+ * its content, a 304 to a client that has it (apiserver's `ServeHTTPWithETag` in
+ * endpoints/discovery/aggregated/etag.go); else the document of old.
+ */
+async function rootDiscovery(call: Call, legacy: () => unknown): Promise<Response> {
+  const version = aggregatedDiscoveryVersion(call.request.headers.get("accept"));
+  if (version === undefined) return json(legacy());
+  const legacyOnly = call.path.segments[0] === "api";
+  const document = discovery.aggregatedDiscovery(call.ctx.catalog, legacyOnly, version);
+  const body = encodeJson(document);
+  const digest = await crypto.subtle.digest("SHA-512", new TextEncoder().encode(body));
+  const hex = [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  const headers = { etag: `"${hex.toUpperCase()}"`, vary: "Accept", "cache-control": "public" };
+  if (call.request.headers.get("if-none-match") === headers.etag) {
+    return new Response(null, { status: 304, headers });
+  }
+  return new Response(body, {
+    headers: { "content-type": discovery.aggregatedDiscoveryType(version), ...headers },
+  });
+}
+
 /** The routes in the order they are tried; the first that takes the path answers. */
 const ROUTES: readonly RouteEntry[] = [
   { method: "GET", matches: exactly("version"), answer: () => json(discovery.versionInfo()) },
   {
     method: "GET",
     matches: exactly("api"),
-    answer: (call) => json(discovery.coreVersions(call.ctx.serverAddress())),
+    answer: (call) => rootDiscovery(call, () => discovery.coreVersions(call.ctx.serverAddress())),
   },
   {
     method: "GET",
     matches: exactly("apis"),
-    answer: (c) => json(discovery.groupList(c.ctx.catalog)),
+    answer: (call) => rootDiscovery(call, () => discovery.groupList(call.ctx.catalog)),
   },
   { method: "GET", matches: exactly("healthz"), answer: healthy },
   { method: "GET", matches: exactly("livez"), answer: healthy },

@@ -96,6 +96,28 @@ export function negotiateRendering(accept: string | null, builtin: boolean): Neg
 }
 
 /**
+ * The version of aggregated discovery `Accept` asks `/api` or `/apis` for, if it does: its
+ * first media type served either asks for `APIGroupDiscoveryList` of `apidiscovery.k8s.io`
+ * `v2` or `v2beta1` (both served by 1.32; v2beta1 went in 1.33) or is plain JSON (then the
+ * documents of old); others are skipped (apiserver's `WrappedHandler` in
+ * endpoints/discovery/aggregated/wrapper.go, with `DiscoveryEndpointRestrictions` and
+ * `IsAggregatedDiscoveryGVK` in negotiation.go).
+ */
+export function aggregatedDiscoveryVersion(accept: string | null): "v2" | "v2beta1" | undefined {
+  for (const clause of clausesOf(accept ?? "")) {
+    if (!served(clause.type)) continue;
+    const as = clause.params.get("as");
+    const version = clause.params.get("v");
+    if (as === undefined && !clause.params.has("g") && version === undefined) return undefined;
+    if (
+      as === "APIGroupDiscoveryList" && clause.params.get("g") === "apidiscovery.k8s.io" &&
+      (version === "v2" || version === "v2beta1")
+    ) return version;
+  }
+  return undefined;
+}
+
+/**
  * A 406 for a rendering that does not fit what the verb answers, as the API server answers
  * it: `PartialObjectMetadata` of a list, `PartialObjectMetadataList` of one object. A
  * real server answers a watch that asks for a list's rendering with a stream that ends at
