@@ -44,7 +44,9 @@ export function ensureInPatch(patch: Patch | Tree, path: readonly string[], valu
 /** The value at `path`, or `fallback` when absent or when a parent is not an object. */
 export function resolve<T>(root: unknown, path: readonly string[], fallback: T): unknown | T {
   let current: unknown = root;
-  for (const key of path) {
+  // Indexed: resolved for every object's cycle, an iterator would be garbage each time.
+  for (let i = 0; i < path.length; i++) {
+    const key = path[i];
     if (!isTree(current) || !Object.hasOwn(current, key)) return fallback;
     current = current[key];
   }
@@ -126,7 +128,8 @@ function withoutFrom(root: Tree, path: readonly string[], depth: number): Tree {
 export function reopenDeleted(body: RawBody, tree: Tree, path: readonly string[]): void {
   let held: unknown = body;
   let current: Tree = tree;
-  for (const key of path.slice(0, -1)) {
+  for (let i = 0; i < path.length - 1; i++) {
+    const key = path[i];
     held = isTree(held) ? held[key] : undefined;
     if (current[key] === null && isTree(held)) {
       current[key] = Object.fromEntries(Object.keys(held).map((k) => [k, null]));

@@ -137,10 +137,12 @@ export function mergeConditions(
   { current, base, generation, now }: ConditionsChange,
 ): JsonObject[] {
   const merged: JsonObject[] = [];
-  for (const entry of base) {
+  for (let i = 0; i < base.length; i++) {
+    const entry = base[i];
     if (isMapping(entry)) merged.push(toPlainData(entry) as JsonObject);
   }
-  for (const update of updates) {
+  for (let u = 0; u < updates.length; u++) {
+    const update = updates[u];
     const at = merged.findIndex((entry) => entry.type === update.type);
     const since = keptTime(findType(current, update.type), update.status) ??
       keptTime(at < 0 ? undefined : merged[at], update.status) ?? now;
@@ -166,7 +168,11 @@ export function findType(
   conditions: readonly unknown[],
   type: string,
 ): Readonly<Record<string, unknown>> | undefined {
-  for (const entry of conditions) if (isMapping(entry) && entry.type === type) return entry;
+  // Indexed, as in the others here: they run for every object's cycle.
+  for (let i = 0; i < conditions.length; i++) {
+    const entry = conditions[i];
+    if (isMapping(entry) && entry.type === type) return entry;
+  }
   return undefined;
 }
 
@@ -192,7 +198,7 @@ export function sameConditions(a: readonly unknown[], b: readonly unknown[]): bo
     const x = a[i];
     const y = b[i];
     if (!isMapping(x) || !isMapping(y)) return false;
-    for (const field of COMPARED) if (x[field] !== y[field]) return false;
+    for (let f = 0; f < COMPARED.length; f++) if (x[COMPARED[f]] !== y[COMPARED[f]]) return false;
   }
   return true;
 }

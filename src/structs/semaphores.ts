@@ -110,6 +110,14 @@ export class Semaphore {
   }
 
   /**
+   * A place if one is free now and nobody waits (its release function), else `undefined`:
+   * for callers that would otherwise await an already settled promise on every call.
+   */
+  tryAcquire(): (() => void) | undefined {
+    return this.#take() ? this.#releaser() : undefined;
+  }
+
+  /**
    * Move the wait of a ticket to a lane before its own, if it waits here: see
    * {@link FairQueue.promote}. True if it was moved.
    */

@@ -97,7 +97,8 @@ export class ObjectProcessing implements CycleTarget {
    * stored object must show them, or they would run again (see `StoringStage`).
    */
   recorded: readonly string[] = NONE;
-  #scope: ObjectScope & { readonly ref: ObjectReference };
+  /** The object's logger and reference: made when first asked (an echo's cycle may not). */
+  #scope: (ObjectScope & { readonly ref: ObjectReference }) | undefined = undefined;
   #delay: number | undefined = undefined;
   #expected: string | undefined = undefined;
   #final: Reconciliation | undefined = undefined;
@@ -117,17 +118,16 @@ export class ObjectProcessing implements CycleTarget {
     this.indices = indices;
     this.body = event.object;
     this.source = event.source;
-    this.#scope = createObjectScope(this.body);
   }
 
   /** The object's logger (posting Kubernetes Events at the posting level). */
   get logger(): ObjectLogger {
-    return this.#scope.logger;
+    return (this.#scope ??= createObjectScope(this.body)).logger;
   }
 
   /** The object's reference, shared by its loggers and scope. */
   get ref(): ObjectReference {
-    return this.#scope.ref;
+    return (this.#scope ??= createObjectScope(this.body)).ref;
   }
 
   /** Whether the object is gone from the cluster (a `DELETED` event). */
@@ -155,7 +155,7 @@ export class ObjectProcessing implements CycleTarget {
   moveTo(body: RawBody, source?: BodySource): void {
     this.body = body;
     this.source = source;
-    this.#scope = createObjectScope(body);
+    this.#scope = undefined;
   }
 
   /** Process the object again after this many seconds at the latest. */

@@ -227,9 +227,11 @@ export class Pipeline implements Processor {
   ): Promise<Reconciliation> {
     const indices = this.#indexers?.indices;
     const processing = new ObjectProcessing(resource, event, signal, aside ?? waitInPlace, indices);
-    for (const stage of this.#stages) {
+    // Indexed: an iterator's objects per state processed are garbage for nothing.
+    const stages = this.#stages;
+    for (let i = 0; i < stages.length; i++) {
       // A stage with nothing to do answers at once: no turn of the event loop for it.
-      const going = stage.run(processing);
+      const going = stages[i].run(processing);
       if (!(isThenable(going) ? await going : going)) break;
     }
     return processing.result();

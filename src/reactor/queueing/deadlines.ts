@@ -78,10 +78,16 @@ export class Deadlines<T extends Scheduled> {
     this.#arm();
   }
 
-  /** Keep exactly one timer, for the earliest deadline (none when empty). */
+  /**
+   * Keep one timer, due no later than the earliest deadline (none when empty). A timer due
+   * earlier is kept: when the earliest item is cancelled or moved later (a worker's idle
+   * deadline, at every start of a worker), the timer then fires once for nothing and is
+   * armed for the next, rather than being cleared and set again at every change — timers
+   * cost a runtime object each, and workers start and stop thousands of times a second.
+   */
   #arm(): void {
     const at = this.#heap.length > 0 ? this.#heap[0].deadline : Infinity;
-    if (at === this.#timerAt) return;
+    if (at === this.#timerAt || (at > this.#timerAt && at !== Infinity)) return;
     this.#cancelTimer?.();
     this.#cancelTimer = undefined;
     this.#timerAt = at;

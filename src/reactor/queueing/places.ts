@@ -85,20 +85,37 @@ export class Places {
    * Take a place, waiting in a lane (`lanes.ts`) among the waiters of a tenant; `undefined`
    * if the signal aborts meanwhile. Changes made now are handled first, a tenant's burst
    * does not hold the other tenants' objects back, and a big listing is still handled, only
-   * later.
+   * later. Where both places are free, the place comes at once, not as a promise; the
+   * queueing awaits it all the same, so that a push never runs a processing synchronously.
    */
-  async take(signal: AbortSignal, seeker: Seeker): Promise<Place | undefined> {
-    let releaseWorker: (() => void) | undefined;
+  take(signal: AbortSignal, seeker: Seeker): Place | undefined | Promise<Place | undefined> {
+    if (signal.aborted) return undefined;
+    const releaseWorker = this.#workers.tryAcquire();
+    const releaseStart = releaseWorker && this.#starts.tryAcquire();
+    if (releaseStart !== undefined) return this.#placed(releaseWorker!, releaseStart);
+    return this.#wait(signal, seeker, releaseWorker);
+  }
+
+  /** Wait for the places not taken yet (the worker place, if not given). */
+  async #wait(
+    signal: AbortSignal,
+    seeker: Seeker,
+    releaseWorker: (() => void) | undefined,
+  ): Promise<Place | undefined> {
     try {
-      releaseWorker = await this.#workers.acquire(signal, seeker.lane, seeker.tenant, seeker);
+      releaseWorker ??= await this.#workers.acquire(signal, seeker.lane, seeker.tenant, seeker);
       const releaseStart = await this.#starts.acquire(signal, seeker.lane, seeker.tenant, seeker);
-      const place = new Place(releaseWorker, releaseStart);
-      place.hold = this.#holds.enter(place);
-      return place;
+      return this.#placed(releaseWorker, releaseStart);
     } catch {
       releaseWorker?.();
       return undefined;
     }
+  }
+
+  #placed(releaseWorker: () => void, releaseStart: () => void): Place {
+    const place = new Place(releaseWorker, releaseStart);
+    place.hold = this.#holds.enter(place);
+    return place;
   }
 
   /**
