@@ -1,5 +1,5 @@
 /**
- * The framework beside two other ways to write the same controller, on the fake cluster,
+ * The framework beside other ways to write the same controller, on the fake cluster,
  * side by side in one run: for every KopfExample created (examples/crd.yaml), write one
  * status PATCH saying when handling started.
  *
@@ -21,6 +21,14 @@
  *   `KOPF_BENCH_COMPARE_STORAGE=status` or without the status subresource. Its writes go
  *   over the framework's own HTTP/1.1 connections (`src/platform/http1_agent.ts`), not
  *   `fetch`: that is part of the framework, and part of what is compared.
+ * - (d) python-kopf: Python Kopf doing what (c) does, with the same writes
+ *   (`compare/python_kopf.py`), where it is found: a checkout of github.com/nolar/kopf
+ *   named by `KOPF_BENCH_COMPARE_PYTHON_KOPF` (its dependencies installed for the Python),
+ *   or an installed `kopf`, for `KOPF_BENCH_COMPARE_PYTHON`, else `python3`, else
+ *   `/usr/bin/python3` (`support/python_kopf.ts`); else one line says how to get it and the
+ *   others run. It prints no READY (Kopf has no hook after its initial listing): it is ready
+ *   when the cluster sees its WATCH of the objects. Its row says how this operator compares
+ *   with it: the issue's memory target is a peak RSS below Kopf's while being faster.
  *
  * Each controller runs in its own child process (so that memory and CPU are its own), one
  * after another, each against a fresh FakeCluster started the same way in this process (so
@@ -47,14 +55,17 @@
  * - (b) and (c) as multiples of (a): wall time and CPU per object. The floor's wall time is
  *   close to how long creating the objects takes (shown beside it): the cluster's pace.
  *
- * All three children run with the V8 flags of the `kopf` task and compiled binaries
+ * The Deno children run with the V8 flags of the `kopf` task and compiled binaries
  * (`src/cli/runtime_flags.ts`), so that the runtime is the same; `KOPF_BENCH_COMPARE_V8=default`
- * runs all three with V8's defaults instead, and `KOPF_BENCH_COMPARE_V8=--flag,--flag` with
+ * runs them with V8's defaults instead, and `KOPF_BENCH_COMPARE_V8=--flag,--flag` with
  * those flags. A markdown table of the figures ends the output.
  *
  *     deno task bench compare                                          # 1,000 and 10,000
  *     KOPF_BENCH_COMPARE_SIZES=1000,10000,100000 deno task bench compare   # 100k takes long
  *     KOPF_BENCH_COMPARE_CONTROLLERS=floor,kopf deno task bench compare    # only these
+ *     KOPF_BENCH_COMPARE_PYTHON_KOPF=../kopf KOPF_BENCH_COMPARE_SIZES=2000 \
+ *       KOPF_BENCH_COMPARE_CONTROLLERS=floor,kopf,python-kopf deno task bench compare
+ *                                  # and Python Kopf from a checkout of it
  *     KOPF_BENCH_COMPARE_CONTROLLERS=floor,kopf,kopf-apply deno task bench compare
  *                                  # and the operator's writes by server-side apply
  *     KOPF_BENCH_COMPARE_CONTROLLERS=floor,kopf,kopf-no-conditions deno task bench compare
@@ -95,6 +106,7 @@ import type { RawBody } from "../../mod.ts";
 import { FakeCluster } from "../../src/testing/mod.ts";
 import { OPERATOR_V8_FLAGS, v8FlagsArgument } from "../../src/cli/runtime_flags.ts";
 import { ChildProcess, cpuSeconds, now, rssMb } from "./support/process.ts";
+import { findPythonKopf, type PythonKopf } from "./support/python_kopf.ts";
 import { RequestCounter } from "./support/requests.ts";
 import { percentile } from "./support/stats.ts";
 import { statusSubresource } from "./compare/pool.ts";
@@ -152,6 +164,11 @@ interface Controller {
   root?: URL;
   /** Arguments of the child after the server's URL and the kubeconfig. */
   args?: string[];
+  /**
+   * Python Kopf, which runs `module` (with Deno's V8 flags and profiles not applying) and
+   * prints no READY: it is ready when the cluster sees its WATCH of the objects.
+   */
+  python?: PythonKopf;
   /** Whether the request log says that every object may be handled (then it is checked). */
   mayBeDone(counter: RequestCounter, count: number): boolean;
   /** When the child started handling the object, if it has handled it. */
@@ -196,6 +213,18 @@ const CONTROLLERS: Controller[] = [
     args: ["--no-conditions"],
   },
 ];
+/** Python Kopf, if it is asked for (or the controllers are not named) and found; else why not. */
+const ASKED = Deno.env.get("KOPF_BENCH_COMPARE_CONTROLLERS");
+const PYTHON_KOPF = ASKED === undefined || envList("KOPF_BENCH_COMPARE_CONTROLLERS", "")
+    .includes("python-kopf")
+  ? findPythonKopf()
+  : undefined;
+// Beside this framework's operator, with the same writes (its default storages too).
+CONTROLLERS.splice(CONTROLLERS.findIndex((c) => c.key === "kopf") + 1, 0, {
+  ...kopfController("python-kopf", "(d) Python Kopf"),
+  module: "compare/python_kopf.py",
+  python: typeof PYTHON_KOPF === "object" ? PYTHON_KOPF : undefined,
+});
 if (BASELINE !== undefined) {
   const root = new URL(`${BASELINE.replace(/\/*$/, "/")}`, `file://${Deno.cwd()}/`);
   CONTROLLERS.splice(2, 0, {
@@ -239,6 +268,7 @@ const WANTED = envList(
   "KOPF_BENCH_COMPARE_CONTROLLERS",
   CONTROLLERS.filter((c) => c.key !== "floor-twice" || (STATUS_SUBRESOURCE && !IN_STATUS))
     .filter((c) => c.key !== "kopf-apply" && c.key !== "kopf-no-conditions")
+    .filter((c) => c.key !== "python-kopf" || c.python !== undefined)
     .map((c) => c.key).join(","),
 );
 for (const key of WANTED) {
@@ -308,23 +338,15 @@ async function measure(controller: Controller, count: number): Promise<Row> {
     creation = (now() - began) / 1000;
   }
   const spawned = now();
-  const flags = [...V8_FLAGS, ...(heapToo(controller) ? ["--expose-gc"] : [])];
-  const root = controller.root ?? new URL("../../", import.meta.url);
-  await using child = new ChildProcess([
-    ...(PROFILES === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${PROFILES}`]),
-    "--config",
-    new URL("deno.json", root).pathname,
-    ...(flags.length > 0 ? [v8FlagsArgument(flags)] : []),
-    new URL(`scripts/bench/${controller.module}`, root).pathname,
-    cluster.url,
-    kubeconfig,
-    ...controller.args ?? [],
-  ]);
+  await using child = spawn(controller, cluster.url, kubeconfig);
   const exited = child.process.status.then((status) => {
     throw new Error(`The ${controller.key} controller exited with code ${status.code}.`);
   });
   exited.catch(() => {}); // raised only while awaited
-  await Promise.race([child.expect("READY"), exited]);
+  await Promise.race([
+    controller.python ? watching(cluster, controller) : child.expect("READY"),
+    exited,
+  ]);
   const startupCpu = await cpuSeconds(child.pid);
   const readyRss = rssMb(child.pid).now;
 
@@ -385,6 +407,40 @@ async function measure(controller: Controller, count: number): Promise<Row> {
   };
 }
 
+/** The controller's child process, talking to the cluster at `url`. */
+function spawn(controller: Controller, url: string, kubeconfig: string): ChildProcess {
+  const root = controller.root ?? new URL("../../", import.meta.url);
+  const module = new URL(`scripts/bench/${controller.module}`, root).pathname;
+  const args = [module, url, kubeconfig, ...controller.args ?? []];
+  if (controller.python) {
+    return new ChildProcess(args, {
+      program: controller.python.python,
+      env: controller.python.env,
+    });
+  }
+  const flags = [...V8_FLAGS, ...(heapToo(controller) ? ["--expose-gc"] : [])];
+  return new ChildProcess([
+    ...(PROFILES === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${PROFILES}`]),
+    "--config",
+    new URL("deno.json", root).pathname,
+    ...(flags.length > 0 ? [v8FlagsArgument(flags)] : []),
+    ...args,
+  ]);
+}
+
+/** Until the cluster has seen the controller's WATCH of the objects (for one printing no READY). */
+async function watching(cluster: FakeCluster, controller: Controller): Promise<void> {
+  const began = now();
+  while (
+    !cluster.requests.some((r) => r.verb === "watch" && r.path.endsWith("/kopfexamples"))
+  ) {
+    if (now() - began > STALL_MS) {
+      throw new Error(`The ${controller.key} controller did not watch the objects.`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
 /** Whether the kept heap is measured for this controller (only this operator reports it). */
 function heapToo(controller: Controller): boolean {
   return HEAP && controller.key === "kopf";
@@ -398,7 +454,7 @@ function cpuPerObjectMs(row: Row): number {
   return (row.cpu / row.count) * 1000;
 }
 
-function figuresOf(row: Row, floor: Row | undefined): BenchFigure[] {
+function figuresOf(row: Row, floor: Row | undefined, kopf: Row | undefined): BenchFigure[] {
   const n = `${fmt(row.count)} objects, ${row.controller.label}`;
   const figures: BenchFigure[] = [
     {
@@ -439,6 +495,16 @@ function figuresOf(row: Row, floor: Row | undefined): BenchFigure[] {
       value: `wall time ×${(row.seconds / floor.seconds).toFixed(2)}, CPU per object ×${
         (cpuPerObjectMs(row) / cpuPerObjectMs(floor)).toFixed(2)
       }`,
+    });
+  }
+  if (kopf && row.controller.key === "python-kopf") {
+    figures.push({
+      name: `${fmt(row.count)} objects: kopf compared with Python Kopf`,
+      value: `wall time ×${(kopf.seconds / row.seconds).toFixed(2)}, CPU per object ×${
+        (cpuPerObjectMs(kopf) / cpuPerObjectMs(row)).toFixed(2)
+      }, peak RSS ×${(kopf.peakRss / row.peakRss).toFixed(2)} (when ready ×${
+        (kopf.readyRss / row.readyRss).toFixed(2)
+      })`,
     });
   }
   return figures;
@@ -487,11 +553,15 @@ function table(rows: readonly { row: Row; floor: Row | undefined }[]): string {
 /** The rows measured, each with the floor measured before it at its size (the same run). */
 const rows: { row: Row; floor: Row | undefined }[] = [];
 const floors = new Map<number, Row>();
+/** This operator's row at each size, which Python Kopf's is compared with. */
+const kopfs = new Map<number, Row>();
 
 export const section: BenchSection = {
-  title: "Compared: plain fetch, @kubernetes/client-node, kopf (same job, each in its own process)",
+  title: "Compared: plain fetch, @kubernetes/client-node, kopf, Python Kopf " +
+    "(same job, each in its own process)",
   async run(): Promise<BenchFigure[]> {
     const figures: BenchFigure[] = [];
+    if (typeof PYTHON_KOPF === "string") console.error(`python-kopf left out: ${PYTHON_KOPF}`);
     if (WARM_UP) {
       // The fake cluster runs in this process: its code is compiled while it serves the
       // first controller, which would make that one (the floor) look slower than the others.
@@ -499,10 +569,12 @@ export const section: BenchSection = {
     }
     for (const count of SIZES) {
       for (const controller of CONTROLLERS.filter((c) => WANTED.includes(c.key))) {
+        if (controller.key === "python-kopf" && !controller.python) continue;
         const row = await measure(controller, count);
         if (controller.key === "floor") floors.set(count, row);
+        if (controller.key === "kopf") kopfs.set(count, row);
         rows.push({ row, floor: floors.get(count) });
-        figures.push(...figuresOf(row, floors.get(count)));
+        figures.push(...figuresOf(row, floors.get(count), kopfs.get(count)));
       }
     }
     return figures;
@@ -510,6 +582,10 @@ export const section: BenchSection = {
   footer(): string {
     const cpus = navigator.hardwareConcurrency;
     const v8 = V8_FLAGS.length > 0 ? `V8 flags ${V8_FLAGS.join(" ")}` : "V8's default flags";
+    const python = rows.some(({ row }) => row.controller.python)
+      ? `; Python Kopf ${(PYTHON_KOPF as PythonKopf).found} run by ` +
+        (PYTHON_KOPF as PythonKopf).python
+      : "";
     const pace = PACE_MS > 0 ? `; objects created ${PACE_MS} ms apart` : "";
     const crd = STATUS_SUBRESOURCE
       ? "the CRD with its status subresource"
@@ -521,7 +597,9 @@ export const section: BenchSection = {
         "latency = spawn → start of handling"
       : "wall time from the first creation to the last write; CPU = the controller " +
         "process's user + system time while handling; latency = creation → start of handling";
-    return `${table(rows)}\n\n(${cpus} cores; ${v8}; ${crd}${storages}${pace}; each controller ` +
+    return `${
+      table(rows)
+    }\n\n(${cpus} cores; ${v8}${python}; ${crd}${storages}${pace}; each controller ` +
       `in its own process against a fresh fake cluster; ${how}.)`;
   },
 };
