@@ -58,7 +58,11 @@
  * The Deno children run with the V8 flags of the `kopf` task and compiled binaries
  * (`src/cli/runtime_flags.ts`), so that the runtime is the same; `KOPF_BENCH_COMPARE_V8=default`
  * runs them with V8's defaults instead, and `KOPF_BENCH_COMPARE_V8=--flag,--flag` with
- * those flags. A markdown table of the figures ends the output.
+ * those flags. `KOPF_BENCH_COMPARE_KOPF_V8=--flag,--flag;default;…` runs the operator again
+ * with each of those sets (`kopf-v8-1`, …), right after it, to tune its flags side by side.
+ * The peak RSS is shown with what was anonymous memory (heaps, stacks) and what mapped
+ * files (the runtime's executable) when ready and at the end. A markdown table of the
+ * figures ends the output.
  *
  *     deno task bench compare                                          # 1,000 and 10,000
  *     KOPF_BENCH_COMPARE_SIZES=1000,10000,100000 deno task bench compare   # 100k takes long
@@ -129,12 +133,18 @@ const SIZES = envList("KOPF_BENCH_COMPARE_SIZES", "1000,10000").map((s) => {
   if (!Number.isInteger(n) || n <= 0) throw new Error(`Not a size: ${s}`);
   return n;
 });
-const V8_SETTING = Deno.env.get("KOPF_BENCH_COMPARE_V8");
-const V8_FLAGS = V8_SETTING === "default"
-  ? []
-  : V8_SETTING
-  ? V8_SETTING.split(",").map((flag) => flag.trim()).filter((flag) => flag !== "")
-  : OPERATOR_V8_FLAGS;
+/** V8 flags from a setting: `default` (none), `--flag,--flag`, or the operator's when unset. */
+function v8Flags(setting: string | undefined): readonly string[] {
+  return setting === "default"
+    ? []
+    : setting
+    ? setting.split(",").map((flag) => flag.trim()).filter((flag) => flag !== "")
+    : OPERATOR_V8_FLAGS;
+}
+const V8_FLAGS = v8Flags(Deno.env.get("KOPF_BENCH_COMPARE_V8"));
+/** Other V8 flags to run the operator with too, beside its own (`;` between the sets). */
+const KOPF_V8 = (Deno.env.get("KOPF_BENCH_COMPARE_KOPF_V8") ?? "").split(";")
+  .map((setting) => setting.trim()).filter(Boolean).map(v8Flags);
 const STATUS_SUBRESOURCE = statusSubresource();
 const BASELINE = Deno.env.get("KOPF_BENCH_COMPARE_BASELINE");
 const PACE_MS = Number(Deno.env.get("KOPF_BENCH_COMPARE_PACE") ?? 0);
@@ -164,6 +174,8 @@ interface Controller {
   root?: URL;
   /** Arguments of the child after the server's URL and the kubeconfig. */
   args?: string[];
+  /** The V8 flags of the child, if not those of all (`KOPF_BENCH_COMPARE_V8`). */
+  v8?: readonly string[];
   /**
    * Python Kopf, which runs `module` (with Deno's V8 flags and profiles not applying) and
    * prints no READY: it is ready when the cluster sees its WATCH of the objects.
@@ -225,6 +237,18 @@ CONTROLLERS.splice(CONTROLLERS.findIndex((c) => c.key === "kopf") + 1, 0, {
   module: "compare/python_kopf.py",
   python: typeof PYTHON_KOPF === "object" ? PYTHON_KOPF : undefined,
 });
+// The operator with other V8 flags, right after it: `kopf-v8-1`, `kopf-v8-2`, ….
+CONTROLLERS.splice(
+  CONTROLLERS.findIndex((c) => c.key === "kopf") + 1,
+  0,
+  ...KOPF_V8.map((v8, i) => ({
+    ...kopfController(
+      `kopf-v8-${i + 1}`,
+      `(c${i + 4}) kopf operator, ${v8.length > 0 ? `V8 flags ${v8.join(" ")}` : "V8's defaults"}`,
+    ),
+    v8,
+  })),
+);
 if (BASELINE !== undefined) {
   const root = new URL(`${BASELINE.replace(/\/*$/, "/")}`, `file://${Deno.cwd()}/`);
   CONTROLLERS.splice(2, 0, {
@@ -264,13 +288,17 @@ function kopfController(key: string, label: string): Controller {
 
 // The floor that writes twice tells apart, with a status subresource, what the operator's
 // second write costs from what the framework does; without one it is the floor again.
-const WANTED = envList(
-  "KOPF_BENCH_COMPARE_CONTROLLERS",
-  CONTROLLERS.filter((c) => c.key !== "floor-twice" || (STATUS_SUBRESOURCE && !IN_STATUS))
-    .filter((c) => c.key !== "kopf-apply" && c.key !== "kopf-no-conditions")
-    .filter((c) => c.key !== "python-kopf" || c.python !== undefined)
-    .map((c) => c.key).join(","),
-);
+const WANTED = [
+  ...envList(
+    "KOPF_BENCH_COMPARE_CONTROLLERS",
+    CONTROLLERS.filter((c) => c.key !== "floor-twice" || (STATUS_SUBRESOURCE && !IN_STATUS))
+      .filter((c) => c.key !== "kopf-apply" && c.key !== "kopf-no-conditions")
+      .filter((c) => c.key !== "python-kopf" || c.python !== undefined)
+      .filter((c) => !c.key.startsWith("kopf-v8-"))
+      .map((c) => c.key).join(","),
+  ),
+  ...KOPF_V8.map((_, i) => `kopf-v8-${i + 1}`),
+];
 for (const key of WANTED) {
   if (!CONTROLLERS.some((c) => c.key === key)) {
     throw new Error(`Unknown controller ${key}; known: ${CONTROLLERS.map((c) => c.key)}`);
@@ -293,6 +321,8 @@ interface Row {
   verbs: string;
   peakRss: number;
   readyRss: number;
+  /** What was anonymous and what mapped files, when ready and at the end. */
+  rssParts: string;
   p50: number;
   p99: number;
   /** The JS heap kept after handling, beyond the one before the operator (bytes). */
@@ -348,7 +378,7 @@ async function measure(controller: Controller, count: number): Promise<Row> {
     exited,
   ]);
   const startupCpu = await cpuSeconds(child.pid);
-  const readyRss = rssMb(child.pid).now;
+  const ready = rssMb(child.pid);
 
   if (EXISTING) {
     // Everything counts from the spawn: the start-up is the listing of all the objects.
@@ -400,7 +430,10 @@ async function measure(controller: Controller, count: number): Promise<Row> {
     writes: requests.writes,
     verbs: requests.verbs,
     peakRss: rss.peak,
-    readyRss,
+    readyRss: ready.now,
+    rssParts: `${fmt(ready.anon)} + ${fmt(ready.file)} MB when ready, ${fmt(rss.anon)} + ${
+      fmt(rss.file)
+    } MB at the end`,
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
     retained,
@@ -418,7 +451,7 @@ function spawn(controller: Controller, url: string, kubeconfig: string): ChildPr
       env: controller.python.env,
     });
   }
-  const flags = [...V8_FLAGS, ...(heapToo(controller) ? ["--expose-gc"] : [])];
+  const flags = [...controller.v8 ?? V8_FLAGS, ...(heapToo(controller) ? ["--expose-gc"] : [])];
   return new ChildProcess([
     ...(PROFILES === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${PROFILES}`]),
     "--config",
@@ -477,7 +510,8 @@ function figuresOf(row: Row, floor: Row | undefined, kopf: Row | undefined): Ben
     },
     {
       name: `${n}: peak RSS`,
-      value: `${row.peakRss.toFixed(0)} MB (${row.readyRss.toFixed(0)} MB when ready)`,
+      value: `${row.peakRss.toFixed(0)} MB (${row.readyRss.toFixed(0)} MB when ready; ` +
+        `anonymous + files: ${row.rssParts})`,
     },
     ...(row.retained === undefined ? [] : [{
       name: `${n}: JS heap kept after handling`,

@@ -26,11 +26,15 @@ export async function* lines(stream: ReadableStream<Uint8Array>): AsyncGenerator
   if (rest) yield rest;
 }
 
-/** The process's peak (VmHWM) and current (VmRSS) resident memory, in MB (Linux). */
-export function rssMb(pid: number): { peak: number; now: number } {
+/**
+ * The process's peak (VmHWM) and current (VmRSS) resident memory, in MB (Linux); of the
+ * current, what is anonymous (heaps, stacks) and what is mapped files (the executable's
+ * code and data touched).
+ */
+export function rssMb(pid: number): { peak: number; now: number; anon: number; file: number } {
   const status = Deno.readTextFileSync(`/proc/${pid}/status`);
   const mb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1]) / 1024;
-  return { peak: mb("VmHWM"), now: mb("VmRSS") };
+  return { peak: mb("VmHWM"), now: mb("VmRSS"), anon: mb("RssAnon"), file: mb("RssFile") };
 }
 
 /**
