@@ -4,8 +4,9 @@ Python Kopf's controller in the comparison (`scripts/bench/compare.ts`), doing w
 one create handler that returns when it started (so Kopf writes it to
 `status.createFn.started`, in ms since the epoch like the others' clocks), no Events posted,
 Kopf's default storages (its progress and the `last-handled-configuration` diff-base in
-annotations; `KOPF_BENCH_COMPARE_STORAGE=status`: both in the status). Kopf has no batching window any more (`settings.batching.batch_window` is
-deprecated and affects nothing): each object's first event is handled at once.
+annotations; with `KOPF_BENCH_COMPARE_STORAGE=status`, both in the status). Kopf has no
+batching window any more (`settings.batching.batch_window` is deprecated and affects
+nothing): each object's first event is handled at once.
 
     python3 scripts/bench/compare/python_kopf.py <server-url> [<kubeconfig>]
     python3 scripts/bench/compare/python_kopf.py --probe    # prints Kopf's version, or fails
@@ -62,7 +63,7 @@ def main() -> None:
     registry = kopf.OperatorRegistry()
 
     # The session Kopf makes from a ConnectionInfo without credentials (its `auth.py`), built
-    # here because Kopf passes `proxy=` to it, which aiohttp before 3.10 (Debian's) lacks.
+    # here because Kopf passes `proxy=` to it, which Debian 12's aiohttp 3.8 does not take.
     @kopf.on.login(registry=registry, id="bench-login")
     async def login(**_):
         session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0))
