@@ -1,5 +1,5 @@
 /**
- * The framework beside two other ways to write the same controller, on the fake cluster,
+ * The framework beside other ways to write the same controller, on the fake cluster,
  * side by side in one run: for every KopfExample created (examples/crd.yaml), write one
  * status PATCH saying when handling started.
  *
@@ -21,6 +21,14 @@
  *   `KOPF_BENCH_COMPARE_STORAGE=status` or without the status subresource. Its writes go
  *   over the framework's own HTTP/1.1 connections (`src/platform/http1_agent.ts`), not
  *   `fetch`: that is part of the framework, and part of what is compared.
+ * - (d) python-kopf: Python Kopf doing what (c) does, with the same writes
+ *   (`compare/python_kopf.py`), where it is found: a checkout of github.com/nolar/kopf
+ *   named by `KOPF_BENCH_COMPARE_PYTHON_KOPF` (its dependencies installed for the Python),
+ *   or an installed `kopf`, for `KOPF_BENCH_COMPARE_PYTHON`, else `python3`, else
+ *   `/usr/bin/python3` (`support/python_kopf.ts`); else one line says how to get it and the
+ *   others run. It prints no READY (Kopf has no hook after its initial listing): it is ready
+ *   when the cluster sees its WATCH of the objects. Its row says how this operator compares
+ *   with it: the issue's memory target is a peak RSS below Kopf's while being faster.
  *
  * Each controller runs in its own child process (so that memory and CPU are its own), one
  * after another, each against a fresh FakeCluster started the same way in this process (so
@@ -47,14 +55,21 @@
  * - (b) and (c) as multiples of (a): wall time and CPU per object. The floor's wall time is
  *   close to how long creating the objects takes (shown beside it): the cluster's pace.
  *
- * All three children run with the V8 flags of the `kopf` task and compiled binaries
+ * The Deno children run with the V8 flags of the `kopf` task and compiled binaries
  * (`src/cli/runtime_flags.ts`), so that the runtime is the same; `KOPF_BENCH_COMPARE_V8=default`
- * runs all three with V8's defaults instead, and `KOPF_BENCH_COMPARE_V8=--flag,--flag` with
- * those flags. A markdown table of the figures ends the output.
+ * runs them with V8's defaults instead, and `KOPF_BENCH_COMPARE_V8=--flag,--flag` with
+ * those flags. `KOPF_BENCH_COMPARE_KOPF_V8=--flag,--flag;default;…` runs the operator again
+ * with each of those sets (`kopf-v8-1`, …), right after it, to tune its flags side by side.
+ * The peak RSS is shown with what was anonymous memory (heaps, stacks) and what mapped
+ * files (the runtime's executable) when ready and at the end. A markdown table of the
+ * figures ends the output.
  *
  *     deno task bench compare                                          # 1,000 and 10,000
  *     KOPF_BENCH_COMPARE_SIZES=1000,10000,100000 deno task bench compare   # 100k takes long
  *     KOPF_BENCH_COMPARE_CONTROLLERS=floor,kopf deno task bench compare    # only these
+ *     KOPF_BENCH_COMPARE_PYTHON_KOPF=../kopf KOPF_BENCH_COMPARE_SIZES=2000 \
+ *       KOPF_BENCH_COMPARE_CONTROLLERS=floor,kopf,python-kopf deno task bench compare
+ *                                  # and Python Kopf from a checkout of it
  *     KOPF_BENCH_COMPARE_CONTROLLERS=floor,kopf,kopf-apply deno task bench compare
  *                                  # and the operator's writes by server-side apply
  *     KOPF_BENCH_COMPARE_CONTROLLERS=floor,kopf,kopf-no-conditions deno task bench compare
@@ -95,6 +110,7 @@ import type { RawBody } from "../../mod.ts";
 import { FakeCluster } from "../../src/testing/mod.ts";
 import { OPERATOR_V8_FLAGS, v8FlagsArgument } from "../../src/cli/runtime_flags.ts";
 import { ChildProcess, cpuSeconds, now, rssMb } from "./support/process.ts";
+import { findPythonKopf, type PythonKopf } from "./support/python_kopf.ts";
 import { RequestCounter } from "./support/requests.ts";
 import { percentile } from "./support/stats.ts";
 import { statusSubresource } from "./compare/pool.ts";
@@ -117,12 +133,18 @@ const SIZES = envList("KOPF_BENCH_COMPARE_SIZES", "1000,10000").map((s) => {
   if (!Number.isInteger(n) || n <= 0) throw new Error(`Not a size: ${s}`);
   return n;
 });
-const V8_SETTING = Deno.env.get("KOPF_BENCH_COMPARE_V8");
-const V8_FLAGS = V8_SETTING === "default"
-  ? []
-  : V8_SETTING
-  ? V8_SETTING.split(",").map((flag) => flag.trim()).filter((flag) => flag !== "")
-  : OPERATOR_V8_FLAGS;
+/** V8 flags from a setting: `default` (none), `--flag,--flag`, or the operator's when unset. */
+function v8Flags(setting: string | undefined): readonly string[] {
+  return setting === "default"
+    ? []
+    : setting
+    ? setting.split(",").map((flag) => flag.trim()).filter((flag) => flag !== "")
+    : OPERATOR_V8_FLAGS;
+}
+const V8_FLAGS = v8Flags(Deno.env.get("KOPF_BENCH_COMPARE_V8"));
+/** Other V8 flags to run the operator with too, beside its own (`;` between the sets). */
+const KOPF_V8 = (Deno.env.get("KOPF_BENCH_COMPARE_KOPF_V8") ?? "").split(";")
+  .map((setting) => setting.trim()).filter(Boolean).map(v8Flags);
 const STATUS_SUBRESOURCE = statusSubresource();
 const BASELINE = Deno.env.get("KOPF_BENCH_COMPARE_BASELINE");
 const PACE_MS = Number(Deno.env.get("KOPF_BENCH_COMPARE_PACE") ?? 0);
@@ -152,6 +174,13 @@ interface Controller {
   root?: URL;
   /** Arguments of the child after the server's URL and the kubeconfig. */
   args?: string[];
+  /** The V8 flags of the child, if not those of all (`KOPF_BENCH_COMPARE_V8`). */
+  v8?: readonly string[];
+  /**
+   * Python Kopf, which runs `module` (with Deno's V8 flags and profiles not applying) and
+   * prints no READY: it is ready when the cluster sees its WATCH of the objects.
+   */
+  python?: PythonKopf;
   /** Whether the request log says that every object may be handled (then it is checked). */
   mayBeDone(counter: RequestCounter, count: number): boolean;
   /** When the child started handling the object, if it has handled it. */
@@ -196,6 +225,30 @@ const CONTROLLERS: Controller[] = [
     args: ["--no-conditions"],
   },
 ];
+/** Python Kopf, if it is asked for (or the controllers are not named) and found; else why not. */
+const ASKED = Deno.env.get("KOPF_BENCH_COMPARE_CONTROLLERS");
+const PYTHON_KOPF = ASKED === undefined || envList("KOPF_BENCH_COMPARE_CONTROLLERS", "")
+    .includes("python-kopf")
+  ? findPythonKopf()
+  : undefined;
+// Beside this framework's operator, with the same writes (its default storages too).
+CONTROLLERS.splice(CONTROLLERS.findIndex((c) => c.key === "kopf") + 1, 0, {
+  ...kopfController("python-kopf", "(d) Python Kopf"),
+  module: "compare/python_kopf.py",
+  python: typeof PYTHON_KOPF === "object" ? PYTHON_KOPF : undefined,
+});
+// The operator with other V8 flags, right after it: `kopf-v8-1`, `kopf-v8-2`, ….
+CONTROLLERS.splice(
+  CONTROLLERS.findIndex((c) => c.key === "kopf") + 1,
+  0,
+  ...KOPF_V8.map((v8, i) => ({
+    ...kopfController(
+      `kopf-v8-${i + 1}`,
+      `(c${i + 4}) kopf operator, ${v8.length > 0 ? `V8 flags ${v8.join(" ")}` : "V8's defaults"}`,
+    ),
+    v8,
+  })),
+);
 if (BASELINE !== undefined) {
   const root = new URL(`${BASELINE.replace(/\/*$/, "/")}`, `file://${Deno.cwd()}/`);
   CONTROLLERS.splice(2, 0, {
@@ -235,12 +288,17 @@ function kopfController(key: string, label: string): Controller {
 
 // The floor that writes twice tells apart, with a status subresource, what the operator's
 // second write costs from what the framework does; without one it is the floor again.
-const WANTED = envList(
-  "KOPF_BENCH_COMPARE_CONTROLLERS",
-  CONTROLLERS.filter((c) => c.key !== "floor-twice" || (STATUS_SUBRESOURCE && !IN_STATUS))
-    .filter((c) => c.key !== "kopf-apply" && c.key !== "kopf-no-conditions")
-    .map((c) => c.key).join(","),
-);
+const WANTED = [
+  ...envList(
+    "KOPF_BENCH_COMPARE_CONTROLLERS",
+    CONTROLLERS.filter((c) => c.key !== "floor-twice" || (STATUS_SUBRESOURCE && !IN_STATUS))
+      .filter((c) => c.key !== "kopf-apply" && c.key !== "kopf-no-conditions")
+      .filter((c) => c.key !== "python-kopf" || c.python !== undefined)
+      .filter((c) => !c.key.startsWith("kopf-v8-"))
+      .map((c) => c.key).join(","),
+  ),
+  ...KOPF_V8.map((_, i) => `kopf-v8-${i + 1}`),
+];
 for (const key of WANTED) {
   if (!CONTROLLERS.some((c) => c.key === key)) {
     throw new Error(`Unknown controller ${key}; known: ${CONTROLLERS.map((c) => c.key)}`);
@@ -263,6 +321,8 @@ interface Row {
   verbs: string;
   peakRss: number;
   readyRss: number;
+  /** What was anonymous and what mapped files, when ready and at the end. */
+  rssParts: string;
   p50: number;
   p99: number;
   /** The JS heap kept after handling, beyond the one before the operator (bytes). */
@@ -308,25 +368,17 @@ async function measure(controller: Controller, count: number): Promise<Row> {
     creation = (now() - began) / 1000;
   }
   const spawned = now();
-  const flags = [...V8_FLAGS, ...(heapToo(controller) ? ["--expose-gc"] : [])];
-  const root = controller.root ?? new URL("../../", import.meta.url);
-  await using child = new ChildProcess([
-    ...(PROFILES === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${PROFILES}`]),
-    "--config",
-    new URL("deno.json", root).pathname,
-    ...(flags.length > 0 ? [v8FlagsArgument(flags)] : []),
-    new URL(`scripts/bench/${controller.module}`, root).pathname,
-    cluster.url,
-    kubeconfig,
-    ...controller.args ?? [],
-  ]);
+  await using child = spawn(controller, cluster.url, kubeconfig);
   const exited = child.process.status.then((status) => {
     throw new Error(`The ${controller.key} controller exited with code ${status.code}.`);
   });
   exited.catch(() => {}); // raised only while awaited
-  await Promise.race([child.expect("READY"), exited]);
+  await Promise.race([
+    controller.python ? watching(cluster, controller) : child.expect("READY"),
+    exited,
+  ]);
   const startupCpu = await cpuSeconds(child.pid);
-  const readyRss = rssMb(child.pid).now;
+  const ready = rssMb(child.pid);
 
   if (EXISTING) {
     // Everything counts from the spawn: the start-up is the listing of all the objects.
@@ -378,11 +430,48 @@ async function measure(controller: Controller, count: number): Promise<Row> {
     writes: requests.writes,
     verbs: requests.verbs,
     peakRss: rss.peak,
-    readyRss,
+    readyRss: ready.now,
+    rssParts: `${fmt(ready.anon)} + ${fmt(ready.file)} MB when ready, ${fmt(rss.anon)} + ${
+      fmt(rss.file)
+    } MB at the end`,
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
     retained,
   };
+}
+
+/** The controller's child process, talking to the cluster at `url`. */
+function spawn(controller: Controller, url: string, kubeconfig: string): ChildProcess {
+  const root = controller.root ?? new URL("../../", import.meta.url);
+  const module = new URL(`scripts/bench/${controller.module}`, root).pathname;
+  const args = [module, url, kubeconfig, ...controller.args ?? []];
+  if (controller.python) {
+    return new ChildProcess(args, {
+      program: controller.python.python,
+      env: controller.python.env,
+    });
+  }
+  const flags = [...controller.v8 ?? V8_FLAGS, ...(heapToo(controller) ? ["--expose-gc"] : [])];
+  return new ChildProcess([
+    ...(PROFILES === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${PROFILES}`]),
+    "--config",
+    new URL("deno.json", root).pathname,
+    ...(flags.length > 0 ? [v8FlagsArgument(flags)] : []),
+    ...args,
+  ]);
+}
+
+/** Until the cluster has seen the controller's WATCH of the objects (for one printing no READY). */
+async function watching(cluster: FakeCluster, controller: Controller): Promise<void> {
+  const began = now();
+  while (
+    !cluster.requests.some((r) => r.verb === "watch" && r.path.endsWith("/kopfexamples"))
+  ) {
+    if (now() - began > STALL_MS) {
+      throw new Error(`The ${controller.key} controller did not watch the objects.`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }
 
 /** Whether the kept heap is measured for this controller (only this operator reports it). */
@@ -398,7 +487,7 @@ function cpuPerObjectMs(row: Row): number {
   return (row.cpu / row.count) * 1000;
 }
 
-function figuresOf(row: Row, floor: Row | undefined): BenchFigure[] {
+function figuresOf(row: Row, floor: Row | undefined, kopf: Row | undefined): BenchFigure[] {
   const n = `${fmt(row.count)} objects, ${row.controller.label}`;
   const figures: BenchFigure[] = [
     {
@@ -421,7 +510,8 @@ function figuresOf(row: Row, floor: Row | undefined): BenchFigure[] {
     },
     {
       name: `${n}: peak RSS`,
-      value: `${row.peakRss.toFixed(0)} MB (${row.readyRss.toFixed(0)} MB when ready)`,
+      value: `${row.peakRss.toFixed(0)} MB (${row.readyRss.toFixed(0)} MB when ready; ` +
+        `anonymous + files: ${row.rssParts})`,
     },
     ...(row.retained === undefined ? [] : [{
       name: `${n}: JS heap kept after handling`,
@@ -439,6 +529,16 @@ function figuresOf(row: Row, floor: Row | undefined): BenchFigure[] {
       value: `wall time ×${(row.seconds / floor.seconds).toFixed(2)}, CPU per object ×${
         (cpuPerObjectMs(row) / cpuPerObjectMs(floor)).toFixed(2)
       }`,
+    });
+  }
+  if (kopf && row.controller.key === "python-kopf") {
+    figures.push({
+      name: `${fmt(row.count)} objects: kopf compared with Python Kopf`,
+      value: `wall time ×${(kopf.seconds / row.seconds).toFixed(2)}, CPU per object ×${
+        (cpuPerObjectMs(kopf) / cpuPerObjectMs(row)).toFixed(2)
+      }, peak RSS ×${(kopf.peakRss / row.peakRss).toFixed(2)} (when ready ×${
+        (kopf.readyRss / row.readyRss).toFixed(2)
+      })`,
     });
   }
   return figures;
@@ -487,11 +587,15 @@ function table(rows: readonly { row: Row; floor: Row | undefined }[]): string {
 /** The rows measured, each with the floor measured before it at its size (the same run). */
 const rows: { row: Row; floor: Row | undefined }[] = [];
 const floors = new Map<number, Row>();
+/** This operator's row at each size, which Python Kopf's is compared with. */
+const kopfs = new Map<number, Row>();
 
 export const section: BenchSection = {
-  title: "Compared: plain fetch, @kubernetes/client-node, kopf (same job, each in its own process)",
+  title: "Compared: plain fetch, @kubernetes/client-node, kopf, Python Kopf " +
+    "(same job, each in its own process)",
   async run(): Promise<BenchFigure[]> {
     const figures: BenchFigure[] = [];
+    if (typeof PYTHON_KOPF === "string") console.error(`python-kopf left out: ${PYTHON_KOPF}`);
     if (WARM_UP) {
       // The fake cluster runs in this process: its code is compiled while it serves the
       // first controller, which would make that one (the floor) look slower than the others.
@@ -499,10 +603,12 @@ export const section: BenchSection = {
     }
     for (const count of SIZES) {
       for (const controller of CONTROLLERS.filter((c) => WANTED.includes(c.key))) {
+        if (controller.key === "python-kopf" && !controller.python) continue;
         const row = await measure(controller, count);
         if (controller.key === "floor") floors.set(count, row);
+        if (controller.key === "kopf") kopfs.set(count, row);
         rows.push({ row, floor: floors.get(count) });
-        figures.push(...figuresOf(row, floors.get(count)));
+        figures.push(...figuresOf(row, floors.get(count), kopfs.get(count)));
       }
     }
     return figures;
@@ -510,6 +616,10 @@ export const section: BenchSection = {
   footer(): string {
     const cpus = navigator.hardwareConcurrency;
     const v8 = V8_FLAGS.length > 0 ? `V8 flags ${V8_FLAGS.join(" ")}` : "V8's default flags";
+    const python = rows.some(({ row }) => row.controller.python)
+      ? `; Python Kopf ${(PYTHON_KOPF as PythonKopf).found} run by ` +
+        (PYTHON_KOPF as PythonKopf).python
+      : "";
     const pace = PACE_MS > 0 ? `; objects created ${PACE_MS} ms apart` : "";
     const crd = STATUS_SUBRESOURCE
       ? "the CRD with its status subresource"
@@ -521,7 +631,9 @@ export const section: BenchSection = {
         "latency = spawn → start of handling"
       : "wall time from the first creation to the last write; CPU = the controller " +
         "process's user + system time while handling; latency = creation → start of handling";
-    return `${table(rows)}\n\n(${cpus} cores; ${v8}; ${crd}${storages}${pace}; each controller ` +
+    return `${
+      table(rows)
+    }\n\n(${cpus} cores; ${v8}${python}; ${crd}${storages}${pace}; each controller ` +
       `in its own process against a fresh fake cluster; ${how}.)`;
   },
 };

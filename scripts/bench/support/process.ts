@@ -26,11 +26,15 @@ export async function* lines(stream: ReadableStream<Uint8Array>): AsyncGenerator
   if (rest) yield rest;
 }
 
-/** The process's peak (VmHWM) and current (VmRSS) resident memory, in MB (Linux). */
-export function rssMb(pid: number): { peak: number; now: number } {
+/**
+ * The process's peak (VmHWM) and current (VmRSS) resident memory, in MB (Linux); of the
+ * current, what is anonymous (heaps, stacks) and what is mapped files (the executable's
+ * code and data touched).
+ */
+export function rssMb(pid: number): { peak: number; now: number; anon: number; file: number } {
   const status = Deno.readTextFileSync(`/proc/${pid}/status`);
   const mb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1]) / 1024;
-  return { peak: mb("VmHWM"), now: mb("VmRSS") };
+  return { peak: mb("VmHWM"), now: mb("VmRSS"), anon: mb("RssAnon"), file: mb("RssFile") };
 }
 
 /**
@@ -73,11 +77,13 @@ export interface ChildProcessOptions {
   env?: Record<string, string>;
   /** Where the child's stderr goes: ours (the default), or a pipe read by the caller. */
   stderr?: "inherit" | "piped";
+  /** Another program to run with `args` as they are, instead of `deno run -A <args…>`. */
+  program?: string;
 }
 
 /**
- * A `deno run -A` child process whose stdout is read line by line, for the words it
- * prints at milestones (`READY`, …). Stopped with SIGTERM when disposed.
+ * A `deno run -A` child process (or another program's) whose stdout is read line by line,
+ * for the words it prints at milestones (`READY`, …). Stopped with SIGTERM when disposed.
  */
 export class ChildProcess implements AsyncDisposable {
   readonly process: Deno.ChildProcess;
@@ -85,8 +91,8 @@ export class ChildProcess implements AsyncDisposable {
 
   /** Run `deno run -A <args…>` (`args` include the module and its arguments). */
   constructor(args: string[], options: ChildProcessOptions = {}) {
-    this.process = new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", ...args],
+    this.process = new Deno.Command(options.program ?? Deno.execPath(), {
+      args: options.program === undefined ? ["run", "-A", ...args] : args,
       stdin: "null",
       stdout: "piped",
       stderr: options.stderr ?? "inherit",
