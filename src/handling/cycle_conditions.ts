@@ -133,7 +133,8 @@ function describe(fates: readonly HandlerFate[], what: string): string {
   const own = first.message?.startsWith(`Handler '${first.id}' `) === true;
   if (fates.length === 1) {
     if (own) return first.message!;
-    return `Handler '${first.id}' ${what}${first.message === null ? "." : `: ${first.message}`}`;
+    if (first.message === null) return plainMessage(first.id, what);
+    return `Handler '${first.id}' ${what}: ${first.message}`;
   }
   const named = fates.slice(0, NAMED).map((f) => `'${f.id}'`).join(", ");
   const more = fates.length > NAMED ? ` and ${fates.length - NAMED} more` : "";
@@ -144,4 +145,19 @@ function describe(fates: readonly HandlerFate[], what: string): string {
     ? `; ${first.message}`
     : `; '${first.id}': ${first.message}`;
   return `Handlers ${named}${more} ${plural}${detail}`;
+}
+
+/**
+ * The messages naming one handler and no detail, by what is said and the handler's id: made
+ * once, not per object — every object's conditions would otherwise hold a copy of the same
+ * text while it waits to be written (thousands of them in a burst).
+ */
+const plainMessages = new Map<string, Map<string, string>>();
+
+function plainMessage(id: string, what: string): string {
+  let byId = plainMessages.get(what);
+  if (byId === undefined) plainMessages.set(what, byId = new Map());
+  let message = byId.get(id);
+  if (message === undefined) byId.set(id, message = `Handler '${id}' ${what}.`);
+  return message;
 }
