@@ -42,25 +42,23 @@ export interface Essences {
 
 /**
  * The stored and the current essence of `body`. `extraFields` are fields the handlers
- * watch beyond the essence (e.g. `status.phase` for field handlers on the status).
+ * watch beyond the essence (e.g. `status.phase` for field handlers on the status). Not a
+ * promise when the diff-base storage answers synchronously (the built-in ones do): every
+ * event of every object asks, and a promise would cost its objects and a turn each time.
+ * A storage's error is thrown, or rejects the promise, as the storage's answer came.
  */
 export function loadEssences(
   persistence: EssenceStorages,
   body: RawBody,
   extraFields: readonly FieldSpec[] = [],
-): Promise<Essences> {
-  // Not an async function: a sync diff-base storage (the built-in ones) costs no turn.
-  try {
-    const fetched = persistence.diffbaseStorage.fetch({ body });
-    if (isThenable(fetched)) {
-      return Promise.resolve(fetched).then((stored) =>
-        essences(persistence, body, extraFields, stored)
-      );
-    }
-    return Promise.resolve(essences(persistence, body, extraFields, fetched));
-  } catch (error) {
-    return Promise.reject(error);
+): Essences | Promise<Essences> {
+  const fetched = persistence.diffbaseStorage.fetch({ body });
+  if (isThenable(fetched)) {
+    return Promise.resolve(fetched).then((stored) =>
+      essences(persistence, body, extraFields, stored)
+    );
   }
+  return essences(persistence, body, extraFields, fetched);
 }
 
 function essences(

@@ -19,7 +19,8 @@ import { resolve } from "../../structs/dicts.ts";
 import type { ObjectLogger } from "../../structs/loggers.ts";
 import { PRESENT } from "../../structs/markers.ts";
 import type { OperatorMetrics } from "../../structs/operator_metrics.ts";
-import { loadEssences } from "../../settings/essences.ts";
+import { type Essences, loadEssences } from "../../settings/essences.ts";
+import { isThenable } from "../../structs/thenables.ts";
 import type { OperatorSettings } from "../../settings/operator_settings.ts";
 import type { Cause } from "../../intents/causes.ts";
 import {
@@ -112,9 +113,23 @@ export class ChangingStage implements Stage {
     return true;
   }
 
-  async #handle(processing: ObjectProcessing, owned: readonly ChangingHandler[]): Promise<true> {
+  /**
+   * Not async unless handlers run or a storage answers later: most events of an object (our
+   * own writes' echoes) come to nothing, and would cost a promise and a turn at each stage.
+   */
+  #handle(processing: ObjectProcessing, owned: readonly ChangingHandler[]): true | Promise<true> {
+    const detecting = this.#detect(processing);
+    return isThenable(detecting)
+      ? detecting.then((detected) => this.#handleCause(processing, owned, detected))
+      : this.#handleCause(processing, owned, detecting);
+  }
+
+  #handleCause(
+    processing: ObjectProcessing,
+    owned: readonly ChangingHandler[],
+    detected: Detected,
+  ): true | Promise<true> {
     const { body, logger } = processing;
-    const detected = await this.#detect(processing);
     const { cause, match } = detected;
     const blocked = hasFinalizer(body, this.#options.settings.persistence.finalizer);
     if (cause.reason === "gone") {
@@ -139,21 +154,37 @@ export class ChangingStage implements Stage {
       }
       if (cause.reason === "noop") {
         logger.debug("Something has changed, but not the essence; nothing to do.");
-        if (detected.rewrite) await this.#storeDiffBase(processing, cause.new);
-        this.#conditions.afterNothing(processing);
+        const storing = detected.rewrite ? this.#storeDiffBase(processing, cause.new) : undefined;
+        if (isThenable(storing)) return storing.then(() => this.#afterNothing(processing));
+        return this.#afterNothing(processing);
       }
       return true;
     }
-    await this.#runCycle(processing, detected, owned, blocked);
+    return this.#runCycle(processing, detected, owned, blocked);
+  }
+
+  #afterNothing(processing: ObjectProcessing): true {
+    this.#conditions.afterNothing(processing);
     return true;
   }
 
-  /** The cause of this state: from the event, the deletion mark, and the essences' diff. */
-  async #detect(processing: ObjectProcessing): Promise<Detected> {
+  /**
+   * The cause of this state: from the event, the deletion mark, and the essences' diff (not
+   * a promise when the diff-base storage answers at once).
+   */
+  #detect(processing: ObjectProcessing): Detected | Promise<Detected> {
+    const { matcher, settings } = this.#options;
+    const extra = matcher.extraFields(processing.resource);
+    const essences = loadEssences(settings.persistence, processing.body, extra);
+    return isThenable(essences)
+      ? essences.then((loaded) => this.#detected(processing, loaded))
+      : this.#detected(processing, essences);
+  }
+
+  #detected(processing: ObjectProcessing, essences: Essences): Detected {
     const { resource, body, memory, event } = processing;
     const { matcher, settings } = this.#options;
     const persistence = settings.persistence;
-    const essences = await loadEssences(persistence, body, matcher.extraFields(resource));
     const changes = diff(essences.old, essences.new);
     const initial = memory.noticedByListing && !memory.fullyHandledOnce;
     const causeOf = (reason: Reason, deleted: boolean, initialNow: boolean): Cause => ({
@@ -195,7 +226,7 @@ export class ChangingStage implements Stage {
     { cause, match, optional, rewrite }: Detected,
     owned: readonly ChangingHandler[],
     blocked: boolean,
-  ): Promise<void> {
+  ): Promise<true> {
     const { resource, memory, logger } = processing;
     const handlers = optional ?? this.#options.matcher.selectChangingHandlers(resource, match);
     // A diff-base that cannot be stored must not cost the outcome: the progress stays.
@@ -212,20 +243,22 @@ export class ChangingStage implements Stage {
       processing.recorded = cycle.ran;
       for (const delay of cycle.delays) processing.revisitIn(delay);
       this.#conditions.afterCycle(processing, cycle.fates);
-      return;
+      return true;
     }
     memory.causeBase = undefined;
     if (oversize !== undefined) {
       reportOversize(processing, oversize);
     } else if (base !== undefined) {
-      await this.#storeDiffBase(processing, base.essence);
+      const storing = this.#storeDiffBase(processing, base.essence);
+      if (isThenable(storing)) await storing;
     } else if (cause.diff.length > 0 || rewrite) { // the diff is empty when the essences are equal
-      await this.#storeDiffBase(processing, cause.new);
+      const storing = this.#storeDiffBase(processing, cause.new);
+      if (isThenable(storing)) await storing;
     }
     // After the diff-base: where it goes decides whether the write makes a generation.
     this.#conditions.afterCycle(processing, cycle.fates);
     memory.fullyHandledOnce = true;
-    if (cause.reason !== "delete") return;
+    if (cause.reason !== "delete") return true;
     memory.deletionHandled = true;
     if (blocked) {
       logger.debug("Removing the finalizer, thus allowing the actual deletion.");
@@ -234,12 +267,14 @@ export class ChangingStage implements Stage {
     } else {
       logger.debug(`${capitalize(TITLES.delete)} is done without a finalizer (optional).`);
     }
+    return true;
   }
 
   /** The essence becomes the diff-base, in the patch. */
-  async #storeDiffBase(processing: ObjectProcessing, essence: RawBody): Promise<void> {
+  #storeDiffBase(processing: ObjectProcessing, essence: RawBody): void | Promise<void> {
+    // Not async: the built-in storages only put it into the patch, at no turn's cost.
     const storage = this.#options.settings.persistence.diffbaseStorage;
-    await storage.store({ body: processing.body, patch: processing.patch, essence });
+    return storage.store({ body: processing.body, patch: processing.patch, essence });
   }
 
   /**
