@@ -140,6 +140,17 @@ const ${r.plural} = kopf.resource<${r.type}>(
   "${r.plural}",
 );
 
+/**
+ * The handlers' progress and the last handled spec are kept in the status, with their
+ * results: one write per handling instead of two (the status subresource is written apart
+ * from the annotations, where Kopf keeps them by default). Remove this to keep Kopf's
+ * storages, e.g. to take over objects that Python Kopf has handled.
+ */
+kopf.on.startup(function storages({ settings }) {
+  settings.persistence.progressStorage = new kopf.StatusProgressStorage();
+  settings.persistence.diffbaseStorage = new kopf.StatusDiffBaseStorage();
+});
+
 /** Greet an object when it is created, and again whenever its spec changes. */
 const greet = kopf.on.create(
   ${r.plural},
@@ -200,6 +211,19 @@ Deno.test("the operator greets, greets again after a change, and checks", async 
   await cluster.waitFor(resource, "example", (o) => {
     return status(o)?.greeting === "Hello, world!" && !!status(o)?.checkedAt;
   });
+  // The operator's own records are in the status (see operator.ts), not in annotations.
+  const [greeted] = cluster.list(resource);
+  const records =
+    (greeted.status as { kopf?: Record<string, unknown> } | undefined)?.kopf;
+  const annotations = Object.keys(greeted.metadata?.annotations ?? {});
+  if (
+    !records?.["last-handled-configuration"] ||
+    annotations.some((k) => k.startsWith("kopf."))
+  ) {
+    throw new Error(
+      \`The records are not in the status: \${JSON.stringify(greeted)}\`,
+    );
+  }
 
   cluster.patch(resource, "example", { spec: { name: "tests" } });
   await cluster.waitFor(
