@@ -67,6 +67,7 @@
  *     deno task bench compare                                          # 1,000 and 10,000
  *     KOPF_BENCH_COMPARE_SIZES=1000,10000,100000 deno task bench compare   # 100k takes long
  *     KOPF_BENCH_COMPARE_CONTROLLERS=floor,kopf deno task bench compare    # only these
+ *     KOPF_BENCH_COMPARE_ROUNDS=3 deno task bench compare   # three rounds, and their medians
  *     KOPF_BENCH_COMPARE_PYTHON_KOPF=../kopf KOPF_BENCH_COMPARE_SIZES=2000 \
  *       KOPF_BENCH_COMPARE_CONTROLLERS=floor,kopf,python-kopf deno task bench compare
  *                                  # and Python Kopf from a checkout of it
@@ -148,6 +149,16 @@ const KOPF_V8 = (Deno.env.get("KOPF_BENCH_COMPARE_KOPF_V8") ?? "").split(";")
 const STATUS_SUBRESOURCE = statusSubresource();
 const BASELINE = Deno.env.get("KOPF_BENCH_COMPARE_BASELINE");
 const PACE_MS = Number(Deno.env.get("KOPF_BENCH_COMPARE_PACE") ?? 0);
+/**
+ * How many times the whole sequence runs (`KOPF_BENCH_COMPARE_ROUNDS`): each round measures
+ * every controller once per size, the floor first; with more than one, a table of medians
+ * ends the output, its ratios the medians of each round's own (a round's controllers ran
+ * minutes apart at most, on the same machine's load).
+ */
+const ROUNDS = Number(Deno.env.get("KOPF_BENCH_COMPARE_ROUNDS") ?? 1);
+if (!Number.isInteger(ROUNDS) || ROUNDS < 1) {
+  throw new Error(`KOPF_BENCH_COMPARE_ROUNDS must be a whole number ≥ 1, not ${ROUNDS}`);
+}
 /** Whether the objects exist before the controller starts (its initial listing is measured). */
 const EXISTING = Deno.env.get("KOPF_BENCH_COMPARE_EXISTING") === "1";
 /**
@@ -548,6 +559,59 @@ function ratio(row: Row, floor: Row | undefined, of: (r: Row) => number): string
   return floor ? `×${(of(row) / of(floor)).toFixed(2)}` : "–";
 }
 
+/** The median of some numbers (the mean of the middle two for an even count). */
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+/**
+ * Per size and controller, the medians of the rounds (`KOPF_BENCH_COMPARE_ROUNDS`) and their
+ * ranges: wall time, CPU per object, peak RSS, and the ratios to the floor of each round.
+ */
+function medians(rows: readonly { row: Row; floor: Row | undefined }[]): string {
+  const groups = new Map<string, { row: Row; floor: Row | undefined }[]>();
+  for (const each of rows) {
+    const key = `${each.row.count}\u0000${each.row.controller.key}`;
+    groups.set(key, [...groups.get(key) ?? [], each]);
+  }
+  const range = (values: number[], digits: number, unit: string) =>
+    `${median(values).toFixed(digits)}${unit} (${Math.min(...values).toFixed(digits)}–${
+      Math.max(...values).toFixed(digits)
+    })`;
+  const head = [
+    "Objects",
+    "Controller",
+    "Wall time",
+    "CPU/object",
+    "Peak RSS",
+    "Time vs floor",
+    "CPU vs floor",
+  ];
+  const lines = [`| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`];
+  for (const group of groups.values()) {
+    const { count, controller } = group[0].row;
+    const against = group.filter(({ row, floor }) => floor !== undefined && floor !== row);
+    const ratios = (of: (r: Row) => number) =>
+      against.length === 0
+        ? "–"
+        : `×${range(against.map(({ row, floor }) => of(row) / of(floor!)), 2, "")}`;
+    lines.push(`| ${
+      [
+        fmt(count),
+        controller.key,
+        range(group.map(({ row }) => row.seconds), 2, " s"),
+        range(group.map(({ row }) => cpuPerObjectMs(row)), 3, " ms"),
+        range(group.map(({ row }) => row.peakRss), 0, " MB"),
+        ratios((r) => r.seconds),
+        ratios(cpuPerObjectMs),
+      ].join(" | ")
+    } |`);
+  }
+  return lines.join("\n");
+}
+
 /** The figures as a markdown table, for the README; each row against the floor of its run. */
 function table(rows: readonly { row: Row; floor: Row | undefined }[]): string {
   const head = [
@@ -601,14 +665,16 @@ export const section: BenchSection = {
       // first controller, which would make that one (the floor) look slower than the others.
       await measure(CONTROLLERS[0], 10_000);
     }
-    for (const count of SIZES) {
-      for (const controller of CONTROLLERS.filter((c) => WANTED.includes(c.key))) {
-        if (controller.key === "python-kopf" && !controller.python) continue;
-        const row = await measure(controller, count);
-        if (controller.key === "floor") floors.set(count, row);
-        if (controller.key === "kopf") kopfs.set(count, row);
-        rows.push({ row, floor: floors.get(count) });
-        figures.push(...figuresOf(row, floors.get(count), kopfs.get(count)));
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const count of SIZES) {
+        for (const controller of CONTROLLERS.filter((c) => WANTED.includes(c.key))) {
+          if (controller.key === "python-kopf" && !controller.python) continue;
+          const row = await measure(controller, count);
+          if (controller.key === "floor") floors.set(count, row);
+          if (controller.key === "kopf") kopfs.set(count, row);
+          rows.push({ row, floor: floors.get(count) });
+          figures.push(...figuresOf(row, floors.get(count), kopfs.get(count)));
+        }
       }
     }
     return figures;
@@ -631,9 +697,10 @@ export const section: BenchSection = {
         "latency = spawn → start of handling"
       : "wall time from the first creation to the last write; CPU = the controller " +
         "process's user + system time while handling; latency = creation → start of handling";
-    return `${
-      table(rows)
-    }\n\n(${cpus} cores; ${v8}${python}; ${crd}${storages}${pace}; each controller ` +
+    return `${table(rows)}${
+      ROUNDS > 1 ? `\n\nMedians of ${ROUNDS} rounds:\n\n${medians(rows)}` : ""
+    }` +
+      `\n\n(${cpus} cores; ${v8}${python}; ${crd}${storages}${pace}; each controller ` +
       `in its own process against a fresh fake cluster; ${how}.)`;
   },
 };
