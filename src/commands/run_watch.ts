@@ -20,7 +20,7 @@
  *
  * @module
  */
-import { getLogger } from "@logtape/logtape";
+import { getLogger } from "../platform/log_routing.ts";
 import { absolutePath } from "../platform/absolute_paths.ts";
 import { currentDirectory, directoryOf, pathExists, subdirectoryNames } from "../platform/files.ts";
 import { watchDirectories } from "../platform/file_watching.ts";
