@@ -80,9 +80,17 @@ const held: LogRecord[] = [];
 /** Stands for the configuration while LogTape is being imported (the answers are all yes). */
 const LINKING: LogConfig = Object.freeze({ loggers: [] });
 
+/** Whether LogTape could not be imported (then the framework prints on its own for good). */
+let unavailable = false;
+
 /** Whether LogTape has made its root logger in this process (the framework's import aside). */
 function logTapeInProcess(): boolean {
-  return ROOT_LOGGER in globalThis;
+  return !unavailable && ROOT_LOGGER in globalThis;
+}
+
+/** Whether records wait for LogTape: it is in the process, and not handed over to yet. */
+function awaitingLogTape(): boolean {
+  return logtape === undefined && !unavailable && (linking !== undefined || logTapeInProcess());
 }
 
 /**
@@ -99,7 +107,8 @@ function link(): Promise<void> {
       for (const record of held.splice(0)) module.getLogger([...record.category]).emit(record);
     },
     () => {
-      // LogTape is not installed where this runs: the framework prints on its own.
+      // LogTape cannot be imported where this runs: the framework prints on its own.
+      unavailable = true;
       for (const record of held.splice(0)) if (own !== undefined) deliver(own.config, record);
     },
   );
@@ -108,7 +117,7 @@ function link(): Promise<void> {
 
 /** Resolves once the records go where they will go from now on (LogTape, if it is here). */
 export function logRoutingSettled(): Promise<void> {
-  return logTapeInProcess() || linking !== undefined ? link() : Promise.resolve();
+  return awaitingLogTape() ? link() : Promise.resolve();
 }
 
 /**
@@ -137,8 +146,9 @@ export function hasOwnConfig(): boolean {
  */
 export function getConfig(): LogConfig | null {
   if (logtape !== undefined) return logtape.getConfig() as LogConfig | null;
-  if (linking === undefined && logTapeInProcess()) void link();
-  return own?.config ?? (linking !== undefined ? LINKING : null);
+  if (!awaitingLogTape()) return own?.config ?? null;
+  void link();
+  return own?.config ?? LINKING;
 }
 
 // LogTape, when the program imports it, is evaluated with the module graph: hand over as soon
@@ -155,7 +165,7 @@ function deliver(config: OwnConfig, record: LogRecord): void {
 function route(record: LogRecord): void {
   if (logtape !== undefined) {
     logtape.getLogger([...record.category]).emit(record);
-  } else if (linking !== undefined || logTapeInProcess()) {
+  } else if (awaitingLogTape()) {
     held.push(record);
     void link();
   } else if (own !== undefined) {
