@@ -16,6 +16,18 @@ import { getLogger, logRoutingSettled, templateParts } from "../../src/platform/
 const ROUTING = new URL("../../src/platform/log_routing.ts", import.meta.url).href;
 const LOGGING = new URL("../../src/platform/logging.ts", import.meta.url).href;
 const OBJECTS = new URL("../../src/handling/object_loggers.ts", import.meta.url).href;
+const CONFIG = new URL("../../deno.json", import.meta.url).pathname;
+
+/** Run a script in a process of its own (the project's import map); its stdout lines. */
+async function runScript(script: string): Promise<string[]> {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["eval", "--config", CONFIG, "--ext=ts", script],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assertEquals(new TextDecoder().decode(output.stderr), "");
+  return new TextDecoder().decode(output.stdout).trim().split("\n");
+}
 
 Deno.test("without LogTape in the process, the framework prints its lines itself and never loads it", async () => {
   const script = `
@@ -33,16 +45,36 @@ Deno.test("without LogTape in the process, the framework prints its lines itself
     logger.warn("{{literal}} braces and {missing}");
     console.log(Symbol.for("logtape.rootLogger") in globalThis);
   `;
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: ["eval", "--ext=ts", script],
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  assertEquals(new TextDecoder().decode(output.stderr), "");
-  assertEquals(new TextDecoder().decode(output.stdout).trim().split("\n"), [
+  assertEquals(await runScript(script), [
     "[default/kex1] Retrying GET /api in 1 s.",
     "{literal} braces and undefined",
     "false",
+  ]);
+});
+
+Deno.test("where the program loads LogTape, records made while the framework imports it are held and passed on in order", async () => {
+  const script = `
+    import { getLogger as getLogTapeLogger } from "@logtape/logtape";
+    import { getLogger, isLogged, logRoutingSettled } from ${JSON.stringify(ROUTING)};
+    import { configure } from ${JSON.stringify(LOGGING)};
+    configure({ logFormat: "plain", quiet: true, writer: (line) => console.log(line) });
+    const logger = getLogger(["kopf", "test"]);
+    console.log("info logged: " + isLogged(logger.category, "info"));
+    logger.warn("first");
+    logger.error("second");
+    console.log("logged");
+    await logRoutingSettled();
+    console.log("settled");
+    getLogTapeLogger(["my-operator"]).warning("mine, in the framework's layout");
+    logger.info("hidden in quiet mode");
+  `;
+  assertEquals(await runScript(script), [
+    "info logged: false", // the framework's configuration answers meanwhile
+    "logged", // the two records wait for LogTape…
+    "first",
+    "second",
+    "settled",
+    "mine, in the framework's layout", // …which has the framework's configuration since
   ]);
 });
 
