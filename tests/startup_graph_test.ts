@@ -68,6 +68,7 @@ const NOT_AT_START = [
   "/src/engines/peer_records.ts", // with the peering or the Leases' coordination
   "node:os", // the peers' and the Leases' holder identities
   "/src/platform/modules.ts", // node:path, node:url: only to say a package is missing
+  "/src/platform/absolute_paths.ts", // node:path: the command line's directories
   "node:process", // Node's global instead, on Node only
   "node:fs/promises", // files: Deno's own API on Deno
   "node:tls", // CA pinning: only with a CA given
@@ -76,6 +77,25 @@ const NOT_AT_START = [
   "/src/cli/",
   "/src/commands/",
 ];
+
+/**
+ * The only `node:` module at start: async contexts (Deno has no other API for them). The first
+ * `node:` module starts Node compatibility's modules; every further one, and any npm package
+ * (the npm resolver, its modules: LogTape took `node:util`), costs start-up more.
+ */
+const NODE_AT_START = ["node:async_hooks"];
+
+Deno.test("a plain operator's start loads no npm package and no node: module but async contexts", async () => {
+  const graph = await staticGraph();
+  const foreign = [...graph.keys()].filter((specifier) =>
+    specifier.startsWith("npm:") ||
+    (specifier.startsWith("node:") && !NODE_AT_START.includes(specifier))
+  );
+  assertEquals(
+    foreign.map((specifier) => `${specifier} (imported by ${graph.get(specifier)})`),
+    [],
+  );
+});
 
 Deno.test("a plain operator's start loads no tracing, servers, coordination, peering, admission, daemons, fake cluster, CLI or YAML", async () => {
   const graph = await staticGraph();

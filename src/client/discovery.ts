@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { getLogger } from "@logtape/logtape";
+import { getLogger } from "../platform/log_routing.ts";
 import { Resource } from "../structs/resources.ts";
 import type { ApiClient } from "./api.ts";
 import { APIError, APINotFoundError, APITooManyRequestsError } from "./api_errors.ts";

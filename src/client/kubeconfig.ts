@@ -20,7 +20,7 @@
  * @module
  */
 import type { LoginOptions } from "../structs/credentials.ts";
-import { getLogger } from "@logtape/logtape";
+import { getLogger } from "../platform/log_routing.ts";
 import type { ConnectionInfo } from "../structs/credentials.ts";
 import { isMapping } from "../structs/dicts.ts";
 import { LoginError } from "../structs/errors.ts";

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { getLogger } from "@logtape/logtape";
+import { getLogger } from "../platform/log_routing.ts";
 import { LoginError, UsageError } from "../structs/errors.ts";
 import { categoryLogger, isLogged, TRAFFIC_CATEGORY } from "../platform/logging.ts";
 import { FailureStreak } from "../structs/failure_streaks.ts";

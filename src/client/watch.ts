@@ -69,7 +69,7 @@ import {
   type WatchState,
 } from "./watch_streams.ts";
 import { keepWatching, WatchHealth, type WatchRecoveryOptions } from "./watch_recovery.ts";
-import { getLogger } from "@logtape/logtape";
+import { getLogger } from "../platform/log_routing.ts";
 
 export type { WatchItem, WholeWatchItem } from "./watch_items.ts";
 export type { WatchRecoveryOptions } from "./watch_recovery.ts";

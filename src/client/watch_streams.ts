@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { getLogger } from "@logtape/logtape";
+import { getLogger } from "../platform/log_routing.ts";
 import type { RawBody, RawStatus } from "../structs/bodies.ts";
 import type { Resource } from "../structs/resources.ts";
 import type { OperatorMetrics } from "../structs/operator_metrics.ts";

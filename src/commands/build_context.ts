@@ -8,7 +8,8 @@
  *
  * @module
  */
-import { absolutePath, readTextFileIfExists } from "../platform/files.ts";
+import { absolutePath } from "../platform/absolute_paths.ts";
+import { readTextFileIfExists } from "../platform/files.ts";
 import { fileUrlOf } from "../platform/modules.ts";
 import { CommandLineError } from "./run_options.ts";
 

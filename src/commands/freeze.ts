@@ -16,7 +16,7 @@
  * @module
  */
 import { Command, InvalidArgumentError, Option } from "@commander-js/extra-typings";
-import { getLogger } from "@logtape/logtape";
+import { getLogger } from "../platform/log_routing.ts";
 import { PeeringSettings } from "../settings/cluster_settings.ts";
 import type { ConnectionInfo } from "../structs/credentials.ts";
 import { LOG_FORMATS, type LogFormat } from "../structs/log_formats.ts";

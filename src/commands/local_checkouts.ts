@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { absolutePath, FileNotFoundError, pathExists, readTextFile } from "../platform/files.ts";
+import { absolutePath } from "../platform/absolute_paths.ts";
+import { FileNotFoundError, pathExists, readTextFile } from "../platform/files.ts";
 import { CommandLineError } from "./run_options.ts";
 
 /** A local checkout of the framework, and what of it a project vendors. */

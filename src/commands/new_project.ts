@@ -17,8 +17,8 @@
  *
  * @module
  */
+import { absolutePath } from "../platform/absolute_paths.ts";
 import {
-  absolutePath,
   copyPath,
   directoryEntries,
   makeDirectory,

@@ -7,7 +7,7 @@
  * @module
  */
 import { Command, Option } from "@commander-js/extra-typings";
-import { getLogger } from "@logtape/logtape";
+import { getLogger } from "../platform/log_routing.ts";
 import { configure } from "../platform/logging.ts";
 import { formatLogRecord, LOG_FORMATS, type LogFormat } from "../structs/log_formats.ts";
 import { writeStderrLine } from "../platform/stderr.ts";

@@ -20,14 +20,9 @@
  *
  * @module
  */
-import { getLogger } from "@logtape/logtape";
-import {
-  absolutePath,
-  currentDirectory,
-  directoryOf,
-  pathExists,
-  subdirectoryNames,
-} from "../platform/files.ts";
+import { getLogger } from "../platform/log_routing.ts";
+import { absolutePath } from "../platform/absolute_paths.ts";
+import { currentDirectory, directoryOf, pathExists, subdirectoryNames } from "../platform/files.ts";
 import { watchDirectories } from "../platform/file_watching.ts";
 import { configure } from "../platform/logging.ts";
 import { commandLineArgs, exitProcess } from "../platform/process.ts";

@@ -6,7 +6,7 @@
  * @module
  */
 import { runWithRequestPriority } from "../client/request_priorities.ts";
-import { getLogger } from "@logtape/logtape";
+import { getLogger } from "../platform/log_routing.ts";
 import type { ApiClient } from "../client/api.ts";
 import { createEvent } from "../client/events.ts";
 import type { JsonObject } from "../structs/bodies.ts";

@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { getConfig, getLogger, type Logger, type LogLevel } from "@logtape/logtape";
+import { getConfig, getLogger, type Logger, type LogLevel } from "../platform/log_routing.ts";
 import { AsyncContext, type Binding } from "../platform/async_context.ts";
 import { isLogged, logContext, OBJECTS_CATEGORY } from "../platform/logging.ts";
 import {

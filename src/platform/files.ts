@@ -5,7 +5,6 @@
  *
  * @module
  */
-import { resolve } from "node:path";
 import { getEnv, nodeProcess } from "./process.ts";
 
 /** `node:fs/promises`, loaded on Node only: Deno's start-up never pays for it. */
@@ -202,11 +201,6 @@ export function resolvePath(baseDirectory: string, path: string): string {
   return expanded.startsWith("./")
     ? `${base}${sep}${expanded.slice(2)}`
     : `${base}${sep}${expanded}`;
-}
-
-/** A path made absolute against the current directory, normalised (no `.` or `..`). */
-export function absolutePath(path: string): string {
-  return resolve(currentDirectory(), expandHome(path));
 }
 
 /** The separator of path lists in environment variables: `;` on Windows, else `:`. */

@@ -1,8 +1,8 @@
 /**
  * Files: writing, making directories, telling files from directories, listing entries.
  */
+import { absolutePath } from "../../src/platform/absolute_paths.ts";
 import {
-  absolutePath,
   copyPath,
   currentDirectory,
   directoryEntries,
