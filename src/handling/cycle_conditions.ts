@@ -49,8 +49,11 @@ const NAMED = 5;
 export function cycleConditions(
   fates: readonly HandlerFate[],
   types: ConditionTypes,
-): ConditionInit[] {
+): readonly ConditionInit[] {
   if (fates.length === 0) return idleConditions(types);
+  if (fates.every((f) => f.fate === "succeeded")) {
+    return succeeded(types, describe(fates, "succeeded"));
+  }
   const failed = fates.filter((f) => f.fate === "failed");
   const retrying = fates.filter((f) => f.fate === "retrying");
   const pending = fates.filter((f) => f.fate === "pending");
@@ -67,8 +70,31 @@ export function cycleConditions(
   if (failure !== undefined) {
     return three(types, ["False", failure], ["False", failure], ["True", failure]);
   }
-  const success = { reason: "Succeeded", message: describe(fates, "succeeded") };
-  return three(types, ["True", success], ["False", success], ["False", success]);
+  return succeeded(types, describe(fates, "succeeded"));
+}
+
+/**
+ * The conditions of a cycle whose handlers all succeeded, by message: the same few lists for
+ * every object's cycle (frozen, shared), made again only if the condition types have been
+ * renamed in the settings since.
+ */
+const successes = new Map<string, readonly ConditionInit[]>();
+
+function succeeded(types: ConditionTypes, message: string): readonly ConditionInit[] {
+  const known = successes.get(message);
+  if (
+    known !== undefined && known[0].type === types.ready &&
+    known[1].type === types.reconciling && known[2].type === types.stalled
+  ) return known;
+  const success = { reason: "Succeeded", message };
+  const made = Object.freeze(
+    three(types, ["True", success], ["False", success], ["False", success]).map((c) =>
+      Object.freeze(c)
+    ),
+  );
+  // Bounded: messages name handlers (a few per operator), or count them.
+  if (successes.size < 1_000) successes.set(message, made);
+  return made;
 }
 
 /** The three conditions of an object that no handler had anything to do with. */
