@@ -22,6 +22,7 @@ import { kopf, type RawBody } from "../../mod.ts";
 import { ApiClient, createObject, Vault } from "../../src/client/mod.ts";
 import { FakeCluster } from "../../src/testing/mod.ts";
 import { OPERATOR_V8_FLAGS, v8FlagsArgument } from "../../src/cli/runtime_flags.ts";
+import { operateUntilTerminated } from "./support/bench_operator.ts";
 import { ChildProcess, now } from "./support/process.ts";
 import { percentile } from "./support/stats.ts";
 
@@ -62,21 +63,16 @@ async function child(url: string): Promise<void> {
     }
   });
   kopf.configure({ quiet: true });
-  const stop = new AbortController();
-  Deno.addSignalListener("SIGTERM", () => stop.abort());
   Deno.addSignalListener("SIGUSR2", () => {
     const gc = (globalThis as { gc?: () => void }).gc;
     gc?.();
     gc?.(); // weak references and finalizers cleared by the first one
     console.log(`HEAP ${Deno.memoryUsage().heapUsed}`);
   });
-  await kopf.operator({
+  await operateUntilTerminated({
     registry,
     settings: new kopf.OperatorSettings({ posting: { enabled: false } }),
     namespaces: ["default"],
-    standalone: true,
-    signal: stop.signal,
-    onReady: () => console.log("READY"),
   });
   await api.close();
 }

@@ -17,6 +17,7 @@ import { kopf } from "../../mod.ts";
 import type { RawBody } from "../../mod.ts";
 import { FakeCluster } from "../../src/testing/mod.ts";
 import { ChildProcess, now } from "./support/process.ts";
+import { operateUntilTerminated } from "./support/bench_operator.ts";
 
 const KIND = "kopfexamples.kopf.dev";
 const COUNT = Number(Deno.env.get("KOPF_BENCH_FLOW_COUNT") ?? 3_000);
@@ -41,16 +42,7 @@ async function child(url: string, mode: Mode): Promise<void> {
     settings.batching.workerLimit = SEATS;
     settings.networking.adaptiveConcurrency = false;
   }
-  const stop = new AbortController();
-  Deno.addSignalListener("SIGTERM", () => stop.abort());
-  await kopf.operator({
-    registry,
-    settings,
-    clusterwide: true,
-    standalone: true,
-    signal: stop.signal,
-    onReady: () => console.log("READY"),
-  });
+  await operateUntilTerminated({ registry, settings, clusterwide: true });
 }
 
 /** One run: the seconds from the first creation until all are handled, and the 429s. */

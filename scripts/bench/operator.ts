@@ -28,6 +28,7 @@ import { kopf } from "../../mod.ts";
 import type { RawBody } from "../../mod.ts";
 import { FakeCluster } from "../../src/testing/mod.ts";
 import { OPERATOR_V8_FLAGS, v8FlagsArgument } from "../../src/cli/runtime_flags.ts";
+import { operateUntilTerminated } from "./support/bench_operator.ts";
 import { ChildProcess, lines, now, rssMb } from "./support/process.ts";
 import { RequestCounter } from "./support/requests.ts";
 import { mb, percentile } from "./support/stats.ts";
@@ -52,23 +53,18 @@ async function child(url: string, count: number): Promise<void> {
   kopf.configure({ quiet: true });
   // Events are measured by the logging section; here only with KOPF_BENCH_POSTING=1.
   const settings = new kopf.OperatorSettings({ posting: { enabled: POSTING } });
-  const stop = new AbortController();
-  Deno.addSignalListener("SIGTERM", () => stop.abort());
   // Asked by the parent once all objects are handled: where the memory is.
   Deno.addSignalListener(
     "SIGUSR2",
     () => console.log(`MEMORY ${JSON.stringify(Deno.memoryUsage())}`),
   );
-  await kopf.operator({
+  await operateUntilTerminated({
     registry,
     settings,
     clusterwide: true,
-    standalone: true,
     ...(Deno.env.get("KOPF_BENCH_METRICS") === "1"
       ? { metricsEndpoint: "http://127.0.0.1:0/metrics" }
       : {}),
-    signal: stop.signal,
-    onReady: () => console.log("READY"),
   });
 }
 

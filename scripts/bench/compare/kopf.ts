@@ -15,6 +15,7 @@
  */
 import { kopf } from "../../../mod.ts";
 import { now } from "../support/process.ts";
+import { operateUntilTerminated } from "../support/bench_operator.ts";
 
 const server = Deno.args[0];
 const registry = new kopf.OperatorRegistry();
@@ -57,13 +58,4 @@ if (gc) {
     console.log(`HEAP ${JSON.stringify({ base, now: heap() })}`);
   });
 }
-const stop = new AbortController();
-Deno.addSignalListener("SIGTERM", () => stop.abort());
-await kopf.operator({
-  registry,
-  settings,
-  clusterwide: true,
-  standalone: true,
-  signal: stop.signal,
-  onReady: () => console.log("READY"),
-});
+await operateUntilTerminated({ registry, settings, clusterwide: true });

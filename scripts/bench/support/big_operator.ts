@@ -22,6 +22,7 @@
  * until SIGTERM.
  */
 import { kopf } from "../../../mod.ts";
+import { operateUntilTerminated } from "./bench_operator.ts";
 import { now } from "./process.ts";
 
 const [server, mode, namespaces] = Deno.args;
@@ -103,13 +104,4 @@ kopf.configure(
   Deno.env.get("KOPF_BENCH_BIG_VERBOSE") === "1" ? { verbose: true } : { quiet: true },
 );
 const settings = new kopf.OperatorSettings({ posting: { enabled: false } });
-const stop = new AbortController();
-Deno.addSignalListener("SIGTERM", () => stop.abort());
-await kopf.operator({
-  registry,
-  settings,
-  namespaces: namespaces.split(","),
-  standalone: true,
-  signal: stop.signal,
-  onReady: () => console.log("READY"),
-});
+await operateUntilTerminated({ registry, settings, namespaces: namespaces.split(",") });
