@@ -61,16 +61,14 @@ export function cycleConditions(
     reason: "Failed",
     message: describe(failed, "failed"),
   };
-  if (retrying.length > 0 || pending.length > 0) {
-    const progress: Verdict = retrying.length > 0
-      ? { reason: "Retrying", message: describe(retrying, "is retrying") }
-      : { reason: "Progressing", message: describe(pending, "is in progress") };
-    return three(types, ["False", failure ?? progress], ["True", progress], ["False", progress]);
-  }
-  if (failure !== undefined) {
+  if (failure !== undefined && retrying.length === 0 && pending.length === 0) {
     return three(types, ["False", failure], ["False", failure], ["True", failure]);
   }
-  return succeeded(types, describe(fates, "succeeded"));
+  // Not all succeeded, and not only failures: some are retrying or pending.
+  const progress: Verdict = retrying.length > 0
+    ? { reason: "Retrying", message: describe(retrying, "is retrying") }
+    : { reason: "Progressing", message: describe(pending, "is in progress") };
+  return three(types, ["False", failure ?? progress], ["True", progress], ["False", progress]);
 }
 
 /**
