@@ -140,3 +140,19 @@ Deno.test("within a lane, the tenants' waiters take turns; an abandoned wait lea
   await Promise.all(waits);
   assertEquals(order, ["b gone", "a1", "b1", "a2", "b2", "a3"]);
 });
+
+Deno.test("tryAcquire takes a free place at once, and never one that a waiter is owed", async () => {
+  const semaphore = new Semaphore(1);
+  const release = semaphore.tryAcquire();
+  assertEquals(typeof release, "function");
+  assertEquals(semaphore.tryAcquire(), undefined, "full");
+  const waiting = semaphore.acquire();
+  release!();
+  assertEquals(semaphore.tryAcquire(), undefined, "the freed place went to the waiter");
+  (await waiting)();
+  const again = semaphore.tryAcquire();
+  assertEquals([typeof again, semaphore.active], ["function", 1]);
+  again!();
+  again!(); // twice: the place is given back once
+  assertEquals(semaphore.active, 0);
+});

@@ -76,3 +76,27 @@ Deno.test("many items in random order come out sorted", async () => {
   assertEquals(got, [...got].sort((x, y) => x - y));
   assertEquals(got.length, items.length - Math.ceil(items.length / 3));
 });
+
+Deno.test("a timer is armed again only for an earlier deadline; one due later keeps it", async () => {
+  const { clock, fired, deadlines } = setup();
+  const schedule = clock.schedule.bind(clock);
+  let armed = 0;
+  clock.schedule = (seconds, callback) => {
+    armed++;
+    return schedule(seconds, callback);
+  };
+  const [a, b] = [item("a"), item("b")];
+  deadlines.schedule(a, 1);
+  deadlines.schedule(b, 5);
+  deadlines.cancel(a); // the earliest goes: its timer stays, to fire for nothing
+  deadlines.schedule(b, 6); // later still: the same
+  assertEquals(armed, 1);
+  deadlines.schedule(item("c"), 0.5); // earlier: armed again
+  assertEquals(armed, 2);
+  await clock.advance(10);
+  assertEquals(fired, ["c@0.5", "b@6"]);
+  assertEquals(clock.sleepers, 0);
+  deadlines.schedule(a, 20);
+  deadlines.cancel(a); // none left: no timer
+  assertEquals(clock.sleepers, 0);
+});
