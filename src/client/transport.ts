@@ -16,7 +16,7 @@ import { inSpan, isTracing } from "../platform/tracing.ts";
 import { type OperatorMetrics, requestLabels } from "../structs/operator_metrics.ts";
 import { findMissingPermission } from "../platform/permission_flags.ts";
 import { describeNetworkError } from "../platform/http_client.ts";
-import { responseHeader } from "../platform/http1_parser.ts";
+import { responseHeader } from "../platform/http1_responses.ts";
 import { deliveryOf } from "../platform/request_delivery.ts";
 import { apiErrorFor, statusFromBody } from "./api_errors.ts";
 import {

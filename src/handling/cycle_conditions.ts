@@ -4,11 +4,17 @@
  *
  * | handlers of the cause                 | Ready                  | Reconciling      | Stalled         |
  * | ------------------------------------- | ---------------------- | ---------------- | --------------- |
- * | all succeeded                         | True `Succeeded`       | False            | False           |
- * | some pending or retrying              | False (their reason)   | True (reason)    | False           |
- * | … and one failed for good             | False `Failed`         | True (reason)    | False           |
- * | none pending, one failed for good     | False `Failed`         | False `Failed`   | True `Failed`   |
- * | none at all (nothing to do)           | True `NothingToDo`     | False            | False           |
+ * | all succeeded                         | True `Succeeded`       | —                | —               |
+ * | some pending or retrying              | False (their reason)   | True (reason)    | —               |
+ * | … and one failed for good             | False `Failed`         | True (reason)    | —               |
+ * | none pending, one failed for good     | False `Failed`         | —                | True `Failed`   |
+ * | none at all (nothing to do)           | True `NothingToDo`     | —                | —               |
+ *
+ * `Reconciling` and `Stalled` are kstatus' abnormal-true conditions: present only while
+ * True, as Flux's controllers keep them (kstatus, Argo CD's health checks and `kubectl wait`
+ * read an absent one as not true). Written False, they doubled the size of every handled
+ * object's conditions on the wire — in the write, its answer and its watch event, each with
+ * their managed fields — for nothing that any reader tells apart.
  *
  * The reason of handlers still at work is `Retrying` when one of them failed and is retried
  * (the message names it and its error), else `Progressing` (not run yet, or waiting for
@@ -45,7 +51,7 @@ interface Verdict {
 /** At most this many handler ids are named in one message; the rest are counted. */
 const NAMED = 5;
 
-/** The three conditions after a cycle whose handlers stand as given. */
+/** The conditions after a cycle whose handlers stand as given (see the module docs). */
 export function cycleConditions(
   fates: readonly HandlerFate[],
   types: ConditionTypes,
@@ -62,13 +68,16 @@ export function cycleConditions(
     message: describe(failed, "failed"),
   };
   if (failure !== undefined && retrying.length === 0 && pending.length === 0) {
-    return three(types, ["False", failure], ["False", failure], ["True", failure]);
+    return [present(types.ready, "False", failure), present(types.stalled, "True", failure)];
   }
   // Not all succeeded, and not only failures: some are retrying or pending.
   const progress: Verdict = retrying.length > 0
     ? { reason: "Retrying", message: describe(retrying, "is retrying") }
     : { reason: "Progressing", message: describe(pending, "is in progress") };
-  return three(types, ["False", failure ?? progress], ["True", progress], ["False", progress]);
+  return [
+    present(types.ready, "False", failure ?? progress),
+    present(types.reconciling, "True", progress),
+  ];
 }
 
 /**
@@ -80,33 +89,28 @@ const successes = new Map<string, readonly ConditionInit[]>();
 
 function succeeded(types: ConditionTypes, message: string): readonly ConditionInit[] {
   const known = successes.get(message);
-  if (
-    known !== undefined && known[0].type === types.ready &&
-    known[1].type === types.reconciling && known[2].type === types.stalled
-  ) return known;
-  const success = { reason: "Succeeded", message };
-  const made = Object.freeze(
-    three(types, ["True", success], ["False", success], ["False", success]).map((c) =>
-      Object.freeze(c)
-    ),
-  );
+  if (known !== undefined && known[0].type === types.ready) return known;
+  const made = Object.freeze([
+    Object.freeze(present(types.ready, "True", { reason: "Succeeded", message })),
+  ]);
   // Bounded: messages name handlers (a few per operator), or count them.
   if (successes.size < 1_000) successes.set(message, made);
   return made;
 }
 
-/** The three conditions of an object that no handler had anything to do with. */
+/** The conditions of an object that no handler had anything to do with: `Ready` alone. */
 export function idleConditions(types: ConditionTypes): ConditionInit[] {
   const idle = { reason: "NothingToDo", message: "No handler had anything to do." };
-  return three(types, ["True", idle], ["False", idle], ["False", idle]);
+  return [present(types.ready, "True", idle)];
 }
 
 /**
- * The three conditions after a cycle with nothing to do (no change of the essence, or no
- * handler for the change): those the object has are kept as they are (a failure stays a
- * failure until a change is handled), stamped with the generation now observed; an object
- * without them yet — or whose handling was left unfinished, as when a change was undone
- * before its handlers finished — gets {@link idleConditions}.
+ * The conditions after a cycle with nothing to do (no change of the essence, or no handler
+ * for the change): those the object has are kept as they are (a failure stays a failure
+ * until a change is handled), stamped with the generation now observed — but for a
+ * `Stalled` that is not True, left out (as versions before kept it False). An object
+ * without them yet — or whose handling was left unfinished (`Reconciling` True), as when a
+ * change was undone before its handlers finished — gets {@link idleConditions}.
  */
 export function unchangedConditions(
   current: readonly unknown[],
@@ -116,10 +120,11 @@ export function unchangedConditions(
   const reconciling = findType(current, types.reconciling);
   if (ready === undefined || reconciling?.status === "True") return idleConditions(types);
   const kept: ConditionInit[] = [];
-  for (const type of [types.ready, types.reconciling, types.stalled]) {
+  for (const type of [types.ready, types.stalled]) {
     const condition = findType(current, type);
     if (condition === undefined) continue;
     const { status, reason, message } = condition;
+    if (type !== types.ready && status !== "True") continue;
     const init = {
       type,
       status: status as ConditionStatus,
@@ -133,17 +138,9 @@ export function unchangedConditions(
   return kept;
 }
 
-function three(
-  types: ConditionTypes,
-  ready: readonly [ConditionStatus, Verdict],
-  reconciling: readonly [ConditionStatus, Verdict],
-  stalled: readonly [ConditionStatus, Verdict],
-): ConditionInit[] {
-  return [
-    { type: types.ready, status: ready[0], ...ready[1] },
-    { type: types.reconciling, status: reconciling[0], ...reconciling[1] },
-    { type: types.stalled, status: stalled[0], ...stalled[1] },
-  ];
+/** One of the conditions, as it is set. */
+function present(type: string, status: ConditionStatus, verdict: Verdict): ConditionInit {
+  return { type, status, reason: verdict.reason, message: verdict.message };
 }
 
 /**

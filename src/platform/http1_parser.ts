@@ -13,6 +13,8 @@
  * @module
  */
 
+import { Http1Response } from "./http1_responses.ts";
+
 /** Reads bytes into the array given: how many it read, or `null` at the end of the stream. */
 export type Receive = (into: Uint8Array) => Promise<number | null>;
 
@@ -117,14 +119,17 @@ export class ResponseReader {
 
   /** Read the next response (skipping interim 1xx ones) to a request of this method. */
   async response(method: string): Promise<ReadResponse> {
-    let head = parseHead(await this.#head());
+    // What is buffered already is taken without awaiting: most answers come in one read.
+    let text = this.#head();
+    let head = parseHead(typeof text === "string" ? text : await text);
     for (let interim = 0; head.status < 200 && head.status !== 101; interim++) {
       if (interim === MAX_INTERIM_RESPONSES) {
         throw new Error(
           `more than ${MAX_INTERIM_RESPONSES} interim (1xx) answers before the response`,
         );
       }
-      head = parseHead(await this.#head());
+      text = this.#head();
+      head = parseHead(typeof text === "string" ? text : await text);
     }
     if (head.status === 101) throw new Error("unexpected HTTP status 101 in the response");
     if (head.contentEncoding !== undefined && head.contentEncoding !== "identity") {
@@ -142,8 +147,10 @@ export class ResponseReader {
       body = await this.#chunked();
       // Both framings given: whoever sent it may disagree with us about where it ends.
       if (head.contentLength !== undefined) keepAlive = false;
-    } else if (head.contentLength !== undefined) body = await this.#exactly(head.contentLength);
-    else {
+    } else if (head.contentLength !== undefined) {
+      const exactly = this.#exactly(head.contentLength);
+      body = typeof exactly === "string" ? exactly : await exactly;
+    } else {
       body = await this.#untilEnded();
       keepAlive = false;
     }
@@ -155,39 +162,62 @@ export class ResponseReader {
     };
   }
 
-  /** The status line and headers, as text (without the blank line ending them). */
-  async #head(): Promise<string> {
-    let scanned = 0;
-    let bits = 0; // all the bytes or-ed: whether any is beyond ASCII
+  /**
+   * The status line and headers, as text (without the blank line ending them): at once if
+   * they are buffered, else once they are.
+   */
+  #head(): string | Promise<string> {
+    const found = this.#findHead(0);
+    return typeof found === "string" ? found : this.#headLater(found);
+  }
+
+  async #headLater(scanned: number): Promise<string> {
     for (;;) {
-      const buffer = this.#buffer;
-      const start = this.#start;
-      const end = this.#end;
-      for (let i = start + scanned; i < end; i++) {
-        const byte = buffer[i];
-        bits |= byte;
-        if (
-          byte === 10 && i - start >= 3 && buffer[i - 1] === 13 && buffer[i - 2] === 10 &&
-          buffer[i - 3] === 13
-        ) {
-          const bytes = buffer.subarray(start, i - 3);
-          const text = bits < 0x80 ? decoder.decode(bytes) : latin1(bytes);
-          this.#consume(i + 1 - start);
-          return text;
-        }
-      }
-      scanned = end - start;
       if (scanned > MAX_HEAD_BYTES) {
         throw new Error(`the response head is larger than ${MAX_HEAD_BYTES} bytes`);
       }
-      await this.#more("before the response");
+      // The read itself, not through #more: one async frame less per response.
+      if ((await this.#read()) === null) throw this.#lost("before the response");
+      const found = this.#findHead(scanned);
+      if (typeof found === "string") return found;
+      scanned = found;
     }
   }
 
-  /** The next `length` bytes as text. */
-  async #exactly(length: number): Promise<string> {
+  /**
+   * The head if the buffer holds it all (consumed, with its blank line), else how many of
+   * the unread bytes were scanned: the next scan starts there.
+   */
+  #findHead(scanned: number): string | number {
+    const buffer = this.#buffer;
+    const start = this.#start;
+    const end = this.#end;
+    // The blank line ends with a byte not scanned yet: the scan looks back from there.
+    for (let i = start + scanned; i < end; i++) {
+      if (
+        buffer[i] === 10 && i - start >= 3 && buffer[i - 1] === 13 && buffer[i - 2] === 10 &&
+        buffer[i - 3] === 13
+      ) {
+        let bits = 0; // all the bytes or-ed: whether any is beyond ASCII
+        for (let k = start; k < i; k++) bits |= buffer[k];
+        const bytes = buffer.subarray(start, i - 3);
+        const text = bits < 0x80 ? decoder.decode(bytes) : latin1(bytes);
+        this.#consume(i + 1 - start);
+        return text;
+      }
+    }
+    return end - start;
+  }
+
+  /** The next `length` bytes as text: at once if they are buffered, else once they are. */
+  #exactly(length: number): string | Promise<string> {
     if (length > this.#maxBody) throw this.#tooLarge(`declares ${length} bytes, more than`);
-    await this.#fill(length);
+    if (this.#end - this.#start >= length) return this.#take(length);
+    return this.#fill(length).then(() => this.#take(length));
+  }
+
+  /** The next `length` unread bytes (buffered) as text, consumed. */
+  #take(length: number): string {
     const text = decoder.decode(this.#buffer.subarray(this.#start, this.#start + length));
     this.#consume(length);
     return text;
@@ -296,9 +326,12 @@ export class ResponseReader {
 
   /** Read more bytes; fail if the stream ends. */
   async #more(where: string, want = 0): Promise<void> {
-    if ((await this.#read(want)) === null) {
-      throw new ConnectionLost(`the connection closed ${where}`);
-    }
+    if ((await this.#read(want)) === null) throw this.#lost(where);
+  }
+
+  /** The failure of a stream that ended before the response did. */
+  #lost(where: string): ConnectionLost {
+    return new ConnectionLost(`the connection closed ${where}`);
   }
 
   /** Drop the first `count` unread bytes. */
@@ -460,49 +493,4 @@ function latin1(bytes: Uint8Array): string {
     text += String.fromCharCode(...bytes.subarray(i, i + 4096));
   }
   return text;
-}
-
-/**
- * A response header (`name` in lower case), read without making the response's `Headers`
- * when the response is one of {@link ResponseReader}'s.
- */
-export function responseHeader(response: Response, name: string): string | null {
-  return response instanceof Http1Response ? response.header(name) : response.headers.get(name);
-}
-
-/**
- * A response read whole. Its `Headers` are made when first asked for: most callers only
- * read the status and the text, and building `Headers` costs more than the rest of it.
- */
-class Http1Response extends Response {
-  readonly #fields: string[];
-  #headers: Headers | undefined;
-
-  constructor(body: string | null, status: number, statusText: string, fields: string[]) {
-    super(body, { status, statusText });
-    this.#fields = fields;
-  }
-
-  /** One header's values joined as `Headers.get` joins them, without making the `Headers`. */
-  header(name: string): string | null {
-    if (this.#headers !== undefined) return this.#headers.get(name);
-    let value: string | null = null;
-    for (let i = 0; i < this.#fields.length; i += 2) {
-      if (this.#fields[i] === name) {
-        value = value === null ? this.#fields[i + 1] : `${value}, ${this.#fields[i + 1]}`;
-      }
-    }
-    return value;
-  }
-
-  override get headers(): Headers {
-    if (this.#headers === undefined) {
-      const headers = new Headers();
-      for (let i = 0; i < this.#fields.length; i += 2) {
-        headers.append(this.#fields[i], this.#fields[i + 1]);
-      }
-      this.#headers = headers;
-    }
-    return this.#headers;
-  }
 }

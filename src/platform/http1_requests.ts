@@ -61,7 +61,13 @@ export function requestBytes(
     return encoder.encode(method === "DELETE" ? head + "\r\n" : head + "content-length: 0\r\n\r\n");
   }
   if (!NON_ASCII.test(body)) {
-    return encoder.encode(`${head}content-length: ${body.length}\r\n\r\n${body}`);
+    // Each encoded where it goes (the head is ASCII: checked above): no string of both,
+    // which would copy the body once more for every write.
+    head += `content-length: ${body.length}\r\n\r\n`;
+    const bytes = new Uint8Array(head.length + body.length);
+    encoder.encodeInto(head, bytes);
+    encoder.encodeInto(body, bytes.subarray(head.length));
+    return bytes;
   }
   const payload = encoder.encode(body);
   head += `content-length: ${payload.length}\r\n\r\n`;

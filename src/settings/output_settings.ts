@@ -113,7 +113,8 @@ export function fieldManagerProblem(value: unknown): string | undefined {
  * (`status.conditions`, and `status.observedGeneration`), as Argo CD, Flux, `kubectl wait`
  * and kstatus read them: after each handling cycle, `Ready` says whether every handler of
  * the latest change succeeded, `Reconciling` whether some are still pending or retrying,
- * `Stalled` whether one failed for good. They ride in the cycle's own write, and only when
+ * `Stalled` whether one failed for good (these two are there only while True, as kstatus'
+ * abnormal-true conditions are). They ride in the cycle's own write, and only when
  * they change. Built-in resources never get them (their conditions belong to Kubernetes).
  * `enabled = false` keeps the status as Kopf writes it.
  *

@@ -91,6 +91,36 @@ Deno.test("writes go over one kept connection, and read as fetch would read them
   }
 });
 
+Deno.test("a write's answer is read once, as a Response's body is: text, json, bytes, stream, clone", async () => {
+  const text = JSON.stringify({ said: "héllo ✓" });
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    () => new Response(text, { headers: { "content-type": "application/json" } }),
+  );
+  const agent = new Http1Agent();
+  try {
+    const url = `http://127.0.0.1:${server.addr.port}/apis/x/v1/things/t`;
+    const first = await patch(agent, url, "{}");
+    assert(!first.bodyUsed);
+    const copy = first.clone();
+    assertEquals(await first.text(), text);
+    assert(first.bodyUsed);
+    await assertRejects(() => first.text(), TypeError);
+    await assertRejects(() => first.arrayBuffer(), TypeError);
+    assertEquals(await copy.json(), { said: "héllo ✓" });
+    const bytes = await (await patch(agent, url, "{}")).bytes();
+    assertEquals(new TextDecoder().decode(bytes), text);
+    const streamed = await patch(agent, url, "{}");
+    assertEquals(await new Response(streamed.body).text(), text);
+    assertEquals(streamed.body, streamed.body, "one stream, as Deno's own responses have");
+    const empty = await agent.fetch(url, { method: "DELETE" })!;
+    assertEquals(await empty.text(), text);
+  } finally {
+    agent.close();
+    await server.shutdown();
+  }
+});
+
 Deno.test("concurrent writes open connections as needed and reuse them after", async () => {
   const ports = new Set<number>();
   const server = Deno.serve(

@@ -110,7 +110,7 @@ export class StatusConditions {
     const { body, patch, resource } = processing;
     const current = conditionsOf(body.status);
     const held = conditionsInPatch(patch); // the handlers' own, this cycle
-    const base = held ?? current;
+    const base = this.#withoutUnset(held ?? current, updates);
     const now = transitionTime(this.#clock.wall());
     const seen = generationOf(body);
     const observed = isMapping(body.status) ? body.status.observedGeneration : undefined;
@@ -129,6 +129,18 @@ export class StatusConditions {
     if (generation !== undefined && observed !== generation) {
       setInPatch(patch, ["status", "observedGeneration"], generation);
     }
+  }
+
+  /**
+   * The list without those of the framework's types that the updates do not set: a
+   * `Reconciling` or `Stalled` that is not True is not kept (see `cycle_conditions.ts`).
+   */
+  #withoutUnset(list: readonly unknown[], updates: readonly ConditionInit[]): readonly unknown[] {
+    const { reconciling, stalled } = this.#settings;
+    const unset = (type: unknown) =>
+      (type === reconciling || type === stalled) && !updates.some((u) => u.type === type);
+    if (!list.some((entry) => isMapping(entry) && unset(entry.type))) return list;
+    return list.filter((entry) => !isMapping(entry) || !unset(entry.type));
   }
 }
 

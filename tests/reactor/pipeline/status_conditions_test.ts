@@ -36,10 +36,14 @@ function kex(generation: number, status?: Record<string, unknown>): RawBody {
 
 const SUCCEEDED: HandlerFate[] = [{ id: "create_fn", fate: "succeeded", message: null }];
 
-/** The conditions as a handling cycle of `create_fn` that succeeded leaves them, at `generation`. */
-function readyAt(generation: number) {
+/**
+ * The conditions as a handling cycle of `create_fn` that succeeded leaves them, at
+ * `generation`: `Ready` alone; with `before`, as versions before wrote them (all three).
+ */
+function readyAt(generation: number, before = false) {
   const message = "Handler 'create_fn' succeeded.";
-  return [["Ready", "True"], ["Reconciling", "False"], ["Stalled", "False"]].map((
+  const three = [["Ready", "True"], ["Reconciling", "False"], ["Stalled", "False"]];
+  return (before ? three : three.slice(0, 1)).map((
     [type, status],
   ) => ({
     type,
@@ -129,23 +133,46 @@ Deno.test("nothing to do: conditions right stay unwritten; missing or left recon
   const fresh = processing(kex(3));
   conditions.afterNothing(fresh);
   const idle = written(fresh).conditions as { type: string; reason: string }[];
-  assertEquals(idle.map((c) => [c.type, c.reason]), [
-    ["Ready", "NothingToDo"],
-    ["Reconciling", "NothingToDo"],
-    ["Stalled", "NothingToDo"],
-  ]);
+  assertEquals(idle.map((c) => [c.type, c.reason]), [["Ready", "NothingToDo"]]);
   // A change undone before its handlers finished: they will not run; nothing left to do.
-  const reconciling = readyAt(3).map((c) =>
+  const reconciling = readyAt(3, true).map((c) =>
     c.type === "Reconciling" ? { ...c, status: "True", reason: "Retrying" } : c
   );
   const left = processing(kex(3, { conditions: reconciling, observedGeneration: 3 }));
   conditions.afterNothing(left);
   assertEquals(
     (written(left).conditions as { reason: string }[]).map((c) => c.reason),
-    ["NothingToDo", "NothingToDo", "NothingToDo"],
+    ["NothingToDo"],
   );
   // A newer generation with nothing to do (a change undone): the same conditions, observed.
   const newer = processing(kex(4, { conditions: readyAt(3), observedGeneration: 3 }));
   conditions.afterNothing(newer);
   assertEquals(written(newer), { conditions: readyAt(4), observedGeneration: 4 });
+});
+
+Deno.test("conditions as versions before wrote them (Reconciling and Stalled False): no write for them alone; the next write leaves the False ones out, the other types in place", () => {
+  const conditions = new StatusConditions(new ConditionsSettings(), clock);
+  const before = readyAt(3, true);
+  const echo = processing(kex(3, { conditions: before, observedGeneration: 3 }));
+  conditions.afterNothing(echo);
+  assert(echo.patch.isEmpty);
+  const other = { type: "Other", status: "False", reason: "Theirs", message: "" };
+  const cycle = processing(kex(4, { conditions: [before[0], other, ...before.slice(1)] }));
+  conditions.afterCycle(cycle, SUCCEEDED);
+  assertEquals(written(cycle), { conditions: [readyAt(4)[0], other], observedGeneration: 4 });
+  // Reconciling comes back while handlers are at work, and goes when they are done.
+  const retrying: HandlerFate[] = [{ id: "create_fn", fate: "retrying", message: "not yet" }];
+  const busy = processing(kex(5, { conditions: readyAt(4), observedGeneration: 4 }));
+  conditions.afterCycle(busy, retrying);
+  const busyConditions = written(busy).conditions as { type: string; status: string }[];
+  assertEquals(busyConditions.map((c) => [c.type, c.status]), [
+    ["Ready", "False"],
+    ["Reconciling", "True"],
+  ]);
+  const done = processing(kex(5, { conditions: busyConditions, observedGeneration: 5 }));
+  conditions.afterCycle(done, SUCCEEDED);
+  assertEquals(
+    (written(done).conditions as { type: string; status: string }[]).map((c) => [c.type, c.status]),
+    [["Ready", "True"]],
+  );
 });
