@@ -9,7 +9,8 @@ import { UsageError } from "../structs/errors.ts";
 import type { JsonObject, RawBody } from "../structs/bodies.ts";
 import type { Resource } from "../structs/resources.ts";
 import type { JsonPatchOperation } from "../structs/patches.ts";
-import type { ApiClient, QueryParams } from "./api.ts";
+import { answerOf, type ApiClient, type QueryParams, type RequestOptions } from "./api.ts";
+import type { ObjectAnswer } from "./object_answers.ts";
 import { APIGoneError } from "./api_errors.ts";
 import { createOnce } from "./creation.ts";
 import { Backoff, type BackoffOptions } from "../structs/backoffs.ts";
@@ -375,6 +376,31 @@ export async function patchObject(
   patch: JsonObject | RawBody | readonly JsonPatchOperation[],
   options: PatchOptions = {},
 ): Promise<RawBody> {
+  return (await patchForAnswer(api, resource, ref, patch, options)).body as RawBody;
+}
+
+/**
+ * {@link patchObject}, its answer kept as text: the version it produced read at once, the
+ * object parsed only if asked for (see `object_answers.ts`). For the framework's own writes.
+ */
+export async function patchForAnswer(
+  api: ApiClient,
+  resource: Resource,
+  ref: ObjectRef,
+  patch: JsonObject | RawBody | readonly JsonPatchOperation[],
+  options: PatchOptions = {},
+): Promise<ObjectAnswer> {
+  checkPatch(patch, options);
+  const where = await locate(api, resource, ref, "Patching an object", options.signal);
+  const path = objectPath(resource, where, options.subresource);
+  return await answerOf(api, "PATCH", path, patchRequest(patch, options));
+}
+
+/** Refuse a patch whose form does not fit its type. */
+function checkPatch(
+  patch: JsonObject | RawBody | readonly JsonPatchOperation[],
+  options: PatchOptions,
+): void {
   const type = options.type ?? "merge";
   if (type === "json" && !Array.isArray(patch)) {
     throw new UsageError("A JSON Patch must be a list of operations like { op, path, value }.");
@@ -387,14 +413,20 @@ export async function patchObject(
   if (type === "apply" && !options.fieldManager) {
     throw new UsageError("Server-side apply needs a fieldManager.");
   }
-  const where = await locate(api, resource, ref, "Patching an object", options.signal);
-  return await api.request<RawBody>("PATCH", objectPath(resource, where, options.subresource), {
+}
+
+/** The request options of a patch. */
+function patchRequest(
+  patch: JsonObject | RawBody | readonly JsonPatchOperation[],
+  options: PatchOptions,
+): RequestOptions {
+  return {
     body: patch,
     accept: options.metadataOnly ? METADATA_ACCEPT : undefined,
-    contentType: PATCH_CONTENT_TYPES[type],
+    contentType: PATCH_CONTENT_TYPES[options.type ?? "merge"],
     query: writeQuery(options),
     signal: options.signal,
-  });
+  };
 }
 
 /**

@@ -41,7 +41,8 @@ import {
   APIUnauthorizedError,
   APIUnprocessableError,
 } from "../client/api_errors.ts";
-import { patchObject, type PatchOptions } from "../client/objects.ts";
+import { patchForAnswer, type PatchOptions } from "../client/objects.ts";
+import type { ObjectAnswer } from "../client/object_answers.ts";
 import { readSameObjectOrFail } from "../client/same_objects.ts";
 import { asResourceObject } from "../structs/metadata_only_bodies.ts";
 import { checkSizes, OutcomeTooLargeError } from "./outcome_sizes.ts";
@@ -79,8 +80,13 @@ export interface ApplyChangesOptions {
 
 /** What came of applying. */
 export interface ApplyResult {
-  /** The object as returned by the last successful request, if any was made. */
+  /**
+   * The object as returned by the last successful request, if any was made: parsed when first
+   * read (most writes need only its {@link version}).
+   */
   readonly body: RawBody | undefined;
+  /** The `resourceVersion` the last successful request produced, if any was made. */
+  readonly version: string | undefined;
   /** How many write requests (patches and applies) were made: what `kopf_patches_total` counts. */
   readonly requests: number;
   /** The object no longer exists. */
@@ -169,7 +175,7 @@ function settled(sender: Sender, error: unknown, guarded: boolean): ApplyResult 
  */
 class Sender {
   readonly source: BodySource | undefined;
-  latest: RawBody | undefined;
+  latest: ObjectAnswer | undefined;
   /** The writes sent. */
   requests = 0;
   readonly #options: ApplyChangesOptions;
@@ -186,14 +192,16 @@ class Sender {
     const { api, resource, signal, fieldManager } = this.#options;
     const source = this.source;
     this.requests++;
-    const answer = await patchObject(api, resource, this.#ref, patch, {
+    const answer = await patchForAnswer(api, resource, this.#ref, patch, {
       fieldManager,
       ...options,
       metadataOnly: source !== undefined,
       signal,
     });
-    if (source !== undefined) asResourceObject(answer, resource.apiVersion, resource.kind);
-    return this.latest = answer;
+    // A metadata-only answer is small: made a resource's object at once.
+    const body = source === undefined ? undefined : answer.body;
+    if (body !== undefined) asResourceObject(body, resource.apiVersion, resource.kind);
+    this.latest = answer;
   }
 
   /**
@@ -225,7 +233,9 @@ async function sendPatches(
     guarded = {};
   }
   if (finalizerOps.length > 0) {
-    const version = sender.latest?.metadata?.resourceVersion ?? body.metadata?.resourceVersion;
+    const version = sender.latest === undefined
+      ? body.metadata?.resourceVersion
+      : sender.latest.resourceVersion;
     const ops: JsonPatchOperation[] = [
       ...(version === undefined
         ? []
@@ -304,7 +314,7 @@ async function applyIntents(
     return applied(sender.latest, sender.requests, false, false);
   }
   // What leaving out cannot remove, removed against the object as the applies left it.
-  const latest = sender.latest ?? body;
+  const latest = sender.latest?.body ?? body;
   const ops = finalizerLeft
     ? finalizerOperations(latest, options.finalizer, "remove")
     : NO_OPERATIONS;
@@ -400,10 +410,28 @@ async function isGone(sender: Sender, error: unknown): Promise<boolean> {
 }
 
 function applied(
-  body: RawBody | undefined,
+  answer: ObjectAnswer | undefined,
   requests: number,
   gone: boolean,
   conflict: boolean,
 ): ApplyResult {
-  return { body, requests, gone, conflict };
+  return new Applied(answer, requests, gone, conflict);
+}
+
+/** An {@link ApplyResult} whose body is the last answer's, parsed when first read. */
+class Applied implements ApplyResult {
+  constructor(
+    readonly answer: ObjectAnswer | undefined,
+    readonly requests: number,
+    readonly gone: boolean,
+    readonly conflict: boolean,
+  ) {}
+
+  get body(): RawBody | undefined {
+    return this.answer?.body;
+  }
+
+  get version(): string | undefined {
+    return this.answer?.resourceVersion;
+  }
 }

@@ -46,6 +46,19 @@ export interface Stored {
   readonly refused?: boolean;
 }
 
+/** What stored outcome comes to: the version at once, the object when first asked for. */
+class StoredOutcome implements Stored {
+  constructor(
+    readonly version: string | undefined,
+    readonly applied: ApplyResult,
+    readonly refused?: boolean,
+  ) {}
+
+  get body(): RawBody | undefined {
+    return this.applied.body;
+  }
+}
+
 /** What storing needs of the operator. */
 export interface OutcomeStorerOptions {
   /** The API client. */
@@ -127,9 +140,10 @@ export class OutcomeStorer {
       logger.debug("The object is gone; nothing to patch.");
       return { gone: true };
     }
-    const version = applied.body?.metadata?.resourceVersion;
+    const version = applied.version;
     memory.wrote(version);
-    return { version, body: applied.body, ...(refused ? { refused } : {}) };
+    // The body is parsed only if asked for: a cycle not done yet checks its records there.
+    return new StoredOutcome(version, applied, refused || undefined);
   }
 
   /**
@@ -219,6 +233,7 @@ const RESOLUTIONS = 2;
 /** What applying comes to when the object is gone. */
 const GONE: ApplyResult = Object.freeze({
   body: undefined,
+  version: undefined,
   requests: 0,
   gone: true,
   conflict: false,
