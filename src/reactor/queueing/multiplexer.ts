@@ -51,7 +51,7 @@ import {
 } from "../../settings/processing_settings.ts";
 import type { Logger } from "../../structs/loggers.ts";
 import { reactorLogger } from "../default_logger.ts";
-import { Places } from "./places.ts";
+import { type Place, Places } from "./places.ts";
 import { Backlog } from "./backlog.ts";
 import { LANE_HANDICAPS, laneOf, LISTINGS, RETRIES } from "./lanes.ts";
 import { Tenants } from "./tenants.ts";
@@ -66,6 +66,7 @@ import {
   processingContext,
   type Processor,
   renew,
+  seekPlace,
   waitingOf,
   wakeOrTimeout,
   type WakeReason,
@@ -400,7 +401,9 @@ export class Multiplexer {
         if (worker.expected !== undefined && !await this.#awaitEcho(worker)) return;
         const event = worker.pending!;
         worker.pending = undefined;
-        const failure = await this.#processOne(worker, event);
+        this.#enter(worker, "placing");
+        const place = await seekPlace(worker, this.#places, this.#cancelled.signal);
+        const failure = await this.#processOne(worker, event, place);
         if (failure === ABORTED) return;
         if (failure === undefined) {
           failures = 0;
@@ -454,17 +457,15 @@ export class Multiplexer {
   }
 
   /**
-   * Take a place and process the state; what the processor asks (a revisit, our patch's
-   * echo) is noted. Resolves with its failure, if any, or {@link ABORTED} when the
-   * operator's stop took the place away before the processing began.
+   * Process the state in its place, noting what the processor asks (a revisit, our echo):
+   * its failure, if any, or {@link ABORTED} if the operator's stop took the place away.
    */
   async #processOne(
     worker: Worker,
     event: ObservedEvent,
+    place: Place | undefined,
   ): Promise<{ readonly error: unknown } | typeof ABORTED | undefined> {
-    this.#enter(worker, "placing");
-    const seeker = worker.seeking = { lane: worker.lane, tenant: worker.tenant, wait: undefined };
-    worker.place = await this.#places.take(this.#cancelled.signal, seeker);
+    worker.place = place;
     worker.seeking = undefined;
     this.#enter(worker, "processing");
     if (worker.place === undefined) return ABORTED;

@@ -96,20 +96,36 @@ export class Places {
     return this.#wait(signal, seeker, releaseWorker);
   }
 
-  /** Wait for the places not taken yet (the worker place, if not given). */
-  async #wait(
+  /**
+   * Wait for the places not taken yet (the worker place, if not given): by promises alone,
+   * not an async function — thousands of objects may wait at once in a burst, and each
+   * suspended function is kept (and copied, and marked) until its place comes.
+   */
+  #wait(
     signal: AbortSignal,
     seeker: Seeker,
     releaseWorker: (() => void) | undefined,
   ): Promise<Place | undefined> {
-    try {
-      releaseWorker ??= await this.#workers.acquire(signal, seeker.lane, seeker.tenant, seeker);
-      const releaseStart = await this.#starts.acquire(signal, seeker.lane, seeker.tenant, seeker);
-      return this.#placed(releaseWorker, releaseStart);
-    } catch {
-      releaseWorker?.();
-      return undefined;
-    }
+    if (releaseWorker !== undefined) return this.#waitStart(signal, seeker, releaseWorker);
+    return this.#workers.acquire(signal, seeker.lane, seeker.tenant, seeker).then(
+      (release) => this.#waitStart(signal, seeker, release),
+      () => undefined,
+    );
+  }
+
+  /** Wait for the start place, the worker place held (given back if the wait is abandoned). */
+  #waitStart(
+    signal: AbortSignal,
+    seeker: Seeker,
+    releaseWorker: () => void,
+  ): Promise<Place | undefined> {
+    return this.#starts.acquire(signal, seeker.lane, seeker.tenant, seeker).then(
+      (releaseStart) => this.#placed(releaseWorker, releaseStart),
+      () => {
+        releaseWorker();
+        return undefined;
+      },
+    );
   }
 
   #placed(releaseWorker: () => void, releaseStart: () => void): Place {

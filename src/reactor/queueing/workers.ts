@@ -239,6 +239,22 @@ export function renew(
   worker.waiter?.("arrived");
 }
 
+/**
+ * Seek a place among the processings, in the worker's lane and among its tenant's waiters;
+ * the wait is found again through `worker.seeking` (see {@link renew}) until the place comes.
+ * The worker's loop awaits it itself, not through a function of its own: in a burst,
+ * thousands of objects wait at once, and each suspended function is kept (and copied, and
+ * marked by the garbage collector) until its place comes.
+ */
+export function seekPlace(
+  worker: Worker,
+  places: Places,
+  signal: AbortSignal,
+): Place | undefined | Promise<Place | undefined> {
+  const seeker = worker.seeking = { lane: worker.lane, tenant: worker.tenant, wait: undefined };
+  return places.take(signal, seeker);
+}
+
 /** Wait for a wake-up of the worker (`arrivals` too, or only others) or the timeout. */
 export function wakeOrTimeout(
   worker: Worker,
