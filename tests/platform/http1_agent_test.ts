@@ -112,9 +112,10 @@ Deno.test("a write's answer is read once, as a Response's body is: text, json, b
     assertEquals(new TextDecoder().decode(bytes), text);
     const streamed = await patch(agent, url, "{}");
     assertEquals(await new Response(streamed.body).text(), text);
-    assertEquals(streamed.body, streamed.body, "one stream, as Deno's own responses have");
-    const empty = await agent.fetch(url, { method: "DELETE" })!;
-    assertEquals(await empty.text(), text);
+    assert(streamed.body === streamed.body, "one stream, as Deno's own responses have");
+    // A request without a body (DELETE) is answered the same way.
+    const deleted = await agent.fetch(url, { method: "DELETE" })!;
+    assertEquals(await deleted.text(), text);
   } finally {
     agent.close();
     await server.shutdown();
