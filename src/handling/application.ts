@@ -233,9 +233,7 @@ async function sendPatches(
     guarded = {};
   }
   if (finalizerOps.length > 0) {
-    const version = sender.latest === undefined
-      ? body.metadata?.resourceVersion
-      : sender.latest.resourceVersion;
+    const version = sender.latest?.resourceVersion ?? body.metadata?.resourceVersion;
     const ops: JsonPatchOperation[] = [
       ...(version === undefined
         ? []

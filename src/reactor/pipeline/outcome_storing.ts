@@ -46,13 +46,13 @@ export interface Stored {
   readonly refused?: boolean;
 }
 
-/** What stored outcome comes to: the version at once, the object when first asked for. */
+/** A stored outcome as its write answered: the object parsed only when first asked for. */
 class StoredOutcome implements Stored {
-  constructor(
-    readonly version: string | undefined,
-    readonly applied: ApplyResult,
-    readonly refused?: boolean,
-  ) {}
+  constructor(readonly applied: ApplyResult, readonly refused?: boolean) {}
+
+  get version(): string | undefined {
+    return this.applied.version;
+  }
 
   get body(): RawBody | undefined {
     return this.applied.body;
@@ -140,10 +140,9 @@ export class OutcomeStorer {
       logger.debug("The object is gone; nothing to patch.");
       return { gone: true };
     }
-    const version = applied.version;
-    memory.wrote(version);
+    memory.wrote(applied.version);
     // The body is parsed only if asked for: a cycle not done yet checks its records there.
-    return new StoredOutcome(version, applied, refused || undefined);
+    return new StoredOutcome(applied, refused || undefined);
   }
 
   /**
