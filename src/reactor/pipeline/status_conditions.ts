@@ -134,14 +134,27 @@ export class StatusConditions {
   /**
    * The list without those of the framework's types that the updates do not set: a
    * `Reconciling` or `Stalled` that is not True is not kept (see `cycle_conditions.ts`).
+   * Per cycle: the list is copied only when it holds one to drop (rarely: most have none).
    */
   #withoutUnset(list: readonly unknown[], updates: readonly ConditionInit[]): readonly unknown[] {
     const { reconciling, stalled } = this.#settings;
-    const unset = (type: unknown) =>
-      (type === reconciling || type === stalled) && !updates.some((u) => u.type === type);
-    if (!list.some((entry) => isMapping(entry) && unset(entry.type))) return list;
-    return list.filter((entry) => !isMapping(entry) || !unset(entry.type));
+    const dropReconciling = isUnset(list, updates, reconciling);
+    const dropStalled = isUnset(list, updates, stalled);
+    if (!dropReconciling && !dropStalled) return list;
+    return list.filter((entry) =>
+      !isMapping(entry) ||
+      !((dropReconciling && entry.type === reconciling) || (dropStalled && entry.type === stalled))
+    );
   }
+}
+
+/** Whether the list holds a condition of the type that the updates do not set. */
+function isUnset(
+  list: readonly unknown[],
+  updates: readonly ConditionInit[],
+  type: string,
+): boolean {
+  return findType(list, type) !== undefined && findType(updates, type) === undefined;
 }
 
 /** The object's `metadata.generation`, if it has one. */
