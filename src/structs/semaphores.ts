@@ -55,12 +55,12 @@ export class Semaphore {
   readonly #queue: FairQueue<Waiter>;
   readonly #abandoned = (waiter: Waiter) => this.#queue.remove(waiter);
 
-  /** A semaphore for at most `limit` (≥ 1) holders at a time; its waiters in fair lanes. */
+  /** A semaphore for at most `limit` (>= 1) holders at a time; its waiters in fair lanes. */
   constructor(limit: SemaphoreLimit, lanes?: FairLanes) {
     this.#queue = new FairQueue(lanes);
     if (typeof limit === "number") {
       if (!Number.isSafeInteger(limit) || limit < 1) {
-        throw new RangeError(`A semaphore's limit must be an integer ≥ 1, got ${limit}.`);
+        throw new RangeError(`A semaphore's limit must be an integer \u2265 1, got ${limit}.`);
       }
       this.#limit = () => limit;
     } else {

@@ -288,7 +288,7 @@ export class Multiplexer {
    * Stop ({@link Multiplexer.halt}), let the workers finish what they hold for up to
    * `timeout` seconds, then abort the processing's waits (`context.signal`: delays, retries,
    * waits for others). A handler cannot be cancelled: what still runs is awaited to its end,
-   * however long, so that its outcome is stored before the operator lets go — it is
+   * however long, so that its outcome is stored before the operator lets go -- it is
    * reported every so often meanwhile; only a second signal, or the end of the pod's grace
    * period, cuts it short.
    */

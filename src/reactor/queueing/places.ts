@@ -98,7 +98,7 @@ export class Places {
 
   /**
    * Wait for the places not taken yet (the worker place, if not given): by promises alone,
-   * not an async function — thousands of objects may wait at once in a burst, and each
+   * not an async function -- thousands of objects may wait at once in a burst, and each
    * suspended function is kept (and copied, and marked) until its place comes.
    */
   #wait(

@@ -2,7 +2,7 @@
  * The queueing's workers and what they call: the processor, with its context
  * ({@link Processor}, {@link ProcessingContext}); one record per object with work (the latest state waiting, where
  * the worker is in its loop, our write's echo awaited, a revisit asked for, the places it
- * holds), and the waits a worker makes — for a wake-up or a timeout, aside without its
+ * holds), and the waits a worker makes -- for a wake-up or a timeout, aside without its
  * places. The loop that moves them is the multiplexer's.
  *
  * @module
@@ -298,7 +298,7 @@ export function processingContext(
 }
 
 /**
- * See {@link AsideWait}: the worker's places go back while it waits, then are taken again —
+ * See {@link AsideWait}: the worker's places go back while it waits, then are taken again --
  * in the live lane, as work in progress, in its tenant's turn.
  */
 export async function waitAside(
