@@ -6,7 +6,7 @@
  * retries them and persists their progress on the objects.
  *
  * Each public name is reached one way: values (functions, classes, markers) through
- * `kopf`, types by name — a class is both, constructed as `new kopf.X()` and written as
+ * `kopf`, types by name -- a class is both, constructed as `new kopf.X()` and written as
  * the type `X`.
  *
  * ```ts

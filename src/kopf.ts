@@ -1,6 +1,6 @@
 /**
  * The runtime values of `@kopf/kopf`: what `mod.ts` exposes as the `kopf` namespace
- * object — the registration functions, markers, errors, settings and storages, the
+ * object -- the registration functions, markers, errors, settings and storages, the
  * operator itself, logins, events, hierarchies, server-side apply, status conditions and
  * webhook servers.
  * The types that an operator author writes in signatures are exported by name from

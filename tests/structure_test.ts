@@ -5,7 +5,7 @@
  * wires, it decides nothing), and no optional `left` flag on the reactor's types (leaving a
  * selection is an event type of its own); one file name per concept
  * (the fake cluster, which mirrors the API server's own concepts, aside); no `@internal`
- * member on an exported class.
+ * member on an exported class; no character beyond ASCII.
  */
 import ts from "typescript";
 import { assertEquals } from "./assert.ts";
@@ -167,4 +167,37 @@ Deno.test("the @internal check itself sees a marked member", () => {
   const text =
     "export class A {\n  /** @internal */\n  f(): void {}\n}\nclass B {\n  /** @internal */\n  g(): void {}\n}";
   assertEquals(internalMembers("a.ts", text), ["a.ts A.f"]);
+});
+
+/**
+ * Where a module has a character beyond ASCII, as `path:line:column U+XXXX`. The runtime
+ * hands V8 a module of ASCII as it is; one with any other character is copied into V8's
+ * heap as two bytes per character (docs/performance.md, "Start-up"): literals spell such
+ * characters as `\u` escapes, comments in ASCII.
+ */
+export function beyondAscii(path: string, text: string): string[] {
+  const found: string[] = [];
+  const lines = text.split("\n");
+  for (let line = 0; line < lines.length; line++) {
+    for (let column = 0; column < lines[line].length; column++) {
+      const code = lines[line].charCodeAt(column);
+      if (code <= 0x7f) continue;
+      const hex = code.toString(16).toUpperCase().padStart(4, "0");
+      found.push(`${path}:${line + 1}:${column + 1} U+${hex}`);
+    }
+  }
+  return found;
+}
+
+Deno.test("the modules of src/ and mod.ts are ASCII", async () => {
+  const found = beyondAscii("mod.ts", await Deno.readTextFile(new URL("../mod.ts", SRC)));
+  for await (const file of walk(SRC)) {
+    found.push(...beyondAscii(pathOf(file), await Deno.readTextFile(file)));
+  }
+  assertEquals(found, []);
+});
+
+Deno.test("the ASCII check itself sees a dash and a micro sign, and not their escapes", () => {
+  const text = 'const a = "\\u2014";\n// a \u2014 b\nconst b = "5 \u00b5s";';
+  assertEquals(beyondAscii("a.ts", text), ["a.ts:2:6 U+2014", "a.ts:3:14 U+00B5"]);
 });

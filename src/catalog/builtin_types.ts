@@ -299,10 +299,10 @@ let builtinKeys: ReadonlySet<string> | undefined;
 
 /**
  * Whether the resource is one of Kubernetes' own rather than a custom resource: one of
- * {@link builtinTypes}, or of a group that no custom resource can have — the core group
+ * {@link builtinTypes}, or of a group that no custom resource can have -- the core group
  * and the other groups without a dot (a CRD's group needs one: `apps`, `batch`, `policy`,
- * `autoscaling`, …), and the groups that Kubernetes keeps for its own APIs (`k8s.io`,
- * `kubernetes.io` and their subdomains: `networking.k8s.io`, `storage.k8s.io`, …).
+ * `autoscaling`, ...), and the groups that Kubernetes keeps for its own APIs (`k8s.io`,
+ * `kubernetes.io` and their subdomains: `networking.k8s.io`, `storage.k8s.io`, ...).
  */
 export function isBuiltinResource(group: string, plural: string): boolean {
   builtinKeys ??= new Set(builtinTypes().map((type) => typeKey(type.group, type.plural)));

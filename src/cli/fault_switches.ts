@@ -1,6 +1,6 @@
 /**
  * The `--faults` switches of `kopf simulate`: which of the simulation's faults happen, and
- * how often — `crashes=off,conflicts=2`, `none,latency` (only latency), `--no-faults`. The
+ * how often -- `crashes=off,conflicts=2`, `none,latency` (only latency), `--no-faults`. The
  * names are those of `SimulationFaults`, in camelCase or kebab-case (`watch-timeouts`).
  *
  * @module

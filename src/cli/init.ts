@@ -1,5 +1,5 @@
 /**
- * `kopf init [dir]`: the command line of {@link initProject} — a new operator project,
+ * `kopf init [dir]`: the command line of {@link initProject} -- a new operator project,
  * taking the framework from JSR at this package's version, or copying it from a local
  * checkout.
  *

@@ -1,5 +1,5 @@
 /**
- * `kopf manifests [files…]`: what it takes to run the operator in a cluster, printed as
+ * `kopf manifests [files...]`: what it takes to run the operator in a cluster, printed as
  * one YAML stream to apply (a ServiceAccount, the RBAC its handlers need, a Deployment,
  * and the peering objects when a peering is named), or with `--dockerfile` the recipe of
  * the image the Deployment runs, or with `--helm DIR` written as a Helm chart.
@@ -154,9 +154,9 @@ async function crdTypes(files: readonly string[]): Promise<ResourceType[]> {
 }
 
 /**
- * A declared rule (`RESOURCE:VERB[,VERB…]`, the resource as kubectl names it: `pods`,
+ * A declared rule (`RESOURCE:VERB[,VERB...]`, the resource as kubectl names it: `pods`,
  * `deployments.apps`, `pods/log`) with the scope of its resource, which must be known;
- * `where` names the declaration in messages (`--rule …`, or the handler's option).
+ * `where` names the declaration in messages (`--rule ...`, or the handler's option).
  */
 export function parseRule(text: string, resources: readonly Resource[], where: string): ScopedRule {
   const rule = parseDeclaredRule(text);
@@ -364,7 +364,7 @@ export function manifestsCommand(
         "serve: a ServiceAccount, the RBAC rules it needs and no more, a Deployment (non-root, " +
         "read-only, with probes), and the peering objects with --peering. With --dockerfile, " +
         "the recipe of the image instead; with --helm DIR, a Helm chart of the manifests. " +
-        "Apply with: kopf manifests … | kubectl apply -f -",
+        "Apply with: kopf manifests \u2026 | kubectl apply -f -",
     )
     .argument("[files...]", "the operator's files (they register the handlers)")
     .option("-m, --module <specifier>", "a module of the operator (repeatable)", collect)

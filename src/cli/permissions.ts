@@ -1,6 +1,6 @@
 /**
  * `kopf permissions`: the exact minimal Deno permission flags for the current
- * configuration — the API server and listeners to reach (`--allow-net`), the
+ * configuration -- the API server and listeners to reach (`--allow-net`), the
  * kubeconfig, certificate, key and token files (`--allow-read`), the environment
  * variables read (`--allow-env`), the hostname (`--allow-sys`) and the exec credential
  * plugins (`--allow-run`).
@@ -242,7 +242,7 @@ export async function planPermissions(options: PermissionPlanOptions = {}): Prom
 
 /**
  * Operator modules are imported dynamically, so every local file of their import graph
- * needs read access — except those the CLI itself loaded statically already.
+ * needs read access -- except those the CLI itself loaded statically already.
  */
 async function addOperatorModules(set: PermissionSet, files: readonly string[]): Promise<void> {
   if (files.length === 0) return;

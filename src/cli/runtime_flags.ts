@@ -14,11 +14,11 @@
  * `--efficiency-mode` is V8's mode for work "without latency requirements" that favours
  * single-core throughput: fewer helper threads, later top-tier optimization. An operator
  * is that kind of work, usually on a fraction of a core: side by side on 2 cores, it cut
- * the operator's CPU per object by 10–15% (0.115–0.126 → 0.096–0.107 ms at 10,000
+ * the operator's CPU per object by 10-15% (0.115-0.126 -> 0.096-0.107 ms at 10,000
  * objects) and its RSS at 1,000 objects by about 18 MB, for garbage-collection pauses of
  * at most ~10 ms instead of ~8 ms (`deno task bench compare`).
  *
- * Embedders pass them themselves: `deno run --v8-flags=…` or `DENO_V8_FLAGS`; on Node,
+ * Embedders pass them themselves: `deno run --v8-flags=...` or `DENO_V8_FLAGS`; on Node,
  * `node --max-semi-space-size=4 --heap-growing-percent=30` (Node 20's V8 has no
  * efficiency mode).
  *

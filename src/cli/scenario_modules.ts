@@ -1,7 +1,7 @@
 /**
  * Scenario modules, as `kopf simulate --scenario` and `deno task simulate` take them: a
  * module that exports `scenario` and optionally `invariants`, `resources`, `settle`,
- * `faults` and the other options of `simulate()` but the seeds — or a default export of
+ * `faults` and the other options of `simulate()` but the seeds -- or a default export of
  * those options. It may name its `operator` too (a path, or a registry), and how many
  * seeds CI runs it under (`ciSeeds`).
  *

@@ -195,7 +195,10 @@ export function simulateCommand(): Command {
         "break an invariant.",
     )
     .argument("[operator]", "the operator's file (or the scenario's `operator`)")
-    .requiredOption("--scenario <file>", "the scenario module: exports scenario, invariants, …")
+    .requiredOption(
+      "--scenario <file>",
+      "the scenario module: exports scenario, invariants, \u2026",
+    )
     .option("--seeds <count>", `how many seeds to run (${DEFAULT_SEEDS} by default)`, parseCount)
     .option("--first-seed <seed>", "the first of the seeds (1 by default)", parseSeed)
     .option("--seed <seed>", "run this one seed: replay a failure", parseSeed)
@@ -234,7 +237,7 @@ export function simulateCommand(): Command {
       try {
         report = await runSimulateCommand(operator, flags);
       } catch (error) {
-        // simulate()'s own refusals (a scenario's bad faults…) are usage errors too.
+        // simulate()'s own refusals (a scenario's bad faults...) are usage errors too.
         const code = error instanceof UsageError ? EXIT_USAGE : exitCodeFor(error);
         self.error(failureText("simulate", error), { exitCode: code });
       }

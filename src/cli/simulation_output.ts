@@ -63,7 +63,7 @@ export class SimulationProgress {
   onRun(run: SimulationRun): void {
     if (run.failure) this.#failures++;
     this.#simulated += run.simulated;
-    const line = `${this.label}${run.done}/${run.total} seeds · ${
+    const line = `${this.label}${run.done}/${run.total} seeds \u00b7 ${
       counted(this.#failures, "failure")
     }`;
     if (this.terminal) {
@@ -101,7 +101,7 @@ export function summaryLine(summary: SimulationSummary): string {
     : ` (${
       failures.length <= 10
         ? `seed${failures.length === 1 ? "" : "s"} ${failures.map((f) => f.seed).join(", ")}`
-        : `seeds ${failures.slice(0, 10).map((f) => f.seed).join(", ")}, …`
+        : `seeds ${failures.slice(0, 10).map((f) => f.seed).join(", ")}, \u2026`
     })`;
   const each = runs > 0 ? ` (${duration(wall / runs)} a seed)` : "";
   return `${counted(runs, "seed")}, ${counted(failures.length, "failure")}${seeds}; ` +

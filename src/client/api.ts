@@ -147,7 +147,7 @@ let transportMetrics: (api: ApiClient) => OperatorMetrics | undefined;
 /**
  * The client of the Kubernetes API. One per operator (or per test); close it to release
  * connections. All the framework's API calls go through {@link request} and
- * {@link openStream}; the operations (`listObjects`, `patchObject`, `watchObjects`, …)
+ * {@link openStream}; the operations (`listObjects`, `patchObject`, `watchObjects`, ...)
  * are built on these two.
  */
 export class ApiClient {

@@ -272,7 +272,7 @@ export class APIMethodNotAllowedError extends APIClientError {
 }
 
 /**
- * HTTP 409: a conflict — the object exists already, or was changed meanwhile.
+ * HTTP 409: a conflict -- the object exists already, or was changed meanwhile.
  *
  * @example Creating a child that exists already is no failure
  * ```ts

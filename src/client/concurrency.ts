@@ -5,7 +5,7 @@
  *
  * Under API Priority and Fairness (Kubernetes 1.29+, flowcontrol v1) the server bounds the
  * requests each priority level executes at once, queues a few more, and answers the rest
- * 429 with `Retry-After`. It counts concurrency, not rate — so the client bounds its
+ * 429 with `Retry-After`. It counts concurrency, not rate -- so the client bounds its
  * concurrency too, and finds the bound as TCP finds a path's window, from two signals:
  *
  * - **429** (the server's "no"): multiplicative decrease, to 0.7 of the limit (CUBIC's
@@ -20,7 +20,7 @@
  *   take as long as they are big, which says nothing about the server's queues.
  *
  * Otherwise, additive increase: one more per round trip (one per `limit` answers) while
- * at least half of the limit is in use — but once a 429 has shown the ceiling, the level
+ * at least half of the limit is in use -- but once a 429 has shown the ceiling, the level
  * above it is probed slowly (one more after 32 answers with all of it in use), and after
  * each probe that fails at the same ceiling, half as often (up to 1,024 answers): a server
  * whose limit stays put is asked less and less, and one that admits more again is found (a
@@ -56,13 +56,13 @@ const LATENCY_TOLERANCE = 2;
 const LATENCY_FLOOR = 0.01;
 /** The weight of a new sample in the fast average of latencies. */
 const RECENT_WEIGHT = 0.1;
-/** The weight of a sample below the baseline (it follows the lows quickly)… */
+/** The weight of a sample below the baseline (it follows the lows quickly)... */
 const BASELINE_FALL_WEIGHT = 0.1;
-/** …and above it (it follows the highs slowly, so sustained load becomes the norm). */
+/** ...and above it (it follows the highs slowly, so sustained load becomes the norm). */
 const BASELINE_RISE_WEIGHT = 0.01;
 /** Answers per step above the ceiling, before any probe failed. */
 const PROBE_ANSWERS = 32;
-/** Doublings of the answers per probe after failed probes (32 × 2^5 = 1,024). */
+/** Doublings of the answers per probe after failed probes (32 x 2^5 = 1,024). */
 const MAX_PROBE_DOUBLINGS = 5;
 /**
  * The handicap of deferred requests in seconds: one goes after the live requests that came

@@ -3,7 +3,7 @@
  *
  * A `POST` whose reply is lost may or may not have created the object, so it is never sent
  * again blindly. Each create carries a stamp instead: a random id in the annotation
- * {@link REQUEST_ID_ANNOTATION}, and always a name — for a `generateName`, the client picks
+ * {@link REQUEST_ID_ANNOTATION}, and always a name -- for a `generateName`, the client picks
  * the name itself as the API server would (the prefix cut to 58 characters, then five
  * random characters of the server's alphabet), keeping `generateName` in the body. Then
  * the request may go again after any failure: a replay either creates the object (the first

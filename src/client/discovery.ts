@@ -1,8 +1,8 @@
 /**
- * Discovery: which resources the cluster serves — all of them (from the two aggregated
+ * Discovery: which resources the cluster serves -- all of them (from the two aggregated
  * documents where the server has them, else group-version by group-version), or those of
- * some groups only (each group's document, then the versions wanted). The answer is cached —
- * events never trigger a re-discovery — and refreshed explicitly when CRDs come and go.
+ * some groups only (each group's document, then the versions wanted). The answer is cached --
+ * events never trigger a re-discovery -- and refreshed explicitly when CRDs come and go.
  *
  * @module
  */
@@ -258,7 +258,7 @@ export class Discovery {
   /**
    * The resources of only these groups (cached until {@link refresh}, as {@link resources}):
    * a group's document (`/apis/<group>`, for its versions and the preferred one), then the
-   * documents of the versions wanted — for a group and a version named, two requests instead
+   * documents of the versions wanted -- for a group and a version named, two requests instead
    * of one per group-version served. The core group has one version, `v1`, asked directly.
    * A group not served yields nothing; group-versions that cannot be fetched are skipped
    * as by {@link resources}.
@@ -367,7 +367,7 @@ export class Discovery {
   }
 
   /**
-   * A group-version's document: one quick retry, as aggregated APIs are often down — but a
+   * A group-version's document: one quick retry, as aggregated APIs are often down -- but a
    * 429 says "later", not "down" (the server's flow control, API Priority and Fairness): then
    * it goes on along the client's own backoffs, honouring `Retry-After`, rather than being
    * skipped with its resources missing until a later discovery.

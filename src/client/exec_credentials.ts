@@ -61,7 +61,7 @@ export interface ExecContext {
 
 function firstLine(text: string): string {
   const line = text.split("\n").map((l) => l.trim()).find((l) => l) ?? "";
-  return line.length > 200 ? `${line.slice(0, 200)}…` : line;
+  return line.length > 200 ? `${line.slice(0, 200)}\u2026` : line;
 }
 
 /** Run the plugin and return its credentials; every failure is a one-line {@link LoginError}. */

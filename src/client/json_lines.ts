@@ -15,7 +15,7 @@ function parseLine(line: string): unknown {
   try {
     return JSON.parse(line);
   } catch (e) {
-    const shown = line.length > 120 ? `${line.slice(0, 120)}…` : line;
+    const shown = line.length > 120 ? `${line.slice(0, 120)}\u2026` : line;
     throw new JsonLineError(`A stream line is not valid JSON (${(e as Error).message}): ${shown}`);
   }
 }

@@ -3,7 +3,7 @@
  * (and `true`/`false` in any of their cases) are booleans, as in the YAML 1.1 parser that
  * client-go decodes kubeconfigs with, and whose timestamps stay strings; then every field
  * of the clusters, users and contexts typed as client-go's structs type it. A value of the
- * wrong type — a quoted `"false"` or a `0` for a boolean, a number for a token — makes
+ * wrong type -- a quoted `"false"` or a `0` for a boolean, a number for a token -- makes
  * kubectl refuse the whole file, and is refused here too, with one line naming the file,
  * the entry and the field (never a secret's value). Unknown fields are ignored, as there.
  *

@@ -6,7 +6,7 @@
  *
  * `kopf run` inside a test (`KopfRunner` with a `cluster`) sets it for the operator it
  * runs, so that a handler creating objects with a client of its own (a `Vault` whose
- * login is `kopf.loginWithDefaults`) reaches the test's cluster as the operator does —
+ * login is `kopf.loginWithDefaults`) reaches the test's cluster as the operator does --
  * without the test writing a kubeconfig and pointing `KUBECONFIG` at it, which would also
  * reach every other test of the process.
  *

@@ -1,7 +1,7 @@
 /**
  * Reading objects' metadata only: the `Accept` headers that ask the API server for
  * `PartialObjectMetadata` (one object, or each object of a watch) and
- * `PartialObjectMetadataList` (a list), as client-go's metadata client asks for them —
+ * `PartialObjectMetadataList` (a list), as client-go's metadata client asks for them --
  * without its protobuf alternative, which this client does not read.
  *
  * The server sends each object as `{ kind: "PartialObjectMetadata", apiVersion:

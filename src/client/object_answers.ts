@@ -2,7 +2,7 @@
  * The answer of a request that returns an object (a write's, mostly), kept as its text: the
  * object's `metadata.resourceVersion` is read out of it at once without parsing it, and the
  * object is parsed only when first asked for. What a write needs of its answer is mostly the
- * version it produced; parsing the whole object — its managed fields, its status — for every
+ * version it produced; parsing the whole object -- its managed fields, its status -- for every
  * write was a few percent of an operator's CPU, and garbage.
  *
  * @module

@@ -1,6 +1,6 @@
 /**
  * Operations on objects: list (fully paginated), get, create, replace, patch (merge,
- * JSON, strategic merge, apply — on the object or a subresource such as `status`),
+ * JSON, strategic merge, apply -- on the object or a subresource such as `status`),
  * server-side apply of a whole object, and delete.
  *
  * @module
@@ -38,7 +38,7 @@ export interface ListOptions {
   /**
    * Ask for the objects' metadata only (`PartialObjectMetadataList`): each item comes as
    * the server sends it, `kind: "PartialObjectMetadata"`, `apiVersion: "meta.k8s.io/v1"`,
-   * with `metadata` and nothing else — not rewritten into the resource's kind. A server
+   * with `metadata` and nothing else -- not rewritten into the resource's kind. A server
    * that ignores the request sends whole objects: they come as in a plain listing.
    */
   metadataOnly?: boolean;
@@ -466,7 +466,7 @@ export async function applyObject(
 /**
  * Delete an object. Returns what the server answered: the object (still present while
  * finalizers or foreground deletion hold it) or a `Status`. A missing object is an
- * `APINotFoundError` — also when this very call's first attempt deleted it and lost its
+ * `APINotFoundError` -- also when this very call's first attempt deleted it and lost its
  * reply (a delete goes again after a failure): read 404 as "gone". Give `preconditions`
  * (its `uid`) to be sure that a replay never deletes an object made anew under the name.
  */

@@ -1,8 +1,8 @@
 /**
  * The priority of the API client's requests: which of them wait longer when the client
  * holds requests back (see `concurrency.ts`). The requests made for live changes of objects
- * go first; those of work that can wait — resuming objects found by a listing, timers,
- * daemons, handlers retried after an error, the events posted about objects — go after
+ * go first; those of work that can wait -- resuming objects found by a listing, timers,
+ * daemons, handlers retried after an error, the events posted about objects -- go after
  * them (but not for ever: they age). The coordination of replicas (leader election,
  * sharding, peering) is `exempt`: its Leases must be renewed in time whatever the handlers
  * send, as kube-apiserver's APF gives leader election a priority level of its own

@@ -8,7 +8,7 @@
  *
  * - it was never sent: the connection could not be made (refused, a name that does not
  *   resolve, no connection within the connect timeout), or the transport says no byte left;
- * - or it is idempotent — sending it twice has the effect of sending it once: `GET`, `HEAD`,
+ * - or it is idempotent -- sending it twice has the effect of sending it once: `GET`, `HEAD`,
  *   `OPTIONS` (lists and watches too); `DELETE` (a second one finds nothing to delete and is
  *   answered 404); `PUT` with `metadata.resourceVersion` (a second one cannot overwrite a
  *   newer change: it is refused with 409); JSON merge, strategic merge and apply patches

@@ -39,7 +39,7 @@ export function isSameObject(body: RawBody, fresh: RawBody): boolean {
 }
 
 /**
- * The object of `body` as it is now, or an {@link APINotFoundError} if it is gone — a
+ * The object of `body` as it is now, or an {@link APINotFoundError} if it is gone -- a
  * namesake included, whose error names both uids.
  */
 export async function readSameObjectOrFail(

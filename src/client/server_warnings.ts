@@ -1,8 +1,8 @@
 /**
- * The API server's warnings: the `Warning` headers of its answers (RFC 7234 §5.5, as
+ * The API server's warnings: the `Warning` headers of its answers (RFC 7234 section 5.5, as
  * kube-apiserver writes them: `299 - "unknown field \"status\""`), said in the log once per
- * text. They tell of what a request did not do as asked — a field the server dropped, a
- * deprecated API — which would otherwise go unseen: an operator writing a result into a
+ * text. They tell of what a request did not do as asked -- a field the server dropped, a
+ * deprecated API -- which would otherwise go unseen: an operator writing a result into a
  * ConfigMap's `status` (which a ConfigMap has not) is only told so here.
  *
  * @module

@@ -484,7 +484,7 @@ export class Transport {
   ): void {
     if (!isLogged(TRAFFIC_CATEGORY, "debug")) return;
     const duration = Math.round((realClock.now() - started) * 1000);
-    traffic.debug("{method} {path} → {status} in {duration} ms (credentials: {login})", {
+    traffic.debug("{method} {path} \u2192 {status} in {duration} ms (credentials: {login})", {
       method,
       path,
       status,

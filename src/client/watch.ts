@@ -3,7 +3,7 @@
  *
  * - A stream that ends cleanly (server timeout, load balancer) is reopened from the last
  *   resourceVersion seen, without listing again.
- * - A 410 Gone — as the HTTP status, or as an `ERROR` event with code 410 — means that
+ * - A 410 Gone -- as the HTTP status, or as an `ERROR` event with code 410 -- means that
  *   resourceVersion is too old: the resource is listed afresh.
  * - Bookmarks move the resourceVersion and are never passed on.
  * - A stream silent for longer than the inactivity timeout is reopened.
@@ -22,7 +22,7 @@
  *   chunks are fine.
  *
  * - Failures that reconnecting cannot heal (a 403, a 404 of a resource no longer served, a
- *   server still unreachable after the client's retries) end the watch with the error —
+ *   server still unreachable after the client's retries) end the watch with the error --
  *   unless it is `persistent`: then they are reported along the same backoff and streak,
  *   and the resource is listed again after the pause, until the signal aborts (or
  *   `onFailure` says to stop). The operator's watches are persistent: reconnecting is the
@@ -47,8 +47,8 @@
  * plain bookmark before the initial-events-end one, or ends the stream without it, gets
  * paginated listings from then on, for the life of this watch.
  *
- * With `listParts`, a listing comes in parts as it arrives — `LISTING` items of up to a
- * page each, then `LISTED` with the rest — so that neither the client nor the consumer
+ * With `listParts`, a listing comes in parts as it arrives -- `LISTING` items of up to a
+ * page each, then `LISTED` with the rest -- so that neither the client nor the consumer
  * need hold all the objects at once; otherwise in one `LISTED` item.
  *
  * @module
@@ -98,7 +98,7 @@ export interface WatchObjectsOptions extends WatchRecoveryOptions {
    * Watch the objects' metadata only, in the listings (paginated or streamed) and the live
    * events alike: each object comes as the server sends it, `kind:
    * "PartialObjectMetadata"`, `apiVersion: "meta.k8s.io/v1"`, with `metadata` and nothing
-   * else — not rewritten into the resource's kind. A server that ignores the request sends
+   * else -- not rewritten into the resource's kind. A server that ignores the request sends
    * whole objects, which come as in a plain watch.
    */
   metadataOnly?: boolean;
@@ -107,7 +107,7 @@ export interface WatchObjectsOptions extends WatchRecoveryOptions {
   /**
    * Keep watching through failures until the signal aborts: a failure that reconnecting
    * cannot heal is reported (through `logger`, as `describeFailure` words it), and the
-   * resource is listed again after a pause along `backoff` — unless `onFailure` returns
+   * resource is listed again after a pause along `backoff` -- unless `onFailure` returns
    * true for it. Without it, such a failure ends the watch, thrown.
    */
   persistent?: boolean;

@@ -6,7 +6,7 @@
 import type { RawBody } from "../structs/bodies.ts";
 
 /**
- * What a watch yields: live events, and the full state after every (re)listing — in one
+ * What a watch yields: live events, and the full state after every (re)listing -- in one
  * `LISTED` item, or (with `listParts`) in `LISTING` parts completed by a `LISTED` item.
  */
 export type WatchItem =

@@ -1,7 +1,7 @@
 /**
  * One watch request of a watch (`watch.ts`): its stream read line by line as the chunks
  * arrive, its initial events when it streams a listing, its live events, its timeouts
- * (the client's, and the inactivity one), and how it ended — to resume from the last
+ * (the client's, and the inactivity one), and how it ended -- to resume from the last
  * resourceVersion, to list again, or to fall back to paginated listings.
  *
  * @module

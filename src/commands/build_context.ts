@@ -1,8 +1,8 @@
 /**
  * The build context of the `kopf manifests --dockerfile` recipe: the directory it is
  * built from (`docker build .`), whose every file the recipe copies into the image and
- * nothing else. A Deno configuration that maps a module to a path outside it — the
- * framework in a checkout beside the project, a workspace member one level up — builds
+ * nothing else. A Deno configuration that maps a module to a path outside it -- the
+ * framework in a checkout beside the project, a workspace member one level up -- builds
  * and runs on the machine that has that path, and fails in the image; so the recipe is
  * refused with one line naming the setting, before anyone tries to build it.
  *
@@ -87,7 +87,7 @@ export function contextEscapes(
 }
 
 /**
- * JSONC to JSON: comments (`//…`, `/*…*\/`) and trailing commas removed, strings left as
+ * JSONC to JSON: comments (`//...`, `/*...*\/`) and trailing commas removed, strings left as
  * they are. Enough for `deno.jsonc`, which is JSON with these two additions.
  */
 export function stripJsonComments(text: string): string {

@@ -93,5 +93,5 @@ export async function missingCredentials(
   const project = probe.project ?? await projectContext();
   return `No Kubernetes credentials found; tried ${tried}. ` +
     "Set KUBECONFIG or pass --kubeconfig, run in a pod with a service account, " +
-    `or add a kopf.on.login() handler — ${fakeClusterHint(project)}.`;
+    `or add a kopf.on.login() handler \u2014 ${fakeClusterHint(project)}.`;
 }

@@ -1,7 +1,7 @@
 /**
  * What `kopf manifests` prints: everything to run an operator in a cluster, derived from
- * what the operator does — its handlers (by the resources they serve, as resolved against
- * the cluster's resource types) and its settings — so that the RBAC is exactly what it
+ * what the operator does -- its handlers (by the resources they serve, as resolved against
+ * the cluster's resource types) and its settings -- so that the RBAC is exactly what it
  * needs, no more:
  *
  * - a ServiceAccount;

@@ -13,7 +13,7 @@ export const IMAGE_APP_DIR = "/app";
 export interface DockerfileInput {
   /**
    * The operator's files, relative to the build context (the project's directory), and
-   * its modules (`npm:…`, `jsr:…`), in the order `kopf run` would import them.
+   * its modules (`npm:...`, `jsr:...`), in the order `kopf run` would import them.
    */
   readonly operatorFiles: readonly string[];
   /** The Deno version of the build image. */
@@ -43,7 +43,7 @@ export function entrySource(operatorFiles: readonly string[], cli: string): stri
   ].join("\n");
 }
 
-/** A file relative to the entry (`./file`); a module specifier (`npm:…`, `jsr:…`) as is. */
+/** A file relative to the entry (`./file`); a module specifier (`npm:...`, `jsr:...`) as is. */
 function importSpecifier(source: string): string {
   return /^[a-z][a-z0-9+.-]+:/i.test(source) ? source : `./${source.replace(/^\.\//, "")}`;
 }

@@ -1,6 +1,6 @@
 /**
  * `kopf freeze` and `kopf resume`: pause the operators of a peering by hand, and let them
- * go on again — as Kopf's commands of the same names do, through the peering objects.
+ * go on again -- as Kopf's commands of the same names do, through the peering objects.
  *
  * `kopf freeze --lifetime 600` writes a record into the peering object(s) as if an operator
  * of priority 100 (`--priority`, 666 with `--dev`) were running: every operator of that
@@ -126,7 +126,7 @@ export function parseLifetime(value: string): number {
   const n = Number(value);
   if (value.trim() === "" || !Number.isSafeInteger(n) || n < 1) {
     throw new InvalidArgumentError(
-      `the lifetime must be a whole number of seconds ≥ 1, not ${JSON.stringify(value)}.`,
+      `the lifetime must be a whole number of seconds \u2265 1, not ${JSON.stringify(value)}.`,
     );
   }
   return n;

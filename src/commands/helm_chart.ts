@@ -2,8 +2,8 @@
  * `kopf manifests --helm DIR`: the manifests of `kopf manifests` as a Helm chart. Rendered
  * with its default values, the chart yields the same documents as `kopf manifests` with
  * the same flags, byte for byte (Helm applies them in its own order of kinds). The values
- * change what a deployment chooses — the image, the replicas and how they coordinate, the
- * namespace, the resources, the metrics port, more arguments of `kopf run` — while what
+ * change what a deployment chooses -- the image, the replicas and how they coordinate, the
+ * namespace, the resources, the metrics port, more arguments of `kopf run` -- while what
  * the operator's handlers decide (the RBAC, the served namespaces, the peering) is fixed
  * when the chart is generated, as in the manifests.
  *
@@ -131,7 +131,7 @@ class Markers {
   }
 }
 
-/** `{{- if … }}` branches and an optional `{{- else }}`, at the indentation. */
+/** `{{- if ... }}` branches and an optional `{{- else }}`, at the indentation. */
 function conditional(
   indent: string,
   branches: readonly (readonly [string, readonly string[]])[],
@@ -418,7 +418,7 @@ function serviceAccountTemplate(marks: Markers, objects: readonly JsonObject[]):
 }
 
 /**
- * `_helpers.tpl`: the names of the release's objects, as `helm create` writes them —
+ * `_helpers.tpl`: the names of the release's objects, as `helm create` writes them --
  * the app's name (`nameOverride`), the objects' (`fullnameOverride`, else the release's
  * name with the chart's unless it holds it already; 63 characters at most, as DNS labels
  * allow), and the ServiceAccount's.

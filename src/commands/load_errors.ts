@@ -5,9 +5,9 @@
  * level of a module, its stack without the framework's and the runtime's own frames.
  *
  * Deno names the place in the message of the `import()`'s error: its own code frame and
- * an `at file:///…:LINE:COL` line for syntax errors and missing imports, or a trailing
- * `at file:///…:LINE:COL` for a missing export. Node 22's type stripping frames it as
- * `,-[file:///…:LINE:COL]`; Node 20 does not say where at all. The frame here is made
+ * an `at file:///...:LINE:COL` line for syntax errors and missing imports, or a trailing
+ * `at file:///...:LINE:COL` for a missing export. Node 22's type stripping frames it as
+ * `,-[file:///...:LINE:COL]`; Node 20 does not say where at all. The frame here is made
  * from the file itself, so it looks the same whichever runtime found the error.
  *
  * @module
@@ -60,7 +60,7 @@ const ANSI = /\x1b\[[0-9;]*m/g;
 const FRESH = /[?&]kopf-run=\d+$/;
 /** `    at file:///x.ts:3:13` alone on a line (Deno: syntax errors, missing imports). */
 const LINE_PLACE = /^\s*at (\S+):(\d+):(\d+)\s*$/;
-/** `… at file:///x.ts:1:10` at the end of the first line (Deno: missing exports). */
+/** `... at file:///x.ts:1:10` at the end of the first line (Deno: missing exports). */
 const TRAILING_PLACE = /\s+at ((?:file|https?):\S+):(\d+):(\d+)$/;
 /** `,-[file:///x.ts:2:1]` (the frames of Node's type stripping). */
 const BRACKETED_PLACE = /,-\[(\S+):(\d+):(\d+)\]/;
@@ -95,14 +95,14 @@ function placeInMessage(message: string): Place | undefined {
   return { url: clean(match[1]), line: Number(match[2]), column: Number(match[3]), columns };
 }
 
-/** The first line of an error's message, its `at …` place left out, its URLs made paths. */
+/** The first line of an error's message, its `at ...` place left out, its URLs made paths. */
 export function firstLineOf(error: unknown): string {
   const message = (error instanceof Error ? error.message : String(error)).replace(ANSI, "");
   const first = message.split("\n")[0].replace(TRAILING_PLACE, "").trim();
   return first.replace(/file:\/\/[^\s"'`)\]]+/g, (url) => modulePath(clean(url)));
 }
 
-/** The message's first line, named as the error (e.g. `SyntaxError: …`). */
+/** The message's first line, named as the error (e.g. `SyntaxError: ...`). */
 function headline(error: unknown): string {
   const readable = firstLineOf(error);
   const name = error instanceof Error ? error.name : "Error";
@@ -168,8 +168,8 @@ async function codeFrame(place: Place): Promise<Framed> {
   const index = indexOf(source, place);
   let from = 0;
   if (source.length > FRAME_WIDTH) from = Math.max(0, index - FRAME_WIDTH / 2);
-  const shown = (from > 0 ? "…" : "") + source.slice(from, from + FRAME_WIDTH) +
-    (from + FRAME_WIDTH < source.length ? "…" : "");
+  const shown = (from > 0 ? "\u2026" : "") + source.slice(from, from + FRAME_WIDTH) +
+    (from + FRAME_WIDTH < source.length ? "\u2026" : "");
   // Tabs stay tabs under the line, so that the caret lands where the terminal shows it.
   const before = (from > 0 ? " " : "") + source.slice(from, index).replace(/[^\t]/g, " ");
   const number = String(place.line);

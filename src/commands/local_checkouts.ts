@@ -13,7 +13,7 @@ import { CommandLineError } from "./run_options.ts";
 export interface LocalCheckout {
   /** The checkout's directory, absolute, without a trailing separator. */
   readonly path: string;
-  /** The checkout's `deno.json` `exports`: entry point (`.`, `./testing`, …) → path. */
+  /** The checkout's `deno.json` `exports`: entry point (`.`, `./testing`, ...) -> path. */
   readonly exports: Readonly<Record<string, string>>;
   /**
    * What the project copies into `vendor/kopf/`, relative to the checkout: `deno.json`,

@@ -1,13 +1,13 @@
 /**
- * `kopf init [dir]`: a new operator project that works from its first minute — an
+ * `kopf init [dir]`: a new operator project that works from its first minute -- an
  * operator serving one custom resource with a create/update handler and a timer, the
  * resource's CRD, its TypeScript types (made by the generator of `kopf types`), a test
  * that runs the operator on a fake cluster with `KopfRunner`, a `deno.json` with the
- * tasks to run, test and deploy it — and to serve a fake cluster to run it against, and
- * print its minimal Deno permissions —, and a README saying how.
+ * tasks to run, test and deploy it -- and to serve a fake cluster to run it against, and
+ * print its minimal Deno permissions --, and a README saying how.
  *
  * The framework comes from JSR (`jsr:@kopf/kopf@^VERSION`) unless a local checkout of it
- * is named — for developing the framework and a project side by side, and for as long as
+ * is named -- for developing the framework and a project side by side, and for as long as
  * the package is not published. The checkout's package (its `deno.json`, its license and
  * the modules its entry points need) is then copied into the project, `vendor/kopf/`, a
  * member of the project's Deno workspace: `@kopf/kopf` and its other entry points
@@ -56,7 +56,7 @@ export interface InitOptions {
   readonly kopfVersion: string;
   /** The specifier of the `yaml` package, which the project's test reads the CRD with. */
   readonly yamlSpecifier: string;
-  /** The V8 flags argument of the tasks that run the operator (`--v8-flags=…`). */
+  /** The V8 flags argument of the tasks that run the operator (`--v8-flags=...`). */
   readonly v8Flags?: string;
   /** A checkout of the framework to use instead of JSR: its directory. */
   readonly local?: string;
@@ -83,7 +83,7 @@ export interface ProjectFile {
 /** The defaults of {@link InitOptions}: the resource every new project starts with. */
 export const INIT_DEFAULTS = { group: "example.com", kind: "Widget", version: "v1" } as const;
 
-/** `Widget` → `widgets`, `Policy` → `policies`, `Box` → `boxes`: English plurals, roughly. */
+/** `Widget` -> `widgets`, `Policy` -> `policies`, `Box` -> `boxes`: English plurals, roughly. */
 export function pluralOf(kind: string): string {
   const lower = kind.toLowerCase();
   if (/[^aeiou]y$/.test(lower)) return `${lower.slice(0, -1)}ies`;
@@ -96,7 +96,7 @@ const DEFAULT_OPERATOR_NAME = "kopf-operator";
 
 /**
  * A project's directory as the name of its operator's objects: a lowercase DNS label
- * short enough for a Helm release (53 characters), e.g. `My_Operator` → `my-operator`.
+ * short enough for a Helm release (53 characters), e.g. `My_Operator` -> `my-operator`.
  */
 export function operatorNameOf(dir: string): string {
   const base = absolutePath(dir).replace(/[\\/]+$/, "").split(/[\\/]/).at(-1) ?? "";

@@ -1,7 +1,7 @@
 /**
  * Where a command runs, for the commands that a message suggests: in a Deno project with
  * tasks of its own (the framework's checkout has `demo`, a project of `kopf init` has
- * `fake-cluster`), in a Node project, or elsewhere — and on which runtime. So a message
+ * `fake-cluster`), in a Node project, or elsewhere -- and on which runtime. So a message
  * never tells a user of a Node project, or of a project without that task, to run
  * `deno task demo`.
  *
@@ -30,7 +30,7 @@ export interface ProjectContext {
 }
 
 /**
- * The Deno version that the project is tested with: what `npx -y deno@…` names when no
+ * The Deno version that the project is tested with: what `npx -y deno@...` names when no
  * `deno` is on `PATH` and this process runs on Node (on Deno, its own version is named).
  */
 export const TESTED_DENO_VERSION = "2.9.6";

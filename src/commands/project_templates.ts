@@ -258,7 +258,7 @@ function denoNote(deno: string): string {
   }
   return `No \`deno\` was on \`PATH\` when this project was made: the commands below run\n` +
     `Deno through npx, \`${deno}\`. \`npm install -g ${deno.replace(/^npx -y /, "")}\` puts a\n` +
-    "`deno` on `PATH`; then `deno task …` does the same as they do.";
+    "`deno` on `PATH`; then `deno task \u2026` does the same as they do.";
 }
 
 export function readme(

@@ -1,5 +1,5 @@
 /**
- * `kopf run [files…] [-m specifier…]`: import the operator's files and modules (their
+ * `kopf run [files...] [-m specifier...]`: import the operator's files and modules (their
  * `kopf.on.*` calls register handlers), configure the logging from the flags, and run
  * the operator until it is stopped (SIGINT, SIGTERM, or the signal of an embedding
  * test via `KopfRunner`).
@@ -62,7 +62,7 @@ export interface RunContext {
   readonly onReady?: () => void;
   /**
    * The login to use when the registry has no login handlers, instead of the built-in
-   * ones (service account, kubeconfig) — e.g. the credentials of a test's fake cluster.
+   * ones (service account, kubeconfig) -- e.g. the credentials of a test's fake cluster.
    * It also stands in for the environment's credentials wherever the operator's files,
    * handlers or login handlers call `loginWithDefaults()` or `loginWithKubeconfig()`
    * themselves (for clients of their own), so that those reach the same cluster.
@@ -78,7 +78,7 @@ const logger = getLogger(["kopf", "cli"]);
 export function executeRun(plan: RunPlan, context: RunContext = {}): Promise<void> {
   const login = context.login;
   if (login === undefined) return serve(plan, context);
-  // Everything the operator runs — its files' top level included — flows from here.
+  // Everything the operator runs -- its files' top level included -- flows from here.
   return withSubstituteLogin(login, () => serve(plan, context));
 }
 

@@ -364,8 +364,8 @@ let loading: Promise<unknown> = Promise.resolve();
  * Import the operator's files and modules; their `kopf.on.*` calls register handlers on
  * the registry given (made the default one meanwhile). A missing file, or a module that
  * is not there, ends with a {@link CommandLineError} naming it (a usage error); one that
- * fails to load — a syntax error, a throw at its top level, an import of its own that is
- * missing — with an `OperatorLoadError` saying where (an error of the operator).
+ * fails to load -- a syntax error, a throw at its top level, an import of its own that is
+ * missing -- with an `OperatorLoadError` saying where (an error of the operator).
  */
 export async function loadSources(
   sources: readonly OperatorSource[],
@@ -389,7 +389,7 @@ export async function loadSources(
 function isMissing(source: OperatorSource, error: unknown): boolean {
   const message = error instanceof Error ? error.message : String(error);
   if (/\n\s*at /.test(message)) return false;
-  // `npm:@scope/name@1` → `@scope/name`: how package errors name it.
+  // `npm:@scope/name@1` -> `@scope/name`: how package errors name it.
   const bare = source.name.replace(/^(npm|jsr):/, "").replace(/(?<=.)@[^@/]*$/, "");
   const named = message.includes(source.specifier) || message.includes(bare);
   return named &&

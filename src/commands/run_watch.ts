@@ -8,14 +8,14 @@
  *
  * A burst of changes (an editor's save, a checkout) is one restart: the restart waits
  * for a short quiet period, and no longer than a second after the first change. An
- * operator that exits by itself — a syntax error, an import that fails, a crash — has
+ * operator that exits by itself -- a syntax error, an import that fails, a crash -- has
  * said why; the loop then waits for the next change instead of exiting. SIGINT and
  * SIGTERM stop the operator (a second one cuts its stop short, as with `kopf run`) and
  * the loop, with the operator's exit code.
  *
  * What is watched: the directory of each operator file (and of each `-m ./module`),
  * recursively, but for hidden directories and `node_modules`; of their files, modules and
- * JSON ones (`.ts`, `.js`, `.mts`, …, `.json`) but hidden and backup ones. Directories made
+ * JSON ones (`.ts`, `.js`, `.mts`, ..., `.json`) but hidden and backup ones. Directories made
  * meanwhile are watched from the next start on.
  *
  * @module

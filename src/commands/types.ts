@@ -1,10 +1,10 @@
 /**
  * `kopf types <crd.yaml|->`: TypeScript types of custom resources from the OpenAPI v3
  * schemas of their CustomResourceDefinitions. For each served version: the resource type
- * (`KopfExampleV1`, for `kopf.resource<KopfExampleV1>(…)`), the interfaces of its `spec`
+ * (`KopfExampleV1`, for `kopf.resource<KopfExampleV1>(...)`), the interfaces of its `spec`
  * and `status` (`KopfExampleV1Spec`, `KopfExampleV1Status`), and one named interface per
- * nested object (`KopfExampleV1SpecTemplate`, `…ContainersItem` for array items,
- * `…Value` for map values).
+ * nested object (`KopfExampleV1SpecTemplate`, `...ContainersItem` for array items,
+ * `...Value` for map values).
  *
  * The output is the same bytes for the same input, self-contained (no imports), and
  * formatted as `deno fmt` formats it with its default settings, so that it can be
@@ -188,7 +188,7 @@ function addCrd(output: Output, crd: Schema, where: string): void {
     if (!isObject(schema)) {
       throw new ConfigurationError(
         `${at}: version ${versionName} has no schema (spec.versions[].schema.openAPIV3Schema); ` +
-          `add one — at least spec and status with x-kubernetes-preserve-unknown-fields: true.`,
+          `add one \u2014 at least spec and status with x-kubernetes-preserve-unknown-fields: true.`,
       );
     }
     const context = { kind: kind!, apiVersion: `${group}/${versionName}` };
@@ -226,7 +226,7 @@ function addResource(
     `  apiVersion: ${quote(context.apiVersion)};`,
     ...comment(1, ["The kind."]),
     `  kind: ${quote(context.kind)};`,
-    ...comment(1, ["The metadata: name, namespace, labels, annotations, …"]),
+    ...comment(1, ["The metadata: name, namespace, labels, annotations, \u2026"]),
     "  metadata?: {",
     "    name?: string;",
     "    namespace?: string;",
@@ -434,7 +434,7 @@ function requiredOf(schema: Schema): Set<string> {
   return new Set(Array.isArray(schema.required) ? schema.required.filter(text) : []);
 }
 
-/** `kopf-example` → `KopfExample`, `v1beta1` → `V1beta1`: a part of a type name. */
+/** `kopf-example` -> `KopfExample`, `v1beta1` -> `V1beta1`: a part of a type name. */
 export function pascal(value: string): string {
   const words = value.split(/[^A-Za-z0-9]+/).filter((w) => w !== "");
   const joined = words.map((w) => w[0].toUpperCase() + w.slice(1)).join("");

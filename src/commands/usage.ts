@@ -55,7 +55,7 @@ const FAILURES: ReadonlySet<string> = new Set([
 
 /**
  * The exit code of a commander error: 0 for the help and the version, 2 for commander's
- * own errors about the command line (unknown options, missing or invalid arguments, …),
+ * own errors about the command line (unknown options, missing or invalid arguments, ...),
  * and the code a command gave for its own errors (2 for usage errors, 1 for failures).
  */
 export function exitCodeOf(error: CommanderError): number {
@@ -82,8 +82,8 @@ export interface UsageCommand {
 
 /**
  * Make a command and its subcommands follow the conventions: instead of exiting, each
- * throws a `CommanderError` with the exit code of {@link exitCodeOf} — after the hint at
- * the help for a usage error — and the caller ends the process with that code.
+ * throws a `CommanderError` with the exit code of {@link exitCodeOf} -- after the hint at
+ * the help for a usage error -- and the caller ends the process with that code.
  */
 export function followUsageConventions(command: Command): void {
   command.exitOverride((error) => {

@@ -269,7 +269,7 @@ export class Spawner {
   /**
    * Objects stopped being this replica's (a lease lost or given up): stop their daemons
    * and timers ("operator-pausing") and resolve once they have exited, or at the deadline
-   * (on the clock's `now()` scale) — those still running then are reported.
+   * (on the clock's `now()` scale) -- those still running then are reported.
    */
   async revoke(deadline: number): Promise<void> {
     const stopping: [ObjectRecord, Spawned][] = [];

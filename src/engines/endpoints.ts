@@ -2,7 +2,7 @@
  * The operator's HTTP endpoints, for the orchestrator and for monitoring:
  *
  * - liveness (e.g. `http://0.0.0.0:8080/healthz`, as in Kopf): the results of the probe
- *   handlers as JSON — `{}` when there are none — cached for a few seconds, so that
+ *   handlers as JSON -- `{}` when there are none -- cached for a few seconds, so that
  *   frequent probing does not overload the operator; a failing probe answers 500;
  * - readiness (`/readyz` beside every other endpoint): 200 once the initial listings are
  *   in and the indices populated, 503 while the operator starts, is paused by a peer, or

@@ -11,7 +11,7 @@
  *   values; a `PermanentError` (or an arbitrary error with `errors: "permanent"`) removes
  *   them and excludes the object from that index for good; a `TemporaryError` (or an
  *   arbitrary error with `errors: "temporary"`) removes them and excludes the object until
- *   the error's delay (or the `backoff`) has passed — then the object is indexed again,
+ *   the error's delay (or the `backoff`) has passed -- then the object is indexed again,
  *   with `retry`, `started` and `runtime` counting since the first failure, until its
  *   `retries` or `timeout` are used up (then it is excluded for good). A success forgets
  *   all of that. Only failures are remembered, per object and function, until the object

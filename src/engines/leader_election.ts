@@ -6,8 +6,8 @@
  *   client-go): it gets it when nobody holds it, or when the holder's record has not
  *   changed for its `leaseDuration` (by this replica's clock).
  * - The leader renews it every `retryPeriod`. If it cannot renew for `renewDeadline`, it
- *   stops leading — before another replica may take over, `leaseDuration` after the
- *   last renewal — and becomes a candidate again.
+ *   stops leading -- before another replica may take over, `leaseDuration` after the
+ *   last renewal -- and becomes a candidate again.
  * - On a graceful stop the leader releases the Lease (an empty holder, as client-go), after
  *   its work is finished and stored, so that a standby takes over at once rather than
  *   after the lease duration.

@@ -1,6 +1,6 @@
 /**
  * The operator's own API client as an async context: everything the operator runs after its
- * login — handlers, daemons, timers — can reach the client it logged in with (its
+ * login -- handlers, daemons, timers -- can reach the client it logged in with (its
  * credentials, retries and tuning), its discovery and its settings, without a client of its
  * own. Helpers such as `kopf.apply()` use it when not given a client.
  *

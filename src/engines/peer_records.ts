@@ -6,7 +6,7 @@
  * The peering object is a `ClusterKopfPeering` for an operator serving the whole cluster,
  * else a `KopfPeering` in each served namespace (both of the `kopf.dev` group, or of the
  * older `kopf.zalando.org`). Its `status` holds one record per operator, keyed by the
- * operator's identity: `{ priority, lifetime, lastseen }` — the priority an integer, the
+ * operator's identity: `{ priority, lifetime, lastseen }` -- the priority an integer, the
  * lifetime in whole seconds, `lastseen` the UTC time of the last keep-alive as ISO-8601
  * without a zone (as Python's `datetime.utcnow().isoformat()` writes it). A record whose
  * `lastseen + lifetime` has passed belongs to a dead operator; any operator removes such
@@ -76,7 +76,7 @@ export function detectOwnIdentity(now: number = Date.now()): string {
 
 /**
  * The identity of a person or script pausing operators by hand (`kopf freeze`), as Kopf
- * makes it: the pod's name from `POD_ID` when set, else `user@host` — the same for
+ * makes it: the pod's name from `POD_ID` when set, else `user@host` -- the same for
  * every call from one place, so that `kopf resume` finds what `kopf freeze` wrote.
  */
 export function manualIdentity(): string {
@@ -142,13 +142,13 @@ export function isDead(peer: Peer, now: number): boolean {
   return peer.deadline <= now;
 }
 
-/** The lifetime written to the records: whole seconds (Kopf reads it as an integer), ≥ 1. */
+/** The lifetime written to the records: whole seconds (Kopf reads it as an integer), >= 1. */
 export function recordLifetime(settings: Pick<PeeringSettings, "lifetime">): number {
   return Math.max(1, Math.ceil(settings.lifetime));
 }
 
 /**
- * Seconds between keep-alives: well before the record expires — 5 to 10 seconds early
+ * Seconds between keep-alives: well before the record expires -- 5 to 10 seconds early
  * (at random, to spread the keep-alives of many operators) for long lifetimes, as Kopf
  * does; half the lifetime for short ones.
  */

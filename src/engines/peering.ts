@@ -1,11 +1,11 @@
 /**
  * Peering: operators serving the same objects know about each other through a peering
- * object and make way for the one with the highest priority, as Kopf's operators do —
+ * object and make way for the one with the highest priority, as Kopf's operators do --
  * and with them, since the persisted format is Kopf's (`peer_records.ts`).
  *
  * Each operator refreshes its own record well before it expires (a JSON merge patch of
  * the object), watches the peering objects, and pauses while another live operator has a
- * higher priority — or the same priority: then every one of them warns and pauses, since
+ * higher priority -- or the same priority: then every one of them warns and pauses, since
  * neither can tell which one should serve. A mandatory peering (given by name) whose
  * object is absent also pauses the operator until the object exists. On exit, the
  * operator removes its own record, so that the next one takes over at once.

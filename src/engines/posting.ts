@@ -42,10 +42,10 @@ export interface EventCreator {
 
 /**
  * How many events are posted at once by default. Posting one at a time caps the rate at one
- * event per round trip (≈ 100/s at 10 ms), far below what a busy operator logs; many at once
+ * event per round trip (~ 100/s at 10 ms), far below what a busy operator logs; many at once
  * would crowd the operator's own patches, which share its connection and its API Priority and
  * Fairness flow (an API server admits 200 mutating requests in flight by default, for all
- * clients). Ten hides the round trip (≈ 1,000 events/s at 10 ms) and takes a small share.
+ * clients). Ten hides the round trip (~ 1,000 events/s at 10 ms) and takes a small share.
  */
 export const DEFAULT_POSTING_CONCURRENCY = 10;
 
@@ -231,7 +231,7 @@ export interface EventPosting {
 
 /**
  * Start posting an operator's events: a fresh queue, the poster draining it until `signal`
- * aborts, and — while it runs — the fallback target for code outside the operator's flow.
+ * aborts, and -- while it runs -- the fallback target for code outside the operator's flow.
  */
 export function startEventPoster(options: StartEventPosterOptions): EventPosting {
   const creator = "createEvent" in options.creator

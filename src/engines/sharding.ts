@@ -1,6 +1,6 @@
 /**
  * Sharding: the objects are split into a fixed number of shards by a stable hash of their
- * uid, and each shard is handled by the one replica that holds its Lease — so that several
+ * uid, and each shard is handled by the one replica that holds its Lease -- so that several
  * replicas share the work, and no object is ever handled by two of them at once.
  *
  * - Each replica keeps a membership Lease of its own (`<name>-member-<hash>`), renewed like
@@ -80,7 +80,7 @@ export function shardOf(body: RawBody, shards: number): number {
 
 /**
  * The owner of each shard among the members (by index; empty without members): rendezvous
- * hashing with bounded loads — each shard goes to the member that scores highest for it
+ * hashing with bounded loads -- each shard goes to the member that scores highest for it
  * among those below their fair share (the count divided by the members, some rounded up
  * so that the shares add up). Every replica computes the same from the same members, whatever their order; the
  * shares stay even (3 shards over 3 replicas: one each, which plain rendezvous hashing

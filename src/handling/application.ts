@@ -17,8 +17,8 @@
  * - what the API server would refuse for its size (annotations over 256 KB in total, an
  *   object over what etcd stores) is not sent (see `outcome_sizes.ts`).
  *
- * With `serverSideApply` (`settings.applying.outcomes`), each place written — the status
- * subresource, the object — gets one server-side apply under the operator's field manager
+ * With `serverSideApply` (`settings.applying.outcomes`), each place written -- the status
+ * subresource, the object -- gets one server-side apply under the operator's field manager
  * instead, the finalizer in it (a set: other parties' finalizers are theirs, no guard is
  * needed); see `apply_intents.ts` for what is stated. Only what an apply cannot remove (a
  * field not ours alone) follows as a patch.
@@ -169,9 +169,9 @@ function settled(sender: Sender, error: unknown, guarded: boolean): ApplyResult 
 }
 
 /**
- * The requests of one object: their target, field manager and answers — metadata-only ones
+ * The requests of one object: their target, field manager and answers -- metadata-only ones
  * for an object watched as metadata only (its whole body is never needed here, and may be
- * large) — counted, the latest answer kept.
+ * large) -- counted, the latest answer kept.
  */
 class Sender {
   readonly source: BodySource | undefined;
@@ -358,7 +358,7 @@ function configOf(identity: Identity, config: JsonObject): JsonObject {
 
 /**
  * Whether the object must be read whole before applying: it is watched as metadata only,
- * and the manager owns fields beyond its metadata in a place applied to — their values
+ * and the manager owns fields beyond its metadata in a place applied to -- their values
  * must be stated again, or the apply would remove them.
  */
 function needsWhole(
@@ -389,7 +389,7 @@ function causesOf(error: unknown): Record<string, unknown>[] {
 /**
  * Whether an apply's failure means that the object we handled is gone: a 404; or a 409
  * that is no field manager's conflict (a uid of an object that no longer exists), or a 422
- * of `metadata.uid` (a namesake made anew) — confirmed by reading, since a 409 may also be
+ * of `metadata.uid` (a namesake made anew) -- confirmed by reading, since a 409 may also be
  * the API server giving up under contention.
  */
 async function isGone(sender: Sender, error: unknown): Promise<boolean> {

@@ -6,15 +6,15 @@
  * An apply states everything its manager means to own: what it applied before and omits
  * now is removed. So the intent is what the manager owns of the object now (read from its
  * `managedFields` entry), with the cycle's merge patch on top: a key set is set (and comes
- * to be owned), a key set to `null` is left out — which removes it when this manager alone
+ * to be owned), a key set to `null` is left out -- which removes it when this manager alone
  * owns it. A removal that leaving out cannot make (the field is also another manager's, or
  * was written before by a merge patch) is returned apart, as a merge patch of its own, and
  * so is the removal of our finalizer when it is not ours alone.
  *
  * The conditions are a list of items keyed by `type` where the schema says so (the
  * `x-kubernetes-list-type: map` of Kubernetes' own conditions): then the intent holds only
- * the items of this manager — those it applied before, and those the cycle adds or changes
- * — and other parties' conditions stay theirs. Where the list is atomic (an untyped status),
+ * the items of this manager -- those it applied before, and those the cycle adds or changes
+ * -- and other parties' conditions stay theirs. Where the list is atomic (an untyped status),
  * the whole list is stated, as a merge patch would.
  *
  * @module

@@ -1,5 +1,5 @@
 /**
- * Cause detection: why a resource-changing handling cycle runs for an object now —
+ * Cause detection: why a resource-changing handling cycle runs for an object now --
  * Kopf's rules, from the watch event, the deletion mark, our finalizer and the diff
  * between the stored diff-base and the current essence.
  *
@@ -30,7 +30,7 @@ export const HANDLER_REASONS: ReadonlySet<Reason> = new Set([
   "resume",
 ]);
 
-/** How each reason is named in log messages (`Creation is processed: …`). */
+/** How each reason is named in log messages (`Creation is processed: ...`). */
 export const TITLES: Readonly<Record<Reason, string>> = Object.freeze({
   create: "creation",
   update: "updating",

@@ -111,7 +111,7 @@ export interface CycleResult {
   readonly delays: readonly number[];
   /**
    * When a deletion's cycle finished handlers: the changes to apply instead of the cause's
-   * patch if the guarded request of a finalizer removal is refused — the progress kept as done
+   * patch if the guarded request of a finalizer removal is refused -- the progress kept as done
    * rather than purged, so that the handlers do not run again.
    */
   readonly fallback?: Patch;

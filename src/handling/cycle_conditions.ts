@@ -4,17 +4,17 @@
  *
  * | handlers of the cause                 | Ready                  | Reconciling      | Stalled         |
  * | ------------------------------------- | ---------------------- | ---------------- | --------------- |
- * | all succeeded                         | True `Succeeded`       | —                | —               |
- * | some pending or retrying              | False (their reason)   | True (reason)    | —               |
- * | … and one failed for good             | False `Failed`         | True (reason)    | —               |
- * | none pending, one failed for good     | False `Failed`         | —                | True `Failed`   |
- * | none at all (nothing to do)           | True `NothingToDo`     | —                | —               |
+ * | all succeeded                         | True `Succeeded`       | --                | --               |
+ * | some pending or retrying              | False (their reason)   | True (reason)    | --               |
+ * | ... and one failed for good             | False `Failed`         | True (reason)    | --               |
+ * | none pending, one failed for good     | False `Failed`         | --                | True `Failed`   |
+ * | none at all (nothing to do)           | True `NothingToDo`     | --                | --               |
  *
  * `Reconciling` and `Stalled` are kstatus' abnormal-true conditions: present only while
  * True, as Flux's controllers keep them (kstatus, Argo CD's health checks and `kubectl wait`
  * read an absent one as not true). Written False, they doubled the size of every handled
- * object's conditions on the wire — in the write, its answer and its watch event, each with
- * their managed fields — for nothing that any reader tells apart.
+ * object's conditions on the wire -- in the write, its answer and its watch event, each with
+ * their managed fields -- for nothing that any reader tells apart.
  *
  * The reason of handlers still at work is `Retrying` when one of them failed and is retried
  * (the message names it and its error), else `Progressing` (not run yet, or waiting for
@@ -107,10 +107,10 @@ export function idleConditions(types: ConditionTypes): ConditionInit[] {
 /**
  * The conditions after a cycle with nothing to do (no change of the essence, or no handler
  * for the change): those the object has are kept as they are (a failure stays a failure
- * until a change is handled), stamped with the generation now observed — but for a
+ * until a change is handled), stamped with the generation now observed -- but for a
  * `Stalled` that is not True, left out (as versions before kept it False). An object
- * without them yet — or whose handling was left unfinished (`Reconciling` True), as when a
- * change was undone before its handlers finished — gets {@link idleConditions}.
+ * without them yet -- or whose handling was left unfinished (`Reconciling` True), as when a
+ * change was undone before its handlers finished -- gets {@link idleConditions}.
  */
 export function unchangedConditions(
   current: readonly unknown[],
@@ -170,7 +170,7 @@ function describe(fates: readonly HandlerFate[], what: string): string {
 
 /**
  * The messages naming one handler and no detail, by what is said and the handler's id: made
- * once, not per object — every object's conditions would otherwise hold a copy of the same
+ * once, not per object -- every object's conditions would otherwise hold a copy of the same
  * text while it waits to be written (thousands of them in a burst).
  */
 const plainMessages = new Map<string, Map<string, string>>();

@@ -1,6 +1,6 @@
 /**
  * Running one retried handler once: the checks of its `timeout` and `retries`, the call,
- * and the translation of what it returned or threw into an {@link Outcome} — Kopf's
+ * and the translation of what it returned or threw into an {@link Outcome} -- Kopf's
  * error semantics, shared by resource-changing handlers, sub-handlers and activities.
  *
  * | what the handler did | outcome |
@@ -71,7 +71,7 @@ function retryWhen(delay: number | null): string {
   return delay === null || delay <= 0 ? "now" : `in ${formatSeconds(delay)}`;
 }
 
-/** `text.` — a sentence ended once, whatever the text ends with. */
+/** `text.` -- a sentence ended once, whatever the text ends with. */
 function sentence(text: string): string {
   return /[.!?]$/.test(text) ? text : `${text}.`;
 }

@@ -1,6 +1,6 @@
 /**
  * A handler's own API call refused with HTTP 403: which rule it lacks, and how to grant it
- * — the handler's `rbac` option, from which `kopf manifests` makes the operator's RBAC.
+ * -- the handler's `rbac` option, from which `kopf manifests` makes the operator's RBAC.
  *
  * @module
  */
@@ -60,7 +60,9 @@ export function forbiddenHint(
         "declares: apply the RBAC that kopf manifests prints to the operator's cluster.";
     }
     return `The API server refused ${rule} (HTTP 403): grant it with the handler's option ` +
-      `rbac: ["${rule}"] (${handler.registrar ?? "kopf.on…"}(…, { rbac: [...] }, fn)), then ` +
+      `rbac: ["${rule}"] (${
+        handler.registrar ?? "kopf.on\u2026"
+      }(\u2026, { rbac: [...] }, fn)), then ` +
       "apply the RBAC that kopf manifests prints.";
   }
   return undefined;

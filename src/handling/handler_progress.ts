@@ -1,6 +1,6 @@
 /**
  * The progress of one handler across handling cycles ({@link HandlerState}): whether it has
- * succeeded, failed, is retrying or sleeping, and the record it is persisted as — Kopf's
+ * succeeded, failed, is retrying or sleeping, and the record it is persisted as -- Kopf's
  * fields and its ISO-8601 times, as Python Kopf writes and reads them.
  *
  * Apart from the states of all the handlers of an object (`handler_states.ts`), which

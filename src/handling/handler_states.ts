@@ -1,6 +1,6 @@
 /**
  * The progress of handlers across handling cycles: which have succeeded, failed, are
- * retrying or sleeping, and what to persist about them — Kopf's semantics and formats.
+ * retrying or sleeping, and what to persist about them -- Kopf's semantics and formats.
  * This module holds the states of all the handlers of one object ({@link State}); one
  * handler's state and record are in `handler_progress.ts`, the delivery of results to the
  * status (`deliverResults`) in `handler_results.ts`.
@@ -16,7 +16,7 @@
  * const due = state.selectAwakened(handlers);                        // not finished, not sleeping
  * // ... invoke some of `due`, collecting an Outcome per handler id ...
  * state = state.withOutcomes(outcomes);
- * deliverResults(outcomes, patch);                                   // results → status.<id>
+ * deliverResults(outcomes, patch);                                   // results -> status.<id>
  * if (state.done) await state.purge({ body, patch, storage, handlers });
  * else await state.store({ body, patch, storage });                  // and sleep state.delay s
  * ```
@@ -420,7 +420,7 @@ export class State implements Iterable<[string, HandlerState]> {
 
   /**
    * Remove the records of our handlers, of any other handler in this state, and of all
-   * their sub-handlers — and nothing else (other operators' records stay): at once (no
+   * their sub-handlers -- and nothing else (other operators' records stay): at once (no
    * promise) when the storage purges at once, as the built-in ones do.
    */
   purge({ body, patch, storage, handlers }: StatePurgeOptions): void | Promise<void> {

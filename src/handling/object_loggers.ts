@@ -173,9 +173,9 @@ export function createObjectLogger(
 }
 
 /**
- * Kopf's `LocalObjectLogger`: a logger about one object that only prints — under
+ * Kopf's `LocalObjectLogger`: a logger about one object that only prints -- under
  * `kopf.objects`, with the object's `[namespace/name]` prefix and, in JSON lines, its
- * reference — and never posts Kubernetes Events, whatever the posting level. Handlers'
+ * reference -- and never posts Kubernetes Events, whatever the posting level. Handlers'
  * own `logger` posts at `settings.posting.level`; use this one for chatty or sensitive
  * messages about the object, e.g. from a daemon's loop.
  *

@@ -110,7 +110,7 @@ const fallbackTargets: PostingTarget[] = [];
 
 /**
  * Run `fn` (an operator's whole life, or a test) with `target` as the place where events go.
- * Everything `fn` starts — watchers, workers, handlers — inherits it.
+ * Everything `fn` starts -- watchers, workers, handlers -- inherits it.
  */
 export function runWithPostingTarget<R>(target: PostingTarget, fn: () => R): R {
   return postingContext.run(target, fn);

@@ -17,8 +17,8 @@ import type { CauseOverrides } from "../intents/causes.ts";
 import { type ChangingRun, currentChangingRun, type SubhandlerRun } from "./changing.ts";
 
 /**
- * What {@link execute} runs — functions by id, handler records, or a registry's handlers;
- * none of them: the sub-handlers registered with `kopf.subhandler()` so far — and how.
+ * What {@link execute} runs -- functions by id, handler records, or a registry's handlers;
+ * none of them: the sub-handlers registered with `kopf.subhandler()` so far -- and how.
  */
 export interface ExecuteOptions {
   /** Functions to run as sub-handlers: by id (an object or Map), or a list (ids from names). */
@@ -152,7 +152,7 @@ function recordsOf(fns: ExecuteOptions["fns"], parentId: string): ChangingHandle
  *
  * Without `fns`, `handlers` or `registry`, it runs the sub-handlers registered so far
  * with `kopf.subhandler()` or `kopf.register()` (which are otherwise run right after the
- * handler returns) — once: a second such call does nothing. `lifecycle` chooses which
+ * handler returns) -- once: a second such call does nothing. `lifecycle` chooses which
  * due sub-handlers run per cycle (the operator's lifecycle by default); `cause` runs them
  * for another reason or change than the parent's.
  *

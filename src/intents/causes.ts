@@ -1,6 +1,6 @@
 /**
  * The cause of a resource-changing cycle: why handlers run for one state of one object. One
- * shape from its detection on — the handlers' selection and filters, their arguments
+ * shape from its detection on -- the handlers' selection and filters, their arguments
  * (`reason`, `old`, `new`, `diff`), the progress' purpose, and what `kopf.execute()`
  * changes of it for sub-handlers.
  *

@@ -1,7 +1,7 @@
 /**
  * `kopf.on.child(parent, child, options?, fn)`: a handler of the parent resource that runs
- * for a parent when one of its children — objects of the child resource with an owner
- * reference to it — is created, changed or deleted.
+ * for a parent when one of its children -- objects of the child resource with an owner
+ * reference to it -- is created, changed or deleted.
  *
  * @module
  */
@@ -36,7 +36,7 @@ export type ChildOf<CR> = [CR] extends [keyof BuiltinObjects]
  * `S`/`St` type the parent's `spec`/`status`; `I` declares indices.
  */
 export interface ChildRegistrar {
-  /** Register `fn` for children of a typed parent resource (`kopf.resource<T>(…)`). */
+  /** Register `fn` for children of a typed parent resource (`kopf.resource<T>(...)`). */
   <
     T,
     I = unknown,

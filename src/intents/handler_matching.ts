@@ -155,7 +155,7 @@ export class HandlerMatcher {
 
   /**
    * The resources to serve among the discovered ones, for all selectors together (of
-   * handlers of the given kinds only, if given — e.g. without `"webhook"` for what to
+   * handlers of the given kinds only, if given -- e.g. without `"webhook"` for what to
    * watch), with the warnings of ambiguous selectors.
    */
   resolve(discovered: Iterable<Resource>, kinds?: readonly HandlerKind[]): Selection {
@@ -218,7 +218,7 @@ export class HandlerMatcher {
 
   /**
    * The resource-changing handlers to run for a cause: the reason fits (or the handler
-   * takes any), resume handlers only in the initial round and — unless `deleted` — not
+   * takes any), resume handlers only in the initial round and -- unless `deleted` -- not
    * for objects being deleted, the filters pass; each (function, id) once.
    */
   selectChangingHandlers(resource: Resource, cause: CauseMatch): ChangingHandler[] {

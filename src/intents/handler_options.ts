@@ -14,8 +14,8 @@ import type { AdmissionOperation } from "../structs/admission_reviews.ts";
 import type { OperatorRegistry } from "./registry.ts";
 
 /**
- * Every option that handlers share, as one list: each registration takes those it accepts —
- * see its own options type (`CreateOptions`, `TimerOptions`, …). All durations in seconds;
+ * Every option that handlers share, as one list: each registration takes those it accepts --
+ * see its own options type (`CreateOptions`, `TimerOptions`, ...). All durations in seconds;
  * all the filters given must match.
  */
 export interface HandlerOptions<K> {
@@ -27,8 +27,8 @@ export interface HandlerOptions<K> {
   registry?: OperatorRegistry;
   /**
    * What the handler's own API calls need beyond what the framework does with the objects
-   * it serves, as `RESOURCE:VERBS` — e.g. `["pods:create,delete", "deployments.apps:get"]`
-   * — for the RBAC that `kopf manifests` generates.
+   * it serves, as `RESOURCE:VERBS` -- e.g. `["pods:create,delete", "deployments.apps:get"]`
+   * -- for the RBAC that `kopf manifests` generates.
    */
   rbac?: readonly string[];
   /**

@@ -26,7 +26,7 @@ import type { Activity, Reason } from "./reasons.ts";
 
 /** Arguments of every resource handler. `S`/`St` type the `spec` and `status`. */
 export interface ResourceKwargs<S = ReadonlyJsonObject, St = ReadonlyJsonObject> {
-  /** The resource (group, version, plural, …) of the object. */
+  /** The resource (group, version, plural, ...) of the object. */
   resource: Resource;
   /** The whole object, read-only. */
   body: Body<S, St>;
@@ -73,7 +73,7 @@ export interface ResourceKwargs<S = ReadonlyJsonObject, St = ReadonlyJsonObject>
 }
 
 /**
- * Arguments of the handlers of the objects that the operator watches — every resource
+ * Arguments of the handlers of the objects that the operator watches -- every resource
  * handler but the admission ones: the objects as the API server stores them, so named.
  */
 export interface WatchedKwargs<S = ReadonlyJsonObject, St = ReadonlyJsonObject>
@@ -130,14 +130,14 @@ export type WatchEvent<S = ReadonlyJsonObject, St = ReadonlyJsonObject> = EventK
   St
 >["event"];
 
-/** Arguments of daemons; `body`, `spec`, … always show the latest state. */
+/** Arguments of daemons; `body`, `spec`, ... always show the latest state. */
 export interface DaemonKwargs<S = ReadonlyJsonObject, St = ReadonlyJsonObject>
   extends WatchedKwargs<S, St>, RetryKwargs {
   /** Set when the daemon must stop; its `signal` aborts then. */
   stopped: DaemonStopped;
 }
 
-/** Arguments of timers; `body`, `spec`, … always show the latest state. */
+/** Arguments of timers; `body`, `spec`, ... always show the latest state. */
 export interface TimerKwargs<S = ReadonlyJsonObject, St = ReadonlyJsonObject>
   extends WatchedKwargs<S, St>, RetryKwargs {}
 

@@ -1,6 +1,6 @@
 /**
  * The builders of the arguments handlers receive: one plain object per call, whose views
- * of the body (`body`, `spec`, `meta`, `status`, …) are made when first read, with the
+ * of the body (`body`, `spec`, `meta`, `status`, ...) are made when first read, with the
  * memo fetched only when a handler reads it; and the change narrowed to a field handler's
  * field.
  *
@@ -118,11 +118,11 @@ const BODY_VIEWS = Object.freeze(Object.keys(VIEW_PATHS)) as readonly (keyof typ
 
 /**
  * The arguments of a resource handler, made key by key in the order handlers see them.
- * The views (`body`, `spec`, …, `old`, `new`) are made when first read, and the memo is
+ * The views (`body`, `spec`, ..., `old`, `new`) are made when first read, and the memo is
  * fetched then (an object's own copy is made only for the objects whose handlers use it):
  * most handlers read few of them, and a view is a proxy. Each such key is an accessor that
- * all arguments share: an accessor of an object's own — as `get memo()` in an object
- * literal makes — gives each object a shape of its own, which takes several times the
+ * all arguments share: an accessor of an object's own -- as `get memo()` in an object
+ * literal makes -- gives each object a shape of its own, which takes several times the
  * memory of the object; this runs for every handler call.
  */
 class ResourceKwargsObject {

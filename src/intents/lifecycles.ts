@@ -1,5 +1,5 @@
 /**
- * Lifecycles: which of the handlers due in a handling cycle run in it, and in which order —
+ * Lifecycles: which of the handlers due in a handling cycle run in it, and in which order --
  * Kopf's `kopf.lifecycles`, in camelCase.
  *
  * A lifecycle gets the handlers that are due now (not finished, not sleeping), in the order
@@ -47,7 +47,7 @@ export type LifeCycleFn = <H extends { readonly id: string }>(
           readonly runtime: number;
           /** When the first attempt was (or the handling began, before it). */
           readonly startedAt: Date;
-          /** The reason it runs for (`create`, `update`, …), if known. */
+          /** The reason it runs for (`create`, `update`, ...), if known. */
           readonly purpose: string | null;
           /** Succeeded for good. */
           readonly success: boolean;
@@ -141,7 +141,7 @@ export const lifecycles: {
    */
   readonly shuffled: LifeCycleFn;
   /**
-   * Kopf's `asap`, the default: one handler per cycle — the first of those retried the
+   * Kopf's `asap`, the default: one handler per cycle -- the first of those retried the
    * least, so that a failing handler goes last and the others are not held up by it.
    *
    * @example Back to the default after a test switched lifecycles

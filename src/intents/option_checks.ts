@@ -1,6 +1,6 @@
 /**
  * Compile-time checks of registration options, so that a mistake is named on the first line
- * of the compiler's error — as the registration names it at run time — rather than as an
+ * of the compiler's error -- as the registration names it at run time -- rather than as an
  * options type that the options given do not match. Types only: nothing here runs.
  *
  * @module
@@ -18,12 +18,12 @@ export interface UninferredOptions {
 }
 
 /**
- * The options parameter of a registration of the family `F` (`timer`, `field`, …) given
+ * The options parameter of a registration of the family `F` (`timer`, `field`, ...) given
  * options of type `G`, whose declared type is `D`: `G` itself when it is fine; `D` when `G` has
  * an unknown option (the compiler then names it, and suggests the option meant) or was not
- * inferred; else what is wrong with `G`, whose mismatch names the problem — in the order the
+ * inferred; else what is wrong with `G`, whose mismatch names the problem -- in the order the
  * registration checks them at run time: `G` with the message as the type of `value` when it is
- * given with `old` or `new`; the message (a string type) of an option missing — `field` for a
+ * given with `old` or `new`; the message (a string type) of an option missing -- `field` for a
  * filter of a field's values, and for `kopf.on.field`; `interval` or `idle` for `kopf.timer`.
  * What is given for sure counts for a clash (an optional key may be absent); any key at all
  * counts as given for a requirement (it may be present). `A` may stand in place of the options

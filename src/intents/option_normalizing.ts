@@ -38,7 +38,7 @@ export interface NormalizedOptions extends HandlerFilters, RetryPolicy {
   readonly rbac: readonly string[];
   /** The selector keywords found among the options. */
   readonly keywords: SelectorKeywords;
-  /** All other options by name, validated (booleans, durations, …). */
+  /** All other options by name, validated (booleans, durations, ...). */
   readonly extra: Readonly<Record<string, unknown>>;
 }
 
@@ -46,7 +46,7 @@ export interface NormalizedOptions extends HandlerFilters, RetryPolicy {
 interface OptionReader {
   /** The option's value; `undefined` if not given (or given as `undefined`). */
   get(key: string): unknown;
-  /** A number of seconds (`null` if not given): `> 0` if `positive`, else `≥ 0`. */
+  /** A number of seconds (`null` if not given): `> 0` if `positive`, else `>= 0`. */
   duration(key: string, positive?: boolean): number | null;
   /** A boolean (`false` if not given). */
   flag(key: string): boolean;
@@ -67,7 +67,9 @@ function optionReader(
       if (v === undefined || v === null) return null;
       if (typeof v !== "number" || !Number.isFinite(v) || v < 0 || (positive && v === 0)) {
         fail(
-          `option "${key}" must be a number of seconds ${positive ? "> 0" : "≥ 0"}, got ${show(v)}`,
+          `option "${key}" must be a number of seconds ${positive ? "> 0" : "\u2265 0"}, got ${
+            show(v)
+          }`,
         );
       }
       return v;
@@ -163,7 +165,7 @@ function retryOptions(registrar: Registrar, read: OptionReader): RetryPolicy {
     retries !== undefined && retries !== null &&
     (typeof retries !== "number" || !Number.isInteger(retries) || retries < 0)
   ) {
-    fail(`option "retries" must be a whole number ≥ 0, got ${show(retries)}`);
+    fail(`option "retries" must be a whole number \u2265 0, got ${show(retries)}`);
   }
   return {
     errors: errors as ErrorsMode,
@@ -310,7 +312,7 @@ function metaFilter(
   if (raw === undefined || raw === null) return undefined;
   if (!isMapping(raw)) {
     fail(
-      `option "${option}" must be an object of key → value, kopf.PRESENT, kopf.ABSENT or a callback`,
+      `option "${option}" must be an object of key \u2192 value, kopf.PRESENT, kopf.ABSENT or a callback`,
     );
   }
   const out: Record<string, MetaFilterValue<unknown>> = {};

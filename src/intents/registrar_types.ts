@@ -1,7 +1,7 @@
 /**
  * The types of the registration functions: what each registration function types (the
  * arguments its handlers receive and its options), and the signatures of a resource registrar
- * and of an activity registrar — each number of arguments one form, so that the compiler names
+ * and of an activity registrar -- each number of arguments one form, so that the compiler names
  * a mistake.
  *
  * Apart from the registration functions themselves (`registration.ts`) and the documented
@@ -39,7 +39,7 @@ import type {
 import type { CheckedOptions, UninferredOptions } from "./option_checks.ts";
 
 /**
- * What each registration function (`create`, `timer`, …; `webhook` for `on.validate` and
+ * What each registration function (`create`, `timer`, ...; `webhook` for `on.validate` and
  * `on.mutate`) types, for spec `S`, status `St` and declared indices `I` (`unknown` when none,
  * and then not in the type, so that the compiler's messages name the arguments' type alone):
  * the arguments its handlers receive, and its options, whose callbacks receive the same.
@@ -88,7 +88,7 @@ export interface HandlerFamilies<S, St, I> {
 
 /**
  * What the registration `O` types for `R` (a typed resource, a name or a predicate): typed by
- * the typed resource's spec and status (see {@link PartOf}), else by `S` and `St` — the type
+ * the typed resource's spec and status (see {@link PartOf}), else by `S` and `St` -- the type
  * arguments, or the untyped default.
  */
 export type FamilyFor<O extends keyof HandlerFamilies<unknown, unknown, unknown>, R, S, St, I> =
@@ -99,7 +99,7 @@ export type FamilyFor<O extends keyof HandlerFamilies<unknown, unknown, unknown>
   >[O];
 
 /**
- * The first positional argument of a registration: a typed resource (`kopf.resource<T>(…)`),
+ * The first positional argument of a registration: a typed resource (`kopf.resource<T>(...)`),
  * a resource name (or `EVERYTHING`), or a predicate of resources.
  */
 export type ResourceArg =
@@ -114,13 +114,13 @@ export type ResourceArg =
  * options are required, the options always.
  *
  * Each number of arguments has one form, so that the compiler names a mistake (a missing
- * `interval`, an unknown option, …) rather than listing forms that do not fit. Type
+ * `interval`, an unknown option, ...) rather than listing forms that do not fit. Type
  * arguments are `<Spec, Status, Indices>` in every form: without them, a typed resource types
  * `spec` and `status`; with them, they do.
  */
 export type ResourceRegistrar<O extends keyof HandlerFamilies<unknown, unknown, unknown>> =
   O extends "field" | "timer" ? {
-      /** Register `fn` for the resources described by keyword options (`kind`, `plural`, …). */
+      /** Register `fn` for the resources described by keyword options (`kind`, `plural`, ...). */
       <
         S = ReadonlyJsonObject,
         St = ReadonlyJsonObject,

@@ -222,7 +222,7 @@ export const index: ResourceRegistrar<"index"> = resourceRegistrar(
  *   return { message: "created" }; // stored as status.<handler id>
  * });
  * kopf.on.update("kopfexamples", { field: "spec.replicas" }, ({ old, new: now }) => {
- *   console.log(`replicas: ${old} → ${now}`);
+ *   console.log(`replicas: ${old} -> ${now}`);
  * });
  * kopf.on.delete("kopfexamples", async ({ name }) => {
  *   await fetch(`https://example.com/cleanup/${name}`, { method: "POST" });

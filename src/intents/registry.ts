@@ -1,6 +1,6 @@
 /**
  * The registry of handlers: the public {@link OperatorRegistry} that `kopf.on.*` fill and
- * `kopf.operator()` runs, and — outside the class, for the framework only — what it
+ * `kopf.operator()` runs, and -- outside the class, for the framework only -- what it
  * holds: the handler records with their matching (`handler_matching.ts`), the generated
  * ids and the warnings.
  *
@@ -109,7 +109,7 @@ export function warnOfRegistration(registry: OperatorRegistry, message: string):
   found.onWarning(message);
 }
 
-/** A generated id from a base: the base itself first, then `base-2`, `base-3`, …. */
+/** A generated id from a base: the base itself first, then `base-2`, `base-3`, .... */
 export function nextGeneratedId(registry: OperatorRegistry, base: string): string {
   const generated = contentsOf(registry).generated;
   const n = (generated.get(base) ?? 0) + 1;

@@ -4,7 +4,7 @@
  *
  * This module is the registration side: `kopf.subhandler()` and `kopf.register()` add
  * records to the running handler's sub-registry, found in {@link subhandlerScope}. Running
- * them — after the handler, or now with `kopf.execute()` — is the handling layer's job; it
+ * them -- after the handler, or now with `kopf.execute()` -- is the handling layer's job; it
  * sets the scope around each resource-changing handler. Outside such a scope these
  * functions fail with a clear error.
  *

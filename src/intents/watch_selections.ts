@@ -2,8 +2,8 @@
  * What the API server can filter for the operator: the label and field selectors of a
  * resource's list and watch requests, derived from the filters its handlers declare.
  *
- * Every handler that consumes the resource's watch — resource-changing and event handlers,
- * daemons, timers, indices — contributes what its filters require in a form the server
+ * Every handler that consumes the resource's watch -- resource-changing and event handlers,
+ * daemons, timers, indices -- contributes what its filters require in a form the server
  * understands: a label with a given value (`key=value`), present (`key`) or absent (`!key`);
  * the same written as a field filter on `metadata.labels.<key>`; a field with a literal value,
  * for the fields the server selects by (`metadata.name`, `metadata.namespace`, and a

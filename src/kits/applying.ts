@@ -14,8 +14,8 @@ export type { ApplyOptions };
 
 /**
  * Create or update a child with server-side apply: the child is adopted first as
- * {@link adopt} adopts it — an owner reference to the object being handled (or `owner`),
- * its namespace, its labels and the owner-kind label of `kopf.on.child` — and named exactly
+ * {@link adopt} adopts it -- an owner reference to the object being handled (or `owner`),
+ * its namespace, its labels and the owner-kind label of `kopf.on.child` -- and named exactly
  * as the owner if it has no name (an apply cannot generate names); then sent whole as the
  * configuration of the operator's field manager (`settings.applying.fieldManager`, `"kopf"`
  * by default), taking over fields that other managers own (`settings.applying.force`,

@@ -10,7 +10,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 
 /**
- * The values of all contexts in the current flow, as `[context, value, context, value, …]`
+ * The values of all contexts in the current flow, as `[context, value, context, value, ...]`
  * (each context once). One storage holds them all: the runtime copies the values of every
  * storage at each run, so a run costs less with one storage than with one per context, and
  * several contexts are set with one run (see {@link AsyncContext.runAll}).

@@ -7,7 +7,7 @@
  * to a publicly trusted CA would be accepted for the API server's name.
  *
  * Deno's `node:tls`, though, verifies against its `ca` alone. Before an HTTP client of
- * Deno sends its first request to an origin — and again after {@link REVERIFY_SECONDS} —
+ * Deno sends its first request to an origin -- and again after {@link REVERIFY_SECONDS} --
  * the origin's certificate is checked with one handshake of `node:tls` against the given
  * CA only; a certificate that does not chain to it fails the requests with a certificate
  * error, as client-go would. What this does not cover: the connections that Deno's `fetch`
@@ -151,8 +151,8 @@ function readableEnv(name: string): string | undefined | typeof UNREADABLE {
 
 /**
  * What remains of the gap for a server, in one line to log once; `undefined` where no
- * publicly trusted CA could certify its name — a private, loopback or link-local address,
- * or a cluster-internal or single-label name — or where the root store is empty.
+ * publicly trusted CA could certify its name -- a private, loopback or link-local address,
+ * or a cluster-internal or single-label name -- or where the root store is empty.
  */
 export function caPinningCaveat(url: string): string | undefined {
   let host: string;

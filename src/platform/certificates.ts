@@ -1,6 +1,6 @@
 /**
  * Self-signed certificate authorities, server certificates and client certificates,
- * made with WebCrypto (ECDSA P-256, SHA-256) and a small DER encoder — no `openssl`
+ * made with WebCrypto (ECDSA P-256, SHA-256) and a small DER encoder -- no `openssl`
  * binary needed, identical on Deno and Node.
  *
  * Every certificate comes as PEM text: the certificate, and its private key as an
@@ -149,7 +149,7 @@ const EKU_NAMES: Record<string, string> = {
   [OID.clientAuth]: "clientAuth",
 };
 
-/** KeyUsage bit numbers (RFC 5280 §4.2.1.3). */
+/** KeyUsage bit numbers (RFC 5280 section 4.2.1.3). */
 const KeyUsage = { digitalSignature: 0, keyCertSign: 5, cRLSign: 6 } as const;
 
 const DEFAULT_DAYS = 365;
@@ -378,7 +378,7 @@ async function signCertificate(parts: {
       tbs as BufferSource,
     ),
   );
-  // WebCrypto gives r‖s; X.509 wants SEQUENCE { r INTEGER, s INTEGER }.
+  // WebCrypto gives r||s; X.509 wants SEQUENCE { r INTEGER, s INTEGER }.
   const half = raw.length / 2;
   const signature = sequence(
     unsignedInteger(raw.subarray(0, half)),

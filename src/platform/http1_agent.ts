@@ -3,7 +3,7 @@
  * `createHttpClient` (`http_client.ts`) takes on Deno for the requests that change objects
  * (`POST`, `PUT`, `PATCH`, `DELETE`), whose bodies are small and read at once.
  *
- * Why: Deno's `fetch` costs about 25 µs of CPU per request beyond the exchange itself — a
+ * Why: Deno's `fetch` costs about 25 us of CPU per request beyond the exchange itself -- a
  * `Request`, two `Headers`, WebIDL conversions of each field, a body stream, a URL parse.
  * An operator makes one such write per object it handles, so that was about a sixth of its
  * CPU. Here a request is one string written to a socket and its response is read from one
@@ -37,8 +37,8 @@ export interface Http1AgentOptions {
   /** Seconds an unused connection is kept; 90 (Go's and client-go's) by default. */
   idleTimeout?: number;
   /**
-   * Seconds a request may go without progress — no byte of it taken by the server, no byte
-   * of its answer received — before it fails; 60 by default. Without a `connectTimeout`,
+   * Seconds a request may go without progress -- no byte of it taken by the server, no byte
+   * of its answer received -- before it fails; 60 by default. Without a `connectTimeout`,
    * it bounds the making of a new connection too.
    */
   readTimeout?: number;

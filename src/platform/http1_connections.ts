@@ -126,7 +126,7 @@ export class Connection {
         this.#written += count;
       }
     } catch (e) {
-      // A failed write call wrote nothing: if it was the first, no byte left — unless the
+      // A failed write call wrote nothing: if it was the first, no byte left -- unless the
       // socket was closed under it, when it may have written before it could say so.
       if (written === 0 && !this.#closed && isConnectionLoss(e)) this.#maybeSent = false;
       throw this.#failure ?? e;

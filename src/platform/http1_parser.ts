@@ -60,7 +60,7 @@ const DIGITS = /^[0-9]{1,15}$/;
 const HEX = /^[0-9a-fA-F]{1,12}$/;
 /**
  * Bytes that no head may hold (as `fetch`'s parser says): controls other than a tab, and
- * a CR or LF but in a CRLF pair. A tab, visible ASCII and bytes 0x80–0xFF are allowed.
+ * a CR or LF but in a CRLF pair. A tab, visible ASCII and bytes 0x80-0xFF are allowed.
  */
 // deno-lint-ignore no-control-regex -- control characters are what it looks for
 const FORBIDDEN_IN_HEAD = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\r(?!\n)|(?<!\r)\n/;
@@ -312,7 +312,7 @@ export class ResponseReader {
     }
   }
 
-  /** The error of a body beyond the cap: "the response body {what} the … bytes allowed". */
+  /** The error of a body beyond the cap: "the response body {what} the ... bytes allowed". */
   #tooLarge(what: string): Error {
     return new Error(
       `the response body ${what} the ${this.#maxBody} bytes allowed (the maxBodyBytes setting)`,
@@ -423,7 +423,7 @@ export function parseHead(text: string): ResponseHead {
   const code = Number(status[2]);
   if (code < 100 || code > 599) {
     throw new Error(
-      `malformed status line ${JSON.stringify(lines[0])}: the status must be within 100–599`,
+      `malformed status line ${JSON.stringify(lines[0])}: the status must be within 100\u2013599`,
     );
   }
   const head: ResponseHead = {

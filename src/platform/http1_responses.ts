@@ -25,7 +25,7 @@ export class Http1Response extends Response {
   readonly #fields: string[];
   #headers: Headers | undefined;
   readonly #text: string | null;
-  /** Whether the text was taken (`text()`, `json()`, …); the stream, once made, says itself. */
+  /** Whether the text was taken (`text()`, `json()`, ...); the stream, once made, says itself. */
   #taken = false;
   /** The body as a response of Deno's own, once a stream or bytes are asked for. */
   #whole: Response | undefined;

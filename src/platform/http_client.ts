@@ -1,6 +1,6 @@
 /**
- * A `fetch` with TLS settings of its own — a custom CA, a client certificate, insecure
- * mode — and a connect timeout, on Deno and on Node.
+ * A `fetch` with TLS settings of its own -- a custom CA, a client certificate, insecure
+ * mode -- and a connect timeout, on Deno and on Node.
  *
  * - Deno: `Deno.createHttpClient` (rustls) for CAs and client certificates. It trusts a
  *   given CA besides the runtime's root store, where client-go trusts it alone: each
@@ -260,10 +260,10 @@ function guardBody(response: Response, signal: AbortSignal | undefined): Respons
 }
 
 /**
- * A response whose body reads end when the signal aborts. Whole-body reads (`text()`, …)
+ * A response whose body reads end when the signal aborts. Whole-body reads (`text()`, ...)
  * stay Deno's own, which read the body at once into a buffer of its size; only `body`,
  * for streaming, goes through a stream of ours. (Piping every body, as before, cost a
- * 64 KiB buffer per chunk of every response — most of an operator's memory at scale.)
+ * 64 KiB buffer per chunk of every response -- most of an operator's memory at scale.)
  */
 class GuardedResponse extends Response {
   readonly #source: Response;
@@ -347,8 +347,8 @@ const directReaders = new WeakMap<ReadableStream<Uint8Array>, ChunkReader>();
 /**
  * A reader of the stream's chunks. For a guarded body (a stream's, see
  * {@link HttpRequestInit.stream}), the chunks come from the source as the stream's pulls
- * would take them, without the stream's machinery in between — a read request, its
- * promises and result, an enqueue — for each of a long watch's many chunks, and without
+ * would take them, without the stream's machinery in between -- a read request, its
+ * promises and result, an enqueue -- for each of a long watch's many chunks, and without
  * their copies: each is lent in the pooled buffer it was read into; the stream itself is
  * locked. Any other stream is read through its own reader.
  */
@@ -373,8 +373,8 @@ export function chunkReaderOf(stream: ReadableStream<Uint8Array>): ChunkReader {
  * A copy of the stream that errors when the signal aborts (and then cancels the source).
  *
  * The source is read into pooled buffers and each chunk is copied out at its exact size:
- * a plain read of Deno's body allocates a fresh 64 KiB buffer per chunk, however small —
- * with one watch event per chunk, ~100× the data in garbage outside the JS heap, which V8
+ * a plain read of Deno's body allocates a fresh 64 KiB buffer per chunk, however small --
+ * with one watch event per chunk, ~100x the data in garbage outside the JS heap, which V8
  * collects lazily and the allocator rarely gives back.
  *
  * The copy's chunks can also be taken directly (see {@link chunkReaderOf}), with the same
@@ -540,8 +540,8 @@ async function withHeadersTimeout(
 const UNSENT_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "UND_ERR_CONNECT_TIMEOUT"]);
 
 /**
- * The words of Deno's own failures to connect: `fetch`'s (its client's `Connect` errors —
- * TCP, DNS, TLS handshake — come before the request is written) and a socket's DNS failure.
+ * The words of Deno's own failures to connect: `fetch`'s (its client's `Connect` errors --
+ * TCP, DNS, TLS handshake -- come before the request is written) and a socket's DNS failure.
  */
 const UNSENT_MESSAGE =
   /client error \(Connect\)|tcp connect error|failed to lookup address information/i;

@@ -2,7 +2,7 @@
  * API servers in this very process: a base URL bound to a function that answers requests,
  * which the API client calls instead of opening a connection. The simulation serves its
  * fake cluster so (no sockets, nothing left to the runtime's timing); any client made in
- * the process for that URL — the operator's, and its handlers' own — reaches it.
+ * the process for that URL -- the operator's, and its handlers' own -- reaches it.
  *
  * @module
  */

@@ -62,7 +62,7 @@ export interface OwnConfig extends LogConfig {
 }
 
 /**
- * Properties added to every record logged inside {@link AsyncContext.run} of this context —
+ * Properties added to every record logged inside {@link AsyncContext.run} of this context --
  * LogTape's implicit context. The handling scope puts the object's reference here, so that
  * any logger used while an object is handled prints `[namespace/name]`.
  */

@@ -54,7 +54,7 @@ export function isModuleNotFound(error: unknown): boolean {
 
 /**
  * The one line to say when an optional npm package that a feature needs cannot be loaded:
- * which feature needs which package, and how to install it on this runtime — or, when it
+ * which feature needs which package, and how to install it on this runtime -- or, when it
  * is installed but fails, why. `alternative` names what works without it, if anything.
  */
 export function optionalPackageMessage(

@@ -1,5 +1,5 @@
 /**
- * Runtime permissions: Deno's permission flags (`--allow-net`, `--allow-read`, …) as a
+ * Runtime permissions: Deno's permission flags (`--allow-net`, `--allow-read`, ...) as a
  * set that can be built up and printed, and the translation of a permission failure
  * into one line that names the exact flag to add.
  *
@@ -134,7 +134,7 @@ export function describePermissionError(error: unknown): string | undefined {
     ? ""
     : missing.node
     ? ` (besides any other ${base} flags)`
-    : ` (or add it to an existing ${base}=… list)`;
+    : ` (or add it to an existing ${base}=\u2026 list)`;
   const more = missing.node ? "" : "; `kopf permissions` prints the whole minimal set";
   return `Missing permission: ${what}. Run again with ${missing.flag}${merge}${more}.`;
 }
@@ -222,7 +222,7 @@ interface ModuleInfo {
 /**
  * The local files a module loads at run time (the module included), from `deno info`:
  * imports of code, not type-only ones, which never load. A module loaded with a dynamic
- * `import()` — an operator that `kopf run` loads — needs read access to each of them.
+ * `import()` -- an operator that `kopf run` loads -- needs read access to each of them.
  * Fails under Node and in compiled binaries, which have no `deno info`.
  */
 export async function localModuleGraph(

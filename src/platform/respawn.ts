@@ -5,7 +5,7 @@
  *
  * The child is the same runtime running the same main module. On Node, with the same
  * runtime flags (`process.execArgv`). On Deno, whose flags a program cannot read, with
- * the permissions this process holds in full, as queried (`--allow-read`, …; of
+ * the permissions this process holds in full, as queried (`--allow-read`, ...; of
  * `--allow-sys`, also the single kinds granted) and `--no-prompt`: a permission granted
  * only in part (`--allow-read=DIR`) cannot be told and is not passed on, nor are other
  * flags (`--config`, `--v8-flags`); the configuration is found again from the current

@@ -1,6 +1,6 @@
 /**
  * Reading the process's standard input and writing its standard output as text, on Deno
- * and on Node — for commands that filter (`kopf types -`) rather than log.
+ * and on Node -- for commands that filter (`kopf types -`) rather than log.
  *
  * @module
  */

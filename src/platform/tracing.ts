@@ -1,7 +1,7 @@
 /**
  * Tracing through OpenTelemetry's API: a span per handler run (with the object's reference
  * and the outcome) and a child span per Kubernetes API request, exported by whatever SDK
- * the user registers (`@opentelemetry/sdk-trace-node`, Deno's own OpenTelemetry, …).
+ * the user registers (`@opentelemetry/sdk-trace-node`, Deno's own OpenTelemetry, ...).
  *
  * Without an SDK, OpenTelemetry's API is a no-op; here it costs even less: whether a real
  * tracer provider is registered is looked at when an operator starts ({@link

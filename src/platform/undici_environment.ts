@@ -8,7 +8,7 @@
 
 /**
  * The environment variables `undici` reads when it loads (on Deno, only insecure mode
- * loads it): a program with a narrow `--allow-env=…` list must include them.
+ * loads it): a program with a narrow `--allow-env=...` list must include them.
  */
 export const UNDICI_ENV_VARIABLES: readonly string[] = Object.freeze([
   "JEST_WORKER_ID",

@@ -3,7 +3,7 @@
  *
  * | runnable            | needs                                   | reacts to                  |
  * | ------------------- | --------------------------------------- | -------------------------- |
- * | startup handlers    | —                                       |                            |
+ * | startup handlers    | --                                       |                            |
  * | endpoints           | startup                                 | paused, resumed, standby, gained, losing, ready |
  * | API client          | startup                                 |                            |
  * | event posting       | client                                  |                            |

@@ -110,7 +110,7 @@ export function spawnTasks(options: OperatorOptions = {}): OperatorTasks {
 
 /**
  * Wait for operators started with {@link spawnTasks} (Kopf's `run_tasks()`): once any of
- * them ends — or `options.signal` aborts — all the others are stopped gracefully, and
+ * them ends -- or `options.signal` aborts -- all the others are stopped gracefully, and
  * this resolves when all have ended. If any failed, it rejects with the failure of the
  * first of those in the order given.
  *

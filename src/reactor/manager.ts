@@ -1,7 +1,7 @@
 /**
  * The manager of an operator's runnables: each engine and loop of the operator (the probes,
  * the API client, the event posting, peering, the Leases, admission, daemons, processing,
- * queueing, observation, …) is a {@link Runnable} with a start and a stop, and the
+ * queueing, observation, ...) is a {@link Runnable} with a start and a stop, and the
  * runnables it needs. The manager starts them in that order, and stops them in reverse:
  * first it halts every started runnable (synchronously, the last started first: nothing new
  * begins, and whatever waits is released), then it stops each of them in the same order,

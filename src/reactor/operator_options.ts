@@ -1,6 +1,6 @@
 /**
  * What `operator()` and `run()` take ({@link OperatorOptions}), and their checks: anything
- * this version cannot do fails at once with one clear line — nothing is silently ignored.
+ * this version cannot do fails at once with one clear line -- nothing is silently ignored.
  *
  * @module
  */

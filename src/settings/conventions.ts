@@ -2,7 +2,7 @@
  * Kopf's naming conventions for annotation keys, shared by the progress and diff-base
  * storages, so that a Python Kopf operator and ours read and write the same keys.
  *
- * - A handler id becomes an annotation name with `/` → `.` and `<`, `>` → `_`.
+ * - A handler id becomes an annotation name with `/` -> `.` and `<`, `>` -> `_`.
  * - **V2** keys keep the name (after `prefix/`) within 63 characters; **V1** keys keep
  *   the whole `prefix/name` within 63. A key that must be cut ends with `-` and the
  *   base64 (with `-` and `.` as the extra letters) of a 4-byte BLAKE2b digest, with
@@ -166,7 +166,7 @@ function isMarking(key: string, slash: number): boolean {
 /**
  * The prefixes (the part before `/`) of the annotations' keys that belong to any
  * Kopf-based operator,
- * or `undefined` when there are none — no set is made for the usual few annotations.
+ * or `undefined` when there are none -- no set is made for the usual few annotations.
  */
 export function markedPrefixes(annotations: Tree): ReadonlySet<string> | undefined {
   let prefixes: Set<string> | undefined;

@@ -1,6 +1,6 @@
 /**
  * Diff-base storages: the last handled "essence" of each object, against which the next
- * change is compared — what tells a real change from status or system noise, and what
+ * change is compared -- what tells a real change from status or system noise, and what
  * gives handlers their `old`, `new` and `diff`. Formats match Python Kopf byte for byte.
  *
  * @module

@@ -1,6 +1,6 @@
 /**
  * Field paths into JSON-like trees (bodies, essences, patches): the operations the storages
- * need with Kopf's semantics — presence-aware lookup, ensuring parents, removal that also
+ * need with Kopf's semantics -- presence-aware lookup, ensuring parents, removal that also
  * drops the parents it empties.
  *
  * @module

@@ -59,7 +59,7 @@ export class MultiProgressStorage extends ProgressStorage {
   }
 
   /**
-   * The first storage's record; without one, the first record found in the others — but
+   * The first storage's record; without one, the first record found in the others -- but
    * not a final one (a success or a failure): the storages are written in turn (the status
    * subresource before the object), so a final record that only a later storage holds is a
    * write cut short, whose handler's other changes may be lost: it runs again. (A record
@@ -127,7 +127,7 @@ function unfinished(
 
 /**
  * The default: annotations (read first) and `status.kopf.progress` (the older place),
- * both written and purged — what Python Kopf reads, whichever version it is.
+ * both written and purged -- what Python Kopf reads, whichever version it is.
  *
  * @example The default storage, under the operator's own names
  * ```ts
@@ -151,7 +151,7 @@ export class SmartProgressStorage extends MultiProgressStorage {
 /**
  * Whether records stored into a patch and purged from it again before it is applied leave
  * the patch as the purge alone would: so for the built-in storages (exactly those, not
- * subclasses, which may keep records elsewhere), which write nothing but the records —
+ * subclasses, which may keep records elsewhere), which write nothing but the records --
  * except the prefix marker of an annotations prefix outside `kopf.`, hence not those. A
  * cycle that finishes its cause skips storing what it is about to purge.
  */

@@ -138,7 +138,7 @@ function touchPath(
 
 /**
  * Progress in `metadata.annotations`, one compact-JSON record per handler:
- * `kopf.zalando.org/create_fn: '{"started":"…","retries":1,"success":true,"failure":false}'`.
+ * `kopf.zalando.org/create_fn: '{"started":"...","retries":1,"success":true,"failure":false}'`.
  *
  * @example Progress in annotations of the operator's own prefix
  * ```ts

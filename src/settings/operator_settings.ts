@@ -80,9 +80,11 @@ export interface OperatorSettingsInit {
 type Check = (path: string, value: unknown) => string | undefined;
 
 const seconds: Check = (_, v) =>
-  typeof v === "number" && Number.isFinite(v) && v >= 0 ? undefined : "a number of seconds ≥ 0";
+  typeof v === "number" && Number.isFinite(v) && v >= 0
+    ? undefined
+    : "a number of seconds \u2265 0";
 const optionalSeconds: Check = (p, v) =>
-  v === null ? undefined : seconds(p, v) && "a number of seconds ≥ 0, or null for none";
+  v === null ? undefined : seconds(p, v) && "a number of seconds \u2265 0, or null for none";
 const positiveSeconds: Check = (_, v) =>
   typeof v === "number" && Number.isFinite(v) && v > 0 ? undefined : "a number of seconds > 0";
 const boolean: Check = (_, v) => typeof v === "boolean" ? undefined : "true or false";
@@ -100,21 +102,21 @@ const optionalCount: Check = (_, v) =>
 const optionalCycles: Check = (_, v) =>
   v === null || (Number.isSafeInteger(v) && (v as number) >= 0)
     ? undefined
-    : "an integer ≥ 0, or null";
+    : "an integer \u2265 0, or null";
 const level: Check = (_, v) =>
   (typeof v === "number" && Number.isFinite(v)) || (typeof v === "string" && LEVEL_NAMES.has(v))
     ? undefined
     : '"debug", "info", "warning", "error", "critical", or a number like 20';
 const delays: Check = (_, v) => {
-  if (typeof v === "number") return seconds(_, v) && "seconds ≥ 0, or a list of them";
+  if (typeof v === "number") return seconds(_, v) && "seconds \u2265 0, or a list of them";
   if (Array.isArray(v)) {
-    return v.every((d) => seconds(_, d) === undefined) ? undefined : "a list of seconds ≥ 0";
+    return v.every((d) => seconds(_, d) === undefined) ? undefined : "a list of seconds \u2265 0";
   }
   const iterable = typeof v === "object" && v !== null && Symbol.iterator in v;
-  return iterable ? undefined : "a list (or iterable) of seconds ≥ 0";
+  return iterable ? undefined : "a list (or iterable) of seconds \u2265 0";
 };
 const listOfDelays: Check = (p, v) =>
-  typeof v === "number" ? "a list of seconds ≥ 0" : delays(p, v);
+  typeof v === "number" ? "a list of seconds \u2265 0" : delays(p, v);
 const instance = (cls: abstract new (...args: never[]) => object, name: string): Check => (_, v) =>
   v instanceof cls ? undefined : `an instance of ${name} (or of a subclass of it)`;
 const showField = (field: unknown): string =>
@@ -226,7 +228,8 @@ const RULES: Record<keyof OperatorSettingsInit, Record<string, Check>> = {
   },
   leadership: {
     leaderElection: boolean,
-    shards: (_, v) => Number.isSafeInteger(v) && (v as number) >= 1 ? undefined : "an integer ≥ 1",
+    shards: (_, v) =>
+      Number.isSafeInteger(v) && (v as number) >= 1 ? undefined : "an integer \u2265 1",
     name: (_, v) =>
       typeof v === "string" && /^[a-z0-9]([-a-z0-9.]{0,200}[a-z0-9])?$/.test(v)
         ? undefined
@@ -256,7 +259,7 @@ const RULES: Record<keyof OperatorSettingsInit, Record<string, Check>> = {
  */
 const SECTIONS_NOT_APPLICABLE: Readonly<Record<string, string>> = Object.freeze({
   execution: "settings.execution (Kopf's thread pool for synchronous handlers: executor, " +
-    "max_workers) does not exist in TypeScript: there are no threads for handlers — " +
+    "max_workers) does not exist in TypeScript: there are no threads for handlers \u2014 " +
     "synchronous handlers run on the event loop like async ones, so keep them short or " +
     "await in them; move CPU-heavy work to a Worker or a child process of your own. " +
     "Remove the setting.",
@@ -410,8 +413,8 @@ export class OperatorSettings {
     const { minConcurrency, initialConcurrency, maxConcurrency } = this.networking;
     if (!(minConcurrency <= initialConcurrency && initialConcurrency <= maxConcurrency)) {
       throw new ConfigurationError(
-        `settings.networking: minConcurrency (${minConcurrency}) ≤ initialConcurrency ` +
-          `(${initialConcurrency}) ≤ maxConcurrency (${maxConcurrency}) must hold; set them in ` +
+        `settings.networking: minConcurrency (${minConcurrency}) \u2264 initialConcurrency ` +
+          `(${initialConcurrency}) \u2264 maxConcurrency (${maxConcurrency}) must hold; set them in ` +
           "that order (all three equal for a fixed limit).",
       );
     }

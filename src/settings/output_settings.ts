@@ -39,13 +39,13 @@ export class PostingSettings {
 }
 
 /**
- * How `kopf.apply()` writes the operator's objects with server-side apply — and, with
+ * How `kopf.apply()` writes the operator's objects with server-side apply -- and, with
  * `outcomes`, how the framework writes its own fields on the objects it handles.
  *
  * The field manager is the name under which the server records which fields the operator
  * owns (`metadata.managedFields`): an apply removes the fields that its manager applied
  * before and omits now, and fails on fields that other managers own. So it is part of the
- * operator's identity on the cluster: give each operator a name of its own, and keep it —
+ * operator's identity on the cluster: give each operator a name of its own, and keep it --
  * the fields owned under an old name stay owned by it after a rename (and are no longer
  * removed when the operator stops applying them). It is not taken from
  * `posting.reportingComponent` for that reason: that name only labels Events, and may
@@ -76,8 +76,8 @@ export class ApplyingSettings {
    */
   force = true;
   /**
-   * Write the framework's own fields on the objects it handles — the handlers' results and
-   * progress, the diff-base, our finalizer, the status conditions, the handlers' `patch` —
+   * Write the framework's own fields on the objects it handles -- the handlers' results and
+   * progress, the diff-base, our finalizer, the status conditions, the handlers' `patch` --
    * by server-side apply under `fieldManager` (always forced: those fields are ours by
    * name), instead of merge patches. `false` by default, which is what Kopf does. Turn it on
    * when several operators (or other controllers) write the same objects: each then owns

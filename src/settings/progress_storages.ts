@@ -1,6 +1,6 @@
 /**
  * Progress storages: where each handler's state (started, retries, success, ...) is kept
- * between handling cycles — in annotations, in the status, in both, or anywhere a custom
+ * between handling cycles -- in annotations, in the status, in both, or anywhere a custom
  * storage puts it. Records are per handler and independent, so several operators with
  * different handler ids can share one object. Formats match Python Kopf byte for byte.
  *

@@ -1,6 +1,6 @@
 /**
  * Sensitive fields of essences: values that the diff-base keeps as digests, never as they
- * are — everything under `data` and `stringData` of core v1 Secrets, and under the fields
+ * are -- everything under `data` and `stringData` of core v1 Secrets, and under the fields
  * that `settings.persistence.sensitiveFields` names, on objects of any resource.
  *
  * A digest is keyed BLAKE2b-256 with the object's uid as the key, over the value's path

@@ -3,9 +3,9 @@
  *
  * An `EventTarget` keeps its listeners in a list and searches it on every
  * `addEventListener` and `removeEventListener`: with thousands of listeners on one
- * signal — the operator's stop signal, followed by every waiting worker and every
- * request in flight — each call costs in proportion (~170 µs at 10,000 listeners on
- * Deno, 2 µs with none), and a burst of objects becomes quadratic. Here each signal has
+ * signal -- the operator's stop signal, followed by every waiting worker and every
+ * request in flight -- each call costs in proportion (~170 us at 10,000 listeners on
+ * Deno, 2 us with none), and a burst of objects becomes quadratic. Here each signal has
  * one real listener, which calls the listeners of a set: adding and removing one is O(1).
  *
  * @module

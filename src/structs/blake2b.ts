@@ -1,5 +1,5 @@
 /**
- * BLAKE2b (RFC 7693), plain or keyed, with a variable digest size of 1–64 bytes.
+ * BLAKE2b (RFC 7693), plain or keyed, with a variable digest size of 1-64 bytes.
  *
  * Kopf shortens over-long annotation keys with a 4-byte BLAKE2b digest, and Web Crypto
  * offers no BLAKE2; one page of code beats a dependency for that. Keyed, it is a MAC that
@@ -141,8 +141,8 @@ function compress(
 const NO_KEY = new Uint8Array(0);
 
 /**
- * The BLAKE2b digest of `data`, `size` bytes long (1–64; 64 by default), keyed with `key`
- * (0–64 bytes; none by default).
+ * The BLAKE2b digest of `data`, `size` bytes long (1-64; 64 by default), keyed with `key`
+ * (0-64 bytes; none by default).
  *
  * Equals Python's `hashlib.blake2b(data, digest_size=size, key=key).digest()`.
  */

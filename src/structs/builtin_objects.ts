@@ -1,7 +1,7 @@
 /**
  * The shapes of the built-in objects whose top-level fields operators read most, by the
  * plural name a test or a child handler names them with: what `FakeCluster.get("configmaps",
- * …)` returns and what `kopf.on.child(parent, "configmaps", …)` gets as `child`, typed
+ * ...)` returns and what `kopf.on.child(parent, "configmaps", ...)` gets as `child`, typed
  * without a cast or a model package. Other resources' objects are raw bodies.
  *
  * @module

@@ -1,8 +1,8 @@
 /**
  * Status conditions (`status.conditions`) as the Kubernetes API conventions define them
  * (`metav1.Condition`): what a valid one is, and how a list of them changes. The list is
- * written whole (a merge patch replaces arrays): conditions of other types — other
- * controllers', the handlers' own — keep their place and order; a condition of a type
+ * written whole (a merge patch replaces arrays): conditions of other types -- other
+ * controllers', the handlers' own -- keep their place and order; a condition of a type
  * already there is replaced where it is, a new one is appended. `lastTransitionTime`
  * changes only when the condition's status does.
  *
@@ -79,7 +79,7 @@ export function conditionProblem(condition: ConditionInit): string | undefined {
 
 /** The message as the API takes it: cut to its limit (counted in UTF-16 units, as safe). */
 export function conditionMessage(message: string): string {
-  return message.length <= MESSAGE_LIMIT ? message : `${message.slice(0, MESSAGE_LIMIT - 1)}…`;
+  return message.length <= MESSAGE_LIMIT ? message : `${message.slice(0, MESSAGE_LIMIT - 1)}\u2026`;
 }
 
 /** The last second formatted, and its text: most cycles of a burst fall in the same second. */

@@ -1,7 +1,7 @@
 /**
  * Timeouts of one fixed length for many things at once (e.g. every API request of a
  * client), on one timer: their deadlines come in the order they were added, so they wait
- * in a queue and only the first one is timed. Adding and cancelling are O(1) — where a
+ * in a queue and only the first one is timed. Adding and cancelling are O(1) -- where a
  * timer each (`setTimeout` + `clearTimeout` per request) costs a runtime timer object and
  * its bookkeeping for every request, and most of them are cancelled long before they fire.
  *

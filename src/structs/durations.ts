@@ -10,8 +10,8 @@
 const UNITS: Readonly<Record<string, number>> = {
   ns: 1e-9,
   us: 1e-6,
-  "µs": 1e-6, // U+00B5 micro sign
-  "μs": 1e-6, // U+03BC Greek mu
+  "\u00b5s": 1e-6, // U+00B5 micro sign
+  "\u03bcs": 1e-6, // U+03BC Greek mu
   ms: 1e-3,
   s: 1,
   m: 60,
@@ -19,12 +19,12 @@ const UNITS: Readonly<Record<string, number>> = {
 };
 
 /** A decimal number (Go allows `.5` and `5.`) and its unit, anchored where the last ended. */
-const PART = /(\d+\.?\d*|\.\d+)(ns|us|µs|μs|ms|s|m|h)/y;
+const PART = /(\d+\.?\d*|\.\d+)(ns|us|\u00b5s|\u03bcs|ms|s|m|h)/y;
 const PLAIN_SECONDS = /^(\d+\.?\d*|\.\d+)$/;
 
 /**
- * The seconds a duration stands for — a plain number of seconds, or a Go duration made
- * of numbers with units (`ns`, `us`, `ms`, `s`, `m`, `h`), such as `1m30s` — or
+ * The seconds a duration stands for -- a plain number of seconds, or a Go duration made
+ * of numbers with units (`ns`, `us`, `ms`, `s`, `m`, `h`), such as `1m30s` -- or
  * `undefined` when the text is neither (signs, exponents, spaces and bare units included).
  */
 export function secondsOfDuration(text: string): number | undefined {

@@ -41,7 +41,7 @@ export class TemporaryError extends Error {
     const delay = options.delay === undefined ? DEFAULT_TEMPORARY_DELAY : options.delay;
     if (delay !== null && !(typeof delay === "number" && Number.isFinite(delay) && delay >= 0)) {
       throw new TypeError(
-        `TemporaryError delay must be a number of seconds ≥ 0 or null, got ${String(delay)}.`,
+        `TemporaryError delay must be a number of seconds \u2265 0 or null, got ${String(delay)}.`,
       );
     }
     this.delay = delay;
@@ -144,7 +144,7 @@ export class AdmissionError extends PermanentError {
     super(message, { cause: options.cause });
     const code = options.code ?? 500;
     if (!Number.isInteger(code) || code < 100 || code > 599) {
-      throw new TypeError(`AdmissionError code must be an HTTP status 100–599, got ${code}.`);
+      throw new TypeError(`AdmissionError code must be an HTTP status 100\u2013599, got ${code}.`);
     }
     this.code = code;
   }

@@ -76,7 +76,7 @@ export class FairQueue<T extends FairItem> {
   constructor(lanes?: FairLanes) {
     const handicaps = lanes?.handicaps ?? [0];
     if (handicaps.length === 0 || !handicaps.every((h) => Number.isFinite(h) && h >= 0)) {
-      throw new RangeError(`A fair queue's handicaps must be seconds ≥ 0, got ${handicaps}.`);
+      throw new RangeError(`A fair queue's handicaps must be seconds \u2265 0, got ${handicaps}.`);
     }
     this.#lanes = handicaps.map((handicap) => new Lane(handicap));
     this.#now = lanes?.now ?? (() => 0);

@@ -84,7 +84,7 @@ export class OperatorIndex<K extends IndexKey = IndexKey, V = unknown> implement
 
   /**
    * Index one object's result, replacing what it had before. A `Map` or plain object
-   * gives key → value pairs; any other value is stored under the key `null`;
+   * gives key -> value pairs; any other value is stored under the key `null`;
    * `undefined` leaves the object's previous values as they are (returns `false`).
    */
   replace(ref: string, result: unknown): boolean {

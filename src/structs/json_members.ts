@@ -2,7 +2,7 @@
  * One string read out of a JSON text without parsing it: `metadata.resourceVersion` of a
  * write's answer, which is all that most writes need of it. The scan skips what comes before
  * (strings, nested values) by their syntax, building nothing; what it cannot read for sure
- * — a value of another type, an escape in the string, a text that is not an object — it
+ * -- a value of another type, an escape in the string, a text that is not an object -- it
  * leaves to `JSON.parse` (`undefined`). Of a member given twice, it finds the first (the API
  * server writes each once; `JSON.parse` would take the last).
  *

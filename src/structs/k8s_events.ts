@@ -31,7 +31,7 @@ export const CUT_MESSAGE_INFIX = "...";
  * code points, so that characters outside the BMP are never split.
  */
 export function cutEventMessage(message: string): string {
-  if (message.length <= MAX_EVENT_MESSAGE_LENGTH) return message; // fast path: UTF-16 ≥ points
+  if (message.length <= MAX_EVENT_MESSAGE_LENGTH) return message; // fast path: UTF-16 >= points
   const chars = Array.from(message);
   if (chars.length <= MAX_EVENT_MESSAGE_LENGTH) return message;
   const infix = CUT_MESSAGE_INFIX;

@@ -1,7 +1,7 @@
 /**
  * Label and field selectors as the API server takes them (`?labelSelector=`,
  * `?fieldSelector=`): requirements as data, their text in the server's syntax, parsed back
- * from a user's text, and checked against an object here — so that the operator can tell an
+ * from a user's text, and checked against an object here -- so that the operator can tell an
  * object that left a selected watch from one that was deleted.
  *
  * The syntax is Kubernetes': label requirements `key=value` (or `==`), `key!=value`,

@@ -17,7 +17,7 @@ export const LOG_FORMATS: readonly LogFormat[] = ["plain", "full", "json"];
 export type LogSeverity = "trace" | "debug" | "info" | "warning" | "error" | "fatal";
 
 /**
- * A log level as users give it in settings: a name (`"info"`, `"warning"`, …) or a number on
+ * A log level as users give it in settings: a name (`"info"`, `"warning"`, ...) or a number on
  * Python's scale (`10` debug, `20` info, `30` warning, `40` error, `50` critical), so that
  * values copied from Kopf's configuration keep working.
  */

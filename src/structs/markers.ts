@@ -10,7 +10,7 @@
  */
 
 /**
- * The type of a marker — `Marker<"present">` of {@link PRESENT}, `Marker<"absent">` of
+ * The type of a marker -- `Marker<"present">` of {@link PRESENT}, `Marker<"absent">` of
  * {@link ABSENT}, `Marker<"everything">` of {@link EVERYTHING}: a symbol that no other
  * value is.
  */

@@ -6,7 +6,7 @@
  */
 
 /**
- * A free-form container: `memo.counter = 1`, `memo.queue`, …. Each object gets a
+ * A free-form container: `memo.counter = 1`, `memo.queue`, .... Each object gets a
  * shallow copy of the operator's memo when first seen.
  *
  * @example Share a cache among all objects, and count the updates of each object

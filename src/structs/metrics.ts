@@ -5,7 +5,7 @@
  *
  * Small on purpose: recording is a map lookup and an addition, so that the operator's
  * throughput does not change measurably with metrics on; label values are what callers
- * give (resources, handler ids, verbs, codes — never object names or uids, so the number
+ * give (resources, handler ids, verbs, codes -- never object names or uids, so the number
  * of series stays bounded).
  *
  * @module

@@ -59,7 +59,7 @@ export interface OwnerReference {
 
 /**
  * The options of the hierarchy helpers (`kopf.adopt()`, `kopf.appendOwnerReference()`,
- * `kopf.label()`, `kopf.harmonizeNaming()`, …), of `kopf.buildOwnerReference()` and of
+ * `kopf.label()`, `kopf.harmonizeNaming()`, ...), of `kopf.buildOwnerReference()` and of
  * `kopf.apply()`: each takes those it uses, as its signature says.
  */
 export interface HierarchyOptions {

@@ -2,7 +2,7 @@
  * The operator's metrics, named and labelled in one place, as Prometheus' conventions
  * want them: the `kopf_` prefix, base units (seconds, bytes), `_total` for counters,
  * histograms for durations, and labels of bounded cardinality (resources, handler ids,
- * verbs, codes, outcomes — never object names or uids).
+ * verbs, codes, outcomes -- never object names or uids).
  *
  * Each part of the operator records into the one {@link OperatorMetrics} it is given;
  * parts that are given none record nothing.

@@ -1,8 +1,8 @@
 /**
  * Reading who owns what from an object's `metadata.managedFields`, as server-side apply
- * records it in the API server's `FieldsV1` format: a tree of path elements — `f:<field>`,
+ * records it in the API server's `FieldsV1` format: a tree of path elements -- `f:<field>`,
  * `k:<keys as JSON>` (an item of a list keyed by fields), `v:<value as JSON>` (an item of a
- * set of scalars), `i:<index>` — where `{}` is a field owned whole and `.` marks a field
+ * set of scalars), `i:<index>` -- where `{}` is a field owned whole and `.` marks a field
  * owned itself besides some of its children.
  *
  * An applier's configuration is its whole intent: what it applied before and omits now is
@@ -92,8 +92,8 @@ function childOf(node: FieldsV1, element: string): FieldsV1 | undefined {
 
 /**
  * The part of `value` (an object, or a part of one at the fields' root) that the fields
- * cover, in its shape — maps with only the owned keys, lists with only the owned items, in
- * their order — or `undefined` if they cover none of it. A field owned whole comes whole.
+ * cover, in its shape -- maps with only the owned keys, lists with only the owned items, in
+ * their order -- or `undefined` if they cover none of it. A field owned whole comes whole.
  */
 export function ownedPart(value: unknown, fields: FieldsV1): JsonValue | undefined {
   // The root is never owned itself: an empty set there owns nothing.

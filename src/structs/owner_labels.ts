@@ -21,7 +21,7 @@ export function ownerKindLabel(kind: string, group: string): string | undefined 
   return value !== "" && isLabelValue(value) ? value : undefined;
 }
 
-/** The group of an `apiVersion` (`kopf.dev/v1` → `kopf.dev`, `v1` → the core group `""`). */
+/** The group of an `apiVersion` (`kopf.dev/v1` -> `kopf.dev`, `v1` -> the core group `""`). */
 export function groupOf(apiVersion: string): string {
   const slash = apiVersion.indexOf("/");
   return slash < 0 ? "" : apiVersion.slice(0, slash);

@@ -18,7 +18,7 @@ export type MergePatch<T> = T extends readonly unknown[] | Date ? T
   : T;
 
 /**
- * A section of a patch (`spec`, `status`, …): set keys to change them, `null` to delete. For a
+ * A section of a patch (`spec`, `status`, ...): set keys to change them, `null` to delete. For a
  * part typed `T` (a handler's `S` or `St`), a {@link MergePatch} of it; any key when `T` is the
  * default (`ReadonlyJsonObject`), `unknown` or `any`, so that handlers without types write any
  * key as before.
@@ -259,7 +259,7 @@ function jsonPatchOps(
 
 /**
  * Changes to apply to an object after a handler: `patch.spec.x = 1`,
- * `patch.metadata.labels.k = "v"` (or `patch.meta…`), `patch.status.y = null` (delete).
+ * `patch.metadata.labels.k = "v"` (or `patch.meta...`), `patch.status.y = null` (delete).
  * The sections `metadata`/`meta`, `spec`, `status`, and `labels`/`annotations` inside
  * the metadata come into being on first write; other top-level keys go via `root`.
  *

@@ -1,7 +1,7 @@
 /**
  * RBAC rules as operators declare them for their handlers' own API calls: one string per
- * resource, `RESOURCE:VERB[,VERB…]`, the resource named as kubectl names it — `pods`,
- * `deployments.apps`, `pods/log` — e.g. `pods:create,delete`. `kopf manifests` turns
+ * resource, `RESOURCE:VERB[,VERB...]`, the resource named as kubectl names it -- `pods`,
+ * `deployments.apps`, `pods/log` -- e.g. `pods:create,delete`. `kopf manifests` turns
  * them into the rules of the operator's Role or ClusterRole.
  *
  * @module
@@ -40,7 +40,7 @@ export function parseDeclaredRule(text: string): DeclaredRule | undefined {
 
 /**
  * The rule that a 403 of kube-apiserver asks for, as `RESOURCE:VERB`, from its message:
- * `User "…" cannot VERB resource "PLURAL[/SUB]" in API group "GROUP" …` (the wording of
+ * `User "..." cannot VERB resource "PLURAL[/SUB]" in API group "GROUP" ...` (the wording of
  * apiserver's endpoints/handlers/responsewriters/errors.go, forbiddenMessage); `undefined`
  * for another message (e.g. a non-resource path).
  */

@@ -130,7 +130,7 @@ export class Selector {
   }
 
   /**
-   * Interpret positional selector arguments (0–3 strings, `EVERYTHING`, or one
+   * Interpret positional selector arguments (0-3 strings, `EVERYTHING`, or one
    * predicate) together with keyword criteria, with kubectl-like rules:
    * `"plural.group"`, `"name.version.group"`, `"group/version", name`, `"v1", name` for
    * the core group. Throws a {@link SelectorError} saying how to fix a bad spec.
@@ -146,7 +146,7 @@ export class Selector {
       if (args.length > 1) {
         throw new SelectorError(
           "A resource predicate must be the only positional selector; " +
-            "narrow it with keyword options (group, version, …), not with names.",
+            "narrow it with keyword options (group, version, \u2026), not with names.",
         );
       }
       fields.predicate = args[0] as ResourcePredicate;
@@ -322,7 +322,7 @@ export type PartOf<T, P extends "spec" | "status"> = P extends keyof T
   : ReadonlyJsonObject;
 
 /**
- * A resource selector that carries the type of its objects; `kopf.resource<T>(…)` makes
+ * A resource selector that carries the type of its objects; `kopf.resource<T>(...)` makes
  * it. Handlers registered with it get `spec`, `status`, `patch` and `body` typed from `T`
  * (see {@link PartOf}), with no type arguments at each registration.
  */

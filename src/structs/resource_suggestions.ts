@@ -1,6 +1,6 @@
 /**
  * "Did you mean": the served resources whose names are a typo away from a selector's name
- * that matches none (`webaps` → `webapps.apps`). A name close to a served one is far more
+ * that matches none (`webaps` -> `webapps.apps`). A name close to a served one is far more
  * often a typo than a resource still to come, and an operator that waits for a typo does
  * nothing, silently.
  *

@@ -24,12 +24,30 @@ export interface SemaphoreTicket {
   wait: object | undefined;
 }
 
+/**
+ * Who waits with {@link Semaphore.wait}: told once, when the wait ends. Its methods are
+ * called rather than a promise settled: thousands of objects may wait at once, and each
+ * promise, its two functions and whoever awaits it would be kept until the place comes.
+ */
+export interface SemaphoreHolder {
+  /** The place is taken for it; `release` gives it back (calls after the first do nothing). */
+  granted(release: () => void): void;
+  /** The signal aborted first: no place, for this reason. */
+  refused(reason: unknown): void;
+}
+
+/** What a waiter tells: a holder, or a promise's functions (no release given to `run`'s). */
+interface WaitEnd {
+  granted(release: (() => void) | undefined): void;
+  refused(reason: unknown): void;
+}
+
 /** A wait for a place; with a signal, it listens to it itself (no closures per waiter). */
 class Waiter extends FairItem implements AbortListener {
   constructor(
-    readonly resolve: (release: (() => void) | undefined) => void,
-    readonly reject: (reason: unknown) => void,
-    /** Whether the waiter is given a release function (`acquire`) or not (`run`). */
+    /** Told when the wait ends. */
+    readonly end: WaitEnd,
+    /** Whether the waiter is given a release function (`acquire`, `wait`) or not (`run`). */
     readonly releasable: boolean,
     readonly signal: AbortSignal | undefined,
     /** Takes an abandoned waiter out of the queue: one function per semaphore. */
@@ -43,7 +61,7 @@ class Waiter extends FairItem implements AbortListener {
   handleAbort(): void {
     if (this.ticket !== undefined) this.ticket.wait = undefined;
     this.abandoned(this);
-    this.reject(this.signal!.reason);
+    this.end.refused(this.signal!.reason);
   }
 }
 
@@ -55,12 +73,12 @@ export class Semaphore {
   readonly #queue: FairQueue<Waiter>;
   readonly #abandoned = (waiter: Waiter) => this.#queue.remove(waiter);
 
-  /** A semaphore for at most `limit` (≥ 1) holders at a time; its waiters in fair lanes. */
+  /** A semaphore for at most `limit` (>= 1) holders at a time; its waiters in fair lanes. */
   constructor(limit: SemaphoreLimit, lanes?: FairLanes) {
     this.#queue = new FairQueue(lanes);
     if (typeof limit === "number") {
       if (!Number.isSafeInteger(limit) || limit < 1) {
-        throw new RangeError(`A semaphore's limit must be an integer ≥ 1, got ${limit}.`);
+        throw new RangeError(`A semaphore's limit must be an integer \u2265 1, got ${limit}.`);
       }
       this.#limit = () => limit;
     } else {
@@ -107,6 +125,23 @@ export class Semaphore {
     if (signal?.aborted) return Promise.reject(signal.reason);
     if (this.#take()) return Promise.resolve(this.#releaser());
     return this.#enqueue(signal, true, lane, tenant, ticket) as Promise<() => void>;
+  }
+
+  /**
+   * Take a place for `holder`, as {@link acquire} does, but told through its methods rather
+   * than a promise: `granted` at once (before this returns) if a place is free and nobody
+   * waits, else when its turn comes; `refused` if `signal` aborts first (at once if it has).
+   */
+  wait(
+    holder: SemaphoreHolder,
+    signal?: AbortSignal,
+    lane = 0,
+    tenant = "",
+    ticket?: SemaphoreTicket,
+  ): void {
+    if (signal?.aborted) holder.refused(signal.reason);
+    else if (this.#take()) holder.granted(this.#releaser());
+    else this.#queueWaiter(holder as WaitEnd, true, signal, lane, tenant, ticket);
   }
 
   /**
@@ -159,13 +194,25 @@ export class Semaphore {
     tenant: string,
     ticket: SemaphoreTicket | undefined,
   ): Promise<(() => void) | undefined> {
-    return new Promise((resolve, reject) => {
-      const waiter = new Waiter(resolve, reject, releasable, signal, this.#abandoned, ticket);
-      if (ticket !== undefined) ticket.wait = waiter;
-      // One listener per signal: thousands of waiters may wait with the same one.
-      if (signal !== undefined) listenAbort(signal, waiter);
-      this.#queue.push(waiter, lane, tenant);
+    return new Promise((granted, refused) => {
+      this.#queueWaiter({ granted, refused }, releasable, signal, lane, tenant, ticket);
     });
+  }
+
+  /** Put a waiter in the queue, findable through its ticket and listening to its signal. */
+  #queueWaiter(
+    end: WaitEnd,
+    releasable: boolean,
+    signal: AbortSignal | undefined,
+    lane: number,
+    tenant: string,
+    ticket: SemaphoreTicket | undefined,
+  ): void {
+    const waiter = new Waiter(end, releasable, signal, this.#abandoned, ticket);
+    if (ticket !== undefined) ticket.wait = waiter;
+    // One listener per signal: thousands of waiters may wait with the same one.
+    if (signal !== undefined) listenAbort(signal, waiter);
+    this.#queue.push(waiter, lane, tenant);
   }
 
   /** Give free places to the waiters whose turn it is (see the module docs). */
@@ -176,7 +223,7 @@ export class Semaphore {
       this.#active++;
       if (waiter.ticket !== undefined) waiter.ticket.wait = undefined;
       if (waiter.signal !== undefined) unlistenAbort(waiter.signal, waiter);
-      waiter.resolve(waiter.releasable ? this.#releaser() : undefined);
+      waiter.end.granted(waiter.releasable ? this.#releaser() : undefined);
     }
   }
 }

@@ -54,7 +54,9 @@ export class DaemonStopper implements DaemonStopped {
   wait(seconds?: number): Promise<boolean> {
     if (this.isSet) return Promise.resolve(true);
     if (seconds !== undefined && !(Number.isFinite(seconds) && seconds >= 0)) {
-      return Promise.reject(new TypeError(`stopped.wait() takes seconds ≥ 0, got ${seconds}.`));
+      return Promise.reject(
+        new TypeError(`stopped.wait() takes seconds \u2265 0, got ${seconds}.`),
+      );
     }
     return new Promise((resolvePromise) => {
       let timer: ReturnType<typeof setTimeout> | undefined;

@@ -34,7 +34,7 @@ export type Body<S = ReadonlyJsonObject, St = ReadonlyJsonObject> = DeepReadonly
   apiVersion?: string;
   /** The kind, e.g. `KopfExample`. */
   kind?: string;
-  /** The metadata: name, namespace, labels, annotations, …. */
+  /** The metadata: name, namespace, labels, annotations, .... */
   metadata: RawMeta;
   /** The desired state. */
   spec?: S;
@@ -70,7 +70,7 @@ function refusingTraps(what: string): ProxyHandler<object> {
 
 const EMPTY: Readonly<Record<string, never>> = Object.freeze({});
 
-/** An empty object, for absent parts (spec, status, labels, …): shared, frozen. */
+/** An empty object, for absent parts (spec, status, labels, ...): shared, frozen. */
 export function emptyObject(): Readonly<Record<string, never>> {
   return EMPTY;
 }

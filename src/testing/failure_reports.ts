@@ -8,9 +8,9 @@
  */
 import type { JsonValue, RawBody } from "../structs/bodies.ts";
 
-/** At most so many of the last output lines go into a message… */
+/** At most so many of the last output lines go into a message... */
 export const TAIL_LINES = 20;
-/** …and at most so many characters of them. */
+/** ...and at most so many characters of them. */
 export const TAIL_CHARS = 4096;
 /** A string value of an object longer than this is cut in the object's summary. */
 const VALUE_CHARS = 200;
@@ -34,7 +34,9 @@ export function outputTail(records: readonly string[]): string {
     const lines = records[r].split("\n");
     total += lines.length;
     for (let l = lines.length - 1; l >= 0 && !full; l--) {
-      const line = lines[l].length > LINE_CHARS ? `${lines[l].slice(0, LINE_CHARS)}…` : lines[l];
+      const line = lines[l].length > LINE_CHARS
+        ? `${lines[l].slice(0, LINE_CHARS)}\u2026`
+        : lines[l];
       full = tail.length === TAIL_LINES || chars + line.length > TAIL_CHARS;
       if (full) break;
       tail.push(line);
@@ -43,7 +45,7 @@ export function outputTail(records: readonly string[]): string {
   }
   tail.reverse();
   const omitted = total - tail.length;
-  const head = omitted > 0 ? [`  … ${omitted} earlier line(s) left out`] : [];
+  const head = omitted > 0 ? [`  \u2026 ${omitted} earlier line(s) left out`] : [];
   return [...head, ...tail.map((line) => `  | ${line}`)].join("\n");
 }
 
@@ -51,7 +53,7 @@ export function outputTail(records: readonly string[]): string {
 function cut(value: JsonValue | undefined): JsonValue | undefined {
   if (typeof value === "string") {
     return value.length > VALUE_CHARS
-      ? `${value.slice(0, VALUE_CHARS)}…(${value.length - VALUE_CHARS} more chars)`
+      ? `${value.slice(0, VALUE_CHARS)}\u2026(${value.length - VALUE_CHARS} more chars)`
       : value;
   }
   if (Array.isArray(value)) return value.map((item) => cut(item) ?? null);
@@ -68,7 +70,7 @@ function cut(value: JsonValue | undefined): JsonValue | undefined {
 
 /**
  * The parts of an object that conditions of tests look at: its identity and version,
- * deletion, finalizers, labels, annotations and status — long values cut, the whole
+ * deletion, finalizers, labels, annotations and status -- long values cut, the whole
  * bounded by {@link STATE_CHARS}.
  */
 export function objectState(object: RawBody | undefined): string {
@@ -87,7 +89,7 @@ export function objectState(object: RawBody | undefined): string {
   };
   const text = JSON.stringify(cut(summary as JsonValue));
   return text.length > STATE_CHARS
-    ? `its state: ${text.slice(0, STATE_CHARS)}… (cut; ${text.length} chars in all)`
+    ? `its state: ${text.slice(0, STATE_CHARS)}\u2026 (cut; ${text.length} chars in all)`
     : `its state: ${text}`;
 }
 

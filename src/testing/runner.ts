@@ -1,6 +1,6 @@
 /**
  * `KopfRunner`: runs an operator in the background of a test, exactly as `kopf run`
- * would with the same arguments, but inside the test's process — so the test can share
+ * would with the same arguments, but inside the test's process -- so the test can share
  * objects, memos and registries with it, and see its output, exit code and error.
  *
  * ```ts
@@ -191,7 +191,7 @@ export class KopfRunner implements AsyncDisposable {
       () => runner.#finish(0, undefined),
       (error: unknown) => {
         if (error instanceof CommanderError) {
-          // commander's own usage errors (an unknown flag, …) are usage errors too: code 2.
+          // commander's own usage errors (an unknown flag, ...) are usage errors too: code 2.
           const code = exitCodeOf(error);
           runner.#finish(code, code === 0 ? undefined : error);
         } else {
@@ -243,7 +243,7 @@ export class KopfRunner implements AsyncDisposable {
   }
 
   /**
-   * Wait until a line of output contains the text (or matches the expression) — one seen
+   * Wait until a line of output contains the text (or matches the expression) -- one seen
    * already or a future one; resolves with that line. Rejects after the timeout, and if
    * the operator ends without printing it.
    */
@@ -291,7 +291,7 @@ export class KopfRunner implements AsyncDisposable {
 
   /**
    * Stops the operator at the end of an `await using` block, and throws its error as
-   * {@link stop} does — unless a failed wait has already shown it in its message: when
+   * {@link stop} does -- unless a failed wait has already shown it in its message: when
    * the block itself fails too, Deno reports both as one `SuppressedError` without
    * either message. When it throws, the operator's last lines go to stderr first (the
    * test's output), for the same reason.

@@ -156,3 +156,31 @@ Deno.test("tryAcquire takes a free place at once, and never one that a waiter is
   again!(); // twice: the place is given back once
   assertEquals(semaphore.active, 0);
 });
+
+Deno.test("wait() tells its holder: at once when free, in turn when given back, refused when abandoned", () => {
+  const semaphore = new Semaphore(1);
+  const told: string[] = [];
+  const releases: (() => void)[] = [];
+  const holder = (name: string) => ({
+    granted: (release: () => void) => {
+      told.push(`${name} granted`);
+      releases.push(release);
+    },
+    refused: (reason: unknown) => told.push(`${name} refused: ${(reason as Error).message}`),
+  });
+  semaphore.wait(holder("a"));
+  assertEquals(told, ["a granted"]); // before wait() returned: no promise in between
+  const stop = new AbortController();
+  semaphore.wait(holder("b"), stop.signal);
+  semaphore.wait(holder("c"));
+  assertEquals([semaphore.active, semaphore.waiting], [1, 2]);
+  stop.abort(new Error("stopped"));
+  assertEquals(told, ["a granted", "b refused: stopped"]);
+  releases[0]();
+  assertEquals(told, ["a granted", "b refused: stopped", "c granted"]);
+  releases[1]();
+  assertEquals([semaphore.active, semaphore.waiting], [0, 0]);
+  semaphore.wait(holder("d"), stop.signal); // already aborted: refused at once, no place taken
+  assertEquals(told.at(-1), "d refused: stopped");
+  assertEquals(semaphore.active, 0);
+});

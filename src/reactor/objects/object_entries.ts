@@ -105,7 +105,7 @@ export class ObjectEntry implements ObjectMemory {
 
   /**
    * Its watch tells of this version of the object: false if it told of this very version
-   * (or a newer one) already — a re-listing, or a live watch beside a listing — and then
+   * (or a newer one) already -- a re-listing, or a live watch beside a listing -- and then
    * nothing changes; else the version is noted and true.
    */
   tell(version: string | undefined): boolean {

@@ -2,7 +2,7 @@
  * The changes of children waiting for their parents' processing (`kopf.on.child`), kept on
  * each parent's record in the object table: the latest change of each child (a newer one
  * replaces an older one not yet handled), and the retry state of each child handler per
- * child. In memory only — as for daemons and timers, nothing of it is persisted: a restarted
+ * child. In memory only -- as for daemons and timers, nothing of it is persisted: a restarted
  * operator does not re-run child handlers for the children it lists at its start.
  *
  * @module

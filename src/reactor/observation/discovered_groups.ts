@@ -1,7 +1,7 @@
 /**
  * Which API groups discovery needs to ask for the operator's handlers: only those their
  * selectors name, when every selector names its group (`kopfexamples.kopf.dev`,
- * `{ group, version, plural }`) — a start without a request per group-version served,
+ * `{ group, version, plural }`) -- a start without a request per group-version served,
  * which under API Priority and Fairness is also a burst of requests. A selector by name
  * alone (`kopfexamples`, a kind, a short name), `EVERYTHING` or a predicate may match in any
  * group: then every group is discovered.

@@ -1,5 +1,5 @@
 /**
- * The watches of the served objects: how their items are fed — every event, every listed
+ * The watches of the served objects: how their items are fed -- every event, every listed
  * object as a listing's parts arrive (on re-listings only those that changed), and once a
  * listing is complete a `DELETED` for every object the watch knew that the listing no longer
  * has: the deletions missed while the watch was broken. On a watch with selectors, each of
@@ -149,7 +149,7 @@ export class WatchFeeder {
         if (!isNewerVersion(object.metadata?.resourceVersion, gone)) continue;
       }
       // Objects already fed in this very state (on re-listings, or in the parts of a listing
-      // that broke off and began anew) — or in a newer one — are not fed again.
+      // that broke off and began anew) -- or in a newer one -- are not fed again.
       const source = partial(watcher, object);
       const unchanged = this.#remember(watcher, object);
       if (unchanged) continue;

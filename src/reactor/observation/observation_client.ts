@@ -1,5 +1,5 @@
 /**
- * What the observation needs from the API — discovery and continuous watching — and the
+ * What the observation needs from the API -- discovery and continuous watching -- and the
  * resources it watches besides the served ones: namespaces (to know which exist) and
  * CustomResourceDefinitions (to notice resources appearing and disappearing).
  *
@@ -124,7 +124,7 @@ export interface WatchOptions {
    */
   readonly parts?: boolean;
   /**
-   * The watch recovers from failures itself — reports them, pauses, lists again — as this
+   * The watch recovers from failures itself -- reports them, pauses, lists again -- as this
    * says; it ends early only with a failure for which `onFailure` returned true, thrown.
    */
   readonly recovery?: WatchRecoveryOptions;

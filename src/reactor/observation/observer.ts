@@ -1,6 +1,6 @@
 /**
  * Observation: which resources and namespaces are served right now, and one watch per
- * served (resource, namespace) — or per resource, cluster-wide — feeding the queueing.
+ * served (resource, namespace) -- or per resource, cluster-wide -- feeding the queueing.
  *
  * - Resources come from discovery, narrowed by a selection callback (the registry's
  *   selectors). CustomResourceDefinitions are watched: when one is created, changed or
@@ -14,7 +14,7 @@
  *   the patterns are served as they are.
  * - Cluster-scoped resources are watched once, cluster-wide, whatever the namespaces.
  * - Each watch feeds every event, and every listed object as the listing's parts (pages,
- *   or batches of a streamed listing) arrive — on re-listings only those that changed —
+ *   or batches of a streamed listing) arrive -- on re-listings only those that changed --
  *   and once the listing is complete, a `DELETED` for every object it knew that the
  *   listing no longer has: the deletions missed while the watch was broken.
  * - For that, the object table ({@link ObserverOptions.table}) keeps of each watched
@@ -25,7 +25,7 @@
  *   stops knows its objects no more: the next one tells of them all again.
  * - The feed may push back: while the promise it returns is pending, the watch takes no
  *   further item from its stream, so unread events wait in the connection or on the server
- *   rather than in memory — within a listing, for `settings.watching.listPatience` seconds
+ *   rather than in memory -- within a listing, for `settings.watching.listPatience` seconds
  *   only ({@link ObserverOptions.watching}).
  *
  * @module
@@ -76,7 +76,7 @@ export interface ObserverOptions {
    * re-listing no longer has the object) is fed with the object's last known body.
    *
    * Otherwise (and when this option is absent), only each object's resourceVersion, name,
-   * namespace and uid are kept — some tens of bytes per object instead of kilobytes — and
+   * namespace and uid are kept -- some tens of bytes per object instead of kilobytes -- and
    * such a deletion is fed with a minimal body:
    * `{ apiVersion, kind, metadata: { name, namespace, uid, resourceVersion } }`.
    *
@@ -480,7 +480,7 @@ export class Observer {
   }
 }
 
-/** How the debug log tells a watch's selectors and why: ` with labelSelector=… (why)`. */
+/** How the debug log tells a watch's selectors and why: ` with labelSelector=... (why)`. */
 function selecting(selection: WatchSelection | undefined): string {
   if (selection === undefined) return "";
   const { labelSelector, fieldSelector, reason } = selection;

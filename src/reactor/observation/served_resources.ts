@@ -1,8 +1,8 @@
 /**
  * Which of the discovered resources the operator serves: those its handlers select (the
  * watched kinds of handlers; admission handlers are called, not watched). A selector that
- * matches nothing is warned of once — or, a typo away from a served name, ends the
- * operator with the suggestion — and told of again when resources matching it appear.
+ * matches nothing is warned of once -- or, a typo away from a served name, ends the
+ * operator with the suggestion -- and told of again when resources matching it appear.
  * Also here: which resources' watches keep their objects' last full states.
  *
  * @module

@@ -151,8 +151,8 @@ export class WatchConsumer {
   }
 
   /**
-   * Pass a stream's items on with back-pressure until it ends, the signal aborts, or — with
-   * a `side` watch — the listing is held (the side watch starts) and then complete (the side
+   * Pass a stream's items on with back-pressure until it ends, the signal aborts, or -- with
+   * a `side` watch -- the listing is held (the side watch starts) and then complete (the side
    * watch goes on alone: `handed-over`). A failure that ends the watch is returned.
    */
   async #drain(

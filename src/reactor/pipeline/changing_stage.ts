@@ -1,7 +1,7 @@
 /**
  * The resource-changing handling of the object's state: its cause is detected
  * (`handling/cause_detection.ts`); our finalizer is added in a cycle of its own, before any
- * handler runs, when a matching handler requires it, and removed when none does any more —
+ * handler runs, when a matching handler requires it, and removed when none does any more --
  * or when the delete handlers are all done. Objects that match no handler's filters are
  * handled in stealth: nothing is written and nothing is logged about them. The handlers due
  * for the cause run (`handling/changing.ts`); when all are done, the diff-base is stored,
@@ -369,7 +369,7 @@ function scopeFilters(handler: ChangingHandler): HandlerFilters {
 /**
  * Whether any changing handler of the resource may be interested in the object at all:
  * its label, annotation and `when` filters pass, and its field (if any) has a fitting value
- * on either side of the change — whatever the reason, and whether the field changed.
+ * on either side of the change -- whatever the reason, and whether the field changed.
  */
 function prematch(owned: readonly ChangingHandler[], cause: Cause, match: CauseMatch): boolean {
   // Checked for every event: handlers without filters need no arguments built.

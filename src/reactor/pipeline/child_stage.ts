@@ -1,8 +1,8 @@
 /**
  * Child handlers (`kopf.on.child`): when the parent being processed has changes of its
  * children waiting (noted on its record by the children's watch, see `objects/parent_changes.ts`), the
- * child handlers whose filters pass — the parent's, and `childLabels`/`childWhen` on the
- * child — run for each change in turn, after the resource-changing handlers and before the
+ * child handlers whose filters pass -- the parent's, and `childLabels`/`childWhen` on the
+ * child -- run for each change in turn, after the resource-changing handlers and before the
  * outcome is stored: their results go to the parent's status in the same write. The child
  * is read whole before the call when its watch carries metadata only (not for a deletion:
  * the last state the watch carried is given). A handler that fails temporarily is retried

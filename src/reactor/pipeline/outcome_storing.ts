@@ -163,8 +163,8 @@ export class OutcomeStorer {
   }
 
   /**
-   * Apply the changes. A guarded change (our finalizer's) whose answer is unknown — its
-   * reply lost, or a server error that may come after the work was done — is not sent
+   * Apply the changes. A guarded change (our finalizer's) whose answer is unknown -- its
+   * reply lost, or a server error that may come after the work was done -- is not sent
    * again as it was (the client does not replay it): it is resolved by reading. The object
    * as it is now tells whether the change took effect, and the guard, made anew from it,
    * makes another try safe.

@@ -165,7 +165,7 @@ export class Pipeline implements Processor {
    * Whether a state needs no processing here at all: its object is another replica's
    * (see `ownership`), no index handler looks at it, and no outcome of this replica's waits
    * to be dropped for it (see the pending outcome's stage). Such states go no further than
-   * the feed — no worker, no queueing — and a deletion among them forgets the object here.
+   * the feed -- no worker, no queueing -- and a deletion among them forgets the object here.
    */
   skips(resource: Resource, event: ObservedEvent): boolean {
     if (this.#ownership === undefined || this.#ownership.owns(event.object)) return false;

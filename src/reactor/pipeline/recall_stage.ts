@@ -128,7 +128,7 @@ export class PendingOutcomeStage implements Stage {
       return processing.finish(stored.retryIn === undefined ? {} : { delay: stored.retryIn });
     }
     if (stored.gone) return processing.finish(); // its deletion comes through the watch
-    // Stored: the processing goes on with the state it produced, progress included — not
+    // Stored: the processing goes on with the state it produced, progress included -- not
     // with the next event, since a store that changed nothing sends none.
     if (stored.body !== undefined) processing.moveTo(stored.body, processing.source);
     return true;

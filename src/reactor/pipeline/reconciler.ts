@@ -1,7 +1,7 @@
 /**
  * The reconciler: the operator's per-object pipeline on its own, for programs that watch
  * objects their own way (as kube-runtime lets a `reconcile` run on any stream). Given one
- * state of one object — an event of a watch, or an object of a listing — it does what the
+ * state of one object -- an event of a watch, or an object of a listing -- it does what the
  * operator does for it: its event handlers, its cause, its resource-changing handlers with
  * their progress, retries and finalizer, and the outcome written to the object in as few
  * requests as possible. It answers with what to do next ({@link Reconciliation}): when to

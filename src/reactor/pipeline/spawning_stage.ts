@@ -1,6 +1,6 @@
 /**
  * Daemons and timers (for resources that have them) are told the object's new state. For
- * an object marked for deletion, they are stopped and waited for — aside, without holding
+ * an object marked for deletion, they are stopped and waited for -- aside, without holding
  * a place among the processings, since a daemon may take long to exit; while some are still
  * exiting, the changing handlers wait (the object keeps our finalizer, and is processed
  * again to wait for them once more). Delete handlers run after they have all exited.

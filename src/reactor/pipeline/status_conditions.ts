@@ -1,8 +1,8 @@
 /**
  * The framework's standard conditions on the objects of custom resources (see
  * `handling/cycle_conditions.ts`): after a handling cycle, or an event with nothing to do,
- * the conditions and `status.observedGeneration` are put into the processing's patch — so
- * they ride in the write of the cycle's own outcome — and only when they differ from the
+ * the conditions and `status.observedGeneration` are put into the processing's patch -- so
+ * they ride in the write of the cycle's own outcome -- and only when they differ from the
  * object's (by type, status, reason, message, `observedGeneration`): a cycle whose
  * conditions are right writes nothing more, and the event of our own write finds them so.
  * The list starts from what the handlers put into the patch this cycle (`kopf.setCondition`),
@@ -50,7 +50,7 @@ export class StatusConditions {
 
   /**
    * Whether the object gets conditions at all: enabled, a custom resource, not deleted, and
-   * watched whole — a metadata-only object's status is not seen, so its conditions could
+   * watched whole -- a metadata-only object's status is not seen, so its conditions could
    * never be found right, and every write of them would be written again.
    */
   applies(processing: ObjectProcessing): boolean {

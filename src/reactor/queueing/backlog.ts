@@ -17,8 +17,8 @@
  * only beyond the burst limit, which bounds that memory. Counting per tenant instead would
  * not help: the stream cannot be read past the burst without taking the burst in. (A real
  * API server does not keep a stream for a watcher that stops reading for long either: once
- * the watcher's buffer is full past a short timeout, it closes the watch — kube-apiserver's
- * `cacheWatcher.add` in `apiserver/pkg/storage/cacher/cache_watcher.go` — and the operator
+ * the watcher's buffer is full past a short timeout, it closes the watch -- kube-apiserver's
+ * `cacheWatcher.add` in `apiserver/pkg/storage/cacher/cache_watcher.go` -- and the operator
  * lists everything again.)
  *
  * @module

@@ -82,7 +82,7 @@ export class Deadlines<T extends Scheduled> {
    * Keep one timer, due no later than the earliest deadline (none when empty). A timer due
    * earlier is kept: when the earliest item is cancelled or moved later (a worker's idle
    * deadline, at every start of a worker), the timer then fires once for nothing and is
-   * armed for the next, rather than being cleared and set again at every change — timers
+   * armed for the next, rather than being cleared and set again at every change -- timers
    * cost a runtime object each, and workers start and stop thousands of times a second.
    */
   #arm(): void {

@@ -2,7 +2,7 @@
  * The queue's intake: where the watches' events enter the queueing. Each is counted, goes
  * no further when the pipeline's gate says the object is another replica's and nothing
  * here needs it, is awaited by the indexing when an initial listing's, and is queued for its
- * object — the promise of a full backlog handed back to the watch, to push back. The
+ * object -- the promise of a full backlog handed back to the watch, to push back. The
  * children's watching queues their parents again through it too.
  *
  * @module

@@ -3,8 +3,8 @@
  * lanes before it: the one place where they are defined. An object waits for its place in
  * the lane of the state it waits with:
  *
- * - **live**: a change told of by a live watch event — made now, and someone may wait for it;
- * - **retries**: the object's own work coming back — a handler's retry after a failure or a
+ * - **live**: a change told of by a live watch event -- made now, and someone may wait for it;
+ * - **retries**: the object's own work coming back -- a handler's retry after a failure or a
  *   delay it asked for, the framework's retry after an error, a parent queued again for its
  *   children's changes: work in progress, but already served once;
  * - **listings**: a state found by a listing (the start, a re-listing after a gap, a resync):

@@ -43,7 +43,7 @@ import type { ObservedEvent, RawBody } from "../../structs/bodies.ts";
 import type { Resource } from "../../structs/resources.ts";
 import { type Clock, realClock, settlesWithin } from "../../structs/clock.ts";
 import { Deadlines } from "./deadlines.ts";
-import { describeError, summarizeError } from "../../structs/log_formats.ts";
+import { describeError } from "../../structs/log_formats.ts";
 import {
   type BatchingSettings,
   errorDelayAfter,
@@ -51,25 +51,23 @@ import {
 } from "../../settings/processing_settings.ts";
 import type { Logger } from "../../structs/loggers.ts";
 import { reactorLogger } from "../default_logger.ts";
-import { type Place, Places } from "./places.ts";
+import { AWAITED, type Place, Places } from "./places.ts";
 import { Backlog } from "./backlog.ts";
 import { LANE_HANDICAPS, laneOf, LISTINGS, RETRIES } from "./lanes.ts";
 import { Tenants } from "./tenants.ts";
+import { WorkerWaits } from "./worker_waits.ts";
 import { QueueingSettings } from "../../settings/queueing_settings.ts";
 import { ObjectTable } from "../objects/object_table.ts";
 import {
   describeObject,
-  isConsistent,
   LiveWorkers,
   newWorker,
   type Phase,
+  PlaceSeeking,
   processingContext,
   type Processor,
   renew,
-  seekPlace,
   waitingOf,
-  wakeOrTimeout,
-  type WakeReason,
   type Worker,
 } from "./workers.ts";
 
@@ -153,6 +151,7 @@ export class Multiplexer {
   readonly #stopping = new AbortController();
   readonly #cancelled = new AbortController();
   readonly #places: Places;
+  readonly #waits: WorkerWaits;
   readonly #backlog: Backlog;
   readonly #tenants: Tenants;
   /** The resources served or fed, by key (the newest record of each): gauges at 0 for them. */
@@ -179,6 +178,13 @@ export class Multiplexer {
     const burstLimit = () => queueing?.burstLimit ?? DEFAULT_BURST_LIMIT;
     this.#backlog = new Backlog(options.backlogLimit ?? DEFAULT_BACKLOG_LIMIT, burstLimit);
     this.#tenants = new Tenants(() => queueing, this.#logger);
+    this.#waits = new WorkerWaits({
+      batching: this.#batching,
+      clock: this.#clock,
+      logger: this.#logger,
+      stopping: this.#stopping.signal,
+      enter: (worker, phase) => this.#enter(worker, phase),
+    });
   }
 
   /** How many object workers are alive (busy, waiting or idling). */
@@ -288,7 +294,7 @@ export class Multiplexer {
    * Stop ({@link Multiplexer.halt}), let the workers finish what they hold for up to
    * `timeout` seconds, then abort the processing's waits (`context.signal`: delays, retries,
    * waits for others). A handler cannot be cancelled: what still runs is awaited to its end,
-   * however long, so that its outcome is stored before the operator lets go — it is
+   * however long, so that its outcome is stored before the operator lets go -- it is
    * reported every so often meanwhile; only a second signal, or the end of the pod's grace
    * period, cuts it short.
    */
@@ -373,36 +379,55 @@ export class Multiplexer {
     if (this.#live.delete(worker)) this.#objects.release(entry);
   }
 
-  /**
-   * Wait for a wake-up or the timeout. Arrivals of newer events wake the worker only
-   * when `arrivals` is true; the shutdown always does (at once if it has begun).
-   */
-  #wait(worker: Worker, seconds: number, arrivals = true): Promise<WakeReason> {
-    if (this.stopping) return Promise.resolve("stopped");
-    return wakeOrTimeout(worker, this.#clock, seconds, arrivals);
-  }
+  /** Goes on with a worker's loop when its place comes: one function for all the waits. */
+  readonly #resume = (seeking: PlaceSeeking, place: Place | undefined): void => {
+    void this.#run(seeking.worker, seeking, place);
+  };
 
-  /** Process the worker's events until it is idle (then parked) or gone (then ended). */
-  async #run(worker: Worker): Promise<void> {
-    let failures = 0; // in a row, for the error delays
-    let parked = false;
+  /**
+   * Process the worker's events until it is idle (then parked), gone (then ended), or
+   * waiting for a place: then the loop ends, and a new run goes on with it (`placed`, and
+   * the `place` that came of it) when the place comes.
+   */
+  async #run(worker: Worker, placed?: PlaceSeeking, place?: Place): Promise<void> {
+    let failures = placed?.failures ?? 0; // in a row, for the error delays
+    let handedOver = false; // parked, or waiting for a place: the worker lives on
     try {
       for (;;) {
-        if (worker.pending === undefined) {
-          if (this.stopping) return;
-          this.#park(worker);
-          parked = true;
-          return;
+        let event: ObservedEvent;
+        if (placed !== undefined) {
+          event = placed.event;
+          placed = undefined;
+          // Not within the call that gave the place back, as a promise's outcome would not be.
+          place = await place;
+        } else {
+          if (worker.pending === undefined) {
+            if (this.stopping) return;
+            this.#park(worker);
+            handedOver = true;
+            return;
+          }
+          worker.revisit = undefined;
+          // Each step is entered synchronously when it applies (a push that starts a worker
+          // counts it as it then is), and costs no await when it does not.
+          if (this.#batching.batchWindow > 0) await this.#waits.settle(worker);
+          if (worker.expected !== undefined && !await this.#waits.awaitEcho(worker)) return;
+          event = worker.pending!;
+          worker.pending = undefined;
+          this.#enter(worker, "placing");
+          const seeking = worker.seeking = new PlaceSeeking(
+            worker,
+            worker.lane,
+            worker.tenant,
+            event,
+            failures,
+            this.#resume,
+          );
+          const taken = this.#places.take(this.#cancelled.signal, seeking);
+          if (taken === AWAITED) return void (handedOver = true);
+          // Free at once, and awaited all the same: a push never runs a processing synchronously.
+          place = await taken;
         }
-        worker.revisit = undefined;
-        // Each step is entered synchronously when it applies (a push that starts a worker
-        // counts it as it then is), and costs no await when it does not.
-        if (this.#batching.batchWindow > 0) await this.#settle(worker);
-        if (worker.expected !== undefined && !await this.#awaitEcho(worker)) return;
-        const event = worker.pending!;
-        worker.pending = undefined;
-        this.#enter(worker, "placing");
-        const place = await seekPlace(worker, this.#places, this.#cancelled.signal);
         const failure = await this.#processOne(worker, event, place);
         if (failure === ABORTED) return;
         if (failure === undefined) {
@@ -410,7 +435,7 @@ export class Multiplexer {
         } else {
           if (this.#cancelled.signal.aborted) return; // aborted on purpose; nothing to report
           const delay = errorDelayAfter(this.#batching.errorDelays, failures++);
-          if (!await this.#backOff(worker, event, failure.error, delay)) return;
+          if (!await this.#waits.backOff(worker, event, failure.error, delay)) return;
         }
         // A deleted object sends nothing more: do not keep its worker idling.
         if (event.type === "DELETED" && worker.pending === undefined && !worker.expected) return;
@@ -420,40 +445,8 @@ export class Multiplexer {
       this.#logger.error(`The worker of ${worker.entry.key} has crashed: ${describeError(error)}`);
     } finally {
       // Synchronously after the last check of `pending`: a later push starts a new worker.
-      if (!parked) this.#end(worker);
+      if (!handedOver) this.#end(worker);
     }
-  }
-
-  /**
-   * Let a burst of events settle: each arrival restarts the window. Meanwhile the object is
-   * not in the backlog: it waits for time, not for a place, and counting it would cap the
-   * feeding at the backlog limit per window.
-   */
-  async #settle(worker: Worker): Promise<void> {
-    const window = this.#batching.batchWindow;
-    this.#enter(worker, "batching");
-    while (await this.#wait(worker, window) === "arrived");
-    this.#enter(worker, "running");
-  }
-
-  /**
-   * Hold back states older than our own last patch, until it arrives or time is up; false
-   * when the operator stops meanwhile (the stale state is left unprocessed).
-   */
-  async #awaitEcho(worker: Worker): Promise<boolean> {
-    const expected = worker.expected!;
-    this.#enter(worker, "holding");
-    while (!isConsistent(worker.pending!, expected)) {
-      if (this.stopping) {
-        this.#logger.debug(`Leaving a stale state unprocessed at exit: ${worker.entry.key}`);
-        return false;
-      }
-      const left = expected.deadline - this.#clock.now();
-      if (left <= 0 || await this.#wait(worker, left) === "timeout") break;
-    }
-    worker.expected = undefined;
-    this.#enter(worker, "running");
-    return true;
   }
 
   /**
@@ -508,37 +501,6 @@ export class Multiplexer {
       worker.idle = undefined;
       for (const resolve of idle) resolve();
     }
-  }
-
-  /**
-   * Report a failed processing and wait the error delay before the latest known state is
-   * processed again; without a delay, the next change is waited for. False when the
-   * operator stops meanwhile.
-   */
-  async #backOff(
-    worker: Worker,
-    event: ObservedEvent,
-    error: unknown,
-    delay: number | undefined,
-  ): Promise<boolean> {
-    const what = describeObject(worker.entry.resource, event.object);
-    const why = summarizeError(error);
-    // The stack is for those who debug the framework; the line says what failed.
-    this.#logger.debug(`Processing failed for ${what}: ${describeError(error)}`);
-    if (delay === undefined) {
-      this.#logger.error(`Processing failed for ${what}; waiting for its next change: ${why}`);
-      return true;
-    }
-    this.#logger.error(`Processing failed for ${what}; retrying in ${delay}s: ${why}`);
-    this.#enter(worker, "backing-off");
-    if (await this.#wait(worker, delay, false) === "stopped") return false;
-    if (worker.pending === undefined) {
-      worker.pending = event; // retry with the latest known state
-      worker.lane = RETRIES;
-      worker.waitingSince = this.#clock.now();
-    }
-    this.#enter(worker, "running");
-    return true;
   }
 }
 

@@ -13,7 +13,7 @@
 
 import type { Clock } from "../../structs/clock.ts";
 import { type Deadline, DeadlineQueue, type Expiring } from "../../structs/deadline_queues.ts";
-import { Semaphore, type SemaphoreTicket } from "../../structs/semaphores.ts";
+import { Semaphore, type SemaphoreHolder, type SemaphoreTicket } from "../../structs/semaphores.ts";
 import type { Lane } from "./lanes.ts";
 
 /**
@@ -42,11 +42,49 @@ export class Place implements Expiring {
 
 /**
  * Who waits for a place: the lane it waits in (moved up by {@link Places.promote}) and its
- * tenant; where its wait is, while it waits.
+ * tenant; where its wait is, while it waits; told of its place when it comes.
  */
 export interface Seeker extends SemaphoreTicket {
   lane: Lane;
   readonly tenant: string;
+  /** The place has come, or `undefined`: the signal aborted first. Called once. */
+  placed(place: Place | undefined): void;
+}
+
+/** What {@link Places.take} returns when the place is to come later, through `placed`. */
+export const AWAITED: unique symbol = Symbol("awaited");
+
+/**
+ * A wait for the places not free at once: the worker place, then the start place (the
+ * worker place given back if the wait is abandoned). One object, told by the semaphores:
+ * no promise, nor any function of its own.
+ */
+class PlaceWait implements SemaphoreHolder {
+  /** The worker place, once held: the start place is waited for then. */
+  #worker: (() => void) | undefined;
+
+  constructor(
+    readonly seeker: Seeker,
+    readonly signal: AbortSignal,
+    readonly starts: Semaphore,
+    readonly place: (releaseWorker: () => void, releaseStart: () => void) => Place,
+  ) {}
+
+  granted(release: () => void): void {
+    const releaseWorker = this.#worker;
+    if (releaseWorker !== undefined) {
+      this.seeker.placed(this.place(releaseWorker, release));
+      return;
+    }
+    this.#worker = release;
+    const seeker = this.seeker;
+    this.starts.wait(this, this.signal, seeker.lane, seeker.tenant, seeker);
+  }
+
+  refused(): void {
+    this.#worker?.();
+    this.seeker.placed(undefined);
+  }
 }
 
 /** What {@link Places} are made of. */
@@ -72,6 +110,9 @@ export class Places {
    * starts come one after another rather than armed again for each of them.
    */
   readonly #holds: DeadlineQueue;
+  /** {@link Places.#placed}, as one function for all the waits. */
+  readonly #place = (releaseWorker: () => void, releaseStart: () => void): Place =>
+    this.#placed(releaseWorker, releaseStart);
 
   /** Places within these limits. */
   constructor(options: PlacesOptions) {
@@ -85,47 +126,20 @@ export class Places {
    * Take a place, waiting in a lane (`lanes.ts`) among the waiters of a tenant; `undefined`
    * if the signal aborts meanwhile. Changes made now are handled first, a tenant's burst
    * does not hold the other tenants' objects back, and a big listing is still handled, only
-   * later. Where both places are free, the place comes at once, not as a promise; the
-   * queueing awaits it all the same, so that a push never runs a processing synchronously.
+   * later. Where both places are free, the place comes at once; else {@link AWAITED}, and
+   * the seeker is told when it comes (possibly before this returns). Thousands of objects
+   * may wait at once in a burst: each waits as a record in the queues, not as a promise
+   * with whoever awaits it (a suspended function, kept, copied and marked until it comes).
    */
-  take(signal: AbortSignal, seeker: Seeker): Place | undefined | Promise<Place | undefined> {
+  take(signal: AbortSignal, seeker: Seeker): Place | undefined | typeof AWAITED {
     if (signal.aborted) return undefined;
     const releaseWorker = this.#workers.tryAcquire();
     const releaseStart = releaseWorker && this.#starts.tryAcquire();
     if (releaseStart !== undefined) return this.#placed(releaseWorker!, releaseStart);
-    return this.#wait(signal, seeker, releaseWorker);
-  }
-
-  /**
-   * Wait for the places not taken yet (the worker place, if not given): by promises alone,
-   * not an async function — thousands of objects may wait at once in a burst, and each
-   * suspended function is kept (and copied, and marked) until its place comes.
-   */
-  #wait(
-    signal: AbortSignal,
-    seeker: Seeker,
-    releaseWorker: (() => void) | undefined,
-  ): Promise<Place | undefined> {
-    if (releaseWorker !== undefined) return this.#waitStart(signal, seeker, releaseWorker);
-    return this.#workers.acquire(signal, seeker.lane, seeker.tenant, seeker).then(
-      (release) => this.#waitStart(signal, seeker, release),
-      () => undefined,
-    );
-  }
-
-  /** Wait for the start place, the worker place held (given back if the wait is abandoned). */
-  #waitStart(
-    signal: AbortSignal,
-    seeker: Seeker,
-    releaseWorker: () => void,
-  ): Promise<Place | undefined> {
-    return this.#starts.acquire(signal, seeker.lane, seeker.tenant, seeker).then(
-      (releaseStart) => this.#placed(releaseWorker, releaseStart),
-      () => {
-        releaseWorker();
-        return undefined;
-      },
-    );
+    const wait = new PlaceWait(seeker, signal, this.#starts, this.#place);
+    if (releaseWorker !== undefined) wait.granted(releaseWorker);
+    else this.#workers.wait(wait, signal, seeker.lane, seeker.tenant, seeker);
+    return AWAITED;
   }
 
   #placed(releaseWorker: () => void, releaseStart: () => void): Place {

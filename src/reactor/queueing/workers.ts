@@ -2,7 +2,7 @@
  * The queueing's workers and what they call: the processor, with its context
  * ({@link Processor}, {@link ProcessingContext}); one record per object with work (the latest state waiting, where
  * the worker is in its loop, our write's echo awaited, a revisit asked for, the places it
- * holds), and the waits a worker makes — for a wake-up or a timeout, aside without its
+ * holds), and the waits a worker makes -- for a wake-up or a timeout, aside without its
  * places. The loop that moves them is the multiplexer's.
  *
  * @module
@@ -14,7 +14,7 @@ import type { Clock } from "../../structs/clock.ts";
 import { isAtLeastVersion } from "../../structs/identities.ts";
 import type { Scheduled } from "./deadlines.ts";
 import type { EntryWork, ObjectEntry } from "../objects/object_entries.ts";
-import type { Place, Places, Seeker } from "./places.ts";
+import { AWAITED, type Place, type Places, type Seeker } from "./places.ts";
 import { NOT_QUEUED, type Queued } from "./backlog.ts";
 import { type Lane, LIVE } from "./lanes.ts";
 import type { AsideWait, Reconciliation } from "../pipeline/object_processing.ts";
@@ -100,7 +100,7 @@ export interface Worker extends Scheduled, EntryWork {
   /** The places it holds while processing. */
   place: Place | undefined;
   /** Its wait for a place, while it waits (its lane may be moved up meanwhile). */
-  seeking: Seeker | undefined;
+  seeking: PlaceSeeking | undefined;
   /** What its processings get: made at its first one, not for every event. */
   context: ProcessingContext | undefined;
 }
@@ -240,19 +240,35 @@ export function renew(
 }
 
 /**
- * Seek a place among the processings, in the worker's lane and among its tenant's waiters;
- * the wait is found again through `worker.seeking` (see {@link renew}) until the place comes.
- * The worker's loop awaits it itself, not through a function of its own: in a burst,
- * thousands of objects wait at once, and each suspended function is kept (and copied, and
- * marked by the garbage collector) until its place comes.
+ * A worker's wait for a place among the processings, in its lane and among its tenant's
+ * waiters, found again through `worker.seeking` (see {@link renew}) until the place comes.
+ * It holds what the worker's loop needs to go on when the place comes (the state to
+ * process, the failures in a row so far), so that the loop ends meanwhile: in a burst,
+ * thousands of objects wait at once, and each suspended function would be kept (and
+ * copied, and marked by the garbage collector) until its place comes.
  */
-export function seekPlace(
-  worker: Worker,
-  places: Places,
-  signal: AbortSignal,
-): Place | undefined | Promise<Place | undefined> {
-  const seeker = worker.seeking = { lane: worker.lane, tenant: worker.tenant, wait: undefined };
-  return places.take(signal, seeker);
+export class PlaceSeeking implements Seeker {
+  /** Its wait in the places' queues, while it waits there. */
+  wait: object | undefined = undefined;
+
+  constructor(
+    /** Whose wait it is. */
+    readonly worker: Worker,
+    /** The lane it waits in (moved up by a newer state's). */
+    public lane: Lane,
+    /** Whose turn its place is taken in. */
+    readonly tenant: string,
+    /** The state to process in the place. */
+    readonly event: ObservedEvent,
+    /** The worker's failed processings in a row before this state. */
+    readonly failures: number,
+    /** Goes on with the worker's loop: one function for all the waits. */
+    readonly resume: (seeking: PlaceSeeking, place: Place | undefined) => void,
+  ) {}
+
+  placed(place: Place | undefined): void {
+    this.resume(this, place);
+  }
 }
 
 /** Wait for a wake-up of the worker (`arrivals` too, or only others) or the timeout. */
@@ -298,7 +314,7 @@ export function processingContext(
 }
 
 /**
- * See {@link AsideWait}: the worker's places go back while it waits, then are taken again —
+ * See {@link AsideWait}: the worker's places go back while it waits, then are taken again --
  * in the live lane, as work in progress, in its tenant's turn.
  */
 export async function waitAside(
@@ -312,10 +328,14 @@ export async function waitAside(
   try {
     await promise;
   } finally {
-    worker.place = await places.take(cancelled, {
-      lane: LIVE,
-      tenant: worker.tenant,
-      wait: undefined,
+    worker.place = await new Promise<Place | undefined>((placed) => {
+      const taken = places.take(cancelled, {
+        lane: LIVE,
+        tenant: worker.tenant,
+        wait: undefined,
+        placed,
+      });
+      if (taken !== AWAITED) placed(taken);
     });
     if (worker.place === undefined) cancelled.throwIfAborted();
   }

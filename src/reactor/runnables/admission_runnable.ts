@@ -1,6 +1,6 @@
 /**
  * Admission as a runnable: the webhook server (with admission handlers only) answers while
- * the objects are observed — with leader election, only while leading, since the managed
+ * the objects are observed -- with leader election, only while leading, since the managed
  * webhook configuration and the Service point at one replica's server. A failure of the
  * server ends the operator.
  *

@@ -88,7 +88,7 @@ export class ClientRunnable implements Runnable {
   }
 }
 
-/** A server and where its credentials come from: `https://k:6443 (the context "dev" …)`. */
+/** A server and where its credentials come from: `https://k:6443 (the context "dev" ...)`. */
 function describeCredentials(info: ConnectionInfo): string {
   return info.source === undefined ? info.server : `${info.server} (${info.source})`;
 }

@@ -1,5 +1,5 @@
 /**
- * The operator's gauges as a runnable (with metrics only): read when scraped — the objects
+ * The operator's gauges as a runnable (with metrics only): read when scraped -- the objects
  * known, the queue's depth and oldest wait, the busy workers, the daemons and timers, the
  * indices' sizes.
  *

@@ -1,8 +1,8 @@
 /**
  * The review APIs, which store nothing and answer a question: may this user do that
- * (`SelfSubjectAccessReview`, `SubjectAccessReview`, `LocalSubjectAccessReview` — what
- * `kubectl auth can-i` asks), what may I do here (`SelfSubjectRulesReview` — `kubectl
- * auth can-i --list`), who am I (`SelfSubjectReview` — `kubectl auth whoami`), and whose
+ * (`SelfSubjectAccessReview`, `SubjectAccessReview`, `LocalSubjectAccessReview` -- what
+ * `kubectl auth can-i` asks), what may I do here (`SelfSubjectRulesReview` -- `kubectl
+ * auth can-i --list`), who am I (`SelfSubjectReview` -- `kubectl auth whoami`), and whose
  * is this token (`TokenReview`).
  *
  * @module

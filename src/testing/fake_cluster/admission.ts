@@ -1,7 +1,7 @@
 /**
  * Admission webhooks: the fake API server calls the webhooks of
  * `MutatingWebhookConfiguration` and `ValidatingWebhookConfiguration` objects as a real
- * one does — matching rules, namespace and object selectors, `AdmissionReview` v1 over
+ * one does -- matching rules, namespace and object selectors, `AdmissionReview` v1 over
  * HTTPS with the configured CA bundle, JSON patches from mutating webhooks, denials as
  * `Status` errors, `failurePolicy`, `timeoutSeconds`, `sideEffects` with dry runs.
  * Webhooks are reached by `clientConfig.url` (a cluster without a network cannot reach

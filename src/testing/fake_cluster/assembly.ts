@@ -152,7 +152,7 @@ function unlistened(url: string): HttpServer {
 }
 
 /**
- * Start the parts of a fake cluster; resolves when it accepts connections — or, with
+ * Start the parts of a fake cluster; resolves when it accepts connections -- or, with
  * `inProcessUrl`, at once: nothing listens, and requests are given to its router.
  */
 export async function assembleCluster(

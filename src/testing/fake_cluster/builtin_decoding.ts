@@ -2,7 +2,7 @@
  * Built-in objects decoded as kube-apiserver decodes them into their Go types: a field the
  * type does not declare is dropped, wherever it is (nested, in list items), and reported
  * with the fields the JSON body repeats (`strict_json.ts`) as the request's
- * `fieldValidation` says — `Warn` (the default): a `Warning` per field; `Strict`: the
+ * `fieldValidation` says -- `Warn` (the default): a `Warning` per field; `Strict`: the
  * write fails, worded as the handler of the request words it; `Ignore`: silently. The
  * kinds known field by field are those of `builtin_messages.ts`; the others keep every
  * field, since the fake cluster cannot tell which ones their types declare.

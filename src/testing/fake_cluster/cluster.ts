@@ -1,6 +1,6 @@
 /**
  * `FakeCluster`: an in-memory Kubernetes API server over real HTTP(S) on 127.0.0.1, for
- * tests, demos and local development — with kubectl, `@kubernetes/client-node` or an
+ * tests, demos and local development -- with kubectl, `@kubernetes/client-node` or an
  * operator as its clients, fault injection, a request log, and a direct API for
  * fixtures and assertions that needs no client.
  *
@@ -269,7 +269,7 @@ export class FakeCluster implements AsyncDisposable {
   /**
    * A bearer token that authenticates as this user with these groups (and
    * `system:authenticated`), for tests that act as someone other than the admin. It is
-   * valid until the cluster stops — or, with a state file, for as long as the state is
+   * valid until the cluster stops -- or, with a state file, for as long as the state is
    * kept. What the user may do is up to RBAC (`rbac: true`); without RBAC, every user may
    * do anything.
    */
@@ -380,7 +380,7 @@ export class FakeCluster implements AsyncDisposable {
   ): BuiltinObjects[N] | undefined;
   /**
    * The object, or `undefined` when it does not exist. A typed resource types it
-   * (`get(kopf.resource<KopfExampleV1>(…), "x")`), as does a type argument
+   * (`get(kopf.resource<KopfExampleV1>(...), "x")`), as does a type argument
    * (`get<V1ConfigMap>("configmaps", "x")`), or a built-in's plural name (`"configmaps"`,
    * `"secrets"`, `"events"`); else it is a {@link RawBody}.
    */
@@ -459,7 +459,7 @@ export class FakeCluster implements AsyncDisposable {
   /**
    * Wait until the object satisfies the predicate (called with `undefined` while it
    * does not exist); resolves with what the predicate accepted. Checks at once and on
-   * every change — no polling. The object is typed as {@link FakeCluster.get} types it. On
+   * every change -- no polling. The object is typed as {@link FakeCluster.get} types it. On
    * a timeout, the error says what the object is like now (its version, finalizers, labels,
    * annotations and status, long values cut) and what the `KopfRunner`s started with this
    * cluster last printed.

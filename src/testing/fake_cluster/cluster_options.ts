@@ -7,7 +7,7 @@
 /** Options of {@link FakeCluster.start}. */
 export interface FakeClusterOptions {
   /**
-   * The port on 127.0.0.1; `0` (the default) picks a free one — with `state`, the port of
+   * The port on 127.0.0.1; `0` (the default) picks a free one -- with `state`, the port of
    * the last run when it is free, so that old kubeconfigs still point at the cluster.
    */
   port?: number;
@@ -29,7 +29,7 @@ export interface FakeClusterOptions {
    */
   clientCertificates?: boolean;
   /**
-   * A state file: the cluster is loaded from it at start and saved to it on stop — its
+   * A state file: the cluster is loaded from it at start and saved to it on stop -- its
    * objects, and its identity (the CA and serving certificate, the admin's token and
    * client certificate, the tokens issued to users and service accounts, the port), so
    * that clients with the kubeconfig of an earlier run reconnect as to a restarted API

@@ -1,5 +1,5 @@
 /**
- * The direct API of the fake cluster: fixtures and assertions without a client or HTTP —
+ * The direct API of the fake cluster: fixtures and assertions without a client or HTTP --
  * create, get, list, patch, replace, delete and wait for objects, named as kubectl names
  * resources. It acts as the admin, admits no webhooks, and runs the lifecycle controllers
  * after each write, as a request would.
@@ -24,7 +24,7 @@ import { objectState } from "../failure_reports.ts";
 /**
  * Which resource the direct API addresses: a name as kubectl takes it (`pods`,
  * `configmap`, `cm`, `kopfexamples.kopf.dev`, `kopfexamples.v1.kopf.dev`), an
- * `apiVersion` and `kind` as in manifests, or a typed resource (`kopf.resource<T>(…)`),
+ * `apiVersion` and `kind` as in manifests, or a typed resource (`kopf.resource<T>(...)`),
  * found as the operator finds it and typing what {@link FakeCluster.get},
  * {@link FakeCluster.list} and {@link FakeCluster.waitFor} return as `T`.
  */

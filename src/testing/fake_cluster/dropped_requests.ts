@@ -3,7 +3,7 @@
  * priority level from the requests it dropped lately
  * (apiserver/pkg/util/flowcontrol/dropped_requests_tracker.go): 1 second at first, doubled
  * (up to 32) when at least three times that many requests were dropped within the last
- * that-many seconds, and lowered by one when fewer than that many were — so that clients
+ * that-many seconds, and lowered by one when fewer than that many were -- so that clients
  * which keep coming while the level is overloaded are told to wait longer.
  *
  * @module
@@ -43,7 +43,7 @@ export class DroppedRequests {
       this.#count++;
       return;
     }
-    // A new second: the last one goes to the history, and the value is reconsidered —
+    // A new second: the last one goes to the history, and the value is reconsidered --
     // only then, from the seconds before this one, as kube-apiserver does.
     const last = this.#second;
     this.#history.push({ second: last, count: this.#count });

@@ -1,14 +1,14 @@
 /**
  * Events expire, as kube-apiserver's `--event-ttl` makes them (1 hour by default): each
  * write of an Event (core `v1` or `events.k8s.io`) attaches it to an etcd lease of that
- * TTL, and when the lease runs out etcd deletes it — a real deletion, which watchers see
+ * TTL, and when the lease runs out etcd deletes it -- a real deletion, which watchers see
  * as `DELETED` and the history records, whatever finalizers the Event has. Without it, a
  * cluster under an operator's churn grows by every Event ever posted.
  *
  * kube-apiserver reuses a lease for writes within min(10% of the TTL, 60 s) of each other
  * and grants it for that much longer, so an Event goes between the TTL and the TTL plus
  * that after its last write. The sweep here keeps the same bound: it runs when the oldest
- * Event is due, but never sooner than that granularity after the last one — so a cluster
+ * Event is due, but never sooner than that granularity after the last one -- so a cluster
  * with many Events wakes at most every minute (or every tenth of a short TTL), and one
  * with none never.
  *

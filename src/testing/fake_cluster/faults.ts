@@ -1,6 +1,6 @@
 /**
  * Fault injection: dropped watches, failing requests (5xx, 429 with `Retry-After`),
- * latency, token expiry and history compaction — the trouble a real cluster gives
+ * latency, token expiry and history compaction -- the trouble a real cluster gives
  * operators, on demand.
  *
  * @module
@@ -99,7 +99,7 @@ export class FakeClusterFaults {
     }
     if (!(options.status >= 400 && options.status <= 599)) {
       throw new UsageError(
-        `failRequests() needs an HTTP error status (400–599), not ${options.status}`,
+        `failRequests() needs an HTTP error status (400\u2013599), not ${options.status}`,
       );
     }
     if (options.times !== undefined && !(Number.isInteger(options.times) && options.times > 0)) {
@@ -114,7 +114,7 @@ export class FakeClusterFaults {
 
   /**
    * Lose the reply of a share of the matching writes: the write is applied, then the
-   * connection breaks before the client reads the answer — as when a load balancer or the
+   * connection breaks before the client reads the answer -- as when a load balancer or the
    * network drops it. The client cannot tell whether its write was done.
    */
   loseReplies(options: LoseRepliesOptions): void {

@@ -1,7 +1,7 @@
 /**
  * Who a write is by, as kube-apiserver reads it from a request: the `fieldManager` query
  * parameter (at most 128 printable characters; required for applies), or else the
- * product of the `User-Agent` (`kubectl/v1.32.0 (linux/amd64) …` is `kubectl`); and an
+ * product of the `User-Agent` (`kubectl/v1.32.0 (linux/amd64) ...` is `kubectl`); and an
  * apply's `force`, which only applies take.
  *
  * @module

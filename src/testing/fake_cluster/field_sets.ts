@@ -1,8 +1,8 @@
 /**
  * Sets of field paths, as server-side apply tracks who owns what: a trie whose nodes are
- * the path elements of the API server's `FieldsV1` format — `f:<field>`, `k:<keys as
+ * the path elements of the API server's `FieldsV1` format -- `f:<field>`, `k:<keys as
  * JSON>` (an item of a list keyed by fields), `v:<value as JSON>` (an item of a set of
- * scalars), `i:<index>` — each node either a member of the set itself or only the parent
+ * scalars), `i:<index>` -- each node either a member of the set itself or only the parent
  * of members. Converted to and from `FieldsV1` (`.` marks a member that also has
  * children), combined (union, difference, intersection), and printed as the API server
  * prints a path in a conflict (`.spec.containers[name="app"].image`).
@@ -16,7 +16,7 @@ import { isObject } from "./patching.ts";
 export interface FieldSet {
   /** Whether the path of this node is in the set (never true at the root). */
   self: boolean;
-  /** The nodes below, by serialized path element (`f:name`, `k:{"name":"x"}`, …). */
+  /** The nodes below, by serialized path element (`f:name`, `k:{"name":"x"}`, ...). */
   readonly children: Map<string, FieldSet>;
 }
 

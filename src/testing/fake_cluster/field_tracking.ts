@@ -1,7 +1,7 @@
 /**
  * Field tracking in the verbs on objects: the context of one write (the object's shape,
  * version and subresource), the empty object a create is compared against, and the
- * managed fields a stored write ends with — tracked for the request's manager, as an
+ * managed fields a stored write ends with -- tracked for the request's manager, as an
  * apply computed them, or kept as they were for writes of no manager (the direct API).
  *
  * @module
@@ -55,7 +55,7 @@ function zeroOf(message: Message, depth: number): JsonObject {
 }
 
 /**
- * The object a create is compared against: the kind's empty value — for built-in kinds
+ * The object a create is compared against: the kind's empty value -- for built-in kinds
  * their Go zero value, whose non-pointer structs (spec, status, a pod template) exist
  * already, so a create does not add them; for custom resources only their type.
  */
@@ -89,8 +89,8 @@ export function fieldContext(target: Target): FieldContext {
 
 /**
  * The object to store with its managed fields: as an apply computed them
- * (`appliedFields`), tracked for the write's `fieldManager`, or — for writes of no
- * manager — those it had. A write that changes nothing but their times keeps the old.
+ * (`appliedFields`), tracked for the write's `fieldManager`, or -- for writes of no
+ * manager -- those it had. A write that changes nothing but their times keeps the old.
  */
 export function withManagedFields(
   target: Target,

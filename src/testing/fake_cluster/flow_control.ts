@@ -90,8 +90,8 @@ function timeoutOf(params: URLSearchParams): number | undefined {
 }
 
 /**
- * How long a request may wait in the queue, in milliseconds: a quarter of its deadline —
- * `--request-timeout` (60 s), or its own `timeout` when shorter — and at most a minute
+ * How long a request may wait in the queue, in milliseconds: a quarter of its deadline --
+ * `--request-timeout` (60 s), or its own `timeout` when shorter -- and at most a minute
  * (server/filters/priority-and-fairness.go `getRequestWaitContext`, the deadline from
  * endpoints/filters/request_deadline.go). A watch has no deadline: it waits the default,
  * a quarter of the request timeout (server/config.go `DefaultBuildHandlerChain`).

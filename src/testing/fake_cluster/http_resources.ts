@@ -1,8 +1,8 @@
 /**
- * Requests to resources (`/api/v1/…`, `/apis/<group>/<version>/…`): what they address, the
+ * Requests to resources (`/api/v1/...`, `/apis/<group>/<version>/...`): what they address, the
  * verb, injected failures, and the handler of each verb; the resources that store nothing
  * (reviews, component statuses, bindings) and the subresources with handlers of their own
- * (`token`, `log`, `exec`, `eviction`, …) are answered on their own.
+ * (`token`, `log`, `exec`, `eviction`, ...) are answered on their own.
  *
  * @module
  */

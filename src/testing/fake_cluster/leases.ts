@@ -1,7 +1,7 @@
 /**
  * Leases (`coordination.k8s.io/v1`) as kube-apiserver checks them: the times are
- * `MicroTime` (RFC 3339 with microseconds), decoded strictly — a time that does not parse
- * is a 400 before any validation, as the Go decoder refuses it — and the durations and
+ * `MicroTime` (RFC 3339 with microseconds), decoded strictly -- a time that does not parse
+ * is a 400 before any validation, as the Go decoder refuses it -- and the durations and
  * counters must not be negative, a coordinated `strategy` must be one kube-apiserver knows
  * (or a qualified name of one's own), and a `preferredHolder` needs one. Optimistic concurrency (a stale `resourceVersion` on an
  * update is a 409) is the store's, as for every kind.

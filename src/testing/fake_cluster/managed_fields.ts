@@ -1,6 +1,6 @@
 /**
  * `metadata.managedFields` as kube-apiserver keeps them: one entry per manager, operation
- * (`Apply` or `Update`), subresource and — for updates — apiVersion, each with the fields
+ * (`Apply` or `Update`), subresource and -- for updates -- apiVersion, each with the fields
  * it owns in `FieldsV1` and the time it last changed something. Decoded into field sets,
  * encoded back in the server's order, and kept up to date by writes that are not applies:
  * a create, update or patch owns what it added or changed and takes it from every other

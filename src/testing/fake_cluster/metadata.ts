@@ -28,8 +28,8 @@ function byteLength(text: string): number {
 }
 
 /**
- * Why a value is not a qualified name — an optional DNS subdomain prefix and `/`, then a
- * name of at most 63 bytes — as apimachinery's `content.IsLabelKey` (alias
+ * Why a value is not a qualified name -- an optional DNS subdomain prefix and `/`, then a
+ * name of at most 63 bytes -- as apimachinery's `content.IsLabelKey` (alias
  * `validation.IsQualifiedName`) words it; empty when it is one. Label keys, annotation
  * keys (lowercased first) and finalizers are checked with it.
  */

@@ -2,7 +2,7 @@
  * The rules of a real API server for the objects written to it, as functions of the
  * object: reading a body as the kind it claims (and Secrets' `stringData`), the namespace
  * it may name, the metadata an update keeps, when the spec changed (generation bumps),
- * the defaults of creation, and the checks of every write — metadata, schema pruning,
+ * the defaults of creation, and the checks of every write -- metadata, schema pruning,
  * defaulting and validation of custom resources, CRDs, webhook configurations, Leases,
  * Secrets, sizes.
  *
@@ -127,7 +127,7 @@ export function keptMeta(old: JsonObject, given: JsonObject): JsonObject {
 
 /**
  * Whether a write changed what `metadata.generation` counts: of built-in objects, the spec;
- * of custom resources, all but the metadata — and but the status when it is a subresource
+ * of custom resources, all but the metadata -- and but the status when it is a subresource
  * (`statusSubresource`), as the API server counts them.
  */
 export function specChanged(

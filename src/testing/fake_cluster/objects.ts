@@ -1,5 +1,5 @@
 /**
- * The API verbs on objects — get, list, create, update, patch, delete, deletecollection —
+ * The API verbs on objects -- get, list, create, update, patch, delete, deletecollection --
  * with the rules of a real API server: resourceVersions and conflicts, generateName,
  * the status subresource, generation bumps, finalizers and `deletionTimestamp`,
  * dry runs, schema pruning of custom resources. The rules themselves are in

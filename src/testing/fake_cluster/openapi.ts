@@ -35,7 +35,7 @@ const PATCH_TYPES = ["application/json-patch+json", "application/merge-patch+jso
 const STRATEGIC = "application/strategic-merge-patch+json";
 
 function hashOf(text: string): string {
-  // FNV-1a, 2×32 bits: only a cache key for clients, not security.
+  // FNV-1a, 2x32 bits: only a cache key for clients, not security.
   let a = 0x811c9dc5;
   let b = 0x01000193;
   for (let i = 0; i < text.length; i++) {

@@ -3,7 +3,7 @@
  * `openapi.v2.Document`, field numbers from its OpenAPIv2.proto. Only what the fake
  * cluster's documents use is encoded: info, paths with their operations (query, path and
  * body parameters, responses), definitions with the schema keywords CRDs use, and
- * `x-…` vendor extensions, which travel as YAML text (written as JSON, a subset of YAML).
+ * `x-...` vendor extensions, which travel as YAML text (written as JSON, a subset of YAML).
  *
  * @module
  */
@@ -25,7 +25,7 @@ function any(value: JsonValue): ProtobufWriter {
   return W().string(2, JSON.stringify(value));
 }
 
-/** Vendor extensions (`x-…` keys) as `NamedAny { name = 1, value = 2 }` at `field`. */
+/** Vendor extensions (`x-...` keys) as `NamedAny { name = 1, value = 2 }` at `field`. */
 function extensions(w: ProtobufWriter, field: number, object: JsonObject): void {
   for (const [key, value] of Object.entries(object)) {
     if (key.startsWith("x-")) w.message(field, W().string(1, key).message(2, any(value)));

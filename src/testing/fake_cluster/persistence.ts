@@ -1,9 +1,9 @@
 /**
  * Saving and loading the cluster, so that `kopf fake-cluster --state FILE` keeps
  * everything across restarts, as a restarted API server does: its objects and
- * resourceVersion counter, and its identity — the port, the CA and serving certificate,
+ * resourceVersion counter, and its identity -- the port, the CA and serving certificate,
  * the admin's token and client certificate, the tokens issued to users and service
- * accounts — so that a client with the old kubeconfig reconnects. The file is JSON
+ * accounts -- so that a client with the old kubeconfig reconnects. The file is JSON
  * (objects of CRDs after the CRDs, so their types exist when they load); it holds private
  * keys and tokens, so it is written readable by its owner only (0600).
  *

@@ -1,6 +1,6 @@
 /**
  * Reading request bodies in the Kubernetes protobuf encoding, which kubectl's generators
- * (`kubectl create deployment|job|cronjob|service|role|…`) and Go clients send for
+ * (`kubectl create deployment|job|cronjob|service|role|...`) and Go clients send for
  * built-in kinds. The body is `k8s\0` + `runtime.Unknown { typeMeta{apiVersion, kind}, raw }`;
  * `raw` is the object's message, read with the field tables of `builtin_messages.ts` into
  * the JSON the API server would store: camelCase names, int-or-string as a number or a

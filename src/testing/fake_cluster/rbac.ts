@@ -36,9 +36,9 @@ export interface UserInfo {
 /** What a request asks to do: the authorizer's input. */
 export interface Attributes {
   readonly user: UserInfo;
-  /** `get`, `list`, `watch`, `create`, … for resources; the HTTP method in lower case otherwise. */
+  /** `get`, `list`, `watch`, `create`, ... for resources; the HTTP method in lower case otherwise. */
   readonly verb: string;
-  /** Whether it addresses an API resource (`/api/…`, `/apis/…`) or another path. */
+  /** Whether it addresses an API resource (`/api/...`, `/apis/...`) or another path. */
   readonly resourceRequest: boolean;
   /** The URL path of a non-resource request, e.g. `/version`. */
   readonly path?: string;

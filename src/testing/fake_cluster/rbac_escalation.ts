@@ -121,7 +121,7 @@ function quoteList(list: readonly string[]): string {
   return `[${list.map(quote).join(" ")}]`;
 }
 
-/** A rule as the API server prints it in escalation errors: `{APIGroups:[""], …}`. */
+/** A rule as the API server prints it in escalation errors: `{APIGroups:[""], ...}`. */
 export function compactString(rule: PolicyRule): string {
   const parts: string[] = [];
   if (rule.apiGroups?.length) parts.push(`APIGroups:${quoteList(rule.apiGroups)}`);

@@ -8,7 +8,7 @@
  * `PartialObjectMetadataList` of one object are a 406.
  *
  * The fake cluster answers in JSON only: media types it does not write (YAML, protobuf,
- * CBOR) are skipped, and a header with none it serves gets plain JSON all the same — unless
+ * CBOR) are skipped, and a header with none it serves gets plain JSON all the same -- unless
  * it asked for a transformation the server refuses, which is a 406 as on a real server.
  *
  * @module

@@ -1,8 +1,8 @@
 /**
  * What an HTTP request asks, in the authorizer's terms, read from the URL as
- * kube-apiserver's `RequestInfoFactory` reads it: resource requests (`/api/v1/…`,
- * `/apis/<group>/<version>/…`) with their verb, group, resource, subresource, namespace
- * and name; every other path (discovery, `/version`, `/openapi/…`) a non-resource
+ * kube-apiserver's `RequestInfoFactory` reads it: resource requests (`/api/v1/...`,
+ * `/apis/<group>/<version>/...`) with their verb, group, resource, subresource, namespace
+ * and name; every other path (discovery, `/version`, `/openapi/...`) a non-resource
  * request whose verb is the HTTP method. The path is the one the router routes by
  * (`request_path.ts`), so no spelling of a path is authorized as another.
  *

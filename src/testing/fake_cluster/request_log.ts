@@ -12,7 +12,7 @@ export interface ServedRequest {
   readonly path: string;
   /** The query string without `?`, possibly empty. */
   readonly query: string;
-  /** The Kubernetes verb (`get`, `list`, `watch`, `create`, …), or `""` for discovery and such. */
+  /** The Kubernetes verb (`get`, `list`, `watch`, `create`, ...), or `""` for discovery and such. */
   readonly verb: string;
   /** The HTTP status answered. */
   readonly status: number;

@@ -1,7 +1,7 @@
 /**
  * The path of a request, read once at the entry so that authorization and routing see the
  * same one. Like kube-apiserver, the server does not clean paths: a path with an empty
- * segment (`//apis/…`, `/apis//apps/…`) or a segment that decodes to `.`, `..` or to
+ * segment (`//apis/...`, `/apis//apps/...`) or a segment that decodes to `.`, `..` or to
  * something with a `/` in it names no resource and is answered 404 (after authorization,
  * which reads the segments the same way routing does). Trailing slashes are dropped, as
  * the API server's router drops them. Dot segments spelled out (`/./`, `/../`, `%2e%2e`)

@@ -130,7 +130,7 @@ export function writeOptionsOf(params: URLSearchParams): WriteOptions {
 
 /**
  * A boolean query parameter (`watch`, `allowWatchBookmarks`, `sendInitialEvents`, `force`,
- * `orphanDependents`…) as kube-apiserver decodes it: absent, or a first value of `0` or
+ * `orphanDependents`...) as kube-apiserver decodes it: absent, or a first value of `0` or
  * `false` in any case, is false; any other value, even an empty one (`?watch`) or Python's
  * `True`, is true (apimachinery's runtime/conversion.go `Convert_Slice_string_To_bool`, and
  * pkg/apis/meta/v1/conversion.go `Convert_Slice_string_To_Pointer_bool`).

@@ -1,6 +1,6 @@
 /**
  * What the fake API server has sent, per resource: the objects of list responses, watch
- * events and GET responses, and the bytes of the bodies that carried them — so that a
+ * events and GET responses, and the bytes of the bodies that carried them -- so that a
  * benchmark can tell what a change to the watching costs on the wire (metadata only,
  * server-side selectors). Counted where the bodies are made: the byte lengths of the
  * encoded responses and of the watch lines as written (cached lines included), never by
@@ -60,7 +60,7 @@ export interface FlowControlCounts {
 
 /**
  * What the fake API server has sent since it started: in total, and per resource, keyed as
- * {@link FakeResource} names resources — `configmaps` for the core group,
+ * {@link FakeResource} names resources -- `configmaps` for the core group,
  * `kopfexamples.kopf.dev` (plural.group) for others. A snapshot: read it again for newer
  * counts, and subtract two for what happened between them.
  */

@@ -1,7 +1,7 @@
 /**
  * The rules of `metadata.uid` in writes, as the API server keeps them: an apply that
  * would create an object may not name a uid (409), a patch or an apply may not change it
- * (422), and the uid of a PUT's body — or of a deletion's preconditions — is a
+ * (422), and the uid of a PUT's body -- or of a deletion's preconditions -- is a
  * precondition the stored object must meet (409).
  *
  * @module

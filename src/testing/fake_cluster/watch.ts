@@ -1,5 +1,5 @@
 /**
- * Watch streams: each watch is a stream of JSON lines (`{"type":…,"object":…}`) fed
+ * Watch streams: each watch is a stream of JSON lines (`{"type":...,"object":...}`) fed
  * from the store's changes, after the initial state or a replay of the history.
  * Serialised lines are shared between watchers; writes are coalesced per tick; a
  * watcher that falls too far behind is closed, as a real server closes slow watchers.

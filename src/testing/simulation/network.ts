@@ -1,6 +1,6 @@
 /**
- * The simulated network between the operator and its fake cluster: what all links share —
- * the seed's chance, the virtual time, the trace, the weights of the faults — and whether
+ * The simulated network between the operator and its fake cluster: what all links share --
+ * the seed's chance, the virtual time, the trace, the weights of the faults -- and whether
  * the storm is over (`calm`: latency only, so that the operator can settle).
  *
  * @module

@@ -1,7 +1,7 @@
 /**
  * One operator process's line to the simulated cluster: every request it (or a client of
  * its handlers, wherever that client was made) sends crosses the network with its latency, may meet a fault or a legal
- * answer that operators get wrong, reaches the fake cluster's router, and comes back —
+ * answer that operators get wrong, reaches the fake cluster's router, and comes back --
  * unless the process died meanwhile. A crashed process's link is cut: nothing it sends
  * afterwards arrives, and no reply reaches it.
  *
@@ -82,7 +82,7 @@ export class OperatorLink {
 
   constructor(
     readonly net: SimulatedNetwork,
-    /** The process's number: 1 for the first operator, 2 after its first restart… */
+    /** The process's number: 1 for the first operator, 2 after its first restart... */
     readonly process: number,
     /**
      * Told that a write of this process has landed; `true` if the process dies right

@@ -1,7 +1,7 @@
 /**
  * The operator's processes in a simulated run: one per replica (one replica by default).
  * A process may crash (as on SIGKILL: its link is cut and its memory is gone with it) or be
- * stopped gracefully, and its replica starts a new one a few seconds later — with nothing of
+ * stopped gracefully, and its replica starts a new one a few seconds later -- with nothing of
  * the old one but the objects it wrote, as a container restarted in its pod (whose name, the
  * process's identity among its peers, it keeps). With several replicas, the leader may be
  * stopped on purpose: another takes the leadership over.
@@ -19,7 +19,7 @@ import { OperatorLink } from "./operator_link.ts";
 /**
  * The process whose code runs now: requests go through its link. A flow of calls keeps its
  * process (timers, promises), so a client made by one process and used by the next is the
- * next one's — and a dead process's code that still runs reaches nothing.
+ * next one's -- and a dead process's code that still runs reaches nothing.
  */
 const currentProcess = new AsyncContext<OperatorLink>();
 

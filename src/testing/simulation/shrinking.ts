@@ -1,7 +1,7 @@
 /**
  * Shrinking a failure: which kinds of faults does a failing seed need? Each kind still on
- * is suppressed in turn — drawn as before, without effect, so the run stays the seed's own
- * up to where it would have struck — and stays suppressed if the seed still breaks the
+ * is suppressed in turn -- drawn as before, without effect, so the run stays the seed's own
+ * up to where it would have struck -- and stays suppressed if the seed still breaks the
  * same invariant. The seed's own run is unchanged; the shrunk run is a second witness that
  * names the faults that matter.
  *

@@ -1,6 +1,6 @@
 /**
  * `simulate()`: an operator and a fake cluster in one process, on virtual time, every
- * choice drawn from a seed — the order of what is in flight, latencies, faults, the legal
+ * choice drawn from a seed -- the order of what is in flight, latencies, faults, the legal
  * answers of kube-apiserver that operators get wrong, crashes and restarts. A scenario
  * drives the cluster; invariants judge it once it has settled. A failing seed comes with
  * its trace, and replays exactly.

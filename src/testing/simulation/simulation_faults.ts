@@ -11,7 +11,7 @@ import { UsageError } from "../../structs/errors.ts";
 /** Switches and weights of what may go wrong in a simulated run; see each. */
 export interface SimulationFaults {
   /**
-   * The operator crashes as on SIGKILL — its memory lost, its unfinished work unwritten —
+   * The operator crashes as on SIGKILL -- its memory lost, its unfinished work unwritten --
    * right after one of its writes lands (before it reads the reply), or at any moment;
    * it is restarted a few seconds later.
    */

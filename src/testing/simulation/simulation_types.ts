@@ -12,7 +12,7 @@ import type { SimulationFaults } from "./simulation_faults.ts";
 
 /** What a scenario and the invariants are given: the simulated world of one seed. */
 export interface Simulation {
-  /** The simulated cluster's direct API (create, get, patch, delete…); what it does is traced. */
+  /** The simulated cluster's direct API (create, get, patch, delete...); what it does is traced. */
   readonly cluster: FakeCluster;
   /** The seed of this run. */
   readonly seed: number;
@@ -43,8 +43,8 @@ export interface SimulationOptions {
    * The operator: a module file that registers handlers (as `kopf run` takes it; a path
    * relative to the working directory, or a `file:` URL), imported afresh for each seed; or
    * a function that makes a registry with the handlers, called for each seed; or a registry.
-   * Fresh for each seed, the module's (or the function's) own state — a client it keeps, a
-   * counter — starts anew, as in a new process, so that a seed runs the same alone as
+   * Fresh for each seed, the module's (or the function's) own state -- a client it keeps, a
+   * counter -- starts anew, as in a new process, so that a seed runs the same alone as
    * among others. A registry given as it is keeps what its handlers' closures hold from one
    * seed to the next.
    */
@@ -144,7 +144,7 @@ export interface SimulationFailure {
   readonly trace: string;
   /**
    * With {@link SimulationOptions.shrink}: the seed's failure with the fewest kinds of
-   * faults found — those suppressed still break the same invariant (replay with
+   * faults found -- those suppressed still break the same invariant (replay with
    * `simulate({ ..., seed, suppress })`), its message and its trace.
    */
   readonly shrunk?: ShrunkFailure;

@@ -1,5 +1,5 @@
 /**
- * The trace of a simulated run: what happened, line by line, on simulated time — the
+ * The trace of a simulated run: what happened, line by line, on simulated time -- the
  * requests and their answers, the watch events delivered, the faults, the operator's
  * starts, crashes and log lines, and what the scenario did. The same seed writes the same
  * trace, byte for byte; a failure's trace is what a person reads to understand it.
