@@ -5,7 +5,10 @@
  * - Resources come from discovery, narrowed by a selection callback (the registry's
  *   selectors). CustomResourceDefinitions are watched: when one is created, changed or
  *   deleted, discovery runs again (once for a burst of changes) and watches start or
- *   stop accordingly.
+ *   stop accordingly. At the start, the first discovery and the CRDs' listing run at once
+ *   (one round trip less): a CRD of the listing that the discovery did not show, made
+ *   between the two, leads to another discovery; so does a watch that finds its resource
+ *   gone (404), as one deleted between the two would be.
  * - Namespaces given by name only are served as they are. With patterns, namespaces come
  *   from watching the cluster's namespaces and matching them against the scope's
  *   patterns; they start and stop being served as they appear and disappear. A
@@ -50,6 +53,7 @@ import { type Watcher, watcherId, WatchFeeder } from "./object_watches.ts";
 import { Scanning } from "./scanning.ts";
 import { ObjectTable } from "../objects/object_table.ts";
 import { describeDimension, signalled, untilAborted, WatchConsumer } from "./watch_consumer.ts";
+import { APINotFoundError } from "../../client/api_errors.ts";
 
 /** What an {@link Observer} is made of. */
 export interface ObserverOptions {
@@ -156,6 +160,8 @@ export class Observer {
   /** The initial watches whose first listing is still awaited; `undefined` before start. */
   #initial: Set<string> | undefined;
   #rediscovery: { wanted: boolean; loop?: Promise<void> } = { wanted: false };
+  /** The current run's stop, for the discoveries its watches ask for. */
+  #runSignal: AbortSignal | undefined;
 
   /**
    * Resolves when the initial resources and namespaces are known and their watches are
@@ -257,12 +263,13 @@ export class Observer {
     if (this.#running) throw new Error("This observer is already running.");
     this.#running = true;
     const stop = new AbortController();
+    this.#runSignal = stop.signal;
     const onAbort = () => stop.abort();
     signal.addEventListener("abort", onAbort, { once: true });
     if (signal.aborted) stop.abort();
     const background: Promise<void>[] = [];
     try {
-      // The CRDs are listed before the discovery, so that no change falls between the two.
+      // The CRDs are watched from the start: a change after their listing discovers again.
       const crdsListed = signalled();
       if (this.#scanning) {
         background.push(
@@ -288,10 +295,17 @@ export class Observer {
         );
       }
 
+      // Discovery does not wait for the CRDs' listing: the two round trips overlap. A CRD
+      // made in between is in the listing and may be missing from the discovery: it is
+      // then discovered again (below); one deleted in between fails its watch (404), which
+      // discovers again too.
+      const discovering = this.#discoverPatiently(false, stop.signal, true);
+      discovering.catch(() => {}); // its failure fails the run, once awaited below
       if (!await untilAborted(crdsListed.promise, stop.signal)) return;
-      const resources = await this.#discoverPatiently(false, stop.signal, true);
+      const resources = await discovering;
       if (resources === undefined) return;
       this.#applyResources(resources);
+      if (this.#missedServed(resources)) this.#requestRediscovery(stop.signal);
       this.#completeLater(stop.signal);
       if (!await untilAborted(namespacesKnown.promise, stop.signal)) return;
 
@@ -341,6 +355,24 @@ export class Observer {
         if (signal.aborted) return undefined;
       }
     }
+  }
+
+  /**
+   * Whether the CRDs' first listing holds a resource to serve that the initial discovery,
+   * run at once with it, did not show: a CRD made between the two.
+   */
+  #missedServed(discovered: readonly Resource[]): boolean {
+    const missed = this.#scan.missedBy(discovered);
+    if (missed.length === 0) return false;
+    let served: readonly Resource[];
+    try {
+      served = this.#select(missed);
+    } catch {
+      return true; // the rediscovery's selection reports it
+    }
+    if (served.length === 0) return false;
+    this.#logger.debug(`Discovering again for the CRDs made meanwhile: ${served.join(", ")}.`);
+    return true;
   }
 
   /** Serve the selected resources among those discovered; restart watches as needed. */
@@ -405,9 +437,12 @@ export class Observer {
       watcher,
       watcher.controller.signal,
       (item) => this.#feeder.onItem(watcher, item),
-      () => {
-        // A failing watch is retried, but must not hold the readiness meanwhile.
+      (error) => {
+        // A failing watch is retried, but must not hold the readiness meanwhile. A resource
+        // not found may be gone without its CRD's deletion seen: discovery tells.
         this.#settleInitial(watcher);
+        const signal = this.#runSignal;
+        if (error instanceof APINotFoundError && signal) this.#requestRediscovery(signal);
         return false;
       },
     );

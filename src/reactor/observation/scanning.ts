@@ -17,6 +17,7 @@ import {
   type Scope,
 } from "../../structs/namespace_scopes.ts";
 import { APIForbiddenError } from "../../client/api_errors.ts";
+import { Resource } from "../../structs/resources.ts";
 import { CUSTOM_RESOURCE_DEFINITIONS, NAMESPACES } from "./observation_client.ts";
 import type { WatchConsumer } from "./watch_consumer.ts";
 
@@ -29,6 +30,8 @@ export class Scanning {
   readonly #logger: Logger;
   /** Fingerprints of the CRDs seen, to ignore changes that do not affect discovery. */
   readonly #crds = new Map<string, string>();
+  /** The resources of the established CRDs of the first listing, until asked for once. */
+  #listedResources: Resource[] | undefined = [];
 
   /** The scanning of a scope, through the consumer. */
   constructor(consumer: WatchConsumer, scope: Scope, logger: Logger) {
@@ -94,6 +97,7 @@ export class Scanning {
           const key = objectKey(crd);
           seen.add(key);
           changed = this.#rememberCrd(key, crd) || changed;
+          if (first) this.#listedResources?.push(...resourcesOfCrd(crd));
         }
         for (const key of [...this.#crds.keys()]) {
           if (!seen.has(key)) changed = this.#crds.delete(key) || changed;
@@ -124,6 +128,17 @@ export class Scanning {
     });
   }
 
+  /**
+   * The resources of the first listing's established CRDs that the discovery does not show:
+   * made between the two when they ran at once. Asked once, after both.
+   */
+  missedBy(discovered: readonly Resource[]): Resource[] {
+    const listed = this.#listedResources ?? [];
+    this.#listedResources = undefined;
+    const shown = new Set(discovered.map((resource) => resource.key));
+    return listed.filter((resource) => !shown.has(resource.key));
+  }
+
   /** Remember a CRD's discovery-relevant state; true if it differs from before. */
   #rememberCrd(key: string, crd: RawBody): boolean {
     const status = (crd.status ?? {}) as { acceptedNames?: unknown; conditions?: unknown };
@@ -136,4 +151,60 @@ export class Scanning {
     this.#crds.set(key, fingerprint);
     return true;
   }
+}
+
+/** The verbs a CRD's resource serves. */
+const CRD_VERBS = [
+  "create",
+  "delete",
+  "deletecollection",
+  "get",
+  "list",
+  "patch",
+  "update",
+  "watch",
+];
+
+/**
+ * The resources an established CRD serves, one per served version, as discovery would show
+ * them (each as preferred: only whether a selection takes any of them matters here); none
+ * if it is not established or says too little.
+ */
+function resourcesOfCrd(crd: RawBody): Resource[] {
+  const spec = (crd.spec ?? {}) as {
+    group?: unknown;
+    scope?: unknown;
+    names?: {
+      plural?: unknown;
+      kind?: unknown;
+      singular?: unknown;
+      shortNames?: unknown;
+      categories?: unknown;
+    };
+    versions?: unknown;
+  };
+  const conditions = (crd.status as { conditions?: unknown } | undefined)?.conditions;
+  const established = Array.isArray(conditions) &&
+    conditions.some((c) => c?.type === "Established" && c?.status === "True");
+  const names = spec.names ?? {};
+  if (!established || typeof spec.group !== "string" || typeof names.plural !== "string") return [];
+  const strings = (value: unknown) =>
+    Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
+  const versions = Array.isArray(spec.versions) ? spec.versions : [];
+  return versions
+    .filter((v) => v?.served !== false && typeof v?.name === "string")
+    .map((v) =>
+      new Resource({
+        group: spec.group as string,
+        version: v.name,
+        plural: names.plural as string,
+        kind: typeof names.kind === "string" ? names.kind : undefined,
+        singular: typeof names.singular === "string" ? names.singular : undefined,
+        shortcuts: strings(names.shortNames),
+        categories: strings(names.categories),
+        namespaced: spec.scope !== "Cluster",
+        preferred: true,
+        verbs: CRD_VERBS,
+      })
+    );
 }

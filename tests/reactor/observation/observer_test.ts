@@ -78,10 +78,13 @@ interface Setup {
   watching?: { listPatience: number };
   /** The watches' selectors. */
   selection?: (resource: Resource) => WatchSelection | undefined;
+  /** The initial discovery fails with this (it runs as the observer starts). */
+  discoveryError?: unknown;
 }
 
 function start(setup: Setup = {}) {
   const client = new ScriptedClient(setup.resources ?? [KEX, PODS]);
+  client.discoveryError = setup.discoveryError;
   for (const [key, error] of Object.entries(setup.openErrors ?? {})) {
     client.openErrors.set(key, error);
   }
@@ -316,6 +319,84 @@ Deno.test("a new CRD leads to a fresh discovery and to watching the new resource
   await t.stop();
 });
 
+/** A CRD as the API server lists it once established: its names and served versions. */
+function definition(group: string, plural: string, kind: string): RawBody {
+  return {
+    metadata: { uid: `crd-${plural}.${group}`, name: `${plural}.${group}`, resourceVersion: "1" },
+    spec: {
+      group,
+      names: { plural, kind, singular: kind.toLowerCase() },
+      scope: "Namespaced",
+      versions: [{ name: "v1", served: true, storage: true }],
+    },
+    status: { conditions: [{ type: "Established", status: "True" }] },
+  };
+}
+
+Deno.test("the initial discovery runs at once with the CRDs' listing; the watches wait for both", async () => {
+  const t = start({ clusterwide: true, resources: [KEX] });
+  await settle();
+  assertEquals(t.client.discoveries, [{ fresh: false }], "not held until the CRDs are listed");
+  assertEquals(t.client.openIds(), ["customresourcedefinitions@*"]);
+  await listCrds(t.client, [definition("kopf.dev", "kopfexamples", "KopfExample")]);
+  await t.observer.ready;
+  await settle();
+  assertEquals(t.client.openIds(), ["customresourcedefinitions@*", "kopfexamples@*"]);
+  assertEquals(t.client.discoveries, [{ fresh: false }], "the listing showed nothing it missed");
+  await t.stop();
+});
+
+Deno.test("a CRD of the first listing that the initial discovery missed is discovered and served", async () => {
+  const t = start({ clusterwide: true, resources: [KEX] });
+  await settle(); // discovered: KopfExamples alone
+  t.client.resources = [KEX, LATER]; // the CRD of Laters is made now, before the listing
+  await listCrds(t.client, [
+    definition("kopf.dev", "kopfexamples", "KopfExample"),
+    definition("later.dev", "laters", "Later"),
+  ]);
+  await t.observer.ready;
+  await settle();
+  assertEquals(t.client.discoveries, [{ fresh: false }, { fresh: true }]);
+  assertEquals(t.client.openIds(), [
+    "customresourcedefinitions@*",
+    "kopfexamples@*",
+    "laters@*",
+  ]);
+  await t.stop();
+});
+
+Deno.test("a missed CRD that no handler selects, or one not established, discovers nothing again", async () => {
+  const t = start({
+    clusterwide: true,
+    resources: [KEX],
+    select: (all) => all.filter((resource) => resource.group === "kopf.dev"),
+  });
+  await settle();
+  const unestablished = definition("kopf.dev", "drafts", "Draft");
+  unestablished.status = { conditions: [{ type: "Established", status: "False" }] };
+  await listCrds(t.client, [definition("later.dev", "laters", "Later"), unestablished]);
+  await t.observer.ready;
+  await settle();
+  assertEquals(t.client.discoveries, [{ fresh: false }]);
+  await t.stop();
+});
+
+Deno.test("a watch that finds its resource gone (404) discovers again, and the watch stops", async () => {
+  const t = start({ clusterwide: true, resources: [KEX, LATER] });
+  await listCrds(t.client);
+  await t.observer.ready;
+  await settle();
+  assertEquals(t.client.openIds(), ["customresourcedefinitions@*", "kopfexamples@*", "laters@*"]);
+  // Its CRD went without a deletion seen (e.g. between the first discovery and listing).
+  t.client.resources = [KEX];
+  const gone = new APINotFoundError(404, {}, { method: "GET", path: "/apis/later.dev/v1" });
+  (await t.client.stream("laters@*")).fail(gone);
+  await settle();
+  assertEquals(t.client.discoveries, [{ fresh: false }, { fresh: true }]);
+  assertEquals(t.client.openIds(), ["customresourcedefinitions@*", "kopfexamples@*"]);
+  await t.stop();
+});
+
 Deno.test("a burst of CRD changes during a discovery leads to one more discovery only", async () => {
   const t = start({ clusterwide: true, resources: [KEX] });
   await listCrds(t.client);
@@ -509,8 +590,7 @@ Deno.test("a watch that ends by itself is opened again", async () => {
 });
 
 Deno.test("a failing initial discovery fails the run", async () => {
-  const t = start({ clusterwide: true });
-  t.client.discoveryError = new Error("no API");
+  const t = start({ clusterwide: true, discoveryError: new Error("no API") });
   await listCrds(t.client);
   await assertRejects(() => t.running, Error, "no API");
   assertEquals(t.client.openIds(), []);
@@ -549,7 +629,9 @@ Deno.test("a stop before anything was listed ends the run cleanly", async () => 
   const t = start({ namespaces: ["a"] });
   await settle();
   await t.stop();
-  assertEquals(t.client.discoveries, []);
+  // The initial discovery runs at once with the CRDs' listing, not after it.
+  assertEquals(t.client.discoveries, [{ fresh: false }]);
+  assertEquals(t.observer.watchers, []);
 });
 
 Deno.test("an observer runs once at a time", async () => {
