@@ -17,7 +17,10 @@ import {
   type Scope,
 } from "../../structs/namespace_scopes.ts";
 import { APIForbiddenError } from "../../client/api_errors.ts";
-import { Resource } from "../../structs/resources.ts";
+import type { Resource } from "../../structs/resources.ts";
+import type { JsonObject } from "../../structs/bodies.ts";
+import { checkCrd, crdToType } from "../../catalog/custom_resource_definitions.ts";
+import { compareVersions, resourcesOf } from "../../catalog/resource_types.ts";
 import { CUSTOM_RESOURCE_DEFINITIONS, NAMESPACES } from "./observation_client.ts";
 import type { WatchConsumer } from "./watch_consumer.ts";
 
@@ -153,58 +156,15 @@ export class Scanning {
   }
 }
 
-/** The verbs a CRD's resource serves. */
-const CRD_VERBS = [
-  "create",
-  "delete",
-  "deletecollection",
-  "get",
-  "list",
-  "patch",
-  "update",
-  "watch",
-];
-
 /**
- * The resources an established CRD serves, one per served version, as discovery would show
- * them (each as preferred: only whether a selection takes any of them matters here); none
- * if it is not established or says too little.
+ * The resources an established CRD serves, one per served version, as discovery shows them
+ * (the catalog's reading of a CRD); none if it is not established or not a valid CRD.
  */
 function resourcesOfCrd(crd: RawBody): Resource[] {
-  const spec = (crd.spec ?? {}) as {
-    group?: unknown;
-    scope?: unknown;
-    names?: {
-      plural?: unknown;
-      kind?: unknown;
-      singular?: unknown;
-      shortNames?: unknown;
-      categories?: unknown;
-    };
-    versions?: unknown;
-  };
   const conditions = (crd.status as { conditions?: unknown } | undefined)?.conditions;
   const established = Array.isArray(conditions) &&
     conditions.some((c) => c?.type === "Established" && c?.status === "True");
-  const names = spec.names ?? {};
-  if (!established || typeof spec.group !== "string" || typeof names.plural !== "string") return [];
-  const strings = (value: unknown) =>
-    Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
-  const versions = Array.isArray(spec.versions) ? spec.versions : [];
-  return versions
-    .filter((v) => v?.served !== false && typeof v?.name === "string")
-    .map((v) =>
-      new Resource({
-        group: spec.group as string,
-        version: v.name,
-        plural: names.plural as string,
-        kind: typeof names.kind === "string" ? names.kind : undefined,
-        singular: typeof names.singular === "string" ? names.singular : undefined,
-        shortcuts: strings(names.shortNames),
-        categories: strings(names.categories),
-        namespaced: spec.scope !== "Cluster",
-        preferred: true,
-        verbs: CRD_VERBS,
-      })
-    );
+  const definition = crd as JsonObject;
+  if (!established || checkCrd(definition).length > 0) return [];
+  return resourcesOf([crdToType(definition, compareVersions)]);
 }

@@ -327,7 +327,14 @@ function definition(group: string, plural: string, kind: string): RawBody {
       group,
       names: { plural, kind, singular: kind.toLowerCase() },
       scope: "Namespaced",
-      versions: [{ name: "v1", served: true, storage: true }],
+      versions: [{
+        name: "v1",
+        served: true,
+        storage: true,
+        schema: {
+          openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true },
+        },
+      }],
     },
     status: { conditions: [{ type: "Established", status: "True" }] },
   };
