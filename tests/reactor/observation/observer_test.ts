@@ -324,13 +324,18 @@ Deno.test("a new CRD leads to a fresh discovery and to watching the new resource
   await t.stop();
 });
 
-/** A CRD as the API server lists it once established: its names and served versions. */
+/**
+ * A CRD as the API server lists it once established: its names and served versions, the names
+ * accepted and the conditions that its naming and establishing controllers set
+ * (apiextensions-apiserver's `status/naming_controller.go`, `establish/establishing_controller.go`).
+ */
 function definition(group: string, plural: string, kind: string): RawBody {
+  const names = { plural, kind, singular: kind.toLowerCase(), listKind: `${kind}List` };
   return {
     metadata: { uid: `crd-${plural}.${group}`, name: `${plural}.${group}`, resourceVersion: "1" },
     spec: {
       group,
-      names: { plural, kind, singular: kind.toLowerCase() },
+      names,
       scope: "Namespaced",
       versions: [{
         name: "v1",
@@ -341,7 +346,14 @@ function definition(group: string, plural: string, kind: string): RawBody {
         },
       }],
     },
-    status: { conditions: [{ type: "Established", status: "True" }] },
+    status: {
+      acceptedNames: names,
+      storedVersions: ["v1"],
+      conditions: [
+        { type: "NamesAccepted", status: "True", reason: "NoConflicts" },
+        { type: "Established", status: "True", reason: "InitialNamesAccepted" },
+      ],
+    },
   };
 }
 
