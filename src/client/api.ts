@@ -22,7 +22,6 @@
  */
 import type { OperatorMetrics } from "../structs/operator_metrics.ts";
 import type { RawBody } from "../structs/bodies.ts";
-import { APIResponseError } from "./connection_errors.ts";
 import {
   type NetworkingTuning,
   requestTimeoutOf,
@@ -31,7 +30,7 @@ import {
 } from "./tuning.ts";
 import type { Vault, VaultItem } from "./vault.ts";
 import { Exchange, Transport } from "./transport.ts";
-import { ObjectAnswer } from "./object_answers.ts";
+import { ObjectAnswer, parseAnswer } from "./object_answers.ts";
 
 export { parseRetryAfter } from "./transport.ts";
 
@@ -202,14 +201,7 @@ export class ApiClient {
   ): Promise<T> {
     const { fullPath, sent } = this.#exchange(method, path, options);
     const { response, text } = await sent;
-    if (!text) return undefined as T;
-    try {
-      return JSON.parse(text) as T;
-    } catch (error) {
-      throw new APIResponseError(response.status, text, { method, path: fullPath }, {
-        cause: error,
-      });
-    }
+    return text ? parseAnswer<T>(text, response.status, method, fullPath) : undefined as T;
   }
 
   /** The exchange of {@link request} under way, and the path it went to. */

@@ -55,15 +55,25 @@ export class ObjectAnswer {
   get body(): RawBody | undefined {
     const answered = this.#answered;
     if (answered === undefined) return this.#body;
+    this.#body = parseAnswer<RawBody>(
+      answered.text,
+      answered.status,
+      this.#method,
+      answered.fullPath,
+    );
     this.#answered = undefined;
-    try {
-      return this.#body = JSON.parse(answered.text) as RawBody;
-    } catch (error) {
-      this.#answered = answered;
-      throw new APIResponseError(answered.status, answered.text, {
-        method: this.#method,
-        path: answered.fullPath,
-      }, { cause: error });
-    }
+    return this.#body;
+  }
+}
+
+/**
+ * The JSON of an answer's text, or an `APIResponseError` that names the request if it is not
+ * JSON: what the client's requests make of their answers.
+ */
+export function parseAnswer<T>(text: string, status: number, method: string, path: string): T {
+  try {
+    return JSON.parse(text) as T;
+  } catch (error) {
+    throw new APIResponseError(status, text, { method, path }, { cause: error });
   }
 }

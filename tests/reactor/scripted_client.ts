@@ -111,6 +111,8 @@ export class ScriptedClient implements ObservationClient {
   discoveryGate: Deferred<void> | undefined;
   /** When set, the next discovery fails with this. */
   discoveryError: unknown;
+  /** The groups discovery asks (each in its preferred version); every group when unset. */
+  askedGroups: string[] | undefined;
   /**
    * The versions that currentVersion() answers, by stream id; without one, it fails (and
    * the observer watches no live events beside a held listing).
@@ -124,6 +126,11 @@ export class ScriptedClient implements ObservationClient {
 
   constructor(resources: Resource[]) {
     this.resources = resources;
+  }
+
+  covers(resource: Resource): boolean {
+    const asked = this.askedGroups;
+    return asked === undefined || (asked.includes(resource.group) && resource.preferred);
   }
 
   async discover(options: { fresh: boolean; signal: AbortSignal }): Promise<readonly Resource[]> {

@@ -49,6 +49,12 @@ export interface ObservationClient {
    */
   incomplete?(): boolean;
   /**
+   * Whether a discovery would show the resource if the cluster served it: its group is asked,
+   * in this version (or, asked without one, as its preferred version). Every resource, if not
+   * given.
+   */
+  covers?(resource: Resource): boolean;
+  /**
    * Watch a resource (in one namespace, or cluster-wide when `undefined`) until the signal
    * aborts: a `LISTED` item first and after every re-listing, live events in between.
    * See {@link WatchOptions} for the listings in parts, selectors and recovery.
@@ -94,6 +100,13 @@ export function observationClient(
       return wanted === undefined ? cache.resources(signal) : cache.resourcesIn(wanted, signal);
     },
     incomplete: () => cache.skipped.length > 0,
+    covers: (resource) => {
+      const wanted = groups?.();
+      return wanted === undefined || wanted.some((asked) =>
+        asked.group === resource.group &&
+        (asked.version === undefined ? resource.preferred : asked.version === resource.version)
+      );
+    },
     watch: (resource, namespace, signal, options = {}) => {
       const items = watchObjects(api, resource, {
         ...options.recovery,

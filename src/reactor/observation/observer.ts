@@ -6,8 +6,8 @@
  *   selectors). CustomResourceDefinitions are watched: when one is created, changed or
  *   deleted, discovery runs again (once for a burst of changes) and watches start or
  *   stop accordingly. At the start, the first discovery and the CRDs' listing run at once
- *   (one round trip less): a CRD of the listing that the discovery did not show, made
- *   between the two, leads to another discovery; so does a watch that finds its resource
+ *   (one round trip less): a CRD of the listing that the discovery did not show (of a
+ *   group it asks), made between the two, leads to another discovery; so does a watch that finds its resource
  *   gone (404), as one deleted between the two would be.
  * - Namespaces given by name only are served as they are. With patterns, namespaces come
  *   from watching the cluster's namespaces and matching them against the scope's
@@ -305,7 +305,7 @@ export class Observer {
       const resources = await discovering;
       if (resources === undefined) return;
       this.#applyResources(resources);
-      if (this.#missedServed(resources)) this.#requestRediscovery(stop.signal);
+      if (this.#missedBy(resources)) this.#requestRediscovery(stop.signal);
       this.#completeLater(stop.signal);
       if (!await untilAborted(namespacesKnown.promise, stop.signal)) return;
 
@@ -358,20 +358,17 @@ export class Observer {
   }
 
   /**
-   * Whether the CRDs' first listing holds a resource to serve that the initial discovery,
-   * run at once with it, did not show: a CRD made between the two.
+   * Whether the CRDs' first listing holds a resource that the initial discovery, run at once
+   * with it, should have shown and did not: a CRD made between the two. Only what that
+   * discovery asks counts (the groups the handlers name, when they all do): the other CRDs of
+   * a cluster are not missed. The selection is not asked: it is told of every discovery, and
+   * of nothing else.
    */
-  #missedServed(discovered: readonly Resource[]): boolean {
-    const missed = this.#scan.missedBy(discovered);
+  #missedBy(discovered: readonly Resource[]): boolean {
+    const missed = this.#scan.missedBy(discovered)
+      .filter((resource) => this.#client.covers?.(resource) ?? true);
     if (missed.length === 0) return false;
-    let served: readonly Resource[];
-    try {
-      served = this.#select(missed);
-    } catch {
-      return true; // the rediscovery's selection reports it
-    }
-    if (served.length === 0) return false;
-    this.#logger.debug(`Discovering again for the CRDs made meanwhile: ${served.join(", ")}.`);
+    this.#logger.debug(`Discovering again for the CRDs made meanwhile: ${missed.join(", ")}.`);
     return true;
   }
 
