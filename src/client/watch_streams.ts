@@ -23,7 +23,7 @@ import {
 import { JsonLineError, JsonLines, NO_LINE } from "./json_lines.ts";
 import { inactivityTimeoutOf, timeoutOf } from "./tuning.ts";
 import { type ChildController, childController } from "./abort_controllers.ts";
-import { type ChunkReader, chunkReaderOf } from "../platform/http_client.ts";
+import { type ChunkReader, chunkReaderOf } from "../platform/chunk_readers.ts";
 import { SHORTEST_HEALTHY_STREAM, type WatchHealth } from "./watch_recovery.ts";
 import type { WatchItem } from "./watch_items.ts";
 import { METADATA_ACCEPT } from "./metadata_only.ts";

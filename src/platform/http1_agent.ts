@@ -1,16 +1,19 @@
 /**
  * HTTP/1.1 over Deno's own TCP and TLS sockets, on keep-alive connections: the path that
  * `createHttpClient` (`http_client.ts`) takes on Deno for the requests that change objects
- * (`POST`, `PUT`, `PATCH`, `DELETE`), whose bodies are small and read at once.
+ * (`POST`, `PUT`, `PATCH`, `DELETE`), whose bodies are small and read at once, and for the
+ * watches, whose bodies stream for long.
  *
  * Why: Deno's `fetch` costs about 25 us of CPU per request beyond the exchange itself -- a
  * `Request`, two `Headers`, WebIDL conversions of each field, a body stream, a URL parse.
  * An operator makes one such write per object it handles, so that was about a sixth of its
  * CPU. Here a request is one string written to a socket and its response is read from one
- * buffer per connection.
+ * buffer per connection. A watch's body costs `fetch` a web stream's read -- a read
+ * request, its promises, a buffer -- per chunk, and a chunk per event; here one socket read
+ * takes whatever has come, many events in a burst, and they are decoded from the buffer.
  *
- * What stays with `fetch`: reads (lists may be large: `fetch` streams them and asks for
- * compression), watches, proxies (`HTTP_PROXY` and its kin), HTTP/2, skipping certificate
+ * What stays with `fetch`: the other reads (lists may be large: `fetch` asks for
+ * compression), proxies (`HTTP_PROXY` and its kin), HTTP/2, skipping certificate
  * verification (undici's), and whatever this agent does not take (see
  * {@link Http1Agent.fetch}). Redirects are not followed: the Kubernetes API does not
  * redirect writes, and a 3xx reaches the caller as it is.
@@ -22,6 +25,7 @@ import { ConnectTimeoutError } from "./connect_timeout.ts";
 import { DEFAULT_MAX_BODY_BYTES } from "./http1_parser.ts";
 import { Connection, isConnectionLoss, ReadTimeoutError } from "./http1_connections.ts";
 import { plainHeaders, requestBytes } from "./http1_requests.ts";
+import { Http1StreamResponse } from "./http1_streams.ts";
 import { type Delivery, deliveryOf, markDelivery } from "./request_delivery.ts";
 
 /** The TLS and connection settings of an {@link Http1Agent}. */
@@ -127,11 +131,50 @@ export class Http1Agent {
   fetch(url: string, init: RequestInit): Promise<Response> | undefined {
     const method = init.method;
     const body = init.body ?? undefined;
+    if (
+      method === undefined || !METHODS.has(method) ||
+      (body !== undefined && typeof body !== "string")
+    ) return undefined;
+    const target = this.#target(url, init);
+    if (target === undefined) return undefined;
+    const { origin, path, headers } = target;
+    return this.#send(
+      origin,
+      url,
+      method,
+      requestBytes(method, path, origin.host, headers, body),
+      init.signal ?? undefined,
+      false,
+    );
+  }
+
+  /**
+   * Send a `GET` whose body is to be read as a stream for long (a watch) if this agent
+   * takes it, else return `undefined`; it takes the URLs and headers that {@link fetch}
+   * takes. A successful response with a body is returned once its head has come: its body
+   * is read from the connection as it arrives, the connection is its own until the body
+   * ends (then closed), is cancelled, or the signal aborts; the watchdog's timeouts end
+   * with the head (the reader has timeouts of its own). Any other response comes whole.
+   */
+  stream(url: string, init: RequestInit): Promise<Response> | undefined {
+    if ((init.method !== undefined && init.method !== "GET") || init.body != null) {
+      return undefined;
+    }
+    const target = this.#target(url, init);
+    if (target === undefined) return undefined;
+    const { origin, path, headers } = target;
+    const request = requestBytes("GET", path, origin.host, headers, undefined);
+    return this.#send(origin, url, "GET", request, init.signal ?? undefined, true);
+  }
+
+  /** Where the request goes, if this agent takes its URL and headers. */
+  #target(
+    url: string,
+    init: RequestInit,
+  ): { origin: Origin; path: string; headers: Record<string, string> } | undefined {
     const headers = init.headers ?? {};
     if (
-      this.#closed || method === undefined || !METHODS.has(method) ||
-      (body !== undefined && typeof body !== "string") ||
-      Array.isArray(headers) || headers instanceof Headers ||
+      this.#closed || Array.isArray(headers) || headers instanceof Headers ||
       !plainHeaders(headers as Record<string, string>)
     ) return undefined;
     const originEnd = url.indexOf("/", url.indexOf("//") + 2);
@@ -139,13 +182,7 @@ export class Http1Agent {
     if (!PLAIN_PATH.test(path) || DOT_SEGMENT.test(path)) return undefined;
     const origin = this.#origin(originEnd < 0 ? url : url.slice(0, originEnd));
     if (origin === undefined) return undefined;
-    return this.#send(
-      origin,
-      url,
-      method,
-      requestBytes(method, path, origin.host, headers as Record<string, string>, body),
-      init.signal ?? undefined,
-    );
+    return { origin, path, headers: headers as Record<string, string> };
   }
 
   /** How many connections wait, idle, for the next request. */
@@ -165,6 +202,8 @@ export class Http1Agent {
       origin.idle.length = 0;
       for (const connection of origin.busy) connection.close();
       origin.busy.clear();
+      for (const connection of origin.streams) connection.close();
+      origin.streams.clear();
     }
   }
 
@@ -190,6 +229,7 @@ export class Http1Agent {
       port: Number(url.port || (tls ? 443 : 80)),
       idle: [],
       busy: new Set(),
+      streams: new Set(),
     };
     this.#origins.set(text, origin);
     return origin;
@@ -201,6 +241,7 @@ export class Http1Agent {
     method: string,
     request: Uint8Array,
     signal: AbortSignal | undefined,
+    stream: boolean,
   ): Promise<Response> {
     let connection: Connection | undefined;
     let reused = false;
@@ -212,7 +253,7 @@ export class Http1Agent {
       reused = connection !== undefined;
       connection ??= await this.#connect(origin, signal);
       signal?.throwIfAborted(); // aborted as the connection came: nothing closed it
-      return await this.#exchange(origin, connection, reused, method, request);
+      return await this.#exchange(origin, connection, reused, method, request, stream, signal);
     } catch (e) {
       connection?.close();
       throw this.#failure(e, url, signal, connection, reused);
@@ -221,20 +262,31 @@ export class Http1Agent {
     }
   }
 
-  /** Send the request on the connection and read its response. */
+  /**
+   * Send the request on the connection and read its response; for a `stream`, only the
+   * head of a successful one, its body to be read until it ends or the signal aborts.
+   */
   async #exchange(
     origin: Origin,
     connection: Connection,
     reused: boolean,
     method: string,
     request: Uint8Array,
+    stream: boolean,
+    signal: AbortSignal | undefined,
   ): Promise<Response> {
     connection.take();
     origin.busy.add(connection);
     this.#watch();
     try {
       await connection.write(request);
-      const { response, keepAlive } = await connection.response(method);
+      const answer = stream ? await connection.streamed(method) : await connection.response(method);
+      if (!("response" in answer)) {
+        origin.streams.add(connection);
+        const done = () => origin.streams.delete(connection);
+        return new Http1StreamResponse(answer, connection, signal, done);
+      }
+      const { response, keepAlive } = answer;
       if (keepAlive && !this.#closed) this.#release(origin, connection);
       else connection.close();
       return response;
@@ -394,6 +446,8 @@ interface Origin {
   idle: Connection[];
   /** Serving a request: closed if the agent closes. */
   readonly busy: Set<Connection>;
+  /** Streaming a response's body, past the watchdog's care: closed if the agent closes. */
+  readonly streams: Set<Connection>;
 }
 
 function isPermissionError(error: unknown): boolean {

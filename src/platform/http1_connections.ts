@@ -6,7 +6,13 @@
  *
  * @module
  */
-import { ConnectionLost, type ReadResponse, ResponseReader } from "./http1_parser.ts";
+import {
+  type BodyFraming,
+  ConnectionLost,
+  type ReadResponse,
+  ResponseReader,
+  type StreamedResponse,
+} from "./http1_parser.ts";
 
 /** A request that made no progress, or whose answer did not end, in time. */
 export class ReadTimeoutError extends Error {
@@ -142,6 +148,23 @@ export class Connection {
     } catch (e) {
       throw this.#failure ?? e;
     }
+  }
+
+  /**
+   * Read the head of the response to the request just written: a successful one with a
+   * body comes with the body left to be read in parts ({@link part}); others are whole.
+   */
+  async streamed(method: string): Promise<ReadResponse | StreamedResponse> {
+    try {
+      return await this.#reader.streamed(method);
+    } catch (e) {
+      throw this.#failure ?? e;
+    }
+  }
+
+  /** The next part of a streamed body (lent until the next read); `undefined` at its end. */
+  part(framing: BodyFraming): Promise<Uint8Array | undefined> {
+    return this.#reader.part(framing);
   }
 
   /**

@@ -1,7 +1,9 @@
 /**
- * Reading HTTP/1.1 responses from a stream of bytes, as the agent of writes
- * (`http1_agent.ts`) receives them: the status line and headers, interim (1xx) answers,
- * bodies by length, in chunks or until the stream ends, and trailers.
+ * Reading HTTP/1.1 responses from a stream of bytes, as the agent (`http1_agent.ts`)
+ * receives them: the head (`http1_heads.ts`), interim (1xx) answers, bodies by length, in
+ * chunks or until the stream ends, and trailers. A write's body is read whole; a watch's is
+ * taken in parts as it arrives, each a view of the read buffer, with no copy between the
+ * socket and the decoder.
  *
  * Everything is bounded by what has arrived, never by what a server declares: the buffer
  * grows with the bytes received, up to the caps below (the body's is a setting), and a
@@ -14,6 +16,7 @@
  */
 
 import { Http1Response } from "./http1_responses.ts";
+import { latin1, parseHead, type ResponseHead, trimWhitespace } from "./http1_heads.ts";
 
 /** Reads bytes into the array given: how many it read, or `null` at the end of the stream. */
 export type Receive = (into: Uint8Array) => Promise<number | null>;
@@ -28,6 +31,31 @@ export interface ResponseLimits {
 export interface ReadResponse {
   response: Response;
   keepAlive: boolean;
+}
+
+/** A successful response whose body is to be read in parts ({@link ResponseReader.part}). */
+export interface StreamedResponse {
+  readonly head: ResponseHead;
+  readonly framing: BodyFraming;
+}
+
+/** How a body read in parts is framed, and how far the reading got. */
+export interface BodyFraming {
+  /** In chunks (else by its length, or until the stream ends). */
+  readonly chunked: boolean;
+  /**
+   * The bytes left: of the chunk under way (0 before a chunk-size line), of a body of known
+   * length, or `Infinity` for a body that ends with the stream.
+   */
+  remaining: number;
+  /** A chunk's data is over: its line end comes next. */
+  crlf: boolean;
+  /** The chunk framing beyond the allowance so far (see the reader's chunk sizes). */
+  excess: number;
+  /** How much of a chunk-size line not all come yet has been looked through. */
+  scanned: number;
+  /** The body has ended. */
+  done: boolean;
 }
 
 /** The stream ended before the response did. */
@@ -54,18 +82,14 @@ const BUFFER_BYTES = 16 * 1024;
 /** Beyond this, a grown buffer is dropped between responses. */
 const KEPT_BUFFER_BYTES = 256 * 1024;
 
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-const STATUS_LINE = /^HTTP\/1\.([01]) ([0-9]{3})(?: (.*))?$/;
-const DIGITS = /^[0-9]{1,15}$/;
 const HEX = /^[0-9a-fA-F]{1,12}$/;
-/**
- * Bytes that no head may hold (as `fetch`'s parser says): controls other than a tab, and
- * a CR or LF but in a CRLF pair. A tab, visible ASCII and bytes 0x80-0xFF are allowed.
- */
-// deno-lint-ignore no-control-regex -- control characters are what it looks for
-const FORBIDDEN_IN_HEAD = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\r(?!\n)|(?<!\r)\n/;
-
 const decoder = new TextDecoder();
+const CHUNK_LINE_TOO_LONG =
+  `a chunk-size line of the response is longer than ${MAX_CHUNK_LINE_BYTES} bytes`;
+/** What {@link ResponseReader} says of a streamed body's part that has not come yet. */
+const MORE: unique symbol = Symbol("more");
+/** What {@link ResponseReader} says once a streamed body's last chunk is announced. */
+const TRAILERS: unique symbol = Symbol("trailers");
 const ENDED: Promise<null> = Promise.resolve(null);
 
 /**
@@ -120,40 +144,122 @@ export class ResponseReader {
   /** Read the next response (skipping interim 1xx ones) to a request of this method. */
   async response(method: string): Promise<ReadResponse> {
     // What is buffered already is taken without awaiting: most answers come in one read.
-    let text = this.#head();
+    const text = this.#head();
     let head = parseHead(typeof text === "string" ? text : await text);
+    if (head.status < 200) head = await this.#afterInterim(head);
+    return this.#whole(method, checkedHead(head));
+  }
+
+  /**
+   * Read the next response's head; a successful one with a body is returned with the body
+   * left to be taken in parts as it comes ({@link part}, with its {@link BodyFraming}), for a
+   * stream (a watch). Any other response is read whole, as {@link response} reads it.
+   */
+  async streamed(method: string): Promise<ReadResponse | StreamedResponse> {
+    const text = this.#head();
+    let head = parseHead(typeof text === "string" ? text : await text);
+    if (head.status < 200) head = await this.#afterInterim(head);
+    checkedHead(head);
+    if (head.status > 299 || bodiless(method, head.status)) return this.#whole(method, head);
+    if (head.transferEncoding !== undefined) checkChunked(head.transferEncoding);
+    const chunked = head.transferEncoding !== undefined;
+    const remaining = chunked ? 0 : head.contentLength ?? Infinity;
+    const done = !chunked && remaining === 0;
+    return { head, framing: { chunked, remaining, crlf: false, excess: 0, scanned: 0, done } };
+  }
+
+  /**
+   * The next part of a streamed body, as much of it as has arrived (waiting only when
+   * nothing has); `undefined` at its end. The part is a view of the read buffer, valid
+   * until the next read: decode or copy it before. No cap applies to the whole: a watch
+   * streams for as long as it lasts, and no part is ever buffered beyond what has arrived.
+   */
+  async part(framing: BodyFraming): Promise<Uint8Array | undefined> {
+    for (;;) {
+      // A part already buffered (the usual case in a burst) costs no await but this one.
+      const part = this.#partNow(framing);
+      if (part === TRAILERS) {
+        await this.#trailers();
+        framing.done = true;
+        return undefined;
+      }
+      if (part !== MORE) return part;
+      if ((await this.#read()) !== null) continue;
+      if (framing.chunked || framing.remaining !== Infinity) {
+        throw this.#lost("in the response body");
+      }
+      framing.done = true;
+      return undefined;
+    }
+  }
+
+  /**
+   * The next part of a streamed body if the buffer holds one; {@link MORE} if bytes must
+   * come first; {@link TRAILERS} once the last chunk's size line is read.
+   */
+  #partNow(framing: BodyFraming): Uint8Array | undefined | typeof MORE | typeof TRAILERS {
+    if (framing.done) return undefined;
+    if (framing.chunked && framing.remaining === 0) {
+      if (framing.crlf) {
+        if (this.#end - this.#start < 2) return MORE;
+        checkChunkEnd(this.#buffer, this.#start);
+        this.#consume(2);
+        framing.crlf = false;
+      }
+      const length = this.#lineNow(MAX_CHUNK_LINE_BYTES, CHUNK_LINE_TOO_LONG, framing);
+      if (length < 0) return MORE;
+      const size = this.#chunkSizeAt(length, framing);
+      if (size === 0) return TRAILERS;
+      framing.remaining = size;
+    }
+    if (this.#end === this.#start) return MORE;
+    const length = Math.min(framing.remaining, this.#end - this.#start);
+    const view = this.#buffer.subarray(this.#start, this.#start + length);
+    this.#consume(length);
+    framing.remaining -= length;
+    if (framing.remaining === 0) {
+      if (framing.chunked) framing.crlf = true;
+      else framing.done = true;
+    }
+    return view;
+  }
+
+  /** The final head after an interim (1xx) one. */
+  async #afterInterim(head: ResponseHead): Promise<ResponseHead> {
     for (let interim = 0; head.status < 200 && head.status !== 101; interim++) {
       if (interim === MAX_INTERIM_RESPONSES) {
         throw new Error(
           `more than ${MAX_INTERIM_RESPONSES} interim (1xx) answers before the response`,
         );
       }
-      text = this.#head();
-      head = parseHead(typeof text === "string" ? text : await text);
+      const next = this.#head();
+      head = parseHead(typeof next === "string" ? next : await next);
     }
-    if (head.status === 101) throw new Error("unexpected HTTP status 101 in the response");
-    if (head.contentEncoding !== undefined && head.contentEncoding !== "identity") {
-      throw new Error(`unexpected Content-Encoding "${head.contentEncoding}" in the response`);
-    }
-    let body: string | null;
-    let keepAlive = !head.closes;
-    if (method === "HEAD" || head.status === 204 || head.status === 205 || head.status === 304) {
-      body = null;
-    } else if (head.transferEncoding !== undefined) {
+    return head;
+  }
+
+  /** The rest of the response after its head, read whole: at once if it is buffered. */
+  #whole(method: string, head: ResponseHead): ReadResponse | Promise<ReadResponse> {
+    const keepAlive = !head.closes;
+    if (bodiless(method, head.status)) return this.#answer(head, null, keepAlive);
+    if (head.transferEncoding !== undefined) {
       // Nothing but chunking was asked for (no TE header), nor any compression.
-      if (head.transferEncoding !== "chunked") {
-        throw new Error(`unexpected Transfer-Encoding "${head.transferEncoding}" in the response`);
-      }
-      body = await this.#chunked();
+      checkChunked(head.transferEncoding);
       // Both framings given: whoever sent it may disagree with us about where it ends.
-      if (head.contentLength !== undefined) keepAlive = false;
-    } else if (head.contentLength !== undefined) {
-      const exactly = this.#exactly(head.contentLength);
-      body = typeof exactly === "string" ? exactly : await exactly;
-    } else {
-      body = await this.#untilEnded();
-      keepAlive = false;
+      const kept = keepAlive && head.contentLength === undefined;
+      return this.#chunked().then((body) => this.#answer(head, body, kept));
     }
+    if (head.contentLength !== undefined) {
+      const exactly = this.#exactly(head.contentLength);
+      return typeof exactly === "string"
+        ? this.#answer(head, exactly, keepAlive)
+        : exactly.then((body) => this.#answer(head, body, keepAlive));
+    }
+    return this.#untilEnded().then((body) => this.#answer(head, body, false));
+  }
+
+  /** The response read whole, and whether its connection may serve another. */
+  #answer(head: ResponseHead, body: string | null, keepAlive: boolean): ReadResponse {
     // Bytes beyond the response were never asked for: the stream is out of step.
     if (this.#end > this.#start || this.#ended) keepAlive = false;
     return {
@@ -226,31 +332,16 @@ export class ResponseReader {
   /** A chunked body as text; its trailers are read and dropped. */
   async #chunked(): Promise<string> {
     const parts: Uint8Array[] = [];
+    const framing = { excess: 0 };
     let total = 0;
-    let excess = 0;
     for (;;) {
-      const length = await this.#lineLength(
-        MAX_CHUNK_LINE_BYTES,
-        `a chunk-size line of the response is longer than ${MAX_CHUNK_LINE_BYTES} bytes`,
-      );
-      const line = decoder.decode(this.#buffer.subarray(this.#start, this.#start + length));
-      this.#consume(length + 2);
-      const semicolon = line.indexOf(";");
-      const size = trimWhitespace(semicolon < 0 ? line : line.slice(0, semicolon));
-      if (!HEX.test(size)) throw new Error(`malformed chunk size ${JSON.stringify(line)}`);
-      const chunk = parseInt(size, 16);
-      // The size line and the data's line end, beyond 16 bytes and twice the data's size.
-      excess = Math.max(0, excess + length + 4 - 16 - 2 * chunk);
-      if (excess > MAX_CHUNK_FRAMING_EXCESS) {
-        throw new Error("the chunked response body has far more framing than data");
-      }
+      const line = await this.#lineLength(MAX_CHUNK_LINE_BYTES, CHUNK_LINE_TOO_LONG);
+      const chunk = this.#chunkSizeAt(line, framing);
       if (chunk === 0) break;
       if (total + chunk > this.#maxBody) throw this.#tooLarge("is larger than");
       await this.#fill(chunk + 2);
       const at = this.#start + chunk;
-      if (this.#buffer[at] !== 13 || this.#buffer[at + 1] !== 10) {
-        throw new Error("malformed chunk end");
-      }
+      checkChunkEnd(this.#buffer, at);
       parts.push(this.#buffer.slice(this.#start, at));
       total += chunk;
       this.#consume(chunk + 2);
@@ -264,6 +355,17 @@ export class ResponseReader {
       offset += part.length;
     }
     return decoder.decode(bytes);
+  }
+
+  /**
+   * The size that the buffered chunk-size line of this length declares; the line consumed.
+   * The framing beyond a small allowance per chunk is counted in `framing.excess`: tiny
+   * chunks with long extensions would otherwise keep a connection busy for ever.
+   */
+  #chunkSizeAt(length: number, framing: { excess: number }): number {
+    const line = decoder.decode(this.#buffer.subarray(this.#start, this.#start + length));
+    this.#consume(length + 2);
+    return chunkSizeOf(line, framing);
   }
 
   /** Skip the trailers of a chunked body, up to the blank line ending them. */
@@ -295,21 +397,17 @@ export class ResponseReader {
 
   /** The length of the next line (without its CRLF), once it is all buffered. */
   async #lineLength(limit: number, tooLong: string): Promise<number> {
-    let scanned = 0;
+    const scan = { scanned: 0 };
     for (;;) {
-      const buffer = this.#buffer;
-      const start = this.#start;
-      const end = this.#end;
-      for (let i = start + scanned; i + 1 < end; i++) {
-        if (buffer[i] === 13 && buffer[i + 1] === 10) {
-          if (i - start > limit) break;
-          return i - start;
-        }
-      }
-      scanned = Math.max(0, end - start - 1);
-      if (scanned > limit) throw new Error(tooLong);
+      const length = this.#lineNow(limit, tooLong, scan);
+      if (length >= 0) return length;
       await this.#more("in the response body");
     }
+  }
+
+  /** The length of the next line if it is all buffered, else -1; see {@link lineEnd}. */
+  #lineNow(limit: number, tooLong: string, scan: { scanned: number }): number {
+    return lineEnd(this.#buffer, this.#start, this.#end, limit, tooLong, scan);
   }
 
   /** The error of a body beyond the cap: "the response body {what} the ... bytes allowed". */
@@ -395,102 +493,67 @@ export class ResponseReader {
   }
 }
 
-/** The status line and headers of a response. */
-interface ResponseHead {
-  status: number;
-  statusText: string;
-  /** Names (lower-case) and values, alternating, in the order received. */
-  fields: string[];
-  /** HTTP/1.0, or `Connection: close`: the connection ends with this response. */
-  closes: boolean;
-  contentLength: number | undefined;
-  /** The `Transfer-Encoding` header, lower-case, if any. */
-  transferEncoding: string | undefined;
-  /** The `Content-Encoding` header, lower-case, if any. */
-  contentEncoding: string | undefined;
+/** The size a chunk-size line declares, its framing counted (see the reader's chunk sizes). */
+function chunkSizeOf(line: string, framing: { excess: number }): number {
+  const semicolon = line.indexOf(";");
+  const size = trimWhitespace(semicolon < 0 ? line : line.slice(0, semicolon));
+  if (!HEX.test(size)) throw new Error(`malformed chunk size ${JSON.stringify(line)}`);
+  const chunk = parseInt(size, 16);
+  // The size line and the data's line end, beyond 16 bytes and twice the data's size.
+  framing.excess = Math.max(0, framing.excess + line.length + 4 - 16 - 2 * chunk);
+  if (framing.excess > MAX_CHUNK_FRAMING_EXCESS) {
+    throw new Error("the chunked response body has far more framing than data");
+  }
+  return chunk;
 }
 
-/** Parse a response's status line and headers (each character one byte). */
-export function parseHead(text: string): ResponseHead {
-  const lines = text.split("\r\n");
-  if (FORBIDDEN_IN_HEAD.test(text)) {
-    const at = lines.findIndex((line) => FORBIDDEN_IN_HEAD.test(line));
-    const what = at <= 0 ? "status line" : "response header";
-    throw new Error(`malformed ${what} ${JSON.stringify(lines[Math.max(at, 0)])}`);
+/**
+ * The length of the line at `start` (without its CRLF) if the bytes up to `end` hold it,
+ * else -1; the bytes scanned are noted in `scan`, where the next look begins. A line
+ * longer than `limit` fails with `tooLong`.
+ */
+function lineEnd(
+  buffer: Uint8Array,
+  start: number,
+  end: number,
+  limit: number,
+  tooLong: string,
+  scan: { scanned: number },
+): number {
+  for (let i = start + scan.scanned; i + 1 < end; i++) {
+    if (buffer[i] === 13 && buffer[i + 1] === 10) {
+      if (i - start > limit) break;
+      scan.scanned = 0;
+      return i - start;
+    }
   }
-  const status = STATUS_LINE.exec(lines[0]);
-  if (status === null) throw new Error(`malformed status line ${JSON.stringify(lines[0])}`);
-  const code = Number(status[2]);
-  if (code < 100 || code > 599) {
-    throw new Error(
-      `malformed status line ${JSON.stringify(lines[0])}: the status must be within 100\u2013599`,
-    );
+  scan.scanned = Math.max(0, end - start - 1);
+  if (scan.scanned > limit) throw new Error(tooLong);
+  return -1;
+}
+
+/** Check the line end after a chunk's data, at `at` in the buffer. */
+function checkChunkEnd(buffer: Uint8Array, at: number): void {
+  if (buffer[at] !== 13 || buffer[at + 1] !== 10) throw new Error("malformed chunk end");
+}
+
+/** The final head, if this reader can read what it says. */
+function checkedHead(head: ResponseHead): ResponseHead {
+  if (head.status === 101) throw new Error("unexpected HTTP status 101 in the response");
+  if (head.contentEncoding !== undefined && head.contentEncoding !== "identity") {
+    throw new Error(`unexpected Content-Encoding "${head.contentEncoding}" in the response`);
   }
-  const head: ResponseHead = {
-    status: code,
-    statusText: status[3] ?? "",
-    fields: [],
-    closes: status[1] === "0",
-    contentLength: undefined,
-    transferEncoding: undefined,
-    contentEncoding: undefined,
-  };
-  for (let i = 1; i < lines.length; i++) field(head, lines[i]);
-  head.transferEncoding = head.transferEncoding?.toLowerCase();
-  head.contentEncoding = head.contentEncoding?.toLowerCase();
   return head;
 }
 
-/** Take one header line into the head. */
-function field(head: ResponseHead, line: string): void {
-  const colon = line.indexOf(":");
-  if (colon <= 0 || !TOKEN.test(line.slice(0, colon))) {
-    throw new Error(`malformed response header ${JSON.stringify(line)}`);
-  }
-  const name = line.slice(0, colon).toLowerCase();
-  const value = trimWhitespace(line.slice(colon + 1));
-  head.fields.push(name, value);
-  if (name === "content-length" && head.contentLength === undefined && DIGITS.test(value)) {
-    head.contentLength = Number(value); // the usual case: one plain number
-  } else if (name === "content-length") {
-    const values = new Set(value.split(",").map(trimWhitespace));
-    const [only] = values;
-    if (
-      values.size !== 1 || !DIGITS.test(only) ||
-      (head.contentLength !== undefined && head.contentLength !== Number(only))
-    ) {
-      throw new Error(`malformed Content-Length ${JSON.stringify(value)}`);
-    }
-    head.contentLength = Number(only);
-  } else if (name === "transfer-encoding") {
-    head.transferEncoding = head.transferEncoding === undefined
-      ? value
-      : `${head.transferEncoding}, ${value}`;
-  } else if (name === "content-encoding") {
-    head.contentEncoding = head.contentEncoding === undefined
-      ? value
-      : `${head.contentEncoding}, ${value}`;
-  } else if (name === "connection") {
-    const tokens = value.toLowerCase().split(",").map(trimWhitespace);
-    if (tokens.includes("close")) head.closes = true;
-    else if (tokens.includes("keep-alive")) head.closes = false;
-  }
+/** Whether a response to this method with this status has no body. */
+function bodiless(method: string, status: number): boolean {
+  return method === "HEAD" || status === 204 || status === 205 || status === 304;
 }
 
-/** The text without the spaces and tabs around it (and nothing else: not Latin-1's). */
-function trimWhitespace(text: string): string {
-  let from = 0;
-  let to = text.length;
-  while (from < to && (text.charCodeAt(from) === 32 || text.charCodeAt(from) === 9)) from++;
-  while (to > from && (text.charCodeAt(to - 1) === 32 || text.charCodeAt(to - 1) === 9)) to--;
-  return from === 0 && to === text.length ? text : text.slice(from, to);
-}
-
-/** The bytes as text, each byte one character (as `fetch` takes header bytes). */
-function latin1(bytes: Uint8Array): string {
-  let text = "";
-  for (let i = 0; i < bytes.length; i += 4096) {
-    text += String.fromCharCode(...bytes.subarray(i, i + 4096));
+/** Fail on a transfer coding other than chunking, which alone was asked for (no TE header). */
+function checkChunked(transferEncoding: string): void {
+  if (transferEncoding !== "chunked") {
+    throw new Error(`unexpected Transfer-Encoding "${transferEncoding}" in the response`);
   }
-  return text;
 }

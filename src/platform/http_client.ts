@@ -9,14 +9,15 @@
  *   `--unsafely-ignore-certificate-errors` flag), so insecure mode sends https:// requests
  *   through the `undici` package on Deno's Node compatibility layer, which honours
  *   `rejectUnauthorized: false` per connection pool; http:// ones stay on Deno's client.
- *   Writes, unless a proxy may be set, go over the sockets of an {@link Http1Agent}
- *   instead of `fetch`: they cost less CPU there.
+ *   Writes and watches, unless a proxy may be set, go over the sockets of an
+ *   {@link Http1Agent} instead of `fetch`: they cost less CPU there.
  * - Node: `undici`'s `fetch` with an `Agent` dispatcher for everything.
  *
  * `undici` is imported lazily, so Deno programs that never use insecure mode never load it.
  *
  * @module
  */
+import { lendChunks } from "./chunk_readers.ts";
 import { ConnectTimeoutError } from "./connect_timeout.ts";
 import { denoTlsOptions, Http1Agent } from "./http1_agent.ts";
 import { deliveryOf } from "./request_delivery.ts";
@@ -144,14 +145,14 @@ function createDenoClient(options: HttpClientOptions): HttpClient {
     options.certificate !== undefined;
   const client = needsClient ? Deno.createHttpClient(denoTlsOptions(options)) : undefined;
   const connectTimeout = options.connectTimeout;
-  // Writes go over sockets of our own, unless a proxy may be configured for fetch.
+  // Writes and watches go over sockets of our own, unless a proxy may be set for fetch.
   const direct = proxyMaybeConfigured() ? undefined : new Http1Agent(options);
   const pinning = options.caCertificates?.length
     ? new CaPinning({ ...options, caCertificates: options.caCertificates })
     : undefined;
   const send = (url: string, init: HttpRequestInit | undefined): Promise<Response> => {
-    if (direct !== undefined && init !== undefined && !init.stream) {
-      const sent = direct.fetch(url, init);
+    if (direct !== undefined && init !== undefined) {
+      const sent = init.stream ? direct.stream(url, init) : direct.fetch(url, init);
       if (sent !== undefined) return sent;
     }
     // Without a connect timeout or a stream to guard, the request goes as it is: `fetch`
@@ -329,46 +330,6 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
-/** Takes the chunks of a stream one by one; see {@link chunkReaderOf}. */
-export interface ChunkReader {
-  /**
-   * The next chunk; `undefined` at the end. Rejects as the stream's reads would. The chunk
-   * may be lent: its bytes are valid until the next `read()` or `cancel()` (decode or copy
-   * them before).
-   */
-  read(): Promise<Uint8Array | undefined>;
-  /** Stop reading: the source is cancelled. */
-  cancel(reason?: unknown): Promise<void>;
-}
-
-/** The direct readers of guarded streams, until taken by {@link chunkReaderOf}. */
-const directReaders = new WeakMap<ReadableStream<Uint8Array>, ChunkReader>();
-
-/**
- * A reader of the stream's chunks. For a guarded body (a stream's, see
- * {@link HttpRequestInit.stream}), the chunks come from the source as the stream's pulls
- * would take them, without the stream's machinery in between -- a read request, its
- * promises and result, an enqueue -- for each of a long watch's many chunks, and without
- * their copies: each is lent in the pooled buffer it was read into; the stream itself is
- * locked. Any other stream is read through its own reader.
- */
-export function chunkReaderOf(stream: ReadableStream<Uint8Array>): ChunkReader {
-  const direct = directReaders.get(stream);
-  if (direct !== undefined && !stream.locked) {
-    directReaders.delete(stream);
-    stream.getReader(); // locked: its chunks are taken here, never by its pulls
-    return direct;
-  }
-  const reader = stream.getReader();
-  return {
-    read: async () => {
-      const { done, value } = await reader.read();
-      return done ? undefined : value;
-    },
-    cancel: (reason) => reader.cancel(reason),
-  };
-}
-
 /**
  * A copy of the stream that errors when the signal aborts (and then cancels the source).
  *
@@ -466,7 +427,7 @@ function guardStream(
     },
     cancel,
   }, { highWaterMark: 0 });
-  directReaders.set(stream, {
+  lendChunks(stream, {
     read: async () => {
       const chunk = await next(true);
       if (chunk === undefined && failure !== undefined) throw failure.error;

@@ -2,10 +2,22 @@
  * The HTTP client's response bodies: streamed chunks sized to their data (not to Deno's
  * 64 KiB read buffers, which an operator at scale pays for in RSS), whole bodies read by
  * the runtime from its own response (no wrapper), and reads in progress ended by an abort — with no resource left open
- * (the test sanitizers check that).
+ * (the test sanitizers check that). Streams go over the HTTP/1.1 agent's sockets; those it
+ * does not take (a `Headers` object, here) over `fetch`: both are checked.
  */
 import { assert, assertEquals, assertRejects } from "../assert.ts";
-import { chunkReaderOf, createHttpClient } from "../../src/platform/http_client.ts";
+import { chunkReaderOf } from "../../src/platform/chunk_readers.ts";
+import { createHttpClient } from "../../src/platform/http_client.ts";
+import { Http1StreamResponse } from "../../src/platform/http1_streams.ts";
+
+/** The two paths of a stream: the agent's sockets, or `fetch` (which the agent leaves). */
+const PATHS = ["agent", "fetch"] as const;
+type Path = typeof PATHS[number];
+
+/** Headers that send a stream by this path. */
+function headersFor(path: Path): HeadersInit {
+  return path === "agent" ? { accept: "application/json" } : new Headers();
+}
 
 /** A loopback server whose responses stream the given parts, flushed one by one. */
 async function withServer(
@@ -38,35 +50,43 @@ async function withServer(
 
 const LINES = Array.from({ length: 20 }, (_, i) => `{"type":"ADDED","object":{"n":${i}}}\n`);
 
-/** Run `test` with the response of a streamed request for the lines. */
-async function withStream(test: (response: Response) => Promise<void>): Promise<void> {
+/** Run `test` with the response of a streamed request for the lines, by this path. */
+async function withStream(
+  path: Path,
+  test: (response: Response) => Promise<void>,
+): Promise<void> {
   await withServer(LINES, async (url) => {
     const client = await createHttpClient({});
     try {
-      await test(await client.fetch(url, { signal: new AbortController().signal, stream: true }));
+      const signal = new AbortController().signal;
+      const response = await client.fetch(url, { signal, stream: true, headers: headersFor(path) });
+      assertEquals(response instanceof Http1StreamResponse, path === "agent");
+      await test(response);
     } finally {
       await client.close();
     }
   });
 }
 
-Deno.test("streamed chunks are buffers of their own size, not 64 KiB read buffers", async () => {
-  await withStream(async (response) => {
-    const decoder = new TextDecoder();
-    let text = "";
-    let chunks = 0;
-    for await (const chunk of response.body!) {
-      chunks++;
-      assertEquals(chunk.buffer.byteLength, chunk.byteLength, "a chunk pins a larger buffer");
-      text += decoder.decode(chunk, { stream: true });
-    }
-    assertEquals(text, LINES.join(""));
-    assert(chunks > 1, `the server's flushes should arrive as several chunks, got ${chunks}`);
+for (const path of PATHS) {
+  Deno.test(`${path}: streamed chunks are buffers of their own size, not read buffers`, async () => {
+    await withStream(path, async (response) => {
+      const decoder = new TextDecoder();
+      let text = "";
+      let chunks = 0;
+      for await (const chunk of response.body!) {
+        chunks++;
+        assertEquals(chunk.buffer.byteLength, chunk.byteLength, "a chunk pins a larger buffer");
+        text += decoder.decode(chunk, { stream: true });
+      }
+      assertEquals(text, LINES.join(""));
+      assert(chunks > 1, `the server's flushes should arrive as several chunks, got ${chunks}`);
+    });
   });
-});
+}
 
-Deno.test("a streamed body's chunks taken directly are the same, lent in their read buffers", async () => {
-  await withStream(async (response) => {
+Deno.test("fetch: a streamed body's chunks taken directly are the same, lent in their read buffers", async () => {
+  await withStream("fetch", async (response) => {
     const body = response.body!;
     const reader = chunkReaderOf(body);
     assert(body.locked, "the stream is locked once its chunks are taken directly");
@@ -86,6 +106,45 @@ Deno.test("a streamed body's chunks taken directly are the same, lent in their r
     assertEquals([...buffers], [64 * 1024], "the chunks are lent in pooled read buffers");
     assertEquals(await reader.read(), undefined);
   });
+});
+
+Deno.test("agent: a streamed body's chunks taken directly are the same, lent in the connection's buffer", async () => {
+  await withStream("agent", async (response) => {
+    const body = response.body!;
+    const reader = chunkReaderOf(body);
+    assert(body.locked, "the stream is locked once its chunks are taken directly");
+    const decoder = new TextDecoder();
+    let text = "";
+    const buffers = new Set<ArrayBufferLike>();
+    let chunks = 0;
+    for (let chunk = await reader.read(); chunk !== undefined; chunk = await reader.read()) {
+      // Not copied out: a view of the connection's read buffer, which the next read reuses.
+      chunks++;
+      buffers.add(chunk.buffer);
+      text += decoder.decode(chunk, { stream: true });
+    }
+    assertEquals(text, LINES.join(""));
+    assert(chunks > 1, `the server's flushes should arrive as several chunks, got ${chunks}`);
+    assertEquals(buffers.size, 1, "the chunks are lent in the connection's one read buffer");
+    assertEquals(await reader.read(), undefined);
+  });
+});
+
+Deno.test("agent: a stream's error status comes whole, its body read for the error", async () => {
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, () => {
+    return Response.json({ kind: "Status", code: 410 }, { status: 410 });
+  });
+  const client = await createHttpClient({});
+  try {
+    const url = `http://127.0.0.1:${server.addr.port}/`;
+    const response = await client.fetch(url, { stream: true, headers: headersFor("agent") });
+    assertEquals(response.status, 410);
+    assertEquals(response instanceof Http1StreamResponse, false);
+    assertEquals(await response.json(), { kind: "Status", code: 410 });
+  } finally {
+    await client.close();
+    await server.shutdown();
+  }
 });
 
 Deno.test("whole bodies are read as sent, with the response's status and headers", async () => {
@@ -116,12 +175,14 @@ Deno.test("whole bodies are read as sent, with the response's status and headers
 async function withStalledResponse(
   stream: boolean,
   check: (response: Response, abort: (reason: Error) => void) => Promise<void>,
+  path: Path = "fetch",
 ): Promise<void> {
   await withServer(LINES.slice(0, 1), async (url, release) => {
     const client = await createHttpClient({});
     try {
       const controller = new AbortController();
-      const response = await client.fetch(url, { signal: controller.signal, stream });
+      const headers = headersFor(path);
+      const response = await client.fetch(url, { signal: controller.signal, stream, headers });
       await check(response, (reason) => controller.abort(reason));
     } finally {
       release();
@@ -130,26 +191,28 @@ async function withStalledResponse(
   }, { stall: true });
 }
 
-Deno.test("an abort ends a streamed read waiting for a stalled server", async () => {
-  await withStalledResponse(true, async (response, abort) => {
-    const reader = response.body!.getReader();
-    assertEquals(new TextDecoder().decode((await reader.read()).value), LINES[0]);
-    const pending = reader.read();
-    abort(new Error("enough"));
-    await assertRejects(() => pending, Error, "enough");
+for (const path of PATHS) {
+  Deno.test(`${path}: an abort ends a streamed read waiting for a stalled server`, async () => {
+    await withStalledResponse(true, async (response, abort) => {
+      const reader = response.body!.getReader();
+      assertEquals(new TextDecoder().decode((await reader.read()).value), LINES[0]);
+      const pending = reader.read();
+      abort(new Error("enough"));
+      await assertRejects(() => pending, Error, "enough");
+    }, path);
   });
-});
 
-Deno.test("an abort ends a direct read of a stream waiting for a stalled server", async () => {
-  await withStalledResponse(true, async (response, abort) => {
-    const reader = chunkReaderOf(response.body!);
-    assertEquals(new TextDecoder().decode(await reader.read()), LINES[0]);
-    const pending = reader.read();
-    abort(new Error("enough"));
-    await assertRejects(() => pending, Error, "enough");
-    await assertRejects(() => reader.read(), Error, "enough");
+  Deno.test(`${path}: an abort ends a direct read of a stream waiting for a stalled server`, async () => {
+    await withStalledResponse(true, async (response, abort) => {
+      const reader = chunkReaderOf(response.body!);
+      assertEquals(new TextDecoder().decode(await reader.read()), LINES[0]);
+      const pending = reader.read();
+      abort(new Error("enough"));
+      await assertRejects(() => pending, Error, "enough");
+      await assertRejects(() => reader.read(), Error, "enough");
+    }, path);
   });
-});
+}
 
 Deno.test("an abort ends a whole-body read waiting for a stalled server", async () => {
   await withStalledResponse(false, async (response, abort) => {

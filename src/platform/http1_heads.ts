@@ -1,0 +1,117 @@
+/**
+ * The heads of HTTP/1.1 responses, as the agent (`http1_agent.ts`) reads them: the status
+ * line and the header fields, with the framing they declare (length, chunking, the end of
+ * the connection) and the checks `fetch`'s parser makes of them.
+ *
+ * @module
+ */
+
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const STATUS_LINE = /^HTTP\/1\.([01]) ([0-9]{3})(?: (.*))?$/;
+const DIGITS = /^[0-9]{1,15}$/;
+/**
+ * Bytes that no head may hold (as `fetch`'s parser says): controls other than a tab, and
+ * a CR or LF but in a CRLF pair. A tab, visible ASCII and bytes 0x80-0xFF are allowed.
+ */
+// deno-lint-ignore no-control-regex -- control characters are what it looks for
+const FORBIDDEN_IN_HEAD = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\r(?!\n)|(?<!\r)\n/;
+
+/** The status line and headers of a response. */
+export interface ResponseHead {
+  status: number;
+  statusText: string;
+  /** Names (lower-case) and values, alternating, in the order received. */
+  fields: string[];
+  /** HTTP/1.0, or `Connection: close`: the connection ends with this response. */
+  closes: boolean;
+  contentLength: number | undefined;
+  /** The `Transfer-Encoding` header, lower-case, if any. */
+  transferEncoding: string | undefined;
+  /** The `Content-Encoding` header, lower-case, if any. */
+  contentEncoding: string | undefined;
+}
+
+/** Parse a response's status line and headers (each character one byte). */
+export function parseHead(text: string): ResponseHead {
+  const lines = text.split("\r\n");
+  if (FORBIDDEN_IN_HEAD.test(text)) {
+    const at = lines.findIndex((line) => FORBIDDEN_IN_HEAD.test(line));
+    const what = at <= 0 ? "status line" : "response header";
+    throw new Error(`malformed ${what} ${JSON.stringify(lines[Math.max(at, 0)])}`);
+  }
+  const status = STATUS_LINE.exec(lines[0]);
+  if (status === null) throw new Error(`malformed status line ${JSON.stringify(lines[0])}`);
+  const code = Number(status[2]);
+  if (code < 100 || code > 599) {
+    throw new Error(
+      `malformed status line ${JSON.stringify(lines[0])}: the status must be within 100\u2013599`,
+    );
+  }
+  const head: ResponseHead = {
+    status: code,
+    statusText: status[3] ?? "",
+    fields: [],
+    closes: status[1] === "0",
+    contentLength: undefined,
+    transferEncoding: undefined,
+    contentEncoding: undefined,
+  };
+  for (let i = 1; i < lines.length; i++) field(head, lines[i]);
+  head.transferEncoding = head.transferEncoding?.toLowerCase();
+  head.contentEncoding = head.contentEncoding?.toLowerCase();
+  return head;
+}
+
+/** Take one header line into the head. */
+function field(head: ResponseHead, line: string): void {
+  const colon = line.indexOf(":");
+  if (colon <= 0 || !TOKEN.test(line.slice(0, colon))) {
+    throw new Error(`malformed response header ${JSON.stringify(line)}`);
+  }
+  const name = line.slice(0, colon).toLowerCase();
+  const value = trimWhitespace(line.slice(colon + 1));
+  head.fields.push(name, value);
+  if (name === "content-length" && head.contentLength === undefined && DIGITS.test(value)) {
+    head.contentLength = Number(value); // the usual case: one plain number
+  } else if (name === "content-length") {
+    const values = new Set(value.split(",").map(trimWhitespace));
+    const [only] = values;
+    if (
+      values.size !== 1 || !DIGITS.test(only) ||
+      (head.contentLength !== undefined && head.contentLength !== Number(only))
+    ) {
+      throw new Error(`malformed Content-Length ${JSON.stringify(value)}`);
+    }
+    head.contentLength = Number(only);
+  } else if (name === "transfer-encoding") {
+    head.transferEncoding = head.transferEncoding === undefined
+      ? value
+      : `${head.transferEncoding}, ${value}`;
+  } else if (name === "content-encoding") {
+    head.contentEncoding = head.contentEncoding === undefined
+      ? value
+      : `${head.contentEncoding}, ${value}`;
+  } else if (name === "connection") {
+    const tokens = value.toLowerCase().split(",").map(trimWhitespace);
+    if (tokens.includes("close")) head.closes = true;
+    else if (tokens.includes("keep-alive")) head.closes = false;
+  }
+}
+
+/** The text without the spaces and tabs around it (and nothing else: not Latin-1's). */
+export function trimWhitespace(text: string): string {
+  let from = 0;
+  let to = text.length;
+  while (from < to && (text.charCodeAt(from) === 32 || text.charCodeAt(from) === 9)) from++;
+  while (to > from && (text.charCodeAt(to - 1) === 32 || text.charCodeAt(to - 1) === 9)) to--;
+  return from === 0 && to === text.length ? text : text.slice(from, to);
+}
+
+/** The bytes as text, each byte one character (as `fetch` takes header bytes). */
+export function latin1(bytes: Uint8Array): string {
+  let text = "";
+  for (let i = 0; i < bytes.length; i += 4096) {
+    text += String.fromCharCode(...bytes.subarray(i, i + 4096));
+  }
+  return text;
+}
