@@ -82,6 +82,13 @@ export interface RequestOptions {
    * not go again fails with `APIOutcomeUnknownError` instead.
    */
   idempotent?: boolean;
+  /**
+   * The answer may be large (a list of many objects): ask for it compressed, as the API
+   * server sends answers over 128 KiB when asked. Such requests go over `fetch`, which
+   * decompresses them; others, on Deno, over the client's own connections, whose answers
+   * are read whole up to 64 MiB.
+   */
+  compressed?: boolean;
 }
 
 /** Options of one {@link ApiClient.openStream}. */
@@ -226,6 +233,7 @@ export class ApiClient {
         false,
         options.idempotent,
         options.accept,
+        options.compressed,
       ),
     );
     return { fullPath, sent };

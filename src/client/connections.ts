@@ -35,6 +35,8 @@ export interface OutgoingRequest {
   readonly connectTimeout: number | undefined;
   /** The response body will be read as a stream for long (a watch). */
   readonly stream: boolean;
+  /** The answer may be large (a list): asked for compressed. */
+  readonly compressed: boolean;
 }
 
 /** Per-credentials request parts: they never change for one {@link ConnectionInfo}. */
@@ -183,6 +185,7 @@ function fetchOf(
     body: request.body,
     signal,
     stream: request.stream,
+    compressed: request.compressed,
   });
 }
 

@@ -270,6 +270,8 @@ export async function* listPages(
             },
             accept,
             signal: options.signal,
+            // A page of many objects is worth compressing; the one of a version's lookup is not.
+            compressed: !(limit !== undefined && limit <= 1 && attempt < EXPIRED_LISTING_RETRIES),
           },
         );
         const raw = page.items ?? [];

@@ -149,6 +149,8 @@ export class Exchange implements OutgoingRequest {
     readonly idempotent: boolean | undefined,
     /** The `Accept` header; `application/json` when undefined. */
     readonly accept: string | undefined = undefined,
+    /** The answer may be large (a list): asked for compressed. */
+    readonly compressed: boolean = false,
   ) {}
 
   /**

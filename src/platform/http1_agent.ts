@@ -1,8 +1,9 @@
 /**
  * HTTP/1.1 over Deno's own TCP and TLS sockets, on keep-alive connections: the path that
  * `createHttpClient` (`http_client.ts`) takes on Deno for the requests that change objects
- * (`POST`, `PUT`, `PATCH`, `DELETE`), whose bodies are small and read at once, and for the
- * watches, whose bodies stream for long.
+ * (`POST`, `PUT`, `PATCH`, `DELETE`) and the reads of one object or of discovery (`GET`),
+ * whose bodies are small and read at once, and for the watches, whose bodies stream for
+ * long. A program that lists nothing never loads `fetch`: about 15 ms of start-up.
  *
  * Why: Deno's `fetch` costs about 25 us of CPU per request beyond the exchange itself -- a
  * `Request`, two `Headers`, WebIDL conversions of each field, a body stream, a URL parse.
@@ -12,11 +13,11 @@
  * request, its promises, a buffer -- per chunk, and a chunk per event; here one socket read
  * takes whatever has come, many events in a burst, and they are decoded from the buffer.
  *
- * What stays with `fetch`: the other reads (lists may be large: `fetch` asks for
- * compression), proxies (`HTTP_PROXY` and its kin), HTTP/2, skipping certificate
+ * What stays with `fetch`: the reads of lists (`compressed`: they may be large, and `fetch`
+ * asks for compression), proxies (`HTTP_PROXY` and its kin), HTTP/2, skipping certificate
  * verification (undici's), and whatever this agent does not take (see
  * {@link Http1Agent.fetch}). Redirects are not followed: the Kubernetes API does not
- * redirect writes, and a 3xx reaches the caller as it is.
+ * redirect these requests, and a 3xx reaches the caller as it is.
  *
  * @module
  */
@@ -67,8 +68,8 @@ export function denoTlsOptions(
   };
 }
 
-/** The methods sent here: writes, with small bodies and responses. */
-const METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+/** The methods sent here: writes, with small bodies and responses, and reads. */
+const METHODS = new Set(["GET", "POST", "PUT", "PATCH", "DELETE"]);
 
 /**
  * A request target that the URL parser would leave as it is: unreserved and reserved
@@ -122,18 +123,18 @@ export class Http1Agent {
 
   /**
    * Send the request if this agent takes it, else return `undefined` (and the caller uses
-   * `fetch`). It takes `POST`, `PUT`, `PATCH` and `DELETE` requests to `http:` or
-   * `https:` URLs with no fragment and a plain ASCII path, with a string body or none and
-   * headers in a plain record of ASCII values. The response is complete when returned: its
-   * body is in memory. A failure is marked with what is known of the request's delivery
-   * (see `markDelivery`); the request is never sent again here.
+   * `fetch`). It takes `GET`, `POST`, `PUT`, `PATCH` and `DELETE` requests to `http:` or
+   * `https:` URLs with no fragment and a plain ASCII path, with a string body or none (none
+   * for a `GET`) and headers in a plain record of ASCII values. The response is complete
+   * when returned: its body is in memory. A failure is marked with what is known of the
+   * request's delivery (see `markDelivery`); the request is never sent again here.
    */
   fetch(url: string, init: RequestInit): Promise<Response> | undefined {
     const method = init.method;
     const body = init.body ?? undefined;
     if (
       method === undefined || !METHODS.has(method) ||
-      (body !== undefined && typeof body !== "string")
+      (body !== undefined && (typeof body !== "string" || method === "GET"))
     ) return undefined;
     const target = this.#target(url, init);
     if (target === undefined) return undefined;

@@ -9,8 +9,9 @@
  *   `--unsafely-ignore-certificate-errors` flag), so insecure mode sends https:// requests
  *   through the `undici` package on Deno's Node compatibility layer, which honours
  *   `rejectUnauthorized: false` per connection pool; http:// ones stay on Deno's client.
- *   Writes and watches, unless a proxy may be set, go over the sockets of an
- *   {@link Http1Agent} instead of `fetch`: they cost less CPU there.
+ *   Writes, watches and reads but those of lists, unless a proxy may be set, go over the
+ *   sockets of an {@link Http1Agent} instead of `fetch`: they cost less CPU there, and a
+ *   program that reads no list never loads `fetch`.
  * - Node: `undici`'s `fetch` with an `Agent` dispatcher for everything.
  *
  * `undici` is imported lazily, so Deno programs that never use insecure mode never load it.
@@ -70,6 +71,12 @@ export interface HttpRequestInit extends RequestInit {
    * Other bodies are returned as they come, to be read at once (`text()`, `json()`).
    */
   stream?: boolean;
+  /**
+   * The answer may be large (a list): it goes over `fetch`, which asks for it compressed
+   * (the API server compresses answers over 128 KiB) and decompresses it. Other reads on
+   * Deno go over the {@link Http1Agent}, uncompressed.
+   */
+  compressed?: boolean;
 }
 
 /** A fetch function bound to TLS settings; close it to release its connections. */
@@ -145,13 +152,13 @@ function createDenoClient(options: HttpClientOptions): HttpClient {
     options.certificate !== undefined;
   const client = needsClient ? Deno.createHttpClient(denoTlsOptions(options)) : undefined;
   const connectTimeout = options.connectTimeout;
-  // Writes and watches go over sockets of our own, unless a proxy may be set for fetch.
+  // Requests but lists go over sockets of our own, unless a proxy may be set for fetch.
   const direct = proxyMaybeConfigured() ? undefined : new Http1Agent(options);
   const pinning = options.caCertificates?.length
     ? new CaPinning({ ...options, caCertificates: options.caCertificates })
     : undefined;
   const send = (url: string, init: HttpRequestInit | undefined): Promise<Response> => {
-    if (direct !== undefined && init !== undefined) {
+    if (direct !== undefined && init !== undefined && !init.compressed) {
       const sent = init.stream ? direct.stream(url, init) : direct.fetch(url, init);
       if (sent !== undefined) return sent;
     }

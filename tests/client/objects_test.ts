@@ -12,6 +12,7 @@ import {
   patchObject,
 } from "../../src/client/objects.ts";
 import { ApiClient } from "../../src/client/api.ts";
+import { currentVersion } from "../../src/client/current_versions.ts";
 import { Vault } from "../../src/client/vault.ts";
 import { json, KEX, list, obj, ScriptedServer } from "./scripted_server.ts";
 import { UsageError } from "../../src/structs/errors.ts";
@@ -33,6 +34,22 @@ Deno.test("a list follows continue tokens through all pages and fills apiVersion
   assertEquals(server.requests.map((r) => r.query.get("continue")), [null, "page2", "page3"]);
   assertEquals(server.requests.map((r) => r.query.get("limit")), ["2", "2", "2"]);
   assertEquals(server.requests[0].query.get("labelSelector"), "app=x");
+});
+
+Deno.test("a list's pages are asked for compressed (over fetch); a version's lookup and a get are not", async () => {
+  await using server = ScriptedServer.start((request) => {
+    if (request.method === "GET" && request.path.endsWith("/x")) return json(obj("x", "5"));
+    return list([obj("a", "1")], "7");
+  });
+  await using api = server.client();
+  await listObjects(api, KEX, { namespace: "ns", limit: 2 });
+  await currentVersion(api, KEX, { namespace: "ns" });
+  await getObject(api, KEX, { namespace: "ns", name: "x" });
+  // Deno's fetch asks for compression by itself; the client's own connections do not.
+  const asked = server.requests.map((
+    r,
+  ) => [r.query.get("limit"), r.headers.has("accept-encoding")]);
+  assertEquals(asked, [["2", true], ["1", false], [null, false]]);
 });
 
 Deno.test("get, create, patch (merge and JSON, object and status) and delete send the right requests", async () => {

@@ -75,7 +75,8 @@ Deno.test("writes go over one kept connection, and read as fetch would read them
       body: '{"n":"ü4"}',
     });
     // Reads, streams and what fetch must encode are fetch's.
-    assertEquals(agent.fetch(`${base}/x`, { method: "GET" }), undefined);
+    assertEquals(agent.fetch(`${base}/x`, { method: "HEAD" }), undefined);
+    assertEquals(agent.fetch(`${base}/x`, { method: "GET", body: "{}" }), undefined);
     assertEquals(agent.fetch(`${base}/x`, { method: "PATCH", headers: new Headers() }), undefined);
     assertEquals(agent.fetch(`${base}/x`, { method: "PATCH", headers: { a: "é" } }), undefined);
     assertEquals(agent.fetch(`${base}/x y`, { method: "PATCH" }), undefined);
@@ -355,7 +356,7 @@ Deno.test("TLS: a trusted CA is used; an unknown one is a certificate error", as
   }
 });
 
-Deno.test("the HTTP client sends writes itself, and leaves reads to fetch", async () => {
+Deno.test("the HTTP client sends writes and reads itself, and leaves lists' pages to fetch", async () => {
   const agents = new Set<string | null>();
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (request) => {
     // fetch asks for compression; the agent does not.
@@ -367,10 +368,11 @@ Deno.test("the HTTP client sends writes itself, and leaves reads to fetch", asyn
     const url = `http://127.0.0.1:${server.addr.port}/`;
     await (await client.fetch(url, { method: "PATCH", headers: {}, body: "{}" })).text();
     await (await client.fetch(url, { method: "GET", headers: {} })).text();
+    await (await client.fetch(url, { method: "GET", headers: {}, compressed: true })).text();
     // Unless this process has a proxy set: then everything stays with fetch.
     const expected = PROXY_ENV_VARIABLES.some((name) => Deno.env.get(name))
       ? ["PATCH gzip,br", "GET gzip,br"]
-      : ["PATCH null", "GET gzip,br"];
+      : ["PATCH null", "GET null", "GET gzip,br"];
     assertEquals([...agents], expected);
   } finally {
     await client.close();

@@ -9,6 +9,7 @@ import { assert, assertEquals, assertRejects } from "../assert.ts";
 import { chunkReaderOf } from "../../src/platform/chunk_readers.ts";
 import { createHttpClient } from "../../src/platform/http_client.ts";
 import { Http1StreamResponse } from "../../src/platform/http1_streams.ts";
+import { Http1Response } from "../../src/platform/http1_responses.ts";
 
 /** The two paths of a stream: the agent's sockets, or `fetch` (which the agent leaves). */
 const PATHS = ["agent", "fetch"] as const;
@@ -221,4 +222,28 @@ Deno.test("an abort ends a whole-body read waiting for a stalled server", async 
     abort(new Error("enough"));
     await assertRejects(() => pending, Error, "enough");
   });
+});
+
+Deno.test("agent: a read is answered whole over the client's own connection; a compressed one by fetch", async () => {
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (request) => {
+    return Response.json({ encoding: request.headers.get("accept-encoding") });
+  });
+  const client = await createHttpClient({});
+  try {
+    const url = `http://127.0.0.1:${server.addr.port}/`;
+    const plain = await client.fetch(url, { method: "GET", headers: headersFor("agent") });
+    assert(plain instanceof Http1Response, "a read goes over the agent");
+    assertEquals(await plain.json(), { encoding: null });
+    const large = await client.fetch(url, {
+      method: "GET",
+      headers: headersFor("agent"),
+      compressed: true,
+    });
+    assertEquals(large instanceof Http1Response, false, "a compressed read goes over fetch");
+    const { encoding } = await large.json() as { encoding: string };
+    assert(encoding.includes("gzip"), `fetch asks for compression: ${encoding}`);
+  } finally {
+    await client.close();
+    await server.shutdown();
+  }
 });
