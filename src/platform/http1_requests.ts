@@ -1,5 +1,5 @@
 /**
- * A write request as the HTTP/1.1 agent (`http1_agent.ts`) sends it itself: whether its
+ * A request as the HTTP/1.1 agent (`http1_agent.ts`) sends it itself: whether its
  * headers can go as they are (else it goes through `fetch`), and its bytes -- the request
  * line, the headers and the body, ready to write to a socket.
  *

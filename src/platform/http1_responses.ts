@@ -1,7 +1,8 @@
 /**
- * The responses the HTTP/1.1 agent (`http1_agent.ts`) returns: read whole by
- * `http1_parser.ts`, their headers and text handed out as `Response`'s would be, without the
- * copies and objects a `Response` of Deno's own makes for them.
+ * The responses the HTTP/1.1 agent (`http1_agent.ts`) returns read whole by
+ * `http1_parser.ts`: their headers and text handed out as `Response`'s would be, without the
+ * copies and objects a `Response` of Deno's own makes for them (a watch's, read in parts, is
+ * `http1_streams.ts`'s).
  *
  * @module
  */
