@@ -257,6 +257,10 @@ export async function* listPages(
     let token: string | undefined;
     let continued = false;
     try {
+      // Whole after expired pages; a page of many objects is worth compressing, the one of a
+      // version's lookup is not.
+      const pageLimit = attempt < EXPIRED_LISTING_RETRIES ? limit : undefined;
+      const compressed = pageLimit === undefined || pageLimit > 1;
       do {
         const page = await api.request<{ metadata?: JsonObject; items?: RawBody[] | null }>(
           "GET",
@@ -265,13 +269,12 @@ export async function* listPages(
             query: {
               labelSelector: options.labelSelector || undefined,
               fieldSelector: options.fieldSelector || undefined,
-              limit: attempt < EXPIRED_LISTING_RETRIES ? limit : undefined,
+              limit: pageLimit,
               continue: token,
             },
             accept,
             signal: options.signal,
-            // A page of many objects is worth compressing; the one of a version's lookup is not.
-            compressed: !(limit !== undefined && limit <= 1 && attempt < EXPIRED_LISTING_RETRIES),
+            compressed,
           },
         );
         const raw = page.items ?? [];

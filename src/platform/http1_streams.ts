@@ -86,6 +86,8 @@ class BodySource implements ChunkReader {
   readonly #signal: AbortSignal | undefined;
   readonly #done: () => void;
   #closed = false;
+  /** Why the reads failed, if they did: every later read fails so too, as a stream's would. */
+  #failure: TypeError | undefined;
 
   constructor(
     streamed: StreamedResponse,
@@ -105,6 +107,7 @@ class BodySource implements ChunkReader {
   async read(): Promise<Uint8Array | undefined> {
     if (this.#closed) {
       this.#signal?.throwIfAborted();
+      if (this.#failure !== undefined) throw this.#failure;
       return undefined;
     }
     try {
@@ -114,7 +117,11 @@ class BodySource implements ChunkReader {
     } catch (e) {
       this.#close();
       this.#signal?.throwIfAborted();
-      throw new TypeError(`error reading a body from connection: ${describe(e)}`, { cause: e });
+      const detail = e instanceof Error ? e.message : String(e);
+      this.#failure = new TypeError(`error reading a body from connection: ${detail}`, {
+        cause: e,
+      });
+      throw this.#failure;
     }
   }
 
@@ -130,8 +137,4 @@ class BodySource implements ChunkReader {
     this.#connection.close();
     this.#done();
   };
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

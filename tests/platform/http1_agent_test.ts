@@ -15,6 +15,7 @@ import {
   assertSettlesWithin,
 } from "../assert.ts";
 import { Http1Agent } from "../../src/platform/http1_agent.ts";
+import { chunkReaderOf } from "../../src/platform/chunk_readers.ts";
 import { PROXY_ENV_VARIABLES } from "../../src/platform/proxy_environment.ts";
 import { runDeno } from "./commands.ts";
 import { ok, patch, withScriptedServer, withSilentServer } from "./http1_servers.ts";
@@ -443,5 +444,36 @@ Deno.test("closing the agent closes its connections and ends writes under way", 
     agent.close();
     assert((await sent.catch((e) => e)) instanceof TypeError, "the write should fail");
     assertEquals(agent.fetch(`${url}/`, { method: "PATCH" }), undefined);
+  });
+});
+
+Deno.test("a stream broken mid-chunk: its parts, then a failure that every later read repeats", async () => {
+  // A watch's chunked answer whose connection ends inside its second chunk.
+  const event = '{"type":"ADDED","object":{}}\n';
+  const bytes = "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n" +
+    `transfer-encoding: chunked\r\n\r\n${event.length.toString(16)}\r\n${event}\r\n40\r\n{"ty`;
+  await withScriptedServer(() => ({ bytes, close: true }), async (url) => {
+    const agent = new Http1Agent();
+    try {
+      const response = await agent.stream(`${url}/watch`, { method: "GET" })!;
+      assertEquals(response.status, 200);
+      const reader = chunkReaderOf(response.body!);
+      let text = "";
+      const decoder = new TextDecoder();
+      let failure: unknown;
+      try {
+        for (let part = await reader.read(); part; part = await reader.read()) {
+          text += decoder.decode(part, { stream: true });
+        }
+      } catch (e) {
+        failure = e;
+      }
+      assertEquals(text, `${event}{"ty`);
+      assert(failure instanceof TypeError, `a failure, not a clean end: ${failure}`);
+      assertMatch(failure.message, /closed in the response body/);
+      await assertRejects(() => reader.read(), TypeError, "closed in the response body");
+    } finally {
+      agent.close();
+    }
   });
 });
