@@ -65,9 +65,11 @@ Deno.test("metrics count handler runs, events, cycles and requests as the scenar
         0) >= 2,
       text,
     );
-    assert(
-      (sample(text, 'kopf_processing_cycles_total{resource="kopfexamples.kopf.dev"}') ?? 0) >= 4,
-    );
+    // Each object's first state, and the flaky one's retry; the states of the writes that
+    // finished them need nothing and are not processed (their echoes), so no more than that
+    // but for the flaky one's write of its retry's progress, whose state is processed.
+    const cycles = sample(text, 'kopf_processing_cycles_total{resource="kopfexamples.kopf.dev"}');
+    assert(cycles !== undefined && cycles >= 3 && cycles <= 4, text);
     // Every patch of the handling is one API request: the two counts agree exactly.
     const patches = sample(text, 'kopf_patches_total{resource="kopfexamples.kopf.dev"}');
     assert(patches !== undefined && patches >= 2, text);
