@@ -97,7 +97,7 @@ export interface Worker extends Scheduled, EntryWork {
    * was taken, "" for a push that asks for a processing again: whether they were all our own
    * writes' echoes (see {@link isOwnEcho}).
    */
-  arrivals: string[] | undefined;
+  arrivals: readonly string[] | undefined;
   /** A state to process again at a time, as the processor asked. */
   revisit: { readonly event: ObservedEvent; readonly at: number } | undefined;
   /** How it is counted in the backlog. */
@@ -244,7 +244,10 @@ export function renew(
   again = false,
 ): void {
   const version = again ? "" : event.object.metadata?.resourceVersion ?? "";
-  (worker.arrivals ??= []).push(version);
+  const arrivals = worker.arrivals;
+  if (arrivals === undefined) worker.arrivals = [version];
+  else if (arrivals.length < OWN_WRITES) (arrivals as string[]).push(version);
+  else worker.arrivals = NOT_ALL_OURS; // not kept growing while the worker waits
   if (worker.pending === undefined) worker.waitingSince = now;
   worker.pending = event;
   worker.lane = lane;
@@ -354,6 +357,11 @@ export async function waitAside(
   }
 }
 
+/** More writes than one processing makes (a JSON Patch, a merge patch, the status's). */
+const OWN_WRITES = 4;
+/** More events than one processing's writes came: not all of them were ours. */
+const NOT_ALL_OURS: readonly string[] = Object.freeze([""]);
+
 /**
  * Whether the worker's waiting state is the one our own writes made and needs no processing:
  * the processing before asked so (`expected.echoes`), the state is the last write's, and every
@@ -367,7 +375,8 @@ export function isOwnEcho(worker: Worker, expected: Expectation): boolean {
   if (echoes === undefined || event?.type !== "MODIFIED" || arrivals === undefined) return false;
   if (event.object.metadata?.resourceVersion !== echoes[echoes.length - 1]) return false;
   for (let i = 0; i < arrivals.length; i++) {
-    if (!echoes.includes(arrivals[i])) return false;
+    // "" stands for no version: an again-push, too many events, a write's answer without one.
+    if (arrivals[i] === "" || !echoes.includes(arrivals[i])) return false;
   }
   return true;
 }

@@ -599,6 +599,19 @@ Deno.test("our write's state is processed when asked for again, or when not the 
     await stop(mux, clock);
   }
   {
+    // More events than one processing's writes: not all ours, whatever their versions.
+    const { clock, script, mux } = setup({}, 5);
+    script.hold();
+    mux.push(KEX, ev("a", "1"));
+    await settle();
+    for (const rv of ["2", "3", "4", "5", "6"]) mux.push(KEX, ev("a", rv));
+    script.release("a@1", { expectedResourceVersion: "6", echoes: ["2", "3", "4", "5", "6"] });
+    await settle();
+    assertEquals(script.seen, ["a@1", "a@6"]);
+    script.release("a@6");
+    await stop(mux, clock);
+  }
+  {
     // A deletion is never passed over.
     const { clock, script, mux } = await afterSettledPatch();
     mux.push(KEX, ev("a", "5", "DELETED"));
