@@ -15,13 +15,7 @@ import {
   startCluster,
   startOperator,
 } from "./harness.ts";
-import { assertPromtoolAccepts } from "../promtool.ts";
-
-/** The value of one sample, or undefined when the series does not exist. */
-function sample(text: string, series: string): number | undefined {
-  const line = text.split("\n").find((l) => l.startsWith(`${series} `));
-  return line === undefined ? undefined : Number(line.slice(series.length + 1));
-}
+import { assertPromtoolAccepts, sampleOf as sample } from "../promtool.ts";
 
 Deno.test("metrics count handler runs, events, cycles and requests as the scenario drives them", async () => {
   await using cluster = await startCluster();

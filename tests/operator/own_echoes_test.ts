@@ -15,11 +15,11 @@ import {
   startCluster,
   startOperator,
 } from "./harness.ts";
+import { sampleOf } from "../promtool.ts";
 
 /** The value of one sample, or 0 when the series does not exist. */
 function sample(text: string, series: string): number {
-  const line = text.split("\n").find((l) => l.startsWith(`${series} `));
-  return line === undefined ? 0 : Number(line.slice(series.length + 1));
+  return sampleOf(text, series) ?? 0;
 }
 
 const RESOURCE = 'resource="kopfexamples.kopf.dev"';

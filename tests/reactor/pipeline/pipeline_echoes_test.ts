@@ -20,6 +20,7 @@ import { on } from "../../../src/intents/registration.ts";
 import { ObjectTable } from "../../../src/reactor/objects/object_table.ts";
 import { Pipeline } from "../../../src/reactor/pipeline/pipeline.ts";
 import type { Reconciliation } from "../../../src/reactor/pipeline/object_processing.ts";
+import type { FakeCluster } from "../../../src/testing/mod.ts";
 import { kex, startCluster } from "../../operator/harness.ts";
 
 const KEX = new Resource({
@@ -30,6 +31,13 @@ const KEX = new Resource({
   namespaced: true,
   subresources: ["status"],
 });
+
+/** An API client of the cluster. */
+function clientOf(cluster: FakeCluster): ApiClient {
+  const vault = new Vault();
+  vault.populate({ test: cluster.connectionInfo });
+  return new ApiClient(vault);
+}
 
 /** What came of processing a new object, then the state its writes made. */
 interface Echoed {
@@ -54,9 +62,7 @@ async function echoed(
   settings = new OperatorSettings(),
 ): Promise<Echoed> {
   await using cluster = await startCluster({ status: true });
-  const vault = new Vault();
-  vault.populate({ test: cluster.connectionInfo });
-  await using api = new ApiClient(vault);
+  await using api = clientOf(cluster);
   const registry = new OperatorRegistry({ onWarning: () => {} });
   const calls: string[] = [];
   register(registry, calls);
@@ -183,9 +189,7 @@ Deno.test("a cycle not done, or a diff-base built another way: the states are pr
 
 Deno.test("a cause done after a change between its cycles: the write's state is an update", async () => {
   await using cluster = await startCluster({ status: true });
-  const vault = new Vault();
-  vault.populate({ test: cluster.connectionInfo });
-  await using api = new ApiClient(vault);
+  await using api = clientOf(cluster);
   const registry = new OperatorRegistry({ onWarning: () => {} });
   const calls: string[] = [];
   on.create("kopfexamples", { registry }, function create_fn({ retry }) {
