@@ -149,15 +149,18 @@ for (let i = 0; i < count; i++) {
   cluster.create({ apiVersion: "kopf.dev/v1", kind: "KopfExample", metadata: { name: `p-${i}` } });
   if (i % 50 === 49) await new Promise((resolve) => setTimeout(resolve, 0));
 }
-// Done when every object has had its last write (status and/or body, whichever comes).
+// Done when every object has had its last write (status and/or body, whichever comes; the
+// diff-base in an annotation, or in the status with KOPF_BENCH_COMPARE_STORAGE=status).
 for (;;) {
   await new Promise((resolve) => setTimeout(resolve, 100));
   const objects = cluster.list("kopfexamples.kopf.dev");
   const done = objects.filter((o) => {
     const status = o.status as Record<string, unknown> | undefined;
+    const inStatus = status?.kopf as Record<string, unknown> | undefined;
     return status?.handled !== undefined ||
       (status?.createFn !== undefined &&
-        o.metadata?.annotations?.["kopf.zalando.org/last-handled-configuration"] !== undefined);
+        (o.metadata?.annotations?.["kopf.zalando.org/last-handled-configuration"] !==
+            undefined || inStatus?.["last-handled-configuration"] !== undefined));
   }).length;
   if (done >= count) break;
 }

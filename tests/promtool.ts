@@ -34,3 +34,9 @@ export async function assertPromtoolAccepts(text: string): Promise<void> {
     console.warn("promtool is not installed (Debian: apt-get install prometheus); skipped.");
   } else assertEquals(checked.code, 0, checked.output);
 }
+
+/** The value of one sample in a metrics exposition, or undefined without the series. */
+export function sampleOf(text: string, series: string): number | undefined {
+  const line = text.split("\n").find((l) => l.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}

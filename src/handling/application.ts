@@ -87,6 +87,11 @@ export interface ApplyResult {
   readonly body: RawBody | undefined;
   /** The `resourceVersion` the last successful request produced, if any was made. */
   readonly version: string | undefined;
+  /**
+   * The `resourceVersion` of each successful request's answer, in order ("" for an answer
+   * without one): the states our own writes made, whose watch events are our echoes.
+   */
+  readonly versions: readonly string[];
   /** How many write requests (patches and applies) were made: what `kopf_patches_total` counts. */
   readonly requests: number;
   /** The object no longer exists. */
@@ -155,16 +160,16 @@ export async function applyChanges(options: ApplyChangesOptions): Promise<ApplyR
   } catch (error) {
     return settled(sender, error, finalizerOps.length > 0);
   }
-  return applied(sender.latest, sender.requests, false, false);
+  return applied(sender, false, false);
 }
 
 /** What a failure comes to: the object gone, or the guarded change refused; else thrown. */
 function settled(sender: Sender, error: unknown, guarded: boolean): ApplyResult {
   if (error instanceof APINotFoundError || isNamesake(error)) {
-    return applied(sender.latest, sender.requests, true, false);
+    return applied(sender, true, false);
   }
   const refused = error instanceof APIConflictError || error instanceof APIUnprocessableError;
-  if (refused && guarded) return applied(sender.latest, sender.requests, false, true);
+  if (refused && guarded) return applied(sender, false, true);
   throw error;
 }
 
@@ -178,6 +183,8 @@ class Sender {
   latest: ObjectAnswer | undefined;
   /** The writes sent. */
   requests = 0;
+  /** The versions the answers gave, in order (see `ApplyResult.versions`). */
+  versions: string[] = [];
   readonly #options: ApplyChangesOptions;
   readonly #ref: { name: string; namespace?: string };
 
@@ -202,6 +209,7 @@ class Sender {
     const body = source === undefined ? undefined : answer.body;
     if (body !== undefined) asResourceObject(body, resource.apiVersion, resource.kind);
     this.latest = answer;
+    this.versions.push(answer.resourceVersion ?? "");
   }
 
   /**
@@ -304,12 +312,12 @@ async function applyIntents(
     }
   } catch (error) {
     if (await isGone(sender, error)) {
-      return applied(sender.latest, sender.requests, true, false);
+      return applied(sender, true, false);
     }
     throw error;
   }
   if (Object.keys(leftover).length === 0 && !finalizerLeft) {
-    return applied(sender.latest, sender.requests, false, false);
+    return applied(sender, false, false);
   }
   // What leaving out cannot remove, removed against the object as the applies left it.
   const latest = sender.latest?.body ?? body;
@@ -329,7 +337,7 @@ async function applyIntents(
   } catch (error) {
     return settled(sender, error, ops.length > 0);
   }
-  return applied(sender.latest, sender.requests, false, false);
+  return applied(sender, false, false);
 }
 
 /** What identifies the object in an applied configuration: its uid guards against namesakes. */
@@ -407,13 +415,8 @@ async function isGone(sender: Sender, error: unknown): Promise<boolean> {
   }
 }
 
-function applied(
-  answer: ObjectAnswer | undefined,
-  requests: number,
-  gone: boolean,
-  conflict: boolean,
-): ApplyResult {
-  return new Applied(answer, requests, gone, conflict);
+function applied(sender: Sender, gone: boolean, conflict: boolean): ApplyResult {
+  return new Applied(sender.latest, sender.requests, sender.versions, gone, conflict);
 }
 
 /** An {@link ApplyResult} whose body is the last answer's, parsed when first read. */
@@ -421,6 +424,7 @@ class Applied implements ApplyResult {
   constructor(
     readonly answer: ObjectAnswer | undefined,
     readonly requests: number,
+    readonly versions: readonly string[],
     readonly gone: boolean,
     readonly conflict: boolean,
   ) {}

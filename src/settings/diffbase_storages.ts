@@ -399,3 +399,52 @@ const encoder = new TextEncoder();
 function kilobytes(bytes: number): string {
   return `${Math.round(bytes / 1024)} KB`;
 }
+
+/**
+ * Whether writing this patch (a `Patch`, or its merge form) to the object leaves its essence
+ * as the storage builds it unchanged: the storage builds it the framework's way (its `build`
+ * is a built-in storage's, which only drop their own fields from the base's), and the patch
+ * sets nothing that way keeps -- only the status, metadata
+ * other than labels, and annotations of Kopf-managed prefixes (as marked in the object or in
+ * the patch). Field handlers' extra fields are not looked at: the caller rules them out.
+ */
+export function keepsEssence(
+  storage: DiffBaseStorage,
+  body: RawBody,
+  patch: StoragePatch | Tree,
+): boolean {
+  if (!buildsFrameworkEssence(storage)) return false;
+  const contents = patchContents(patch);
+  for (const key in contents) {
+    if (key !== "status" && key !== "metadata") return false;
+  }
+  const metadata = contents.metadata;
+  if (metadata === undefined) return true;
+  if (!isTree(metadata) || Object.hasOwn(metadata, "labels")) return false;
+  const annotations = metadata.annotations;
+  if (annotations === undefined) return true;
+  if (!isTree(annotations)) return false;
+  const current = body.metadata?.annotations;
+  const inBody = isTree(current) ? markedPrefixes(current) : undefined;
+  const inPatch = markedPrefixes(annotations);
+  for (const key in annotations) {
+    if (key === LAST_APPLIED_ANNOTATION) continue;
+    if (!isMarkedKey(key, inBody) && !isMarkedKey(key, inPatch)) return false;
+  }
+  return true;
+}
+
+/** The built-in storages' ways of building the essence. */
+const FRAMEWORK_BUILDS: ReadonlySet<DiffBaseStorage["build"]> = new Set([
+  DiffBaseStorage.prototype.build,
+  AnnotationsDiffBaseStorage.prototype.build,
+  StatusDiffBaseStorage.prototype.build,
+  MultiDiffBaseStorage.prototype.build,
+]);
+
+/** Whether the storage (and each of a multi-storage's) builds the essence a built-in way. */
+function buildsFrameworkEssence(storage: DiffBaseStorage): boolean {
+  if (!FRAMEWORK_BUILDS.has(storage.build)) return false;
+  return !(storage instanceof MultiDiffBaseStorage) ||
+    storage.storages.every(buildsFrameworkEssence);
+}

@@ -11,7 +11,7 @@ import { assert, assertEquals } from "../assert.ts";
 import { OperatorMetrics } from "../../src/structs/operator_metrics.ts";
 import { runWithRequestPriority } from "../../src/client/request_priorities.ts";
 import type { NetworkingTuning } from "../../src/client/tuning.ts";
-import { assertPromtoolAccepts } from "../promtool.ts";
+import { assertPromtoolAccepts, sampleOf as sample } from "../promtool.ts";
 import { deferred } from "../clocks.ts";
 import { json, type Recorded, ScriptedServer } from "./scripted_server.ts";
 // kube-apiserver's answer when a priority level has no seat and no room in its queues.
@@ -64,12 +64,6 @@ async function patches(
       });
     }
   }));
-}
-
-/** The value of one sample in an exposition, or undefined without the series. */
-function sample(text: string, series: string): number | undefined {
-  const line = text.split("\n").find((l) => l.startsWith(`${series} `));
-  return line === undefined ? undefined : Number(line.slice(series.length + 1));
 }
 
 Deno.test("against a server of 4 seats without a queue, 100 callers' 2,000 patches all pass with ≤ 1% of 429s", async () => {

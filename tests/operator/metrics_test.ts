@@ -15,13 +15,7 @@ import {
   startCluster,
   startOperator,
 } from "./harness.ts";
-import { assertPromtoolAccepts } from "../promtool.ts";
-
-/** The value of one sample, or undefined when the series does not exist. */
-function sample(text: string, series: string): number | undefined {
-  const line = text.split("\n").find((l) => l.startsWith(`${series} `));
-  return line === undefined ? undefined : Number(line.slice(series.length + 1));
-}
+import { assertPromtoolAccepts, sampleOf as sample } from "../promtool.ts";
 
 Deno.test("metrics count handler runs, events, cycles and requests as the scenario drives them", async () => {
   await using cluster = await startCluster();
@@ -65,9 +59,11 @@ Deno.test("metrics count handler runs, events, cycles and requests as the scenar
         0) >= 2,
       text,
     );
-    assert(
-      (sample(text, 'kopf_processing_cycles_total{resource="kopfexamples.kopf.dev"}') ?? 0) >= 4,
-    );
+    // Each object's first state, and the flaky one's retry; the states of the writes that
+    // finished them need nothing and are not processed (their echoes), so no more than that
+    // but for the flaky one's write of its retry's progress, whose state is processed.
+    const cycles = sample(text, 'kopf_processing_cycles_total{resource="kopfexamples.kopf.dev"}');
+    assert(cycles !== undefined && cycles >= 3 && cycles <= 4, text);
     // Every patch of the handling is one API request: the two counts agree exactly.
     const patches = sample(text, 'kopf_patches_total{resource="kopfexamples.kopf.dev"}');
     assert(patches !== undefined && patches >= 2, text);

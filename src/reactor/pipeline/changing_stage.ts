@@ -165,6 +165,7 @@ export class ChangingStage implements Stage {
 
   #afterNothing(processing: ObjectProcessing): true {
     this.#conditions.afterNothing(processing);
+    processing.settles = true; // our write's state has the same essence: nothing again
     return true;
   }
 
@@ -258,7 +259,13 @@ export class ChangingStage implements Stage {
     // After the diff-base: where it goes decides whether the write makes a generation.
     this.#conditions.afterCycle(processing, cycle.fates);
     memory.fullyHandledOnce = true;
-    if (cause.reason !== "delete") return true;
+    if (cause.reason !== "delete") {
+      // The state our write makes has the essence stored as its diff-base: nothing to do.
+      // Not if the diff-base could not be stored, nor if it is the essence an earlier cycle
+      // of the cause began with: that state would find a cause (an update) again.
+      processing.settles = oversize === undefined && base === undefined;
+      return true;
+    }
     memory.deletionHandled = true;
     if (blocked) {
       logger.debug("Removing the finalizer, thus allowing the actual deletion.");

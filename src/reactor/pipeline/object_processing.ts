@@ -33,6 +33,15 @@ export interface Reconciliation {
    * if it arrives earlier.
    */
   readonly delay?: number;
+  /**
+   * The versions our writes produced (`expectedResourceVersion` last), when the states they
+   * made need no processing of their own: this processing left nothing to do -- its
+   * handlers all done and their outcome stored, or nothing to do at all -- and no stage of
+   * the resource acts on every state (no event, index, daemon, timer or child handlers).
+   * Processed, such a state would come to nothing; the queueing lets its event pass
+   * unprocessed, if every event of the object since the processed state is one of these.
+   */
+  readonly echoes?: readonly string[];
 }
 
 /**
@@ -97,10 +106,17 @@ export class ObjectProcessing implements CycleTarget {
    * stored object must show them, or they would run again (see `StoringStage`).
    */
   recorded: readonly string[] = NONE;
+  /**
+   * Set by the changing stage when the state our writes make will leave it nothing to do:
+   * the handlers of the cause are all done and stored with the diff-base, or there was
+   * nothing to do (see {@link Reconciliation.echoes}).
+   */
+  settles = false;
   /** The object's logger and reference: made when first asked (an echo's cycle may not). */
   #scope: (ObjectScope & { readonly ref: ObjectReference }) | undefined = undefined;
   #delay: number | undefined = undefined;
   #expected: string | undefined = undefined;
+  #written: readonly string[] | undefined = undefined;
   #final: Reconciliation | undefined = undefined;
 
   /** The processing of one event of an object of the resource. */
@@ -163,9 +179,13 @@ export class ObjectProcessing implements CycleTarget {
     if (this.#delay === undefined || seconds < this.#delay) this.#delay = seconds;
   }
 
-  /** Our write produced this `resourceVersion`: older states are not processed again. */
-  wrote(version: string | undefined): void {
+  /**
+   * Our writes produced these `resourceVersion`s, the last one last: older states are not
+   * processed again.
+   */
+  wrote(version: string | undefined, versions?: readonly string[]): void {
     this.#expected = version;
+    this.#written = versions;
   }
 
   /** End the processing here with this answer, whatever the stages noted; `false`. */
@@ -174,13 +194,25 @@ export class ObjectProcessing implements CycleTarget {
     return false;
   }
 
-  /** What comes of the processing. */
-  result(): Reconciliation {
+  /**
+   * What comes of the processing; with `quiet`, no stage but the changing one acts on the
+   * resource's states (see {@link Reconciliation.echoes}).
+   */
+  result(quiet = false): Reconciliation {
     if (this.#final !== undefined) return this.#final;
     if (this.#expected === undefined && this.#delay === undefined) return NOTHING;
-    const result: { expectedResourceVersion?: string; delay?: number } = {};
+    const result: { expectedResourceVersion?: string; delay?: number; echoes?: readonly string[] } =
+      {};
     if (this.#expected !== undefined) result.expectedResourceVersion = this.#expected;
-    if (this.#delay !== undefined) result.delay = this.#delay;
+    if (this.#delay !== undefined) {
+      result.delay = this.#delay;
+    } else if (
+      quiet && this.settles && this.#written !== undefined && this.#expected !== undefined
+    ) {
+      if (this.finalizerChange === undefined && !this.gone && !this.left) {
+        result.echoes = this.#written;
+      }
+    }
     return result;
   }
 }

@@ -36,6 +36,8 @@ import type { ObjectEntry } from "../objects/object_entries.ts";
 export interface Stored {
   /** The `resourceVersion` our write produced. */
   readonly version?: string;
+  /** The `resourceVersion` each of our writes produced, in order (the last is `version`). */
+  readonly versions?: readonly string[];
   /** The object as our write left it. */
   readonly body?: RawBody;
   /** The object is gone: nothing to write. */
@@ -52,6 +54,10 @@ class StoredOutcome implements Stored {
 
   get version(): string | undefined {
     return this.applied.version;
+  }
+
+  get versions(): readonly string[] {
+    return this.applied.versions;
   }
 
   get body(): RawBody | undefined {
@@ -233,6 +239,7 @@ const RESOLUTIONS = 2;
 const GONE: ApplyResult = Object.freeze({
   body: undefined,
   version: undefined,
+  versions: [],
   requests: 0,
   gone: true,
   conflict: false,

@@ -34,6 +34,7 @@ import { isThenable } from "../../structs/thenables.ts";
 import { inSpan, isTracing } from "../../platform/tracing.ts";
 import type { ApiClient } from "../../client/api.ts";
 import type { OperatorSettings } from "../../settings/operator_settings.ts";
+import { keepsEssence } from "../../settings/diffbase_storages.ts";
 import type { HandlerMatcher } from "../../intents/handler_matching.ts";
 import type { LifeCycleFn } from "../../intents/lifecycles.ts";
 import { matcherOf, type OperatorRegistry } from "../../intents/registry.ts";
@@ -110,6 +111,7 @@ export class Pipeline implements Processor {
   readonly #indexers: OperatorIndexers | undefined;
   readonly #metrics: OperatorMetrics | undefined;
   readonly #ownership: Ownership | undefined;
+  readonly #settings: OperatorSettings;
   readonly #stages: readonly Stage[];
 
   /** The stages over the operator's parts. */
@@ -119,6 +121,7 @@ export class Pipeline implements Processor {
     this.#indexers = options.indexers;
     this.#metrics = options.metrics;
     this.#ownership = options.ownership;
+    this.#settings = options.settings;
     const clock: Clock = options.clock ?? realClock;
     const storer = new OutcomeStorer({
       api: options.api,
@@ -234,6 +237,21 @@ export class Pipeline implements Processor {
       const going = stages[i].run(processing);
       if (!(isThenable(going) ? await going : going)) break;
     }
-    return processing.result();
+    return processing.result(processing.settles && this.#settled(processing));
+  }
+
+  /**
+   * Whether the states our writes make would leave every stage nothing to do, as they left
+   * the changing handlers (see `Reconciliation.echoes`): no event, index, daemon, timer or
+   * child handlers act on the resource (they act on every state, our own writes' included),
+   * no field handler watches fields beyond the essence, and the patch keeps the essence.
+   */
+  #settled(processing: ObjectProcessing): boolean {
+    const { resource } = processing;
+    const h = this.#matcher.handlersFor(resource);
+    if (h.event.length + h.index.length + h.daemon.length + h.timer.length > 0) return false;
+    if (h.child.length > 0 || this.#matcher.extraFields(resource).length > 0) return false;
+    const storage = this.#settings.persistence.diffbaseStorage;
+    return keepsEssence(storage, processing.body, processing.patch);
   }
 }

@@ -48,7 +48,7 @@ export class StoringStage implements Stage {
     if (stored.retryIn !== undefined || memory.unstored !== undefined) {
       return processing.finish(stored.retryIn === undefined ? {} : { delay: stored.retryIn });
     }
-    processing.wrote(stored.version);
+    processing.wrote(stored.version, stored.versions);
     if (stored.refused && processing.left) {
       // Out of the watch's selection, no next change will come to release the finalizer.
       processing.revisitIn(LEFT_AGAIN);

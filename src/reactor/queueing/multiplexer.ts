@@ -60,6 +60,7 @@ import { QueueingSettings } from "../../settings/queueing_settings.ts";
 import { ObjectTable } from "../objects/object_table.ts";
 import {
   describeObject,
+  isOwnEcho,
   LiveWorkers,
   newWorker,
   type Phase,
@@ -253,7 +254,7 @@ export class Multiplexer {
       this.#served.set(resource.key, resource);
     } else {
       if (again && worker.pending !== undefined) return undefined;
-      renew(worker, event, laneOf(event.type, again), this.#clock.now(), this.#places);
+      renew(worker, event, laneOf(event.type, again), this.#clock.now(), this.#places, again);
     }
     // Started first: a worker that begins its batch window is not counted in the backlog.
     if (worker.phase === "parked") this.#start(worker);
@@ -372,7 +373,11 @@ export class Multiplexer {
   /** Forget a worker; after this, a push for its object starts a new one. */
   #end(worker: Worker): void {
     this.#parked.cancel(worker);
-    worker.pending = worker.revisit = worker.expected = undefined;
+    worker.pending =
+      worker.revisit =
+      worker.expected =
+      worker.arrivals =
+        undefined;
     this.#enter(worker, "parked");
     const entry = worker.entry;
     if (entry.work === worker) entry.work = undefined;
@@ -411,9 +416,20 @@ export class Multiplexer {
           // Each step is entered synchronously when it applies (a push that starts a worker
           // counts it as it then is), and costs no await when it does not.
           if (this.#batching.batchWindow > 0) await this.#waits.settle(worker);
-          if (worker.expected !== undefined && !await this.#waits.awaitEcho(worker)) return;
+          const expected = worker.expected;
+          if (expected !== undefined) {
+            if (!await this.#waits.awaitEcho(worker)) return;
+            if (isOwnEcho(worker, expected)) {
+              // Our own write's state, which the processing that wrote it found to need
+              // nothing more: not queued for a place, its parsed body is garbage at once.
+              worker.pending = worker.arrivals = undefined;
+              this.#recount(worker);
+              continue;
+            }
+          }
           event = worker.pending!;
           worker.pending = undefined;
+          worker.arrivals = undefined;
           this.#enter(worker, "placing");
           const seeking = worker.seeking = new PlaceSeeking(
             worker,
@@ -479,7 +495,7 @@ export class Multiplexer {
       const version = result?.expectedResourceVersion;
       const timeout = this.#persistence?.consistencyTimeout ?? 0;
       if (version !== undefined && timeout > 0) {
-        worker.expected = { version, deadline: now + timeout };
+        worker.expected = { version, deadline: now + timeout, echoes: result?.echoes };
       }
       return undefined;
     } catch (error) {

@@ -48,9 +48,12 @@ export function describeObject(resource: Resource, body: RawBody): string {
 
 export type WakeReason = "arrived" | "stopped" | "timeout";
 
+/** The version of our own last patch, awaited until the deadline (the clock's seconds). */
 export interface Expectation {
   readonly version: string;
   readonly deadline: number;
+  /** Our writes' versions whose states need no processing (`Reconciliation.echoes`). */
+  readonly echoes: readonly string[] | undefined;
 }
 
 /**
@@ -89,6 +92,12 @@ export interface Worker extends Scheduled, EntryWork {
   phase: Phase;
   /** The version of our own last patch, awaited before older states are processed. */
   expected: Expectation | undefined;
+  /**
+   * The versions of the object's events since the state being processed (or last processed)
+   * was taken, "" for a push that asks for a processing again: whether they were all our own
+   * writes' echoes (see {@link isOwnEcho}).
+   */
+  arrivals: readonly string[] | undefined;
   /** A state to process again at a time, as the processor asked. */
   revisit: { readonly event: ObservedEvent; readonly at: number } | undefined;
   /** How it is counted in the backlog. */
@@ -208,6 +217,7 @@ export function newWorker(
     waiter: undefined,
     phase: "parked",
     expected: undefined,
+    arrivals: undefined,
     revisit: undefined,
     queued: NOT_QUEUED,
     current: undefined,
@@ -231,7 +241,13 @@ export function renew(
   lane: Lane,
   now: number,
   places: Places,
+  again = false,
 ): void {
+  const version = again ? "" : event.object.metadata?.resourceVersion ?? "";
+  const arrivals = worker.arrivals;
+  if (arrivals === undefined) worker.arrivals = [version];
+  else if (arrivals.length < OWN_WRITES) (arrivals as string[]).push(version);
+  else worker.arrivals = NOT_ALL_OURS; // not kept growing while the worker waits
   if (worker.pending === undefined) worker.waitingSince = now;
   worker.pending = event;
   worker.lane = lane;
@@ -339,6 +355,30 @@ export async function waitAside(
     });
     if (worker.place === undefined) cancelled.throwIfAborted();
   }
+}
+
+/** More writes than one processing makes (a JSON Patch, a merge patch, the status's). */
+const OWN_WRITES = 4;
+/** More events than one processing's writes came: not all of them were ours. */
+const NOT_ALL_OURS: readonly string[] = Object.freeze([""]);
+
+/**
+ * Whether the worker's waiting state is the one our own writes made and needs no processing:
+ * the processing before asked so (`expected.echoes`), the state is the last write's, and every
+ * event since that processing took its state was one of our writes' -- none of another
+ * writer's came between, which the last write's state would hold too.
+ */
+export function isOwnEcho(worker: Worker, expected: Expectation): boolean {
+  const echoes = expected.echoes;
+  const event = worker.pending;
+  const arrivals = worker.arrivals;
+  if (echoes === undefined || event?.type !== "MODIFIED" || arrivals === undefined) return false;
+  if (event.object.metadata?.resourceVersion !== echoes[echoes.length - 1]) return false;
+  for (let i = 0; i < arrivals.length; i++) {
+    // "" stands for no version: an again-push, too many events, a write's answer without one.
+    if (arrivals[i] === "" || !echoes.includes(arrivals[i])) return false;
+  }
+  return true;
 }
 
 export function isConsistent(event: ObservedEvent, expected: Expectation): boolean {

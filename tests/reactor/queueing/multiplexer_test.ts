@@ -526,6 +526,102 @@ Deno.test("a deletion is processed at once even while a patched version is await
   await stop(mux, clock);
 });
 
+/**
+ * A multiplexer whose first processing (of `a@3`) wrote versions 4 and 5 and said their
+ * states need nothing (`echoes`); further processings are held until released.
+ */
+async function afterSettledPatch() {
+  const parts = setup({}, 5);
+  parts.script.hold();
+  parts.mux.push(KEX, ev("a", "3"));
+  await settle();
+  parts.script.release("a@3", { expectedResourceVersion: "5", echoes: ["4", "5"] });
+  await settle();
+  return parts;
+}
+
+Deno.test("our writes' own states that need nothing are not processed; the next change is", async () => {
+  const { clock, script, mux } = await afterSettledPatch();
+  mux.push(KEX, ev("a", "4"));
+  mux.push(KEX, ev("a", "5"));
+  await settle();
+  assertEquals(script.seen, ["a@3"]);
+  assertEquals(mux.backlog, 0);
+  mux.push(KEX, ev("a", "6")); // someone else's change: processed, no expectation left
+  await settle();
+  assertEquals(script.seen, ["a@3", "a@6"]);
+  script.release("a@6");
+  await stop(mux, clock);
+});
+
+Deno.test("our write's state is processed after another writer's change came between", async () => {
+  // 4 is our first write's; 4.5 (as "45") another writer's; then our last write's 5 holds
+  // that change too: it is processed.
+  const { clock, script, mux } = await afterSettledPatch();
+  for (const rv of ["4", "45", "5"]) mux.push(KEX, ev("a", rv));
+  await settle();
+  assertEquals(script.seen, ["a@3", "a@5"]);
+  script.release("a@5");
+  await stop(mux, clock);
+});
+
+Deno.test("our write's state is processed when another change came during its processing", async () => {
+  const { clock, script, mux } = setup({}, 5);
+  script.hold();
+  mux.push(KEX, ev("a", "3"));
+  await settle();
+  mux.push(KEX, ev("a", "4")); // another writer's, while a@3 is processed
+  script.release("a@3", { expectedResourceVersion: "5", echoes: ["5"] });
+  await settle();
+  mux.push(KEX, ev("a", "5"));
+  await settle();
+  assertEquals(script.seen, ["a@3", "a@5"]);
+  script.release("a@5");
+  await stop(mux, clock);
+});
+
+Deno.test("our write's state is processed when asked for again, or when not the last write's", async () => {
+  {
+    const { clock, script, mux } = await afterSettledPatch();
+    mux.push(KEX, ev("a", "5"), true); // a processing asked for again (e.g. children)
+    await settle();
+    assertEquals(script.seen, ["a@3", "a@5"]);
+    script.release("a@5");
+    await stop(mux, clock);
+  }
+  {
+    // The consistency wait lapses with our first write's state only: it is processed.
+    const { clock, script, mux } = await afterSettledPatch();
+    mux.push(KEX, ev("a", "4"));
+    await clock.advance(5.1);
+    assertEquals(script.seen, ["a@3", "a@4"]);
+    script.release("a@4");
+    await stop(mux, clock);
+  }
+  {
+    // More events than one processing's writes: not all ours, whatever their versions.
+    const { clock, script, mux } = setup({}, 5);
+    script.hold();
+    mux.push(KEX, ev("a", "1"));
+    await settle();
+    for (const rv of ["2", "3", "4", "5", "6"]) mux.push(KEX, ev("a", rv));
+    script.release("a@1", { expectedResourceVersion: "6", echoes: ["2", "3", "4", "5", "6"] });
+    await settle();
+    assertEquals(script.seen, ["a@1", "a@6"]);
+    script.release("a@6");
+    await stop(mux, clock);
+  }
+  {
+    // A deletion is never passed over.
+    const { clock, script, mux } = await afterSettledPatch();
+    mux.push(KEX, ev("a", "5", "DELETED"));
+    await settle();
+    assertEquals(script.seen, ["a@3", "a@5"]);
+    script.release("a@5");
+    await stop(mux, clock);
+  }
+});
+
 Deno.test("with consistency waiting disabled, the stale states are processed at once", async () => {
   for (const timeout of [undefined, 0]) {
     const { clock, script, mux } = setup({}, timeout);
