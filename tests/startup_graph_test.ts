@@ -74,6 +74,7 @@ const NOT_AT_START = [
   "node:tls", // CA pinning: only with a CA given
   "node:net",
   "/src/reactor/pipeline/pipeline_stages.ts", // the handling: at the first state processed
+  "/src/handling/changing.ts",
   "/src/handling/application.ts",
   "/src/testing/", // the fake cluster
   "/src/cli/",
