@@ -76,6 +76,10 @@ const NOT_AT_START = [
   "/src/reactor/pipeline/pipeline_stages.ts", // the handling: at the first state processed
   "/src/handling/changing.ts",
   "/src/handling/application.ts",
+  "/src/engines/indexing.ts", // only with index handlers
+  "/src/reactor/objects/parent_changes.ts", // only with child handlers
+  "/src/structs/operator_metrics.ts", // only with a metrics endpoint
+  "/src/structs/metrics.ts",
   "/src/testing/", // the fake cluster
   "/src/cli/",
   "/src/commands/",
@@ -100,7 +104,7 @@ Deno.test("a plain operator's start loads no npm package and no node: module but
   );
 });
 
-Deno.test("a plain operator's start loads no tracing, servers, coordination, peering, admission, daemons, handling, fake cluster, CLI or YAML", async () => {
+Deno.test("a plain operator's start loads no tracing, servers, coordination, peering, admission, daemons, handling, indices, metrics, fake cluster, CLI or YAML", async () => {
   const graph = await staticGraph();
   assert(graph.size > 50, `the entry's graph was read: ${graph.size} modules`);
   const loaded = [...graph.keys()].filter((specifier) =>

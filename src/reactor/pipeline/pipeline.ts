@@ -17,7 +17,8 @@
 
 import type { ObservedEvent } from "../../structs/bodies.ts";
 import { type Clock, realClock } from "../../structs/clock.ts";
-import { type OperatorMetrics, resourceLabel } from "../../structs/operator_metrics.ts";
+import type { OperatorMetrics } from "../../structs/operator_metrics.ts";
+import { resourceLabel } from "../../structs/metric_labels.ts";
 import type { Resource } from "../../structs/resources.ts";
 import { Semaphore } from "../../structs/semaphores.ts";
 import { inSpan, isTracing } from "../../platform/tracing.ts";

@@ -9,7 +9,8 @@
  */
 
 import type { ObjectEvent, ObservedEvent } from "../../structs/bodies.ts";
-import { type OperatorMetrics, resourceLabel } from "../../structs/operator_metrics.ts";
+import type { OperatorMetrics } from "../../structs/operator_metrics.ts";
+import { resourceLabel } from "../../structs/metric_labels.ts";
 import type { Resource } from "../../structs/resources.ts";
 import type { ParentQueue } from "../observation/child_watching.ts";
 import type { Multiplexer } from "./multiplexer.ts";

@@ -6,7 +6,8 @@
  * @module
  */
 
-import { type OperatorMetrics, resourceLabel } from "../../structs/operator_metrics.ts";
+import type { OperatorMetrics } from "../../structs/operator_metrics.ts";
+import { resourceLabel } from "../../structs/metric_labels.ts";
 import type { OperatorParts } from "../operator_parts.ts";
 import type { Runnable } from "../manager.ts";
 import type { DaemonsRunnable } from "./daemons_runnable.ts";
