@@ -78,6 +78,7 @@ const NOT_AT_START = [
   "/src/handling/application.ts",
   "/src/engines/indexing.ts", // only with index handlers
   "/src/reactor/objects/parent_changes.ts", // only with child handlers
+  "/src/reactor/observation/child_watching.ts",
   "/src/structs/operator_metrics.ts", // only with a metrics endpoint
   "/src/structs/metrics.ts",
   "/src/testing/", // the fake cluster
@@ -104,7 +105,7 @@ Deno.test("a plain operator's start loads no npm package and no node: module but
   );
 });
 
-Deno.test("a plain operator's start loads no tracing, servers, coordination, peering, admission, daemons, handling, indices, metrics, fake cluster, CLI or YAML", async () => {
+Deno.test("a plain operator's start loads no tracing, servers, coordination, peering, admission, daemons, handling, indices, children, metrics, fake cluster, CLI or YAML", async () => {
   const graph = await staticGraph();
   assert(graph.size > 50, `the entry's graph was read: ${graph.size} modules`);
   const loaded = [...graph.keys()].filter((specifier) =>
