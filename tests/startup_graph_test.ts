@@ -81,6 +81,7 @@ const NOT_AT_START = [
   "/src/reactor/observation/child_watching.ts",
   "/src/structs/operator_metrics.ts", // only with a metrics endpoint
   "/src/structs/metrics.ts",
+  "/src/client/kubeconfig.ts", // only to log in with a kubeconfig
   "/src/testing/", // the fake cluster
   "/src/cli/",
   "/src/commands/",
@@ -105,7 +106,7 @@ Deno.test("a plain operator's start loads no npm package and no node: module but
   );
 });
 
-Deno.test("a plain operator's start loads no tracing, servers, coordination, peering, admission, daemons, handling, indices, children, metrics, fake cluster, CLI or YAML", async () => {
+Deno.test("a plain operator's start loads no tracing, servers, coordination, peering, admission, daemons, handling, indices, children, metrics, kubeconfig, fake cluster, CLI or YAML", async () => {
   const graph = await staticGraph();
   assert(graph.size > 50, `the entry's graph was read: ${graph.size} modules`);
   const loaded = [...graph.keys()].filter((specifier) =>
