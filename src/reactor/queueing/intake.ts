@@ -26,11 +26,15 @@ export interface Gate {
 /** The queue's intake; see the module docs. */
 export class Intake implements ParentQueue {
   readonly #gate: Gate;
-  readonly #queue: Multiplexer;
+  readonly #queue: Pick<Multiplexer, "push">;
   readonly #metrics: OperatorMetrics | undefined;
 
   /** The intake of the queue, asking the gate, counting in the metrics (if any). */
-  constructor(gate: Gate, queue: Multiplexer, metrics: OperatorMetrics | undefined) {
+  constructor(
+    gate: Gate,
+    queue: Pick<Multiplexer, "push">,
+    metrics: OperatorMetrics | undefined,
+  ) {
     this.#gate = gate;
     this.#queue = queue;
     this.#metrics = metrics;
