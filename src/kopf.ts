@@ -114,10 +114,9 @@ export { reconciler } from "./reactor/pipeline/reconciler.ts";
 export { configure } from "./platform/logging.ts";
 
 // --- logging in ---
-export { loginWithKubeconfig } from "./client/kubeconfig.ts";
+export { loginWithDefaults, loginWithKubeconfig } from "./client/login.ts";
 export { loginWithServiceAccount } from "./client/service_account.ts";
 export { loginViaClient } from "./client/piggybacking.ts";
-export { loginWithDefaults } from "./client/login.ts";
 
 // --- events and hierarchies ---
 export { event, exception, info, warn } from "./engines/posting.ts";

@@ -73,6 +73,16 @@ const NOT_AT_START = [
   "node:fs/promises", // files: Deno's own API on Deno
   "node:tls", // CA pinning: only with a CA given
   "node:net",
+  "/src/reactor/queueing/multiplexer.ts", // the queue: at the first state fed
+  "/src/reactor/pipeline/pipeline_stages.ts", // the handling: at the first state processed
+  "/src/handling/changing.ts",
+  "/src/handling/application.ts",
+  "/src/engines/indexing.ts", // only with index handlers
+  "/src/reactor/objects/parent_changes.ts", // only with child handlers
+  "/src/reactor/observation/child_watching.ts",
+  "/src/structs/operator_metrics.ts", // only with a metrics endpoint
+  "/src/structs/metrics.ts",
+  "/src/client/kubeconfig.ts", // only to log in with a kubeconfig
   "/src/testing/", // the fake cluster
   "/src/cli/",
   "/src/commands/",
@@ -97,7 +107,7 @@ Deno.test("a plain operator's start loads no npm package and no node: module but
   );
 });
 
-Deno.test("a plain operator's start loads no tracing, servers, coordination, peering, admission, daemons, fake cluster, CLI or YAML", async () => {
+Deno.test("a plain operator's start loads no tracing, servers, coordination, peering, admission, daemons, queue, handling, indices, children, metrics, kubeconfig, fake cluster, CLI or YAML", async () => {
   const graph = await staticGraph();
   assert(graph.size > 50, `the entry's graph was read: ${graph.size} modules`);
   const loaded = [...graph.keys()].filter((specifier) =>

@@ -9,7 +9,8 @@
  *     deno task bench metrics
  */
 import type { BenchFigure, BenchSection } from "./types.ts";
-import { OperatorMetrics, requestLabels } from "../../src/structs/operator_metrics.ts";
+import { OperatorMetrics } from "../../src/structs/operator_metrics.ts";
+import { requestLabels } from "../../src/structs/metric_labels.ts";
 
 const OBJECTS = 200_000;
 

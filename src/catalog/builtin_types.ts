@@ -5,7 +5,7 @@
  * @module
  */
 import type { JsonObject } from "../structs/bodies.ts";
-import { ALL_VERBS, type ResourceType, typeKey } from "./resource_types.ts";
+import { ALL_VERBS, type ResourceType } from "./resource_types.ts";
 import {
   at,
   builtin,
@@ -294,19 +294,17 @@ export function builtinTypes(): ResourceType[] {
   ];
 }
 
-/** The type keys of {@link builtinTypes}: made once, when first needed. */
-let builtinKeys: ReadonlySet<string> | undefined;
-
 /**
- * Whether the resource is one of Kubernetes' own rather than a custom resource: one of
- * {@link builtinTypes}, or of a group that no custom resource can have -- the core group
- * and the other groups without a dot (a CRD's group needs one: `apps`, `batch`, `policy`,
- * `autoscaling`, ...), and the groups that Kubernetes keeps for its own APIs (`k8s.io`,
- * `kubernetes.io` and their subdomains: `networking.k8s.io`, `storage.k8s.io`, ...).
+ * Whether a resource of the group is one of Kubernetes' own rather than a custom resource:
+ * the group is one that no custom resource can have -- the core group and the other groups
+ * without a dot (a CRD's group needs one: `apps`, `batch`, `policy`, `autoscaling`, ...), and
+ * the groups that Kubernetes keeps for its own APIs (`k8s.io`, `kubernetes.io` and their
+ * subdomains: `networking.k8s.io`, `storage.k8s.io`, ...). Every one of {@link builtinTypes}
+ * is in such a group (its test keeps it so): the answer needs no table, and a watch's start
+ * makes none.
  */
-export function isBuiltinResource(group: string, plural: string): boolean {
-  builtinKeys ??= new Set(builtinTypes().map((type) => typeKey(type.group, type.plural)));
-  if (builtinKeys.has(typeKey(group, plural)) || !group.includes(".")) return true;
+export function isBuiltinResource(group: string): boolean {
+  if (!group.includes(".")) return true;
   return group === "k8s.io" || group.endsWith(".k8s.io") || group === "kubernetes.io" ||
     group.endsWith(".kubernetes.io");
 }

@@ -384,25 +384,8 @@ async function addExecCredentials(
 }
 
 /**
- * Log in with kubeconfig files: `KUBECONFIG` (merged) or `~/.kube/config`, or the files
- * and context given. Returns `undefined` when there is no kubeconfig at all; raises
- * {@link LoginError} with one clear line when one exists but is unusable. Without files
- * given, in an operator that `KopfRunner` runs against a test's cluster, it returns that
- * cluster's credentials instead.
- *
- * Usable directly as a login handler: `kopf.on.login(loginWithKubeconfig)`.
- *
- * @example Log in with a context of one's choice, from an operator-specific file
- * ```ts
- * import { kopf } from "@kopf/kopf";
- *
- * kopf.on.login(() =>
- *   kopf.loginWithKubeconfig({
- *     kubeconfig: "/etc/operator/kubeconfig",
- *     context: "production",
- *   })
- * );
- * ```
+ * `loginWithKubeconfig()` as `client/login.ts` documents it, which loads this module at its
+ * first call.
  */
 export async function loginWithKubeconfig(
   options: Pick<LoginOptions, "logger" | "kubeconfig" | "context"> = {},

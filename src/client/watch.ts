@@ -59,7 +59,7 @@ import { type ApiClient, metricsOf } from "./api.ts";
 import { listPages } from "./objects.ts";
 import { listModeOf, listPageSizeOf, reconnectBackoffOf } from "./tuning.ts";
 import { realClock, sleep } from "../structs/clock.ts";
-import { resourceLabel } from "../structs/operator_metrics.ts";
+import { resourceLabel } from "../structs/metric_labels.ts";
 import { categoryLogger } from "../platform/logging.ts";
 import type { WatchItem, WholeWatchItem } from "./watch_items.ts";
 import {

@@ -23,7 +23,7 @@ import { EndpointSettings } from "../settings/cluster_settings.ts";
 import { realClock } from "../structs/clock.ts";
 import { describeError } from "../structs/log_formats.ts";
 import type { HttpServer, HttpServerLimits } from "../platform/http_server.ts";
-import { METRICS_CONTENT_TYPE, type MetricsRegistry } from "../structs/metrics.ts";
+import type { MetricsRegistry } from "../structs/metrics.ts";
 import { type ActivityContext, runProbes } from "./activities.ts";
 
 /** Answers the requests of one path. */
@@ -159,7 +159,7 @@ export function readinessRoute(readiness: Readiness): EndpointRoute {
 /** The metrics: the registry's exposition in the Prometheus text format. */
 export function metricsRoute(registry: MetricsRegistry): EndpointRoute {
   return () =>
-    new Response(registry.expose(), { headers: { "content-type": METRICS_CONTENT_TYPE } });
+    new Response(registry.expose(), { headers: { "content-type": registry.contentType } });
 }
 
 /**

@@ -28,12 +28,13 @@ import type { ChangingKwargs } from "../intents/kwargs.ts";
 import type { Reason } from "../intents/reasons.ts";
 import type { Clock } from "../structs/clock.ts";
 import { type CauseMatch, deduplicate } from "../intents/handler_matching.ts";
-import type { Cause, CauseOverrides } from "../intents/causes.ts";
+import type { Cause } from "../intents/causes.ts";
 import { matcherOf, type OperatorRegistry } from "../intents/registry.ts";
 import { type SubhandlerScope, subhandlerScope } from "../intents/subhandlers.ts";
 import { AsyncContext, type Binding } from "../platform/async_context.ts";
 import { getDefaultLifecycle, type LifeCycleFn, planHandlers } from "../intents/lifecycles.ts";
 import { capitalize, TITLES } from "./cause_detection.ts";
+import { changingRuns, type ExecutingRun, type SubhandlerRun } from "./changing_runs.ts";
 import {
   executeHandlerOnce,
   HandlerChildrenRetry,
@@ -93,14 +94,6 @@ export interface CycleContext {
    * diff-base can be stored, the progress is what tells that they are done.
    */
   readonly keepProgress?: boolean;
-}
-
-/** How sub-handlers run: the checked options of `kopf.execute()`. */
-export interface SubhandlerRun {
-  /** The lifecycle; the operator's if omitted. */
-  readonly lifecycle?: LifeCycleFn;
-  /** What changes about the parent's cause for the sub-handlers (the diff given or computed). */
-  readonly cause?: CauseOverrides;
 }
 
 /** What came of the cycle. */
@@ -172,14 +165,6 @@ function changingKwargs(
   });
 }
 
-/** The handler run in the current flow: what `kopf.execute()` runs sub-handlers in. */
-const changingRuns: AsyncContext<ChangingRun> = new AsyncContext<ChangingRun>();
-
-/** The resource-changing handler running in the current flow, if any. */
-export function currentChangingRun(): ChangingRun | undefined {
-  return changingRuns.get();
-}
-
 /**
  * One run of one handler: the sub-handler scope that `kopf.subhandler()` and
  * `kopf.register()` fill (its data: the parent's id, the sub-registry), what
@@ -187,7 +172,7 @@ export function currentChangingRun(): ChangingRun | undefined {
  * with its methods on the prototype, rather than closures and objects per run: this is made
  * per handler call.
  */
-export class ChangingRun implements SubhandlerScope, HandlerRunExtras {
+export class ChangingRun implements SubhandlerScope, HandlerRunExtras, ExecutingRun {
   readonly parentId: string;
   /** Made by the first sub-handler registered: most handlers register none. */
   registry: OperatorRegistry | undefined = undefined;

@@ -24,11 +24,8 @@ import {
 import type { ObjectLogger } from "../structs/loggers.ts";
 import type { RawBody } from "../structs/bodies.ts";
 import { type Attributes, inSpan, isTracing } from "../platform/tracing.ts";
-import {
-  type HandlerRunOutcome,
-  type OperatorMetrics,
-  resourceLabel,
-} from "../structs/operator_metrics.ts";
+import type { HandlerRunOutcome, OperatorMetrics } from "../structs/operator_metrics.ts";
+import { resourceLabel } from "../structs/metric_labels.ts";
 import type { RetryPolicy } from "../intents/handlers.ts";
 import type { HandlerState, Outcome } from "./handler_progress.ts";
 import { isThenable } from "../structs/thenables.ts";

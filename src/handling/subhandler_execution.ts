@@ -1,8 +1,9 @@
 /**
  * `kopf.execute()`: run sub-handlers now, from inside a resource-changing handler, with the
  * same progress tracking, retries and errors as handlers. The handling cycle runs each such
- * handler as a {@link ChangingRun}; this takes the current one and runs the sub-handlers in
- * it. (The registration of sub-handlers, `kopf.subhandler()`, is the intents' side.)
+ * handler as a run of its own (`changing_runs.ts`); this takes the current one and runs the
+ * sub-handlers in it. (The registration of sub-handlers, `kopf.subhandler()`, is the intents'
+ * side.)
  *
  * @module
  */
@@ -14,7 +15,7 @@ import { checkLifecycle, type LifeCycleFn } from "../intents/lifecycles.ts";
 import { matcherOf, type OperatorRegistry } from "../intents/registry.ts";
 import type { ChangingKwargs } from "../intents/kwargs.ts";
 import type { CauseOverrides } from "../intents/causes.ts";
-import { type ChangingRun, currentChangingRun, type SubhandlerRun } from "./changing.ts";
+import { currentChangingRun, type ExecutingRun, type SubhandlerRun } from "./changing_runs.ts";
 
 /**
  * What {@link execute} runs -- functions by id, handler records, or a registry's handlers;
@@ -107,7 +108,7 @@ function checkCause(cause: CauseOverrides | undefined): CauseOverrides | undefin
 }
 
 /** The running handler; a clear error outside of one. */
-function currentRun(): ChangingRun {
+function currentRun(): ExecutingRun {
   const run = currentChangingRun();
   if (run === undefined) {
     throw new RegistrationError(

@@ -69,6 +69,20 @@ export class AsyncContext<T> {
   }
 }
 
+/** The flow as at the program's start: no context set. */
+const outside = AsyncLocalStorage.snapshot();
+
+/**
+ * Run `fn` outside of every context, as at the program's start; for a module's `import()`
+ * at the point of use. Deno resolves an import that loads modules in the flow it began in
+ * and leaves that flow current for what it calls next on its own (the next test, a
+ * server's handler): begun in a handler's flow, the handler's contexts would leak there.
+ * The caller still awaits the import in its own flow.
+ */
+export function outsideContexts<R>(fn: () => R): R {
+  return outside(fn);
+}
+
 /**
  * `fn`, bound to the async context of the caller: called later from anywhere (a timer of
  * the simulation's virtual clock fires from its driver), it runs in the context that was

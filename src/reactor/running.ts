@@ -17,13 +17,12 @@
  * @module
  */
 
-import { ChildChanges } from "./objects/parent_changes.ts";
 import { realClock } from "../structs/clock.ts";
 import { Memo } from "../structs/memos.ts";
 import { summarizeError } from "../structs/log_formats.ts";
 import { makeScope, type Scope } from "../structs/namespace_scopes.ts";
-import { OperatorMetrics } from "../structs/operator_metrics.ts";
 import { Semaphore } from "../structs/semaphores.ts";
+import { outsideContexts } from "../platform/async_context.ts";
 import { ensureLoggingConfigured } from "../platform/logging.ts";
 import { describePermissionError } from "../platform/permission_flags.ts";
 import { exitProcess } from "../platform/process.ts";
@@ -34,7 +33,6 @@ import { OperatorSettings } from "../settings/operator_settings.ts";
 import { getDefaultRegistry, matcherOf } from "../intents/registry.ts";
 import { getDefaultLifecycle } from "../intents/lifecycles.ts";
 import { ObjectTable } from "./objects/object_table.ts";
-import { OperatorIndexers } from "../engines/indexing.ts";
 import { reactorLogger } from "./default_logger.ts";
 import { Manager } from "./manager.ts";
 import { assembleOperator } from "./assembly.ts";
@@ -59,7 +57,7 @@ import { DEFAULT_WRITE_LIMIT } from "./pipeline/pipeline.ts";
  * ```
  */
 export async function operator(options: OperatorOptions = {}): Promise<void> {
-  await prepareOperator(options).run();
+  await (await prepareOperator(options)).run();
 }
 
 /** An operator ready to run: its manager, and its run until the options' signal aborts. */
@@ -71,10 +69,10 @@ interface PreparedOperator {
 }
 
 /** Check the options and assemble the operator, not running yet. */
-function prepareOperator(options: OperatorOptions): PreparedOperator {
+async function prepareOperator(options: OperatorOptions): Promise<PreparedOperator> {
   ensureLoggingConfigured();
   checkOptions(options);
-  const parts = partsOf(options);
+  const parts = await partsOf(options);
   applyOptions(options, parts.settings, parts.scope.clusterwide);
   const manager = new Manager({
     logger: parts.logger,
@@ -105,16 +103,33 @@ function prepareOperator(options: OperatorOptions): PreparedOperator {
   };
 }
 
-/** The operator's shared parts, from its options and their defaults. */
-function partsOf(options: OperatorOptions): OperatorParts {
+/**
+ * The operator's shared parts, from its options and their defaults. The parts that only some
+ * operators have (metrics, the children's changes, indices) are loaded only by those: the
+ * others start without their modules.
+ */
+async function partsOf(options: OperatorOptions): Promise<OperatorParts> {
   const registry = options.registry ?? getDefaultRegistry();
   const matcher = matcherOf(registry);
   const logger = options.logger ?? reactorLogger();
   const clock = options.clock ?? realClock;
   // Metrics only when asked for: nothing is counted otherwise.
-  const metrics = options.metricsEndpoint === undefined ? undefined : new OperatorMetrics();
+  const metrics = options.metricsEndpoint === undefined
+    ? undefined
+    : new (await outsideContexts(() => import("../structs/operator_metrics.ts"))).OperatorMetrics();
   const memo = options.memo ?? new Memo();
   const objects = new ObjectTable(memo);
+  const children = matcher.childHandlers().length > 0
+    ? new (await outsideContexts(() => import("./objects/parent_changes.ts"))).ChildChanges(objects)
+    : undefined;
+  // The indices exist from the start: activities get them too (possibly still filling up).
+  const indexers = matcher.indexNames().length > 0
+    ? new (await outsideContexts(() => import("../engines/indexing.ts"))).OperatorIndexers({
+      registry,
+      clock,
+      metrics,
+    })
+    : undefined;
   return {
     registry,
     matcher,
@@ -126,11 +141,8 @@ function partsOf(options: OperatorOptions): OperatorParts {
     lifecycle: options.lifecycle ?? getDefaultLifecycle(),
     defaultLogin: options.defaultLogin ?? (() => loginWithDefaults()),
     metrics,
-    children: matcher.childHandlers().length > 0 ? new ChildChanges(objects) : undefined,
-    // The indices exist from the start: activities get them too (possibly still filling up).
-    indexers: matcher.indexNames().length > 0
-      ? new OperatorIndexers({ registry, clock, metrics })
-      : undefined,
+    children,
+    indexers,
     objects,
     writes: new Semaphore(DEFAULT_WRITE_LIMIT),
   };
@@ -193,7 +205,7 @@ export async function run(options: OperatorOptions = {}): Promise<void> {
   });
   try {
     ensureLoggingConfigured();
-    prepared = prepareOperator({ ...options, logger, signal: controller.signal });
+    prepared = await prepareOperator({ ...options, logger, signal: controller.signal });
     await prepared.run();
   } catch (error) {
     removeListeners();

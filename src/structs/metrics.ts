@@ -229,6 +229,8 @@ export class Histogram extends Metric {
 
 /** The metrics of one operator, exposed together. */
 export class MetricsRegistry {
+  /** The content type of {@link MetricsRegistry.expose}'s text. */
+  readonly contentType: string = METRICS_CONTENT_TYPE;
   readonly #metrics = new Map<string, Exposable>();
 
   /** A counter; the same one again when asked twice by the same name. */

@@ -19,7 +19,7 @@ import { Selector } from "../../structs/resource_selectors.ts";
 import type { PersistenceSettings } from "../../settings/processing_settings.ts";
 import type { WatchingSettings } from "../../settings/api_settings.ts";
 import type { Logger } from "../../structs/loggers.ts";
-import { builtinTypes } from "../../catalog/builtin_types.ts";
+import { builtinTypes, isBuiltinResource } from "../../catalog/builtin_types.ts";
 import { typeKey } from "../../catalog/resource_types.ts";
 import type { HandlerMatcher } from "../../intents/handler_matching.ts";
 import {
@@ -28,6 +28,8 @@ import {
   type WatchSelection,
   watchSelection,
 } from "../../intents/watch_selections.ts";
+
+const NO_FIELDS: readonly string[] = Object.freeze([]);
 
 /** One entry of `settings.watching.selectors`, parsed. */
 interface Explicit {
@@ -40,6 +42,8 @@ interface Explicit {
 let builtinFields: Map<string, readonly string[]> | undefined;
 
 function selectableFieldsOf(resource: Resource): readonly string[] {
+  // A custom resource's: none of the catalog's, whose table is not made for it.
+  if (!isBuiltinResource(resource.group)) return NO_FIELDS;
   builtinFields ??= new Map(
     builtinTypes().map((
       type,

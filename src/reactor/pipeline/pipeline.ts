@@ -1,17 +1,7 @@
 /**
  * The per-object pipeline: what the queueing's worker runs for every state of every object,
- * as named stages over one context ({@link ObjectProcessing}), each doing one thing and
- * calling the layer that knows how:
- *
- * | stage              | module                 | does                                              |
- * | ------------------ | ---------------------- | ------------------------------------------------- |
- * | recall             | `recall_stage.ts`      | the object's memory; its newest state             |
- * | pending outcome    | `recall_stage.ts`      | an outcome not stored before goes first           |
- * | indexing           | `indexing_stage.ts`    | the indices; waits for the initial indexing       |
- * | event handlers     | `event_stage.ts`       | `kopf.on.event` handlers, for every event         |
- * | daemons and timers | `spawning_stage.ts`    | tells them the state; awaits their exits          |
- * | changing handlers  | `changing_stage.ts`    | the cause, the finalizer, the handling cycle      |
- * | storing            | `storing_stage.ts`     | the patch and finalizer, in as few requests       |
+ * as named stages over one context (`ObjectProcessing`), each doing one thing and calling
+ * the layer that knows how (the stages: `pipeline_stages.ts`).
  *
  * A stage may end the processing (a state that moved on, another replica's object, an
  * outcome that could not be stored); what it comes to is a {@link Reconciliation}: which
@@ -27,14 +17,14 @@
 
 import type { ObservedEvent } from "../../structs/bodies.ts";
 import { type Clock, realClock } from "../../structs/clock.ts";
-import { type OperatorMetrics, resourceLabel } from "../../structs/operator_metrics.ts";
+import type { OperatorMetrics } from "../../structs/operator_metrics.ts";
+import { resourceLabel } from "../../structs/metric_labels.ts";
 import type { Resource } from "../../structs/resources.ts";
 import { Semaphore } from "../../structs/semaphores.ts";
-import { isThenable } from "../../structs/thenables.ts";
 import { inSpan, isTracing } from "../../platform/tracing.ts";
+import { outsideContexts } from "../../platform/async_context.ts";
 import type { ApiClient } from "../../client/api.ts";
 import type { OperatorSettings } from "../../settings/operator_settings.ts";
-import { keepsEssence } from "../../settings/diffbase_storages.ts";
 import type { HandlerMatcher } from "../../intents/handler_matching.ts";
 import type { LifeCycleFn } from "../../intents/lifecycles.ts";
 import { matcherOf, type OperatorRegistry } from "../../intents/registry.ts";
@@ -42,22 +32,9 @@ import type { ObjectTable } from "../objects/object_table.ts";
 import type { Spawner } from "../../engines/daemons.ts";
 import type { OperatorIndexers } from "../../engines/indexing.ts";
 import type { Ownership } from "../../engines/leader_election.ts";
-import { ChangingStage } from "./changing_stage.ts";
-import { EventStage } from "./event_stage.ts";
-import { IndexingStage } from "./indexing_stage.ts";
-import {
-  type AsideWait,
-  ObjectProcessing,
-  type Reconciliation,
-  type Stage,
-  waitInPlace,
-} from "./object_processing.ts";
-import { OutcomeStorer } from "./outcome_storing.ts";
-import { PendingOutcomeStage, RecallStage } from "./recall_stage.ts";
-import { SpawningStage } from "./spawning_stage.ts";
-import { ChildStage } from "./child_stage.ts";
+import type { AsideWait, Reconciliation } from "./object_processing.ts";
+import type { Stages } from "./pipeline_stages.ts";
 import type { ChildChanges } from "../objects/parent_changes.ts";
-import { StoringStage } from "./storing_stage.ts";
 import type { ProcessingContext, Processor } from "../queueing/workers.ts";
 
 /** What processing is made of: one per operator. */
@@ -111,48 +88,38 @@ export class Pipeline implements Processor {
   readonly #indexers: OperatorIndexers | undefined;
   readonly #metrics: OperatorMetrics | undefined;
   readonly #ownership: Ownership | undefined;
-  readonly #settings: OperatorSettings;
-  readonly #stages: readonly Stage[];
+  readonly #options: PipelineOptions;
+  readonly #clock: Clock;
+  readonly #writes: Semaphore;
+  /** The stages, once their modules are loaded; loading since the first need. */
+  #stages: Stages | undefined;
+  #loading: Promise<Stages> | undefined;
 
-  /** The stages over the operator's parts. */
+  /** The processing over the operator's parts; its stages load when first needed. */
   constructor(options: PipelineOptions) {
-    const matcher = this.#matcher = matcherOf(options.registry);
+    this.#matcher = matcherOf(options.registry);
+    this.#options = options;
     this.#objects = options.objects;
     this.#indexers = options.indexers;
     this.#metrics = options.metrics;
     this.#ownership = options.ownership;
-    this.#settings = options.settings;
-    const clock: Clock = options.clock ?? realClock;
-    const storer = new OutcomeStorer({
-      api: options.api,
-      settings: options.settings,
-      writes: options.writes ?? new Semaphore(options.writeLimit ?? DEFAULT_WRITE_LIMIT),
-      metrics: options.metrics,
-    });
-    this.#stages = [
-      new RecallStage(options.api, options.objects, options.ownership),
-      new PendingOutcomeStage(storer),
-      new IndexingStage(options.indexers),
-      new EventStage(matcher, clock, options.metrics),
-      new SpawningStage(options.spawner),
-      new ChangingStage({
-        matcher,
-        settings: options.settings,
-        clock,
-        metrics: options.metrics,
-        lifecycle: options.lifecycle,
-        spawner: options.spawner,
-      }),
-      ...(options.children === undefined
-        ? []
-        : [new ChildStage(matcher, options.children, clock, options.metrics)]),
-      new StoringStage(storer),
-    ];
+    this.#clock = options.clock ?? realClock;
+    this.#writes = options.writes ?? new Semaphore(options.writeLimit ?? DEFAULT_WRITE_LIMIT);
   }
 
-  /** The stages, in their order. */
-  get stages(): readonly Stage[] {
-    return this.#stages;
+  /**
+   * Load the stages' modules (the handling of changes, the patches' application) unless
+   * loading already; resolves once loaded, rejects if they fail to load. Not at the start:
+   * an operator's first watches need none of it, so they need not wait for it either.
+   */
+  load(): Promise<void> {
+    return this.#load().then(() => {});
+  }
+
+  #load(): Promise<Stages> {
+    return this.#loading ??= outsideContexts(() => import("./pipeline_stages.ts")).then((
+      { Stages },
+    ) => this.#stages = new Stages(this.#options, this.#matcher, this.#clock, this.#writes));
   }
 
   /**
@@ -222,36 +189,14 @@ export class Pipeline implements Processor {
     }, () => this.#process(resource, event, signal, aside));
   }
 
-  async #process(
+  #process(
     resource: Resource,
     event: ObservedEvent,
     signal: AbortSignal | undefined,
     aside: AsideWait | undefined,
   ): Promise<Reconciliation> {
-    const indices = this.#indexers?.indices;
-    const processing = new ObjectProcessing(resource, event, signal, aside ?? waitInPlace, indices);
-    // Indexed: an iterator's objects per state processed are garbage for nothing.
     const stages = this.#stages;
-    for (let i = 0; i < stages.length; i++) {
-      // A stage with nothing to do answers at once: no turn of the event loop for it.
-      const going = stages[i].run(processing);
-      if (!(isThenable(going) ? await going : going)) break;
-    }
-    return processing.result(processing.settles && this.#settled(processing));
-  }
-
-  /**
-   * Whether the states our writes make would leave every stage nothing to do, as they left
-   * the changing handlers (see `Reconciliation.echoes`): no event, index, daemon, timer or
-   * child handlers act on the resource (they act on every state, our own writes' included),
-   * no field handler watches fields beyond the essence, and the patch keeps the essence.
-   */
-  #settled(processing: ObjectProcessing): boolean {
-    const { resource } = processing;
-    const h = this.#matcher.handlersFor(resource);
-    if (h.event.length + h.index.length + h.daemon.length + h.timer.length > 0) return false;
-    if (h.child.length > 0 || this.#matcher.extraFields(resource).length > 0) return false;
-    const storage = this.#settings.persistence.diffbaseStorage;
-    return keepsEssence(storage, processing.body, processing.patch);
+    if (stages !== undefined) return stages.run(resource, event, signal, aside);
+    return this.#load().then((loaded) => loaded.run(resource, event, signal, aside));
   }
 }

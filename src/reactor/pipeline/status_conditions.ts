@@ -60,7 +60,7 @@ export class StatusConditions {
     if (processing.source !== undefined) return false;
     let builtin = this.#builtin.get(resource);
     if (builtin === undefined) {
-      builtin = isBuiltinResource(resource.group, resource.plural);
+      builtin = isBuiltinResource(resource.group);
       this.#builtin.set(resource, builtin);
     }
     return !builtin;

@@ -9,7 +9,8 @@
  */
 
 import type { ObjectEvent, ObservedEvent } from "../../structs/bodies.ts";
-import { type OperatorMetrics, resourceLabel } from "../../structs/operator_metrics.ts";
+import type { OperatorMetrics } from "../../structs/operator_metrics.ts";
+import { resourceLabel } from "../../structs/metric_labels.ts";
 import type { Resource } from "../../structs/resources.ts";
 import type { ParentQueue } from "../observation/child_watching.ts";
 import type { Multiplexer } from "./multiplexer.ts";
@@ -25,11 +26,15 @@ export interface Gate {
 /** The queue's intake; see the module docs. */
 export class Intake implements ParentQueue {
   readonly #gate: Gate;
-  readonly #queue: Multiplexer;
+  readonly #queue: Pick<Multiplexer, "push">;
   readonly #metrics: OperatorMetrics | undefined;
 
   /** The intake of the queue, asking the gate, counting in the metrics (if any). */
-  constructor(gate: Gate, queue: Multiplexer, metrics: OperatorMetrics | undefined) {
+  constructor(
+    gate: Gate,
+    queue: Pick<Multiplexer, "push">,
+    metrics: OperatorMetrics | undefined,
+  ) {
     this.#gate = gate;
     this.#queue = queue;
     this.#metrics = metrics;

@@ -8,10 +8,11 @@
  * @module
  */
 
+import { outsideContexts } from "../../platform/async_context.ts";
 import type { ChildChanges } from "../objects/parent_changes.ts";
 import { observationClient } from "../observation/observation_client.ts";
 import { discoveredGroups } from "../observation/discovered_groups.ts";
-import { ChildWatching } from "../observation/child_watching.ts";
+import type { ChildWatching } from "../observation/child_watching.ts";
 import { Observer } from "../observation/observer.ts";
 import type { OperatorParts } from "../operator_parts.ts";
 import type { Reactions, RunContext, Runnable } from "../manager.ts";
@@ -61,9 +62,15 @@ export class ChildrenRunnable implements Runnable {
     resumed: () => this.#observer?.resume(),
   };
 
-  /** Start watching the children. */
-  start(context: RunContext): void {
-    const observer = this.#observer = this.#makeObserver();
+  /**
+   * Start watching the children. Their watching's modules load here, only in operators with
+   * child handlers; if they cannot, the operator does not start.
+   */
+  async start(context: RunContext): Promise<void> {
+    const { ChildWatching } = await outsideContexts(() =>
+      import("../observation/child_watching.ts")
+    );
+    const observer = this.#observer = this.#makeObserver(ChildWatching);
     if (this.#needs.peering.paused) observer.pause();
     const running = this.#running = observer.run(this.#observing.signal);
     running.then(
@@ -86,10 +93,10 @@ export class ChildrenRunnable implements Runnable {
     await this.#running?.catch(() => {});
   }
 
-  #makeObserver(): Observer {
+  #makeObserver(Watching: typeof ChildWatching): Observer {
     const { matcher, settings, clock, logger, scope } = this.#parts;
     const { client, queueing, observation } = this.#needs;
-    const watching = new ChildWatching({
+    const watching = new Watching({
       matcher,
       api: client.api,
       changes: this.#changes,

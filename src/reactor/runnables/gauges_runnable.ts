@@ -6,8 +6,10 @@
  * @module
  */
 
-import { type OperatorMetrics, resourceLabel } from "../../structs/operator_metrics.ts";
+import type { OperatorMetrics } from "../../structs/operator_metrics.ts";
+import { resourceLabel } from "../../structs/metric_labels.ts";
 import type { OperatorParts } from "../operator_parts.ts";
+import type { Multiplexer } from "../queueing/multiplexer.ts";
 import type { Runnable } from "../manager.ts";
 import type { DaemonsRunnable } from "./daemons_runnable.ts";
 import type { QueueingRunnable } from "./queueing_runnable.ts";
@@ -28,15 +30,14 @@ export class GaugesRunnable implements Runnable {
     this.after = [queueing, daemons];
   }
 
-  /** Register the gauges' collectors. */
-  start(): void {
+  /** Register the gauges' collectors (with the queue's multiplexer, loaded for them). */
+  async start(): Promise<void> {
     const metrics = this.#parts.metrics;
-    if (metrics !== undefined) this.#collect(metrics);
+    if (metrics !== undefined) this.#collect(metrics, await this.#queueing.multiplexer());
   }
 
-  #collect(metrics: OperatorMetrics): void {
+  #collect(metrics: OperatorMetrics, multiplexer: Multiplexer): void {
     const { objects, indexers } = this.#parts;
-    const multiplexer = this.#queueing.multiplexer;
     const spawner = this.#daemons.spawner;
     metrics.objects.collectWith((set) => {
       for (const [resource, count] of objects.sizes()) set([resourceLabel(resource)], count);

@@ -126,7 +126,7 @@ export class ObservationRunnable implements Runnable {
       select: (discovered) => {
         this.#needs.admission.resourcesChanged(discovered); // the managed webhooks' rules follow
         const selected = served.select(discovered);
-        queueing.multiplexer.serve(selected); // their queue gauges show 0 from the start
+        queueing.serve(selected); // their queue gauges show 0 from the start
         return selected;
       },
       feed: (resource: Resource, event: ObservedEvent) => queueing.intake.feed(resource, event),

@@ -8,7 +8,7 @@
 
 import { Pipeline } from "../pipeline/pipeline.ts";
 import type { OperatorParts } from "../operator_parts.ts";
-import type { Runnable } from "../manager.ts";
+import type { Reactions, RunContext, Runnable } from "../manager.ts";
 import type { ClientRunnable } from "./client_runnable.ts";
 import type { CoordinationRunnable } from "./coordination_runnable.ts";
 import type { DaemonsRunnable } from "./daemons_runnable.ts";
@@ -22,6 +22,7 @@ export class ProcessingRunnable implements Runnable {
   readonly #coordination: CoordinationRunnable;
   readonly #daemons: DaemonsRunnable;
   #processor: Pipeline | undefined;
+  #context: RunContext | undefined;
 
   /** The processing of the operator, after the parts it calls. */
   constructor(
@@ -43,8 +44,20 @@ export class ProcessingRunnable implements Runnable {
     return this.#processor;
   }
 
+  /**
+   * Once the initial listings are in, the processor's stages load, if no object's state has
+   * needed them yet (the watches did not wait for them); if they cannot, the operator fails.
+   */
+  readonly reactions: Reactions = {
+    listed: () => {
+      const context = this.#context;
+      this.#processor?.load().catch((error) => context?.fail(error));
+    },
+  };
+
   /** Make the processor over the operator's parts. */
-  start(): void {
+  start(context: RunContext): void {
+    this.#context = context;
     const parts = this.#parts;
     this.#processor = new Pipeline({
       api: this.#client.api,

@@ -4,13 +4,21 @@
  * progress ends) before their Lease may pass; when the operator stops, the workers finish
  * what they hold within the exit budget, then are aborted.
  *
+ * The queue's modules (the multiplexer, its workers, lanes and places) load when the first
+ * object's state is fed, or once the initial listings are in, whichever comes first: an
+ * operator's first watches need none of them. What is fed meanwhile is queued, in its order,
+ * once they are loaded (the feed's promise holds the watch until then).
+ *
  * @module
  */
 
-import { Multiplexer } from "../queueing/multiplexer.ts";
+import type { ObservedEvent } from "../../structs/bodies.ts";
+import type { Resource } from "../../structs/resources.ts";
+import { outsideContexts } from "../../platform/async_context.ts";
+import type { Multiplexer } from "../queueing/multiplexer.ts";
 import { Intake } from "../queueing/intake.ts";
 import type { OperatorParts } from "../operator_parts.ts";
-import type { Reactions, Runnable } from "../manager.ts";
+import type { Reactions, RunContext, Runnable } from "../manager.ts";
 import type { CoordinationRunnable } from "./coordination_runnable.ts";
 import type { ProcessingRunnable } from "./processing_runnable.ts";
 
@@ -22,7 +30,12 @@ export class QueueingRunnable implements Runnable {
   readonly #processing: ProcessingRunnable;
   readonly #coordination: CoordinationRunnable;
   #multiplexer: Multiplexer | undefined;
+  #loading: Promise<Multiplexer> | undefined;
   #intake: Intake | undefined;
+  #context: RunContext | undefined;
+  /** The resources served before the multiplexer is there: it learns them when made. */
+  readonly #served: Resource[] = [];
+  #halted = false;
 
   /** The queueing of the operator, feeding the processing. */
   constructor(
@@ -42,31 +55,41 @@ export class QueueingRunnable implements Runnable {
     return this.#intake;
   }
 
-  /** The multiplexer; there once started. */
-  get multiplexer(): Multiplexer {
-    if (this.#multiplexer === undefined) throw new Error("The queueing is used before its start.");
-    return this.#multiplexer;
+  /** The multiplexer, loaded if it is not yet; rejects if its modules fail to load. */
+  multiplexer(): Promise<Multiplexer> {
+    return this.#load();
   }
 
-  /** Lost objects: their processing in progress ends before the Lease may pass. */
+  /**
+   * Lost objects: their processing in progress ends before the Lease may pass. Listed: the
+   * multiplexer loads, if nothing fed has loaded it yet.
+   */
   readonly reactions: Reactions = {
     losing: () => this.#multiplexer?.drain((_resource, body) => !this.#coordination.owns(body)),
+    listed: () => {
+      const context = this.#context;
+      this.#load().catch((error) => context?.fail(error));
+    },
   };
 
-  /** Make the multiplexer; workers start as events arrive. */
-  start(): void {
+  /** The intake; the multiplexer and its workers come with the first state fed. */
+  start(context: RunContext): void {
+    this.#context = context;
     const processor = this.#processing.processor;
-    const { settings, clock, logger, objects } = this.#parts;
-    const multiplexer = this.#multiplexer = new Multiplexer({
-      processor,
-      batching: settings.batching,
-      queueing: settings.queueing,
-      persistence: settings.persistence,
-      clock,
-      logger,
-      objects,
-    });
-    this.#intake = new Intake(processor, multiplexer, this.#parts.metrics);
+    const queue = {
+      push: (resource: Resource, event: ObservedEvent, again?: boolean) => {
+        const multiplexer = this.#multiplexer;
+        if (multiplexer !== undefined) return multiplexer.push(resource, event, again);
+        return this.#load().then((loaded) => loaded.push(resource, event, again));
+      },
+    };
+    this.#intake = new Intake(processor, queue, this.#parts.metrics);
+  }
+
+  /** The resources the watches serve: their queue gauges show 0 from the start. */
+  serve(resources: Iterable<Resource>): void {
+    if (this.#multiplexer !== undefined) this.#multiplexer.serve(resources);
+    else this.#served.push(...resources);
   }
 
   /** The objects being handled now. */
@@ -76,11 +99,33 @@ export class QueueingRunnable implements Runnable {
 
   /** Accept no new objects; wake the waiting workers. */
   halt(): void {
+    this.#halted = true;
     this.#multiplexer?.halt();
   }
 
   /** Let the workers finish within the budget, then abort them. */
   async stop(budget: number): Promise<void> {
-    await this.#multiplexer?.shutdown(budget);
+    const multiplexer = this.#multiplexer ?? await this.#loading?.catch(() => undefined);
+    await multiplexer?.shutdown(budget);
+  }
+
+  #load(): Promise<Multiplexer> {
+    return this.#loading ??= outsideContexts(() => import("../queueing/multiplexer.ts")).then(
+      ({ Multiplexer }) => {
+        const { settings, clock, logger, objects } = this.#parts;
+        const multiplexer = new Multiplexer({
+          processor: this.#processing.processor,
+          batching: settings.batching,
+          queueing: settings.queueing,
+          persistence: settings.persistence,
+          clock,
+          logger,
+          objects,
+        });
+        multiplexer.serve(this.#served.splice(0));
+        if (this.#halted) multiplexer.halt();
+        return this.#multiplexer = multiplexer;
+      },
+    );
   }
 }

@@ -1,5 +1,5 @@
 import { assertEquals } from "../assert.ts";
-import { requestLabels, resourceLabel } from "../../src/structs/operator_metrics.ts";
+import { requestLabels, resourceLabel } from "../../src/structs/metric_labels.ts";
 
 Deno.test("requests are labelled by verb and resource, never by object name", () => {
   const cases: [string, string, [string, string]][] = [
