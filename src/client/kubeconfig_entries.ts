@@ -12,6 +12,7 @@
 import { isMapping } from "../structs/dicts.ts";
 import { LoginError } from "../structs/errors.ts";
 import type { ExecConfig } from "./exec_credentials.ts";
+import { outsideContexts } from "../platform/async_context.ts";
 
 /** A cluster entry (`clusters[].cluster`), typed. */
 export interface ClusterEntry {
@@ -58,7 +59,7 @@ export interface KubeconfigEntries {
 export async function parseKubeconfigYaml(text: string): Promise<unknown> {
   // Loaded on first use: ~9 MB of memory that operators without a kubeconfig (in a pod,
   // or with a login handler of their own) never need.
-  const { parse } = await import("yaml");
+  const { parse } = await outsideContexts(() => import("yaml"));
   return parse(text, {
     version: "1.1",
     // client-go's parser keeps timestamps as strings and has no base-60 numbers.

@@ -10,6 +10,7 @@ import type { LoginOptions } from "../structs/credentials.ts";
 import type { ConnectionInfo } from "../structs/credentials.ts";
 import { LoginError } from "../structs/errors.ts";
 import { findMissingPermission } from "../platform/permission_flags.ts";
+import { outsideContexts } from "../platform/async_context.ts";
 
 type ClientNode = typeof import("@kubernetes/client-node");
 type HttpsOptions = Parameters<InstanceType<ClientNode["KubeConfig"]>["applyToHTTPSOptions"]>[0];
@@ -39,11 +40,13 @@ export async function loginViaClient(
 ): Promise<ConnectionInfo | undefined> {
   let k8s: ClientNode;
   try {
-    k8s = await import("@kubernetes/client-node");
+    k8s = await outsideContexts(() => import("@kubernetes/client-node"));
   } catch (e) {
     if (findMissingPermission(e)) throw e; // named at the top, with the flag to add
     // Loaded only to say so: its `node:path`/`node:url` cost every operator's start-up.
-    const { optionalPackageMessage } = await import("../platform/modules.ts");
+    const { optionalPackageMessage } = await outsideContexts(() =>
+      import("../platform/modules.ts")
+    );
     throw new LoginError(
       optionalPackageMessage("loginViaClient", "@kubernetes/client-node", e, "loginWithKubeconfig"),
       { cause: e },

@@ -10,6 +10,7 @@ import type { Logger } from "../structs/loggers.ts";
 import type { ApiClient } from "../client/api.ts";
 import type { LeadershipSettings } from "../settings/cluster_settings.ts";
 import type { Coordination } from "./leader_election.ts";
+import { outsideContexts } from "../platform/async_context.ts";
 
 /**
  * The coordination the settings ask for, not running yet; `undefined` without leader
@@ -25,7 +26,7 @@ export async function createCoordination(
   if (!settings.enabled) return undefined;
   const namespace = settings.namespace ?? await api.defaultNamespace() ?? "default";
   // Loaded with the coordination: without it, the peers' records are never read.
-  const { detectOwnIdentity } = await import("./peer_records.ts");
+  const { detectOwnIdentity } = await outsideContexts(() => import("./peer_records.ts"));
   const identity = detectOwnIdentity();
   const timings = {
     leaseDuration: settings.leaseDuration,
@@ -34,10 +35,9 @@ export async function createCoordination(
   };
   // Each kind loads when asked for: an operator of one replica never loads either.
   if (settings.leaderElection) {
-    const [{ LeaseLock }, { LeaderElector }] = await Promise.all([
-      import("./leases.ts"),
-      import("./leader_election.ts"),
-    ]);
+    const [{ LeaseLock }, { LeaderElector }] = await outsideContexts(() =>
+      Promise.all([import("./leases.ts"), import("./leader_election.ts")])
+    );
     logger.info(
       `Leader election: the Lease ${namespace}/${settings.name}, as ${identity}; on standby ` +
         "until it is acquired.",
@@ -52,7 +52,7 @@ export async function createCoordination(
     });
     return new LeaderElector({ lock, timings, logger, clock });
   }
-  const { ShardCoordinator } = await import("./sharding.ts");
+  const { ShardCoordinator } = await outsideContexts(() => import("./sharding.ts"));
   logger.info(
     `Sharding: ${settings.shards} shards with the Leases ${namespace}/${settings.name}-shard-*, ` +
       `as ${identity}.`,

@@ -25,6 +25,7 @@ import { describeError } from "../structs/log_formats.ts";
 import type { HttpServer, HttpServerLimits } from "../platform/http_server.ts";
 import type { MetricsRegistry } from "../structs/metrics.ts";
 import { type ActivityContext, runProbes } from "./activities.ts";
+import { outsideContexts } from "../platform/async_context.ts";
 
 /** Answers the requests of one path. */
 export type EndpointRoute = () => Response | Promise<Response>;
@@ -186,7 +187,7 @@ export async function startEndpoints(
   const started: HttpServer[] = [];
   const urls: string[] = [];
   // The server's code loads with the first endpoint: an operator without probes never loads it.
-  const { startHttpServer } = await import("../platform/http_server.ts");
+  const { startHttpServer } = await outsideContexts(() => import("../platform/http_server.ts"));
   try {
     for (const { hostname, port, paths } of servers.values()) {
       if (readiness !== undefined && !paths.has(READINESS_PATH)) {

@@ -35,6 +35,7 @@ import {
   type WebhookClientConfig,
   type WebhookFn,
 } from "../engines/webhook_servers.ts";
+import { outsideContexts } from "../platform/async_context.ts";
 
 /**
  * Options of {@link WebhookServer} and the servers derived from it; the tunnels
@@ -175,7 +176,7 @@ export class WebhookServer implements AdmissionServer {
     const path = (o.path ?? "").replace(/\/+$/, "");
     const tls = o.insecure ? undefined : await this.#tls(addr, host);
     // The server's and certificates' code loads with a server: most operators have none.
-    const { startHttpServer } = await import("../platform/http_server.ts");
+    const { startHttpServer } = await outsideContexts(() => import("../platform/http_server.ts"));
     const server: HttpServer = await startHttpServer({
       hostname: addr,
       port: o.port ?? DEFAULT_WEBHOOK_PORT,
@@ -231,8 +232,8 @@ export class WebhookServer implements AdmissionServer {
         names.push("localhost", "127.0.0.1");
       }
       const hostnames = [...new Set(names)];
-      const { generateCertificateAuthority, issueServerCertificate } = await import(
-        "../platform/certificates.ts"
+      const { generateCertificateAuthority, issueServerCertificate } = await outsideContexts(() =>
+        import("../platform/certificates.ts")
       );
       const authority = await generateCertificateAuthority({ commonName: "kopf-webhook-ca" });
       const issued = await issueServerCertificate(authority, { hostnames });
@@ -244,7 +245,9 @@ export class WebhookServer implements AdmissionServer {
     }
     this.caBundle = ca;
     if (o.cadump !== undefined && ca !== undefined) {
-      const { writeTextFileAtomic } = await import("../platform/state_files.ts");
+      const { writeTextFileAtomic } = await outsideContexts(() =>
+        import("../platform/state_files.ts")
+      );
       await writeTextFileAtomic(o.cadump, ca, 0o644);
     }
     return { certificate, privateKey, ...(clientCa === undefined ? {} : { clientCa }) };

@@ -31,6 +31,7 @@ import {
 import { getEnv } from "./process.ts";
 import { PROXY_ENV_VARIABLES } from "./proxy_environment.ts";
 import { UNDICI_ENV_VARIABLES } from "./undici_environment.ts";
+import { outsideContexts } from "./async_context.ts";
 
 /** TLS and connection settings of an {@link HttpClient}. */
 export interface HttpClientOptions {
@@ -120,7 +121,7 @@ type UndiciModule = typeof import("undici");
 
 let undiciModule: Promise<UndiciModule> | undefined;
 function loadUndici(): Promise<UndiciModule> {
-  undiciModule ??= import("undici");
+  undiciModule ??= outsideContexts(() => import("undici"));
   return undiciModule;
 }
 

@@ -17,6 +17,7 @@
  */
 import type { LogSeverity } from "../structs/log_formats.ts";
 import { AsyncContext } from "./async_context.ts";
+import { outsideContexts } from "./async_context.ts";
 
 /** The severities of records, lowest first (LogTape's names). */
 export type LogLevel = LogSeverity;
@@ -98,7 +99,7 @@ function awaitingLogTape(): boolean {
  * newer than LogTape's or LogTape has none, then pass the held records on.
  */
 function link(): Promise<void> {
-  linking ??= import("@logtape/logtape").then(
+  linking ??= outsideContexts(() => import("@logtape/logtape")).then(
     (module) => {
       logtape = module;
       if (own !== undefined && (own.replaces || module.getConfig() === null)) {

@@ -12,6 +12,7 @@
  * @module
  */
 import type { Attributes, Tracer } from "@opentelemetry/api";
+import { outsideContexts } from "./async_context.ts";
 
 /** Span attributes: names to strings, numbers or booleans. */
 export type { Attributes };
@@ -36,7 +37,7 @@ export async function refreshTracing(): Promise<boolean> {
     tracer = undefined;
     return false;
   }
-  api ??= await import("@opentelemetry/api");
+  api ??= await outsideContexts(() => import("@opentelemetry/api"));
   const candidate = api.trace.getTracer("kopf");
   const probe = candidate.startSpan("kopf.probe");
   const recording = probe.isRecording();

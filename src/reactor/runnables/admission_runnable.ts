@@ -14,6 +14,7 @@ import type { Reactions, RunContext, Runnable } from "../manager.ts";
 import type { ClientRunnable } from "./client_runnable.ts";
 import type { CoordinationRunnable } from "./coordination_runnable.ts";
 import { discoveredGroups } from "../observation/discovered_groups.ts";
+import { outsideContexts } from "../../platform/async_context.ts";
 
 /** The admission webhooks' server, if there are admission handlers; see the module docs. */
 export class AdmissionRunnable implements Runnable {
@@ -80,7 +81,7 @@ export class AdmissionRunnable implements Runnable {
     const { registry, settings, memo, objects, indexers, logger, metrics } = this.#parts;
     const discovery = this.#client.discovery;
     // Loaded with the first server: an operator without admission handlers never loads it.
-    const { startAdmission } = await import("../../engines/admission.ts");
+    const { startAdmission } = await outsideContexts(() => import("../../engines/admission.ts"));
     // The groups the handlers name, as the observation discovers them (the same documents).
     const groups = discoveredGroups(this.#parts.matcher);
     const running = await startAdmission({

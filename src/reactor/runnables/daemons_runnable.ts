@@ -13,6 +13,7 @@ import type { Reactions, Runnable } from "../manager.ts";
 import type { ClientRunnable } from "./client_runnable.ts";
 import type { CoordinationRunnable } from "./coordination_runnable.ts";
 import type { PeeringRunnable } from "./peering_runnable.ts";
+import { outsideContexts } from "../../platform/async_context.ts";
 
 /** The engine of daemons and timers, if any; see the module docs. */
 export class DaemonsRunnable implements Runnable {
@@ -55,7 +56,7 @@ export class DaemonsRunnable implements Runnable {
     const { registry, matcher, settings, clock, writes, indexers, metrics } = this.#parts;
     if (!matcher.handlers.some((h) => h.kind === "daemon" || h.kind === "timer")) return;
     // Loaded only for daemons and timers: an operator without them never loads the engine.
-    const { Spawner } = await import("../../engines/daemons.ts");
+    const { Spawner } = await outsideContexts(() => import("../../engines/daemons.ts"));
     this.#spawner = new Spawner({
       api: this.#client.api,
       registry,

@@ -13,6 +13,7 @@ import type { Peering } from "../../engines/peering.ts";
 import type { OperatorParts } from "../operator_parts.ts";
 import type { RunContext, Runnable } from "../manager.ts";
 import type { ClientRunnable } from "./client_runnable.ts";
+import { outsideContexts } from "../../platform/async_context.ts";
 
 /** The operator's part in a peering, if any; see the module docs. */
 export class PeeringRunnable implements Runnable {
@@ -40,7 +41,9 @@ export class PeeringRunnable implements Runnable {
     const { settings, logger, clock } = this.#parts;
     const alone = settings.peering.standalone || settings.leadership.enabled;
     // Loaded only to peer: an operator alone never loads the peering's engine.
-    const engine = alone ? undefined : await import("../../engines/peering.ts");
+    const engine = alone
+      ? undefined
+      : await outsideContexts(() => import("../../engines/peering.ts"));
     // The peering resources' groups only, not every group the cluster serves.
     const groups = engine?.PEERING_GROUPS.map((group) => ({ group })) ?? [];
     const resources = alone ? [] : await this.#client.discovery.resourcesIn(groups, context.signal);
