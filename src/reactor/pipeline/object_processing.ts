@@ -195,24 +195,21 @@ export class ObjectProcessing implements CycleTarget {
   }
 
   /**
-   * What comes of the processing; with `quiet`, no stage but the changing one acts on the
-   * resource's states (see {@link Reconciliation.echoes}).
+   * What comes of the processing. `quiet` tells whether the states our writes made need
+   * nothing from the other stages either (see {@link Reconciliation.echoes}): asked only
+   * when this processing wrote and settles, not for every state.
    */
-  result(quiet = false): Reconciliation {
+  result(quiet?: (processing: ObjectProcessing) => boolean): Reconciliation {
     if (this.#final !== undefined) return this.#final;
     if (this.#expected === undefined && this.#delay === undefined) return NOTHING;
     const result: { expectedResourceVersion?: string; delay?: number; echoes?: readonly string[] } =
       {};
     if (this.#expected !== undefined) result.expectedResourceVersion = this.#expected;
-    if (this.#delay !== undefined) {
-      result.delay = this.#delay;
-    } else if (
-      quiet && this.settles && this.#written !== undefined && this.#expected !== undefined
-    ) {
-      if (this.finalizerChange === undefined && !this.gone && !this.left) {
-        result.echoes = this.#written;
-      }
-    }
+    if (this.#delay !== undefined) result.delay = this.#delay;
+    const written = this.#written;
+    const settled = this.settles && this.#delay === undefined && written !== undefined &&
+      this.finalizerChange === undefined && !this.gone && !this.left;
+    if (settled && quiet?.(this)) result.echoes = written;
     return result;
   }
 }

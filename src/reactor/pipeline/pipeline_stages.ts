@@ -120,7 +120,7 @@ export class Stages {
       const going = stages[i].run(processing);
       if (!(isThenable(going) ? await going : going)) break;
     }
-    return processing.result(processing.settles && this.#settled(processing));
+    return processing.result(this.#settled);
   }
 
   /**
@@ -129,12 +129,12 @@ export class Stages {
    * child handlers act on the resource (they act on every state, our own writes' included),
    * no field handler watches fields beyond the essence, and the patch keeps the essence.
    */
-  #settled(processing: ObjectProcessing): boolean {
+  readonly #settled = (processing: ObjectProcessing): boolean => {
     const { resource } = processing;
     const h = this.#matcher.handlersFor(resource);
     if (h.event.length + h.index.length + h.daemon.length + h.timer.length > 0) return false;
     if (h.child.length > 0 || this.#matcher.extraFields(resource).length > 0) return false;
     const storage = this.#settings.persistence.diffbaseStorage;
     return keepsEssence(storage, processing.body, processing.patch);
-  }
+  };
 }
