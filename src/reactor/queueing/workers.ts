@@ -243,11 +243,16 @@ export function renew(
   places: Places,
   again = false,
 ): void {
-  const version = again ? "" : event.object.metadata?.resourceVersion ?? "";
-  const arrivals = worker.arrivals;
-  if (arrivals === undefined) worker.arrivals = [version];
-  else if (arrivals.length < OWN_WRITES) (arrivals as string[]).push(version);
-  else worker.arrivals = NOT_ALL_OURS; // not kept growing while the worker waits
+  // Noted only while they may matter: a state taken (for a place, or in processing), or
+  // our write's awaited; a state not yet taken clears them when it is.
+  const phase = worker.phase;
+  if (worker.expected !== undefined || phase === "placing" || phase === "processing") {
+    const version = again ? "" : event.object.metadata?.resourceVersion ?? "";
+    const arrivals = worker.arrivals;
+    if (arrivals === undefined) worker.arrivals = [version];
+    else if (arrivals.length < OWN_WRITES) (arrivals as string[]).push(version);
+    else worker.arrivals = NOT_ALL_OURS; // not kept growing while the worker waits
+  }
   if (worker.pending === undefined) worker.waitingSince = now;
   worker.pending = event;
   worker.lane = lane;

@@ -527,15 +527,15 @@ Deno.test("a deletion is processed at once even while a patched version is await
 });
 
 /**
- * A multiplexer whose first processing (of `a@3`) wrote versions 4 and 5 and said their
- * states need nothing (`echoes`); further processings are held until released.
+ * A multiplexer whose first processing (of `a@3`) wrote these versions (4 and 5 by default)
+ * and said their states need nothing (`echoes`); further processings are held until released.
  */
-async function afterSettledPatch() {
+async function afterSettledPatch(echoes = ["4", "5"]) {
   const parts = setup({}, 5);
   parts.script.hold();
   parts.mux.push(KEX, ev("a", "3"));
   await settle();
-  parts.script.release("a@3", { expectedResourceVersion: "5", echoes: ["4", "5"] });
+  parts.script.release("a@3", { expectedResourceVersion: echoes.at(-1), echoes });
   await settle();
   return parts;
 }
@@ -555,13 +555,15 @@ Deno.test("our writes' own states that need nothing are not processed; the next 
 });
 
 Deno.test("our write's state is processed after another writer's change came between", async () => {
-  // 4 is our first write's; 4.5 (as "45") another writer's; then our last write's 5 holds
-  // that change too: it is processed.
-  const { clock, script, mux } = await afterSettledPatch();
-  for (const rv of ["4", "45", "5"]) mux.push(KEX, ev("a", rv));
-  await settle();
-  assertEquals(script.seen, ["a@3", "a@5"]);
-  script.release("a@5");
+  // 4 is our first write's, 5 another writer's; our last write's 6 holds that change too (the
+  // versions grow with every write, as etcd's revisions do): it is processed.
+  const { clock, script, mux } = await afterSettledPatch(["4", "6"]);
+  for (const rv of ["4", "5", "6"]) {
+    mux.push(KEX, ev("a", rv));
+    await settle();
+  }
+  assertEquals(script.seen, ["a@3", "a@6"]);
+  script.release("a@6");
   await stop(mux, clock);
 });
 
@@ -576,6 +578,25 @@ Deno.test("our write's state is processed when another change came during its pr
   mux.push(KEX, ev("a", "5"));
   await settle();
   assertEquals(script.seen, ["a@3", "a@5"]);
+  script.release("a@5");
+  await stop(mux, clock);
+});
+
+Deno.test("our write's state is processed when another change came while its state waited for a place", async () => {
+  const { clock, script, mux } = setup({ workerLimit: 1 }, 5);
+  script.hold();
+  mux.push(KEX, ev("b", "1")); // takes the only place
+  await settle();
+  mux.push(KEX, ev("a", "3")); // taken, waits for a place
+  await settle();
+  mux.push(KEX, ev("a", "4")); // another writer's, while a@3 waits
+  script.release("b@1");
+  await settle();
+  script.release("a@3", { expectedResourceVersion: "5", echoes: ["5"] });
+  await settle();
+  mux.push(KEX, ev("a", "5"));
+  await settle();
+  assertEquals(script.seen, ["b@1", "a@3", "a@5"]);
   script.release("a@5");
   await stop(mux, clock);
 });
