@@ -79,10 +79,19 @@ function essenceAnnotations(annotations: unknown): unknown {
   const kept: Tree = {};
   for (const key in annotations) {
     if (!Object.hasOwn(annotations, key)) continue;
-    if (key === LAST_APPLIED_ANNOTATION || isMarkedKey(key, marked)) continue;
-    kept[key] = deepCopy(annotations[key]);
+    if (isEssenceAnnotation(key, marked)) kept[key] = deepCopy(annotations[key]);
   }
   return kept;
+}
+
+/** Whether an annotation is in the essence: not of a Kopf-managed prefix, nor kubectl's. */
+function isEssenceAnnotation(key: string, marked: ReadonlySet<string> | undefined): boolean {
+  return key !== LAST_APPLIED_ANNOTATION && !isMarkedKey(key, marked);
+}
+
+/** Whether a top-level field is in the essence (`metadata` is, in part: see `build`). */
+function isEssenceField(key: string): boolean {
+  return key !== "apiVersion" && key !== "kind" && key !== "metadata" && key !== "status";
 }
 
 /**
@@ -121,9 +130,7 @@ export abstract class DiffBaseStorage {
     const essence: Tree = {};
     for (const key in body) {
       if (!Object.hasOwn(body, key)) continue;
-      if (key !== "apiVersion" && key !== "kind" && key !== "metadata" && key !== "status") {
-        essence[key] = deepCopy(body[key]);
-      }
+      if (isEssenceField(key)) essence[key] = deepCopy(body[key]);
     }
     const metadata = body.metadata as unknown;
     if (isTree(metadata)) {
@@ -404,9 +411,10 @@ function kilobytes(bytes: number): string {
  * Whether writing this patch (a `Patch`, or its merge form) to the object leaves its essence
  * as the storage builds it unchanged: the storage builds it the framework's way (its `build`
  * is a built-in storage's, which only drop their own fields from the base's), and the patch
- * sets nothing that way keeps -- only the status, metadata
- * other than labels, and annotations of Kopf-managed prefixes (as marked in the object or in
- * the patch). Field handlers' extra fields are not looked at: the caller rules them out.
+ * sets nothing that way keeps (the same field and annotation rules as `build`'s): only the
+ * status, metadata other than labels, and annotations of Kopf-managed prefixes, as marked in
+ * the object or in the patch. Field handlers' extra fields are not looked at: the caller
+ * rules them out.
  */
 export function keepsEssence(
   storage: DiffBaseStorage,
@@ -416,7 +424,7 @@ export function keepsEssence(
   if (!buildsFrameworkEssence(storage)) return false;
   const contents = patchContents(patch);
   for (const key in contents) {
-    if (key !== "status" && key !== "metadata") return false;
+    if (isEssenceField(key)) return false;
   }
   const metadata = contents.metadata;
   if (metadata === undefined) return true;
@@ -428,8 +436,7 @@ export function keepsEssence(
   const inBody = isTree(current) ? markedPrefixes(current) : undefined;
   const inPatch = markedPrefixes(annotations);
   for (const key in annotations) {
-    if (key === LAST_APPLIED_ANNOTATION) continue;
-    if (!isMarkedKey(key, inBody) && !isMarkedKey(key, inPatch)) return false;
+    if (isEssenceAnnotation(key, inBody) && isEssenceAnnotation(key, inPatch)) return false;
   }
   return true;
 }
