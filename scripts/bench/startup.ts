@@ -21,9 +21,15 @@
  * `KOPF_BENCH_STARTUP_BASELINE=<another checkout>` runs that checkout's operator too, as
  * `baseline`, in the same turns: the commit before a change beside it, in one run.
  *
+ * `KOPF_BENCH_STARTUP_CRDS=<n>` puts that many more CRDs in the cluster, of other groups, each
+ * with a schema of some 40 KB (`KOPF_BENCH_STARTUP_CRD_KB`): a cluster's CRDs, as add-ons
+ * install them, which the operator lists and watches to notice the resources that come and go
+ * (the floor does not).
+ *
  *     deno task bench startup
  *     KOPF_BENCH_STARTUP_RUNS=15 deno task bench startup
  *     KOPF_BENCH_STARTUP_BASELINE=../main deno task bench startup
+ *     KOPF_BENCH_STARTUP_CRDS=200 deno task bench startup
  */
 import { parse as parseYaml } from "yaml";
 import type { BenchFigure, BenchSection } from "./types.ts";
@@ -38,6 +44,46 @@ if (!Number.isInteger(RUNS) || RUNS <= 0) throw new Error("KOPF_BENCH_STARTUP_RU
 const BASELINE = Deno.env.get("KOPF_BENCH_STARTUP_BASELINE");
 /** The target: the operator's time to its first watch at most this many times the floor's. */
 const TARGET = 2;
+const CRDS = Number(Deno.env.get("KOPF_BENCH_STARTUP_CRDS") ?? 0);
+const CRD_KB = Number(Deno.env.get("KOPF_BENCH_STARTUP_CRD_KB") ?? 40);
+if (!Number.isInteger(CRDS) || CRDS < 0) throw new Error("KOPF_BENCH_STARTUP_CRDS: a count.");
+if (!(CRD_KB > 0)) throw new Error("KOPF_BENCH_STARTUP_CRD_KB: kilobytes, more than 0.");
+
+/**
+ * A CRD of a group of its own whose schema takes some `kb` kilobytes of JSON: string fields
+ * with descriptions, as generated schemas have them.
+ */
+function syntheticCrd(index: number, kb: number): RawBody {
+  const properties: Record<string, { type: string; description: string }> = {};
+  const description = "A field of the synthetic schema, described as generated schemas " +
+    "describe theirs: what it holds, its default and the values it takes.";
+  for (let i = 0; JSON.stringify(properties).length < kb * 1024; i += 1) {
+    properties[`field${i}`] = { type: "string", description: `${description} (${i})` };
+  }
+  const group = `g${index}.bench.example`;
+  return {
+    apiVersion: "apiextensions.k8s.io/v1",
+    kind: "CustomResourceDefinition",
+    metadata: { name: `things.${group}` },
+    spec: {
+      group,
+      scope: "Namespaced",
+      names: { plural: "things", singular: "thing", kind: "Thing", listKind: "ThingList" },
+      versions: [{
+        name: "v1",
+        served: true,
+        storage: true,
+        subresources: { status: {} },
+        schema: {
+          openAPIV3Schema: {
+            type: "object",
+            properties: { spec: { type: "object", properties }, status: { type: "object" } },
+          },
+        },
+      }],
+    },
+  };
+}
 
 interface Starter {
   key: string;
@@ -80,6 +126,7 @@ async function start(starter: Starter): Promise<Start> {
       await Deno.readTextFile(new URL("../../examples/crd.yaml", import.meta.url)),
     ) as RawBody,
   );
+  for (let i = 0; i < CRDS; i++) cluster.create(syntheticCrd(i, CRD_KB));
   const kubeconfig = await cluster.writeKubeconfig();
   const spawned = now();
   await using child = new ChildProcess([
@@ -166,6 +213,8 @@ export const section: BenchSection = {
       );
     }
     return `${lines.join("\n")}\n\n(${navigator.hardwareConcurrency} cores; V8 flags ` +
-      `${OPERATOR_V8_FLAGS.join(" ")}; medians of ${RUNS} runs, taking turns; an empty cluster.)`;
+      `${OPERATOR_V8_FLAGS.join(" ")}; medians of ${RUNS} runs, taking turns; an empty cluster${
+        CRDS > 0 ? ` with ${CRDS} more CRDs of some ${CRD_KB} KB each` : ""
+      }.)`;
   },
 };

@@ -142,13 +142,16 @@ class WatchStream {
       for (let done = false; !done;) {
         const chunk = await reader.read();
         done = chunk === undefined;
+        // One reading of the clock for the chunk: its lines were all heard with it.
+        const heardAt = realClock.now();
         if (chunk === undefined) lines.end();
         else {
-          timers.active();
+          timers.active(heardAt);
           lines.push(chunk);
         }
+        let yielded = false;
         for (let raw = lines.next(); raw !== NO_LINE; raw = lines.next()) {
-          state.heard.heardAt = realClock.now();
+          state.heard.heardAt = heardAt;
           const event = raw as { type?: string; object?: RawBody };
           const out = !this.#listed && listing !== undefined
             ? this.#initialEvent(event, listing)
@@ -159,8 +162,11 @@ class WatchStream {
           timers.consuming = true;
           yield out;
           timers.consuming = false;
-          timers.active();
+          yielded = true;
         }
+        // The consumer is back (no timer fires while it holds the chunk's lines): the silence
+        // starts now.
+        if (yielded) timers.active();
       }
       logger.debug("The watch of {path} ended; resuming from {resourceVersion}.", {
         path: state.path,
@@ -363,10 +369,10 @@ class StreamTimers {
     this.#silenceLimit = this.#inactivity === undefined ? undefined : this.#inactivity * 1000;
   }
 
-  /** Something arrived (or the consumer is back): the silence starts now. */
-  active(): void {
+  /** Something arrived (or the consumer is back): the silence starts now (or `at`). */
+  active(at?: number): void {
     if (this.#silenceLimit === undefined) return;
-    this.#lastActivity = realClock.now() * 1000;
+    this.#lastActivity = (at ?? realClock.now()) * 1000;
     this.#silenceTimer ??= setTimeout(this.#check, this.#silenceLimit);
   }
 

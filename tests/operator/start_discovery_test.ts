@@ -20,6 +20,7 @@ import {
   whileRunning,
 } from "./harness.ts";
 import { FakeCluster as Cluster } from "../../src/testing/mod.ts";
+import { OperatorRegistry } from "../../src/intents/registry.ts";
 
 /** The discovery documents asked so far: `/api`, `/apis`, a group's, a group-version's. */
 function discoveryRequests(cluster: FakeCluster): string[] {
@@ -130,4 +131,60 @@ Deno.test("a resource of a group not served yet is served once its CRD comes", a
   } finally {
     await operator.stop();
   }
+});
+
+/**
+ * In front of the fake cluster: holds the answer to the watch of CRDs until released, as a
+ * cluster's many CRDs, schemas and all, take long to list; passes everything else.
+ */
+function crdHoldingProxy(upstream: string): {
+  url: string;
+  release: () => void;
+  [Symbol.asyncDispose]: () => Promise<void>;
+} {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const aborts = new Set<AbortController>();
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
+    const url = new URL(req.url);
+    if (url.pathname.endsWith("/customresourcedefinitions")) await released;
+    const headers = new Headers(req.headers);
+    headers.delete("host");
+    const abort = new AbortController();
+    aborts.add(abort);
+    const body = req.body === null ? undefined : await req.arrayBuffer();
+    const answer = await fetch(upstream + url.pathname + url.search, {
+      method: req.method,
+      headers,
+      body,
+      signal: abort.signal,
+    });
+    return new Response(answer.body, { status: answer.status, headers: answer.headers });
+  });
+  return {
+    url: `http://127.0.0.1:${server.addr.port}`,
+    release,
+    [Symbol.asyncDispose]: async () => {
+      release();
+      for (const abort of aborts) abort.abort();
+      await server.shutdown();
+    },
+  };
+}
+
+Deno.test("objects are served while the CRDs' listing is still on its way", async () => {
+  await using cluster = await startCluster();
+  await using proxy = crdHoldingProxy(cluster.connectionInfo.server!);
+  const registry = new OperatorRegistry({ onWarning: () => {} });
+  on.login(
+    { registry, id: "test-login" },
+    () => ({ ...cluster.connectionInfo, server: proxy.url }),
+  );
+  const created = new Calls<string>();
+  on.create("kopfexamples.kopf.dev", { registry }, ({ name }) => created.add(String(name)));
+  await whileRunning(registry, async () => {
+    cluster.create(kex("kex1"));
+    await created.until(1); // the CRDs' watch not answered yet
+    proxy.release();
+  });
 });

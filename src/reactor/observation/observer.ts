@@ -295,17 +295,18 @@ export class Observer {
         );
       }
 
-      // Discovery does not wait for the CRDs' listing: the two round trips overlap. A CRD
-      // made in between is in the listing and may be missing from the discovery: it is
-      // then discovered again (below); one deleted in between fails its watch (404), which
-      // discovers again too.
-      const discovering = this.#discoverPatiently(false, stop.signal, true);
-      discovering.catch(() => {}); // its failure fails the run, once awaited below
-      if (!await untilAborted(crdsListed.promise, stop.signal)) return;
-      const resources = await discovering;
+      // Neither the discovery nor the watches wait for the CRDs' listing: a cluster's CRDs,
+      // schemas and all, can take long to list. A CRD made before the listing is in it and
+      // may be missing from the discovery: it is discovered again once the listing is in
+      // (below); one deleted meanwhile fails its watch (404), which discovers again too.
+      const resources = await this.#discoverPatiently(false, stop.signal, true);
       if (resources === undefined) return;
       this.#applyResources(resources);
-      if (this.#missedBy(resources)) this.#requestRediscovery(stop.signal);
+      void crdsListed.promise.then(() => {
+        if (!stop.signal.aborted && this.#missedBy(resources)) {
+          this.#requestRediscovery(stop.signal);
+        }
+      });
       this.#completeLater(stop.signal);
       if (!await untilAborted(namespacesKnown.promise, stop.signal)) return;
 

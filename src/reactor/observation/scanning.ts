@@ -111,7 +111,7 @@ export class Scanning {
         changed = this.#rememberCrd(objectKey(item.object), item.object);
       }
       if (first) {
-        // The initial discovery comes right after this first listing: nothing to redo.
+        // The initial discovery is checked against this first listing (`missedBy`).
         first = false;
         listed();
       } else if (changed) {
@@ -133,7 +133,7 @@ export class Scanning {
 
   /**
    * The resources of the first listing's established CRDs that the discovery does not show:
-   * made between the two when they ran at once. Asked once, after both.
+   * made between the two, which run at once and end in either order. Asked once, after both.
    */
   missedBy(discovered: readonly Resource[]): Resource[] {
     const listed = this.#listedResources ?? [];
@@ -144,16 +144,36 @@ export class Scanning {
 
   /** Remember a CRD's discovery-relevant state; true if it differs from before. */
   #rememberCrd(key: string, crd: RawBody): boolean {
-    const status = (crd.status ?? {}) as { acceptedNames?: unknown; conditions?: unknown };
-    const conditions = Array.isArray(status.conditions)
-      ? (status.conditions as { type?: unknown; status?: unknown }[])
-        .map((c) => `${c.type}=${c.status}`).sort()
-      : [];
-    const fingerprint = JSON.stringify([crd.spec, status.acceptedNames, conditions]);
+    const fingerprint = discoveryFingerprint(crd);
     if (this.#crds.get(key) === fingerprint) return false;
     this.#crds.set(key, fingerprint);
     return true;
   }
+}
+
+/**
+ * A CRD as the discovery shows it: all of it but its schemas (the versions' `schema`, and
+ * `validation` of old), which are most of a CRD's size -- tens of KB each, for the many CRDs
+ * of a cluster -- and change nothing the discovery shows.
+ */
+function discoveryFingerprint(crd: RawBody): string {
+  const spec = crd.spec as { versions?: unknown } | undefined;
+  const versions = spec?.versions;
+  const shown = typeof spec === "object" && spec !== null
+    ? {
+      ...spec,
+      validation: undefined,
+      versions: Array.isArray(versions)
+        ? versions.map((v) => typeof v === "object" && v !== null ? { ...v, schema: undefined } : v)
+        : versions,
+    }
+    : spec;
+  const status = (crd.status ?? {}) as { acceptedNames?: unknown; conditions?: unknown };
+  const conditions = Array.isArray(status.conditions)
+    ? (status.conditions as { type?: unknown; status?: unknown }[])
+      .map((c) => `${c.type}=${c.status}`).sort()
+    : [];
+  return JSON.stringify([shown, status.acceptedNames, conditions]);
 }
 
 /**

@@ -481,7 +481,7 @@ export class Multiplexer {
     this.#busy++;
     worker.current = event;
     try {
-      const context = worker.context ??= processingContext(
+      const context = processingContext(
         worker,
         this.#places,
         this.#cancelled.signal,

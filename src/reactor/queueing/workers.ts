@@ -110,8 +110,6 @@ export interface Worker extends Scheduled, EntryWork {
   place: Place | undefined;
   /** Its wait for a place, while it waits (its lane may be moved up meanwhile). */
   seeking: PlaceSeeking | undefined;
-  /** What its processings get: made at its first one, not for every event. */
-  context: ProcessingContext | undefined;
 }
 
 /** The live workers (those whose objects have work), with a wait for the moment none is. */
@@ -224,7 +222,6 @@ export function newWorker(
     idle: undefined,
     place: undefined,
     seeking: undefined,
-    context: undefined,
     deadline: 0,
     slot: -1,
   };
@@ -318,8 +315,9 @@ export function wakeOrTimeout(
 }
 
 /**
- * What the worker's processings get (the same for all of them): its object, the operator's
- * stop as signals (`cancelled`: give up; `stopping`: finish soon), and the wait aside.
+ * What a worker's processing gets: its object, the operator's stop as signals (`cancelled`:
+ * give up; `stopping`: finish soon), and the wait aside. Made for each processing, not kept
+ * on the worker: a parked worker (thousands of them, idling after a burst) holds none.
  */
 export function processingContext(
   worker: Worker,

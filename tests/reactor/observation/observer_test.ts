@@ -357,16 +357,41 @@ function definition(group: string, plural: string, kind: string): RawBody {
   };
 }
 
-Deno.test("the initial discovery runs at once with the CRDs' listing; the watches wait for both", async () => {
+Deno.test("the initial discovery runs at once with the CRDs' listing; the watches do not wait for the listing", async () => {
   const t = start({ clusterwide: true, resources: [KEX] });
+  await t.observer.ready; // the CRDs not listed yet: a cluster's many CRDs take long to list
   await settle();
   assertEquals(t.client.discoveries, [{ fresh: false }], "not held until the CRDs are listed");
-  assertEquals(t.client.openIds(), ["customresourcedefinitions@*"]);
+  assertEquals(t.client.openIds(), ["customresourcedefinitions@*", "kopfexamples@*"]);
   await listCrds(t.client, [definition("kopf.dev", "kopfexamples", "KopfExample")]);
+  assertEquals(t.client.discoveries, [{ fresh: false }], "the listing showed nothing it missed");
+  await t.stop();
+});
+
+Deno.test("a CRD change that the discovery does not show (its schema) discovers nothing again", async () => {
+  const t = start({ clusterwide: true, resources: [KEX] });
+  const before = definition("kopf.dev", "kopfexamples", "KopfExample");
+  await listCrds(t.client, [before]);
   await t.observer.ready;
   await settle();
-  assertEquals(t.client.openIds(), ["customresourcedefinitions@*", "kopfexamples@*"]);
-  assertEquals(t.client.discoveries, [{ fresh: false }], "the listing showed nothing it missed");
+  const stream = await t.client.stream("customresourcedefinitions@*");
+  const versions = (before.spec as { versions: Record<string, unknown>[] }).versions;
+  const schema = { openAPIV3Schema: { type: "object", description: "Now described." } };
+  stream.event("MODIFIED", {
+    ...before,
+    metadata: { ...before.metadata, resourceVersion: "2" },
+    spec: { ...before.spec as object, versions: [{ ...versions[0], schema }] },
+  });
+  await settle();
+  assertEquals(t.client.discoveries, [{ fresh: false }]);
+  // A change it shows (a version served no more) discovers again.
+  stream.event("MODIFIED", {
+    ...before,
+    metadata: { ...before.metadata, resourceVersion: "3" },
+    spec: { ...before.spec as object, versions: [{ ...versions[0], schema, served: false }] },
+  });
+  await settle();
+  assertEquals(t.client.discoveries, [{ fresh: false }, { fresh: true }]);
   await t.stop();
 });
 
