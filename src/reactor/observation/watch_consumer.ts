@@ -177,7 +177,12 @@ export class WatchConsumer {
         const type = step.value.type;
         listing = type === "LISTING" || type === "LISTED";
         if (listing && beside?.()) return stop = true; // a side watch must not list meanwhile
-        pending = onItem(step.value) ?? undefined;
+        try {
+          pending = onItem(step.value) ?? undefined;
+        } catch (error) {
+          // Reported as a failed feed is: one object's event lost, not the whole watch.
+          pending = Promise.reject(error);
+        }
         if (type === "LISTED") {
           if (side?.running) stop = true; // the side watch is ahead: it goes on alone
           side = undefined; // only beside the stream's first listing

@@ -1111,6 +1111,27 @@ Deno.test("back-pressure: a failing feed is reported and the watch goes on", asy
   await t.stop();
 });
 
+Deno.test("a feed that throws is reported as a failing one is, and the watch goes on", async () => {
+  const t = start({
+    clusterwide: true,
+    resources: [KEX],
+    feedResult: (event) => {
+      if (event.type === "ADDED") throw new TypeError("a bug of the queue");
+      return undefined;
+    },
+  });
+  await listCrds(t.client);
+  const stream = await t.client.stream("kopfexamples@*");
+  stream.listed([]);
+  stream.event("ADDED", obj("a", "2"));
+  stream.event("MODIFIED", obj("a", "3"));
+  await settle();
+  assertEquals(t.fed, ["kopfexamples:ADDED:a@2", "kopfexamples:MODIFIED:a@3"]);
+  assertStringIncludes(t.logs.at("error").join("\n"), "a bug of the queue");
+  assertEquals(t.client.opened.get("kopfexamples@*")!.length, 1, "the watch is not restarted");
+  await t.stop();
+});
+
 Deno.test("live first: a held listing gets a live watch beside it, which goes on alone after it", async () => {
   const holds: ReturnType<typeof deferred<void>>[] = [];
   const t = start({
