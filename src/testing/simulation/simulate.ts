@@ -26,6 +26,7 @@ import { shrinkFaults } from "./shrinking.ts";
 import { SimulatedNetwork } from "./network.ts";
 import { OperatorProcesses } from "./operator_processes.ts";
 import { builtinInvariants, firstBroken, named, type NamedInvariant } from "./invariants.ts";
+import { preloadLazyModules } from "../../reactor/lazy_modules.ts";
 import type {
   Simulation,
   SimulationFailure,
@@ -84,6 +85,7 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
     throw new UsageError("simulate() needs a scenario: an async function of the simulation.");
   }
   faultWeights(options.faults); // refuse bad switches before anything runs
+  await preloadLazyModules(); // a seed's run is the same in a fresh process as after others
   const registryFor = await loaderOf(options.operator);
   const failures: SimulationFailure[] = [];
   let done = 0;
