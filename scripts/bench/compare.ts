@@ -547,11 +547,9 @@ function figuresOf(row: Row, floor: Row | undefined, kopf: Row | undefined): Ben
   if (floor && floor !== row) {
     figures.push({
       name: `${n}: compared with the floor`,
-      value: `wall time ×${(row.seconds / floor.seconds).toFixed(2)}, CPU per object ×${
-        (cpuPerObjectMs(row) / cpuPerObjectMs(floor)).toFixed(2)
-      }` + (EXISTING ? "" : ` (start-up included ×${
-        (cpuWithStartupMs(row) / cpuWithStartupMs(floor)).toFixed(2)
-      })`),
+      value: `wall time ×${(row.seconds / floor.seconds).toFixed(2)}, CPU per object ${
+        ratio(row, floor, cpuPerObjectMs)
+      }${EXISTING ? "" : ` (start-up included ${ratio(row, floor, cpuWithStartupMs)})`}`,
     });
   }
   if (kopf && row.controller.key === "python-kopf") {
