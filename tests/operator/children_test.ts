@@ -132,6 +132,31 @@ Deno.test("a child edited or deleted runs its parent's child handler, which repa
   assert(LOGS.some((line) => line.includes("by the label kopf.adopt() sets; metadata only")));
 });
 
+Deno.test("a child deleted while its watch was down reaches its parent's handler as its child", async () => {
+  await using cluster = await startCluster();
+  const registry = clusterRegistry(cluster);
+  const seen = new Calls<string>();
+  on.create("kopfexamples", { registry }, function make({ body }) {
+    cluster.create(childOf(body as unknown as RawBody, { wanted: "yes" }));
+  });
+  on.child("kopfexamples", "configmaps", { registry }, function repair(kwargs) {
+    const { name, child, childEvent } = kwargs;
+    const owners = child.metadata.ownerReferences?.map((ref) => ref.name).join(",");
+    seen.add(`${name} ${childEvent} ${child.metadata.name} owned by ${owners}`);
+  });
+  await whileRunning(registry, async () => {
+    cluster.create(kex("p1"));
+    await seen.until(1); // its creation
+    // Deleted while no watch runs, and its history gone: the watch lists again (410), and
+    // the deletion is known from the listing only, without the child's last state.
+    cluster.faults.dropWatches();
+    cluster.delete("configmaps", "p1", { namespace: "default" });
+    cluster.faults.compact();
+    await seen.until(1, (s) => s.includes("DELETED"));
+  });
+  assert(seen.list.includes("p1 DELETED p1 owned by p1"), seen.list.join("\n"));
+});
+
 Deno.test("child handlers are retried after temporary errors; permanent ones stop them", async () => {
   await using cluster = await startCluster();
   const registry = clusterRegistry(cluster);

@@ -74,8 +74,11 @@ export class ChildWatching {
   #labels = new Map<string, readonly string[]>();
   /** The watches whose first listing is over (by resource key and namespace). */
   readonly #listed = new Set<string>();
-  /** The parents named by each known child (by key): a deletion may come without them. */
-  readonly #owners = new Map<string, readonly ParentRef[]>();
+  /**
+   * The parents named by each known child (by key), and its owner references as last seen: a
+   * deletion may come without them (noticed in a re-listing, it carries no state).
+   */
+  readonly #owners = new Map<string, KnownOwners>();
   /** The parents being read to be processed again (by uid): asked again meanwhile? */
   readonly #reading = new Map<string, boolean>();
   /** Whether the served resources are listed: no parent is processed before. */
@@ -162,7 +165,7 @@ export class ChildWatching {
 
   /** A child's state from its watch: noted for its parents, which are processed again. */
   #note(resource: Resource, event: ObjectEvent): void {
-    const child = event.object;
+    let child = event.object;
     const key = childKey(resource, child);
     let type: ChildEventType | undefined;
     if (event.type === "DELETED") type = "DELETED";
@@ -172,10 +175,15 @@ export class ChildWatching {
     // Any owner: the child stage checks each handler's `anyOwner`.
     let parents = parentsOf(child, this.#parents);
     if (type === "DELETED") {
-      if (parents.length === 0) parents = [...this.#owners.get(key) ?? []];
+      const known = this.#owners.get(key);
+      if (parents.length === 0 && known !== undefined) {
+        parents = [...known.parents];
+        // As a watch's DELETED carries them, so that the handlers see whose child it was.
+        child = { ...child, metadata: { ...child.metadata, ownerReferences: known.references } };
+      }
       this.#owners.delete(key);
     } else if (parents.length > 0) {
-      this.#owners.set(key, parents);
+      this.#owners.set(key, { parents, references: child.metadata?.ownerReferences ?? [] });
     } else {
       this.#owners.delete(key);
     }
@@ -278,6 +286,12 @@ export class ChildWatching {
     }
     return undefined;
   }
+}
+
+/** A known child's parents, and its owner references as last seen. */
+interface KnownOwners {
+  readonly parents: readonly ParentRef[];
+  readonly references: NonNullable<NonNullable<RawBody["metadata"]>["ownerReferences"]>;
 }
 
 function dimensionKey(dimension: WatchedDimension): string {
