@@ -28,7 +28,7 @@
 
 import type { BodySource, JsonObject, JsonValue, RawBody } from "../structs/bodies.ts";
 import { isMapping } from "../structs/dicts.ts";
-import { type JsonPatchOperation, Patch } from "../structs/patches.ts";
+import { type JsonPatchOperation, mergePatchChanges, Patch } from "../structs/patches.ts";
 import type { Resource } from "../structs/resources.ts";
 import { isAppliedBy, managedEntries, type ManagedFieldsEntry } from "../structs/owned_fields.ts";
 import type { ApiClient } from "../client/api.ts";
@@ -209,7 +209,10 @@ class Sender {
     const body = source === undefined ? undefined : answer.body;
     if (body !== undefined) asResourceObject(body, resource.apiVersion, resource.kind);
     this.latest = answer;
-    this.versions.push(answer.resourceVersion ?? "");
+    // A write that changes nothing of the state processed makes no version of its own: the
+    // one answered may be another writer's, made since (an echo of ours it is not).
+    const made = makesVersion(this.#options.body, patch, options, source !== undefined);
+    this.versions.push(made ? answer.resourceVersion ?? "" : "");
   }
 
   /**
@@ -220,6 +223,28 @@ class Sender {
     const { api, resource, body, signal } = this.#options;
     return await readSameObjectOrFail(api, resource, body, { signal });
   }
+}
+
+/**
+ * Whether a write changes the state processed, so that the version answered is the one it
+ * made: a merge patch that sets what the state holds already changes nothing there, and the
+ * server answers the object's current version -- another writer's, if one wrote meanwhile.
+ * JSON Patches (guarded by the state's finalizers) change it; server-side applies, and merge
+ * patches beyond the metadata of a state watched as metadata only, are not told apart and
+ * count as not.
+ */
+function makesVersion(
+  body: RawBody,
+  patch: JsonObject | readonly JsonPatchOperation[],
+  options: PatchOptions,
+  metadataOnly: boolean,
+): boolean {
+  if (Array.isArray(patch)) return true;
+  if (options.type !== undefined && options.type !== "merge") return false;
+  const merge = patch as JsonObject;
+  // A state watched as metadata only does not show what a patch beyond it would change.
+  if (metadataOnly && beyondMetadata(merge)) return false;
+  return mergePatchChanges(body, merge);
 }
 
 /** The status (to its subresource), the rest merged, our finalizer by a guarded JSON Patch. */

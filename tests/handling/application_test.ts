@@ -72,3 +72,34 @@ Deno.test("a metadata-only object: metadata-only answers; its other fields merge
   assertEquals(result.body?.kind, "ConfigMap");
   assertEquals(result.body?.data, undefined, "the answer carries the metadata only");
 });
+
+Deno.test("a write that changes nothing of the state processed answers another writer's version: not ours", async () => {
+  await using cluster = await FakeCluster.start();
+  const vault = new Vault();
+  vault.populate({ fake: cluster.connectionInfo });
+  await using api = new ApiClient(vault);
+  const configmaps = (await new Discovery(api).resources())
+    .find((r) => r.group === "" && r.plural === "configmaps")!;
+  const processed = cluster.create({
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name: "cm", namespace: "default", annotations: { seen: "v3" } },
+    data: { field: "v3" },
+  });
+  // Another writer's change after the state the handling read: a version of its own.
+  const theirs = cluster.patch("configmaps", "cm", { data: { field: "v5" } }, {
+    namespace: "default",
+  });
+  const write = async (annotation: string) => {
+    const patch = new Patch();
+    patch.metadata.annotations = { seen: annotation };
+    return await applyChanges({ api, resource: configmaps, body: processed, patch, finalizer: F });
+  };
+  // What the state holds already: the server answers its version now, the other writer's.
+  const same = await write("v3");
+  assertEquals(same.body?.metadata?.resourceVersion, theirs.metadata?.resourceVersion);
+  assertEquals(same.versions, [""], "no version of ours: its state is not an echo of ours");
+  // A change: the version answered is the one it made.
+  const changed = await write("v4");
+  assertEquals(changed.versions, [String(changed.body?.metadata?.resourceVersion)]);
+});
