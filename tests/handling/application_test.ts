@@ -14,6 +14,25 @@ import { Patch } from "../../src/structs/patches.ts";
 
 const F = "kopf.zalando.org/KopfFinalizerMarker";
 
+/** A fake cluster and a client of it, the ConfigMaps' resource discovered; both disposed of. */
+async function configmapsClient() {
+  const cluster = await FakeCluster.start();
+  const vault = new Vault();
+  vault.populate({ fake: cluster.connectionInfo });
+  const api = new ApiClient(vault);
+  const configmaps = (await new Discovery(api).resources())
+    .find((r) => r.group === "" && r.plural === "configmaps")!;
+  return {
+    cluster,
+    api,
+    configmaps,
+    async [Symbol.asyncDispose]() {
+      await api[Symbol.asyncDispose]();
+      await cluster[Symbol.asyncDispose]();
+    },
+  };
+}
+
 Deno.test("finalizer operations keep other finalizers and guard the index", () => {
   const none: RawBody = { metadata: {} };
   const some: RawBody = { metadata: { finalizers: ["a/b"] } };
@@ -33,12 +52,8 @@ Deno.test("finalizer operations keep other finalizers and guard the index", () =
 });
 
 Deno.test("a metadata-only object: metadata-only answers; its other fields merged, not replaced", async () => {
-  await using cluster = await FakeCluster.start();
-  const vault = new Vault();
-  vault.populate({ fake: cluster.connectionInfo });
-  await using api = new ApiClient(vault);
-  const configmaps = (await new Discovery(api).resources())
-    .find((r) => r.group === "" && r.plural === "configmaps")!;
+  await using client = await configmapsClient();
+  const { cluster, api, configmaps } = client;
   const stored = cluster.create({
     apiVersion: "v1",
     kind: "ConfigMap",
@@ -74,12 +89,8 @@ Deno.test("a metadata-only object: metadata-only answers; its other fields merge
 });
 
 Deno.test("a write that changes nothing of the state processed answers another writer's version: not ours", async () => {
-  await using cluster = await FakeCluster.start();
-  const vault = new Vault();
-  vault.populate({ fake: cluster.connectionInfo });
-  await using api = new ApiClient(vault);
-  const configmaps = (await new Discovery(api).resources())
-    .find((r) => r.group === "" && r.plural === "configmaps")!;
+  await using client = await configmapsClient();
+  const { cluster, api, configmaps } = client;
   const processed = cluster.create({
     apiVersion: "v1",
     kind: "ConfigMap",
