@@ -88,8 +88,9 @@ export interface ApplyResult {
   /** The `resourceVersion` the last successful request produced, if any was made. */
   readonly version: string | undefined;
   /**
-   * The `resourceVersion` of each successful request's answer, in order ("" for an answer
-   * without one): the states our own writes made, whose watch events are our echoes.
+   * The `resourceVersion` each successful request made, in order: the states our own writes
+   * made, whose watch events are our echoes. "" for an answer without one, and for a write
+   * that changed nothing of the state processed (the version answered is not its own).
    */
   readonly versions: readonly string[];
   /** How many write requests (patches and applies) were made: what `kopf_patches_total` counts. */
@@ -183,8 +184,8 @@ class Sender {
   latest: ObjectAnswer | undefined;
   /** The writes sent. */
   requests = 0;
-  /** The versions the answers gave, in order (see `ApplyResult.versions`). */
-  versions: string[] = [];
+  /** The writes answered, in order: what tells `ApplyResult.versions` when it is asked. */
+  readonly writes: AnsweredWrite[] = [];
   readonly #options: ApplyChangesOptions;
   readonly #ref: { name: string; namespace?: string };
 
@@ -209,10 +210,19 @@ class Sender {
     const body = source === undefined ? undefined : answer.body;
     if (body !== undefined) asResourceObject(body, resource.apiVersion, resource.kind);
     this.latest = answer;
-    // A write that changes nothing of the state processed makes no version of its own: the
-    // one answered may be another writer's, made since (an echo of ours it is not).
-    const made = makesVersion(this.#options.body, patch, options, source !== undefined);
-    this.versions.push(made ? answer.resourceVersion ?? "" : "");
+    this.writes.push({ patch, options, version: answer.resourceVersion ?? "" });
+  }
+
+  /**
+   * The versions our writes made, in order: "" for an answer without one, and for a write
+   * that changes nothing of the state processed -- it makes no version of its own, and the
+   * one answered may be another writer's, made since (an echo of ours it is not).
+   */
+  versions(): string[] {
+    const metadataOnly = this.source !== undefined;
+    return this.writes.map(({ patch, options, version }) =>
+      makesVersion(this.#options.body, patch, options, metadataOnly) ? version : ""
+    );
   }
 
   /**
@@ -441,18 +451,31 @@ async function isGone(sender: Sender, error: unknown): Promise<boolean> {
 }
 
 function applied(sender: Sender, gone: boolean, conflict: boolean): ApplyResult {
-  return new Applied(sender.latest, sender.requests, sender.versions, gone, conflict);
+  return new Applied(sender, gone, conflict);
 }
 
-/** An {@link ApplyResult} whose body is the last answer's, parsed when first read. */
+/** One write's patch, as sent, and the version its answer gave. */
+interface AnsweredWrite {
+  readonly patch: JsonObject | readonly JsonPatchOperation[];
+  readonly options: PatchOptions;
+  readonly version: string;
+}
+
+/**
+ * An {@link ApplyResult} whose body is the last answer's, parsed when first read, and whose
+ * versions are told when first asked (only a processing that may pass its echoes by asks).
+ */
 class Applied implements ApplyResult {
-  constructor(
-    readonly answer: ObjectAnswer | undefined,
-    readonly requests: number,
-    readonly versions: readonly string[],
-    readonly gone: boolean,
-    readonly conflict: boolean,
-  ) {}
+  readonly answer: ObjectAnswer | undefined;
+  readonly requests: number;
+  readonly #sender: Sender;
+  #versions: readonly string[] | undefined;
+
+  constructor(sender: Sender, readonly gone: boolean, readonly conflict: boolean) {
+    this.answer = sender.latest;
+    this.requests = sender.requests;
+    this.#sender = sender;
+  }
 
   get body(): RawBody | undefined {
     return this.answer?.body;
@@ -460,5 +483,9 @@ class Applied implements ApplyResult {
 
   get version(): string | undefined {
     return this.answer?.resourceVersion;
+  }
+
+  get versions(): readonly string[] {
+    return this.#versions ??= this.#sender.versions();
   }
 }

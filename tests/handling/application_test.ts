@@ -6,20 +6,17 @@ import { assertEquals } from "../assert.ts";
 import type { RawBody } from "../../src/structs/bodies.ts";
 import { applyChanges, finalizerOperations } from "../../src/handling/application.ts";
 import { FakeCluster } from "../../src/testing/mod.ts";
-import { ApiClient } from "../../src/client/api.ts";
-import { Vault } from "../../src/client/vault.ts";
 import { Discovery } from "../../src/client/discovery.ts";
 import { asResourceObject } from "../../src/structs/metadata_only_bodies.ts";
 import { Patch } from "../../src/structs/patches.ts";
+import { apiClientOf } from "../operator/harness.ts";
 
 const F = "kopf.zalando.org/KopfFinalizerMarker";
 
 /** A fake cluster and a client of it, the ConfigMaps' resource discovered; both disposed of. */
 async function configmapsClient() {
   const cluster = await FakeCluster.start();
-  const vault = new Vault();
-  vault.populate({ fake: cluster.connectionInfo });
-  const api = new ApiClient(vault);
+  const api = apiClientOf(cluster);
   const configmaps = (await new Discovery(api).resources())
     .find((r) => r.group === "" && r.plural === "configmaps")!;
   return {

@@ -15,6 +15,8 @@ import { on } from "../../src/intents/registration.ts";
 import { operator } from "../../src/reactor/running.ts";
 import type { OperatorOptions } from "../../src/reactor/operator_options.ts";
 import { FakeCluster } from "../../src/testing/mod.ts";
+import { ApiClient } from "../../src/client/api.ts";
+import { Vault } from "../../src/client/vault.ts";
 
 /**
  * The KopfExample CRD, optionally with the status subresource, and with `status.conditions`
@@ -253,6 +255,13 @@ export async function startCluster(
   const cluster = await FakeCluster.start();
   cluster.create(kexCrd(options));
   return cluster;
+}
+
+/** An API client of the cluster, with its own credentials (dispose of it after use). */
+export function apiClientOf(cluster: FakeCluster): ApiClient {
+  const vault = new Vault();
+  vault.populate({ test: cluster.connectionInfo });
+  return new ApiClient(vault);
 }
 
 /** The PATCH requests made to KopfExample objects so far. */

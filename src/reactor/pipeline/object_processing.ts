@@ -34,7 +34,7 @@ export interface Reconciliation {
    */
   readonly delay?: number;
   /**
-   * The versions our writes produced (`expectedResourceVersion` last), when the states they
+   * The versions our writes made (`ApplyResult.versions`), when the states they
    * made need no processing of their own: this processing left nothing to do -- its
    * handlers all done and their outcome stored, or nothing to do at all -- and no stage of
    * the resource acts on every state (no event, index, daemon, timer or child handlers).

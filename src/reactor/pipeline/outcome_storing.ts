@@ -37,7 +37,7 @@ import type { ObjectEntry } from "../objects/object_entries.ts";
 export interface Stored {
   /** The `resourceVersion` our write produced. */
   readonly version?: string;
-  /** The `resourceVersion` each of our writes produced, in order (the last is `version`). */
+  /** The `resourceVersion` each of our writes made, in order (see `ApplyResult.versions`). */
   readonly versions?: readonly string[];
   /** The object as our write left it. */
   readonly body?: RawBody;

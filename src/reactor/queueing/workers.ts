@@ -247,10 +247,9 @@ export function renew(
     const version = again ? "" : event.object.metadata?.resourceVersion ?? "";
     const arrivals = worker.arrivals;
     if (arrivals === undefined) worker.arrivals = [version];
-    else if (arrivals === NOT_ALL_OURS) {
-      // Known already: not kept growing while the worker waits (and the marker is frozen).
-    } else if (arrivals.length < OWN_WRITES) (arrivals as string[]).push(version);
-    else worker.arrivals = NOT_ALL_OURS;
+    else if (arrivals !== NOT_ALL_OURS && arrivals.length < OWN_WRITES) {
+      (arrivals as string[]).push(version);
+    } else worker.arrivals = NOT_ALL_OURS; // not kept growing while the worker waits
   }
   if (worker.pending === undefined) worker.waitingSince = now;
   worker.pending = event;

@@ -9,8 +9,6 @@ import { assert, assertEquals } from "../../assert.ts";
 import type { RawBody } from "../../../src/structs/bodies.ts";
 import { TemporaryError } from "../../../src/structs/errors.ts";
 import { Resource } from "../../../src/structs/resources.ts";
-import { ApiClient } from "../../../src/client/api.ts";
-import { Vault } from "../../../src/client/vault.ts";
 import { OperatorSettings } from "../../../src/settings/operator_settings.ts";
 import { AnnotationsDiffBaseStorage } from "../../../src/settings/diffbase_storages.ts";
 import { StatusDiffBaseStorage } from "../../../src/settings/diffbase_storages.ts";
@@ -20,8 +18,7 @@ import { on } from "../../../src/intents/registration.ts";
 import { ObjectTable } from "../../../src/reactor/objects/object_table.ts";
 import { Pipeline } from "../../../src/reactor/pipeline/pipeline.ts";
 import type { Reconciliation } from "../../../src/reactor/pipeline/object_processing.ts";
-import type { FakeCluster } from "../../../src/testing/mod.ts";
-import { kex, startCluster } from "../../operator/harness.ts";
+import { apiClientOf, kex, startCluster } from "../../operator/harness.ts";
 
 const KEX = new Resource({
   group: "kopf.dev",
@@ -31,13 +28,6 @@ const KEX = new Resource({
   namespaced: true,
   subresources: ["status"],
 });
-
-/** An API client of the cluster. */
-function clientOf(cluster: FakeCluster): ApiClient {
-  const vault = new Vault();
-  vault.populate({ test: cluster.connectionInfo });
-  return new ApiClient(vault);
-}
 
 /** What came of processing a new object, then the state its writes made. */
 interface Echoed {
@@ -62,7 +52,7 @@ async function echoed(
   settings = new OperatorSettings(),
 ): Promise<Echoed> {
   await using cluster = await startCluster({ status: true });
-  await using api = clientOf(cluster);
+  await using api = apiClientOf(cluster);
   const registry = new OperatorRegistry({ onWarning: () => {} });
   const calls: string[] = [];
   register(registry, calls);
@@ -189,7 +179,7 @@ Deno.test("a cycle not done, or a diff-base built another way: the states are pr
 
 Deno.test("a cause done after a change between its cycles: the write's state is an update", async () => {
   await using cluster = await startCluster({ status: true });
-  await using api = clientOf(cluster);
+  await using api = apiClientOf(cluster);
   const registry = new OperatorRegistry({ onWarning: () => {} });
   const calls: string[] = [];
   on.create("kopfexamples", { registry }, function create_fn({ retry }) {

@@ -8,16 +8,14 @@ import type { RawBody } from "../../../src/structs/bodies.ts";
 import { TemporaryError } from "../../../src/structs/errors.ts";
 import { Patch } from "../../../src/structs/patches.ts";
 import { Resource } from "../../../src/structs/resources.ts";
-import { ApiClient } from "../../../src/client/api.ts";
-import { Vault } from "../../../src/client/vault.ts";
+import type { ApiClient } from "../../../src/client/api.ts";
 import { OperatorSettings } from "../../../src/settings/operator_settings.ts";
 import { OperatorRegistry } from "../../../src/intents/registry.ts";
 import { index, on } from "../../../src/intents/registration.ts";
 import { applyChanges } from "../../../src/handling/application.ts";
 import { ObjectTable } from "../../../src/reactor/objects/object_table.ts";
 import { Pipeline } from "../../../src/reactor/pipeline/pipeline.ts";
-import type { FakeCluster } from "../../../src/testing/mod.ts";
-import { FINALIZER, kex, startCluster } from "../../operator/harness.ts";
+import { apiClientOf, FINALIZER, kex, startCluster } from "../../operator/harness.ts";
 import { wallClockAt } from "../../clocks.ts";
 
 const KEX = new Resource({
@@ -28,15 +26,9 @@ const KEX = new Resource({
   namespaced: true,
 });
 
-function client(cluster: FakeCluster): ApiClient {
-  const vault = new Vault();
-  vault.populate({ test: cluster.connectionInfo });
-  return new ApiClient(vault);
-}
-
 Deno.test("applying to a vanished object is not an error", async () => {
   await using cluster = await startCluster();
-  await using api = client(cluster);
+  await using api = apiClientOf(cluster);
   const patch = new Patch();
   patch.metadata.annotations.x = "y";
   const result = await applyChanges({
@@ -51,7 +43,7 @@ Deno.test("applying to a vanished object is not an error", async () => {
 
 Deno.test("a finalizer change on a stale state is refused, not forced", async () => {
   await using cluster = await startCluster();
-  await using api = client(cluster);
+  await using api = apiClientOf(cluster);
   const stale = cluster.create(kex("kex1"));
   cluster.patch("kopfexamples", "kex1", { metadata: { finalizers: ["other.example.com/x"] } });
   const result = await applyChanges({
@@ -70,7 +62,7 @@ Deno.test("a finalizer change on a stale state is refused, not forced", async ()
 
 Deno.test("a refused finalizer removal keeps the delete handlers' success; they do not re-run", async () => {
   await using cluster = await startCluster();
-  await using api = client(cluster);
+  await using api = apiClientOf(cluster);
   const registry = new OperatorRegistry({ onWarning: () => {} });
   const calls: string[] = [];
   on.delete("kopfexamples", { registry }, function delete_fn() {
@@ -109,7 +101,7 @@ Deno.test("a refused finalizer removal keeps the delete handlers' success; they 
 
 Deno.test("the worker learns the patched resourceVersion and when to come back", async () => {
   await using cluster = await startCluster();
-  await using api = client(cluster);
+  await using api = apiClientOf(cluster);
   const registry = new OperatorRegistry({ onWarning: () => {} });
   on.create("kopfexamples", { registry }, () => {
     throw new TemporaryError("later", { delay: 30 });
@@ -133,7 +125,7 @@ Deno.test("the worker learns the patched resourceVersion and when to come back",
 
 Deno.test("our finalizer is released when no changing handler serves the resource any more", async () => {
   await using cluster = await startCluster();
-  await using api = client(cluster);
+  await using api = apiClientOf(cluster);
   const registry = new OperatorRegistry({ onWarning: () => {} });
   on.event("kopfexamples", { registry }, () => {});
   const processor = new Pipeline({
@@ -159,7 +151,7 @@ function processorOf(
 
 Deno.test("the newest version known is kept: our patch's, then the echo's", async () => {
   await using cluster = await startCluster();
-  await using api = client(cluster);
+  await using api = apiClientOf(cluster);
   const registry = new OperatorRegistry({ onWarning: () => {} });
   on.create("kopfexamples", { registry }, () => ({ done: true }));
   const memories = new ObjectTable({});
@@ -176,7 +168,7 @@ Deno.test("the newest version known is kept: our patch's, then the echo's", asyn
 
 Deno.test("objects' memos are copied when a handler first runs for them, one copy each", async () => {
   await using cluster = await startCluster();
-  await using api = client(cluster);
+  await using api = apiClientOf(cluster);
   const registry = new OperatorRegistry({ onWarning: () => {} });
   const memos = new Map<string, Record<string, unknown>>();
   on.create("kopfexamples", { registry }, ({ name, memo }) => {
@@ -205,7 +197,7 @@ Deno.test("objects' memos are copied when a handler first runs for them, one cop
 
 Deno.test("the filters' callbacks of one cause get one set of arguments, built once", async () => {
   await using cluster = await startCluster();
-  await using api = client(cluster);
+  await using api = apiClientOf(cluster);
   const registry = new OperatorRegistry({ onWarning: () => {} });
   const seen: object[] = [];
   const when = (kwargs: object) => {
@@ -228,7 +220,7 @@ Deno.test("the filters' callbacks of one cause get one set of arguments, built o
 
 Deno.test("a state older than our patch is processed as the object is now, read afresh", async () => {
   await using cluster = await startCluster();
-  await using api = client(cluster);
+  await using api = apiClientOf(cluster);
   const registry = new OperatorRegistry({ onWarning: () => {} });
   const seen: string[] = [];
   on.create("kopfexamples", { registry }, ({ name }) => {
@@ -272,7 +264,7 @@ Deno.test("a state older than our patch is processed as the object is now, read 
 
 Deno.test("a state that a fresh read had shown already, delivered again later, runs nothing again", async () => {
   await using cluster = await startCluster();
-  await using api = client(cluster);
+  await using api = apiClientOf(cluster);
   const registry = new OperatorRegistry({ onWarning: () => {} });
   const runs: string[] = [];
   on.create("kopfexamples", { registry }, () => {
@@ -301,7 +293,7 @@ Deno.test("a state that a fresh read had shown already, delivered again later, r
 
 Deno.test("another replica's objects are skipped at the feed unless indexed here", async () => {
   await using cluster = await startCluster();
-  await using api = client(cluster);
+  await using api = apiClientOf(cluster);
   const body = cluster.create(kex("kex1"));
   const event = { type: "MODIFIED" as const, object: body };
   const plain = new OperatorRegistry({ onWarning: () => {} });
