@@ -24,17 +24,10 @@ import type { Clock } from "../../structs/clock.ts";
 import type { Resource } from "../../structs/resources.ts";
 import type { Semaphore } from "../../structs/semaphores.ts";
 import { isThenable } from "../../structs/thenables.ts";
-import type { ApiClient } from "../../client/api.ts";
 import type { OperatorSettings } from "../../settings/operator_settings.ts";
 import { keepsEssence } from "../../settings/diffbase_storages.ts";
 import type { HandlerMatcher } from "../../intents/handler_matching.ts";
-import type { LifeCycleFn } from "../../intents/lifecycles.ts";
-import type { OperatorMetrics } from "../../structs/operator_metrics.ts";
-import type { Spawner } from "../../engines/daemons.ts";
 import type { OperatorIndexers } from "../../engines/indexing.ts";
-import type { Ownership } from "../../engines/leader_election.ts";
-import type { ObjectTable } from "../objects/object_table.ts";
-import type { ChildChanges } from "../objects/parent_changes.ts";
 import { ChangingStage } from "./changing_stage.ts";
 import { ChildStage } from "./child_stage.ts";
 import { EventStage } from "./event_stage.ts";
@@ -50,19 +43,7 @@ import { OutcomeStorer } from "./outcome_storing.ts";
 import { PendingOutcomeStage, RecallStage } from "./recall_stage.ts";
 import { SpawningStage } from "./spawning_stage.ts";
 import { StoringStage } from "./storing_stage.ts";
-
-/** What the stages work with: the pipeline's options (`PipelineOptions`), as they are. */
-export interface StageParts {
-  readonly api: ApiClient;
-  readonly settings: OperatorSettings;
-  readonly objects: ObjectTable;
-  readonly spawner?: Spawner;
-  readonly indexers?: OperatorIndexers;
-  readonly metrics?: OperatorMetrics;
-  readonly lifecycle?: LifeCycleFn;
-  readonly ownership?: Ownership;
-  readonly children?: ChildChanges;
-}
+import type { PipelineOptions } from "./pipeline_options.ts";
 
 /** The stages of one pipeline, and the run of a state through them. */
 export class Stages {
@@ -73,7 +54,7 @@ export class Stages {
   readonly #settings: OperatorSettings;
 
   /** The stages over the operator's parts, with the limit of the pipeline's writes. */
-  constructor(options: StageParts, matcher: HandlerMatcher, clock: Clock, writes: Semaphore) {
+  constructor(options: PipelineOptions, matcher: HandlerMatcher, clock: Clock, writes: Semaphore) {
     this.#indexers = options.indexers;
     this.#matcher = matcher;
     this.#settings = options.settings;

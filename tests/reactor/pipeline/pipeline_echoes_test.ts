@@ -8,7 +8,6 @@
 import { assert, assertEquals } from "../../assert.ts";
 import type { RawBody } from "../../../src/structs/bodies.ts";
 import { TemporaryError } from "../../../src/structs/errors.ts";
-import { Resource } from "../../../src/structs/resources.ts";
 import { OperatorSettings } from "../../../src/settings/operator_settings.ts";
 import { AnnotationsDiffBaseStorage } from "../../../src/settings/diffbase_storages.ts";
 import { StatusDiffBaseStorage } from "../../../src/settings/diffbase_storages.ts";
@@ -19,15 +18,7 @@ import { ObjectTable } from "../../../src/reactor/objects/object_table.ts";
 import { Pipeline } from "../../../src/reactor/pipeline/pipeline.ts";
 import type { Reconciliation } from "../../../src/reactor/pipeline/object_processing.ts";
 import { apiClientOf, kex, startCluster } from "../../operator/harness.ts";
-
-const KEX = new Resource({
-  group: "kopf.dev",
-  version: "v1",
-  plural: "kopfexamples",
-  kind: "KopfExample",
-  namespaced: true,
-  subresources: ["status"],
-});
+import { KEX } from "../../client/scripted_server.ts";
 
 /** What came of processing a new object, then the state its writes made. */
 interface Echoed {
