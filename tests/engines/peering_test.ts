@@ -12,8 +12,9 @@ import { FakeCluster } from "../../src/testing/mod.ts";
 import { formatLastseen } from "../../src/engines/peer_records.ts";
 import { Peering } from "../../src/engines/peering.ts";
 import { Resource } from "../../src/structs/resources.ts";
-import { wallClockAt } from "../clocks.ts";
+import { ManualClock, wallClockAt } from "../clocks.ts";
 import { silentLogger } from "../../src/reactor/default_logger.ts";
+import { RecordingLogger } from "../reactor/recording_logger.ts";
 
 /** The namespaced peering resource of examples/peering.yaml. */
 const KOPF_PEERINGS = new Resource({
@@ -162,6 +163,72 @@ Deno.test("a peering object that appears gets the own record at once, not with t
     }
     assertEquals(recorded(), [peering.identity]);
     assert(!peering.paused);
+  } finally {
+    await peering.stop();
+  }
+});
+
+Deno.test("a defect that breaks the peering's watch is reported, and the peering is watched anew", async () => {
+  await using cluster = await FakeCluster.start();
+  const manifest = await Deno.readTextFile(new URL("../../examples/peering.yaml", import.meta.url));
+  for (const document of parseAllDocuments(manifest)) cluster.create(document.toJSON());
+  const where = { namespace: "default" };
+  cluster.create({
+    apiVersion: "kopf.dev/v1",
+    kind: "KopfPeering",
+    metadata: { namespace: "default", name: "default" },
+  });
+  const vault = new Vault({ relogin: () => Promise.resolve({ fake: cluster.connectionInfo }) });
+  await using api = new ApiClient(vault);
+  // The peering's pauses run on a clock of the test's; its wall time is now's.
+  const clock = new ManualClock(Date.now());
+  // A logger that throws once, as the peering reports a peer to make way for: a defect in
+  // the code that follows the watch, which the watch's own recovery never sees.
+  const logs = new RecordingLogger();
+  let broken = false;
+  const logger = Object.assign(Object.create(logs) as RecordingLogger, {
+    info(message: string): void {
+      logs.info(message);
+      if (!broken && message.startsWith("Pausing operations")) {
+        broken = true;
+        throw new TypeError("a logger's defect");
+      }
+    },
+  });
+  const peering = new Peering({
+    api,
+    resource: KOPF_PEERINGS,
+    namespaces: ["default"],
+    settings: new OperatorSettings().peering,
+    logger,
+    clock,
+  });
+  const until = async (what: string, done: () => boolean) => {
+    const deadline = Date.now() + 5000;
+    while (!done() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    assert(done(), what);
+  };
+  try {
+    peering.start();
+    await peering.listed;
+    peering.engage();
+    assert(!peering.paused);
+    const higher = { priority: 100, lifetime: 60, lastseen: formatLastseen(clock.wall()) };
+    cluster.patch("kopfpeerings", "default", { status: { "other@host": higher } }, {
+      ...where,
+      subresource: "status",
+    });
+    await until("the defect is reported", () => logs.at("error").length > 0);
+    assert(
+      logs.at("error")[0].includes(
+        'Watching the peering KopfPeering "default" in "default" failed; watching it anew in',
+      ),
+      logs.at("error")[0],
+    );
+    assert(logs.at("error")[0].includes("TypeError: a logger's defect"), logs.at("error")[0]);
+    assert(!peering.paused, "not yet: the watch broke before the verdict");
+    await clock.advance(2); // the first pause is at most 2 s
+    await until("the peer is seen once watched anew", () => peering.paused);
   } finally {
     await peering.stop();
   }
