@@ -103,7 +103,8 @@ export class WatchConsumer {
       if (end === "handed-over") end = await side!.done;
       if (end === "aborted") continue;
       // Ended by `failed`, which said why.
-      if (end === stream.options.recovery.ending) return;
+      const ending = stream.options.recovery.ending;
+      if (ending !== undefined && end === ending) return;
       // Anything else broke the watch's promise to go on (a defect): left so, the operator
       // would live on without serving the resource. It is watched anew, listing first.
       const pause = (defects ??= new Backoff({ ...this.#backoff, clock: this.#clock })).next();
