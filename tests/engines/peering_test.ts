@@ -25,17 +25,33 @@ const KOPF_PEERINGS = new Resource({
   namespaced: true,
 });
 
-Deno.test("a keep-alive in flight at exit finishes before the farewell, so no record outlives the operator", async () => {
-  await using cluster = await FakeCluster.start();
+/**
+ * A fake cluster serving the peering resources of examples/peering.yaml, with the peering
+ * object `default` in the namespace `default` if `withObject`.
+ */
+async function peeringCluster(withObject: boolean): Promise<FakeCluster> {
+  const cluster = await FakeCluster.start();
   const manifest = await Deno.readTextFile(new URL("../../examples/peering.yaml", import.meta.url));
   for (const document of parseAllDocuments(manifest)) cluster.create(document.toJSON());
+  if (withObject) {
+    cluster.create({
+      apiVersion: "kopf.dev/v1",
+      kind: "KopfPeering",
+      metadata: { namespace: "default", name: "default" },
+    });
+  }
+  return cluster;
+}
+
+/** A vault that logs in to the fake cluster. */
+function vaultOf(cluster: FakeCluster): Vault {
+  return new Vault({ relogin: () => Promise.resolve({ fake: cluster.connectionInfo }) });
+}
+
+Deno.test("a keep-alive in flight at exit finishes before the farewell, so no record outlives the operator", async () => {
+  await using cluster = await peeringCluster(true);
   const where = { namespace: "default" };
-  cluster.create({
-    apiVersion: "kopf.dev/v1",
-    kind: "KopfPeering",
-    metadata: { namespace: "default", name: "default" },
-  });
-  const vault = new Vault({ relogin: () => Promise.resolve({ fake: cluster.connectionInfo }) });
+  const vault = vaultOf(cluster);
   await using real = new ApiClient(vault);
   // Once `slow` is set, keep-alives reach the server late — after a client that gave up on
   // them has gone on (as on a busy API server): the server applies them all the same.
@@ -91,9 +107,7 @@ Deno.test("a keep-alive in flight at exit finishes before the farewell, so no re
 });
 
 Deno.test("a peer whose record lives for years pauses the operator without a busy loop", async () => {
-  await using cluster = await FakeCluster.start();
-  const manifest = await Deno.readTextFile(new URL("../../examples/peering.yaml", import.meta.url));
-  for (const document of parseAllDocuments(manifest)) cluster.create(document.toJSON());
+  await using cluster = await peeringCluster(false);
   cluster.create({
     apiVersion: "kopf.dev/v1",
     kind: "KopfPeering",
@@ -102,8 +116,7 @@ Deno.test("a peer whose record lives for years pauses the operator without a bus
       "other@host": { priority: 100, lifetime: 100_000_000, lastseen: formatLastseen(Date.now()) },
     },
   });
-  const vault = new Vault({ relogin: () => Promise.resolve({ fake: cluster.connectionInfo }) });
-  await using api = new ApiClient(vault);
+  await using api = new ApiClient(vaultOf(cluster));
   let looks = 0;
   const peering = new Peering({
     api,
@@ -127,10 +140,8 @@ Deno.test("a peer whose record lives for years pauses the operator without a bus
 });
 
 Deno.test("a peering object that appears gets the own record at once, not with the next keep-alive", async () => {
-  await using cluster = await FakeCluster.start();
-  const manifest = await Deno.readTextFile(new URL("../../examples/peering.yaml", import.meta.url));
-  for (const document of parseAllDocuments(manifest)) cluster.create(document.toJSON());
-  const vault = new Vault({ relogin: () => Promise.resolve({ fake: cluster.connectionInfo }) });
+  await using cluster = await peeringCluster(false);
+  const vault = vaultOf(cluster);
   await using api = new ApiClient(vault);
   const settings = new OperatorSettings().peering;
   settings.mandatory = true; // 60 seconds of lifetime: the next keep-alive is ~50s away
@@ -169,17 +180,9 @@ Deno.test("a peering object that appears gets the own record at once, not with t
 });
 
 Deno.test("a defect that breaks the peering's watch is reported, and the peering is watched anew", async () => {
-  await using cluster = await FakeCluster.start();
-  const manifest = await Deno.readTextFile(new URL("../../examples/peering.yaml", import.meta.url));
-  for (const document of parseAllDocuments(manifest)) cluster.create(document.toJSON());
+  await using cluster = await peeringCluster(true);
   const where = { namespace: "default" };
-  cluster.create({
-    apiVersion: "kopf.dev/v1",
-    kind: "KopfPeering",
-    metadata: { namespace: "default", name: "default" },
-  });
-  const vault = new Vault({ relogin: () => Promise.resolve({ fake: cluster.connectionInfo }) });
-  await using api = new ApiClient(vault);
+  await using api = new ApiClient(vaultOf(cluster));
   // The peering's pauses run on a clock of the test's; its wall time is now's.
   const clock = new ManualClock(Date.now());
   // A logger that throws once, as the peering reports a peer to make way for: a defect in
