@@ -12,6 +12,7 @@
  * once, once the cluster shows every object of it handled and 0.3 s more have passed (the
  * CPU of that quiet is in the burst's); `KOPF_BENCH_WARMUP_BURSTS` bursts (5); the medians of
  * `KOPF_BENCH_WARMUP_RUNS` runs (3), the controllers taking turns in each.
+ * `KOPF_BENCH_WARMUP_KOPF_V8=--flag,--flag` adds V8 flags to the operator's, to try them.
  *
  *     deno task bench warmup
  *     KOPF_BENCH_WARMUP_SIZE=2500 KOPF_BENCH_WARMUP_BURSTS=4 deno task bench warmup
@@ -33,6 +34,8 @@ function count(name: string, fallback: number): number {
 const RUNS = count("KOPF_BENCH_WARMUP_RUNS", 3);
 const BURSTS = count("KOPF_BENCH_WARMUP_BURSTS", 5);
 const SIZE = count("KOPF_BENCH_WARMUP_SIZE", 500);
+/** V8 flags added to the operator's own (`KOPF_BENCH_WARMUP_KOPF_V8`), to try them. */
+const KOPF_V8 = (Deno.env.get("KOPF_BENCH_WARMUP_KOPF_V8") ?? "").split(",").filter(Boolean);
 /** The quiet after each burst, before its CPU is read (ms). */
 const QUIET_MS = 300;
 /** Give up when a burst is not handled within this long (ms). */
@@ -72,7 +75,7 @@ async function run(controller: Controller): Promise<Run> {
   await using child = new ChildProcess([
     "--config",
     new URL("../../deno.json", import.meta.url).pathname,
-    v8FlagsArgument(OPERATOR_V8_FLAGS),
+    v8FlagsArgument([...OPERATOR_V8_FLAGS, ...controller.key === "kopf" ? KOPF_V8 : []]),
     new URL(controller.module, import.meta.url).pathname,
     cluster.url,
     kubeconfig,
@@ -159,6 +162,7 @@ export const section: BenchSection = {
     }
     return `${lines.join("\n")}\n\n(CPU in ms, the ranges of ${RUNS} runs taking turns; bursts ` +
       `of ${SIZE} objects, each handled and followed by ${QUIET_MS} ms of quiet; ` +
-      `V8 flags ${OPERATOR_V8_FLAGS.join(" ")}.)`;
+      `V8 flags ${OPERATOR_V8_FLAGS.join(" ")}` +
+      (KOPF_V8.length > 0 ? `, the operator's with ${KOPF_V8.join(" ")} too.)` : ".)");
   },
 };
