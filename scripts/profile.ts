@@ -13,6 +13,7 @@
  *     deno task profile --count 5000 --top 60 --out kopf-5k.cpuprofile
  *     deno task profile --module bench/compare/floor.ts   # the floor, for comparison
  *     deno task profile --no-status
+ *     deno task profile --child-args --no-conditions    # arguments of the child module
  *
  * `--no-status` serves the example CRD (`examples/crd.yaml`) without its status subresource;
  * `--interval` is the sampling interval in µs (200); `--heap <path>` also samples the
@@ -34,6 +35,7 @@ const args: Record<string, string | boolean> = {
   interval: "200",
   heap: "",
   "no-status": false,
+  "child-args": "",
 };
 for (let i = 0; i < Deno.args.length; i++) {
   const name = Deno.args[i].replace(/^--/, "");
@@ -130,6 +132,7 @@ await using child = new ChildProcess([
   new URL(String(args.module), import.meta.url).pathname,
   cluster.url,
   kubeconfig,
+  ...String(args["child-args"]).split(/\s+/).filter(Boolean),
 ], {
   stderr: "piped",
   env: {

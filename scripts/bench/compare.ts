@@ -46,7 +46,10 @@
  *   said READY (start-up and its first, empty LIST excluded) until all objects are handled,
  *   divided by the objects — at 1,000 objects only some 15–60 ticks, so ±1 tick is a few %;
  *   and, beside the ratio to the floor's, the same ratio with the start-up's CPU counted in
- *   (from the spawn: the issue's measure at 1,000 objects, where a start-up weighs);
+ *   (from the spawn: the issue's measure at 1,000 objects, where a start-up weighs), and the
+ *   CPU per object of the second half alone (from when the request log showed writes to half
+ *   of the objects, looked for every 10 ms, to the end): the steady state, without the
+ *   start-up and the warm-up of the first objects, whose cost does not grow with the count;
  * - API requests and writes per object, from the cluster's request log (only that
  *   controller talks to its cluster);
  * - peak RSS: the child's VmHWM (`/proc/<pid>/status`), start-up included; its RSS at
@@ -329,6 +332,11 @@ interface Row {
   cpu: number;
   /** CPU seconds before READY (start-up). */
   startupCpu: number;
+  /**
+   * CPU seconds from when half of the objects had their writes until all were handled, and
+   * how many objects were left then: the steady state, after the code's warm-up.
+   */
+  late: { cpu: number; count: number };
   requests: number;
   writes: number;
   verbs: string;
@@ -405,9 +413,18 @@ async function measure(controller: Controller, count: number): Promise<Row> {
   // objects themselves.
   let objects: RawBody[] = [];
   let progress = { handled: -1, at: now() };
+  /** The CPU and the objects written when half of them were: looked for every 10 ms. */
+  let half: { cpu: number; written: number } | undefined;
   for (;;) {
-    await Promise.race([new Promise((resolve) => setTimeout(resolve, 50)), exited]);
+    await Promise.race([
+      new Promise((resolve) => setTimeout(resolve, half === undefined ? 10 : 50)),
+      exited,
+    ]);
+    if (half === undefined) counter.drain();
     const written = Math.max(counter.patched.size, counter.statusPatched.size);
+    if (half === undefined && written >= count / 2) {
+      half = { cpu: await cpuSeconds(child.pid), written };
+    }
     if (written > progress.handled) progress = { handled: written, at: now() };
     if (now() - progress.at > STALL_MS) {
       throw new Error(`The ${controller.key} controller stalled at ${written} of ${count}.`);
@@ -416,7 +433,9 @@ async function measure(controller: Controller, count: number): Promise<Row> {
     objects = cluster.list(KIND);
     if (objects.every((o) => controller.started(o) !== undefined)) break;
   }
-  const cpu = await cpuSeconds(child.pid) - (EXISTING ? 0 : startupCpu);
+  const end = await cpuSeconds(child.pid);
+  const cpu = end - (EXISTING ? 0 : startupCpu);
+  half ??= { cpu: end, written: count };
   const rss = rssMb(child.pid);
   counter.drain();
   // The requests and the last write so far: the kept-heap measurement waits after them.
@@ -439,6 +458,7 @@ async function measure(controller: Controller, count: number): Promise<Row> {
     creation,
     cpu,
     startupCpu,
+    late: { cpu: end - half.cpu, count: count - half.written },
     requests: requests.total,
     writes: requests.writes,
     verbs: requests.verbs,
@@ -501,6 +521,15 @@ function cpuPerObjectMs(row: Row): number {
 }
 
 /**
+ * CPU per object in the second half of the objects (from when half had their writes): the
+ * steady state, without the start-up and the first objects' warm-up (the runtime compiling
+ * and tiering up the code that handles them), whose cost is the same whatever the count.
+ */
+function lateCpuPerObjectMs(row: Row): number {
+  return row.late.count > 0 ? (row.late.cpu / row.late.count) * 1000 : NaN;
+}
+
+/**
  * CPU per object with the start-up counted in (the issue's measure at 1,000 objects, where a
  * start-up weighs): the child's whole CPU time, from its spawn, over the objects.
  */
@@ -521,7 +550,8 @@ function figuresOf(row: Row, floor: Row | undefined, kopf: Row | undefined): Ben
       value: `${cpuPerObjectMs(row).toFixed(3)} ms (${row.cpu.toFixed(2)} s in all; ` +
         (EXISTING
           ? `${row.startupCpu.toFixed(2)} s of it until READY)`
-          : `${row.startupCpu.toFixed(2)} s of start-up before it)`),
+          : `${row.startupCpu.toFixed(2)} s of start-up before it)`) +
+        `; ${lateCpuPerObjectMs(row).toFixed(3)} ms in the second half`,
     },
     {
       name: `${n}: writes per object`,
@@ -547,9 +577,11 @@ function figuresOf(row: Row, floor: Row | undefined, kopf: Row | undefined): Ben
   if (floor && floor !== row) {
     figures.push({
       name: `${n}: compared with the floor`,
-      value: `wall time ×${(row.seconds / floor.seconds).toFixed(2)}, CPU per object ${
-        ratio(row, floor, cpuPerObjectMs)
-      }${EXISTING ? "" : ` (start-up included ${ratio(row, floor, cpuWithStartupMs)})`}`,
+      value:
+        `wall time ×${(row.seconds / floor.seconds).toFixed(2)}, CPU per object ${
+          ratio(row, floor, cpuPerObjectMs)
+        }${EXISTING ? "" : ` (start-up included ${ratio(row, floor, cpuWithStartupMs)})`}` +
+        `, in the second half ${ratio(row, floor, lateCpuPerObjectMs)}`,
     });
   }
   if (kopf && row.controller.key === "python-kopf") {
@@ -599,6 +631,7 @@ function medians(rows: readonly { row: Row; floor: Row | undefined }[]): string 
     "Time vs floor",
     "CPU vs floor",
     ...(EXISTING ? [] : ["CPU vs floor, start-up included"]),
+    "CPU vs floor, second half",
   ];
   const lines = [`| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`];
   for (const group of groups.values()) {
@@ -618,6 +651,7 @@ function medians(rows: readonly { row: Row; floor: Row | undefined }[]): string 
         ratios((r) => r.seconds),
         ratios(cpuPerObjectMs),
         ...(EXISTING ? [] : [ratios(cpuWithStartupMs)]),
+        ratios(lateCpuPerObjectMs),
       ].join(" | ")
     } |`);
   }

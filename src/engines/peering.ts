@@ -20,7 +20,10 @@ import {
 } from "../structs/namespace_scopes.ts";
 import { Channel } from "../structs/channels.ts";
 import type { JsonObject, RawBody } from "../structs/bodies.ts";
+import { Backoff } from "../structs/backoffs.ts";
 import { type Clock, realClock, sleep } from "../structs/clock.ts";
+import { formatSeconds } from "../structs/failure_streaks.ts";
+import { describeError } from "../structs/log_formats.ts";
 import type { Resource } from "../structs/resources.ts";
 import type { ApiClient } from "../client/api.ts";
 import { APINotFoundError } from "../client/api_errors.ts";
@@ -202,7 +205,9 @@ export class Peering {
   /**
    * Watch the peering objects until the stop. The watch keeps going by itself (it reports
    * its failures and pauses along its backoff); a watch that fails before its first listing
-   * must not hold the start: the peering counts as absent meanwhile.
+   * must not hold the start: the peering counts as absent meanwhile. A watch that ends
+   * otherwise (a defect) is reported and watched anew after a pause: left ended, this
+   * operator would no longer see its peers come and go.
    */
   async #watch(namespace: string | undefined): Promise<void> {
     const signal = this.#stop.signal;
@@ -212,46 +217,62 @@ export class Peering {
       listed = true;
       if (--this.#unlisted === 0) this.#listedResolve();
     };
+    let defects: Backoff | undefined;
     try {
-      const items = watchObjects(this.#api, this.#resource, {
-        namespace,
-        fieldSelector: `metadata.name=${this.#settings.name}`,
-        signal,
-        persistent: true,
-        logger: this.#logger,
-        clock: this.#clock,
-        backoff: WATCH_BACKOFF,
-        onFailure: () => void settleListing(),
-      });
-      for await (const item of items) {
-        if (signal.aborted) break;
-        const known = new Set(this.#objects.keys());
-        if (item.type === "LISTED") {
-          for (const key of [...this.#objects.keys()]) {
-            if (namespace === undefined || key === namespace) this.#objects.delete(key);
-          }
-          for (const object of item.objects) this.#store(object, false);
-          settleListing();
-        } else {
-          this.#store(item.object, item.type === "DELETED");
+      while (!signal.aborted) {
+        let failure: unknown = undefined;
+        try {
+          await this.#follow(namespace, settleListing);
+        } catch (error) {
+          failure = error;
         }
-        // A peering object that appears gets the own record at once, not only with the
-        // next keep-alive: else the peers it pauses would run side by side until then.
-        const appeared = [...this.#objects.keys()].filter((key) => !known.has(key));
-        if (this.#engaged && appeared.length > 0) this.#announce(appeared);
-        if (this.#engaged) this.#evaluate();
-      }
-    } catch (error) {
-      // A persistent watch ends only when stopped: anything else is reported, not lost.
-      if (!signal.aborted) {
+        if (signal.aborted) return;
+        settleListing();
+        const pause = (defects ??= new Backoff({ ...WATCH_BACKOFF, clock: this.#clock })).next();
+        const what = `Watching the peering ${this.#describe(namespace)}`;
+        const again = `watching it anew in ${formatSeconds(pause)}`;
         this.#logger.error(
-          `Watching the peering ${this.#describe(namespace)} failed for good: ${
-            error instanceof Error ? error.message : String(error)
-          }`,
+          failure === undefined
+            ? `${what} ended by itself; ${again}.`
+            : `${what} failed; ${again}: ${describeError(failure)}`,
         );
+        if (!await sleep(pause, signal, this.#clock)) return;
       }
     } finally {
       settleListing();
+    }
+  }
+
+  /** Follow one persistent watch of the peering objects until it ends or the stop. */
+  async #follow(namespace: string | undefined, settleListing: () => void): Promise<void> {
+    const signal = this.#stop.signal;
+    const items = watchObjects(this.#api, this.#resource, {
+      namespace,
+      fieldSelector: `metadata.name=${this.#settings.name}`,
+      signal,
+      persistent: true,
+      logger: this.#logger,
+      clock: this.#clock,
+      backoff: WATCH_BACKOFF,
+      onFailure: () => void settleListing(),
+    });
+    for await (const item of items) {
+      if (signal.aborted) break;
+      const known = new Set(this.#objects.keys());
+      if (item.type === "LISTED") {
+        for (const key of [...this.#objects.keys()]) {
+          if (namespace === undefined || key === namespace) this.#objects.delete(key);
+        }
+        for (const object of item.objects) this.#store(object, false);
+        settleListing();
+      } else {
+        this.#store(item.object, item.type === "DELETED");
+      }
+      // A peering object that appears gets the own record at once, not only with the
+      // next keep-alive: else the peers it pauses would run side by side until then.
+      const appeared = [...this.#objects.keys()].filter((key) => !known.has(key));
+      if (this.#engaged && appeared.length > 0) this.#announce(appeared);
+      if (this.#engaged) this.#evaluate();
     }
   }
 

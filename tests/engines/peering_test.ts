@@ -12,8 +12,9 @@ import { FakeCluster } from "../../src/testing/mod.ts";
 import { formatLastseen } from "../../src/engines/peer_records.ts";
 import { Peering } from "../../src/engines/peering.ts";
 import { Resource } from "../../src/structs/resources.ts";
-import { wallClockAt } from "../clocks.ts";
+import { ManualClock, wallClockAt } from "../clocks.ts";
 import { silentLogger } from "../../src/reactor/default_logger.ts";
+import { RecordingLogger } from "../reactor/recording_logger.ts";
 
 /** The namespaced peering resource of examples/peering.yaml. */
 const KOPF_PEERINGS = new Resource({
@@ -24,17 +25,33 @@ const KOPF_PEERINGS = new Resource({
   namespaced: true,
 });
 
-Deno.test("a keep-alive in flight at exit finishes before the farewell, so no record outlives the operator", async () => {
-  await using cluster = await FakeCluster.start();
+/**
+ * A fake cluster serving the peering resources of examples/peering.yaml, with the peering
+ * object `default` in the namespace `default` if `withObject`.
+ */
+async function peeringCluster(withObject: boolean): Promise<FakeCluster> {
+  const cluster = await FakeCluster.start();
   const manifest = await Deno.readTextFile(new URL("../../examples/peering.yaml", import.meta.url));
   for (const document of parseAllDocuments(manifest)) cluster.create(document.toJSON());
+  if (withObject) {
+    cluster.create({
+      apiVersion: "kopf.dev/v1",
+      kind: "KopfPeering",
+      metadata: { namespace: "default", name: "default" },
+    });
+  }
+  return cluster;
+}
+
+/** A vault that logs in to the fake cluster. */
+function vaultOf(cluster: FakeCluster): Vault {
+  return new Vault({ relogin: () => Promise.resolve({ fake: cluster.connectionInfo }) });
+}
+
+Deno.test("a keep-alive in flight at exit finishes before the farewell, so no record outlives the operator", async () => {
+  await using cluster = await peeringCluster(true);
   const where = { namespace: "default" };
-  cluster.create({
-    apiVersion: "kopf.dev/v1",
-    kind: "KopfPeering",
-    metadata: { namespace: "default", name: "default" },
-  });
-  const vault = new Vault({ relogin: () => Promise.resolve({ fake: cluster.connectionInfo }) });
+  const vault = vaultOf(cluster);
   await using real = new ApiClient(vault);
   // Once `slow` is set, keep-alives reach the server late — after a client that gave up on
   // them has gone on (as on a busy API server): the server applies them all the same.
@@ -90,9 +107,7 @@ Deno.test("a keep-alive in flight at exit finishes before the farewell, so no re
 });
 
 Deno.test("a peer whose record lives for years pauses the operator without a busy loop", async () => {
-  await using cluster = await FakeCluster.start();
-  const manifest = await Deno.readTextFile(new URL("../../examples/peering.yaml", import.meta.url));
-  for (const document of parseAllDocuments(manifest)) cluster.create(document.toJSON());
+  await using cluster = await peeringCluster(false);
   cluster.create({
     apiVersion: "kopf.dev/v1",
     kind: "KopfPeering",
@@ -101,8 +116,7 @@ Deno.test("a peer whose record lives for years pauses the operator without a bus
       "other@host": { priority: 100, lifetime: 100_000_000, lastseen: formatLastseen(Date.now()) },
     },
   });
-  const vault = new Vault({ relogin: () => Promise.resolve({ fake: cluster.connectionInfo }) });
-  await using api = new ApiClient(vault);
+  await using api = new ApiClient(vaultOf(cluster));
   let looks = 0;
   const peering = new Peering({
     api,
@@ -126,10 +140,8 @@ Deno.test("a peer whose record lives for years pauses the operator without a bus
 });
 
 Deno.test("a peering object that appears gets the own record at once, not with the next keep-alive", async () => {
-  await using cluster = await FakeCluster.start();
-  const manifest = await Deno.readTextFile(new URL("../../examples/peering.yaml", import.meta.url));
-  for (const document of parseAllDocuments(manifest)) cluster.create(document.toJSON());
-  const vault = new Vault({ relogin: () => Promise.resolve({ fake: cluster.connectionInfo }) });
+  await using cluster = await peeringCluster(false);
+  const vault = vaultOf(cluster);
   await using api = new ApiClient(vault);
   const settings = new OperatorSettings().peering;
   settings.mandatory = true; // 60 seconds of lifetime: the next keep-alive is ~50s away
@@ -162,6 +174,64 @@ Deno.test("a peering object that appears gets the own record at once, not with t
     }
     assertEquals(recorded(), [peering.identity]);
     assert(!peering.paused);
+  } finally {
+    await peering.stop();
+  }
+});
+
+Deno.test("a defect that breaks the peering's watch is reported, and the peering is watched anew", async () => {
+  await using cluster = await peeringCluster(true);
+  const where = { namespace: "default" };
+  await using api = new ApiClient(vaultOf(cluster));
+  // The peering's pauses run on a clock of the test's; its wall time is now's.
+  const clock = new ManualClock(Date.now());
+  // A logger that throws once, as the peering reports a peer to make way for: a defect in
+  // the code that follows the watch, which the watch's own recovery never sees.
+  const logs = new RecordingLogger();
+  let broken = false;
+  const logger = Object.assign(Object.create(logs) as RecordingLogger, {
+    info(message: string): void {
+      logs.info(message);
+      if (!broken && message.startsWith("Pausing operations")) {
+        broken = true;
+        throw new TypeError("a logger's defect");
+      }
+    },
+  });
+  const peering = new Peering({
+    api,
+    resource: KOPF_PEERINGS,
+    namespaces: ["default"],
+    settings: new OperatorSettings().peering,
+    logger,
+    clock,
+  });
+  const until = async (what: string, done: () => boolean) => {
+    const deadline = Date.now() + 5000;
+    while (!done() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    assert(done(), what);
+  };
+  try {
+    peering.start();
+    await peering.listed;
+    peering.engage();
+    assert(!peering.paused);
+    const higher = { priority: 100, lifetime: 60, lastseen: formatLastseen(clock.wall()) };
+    cluster.patch("kopfpeerings", "default", { status: { "other@host": higher } }, {
+      ...where,
+      subresource: "status",
+    });
+    await until("the defect is reported", () => logs.at("error").length > 0);
+    assert(
+      logs.at("error")[0].includes(
+        'Watching the peering KopfPeering "default" in "default" failed; watching it anew in',
+      ),
+      logs.at("error")[0],
+    );
+    assert(logs.at("error")[0].includes("TypeError: a logger's defect"), logs.at("error")[0]);
+    assert(!peering.paused, "not yet: the watch broke before the verdict");
+    await clock.advance(2); // the first pause is at most 2 s
+    await until("the peer is seen once watched anew", () => peering.paused);
   } finally {
     await peering.stop();
   }

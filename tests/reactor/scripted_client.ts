@@ -120,6 +120,11 @@ export class ScriptedClient implements ObservationClient {
   readonly versions = new Map<string, string>();
   /** Errors thrown by the next watch() of a stream id, instead of opening it. */
   readonly openErrors = new Map<string, unknown>();
+  /**
+   * Errors that a watch of a stream id throws at its next item past its own recovery, as a
+   * defect of the client's would: once each.
+   */
+  readonly defects = new Map<string, unknown>();
   /** All streams ever opened, by id, in order. */
   readonly opened = new Map<string, Stream[]>();
   readonly #waiters = new Map<string, Deferred<Stream>[]>();
@@ -169,7 +174,18 @@ export class ScriptedClient implements ObservationClient {
       ...recovery,
       logger: recovery.logger ?? silentLogger,
     });
-    return keepWatching(open, health, { ...recovery, signal });
+    return this.#withDefects(key, keepWatching(open, health, { ...recovery, signal }));
+  }
+
+  async *#withDefects(key: string, items: AsyncIterable<WatchItem>): AsyncGenerator<WatchItem> {
+    for await (const item of items) {
+      const defect = this.defects.get(key);
+      if (defect !== undefined) {
+        this.defects.delete(key);
+        throw defect;
+      }
+      yield item;
+    }
   }
 
   #open(

@@ -8,8 +8,9 @@
  */
 
 import { describeError, summarizeError } from "../../structs/log_formats.ts";
-import type { BackoffOptions } from "../../structs/backoffs.ts";
-import type { Clock } from "../../structs/clock.ts";
+import { Backoff, type BackoffOptions } from "../../structs/backoffs.ts";
+import { type Clock, sleep } from "../../structs/clock.ts";
+import { formatSeconds } from "../../structs/failure_streaks.ts";
 import type { Logger } from "../../structs/loggers.ts";
 import { Resource } from "../../structs/resources.ts";
 import { APIForbiddenError } from "../../client/api_errors.ts";
@@ -49,7 +50,9 @@ export class WatchConsumer {
   /**
    * Run one watch until the signal aborts, passing its items on. The watch recovers from
    * its failures itself (reporting them through this observer's logger, pausing along its
-   * backoff); `failed` hears of each, and ends the watch by returning true.
+   * backoff); `failed` hears of each, and ends the watch by returning true. A watch that
+   * ends otherwise -- its stream ending or throwing, which only a defect does -- is reported
+   * and watched anew after a pause (the same backoff), so that no resource is left unserved.
    *
    * The objects' watches put live events first: once a listing is held by the feed's
    * back-pressure, a second watch begins from the version the objects were at before the
@@ -80,6 +83,8 @@ export class WatchConsumer {
       },
       onItem,
     };
+    /** The pauses before watching anew after a defect ended the watch; made on the first. */
+    let defects: Backoff | undefined;
     while (!signal.aborted) {
       if (pausable && this.pause.paused) {
         await untilAborted(this.pause.resumed, signal);
@@ -97,13 +102,19 @@ export class WatchConsumer {
       let end = await this.#drain(stream, stream.options, streamSignal, side);
       if (end === "handed-over") end = await side!.done;
       if (end === "aborted") continue;
-      if (end === "ended") {
-        this.#logger.error(`Watching ${stream.what} ended by itself; it is not watched any more.`);
-      } else if (end !== stream.options.recovery.ending) {
-        // Ended by `failed` (it said why); anything else broke the watch's promise to go on.
-        this.#logger.error(`Watching ${stream.what} failed for good: ${describeError(end)}`);
-      }
-      return;
+      // Ended by `failed`, which said why.
+      const ending = stream.options.recovery.ending;
+      if (ending !== undefined && end === ending) return;
+      // Anything else broke the watch's promise to go on (a defect): left so, the operator
+      // would live on without serving the resource. It is watched anew, listing first.
+      const pause = (defects ??= new Backoff({ ...this.#backoff, clock: this.#clock })).next();
+      const again = `watching it anew in ${formatSeconds(pause)}`;
+      this.#logger.error(
+        end === "ended"
+          ? `Watching ${stream.what} ended by itself; ${again}.`
+          : `Watching ${stream.what} failed; ${again}: ${describeError(end)}`,
+      );
+      if (!await sleep(pause, signal, this.#clock)) return;
     }
   }
 

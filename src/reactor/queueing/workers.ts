@@ -241,10 +241,14 @@ export function renew(
   again = false,
 ): void {
   // Noted only while they may matter: a state taken (for a place, or in processing), or
-  // our write's awaited; a state not yet taken clears them when it is.
+  // our write's awaited; a state not yet taken clears them when it is. A listed state counts
+  // as no version: a listing follows a gap in the watch, whose events -- another writer's
+  // among them -- went unseen, and our write's version may hold such a change too.
   const phase = worker.phase;
   if (worker.expected !== undefined || phase === "placing" || phase === "processing") {
-    const version = again ? "" : event.object.metadata?.resourceVersion ?? "";
+    const version = again || event.type === null
+      ? ""
+      : event.object.metadata?.resourceVersion ?? "";
     const arrivals = worker.arrivals;
     if (arrivals === undefined) worker.arrivals = [version];
     else if (arrivals !== NOT_ALL_OURS && arrivals.length < OWN_WRITES) {

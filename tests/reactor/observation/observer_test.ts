@@ -638,6 +638,54 @@ Deno.test("a watch that ends by itself is opened again", async () => {
   await t.stop();
 });
 
+Deno.test("a watch broken past its recovery (a defect) is reported and watched anew after a pause", async () => {
+  const t = start({ clusterwide: true, resources: [KEX] });
+  await listCrds(t.client);
+  const first = await t.client.stream("kopfexamples@*");
+  first.listed([obj("a"), obj("b")]);
+  await settle();
+  t.client.defects.set("kopfexamples@*", new TypeError("item.object is undefined"));
+  const reopened = t.client.next("kopfexamples@*");
+  first.event("MODIFIED", obj("a", "2"));
+  await settle();
+  const errors = t.logs.at("error");
+  assertEquals(errors.length, 1);
+  assertStringIncludes(
+    errors[0],
+    "Watching kopfexamples.v1.kopf.dev cluster-wide failed; watching it anew in 1s: " +
+      "TypeError: item.object is undefined",
+  );
+  assert(first.closed, "the broken stream is closed");
+  await t.clock.advance(0.9);
+  assertEquals(t.client.opened.get("kopfexamples@*")!.length, 1);
+  await t.clock.advance(0.2);
+  const second = await reopened;
+  second.listed([obj("a", "2")]);
+  await settle();
+  assertEquals(t.fed, [
+    "kopfexamples:LISTED:a@1",
+    "kopfexamples:LISTED:b@1",
+    "kopfexamples:LISTED:a@2",
+    "kopfexamples:DELETED:b@1",
+  ]);
+  // Broken again at once: the pauses grow along the backoff.
+  t.client.defects.set("kopfexamples@*", new TypeError("again"));
+  const third = t.client.next("kopfexamples@*");
+  second.event("MODIFIED", obj("a", "3"));
+  await settle();
+  assertStringIncludes(
+    t.logs.at("error").at(-1)!,
+    "failed; watching it anew in 5s: TypeError: again",
+  );
+  await t.clock.advance(4.9);
+  assertEquals(t.client.opened.get("kopfexamples@*")!.length, 2);
+  await t.clock.advance(0.2);
+  (await third).listed([obj("a", "3")]);
+  await settle();
+  assertEquals(t.fed.at(-1), "kopfexamples:LISTED:a@3");
+  await t.stop();
+});
+
 Deno.test("a failing initial discovery fails the run", async () => {
   const t = start({ clusterwide: true, discoveryError: new Error("no API") });
   await listCrds(t.client);

@@ -20,7 +20,7 @@ function body(uid: string, rv: string, extra: Record<string, string> = {}): RawB
   };
 }
 
-function ev(uid: string, rv: string, type: WatchEventType = "MODIFIED"): ObservedEvent {
+function ev(uid: string, rv: string, type: WatchEventType | null = "MODIFIED"): ObservedEvent {
   return { type, object: body(uid, rv) };
 }
 
@@ -597,6 +597,19 @@ Deno.test("our write's state is processed when another change came while its sta
   mux.push(KEX, ev("a", "5"));
   await settle();
   assertEquals(script.seen, ["b@1", "a@3", "a@5"]);
+  script.release("a@5");
+  await stop(mux, clock);
+});
+
+Deno.test("our write's state is processed after a listing, which may hide another writer's change", async () => {
+  // The watch had a gap: another writer changed the object (unseen), then our write landed,
+  // and the listing after the gap shows our write's version 4, which holds that change too.
+  const { clock, script, mux } = await afterSettledPatch(["4", "5"]);
+  mux.push(KEX, ev("a", "4", null));
+  await settle();
+  mux.push(KEX, ev("a", "5"));
+  await settle();
+  assertEquals(script.seen, ["a@3", "a@5"]);
   script.release("a@5");
   await stop(mux, clock);
 });

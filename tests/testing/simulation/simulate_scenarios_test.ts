@@ -41,3 +41,12 @@ Deno.test("seeds 37, 150, 240 and 244 of the creation scenario: a crash between 
     assertEquals(failuresOf(await simulate(optionsOf(creation, { seed }))), []);
   }
 });
+
+Deno.test("seed 3857 of the updates scenario: a change hidden in a watch's gap is handled, not passed over as our echo", async () => {
+  // The watch lost its history (410) while our status write was retried; another writer's
+  // spec change came in that gap, before our write landed. The listing after the gap showed
+  // our write's version, which held that change too, and the state of our next write was
+  // then taken for our own echo: the update handler never saw the change.
+  const updates = await import(new URL("updates.ts", SCENARIOS).href) as ScenarioModule;
+  assertEquals(failuresOf(await simulate(optionsOf(updates, { seed: 3857 }))), []);
+});
