@@ -401,6 +401,18 @@ async function measure(controller: Controller, count: number): Promise<Row> {
   const startupCpu = await cpuSeconds(child.pid);
   const ready = rssMb(child.pid);
 
+  // The CPU and the objects written when half of them were, looked for every 10 ms from
+  // now on: while the objects are created too (paced, that is most of the run).
+  let half: { cpu: number; written: number } | undefined;
+  let looking = true;
+  const halfway = (async () => {
+    while (looking && half === undefined) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      counter.drain();
+      const written = Math.max(counter.patched.size, counter.statusPatched.size);
+      if (written >= count / 2) half = { cpu: await cpuSeconds(child.pid), written };
+    }
+  })();
   if (EXISTING) {
     // Everything counts from the spawn: the start-up is the listing of all the objects.
     first = spawned;
@@ -413,18 +425,9 @@ async function measure(controller: Controller, count: number): Promise<Row> {
   // objects themselves.
   let objects: RawBody[] = [];
   let progress = { handled: -1, at: now() };
-  /** The CPU and the objects written when half of them were: looked for every 10 ms. */
-  let half: { cpu: number; written: number } | undefined;
   for (;;) {
-    await Promise.race([
-      new Promise((resolve) => setTimeout(resolve, half === undefined ? 10 : 50)),
-      exited,
-    ]);
-    if (half === undefined) counter.drain();
+    await Promise.race([new Promise((resolve) => setTimeout(resolve, 50)), exited]);
     const written = Math.max(counter.patched.size, counter.statusPatched.size);
-    if (half === undefined && written >= count / 2) {
-      half = { cpu: await cpuSeconds(child.pid), written };
-    }
     if (written > progress.handled) progress = { handled: written, at: now() };
     if (now() - progress.at > STALL_MS) {
       throw new Error(`The ${controller.key} controller stalled at ${written} of ${count}.`);
@@ -433,6 +436,8 @@ async function measure(controller: Controller, count: number): Promise<Row> {
     objects = cluster.list(KIND);
     if (objects.every((o) => controller.started(o) !== undefined)) break;
   }
+  looking = false;
+  await halfway;
   const end = await cpuSeconds(child.pid);
   const cpu = end - (EXISTING ? 0 : startupCpu);
   half ??= { cpu: end, written: count };
