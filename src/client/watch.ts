@@ -37,7 +37,9 @@
  *   `sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true`
  *   sends the current objects as `ADDED` events, then a bookmark annotated
  *   `k8s.io/initial-events-end: "true"` at the listing's resourceVersion, then live events
- *   on the same stream. A stream that breaks before that bookmark is listed again.
+ *   on the same stream. A stream that breaks before that bookmark is listed again; with
+ *   `listParts`, the objects that came before the break are passed on first, as a part of
+ *   the listing that broke off.
  * - Paginated: list requests of `listPageSize` objects (`limit`, `continue`), one consistent
  *   snapshot; the watch starts at the resourceVersion of its pages. An expired continuation
  *   (410) begins the listing anew.

@@ -157,7 +157,10 @@ class WatchStream {
             ? this.#initialEvent(event, listing)
             : this.#liveEvent(event);
           if (out === undefined) continue;
-          if ("next" in out) return out;
+          if ("next" in out) {
+            yield* this.#unfinishedPart();
+            return out;
+          }
           // Silence is the server's, not a slow consumer's: none while waiting for it.
           timers.consuming = true;
           yield out;
@@ -172,8 +175,10 @@ class WatchStream {
         path: state.path,
         resourceVersion: position.resourceVersion,
       });
+      yield* this.#unfinishedPart();
       return this.#ended("reconnect", "the stream ended");
     } catch (e) {
+      yield* this.#unfinishedPart();
       return this.#failed(e, reader !== undefined);
     } finally {
       timers.clear();
@@ -196,6 +201,19 @@ class WatchStream {
       labelSelector: request.labelSelector || undefined,
       fieldSelector: request.fieldSelector || undefined,
     };
+  }
+
+  /**
+   * The initial events that came of a streamed listing that ends before its bookmark, as one
+   * more part of it: those objects were there. The listing begins anew, but a consumer that
+   * took them in knows them, and tells at the next listing's end which of them went away --
+   * a child that came and went while its watch kept breaking off, else never seen at all.
+   */
+  *#unfinishedPart(): Generator<WatchItem, void, undefined> {
+    if (this.#listed || this.#part.length === 0) return;
+    const objects = this.#part;
+    this.#part = [];
+    yield { type: "LISTING", objects, continued: this.#parts++ > 0 };
   }
 
   /**

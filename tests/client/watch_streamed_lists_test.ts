@@ -111,7 +111,7 @@ Deno.test("after a streamed listing, a closed stream resumes from the bookmark, 
   assertEquals(requests(server), ["stream", "watch@6"]);
 });
 
-Deno.test("a streamed listing that breaks before its bookmark begins anew: its parts are void", async () => {
+Deno.test("a streamed listing that breaks before its bookmark passes on what came, then begins anew", async () => {
   await using server = scripted({
     streams: [
       (_, body) => {
@@ -125,8 +125,10 @@ Deno.test("a streamed listing that breaks before its bookmark begins anew: its p
       },
     ],
   });
-  const items = await collect(server, 3);
-  assertEquals(brief(items), ["LISTING a,b", "LISTING b,c", "LISTED+  @9"]);
+  // The objects that came are passed on, the last of them short of a page, as a part of the
+  // listing that broke off; the next listing begins anew (not continued).
+  const items = await collect(server, 4);
+  assertEquals(brief(items), ["LISTING a,b", "LISTING+ c", "LISTING b,c", "LISTED+  @9"]);
   assertEquals(requests(server), ["stream", "stream"]);
 });
 
@@ -163,9 +165,9 @@ Deno.test("auto: live events or a plain bookmark before the end of the initial e
       }],
       lists: [() => list([obj("a", "4")], "4")],
     });
-    // The object before the early event was not passed on: a part waits for a full page.
-    const items = await collect(server, 1);
-    assertEquals(brief(items), ["LISTED a @4"], early);
+    // The object before the early event is passed on, as a part of a listing that broke off.
+    const items = await collect(server, 2);
+    assertEquals(brief(items), ["LISTING a", "LISTED a @4"], early);
     assertEquals(requests(server).slice(0, 2), ["stream", "list limit=2"], early);
   }
 });
@@ -177,8 +179,8 @@ Deno.test("auto: a server that ignores the parameters and never ends the initial
     streams: [silent, silent],
     lists: [() => list([obj("a", "1")], "4")],
   });
-  const items = await collect(server, 1, { ...FAST, listPageSize: 5, inactivityTimeout: 0.2 });
-  assertEquals(brief(items), ["LISTED a @4"]);
+  const items = await collect(server, 3, { ...FAST, listPageSize: 5, inactivityTimeout: 0.2 });
+  assertEquals(brief(items), ["LISTING a", "LISTING a", "LISTED a @4"]);
   assertEquals(requests(server).slice(0, 3), ["stream", "stream", "list limit=5"]);
 });
 
@@ -190,6 +192,32 @@ Deno.test("stream: a server that refuses streaming fails the watch, never listin
   const watch = watchObjects(api, KEX, { namespace: "ns", listParts: true, backoff: BACKOFF });
   await assertRejects(() => watch.next(), APIUnprocessableError);
   assertEquals(requests(server), ["stream"]);
+});
+
+Deno.test("whole listings: what a broken streamed listing passed on is not in the next LISTED", async () => {
+  await using server = scripted({
+    streams: [
+      (_, body) => {
+        for (const name of ["a", "b", "c"]) body.event("ADDED", obj(name, "1"));
+        body.close();
+      },
+      (_, body) => {
+        body.event("ADDED", obj("b", "1"));
+        body.event("BOOKMARK", bookmark("9", END));
+      },
+    ],
+  });
+  await using api = server.client({ watching: FAST });
+  const controller = new AbortController();
+  const watch = watchObjects(api, KEX, {
+    namespace: "ns",
+    signal: controller.signal,
+    backoff: BACKOFF,
+  });
+  const first = await watch.next();
+  controller.abort();
+  assert(!first.done && first.value.type === "LISTED");
+  assertEquals(first.value.objects.map((o) => o.metadata?.name), ["b"]);
 });
 
 Deno.test("whole listings: the parts of a streamed listing come as one LISTED item", async () => {

@@ -50,3 +50,13 @@ Deno.test("seed 3857 of the updates scenario: a change hidden in a watch's gap i
   const updates = await import(new URL("updates.ts", SCENARIOS).href) as ScenarioModule;
   assertEquals(failuresOf(await simulate(optionsOf(updates, { seed: 3857 }))), []);
 });
+
+Deno.test("seed 5754 of the children scenario: a child that came and went while its watch kept breaking off is put back", async () => {
+  // The children's watch listed (empty), then kept breaking off for half a minute: its
+  // streamed listings ended before their ends, twice showing a child that its parent's
+  // handler had made. The child was deleted before a listing came whole; what the broken
+  // listings had shown was dropped, so that listing told of no deletion, and the child was
+  // never put back. What a listing that breaks off has shown is now passed on.
+  const children = await import(new URL("children.ts", SCENARIOS).href) as ScenarioModule;
+  assertEquals(failuresOf(await simulate(optionsOf(children, { seed: 5754 }))), []);
+});
