@@ -20,10 +20,8 @@ import {
 } from "../structs/namespace_scopes.ts";
 import { Channel } from "../structs/channels.ts";
 import type { JsonObject, RawBody } from "../structs/bodies.ts";
-import { Backoff } from "../structs/backoffs.ts";
 import { type Clock, realClock, sleep } from "../structs/clock.ts";
-import { formatSeconds } from "../structs/failure_streaks.ts";
-import { describeError } from "../structs/log_formats.ts";
+import { WatchRestarts } from "../structs/watch_restarts.ts";
 import type { Resource } from "../structs/resources.ts";
 import type { ApiClient } from "../client/api.ts";
 import { APINotFoundError } from "../client/api_errors.ts";
@@ -217,26 +215,22 @@ export class Peering {
       listed = true;
       if (--this.#unlisted === 0) this.#listedResolve();
     };
-    let defects: Backoff | undefined;
+    const restarts = new WatchRestarts(`Watching the peering ${this.#describe(namespace)}`, {
+      backoff: WATCH_BACKOFF,
+      clock: this.#clock,
+      logger: this.#logger,
+    });
     try {
       while (!signal.aborted) {
-        let failure: unknown = undefined;
+        let failure: { error: unknown } | undefined;
         try {
           await this.#follow(namespace, settleListing);
         } catch (error) {
-          failure = error;
+          failure = { error };
         }
         if (signal.aborted) return;
         settleListing();
-        const pause = (defects ??= new Backoff({ ...WATCH_BACKOFF, clock: this.#clock })).next();
-        const what = `Watching the peering ${this.#describe(namespace)}`;
-        const again = `watching it anew in ${formatSeconds(pause)}`;
-        this.#logger.error(
-          failure === undefined
-            ? `${what} ended by itself; ${again}.`
-            : `${what} failed; ${again}: ${describeError(failure)}`,
-        );
-        if (!await sleep(pause, signal, this.#clock)) return;
+        if (!await restarts.after(signal, failure)) return;
       }
     } finally {
       settleListing();

@@ -8,9 +8,9 @@
  */
 
 import { describeError, summarizeError } from "../../structs/log_formats.ts";
-import { Backoff, type BackoffOptions } from "../../structs/backoffs.ts";
-import { type Clock, sleep } from "../../structs/clock.ts";
-import { formatSeconds } from "../../structs/failure_streaks.ts";
+import type { BackoffOptions } from "../../structs/backoffs.ts";
+import type { Clock } from "../../structs/clock.ts";
+import { WatchRestarts } from "../../structs/watch_restarts.ts";
 import type { Logger } from "../../structs/loggers.ts";
 import { Resource } from "../../structs/resources.ts";
 import { APIForbiddenError } from "../../client/api_errors.ts";
@@ -83,8 +83,8 @@ export class WatchConsumer {
       },
       onItem,
     };
-    /** The pauses before watching anew after a defect ended the watch; made on the first. */
-    let defects: Backoff | undefined;
+    /** What follows a defect that ends the watch: made on the first. */
+    let restarts: WatchRestarts | undefined;
     while (!signal.aborted) {
       if (pausable && this.pause.paused) {
         await untilAborted(this.pause.resumed, signal);
@@ -105,16 +105,13 @@ export class WatchConsumer {
       // Ended by `failed`, which said why.
       const ending = stream.options.recovery.ending;
       if (ending !== undefined && end === ending) return;
-      // Anything else broke the watch's promise to go on (a defect): left so, the operator
-      // would live on without serving the resource. It is watched anew, listing first.
-      const pause = (defects ??= new Backoff({ ...this.#backoff, clock: this.#clock })).next();
-      const again = `watching it anew in ${formatSeconds(pause)}`;
-      this.#logger.error(
-        end === "ended"
-          ? `Watching ${stream.what} ended by itself; ${again}.`
-          : `Watching ${stream.what} failed; ${again}: ${describeError(end)}`,
-      );
-      if (!await sleep(pause, signal, this.#clock)) return;
+      // Anything else broke the watch's promise to go on: a defect (see WatchRestarts).
+      restarts ??= new WatchRestarts(`Watching ${stream.what}`, {
+        backoff: this.#backoff,
+        clock: this.#clock,
+        logger: this.#logger,
+      });
+      if (!await restarts.after(signal, end === "ended" ? undefined : { error: end })) return;
     }
   }
 
