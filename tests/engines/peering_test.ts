@@ -4,7 +4,7 @@
  * appears.
  */
 import { parseAllDocuments } from "yaml";
-import { assert, assertEquals } from "../assert.ts";
+import { assert, assertEquals, assertSettlesWithin, assertStringIncludes } from "../assert.ts";
 import { ApiClient, type RequestOptions } from "../../src/client/api.ts";
 import { Vault } from "../../src/client/vault.ts";
 import { OperatorSettings } from "../../src/settings/operator_settings.ts";
@@ -12,7 +12,7 @@ import { FakeCluster } from "../../src/testing/mod.ts";
 import { formatLastseen } from "../../src/engines/peer_records.ts";
 import { Peering } from "../../src/engines/peering.ts";
 import { Resource } from "../../src/structs/resources.ts";
-import { ManualClock, wallClockAt } from "../clocks.ts";
+import { deferred, ManualClock, wallClockAt } from "../clocks.ts";
 import { silentLogger } from "../../src/reactor/default_logger.ts";
 import { RecordingLogger } from "../reactor/recording_logger.ts";
 
@@ -188,6 +188,7 @@ Deno.test("a defect that breaks the peering's watch is reported, and the peering
   // A logger that throws once, as the peering reports a peer to make way for: a defect in
   // the code that follows the watch, which the watch's own recovery never sees.
   const logs = new RecordingLogger();
+  const reported = deferred<string>();
   let broken = false;
   const logger = Object.assign(Object.create(logs) as RecordingLogger, {
     info(message: string): void {
@@ -196,6 +197,10 @@ Deno.test("a defect that breaks the peering's watch is reported, and the peering
         broken = true;
         throw new TypeError("a logger's defect");
       }
+    },
+    error(message: string): void {
+      logs.error(message);
+      reported.resolve(message);
     },
   });
   const peering = new Peering({
@@ -206,11 +211,7 @@ Deno.test("a defect that breaks the peering's watch is reported, and the peering
     logger,
     clock,
   });
-  const until = async (what: string, done: () => boolean) => {
-    const deadline = Date.now() + 5000;
-    while (!done() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-    assert(done(), what);
-  };
+  const changes = peering.changes[Symbol.asyncIterator]();
   try {
     peering.start();
     await peering.listed;
@@ -221,17 +222,17 @@ Deno.test("a defect that breaks the peering's watch is reported, and the peering
       ...where,
       subresource: "status",
     });
-    await until("the defect is reported", () => logs.at("error").length > 0);
-    assert(
-      logs.at("error")[0].includes(
-        'Watching the peering KopfPeering "default" in "default" failed; watching it anew in',
-      ),
-      logs.at("error")[0],
+    const error = await assertSettlesWithin(reported.promise, 5, "the defect's report");
+    assertStringIncludes(
+      error,
+      'Watching the peering KopfPeering "default" in "default" failed; watching it anew in',
     );
-    assert(logs.at("error")[0].includes("TypeError: a logger's defect"), logs.at("error")[0]);
+    assertStringIncludes(error, "TypeError: a logger's defect");
     assert(!peering.paused, "not yet: the watch broke before the verdict");
+    const paused = changes.next();
     await clock.advance(2); // the first pause is at most 2 s
-    await until("the peer is seen once watched anew", () => peering.paused);
+    const change = await assertSettlesWithin(paused, 5, "the peer seen once watched anew");
+    assertEquals(change, { done: false, value: true });
   } finally {
     await peering.stop();
   }
