@@ -14,7 +14,13 @@
  * @module
  */
 
-import type { LeavingEvent, ObjectEvent, ObservedEvent, RawBody } from "../../structs/bodies.ts";
+import type {
+  LeavingEvent,
+  ObjectEvent,
+  ObservedEvent,
+  RawBody,
+  RawMeta,
+} from "../../structs/bodies.ts";
 import type { Resource } from "../../structs/resources.ts";
 import { Backoff } from "../../structs/backoffs.ts";
 import { type Clock, sleep } from "../../structs/clock.ts";
@@ -291,7 +297,7 @@ export class ChildWatching {
 /** A known child's parents, and its owner references as last seen. */
 interface KnownOwners {
   readonly parents: readonly ParentRef[];
-  readonly references: NonNullable<NonNullable<RawBody["metadata"]>["ownerReferences"]>;
+  readonly references: NonNullable<RawMeta["ownerReferences"]>;
 }
 
 function dimensionKey(dimension: WatchedDimension): string {
