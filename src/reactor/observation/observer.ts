@@ -162,6 +162,8 @@ export class Observer {
   #rediscovery: { wanted: boolean; loop?: Promise<void> } = { wanted: false };
   /** The current run's stop, for the discoveries its watches ask for. */
   #runSignal: AbortSignal | undefined;
+  /** Fails the current run: a watch failed for good. */
+  #failRun: ((error: unknown) => void) | undefined;
 
   /**
    * Resolves when the initial resources and namespaces are known and their watches are
@@ -258,72 +260,84 @@ export class Observer {
     this.#reconcile();
   }
 
-  /** Observe until the signal aborts; see the class docs. */
+  /**
+   * Observe until the signal aborts; see the class docs. Rejects once a watch fails for good
+   * (defects ended it again and again: `WatchDefectsError`), after every watch has stopped.
+   */
   async run(signal: AbortSignal): Promise<void> {
     if (this.#running) throw new Error("This observer is already running.");
     this.#running = true;
     const stop = new AbortController();
     this.#runSignal = stop.signal;
+    let failure: { readonly error: unknown } | undefined;
+    this.#failRun = (error) => {
+      failure ??= { error };
+      stop.abort();
+    };
     const onAbort = () => stop.abort();
     signal.addEventListener("abort", onAbort, { once: true });
     if (signal.aborted) stop.abort();
     const background: Promise<void>[] = [];
     try {
-      // The CRDs are watched from the start: a change after their listing discovers again.
-      const crdsListed = signalled();
-      if (this.#scanning) {
-        background.push(
-          this.#scan.watchCrds(
-            stop.signal,
-            crdsListed.resolve,
-            () => this.#requestRediscovery(stop.signal),
-          ),
-        );
-      } else crdsListed.resolve();
-
-      const namespacesKnown = signalled();
-      if (this.#scope.clusterwide) {
-        namespacesKnown.resolve();
-      } else if (!this.#scanning || !needsNamespaceWatching(this.#scope)) {
-        // Names only (no patterns): served as they are, without the cluster-wide permission
-        // to list namespaces (a namespace that does not exist has no objects to watch).
-        this.#scan.namespaces = new Set(literalNamespaces(this.#scope.namespaces));
-        namespacesKnown.resolve();
-      } else {
-        background.push(
-          this.#scan.watchNamespaces(stop.signal, namespacesKnown.resolve, () => this.#reconcile()),
-        );
-      }
-
-      // Neither the discovery nor the watches wait for the CRDs' listing: a cluster's CRDs,
-      // schemas and all, can take long to list. A CRD made before the listing is in it and
-      // may be missing from the discovery: it is discovered again once the listing is in
-      // (below); one deleted meanwhile fails its watch (404), which discovers again too.
-      const resources = await this.#discoverPatiently(false, stop.signal, true);
-      if (resources === undefined) return;
-      this.#applyResources(resources);
-      void crdsListed.promise.then(() => {
-        if (!stop.signal.aborted && this.#missedBy(resources)) {
-          this.#requestRediscovery(stop.signal);
-        }
-      });
-      this.#completeLater(stop.signal);
-      if (!await untilAborted(namespacesKnown.promise, stop.signal)) return;
-
-      this.#started = true;
-      this.#reconcile();
-      this.#initial = new Set(this.#watchers.keys());
-      this.#readyResolve();
-      this.#settleInitial(undefined);
-      await untilAborted(new Promise<void>(() => {}), stop.signal);
+      await this.#observe(stop.signal, background);
     } finally {
       stop.abort();
       signal.removeEventListener("abort", onAbort);
       this.#started = false;
       for (const watcher of [...this.#watchers.values()]) void this.#stopWatcher(watcher);
       await Promise.all([...background, ...this.#retiring, this.#rediscovery.loop]);
+      this.#failRun = undefined;
       this.#running = false;
     }
+    if (failure !== undefined) throw failure.error;
+  }
+
+  /** The run's work until `stop` aborts; the scans' watches go to `background`. */
+  async #observe(stop: AbortSignal, background: Promise<void>[]): Promise<void> {
+    const failRun = (error: unknown) => this.#failRun?.(error);
+    // The CRDs are watched from the start: a change after their listing discovers again.
+    const crdsListed = signalled();
+    if (this.#scanning) {
+      background.push(
+        this.#scan.watchCrds(stop, crdsListed.resolve, () => this.#requestRediscovery(stop))
+          .catch(failRun),
+      );
+    } else crdsListed.resolve();
+
+    const namespacesKnown = signalled();
+    if (this.#scope.clusterwide) {
+      namespacesKnown.resolve();
+    } else if (!this.#scanning || !needsNamespaceWatching(this.#scope)) {
+      // Names only (no patterns): served as they are, without the cluster-wide permission
+      // to list namespaces (a namespace that does not exist has no objects to watch).
+      this.#scan.namespaces = new Set(literalNamespaces(this.#scope.namespaces));
+      namespacesKnown.resolve();
+    } else {
+      background.push(
+        this.#scan.watchNamespaces(stop, namespacesKnown.resolve, () => this.#reconcile())
+          .catch(failRun),
+      );
+    }
+
+    // Neither the discovery nor the watches wait for the CRDs' listing: a cluster's CRDs,
+    // schemas and all, can take long to list. A CRD made before the listing is in it and
+    // may be missing from the discovery: it is discovered again once the listing is in
+    // (below); one deleted meanwhile fails its watch (404), which discovers again too.
+    const resources = await this.#discoverPatiently(false, stop, true);
+    if (resources === undefined) return;
+    this.#applyResources(resources);
+    void crdsListed.promise.then(() => {
+      if (!stop.aborted && this.#missedBy(resources)) this.#requestRediscovery(stop);
+    });
+    this.#completeLater(stop);
+    if (!await untilAborted(namespacesKnown.promise, stop)) return;
+
+    this.#started = true;
+    this.#reconcile();
+    this.#initial = new Set(this.#watchers.keys());
+    this.#readyResolve();
+    this.#settleInitial(undefined);
+    await untilAborted(new Promise<void>(() => {}), stop);
   }
 
   /**
@@ -443,7 +457,7 @@ export class Observer {
         if (error instanceof APINotFoundError && signal) this.#requestRediscovery(signal);
         return false;
       },
-    );
+    ).catch((error) => this.#failRun?.(error));
   }
 
   /** Note that an initial watch needs no more waiting for; resolve `listed` after the last. */
