@@ -34,7 +34,7 @@
  * @module
  */
 
-import type { ObservedEvent } from "../../structs/bodies.ts";
+import type { ObservedEvent, RawBody } from "../../structs/bodies.ts";
 import { describeError, summarizeError } from "../../structs/log_formats.ts";
 import type { Resource } from "../../structs/resources.ts";
 import { type Clock, realClock, sleep } from "../../structs/clock.ts";
@@ -143,6 +143,7 @@ export class Observer {
   readonly #clock: Clock;
   readonly #logger: Logger;
   readonly #consumer: WatchConsumer;
+  readonly #patience: Patience;
   readonly #feeder: WatchFeeder;
   readonly #table: ObjectTable;
   readonly #scan: Scanning;
@@ -191,12 +192,13 @@ export class Observer {
     this.#clock = options.clock ?? realClock;
     this.#backoff = { clock: this.#clock, ...options.backoff };
     this.#logger = options.logger ?? reactorLogger();
-    this.#consumer = new WatchConsumer({
+    this.#patience = {
       client: this.#client,
       backoff: this.#backoff,
       clock: this.#clock,
       logger: this.#logger,
-    });
+    };
+    this.#consumer = new WatchConsumer(this.#patience);
     this.#table = options.table ?? new ObjectTable(undefined);
     this.#feeder = new WatchFeeder({
       table: this.#table,
@@ -323,7 +325,7 @@ export class Observer {
     // schemas and all, can take long to list. A CRD made before the listing is in it and
     // may be missing from the discovery: it is discovered again once the listing is in
     // (below); one deleted meanwhile fails its watch (404), which discovers again too.
-    const resources = await this.#discoverPatiently(false, stop, true);
+    const resources = await discoverPatiently(this.#patience, false, stop, true);
     if (resources === undefined) return;
     this.#applyResources(resources);
     void crdsListed.promise.then(() => {
@@ -338,38 +340,6 @@ export class Observer {
     this.#readyResolve();
     this.#settleInitial(undefined);
     await untilAborted(new Promise<void>(() => {}), stop);
-  }
-
-  /**
-   * Discover, retrying failures along the retry delays. The initial discovery (`strict`)
-   * fails at once instead: the client has already retried what can be retried, and
-   * without it there is nothing to serve.
-   */
-  async #discoverPatiently(
-    fresh: boolean,
-    signal: AbortSignal,
-    strict: boolean,
-  ): Promise<readonly Resource[] | undefined> {
-    const delays = new Backoff(this.#backoff);
-    const streak = new FailureStreak({
-      logger: this.#logger,
-      what: "Discovery",
-      clock: this.#clock,
-    });
-    for (;;) {
-      try {
-        const resources = await this.#client.discover({ fresh, signal });
-        streak.succeeded();
-        return resources;
-      } catch (error) {
-        if (signal.aborted) return undefined;
-        if (strict) throw error;
-        const delay = delays.next();
-        streak.failed({ reason: summarizeError(error), retryIn: delay });
-        await sleep(delay, signal, this.#clock);
-        if (signal.aborted) return undefined;
-      }
-    }
   }
 
   /**
@@ -460,6 +430,22 @@ export class Observer {
     ).catch((error) => this.#failRun?.(error));
   }
 
+  /**
+   * An object as a creation or an apply of the operator's own answered it: fed as the watch
+   * of its resource and namespace would feed it (see `WatchFeeder.told`). Nothing if no watch
+   * of this observer shows its resource there, or the watches are paused.
+   */
+  told(resource: Resource, object: RawBody): void {
+    if (!this.#started || this.#consumer.pause.paused) return;
+    const namespace = object.metadata?.namespace;
+    const watcher = this.#watchers.get(watcherId(resource, namespace)) ??
+      this.#watchers.get(watcherId(resource, undefined));
+    if (watcher === undefined) return;
+    this.#feeder.told(watcher, object)?.catch((error) =>
+      this.#logger.error(`Feeding an object made by the operator failed: ${describeError(error)}`)
+    );
+  }
+
   /** Note that an initial watch needs no more waiting for; resolve `listed` after the last. */
   #settleInitial(watcher: Watcher | undefined): void {
     const initial = this.#initial;
@@ -510,7 +496,7 @@ export class Observer {
       try {
         while (this.#rediscovery.wanted && !signal.aborted) {
           this.#rediscovery.wanted = false;
-          const resources = await this.#discoverPatiently(true, signal, false);
+          const resources = await discoverPatiently(this.#patience, true, signal, false);
           if (resources === undefined || signal.aborted) return;
           try {
             this.#applyResources(resources);
@@ -536,4 +522,42 @@ function selecting(selection: WatchSelection | undefined): string {
     fieldSelector === undefined ? "" : `fieldSelector=${fieldSelector}`,
   ].filter(Boolean).join(" and ");
   return sent === "" ? ` without selectors (${reason})` : ` with ${sent} (${reason})`;
+}
+
+/** What {@link discoverPatiently} discovers with, and where it reports. */
+interface Patience {
+  readonly client: ObservationClient;
+  readonly backoff: BackoffOptions;
+  readonly clock: Clock;
+  readonly logger: Logger;
+}
+
+/**
+ * Discover, retrying failures along the retry delays. The initial discovery (`strict`)
+ * fails at once instead: the client has already retried what can be retried, and
+ * without it there is nothing to serve.
+ */
+async function discoverPatiently(
+  patience: Patience,
+  fresh: boolean,
+  signal: AbortSignal,
+  strict: boolean,
+): Promise<readonly Resource[] | undefined> {
+  const { client, clock, logger } = patience;
+  const delays = new Backoff(patience.backoff);
+  const streak = new FailureStreak({ logger, what: "Discovery", clock });
+  for (;;) {
+    try {
+      const resources = await client.discover({ fresh, signal });
+      streak.succeeded();
+      return resources;
+    } catch (error) {
+      if (signal.aborted) return undefined;
+      if (strict) throw error;
+      const delay = delays.next();
+      streak.failed({ reason: summarizeError(error), retryIn: delay });
+      await sleep(delay, signal, clock);
+      if (signal.aborted) return undefined;
+    }
+  }
 }

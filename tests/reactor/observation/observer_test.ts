@@ -739,6 +739,51 @@ Deno.test("defects more than two minutes apart never add up to a failure", async
   await t.stop();
 });
 
+Deno.test("an object the operator made is fed at once; its watch's own event of it is not fed again", async () => {
+  const t = start({ clusterwide: true, resources: [KEX] });
+  await listCrds(t.client);
+  const stream = await t.client.stream("kopfexamples@*");
+  t.observer.told(KEX, obj("a", "2"));
+  assertEquals(t.fed, ["kopfexamples:ADDED:a@2"], "before the watch's first listing too");
+  stream.listed([]);
+  await settle();
+  assertEquals(t.fed.at(-1), "kopfexamples:DELETED:a@2", "a listing without it: deleted");
+  t.fed.length = 0;
+  t.observer.told(KEX, obj("b", "3"));
+  stream.event("ADDED", obj("b", "3"));
+  t.observer.told(KEX, obj("b", "4"));
+  stream.event("MODIFIED", obj("b", "4"));
+  t.observer.told(KEX, obj("b", "3")); // an answer that comes after a newer event
+  await settle();
+  assertEquals(t.fed, ["kopfexamples:ADDED:b@3", "kopfexamples:MODIFIED:b@4"]);
+  t.observer.told(PODS, obj("c"));
+  assertEquals(t.fed.length, 2, "no watch of that resource: nothing");
+  await t.stop();
+});
+
+Deno.test("an object the operator made that the watch's selectors would not show is not fed", async () => {
+  const selection: WatchSelection = {
+    labels: parseLabelSelector("app=watched"),
+    fields: [],
+    labelSelector: "app=watched",
+    fieldSelector: undefined,
+    metadataOnly: false,
+    reason: "a test",
+  };
+  const t = start({ clusterwide: true, resources: [KEX], selection: () => selection });
+  await listCrds(t.client);
+  (await t.client.stream("kopfexamples@*")).listed([]);
+  await settle();
+  const labelled = (app: string) => ({ metadata: { ...obj(app).metadata, labels: { app } } });
+  t.observer.told(KEX, labelled("other"));
+  t.observer.told(KEX, labelled("watched"));
+  assertEquals(t.fed, ["kopfexamples:ADDED:watched@1"]);
+  t.observer.pause();
+  t.observer.told(KEX, { metadata: { ...labelled("watched").metadata, uid: "paused" } });
+  assertEquals(t.fed.length, 1, "paused: nothing");
+  await t.stop();
+});
+
 Deno.test("a failing initial discovery fails the run", async () => {
   const t = start({ clusterwide: true, discoveryError: new Error("no API") });
   await listCrds(t.client);
