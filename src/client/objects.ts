@@ -13,6 +13,7 @@ import { answerOf, type ApiClient, type QueryParams, type RequestOptions } from 
 import type { ObjectAnswer } from "./object_answers.ts";
 import { APIGoneError } from "./api_errors.ts";
 import { createOnce } from "./creation.ts";
+import { tellMadeObject } from "./made_objects.ts";
 import { Backoff, type BackoffOptions } from "../structs/backoffs.ts";
 import { sleep } from "../structs/clock.ts";
 import { METADATA_ACCEPT, METADATA_LIST_ACCEPT } from "./metadata_only.ts";
@@ -344,12 +345,14 @@ export async function createObject(
     options.signal,
   );
   const path = resource.getUrl({ namespace });
-  return await createOnce(
+  const made = await createOnce(
     api,
     resource,
     { apiVersion: resource.apiVersion, kind: resource.kind || undefined, ...body },
     { path, namespace, query: writeQuery(options), signal: options.signal },
   );
+  if (!options.dryRun) tellMadeObject(resource, made);
+  return made;
 }
 
 /** Replace an object as a whole (PUT); raises `APIConflictError` if it changed meanwhile. */
@@ -460,12 +463,15 @@ export async function applyObject(
   const ref = { namespace: body.metadata?.namespace, name };
   const where = await locate(api, resource, ref, "Applying an object", options.signal);
   const full = { apiVersion: resource.apiVersion, kind: resource.kind || undefined, ...body };
-  return await api.request<RawBody>("PATCH", objectPath(resource, where, options.subresource), {
+  const path = objectPath(resource, where, options.subresource);
+  const applied = await api.request<RawBody>("PATCH", path, {
     body: full,
     contentType: PATCH_CONTENT_TYPES.apply,
     query: writeQuery(options),
     signal: options.signal,
   });
+  if (!options.dryRun && options.subresource === undefined) tellMadeObject(resource, applied);
+  return applied;
 }
 
 /**

@@ -65,6 +65,12 @@ export interface PeeringOptions {
   readonly logger: Logger;
   /** The clock of the records' times and of the waits; the real one by default. */
   readonly clock?: Clock;
+  /**
+   * The peering cannot go on: a watch of its objects failed for good (defects ended it again
+   * and again, a `WatchDefectsError`). The operator stops with it; without this, that watch
+   * just ends (its ERROR lines said so).
+   */
+  readonly fail?: (error: unknown) => void;
 }
 
 /** The pauses of a failing watch of the peering objects: short, as a peering must be known. */
@@ -87,6 +93,7 @@ export class Peering {
   readonly #settings: PeeringSettings;
   readonly #logger: Logger;
   readonly #clock: Clock;
+  readonly #fail: ((error: unknown) => void) | undefined;
   /** Fixed namespaces (or `[undefined]` for the cluster-scoped object); else a filter. */
   readonly #fixed: readonly (string | undefined)[] | undefined;
   readonly #served: ((namespace: string) => boolean) | undefined;
@@ -116,6 +123,7 @@ export class Peering {
     this.#settings = options.settings;
     this.#logger = options.logger;
     this.#clock = options.clock ?? realClock;
+    this.#fail = options.fail;
     this.identity = options.identity ?? detectOwnIdentity(this.#clock.wall());
     const namespaces = options.namespaces;
     if (!this.#resource.namespaced) this.#fixed = [undefined];
@@ -232,6 +240,8 @@ export class Peering {
         settleListing();
         if (!await restarts.after(signal, failure)) return;
       }
+    } catch (error) {
+      this.#fail?.(error); // only the restarts throw: a defect that keeps coming back
     } finally {
       settleListing();
     }

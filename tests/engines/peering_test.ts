@@ -11,6 +11,7 @@ import { OperatorSettings } from "../../src/settings/operator_settings.ts";
 import { FakeCluster } from "../../src/testing/mod.ts";
 import { formatLastseen } from "../../src/engines/peer_records.ts";
 import { Peering } from "../../src/engines/peering.ts";
+import { WatchDefectsError } from "../../src/structs/watch_restarts.ts";
 import { Resource } from "../../src/structs/resources.ts";
 import { deferred, ManualClock, wallClockAt } from "../clocks.ts";
 import { silentLogger } from "../../src/reactor/default_logger.ts";
@@ -233,6 +234,63 @@ Deno.test("a defect that breaks the peering's watch is reported, and the peering
     await clock.advance(2); // the first pause is at most 2 s
     const change = await assertSettlesWithin(paused, 5, "the peer seen once watched anew");
     assertEquals(change, { done: false, value: true });
+  } finally {
+    await peering.stop();
+  }
+});
+
+Deno.test("a defect that keeps breaking the peering's watch fails the peering, which stops the operator", async () => {
+  await using cluster = await peeringCluster(true);
+  await using api = new ApiClient(vaultOf(cluster));
+  const clock = new ManualClock(Date.now());
+  // A logger that throws whenever the peering reports peers to make way for: each new peer
+  // with a higher priority breaks the watch again.
+  const logs = new RecordingLogger();
+  let reported = deferred<string>();
+  const logger = Object.assign(Object.create(logs) as RecordingLogger, {
+    info(message: string): void {
+      logs.info(message);
+      if (message.startsWith("Pausing operations")) throw new TypeError("a logger's defect");
+    },
+    error(message: string): void {
+      logs.error(message);
+      reported.resolve(message);
+    },
+  });
+  const failed = deferred<unknown>();
+  const peering = new Peering({
+    api,
+    resource: KOPF_PEERINGS,
+    namespaces: ["default"],
+    settings: new OperatorSettings().peering,
+    logger,
+    clock,
+    fail: (error) => failed.resolve(error),
+  });
+  try {
+    peering.start();
+    await peering.listed;
+    peering.engage();
+    for (let n = 1; n <= 5; n++) {
+      const higher = { priority: 100, lifetime: 60, lastseen: formatLastseen(clock.wall()) };
+      cluster.patch("kopfpeerings", "default", { status: { [`peer-${n}@host`]: higher } }, {
+        namespace: "default",
+        subresource: "status",
+      });
+      if (n === 5) break;
+      const report = await assertSettlesWithin(reported.promise, 5, `the defect's report ${n}`);
+      reported = deferred<string>();
+      assertStringIncludes(report, "failed; watching it anew in");
+      await clock.advance(10); // the longest pause of the peering's watch
+    }
+    const error = await assertSettlesWithin(failed.promise, 5, "the peering's failure");
+    assert(error instanceof WatchDefectsError);
+    assertStringIncludes(
+      error.message,
+      'Watching the peering KopfPeering "default" in "default" failed 5 times in a row; ' +
+        "stopping the operator",
+    );
+    assertEquals(logs.at("error").length, 5);
   } finally {
     await peering.stop();
   }

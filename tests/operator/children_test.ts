@@ -9,6 +9,9 @@ import { kopf } from "../../mod.ts";
 import { on } from "../../src/intents/registration.ts";
 import type { RawBody } from "../../src/structs/bodies.ts";
 import type { FakeCluster } from "../../src/testing/fake_cluster/mod.ts";
+import { createObject } from "../../src/client/objects.ts";
+import { currentOperatorClient } from "../../src/engines/operator_client.ts";
+import { Resource } from "../../src/structs/resources.ts";
 import {
   Calls,
   clusterRegistry,
@@ -20,6 +23,13 @@ import {
 } from "./harness.ts";
 
 const OWNER_KIND = "kopf.zalando.org/owner-kind";
+const CONFIGMAPS = new Resource({
+  group: "",
+  version: "v1",
+  plural: "configmaps",
+  kind: "ConfigMap",
+  namespaced: true,
+});
 
 /** A ConfigMap made a child of the parent, as a handler would with kopf.adopt(). */
 function childOf(parent: RawBody, data: Record<string, string>): RawBody {
@@ -264,3 +274,48 @@ Deno.test("unlabelled children count only with `unlabelled`; childLabels filter 
   assert(selectors.length >= 1);
   for (const selector of selectors) assertEquals(selector, null, "unlabelled: no selector");
 });
+
+for (const how of ["createObject()", "kopf.apply()"] as const) {
+  Deno.test(`a child made by ${how} and deleted while its watch cannot list still reaches its parent`, async () => {
+    await using cluster = await startCluster();
+    const registry = clusterRegistry(cluster);
+    const seen = new Calls<string>();
+    const made = new Calls<string>();
+    on.create("kopfexamples", { registry }, async function make({ body, name }) {
+      const child: RawBody = { apiVersion: "v1", kind: "ConfigMap", metadata: { name } };
+      if (how === "kopf.apply()") {
+        await kopf.apply(child);
+      } else {
+        kopf.adopt(child, { owner: body as never });
+        await createObject(currentOperatorClient()!.api, CONFIGMAPS, child);
+      }
+      made.add(String(name));
+    });
+    on.child("kopfexamples", "configmaps", { registry }, function repair(kwargs) {
+      const { name, child, childEvent } = kwargs;
+      seen.add(`${name} ${childEvent} ${child.metadata.name}`);
+    });
+    // The children's watch cannot list from the start: it never shows the child.
+    cluster.faults.failRequests({
+      share: 1,
+      status: 500,
+      verbs: ["list", "watch"],
+      resources: ["configmaps"],
+    });
+    await whileRunning(registry, async () => {
+      cluster.create(kex("p1"));
+      await made.until(1);
+      cluster.delete("configmaps", "p1", { namespace: "default" });
+      cluster.faults.clear();
+      // Its first complete listing has no such child: known from its creation, it is gone.
+      await seen.until(1, (s) => s.includes("DELETED"));
+      // With its watch up, a child made is told of once: its watch's ADDED is the same state.
+      cluster.create(kex("p2"));
+      await made.until(2);
+      await seen.until(1, (s) => s.startsWith("p2 ADDED"));
+      cluster.patch("configmaps", "p2", { data: { changed: "yes" } }, { namespace: "default" });
+      await seen.until(1, (s) => s.startsWith("p2 MODIFIED"));
+    });
+    assertEquals(seen.list, ["p1 DELETED p1", "p2 ADDED p2", "p2 MODIFIED p2"]);
+  });
+}

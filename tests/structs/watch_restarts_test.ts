@@ -1,5 +1,9 @@
-import { assertEquals, assertStringIncludes } from "../assert.ts";
-import { WatchRestarts } from "../../src/structs/watch_restarts.ts";
+import { assertEquals, assertRejects, assertStringIncludes } from "../assert.ts";
+import {
+  DEFECTS_IN_A_ROW,
+  WatchDefectsError,
+  WatchRestarts,
+} from "../../src/structs/watch_restarts.ts";
 import { ManualClock } from "../clocks.ts";
 import { RecordingLogger } from "../reactor/recording_logger.ts";
 
@@ -44,4 +48,33 @@ Deno.test("a stop during the pause ends the wait: the watch is not begun anew", 
   await clock.advance(0.5);
   controller.abort();
   assertEquals(await after, false);
+});
+
+Deno.test("the fifth end in a row fails for good, with the last failure as its cause", async () => {
+  const { clock, logger, restarts: r } = restarts();
+  const signal = new AbortController().signal;
+  for (let n = 1; n < DEFECTS_IN_A_ROW; n++) {
+    const after = r.after(signal, { error: new TypeError(`defect ${n}`) });
+    await clock.advance(5);
+    assertEquals(await after, true);
+  }
+  const last = new TypeError("defect 5");
+  const error = await assertRejects(() => r.after(signal, { error: last }), WatchDefectsError);
+  assertEquals(
+    error.message,
+    "Watching pods failed 5 times in a row; stopping the operator, as watching it anew does " +
+      "not help (a restart of the process begins afresh): TypeError: defect 5",
+  );
+  assertEquals(error.cause, last);
+  assertEquals(logger.at("error").length, 5);
+});
+
+Deno.test("an end after a healthy period starts the count over", async () => {
+  const { clock, restarts: r } = restarts();
+  const signal = new AbortController().signal;
+  for (let n = 1; n <= 2 * DEFECTS_IN_A_ROW; n++) {
+    const after = r.after(signal);
+    await clock.advance(n % 4 === 0 ? 125 : 5); // every fourth run lasts over two minutes
+    assertEquals(await after, true);
+  }
 });

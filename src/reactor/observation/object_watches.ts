@@ -186,6 +186,21 @@ export class WatchFeeder {
   }
 
   /**
+   * An object as a creation or an apply of the operator's own answered it (see
+   * `client/made_objects.ts`): fed as this watch's own event of it would be -- its later
+   * event of that version is then passed over, and a listing without it tells of its
+   * deletion. Nothing if the watch's selectors do not show it (the watch never would), or
+   * the watch knows that version or a newer one already. Metadata only where the watch is.
+   */
+  told(watcher: Watcher, object: RawBody): Promise<void> | undefined {
+    const selection = watcher.selection;
+    if (selection !== undefined && !matchesSelection(selection, object)) return undefined;
+    const known = this.#table.peek(watcher.resource, object)?.watched ?? false;
+    const state = watcher.source === undefined ? object : metadataOf(object);
+    return this.onItem(watcher, { type: known ? "MODIFIED" : "ADDED", object: state });
+  }
+
+  /**
    * Note in the table the object's state as the watch keeps it; true if the watch already
    * knew it in this very version, or a newer one (then nothing changes).
    */
@@ -206,6 +221,12 @@ function remembered(object: RawBody): RawBody {
   if (meta?.managedFields === undefined) return object;
   const { managedFields: _, ...rest } = meta;
   return { ...object, metadata: rest };
+}
+
+/** An object as a metadata-only watch shows it: its metadata, without the managed fields. */
+function metadataOf(object: RawBody): RawBody {
+  const { managedFields: _, ...metadata } = object.metadata ?? {};
+  return { apiVersion: "meta.k8s.io/v1", kind: "PartialObjectMetadata", metadata };
 }
 
 /**

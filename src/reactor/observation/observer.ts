@@ -34,7 +34,7 @@
  * @module
  */
 
-import type { ObservedEvent } from "../../structs/bodies.ts";
+import type { ObservedEvent, RawBody } from "../../structs/bodies.ts";
 import { describeError, summarizeError } from "../../structs/log_formats.ts";
 import type { Resource } from "../../structs/resources.ts";
 import { type Clock, realClock, sleep } from "../../structs/clock.ts";
@@ -143,6 +143,7 @@ export class Observer {
   readonly #clock: Clock;
   readonly #logger: Logger;
   readonly #consumer: WatchConsumer;
+  readonly #patience: Patience;
   readonly #feeder: WatchFeeder;
   readonly #table: ObjectTable;
   readonly #scan: Scanning;
@@ -162,6 +163,8 @@ export class Observer {
   #rediscovery: { wanted: boolean; loop?: Promise<void> } = { wanted: false };
   /** The current run's stop, for the discoveries its watches ask for. */
   #runSignal: AbortSignal | undefined;
+  /** Fails the current run: a watch failed for good. */
+  #failRun: ((error: unknown) => void) | undefined;
 
   /**
    * Resolves when the initial resources and namespaces are known and their watches are
@@ -189,12 +192,13 @@ export class Observer {
     this.#clock = options.clock ?? realClock;
     this.#backoff = { clock: this.#clock, ...options.backoff };
     this.#logger = options.logger ?? reactorLogger();
-    this.#consumer = new WatchConsumer({
+    this.#patience = {
       client: this.#client,
       backoff: this.#backoff,
       clock: this.#clock,
       logger: this.#logger,
-    });
+    };
+    this.#consumer = new WatchConsumer(this.#patience);
     this.#table = options.table ?? new ObjectTable(undefined);
     this.#feeder = new WatchFeeder({
       table: this.#table,
@@ -258,104 +262,84 @@ export class Observer {
     this.#reconcile();
   }
 
-  /** Observe until the signal aborts; see the class docs. */
+  /**
+   * Observe until the signal aborts; see the class docs. Rejects once a watch fails for good
+   * (defects ended it again and again: `WatchDefectsError`), after every watch has stopped.
+   */
   async run(signal: AbortSignal): Promise<void> {
     if (this.#running) throw new Error("This observer is already running.");
     this.#running = true;
     const stop = new AbortController();
     this.#runSignal = stop.signal;
+    let failure: { readonly error: unknown } | undefined;
+    this.#failRun = (error) => {
+      failure ??= { error };
+      stop.abort();
+    };
     const onAbort = () => stop.abort();
     signal.addEventListener("abort", onAbort, { once: true });
     if (signal.aborted) stop.abort();
     const background: Promise<void>[] = [];
     try {
-      // The CRDs are watched from the start: a change after their listing discovers again.
-      const crdsListed = signalled();
-      if (this.#scanning) {
-        background.push(
-          this.#scan.watchCrds(
-            stop.signal,
-            crdsListed.resolve,
-            () => this.#requestRediscovery(stop.signal),
-          ),
-        );
-      } else crdsListed.resolve();
-
-      const namespacesKnown = signalled();
-      if (this.#scope.clusterwide) {
-        namespacesKnown.resolve();
-      } else if (!this.#scanning || !needsNamespaceWatching(this.#scope)) {
-        // Names only (no patterns): served as they are, without the cluster-wide permission
-        // to list namespaces (a namespace that does not exist has no objects to watch).
-        this.#scan.namespaces = new Set(literalNamespaces(this.#scope.namespaces));
-        namespacesKnown.resolve();
-      } else {
-        background.push(
-          this.#scan.watchNamespaces(stop.signal, namespacesKnown.resolve, () => this.#reconcile()),
-        );
-      }
-
-      // Neither the discovery nor the watches wait for the CRDs' listing: a cluster's CRDs,
-      // schemas and all, can take long to list. A CRD made before the listing is in it and
-      // may be missing from the discovery: it is discovered again once the listing is in
-      // (below); one deleted meanwhile fails its watch (404), which discovers again too.
-      const resources = await this.#discoverPatiently(false, stop.signal, true);
-      if (resources === undefined) return;
-      this.#applyResources(resources);
-      void crdsListed.promise.then(() => {
-        if (!stop.signal.aborted && this.#missedBy(resources)) {
-          this.#requestRediscovery(stop.signal);
-        }
-      });
-      this.#completeLater(stop.signal);
-      if (!await untilAborted(namespacesKnown.promise, stop.signal)) return;
-
-      this.#started = true;
-      this.#reconcile();
-      this.#initial = new Set(this.#watchers.keys());
-      this.#readyResolve();
-      this.#settleInitial(undefined);
-      await untilAborted(new Promise<void>(() => {}), stop.signal);
+      await this.#observe(stop.signal, background);
     } finally {
       stop.abort();
       signal.removeEventListener("abort", onAbort);
       this.#started = false;
       for (const watcher of [...this.#watchers.values()]) void this.#stopWatcher(watcher);
       await Promise.all([...background, ...this.#retiring, this.#rediscovery.loop]);
+      this.#failRun = undefined;
       this.#running = false;
     }
+    if (failure !== undefined) throw failure.error;
   }
 
-  /**
-   * Discover, retrying failures along the retry delays. The initial discovery (`strict`)
-   * fails at once instead: the client has already retried what can be retried, and
-   * without it there is nothing to serve.
-   */
-  async #discoverPatiently(
-    fresh: boolean,
-    signal: AbortSignal,
-    strict: boolean,
-  ): Promise<readonly Resource[] | undefined> {
-    const delays = new Backoff(this.#backoff);
-    const streak = new FailureStreak({
-      logger: this.#logger,
-      what: "Discovery",
-      clock: this.#clock,
-    });
-    for (;;) {
-      try {
-        const resources = await this.#client.discover({ fresh, signal });
-        streak.succeeded();
-        return resources;
-      } catch (error) {
-        if (signal.aborted) return undefined;
-        if (strict) throw error;
-        const delay = delays.next();
-        streak.failed({ reason: summarizeError(error), retryIn: delay });
-        await sleep(delay, signal, this.#clock);
-        if (signal.aborted) return undefined;
-      }
+  /** The run's work until `stop` aborts; the scans' watches go to `background`. */
+  async #observe(stop: AbortSignal, background: Promise<void>[]): Promise<void> {
+    const failRun = (error: unknown) => this.#failRun?.(error);
+    // The CRDs are watched from the start: a change after their listing discovers again.
+    const crdsListed = signalled();
+    if (this.#scanning) {
+      background.push(
+        this.#scan.watchCrds(stop, crdsListed.resolve, () => this.#requestRediscovery(stop))
+          .catch(failRun),
+      );
+    } else crdsListed.resolve();
+
+    const namespacesKnown = signalled();
+    if (this.#scope.clusterwide) {
+      namespacesKnown.resolve();
+    } else if (!this.#scanning || !needsNamespaceWatching(this.#scope)) {
+      // Names only (no patterns): served as they are, without the cluster-wide permission
+      // to list namespaces (a namespace that does not exist has no objects to watch).
+      this.#scan.namespaces = new Set(literalNamespaces(this.#scope.namespaces));
+      namespacesKnown.resolve();
+    } else {
+      background.push(
+        this.#scan.watchNamespaces(stop, namespacesKnown.resolve, () => this.#reconcile())
+          .catch(failRun),
+      );
     }
+
+    // Neither the discovery nor the watches wait for the CRDs' listing: a cluster's CRDs,
+    // schemas and all, can take long to list. A CRD made before the listing is in it and
+    // may be missing from the discovery: it is discovered again once the listing is in
+    // (below); one deleted meanwhile fails its watch (404), which discovers again too.
+    const resources = await discoverPatiently(this.#patience, false, stop, true);
+    if (resources === undefined) return;
+    this.#applyResources(resources);
+    void crdsListed.promise.then(() => {
+      if (!stop.aborted && this.#missedBy(resources)) this.#requestRediscovery(stop);
+    });
+    this.#completeLater(stop);
+    if (!await untilAborted(namespacesKnown.promise, stop)) return;
+
+    this.#started = true;
+    this.#reconcile();
+    this.#initial = new Set(this.#watchers.keys());
+    this.#readyResolve();
+    this.#settleInitial(undefined);
+    await untilAborted(new Promise<void>(() => {}), stop);
   }
 
   /**
@@ -443,6 +427,22 @@ export class Observer {
         if (error instanceof APINotFoundError && signal) this.#requestRediscovery(signal);
         return false;
       },
+    ).catch((error) => this.#failRun?.(error));
+  }
+
+  /**
+   * An object as a creation or an apply of the operator's own answered it: fed as the watch
+   * of its resource and namespace would feed it (see `WatchFeeder.told`). Nothing if no watch
+   * of this observer shows its resource there, or the watches are paused.
+   */
+  told(resource: Resource, object: RawBody): void {
+    if (!this.#started || this.#consumer.pause.paused) return;
+    const namespace = object.metadata?.namespace;
+    const watcher = this.#watchers.get(watcherId(resource, namespace)) ??
+      this.#watchers.get(watcherId(resource, undefined));
+    if (watcher === undefined) return;
+    this.#feeder.told(watcher, object)?.catch((error) =>
+      this.#logger.error(`Feeding an object made by the operator failed: ${describeError(error)}`)
     );
   }
 
@@ -496,7 +496,7 @@ export class Observer {
       try {
         while (this.#rediscovery.wanted && !signal.aborted) {
           this.#rediscovery.wanted = false;
-          const resources = await this.#discoverPatiently(true, signal, false);
+          const resources = await discoverPatiently(this.#patience, true, signal, false);
           if (resources === undefined || signal.aborted) return;
           try {
             this.#applyResources(resources);
@@ -522,4 +522,42 @@ function selecting(selection: WatchSelection | undefined): string {
     fieldSelector === undefined ? "" : `fieldSelector=${fieldSelector}`,
   ].filter(Boolean).join(" and ");
   return sent === "" ? ` without selectors (${reason})` : ` with ${sent} (${reason})`;
+}
+
+/** What {@link discoverPatiently} discovers with, and where it reports. */
+interface Patience {
+  readonly client: ObservationClient;
+  readonly backoff: BackoffOptions;
+  readonly clock: Clock;
+  readonly logger: Logger;
+}
+
+/**
+ * Discover, retrying failures along the retry delays. The initial discovery (`strict`)
+ * fails at once instead: the client has already retried what can be retried, and
+ * without it there is nothing to serve.
+ */
+async function discoverPatiently(
+  patience: Patience,
+  fresh: boolean,
+  signal: AbortSignal,
+  strict: boolean,
+): Promise<readonly Resource[] | undefined> {
+  const { client, clock, logger } = patience;
+  const delays = new Backoff(patience.backoff);
+  const streak = new FailureStreak({ logger, what: "Discovery", clock });
+  for (;;) {
+    try {
+      const resources = await client.discover({ fresh, signal });
+      streak.succeeded();
+      return resources;
+    } catch (error) {
+      if (signal.aborted) return undefined;
+      if (strict) throw error;
+      const delay = delays.next();
+      streak.failed({ reason: summarizeError(error), retryIn: delay });
+      await sleep(delay, signal, clock);
+      if (signal.aborted) return undefined;
+    }
+  }
 }

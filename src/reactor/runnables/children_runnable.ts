@@ -72,6 +72,8 @@ export class ChildrenRunnable implements Runnable {
     );
     const observer = this.#observer = this.#makeObserver(ChildWatching);
     if (this.#needs.peering.paused) observer.pause();
+    // A child made by the operator's own creation or apply is known from its answer on.
+    this.#needs.client.madeObjects = (resource, object) => observer.told(resource, object);
     const running = this.#running = observer.run(this.#observing.signal);
     running.then(
       () => {
@@ -85,6 +87,7 @@ export class ChildrenRunnable implements Runnable {
 
   /** Stop watching. */
   halt(): void {
+    this.#needs.client.madeObjects = undefined;
     this.#observing.abort();
   }
 

@@ -4,7 +4,8 @@
  * dry; the client and the discovery then serve every other runnable until the very end.
  * Everything that starts after it runs where they are the operator's client
  * (`engines/operator_client.ts`), so that helpers of handlers such as `kopf.apply()` send
- * through them.
+ * through them; with child handlers, also where the objects made (created or applied) are
+ * told of (`client/made_objects.ts`), for the children's watching to know them at once.
  *
  * @module
  */
@@ -13,6 +14,7 @@ import type { ConnectionInfo } from "../../structs/credentials.ts";
 import { ApiClient } from "../../client/api.ts";
 import { Discovery } from "../../client/discovery.ts";
 import { Vault } from "../../client/vault.ts";
+import { type MadeObjectListener, runTellingMadeObjects } from "../../client/made_objects.ts";
 import { runLogin } from "../../engines/activities.ts";
 import {
   type OperatorClient,
@@ -32,6 +34,11 @@ export class ClientRunnable implements Runnable {
   #discovery: Discovery | undefined;
   #shared: OperatorClient | undefined;
   #unregister: (() => void) | undefined;
+  /**
+   * Told of the objects made in the operator's flows (the children's watching, once it
+   * runs); the operator's flows tell it only if it has child handlers.
+   */
+  madeObjects: MadeObjectListener | undefined;
 
   /** The client, after the runnables given (the startup handlers). */
   constructor(parts: OperatorParts, after: readonly Runnable[]) {
@@ -78,7 +85,10 @@ export class ClientRunnable implements Runnable {
   /** Run what comes after with this client as the operator's client. */
   enclose<T>(fn: () => T): T {
     const shared = this.#shared;
-    return shared === undefined ? fn() : runWithOperatorClient(shared, fn);
+    if (shared === undefined) return fn();
+    if (this.#parts.children === undefined) return runWithOperatorClient(shared, fn);
+    const tell: MadeObjectListener = (resource, object) => this.madeObjects?.(resource, object);
+    return runWithOperatorClient(shared, () => runTellingMadeObjects(tell, fn));
   }
 
   /** Close the client's connections. */

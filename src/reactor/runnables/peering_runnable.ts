@@ -60,6 +60,7 @@ export class PeeringRunnable implements Runnable {
           logger,
           clock,
           signal: context.signal,
+          fail: (error) => context.fail(error),
         }),
     );
     // Announced also when alone (never paused), so that the gauge says so from the start.

@@ -10,6 +10,7 @@ import type { RawBody } from "../../../src/structs/bodies.ts";
 import { APIForbiddenError, APINotFoundError } from "../../../src/client/api_errors.ts";
 import { makeScope, type NamespacePattern } from "../../../src/structs/namespace_scopes.ts";
 import { Observer } from "../../../src/reactor/observation/observer.ts";
+import { WatchDefectsError } from "../../../src/structs/watch_restarts.ts";
 import type { WatchedDimension } from "../../../src/reactor/observation/observation_client.ts";
 import type { ObservedEvent } from "../../../src/structs/bodies.ts";
 import { deferred, ManualClock, settle } from "../../clocks.ts";
@@ -683,6 +684,103 @@ Deno.test("a watch broken past its recovery (a defect) is reported and watched a
   (await third).listed([obj("a", "3")]);
   await settle();
   assertEquals(t.fed.at(-1), "kopfexamples:LISTED:a@3");
+  await t.stop();
+});
+
+Deno.test("a defect that breaks a watch five times in a row fails the run, after the watches stop", async () => {
+  const t = start({ clusterwide: true, resources: [KEX] });
+  await listCrds(t.client);
+  let stream = await t.client.stream("kopfexamples@*");
+  stream.listed([obj("a")]);
+  let failed: unknown;
+  void t.running.catch((error) => (failed = error));
+  for (const [n, pause] of [[1, 1], [2, 5], [3, 5], [4, 5]]) {
+    t.client.defects.set("kopfexamples@*", new TypeError(`defect ${n}`));
+    const next = t.client.next("kopfexamples@*");
+    stream.event("MODIFIED", obj("a", `${n + 1}`));
+    await settle();
+    assertStringIncludes(t.logs.at("error").at(-1)!, `watching it anew in ${pause}s`);
+    await t.clock.advance(pause + 0.1);
+    stream = await next;
+    stream.listed([obj("a", `${n + 1}`)]);
+    await settle();
+    assertEquals(failed, undefined, `still running after ${n} defects`);
+  }
+  t.client.defects.set("kopfexamples@*", new TypeError("defect 5"));
+  stream.event("MODIFIED", obj("a", "6"));
+  const error = await assertRejects(() => t.running, WatchDefectsError);
+  assertStringIncludes(
+    error.message,
+    "Watching kopfexamples.v1.kopf.dev cluster-wide failed 5 times in a row; stopping the " +
+      "operator, as watching it anew does not help (a restart of the process begins afresh): " +
+      "TypeError: defect 5",
+  );
+  assert(t.logs.at("error").at(-1)!.startsWith(`error: ${error.message}\n`), "with the stack");
+  assertEquals(t.client.openIds(), [], "every watch has stopped");
+});
+
+Deno.test("defects more than two minutes apart never add up to a failure", async () => {
+  const t = start({ clusterwide: true, resources: [KEX] });
+  await listCrds(t.client);
+  let stream = await t.client.stream("kopfexamples@*");
+  stream.listed([obj("a")]);
+  for (let n = 1; n <= 6; n++) {
+    t.client.defects.set("kopfexamples@*", new TypeError(`defect ${n}`));
+    const next = t.client.next("kopfexamples@*");
+    stream.event("MODIFIED", obj("a", `${n + 1}`));
+    await settle();
+    assertStringIncludes(t.logs.at("error").at(-1)!, "watching it anew in 1s");
+    await t.clock.advance(1.1);
+    stream = await next;
+    stream.listed([obj("a", `${n + 1}`)]);
+    await t.clock.advance(121); // healthy for longer than the backoff's reset
+  }
+  assertEquals(t.logs.at("error").length, 6);
+  await t.stop();
+});
+
+Deno.test("an object the operator made is fed at once; its watch's own event of it is not fed again", async () => {
+  const t = start({ clusterwide: true, resources: [KEX] });
+  await listCrds(t.client);
+  const stream = await t.client.stream("kopfexamples@*");
+  t.observer.told(KEX, obj("a", "2"));
+  assertEquals(t.fed, ["kopfexamples:ADDED:a@2"], "before the watch's first listing too");
+  stream.listed([]);
+  await settle();
+  assertEquals(t.fed.at(-1), "kopfexamples:DELETED:a@2", "a listing without it: deleted");
+  t.fed.length = 0;
+  t.observer.told(KEX, obj("b", "3"));
+  stream.event("ADDED", obj("b", "3"));
+  t.observer.told(KEX, obj("b", "4"));
+  stream.event("MODIFIED", obj("b", "4"));
+  t.observer.told(KEX, obj("b", "3")); // an answer that comes after a newer event
+  await settle();
+  assertEquals(t.fed, ["kopfexamples:ADDED:b@3", "kopfexamples:MODIFIED:b@4"]);
+  t.observer.told(PODS, obj("c"));
+  assertEquals(t.fed.length, 2, "no watch of that resource: nothing");
+  await t.stop();
+});
+
+Deno.test("an object the operator made that the watch's selectors would not show is not fed", async () => {
+  const selection: WatchSelection = {
+    labels: parseLabelSelector("app=watched"),
+    fields: [],
+    labelSelector: "app=watched",
+    fieldSelector: undefined,
+    metadataOnly: false,
+    reason: "a test",
+  };
+  const t = start({ clusterwide: true, resources: [KEX], selection: () => selection });
+  await listCrds(t.client);
+  (await t.client.stream("kopfexamples@*")).listed([]);
+  await settle();
+  const labelled = (app: string) => ({ metadata: { ...obj(app).metadata, labels: { app } } });
+  t.observer.told(KEX, labelled("other"));
+  t.observer.told(KEX, labelled("watched"));
+  assertEquals(t.fed, ["kopfexamples:ADDED:watched@1"]);
+  t.observer.pause();
+  t.observer.told(KEX, { metadata: { ...labelled("watched").metadata, uid: "paused" } });
+  assertEquals(t.fed.length, 1, "paused: nothing");
   await t.stop();
 });
 

@@ -7,7 +7,9 @@
  * Without crashes and restarts: a child deleted or edited while no operator runs, or after
  * a new one's resume handlers ran but before its children's watch has listed (a few
  * seconds), is no event the operator ever sees, and is not put back (a known gap; seeds 3
- * and 4 of this scenario with the default faults show it).
+ * and 4 of this scenario with the default faults show it; the example has no resume
+ * handler). A child the running operator made is known from its creation's answer, so its
+ * deletion shows even when its watch had not shown it yet.
  */
 import type { Simulation } from "../../../src/testing/mod.ts";
 import { CRD, KEX, kopfExample } from "../kopf_examples.ts";
