@@ -1,6 +1,7 @@
 /**
  * Children kept in step: each KopfExample owns a ConfigMap `<name>-config` holding its
- * `spec.field`. The creation and update handlers write it; the child handler repairs it
+ * `spec.field`. The creation and update handlers write it, and so does the resume handler
+ * after a restart (it may have changed while no operator ran); the child handler repairs it
  * when someone edits it (the data drifts) or deletes it (it is made again) — without
  * polling, and without watching every ConfigMap of the cluster: `kopf.adopt()` labels the
  * child with its owner's kind, and the children's watch selects by that label.
@@ -70,6 +71,13 @@ kopf.on.update("kopfexamples", {
   field: "spec.field",
   rbac: ["configmaps:create,patch"],
 }, async function updateChild({ name, namespace, spec }) {
+  return await ensureChild(`${name}-config`, namespace ?? "default", wantedData(spec));
+});
+
+// After a restart: the child may have been deleted or edited while no operator ran.
+kopf.on.resume("kopfexamples", {
+  rbac: ["configmaps:create,patch"],
+}, async function resumeChild({ name, namespace, spec }) {
   return await ensureChild(`${name}-config`, namespace ?? "default", wantedData(spec));
 });
 

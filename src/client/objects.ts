@@ -13,7 +13,7 @@ import { answerOf, type ApiClient, type QueryParams, type RequestOptions } from 
 import type { ObjectAnswer } from "./object_answers.ts";
 import { APIGoneError } from "./api_errors.ts";
 import { createOnce } from "./creation.ts";
-import { tellMadeObject } from "./made_objects.ts";
+import { tellWrittenObject } from "./written_objects.ts";
 import { Backoff, type BackoffOptions } from "../structs/backoffs.ts";
 import { sleep } from "../structs/clock.ts";
 import { METADATA_ACCEPT, METADATA_LIST_ACCEPT } from "./metadata_only.ts";
@@ -351,7 +351,7 @@ export async function createObject(
     { apiVersion: resource.apiVersion, kind: resource.kind || undefined, ...body },
     { path, namespace, query: writeQuery(options), signal: options.signal },
   );
-  if (!options.dryRun) tellMadeObject(resource, made);
+  tellWrittenObject(resource, made, options);
   return made;
 }
 
@@ -364,11 +364,14 @@ export async function replaceObject(
   options: WriteOptions & { subresource?: string } = {},
 ): Promise<RawBody> {
   const where = await locate(api, resource, ref, "Replacing an object", options.signal);
-  return await api.request<RawBody>("PUT", objectPath(resource, where, options.subresource), {
+  const path = objectPath(resource, where, options.subresource);
+  const replaced = await api.request<RawBody>("PUT", path, {
     body,
     query: writeQuery(options),
     signal: options.signal,
   });
+  tellWrittenObject(resource, replaced, options);
+  return replaced;
 }
 
 /**
@@ -384,7 +387,9 @@ export async function patchObject(
   patch: JsonObject | RawBody | readonly JsonPatchOperation[],
   options: PatchOptions = {},
 ): Promise<RawBody> {
-  return (await patchForAnswer(api, resource, ref, patch, options)).body as RawBody;
+  const patched = (await patchForAnswer(api, resource, ref, patch, options)).body as RawBody;
+  tellWrittenObject(resource, patched, options);
+  return patched;
 }
 
 /**
@@ -470,7 +475,7 @@ export async function applyObject(
     query: writeQuery(options),
     signal: options.signal,
   });
-  if (!options.dryRun && options.subresource === undefined) tellMadeObject(resource, applied);
+  tellWrittenObject(resource, applied, options);
   return applied;
 }
 

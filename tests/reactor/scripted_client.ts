@@ -16,6 +16,12 @@ import type {
 import { type Deferred, deferred } from "../clocks.ts";
 
 /** One open watch stream, fed by the test. */
+/**
+ * A listing's version when a test names none: as kube-apiserver's, the cluster's current
+ * revision, newer than every object a test scripts.
+ */
+const CURRENT_REVISION = "1000000";
+
 export class Stream {
   readonly resource: Resource;
   readonly namespace: string | undefined;
@@ -49,7 +55,7 @@ export class Stream {
     return this.signal.aborted || this.#returned;
   }
 
-  listed(objects: RawBody[], resourceVersion = "1"): void {
+  listed(objects: RawBody[], resourceVersion = CURRENT_REVISION): void {
     this.#put({ type: "LISTED", objects, resourceVersion });
   }
 
@@ -59,7 +65,7 @@ export class Stream {
   }
 
   /** The last part of a listing that came in parts. */
-  listedAfterParts(objects: RawBody[], resourceVersion = "1"): void {
+  listedAfterParts(objects: RawBody[], resourceVersion = CURRENT_REVISION): void {
     this.#put({ type: "LISTED", objects, resourceVersion, continued: true });
   }
 

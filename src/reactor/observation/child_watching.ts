@@ -6,9 +6,10 @@
  * `engines/child_changes.ts`), and the parent queued again with its current state, read
  * from the API, for the child stage of its pipeline to run the child handlers. Children
  * found by a watch's first listing change nothing (they are the state at start;
- * `kopf.on.resume` of the parent is for that); later re-listings' changes count. Nothing is
- * noted before the served resources are listed, so that a parent is never processed ahead
- * of its listing. The runnable (`runnables/children_runnable.ts`) only wires this to a
+ * `kopf.on.resume` of the parent is for that); later re-listings' changes count, and so do
+ * the changes of the children the operator wrote itself (it knows them from the answers).
+ * A parent is never processed ahead of its listing: the changes noted before the served
+ * resources are listed wait for it (or for the parent's own processing). The runnable (`runnables/children_runnable.ts`) only wires this to a
  * watch and to the queueing.
  *
  * @module
@@ -89,15 +90,22 @@ export class ChildWatching {
   readonly #reading = new Map<string, boolean>();
   /** Whether the served resources are listed: no parent is processed before. */
   #servedListed = false;
+  /** The parents with changes noted before the served resources were listed (by uid). */
+  readonly #deferred = new Map<string, ParentRef>();
 
   /** The watching of children for the given handlers. */
   constructor(options: ChildWatchingOptions) {
     this.#options = options;
   }
 
-  /** The served resources are listed: from now on, children's changes reach the parents. */
+  /**
+   * The served resources are listed: the parents with changes noted meanwhile are processed,
+   * and from now on, each change reaches its parents at once.
+   */
   servedListed(): void {
     this.#servedListed = true;
+    for (const parent of this.#deferred.values()) void this.#process(parent);
+    this.#deferred.clear();
   }
 
   /** A watch of children has fed its first listing. */
@@ -176,7 +184,9 @@ export class ChildWatching {
     let type: ChildEventType | undefined;
     if (event.type === "DELETED") type = "DELETED";
     else if (event.type !== null) type = event.type;
-    else if (this.#relisted(resource, child)) type = "MODIFIED"; // changed while not watched
+    // Changed while not watched: a re-listing's, or one of a child known already (from the
+    // part of a listing that broke off, or from the operator's own write) in an older state.
+    else if (this.#relisted(resource, child) || this.#owners.has(key)) type = "MODIFIED";
     else type = undefined; // the state at the start: nothing changed
     // Any owner: the child stage checks each handler's `anyOwner`.
     let parents = parentsOf(child, this.#parents);
@@ -193,12 +203,13 @@ export class ChildWatching {
     } else {
       this.#owners.delete(key);
     }
-    if (type === undefined || !this.#servedListed) return;
+    if (type === undefined) return;
     for (const parent of parents) {
       const change = { resource, event: type, child, source: event.source };
-      if (this.#options.changes.add(parent, change)) {
-        void this.#process(parent);
-      }
+      if (!this.#options.changes.add(parent, change)) continue;
+      // Before the served resources are listed, the parent waits: then it is processed.
+      if (this.#servedListed) void this.#process(parent);
+      else this.#deferred.set(parent.uid, parent);
     }
   }
 

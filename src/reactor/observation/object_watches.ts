@@ -23,7 +23,7 @@ import type {
 } from "../../structs/bodies.ts";
 import { asResourceObject } from "../../structs/metadata_only_bodies.ts";
 import type { Clock } from "../../structs/clock.ts";
-import { isNewerVersion, objectKey } from "../../structs/identities.ts";
+import { isAtLeastVersion, isNewerVersion, objectKey } from "../../structs/identities.ts";
 import type { Resource } from "../../structs/resources.ts";
 import { matchesFields, matchesLabels } from "../../structs/label_selectors.ts";
 import type { WatchItem } from "../../client/watch.ts";
@@ -63,6 +63,14 @@ export interface Watcher extends WatchedDimension {
   during?: Map<string, string | typeof STILL_THERE>;
   /** When the listing in progress began (the clock's seconds). */
   listingSince?: number;
+  /** The version of the last complete listing. */
+  listedAt?: string;
+  /**
+   * The objects deleted since the last complete listing (by key), with the version of their
+   * deletion, the latest {@link MAX_GONE}: a write's answer that comes after its object's
+   * deletion is not taken for the object's state (see `WatchFeeder.told`).
+   */
+  gone?: Map<string, string>;
   listed: boolean;
   done?: Promise<void>;
 }
@@ -123,6 +131,7 @@ export class WatchFeeder {
         return promised(this.#feed(resource, eventOf(type, object, source)));
       }
       this.#table.unwatch(resource, object.metadata?.namespace, key);
+      noteGone(watcher, key, object.metadata?.resourceVersion);
       // With selectors, the server reports an object that stops matching them as deleted,
       // with its previous content (which matches): only a read can tell (see RecallStage).
       const selection = watcher.selection;
@@ -165,11 +174,16 @@ export class WatchFeeder {
     watcher.listing = undefined;
     watcher.listingSince = undefined;
     watcher.during = undefined;
+    watcher.listedAt = item.resourceVersion || undefined;
+    watcher.gone = undefined;
     const first = !watcher.listed;
     for (const entry of this.#table.watched(resource, watcher.namespace)) {
-      if (!listed.has(entry.key) && !during?.has(entry.key)) {
+      // Known in a state newer than the listing (a write's answer: see `told`), it may have
+      // been made after the listing's snapshot: its absence tells nothing.
+      if (!listed.has(entry.key) && !during?.has(entry.key) && !newer(entry, item)) {
         const object = entry.last ?? deletionNotice(resource, entry);
         this.#table.unwatch(resource, entry.namespace, entry.key);
+        noteGone(watcher, entry.key, item.resourceVersion);
         // With selectors, it may have left them rather than been deleted: it is read to tell.
         const selection = watcher.selection;
         const event = isSelective(selection)
@@ -186,18 +200,30 @@ export class WatchFeeder {
   }
 
   /**
-   * An object as a creation or an apply of the operator's own answered it (see
-   * `client/made_objects.ts`): fed as this watch's own event of it would be -- its later
-   * event of that version is then passed over, and a listing without it tells of its
-   * deletion. Nothing if the watch's selectors do not show it (the watch never would), or
-   * the watch knows that version or a newer one already. Metadata only where the watch is.
+   * An object as a write of the operator's own answered it (see `client/written_objects.ts`):
+   * fed as this watch's own event of it would be -- its later event of that version is then
+   * passed over, and a listing without it tells of its deletion. Nothing if the watch's
+   * selectors do not show it (the watch never would), if the watch knows that version or a
+   * newer one already, or if it is metadata only and the watch is not. Metadata only where the
+   * watch is.
    */
   told(watcher: Watcher, object: RawBody): Promise<void> | undefined {
     const selection = watcher.selection;
     if (selection !== undefined && !matchesSelection(selection, object)) return undefined;
+    const metadataOnly = object.kind === "PartialObjectMetadata";
+    if (metadataOnly && watcher.source === undefined) return undefined;
     const known = this.#table.peek(watcher.resource, object)?.watched ?? false;
-    const state = watcher.source === undefined ? object : metadataOf(object);
-    return this.onItem(watcher, { type: known ? "MODIFIED" : "ADDED", object: state });
+    // Deleted since: an answer that came after the deletion's event, or a listing without it.
+    const version = object.metadata?.resourceVersion;
+    const gone = watcher.gone?.get(objectKey(object));
+    if (gone !== undefined && !isNewerVersion(version, gone)) return undefined;
+    if (!known && isAtLeastVersion(watcher.listedAt, version ?? "")) return undefined;
+    const state = watcher.source === undefined || metadataOnly ? object : metadataOf(object);
+    // Not as a live event beside a listing (that one's fate a live watch tells): a listing
+    // without it tells of its deletion once the listing is as new as this state.
+    if (watcher.controller.signal.aborted || this.#remember(watcher, state)) return undefined;
+    const type = known ? "MODIFIED" : "ADDED";
+    return promised(this.#feed(watcher.resource, eventOf(type, state, partial(watcher, state))));
   }
 
   /**
@@ -287,6 +313,23 @@ function leaving(
   return source === undefined
     ? { type: "LEFT", object, selects }
     : { type: "LEFT", object, selects, source };
+}
+
+/** The most deletions a watch remembers between two listings (see {@link Watcher.gone}). */
+const MAX_GONE = 1000;
+
+/** Remember an object's deletion until the next complete listing, the latest ones only. */
+function noteGone(watcher: Watcher, key: string, version: string | undefined): void {
+  if (version === undefined || version === "") return;
+  const gone = watcher.gone ??= new Map();
+  gone.delete(key);
+  gone.set(key, version);
+  if (gone.size > MAX_GONE) gone.delete(gone.keys().next().value!);
+}
+
+/** Whether the watch knows the object in a newer state than the listing's. */
+function newer(entry: ObjectEntry, listing: { readonly resourceVersion: string }): boolean {
+  return listing.resourceVersion !== "" && isNewerVersion(entry.seen, listing.resourceVersion);
 }
 
 /** In {@link Watcher.during}: the object was told of, and not deleted. */

@@ -431,7 +431,7 @@ export class Observer {
   }
 
   /**
-   * An object as a creation or an apply of the operator's own answered it: fed as the watch
+   * An object as a write of the operator's own answered it: fed as the watch
    * of its resource and namespace would feed it (see `WatchFeeder.told`). Nothing if no watch
    * of this observer shows its resource there, or the watches are paused.
    */
@@ -442,7 +442,9 @@ export class Observer {
       this.#watchers.get(watcherId(resource, undefined));
     if (watcher === undefined) return;
     this.#feeder.told(watcher, object)?.catch((error) =>
-      this.#logger.error(`Feeding an object made by the operator failed: ${describeError(error)}`)
+      this.#logger.error(
+        `Feeding an object written by the operator failed: ${describeError(error)}`,
+      )
     );
   }
 

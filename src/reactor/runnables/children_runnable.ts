@@ -72,8 +72,8 @@ export class ChildrenRunnable implements Runnable {
     );
     const observer = this.#observer = this.#makeObserver(ChildWatching);
     if (this.#needs.peering.paused) observer.pause();
-    // A child made by the operator's own creation or apply is known from its answer on.
-    this.#needs.client.madeObjects = (resource, object) => observer.told(resource, object);
+    // A child written by the operator's own flows is known from the answer on.
+    this.#needs.client.writtenObjects = (resource, object) => observer.told(resource, object);
     const running = this.#running = observer.run(this.#observing.signal);
     running.then(
       () => {
@@ -87,7 +87,7 @@ export class ChildrenRunnable implements Runnable {
 
   /** Stop watching. */
   halt(): void {
-    this.#needs.client.madeObjects = undefined;
+    this.#needs.client.writtenObjects = undefined;
     this.#observing.abort();
   }
 

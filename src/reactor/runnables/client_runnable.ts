@@ -4,8 +4,9 @@
  * dry; the client and the discovery then serve every other runnable until the very end.
  * Everything that starts after it runs where they are the operator's client
  * (`engines/operator_client.ts`), so that helpers of handlers such as `kopf.apply()` send
- * through them; with child handlers, also where the objects made (created or applied) are
- * told of (`client/made_objects.ts`), for the children's watching to know them at once.
+ * through them; with child handlers, also where the objects written (created, applied,
+ * patched, replaced) are told of (`client/written_objects.ts`), for the children's watching
+ * to know them at once.
  *
  * @module
  */
@@ -14,7 +15,10 @@ import type { ConnectionInfo } from "../../structs/credentials.ts";
 import { ApiClient } from "../../client/api.ts";
 import { Discovery } from "../../client/discovery.ts";
 import { Vault } from "../../client/vault.ts";
-import { type MadeObjectListener, runTellingMadeObjects } from "../../client/made_objects.ts";
+import {
+  runTellingWrittenObjects,
+  type WrittenObjectListener,
+} from "../../client/written_objects.ts";
 import { runLogin } from "../../engines/activities.ts";
 import {
   type OperatorClient,
@@ -35,10 +39,10 @@ export class ClientRunnable implements Runnable {
   #shared: OperatorClient | undefined;
   #unregister: (() => void) | undefined;
   /**
-   * Told of the objects made in the operator's flows (the children's watching, once it
+   * Told of the objects written in the operator's flows (the children's watching, once it
    * runs); the operator's flows tell it only if it has child handlers.
    */
-  madeObjects: MadeObjectListener | undefined;
+  writtenObjects: WrittenObjectListener | undefined;
 
   /** The client, after the runnables given (the startup handlers). */
   constructor(parts: OperatorParts, after: readonly Runnable[]) {
@@ -87,8 +91,9 @@ export class ClientRunnable implements Runnable {
     const shared = this.#shared;
     if (shared === undefined) return fn();
     if (this.#parts.children === undefined) return runWithOperatorClient(shared, fn);
-    const tell: MadeObjectListener = (resource, object) => this.madeObjects?.(resource, object);
-    return runWithOperatorClient(shared, () => runTellingMadeObjects(tell, fn));
+    const tell: WrittenObjectListener = (resource, object) =>
+      this.writtenObjects?.(resource, object);
+    return runWithOperatorClient(shared, () => runTellingWrittenObjects(tell, fn));
   }
 
   /** Close the client's connections. */

@@ -745,7 +745,7 @@ Deno.test("an object the operator made is fed at once; its watch's own event of 
   const stream = await t.client.stream("kopfexamples@*");
   t.observer.told(KEX, obj("a", "2"));
   assertEquals(t.fed, ["kopfexamples:ADDED:a@2"], "before the watch's first listing too");
-  stream.listed([]);
+  stream.listed([], "2");
   await settle();
   assertEquals(t.fed.at(-1), "kopfexamples:DELETED:a@2", "a listing without it: deleted");
   t.fed.length = 0;
@@ -754,10 +754,33 @@ Deno.test("an object the operator made is fed at once; its watch's own event of 
   t.observer.told(KEX, obj("b", "4"));
   stream.event("MODIFIED", obj("b", "4"));
   t.observer.told(KEX, obj("b", "3")); // an answer that comes after a newer event
+  stream.event("DELETED", obj("b", "5"));
   await settle();
-  assertEquals(t.fed, ["kopfexamples:ADDED:b@3", "kopfexamples:MODIFIED:b@4"]);
+  t.observer.told(KEX, obj("b", "4")); // an answer that comes after the deletion
+  assertEquals(t.fed, [
+    "kopfexamples:ADDED:b@3",
+    "kopfexamples:MODIFIED:b@4",
+    "kopfexamples:DELETED:b@5",
+  ]);
   t.observer.told(PODS, obj("c"));
-  assertEquals(t.fed.length, 2, "no watch of that resource: nothing");
+  assertEquals(t.fed.length, 3, "no watch of that resource: nothing");
+  await t.stop();
+});
+
+Deno.test("a listing older than a state the operator wrote tells nothing of that object", async () => {
+  const t = start({ clusterwide: true, resources: [KEX] });
+  await listCrds(t.client);
+  const stream = await t.client.stream("kopfexamples@*");
+  t.observer.told(KEX, obj("a", "20"));
+  stream.listed([], "10"); // its snapshot was taken before the write
+  await settle();
+  assertEquals(t.fed, ["kopfexamples:ADDED:a@20"]);
+  stream.listed([], "30");
+  await settle();
+  assertEquals(t.fed, ["kopfexamples:ADDED:a@20", "kopfexamples:DELETED:a@20"]);
+  t.observer.told(KEX, obj("b", "25")); // an answer that comes after a listing without it
+  t.observer.told(KEX, obj("a", "20"));
+  assertEquals(t.fed.length, 2, "states older than the listing: gone by then");
   await t.stop();
 });
 
@@ -772,12 +795,12 @@ Deno.test("an object the operator made that the watch's selectors would not show
   };
   const t = start({ clusterwide: true, resources: [KEX], selection: () => selection });
   await listCrds(t.client);
-  (await t.client.stream("kopfexamples@*")).listed([]);
+  (await t.client.stream("kopfexamples@*")).listed([], "1");
   await settle();
-  const labelled = (app: string) => ({ metadata: { ...obj(app).metadata, labels: { app } } });
+  const labelled = (app: string) => ({ metadata: { ...obj(app, "2").metadata, labels: { app } } });
   t.observer.told(KEX, labelled("other"));
   t.observer.told(KEX, labelled("watched"));
-  assertEquals(t.fed, ["kopfexamples:ADDED:watched@1"]);
+  assertEquals(t.fed, ["kopfexamples:ADDED:watched@2"]);
   t.observer.pause();
   t.observer.told(KEX, { metadata: { ...labelled("watched").metadata, uid: "paused" } });
   assertEquals(t.fed.length, 1, "paused: nothing");
