@@ -49,6 +49,43 @@ function vaultOf(cluster: FakeCluster): Vault {
   return new Vault({ relogin: () => Promise.resolve({ fake: cluster.connectionInfo }) });
 }
 
+/**
+ * A peering whose logger throws where `breaks` says, as the peering reports a peer to make
+ * way for: a defect in the code that follows the watch, which the watch's own recovery never
+ * sees. Each ERROR line goes to `onError`; `fail` is the peering's own.
+ */
+function defectivePeering(
+  api: ApiClient,
+  clock: ManualClock,
+  breaks: (message: string) => boolean,
+  onError: (message: string) => void,
+  fail?: (error: unknown) => void,
+): { peering: Peering; logs: RecordingLogger } {
+  const logs = new RecordingLogger();
+  const logger = Object.assign(Object.create(logs) as RecordingLogger, {
+    info(message: string): void {
+      logs.info(message);
+      if (breaks(message)) throw new TypeError("a logger's defect");
+    },
+    error(message: string): void {
+      logs.error(message);
+      onError(message);
+    },
+  });
+  const settings = new OperatorSettings().peering;
+  const namespaces = ["default"];
+  const peering = new Peering({
+    api,
+    resource: KOPF_PEERINGS,
+    namespaces,
+    settings,
+    logger,
+    clock,
+    fail,
+  });
+  return { peering, logs };
+}
+
 Deno.test("a keep-alive in flight at exit finishes before the farewell, so no record outlives the operator", async () => {
   await using cluster = await peeringCluster(true);
   const where = { namespace: "default" };
@@ -186,32 +223,14 @@ Deno.test("a defect that breaks the peering's watch is reported, and the peering
   await using api = new ApiClient(vaultOf(cluster));
   // The peering's pauses run on a clock of the test's; its wall time is now's.
   const clock = new ManualClock(Date.now());
-  // A logger that throws once, as the peering reports a peer to make way for: a defect in
-  // the code that follows the watch, which the watch's own recovery never sees.
-  const logs = new RecordingLogger();
+  // Broken once, as the peering reports a peer to make way for.
   const reported = deferred<string>();
   let broken = false;
-  const logger = Object.assign(Object.create(logs) as RecordingLogger, {
-    info(message: string): void {
-      logs.info(message);
-      if (!broken && message.startsWith("Pausing operations")) {
-        broken = true;
-        throw new TypeError("a logger's defect");
-      }
-    },
-    error(message: string): void {
-      logs.error(message);
-      reported.resolve(message);
-    },
-  });
-  const peering = new Peering({
-    api,
-    resource: KOPF_PEERINGS,
-    namespaces: ["default"],
-    settings: new OperatorSettings().peering,
-    logger,
-    clock,
-  });
+  const { peering } = defectivePeering(api, clock, (message) => {
+    if (broken || !message.startsWith("Pausing operations")) return false;
+    broken = true;
+    return true;
+  }, reported.resolve);
   const changes = peering.changes[Symbol.asyncIterator]();
   try {
     peering.start();
@@ -243,30 +262,16 @@ Deno.test("a defect that keeps breaking the peering's watch fails the peering, w
   await using cluster = await peeringCluster(true);
   await using api = new ApiClient(vaultOf(cluster));
   const clock = new ManualClock(Date.now());
-  // A logger that throws whenever the peering reports peers to make way for: each new peer
-  // with a higher priority breaks the watch again.
-  const logs = new RecordingLogger();
+  // Broken whenever the peering reports peers to make way for: by each new peer.
   let reported = deferred<string>();
-  const logger = Object.assign(Object.create(logs) as RecordingLogger, {
-    info(message: string): void {
-      logs.info(message);
-      if (message.startsWith("Pausing operations")) throw new TypeError("a logger's defect");
-    },
-    error(message: string): void {
-      logs.error(message);
-      reported.resolve(message);
-    },
-  });
   const failed = deferred<unknown>();
-  const peering = new Peering({
+  const { peering, logs } = defectivePeering(
     api,
-    resource: KOPF_PEERINGS,
-    namespaces: ["default"],
-    settings: new OperatorSettings().peering,
-    logger,
     clock,
-    fail: (error) => failed.resolve(error),
-  });
+    (message) => message.startsWith("Pausing operations"),
+    (message) => reported.resolve(message),
+    (error) => failed.resolve(error),
+  );
   try {
     peering.start();
     await peering.listed;
