@@ -63,3 +63,70 @@ export function parentsOf(
 export function parentKindKey(group: string, kind: string): string {
   return `${group}/${kind}`;
 }
+
+/** A child's owner references, as its metadata holds them. */
+export type OwnerReferences = NonNullable<NonNullable<RawBody["metadata"]>["ownerReferences"]>;
+
+/**
+ * What is kept of a known child's owners until it is deleted: its parents, and its owner
+ * references as last seen -- for a deletion noticed in a re-listing, which carries no state.
+ * Where the references are exactly what the parents make again (each reference a parent's,
+ * in its resource's `apiVersion` and `kind`, at most `controller` and `blockOwnerDeletion`
+ * set beside; `kopf.adopt()` makes them so), only which of them are set is kept: a parsed
+ * reference holds some 170 bytes more per child, thousands of children long.
+ */
+export interface KnownOwners {
+  /** The parents the references name (see {@link parentsOf}). */
+  readonly parents: readonly ParentRef[];
+  /** The references as seen, where the parents do not make them again exactly. */
+  readonly references: OwnerReferences | undefined;
+  /** Bit i: the i-th parent's reference is the controller; bit 16+i: it blocks deletion. */
+  readonly flags: number;
+}
+
+/** The keys an owner reference may have for {@link KnownOwners} to make it again. */
+const MADE_AGAIN: ReadonlySet<string> = new Set([
+  "apiVersion",
+  "kind",
+  "name",
+  "uid",
+  "controller",
+  "blockOwnerDeletion",
+]);
+
+/** What to keep of a child's owners; `parents` are {@link parentsOf} the child. */
+export function knownOwners(child: RawBody, parents: readonly ParentRef[]): KnownOwners {
+  const references = child.metadata?.ownerReferences ?? [];
+  let flags = 0;
+  if (references.length !== parents.length || parents.length > 16) {
+    return { parents, references, flags };
+  }
+  for (let i = 0; i < parents.length; i++) {
+    const reference = references[i] as Record<string, unknown>;
+    const { resource, name, uid } = parents[i];
+    const { controller, blockOwnerDeletion } = reference;
+    if (
+      reference.apiVersion !== resource.apiVersion || reference.kind !== resource.kind ||
+      reference.name !== name || reference.uid !== uid ||
+      !(controller === undefined || controller === true) ||
+      !(blockOwnerDeletion === undefined || blockOwnerDeletion === true) ||
+      Object.keys(reference).some((key) => !MADE_AGAIN.has(key))
+    ) return { parents, references, flags: 0 };
+    if (controller === true) flags |= 1 << i;
+    if (blockOwnerDeletion === true) flags |= 1 << (16 + i);
+  }
+  return { parents, references: undefined, flags };
+}
+
+/** The owner references of a known child, as last seen. */
+export function ownerReferencesOf(known: KnownOwners): OwnerReferences {
+  if (known.references !== undefined) return known.references;
+  return known.parents.map(({ resource, name, uid }, i) => ({
+    apiVersion: resource.apiVersion,
+    kind: resource.kind,
+    name,
+    uid,
+    ...((known.flags >> i) & 1 ? { controller: true } : {}),
+    ...((known.flags >> (16 + i)) & 1 ? { blockOwnerDeletion: true } : {}),
+  }));
+}

@@ -40,10 +40,11 @@ export class ChildChanges {
 
   /** The parent's waiting changes, taken: newer ones noted meanwhile wait for the next time. */
   take(parent: ObjectEntry): ChildChange[] {
-    const pending = parent.children?.pending;
-    if (pending === undefined || pending.size === 0) return [];
-    const taken = [...pending.values()];
-    pending.clear();
+    const children = parent.children;
+    if (children === undefined || children.pending.size === 0) return [];
+    const taken = [...children.pending.values()];
+    children.pending.clear();
+    this.#unused(parent);
     return taken;
   }
 
@@ -67,8 +68,22 @@ export class ChildChanges {
     state: HandlerState | undefined,
   ): void {
     const key = stateKey(handlerId, child);
-    if (state === undefined) parent.children?.states.delete(key);
-    else (parent.children ??= newChildren()).states.set(key, state);
+    if (state === undefined) {
+      parent.children?.states.delete(key);
+      this.#unused(parent);
+    } else (parent.children ??= newChildren()).states.set(key, state);
+  }
+
+  /**
+   * Nothing waits and nothing is retried: the record keeps no maps (two per parent, some
+   * 150 bytes, for every parent whose children ever changed). The record stays while its
+   * processing runs or its watch knows it.
+   */
+  #unused(parent: ObjectEntry): void {
+    const children = parent.children;
+    if (children === undefined || children.pending.size > 0 || children.states.size > 0) return;
+    parent.children = undefined;
+    this.#objects.release(parent);
   }
 
   /** Forget what waits for a parent: gone, deleted, or not this replica's. */

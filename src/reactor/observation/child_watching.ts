@@ -15,13 +15,7 @@
  * @module
  */
 
-import type {
-  LeavingEvent,
-  ObjectEvent,
-  ObservedEvent,
-  RawBody,
-  RawMeta,
-} from "../../structs/bodies.ts";
+import type { LeavingEvent, ObjectEvent, ObservedEvent, RawBody } from "../../structs/bodies.ts";
 import type { Resource } from "../../structs/resources.ts";
 import { Backoff } from "../../structs/backoffs.ts";
 import { type Clock, sleep } from "../../structs/clock.ts";
@@ -36,7 +30,14 @@ import { readSameObject } from "../../client/same_objects.ts";
 import type { HandlerMatcher } from "../../intents/handler_matching.ts";
 import { type WatchSelection, watchSelection } from "../../intents/watch_selections.ts";
 import type { ChildEventType } from "../../intents/kwargs.ts";
-import { parentKindKey, type ParentRef, parentsOf } from "../../engines/child_changes.ts";
+import {
+  type KnownOwners,
+  knownOwners,
+  ownerReferencesOf,
+  parentKindKey,
+  type ParentRef,
+  parentsOf,
+} from "../../engines/child_changes.ts";
 import type { ChildChanges } from "../objects/parent_changes.ts";
 import type { WatchedDimension } from "./observation_client.ts";
 
@@ -195,11 +196,12 @@ export class ChildWatching {
       if (parents.length === 0 && known !== undefined) {
         parents = [...known.parents];
         // As a watch's DELETED carries them, so that the handlers see whose child it was.
-        child = { ...child, metadata: { ...child.metadata, ownerReferences: known.references } };
+        const ownerReferences = ownerReferencesOf(known);
+        child = { ...child, metadata: { ...child.metadata, ownerReferences } };
       }
       this.#owners.delete(key);
     } else if (parents.length > 0) {
-      this.#owners.set(key, { parents, references: child.metadata?.ownerReferences ?? [] });
+      this.#owners.set(key, knownOwners(child, parents));
     } else {
       this.#owners.delete(key);
     }
@@ -303,12 +305,6 @@ export class ChildWatching {
     }
     return undefined;
   }
-}
-
-/** A known child's parents, and its owner references as last seen. */
-interface KnownOwners {
-  readonly parents: readonly ParentRef[];
-  readonly references: NonNullable<RawMeta["ownerReferences"]>;
 }
 
 function dimensionKey(dimension: WatchedDimension): string {

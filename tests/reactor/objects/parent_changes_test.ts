@@ -9,7 +9,7 @@ import type { ObjectEntry } from "../../../src/reactor/objects/object_entries.ts
 import type { HandlerState } from "../../../src/handling/handler_progress.ts";
 import type { RawBody } from "../../../src/structs/bodies.ts";
 import { Resource } from "../../../src/structs/resources.ts";
-import { assertEquals } from "../../assert.ts";
+import { assert, assertEquals } from "../../assert.ts";
 
 const PODS = new Resource({ group: "", version: "v1", plural: "pods", kind: "Pod" });
 const KEX = new Resource({
@@ -87,4 +87,25 @@ Deno.test("child changes: a parent's record lives while changes wait for it, and
   assertEquals(objects.get(KEX, "ns", "p")?.children?.pending.size, 1, "on the parent's record");
   changes.forget(P);
   assertEquals(objects.get(KEX, "ns", "p"), undefined, "nothing else keeps it");
+});
+
+Deno.test("child changes: a parent with nothing waiting and nothing retried keeps no maps", () => {
+  const objects = new ObjectTable({});
+  const changes = new ChildChanges(objects);
+  const record = parent(objects);
+  record.work = {} as NonNullable<ObjectEntry["work"]>; // being processed: the record stays
+  changes.add(P, { resource: PODS, event: "ADDED", child: pod("a", "1") });
+  changes.setState(record, "h", pod("b", "1"), {} as HandlerState);
+  changes.take(record);
+  assert(record.children !== undefined, "a retry state is kept");
+  changes.setState(record, "h", pod("b", "1"), undefined);
+  assertEquals(record.children, undefined, "nothing left: no maps");
+  assertEquals(objects.get(KEX, "ns", "p"), record, "still processed: the record stays");
+  changes.add(P, { resource: PODS, event: "MODIFIED", child: pod("a", "2") });
+  assertEquals(changes.take(record).length, 1);
+  assertEquals(record.children, undefined);
+  record.work = undefined;
+  changes.add(P, { resource: PODS, event: "MODIFIED", child: pod("a", "3") });
+  changes.take(record);
+  assertEquals(objects.get(KEX, "ns", "p"), undefined, "nothing keeps it once taken");
 });
