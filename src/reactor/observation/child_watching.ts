@@ -9,8 +9,8 @@
  * `kopf.on.resume` of the parent is for that); later re-listings' changes count, and so do
  * the changes of the children the operator wrote itself (it knows them from the answers).
  * A parent is never processed ahead of its listing: the changes noted before the served
- * resources are listed wait for it (or for the parent's own processing). The runnable (`runnables/children_runnable.ts`) only wires this to a
- * watch and to the queueing.
+ * resources are listed wait for it (or for the parent's own processing). The runnable
+ * (`runnables/children_runnable.ts`) only wires this to a watch and to the queueing.
  *
  * @module
  */

@@ -66,11 +66,12 @@ export interface Watcher extends WatchedDimension {
   /** The version of the last complete listing. */
   listedAt?: string;
   /**
-   * The objects deleted since the last complete listing (by key), with the version of their
-   * deletion, the latest {@link MAX_GONE}: a write's answer that comes after its object's
-   * deletion is not taken for the object's state (see `WatchFeeder.told`).
+   * Where the operator's writes are told to the watch (see `WatchFeeder.told`): the objects
+   * deleted since the last complete listing (by key), with the version of their deletion, the
+   * latest {@link MAX_GONE}. A write's answer that comes after its object's deletion is not
+   * taken for the object's state.
    */
-  gone?: Map<string, string>;
+  readonly gone?: Map<string, string>;
   listed: boolean;
   done?: Promise<void>;
 }
@@ -175,7 +176,7 @@ export class WatchFeeder {
     watcher.listingSince = undefined;
     watcher.during = undefined;
     watcher.listedAt = item.resourceVersion || undefined;
-    watcher.gone = undefined;
+    watcher.gone?.clear();
     const first = !watcher.listed;
     for (const entry of this.#table.watched(resource, watcher.namespace)) {
       // Known in a state newer than the listing (a write's answer: see `told`), it may have
@@ -320,8 +321,8 @@ const MAX_GONE = 1000;
 
 /** Remember an object's deletion until the next complete listing, the latest ones only. */
 function noteGone(watcher: Watcher, key: string, version: string | undefined): void {
-  if (version === undefined || version === "") return;
-  const gone = watcher.gone ??= new Map();
+  const gone = watcher.gone;
+  if (gone === undefined || version === undefined || version === "") return;
   gone.delete(key);
   gone.set(key, version);
   if (gone.size > MAX_GONE) gone.delete(gone.keys().next().value!);

@@ -114,6 +114,12 @@ export interface ObserverOptions {
   /** Called once per watch, when its first full listing has been fed. */
   readonly onListed?: (dimension: WatchedDimension) => void;
   /**
+   * Whether the operator's writes are told to it ({@link Observer.told}): its watches then
+   * remember the deletions since their last listing, so that an answer that comes after its
+   * object's deletion is not taken for its state.
+   */
+  readonly toldOfWrites?: boolean;
+  /**
    * The pauses before a failed watch or discovery is tried again: capped exponential
    * backoff with jitter (client-go's reflector defaults unless given).
    */
@@ -137,6 +143,7 @@ export class Observer {
   readonly #selection: ObserverOptions["selection"];
   readonly #scanning: boolean;
   readonly #onListed: ObserverOptions["onListed"];
+  readonly #toldOfWrites: boolean;
   readonly #backoff: BackoffOptions;
   /** The delays between discoveries while one skips group-versions; none once complete. */
   #incompleteDelays: Backoff | undefined;
@@ -189,6 +196,7 @@ export class Observer {
     this.#selection = options.selection;
     this.#scanning = !(options.scanning?.disabled ?? false);
     this.#onListed = options.onListed;
+    this.#toldOfWrites = options.toldOfWrites ?? false;
     this.#clock = options.clock ?? realClock;
     this.#backoff = { clock: this.#clock, ...options.backoff };
     this.#logger = options.logger ?? reactorLogger();
@@ -411,6 +419,7 @@ export class Observer {
       keeps: this.#keepsLastStates?.(want.resource) ?? false,
       selection,
       source: selection?.metadataOnly ? this.#client.wholeSource(want.resource) : undefined,
+      gone: this.#toldOfWrites ? new Map() : undefined,
       listed: false,
     };
     this.#watchers.set(id, watcher);

@@ -117,6 +117,7 @@ export class ChildrenRunnable implements Runnable {
       feed: (resource, event) => watching.feed(resource, event),
       selection: (resource) => watching.selection(resource),
       onListed: (dimension) => watching.listed(dimension),
+      toldOfWrites: true,
       scanning: settings.scanning,
       watching: settings.watching,
       logger,

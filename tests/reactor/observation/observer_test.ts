@@ -81,6 +81,8 @@ interface Setup {
   selection?: (resource: Resource) => WatchSelection | undefined;
   /** The initial discovery fails with this (it runs as the observer starts). */
   discoveryError?: unknown;
+  /** Whether the operator's writes are told to the observer (it then keeps deletions). */
+  toldOfWrites?: boolean;
 }
 
 function start(setup: Setup = {}) {
@@ -114,6 +116,7 @@ function start(setup: Setup = {}) {
     selection: setup.selection,
     onListed: (dimension) => listed.push(dimension),
     scanning: { disabled: setup.scanningDisabled ?? false },
+    toldOfWrites: setup.toldOfWrites,
     watching: setup.watching,
     backoff: { initial: 1, factor: 5, cap: 5, jitter: 0 },
     clock,
@@ -740,7 +743,7 @@ Deno.test("defects more than two minutes apart never add up to a failure", async
 });
 
 Deno.test("an object the operator made is fed at once; its watch's own event of it is not fed again", async () => {
-  const t = start({ clusterwide: true, resources: [KEX] });
+  const t = start({ clusterwide: true, resources: [KEX], toldOfWrites: true });
   await listCrds(t.client);
   const stream = await t.client.stream("kopfexamples@*");
   t.observer.told(KEX, obj("a", "2"));
@@ -768,7 +771,7 @@ Deno.test("an object the operator made is fed at once; its watch's own event of 
 });
 
 Deno.test("a listing older than a state the operator wrote tells nothing of that object", async () => {
-  const t = start({ clusterwide: true, resources: [KEX] });
+  const t = start({ clusterwide: true, resources: [KEX], toldOfWrites: true });
   await listCrds(t.client);
   const stream = await t.client.stream("kopfexamples@*");
   t.observer.told(KEX, obj("a", "20"));
@@ -793,7 +796,12 @@ Deno.test("an object the operator made that the watch's selectors would not show
     metadataOnly: false,
     reason: "a test",
   };
-  const t = start({ clusterwide: true, resources: [KEX], selection: () => selection });
+  const t = start({
+    clusterwide: true,
+    resources: [KEX],
+    selection: () => selection,
+    toldOfWrites: true,
+  });
   await listCrds(t.client);
   (await t.client.stream("kopfexamples@*")).listed([], "1");
   await settle();
