@@ -52,7 +52,13 @@ import type { ObservationClient, WatchedDimension } from "./observation_client.t
 import { type Watcher, watcherId, WatchFeeder } from "./object_watches.ts";
 import { Scanning } from "./scanning.ts";
 import { ObjectTable } from "../objects/object_table.ts";
-import { describeDimension, signalled, untilAborted, WatchConsumer } from "./watch_consumer.ts";
+import {
+  describeDimension,
+  signalled,
+  untilAborted,
+  WatchConsumer,
+  type WatchConsumerOptions,
+} from "./watch_consumer.ts";
 import { APINotFoundError } from "../../client/api_errors.ts";
 
 /** What an {@link Observer} is made of. */
@@ -150,7 +156,8 @@ export class Observer {
   readonly #clock: Clock;
   readonly #logger: Logger;
   readonly #consumer: WatchConsumer;
-  readonly #patience: Patience;
+  /** The client, backoff, clock and logger of the watches and of the discoveries. */
+  readonly #means: WatchConsumerOptions;
   readonly #feeder: WatchFeeder;
   readonly #table: ObjectTable;
   readonly #scan: Scanning;
@@ -200,13 +207,13 @@ export class Observer {
     this.#clock = options.clock ?? realClock;
     this.#backoff = { clock: this.#clock, ...options.backoff };
     this.#logger = options.logger ?? reactorLogger();
-    this.#patience = {
+    this.#means = {
       client: this.#client,
       backoff: this.#backoff,
       clock: this.#clock,
       logger: this.#logger,
     };
-    this.#consumer = new WatchConsumer(this.#patience);
+    this.#consumer = new WatchConsumer(this.#means);
     this.#table = options.table ?? new ObjectTable(undefined);
     this.#feeder = new WatchFeeder({
       table: this.#table,
@@ -333,7 +340,7 @@ export class Observer {
     // schemas and all, can take long to list. A CRD made before the listing is in it and
     // may be missing from the discovery: it is discovered again once the listing is in
     // (below); one deleted meanwhile fails its watch (404), which discovers again too.
-    const resources = await discoverPatiently(this.#patience, false, stop, true);
+    const resources = await discoverPatiently(this.#means, false, stop, true);
     if (resources === undefined) return;
     this.#applyResources(resources);
     void crdsListed.promise.then(() => {
@@ -450,11 +457,16 @@ export class Observer {
     const watcher = this.#watchers.get(watcherId(resource, namespace)) ??
       this.#watchers.get(watcherId(resource, undefined));
     if (watcher === undefined) return;
-    this.#feeder.told(watcher, object)?.catch((error) =>
+    // The write is done whatever this does: a failure here is reported, never its caller's.
+    const failed = (error: unknown) =>
       this.#logger.error(
         `Feeding an object written by the operator failed: ${describeError(error)}`,
-      )
-    );
+      );
+    try {
+      this.#feeder.told(watcher, object)?.catch(failed);
+    } catch (error) {
+      failed(error);
+    }
   }
 
   /** Note that an initial watch needs no more waiting for; resolve `listed` after the last. */
@@ -507,7 +519,7 @@ export class Observer {
       try {
         while (this.#rediscovery.wanted && !signal.aborted) {
           this.#rediscovery.wanted = false;
-          const resources = await discoverPatiently(this.#patience, true, signal, false);
+          const resources = await discoverPatiently(this.#means, true, signal, false);
           if (resources === undefined || signal.aborted) return;
           try {
             this.#applyResources(resources);
@@ -535,27 +547,19 @@ function selecting(selection: WatchSelection | undefined): string {
   return sent === "" ? ` without selectors (${reason})` : ` with ${sent} (${reason})`;
 }
 
-/** What {@link discoverPatiently} discovers with, and where it reports. */
-interface Patience {
-  readonly client: ObservationClient;
-  readonly backoff: BackoffOptions;
-  readonly clock: Clock;
-  readonly logger: Logger;
-}
-
 /**
  * Discover, retrying failures along the retry delays. The initial discovery (`strict`)
  * fails at once instead: the client has already retried what can be retried, and
  * without it there is nothing to serve.
  */
 async function discoverPatiently(
-  patience: Patience,
+  means: WatchConsumerOptions,
   fresh: boolean,
   signal: AbortSignal,
   strict: boolean,
 ): Promise<readonly Resource[] | undefined> {
-  const { client, clock, logger } = patience;
-  const delays = new Backoff(patience.backoff);
+  const { client, clock, logger } = means;
+  const delays = new Backoff(means.backoff);
   const streak = new FailureStreak({ logger, what: "Discovery", clock });
   for (;;) {
     try {

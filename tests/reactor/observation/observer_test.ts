@@ -770,6 +770,29 @@ Deno.test("an object the operator made is fed at once; its watch's own event of 
   await t.stop();
 });
 
+Deno.test("a feed that fails on an object the operator wrote is reported, not thrown at the writer", async () => {
+  const t = start({
+    clusterwide: true,
+    resources: [KEX],
+    toldOfWrites: true,
+    feedResult: (event) => {
+      if (event.object.metadata?.uid === "sync") throw new TypeError("a feed's defect");
+      if (event.object.metadata?.uid === "async") return Promise.reject(new TypeError("later"));
+    },
+  });
+  await listCrds(t.client);
+  (await t.client.stream("kopfexamples@*")).listed([], "1");
+  await settle();
+  t.observer.told(KEX, obj("sync", "2")); // would throw into the writer's call
+  t.observer.told(KEX, obj("async", "3"));
+  await settle();
+  const errors = t.logs.at("error");
+  assertEquals(errors.length, 2);
+  assertStringIncludes(errors[0], "Feeding an object written by the operator failed: TypeError");
+  assertStringIncludes(errors[1], "TypeError: later");
+  await t.stop();
+});
+
 Deno.test("a listing older than a state the operator wrote tells nothing of that object", async () => {
   const t = start({ clusterwide: true, resources: [KEX], toldOfWrites: true });
   await listCrds(t.client);
