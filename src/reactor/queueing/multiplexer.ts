@@ -63,6 +63,7 @@ import {
   isOwnEcho,
   LiveWorkers,
   newWorker,
+  passOwnEcho,
   type Phase,
   PlaceSeeking,
   processingContext,
@@ -254,6 +255,10 @@ export class Multiplexer {
       this.#served.set(resource.key, resource);
     } else {
       if (again && worker.pending !== undefined) return undefined;
+      // Our own write's echo, which its processing found to need nothing: no loop for it.
+      if (!again && worker.phase === "parked" && passOwnEcho(worker, event)) {
+        return this.#backlog.liveCongestion;
+      }
       renew(worker, event, laneOf(event.type, again), this.#clock.now(), this.#places, again);
     }
     // Started first: a worker that begins its batch window is not counted in the backlog.

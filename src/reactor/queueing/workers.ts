@@ -10,7 +10,6 @@
 
 import type { ObservedEvent, RawBody } from "../../structs/bodies.ts";
 import type { Resource } from "../../structs/resources.ts";
-import type { Clock } from "../../structs/clock.ts";
 import { isAtLeastVersion } from "../../structs/identities.ts";
 import type { Scheduled } from "./deadlines.ts";
 import type { EntryWork, ObjectEntry } from "../objects/object_entries.ts";
@@ -294,11 +293,16 @@ export class PlaceSeeking implements Seeker {
   }
 }
 
-/** Wait for a wake-up of the worker (`arrivals` too, or only others) or the timeout. */
+/**
+ * How a wait is timed: `onTimeout` is called when its time is up, unless the returned
+ * function cancels it first (a clock's `schedule`, or a deadline queue's `add`).
+ */
+export type WaitTimer = (onTimeout: () => void) => () => void;
+
+/** Wait for a wake-up of the worker (`arrivals` too, or only others) or the timer's timeout. */
 export function wakeOrTimeout(
   worker: Worker,
-  clock: Clock,
-  seconds: number,
+  timer: WaitTimer,
   arrivals: boolean,
 ): Promise<WakeReason> {
   return new Promise((resolve) => {
@@ -313,7 +317,7 @@ export function wakeOrTimeout(
     worker.waiter = (reason) => {
       if (arrivals || reason !== "arrived") settle(reason);
     };
-    const cancel = clock.schedule(seconds, () => settle("timeout"));
+    const cancel = timer(() => settle("timeout"));
   });
 }
 
@@ -386,6 +390,29 @@ export function isOwnEcho(worker: Worker, expected: Expectation): boolean {
     // "" stands for no version: an again-push, too many events, a write's answer without one.
     if (arrivals[i] === "" || !echoes.includes(arrivals[i])) return false;
   }
+  return true;
+}
+
+/**
+ * Let an event pass by a parked worker when it is our own write's echo that needs no
+ * processing (see {@link isOwnEcho}): the wait for the echoes ends there, and no loop is
+ * started for it. Only the last write's: an earlier write's state is processed if the last
+ * one's does not come within the consistency timeout, which the worker's loop waits out.
+ * False when the event must go the usual way.
+ */
+export function passOwnEcho(worker: Worker, event: ObservedEvent): boolean {
+  const echoes = worker.expected?.echoes;
+  if (echoes === undefined || worker.pending !== undefined || event.type !== "MODIFIED") {
+    return false;
+  }
+  if (event.object.metadata?.resourceVersion !== echoes[echoes.length - 1]) return false;
+  const arrivals = worker.arrivals;
+  if (arrivals !== undefined) {
+    for (let i = 0; i < arrivals.length; i++) {
+      if (arrivals[i] === "" || !echoes.includes(arrivals[i])) return false;
+    }
+  }
+  worker.expected = worker.arrivals = undefined;
   return true;
 }
 

@@ -554,6 +554,48 @@ Deno.test("our writes' own states that need nothing are not processed; the next 
   await stop(mux, clock);
 });
 
+Deno.test("our last write's state passes its parked worker by: never waiting, no window begun", async () => {
+  const { clock, script, mux } = setup({ batchWindow: 0.5 }, 5);
+  script.hold();
+  mux.push(KEX, ev("a", "3"));
+  await clock.advance(0.5);
+  script.release("a@3", { expectedResourceVersion: "4", echoes: ["4"] });
+  await settle();
+  const sleepers = clock.sleepers; // the parked worker's idle deadline
+  mux.push(KEX, ev("a", "4"));
+  // Not counted as waiting (the queue's gauges), not even until the worker's loop would run.
+  assertEquals(mux.waiting().get(KEX)?.depth, 0);
+  await settle();
+  assertEquals(clock.sleepers, sleepers, "no batch window begun for it");
+  mux.push(KEX, ev("a", "5")); // another writer's change: its window, then processed
+  assertEquals(mux.waiting().get(KEX)?.depth, 1);
+  await clock.advance(0.5);
+  assertEquals(script.seen, ["a@3", "a@5"]);
+  script.release("a@5");
+  await stop(mux, clock);
+});
+
+Deno.test("the batch windows of many objects, and their holds for our echoes, share one timer", async () => {
+  const { clock, script, mux } = setup({ batchWindow: 0.5 }, 5);
+  const uids = Array.from({ length: 20 }, (_, i) => `o${i}`);
+  for (const uid of uids) mux.push(KEX, ev(uid, "3"));
+  assertEquals(clock.sleepers, 1, "one timer for all the windows");
+  script.hold();
+  await clock.advance(0.5);
+  for (const uid of uids) {
+    script.release(`${uid}@3`, { expectedResourceVersion: "5", echoes: ["4", "5"] });
+  }
+  await settle();
+  for (const uid of uids) mux.push(KEX, ev(uid, "4")); // our first write's: held for the last's
+  await clock.advance(0.5);
+  assertEquals(mux.backlog, 0, "held, not waiting for places");
+  assertEquals(clock.sleepers, 1, "one timer for all the holds");
+  for (const uid of uids) mux.push(KEX, ev(uid, "5"));
+  await clock.advance(0.5);
+  assertEquals(script.seen.length, uids.length, "our writes' states need nothing");
+  await stop(mux, clock);
+});
+
 Deno.test("our write's state is processed after another writer's change came between", async () => {
   // 4 is our first write's, 5 another writer's; our last write's 6 holds that change too (the
   // versions grow with every write, as etcd's revisions do): it is processed.
