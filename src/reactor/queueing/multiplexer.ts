@@ -62,8 +62,8 @@ import {
   describeObject,
   isOwnEcho,
   LiveWorkers,
+  meetOwnEcho,
   newWorker,
-  passOwnEcho,
   type Phase,
   PlaceSeeking,
   processingContext,
@@ -256,8 +256,12 @@ export class Multiplexer {
     } else {
       if (again && worker.pending !== undefined) return undefined;
       // Our own write's echo, which its processing found to need nothing: no loop for it.
-      if (!again && worker.phase === "parked" && passOwnEcho(worker, event)) {
-        return this.#backlog.liveCongestion;
+      if (!again && worker.phase === "parked") {
+        const held = worker.pending !== undefined;
+        const meeting = meetOwnEcho(worker, event, this.#clock.now());
+        if (meeting === "held") this.#parked.schedule(worker, worker.expected!.deadline);
+        else if (meeting === "passed" && held) this.#park(worker); // idle from now
+        if (meeting !== undefined) return this.#backlog.liveCongestion;
       }
       renew(worker, event, laneOf(event.type, again), this.#clock.now(), this.#places, again);
     }
@@ -364,6 +368,12 @@ export class Multiplexer {
 
   #wake(worker: Worker): void {
     if (worker.phase !== "parked" || !this.#live.has(worker)) return;
+    if (worker.pending !== undefined && !this.stopping) {
+      // An echo held for our last write's, which did not come in time: processed now.
+      this.#start(worker);
+      this.#recount(worker);
+      return;
+    }
     if (worker.revisit === undefined || this.stopping) {
       this.#end(worker);
       return;

@@ -394,26 +394,43 @@ export function isOwnEcho(worker: Worker, expected: Expectation): boolean {
 }
 
 /**
- * Let an event pass by a parked worker when it is our own write's echo that needs no
- * processing (see {@link isOwnEcho}): the wait for the echoes ends there, and no loop is
- * started for it. Only the last write's: an earlier write's state is processed if the last
- * one's does not come within the consistency timeout, which the worker's loop waits out.
- * False when the event must go the usual way.
+ * What came of our own write's echo offered to a parked worker ({@link meetOwnEcho}): passed
+ * by, held for the last write's, or neither (it goes the usual way).
  */
-export function passOwnEcho(worker: Worker, event: ObservedEvent): boolean {
+export type EchoMeeting = "passed" | "held" | undefined;
+
+/**
+ * Meet our own write's echo at a parked worker, with no loop started for it, when the
+ * processing before found its writes' states to need nothing (see {@link isOwnEcho}) and
+ * every event since was one of them:
+ * - the last write's is passed by, and the wait for the echoes ends there;
+ * - an earlier write's (the status's, before the annotations') is held as the waiting state:
+ *   the last write's comes before any other state of the object (a watch sends every version
+ *   in order), and passes it by; if it does not come within the consistency timeout, the
+ *   worker wakes at that deadline and processes the held one, as its loop's wait would.
+ */
+export function meetOwnEcho(worker: Worker, event: ObservedEvent, now: number): EchoMeeting {
   const echoes = worker.expected?.echoes;
-  if (echoes === undefined || worker.pending !== undefined || event.type !== "MODIFIED") {
-    return false;
-  }
-  if (event.object.metadata?.resourceVersion !== echoes[echoes.length - 1]) return false;
+  if (echoes === undefined || event.type !== "MODIFIED") return undefined;
+  const version = event.object.metadata?.resourceVersion;
+  if (version === undefined || !echoes.includes(version)) return undefined;
   const arrivals = worker.arrivals;
   if (arrivals !== undefined) {
     for (let i = 0; i < arrivals.length; i++) {
-      if (arrivals[i] === "" || !echoes.includes(arrivals[i])) return false;
+      if (arrivals[i] === "" || !echoes.includes(arrivals[i])) return undefined;
     }
   }
-  worker.expected = worker.arrivals = undefined;
-  return true;
+  if (version === echoes[echoes.length - 1]) {
+    worker.pending = worker.expected = worker.arrivals = undefined;
+    return "passed";
+  }
+  if (arrivals === undefined) worker.arrivals = [version];
+  else if (arrivals.length < OWN_WRITES) (arrivals as string[]).push(version);
+  else return undefined;
+  if (worker.pending === undefined) worker.waitingSince = now;
+  worker.pending = event;
+  worker.lane = LIVE;
+  return "held";
 }
 
 export function isConsistent(event: ObservedEvent, expected: Expectation): boolean {
