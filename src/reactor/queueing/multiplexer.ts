@@ -60,6 +60,7 @@ import { QueueingSettings } from "../../settings/queueing_settings.ts";
 import { ObjectTable } from "../objects/object_table.ts";
 import {
   describeObject,
+  isHeldEcho,
   isOwnEcho,
   LiveWorkers,
   meetOwnEcho,
@@ -259,7 +260,7 @@ export class Multiplexer {
       if (!again && worker.phase === "parked") {
         const held = worker.pending !== undefined;
         const meeting = meetOwnEcho(worker, event, this.#clock.now());
-        if (meeting === "held") this.#parked.schedule(worker, worker.expected!.deadline);
+        if (meeting === "held") this.#hold(worker);
         else if (meeting === "passed" && held) this.#park(worker); // idle from now
         if (meeting !== undefined) return this.#backlog.liveCongestion;
       }
@@ -338,8 +339,10 @@ export class Multiplexer {
   /** Keep the backlog count (and the feeder's congestion) in step with a worker's state. */
   #recount(worker: Worker): void {
     const phase = worker.phase;
+    // A parked worker's waiting state is an echo of ours held for the last write's.
     const queued = phase === "placing" ||
-      (worker.pending !== undefined && phase !== "holding" && phase !== "batching");
+      (worker.pending !== undefined && phase !== "holding" && phase !== "batching" &&
+        phase !== "parked");
     this.#backlog.recount(worker, queued, worker.lane === LISTINGS, this.stopping);
   }
 
@@ -364,6 +367,13 @@ export class Multiplexer {
     if (worker.revisit !== undefined) at = worker.revisit.at;
     worker.phase = "parked";
     this.#parked.schedule(worker, at);
+  }
+
+  /** Park a worker holding an echo of ours (see {@link isHeldEcho}) until its deadline. */
+  #hold(worker: Worker): void {
+    worker.phase = "parked";
+    this.#parked.schedule(worker, worker.expected!.deadline);
+    this.#recount(worker);
   }
 
   #wake(worker: Worker): void {
@@ -424,6 +434,12 @@ export class Multiplexer {
           if (worker.pending === undefined) {
             if (this.stopping) return;
             this.#park(worker);
+            handedOver = true;
+            return;
+          }
+          if (isHeldEcho(worker, this.#clock.now())) {
+            // Our earlier write's echo, the last one's to come: held with the worker parked.
+            this.#hold(worker);
             handedOver = true;
             return;
           }

@@ -10,7 +10,6 @@
 import type { ObservedEvent } from "../../structs/bodies.ts";
 import type { Clock } from "../../structs/clock.ts";
 import { DeadlineQueue } from "../../structs/deadline_queues.ts";
-import { Deadlines, type Scheduled } from "./deadlines.ts";
 import { describeError, summarizeError } from "../../structs/log_formats.ts";
 import type { Logger } from "../../structs/loggers.ts";
 import type { BatchingSettings } from "../../settings/processing_settings.ts";
@@ -39,11 +38,6 @@ export interface WorkerWaitsOptions {
   readonly enter: (worker: Worker, phase: Phase) => void;
 }
 
-/** A hold's timeout, among the others on one heap. */
-interface HoldTimeout extends Scheduled {
-  readonly onTimeout: () => void;
-}
-
 /** The timed waits of the workers' loops; see the module docs. */
 export class WorkerWaits {
   readonly #batching: BatchingSettings;
@@ -58,11 +52,6 @@ export class WorkerWaits {
    */
   #windows: DeadlineQueue | undefined;
   #windowSeconds = 0;
-  /**
-   * The holds for our writes' echoes, on one timer: their deadlines are fixed when the
-   * writes are made, so they need not come in the order the holds begin.
-   */
-  readonly #holds: Deadlines<HoldTimeout>;
 
   /** The waits of one multiplexer's workers. */
   constructor(options: WorkerWaitsOptions) {
@@ -71,7 +60,6 @@ export class WorkerWaits {
     this.#logger = options.logger;
     this.#stopping = options.stopping;
     this.#enter = options.enter;
-    this.#holds = new Deadlines(options.clock, (hold) => hold.onTimeout());
   }
 
   /**
@@ -105,14 +93,8 @@ export class WorkerWaits {
         this.#logger.debug(`Leaving a stale state unprocessed at exit: ${worker.entry.key}`);
         return false;
       }
-      const deadline = expected.deadline;
-      if (deadline <= this.#clock.now()) break;
-      const timer: WaitTimer = (onTimeout) => {
-        const hold: HoldTimeout = { deadline, slot: -1, onTimeout };
-        this.#holds.schedule(hold, deadline);
-        return () => this.#holds.cancel(hold);
-      };
-      if (await this.#waitFor(worker, timer) === "timeout") break;
+      const left = expected.deadline - this.#clock.now();
+      if (left <= 0 || await this.#wait(worker, left) === "timeout") break;
     }
     worker.expected = undefined;
     this.#enter(worker, "running");

@@ -11,7 +11,7 @@
 import type { ObservedEvent, RawBody } from "../../structs/bodies.ts";
 import type { Resource } from "../../structs/resources.ts";
 import { isAtLeastVersion } from "../../structs/identities.ts";
-import type { Scheduled } from "./deadlines.ts";
+import { type Scheduled, TOLERANCE } from "./deadlines.ts";
 import type { EntryWork, ObjectEntry } from "../objects/object_entries.ts";
 import { AWAITED, type Place, type Places, type Seeker } from "./places.ts";
 import { NOT_QUEUED, type Queued } from "./backlog.ts";
@@ -399,15 +399,22 @@ export function isOwnEcho(worker: Worker, expected: Expectation): boolean {
  */
 export type EchoMeeting = "passed" | "held" | undefined;
 
+/** Whether every event noted since the state processed was one of our writes' `echoes`. */
+function allOurs(arrivals: readonly string[] | undefined, echoes: readonly string[]): boolean {
+  if (arrivals === undefined) return true;
+  for (let i = 0; i < arrivals.length; i++) {
+    if (arrivals[i] === "" || !echoes.includes(arrivals[i])) return false;
+  }
+  return true;
+}
+
 /**
  * Meet our own write's echo at a parked worker, with no loop started for it, when the
  * processing before found its writes' states to need nothing (see {@link isOwnEcho}) and
  * every event since was one of them:
  * - the last write's is passed by, and the wait for the echoes ends there;
- * - an earlier write's (the status's, before the annotations') is held as the waiting state:
- *   the last write's comes before any other state of the object (a watch sends every version
- *   in order), and passes it by; if it does not come within the consistency timeout, the
- *   worker wakes at that deadline and processes the held one, as its loop's wait would.
+ * - an earlier write's (the status's, before the annotations') is held as the waiting state
+ *   (see {@link isHeldEcho}).
  */
 export function meetOwnEcho(worker: Worker, event: ObservedEvent, now: number): EchoMeeting {
   const echoes = worker.expected?.echoes;
@@ -415,15 +422,12 @@ export function meetOwnEcho(worker: Worker, event: ObservedEvent, now: number): 
   const version = event.object.metadata?.resourceVersion;
   if (version === undefined || !echoes.includes(version)) return undefined;
   const arrivals = worker.arrivals;
-  if (arrivals !== undefined) {
-    for (let i = 0; i < arrivals.length; i++) {
-      if (arrivals[i] === "" || !echoes.includes(arrivals[i])) return undefined;
-    }
-  }
+  if (!allOurs(arrivals, echoes)) return undefined;
   if (version === echoes[echoes.length - 1]) {
     worker.pending = worker.expected = worker.arrivals = undefined;
     return "passed";
   }
+  if (worker.expected!.deadline <= now) return undefined; // not held past its deadline
   if (arrivals === undefined) worker.arrivals = [version];
   else if (arrivals.length < OWN_WRITES) (arrivals as string[]).push(version);
   else return undefined;
@@ -431,6 +435,27 @@ export function meetOwnEcho(worker: Worker, event: ObservedEvent, now: number): 
   worker.pending = event;
   worker.lane = LIVE;
   return "held";
+}
+
+/**
+ * Whether the worker's waiting state is an earlier write's echo of ours (the status's, before
+ * the annotations'), every event since the state processed being ours: it is held with the
+ * worker parked, with no loop waiting. The last write's comes before any other state of the
+ * object (a watch sends every version in order), and passes both by; if it does not come
+ * within the consistency timeout, the worker wakes at that deadline and processes the held
+ * one, as its loop's wait would (past the deadline, nothing is held).
+ */
+export function isHeldEcho(worker: Worker, now: number): boolean {
+  const expected = worker.expected;
+  const echoes = expected?.echoes;
+  const event = worker.pending;
+  // Woken at the deadline (a hair early, maybe), the worker processes what it held.
+  if (echoes === undefined || event?.type !== "MODIFIED" || expected!.deadline <= now + TOLERANCE) {
+    return false;
+  }
+  const version = event.object.metadata?.resourceVersion;
+  return version !== undefined && version !== echoes[echoes.length - 1] &&
+    echoes.includes(version) && allOurs(worker.arrivals, echoes);
 }
 
 export function isConsistent(event: ObservedEvent, expected: Expectation): boolean {

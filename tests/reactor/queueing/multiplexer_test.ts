@@ -594,7 +594,7 @@ Deno.test("our first write's state waits at its parked worker for the last's, wh
   await stop(mux, clock);
 });
 
-Deno.test("the batch windows of many objects, and their holds for our echoes, share one timer", async () => {
+Deno.test("the batch windows of many objects share one timer, and so do their echoes held for our last writes", async () => {
   const { clock, script, mux } = setup({ batchWindow: 0.5 }, 5);
   const uids = Array.from({ length: 20 }, (_, i) => `o${i}`);
   for (const uid of uids) mux.push(KEX, ev(uid, "3"));
@@ -602,15 +602,15 @@ Deno.test("the batch windows of many objects, and their holds for our echoes, sh
   script.hold();
   await clock.advance(0.5);
   // Our first write's state comes while the processing that wrote it still runs: once it
-  // ends, the worker holds it for the last write's.
+  // ends, the worker holds it for the last write's, parked, with no batch window.
   for (const uid of uids) mux.push(KEX, ev(uid, "4"));
   for (const uid of uids) {
     script.release(`${uid}@3`, { expectedResourceVersion: "5", echoes: ["4", "5"] });
   }
-  await clock.advance(0.5); // its batch window, then the hold
+  await clock.advance(0.5); // past any batch window
   assertEquals(mux.backlog, 0, "held, not waiting for places");
-  // One for all the holds, and the one the start limit keeps for the processings begun.
-  assertEquals(clock.sleepers, 2, "one timer for all the holds");
+  // One for all the parked workers, and the one the start limit keeps for the processings.
+  assertEquals(clock.sleepers, 2, "one timer for all the held states");
   for (const uid of uids) mux.push(KEX, ev(uid, "5"));
   await settle();
   assertEquals(script.seen.length, uids.length, "our writes' states need nothing");
