@@ -11,7 +11,9 @@
  * `HEAP {"base":…,"now":…}` on SIGUSR2: the JS heap after a full GC before the operator
  * started and now. `KOPF_BENCH_COMPARE_LIST_MODE` sets `settings.watching.listMode`;
  * `KOPF_BENCH_COMPARE_STORAGE=status` keeps the progress and the diff-base in the status
- * (`StatusProgressStorage`, `StatusDiffBaseStorage`) instead of the default storages.
+ * (`StatusProgressStorage`, `StatusDiffBaseStorage`) instead of the default storages;
+ * `KOPF_BENCH_COMPARE_BATCH_WINDOW=<seconds>` sets a batch window (0.1 is the default of
+ * operators).
  */
 import { kopf } from "../../../mod.ts";
 import { now } from "../support/process.ts";
@@ -34,7 +36,7 @@ const settings = new kopf.OperatorSettings({
   posting: { enabled: false },
   ...(applying ? { applying: { outcomes: true } } : {}),
   ...(conditions ? {} : { conditions: { enabled: false } }),
-  batching: { batchWindow: 0 },
+  batching: { batchWindow: Number(Deno.env.get("KOPF_BENCH_COMPARE_BATCH_WINDOW") ?? 0) },
   ...(listMode ? { watching: { listMode: listMode as "auto" | "stream" | "paginate" } } : {}),
   ...(inStatus
     ? {

@@ -16,8 +16,8 @@ export interface Scheduled {
   slot: number;
 }
 
-// Timers may fire a hair early (millisecond rounding); this much early counts as due.
-const TOLERANCE = 0.001;
+/** Timers may fire a hair early (millisecond rounding): this much early counts as due. */
+export const TOLERANCE = 0.001;
 
 /** A set of scheduled items; `onDue` is called for each when its deadline has come. */
 export class Deadlines<T extends Scheduled> {

@@ -60,8 +60,10 @@ import { QueueingSettings } from "../../settings/queueing_settings.ts";
 import { ObjectTable } from "../objects/object_table.ts";
 import {
   describeObject,
+  isHeldEcho,
   isOwnEcho,
   LiveWorkers,
+  meetOwnEcho,
   newWorker,
   type Phase,
   PlaceSeeking,
@@ -254,6 +256,14 @@ export class Multiplexer {
       this.#served.set(resource.key, resource);
     } else {
       if (again && worker.pending !== undefined) return undefined;
+      // Our own write's echo, which its processing found to need nothing: no loop for it.
+      if (!again && worker.phase === "parked") {
+        const held = worker.pending !== undefined;
+        const meeting = meetOwnEcho(worker, event, this.#clock.now());
+        if (meeting === "held") this.#hold(worker);
+        else if (meeting === "passed" && held) this.#park(worker); // idle from now
+        if (meeting !== undefined) return this.#backlog.liveCongestion;
+      }
       renew(worker, event, laneOf(event.type, again), this.#clock.now(), this.#places, again);
     }
     // Started first: a worker that begins its batch window is not counted in the backlog.
@@ -329,8 +339,10 @@ export class Multiplexer {
   /** Keep the backlog count (and the feeder's congestion) in step with a worker's state. */
   #recount(worker: Worker): void {
     const phase = worker.phase;
+    // A parked worker's waiting state is an echo of ours held for the last write's.
     const queued = phase === "placing" ||
-      (worker.pending !== undefined && phase !== "holding" && phase !== "batching");
+      (worker.pending !== undefined && phase !== "holding" && phase !== "batching" &&
+        phase !== "parked");
     this.#backlog.recount(worker, queued, worker.lane === LISTINGS, this.stopping);
   }
 
@@ -357,8 +369,21 @@ export class Multiplexer {
     this.#parked.schedule(worker, at);
   }
 
+  /** Park a worker holding an echo of ours (see {@link isHeldEcho}) until its deadline. */
+  #hold(worker: Worker): void {
+    worker.phase = "parked";
+    this.#parked.schedule(worker, worker.expected!.deadline);
+    this.#recount(worker);
+  }
+
   #wake(worker: Worker): void {
     if (worker.phase !== "parked" || !this.#live.has(worker)) return;
+    if (worker.pending !== undefined && !this.stopping) {
+      // An echo held for our last write's, which did not come in time: processed now.
+      this.#start(worker);
+      this.#recount(worker);
+      return;
+    }
     if (worker.revisit === undefined || this.stopping) {
       this.#end(worker);
       return;
@@ -409,6 +434,12 @@ export class Multiplexer {
           if (worker.pending === undefined) {
             if (this.stopping) return;
             this.#park(worker);
+            handedOver = true;
+            return;
+          }
+          if (isHeldEcho(worker, this.#clock.now())) {
+            // Our earlier write's echo, the last one's to come: held with the worker parked.
+            this.#hold(worker);
             handedOver = true;
             return;
           }

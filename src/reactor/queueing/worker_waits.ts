@@ -9,6 +9,7 @@
 
 import type { ObservedEvent } from "../../structs/bodies.ts";
 import type { Clock } from "../../structs/clock.ts";
+import { DeadlineQueue } from "../../structs/deadline_queues.ts";
 import { describeError, summarizeError } from "../../structs/log_formats.ts";
 import type { Logger } from "../../structs/loggers.ts";
 import type { BatchingSettings } from "../../settings/processing_settings.ts";
@@ -17,6 +18,7 @@ import {
   describeObject,
   isConsistent,
   type Phase,
+  type WaitTimer,
   wakeOrTimeout,
   type WakeReason,
   type Worker,
@@ -43,6 +45,13 @@ export class WorkerWaits {
   readonly #logger: Logger;
   readonly #stopping: AbortSignal;
   readonly #enter: (worker: Worker, phase: Phase) => void;
+  /**
+   * The batch windows of all the workers, on one timer: they all last the same, so their
+   * ends come in the order they began. A timer each costs a runtime timer for every state
+   * of every object in a burst, where this costs an entry in a queue.
+   */
+  #windows: DeadlineQueue | undefined;
+  #windowSeconds = 0;
 
   /** The waits of one multiplexer's workers. */
   constructor(options: WorkerWaitsOptions) {
@@ -60,8 +69,15 @@ export class WorkerWaits {
    */
   async settle(worker: Worker): Promise<void> {
     const window = this.#batching.batchWindow;
+    if (this.#windows === undefined || this.#windowSeconds !== window) {
+      // The setting changed: the windows begun before end on the old queue's timer.
+      this.#windows = new DeadlineQueue(window, this.#clock);
+      this.#windowSeconds = window;
+    }
+    const windows = this.#windows;
+    const timer: WaitTimer = (onTimeout) => windows.add(onTimeout);
     this.#enter(worker, "batching");
-    while (await this.#wait(worker, window) === "arrived");
+    while (await this.#waitFor(worker, timer) === "arrived");
     this.#enter(worker, "running");
   }
 
@@ -121,7 +137,12 @@ export class WorkerWaits {
    * when `arrivals` is true; the shutdown always does (at once if it has begun).
    */
   #wait(worker: Worker, seconds: number, arrivals = true): Promise<WakeReason> {
+    return this.#waitFor(worker, (onTimeout) => this.#clock.schedule(seconds, onTimeout), arrivals);
+  }
+
+  /** {@link WorkerWaits.#wait}, timed by `timer`. */
+  #waitFor(worker: Worker, timer: WaitTimer, arrivals = true): Promise<WakeReason> {
     if (this.#stopping.aborted) return Promise.resolve("stopped");
-    return wakeOrTimeout(worker, this.#clock, seconds, arrivals);
+    return wakeOrTimeout(worker, timer, arrivals);
   }
 }

@@ -554,6 +554,69 @@ Deno.test("our writes' own states that need nothing are not processed; the next 
   await stop(mux, clock);
 });
 
+Deno.test("our last write's state passes its parked worker by: never waiting, no window begun", async () => {
+  const { clock, script, mux } = setup({ batchWindow: 0.5 }, 5);
+  script.hold();
+  mux.push(KEX, ev("a", "3"));
+  await clock.advance(0.5);
+  script.release("a@3", { expectedResourceVersion: "4", echoes: ["4"] });
+  await settle();
+  const sleepers = clock.sleepers; // the parked worker's idle deadline
+  mux.push(KEX, ev("a", "4"));
+  // Not counted as waiting (the queue's gauges), not even until the worker's loop would run.
+  assertEquals(mux.waiting().get(KEX)?.depth, 0);
+  await settle();
+  assertEquals(clock.sleepers, sleepers, "no batch window begun for it");
+  mux.push(KEX, ev("a", "5")); // another writer's change: its window, then processed
+  assertEquals(mux.waiting().get(KEX)?.depth, 1);
+  await clock.advance(0.5);
+  assertEquals(script.seen, ["a@3", "a@5"]);
+  script.release("a@5");
+  await stop(mux, clock);
+});
+
+Deno.test("our first write's state waits at its parked worker for the last's, which passes both by", async () => {
+  const { clock, script, mux } = setup({ batchWindow: 0.5 }, 5);
+  script.hold();
+  mux.push(KEX, ev("a", "3"));
+  await clock.advance(0.5);
+  script.release("a@3", { expectedResourceVersion: "5", echoes: ["4", "5"] });
+  await settle();
+  const sleepers = clock.sleepers;
+  mux.push(KEX, ev("a", "4"));
+  await settle();
+  assertEquals(mux.backlog, 0, "held for the last write's, not waiting for a place");
+  assertEquals(clock.sleepers, sleepers, "no batch window begun for it");
+  mux.push(KEX, ev("a", "5"));
+  await clock.advance(5.1); // past the consistency timeout: nothing was left to process
+  assertEquals(script.seen, ["a@3"]);
+  assertEquals(mux.size, 1, "the worker idles on");
+  await stop(mux, clock);
+});
+
+Deno.test("the batch windows of many objects share one timer, and so do their echoes held for our last writes", async () => {
+  const { clock, script, mux } = setup({ batchWindow: 0.5 }, 5);
+  const uids = Array.from({ length: 20 }, (_, i) => `o${i}`);
+  for (const uid of uids) mux.push(KEX, ev(uid, "3"));
+  assertEquals(clock.sleepers, 1, "one timer for all the windows");
+  script.hold();
+  await clock.advance(0.5);
+  // Our first write's state comes while the processing that wrote it still runs: once it
+  // ends, the worker holds it for the last write's, parked, with no batch window.
+  for (const uid of uids) mux.push(KEX, ev(uid, "4"));
+  for (const uid of uids) {
+    script.release(`${uid}@3`, { expectedResourceVersion: "5", echoes: ["4", "5"] });
+  }
+  await clock.advance(0.5); // past any batch window
+  assertEquals(mux.backlog, 0, "held, not waiting for places");
+  // One for all the parked workers, and the one the start limit keeps for the processings.
+  assertEquals(clock.sleepers, 2, "one timer for all the held states");
+  for (const uid of uids) mux.push(KEX, ev(uid, "5"));
+  await settle();
+  assertEquals(script.seen.length, uids.length, "our writes' states need nothing");
+  await stop(mux, clock);
+});
+
 Deno.test("our write's state is processed after another writer's change came between", async () => {
   // 4 is our first write's, 5 another writer's; our last write's 6 holds that change too (the
   // versions grow with every write, as etcd's revisions do): it is processed.
