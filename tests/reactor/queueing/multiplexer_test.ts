@@ -529,12 +529,13 @@ Deno.test("a deletion is processed at once even while a patched version is await
 /**
  * A multiplexer whose first processing (of `a@3`) wrote these versions (4 and 5 by default)
  * and said their states need nothing (`echoes`); further processings are held until released.
+ * With a batch window, the first processing began after it.
  */
-async function afterSettledPatch(echoes = ["4", "5"]) {
-  const parts = setup({}, 5);
+async function afterSettledPatch(echoes = ["4", "5"], batchWindow = 0) {
+  const parts = setup({ batchWindow }, 5);
   parts.script.hold();
   parts.mux.push(KEX, ev("a", "3"));
-  await settle();
+  await parts.clock.advance(batchWindow);
   parts.script.release("a@3", { expectedResourceVersion: echoes.at(-1), echoes });
   await settle();
   return parts;
@@ -555,12 +556,7 @@ Deno.test("our writes' own states that need nothing are not processed; the next 
 });
 
 Deno.test("our last write's state passes its parked worker by: never waiting, no window begun", async () => {
-  const { clock, script, mux } = setup({ batchWindow: 0.5 }, 5);
-  script.hold();
-  mux.push(KEX, ev("a", "3"));
-  await clock.advance(0.5);
-  script.release("a@3", { expectedResourceVersion: "4", echoes: ["4"] });
-  await settle();
+  const { clock, script, mux } = await afterSettledPatch(["4"], 0.5);
   const sleepers = clock.sleepers; // the parked worker's idle deadline
   mux.push(KEX, ev("a", "4"));
   // Not counted as waiting (the queue's gauges), not even until the worker's loop would run.
@@ -576,12 +572,7 @@ Deno.test("our last write's state passes its parked worker by: never waiting, no
 });
 
 Deno.test("our first write's state waits at its parked worker for the last's, which passes both by", async () => {
-  const { clock, script, mux } = setup({ batchWindow: 0.5 }, 5);
-  script.hold();
-  mux.push(KEX, ev("a", "3"));
-  await clock.advance(0.5);
-  script.release("a@3", { expectedResourceVersion: "5", echoes: ["4", "5"] });
-  await settle();
+  const { clock, script, mux } = await afterSettledPatch(["4", "5"], 0.5);
   const sleepers = clock.sleepers;
   mux.push(KEX, ev("a", "4"));
   await settle();
