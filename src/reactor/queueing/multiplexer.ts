@@ -42,7 +42,6 @@
 import type { ObservedEvent, RawBody } from "../../structs/bodies.ts";
 import type { Resource } from "../../structs/resources.ts";
 import { type Clock, realClock, settlesWithin } from "../../structs/clock.ts";
-import { Deadlines } from "./deadlines.ts";
 import { describeError } from "../../structs/log_formats.ts";
 import {
   type BatchingSettings,
@@ -56,20 +55,20 @@ import { Backlog } from "./backlog.ts";
 import { LANE_HANDICAPS, laneOf, LISTINGS, RETRIES } from "./lanes.ts";
 import { Tenants } from "./tenants.ts";
 import { WorkerWaits } from "./worker_waits.ts";
+import { Parking } from "./parking.ts";
 import { QueueingSettings } from "../../settings/queueing_settings.ts";
 import { ObjectTable } from "../objects/object_table.ts";
 import {
   describeObject,
-  isHeldEcho,
   isOwnEcho,
   LiveWorkers,
-  meetOwnEcho,
   newWorker,
   type Phase,
   PlaceSeeking,
   processingContext,
   type Processor,
   renew,
+  restingEcho,
   waitingOf,
   type Worker,
 } from "./workers.ts";
@@ -150,7 +149,7 @@ export class Multiplexer {
   readonly #logger: Logger;
   readonly #objects: ObjectTable;
   readonly #live = new LiveWorkers();
-  readonly #parked: Deadlines<Worker>;
+  readonly #parked: Parking;
   readonly #stopping = new AbortController();
   readonly #cancelled = new AbortController();
   readonly #places: Places;
@@ -169,7 +168,7 @@ export class Multiplexer {
     this.#persistence = options.persistence;
     this.#clock = options.clock ?? realClock;
     this.#logger = options.logger ?? reactorLogger();
-    this.#parked = new Deadlines(this.#clock, (worker) => this.#wake(worker));
+    this.#parked = new Parking(this.#clock, this.#batching, (worker) => this.#wake(worker));
     this.#places = new Places({
       workerLimit: () => this.#batching.workerLimit,
       startLimit: options.startLimit ?? DEFAULT_START_LIMIT,
@@ -256,14 +255,6 @@ export class Multiplexer {
       this.#served.set(resource.key, resource);
     } else {
       if (again && worker.pending !== undefined) return undefined;
-      // Our own write's echo, which its processing found to need nothing: no loop for it.
-      if (!again && worker.phase === "parked") {
-        const held = worker.pending !== undefined;
-        const meeting = meetOwnEcho(worker, event, this.#clock.now());
-        if (meeting === "held") this.#hold(worker);
-        else if (meeting === "passed" && held) this.#park(worker); // idle from now
-        if (meeting !== undefined) return this.#backlog.liveCongestion;
-      }
       renew(worker, event, laneOf(event.type, again), this.#clock.now(), this.#places, again);
     }
     // Started first: a worker that begins its batch window is not counted in the backlog.
@@ -358,22 +349,20 @@ export class Multiplexer {
     void this.#run(worker);
   }
 
-  /** Park an idle worker: it wakes for a revisit, or ends after idling. */
-  #park(worker: Worker): void {
-    const now = this.#clock.now();
-    let at = now + this.#batching.idleTimeout;
-    // Not ending while our patch's echo is due; a requested revisit comes when it is due.
-    if (worker.expected !== undefined) at = Math.max(at, worker.expected.deadline);
-    if (worker.revisit !== undefined) at = worker.revisit.at;
-    worker.phase = "parked";
-    this.#parked.schedule(worker, at);
-  }
-
-  /** Park a worker holding an echo of ours (see {@link isHeldEcho}) until its deadline. */
-  #hold(worker: Worker): void {
-    worker.phase = "parked";
-    this.#parked.schedule(worker, worker.expected!.deadline);
+  /**
+   * Let a worker rest when its waiting state is an echo of ours (see {@link restingEcho}):
+   * passed by, the worker idle from now; or held, the worker parked until the consistency
+   * deadline. False when the state goes the usual way.
+   */
+  #rest(worker: Worker): boolean {
+    const resting = restingEcho(worker, this.#clock.now());
+    if (resting === undefined) return false;
+    if (resting === "passed") {
+      worker.pending = worker.expected = worker.arrivals = undefined;
+      this.#parked.park(worker);
+    } else this.#parked.hold(worker);
     this.#recount(worker);
+    return true;
   }
 
   #wake(worker: Worker): void {
@@ -433,16 +422,12 @@ export class Multiplexer {
         } else {
           if (worker.pending === undefined) {
             if (this.stopping) return;
-            this.#park(worker);
+            this.#parked.park(worker);
             handedOver = true;
             return;
           }
-          if (isHeldEcho(worker, this.#clock.now())) {
-            // Our earlier write's echo, the last one's to come: held with the worker parked.
-            this.#hold(worker);
-            handedOver = true;
-            return;
-          }
+          // Before any wait: an echo of ours that needs nothing costs no window nor turn.
+          if (this.#rest(worker)) return void (handedOver = true);
           worker.revisit = undefined;
           // Each step is entered synchronously when it applies (a push that starts a worker
           // counts it as it then is), and costs no await when it does not.

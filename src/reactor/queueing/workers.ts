@@ -393,15 +393,9 @@ export function isOwnEcho(worker: Worker, expected: Expectation): boolean {
   return true;
 }
 
-/**
- * What came of our own write's echo offered to a parked worker ({@link meetOwnEcho}): passed
- * by, held for the last write's, or neither (it goes the usual way).
- */
-export type EchoMeeting = "passed" | "held" | undefined;
-
 /** Whether every event noted since the state processed was one of our writes' `echoes`. */
 function allOurs(arrivals: readonly string[] | undefined, echoes: readonly string[]): boolean {
-  if (arrivals === undefined) return true;
+  if (arrivals === undefined) return false;
   for (let i = 0; i < arrivals.length; i++) {
     if (arrivals[i] === "" || !echoes.includes(arrivals[i])) return false;
   }
@@ -409,53 +403,30 @@ function allOurs(arrivals: readonly string[] | undefined, echoes: readonly strin
 }
 
 /**
- * Meet our own write's echo at a parked worker, with no loop started for it, when the
- * processing before found its writes' states to need nothing (see {@link isOwnEcho}) and
- * every event since was one of them:
- * - the last write's is passed by, and the wait for the echoes ends there;
- * - an earlier write's (the status's, before the annotations') is held as the waiting state
- *   (see {@link isHeldEcho}).
+ * Whether the worker's waiting state is an echo of ours that lets the worker rest, with no
+ * loop running: the processing before found its writes' states to need nothing (see
+ * {@link isOwnEcho}), and every event since was one of them.
+ * - `"passed"`: the last write's, as consistent as awaited: passed by, no window waited out.
+ * - `"held"`: an earlier write's (the status's, before the annotations'): held with the
+ *   worker parked. The last write's comes before any other state of the object (a watch
+ *   sends every version in order) and passes both by; if it does not come within the
+ *   consistency timeout, the worker wakes at that deadline and processes the held state, as
+ *   the loop's wait would. Past the deadline (or a hair before it, as timers wake), nothing
+ *   is held.
  */
-export function meetOwnEcho(worker: Worker, event: ObservedEvent, now: number): EchoMeeting {
-  const echoes = worker.expected?.echoes;
-  if (echoes === undefined || event.type !== "MODIFIED") return undefined;
-  const version = event.object.metadata?.resourceVersion;
-  if (version === undefined || !echoes.includes(version)) return undefined;
-  const arrivals = worker.arrivals;
-  if (!allOurs(arrivals, echoes)) return undefined;
-  if (version === echoes[echoes.length - 1]) {
-    worker.pending = worker.expected = worker.arrivals = undefined;
-    return "passed";
-  }
-  if (worker.expected!.deadline <= now) return undefined; // not held past its deadline
-  if (arrivals === undefined) worker.arrivals = [version];
-  else if (arrivals.length < OWN_WRITES) (arrivals as string[]).push(version);
-  else return undefined;
-  if (worker.pending === undefined) worker.waitingSince = now;
-  worker.pending = event;
-  worker.lane = LIVE;
-  return "held";
-}
-
-/**
- * Whether the worker's waiting state is an earlier write's echo of ours (the status's, before
- * the annotations'), every event since the state processed being ours: it is held with the
- * worker parked, with no loop waiting. The last write's comes before any other state of the
- * object (a watch sends every version in order), and passes both by; if it does not come
- * within the consistency timeout, the worker wakes at that deadline and processes the held
- * one, as its loop's wait would (past the deadline, nothing is held).
- */
-export function isHeldEcho(worker: Worker, now: number): boolean {
+export function restingEcho(worker: Worker, now: number): "passed" | "held" | undefined {
   const expected = worker.expected;
   const echoes = expected?.echoes;
   const event = worker.pending;
-  // Woken at the deadline (a hair early, maybe), the worker processes what it held.
-  if (echoes === undefined || event?.type !== "MODIFIED" || expected!.deadline <= now + TOLERANCE) {
-    return false;
-  }
+  if (echoes === undefined || event?.type !== "MODIFIED") return undefined;
+  if (!allOurs(worker.arrivals, echoes)) return undefined;
   const version = event.object.metadata?.resourceVersion;
-  return version !== undefined && version !== echoes[echoes.length - 1] &&
-    echoes.includes(version) && allOurs(worker.arrivals, echoes);
+  if (version === echoes[echoes.length - 1]) {
+    return isConsistent(event, expected!) ? "passed" : undefined;
+  }
+  const held = version !== undefined && echoes.includes(version) &&
+    expected!.deadline > now + TOLERANCE;
+  return held ? "held" : undefined;
 }
 
 export function isConsistent(event: ObservedEvent, expected: Expectation): boolean {

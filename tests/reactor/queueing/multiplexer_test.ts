@@ -559,7 +559,7 @@ Deno.test("our last write's state passes its parked worker by: never waiting, no
   const { clock, script, mux } = await afterSettledPatch(["4"], 0.5);
   const sleepers = clock.sleepers; // the parked worker's idle deadline
   mux.push(KEX, ev("a", "4"));
-  // Not counted as waiting (the queue's gauges), not even until the worker's loop would run.
+  // Never counted as waiting (the queue's gauges): passed by before any wait of the loop.
   assertEquals(mux.waiting().get(KEX)?.depth, 0);
   await settle();
   assertEquals(clock.sleepers, sleepers, "no batch window begun for it");
@@ -568,6 +568,20 @@ Deno.test("our last write's state passes its parked worker by: never waiting, no
   await clock.advance(0.5);
   assertEquals(script.seen, ["a@3", "a@5"]);
   script.release("a@5");
+  await stop(mux, clock);
+});
+
+Deno.test("our last write's state that came during its processing is passed by with no window", async () => {
+  const { clock, script, mux } = setup({ batchWindow: 0.5 }, 5);
+  script.hold();
+  mux.push(KEX, ev("a", "3"));
+  await clock.advance(0.5);
+  mux.push(KEX, ev("a", "4")); // our write's echo, while the processing that wrote still runs
+  script.release("a@3", { expectedResourceVersion: "4", echoes: ["4"] });
+  await settle();
+  assertEquals(mux.waiting().get(KEX)?.depth, 0, "not waiting out a batch window");
+  await clock.advance(0.5);
+  assertEquals(script.seen, ["a@3"]);
   await stop(mux, clock);
 });
 
