@@ -383,20 +383,16 @@ const NOT_ALL_OURS: readonly string[] = Object.freeze([""]);
 export function isOwnEcho(worker: Worker, expected: Expectation): boolean {
   const echoes = expected.echoes;
   const event = worker.pending;
-  const arrivals = worker.arrivals;
-  if (echoes === undefined || event?.type !== "MODIFIED" || arrivals === undefined) return false;
-  if (event.object.metadata?.resourceVersion !== echoes[echoes.length - 1]) return false;
-  for (let i = 0; i < arrivals.length; i++) {
-    // "" stands for no version: an again-push, too many events, a write's answer without one.
-    if (arrivals[i] === "" || !echoes.includes(arrivals[i])) return false;
-  }
-  return true;
+  if (echoes === undefined || event?.type !== "MODIFIED") return false;
+  return event.object.metadata?.resourceVersion === echoes[echoes.length - 1] &&
+    allOurs(worker.arrivals, echoes);
 }
 
 /** Whether every event noted since the state processed was one of our writes' `echoes`. */
 function allOurs(arrivals: readonly string[] | undefined, echoes: readonly string[]): boolean {
   if (arrivals === undefined) return false;
   for (let i = 0; i < arrivals.length; i++) {
+    // "" stands for no version: an again-push, too many events, a write's answer without one.
     if (arrivals[i] === "" || !echoes.includes(arrivals[i])) return false;
   }
   return true;
@@ -416,16 +412,14 @@ function allOurs(arrivals: readonly string[] | undefined, echoes: readonly strin
  */
 export function restingEcho(worker: Worker, now: number): "passed" | "held" | undefined {
   const expected = worker.expected;
-  const echoes = expected?.echoes;
   const event = worker.pending;
-  if (echoes === undefined || event?.type !== "MODIFIED") return undefined;
-  if (!allOurs(worker.arrivals, echoes)) return undefined;
+  if (expected === undefined || event === undefined) return undefined;
+  if (isOwnEcho(worker, expected)) return isConsistent(event, expected) ? "passed" : undefined;
+  const echoes = expected.echoes;
+  if (echoes === undefined || event.type !== "MODIFIED") return undefined;
   const version = event.object.metadata?.resourceVersion;
-  if (version === echoes[echoes.length - 1]) {
-    return isConsistent(event, expected!) ? "passed" : undefined;
-  }
   const held = version !== undefined && echoes.includes(version) &&
-    expected!.deadline > now + TOLERANCE;
+    expected.deadline > now + TOLERANCE && allOurs(worker.arrivals, echoes);
   return held ? "held" : undefined;
 }
 
