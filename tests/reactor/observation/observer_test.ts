@@ -838,6 +838,52 @@ Deno.test("an object the operator made that the watch's selectors would not show
   await t.stop();
 });
 
+Deno.test("an object the operator wrote is fed as a copy: the writer's answer is left as it is", async () => {
+  const whole = start({ clusterwide: true, resources: [KEX], toldOfWrites: true });
+  await listCrds(whole.client);
+  (await whole.client.stream("kopfexamples@*")).listed([], "1");
+  await settle();
+  const answer = { ...obj("a", "2"), spec: { size: 1 } };
+  whole.observer.told(KEX, answer);
+  answer.spec.size = 2; // the writer's own, to change as it likes
+  assertEquals(whole.feeds[0].event.object.spec, { size: 1 });
+  await whole.stop();
+
+  const selection: WatchSelection = {
+    labels: [],
+    fields: [],
+    labelSelector: undefined,
+    fieldSelector: undefined,
+    metadataOnly: true,
+    reason: "a test",
+  };
+  const partial = start({
+    clusterwide: true,
+    resources: [KEX],
+    selection: () => selection,
+    toldOfWrites: true,
+  });
+  await listCrds(partial.client);
+  (await partial.client.stream("kopfexamples@*")).listed([], "1");
+  await settle();
+  const managedFields = [{ manager: "kopf", operation: "Update" }];
+  const metadata = { ...obj("m", "2").metadata, managedFields };
+  const partialAnswer = { apiVersion: "meta.k8s.io/v1", kind: "PartialObjectMetadata", metadata };
+  partial.observer.told(KEX, partialAnswer);
+  partial.observer.told(KEX, {
+    ...obj("w", "3"),
+    metadata: { ...obj("w", "3").metadata, managedFields },
+  });
+  assertEquals(partialAnswer.kind, "PartialObjectMetadata", "the writer's answer as it came");
+  const fed = partial.feeds.map(({ event }) => event.object);
+  assertEquals(fed.map((o) => [o.kind, o.metadata?.uid]), [[KEX.kind, "m"], [KEX.kind, "w"]]);
+  assertEquals(fed[1].spec, undefined, "metadata only, as the watch shows it");
+  // kube-apiserver's meta.AsPartialObjectMetadata keeps the managed fields.
+  assertEquals(fed[1].metadata?.managedFields, managedFields);
+  assert(partial.feeds.every(({ event }) => event.source !== undefined), "read whole when asked");
+  await partial.stop();
+});
+
 Deno.test("a failing initial discovery fails the run", async () => {
   const t = start({ clusterwide: true, discoveryError: new Error("no API") });
   await listCrds(t.client);
