@@ -6,13 +6,15 @@
  * flows, so that a child its handlers wrote is known in that state from the answer on, as if
  * its watch had told of it: deleted before a watch of children shows it (which cannot list,
  * or has not yet), its deletion still shows in the next complete listing. The listener is
- * the caller's own and is called synchronously; it must not throw.
+ * the caller's own and is called synchronously; it must not throw, and it gets the answer
+ * that the caller gets too: what it keeps, it copies.
  *
  * @module
  */
 import type { RawBody } from "../structs/bodies.ts";
 import type { Resource } from "../structs/resources.ts";
 import { AsyncContext } from "../platform/async_context.ts";
+import { isPartialObjectMetadata } from "../structs/metadata_only_bodies.ts";
 
 /** Told of an object written, as the server answered the write. */
 export type WrittenObjectListener = (resource: Resource, object: RawBody) => void;
@@ -39,6 +41,6 @@ export function tellWrittenObject(
   const listener = listeners.get();
   if (listener === undefined) return;
   const kind = answer.kind;
-  if (kind !== undefined && kind !== resource.kind && kind !== "PartialObjectMetadata") return;
+  if (kind !== undefined && kind !== resource.kind && !isPartialObjectMetadata(answer)) return;
   listener(resource, answer);
 }

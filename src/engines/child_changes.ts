@@ -94,6 +94,12 @@ const MADE_AGAIN: ReadonlySet<string> = new Set([
   "blockOwnerDeletion",
 ]);
 
+/** Whether a reference has no key beside those {@link KnownOwners} makes again (no array made). */
+function madeAgain(reference: Record<string, unknown>): boolean {
+  for (const key in reference) if (!MADE_AGAIN.has(key)) return false;
+  return true;
+}
+
 /** What to keep of a child's owners; `parents` are {@link parentsOf} the child. */
 export function knownOwners(child: RawBody, parents: readonly ParentRef[]): KnownOwners {
   const references = child.metadata?.ownerReferences ?? [];
@@ -110,7 +116,7 @@ export function knownOwners(child: RawBody, parents: readonly ParentRef[]): Know
       reference.name !== name || reference.uid !== uid ||
       !(controller === undefined || controller === true) ||
       !(blockOwnerDeletion === undefined || blockOwnerDeletion === true) ||
-      Object.keys(reference).some((key) => !MADE_AGAIN.has(key))
+      !madeAgain(reference)
     ) return { parents, references, flags: 0 };
     if (controller === true) flags |= 1 << i;
     if (blockOwnerDeletion === true) flags |= 1 << (16 + i);

@@ -61,6 +61,11 @@ export class DeadlineQueue {
     this.#keepTimer = options.keepTimer ?? false;
   }
 
+  /** How long each timeout of the queue lasts, in seconds. */
+  get seconds(): number {
+    return this.#seconds;
+  }
+
   /** How many callbacks wait (neither called nor cancelled). */
   get size(): number {
     return this.#size;

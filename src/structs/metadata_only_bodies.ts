@@ -20,8 +20,26 @@ const PARTIAL_OBJECT_METADATA = "PartialObjectMetadata";
  * it is: it is whole, and false.
  */
 export function asResourceObject(object: RawBody, apiVersion: string, kind: string): boolean {
-  if (object.kind !== PARTIAL_OBJECT_METADATA) return false;
+  if (!isPartialObjectMetadata(object)) return false;
   object.apiVersion = apiVersion;
   object.kind = kind;
   return true;
+}
+
+/** Whether the object is as the API server sends a metadata-only one (`PartialObjectMetadata`). */
+export function isPartialObjectMetadata(object: RawBody): boolean {
+  return object.kind === PARTIAL_OBJECT_METADATA;
+}
+
+/**
+ * A whole object as a metadata-only request shows it: `PartialObjectMetadata` with all of
+ * its metadata, the managed fields too (kube-apiserver's `meta.AsPartialObjectMetadata`
+ * keeps them). The metadata is the object's own, not a copy.
+ */
+export function partialObjectMetadataOf(object: RawBody): RawBody {
+  return {
+    apiVersion: "meta.k8s.io/v1",
+    kind: PARTIAL_OBJECT_METADATA,
+    metadata: object.metadata ?? {},
+  };
 }

@@ -21,7 +21,12 @@ import type {
   RawMeta,
   WatchEventType,
 } from "../../structs/bodies.ts";
-import { asResourceObject } from "../../structs/metadata_only_bodies.ts";
+import {
+  asResourceObject,
+  isPartialObjectMetadata,
+  partialObjectMetadataOf,
+} from "../../structs/metadata_only_bodies.ts";
+import { deepCopy } from "../../settings/field_paths.ts";
 import type { Clock } from "../../structs/clock.ts";
 import { isAtLeastVersion, isNewerVersion, objectKey } from "../../structs/identities.ts";
 import type { Resource } from "../../structs/resources.ts";
@@ -211,7 +216,7 @@ export class WatchFeeder {
   told(watcher: Watcher, object: RawBody): Promise<void> | undefined {
     const selection = watcher.selection;
     if (selection !== undefined && !matchesSelection(selection, object)) return undefined;
-    const metadataOnly = object.kind === "PartialObjectMetadata";
+    const metadataOnly = isPartialObjectMetadata(object);
     if (metadataOnly && watcher.source === undefined) return undefined;
     const known = this.#table.peek(watcher.resource, object)?.watched ?? false;
     // Deleted since: an answer that came after the deletion's event, or a listing without it.
@@ -219,7 +224,11 @@ export class WatchFeeder {
     const gone = watcher.gone?.get(objectKey(object));
     if (gone !== undefined && !isNewerVersion(version, gone)) return undefined;
     if (!known && isAtLeastVersion(watcher.listedAt, version ?? "")) return undefined;
-    const state = watcher.source === undefined || metadataOnly ? object : metadataOf(object);
+    // A copy: the answer is the writer's too, who may change it, and a metadata-only one is
+    // made its resource's kind in place as it is fed.
+    const state = deepCopy(
+      watcher.source === undefined || metadataOnly ? object : partialObjectMetadataOf(object),
+    );
     // Not as a live event beside a listing (that one's fate a live watch tells): a listing
     // without it tells of its deletion once the listing is as new as this state.
     if (watcher.controller.signal.aborted || this.#remember(watcher, state)) return undefined;
@@ -248,12 +257,6 @@ function remembered(object: RawBody): RawBody {
   if (meta?.managedFields === undefined) return object;
   const { managedFields: _, ...rest } = meta;
   return { ...object, metadata: rest };
-}
-
-/** An object as a metadata-only watch shows it: its metadata, without the managed fields. */
-function metadataOf(object: RawBody): RawBody {
-  const { managedFields: _, ...metadata } = object.metadata ?? {};
-  return { apiVersion: "meta.k8s.io/v1", kind: "PartialObjectMetadata", metadata };
 }
 
 /**

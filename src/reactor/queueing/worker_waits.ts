@@ -51,7 +51,6 @@ export class WorkerWaits {
    * of every object in a burst, where this costs an entry in a queue.
    */
   #windows: DeadlineQueue | undefined;
-  #windowSeconds = 0;
 
   /** The waits of one multiplexer's workers. */
   constructor(options: WorkerWaitsOptions) {
@@ -69,12 +68,11 @@ export class WorkerWaits {
    */
   async settle(worker: Worker): Promise<void> {
     const window = this.#batching.batchWindow;
-    if (this.#windows === undefined || this.#windowSeconds !== window) {
+    let windows = this.#windows;
+    if (windows === undefined || windows.seconds !== window) {
       // The setting changed: the windows begun before end on the old queue's timer.
-      this.#windows = new DeadlineQueue(window, this.#clock);
-      this.#windowSeconds = window;
+      windows = this.#windows = new DeadlineQueue(window, this.#clock);
     }
-    const windows = this.#windows;
     const timer: WaitTimer = (onTimeout) => windows.add(onTimeout);
     this.#enter(worker, "batching");
     while (await this.#waitFor(worker, timer) === "arrived");

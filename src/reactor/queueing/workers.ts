@@ -57,10 +57,14 @@ export interface Expectation {
 
 /**
  * Where a worker is in its loop (see `Multiplexer.#run`). Only a parked worker has no loop
- * running: it sits on the timetable until its idle timeout ends it or a revisit is due.
+ * running: it sits on the timetable (`parking.ts`) until its idle timeout ends it, a revisit
+ * is due, or the consistency deadline of an echo of ours it holds comes.
  */
 export type Phase =
-  /** No loop runs: idle, or waiting for a revisit. */
+  /**
+   * No loop runs: idle, waiting for a revisit, or holding an echo of ours for the last
+   * write's (its waiting state, not counted in the backlog; see {@link restingEcho}).
+   */
   | "parked"
   /** Running, between the steps below. */
   | "running"

@@ -742,10 +742,18 @@ Deno.test("defects more than two minutes apart never add up to a failure", async
   await t.stop();
 });
 
-Deno.test("an object the operator made is fed at once; its watch's own event of it is not fed again", async () => {
-  const t = start({ clusterwide: true, resources: [KEX], toldOfWrites: true });
+/**
+ * An observer told of the operator's writes, watching kopfexamples cluster-wide (with the
+ * setup given beside), its CRDs listed: the stream of kopfexamples, not listed yet.
+ */
+async function toldObserver(setup: Setup = {}) {
+  const t = start({ clusterwide: true, resources: [KEX], toldOfWrites: true, ...setup });
   await listCrds(t.client);
-  const stream = await t.client.stream("kopfexamples@*");
+  return { t, stream: await t.client.stream("kopfexamples@*") };
+}
+
+Deno.test("an object the operator made is fed at once; its watch's own event of it is not fed again", async () => {
+  const { t, stream } = await toldObserver();
   t.observer.told(KEX, obj("a", "2"));
   assertEquals(t.fed, ["kopfexamples:ADDED:a@2"], "before the watch's first listing too");
   stream.listed([], "2");
@@ -771,17 +779,13 @@ Deno.test("an object the operator made is fed at once; its watch's own event of 
 });
 
 Deno.test("a feed that fails on an object the operator wrote is reported, not thrown at the writer", async () => {
-  const t = start({
-    clusterwide: true,
-    resources: [KEX],
-    toldOfWrites: true,
+  const { t, stream } = await toldObserver({
     feedResult: (event) => {
       if (event.object.metadata?.uid === "sync") throw new TypeError("a feed's defect");
       if (event.object.metadata?.uid === "async") return Promise.reject(new TypeError("later"));
     },
   });
-  await listCrds(t.client);
-  (await t.client.stream("kopfexamples@*")).listed([], "1");
+  stream.listed([], "1");
   await settle();
   t.observer.told(KEX, obj("sync", "2")); // would throw into the writer's call
   t.observer.told(KEX, obj("async", "3"));
@@ -794,9 +798,7 @@ Deno.test("a feed that fails on an object the operator wrote is reported, not th
 });
 
 Deno.test("a listing older than a state the operator wrote tells nothing of that object", async () => {
-  const t = start({ clusterwide: true, resources: [KEX], toldOfWrites: true });
-  await listCrds(t.client);
-  const stream = await t.client.stream("kopfexamples@*");
+  const { t, stream } = await toldObserver();
   t.observer.told(KEX, obj("a", "20"));
   stream.listed([], "10"); // its snapshot was taken before the write
   await settle();
@@ -819,14 +821,8 @@ Deno.test("an object the operator made that the watch's selectors would not show
     metadataOnly: false,
     reason: "a test",
   };
-  const t = start({
-    clusterwide: true,
-    resources: [KEX],
-    selection: () => selection,
-    toldOfWrites: true,
-  });
-  await listCrds(t.client);
-  (await t.client.stream("kopfexamples@*")).listed([], "1");
+  const { t, stream } = await toldObserver({ selection: () => selection });
+  stream.listed([], "1");
   await settle();
   const labelled = (app: string) => ({ metadata: { ...obj(app, "2").metadata, labels: { app } } });
   t.observer.told(KEX, labelled("other"));
@@ -836,6 +832,45 @@ Deno.test("an object the operator made that the watch's selectors would not show
   t.observer.told(KEX, { metadata: { ...labelled("watched").metadata, uid: "paused" } });
   assertEquals(t.fed.length, 1, "paused: nothing");
   await t.stop();
+});
+
+Deno.test("an object the operator wrote is fed as a copy: the writer's answer is left as it is", async () => {
+  const { t: whole, stream: wholeStream } = await toldObserver();
+  wholeStream.listed([], "1");
+  await settle();
+  const answer = { ...obj("a", "2"), spec: { size: 1 } };
+  whole.observer.told(KEX, answer);
+  answer.spec.size = 2; // the writer's own, to change as it likes
+  assertEquals(whole.feeds[0].event.object.spec, { size: 1 });
+  await whole.stop();
+
+  const selection: WatchSelection = {
+    labels: [],
+    fields: [],
+    labelSelector: undefined,
+    fieldSelector: undefined,
+    metadataOnly: true,
+    reason: "a test",
+  };
+  const { t: partial, stream: partialStream } = await toldObserver({ selection: () => selection });
+  partialStream.listed([], "1");
+  await settle();
+  const managedFields = [{ manager: "kopf", operation: "Update" }];
+  const metadata = { ...obj("m", "2").metadata, managedFields };
+  const partialAnswer = { apiVersion: "meta.k8s.io/v1", kind: "PartialObjectMetadata", metadata };
+  partial.observer.told(KEX, partialAnswer);
+  partial.observer.told(KEX, {
+    ...obj("w", "3"),
+    metadata: { ...obj("w", "3").metadata, managedFields },
+  });
+  assertEquals(partialAnswer.kind, "PartialObjectMetadata", "the writer's answer as it came");
+  const fed = partial.feeds.map(({ event }) => event.object);
+  assertEquals(fed.map((o) => [o.kind, o.metadata?.uid]), [[KEX.kind, "m"], [KEX.kind, "w"]]);
+  assertEquals(fed[1].spec, undefined, "metadata only, as the watch shows it");
+  // kube-apiserver's meta.AsPartialObjectMetadata keeps the managed fields.
+  assertEquals(fed[1].metadata?.managedFields, managedFields);
+  assert(partial.feeds.every(({ event }) => event.source !== undefined), "read whole when asked");
+  await partial.stop();
 });
 
 Deno.test("a failing initial discovery fails the run", async () => {
