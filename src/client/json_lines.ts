@@ -11,7 +11,8 @@ export class JsonLineError extends Error {
   override name = "JsonLineError";
 }
 
-function parseLine(line: string): unknown {
+/** A line's value; one that is not JSON throws a {@link JsonLineError}. */
+export function parseJsonLine(line: string): unknown {
   try {
     return JSON.parse(line);
   } catch (e) {
@@ -94,6 +95,15 @@ export class JsonLines {
 
   /** The next complete line's value, or {@link NO_LINE}; a bad line throws a JsonLineError. */
   next(): unknown {
+    const line = this.nextLine();
+    return line === NO_LINE ? NO_LINE : parseJsonLine(line);
+  }
+
+  /**
+   * The next complete line that is not blank, unparsed (see {@link parseJsonLine}), or
+   * {@link NO_LINE}: a reader may tell from its text that it needs no parsing.
+   */
+  nextLine(): string | typeof NO_LINE {
     const buffer = this.#buffer;
     for (;;) {
       const start = this.#start;
@@ -107,7 +117,7 @@ export class JsonLines {
         end = buffer.length;
       }
       this.#start = end + 1;
-      if (!isBlank(buffer, start, end)) return parseLine(buffer.slice(start, end));
+      if (!isBlank(buffer, start, end)) return buffer.slice(start, end);
     }
   }
 }

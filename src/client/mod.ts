@@ -75,6 +75,7 @@ export type {
 } from "./objects.ts";
 export { watchObjects } from "./watch.ts";
 export type {
+  ObjectVersion,
   WatchItem,
   WatchObjectsOptions,
   WatchRecoveryOptions,

@@ -56,6 +56,7 @@
  * @module
  */
 import type { RawBody } from "../structs/bodies.ts";
+import type { ObjectVersion } from "../structs/json_members.ts";
 import type { Resource } from "../structs/resources.ts";
 import { type ApiClient, metricsOf } from "./api.ts";
 import { listPages } from "./objects.ts";
@@ -74,6 +75,7 @@ import { keepWatching, WatchHealth, type WatchRecoveryOptions } from "./watch_re
 import { getLogger } from "../platform/log_routing.ts";
 
 export type { WatchItem, WholeWatchItem } from "./watch_items.ts";
+export type { ObjectVersion } from "../structs/json_members.ts";
 export type { WatchRecoveryOptions } from "./watch_recovery.ts";
 
 /** Options of {@link watchObjects}. */
@@ -104,6 +106,17 @@ export interface WatchObjectsOptions extends WatchRecoveryOptions {
    * whole objects, which come as in a plain watch.
    */
   metadataOnly?: boolean;
+  /**
+   * The events the consumer takes from their text, such as those of states it knows already
+   * (its own writes' answers): called for each live `MODIFIED` event with its object's
+   * namespace, uid and `resourceVersion` as read from the event's text before it is parsed,
+   * and that text (one line of JSON); an event it returns true for is not parsed and not
+   * yielded (the watch moves past it, as past any other), and the text is the consumer's to
+   * parse if it ever needs the body. Not called for an event whose identity the text does
+   * not state plainly (it is parsed and yielded), nor for listings, nor for a stream's last
+   * line without its newline.
+   */
+  knows?: (object: ObjectVersion, text: string) => boolean;
   /** Stops the watch: the generator returns promptly. */
   signal?: AbortSignal;
   /**

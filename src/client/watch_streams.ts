@@ -20,7 +20,8 @@ import {
   APIServerError,
   APIUnprocessableError,
 } from "./api_errors.ts";
-import { JsonLineError, JsonLines, NO_LINE } from "./json_lines.ts";
+import { JsonLineError, JsonLines, NO_LINE, parseJsonLine } from "./json_lines.ts";
+import { modifiedObjectVersion, type ObjectVersion } from "../structs/json_members.ts";
 import { inactivityTimeoutOf, timeoutOf } from "./tuning.ts";
 import { type ChildController, childController } from "./abort_controllers.ts";
 import { type ChunkReader, chunkReaderOf } from "../platform/chunk_readers.ts";
@@ -70,6 +71,8 @@ export interface StreamRequest {
   /** Events with the objects' metadata only (`PartialObjectMetadata`), as they come. */
   readonly metadataOnly?: boolean;
   readonly signal?: AbortSignal;
+  /** Live `MODIFIED` events the consumer takes from their text: not parsed, not yielded. */
+  readonly knows?: (object: ObjectVersion, text: string) => boolean;
 }
 
 /** The annotation of the bookmark that ends a streamed listing's initial events. */
@@ -125,6 +128,7 @@ class WatchStream {
 
   async *run(): AsyncGenerator<WatchItem, StreamEnd, undefined> {
     const { api, state, position, listing } = this;
+    const knows = this.request.knows;
     const timers = this.#timers;
     let reader: ChunkReader | undefined;
     try {
@@ -150,9 +154,11 @@ class WatchStream {
           lines.push(chunk);
         }
         let yielded = false;
-        for (let raw = lines.next(); raw !== NO_LINE; raw = lines.next()) {
+        for (let line = lines.nextLine(); line !== NO_LINE; line = lines.nextLine()) {
           state.heard.heardAt = heardAt;
-          const event = raw as { type?: string; object?: RawBody };
+          // Not a last line without its newline: a stream cut short may have cut it too.
+          if (this.#listed && knows !== undefined && !done && this.#known(line, knows)) continue;
+          const event = parseJsonLine(line) as { type?: string; object?: RawBody };
           const out = !this.#listed && listing !== undefined
             ? this.#initialEvent(event, listing)
             : this.#liveEvent(event);
@@ -261,11 +267,7 @@ class WatchStream {
       case "MODIFIED":
       case "DELETED":
         if (typeof rv === "string" && rv) this.position.resourceVersion = rv;
-        // Events for a while prove the watch healthy again (a clean end proves it too).
-        this.#events++;
-        if (realClock.now() - this.#openedAt >= PROVEN_HEALTHY_STREAM) {
-          this.state.health.streak.succeeded();
-        }
+        this.#counted();
         return { type: event.type, object };
       case "BOOKMARK":
         if (typeof rv === "string" && rv) this.position.resourceVersion = rv;
@@ -279,6 +281,27 @@ class WatchStream {
         });
         return undefined;
     }
+  }
+
+  /** A live event came: events for a while prove the watch healthy again (as a clean end does). */
+  #counted(): void {
+    this.#events++;
+    if (realClock.now() - this.#openedAt >= PROVEN_HEALTHY_STREAM) {
+      this.state.health.streak.succeeded();
+    }
+  }
+
+  /**
+   * Whether the line is a live `MODIFIED` event that the consumer takes from its text (see
+   * {@link StreamRequest.knows}), told from its object's identity and version without
+   * parsing it: then the watch moves past it, as past any other event.
+   */
+  #known(line: string, knows: (object: ObjectVersion, text: string) => boolean): boolean {
+    const version = modifiedObjectVersion(line);
+    if (version === undefined || !knows(version, line)) return false;
+    this.position.resourceVersion = version.resourceVersion;
+    this.#counted();
+    return true;
   }
 
   /** An `ERROR` event: 410 lists again, 5xx resumes; others are thrown. */

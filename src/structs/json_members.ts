@@ -1,10 +1,12 @@
 /**
- * One string read out of a JSON text without parsing it: `metadata.resourceVersion` of a
- * write's answer, which is all that most writes need of it. The scan skips what comes before
- * (strings, nested values) by their syntax, building nothing; what it cannot read for sure
- * -- a value of another type, an escape in the string, a text that is not an object -- it
- * leaves to `JSON.parse` (`undefined`). Of a member given twice, it finds the first (the API
- * server writes each once; `JSON.parse` would take the last).
+ * Strings read out of a JSON text without parsing it: `metadata.resourceVersion` of a
+ * write's answer, which is all that most writes need of it, and the identity and version of
+ * a watch event's object, which is all that a consumer needs of an event it knows already
+ * (its own write's). The scan skips what comes before (strings, nested values) by their
+ * syntax, building nothing; what it cannot read for sure -- a value of another type, an
+ * escape in the string, a text that is not an object -- it leaves to `JSON.parse`
+ * (`undefined`). Of a member given twice, it finds the first (the API server writes each
+ * once; `JSON.parse` would take the last).
  *
  * @module
  */
@@ -30,6 +32,80 @@ export function memberString(text: string, outer: string, inner: string): string
   const end = stringEnd(text, value);
   if (end < 0) return undefined;
   const raw = text.slice(value + 1, end);
+  return raw.includes("\\") ? undefined : raw;
+}
+
+/** A watch event's object as its identity and version tell it (see {@link modifiedObjectVersion}). */
+export interface ObjectVersion {
+  /** `metadata.namespace`; `undefined` for a cluster-scoped object. */
+  readonly namespace: string | undefined;
+  /** `metadata.uid`. */
+  readonly uid: string;
+  /** `metadata.resourceVersion`. */
+  readonly resourceVersion: string;
+}
+
+/** How the API server begins a `MODIFIED` event (`metav1.WatchEvent`: the type, then the object). */
+const MODIFIED_EVENT = '{"type":"MODIFIED",';
+
+/**
+ * The namespace, uid and resourceVersion of the object of a `MODIFIED` watch event's line, if
+ * the line begins as the API server writes one (see {@link MODIFIED_EVENT}) and the scan reads
+ * them plainly (see the module docs); `undefined` otherwise, as for every other event type.
+ */
+export function modifiedObjectVersion(line: string): ObjectVersion | undefined {
+  if (!line.startsWith(MODIFIED_EVENT)) return undefined;
+  const object = memberValue(line, 0, "object");
+  if (object < 0) return undefined;
+  const metadata = memberValue(line, object, "metadata");
+  if (metadata < 0 || line.charCodeAt(metadata) !== OPEN_BRACE) return undefined;
+  let namespace: string | undefined;
+  let uid: string | undefined;
+  let resourceVersion: string | undefined;
+  let i = skipSpace(line, metadata + 1);
+  if (line.charCodeAt(i) === CLOSE_BRACE) return undefined;
+  for (;;) {
+    if (line.charCodeAt(i) !== QUOTE) return undefined;
+    const keyEnd = stringEnd(line, i);
+    if (keyEnd < 0) return undefined;
+    const key = keyEnd - i - 1 <= LONGEST_KEY ? line.slice(i + 1, keyEnd) : "";
+    i = skipSpace(line, keyEnd + 1);
+    if (line.charCodeAt(i) !== COLON) return undefined;
+    i = skipSpace(line, i + 1);
+    const end = valueEnd(line, i);
+    if (key === "namespace" || key === "uid" || key === "resourceVersion") {
+      // A member given twice, or one that is not a plain string: JSON.parse tells.
+      const value = plainString(line, i, end);
+      if (value === undefined) return undefined;
+      if (key === "namespace") {
+        if (namespace !== undefined) return undefined;
+        namespace = value;
+      } else if (key === "uid") {
+        if (uid !== undefined) return undefined;
+        uid = value;
+      } else {
+        if (resourceVersion !== undefined) return undefined;
+        resourceVersion = value;
+      }
+    }
+    i = skipSpace(line, end);
+    if (line.charCodeAt(i) === CLOSE_BRACE) break;
+    if (line.charCodeAt(i) !== COMMA) return undefined;
+    i = skipSpace(line, i + 1);
+  }
+  if (!uid || !resourceVersion) return undefined;
+  return { namespace, uid, resourceVersion };
+}
+
+/** The longest of the keys {@link modifiedObjectVersion} reads: others are not sliced out. */
+const LONGEST_KEY = "resourceVersion".length;
+
+/** The string value between the offsets, if it is one without escapes. */
+function plainString(text: string, at: number, end: number): string | undefined {
+  if (text.charCodeAt(at) !== QUOTE || text.charCodeAt(end - 1) !== QUOTE || end - at < 2) {
+    return undefined;
+  }
+  const raw = text.slice(at + 1, end - 1);
   return raw.includes("\\") ? undefined : raw;
 }
 

@@ -1,8 +1,8 @@
 /**
  * The incremental JSON-lines parser at every split point.
  */
-import { assertEquals, assertRejects } from "../assert.ts";
-import { JsonLineError, JsonLines, NO_LINE } from "../../src/client/json_lines.ts";
+import { assertEquals, assertRejects, assertThrows } from "../assert.ts";
+import { JsonLineError, JsonLines, NO_LINE, parseJsonLine } from "../../src/client/json_lines.ts";
 
 /** Each value of a byte stream's lines, as the watch takes them from its chunks. */
 async function* parseJsonLines(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<unknown> {
@@ -54,6 +54,22 @@ Deno.test("the synchronous splitter skips blank lines and keeps lines pushed bef
   assertEquals(drain(), []);
   lines.end();
   assertEquals(drain(), [{ d: 4 }]);
+});
+
+Deno.test("lines are taken unparsed as they came, blank ones skipped, and parsed when asked", () => {
+  const enc = new TextEncoder();
+  const lines = new JsonLines();
+  lines.push(enc.encode('{"a": 1}\r\n\n  \n{oops}\n{"b"'));
+  assertEquals(lines.nextLine(), '{"a": 1}\r');
+  // A line that is not JSON is only an error when it is parsed.
+  assertEquals(lines.nextLine(), "{oops}");
+  assertEquals(lines.nextLine(), NO_LINE);
+  lines.push(enc.encode(":2}\n"));
+  const line = lines.nextLine();
+  assertEquals(line, '{"b":2}');
+  assertEquals(parseJsonLine(line as string), { b: 2 });
+  assertThrows(() => parseJsonLine("{oops}"), JsonLineError, "{oops}");
+  assertEquals(lines.nextLine(), NO_LINE);
 });
 
 Deno.test("a BOM is dropped at the stream's start only, even split, and kept inside a line", () => {

@@ -228,6 +228,62 @@ Deno.test("bookmarks move the resourceVersion and never reach consumers", async 
   assertEquals(kinds(server), ["list", "watch@5", "watch@9"]);
 });
 
+Deno.test("live MODIFIED events the consumer takes from their text are not parsed; the watch moves past them", async () => {
+  const withUid = (name: string, rv: string, spec = {}) => {
+    const o = obj(name, rv, spec);
+    return { ...o, metadata: { ...o.metadata, uid: `uid-${name}` } };
+  };
+  await using server = scripted([() => list([], "5")], [
+    (_, body) => {
+      body.event("ADDED", withUid("a", "6"));
+      body.event("MODIFIED", withUid("a", "7", { known: true }));
+      body.close();
+    },
+    (_, body) => {
+      body.event("MODIFIED", withUid("a", "8"));
+      // Its text is not JSON: had it been parsed, the stream would have broken here.
+      body.write(
+        '{"type":"MODIFIED","object":{"metadata":{"namespace":"ns","uid":"uid-a","resourceVersion":"9"}},}\n',
+      );
+      body.event("MODIFIED", withUid("b", "10"));
+      // The last line without its newline: the stream may have been cut within it.
+      body.write(JSON.stringify({ type: "MODIFIED", object: withUid("b", "11") }));
+      body.close();
+    },
+  ]);
+  const asked: unknown[] = [];
+  const texts: string[] = [];
+  const items = await collectWatch(server, 5, FAST, {
+    knows: (object, text) => {
+      asked.push(object);
+      texts.push(text);
+      return ["7", "9", "11"].includes(object.resourceVersion);
+    },
+  });
+  assertEquals(
+    items.map((i) => "object" in i ? `${i.type}@${i.object.metadata?.resourceVersion}` : i.type),
+    [
+      "LISTED",
+      "ADDED@6",
+      "MODIFIED@8",
+      "MODIFIED@10",
+      "MODIFIED@11",
+    ],
+  );
+  assertEquals(JSON.parse(texts[0]), {
+    type: "MODIFIED",
+    object: withUid("a", "7", { known: true }),
+  });
+  // Resumed past the known event, the last of its stream; never asked about ADDED events.
+  assertEquals(kinds(server), ["list", "watch@5", "watch@7"]);
+  assertEquals(asked, [
+    { namespace: "ns", uid: "uid-a", resourceVersion: "7" },
+    { namespace: "ns", uid: "uid-a", resourceVersion: "8" },
+    { namespace: "ns", uid: "uid-a", resourceVersion: "9" },
+    { namespace: "ns", uid: "uid-b", resourceVersion: "10" },
+  ]);
+});
+
 Deno.test("the server timeout is asked for and the watch stops promptly on abort", async () => {
   const opened = Promise.withResolvers<void>();
   await using server = scripted([() => list([], "5")], [() => opened.resolve()]);

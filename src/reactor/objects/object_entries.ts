@@ -109,13 +109,17 @@ export class ObjectEntry implements ObjectMemory {
    * nothing changes; else the version is noted and true.
    */
   tell(version: string | undefined): boolean {
-    const seen = this.#seen;
-    if (this.watched && version !== undefined && seen !== undefined) {
-      if (version === seen || isNewerVersion(seen, version)) return false;
-    }
+    if (this.told(version)) return false;
     this.#seen = version;
     this.#flags |= WATCHED;
     return true;
+  }
+
+  /** Whether its watch told of this very version of the object, or a newer one, already. */
+  told(version: string | undefined): boolean {
+    const seen = this.#seen;
+    if (!this.watched || version === undefined || seen === undefined) return false;
+    return version === seen || isNewerVersion(seen, version);
   }
 
   /** The version its watch told of last, while it knows the object. */

@@ -31,7 +31,7 @@ import type { Clock } from "../../structs/clock.ts";
 import { isAtLeastVersion, isNewerVersion, objectKey } from "../../structs/identities.ts";
 import type { Resource } from "../../structs/resources.ts";
 import { matchesFields, matchesLabels } from "../../structs/label_selectors.ts";
-import type { WatchItem } from "../../client/watch.ts";
+import type { ObjectVersion, WatchItem } from "../../client/watch.ts";
 import type { WatchSelection } from "../../intents/watch_selections.ts";
 import type { WatchedDimension } from "./observation_client.ts";
 import type { ObjectEntry } from "../objects/object_entries.ts";
@@ -91,6 +91,11 @@ export interface WatchFeederOptions {
   readonly clock: Clock;
   /** A watch has fed its first full listing. */
   readonly onFirstListing: (watcher: Watcher) => void;
+  /**
+   * Whether the queueing takes a live `MODIFIED` state of a known object from its watch
+   * event's text, unparsed (see `WatchFeeder.knows`). Never, if not given.
+   */
+  readonly takes?: (entry: ObjectEntry, object: ObjectVersion, text: string) => boolean;
   /** Where what the watches know of their objects is kept. */
   readonly table: ObjectTable;
 }
@@ -102,10 +107,12 @@ export class WatchFeeder {
   readonly #clock: Clock;
   readonly #onFirstListing: WatchFeederOptions["onFirstListing"];
   readonly #table: ObjectTable;
+  readonly #takes: WatchFeederOptions["takes"];
 
   /** A feeder into the given feed. */
   constructor(options: WatchFeederOptions) {
     this.#feed = options.feed;
+    this.#takes = options.takes;
     this.#watching = options.watching;
     this.#clock = options.clock;
     this.#onFirstListing = options.onFirstListing;
@@ -203,6 +210,28 @@ export class WatchFeeder {
       this.#onFirstListing(watcher);
     }
     return last;
+  }
+
+  /**
+   * Whether a live `MODIFIED` event of a known object needs no parsing here, told from its
+   * identity and version before its text is parsed (`WatchObjectsOptions.knows`): the watch
+   * knows the object in this version (or a newer one) already, as `onItem` would find; or
+   * the queueing takes it from its text (see {@link WatchFeederOptions.takes}), and the
+   * version is noted as `onItem` would note it. Not while a listing is in progress beside the
+   * live watch (whose events it notes), nor where the watch keeps the objects' full states or
+   * is of metadata only (both need the event's body here).
+   */
+  knows(watcher: Watcher, object: ObjectVersion, text: string): boolean {
+    if (watcher.listing !== undefined || watcher.controller.signal.aborted) return false;
+    const entry = this.#table.get(watcher.resource, object.namespace, object.uid);
+    if (entry === undefined) return false;
+    const version = object.resourceVersion;
+    if (entry.told(version)) return true;
+    const takes = this.#takes;
+    if (watcher.keeps || watcher.source !== undefined || takes === undefined) return false;
+    if (!takes(entry, object, text)) return false;
+    entry.tell(version);
+    return true;
   }
 
   /**

@@ -10,7 +10,12 @@ import { Resource } from "../../structs/resources.ts";
 import type { ApiClient } from "../../client/api.ts";
 import { currentVersion } from "../../client/current_versions.ts";
 import { type DiscoveredGroup, Discovery } from "../../client/discovery.ts";
-import { type WatchItem, watchObjects, type WatchRecoveryOptions } from "../../client/watch.ts";
+import {
+  type ObjectVersion,
+  type WatchItem,
+  watchObjects,
+  type WatchRecoveryOptions,
+} from "../../client/watch.ts";
 import { readSameObjectOrFail } from "../../client/same_objects.ts";
 import type { BodySource } from "../../structs/bodies.ts";
 
@@ -116,6 +121,7 @@ export function observationClient(
         labelSelector: options.labelSelector,
         fieldSelector: options.fieldSelector,
         metadataOnly: options.metadataOnly,
+        knows: options.knows,
         resourceVersion: options.since,
         persistent: true,
       });
@@ -155,6 +161,12 @@ export interface WatchOptions {
    * {@link ObservationClient.currentVersion}); it lists once the version is gone (410).
    */
   readonly since?: string;
+  /**
+   * The live states taken from their text, with no item: called with a `MODIFIED` event's
+   * object's identity and version, read from its text before it is parsed, and the text;
+   * the event is not parsed if it says so (see `WatchObjectsOptions.knows`).
+   */
+  readonly knows?: (object: ObjectVersion, text: string) => boolean;
 }
 
 /** One watch: a resource in a namespace, or cluster-wide (`namespace` undefined). */

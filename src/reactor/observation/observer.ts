@@ -49,9 +49,11 @@ import {
 import { reactorLogger } from "../default_logger.ts";
 import type { WatchSelection } from "../../intents/watch_selections.ts";
 import type { ObservationClient, WatchedDimension } from "./observation_client.ts";
+import type { ObjectVersion } from "../../client/watch.ts";
 import { type Watcher, watcherId, WatchFeeder } from "./object_watches.ts";
 import { Scanning } from "./scanning.ts";
 import { ObjectTable } from "../objects/object_table.ts";
+import type { ObjectEntry } from "../objects/object_entries.ts";
 import {
   describeDimension,
   signalled,
@@ -80,6 +82,13 @@ export interface ObserverOptions {
    * watch goes on. Namespaces and CRDs are watched separately and never wait for it.
    */
   readonly feed: (resource: Resource, event: ObservedEvent) => void | Promise<void>;
+  /**
+   * Whether the queueing takes a live `MODIFIED` state of a known object from its watch
+   * event's text, unparsed (e.g. `Intake.takes`): passed by (our own last write's, which the
+   * object's worker waits for with nothing to do) or queued for the object's worker, to be
+   * parsed if it is processed. Every state is parsed and fed if it is not given.
+   */
+  readonly takes?: (entry: ObjectEntry, object: ObjectVersion, text: string) => boolean;
   /**
    * Whether a resource's watches keep the last full state of every object (without its
    * managed fields), so that a deletion missed while a watch was broken (noticed when a
@@ -218,6 +227,7 @@ export class Observer {
     this.#feeder = new WatchFeeder({
       table: this.#table,
       feed: options.feed,
+      takes: options.takes,
       watching: options.watching,
       clock: this.#clock,
       onFirstListing: (watcher) => {
@@ -443,6 +453,7 @@ export class Observer {
         if (error instanceof APINotFoundError && signal) this.#requestRediscovery(signal);
         return false;
       },
+      (object, text) => this.#feeder.knows(watcher, object, text),
     ).catch((error) => this.#failRun?.(error));
   }
 

@@ -14,7 +14,7 @@ import { WatchRestarts } from "../../structs/watch_restarts.ts";
 import type { Logger } from "../../structs/loggers.ts";
 import { Resource } from "../../structs/resources.ts";
 import { APIForbiddenError } from "../../client/api_errors.ts";
-import type { WatchItem, WatchRecoveryOptions } from "../../client/watch.ts";
+import type { ObjectVersion, WatchItem, WatchRecoveryOptions } from "../../client/watch.ts";
 import type { WatchSelection } from "../../intents/watch_selections.ts";
 import type { ObservationClient, WatchedDimension, WatchOptions } from "./observation_client.ts";
 
@@ -58,12 +58,16 @@ export class WatchConsumer {
    * back-pressure, a second watch begins from the version the objects were at before the
    * listing (asked for before it), and feeds the changes made meanwhile while the listing
    * waits; at the listing's end, that watch goes on alone. See the module docs.
+   *
+   * `knows` takes the live states that need no item, from their text before it is parsed
+   * (see `WatchOptions.knows`).
    */
   async consume(
     target: Resource | (WatchedDimension & { readonly selection?: WatchSelection }),
     signal: AbortSignal,
     onItem: (item: WatchItem) => Promise<void> | undefined | void,
     failed?: (error: unknown) => boolean,
+    knows?: (object: ObjectVersion, text: string) => boolean,
   ): Promise<void> {
     // Only the objects' watches pause; namespaces and CRDs are always observed.
     const pausable = !(target instanceof Resource);
@@ -80,6 +84,7 @@ export class WatchConsumer {
         labelSelector: selection?.labelSelector,
         fieldSelector: selection?.fieldSelector,
         metadataOnly: selection?.metadataOnly,
+        knows,
       },
       onItem,
     };

@@ -104,6 +104,14 @@ export class Pipeline implements Processor {
   }
 
   /**
+   * Whether {@link skips} and {@link expect} need nothing of a live state but its identity
+   * and version: with no ownership to judge (no Leases), neither looks at its body.
+   */
+  judgesByIdentity(_resource: Resource): boolean {
+    return this.#ownership === undefined;
+  }
+
+  /**
    * The initial listings have all been queued: the handling begins once the objects
    * expected so far are indexed.
    */

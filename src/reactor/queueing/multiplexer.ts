@@ -58,6 +58,8 @@ import { WorkerWaits } from "./worker_waits.ts";
 import { Parking } from "./parking.ts";
 import { QueueingSettings } from "../../settings/queueing_settings.ts";
 import { ObjectTable } from "../objects/object_table.ts";
+import type { ObjectEntry } from "../objects/object_entries.ts";
+import { wholeEvent } from "../objects/deferred_states.ts";
 import {
   describeObject,
   isOwnEcho,
@@ -68,7 +70,6 @@ import {
   processingContext,
   type Processor,
   renew,
-  restingEcho,
   waitingOf,
   type Worker,
 } from "./workers.ts";
@@ -168,7 +169,10 @@ export class Multiplexer {
     this.#persistence = options.persistence;
     this.#clock = options.clock ?? realClock;
     this.#logger = options.logger ?? reactorLogger();
-    this.#parked = new Parking(this.#clock, this.#batching, (worker) => this.#wake(worker));
+    this.#parked = new Parking(this.#clock, this.#batching, {
+      wake: (worker) => this.#wake(worker),
+      recount: (worker) => this.#recount(worker),
+    });
     this.#places = new Places({
       workerLimit: () => this.#batching.workerLimit,
       startLimit: options.startLimit ?? DEFAULT_START_LIMIT,
@@ -264,6 +268,16 @@ export class Multiplexer {
   }
 
   /**
+   * Pass by, before it is fed, a state of the object in this version that a push would pass
+   * by at once: the state our last write made, which the parked worker waits for with nothing
+   * to do (see `passesEcho`). True if it is passed by; else it is to be pushed as usual.
+   */
+  passEcho(entry: ObjectEntry, version: string): boolean {
+    const worker = entry.work as Worker | undefined;
+    return worker !== undefined && !this.stopping && this.#parked.passEcho(worker, version);
+  }
+
+  /**
    * Resolve once the objects that `picks` chooses are not being processed any more: the
    * processing running now for them ends (states waiting are left to the processor, which
    * decides what to do with them). E.g. after a lease is lost: nothing may still run for
@@ -349,22 +363,6 @@ export class Multiplexer {
     void this.#run(worker);
   }
 
-  /**
-   * Let a worker rest when its waiting state is an echo of ours (see {@link restingEcho}):
-   * passed by, the worker idle from now; or held, the worker parked until the consistency
-   * deadline. False when the state goes the usual way.
-   */
-  #rest(worker: Worker): boolean {
-    const resting = restingEcho(worker, this.#clock.now());
-    if (resting === undefined) return false;
-    if (resting === "passed") {
-      worker.pending = worker.expected = worker.arrivals = undefined;
-      this.#parked.park(worker);
-    } else this.#parked.hold(worker);
-    this.#recount(worker);
-    return true;
-  }
-
   #wake(worker: Worker): void {
     if (worker.phase !== "parked" || !this.#live.has(worker)) return;
     if (worker.pending !== undefined && !this.stopping) {
@@ -427,7 +425,7 @@ export class Multiplexer {
             return;
           }
           // Before any wait: an echo of ours that needs nothing costs no window nor turn.
-          if (this.#rest(worker)) return void (handedOver = true);
+          if (this.#parked.rest(worker)) return void (handedOver = true);
           worker.revisit = undefined;
           // Each step is entered synchronously when it applies (a push that starts a worker
           // counts it as it then is), and costs no await when it does not.
@@ -443,9 +441,13 @@ export class Multiplexer {
               continue;
             }
           }
-          event = worker.pending!;
-          worker.pending = undefined;
-          worker.arrivals = undefined;
+          const whole = wholeState(worker, worker.pending!, this.#logger);
+          worker.pending = worker.arrivals = undefined;
+          if (whole === undefined) {
+            this.#recount(worker);
+            continue;
+          }
+          event = whole;
           this.#enter(worker, "placing");
           const seeking = worker.seeking = new PlaceSeeking(
             worker,
@@ -538,3 +540,25 @@ export class Multiplexer {
 
 /** The processing did not begin: the operator's stop took its place away. */
 const ABORTED = Symbol("aborted");
+
+/**
+ * The state taken for processing, with its whole body (see `objects/deferred_states.ts`);
+ * `undefined`, reported, for a deferred one whose text turns out not to be the event its
+ * first bytes said (an API server sends none such): the object's next event brings its state.
+ */
+function wholeState(
+  worker: Worker,
+  event: ObservedEvent,
+  logger: Logger,
+): ObservedEvent | undefined {
+  try {
+    return wholeEvent(event);
+  } catch (error) {
+    const { resource, namespace, name } = worker.entry;
+    logger.error(
+      `A watch event of ${describeObject(resource, { metadata: { namespace, name } })} could ` +
+        `not be read; its state is skipped: ${describeError(error)}`,
+    );
+    return undefined;
+  }
+}

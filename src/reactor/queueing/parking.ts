@@ -3,7 +3,8 @@
  * timeout (then they end), for a revisit the processing asked for (then they run), or,
  * holding an echo of ours, for the consistency deadline (then they process it, the last
  * write's echo not having come to pass both by). Thousands of idle objects cost a heap slot
- * each, not a timer each.
+ * each, not a timer each. The echoes of our own writes that need nothing are passed by here
+ * (`restingEcho`, `passesEcho`): a worker that waits for them only rests.
  *
  * @module
  */
@@ -11,19 +12,61 @@
 import type { Clock } from "../../structs/clock.ts";
 import type { BatchingSettings } from "../../settings/processing_settings.ts";
 import { Deadlines } from "./deadlines.ts";
-import type { Worker } from "./workers.ts";
+import { passesEcho, restingEcho, type Worker } from "./workers.ts";
+
+/** What the parked workers tell their multiplexer. */
+export interface ParkingCalls {
+  /** The worker's time has come: a revisit, the end of its idling, a held echo's deadline. */
+  readonly wake: (worker: Worker) => void;
+  /** The worker's state changed: count it as it is now (the queue's backlog and gauges). */
+  readonly recount: (worker: Worker) => void;
+}
 
 /** The parked workers' timetable; see the module docs. */
 export class Parking {
   readonly #deadlines: Deadlines<Worker>;
   readonly #clock: Clock;
   readonly #batching: BatchingSettings;
+  readonly #recount: (worker: Worker) => void;
 
-  /** Parked workers on the `clock`, each told to `wake` once its time has come. */
-  constructor(clock: Clock, batching: BatchingSettings, wake: (worker: Worker) => void) {
-    this.#deadlines = new Deadlines(clock, wake);
+  /** Parked workers on the `clock`, each woken once its time has come. */
+  constructor(clock: Clock, batching: BatchingSettings, calls: ParkingCalls) {
+    this.#deadlines = new Deadlines(clock, calls.wake);
     this.#clock = clock;
     this.#batching = batching;
+    this.#recount = calls.recount;
+  }
+
+  /**
+   * Let a worker rest when its waiting state is an echo of ours (see {@link restingEcho}):
+   * passed by, the worker idle from now; or held, the worker parked until the consistency
+   * deadline. False when the state goes the usual way.
+   */
+  rest(worker: Worker): boolean {
+    const resting = restingEcho(worker, this.#clock.now());
+    if (resting === undefined) return false;
+    if (resting === "passed") this.#pass(worker);
+    else this.hold(worker);
+    this.#recount(worker);
+    return true;
+  }
+
+  /**
+   * Pass by, before it is pushed, a state of this version that a push would have passed by
+   * at once (see {@link passesEcho}); true if it did. Only a parked worker's: a running loop
+   * or a processing takes its states as pushed.
+   */
+  passEcho(worker: Worker, version: string): boolean {
+    if (worker.phase !== "parked" || !passesEcho(worker, version)) return false;
+    this.#pass(worker);
+    this.#recount(worker);
+    return true;
+  }
+
+  /** Our writes' states are passed by: the worker idles, parked, from now on. */
+  #pass(worker: Worker): void {
+    worker.pending = worker.expected = worker.arrivals = undefined;
+    this.park(worker);
   }
 
   /** Park an idle worker: it wakes for a revisit, or ends after idling. */

@@ -403,6 +403,24 @@ function allOurs(arrivals: readonly string[] | undefined, echoes: readonly strin
 }
 
 /**
+ * Whether a state of the version, were it pushed to the parked worker now, would be passed by
+ * at once ({@link restingEcho}'s `"passed"`): the version is our last write's, awaited, and
+ * every event since the processing, this one too, was one of our writes' (within the count
+ * that {@link renew} notes).
+ */
+export function passesEcho(worker: Worker, version: string): boolean {
+  const expected = worker.expected;
+  const echoes = expected?.echoes;
+  if (expected === undefined || echoes === undefined) return false;
+  if (version !== echoes[echoes.length - 1]) return false;
+  const arrivals = worker.arrivals;
+  if (arrivals !== undefined && (arrivals.length >= OWN_WRITES || !allOurs(arrivals, echoes))) {
+    return false;
+  }
+  return isAtLeastVersion(version, expected.version);
+}
+
+/**
  * Whether the worker's waiting state is an echo of ours that lets the worker rest, with no
  * loop running: the processing before found its writes' states to need nothing (see
  * {@link isOwnEcho}), and every event since was one of them.

@@ -130,6 +130,7 @@ export class ObservationRunnable implements Runnable {
         return selected;
       },
       feed: (resource: Resource, event: ObservedEvent) => queueing.intake.feed(resource, event),
+      takes: (entry, object, text) => queueing.intake.takes(entry, object, text),
       keepsLastStates: (resource) => keepsLastStates(matcher, resource),
       selection: (resource) => selecting.of(resource),
       scanning: settings.scanning,

@@ -16,6 +16,7 @@ import type { ObservedEvent } from "../../structs/bodies.ts";
 import type { Resource } from "../../structs/resources.ts";
 import { outsideContexts } from "../../platform/async_context.ts";
 import type { Multiplexer } from "../queueing/multiplexer.ts";
+import type { ObjectEntry } from "../objects/object_entries.ts";
 import { Intake } from "../queueing/intake.ts";
 import type { OperatorParts } from "../operator_parts.ts";
 import type { Reactions, RunContext, Runnable } from "../manager.ts";
@@ -82,6 +83,8 @@ export class QueueingRunnable implements Runnable {
         if (multiplexer !== undefined) return multiplexer.push(resource, event, again);
         return this.#load().then((loaded) => loaded.push(resource, event, again));
       },
+      passEcho: (entry: ObjectEntry, version: string) =>
+        this.#multiplexer?.passEcho(entry, version) ?? false,
     };
     this.#intake = new Intake(processor, queue, this.#parts.metrics);
   }

@@ -23,7 +23,7 @@ import { CRD_CLEANUP_FINALIZER, crdStatus } from "./crds.ts";
 import { ApiError, badRequest, type Cause, invalid, type ObjectIdentity } from "./errors.ts";
 import { checkLease } from "./leases.ts";
 import { checkMeta, finalizersOf, metaOf, normalizeMeta, timestamp } from "./metadata.ts";
-import { isObject, jsonEqual } from "./patching.ts";
+import { goMapOrder, isObject, jsonEqual } from "./patching.ts";
 import { applyDefaults, prune, validate } from "./schema.ts";
 import { checkSecret, decodeSecret } from "./secrets.ts";
 import type { WriteOptions } from "./targets.ts";
@@ -62,6 +62,16 @@ export function identity(type: ResourceType, name: string): ObjectIdentity {
 export function served(object: JsonObject, type: ResourceType, version: ServedVersion): JsonObject {
   const apiVersion = apiVersionOf(type.group, version.name);
   return object.apiVersion === apiVersion ? object : { ...object, apiVersion };
+}
+
+/**
+ * An object with its members in the order kube-apiserver writes them. A custom resource is a
+ * map to the encoder (apimachinery `apis/meta/v1/unstructured/helpers.go`:
+ * `unstructuredJSONScheme.doEncode`, Go's `encoding/json`), whose every object's keys come
+ * sorted; a built-in kind's come in its Go struct's order, which is not modelled: as written.
+ */
+export function inWireOrder(type: ResourceType, object: JsonObject): JsonObject {
+  return type.builtin ? object : goMapOrder(object) as JsonObject;
 }
 
 /**

@@ -51,6 +51,7 @@ import {
   decodeBody,
   defaultsOnCreate,
   identity,
+  inWireOrder,
   keptMeta,
   NAMESPACES,
   served,
@@ -138,7 +139,7 @@ export class Objects {
     const checked = checkWrite(this.catalog, target, object, undefined, options);
     const result = withManagedFields(target, undefined, checked, givenFields, options);
     prepareBuiltin(type, result, { store: this.store });
-    if (options.dryRun) return served(result, type, version);
+    if (options.dryRun) return served(inWireOrder(type, result), type, version);
     return served(this.#store(type, result), type, version);
   }
 
@@ -327,7 +328,7 @@ export class Objects {
       return { object: served(this.#remove(type, old), type, version), gone: true };
     }
     if (marked === old || options.dryRun) {
-      return { object: served(marked, type, version), gone: false };
+      return { object: served(inWireOrder(type, marked), type, version), gone: false };
     }
     return { object: served(this.#store(type, marked), type, version), gone: false };
   }
@@ -438,7 +439,7 @@ export class Objects {
     prepareBuiltin(type, next, { store: this.store, old });
     // A write that changes nothing is not a change: no new resourceVersion, no event.
     if (jsonEqual(next, old)) return served(old, type, version);
-    if (options.dryRun) return served(next, type, version);
+    if (options.dryRun) return served(inWireOrder(type, next), type, version);
     if (released(type, next)) return served(this.#remove(type, next), type, version);
     return served(this.#store(type, next), type, version);
   }
@@ -452,9 +453,11 @@ export class Objects {
     // Custom resources are kept in their storage version.
     const storage = type.versions.find((v) => v.storage) ?? type.versions[0];
     if (storage) stamped.apiVersion = apiVersionOf(type.group, storage.name);
-    this.store.put(key, stamped);
-    if (key === CRDS) this.register(stamped);
-    return stamped;
+    // Stored as it is written to clients: every answer, listing and event of it in that order.
+    const stored = inWireOrder(type, stamped);
+    this.store.put(key, stored);
+    if (key === CRDS) this.register(stored);
+    return stored;
   }
 
   /** Serve the resource a CRD defines (unless it is being deleted). */

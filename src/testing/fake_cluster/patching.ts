@@ -19,6 +19,19 @@ export function clone<T extends JsonValue>(value: T): T {
   return structuredClone(value);
 }
 
+/**
+ * A JSON value with the members of every object in the order Go's `encoding/json` writes a
+ * map's: sorted by key (compared as UTF-16 here, as bytes there: the same for the keys objects
+ * have). A copy where anything moves; arrays keep their order.
+ */
+export function goMapOrder(value: JsonValue): JsonValue {
+  if (Array.isArray(value)) return value.map(goMapOrder);
+  if (!isObject(value)) return value;
+  const sorted: JsonObject = {};
+  for (const key of Object.keys(value).sort()) sorted[key] = goMapOrder(value[key]);
+  return sorted;
+}
+
 /** Deep equality of JSON values. */
 export function jsonEqual(a: JsonValue | undefined, b: JsonValue | undefined): boolean {
   if (a === b) return true;

@@ -40,7 +40,7 @@ import {
   withoutManaged,
 } from "./managed_fields.ts";
 import { metaOf } from "./metadata.ts";
-import { isObject, jsonEqual } from "./patching.ts";
+import { goMapOrder, isObject, jsonEqual } from "./patching.ts";
 import type { Target } from "./targets.ts";
 
 /** Who applies, and whether conflicts are overridden. */
@@ -228,11 +228,7 @@ export function applyConfiguration(
 
 /** JSON with the keys of every object sorted, as Go writes a map. */
 function sortedJson(value: JsonValue): string {
-  return JSON.stringify(
-    value,
-    (_key, v) =>
-      isObject(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : v,
-  );
+  return JSON.stringify(goMapOrder(value));
 }
 
 /** kubectl's server-side applies keep client-side apply's annotation, where there is one, current. */

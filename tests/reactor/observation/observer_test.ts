@@ -83,6 +83,8 @@ interface Setup {
   discoveryError?: unknown;
   /** Whether the operator's writes are told to the observer (it then keeps deletions). */
   toldOfWrites?: boolean;
+  /** Whether the queueing takes a state from its text (asked as `uid@version`). */
+  takes?: (version: string) => boolean;
 }
 
 function start(setup: Setup = {}) {
@@ -94,6 +96,8 @@ function start(setup: Setup = {}) {
   const clock = new ManualClock();
   const logs = new RecordingLogger();
   const fed: string[] = [];
+  /** What the queueing was asked to take from its text, and the text. */
+  const taken: string[] = [];
   const feeds: { resource: Resource; event: ObservedEvent }[] = [];
   const listed: WatchedDimension[] = [];
   /** What the selection was asked, call by call (plurals). */
@@ -117,6 +121,10 @@ function start(setup: Setup = {}) {
     onListed: (dimension) => listed.push(dimension),
     scanning: { disabled: setup.scanningDisabled ?? false },
     toldOfWrites: setup.toldOfWrites,
+    takes: setup.takes === undefined ? undefined : (entry, object, text) => {
+      taken.push(`${entry.key}@${object.resourceVersion} ${text}`);
+      return setup.takes!(object.resourceVersion);
+    },
     watching: setup.watching,
     backoff: { initial: 1, factor: 5, cap: 5, jitter: 0 },
     clock,
@@ -130,7 +138,20 @@ function start(setup: Setup = {}) {
     await running;
     assertEquals(client.openIds(), [], "all watches are closed after the stop");
   };
-  return { client, clock, logs, fed, feeds, listed, selects, observer, controller, running, stop };
+  return {
+    client,
+    clock,
+    logs,
+    fed,
+    taken,
+    feeds,
+    listed,
+    selects,
+    observer,
+    controller,
+    running,
+    stop,
+  };
 }
 
 /** Answer the CRD listing, so that the initial discovery runs. */
@@ -775,6 +796,88 @@ Deno.test("an object the operator made is fed at once; its watch's own event of 
   ]);
   t.observer.told(PODS, obj("c"));
   assertEquals(t.fed.length, 3, "no watch of that resource: nothing");
+  await t.stop();
+});
+
+Deno.test("a live state the watch knows, or the queueing takes from its text, needs no parsing here", async () => {
+  let taking = false;
+  const t = start({ clusterwide: true, resources: [KEX, NODES], takes: () => taking });
+  await listCrds(t.client);
+  const stream = await t.client.stream("kopfexamples@*");
+  const knows = (uid: string, resourceVersion: string, namespace = "a") =>
+    stream.options!.knows!(
+      { namespace, uid, resourceVersion },
+      `text of ${uid}@${resourceVersion}`,
+    );
+  stream.listed([obj("x", "3")]);
+  await settle();
+  assertEquals(knows("x", "3"), true, "known in this very version: nothing to feed");
+  assertEquals(knows("x", "2"), true, "and in an older one");
+  assertEquals(knows("y", "4"), false, "an object it does not know is fed");
+  assertEquals(knows("x", "4", "b"), false, "nor one of another namespace");
+  assertEquals(t.taken, [], "the queueing is not asked of what the watch knows");
+  assertEquals(knows("x", "4"), false, "not taken: parsed and fed");
+  assertEquals(t.taken, ["x@4 text of x@4"]);
+  taking = true;
+  assertEquals(knows("x", "5"), true, "taken");
+  assertEquals(t.taken, ["x@4 text of x@4", "x@5 text of x@5"]);
+  t.fed.length = 0;
+  // Its version is noted as the event's would be: the same event is not fed again.
+  stream.event("MODIFIED", obj("x", "5"));
+  stream.event("MODIFIED", obj("x", "6"));
+  await settle();
+  assertEquals(t.fed, ["kopfexamples:MODIFIED:x@6"]);
+  // Cluster-scoped objects are found without a namespace.
+  const nodes = await t.client.stream("nodes@*");
+  nodes.listed([{ metadata: { uid: "n", name: "n", resourceVersion: "1" } }]);
+  await settle();
+  const node = { namespace: undefined, uid: "n", resourceVersion: "2" };
+  assertEquals(nodes.options!.knows!(node, "text"), true);
+  assertEquals(t.taken.at(-1), "n@2 text");
+  await t.stop();
+});
+
+Deno.test("a live state is parsed here beside a listing, where full states are kept, and with metadata only", async () => {
+  const t = start({
+    clusterwide: true,
+    resources: [KEX, PODS, NODES],
+    takes: () => true,
+    keepsLastStates: (resource) => resource === PODS,
+    selection: (resource) =>
+      resource === NODES
+        ? {
+          labels: [],
+          fields: [],
+          labelSelector: "",
+          fieldSelector: "",
+          metadataOnly: true,
+          reason: "",
+        }
+        : undefined,
+  });
+  await listCrds(t.client);
+  const stream = await t.client.stream("kopfexamples@*");
+  stream.listing([obj("x", "3")], false);
+  await settle();
+  const knows = stream.options!.knows!;
+  const x = { namespace: "a", uid: "x", resourceVersion: "3" };
+  assertEquals(knows(x, ""), false, "beside a listing, a live event tells it of the object");
+  stream.listedAfterParts([]);
+  await settle();
+  assertEquals(knows(x, ""), true);
+  assertEquals(knows({ ...x, resourceVersion: "4" }, ""), true);
+  const pods = await t.client.stream("pods@*");
+  pods.listed([obj("p", "3")]);
+  await settle();
+  const p = { namespace: "a", uid: "p", resourceVersion: "3" };
+  assertEquals(pods.options!.knows!(p, ""), true, "known in this very version");
+  assertEquals(pods.options!.knows!({ ...p, resourceVersion: "4" }, ""), false, "body kept");
+  const nodes = await t.client.stream("nodes@*");
+  nodes.listed([{ metadata: { uid: "n", name: "n", resourceVersion: "1" } }]);
+  await settle();
+  const n = { namespace: undefined, uid: "n", resourceVersion: "2" };
+  assertEquals(nodes.options!.knows!(n, ""), false, "metadata only: made its kind here");
+  assertEquals(t.taken, ["x@4 "]);
   await t.stop();
 });
 

@@ -316,4 +316,7 @@ Deno.test("another replica's objects are skipped at the feed unless indexed here
     return name;
   });
   assertEquals(of(indexed, () => false).skips(KEX, event), false, "indexed here");
+  // Whose an object is may depend on its body: a state without one is judged only alone.
+  assertEquals(of(plain).judgesByIdentity(KEX), true, "no replicas: nothing to judge");
+  assertEquals(of(plain, () => true).judgesByIdentity(KEX), false, "replicas: the body");
 });

@@ -5,6 +5,7 @@ import type { BatchingSettings } from "../../../src/settings/processing_settings
 import { QueueingSettings } from "../../../src/settings/queueing_settings.ts";
 import { Multiplexer } from "../../../src/reactor/queueing/multiplexer.ts";
 import { ObjectTable } from "../../../src/reactor/objects/object_table.ts";
+import { deferredEvent } from "../../../src/reactor/objects/deferred_states.ts";
 import type { ProcessingContext } from "../../../src/reactor/queueing/workers.ts";
 import type { Reconciliation } from "../../../src/reactor/pipeline/object_processing.ts";
 import { deferred, ManualClock, settle } from "../../clocks.ts";
@@ -41,6 +42,8 @@ function settings(overrides: Partial<BatchingSettings> = {}): BatchingSettings {
 /** A processor whose calls are recorded and may be held until released by the test. */
 class Script {
   readonly seen: string[] = [];
+  /** The states processed, as the processor got them. */
+  readonly events: ObservedEvent[] = [];
   readonly contexts: ProcessingContext[] = [];
   readonly #gates = new Map<string, ReturnType<typeof deferred<Reconciliation | void>>>();
   #holding = false;
@@ -67,6 +70,7 @@ class Script {
   readonly processor = async (event: ObservedEvent, ctx: ProcessingContext) => {
     const id = `${event.object.metadata?.uid}@${event.object.metadata?.resourceVersion}`;
     this.seen.push(event.type === null ? `${id}:listed` : id);
+    this.events.push(event);
     this.contexts.push(ctx);
     this.active++;
     this.maxActive = Math.max(this.maxActive, this.active);
@@ -568,6 +572,96 @@ Deno.test("our last write's state passes its parked worker by: never waiting, no
   await clock.advance(0.5);
   assertEquals(script.seen, ["a@3", "a@5"]);
   script.release("a@5");
+  await stop(mux, clock);
+});
+
+Deno.test("our last write's state is passed by before it is pushed, while its worker is parked only", async () => {
+  const { clock, script, mux, objects } = await afterSettledPatch(["4", "5"], 0.5);
+  const entry = objects.peek(KEX, body("a", "3"))!;
+  const sleepers = clock.sleepers;
+  assertEquals(mux.passEcho(entry, "4"), false, "our first write's: the last write's is due");
+  assertEquals(mux.passEcho(entry, "6"), false, "not one of ours");
+  mux.push(KEX, ev("a", "4")); // our first write's, held at the parked worker
+  await settle();
+  assertEquals(mux.passEcho(entry, "5"), true, "the last write's: it passes both by");
+  assertEquals(mux.backlog, 0);
+  assertEquals(clock.sleepers, sleepers, "no batch window begun");
+  assertEquals(mux.passEcho(entry, "5"), false, "passed once: nothing is expected any more");
+  await clock.advance(5.1); // past the consistency timeout: the held state was passed too
+  assertEquals(script.seen, ["a@3"]);
+  mux.push(KEX, ev("a", "6")); // another writer's change: processed as usual
+  await clock.advance(0.5);
+  assertEquals(script.seen, ["a@3", "a@6"]);
+  // While a processing runs, nothing is passed by before it is pushed.
+  assertEquals(mux.passEcho(entry, "7"), false);
+  script.release("a@6", { expectedResourceVersion: "7", echoes: ["7"] });
+  await settle();
+  assertEquals(mux.passEcho(entry, "7"), true, "parked again, with our write's state due");
+  await stop(mux, clock);
+});
+
+Deno.test("our last write's state is not passed by before it is pushed after more states than a processing writes", async () => {
+  const { clock, script, mux, objects } = await afterSettledPatch(["4", "5"], 0.5);
+  const entry = objects.peek(KEX, body("a", "3"))!;
+  mux.push(KEX, ev("a", "4"));
+  await settle();
+  // Four states in all since the processing, three of ours: more than one processing writes.
+  for (const rv of ["4", "4", "4"]) mux.push(KEX, ev("a", rv));
+  await settle();
+  assertEquals(mux.passEcho(entry, "5"), false, "too many states since: not all ours");
+  mux.push(KEX, ev("a", "5"));
+  await clock.advance(0.5);
+  assertEquals(script.seen, ["a@3", "a@5"], "processed as pushed, as the loop finds it");
+  script.release("a@5");
+  await stop(mux, clock);
+});
+
+/** A state queued by its identity and version, its watch event's text parsed if processed. */
+function deferredEv(uid: string, rv: string, text = eventText(uid, rv)): ObservedEvent {
+  return deferredEvent({ namespace: "ns", uid, resourceVersion: rv }, text);
+}
+
+function eventText(uid: string, rv: string): string {
+  return JSON.stringify({ type: "MODIFIED", object: body(uid, rv, { whole: "yes" }) });
+}
+
+Deno.test("a deferred state is made whole when taken for processing, and passed by unparsed when ours", async () => {
+  const { clock, script, mux } = setup({ batchWindow: 0 }, 5);
+  script.hold();
+  mux.push(KEX, ev("a", "3"));
+  await settle();
+  // Our writes' states come while the processing that wrote them runs: never parsed.
+  mux.push(KEX, deferredEv("a", "4", "not JSON: never parsed"));
+  mux.push(KEX, deferredEv("a", "5", "nor this"));
+  script.release("a@3", { expectedResourceVersion: "5", echoes: ["4", "5"] });
+  await settle();
+  assertEquals(script.seen, ["a@3"]);
+  assertEquals(mux.backlog, 0);
+  // Another writer's: parsed as it is taken for processing.
+  mux.push(KEX, deferredEv("a", "6"));
+  await settle();
+  assertEquals(script.seen, ["a@3", "a@6"]);
+  assertEquals(script.events.at(-1), {
+    type: "MODIFIED",
+    object: body("a", "6", { whole: "yes" }),
+  });
+  script.release("a@6");
+  await stop(mux, clock);
+});
+
+Deno.test("a deferred state whose text is not its event is reported and skipped; the next is processed", async () => {
+  const { clock, script, logger, mux } = setup();
+  mux.push(KEX, ev("a", "3"));
+  await settle();
+  mux.push(KEX, deferredEv("a", "4", eventText("a", "9")));
+  await settle();
+  assertEquals(script.seen, ["a@3"]);
+  const errors = logger.at("error");
+  assertEquals(errors.length, 1);
+  assertStringIncludes(errors[0], "A watch event of kopfexamples ns/n-a could not be read");
+  mux.push(KEX, deferredEv("a", "5"));
+  await settle();
+  assertEquals(script.seen, ["a@3", "a@5"]);
   await stop(mux, clock);
 });
 
