@@ -68,7 +68,7 @@ export class Intake implements ParentQueue {
     const resource = entry.resource;
     if (!this.#queue.passEcho(entry, object.resourceVersion)) {
       if (entry.work === undefined || !this.#gate.judgesByIdentity(resource)) return false;
-      void this.#queue.push(resource, deferredEvent(object, text));
+      void this.#queue.push(resource, deferredEvent(object, text), false, entry);
     }
     this.#metrics?.eventsReceived.inc([resourceLabel(resource), "MODIFIED"]);
     return true;

@@ -240,9 +240,14 @@ export class Multiplexer {
    * live events, only the objects of live events count, against the burst limit (see the
    * module docs). With `again`, a state waiting is kept (it is processed anyway): the object
    * is processed again, as a revisit, for changes noted elsewhere, as of its children.
+   * `known` is the object's record where the caller holds it already (it is not looked up).
    */
-  push(resource: Resource, event: ObservedEvent, again = false): Promise<void> | undefined {
-    const known = this.#objects.peek(resource, event.object);
+  push(
+    resource: Resource,
+    event: ObservedEvent,
+    again = false,
+    known: ObjectEntry | undefined = this.#objects.peek(resource, event.object),
+  ): Promise<void> | undefined {
     let worker = known?.work as Worker | undefined;
     if (worker === undefined) {
       if (this.stopping) {

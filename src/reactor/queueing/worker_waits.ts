@@ -51,6 +51,8 @@ export class WorkerWaits {
    * of every object in a burst, where this costs an entry in a queue.
    */
   #windows: DeadlineQueue | undefined;
+  /** What times a wait on {@link #windows}: made with the queue, not per window. */
+  #windowTimer: WaitTimer | undefined;
 
   /** The waits of one multiplexer's workers. */
   constructor(options: WorkerWaitsOptions) {
@@ -68,12 +70,12 @@ export class WorkerWaits {
    */
   async settle(worker: Worker): Promise<void> {
     const window = this.#batching.batchWindow;
-    let windows = this.#windows;
-    if (windows === undefined || windows.seconds !== window) {
+    let timer = this.#windowTimer;
+    if (timer === undefined || this.#windows?.seconds !== window) {
       // The setting changed: the windows begun before end on the old queue's timer.
-      windows = this.#windows = new DeadlineQueue(window, this.#clock);
+      const windows = this.#windows = new DeadlineQueue(window, this.#clock);
+      timer = this.#windowTimer = (onTimeout) => windows.add(onTimeout);
     }
-    const timer: WaitTimer = (onTimeout) => windows.add(onTimeout);
     this.#enter(worker, "batching");
     while (await this.#waitFor(worker, timer) === "arrived");
     this.#enter(worker, "running");

@@ -385,11 +385,20 @@ const NOT_ALL_OURS: readonly string[] = Object.freeze([""]);
  * writer's came between, which the last write's state would hold too.
  */
 export function isOwnEcho(worker: Worker, expected: Expectation): boolean {
-  const echoes = expected.echoes;
   const event = worker.pending;
-  if (echoes === undefined || event?.type !== "MODIFIED") return false;
-  return event.object.metadata?.resourceVersion === echoes[echoes.length - 1] &&
-    allOurs(worker.arrivals, echoes);
+  if (event?.type !== "MODIFIED") return false;
+  return isLastEcho(expected, event.object.metadata?.resourceVersion, worker.arrivals);
+}
+
+/** Whether the version is our last write's, and every event noted since the processing ours. */
+function isLastEcho(
+  expected: Expectation,
+  version: string | undefined,
+  arrivals: readonly string[] | undefined,
+): boolean {
+  const echoes = expected.echoes;
+  return echoes !== undefined && version === echoes[echoes.length - 1] &&
+    allOurs(arrivals, echoes);
 }
 
 /** Whether every event noted since the state processed was one of our writes' `echoes`. */
@@ -410,15 +419,16 @@ function allOurs(arrivals: readonly string[] | undefined, echoes: readonly strin
  */
 export function passesEcho(worker: Worker, version: string): boolean {
   const expected = worker.expected;
-  const echoes = expected?.echoes;
-  if (expected === undefined || echoes === undefined) return false;
-  if (version !== echoes[echoes.length - 1]) return false;
+  if (expected === undefined) return false;
+  // As `renew` would note it: one more arrival, within the count it keeps.
   const arrivals = worker.arrivals;
-  if (arrivals !== undefined && (arrivals.length >= OWN_WRITES || !allOurs(arrivals, echoes))) {
-    return false;
-  }
-  return isAtLeastVersion(version, expected.version);
+  if (arrivals !== undefined && arrivals.length >= OWN_WRITES) return false;
+  return isLastEcho(expected, version, arrivals ?? NO_ARRIVALS) &&
+    isAtLeastVersion(version, expected.version);
 }
+
+/** No event noted since the processing: this one alone. */
+const NO_ARRIVALS: readonly string[] = Object.freeze([]);
 
 /**
  * Whether the worker's waiting state is an echo of ours that lets the worker rest, with no

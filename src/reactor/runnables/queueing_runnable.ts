@@ -78,9 +78,9 @@ export class QueueingRunnable implements Runnable {
     this.#context = context;
     const processor = this.#processing.processor;
     const queue = {
-      push: (resource: Resource, event: ObservedEvent, again?: boolean) => {
+      push: (resource: Resource, event: ObservedEvent, again?: boolean, known?: ObjectEntry) => {
         const multiplexer = this.#multiplexer;
-        if (multiplexer !== undefined) return multiplexer.push(resource, event, again);
+        if (multiplexer !== undefined) return multiplexer.push(resource, event, again, known);
         return this.#load().then((loaded) => loaded.push(resource, event, again));
       },
       passEcho: (entry: ObjectEntry, version: string) =>

@@ -17,6 +17,7 @@ const KEX = new Resource({
 
 function setup(options: { passes: boolean; judgesByIdentity: boolean }) {
   const pushed: ObservedEvent[] = [];
+  const records: unknown[] = [];
   const registry = new MetricsRegistry();
   const intake = new Intake(
     {
@@ -25,7 +26,10 @@ function setup(options: { passes: boolean; judgesByIdentity: boolean }) {
       judgesByIdentity: () => options.judgesByIdentity,
     },
     {
-      push: (_resource, event) => void pushed.push(event),
+      push: (_resource, event, _again, known) => {
+        pushed.push(event);
+        records.push(known);
+      },
       passEcho: () => options.passes,
     },
     new OperatorMetrics(registry),
@@ -34,7 +38,7 @@ function setup(options: { passes: boolean; judgesByIdentity: boolean }) {
   const entry = table.entry(KEX, { metadata: { uid: "u", name: "x", namespace: "ns" } });
   const received = () =>
     registry.expose().split("\n").filter((line) => line.startsWith("kopf_events_received_total"));
-  return { intake, entry, pushed, received };
+  return { intake, entry, pushed, records, received };
 }
 
 const object = { namespace: "ns", uid: "u", resourceVersion: "7" };
@@ -58,6 +62,7 @@ Deno.test("the intake queues a state unparsed for an object's worker, if the gat
   assertEquals(t.intake.takes(t.entry, object, text), true);
   assertEquals(t.pushed.length, 1);
   assertEquals(t.pushed[0].object, { metadata: object });
+  assertEquals(t.records[0] === t.entry, true, "its record handed on, not looked up again");
   assertEquals(wholeEvent(t.pushed[0]), JSON.parse(text));
   assertEquals(t.received().length, 1);
   const judging = setup({ passes: false, judgesByIdentity: false });
