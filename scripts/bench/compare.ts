@@ -50,6 +50,9 @@
  *   CPU per object of the second half alone (from when the request log showed writes to half
  *   of the objects, looked for every 10 ms, to the end): the steady state, without the
  *   start-up and the warm-up of the first objects, whose cost does not grow with the count;
+ *   and of the CPU, what the child's threads other than its main one spent
+ *   (`/proc/<pid>/task`): for Deno, V8 compiling the hot code in the background and helping
+ *   the garbage collector -- a cost of how much code runs hot, not of what it does per object;
  * - API requests and writes per object, from the cluster's request log (only that
  *   controller talks to its cluster);
  * - peak RSS: the child's VmHWM (`/proc/<pid>/status`), start-up included; its RSS at
@@ -64,7 +67,9 @@
  * (`src/cli/runtime_flags.ts`), so that the runtime is the same; `KOPF_BENCH_COMPARE_V8=default`
  * runs them with V8's defaults instead, and `KOPF_BENCH_COMPARE_V8=--flag,--flag` with
  * those flags. `KOPF_BENCH_COMPARE_KOPF_V8=--flag,--flag;default;…` runs the operator again
- * with each of those sets (`kopf-v8-1`, …), right after it, to tune its flags side by side.
+ * with each of those sets (`kopf-v8-1`, …), right after it, to tune its flags side by side;
+ * each set keeps V8's compiled code in a cache of its own (`support/process.ts`,
+ * `codeCacheApart`), which its first run fills.
  * The peak RSS is shown with what was anonymous memory (heaps, stacks) and what mapped
  * files (the runtime's executable) when ready and at the end. A markdown table of the
  * figures ends the output.
@@ -73,6 +78,8 @@
  *     KOPF_BENCH_COMPARE_SIZES=1000,10000,100000 deno task bench compare   # 100k takes long
  *     KOPF_BENCH_COMPARE_CONTROLLERS=floor,kopf deno task bench compare    # only these
  *     KOPF_BENCH_COMPARE_ROUNDS=3 deno task bench compare   # three rounds, and their medians
+ *                                  # (and the baseline's and the flags' ratios to kopf's,
+ *                                  # paired round by round)
  *     KOPF_BENCH_COMPARE_PYTHON_KOPF=../kopf KOPF_BENCH_COMPARE_SIZES=2000 \
  *       KOPF_BENCH_COMPARE_CONTROLLERS=floor,kopf,python-kopf deno task bench compare
  *                                  # and Python Kopf from a checkout of it
@@ -115,7 +122,14 @@ import type { BenchFigure, BenchSection } from "./types.ts";
 import type { RawBody } from "../../mod.ts";
 import { FakeCluster } from "../../src/testing/mod.ts";
 import { OPERATOR_V8_FLAGS, v8FlagsArgument } from "../../src/cli/runtime_flags.ts";
-import { ChildProcess, cpuSeconds, now, rssMb } from "./support/process.ts";
+import {
+  ChildProcess,
+  codeCacheApart,
+  cpuSeconds,
+  now,
+  rssMb,
+  threadCpuSeconds,
+} from "./support/process.ts";
 import { findPythonKopf, type PythonKopf } from "./support/python_kopf.ts";
 import { RequestCounter } from "./support/requests.ts";
 import { percentile } from "./support/stats.ts";
@@ -333,6 +347,11 @@ interface Row {
   /** CPU seconds before READY (start-up). */
   startupCpu: number;
   /**
+   * Of `cpu`, the seconds on threads other than the main one: V8's optimizing compilers and
+   * garbage collection helpers, the runtime's I/O.
+   */
+  otherThreadsCpu: number;
+  /**
    * CPU seconds from when half of the objects had their writes until all were handled, and
    * how many objects were left then: the steady state, after the code's warm-up.
    */
@@ -389,7 +408,7 @@ async function measure(controller: Controller, count: number): Promise<Row> {
     creation = (now() - began) / 1000;
   }
   const spawned = now();
-  await using child = spawn(controller, cluster.url, kubeconfig);
+  await using child = await spawn(controller, cluster.url, kubeconfig);
   const exited = child.process.status.then((status) => {
     throw new Error(`The ${controller.key} controller exited with code ${status.code}.`);
   });
@@ -399,6 +418,7 @@ async function measure(controller: Controller, count: number): Promise<Row> {
     exited,
   ]);
   const startupCpu = await cpuSeconds(child.pid);
+  const readyThreads = await threadCpuSeconds(child.pid);
   const ready = rssMb(child.pid);
 
   // The CPU and the objects written when half of them were, looked for every 10 ms from
@@ -439,6 +459,7 @@ async function measure(controller: Controller, count: number): Promise<Row> {
   looking = false;
   await halfway;
   const end = await cpuSeconds(child.pid);
+  const endThreads = await threadCpuSeconds(child.pid);
   const cpu = end - (EXISTING ? 0 : startupCpu);
   half ??= { cpu: end, written: count };
   const rss = rssMb(child.pid);
@@ -463,6 +484,7 @@ async function measure(controller: Controller, count: number): Promise<Row> {
     creation,
     cpu,
     startupCpu,
+    otherThreadsCpu: endThreads.others - (EXISTING ? 0 : readyThreads.others),
     late: { cpu: end - half.cpu, count: count - half.written },
     requests: requests.total,
     writes: requests.writes,
@@ -479,7 +501,11 @@ async function measure(controller: Controller, count: number): Promise<Row> {
 }
 
 /** The controller's child process, talking to the cluster at `url`. */
-function spawn(controller: Controller, url: string, kubeconfig: string): ChildProcess {
+async function spawn(
+  controller: Controller,
+  url: string,
+  kubeconfig: string,
+): Promise<ChildProcess> {
   const root = controller.root ?? new URL("../../", import.meta.url);
   const module = new URL(`scripts/bench/${controller.module}`, root).pathname;
   const args = [module, url, kubeconfig, ...controller.args ?? []];
@@ -496,7 +522,7 @@ function spawn(controller: Controller, url: string, kubeconfig: string): ChildPr
     new URL("deno.json", root).pathname,
     ...(flags.length > 0 ? [v8FlagsArgument(flags)] : []),
     ...args,
-  ]);
+  ], controller.v8 === undefined ? {} : { env: await codeCacheApart(flags) });
 }
 
 /** Until the cluster has seen the controller's WATCH of the objects (for one printing no READY). */
@@ -556,7 +582,8 @@ function figuresOf(row: Row, floor: Row | undefined, kopf: Row | undefined): Ben
         (EXISTING
           ? `${row.startupCpu.toFixed(2)} s of it until READY)`
           : `${row.startupCpu.toFixed(2)} s of start-up before it)`) +
-        `; ${lateCpuPerObjectMs(row).toFixed(3)} ms in the second half`,
+        `; ${lateCpuPerObjectMs(row).toFixed(3)} ms in the second half; ` +
+        `${row.otherThreadsCpu.toFixed(2)} s on threads other than the main one`,
     },
     {
       name: `${n}: writes per object`,
@@ -663,6 +690,59 @@ function medians(rows: readonly { row: Row; floor: Row | undefined }[]): string 
   return lines.join("\n");
 }
 
+/**
+ * The other operators (`baseline`, `kopf-v8-N`, ...) paired with this one round by round: per
+ * size, the median and range of each round's ratio of the other's figure to this operator's
+ * (measured one right after the other), and in how many rounds the other's was lower. A
+ * change measured so takes out most of what a busy machine does to both: the rounds' own
+ * floors vary by more than a change is worth.
+ */
+function paired(rows: readonly { row: Row; round: number }[]): string {
+  const kopf = new Map<string, Row>();
+  for (const { row, round } of rows) {
+    if (row.controller.key === "kopf") kopf.set(`${row.count}\u0000${round}`, row);
+  }
+  const groups = new Map<string, { row: Row; kopf: Row }[]>();
+  for (const { row, round } of rows) {
+    const key = row.controller.key;
+    const mine = kopf.get(`${row.count}\u0000${round}`);
+    if (mine === undefined || !(key === "baseline" || key.startsWith("kopf-"))) continue;
+    const group = `${row.count}\u0000${key}`;
+    groups.set(group, [...groups.get(group) ?? [], { row, kopf: mine }]);
+  }
+  if (groups.size === 0) return "";
+  const head = [
+    "Objects",
+    "Controller",
+    "Wall time vs kopf",
+    "CPU vs kopf",
+    ...(EXISTING ? [] : ["CPU vs kopf, start-up included"]),
+    "Peak RSS vs kopf",
+  ];
+  const lines = [`| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`];
+  for (const group of groups.values()) {
+    const column = (of: (r: Row) => number) => {
+      const values = group.map(({ row, kopf }) => of(row) / of(kopf));
+      const lower = values.filter((value) => value < 1).length;
+      return `×${median(values).toFixed(3)} (${Math.min(...values).toFixed(2)}–${
+        Math.max(...values).toFixed(2)
+      }; lower in ${lower} of ${values.length})`;
+    };
+    lines.push(`| ${
+      [
+        fmt(group[0].row.count),
+        group[0].row.controller.key,
+        column((r) => r.seconds),
+        column(cpuPerObjectMs),
+        ...(EXISTING ? [] : [column(cpuWithStartupMs)]),
+        column((r) => r.peakRss),
+      ].join(" | ")
+    } |`);
+  }
+  return `\n\nThe others paired with kopf, round by round (the median of each round's ratio):` +
+    `\n\n${lines.join("\n")}`;
+}
+
 /** The figures as a markdown table, for the README; each row against the floor of its run. */
 function table(rows: readonly { row: Row; floor: Row | undefined }[]): string {
   const head = [
@@ -699,8 +779,11 @@ function table(rows: readonly { row: Row; floor: Row | undefined }[]): string {
   return lines.join("\n");
 }
 
-/** The rows measured, each with the floor measured before it at its size (the same run). */
-const rows: { row: Row; floor: Row | undefined }[] = [];
+/**
+ * The rows measured, each with the floor measured before it at its size (the same run) and
+ * the round it was measured in.
+ */
+const rows: { row: Row; floor: Row | undefined; round: number }[] = [];
 const floors = new Map<number, Row>();
 /** This operator's row at each size, which Python Kopf's is compared with. */
 const kopfs = new Map<number, Row>();
@@ -723,7 +806,7 @@ export const section: BenchSection = {
           const row = await measure(controller, count);
           if (controller.key === "floor") floors.set(count, row);
           if (controller.key === "kopf") kopfs.set(count, row);
-          rows.push({ row, floor: floors.get(count) });
+          rows.push({ row, floor: floors.get(count), round });
           figures.push(...figuresOf(row, floors.get(count), kopfs.get(count)));
         }
       }
@@ -750,7 +833,7 @@ export const section: BenchSection = {
         "process's user + system time while handling (from READY; its start-up too where " +
         "said); latency = creation → start of handling";
     return `${table(rows)}${
-      ROUNDS > 1 ? `\n\nMedians of ${ROUNDS} rounds:\n\n${medians(rows)}` : ""
+      ROUNDS > 1 ? `\n\nMedians of ${ROUNDS} rounds:\n\n${medians(rows)}${paired(rows)}` : ""
     }` +
       `\n\n(${cpus} cores; ${v8}${python}; ${crd}${storages}${pace}; each controller ` +
       `in its own process against a fresh fake cluster; ${how}.)`;

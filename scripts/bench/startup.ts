@@ -14,12 +14,16 @@
  *   handle them; the operator's watch of CRDs, which comes earlier, does not count;
  * - CPU until READY: the child's user + system CPU time (`/proc/<pid>/stat`, in clock ticks,
  *   usually 10 ms) when it says READY (its watch open);
+ * - RSS at READY (`/proc/<pid>/status` VmRSS);
  * - requests until READY: those the cluster answered, and of them discovery's (a count, the
  *   same in every run: what the operator asks before it watches);
  * - the operator's figures as multiples of the floor's medians.
  *
  * `KOPF_BENCH_STARTUP_BASELINE=<another checkout>` runs that checkout's operator too, as
  * `baseline`, in the same turns: the commit before a change beside it, in one run.
+ *
+ * `KOPF_BENCH_STARTUP_KOPF_V8=--flag,--flag` starts the operator a second time in each turn
+ * with those V8 flags added (`kopf-v8`, its compiled code cached apart), to try them.
  *
  * `KOPF_BENCH_STARTUP_CRDS=<n>` puts that many more CRDs in the cluster, of other groups, each
  * with a schema of some 40 KB (`KOPF_BENCH_STARTUP_CRD_KB`): a cluster's CRDs, as add-ons
@@ -36,7 +40,7 @@ import type { BenchFigure, BenchSection } from "./types.ts";
 import type { RawBody } from "../../mod.ts";
 import { FakeCluster } from "../../src/testing/mod.ts";
 import { OPERATOR_V8_FLAGS, v8FlagsArgument } from "../../src/cli/runtime_flags.ts";
-import { ChildProcess, cpuSeconds, now } from "./support/process.ts";
+import { ChildProcess, codeCacheApart, cpuSeconds, now, rssMb } from "./support/process.ts";
 import { percentile } from "./support/stats.ts";
 
 const RUNS = Number(Deno.env.get("KOPF_BENCH_STARTUP_RUNS") ?? 7);
@@ -90,7 +94,12 @@ interface Starter {
   label: string;
   module: string;
   root: URL;
+  /** V8 flags added to the `kopf` task's. */
+  v8?: string[];
 }
+
+/** V8 flags added to the operator's (`KOPF_BENCH_STARTUP_KOPF_V8`), to try them beside it. */
+const KOPF_V8 = (Deno.env.get("KOPF_BENCH_STARTUP_KOPF_V8") ?? "").split(",").filter(Boolean);
 
 const HERE = new URL("../../", import.meta.url);
 const STARTERS: Starter[] = [
@@ -102,6 +111,13 @@ const STARTERS: Starter[] = [
     root: new URL(`${BASELINE.replace(/\/*$/, "/")}`, `file://${Deno.cwd()}/`),
   }]),
   { key: "kopf", label: "(c) kopf operator", module: "compare/kopf.ts", root: HERE },
+  ...(KOPF_V8.length === 0 ? [] : [{
+    key: "kopf-v8",
+    label: `(c1) kopf operator with ${KOPF_V8.join(" ")}`,
+    module: "compare/kopf.ts",
+    root: HERE,
+    v8: KOPF_V8,
+  }]),
 ];
 
 /**
@@ -112,6 +128,8 @@ const STARTERS: Starter[] = [
 interface Start {
   toWatch: number;
   cpu: number;
+  /** RSS at READY, in MB. */
+  rss: number;
   requests: number;
   discovery: number;
 }
@@ -129,27 +147,39 @@ async function start(starter: Starter): Promise<Start> {
   for (let i = 0; i < CRDS; i++) cluster.create(syntheticCrd(i, CRD_KB));
   const kubeconfig = await cluster.writeKubeconfig();
   const spawned = now();
-  await using child = new ChildProcess([
-    "--config",
-    new URL("deno.json", starter.root).pathname,
-    v8FlagsArgument(OPERATOR_V8_FLAGS),
-    new URL(`scripts/bench/${starter.module}`, starter.root).pathname,
-    cluster.url,
-    kubeconfig,
-  ]);
+  await using child = new ChildProcess(
+    [
+      "--config",
+      new URL("deno.json", starter.root).pathname,
+      v8FlagsArgument([...OPERATOR_V8_FLAGS, ...starter.v8 ?? []]),
+      new URL(`scripts/bench/${starter.module}`, starter.root).pathname,
+      cluster.url,
+      kubeconfig,
+    ],
+    starter.v8 === undefined ? {} : {
+      env: await codeCacheApart([...OPERATOR_V8_FLAGS, ...starter.v8]),
+    },
+  );
   const exited = child.process.status.then((status) => {
     throw new Error(`The ${starter.key} controller exited with code ${status.code}.`);
   });
   exited.catch(() => {}); // raised only while awaited
   await Promise.race([child.expect("READY"), exited]);
   const cpu = await cpuSeconds(child.pid);
+  const rss = rssMb(child.pid).now;
   const watch = cluster.requests.find((request) =>
     request.verb === "watch" && request.path.endsWith("/kopfexamples")
   );
   if (watch === undefined) throw new Error(`The ${starter.key} controller said READY unwatched.`);
   const requests = cluster.requests;
   const discovery = requests.filter((r) => r.verb === "" && DISCOVERY_PATH.test(r.path)).length;
-  return { toWatch: watch.time.getTime() - spawned, cpu, requests: requests.length, discovery };
+  return {
+    toWatch: watch.time.getTime() - spawned,
+    cpu,
+    rss,
+    requests: requests.length,
+    discovery,
+  };
 }
 
 function median(values: readonly number[]): number {
@@ -170,6 +200,7 @@ export const section: BenchSection = {
       medians.set(key, {
         toWatch: median(list.map((s) => s.toWatch)),
         cpu: median(list.map((s) => s.cpu)),
+        rss: median(list.map((s) => s.rss)),
         requests: median(list.map((s) => s.requests)),
         discovery: median(list.map((s) => s.discovery)),
       });
@@ -177,11 +208,12 @@ export const section: BenchSection = {
     const floor = medians.get("floor")!;
     const figures: BenchFigure[] = [];
     for (const starter of STARTERS) {
-      const { toWatch, cpu, requests, discovery } = medians.get(starter.key)!;
+      const { toWatch, cpu, rss, requests, discovery } = medians.get(starter.key)!;
       const all = starts.get(starter.key)!.map((s) => s.toWatch.toFixed(0)).join(", ");
       figures.push({
         name: `${starter.label}: spawn → first WATCH (median of ${RUNS})`,
         value: `${toWatch.toFixed(0)} ms (runs: ${all}); CPU until READY ${cpu.toFixed(2)} s; ` +
+          `RSS at READY ${rss.toFixed(1)} MB; ` +
           `${requests} requests until READY, ${discovery} of discovery`,
       });
       if (starter.key === "floor") continue;
@@ -200,21 +232,23 @@ export const section: BenchSection = {
     const floor = medians.get("floor");
     if (floor === undefined) return "";
     const lines = [
-      "| Controller | Spawn → first WATCH | CPU until READY | vs floor: time | vs floor: CPU " +
-      "| Requests until READY |",
-      "|---|---|---|---|---|---|",
+      "| Controller | Spawn → first WATCH | CPU until READY | RSS at READY | vs floor: time " +
+      "| vs floor: CPU | Requests until READY |",
+      "|---|---|---|---|---|---|---|",
     ];
     for (const starter of STARTERS) {
-      const { toWatch, cpu, requests, discovery } = medians.get(starter.key)!;
+      const { toWatch, cpu, rss, requests, discovery } = medians.get(starter.key)!;
       lines.push(
-        `| ${starter.key} | ${toWatch.toFixed(0)} ms | ${cpu.toFixed(2)} s | ×${
-          (toWatch / floor.toWatch).toFixed(2)
-        } | ×${(cpu / floor.cpu).toFixed(2)} | ${requests} (${discovery} of discovery) |`,
+        `| ${starter.key} | ${toWatch.toFixed(0)} ms | ${cpu.toFixed(2)} s | ${
+          rss.toFixed(1)
+        } MB | ×${(toWatch / floor.toWatch).toFixed(2)} | ×${
+          (cpu / floor.cpu).toFixed(2)
+        } | ${requests} (${discovery} of discovery) |`,
       );
     }
     return `${lines.join("\n")}\n\n(${navigator.hardwareConcurrency} cores; V8 flags ` +
       `${OPERATOR_V8_FLAGS.join(" ")}; medians of ${RUNS} runs, taking turns; an empty cluster${
         CRDS > 0 ? ` with ${CRDS} more CRDs of some ${CRD_KB} KB each` : ""
-      }.)`;
+      }${KOPF_V8.length > 0 ? `; kopf-v8 with ${KOPF_V8.join(" ")} too` : ""}.)`;
   },
 };

@@ -12,7 +12,8 @@
  * once, once the cluster shows every object of it handled and 0.3 s more have passed (the
  * CPU of that quiet is in the burst's); `KOPF_BENCH_WARMUP_BURSTS` bursts (5); the medians of
  * `KOPF_BENCH_WARMUP_RUNS` runs (3), the controllers taking turns in each.
- * `KOPF_BENCH_WARMUP_KOPF_V8=--flag,--flag` adds V8 flags to the operator's, to try them.
+ * `KOPF_BENCH_WARMUP_KOPF_V8=--flag,--flag` runs the operator a second time in each turn, with
+ * those V8 flags added (`kopf-v8`, its compiled code cached apart), to try them side by side.
  *
  *     deno task bench warmup
  *     KOPF_BENCH_WARMUP_SIZE=2500 KOPF_BENCH_WARMUP_BURSTS=4 deno task bench warmup
@@ -22,7 +23,7 @@ import type { BenchFigure, BenchSection } from "./types.ts";
 import type { RawBody } from "../../mod.ts";
 import { FakeCluster } from "../../src/testing/mod.ts";
 import { OPERATOR_V8_FLAGS, v8FlagsArgument } from "../../src/cli/runtime_flags.ts";
-import { ChildProcess, cpuSeconds } from "./support/process.ts";
+import { ChildProcess, codeCacheApart, cpuSeconds } from "./support/process.ts";
 import { percentile } from "./support/stats.ts";
 
 function count(name: string, fallback: number): number {
@@ -34,7 +35,7 @@ function count(name: string, fallback: number): number {
 const RUNS = count("KOPF_BENCH_WARMUP_RUNS", 3);
 const BURSTS = count("KOPF_BENCH_WARMUP_BURSTS", 5);
 const SIZE = count("KOPF_BENCH_WARMUP_SIZE", 500);
-/** V8 flags added to the operator's own (`KOPF_BENCH_WARMUP_KOPF_V8`), to try them. */
+/** V8 flags added to the operator's own (`KOPF_BENCH_WARMUP_KOPF_V8`), to try them beside it. */
 const KOPF_V8 = (Deno.env.get("KOPF_BENCH_WARMUP_KOPF_V8") ?? "").split(",").filter(Boolean);
 /** The quiet after each burst, before its CPU is read (ms). */
 const QUIET_MS = 300;
@@ -45,11 +46,19 @@ interface Controller {
   key: string;
   label: string;
   module: string;
+  /** V8 flags added to the operator's. */
+  v8?: string[];
 }
 
 const CONTROLLERS: Controller[] = [
   { key: "floor", label: "(a) floor: plain fetch", module: "compare/floor.ts" },
   { key: "kopf", label: "(c) kopf operator, one write", module: "compare/kopf.ts" },
+  ...(KOPF_V8.length === 0 ? [] : [{
+    key: "kopf-v8",
+    label: `(c1) kopf operator, one write, with ${KOPF_V8.join(" ")}`,
+    module: "compare/kopf.ts",
+    v8: KOPF_V8,
+  }]),
 ];
 
 /** Whether the controller has handled the object: the floor's mark, or the handler's result. */
@@ -75,11 +84,18 @@ async function run(controller: Controller): Promise<Run> {
   await using child = new ChildProcess([
     "--config",
     new URL("../../deno.json", import.meta.url).pathname,
-    v8FlagsArgument([...OPERATOR_V8_FLAGS, ...controller.key === "kopf" ? KOPF_V8 : []]),
+    v8FlagsArgument([...OPERATOR_V8_FLAGS, ...controller.v8 ?? []]),
     new URL(controller.module, import.meta.url).pathname,
     cluster.url,
     kubeconfig,
-  ], { env: { KOPF_BENCH_COMPARE_STORAGE: "status" } });
+  ], {
+    env: {
+      KOPF_BENCH_COMPARE_STORAGE: "status",
+      ...controller.v8 === undefined
+        ? {}
+        : await codeCacheApart([...OPERATOR_V8_FLAGS, ...controller.v8]),
+    },
+  });
   const exited = child.process.status.then((status) => {
     throw new Error(`The ${controller.key} controller exited with code ${status.code}.`);
   });
@@ -163,6 +179,6 @@ export const section: BenchSection = {
     return `${lines.join("\n")}\n\n(CPU in ms, the ranges of ${RUNS} runs taking turns; bursts ` +
       `of ${SIZE} objects, each handled and followed by ${QUIET_MS} ms of quiet; ` +
       `V8 flags ${OPERATOR_V8_FLAGS.join(" ")}` +
-      (KOPF_V8.length > 0 ? `, the operator's with ${KOPF_V8.join(" ")} too.)` : ".)");
+      (KOPF_V8.length > 0 ? `; kopf-v8 with ${KOPF_V8.join(" ")} too.)` : ".)");
   },
 };

@@ -71,6 +71,31 @@ export async function cpuSeconds(pid: number): Promise<number> {
   return (utime + stime) / await clockTicks();
 }
 
+/**
+ * The process's CPU time so far split by thread (Linux, `/proc/<pid>/task/<tid>/stat`), in
+ * seconds: its main thread's (the one whose id is the process's: the script's, for
+ * `deno run`) and the others' (for Deno, V8's helpers -- optimizing compilers, concurrent
+ * garbage collection -- and the runtime's I/O threads). A thread that ended meanwhile is not
+ * counted.
+ */
+export async function threadCpuSeconds(pid: number): Promise<{ main: number; others: number }> {
+  let main = 0;
+  let others = 0;
+  for await (const task of Deno.readDir(`/proc/${pid}/task`)) {
+    let text: string;
+    try {
+      text = await Deno.readTextFile(`/proc/${pid}/task/${task.name}/stat`);
+    } catch {
+      continue; // the thread ended since the listing
+    }
+    const { utime, stime } = parseProcStat(text);
+    if (task.name === String(pid)) main += utime + stime;
+    else others += utime + stime;
+  }
+  const ticks = await clockTicks();
+  return { main: main / ticks, others: others / ticks };
+}
+
 /** Options of {@link ChildProcess}. */
 export interface ChildProcessOptions {
   /** Environment variables added to the child's. */
@@ -133,4 +158,34 @@ export class ChildProcess implements AsyncDisposable {
   [Symbol.asyncDispose](): Promise<void> {
     return this.stop();
   }
+}
+
+/**
+ * The environment for a Deno child whose V8 flags differ from the other children's: a
+ * `DENO_DIR` of its own. V8 accepts a cached module's compiled code only from a process with
+ * the same flags, and Deno then writes it anew, so children with other flags taking turns in
+ * one cache would compile every module at every start -- a cost none of them pays alone. The
+ * shared cache's folders (the npm packages, the emitted JavaScript) are linked into it; its
+ * databases (the compiled code's among them) are its own, made by its first start. The
+ * directory is named for the flags in the temporary directory and kept, so that the next run
+ * finds its code compiled.
+ */
+export async function codeCacheApart(flags: readonly string[]): Promise<Record<string, string>> {
+  const digest = new Uint8Array(
+    await crypto.subtle.digest("SHA-256", new TextEncoder().encode(flags.join(" "))),
+  );
+  const name = Array.from(digest.subarray(0, 6), (b) => b.toString(16).padStart(2, "0")).join("");
+  const dir = `${Deno.env.get("TMPDIR") ?? "/tmp"}/kopf-bench-deno-dir-${name}`;
+  const output = await new Deno.Command(Deno.execPath(), { args: ["info", "--json"] }).output();
+  const shared = (JSON.parse(new TextDecoder().decode(output.stdout)) as { denoDir: string })
+    .denoDir;
+  await Deno.mkdir(dir, { recursive: true });
+  for await (const entry of Deno.readDir(shared)) {
+    // Only folders: a database linked alone would get journal files of its own here.
+    if (!entry.isDirectory) continue;
+    await Deno.symlink(`${shared}/${entry.name}`, `${dir}/${entry.name}`).catch((error) => {
+      if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
+    });
+  }
+  return { DENO_DIR: dir };
 }
