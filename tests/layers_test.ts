@@ -309,7 +309,7 @@ Deno.test("the layer test itself catches a violation", () => {
 });
 
 /** Folders of tests of the whole product and of scripts, which mirror nothing in src/. */
-const WHOLE_PRODUCT = ["operator", "examples", "dist", "soak", "peer_suites"];
+const WHOLE_PRODUCT = ["operator", "examples", "dist", "soak", "bench", "peer_suites"];
 
 const TESTS = new URL("./", import.meta.url);
 
