@@ -693,9 +693,9 @@ function medians(rows: readonly { row: Row; floor: Row | undefined }[]): string 
 /**
  * The other operators (`baseline`, `kopf-v8-N`, ...) paired with this one round by round: per
  * size, the median and range of each round's ratio of the other's figure to this operator's
- * (measured one right after the other), and in how many rounds the other's was lower. A
- * change measured so takes out most of what a busy machine does to both: the rounds' own
- * floors vary by more than a change is worth.
+ * (measured in the same round), and in how many rounds the other's was lower. A change
+ * measured so takes out most of what a busy machine does to both: the rounds' own floors
+ * vary by more than a change is worth.
  */
 function paired(rows: readonly { row: Row; round: number }[]): string {
   const kopf = new Map<string, Row>();
