@@ -44,7 +44,7 @@ Deno.test("the CPU split by thread adds up to the process's, its main thread run
   }
 });
 
-Deno.test("a cache apart links the shared cache's folders, not its databases, and is kept", async () => {
+Deno.test("a cache apart links the shared cache's folders, not its databases; the same flags get the same one", async () => {
   const tmp = await Deno.makeTempDir();
   const before = Deno.env.get("TMPDIR");
   Deno.env.set("TMPDIR", tmp);

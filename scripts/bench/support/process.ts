@@ -168,9 +168,19 @@ export class ChildProcess implements AsyncDisposable {
  * shared cache's folders (the npm packages, the emitted JavaScript) are linked into it; its
  * databases (the compiled code's among them) are its own, made by its first start. The
  * directory is named for the flags in the temporary directory and kept, so that the next run
- * finds its code compiled.
+ * finds its code compiled; it is made once per process.
  */
-export async function codeCacheApart(flags: readonly string[]): Promise<Record<string, string>> {
+export function codeCacheApart(flags: readonly string[]): Promise<Record<string, string>> {
+  const key = flags.join(" ");
+  let made = apart.get(key);
+  if (made === undefined) apart.set(key, made = makeCacheApart(flags));
+  return made;
+}
+
+/** The environments {@link codeCacheApart} made in this process, by their flags. */
+const apart = new Map<string, Promise<Record<string, string>>>();
+
+async function makeCacheApart(flags: readonly string[]): Promise<Record<string, string>> {
   const digest = new Uint8Array(
     await crypto.subtle.digest("SHA-256", new TextEncoder().encode(flags.join(" "))),
   );
