@@ -132,7 +132,7 @@ import {
 } from "./support/process.ts";
 import { findPythonKopf, type PythonKopf } from "./support/python_kopf.ts";
 import { RequestCounter } from "./support/requests.ts";
-import { percentile } from "./support/stats.ts";
+import { markdownTable, percentile } from "./support/stats.ts";
 import { statusSubresource } from "./compare/pool.ts";
 
 const KIND = "kopfexamples.kopf.dev";
@@ -504,12 +504,15 @@ async function measure(controller: Controller, count: number): Promise<Row> {
   };
 }
 
-/** The controller's child process, talking to the cluster at `url`. */
 /** The V8 flags of a Deno controller's process. */
 function childFlags(controller: Controller): string[] {
   return [...controller.v8 ?? V8_FLAGS, ...(heapToo(controller) ? ["--expose-gc"] : [])];
 }
 
+/**
+ * The controller's child process, talking to the cluster at `url`; `env` for a Deno child
+ * with flags of its own (its code cache apart).
+ */
 function spawn(
   controller: Controller,
   url: string,
@@ -675,16 +678,16 @@ function medians(rows: readonly { row: Row; floor: Row | undefined }[]): string 
     ...(EXISTING ? [] : ["CPU vs floor, start-up included"]),
     "CPU vs floor, second half",
   ];
-  const lines = [`| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`];
-  for (const group of groups.values()) {
-    const { count, controller } = group[0].row;
-    const against = group.filter(({ row, floor }) => floor !== undefined && floor !== row);
-    const ratios = (of: (r: Row) => number) =>
-      against.length === 0
-        ? "–"
-        : `×${range(against.map(({ row, floor }) => of(row) / of(floor!)), 2, "")}`;
-    lines.push(`| ${
-      [
+  return markdownTable(
+    head,
+    [...groups.values()].map((group) => {
+      const { count, controller } = group[0].row;
+      const against = group.filter(({ row, floor }) => floor !== undefined && floor !== row);
+      const ratios = (of: (r: Row) => number) =>
+        against.length === 0
+          ? "–"
+          : `×${range(against.map(({ row, floor }) => of(row) / of(floor!)), 2, "")}`;
+      return [
         fmt(count),
         controller.key,
         range(group.map(({ row }) => row.seconds), 2, " s"),
@@ -694,10 +697,9 @@ function medians(rows: readonly { row: Row; floor: Row | undefined }[]): string 
         ratios(cpuPerObjectMs),
         ...(EXISTING ? [] : [ratios(cpuWithStartupMs)]),
         ratios(lateCpuPerObjectMs),
-      ].join(" | ")
-    } |`);
-  }
-  return lines.join("\n");
+      ];
+    }),
+  );
 }
 
 /**
@@ -729,8 +731,7 @@ function paired(rows: readonly { row: Row; round: number }[]): string {
     ...(EXISTING ? [] : ["CPU vs kopf, start-up included"]),
     "Peak RSS vs kopf",
   ];
-  const lines = [`| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`];
-  for (const group of groups.values()) {
+  const cells = [...groups.values()].map((group) => {
     const column = (of: (r: Row) => number) => {
       const values = group.map(({ row, kopf }) => of(row) / of(kopf));
       const lower = values.filter((value) => value < 1).length;
@@ -738,19 +739,17 @@ function paired(rows: readonly { row: Row; round: number }[]): string {
         Math.max(...values).toFixed(2)
       }; lower in ${lower} of ${values.length})`;
     };
-    lines.push(`| ${
-      [
-        fmt(group[0].row.count),
-        group[0].row.controller.key,
-        column((r) => r.seconds),
-        column(cpuPerObjectMs),
-        ...(EXISTING ? [] : [column(cpuWithStartupMs)]),
-        column((r) => r.peakRss),
-      ].join(" | ")
-    } |`);
-  }
+    return [
+      fmt(group[0].row.count),
+      group[0].row.controller.key,
+      column((r) => r.seconds),
+      column(cpuPerObjectMs),
+      ...(EXISTING ? [] : [column(cpuWithStartupMs)]),
+      column((r) => r.peakRss),
+    ];
+  });
   return `\n\nThe others paired with kopf, round by round (the median of each round's ratio):` +
-    `\n\n${lines.join("\n")}`;
+    `\n\n${markdownTable(head, cells)}`;
 }
 
 /** The figures as a markdown table, for the README; each row against the floor of its run. */
@@ -767,26 +766,21 @@ function table(rows: readonly { row: Row; floor: Row | undefined }[]): string {
     "Time vs floor",
     "CPU vs floor",
   ];
-  const lines = [`| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`];
-  for (const { row, floor } of rows) {
-    lines.push(
-      `| ${
-        [
-          fmt(row.count),
-          row.controller.key,
-          `${row.seconds.toFixed(2)} s`,
-          fmt(row.count / row.seconds),
-          `${cpuPerObjectMs(row).toFixed(3)} ms`,
-          (row.writes / row.count).toFixed(2),
-          `${row.peakRss.toFixed(0)} MB`,
-          `${row.p50.toFixed(0)} / ${row.p99.toFixed(0)} ms`,
-          ratio(row, floor, (r) => r.seconds),
-          ratio(row, floor, cpuPerObjectMs),
-        ].join(" | ")
-      } |`,
-    );
-  }
-  return lines.join("\n");
+  return markdownTable(
+    head,
+    rows.map(({ row, floor }) => [
+      fmt(row.count),
+      row.controller.key,
+      `${row.seconds.toFixed(2)} s`,
+      fmt(row.count / row.seconds),
+      `${cpuPerObjectMs(row).toFixed(3)} ms`,
+      (row.writes / row.count).toFixed(2),
+      `${row.peakRss.toFixed(0)} MB`,
+      `${row.p50.toFixed(0)} / ${row.p99.toFixed(0)} ms`,
+      ratio(row, floor, (r) => r.seconds),
+      ratio(row, floor, cpuPerObjectMs),
+    ]),
+  );
 }
 
 /**

@@ -24,7 +24,7 @@ import type { RawBody } from "../../mod.ts";
 import { FakeCluster } from "../../src/testing/mod.ts";
 import { OPERATOR_V8_FLAGS, v8FlagsArgument } from "../../src/cli/runtime_flags.ts";
 import { ChildProcess, codeCacheApart, cpuSeconds } from "./support/process.ts";
-import { percentile } from "./support/stats.ts";
+import { markdownTable, percentile } from "./support/stats.ts";
 
 function count(name: string, fallback: number): number {
   const value = Number(Deno.env.get(name) ?? fallback);
@@ -81,19 +81,18 @@ async function run(controller: Controller): Promise<Run> {
     ) as RawBody,
   );
   const kubeconfig = await cluster.writeKubeconfig();
+  const flags = [...OPERATOR_V8_FLAGS, ...controller.v8 ?? []];
   await using child = new ChildProcess([
     "--config",
     new URL("../../deno.json", import.meta.url).pathname,
-    v8FlagsArgument([...OPERATOR_V8_FLAGS, ...controller.v8 ?? []]),
+    v8FlagsArgument(flags),
     new URL(controller.module, import.meta.url).pathname,
     cluster.url,
     kubeconfig,
   ], {
     env: {
       KOPF_BENCH_COMPARE_STORAGE: "status",
-      ...controller.v8 === undefined
-        ? {}
-        : await codeCacheApart([...OPERATOR_V8_FLAGS, ...controller.v8]),
+      ...controller.v8 === undefined ? {} : await codeCacheApart(flags),
     },
   });
   const exited = child.process.status.then((status) => {
@@ -166,17 +165,15 @@ export const section: BenchSection = {
       const high = ms(Math.max(...values));
       return low === high ? low : `${low}-${high}`;
     };
-    const lines = [`| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`];
-    for (const { controller, runs } of rows) {
-      lines.push(`| ${
-        [
-          controller.key,
-          range(runs.map((r) => r.startup)),
-          ...Array.from({ length: BURSTS }, (_, i) => range(runs.map((r) => r.bursts[i]))),
-        ].join(" | ")
-      } |`);
-    }
-    return `${lines.join("\n")}\n\n(CPU in ms, the ranges of ${RUNS} runs taking turns; bursts ` +
+    const table = markdownTable(
+      head,
+      rows.map(({ controller, runs }) => [
+        controller.key,
+        range(runs.map((r) => r.startup)),
+        ...Array.from({ length: BURSTS }, (_, i) => range(runs.map((r) => r.bursts[i]))),
+      ]),
+    );
+    return `${table}\n\n(CPU in ms, the ranges of ${RUNS} runs taking turns; bursts ` +
       `of ${SIZE} objects, each handled and followed by ${QUIET_MS} ms of quiet; ` +
       `V8 flags ${OPERATOR_V8_FLAGS.join(" ")}` +
       (KOPF_V8.length > 0 ? `; kopf-v8 with ${KOPF_V8.join(" ")} too.)` : ".)");

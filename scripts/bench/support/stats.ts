@@ -9,3 +9,15 @@ export function percentile(sorted: readonly number[], p: number): number {
 export function mb(bytes: number): string {
   return (bytes / 1024 / 1024).toFixed(0);
 }
+
+/** A markdown table: the head, its rule, and a line per row of cells. */
+export function markdownTable(
+  head: readonly string[],
+  rows: readonly (readonly string[])[],
+): string {
+  return [
+    `| ${head.join(" | ")} |`,
+    `|${head.map(() => "---").join("|")}|`,
+    ...rows.map((cells) => `| ${cells.join(" | ")} |`),
+  ].join("\n");
+}
