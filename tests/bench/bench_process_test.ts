@@ -9,6 +9,8 @@ import {
 } from "../../scripts/bench/support/process.ts";
 import { assert, assertEquals } from "../assert.ts";
 
+const PROCESS_MODULE = new URL("../../scripts/bench/support/process.ts", import.meta.url).href;
+
 Deno.test("the CPU split by thread adds up to the process's, its main thread running the script", async () => {
   // A `deno run` child, as the benches run their controllers: its script runs on the thread
   // whose id is the process's. It spins for 300 ms, says so, and waits to be killed.
@@ -21,15 +23,14 @@ Deno.test("the CPU split by thread adds up to the process's, its main thread run
     stdout: "piped",
     stderr: "null",
   }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   try {
-    const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
     let text = "";
     while (!text.includes("SPUN")) {
       const { value, done } = await reader.read();
       assert(!done, "the child ended before it spun");
       text += value;
     }
-    reader.releaseLock();
     const { main, others } = await threadCpuSeconds(child.pid);
     const whole = await cpuSeconds(child.pid);
     // Even on a busy machine, the child had some of the 300 ms, nearly all on its main thread.
@@ -40,11 +41,11 @@ Deno.test("the CPU split by thread adds up to the process's, its main thread run
   } finally {
     child.kill("SIGKILL");
     await child.status;
-    await child.stdout.cancel().catch(() => {});
+    await reader.cancel();
   }
 });
 
-Deno.test("a cache apart links the shared cache's folders, not its databases; the same flags get the same one", async () => {
+Deno.test("a cache apart links the shared cache's folders, not its databases; the next run finds it by its flags", async () => {
   const tmp = await Deno.makeTempDir();
   const before = Deno.env.get("TMPDIR");
   Deno.env.set("TMPDIR", tmp);
@@ -64,9 +65,21 @@ Deno.test("a cache apart links the shared cache's folders, not its databases; th
       linked.push(entry.name);
     }
     assertEquals(linked.sort(), folders.sort());
-    // The same flags find the same directory (its compiled code kept); others another one.
-    assertEquals((await codeCacheApart(flags)).DENO_DIR, dir);
-    assert((await codeCacheApart(["--no-lazy"])).DENO_DIR !== dir);
+    // The next run -- another process -- finds the same directory for the same flags (the
+    // code compiled there kept), and another one for other flags.
+    const found = async (flags: string[]) => {
+      const script = `import { codeCacheApart } from ${JSON.stringify(PROCESS_MODULE)};` +
+        `console.log((await codeCacheApart(${JSON.stringify(flags)})).DENO_DIR);`;
+      const run = await new Deno.Command(Deno.execPath(), {
+        args: ["eval", script],
+        env: { TMPDIR: tmp },
+        stderr: "inherit",
+      }).output();
+      assert(run.success, "the other process failed");
+      return new TextDecoder().decode(run.stdout).trim();
+    };
+    assertEquals(await found(flags), dir);
+    assert(await found(["--no-lazy"]) !== dir);
   } finally {
     if (before === undefined) Deno.env.delete("TMPDIR");
     else Deno.env.set("TMPDIR", before);
