@@ -96,6 +96,7 @@
  *     KOPF_BENCH_COMPARE_HEAP=1 deno task bench compare    # + the heap the operator keeps
  *     KOPF_BENCH_COMPARE_LIST_MODE=paginate deno task bench compare   # the operator's listMode
  *     KOPF_BENCH_COMPARE_STORAGE=status deno task bench compare   # the operator's storages
+ *     KOPF_BENCH_COMPARE_GC=1 deno task bench compare   # + the collector's pauses of each
  *
  * `KOPF_BENCH_COMPARE_STATUS=none` serves the CRD without its status subresource: the plain
  * controllers then patch the object itself, and kopf writes its result and diff-base in one
@@ -116,6 +117,12 @@
  * start of each object's handling. `KOPF_BENCH_COMPARE_HEAP=1` reports the JS heap that the
  * kopf operator keeps per object once all is handled (see below);
  * `KOPF_BENCH_COMPARE_LIST_MODE` sets its `settings.watching.listMode`.
+ *
+ * `KOPF_BENCH_COMPARE_GC=1` runs the Deno controllers with V8's `--trace-gc` (their code
+ * cached apart, as other flags are) and reports how often and how long the garbage collector
+ * paused each one's main thread from READY to the last write (`support/gc_trace.ts`): the
+ * collector's share, which the CPU read from `/proc` does not tell apart. With rounds, the
+ * medians table shows them per object and against the floor's.
  */
 import { parse as parseYaml } from "yaml";
 import type { BenchFigure, BenchSection } from "./types.ts";
@@ -130,6 +137,7 @@ import {
   rssMb,
   threadCpuSeconds,
 } from "./support/process.ts";
+import { GcTally } from "./support/gc_trace.ts";
 import { findPythonKopf, type PythonKopf } from "./support/python_kopf.ts";
 import { RequestCounter } from "./support/requests.ts";
 import { markdownTable, percentile } from "./support/stats.ts";
@@ -185,6 +193,8 @@ const EXISTING = Deno.env.get("KOPF_BENCH_COMPARE_EXISTING") === "1";
  * workers have ended (after a full GC; the child runs with `--expose-gc`).
  */
 const HEAP = Deno.env.get("KOPF_BENCH_COMPARE_HEAP") === "1";
+/** Whether to trace the Deno controllers' garbage collections (see the module docs). */
+const GC = Deno.env.get("KOPF_BENCH_COMPARE_GC") === "1";
 /** Where the controllers write V8 CPU profiles (`--cpu-prof`), if anywhere. */
 const PROFILES = Deno.env.get("KOPF_BENCH_COMPARE_PROFILE");
 /**
@@ -367,6 +377,11 @@ interface Row {
   p99: number;
   /** The JS heap kept after handling, beyond the one before the operator (bytes). */
   retained?: number;
+  /**
+   * The garbage collector's pauses of the main thread from READY to all handled, by kind
+   * and in all (`KOPF_BENCH_COMPARE_GC`; not for Python Kopf).
+   */
+  gc?: { kinds: string; count: number; ms: number };
 }
 
 async function measure(controller: Controller, count: number): Promise<Row> {
@@ -408,11 +423,12 @@ async function measure(controller: Controller, count: number): Promise<Row> {
     creation = (now() - began) / 1000;
   }
   // Made before the spawn's time is taken: the first for a set of flags asks Deno for its cache.
-  const env = controller.v8 === undefined
+  const env = controller.v8 === undefined && !GC
     ? undefined
     : await codeCacheApart(childFlags(controller));
+  const gc = GC && controller.python === undefined ? new GcTally() : undefined;
   const spawned = now();
-  await using child = spawn(controller, cluster.url, kubeconfig, env);
+  await using child = spawn(controller, cluster.url, kubeconfig, env, gc);
   const exited = child.process.status.then((status) => {
     throw new Error(`The ${controller.key} controller exited with code ${status.code}.`);
   });
@@ -422,6 +438,7 @@ async function measure(controller: Controller, count: number): Promise<Row> {
     exited,
   ]);
   const startupCpu = await cpuSeconds(child.pid);
+  gc?.start();
   const readyThreads = await threadCpuSeconds(child.pid);
   const ready = rssMb(child.pid);
 
@@ -463,6 +480,7 @@ async function measure(controller: Controller, count: number): Promise<Row> {
   looking = false;
   await halfway;
   const end = await cpuSeconds(child.pid);
+  gc?.stop();
   const endThreads = await threadCpuSeconds(child.pid);
   const cpu = end - (EXISTING ? 0 : startupCpu);
   half ??= { cpu: end, written: count };
@@ -501,23 +519,29 @@ async function measure(controller: Controller, count: number): Promise<Row> {
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
     retained,
+    gc: gc === undefined ? undefined : { kinds: gc.describe(), ...gc.total },
   };
 }
 
 /** The V8 flags of a Deno controller's process. */
 function childFlags(controller: Controller): string[] {
-  return [...controller.v8 ?? V8_FLAGS, ...(heapToo(controller) ? ["--expose-gc"] : [])];
+  return [
+    ...controller.v8 ?? V8_FLAGS,
+    ...(heapToo(controller) ? ["--expose-gc"] : []),
+    ...(GC ? ["--trace-gc"] : []),
+  ];
 }
 
 /**
  * The controller's child process, talking to the cluster at `url`; `env` for a Deno child
- * with flags of its own (its code cache apart).
+ * with flags of its own (its code cache apart); `gc` takes its traces of collections.
  */
 function spawn(
   controller: Controller,
   url: string,
   kubeconfig: string,
   env: Record<string, string> | undefined,
+  gc: GcTally | undefined,
 ): ChildProcess {
   const root = controller.root ?? new URL("../../", import.meta.url);
   const module = new URL(`scripts/bench/${controller.module}`, root).pathname;
@@ -535,7 +559,7 @@ function spawn(
     new URL("deno.json", root).pathname,
     ...(flags.length > 0 ? [v8FlagsArgument(flags)] : []),
     ...args,
-  ], env === undefined ? {} : { env });
+  ], gc === undefined ? { env } : { env, onLine: (line) => gc.take(line), wholeLines: true });
 }
 
 /** Until the cluster has seen the controller's WATCH of the objects (for one printing no READY). */
@@ -614,6 +638,11 @@ function figuresOf(row: Row, floor: Row | undefined, kopf: Row | undefined): Ben
       value: `${(row.retained / 1e6).toFixed(1)} MB = ${fmt(row.retained / row.count)} bytes ` +
         "per object (after a full GC, idle workers ended, beyond the heap before the start)",
     }]),
+    ...(row.gc === undefined ? [] : [{
+      name: `${n}: garbage collection`,
+      value: `${row.gc.count} pauses, ${row.gc.ms.toFixed(0)} ms = ${gcPerObjectUs(row)} µs per ` +
+        `object (${row.gc.kinds}; V8's --trace-gc, from READY to the last write)`,
+    }]),
     {
       name: EXISTING ? `${n}: spawn → start of handling` : `${n}: creation → start of handling`,
       value: `p50 ${row.p50.toFixed(0)} ms, p99 ${row.p99.toFixed(0)} ms`,
@@ -640,6 +669,22 @@ function figuresOf(row: Row, floor: Row | undefined, kopf: Row | undefined): Ben
     });
   }
   return figures;
+}
+
+/** The medians' cells of the collector's pauses per object (in µs), and their ratio to the floor's. */
+function gcCells(
+  group: readonly { row: Row }[],
+  ratios: (of: (r: Row) => number) => string,
+): string[] {
+  const traced = group.filter(({ row }) => row.gc !== undefined);
+  if (traced.length === 0) return ["–", "–"];
+  const perObject = (row: Row) => row.gc!.ms * 1000 / row.count;
+  return [`${median(traced.map(({ row }) => perObject(row))).toFixed(1)} µs`, ratios(perObject)];
+}
+
+/** The collector's pauses per object, in µs (with `KOPF_BENCH_COMPARE_GC`). */
+function gcPerObjectUs(row: Row): string {
+  return row.gc === undefined ? "–" : (row.gc.ms * 1000 / row.count).toFixed(1);
 }
 
 function ratio(row: Row, floor: Row | undefined, of: (r: Row) => number): string {
@@ -677,6 +722,7 @@ function medians(rows: readonly { row: Row; floor: Row | undefined }[]): string 
     "CPU vs floor",
     ...(EXISTING ? [] : ["CPU vs floor, start-up included"]),
     "CPU vs floor, second half",
+    ...(GC ? ["GC pauses/object", "GC vs floor"] : []),
   ];
   return markdownTable(
     head,
@@ -697,6 +743,7 @@ function medians(rows: readonly { row: Row; floor: Row | undefined }[]): string 
         ratios(cpuPerObjectMs),
         ...(EXISTING ? [] : [ratios(cpuWithStartupMs)]),
         ratios(lateCpuPerObjectMs),
+        ...(GC ? gcCells(group, ratios) : []),
       ];
     }),
   );

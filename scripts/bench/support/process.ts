@@ -104,6 +104,17 @@ export interface ChildProcessOptions {
   stderr?: "inherit" | "piped";
   /** Another program to run with `args` as they are, instead of `deno run -A <args…>`. */
   program?: string;
+  /**
+   * Called with each line of stdout as it is read: true if it took the line (e.g. V8's
+   * trace of a collection, see `gc_trace.ts`), which {@link ChildProcess.expect} then skips.
+   */
+  onLine?: (line: string) => boolean;
+  /**
+   * Run it under coreutils' `stdbuf -oL`: what the runtime prints through C's stdio (V8's
+   * `--trace-gc`) then comes in whole lines. Without it, that output is buffered in blocks
+   * and spliced into the script's own lines, where a `READY` may be lost mid-line.
+   */
+  wholeLines?: boolean;
 }
 
 /**
@@ -112,31 +123,59 @@ export interface ChildProcessOptions {
  */
 export class ChildProcess implements AsyncDisposable {
   readonly process: Deno.ChildProcess;
-  readonly #output: AsyncGenerator<string>;
+  /** The lines read and not yet looked at by {@link expect}. */
+  readonly #unread: string[] = [];
+  #ended = false;
+  #wake: (() => void) | undefined;
+  readonly #reading: Promise<void>;
 
   /** Run `deno run -A <args…>` (`args` include the module and its arguments). */
   constructor(args: string[], options: ChildProcessOptions = {}) {
-    this.process = new Deno.Command(options.program ?? Deno.execPath(), {
-      args: options.program === undefined ? ["run", "-A", ...args] : args,
+    const program = options.program ?? Deno.execPath();
+    const command = options.program === undefined ? ["run", "-A", ...args] : args;
+    this.process = new Deno.Command(options.wholeLines ? "stdbuf" : program, {
+      args: options.wholeLines ? ["-oL", program, ...command] : command,
       stdin: "null",
       stdout: "piped",
       stderr: options.stderr ?? "inherit",
       env: { NO_COLOR: "1", ...options.env },
     }).spawn();
-    this.#output = lines(this.process.stdout);
+    this.#reading = this.#read(options.onLine);
   }
 
   get pid(): number {
     return this.process.pid;
   }
 
+  /**
+   * Read stdout as it comes, whether or not anyone waits for a line: a child that prints
+   * more than a pipe holds (V8's traces, say) must not stop at its next print.
+   */
+  async #read(onLine: ((line: string) => boolean) | undefined): Promise<void> {
+    try {
+      for await (const line of lines(this.process.stdout)) {
+        if (onLine?.(line)) continue;
+        this.#unread.push(line);
+        this.#wake?.();
+      }
+    } catch {
+      // The stream broke: the child is gone, as at its end.
+    } finally {
+      this.#ended = true;
+      this.#wake?.();
+    }
+  }
+
   /** Wait for a line of stdout starting with `prefix` (earlier lines are skipped); return it. */
   async expect(prefix: string): Promise<string> {
-    // Read with next(): leaving a for-await loop early would close the stream.
-    for (let line = await this.#output.next(); !line.done; line = await this.#output.next()) {
-      if (line.value.startsWith(prefix)) return line.value;
+    for (;;) {
+      for (let line = this.#unread.shift(); line !== undefined; line = this.#unread.shift()) {
+        if (line.startsWith(prefix)) return line;
+      }
+      if (this.#ended) throw new Error(`The child process ended before printing ${prefix}.`);
+      await new Promise<void>((resolve) => this.#wake = resolve);
+      this.#wake = undefined;
     }
-    throw new Error(`The child process ended before printing ${prefix}.`);
   }
 
   /** Send a signal, if the process is still there. */
@@ -152,7 +191,7 @@ export class ChildProcess implements AsyncDisposable {
   async stop(): Promise<void> {
     this.kill("SIGTERM");
     await this.process.status;
-    for await (const _ of this.#output) { /* drain what is left */ }
+    await this.#reading;
   }
 
   [Symbol.asyncDispose](): Promise<void> {
