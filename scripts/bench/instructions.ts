@@ -19,7 +19,10 @@
  *   per object, and `floor-twice` (the floor making the same two) beside; by default one write,
  *   the operator's progress and diff-base in the status;
  * - `KOPF_BENCH_INSTRUCTIONS_BASELINE=<another checkout>`: that checkout's operator too, as
- *   `baseline`, in the same turns: the commit before a change beside it.
+ *   `baseline`, in the same turns: the commit before a change beside it;
+ * - `KOPF_BENCH_INSTRUCTIONS_CONTROLLERS=floor,kopf,kopf-no-conditions`: only these, in this
+ *   order (`kopf-no-conditions`: the operator without its status conditions); all but that one
+ *   by default.
  *
  * Without Valgrind, one line says how to get it, and nothing is measured.
  *
@@ -50,6 +53,9 @@ for (const [name, value] of [["SIZE", SIZE], ["RUNS", RUNS]] as const) {
   }
 }
 const TWO_WRITES = Deno.env.get("KOPF_BENCH_INSTRUCTIONS_WRITES") === "2";
+const ASKED = Deno.env.get("KOPF_BENCH_INSTRUCTIONS_CONTROLLERS")?.split(",").map((key) =>
+  key.trim()
+);
 const BASELINE = Deno.env.get("KOPF_BENCH_INSTRUCTIONS_BASELINE");
 /** A controller that writes nothing for this long has stalled. */
 const STALL_MS = 120_000;
@@ -66,7 +72,7 @@ interface Counted {
 
 const HERE = new URL("../../", import.meta.url);
 const KOPF_MODULE = "compare/kopf.ts";
-const CONTROLLERS: Counted[] = [
+const KNOWN: Counted[] = [
   {
     key: "floor",
     label: "(a) floor: plain fetch",
@@ -92,7 +98,29 @@ const CONTROLLERS: Counted[] = [
     twice: TWO_WRITES,
   }]),
   { key: "kopf", label: "(c) kopf operator", module: KOPF_MODULE, root: HERE, twice: TWO_WRITES },
+  {
+    key: "kopf-no-conditions",
+    label: "(c1) kopf operator without the status conditions",
+    module: KOPF_MODULE,
+    root: HERE,
+    args: ["--no-conditions"],
+    twice: TWO_WRITES,
+  },
 ];
+const CONTROLLERS: Counted[] = ASKED === undefined
+  ? KNOWN.filter((c) => c.key !== "kopf-no-conditions")
+  : ASKED.map((key) => {
+    const known = KNOWN.find((c) => c.key === key);
+    if (known === undefined) {
+      throw new Error(
+        `KOPF_BENCH_INSTRUCTIONS_CONTROLLERS: no controller ${key} here; known: ${
+          KNOWN.map((c) => c.key).join(", ")
+        } (floor-twice with KOPF_BENCH_INSTRUCTIONS_WRITES=2, baseline with ` +
+          "KOPF_BENCH_INSTRUCTIONS_BASELINE).",
+      );
+    }
+    return known;
+  });
 
 /** The instructions one controller executed from READY until the burst was written. */
 async function count(controller: Counted): Promise<number> {
