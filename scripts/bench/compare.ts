@@ -140,7 +140,7 @@ import {
 import { GcTally } from "./support/gc_trace.ts";
 import { findPythonKopf, type PythonKopf } from "./support/python_kopf.ts";
 import { RequestCounter } from "./support/requests.ts";
-import { markdownTable, percentile } from "./support/stats.ts";
+import { markdownTable, median, percentile } from "./support/stats.ts";
 import { statusSubresource } from "./compare/pool.ts";
 
 const KIND = "kopfexamples.kopf.dev";
@@ -692,12 +692,6 @@ function ratio(row: Row, floor: Row | undefined, of: (r: Row) => number): string
 }
 
 /** The median of some numbers (the mean of the middle two for an even count). */
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-}
-
 /**
  * Per size and controller, the medians of the rounds (`KOPF_BENCH_COMPARE_ROUNDS`) and their
  * ranges: wall time, CPU per object, peak RSS, and the ratios to the floor of each round.

@@ -41,7 +41,7 @@ import type { RawBody } from "../../mod.ts";
 import { FakeCluster } from "../../src/testing/mod.ts";
 import { OPERATOR_V8_FLAGS, v8FlagsArgument } from "../../src/cli/runtime_flags.ts";
 import { ChildProcess, codeCacheApart, cpuSeconds, now, rssMb } from "./support/process.ts";
-import { percentile } from "./support/stats.ts";
+import { median } from "./support/stats.ts";
 
 const RUNS = Number(Deno.env.get("KOPF_BENCH_STARTUP_RUNS") ?? 7);
 if (!Number.isInteger(RUNS) || RUNS <= 0) throw new Error("KOPF_BENCH_STARTUP_RUNS: a count.");
@@ -178,10 +178,6 @@ async function start(starter: Starter): Promise<Start> {
     requests: requests.length,
     discovery,
   };
-}
-
-function median(values: readonly number[]): number {
-  return percentile([...values].sort((a, b) => a - b), 50);
 }
 
 const medians = new Map<string, Start>();

@@ -24,7 +24,7 @@ import type { RawBody } from "../../mod.ts";
 import { FakeCluster } from "../../src/testing/mod.ts";
 import { OPERATOR_V8_FLAGS, v8FlagsArgument } from "../../src/cli/runtime_flags.ts";
 import { ChildProcess, codeCacheApart, cpuSeconds } from "./support/process.ts";
-import { markdownTable, percentile } from "./support/stats.ts";
+import { markdownTable, median } from "./support/stats.ts";
 
 function count(name: string, fallback: number): number {
   const value = Number(Deno.env.get(name) ?? fallback);
@@ -124,10 +124,6 @@ async function run(controller: Controller): Promise<Run> {
     last = cpu;
   }
   return { startup, bursts };
-}
-
-function median(values: readonly number[]): number {
-  return percentile([...values].sort((a, b) => a - b), 50);
 }
 
 const ms = (seconds: number) => `${(seconds * 1000).toFixed(0)}`;

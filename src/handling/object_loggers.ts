@@ -75,7 +75,7 @@ function isPrinted(logger: Logger, level: LogLevel): boolean {
 }
 
 /** The default category of activity loggers. */
-export const ACTIVITIES_CATEGORY: readonly string[] = ["kopf", "activities"];
+export const ACTIVITIES_CATEGORY: readonly string[] = Object.freeze(["kopf", "activities"]);
 
 /**
  * The per-object logger (see {@link createObjectLogger}); without a reference, the operator's

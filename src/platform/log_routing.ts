@@ -183,7 +183,16 @@ const LEVEL_RANKS: Readonly<Record<LogLevel, number>> = {
   fatal: 5,
 };
 
-let answers: { config: LogConfig; byKey: Map<string, boolean> } | undefined;
+/**
+ * The answers of {@link isLoggedUnder} under one configuration: by category and level, and
+ * for a frozen category (a logger's own) by its identity too, so that the check at every
+ * record makes no key.
+ */
+let answers: {
+  config: LogConfig;
+  byKey: Map<string, boolean>;
+  byCategory: WeakMap<readonly string[], Partial<Record<LogLevel, boolean>>>;
+} | undefined;
 
 /**
  * Whether a record of this category and level would reach any sink under the current
@@ -201,12 +210,20 @@ export function isLogged(category: readonly string[], level: LogLevel): boolean 
 }
 
 function isLoggedUnder(config: LogConfig, category: readonly string[], level: LogLevel): boolean {
-  if (answers?.config !== config) answers = { config, byKey: new Map() };
+  if (answers?.config !== config) answers = { config, byKey: new Map(), byCategory: new WeakMap() };
+  const frozen = Object.isFrozen(category);
+  let levels = frozen ? answers.byCategory.get(category) : undefined;
+  let answer = levels?.[level];
+  if (answer !== undefined) return answer;
   const key = `${level}\u0000${category.join("\u0000")}`;
-  let answer = answers.byKey.get(key);
+  answer = answers.byKey.get(key);
   if (answer === undefined) {
     answer = computeLogged(config, category, level);
     answers.byKey.set(key, answer);
+  }
+  if (frozen) {
+    if (levels === undefined) answers.byCategory.set(category, levels = {});
+    levels[level] = answer;
   }
   return answer;
 }

@@ -33,16 +33,16 @@ import { writeStderrLine } from "./stderr.ts";
 export { isLogged, logContext } from "./log_routing.ts";
 
 /** The root category of the framework's own loggers. */
-export const KOPF_CATEGORY: readonly string[] = ["kopf"];
+export const KOPF_CATEGORY: readonly string[] = Object.freeze(["kopf"]);
 
 /** The category of messages about individual objects (the per-object loggers). */
-export const OBJECTS_CATEGORY: readonly string[] = ["kopf", "objects"];
+export const OBJECTS_CATEGORY: readonly string[] = Object.freeze(["kopf", "objects"]);
 
 /**
  * The category of low-level API traffic: shown only with `debug`, hidden with `verbose`,
  * like the internals of the HTTP machinery in Kopf.
  */
-export const TRAFFIC_CATEGORY: readonly string[] = ["kopf", "traffic"];
+export const TRAFFIC_CATEGORY: readonly string[] = Object.freeze(["kopf", "traffic"]);
 
 /**
  * Configure the process's logging: verbosity and layout. Calling it again replaces the

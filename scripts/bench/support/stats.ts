@@ -5,6 +5,13 @@ export function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))];
 }
 
+/** The median of numbers in any order (of an even count, the mean of the middle two). */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
 /** Bytes as whole megabytes (MiB), e.g. `"123"`. */
 export function mb(bytes: number): string {
   return (bytes / 1024 / 1024).toFixed(0);
