@@ -210,8 +210,11 @@ export const section: BenchSection = {
     return figures;
   },
   footer(): string {
-    const floor = median(counts.get("floor") ?? [NaN]);
-    const kopf = median(counts.get("kopf") ?? [NaN]);
+    // Against a controller left out of the run, no ratio.
+    const against = (key: string, perObject: number) => {
+      const of = counts.get(key);
+      return of === undefined ? "–" : `×${(perObject / median(of)).toFixed(3)}`;
+    };
     const rows = CONTROLLERS.filter((c) => counts.has(c.key)).map((c) => {
       const perObject = median(counts.get(c.key)!);
       const spread = counts.get(c.key)!;
@@ -220,8 +223,8 @@ export const section: BenchSection = {
         `${thousands(perObject)} (${thousands(Math.min(...spread))}–${
           thousands(Math.max(...spread))
         })`,
-        `×${(perObject / floor).toFixed(3)}`,
-        `×${(perObject / kopf).toFixed(3)}`,
+        against("floor", perObject),
+        against("kopf", perObject),
       ];
     });
     if (rows.length === 0) return "";
