@@ -26,6 +26,7 @@ import { FakeCluster } from "../src/testing/mod.ts";
 import { OPERATOR_V8_FLAGS, v8FlagsArgument } from "../src/cli/runtime_flags.ts";
 import { ChildProcess } from "./bench/support/process.ts";
 import { RequestCounter } from "./bench/support/requests.ts";
+import { createBurst } from "./bench/support/bursts.ts";
 
 const args: Record<string, string | boolean> = {
   count: "10000",
@@ -148,10 +149,7 @@ await child.expect("READY");
 child.kill("SIGUSR1");
 await child.expect("PROFILING");
 const started = performance.now();
-for (let i = 0; i < count; i++) {
-  cluster.create({ apiVersion: "kopf.dev/v1", kind: "KopfExample", metadata: { name: `p-${i}` } });
-  if (i % 50 === 49) await new Promise((resolve) => setTimeout(resolve, 0));
-}
+await createBurst(cluster, count, "p-");
 // Done when every object has had its last write (status and/or body, whichever comes; the
 // diff-base in an annotation, or in the status with KOPF_BENCH_COMPARE_STORAGE=status).
 for (;;) {

@@ -640,7 +640,10 @@ function figuresOf(row: Row, floor: Row | undefined, kopf: Row | undefined): Ben
     }]),
     ...(row.gc === undefined ? [] : [{
       name: `${n}: garbage collection`,
-      value: `${row.gc.count} pauses, ${row.gc.ms.toFixed(0)} ms = ${gcPerObjectUs(row)} µs per ` +
+      value:
+        `${row.gc.count} pauses, ${row.gc.ms.toFixed(0)} ms = ${
+          gcPerObjectUs(row).toFixed(1)
+        } µs per ` +
         `object (${row.gc.kinds}; V8's --trace-gc, from READY to the last write)`,
     }]),
     {
@@ -678,20 +681,21 @@ function gcCells(
 ): string[] {
   const traced = group.filter(({ row }) => row.gc !== undefined);
   if (traced.length === 0) return ["–", "–"];
-  const perObject = (row: Row) => row.gc!.ms * 1000 / row.count;
-  return [`${median(traced.map(({ row }) => perObject(row))).toFixed(1)} µs`, ratios(perObject)];
+  return [
+    `${median(traced.map(({ row }) => gcPerObjectUs(row))).toFixed(1)} µs`,
+    ratios(gcPerObjectUs),
+  ];
 }
 
-/** The collector's pauses per object, in µs (with `KOPF_BENCH_COMPARE_GC`). */
-function gcPerObjectUs(row: Row): string {
-  return row.gc === undefined ? "–" : (row.gc.ms * 1000 / row.count).toFixed(1);
+/** The collector's pauses per object, in µs (with `KOPF_BENCH_COMPARE_GC`; NaN without). */
+function gcPerObjectUs(row: Row): number {
+  return row.gc === undefined ? NaN : row.gc.ms * 1000 / row.count;
 }
 
 function ratio(row: Row, floor: Row | undefined, of: (r: Row) => number): string {
   return floor ? `×${(of(row) / of(floor)).toFixed(2)}` : "–";
 }
 
-/** The median of some numbers (the mean of the middle two for an even count). */
 /**
  * Per size and controller, the medians of the rounds (`KOPF_BENCH_COMPARE_ROUNDS`) and their
  * ranges: wall time, CPU per object, peak RSS, and the ratios to the floor of each round.

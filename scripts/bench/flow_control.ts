@@ -17,6 +17,7 @@ import { kopf } from "../../mod.ts";
 import type { RawBody } from "../../mod.ts";
 import { FakeCluster } from "../../src/testing/mod.ts";
 import { ChildProcess, now } from "./support/process.ts";
+import { createBurst } from "./support/bursts.ts";
 import { operateUntilTerminated } from "./support/bench_operator.ts";
 
 const KIND = "kopfexamples.kopf.dev";
@@ -66,15 +67,7 @@ async function measure(mode: Mode): Promise<{ seconds: number; sent: number; rej
   await operator.expect("READY");
   const before = cluster.traffic.flowControl;
   const first = now();
-  for (let i = 0; i < COUNT; i++) {
-    cluster.create({
-      apiVersion: "kopf.dev/v1",
-      kind: "KopfExample",
-      metadata: { name: `b-${i}` },
-    });
-    // Let the server stream the events meanwhile, as a real API server would.
-    if (i % 50 === 49) await new Promise((resolve) => setTimeout(resolve, 0));
-  }
+  await createBurst(cluster, COUNT, "b-");
   for (;;) {
     await new Promise((resolve) => setTimeout(resolve, 50));
     const objects = cluster.list(KIND);

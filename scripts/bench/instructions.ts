@@ -37,6 +37,7 @@ import { FakeCluster } from "../../src/testing/mod.ts";
 import { OPERATOR_V8_FLAGS, v8FlagsArgument } from "../../src/cli/runtime_flags.ts";
 import { ChildProcess } from "./support/process.ts";
 import { RequestCounter } from "./support/requests.ts";
+import { createBurst } from "./support/bursts.ts";
 import { markdownTable, median } from "./support/stats.ts";
 import {
   callgrindArgs,
@@ -152,15 +153,7 @@ async function count(controller: Counted): Promise<number> {
     );
     await child.expect("READY");
     await callgrindControl(child.pid, "--instr=on");
-    for (let i = 0; i < SIZE; i++) {
-      cluster.create({
-        apiVersion: "kopf.dev/v1",
-        kind: "KopfExample",
-        metadata: { name: `b-${i}` },
-      });
-      // Let the server stream the events meanwhile, as `bench compare` does.
-      if (i % 50 === 49) await new Promise((resolve) => setTimeout(resolve, 0));
-    }
+    await createBurst(cluster, SIZE, "b-");
     let progress = { written: -1, at: Date.now() };
     for (;;) {
       await new Promise((resolve) => setTimeout(resolve, 50));

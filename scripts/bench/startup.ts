@@ -41,7 +41,7 @@ import type { RawBody } from "../../mod.ts";
 import { FakeCluster } from "../../src/testing/mod.ts";
 import { OPERATOR_V8_FLAGS, v8FlagsArgument } from "../../src/cli/runtime_flags.ts";
 import { ChildProcess, codeCacheApart, cpuSeconds, now, rssMb } from "./support/process.ts";
-import { median } from "./support/stats.ts";
+import { markdownTable, median } from "./support/stats.ts";
 
 const RUNS = Number(Deno.env.get("KOPF_BENCH_STARTUP_RUNS") ?? 7);
 if (!Number.isInteger(RUNS) || RUNS <= 0) throw new Error("KOPF_BENCH_STARTUP_RUNS: a count.");
@@ -225,22 +225,30 @@ export const section: BenchSection = {
   footer(): string {
     const floor = medians.get("floor");
     if (floor === undefined) return "";
-    const lines = [
-      "| Controller | Spawn → first WATCH | CPU until READY | RSS at READY | vs floor: time " +
-      "| vs floor: CPU | Requests until READY |",
-      "|---|---|---|---|---|---|---|",
-    ];
-    for (const starter of STARTERS) {
-      const { toWatch, cpu, rss, requests, discovery } = medians.get(starter.key)!;
-      lines.push(
-        `| ${starter.key} | ${toWatch.toFixed(0)} ms | ${cpu.toFixed(2)} s | ${
-          rss.toFixed(1)
-        } MB | ×${(toWatch / floor.toWatch).toFixed(2)} | ×${
-          (cpu / floor.cpu).toFixed(2)
-        } | ${requests} (${discovery} of discovery) |`,
-      );
-    }
-    return `${lines.join("\n")}\n\n(${navigator.hardwareConcurrency} cores; V8 flags ` +
+    const table = markdownTable(
+      [
+        "Controller",
+        "Spawn → first WATCH",
+        "CPU until READY",
+        "RSS at READY",
+        "vs floor: time",
+        "vs floor: CPU",
+        "Requests until READY",
+      ],
+      STARTERS.map((starter) => {
+        const { toWatch, cpu, rss, requests, discovery } = medians.get(starter.key)!;
+        return [
+          starter.key,
+          `${toWatch.toFixed(0)} ms`,
+          `${cpu.toFixed(2)} s`,
+          `${rss.toFixed(1)} MB`,
+          `×${(toWatch / floor.toWatch).toFixed(2)}`,
+          `×${(cpu / floor.cpu).toFixed(2)}`,
+          `${requests} (${discovery} of discovery)`,
+        ];
+      }),
+    );
+    return `${table}\n\n(${navigator.hardwareConcurrency} cores; V8 flags ` +
       `${OPERATOR_V8_FLAGS.join(" ")}; medians of ${RUNS} runs, taking turns; an empty cluster${
         CRDS > 0 ? ` with ${CRDS} more CRDs of some ${CRD_KB} KB each` : ""
       }${KOPF_V8.length > 0 ? `; kopf-v8 with ${KOPF_V8.join(" ")} too` : ""}.)`;
