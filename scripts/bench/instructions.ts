@@ -24,6 +24,14 @@
  *   order (`kopf-no-conditions`: the operator without its status conditions); all but that one
  *   by default.
  *
+ * - `KOPF_BENCH_INSTRUCTIONS_FUNCTIONS=<n>`: also where the instructions went, per controller
+ *   (its last run): the `n` JavaScript functions, builtins and bytecode handlers that executed
+ *   most themselves, by V8's perf map of its code (`--perf-basic-prof`), and the `n` V8 runtime
+ *   functions and C++ builtins under which most was executed (named from the `deno`
+ *   executable's relocations, with binutils' `readelf`); then what moved most for `kopf`
+ *   against the `baseline`, or the floor. The perf map costs the process some 10% more
+ *   instructions; compare counts of runs made alike. See `support/callgrind_functions.ts`.
+ *
  * Without Valgrind, one line says how to get it, and nothing is measured.
  *
  *     deno task bench instructions
@@ -45,6 +53,12 @@ import {
   callgrindProblem,
   callgrindTotal,
 } from "./support/callgrind.ts";
+import { BY_ADDRESS_ARGS, PERF_MAP_V8_FLAGS } from "./support/callgrind_functions.ts";
+import {
+  type InstructionProfile,
+  instructionProfile,
+  profileTables,
+} from "./support/instruction_profiles.ts";
 
 const SIZE = Number(Deno.env.get("KOPF_BENCH_INSTRUCTIONS_SIZE") ?? 2_000);
 const RUNS = Number(Deno.env.get("KOPF_BENCH_INSTRUCTIONS_RUNS") ?? 1);
@@ -58,6 +72,12 @@ const ASKED = Deno.env.get("KOPF_BENCH_INSTRUCTIONS_CONTROLLERS")?.split(",").ma
   key.trim()
 );
 const BASELINE = Deno.env.get("KOPF_BENCH_INSTRUCTIONS_BASELINE");
+const FUNCTIONS = Number(Deno.env.get("KOPF_BENCH_INSTRUCTIONS_FUNCTIONS") ?? 0);
+if (!Number.isInteger(FUNCTIONS) || FUNCTIONS < 0) {
+  throw new Error(
+    `KOPF_BENCH_INSTRUCTIONS_FUNCTIONS must be a whole number ≥ 0, not ${FUNCTIONS}.`,
+  );
+}
 /** A controller that writes nothing for this long has stalled. */
 const STALL_MS = 120_000;
 
@@ -140,12 +160,12 @@ async function count(controller: Counted): Promise<number> {
         "-A",
         "--config",
         new URL("deno.json", controller.root).pathname,
-        v8FlagsArgument(OPERATOR_V8_FLAGS),
+        v8FlagsArgument([...OPERATOR_V8_FLAGS, ...FUNCTIONS > 0 ? PERF_MAP_V8_FLAGS : []]),
         new URL(`scripts/bench/${controller.module}`, controller.root).pathname,
         cluster.url,
         kubeconfig,
         ...controller.args ?? [],
-      ]),
+      ], FUNCTIONS > 0 ? BY_ADDRESS_ARGS : []),
       {
         program: "valgrind",
         env: TWO_WRITES ? {} : { KOPF_BENCH_COMPARE_STORAGE: "status" },
@@ -169,14 +189,22 @@ async function count(controller: Counted): Promise<number> {
     await callgrindControl(child.pid, "--dump");
     for await (const entry of Deno.readDir(dir)) {
       if (!entry.name.startsWith("callgrind.out")) continue;
-      const total = callgrindTotal(await Deno.readTextFile(`${dir}/${entry.name}`));
-      if (total !== undefined) return total;
+      const dump = await Deno.readTextFile(`${dir}/${entry.name}`);
+      const total = callgrindTotal(dump);
+      if (total === undefined) continue;
+      if (FUNCTIONS > 0) {
+        profiles.set(controller.key, await instructionProfile(dump, child.pid, SIZE));
+      }
+      return total;
     }
     throw new Error(`callgrind wrote no count for the ${controller.key} controller.`);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
 }
+
+/** Per controller, its instructions by function, in its last run. */
+const profiles = new Map<string, InstructionProfile>();
 
 const thousands = (n: number) => Math.round(n / 1000).toLocaleString("en-US");
 const counts = new Map<string, number[]>();
@@ -230,6 +258,7 @@ export const section: BenchSection = {
       TWO_WRITES ? "two writes per object (Kopf's default storages)" : "one write per object"
     }; medians of ${RUNS} run${RUNS === 1 ? "" : "s"}; user-space instructions of all the ` +
       "process's threads from READY to the last write, counted by Valgrind's callgrind; the " +
-      "`kopf` task's V8 flags.)";
+      "`kopf` task's V8 flags.)" +
+      profileTables(profiles, FUNCTIONS, profiles.has("baseline") ? "baseline" : "floor");
   },
 };
