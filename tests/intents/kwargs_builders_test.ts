@@ -325,7 +325,7 @@ Deno.test("field handlers see the change narrowed to their field", () => {
   assertEquals(changeFor({ field: ["spec", "none"] }, change), { old: null, new: null, diff: [] });
 });
 
-Deno.test("views are made when read: plain keys in order, the same view each time", () => {
+Deno.test("the views are plain keys in order, the same view each time", () => {
   const old = { spec: { field: "w" } };
   const kw = buildChangingKwargs({ resource: kexV1, body: BODY }, {
     reason: "update",
