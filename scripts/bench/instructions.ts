@@ -20,6 +20,8 @@
  *   the operator's progress and diff-base in the status;
  * - `KOPF_BENCH_INSTRUCTIONS_BASELINE=<another checkout>`: that checkout's operator too, as
  *   `baseline`, in the same turns: the commit before a change beside it;
+ * - `KOPF_BENCH_INSTRUCTIONS_KOPF_V8=--flag,--flag`: the operator a second time in each turn,
+ *   with those V8 flags added (`kopf-v8`), to try them;
  * - `KOPF_BENCH_INSTRUCTIONS_CONTROLLERS=floor,kopf,kopf-no-conditions`: only these, in this
  *   order (`kopf-no-conditions`: the operator without its status conditions); all but that one
  *   by default.
@@ -72,6 +74,8 @@ const ASKED = Deno.env.get("KOPF_BENCH_INSTRUCTIONS_CONTROLLERS")?.split(",").ma
   key.trim()
 );
 const BASELINE = Deno.env.get("KOPF_BENCH_INSTRUCTIONS_BASELINE");
+/** V8 flags added to the operator's, to try them beside it. */
+const KOPF_V8 = (Deno.env.get("KOPF_BENCH_INSTRUCTIONS_KOPF_V8") ?? "").split(",").filter(Boolean);
 const FUNCTIONS = Number(Deno.env.get("KOPF_BENCH_INSTRUCTIONS_FUNCTIONS") ?? 0);
 if (!Number.isInteger(FUNCTIONS) || FUNCTIONS < 0) {
   throw new Error(
@@ -89,6 +93,8 @@ interface Counted {
   args?: string[];
   /** Whether it writes the object as well as its status (then both are awaited). */
   twice: boolean;
+  /** V8 flags beside the operators' own. */
+  v8?: string[];
 }
 
 const HERE = new URL("../../", import.meta.url);
@@ -119,6 +125,14 @@ const KNOWN: Counted[] = [
     twice: TWO_WRITES,
   }]),
   { key: "kopf", label: "(c) kopf operator", module: KOPF_MODULE, root: HERE, twice: TWO_WRITES },
+  ...(KOPF_V8.length === 0 ? [] : [{
+    key: "kopf-v8",
+    label: `(c2) kopf operator with ${KOPF_V8.join(" ")}`,
+    module: KOPF_MODULE,
+    root: HERE,
+    twice: TWO_WRITES,
+    v8: KOPF_V8,
+  }]),
   {
     key: "kopf-no-conditions",
     label: "(c1) kopf operator without the status conditions",
@@ -137,7 +151,7 @@ const CONTROLLERS: Counted[] = ASKED === undefined
         `KOPF_BENCH_INSTRUCTIONS_CONTROLLERS: no controller ${key} here; known: ${
           KNOWN.map((c) => c.key).join(", ")
         } (floor-twice with KOPF_BENCH_INSTRUCTIONS_WRITES=2, baseline with ` +
-          "KOPF_BENCH_INSTRUCTIONS_BASELINE).",
+          "KOPF_BENCH_INSTRUCTIONS_BASELINE, kopf-v8 with KOPF_BENCH_INSTRUCTIONS_KOPF_V8).",
       );
     }
     return known;
@@ -160,7 +174,11 @@ async function count(controller: Counted): Promise<number> {
         "-A",
         "--config",
         new URL("deno.json", controller.root).pathname,
-        v8FlagsArgument([...OPERATOR_V8_FLAGS, ...FUNCTIONS > 0 ? PERF_MAP_V8_FLAGS : []]),
+        v8FlagsArgument([
+          ...OPERATOR_V8_FLAGS,
+          ...controller.v8 ?? [],
+          ...FUNCTIONS > 0 ? PERF_MAP_V8_FLAGS : [],
+        ]),
         new URL(`scripts/bench/${controller.module}`, controller.root).pathname,
         cluster.url,
         kubeconfig,

@@ -61,8 +61,9 @@ Deno.test("a dump by address: own costs by object file, calls with their inclusi
 
 Deno.test("own costs by the perf map's names, tiers as one; the rest by object file", () => {
   const ranges = perfMap([
-    "7f0000001000 20 JS:~handle file:///op.ts:1:1",
-    "7f0000001000 40 JS:*handle file:///op.ts:1:1", // the same memory, written later: kept
+    "7f0000001000 20 JS:~handle file:///home/me/kopf/src/op.ts:1:1",
+    // The same memory, written later: kept.
+    "7f0000001000 40 JS:*handle file:///home/me/kopf-2/src/op.ts:1:1",
     "7f0000002000 10 Builtin:JsonParse",
     "1f89ba0 7 Builtin:StoreIC", // an embedded builtin, at its address once loaded
     "bad line",
@@ -81,7 +82,7 @@ Deno.test("own costs by the perf map's names, tiers as one; the rest by object f
     new Map([
       ["Builtin:StoreIC", 10],
       ["[deno]", 5],
-      ["handle file:///op.ts:1:1", 10],
+      ["handle src/op.ts:1:1", 10],
       ["Builtin:JsonParse", 20],
       ["[libc.so.6]", 400],
     ]),

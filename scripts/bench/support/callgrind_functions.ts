@@ -156,9 +156,17 @@ export function loadAddresses(maps: string): Map<string, number> {
 }
 
 /**
+ * A perf map's name of generated code without V8's tier marker (`JS:*`, `JS:~`, `JS:^`,
+ * `JS:+`) and with a project's module paths from its root (`src/`, `scripts/`, `tests/`), so
+ * that a function is one name in every tier and in every checkout of the project.
+ */
+export function functionName(name: string): string {
+  return name.replace(/^JS:[*~^+]?/, "").replace(/file:\/\/\S*?\/((?:src|scripts|tests)\/)/, "$1");
+}
+
+/**
  * The instructions each function executed itself, by name: generated code and V8's builtins
- * by the perf map's names, V8's tier markers (`JS:*`, `JS:~`, `JS:^`, `JS:+`) dropped so that
- * a function compiled by several tiers counts once; other code by its object file's base name,
+ * by the perf map's names (see {@link functionName}); other code by its object file's base name,
  * in brackets: the runtime's C++ and Rust (`[deno]`), the C library.
  */
 export function ownByFunction(
@@ -172,7 +180,7 @@ export function ownByFunction(
     const file = `[${object.split("/").pop()}]`;
     for (const [address, cost] of byAddress) {
       const range = rangeOf(ranges, address + base);
-      const name = range === undefined ? file : range.name.replace(/^JS:[*~^+]?/, "");
+      const name = range === undefined ? file : functionName(range.name);
       byName.set(name, (byName.get(name) ?? 0) + cost);
     }
   }
