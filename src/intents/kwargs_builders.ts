@@ -93,17 +93,6 @@ function identityOf(meta: { readonly namespace?: string; readonly name?: string 
   return meta.namespace ? `${meta.namespace}/${meta.name}` : String(meta.name);
 }
 
-/**
- * The base of the arguments: its constructor returns a new plain object (`Object.prototype`,
- * printed as such, as handlers have always got them), which the derived class's constructor
- * then fills, its private fields included.
- */
-class PlainObject {
-  constructor() {
-    return {};
-  }
-}
-
 /** Where in the body each view of the body looks (`old` and `new` are views of their own). */
 const VIEW_PATHS = Object.freeze(
   {
@@ -116,78 +105,46 @@ const VIEW_PATHS = Object.freeze(
   } satisfies Record<string, FieldPath>,
 );
 
+/** A base class whose constructor returns what it is given: see {@link KwargsMemo}. */
+class ReturnsItsArgument {
+  constructor(object: object) {
+    return object;
+  }
+}
+
 /**
- * The arguments of a resource handler: a plain object with its keys in the order handlers see
- * them, the views of the body (`body`, `spec`, ..., `old`, `new`: proxies, which cost an
- * allocation each) among them as plain keys. The memo alone is an accessor: it is fetched when
- * first read, so that an object's own copy of the operator's memo is made only for the objects
- * whose handlers use it. That accessor is the same for all arguments, its state in their
- * private fields: an accessor of an object's own -- as `get memo()` in an object literal
- * makes -- gives each object a shape of its own, and `Object.defineProperty()` costs some
- * thousands of instructions a key (measured by `deno task bench instructions`), where this
- * runs for every handler call.
+ * The state of the memo accessor of handlers' arguments, in private fields that its
+ * constructor adds to the arguments themselves (a plain object: the base class returns it).
+ * The accessor is the same for all arguments: an accessor of an object's own -- as `get memo()`
+ * in an object literal makes -- gives each object a shape of its own.
  */
-class ResourceKwargsObject extends PlainObject {
-  [key: string]: unknown;
+class KwargsMemo extends ReturnsItsArgument {
   #memo: unknown;
   readonly #memoOf: (() => unknown) | undefined;
 
-  constructor(init: ResourceKwargsInit, extra: object, changeViews: boolean) {
-    super();
-    const holder = init.holder;
-    const body = holder?.body ?? init.body;
-    const meta = body.metadata ?? emptyObject();
-    const source = init.source;
-    this.#memo = init.memo;
-    this.#memoOf = init.memoOf;
-    this.resource = init.resource;
-    this.body = bodyView(body, holder, VIEW_PATHS.body, "body");
-    this.spec = bodyView(body, holder, VIEW_PATHS.spec, "spec");
-    this.meta = bodyView(body, holder, VIEW_PATHS.meta, "meta");
-    this.status = bodyView(body, holder, VIEW_PATHS.status, "status");
-    this.labels = bodyView(body, holder, VIEW_PATHS.labels, "labels");
-    this.annotations = bodyView(body, holder, VIEW_PATHS.annotations, "annotations");
-    this.uid = meta.uid;
-    this.name = meta.name;
-    this.namespace = meta.namespace;
-    this.patch = init.patch ?? new Patch();
-    this.logger = init.logger ?? consoleLogger(identityOf(meta));
-    Object.defineProperty(this, "memo", MEMO_PROPERTY);
-    this.param = init.param;
-    this.fetchBody = () => fetchBody(body, holder, source);
-    // As Object.assign() would: the extra keys, each winning over what is before (`old` and
-    // `new` as read-only views when asked), then its symbols.
-    for (const key in extra) {
-      if (!Object.hasOwn(extra, key)) continue;
-      const value = (extra as Record<string, unknown>)[key];
-      this[key] = changeViews && (key === "old" || key === "new")
-        ? readOnlyView(value, key)
-        : value;
-    }
-    for (const symbol of Object.getOwnPropertySymbols(extra)) {
-      if (Object.prototype.propertyIsEnumerable.call(extra, symbol)) {
-        (this as Record<symbol, unknown>)[symbol] = (extra as Record<symbol, unknown>)[symbol];
-      }
-    }
+  constructor(kwargs: object, memo: unknown, memoOf: (() => unknown) | undefined) {
+    super(kwargs);
+    this.#memo = memo;
+    this.#memoOf = memoOf;
   }
 
   /** The memo of the arguments: fetched (or made) when first read. */
-  static memoOf(kwargs: ResourceKwargsObject): Memo {
+  static memoOf(kwargs: KwargsMemo): Memo {
     return (kwargs.#memo ??= kwargs.#memoOf?.() ?? new Memo()) as Memo;
   }
 
   /** Replace the memo of the arguments. */
-  static setMemo(kwargs: ResourceKwargsObject, value: unknown): void {
+  static setMemo(kwargs: KwargsMemo, value: unknown): void {
     kwargs.#memo = value;
   }
 }
 
 const MEMO_PROPERTY: PropertyDescriptor = Object.freeze({
-  get(this: ResourceKwargsObject): Memo {
-    return ResourceKwargsObject.memoOf(this);
+  get(this: KwargsMemo): Memo {
+    return KwargsMemo.memoOf(this);
   },
-  set(this: ResourceKwargsObject, value: Memo): void {
-    ResourceKwargsObject.setMemo(this, value);
+  set(this: KwargsMemo, value: Memo): void {
+    KwargsMemo.setMemo(this, value);
   },
   enumerable: true,
   configurable: true,
@@ -222,9 +179,56 @@ async function fetchBody(
   return readOnlyView(from === undefined ? latest : await from.read(latest), "body") as Body;
 }
 
-/** The arguments of a resource handler (see {@link ResourceKwargsObject}), plus the indices. */
+/**
+ * The arguments of a resource handler, plus `extra` and the indices: a plain object with its
+ * keys in the order handlers see them, the views of the body (`body`, `spec`, ..., `old`,
+ * `new`: proxies, an allocation each) among them as plain keys. The memo alone is an accessor:
+ * it is fetched when first read, so that an object's own copy of the operator's memo is made
+ * only for the objects whose handlers use it (see {@link KwargsMemo}).
+ *
+ * This runs for every handler call: `Object.defineProperty()` costs some thousands of
+ * instructions a key (`deno task bench instructions`), so there is one. The object literal
+ * gives the object room in itself for its first keys: keys added by `obj[key] = ...` to an
+ * object with more than a dozen keys out of that room turn it into a dictionary, slow to
+ * read and write.
+ */
 function resourceKwargs(init: ResourceKwargsInit, extra: object, changeViews: boolean): object {
-  const kwargs = new ResourceKwargsObject(init, extra, changeViews);
+  const holder = init.holder;
+  const body = holder?.body ?? init.body;
+  const meta = body.metadata ?? emptyObject();
+  const source = init.source;
+  const kwargs: Record<string | symbol, unknown> = {
+    resource: init.resource,
+    body: bodyView(body, holder, VIEW_PATHS.body, "body"),
+    spec: bodyView(body, holder, VIEW_PATHS.spec, "spec"),
+    meta: bodyView(body, holder, VIEW_PATHS.meta, "meta"),
+    status: bodyView(body, holder, VIEW_PATHS.status, "status"),
+    labels: bodyView(body, holder, VIEW_PATHS.labels, "labels"),
+    annotations: bodyView(body, holder, VIEW_PATHS.annotations, "annotations"),
+    uid: meta.uid,
+    name: meta.name,
+    namespace: meta.namespace,
+    patch: init.patch ?? new Patch(),
+    logger: init.logger ?? consoleLogger(identityOf(meta)),
+  };
+  new KwargsMemo(kwargs, init.memo, init.memoOf);
+  Object.defineProperty(kwargs, "memo", MEMO_PROPERTY);
+  kwargs.param = init.param;
+  kwargs.fetchBody = () => fetchBody(body, holder, source);
+  // As Object.assign() would: the extra keys, each winning over what is before (`old` and
+  // `new` as read-only views when asked), then its symbols.
+  for (const key in extra) {
+    if (!Object.hasOwn(extra, key)) continue;
+    const value = (extra as Record<string, unknown>)[key];
+    kwargs[key] = changeViews && (key === "old" || key === "new")
+      ? readOnlyView(value, key)
+      : value;
+  }
+  for (const symbol of Object.getOwnPropertySymbols(extra)) {
+    if (Object.prototype.propertyIsEnumerable.call(extra, symbol)) {
+      kwargs[symbol] = (extra as Record<symbol, unknown>)[symbol];
+    }
+  }
   // Declared indices last, so that they win over framework keys.
   if (init.indices !== undefined) Object.assign(kwargs, init.indices);
   return kwargs;
