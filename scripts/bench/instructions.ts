@@ -20,9 +20,19 @@
  *   the operator's progress and diff-base in the status;
  * - `KOPF_BENCH_INSTRUCTIONS_BASELINE=<another checkout>`: that checkout's operator too, as
  *   `baseline`, in the same turns: the commit before a change beside it;
+ * - `KOPF_BENCH_INSTRUCTIONS_KOPF_V8=--flag,--flag`: the operator a second time in each turn,
+ *   with those V8 flags added (`kopf-v8`), to try them;
  * - `KOPF_BENCH_INSTRUCTIONS_CONTROLLERS=floor,kopf,kopf-no-conditions`: only these, in this
  *   order (`kopf-no-conditions`: the operator without its status conditions); all but that one
  *   by default.
+ *
+ * - `KOPF_BENCH_INSTRUCTIONS_FUNCTIONS=<n>`: also where the instructions went, per controller
+ *   (its last run): the `n` JavaScript functions, builtins and bytecode handlers that executed
+ *   most themselves, by V8's perf map of its code (`--perf-basic-prof`), and the `n` V8 runtime
+ *   functions and C++ builtins under which most was executed (named from the `deno`
+ *   executable's relocations, with binutils' `readelf`); then what moved most for `kopf`
+ *   against the `baseline`, or the floor. The perf map costs the process some 10% more
+ *   instructions; compare counts of runs made alike. See `support/callgrind_functions.ts`.
  *
  * Without Valgrind, one line says how to get it, and nothing is measured.
  *
@@ -45,6 +55,12 @@ import {
   callgrindProblem,
   callgrindTotal,
 } from "./support/callgrind.ts";
+import { BY_ADDRESS_ARGS, PERF_MAP_V8_FLAGS } from "./support/callgrind_functions.ts";
+import {
+  type InstructionProfile,
+  instructionProfile,
+  profileTables,
+} from "./support/instruction_profiles.ts";
 
 const SIZE = Number(Deno.env.get("KOPF_BENCH_INSTRUCTIONS_SIZE") ?? 2_000);
 const RUNS = Number(Deno.env.get("KOPF_BENCH_INSTRUCTIONS_RUNS") ?? 1);
@@ -58,6 +74,14 @@ const ASKED = Deno.env.get("KOPF_BENCH_INSTRUCTIONS_CONTROLLERS")?.split(",").ma
   key.trim()
 );
 const BASELINE = Deno.env.get("KOPF_BENCH_INSTRUCTIONS_BASELINE");
+/** V8 flags added to the operator's, to try them beside it. */
+const KOPF_V8 = (Deno.env.get("KOPF_BENCH_INSTRUCTIONS_KOPF_V8") ?? "").split(",").filter(Boolean);
+const FUNCTIONS = Number(Deno.env.get("KOPF_BENCH_INSTRUCTIONS_FUNCTIONS") ?? 0);
+if (!Number.isInteger(FUNCTIONS) || FUNCTIONS < 0) {
+  throw new Error(
+    `KOPF_BENCH_INSTRUCTIONS_FUNCTIONS must be a whole number ≥ 0, not ${FUNCTIONS}.`,
+  );
+}
 /** A controller that writes nothing for this long has stalled. */
 const STALL_MS = 120_000;
 
@@ -69,6 +93,8 @@ interface Counted {
   args?: string[];
   /** Whether it writes the object as well as its status (then both are awaited). */
   twice: boolean;
+  /** V8 flags beside the operators' own. */
+  v8?: string[];
 }
 
 const HERE = new URL("../../", import.meta.url);
@@ -99,6 +125,14 @@ const KNOWN: Counted[] = [
     twice: TWO_WRITES,
   }]),
   { key: "kopf", label: "(c) kopf operator", module: KOPF_MODULE, root: HERE, twice: TWO_WRITES },
+  ...(KOPF_V8.length === 0 ? [] : [{
+    key: "kopf-v8",
+    label: `(c2) kopf operator with ${KOPF_V8.join(" ")}`,
+    module: KOPF_MODULE,
+    root: HERE,
+    twice: TWO_WRITES,
+    v8: KOPF_V8,
+  }]),
   {
     key: "kopf-no-conditions",
     label: "(c1) kopf operator without the status conditions",
@@ -117,7 +151,7 @@ const CONTROLLERS: Counted[] = ASKED === undefined
         `KOPF_BENCH_INSTRUCTIONS_CONTROLLERS: no controller ${key} here; known: ${
           KNOWN.map((c) => c.key).join(", ")
         } (floor-twice with KOPF_BENCH_INSTRUCTIONS_WRITES=2, baseline with ` +
-          "KOPF_BENCH_INSTRUCTIONS_BASELINE).",
+          "KOPF_BENCH_INSTRUCTIONS_BASELINE, kopf-v8 with KOPF_BENCH_INSTRUCTIONS_KOPF_V8).",
       );
     }
     return known;
@@ -140,12 +174,16 @@ async function count(controller: Counted): Promise<number> {
         "-A",
         "--config",
         new URL("deno.json", controller.root).pathname,
-        v8FlagsArgument(OPERATOR_V8_FLAGS),
+        v8FlagsArgument([
+          ...OPERATOR_V8_FLAGS,
+          ...controller.v8 ?? [],
+          ...FUNCTIONS > 0 ? PERF_MAP_V8_FLAGS : [],
+        ]),
         new URL(`scripts/bench/${controller.module}`, controller.root).pathname,
         cluster.url,
         kubeconfig,
         ...controller.args ?? [],
-      ]),
+      ], FUNCTIONS > 0 ? BY_ADDRESS_ARGS : []),
       {
         program: "valgrind",
         env: TWO_WRITES ? {} : { KOPF_BENCH_COMPARE_STORAGE: "status" },
@@ -169,14 +207,22 @@ async function count(controller: Counted): Promise<number> {
     await callgrindControl(child.pid, "--dump");
     for await (const entry of Deno.readDir(dir)) {
       if (!entry.name.startsWith("callgrind.out")) continue;
-      const total = callgrindTotal(await Deno.readTextFile(`${dir}/${entry.name}`));
-      if (total !== undefined) return total;
+      const dump = await Deno.readTextFile(`${dir}/${entry.name}`);
+      const total = callgrindTotal(dump);
+      if (total === undefined) continue;
+      if (FUNCTIONS > 0) {
+        profiles.set(controller.key, await instructionProfile(dump, child.pid, SIZE));
+      }
+      return total;
     }
     throw new Error(`callgrind wrote no count for the ${controller.key} controller.`);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
 }
+
+/** Per controller, its instructions by function, in its last run. */
+const profiles = new Map<string, InstructionProfile>();
 
 const thousands = (n: number) => Math.round(n / 1000).toLocaleString("en-US");
 const counts = new Map<string, number[]>();
@@ -230,6 +276,7 @@ export const section: BenchSection = {
       TWO_WRITES ? "two writes per object (Kopf's default storages)" : "one write per object"
     }; medians of ${RUNS} run${RUNS === 1 ? "" : "s"}; user-space instructions of all the ` +
       "process's threads from READY to the last write, counted by Valgrind's callgrind; the " +
-      "`kopf` task's V8 flags.)";
+      "`kopf` task's V8 flags.)" +
+      profileTables(profiles, FUNCTIONS, profiles.has("baseline") ? "baseline" : "floor");
   },
 };

@@ -144,12 +144,15 @@ function beyondMetadata(merge: Record<string, unknown>): boolean {
 /** Apply the changes; see the module docs for how they are split into requests. */
 export async function applyChanges(options: ApplyChangesOptions): Promise<ApplyResult> {
   const { resource, body } = options;
-  const merge = options.patch.toMergePatch() as Record<string, unknown>;
-  checkSizes(body, merge, resource);
+  const whole = options.patch.toMergePatch() as Record<string, unknown>;
+  checkSizes(body, whole, resource);
   let status: JsonValue | undefined;
-  if (resource.has("status") && merge.status !== undefined) {
-    status = merge.status as JsonValue;
-    delete merge.status;
+  let merge = whole;
+  if (resource.has("status") && whole.status !== undefined) {
+    // A copy without it: \`delete\` would turn the patch into a dictionary, slow to go on with.
+    const { status: toStatus, ...rest } = whole;
+    status = toStatus as JsonValue;
+    merge = rest;
   }
   const sender = new Sender(options);
   if (options.serverSideApply) return await applyIntents(sender, options, status, merge);
@@ -200,12 +203,12 @@ class Sender {
     const { api, resource, signal, fieldManager } = this.#options;
     const source = this.source;
     this.requests++;
-    const answer = await patchForAnswer(api, resource, this.#ref, patch, {
-      fieldManager,
-      ...options,
-      metadataOnly: source !== undefined,
-      signal,
-    });
+    // Keys set after the copy, not after a spread in its literal: each such key would be
+    // defined by a call into V8's runtime, for every write.
+    const request: Parameters<typeof patchForAnswer>[4] = { fieldManager, ...options };
+    request.metadataOnly = source !== undefined;
+    request.signal = signal;
+    const answer = await patchForAnswer(api, resource, this.#ref, patch, request);
     // A metadata-only answer is small: made a resource's object at once.
     const body = source === undefined ? undefined : answer.body;
     if (body !== undefined) asResourceObject(body, resource.apiVersion, resource.kind);
@@ -299,8 +302,12 @@ async function sendPatches(
 function withUid(body: RawBody, merge: Record<string, unknown>): JsonObject {
   const uid = body.metadata?.uid;
   if (uid === undefined) return merge as JsonObject;
-  const metadata = isMapping(merge.metadata) ? merge.metadata : {};
-  return { ...merge, metadata: { ...metadata, uid } } as JsonObject;
+  // Keys set after the copies rather than after spreads in literals (see Sender.send()).
+  const metadata: Record<string, unknown> = isMapping(merge.metadata) ? { ...merge.metadata } : {};
+  metadata.uid = uid;
+  const out: Record<string, unknown> = { ...merge };
+  out.metadata = metadata;
+  return out as JsonObject;
 }
 
 /**

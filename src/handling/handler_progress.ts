@@ -138,7 +138,10 @@ export interface HandlerStateFields {
   readonly origin: ProgressRecord | null;
 }
 
-/** The state of one handler: immutable; each change returns a new one. */
+/**
+ * The state of one handler: immutable (its fields read-only; not frozen, which costs a call
+ * into the runtime per state, several per object); each change returns a new one.
+ */
 export class HandlerState implements HandlerStateFields {
   readonly active: boolean;
   readonly started: number;
@@ -165,13 +168,16 @@ export class HandlerState implements HandlerStateFields {
     this.success = fields.success;
     this.failure = fields.failure;
     this.message = fields.message;
-    // Another state's (frozen) list is shared, not copied: states change often, subrefs rarely.
-    this.subrefs = Object.isFrozen(fields.subrefs)
-      ? fields.subrefs
-      : Object.freeze([...fields.subrefs]);
+    // Another state's (frozen) list is shared, not copied: states change often, subrefs rarely
+    // (and are mostly none: no question asked of the runtime then).
+    const subrefs = fields.subrefs;
+    this.subrefs = subrefs.length === 0
+      ? NO_SUBREFS
+      : Object.isFrozen(subrefs)
+      ? subrefs
+      : Object.freeze([...subrefs]);
     this.origin = fields.origin;
     this.clock = clock;
-    Object.freeze(this);
   }
 
   /** A handler about to run for the first time. */

@@ -150,8 +150,9 @@ function addLoaded(
 }
 
 /**
- * The states of the handlers of one object in one handling cycle: immutable; each change
- * returns a new state. Iterates as `[id, HandlerState]` pairs in a stable order.
+ * The states of the handlers of one object in one handling cycle: immutable (read-only
+ * fields, not frozen: see {@link HandlerState}); each change returns a new state. Iterates as
+ * `[id, HandlerState]` pairs in a stable order.
  */
 export class State implements Iterable<[string, HandlerState]> {
   #states: ReadonlyMap<string, HandlerState>; // set once: by the constructor, or right after
@@ -168,7 +169,6 @@ export class State implements Iterable<[string, HandlerState]> {
     this.#states = states === DERIVED ? NO_STATES : new Map(states);
     this.purpose = options.purpose ?? null;
     this.clock = options.clock ?? realClock;
-    Object.freeze(this);
   }
 
   /** An empty state (nothing persisted, e.g. for event handlers). */

@@ -287,7 +287,10 @@ export function runInObjectScope<R>(
   also?: readonly Binding[],
 ): R {
   const ref = scope.ref ?? buildObjectReference(scope.body);
-  const logProperties = { ...logContext.get(), [OBJECT_REF_PROPERTY]: ref };
+  // Set after the copy, not as a key of its literal: a key after a spread is defined by a
+  // call into V8's runtime, which this, once per handler call, should not cost.
+  const logProperties: Record<string, unknown> = { ...logContext.get() };
+  logProperties[OBJECT_REF_PROPERTY] = ref;
   return AsyncContext.runAll(
     also === undefined
       ? [[objectScope, scope], [logContext, logProperties]]

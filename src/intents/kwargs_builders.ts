@@ -93,193 +93,142 @@ function identityOf(meta: { readonly namespace?: string; readonly name?: string 
   return meta.namespace ? `${meta.namespace}/${meta.name}` : String(meta.name);
 }
 
-/**
- * A constructor of plain objects: with it as the `new.target`, the arguments below are
- * plain objects (`Object.prototype`, printed as such), as handlers have always got them.
- */
-function PlainObject(): void {}
-PlainObject.prototype = Object.prototype;
-
-/** The keys whose values are views, made when first read. */
-type ViewKey = "body" | "spec" | "meta" | "status" | "labels" | "annotations" | "old" | "new";
-
 /** Where in the body each view of the body looks (`old` and `new` are views of their own). */
-const VIEW_PATHS: Readonly<Record<Exclude<ViewKey, "old" | "new">, FieldPath>> = {
-  body: [],
-  spec: ["spec"],
-  meta: ["metadata"],
-  status: ["status"],
-  labels: ["metadata", "labels"],
-  annotations: ["metadata", "annotations"],
-};
+const VIEW_PATHS = Object.freeze(
+  {
+    body: [],
+    spec: ["spec"],
+    meta: ["metadata"],
+    status: ["status"],
+    labels: ["metadata", "labels"],
+    annotations: ["metadata", "annotations"],
+  } satisfies Record<string, FieldPath>,
+);
 
-/** The views of the body, in the order handlers see their keys. */
-const BODY_VIEWS = Object.freeze(Object.keys(VIEW_PATHS)) as readonly (keyof typeof VIEW_PATHS)[];
+/** A base class whose constructor returns what it is given: see {@link KwargsMemo}. */
+class ReturnsItsArgument {
+  constructor(object: object) {
+    return object;
+  }
+}
 
 /**
- * The arguments of a resource handler, made key by key in the order handlers see them.
- * The views (`body`, `spec`, ..., `old`, `new`) are made when first read, and the memo is
- * fetched then (an object's own copy is made only for the objects whose handlers use it):
- * most handlers read few of them, and a view is a proxy. Each such key is an accessor that
- * all arguments share: an accessor of an object's own -- as `get memo()` in an object
- * literal makes -- gives each object a shape of its own, which takes several times the
- * memory of the object; this runs for every handler call.
+ * The state of the memo accessor of handlers' arguments, in private fields that its
+ * constructor adds to the arguments themselves (a plain object: the base class returns it).
+ * The accessor is the same for all arguments: an accessor of an object's own -- as `get memo()`
+ * in an object literal makes -- gives each object a shape of its own.
  */
-class ResourceKwargsObject {
-  [key: string]: unknown;
+class KwargsMemo extends ReturnsItsArgument {
   #memo: unknown;
   readonly #memoOf: (() => unknown) | undefined;
-  readonly #body: RawBody;
-  readonly #source: BodySource | undefined;
-  readonly #holder: BodyHolder | undefined;
-  #rawOld: unknown;
-  #rawNew: unknown;
-  /** The views once made, or what was assigned to their keys: none until one is read. */
-  #views: Map<ViewKey, unknown> | undefined;
 
-  constructor(init: ResourceKwargsInit, extra: object, changeViews: boolean) {
-    const holder = init.holder;
-    const body = holder?.body ?? init.body;
-    const meta = body.metadata ?? emptyObject();
-    this.#memo = init.memo;
-    this.#memoOf = init.memoOf;
-    this.#body = body;
-    this.#source = init.source;
-    this.#holder = holder;
-    this.resource = init.resource;
-    for (let i = 0; i < BODY_VIEWS.length; i++) {
-      Object.defineProperty(this, BODY_VIEWS[i], VIEW_PROPERTIES[BODY_VIEWS[i]]);
-    }
-    this.uid = meta.uid;
-    this.name = meta.name;
-    this.namespace = meta.namespace;
-    this.patch = init.patch ?? new Patch();
-    this.logger = init.logger ?? consoleLogger(identityOf(meta));
-    Object.defineProperty(this, "memo", MEMO_PROPERTY);
-    this.param = init.param;
-    Object.defineProperty(this, "fetchBody", FETCH_BODY_PROPERTY);
-    // As Object.assign() would: the extra keys, each winning over what is before (`old` and
-    // `new` as read-only views when asked), then its symbols.
-    for (const key in extra) {
-      if (!Object.hasOwn(extra, key)) continue;
-      const value = (extra as Record<string, unknown>)[key];
-      if (changeViews && key === "old") {
-        this.#rawOld = value;
-        Object.defineProperty(this, key, VIEW_PROPERTIES.old);
-      } else if (changeViews && key === "new") {
-        this.#rawNew = value;
-        Object.defineProperty(this, key, VIEW_PROPERTIES.new);
-      } else {
-        this[key] = value;
-      }
-    }
-    for (const symbol of Object.getOwnPropertySymbols(extra)) {
-      if (Object.prototype.propertyIsEnumerable.call(extra, symbol)) {
-        (this as Record<symbol, unknown>)[symbol] = (extra as Record<symbol, unknown>)[symbol];
-      }
-    }
+  constructor(kwargs: object, memo: unknown, memoOf: (() => unknown) | undefined) {
+    super(kwargs);
+    this.#memo = memo;
+    this.#memoOf = memoOf;
   }
 
   /** The memo of the arguments: fetched (or made) when first read. */
-  static memoOf(kwargs: ResourceKwargsObject): Memo {
+  static memoOf(kwargs: KwargsMemo): Memo {
     return (kwargs.#memo ??= kwargs.#memoOf?.() ?? new Memo()) as Memo;
   }
 
   /** Replace the memo of the arguments. */
-  static setMemo(kwargs: ResourceKwargsObject, value: unknown): void {
+  static setMemo(kwargs: KwargsMemo, value: unknown): void {
     kwargs.#memo = value;
-  }
-
-  /** The whole object: the body, or read afresh when the body is metadata only. */
-  static async fetchBody(kwargs: ResourceKwargsObject): Promise<Body> {
-    const holder = kwargs.#holder;
-    const body = holder?.body ?? kwargs.#body;
-    const source = holder === undefined ? kwargs.#source : holder.source;
-    return readOnlyView(source === undefined ? body : await source.read(body), "body") as Body;
-  }
-
-  /** The value of a view's key: the view, made when first read, or what was assigned. */
-  static viewOf(kwargs: ResourceKwargsObject, key: ViewKey): unknown {
-    const views = kwargs.#views ??= new Map();
-    if (views.has(key)) return views.get(key);
-    const view = key === "old"
-      ? readOnlyView(kwargs.#rawOld, key)
-      : key === "new"
-      ? readOnlyView(kwargs.#rawNew, key)
-      : kwargs.#view(key, VIEW_PATHS[key]);
-    views.set(key, view);
-    return view;
-  }
-
-  /** Assign a view's key, as assigning a plain key would. */
-  static setView(kwargs: ResourceKwargsObject, key: ViewKey, value: unknown): void {
-    (kwargs.#views ??= new Map()).set(key, value);
-  }
-
-  /**
-   * A view of the body's part at `path` (an empty object when absent): a live one when
-   * the arguments follow a holder.
-   */
-  #view(what: string, path: FieldPath): unknown {
-    if (this.#holder !== undefined) return liveView(this.#holder, path, what);
-    let value: unknown = this.#body;
-    for (let i = 0; i < path.length; i++) {
-      value = (value as Record<string, unknown> | undefined)?.[path[i]];
-    }
-    return readOnlyView(value ?? emptyObject(), what);
   }
 }
 
 const MEMO_PROPERTY: PropertyDescriptor = Object.freeze({
-  get(this: ResourceKwargsObject): Memo {
-    return ResourceKwargsObject.memoOf(this);
+  get(this: KwargsMemo): Memo {
+    return KwargsMemo.memoOf(this);
   },
-  set(this: ResourceKwargsObject, value: Memo): void {
-    ResourceKwargsObject.setMemo(this, value);
-  },
-  enumerable: true,
-  configurable: true,
-});
-
-const FETCH_BODY_PROPERTY: PropertyDescriptor = Object.freeze({
-  get(this: ResourceKwargsObject): () => Promise<Body> {
-    return () => ResourceKwargsObject.fetchBody(this);
-  },
-  set(this: ResourceKwargsObject, value: unknown): void {
-    Object.defineProperty(this, "fetchBody", { value, writable: true, enumerable: true });
+  set(this: KwargsMemo, value: Memo): void {
+    KwargsMemo.setMemo(this, value);
   },
   enumerable: true,
   configurable: true,
 });
 
-/** The accessors of the views' keys, shared by all arguments (see {@link ResourceKwargsObject}). */
-const VIEW_PROPERTIES: Readonly<Record<ViewKey, PropertyDescriptor>> = Object.freeze({
-  body: viewProperty("body"),
-  spec: viewProperty("spec"),
-  meta: viewProperty("meta"),
-  status: viewProperty("status"),
-  labels: viewProperty("labels"),
-  annotations: viewProperty("annotations"),
-  old: viewProperty("old"),
-  new: viewProperty("new"),
-});
-
-function viewProperty(key: ViewKey): PropertyDescriptor {
-  return Object.freeze({
-    get(this: ResourceKwargsObject): unknown {
-      return ResourceKwargsObject.viewOf(this, key);
-    },
-    set(this: ResourceKwargsObject, value: unknown): void {
-      ResourceKwargsObject.setView(this, key, value);
-    },
-    enumerable: true,
-    configurable: true,
-  });
+/**
+ * A view of the body's part at `path` (an empty object when absent): a live one when the
+ * arguments follow a holder.
+ */
+function bodyView(
+  body: RawBody,
+  holder: BodyHolder | undefined,
+  path: FieldPath,
+  what: string,
+): unknown {
+  if (holder !== undefined) return liveView(holder, path, what);
+  let value: unknown = body;
+  for (let i = 0; i < path.length; i++) {
+    value = (value as Record<string, unknown> | undefined)?.[path[i]];
+  }
+  return readOnlyView(value ?? emptyObject(), what);
 }
 
-/** The arguments of a resource handler (see {@link ResourceKwargsObject}), plus the indices. */
+/** The whole object: the body, or read afresh when the body is metadata only. */
+async function fetchBody(
+  body: RawBody,
+  holder: BodyHolder | undefined,
+  source: BodySource | undefined,
+): Promise<Body> {
+  const latest = holder?.body ?? body;
+  const from = holder === undefined ? source : holder.source;
+  return readOnlyView(from === undefined ? latest : await from.read(latest), "body") as Body;
+}
+
+/**
+ * The arguments of a resource handler, plus `extra` and the indices: a plain object with its
+ * keys in the order handlers see them, the views of the body (`body`, `spec`, ..., `old`,
+ * `new`: proxies, an allocation each) among them as plain keys. The memo alone is an accessor:
+ * it is fetched when first read, so that an object's own copy of the operator's memo is made
+ * only for the objects whose handlers use it (see {@link KwargsMemo}).
+ *
+ * This runs for every handler call: `Object.defineProperty()` costs some thousands of
+ * instructions a key (`deno task bench instructions`), so there is one. The object literal
+ * gives the object room in itself for its first keys: keys added by `obj[key] = ...` to an
+ * object with more than a dozen keys out of that room turn it into a dictionary, slow to
+ * read and write.
+ */
 function resourceKwargs(init: ResourceKwargsInit, extra: object, changeViews: boolean): object {
-  const kwargs = Reflect.construct(ResourceKwargsObject, [init, extra, changeViews], PlainObject);
+  const holder = init.holder;
+  const body = holder?.body ?? init.body;
+  const meta = body.metadata ?? emptyObject();
+  const source = init.source;
+  const kwargs: Record<string | symbol, unknown> = {
+    resource: init.resource,
+    body: bodyView(body, holder, VIEW_PATHS.body, "body"),
+    spec: bodyView(body, holder, VIEW_PATHS.spec, "spec"),
+    meta: bodyView(body, holder, VIEW_PATHS.meta, "meta"),
+    status: bodyView(body, holder, VIEW_PATHS.status, "status"),
+    labels: bodyView(body, holder, VIEW_PATHS.labels, "labels"),
+    annotations: bodyView(body, holder, VIEW_PATHS.annotations, "annotations"),
+    uid: meta.uid,
+    name: meta.name,
+    namespace: meta.namespace,
+    patch: init.patch ?? new Patch(),
+    logger: init.logger ?? consoleLogger(identityOf(meta)),
+  };
+  new KwargsMemo(kwargs, init.memo, init.memoOf);
+  Object.defineProperty(kwargs, "memo", MEMO_PROPERTY);
+  kwargs.param = init.param;
+  kwargs.fetchBody = () => fetchBody(body, holder, source);
+  // As Object.assign() would: the extra keys, each winning over what is before (`old` and
+  // `new` as read-only views when asked), then its symbols.
+  for (const key in extra) {
+    if (!Object.hasOwn(extra, key)) continue;
+    const value = (extra as Record<string, unknown>)[key];
+    kwargs[key] = changeViews && (key === "old" || key === "new")
+      ? readOnlyView(value, key)
+      : value;
+  }
+  for (const symbol of Object.getOwnPropertySymbols(extra)) {
+    if (Object.prototype.propertyIsEnumerable.call(extra, symbol)) {
+      kwargs[symbol] = (extra as Record<symbol, unknown>)[symbol];
+    }
+  }
   // Declared indices last, so that they win over framework keys.
   if (init.indices !== undefined) Object.assign(kwargs, init.indices);
   return kwargs;

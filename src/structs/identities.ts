@@ -33,8 +33,11 @@ const INTEGER = /^\d+$/;
 export function isNewerVersion(a: string | undefined, b: string | undefined): boolean {
   if (a === undefined || b === undefined || a === b) return false;
   if (!INTEGER.test(a) || !INTEGER.test(b)) return false;
-  // Digit strings of the same length compare as their numbers do: no BigInt on the hot path.
-  return a.length === b.length ? a > b : BigInt(a) > BigInt(b);
+  // Digit strings of the same length compare as their numbers do, and without leading zeros
+  // the longer is the larger: no BigInt on the hot path.
+  if (a.length === b.length) return a > b;
+  if (a[0] !== "0" && b[0] !== "0") return a.length > b.length;
+  return BigInt(a) > BigInt(b);
 }
 
 /** Whether the version `actual` is the `expected` one or newer (see {@link isNewerVersion}). */

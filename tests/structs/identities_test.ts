@@ -22,6 +22,9 @@ Deno.test("integer versions compare as numbers, whatever their lengths", () => {
   assert(isNewerVersion("100000000000000000000001", "100000000000000000000000"));
   assert(isNewerVersion("0010", "9"), "leading zeros do not confuse the comparison");
   assert(!isNewerVersion("009", "10"));
+  assert(isNewerVersion("1000000000000000000000000", "999"), "longer, no leading zero: larger");
+  assert(!isNewerVersion("999", "1000000000000000000000000"));
+  assert(isNewerVersion("5", "0") && !isNewerVersion("0", "5"));
 });
 
 Deno.test("versions that are not integers are only ever equal", () => {

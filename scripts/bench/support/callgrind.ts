@@ -36,6 +36,7 @@ export function callgrindArgs(
   log: string,
   program: string,
   args: readonly string[],
+  more: readonly string[] = [],
 ): string[] {
   return [
     "--tool=callgrind",
@@ -43,6 +44,7 @@ export function callgrindArgs(
     "--instr-atstart=no",
     `--callgrind-out-file=${out}`,
     `--log-file=${log}`,
+    ...more,
     program,
     ...args,
   ];
