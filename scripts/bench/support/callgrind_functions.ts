@@ -250,6 +250,32 @@ function identifierAt(bytes: Uint8Array, at: number): string | undefined {
   return String.fromCharCode(...bytes.subarray(at, end));
 }
 
+/**
+ * The names of the native entries of the executable at `path` (see {@link nativeEntryNames}),
+ * read with binutils' `readelf`; undefined where it is not installed.
+ */
+export async function executableEntryNames(
+  path: string,
+): Promise<Map<number, string> | undefined> {
+  const readelf = async (flag: string) => {
+    const { success, stdout } = await new Deno.Command("readelf", {
+      args: [flag, path],
+      stdout: "piped",
+      stderr: "null",
+    }).output();
+    if (!success) throw new Error(`readelf ${flag} ${path} failed`);
+    return new TextDecoder().decode(stdout);
+  };
+  let relocations: string;
+  try {
+    relocations = await readelf("-rW");
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return undefined;
+    throw error;
+  }
+  return nativeEntryNames(await Deno.readFile(path), relocations, await readelf("-SW"));
+}
+
 /** A native entry's inclusive instructions and how often it was called. */
 export interface EntryCost {
   cost: number;
