@@ -199,8 +199,8 @@ function sectionRange(sections: string, name: string): [number, number] | undefi
 }
 
 /**
- * The names of the entries of V8's runtime functions and C++ builtins in a stripped executable,
- * by entry address: where the relocations (`readelf -rW`) put, at one place, the address of a
+ * The names of the entries of V8's runtime functions and C++ builtins in a stripped executable
+ * (64-bit ELF), by entry address: where the relative relocations (`readelf -rW`) put, at one place, the address of a
  * name (an identifier in `.rodata`) and, 8 or 16 bytes on (the layouts of V8's
  * `Runtime::Function` and `Builtins` tables), an address in `.text`. `binary` is the file's
  * bytes; its read-only data lies at the same offsets in the file as in memory (the first
@@ -217,7 +217,7 @@ export function nativeEntryNames(
   if (rodata === undefined || text === undefined) return names;
   const pointers = new Map<number, number>();
   for (const line of relocations.split("\n")) {
-    const match = /^([0-9a-f]+)\s+[0-9a-f]+\s+R_X86_64_RELATIVE\s+([0-9a-f]+)/.exec(line);
+    const match = /^([0-9a-f]+)\s+[0-9a-f]+\s+R_[A-Z0-9_]+_RELATIVE\s+([0-9a-f]+)/.exec(line);
     if (match !== null) pointers.set(parseInt(match[1], 16), parseInt(match[2], 16));
   }
   const within = (address: number, [start, end]: [number, number]) =>
