@@ -199,8 +199,8 @@ function sectionRange(sections: string, name: string): [number, number] | undefi
 }
 
 /**
- * The names of the entries of V8's runtime functions and C++ builtins in a stripped executable,
- * by entry address: where the relocations (`readelf -rW`) put, at one place, the address of a
+ * The names of the entries of V8's runtime functions and C++ builtins in a stripped executable
+ * (64-bit ELF), by entry address: where the relative relocations (`readelf -rW`) put, at one place, the address of a
  * name (an identifier in `.rodata`) and, 8 or 16 bytes on (the layouts of V8's
  * `Runtime::Function` and `Builtins` tables), an address in `.text`. `binary` is the file's
  * bytes; its read-only data lies at the same offsets in the file as in memory (the first
@@ -217,7 +217,7 @@ export function nativeEntryNames(
   if (rodata === undefined || text === undefined) return names;
   const pointers = new Map<number, number>();
   for (const line of relocations.split("\n")) {
-    const match = /^([0-9a-f]+)\s+[0-9a-f]+\s+R_X86_64_RELATIVE\s+([0-9a-f]+)/.exec(line);
+    const match = /^([0-9a-f]+)\s+[0-9a-f]+\s+R_[A-Z0-9_]+_RELATIVE\s+([0-9a-f]+)/.exec(line);
     if (match !== null) pointers.set(parseInt(match[1], 16), parseInt(match[2], 16));
   }
   const within = (address: number, [start, end]: [number, number]) =>
@@ -248,6 +248,32 @@ function identifierAt(bytes: Uint8Array, at: number): string | undefined {
   }
   if (end - at < 3 || end - at > 80 || bytes[end] !== 0) return undefined;
   return String.fromCharCode(...bytes.subarray(at, end));
+}
+
+/**
+ * The names of the native entries of the executable at `path` (see {@link nativeEntryNames}),
+ * read with binutils' `readelf`; undefined where it is not installed.
+ */
+export async function executableEntryNames(
+  path: string,
+): Promise<Map<number, string> | undefined> {
+  const readelf = async (flag: string) => {
+    const { success, stdout } = await new Deno.Command("readelf", {
+      args: [flag, path],
+      stdout: "piped",
+      stderr: "null",
+    }).output();
+    if (!success) throw new Error(`readelf ${flag} ${path} failed`);
+    return new TextDecoder().decode(stdout);
+  };
+  let relocations: string;
+  try {
+    relocations = await readelf("-rW");
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return undefined;
+    throw error;
+  }
+  return nativeEntryNames(await Deno.readFile(path), relocations, await readelf("-SW"));
 }
 
 /** A native entry's inclusive instructions and how often it was called. */

@@ -8,9 +8,9 @@
  */
 import {
   type EntryCost,
+  executableEntryNames,
   inclusiveByNativeEntry,
   loadAddresses,
-  nativeEntryNames,
   ownByFunction,
   parseDump,
   perfMap,
@@ -29,27 +29,7 @@ let names: Promise<Map<number, string> | undefined> | undefined;
 
 /** The names of the `deno` executable's native entries, read once; undefined without readelf. */
 function denoEntryNames(): Promise<Map<number, string> | undefined> {
-  names ??= (async () => {
-    const readelf = async (flag: string) => {
-      const { success, stdout } = await new Deno.Command("readelf", {
-        args: [flag, Deno.execPath()],
-        stdout: "piped",
-        stderr: "null",
-      }).output();
-      if (!success) throw new Error(`readelf ${flag} failed`);
-      return new TextDecoder().decode(stdout);
-    };
-    try {
-      return nativeEntryNames(
-        await Deno.readFile(Deno.execPath()),
-        await readelf("-rW"),
-        await readelf("-SW"),
-      );
-    } catch {
-      return undefined;
-    }
-  })();
-  return names;
+  return names ??= executableEntryNames(Deno.execPath()).catch(() => undefined);
 }
 
 /**
