@@ -22,7 +22,6 @@ const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** Visible ASCII, space and tab: anything else in a header value goes through `fetch`. */
 const PLAIN_VALUE = /^[\t\x20-\x7e]*$/;
 
-const NON_ASCII = /[\u0080-\uffff]/;
 /** Frozen header records already checked: the API client reuses one per credentials. */
 const checkedHeaders = new WeakSet<object>();
 
@@ -60,19 +59,20 @@ export function requestBytes(
   if (body === undefined) {
     return encoder.encode(method === "DELETE" ? head + "\r\n" : head + "content-length: 0\r\n\r\n");
   }
-  if (!NON_ASCII.test(body)) {
-    // Each encoded where it goes (the head is ASCII: checked above): no string of both,
-    // which would copy the body once more for every write.
-    head += `content-length: ${body.length}\r\n\r\n`;
-    const bytes = new Uint8Array(head.length + body.length);
-    encoder.encodeInto(head, bytes);
-    encoder.encodeInto(body, bytes.subarray(head.length));
+  // Each encoded where it goes (the head is ASCII: checked above), no string of both, which
+  // would copy the body once more for every write. The body is taken for ASCII, as bodies of
+  // JSON mostly are: it is, if all its characters fit in as many bytes. Encoding tells that
+  // without another pass over the body (a regular expression's scan cost as much).
+  const asAscii = `${head}content-length: ${body.length}\r\n\r\n`;
+  const bytes = new Uint8Array(asAscii.length + body.length);
+  if (encoder.encodeInto(body, bytes.subarray(asAscii.length)).read === body.length) {
+    encoder.encodeInto(asAscii, bytes);
     return bytes;
   }
   const payload = encoder.encode(body);
   head += `content-length: ${payload.length}\r\n\r\n`;
-  const bytes = new Uint8Array(head.length + payload.length);
-  encoder.encodeInto(head, bytes);
-  bytes.set(payload, head.length);
-  return bytes;
+  const encoded = new Uint8Array(head.length + payload.length);
+  encoder.encodeInto(head, encoded);
+  encoded.set(payload, head.length);
+  return encoded;
 }

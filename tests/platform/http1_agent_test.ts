@@ -477,3 +477,32 @@ Deno.test("a stream broken mid-chunk: its parts, then a failure that every later
     }
   });
 });
+
+Deno.test("a write's body goes as its UTF-8 bytes, its length theirs: ASCII, accented, astral", async () => {
+  const received: { length: string | null; text: string }[] = [];
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    async (request) => {
+      received.push({ length: request.headers.get("content-length"), text: await request.text() });
+      return new Response("{}", { headers: { "content-type": "application/json" } });
+    },
+  );
+  const agent = new Http1Agent();
+  try {
+    const url = `http://127.0.0.1:${server.addr.port}/apis/x/v1/things/t`;
+    const bodies = [
+      JSON.stringify({ spec: { said: "hello" } }),
+      JSON.stringify({ spec: { said: "h\u00e9llo" } }),
+      JSON.stringify({ spec: { said: "\u{1f600}".repeat(3) } }),
+      JSON.stringify({ spec: { said: `${"x".repeat(1000)}\u00e9` } }), // the last character
+    ];
+    for (const body of bodies) await (await patch(agent, url, body)).text();
+    assertEquals(
+      received,
+      bodies.map((text) => ({ length: String(new TextEncoder().encode(text).length), text })),
+    );
+  } finally {
+    agent.close();
+    await server.shutdown();
+  }
+});
