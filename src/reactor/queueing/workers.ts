@@ -225,7 +225,11 @@ export function newWorker(
     idle: undefined,
     place: undefined,
     seeking: undefined,
-    deadline: 0,
+    // Not scheduled (slot -1), so never read; a double from the start, as the clock's seconds
+    // it will hold: a worker made with the integer 0 here had its hidden class replaced at its
+    // first deadline, and every worker after it was moved to the new one (V8's
+    // TryMigrateInstance, found by bench instructions' runtime table).
+    deadline: Number.NaN,
     slot: -1,
   };
 }
