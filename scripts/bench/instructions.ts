@@ -5,12 +5,12 @@
  * its threads, in user space) from READY until every object of a burst is written.
  *
  * The CPU time of `bench compare` moves by 20-30% from run to run on a shared or virtual
- * machine, more than most changes of the work per object are worth; this count moves by about
- * 1%, so a change of a few percent shows in a run or two. It is not the CPU time: the kernel's
- * work (the system calls, as many for both) is not counted, nor what cache misses and branches
- * cost, and the process runs some ten to fifty times slower, so it takes the burst in smaller
- * bites (fewer objects waiting, more turns of the event loop) than at full speed, and its
- * compilers tier up after fewer objects. Read it beside the CPU, not instead of it.
+ * machine, more than most changes of the work per object are worth; this count moves by 1-2%,
+ * so a change of a few percent shows in two runs side by side. It is not the CPU time: the
+ * kernel's work (the system calls, as many for both) is not counted, nor what cache misses and
+ * branches cost, and the process runs some ten to fifty times slower, so it takes the burst in
+ * smaller bites (fewer objects waiting, more turns of the event loop) than at full speed, and
+ * its compilers tier up after fewer objects. Read it beside the CPU, not instead of it.
  *
  * - `KOPF_BENCH_INSTRUCTIONS_SIZE`: the objects of the burst (2,000);
  * - `KOPF_BENCH_INSTRUCTIONS_RUNS`: the runs, the controllers taking turns in each (1);
@@ -24,8 +24,7 @@
  *   with those V8 flags added (`kopf-v8`), to try them;
  * - `KOPF_BENCH_INSTRUCTIONS_CONTROLLERS=floor,kopf,kopf-no-conditions`: only these, in this
  *   order (`kopf-no-conditions`: the operator without its status conditions); all but that one
- *   by default.
- *
+ *   by default;
  * - `KOPF_BENCH_INSTRUCTIONS_FUNCTIONS=<n>`: also where the instructions went, per controller
  *   (its last run): the `n` JavaScript functions, builtins and bytecode handlers that executed
  *   most themselves, by V8's perf map of its code (`--perf-basic-prof`), and the `n` V8 runtime

@@ -205,7 +205,7 @@ class Sender {
     this.requests++;
     // Keys set after the copy, not after a spread in its literal: each such key would be
     // defined by a call into V8's runtime, for every write.
-    const request: Parameters<typeof patchForAnswer>[4] = { fieldManager, ...options };
+    const request: PatchOptions = { fieldManager, ...options };
     request.metadataOnly = source !== undefined;
     request.signal = signal;
     const answer = await patchForAnswer(api, resource, this.#ref, patch, request);

@@ -211,8 +211,9 @@ export function isLogged(category: readonly string[], level: LogLevel): boolean 
 
 function isLoggedUnder(config: LogConfig, category: readonly string[], level: LogLevel): boolean {
   if (answers?.config !== config) answers = { config, byKey: new Map(), byCategory: new WeakMap() };
-  const frozen = Object.isFrozen(category);
-  let levels = frozen ? answers.byCategory.get(category) : undefined;
+  // Only frozen categories are kept by identity, so a category found there is one: whether it
+  // is frozen is asked of the runtime only when an answer is kept, not at every record.
+  const levels = answers.byCategory.get(category);
   let answer = levels?.[level];
   if (answer !== undefined) return answer;
   const key = `${level}\u0000${category.join("\u0000")}`;
@@ -221,10 +222,8 @@ function isLoggedUnder(config: LogConfig, category: readonly string[], level: Lo
     answer = computeLogged(config, category, level);
     answers.byKey.set(key, answer);
   }
-  if (frozen) {
-    if (levels === undefined) answers.byCategory.set(category, levels = {});
-    levels[level] = answer;
-  }
+  if (levels !== undefined) levels[level] = answer;
+  else if (Object.isFrozen(category)) answers.byCategory.set(category, { [level]: answer });
   return answer;
 }
 

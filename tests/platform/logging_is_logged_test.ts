@@ -37,6 +37,19 @@ Deno.test("the levels of configure() decide what is logged, per category", () =>
   }
 });
 
+Deno.test("a category that is not frozen is answered by its contents, even when changed", () => {
+  try {
+    configure({ verbose: true, writer });
+    const category = ["kopf", "objects"];
+    assertEquals(isLogged(category, "debug"), true);
+    category[1] = "traffic"; // only a frozen category's answer is kept by its identity
+    assertEquals(isLogged(category, "debug"), false);
+    assertEquals(isLogged(Object.freeze(["kopf", "traffic"]), "debug"), false);
+  } finally {
+    resetSync();
+  }
+});
+
 Deno.test("when unsure, records count as logged", () => {
   try {
     resetSync();

@@ -113,7 +113,8 @@ export function perfMap(text: string): CodeRange[] {
     const start = parseInt(match[1], 16);
     written.push({ start, end: start + parseInt(match[2], 16), name: match[3] });
   }
-  // The order of writing, kept among equal starts by the stable sort, decides overlaps.
+  // The order of writing decides overlaps. The kept pieces are disjoint and sorted, so a
+  // piece can overlap only the last one kept.
   const order = new Map(written.map((range, index) => [range, index]));
   const sorted = [...written].sort((a, b) => a.start - b.start);
   const kept: CodeRange[] = [];
@@ -187,24 +188,29 @@ export function ownByFunction(
   return byName;
 }
 
-/** The section of an ELF file where its read-only data and its code lie (`readelf -SW`). */
-function sectionRange(sections: string, name: string): [number, number] | undefined {
+/** A section of an ELF file: where it lies in memory, and where in the file. */
+interface Section {
+  start: number;
+  end: number;
+  offset: number;
+}
+
+/** The section `name` of a section table as `readelf -SW` prints it. */
+function section(sections: string, name: string): Section | undefined {
   const match = new RegExp(
-    `\\s${name.replace(".", "\\.")}\\s+\\S+\\s+([0-9a-f]+)\\s+[0-9a-f]+\\s+([0-9a-f]+)`,
-  )
-    .exec(sections);
+    `\\s${name.replace(".", "\\.")}\\s+\\S+\\s+([0-9a-f]+)\\s+([0-9a-f]+)\\s+([0-9a-f]+)`,
+  ).exec(sections);
   if (match === null) return undefined;
   const start = parseInt(match[1], 16);
-  return [start, start + parseInt(match[2], 16)];
+  return { start, end: start + parseInt(match[3], 16), offset: parseInt(match[2], 16) };
 }
 
 /**
- * The names of the entries of V8's runtime functions and C++ builtins in a stripped executable
- * (64-bit ELF), by entry address: where the relative relocations (`readelf -rW`) put, at one place, the address of a
- * name (an identifier in `.rodata`) and, 8 or 16 bytes on (the layouts of V8's
- * `Runtime::Function` and `Builtins` tables), an address in `.text`. `binary` is the file's
- * bytes; its read-only data lies at the same offsets in the file as in memory (the first
- * loadable segment, mapped from offset 0).
+ * The names of the entries of V8's runtime functions and C++ builtins in a stripped 64-bit
+ * ELF executable, by entry address: where its relative relocations (`readelf -rW`) put, at
+ * one place, the address of a name (an identifier in `.rodata`) and, 8 or 16 bytes on (the
+ * layouts of V8's `Runtime::Function` and `Builtins` tables), an address in `.text`.
+ * `binary` is the file's bytes; a name is read at its address's offset in the file.
  */
 export function nativeEntryNames(
   binary: Uint8Array,
@@ -212,19 +218,18 @@ export function nativeEntryNames(
   sections: string,
 ): Map<number, string> {
   const names = new Map<number, string>();
-  const rodata = sectionRange(sections, ".rodata");
-  const text = sectionRange(sections, ".text");
+  const rodata = section(sections, ".rodata");
+  const text = section(sections, ".text");
   if (rodata === undefined || text === undefined) return names;
   const pointers = new Map<number, number>();
   for (const line of relocations.split("\n")) {
     const match = /^([0-9a-f]+)\s+[0-9a-f]+\s+R_[A-Z0-9_]+_RELATIVE\s+([0-9a-f]+)/.exec(line);
     if (match !== null) pointers.set(parseInt(match[1], 16), parseInt(match[2], 16));
   }
-  const within = (address: number, [start, end]: [number, number]) =>
-    address >= start && address < end;
+  const within = (address: number, { start, end }: Section) => address >= start && address < end;
   for (const [place, pointee] of pointers) {
     if (!within(pointee, rodata)) continue;
-    const name = identifierAt(binary, pointee);
+    const name = identifierAt(binary, pointee - rodata.start + rodata.offset);
     if (name === undefined) continue;
     for (const offset of [8, 16]) {
       const entry = pointers.get(place + offset);
