@@ -90,3 +90,31 @@ Deno.test("a head with a byte no head may hold fails, wherever the reads split i
     assertEquals(JSON.parse(outcome).startsWith?.("malformed "), true, outcome);
   }
 });
+
+Deno.test("a response read whole has its status, reason and ok as a Response made with them", async () => {
+  const heads: [number, string][] = [
+    [200, "OK"],
+    [201, ""],
+    [299, "Fine"],
+    [300, "Multiple Choices"],
+    [404, "Not Found"],
+    [503, "Service \u00e9 Unavailable"],
+  ];
+  for (const [status, reason] of heads) {
+    const text = `HTTP/1.1 ${status} ${reason}\r\ncontent-length: 0\r\n\r\n`;
+    const bytes = Uint8Array.from(text, (c) => c.charCodeAt(0));
+    const reader = new ResponseReader((into) => {
+      into.set(bytes);
+      return Promise.resolve(bytes.length);
+    }, { maxBodyBytes: 1024 });
+    const { response } = await reader.response("GET");
+    const expected = new Response(null, { status, statusText: reason });
+    assertEquals(
+      [response.status, response.statusText, response.ok, response instanceof Response],
+      [expected.status, expected.statusText, expected.ok, true],
+    );
+    // What a copy and the inspection of the response say too.
+    assertEquals([response.clone().status, response.clone().ok], [status, expected.ok]);
+    assertEquals(Deno.inspect(response).includes(`status: ${status}`), true);
+  }
+});
