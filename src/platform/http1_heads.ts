@@ -6,7 +6,11 @@
  * @module
  */
 
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** The characters of a token (RFC 9110, 5.6.2) by their codes: 1 for each one that is. */
+const TOKEN_CODES = new Uint8Array(128);
+for (const c of "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") {
+  TOKEN_CODES[c.charCodeAt(0)] = 1;
+}
 const STATUS_LINE = /^HTTP\/1\.([01]) ([0-9]{3})(?: (.*))?$/;
 const DIGITS = /^[0-9]{1,15}$/;
 /**
@@ -15,6 +19,53 @@ const DIGITS = /^[0-9]{1,15}$/;
  */
 // deno-lint-ignore no-control-regex -- control characters are what it looks for
 const FORBIDDEN_IN_HEAD = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\r(?!\n)|(?<!\r)\n/;
+
+/** What a scan for the end of a head has seen of it so far (see {@link scanHead}). */
+export interface HeadScan {
+  /** All the bytes scanned, or-ed: 0x80 or more if any is beyond ASCII. */
+  bits: number;
+  /** Whether each byte scanned is one a head may hold (see {@link parseHead}'s `plain`). */
+  plain: boolean;
+  /** Where the next scan starts (an index of the buffer). */
+  next: number;
+}
+
+/**
+ * Scan the bytes of a head from `scan.next` up to `end` for the blank line that ends it;
+ * the head starts at `start`. Returns the index just after the blank line, or -1 if it has
+ * not come yet: then `scan.next` says where to go on once more bytes are in (a CR whose LF
+ * has not come is scanned again). The same pass notes, in `scan`, whether any byte is beyond
+ * ASCII and whether each is one a head may hold, so that the text is not scanned again.
+ */
+export function scanHead(bytes: Uint8Array, start: number, end: number, scan: HeadScan): number {
+  let bits = scan.bits;
+  let plain = scan.plain;
+  let i = scan.next;
+  for (; i < end; i++) {
+    const byte = bytes[i];
+    if (byte > 0x1f && byte !== 0x7f) {
+      bits |= byte;
+    } else if (byte === 10) {
+      if (i === start || bytes[i - 1] !== 13) {
+        plain = false; // a LF but in a CRLF pair
+      } else if (i - start >= 3 && bytes[i - 2] === 10 && bytes[i - 3] === 13) {
+        scan.bits = bits;
+        scan.plain = plain;
+        scan.next = i + 1;
+        return i + 1;
+      }
+    } else if (byte === 13) {
+      if (i + 1 === end) break; // its LF has not come yet: scanned again with it
+      if (bytes[i + 1] !== 10) plain = false; // a CR but in a CRLF pair
+    } else if (byte !== 9) {
+      plain = false; // a control other than a tab
+    }
+  }
+  scan.bits = bits;
+  scan.plain = plain;
+  scan.next = i;
+  return -1;
+}
 
 /** The status line and headers of a response. */
 export interface ResponseHead {
@@ -31,9 +82,13 @@ export interface ResponseHead {
   contentEncoding: string | undefined;
 }
 
-/** Parse a response's status line and headers (each character one byte). */
-export function parseHead(text: string): ResponseHead {
-  if (FORBIDDEN_IN_HEAD.test(text)) {
+/**
+ * Parse a response's status line and headers (each character one byte). `plain`: the caller
+ * has found none of the bytes no head may hold (above), as it scanned the bytes for the
+ * head's end, and the text is not scanned for them again.
+ */
+export function parseHead(text: string, plain = false): ResponseHead {
+  if (!plain && FORBIDDEN_IN_HEAD.test(text)) {
     const lines = text.split("\r\n");
     const at = lines.findIndex((line) => FORBIDDEN_IN_HEAD.test(line));
     const what = at <= 0 ? "status line" : "response header";
@@ -78,7 +133,7 @@ function lineEnd(text: string, start: number): number {
 /** Take one header line into the head. */
 function field(head: ResponseHead, line: string): void {
   const colon = line.indexOf(":");
-  if (colon <= 0 || !TOKEN.test(line.slice(0, colon))) {
+  if (!isToken(line, colon)) {
     throw new Error(`malformed response header ${JSON.stringify(line)}`);
   }
   const name = line.slice(0, colon).toLowerCase();
@@ -109,6 +164,20 @@ function field(head: ResponseHead, line: string): void {
     if (tokens.includes("close")) head.closes = true;
     else if (tokens.includes("keep-alive")) head.closes = false;
   }
+}
+
+/**
+ * Whether the text's first `end` characters (all of it by default) are a token, as header
+ * names are: one character or more, each one of {@link TOKEN_CODES}. A loop, not a regular
+ * expression: it runs for every header of every response, and most names are short.
+ */
+export function isToken(text: string, end: number = text.length): boolean {
+  if (end <= 0) return false;
+  for (let i = 0; i < end; i++) {
+    const code = text.charCodeAt(i);
+    if (code > 127 || TOKEN_CODES[code] === 0) return false;
+  }
+  return true;
 }
 
 /** The text without the spaces and tabs around it (and nothing else: not Latin-1's). */

@@ -16,7 +16,14 @@
  */
 
 import { Http1Response } from "./http1_responses.ts";
-import { latin1, parseHead, type ResponseHead, trimWhitespace } from "./http1_heads.ts";
+import {
+  type HeadScan,
+  latin1,
+  parseHead,
+  type ResponseHead,
+  scanHead,
+  trimWhitespace,
+} from "./http1_heads.ts";
 
 /** Reads bytes into the array given: how many it read, or `null` at the end of the stream. */
 export type Receive = (into: Uint8Array) => Promise<number | null>;
@@ -109,6 +116,8 @@ export class ResponseReader {
   #reading: Promise<number | null> | undefined;
   #ended = false;
   #received = 0;
+  /** What the scan of the head under way (or last found) has seen of it. */
+  readonly #scan: HeadScan = { bits: 0, plain: true, next: 0 };
 
   constructor(receive: Receive, limits: ResponseLimits) {
     this.#receive = receive;
@@ -145,7 +154,7 @@ export class ResponseReader {
   async response(method: string): Promise<ReadResponse> {
     // What is buffered already is taken without awaiting: most answers come in one read.
     const text = this.#head();
-    let head = parseHead(typeof text === "string" ? text : await text);
+    let head = parseHead(typeof text === "string" ? text : await text, this.#scan.plain);
     if (head.status < 200) head = await this.#afterInterim(head);
     return this.#whole(method, checkedHead(head));
   }
@@ -157,7 +166,7 @@ export class ResponseReader {
    */
   async streamed(method: string): Promise<ReadResponse | StreamedResponse> {
     const text = this.#head();
-    let head = parseHead(typeof text === "string" ? text : await text);
+    let head = parseHead(typeof text === "string" ? text : await text, this.#scan.plain);
     if (head.status < 200) head = await this.#afterInterim(head);
     checkedHead(head);
     if (head.status > 299 || bodiless(method, head.status)) return this.#whole(method, head);
@@ -233,7 +242,7 @@ export class ResponseReader {
         );
       }
       const next = this.#head();
-      head = parseHead(typeof next === "string" ? next : await next);
+      head = parseHead(typeof next === "string" ? next : await next, this.#scan.plain);
     }
     return head;
   }
@@ -292,27 +301,23 @@ export class ResponseReader {
 
   /**
    * The head if the buffer holds it all (consumed, with its blank line), else how many of
-   * the unread bytes were scanned: the next scan starts there.
+   * the unread bytes were scanned: the next scan starts there ({@link scanHead}, which also
+   * tells whether the head is ASCII and whether its bytes are all allowed).
    */
   #findHead(scanned: number): string | number {
-    const buffer = this.#buffer;
     const start = this.#start;
-    const end = this.#end;
-    // The blank line ends with a byte not scanned yet: the scan looks back from there.
-    for (let i = start + scanned; i < end; i++) {
-      if (
-        buffer[i] === 10 && i - start >= 3 && buffer[i - 1] === 13 && buffer[i - 2] === 10 &&
-        buffer[i - 3] === 13
-      ) {
-        let bits = 0; // all the bytes or-ed: whether any is beyond ASCII
-        for (let k = start; k < i; k++) bits |= buffer[k];
-        const bytes = buffer.subarray(start, i - 3);
-        const text = bits < 0x80 ? decoder.decode(bytes) : latin1(bytes);
-        this.#consume(i + 1 - start);
-        return text;
-      }
+    const scan = this.#scan;
+    if (scanned === 0) {
+      scan.bits = 0;
+      scan.plain = true;
     }
-    return end - start;
+    scan.next = start + scanned;
+    const after = scanHead(this.#buffer, start, this.#end, scan);
+    if (after < 0) return scan.next - start;
+    const bytes = this.#buffer.subarray(start, after - 4); // without the blank line
+    const text = scan.bits < 0x80 ? decoder.decode(bytes) : latin1(bytes);
+    this.#consume(after - start);
+    return text;
   }
 
   /** The next `length` bytes as text: at once if they are buffered, else once they are. */

@@ -6,6 +6,8 @@
  * @module
  */
 
+import { isToken } from "./http1_heads.ts";
+
 /** Header names `fetch` sets itself and refuses from callers. */
 const RESERVED_HEADERS = new Set([
   "host",
@@ -18,7 +20,6 @@ const RESERVED_HEADERS = new Set([
   "trailer",
   "expect",
 ]);
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** Visible ASCII, space and tab: anything else in a header value goes through `fetch`. */
 const PLAIN_VALUE = /^[\t\x20-\x7e]*$/;
 
@@ -33,7 +34,7 @@ export function plainHeaders(headers: Record<string, string>): boolean {
   for (const name in headers) {
     const value = headers[name];
     if (
-      typeof value !== "string" || !TOKEN.test(name) || !PLAIN_VALUE.test(value) ||
+      typeof value !== "string" || !isToken(name) || !PLAIN_VALUE.test(value) ||
       RESERVED_HEADERS.has(name.toLowerCase())
     ) return false;
   }

@@ -23,6 +23,8 @@ export function responseHeader(response: Response, name: string): string | null 
  * read (two copies of every write's answer). A body stream is made only if one is asked for.
  */
 export class Http1Response extends Response {
+  readonly #status: number;
+  readonly #statusText: string;
   readonly #fields: string[];
   #headers: Headers | undefined;
   readonly #text: string | null;
@@ -32,9 +34,26 @@ export class Http1Response extends Response {
   #whole: Response | undefined;
 
   constructor(text: string | null, status: number, statusText: string, fields: string[]) {
-    super(null, { status, statusText });
+    // Made without an init: Deno's would convert and check it (WebIDL) for every response.
+    // The parser has checked the status (200-599) and the reason phrase (no control but a
+    // tab) as that check would; both are kept here, and read from here.
+    super();
+    this.#status = status;
+    this.#statusText = statusText;
     this.#text = text;
     this.#fields = fields;
+  }
+
+  override get status(): number {
+    return this.#status;
+  }
+
+  override get statusText(): string {
+    return this.#statusText;
+  }
+
+  override get ok(): boolean {
+    return this.#status >= 200 && this.#status <= 299;
   }
 
   /** One header's values joined as `Headers.get` joins them, without making the `Headers`. */
