@@ -17,7 +17,10 @@
  * - RSS at READY (`/proc/<pid>/status` VmRSS);
  * - requests until READY: those the cluster answered, and of them discovery's (a count, the
  *   same in every run: what the operator asks before it watches);
- * - the operator's figures as multiples of the floor's medians.
+ * - the operator's figures as multiples of the floor's medians;
+ * - where the start goes, in ms after the spawn: the stages the operator's child stamps
+ *   itself (`support/start_stages.ts`: its first module evaluated, its imports done, the
+ *   operator called, READY), and the first request and the first WATCH the cluster got.
  *
  * `KOPF_BENCH_STARTUP_BASELINE=<another checkout>` runs that checkout's operator too, as
  * `baseline`, in the same turns: the commit before a change beside it, in one run.
@@ -42,6 +45,7 @@ import { FakeCluster } from "../../src/testing/mod.ts";
 import { OPERATOR_V8_FLAGS, v8FlagsArgument } from "../../src/cli/runtime_flags.ts";
 import { ChildProcess, codeCacheApart, cpuSeconds, now, rssMb } from "./support/process.ts";
 import { markdownTable, median } from "./support/stats.ts";
+import { type Stage, STAGES, stagesOf } from "./support/start_stages.ts";
 
 const RUNS = Number(Deno.env.get("KOPF_BENCH_STARTUP_RUNS") ?? 7);
 if (!Number.isInteger(RUNS) || RUNS <= 0) throw new Error("KOPF_BENCH_STARTUP_RUNS: a count.");
@@ -132,6 +136,10 @@ interface Start {
   rss: number;
   requests: number;
   discovery: number;
+  /** ms after the spawn: the first request of any kind the cluster got. */
+  firstRequest: number;
+  /** ms after the spawn: the stages the child stamped (none for one that stamps none). */
+  stages: Partial<Record<Stage, number>>;
 }
 
 /** Discovery's documents: `/api`, `/apis`, a group's, a group version's. */
@@ -149,6 +157,7 @@ async function start(starter: Starter): Promise<Start> {
   const flags = [...OPERATOR_V8_FLAGS, ...starter.v8 ?? []];
   // Made before the spawn's time is taken: the first for a set of flags asks Deno for its cache.
   const env = starter.v8 === undefined ? undefined : await codeCacheApart(flags);
+  let stages: Partial<Record<Stage, number>> = {};
   const spawned = now();
   await using child = new ChildProcess([
     "--config",
@@ -157,7 +166,14 @@ async function start(starter: Starter): Promise<Start> {
     new URL(`scripts/bench/${starter.module}`, starter.root).pathname,
     cluster.url,
     kubeconfig,
-  ], env === undefined ? {} : { env });
+  ], {
+    ...(env === undefined ? {} : { env }),
+    onLine: (line) => {
+      const stamped = stagesOf(line, spawned);
+      if (stamped !== undefined) stages = stamped;
+      return stamped !== undefined;
+    },
+  });
   const exited = child.process.status.then((status) => {
     throw new Error(`The ${starter.key} controller exited with code ${status.code}.`);
   });
@@ -177,10 +193,22 @@ async function start(starter: Starter): Promise<Start> {
     rss,
     requests: requests.length,
     discovery,
+    firstRequest: requests[0].time.getTime() - spawned,
+    stages,
   };
 }
 
 const medians = new Map<string, Start>();
+
+/** The median of each stage over the starts that stamped it. */
+function stageMedians(starts: readonly Start[]): Partial<Record<Stage, number>> {
+  const result: Partial<Record<Stage, number>> = {};
+  for (const stage of STAGES) {
+    const times = starts.flatMap((s) => s.stages[stage] ?? []);
+    if (times.length > 0) result[stage] = median(times);
+  }
+  return result;
+}
 
 export const section: BenchSection = {
   title: "Start-up: spawn → first WATCH, the operator beside the floor (each in its own process)",
@@ -197,6 +225,8 @@ export const section: BenchSection = {
         rss: median(list.map((s) => s.rss)),
         requests: median(list.map((s) => s.requests)),
         discovery: median(list.map((s) => s.discovery)),
+        firstRequest: median(list.map((s) => s.firstRequest)),
+        stages: stageMedians(list),
       });
     }
     const floor = medians.get("floor")!;
@@ -248,7 +278,32 @@ export const section: BenchSection = {
         ];
       }),
     );
-    return `${table}\n\n(${navigator.hardwareConcurrency} cores; V8 flags ` +
+    const ms = (value: number | undefined) => value === undefined ? "–" : `${value.toFixed(1)}`;
+    const stagesTable = markdownTable(
+      [
+        "Controller",
+        "first module evaluated",
+        "imports done",
+        "operator()",
+        "first request",
+        "first WATCH",
+        "READY",
+      ],
+      STARTERS.map((starter) => {
+        const { stages, firstRequest, toWatch } = medians.get(starter.key)!;
+        return [
+          starter.key,
+          ms(stages.evaluated),
+          ms(stages.imported),
+          ms(stages.operator),
+          ms(firstRequest),
+          ms(toWatch),
+          ms(stages.ready),
+        ];
+      }),
+    );
+    return `${table}\n\nWhere the start goes, ms after the spawn (medians; "–": not stamped by ` +
+      `that child):\n\n${stagesTable}\n\n(${navigator.hardwareConcurrency} cores; V8 flags ` +
       `${OPERATOR_V8_FLAGS.join(" ")}; medians of ${RUNS} runs, taking turns; an empty cluster${
         CRDS > 0 ? ` with ${CRDS} more CRDs of some ${CRD_KB} KB each` : ""
       }${KOPF_V8.length > 0 ? `; kopf-v8 with ${KOPF_V8.join(" ")} too` : ""}.)`;

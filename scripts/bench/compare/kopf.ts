@@ -7,7 +7,8 @@
  *
  *     deno run -A scripts/bench/compare/kopf.ts <server-url>
  *
- * Prints READY once the operator is ready; runs until SIGTERM. With `--expose-gc`, prints
+ * Prints READY once the operator is ready, and before it the stages of its start
+ * (`support/start_stages.ts`); runs until SIGTERM. With `--expose-gc`, prints
  * `HEAP {"base":…,"now":…}` on SIGUSR2: the JS heap after a full GC before the operator
  * started and now. `KOPF_BENCH_COMPARE_LIST_MODE` sets `settings.watching.listMode`;
  * `KOPF_BENCH_COMPARE_STORAGE=status` keeps the progress and the diff-base in the status
@@ -15,9 +16,13 @@
  * `KOPF_BENCH_COMPARE_BATCH_WINDOW=<seconds>` sets a batch window (0.1 is the default of
  * operators).
  */
+// First: its evaluation stamps when the first module of the child ran (`bench startup`).
+import { stamp } from "../support/start_stages.ts";
 import { kopf } from "../../../mod.ts";
 import { now } from "../support/process.ts";
 import { operateUntilTerminated } from "../support/bench_operator.ts";
+
+stamp("imported");
 
 const server = Deno.args[0];
 const registry = new kopf.OperatorRegistry();
@@ -60,4 +65,5 @@ if (gc) {
     console.log(`HEAP ${JSON.stringify({ base, now: heap() })}`);
   });
 }
+stamp("operator");
 await operateUntilTerminated({ registry, settings, clusterwide: true });

@@ -1,9 +1,10 @@
 /**
  * A benchmark's operator process: the operator with the given options, standalone, printing
- * `READY` when ready (what the bench waits for) and stopping on SIGTERM (how the bench stops
- * it), the same way in every child.
+ * the stages of its start (`start_stages.ts`) and `READY` when ready (what the bench waits
+ * for) and stopping on SIGTERM (how the bench stops it), the same way in every child.
  */
 import { kopf } from "../../../mod.ts";
+import { printStages, stamp } from "./start_stages.ts";
 
 /** The options of `kopf.operator()` a child chooses: all but the signal and the readiness. */
 export type BenchOperatorOptions = Omit<
@@ -19,6 +20,10 @@ export async function operateUntilTerminated(options: BenchOperatorOptions): Pro
     ...options,
     standalone: true,
     signal: stop.signal,
-    onReady: () => console.log("READY"),
+    onReady: () => {
+      stamp("ready");
+      printStages(); // what `bench startup` reads of the start; others skip the line
+      console.log("READY");
+    },
   });
 }
