@@ -26,7 +26,7 @@ export interface HeadScan {
   bits: number;
   /** Whether each byte scanned is one a head may hold (see {@link parseHead}'s `plain`). */
   plain: boolean;
-  /** Where the next scan starts (an index of the buffer). */
+  /** Where the next scan starts (an index of the buffer); set only while the end is to come. */
   next: number;
 }
 
@@ -51,7 +51,6 @@ export function scanHead(bytes: Uint8Array, start: number, end: number, scan: He
       } else if (i - start >= 3 && bytes[i - 2] === 10 && bytes[i - 3] === 13) {
         scan.bits = bits;
         scan.plain = plain;
-        scan.next = i + 1;
         return i + 1;
       }
     } else if (byte === 13) {
