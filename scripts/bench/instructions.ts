@@ -30,7 +30,9 @@
  *   most themselves, by V8's perf map of its code (`--perf-basic-prof`), and the `n` V8 runtime
  *   functions and C++ builtins under which most was executed (named from the `deno`
  *   executable's relocations, with binutils' `readelf`); then what moved most for `kopf`
- *   against the `baseline`, or the floor. The perf map costs the process some 10% more
+ *   against the `baseline`, or the floor; last, how much each controller executes under V8's
+ *   entries that compile or tier code, and how much of the operator's excess over the
+ *   `baseline` or the floor that is. The perf map costs the process some 10% more
  *   instructions; compare counts of runs made alike. See `support/callgrind_functions.ts`.
  *
  * Without Valgrind, one line says how to get it, and nothing is measured.

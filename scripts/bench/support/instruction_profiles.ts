@@ -90,6 +90,69 @@ function moved<V>(
 const signed = (n: number) => `${n > 0 ? "+" : ""}${n.toFixed(0)}`;
 
 /**
+ * V8's entries that compile or tier code: optimizing (Maglev, TurboFan, on-stack replacement),
+ * the first compilation of a lazily compiled function, baseline code, the budget interrupts
+ * (feedback vectors, tiering decisions) and deoptimization. None of them runs JavaScript, so
+ * none is under another: their inclusive costs add up.
+ */
+const COMPILING =
+  /^(Optimize|StartMaglev|StartTurbofan|Compile|InstallBaselineCode|BytecodeBudgetInterrupt|NotifyDeoptimized)/;
+
+/** Whether a native entry compiles or tiers code (see {@link COMPILING}). */
+export function isCompiling(entry: string): boolean {
+  return COMPILING.test(entry);
+}
+
+/** A run's instructions per object in all, and those under V8's compiling entries. */
+export interface CompilingShare {
+  total: number;
+  compiling: number;
+}
+
+/** The instructions per object of a profile in all and under its compiling entries. */
+export function compilingShare(profile: InstructionProfile): CompilingShare | undefined {
+  if (profile.native === undefined) return undefined;
+  const total = [...profile.own.values()].reduce((sum, cost) => sum + cost, 0);
+  let compiling = 0;
+  for (const [name, entry] of profile.native) if (isCompiling(name)) compiling += entry.cost;
+  return { total, compiling };
+}
+
+/**
+ * The table of compilation: per controller, the instructions under V8's compiling entries and
+ * their share; for `kopf`, also how much of what it executes more than `against` they are.
+ */
+export function compilingTable(
+  profiles: ReadonlyMap<string, InstructionProfile>,
+  against: string,
+): string | undefined {
+  const shares = new Map<string, CompilingShare>();
+  for (const [key, profile] of profiles) {
+    const counted = compilingShare(profile);
+    if (counted !== undefined) shares.set(key, counted);
+  }
+  if (shares.size === 0) return undefined;
+  const rows = [...shares].map(([key, { total, compiling }]) => [
+    key,
+    compiling.toFixed(0),
+    share(compiling, total),
+  ]);
+  const kopf = shares.get("kopf");
+  const before = shares.get(against);
+  let more = "";
+  if (kopf !== undefined && before !== undefined && kopf.total > before.total) {
+    const excess = kopf.total - before.total;
+    const compiled = kopf.compiling - before.compiling;
+    more = `\n\n\`kopf\` executes ${excess.toFixed(0)} instructions per object more than ` +
+      `\`${against}\`; ${signed(compiled)} of them (${share(compiled, excess)}) compile or tier.`;
+  }
+  return `Compiling and tiering: the instructions under V8's entries that optimize, compile ` +
+    `lazily or to baseline code, tier or deoptimize, per object\n\n${
+      markdownTable(["Controller", "Instructions per object", "Share"], rows)
+    }${more}`;
+}
+
+/**
  * The tables of the profiles: per controller, the `n` functions that executed most themselves
  * and the `n` native entries under which most was executed; then what moved most for `kopf`
  * against `against` (the baseline, or the floor).
@@ -160,5 +223,7 @@ export function profileTables(
       );
     }
   }
+  const compiling = compilingTable(profiles, against);
+  if (compiling !== undefined) tables.push(compiling);
   return tables.length === 0 ? "" : `\n\n${tables.join("\n\n")}`;
 }
