@@ -63,6 +63,11 @@ export async function instructionProfile(
   }
 }
 
+/** A profile's instructions per object in all: what its functions executed themselves. */
+function totalOf(profile: InstructionProfile): number {
+  return [...profile.own.values()].reduce((sum, cost) => sum + cost, 0);
+}
+
 /** The share of `part` in `whole`, as a percentage. */
 const share = (part: number, whole: number) => `${(100 * part / whole).toFixed(1)}%`;
 
@@ -93,7 +98,8 @@ const signed = (n: number) => `${n > 0 ? "+" : ""}${n.toFixed(0)}`;
  * V8's entries that compile or tier code: optimizing (Maglev, TurboFan, on-stack replacement),
  * the first compilation of a lazily compiled function, baseline code, the budget interrupts
  * (feedback vectors, tiering decisions) and deoptimization. None of them runs JavaScript, so
- * none is under another: their inclusive costs add up.
+ * none is under another (callgrind's callers, two deep, showed none): their inclusive costs
+ * add up.
  */
 const COMPILING =
   /^(Optimize|StartMaglev|StartTurbofan|Compile|InstallBaselineCode|BytecodeBudgetInterrupt|NotifyDeoptimized)/;
@@ -112,7 +118,7 @@ export interface CompilingShare {
 /** The instructions per object of a profile in all and under its compiling entries. */
 export function compilingShare(profile: InstructionProfile): CompilingShare | undefined {
   if (profile.native === undefined) return undefined;
-  const total = [...profile.own.values()].reduce((sum, cost) => sum + cost, 0);
+  const total = totalOf(profile);
   let compiling = 0;
   for (const [name, entry] of profile.native) if (isCompiling(name)) compiling += entry.cost;
   return { total, compiling };
@@ -164,7 +170,7 @@ export function profileTables(
 ): string {
   const tables: string[] = [];
   for (const [key, profile] of profiles) {
-    const total = [...profile.own.values()].reduce((sum, cost) => sum + cost, 0);
+    const total = totalOf(profile);
     tables.push(
       `\`${key}\`: the functions by the instructions they executed themselves, per object ` +
         `(last run; ${total.toFixed(0)} in all)\n\n${
