@@ -98,6 +98,26 @@ Deno.test("memberString: whatever it finds, JSON.parse finds the same (random ob
   );
 });
 
+Deno.test("memberString: long strings with escapes at every place", () => {
+  // The random objects' strings are short: here strings of 30 to 90 characters (as an
+  // annotation's or a managed field's are), with an escaped quote, an escaped backslash, or
+  // an escaped backslash before an escaped quote at every place in them.
+  const escapes = ['\\"', "\\\\", '\\\\\\"'];
+  for (let length = 30; length <= 90; length++) {
+    for (const escape of escapes) {
+      for (let at = 0; at <= length; at++) {
+        const raw = "a".repeat(at) + escape + "b".repeat(length - at);
+        const text = `{"k":"${raw}","metadata":{"${raw}":"${raw}","resourceVersion":"42"}}`;
+        assertEquals(JSON.parse(text).metadata.resourceVersion, "42", text);
+        assertEquals(memberString(text, "metadata", "resourceVersion"), "42", text);
+      }
+    }
+    // An unterminated string: nothing found.
+    const open = `{"metadata":{"a":"${"x".repeat(length)}\\"}}`;
+    assertEquals(memberString(open, "metadata", "resourceVersion"), undefined, open);
+  }
+});
+
 /** What JSON.parse finds of a MODIFIED event's object, as modifiedObjectVersion tells it. */
 function parsedVersion(line: string): unknown {
   const event = JSON.parse(line);
