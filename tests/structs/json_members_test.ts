@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { assertEquals } from "../assert.ts";
+import { assertEquals, assertThrows } from "../assert.ts";
 import { memberString, modifiedObjectVersion } from "../../src/structs/json_members.ts";
 
 /** Printable ASCII without a quote or a backslash: a string JSON writes without escapes. */
@@ -112,9 +112,11 @@ Deno.test("memberString: long strings with escapes at every place", () => {
         assertEquals(memberString(text, "metadata", "resourceVersion"), "42", text);
       }
     }
-    // An unterminated string: nothing found.
-    const open = `{"metadata":{"a":"${"x".repeat(length)}\\"}}`;
-    assertEquals(memberString(open, "metadata", "resourceVersion"), undefined, open);
+    // An escaped quote taken for the end would find a member where there is none (the text is
+    // not JSON): nothing is found.
+    const broken = `{"metadata":{"a":"${"x".repeat(length)}\\","resourceVersion":"42"}}`;
+    assertThrows(() => JSON.parse(broken));
+    assertEquals(memberString(broken, "metadata", "resourceVersion"), undefined, broken);
   }
 });
 
