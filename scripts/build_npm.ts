@@ -198,8 +198,15 @@ export function packageJsonFor(
   return pkg;
 }
 
-/** The `deno bundle` arguments for the entry points, with every npm package external. */
-export function bundleArgs(config: DenoConfig, outDir: string): string[] {
+/**
+ * The `deno bundle` arguments for the entry points (by default those of `exports`), with
+ * every npm package external.
+ */
+export function bundleArgs(
+  config: Pick<DenoConfig, "imports" | "exports">,
+  outDir: string,
+  entries: readonly string[] = Object.values(config.exports),
+): string[] {
   const externals = npmDependencies(config.imports).map((d) => `--external=${d.importName}`);
   return [
     "bundle",
@@ -209,7 +216,7 @@ export function bundleArgs(config: DenoConfig, outDir: string): string[] {
     "--code-splitting",
     `--outdir=${outDir}`,
     ...externals,
-    ...Object.values(config.exports).map((s) => s.replace(/^\.\//, "")),
+    ...entries.map((s) => s.replace(/^\.\//, "")),
   ];
 }
 
@@ -369,7 +376,8 @@ export async function buildNpm(
   return { outDir, packageJson, files, warnings };
 }
 
-async function readDenoConfig(path: string): Promise<DenoConfig> {
+/** `deno.json` as the builds read it: what they need of it must be there. */
+export async function readDenoConfig(path: string): Promise<DenoConfig> {
   const config = JSON.parse(await Deno.readTextFile(path)) as Partial<DenoConfig>;
   for (const key of ["name", "version", "exports"] as const) {
     if (!config[key]) throw new Error(`${path} lacks "${key}", which the npm package needs.`);
