@@ -14,8 +14,9 @@
  *   and the documentation read the sources (doc comments, examples, explicit types), while
  *   `deno run` never loads them.
  * - `deno.json`: the name, version, license, import map and compiler options of the
- *   project's, with `exports` mapping each entry point to its bundle; README, LICENSE and
- *   the docs beside.
+ *   project's, with `exports` mapping each entry point to its bundle, and `publish.include`
+ *   listing the bundle and the sources (what `kopf init --local` copies of it too); README,
+ *   LICENSE and the docs beside.
  *
  * The repository itself keeps running the sources (tests, examples, benches import
  * `mod.ts`); only what JSR serves is built.
@@ -74,6 +75,7 @@ export function packageConfigFor(
     ),
     ...(config.imports === undefined ? {} : { imports: config.imports }),
     ...(config.compilerOptions === undefined ? {} : { compilerOptions: config.compilerOptions }),
+    publish: { include: [BUNDLE_DIR, ...PUBLISHED_SOURCES] },
   };
 }
 

@@ -42,11 +42,18 @@ Deno.test("the package's deno.json is the project's, its entry points mapped to 
     exports: { ".": "./bundle/mod.js", "./testing": "./bundle/src/testing/mod.js" },
     imports: { yaml: "npm:yaml@^2" },
     compilerOptions: { strict: true },
+    // What it publishes, which is also what `kopf init --local` copies of it.
+    publish: { include: ["bundle", "mod.ts", "src", "docs", "README.md", "LICENSE"] },
   });
   // Nothing made up where the project has nothing.
   assertEquals(
     packageConfigFor({ name: "@kopf/kopf", version: "1.2.3", exports: { ".": "./mod.ts" } }),
-    { name: "@kopf/kopf", version: "1.2.3", exports: { ".": "./bundle/mod.js" } },
+    {
+      name: "@kopf/kopf",
+      version: "1.2.3",
+      exports: { ".": "./bundle/mod.js" },
+      publish: { include: ["bundle", "mod.ts", "src", "docs", "README.md", "LICENSE"] },
+    },
   );
 });
 

@@ -2,7 +2,7 @@
  * The JSR build (scripts/build_jsr.ts), built and used as a project uses the package: a
  * member of the project's Deno workspace, imported as `@kopf/kopf` by name. Its runtime is
  * the bundle (it runs with the sources broken), its types are the sources (a wrong type fails
- * `deno check`), and `deno publish` accepts it.
+ * `deno check`), `deno publish` accepts it, and `kopf init --local` makes a project on it.
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { ROOT, runDeno } from "../platform/commands.ts";
@@ -109,6 +109,26 @@ Deno.test("the JSR build: the bundle runs, the sources type it, deno publish tak
       assertEquals(checked.code, 1, checked.stderr);
       assertStringIncludes(checked.stderr, "TS2322");
       assertStringIncludes(checked.stderr, "OperatorSettings");
+    });
+
+    await t.step("kopf init --local makes a project on it, whose own test passes", async () => {
+      // Elsewhere: a project inside this directory would be outside its workspace.
+      const elsewhere = await Deno.makeTempDir({ prefix: "kopf-jsr-project-" });
+      try {
+        const made = await runDeno(
+          ["run", "-A", `${ROOT}/src/cli/main.ts`, "init", "proj", "--local", `${dir}/kopf`],
+          { cwd: elsewhere },
+        );
+        assertEquals(made.code, 0, made.stderr);
+        const tasks = JSON.parse(await Deno.readTextFile(`${elsewhere}/proj/deno.json`)).tasks;
+        assertStringIncludes(tasks.run, " ./vendor/kopf/bundle/src/cli/main.js run ");
+        await Deno.stat(`${elsewhere}/proj/vendor/kopf/src/testing/mod.ts`); // its types
+        const tested = await runDeno(["task", "test"], { cwd: `${elsewhere}/proj` });
+        assertEquals(tested.code, 0, tested.stdout + tested.stderr);
+        assertStringIncludes(tested.stdout, "1 passed");
+      } finally {
+        await Deno.remove(elsewhere, { recursive: true });
+      }
     });
 
     await t.step(
