@@ -5,7 +5,9 @@
  * - The runtime is JavaScript: `deno bundle` of the entry points, code-split (the entry
  *   points share one copy of each module and its state, and what only some operators use
  *   stays in chunks of its own, loaded where it is used), npm packages left as bare imports
- *   (the arguments of the Node build, `bundleArgs()`), under `bundle/`. Deno loads a few
+ *   (the arguments of the Node build, `bundleArgs()`), under `bundle/`, with source maps
+ *   to the published sources (without their text: the sources are there), so that a stack
+ *   trace names the framework's TypeScript modules and lines. Deno loads a few
  *   dozen chunks at an operator's start instead of some 180 TypeScript modules: the start
  *   takes about a third less time and CPU, and the process less memory
  *   (docs/performance.md, "Start-up").
@@ -87,10 +89,21 @@ export async function buildJsr(root: string, outDir: string): Promise<JsrBuildRe
   });
   await Deno.mkdir(outDir, { recursive: true });
 
+  // The copies are bundled, under the package's deno.json (the CLI imports it for the
+  // version), so that the source maps name the package's own sources.
+  for (const source of PUBLISHED_SOURCES) {
+    await copyTree(`${root}/${source}`, `${outDir}/${source}`);
+  }
+  const raw = JSON.parse(await Deno.readTextFile(`${root}/deno.json`)) as {
+    compilerOptions?: Record<string, unknown>;
+  };
+  const packageConfig = packageConfigFor({ ...config, compilerOptions: raw.compilerOptions });
+  await Deno.writeTextFile(`${outDir}/deno.json`, JSON.stringify(packageConfig, null, 2) + "\n");
   const bundleDir = `${outDir}/${BUNDLE_DIR}`;
+  const [command, ...options] = bundleArgs(config, bundleDir);
   const bundled = await new Deno.Command(Deno.execPath(), {
-    args: bundleArgs(config, bundleDir),
-    cwd: root,
+    args: [command, `--config=${outDir}/deno.json`, "--no-lock", "--sourcemap=linked", ...options],
+    cwd: outDir,
     stdout: "piped",
     stderr: "piped",
     env: { NO_COLOR: "1" },
@@ -106,21 +119,25 @@ export async function buildJsr(root: string, outDir: string): Promise<JsrBuildRe
     });
     await Deno.writeTextFile(path, `${selfTypesLine(source)}\n${js}`);
   }
-
-  for (const source of PUBLISHED_SOURCES) {
-    await copyTree(`${root}/${source}`, `${outDir}/${source}`);
+  for (const file of await filesUnder(bundleDir)) {
+    if (file.endsWith(".map")) await withoutSourceTexts(`${bundleDir}/${file}`);
   }
-  const raw = JSON.parse(await Deno.readTextFile(`${root}/deno.json`)) as {
-    compilerOptions?: Record<string, unknown>;
-  };
-  const packageConfig = packageConfigFor({ ...config, compilerOptions: raw.compilerOptions });
-  await Deno.writeTextFile(`${outDir}/deno.json`, JSON.stringify(packageConfig, null, 2) + "\n");
 
   const bundle = new Map<string, number>();
   for (const file of await filesUnder(bundleDir)) {
     bundle.set(`${BUNDLE_DIR}/${file}`, (await Deno.stat(`${bundleDir}/${file}`)).size);
   }
   return { outDir, exports: packageConfig.exports as Record<string, string>, bundle };
+}
+
+/**
+ * A source map without the sources' text, which the package holds beside it: a third of
+ * the size, and Deno reads some of the maps at every start.
+ */
+async function withoutSourceTexts(path: string): Promise<void> {
+  const map = JSON.parse(await Deno.readTextFile(path)) as Record<string, unknown>;
+  delete map.sourcesContent;
+  await Deno.writeTextFile(path, JSON.stringify(map));
 }
 
 /** Copy a file or a directory's tree; a missing one is skipped (LICENSE may be absent). */
@@ -170,11 +187,12 @@ if (import.meta.main) {
     const { outDir } = parseJsrBuildArgs(Deno.args);
     const absolute = outDir.startsWith("/") ? outDir : `${Deno.cwd()}/${outDir}`;
     const report = await buildJsr(root, absolute);
-    const total = [...report.bundle.values()].reduce((a, b) => a + b, 0);
+    const chunks = [...report.bundle].filter(([file]) => file.endsWith(".js"));
+    const total = chunks.reduce((sum, [, size]) => sum + size, 0);
     console.log(
-      `Built the JSR package into ${outDir}: ${report.bundle.size} bundled files, ` +
-        `${(total / 1024).toFixed(0)} KiB, beside the sources; publish it from there with: ` +
-        `cd ${outDir} && deno publish`,
+      `Built the JSR package into ${outDir}: ${chunks.length} bundled modules, ` +
+        `${(total / 1024).toFixed(0)} KiB, with their source maps, beside the sources; ` +
+        `publish it from there with: cd ${outDir} && deno publish`,
     );
   } catch (error) {
     console.error(`build:jsr: ${error instanceof Error ? error.message : error}`);

@@ -40,6 +40,16 @@ Deno.test("the operator greets", async () => {
 });
 `;
 
+/** A script that makes the framework throw, and prints the stack. */
+const THROWING = `import { kopf } from "@kopf/kopf";
+
+try {
+  new kopf.OperatorSettings({ batching: { batchWindow: -5 } });
+} catch (error) {
+  console.log((error as Error).stack);
+}
+`;
+
 /** A module that gives a value of the package a wrong type. */
 const MISTYPED = `import { kopf } from "@kopf/kopf";
 
@@ -97,11 +107,20 @@ Deno.test("the JSR build: the bundle runs, the sources type it, deno publish tak
     await Deno.writeTextFile(`${dir}/operator.ts`, OPERATOR);
     await Deno.writeTextFile(`${dir}/operator_test.ts`, OPERATOR_TEST);
     await Deno.writeTextFile(`${dir}/mistyped.ts`, MISTYPED);
+    await Deno.writeTextFile(`${dir}/throwing.ts`, THROWING);
 
     await t.step("a project's test runs its operator on the package, type-checked", async () => {
       const tested = await runDeno(["test", "-A", "operator_test.ts"], { cwd: dir });
       assertEquals(tested.code, 0, tested.stdout + tested.stderr);
       assertStringIncludes(tested.stdout, "1 passed");
+    });
+
+    await t.step("a stack trace names the framework's sources, by the source maps", async () => {
+      const thrown = await runDeno(["run", "throwing.ts"], { cwd: dir });
+      assertEquals(thrown.code, 0, thrown.stderr);
+      assertStringIncludes(thrown.stdout, "batchWindow must be");
+      const frame = thrown.stdout.split("\n").find((line) => line.includes("/kopf/"));
+      assertStringIncludes(frame ?? "", "/kopf/src/settings/operator_settings.ts:");
     });
 
     await t.step("the types are the sources': a wrong type fails deno check", async () => {
