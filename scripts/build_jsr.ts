@@ -25,7 +25,15 @@
  *
  * @module
  */
-import { bundleArgs, type DenoConfig, jsPathOf, readDenoConfig } from "./build_npm.ts";
+import {
+  bundleArgs,
+  type DenoConfig,
+  emptyDir,
+  jsPathOf,
+  listFiles,
+  readDenoConfig,
+  runBundler,
+} from "./build_npm.ts";
 
 /** Where the bundled runtime goes, within the package. */
 export const BUNDLE_DIR = "bundle";
@@ -84,10 +92,7 @@ export function packageConfigFor(
 /** Build the package of the checkout at `root` into `outDir` (replacing what is there). */
 export async function buildJsr(root: string, outDir: string): Promise<JsrBuildReport> {
   const config = await readDenoConfig(`${root}/deno.json`);
-  await Deno.remove(outDir, { recursive: true }).catch((error) => {
-    if (!(error instanceof Deno.errors.NotFound)) throw error;
-  });
-  await Deno.mkdir(outDir, { recursive: true });
+  await emptyDir(outDir);
 
   // The copies are bundled, under the package's deno.json (the CLI imports it for the
   // version), so that the source maps name the package's own sources.
@@ -101,17 +106,8 @@ export async function buildJsr(root: string, outDir: string): Promise<JsrBuildRe
   await Deno.writeTextFile(`${outDir}/deno.json`, JSON.stringify(packageConfig, null, 2) + "\n");
   const bundleDir = `${outDir}/${BUNDLE_DIR}`;
   const [command, ...options] = bundleArgs(config, bundleDir);
-  const bundled = await new Deno.Command(Deno.execPath(), {
-    args: [command, `--config=${outDir}/deno.json`, "--no-lock", "--sourcemap=linked", ...options],
-    cwd: outDir,
-    stdout: "piped",
-    stderr: "piped",
-    env: { NO_COLOR: "1" },
-  }).output();
-  if (!bundled.success) {
-    const stderr = new TextDecoder().decode(bundled.stderr).trim();
-    throw new Error(`deno bundle failed: ${stderr.split("\n").slice(-5).join(" | ")}`);
-  }
+  const extra = [`--config=${outDir}/deno.json`, "--no-lock", "--sourcemap=linked"];
+  await runBundler([command, ...extra, ...options], outDir);
   for (const source of Object.values(config.exports)) {
     const path = `${outDir}/${bundlePathOf(source).slice(2)}`;
     const js = await Deno.readTextFile(path).catch(() => {
@@ -119,12 +115,12 @@ export async function buildJsr(root: string, outDir: string): Promise<JsrBuildRe
     });
     await Deno.writeTextFile(path, `${selfTypesLine(source)}\n${js}`);
   }
-  for (const file of await filesUnder(bundleDir)) {
+  for (const file of await listFiles(bundleDir)) {
     if (file.endsWith(".map")) await withoutSourceTexts(`${bundleDir}/${file}`);
   }
 
   const bundle = new Map<string, number>();
-  for (const file of await filesUnder(bundleDir)) {
+  for (const file of await listFiles(bundleDir)) {
     bundle.set(`${BUNDLE_DIR}/${file}`, (await Deno.stat(`${bundleDir}/${file}`)).size);
   }
   return { outDir, exports: packageConfig.exports as Record<string, string>, bundle };
@@ -157,16 +153,6 @@ async function copyTree(from: string, to: string): Promise<void> {
   for await (const entry of Deno.readDir(from)) {
     await copyTree(`${from}/${entry.name}`, `${to}/${entry.name}`);
   }
-}
-
-async function filesUnder(dir: string, prefix = ""): Promise<string[]> {
-  const files: string[] = [];
-  for await (const entry of Deno.readDir(`${dir}/${prefix}`)) {
-    const rel = prefix ? `${prefix}/${entry.name}` : entry.name;
-    if (entry.isDirectory) files.push(...await filesUnder(dir, rel));
-    else files.push(rel);
-  }
-  return files.sort();
 }
 
 /** The build's command line: `[--outdir DIR]`. */

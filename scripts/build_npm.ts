@@ -299,22 +299,8 @@ export async function buildNpm(
   repository?: PackageJson["repository"],
 ): Promise<BuildReport> {
   const config = await readDenoConfig(`${root}/deno.json`);
-  await Deno.remove(outDir, { recursive: true }).catch((e) => {
-    if (!(e instanceof Deno.errors.NotFound)) throw e;
-  });
-  await Deno.mkdir(outDir, { recursive: true });
-
-  const bundled = await new Deno.Command(Deno.execPath(), {
-    args: bundleArgs(config, outDir),
-    cwd: root,
-    stdout: "piped",
-    stderr: "piped",
-    env: { NO_COLOR: "1" },
-  }).output();
-  if (!bundled.success) {
-    const stderr = new TextDecoder().decode(bundled.stderr).trim();
-    throw new Error(`deno bundle failed: ${stderr.split("\n").slice(-5).join(" | ")}`);
-  }
+  await emptyDir(outDir);
+  await runBundler(bundleArgs(config, outDir), root);
 
   const used = new Set<string>();
   const warnings: string[] = [];
@@ -477,7 +463,31 @@ function emitDeclarations(root: string, entries: string[], typesDir: string): st
   return warnings;
 }
 
-async function listFiles(dir: string, prefix = ""): Promise<string[]> {
+/** Run `deno bundle` with these arguments in `cwd`; throws with its last lines if it fails. */
+export async function runBundler(args: readonly string[], cwd: string): Promise<void> {
+  const bundled = await new Deno.Command(Deno.execPath(), {
+    args: [...args],
+    cwd,
+    stdout: "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1" },
+  }).output();
+  if (!bundled.success) {
+    const stderr = new TextDecoder().decode(bundled.stderr).trim();
+    throw new Error(`deno bundle failed: ${stderr.split("\n").slice(-5).join(" | ")}`);
+  }
+}
+
+/** Remove a build's directory with what it holds, if it is there, and make it anew. */
+export async function emptyDir(dir: string): Promise<void> {
+  await Deno.remove(dir, { recursive: true }).catch((e) => {
+    if (!(e instanceof Deno.errors.NotFound)) throw e;
+  });
+  await Deno.mkdir(dir, { recursive: true });
+}
+
+/** The files under `dir`, relative to it, sorted. */
+export async function listFiles(dir: string, prefix = ""): Promise<string[]> {
   const files: string[] = [];
   for await (const entry of Deno.readDir(`${dir}/${prefix}`)) {
     const rel = prefix ? `${prefix}/${entry.name}` : entry.name;
