@@ -198,8 +198,15 @@ export function packageJsonFor(
   return pkg;
 }
 
-/** The `deno bundle` arguments for the entry points, with every npm package external. */
-export function bundleArgs(config: DenoConfig, outDir: string): string[] {
+/**
+ * The `deno bundle` arguments for the entry points (by default those of `exports`), with
+ * every npm package external.
+ */
+export function bundleArgs(
+  config: Pick<DenoConfig, "imports" | "exports">,
+  outDir: string,
+  entries: readonly string[] = Object.values(config.exports),
+): string[] {
   const externals = npmDependencies(config.imports).map((d) => `--external=${d.importName}`);
   return [
     "bundle",
@@ -209,7 +216,7 @@ export function bundleArgs(config: DenoConfig, outDir: string): string[] {
     "--code-splitting",
     `--outdir=${outDir}`,
     ...externals,
-    ...Object.values(config.exports).map((s) => s.replace(/^\.\//, "")),
+    ...entries.map((s) => s.replace(/^\.\//, "")),
   ];
 }
 
@@ -292,22 +299,8 @@ export async function buildNpm(
   repository?: PackageJson["repository"],
 ): Promise<BuildReport> {
   const config = await readDenoConfig(`${root}/deno.json`);
-  await Deno.remove(outDir, { recursive: true }).catch((e) => {
-    if (!(e instanceof Deno.errors.NotFound)) throw e;
-  });
-  await Deno.mkdir(outDir, { recursive: true });
-
-  const bundled = await new Deno.Command(Deno.execPath(), {
-    args: bundleArgs(config, outDir),
-    cwd: root,
-    stdout: "piped",
-    stderr: "piped",
-    env: { NO_COLOR: "1" },
-  }).output();
-  if (!bundled.success) {
-    const stderr = new TextDecoder().decode(bundled.stderr).trim();
-    throw new Error(`deno bundle failed: ${stderr.split("\n").slice(-5).join(" | ")}`);
-  }
+  await emptyDir(outDir);
+  await runBundler(bundleArgs(config, outDir), root);
 
   const used = new Set<string>();
   const warnings: string[] = [];
@@ -369,7 +362,8 @@ export async function buildNpm(
   return { outDir, packageJson, files, warnings };
 }
 
-async function readDenoConfig(path: string): Promise<DenoConfig> {
+/** `deno.json` as the builds read it: what they need of it must be there. */
+export async function readDenoConfig(path: string): Promise<DenoConfig> {
   const config = JSON.parse(await Deno.readTextFile(path)) as Partial<DenoConfig>;
   for (const key of ["name", "version", "exports"] as const) {
     if (!config[key]) throw new Error(`${path} lacks "${key}", which the npm package needs.`);
@@ -469,7 +463,31 @@ function emitDeclarations(root: string, entries: string[], typesDir: string): st
   return warnings;
 }
 
-async function listFiles(dir: string, prefix = ""): Promise<string[]> {
+/** Run `deno bundle` with these arguments in `cwd`; throws with its last lines if it fails. */
+export async function runBundler(args: readonly string[], cwd: string): Promise<void> {
+  const bundled = await new Deno.Command(Deno.execPath(), {
+    args: [...args],
+    cwd,
+    stdout: "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1" },
+  }).output();
+  if (!bundled.success) {
+    const stderr = new TextDecoder().decode(bundled.stderr).trim();
+    throw new Error(`deno bundle failed: ${stderr.split("\n").slice(-5).join(" | ")}`);
+  }
+}
+
+/** Remove a build's directory with what it holds, if it is there, and make it anew. */
+export async function emptyDir(dir: string): Promise<void> {
+  await Deno.remove(dir, { recursive: true }).catch((e) => {
+    if (!(e instanceof Deno.errors.NotFound)) throw e;
+  });
+  await Deno.mkdir(dir, { recursive: true });
+}
+
+/** The files under `dir`, relative to it, sorted. */
+export async function listFiles(dir: string, prefix = ""): Promise<string[]> {
   const files: string[] = [];
   for await (const entry of Deno.readDir(`${dir}/${prefix}`)) {
     const rel = prefix ? `${prefix}/${entry.name}` : entry.name;

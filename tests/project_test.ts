@@ -32,7 +32,18 @@ Deno.test("deno.json exports the four entry points", async () => {
   assertEquals(Object.keys(config.exports).sort(), [".", "./cli", "./client", "./testing"]);
   assertEquals(config.name, "@kopf/kopf");
   for (
-    const task of ["test", "demo", "check", "lint", "fmt", "bench", "build:npm", "compile", "kopf"]
+    const task of [
+      "test",
+      "demo",
+      "check",
+      "lint",
+      "fmt",
+      "bench",
+      "build:npm",
+      "build:jsr",
+      "compile",
+      "kopf",
+    ]
   ) {
     assert(task in config.tasks, `deno.json must define the task ${task}`);
   }

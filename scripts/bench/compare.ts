@@ -87,6 +87,10 @@
  *                                  # and the operator's writes by server-side apply
  *     KOPF_BENCH_COMPARE_CONTROLLERS=floor,kopf,kopf-no-conditions deno task bench compare
  *                                  # and the operator without the status conditions
+ *     KOPF_BENCH_COMPARE_CONTROLLERS=floor,kopf,kopf-bundled deno task bench compare
+ *                                  # and the operator with the package as JSR serves it,
+ *                                  # its runtime bundled (built first by `build:jsr`'s
+ *                                  # code: support/bundled_operator.ts)
  *     KOPF_BENCH_COMPARE_PROFILE=<dir> deno task bench compare  # CPU profiles of each
  *     KOPF_BENCH_COMPARE_POOL=32 deno task bench compare   # the plain controllers' PATCH pool
  *     KOPF_BENCH_COMPARE_STATUS=none deno task bench compare  # the CRD without /status
@@ -142,6 +146,7 @@ import { findPythonKopf, type PythonKopf } from "./support/python_kopf.ts";
 import { RequestCounter } from "./support/requests.ts";
 import { markdownTable, median, percentile } from "./support/stats.ts";
 import { statusSubresource } from "./compare/pool.ts";
+import { bundledPackageConfig } from "./support/bundled_operator.ts";
 
 const KIND = "kopfexamples.kopf.dev";
 const LAST_HANDLED = "kopf.zalando.org/last-handled-configuration";
@@ -212,6 +217,8 @@ interface Controller {
   module: string;
   /** The checkout it runs from: this one by default. */
   root?: URL;
+  /** The child's configuration, if not the checkout's (the bundled package's). */
+  config?: string;
   /** Arguments of the child after the server's URL and the kubeconfig. */
   args?: string[];
   /** The V8 flags of the child, if not those of all (`KOPF_BENCH_COMPARE_V8`). */
@@ -264,6 +271,7 @@ const CONTROLLERS: Controller[] = [
     ...kopfController("kopf-no-conditions", "(c3) kopf operator without the status conditions"),
     args: ["--no-conditions"],
   },
+  kopfController("kopf-bundled", "(c1) kopf operator, bundled"),
 ];
 /** Python Kopf, if it is asked for (or the controllers are not named) and found; else why not. */
 const ASKED = Deno.env.get("KOPF_BENCH_COMPARE_CONTROLLERS");
@@ -332,7 +340,7 @@ const WANTED = [
   ...envList(
     "KOPF_BENCH_COMPARE_CONTROLLERS",
     CONTROLLERS.filter((c) => c.key !== "floor-twice" || (STATUS_SUBRESOURCE && !IN_STATUS))
-      .filter((c) => c.key !== "kopf-apply" && c.key !== "kopf-no-conditions")
+      .filter((c) => !["kopf-apply", "kopf-no-conditions", "kopf-bundled"].includes(c.key))
       .filter((c) => c.key !== "python-kopf" || c.python !== undefined)
       .filter((c) => !c.key.startsWith("kopf-v8-"))
       .map((c) => c.key).join(","),
@@ -556,7 +564,7 @@ function spawn(
   return new ChildProcess([
     ...(PROFILES === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${PROFILES}`]),
     "--config",
-    new URL("deno.json", root).pathname,
+    controller.config ?? new URL("deno.json", root).pathname,
     ...(flags.length > 0 ? [v8FlagsArgument(flags)] : []),
     ...args,
   ], gc === undefined ? { env } : { env, onLine: (line) => gc.take(line), wholeLines: true });
@@ -843,10 +851,16 @@ export const section: BenchSection = {
   async run(): Promise<BenchFigure[]> {
     const figures: BenchFigure[] = [];
     if (typeof PYTHON_KOPF === "string") console.error(`python-kopf left out: ${PYTHON_KOPF}`);
+    const bundled = CONTROLLERS.find((c) => c.key === "kopf-bundled" && WANTED.includes(c.key));
+    if (bundled !== undefined) {
+      bundled.config = await bundledPackageConfig(new URL("../../", import.meta.url));
+    }
     if (WARM_UP) {
       // The fake cluster runs in this process: its code is compiled while it serves the
       // first controller, which would make that one (the floor) look slower than the others.
       await measure(CONTROLLERS[0], 10_000);
+      // A bundle just built has no compiled code cached yet: its first run leaves it.
+      if (bundled !== undefined) await measure(bundled, 1_000);
     }
     for (let round = 0; round < ROUNDS; round++) {
       for (const count of SIZES) {

@@ -28,6 +28,10 @@
  * `KOPF_BENCH_STARTUP_KOPF_V8=--flag,--flag` starts the operator a second time in each turn
  * with those V8 flags added (`kopf-v8`, its compiled code cached apart), to try them.
  *
+ * `KOPF_BENCH_STARTUP_BUNDLED=1` starts the operator a second time in each turn with the
+ * package as JSR serves it, its runtime bundled (`kopf-bundled`: `deno task build:jsr`'s
+ * build first, as `support/bundled_operator.ts` says).
+ *
  * `KOPF_BENCH_STARTUP_CRDS=<n>` puts that many more CRDs in the cluster, of other groups, each
  * with a schema of some 40 KB (`KOPF_BENCH_STARTUP_CRD_KB`): a cluster's CRDs, as add-ons
  * install them, which the operator lists and watches to notice the resources that come and go
@@ -37,6 +41,7 @@
  *     KOPF_BENCH_STARTUP_RUNS=15 deno task bench startup
  *     KOPF_BENCH_STARTUP_BASELINE=../main deno task bench startup
  *     KOPF_BENCH_STARTUP_CRDS=200 deno task bench startup
+ *     KOPF_BENCH_STARTUP_BUNDLED=1 deno task bench startup
  */
 import { parse as parseYaml } from "yaml";
 import type { BenchFigure, BenchSection } from "./types.ts";
@@ -46,6 +51,7 @@ import { OPERATOR_V8_FLAGS, v8FlagsArgument } from "../../src/cli/runtime_flags.
 import { ChildProcess, codeCacheApart, cpuSeconds, now, rssMb } from "./support/process.ts";
 import { markdownTable, median } from "./support/stats.ts";
 import { type Stage, STAGES, stagesOf } from "./support/start_stages.ts";
+import { bundledPackageConfig } from "./support/bundled_operator.ts";
 
 const RUNS = Number(Deno.env.get("KOPF_BENCH_STARTUP_RUNS") ?? 7);
 if (!Number.isInteger(RUNS) || RUNS <= 0) throw new Error("KOPF_BENCH_STARTUP_RUNS: a count.");
@@ -96,14 +102,20 @@ function syntheticCrd(index: number, kb: number): RawBody {
 interface Starter {
   key: string;
   label: string;
+  /** The child's script under `scripts/bench/` of `root`. */
   module: string;
   root: URL;
+  /** The child's configuration, if not the checkout's (the bundled package's). */
+  config?: string;
   /** V8 flags added to the `kopf` task's. */
   v8?: string[];
 }
 
 /** V8 flags added to the operator's (`KOPF_BENCH_STARTUP_KOPF_V8`), to try them beside it. */
 const KOPF_V8 = (Deno.env.get("KOPF_BENCH_STARTUP_KOPF_V8") ?? "").split(",").filter(Boolean);
+
+/** Whether to start the operator bundled too (`KOPF_BENCH_STARTUP_BUNDLED=1`). */
+const BUNDLED = Deno.env.get("KOPF_BENCH_STARTUP_BUNDLED") === "1";
 
 const HERE = new URL("../../", import.meta.url);
 const STARTERS: Starter[] = [
@@ -121,6 +133,12 @@ const STARTERS: Starter[] = [
     module: "compare/kopf.ts",
     root: HERE,
     v8: KOPF_V8,
+  }]),
+  ...(!BUNDLED ? [] : [{
+    key: "kopf-bundled",
+    label: "(c2) kopf operator, bundled",
+    module: "compare/kopf.ts",
+    root: HERE,
   }]),
 ];
 
@@ -161,7 +179,7 @@ async function start(starter: Starter): Promise<Start> {
   const spawned = now();
   await using child = new ChildProcess([
     "--config",
-    new URL("deno.json", starter.root).pathname,
+    starter.config ?? new URL("deno.json", starter.root).pathname,
     v8FlagsArgument(flags),
     new URL(`scripts/bench/${starter.module}`, starter.root).pathname,
     cluster.url,
@@ -214,6 +232,9 @@ export const section: BenchSection = {
   title: "Start-up: spawn → first WATCH, the operator beside the floor (each in its own process)",
   async run(): Promise<BenchFigure[]> {
     const starts = new Map<string, Start[]>(STARTERS.map((s) => [s.key, []]));
+    for (const starter of STARTERS.filter((s) => s.key === "kopf-bundled")) {
+      starter.config = await bundledPackageConfig(starter.root);
+    }
     for (const starter of STARTERS) await start(starter); // Deno's caches, unmeasured
     for (let run = 0; run < RUNS; run++) {
       for (const starter of STARTERS) starts.get(starter.key)!.push(await start(starter));
@@ -247,7 +268,9 @@ export const section: BenchSection = {
         value: `spawn → first WATCH ×${ratio.toFixed(2)}, CPU until READY ×${
           (cpu / floor.cpu).toFixed(2)
         }`,
-        ...(starter.key === "kopf" ? { target: `≤ ×${TARGET}`, ok: ratio <= TARGET } : {}),
+        ...(starter.key === "kopf" || starter.key === "kopf-bundled"
+          ? { target: `≤ ×${TARGET}`, ok: ratio <= TARGET }
+          : {}),
       });
     }
     return figures;
