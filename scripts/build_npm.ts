@@ -77,6 +77,8 @@ export interface DenoConfig {
   exports: Record<string, string>;
   /** The import map: bare names → `npm:` specifiers. */
   imports?: Record<string, string>;
+  /** The compiler options, which the JSR build's package keeps. */
+  compilerOptions?: Record<string, unknown>;
 }
 
 /** One npm dependency from the import map. */
