@@ -38,7 +38,8 @@ export function initCommand(io: InitIo = {}): Command {
     .option("--plural <plural>", "the custom resource's plural (default: from the kind)")
     .option(
       "--local <checkout>",
-      "copy @kopf/kopf from this checkout into vendor/kopf instead of taking it from JSR",
+      "copy @kopf/kopf from this checkout (or its JSR build, dist/jsr) into vendor/kopf " +
+        "instead of taking it from JSR",
     )
     .action(async (dir, flags, self) => {
       try {
