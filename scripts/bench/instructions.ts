@@ -23,8 +23,9 @@
  * - `KOPF_BENCH_INSTRUCTIONS_KOPF_V8=--flag,--flag`: the operator a second time in each turn,
  *   with those V8 flags added (`kopf-v8`), to try them;
  * - `KOPF_BENCH_INSTRUCTIONS_CONTROLLERS=floor,kopf,kopf-no-conditions`: only these, in this
- *   order (`kopf-no-conditions`: the operator without its status conditions); all but that one
- *   by default;
+ *   order (`kopf-no-conditions`: the operator without its status conditions; `kopf-bundled`:
+ *   the operator with the package as JSR serves it, built first, see
+ *   `support/bundled_operator.ts`); all but those two by default;
  * - `KOPF_BENCH_INSTRUCTIONS_FUNCTIONS=<n>`: also where the instructions went, per controller
  *   (its last run): the `n` JavaScript functions, builtins and bytecode handlers that executed
  *   most themselves, by V8's perf map of its code (`--perf-basic-prof`), and the `n` V8 runtime
@@ -57,6 +58,7 @@ import {
   callgrindTotal,
 } from "./support/callgrind.ts";
 import { BY_ADDRESS_ARGS, PERF_MAP_V8_FLAGS } from "./support/callgrind_functions.ts";
+import { bundledPackageConfig } from "./support/bundled_operator.ts";
 import {
   type InstructionProfile,
   instructionProfile,
@@ -96,6 +98,8 @@ interface Counted {
   twice: boolean;
   /** V8 flags beside the operators' own. */
   v8?: string[];
+  /** The child's configuration, if not the checkout's (the bundled package's). */
+  config?: string;
 }
 
 const HERE = new URL("../../", import.meta.url);
@@ -135,6 +139,13 @@ const KNOWN: Counted[] = [
     v8: KOPF_V8,
   }]),
   {
+    key: "kopf-bundled",
+    label: "(c3) kopf operator, the package as JSR serves it",
+    module: KOPF_MODULE,
+    root: HERE,
+    twice: TWO_WRITES,
+  },
+  {
     key: "kopf-no-conditions",
     label: "(c1) kopf operator without the status conditions",
     module: KOPF_MODULE,
@@ -144,7 +155,7 @@ const KNOWN: Counted[] = [
   },
 ];
 const CONTROLLERS: Counted[] = ASKED === undefined
-  ? KNOWN.filter((c) => c.key !== "kopf-no-conditions")
+  ? KNOWN.filter((c) => c.key !== "kopf-no-conditions" && c.key !== "kopf-bundled")
   : ASKED.map((key) => {
     const known = KNOWN.find((c) => c.key === key);
     if (known === undefined) {
@@ -174,7 +185,7 @@ async function count(controller: Counted): Promise<number> {
         "run",
         "-A",
         "--config",
-        new URL("deno.json", controller.root).pathname,
+        controller.config ?? new URL("deno.json", controller.root).pathname,
         v8FlagsArgument([
           ...OPERATOR_V8_FLAGS,
           ...controller.v8 ?? [],
@@ -237,6 +248,9 @@ export const section: BenchSection = {
       return [{ name: "instructions per object", value: `not measured: ${problem}` }];
     }
     const figures: BenchFigure[] = [];
+    for (const controller of CONTROLLERS.filter((c) => c.key === "kopf-bundled")) {
+      controller.config = await bundledPackageConfig(controller.root);
+    }
     for (let run = 1; run <= RUNS; run++) {
       for (const controller of CONTROLLERS) {
         const perObject = await count(controller) / SIZE;
