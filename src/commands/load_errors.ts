@@ -70,15 +70,30 @@ const STACK_FRAME = /^\s*at (?:(.*?) \()?((?:[a-z][\w+.-]*:)[^()\s]*?):(\d+):(\d
 const RUNTIME = /^(ext|node|deno|internal|bun):/;
 
 /**
- * The framework's own modules: the `src/` directory of the checkout or package this
- * module is in (a bundle's directory when it is bundled).
+ * Where the framework's own modules are, for a URL of this module: the `src/` directory of
+ * the checkout or package it is in, else (a bundle) the bundle's directory.
  */
-const FRAMEWORK = ((url: string) => {
+function frameworkOf(url: string): string {
   const source = /\/src\/commands\/load_errors\.[jt]s$/.exec(url);
   return source
     ? url.slice(0, source.index + "/src/".length)
     : url.slice(0, url.lastIndexOf("/") + 1);
-})(import.meta.url);
+}
+
+let framework: readonly string[] | undefined;
+
+/**
+ * The framework's own modules, by the URL this module runs from and by the URL a stack names
+ * it by: a bundle with source maps (the JSR package) runs from its chunks, and its stacks
+ * name the sources published beside them. Found at the first error explained, not at the
+ * start: a stack read at the start would have Deno read the source maps then.
+ */
+function frameworkPrefixes(): readonly string[] {
+  if (framework !== undefined) return framework;
+  const own = STACK_FRAME.exec(new Error().stack?.split("\n")[1]?.replace(ANSI, "") ?? "");
+  const urls = [import.meta.url, ...own === null ? [] : [clean(own[2])]];
+  return framework = [...new Set(urls.map(frameworkOf))];
+}
 
 function clean(url: string): string {
   return url.replace(FRESH, "");
@@ -117,7 +132,7 @@ function userFrames(stack: string): Frame[] {
     const m = STACK_FRAME.exec(line);
     if (!m) continue;
     const url = clean(m[2]);
-    if (RUNTIME.test(url) || url.startsWith(FRAMEWORK)) continue;
+    if (RUNTIME.test(url) || frameworkPrefixes().some((p) => url.startsWith(p))) continue;
     frames.push({ who: m[1], url, line: Number(m[3]), column: Number(m[4]), columns: "utf16" });
   }
   // What called the user's modules (the loader, the command line's packages) is not theirs.

@@ -50,6 +50,17 @@ try {
 }
 `;
 
+/** The bundled command line, as a project made by `kopf init --local` has it. */
+const CLI = "./vendor/kopf/bundle/src/cli/main.js";
+
+/** An operator whose registration the framework refuses at its load. */
+const REFUSED = `import { kopf } from "@kopf/kopf";
+
+kopf.on.create("kopfexamples.kopf.dev", { retries: -3 }, function greet() {
+  return 1;
+});
+`;
+
 /** A module that gives a value of the package a wrong type. */
 const MISTYPED = `import { kopf } from "@kopf/kopf";
 
@@ -130,25 +141,38 @@ Deno.test("the JSR build: the bundle runs, the sources type it, deno publish tak
       assertStringIncludes(checked.stderr, "OperatorSettings");
     });
 
-    await t.step("kopf init --local makes a project on it, whose own test passes", async () => {
-      // Elsewhere: a project inside this directory would be outside its workspace.
-      const elsewhere = await Deno.makeTempDir({ prefix: "kopf-jsr-project-" });
-      try {
-        const made = await runDeno(
-          ["run", "-A", `${ROOT}/src/cli/main.ts`, "init", "proj", "--local", `${dir}/kopf`],
-          { cwd: elsewhere },
-        );
-        assertEquals(made.code, 0, made.stderr);
-        const tasks = JSON.parse(await Deno.readTextFile(`${elsewhere}/proj/deno.json`)).tasks;
-        assertStringIncludes(tasks.run, " ./vendor/kopf/bundle/src/cli/main.js run ");
-        await Deno.stat(`${elsewhere}/proj/vendor/kopf/src/testing/mod.ts`); // its types
-        const tested = await runDeno(["task", "test"], { cwd: `${elsewhere}/proj` });
-        assertEquals(tested.code, 0, tested.stdout + tested.stderr);
-        assertStringIncludes(tested.stdout, "1 passed");
-      } finally {
-        await Deno.remove(elsewhere, { recursive: true });
-      }
-    });
+    await t.step(
+      "kopf init --local makes a project on it: its test passes, its errors show its lines",
+      async () => {
+        // Elsewhere: a project inside this directory would be outside its workspace.
+        const elsewhere = await Deno.makeTempDir({ prefix: "kopf-jsr-project-" });
+        try {
+          const made = await runDeno(
+            ["run", "-A", `${ROOT}/src/cli/main.ts`, "init", "proj", "--local", `${dir}/kopf`],
+            { cwd: elsewhere },
+          );
+          assertEquals(made.code, 0, made.stderr);
+          const tasks = JSON.parse(await Deno.readTextFile(`${elsewhere}/proj/deno.json`)).tasks;
+          assertStringIncludes(tasks.run, ` ${CLI} run `);
+          await Deno.stat(`${elsewhere}/proj/vendor/kopf/src/testing/mod.ts`); // its types
+          const tested = await runDeno(["task", "test"], { cwd: `${elsewhere}/proj` });
+          assertEquals(tested.code, 0, tested.stdout + tested.stderr);
+          assertStringIncludes(tested.stdout, "1 passed");
+          // A module refused at its load is shown at its own line, not in the framework's
+          // sources that the bundle's source maps name.
+          await Deno.writeTextFile(`${elsewhere}/proj/refused.ts`, REFUSED);
+          const refused = await runDeno(
+            ["run", "-A", CLI, "run", "--standalone", "-A", "refused.ts"],
+            { cwd: `${elsewhere}/proj` },
+          );
+          assertEquals(refused.code, 1, refused.stdout + refused.stderr);
+          assertStringIncludes(refused.stderr, "Cannot load refused.ts: RegistrationError");
+          assertStringIncludes(refused.stderr, "got -3 at refused.ts:3:9\n");
+        } finally {
+          await Deno.remove(elsewhere, { recursive: true });
+        }
+      },
+    );
 
     await t.step(
       "the runtime is the bundle: the operator runs with the sources broken",
