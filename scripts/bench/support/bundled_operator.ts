@@ -12,7 +12,8 @@
  *
  * @module
  */
-import { buildJsr, bundlePathOf } from "../../build_jsr.ts";
+import { buildJsr } from "../../build_jsr.ts";
+import { readDenoConfig } from "../../build_npm.ts";
 
 /** Where the package and the configuration go, under the checkout (ignored by git). */
 const BENCH_DIR = "dist/bench";
@@ -22,13 +23,13 @@ const BENCH_DIR = "dist/bench";
  * returns the configuration's path, for `--config`. Throws if the build fails.
  */
 export async function bundledPackageConfig(root: URL): Promise<string> {
-  const outDir = new URL(`${BENCH_DIR}/jsr`, root).pathname;
-  await buildJsr(root.pathname.replace(/\/$/, ""), outDir);
-  const project = JSON.parse(await Deno.readTextFile(new URL("deno.json", root))) as {
-    imports?: Record<string, string>;
-    compilerOptions?: Record<string, unknown>;
-  };
-  const entry = new URL(`${BENCH_DIR}/jsr/${bundlePathOf("./mod.ts").slice(2)}`, root).href;
+  const outDir = new URL(`${BENCH_DIR}/jsr/`, root);
+  const built = await buildJsr(
+    root.pathname.replace(/\/$/, ""),
+    outDir.pathname.replace(/\/$/, ""),
+  );
+  const project = await readDenoConfig(new URL("deno.json", root).pathname);
+  const entry = new URL(built.exports["."], outDir).href;
   const config = {
     imports: { ...project.imports, [new URL("mod.ts", root).href]: entry },
     compilerOptions: project.compilerOptions,
